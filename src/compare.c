@@ -38,12 +38,70 @@ static double ulp_at(double r, int p, gv_dtype t)
     return ldexp(1.0, e - p);
 }
 
+double gv_prob_unit(double u, double depth, double u_in)
+{
+    return 2.0 * u_in + u * sqrt(depth > 1.0 ? depth : 1.0);
+}
+
+static int ulp_bin(double ulps)
+{
+    if (!(ulps > 0)) return 0;
+    double b = (log2(ulps) - GV_ULP_LOG2_MIN) * GV_ULP_BINS_PER_OCTAVE;
+    if (b < 0) return 0;
+    if (b >= GV_ULP_NBINS - 1) return GV_ULP_NBINS - 1;
+    return (int)ceil(b);
+}
+
+/* Upper edge of bin b in ulps (bin 0: everything at or below 2^GV_ULP_LOG2_MIN, exact too). */
+static double ulp_bin_edge(int b)
+{
+    return exp2((double)b / GV_ULP_BINS_PER_OCTAVE + GV_ULP_LOG2_MIN);
+}
+
+static double ulp_quantile(const gv_metrics *m, double q)
+{
+    int64_t total = 0;
+    for (int b = 0; b < GV_ULP_NBINS; b++)
+        total += m->ulp_hist[b];
+    if (total == 0) return 0.0;
+    int64_t want = (int64_t)ceil(q * (double)total), seen = 0;
+    if (want < 1) want = 1;
+    for (int b = 0; b < GV_ULP_NBINS; b++) {
+        seen += m->ulp_hist[b];
+        if (seen >= want) {
+            double edge = b == 0 ? 0.0 : ulp_bin_edge(b);
+            return edge < m->max_ulp ? edge : m->max_ulp;
+        }
+    }
+    return m->max_ulp;
+}
+
+void gv_metrics_finish(gv_metrics *m, int precision_bits)
+{
+    m->precision_bits = precision_bits;
+    if (m->sq_ref > 0)
+        m->normwise_rel = sqrt(m->sq_err) / sqrt(m->sq_ref);
+    else
+        m->normwise_rel = m->sq_err > 0 ? INFINITY : 0.0;
+    m->bits = m->normwise_rel > 0 ? -log2(m->normwise_rel) : (double)precision_bits;
+    if (m->bits > precision_bits) m->bits = precision_bits;
+    if (m->bits < 0) m->bits = 0;
+    m->prob_rms = m->prob_n ? sqrt(m->prob_sq / (double)m->prob_n) : 0.0;
+    m->prob_bias = m->prob_n ? m->prob_signed / (double)m->prob_n : 0.0;
+    double rel_rms = m->prob_n ? sqrt(m->rel_sq / (double)m->prob_n) : 0.0;
+    m->eff_bits = rel_rms > 0 ? -log2(rel_rms) : (m->prob_n ? INFINITY : 0.0);
+    m->ulp_p50 = ulp_quantile(m, 0.50);
+    m->ulp_p99 = ulp_quantile(m, 0.99);
+}
+
 void gv_compare(const void *got, gv_dtype t, const double *ref, int64_t n, const gv_tiers *tiers,
                 const gv_error_model *em, int precision_bits, gv_metrics *m)
 {
     memset(m, 0, sizeof *m);
     m->n = n;
     m->first_nonfinite_index = m->first_poisoned_index = m->worst_index = -1;
+    m->prob_worst_index = m->first_inexact_index = -1;
+    m->precision_bits = precision_bits;
     double worst_scaled = -1.0;
     for (int64_t i = 0; i < n; i++) {
         bool poison;
@@ -67,6 +125,20 @@ void gv_compare(const void *got, gv_dtype t, const double *ref, int64_t n, const
         if (ar > 0 && err / ar > m->max_rel) m->max_rel = err / ar;
         double ulps = err / ulp_at(r, precision_bits, t);
         if (ulps > m->max_ulp) m->max_ulp = ulps;
+        m->ulp_hist[ulp_bin(ulps)]++;
+        if (em && em->exact && c != r && m->inexact++ == 0) m->first_inexact_index = i;
+        if (em && em->pgauge) {
+            double G = em->pgauge[i];
+            double R = err == 0 ? 0.0 : G > 0 && em->pw > 0 ? err / (em->pw * G) : INFINITY;
+            m->prob_n++;
+            if (R > m->prob_max || m->prob_worst_index < 0) {
+                if (R > m->prob_max) m->prob_max = R;
+                if (R >= m->prob_max) m->prob_worst_index = i;
+            }
+            m->prob_sq += R * R;
+            m->prob_signed += err == 0 ? 0.0 : (c - r) / (em->pw * G);
+            if (G > 0) m->rel_sq += (err / G) * (err / G);
+        }
         for (int k = 0; k < tiers->n; k++)
             if (!(err <= tiers->t[k] * (1.0 + ar))) m->mismatches[k]++;
         double g = em && em->gauge ? em->gauge[i] : ar;
@@ -83,11 +155,7 @@ void gv_compare(const void *got, gv_dtype t, const double *ref, int64_t n, const
             m->worst_ref = r;
         }
     }
-    gv_metrics_merge(m, NULL, tiers->n); /* derive normwise and bits from the sums */
-    int cap = precision_bits;
-    m->bits = m->normwise_rel > 0 ? -log2(m->normwise_rel) : (double)cap;
-    if (m->bits > cap) m->bits = cap;
-    if (m->bits < 0) m->bits = 0;
+    gv_metrics_finish(m, precision_bits);
 }
 
 void gv_metrics_merge(gv_metrics *a, const gv_metrics *b, int ntiers)
@@ -113,14 +181,24 @@ void gv_metrics_merge(gv_metrics *a, const gv_metrics *b, int ntiers)
             a->worst_value = b->worst_value;
             a->worst_ref = b->worst_ref;
         }
+        if (b->prob_worst_index >= 0 && (a->prob_worst_index < 0 || b->prob_max > a->prob_max)) {
+            a->prob_max = b->prob_max;
+            a->prob_worst_index = a->n + b->prob_worst_index;
+        }
+        a->prob_n += b->prob_n;
+        a->prob_sq += b->prob_sq;
+        a->prob_signed += b->prob_signed;
+        a->rel_sq += b->rel_sq;
+        if (a->first_inexact_index < 0 && b->first_inexact_index >= 0)
+            a->first_inexact_index = a->n + b->first_inexact_index;
+        a->inexact += b->inexact;
+        for (int i = 0; i < GV_ULP_NBINS; i++)
+            a->ulp_hist[i] += b->ulp_hist[i];
         a->sq_err += b->sq_err;
         a->sq_ref += b->sq_ref;
         a->n += b->n;
     }
-    if (a->sq_ref > 0)
-        a->normwise_rel = sqrt(a->sq_err) / sqrt(a->sq_ref);
-    else
-        a->normwise_rel = a->sq_err > 0 ? INFINITY : 0.0;
+    gv_metrics_finish(a, a->precision_bits > 0 ? a->precision_bits : 53);
 }
 
 bool gv_tier_met(const gv_metrics *m, int k)

@@ -52,8 +52,29 @@ double gv_gen_value(gv_dist d, uint64_t seed, uint64_t tensor, uint64_t index)
         if ((bits & 7) == 0) return special_value(bits >> 3);
         return 2.0 * u - 1.0;
     case GV_DIST_OFFGRID: return 1024.0 + (double)(bits % 1024) + 0.5;
+    case GV_DIST_TIE:
+        if (tensor == 0) return (2048.0 + 4.0 * (double)(bits % 512) + 1.0) / 2048.0;
+        return (bits >> 63) ? -1.0 : 1.0;
+    case GV_DIST_PERM2:
+        /* 1 + 51 random fraction bits: 52 significant bits (gv_gen_fill trims f32's to 23) */
+        if (tensor == 0) return 1.0 + (double)((bits >> 13) << 1) * 0x1p-52;
+        return (bits >> 63) ? -1.0 : 1.0;
+    case GV_DIST_WIDE: {
+        /* Box-Muller on two independent draws: N(0,1), then +-exp(2 N) */
+        double u1 = 1.0 - u; /* in (0, 1] */
+        double u2 = gv_gen_unit(seed, tensor ^ 0x5bd1e9955bd1e995ull, index);
+        double z = sqrt(-2.0 * log(u1)) * cos(6.283185307179586 * u2);
+        double v = exp(2.0 * z);
+        return (bits & 1) ? -v : v;
+    }
     default: return NAN;
     }
+}
+
+/* x in [1, 2) cut to its leading p significant bits (truncation: exact, and stays in [1,2)) */
+static double trim_bits(double x, int p)
+{
+    return ldexp(floor(ldexp(x, p - 1)), 1 - p);
 }
 
 double gv_round_to(double x, gv_dtype t)
@@ -63,6 +84,30 @@ double gv_round_to(double x, gv_dtype t)
 
 void gv_gen_fill(double *out, int64_t n, gv_dist d, gv_dtype t, uint64_t seed, uint64_t tensor)
 {
+    if (d == GV_DIST_PERM2 && tensor == 0) {
+        /* p - 1 bits, so that a + b and a - b of two of them are exact in the dtype */
+        int p = gv_dtype_mantissa_bits(t) - 1;
+        for (int64_t i = 0; i < n; i++)
+            out[i] = trim_bits(gv_gen_value(d, seed, tensor, (uint64_t)i), p);
+        return;
+    }
     for (int64_t i = 0; i < n; i++)
         out[i] = gv_round_to(gv_gen_value(d, seed, tensor, (uint64_t)i), t);
+}
+
+void gv_gen_perm2(double *out, int64_t rows, int64_t cols, uint64_t seed, uint64_t tensor)
+{
+    for (int64_t i = 0; i < rows * cols; i++)
+        out[i] = 0.0;
+    for (int64_t j = 0; j < cols; j++) {
+        uint64_t b1 = gv_gen_bits(seed, tensor, (uint64_t)j);
+        uint64_t b2 = gv_gen_bits(seed, tensor ^ 0x9e3779b97f4a7c15ull, (uint64_t)j);
+        int64_t r1 = (int64_t)(b1 % (uint64_t)rows);
+        out[r1 * cols + j] = (b1 >> 63) ? -1.0 : 1.0;
+        if (rows > 1) {
+            /* a second row, distinct from the first */
+            int64_t r2 = (r1 + 1 + (int64_t)(b2 % (uint64_t)(rows - 1))) % rows;
+            out[r2 * cols + j] = (b2 >> 63) ? -1.0 : 1.0;
+        }
+    }
 }

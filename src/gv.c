@@ -29,7 +29,7 @@ const char *gv_strerror(int err)
 static const char *const dtype_names[GV_NDTYPES] = {"f32", "f64"};
 static const char *const mode_names[GV_NMODES] = {"native", "tf32", "fastmath"};
 static const char *const dist_names[GV_NDISTS] = {"uniform01", "uniform11", "smallint", "special",
-                                                  "offgrid"};
+                                                  "offgrid",   "tie",       "perm2",    "wide"};
 
 static int parse_name(const char *s, const char *const *names, int n)
 {
@@ -79,6 +79,11 @@ size_t gv_dtype_size(gv_dtype t)
 {
     return t == GV_F64 ? 8 : 4;
 }
+double gv_dtype_tier(gv_dtype t)
+{
+    return t == GV_F64 ? 1e-8 : 1e-4;
+}
+
 int gv_dtype_mantissa_bits(gv_dtype t)
 {
     return t == GV_F64 ? 53 : 24;

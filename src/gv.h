@@ -31,6 +31,8 @@ const char *gv_dtype_name(gv_dtype t);
 int gv_dtype_parse(const char *s, gv_dtype *out); /* GV_OK or GV_EINVAL */
 size_t gv_dtype_size(gv_dtype t);
 int gv_dtype_mantissa_bits(gv_dtype t); /* significand bits incl. the implicit one: 24, 53 */
+/* The tier a dtype is expected to meet in its own arithmetic: f64 1e-8, f32 1e-4. */
+double gv_dtype_tier(gv_dtype t);
 
 /* Precision modes: how the device computes, not how tensors are stored. */
 typedef enum gv_mode {
@@ -55,6 +57,15 @@ typedef enum gv_dist {
     GV_DIST_SPECIAL = 3,   /* uniform [-1,1) with NaN, +-Inf, -0 and subnormals mixed in */
     GV_DIST_OFFGRID = 4,   /* k + 0.5, k in [1024,2048): 12 significant bits, exact in f32,
                               not representable in TF32 (11 bits) */
+    GV_DIST_TIE = 5,       /* exact probe: tensor 0 (2048 + 4j + 1)/2048, j in [0,512): 12
+                              bits, a tie halfway between TF32 neighbours; other tensors +-1.
+                              Products are exact, and so is any sum of up to 4096 of them
+                              in f32 (|partial sums| < 2^13 on a 2^-11 grid) */
+    GV_DIST_PERM2 = 6,     /* exact probe: tensor 0 in [1,2) with p-1 significant bits (52
+                              in f64, 23 in f32); the op makes tensor 1 a signed matrix with
+                              two +-1 per column (gv_fill_perm2): every output is a +- b,
+                              exact in the dtype, out of reach of any narrower arithmetic */
+    GV_DIST_WIDE = 7,      /* wide dynamic range: +-exp(2 N(0,1)), ~6 decades either way */
     GV_NDISTS
 } gv_dist;
 

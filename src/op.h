@@ -11,6 +11,7 @@
 
 #define GV_MAX_TENSORS GK_MAX_TENSORS
 #define GV_MAX_EXTRA   12
+#define GV_MAX_CHECKS  4
 
 /* Device entry points exist only in CUDA builds: op files name them through GV_KERNEL so
  * that a CPU-only build links (the op then SKIPs with "built without CUDA"). */
@@ -36,9 +37,10 @@ typedef struct gv_layout {
 typedef struct gv_tensor {
     const char *name;
     int64_t count;
-    double *ref;   /* inputs: the values, already rounded to dtype; outputs: the oracle's */
-    void *data;    /* inputs: the same values in dtype; outputs: what the device wrote */
-    double *gauge; /* outputs only: the error model's gauge g >= |ref| (NULL: g = |ref|) */
+    double *ref;    /* inputs: the values, already rounded to dtype; outputs: the oracle's */
+    void *data;     /* inputs: the same values in dtype; outputs: what the device wrote */
+    double *gauge;  /* outputs only: the error model's gauge g >= |ref| (NULL: g = |ref|) */
+    double *pgauge; /* outputs only: the probabilistic model's G (NULL: no such model) */
 } gv_tensor;
 
 typedef struct gv_problem {
@@ -89,9 +91,23 @@ typedef struct gv_op {
     /* Optional: expected tier (0 = none) and why, overriding the default (f64 native 1e-8,
        f32 native 1e-4, reduced modes none). */
     double (*expected_tier)(const gv_case *c, const char **why);
-    /* Optional: replace or extend the judgement after the element-wise compare (solvers use
-       a backward error); may set r->ratio etc. and return a FAIL reason via r. */
-    void (*judge)(const gv_problem *p, struct gv_result *r);
+    /* Optional: the probabilistic model's G_i = |r_i| + sqrt(sum_k (a_k b_k)^2) (or the op's
+       analogue) into out[].pgauge, for the dot-product ops (docs/error-models.md). Used in the
+       modes whose inputs reach the arithmetic at the dtype's precision or at TF32's. */
+    int (*pgauge)(gv_problem *p);
+    /* Optional: true when the case's result is exactly representable in the storage dtype
+       whatever the evaluation order (exact probes: tie, perm2): any difference is a FAIL. */
+    bool (*exact)(const gv_case *c);
+    /* Optional: op-specific measurements after the element-wise compare (a solver's
+       backward error, an iteration count): residuals as checks with their bounds
+       (gv_result_check), named numbers (gv_result_extra), the metrics of the outputs that
+       have a reference. Never a verdict: gv_decide decides, with one precedence. */
+    void (*measure)(const gv_problem *p, struct gv_result *r);
+    /* Extra native-mode cases of the catalogue, "DIST:SHAPE,DIST:SHAPE" (e.g. zero-mean and
+       exact-probe inputs at a catalogue size): canaries that catch a native path silently
+       running in reduced precision. test_canaries: the same at test sizes. */
+    const char *canaries;
+    const char *test_canaries;
 
     const gk_op *device;
 } gv_op;
@@ -113,16 +129,36 @@ typedef struct gv_result {
     double oracle_ms, device_ms;      /* wall times of the correctness run (not a benchmark) */
     int64_t bytes_needed, bytes_free; /* device memory, for SKIPs */
     /* op-specific named numbers (a solver's scaled residual and info, an L-curve point),
-       set by the op's judge hook and written under "extra" in the JSON */
+       set by the op's measure hook and written under "extra" in the JSON */
     int n_extra;
     struct {
         const char *name;
         double value;
     } extra[GV_MAX_EXTRA];
+    /* the probabilistic model in force (on: the op has one and the mode is native or tf32) */
+    struct {
+        bool on;
+        double u, depth, u_in, w; /* w = gv_prob_unit(u, depth, u_in) */
+    } prob;
+    bool exact; /* the op declared this case an exact probe */
+    /* gk_run found a red zone or an input written: the first verdict rule */
+    char guard[192];
+    /* measurements with bounds from the op's measure hook: FAIL when !(value <= bound) */
+    int n_checks;
+    struct {
+        const char *name;
+        double value, bound;
+        char why[160];
+    } checks[GV_MAX_CHECKS];
+    char unjudgeable[160]; /* measure hook: nothing to judge (SKIP with this reason) */
+    char internal[160];    /* measure hook: a broken contract of the harness (ERROR) */
 } gv_result;
 
 /* Record an extra named number in r (ignored past GV_MAX_EXTRA). */
 void gv_result_extra(struct gv_result *r, const char *name, double value);
+/* Record a measurement with its bound; why (printf-style) explains a failure in the row. */
+void gv_result_check(struct gv_result *r, const char *name, double value, double bound,
+                     const char *why_fmt, ...) __attribute__((format(printf, 5, 6)));
 
 /* Inputs: fill tensor in[i] with dist for the case's (seed, tensor i): ref gets the values
  * rounded to dtype, data the dtype copy. */

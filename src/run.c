@@ -4,6 +4,7 @@
 
 #include <assert.h>
 #include <math.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -52,6 +53,7 @@ void gv_problem_free(gv_problem *p)
         free(p->out[i].ref);
         free(p->out[i].data);
         free(p->out[i].gauge);
+        free(p->out[i].pgauge);
     }
     if (p->aux && p->aux_free) p->aux_free(p->aux);
     memset(p, 0, sizeof *p);
@@ -83,6 +85,10 @@ int gv_problem_init(gv_problem *p, const gv_case *c)
         t->data = malloc((size_t)t->count * es + 1);
         t->gauge = malloc((size_t)t->count * sizeof(double) + 1);
         if (!t->ref || !t->data || !t->gauge) goto nomem;
+        if (c->op->pgauge) {
+            t->pgauge = malloc((size_t)t->count * sizeof(double) + 1);
+            if (!t->pgauge) goto nomem;
+        }
         memset(t->data, 0xFF, (size_t)t->count * es); /* unwritten until the device writes */
     }
     rc = c->op->make_inputs(p);
@@ -97,6 +103,7 @@ int gv_reference(gv_problem *p)
 {
     int rc = p->c.op->oracle(p);
     if (rc == GV_OK && p->c.op->gauge) rc = p->c.op->gauge(p);
+    if (rc == GV_OK && p->c.op->pgauge) rc = p->c.op->pgauge(p);
     return rc;
 }
 
@@ -124,7 +131,7 @@ double gv_host_bytes(const gv_layout *l, gv_dtype t)
     for (int i = 0; i < l->n_in; i++)
         bytes += (double)l->in[i].count * (8 + es);
     for (int i = 0; i < l->n_out; i++)
-        bytes += (double)l->out[i].count * (16 + es);
+        bytes += (double)l->out[i].count * (24 + es);
     return bytes;
 }
 
@@ -145,7 +152,26 @@ static double host_available_bytes(void)
 static double default_expected_tier(const gv_case *c)
 {
     if (c->mode != GV_MODE_NATIVE) return 0.0; /* reduced modes report the tier they reach */
-    return c->dtype == GV_F64 ? 1e-8 : 1e-4;
+    return gv_dtype_tier(c->dtype);
+}
+
+void gv_result_check(gv_result *r, const char *name, double value, double bound,
+                     const char *why_fmt, ...)
+{
+    if (r->n_checks >= GV_MAX_CHECKS) {
+        /* more checks than room is a bug of the op's hook, not a verdict to drop silently */
+        snprintf(r->internal, sizeof r->internal, "more than %d checks from %s", GV_MAX_CHECKS,
+                 r->c.op->name);
+        return;
+    }
+    __typeof__(r->checks[0]) *k = &r->checks[r->n_checks++];
+    k->name = name;
+    k->value = value;
+    k->bound = bound;
+    va_list ap;
+    va_start(ap, why_fmt);
+    vsnprintf(k->why, sizeof k->why, why_fmt, ap);
+    va_end(ap);
 }
 
 void gv_result_init(gv_result *r, const gv_case *c, const gv_tiers *tiers)
@@ -162,6 +188,20 @@ void gv_result_init(gv_result *r, const gv_case *c, const gv_tiers *tiers)
     r->flops = op->flops(c);
     r->bytes = op->bytes(c);
     r->m.worst_index = r->m.first_nonfinite_index = r->m.first_poisoned_index = -1;
+    r->m.prob_worst_index = r->m.first_inexact_index = -1;
+    /* The probabilistic model judges the arithmetic the mode claims: native at the dtype's
+       u, tf32 as TF32-rounded inputs (u_in = 2^-11) accumulated in f32. Fast-math modes
+       have function errors outside its form and keep the worst-case model alone. */
+    if (op->pgauge && (c->mode == GV_MODE_NATIVE || c->mode == GV_MODE_TF32)) {
+        gv_case native = *c;
+        native.mode = GV_MODE_NATIVE;
+        r->prob.on = true;
+        r->prob.u = gv_unit_roundoff(c->dtype, GV_MODE_NATIVE);
+        r->prob.depth = op->depth(&native);
+        r->prob.u_in = c->mode == GV_MODE_TF32 ? gv_unit_roundoff(c->dtype, GV_MODE_TF32) : 0.0;
+        r->prob.w = gv_prob_unit(r->prob.u, r->prob.depth, r->prob.u_in);
+    }
+    r->exact = op->exact && op->exact(c);
 }
 
 static void set_reason(gv_result *r, gv_verdict v, const char *fmt, double a, double b)
@@ -170,13 +210,101 @@ static void set_reason(gv_result *r, gv_verdict v, const char *fmt, double a, do
     snprintf(r->reason, sizeof r->reason, fmt, a, b);
 }
 
+/* The index of tier t among r's tiers, adding it when it is not there (an expected tier is
+   always measured, whatever tiers the run was asked for); -1 if there is no room. */
+static int tier_index(gv_result *r, double t)
+{
+    for (int k = 0; k < r->tiers.n; k++)
+        if (r->tiers.t[k] == t) return k;
+    if (r->tiers.n == GV_MAX_TIERS) return -1;
+    r->tiers.t[r->tiers.n] = t;
+    return r->tiers.n++;
+}
+
+void gv_decide(gv_result *r)
+{
+    const gv_metrics *m = &r->m;
+    char *why = r->reason;
+    size_t len = sizeof r->reason;
+    r->verdict = GV_FAIL;
+    why[0] = '\0';
+    if (r->guard[0]) {
+        snprintf(why, len, "%s", r->guard);
+        return;
+    }
+    if (m->poisoned) {
+        snprintf(why, len, "%lld unwritten elements (first at %lld)", (long long)m->poisoned,
+                 (long long)m->first_poisoned_index);
+        return;
+    }
+    if (r->internal[0]) {
+        r->verdict = GV_ERROR;
+        snprintf(why, len, "internal: %s", r->internal);
+        return;
+    }
+    if (r->unjudgeable[0]) {
+        r->verdict = GV_SKIP;
+        snprintf(why, len, "%s", r->unjudgeable);
+        return;
+    }
+    if (m->nonfinite_mismatches) {
+        snprintf(why, len, "%lld NaN/Inf not where the oracle has them (first at %lld)",
+                 (long long)m->nonfinite_mismatches, (long long)m->first_nonfinite_index);
+        return;
+    }
+    for (int i = 0; i < r->n_checks; i++) {
+        if (!(r->checks[i].value <= r->checks[i].bound)) {
+            snprintf(why, len, "%s", r->checks[i].why);
+            return;
+        }
+    }
+    if (!(m->ratio <= r->ratio_bound)) {
+        snprintf(why, len, "error model: ratio %.3g over bound %.3g", m->ratio, r->ratio_bound);
+        return;
+    }
+    if (r->prob.on && !(m->prob_max <= GV_PROB_MAX_BOUND)) {
+        snprintf(why, len, "probabilistic model: max R %.3g over %.3g at element %lld", m->prob_max,
+                 GV_PROB_MAX_BOUND, (long long)m->prob_worst_index);
+        return;
+    }
+    if (r->prob.on && m->prob_n >= GV_PROB_RMS_MIN_N && !(m->prob_rms <= GV_PROB_RMS_BOUND)) {
+        snprintf(why, len, "probabilistic model: RMS R %.3g over %.3g (%.1f effective bits)",
+                 m->prob_rms, GV_PROB_RMS_BOUND, m->eff_bits);
+        return;
+    }
+    if (r->exact && m->inexact) {
+        snprintf(why, len, "exact probe: %lld of %lld elements inexact (first at %lld)",
+                 (long long)m->inexact, (long long)m->n, (long long)m->first_inexact_index);
+        return;
+    }
+    if (r->expected_tier > 0) {
+        int k = tier_index(r, r->expected_tier);
+        if (k < 0) {
+            r->verdict = GV_ERROR;
+            snprintf(why, len, "internal: no room to measure the expected tier %.0e",
+                     r->expected_tier);
+            return;
+        }
+        if (!gv_tier_met(m, k)) {
+            snprintf(why, len, "expected tier %.0e missed: %lld elements", r->expected_tier,
+                     (long long)m->mismatches[k]);
+            return;
+        }
+    }
+    r->verdict = GV_PASS;
+}
+
 void gv_judge(const gv_problem *p, gv_result *r)
 {
     const gv_case *c = &p->c;
     int bits = gv_mode_precision_bits(c->dtype, c->mode);
+    if (r->expected_tier > 0) tier_index(r, r->expected_tier);
+    r->n_checks = 0;
+    r->unjudgeable[0] = r->internal[0] = '\0';
     for (int i = 0; i < p->l.n_out; i++) {
         const gv_tensor *t = &p->out[i];
-        gv_error_model em = {t->gauge, r->depth, r->u};
+        gv_error_model em = {t->gauge,  r->depth, r->u, r->prob.on ? t->pgauge : NULL,
+                             r->prob.w, r->exact};
         gv_metrics m;
         gv_compare(t->data, c->dtype, t->ref, t->count, &r->tiers, &em, bits, &m);
         if (i == 0)
@@ -184,31 +312,8 @@ void gv_judge(const gv_problem *p, gv_result *r)
         else
             gv_metrics_merge(&r->m, &m, r->tiers.n);
     }
-    r->m.bits = r->m.normwise_rel > 0 ? -log2(r->m.normwise_rel) : bits;
-    if (r->m.bits > bits) r->m.bits = bits;
-    if (r->m.bits < 0) r->m.bits = 0;
-
-    r->verdict = GV_PASS;
-    r->reason[0] = '\0';
-    if (r->m.poisoned) {
-        set_reason(r, GV_FAIL, "%.0f unwritten elements (first at %.0f)", (double)r->m.poisoned,
-                   (double)r->m.first_poisoned_index);
-    } else if (r->m.nonfinite_mismatches) {
-        set_reason(r, GV_FAIL, "%.0f NaN/Inf not where the oracle has them (first at %.0f)",
-                   (double)r->m.nonfinite_mismatches, (double)r->m.first_nonfinite_index);
-    } else if (!(r->m.ratio <= r->ratio_bound)) {
-        set_reason(r, GV_FAIL, "error model: ratio %.3g over bound %.3g", r->m.ratio,
-                   r->ratio_bound);
-    } else if (r->expected_tier > 0) {
-        for (int k = 0; k < r->tiers.n; k++) {
-            if (r->tiers.t[k] == r->expected_tier && !gv_tier_met(&r->m, k)) {
-                r->verdict = GV_FAIL;
-                snprintf(r->reason, sizeof r->reason, "expected tier %.0e missed: %lld elements",
-                         r->expected_tier, (long long)r->m.mismatches[k]);
-            }
-        }
-    }
-    if (c->op->judge) c->op->judge(p, r);
+    if (c->op->measure) c->op->measure(p, r);
+    gv_decide(r);
 }
 
 int gv_run_case(const gv_case *c, const gv_tiers *tiers, gv_result *r)

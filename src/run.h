@@ -25,6 +25,13 @@ void gv_result_init(gv_result *r, const gv_case *c, const gv_tiers *tiers);
  * hand. */
 void gv_judge(const gv_problem *p, gv_result *r);
 
+/* The one verdict rule, from what r holds (metrics, checks, guard report, models), in this
+ * precedence: guard (a red zone or an input written) > unwritten elements > the harness's
+ * own broken contract (ERROR) > nothing to judge (SKIP) > NaN/Inf placement > the op's
+ * checks (residuals against their bounds) > worst-case error model > probabilistic model >
+ * exact probe > expected tier. Used by check, bench's sanity verdict and the tests. */
+void gv_decide(gv_result *r);
+
 /* The whole correctness run of one case; the verdict and reason are in r. Returns GV_OK
  * (whatever the verdict) or a negative code for a failure of the harness itself. */
 int gv_run_case(const gv_case *c, const gv_tiers *tiers, gv_result *r);

@@ -124,7 +124,7 @@ static const char fft_tier_why[] =
 
 static double fft_tier(const gv_case *c, fft_kind k, const char **why)
 {
-    double t = c->dtype == GV_F64 ? 1e-8 : 1e-4;
+    double t = gv_dtype_tier(c->dtype);
     if (c->mode != GV_MODE_NATIVE) return 0.0;
     double u = gv_unit_roundoff(c->dtype, c->mode);
     if (2.0 * u * fft_depth_of(fft_n(c), k) * fft_output_rms(c, k) <= t) return t;

@@ -184,7 +184,7 @@ static double lsmr_kappa_f(const gv_case *c)
 
 static double lsmr_expected_tier(const gv_case *c, const char **why)
 {
-    double tier = c->dtype == GV_F64 ? 1e-8 : 1e-4;
+    double tier = gv_dtype_tier(c->dtype);
     double kf = lsmr_kappa_f(c), u = gv_unit_roundoff(c->dtype, c->mode);
     double predicted = 30.0 * gk_lsmr_atol(c->dtype) * kf + u * kf * kf;
     if (predicted <= tier) {
@@ -203,28 +203,21 @@ static double lsmr_expected_tier(const gv_case *c, const char **why)
     return 0.0;
 }
 
-/* FAIL with a reason; fmt takes up to two doubles. */
-static void fail(gv_result *r, const char *fmt, double a, double b)
-{
-    r->verdict = GV_FAIL;
-    snprintf(r->reason, sizeof r->reason, fmt, a, b);
-}
-
-/* The verdict, recomputed from x and info alone (gv_judge merged the info output into the
-   element-wise metrics; it has no reference). Idempotent: a result may be judged again. */
-static void lsmr_judge(const gv_problem *p, gv_result *r)
+/* Measurements for gv_decide, from x and info alone (gv_judge merged the info output into
+   the element-wise metrics; it has no reference): x's metrics, info's validity, the LSMR
+   residual against its promise and the forward error against what that residual allows,
+   as checks. Idempotent: a result may be measured again. */
+static void lsmr_measure(const gv_problem *p, gv_result *r)
 {
     const gv_case *c = &p->c;
     const gk_lsmr_aux *ax = p->aux;
     const gv_tensor *xt = &p->out[0], *it = &p->out[1];
     int bits = gv_mode_precision_bits(c->dtype, c->mode);
-    gv_error_model em = {xt->gauge, r->depth, r->u};
+    gv_error_model em = {xt->gauge, r->depth, r->u, NULL, 0.0, false};
     gv_compare(xt->data, c->dtype, xt->ref, xt->count, &r->tiers, &em, bits, &r->m);
     r->m.bits = r->m.normwise_rel > 0 ? -log2(r->m.normwise_rel) : bits;
     if (r->m.bits > bits) r->m.bits = bits;
     if (r->m.bits < 0) r->m.bits = 0;
-    r->verdict = GV_PASS;
-    r->reason[0] = '\0';
     r->n_extra = 0; /* the extras are this judge's own: a result judged again starts over */
 
     double info[GK_LSMR_INFO_COUNT];
@@ -239,20 +232,15 @@ static void lsmr_judge(const gv_problem *p, gv_result *r)
     gv_result_extra(r, "lambda", lambda);
     gv_result_extra(r, "iterations", iters);
     gv_result_extra(r, "stop_reason", istop);
-    if (r->m.poisoned || info_poisoned) {
-        fail(r, "%.0f unwritten elements of x, %.0f of info", (double)r->m.poisoned,
-             (double)info_poisoned);
-        return;
+    if (info_poisoned) {
+        if (r->m.first_poisoned_index < 0) r->m.first_poisoned_index = xt->count;
+        r->m.poisoned += info_poisoned;
     }
-    if (r->m.nonfinite_mismatches) {
-        fail(r, "%.0f NaN/Inf in x (first at %.0f)", (double)r->m.nonfinite_mismatches,
-             (double)r->m.first_nonfinite_index);
-        return;
-    }
-    if (!(iters >= 0 && iters == floor(iters)) || !(istop >= 0 && istop <= GK_LSMR_MAXITER)) {
-        fail(r, "info holds no LSMR result (iterations %g, stop reason %g)", iters, istop);
-        return;
-    }
+    if (r->m.poisoned || r->m.nonfinite_mismatches) return; /* gv_decide says which */
+    bool info_ok = iters >= 0 && iters == floor(iters) && istop >= 0 && istop <= GK_LSMR_MAXITER;
+    gv_result_check(r, "info", info_ok ? 0.0 : 1.0, 0.0,
+                    "info holds no LSMR result (iterations %g, stop reason %g)", iters, istop);
+    if (!info_ok) return;
     /* the descriptor's numbers are per iteration; set, not scaled, so judging twice is safe */
     r->flops = c->op->flops(c) * (iters > 1 ? iters : 1);
     r->bytes = c->op->bytes(c) * (iters > 1 ? iters : 1);
@@ -261,7 +249,8 @@ static void lsmr_judge(const gv_problem *p, gv_result *r)
     double *x = malloc((size_t)ax->n * sizeof *x + 1);
     double nd[GO_LSMR_NNORMS], no[GO_LSMR_NNORMS];
     if (!x) {
-        fail(r, "judge: no host memory for %.0f doubles", (double)ax->n, 0);
+        snprintf(r->internal, sizeof r->internal, "no host memory for %lld doubles",
+                 (long long)ax->n);
         return;
     }
     double err2 = 0.0;
@@ -277,7 +266,7 @@ static void lsmr_judge(const gv_problem *p, gv_result *r)
                                      p->in[1].ref, lambda, xt->ref, no);
     free(x);
     if (rc) {
-        fail(r, "judge: residuals failed (code %.0f)", (double)rc, 0);
+        snprintf(r->internal, sizeof r->internal, "go_lsmr_ridge_residuals returned %d", rc);
         return;
     }
     double fro2 = 0.0, b2 = 0.0;
@@ -305,18 +294,12 @@ static void lsmr_judge(const gv_problem *p, gv_result *r)
     gv_result_extra(r, "kappa_f", lambda > 0 ? fro / lambda : INFINITY);
     gv_result_extra(r, "atol", atol);
 
-    if (!(ratio <= r->ratio_bound)) {
-        fail(r, "LSMR residual ||A^T r - lambda^2 x|| is %.3g x its promise (bound %.3g)", ratio,
-             r->ratio_bound);
-    } else if (!(fwd <= r->ratio_bound)) {
-        fail(r, "||x - x*|| is %.3g x what its residual allows (bound %.3g): oracle disagrees", fwd,
-             r->ratio_bound);
-    } else if (r->expected_tier > 0) {
-        for (int k = 0; k < r->tiers.n; k++)
-            if (r->tiers.t[k] == r->expected_tier && !gv_tier_met(&r->m, k))
-                fail(r, "expected tier %.0e missed: %.0f elements", r->expected_tier,
-                     (double)r->m.mismatches[k]);
-    }
+    gv_result_check(r, "lsmr_residual", ratio, r->ratio_bound,
+                    "LSMR residual ||A^T r - lambda^2 x|| is %.3g x its promise (bound %.3g)",
+                    ratio, r->ratio_bound);
+    gv_result_check(r, "forward_ratio", fwd, r->ratio_bound,
+                    "||x - x*|| is %.3g x what its residual allows (bound %.3g): oracle disagrees",
+                    fwd, r->ratio_bound);
 }
 
 #define LSMR_COMMON                                                                                \
@@ -324,7 +307,7 @@ static void lsmr_judge(const gv_problem *p, gv_result *r)
     .dists = GV_BIT(GV_DIST_UNIFORM01) | GV_BIT(GV_DIST_UNIFORM11),                                \
     .default_dist = GV_DIST_UNIFORM01, .check_shape = lsmr_check_shape, .layout = lsmr_layout,     \
     .flops = lsmr_flops, .bytes = lsmr_bytes, .make_inputs = lsmr_inputs, .oracle = lsmr_oracle,   \
-    .depth = lsmr_depth, .expected_tier = lsmr_expected_tier, .judge = lsmr_judge,                 \
+    .depth = lsmr_depth, .expected_tier = lsmr_expected_tier, .measure = lsmr_measure,             \
     .error_model = "||A^T r - lambda^2 x|| <= atol ||A||_F ||[r; lambda x]|| + u "                 \
                    "((||A||_F^2 + lambda^2) ||x|| + ||A||_F ||b||): LSMR's stopping rule S2 "      \
                    "(Fong & Saunders 2011, sec. 3) plus a backward-stable floor (Higham ASNA "     \

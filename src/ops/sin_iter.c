@@ -106,7 +106,7 @@ static double sin_iter_worst_abs_err(const gv_case *c)
 
 static double sin_iter_expected_tier(const gv_case *c, const char **why)
 {
-    double tier = c->dtype == GV_F64 ? 1e-8 : 1e-4;
+    double tier = gv_dtype_tier(c->dtype);
     if (sin_iter_worst_abs_err(c) <= tier) return tier;
     if (c->mode == GV_MODE_FASTMATH)
         *why = "__sinf errs up to 2^-21.41 absolute a step: k * 3.6e-7 passes 1e-4 past k = 278 "

@@ -318,7 +318,7 @@ static const char *const why_f64[SOLVE_MAX_LOG10_KAPPA + 1] = {
 static double solve_expected_tier(const gv_case *c, const char **why)
 {
     double est = forward_error_estimate(c);
-    double own = c->dtype == GV_F64 ? 1e-8 : 1e-4;
+    double own = gv_dtype_tier(c->dtype);
     *why = NULL;
     if (est <= own) return own;
     int64_t d = c->shape.d[1];
@@ -341,9 +341,10 @@ static void put_extra(gv_result *r, const char *name, double value)
     gv_result_extra(r, name, value);
 }
 
-/* Runs after gv_judge, whose verdict rests on the element-wise error model: the verdict is
-   recomputed here from scratch (see the file comment). */
-static void solve_judge(const gv_problem *p, gv_result *r)
+/* Measurements for gv_decide: the solution's metrics (x against LAPACK's), HPL's scaled
+   residual as the error-model ratio, and cuSOLVER's info against LAPACK's as a check. The
+   element-wise compare of x stays in r->m; info (output 1) is judged by the check alone. */
+static void solve_measure(const gv_problem *p, gv_result *r)
 {
     const gv_case *c = &p->c;
     int64_t n = c->shape.d[0];
@@ -352,8 +353,7 @@ static void solve_judge(const gv_problem *p, gv_result *r)
     double info_ref = p->out[1].ref[0];
     double *x = malloc((size_t)n * sizeof *x + 1);
     if (!x) {
-        r->verdict = GV_ERROR;
-        snprintf(r->reason, sizeof r->reason, "no host memory to judge the solution");
+        snprintf(r->internal, sizeof r->internal, "no host memory to judge the solution");
         return;
     }
     double sq_err = 0, sq_ref = 0;
@@ -377,42 +377,22 @@ static void solve_judge(const gv_problem *p, gv_result *r)
     put_extra(r, "forward_error_estimate", est);
     put_extra(r, "info_device", info_dev);
     put_extra(r, "info_oracle", info_ref);
-
-    int k = -1; /* the expected tier's index among the run's tiers */
-    for (int i = 0; i < r->tiers.n; i++)
-        if (r->tiers.t[i] == r->expected_tier) k = i;
-    char *why = r->reason;
-    size_t len = sizeof r->reason;
-    r->verdict = GV_FAIL;
-    if (r->m.poisoned) {
-        snprintf(why, len, "%lld unwritten elements (first at %lld)", (long long)r->m.poisoned,
-                 (long long)r->m.first_poisoned_index);
-    } else if (info_ref != 0) {
+    if (info_ref != 0) {
         /* the rounded matrix is singular or not positive definite in f64 itself (possible
            only near kappa u = 1 in f32): there is no solution to judge */
-        r->verdict = GV_SKIP;
-        snprintf(why, len,
-                 "LAPACK info %.0f on the rounded matrix (kappa u = %.2g): no "
-                 "solution to judge",
+        snprintf(r->unjudgeable, sizeof r->unjudgeable,
+                 "LAPACK info %.0f on the rounded matrix (kappa u = %.2g): no solution to judge",
                  info_ref, kappa * r->u);
-    } else if (info_dev != info_ref) {
-        snprintf(why, len, "cuSOLVER info %.0f, LAPACK info %.0f", info_dev, info_ref);
-    } else if (r->m.nonfinite_mismatches) {
-        snprintf(why, len, "%lld NaN/Inf in x (first at %lld)",
-                 (long long)r->m.nonfinite_mismatches, (long long)r->m.first_nonfinite_index);
-    } else if (!(sr <= r->ratio_bound)) {
-        snprintf(why, len, "scaled residual %.3g over %.3g (forward error %.3g)", sr,
-                 r->ratio_bound, fwd);
-    } else if (k >= 0 && !gv_tier_met(&r->m, k)) {
-        snprintf(why, len, "expected tier %.0e missed: forward error %.3g, estimate %.3g",
-                 r->expected_tier, fwd, est);
-    } else {
-        r->verdict = GV_PASS;
-        why[0] = '\0';
+        return;
     }
+    gv_result_check(r, "info", fabs(info_dev - info_ref), 0.0,
+                    "cuSOLVER info %.0f, LAPACK info %.0f", info_dev, info_ref);
+    gv_result_check(r, "scaled_residual", sr, r->ratio_bound,
+                    "scaled residual %.3g over %.3g (forward error %.3g, estimate %.3g)", sr,
+                    r->ratio_bound, fwd, est);
 }
 
-static void singular_judge(const gv_problem *p, gv_result *r)
+static void singular_measure(const gv_problem *p, gv_result *r)
 {
     const gv_case *c = &p->c;
     bool poison;
@@ -423,21 +403,14 @@ static void singular_judge(const gv_problem *p, gv_result *r)
     put_extra(r, "info_device", info_dev);
     put_extra(r, "info_oracle", info_ref);
     put_extra(r, "info_constructed", k);
-    r->verdict = GV_PASS;
-    r->reason[0] = '\0';
-    if (poison) {
-        r->verdict = GV_FAIL;
-        snprintf(r->reason, sizeof r->reason, "info was never written");
-    } else if (info_ref != k) {
+    if (info_ref != k) {
         /* the construction guarantees info = k; anything else is the harness's fault */
-        r->verdict = GV_ERROR;
-        snprintf(r->reason, sizeof r->reason, "LAPACK info %.0f, the construction expects %.0f",
+        snprintf(r->internal, sizeof r->internal, "LAPACK info %.0f, the construction expects %.0f",
                  info_ref, k);
-    } else if (info_dev != info_ref) {
-        r->verdict = GV_FAIL;
-        snprintf(r->reason, sizeof r->reason, "cuSOLVER info %.0f, LAPACK info %.0f", info_dev,
-                 info_ref);
+        return;
     }
+    gv_result_check(r, "info", fabs(info_dev - info_ref), 0.0,
+                    "cuSOLVER info %.0f, LAPACK info %.0f", info_dev, info_ref);
 }
 
 /* ---- descriptors ------------------------------------------------------------------------ */
@@ -454,7 +427,8 @@ static void singular_judge(const gv_problem *p, gv_result *r)
     .default_dist = GV_DIST_UNIFORM11, .check_shape = solve_check_shape, .layout = solve_layout,   \
     .bytes = solve_bytes, .make_inputs = solve_inputs, .oracle = solve_oracle,                     \
     .depth = solve_depth, .ratio_bound = SOLVE_RESIDUAL_BOUND,                                     \
-    .expected_tier = solve_expected_tier, .judge = solve_judge, .error_model = SOLVE_ERROR_MODEL
+    .expected_tier = solve_expected_tier, .measure = solve_measure,                                \
+    .error_model = SOLVE_ERROR_MODEL
 
 static const gv_op solve_gesv = {
     .name = "solve.gesv",
@@ -492,7 +466,7 @@ static const gv_op solve_gesv_nopivot = {
     .dists = GV_BIT(GV_DIST_UNIFORM11), .default_dist = GV_DIST_UNIFORM11,                         \
     .check_shape = singular_check_shape, .layout = singular_layout, .bytes = singular_bytes,       \
     .make_inputs = singular_inputs, .oracle = singular_oracle, .depth = singular_depth,            \
-    .judge = singular_judge, .shapes = "100x50,1000x1000",                                         \
+    .measure = singular_measure, .shapes = "100x50,1000x1000",                                     \
     .test_shapes = "1x1,2x1,37x20,257x257,1000x500"
 
 static const gv_op solve_gesv_singular = {

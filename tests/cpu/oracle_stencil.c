@@ -274,7 +274,8 @@ static double emulated_ratio(const char *op_name, gv_dtype t, gv_dist dist, int6
     for (int64_t i = 0; i < n; i++)
         cr_assert_geq(p.out[0].gauge[i], fabs(p.out[0].ref[i]), "%s: gauge < |r| at %lld", op_name,
                       (long long)i);
-    gv_error_model em = {p.out[0].gauge, op->depth(&c), gv_unit_roundoff(t, GV_MODE_NATIVE)};
+    gv_error_model em = {
+        .gauge = p.out[0].gauge, .depth = op->depth(&c), .u = gv_unit_roundoff(t, GV_MODE_NATIVE)};
     gv_metrics m;
     gv_compare(p.out[0].data, t, p.out[0].ref, n, &gv_default_tiers, &em,
                gv_mode_precision_bits(t, GV_MODE_NATIVE), &m);

@@ -464,7 +464,7 @@ Test(error_model, ratio_with_gauge_depth_and_u)
     double r[2] = {1.0, 2.0};
     double c[2] = {1.0 + 0x1p-52, 2.0 + 0x1p-51};
     double g[2] = {4.0, 64.0};
-    gv_error_model em = {g, 2.0, 0x1p-53};
+    gv_error_model em = {.gauge = g, .depth = 2.0, .u = 0x1p-53};
     gv_metrics m;
     cmp64(c, r, 2, &gv_default_tiers, &em, &m);
     cr_expect_eq(m.ratio, 0.25);
@@ -475,7 +475,7 @@ Test(error_model, null_gauge_means_abs_reference)
     /* g = |r|: 2^-52 / (2^-53 * 1 * 2) = 1 and 2^-51 / (2^-53 * 2 * 2) = 1/2 */
     double r[2] = {-1.0, 2.0};
     double c[2] = {-1.0 - 0x1p-52, 2.0 + 0x1p-51};
-    gv_error_model em = {NULL, 2.0, 0x1p-53};
+    gv_error_model em = {.gauge = NULL, .depth = 2.0, .u = 0x1p-53};
     gv_metrics m;
     cmp64(c, r, 2, &gv_default_tiers, &em, &m);
     cr_expect_eq(m.ratio, 1.0);
@@ -486,7 +486,7 @@ Test(error_model, zero_gauge_with_error_is_infinite)
     double r[2] = {0.0, 1.0};
     double c[2] = {0x1p-60, 1.0};
     double g[2] = {0.0, 1.0};
-    gv_error_model em = {g, 1.0, 0x1p-53};
+    gv_error_model em = {.gauge = g, .depth = 1.0, .u = 0x1p-53};
     gv_metrics m;
     cmp64(c, r, 2, &gv_default_tiers, &em, &m);
     cr_expect(isinf(m.ratio) && m.ratio > 0, "an error where the model allows none: ratio %g",
@@ -497,7 +497,7 @@ Test(error_model, zero_gauge_with_error_is_infinite)
     cmp64(exact, r, 2, &gv_default_tiers, &em, &m);
     cr_expect_eq(m.ratio, 0.0);
     /* NULL gauge with r = 0 and an error: g = |r| = 0, infinite too */
-    gv_error_model em_abs = {NULL, 1.0, 0x1p-53};
+    gv_error_model em_abs = {.gauge = NULL, .depth = 1.0, .u = 0x1p-53};
     cmp64(c, r, 2, &gv_default_tiers, &em_abs, &m);
     cr_expect(isinf(m.ratio));
 }
@@ -507,7 +507,7 @@ Test(error_model, f32_ratio)
     /* f32: c = 1 + 2^-22 against 1 with g = 1, d = 1, u = 2^-24: ratio 4 */
     float c = 1.0f + 0x1p-22f;
     double r = 1.0, g = 1.0;
-    gv_error_model em = {&g, 1.0, 0x1p-24};
+    gv_error_model em = {.gauge = &g, .depth = 1.0, .u = 0x1p-24};
     gv_metrics m;
     cmp32(&c, &r, 1, &gv_default_tiers, &em, 24, &m);
     cr_expect_eq(m.ratio, 4.0);
@@ -522,7 +522,7 @@ Test(merge, two_outputs_fold_into_one)
     double ra[3] = {1.0, 1.0, 1.0}, ca[3] = {1.0 + 0x1p-20, 1.0, 1.0};
     double rb[3] = {2.0, 2.0, 2.0}, cb[3] = {NAN, 2.0 + 0x1p-10, 2.0};
     double g[3] = {1.0, 1.0, 1.0};
-    gv_error_model em = {g, 1.0, 0x1p-53};
+    gv_error_model em = {.gauge = g, .depth = 1.0, .u = 0x1p-53};
     gv_metrics a, b;
     cmp64(ca, ra, 3, &pow2_tiers, &em, &a);
     cmp64(cb, rb, 3, &pow2_tiers, &em, &b);
