@@ -10,7 +10,16 @@
 
 #include "go.h"
 
-/* s(n) = sum_i X(i, :) (absolute values if take_abs), compensated. */
+/* What colsum_impl and einsum_impl sum: the entries, their absolute values (the worst-case
+   gauge) or their squares (the probabilistic model's spread, before its square root). */
+enum { SUM_PLAIN = 0, SUM_ABS = 1, SUM_SQUARE = 2 };
+
+static double term(double v, int how)
+{
+    return how == SUM_ABS ? fabs(v) : how == SUM_SQUARE ? v * v : v;
+}
+
+/* s(n) = sum_i X(i, :) of term(x, how), compensated. */
 static int colsum_impl(int64_t m, int64_t n, const double *x, int64_t ldx, double *s, int take_abs)
 {
     if (m < 0) return -1;
@@ -25,7 +34,7 @@ static int colsum_impl(int64_t m, int64_t n, const double *x, int64_t ldx, doubl
     for (int64_t i = 0; i < m; i++) {
         const double *row = x + i * ldx;
         for (int64_t j = 0; j < n; j++) {
-            double v = take_abs ? fabs(row[j]) : row[j];
+            double v = term(row[j], take_abs);
             double t = s[j] + v;
             comp[j] += fabs(s[j]) >= fabs(v) ? (s[j] - t) + v : (v - t) + s[j];
             s[j] = t;
@@ -39,12 +48,12 @@ static int colsum_impl(int64_t m, int64_t n, const double *x, int64_t ldx, doubl
 
 int go_colsum(int64_t m, int64_t n, const double *x, int64_t ldx, double *s)
 {
-    return colsum_impl(m, n, x, ldx, s, 0);
+    return colsum_impl(m, n, x, ldx, s, SUM_PLAIN);
 }
 
 int go_colsum_gauge(int64_t m, int64_t n, const double *x, int64_t ldx, double *g)
 {
-    return colsum_impl(m, n, x, ldx, g, 1);
+    return colsum_impl(m, n, x, ldx, g, SUM_ABS);
 }
 
 /* Arguments of the (m, k, n, A, lda, B, ldb, s) oracles; CBLAS takes int sizes. */
@@ -85,14 +94,14 @@ static int einsum_impl(int64_t m, int64_t k, int64_t n, const double *a, int64_t
     double *w = malloc((size_t)k * sizeof *w + 1);
     if (!w) return -100;
     int rc = colsum_impl(m, k, a, lda, w, take_abs);
-    if (rc == 0 && !take_abs) {
+    if (rc == 0 && take_abs == SUM_PLAIN) {
         cblas_dgemv(CblasRowMajor, CblasTrans, (int)k, (int)n, 1.0, b, (int)ldb, w, 1, 0.0, s, 1);
     } else if (rc == 0) {
         for (int64_t j = 0; j < n; j++)
             s[j] = 0.0;
         for (int64_t i = 0; i < k; i++)
             for (int64_t j = 0; j < n; j++)
-                s[j] += w[i] * fabs(b[i * ldb + j]);
+                s[j] += w[i] * term(b[i * ldb + j], take_abs);
     }
     free(w);
     return rc;
@@ -101,11 +110,28 @@ static int einsum_impl(int64_t m, int64_t k, int64_t n, const double *a, int64_t
 int go_einsum_colsum(int64_t m, int64_t k, int64_t n, const double *a, int64_t lda, const double *b,
                      int64_t ldb, double *s)
 {
-    return einsum_impl(m, k, n, a, lda, b, ldb, s, 0);
+    return einsum_impl(m, k, n, a, lda, b, ldb, s, SUM_PLAIN);
 }
 
 int go_colsum_product_gauge(int64_t m, int64_t k, int64_t n, const double *a, int64_t lda,
                             const double *b, int64_t ldb, double *g)
 {
-    return einsum_impl(m, k, n, a, lda, b, ldb, g, 1);
+    return einsum_impl(m, k, n, a, lda, b, ldb, g, SUM_ABS);
+}
+
+int go_colsum_sqgauge(int64_t m, int64_t n, const double *x, int64_t ldx, double *g)
+{
+    int rc = colsum_impl(m, n, x, ldx, g, SUM_SQUARE);
+    for (int64_t j = 0; rc == 0 && j < n; j++)
+        g[j] = sqrt(g[j]);
+    return rc;
+}
+
+int go_colsum_product_sqgauge(int64_t m, int64_t k, int64_t n, const double *a, int64_t lda,
+                              const double *b, int64_t ldb, double *g)
+{
+    int rc = einsum_impl(m, k, n, a, lda, b, ldb, g, SUM_SQUARE);
+    for (int64_t j = 0; rc == 0 && j < n; j++)
+        g[j] = sqrt(g[j]);
+    return rc;
 }

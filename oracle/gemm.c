@@ -32,23 +32,26 @@ int go_gemm(int64_t m, int64_t k, int64_t n, const double *a, int64_t lda, const
     return 0;
 }
 
-/* |M| of an r x cols matrix with leading dimension ld, packed; NULL on no memory. */
-static double *abs_copy(int64_t rows, int64_t cols, const double *x, int64_t ld)
+/* |M| (square = 0) or M o M (square = 1) of an r x cols matrix with leading dimension ld,
+   packed; NULL on no memory. */
+static double *abs_copy(int64_t rows, int64_t cols, const double *x, int64_t ld, int square)
 {
     double *y = malloc((size_t)(rows * cols) * sizeof *y + 1);
     if (!y) return NULL;
     for (int64_t i = 0; i < rows; i++)
-        for (int64_t j = 0; j < cols; j++)
-            y[i * cols + j] = fabs(x[i * ld + j]);
+        for (int64_t j = 0; j < cols; j++) {
+            double v = x[i * ld + j];
+            y[i * cols + j] = square ? v * v : fabs(v);
+        }
     return y;
 }
 
-int go_gemm_gauge(int64_t m, int64_t k, int64_t n, const double *a, int64_t lda, const double *b,
-                  int64_t ldb, double *g, int64_t ldg)
+static int gauge_impl(int64_t m, int64_t k, int64_t n, const double *a, int64_t lda,
+                      const double *b, int64_t ldb, double *g, int64_t ldg, int square)
 {
     int rc = check_gemm_args(m, k, n, a, lda, b, ldb, g, ldg);
     if (rc) return rc;
-    double *aa = abs_copy(m, k, a, lda), *ab = abs_copy(k, n, b, ldb);
+    double *aa = abs_copy(m, k, a, lda, square), *ab = abs_copy(k, n, b, ldb, square);
     if (!aa || !ab) {
         free(aa);
         free(ab);
@@ -58,5 +61,21 @@ int go_gemm_gauge(int64_t m, int64_t k, int64_t n, const double *a, int64_t lda,
                 (int)(k > 1 ? k : 1), ab, (int)(n > 1 ? n : 1), 0.0, g, (int)ldg);
     free(aa);
     free(ab);
+    if (square)
+        for (int64_t i = 0; i < m; i++)
+            for (int64_t j = 0; j < n; j++)
+                g[i * ldg + j] = sqrt(g[i * ldg + j]);
     return 0;
+}
+
+int go_gemm_gauge(int64_t m, int64_t k, int64_t n, const double *a, int64_t lda, const double *b,
+                  int64_t ldb, double *g, int64_t ldg)
+{
+    return gauge_impl(m, k, n, a, lda, b, ldb, g, ldg, 0);
+}
+
+int go_gemm_sqgauge(int64_t m, int64_t k, int64_t n, const double *a, int64_t lda, const double *b,
+                    int64_t ldb, double *g, int64_t ldg)
+{
+    return gauge_impl(m, k, n, a, lda, b, ldb, g, ldg, 1);
 }

@@ -16,10 +16,15 @@ int go_gemm(int64_t m, int64_t k, int64_t n, const double *a, int64_t lda, const
             int64_t ldb, double *c, int64_t ldc);
 int go_gemm_gauge(int64_t m, int64_t k, int64_t n, const double *a, int64_t lda, const double *b,
                   int64_t ldb, double *g, int64_t ldg);
+/* The probabilistic model's spread sqrt((A o A)(B o B)): the root of the sum of squared
+ * products of each dot product (docs/error-models.md). The other *_sqgauge alike. */
+int go_gemm_sqgauge(int64_t m, int64_t k, int64_t n, const double *a, int64_t lda, const double *b,
+                    int64_t ldb, double *g, int64_t ldg);
 
 /* colsum: s(n) = sum over rows of X(m x n); gauge sum |X|. */
 int go_colsum(int64_t m, int64_t n, const double *x, int64_t ldx, double *s);
 int go_colsum_gauge(int64_t m, int64_t n, const double *x, int64_t ldx, double *g);
+int go_colsum_sqgauge(int64_t m, int64_t n, const double *x, int64_t ldx, double *g);
 
 /* matmul_colsum: s(n) = colsum(A B) computed as the seed does it: dgemm, then the sum over
  * rows. einsum_colsum: the same quantity as (1^T A) B: column sums of A, then dgemv.
@@ -30,6 +35,8 @@ int go_einsum_colsum(int64_t m, int64_t k, int64_t n, const double *a, int64_t l
                      int64_t ldb, double *s);
 int go_colsum_product_gauge(int64_t m, int64_t k, int64_t n, const double *a, int64_t lda,
                             const double *b, int64_t ldb, double *g);
+int go_colsum_product_sqgauge(int64_t m, int64_t k, int64_t n, const double *a, int64_t lda,
+                              const double *b, int64_t ldb, double *g);
 
 /* dense: seed 004's layer Y(m x n) = sigmoid(W(m x k) X(k x n) + b), b(m) added to row i,
  * sigmoid in the form stable for both signs (go_sigmoid: t = exp(-|z|), (z >= 0 ? 1 : t) /

@@ -61,6 +61,50 @@ bool gv_mode_ok(const gv_op *op, gv_dtype t, gv_mode m)
     return op->mode_valid ? op->mode_valid(t, m) : (m != GV_MODE_TF32 || t == GV_F32);
 }
 
+/* Parse an op's canary list "DIST:SHAPE,DIST:SHAPE" into dists and shapes; the count or
+   GV_EINVAL (a descriptor's own mistake, named in err). */
+static int parse_canaries(const gv_op *op, const char *spec, gv_dist *dists, gv_shape *shapes,
+                          int max, char *err, size_t errlen)
+{
+    int n = 0;
+    const char *p = spec;
+    while (p && *p) {
+        const char *colon = strchr(p, ':'), *comma = strchr(p, ',');
+        const char *end = comma ? comma : p + strlen(p);
+        char name[32], shape[96];
+        if (!colon || colon > end || colon - p >= (long)sizeof name ||
+            end - colon - 1 >= (long)sizeof shape || n == max) {
+            snprintf(err, errlen, "%s: malformed canary list '%s'", op->name, spec);
+            return GV_EINVAL;
+        }
+        memcpy(name, p, (size_t)(colon - p));
+        name[colon - p] = '\0';
+        memcpy(shape, colon + 1, (size_t)(end - colon - 1));
+        shape[end - colon - 1] = '\0';
+        if (gv_dist_parse(name, &dists[n]) != GV_OK || !(op->dists & (1u << dists[n]))) {
+            snprintf(err, errlen, "%s: canary distribution '%s' is not one the op takes", op->name,
+                     name);
+            return GV_EINVAL;
+        }
+        if (gv_size_spec_parse(shape, &shapes[n], 1, err, errlen) != 1) return GV_EINVAL;
+        n++;
+        p = comma ? comma + 1 : NULL;
+    }
+    return n;
+}
+
+static int push_case(gv_case **out, int *n, int *cap, gv_case c)
+{
+    if (*n == *cap) {
+        gv_case *grown = realloc(*out, sizeof **out * (size_t)(*cap * 2));
+        if (!grown) return GV_ENOMEM;
+        *out = grown;
+        *cap *= 2;
+    }
+    (*out)[(*n)++] = c;
+    return GV_OK;
+}
+
 int gv_select(const gv_selection *sel, gv_case **cases, char *err, size_t errlen)
 {
     int cap = 64, n = 0, matched_ops = 0;
@@ -104,22 +148,44 @@ int gv_select(const gv_selection *sel, gv_case **cases, char *err, size_t errlen
                 return GV_EINVAL;
             }
         }
+        /* canaries: extra native cases when the op's own catalogue is asked for */
+        gv_dist cdist[16];
+        gv_shape cshape[16];
+        int nc = 0;
+        const char *cspec = sel->test_shapes ? op->test_canaries : op->canaries;
+        if (!sel->shapes && sel->dist < 0 && cspec) {
+            nc = parse_canaries(op, cspec, cdist, cshape, 16, err, errlen);
+            for (int s = 0; s < nc; s++) {
+                char why[256];
+                if (!gv_shape_ok(op, &cshape[s], why, sizeof why)) {
+                    snprintf(err, errlen, "%s (canary)", why);
+                    nc = GV_EINVAL;
+                }
+            }
+            if (nc < 0) {
+                free(out);
+                return nc;
+            }
+        }
         for (int t = 0; t < GV_NDTYPES; t++) {
             if (sel->dtypes && !(sel->dtypes & (1u << t))) continue;
             for (int m = 0; m < GV_NMODES; m++) {
                 if (sel->modes && !(sel->modes & (1u << m))) continue;
                 if (!gv_mode_ok(op, (gv_dtype)t, (gv_mode)m)) continue;
                 for (int s = 0; s < ns; s++) {
-                    if (n == cap) {
-                        cap *= 2;
-                        gv_case *grown = realloc(out, sizeof *out * (size_t)cap);
-                        if (!grown) {
-                            free(out);
-                            return GV_ENOMEM;
-                        }
-                        out = grown;
+                    gv_case c = {op, (gv_dtype)t, (gv_mode)m, dist, shapes[s], sel->seed};
+                    if (push_case(&out, &n, &cap, c) != GV_OK) {
+                        free(out);
+                        return GV_ENOMEM;
                     }
-                    out[n++] = (gv_case){op, (gv_dtype)t, (gv_mode)m, dist, shapes[s], sel->seed};
+                }
+                if (m != GV_MODE_NATIVE) continue;
+                for (int s = 0; s < nc; s++) {
+                    gv_case c = {op, (gv_dtype)t, GV_MODE_NATIVE, cdist[s], cshape[s], sel->seed};
+                    if (push_case(&out, &n, &cap, c) != GV_OK) {
+                        free(out);
+                        return GV_ENOMEM;
+                    }
                 }
             }
         }

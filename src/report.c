@@ -17,14 +17,19 @@
 
 void gv_table_header(FILE *f)
 {
-    fprintf(f, "%-24s %-5s %-8s %-16s %9s %9s %5s %8s %5s %5s  %s\n", "op", "dtype", "mode",
-            "shape", "max_rel", "normwise", "bits", "ratio", "1e-8", "1e-4", "verdict");
+    fprintf(f, "%-24s %-5s %-8s %-9s %-16s %9s %9s %5s %8s %7s %6s %5s %5s  %s\n", "op", "dtype",
+            "mode", "dist", "shape", "max_rel", "normwise", "bits", "ratio", "R_max", "R_rms",
+            "1e-8", "1e-4", "verdict");
 }
 
-static const char *met(const gv_result *r, int k)
+/* Whether tier t (one of the table's two columns) is met; "-" when not judged or not
+   among the run's tiers. */
+static const char *met_tier(const gv_result *r, double t)
 {
     if (r->verdict == GV_SKIP || r->verdict == GV_ERROR) return "-";
-    return gv_tier_met(&r->m, k) ? "yes" : "no";
+    for (int k = 0; k < r->tiers.n; k++)
+        if (r->tiers.t[k] == t) return gv_tier_met(&r->m, k) ? "yes" : "no";
+    return "-";
 }
 
 void gv_table_row(FILE *f, const gv_result *r)
@@ -32,15 +37,21 @@ void gv_table_row(FILE *f, const gv_result *r)
     char shape[64];
     gv_shape_format(&r->c.shape, shape, sizeof shape);
     bool judged = r->verdict == GV_PASS || r->verdict == GV_FAIL;
+    char rmax[16] = "-", rrms[16] = "-";
+    if (judged && r->prob.on) {
+        snprintf(rmax, sizeof rmax, "%.3g", r->m.prob_max);
+        if (r->m.prob_n >= GV_PROB_RMS_MIN_N) snprintf(rrms, sizeof rrms, "%.3g", r->m.prob_rms);
+    }
     if (judged)
-        fprintf(f, "%-24s %-5s %-8s %-16s %9.2e %9.2e %5.1f %8.3g %5s %5s  %s", r->c.op->name,
-                gv_dtype_name(r->c.dtype), gv_mode_name(r->c.mode), shape, r->m.max_rel,
-                r->m.normwise_rel, r->m.bits, r->m.ratio, met(r, 0),
-                r->tiers.n > 1 ? met(r, 1) : "-", gv_verdict_name(r->verdict));
+        fprintf(f, "%-24s %-5s %-8s %-9s %-16s %9.2e %9.2e %5.1f %8.3g %7s %6s %5s %5s  %s",
+                r->c.op->name, gv_dtype_name(r->c.dtype), gv_mode_name(r->c.mode),
+                gv_dist_name(r->c.dist), shape, r->m.max_rel, r->m.normwise_rel, r->m.bits,
+                r->m.ratio, rmax, rrms, met_tier(r, 1e-8), met_tier(r, 1e-4),
+                gv_verdict_name(r->verdict));
     else
-        fprintf(f, "%-24s %-5s %-8s %-16s %9s %9s %5s %8s %5s %5s  %s", r->c.op->name,
-                gv_dtype_name(r->c.dtype), gv_mode_name(r->c.mode), shape, "-", "-", "-", "-", "-",
-                "-", gv_verdict_name(r->verdict));
+        fprintf(f, "%-24s %-5s %-8s %-9s %-16s %9s %9s %5s %8s %7s %6s %5s %5s  %s", r->c.op->name,
+                gv_dtype_name(r->c.dtype), gv_mode_name(r->c.mode), gv_dist_name(r->c.dist), shape,
+                "-", "-", "-", "-", "-", "-", "-", "-", gv_verdict_name(r->verdict));
     if (r->reason[0]) fprintf(f, " (%s)", r->reason);
     if (judged && r->expected_tier == 0 && r->verdict == GV_PASS)
         fprintf(f, " [no tier expected: %s]",
@@ -118,6 +129,19 @@ static json_t *result_json(const gv_result *r)
         json_object_set_new(m, "worst_index", json_integer(r->m.worst_index));
         json_object_set_new(m, "worst_value", gv_json_num(r->m.worst_value));
         json_object_set_new(m, "worst_ref", gv_json_num(r->m.worst_ref));
+        json_object_set_new(m, "ulp_p50", gv_json_num(r->m.ulp_p50));
+        json_object_set_new(m, "ulp_p99", gv_json_num(r->m.ulp_p99));
+        if (r->prob.on) {
+            json_object_set_new(m, "prob_max", gv_json_num(r->m.prob_max));
+            json_object_set_new(m, "prob_rms", gv_json_num(r->m.prob_rms));
+            json_object_set_new(m, "prob_bias", gv_json_num(r->m.prob_bias));
+            json_object_set_new(m, "prob_worst_index", json_integer(r->m.prob_worst_index));
+            json_object_set_new(m, "effective_bits", gv_json_num(r->m.eff_bits));
+        }
+        if (r->exact) {
+            json_object_set_new(m, "inexact", json_integer(r->m.inexact));
+            json_object_set_new(m, "first_inexact_index", json_integer(r->m.first_inexact_index));
+        }
         json_object_set_new(o, "metrics", m);
     } else {
         json_decref(mism);
@@ -127,6 +151,24 @@ static json_t *result_json(const gv_result *r)
                         json_pack("{s:o, s:o, s:o, s:o}", "u", gv_json_num(r->u), "depth",
                                   gv_json_num(r->depth), "bound", gv_json_num(r->ratio_bound),
                                   "ratio", judged ? gv_json_num(r->m.ratio) : json_null()));
+    json_object_set_new(
+        o, "prob_model",
+        r->prob.on
+            ? json_pack("{s:o, s:o, s:o, s:o, s:o, s:o, s:i}", "u", gv_json_num(r->prob.u), "depth",
+                        gv_json_num(r->prob.depth), "u_in", gv_json_num(r->prob.u_in), "w",
+                        gv_json_num(r->prob.w), "max_bound", gv_json_num(GV_PROB_MAX_BOUND),
+                        "rms_bound", gv_json_num(GV_PROB_RMS_BOUND), "rms_min_n", GV_PROB_RMS_MIN_N)
+            : json_null());
+    json_object_set_new(o, "exact_probe", json_boolean(r->exact));
+    json_object_set_new(o, "guard", r->guard[0] ? json_string(r->guard) : json_null());
+    if (r->n_checks) {
+        json_t *ch = json_array();
+        for (int i = 0; i < r->n_checks; i++)
+            json_array_append_new(ch, json_pack("{s:s, s:o, s:o}", "name", r->checks[i].name,
+                                                "value", gv_json_num(r->checks[i].value), "bound",
+                                                gv_json_num(r->checks[i].bound)));
+        json_object_set_new(o, "checks", ch);
+    }
     json_object_set_new(o, "flops", gv_json_num(r->flops));
     json_object_set_new(o, "bytes", gv_json_num(r->bytes));
     json_object_set_new(o, "oracle_ms", gv_json_num(r->oracle_ms));

@@ -93,6 +93,18 @@ static int colsum_gauge(gv_problem *p)
         go_colsum_product_gauge(m, k, n, p->in[0].ref, k, p->in[1].ref, n, p->out[0].gauge));
 }
 
+/* The probabilistic model's G = |s| + sqrt(colsum(A o A)(B o B)): both paths sum the same
+   m k products per output, through the product's k terms and the m rows (or the reverse). */
+static int colsum_pgauge(gv_problem *p)
+{
+    int64_t m = p->c.shape.d[0], k = p->c.shape.d[1], n = p->c.shape.d[2];
+    gv_tensor *s = &p->out[0];
+    int rc = go_colsum_product_sqgauge(m, k, n, p->in[0].ref, k, p->in[1].ref, n, s->pgauge);
+    for (int64_t j = 0; rc == 0 && j < n; j++)
+        s->pgauge[j] += fabs(s->ref[j]);
+    return gv_oracle_rc(rc);
+}
+
 static int matmul_colsum_oracle(gv_problem *p)
 {
     int64_t m = p->c.shape.d[0], k = p->c.shape.d[1], n = p->c.shape.d[2];
@@ -108,16 +120,19 @@ static int einsum_oracle(gv_problem *p)
 }
 
 #define COLSUM_COMMON                                                                              \
-    .family = "colsum", .dims = "m,k,n", .dtypes = GV_BOTH_DTYPES, .dists = GV_ALL_DISTS,          \
+    .family = "colsum", .dims = "m,k,n", .dtypes = GV_BOTH_DTYPES,                                 \
+    .dists = GV_ALL_DISTS | GV_BIT(GV_DIST_TIE) | GV_BIT(GV_DIST_WIDE),                            \
     .default_dist = GV_DIST_UNIFORM01, .check_shape = colsum_check_shape, .bytes = colsum_bytes,   \
-    .make_inputs = colsum_inputs, .gauge = colsum_gauge
+    .make_inputs = colsum_inputs, .gauge = colsum_gauge, .pgauge = colsum_pgauge
 
 static const gv_op matmul_colsum = {
     .name = "matmul_colsum",
     .summary = "s = sum over rows of A B: cuBLAS product, then column sum (seed 002)",
     .modes = GV_BIT(GV_MODE_NATIVE) | GV_BIT(GV_MODE_TF32),
-    .shapes = "1000x500x700,10000x5000x7000",
-    .test_shapes = "64x48x32,300x257x129,1000x500x700",
+    .shapes = "1000x500x700,500x1000x300,10000x5000x7000",
+    .test_shapes = "64x48x32,300x257x129,257x515x129,1000x500x700",
+    .canaries = "uniform11:1000x500x700,uniform11:10000x5000x7000",
+    .test_canaries = "uniform11:300x257x129,uniform11:64x1024x64",
     .layout = matmul_colsum_layout,
     .flops = matmul_colsum_flops,
     .oracle = matmul_colsum_oracle,
@@ -131,8 +146,10 @@ static const gv_op einsum_colsum = {
     .name = "einsum.colsum",
     .summary = "einsum ij,jk->k fused: column sums of A, then s^T B; no m x n product",
     .modes = GV_BIT(GV_MODE_NATIVE),
-    .shapes = "1000x500x700,10000x5000x7000",
-    .test_shapes = "64x48x32,300x257x129,1000x500x700",
+    .shapes = "1000x500x700,500x1000x300,10000x5000x7000",
+    .test_shapes = "64x48x32,300x257x129,257x515x129,1000x500x700",
+    .canaries = "uniform11:1000x500x700",
+    .test_canaries = "uniform11:300x257x129",
     .layout = einsum_layout,
     .flops = einsum_flops,
     .oracle = einsum_oracle,

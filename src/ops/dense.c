@@ -30,6 +30,8 @@
  * what catches it.
  * The oracle itself (dgemm + f64 sigmoid) has the f64 bound, far under f32's; judged at f64
  * it can take at most as much of the ratio as the device (at most a factor 2). */
+#include <stdlib.h>
+
 #include "opkit.h"
 
 extern const gk_op gk_dense_sigmoid, gk_dense_sigmoid_rowbias;
@@ -113,12 +115,49 @@ static int dense_gauge(gv_problem *p)
         go_dense_sigmoid_gauge(m, k, n, w, k, x, n, b, p->out[0].ref, n, p->out[0].gauge, n));
 }
 
+/* The probabilistic model's G (docs/error-models.md): the pre-activation z = W X + b is a
+   (k+1)-term dot product with spread S = sqrt((W o W)(X o X) + b o b); its error reaches y
+   through sigma'(z) = t / (1 + t)^2, t = exp(-|z|); the sigmoid's own evaluation (6u|y|
+   in the file comment) enters as 6|y| / sqrt(d), so that w G covers it, and y below the
+   normal range (z < -87 in f32) loses relative precision: an absolute floor of 4 subnormal
+   spacings eta (exp's 2 ulp of a subnormal, the rounding and the division) enters as
+   4 eta / (u sqrt(d)):
+       G = sigma'(z) (|z| + S) + 6 |y| / sqrt(d) + 4 eta / (u sqrt(d)). */
+static int dense_pgauge(gv_problem *p)
+{
+    int64_t m = p->c.shape.d[0], k = p->c.shape.d[1], n = p->c.shape.d[2];
+    const double *w = p->in[0].ref, *x = p->in[1].ref, *b = p->in[2].ref;
+    gv_tensor *Y = &p->out[0];
+    double *z = malloc((size_t)(m * n) * sizeof *z + 1);
+    if (!z) return GV_ENOMEM;
+    int rc = go_gemm(m, k, n, w, k, x, n, z, n);
+    if (rc == 0) rc = go_gemm_sqgauge(m, k, n, w, k, x, n, Y->pgauge, n);
+    gv_case native = p->c;
+    native.mode = GV_MODE_NATIVE;
+    double sqrt_d = sqrt(dense_depth(&native));
+    double eval = 6.0 / sqrt_d;
+    double u = gv_unit_roundoff(p->c.dtype, GV_MODE_NATIVE);
+    double eta = p->c.dtype == GV_F64 ? 0x1p-1074 : 0x1p-149;
+    double floor_g = 4.0 * eta / (u * sqrt_d);
+    for (int64_t i = 0; rc == 0 && i < m; i++)
+        for (int64_t j = 0; j < n; j++) {
+            double zij = z[i * n + j] + b[i];
+            double S = sqrt(Y->pgauge[i * n + j] * Y->pgauge[i * n + j] + b[i] * b[i]);
+            double t = exp(-fabs(zij));
+            double slope = t / ((1.0 + t) * (1.0 + t));
+            Y->pgauge[i * n + j] =
+                slope * (fabs(zij) + S) + eval * fabs(Y->ref[i * n + j]) + floor_g;
+        }
+    free(z);
+    return gv_oracle_rc(rc);
+}
+
 #define DENSE_COMMON                                                                               \
     .family = "dense", .dims = "m,k,n", .dtypes = GV_BOTH_DTYPES, .dists = GV_FINITE_DISTS,        \
     .default_dist = GV_DIST_UNIFORM11, .check_shape = dense_check_shape,                           \
     .mode_valid = dense_mode_valid, .layout = dense_layout, .flops = dense_flops,                  \
     .bytes = dense_bytes, .make_inputs = dense_inputs, .oracle = dense_oracle,                     \
-    .gauge = dense_gauge, .depth = dense_depth,                                                    \
+    .gauge = dense_gauge, .pgauge = dense_pgauge, .depth = dense_depth,                            \
     .error_model = "|Y-r| <= 0.25 gamma_{k+1}(|W||X|+|b|) + sigmoid eval (Higham ASNA eq. "        \
                    "3.13; sigma' <= 1/4; CUDA guide ulp tables): gauge 0.25(|W||X|+|b|)+|Y|, "     \
                    "depth k+7 (fastmath __expf: k+11); tf32 4+(k+1)/2^13 at u = 2^-11"
@@ -129,6 +168,8 @@ static const gv_op dense_sigmoid = {
     .modes = GV_BIT(GV_MODE_NATIVE) | GV_BIT(GV_MODE_TF32) | GV_BIT(GV_MODE_FASTMATH),
     .shapes = "512x784x256,4096x2048x256",
     .test_shapes = "33x70x17,1x300x7,100x257x129,512x784x256",
+    .canaries = "uniform11:1024x4096x256",
+    .test_canaries = "uniform11:64x1024x64",
     .device = GV_KERNEL(gk_dense_sigmoid),
     DENSE_COMMON,
 };

@@ -3,6 +3,7 @@
  * |C - fl(AB)| <= gamma_k |A||B|, so the gauge is |A||B| and the depth k. In tf32 mode the
  * operands are rounded to TF32 (|delta| <= 2u_tf32 even if truncated, two operands) and
  * accumulated in f32: depth 4 + k u_f32/u_tf32 at u = u_tf32. */
+#include "../gen.h"
 #include "opkit.h"
 
 extern const gk_op gk_gemm_cublas, gk_gemm_tiled, gk_gemm_tiled_droptail;
@@ -53,8 +54,24 @@ static double gemm_depth(const gv_case *c)
 static int gemm_inputs(gv_problem *p)
 {
     gv_fill(p, 0, p->c.dist);
-    gv_fill(p, 1, p->c.dist);
+    if (p->c.dist == GV_DIST_PERM2) {
+        gv_gen_perm2(p->in[1].ref, p->c.shape.d[1], p->c.shape.d[2], p->c.seed, 1);
+        gv_store_rounded(p, 1);
+    } else {
+        gv_fill(p, 1, p->c.dist);
+    }
     return GV_OK;
+}
+
+/* tie: products are exact and every partial sum of up to 4096 of them lies on the 2^-11
+   grid below 2^13, exact in f32 (and far inside f64). perm2: every output is a +- b of two
+   entries with p-1 bits, exact in the dtype. Either way, in the dtype's own arithmetic and
+   in any order; not through TF32, whose rounding of the inputs is the point. */
+static bool gemm_exact(const gv_case *c)
+{
+    if (c->mode != GV_MODE_NATIVE) return false;
+    if (c->dist == GV_DIST_PERM2) return true;
+    return c->dist == GV_DIST_TIE && (c->dtype == GV_F64 || c->shape.d[1] <= 4096);
 }
 
 static int gemm_oracle(gv_problem *p)
@@ -70,11 +87,25 @@ static int gemm_gauge(gv_problem *p)
         go_gemm_gauge(m, k, n, p->in[0].ref, k, p->in[1].ref, n, p->out[0].gauge, n));
 }
 
+/* The probabilistic model's G = |C| + sqrt((A o A)(B o B)) (docs/error-models.md). */
+static int gemm_pgauge(gv_problem *p)
+{
+    int64_t m = p->c.shape.d[0], k = p->c.shape.d[1], n = p->c.shape.d[2];
+    gv_tensor *C = &p->out[0];
+    int rc = go_gemm_sqgauge(m, k, n, p->in[0].ref, k, p->in[1].ref, n, C->pgauge, n);
+    for (int64_t i = 0; rc == 0 && i < m * n; i++)
+        C->pgauge[i] += fabs(C->ref[i]);
+    return gv_oracle_rc(rc);
+}
+
+#define GEMM_DISTS                                                                                 \
+    (GV_ALL_DISTS | GV_BIT(GV_DIST_TIE) | GV_BIT(GV_DIST_PERM2) | GV_BIT(GV_DIST_WIDE))
+
 #define GEMM_COMMON                                                                                \
-    .family = "gemm", .dims = "m,k,n", .dtypes = GV_BOTH_DTYPES, .dists = GV_ALL_DISTS,            \
+    .family = "gemm", .dims = "m,k,n", .dtypes = GV_BOTH_DTYPES, .dists = GEMM_DISTS,              \
     .default_dist = GV_DIST_UNIFORM01, .check_shape = gemm_check_shape, .layout = gemm_layout,     \
     .flops = gemm_flops, .bytes = gemm_bytes, .make_inputs = gemm_inputs, .oracle = gemm_oracle,   \
-    .gauge = gemm_gauge, .depth = gemm_depth,                                                      \
+    .gauge = gemm_gauge, .pgauge = gemm_pgauge, .exact = gemm_exact, .depth = gemm_depth,          \
     .error_model = "|C-r| <= gamma_k |A||B| (Higham ASNA eq. 3.13); tf32: depth 4 + k/2^13 "       \
                    "at u = 2^-11"
 
@@ -82,8 +113,11 @@ static const gv_op gemm_cublas = {
     .name = "gemm.cublas",
     .summary = "C = A B through cuBLAS (pedantic math; tf32 tensor-op math)",
     .modes = GV_BIT(GV_MODE_NATIVE) | GV_BIT(GV_MODE_TF32),
-    .shapes = "128x128x128,1000x999x1001,4096x4096x4096",
-    .test_shapes = "64x64x64,100x37x129,512x515x260",
+    .shapes = "128x128x128,1000x999x1001,1537x515x263,4096x4096x4096",
+    .test_shapes = "64x64x64,100x37x129,129x65x33,512x515x260",
+    .canaries = "uniform11:1024x4096x1024,tie:1024x4096x1024,perm2:1024x4096x1024,"
+                "uniform11:256x16384x256",
+    .test_canaries = "uniform11:100x37x129,uniform11:64x1024x64,tie:129x65x33,perm2:100x37x129",
     .device = GV_KERNEL(gk_gemm_cublas),
     GEMM_COMMON,
 };
@@ -92,8 +126,10 @@ static const gv_op gemm_tiled = {
     .name = "gemm.tiled",
     .summary = "C = A B, hand-written 32x32 shared-memory tiles",
     .modes = GV_BIT(GV_MODE_NATIVE),
-    .shapes = "128x128x128,1000x999x1001,4096x4096x4096",
-    .test_shapes = "64x64x64,100x37x129,33x65x31,512x515x260",
+    .shapes = "128x128x128,1000x999x1001,1537x515x263,4096x4096x4096",
+    .test_shapes = "64x64x64,100x37x129,33x65x31,129x65x33,512x515x260",
+    .canaries = "uniform11:1537x515x263,tie:1000x999x1001,perm2:1000x999x1001",
+    .test_canaries = "uniform11:129x65x33,tie:33x65x31,perm2:100x37x129",
     .device = GV_KERNEL(gk_gemm_tiled),
     GEMM_COMMON,
 };

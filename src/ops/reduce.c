@@ -137,11 +137,33 @@ static int colsum_gauge(gv_problem *p)
     return gv_oracle_rc(go_reduce_colsum_gauge(m, n, p->in[0].ref, n, p->out[0].gauge));
 }
 
+/* The probabilistic model's G = |s| + sqrt(sum x^2), per column for colsum. A non-finite
+   input makes G non-finite; those outputs are judged by NaN/Inf placement instead. */
+static int sum_pgauge(gv_problem *p)
+{
+    int64_t n = p->c.shape.d[0];
+    int rc = go_colsum_sqgauge(n, 1, p->in[0].ref, 1, p->out[0].pgauge);
+    if (rc == 0) p->out[0].pgauge[0] += fabs(p->out[0].ref[0]);
+    return gv_oracle_rc(rc);
+}
+
+static int colsum_pgauge(gv_problem *p)
+{
+    int64_t m = p->c.shape.d[0], n = p->c.shape.d[1];
+    gv_tensor *s = &p->out[0];
+    int rc = go_colsum_sqgauge(m, n, p->in[0].ref, n, s->pgauge);
+    for (int64_t j = 0; rc == 0 && j < n; j++)
+        s->pgauge[j] += fabs(s->ref[j]);
+    return gv_oracle_rc(rc);
+}
+
+#define REDUCE_DISTS (GV_ALL_DISTS | GV_BIT(GV_DIST_TIE) | GV_BIT(GV_DIST_WIDE))
+
 #define SUM_COMMON                                                                                 \
     .family = "reduce", .dims = "n", .dtypes = GV_BOTH_DTYPES, .modes = GV_BIT(GV_MODE_NATIVE),    \
-    .dists = GV_ALL_DISTS, .default_dist = GV_DIST_UNIFORM01, .check_shape = sum_check_shape,      \
+    .dists = REDUCE_DISTS, .default_dist = GV_DIST_UNIFORM01, .check_shape = sum_check_shape,      \
     .layout = sum_layout, .flops = sum_flops, .bytes = sum_bytes, .make_inputs = reduce_inputs,    \
-    .oracle = sum_oracle, .gauge = sum_gauge, .depth = sum_depth,                                  \
+    .oracle = sum_oracle, .gauge = sum_gauge, .pgauge = sum_pgauge, .depth = sum_depth,            \
     .error_model = "|s-r| <= gamma_d sum|x|, d = ceil(log2 n)+1: a tree whose every path "         \
                    "has <= ceil(log2 n) rounded additions (Higham ASNA sec. 4.2)"
 
@@ -149,8 +171,10 @@ static const gv_op reduce_sum = {
     .name = "reduce.sum",
     .summary = "s = sum of x: block tree (registers, warp shuffles, shared memory), then the "
                "same over the block partials; no atomics",
-    .shapes = "1e3,1e6,1e8",
+    .shapes = "1e3,1e6,1000003,1e8",
     .test_shapes = "1,2,1000,2048,2049,4097,1000003,4194305",
+    .canaries = "uniform11:1000003",
+    .test_canaries = "uniform11:1000003",
     .device = GV_KERNEL(gk_reduce_sum),
     SUM_COMMON,
 };
@@ -172,10 +196,12 @@ static const gv_op reduce_colsum = {
     .dims = "m,n",
     .dtypes = GV_BOTH_DTYPES,
     .modes = GV_BIT(GV_MODE_NATIVE),
-    .dists = GV_ALL_DISTS,
+    .dists = REDUCE_DISTS,
     .default_dist = GV_DIST_UNIFORM01,
-    .shapes = "1000x700,10000x7000",
+    .shapes = "1000x700,10000x7000,7001x10007",
     .test_shapes = "1x1,7x1000,1000x3,4097x129,100003x7",
+    .canaries = "uniform11:10000x7000",
+    .test_canaries = "uniform11:4097x129",
     .check_shape = colsum_check_shape,
     .layout = colsum_layout,
     .flops = colsum_flops,
@@ -183,6 +209,7 @@ static const gv_op reduce_colsum = {
     .make_inputs = reduce_inputs,
     .oracle = colsum_oracle,
     .gauge = colsum_gauge,
+    .pgauge = colsum_pgauge,
     .depth = colsum_depth,
     .error_model = "|s-r| <= gamma_d colsum(|X|), d = gk_colsum_depth(m): chunk rows + chunks, "
                    "recursive in each (Higham ASNA eq. 4.4)",
