@@ -180,6 +180,232 @@ Test(stencil, bad_arguments_return_their_index)
     cr_expect_eq(go_diffusion_fixed_gauge(2, 2, 1, f, 2, o, 1), -7);
 }
 
+/* ---- the oracles and gauges against dense operators ------------------------------------ */
+
+/* A second, deliberately different truth for tiny grids: the n x n matrices (n = ny nx) of the
+ * operators, built from grid coordinates alone, applied by explicit matrix-vector products in
+ * long double. Nothing here calls into oracle/stencil.c or shares ld_sweep's neighbour loops. */
+
+static int64_t mod_of(int64_t x, int64_t m)
+{
+    return ((x % m) + m) % m;
+}
+
+/* A[p][q]: how many of point p's 4 neighbour slots hold point q. Fixed edges: q is a
+ * neighbour iff it lies at Manhattan distance 1. Periodic edges: q is reached from p by +-1 in
+ * one coordinate modulo the grid, once per direction, so a grid 1 or 2 wide reaches the same q
+ * twice (torch.roll's repetition). */
+static long double *dense_adjacency(bool periodic, int64_t ny, int64_t nx)
+{
+    int64_t n = ny * nx;
+    long double *a = calloc((size_t)(n * n), sizeof *a);
+    cr_assert_not_null(a);
+    for (int64_t p = 0; p < n; p++)
+        for (int64_t q = 0; q < n; q++) {
+            int64_t i = p / nx, j = p % nx, k = q / nx, l = q % nx;
+            int count = 0;
+            if (!periodic) {
+                count = llabs(i - k) + llabs(j - l) == 1;
+            } else {
+                if (l == j) count += (mod_of(k - i - 1, ny) == 0) + (mod_of(k - i + 1, ny) == 0);
+                if (k == i) count += (mod_of(l - j - 1, nx) == 0) + (mod_of(l - j + 1, nx) == 0);
+            }
+            a[p * n + q] = count;
+        }
+    return a;
+}
+
+/* B = alpha I + beta A. */
+static long double *dense_combine(int64_t n, long double alpha, long double beta,
+                                  const long double *a)
+{
+    long double *b = malloc((size_t)(n * n) * sizeof *b);
+    cr_assert_not_null(b);
+    for (int64_t p = 0; p < n; p++)
+        for (int64_t q = 0; q < n; q++)
+            b[p * n + q] = (p == q ? alpha : 0) + beta * a[p * n + q];
+    return b;
+}
+
+/* The step matrix from the step's definition: fixed f' = f - 0.25 (4 f - A f), periodic
+ * f' = f + c (A f - 4 f), i.e. I - 0.25 (4I - A) and I + c (A - 4I), entry by entry. */
+static long double *dense_step(bool periodic, int64_t n, long double c, const long double *a)
+{
+    long double *m = malloc((size_t)(n * n) * sizeof *m);
+    cr_assert_not_null(m);
+    for (int64_t p = 0; p < n; p++)
+        for (int64_t q = 0; q < n; q++) {
+            long double id = p == q ? 1 : 0;
+            m[p * n + q] =
+                periodic ? id + c * (a[p * n + q] - 4 * id) : id - 0.25L * (4 * id - a[p * n + q]);
+        }
+    return m;
+}
+
+/* x <- B x, times times. */
+static void dense_apply(int64_t n, const long double *b, long double *x, int64_t times)
+{
+    long double *y = malloc((size_t)n * sizeof *y);
+    cr_assert_not_null(y);
+    for (int64_t t = 0; t < times; t++) {
+        for (int64_t p = 0; p < n; p++) {
+            long double s = 0;
+            for (int64_t q = 0; q < n; q++)
+                s += b[p * n + q] * x[q];
+            y[p] = s;
+        }
+        memcpy(x, y, (size_t)n * sizeof *x);
+    }
+    free(y);
+}
+
+/* The dense truth of one case: result (oracle's output) and gauge, both n long. laplace:
+ * (4I - A) f and (4I + A)|f|; diffusion: M^steps f and (I + A) M^(steps-1) |f|. */
+static void dense_truth(int scheme, int64_t ny, int64_t nx, int64_t steps, double coeff,
+                        const double *f, long double *result, long double *gauge)
+{
+    int64_t n = ny * nx;
+    bool periodic = scheme == PERIODIC;
+    long double *a = dense_adjacency(periodic, ny, nx);
+    for (int64_t p = 0; p < n; p++) {
+        result[p] = f[p];
+        gauge[p] = fabsl((long double)f[p]);
+    }
+    if (scheme == LAPLACE) {
+        long double *lap = dense_combine(n, 4, -1, a), *lap_abs = dense_combine(n, 4, 1, a);
+        dense_apply(n, lap, result, 1);
+        dense_apply(n, lap_abs, gauge, 1);
+        free(lap);
+        free(lap_abs);
+    } else {
+        long double *m = dense_step(periodic, n, coeff, a), *local = dense_combine(n, 1, 1, a);
+        dense_apply(n, m, result, steps);
+        dense_apply(n, m, gauge, steps - 1);
+        dense_apply(n, local, gauge, 1);
+        free(m);
+        free(local);
+    }
+    free(a);
+}
+
+/* The oracle's gauge for the case (steps ignored by laplace). */
+static void oracle_gauge(int scheme, int64_t ny, int64_t nx, int64_t steps, const double *f,
+                         double *g)
+{
+    int rc = scheme == LAPLACE ? go_stencil_laplace_gauge(ny, nx, f, nx, g, nx)
+             : scheme == FIXED ? go_diffusion_fixed_gauge(ny, nx, steps, f, nx, g, nx)
+                               : go_diffusion_periodic_gauge(ny, nx, steps, 0.1, f, nx, g, nx);
+    cr_assert_eq(rc, 0);
+}
+
+/* max_i |got_i - want_i| / want_i over non-negative want (0 / 0 counts as 0, x / 0 as Inf). */
+static double max_rel_diff(int64_t n, const double *got, const long double *want)
+{
+    double worst = 0;
+    for (int64_t i = 0; i < n; i++) {
+        long double d = fabsl(got[i] - want[i]);
+        double r = d == 0 ? 0 : want[i] > 0 ? (double)(d / want[i]) : INFINITY;
+        if (!(r <= worst)) worst = r;
+    }
+    return worst;
+}
+
+static const char *const scheme_names[] = {"laplace", "fixed", "periodic"};
+
+/* Grids with ny != nx both ways, plus the degenerate ones where the edge rules bite (1 wide:
+ * fixed has no neighbours across, periodic wraps onto itself; 2 wide: both wraps hit one q). */
+static const int64_t dense_grids[][2] = {{5, 7}, {6, 4}, {1, 6}, {3, 1}, {2, 3}, {1, 1}};
+static const int64_t dense_steps[] = {1, 2, 3, 10};
+#define DENSE_TOL 1e-13
+
+Test(stencil, gauges_match_dense_operators)
+{
+    for (size_t s = 0; s < sizeof dense_grids / sizeof dense_grids[0]; s++)
+        for (int scheme = LAPLACE; scheme <= PERIODIC; scheme++)
+            for (size_t k = 0; k < sizeof dense_steps / sizeof dense_steps[0]; k++) {
+                int64_t ny = dense_grids[s][0], nx = dense_grids[s][1], n = ny * nx;
+                int64_t steps = dense_steps[k];
+                if (scheme == LAPLACE && k > 0) continue; /* no steps */
+                double *f = random_grid(n, (unsigned)(100 + 10 * s + k), true);
+                double g[64];
+                long double res[64], want[64];
+                cr_assert_leq(n, 64);
+                oracle_gauge(scheme, ny, nx, steps, f, g);
+                dense_truth(scheme, ny, nx, steps, 0.1, f, res, want);
+                double e = max_rel_diff(n, g, want);
+                cr_expect_leq(e, DENSE_TOL, "%s gauge %lldx%lld, %lld steps: max rel diff %.3g",
+                              scheme_names[scheme], (long long)ny, (long long)nx, (long long)steps,
+                              e);
+                /* and the gauge bounds the exact result it is the gauge of */
+                for (int64_t i = 0; i < n; i++)
+                    cr_expect_geq(want[i], fabsl(res[i]), "%s %lldx%lldx%lld: gauge < |r| at %lld",
+                                  scheme_names[scheme], (long long)ny, (long long)nx,
+                                  (long long)steps, (long long)i);
+                free(f);
+            }
+}
+
+Test(stencil, oracles_match_dense_operators)
+{
+    for (size_t s = 0; s < sizeof dense_grids / sizeof dense_grids[0]; s++)
+        for (int scheme = LAPLACE; scheme <= PERIODIC; scheme++)
+            for (size_t k = 0; k < sizeof dense_steps / sizeof dense_steps[0]; k++) {
+                int64_t ny = dense_grids[s][0], nx = dense_grids[s][1], n = ny * nx;
+                int64_t steps = dense_steps[k];
+                if (scheme == LAPLACE && k > 0) continue;
+                double *f = random_grid(n, (unsigned)(200 + 10 * s + k), true);
+                double out[64];
+                long double res[64], gauge[64];
+                cr_assert_leq(n, 64);
+                int rc = scheme == LAPLACE ? go_stencil_laplace(ny, nx, f, nx, out, nx)
+                         : scheme == FIXED
+                             ? go_diffusion_fixed(ny, nx, steps, f, nx, out, nx)
+                             : go_diffusion_periodic(ny, nx, steps, 0.1, f, nx, out, nx);
+                cr_assert_eq(rc, 0);
+                dense_truth(scheme, ny, nx, steps, 0.1, f, res, gauge);
+                /* signed values cancel, so each element's error is judged against its gauge,
+                 * the scale the error model itself uses (f64 rounding: ~1e-15 of it) */
+                double worst = 0;
+                for (int64_t i = 0; i < n; i++) {
+                    long double d = fabsl(out[i] - res[i]);
+                    double r = d == 0 ? 0 : gauge[i] > 0 ? (double)(d / gauge[i]) : INFINITY;
+                    if (!(r <= worst)) worst = r;
+                }
+                cr_expect_leq(
+                    worst, DENSE_TOL, "%s oracle %lldx%lld, %lld steps: max |out - r| / g = %.3g",
+                    scheme_names[scheme], (long long)ny, (long long)nx, (long long)steps, worst);
+                free(f);
+            }
+}
+
+/* The comparisons above would notice a gauge that takes one averaging step too many or too
+ * few: on the same input, the dense gauge for steps - 1 and steps + 1 is further than the
+ * tolerance from the oracle's gauge for steps (by orders of magnitude). */
+Test(stencil, gauge_comparison_sees_an_off_by_one_in_steps)
+{
+    for (size_t s = 0; s < 2; s++) /* the 5x7 and 6x4 grids */
+        for (int scheme = FIXED; scheme <= PERIODIC; scheme++)
+            for (size_t k = 0; k < sizeof dense_steps / sizeof dense_steps[0]; k++) {
+                int64_t ny = dense_grids[s][0], nx = dense_grids[s][1], n = ny * nx;
+                int64_t steps = dense_steps[k];
+                double *f = random_grid(n, (unsigned)(300 + 10 * s + k), true);
+                double g[64];
+                long double res[64], want[64];
+                oracle_gauge(scheme, ny, nx, steps, f, g);
+                for (int64_t other = steps - 1; other <= steps + 1; other += 2) {
+                    if (other < 1) continue;
+                    dense_truth(scheme, ny, nx, other, 0.1, f, res, want);
+                    double e = max_rel_diff(n, g, want);
+                    cr_expect_gt(e, 1e3 * DENSE_TOL,
+                                 "%s %lldx%lld: the gauge for %lld steps is within %.3g of the "
+                                 "one for %lld",
+                                 scheme_names[scheme], (long long)ny, (long long)nx,
+                                 (long long)steps, e, (long long)other);
+                }
+                free(f);
+            }
+}
+
 /* ---- the error model, through the op descriptors ------------------------------------- */
 
 /* The kernels' arithmetic in T, in their order (no fused multiply-add: a CPU build rounds
