@@ -59,8 +59,8 @@ static const gv_op vadd = {
     .name = "vadd",
     .summary = "c = a + b, element-wise (seed 000)",
     .dtypes = GV_BOTH_DTYPES,
-    .shapes = "1e3,1e5,1e7,1e8",
-    .test_shapes = "1,1000,4099,1e6",
+    .shapes = "1e3,1e5,100003,1048583,1e7,1e8",
+    .test_shapes = "1,1000,4099,100003,1e6,1048583",
     .device = GV_KERNEL(gk_vadd),
     VADD_COMMON,
 };

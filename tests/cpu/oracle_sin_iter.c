@@ -349,3 +349,15 @@ Test(sin_iter_cli, bad_shapes_exit_2_with_a_message, .timeout = 60)
     rc = gv_test_run_cli("check --op sin_iter --dist smallint -q", out, sizeof out);
     cr_expect_eq(rc, 2, "inputs outside [-1,1] refused: exit %d, output: %s", rc, out);
 }
+
+/* more than one warp and not a multiple of 32: a partial last warp */
+static bool partial_warp(const gv_shape *s)
+{
+    return s->d[0] > 32 && s->d[0] % 32 != 0;
+}
+
+Test(sin_iter_ops, test_shapes_have_a_partial_warp)
+{
+    cr_expect_gt(gv_test_catalogue_count("sin_iter", true, partial_warp), 0);
+    cr_expect_gt(gv_test_catalogue_count("sin_iter.f32inner", true, partial_warp), 0);
+}

@@ -614,3 +614,29 @@ Test(stencil, cli_rejects_bad_shapes_with_exit_2)
                            bad[i].args, out, bad[i].says);
     }
 }
+
+/* ---- the catalogue ----------------------------------------------------------------------- */
+
+static bool non_square(const gv_shape *s)
+{
+    return s->d[0] != s->d[1];
+}
+/* a grid whose sides are both past a warp and off every power-of-two tile */
+static bool non_square_tails(const gv_shape *s)
+{
+    return s->d[0] != s->d[1] && s->d[0] > 32 && s->d[1] > 32 && s->d[0] % 2 && s->d[1] % 2;
+}
+
+Test(stencil, catalogues_have_non_square_grids_with_tails)
+{
+    const char *const ops[] = {"stencil.laplace", "diffusion.fixed", "diffusion.periodic"};
+    for (int o = 0; o < 3; o++)
+        for (int t = 0; t < 2; t++) {
+            cr_expect_gt(gv_test_catalogue_count(ops[o], t, non_square_tails), 0,
+                         "%s %s: no odd non-square grid", ops[o], t ? "test_shapes" : "shapes");
+        }
+    const char *const planted[] = {"diffusion.fixed.edge", "diffusion.periodic.clamp"};
+    for (int o = 0; o < 2; o++)
+        for (int t = 0; t < 2; t++)
+            cr_expect_gt(gv_test_catalogue_count(planted[o], t, non_square), 0, "%s", planted[o]);
+}
