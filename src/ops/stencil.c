@@ -176,10 +176,13 @@ static int periodic_gauge(gv_problem *p)
 }
 
 /* Finite distributions only: the special one's NaN and Inf spread over whole
- * neighbourhoods, where Inf - Inf becomes NaN depending on the order of the sums. */
+ * neighbourhoods, where Inf - Inf becomes NaN depending on the order of the sums. Inputs
+ * default to uniform [-1, 1): neighbours of both signs cancel, which a field of positive
+ * values never makes the kernels do; the gauges are built from |f|, so the model holds as it
+ * is, and the planted variants keep their parents' default. */
 #define STENCIL_COMMON                                                                             \
     .family = "stencil", .dtypes = GV_BOTH_DTYPES, .modes = GV_BIT(GV_MODE_NATIVE),                \
-    .dists = GV_FINITE_DISTS, .default_dist = GV_DIST_UNIFORM01,                                   \
+    .dists = GV_FINITE_DISTS, .default_dist = GV_DIST_UNIFORM11,                                   \
     .check_shape = stencil_check_shape, .layout = stencil_layout, .bytes = stencil_bytes,          \
     .make_inputs = stencil_inputs
 

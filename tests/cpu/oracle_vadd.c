@@ -83,6 +83,9 @@ Test(oracle_vadd, descriptor_facts)
     cr_expect(gv_mode_ok(op, GV_F64, GV_MODE_NATIVE));
     cr_expect_not(gv_mode_ok(op, GV_F32, GV_MODE_TF32));
     cr_expect_not_null(bug->planted_bug);
+    /* signed inputs by default: sums cancel (the tier analysis in src/ops/vadd.c) */
+    cr_expect_eq(op->default_dist, GV_DIST_UNIFORM11);
+    cr_expect_eq(bug->default_dist, GV_DIST_UNIFORM11);
     cr_expect_not(gv_mode_ok(bug, GV_F32, GV_MODE_NATIVE), "the planted variant is f64 only");
     char why[256];
     gv_shape three = {3, {2, 2, 2}};
