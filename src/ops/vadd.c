@@ -1,6 +1,9 @@
 /* vadd.c: op descriptors for c = a + b (seed 000) and its planted bug. One correctly
  * rounded addition per element: |c - r| <= u (|a| + |b|), depth 1 (Higham, ASNA 2nd ed.,
- * eq. 2.4, the standard model fl(x op y) = (x op y)(1 + delta), |delta| <= u). */
+ * eq. 2.4, the standard model fl(x op y) = (x op y)(1 + delta), |delta| <= u). Inputs
+ * default to uniform [-1, 1), so sums also cancel; the gauge |a| + |b| covers that, and the
+ * error u (|a| + |b|) <= 2u stays under the expected tier t (1 + |c|) (1e-4 in f32, 1e-8 in
+ * f64). */
 #include "opkit.h"
 
 extern const gk_op gk_vadd, gk_vadd_f32round;
@@ -50,7 +53,7 @@ static int vadd_gauge(gv_problem *p)
 
 #define VADD_COMMON                                                                                \
     .family = "vadd", .dims = "n", .modes = GV_BIT(GV_MODE_NATIVE), .dists = GV_ALL_DISTS,         \
-    .default_dist = GV_DIST_UNIFORM01, .layout = vadd_layout, .flops = vadd_flops,                 \
+    .default_dist = GV_DIST_UNIFORM11, .layout = vadd_layout, .flops = vadd_flops,                 \
     .bytes = vadd_bytes, .make_inputs = vadd_inputs, .oracle = vadd_oracle, .gauge = vadd_gauge,   \
     .depth = vadd_depth,                                                                           \
     .error_model = "|c-r| <= u(|a|+|b|), depth 1: one rounded addition (Higham ASNA eq. 2.4)"
@@ -59,8 +62,8 @@ static const gv_op vadd = {
     .name = "vadd",
     .summary = "c = a + b, element-wise (seed 000)",
     .dtypes = GV_BOTH_DTYPES,
-    .shapes = "1e3,1e5,1e7,1e8",
-    .test_shapes = "1,1000,4099,1e6",
+    .shapes = "1e3,1e5,100003,1048583,1e7,1e8",
+    .test_shapes = "1,1000,4099,100003,1e6,1048583",
     .device = GV_KERNEL(gk_vadd),
     VADD_COMMON,
 };

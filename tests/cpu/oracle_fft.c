@@ -640,3 +640,17 @@ Test(oracle_fft, cli_list_shows_each_direction)
     cr_assert_eq(gv_test_run_cli("list --all", out, sizeof out), 0);
     cr_expect_not_null(strstr(out, "fft.c2c.fwd.wrongsign"));
 }
+
+/* a transform length past 32 that is not a multiple of it */
+static bool ragged_n(const gv_shape *s)
+{
+    return s->d[0] > 32 && s->d[0] % 32 != 0;
+}
+
+Test(oracle_fft, test_shapes_have_a_length_off_multiples_of_32)
+{
+    const char *const ops[] = {"fft.c2c.fwd", "fft.c2c.inv", "fft.r2c.fwd", "fft.c2r.inv",
+                               "fft.c2c.fwd.wrongsign"};
+    for (int o = 0; o < 5; o++)
+        cr_expect_gt(gv_test_catalogue_count(ops[o], true, ragged_n), 0, "%s", ops[o]);
+}

@@ -184,10 +184,10 @@ static void sim_fast_32x(const gv_problem *p, double *y)
     sim_fast_scaled(p, y, 32.0);
 }
 
-static gv_result judge_sim(const char *opname, gv_dtype t, gv_mode mode, int64_t n, int64_t k,
-                           sim_fn sim)
+static gv_result judge_sim_dist(const char *opname, gv_dtype t, gv_mode mode, gv_dist dist,
+                                int64_t n, int64_t k, sim_fn sim)
 {
-    gv_case c = {gv_op_find(opname), t, mode, GV_DIST_UNIFORM01, {2, {n, k}}, 7};
+    gv_case c = {gv_op_find(opname), t, mode, dist, {2, {n, k}}, 7};
     cr_assert_not_null(c.op, "%s registered", opname);
     gv_problem p;
     cr_assert_eq(gv_problem_init(&p, &c), GV_OK);
@@ -206,44 +206,61 @@ static gv_result judge_sim(const char *opname, gv_dtype t, gv_mode mode, int64_t
     gv_result_init(&r, &c, &gv_default_tiers);
     gv_judge(&p, &r);
     gv_problem_free(&p);
-    cr_log_info("%s %s %s %lldx%lld: %s ratio %.3g max_abs %.3g max_rel %.3g %s", opname,
-                gv_dtype_name(t), gv_mode_name(mode), (long long)n, (long long)k,
-                gv_verdict_name(r.verdict), r.m.ratio, r.m.max_abs, r.m.max_rel, r.reason);
+    cr_log_info("%s %s %s %s %lldx%lld: %s ratio %.3g max_abs %.3g max_rel %.3g %s", opname,
+                gv_dtype_name(t), gv_mode_name(mode), gv_dist_name(dist), (long long)n,
+                (long long)k, gv_verdict_name(r.verdict), r.m.ratio, r.m.max_abs, r.m.max_rel,
+                r.reason);
     return r;
+}
+
+/* uniform [0, 1), as the model tests were written for */
+static gv_result judge_sim(const char *opname, gv_dtype t, gv_mode mode, int64_t n, int64_t k,
+                           sim_fn sim)
+{
+    return judge_sim_dist(opname, t, mode, GV_DIST_UNIFORM01, n, k, sim);
 }
 
 static const int64_t model_shapes[][2] = {{1, 1}, {1000, 1}, {4097, 10}, {2003, 100}, {1009, 1000}};
 #define N_MODEL_SHAPES (sizeof model_shapes / sizeof model_shapes[0])
 
+/* With [0, 1) and with the signed default: PASS includes the expected tier. */
 Test(sin_iter_model, documented_worst_errors_pass_inside_the_bound, .timeout = 120)
 {
-    for (size_t s = 0; s < N_MODEL_SHAPES; s++) {
-        int64_t n = model_shapes[s][0], k = model_shapes[s][1];
-        gv_result r[4] = {
-            judge_sim("sin_iter", GV_F32, GV_MODE_NATIVE, n, k, sim_f32_worst),
-            judge_sim("sin_iter", GV_F32, GV_MODE_NATIVE, n, k, sim_f32_plain),
-            judge_sim("sin_iter", GV_F64, GV_MODE_NATIVE, n, k, sim_f64_worst),
-            judge_sim("sin_iter", GV_F32, GV_MODE_FASTMATH, n, k, sim_fast_worst),
-        };
-        for (int i = 0; i < 4; i++) {
-            cr_expect_eq(r[i].verdict, GV_PASS, "sim %d at %lldx%lld: %s", i, (long long)n,
-                         (long long)k, r[i].reason);
-            /* native: 5 from 2.5 ulp a step (2 from the correctly rounded value); fastmath 1 */
-            cr_expect_leq(r[i].m.ratio, i == 3 ? 1.0 : 5.5, "sim %d at %lldx%lld: ratio %.3g", i,
-                          (long long)n, (long long)k, r[i].m.ratio);
+    for (int d = 0; d < 2; d++)
+        for (size_t s = 0; s < N_MODEL_SHAPES; s++) {
+            gv_dist dist = d ? GV_DIST_UNIFORM11 : GV_DIST_UNIFORM01;
+            int64_t n = model_shapes[s][0], k = model_shapes[s][1];
+            gv_result r[4] = {
+                judge_sim_dist("sin_iter", GV_F32, GV_MODE_NATIVE, dist, n, k, sim_f32_worst),
+                judge_sim_dist("sin_iter", GV_F32, GV_MODE_NATIVE, dist, n, k, sim_f32_plain),
+                judge_sim_dist("sin_iter", GV_F64, GV_MODE_NATIVE, dist, n, k, sim_f64_worst),
+                judge_sim_dist("sin_iter", GV_F32, GV_MODE_FASTMATH, dist, n, k, sim_fast_worst),
+            };
+            for (int i = 0; i < 4; i++) {
+                cr_expect_eq(r[i].verdict, GV_PASS, "sim %d at %lldx%lld %s: %s", i, (long long)n,
+                             (long long)k, gv_dist_name(dist), r[i].reason);
+                /* native: 5 from 2.5 ulp a step (2 from the correctly rounded value); fastmath 1 */
+                cr_expect_leq(r[i].m.ratio, i == 3 ? 1.0 : 5.5,
+                              "sim %d at %lldx%lld %s: ratio %.3g", i, (long long)n, (long long)k,
+                              gv_dist_name(dist), r[i].m.ratio);
+            }
         }
-    }
 }
 
 Test(sin_iter_model, float_iterations_on_f64_fail, .timeout = 120)
 {
     for (size_t s = 0; s < N_MODEL_SHAPES; s++) {
         int64_t n = model_shapes[s][0], k = model_shapes[s][1];
-        if (n == 1) continue; /* one element may happen to be exact in float */
-        gv_result r = judge_sim("sin_iter.f32inner", GV_F64, GV_MODE_NATIVE, n, k, sim_f32_plain);
-        cr_expect_eq(r.verdict, GV_FAIL, "%lldx%lld: %s", (long long)n, (long long)k, r.reason);
-        cr_expect_gt(r.m.ratio, 1e4, "%lldx%lld: ratio %.3g", (long long)n, (long long)k,
-                     r.m.ratio);
+        if (n == 1) continue;         /* one element may happen to be exact in float */
+        for (int d = 0; d < 2; d++) { /* [0, 1) and the signed default */
+            gv_dist dist = d ? GV_DIST_UNIFORM11 : GV_DIST_UNIFORM01;
+            gv_result r = judge_sim_dist("sin_iter.f32inner", GV_F64, GV_MODE_NATIVE, dist, n, k,
+                                         sim_f32_plain);
+            cr_expect_eq(r.verdict, GV_FAIL, "%lldx%lld %s: %s", (long long)n, (long long)k,
+                         gv_dist_name(dist), r.reason);
+            cr_expect_gt(r.m.ratio, 1e4, "%lldx%lld %s: ratio %.3g", (long long)n, (long long)k,
+                         gv_dist_name(dist), r.m.ratio);
+        }
     }
 }
 
@@ -306,6 +323,9 @@ Test(sin_iter_ops, model_numbers_and_modes)
     cr_assert_not_null(bug);
     cr_expect_not_null(bug->planted_bug);
     cr_expect_not(gv_mode_ok(bug, GV_F32, GV_MODE_NATIVE), "the planted bug is f64 only");
+    /* signed inputs by default: sin is odd, the bounds hold for either sign */
+    cr_expect_eq(op->default_dist, GV_DIST_UNIFORM11);
+    cr_expect_eq(bug->default_dist, GV_DIST_UNIFORM11);
 }
 
 Test(sin_iter_ops, shape_checks_give_reasons)
@@ -348,4 +368,16 @@ Test(sin_iter_cli, bad_shapes_exit_2_with_a_message, .timeout = 60)
 
     rc = gv_test_run_cli("check --op sin_iter --dist smallint -q", out, sizeof out);
     cr_expect_eq(rc, 2, "inputs outside [-1,1] refused: exit %d, output: %s", rc, out);
+}
+
+/* more than one warp and not a multiple of 32: a partial last warp */
+static bool partial_warp(const gv_shape *s)
+{
+    return s->d[0] > 32 && s->d[0] % 32 != 0;
+}
+
+Test(sin_iter_ops, test_shapes_have_a_partial_warp)
+{
+    cr_expect_gt(gv_test_catalogue_count("sin_iter", true, partial_warp), 0);
+    cr_expect_gt(gv_test_catalogue_count("sin_iter.f32inner", true, partial_warp), 0);
 }

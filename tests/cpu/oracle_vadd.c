@@ -8,6 +8,7 @@
 #include "gen.h"
 #include "go.h"
 #include "registry.h"
+#include "testkit.h"
 
 static void check_sum(int64_t n, gv_dtype inputs)
 {
@@ -82,8 +83,26 @@ Test(oracle_vadd, descriptor_facts)
     cr_expect(gv_mode_ok(op, GV_F64, GV_MODE_NATIVE));
     cr_expect_not(gv_mode_ok(op, GV_F32, GV_MODE_TF32));
     cr_expect_not_null(bug->planted_bug);
+    /* signed inputs by default: sums cancel (the tier analysis in src/ops/vadd.c) */
+    cr_expect_eq(op->default_dist, GV_DIST_UNIFORM11);
+    cr_expect_eq(bug->default_dist, GV_DIST_UNIFORM11);
     cr_expect_not(gv_mode_ok(bug, GV_F32, GV_MODE_NATIVE), "the planted variant is f64 only");
     char why[256];
     gv_shape three = {3, {2, 2, 2}};
     cr_expect_not(gv_shape_ok(op, &three, why, sizeof why));
+}
+
+/* past one 1024-thread block and not a multiple of 4 (so of 8 or 32 either): the vector
+ * loads' and the last block's tails */
+static bool ragged_length(const gv_shape *s)
+{
+    return s->d[0] > 1024 && s->d[0] % 4 != 0;
+}
+
+Test(oracle_vadd, catalogues_have_ragged_lengths)
+{
+    for (int t = 0; t < 2; t++)
+        cr_expect_gt(gv_test_catalogue_count("vadd", t, ragged_length), 0,
+                     "vadd %s: no n > 1024 that is not a multiple of 4",
+                     t ? "test_shapes" : "shapes");
 }

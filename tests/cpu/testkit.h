@@ -6,10 +6,13 @@
 #define GV_TESTKIT_H
 
 #include <criterion/criterion.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <sys/wait.h>
 #include <unistd.h>
+
+#include "registry.h"
 
 /* The gpuval binary named by GPUVAL; fails the test when it is unset or not executable. */
 static inline const char *gv_test_gpuval_bin(void)
@@ -76,6 +79,27 @@ static inline int gv_test_run_cli_split(const char *args, char *out, size_t out_
     unlink(e);
     rmdir(dir);
     return rc;
+}
+
+/* How many cases of op's catalogue (its .shapes, or .test_shapes when test_shapes; one case per
+ * shape, dtype and mode) satisfy pred; fails the test when the op is unknown or gv_select refuses a
+ * shape (check_shape). */
+static inline int gv_test_catalogue_count(const char *op, bool test_shapes,
+                                          bool (*pred)(const gv_shape *s))
+{
+    const gv_op *o = gv_op_find(op);
+    cr_assert_not_null(o, "%s registered", op);
+    gv_selection sel = {.op_glob = op, .dist = -1, .test_shapes = test_shapes, .planted = true};
+    gv_case *cases = NULL;
+    char err[256] = "";
+    int n = gv_select(&sel, &cases, err, sizeof err);
+    cr_assert_gt(n, 0, "%s %s: gv_select gives %d (%s)", op, test_shapes ? "test_shapes" : "shapes",
+                 n, err);
+    int hits = 0;
+    for (int i = 0; i < n; i++)
+        hits += pred(&cases[i].shape);
+    free(cases);
+    return hits;
 }
 
 #endif
