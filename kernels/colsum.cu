@@ -59,3 +59,10 @@ template <bool LastChunk> static int einsum_colsum(gk_launch *L)
 extern "C" const gk_op gk_matmul_colsum = {NULL, matmul_colsum, NULL};
 extern "C" const gk_op gk_einsum_colsum = {NULL, einsum_colsum<false>, NULL};
 extern "C" const gk_op gk_einsum_colsum_lastchunk = {NULL, einsum_colsum<true>, NULL};
+
+/* planted bug matmul_colsum.tf32native: the product secretly in TF32 (gk_secretly_tf32) */
+static int matmul_colsum_tf32native(gk_launch *L)
+{
+    return gk_secretly_tf32(matmul_colsum, L);
+}
+extern "C" const gk_op gk_matmul_colsum_tf32native = {NULL, matmul_colsum_tf32native, NULL};

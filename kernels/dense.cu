@@ -112,3 +112,10 @@ template <bool ColumnBias> static int dense_sigmoid(gk_launch *L)
 
 extern "C" const gk_op gk_dense_sigmoid = {NULL, dense_sigmoid<false>, NULL};
 extern "C" const gk_op gk_dense_sigmoid_rowbias = {NULL, dense_sigmoid<true>, NULL};
+
+/* planted bug dense.sigmoid.tf32native: the product secretly in TF32 (gk_secretly_tf32) */
+static int dense_sigmoid_tf32native(gk_launch *L)
+{
+    return gk_secretly_tf32(dense_sigmoid<false>, L);
+}
+extern "C" const gk_op gk_dense_sigmoid_tf32native = {NULL, dense_sigmoid_tf32native, NULL};

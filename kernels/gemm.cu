@@ -4,6 +4,8 @@
  *  - gemm.tiled: the seeds' shared-memory tiled matmul in CUDA C. 32 x 32 tiles of A and B
  *    in shared memory; a 32 x 8 thread block, each thread accumulating 4 rows of its
  *    column; partial tiles (m, n or k not multiples of 32) are zero-filled on load.
+ *  - planted bug gemm.cublas.tf32native: the native f32 call runs TF32 tensor-op math under a
+ *    pedantic label (gk_secretly_tf32).
  *  - planted bug gemm.tiled.droptail: the K loop stops at the last full tile, dropping the
  *    partial tile (wrong whenever k % 32 != 0). */
 #include "gk_cuda.h"
@@ -84,3 +86,9 @@ template <bool DropTail> static int tiled_gemm(gk_launch *L)
 extern "C" const gk_op gk_gemm_cublas = {NULL, cublas_gemm, NULL};
 extern "C" const gk_op gk_gemm_tiled = {NULL, tiled_gemm<false>, NULL};
 extern "C" const gk_op gk_gemm_tiled_droptail = {NULL, tiled_gemm<true>, NULL};
+
+static int cublas_gemm_tf32native(gk_launch *L)
+{
+    return gk_secretly_tf32(cublas_gemm, L);
+}
+extern "C" const gk_op gk_gemm_cublas_tf32native = {NULL, cublas_gemm_tf32native, NULL};

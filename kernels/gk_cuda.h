@@ -43,6 +43,19 @@ const char *gk_cublas_status_name(cublasStatus_t s);
  * in L->math_mode. */
 int gk_cublas(gk_launch *L, cublasHandle_t *h);
 
+/* For planted bugs only: run an op's f32 native launch with TF32 tensor-op math while the
+ * recorded math mode still says pedantic, as a library default or an environment override
+ * (NVIDIA_TF32_OVERRIDE) would do behind a caller's back. The verdict must catch it. */
+static inline int gk_secretly_tf32(int (*launch)(gk_launch *), gk_launch *L)
+{
+    int mode = L->mode;
+    if (L->dtype == GV_F32 && mode == GV_MODE_NATIVE) L->mode = GV_MODE_TF32;
+    int rc = launch(L);
+    L->mode = mode;
+    if (mode == GV_MODE_NATIVE) snprintf(L->math_mode, sizeof L->math_mode, "CUBLAS_PEDANTIC_MATH");
+    return rc;
+}
+
 static inline cudaStream_t gk_stream(const gk_launch *L)
 {
     return (cudaStream_t)L->stream;

@@ -6,7 +6,8 @@
 #include "../../kernels/gk.h"
 #include "opkit.h"
 
-extern const gk_op gk_matmul_colsum, gk_einsum_colsum, gk_einsum_colsum_lastchunk;
+extern const gk_op gk_matmul_colsum, gk_matmul_colsum_tf32native, gk_einsum_colsum,
+    gk_einsum_colsum_lastchunk;
 
 static int64_t max64(int64_t a, int64_t b)
 {
@@ -120,13 +121,14 @@ static int einsum_oracle(gv_problem *p)
 }
 
 #define COLSUM_COMMON                                                                              \
-    .family = "colsum", .dims = "m,k,n", .dtypes = GV_BOTH_DTYPES,                                 \
+    .family = "colsum", .dims = "m,k,n",                                                           \
     .dists = GV_ALL_DISTS | GV_BIT(GV_DIST_TIE) | GV_BIT(GV_DIST_WIDE),                            \
     .default_dist = GV_DIST_UNIFORM01, .check_shape = colsum_check_shape, .bytes = colsum_bytes,   \
     .make_inputs = colsum_inputs, .gauge = colsum_gauge, .pgauge = colsum_pgauge
 
 static const gv_op matmul_colsum = {
     .name = "matmul_colsum",
+    .dtypes = GV_BOTH_DTYPES,
     .summary = "s = sum over rows of A B: cuBLAS product, then column sum (seed 002)",
     .modes = GV_BIT(GV_MODE_NATIVE) | GV_BIT(GV_MODE_TF32),
     .shapes = "1000x500x700,500x1000x300,10000x5000x7000",
@@ -142,8 +144,28 @@ static const gv_op matmul_colsum = {
     COLSUM_COMMON,
 };
 
+static const gv_op matmul_colsum_tf32native = {
+    .name = "matmul_colsum.tf32native",
+    .dtypes = GV_BIT(GV_F32),
+    .summary = "planted bug: the native f32 product secretly runs TF32 tensor-op math",
+    .planted_bug = "TF32 tensor-op math behind a pedantic label",
+    .modes = GV_BIT(GV_MODE_NATIVE),
+    .shapes = "64x48x32",
+    .test_shapes = "64x48x32",
+    .canaries = "uniform11:1000x500x700,uniform11:10000x5000x7000",
+    .test_canaries = "uniform11:300x257x129,uniform11:64x1024x64",
+    .layout = matmul_colsum_layout,
+    .flops = matmul_colsum_flops,
+    .oracle = matmul_colsum_oracle,
+    .depth = matmul_colsum_depth,
+    .error_model = "as matmul_colsum",
+    .device = GV_KERNEL(gk_matmul_colsum_tf32native),
+    COLSUM_COMMON,
+};
+
 static const gv_op einsum_colsum = {
     .name = "einsum.colsum",
+    .dtypes = GV_BOTH_DTYPES,
     .summary = "einsum ij,jk->k fused: column sums of A, then s^T B; no m x n product",
     .modes = GV_BIT(GV_MODE_NATIVE),
     .shapes = "1000x500x700,500x1000x300,10000x5000x7000",
@@ -161,6 +183,7 @@ static const gv_op einsum_colsum = {
 
 static const gv_op einsum_colsum_lastchunk = {
     .name = "einsum.colsum.lastchunk",
+    .dtypes = GV_BOTH_DTYPES,
     .summary = "planted bug: the column sum of A skips its last row chunk",
     .planted_bug = "reduction tail dropped",
     .modes = GV_BIT(GV_MODE_NATIVE),
@@ -175,5 +198,5 @@ static const gv_op einsum_colsum_lastchunk = {
     COLSUM_COMMON,
 };
 
-const gv_op *const gv_family_colsum[] = {&matmul_colsum, &einsum_colsum, &einsum_colsum_lastchunk,
-                                         NULL};
+const gv_op *const gv_family_colsum[] = {&matmul_colsum, &matmul_colsum_tf32native, &einsum_colsum,
+                                         &einsum_colsum_lastchunk, NULL};

@@ -34,7 +34,7 @@
 
 #include "opkit.h"
 
-extern const gk_op gk_dense_sigmoid, gk_dense_sigmoid_rowbias;
+extern const gk_op gk_dense_sigmoid, gk_dense_sigmoid_rowbias, gk_dense_sigmoid_tf32native;
 
 static int dense_layout(const gv_case *c, gv_layout *l)
 {
@@ -153,7 +153,7 @@ static int dense_pgauge(gv_problem *p)
 }
 
 #define DENSE_COMMON                                                                               \
-    .family = "dense", .dims = "m,k,n", .dtypes = GV_BOTH_DTYPES, .dists = GV_FINITE_DISTS,        \
+    .family = "dense", .dims = "m,k,n", .dists = GV_FINITE_DISTS,                                  \
     .default_dist = GV_DIST_UNIFORM11, .check_shape = dense_check_shape,                           \
     .mode_valid = dense_mode_valid, .layout = dense_layout, .flops = dense_flops,                  \
     .bytes = dense_bytes, .make_inputs = dense_inputs, .oracle = dense_oracle,                     \
@@ -164,6 +164,7 @@ static int dense_pgauge(gv_problem *p)
 
 static const gv_op dense_sigmoid = {
     .name = "dense.sigmoid",
+    .dtypes = GV_BOTH_DTYPES,
     .summary = "Y = sigmoid(W X + b), b per row: cuBLAS product + one fused epilogue (seed 004)",
     .modes = GV_BIT(GV_MODE_NATIVE) | GV_BIT(GV_MODE_TF32) | GV_BIT(GV_MODE_FASTMATH),
     .shapes = "512x784x256,4096x2048x256",
@@ -176,6 +177,7 @@ static const gv_op dense_sigmoid = {
 
 static const gv_op dense_sigmoid_rowbias = {
     .name = "dense.sigmoid.rowbias",
+    .dtypes = GV_BOTH_DTYPES,
     .summary = "planted bug: the epilogue takes the bias by column, b[j mod m], not by row",
     .planted_bug = "bias indexed by column (b[j mod m]) instead of by row",
     .modes = GV_BIT(GV_MODE_NATIVE),
@@ -185,4 +187,19 @@ static const gv_op dense_sigmoid_rowbias = {
     DENSE_COMMON,
 };
 
-const gv_op *const gv_family_dense[] = {&dense_sigmoid, &dense_sigmoid_rowbias, NULL};
+static const gv_op dense_sigmoid_tf32native = {
+    .name = "dense.sigmoid.tf32native",
+    .dtypes = GV_BIT(GV_F32),
+    .summary = "planted bug: the native f32 product secretly runs TF32 tensor-op math",
+    .planted_bug = "TF32 tensor-op math behind a pedantic label",
+    .modes = GV_BIT(GV_MODE_NATIVE),
+    .shapes = "512x784x256,4096x2048x256",
+    .test_shapes = "100x257x129,512x784x256",
+    .canaries = "uniform11:1024x4096x256",
+    .test_canaries = "uniform11:64x1024x64",
+    .device = GV_KERNEL(gk_dense_sigmoid_tf32native),
+    DENSE_COMMON,
+};
+
+const gv_op *const gv_family_dense[] = {&dense_sigmoid, &dense_sigmoid_rowbias,
+                                        &dense_sigmoid_tf32native, NULL};

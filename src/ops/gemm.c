@@ -6,7 +6,7 @@
 #include "../gen.h"
 #include "opkit.h"
 
-extern const gk_op gk_gemm_cublas, gk_gemm_tiled, gk_gemm_tiled_droptail;
+extern const gk_op gk_gemm_cublas, gk_gemm_cublas_tf32native, gk_gemm_tiled, gk_gemm_tiled_droptail;
 
 static int gemm_layout(const gv_case *c, gv_layout *l)
 {
@@ -102,15 +102,16 @@ static int gemm_pgauge(gv_problem *p)
     (GV_ALL_DISTS | GV_BIT(GV_DIST_TIE) | GV_BIT(GV_DIST_PERM2) | GV_BIT(GV_DIST_WIDE))
 
 #define GEMM_COMMON                                                                                \
-    .family = "gemm", .dims = "m,k,n", .dtypes = GV_BOTH_DTYPES, .dists = GEMM_DISTS,              \
-    .default_dist = GV_DIST_UNIFORM01, .check_shape = gemm_check_shape, .layout = gemm_layout,     \
-    .flops = gemm_flops, .bytes = gemm_bytes, .make_inputs = gemm_inputs, .oracle = gemm_oracle,   \
-    .gauge = gemm_gauge, .pgauge = gemm_pgauge, .exact = gemm_exact, .depth = gemm_depth,          \
+    .family = "gemm", .dims = "m,k,n", .dists = GEMM_DISTS, .default_dist = GV_DIST_UNIFORM01,     \
+    .check_shape = gemm_check_shape, .layout = gemm_layout, .flops = gemm_flops,                   \
+    .bytes = gemm_bytes, .make_inputs = gemm_inputs, .oracle = gemm_oracle, .gauge = gemm_gauge,   \
+    .pgauge = gemm_pgauge, .exact = gemm_exact, .depth = gemm_depth,                               \
     .error_model = "|C-r| <= gamma_k |A||B| (Higham ASNA eq. 3.13); tf32: depth 4 + k/2^13 "       \
                    "at u = 2^-11"
 
 static const gv_op gemm_cublas = {
     .name = "gemm.cublas",
+    .dtypes = GV_BOTH_DTYPES,
     .summary = "C = A B through cuBLAS (pedantic math; tf32 tensor-op math)",
     .modes = GV_BIT(GV_MODE_NATIVE) | GV_BIT(GV_MODE_TF32),
     .shapes = "128x128x128,1000x999x1001,1537x515x263,4096x4096x4096",
@@ -122,8 +123,24 @@ static const gv_op gemm_cublas = {
     GEMM_COMMON,
 };
 
+static const gv_op gemm_cublas_tf32native = {
+    .name = "gemm.cublas.tf32native",
+    .summary = "planted bug: the native f32 call secretly runs TF32 tensor-op math",
+    .planted_bug = "TF32 tensor-op math behind a pedantic label",
+    .dtypes = GV_BIT(GV_F32),
+    .modes = GV_BIT(GV_MODE_NATIVE),
+    .shapes = "128x128x128,1000x999x1001,1537x515x263,4096x4096x4096",
+    .test_shapes = "512x515x260",
+    .canaries = "uniform11:1024x4096x1024,tie:1024x4096x1024,perm2:1024x4096x1024,"
+                "uniform11:256x16384x256",
+    .test_canaries = "uniform11:100x37x129,uniform11:64x1024x64,tie:129x65x33,perm2:100x37x129",
+    .device = GV_KERNEL(gk_gemm_cublas_tf32native),
+    GEMM_COMMON,
+};
+
 static const gv_op gemm_tiled = {
     .name = "gemm.tiled",
+    .dtypes = GV_BOTH_DTYPES,
     .summary = "C = A B, hand-written 32x32 shared-memory tiles",
     .modes = GV_BIT(GV_MODE_NATIVE),
     .shapes = "128x128x128,1000x999x1001,1537x515x263,4096x4096x4096",
@@ -136,6 +153,7 @@ static const gv_op gemm_tiled = {
 
 static const gv_op gemm_tiled_droptail = {
     .name = "gemm.tiled.droptail",
+    .dtypes = GV_BOTH_DTYPES,
     .summary = "planted bug: the tiled kernel drops the last partial K tile",
     .planted_bug = "drops the last partial K tile",
     .modes = GV_BIT(GV_MODE_NATIVE),
@@ -145,4 +163,5 @@ static const gv_op gemm_tiled_droptail = {
     GEMM_COMMON,
 };
 
-const gv_op *const gv_family_gemm[] = {&gemm_cublas, &gemm_tiled, &gemm_tiled_droptail, NULL};
+const gv_op *const gv_family_gemm[] = {&gemm_cublas, &gemm_cublas_tf32native, &gemm_tiled,
+                                       &gemm_tiled_droptail, NULL};
