@@ -382,6 +382,13 @@ static int check_guards(const gk_launch *L, const gk_host_io *io, cudaStream_t s
     return gk_fail_guard(msg);
 }
 
+/* GPUVAL_INJECT_FAULT=launch: gk_run stops where it would launch (gk.h). */
+static bool inject_launch_fault(void)
+{
+    const char *f = getenv("GPUVAL_INJECT_FAULT");
+    return f && strcmp(f, "launch") == 0;
+}
+
 extern "C" int gk_run(const gk_op *op, gk_launch *L, const gk_host_io *io)
 {
     cudaStream_t s;
@@ -400,6 +407,10 @@ extern "C" int gk_run(const gk_op *op, gk_launch *L, const gk_host_io *io)
         set_up = rc == GV_OK;
     } else if (rc == GV_OK) {
         set_up = true;
+    }
+    if (rc == GV_OK && inject_launch_fault()) {
+        snprintf(g_last_error, sizeof g_last_error, "injected fault (GPUVAL_INJECT_FAULT=launch)");
+        rc = GV_ECUDA;
     }
     if (rc == GV_OK) rc = op->launch(L);
     if (rc == GV_OK) {

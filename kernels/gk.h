@@ -87,7 +87,11 @@ typedef struct gk_host_io {
  * GV_EGUARD, with the first violation (outputs, then inputs, then workspace) and the count
  * of all in gk_last_error(); the outputs are downloaded into io->out all the same. A write
  * farther than GK_REDZONE_BYTES from a tensor, or one that stores the guard byte itself,
- * is not seen. */
+ * is not seen.
+ * Fault injection (tests): with GPUVAL_INJECT_FAULT=launch in the environment, gk_run does
+ * everything up to the launch (allocation, upload, poison, setup), then tears down, frees
+ * and returns GV_ECUDA with gk_last_error() "injected fault (GPUVAL_INJECT_FAULT=launch)"
+ * instead of launching: `gpuval check` then exits 3, as on a real CUDA error. */
 int gk_run(const gk_op *op, gk_launch *L, const gk_host_io *io);
 
 /* Chunked column sums (kernels/colsum.cuh) split `rows` into this many chunks of
