@@ -1,10 +1,14 @@
 /* device.cu: the device layer — device query and fingerprint, memory, error naming, the
- * cached cuBLAS handle, and gk_run, the correctness run of one op. The only mutable global
+ * cached cuBLAS handle, and gk_run, the correctness run of one op with its guards (red zones
+ * around every buffer, inputs compared with their host copies). The only mutable global
  * state of the project besides the CLI's options lives here (last error, library handles). */
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 
 #include "gk_cuda.h"
+
+static_assert(GK_REDZONE_BYTES % 256 == 0, "red zones keep cudaMalloc's 256-byte alignment");
 
 static char g_last_error[256];
 static cublasHandle_t g_cublas;
@@ -32,6 +36,12 @@ int gk_fail_unsupported(const char *what)
 {
     snprintf(g_last_error, sizeof g_last_error, "%s", what);
     return GV_EUNSUPPORTED;
+}
+
+int gk_fail_guard(const char *what)
+{
+    snprintf(g_last_error, sizeof g_last_error, "%s", what);
+    return GV_EGUARD;
 }
 
 const char *gk_cublas_status_name(cublasStatus_t s)
@@ -132,13 +142,51 @@ static size_t elem_size(const gk_launch *L)
     return L->dtype == GV_F64 ? 8 : 4;
 }
 
+static size_t in_bytes(const gk_launch *L, int i)
+{
+    return (size_t)L->in_count[i] * elem_size(L);
+}
+
+static size_t out_bytes(const gk_launch *L, int i)
+{
+    return (size_t)L->out_count[i] * elem_size(L);
+}
+
+/* Red-zoned buffers: cudaMalloc gives base, the op gets base + GK_REDZONE_BYTES; the red
+   zones are [base, p) and [p + bytes, p + bytes + GK_REDZONE_BYTES). */
+static char *guard_base(const void *p)
+{
+    return (char *)p - GK_REDZONE_BYTES;
+}
+
+static cudaError_t alloc_guarded(void **p, size_t bytes)
+{
+    void *base = NULL;
+    cudaError_t e = cudaMalloc(&base, bytes + 2 * (size_t)GK_REDZONE_BYTES);
+    *p = e == cudaSuccess ? (char *)base + GK_REDZONE_BYTES : NULL;
+    return e;
+}
+
+static void free_guarded(const void *p)
+{
+    if (p) cudaFree(guard_base(p));
+}
+
+static cudaError_t fill_guards(const void *p, size_t bytes, cudaStream_t s)
+{
+    cudaError_t e = cudaMemsetAsync(guard_base(p), GK_REDZONE_BYTE, GK_REDZONE_BYTES, s);
+    if (e == cudaSuccess)
+        e = cudaMemsetAsync((char *)p + bytes, GK_REDZONE_BYTE, GK_REDZONE_BYTES, s);
+    return e;
+}
+
 static void free_buffers(gk_launch *L)
 {
     for (int i = 0; i < L->n_in; i++)
-        cudaFree((void *)L->in[i]);
+        free_guarded(L->in[i]);
     for (int i = 0; i < L->n_out; i++)
-        cudaFree(L->out[i]);
-    cudaFree(L->workspace);
+        free_guarded(L->out[i]);
+    free_guarded(L->workspace);
     for (int i = 0; i < GK_MAX_TENSORS; i++) {
         L->in[i] = NULL;
         L->out[i] = NULL;
@@ -146,17 +194,24 @@ static void free_buffers(gk_launch *L)
     L->workspace = NULL;
 }
 
-/* Allocate every tensor and the workspace; on failure free what was taken. */
+/* Allocate every tensor and the workspace with red zones; on failure free what was taken. */
 static int alloc_buffers(gk_launch *L)
 {
-    size_t es = elem_size(L);
+    for (int i = 0; i < GK_MAX_TENSORS; i++) {
+        L->in[i] = NULL;
+        L->out[i] = NULL;
+    }
+    L->workspace = NULL;
     cudaError_t e = cudaSuccess;
-    for (int i = 0; i < L->n_in && e == cudaSuccess; i++)
-        e = cudaMalloc((void **)&L->in[i], (size_t)L->in_count[i] * es + 16);
+    for (int i = 0; i < L->n_in && e == cudaSuccess; i++) {
+        void *p = NULL;
+        e = alloc_guarded(&p, in_bytes(L, i));
+        L->in[i] = p;
+    }
     for (int i = 0; i < L->n_out && e == cudaSuccess; i++)
-        e = cudaMalloc(&L->out[i], (size_t)L->out_count[i] * es + 16);
+        e = alloc_guarded(&L->out[i], out_bytes(L, i));
     if (e == cudaSuccess && L->workspace_bytes > 0)
-        e = cudaMalloc(&L->workspace, (size_t)L->workspace_bytes);
+        e = alloc_guarded(&L->workspace, (size_t)L->workspace_bytes);
     if (e != cudaSuccess) {
         int rc = gk_fail_cuda(e, "cudaMalloc of the case's tensors");
         free_buffers(L);
@@ -165,9 +220,177 @@ static int alloc_buffers(gk_launch *L)
     return GV_OK;
 }
 
+/* Upload the inputs, poison the outputs, fill every red zone. */
+static cudaError_t upload_and_poison(gk_launch *L, const gk_host_io *io, cudaStream_t s)
+{
+    cudaError_t e = cudaSuccess;
+    for (int i = 0; i < L->n_in && e == cudaSuccess; i++) {
+        e = cudaMemcpyAsync((void *)L->in[i], io->in[i], in_bytes(L, i), cudaMemcpyHostToDevice, s);
+        if (e == cudaSuccess) e = fill_guards(L->in[i], in_bytes(L, i), s);
+    }
+    for (int i = 0; i < L->n_out && e == cudaSuccess; i++) {
+        e = cudaMemsetAsync(L->out[i], GK_POISON_BYTE, out_bytes(L, i), s);
+        if (e == cudaSuccess) e = fill_guards(L->out[i], out_bytes(L, i), s);
+    }
+    if (e == cudaSuccess && L->workspace)
+        e = fill_guards(L->workspace, (size_t)L->workspace_bytes, s);
+    return e;
+}
+
+/* ---- Guard checks: what the op wrote outside its tensors or into its inputs ---------- */
+
+/* The first violation found (in the order checked) and how many there were. */
+struct guard_report {
+    int violations;
+    char first[200];
+};
+
+static void guard_note(guard_report *g, const char *msg)
+{
+    if (g->violations++ == 0) snprintf(g->first, sizeof g->first, "%s", msg);
+}
+
+/* "output 0 (c)", "input 1", "the workspace" */
+static void tensor_label(char *buf, size_t len, const char *kind, int i, const char *name)
+{
+    if (i < 0)
+        snprintf(buf, len, "the %s", kind);
+    else if (name && name[0])
+        snprintf(buf, len, "%s %d (%.40s)", kind, i, name);
+    else
+        snprintf(buf, len, "%s %d", kind, i);
+}
+
+/* Read back both red zones of the buffer p of `bytes` and note each one that changed: how
+   many of its bytes differ and where the first (in address order) lies from the tensor. */
+static cudaError_t check_zones(const void *p, size_t bytes, const char *label, cudaStream_t s,
+                               guard_report *g)
+{
+    unsigned char before[GK_REDZONE_BYTES], after[GK_REDZONE_BYTES];
+    cudaError_t e =
+        cudaMemcpyAsync(before, guard_base(p), GK_REDZONE_BYTES, cudaMemcpyDeviceToHost, s);
+    if (e == cudaSuccess)
+        e = cudaMemcpyAsync(after, (const char *)p + bytes, GK_REDZONE_BYTES,
+                            cudaMemcpyDeviceToHost, s);
+    if (e == cudaSuccess) e = cudaStreamSynchronize(s);
+    if (e != cudaSuccess) return e;
+    int nb = 0, first_b = -1, na = 0, first_a = -1;
+    for (int k = 0; k < GK_REDZONE_BYTES; k++) {
+        if (before[k] != GK_REDZONE_BYTE) {
+            nb++;
+            if (first_b < 0) first_b = k;
+        }
+        if (after[k] != GK_REDZONE_BYTE) {
+            na++;
+            if (first_a < 0) first_a = k;
+        }
+    }
+    char msg[200];
+    if (nb) {
+        snprintf(msg, sizeof msg,
+                 "wrote %d bytes before the start of %s, first at offset -%d from its start", nb,
+                 label, GK_REDZONE_BYTES - first_b);
+        guard_note(g, msg);
+    }
+    if (na) {
+        snprintf(msg, sizeof msg,
+                 "wrote %d bytes past the end of %s, first at offset +%d from its end", na, label,
+                 first_a);
+        guard_note(g, msg);
+    }
+    return cudaSuccess;
+}
+
+/* Read input i back in chunks of the host buffer buf and compare it with its host copy
+   element by element (bytes, so a NaN compares equal to itself). */
+static cudaError_t check_input(const gk_launch *L, int i, const void *host, const char *label,
+                               unsigned char *buf, size_t buf_bytes, cudaStream_t s,
+                               guard_report *g)
+{
+    size_t es = elem_size(L), total = in_bytes(L, i);
+    const unsigned char *want = (const unsigned char *)host;
+    int64_t differ = 0, first = -1;
+    for (size_t off = 0; off < total; off += buf_bytes) {
+        size_t len = total - off < buf_bytes ? total - off : buf_bytes;
+        cudaError_t e =
+            cudaMemcpyAsync(buf, (const char *)L->in[i] + off, len, cudaMemcpyDeviceToHost, s);
+        if (e == cudaSuccess) e = cudaStreamSynchronize(s);
+        if (e != cudaSuccess) return e;
+        if (memcmp(buf, want + off, len) == 0) continue;
+        for (size_t k = 0; k < len; k += es) {
+            if (memcmp(buf + k, want + off + k, es) != 0) {
+                if (first < 0) first = (int64_t)((off + k) / es);
+                differ++;
+            }
+        }
+    }
+    if (differ) {
+        char msg[200];
+        snprintf(msg, sizeof msg, "%s changed: %lld of %lld elements differ, first at element %lld",
+                 label, (long long)differ, (long long)L->in_count[i], (long long)first);
+        guard_note(g, msg);
+    }
+    return cudaSuccess;
+}
+
+/* Chunk of the input read-back: inputs larger than this are compared piece by piece. */
+static const size_t kInputCheckChunk = (size_t)64 << 20;
+
+/* All guards of a finished launch: outputs' red zones, then inputs' red zones and contents,
+   then the workspace's red zones. GV_OK, GV_EGUARD (first violation and count in the last
+   error), or the failure of a read-back. */
+static int check_guards(const gk_launch *L, const gk_host_io *io, cudaStream_t s)
+{
+    guard_report g;
+    g.violations = 0;
+    g.first[0] = '\0';
+    char label[64];
+    cudaError_t e = cudaSuccess;
+    for (int i = 0; i < L->n_out && e == cudaSuccess; i++) {
+        tensor_label(label, sizeof label, "output", i, L->out_name[i]);
+        e = check_zones(L->out[i], out_bytes(L, i), label, s, &g);
+    }
+    size_t largest = 0;
+    for (int i = 0; i < L->n_in; i++)
+        largest = in_bytes(L, i) > largest ? in_bytes(L, i) : largest;
+    size_t buf_bytes = largest < kInputCheckChunk ? largest : kInputCheckChunk;
+    unsigned char *buf = NULL;
+    if (buf_bytes > 0) {
+        buf = (unsigned char *)malloc(buf_bytes);
+        if (!buf) {
+            snprintf(g_last_error, sizeof g_last_error,
+                     "out of host memory for the input check (%zu bytes)", buf_bytes);
+            return GV_ENOMEM;
+        }
+    }
+    for (int i = 0; i < L->n_in && e == cudaSuccess; i++) {
+        tensor_label(label, sizeof label, "input", i, L->in_name[i]);
+        e = check_zones(L->in[i], in_bytes(L, i), label, s, &g);
+        if (e == cudaSuccess && in_bytes(L, i) > 0)
+            e = check_input(L, i, io->in[i], label, buf, buf_bytes, s, &g);
+    }
+    free(buf);
+    if (e == cudaSuccess && L->workspace)
+        e = check_zones(L->workspace, (size_t)L->workspace_bytes, "the workspace", s, &g);
+    if (e != cudaSuccess) return gk_fail_cuda(e, "the guard check's read-back");
+    if (g.violations == 0) return GV_OK;
+    char msg[256];
+    if (g.violations > 1)
+        snprintf(msg, sizeof msg, "%s; %d guard violations in all", g.first, g.violations);
+    else
+        snprintf(msg, sizeof msg, "%s", g.first);
+    return gk_fail_guard(msg);
+}
+
+/* GPUVAL_INJECT_FAULT=launch: gk_run stops where it would launch (gk.h). */
+static bool inject_launch_fault(void)
+{
+    const char *f = getenv("GPUVAL_INJECT_FAULT");
+    return f && strcmp(f, "launch") == 0;
+}
+
 extern "C" int gk_run(const gk_op *op, gk_launch *L, const gk_host_io *io)
 {
-    size_t es = elem_size(L);
     cudaStream_t s;
     GK_CUDA(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
     L->stream = s;
@@ -176,19 +399,18 @@ extern "C" int gk_run(const gk_op *op, gk_launch *L, const gk_host_io *io)
     int rc = alloc_buffers(L);
     bool set_up = false;
     if (rc == GV_OK) {
-        cudaError_t e = cudaSuccess;
-        for (int i = 0; i < L->n_in && e == cudaSuccess; i++)
-            e = cudaMemcpyAsync((void *)L->in[i], io->in[i], (size_t)L->in_count[i] * es,
-                                cudaMemcpyHostToDevice, s);
-        for (int i = 0; i < L->n_out && e == cudaSuccess; i++)
-            e = cudaMemsetAsync(L->out[i], GK_POISON_BYTE, (size_t)L->out_count[i] * es, s);
-        if (e != cudaSuccess) rc = gk_fail_cuda(e, "upload and poison");
+        cudaError_t e = upload_and_poison(L, io, s);
+        if (e != cudaSuccess) rc = gk_fail_cuda(e, "upload, poison and red zones");
     }
     if (rc == GV_OK && op->setup) {
         rc = op->setup(L);
         set_up = rc == GV_OK;
     } else if (rc == GV_OK) {
         set_up = true;
+    }
+    if (rc == GV_OK && inject_launch_fault()) {
+        snprintf(g_last_error, sizeof g_last_error, "injected fault (GPUVAL_INJECT_FAULT=launch)");
+        rc = GV_ECUDA;
     }
     if (rc == GV_OK) rc = op->launch(L);
     if (rc == GV_OK) {
@@ -198,11 +420,12 @@ extern "C" int gk_run(const gk_op *op, gk_launch *L, const gk_host_io *io)
     if (rc == GV_OK) {
         cudaError_t e = cudaSuccess;
         for (int i = 0; i < L->n_out && e == cudaSuccess; i++)
-            e = cudaMemcpyAsync(io->out[i], L->out[i], (size_t)L->out_count[i] * es,
-                                cudaMemcpyDeviceToHost, s);
+            e = cudaMemcpyAsync(io->out[i], L->out[i], out_bytes(L, i), cudaMemcpyDeviceToHost, s);
         if (e == cudaSuccess) e = cudaStreamSynchronize(s);
         if (e != cudaSuccess) rc = gk_fail_cuda(e, "download");
     }
+    /* after the download: a guard violation still hands its outputs to the metrics */
+    if (rc == GV_OK) rc = check_guards(L, io, s);
     if (set_up && op->teardown) op->teardown(L);
     cudaStreamSynchronize(s);
     free_buffers(L);

@@ -32,6 +32,9 @@ typedef struct gk_launch {
     const void *host_aux; /* the op's host-side extra data (e.g. sparse structure), or NULL */
     void *state;          /* owned by the op between setup and teardown */
     char math_mode[48];   /* library math mode actually set, recorded with the result */
+    /* Optional tensor names ("a", "c") for gk_run's guard messages; NULL entries allowed. */
+    const char *in_name[GK_MAX_TENSORS];
+    const char *out_name[GK_MAX_TENSORS];
 } gk_launch;
 
 /* An op's device side. launch() only enqueues work on L->stream and must give the same
@@ -74,8 +77,21 @@ typedef struct gk_host_io {
 } gk_host_io;
 
 /* The correctness run of one op: allocate, upload, poison outputs (all-ones bytes, a NaN in
- * f32 and f64), setup, launch, synchronise, download, teardown, free. L carries shapes and
- * counts; its pointers are filled here. */
+ * f32 and f64), setup, launch, synchronise, download, check the guards, teardown, free.
+ * L carries shapes and counts; its pointers are filled here.
+ * Guards: every input, output and the workspace (when workspace_bytes > 0) is allocated
+ * with GK_REDZONE_BYTES of red zone before and after it, filled with GK_REDZONE_BYTE; the
+ * op sees base + GK_REDZONE_BYTES (so tensors stay 256-byte aligned). After the launch the
+ * red zones are read back and every input is compared with its host copy io->in[i]
+ * byte for byte. A red zone that changed or an input that changed makes gk_run return
+ * GV_EGUARD, with the first violation (outputs, then inputs, then workspace) and the count
+ * of all in gk_last_error(); the outputs are downloaded into io->out all the same. A write
+ * farther than GK_REDZONE_BYTES from a tensor, or one that stores the guard byte itself,
+ * is not seen.
+ * Fault injection (tests): with GPUVAL_INJECT_FAULT=launch in the environment, gk_run does
+ * everything up to the launch (allocation, upload, poison, setup), then tears down, frees
+ * and returns GV_ECUDA with gk_last_error() "injected fault (GPUVAL_INJECT_FAULT=launch)"
+ * instead of launching: `gpuval check` then exits 3, as on a real CUDA error. */
 int gk_run(const gk_op *op, gk_launch *L, const gk_host_io *io);
 
 /* Chunked column sums (kernels/colsum.cuh) split `rows` into this many chunks of
@@ -111,6 +127,12 @@ static inline int64_t gk_reduce_workspace_elems(int64_t n)
 
 /* The bit pattern outputs are poisoned with (every byte 0xFF). */
 #define GK_POISON_BYTE 0xFF
+
+/* gk_run's red zones: bytes of guard before and after every tensor and the workspace (a
+ * multiple of 256, cudaMalloc's alignment, so each tensor keeps it), and their byte, apart
+ * from GK_POISON_BYTE so an unwritten output and a red zone are told apart. */
+#define GK_REDZONE_BYTES 256
+#define GK_REDZONE_BYTE  0xA5
 
 /* ---- Timed runs (kernels/timing.cu; kernels/nodevice.c answers GV_ENODEV) ----------------
  * Kept apart from gk_run: a correctness run never times, a timed run never replaces it.

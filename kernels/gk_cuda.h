@@ -16,6 +16,8 @@
 int gk_fail_cuda(cudaError_t e, const char *where);
 int gk_fail_lib(const char *lib, int status, const char *status_name, const char *where);
 int gk_fail_unsupported(const char *what);
+/* A guard violation (gk_run): the message as given; returns GV_EGUARD. */
+int gk_fail_guard(const char *what);
 const char *gk_cublas_status_name(cublasStatus_t s);
 
 #define GK_CUDA(call)                                                                              \

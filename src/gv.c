@@ -22,6 +22,7 @@ const char *gv_strerror(int err)
     case GV_ELIB: return "library error";
     case GV_EIO: return "I/O error";
     case GV_EUNSUPPORTED: return "not supported by this device or library";
+    case GV_EGUARD: return "memory outside a tensor was written, or an input changed";
     default: return "unknown error";
     }
 }

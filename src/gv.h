@@ -20,6 +20,8 @@ typedef enum gv_err {
     GV_ELIB = -6,         /* cuBLAS/cuFFT/cuSOLVER/cuSPARSE/LAPACKE error (named likewise) */
     GV_EIO = -7,          /* file could not be read or written */
     GV_EUNSUPPORTED = -8, /* the device or library cannot run this mode */
+    GV_EGUARD = -9,       /* an op wrote outside its tensors or changed an input (gk_run's
+                             guards; named by gk_last_error) */
 } gv_err;
 
 const char *gv_strerror(int err);

@@ -114,7 +114,10 @@ int64_t gv_device_bytes(const gv_problem *p)
         elems += p->l.in[i].count;
     for (int i = 0; i < p->l.n_out; i++)
         elems += p->l.out[i].count;
-    return elems * (int64_t)gv_dtype_size(p->c.dtype) + p->l.workspace_bytes;
+    /* gk_run puts a red zone before and after every tensor and the workspace */
+    int64_t guarded = p->l.n_in + p->l.n_out + (p->l.workspace_bytes > 0);
+    return elems * (int64_t)gv_dtype_size(p->c.dtype) + p->l.workspace_bytes +
+           guarded * 2 * GK_REDZONE_BYTES;
 }
 
 void gv_result_extra(gv_result *r, const char *name, double value)
@@ -388,10 +391,12 @@ int gv_run_case(const gv_case *c, const gv_tiers *tiers, gv_result *r)
     memset(&io, 0, sizeof io);
     for (int i = 0; i < p.l.n_in; i++) {
         L.in_count[i] = p.in[i].count;
+        L.in_name[i] = p.in[i].name;
         io.in[i] = p.in[i].data;
     }
     for (int i = 0; i < p.l.n_out; i++) {
         L.out_count[i] = p.out[i].count;
+        L.out_name[i] = p.out[i].name;
         io.out[i] = p.out[i].data;
     }
     L.workspace_bytes = p.l.workspace_bytes;
@@ -406,6 +411,12 @@ int gv_run_case(const gv_case *c, const gv_tiers *tiers, gv_result *r)
     } else if (rc == GV_EUNSUPPORTED) {
         r->verdict = GV_SKIP;
         snprintf(r->reason, sizeof r->reason, "mode not supported: %s", gk_last_error());
+    } else if (rc == GV_EGUARD) {
+        /* the outputs came back: fill the metrics, but a write outside a tensor or a changed
+           input fails the case whatever the numbers say */
+        gv_judge(&p, r);
+        r->verdict = GV_FAIL;
+        snprintf(r->reason, sizeof r->reason, "%s", gk_last_error());
     } else if (rc != GV_OK) {
         r->verdict = GV_ERROR;
         snprintf(r->reason, sizeof r->reason, "%s", gk_last_error());

@@ -1,4 +1,4 @@
-/* vadd.c: op descriptors for c = a + b (seed 000) and its planted bug. One correctly
+/* vadd.c: op descriptors for c = a + b (seed 000) and its planted bugs. One correctly
  * rounded addition per element: |c - r| <= u (|a| + |b|), depth 1 (Higham, ASNA 2nd ed.,
  * eq. 2.4, the standard model fl(x op y) = (x op y)(1 + delta), |delta| <= u). Inputs
  * default to uniform [-1, 1), so sums also cancel; the gauge |a| + |b| covers that, and the
@@ -6,7 +6,7 @@
  * f64). */
 #include "opkit.h"
 
-extern const gk_op gk_vadd, gk_vadd_f32round;
+extern const gk_op gk_vadd, gk_vadd_f32round, gk_vadd_pastend, gk_vadd_prestart, gk_vadd_clobber;
 
 static int vadd_layout(const gv_case *c, gv_layout *l)
 {
@@ -79,4 +79,34 @@ static const gv_op vadd_f32round = {
     VADD_COMMON,
 };
 
-const gv_op *const gv_family_vadd[] = {&vadd, &vadd_f32round, NULL};
+/* Guard bugs: c itself is right, so only gk_run's red zones and input check can FAIL
+   them. 1001 is not a multiple of the 4-wide vector step: the tail loop runs. */
+#define VADD_GUARD_COMMON                                                                          \
+    .dtypes = GV_BOTH_DTYPES, .shapes = "1001", .test_shapes = "1,1001,4099", VADD_COMMON
+
+static const gv_op vadd_pastend = {
+    .name = "vadd.pastend",
+    .summary = "planted bug: also writes c[n], one element past the end of c",
+    .planted_bug = "writes one element past the end of its output",
+    .device = GV_KERNEL(gk_vadd_pastend),
+    VADD_GUARD_COMMON,
+};
+
+static const gv_op vadd_prestart = {
+    .name = "vadd.prestart",
+    .summary = "planted bug: also writes c[-1], one element before the start of c",
+    .planted_bug = "writes one element before the start of its output",
+    .device = GV_KERNEL(gk_vadd_prestart),
+    VADD_GUARD_COMMON,
+};
+
+static const gv_op vadd_clobber = {
+    .name = "vadd.clobber",
+    .summary = "planted bug: overwrites the input a[n-1] after reading it",
+    .planted_bug = "writes into its input a",
+    .device = GV_KERNEL(gk_vadd_clobber),
+    VADD_GUARD_COMMON,
+};
+
+const gv_op *const gv_family_vadd[] = {&vadd,          &vadd_f32round, &vadd_pastend,
+                                       &vadd_prestart, &vadd_clobber,  NULL};
