@@ -38,6 +38,17 @@ int gk_fail_unsupported(const char *what)
     return GV_EUNSUPPORTED;
 }
 
+int gk_fail_internal(const char *what)
+{
+    snprintf(g_last_error, sizeof g_last_error, "%s", what);
+    return GV_EINTERNAL;
+}
+
+extern "C" void gk_clear_error(void)
+{
+    g_last_error[0] = '\0';
+}
+
 int gk_fail_guard(const char *what)
 {
     snprintf(g_last_error, sizeof g_last_error, "%s", what);

@@ -69,6 +69,8 @@ int gk_device_info_get(gk_device_info *info);
 int gk_mem_info(int64_t *free_bytes, int64_t *total_bytes);
 /* "cudaErrorMemoryAllocation in vadd launch", or "" */
 const char *gk_last_error(void);
+/* Forget the last error: each case starts with none, so no text leaks into a later row. */
+void gk_clear_error(void);
 
 /* Host-side tensors of one run: inputs in the case's dtype, outputs to be written. */
 typedef struct gk_host_io {

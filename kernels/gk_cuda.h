@@ -18,6 +18,9 @@ int gk_fail_lib(const char *lib, int status, const char *status_name, const char
 int gk_fail_unsupported(const char *what);
 /* A guard violation (gk_run): the message as given; returns GV_EGUARD. */
 int gk_fail_guard(const char *what);
+/* A contract between an op's layout and its kernel is broken (workspace too small, aux for
+   another case): a bug of gpuval, reported as an internal error, never as a SKIP. */
+int gk_fail_internal(const char *what);
 const char *gk_cublas_status_name(cublasStatus_t s);
 
 #define GK_CUDA(call)                                                                              \

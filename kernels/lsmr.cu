@@ -89,7 +89,7 @@ static int lsmr_setup_body(gk_launch *L, lsmr_state *st)
     if (!ax || ax->m != L->dims[0] || ax->n != L->dims[1] || ax->nnz != L->in_count[0] ||
         L->in_count[1] != ax->m || L->out_count[0] != ax->n ||
         L->out_count[1] != GK_LSMR_INFO_COUNT)
-        return gk_fail_unsupported("lsmr: host_aux does not describe this case's tensors");
+        return gk_fail_internal("lsmr: host_aux does not describe this case's tensors");
     cudaStream_t s = gk_stream(L);
     st->m = ax->m;
     st->n = ax->n;
@@ -110,7 +110,7 @@ static int lsmr_setup_body(gk_launch *L, lsmr_state *st)
     st->h = carve(&w, n * (int64_t)es);
     st->hbar = carve(&w, n * (int64_t)es);
     if (w > (char *)L->workspace + L->workspace_bytes)
-        return gk_fail_unsupported("lsmr: workspace smaller than the layout promised");
+        return gk_fail_internal("lsmr: workspace smaller than the layout promised");
 
     GK_CUDA(
         cudaMemcpyAsync(st->a_ptr, ax->row_ptr, (size_t)(m + 1) * 4, cudaMemcpyHostToDevice, s));

@@ -117,10 +117,10 @@ template <typename T, int Scheme, int Bug> static int stencil_run_t(gk_launch *L
     const int64_t steps = L->nd > 2 ? L->dims[2] : 1;
     snprintf(L->math_mode, sizeof L->math_mode, "hand-written, shared-memory tiles");
     if (L->dims[0] > 2147483647 || L->dims[1] > 2147483647 || steps < 1)
-        return gk_fail_unsupported("grid dims must be below 2^31 and steps at least 1");
+        return gk_fail_internal("grid dims must be below 2^31 and steps at least 1");
     if (steps > 1 &&
         (L->workspace == NULL || L->workspace_bytes < (int64_t)ny * nx * (int64_t)sizeof(T)))
-        return gk_fail_unsupported("diffusion needs a workspace of one grid");
+        return gk_fail_internal("diffusion needs a workspace of one grid");
     T *out = (T *)L->out[0], *work = (T *)L->workspace;
     const T *src = (const T *)L->in[0];
     for (int64_t k = 0; k < steps; k++) {

@@ -23,6 +23,7 @@ const char *gv_strerror(int err)
     case GV_EIO: return "I/O error";
     case GV_EUNSUPPORTED: return "not supported by this device or library";
     case GV_EGUARD: return "memory outside a tensor was written, or an input changed";
+    case GV_EINTERNAL: return "internal error (a broken contract of the harness)";
     default: return "unknown error";
     }
 }

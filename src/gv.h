@@ -22,6 +22,8 @@ typedef enum gv_err {
     GV_EUNSUPPORTED = -8, /* the device or library cannot run this mode */
     GV_EGUARD = -9,       /* an op wrote outside its tensors or changed an input (gk_run's
                              guards; named by gk_last_error) */
+    GV_EINTERNAL = -10,   /* a broken contract inside gpuval (a layout, workspace or aux that
+                             does not match its case): a bug of the harness, ERROR, never SKIP */
 } gv_err;
 
 const char *gv_strerror(int err);

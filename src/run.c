@@ -323,6 +323,7 @@ int gv_run_case(const gv_case *c, const gv_tiers *tiers, gv_result *r)
 {
     const gv_op *op = c->op;
     gv_result_init(r, c, tiers);
+    gk_clear_error();
     if (!op->device) {
         set_reason(r, GV_SKIP, "built without CUDA", 0, 0);
         return GV_OK;
@@ -413,10 +414,12 @@ int gv_run_case(const gv_case *c, const gv_tiers *tiers, gv_result *r)
         snprintf(r->reason, sizeof r->reason, "mode not supported: %s", gk_last_error());
     } else if (rc == GV_EGUARD) {
         /* the outputs came back: fill the metrics, but a write outside a tensor or a changed
-           input fails the case whatever the numbers say */
+           input fails the case whatever the numbers say (gv_decide's first rule) */
+        snprintf(r->guard, sizeof r->guard, "%s", gk_last_error());
         gv_judge(&p, r);
-        r->verdict = GV_FAIL;
-        snprintf(r->reason, sizeof r->reason, "%s", gk_last_error());
+    } else if (rc == GV_EINTERNAL) {
+        r->verdict = GV_ERROR;
+        snprintf(r->reason, sizeof r->reason, "internal: %s", gk_last_error());
     } else if (rc != GV_OK) {
         r->verdict = GV_ERROR;
         snprintf(r->reason, sizeof r->reason, "%s", gk_last_error());
