@@ -15,6 +15,7 @@
 #include <cblas.h>
 
 #include "bench_report.h"
+#include "report.h"
 #include "cli.h"
 #include "registry.h"
 
@@ -509,14 +510,14 @@ static int run_plan(const cli *a, const gv_bench_opts *o, const plan *p, const c
         errors = (int)gv_jnum(doc, "summary.errors");
     printf("%d timed cases: %d sane, %d sanity failed, %d skipped, %d errors\n",
            sane + failed + skipped + errors, sane, failed, skipped, errors);
-    int rc = failed ? GV_EXIT_FAIL : errors ? GV_EXIT_RUNTIME : GV_EXIT_OK;
-    if (rc == GV_EXIT_OK && sane == 0 && !info.have_device) rc = GV_EXIT_NODEV;
     const gv_bench_format fmts[3] = {GV_FMT_JSON, GV_FMT_CSV, GV_FMT_MD};
+    bool lost = false;
     for (int k = 0; k < 3; k++)
         if (a->out[k] && gv_bench_write(a->out[k], fmts[k], doc) != GV_OK) {
             gv_usage_error("could not write %s", a->out[k]);
-            if (rc == GV_EXIT_OK || rc == GV_EXIT_NODEV) rc = GV_EXIT_RUNTIME;
+            lost = true;
         }
+    int rc = gv_exit_code(failed, errors, sane + failed, info.have_device, lost);
     json_decref(doc);
     return rc;
 }

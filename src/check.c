@@ -159,18 +159,12 @@ int gv_cmd_check(int argc, char **argv)
         fflush(stdout);
     }
     gv_summary_print(stdout, &sum);
-    int rc = GV_EXIT_OK;
-    if (sum.fail)
-        rc = GV_EXIT_FAIL;
-    else if (sum.error)
-        rc = GV_EXIT_RUNTIME;
-    else if (sum.pass == 0 && sum.skip_nodev == sum.skip && sum.skip > 0)
-        rc = GV_EXIT_NODEV;
+    bool lost = false;
     if (json_path && gv_json_write(json_path, &info, results, n, &sum) != GV_OK) {
         gv_usage_error("could not write %s", json_path);
-        /* a lost result file is a runtime error, even when every case was a SKIP */
-        if (rc == GV_EXIT_OK || rc == GV_EXIT_NODEV) rc = GV_EXIT_RUNTIME;
+        lost = true; /* a lost result file is a runtime error, even when every case SKIPped */
     }
+    int rc = gv_exit_code(sum.fail, sum.error, sum.pass, info.have_device, lost);
     free(results);
     free(cases);
     free(joined);

@@ -2,6 +2,7 @@
  * are written as the strings "inf", "-inf", "nan": JSON has no literals for them. */
 #include "report.h"
 
+#include "cli.h"
 #include "json_util.h"
 
 #include <jansson.h>
@@ -80,6 +81,14 @@ void gv_summary_print(FILE *f, const gv_summary *s)
 {
     fprintf(f, "%d cases: %d passed, %d failed, %d skipped, %d errors\n",
             s->pass + s->fail + s->skip + s->error, s->pass, s->fail, s->skip, s->error);
+}
+
+int gv_exit_code(int failed, int errors, int judged, bool have_device, bool output_lost)
+{
+    if (failed > 0) return GV_EXIT_FAIL;
+    if (errors > 0 || output_lost) return GV_EXIT_RUNTIME;
+    if (judged == 0 && !have_device) return GV_EXIT_NODEV;
+    return GV_EXIT_OK;
 }
 
 static json_t *result_json(const gv_result *r)

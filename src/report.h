@@ -26,6 +26,11 @@ typedef struct gv_summary {
 void gv_summary_add(gv_summary *s, const gv_result *r);
 void gv_summary_print(FILE *f, const gv_summary *s);
 
+/* The exit code of a run, one rule for check and bench (cli.h's GV_EXIT_*): 1 when a case
+ * failed; else 3 when a case was an ERROR or an output file was lost; else 77 when nothing
+ * was judged and there is no device; else 0 (SKIPs allowed). */
+int gv_exit_code(int failed, int errors, int judged, bool have_device, bool output_lost);
+
 /* Write the run to path atomically (path.tmp, then rename). GV_OK or GV_EIO. */
 int gv_json_write(const char *path, const gv_run_info *info, const gv_result *results, int n,
                   const gv_summary *s);

@@ -27,7 +27,13 @@ ParameterizedTestParameters(gpu, registry)
     gv_case *cases = NULL;
     char err[256];
     int n = gv_select(&sel, &cases, err, sizeof err);
-    if (n <= 0) return cr_make_param_array(case_param, NULL, 0);
+    if (n <= 0) {
+        /* a failed or empty selection must fail the suite, not leave it with nothing to run:
+           one parameter that the test below fails on */
+        case_param *bad = cr_malloc(sizeof *bad);
+        *bad = (case_param){.op_index = -1, .dtype = n};
+        return cr_make_param_array(case_param, bad, 1, free_params);
+    }
     case_param *params = cr_malloc(sizeof *params * (size_t)n);
     const gv_op *const *ops = gv_registry();
     for (int i = 0; i < n; i++) {
@@ -42,6 +48,8 @@ ParameterizedTestParameters(gpu, registry)
 
 ParameterizedTest(case_param *p, gpu, registry, .timeout = 300)
 {
+    cr_assert_geq(p->op_index, 0, "the registry selection failed (%d): no case would run",
+                  p->dtype);
     gv_case c = {gv_registry()[p->op_index], (gv_dtype)p->dtype, (gv_mode)p->mode,
                  (gv_dist)p->dist,           p->shape,           7};
     gv_result r;

@@ -1,0 +1,129 @@
+/* test_registry.c: the registry's census. The GPU suite is generated from gv_select over the
+ * whole registry at test sizes; if that selection failed or shrank, the suite would pass with
+ * nothing in it. Here the count is derived independently from the descriptors (shapes x
+ * dtypes x valid modes, plus the native canaries) and must match, every op must yield cases,
+ * and the canary rules hold: every op with a reduced-precision mode carries zero-mean native
+ * canaries at K >= 4096 in its catalogue. */
+#include <criterion/criterion.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "registry.h"
+
+/* Entries of a comma-separated spec (0 for NULL or ""). */
+static int entries(const char *spec)
+{
+    if (!spec || !*spec) return 0;
+    int n = 1;
+    for (const char *p = spec; *p; p++)
+        n += *p == ',';
+    return n;
+}
+
+static int valid_modes(const gv_op *op, gv_dtype t, bool *native)
+{
+    int n = 0;
+    *native = false;
+    for (int m = 0; m < GV_NMODES; m++)
+        if (gv_mode_ok(op, t, (gv_mode)m)) {
+            n++;
+            if (m == GV_MODE_NATIVE) *native = true;
+        }
+    return n;
+}
+
+static int expected_cases(const gv_op *op, bool test_sizes)
+{
+    int shapes = entries(test_sizes && op->test_shapes ? op->test_shapes : op->shapes);
+    int canaries = entries(test_sizes ? op->test_canaries : op->canaries);
+    int n = 0;
+    for (int t = 0; t < GV_NDTYPES; t++) {
+        bool native;
+        int modes = valid_modes(op, (gv_dtype)t, &native);
+        n += modes * shapes + (native ? canaries : 0);
+    }
+    return n;
+}
+
+static void census(bool test_sizes)
+{
+    gv_selection sel = {.dist = -1, .test_shapes = test_sizes, .planted = true, .seed = 7};
+    gv_case *cases = NULL;
+    char err[256] = "";
+    int n = gv_select(&sel, &cases, err, sizeof err);
+    cr_assert_gt(n, 0, "the whole registry selects (%s)", err);
+    int want = 0, ops = 0;
+    for (const gv_op *const *op = gv_registry(); *op; op++) {
+        int per_op = expected_cases(*op, test_sizes), got = 0;
+        for (int i = 0; i < n; i++)
+            got += cases[i].op == *op;
+        cr_expect_gt(per_op, 0, "%s yields no case", (*op)->name);
+        cr_expect_eq(got, per_op, "%s: %d cases selected, %d from its descriptor", (*op)->name,
+                     got, per_op);
+        want += per_op;
+        ops++;
+    }
+    cr_expect_eq(n, want, "selected %d cases, the descriptors give %d", n, want);
+    cr_expect_geq(ops, 34, "the catalogue holds the seeds' ops (%d registered)", ops);
+    cr_log_info("%s: %d ops, %d cases", test_sizes ? "test sizes" : "catalogue", ops, n);
+    free(cases);
+}
+
+Test(registry, whole_registry_at_test_sizes_matches_the_descriptors)
+{
+    census(true);
+}
+
+Test(registry, whole_catalogue_matches_the_descriptors)
+{
+    census(false);
+}
+
+Test(registry, reduced_precision_ops_carry_zero_mean_canaries_at_k_4096)
+{
+    for (const gv_op *const *opp = gv_registry(); *opp; opp++) {
+        const gv_op *op = *opp;
+        if (!(op->modes & (1u << GV_MODE_TF32))) continue;
+        cr_assert_not_null(op->canaries, "%s has a TF32 mode but no canaries", op->name);
+        gv_selection sel = {.dist = -1, .op_glob = op->name, .seed = 0,
+                            .modes = 1u << GV_MODE_NATIVE};
+        gv_case *cases = NULL;
+        char err[256] = "";
+        int n = gv_select(&sel, &cases, err, sizeof err);
+        cr_assert_gt(n, 0, "%s: %s", op->name, err);
+        bool zero_mean_deep = false;
+        for (int i = 0; i < n; i++)
+            if (cases[i].dist == GV_DIST_UNIFORM11 && cases[i].shape.nd >= 2 &&
+                cases[i].shape.d[1] >= 4096)
+                zero_mean_deep = true;
+        cr_expect(zero_mean_deep, "%s: no native zero-mean case with K >= 4096 in its catalogue",
+                  op->name);
+        free(cases);
+    }
+}
+
+Test(registry, canaries_are_native_and_not_added_when_the_user_chooses)
+{
+    const gv_op *op = gv_op_find("gemm.cublas");
+    cr_assert_not_null(op);
+    gv_selection sel = {.dist = -1, .op_glob = "gemm.cublas", .seed = 0};
+    gv_case *cases = NULL;
+    char err[256] = "";
+    int n = gv_select(&sel, &cases, err, sizeof err);
+    cr_assert_gt(n, 0, "%s", err);
+    int canaries = 0;
+    for (int i = 0; i < n; i++)
+        if (cases[i].dist != op->default_dist) {
+            canaries++;
+            cr_expect_eq(cases[i].mode, GV_MODE_NATIVE, "a canary runs in native mode");
+        }
+    cr_expect_eq(canaries, 2 * entries(op->canaries), "canaries for f32 and f64");
+    free(cases);
+    /* an explicit --dist or --size is the user's choice: no canaries */
+    gv_selection chosen = {.dist = GV_DIST_UNIFORM01, .op_glob = "gemm.cublas", .seed = 0};
+    n = gv_select(&chosen, &cases, err, sizeof err);
+    cr_assert_gt(n, 0, "%s", err);
+    for (int i = 0; i < n; i++)
+        cr_expect_eq(cases[i].dist, GV_DIST_UNIFORM01);
+    free(cases);
+}

@@ -1,0 +1,158 @@
+/* test_verdict.c: the one verdict rule (gv_decide) and the one exit-code rule
+ * (gv_exit_code). Each rule of the precedence is shown to win over the one after it, from
+ * results set by hand, so a reordering of gv_decide fails here. */
+#include <criterion/criterion.h>
+#include <math.h>
+#include <string.h>
+
+#include "cli.h"
+#include "registry.h"
+#include "report.h"
+#include "run.h"
+
+/* A clean judged result of gemm.cublas f32 (native: expected tier 1e-4, prob model on). */
+static gv_result clean(void)
+{
+    gv_case c = {gv_op_find("gemm.cublas"), GV_F32, GV_MODE_NATIVE, GV_DIST_UNIFORM11,
+                 {3, {8, 8, 8}},            0};
+    cr_assert_not_null(c.op);
+    gv_result r;
+    gv_result_init(&r, &c, &gv_default_tiers);
+    r.m.n = r.m.prob_n = 100;
+    gv_decide(&r);
+    cr_assert_eq(r.verdict, GV_PASS, "a clean result passes: %s", r.reason);
+    cr_assert(r.prob.on, "gemm f32 native has the probabilistic model");
+    return r;
+}
+
+static void expect(gv_result *r, gv_verdict v, const char *words)
+{
+    gv_decide(r);
+    cr_expect_eq(r->verdict, v, "verdict %s, want %s (%s)", gv_verdict_name(r->verdict),
+                 gv_verdict_name(v), r->reason);
+    cr_expect_not_null(strstr(r->reason, words), "reason '%s' names '%s'", r->reason, words);
+}
+
+Test(verdict, each_rule_beats_the_next)
+{
+    gv_result r = clean();
+    /* everything wrong at once: the guard speaks first */
+    snprintf(r.guard, sizeof r.guard, "wrote 4 bytes past the end of output 0 (C)");
+    r.m.poisoned = 3;
+    r.m.nonfinite_mismatches = 2;
+    r.m.ratio = 1e9;
+    r.m.prob_max = 1e9;
+    r.m.inexact = 5;
+    r.exact = true;
+    snprintf(r.internal, sizeof r.internal, "broken");
+    snprintf(r.unjudgeable, sizeof r.unjudgeable, "nothing");
+    gv_result_check(&r, "residual", 100.0, 16.0, "residual 100 over 16");
+    r.m.mismatches[1] = 7;
+    expect(&r, GV_FAIL, "past the end");
+    r.guard[0] = '\0';
+    expect(&r, GV_FAIL, "unwritten");
+    r.m.poisoned = 0;
+    expect(&r, GV_ERROR, "internal: broken");
+    r.internal[0] = '\0';
+    expect(&r, GV_SKIP, "nothing");
+    r.unjudgeable[0] = '\0';
+    expect(&r, GV_FAIL, "NaN/Inf");
+    r.m.nonfinite_mismatches = 0;
+    expect(&r, GV_FAIL, "residual 100 over 16");
+    r.n_checks = 0;
+    expect(&r, GV_FAIL, "error model: ratio");
+    r.m.ratio = 0.5;
+    expect(&r, GV_FAIL, "probabilistic model: max R");
+    r.m.prob_max = 1.0;
+    r.m.prob_rms = 1.5;
+    expect(&r, GV_FAIL, "probabilistic model: RMS R");
+    r.m.prob_rms = 0.1;
+    expect(&r, GV_FAIL, "exact probe");
+    r.m.inexact = 0;
+    expect(&r, GV_FAIL, "expected tier 1e-04 missed");
+    r.m.mismatches[1] = 0;
+    expect(&r, GV_PASS, "");
+}
+
+Test(verdict, nan_never_passes_a_bound)
+{
+    gv_result r = clean();
+    r.m.ratio = NAN;
+    expect(&r, GV_FAIL, "error model");
+    r = clean();
+    r.m.prob_max = NAN;
+    expect(&r, GV_FAIL, "probabilistic");
+    r = clean();
+    gv_result_check(&r, "residual", NAN, 16.0, "residual nan");
+    expect(&r, GV_FAIL, "residual nan");
+}
+
+Test(verdict, rms_rule_needs_enough_elements)
+{
+    gv_result r = clean();
+    r.m.prob_rms = 3.0;
+    r.m.prob_n = GV_PROB_RMS_MIN_N - 1;
+    expect(&r, GV_PASS, "");
+    r.m.prob_n = GV_PROB_RMS_MIN_N;
+    expect(&r, GV_FAIL, "RMS");
+}
+
+Test(verdict, model_off_in_fastmath_and_exact_only_where_declared)
+{
+    gv_case c = {gv_op_find("dense.sigmoid"), GV_F32, GV_MODE_FASTMATH, GV_DIST_UNIFORM11,
+                 {3, {8, 8, 8}},              0};
+    gv_result r;
+    gv_result_init(&r, &c, &gv_default_tiers);
+    cr_expect_not(r.prob.on, "fast-math keeps the worst-case model alone");
+    gv_case t = {gv_op_find("gemm.cublas"), GV_F32, GV_MODE_TF32, GV_DIST_TIE, {3, {8, 8, 8}}, 0};
+    gv_result_init(&r, &t, &gv_default_tiers);
+    cr_expect(r.prob.on);
+    cr_expect_eq(r.prob.u_in, ldexp(1.0, -11), "tf32's inputs are rounded to 2^-11");
+    cr_expect_not(r.exact, "tie inputs through TF32 are not exact");
+    t.mode = GV_MODE_NATIVE;
+    gv_result_init(&r, &t, &gv_default_tiers);
+    cr_expect(r.exact, "tie inputs in native f32 at K <= 4096 are exact");
+    t.shape.d[1] = 4097;
+    gv_result_init(&r, &t, &gv_default_tiers);
+    cr_expect_not(r.exact, "past K = 4096 f32 sums of tie products may round");
+}
+
+Test(verdict, an_expected_tier_outside_the_run_tiers_is_still_measured)
+{
+    gv_case c = {gv_op_find("vadd"), GV_F32, GV_MODE_NATIVE, GV_DIST_UNIFORM11, {1, {1001}}, 3};
+    gv_problem p;
+    cr_assert_eq(gv_problem_init(&p, &c), GV_OK);
+    cr_assert_eq(gv_reference(&p), GV_OK);
+    float *out = p.out[0].data;
+    for (int64_t i = 0; i < 1001; i++)
+        out[i] = (float)p.in[0].ref[i] + (float)p.in[1].ref[i];
+    out[17] = (float)(p.out[0].ref[17] + 0.5); /* beyond 1e-4 and the model */
+    const gv_tiers only_f64 = {1, {1e-8}};
+    gv_result r;
+    gv_result_init(&r, &c, &only_f64);
+    gv_judge(&p, &r);
+    cr_expect_eq(r.tiers.n, 2, "the expected tier 1e-4 was added to the measured tiers");
+    cr_expect_eq(r.tiers.t[1], 1e-4);
+    cr_expect_eq(r.m.mismatches[1], 1, "one element misses 1e-4");
+    cr_expect_eq(r.verdict, GV_FAIL, "%s", r.reason);
+    /* decided without the measurement: a harness bug, not a pass */
+    gv_result bare;
+    gv_result_init(&bare, &c, &only_f64);
+    gv_decide(&bare);
+    cr_expect_eq(bare.verdict, GV_ERROR, "%s", bare.reason);
+    gv_problem_free(&p);
+}
+
+Test(verdict, one_exit_code_rule)
+{
+    /* failed, errors, judged, device, output lost */
+    cr_expect_eq(gv_exit_code(0, 0, 5, true, false), GV_EXIT_OK);
+    cr_expect_eq(gv_exit_code(0, 0, 0, true, false), GV_EXIT_OK, "skips on a device pass");
+    cr_expect_eq(gv_exit_code(1, 0, 5, true, false), GV_EXIT_FAIL);
+    cr_expect_eq(gv_exit_code(1, 3, 5, true, true), GV_EXIT_FAIL, "a failure outranks errors");
+    cr_expect_eq(gv_exit_code(0, 1, 5, true, false), GV_EXIT_RUNTIME);
+    cr_expect_eq(gv_exit_code(0, 0, 5, true, true), GV_EXIT_RUNTIME, "a lost file is an error");
+    cr_expect_eq(gv_exit_code(0, 0, 0, false, false), GV_EXIT_NODEV);
+    cr_expect_eq(gv_exit_code(0, 0, 0, false, true), GV_EXIT_RUNTIME);
+    cr_expect_eq(gv_exit_code(0, 1, 0, false, false), GV_EXIT_RUNTIME);
+}
