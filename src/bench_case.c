@@ -334,8 +334,7 @@ int gv_bench_run_case(const gv_case *c, const gv_bench_opts *o, bool repeat, gv_
     rc = c->op->oracle(&p);
     bc->reference_ms = (now_s() - t0) * 1e3;
     bc->sanity.oracle_ms = bc->reference_ms;
-    if (rc == GV_OK && c->op->gauge)
-        rc = c->op->gauge(&p); /* untimed: the judge's, not the CPU's */
+    if (rc == GV_OK) rc = gv_error_gauges(&p); /* untimed: the judge's, not the CPU's */
     if (rc != GV_OK) {
         char why[160];
         snprintf(why, sizeof why, "oracle: %s", gv_strerror(rc));

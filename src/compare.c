@@ -129,7 +129,11 @@ void gv_compare(const void *got, gv_dtype t, const double *ref, int64_t n, const
         if (em && em->exact && c != r && m->inexact++ == 0) m->first_inexact_index = i;
         if (em && em->pgauge) {
             double G = em->pgauge[i];
-            double R = err == 0 ? 0.0 : G > 0 && em->pw > 0 ? err / (em->pw * G) : INFINITY;
+            /* a NaN G (never computed) or a G of 0 under an error: no model covers it */
+            double R = isnan(G)              ? INFINITY
+                       : err == 0            ? 0.0
+                       : G > 0 && em->pw > 0 ? err / (em->pw * G)
+                                             : INFINITY;
             m->prob_n++;
             if (R > m->prob_max || m->prob_worst_index < 0) {
                 if (R > m->prob_max) m->prob_max = R;

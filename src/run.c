@@ -88,6 +88,8 @@ int gv_problem_init(gv_problem *p, const gv_case *c)
         if (c->op->pgauge) {
             t->pgauge = malloc((size_t)t->count * sizeof(double) + 1);
             if (!t->pgauge) goto nomem;
+            for (int64_t k = 0; k < t->count; k++)
+                t->pgauge[k] = NAN; /* a G never computed fails the case, never passes it */
         }
         memset(t->data, 0xFF, (size_t)t->count * es); /* unwritten until the device writes */
     }
@@ -102,7 +104,14 @@ nomem:
 int gv_reference(gv_problem *p)
 {
     int rc = p->c.op->oracle(p);
-    if (rc == GV_OK && p->c.op->gauge) rc = p->c.op->gauge(p);
+    if (rc == GV_OK) rc = gv_error_gauges(p);
+    return rc;
+}
+
+int gv_error_gauges(gv_problem *p)
+{
+    int rc = GV_OK;
+    if (p->c.op->gauge) rc = p->c.op->gauge(p);
     if (rc == GV_OK && p->c.op->pgauge) rc = p->c.op->pgauge(p);
     return rc;
 }
@@ -377,7 +386,7 @@ int gv_run_case(const gv_case *c, const gv_tiers *tiers, gv_result *r)
     double t0 = now_ms();
     rc = op->oracle(&p);
     r->oracle_ms = now_ms() - t0;
-    if (rc == GV_OK && op->gauge) rc = op->gauge(&p);
+    if (rc == GV_OK) rc = gv_error_gauges(&p);
     if (rc != GV_OK) {
         r->verdict = GV_ERROR;
         snprintf(r->reason, sizeof r->reason, "oracle: %s", gv_strerror(rc));

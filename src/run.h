@@ -10,6 +10,9 @@ int gv_problem_init(gv_problem *p, const gv_case *c);
 void gv_problem_free(gv_problem *p);
 /* The f64 reference and the error model's gauge: op->oracle, then op->gauge if any. */
 int gv_reference(gv_problem *p);
+/* The error models' gauges alone (op->gauge, then op->pgauge), after the oracle: kept apart
+ * so timed runs time the CPU's computation without the models' bookkeeping. */
+int gv_error_gauges(gv_problem *p);
 
 /* Bytes of device memory the case needs (tensors + workspace). */
 int64_t gv_device_bytes(const gv_problem *p);
