@@ -95,6 +95,10 @@ typedef struct gv_op {
        analogue) into out[].pgauge, for the dot-product ops (docs/error-models.md). Used in the
        modes whose inputs reach the arithmetic at the dtype's precision or at TF32's. */
     int (*pgauge)(gv_problem *p);
+    /* Optional: the summation depth of the f64 oracle itself (default: the op's native
+       depth). In f64 cases the oracle's own rounding is as large as the device's, and the
+       probabilistic model allows for both (docs/error-models.md). */
+    double (*oracle_depth)(const gv_case *c);
     /* Optional: true when the case's result is exactly representable in the storage dtype
        whatever the evaluation order (exact probes: tie, perm2): any difference is a FAIL. */
     bool (*exact)(const gv_case *c);
@@ -138,8 +142,13 @@ typedef struct gv_result {
     /* the probabilistic model in force (on: the op has one and the mode is native or tf32) */
     struct {
         bool on;
-        double u, depth, u_in, w; /* w = gv_prob_unit(u, depth, u_in) */
+        double u, depth, u_in; /* the device's arithmetic as the mode claims it */
+        double oracle_depth;   /* the f64 oracle's own summation depth */
+        double w;              /* gv_prob_unit(u, depth, u_in) + 2^-53 sqrt(oracle_depth) */
     } prob;
+    /* Why no tier is expected when the model's own allowance exceeds it (set by gv_judge;
+       expected_tier_why, when set, is the op's own reason). */
+    char tier_note[160];
     bool exact; /* the op declared this case an exact probe */
     /* gk_run found a red zone or an input written: the first verdict rule */
     char guard[192];

@@ -211,7 +211,9 @@ void gv_result_init(gv_result *r, const gv_case *c, const gv_tiers *tiers)
         r->prob.u = gv_unit_roundoff(c->dtype, GV_MODE_NATIVE);
         r->prob.depth = op->depth(&native);
         r->prob.u_in = c->mode == GV_MODE_TF32 ? gv_unit_roundoff(c->dtype, GV_MODE_TF32) : 0.0;
-        r->prob.w = gv_prob_unit(r->prob.u, r->prob.depth, r->prob.u_in);
+        r->prob.oracle_depth = op->oracle_depth ? op->oracle_depth(c) : r->prob.depth;
+        r->prob.w = gv_prob_unit(r->prob.u, r->prob.depth, r->prob.u_in) +
+                    0x1p-53 * sqrt(r->prob.oracle_depth > 1 ? r->prob.oracle_depth : 1.0);
     }
     r->exact = op->exact && op->exact(c);
 }
@@ -309,12 +311,36 @@ void gv_decide(gv_result *r)
     r->verdict = GV_PASS;
 }
 
+/* A tier t is promised only where the probabilistic model guarantees it: when its largest
+   allowance GV_PROB_MAX_BOUND w G_i exceeds t (1 + |r_i|) for some element (zero-mean inputs
+   summed deep cancel to |r| far below G), no tier is expected and the models alone judge. */
+static void tier_within_model(const gv_problem *p, gv_result *r)
+{
+    if (!r->prob.on || r->expected_tier <= 0 || r->expected_tier_why) return;
+    double worst = 0.0;
+    for (int i = 0; i < p->l.n_out; i++) {
+        const gv_tensor *t = &p->out[i];
+        if (!t->pgauge) continue;
+        for (int64_t k = 0; k < t->count; k++) {
+            double need = GV_PROB_MAX_BOUND * r->prob.w * t->pgauge[k] / (1.0 + fabs(t->ref[k]));
+            if (need > worst) worst = need; /* NaN (never computed) is caught by the compare */
+        }
+    }
+    if (worst > r->expected_tier) {
+        snprintf(r->tier_note, sizeof r->tier_note,
+                 "the model allows errors up to %.2g (1 + |r|) here, over the tier %.0e", worst,
+                 r->expected_tier);
+        r->expected_tier = 0.0;
+    }
+}
+
 void gv_judge(const gv_problem *p, gv_result *r)
 {
     const gv_case *c = &p->c;
     int bits = gv_mode_precision_bits(c->dtype, c->mode);
     r->n_checks = 0;
     r->unjudgeable[0] = r->internal[0] = '\0';
+    tier_within_model(p, r);
     if (r->expected_tier > 0 && tier_index(r, r->expected_tier) < 0)
         snprintf(r->internal, sizeof r->internal, "no room to measure the expected tier %.0e",
                  r->expected_tier);

@@ -80,6 +80,12 @@ static double einsum_depth(const gv_case *c)
     return (double)(gk_colsum_depth(c->shape.d[0]) + gk_colsum_depth(c->shape.d[1]) + 1);
 }
 
+/* The oracle sums its column sums of A compensated, then dgemv's k terms */
+static double einsum_oracle_depth(const gv_case *c)
+{
+    return (double)c->shape.d[1] + 2.0;
+}
+
 static int colsum_inputs(gv_problem *p)
 {
     gv_fill(p, 0, p->c.dist);
@@ -176,6 +182,7 @@ static const gv_op einsum_colsum = {
     .flops = einsum_flops,
     .oracle = einsum_oracle,
     .depth = einsum_depth,
+    .oracle_depth = einsum_oracle_depth,
     .error_model = "gauge colsum(|A|)|B|, depth colsum depth(m) + colsum depth(k) + 1",
     .device = GV_KERNEL(gk_einsum_colsum),
     COLSUM_COMMON,
@@ -193,6 +200,7 @@ static const gv_op einsum_colsum_lastchunk = {
     .flops = einsum_flops,
     .oracle = einsum_oracle,
     .depth = einsum_depth,
+    .oracle_depth = einsum_oracle_depth,
     .error_model = "as einsum.colsum",
     .device = GV_KERNEL(gk_einsum_colsum_lastchunk),
     COLSUM_COMMON,
