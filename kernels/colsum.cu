@@ -14,23 +14,14 @@ template <typename T> static int matmul_colsum_t(gk_launch *L)
     if (rc) return rc;
     T *prod = (T *)L->workspace;
     T *scratch = prod + m * n;
-    const T one = 1, zero = 0;
-    if (sizeof(T) == 8)
-        GK_CUBLAS(cublasDgemm(h, CUBLAS_OP_N, CUBLAS_OP_N, (int)n, (int)m, (int)k,
-                              (const double *)&one, (const double *)L->in[1], (int)n,
-                              (const double *)L->in[0], (int)k, (const double *)&zero,
-                              (double *)prod, (int)n));
-    else
-        GK_CUBLAS(cublasSgemm(h, CUBLAS_OP_N, CUBLAS_OP_N, (int)n, (int)m, (int)k,
-                              (const float *)&one, (const float *)L->in[1], (int)n,
-                              (const float *)L->in[0], (int)k, (const float *)&zero, (float *)prod,
-                              (int)n));
+    rc = gk_gemm_rowmajor<T>(h, m, k, n, (const T *)L->in[0], (const T *)L->in[1], prod);
+    if (rc) return rc;
     return colsum_enqueue<T>(prod, m, n, NULL, scratch, (T *)L->out[0], gk_stream(L));
 }
 
 static int matmul_colsum(gk_launch *L)
 {
-    return L->dtype == GV_F64 ? matmul_colsum_t<double>(L) : matmul_colsum_t<float>(L);
+    return gk_by_dtype(L->dtype, [&](auto x) { return matmul_colsum_t<decltype(x)>(L); });
 }
 
 template <typename T, bool LastChunk> static int einsum_colsum_t(gk_launch *L)
@@ -52,8 +43,8 @@ template <typename T, bool LastChunk> static int einsum_colsum_t(gk_launch *L)
 
 template <bool LastChunk> static int einsum_colsum(gk_launch *L)
 {
-    return L->dtype == GV_F64 ? einsum_colsum_t<double, LastChunk>(L)
-                              : einsum_colsum_t<float, LastChunk>(L);
+    return gk_by_dtype(L->dtype,
+                       [&](auto x) { return einsum_colsum_t<decltype(x), LastChunk>(L); });
 }
 
 extern "C" const gk_op gk_matmul_colsum = {NULL, matmul_colsum, NULL};

@@ -7,6 +7,7 @@
 #ifndef GK_COLSUM_CUH
 #define GK_COLSUM_CUH
 
+#include "../abi/colsum.h"
 #include "gk_cuda.h"
 
 template <typename T>

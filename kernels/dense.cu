@@ -65,16 +65,8 @@ __global__ void dense_epilogue_kernel(const T *__restrict__ z, const T *__restri
 
 template <typename T> static int dense_product(gk_launch *L, cublasHandle_t h, T *z)
 {
-    int m = (int)L->dims[0], k = (int)L->dims[1], n = (int)L->dims[2];
-    const T one = 1, zero = 0;
-    /* row-major Z = W X is column-major Z^T = X^T W^T: X first, leading dims n and k */
-    if constexpr (sizeof(T) == 8)
-        GK_CUBLAS(cublasDgemm(h, CUBLAS_OP_N, CUBLAS_OP_N, n, m, k, &one, (const double *)L->in[1],
-                              n, (const double *)L->in[0], k, &zero, z, n));
-    else
-        GK_CUBLAS(cublasSgemm(h, CUBLAS_OP_N, CUBLAS_OP_N, n, m, k, &one, (const float *)L->in[1],
-                              n, (const float *)L->in[0], k, &zero, z, n));
-    return GV_OK;
+    return gk_gemm_rowmajor<T>(h, L->dims[0], L->dims[1], L->dims[2], (const T *)L->in[0],
+                               (const T *)L->in[1], z);
 }
 
 template <typename T, bool Fast, bool ColumnBias> static int dense_sigmoid_t(gk_launch *L)
@@ -106,8 +98,8 @@ template <bool ColumnBias> static int dense_sigmoid(gk_launch *L)
     }
     if (L->mode == GV_MODE_TF32 && L->dtype != GV_F32)
         return gk_fail_unsupported("tf32 applies to f32 storage only");
-    return L->dtype == GV_F64 ? dense_sigmoid_t<double, false, ColumnBias>(L)
-                              : dense_sigmoid_t<float, false, ColumnBias>(L);
+    return gk_by_dtype(L->dtype,
+                       [&](auto x) { return dense_sigmoid_t<decltype(x), false, ColumnBias>(L); });
 }
 
 extern "C" const gk_op gk_dense_sigmoid = {NULL, dense_sigmoid<false>, NULL};

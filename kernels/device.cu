@@ -8,7 +8,7 @@
 
 #include "gk_cuda.h"
 
-static_assert(GK_REDZONE_BYTES % 256 == 0, "red zones keep cudaMalloc's 256-byte alignment");
+static_assert(GV_REDZONE_BYTES % 256 == 0, "red zones keep cudaMalloc's 256-byte alignment");
 
 static char g_last_error[256];
 static cublasHandle_t g_cublas;
@@ -150,7 +150,7 @@ int gk_cublas(gk_launch *L, cublasHandle_t *h)
 
 static size_t elem_size(const gk_launch *L)
 {
-    return L->dtype == GV_F64 ? 8 : 4;
+    return gv_dtype_size(L->dtype);
 }
 
 static size_t in_bytes(const gk_launch *L, int i)
@@ -163,18 +163,18 @@ static size_t out_bytes(const gk_launch *L, int i)
     return (size_t)L->out_count[i] * elem_size(L);
 }
 
-/* Red-zoned buffers: cudaMalloc gives base, the op gets base + GK_REDZONE_BYTES; the red
-   zones are [base, p) and [p + bytes, p + bytes + GK_REDZONE_BYTES). */
+/* Red-zoned buffers: cudaMalloc gives base, the op gets base + GV_REDZONE_BYTES; the red
+   zones are [base, p) and [p + bytes, p + bytes + GV_REDZONE_BYTES). */
 static char *guard_base(const void *p)
 {
-    return (char *)p - GK_REDZONE_BYTES;
+    return (char *)p - GV_REDZONE_BYTES;
 }
 
 static cudaError_t alloc_guarded(void **p, size_t bytes)
 {
     void *base = NULL;
-    cudaError_t e = cudaMalloc(&base, bytes + 2 * (size_t)GK_REDZONE_BYTES);
-    *p = e == cudaSuccess ? (char *)base + GK_REDZONE_BYTES : NULL;
+    cudaError_t e = cudaMalloc(&base, bytes + 2 * (size_t)GV_REDZONE_BYTES);
+    *p = e == cudaSuccess ? (char *)base + GV_REDZONE_BYTES : NULL;
     return e;
 }
 
@@ -185,9 +185,9 @@ static void free_guarded(const void *p)
 
 static cudaError_t fill_guards(const void *p, size_t bytes, cudaStream_t s)
 {
-    cudaError_t e = cudaMemsetAsync(guard_base(p), GK_REDZONE_BYTE, GK_REDZONE_BYTES, s);
+    cudaError_t e = cudaMemsetAsync(guard_base(p), GV_REDZONE_BYTE, GV_REDZONE_BYTES, s);
     if (e == cudaSuccess)
-        e = cudaMemsetAsync((char *)p + bytes, GK_REDZONE_BYTE, GK_REDZONE_BYTES, s);
+        e = cudaMemsetAsync((char *)p + bytes, GV_REDZONE_BYTE, GV_REDZONE_BYTES, s);
     return e;
 }
 
@@ -240,7 +240,7 @@ static cudaError_t upload_and_poison(gk_launch *L, const gk_host_io *io, cudaStr
         if (e == cudaSuccess) e = fill_guards(L->in[i], in_bytes(L, i), s);
     }
     for (int i = 0; i < L->n_out && e == cudaSuccess; i++) {
-        e = cudaMemsetAsync(L->out[i], GK_POISON_BYTE, out_bytes(L, i), s);
+        e = cudaMemsetAsync(L->out[i], GV_POISON_BYTE, out_bytes(L, i), s);
         if (e == cudaSuccess) e = fill_guards(L->out[i], out_bytes(L, i), s);
     }
     if (e == cudaSuccess && L->workspace)
@@ -277,21 +277,21 @@ static void tensor_label(char *buf, size_t len, const char *kind, int i, const c
 static cudaError_t check_zones(const void *p, size_t bytes, const char *label, cudaStream_t s,
                                guard_report *g)
 {
-    unsigned char before[GK_REDZONE_BYTES], after[GK_REDZONE_BYTES];
+    unsigned char before[GV_REDZONE_BYTES], after[GV_REDZONE_BYTES];
     cudaError_t e =
-        cudaMemcpyAsync(before, guard_base(p), GK_REDZONE_BYTES, cudaMemcpyDeviceToHost, s);
+        cudaMemcpyAsync(before, guard_base(p), GV_REDZONE_BYTES, cudaMemcpyDeviceToHost, s);
     if (e == cudaSuccess)
-        e = cudaMemcpyAsync(after, (const char *)p + bytes, GK_REDZONE_BYTES,
+        e = cudaMemcpyAsync(after, (const char *)p + bytes, GV_REDZONE_BYTES,
                             cudaMemcpyDeviceToHost, s);
     if (e == cudaSuccess) e = cudaStreamSynchronize(s);
     if (e != cudaSuccess) return e;
     int nb = 0, first_b = -1, na = 0, first_a = -1;
-    for (int k = 0; k < GK_REDZONE_BYTES; k++) {
-        if (before[k] != GK_REDZONE_BYTE) {
+    for (int k = 0; k < GV_REDZONE_BYTES; k++) {
+        if (before[k] != GV_REDZONE_BYTE) {
             nb++;
             if (first_b < 0) first_b = k;
         }
-        if (after[k] != GK_REDZONE_BYTE) {
+        if (after[k] != GV_REDZONE_BYTE) {
             na++;
             if (first_a < 0) first_a = k;
         }
@@ -300,7 +300,7 @@ static cudaError_t check_zones(const void *p, size_t bytes, const char *label, c
     if (nb) {
         snprintf(msg, sizeof msg,
                  "wrote %d bytes before the start of %s, first at offset -%d from its start", nb,
-                 label, GK_REDZONE_BYTES - first_b);
+                 label, GV_REDZONE_BYTES - first_b);
         guard_note(g, msg);
     }
     if (na) {

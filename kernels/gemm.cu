@@ -15,17 +15,11 @@ static int cublas_gemm(gk_launch *L)
     cublasHandle_t h;
     int rc = gk_cublas(L, &h);
     if (rc) return rc;
-    int m = (int)L->dims[0], k = (int)L->dims[1], n = (int)L->dims[2];
-    if (L->dtype == GV_F64) {
-        const double one = 1.0, zero = 0.0;
-        GK_CUBLAS(cublasDgemm(h, CUBLAS_OP_N, CUBLAS_OP_N, n, m, k, &one, (const double *)L->in[1],
-                              n, (const double *)L->in[0], k, &zero, (double *)L->out[0], n));
-    } else {
-        const float one = 1.0f, zero = 0.0f;
-        GK_CUBLAS(cublasSgemm(h, CUBLAS_OP_N, CUBLAS_OP_N, n, m, k, &one, (const float *)L->in[1],
-                              n, (const float *)L->in[0], k, &zero, (float *)L->out[0], n));
-    }
-    return GV_OK;
+    return gk_by_dtype(L->dtype, [&](auto x) {
+        using T = decltype(x);
+        return gk_gemm_rowmajor<T>(h, L->dims[0], L->dims[1], L->dims[2], (const T *)L->in[0],
+                                   (const T *)L->in[1], (T *)L->out[0]);
+    });
 }
 
 #define TILE            32
@@ -73,14 +67,13 @@ template <bool DropTail> static int tiled_gemm(gk_launch *L)
     int64_t m = L->dims[0], k = L->dims[1], n = L->dims[2];
     dim3 block(TILE, TILE / ROWS_PER_THREAD);
     dim3 grid((unsigned)((n + TILE - 1) / TILE), (unsigned)((m + TILE - 1) / TILE));
-    if (L->dtype == GV_F64)
-        tiled_gemm_kernel<double, DropTail><<<grid, block, 0, gk_stream(L)>>>(
-            (const double *)L->in[0], (const double *)L->in[1], (double *)L->out[0], m, k, n);
-    else
-        tiled_gemm_kernel<float, DropTail><<<grid, block, 0, gk_stream(L)>>>(
-            (const float *)L->in[0], (const float *)L->in[1], (float *)L->out[0], m, k, n);
-    GK_LAUNCHED("tiled_gemm_kernel");
-    return GV_OK;
+    return gk_by_dtype(L->dtype, [&](auto x) {
+        using T = decltype(x);
+        tiled_gemm_kernel<T, DropTail><<<grid, block, 0, gk_stream(L)>>>(
+            (const T *)L->in[0], (const T *)L->in[1], (T *)L->out[0], m, k, n);
+        GK_LAUNCHED("tiled_gemm_kernel");
+        return (int)GV_OK;
+    });
 }
 
 extern "C" const gk_op gk_gemm_cublas = {NULL, cublas_gemm, NULL};

@@ -8,6 +8,8 @@
 
 #include <stdint.h>
 
+#include "../abi/gv_abi.h"
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -82,59 +84,19 @@ typedef struct gk_host_io {
  * f32 and f64), setup, launch, synchronise, download, check the guards, teardown, free.
  * L carries shapes and counts; its pointers are filled here.
  * Guards: every input, output and the workspace (when workspace_bytes > 0) is allocated
- * with GK_REDZONE_BYTES of red zone before and after it, filled with GK_REDZONE_BYTE; the
- * op sees base + GK_REDZONE_BYTES (so tensors stay 256-byte aligned). After the launch the
+ * with GV_REDZONE_BYTES of red zone before and after it, filled with GV_REDZONE_BYTE; the
+ * op sees base + GV_REDZONE_BYTES (so tensors stay 256-byte aligned). After the launch the
  * red zones are read back and every input is compared with its host copy io->in[i]
  * byte for byte. A red zone that changed or an input that changed makes gk_run return
  * GV_EGUARD, with the first violation (outputs, then inputs, then workspace) and the count
  * of all in gk_last_error(); the outputs are downloaded into io->out all the same. A write
- * farther than GK_REDZONE_BYTES from a tensor, or one that stores the guard byte itself,
+ * farther than GV_REDZONE_BYTES from a tensor, or one that stores the guard byte itself,
  * is not seen.
  * Fault injection (tests): with GPUVAL_INJECT_FAULT=launch in the environment, gk_run does
  * everything up to the launch (allocation, upload, poison, setup), then tears down, frees
  * and returns GV_ECUDA with gk_last_error() "injected fault (GPUVAL_INJECT_FAULT=launch)"
  * instead of launching: `gpuval check` then exits 3, as on a real CUDA error. */
 int gk_run(const gk_op *op, gk_launch *L, const gk_host_io *io);
-
-/* Chunked column sums (kernels/colsum.cuh) split `rows` into this many chunks of
- * ceil(rows / chunks) rows: about sqrt(rows), so a column's summation depth
- * (chunk length + chunks) is near its minimum 2 sqrt(rows). Shared by the kernels and the
- * ops' error models, which must agree on the depth. */
-static inline int64_t gk_colsum_chunks(int64_t rows)
-{
-    int64_t c = 1;
-    while (c * c < rows)
-        c++;
-    return c > 1024 ? 1024 : c;
-}
-static inline int64_t gk_colsum_depth(int64_t rows)
-{
-    int64_t c = gk_colsum_chunks(rows);
-    return (rows + c - 1) / c + c;
-}
-
-/* reduce.sum (kernels/reduce.cu) reduces tiles of GK_REDUCE_TILE elements per block, level
- * after level; the workspace holds every level but the last. Shared by the kernel and the
- * op's layout, which must agree. */
-#define GK_REDUCE_TILE 2048
-static inline int64_t gk_reduce_workspace_elems(int64_t n)
-{
-    int64_t total = 0;
-    for (int64_t len = n; len > GK_REDUCE_TILE;) {
-        len = (len + GK_REDUCE_TILE - 1) / GK_REDUCE_TILE;
-        total += len;
-    }
-    return total;
-}
-
-/* The bit pattern outputs are poisoned with (every byte 0xFF). */
-#define GK_POISON_BYTE 0xFF
-
-/* gk_run's red zones: bytes of guard before and after every tensor and the workspace (a
- * multiple of 256, cudaMalloc's alignment, so each tensor keeps it), and their byte, apart
- * from GK_POISON_BYTE so an unwritten output and a red zone are told apart. */
-#define GK_REDZONE_BYTES 256
-#define GK_REDZONE_BYTE  0xA5
 
 /* ---- Timed runs (kernels/timing.cu; kernels/nodevice.c answers GV_ENODEV) ----------------
  * Kept apart from gk_run: a correctness run never times, a timed run never replaces it.

@@ -9,7 +9,7 @@
 #include <cublas_v2.h>
 #include <cuda_runtime.h>
 
-#include "../src/gv.h"
+#include "../abi/gv_abi.h"
 #include "gk.h"
 
 /* Record a failure for gk_last_error(); return the gv_err to pass up. */
@@ -59,6 +59,67 @@ static inline int gk_secretly_tf32(int (*launch)(gk_launch *), gk_launch *L)
     L->mode = mode;
     if (mode == GV_MODE_NATIVE) snprintf(L->math_mode, sizeof L->math_mode, "CUBLAS_PEDANTIC_MATH");
     return rc;
+}
+
+/* Call f with a value of the C type of dtype t (float, double): the one place the kernels turn
+ * a runtime dtype into a template argument, generated from abi/gv_abi.h's dtype table, e.g.
+ *     return gk_by_dtype(L->dtype, [&](auto x) { return run_t<decltype(x)>(L); }); */
+template <typename F> static inline int gk_by_dtype(int t, F &&f)
+{
+    switch (t) {
+#define GK_DT_CASE_(e, name, ctype, bytes, p, emin, tier, compute)                                 \
+    case e: return f(ctype{});
+        GV_DTYPES(GK_DT_CASE_)
+#undef GK_DT_CASE_
+    default: return gk_fail_internal("a dtype outside abi/gv_abi.h's table");
+    }
+}
+
+/* Row-major C (m x n) = A (m x k) B (k x n), dense, leading dims k, n and n, with the math
+ * mode already set on h. cuBLAS is column-major, so this is the column-major product
+ * C^T = B^T A^T: B first. The one place in the tree that spells the call. */
+static inline cublasStatus_t gk_gemm_call(cublasHandle_t h, int m, int n, int k, const float *one,
+                                          const float *a, int lda, const float *b, int ldb,
+                                          const float *zero, float *c, int ldc)
+{
+    return cublasSgemm(h, CUBLAS_OP_N, CUBLAS_OP_N, m, n, k, one, a, lda, b, ldb, zero, c, ldc);
+}
+static inline cublasStatus_t gk_gemm_call(cublasHandle_t h, int m, int n, int k, const double *one,
+                                          const double *a, int lda, const double *b, int ldb,
+                                          const double *zero, double *c, int ldc)
+{
+    return cublasDgemm(h, CUBLAS_OP_N, CUBLAS_OP_N, m, n, k, one, a, lda, b, ldb, zero, c, ldc);
+}
+template <typename T>
+static inline int gk_gemm_rowmajor(cublasHandle_t h, int64_t m, int64_t k, int64_t n, const T *a,
+                                   const T *b, T *c)
+{
+    const T one = 1, zero = 0;
+    GK_CUBLAS(
+        gk_gemm_call(h, (int)n, (int)m, (int)k, &one, b, (int)n, a, (int)k, &zero, c, (int)n));
+    return GV_OK;
+}
+
+/* The CUDA library data type of a C element type. */
+template <typename T> static inline cudaDataType gk_cuda_type();
+template <> inline cudaDataType gk_cuda_type<float>()
+{
+    return CUDA_R_32F;
+}
+template <> inline cudaDataType gk_cuda_type<double>()
+{
+    return CUDA_R_64F;
+}
+
+/* The CUDA library data type of a runtime dtype. */
+static inline cudaDataType gk_cuda_type_of(int dtype)
+{
+    cudaDataType t = CUDA_R_32F;
+    gk_by_dtype(dtype, [&](auto x) {
+        t = gk_cuda_type<decltype(x)>();
+        return (int)GV_OK;
+    });
+    return t;
 }
 
 static inline cudaStream_t gk_stream(const gk_launch *L)

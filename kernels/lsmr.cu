@@ -17,7 +17,7 @@
 #include <cusparse.h>
 
 #include "gk_cuda.h"
-#include "lsmr.h"
+#include "../abi/lsmr.h"
 
 static const char *cusparse_status_name(cusparseStatus_t s)
 {
@@ -95,8 +95,8 @@ static int lsmr_setup_body(gk_launch *L, lsmr_state *st)
     st->n = ax->n;
     st->nnz = ax->nnz;
     st->lambda = ax->lambda;
-    size_t es = L->dtype == GV_F64 ? sizeof(double) : sizeof(float);
-    cudaDataType vt = L->dtype == GV_F64 ? CUDA_R_64F : CUDA_R_32F;
+    size_t es = gv_dtype_size(L->dtype);
+    cudaDataType vt = gk_cuda_type_of(L->dtype);
     int64_t m = st->m, n = st->n, nnz = st->nnz;
 
     char *w = (char *)L->workspace;
@@ -151,10 +151,17 @@ static int lsmr_setup_body(gk_launch *L, lsmr_state *st)
                                        CUSPARSE_INDEX_32I, CUSPARSE_INDEX_32I,
                                        CUSPARSE_INDEX_BASE_ZERO, vt));
     /* buffer sizes for y = A x - beta y with nonzero beta (the launch's products) */
-    double one_d = 1.0, mone_d = -1.0;
-    float one_f = 1.0f, mone_f = -1.0f;
-    const void *one = L->dtype == GV_F64 ? (const void *)&one_d : (const void *)&one_f;
-    const void *mone = L->dtype == GV_F64 ? (const void *)&mone_d : (const void *)&mone_f;
+    union {
+        float f;
+        double d;
+    } one_v, mone_v;
+    gk_by_dtype(L->dtype, [&](auto x) {
+        using T = decltype(x);
+        *(T *)(void *)&one_v = T(1);
+        *(T *)(void *)&mone_v = T(-1);
+        return (int)GV_OK;
+    });
+    const void *one = &one_v, *mone = &mone_v;
     size_t ba = 0, bat = 0;
     GK_CUSPARSE(cusparseSpMV_bufferSize(st->sp, CUSPARSE_OPERATION_NON_TRANSPOSE, one, st->mat_a,
                                         st->vec_v, mone, st->vec_u, vt, CUSPARSE_SPMV_CSR_ALG2,
@@ -316,12 +323,12 @@ template <typename T, bool NoDamp> static int lsmr_launch(gk_launch *L)
 
 static int lsmr_ridge(gk_launch *L)
 {
-    return L->dtype == GV_F64 ? lsmr_launch<double, false>(L) : lsmr_launch<float, false>(L);
+    return gk_by_dtype(L->dtype, [&](auto x) { return lsmr_launch<decltype(x), false>(L); });
 }
 
 static int lsmr_ridge_nodamp(gk_launch *L)
 {
-    return L->dtype == GV_F64 ? lsmr_launch<double, true>(L) : lsmr_launch<float, true>(L);
+    return gk_by_dtype(L->dtype, [&](auto x) { return lsmr_launch<decltype(x), true>(L); });
 }
 
 extern "C" const gk_op gk_lsmr_ridge = {lsmr_setup, lsmr_ridge, lsmr_teardown};

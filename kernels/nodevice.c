@@ -2,7 +2,7 @@
  * so ops SKIP and the GPU tests exit 77; nothing here pretends to compute. */
 #include <string.h>
 
-#include "../src/gv.h"
+#include "../abi/gv_abi.h"
 #include "gk.h"
 
 int gk_device_count(void)

@@ -11,6 +11,7 @@
  *    n mod 2048 is lost.
  * Workspace: the partials of every level but the last, one after another
  * (gk_reduce_workspace_elems in gk.h, which src/ops/reduce.c sizes it with too). */
+#include "../abi/reduce.h"
 #include "colsum.cuh"
 
 constexpr int RED_THREADS = 256;
@@ -81,8 +82,7 @@ template <typename T, bool DropTail> static int reduce_sum_t(gk_launch *L)
 
 template <bool DropTail> static int reduce_sum(gk_launch *L)
 {
-    return L->dtype == GV_F64 ? reduce_sum_t<double, DropTail>(L)
-                              : reduce_sum_t<float, DropTail>(L);
+    return gk_by_dtype(L->dtype, [&](auto x) { return reduce_sum_t<decltype(x), DropTail>(L); });
 }
 
 template <typename T> static int reduce_colsum_t(gk_launch *L)
@@ -97,7 +97,7 @@ template <typename T> static int reduce_colsum_t(gk_launch *L)
 
 static int reduce_colsum(gk_launch *L)
 {
-    return L->dtype == GV_F64 ? reduce_colsum_t<double>(L) : reduce_colsum_t<float>(L);
+    return gk_by_dtype(L->dtype, [&](auto x) { return reduce_colsum_t<decltype(x)>(L); });
 }
 
 extern "C" const gk_op gk_reduce_sum = {NULL, reduce_sum<false>, NULL};

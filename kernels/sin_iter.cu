@@ -49,6 +49,10 @@ __global__ void sin_iter_f32inner_kernel(const double *__restrict__ x, double *_
     }
 }
 
+/* The CUDA math function each element type calls, for the recorded math mode. */
+template <typename T> constexpr const char *sin_name = "sin";
+template <> constexpr const char *sin_name<float> = "sinf";
+
 template <bool F32Inner> static int sin_iter_launch(gk_launch *L)
 {
     int64_t n = L->dims[0];
@@ -64,23 +68,25 @@ template <bool F32Inner> static int sin_iter_launch(gk_launch *L)
         GK_LAUNCHED("sin_iter_f32inner_kernel");
         return GV_OK;
     }
-    if (L->dtype == GV_F64) {
-        if (L->mode != GV_MODE_NATIVE)
-            return gk_fail_unsupported("sin_iter f64 has no fast-math intrinsic");
-        snprintf(L->math_mode, sizeof L->math_mode, "sin (CUDA math, 2 ulp)");
-        sin_iter_kernel<double, SIN_NATIVE>
-            <<<blocks, threads, 0, s>>>((const double *)L->in[0], (double *)L->out[0], n, k);
-    } else if (L->mode == GV_MODE_FASTMATH) {
-        snprintf(L->math_mode, sizeof L->math_mode, "__sinf (SFU intrinsic)");
-        sin_iter_kernel<float, SIN_FAST>
-            <<<blocks, threads, 0, s>>>((const float *)L->in[0], (float *)L->out[0], n, k);
-    } else {
-        snprintf(L->math_mode, sizeof L->math_mode, "sinf (CUDA math, 2 ulp)");
-        sin_iter_kernel<float, SIN_NATIVE>
-            <<<blocks, threads, 0, s>>>((const float *)L->in[0], (float *)L->out[0], n, k);
-    }
-    GK_LAUNCHED("sin_iter_kernel");
-    return GV_OK;
+    return gk_by_dtype(L->dtype, [&](auto x) {
+        using T = decltype(x);
+        constexpr bool f32 = sizeof(T) == 4;
+        if (L->mode == GV_MODE_FASTMATH) {
+            if constexpr (!f32) {
+                return gk_fail_unsupported("sin_iter f64 has no fast-math intrinsic");
+            } else {
+                snprintf(L->math_mode, sizeof L->math_mode, "__sinf (SFU intrinsic)");
+                sin_iter_kernel<T, SIN_FAST>
+                    <<<blocks, threads, 0, s>>>((const T *)L->in[0], (T *)L->out[0], n, k);
+            }
+        } else {
+            snprintf(L->math_mode, sizeof L->math_mode, "%s (CUDA math, 2 ulp)", sin_name<T>);
+            sin_iter_kernel<T, SIN_NATIVE>
+                <<<blocks, threads, 0, s>>>((const T *)L->in[0], (T *)L->out[0], n, k);
+        }
+        GK_LAUNCHED("sin_iter_kernel");
+        return (int)GV_OK;
+    });
 }
 
 extern "C" const gk_op gk_sin_iter = {NULL, sin_iter_launch<false>, NULL};

@@ -82,11 +82,11 @@ struct solve_ws {
 static int workspace_of(const gk_launch *L, solve_ws *w)
 {
     int64_t n = L->dims[0];
-    size_t es = L->dtype == GV_F64 ? 8 : 4;
+    size_t es = gv_dtype_size(L->dtype);
     size_t a_bytes = ((size_t)(n * n) * es + 255) & ~(size_t)255;
     size_t need = a_bytes + (size_t)(n + 2) * sizeof(int);
     if (!L->workspace || (int64_t)need > L->workspace_bytes)
-        return gk_fail_lib("gpuval", 0, "WORKSPACE_TOO_SMALL", "solve workspace layout");
+        return gk_fail_internal("solve: workspace smaller than the layout promised");
     char *base = (char *)L->workspace;
     w->a = base;
     w->ipiv = (int *)(base + a_bytes);
@@ -217,8 +217,8 @@ template <typename T> static int setup_impl(gk_launch *L, solve_state *s, solve_
 template <solve_kind K> static int solve_setup(gk_launch *L)
 {
     solve_state *s = (solve_state *)calloc(1, sizeof *s);
-    if (!s) return gk_fail_lib("gpuval", 0, "HOST_OUT_OF_MEMORY", "solve setup");
-    int rc = L->dtype == GV_F64 ? setup_impl<double>(L, s, K) : setup_impl<float>(L, s, K);
+    if (!s) return GV_ENOMEM;
+    int rc = gk_by_dtype(L->dtype, [&](auto x) { return setup_impl<decltype(x)>(L, s, K); });
     if (rc) {
         release(s);
         return rc;
@@ -277,7 +277,7 @@ template <typename T> static int launch_impl(gk_launch *L, solve_kind kind)
 
 template <solve_kind K> static int solve_launch(gk_launch *L)
 {
-    return L->dtype == GV_F64 ? launch_impl<double>(L, K) : launch_impl<float>(L, K);
+    return gk_by_dtype(L->dtype, [&](auto x) { return launch_impl<decltype(x)>(L, K); });
 }
 
 /* clang-format off */

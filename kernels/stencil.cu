@@ -134,8 +134,8 @@ template <typename T, int Scheme, int Bug> static int stencil_run_t(gk_launch *L
 
 template <int Scheme, int Bug> static int stencil_run(gk_launch *L)
 {
-    return L->dtype == GV_F64 ? stencil_run_t<double, Scheme, Bug>(L)
-                              : stencil_run_t<float, Scheme, Bug>(L);
+    return gk_by_dtype(L->dtype,
+                       [&](auto x) { return stencil_run_t<decltype(x), Scheme, Bug>(L); });
 }
 
 extern "C" const gk_op gk_stencil_laplace = {NULL, stencil_run<FIXED_LAPLACE, NO_BUG>, NULL};

@@ -82,18 +82,18 @@ static int fill_unit(gk_bench *b, int i)
 {
     int64_t n = b->L.in_count[i];
     unsigned blocks = gk_blocks(n, 256, 65535);
-    if (b->L.dtype == GV_F64)
-        gk_fill_unit_kernel<double><<<blocks, 256, 0, b->s>>>((double *)b->L.in[i], n, 77u * i);
-    else
-        gk_fill_unit_kernel<float><<<blocks, 256, 0, b->s>>>((float *)b->L.in[i], n, 77u * i);
-    GK_LAUNCHED("gk_fill_unit_kernel");
-    return GV_OK;
+    return gk_by_dtype(b->L.dtype, [&](auto x) {
+        using T = decltype(x);
+        gk_fill_unit_kernel<T><<<blocks, 256, 0, b->s>>>((T *)b->L.in[i], n, 77u * i);
+        GK_LAUNCHED("gk_fill_unit_kernel");
+        return (int)GV_OK;
+    });
 }
 
 static int poison_outputs(gk_bench *b)
 {
     for (int i = 0; i < b->L.n_out; i++)
-        GK_CUDA(cudaMemsetAsync(b->L.out[i], GK_POISON_BYTE, out_bytes(b, i), b->s));
+        GK_CUDA(cudaMemsetAsync(b->L.out[i], GV_POISON_BYTE, out_bytes(b, i), b->s));
     return GV_OK;
 }
 
@@ -177,7 +177,7 @@ extern "C" int gk_bench_open(const gk_op *op, const gk_launch *Lin, const gk_hos
         b->L.out[i] = NULL;
     }
     snprintf(b->L.math_mode, sizeof b->L.math_mode, "none");
-    b->es = b->L.dtype == GV_F64 ? 8 : 4;
+    b->es = gv_dtype_size(b->L.dtype);
     b->have_io = io != NULL;
     int rc = bench_prepare(b, io);
     if (rc != GV_OK) {
@@ -342,17 +342,13 @@ static int gemm_ceiling_launch(gk_launch *L)
     cublasHandle_t h;
     int rc = gk_cublas(L, &h); /* mode native: CUBLAS_PEDANTIC_MATH, so no TF32 */
     if (rc != GV_OK) return rc;
-    int n = (int)L->dims[0];
-    if (L->dtype == GV_F64) {
-        const double one = 1.0, zero = 0.0;
-        GK_CUBLAS(cublasDgemm(h, CUBLAS_OP_N, CUBLAS_OP_N, n, n, n, &one, (const double *)L->in[0],
-                              n, (const double *)L->in[1], n, &zero, (double *)L->out[0], n));
-    } else {
-        const float one = 1.0f, zero = 0.0f;
-        GK_CUBLAS(cublasSgemm(h, CUBLAS_OP_N, CUBLAS_OP_N, n, n, n, &one, (const float *)L->in[0],
-                              n, (const float *)L->in[1], n, &zero, (float *)L->out[0], n));
-    }
-    return GV_OK;
+    int64_t n = L->dims[0];
+    /* the row-major call with A and B swapped is the same column-major call */
+    return gk_by_dtype(L->dtype, [&](auto x) {
+        using T = decltype(x);
+        return gk_gemm_rowmajor<T>(h, n, n, n, (const T *)L->in[1], (const T *)L->in[0],
+                                   (T *)L->out[0]);
+    });
 }
 
 static const gk_op copy_ceiling_op = {NULL, copy_ceiling_launch, NULL};

@@ -67,19 +67,29 @@ template <typename T, int Stray> static int vadd_stray(gk_launch *L)
     return GV_OK;
 }
 
+/* The vector type of a 16-byte load for each element type. */
+template <typename T> struct vadd_vec;
+template <> struct vadd_vec<float> {
+    using type = float4;
+};
+template <> struct vadd_vec<double> {
+    using type = double2;
+};
+
 template <bool Planted, int Stray = STRAY_NONE> static int vadd_launch(gk_launch *L)
 {
     int64_t n = L->dims[0];
     const int threads = 256;
     unsigned blocks = gk_blocks(n / 4 + 1, threads, 132LL * 32);
-    if (L->dtype == GV_F64)
-        vadd_kernel<double, double2, Planted><<<blocks, threads, 0, gk_stream(L)>>>(
-            (const double *)L->in[0], (const double *)L->in[1], (double *)L->out[0], n);
-    else
-        vadd_kernel<float, float4, false><<<blocks, threads, 0, gk_stream(L)>>>(
-            (const float *)L->in[0], (const float *)L->in[1], (float *)L->out[0], n);
-    GK_LAUNCHED("vadd_kernel");
-    return L->dtype == GV_F64 ? vadd_stray<double, Stray>(L) : vadd_stray<float, Stray>(L);
+    return gk_by_dtype(L->dtype, [&](auto x) {
+        using T = decltype(x);
+        /* the planted f32 rounding exists only where there is something wider to round */
+        vadd_kernel<T, typename vadd_vec<T>::type, Planted && sizeof(T) == 8>
+            <<<blocks, threads, 0, gk_stream(L)>>>((const T *)L->in[0], (const T *)L->in[1],
+                                                   (T *)L->out[0], n);
+        GK_LAUNCHED("vadd_kernel");
+        return vadd_stray<T, Stray>(L);
+    });
 }
 
 extern "C" const gk_op gk_vadd = {NULL, vadd_launch<false>, NULL};

@@ -16,7 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../kernels/lsmr.h"
+#include "../abi/lsmr.h"
 #include "go.h"
 
 static int check_csr_args(int64_t m, int64_t n, const int32_t *row_ptr, const int32_t *col_idx,

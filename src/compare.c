@@ -5,33 +5,24 @@
 #include <math.h>
 #include <string.h>
 
-#include "../kernels/gk.h"
-
 const gv_tiers gv_default_tiers = {2, {1e-8, 1e-4}};
 
 double gv_load(const void *buf, gv_dtype t, int64_t i, bool *is_poison)
 {
-    if (t == GV_F64) {
-        uint64_t bits;
-        memcpy(&bits, (const char *)buf + 8 * i, 8);
-        *is_poison = bits == UINT64_MAX;
-        double v;
-        memcpy(&v, &bits, 8);
-        return v;
-    }
-    uint32_t bits;
-    memcpy(&bits, (const char *)buf + 4 * i, 4);
-    *is_poison = bits == UINT32_MAX;
-    float v;
-    memcpy(&v, &bits, 4);
-    return (double)v;
+    size_t es = gv_dtype_size(t);
+    const unsigned char *bytes = (const unsigned char *)buf + (size_t)i * es;
+    bool poison = true;
+    for (size_t k = 0; k < es; k++)
+        poison = poison && bytes[k] == GV_POISON_BYTE;
+    *is_poison = poison;
+    return gv_dtype_load(t, buf, i);
 }
 
 /* One unit in the last place of r at a significand width of p bits; for r = 0 (or below
  * the normal range) the spacing of the smallest normal binade. */
 static double ulp_at(double r, int p, gv_dtype t)
 {
-    int min_exp = t == GV_F64 ? -1022 : -126;
+    int min_exp = gv_dtype_min_exp(t);
     int e;
     frexp(fabs(r), &e); /* |r| = f 2^e, f in [0.5,1): its ulp is 2^(e - p) */
     if (r == 0.0 || e - 1 < min_exp) e = min_exp + 1;

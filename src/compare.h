@@ -85,7 +85,7 @@ typedef struct gv_metrics {
     double sq_err, sq_ref;
 } gv_metrics;
 
-/* Compare n device values `got` (dtype t; poison = all bytes GK_POISON_BYTE) with the f64
+/* Compare n device values `got` (dtype t; poison = all bytes GV_POISON_BYTE) with the f64
  * reference `ref`. precision_bits is the significand width used for ULPs and the cap on
  * accurate bits. Fills m; never fails for n >= 0. */
 void gv_compare(const void *got, gv_dtype t, const double *ref, int64_t n, const gv_tiers *tiers,

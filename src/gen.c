@@ -79,7 +79,7 @@ static double trim_bits(double x, int p)
 
 double gv_round_to(double x, gv_dtype t)
 {
-    return t == GV_F32 ? (double)(float)x : x;
+    return gv_dtype_round(t, x);
 }
 
 void gv_gen_fill(double *out, int64_t n, gv_dist d, gv_dtype t, uint64_t seed, uint64_t tensor)

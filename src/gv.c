@@ -10,26 +10,21 @@
 
 #include "op.h"
 
-const char *gv_strerror(int err)
-{
-    switch (err) {
-    case GV_OK: return "success";
-    case GV_EINVAL: return "invalid argument";
-    case GV_ENOMEM: return "out of host memory";
-    case GV_ENODEV: return "no CUDA device";
-    case GV_EDEVMEM: return "out of device memory";
-    case GV_ECUDA: return "CUDA error";
-    case GV_ELIB: return "library error";
-    case GV_EIO: return "I/O error";
-    case GV_EUNSUPPORTED: return "not supported by this device or library";
-    case GV_EGUARD: return "memory outside a tensor was written, or an input changed";
-    case GV_EINTERNAL: return "internal error (a broken contract of the harness)";
-    default: return "unknown error";
-    }
-}
-
-static const char *const dtype_names[GV_NDTYPES] = {"f32", "f64"};
-static const char *const mode_names[GV_NMODES] = {"native", "tf32", "fastmath"};
+static const char *const dtype_names[GV_NDTYPES] = {
+#define GV_DT_NAME_(e, name, ctype, bytes, p, emin, tier, compute) name,
+    GV_DTYPES(GV_DT_NAME_)
+#undef GV_DT_NAME_
+};
+static const char *const mode_names[GV_NMODES] = {
+#define GV_MODE_NAME_(e, name, bits, what) name,
+    GV_MODES(GV_MODE_NAME_)
+#undef GV_MODE_NAME_
+};
+static const int mode_input_bits[GV_NMODES] = {
+#define GV_MODE_BITS_(e, name, bits, what) bits,
+    GV_MODES(GV_MODE_BITS_)
+#undef GV_MODE_BITS_
+};
 static const char *const dist_names[GV_NDISTS] = {"uniform01", "uniform11", "smallint", "special",
                                                   "offgrid",   "tie",       "perm2",    "wide"};
 
@@ -77,24 +72,13 @@ int gv_dist_parse(const char *s, gv_dist *out)
     return GV_OK;
 }
 
-size_t gv_dtype_size(gv_dtype t)
-{
-    return t == GV_F64 ? 8 : 4;
-}
-double gv_dtype_tier(gv_dtype t)
-{
-    return t == GV_F64 ? 1e-8 : 1e-4;
-}
-
-int gv_dtype_mantissa_bits(gv_dtype t)
-{
-    return t == GV_F64 ? 53 : 24;
-}
-
+/* A mode that rounds its inputs to fewer bits than the dtype has computes at that width;
+   otherwise at the dtype's own (tf32 names 11 bits, narrower than f32's 24). */
 int gv_mode_precision_bits(gv_dtype t, gv_mode m)
 {
-    if (m == GV_MODE_TF32 && t == GV_F32) return 11;
-    return gv_dtype_mantissa_bits(t);
+    int own = gv_dtype_mantissa_bits(t);
+    int in = m < GV_NMODES ? mode_input_bits[m] : 0;
+    return in > 0 && in < own ? in : own;
 }
 
 double gv_unit_roundoff(gv_dtype t, gv_mode m)

@@ -8,43 +8,13 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* One error rule for the whole project: 0 is success, failures are negative gv_err codes.
- * CUDA and library errors keep their own names through gk_last_error() (kernels/gk.h). */
-typedef enum gv_err {
-    GV_OK = 0,
-    GV_EINVAL = -1,       /* bad argument or usage */
-    GV_ENOMEM = -2,       /* host allocation failed */
-    GV_ENODEV = -3,       /* no CUDA device, or built without CUDA */
-    GV_EDEVMEM = -4,      /* not enough device memory */
-    GV_ECUDA = -5,        /* CUDA runtime or launch error (named by gk_last_error) */
-    GV_ELIB = -6,         /* cuBLAS/cuFFT/cuSOLVER/cuSPARSE/LAPACKE error (named likewise) */
-    GV_EIO = -7,          /* file could not be read or written */
-    GV_EUNSUPPORTED = -8, /* the device or library cannot run this mode */
-    GV_EGUARD = -9,       /* an op wrote outside its tensors or changed an input (gk_run's
-                             guards; named by gk_last_error) */
-    GV_EINTERNAL = -10,   /* a broken contract inside gpuval (a layout, workspace or aux that
-                             does not match its case): a bug of the harness, ERROR, never SKIP */
-} gv_err;
+#include "../abi/gv_abi.h"
 
-const char *gv_strerror(int err);
-
-/* Storage dtypes of a case's tensors. */
-typedef enum gv_dtype { GV_F32 = 0, GV_F64 = 1, GV_NDTYPES } gv_dtype;
+/* Error codes (gv_err, gv_strerror), dtypes (gv_dtype, the dtype table) and modes (gv_mode)
+ * are the bottom vocabulary in abi/gv_abi.h; what follows is the harness's own. */
 
 const char *gv_dtype_name(gv_dtype t);
 int gv_dtype_parse(const char *s, gv_dtype *out); /* GV_OK or GV_EINVAL */
-size_t gv_dtype_size(gv_dtype t);
-int gv_dtype_mantissa_bits(gv_dtype t); /* significand bits incl. the implicit one: 24, 53 */
-/* The tier a dtype is expected to meet in its own arithmetic: f64 1e-8, f32 1e-4. */
-double gv_dtype_tier(gv_dtype t);
-
-/* Precision modes: how the device computes, not how tensors are stored. */
-typedef enum gv_mode {
-    GV_MODE_NATIVE = 0,   /* the dtype's own arithmetic; cuBLAS pedantic math */
-    GV_MODE_TF32 = 1,     /* f32 storage, tensor cores on TF32-rounded operands */
-    GV_MODE_FASTMATH = 2, /* intrinsics such as __sinf, __expf */
-    GV_NMODES
-} gv_mode;
 
 const char *gv_mode_name(gv_mode m);
 int gv_mode_parse(const char *s, gv_mode *out);

@@ -21,13 +21,8 @@ static double now_ms(void)
 
 static void store_dtype(const double *src, void *dst, int64_t n, gv_dtype t)
 {
-    if (t == GV_F64) {
-        memcpy(dst, src, (size_t)n * sizeof(double));
-    } else {
-        float *f = dst;
-        for (int64_t i = 0; i < n; i++)
-            f[i] = (float)src[i];
-    }
+    for (int64_t i = 0; i < n; i++)
+        gv_dtype_store(t, dst, i, src[i]);
 }
 
 void gv_fill(gv_problem *p, int i, gv_dist dist)
@@ -91,7 +86,7 @@ int gv_problem_init(gv_problem *p, const gv_case *c)
             for (int64_t k = 0; k < t->count; k++)
                 t->pgauge[k] = NAN; /* a G never computed fails the case, never passes it */
         }
-        memset(t->data, 0xFF, (size_t)t->count * es); /* unwritten until the device writes */
+        memset(t->data, GV_POISON_BYTE, (size_t)t->count * es); /* unwritten until written */
     }
     rc = c->op->make_inputs(p);
     if (rc != GV_OK) gv_problem_free(p);
@@ -126,7 +121,7 @@ int64_t gv_device_bytes(const gv_problem *p)
     /* gk_run puts a red zone before and after every tensor and the workspace */
     int64_t guarded = p->l.n_in + p->l.n_out + (p->l.workspace_bytes > 0);
     return elems * (int64_t)gv_dtype_size(p->c.dtype) + p->l.workspace_bytes +
-           guarded * 2 * GK_REDZONE_BYTES;
+           guarded * 2 * GV_REDZONE_BYTES;
 }
 
 void gv_result_extra(gv_result *r, const char *name, double value)

@@ -3,7 +3,7 @@
  * shared gauge is colsum(|A|) |B|. Depths (Higham, ASNA 2nd ed., eq. 3.5 for sums, 3.13
  * for products, first order): matmul_colsum k (the product) + the chunked column sum's
  * gk_colsum_depth(m); einsum colsum_depth(m) + colsum_depth(k) + 1 (the weighting). */
-#include "../../kernels/gk.h"
+#include "../../abi/colsum.h"
 #include "opkit.h"
 
 extern const gk_op gk_matmul_colsum, gk_matmul_colsum_tf32native, gk_einsum_colsum,

@@ -137,7 +137,7 @@ static int dense_pgauge(gv_problem *p)
     double sqrt_d = sqrt(dense_depth(&native));
     double eval = 6.0 / sqrt_d;
     double u = gv_unit_roundoff(p->c.dtype, GV_MODE_NATIVE);
-    double eta = p->c.dtype == GV_F64 ? 0x1p-1074 : 0x1p-149;
+    double eta = gv_dtype_subnormal_min(p->c.dtype);
     double floor_g = 4.0 * eta / (u * sqrt_d);
     for (int64_t i = 0; rc == 0 && i < m; i++)
         for (int64_t j = 0; j < n; j++) {

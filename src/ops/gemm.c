@@ -71,7 +71,10 @@ static bool gemm_exact(const gv_case *c)
 {
     if (c->mode != GV_MODE_NATIVE) return false;
     if (c->dist == GV_DIST_PERM2) return true;
-    return c->dist == GV_DIST_TIE && (c->dtype == GV_F64 || c->shape.d[1] <= 4096);
+    /* tie sums stay below 2k on a 2^-11 grid: exact while 2k <= 2^(p - 11), p the dtype's
+       significand bits (k <= 4096 in f32, 2^41 in f64) */
+    int64_t kmax = (int64_t)1 << (gv_dtype_mantissa_bits(c->dtype) - 12);
+    return c->dist == GV_DIST_TIE && c->shape.d[1] <= kmax;
 }
 
 static int gemm_oracle(gv_problem *p)

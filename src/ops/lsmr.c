@@ -27,7 +27,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../../kernels/lsmr.h"
+#include "../../abi/lsmr.h"
 #include "../gen.h"
 #include "../run.h"
 #include "opkit.h"

@@ -20,7 +20,8 @@
  * A dropped tail (reduce.sum.droptail) loses whole elements: an error of about
  * (tail / n) sum |x| against u d sum |x|, a ratio of ~300 in f32 and ~1e14 in f64 at
  * n = 4097 (one element lost), and more at 1000003 (579 lost). */
-#include "../../kernels/gk.h"
+#include "../../abi/colsum.h"
+#include "../../abi/reduce.h"
 #include "opkit.h"
 
 extern const gk_op gk_reduce_sum, gk_reduce_sum_droptail, gk_reduce_colsum;

@@ -132,7 +132,7 @@ static int sin_iter_oracle(gv_problem *p)
         for (int64_t i = 0; i < n; i++)
             g[i] = 1.0; /* absolute model */
     } else {
-        double tiny = p->c.dtype == GV_F64 ? DBL_MIN : FLT_MIN;
+        double tiny = gv_dtype_normal_min(p->c.dtype);
         for (int64_t i = 0; i < n; i++) {
             double r = fabs(p->out[0].ref[i]);
             g[i] = r > tiny ? r : tiny;

@@ -124,7 +124,7 @@ static int stencil_inputs(gv_problem *p)
 /* The underflow allowance lambda / u of the diffusion gauges (see the file comment). */
 static void add_underflow_floor(gv_problem *p)
 {
-    double lambda = p->c.dtype == GV_F64 ? DBL_MIN : (double)FLT_MIN;
+    double lambda = gv_dtype_normal_min(p->c.dtype);
     double floor_g = lambda / gv_unit_roundoff(p->c.dtype, p->c.mode);
     gv_tensor *t = &p->out[0];
     for (int64_t i = 0; i < t->count; i++)

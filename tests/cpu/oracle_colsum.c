@@ -6,6 +6,7 @@
 #include <math.h>
 #include <stdlib.h>
 
+#include "colsum.h"
 #include "gen.h"
 #include "go.h"
 #include "registry.h"

@@ -11,7 +11,9 @@
 #include <string.h>
 
 #include "gen.h"
+#include "colsum.h"
 #include "gk.h"
+#include "reduce.h"
 #include "go.h"
 #include "registry.h"
 #include "run.h"

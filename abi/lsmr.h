@@ -11,11 +11,13 @@
  * factorizations (sec. 2), damping by one extra plane rotation per step, and the norm
  * estimates behind the stopping rules (sec. 3). Written here from the paper's derivation;
  * the variable names follow its symbols (alpha, beta, rho, rhobar, zeta, zetabar, ...). */
-#ifndef GK_LSMR_H
-#define GK_LSMR_H
+#ifndef GV_ABI_LSMR_H
+#define GV_ABI_LSMR_H
 
 #include <math.h>
 #include <stdint.h>
+
+#include "gv_abi.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -36,12 +38,15 @@ static inline double gk_lsmr_lambda(int64_t k)
     return GK_LSMR_LAMBDA_FIRST * pow(GK_LSMR_LAMBDA_LAST / GK_LSMR_LAMBDA_FIRST, t);
 }
 
-/* Stopping tolerances atol = btol by storage dtype (gv_dtype: 0 f32, 1 f64). f32: scipy's
+/* Stopping tolerances atol = btol by storage dtype . f32: scipy's
  * default 1e-6, a few units of u_f32 = 6e-8 above the level rounding lets the true
  * ||A^T r|| reach. f64: 1e-12, well under the 1e-8 tier and still above f64's floor. */
 static inline double gk_lsmr_atol(int dtype)
 {
-    return dtype == 1 ? 1e-12 : 1e-6;
+    switch (dtype) {
+    case GV_F64: return 1e-12;
+    default: return 1e-6;
+    }
 }
 #define GK_LSMR_CONLIM_VALUE 1e8 /* scipy's default: stop once cond(A) is estimated above it */
 

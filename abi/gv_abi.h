@@ -1,0 +1,197 @@
+/* gv_abi.h: the bottom of gpuval's layering — the vocabulary and ABI that src/, kernels/ and
+ * oracle/ share: error codes, storage dtypes, precision modes and the memory patterns of a
+ * device run. Plain C (C11 and C++17 alike), no CUDA type, no dependency on any other
+ * project header: kernels/ and oracle/ include only this folder and their own headers
+ * (tests/cpu/test_layers.c enforces it).
+ *
+ * The tables are X-macros: one line per entry, every property of the entry on that line, so
+ * adding a dtype (f16, bf16) or an error code is adding one line here, and nothing else in
+ * the tree spells an entry's size, precision or name. */
+#ifndef GV_ABI_H
+#define GV_ABI_H
+
+#include <math.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ---- error codes ---------------------------------------------------------------------------
+ * One error rule for the whole project: 0 is success, failures are negative. CUDA and library
+ * errors keep their own names through gk_last_error() (kernels/gk.h), oracle argument errors
+ * through go.h's convention. X(ENUM, value, name, message) */
+#define GV_ERRORS(X)                                                                               \
+    X(GV_OK, 0, "OK", "success")                                                                   \
+    X(GV_EINVAL, -1, "EINVAL", "invalid argument")                                                 \
+    X(GV_ENOMEM, -2, "ENOMEM", "out of host memory")                                               \
+    X(GV_ENODEV, -3, "ENODEV", "no CUDA device")                                                   \
+    X(GV_EDEVMEM, -4, "EDEVMEM", "out of device memory")                                           \
+    X(GV_ECUDA, -5, "ECUDA", "CUDA error")                                                         \
+    X(GV_ELIB, -6, "ELIB", "library error")                                                        \
+    X(GV_EIO, -7, "EIO", "I/O error")                                                              \
+    X(GV_EUNSUPPORTED, -8, "EUNSUPPORTED", "not supported by this device or library")              \
+    X(GV_EGUARD, -9, "EGUARD", "memory outside a tensor was written, or an input changed")         \
+    X(GV_EINTERNAL, -10, "EINTERNAL", "internal error (a broken contract of the harness)")
+
+typedef enum gv_err {
+#define GV_ERR_ENUM_(e, v, name, msg) e = v,
+    GV_ERRORS(GV_ERR_ENUM_)
+#undef GV_ERR_ENUM_
+} gv_err;
+
+static inline const char *gv_strerror(int err)
+{
+#define GV_ERR_MSG_(e, v, name, msg)                                                               \
+    if (err == v) return msg;
+    GV_ERRORS(GV_ERR_MSG_)
+#undef GV_ERR_MSG_
+    return "unknown error";
+}
+
+static inline const char *gv_errname(int err)
+{
+#define GV_ERR_NAME_(e, v, name, msg)                                                              \
+    if (err == v) return name;
+    GV_ERRORS(GV_ERR_NAME_)
+#undef GV_ERR_NAME_
+    return "E?";
+}
+
+/* ---- storage dtypes ------------------------------------------------------------------------
+ * X(ENUM, name, C type, bytes, significand bits p incl. the implicit one, smallest normal
+ *   exponent emin, tier the dtype promises in its own arithmetic, compute dtype)
+ * Unit roundoff 2^-p; smallest normal 2^emin; subnormal spacing 2^(emin - p + 1). The
+ * compute dtype is the arithmetic a storage dtype is computed in (itself for f32 and f64; a
+ * half type stored and accumulated in f32 will name GV_F32). */
+#define GV_DTYPES(X)                                                                               \
+    X(GV_F32, "f32", float, 4, 24, -126, 1e-4, GV_F32)                                             \
+    X(GV_F64, "f64", double, 8, 53, -1022, 1e-8, GV_F64)
+
+typedef enum gv_dtype {
+#define GV_DT_ENUM_(e, name, ctype, bytes, p, emin, tier, compute) e,
+    GV_DTYPES(GV_DT_ENUM_)
+#undef GV_DT_ENUM_
+        GV_NDTYPES
+} gv_dtype;
+
+typedef struct gv_dtype_info {
+    const char *name;
+    size_t bytes;
+    int mantissa_bits; /* p: significand bits incl. the implicit one */
+    int min_exp;       /* smallest normal 2^min_exp */
+    double tier;       /* the tier its own arithmetic is expected to meet */
+    gv_dtype compute;
+} gv_dtype_info;
+
+static const gv_dtype_info gv_dtype_table[GV_NDTYPES] = {
+#define GV_DT_INFO_(e, name, ctype, bytes, p, emin, tier, compute)                                 \
+    {name, bytes, p, emin, tier, compute},
+    GV_DTYPES(GV_DT_INFO_)
+#undef GV_DT_INFO_
+};
+
+/* The entry of t; an out-of-range t is a programmer error (the first entry is returned so a
+   release build never reads outside the table). */
+static inline const gv_dtype_info *gv_dtype_get(int t)
+{
+    return &gv_dtype_table[(t >= 0 && t < (int)GV_NDTYPES) ? t : 0];
+}
+static inline size_t gv_dtype_size(int t)
+{
+    return gv_dtype_get(t)->bytes;
+}
+static inline int gv_dtype_mantissa_bits(int t)
+{
+    return gv_dtype_get(t)->mantissa_bits;
+}
+static inline int gv_dtype_min_exp(int t)
+{
+    return gv_dtype_get(t)->min_exp;
+}
+static inline double gv_dtype_tier(int t)
+{
+    return gv_dtype_get(t)->tier;
+}
+/* The smallest normal number 2^emin and the subnormal spacing 2^(emin - p + 1) of t. */
+static inline double gv_dtype_normal_min(int t)
+{
+    return ldexp(1.0, gv_dtype_min_exp(t));
+}
+static inline double gv_dtype_subnormal_min(int t)
+{
+    return ldexp(1.0, gv_dtype_min_exp(t) - gv_dtype_mantissa_bits(t) + 1);
+}
+/* x rounded to dtype t (round to nearest even), back in f64 */
+static inline double gv_dtype_round(int t, double x)
+{
+    switch (t) {
+#define GV_DT_ROUND_(e, name, ctype, bytes, p, emin, tier, compute)                                \
+    case e: return (double)(ctype)x;
+        GV_DTYPES(GV_DT_ROUND_)
+#undef GV_DT_ROUND_
+    default: return x;
+    }
+}
+
+/* Element i of a buffer of dtype t, as f64 / written from f64 (rounded to nearest even).
+ * memcpy keeps both free of alignment and aliasing assumptions. */
+static inline double gv_dtype_load(int t, const void *buf, int64_t i)
+{
+    switch (t) {
+#define GV_DT_LOAD_(e, name, ctype, bytes, p, emin, tier, compute)                                 \
+    case e: {                                                                                      \
+        ctype v;                                                                                   \
+        memcpy(&v, (const char *)buf + (size_t)i * sizeof v, sizeof v);                            \
+        return (double)v;                                                                          \
+    }
+        GV_DTYPES(GV_DT_LOAD_)
+#undef GV_DT_LOAD_
+    default: return NAN;
+    }
+}
+static inline void gv_dtype_store(int t, void *buf, int64_t i, double x)
+{
+    switch (t) {
+#define GV_DT_STORE_(e, name, ctype, bytes, p, emin, tier, compute)                                \
+    case e: {                                                                                      \
+        ctype v = (ctype)x;                                                                        \
+        memcpy((char *)buf + (size_t)i * sizeof v, &v, sizeof v);                                  \
+        return;                                                                                    \
+    }
+        GV_DTYPES(GV_DT_STORE_)
+#undef GV_DT_STORE_
+    default: return;
+    }
+}
+
+/* ---- precision modes -----------------------------------------------------------------------
+ * How the device computes, not how tensors are stored. X(ENUM, name, input significand bits
+ * (0: the storage dtype's own), what it is) */
+#define GV_MODES(X)                                                                                \
+    X(GV_MODE_NATIVE, "native", 0, "the dtype's own arithmetic; cuBLAS pedantic math")             \
+    X(GV_MODE_TF32, "tf32", 11, "f32 storage, tensor cores on TF32-rounded operands")              \
+    X(GV_MODE_FASTMATH, "fastmath", 0, "intrinsics such as __sinf, __expf")
+
+typedef enum gv_mode {
+#define GV_MODE_ENUM_(e, name, bits, what) e,
+    GV_MODES(GV_MODE_ENUM_)
+#undef GV_MODE_ENUM_
+        GV_NMODES
+} gv_mode;
+
+/* ---- memory patterns of a device run -------------------------------------------------------
+ * Outputs are poisoned with all bytes GV_POISON_BYTE before the launch (all-ones: a NaN in
+ * every float format that no arithmetic produces); every tensor and the workspace sit between
+ * GV_REDZONE_BYTES of GV_REDZONE_BYTE (distinct from the poison, so an unwritten output and a
+ * written red zone are told apart; a multiple of 256 keeps tensors 256-byte aligned). */
+#define GV_POISON_BYTE   0xFF
+#define GV_REDZONE_BYTES 256
+#define GV_REDZONE_BYTE  0xA5
+
+#ifdef __cplusplus
+}
+#endif
+#endif
