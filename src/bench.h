@@ -161,4 +161,7 @@ int gv_sweep_sizes(const gv_sweep *sw, const gv_bench_opts *o, int64_t *sizes, c
  * fit are bad input (exit 2), not a crash half-way. */
 int gv_bench_fits(const gv_case *c, const gv_bench_opts *o, char *why, size_t len);
 
+/* `gpuval bench`: parse, plan, time, report; returns the exit status (cli.h). */
+int gv_cmd_bench(int argc, char **argv);
+
 #endif

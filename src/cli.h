@@ -1,4 +1,5 @@
-/* cli.h: shared pieces of the gpuval subcommands — exit codes and list parsers. */
+/* cli.h: what cli.c gives the gpuval subcommands — exit codes, usage errors, the option
+ * parsers, output probing and the recorded command line. */
 #ifndef GV_CLI_H
 #define GV_CLI_H
 
@@ -29,10 +30,5 @@ int gv_probe_writable(const char *path);
 char *gv_join_args(int argc, char **argv);
 /* Print "gpuval: " + message to stderr. */
 void gv_usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-
-int gv_cmd_list(int argc, char **argv);
-int gv_cmd_info(int argc, char **argv);
-int gv_cmd_check(int argc, char **argv);
-int gv_cmd_bench(int argc, char **argv);
 
 #endif

@@ -72,6 +72,10 @@ typedef struct gv_case {
     uint64_t seed;
 } gv_case;
 
+/* The verdict of one case. */
+typedef enum gv_verdict { GV_PASS = 0, GV_FAIL, GV_SKIP, GV_ERROR } gv_verdict;
+const char *gv_verdict_name(gv_verdict v);
+
 /* Case label "op dtype mode shape" for messages. */
 char *gv_case_label(const gv_case *c, char *buf, size_t len);
 

@@ -1,5 +1,5 @@
-/* main.c: the gpuval command line — dispatch to subcommands, `list`, `info`, and the shared
- * option parsers. `check` lives in check.c, `bench` in bench.c. */
+/* main.c: the gpuval command line — dispatch to subcommands, and `list` and `info`.
+ * `check` lives in check.c, `bench` in bench.c, the shared option parsers in cli.c. */
 #include <errno.h>
 #include <getopt.h>
 #include <stdarg.h>
@@ -9,6 +9,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "bench.h"
+#include "check.h"
 #include "cli.h"
 #include "registry.h"
 #include "report.h"
@@ -16,135 +18,6 @@
 #ifndef GV_VERSION
 #define GV_VERSION "unknown"
 #endif
-
-void gv_usage_error(const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    fputs("gpuval: ", stderr);
-    vfprintf(stderr, fmt, ap);
-    fputc('\n', stderr);
-    va_end(ap);
-}
-
-int gv_probe_writable(const char *path)
-{
-    struct stat st;
-    if (stat(path, &st) == 0 && S_ISDIR(st.st_mode)) {
-        errno = EISDIR;
-        return -1;
-    }
-    char tmp[4096];
-    if (snprintf(tmp, sizeof tmp, "%s.tmp", path) >= (int)sizeof tmp) {
-        errno = ENAMETOOLONG;
-        return -1;
-    }
-    FILE *f = fopen(tmp, "w");
-    if (!f) return -1;
-    fclose(f);
-    unlink(tmp);
-    return 0;
-}
-
-char *gv_join_args(int argc, char **argv)
-{
-    size_t len = 16;
-    for (int i = 0; i < argc; i++)
-        len += strlen(argv[i]) + 1;
-    char *s = malloc(len);
-    if (!s) return NULL;
-    strcpy(s, "gpuval");
-    for (int i = 0; i < argc; i++) {
-        strcat(s, " ");
-        strcat(s, argv[i]);
-    }
-    return s;
-}
-
-static int parse_list(const char *s, unsigned *mask, int (*parse)(const char *, int *),
-                      const char *what, const char *const *names, int n)
-{
-    *mask = 0;
-    char *copy = strdup(s), *save = NULL;
-    if (!copy) return -1;
-    for (char *tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
-        int v;
-        if (parse(tok, &v) != GV_OK) {
-            fprintf(stderr, "gpuval: unknown %s '%s'; valid:", what, tok);
-            for (int i = 0; i < n; i++)
-                fprintf(stderr, " %s", names[i]);
-            fputc('\n', stderr);
-            free(copy);
-            return -1;
-        }
-        *mask |= 1u << v;
-    }
-    free(copy);
-    if (!*mask) {
-        gv_usage_error("empty %s list", what);
-        return -1;
-    }
-    return 0;
-}
-
-static int dtype_parse_int(const char *s, int *v)
-{
-    gv_dtype t;
-    int rc = gv_dtype_parse(s, &t);
-    *v = (int)t;
-    return rc;
-}
-
-static int mode_parse_int(const char *s, int *v)
-{
-    gv_mode m;
-    int rc = gv_mode_parse(s, &m);
-    *v = (int)m;
-    return rc;
-}
-
-int gv_parse_dtype_list(const char *s, unsigned *mask)
-{
-    const char *names[GV_NDTYPES];
-    for (int i = 0; i < GV_NDTYPES; i++)
-        names[i] = gv_dtype_name((gv_dtype)i);
-    return parse_list(s, mask, dtype_parse_int, "dtype", names, GV_NDTYPES);
-}
-
-int gv_parse_mode_list(const char *s, unsigned *mask)
-{
-    const char *names[GV_NMODES];
-    for (int i = 0; i < GV_NMODES; i++)
-        names[i] = gv_mode_name((gv_mode)i);
-    return parse_list(s, mask, mode_parse_int, "mode", names, GV_NMODES);
-}
-
-int gv_parse_dist(const char *s, int *dist)
-{
-    gv_dist d;
-    if (gv_dist_parse(s, &d) == GV_OK) {
-        *dist = (int)d;
-        return 0;
-    }
-    fprintf(stderr, "gpuval: unknown dist '%s'; valid:", s);
-    for (int i = 0; i < GV_NDISTS; i++)
-        fprintf(stderr, " %s", gv_dist_name((gv_dist)i));
-    fputc('\n', stderr);
-    return -1;
-}
-
-int gv_parse_seed(const char *s, uint64_t *seed)
-{
-    char *end;
-    errno = 0;
-    unsigned long long v = strtoull(s, &end, 0);
-    if (!s[0] || s[0] == '-' || *end || errno) {
-        gv_usage_error("--seed takes a non-negative integer, not '%s'", s);
-        return -1;
-    }
-    *seed = v;
-    return 0;
-}
 
 static void mask_names(char *buf, size_t len, unsigned mask, const char *(*name)(int), int n)
 {
@@ -172,7 +45,7 @@ static const char list_help[] =
     "  --all      include planted-bug variants (wrong on purpose; the oracle must FAIL them)\n"
     "  -v         also print each op's error model and its source\n";
 
-int gv_cmd_list(int argc, char **argv)
+static int cmd_list(int argc, char **argv)
 {
     int all = 0, verbose = 0;
     static const struct option opts[] = {
@@ -211,7 +84,7 @@ static const char info_help[] =
     "Print the device fingerprint (name, compute capability, SMs, clocks, memory, L2, ECC,\n"
     "driver, runtime and cuBLAS versions). Exits 77 when there is no CUDA device.\n";
 
-int gv_cmd_info(int argc, char **argv)
+static int cmd_info(int argc, char **argv)
 {
     if (argc > 1) {
         if (strcmp(argv[1], "-h") == 0 || strcmp(argv[1], "--help") == 0) {
@@ -273,10 +146,8 @@ int main(int argc, char **argv)
     static const struct {
         const char *name;
         int (*fn)(int, char **);
-    } cmds[] = {{"list", gv_cmd_list},
-                {"info", gv_cmd_info},
-                {"check", gv_cmd_check},
-                {"bench", gv_cmd_bench}};
+    } cmds[] = {
+        {"list", cmd_list}, {"info", cmd_info}, {"check", gv_cmd_check}, {"bench", gv_cmd_bench}};
     if (strcmp(cmd, "help") == 0) {
         if (argc < 3) {
             fputs(main_help, stdout);

@@ -116,9 +116,6 @@ typedef struct gv_op {
     const gk_op *device;
 } gv_op;
 
-typedef enum gv_verdict { GV_PASS = 0, GV_FAIL, GV_SKIP, GV_ERROR } gv_verdict;
-const char *gv_verdict_name(gv_verdict v);
-
 typedef struct gv_result {
     gv_case c;
     gv_verdict verdict;
@@ -162,17 +159,5 @@ typedef struct gv_result {
     char unjudgeable[160]; /* measure hook: nothing to judge (SKIP with this reason) */
     char internal[160];    /* measure hook: a broken contract of the harness (ERROR) */
 } gv_result;
-
-/* Record an extra named number in r (ignored past GV_MAX_EXTRA). */
-void gv_result_extra(struct gv_result *r, const char *name, double value);
-/* Record a measurement with its bound; why (printf-style) explains a failure in the row. */
-void gv_result_check(struct gv_result *r, const char *name, double value, double bound,
-                     const char *why_fmt, ...) __attribute__((format(printf, 5, 6)));
-
-/* Inputs: fill tensor in[i] with dist for the case's (seed, tensor i): ref gets the values
- * rounded to dtype, data the dtype copy. */
-void gv_fill(gv_problem *p, int i, gv_dist dist);
-/* Round in[i].ref to the dtype in place and write data from it (for structured inputs). */
-void gv_store_rounded(gv_problem *p, int i);
 
 #endif

@@ -5,6 +5,18 @@
 
 #include "op.h"
 
+/* Record an extra named number in r (ignored past GV_MAX_EXTRA). */
+void gv_result_extra(struct gv_result *r, const char *name, double value);
+/* Record a measurement with its bound; why (printf-style) explains a failure in the row. */
+void gv_result_check(struct gv_result *r, const char *name, double value, double bound,
+                     const char *why_fmt, ...) __attribute__((format(printf, 5, 6)));
+
+/* Inputs: fill tensor in[i] with dist for the case's (seed, tensor i): ref gets the values
+ * rounded to dtype, data the dtype copy. */
+void gv_fill(gv_problem *p, int i, gv_dist dist);
+/* Round in[i].ref to the dtype in place and write data from it (for structured inputs). */
+void gv_store_rounded(gv_problem *p, int i);
+
 /* Build the host problem for a case (layout, allocation, inputs). */
 int gv_problem_init(gv_problem *p, const gv_case *c);
 void gv_problem_free(gv_problem *p);

@@ -8,6 +8,7 @@
 
 #include "../../oracle/go.h"
 #include "../op.h"
+#include "../run.h"
 
 #define GV_BIT(x)      (1u << (x))
 #define GV_BOTH_DTYPES (GV_BIT(GV_F32) | GV_BIT(GV_F64))
