@@ -33,6 +33,5 @@ void gv_usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 int gv_cmd_list(int argc, char **argv);
 int gv_cmd_info(int argc, char **argv);
 int gv_cmd_check(int argc, char **argv);
-int gv_cmd_bench(int argc, char **argv);
 
 #endif

@@ -1,5 +1,5 @@
 /* main.c: the gpuval command line — dispatch to subcommands, `list`, `info`, and the shared
- * option parsers. `check` lives in check.c, `bench` in bench.c. */
+ * option parsers. `check` lives in check.c, `bench` in bench/bench_cmd.c. */
 #include <errno.h>
 #include <getopt.h>
 #include <stdarg.h>
@@ -9,6 +9,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "bench_cmd.h"
 #include "cli.h"
 #include "registry.h"
 #include "report.h"

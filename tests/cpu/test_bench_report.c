@@ -11,6 +11,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "bench_plan.h"
 #include "bench_report.h"
 #include "registry.h"
 #include "run.h"

@@ -1,4 +1,4 @@
-/* bench.c: `gpuval bench`, the timed run. Its own entry point, apart from `check`: options
+/* bench_cmd.c: `gpuval bench`, the timed run. Its own entry point, apart from `check`: options
  * and presets are validated before any work (exit 2 with a message), the ceilings are
  * measured once, then each case is timed (bench_case.c), crossover sweeps are run, and the
  * run's JSON document (bench_json.c) is rendered to the terminal and to the files asked for
@@ -14,6 +14,8 @@
 
 #include <cblas.h>
 
+#include "bench_cmd.h"
+#include "bench_plan.h"
 #include "bench_report.h"
 #include "report.h"
 #include "cli.h"

@@ -7,7 +7,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "bench.h"
+#include "bench_plan.h"
 #include "registry.h"
 
 const char gv_bench_preset_names[] = "seed000 seed002 targets short";

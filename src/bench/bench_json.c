@@ -1,4 +1,4 @@
-/* bench_json.c: the timed run's JSON document, schema "gpuval-bench/1" (see bench_report.h):
+/* bench_json.c: the timed run's JSON document, schema "gpuval-bench/1" (see bench_json.h):
  * header and device fingerprint, ceilings, each case with its raw samples, summaries and
  * speed-ups, the crossover sweeps and the targets. Statistics come from stats.c; this file
  * only arranges them. */
@@ -9,7 +9,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "bench_report.h"
+#include "bench_json.h"
 #include "json_util.h"
 
 #ifndef GV_VERSION

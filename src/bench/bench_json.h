@@ -1,18 +1,15 @@
-/* bench_report.h: a timed run as one JSON document (schema "gpuval-bench/1", jansson), built
- * in bench_json.c from the records of bench.h, and every rendering of it, made from the
- * document alone in bench_report.c: the terminal table, CSV, Markdown, the ceilings, the
- * crossover sweeps, the targets, the repeat check, and the seeds' own layouts. A saved
- * document can therefore be rendered again on another machine.
+/* bench_json.h: a timed run as one JSON document (schema "gpuval-bench/1", jansson), built
+ * in bench_json.c from the records of bench_case.h; every rendering of it is in
+ * bench_report.h. A saved document can therefore be rendered again on another machine.
  *
  * Numbers that are not finite are written as the strings "inf", "-inf", "nan" (JSON has no
  * literal for them); gv_jnum reads them back. Times are in ms unless a key says _s. */
-#ifndef GV_BENCH_REPORT_H
-#define GV_BENCH_REPORT_H
+#ifndef GV_BENCH_JSON_H
+#define GV_BENCH_JSON_H
 
 #include <jansson.h>
-#include <stdio.h>
 
-#include "bench.h"
+#include "bench_case.h"
 
 #define GV_BENCH_SCHEMA "gpuval-bench/1"
 
@@ -56,24 +53,5 @@ double gv_jnum(const json_t *o, const char *path);
 double gv_jat(const json_t *arr, size_t i);
 /* A string at a dotted path, or "" when absent. */
 const char *gv_jstr(const json_t *o, const char *path);
-
-/* ---- rendering (bench_report.c) ---- */
-
-void gv_bench_render_header(FILE *f);
-void gv_bench_render_row(FILE *f, const json_t *case_obj);
-void gv_bench_render_ceilings(FILE *f, const json_t *doc);
-void gv_bench_render_crossover(FILE *f, const json_t *xo);
-void gv_bench_render_targets(FILE *f, const json_t *doc);
-void gv_bench_render_repeat(FILE *f, const json_t *doc);
-/* Seed 002's layout per dtype: MATMUL -> SUM, EINSUM, BEST TIMES, with the 1e-8 / 1e-4
- * verdicts of the judged outputs. Seed 000's: vadd sizes and sin iterations, crossover. */
-void gv_bench_render_seed002(FILE *f, const json_t *doc);
-void gv_bench_render_seed000(FILE *f, const json_t *doc);
-void gv_bench_render_csv(FILE *f, const json_t *doc);
-void gv_bench_render_md(FILE *f, const json_t *doc);
-
-typedef enum gv_bench_format { GV_FMT_JSON, GV_FMT_CSV, GV_FMT_MD } gv_bench_format;
-/* Write path atomically (path.tmp, then rename); GV_OK or GV_EIO. */
-int gv_bench_write(const char *path, gv_bench_format fmt, const json_t *doc);
 
 #endif
