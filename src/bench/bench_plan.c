@@ -1,7 +1,7 @@
 /* bench_plan.c: what a timed run will time, settled before any work: the named presets that
- * reproduce the seeds (and the project's performance targets), the crossover sweep's sizes,
- * and the check that every case fits this machine. Ops are found by name through the
- * registry, so a preset whose op another build lacks says so and carries on. */
+ * reproduce the seeds (and the project's performance targets), as data tables checked
+ * against the registry at start-up, the crossover sweep's sizes, and the check that every
+ * case fits this machine. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -9,8 +9,6 @@
 
 #include "bench_plan.h"
 #include "registry.h"
-
-const char gv_bench_preset_names[] = "seed000 seed002 targets short";
 
 int gv_case_list_add(gv_case_list *l, const gv_case *c)
 {
@@ -25,27 +23,6 @@ int gv_case_list_add(gv_case_list *l, const gv_case *c)
     return GV_OK;
 }
 
-static int add(gv_case_list *l, const gv_op *op, gv_dtype t, gv_shape s)
-{
-    gv_case c = {op, t, GV_MODE_NATIVE, op->default_dist, s, 0};
-    return gv_case_list_add(l, &c);
-}
-
-static gv_shape shape1(int64_t a)
-{
-    return (gv_shape){1, {a}};
-}
-static gv_shape shape3(int64_t a, int64_t b, int64_t c)
-{
-    return (gv_shape){3, {a, b, c}};
-}
-
-static void note(gv_notes *notes, const char *fmt, const char *a, const char *b)
-{
-    if (notes->n < (int)(sizeof notes->text / sizeof notes->text[0]))
-        snprintf(notes->text[notes->n++], sizeof notes->text[0], fmt, a, b);
-}
-
 int gv_op_default_shape(const gv_op *op, int which, gv_shape *out)
 {
     gv_shape s[32];
@@ -56,98 +33,193 @@ int gv_op_default_shape(const gv_op *op, int which, gv_shape *out)
     return GV_OK;
 }
 
-/* Seed 000: vadd where the GPU loses end to end, and sin applied k times with its
-   crossover in k, at the op's own n. */
-static int seed000(gv_case_list *l, gv_sweep *sw, bool *have_sweep, gv_notes *notes)
-{
-    const gv_op *vadd = gv_op_find("vadd"), *sin_iter = gv_op_find("sin_iter");
-    int rc = GV_OK;
-    if (vadd) {
-        rc = add(l, vadd, GV_F32, shape1(100000));
-        if (rc == GV_OK) rc = add(l, vadd, GV_F32, shape1(11500000));
-    } else {
-        note(notes, "vadd is not in this build's registry: its rows are left out", "", "");
-    }
-    if (!sin_iter) {
-        note(notes,
-             "sin_iter is not in this build's registry (gv_op_find(\"sin_iter\") is NULL): its "
-             "rows and its crossover are left out",
-             "", "");
-        return rc;
-    }
-    gv_shape base;
-    int64_t n = 1000000;
-    if (gv_op_default_shape(sin_iter, 0, &base) == GV_OK && base.nd == 2) n = base.d[0];
-    gv_dtype t = (sin_iter->dtypes & (1u << GV_F32)) ? GV_F32 : GV_F64;
-    const int64_t ks[] = {1, 10, 100, 1000};
-    for (int i = 0; i < 4 && rc == GV_OK; i++) {
-        gv_shape s = {2, {n, ks[i]}};
-        char why[200], label[48];
-        if (!gv_shape_ok(sin_iter, &s, why, sizeof why)) {
-            gv_shape_format(&s, label, sizeof label);
-            note(notes, "sin_iter %s is left out: %s", label, why);
-            continue;
-        }
-        rc = add(l, sin_iter, t, s);
-    }
-    *sw = (gv_sweep){sin_iter, t, GV_MODE_NATIVE, {2, {n, 1000}}, 1, 1, 1000, 2.0, 3};
-    *have_sweep = true;
-    return rc;
-}
+/* ---- the presets, as data ---- */
 
-/* Seed 002's pair at its sizes in f32 and f64; or the targets' cases. */
-static int seed002_or_targets(bool seed, gv_case_list *l, gv_bench_opts *o, gv_notes *notes)
-{
-    const char *const ops[] = {seed ? "matmul_colsum" : "vadd", "einsum.colsum",
-                               seed ? NULL : "gemm.tiled", seed ? NULL : "gemm.cublas"};
-    int rc = GV_OK;
-    for (int i = 0; i < 4 && rc == GV_OK; i++) {
-        if (!ops[i]) continue;
-        const gv_op *op = gv_op_find(ops[i]);
-        if (!op) {
-            note(notes, "%s is not in this build's registry: left out%s", ops[i], "");
-            continue;
-        }
-        bool vadd = strcmp(ops[i], "vadd") == 0, gemm = strncmp(ops[i], "gemm", 4) == 0;
-        gv_shape s = vadd   ? shape1((int64_t)1 << 28)
-                     : gemm ? shape3(4096, 4096, 4096)
-                            : shape3(10000, 5000, 7000);
-        for (int t = 0; t < GV_NDTYPES && rc == GV_OK; t++)
-            if (gv_mode_ok(op, (gv_dtype)t, GV_MODE_NATIVE) && (t == GV_F32 || !vadd))
-                rc = add(l, op, (gv_dtype)t, s); /* the vadd target names f32 */
-    }
-    if (!seed) o->time_cpu = false; /* the targets are the GPU's, against its ceilings */
-    return rc;
-}
+/* The seeds' ops, named once: the presets below and the seeds' layouts use these. */
+static const char op_vadd[] = "vadd", op_sin_iter[] = "sin_iter", op_matmul[] = "matmul_colsum",
+                  op_einsum[] = "einsum.colsum", op_tiled[] = "gemm.tiled",
+                  op_cublas[] = "gemm.cublas";
+const char *const gv_seed002_ops[2] = {op_matmul, op_einsum};
+const char *const gv_seed000_ops[2] = {op_vadd, op_sin_iter};
+
+/* Seed 000: vadd where the GPU loses end to end, and sin applied k times (at the op's own
+   n = 1e6) with its crossover in k. */
+static const gv_preset_case seed000_cases[] = {
+    {op_vadd, GV_F32, "1e5"},         {op_vadd, GV_F32, "11500000"},
+    {op_sin_iter, GV_F32, "1e6x1"},   {op_sin_iter, GV_F32, "1e6x10"},
+    {op_sin_iter, GV_F32, "1e6x100"}, {op_sin_iter, GV_F32, "1e6x1000"},
+};
+static const gv_preset_sweep seed000_sweep = {op_sin_iter, GV_F32, "1e6x1000", "k=1..1000", 2.0, 3};
+
+/* Seed 002's pair at its sizes in f32 and f64. */
+static const gv_preset_case seed002_cases[] = {
+    {op_matmul, GV_F32, "10000x5000x7000"},
+    {op_matmul, GV_F64, "10000x5000x7000"},
+    {op_einsum, GV_F32, "10000x5000x7000"},
+    {op_einsum, GV_F64, "10000x5000x7000"},
+};
+
+/* The cases of the targets (bench_targets.c): the GPU's, against its ceilings. */
+static const gv_preset_case targets_cases[] = {
+    {op_vadd, GV_F32, "2^28"},
+    {op_einsum, GV_F32, "10000x5000x7000"},
+    {op_einsum, GV_F64, "10000x5000x7000"},
+    {op_tiled, GV_F32, "4096x4096x4096"},
+    {op_tiled, GV_F64, "4096x4096x4096"},
+    {op_cublas, GV_F32, "4096x4096x4096"},
+    {op_cublas, GV_F64, "4096x4096x4096"},
+};
 
 /* A few small cases and a small sweep, small caps: `meson test --benchmark`. */
-static int short_preset(gv_case_list *l, gv_sweep *sw, bool *have_sweep, gv_bench_opts *o)
+static const gv_preset_case short_cases[] = {
+    {op_vadd, GV_F32, "1e6"},
+    {op_cublas, GV_F32, "256x256x256"},
+    {op_einsum, GV_F32, "1000x500x700"},
+};
+static const gv_preset_sweep short_sweep = {op_vadd, GV_F32, "2^20", "n=2^10..2^20", 4.0, 1};
+
+#define N_OF(a) ((int)(sizeof(a) / sizeof((a)[0])))
+const gv_preset gv_presets[] = {
+    {"seed000", seed000_cases, N_OF(seed000_cases), &seed000_sweep, 0, -1, false},
+    {"seed002", seed002_cases, N_OF(seed002_cases), NULL, 0, -1, false},
+    {"targets", targets_cases, N_OF(targets_cases), NULL, 0, -1, true},
+    {"short", short_cases, N_OF(short_cases), &short_sweep, 0.05, 2.0, false},
+};
+const int gv_n_presets = N_OF(gv_presets);
+
+const char *gv_bench_preset_names(void)
 {
-    const gv_op *vadd = gv_op_find("vadd"), *gemm = gv_op_find("gemm.cublas"),
-                *es = gv_op_find("einsum.colsum");
-    int rc = GV_OK;
-    if (vadd) rc = add(l, vadd, GV_F32, shape1(1000000));
-    if (gemm && rc == GV_OK) rc = add(l, gemm, GV_F32, shape3(256, 256, 256));
-    if (es && rc == GV_OK) rc = add(l, es, GV_F32, shape3(1000, 500, 700));
-    o->gpu.cap_s = o->cpu.cap_s = 0.05;
-    o->cpu.budget_s = 2.0;
-    if (vadd) {
-        *sw =
-            (gv_sweep){vadd, GV_F32, GV_MODE_NATIVE, shape1(1 << 20), 0, 1 << 10, 1 << 20, 4.0, 1};
-        *have_sweep = true;
+    static char names[128];
+    if (!names[0])
+        for (int i = 0; i < gv_n_presets; i++) {
+            size_t used = strlen(names);
+            snprintf(names + used, sizeof names - used, "%s%s", i ? " " : "", gv_presets[i].name);
+        }
+    return names;
+}
+
+/* The op of an entry, with the dtype; GV_EINTERNAL with why naming the entry otherwise. */
+static int resolve_op(const char *preset, const char *name, gv_dtype t, const char *shape,
+                      const gv_op **op, char *why, size_t len)
+{
+    *op = gv_op_find(name);
+    if (!*op)
+        snprintf(why, len, "preset %s: %s %s %s: no op '%s' in the registry", preset, name,
+                 gv_dtype_name(t), shape, name);
+    else if (!gv_mode_ok(*op, t, GV_MODE_NATIVE))
+        snprintf(why, len, "preset %s: %s %s %s: the op has no dtype %s (native)", preset, name,
+                 gv_dtype_name(t), shape, gv_dtype_name(t));
+    else
+        return GV_OK;
+    return GV_EINTERNAL;
+}
+
+static int resolve_shape(const char *preset, const char *name, gv_dtype t, const char *spec,
+                         const gv_op *op, gv_shape *s, char *why, size_t len)
+{
+    char err[256];
+    if (gv_size_spec_parse(spec, s, 1, err, sizeof err) != 1)
+        snprintf(why, len, "preset %s: %s %s '%s': not one shape: %s", preset, name,
+                 gv_dtype_name(t), spec, err);
+    else if (!gv_shape_ok(op, s, err, sizeof err))
+        snprintf(why, len, "preset %s: %s %s %s: %s", preset, name, gv_dtype_name(t), spec, err);
+    else
+        return GV_OK;
+    return GV_EINTERNAL;
+}
+
+int gv_preset_case_resolve(const char *preset, const gv_preset_case *pc, gv_case *out, char *why,
+                           size_t len)
+{
+    const gv_op *op;
+    gv_shape s;
+    int rc = resolve_op(preset, pc->op, pc->dtype, pc->shape, &op, why, len);
+    if (rc == GV_OK) rc = resolve_shape(preset, pc->op, pc->dtype, pc->shape, op, &s, why, len);
+    if (rc != GV_OK) return rc;
+    *out = (gv_case){op, pc->dtype, GV_MODE_NATIVE, op->default_dist, s, 0};
+    return GV_OK;
+}
+
+int gv_preset_sweep_resolve(const char *preset, const gv_preset_sweep *ps, gv_sweep *out, char *why,
+                            size_t len)
+{
+    const gv_op *op;
+    memset(out, 0, sizeof *out);
+    int rc = resolve_op(preset, ps->op, ps->dtype, ps->base, &op, why, len);
+    if (rc == GV_OK)
+        rc = resolve_shape(preset, ps->op, ps->dtype, ps->base, op, &out->base, why, len);
+    if (rc != GV_OK) return rc;
+    out->op = op;
+    out->dtype = ps->dtype;
+    out->mode = GV_MODE_NATIVE;
+    out->factor = ps->factor;
+    out->refine = ps->refine;
+    char err[256];
+    int64_t sizes[GV_MAX_SWEEP];
+    if (gv_sweep_parse(out, ps->range, err, sizeof err) != GV_OK) {
+        snprintf(why, len, "preset %s: sweep %s %s: %s", preset, ps->op, ps->range, err);
+        return GV_EINTERNAL;
     }
-    return rc;
+    int n = gv_geom_sizes(out->lo, out->hi, out->factor, sizes, GV_MAX_SWEEP);
+    if (n < 0) {
+        snprintf(why, len, "preset %s: sweep %s %s: more than %d sizes", preset, ps->op, ps->range,
+                 GV_MAX_SWEEP);
+        return GV_EINTERNAL;
+    }
+    for (int i = 0; i < n; i++) {
+        gv_shape s = out->base;
+        s.d[out->dim] = sizes[i];
+        if (!gv_shape_ok(op, &s, err, sizeof err)) {
+            snprintf(why, len, "preset %s: sweep %s %s: %s", preset, ps->op, ps->range, err);
+            return GV_EINTERNAL;
+        }
+    }
+    return GV_OK;
+}
+
+int gv_bench_presets_check(char *why, size_t len)
+{
+    gv_case c;
+    gv_sweep sw;
+    for (int i = 0; i < gv_n_presets; i++) {
+        const gv_preset *p = &gv_presets[i];
+        for (int k = 0; k < p->n_cases; k++) {
+            int rc = gv_preset_case_resolve(p->name, &p->cases[k], &c, why, len);
+            if (rc != GV_OK) return rc;
+        }
+        if (p->sweep) {
+            int rc = gv_preset_sweep_resolve(p->name, p->sweep, &sw, why, len);
+            if (rc != GV_OK) return rc;
+        }
+    }
+    return GV_OK;
 }
 
 int gv_bench_preset(const char *name, gv_case_list *cases, gv_sweep *sw, bool *have_sweep,
                     gv_bench_opts *o, gv_notes *notes)
 {
     *have_sweep = false;
-    if (strcmp(name, "seed000") == 0) return seed000(cases, sw, have_sweep, notes);
-    if (strcmp(name, "seed002") == 0) return seed002_or_targets(true, cases, o, notes);
-    if (strcmp(name, "targets") == 0) return seed002_or_targets(false, cases, o, notes);
-    if (strcmp(name, "short") == 0) return short_preset(cases, sw, have_sweep, o);
-    return GV_EINVAL;
+    const gv_preset *p = NULL;
+    for (int i = 0; i < gv_n_presets; i++)
+        if (strcmp(gv_presets[i].name, name) == 0) p = &gv_presets[i];
+    if (!p) return GV_EINVAL;
+    char why[320];
+    int rc = GV_OK;
+    for (int k = 0; k < p->n_cases && rc == GV_OK; k++) {
+        gv_case c;
+        rc = gv_preset_case_resolve(p->name, &p->cases[k], &c, why, sizeof why);
+        if (rc == GV_OK) rc = gv_case_list_add(cases, &c);
+    }
+    if (rc == GV_OK && p->sweep) {
+        rc = gv_preset_sweep_resolve(p->name, p->sweep, sw, why, sizeof why);
+        *have_sweep = rc == GV_OK;
+    }
+    if (rc == GV_EINTERNAL && notes->n < (int)(sizeof notes->text / sizeof notes->text[0]))
+        snprintf(notes->text[notes->n++], sizeof notes->text[0], "%s", why);
+    if (p->cap_s > 0) o->gpu.cap_s = o->cpu.cap_s = p->cap_s;
+    if (p->cpu_budget_s >= 0) o->cpu.budget_s = p->cpu_budget_s;
+    if (p->no_cpu) o->time_cpu = false;
+    return rc;
 }
 
 /* One positive size in the SPEC grammar ("1000", "1e5", "2^20"). */

@@ -1,5 +1,6 @@
 /* bench_report.h: every rendering of a timed run's JSON document (bench_json.h), made from
- * the document alone in bench_report.c: the terminal table, CSV, Markdown, the ceilings, the
+ * the document alone in bench_report.c (the table's rows and the ceilings also from their
+ * structs, printed while a run goes on): the terminal table, CSV, Markdown, the ceilings, the
  * crossover sweeps, the targets, the repeat check, and the seeds' own layouts. */
 #ifndef GV_BENCH_REPORT_H
 #define GV_BENCH_REPORT_H
@@ -13,6 +14,10 @@
 
 void gv_bench_render_header(FILE *f);
 void gv_bench_render_row(FILE *f, const json_t *case_obj);
+/* The same row from the case's struct, printed while the run goes on. */
+void gv_bench_render_row_result(FILE *f, const gv_bench_case_result *r);
+/* The ceilings' lines from their struct, printed before the cases. */
+void gv_bench_render_ceilings_of(FILE *f, const gv_ceilings *c, double conf);
 void gv_bench_render_ceilings(FILE *f, const json_t *doc);
 void gv_bench_render_crossover(FILE *f, const json_t *xo);
 void gv_bench_render_targets(FILE *f, const json_t *doc);
