@@ -1,5 +1,5 @@
 /* main.c: the gpuval command line — dispatch to subcommands, and `list` and `info`.
- * `check` lives in check.c, `bench` in bench.c, the shared option parsers in cli.c. */
+ * `check` lives in check.c, `bench` in bench/bench_cmd.c, the shared option parsers in cli.c. */
 #include <errno.h>
 #include <getopt.h>
 #include <stdarg.h>
@@ -9,7 +9,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "bench.h"
+#include "bench_cmd.h"
 #include "check.h"
 #include "cli.h"
 #include "registry.h"

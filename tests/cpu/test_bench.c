@@ -13,7 +13,11 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "bench_json.h"
+#include "bench_plan.h"
 #include "bench_report.h"
+#include "bench_result.h"
+#include "bench_targets.h"
 #include "registry.h"
 #include "run.h"
 
@@ -82,7 +86,7 @@ static int fake_open(const gk_op *op, const gk_launch *L, const gk_host_io *io, 
     b->L = *L;
     for (int i = 0; i < L->n_in; i++)
         b->in[i] = io->in[i];
-    b->out_bytes = (size_t)L->out_count[0] * (L->dtype == GV_F64 ? 8 : 4);
+    b->out_bytes = (size_t)L->out_count[0] * gv_dtype_size((gv_dtype)L->dtype);
     b->e2e_out = malloc(b->out_bytes);
     fake.opened++;
     *out = b;
@@ -173,6 +177,15 @@ static gv_case vadd_case(gv_dtype t, int64_t n)
     return c;
 }
 
+/* bc's JSON, through the struct the run's decisions read; the samples stay bc's. */
+static json_t *case_json(const gv_bench_case *bc, const gv_ceiling_values *ce)
+{
+    gv_bench_case copy = *bc;
+    gv_bench_case_result r;
+    gv_bench_result_make(&r, &copy, ce, 0.95);
+    return gv_bench_case_json(&r);
+}
+
 static char *render_row(const json_t *j)
 {
     static char buf[4096];
@@ -200,7 +213,7 @@ Test(bench_case, times_every_scope_and_judges_the_timed_outputs)
     cr_expect_geq(bc.repeat.n, 10, "the repeat was timed");
     cr_expect_eq(fake.opened, fake.closed, "everything opened is closed");
 
-    json_t *j = gv_bench_case_json(&bc, NULL, 0.95);
+    json_t *j = case_json(&bc, NULL);
     cr_expect_str_eq(gv_jstr(j, "verdict"), "PASS");
     cr_expect_eq(json_array_size(json_object_get(
                      json_object_get(json_object_get(j, "timings"), "e2e"), "samples_ms")),
@@ -225,7 +238,7 @@ Test(bench_case, a_wrong_timed_output_is_marked_not_hidden)
     cr_expect_eq(bc.sanity.verdict, GV_FAIL);
     cr_expect(bc.timed, "the timings stay");
     cr_expect_geq(bc.t[GV_T_E2E].n, 10);
-    json_t *j = gv_bench_case_json(&bc, NULL, 0.95);
+    json_t *j = case_json(&bc, NULL);
     cr_expect_str_eq(gv_jstr(j, "verdict"), "FAIL");
     cr_expect(!isnan(gv_jnum(j, "timings.e2e.median_ms")));
     cr_expect(strstr(render_row(j), "SANITY FAILED") != NULL, "row: %s", render_row(j));
@@ -295,6 +308,8 @@ Test(bench_case, ceilings_and_fractions_of_them)
     cr_expect(ce.gemm[GV_F32].ok, "%s", ce.gemm[GV_F32].why);
     cr_expect_not(ce.gemm[GV_F64].ok, "no f64 case asked");
     json_t *cj = gv_bench_ceilings_json(&ce, 0.95);
+    gv_ceiling_values cv;
+    gv_ceiling_values_of(&ce, 0.95, &cv);
     gv_ceilings_free(&ce);
     cr_expect_float_eq(gv_jnum(cj, "copy.gbps"), 2000.0, 2.0);
     cr_expect_float_eq(gv_jnum(cj, "gemm.f32.gflops"), 50000.0, 50.0);
@@ -303,7 +318,7 @@ Test(bench_case, ceilings_and_fractions_of_them)
     gv_case c = vadd_case(GV_F32, 1000);
     gv_bench_case bc;
     gv_bench_run_case(&c, &o, false, &bc);
-    json_t *j = gv_bench_case_json(&bc, cj, 0.95);
+    json_t *j = case_json(&bc, &cv);
     double gbps = gv_jnum(j, "achieved.kernel_hot.gbps");
     cr_expect_float_eq(gbps, 12000.0 / (gv_jnum(j, "timings.kernel_hot.median_ms") * 1e-3) / 1e9,
                        1e-9 * gbps, "3 n 4 bytes over the hot median");
@@ -426,4 +441,57 @@ Test(bench_plan, sweeps_parse_size_and_fit)
     c.shape.d[0] = 1000000;
     cr_expect_eq(gv_bench_fits(&c, &o, why, sizeof why), GV_EINVAL);
     cr_expect(strstr(why, "device memory") != NULL, "%s", why);
+}
+
+/* ---- the tables that name ops and shapes ---- */
+
+Test(bench_plan, every_preset_and_target_entry_resolves)
+{
+    char why[512];
+    for (int i = 0; i < gv_n_presets; i++) {
+        const gv_preset *p = &gv_presets[i];
+        for (int k = 0; k < p->n_cases; k++) {
+            gv_case c;
+            cr_expect_eq(gv_preset_case_resolve(p->name, &p->cases[k], &c, why, sizeof why), GV_OK,
+                         "%s", why);
+        }
+        if (p->sweep) {
+            gv_sweep sw;
+            cr_expect_eq(gv_preset_sweep_resolve(p->name, p->sweep, &sw, why, sizeof why), GV_OK,
+                         "%s", why);
+        }
+    }
+    cr_expect_eq(gv_bench_presets_check(why, sizeof why), GV_OK, "%s", why);
+    for (int i = 0; i < gv_n_target_specs; i++)
+        cr_expect_eq(gv_target_spec_check(&gv_target_specs[i], why, sizeof why), GV_OK, "%s", why);
+    cr_expect_eq(gv_bench_targets_check(why, sizeof why), GV_OK, "%s", why);
+    for (int i = 0; i < 2; i++) {
+        cr_expect_not_null(gv_op_find(gv_seed002_ops[i]), "%s", gv_seed002_ops[i]);
+        cr_expect_not_null(gv_op_find(gv_seed000_ops[i]), "%s", gv_seed000_ops[i]);
+    }
+}
+
+Test(bench_plan, an_entry_that_does_not_resolve_is_named)
+{
+    char why[512];
+    const gv_target_spec bad_op = {"vadd.renamed",          GV_F32, "2^28", "2^28",
+                                   GV_TARGET_COPY_FRACTION, 0.85,   NULL};
+    cr_expect_eq(gv_target_spec_check(&bad_op, why, sizeof why), GV_EINTERNAL);
+    cr_expect(strstr(why, "vadd.renamed") != NULL, "%s", why);
+    const gv_target_spec bad_shape = {"vadd", GV_F32, "3x4", "3x4", GV_TARGET_COPY_FRACTION,
+                                      0.85,   NULL};
+    cr_expect_eq(gv_target_spec_check(&bad_shape, why, sizeof why), GV_EINTERNAL);
+    cr_expect(strstr(why, "vadd") != NULL, "%s", why);
+    const gv_target_spec bad_ref = {"gemm.tiled",         GV_F32, "64x64x64",   "64^3",
+                                    GV_TARGET_TIME_RATIO, 0,      "gemm.nosuch"};
+    cr_expect_eq(gv_target_spec_check(&bad_ref, why, sizeof why), GV_EINTERNAL);
+    cr_expect(strstr(why, "gemm.nosuch") != NULL, "%s", why);
+    const gv_preset_case pc = {"no.such.op", GV_F32, "1e3"};
+    gv_case c;
+    cr_expect_eq(gv_preset_case_resolve("x", &pc, &c, why, sizeof why), GV_EINTERNAL);
+    cr_expect(strstr(why, "no.such.op") != NULL, "%s", why);
+    const gv_preset_sweep ps = {"vadd", GV_F32, "2^20", "q=1..10", 2.0, 1};
+    gv_sweep sw;
+    cr_expect_eq(gv_preset_sweep_resolve("x", &ps, &sw, why, sizeof why), GV_EINTERNAL);
+    cr_expect(strstr(why, "no dim 'q'") != NULL, "%s", why);
 }

@@ -11,7 +11,11 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "bench_json.h"
+#include "bench_plan.h"
 #include "bench_report.h"
+#include "bench_result.h"
+#include "bench_targets.h"
 #include "registry.h"
 #include "run.h"
 #include "testkit.h"
@@ -44,13 +48,23 @@ static void synth(gv_bench_case *bc, const char *op, gv_dtype t, gv_shape s, dou
             gv_samples_push(&bc->t[k], ms[k] * (1.0 + 0.001 * (i % 3)));
 }
 
-static json_t *synth_json(const char *op, gv_dtype t, gv_shape s, double cpu_ms, double hot_ms,
-                          double e2e_ms, bool met8, bool met4, const json_t *ceilings)
+/* A hand-made case summarised into the struct the run's decisions read. */
+static void synth_result(gv_bench_case_result *r, const char *op, gv_dtype t, gv_shape s,
+                         double cpu_ms, double hot_ms, double e2e_ms, bool met8, bool met4,
+                         const gv_ceiling_values *ceilings)
 {
     gv_bench_case bc;
     synth(&bc, op, t, s, cpu_ms, hot_ms, e2e_ms, met8, met4);
-    json_t *j = gv_bench_case_json(&bc, ceilings, 0.95);
-    gv_bench_case_free(&bc);
+    gv_bench_result_make(r, &bc, ceilings, 0.95);
+}
+
+static json_t *synth_json(const char *op, gv_dtype t, gv_shape s, double cpu_ms, double hot_ms,
+                          double e2e_ms, bool met8, bool met4, const gv_ceiling_values *ceilings)
+{
+    gv_bench_case_result r;
+    synth_result(&r, op, t, s, cpu_ms, hot_ms, e2e_ms, met8, met4, ceilings);
+    json_t *j = gv_bench_case_json(&r);
+    gv_bench_result_free(&r);
     return j;
 }
 
@@ -119,7 +133,10 @@ Test(bench_report, an_interval_short_of_95_percent_is_starred)
     synth(&bc, "vadd", GV_F32, s, 2.0, 0.01, 0.05, 1, 1);
     bc.t[GV_T_CPU].n = 2; /* a CPU budget let two runs through */
     bc.t[GV_T_CPU].stop = GV_STOP_BUDGET;
-    json_t *j = gv_bench_case_json(&bc, NULL, 0.95);
+    gv_bench_case_result r;
+    gv_bench_result_make(&r, &bc, NULL, 0.95);
+    json_t *j = gv_bench_case_json(&r);
+    gv_bench_result_free(&r);
     cr_expect_lt(gv_jnum(j, "speedup.e2e.coverage"), 0.95);
     json_t *doc = new_doc();
     add(doc, j);
@@ -134,26 +151,36 @@ Test(bench_report, targets_as_fractions_of_the_ceilings)
 {
     json_t *ce = json_pack("{s:{s:f}, s:{s:{s:f}}}", "copy", "gbps", 3000.0, "gemm", "f32",
                            "gflops", 50000.0);
+    gv_ceiling_values cv = {3000.0, {NAN, NAN}};
+    cv.gemm_gflops[GV_F32] = 50000.0;
     json_t *doc = new_doc();
     json_object_set(doc, "ceilings", ce);
     /* vadd f32 2^28: 3 * 2^28 * 4 bytes at 90% of 3000 GB/s; einsum at 50% */
     double vadd_ms = 3.0 * 268435456 * 4 / 2700e9 * 1e3;
     double es_ms = (5e7 + 3.5e7 + 7000) * 4 / 1500e9 * 1e3;
-    add(doc, synth_json("vadd", GV_F32, (gv_shape){1, {268435456}}, 0, vadd_ms, 0, 1, 1, ce));
-    add(doc, synth_json("einsum.colsum", GV_F32, SEED_SHAPE, 0, es_ms, 0, 1, 1, ce));
+    gv_bench_case_result res[4];
+    synth_result(&res[0], "vadd", GV_F32, (gv_shape){1, {268435456}}, 0, vadd_ms, 0, 1, 1, &cv);
+    synth_result(&res[1], "einsum.colsum", GV_F32, SEED_SHAPE, 0, es_ms, 0, 1, 1, &cv);
     gv_shape g = {3, {4096, 4096, 4096}};
-    add(doc, synth_json("gemm.tiled", GV_F32, g, 0, 40.0, 0, 1, 1, ce));
-    add(doc, synth_json("gemm.cublas", GV_F32, g, 0, 4.0, 0, 1, 1, ce));
-    json_t *t = gv_bench_targets_json(doc);
+    synth_result(&res[2], "gemm.tiled", GV_F32, g, 0, 40.0, 0, 1, 1, &cv);
+    synth_result(&res[3], "gemm.cublas", GV_F32, g, 0, 4.0, 0, 1, 1, &cv);
+    for (int i = 0; i < 4; i++)
+        add(doc, gv_bench_case_json(&res[i]));
+    gv_bench_target tg[8];
+    int nt = gv_bench_targets_eval(res, 4, &cv, tg, 8);
+    json_t *t = gv_bench_targets_json(tg, nt);
     cr_assert_eq(json_array_size(t), 3);
     cr_expect_float_eq(gv_jnum(json_array_get(t, 0), "fraction"), 0.9 / 1.001, 1e-6);
     cr_expect(json_is_true(json_object_get(json_array_get(t, 0), "met")));
     cr_expect(json_is_false(json_object_get(json_array_get(t, 1), "met")));
     cr_expect_float_eq(gv_jnum(json_array_get(t, 2), "ratio"), 10.0, 1e-9);
+    cr_expect_float_eq(tg[2].ratio, 10.0, 1e-9, "the decision is the struct's");
     json_object_set_new(doc, "targets", t);
     char *out = render(gv_bench_render_targets, doc);
     cr_expect(strstr(out, "met") && strstr(out, "MISSED") && strstr(out, "gemm.tiled"), "%s", out);
     free(out);
+    for (int i = 0; i < 4; i++)
+        gv_bench_result_free(&res[i]);
     json_decref(ce);
     json_decref(doc);
 }
@@ -161,29 +188,36 @@ Test(bench_report, targets_as_fractions_of_the_ceilings)
 Test(bench_report, crossover_points_sorted_found_and_rendered)
 {
     gv_case base = vadd_case(GV_F32, 16);
-    json_t *xo = gv_bench_crossover_new(&base, 0, 1, 16, 2.0);
-    cr_expect_str_eq(gv_jstr(xo, "dim"), "n");
+    gv_bench_crossover x;
+    gv_bench_crossover_init(&x, &base, 0, 1, 16, 2.0);
+    cr_expect_str_eq(x.dim_name, "n");
     const int64_t order[] = {8, 1, 16, 2, 4};
     for (int i = 0; i < 5; i++) {
         int64_t n = order[i];
         gv_shape s = {1, {n}};
-        gv_bench_crossover_add(xo, n, synth_json("vadd", GV_F32, s, 1.0 * n, 0.1, 3.0, 1, 1, NULL));
+        gv_bench_case_result r;
+        synth_result(&r, "vadd", GV_F32, s, 1.0 * n, 0.1, 3.0, 1, 1, NULL);
+        cr_assert_eq(gv_bench_crossover_add(&x, n, &r), GV_OK);
     }
-    gv_bench_crossover_finish(xo);
+    gv_bench_crossover_finish(&x);
+    json_t *xo = gv_bench_crossover_json(&x);
+    cr_expect_str_eq(gv_jstr(xo, "dim"), "n");
     const json_t *pts = json_object_get(xo, "points");
     for (size_t i = 1; i < json_array_size(pts); i++)
         cr_expect_gt(gv_jnum(json_array_get(pts, i), "size"),
                      gv_jnum(json_array_get(pts, i - 1), "size"));
     cr_expect_str_eq(gv_jstr(xo, "status"), "found");
+    cr_expect_eq(x.status, GV_XO_FOUND, "the decision is the struct's");
     cr_expect_eq(gv_jnum(xo, "first_win_size"), 4.0);
     cr_expect_eq(gv_jnum(xo, "last_loss_size"), 2.0);
-    double x = gv_jnum(xo, "interp_size");
-    cr_expect(x > 2 && x < 4, "interpolated %g", x);
+    double xi = gv_jnum(xo, "interp_size");
+    cr_expect(xi > 2 && xi < 4, "interpolated %g", xi);
     cr_expect_eq(gv_jnum(xo, "confident_first_win_size"), 4.0);
     char *buf = render(gv_bench_render_crossover, xo);
     cr_expect(strstr(buf, "beats the CPU from n = 4") != NULL, "%s", buf);
     free(buf);
     json_decref(xo);
+    gv_bench_crossover_free(&x);
 }
 
 /* Fields of one CSV line, quotes respected. */
@@ -207,13 +241,16 @@ Test(bench_report, csv_markdown_and_json_files)
     add(doc, bad);
     add(doc, synth_json("vadd", GV_F64, (gv_shape){1, {1000}}, 1, 0.01, 0.05, 1, 1, NULL));
     gv_case base = vadd_case(GV_F32, 16);
-    json_t *xo = gv_bench_crossover_new(&base, 0, 1, 2, 2.0);
-    gv_bench_crossover_add(xo, 1,
-                           synth_json("vadd", GV_F32, (gv_shape){1, {1}}, 1, 1, 2, 1, 1, NULL));
-    gv_bench_crossover_add(xo, 2,
-                           synth_json("vadd", GV_F32, (gv_shape){1, {2}}, 3, 1, 2, 1, 1, NULL));
-    gv_bench_crossover_finish(xo);
-    json_array_append_new(json_object_get(doc, "crossovers"), xo);
+    gv_bench_crossover x;
+    gv_bench_crossover_init(&x, &base, 0, 1, 2, 2.0);
+    gv_bench_case_result r;
+    synth_result(&r, "vadd", GV_F32, (gv_shape){1, {1}}, 1, 1, 2, 1, 1, NULL);
+    gv_bench_crossover_add(&x, 1, &r);
+    synth_result(&r, "vadd", GV_F32, (gv_shape){1, {2}}, 3, 1, 2, 1, 1, NULL);
+    gv_bench_crossover_add(&x, 2, &r);
+    gv_bench_crossover_finish(&x);
+    json_array_append_new(json_object_get(doc, "crossovers"), gv_bench_crossover_json(&x));
+    gv_bench_crossover_free(&x);
 
     char *csv = render(gv_bench_render_csv, doc);
     int lines = 0, header = csv_fields(csv);

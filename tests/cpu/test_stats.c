@@ -1,4 +1,4 @@
-/* test_stats.c: the statistics of timed runs (src/stats.c) — medians, the order-statistic
+/* test_stats.c: the statistics of timed runs (src/bench/stats.c) — medians, the order-statistic
  * interval of a median (ranks against published values, coverage by simulation), ratios of
  * medians, the sampling stop rule, geometric sweeps and the crossover. */
 #include <criterion/criterion.h>

@@ -1,4 +1,4 @@
-/* bench_json.c: the timed run's JSON document, schema "gpuval-bench/1" (see bench_report.h):
+/* bench_json.c: the timed run's JSON document, schema "gpuval-bench/1" (see bench_json.h):
  * header and device fingerprint, ceilings, each case with its raw samples, summaries and
  * speed-ups, the crossover sweeps and the targets. Statistics come from stats.c; this file
  * only arranges them. */
@@ -9,8 +9,10 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "bench_report.h"
+#include "bench_json.h"
 #include "json_util.h"
+#include "bench_result.h"
+#include "bench_targets.h"
 
 #ifndef GV_VERSION
 #define GV_VERSION "unknown"
@@ -81,7 +83,7 @@ static json_t *sampling_json(const gv_sampling *s)
                      s->max_samples, "budget_s", gv_json_num(s->budget_s));
 }
 
-static void cpu_model(char *buf, size_t len)
+void gv_bench_cpu_model(char *buf, size_t len)
 {
     snprintf(buf, len, "unknown");
     FILE *f = fopen("/proc/cpuinfo", "r");
@@ -105,7 +107,7 @@ json_t *gv_bench_doc_new(const gv_bench_run_info *info)
     gethostname(host, sizeof host - 1);
     time_t t = time(NULL);
     strftime(when, sizeof when, "%Y-%m-%dT%H:%M:%SZ", gmtime(&t));
-    cpu_model(cpu, sizeof cpu);
+    gv_bench_cpu_model(cpu, sizeof cpu);
     json_t *doc = json_object();
     json_object_set_new(doc, "schema", json_string(GV_BENCH_SCHEMA));
     json_object_set_new(doc, "tool",
@@ -192,11 +194,8 @@ static json_t *ceiling_json(const gv_ceiling *c, const char *what, double conf, 
     json_object_set_new(o, is_copy ? "bytes" : "n", json_integer(c->size));
     json_object_set_new(o, is_copy ? "moved_bytes" : "flops", gv_json_num(c->work));
     if (c->ok) {
-        json_t *t = stat_json(&c->t, conf);
-        double ms = gv_jnum(t, "median_ms");
-        json_object_set_new(o, "timing", t);
-        json_object_set_new(o, is_copy ? "gbps" : "gflops",
-                            gv_json_num(c->work / (ms * 1e-3) / 1e9));
+        json_object_set_new(o, "timing", stat_json(&c->t, conf));
+        json_object_set_new(o, is_copy ? "gbps" : "gflops", gv_json_num(gv_ceiling_rate(c, conf)));
         if (!is_copy) json_object_set_new(o, "math_mode", json_string(c->math_mode));
     }
     return o;
@@ -226,16 +225,17 @@ static json_t *shape_json(const gv_shape *s)
     return a;
 }
 
-static json_t *sanity_json(const gv_bench_case *bc)
+static json_t *sanity_json(const gv_bench_case_result *res)
 {
+    const gv_bench_case *bc = &res->bc;
     const gv_result *r = &bc->sanity;
-    bool judged = bc->timed && (r->verdict == GV_PASS || r->verdict == GV_FAIL);
     json_t *o = json_object(), *tiers = json_array(), *met = json_array();
     for (int k = 0; k < r->tiers.n; k++) {
         json_array_append_new(tiers, json_real(r->tiers.t[k]));
-        if (judged && gv_tier_met(&r->m, k)) json_array_append_new(met, json_real(r->tiers.t[k]));
+        if (res->judged && gv_tier_met(&r->m, k))
+            json_array_append_new(met, json_real(r->tiers.t[k]));
     }
-    json_object_set_new(o, "judged", json_boolean(judged));
+    json_object_set_new(o, "judged", json_boolean(res->judged));
     json_object_set_new(o, "tiers", tiers);
     json_object_set_new(o, "tiers_met", met);
     json_object_set_new(o, "expected_tier",
@@ -243,7 +243,7 @@ static json_t *sanity_json(const gv_bench_case *bc)
     json_object_set_new(o, "kernel_path",
                         json_pack("{s:s, s:s}", "verdict", gv_verdict_name(bc->kernel_verdict),
                                   "reason", bc->kernel_reason));
-    if (judged) {
+    if (res->judged) {
         json_object_set_new(o, "max_rel", gv_json_num(r->m.max_rel));
         json_object_set_new(o, "normwise_rel", gv_json_num(r->m.normwise_rel));
         json_object_set_new(o, "accurate_bits", gv_json_num(r->m.bits));
@@ -254,32 +254,27 @@ static json_t *sanity_json(const gv_bench_case *bc)
     return o;
 }
 
-static bool intervals_overlap(const json_t *a, const json_t *b)
+static json_t *repeat_half(const gv_stat *a)
 {
-    return gv_jnum(a, "ci_lo") <= gv_jnum(b, "ci_hi") && gv_jnum(b, "ci_lo") <= gv_jnum(a, "ci_hi");
+    return json_pack("{s:o, s:o, s:o, s:i}", "median_ms", gv_json_num(a->median), "ci_lo",
+                     gv_json_num(a->lo), "ci_hi", gv_json_num(a->hi), "n", a->n);
 }
 
-static json_t *repeat_json(const gv_samples *first, const gv_samples *second, double conf)
+static json_t *repeat_json(const gv_bench_repeat *r)
 {
-    gv_stat a, b;
-    gv_stat_describe(first->ms, first->n, conf, &a);
-    gv_stat_describe(second->ms, second->n, conf, &b);
-    json_t *fa = json_pack("{s:o, s:o, s:o, s:i}", "median_ms", gv_json_num(a.median), "ci_lo",
-                           gv_json_num(a.lo), "ci_hi", gv_json_num(a.hi), "n", a.n);
-    json_t *fb = json_pack("{s:o, s:o, s:o, s:i}", "median_ms", gv_json_num(b.median), "ci_lo",
-                           gv_json_num(b.lo), "ci_hi", gv_json_num(b.hi), "n", b.n);
     json_t *o = json_object();
     json_object_set_new(o, "scope", json_string("kernel_hot"));
     json_object_set_new(o, "rule", json_string("the two medians' intervals overlap"));
-    json_object_set_new(o, "agree", json_boolean(intervals_overlap(fa, fb)));
-    json_object_set_new(o, "diff_rel", gv_json_num(b.median / a.median - 1.0));
-    json_object_set_new(o, "first", fa);
-    json_object_set_new(o, "second", fb);
+    json_object_set_new(o, "agree", json_boolean(r->agree));
+    json_object_set_new(o, "diff_rel", gv_json_num(r->diff_rel));
+    json_object_set_new(o, "first", repeat_half(&r->first));
+    json_object_set_new(o, "second", repeat_half(&r->second));
     return o;
 }
 
-json_t *gv_bench_case_json(const gv_bench_case *bc, const json_t *ceilings, double conf)
+json_t *gv_bench_case_json(const gv_bench_case_result *res)
 {
+    const gv_bench_case *bc = &res->bc;
     const gv_case *c = &bc->c;
     char shape[64], label[192];
     gv_shape_format(&c->shape, shape, sizeof shape);
@@ -302,7 +297,7 @@ json_t *gv_bench_case_json(const gv_bench_case *bc, const json_t *ceilings, doub
     json_object_set_new(o, "math_mode", json_string(bc->sanity.math_mode));
     json_object_set_new(o, "oracle_threads", json_integer(bc->oracle_threads));
     json_object_set_new(o, "reference_ms", gv_json_num(bc->reference_ms));
-    json_object_set_new(o, "sanity", sanity_json(bc));
+    json_object_set_new(o, "sanity", sanity_json(res));
     json_object_set_new(o, "launch",
                         json_pack("{s:b, s:i, s:i, s:I, s:I}", "queued", bc->info.queued,
                                   "hold_timeouts", bc->info.hold_timeouts, "hot_reps",
@@ -311,233 +306,104 @@ json_t *gv_bench_case_json(const gv_bench_case *bc, const json_t *ceilings, doub
                                   (json_int_t)bc->info.device_bytes));
     json_t *timings = json_object(), *speedup = json_object(), *achieved = json_object();
     for (int i = 0; i < GV_NTIMINGS; i++)
-        if (bc->t[i].n > 0)
-            json_object_set_new(timings, gv_timing_key(i), stat_json(&bc->t[i], conf));
-    const gv_samples *cpu = &bc->t[GV_T_CPU];
-    double copy_gbps = gv_jnum(ceilings, "copy.gbps");
-    char gemm_key[32];
-    snprintf(gemm_key, sizeof gemm_key, "gemm.%s.gflops", gv_dtype_name(c->dtype));
-    double gemm_gflops = gv_jnum(ceilings, gemm_key);
+        if (res->has[i])
+            json_object_set_new(timings, gv_timing_key(i), stat_json(&bc->t[i], res->conf));
     for (int i = GV_T_HOT; i <= GV_T_E2E; i++) {
-        const gv_samples *g = &bc->t[i];
-        if (g->n == 0) continue;
-        if (cpu->n > 0) {
-            gv_ratio r;
-            gv_ratio_of_medians(cpu->ms, cpu->n, g->ms, g->n, conf, &r);
+        const gv_bench_speedup *sp = &res->speedup[i];
+        if (sp->present)
             json_object_set_new(speedup, gv_timing_key(i),
-                                json_pack("{s:o, s:o, s:o}", "ratio", gv_json_num(r.ratio), "ci",
-                                          pair(r.lo, r.hi), "coverage", gv_json_num(r.coverage)));
-        }
-        if (i == GV_T_E2E) continue; /* transfers are not the op's flops or bytes */
-        double s = gv_median(g->ms, g->n) * 1e-3;
-        double gflops = bc->sanity.flops / s / 1e9, gbps = bc->sanity.bytes / s / 1e9;
-        json_object_set_new(achieved, gv_timing_key(i),
-                            json_pack("{s:o, s:o, s:o, s:o}", "gflops", gv_json_num(gflops), "gbps",
-                                      gv_json_num(gbps), "frac_gemm_ceiling",
-                                      gv_json_num(gflops / gemm_gflops), "frac_copy_ceiling",
-                                      gv_json_num(gbps / copy_gbps)));
+                                json_pack("{s:o, s:o, s:o}", "ratio", gv_json_num(sp->r.ratio),
+                                          "ci", pair(sp->r.lo, sp->r.hi), "coverage",
+                                          gv_json_num(sp->r.coverage)));
+        const gv_bench_achieved *a = &res->achieved[i];
+        if (a->present)
+            json_object_set_new(achieved, gv_timing_key(i),
+                                json_pack("{s:o, s:o, s:o, s:o}", "gflops", gv_json_num(a->gflops),
+                                          "gbps", gv_json_num(a->gbps), "frac_gemm_ceiling",
+                                          gv_json_num(a->frac_gemm), "frac_copy_ceiling",
+                                          gv_json_num(a->frac_copy)));
     }
     json_object_set_new(o, "timings", timings);
     json_object_set_new(o, "speedup", speedup);
     json_object_set_new(o, "achieved", achieved);
-    if (bc->repeat.n > 0 && bc->t[GV_T_HOT].n > 0)
-        json_object_set_new(o, "repeat_check", repeat_json(&bc->t[GV_T_HOT], &bc->repeat, conf));
+    if (res->repeat.present) json_object_set_new(o, "repeat_check", repeat_json(&res->repeat));
+    if (res->size > 0) json_object_set_new(o, "size", json_integer(res->size));
     return o;
 }
 
-/* ---- crossover sweeps ---- */
+/* ---- crossover sweeps, targets, summary ---- */
 
-json_t *gv_bench_crossover_new(const gv_case *base, int dim, int64_t lo, int64_t hi, double factor)
+static json_t *size_or_null(double v)
 {
-    char dims[64];
-    snprintf(dims, sizeof dims, "%s", base->op->dims);
-    /* the name of dim `dim` in "m,k,n" */
-    char *name = dims;
-    for (int i = 0; i < dim && name; i++) {
-        name = strchr(name, ',');
-        if (name) name++;
-    }
-    if (!name) name = dims;
-    name[strcspn(name, ",")] = '\0';
-    json_t *o = json_object();
+    return isnan(v) ? json_null() : gv_json_num(v);
+}
+
+json_t *gv_bench_crossover_json(const gv_bench_crossover *xo)
+{
+    const gv_case *base = &xo->base;
+    json_t *o = json_object(), *pts = json_array();
     json_object_set_new(o, "op", json_string(base->op->name));
     json_object_set_new(o, "dtype", json_string(gv_dtype_name(base->dtype)));
     json_object_set_new(o, "mode", json_string(gv_mode_name(base->mode)));
     json_object_set_new(o, "dims", json_string(base->op->dims));
-    json_object_set_new(o, "dim", json_string(name));
-    json_object_set_new(o, "dim_index", json_integer(dim));
+    json_object_set_new(o, "dim", json_string(xo->dim_name));
+    json_object_set_new(o, "dim_index", json_integer(xo->dim));
     json_object_set_new(o, "base_shape", shape_json(&base->shape));
-    json_object_set_new(o, "lo", json_integer(lo));
-    json_object_set_new(o, "hi", json_integer(hi));
-    json_object_set_new(o, "factor", gv_json_num(factor));
+    json_object_set_new(o, "lo", json_integer(xo->lo));
+    json_object_set_new(o, "hi", json_integer(xo->hi));
+    json_object_set_new(o, "factor", gv_json_num(xo->factor));
     json_object_set_new(o, "scope", json_string("e2e"));
-    json_object_set_new(o, "points", json_array());
-    json_object_set_new(o, "status", json_string("not in the swept range"));
-    json_object_set_new(o, "stopped_early", json_false());
+    for (int i = 0; i < xo->n; i++)
+        json_array_append_new(pts, gv_bench_case_json(&xo->pts[i]));
+    json_object_set_new(o, "points", pts);
+    json_object_set_new(o, "status", json_string(gv_bench_crossover_status_text(xo)));
+    json_object_set_new(o, "stopped_early", json_boolean(xo->stopped_early));
+    json_object_set_new(o, "timed_points", json_integer(xo->timed_points));
+    json_object_set_new(o, "first_win_size", size_or_null(xo->first_win_size));
+    json_object_set_new(o, "last_loss_size", size_or_null(xo->last_loss_size));
+    json_object_set_new(o, "interp_size", size_or_null(xo->interp_size));
+    json_object_set_new(o, "confident_first_win_size", size_or_null(xo->confident_first_win_size));
     return o;
 }
 
-void gv_bench_crossover_add(json_t *xo, int64_t size, json_t *case_obj)
+static json_t *target_json(const gv_bench_target *t)
 {
-    json_t *pts = json_object_get(xo, "points");
-    json_object_set_new(case_obj, "size", json_integer(size));
-    size_t at = json_array_size(pts);
-    for (size_t i = 0; i < json_array_size(pts); i++)
-        if (json_integer_value(json_object_get(json_array_get(pts, i), "size")) > size) {
-            at = i;
-            break;
-        }
-    json_array_insert_new(pts, at, case_obj);
-}
-
-static void set_size(json_t *xo, const char *key, double v)
-{
-    json_object_set_new(xo, key, isnan(v) ? json_null() : gv_json_num(v));
-}
-
-void gv_bench_crossover_finish(json_t *xo)
-{
-    json_t *pts = json_object_get(xo, "points");
-    size_t n = json_array_size(pts);
-    double *size = calloc(n + 1, sizeof *size), *ratio = calloc(n + 1, sizeof *ratio),
-           *lower = calloc(n + 1, sizeof *lower);
-    int m = 0;
-    for (size_t i = 0; size && ratio && lower && i < n; i++) {
-        const json_t *p = json_array_get(pts, i);
-        double r = gv_jnum(p, "speedup.e2e.ratio");
-        if (isnan(r)) continue; /* not timed (skipped, failed to run): no evidence */
-        size[m] = gv_jnum(p, "size");
-        ratio[m] = r;
-        json_t *ci = json_object_get(json_object_get(json_object_get(p, "speedup"), "e2e"), "ci");
-        lower[m] = jval(json_array_get(ci, 0));
-        m++;
+    char label[192];
+    json_t *o = json_object();
+    json_object_set_new(o, "target", json_string(t->name));
+    json_object_set_new(o, "case", json_string(gv_case_label(&t->c->bc.c, label, sizeof label)));
+    json_object_set_new(o, "measure", json_string(gv_timing_key(t->scope)));
+    if (t->spec->metric == GV_TARGET_COPY_FRACTION) {
+        json_object_set_new(o, "value_gbps", gv_json_num(t->value_gbps));
+        json_object_set_new(o, "ceiling_gbps", gv_json_num(t->ceiling_gbps));
+        json_object_set_new(o, "fraction", gv_json_num(t->fraction));
+        json_object_set_new(o, "goal", gv_json_num(t->spec->goal));
+        json_object_set_new(o, "met",
+                            isnan(t->fraction) ? json_null()
+                                               : json_boolean(t->fraction >= t->spec->goal));
+    } else {
+        json_object_set_new(o, "tiled_ms", gv_json_num(t->ms));
+        json_object_set_new(o, "cublas_ms", gv_json_num(t->ref_ms));
+        json_object_set_new(o, "ratio", gv_json_num(t->ratio));
+        json_object_set_new(o, "tiled_frac_gemm_ceiling", gv_json_num(t->frac_gemm));
+        json_object_set_new(o, "cublas_frac_gemm_ceiling", gv_json_num(t->ref_frac_gemm));
+        json_object_set_new(o, "goal", json_null());
+        json_object_set_new(o, "met", json_null());
     }
-    gv_crossover x = {GV_XO_NONE, -1, NAN}, xc = {GV_XO_NONE, -1, NAN};
-    if (m > 0) {
-        gv_crossover_find(size, ratio, m, &x);
-        gv_crossover_find(size, lower, m, &xc);
-    }
-    json_object_set_new(xo, "timed_points", json_integer(m));
-    json_object_set_new(
-        xo, "status",
-        json_string(m ? gv_crossover_status_name(x.status) : "no point could be timed"));
-    set_size(xo, "first_win_size", x.first_win >= 0 ? size[x.first_win] : NAN);
-    set_size(xo, "last_loss_size",
-             x.status == GV_XO_FOUND       ? size[x.first_win - 1]
-             : x.status == GV_XO_NONE && m ? size[m - 1]
-                                           : NAN);
-    set_size(xo, "interp_size", x.interp);
-    set_size(xo, "confident_first_win_size", xc.first_win >= 0 ? size[xc.first_win] : NAN);
-    free(size);
-    free(ratio);
-    free(lower);
+    json_object_set_new(o, "sanity", json_string(gv_verdict_name(t->c->bc.sanity.verdict)));
+    return o;
 }
 
-/* ---- targets and summary ---- */
-
-static bool is(const json_t *c, const char *key, const char *want)
+json_t *gv_bench_targets_json(const gv_bench_target *t, int n)
 {
-    return strcmp(gv_jstr(c, key), want) == 0;
-}
-
-/* The kernel-only scope a target reads: hot when timed, else cold. */
-static const char *kernel_scope(const json_t *c)
-{
-    return json_object_get(json_object_get(c, "achieved"), "kernel_hot") ? "kernel_hot"
-                                                                         : "kernel_cold";
-}
-
-static void add_bandwidth_target(json_t *out, const json_t *c, const json_t *doc, const char *what,
-                                 double goal)
-{
-    char path[64], name[192];
-    const char *scope = kernel_scope(c);
-    snprintf(path, sizeof path, "achieved.%s.gbps", scope);
-    double gbps = gv_jnum(c, path);
-    snprintf(path, sizeof path, "achieved.%s.frac_copy_ceiling", scope);
-    double frac = gv_jnum(c, path);
-    snprintf(name, sizeof name, "%s %s: >= %.0f%% of the copy bandwidth", what, gv_jstr(c, "dtype"),
-             goal * 100);
-    json_t *t = json_object();
-    json_object_set_new(t, "target", json_string(name));
-    json_object_set_new(t, "case", json_string(gv_jstr(c, "case")));
-    json_object_set_new(t, "measure", json_string(scope));
-    json_object_set_new(t, "value_gbps", gv_json_num(gbps));
-    json_object_set_new(t, "ceiling_gbps", gv_json_num(gv_jnum(doc, "ceilings.copy.gbps")));
-    json_object_set_new(t, "fraction", gv_json_num(frac));
-    json_object_set_new(t, "goal", gv_json_num(goal));
-    json_object_set_new(t, "met", isnan(frac) ? json_null() : json_boolean(frac >= goal));
-    json_object_set_new(t, "sanity", json_string(gv_jstr(c, "verdict")));
-    json_array_append_new(out, t);
-}
-
-static void add_gemm_ratio_target(json_t *out, const json_t *tiled, const json_t *cublas)
-{
-    char name[160], path[64];
-    const char *scope = kernel_scope(tiled);
-    snprintf(path, sizeof path, "timings.%s.median_ms", scope);
-    double a = gv_jnum(tiled, path), b = gv_jnum(cublas, path);
-    snprintf(name, sizeof name, "gemm.tiled time / gemm.cublas time at 4096^3 %s",
-             gv_jstr(tiled, "dtype"));
-    json_t *t = json_object();
-    json_object_set_new(t, "target", json_string(name));
-    json_object_set_new(t, "case", json_string(gv_jstr(tiled, "case")));
-    json_object_set_new(t, "measure", json_string(scope));
-    json_object_set_new(t, "tiled_ms", gv_json_num(a));
-    json_object_set_new(t, "cublas_ms", gv_json_num(b));
-    json_object_set_new(t, "ratio", gv_json_num(a / b));
-    snprintf(path, sizeof path, "achieved.%s.frac_gemm_ceiling", scope);
-    json_object_set_new(t, "tiled_frac_gemm_ceiling", gv_json_num(gv_jnum(tiled, path)));
-    json_object_set_new(t, "cublas_frac_gemm_ceiling", gv_json_num(gv_jnum(cublas, path)));
-    json_object_set_new(t, "goal", json_null());
-    json_object_set_new(t, "met", json_null());
-    json_object_set_new(t, "sanity", json_string(gv_jstr(tiled, "verdict")));
-    json_array_append_new(out, t);
-}
-
-json_t *gv_bench_targets_json(const json_t *doc)
-{
-    json_t *out = json_array(), *cases = json_object_get(doc, "cases");
-    size_t i, j;
-    json_t *c, *d;
-    json_array_foreach(cases, i, c)
-    {
-        if (is(c, "op", "vadd") && is(c, "dtype", "f32") && is(c, "shape_label", "268435456"))
-            add_bandwidth_target(out, c, doc, "vadd at 2^28 elements", 0.85);
-        if (is(c, "op", "einsum.colsum") && is(c, "shape_label", "10000x5000x7000"))
-            add_bandwidth_target(out, c, doc, "einsum.colsum at 10000x5000x7000", 0.60);
-        if (!is(c, "op", "gemm.tiled") || !is(c, "shape_label", "4096x4096x4096")) continue;
-        json_array_foreach(cases, j, d)
-        {
-            if (is(d, "op", "gemm.cublas") && is(d, "shape_label", "4096x4096x4096") &&
-                is(d, "dtype", gv_jstr(c, "dtype")) && is(d, "mode", gv_jstr(c, "mode"))) {
-                add_gemm_ratio_target(out, c, d);
-                break;
-            }
-        }
-    }
+    json_t *out = json_array();
+    for (int i = 0; i < n; i++)
+        json_array_append_new(out, target_json(&t[i]));
     return out;
 }
 
-static void count_case(const json_t *c, int counts[4])
+json_t *gv_bench_summary_json(const gv_bench_summary *s)
 {
-    const char *v = gv_jstr(c, "verdict");
-    for (int k = 0; k < 4; k++)
-        if (strcmp(v, gv_verdict_name((gv_verdict)k)) == 0) counts[k]++;
-}
-
-void gv_bench_doc_summarise(json_t *doc)
-{
-    int counts[4] = {0, 0, 0, 0};
-    size_t i, j;
-    json_t *c, *xo;
-    json_array_foreach(json_object_get(doc, "cases"), i, c) count_case(c, counts);
-    json_array_foreach(json_object_get(doc, "crossovers"), i, xo)
-    {
-        json_array_foreach(json_object_get(xo, "points"), j, c) count_case(c, counts);
-    }
-    json_object_set_new(doc, "summary",
-                        json_pack("{s:i, s:i, s:i, s:i}", "sane", counts[GV_PASS], "sanity_failed",
-                                  counts[GV_FAIL], "skipped", counts[GV_SKIP], "errors",
-                                  counts[GV_ERROR]));
+    return json_pack("{s:i, s:i, s:i, s:i}", "sane", s->sane, "sanity_failed", s->failed, "skipped",
+                     s->skipped, "errors", s->errors);
 }

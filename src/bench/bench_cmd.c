@@ -1,4 +1,4 @@
-/* bench.c: `gpuval bench`, the timed run. Its own entry point, apart from `check`: options
+/* bench_cmd.c: `gpuval bench`, the timed run. Its own entry point, apart from `check`: options
  * and presets are validated before any work (exit 2 with a message), the ceilings are
  * measured once, then each case is timed (bench_case.c), crossover sweeps are run, and the
  * run's JSON document (bench_json.c) is rendered to the terminal and to the files asked for
@@ -14,7 +14,12 @@
 
 #include <cblas.h>
 
+#include "bench_cmd.h"
+#include "bench_json.h"
+#include "bench_plan.h"
 #include "bench_report.h"
+#include "bench_result.h"
+#include "bench_targets.h"
 #include "report.h"
 #include "cli.h"
 #include "registry.h"
@@ -89,14 +94,13 @@ static int parse_int(const char *s, long lo, long hi, int *v)
 
 typedef struct run_state {
     const gv_bench_opts *o;
-    json_t *doc;
-    const json_t *ceilings;
+    gv_ceiling_values ceil;
     bool progress;
     bool repeat_pending; /* the first timed case is timed twice */
     int done, total;
 } run_state;
 
-static json_t *time_case(run_state *st, const gv_case *c)
+static void time_case(run_state *st, const gv_case *c, gv_bench_case_result *r)
 {
     char label[192];
     if (st->progress) {
@@ -107,52 +111,41 @@ static json_t *time_case(run_state *st, const gv_case *c)
     gv_bench_case bc;
     gv_bench_run_case(c, st->o, st->repeat_pending || st->o->repeat_all, &bc);
     if (bc.timed) st->repeat_pending = false;
-    json_t *j = gv_bench_case_json(&bc, st->ceilings, st->o->gpu.conf);
-    gv_bench_case_free(&bc);
+    gv_bench_result_make(r, &bc, &st->ceil, st->o->gpu.conf);
     if (st->progress) fprintf(stderr, "\r%-80s\r", "");
-    return j;
 }
 
-/* The last three points won with intervals above 1: larger sizes add cost, not answers. */
-static bool three_confident_wins(const json_t *xo)
-{
-    const json_t *pts = json_object_get(xo, "points");
-    size_t n = json_array_size(pts);
-    if (n < 3) return false;
-    for (size_t i = n - 3; i < n; i++) {
-        const json_t *ci = json_object_get(
-            json_object_get(json_object_get(json_array_get(pts, i), "speedup"), "e2e"), "ci");
-        if (!(gv_jat(ci, 0) > 1.0)) return false;
-    }
-    return true;
-}
-
-static void run_sweep(run_state *st, const gv_sweep *sw, const int64_t *sizes, int n)
+static int run_sweep(run_state *st, const gv_sweep *sw, const int64_t *sizes, int n,
+                     gv_bench_crossover *xo)
 {
     gv_case c = {sw->op, sw->dtype, sw->mode, sw->op->default_dist, sw->base, 0};
-    json_t *xo = gv_bench_crossover_new(&c, sw->dim, sw->lo, sw->hi, sw->factor);
+    gv_bench_case_result r;
+    gv_bench_crossover_init(xo, &c, sw->dim, sw->lo, sw->hi, sw->factor);
     for (int i = 0; i < n; i++) {
         c.shape.d[sw->dim] = sizes[i];
-        gv_bench_crossover_add(xo, sizes[i], time_case(st, &c));
-        if (i + 1 < n && three_confident_wins(xo)) {
-            json_object_set_new(xo, "stopped_early", json_true());
+        time_case(st, &c, &r);
+        if (gv_bench_crossover_add(xo, sizes[i], &r) != GV_OK) return GV_ENOMEM;
+        /* the last three points won with intervals above 1: larger sizes add cost, not
+           answers */
+        if (i + 1 < n && gv_bench_crossover_three_confident_wins(xo)) {
+            xo->stopped_early = true;
             break;
         }
     }
     /* Bisect (geometrically) between the last loss and the first win. */
-    for (int r = 0; r < sw->refine; r++) {
+    for (int k = 0; k < sw->refine; k++) {
         gv_bench_crossover_finish(xo);
-        double a = gv_jnum(xo, "last_loss_size"), b = gv_jnum(xo, "first_win_size");
-        if (strcmp(gv_jstr(xo, "status"), "found") != 0 || b - a < 2 || b / a < 1.1) break;
+        double a = xo->last_loss_size, b = xo->first_win_size;
+        if (xo->timed_points == 0 || xo->status != GV_XO_FOUND || b - a < 2 || b / a < 1.1) break;
         int64_t mid = (int64_t)llround(sqrt(a * b));
         if (mid <= (int64_t)a || mid >= (int64_t)b) break;
         c.shape.d[sw->dim] = mid;
         st->total++;
-        gv_bench_crossover_add(xo, mid, time_case(st, &c));
+        time_case(st, &c, &r);
+        if (gv_bench_crossover_add(xo, mid, &r) != GV_OK) return GV_ENOMEM;
     }
     gv_bench_crossover_finish(xo);
-    json_array_append_new(json_object_get(st->doc, "crossovers"), xo);
-    gv_bench_render_crossover(stdout, xo);
+    return GV_OK;
 }
 
 /* Everything the command line set, before presets and defaults are merged. */
@@ -425,7 +418,7 @@ static int make_plan(cli *a, gv_bench_opts *o, plan *p)
         }
         int rc = gv_bench_preset(a->preset, &p->cases, &p->sw, &p->have_sweep, o, &p->notes);
         if (rc == GV_EINVAL)
-            gv_usage_error("unknown preset '%s'; valid: %s", a->preset, gv_bench_preset_names);
+            gv_usage_error("unknown preset '%s'; valid: %s", a->preset, gv_bench_preset_names());
         if (rc != GV_OK) return -1;
     } else if (a->crossover && a->size_spec && !a->sel.op_glob) {
         gv_usage_error("--size picks sizes for --op; a sweep's other dims come from "
@@ -453,7 +446,8 @@ static int make_plan(cli *a, gv_bench_opts *o, plan *p)
     return 0;
 }
 
-/* The run itself: ceilings, cases, the sweep, the renderings and the files. */
+/* The run itself: ceilings, cases, the sweep; the decisions (targets, counts, exit code)
+   from their structs; then the one JSON document, its renderings and the files. */
 static int run_plan(const cli *a, const gv_bench_opts *o, const plan *p, const char *argv_joined)
 {
     gv_bench_run_info info = {.argv_joined = argv_joined,
@@ -461,11 +455,8 @@ static int run_plan(const cli *a, const gv_bench_opts *o, const plan *p, const c
                               .oracle_threads = openblas_get_num_threads(),
                               .opts = o};
     info.have_device = gk_device_count() > 0 && gk_device_info_get(&info.device) == GV_OK;
-    json_t *doc = gv_bench_doc_new(&info), *notes = json_object_get(doc, "notes");
-    for (int i = 0; i < p->notes.n; i++) {
+    for (int i = 0; i < p->notes.n; i++)
         fprintf(stderr, "gpuval: %s\n", p->notes.text[i]);
-        json_array_append_new(notes, json_string(p->notes.text[i]));
-    }
     const gk_device_info *d = &info.device;
     if (info.have_device)
         printf("device: %s (cc %d.%d, %d SMs, %d/%d MHz, %.1f GiB, L2 %.0f MiB, ECC %s; driver %d, "
@@ -476,49 +467,84 @@ static int run_plan(const cli *a, const gv_bench_opts *o, const plan *p, const c
                d->cublas_version);
     else
         printf("device: none (%s)\n", gk_device_count() ? gk_last_error() : "no CUDA device");
-    printf("CPU oracle: f64 on %s, %d OpenBLAS threads\n", gv_jstr(doc, "host.cpu_model"),
-           info.oracle_threads);
+    char cpu[256];
+    gv_bench_cpu_model(cpu, sizeof cpu);
+    printf("CPU oracle: f64 on %s, %d OpenBLAS threads\n", cpu, info.oracle_threads);
     unsigned dtypes = 0;
     for (int i = 0; i < p->cases.n; i++)
         dtypes |= 1u << p->cases.v[i].dtype;
     if (p->have_sweep) dtypes |= 1u << p->sw.dtype;
     gv_ceilings ceil;
     gv_bench_ceilings(o, info.have_device ? dtypes : 0, &ceil);
-    json_object_set_new(doc, "ceilings", gv_bench_ceilings_json(&ceil, o->gpu.conf));
-    gv_ceilings_free(&ceil);
-    gv_bench_render_ceilings(stdout, doc);
+    gv_bench_render_ceilings_of(stdout, &ceil, o->gpu.conf);
 
-    run_state st = {
-        o, doc, json_object_get(doc, "ceilings"), isatty(2) != 0, true, 0, p->cases.n + p->nsizes};
+    run_state st = {.o = o,
+                    .progress = isatty(2) != 0,
+                    .repeat_pending = true,
+                    .total = p->cases.n + p->nsizes};
+    gv_ceiling_values_of(&ceil, o->gpu.conf, &st.ceil);
+    gv_bench_case_result *res = calloc((size_t)p->cases.n + 1, sizeof *res);
+    gv_bench_crossover xo;
+    memset(&xo, 0, sizeof xo);
+    gv_bench_target *targets = calloc((size_t)p->cases.n + 1, sizeof *targets);
+    if (!res || !targets) {
+        free(res);
+        free(targets);
+        gv_ceilings_free(&ceil);
+        return GV_EXIT_RUNTIME;
+    }
     if (p->cases.n) gv_bench_render_header(stdout);
     for (int i = 0; i < p->cases.n; i++) {
-        json_t *j = time_case(&st, &p->cases.v[i]);
-        gv_bench_render_row(stdout, j);
+        time_case(&st, &p->cases.v[i], &res[i]);
+        gv_bench_render_row_result(stdout, &res[i]);
         fflush(stdout);
-        json_array_append_new(json_object_get(doc, "cases"), j);
     }
-    if (p->have_sweep) run_sweep(&st, &p->sw, p->sizes, p->nsizes);
-    json_object_set_new(doc, "targets", gv_bench_targets_json(doc));
+    bool lost = false; /* no memory for a sweep's point: an output lost */
+    if (p->have_sweep && run_sweep(&st, &p->sw, p->sizes, p->nsizes, &xo) != GV_OK) lost = true;
+
+    /* Decisions, from the structs. */
+    int ntargets = gv_bench_targets_eval(res, p->cases.n, &st.ceil, targets, p->cases.n);
+    gv_bench_summary sum = {0, 0, 0, 0};
+    for (int i = 0; i < p->cases.n; i++)
+        gv_bench_summary_add(&sum, &res[i]);
+    for (int i = 0; i < xo.n; i++)
+        gv_bench_summary_add(&sum, &xo.pts[i]);
+
+    /* The document, once, from the structs. */
+    json_t *doc = gv_bench_doc_new(&info);
+    for (int i = 0; i < p->notes.n; i++)
+        json_array_append_new(json_object_get(doc, "notes"), json_string(p->notes.text[i]));
+    json_object_set_new(doc, "ceilings", gv_bench_ceilings_json(&ceil, o->gpu.conf));
+    for (int i = 0; i < p->cases.n; i++)
+        json_array_append_new(json_object_get(doc, "cases"), gv_bench_case_json(&res[i]));
+    if (p->have_sweep) {
+        json_t *xj = gv_bench_crossover_json(&xo);
+        json_array_append_new(json_object_get(doc, "crossovers"), xj);
+        gv_bench_render_crossover(stdout, xj);
+    }
+    json_object_set_new(doc, "targets", gv_bench_targets_json(targets, ntargets));
+    json_object_set_new(doc, "summary", gv_bench_summary_json(&sum));
     gv_bench_render_targets(stdout, doc);
     gv_bench_render_repeat(stdout, doc);
     if (a->preset && strcmp(a->preset, "seed002") == 0) gv_bench_render_seed002(stdout, doc);
     if (a->preset && strcmp(a->preset, "seed000") == 0) gv_bench_render_seed000(stdout, doc);
-    gv_bench_doc_summarise(doc);
-    int sane = (int)gv_jnum(doc, "summary.sane");
-    int failed = (int)gv_jnum(doc, "summary.sanity_failed");
-    int skipped = (int)gv_jnum(doc, "summary.skipped"),
-        errors = (int)gv_jnum(doc, "summary.errors");
     printf("%d timed cases: %d sane, %d sanity failed, %d skipped, %d errors\n",
-           sane + failed + skipped + errors, sane, failed, skipped, errors);
+           sum.sane + sum.failed + sum.skipped + sum.errors, sum.sane, sum.failed, sum.skipped,
+           sum.errors);
     const gv_bench_format fmts[3] = {GV_FMT_JSON, GV_FMT_CSV, GV_FMT_MD};
-    bool lost = false;
     for (int k = 0; k < 3; k++)
         if (a->out[k] && gv_bench_write(a->out[k], fmts[k], doc) != GV_OK) {
             gv_usage_error("could not write %s", a->out[k]);
             lost = true;
         }
-    int rc = gv_exit_code(failed, errors, sane + failed, info.have_device, lost);
+    int rc = gv_exit_code(sum.failed, sum.errors, sum.sane + sum.failed, info.have_device, lost);
     json_decref(doc);
+    free(targets);
+    for (int i = 0; i < p->cases.n; i++)
+        gv_bench_result_free(&res[i]);
+    free(res);
+    gv_bench_crossover_free(&xo);
+    gv_ceilings_free(&ceil);
     return rc;
 }
 
@@ -531,6 +557,14 @@ int gv_cmd_bench(int argc, char **argv)
     a.refine = -1;
     int prc = parse_cli(argc, argv, &a);
     if (prc) return prc > 0 ? GV_EXIT_OK : GV_EXIT_USAGE;
+    /* The presets' and targets' tables name ops and shapes: a renamed op is gpuval's own
+       error, said loudly, before any work. */
+    char why[512];
+    if (gv_bench_presets_check(why, sizeof why) != GV_OK ||
+        gv_bench_targets_check(why, sizeof why) != GV_OK) {
+        fprintf(stderr, "gpuval: internal error: %s\n", why);
+        return GV_EXIT_RUNTIME;
+    }
     gv_bench_opts o;
     gv_bench_opts_default(&o);
     plan *p = calloc(1, sizeof *p);

@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "bench_report.h"
+#include "bench_plan.h"
 
 /* ---- small formatting helpers ---- */
 
@@ -61,15 +62,19 @@ static bool judged(const json_t *c)
 }
 
 /* "ok", "SANITY FAILED: why", "SKIP: why", "ERROR: why" */
-static void fmt_verdict(char *buf, size_t len, const json_t *c)
+static void verdict_text(char *buf, size_t len, const char *v, const char *why)
 {
-    const char *v = gv_jstr(c, "verdict"), *why = gv_jstr(c, "reason");
     if (strcmp(v, "PASS") == 0)
         snprintf(buf, len, "ok");
     else if (strcmp(v, "FAIL") == 0)
         snprintf(buf, len, "SANITY FAILED: %s", why);
     else
         snprintf(buf, len, "%s%s%s", v, *why ? ": " : "", why);
+}
+
+static void fmt_verdict(char *buf, size_t len, const json_t *c)
+{
+    verdict_text(buf, len, gv_jstr(c, "verdict"), gv_jstr(c, "reason"));
 }
 
 /* ---- terminal table ---- */
@@ -81,44 +86,150 @@ void gv_bench_render_header(FILE *f)
             "x hot", "GFLOP/s", "%gemm", "GB/s", "%copy", "sanity");
 }
 
+/* The numbers of one case's row, read from a case's struct or from its JSON. */
+typedef struct row_vals {
+    const char *op, *dtype, *mode, *verdict, *reason;
+    char shape[64];
+    double ms[GV_NTIMINGS];
+    bool has_sp;
+    double sp, sp_lo, sp_hi, sp_cov, x_hot, gflops, frac_gemm, gbps, frac_copy;
+    bool cpu_budget;
+    double cpu_n, hold_timeouts;
+} row_vals;
+
+static void row_vals_json(row_vals *v, const json_t *c)
+{
+    v->op = gv_jstr(c, "op");
+    v->dtype = gv_jstr(c, "dtype");
+    v->mode = gv_jstr(c, "mode");
+    v->verdict = gv_jstr(c, "verdict");
+    v->reason = gv_jstr(c, "reason");
+    snprintf(v->shape, sizeof v->shape, "%s", gv_jstr(c, "shape_label"));
+    for (int i = 0; i < GV_NTIMINGS; i++)
+        v->ms[i] = median_ms(c, gv_timing_key(i));
+    const json_t *s = json_object_get(json_object_get(c, "speedup"), "e2e");
+    v->has_sp = s != NULL;
+    v->sp = gv_jnum(s, "ratio");
+    v->sp_lo = gv_jat(json_object_get(s, "ci"), 0);
+    v->sp_hi = gv_jat(json_object_get(s, "ci"), 1);
+    v->sp_cov = gv_jnum(s, "coverage");
+    v->x_hot = gv_jnum(c, "speedup.kernel_hot.ratio");
+    v->gflops = gv_jnum(c, "achieved.kernel_hot.gflops");
+    v->frac_gemm = gv_jnum(c, "achieved.kernel_hot.frac_gemm_ceiling");
+    v->gbps = gv_jnum(c, "achieved.kernel_hot.gbps");
+    v->frac_copy = gv_jnum(c, "achieved.kernel_hot.frac_copy_ceiling");
+    v->cpu_budget = strcmp(gv_jstr(c, "timings.cpu.stop"), "budget") == 0;
+    v->cpu_n = gv_jnum(c, "timings.cpu.n");
+    v->hold_timeouts = gv_jnum(c, "launch.hold_timeouts");
+}
+
+static void row_vals_result(row_vals *v, const gv_bench_case_result *r)
+{
+    const gv_case *c = &r->bc.c;
+    v->op = c->op->name;
+    v->dtype = gv_dtype_name(c->dtype);
+    v->mode = gv_mode_name(c->mode);
+    v->verdict = gv_verdict_name(r->bc.sanity.verdict);
+    v->reason = r->bc.sanity.reason;
+    gv_shape_format(&c->shape, v->shape, sizeof v->shape);
+    for (int i = 0; i < GV_NTIMINGS; i++)
+        v->ms[i] = gv_bench_median_ms(r, (gv_timing_id)i);
+    const gv_bench_speedup *s = &r->speedup[GV_T_E2E];
+    v->has_sp = s->present;
+    v->sp = s->present ? s->r.ratio : NAN;
+    v->sp_lo = s->present ? s->r.lo : NAN;
+    v->sp_hi = s->present ? s->r.hi : NAN;
+    v->sp_cov = s->present ? s->r.coverage : NAN;
+    v->x_hot = r->speedup[GV_T_HOT].present ? r->speedup[GV_T_HOT].r.ratio : NAN;
+    const gv_bench_achieved *a = &r->achieved[GV_T_HOT];
+    v->gflops = a->present ? a->gflops : NAN;
+    v->frac_gemm = a->present ? a->frac_gemm : NAN;
+    v->gbps = a->present ? a->gbps : NAN;
+    v->frac_copy = a->present ? a->frac_copy : NAN;
+    v->cpu_budget = r->has[GV_T_CPU] && r->bc.t[GV_T_CPU].stop == GV_STOP_BUDGET;
+    v->cpu_n = r->has[GV_T_CPU] ? r->bc.t[GV_T_CPU].n : NAN;
+    v->hold_timeouts = r->bc.info.hold_timeouts;
+}
+
 /* The formatted numbers of one case's row, shared by the terminal table and Markdown. */
 typedef struct row_cells {
     char cpu[32], hot[32], cold[32], e2e[32], speedup[64], x_hot[32];
     char gflops[32], pct_gemm[32], gbps[32], pct_copy[32], verdict[320];
 } row_cells;
 
-static void row_cells_fill(row_cells *r, const json_t *c)
+static void row_cells_fill(row_cells *r, const row_vals *v)
 {
-    fmt_g(r->cpu, sizeof r->cpu, median_ms(c, "cpu"), 4);
-    fmt_g(r->hot, sizeof r->hot, median_ms(c, "kernel_hot"), 4);
-    fmt_g(r->cold, sizeof r->cold, median_ms(c, "kernel_cold"), 4);
-    fmt_g(r->e2e, sizeof r->e2e, median_ms(c, "e2e"), 4);
-    fmt_speedup(r->speedup, sizeof r->speedup, c, "e2e");
-    fmt_g(r->x_hot, sizeof r->x_hot, gv_jnum(c, "speedup.kernel_hot.ratio"), 3);
-    fmt_g(r->gflops, sizeof r->gflops, gv_jnum(c, "achieved.kernel_hot.gflops"), 4);
-    fmt_g(r->pct_gemm, sizeof r->pct_gemm,
-          100 * gv_jnum(c, "achieved.kernel_hot.frac_gemm_ceiling"), 3);
-    fmt_g(r->gbps, sizeof r->gbps, gv_jnum(c, "achieved.kernel_hot.gbps"), 4);
-    fmt_g(r->pct_copy, sizeof r->pct_copy,
-          100 * gv_jnum(c, "achieved.kernel_hot.frac_copy_ceiling"), 3);
-    fmt_verdict(r->verdict, sizeof r->verdict, c);
+    fmt_g(r->cpu, sizeof r->cpu, v->ms[GV_T_CPU], 4);
+    fmt_g(r->hot, sizeof r->hot, v->ms[GV_T_HOT], 4);
+    fmt_g(r->cold, sizeof r->cold, v->ms[GV_T_COLD], 4);
+    fmt_g(r->e2e, sizeof r->e2e, v->ms[GV_T_E2E], 4);
+    if (!v->has_sp)
+        snprintf(r->speedup, sizeof r->speedup, "-");
+    else /* '*': too few samples (a CPU budget) for the interval to hold at 95% */
+        snprintf(r->speedup, sizeof r->speedup, "%.3g [%.3g, %.3g]%s", v->sp, v->sp_lo, v->sp_hi,
+                 v->sp_cov < 0.95 - 1e-9 ? "*" : "");
+    fmt_g(r->x_hot, sizeof r->x_hot, v->x_hot, 3);
+    fmt_g(r->gflops, sizeof r->gflops, v->gflops, 4);
+    fmt_g(r->pct_gemm, sizeof r->pct_gemm, 100 * v->frac_gemm, 3);
+    fmt_g(r->gbps, sizeof r->gbps, v->gbps, 4);
+    fmt_g(r->pct_copy, sizeof r->pct_copy, 100 * v->frac_copy, 3);
+    verdict_text(r->verdict, sizeof r->verdict, v->verdict, v->reason);
+}
+
+static void render_row(FILE *f, const row_vals *v)
+{
+    row_cells r;
+    row_cells_fill(&r, v);
+    fprintf(f, "%-24s %-5s %-8s %-16s %9s %9s %9s %9s %-22s %8s %8s %5s %7s %5s  %s", v->op,
+            v->dtype, v->mode, v->shape, r.cpu, r.hot, r.cold, r.e2e, r.speedup, r.x_hot, r.gflops,
+            r.pct_gemm, r.gbps, r.pct_copy, r.verdict);
+    if (v->cpu_budget)
+        fprintf(f, " [cpu: %.0f sample%s within the budget; * interval below 95%%]", v->cpu_n,
+                v->cpu_n == 1 ? "" : "s");
+    if (v->hold_timeouts > 0)
+        fprintf(f, " [the op's launch waited on the device: samples taken without the hold]");
+    fputc('\n', f);
 }
 
 void gv_bench_render_row(FILE *f, const json_t *c)
 {
-    row_cells r;
-    row_cells_fill(&r, c);
-    fprintf(f, "%-24s %-5s %-8s %-16s %9s %9s %9s %9s %-22s %8s %8s %5s %7s %5s  %s",
-            gv_jstr(c, "op"), gv_jstr(c, "dtype"), gv_jstr(c, "mode"), gv_jstr(c, "shape_label"),
-            r.cpu, r.hot, r.cold, r.e2e, r.speedup, r.x_hot, r.gflops, r.pct_gemm, r.gbps,
-            r.pct_copy, r.verdict);
-    double cpu_n = gv_jnum(c, "timings.cpu.n");
-    if (strcmp(gv_jstr(c, "timings.cpu.stop"), "budget") == 0)
-        fprintf(f, " [cpu: %.0f sample%s within the budget; * interval below 95%%]", cpu_n,
-                cpu_n == 1 ? "" : "s");
-    if (gv_jnum(c, "launch.hold_timeouts") > 0)
-        fprintf(f, " [the op's launch waited on the device: samples taken without the hold]");
-    fputc('\n', f);
+    row_vals v;
+    row_vals_json(&v, c);
+    render_row(f, &v);
+}
+
+void gv_bench_render_row_result(FILE *f, const gv_bench_case_result *r)
+{
+    row_vals v;
+    row_vals_result(&v, r);
+    render_row(f, &v);
+}
+
+static void ceiling_line(FILE *f, bool copy, const char *dtype, bool ok, double rate, double size,
+                         int n, const char *math_mode, const char *why)
+{
+    if (copy && ok)
+        fprintf(f,
+                "ceiling: copy %.1f GB/s (D2D of %.0f MiB, bytes read + written, median of %d)\n",
+                rate, size / 1048576.0, n);
+    else if (copy)
+        fprintf(f, "ceiling: copy not measured (%s)\n", why);
+    else if (ok)
+        fprintf(f, "ceiling: gemm %s %.1f GFLOP/s (cuBLAS %.0f^3, %s, median of %d)\n", dtype, rate,
+                size, math_mode, n);
+    else if (!strstr(why, "no "))
+        fprintf(f, "ceiling: gemm %s not measured (%s)\n", dtype, why);
+}
+
+void gv_bench_render_ceilings_of(FILE *f, const gv_ceilings *c, double conf)
+{
+    ceiling_line(f, true, "", c->copy.ok, gv_ceiling_rate(&c->copy, conf), (double)c->copy.size,
+                 c->copy.t.n, "", c->copy.why);
+    for (int t = 0; t < GV_NDTYPES; t++) {
+        const gv_ceiling *g = &c->gemm[t];
+        ceiling_line(f, false, gv_dtype_name((gv_dtype)t), g->ok, gv_ceiling_rate(g, conf),
+                     (double)g->size, g->t.n, g->math_mode, g->why);
+    }
 }
 
 void gv_bench_render_ceilings(FILE *f, const json_t *doc)
@@ -126,22 +237,15 @@ void gv_bench_render_ceilings(FILE *f, const json_t *doc)
     const json_t *ce = json_object_get(doc, "ceilings");
     if (!ce || json_is_null(ce)) return;
     const json_t *copy = json_object_get(ce, "copy");
-    if (json_is_true(json_object_get(copy, "ok")))
-        fprintf(
-            f, "ceiling: copy %.1f GB/s (D2D of %.0f MiB, bytes read + written, median of %.0f)\n",
-            gv_jnum(copy, "gbps"), gv_jnum(copy, "bytes") / 1048576.0, gv_jnum(copy, "timing.n"));
-    else
-        fprintf(f, "ceiling: copy not measured (%s)\n", gv_jstr(copy, "why"));
+    ceiling_line(f, true, "", json_is_true(json_object_get(copy, "ok")), gv_jnum(copy, "gbps"),
+                 gv_jnum(copy, "bytes"), (int)gv_jnum(copy, "timing.n"), "", gv_jstr(copy, "why"));
     const char *key;
     json_t *g;
     json_object_foreach(json_object_get(ce, "gemm"), key, g)
     {
-        if (json_is_true(json_object_get(g, "ok")))
-            fprintf(f, "ceiling: gemm %s %.1f GFLOP/s (cuBLAS %.0f^3, %s, median of %.0f)\n", key,
-                    gv_jnum(g, "gflops"), gv_jnum(g, "n"), gv_jstr(g, "math_mode"),
-                    gv_jnum(g, "timing.n"));
-        else if (!strstr(gv_jstr(g, "why"), "no "))
-            fprintf(f, "ceiling: gemm %s not measured (%s)\n", key, gv_jstr(g, "why"));
+        ceiling_line(f, false, key, json_is_true(json_object_get(g, "ok")), gv_jnum(g, "gflops"),
+                     gv_jnum(g, "n"), (int)gv_jnum(g, "timing.n"), gv_jstr(g, "math_mode"),
+                     gv_jstr(g, "why"));
     }
 }
 
@@ -330,13 +434,14 @@ void gv_bench_render_seed002(FILE *f, const json_t *doc)
             "at once)\nCPU time: the f64 oracle (%.0f OpenBLAS threads); GPU time: end to end, "
             "pinned H2D + kernel + D2H; medians, speed-ups with 95%% intervals\n\n",
             gv_jnum(doc, "host.oracle_threads"));
-    static const char *const dtypes[][2] = {{"f32", "float32"}, {"f64", "float64"}};
-    for (int t = 0; t < 2; t++) {
-        const json_t *mm = find_case(doc, "matmul_colsum", dtypes[t][0]);
-        const json_t *es = find_case(doc, "einsum.colsum", dtypes[t][0]);
+    for (int t = 0; t < GV_NDTYPES; t++) {
+        const char *dt = gv_dtype_name((gv_dtype)t);
+        const json_t *mm = find_case(doc, gv_seed002_ops[0], dt);
+        const json_t *es = find_case(doc, gv_seed002_ops[1], dt);
         if (!mm && !es) continue;
-        fprintf(f, "Data type: %s\n---------------------------------------------\n\n",
-                dtypes[t][1]);
+        /* the seed's numpy names: float32, float64 */
+        fprintf(f, "Data type: float%d\n---------------------------------------------\n\n",
+                (int)(8 * gv_dtype_size((gv_dtype)t)));
         seed002_test(f, "====TEST MATMUL -> SUM====", mm);
         seed002_test(f, "=======TEST EINSUM========", es);
         double cpu = fmin(mm ? median_ms(mm, "cpu") : NAN, es ? median_ms(es, "cpu") : NAN);
@@ -372,7 +477,7 @@ void gv_bench_render_seed000(FILE *f, const json_t *doc)
             "speed-up e2e [95%]", "kernel s", "sanity");
     json_array_foreach(json_object_get(doc, "cases"), i, c)
     {
-        if (strcmp(gv_jstr(c, "op"), "vadd") != 0) continue;
+        if (strcmp(gv_jstr(c, "op"), gv_seed000_ops[0]) != 0) continue;
         char label[32];
         snprintf(label, sizeof label, "n = %s", gv_jstr(c, "shape_label"));
         seed000_row(f, label, c);
@@ -382,7 +487,7 @@ void gv_bench_render_seed000(FILE *f, const json_t *doc)
     bool any = false;
     json_array_foreach(json_object_get(doc, "cases"), i, c)
     {
-        if (strcmp(gv_jstr(c, "op"), "sin_iter") != 0) continue;
+        if (strcmp(gv_jstr(c, "op"), gv_seed000_ops[1]) != 0) continue;
         if (!any)
             fprintf(f, "%-14s %12s %12s %-24s %12s  %s\n", "sin_iter", "CPU s", "GPU s",
                     "speed-up e2e [95%]", "kernel s", "sanity");
@@ -510,12 +615,13 @@ static void md_text(FILE *f, const char *s)
 
 static void md_row(FILE *f, const json_t *c)
 {
+    row_vals v;
+    row_vals_json(&v, c);
     row_cells r;
-    row_cells_fill(&r, c);
-    fprintf(f, "| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s (%s%%) | %s (%s%%) | ",
-            gv_jstr(c, "op"), gv_jstr(c, "dtype"), gv_jstr(c, "mode"), gv_jstr(c, "shape_label"),
-            r.cpu, r.hot, r.cold, r.e2e, r.speedup, r.x_hot, r.gflops, r.pct_gemm, r.gbps,
-            r.pct_copy);
+    row_cells_fill(&r, &v);
+    fprintf(f, "| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s (%s%%) | %s (%s%%) | ", v.op,
+            v.dtype, v.mode, v.shape, r.cpu, r.hot, r.cold, r.e2e, r.speedup, r.x_hot, r.gflops,
+            r.pct_gemm, r.gbps, r.pct_copy);
     md_text(f, r.verdict);
     fputs(" |\n", f);
 }

@@ -3,7 +3,7 @@
  * scopes are sampled through kernels/timing.cu until the stop rule of stats.c says enough;
  * the sanity verdict judges what the last end-to-end sample brought back, and an output of
  * the kernel-only path after all its repeated launches. */
-#include "bench.h"
+#include "bench_case.h"
 
 #include <assert.h>
 #include <cblas.h>

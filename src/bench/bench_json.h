@@ -1,0 +1,55 @@
+/* bench_json.h: a timed run as one JSON document (schema "gpuval-bench/1", jansson), built
+ * once, at the end of a run, in bench_json.c from the structs of bench_result.h; every
+ * rendering of it is in bench_report.h. A saved document can therefore be rendered again on another
+ * machine.
+ *
+ * Numbers that are not finite are written as the strings "inf", "-inf", "nan" (JSON has no
+ * literal for them); gv_jnum reads them back. Times are in ms unless a key says _s. */
+#ifndef GV_BENCH_JSON_H
+#define GV_BENCH_JSON_H
+
+#include <jansson.h>
+
+#include "bench_case.h"
+#include "bench_result.h"
+#include "bench_targets.h"
+
+#define GV_BENCH_SCHEMA "gpuval-bench/1"
+
+typedef struct gv_bench_run_info {
+    const char *argv_joined;
+    const char *preset; /* NULL: none */
+    bool have_device;
+    gk_device_info device;
+    int oracle_threads;
+    const gv_bench_opts *opts;
+} gv_bench_run_info;
+
+/* ---- building (bench_json.c), once, from the structs of bench_result.h ---- */
+
+/* The document's header: schema, tool, command line, host, build, device fingerprint, the
+ * method (stop rules, confidence, scopes), and empty "cases", "crossovers", "notes". */
+json_t *gv_bench_doc_new(const gv_bench_run_info *info);
+/* The CPU's model name from /proc/cpuinfo, or "unknown". */
+void gv_bench_cpu_model(char *buf, size_t len);
+json_t *gv_bench_ceilings_json(const gv_ceilings *c, double conf);
+/* One case: identity, sanity verdict (tiers met, metrics), timings with raw samples, speed-ups
+ * (CPU median / GPU median, with intervals) per GPU scope, achieved GFLOP/s and GB/s as
+ * fractions of the ceilings, the repeat check when done, and "size" for a sweep point. */
+json_t *gv_bench_case_json(const gv_bench_case_result *r);
+/* A crossover sweep: the op, the swept dim and range, its points, status, first_win_size,
+ * last_loss_size, interp_size and confident_first_win_size (null when none). */
+json_t *gv_bench_crossover_json(const gv_bench_crossover *xo);
+/* The targets measured (bench_targets.h), as an array. */
+json_t *gv_bench_targets_json(const gv_bench_target *t, int n);
+/* The run's counts: {"sane", "sanity_failed", "skipped", "errors"}. */
+json_t *gv_bench_summary_json(const gv_bench_summary *s);
+
+/* Read a number at a dotted path ("timings.e2e.median_ms"); NaN when absent. */
+double gv_jnum(const json_t *o, const char *path);
+/* Element i of a JSON array as gv_jnum reads numbers; NaN when absent. */
+double gv_jat(const json_t *arr, size_t i);
+/* A string at a dotted path, or "" when absent. */
+const char *gv_jstr(const json_t *o, const char *path);
+
+#endif
