@@ -23,10 +23,24 @@ static inline double gv_esize(const gv_case *c)
     return (double)gv_dtype_size(c->dtype);
 }
 
-/* An oracle's LAPACKE-style return (0, -arg, -100 no memory) as a gv_err. */
+/* An oracle's return (oracle/go.h: 0, -i for a bad argument i, GO_ENOMEM) as a gv_err. The
+   argument's index and name are not lost: go_last_error() holds the oracle's own message,
+   "go_gemm: argument 5 (lda) is invalid", for the case's ERROR reason (gv_oracle_reason). */
 static inline int gv_oracle_rc(int rc)
 {
-    return rc == 0 ? GV_OK : rc == -100 ? GV_ENOMEM : GV_EINVAL;
+    return rc == 0 ? GV_OK : rc == GO_ENOMEM ? GV_ENOMEM : GV_EINVAL;
+}
+
+/* The reason of a case whose oracle (or gauge, or input builder) hook failed with the gv_err
+   rc: "oracle: " + the oracle's message when it recorded one since go_clear_error(), else
+   gv_strerror(rc). The caller clears before the hook: go_clear_error(). */
+static inline void gv_oracle_reason(int rc, const char *stage, char *why, size_t len)
+{
+    const char *msg = go_last_error();
+    if (msg[0])
+        snprintf(why, len, "%s: %s", stage, msg);
+    else
+        snprintf(why, len, "%s: %s", stage, gv_strerror(rc));
 }
 
 #endif

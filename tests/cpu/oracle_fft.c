@@ -236,6 +236,9 @@ Test(oracle_fft, bad_arguments_name_their_index)
     cr_expect_eq(go_fft_c2c(0, 1, -1, x, 4, y, 4), -1);
     cr_expect_eq(go_fft_c2c(4, -1, -1, x, 4, y, 4), -2);
     cr_expect_eq(go_fft_c2c(4, 1, 0, x, 4, y, 4), -3);
+    cr_expect_str_eq(go_last_error(), "go_fft_c2c: argument 3 (sign) is invalid");
+    cr_expect_eq(go_fft_c2c(4, 1, 0, x, 3, y, 4), -3, "the first bad argument, sign before ldx");
+    cr_expect_str_eq(go_last_error(), "go_fft_c2c: argument 3 (sign) is invalid");
     cr_expect_eq(go_fft_c2c(4, 1, -1, NULL, 4, y, 4), -4);
     cr_expect_eq(go_fft_c2c(4, 1, -1, x, 3, y, 4), -5);
     cr_expect_eq(go_fft_c2c(4, 1, -1, x, 4, NULL, 4), -6);
@@ -246,6 +249,7 @@ Test(oracle_fft, bad_arguments_name_their_index)
     cr_expect_eq(go_fft_c2r(4, 1, x, 3, y, 3), -6);
     cr_expect_eq(go_fft_c2c_gauge(4, 1, x, 4, y, 3), -6);
     cr_expect_eq(go_fft_r2c_gauge(4, 1, x, 4, NULL, 3), -5);
+    cr_expect_str_eq(go_last_error(), "go_fft_r2c_gauge: argument 5 (g) is invalid");
     cr_expect_eq(go_fft_c2r_gauge(4, 1, x, 3, y, 3), -6);
     cr_expect_eq(go_fft_c2c(4, 0, -1, x, 4, y, 4), 0, "an empty batch is fine");
     x[0] = 1.0; /* a unit impulse transforms to all ones */

@@ -14,6 +14,7 @@
 #include "gen.h"
 #include "go.h"
 #include "lsmr.h"
+#include "lsmr_ref.h"
 #include "registry.h"
 #include "run.h"
 #include "testkit.h"
@@ -70,9 +71,9 @@ static double extra(const gv_result *r, const char *name)
 static void reference(const gv_problem *p, double lambda, double atol, double *x, double *info)
 {
     const gk_lsmr_aux *ax = p->aux;
-    int rc = go_lsmr_ridge_ref(ax->m, ax->n, ax->row_ptr, ax->col_idx, p->in[0].ref, p->in[1].ref,
-                               lambda, atol, atol, gk_lsmr_maxiter(ax->m, ax->n),
-                               p->c.dtype == GV_F32, x, info);
+    int rc =
+        lsmr_ridge_ref(ax->m, ax->n, ax->row_ptr, ax->col_idx, p->in[0].ref, p->in[1].ref, lambda,
+                       atol, atol, gk_lsmr_maxiter(ax->m, ax->n), p->c.dtype == GV_F32, x, info);
     cr_assert_eq(rc, 0);
 }
 
@@ -182,9 +183,11 @@ static void check_oracle(int64_t m, int64_t n, int64_t k, uint64_t seed)
 
     /* the bound can fail: a lambda off by 1e-8 (relative) moves x by far more */
     double *xw = vec(n);
+    int info = -1;
     cr_assert_eq(go_lsmr_ridge(m, n, ax->row_ptr, ax->col_idx, p.in[0].ref, p.in[1].ref,
-                               ax->lambda * (1 + 1e-8), xw),
+                               ax->lambda * (1 + 1e-8), xw, &info),
                  0);
+    cr_expect_eq(info, 0);
     e = 0;
     for (int64_t j = 0; j < n; j++)
         e += ((long double)xw[j] - xl[j]) * ((long double)xw[j] - xl[j]);
@@ -205,20 +208,42 @@ Test(lsmr_oracle, qr_matches_long_double_normal_equations, .timeout = 60)
     check_oracle(97, 61, 6, 11);
 }
 
+/* Rank deficiency is a numerical outcome, not a bad argument: lambda = 0 and a zero column
+   give info > 0 (dgels: R(2,2) = 0) with the return 0 and x unwritten. */
+Test(lsmr_oracle, rank_deficiency_is_info_not_an_argument_error)
+{
+    int32_t rp[3] = {0, 1, 1}, ci[1] = {0};
+    double va[1] = {3}, b[2] = {1, 1}, x[2] = {7, 7};
+    int info = -1;
+    go_clear_error();
+    cr_expect_eq(go_lsmr_ridge(2, 2, rp, ci, va, b, 0.0, x, &info), 0);
+    cr_expect_eq(info, 2, "info %d", info);
+    cr_expect(x[0] == 7 && x[1] == 7, "x unwritten: %g %g", x[0], x[1]);
+    cr_expect_str_eq(go_last_error(), "", "no error recorded: %s", go_last_error());
+    /* any lambda > 0 makes it full rank */
+    cr_expect_eq(go_lsmr_ridge(2, 2, rp, ci, va, b, 1e-3, x, &info), 0);
+    cr_expect_eq(info, 0);
+}
+
 Test(lsmr_oracle, rejects_bad_arguments)
 {
     int32_t rp[3] = {0, 1, 2}, ci[2] = {0, 1}, bad_ci[2] = {0, 5};
     double va[2] = {1, 2}, b[2] = {1, 1}, x[2];
-    cr_expect_eq(go_lsmr_ridge(0, 2, rp, ci, va, b, 1.0, x), -1);
-    cr_expect_eq(go_lsmr_ridge(2, 0, rp, ci, va, b, 1.0, x), -2);
-    cr_expect_eq(go_lsmr_ridge(2, 2, NULL, ci, va, b, 1.0, x), -3);
-    cr_expect_eq(go_lsmr_ridge(2, 2, rp, bad_ci, va, b, 1.0, x), -4);
-    cr_expect_eq(go_lsmr_ridge(2, 2, rp, ci, NULL, b, 1.0, x), -5);
-    cr_expect_eq(go_lsmr_ridge(2, 2, rp, ci, va, NULL, 1.0, x), -6);
-    cr_expect_eq(go_lsmr_ridge(2, 2, rp, ci, va, b, -1.0, x), -7);
-    cr_expect_eq(go_lsmr_ridge(2, 2, rp, ci, va, b, NAN, x), -7);
-    cr_expect_eq(go_lsmr_ridge(2, 2, rp, ci, va, b, 1.0, NULL), -8);
-    cr_expect_eq(go_lsmr_ridge(2, 2, rp, ci, va, b, 1.0, x), 0);
+    int info = -1;
+    cr_expect_eq(go_lsmr_ridge(0, 2, rp, ci, va, b, 1.0, x, &info), -1);
+    cr_expect_eq(go_lsmr_ridge(2, 0, rp, ci, va, b, 1.0, x, &info), -2);
+    cr_expect_eq(go_lsmr_ridge(2, 2, NULL, ci, va, b, 1.0, x, &info), -3);
+    cr_expect_eq(go_lsmr_ridge(2, 2, rp, bad_ci, va, b, 1.0, x, &info), -4);
+    cr_expect_eq(go_lsmr_ridge(2, 2, rp, ci, NULL, b, 1.0, x, &info), -5);
+    cr_expect_eq(go_lsmr_ridge(2, 2, rp, ci, va, NULL, 1.0, x, &info), -6);
+    cr_expect_eq(go_lsmr_ridge(2, 2, rp, ci, va, b, -1.0, x, &info), -7);
+    cr_expect_eq(go_lsmr_ridge(2, 2, rp, ci, va, b, NAN, x, &info), -7);
+    cr_expect_eq(go_lsmr_ridge(2, 2, rp, ci, va, b, 1.0, NULL, &info), -8);
+    cr_expect_str_eq(go_last_error(), "go_lsmr_ridge: argument 8 (x) is invalid");
+    cr_expect_eq(go_lsmr_ridge(2, 2, rp, ci, va, b, 1.0, x, NULL), -9);
+    cr_expect_str_eq(go_last_error(), "go_lsmr_ridge: argument 9 (info) is invalid");
+    cr_expect_eq(go_lsmr_ridge(2, 2, rp, ci, va, b, 1.0, x, &info), 0);
+    cr_expect_eq(info, 0);
     /* diag(1, 2), lambda 1: x_j = a_j b_j / (a_j^2 + 1) */
     cr_expect(fabs(x[0] - 0.5) < 1e-15 && fabs(x[1] - 0.4) < 1e-15, "x = %g %g", x[0], x[1]);
 }
@@ -382,7 +407,7 @@ Test(lsmr_reference, zero_matrix_stops_at_x0)
 {
     int32_t rp[4] = {0, 0, 0, 0};
     double b[3] = {1, 2, 3}, x[2] = {9, 9}, info[GK_LSMR_INFO_COUNT];
-    cr_assert_eq(go_lsmr_ridge_ref(3, 2, rp, NULL, NULL, b, 1.0, 1e-8, 1e-8, 10, 0, x, info), 0);
+    cr_assert_eq(lsmr_ridge_ref(3, 2, rp, NULL, NULL, b, 1.0, 1e-8, 1e-8, 10, 0, x, info), 0);
     cr_expect_eq(info[GK_LSMR_INFO_ISTOP], GK_LSMR_X0);
     cr_expect_eq(info[GK_LSMR_INFO_ITERATIONS], 0);
     cr_expect(x[0] == 0 && x[1] == 0);

@@ -175,9 +175,11 @@ Test(stencil, bad_arguments_return_their_index)
     cr_expect_eq(go_diffusion_fixed(2, 2, 0, f, 2, o, 2), -3);
     cr_expect_eq(go_diffusion_fixed(2, 2, 1, f, 1, o, 2), -5);
     cr_expect_eq(go_diffusion_periodic(2, 2, 1, 0.3, f, 2, o, 2), -4);
+    cr_expect_str_eq(go_last_error(), "go_diffusion_periodic: argument 4 (coeff) is invalid");
     cr_expect_eq(go_diffusion_periodic(2, 2, 1, 0.1, f, 2, NULL, 2), -7);
     cr_expect_eq(go_diffusion_periodic_gauge(2, 2, 1, -0.1, f, 2, o, 2), -4);
     cr_expect_eq(go_diffusion_fixed_gauge(2, 2, 1, f, 2, o, 1), -7);
+    cr_expect_str_eq(go_last_error(), "go_diffusion_fixed_gauge: argument 7 (ldg) is invalid");
 }
 
 /* ---- the oracles and gauges against dense operators ------------------------------------ */
