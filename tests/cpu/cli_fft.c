@@ -13,8 +13,6 @@
 
 #define PI_L 3.141592653589793238462643383279502884L
 
-/* ---- long-double references ---------------------------------------------------------- */
-
 /* ---- descriptors and the error model ----------------------------------------------------- */
 
 static const char *const op_names[] = {"fft.c2c.fwd", "fft.c2c.inv", "fft.r2c.fwd", "fft.c2r.inv"};
