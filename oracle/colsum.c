@@ -20,15 +20,16 @@ static double term(double v, int how)
 }
 
 /* s(n) = sum_i X(i, :) of term(x, how), compensated. */
-static int colsum_impl(int64_t m, int64_t n, const double *x, int64_t ldx, double *s, int take_abs)
+static int colsum_impl(const char *fn, int64_t m, int64_t n, const double *x, int64_t ldx,
+                       double *s, int take_abs)
 {
-    if (m < 0) return -1;
-    if (n < 0) return -2;
-    if (!x) return -3;
-    if (ldx < (n > 1 ? n : 1)) return -4;
-    if (!s) return -5;
+    if (m < 0) return go_xerbla(fn, 1, "m");
+    if (n < 0) return go_xerbla(fn, 2, "n");
+    if (!x) return go_xerbla(fn, 3, "x");
+    if (ldx < (n > 1 ? n : 1)) return go_xerbla(fn, 4, "ldx");
+    if (!s) return go_xerbla(fn, 5, take_abs == SUM_PLAIN ? "s" : "g");
     double *comp = calloc((size_t)n + 1, sizeof *comp);
-    if (!comp) return -100;
+    if (!comp) return go_enomem(fn);
     for (int64_t j = 0; j < n; j++)
         s[j] = 0.0;
     for (int64_t i = 0; i < m; i++) {
@@ -48,26 +49,26 @@ static int colsum_impl(int64_t m, int64_t n, const double *x, int64_t ldx, doubl
 
 int go_colsum(int64_t m, int64_t n, const double *x, int64_t ldx, double *s)
 {
-    return colsum_impl(m, n, x, ldx, s, SUM_PLAIN);
+    return colsum_impl(__func__, m, n, x, ldx, s, SUM_PLAIN);
 }
 
 int go_colsum_gauge(int64_t m, int64_t n, const double *x, int64_t ldx, double *g)
 {
-    return colsum_impl(m, n, x, ldx, g, SUM_ABS);
+    return colsum_impl(__func__, m, n, x, ldx, g, SUM_ABS);
 }
 
 /* Arguments of the (m, k, n, A, lda, B, ldb, s) oracles; CBLAS takes int sizes. */
-static int check_product_args(int64_t m, int64_t k, int64_t n, const double *a, int64_t lda,
-                              const double *b, int64_t ldb, const double *s)
+static int check_product_args(const char *fn, int64_t m, int64_t k, int64_t n, const double *a,
+                              int64_t lda, const double *b, int64_t ldb, const double *s, int how)
 {
-    if (m < 0 || m > INT_MAX) return -1;
-    if (k < 0 || k > INT_MAX) return -2;
-    if (n < 0 || n > INT_MAX) return -3;
-    if (!a) return -4;
-    if (lda < (k > 1 ? k : 1) || lda > INT_MAX) return -5;
-    if (!b) return -6;
-    if (ldb < (n > 1 ? n : 1) || ldb > INT_MAX) return -7;
-    if (!s) return -8;
+    if (m < 0 || m > INT_MAX) return go_xerbla(fn, 1, "m");
+    if (k < 0 || k > INT_MAX) return go_xerbla(fn, 2, "k");
+    if (n < 0 || n > INT_MAX) return go_xerbla(fn, 3, "n");
+    if (!a) return go_xerbla(fn, 4, "a");
+    if (lda < (k > 1 ? k : 1) || lda > INT_MAX) return go_xerbla(fn, 5, "lda");
+    if (!b) return go_xerbla(fn, 6, "b");
+    if (ldb < (n > 1 ? n : 1) || ldb > INT_MAX) return go_xerbla(fn, 7, "ldb");
+    if (!s) return go_xerbla(fn, 8, how == SUM_PLAIN ? "s" : "g");
     return 0;
 }
 
@@ -75,10 +76,10 @@ int go_matmul_colsum(int64_t m, int64_t k, int64_t n, const double *a, int64_t l
                      int64_t ldb, double *s)
 {
     /* checked here, before the m x n scratch: a bad m or s must name its own argument */
-    int bad = check_product_args(m, k, n, a, lda, b, ldb, s);
+    int bad = check_product_args(__func__, m, k, n, a, lda, b, ldb, s, SUM_PLAIN);
     if (bad) return bad;
     double *c = malloc((size_t)(m * n) * sizeof *c + 1);
-    if (!c) return -100;
+    if (!c) return go_enomem(__func__);
     int rc = go_gemm(m, k, n, a, lda, b, ldb, c, n > 1 ? n : 1);
     if (rc == 0) rc = go_colsum(m, n, c, n > 1 ? n : 1, s);
     free(c);
@@ -86,14 +87,14 @@ int go_matmul_colsum(int64_t m, int64_t k, int64_t n, const double *a, int64_t l
 }
 
 /* s = (1^T A) B, or with |A| and |B| for the gauge. */
-static int einsum_impl(int64_t m, int64_t k, int64_t n, const double *a, int64_t lda,
-                       const double *b, int64_t ldb, double *s, int take_abs)
+static int einsum_impl(const char *fn, int64_t m, int64_t k, int64_t n, const double *a,
+                       int64_t lda, const double *b, int64_t ldb, double *s, int take_abs)
 {
-    int bad = check_product_args(m, k, n, a, lda, b, ldb, s);
+    int bad = check_product_args(fn, m, k, n, a, lda, b, ldb, s, take_abs);
     if (bad) return bad;
     double *w = malloc((size_t)k * sizeof *w + 1);
-    if (!w) return -100;
-    int rc = colsum_impl(m, k, a, lda, w, take_abs);
+    if (!w) return go_enomem(fn);
+    int rc = colsum_impl(fn, m, k, a, lda, w, take_abs);
     if (rc == 0 && take_abs == SUM_PLAIN) {
         cblas_dgemv(CblasRowMajor, CblasTrans, (int)k, (int)n, 1.0, b, (int)ldb, w, 1, 0.0, s, 1);
     } else if (rc == 0) {
@@ -110,18 +111,18 @@ static int einsum_impl(int64_t m, int64_t k, int64_t n, const double *a, int64_t
 int go_einsum_colsum(int64_t m, int64_t k, int64_t n, const double *a, int64_t lda, const double *b,
                      int64_t ldb, double *s)
 {
-    return einsum_impl(m, k, n, a, lda, b, ldb, s, SUM_PLAIN);
+    return einsum_impl(__func__, m, k, n, a, lda, b, ldb, s, SUM_PLAIN);
 }
 
 int go_colsum_product_gauge(int64_t m, int64_t k, int64_t n, const double *a, int64_t lda,
                             const double *b, int64_t ldb, double *g)
 {
-    return einsum_impl(m, k, n, a, lda, b, ldb, g, SUM_ABS);
+    return einsum_impl(__func__, m, k, n, a, lda, b, ldb, g, SUM_ABS);
 }
 
 int go_colsum_sqgauge(int64_t m, int64_t n, const double *x, int64_t ldx, double *g)
 {
-    int rc = colsum_impl(m, n, x, ldx, g, SUM_SQUARE);
+    int rc = colsum_impl(__func__, m, n, x, ldx, g, SUM_SQUARE);
     for (int64_t j = 0; rc == 0 && j < n; j++)
         g[j] = sqrt(g[j]);
     return rc;
@@ -130,7 +131,7 @@ int go_colsum_sqgauge(int64_t m, int64_t n, const double *x, int64_t ldx, double
 int go_colsum_product_sqgauge(int64_t m, int64_t k, int64_t n, const double *a, int64_t lda,
                               const double *b, int64_t ldb, double *g)
 {
-    int rc = einsum_impl(m, k, n, a, lda, b, ldb, g, SUM_SQUARE);
+    int rc = einsum_impl(__func__, m, k, n, a, lda, b, ldb, g, SUM_SQUARE);
     for (int64_t j = 0; rc == 0 && j < n; j++)
         g[j] = sqrt(g[j]);
     return rc;

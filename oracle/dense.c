@@ -21,27 +21,27 @@ double go_sigmoid(double z)
     return (z >= 0.0 ? 1.0 : t) / (1.0 + t);
 }
 
-static int check_dense_args(int64_t m, int64_t k, int64_t n, const double *w, int64_t ldw,
-                            const double *x, int64_t ldx, const double *b, const double *y,
-                            int64_t ldy)
+static int check_dense_args(const char *fn, int64_t m, int64_t k, int64_t n, const double *w,
+                            int64_t ldw, const double *x, int64_t ldx, const double *b,
+                            const double *y, int64_t ldy)
 {
-    if (m < 0) return -1;
-    if (k < 0) return -2;
-    if (n < 0) return -3;
-    if (!w) return -4;
-    if (ldw < (k > 1 ? k : 1)) return -5;
-    if (!x) return -6;
-    if (ldx < (n > 1 ? n : 1)) return -7;
-    if (!b) return -8;
-    if (!y) return -9;
-    if (ldy < (n > 1 ? n : 1)) return -10;
+    if (m < 0) return go_xerbla(fn, 1, "m");
+    if (k < 0) return go_xerbla(fn, 2, "k");
+    if (n < 0) return go_xerbla(fn, 3, "n");
+    if (!w) return go_xerbla(fn, 4, "w");
+    if (ldw < (k > 1 ? k : 1)) return go_xerbla(fn, 5, "ldw");
+    if (!x) return go_xerbla(fn, 6, "x");
+    if (ldx < (n > 1 ? n : 1)) return go_xerbla(fn, 7, "ldx");
+    if (!b) return go_xerbla(fn, 8, "b");
+    if (!y) return go_xerbla(fn, 9, "y");
+    if (ldy < (n > 1 ? n : 1)) return go_xerbla(fn, 10, "ldy");
     return 0;
 }
 
 int go_dense_sigmoid(int64_t m, int64_t k, int64_t n, const double *w, int64_t ldw, const double *x,
                      int64_t ldx, const double *b, double *y, int64_t ldy)
 {
-    int rc = check_dense_args(m, k, n, w, ldw, x, ldx, b, y, ldy);
+    int rc = check_dense_args(__func__, m, k, n, w, ldw, x, ldx, b, y, ldy);
     if (rc) return rc;
     rc = go_gemm(m, k, n, w, ldw, x, ldx, y, ldy);
     if (rc) return rc;
@@ -57,10 +57,10 @@ int go_dense_sigmoid_gauge(int64_t m, int64_t k, int64_t n, const double *w, int
                            const double *x, int64_t ldx, const double *b, const double *y,
                            int64_t ldy, double *g, int64_t ldg)
 {
-    int rc = check_dense_args(m, k, n, w, ldw, x, ldx, b, y, ldy);
+    int rc = check_dense_args(__func__, m, k, n, w, ldw, x, ldx, b, y, ldy);
     if (rc) return rc;
-    if (!g) return -11;
-    if (ldg < (n > 1 ? n : 1)) return -12;
+    if (!g) return go_xerbla(__func__, 11, "g");
+    if (ldg < (n > 1 ? n : 1)) return go_xerbla(__func__, 12, "ldg");
     rc = go_gemm_gauge(m, k, n, w, ldw, x, ldx, g, ldg); /* |W||X| */
     if (rc) return rc;
     for (int64_t i = 0; i < m; i++) {

@@ -16,31 +16,34 @@
  * thread. */
 #include <fftw3.h>
 #include <limits.h>
+#include <stdbool.h>
 #include <math.h>
 #include <string.h>
 
 #include "go.h"
 
-/* Common argument checks: the LAPACKE-style index of the first bad argument, or 0. The
+/* Common argument checks: -(index) of the first bad argument, named (go.h), or 0. The
  * leading dimensions are checked against the row lengths in their own units. */
-static int check_args(int64_t n, int64_t batch, const double *x, int64_t ldx, int64_t row_x,
-                      const double *y, int64_t ldy, int64_t row_y, int first_x)
+static int check_args(const char *fn, int64_t n, int64_t batch, const double *x, int64_t ldx,
+                      int64_t row_x, const double *y, int64_t ldy, int64_t row_y, int first_x,
+                      bool gauge)
 {
-    if (n < 1 || n > INT_MAX) return -1;
-    if (batch < 0 || batch > INT_MAX) return -2;
-    if (!x) return -first_x;
-    if (ldx < row_x || ldx > INT_MAX) return -(first_x + 1);
-    if (!y) return -(first_x + 2);
-    if (ldy < row_y || ldy > INT_MAX) return -(first_x + 3);
+    if (n < 1 || n > INT_MAX) return go_xerbla(fn, 1, "n");
+    if (batch < 0 || batch > INT_MAX) return go_xerbla(fn, 2, "batch");
+    if (!x) return go_xerbla(fn, first_x, "x");
+    if (ldx < row_x || ldx > INT_MAX) return go_xerbla(fn, first_x + 1, "ldx");
+    if (!y) return go_xerbla(fn, first_x + 2, gauge ? "g" : "y");
+    if (ldy < row_y || ldy > INT_MAX) return go_xerbla(fn, first_x + 3, gauge ? "ldg" : "ldy");
     return 0;
 }
 
 int go_fft_c2c(int64_t n, int64_t batch, int sign, const double *x, int64_t ldx, double *y,
                int64_t ldy)
 {
-    int rc = check_args(n, batch, x, ldx, n, y, ldy, n, 4);
+    int rc = check_args(__func__, n, batch, x, ldx, n, y, ldy, n, 4, false);
     if (rc == -1 || rc == -2) return rc;
-    if (sign != -1 && sign != 1) return -3; /* arguments are reported in order */
+    if (sign != -1 && sign != 1)
+        return go_xerbla(__func__, 3, "sign"); /* arguments are reported in order */
     if (rc) return rc;
     if (batch == 0) return 0;
     int nn = (int)n;
@@ -49,7 +52,7 @@ int go_fft_c2c(int64_t n, int64_t batch, int sign, const double *x, int64_t ldx,
     fftw_plan p = fftw_plan_many_dft(1, &nn, (int)batch, (fftw_complex *)x, NULL, 1, (int)ldx,
                                      (fftw_complex *)y, NULL, 1, (int)ldy,
                                      sign < 0 ? FFTW_FORWARD : FFTW_BACKWARD, FFTW_ESTIMATE);
-    if (!p) return -100;
+    if (!p) return go_enomem(__func__);
     fftw_execute(p);
     fftw_destroy_plan(p);
     return 0;
@@ -57,14 +60,14 @@ int go_fft_c2c(int64_t n, int64_t batch, int sign, const double *x, int64_t ldx,
 
 int go_fft_r2c(int64_t n, int64_t batch, const double *x, int64_t ldx, double *y, int64_t ldy)
 {
-    int rc = check_args(n, batch, x, ldx, n, y, ldy, n / 2 + 1, 3);
+    int rc = check_args(__func__, n, batch, x, ldx, n, y, ldy, n / 2 + 1, 3, false);
     if (rc) return rc;
     if (batch == 0) return 0;
     int nn = (int)n;
     /* out-of-place r2c also preserves its input (same section of the FFTW manual) */
     fftw_plan p = fftw_plan_many_dft_r2c(1, &nn, (int)batch, (double *)x, NULL, 1, (int)ldx,
                                          (fftw_complex *)y, NULL, 1, (int)ldy, FFTW_ESTIMATE);
-    if (!p) return -100;
+    if (!p) return go_enomem(__func__);
     fftw_execute(p);
     fftw_destroy_plan(p);
     return 0;
@@ -73,12 +76,12 @@ int go_fft_r2c(int64_t n, int64_t batch, const double *x, int64_t ldx, double *y
 int go_fft_c2r(int64_t n, int64_t batch, const double *x, int64_t ldx, double *y, int64_t ldy)
 {
     int64_t h = n / 2 + 1;
-    int rc = check_args(n, batch, x, ldx, h, y, ldy, n, 3);
+    int rc = check_args(__func__, n, batch, x, ldx, h, y, ldy, n, 3, false);
     if (rc) return rc;
     if (batch == 0) return 0;
     /* c2r destroys its input in FFTW (as in cuFFT): work on a copy, packed to h per row */
     fftw_complex *work = fftw_malloc(sizeof(fftw_complex) * (size_t)(h * batch));
-    if (!work) return -100;
+    if (!work) return go_enomem(__func__);
     for (int64_t b = 0; b < batch; b++)
         memcpy(work[b * h], x + 2 * b * ldx, sizeof(fftw_complex) * (size_t)h);
     int nn = (int)n;
@@ -86,7 +89,7 @@ int go_fft_c2r(int64_t n, int64_t batch, const double *x, int64_t ldx, double *y
                                          (int)ldy, FFTW_ESTIMATE);
     if (!p) {
         fftw_free(work);
-        return -100;
+        return go_enomem(__func__);
     }
     fftw_execute(p);
     fftw_destroy_plan(p);
@@ -123,7 +126,7 @@ static void fill_row(double *g, int64_t count, double value)
 
 int go_fft_c2c_gauge(int64_t n, int64_t batch, const double *x, int64_t ldx, double *g, int64_t ldg)
 {
-    int rc = check_args(n, batch, x, ldx, n, g, ldg, n, 3);
+    int rc = check_args(__func__, n, batch, x, ldx, n, g, ldg, n, 3, true);
     if (rc) return rc;
     for (int64_t b = 0; b < batch; b++) {
         double sc, s = sumsq_scaled(x + 2 * b * ldx, 2 * n, NULL, &sc);
@@ -135,7 +138,7 @@ int go_fft_c2c_gauge(int64_t n, int64_t batch, const double *x, int64_t ldx, dou
 int go_fft_r2c_gauge(int64_t n, int64_t batch, const double *x, int64_t ldx, double *g, int64_t ldg)
 {
     int64_t h = n / 2 + 1;
-    int rc = check_args(n, batch, x, ldx, n, g, ldg, h, 3);
+    int rc = check_args(__func__, n, batch, x, ldx, n, g, ldg, h, 3, true);
     if (rc) return rc;
     for (int64_t b = 0; b < batch; b++) {
         double sc, s = sumsq_scaled(x + b * ldx, n, NULL, &sc);
@@ -147,13 +150,13 @@ int go_fft_r2c_gauge(int64_t n, int64_t batch, const double *x, int64_t ldx, dou
 int go_fft_c2r_gauge(int64_t n, int64_t batch, const double *x, int64_t ldx, double *g, int64_t ldg)
 {
     int64_t h = n / 2 + 1;
-    int rc = check_args(n, batch, x, ldx, h, g, ldg, n, 3);
+    int rc = check_args(__func__, n, batch, x, ldx, h, g, ldg, n, 3, true);
     if (rc) return rc;
     /* The full spectrum's norm: X_1 .. X_{ceil(n/2)-1} appear twice (with their conjugates),
        X_0 and, for even n, X_{n/2} once. Imaginary parts of the last two count too, which
        only makes the gauge larger when the input is not a real signal's spectrum. */
     double *w = fftw_malloc(sizeof(double) * (size_t)(2 * h));
-    if (!w) return -100;
+    if (!w) return go_enomem(__func__);
     for (int64_t k = 0; k < h; k++) {
         double wk = (k == 0 || (n % 2 == 0 && k == n / 2)) ? 1.0 : 2.0;
         w[2 * k] = w[2 * k + 1] = wk;

@@ -7,25 +7,26 @@
 #include "go.h"
 
 /* CBLAS takes int sizes: anything past INT_MAX is a bad argument, not a silent wrap. */
-static int check_gemm_args(int64_t m, int64_t k, int64_t n, const double *a, int64_t lda,
-                           const double *b, int64_t ldb, const double *c, int64_t ldc)
+static int check_gemm_args(const char *fn, int64_t m, int64_t k, int64_t n, const double *a,
+                           int64_t lda, const double *b, int64_t ldb, const double *c, int64_t ldc,
+                           int gauge)
 {
-    if (m < 0 || m > INT_MAX) return -1;
-    if (k < 0 || k > INT_MAX) return -2;
-    if (n < 0 || n > INT_MAX) return -3;
-    if (!a) return -4;
-    if (lda < (k > 1 ? k : 1) || lda > INT_MAX) return -5;
-    if (!b) return -6;
-    if (ldb < (n > 1 ? n : 1) || ldb > INT_MAX) return -7;
-    if (!c) return -8;
-    if (ldc < (n > 1 ? n : 1) || ldc > INT_MAX) return -9;
+    if (m < 0 || m > INT_MAX) return go_xerbla(fn, 1, "m");
+    if (k < 0 || k > INT_MAX) return go_xerbla(fn, 2, "k");
+    if (n < 0 || n > INT_MAX) return go_xerbla(fn, 3, "n");
+    if (!a) return go_xerbla(fn, 4, "a");
+    if (lda < (k > 1 ? k : 1) || lda > INT_MAX) return go_xerbla(fn, 5, "lda");
+    if (!b) return go_xerbla(fn, 6, "b");
+    if (ldb < (n > 1 ? n : 1) || ldb > INT_MAX) return go_xerbla(fn, 7, "ldb");
+    if (!c) return go_xerbla(fn, 8, gauge ? "g" : "c");
+    if (ldc < (n > 1 ? n : 1) || ldc > INT_MAX) return go_xerbla(fn, 9, gauge ? "ldg" : "ldc");
     return 0;
 }
 
 int go_gemm(int64_t m, int64_t k, int64_t n, const double *a, int64_t lda, const double *b,
             int64_t ldb, double *c, int64_t ldc)
 {
-    int rc = check_gemm_args(m, k, n, a, lda, b, ldb, c, ldc);
+    int rc = check_gemm_args(__func__, m, k, n, a, lda, b, ldb, c, ldc, 0);
     if (rc) return rc;
     cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, (int)m, (int)n, (int)k, 1.0, a, (int)lda,
                 b, (int)ldb, 0.0, c, (int)ldc);
@@ -46,16 +47,16 @@ static double *abs_copy(int64_t rows, int64_t cols, const double *x, int64_t ld,
     return y;
 }
 
-static int gauge_impl(int64_t m, int64_t k, int64_t n, const double *a, int64_t lda,
+static int gauge_impl(const char *fn, int64_t m, int64_t k, int64_t n, const double *a, int64_t lda,
                       const double *b, int64_t ldb, double *g, int64_t ldg, int square)
 {
-    int rc = check_gemm_args(m, k, n, a, lda, b, ldb, g, ldg);
+    int rc = check_gemm_args(fn, m, k, n, a, lda, b, ldb, g, ldg, 1);
     if (rc) return rc;
     double *aa = abs_copy(m, k, a, lda, square), *ab = abs_copy(k, n, b, ldb, square);
     if (!aa || !ab) {
         free(aa);
         free(ab);
-        return -100; /* no memory: beyond LAPACKE's argument codes */
+        return go_enomem(fn);
     }
     cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, (int)m, (int)n, (int)k, 1.0, aa,
                 (int)(k > 1 ? k : 1), ab, (int)(n > 1 ? n : 1), 0.0, g, (int)ldg);
@@ -71,11 +72,11 @@ static int gauge_impl(int64_t m, int64_t k, int64_t n, const double *a, int64_t 
 int go_gemm_gauge(int64_t m, int64_t k, int64_t n, const double *a, int64_t lda, const double *b,
                   int64_t ldb, double *g, int64_t ldg)
 {
-    return gauge_impl(m, k, n, a, lda, b, ldb, g, ldg, 0);
+    return gauge_impl(__func__, m, k, n, a, lda, b, ldb, g, ldg, 0);
 }
 
 int go_gemm_sqgauge(int64_t m, int64_t k, int64_t n, const double *a, int64_t lda, const double *b,
                     int64_t ldb, double *g, int64_t ldg)
 {
-    return gauge_impl(m, k, n, a, lda, b, ldb, g, ldg, 1);
+    return gauge_impl(__func__, m, k, n, a, lda, b, ldb, g, ldg, 1);
 }

@@ -1,11 +1,28 @@
 /* go.h: the float64 CPU references (the oracle), one .c per family. Uniform shape, after
- * LAPACKE: go_<op>(sizes..., inputs with leading dimensions..., outputs...) returning 0 or
- * the negative index of the first bad argument. Matrices are row-major with explicit
- * leading dimensions; sizes are int64_t. Gauges (the error model's g >= |r|) come from the
- * matching go_<op>_gauge. Each family appends its block below. */
+ * LAPACKE: go_<op>(sizes..., inputs with leading dimensions..., outputs...). Matrices are
+ * row-major with explicit leading dimensions; sizes are int64_t. Gauges (the error model's
+ * g >= |r|) come from the matching go_<op>_gauge. Each family appends its block below.
+ *
+ * Errors, as LAPACK's xerbla reports them. Every go_* returns
+ *   0          success;
+ *   -i         argument i (1-based, in the prototype's order) is invalid: the first bad one;
+ *   GO_ENOMEM  a host allocation failed (far below any argument index).
+ * Either failure also records a message for go_last_error(), e.g. "go_gemm: argument 5
+ * (lda) is invalid" or "go_fft_c2c: out of memory" (per thread; the last failure since
+ * go_clear_error() wins; "" when there was none).
+ * Numerical outcomes are never errors: a singular or rank-deficient system returns 0 and
+ * says so through an `info` output argument (LAPACK's info > 0), and the caller decides what
+ * it means for the case. go_xerbla and go_enomem are how the oracle files record a failure:
+ * each returns the code to return. */
 #pragma once
 
 #include <stdint.h>
+
+enum { GO_ENOMEM = -1000 };
+int go_xerbla(const char *fn, int i, const char *arg); /* records; returns -i */
+int go_enomem(const char *fn);                         /* records; returns GO_ENOMEM */
+const char *go_last_error(void);                       /* "" when none since go_clear_error() */
+void go_clear_error(void);
 
 /* vadd: c = a + b; gauge |a| + |b|. */
 int go_vadd(int64_t n, const double *a, const double *b, double *c);
@@ -117,19 +134,15 @@ int go_fft_c2r_gauge(int64_t n, int64_t batch, const double *x, int64_t ldx, dou
 
 /* lsmr: ridge least squares min ||A x - b||^2 + lambda^2 ||x||^2 with A (m x n) in CSR
  * (0-based int32 row_ptr[m + 1], col_idx[nnz], vals[nnz]).
- * go_lsmr_ridge: x by dense Householder QR (LAPACKE dgels) of [A; lambda I] x = [b; 0].
+ * go_lsmr_ridge: x by dense Householder QR (LAPACKE dgels) of [A; lambda I] x = [b; 0];
+ *   info > 0 (possible only with lambda = 0): rank deficient, R(info,info) = 0, x unwritten.
  * go_lsmr_ridge_residuals: norms[GO_LSMR_NORM_*] of any x: ||b - A x||, ||x||,
  *   ||A^T (b - A x) - lambda^2 x|| and the stacked residual sqrt(||b - Ax||^2 + lambda^2
  *   ||x||^2), in f64 with long double sums.
- * go_lsmr_ridge_ref: CPU LSMR with kernels/lsmr.h's recurrences (single != 0 emulates f32
- *   storage and arithmetic), stopping at atol/btol, GK_LSMR_CONLIM or maxiter; info gets
- *   GK_LSMR_INFO_COUNT values (kernels/lsmr.h). A test tool, not an oracle. */
+ * (The CPU LSMR that replays the device's recurrences is a test tool: tests/cpu/lsmr_ref.h.) */
 enum { GO_LSMR_NORM_R = 0, GO_LSMR_NORM_X, GO_LSMR_NORM_G, GO_LSMR_NORM_RBAR, GO_LSMR_NNORMS };
 int go_lsmr_ridge(int64_t m, int64_t n, const int32_t *row_ptr, const int32_t *col_idx,
-                  const double *vals, const double *b, double lambda, double *x);
+                  const double *vals, const double *b, double lambda, double *x, int *info);
 int go_lsmr_ridge_residuals(int64_t m, int64_t n, const int32_t *row_ptr, const int32_t *col_idx,
                             const double *vals, const double *b, double lambda, const double *x,
                             double *norms);
-int go_lsmr_ridge_ref(int64_t m, int64_t n, const int32_t *row_ptr, const int32_t *col_idx,
-                      const double *vals, const double *b, double lambda, double atol, double btol,
-                      int64_t maxiter, int single, double *x, double *info);

@@ -29,22 +29,22 @@ static void fix_nonfinite(int64_t m, int64_t n, const double *x, int64_t ldx, do
 
 int go_reduce_sum(int64_t n, const double *x, double *s)
 {
-    if (n < 0) return -1;
-    if (!x) return -2;
-    if (!s) return -3;
+    if (n < 0) return go_xerbla(__func__, 1, "n");
+    if (!x) return go_xerbla(__func__, 2, "x");
+    if (!s) return go_xerbla(__func__, 3, "s");
     int rc = go_colsum(n, 1, x, 1, s);
-    if (rc) return rc == -100 ? rc : -1;
+    if (rc) return rc == GO_ENOMEM ? go_enomem(__func__) : go_xerbla(__func__, 1, "n");
     fix_nonfinite(n, 1, x, 1, s, 0);
     return 0;
 }
 
 int go_reduce_sum_gauge(int64_t n, const double *x, double *g)
 {
-    if (n < 0) return -1;
-    if (!x) return -2;
-    if (!g) return -3;
+    if (n < 0) return go_xerbla(__func__, 1, "n");
+    if (!x) return go_xerbla(__func__, 2, "x");
+    if (!g) return go_xerbla(__func__, 3, "g");
     int rc = go_colsum_gauge(n, 1, x, 1, g);
-    if (rc) return rc == -100 ? rc : -1;
+    if (rc) return rc == GO_ENOMEM ? go_enomem(__func__) : go_xerbla(__func__, 1, "n");
     fix_nonfinite(n, 1, x, 1, g, 1);
     return 0;
 }

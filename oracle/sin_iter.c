@@ -12,10 +12,10 @@
 
 int go_sin_iter(int64_t n, int64_t k, const double *x, double *y)
 {
-    if (n < 0) return -1;
-    if (k < 0) return -2;
-    if (!x) return -3;
-    if (!y) return -4;
+    if (n < 0) return go_xerbla(__func__, 1, "n");
+    if (k < 0) return go_xerbla(__func__, 2, "k");
+    if (!x) return go_xerbla(__func__, 3, "x");
+    if (!y) return go_xerbla(__func__, 4, "y");
     for (int64_t i = 0; i < n; i++) {
         double v = x[i];
         for (int64_t j = 0; j < k; j++)

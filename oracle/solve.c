@@ -2,7 +2,8 @@
  * dgesv) and Cholesky (LAPACKE dposv) — the builder of test matrices with a chosen 2-norm
  * condition number (A = Q1 diag(s) Q2^T from LAPACKE QR of given random matrices), and
  * HPL's scaled residual, the backward-error measure the solver ops are judged by.
- * Row-major, explicit leading dimensions, LAPACKE-style returns. */
+ * Row-major, explicit leading dimensions, go.h's returns (named errors, info > 0 for a
+ * singular or indefinite system). */
 #include <lapacke.h>
 #include <math.h>
 #include <stdlib.h>
@@ -20,24 +21,25 @@ static int64_t max1(int64_t n)
 /* Overwrite the n x n row-major matrix g (leading dimension n) by the Q of its QR
    factorisation: dgeqrf then dorgqr. Q is orthogonal to working precision whatever g is,
    as long as g has full rank (a random matrix does, with probability one). */
-static int orthogonalise(int64_t n, double *g)
+static int orthogonalise(const char *fn, int64_t n, double *g)
 {
     double *tau = malloc((size_t)n * sizeof *tau + 1);
-    if (!tau) return -100;
+    if (!tau) return go_enomem(fn);
     lapack_int info =
         LAPACKE_dgeqrf(LAPACK_ROW_MAJOR, (lapack_int)n, (lapack_int)n, g, (lapack_int)n, tau);
     if (info == 0)
         info = LAPACKE_dorgqr(LAPACK_ROW_MAJOR, (lapack_int)n, (lapack_int)n, (lapack_int)n, g,
                               (lapack_int)n, tau);
     free(tau);
-    return info == 0 ? 0 : info == LAPACK_WORK_MEMORY_ERROR ? -100 : -1;
+    /* LAPACK rejects none of these arguments but n past lapack_int's range */
+    return info == 0 ? 0 : info == LAPACK_WORK_MEMORY_ERROR ? go_enomem(fn) : go_xerbla(fn, 1, "n");
 }
 
 /* Replace the n x n orthogonal q1 by q1 H, H a Householder reflection chosen so that
    (q1 H m)_0 = 0 for the vector m: then A = q1 H diag(s) q2^T has a11 = 0 in exact
    arithmetic and the same singular values. w is the target H m: |w| = |m|, w orthogonal
    to q1's first row, so row 0 of q1 H is orthogonal to m. */
-static int zero_leading_entry(int64_t n, double *q1, const double *m)
+static int zero_leading_entry(const char *fn, int64_t n, double *q1, const double *m)
 {
     double *w = malloc((size_t)n * sizeof *w + 1), *u = malloc((size_t)n * sizeof *u + 1);
     double *q1u = malloc((size_t)n * sizeof *q1u + 1);
@@ -45,7 +47,7 @@ static int zero_leading_entry(int64_t n, double *q1, const double *m)
         free(w);
         free(u);
         free(q1u);
-        return -100;
+        return go_enomem(fn);
     }
     const double *q = q1; /* row 0 of q1: a unit vector */
     double qm = cblas_ddot((int)n, q, 1, m, 1);
@@ -83,37 +85,40 @@ static int zero_leading_entry(int64_t n, double *q1, const double *m)
 int go_solve_cond_matrix(int64_t n, double kappa, int kind, double *g1, double *g2, double *a,
                          int64_t lda)
 {
-    if (n < 1) return -1;
-    if (!(kappa >= 1.0) || !isfinite(kappa) || (n == 1 && kappa != 1.0)) return -2;
-    if (kind != GO_COND_GENERAL && kind != GO_COND_GENERAL_PIVOT && kind != GO_COND_SPD) return -3;
-    if (!g1) return -4;
-    if (!g2 && kind != GO_COND_SPD) return -5;
-    if (!a) return -6;
-    if (lda < max1(n)) return -7;
+    const char *fn = __func__;
+    if (n < 1) return go_xerbla(fn, 1, "n");
+    if (!(kappa >= 1.0) || !isfinite(kappa) || (n == 1 && kappa != 1.0))
+        return go_xerbla(fn, 2, "kappa");
+    if (kind != GO_COND_GENERAL && kind != GO_COND_GENERAL_PIVOT && kind != GO_COND_SPD)
+        return go_xerbla(fn, 3, "kind");
+    if (!g1) return go_xerbla(fn, 4, "g1");
+    if (!g2 && kind != GO_COND_SPD) return go_xerbla(fn, 5, "g2");
+    if (!a) return go_xerbla(fn, 6, "a");
+    if (lda < max1(n)) return go_xerbla(fn, 7, "lda");
 
     double *s = malloc((size_t)n * sizeof *s + 1);
-    if (!s) return -100;
+    if (!s) return go_enomem(fn);
     /* geometric spectrum: s_k = kappa^(-k/(n-1)), so s_0 = 1 and s_{n-1} = 1/kappa */
     for (int64_t k = 0; k < n; k++)
         s[k] = n > 1 ? pow(kappa, -(double)k / (double)(n - 1)) : 1.0;
-    int rc = orthogonalise(n, g1);
-    if (!rc && kind != GO_COND_SPD) rc = orthogonalise(n, g2);
+    int rc = orthogonalise(fn, n, g1);
+    if (!rc && kind != GO_COND_SPD) rc = orthogonalise(fn, n, g2);
     const double *q2 = kind == GO_COND_SPD ? g1 : g2;
     if (!rc && kind == GO_COND_GENERAL_PIVOT && n > 1) {
         /* m = diag(s) q2^T e_1: s_k times row 0 of q2 */
         double *m = malloc((size_t)n * sizeof *m + 1);
-        if (!m) rc = -100;
+        if (!m) rc = go_enomem(fn);
         for (int64_t k = 0; !rc && k < n; k++)
             m[k] = s[k] * q2[k];
         /* q2 is read through m only, so changing g1 is safe even when q2 aliases it (SPD
            never comes here) */
-        if (!rc) rc = zero_leading_entry(n, g1, m);
+        if (!rc) rc = zero_leading_entry(fn, n, g1, m);
         free(m);
     }
     double *q1s = NULL;
     if (!rc) {
         q1s = malloc((size_t)(n * n) * sizeof *q1s + 1);
-        if (!q1s) rc = -100;
+        if (!q1s) rc = go_enomem(fn);
     }
     if (!rc) {
         /* A = (Q1 diag(s)) Q2^T */
@@ -138,15 +143,15 @@ int go_solve_cond_matrix(int64_t n, double kappa, int kind, double *g1, double *
 }
 
 /* Shared argument checks of go_gesv and go_posv. */
-static int check_solve_args(int64_t n, const double *a, int64_t lda, const double *b,
-                            const double *x, const int *info)
+static int check_solve_args(const char *fn, int64_t n, const double *a, int64_t lda,
+                            const double *b, const double *x, const int *info)
 {
-    if (n < 0) return -1;
-    if (!a) return -2;
-    if (lda < max1(n)) return -3;
-    if (!b) return -4;
-    if (!x) return -5;
-    if (!info) return -6;
+    if (n < 0) return go_xerbla(fn, 1, "n");
+    if (!a) return go_xerbla(fn, 2, "a");
+    if (lda < max1(n)) return go_xerbla(fn, 3, "lda");
+    if (!b) return go_xerbla(fn, 4, "b");
+    if (!x) return go_xerbla(fn, 5, "x");
+    if (!info) return go_xerbla(fn, 6, "info");
     return 0;
 }
 
@@ -163,7 +168,7 @@ static double *copy_system(int64_t n, const double *a, int64_t lda, const double
 
 int go_gesv(int64_t n, const double *a, int64_t lda, const double *b, double *x, int *info)
 {
-    int rc = check_solve_args(n, a, lda, b, x, info);
+    int rc = check_solve_args(__func__, n, a, lda, b, x, info);
     if (rc) return rc;
     *info = 0;
     if (n == 0) return 0;
@@ -172,28 +177,30 @@ int go_gesv(int64_t n, const double *a, int64_t lda, const double *b, double *x,
     if (!f || !ipiv) {
         free(f);
         free(ipiv);
-        return -100;
+        return go_enomem(__func__);
     }
     lapack_int i = LAPACKE_dgesv(LAPACK_ROW_MAJOR, (lapack_int)n, 1, f, (lapack_int)n, ipiv, x, 1);
     free(f);
     free(ipiv);
-    if (i < 0) return i == LAPACK_WORK_MEMORY_ERROR ? -100 : (int)i;
+    if (i < 0) /* as in orthogonalise: only n past lapack_int's range */
+        return i == LAPACK_WORK_MEMORY_ERROR ? go_enomem(__func__) : go_xerbla(__func__, 1, "n");
     *info = (int)i; /* > 0: U(i,i) is exactly zero; x still holds b */
     return 0;
 }
 
 int go_posv(int64_t n, const double *a, int64_t lda, const double *b, double *x, int *info)
 {
-    int rc = check_solve_args(n, a, lda, b, x, info);
+    int rc = check_solve_args(__func__, n, a, lda, b, x, info);
     if (rc) return rc;
     *info = 0;
     if (n == 0) return 0;
     double *f = copy_system(n, a, lda, b, x);
-    if (!f) return -100;
+    if (!f) return go_enomem(__func__);
     /* row-major 'L' is the column-major upper triangle; A is symmetric, so either is A */
     lapack_int i = LAPACKE_dposv(LAPACK_ROW_MAJOR, 'L', (lapack_int)n, 1, f, (lapack_int)n, x, 1);
     free(f);
-    if (i < 0) return i == LAPACK_WORK_MEMORY_ERROR ? -100 : (int)i;
+    if (i < 0) /* as in orthogonalise: only n past lapack_int's range */
+        return i == LAPACK_WORK_MEMORY_ERROR ? go_enomem(__func__) : go_xerbla(__func__, 1, "n");
     *info = (int)i; /* > 0: the leading minor of order i is not positive definite */
     return 0;
 }
@@ -201,13 +208,14 @@ int go_posv(int64_t n, const double *a, int64_t lda, const double *b, double *x,
 int go_solve_scaled_residual(int64_t n, const double *a, int64_t lda, const double *x,
                              const double *b, double u, double *sr)
 {
-    if (n < 1) return -1;
-    if (!a) return -2;
-    if (lda < max1(n)) return -3;
-    if (!x) return -4;
-    if (!b) return -5;
-    if (!(u > 0)) return -6;
-    if (!sr) return -7;
+    const char *fn = __func__;
+    if (n < 1) return go_xerbla(fn, 1, "n");
+    if (!a) return go_xerbla(fn, 2, "a");
+    if (lda < max1(n)) return go_xerbla(fn, 3, "lda");
+    if (!x) return go_xerbla(fn, 4, "x");
+    if (!b) return go_xerbla(fn, 5, "b");
+    if (!(u > 0)) return go_xerbla(fn, 6, "u");
+    if (!sr) return go_xerbla(fn, 7, "sr");
     /* long double (64-bit significand on x86-64): the residual's own rounding, about
        n 2^-64 ||A|| ||x||, stays far below the u_f64 n ||A|| ||x|| it is measured against */
     long double r_inf = 0, a_inf = 0, x_inf = 0, b_inf = 0;

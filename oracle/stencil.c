@@ -15,16 +15,16 @@
 
 #include "go.h"
 
-/* Common argument checks of the grid routines (LAPACKE style: -(index) of the bad one). */
-static int grid_args(int64_t ny, int64_t nx, const double *f, int64_t ldf, const double *out,
-                     int64_t ldo, int first_ptr_index)
+/* Common argument checks of the grid routines (go.h: -(index) of the bad one, named). */
+static int grid_args(const char *fn, int64_t ny, int64_t nx, const double *f, int64_t ldf,
+                     const double *out, int64_t ldo, int first_ptr_index, bool gauge)
 {
-    if (ny < 0) return -1;
-    if (nx < 0) return -2;
-    if (!f && ny * nx > 0) return -first_ptr_index;
-    if (ldf < (nx > 1 ? nx : 1)) return -(first_ptr_index + 1);
-    if (!out && ny * nx > 0) return -(first_ptr_index + 2);
-    if (ldo < (nx > 1 ? nx : 1)) return -(first_ptr_index + 3);
+    if (ny < 0) return go_xerbla(fn, 1, "ny");
+    if (nx < 0) return go_xerbla(fn, 2, "nx");
+    if (!f && ny * nx > 0) return go_xerbla(fn, first_ptr_index, "f");
+    if (ldf < (nx > 1 ? nx : 1)) return go_xerbla(fn, first_ptr_index + 1, "ldf");
+    if (!out && ny * nx > 0) return go_xerbla(fn, first_ptr_index + 2, gauge ? "g" : "out");
+    if (ldo < (nx > 1 ? nx : 1)) return go_xerbla(fn, first_ptr_index + 3, gauge ? "ldg" : "ldo");
     return 0;
 }
 
@@ -98,13 +98,13 @@ static void sweep(scheme sc, int64_t ny, int64_t nx, double coeff, const double 
 
 /* steps sweeps from f into out; the intermediate fields alternate between out and a
  * scratch grid so that the last sweep lands in out. */
-static int evolve(scheme sc, int64_t ny, int64_t nx, int64_t steps, double coeff, const double *f,
-                  int64_t ldf, double *out, int64_t ldo)
+static int evolve(const char *fn, scheme sc, int64_t ny, int64_t nx, int64_t steps, double coeff,
+                  const double *f, int64_t ldf, double *out, int64_t ldo)
 {
     double *tmp = NULL;
     if (steps > 1) {
         tmp = malloc((size_t)(ny * nx) * sizeof *tmp + 1);
-        if (!tmp) return -100;
+        if (!tmp) return go_enomem(fn);
     }
     const double *src = f;
     int64_t lds = ldf;
@@ -123,7 +123,7 @@ static int evolve(scheme sc, int64_t ny, int64_t nx, int64_t steps, double coeff
 int go_stencil_laplace(int64_t ny, int64_t nx, const double *f, int64_t ldf, double *out,
                        int64_t ldo)
 {
-    int rc = grid_args(ny, nx, f, ldf, out, ldo, 3);
+    int rc = grid_args(__func__, ny, nx, f, ldf, out, ldo, 3, false);
     if (rc) return rc;
     sweep(FIXED_LAPLACE, ny, nx, 0.0, f, ldf, out, ldo);
     return 0;
@@ -132,20 +132,20 @@ int go_stencil_laplace(int64_t ny, int64_t nx, const double *f, int64_t ldf, dou
 int go_diffusion_fixed(int64_t ny, int64_t nx, int64_t steps, const double *f, int64_t ldf,
                        double *out, int64_t ldo)
 {
-    if (steps < 1) return -3;
-    int rc = grid_args(ny, nx, f, ldf, out, ldo, 4);
+    if (steps < 1) return go_xerbla(__func__, 3, "steps");
+    int rc = grid_args(__func__, ny, nx, f, ldf, out, ldo, 4, false);
     if (rc) return rc;
-    return evolve(FIXED_STEP, ny, nx, steps, 0.0, f, ldf, out, ldo);
+    return evolve(__func__, FIXED_STEP, ny, nx, steps, 0.0, f, ldf, out, ldo);
 }
 
 int go_diffusion_periodic(int64_t ny, int64_t nx, int64_t steps, double coeff, const double *f,
                           int64_t ldf, double *out, int64_t ldo)
 {
-    if (steps < 1) return -3;
-    if (!(coeff >= 0.0 && coeff <= 0.25)) return -4;
-    int rc = grid_args(ny, nx, f, ldf, out, ldo, 5);
+    if (steps < 1) return go_xerbla(__func__, 3, "steps");
+    if (!(coeff >= 0.0 && coeff <= 0.25)) return go_xerbla(__func__, 4, "coeff");
+    int rc = grid_args(__func__, ny, nx, f, ldf, out, ldo, 5, false);
     if (rc) return rc;
-    return evolve(PERIODIC_STEP, ny, nx, steps, coeff, f, ldf, out, ldo);
+    return evolve(__func__, PERIODIC_STEP, ny, nx, steps, coeff, f, ldf, out, ldo);
 }
 
 /* dst = w_self x + w_nbr (sum of x's neighbours), for x >= 0: the non-negative operators
@@ -179,15 +179,16 @@ static void nonneg_apply(bool periodic, int64_t ny, int64_t nx, double w_self, d
 
 /* g = (I + A) M^(steps-1) |f|, with M = w_self I + w_nbr A the step's operator on
  * non-negative fields and A the neighbour (adjacency) operator of the edge rule. */
-static int gauge_impl(bool periodic, int64_t ny, int64_t nx, int64_t steps, double w_self,
-                      double w_nbr, const double *f, int64_t ldf, double *g, int64_t ldg)
+static int gauge_impl(const char *fn, bool periodic, int64_t ny, int64_t nx, int64_t steps,
+                      double w_self, double w_nbr, const double *f, int64_t ldf, double *g,
+                      int64_t ldg)
 {
     size_t n = (size_t)(ny * nx);
     double *a = calloc(n + 1, sizeof *a), *b = calloc(n + 1, sizeof *b);
     if (!a || !b) {
         free(a);
         free(b);
-        return -100;
+        return go_enomem(fn);
     }
     for (int64_t i = 0; i < ny; i++)
         for (int64_t j = 0; j < nx; j++)
@@ -210,7 +211,7 @@ static int gauge_impl(bool periodic, int64_t ny, int64_t nx, int64_t steps, doub
 int go_stencil_laplace_gauge(int64_t ny, int64_t nx, const double *f, int64_t ldf, double *g,
                              int64_t ldg)
 {
-    int rc = grid_args(ny, nx, f, ldf, g, ldg, 3);
+    int rc = grid_args(__func__, ny, nx, f, ldf, g, ldg, 3, true);
     if (rc) return rc;
     /* 4|f| + sum of |f| over the existing neighbours: the summands of 4 f - sum(neighbours) */
     sweep(LAPLACE_GAUGE, ny, nx, 0.0, f, ldf, g, ldg);
@@ -220,18 +221,18 @@ int go_stencil_laplace_gauge(int64_t ny, int64_t nx, const double *f, int64_t ld
 int go_diffusion_fixed_gauge(int64_t ny, int64_t nx, int64_t steps, const double *f, int64_t ldf,
                              double *g, int64_t ldg)
 {
-    if (steps < 1) return -3;
-    int rc = grid_args(ny, nx, f, ldf, g, ldg, 4);
+    if (steps < 1) return go_xerbla(__func__, 3, "steps");
+    int rc = grid_args(__func__, ny, nx, f, ldf, g, ldg, 4, true);
     if (rc) return rc;
-    return gauge_impl(false, ny, nx, steps, 0.0, 0.25, f, ldf, g, ldg);
+    return gauge_impl(__func__, false, ny, nx, steps, 0.0, 0.25, f, ldf, g, ldg);
 }
 
 int go_diffusion_periodic_gauge(int64_t ny, int64_t nx, int64_t steps, double coeff,
                                 const double *f, int64_t ldf, double *g, int64_t ldg)
 {
-    if (steps < 1) return -3;
-    if (!(coeff >= 0.0 && coeff <= 0.25)) return -4;
-    int rc = grid_args(ny, nx, f, ldf, g, ldg, 5);
+    if (steps < 1) return go_xerbla(__func__, 3, "steps");
+    if (!(coeff >= 0.0 && coeff <= 0.25)) return go_xerbla(__func__, 4, "coeff");
+    int rc = grid_args(__func__, ny, nx, f, ldf, g, ldg, 5, true);
     if (rc) return rc;
-    return gauge_impl(true, ny, nx, steps, 1.0 - 4.0 * coeff, coeff, f, ldf, g, ldg);
+    return gauge_impl(__func__, true, ny, nx, steps, 1.0 - 4.0 * coeff, coeff, f, ldf, g, ldg);
 }

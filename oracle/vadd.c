@@ -5,10 +5,10 @@
 
 int go_vadd(int64_t n, const double *a, const double *b, double *c)
 {
-    if (n < 0) return -1;
-    if (!a) return -2;
-    if (!b) return -3;
-    if (!c) return -4;
+    if (n < 0) return go_xerbla(__func__, 1, "n");
+    if (!a) return go_xerbla(__func__, 2, "a");
+    if (!b) return go_xerbla(__func__, 3, "b");
+    if (!c) return go_xerbla(__func__, 4, "c");
     for (int64_t i = 0; i < n; i++)
         c[i] = a[i] + b[i];
     return 0;
@@ -16,10 +16,10 @@ int go_vadd(int64_t n, const double *a, const double *b, double *c)
 
 int go_vadd_gauge(int64_t n, const double *a, const double *b, double *g)
 {
-    if (n < 0) return -1;
-    if (!a) return -2;
-    if (!b) return -3;
-    if (!g) return -4;
+    if (n < 0) return go_xerbla(__func__, 1, "n");
+    if (!a) return go_xerbla(__func__, 2, "a");
+    if (!b) return go_xerbla(__func__, 3, "b");
+    if (!g) return go_xerbla(__func__, 4, "g");
     for (int64_t i = 0; i < n; i++)
         g[i] = fabs(a[i]) + fabs(b[i]);
     return 0;

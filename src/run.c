@@ -10,7 +10,17 @@
 #include <string.h>
 #include <time.h>
 
+#include "../oracle/go.h"
 #include "gen.h"
+
+void gv_oracle_reason(int rc, const char *stage, char *why, size_t len)
+{
+    const char *msg = go_last_error();
+    if (msg[0])
+        snprintf(why, len, "%s: %s", stage, msg);
+    else
+        snprintf(why, len, "%s: %s", stage, gv_strerror(rc));
+}
 
 static double now_ms(void)
 {
@@ -394,6 +404,7 @@ int gv_run_case(const gv_case *c, const gv_tiers *tiers, gv_result *r)
                    host_avail);
         return GV_OK;
     }
+    go_clear_error();
     rc = gv_problem_init(&p, c);
     if (rc == GV_ENOMEM) {
         set_reason(r, GV_SKIP, "too little host memory for the inputs (%.0f bytes)", host_need, 0);
@@ -401,16 +412,17 @@ int gv_run_case(const gv_case *c, const gv_tiers *tiers, gv_result *r)
     }
     if (rc != GV_OK) {
         r->verdict = GV_ERROR;
-        snprintf(r->reason, sizeof r->reason, "inputs: %s", gv_strerror(rc));
+        gv_oracle_reason(rc, "inputs", r->reason, sizeof r->reason);
         return GV_OK;
     }
     double t0 = now_ms();
+    go_clear_error();
     rc = op->oracle(&p);
     r->oracle_ms = now_ms() - t0;
     if (rc == GV_OK) rc = gv_error_gauges(&p);
     if (rc != GV_OK) {
         r->verdict = GV_ERROR;
-        snprintf(r->reason, sizeof r->reason, "oracle: %s", gv_strerror(rc));
+        gv_oracle_reason(rc, "oracle", r->reason, sizeof r->reason);
         gv_problem_free(&p);
         return GV_OK;
     }

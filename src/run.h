@@ -17,6 +17,11 @@ void gv_fill(gv_problem *p, int i, gv_dist dist);
 /* Round in[i].ref to the dtype in place and write data from it (for structured inputs). */
 void gv_store_rounded(gv_problem *p, int i);
 
+/* The reason of a case whose oracle (or gauge, or input builder) hook failed with the gv_err
+ * rc: "STAGE: " + the oracle's own message when it recorded one since go_clear_error()
+ * ("go_gemm: argument 5 (lda) is invalid", oracle/go.h), else gv_strerror(rc). */
+void gv_oracle_reason(int rc, const char *stage, char *why, size_t len);
+
 /* Build the host problem for a case (layout, allocation, inputs). */
 int gv_problem_init(gv_problem *p, const gv_case *c);
 void gv_problem_free(gv_problem *p);

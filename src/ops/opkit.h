@@ -24,10 +24,12 @@ static inline double gv_esize(const gv_case *c)
     return (double)gv_dtype_size(c->dtype);
 }
 
-/* An oracle's LAPACKE-style return (0, -arg, -100 no memory) as a gv_err. */
+/* An oracle's return (oracle/go.h: 0, -i for a bad argument i, GO_ENOMEM) as a gv_err. The
+   argument's index and name are not lost: go_last_error() holds the oracle's own message,
+   "go_gemm: argument 5 (lda) is invalid", for the case's ERROR reason (gv_oracle_reason). */
 static inline int gv_oracle_rc(int rc)
 {
-    return rc == 0 ? GV_OK : rc == -100 ? GV_ENOMEM : GV_EINVAL;
+    return rc == 0 ? GV_OK : rc == GO_ENOMEM ? GV_ENOMEM : GV_EINVAL;
 }
 
 #endif

@@ -173,7 +173,7 @@ static int build_matrix(gv_problem *p, int64_t n, double kappa, int kind)
 {
     double *g1 = malloc((size_t)(n * n) * sizeof *g1 + 1);
     double *g2 = kind == GO_COND_SPD ? NULL : malloc((size_t)(n * n) * sizeof *g2 + 1);
-    int rc = (!g1 || (kind != GO_COND_SPD && !g2)) ? -100 : 0;
+    int rc = (!g1 || (kind != GO_COND_SPD && !g2)) ? GO_ENOMEM : 0;
     if (!rc) {
         gv_gen_fill(g1, n * n, p->c.dist, GV_F64, p->c.seed, GEN_Q1);
         if (g2) gv_gen_fill(g2, n * n, p->c.dist, GV_F64, p->c.seed, GEN_Q2);
@@ -251,7 +251,7 @@ static int singular_oracle(gv_problem *p)
     int64_t n = p->c.shape.d[0];
     bool chol = is_posv(&p->c);
     double *b = calloc((size_t)n + 1, sizeof *b), *x = malloc((size_t)n * sizeof *x + 1);
-    int info = 0, rc = (!b || !x) ? -100 : 0;
+    int info = 0, rc = (!b || !x) ? GO_ENOMEM : 0;
     if (!rc)
         rc = chol ? go_posv(n, p->in[0].ref, n, b, x, &info)
                   : go_gesv(n, p->in[0].ref, n, b, x, &info);

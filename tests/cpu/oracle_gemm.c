@@ -7,9 +7,11 @@
 #include <float.h>
 #include <math.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "gen.h"
 #include "go.h"
+#include "ops/opkit.h"
 #include "registry.h"
 #include "run.h"
 
@@ -127,6 +129,7 @@ Test(oracle_gemm, bad_arguments_name_their_index)
     cr_expect_eq(go_gemm(2, 2, -1, a, 2, b, 2, c, 2), -3);
     cr_expect_eq(go_gemm(2, 2, 2, NULL, 2, b, 2, c, 2), -4);
     cr_expect_eq(go_gemm(2, 3, 2, a, 2, b, 2, c, 2), -5, "lda < k");
+    cr_expect_str_eq(go_last_error(), "go_gemm: argument 5 (lda) is invalid");
     cr_expect_eq(go_gemm(2, 2, 2, a, 2, NULL, 2, c, 2), -6);
     cr_expect_eq(go_gemm(2, 2, 3, a, 2, b, 2, c, 3), -7, "ldb < n");
     cr_expect_eq(go_gemm(2, 2, 2, a, 2, b, 2, NULL, 2), -8);
@@ -147,6 +150,7 @@ Test(oracle_gemm, bad_arguments_name_their_index)
     cr_expect_eq(go_gemm_gauge(2, 3, 2, a, 2, b, 2, c, 2), -5);
     cr_expect_eq(go_gemm_gauge(2, 2, 2, a, 2, b, 2, NULL, 2), -8);
     cr_expect_eq(go_gemm_gauge(2, 2, 3, a, 2, b, 3, c, 2), -9);
+    cr_expect_str_eq(go_last_error(), "go_gemm_gauge: argument 9 (ldg) is invalid");
     /* and the good call is 0 */
     cr_expect_eq(go_gemm(2, 2, 2, a, 2, b, 2, c, 2), 0);
     cr_expect_eq(go_gemm(0, 2, 2, a, 2, b, 2, c, 2), 0, "an empty product is fine");
@@ -223,4 +227,30 @@ Test(oracle_gemm, modes_and_shapes)
         for (int j = 0; j < ns; j++)
             cr_expect(gv_shape_ok(all[i], &s[j], why, sizeof why), "%s: %s", all[i]->name, why);
     }
+}
+
+/* The error convention of oracle/go.h: a named memory code far below any argument index,
+   and the bad argument's index and name in go_last_error(), which gv_oracle_reason puts in
+   the case's ERROR reason (with gv_strerror's text when the oracle recorded nothing). */
+Test(oracle_gemm, errors_reach_the_reason_with_index_and_name)
+{
+    cr_expect_lt(GO_ENOMEM, -100);
+    cr_expect_eq(gv_oracle_rc(0), GV_OK);
+    cr_expect_eq(gv_oracle_rc(-5), GV_EINVAL);
+    cr_expect_eq(gv_oracle_rc(GO_ENOMEM), GV_ENOMEM);
+    double a[4] = {0}, b[4] = {0}, c[4];
+    char why[160];
+    go_clear_error();
+    cr_expect_str_eq(go_last_error(), "");
+    gv_oracle_reason(GV_ENOMEM, "oracle", why, sizeof why);
+    cr_expect(strncmp(why, "oracle: ", 8) == 0 && strcmp(why + 8, gv_strerror(GV_ENOMEM)) == 0,
+              "no message recorded: gv_strerror's: %s", why);
+    int rc = go_gemm(2, 2, 2, a, 1, b, 2, c, 2);
+    cr_expect_eq(rc, -5);
+    gv_oracle_reason(gv_oracle_rc(rc), "oracle", why, sizeof why);
+    cr_expect_str_eq(why, "oracle: go_gemm: argument 5 (lda) is invalid");
+    cr_expect_eq(go_enomem("go_test"), GO_ENOMEM);
+    cr_expect_str_eq(go_last_error(), "go_test: out of memory");
+    cr_expect_eq(go_xerbla("go_test", 12, "ldg"), -12);
+    cr_expect_str_eq(go_last_error(), "go_test: argument 12 (ldg) is invalid");
 }

@@ -1,8 +1,6 @@
-/* oracle_lsmr.c: the lsmr family on the CPU — the dense QR oracle against a long double
- * normal-equations solve, the sparse input generator (determinism, density, structure),
- * the LSMR recurrences (kernels/lsmr.h) through the CPU reference, the judge on planted
- * results (correct f64 and f32 runs pass; the undamped planted bug, an early stop, poison,
- * NaN and a bogus info fail), the expected-tier rule, and the CLI's refusals. */
+/* oracle_lsmr.c: the lsmr family's oracle (go_lsmr_ridge's dense QR) against long double normal
+ * equations, its argument checks and info, the input generator, and the CPU LSMR reference's
+ * recurrences (tests/cpu/lsmr_ref.h). */
 #include <criterion/criterion.h>
 #include <float.h>
 #include <lapacke.h>
@@ -14,6 +12,7 @@
 #include "gen.h"
 #include "go.h"
 #include "lsmr.h"
+#include "lsmr_ref.h"
 #include "registry.h"
 #include "run.h"
 #include "testkit.h"
@@ -35,44 +34,14 @@ static void problem(gv_problem *p, const gv_case *c)
     cr_assert_eq(gv_reference(p), GV_OK);
 }
 
-/* Write x (n values) and info into the outputs as the device would, in the case's dtype. */
-static void plant(gv_problem *p, const double *x, const double *info)
-{
-    for (int i = 0; i < 2; i++) {
-        const double *src = i == 0 ? x : info;
-        for (int64_t j = 0; j < p->out[i].count; j++) {
-            if (p->c.dtype == GV_F64)
-                ((double *)p->out[i].data)[j] = src[j];
-            else
-                ((float *)p->out[i].data)[j] = (float)src[j];
-        }
-    }
-}
-
-static gv_result judge(const gv_problem *p)
-{
-    gv_result r;
-    gv_result_init(&r, &p->c, &gv_default_tiers);
-    gv_judge(p, &r);
-    return r;
-}
-
-static double extra(const gv_result *r, const char *name)
-{
-    for (int i = 0; i < r->n_extra; i++)
-        if (strcmp(r->extra[i].name, name) == 0) return r->extra[i].value;
-    cr_assert_fail("extra '%s' missing", name);
-    return NAN;
-}
-
 /* The CPU reference LSMR on a problem's (rounded) inputs, as the device runs it; lambda
    given, so that the planted bug (lambda = 0) runs through the same code. */
 static void reference(const gv_problem *p, double lambda, double atol, double *x, double *info)
 {
     const gk_lsmr_aux *ax = p->aux;
-    int rc = go_lsmr_ridge_ref(ax->m, ax->n, ax->row_ptr, ax->col_idx, p->in[0].ref, p->in[1].ref,
-                               lambda, atol, atol, gk_lsmr_maxiter(ax->m, ax->n),
-                               p->c.dtype == GV_F32, x, info);
+    int rc =
+        lsmr_ridge_ref(ax->m, ax->n, ax->row_ptr, ax->col_idx, p->in[0].ref, p->in[1].ref, lambda,
+                       atol, atol, gk_lsmr_maxiter(ax->m, ax->n), p->c.dtype == GV_F32, x, info);
     cr_assert_eq(rc, 0);
 }
 
@@ -182,9 +151,11 @@ static void check_oracle(int64_t m, int64_t n, int64_t k, uint64_t seed)
 
     /* the bound can fail: a lambda off by 1e-8 (relative) moves x by far more */
     double *xw = vec(n);
+    int info = -1;
     cr_assert_eq(go_lsmr_ridge(m, n, ax->row_ptr, ax->col_idx, p.in[0].ref, p.in[1].ref,
-                               ax->lambda * (1 + 1e-8), xw),
+                               ax->lambda * (1 + 1e-8), xw, &info),
                  0);
+    cr_expect_eq(info, 0);
     e = 0;
     for (int64_t j = 0; j < n; j++)
         e += ((long double)xw[j] - xl[j]) * ((long double)xw[j] - xl[j]);
@@ -205,20 +176,42 @@ Test(lsmr_oracle, qr_matches_long_double_normal_equations, .timeout = 60)
     check_oracle(97, 61, 6, 11);
 }
 
+/* Rank deficiency is a numerical outcome, not a bad argument: lambda = 0 and a zero column
+   give info > 0 (dgels: R(2,2) = 0) with the return 0 and x unwritten. */
+Test(lsmr_oracle, rank_deficiency_is_info_not_an_argument_error)
+{
+    int32_t rp[3] = {0, 1, 1}, ci[1] = {0};
+    double va[1] = {3}, b[2] = {1, 1}, x[2] = {7, 7};
+    int info = -1;
+    go_clear_error();
+    cr_expect_eq(go_lsmr_ridge(2, 2, rp, ci, va, b, 0.0, x, &info), 0);
+    cr_expect_eq(info, 2, "info %d", info);
+    cr_expect(x[0] == 7 && x[1] == 7, "x unwritten: %g %g", x[0], x[1]);
+    cr_expect_str_eq(go_last_error(), "", "no error recorded: %s", go_last_error());
+    /* any lambda > 0 makes it full rank */
+    cr_expect_eq(go_lsmr_ridge(2, 2, rp, ci, va, b, 1e-3, x, &info), 0);
+    cr_expect_eq(info, 0);
+}
+
 Test(lsmr_oracle, rejects_bad_arguments)
 {
     int32_t rp[3] = {0, 1, 2}, ci[2] = {0, 1}, bad_ci[2] = {0, 5};
     double va[2] = {1, 2}, b[2] = {1, 1}, x[2];
-    cr_expect_eq(go_lsmr_ridge(0, 2, rp, ci, va, b, 1.0, x), -1);
-    cr_expect_eq(go_lsmr_ridge(2, 0, rp, ci, va, b, 1.0, x), -2);
-    cr_expect_eq(go_lsmr_ridge(2, 2, NULL, ci, va, b, 1.0, x), -3);
-    cr_expect_eq(go_lsmr_ridge(2, 2, rp, bad_ci, va, b, 1.0, x), -4);
-    cr_expect_eq(go_lsmr_ridge(2, 2, rp, ci, NULL, b, 1.0, x), -5);
-    cr_expect_eq(go_lsmr_ridge(2, 2, rp, ci, va, NULL, 1.0, x), -6);
-    cr_expect_eq(go_lsmr_ridge(2, 2, rp, ci, va, b, -1.0, x), -7);
-    cr_expect_eq(go_lsmr_ridge(2, 2, rp, ci, va, b, NAN, x), -7);
-    cr_expect_eq(go_lsmr_ridge(2, 2, rp, ci, va, b, 1.0, NULL), -8);
-    cr_expect_eq(go_lsmr_ridge(2, 2, rp, ci, va, b, 1.0, x), 0);
+    int info = -1;
+    cr_expect_eq(go_lsmr_ridge(0, 2, rp, ci, va, b, 1.0, x, &info), -1);
+    cr_expect_eq(go_lsmr_ridge(2, 0, rp, ci, va, b, 1.0, x, &info), -2);
+    cr_expect_eq(go_lsmr_ridge(2, 2, NULL, ci, va, b, 1.0, x, &info), -3);
+    cr_expect_eq(go_lsmr_ridge(2, 2, rp, bad_ci, va, b, 1.0, x, &info), -4);
+    cr_expect_eq(go_lsmr_ridge(2, 2, rp, ci, NULL, b, 1.0, x, &info), -5);
+    cr_expect_eq(go_lsmr_ridge(2, 2, rp, ci, va, NULL, 1.0, x, &info), -6);
+    cr_expect_eq(go_lsmr_ridge(2, 2, rp, ci, va, b, -1.0, x, &info), -7);
+    cr_expect_eq(go_lsmr_ridge(2, 2, rp, ci, va, b, NAN, x, &info), -7);
+    cr_expect_eq(go_lsmr_ridge(2, 2, rp, ci, va, b, 1.0, NULL, &info), -8);
+    cr_expect_str_eq(go_last_error(), "go_lsmr_ridge: argument 8 (x) is invalid");
+    cr_expect_eq(go_lsmr_ridge(2, 2, rp, ci, va, b, 1.0, x, NULL), -9);
+    cr_expect_str_eq(go_last_error(), "go_lsmr_ridge: argument 9 (info) is invalid");
+    cr_expect_eq(go_lsmr_ridge(2, 2, rp, ci, va, b, 1.0, x, &info), 0);
+    cr_expect_eq(info, 0);
     /* diag(1, 2), lambda 1: x_j = a_j b_j / (a_j^2 + 1) */
     cr_expect(fabs(x[0] - 0.5) < 1e-15 && fabs(x[1] - 0.4) < 1e-15, "x = %g %g", x[0], x[1]);
 }
@@ -382,238 +375,8 @@ Test(lsmr_reference, zero_matrix_stops_at_x0)
 {
     int32_t rp[4] = {0, 0, 0, 0};
     double b[3] = {1, 2, 3}, x[2] = {9, 9}, info[GK_LSMR_INFO_COUNT];
-    cr_assert_eq(go_lsmr_ridge_ref(3, 2, rp, NULL, NULL, b, 1.0, 1e-8, 1e-8, 10, 0, x, info), 0);
+    cr_assert_eq(lsmr_ridge_ref(3, 2, rp, NULL, NULL, b, 1.0, 1e-8, 1e-8, 10, 0, x, info), 0);
     cr_expect_eq(info[GK_LSMR_INFO_ISTOP], GK_LSMR_X0);
     cr_expect_eq(info[GK_LSMR_INFO_ITERATIONS], 0);
     cr_expect(x[0] == 0 && x[1] == 0);
-}
-
-/* ---- the judge ------------------------------------------------------------------------ */
-
-/* Plant the CPU reference's result (lambda_used: the lambda it ran with, atol_scale times
-   the op's atol) into a case and judge it. */
-static gv_result judge_reference(const char *op, gv_dtype t, gv_dist d, int64_t m, int64_t n,
-                                 int64_t k, double lambda_scale, double atol_scale)
-{
-    gv_case c = lsmr_case(op, t, d, m, n, k, 13);
-    gv_problem p;
-    problem(&p, &c);
-    const gk_lsmr_aux *ax = p.aux;
-    double *x = vec(ax->n), info[GK_LSMR_INFO_COUNT];
-    reference(&p, ax->lambda * lambda_scale, gk_lsmr_atol(t) * atol_scale, x, info);
-    plant(&p, x, info);
-    gv_result r = judge(&p);
-    cr_log_info("%s %s %ldx%ldx%ld: %s ratio %.3g normwise %.3g it %g (%s)", op, gv_dtype_name(t),
-                (long)m, (long)n, (long)k, gv_verdict_name(r.verdict), r.m.ratio, r.m.normwise_rel,
-                info[0], r.reason);
-    free(x);
-    gv_problem_free(&p);
-    return r;
-}
-
-Test(lsmr_judge, correct_runs_pass_in_both_dtypes, .timeout = 120)
-{
-    int64_t shapes[][3] = {{61, 97, 1},   {97, 61, 4},    {300, 200, 2},
-                           {300, 200, 6}, {300, 200, 10}, {500, 500, 1}};
-    for (size_t s = 0; s < sizeof shapes / sizeof shapes[0]; s++)
-        for (int t = 0; t < GV_NDTYPES; t++)
-            for (int d = 0; d < 2; d++) {
-                gv_dist dist = d ? GV_DIST_UNIFORM11 : GV_DIST_UNIFORM01;
-                gv_result r = judge_reference("lsmr.ridge", (gv_dtype)t, dist, shapes[s][0],
-                                              shapes[s][1], shapes[s][2], 1.0, 1.0);
-                cr_expect_eq(r.verdict, GV_PASS, "%s %s %ldx%ldx%ld: %s (ratio %.3g)",
-                             gv_dtype_name((gv_dtype)t), gv_dist_name(dist), (long)shapes[s][0],
-                             (long)shapes[s][1], (long)shapes[s][2], r.reason, r.m.ratio);
-                cr_expect(r.m.ratio <= 4.0, "ratio %.3g: a correct run sits well under 16",
-                          r.m.ratio);
-            }
-}
-
-Test(lsmr_judge, records_the_l_curve_point, .timeout = 60)
-{
-    gv_case c = lsmr_case("lsmr.ridge", GV_F64, GV_DIST_UNIFORM01, 300, 200, 5, 13);
-    gv_problem p;
-    problem(&p, &c);
-    const gk_lsmr_aux *ax = p.aux;
-    double *x = vec(ax->n), info[GK_LSMR_INFO_COUNT], nd[GO_LSMR_NNORMS];
-    reference(&p, ax->lambda, gk_lsmr_atol(GV_F64), x, info);
-    plant(&p, x, info);
-    gv_result r = judge(&p);
-    cr_assert_eq(r.verdict, GV_PASS, "%s", r.reason);
-    go_lsmr_ridge_residuals(ax->m, ax->n, ax->row_ptr, ax->col_idx, p.in[0].ref, p.in[1].ref,
-                            ax->lambda, x, nd);
-    cr_expect_eq(extra(&r, "lambda"), gk_lsmr_lambda(5));
-    cr_expect(fabs(extra(&r, "residual_norm") / nd[GO_LSMR_NORM_R] - 1) < 1e-12);
-    cr_expect(fabs(extra(&r, "solution_norm") / nd[GO_LSMR_NORM_X] - 1) < 1e-12);
-    cr_expect(fabs(extra(&r, "oracle_residual_norm") / nd[GO_LSMR_NORM_R] - 1) < 1e-9);
-    cr_expect_eq(extra(&r, "iterations"), info[GK_LSMR_INFO_ITERATIONS]);
-    cr_expect_eq(extra(&r, "stop_reason"), GK_LSMR_LSQ);
-    cr_expect(extra(&r, "normal_residual") <= 16 * gk_lsmr_atol(GV_F64));
-    /* flops and bytes are per iteration in the descriptor, per solve in the result */
-    cr_expect(fabs(r.flops - c.op->flops(&c) * info[GK_LSMR_INFO_ITERATIONS]) <= 1e-9 * r.flops);
-    /* judging the judged result again (the bench does) changes nothing */
-    gv_result again = r;
-    gv_judge(&p, &again);
-    cr_expect_eq(again.flops, r.flops);
-    cr_expect_eq(again.n_extra, r.n_extra);
-    cr_expect_eq(again.verdict, r.verdict);
-    cr_expect_eq(again.m.ratio, r.m.ratio);
-    free(x);
-    gv_problem_free(&p);
-}
-
-Test(lsmr_judge, planted_bug_nodamp_fails, .timeout = 120)
-{
-    /* the planted op's test shapes, and more: the undamped solution misses the damped
-       normal equations by lambda^2 ||x|| */
-    int64_t shapes[][3] = {{300, 200, 6}, {2000, 1500, 5}, {97, 61, 4}, {500, 500, 8}};
-    for (size_t s = 0; s < sizeof shapes / sizeof shapes[0]; s++)
-        for (int t = 0; t < GV_NDTYPES; t++) {
-            if (shapes[s][0] == 2000 && t == GV_F64) continue; /* the f32 one is the tight one */
-            gv_result r = judge_reference("lsmr.ridge.nodamp", (gv_dtype)t, GV_DIST_UNIFORM01,
-                                          shapes[s][0], shapes[s][1], shapes[s][2], 0.0, 1.0);
-            cr_expect_eq(r.verdict, GV_FAIL, "%s %ldx%ldx%ld: %s, ratio %.3g",
-                         gv_dtype_name((gv_dtype)t), (long)shapes[s][0], (long)shapes[s][1],
-                         (long)shapes[s][2], gv_verdict_name(r.verdict), r.m.ratio);
-            cr_expect_not_null(strstr(r.reason, "LSMR residual"), "%s", r.reason);
-            cr_expect_gt(r.m.ratio, 100.0, "far over the bound");
-        }
-}
-
-Test(lsmr_judge, early_stop_fails_in_f64, .timeout = 60)
-{
-    /* stopping at 100 or 1000 x atol leaves ||g|| that many times over what the tolerance
-       promises (ratio about 90 and 980 here) */
-    gv_result r = judge_reference("lsmr.ridge", GV_F64, GV_DIST_UNIFORM01, 300, 200, 2, 1.0, 1e3);
-    cr_expect_eq(r.verdict, GV_FAIL, "%s ratio %.3g", r.reason, r.m.ratio);
-    r = judge_reference("lsmr.ridge", GV_F64, GV_DIST_UNIFORM01, 300, 200, 2, 1.0, 1e2);
-    cr_expect_eq(r.verdict, GV_FAIL, "%s ratio %.3g", r.reason, r.m.ratio);
-}
-
-/* What tests/gpu expects of every lsmr case at its test shapes (PASS; the planted bug FAIL),
-   checked here with the CPU reference standing in for the device. */
-Test(lsmr_judge, gpu_suite_expectations_hold_for_the_cpu_reference, .timeout = 280)
-{
-    gv_selection sel = {
-        .op_glob = "lsmr.*", .dist = -1, .test_shapes = true, .planted = true, .seed = 7};
-    gv_case *cases = NULL;
-    char err[256];
-    int n = gv_select(&sel, &cases, err, sizeof err);
-    cr_assert_gt(n, 0, "%s", err);
-    for (int i = 0; i < n; i++) {
-        const gv_case *c = &cases[i];
-        gv_problem p;
-        problem(&p, c);
-        const gk_lsmr_aux *ax = p.aux;
-        double *x = vec(ax->n), info[GK_LSMR_INFO_COUNT];
-        bool planted = c->op->planted_bug != NULL;
-        reference(&p, planted ? 0.0 : ax->lambda, gk_lsmr_atol(c->dtype), x, info);
-        plant(&p, x, info);
-        gv_result r = judge(&p);
-        char label[160];
-        gv_case_label(c, label, sizeof label);
-        cr_log_info("%s: %s ratio %.3g normwise %.3g tier %g it %g %s", label,
-                    gv_verdict_name(r.verdict), r.m.ratio, r.m.normwise_rel, r.expected_tier,
-                    info[0], r.reason);
-        cr_expect_eq(r.verdict, planted ? GV_FAIL : GV_PASS, "%s: %s (ratio %.3g)", label, r.reason,
-                     r.m.ratio);
-        free(x);
-        gv_problem_free(&p);
-    }
-    free(cases);
-}
-
-Test(lsmr_judge, poison_nan_and_bad_info_fail, .timeout = 60)
-{
-    gv_case c = lsmr_case("lsmr.ridge", GV_F32, GV_DIST_UNIFORM01, 97, 61, 3, 13);
-    gv_problem p;
-    problem(&p, &c);
-    const gk_lsmr_aux *ax = p.aux;
-    double *x = vec(ax->n), info[GK_LSMR_INFO_COUNT];
-    reference(&p, ax->lambda, gk_lsmr_atol(GV_F32), x, info);
-
-    plant(&p, x, info);
-    gv_result r = judge(&p);
-    cr_expect_eq(r.verdict, GV_PASS, "%s", r.reason);
-
-    memset(p.out[1].data, 0xFF, 4); /* iterations never written */
-    r = judge(&p);
-    cr_expect_eq(r.verdict, GV_FAIL);
-    cr_expect_not_null(strstr(r.reason, "unwritten"), "%s", r.reason);
-
-    plant(&p, x, info);
-    memset((float *)p.out[0].data + 7, 0xFF, 4);
-    r = judge(&p);
-    cr_expect_eq(r.verdict, GV_FAIL);
-    cr_expect_not_null(strstr(r.reason, "unwritten"), "%s", r.reason);
-
-    plant(&p, x, info);
-    ((float *)p.out[0].data)[3] = NAN;
-    r = judge(&p);
-    cr_expect_eq(r.verdict, GV_FAIL);
-    cr_expect_not_null(strstr(r.reason, "NaN"), "%s", r.reason);
-
-    double bogus[GK_LSMR_INFO_COUNT];
-    memcpy(bogus, info, sizeof bogus);
-    bogus[GK_LSMR_INFO_ISTOP] = 9;
-    plant(&p, x, bogus);
-    r = judge(&p);
-    cr_expect_eq(r.verdict, GV_FAIL);
-    cr_expect_not_null(strstr(r.reason, "info"), "%s", r.reason);
-
-    /* x = 0 (nothing solved) with a plausible info */
-    memset(x, 0, (size_t)ax->n * sizeof *x);
-    plant(&p, x, info);
-    r = judge(&p);
-    cr_expect_eq(r.verdict, GV_FAIL, "x = 0 passed: ratio %.3g", r.m.ratio);
-    free(x);
-    gv_problem_free(&p);
-}
-
-Test(lsmr_judge, expected_tier_follows_kappa_f)
-{
-    struct {
-        gv_dtype t;
-        int64_t m, n, k;
-        double tier;
-    } want[] = {
-        {GV_F64, 1000, 1000, 2, 0},    {GV_F64, 1000, 1000, 3, 1e-8},  {GV_F64, 2000, 1500, 2, 0},
-        {GV_F64, 2000, 1500, 3, 1e-8}, {GV_F64, 300, 200, 1, 0},       {GV_F64, 300, 200, 2, 1e-8},
-        {GV_F32, 1000, 1000, 6, 0},    {GV_F32, 1000, 1000, 7, 1e-4},  {GV_F32, 300, 200, 5, 0},
-        {GV_F32, 300, 200, 6, 1e-4},   {GV_F32, 2000, 1500, 10, 1e-4},
-    };
-    for (size_t i = 0; i < sizeof want / sizeof want[0]; i++) {
-        gv_case c = lsmr_case("lsmr.ridge", want[i].t, GV_DIST_UNIFORM01, want[i].m, want[i].n,
-                              want[i].k, 1);
-        const char *why = NULL;
-        double tier = c.op->expected_tier(&c, &why);
-        cr_expect_eq(tier, want[i].tier, "%s %ldx%ldx%ld: tier %g, want %g",
-                     gv_dtype_name(want[i].t), (long)want[i].m, (long)want[i].n, (long)want[i].k,
-                     tier, want[i].tier);
-        cr_expect_not_null(why);
-    }
-}
-
-/* ---- the CLI -------------------------------------------------------------------------- */
-
-Test(lsmr_cli, bad_shapes_exit_2_with_a_message, .timeout = 60)
-{
-    char out[8192];
-    int rc = gv_test_run_cli("check --op lsmr.ridge --size 100x100 -q", out, sizeof out);
-    cr_expect_eq(rc, 2, "two dims: exit %d, %s", rc, out);
-    cr_expect_not_null(strstr(out, "lsmr.ridge takes 3 dims"), "%s", out);
-
-    rc = gv_test_run_cli("check --op lsmr.ridge --size 100x100x11 -q", out, sizeof out);
-    cr_expect_eq(rc, 2, "k = 11: exit %d, %s", rc, out);
-    cr_expect_not_null(strstr(out, "not a lambda index"), "%s", out);
-
-    rc = gv_test_run_cli("check --op lsmr.ridge --size 100000x50000x1 -q", out, sizeof out);
-    cr_expect_eq(rc, 2, "dense oracle too big: exit %d, %s", rc, out);
-    cr_expect_not_null(strstr(out, "dense QR oracle"), "%s", out);
-
-    rc = gv_test_run_cli("check --op lsmr.ridge --dist special -q", out, sizeof out);
-    cr_expect_eq(rc, 2, "special values refused: exit %d, %s", rc, out);
-
-    rc = gv_test_run_cli("check --op lsmr.ridge --mode tf32 -q", out, sizeof out);
-    cr_expect_eq(rc, 2, "no tf32 case: exit %d, %s", rc, out);
 }

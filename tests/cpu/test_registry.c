@@ -58,8 +58,8 @@ static void census(bool test_sizes)
         for (int i = 0; i < n; i++)
             got += cases[i].op == *op;
         cr_expect_gt(per_op, 0, "%s yields no case", (*op)->name);
-        cr_expect_eq(got, per_op, "%s: %d cases selected, %d from its descriptor", (*op)->name,
-                     got, per_op);
+        cr_expect_eq(got, per_op, "%s: %d cases selected, %d from its descriptor", (*op)->name, got,
+                     per_op);
         want += per_op;
         ops++;
     }
@@ -85,8 +85,8 @@ Test(registry, reduced_precision_ops_carry_zero_mean_canaries_at_k_4096)
         const gv_op *op = *opp;
         if (!(op->modes & (1u << GV_MODE_TF32))) continue;
         cr_assert_not_null(op->canaries, "%s has a TF32 mode but no canaries", op->name);
-        gv_selection sel = {.dist = -1, .op_glob = op->name, .seed = 0,
-                            .modes = 1u << GV_MODE_NATIVE};
+        gv_selection sel = {
+            .dist = -1, .op_glob = op->name, .seed = 0, .modes = 1u << GV_MODE_NATIVE};
         gv_case *cases = NULL;
         char err[256] = "";
         int n = gv_select(&sel, &cases, err, sizeof err);

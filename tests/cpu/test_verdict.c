@@ -13,8 +13,8 @@
 /* A clean judged result of gemm.cublas f32 (native: expected tier 1e-4, prob model on). */
 static gv_result clean(void)
 {
-    gv_case c = {gv_op_find("gemm.cublas"), GV_F32, GV_MODE_NATIVE, GV_DIST_UNIFORM11,
-                 {3, {8, 8, 8}},            0};
+    gv_case c = {gv_op_find("gemm.cublas"), GV_F32,         GV_MODE_NATIVE,
+                 GV_DIST_UNIFORM11,         {3, {8, 8, 8}}, 0};
     cr_assert_not_null(c.op);
     gv_result r;
     gv_result_init(&r, &c, &gv_default_tiers);
@@ -99,8 +99,8 @@ Test(verdict, rms_rule_needs_enough_elements)
 
 Test(verdict, model_off_in_fastmath_and_exact_only_where_declared)
 {
-    gv_case c = {gv_op_find("dense.sigmoid"), GV_F32, GV_MODE_FASTMATH, GV_DIST_UNIFORM11,
-                 {3, {8, 8, 8}},              0};
+    gv_case c = {gv_op_find("dense.sigmoid"), GV_F32,         GV_MODE_FASTMATH,
+                 GV_DIST_UNIFORM11,           {3, {8, 8, 8}}, 0};
     gv_result r;
     gv_result_init(&r, &c, &gv_default_tiers);
     cr_expect_not(r.prob.on, "fast-math keeps the worst-case model alone");

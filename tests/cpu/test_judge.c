@@ -1,0 +1,271 @@
+/* test_judge.c: gv_judge's verdict rules (src/run.c) on hand-planted results: unwritten
+ * and misplaced NaN outputs fail, the ratio bound and the expected tier, several outputs and
+ * the unit roundoffs. */
+#include <criterion/criterion.h>
+#include <math.h>
+#include <string.h>
+
+#include "compare.h"
+#include "run.h"
+
+/* ---- gv_judge: verdict rules on hand-planted results --------------------------------------- */
+
+/* A fake op: shape (n, d) gives one output of n elements (two for fake2) judged at depth d,
+   so a test picks the error model's depth through the case. */
+static int fake_layout(const gv_case *c, gv_layout *l)
+{
+    *l = (gv_layout){.n_in = 0, .n_out = 1};
+    l->out[0] = (gv_tensor_spec){"y", c->shape.d[0]};
+    return GV_OK;
+}
+
+static int fake2_layout(const gv_case *c, gv_layout *l)
+{
+    *l = (gv_layout){.n_in = 0, .n_out = 2};
+    l->out[0] = (gv_tensor_spec){"y", c->shape.d[0]};
+    l->out[1] = (gv_tensor_spec){"z", c->shape.d[0]};
+    return GV_OK;
+}
+
+static double fake_zero(const gv_case *c)
+{
+    (void)c;
+    return 0.0;
+}
+
+static double fake_depth(const gv_case *c)
+{
+    return (double)c->shape.d[1];
+}
+
+static int fake_inputs(gv_problem *p)
+{
+    (void)p;
+    return GV_OK;
+}
+
+static double fake_tier_1e4(const gv_case *c, const char **why)
+{
+    (void)c;
+    *why = "test: claims only 1e-4";
+    return 1e-4;
+}
+
+#define FAKE_COMMON                                                                                \
+    .family = "fake", .dims = "n,d", .dtypes = 3u,                                                 \
+    .modes = (1u << GV_MODE_NATIVE) | (1u << GV_MODE_TF32), .flops = fake_zero,                    \
+    .bytes = fake_zero, .make_inputs = fake_inputs, .depth = fake_depth
+
+static const gv_op fake = {.name = "fake", .layout = fake_layout, FAKE_COMMON};
+
+static const gv_op fake2 = {.name = "fake2", .layout = fake2_layout, FAKE_COMMON};
+
+static const gv_op fake_loose = {
+    .name = "fake.loose", .layout = fake_layout, .expected_tier = fake_tier_1e4, FAKE_COMMON};
+
+/* Problem for op at (n, depth); outputs poisoned (unwritten) until plant() writes them. */
+static void problem(gv_problem *p, const gv_op *op, gv_dtype t, gv_mode mode, int64_t n,
+                    int64_t depth)
+{
+    gv_case c = {op, t, mode, GV_DIST_UNIFORM01, {2, {n, depth}}, 0};
+    cr_assert_eq(gv_problem_init(p, &c), GV_OK);
+}
+
+/* Set output o's reference and gauge (NULL: g = |r|) and the device values in dtype. */
+static void plant(gv_problem *p, int o, const double *ref, const double *gauge, const double *got)
+{
+    gv_tensor *t = &p->out[o];
+    for (int64_t i = 0; i < t->count; i++) {
+        t->ref[i] = ref[i];
+        t->gauge[i] = gauge ? gauge[i] : fabs(ref[i]);
+        if (p->c.dtype == GV_F64)
+            ((double *)t->data)[i] = got[i];
+        else
+            ((float *)t->data)[i] = (float)got[i];
+    }
+}
+
+static gv_result judge(gv_problem *p)
+{
+    gv_result r;
+    gv_result_init(&r, &p->c, &gv_default_tiers);
+    gv_judge(p, &r);
+    return r;
+}
+
+Test(judge, exact_enough_is_pass)
+{
+    /* f64, err 2^-52 at r = 1, g = 1, d = 1: ratio 2 <= 16, 1e-8 met */
+    gv_problem p;
+    problem(&p, &fake, GV_F64, GV_MODE_NATIVE, 2, 1);
+    plant(&p, 0, (double[]){1.0, -3.0}, NULL, (double[]){1.0 + 0x1p-52, -3.0});
+    gv_result r = judge(&p);
+    cr_expect_eq(r.verdict, GV_PASS, "%s", r.reason);
+    cr_expect_str_empty(r.reason);
+    cr_expect_eq(r.m.ratio, 2.0);
+    /* normwise 2^-52 / sqrt(10) ~ 2^-53.7: more bits than f64 has, reported as 53 */
+    cr_expect_eq(r.m.bits, 53.0);
+    cr_expect_eq(r.u, 0x1p-53);
+    cr_expect_eq(r.depth, 1.0);
+    cr_expect_eq(r.ratio_bound, GV_DEFAULT_RATIO_BOUND);
+    cr_expect_eq(r.expected_tier, 1e-8);
+    gv_problem_free(&p);
+}
+
+Test(judge, unwritten_output_is_fail)
+{
+    /* gv_problem_init poisons outputs; write all but element 2 */
+    gv_problem p;
+    problem(&p, &fake, GV_F32, GV_MODE_NATIVE, 4, 1);
+    for (int i = 0; i < 4; i++) {
+        p.out[0].ref[i] = 1.0;
+        p.out[0].gauge[i] = 1.0;
+        if (i != 2) ((float *)p.out[0].data)[i] = 1.0f;
+    }
+    gv_result r = judge(&p);
+    cr_expect_eq(r.verdict, GV_FAIL);
+    cr_expect_eq(r.m.poisoned, 1);
+    cr_expect_eq(r.m.first_poisoned_index, 2);
+    cr_expect(strstr(r.reason, "unwritten") != NULL, "reason: %s", r.reason);
+    gv_problem_free(&p);
+}
+
+Test(judge, fully_unwritten_output_is_fail_even_where_oracle_has_nan)
+{
+    gv_problem p;
+    problem(&p, &fake, GV_F64, GV_MODE_NATIVE, 3, 1);
+    for (int i = 0; i < 3; i++)
+        p.out[0].ref[i] = p.out[0].gauge[i] = NAN;
+    gv_result r = judge(&p);
+    cr_expect_eq(r.verdict, GV_FAIL);
+    cr_expect_eq(r.m.poisoned, 3);
+    gv_problem_free(&p);
+}
+
+Test(judge, misplaced_nan_is_fail)
+{
+    /* everything else perfect: a single NaN where the oracle is finite must still FAIL */
+    gv_problem p;
+    problem(&p, &fake, GV_F32, GV_MODE_NATIVE, 3, 1);
+    plant(&p, 0, (double[]){1.0, 2.0, 3.0}, NULL, (double[]){1.0, NAN, 3.0});
+    gv_result r = judge(&p);
+    cr_expect_eq(r.verdict, GV_FAIL);
+    cr_expect_eq(r.m.nonfinite_mismatches, 1);
+    cr_expect(strstr(r.reason, "NaN") != NULL, "reason: %s", r.reason);
+    gv_problem_free(&p);
+}
+
+Test(judge, all_nan_output_never_passes)
+{
+    gv_problem p;
+    problem(&p, &fake, GV_F64, GV_MODE_NATIVE, 3, 1);
+    plant(&p, 0, (double[]){1.0, 2.0, 3.0}, NULL, (double[]){NAN, NAN, NAN});
+    gv_result r = judge(&p);
+    cr_expect_eq(r.verdict, GV_FAIL, "NaN everywhere: %s", gv_verdict_name(r.verdict));
+    gv_problem_free(&p);
+}
+
+Test(judge, nan_where_oracle_has_nan_passes)
+{
+    gv_problem p;
+    problem(&p, &fake, GV_F64, GV_MODE_NATIVE, 2, 1);
+    plant(&p, 0, (double[]){NAN, INFINITY}, (double[]){0.0, 0.0}, (double[]){NAN, INFINITY});
+    gv_result r = judge(&p);
+    cr_expect_eq(r.verdict, GV_PASS, "%s", r.reason);
+    gv_problem_free(&p);
+}
+
+Test(judge, ratio_over_bound_fails_even_when_the_tier_is_met)
+{
+    /* f32: c = fl32(1 + 1e-5) is 84 * 2^-23 ~ 1.0e-5 off, inside 1e-4 (1 + 1) = 2e-4, but
+       one rounding (g = 1, d = 1, u = 2^-24) explains 6e-8: ratio 84 * 2 = 168 > 16 */
+    gv_problem p;
+    problem(&p, &fake, GV_F32, GV_MODE_NATIVE, 1, 1);
+    plant(&p, 0, (double[]){1.0}, NULL, (double[]){1.0 + 1e-5});
+    gv_result r = judge(&p);
+    cr_expect(gv_tier_met(&r.m, 1), "the 1e-4 tier is met");
+    cr_expect_eq(r.m.ratio, 168.0);
+    cr_expect_eq(r.verdict, GV_FAIL);
+    cr_expect(strstr(r.reason, "ratio") != NULL, "reason: %s", r.reason);
+    gv_problem_free(&p);
+}
+
+Test(judge, expected_tier_missed_is_fail)
+{
+    /* f64: 2^-20 ~ 9.5e-7 off at r = 1 misses 1e-8 (bound 2e-8); depth 2^40 keeps the ratio
+       at 2^-20 / (2^-53 * 2^40) = 2^-7, so only the tier can fail it */
+    gv_problem p;
+    problem(&p, &fake, GV_F64, GV_MODE_NATIVE, 1, (int64_t)1 << 40);
+    plant(&p, 0, (double[]){1.0}, NULL, (double[]){1.0 + 0x1p-20});
+    gv_result r = judge(&p);
+    cr_expect_eq(r.m.ratio, 0x1p-7);
+    cr_expect_eq(r.verdict, GV_FAIL);
+    cr_expect(strstr(r.reason, "tier") != NULL, "reason: %s", r.reason);
+    gv_problem_free(&p);
+
+    /* f32: 2^-12 ~ 2.4e-4 off at r = 1 misses 1e-4 (bound 2e-4); ratio
+       2^-12 / (2^-24 * 2^30) = 2^-18 */
+    problem(&p, &fake, GV_F32, GV_MODE_NATIVE, 1, (int64_t)1 << 30);
+    plant(&p, 0, (double[]){1.0}, NULL, (double[]){1.0 + 0x1p-12});
+    r = judge(&p);
+    cr_expect_eq(r.expected_tier, 1e-4);
+    cr_expect_eq(r.verdict, GV_FAIL);
+    gv_problem_free(&p);
+}
+
+Test(judge, expected_tier_hook_and_reduced_modes)
+{
+    /* the op's own expected tier (1e-4 for f64) lets 2^-20 pass */
+    gv_problem p;
+    problem(&p, &fake_loose, GV_F64, GV_MODE_NATIVE, 1, (int64_t)1 << 40);
+    plant(&p, 0, (double[]){1.0}, NULL, (double[]){1.0 + 0x1p-20});
+    gv_result r = judge(&p);
+    cr_expect_eq(r.expected_tier, 1e-4);
+    cr_expect_str_eq(r.expected_tier_why, "test: claims only 1e-4");
+    cr_expect_eq(r.verdict, GV_PASS, "%s", r.reason);
+    gv_problem_free(&p);
+
+    /* tf32 expects no tier: 2^-10 off misses 1e-4 but the model (u = 2^-11, ratio 2) holds */
+    problem(&p, &fake, GV_F32, GV_MODE_TF32, 1, 1);
+    plant(&p, 0, (double[]){1.0}, NULL, (double[]){1.0 + 0x1p-10});
+    r = judge(&p);
+    cr_expect_eq(r.u, 0x1p-11);
+    cr_expect_eq(r.expected_tier, 0.0);
+    cr_expect_not(gv_tier_met(&r.m, 1));
+    cr_expect_eq(r.m.ratio, 2.0);
+    cr_expect_eq(r.verdict, GV_PASS, "%s", r.reason);
+    gv_problem_free(&p);
+}
+
+Test(judge, second_output_counts)
+{
+    /* out y exact; out z has a NaN at 1 (merged index 2 + 1 = 3) and 2^-20 at 0 */
+    gv_problem p;
+    problem(&p, &fake2, GV_F64, GV_MODE_NATIVE, 2, 1);
+    plant(&p, 0, (double[]){1.0, 1.0}, NULL, (double[]){1.0, 1.0});
+    plant(&p, 1, (double[]){1.0, 1.0}, NULL, (double[]){1.0, NAN});
+    gv_result r = judge(&p);
+    cr_expect_eq(r.verdict, GV_FAIL);
+    cr_expect_eq(r.m.first_nonfinite_index, 3);
+    gv_problem_free(&p);
+
+    /* accurate bits come from both outputs' sums: 2^-20 / sqrt(4) = 2^-21 -> 21 bits */
+    problem(&p, &fake2, GV_F64, GV_MODE_NATIVE, 2, (int64_t)1 << 40);
+    plant(&p, 0, (double[]){1.0, 1.0}, NULL, (double[]){1.0, 1.0});
+    plant(&p, 1, (double[]){1.0, 1.0}, NULL, (double[]){1.0 + 0x1p-20, 1.0});
+    r = judge(&p);
+    cr_expect_eq(r.m.n, 4);
+    cr_expect_eq(r.m.bits, 21.0);
+    cr_expect_eq(r.m.worst_index, 2);
+    cr_expect_eq(r.verdict, GV_FAIL, "1e-8 missed in the second output");
+    gv_problem_free(&p);
+}
+
+Test(judge, unit_roundoffs)
+{
+    cr_expect_eq(gv_unit_roundoff(GV_F64, GV_MODE_NATIVE), 0x1p-53);
+    cr_expect_eq(gv_unit_roundoff(GV_F32, GV_MODE_NATIVE), 0x1p-24);
+    cr_expect_eq(gv_unit_roundoff(GV_F32, GV_MODE_TF32), 0x1p-11);
+    cr_expect_eq(gv_mode_precision_bits(GV_F32, GV_MODE_TF32), 11);
+    cr_expect_eq(gv_mode_precision_bits(GV_F64, GV_MODE_NATIVE), 53);
+}
