@@ -12,6 +12,7 @@
 #define GV_MAX_TENSORS GK_MAX_TENSORS
 #define GV_MAX_EXTRA   12
 #define GV_MAX_CHECKS  4
+#define GV_WHY_LEN     256
 
 /* Device entry points exist only in CUDA builds: op files name them through GV_KERNEL so
  * that a CPU-only build links (the op then SKIPs with "built without CUDA"). */
@@ -88,9 +89,10 @@ typedef struct gv_op {
     /* Optional: u for the error model; default gv_unit_roundoff(dtype, mode). */
     double (*unit_roundoff)(const gv_case *c);
     double ratio_bound; /* 0: GV_DEFAULT_RATIO_BOUND */
-    /* Optional: expected tier (0 = none) and why, overriding the default (f64 native 1e-8,
-       f32 native 1e-4, reduced modes none). */
-    double (*expected_tier)(const gv_case *c, const char **why);
+    /* Optional: expected tier (0 = none), overriding the default (f64 native 1e-8, f32 native
+       1e-4, reduced modes none); writes why into why[len] (formatted from the numbers it
+       decided with), or leaves it "" where the default reasoning holds. */
+    double (*expected_tier)(const gv_case *c, char *why, size_t len);
     /* Optional: the probabilistic model's G_i = |r_i| + sqrt(sum_k (a_k b_k)^2) (or the op's
        analogue) into out[].pgauge, for the dot-product ops (docs/error-models.md). Used in the
        modes whose inputs reach the arithmetic at the dtype's precision or at TF32's. */
@@ -122,8 +124,8 @@ typedef struct gv_result {
     char reason[256]; /* FAIL: why; SKIP: why; ERROR: the error's name */
     gv_tiers tiers;
     gv_metrics m;
-    double expected_tier; /* 0: none */
-    const char *expected_tier_why;
+    double expected_tier;               /* 0: none */
+    char expected_tier_why[GV_WHY_LEN]; /* the op's reason, formatted from the numbers; "" */
     double u, depth, ratio_bound;
     char math_mode[48];
     double flops, bytes;

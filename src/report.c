@@ -56,10 +56,10 @@ void gv_table_row(FILE *f, const gv_result *r)
     if (r->reason[0]) fprintf(f, " (%s)", r->reason);
     if (judged && r->expected_tier == 0 && r->verdict == GV_PASS)
         fprintf(f, " [no tier expected: %s]",
-                r->expected_tier_why ? r->expected_tier_why
-                : r->tier_note[0]    ? r->tier_note
-                                     : "reduced-precision mode");
-    else if (judged && r->expected_tier_why)
+                r->expected_tier_why[0] ? r->expected_tier_why
+                : r->tier_note[0]       ? r->tier_note
+                                        : "reduced-precision mode");
+    else if (judged && r->expected_tier_why[0])
         fprintf(f, " [expects %.0e: %s]", r->expected_tier, r->expected_tier_why);
     fputc('\n', f);
 }
@@ -122,9 +122,9 @@ static json_t *result_json(const gv_result *r)
     json_object_set_new(o, "expected_tier",
                         r->expected_tier > 0 ? json_real(r->expected_tier) : json_null());
     json_object_set_new(o, "expected_tier_why",
-                        r->expected_tier_why ? json_string(r->expected_tier_why)
-                        : r->tier_note[0]    ? json_string(r->tier_note)
-                                             : json_null());
+                        r->expected_tier_why[0] ? json_string(r->expected_tier_why)
+                        : r->tier_note[0]       ? json_string(r->tier_note)
+                                                : json_null());
     json_object_set_new(o, "tiers", tiers);
     json_object_set_new(o, "tiers_met", met_arr);
     json_object_set_new(o, "math_mode", json_string(r->math_mode));

@@ -201,7 +201,8 @@ void gv_result_init(gv_result *r, const gv_case *c, const gv_tiers *tiers)
     r->depth = op->depth(c);
     r->ratio_bound = op->ratio_bound > 0 ? op->ratio_bound : GV_DEFAULT_RATIO_BOUND;
     r->expected_tier = default_expected_tier(c);
-    if (op->expected_tier) r->expected_tier = op->expected_tier(c, &r->expected_tier_why);
+    if (op->expected_tier)
+        r->expected_tier = op->expected_tier(c, r->expected_tier_why, sizeof r->expected_tier_why);
     r->flops = op->flops(c);
     r->bytes = op->bytes(c);
     r->m.worst_index = r->m.first_nonfinite_index = r->m.first_poisoned_index = -1;
@@ -321,7 +322,7 @@ void gv_decide(gv_result *r)
    summed deep cancel to |r| far below G), no tier is expected and the models alone judge. */
 static void tier_within_model(const gv_problem *p, gv_result *r)
 {
-    if (!r->prob.on || r->expected_tier <= 0 || r->expected_tier_why) return;
+    if (!r->prob.on || r->expected_tier <= 0 || r->expected_tier_why[0]) return;
     double worst = 0.0;
     for (int i = 0; i < p->l.n_out; i++) {
         const gv_tensor *t = &p->out[i];

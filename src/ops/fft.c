@@ -117,18 +117,17 @@ static double fft_output_rms(const gv_case *c, fft_kind k)
  * sec. 10.8). Measured with FFTW f32 and an f32 Bluestein (uniform [-1,1), n <= 2^20):
  * max |c - r| <= 1.8 u ceil(log2 n) rms(y). So tier t is expected only while
  * 2 u d rms(y) <= t; beyond that some near-zero outputs miss it. */
-static const char fft_tier_why[] =
-    "an FFT's absolute error is ~u d rms(y) in every output, rms(y) = sqrt(n) rms(x), so "
-    "outputs near 0 miss t(1+|r|) once 2 u d rms(y) > t; e.g. f32 c2c n=2^20 uniform11: "
-    "2 * 5.96e-8 * 20 * 591 = 1.4e-3 > 1e-4 (FFTW f32 misses 1e-4 at ~400 outputs there)";
-
-static double fft_tier(const gv_case *c, fft_kind k, const char **why)
+static double fft_tier(const gv_case *c, fft_kind k, char *why, size_t len)
 {
     double t = gv_dtype_tier(c->dtype);
     if (c->mode != GV_MODE_NATIVE) return 0.0;
-    double u = gv_unit_roundoff(c->dtype, c->mode);
-    if (2.0 * u * fft_depth_of(fft_n(c), k) * fft_output_rms(c, k) <= t) return t;
-    *why = fft_tier_why;
+    double u = gv_unit_roundoff(c->dtype, c->mode), d = fft_depth_of(fft_n(c), k);
+    double rms = fft_output_rms(c, k), err = 2.0 * u * d * rms;
+    if (err <= t) return t;
+    snprintf(why, len,
+             "an FFT's absolute error is ~u d rms(y) in every output, so outputs near 0 miss "
+             "t(1+|r|): 2 u d rms(y) = 2 * %.3g * %.0f * %.3g = %.2g > %.0e",
+             u, d, rms, err, t);
     return 0.0;
 }
 
@@ -235,9 +234,9 @@ static int fft_oracle_of(gv_problem *p, fft_kind k)
     {                                                                                              \
         return fft_depth_of(fft_n(c), K);                                                          \
     }                                                                                              \
-    static double tier_##s(const gv_case *c, const char **why)                                     \
+    static double tier_##s(const gv_case *c, char *why, size_t len)                                \
     {                                                                                              \
-        return fft_tier(c, K, why);                                                                \
+        return fft_tier(c, K, why, len);                                                           \
     }
 
 FFT_HOOKS(FFT_C2C_FWD, c2c_fwd)

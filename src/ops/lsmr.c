@@ -186,24 +186,24 @@ static double lsmr_kappa_f(const gv_case *c)
     return fro / gk_lsmr_lambda(c->shape.d[2]);
 }
 
-static double lsmr_expected_tier(const gv_case *c, const char **why)
+static double lsmr_expected_tier(const gv_case *c, char *why, size_t len)
 {
     double tier = gv_dtype_tier(c->dtype);
     double kf = lsmr_kappa_f(c), u = gv_unit_roundoff(c->dtype, c->mode);
-    double predicted = 30.0 * gk_lsmr_atol(c->dtype) * kf + u * kf * kf;
+    double atol = gk_lsmr_atol(c->dtype);
+    double predicted = 30.0 * atol * kf + u * kf * kf;
     if (predicted <= tier) {
-        *why = c->dtype == GV_F64 ? "f64: LSMR stops at atol 1e-12; 30 atol kappa_F + u kappa_F^2 "
-                                    "<= 1e-8 (kappa_F = ||A||_F/lambda): expects 1e-8"
-                                  : "f32: LSMR stops at atol 1e-6; 30 atol kappa_F + u kappa_F^2 "
-                                    "<= 1e-4 (kappa_F = ||A||_F/lambda): expects 1e-4";
+        snprintf(why, len,
+                 "%s: LSMR stops at atol %.0e; 30 atol kappa_F + u kappa_F^2 = %.2g <= %.0e "
+                 "(kappa_F = ||A||_F/lambda = %.3g)",
+                 gv_dtype_name(c->dtype), atol, predicted, tier, kf);
         return tier;
     }
-    *why = c->dtype == GV_F64 ? "f64: 30 atol kappa_F + u kappa_F^2 > 1e-8 (atol 1e-12, kappa_F = "
-                                "||A||_F/lambda): the forward error follows kappa_F; no tier, "
-                                "judged by the LSMR residual model"
-                              : "f32: 30 atol kappa_F + u kappa_F^2 > 1e-4 (atol 1e-6, kappa_F = "
-                                "||A||_F/lambda): the forward error follows kappa_F; no tier, "
-                                "judged by the LSMR residual model";
+    snprintf(why, len,
+             "%s: 30 atol kappa_F + u kappa_F^2 = %.2g > %.0e (atol %.0e, kappa_F = "
+             "||A||_F/lambda = %.3g): the forward error follows kappa_F; no tier, judged by "
+             "the LSMR residual model",
+             gv_dtype_name(c->dtype), predicted, tier, atol, kf);
     return 0.0;
 }
 

@@ -274,57 +274,23 @@ static double forward_error_estimate(const gv_case *c)
     return 4.0 * u * (n + kappa * sqrt(n) / 8.0);
 }
 
-#define WHY_TAIL                                                                                   \
-    "; the forward-error estimate (n and kappa: see the error model) is over the dtype's "         \
-    "tier; x is judged by HPL's scaled residual"
-static const char *const why_f32[SOLVE_MAX_LOG10_KAPPA + 1] = {
-    NULL,
-    "kappa 1e1, f32: kappa u = 6.0e-07" WHY_TAIL,
-    "kappa 1e2, f32: kappa u = 6.0e-06" WHY_TAIL,
-    "kappa 1e3, f32: kappa u = 6.0e-05" WHY_TAIL,
-    "kappa 1e4, f32: kappa u = 6.0e-04" WHY_TAIL,
-    "kappa 1e5, f32: kappa u = 6.0e-03" WHY_TAIL,
-    "kappa 1e6, f32: kappa u = 6.0e-02" WHY_TAIL,
-    "kappa 1e7, f32: kappa u = 6.0e-01" WHY_TAIL,
-    "kappa 1e8, f32: kappa u = 6.0e+00" WHY_TAIL,
-    "kappa 1e9, f32: kappa u = 6.0e+01" WHY_TAIL,
-    "kappa 1e10, f32: kappa u = 6.0e+02" WHY_TAIL,
-    "kappa 1e11, f32: kappa u = 6.0e+03" WHY_TAIL,
-    "kappa 1e12, f32: kappa u = 6.0e+04" WHY_TAIL,
-    "kappa 1e13, f32: kappa u = 6.0e+05" WHY_TAIL,
-    "kappa 1e14, f32: kappa u = 6.0e+06" WHY_TAIL,
-    "kappa 1e15, f32: kappa u = 6.0e+07" WHY_TAIL,
-};
-static const char *const why_f64[SOLVE_MAX_LOG10_KAPPA + 1] = {
-    NULL,
-    "kappa 1e1, f64: kappa u = 1.1e-15" WHY_TAIL,
-    "kappa 1e2, f64: kappa u = 1.1e-14" WHY_TAIL,
-    "kappa 1e3, f64: kappa u = 1.1e-13" WHY_TAIL,
-    "kappa 1e4, f64: kappa u = 1.1e-12" WHY_TAIL,
-    "kappa 1e5, f64: kappa u = 1.1e-11" WHY_TAIL,
-    "kappa 1e6, f64: kappa u = 1.1e-10" WHY_TAIL,
-    "kappa 1e7, f64: kappa u = 1.1e-09" WHY_TAIL,
-    "kappa 1e8, f64: kappa u = 1.1e-08" WHY_TAIL,
-    "kappa 1e9, f64: kappa u = 1.1e-07" WHY_TAIL,
-    "kappa 1e10, f64: kappa u = 1.1e-06" WHY_TAIL,
-    "kappa 1e11, f64: kappa u = 1.1e-05" WHY_TAIL,
-    "kappa 1e12, f64: kappa u = 1.1e-04" WHY_TAIL,
-    "kappa 1e13, f64: kappa u = 1.1e-03" WHY_TAIL,
-    "kappa 1e14, f64: kappa u = 1.1e-02" WHY_TAIL,
-    "kappa 1e15, f64: kappa u = 1.1e-01" WHY_TAIL,
-};
-
-/* The dtype's own tier where the estimate is under it; f64 falls back to 1e-4; else none. */
-static double solve_expected_tier(const gv_case *c, const char **why)
+/* The dtype's own tier where the estimate is under it, else the loosest default tier that
+   still holds it (f64 falls back to 1e-4), else none; why formatted from the numbers. */
+static double solve_expected_tier(const gv_case *c, char *why, size_t len)
 {
-    double est = forward_error_estimate(c);
-    double own = gv_dtype_tier(c->dtype);
-    *why = NULL;
+    double est = forward_error_estimate(c), kappa = kappa_of(c);
+    double own = gv_dtype_tier(c->dtype), u = gv_unit_roundoff(c->dtype, c->mode);
     if (est <= own) return own;
-    int64_t d = c->shape.d[1];
-    if (d >= 1 && d <= SOLVE_MAX_LOG10_KAPPA) *why = (c->dtype == GV_F64 ? why_f64 : why_f32)[d];
-    if (c->dtype == GV_F64 && est <= 1e-4) return 1e-4;
-    return 0.0;
+    double fallback = 0.0;
+    for (int k = gv_default_tiers.n - 1; k >= 0; k--)
+        if (gv_default_tiers.t[k] > own && est <= gv_default_tiers.t[k])
+            fallback = gv_default_tiers.t[k];
+    snprintf(why, len,
+             "kappa %.0e, %s: kappa u = %.1e; the forward-error estimate %.2g (n and kappa: see "
+             "the error model) is over the dtype's tier %.0e; x is judged by HPL's scaled "
+             "residual",
+             kappa, gv_dtype_name(c->dtype), kappa * u, est, own);
+    return fallback;
 }
 
 /* ---- judgement -------------------------------------------------------------------------- */

@@ -296,12 +296,12 @@ Test(sin_iter_ops, expected_tiers_follow_the_documented_bounds)
     cr_expect_eq(started(GV_F32, GV_MODE_NATIVE, 1000, 37000).expected_tier, 1e-4);
     gv_result big = started(GV_F32, GV_MODE_NATIVE, 1000, 38000);
     cr_expect_eq(big.expected_tier, 0.0);
-    cr_expect_not_null(big.expected_tier_why);
+    cr_expect(big.expected_tier_why[0] != '\0');
     cr_expect_eq(started(GV_F32, GV_MODE_FASTMATH, 1000, 100).expected_tier, 1e-4);
     cr_expect_eq(started(GV_F32, GV_MODE_FASTMATH, 1000, 278).expected_tier, 1e-4);
     gv_result fast = started(GV_F32, GV_MODE_FASTMATH, 1000, 1000);
     cr_expect_eq(fast.expected_tier, 0.0);
-    cr_expect_not_null(fast.expected_tier_why);
+    cr_expect(fast.expected_tier_why[0] != '\0');
     cr_expect_not_null(strstr(fast.expected_tier_why, "2^-21.41"), "%s", fast.expected_tier_why);
 }
 
