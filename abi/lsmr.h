@@ -68,6 +68,45 @@ typedef struct gk_lsmr_aux {
     int32_t *col_idx; /* nnz, increasing within each row */
 } gk_lsmr_aux;
 
+/* The device workspace, carved in this order by kernels/lsmr.cu, each piece rounded up to
+ * 256 bytes: A's CSR row pointers and column indices, A^T's CSR (pointers, indices, values),
+ * then the vectors u (m), v, h and hbar (n). es: the dtype's element size. */
+enum {
+    GK_LSMR_WS_A_PTR,
+    GK_LSMR_WS_A_IDX,
+    GK_LSMR_WS_AT_PTR,
+    GK_LSMR_WS_AT_IDX,
+    GK_LSMR_WS_AT_VAL,
+    GK_LSMR_WS_U,
+    GK_LSMR_WS_V,
+    GK_LSMR_WS_H,
+    GK_LSMR_WS_HBAR,
+    GK_LSMR_WS_PIECES
+};
+static inline int64_t gk_lsmr_ws_piece(int piece, int64_t m, int64_t n, int64_t nnz, int64_t es)
+{
+    switch (piece) {
+    case GK_LSMR_WS_A_PTR: return (m + 1) * 4;
+    case GK_LSMR_WS_A_IDX: return nnz * 4;
+    case GK_LSMR_WS_AT_PTR: return (n + 1) * 4;
+    case GK_LSMR_WS_AT_IDX: return nnz * 4;
+    case GK_LSMR_WS_AT_VAL: return nnz * es;
+    case GK_LSMR_WS_U: return m * es;
+    default: return n * es; /* v, h, hbar */
+    }
+}
+static inline int64_t gk_lsmr_ws_round(int64_t bytes)
+{
+    return (bytes + 255) / 256 * 256;
+}
+static inline int64_t gk_lsmr_workspace_bytes(int64_t m, int64_t n, int64_t nnz, int64_t es)
+{
+    int64_t total = 0;
+    for (int p = 0; p < GK_LSMR_WS_PIECES; p++)
+        total += gk_lsmr_ws_round(gk_lsmr_ws_piece(p, m, n, nnz, es));
+    return total;
+}
+
 /* The info output (case dtype), written by the device after the solve. */
 enum {
     GK_LSMR_INFO_ITERATIONS = 0,

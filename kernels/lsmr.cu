@@ -61,10 +61,11 @@ typedef struct lsmr_state {
     float info_f32[GK_LSMR_INFO_COUNT];
 } lsmr_state;
 
-static char *carve(char **p, int64_t bytes)
+/* The next piece of abi/lsmr.h's workspace layout. */
+static char *carve(char **p, int piece, int64_t m, int64_t n, int64_t nnz, int64_t es)
 {
     char *r = *p;
-    *p += (bytes + 255) / 256 * 256;
+    *p += gk_lsmr_ws_round(gk_lsmr_ws_piece(piece, m, n, nnz, es));
     return r;
 }
 
@@ -100,15 +101,16 @@ static int lsmr_setup_body(gk_launch *L, lsmr_state *st)
     int64_t m = st->m, n = st->n, nnz = st->nnz;
 
     char *w = (char *)L->workspace;
-    st->a_ptr = (int32_t *)carve(&w, (m + 1) * 4);
-    st->a_idx = (int32_t *)carve(&w, nnz * 4);
-    st->at_ptr = (int32_t *)carve(&w, (n + 1) * 4);
-    st->at_idx = (int32_t *)carve(&w, nnz * 4);
-    st->at_val = carve(&w, nnz * (int64_t)es);
-    st->u = carve(&w, m * (int64_t)es);
-    st->v = carve(&w, n * (int64_t)es);
-    st->h = carve(&w, n * (int64_t)es);
-    st->hbar = carve(&w, n * (int64_t)es);
+    int64_t e = (int64_t)es;
+    st->a_ptr = (int32_t *)carve(&w, GK_LSMR_WS_A_PTR, m, n, nnz, e);
+    st->a_idx = (int32_t *)carve(&w, GK_LSMR_WS_A_IDX, m, n, nnz, e);
+    st->at_ptr = (int32_t *)carve(&w, GK_LSMR_WS_AT_PTR, m, n, nnz, e);
+    st->at_idx = (int32_t *)carve(&w, GK_LSMR_WS_AT_IDX, m, n, nnz, e);
+    st->at_val = carve(&w, GK_LSMR_WS_AT_VAL, m, n, nnz, e);
+    st->u = carve(&w, GK_LSMR_WS_U, m, n, nnz, e);
+    st->v = carve(&w, GK_LSMR_WS_V, m, n, nnz, e);
+    st->h = carve(&w, GK_LSMR_WS_H, m, n, nnz, e);
+    st->hbar = carve(&w, GK_LSMR_WS_HBAR, m, n, nnz, e);
     if (w > (char *)L->workspace + L->workspace_bytes)
         return gk_fail_internal("lsmr: workspace smaller than the layout promised");
 

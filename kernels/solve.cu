@@ -17,6 +17,7 @@
 
 #include <cstdlib>
 
+#include "../abi/solve.h"
 #include "gk_cuda.h"
 
 static const char *cusolver_status_name(cusolverStatus_t s)
@@ -82,9 +83,9 @@ struct solve_ws {
 static int workspace_of(const gk_launch *L, solve_ws *w)
 {
     int64_t n = L->dims[0];
-    size_t es = gv_dtype_size(L->dtype);
-    size_t a_bytes = ((size_t)(n * n) * es + 255) & ~(size_t)255;
-    size_t need = a_bytes + (size_t)(n + 2) * sizeof(int);
+    int64_t es = (int64_t)gv_dtype_size(L->dtype);
+    size_t a_bytes = (size_t)gv_solve_ws_a_bytes(n, es);
+    size_t need = (size_t)gv_solve_ws_bytes(n, es);
     if (!L->workspace || (int64_t)need > L->workspace_bytes)
         return gk_fail_internal("solve: workspace smaller than the layout promised");
     char *base = (char *)L->workspace;

@@ -14,13 +14,14 @@
  * has already updated: a race. Here every step reads one buffer and writes another, one
  * launch per step, and step 0 reads the input directly, which the launch never writes: a
  * repeated launch() gives the same result. */
+#include "../abi/stencil.h"
 #include "gk_cuda.h"
 
 #define TX 32
 #define TY 8
 
 /* Seed 003's dt * D; src/ops/stencil.c's oracle uses the same constant. */
-#define DIFFUSION_PERIODIC_COEFF 0.1
+#define DIFFUSION_PERIODIC_COEFF GV_DIFFUSION_PERIODIC_COEFF
 
 enum stencil_scheme { FIXED_LAPLACE = 0, FIXED_STEP = 1, PERIODIC_STEP = 2 };
 enum stencil_bug { NO_BUG = 0, BUG_FIXED_WRAP = 1, BUG_PERIODIC_CLAMP = 2 };
@@ -89,7 +90,7 @@ __global__ void __launch_bounds__(TX *TY)
                 if (j > 0) v -= left;
                 if (i < ny - 1) v -= down;
                 if (j < nx - 1 || Bug == BUG_FIXED_WRAP) v -= right;
-                out = Scheme == FIXED_LAPLACE ? v : f - T(0.25) * v;
+                out = Scheme == FIXED_LAPLACE ? v : f - T(GV_DIFFUSION_FIXED_COEFF) * v;
             }
             dst[(int64_t)i * nx + j] = out;
         }

@@ -89,10 +89,7 @@ static int lsmr_layout(const gv_case *c, gv_layout *l)
     l->in[1] = (gv_tensor_spec){"b", m};
     l->out[0] = (gv_tensor_spec){"x", n};
     l->out[1] = (gv_tensor_spec){"info", GK_LSMR_INFO_COUNT};
-    /* device: A's CSR indices, A^T's CSR (indices and values), vectors u (m), v, h, hbar (n),
-       each piece aligned to 256 bytes (kernels/lsmr.cu carves it in this order) */
-    l->workspace_bytes =
-        (m + 1 + nnz) * 4 + (n + 1 + nnz) * 4 + nnz * es + (m + 3 * n) * es + 16 * 256;
+    l->workspace_bytes = gk_lsmr_workspace_bytes(m, n, nnz, es); /* abi/lsmr.h's carve */
     return GV_OK;
 }
 

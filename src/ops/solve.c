@@ -39,6 +39,7 @@
 #include <string.h>
 
 #include "../gen.h"
+#include "../../abi/solve.h"
 #include "opkit.h"
 
 extern const gk_op gk_solve_gesv, gk_solve_gesv_nopivot, gk_solve_posv, gk_solve_gesv_singular,
@@ -104,8 +105,7 @@ static int singular_check_shape(const gv_shape *s, char *why, size_t len)
    two info words. */
 static int64_t solve_workspace(const gv_case *c)
 {
-    int64_t n = c->shape.d[0];
-    return n * n * (int64_t)gv_dtype_size(c->dtype) + 256 + (n + 2) * 4;
+    return gv_solve_ws_bytes(c->shape.d[0], (int64_t)gv_dtype_size(c->dtype));
 }
 
 static int solve_layout(const gv_case *c, gv_layout *l)

@@ -38,13 +38,14 @@
  * lambda for d = c1 N). It is 2^-102 in f32: nothing for fields of normal size. */
 #include <float.h>
 
+#include "../../abi/stencil.h"
 #include "opkit.h"
 
 extern const gk_op gk_stencil_laplace, gk_diffusion_fixed, gk_diffusion_periodic,
     gk_diffusion_fixed_edge, gk_diffusion_periodic_clamp;
 
 /* Seed 003's dt * D: dt = 0.1, D = 1. kernels/stencil.cu uses the same constant. */
-#define DIFFUSION_PERIODIC_COEFF 0.1
+#define DIFFUSION_PERIODIC_COEFF GV_DIFFUSION_PERIODIC_COEFF
 /* Local error constants c1 derived above. */
 #define FIXED_STEP_C1    4.0
 #define PERIODIC_STEP_C1 3.0

@@ -317,11 +317,16 @@ Test(lsmr_inputs, workspace_holds_what_the_device_carves)
             cr_assert_eq(c.op->layout(&c, &l), GV_OK);
             int64_t m = shapes[s][0], n = shapes[s][1], nnz = l.in[0].count;
             int64_t es = (int64_t)gv_dtype_size((gv_dtype)t);
-            int64_t pieces[] = {(m + 1) * 4, nnz * 4, (n + 1) * 4, nnz * 4, nnz * es,
-                                m * es,      n * es,  n * es,      n * es};
+            /* the pieces, from the one contract the kernel carves by; the test checks that
+               they add up, hold the tensors' sizes, and fit the layout */
             int64_t need = 0;
-            for (size_t i = 0; i < 9; i++)
-                need += (pieces[i] + 255) / 256 * 256;
+            for (int i = 0; i < GK_LSMR_WS_PIECES; i++) {
+                int64_t b = gk_lsmr_ws_piece(i, m, n, nnz, es);
+                if (i == GK_LSMR_WS_U) cr_expect_geq(b, m * es, "u holds m elements");
+                if (i >= GK_LSMR_WS_V) cr_expect_geq(b, n * es, "v, h, hbar hold n elements");
+                need += (b + 255) / 256 * 256;
+            }
+            cr_expect_eq(need, gk_lsmr_workspace_bytes(m, n, nnz, es));
             cr_expect(need <= l.workspace_bytes, "%ldx%ld: carve %ld > workspace %ld", (long)m,
                       (long)n, (long)need, (long)l.workspace_bytes);
             cr_expect_eq(l.out[1].count, GK_LSMR_INFO_COUNT);
