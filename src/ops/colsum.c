@@ -1,8 +1,6 @@
 /* colsum.c: op descriptors for seed 002's "matmul -> sum" and the fused einsum
- * ij,jk->k, and the einsum's planted bug. Both compute s(n) = sum_i (A B)(i, :); their
- * shared gauge is colsum(|A|) |B|. Depths (Higham, ASNA 2nd ed., eq. 3.5 for sums, 3.13
- * for products, first order): matmul_colsum k (the product) + the chunked column sum's
- * gk_colsum_depth(m); einsum colsum_depth(m) + colsum_depth(k) + 1 (the weighting). */
+ * ij,jk->k, and their planted bugs. Both compute s(n) = sum_i (A B)(i, :).
+ * Error model: docs/error-models.md, section colsum. */
 #include "../../abi/colsum.h"
 #include "opkit.h"
 
@@ -145,7 +143,8 @@ static const gv_op matmul_colsum = {
     .flops = matmul_colsum_flops,
     .oracle = matmul_colsum_oracle,
     .depth = matmul_colsum_depth,
-    .error_model = "gauge colsum(|A|)|B|, depth k + colsum depth(m); tf32 as gemm",
+    .error_model = "gauge colsum(|A|)|B|, depth k + colsum_depth(m); tf32: depth "
+                   "4 + (k + colsum_depth(m))/2^13 at u = 2^-11 (docs/error-models.md)",
     .device = GV_KERNEL(gk_matmul_colsum),
     COLSUM_COMMON,
 };
@@ -183,7 +182,8 @@ static const gv_op einsum_colsum = {
     .oracle = einsum_oracle,
     .depth = einsum_depth,
     .oracle_depth = einsum_oracle_depth,
-    .error_model = "gauge colsum(|A|)|B|, depth colsum depth(m) + colsum depth(k) + 1",
+    .error_model = "gauge colsum(|A|)|B|, depth colsum_depth(m) + colsum_depth(k) + 1 "
+                   "(docs/error-models.md)",
     .device = GV_KERNEL(gk_einsum_colsum),
     COLSUM_COMMON,
 };

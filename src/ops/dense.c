@@ -1,35 +1,6 @@
 /* dense.c: op descriptors for seed 004's dense layer Y = sigmoid(W X + b) (W m x k, X k x n,
- * b of length m added to row i, Y m x n, row-major) and its planted bug.
- *
- * Error model. z = W X + b is the (k+1)-term dot product [W(i,:), b(i)] . [X(:,j); 1], so
- * (Higham, Accuracy and Stability of Numerical Algorithms, 2nd ed., sec. 3.1, eq. 3.5, and
- * sec. 3.5, eq. 3.13; the bias add is the last term, Lemma 3.3 joins gamma_k and u)
- *     |z^ - z| <= gamma_{k+1} a,   a = |W||X| + |b|.
- * The sigmoid is 1/4-Lipschitz (sigma' = y(1 - y) <= 1/4), so the propagated error is at
- * most 0.25 gamma_{k+1} a. Evaluating y = (z >= 0 ? 1 : t) / (1 + t), t = exp(-|z|), adds
- * a relative error eps_t of exp scaled by 1 - y <= 1 (d y / y = -(1 - y) d t / t), one
- * rounding for 1 + t and the division's. Sources for the functions (CUDA C++ Programming
- * Guide, Mathematical Functions appendix, tables of maximum ulp errors): expf 2 ulp, exp
- * (f64) 1 ulp, IEEE division 0 ulp; fastmath __expf(x) 2 + floor(|1.173 x|) ulp (1.16 in
- * older editions) and __fdividef 2 ulp for 2^-126 <= |y| <= 2^126 (1 + t is in [1, 2]).
- * One ulp is at most 2u relative.
- *   native: eval error <= (4u + u + u) |y| = 6u|y|. With gauge g = 0.25 a + |y| and depth
- *     d = k + 7: u g d = 0.25 a (k+7) u + |y| (k+7) u covers 0.25 (k+1) u a + 6 u |y|.
- *   fastmath (f32): exp's part is sigma'(z) eps_t <= 2u sigma'(z) (2 + 1.173 |z|); with
- *     sigma' <= y, y <= 1 and |z| <= a (1 + gamma) that is <= 4u|y| + 2.35 u a; with 1 + t
- *     (u) and __fdividef (4u), the eval adds <= 9u|y| + 2.35 u a. Depth k + 11 covers it:
- *     0.25 a (k + 11) >= 0.25 a (k + 1) + 2.5 a, and (k + 11) |y| >= 9 |y|.
- *   tf32 (f32): the product as in src/ops/gemm.c: operands rounded to TF32 (4 u_tf32 for a
- *     product of two), f32 accumulation of k terms plus the f32 bias add: (4 + (k+1)/2^13)
- *     u_tf32 a; the f32 sigmoid's 6 u_f32 |y| is far below u_tf32 |y| 4. Same gauge, depth
- *     4 + (k+1)/2^13 at u = 2^-11.
- * All first order; the ratio bound 16 leaves room for the gamma terms. A result computed in
- * a narrower precision than claimed overshoots: f32 arithmetic inside an f64 case gives ratio
- * ~1e6 at 512x784x256 (simulated in tests/cpu/oracle_dense.c). TF32 passed off as native
- * f32 stays near ratio 1 there (the worst-case gauge grows as k^2); the f32 tier 1e-4 is
- * what catches it.
- * The oracle itself (dgemm + f64 sigmoid) has the f64 bound, far under f32's; judged at f64
- * it can take at most as much of the ratio as the device (at most a factor 2). */
+ * b of length m added to row i, Y m x n, row-major) and its planted bugs.
+ * Error model: docs/error-models.md, section dense. */
 #include <stdlib.h>
 
 #include "opkit.h"
@@ -115,10 +86,10 @@ static int dense_gauge(gv_problem *p)
         go_dense_sigmoid_gauge(m, k, n, w, k, x, n, b, p->out[0].ref, n, p->out[0].gauge, n));
 }
 
-/* The probabilistic model's G (docs/error-models.md): the pre-activation z = W X + b is a
-   (k+1)-term dot product with spread S = sqrt((W o W)(X o X) + b o b); its error reaches y
-   through sigma'(z) = t / (1 + t)^2, t = exp(-|z|); the sigmoid's own evaluation (6u|y|
-   in the file comment) enters as 6|y| / sqrt(d), so that w G covers it, and y below the
+/* The probabilistic model's G (docs/error-models.md, section dense): the pre-activation
+   z = W X + b is a (k+1)-term dot product with spread S = sqrt((W o W)(X o X) + b o b); its
+   error reaches y through sigma'(z) = t / (1 + t)^2, t = exp(-|z|); the sigmoid's own
+   evaluation (6u|y|) enters as 6|y| / sqrt(d), so that w G covers it, and y below the
    normal range (z < -87 in f32) loses relative precision: an absolute floor of 4 subnormal
    spacings eta (exp's 2 ulp of a subnormal, the rounding and the division) enters as
    4 eta / (u sqrt(d)):
@@ -158,9 +129,9 @@ static int dense_pgauge(gv_problem *p)
     .mode_valid = dense_mode_valid, .layout = dense_layout, .flops = dense_flops,                  \
     .bytes = dense_bytes, .make_inputs = dense_inputs, .oracle = dense_oracle,                     \
     .gauge = dense_gauge, .pgauge = dense_pgauge, .depth = dense_depth,                            \
-    .error_model = "|Y-r| <= 0.25 gamma_{k+1}(|W||X|+|b|) + sigmoid eval (Higham ASNA eq. "        \
-                   "3.13; sigma' <= 1/4; CUDA guide ulp tables): gauge 0.25(|W||X|+|b|)+|Y|, "     \
-                   "depth k+7 (fastmath __expf: k+11); tf32 4+(k+1)/2^13 at u = 2^-11"
+    .error_model = "|Y-r| <= 0.25 gamma_{k+1}(|W||X|+|b|) + sigmoid eval (Higham ASNA eq. 3.13): " \
+                   "gauge 0.25(|W||X|+|b|)+|Y|, depth k+7, fastmath k+11, tf32 4+(k+1)/2^13 at "   \
+                   "u = 2^-11 (docs/error-models.md)"
 
 static const gv_op dense_sigmoid = {
     .name = "dense.sigmoid",

@@ -5,28 +5,7 @@
  * tensors are interleaved (re, im) pairs of the case's dtype, so a c2c tensor holds
  * 2 n batch reals. Forward is e^{-2 pi i jk/n}; inverses are NOT scaled by 1/n, as in
  * cuFFT and FFTW.
- *
- * Error model (normwise, made per-element):
- *  - Higham, Accuracy and Stability of Numerical Algorithms, 2nd ed., sec. 24.1, Theorem
- *    24.2: radix-2 Cooley-Tukey gives ||y^ - y||_2 / ||y||_2 <= log2(n) eta / (1 - log2(n)
- *    eta), eta = mu + gamma_4 (sqrt 2 + mu), mu the twiddle factors' error: about 6.7 u
- *    log2(n) with twiddles accurate to u.
- *  - Per element |y^_i - y_i| <= ||y^ - y||_2, so the gauge of every output of row b is
- *    g = ||y_b||_2 = sqrt(n) ||x_b||_2 (Parseval, unnormalised DFT), with depth d below. It is
- *    a true bound (ratio <= ~7 at worst for radix 2), and g >= |y_i|: it also dominates the
- *    componentwise gauge (|F||x|)_i = ||x_b||_1 (Cauchy-Schwarz), which for dense inputs it
- *    exceeds by only 7-15%, so little is lost against that gauge.
- *  - Depth d: ceil(log2 n) when n = 2^a 3^b 5^c 7^d, which cuFFT runs as mixed-radix
- *    Cooley-Tukey (no more passes than radix 2); otherwise cuFFT uses Bluestein's algorithm
- *    (cuFFT documentation, "Accuracy and Performance"): chirp, FFT of length m < 4n, product,
- *    inverse FFT, chirp, about twice the depth, d = 2 ceil(log2 n) + 5. Real transforms add 1
- *    for the pass that splits/merges the half-length complex transform.
- *  - Measured on the CPU with FFTW and a Bluestein in f32 (uniform inputs, n up to 2^20,
- *    primes included; tests/cpu/oracle_fft.c): ratio 0.0006 .. 0.17, 0.53 at n = 2 (one
- *    butterfly), against the bound 16.
- * Inputs default to uniform [-1, 1): zero-mean, so no DC term of n/2 holds most of ||y||
- * and the error every bin carries is judged against outputs of its own size.
- * Expected tiers: see fft_tier. */
+ * Error model: docs/error-models.md, section fft. */
 #include "opkit.h"
 
 extern const gk_op gk_fft_c2c_fwd, gk_fft_c2c_inv, gk_fft_r2c_fwd, gk_fft_c2r_inv,
@@ -244,11 +223,11 @@ FFT_HOOKS(FFT_C2C_INV, c2c_inv)
 FFT_HOOKS(FFT_R2C, r2c)
 FFT_HOOKS(FFT_C2R, c2r)
 
-#define FFT_MODEL_C2C                                                                              \
-    "gauge ||y_b||_2 = sqrt(n)||x_b||_2 for every output of row b (>= |y_i|; max|e_i| <= "         \
-    "||e||_2 <= ~7u log2(n)||y||_2, Higham ASNA Thm 24.2); depth ceil(log2 n) for n = "            \
-    "2^a3^b5^c7^d, 2ceil(log2 n)+5 otherwise (Bluestein)"
-#define FFT_MODEL_REAL FFT_MODEL_C2C "; +1 for the real split/merge pass"
+#define FFT_MODEL_BASE                                                                             \
+    "gauge ||y_b||_2 = sqrt(n)||x_b||_2 for row b (Higham ASNA Thm 24.2); depth ceil(log2 n) "     \
+    "for n = 2^a3^b5^c7^d, else 2ceil(log2 n)+5 (Bluestein)"
+#define FFT_MODEL_C2C  FFT_MODEL_BASE " (docs/error-models.md)"
+#define FFT_MODEL_REAL FFT_MODEL_BASE ", +1 for the real split/merge (docs/error-models.md)"
 
 #define FFT_COMMON(s)                                                                              \
     .family = "fft", .dims = "n,batch", .dtypes = GV_BOTH_DTYPES, .modes = GV_BIT(GV_MODE_NATIVE), \

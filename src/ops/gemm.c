@@ -1,8 +1,6 @@
 /* gemm.c: op descriptors for C = A B through cuBLAS and through the hand-tiled kernel, and
- * the tiled kernel's planted bug. Error model (Higham, ASNA 2nd ed., sec. 3.5, eq. 3.13):
- * |C - fl(AB)| <= gamma_k |A||B|, so the gauge is |A||B| and the depth k. In tf32 mode the
- * operands are rounded to TF32 (|delta| <= 2u_tf32 even if truncated, two operands) and
- * accumulated in f32: depth 4 + k u_f32/u_tf32 at u = u_tf32. */
+ * their planted bugs (TF32 behind a pedantic label, a dropped K tail).
+ * Error model: docs/error-models.md, section gemm. */
 #include "../gen.h"
 #include "opkit.h"
 
@@ -109,8 +107,8 @@ static int gemm_pgauge(gv_problem *p)
     .check_shape = gemm_check_shape, .layout = gemm_layout, .flops = gemm_flops,                   \
     .bytes = gemm_bytes, .make_inputs = gemm_inputs, .oracle = gemm_oracle, .gauge = gemm_gauge,   \
     .pgauge = gemm_pgauge, .exact = gemm_exact, .depth = gemm_depth,                               \
-    .error_model = "|C-r| <= gamma_k |A||B| (Higham ASNA eq. 3.13); tf32: depth 4 + k/2^13 "       \
-                   "at u = 2^-11"
+    .error_model = "|C-r| <= gamma_k |A||B| (Higham ASNA eq. 3.13): gauge |A||B|, depth k; "       \
+                   "tf32: depth 4 + k/2^13 at u = 2^-11 (docs/error-models.md)"
 
 static const gv_op gemm_cublas = {
     .name = "gemm.cublas",

@@ -2,28 +2,9 @@
  * lambda^2 ||x||^2 for a random sparse A (density 0.1, values uniform [0,1) as
  * scipy.sparse.random draws them), b ~ normal(3, 1), lambda_k from geomspace(1e-1, 5e3, 10),
  * solved on the GPU by LSMR with damp = lambda (kernels/lsmr.cu), and the planted bug that
- * drops the damping. Dims m,n,k: A is m x n, lambda = lambda_k (k = 1..10).
- *
- * Error model. LSMR stops on its own tolerance, so the error follows that tolerance, not u.
- * With Abar = [A; lambda I], rbar = [b; 0] - Abar x and g = Abar^T rbar = A^T (b - A x) -
- * lambda^2 x, LSMR's rule S2 (Fong & Saunders 2011, sec. 3) stops when its estimate of
- * ||g|| is <= atol ||A|| ||rbar||, ||A|| estimated by ||B_k||_F <= ||A||_F. In floating point
- * the true ||g|| of the returned x cannot go below what a backward-stable least-squares
- * solver leaves, ||g|| <~ u (||A|| (||A|| ||x|| + ||b||) + lambda^2 ||x||) (perturbing A and b
- * by relative u in the normal equations; Higham, ASNA 2nd ed., ch. 20). The
- * judged ratio is therefore the normal-equations residual of the device's x, computed in
- * f64 on the host, over that promise:
- *     ratio = ||g|| / (atol ||A||_F ||rbar|| + u d [(||A||_F^2 + lambda^2) ||x|| + ||A||_F ||b||])
- * with gauge ||A||_F (>= ||A||_2 and >= LSMR's own estimate), depth d = 1, u the dtype's unit
- * roundoff; over the bound (16) is a FAIL. (CPU runs of the same recurrences: ratio <= 3.3
- * in f64, <= 0.3 in f32, m x n up to 5000 x 5000.) The forward error follows from it:
- * g = Abar^T Abar (x* - x), so ||x - x*|| <= ||g|| / sigma_min(Abar)^2 <= ||g|| / lambda^2;
- * the judge also checks ||x - x*|| (x* the dense QR oracle) against that consequence.
- * Expected tier: the largest |x - x*| / (1 + |x*|) of CPU runs of the same recurrences was
- * up to 7.8 atol kappa_F (kappa_F = ||A||_F / lambda ~ 1000-1800; less at smaller kappa_F),
- * so the dtype's tier (f64 1e-8, f32 1e-4) is expected only when 30 atol kappa_F +
- * u kappa_F^2 is within it, ||A||_F ~ sqrt(density m n / 3) (E[a^2] = 1/3); otherwise no
- * tier is expected and the residual model alone judges. */
+ * drops the damping. Dims m,n,k: A is m x n, lambda = lambda_k (k = 1..10). The judgement is
+ * lsmr_measure's: LSMR's normal-equations residual against its promise.
+ * Error model: docs/error-models.md, section lsmr. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -309,10 +290,9 @@ static void lsmr_measure(const gv_problem *p, gv_result *r)
     .default_dist = GV_DIST_UNIFORM01, .check_shape = lsmr_check_shape, .layout = lsmr_layout,     \
     .flops = lsmr_flops, .bytes = lsmr_bytes, .make_inputs = lsmr_inputs, .oracle = lsmr_oracle,   \
     .depth = lsmr_depth, .expected_tier = lsmr_expected_tier, .measure = lsmr_measure,             \
-    .error_model = "||A^T r - lambda^2 x|| <= atol ||A||_F ||[r; lambda x]|| + u "                 \
-                   "((||A||_F^2 + lambda^2) ||x|| + ||A||_F ||b||): LSMR's stopping rule S2 "      \
-                   "(Fong & Saunders 2011, sec. 3) plus a backward-stable floor (Higham ASNA "     \
-                   "ch. 20); gauge ||A||_F, depth 1; flops and bytes per iteration"
+    .error_model = "||A^T r - lambda^2 x|| <= atol ||A||_F ||[r; lambda x]|| + u d "               \
+                   "((||A||_F^2 + lambda^2) ||x|| + ||A||_F ||b||), gauge ||A||_F, depth 1: "      \
+                   "LSMR's rule S2 plus a backward-stable floor (docs/error-models.md)"
 
 static const gv_op lsmr_ridge = {
     .name = "lsmr.ridge",

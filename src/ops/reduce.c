@@ -1,25 +1,7 @@
 /* reduce.c: op descriptors for the sum of a vector by a tree (reduce.sum), its planted bug,
  * and the column sums of a row-major m x n matrix (reduce.colsum: the "sum over axis 0"
  * half of seed 002's matmul -> sum test).
- *
- * Error model (Higham, Accuracy and Stability of Numerical Algorithms, 2nd ed., sec. 4.2):
- * a summation in any order obeys |s - fl(s)| <= u sum_i |T_i| over its intermediate sums T_i
- * (eq. 4.3, from the model 2.4), so if no element passes through more than d rounded
- * additions on its way to the result, |s - fl(s)| <= gamma_d sum |x_i|, d u sum |x_i| to
- * first order; recursive summation has d = n - 1 (eq. 4.4), pairwise d = ceil(log2 n)
- * (eq. 4.6). Gauge sum |x_i|, u of the dtype.
- *  - reduce.sum, depth ceil(log2 n) + 1. The kernel (kernels/reduce.cu) is a perfect binary
- *    tree over the index bits, padded with zeros to a power of 2048: each of its additions
- *    pairs the subtrees that differ in one bit. For an element i < n and a bit b >= m =
- *    ceil(log2 n), bit b of i is 0 and the partner subtree holds indices >= 2^b >= n only,
- *    i.e. zeros: adding it is exact. So at most m additions on any path round: depth m. The
- *    + 1 is DESIGN.md's form and keeps d >= 1 at n = 1.
- *  - reduce.colsum, depth gk_colsum_depth(m) (kernels/gk.h): a column goes through a chunk of
- *    ceil(m / chunks) rows, then the chunks, each summed recursively: at most
- *    chunk + chunks - 2 rounded additions.
- * A dropped tail (reduce.sum.droptail) loses whole elements: an error of about
- * (tail / n) sum |x| against u d sum |x|, a ratio of ~300 in f32 and ~1e14 in f64 at
- * n = 4097 (one element lost), and more at 1000003 (579 lost). */
+ * Error model: docs/error-models.md, section reduce. */
 #include "../../abi/colsum.h"
 #include "../../abi/reduce.h"
 #include "opkit.h"
@@ -165,8 +147,9 @@ static int colsum_pgauge(gv_problem *p)
     .dists = REDUCE_DISTS, .default_dist = GV_DIST_UNIFORM01, .check_shape = sum_check_shape,      \
     .layout = sum_layout, .flops = sum_flops, .bytes = sum_bytes, .make_inputs = reduce_inputs,    \
     .oracle = sum_oracle, .gauge = sum_gauge, .pgauge = sum_pgauge, .depth = sum_depth,            \
-    .error_model = "|s-r| <= gamma_d sum|x|, d = ceil(log2 n)+1: a tree whose every path "         \
-                   "has <= ceil(log2 n) rounded additions (Higham ASNA sec. 4.2)"
+    .error_model = "|s-r| <= gamma_d sum|x|: gauge sum|x|, depth ceil(log2 n)+1, a tree with "     \
+                   "<= ceil(log2 n) rounded additions a path (Higham ASNA sec. 4.2) "              \
+                   "(docs/error-models.md)"
 
 static const gv_op reduce_sum = {
     .name = "reduce.sum",
@@ -212,8 +195,8 @@ static const gv_op reduce_colsum = {
     .gauge = colsum_gauge,
     .pgauge = colsum_pgauge,
     .depth = colsum_depth,
-    .error_model = "|s-r| <= gamma_d colsum(|X|), d = gk_colsum_depth(m): chunk rows + chunks, "
-                   "recursive in each (Higham ASNA eq. 4.4)",
+    .error_model = "|s-r| <= gamma_d colsum(|X|), d = colsum_depth(m) = chunk rows + chunks "
+                   "(Higham ASNA sec. 4.2) (docs/error-models.md)",
     .device = GV_KERNEL(gk_reduce_colsum),
 };
 

@@ -1,27 +1,6 @@
 /* sin_iter.c: op descriptors for y = sin applied k times to x (seed 000: the CPU/GPU crossover
  * as the work per element grows) and its planted bug. Dims n (elements), k (applications).
- *
- * Error model. Sources: CUDA C Programming Guide, appendix "Mathematical Functions": sinf and
- * sin have at most 2 ulp of error over the full range; the intrinsic __sinf has an absolute
- * error of at most 2^-21.41 for x in [-pi, pi] (the guide notes these bounds come from
- * extensive, not exhaustive, tests). Inputs lie in [-1, 1], so every iterate does too.
- *  - native: the guide counts ulps from the correctly rounded result, so a step errs by at
- *    most 2.5 ulp of y <= 5u|y| (ulp(y) <= 2u|y| for normal y): sin(c)(1 + d), |d| <= 5u. A
- *    relative error e in the argument becomes (y cot y) e in sin(y), and 0 < y cot y <= 1 on
- *    |y| < pi/2, so relative errors add up without growing: |c_k - r| <= 5 u k |r| to first
- *    order (for k <= 1e6 and u = 2^-24, 5uk <= 0.3). Gauge max(|r|, smallest normal) (below
- *    it an ulp stops shrinking), depth k, u of the dtype: a correct kernel's ratio is at most
- *    5, plus at most 2 from the oracle's own <= 1 ulp a step (oracle/sin_iter.c). An f64
- *    case computed in f32 errs by ~2^-24 |r|: a ratio of ~2^28/k.
- *  - fastmath (f32): __sinf(c) = sin(c) + e, |e| <= 2^-21.41 absolute; |sin a - sin b| <=
- *    |a - b|, so |c_k - r| <= k 2^-21.41 exactly, not just to first order. Gauge 1, depth k,
- *    u = 2^-21.41: a correct kernel's ratio is at most 1.
- * Expected tier: allclose at t needs |c - r| <= t (1 + |r|) >= t. Since 1/sin^2 y - 1/y^2 >=
- * 1/3 on 0 < |y| <= 1, |sin^k x| <= 1/sqrt(1 + k/3) for |x| <= 1. So native f32 is sure of
- * 1e-4 while 5 u k / sqrt(1 + k/3) <= 1e-4 (k up to about 37,500) and f64 of 1e-8 for every
- * allowed k; fastmath is sure of 1e-4 only while k 2^-21.41 <= 1e-4, k <= 278. At k = 1000
- * the bound allows 3.6e-4 (1.4e-4 even counting the damping by cos(s_j) < 1 along the orbit)
- * against the 1.05e-4 that allclose grants at |r| ~ 0.055, so no tier is expected there. */
+ * Error model: docs/error-models.md, section sin_iter. */
 #include <float.h>
 
 #include "opkit.h"
@@ -96,7 +75,7 @@ static double sin_iter_unit_roundoff(const gv_case *c)
     return gv_unit_roundoff(c->dtype, c->mode);
 }
 
-/* Worst-case |c - r| the model allows with |x| <= 1 (see the file comment). */
+/* Worst-case |c - r| the model allows with |x| <= 1 (docs/error-models.md, section sin_iter). */
 static double sin_iter_worst_abs_err(const gv_case *c)
 {
     double k = (double)c->shape.d[1];
@@ -160,9 +139,9 @@ static int sin_iter_oracle(gv_problem *p)
     .bytes = sin_iter_bytes, .make_inputs = sin_iter_inputs, .oracle = sin_iter_oracle,            \
     .depth = sin_iter_depth, .unit_roundoff = sin_iter_unit_roundoff,                              \
     .expected_tier = sin_iter_expected_tier,                                                       \
-    .error_model = "native: |c-r| <= 5uk|r| (2 ulp a step, relative error not amplified: "         \
-                   "y cot y <= 1), gauge |r|, depth k; fastmath: |c-r| <= k 2^-21.41, gauge "      \
-                   "1, u = 2^-21.41 (CUDA C Programming Guide, Mathematical Functions)"
+    .error_model = "native: |c-r| <= 5uk|r| (2.5 ulp a step, not amplified), gauge "               \
+                   "max(|r|, min normal), depth k; fastmath: |c-r| <= k 2^-21.41, gauge 1, "       \
+                   "u = 2^-21.41 (CUDA C Programming Guide) (docs/error-models.md)"
 
 static const gv_op sin_iter = {
     .name = "sin_iter",

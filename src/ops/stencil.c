@@ -1,41 +1,6 @@
 /* stencil.c: op descriptors for the 5-point stencils of seed 002 (Numba, shared-memory tiles,
  * fixed edges) and seed 003 (PyTorch roll, periodic edges), and their planted bugs.
- *
- * Error models. u is the dtype's unit roundoff, gamma_n = n u / (1 - n u) (Higham, Accuracy
- * and Stability of Numerical Algorithms, 2nd ed., Lemma 3.1); all bounds first order in u.
- * For a field x write L_i(x) = |x_i| + sum over i's neighbours j of |x_j| (the neighbours
- * that exist for fixed edges; the 4 wrapped ones, repeats included, for periodic edges), and
- * A for the neighbour operator, so L(x) = (I + A)|x|.
- *
- * stencil.laplace: v_i = 4 f_i - up - left - down - right. 4 f_i is exact (a power of two),
- * then at most 4 rounded subtractions: recursive summation of 5 terms, |error| <= gamma_4
- * (4|f_i| + sum |f_j|) (ASNA sec. 4.2). Gauge 4|f| + sum |neighbours| (>= |v|), depth 4.
- *
- * diffusion.fixed, one step f' = f - 0.25 v: v as above, 0.25 v exact, one rounded
- * subtraction (or one fused multiply-add) of a result that is exactly 0.25 S' (S' the sum
- * of the neighbours, |S'| <= S = sum |f_j|): |error| <= 0.25 gamma_4 (4|f_i| + S) +
- * u 0.25 S = u (4|f_i| + 1.25 S) <= 4 u L_i(f).
- * diffusion.periodic, one step f' = f + c (up + down + left + right - 4 f), c = dt D = 0.1:
- * the sum of 5 terms has error <= gamma_4 (S + 4|f_i|); c is rounded to the dtype (f32:
- * |delta| <= u), the product rounds once, the final addition once (fused or not):
- * |error| <= c 4u (S + 4|f_i|) + 2u c (S + 4|f_i|) + u (0.6|f_i| + 0.1 S)
- * = u (3.0|f_i| + 0.7 S) <= 3 u L_i(f).
- * So one step is f_(k+1) = M f_k + delta_k, |delta_k| <= c1 u (I + A)|f_k| with c1 = 4
- * (fixed) or 3 (periodic), and M = 0.25 A (fixed; its rows sum to 1 inside, less at the
- * edges) or M = (1 - 4c) I + c A (periodic; rows sum to 1). Both are non-negative for
- * these coefficients (the explicit scheme's stability condition 4c <= 1), so |M x| <= M|x|
- * and |f_k| <= M^k |f_0|. The error e_k of the computed field obeys e_(k+1) = M e_k +
- * delta_k, hence |e_N| <= sum_k M^(N-1-k) |delta_k| <= c1 u sum_k M^(N-1-k) (I + A) M^k |f_0|
- * = c1 u N (I + A) M^(N-1) |f_0|, since M is a polynomial in A and commutes with I + A.
- * Gauge g = (I + A) M^(N-1) |f_0| (the oracle run on |f_0| for N-1 steps, then the local sum;
- * g >= M^N |f_0| >= |result| because M <= I + A entrywise), depth c1 N. The bound is the worst
- * case, linear in N; rounding errors of random sign that the averaging M damps grow far
- * more slowly, so the measured ratio is expected to fall roughly like 1/N.
- * Underflow: a product (0.25 v, c lap) whose result is subnormal (or flushed) adds an
- * absolute error of at most lambda, the smallest normal number, while + and - of subnormals
- * are exact (ASNA sec. 2.2, the model with underflow); over N steps through M (row sums
- * <= 1) that is <= N lambda, covered by adding lambda / u to every gauge element (u g d >= N
- * lambda for d = c1 N). It is 2^-102 in f32: nothing for fields of normal size. */
+ * Error model: docs/error-models.md, section stencil. */
 #include <float.h>
 
 #include "../../abi/stencil.h"
@@ -46,7 +11,7 @@ extern const gk_op gk_stencil_laplace, gk_diffusion_fixed, gk_diffusion_periodic
 
 /* Seed 003's dt * D: dt = 0.1, D = 1. kernels/stencil.cu uses the same constant. */
 #define DIFFUSION_PERIODIC_COEFF GV_DIFFUSION_PERIODIC_COEFF
-/* Local error constants c1 derived above. */
+/* Local error constants c1 (docs/error-models.md, section stencil). */
 #define FIXED_STEP_C1    4.0
 #define PERIODIC_STEP_C1 3.0
 
@@ -122,7 +87,8 @@ static int stencil_inputs(gv_problem *p)
     return GV_OK;
 }
 
-/* The underflow allowance lambda / u of the diffusion gauges (see the file comment). */
+/* The underflow allowance lambda / u of the diffusion gauges (docs/error-models.md,
+   section stencil). */
 static void add_underflow_floor(gv_problem *p)
 {
     double lambda = gv_dtype_normal_min(p->c.dtype);
@@ -188,11 +154,11 @@ static int periodic_gauge(gv_problem *p)
     .make_inputs = stencil_inputs
 
 #define FIXED_MODEL                                                                                \
-    "gauge (I+A)M^(N-1)|f0| (M = 0.25A step, A neighbours), depth 4N; one step <= 4u "             \
-    "(|f|+sum|nbrs|) (Higham ASNA sec. 4.2), propagated by the non-negative M"
+    "gauge (I+A)M^(N-1)|f0| + lambda/u (M = 0.25A), depth 4N: <= 4u(|f|+sum|nbrs|) a step "        \
+    "(Higham ASNA sec. 4.2), propagated by M >= 0 (docs/error-models.md)"
 #define PERIODIC_MODEL                                                                             \
-    "gauge (I+A)M^(N-1)|f0| (M = 0.6I+0.1A step, A wrapped neighbours), depth 3N; one step "       \
-    "<= 3u (|f|+sum|nbrs|) (Higham ASNA sec. 4.2), propagated by the non-negative M"
+    "gauge (I+A)M^(N-1)|f0| + lambda/u (M = 0.6I+0.1A), depth 3N: <= 3u(|f|+sum|nbrs|) a step "    \
+    "(Higham ASNA sec. 4.2), propagated by M >= 0 (docs/error-models.md)"
 
 static const gv_op stencil_laplace = {
     .name = "stencil.laplace",
@@ -204,7 +170,8 @@ static const gv_op stencil_laplace = {
     .oracle = laplace_oracle,
     .gauge = laplace_gauge,
     .depth = laplace_depth,
-    .error_model = "gauge 4|f|+sum|nbrs|, depth 4: 5-term sum, 4f exact (Higham ASNA sec. 4.2)",
+    .error_model = "gauge 4|f|+sum|nbrs|, depth 4: 5-term sum, 4f exact (Higham ASNA sec. 4.2) "
+                   "(docs/error-models.md)",
     .device = GV_KERNEL(gk_stencil_laplace),
     STENCIL_COMMON,
 };

@@ -1,9 +1,6 @@
-/* vadd.c: op descriptors for c = a + b (seed 000) and its planted bugs. One correctly
- * rounded addition per element: |c - r| <= u (|a| + |b|), depth 1 (Higham, ASNA 2nd ed.,
- * eq. 2.4, the standard model fl(x op y) = (x op y)(1 + delta), |delta| <= u). Inputs
- * default to uniform [-1, 1), so sums also cancel; the gauge |a| + |b| covers that, and the
- * error u (|a| + |b|) <= 2u stays under the expected tier t (1 + |c|) (1e-4 in f32, 1e-8 in
- * f64). */
+/* vadd.c: op descriptors for c = a + b (seed 000) and its planted bugs (a rounding f64 path,
+ * stray stores past, before and into the buffers).
+ * Error model: docs/error-models.md, section vadd. */
 #include "opkit.h"
 
 extern const gk_op gk_vadd, gk_vadd_f32round, gk_vadd_pastend, gk_vadd_prestart, gk_vadd_clobber;
@@ -56,7 +53,8 @@ static int vadd_gauge(gv_problem *p)
     .default_dist = GV_DIST_UNIFORM11, .layout = vadd_layout, .flops = vadd_flops,                 \
     .bytes = vadd_bytes, .make_inputs = vadd_inputs, .oracle = vadd_oracle, .gauge = vadd_gauge,   \
     .depth = vadd_depth,                                                                           \
-    .error_model = "|c-r| <= u(|a|+|b|), depth 1: one rounded addition (Higham ASNA eq. 2.4)"
+    .error_model = "|c-r| <= u(|a|+|b|): gauge |a|+|b|, depth 1, one rounded addition "            \
+                   "(Higham ASNA eq. 2.4) (docs/error-models.md)"
 
 static const gv_op vadd = {
     .name = "vadd",
