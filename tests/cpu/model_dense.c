@@ -157,24 +157,14 @@ static void sim_f64_in_f32(const gv_problem *p, double *y)
 static gv_result judge_sim(const char *opname, gv_dtype t, gv_mode mode, gv_dist dist, int64_t m,
                            int64_t k, int64_t n, sim_fn sim)
 {
-    gv_case c = {gv_op_find(opname), t, mode, dist, {3, {m, k, n}}, 7};
-    cr_assert_not_null(c.op, "%s registered", opname);
+    gv_case c = gv_test_case(opname, t, mode, dist, (gv_shape){3, {m, k, n}}, 7);
     gv_problem p;
-    cr_assert_eq(gv_problem_init(&p, &c), GV_OK);
-    cr_assert_eq(gv_reference(&p), GV_OK);
-    double *y = malloc(sizeof(double) * (size_t)(m * n));
-    cr_assert_not_null(y);
+    gv_test_problem(&p, &c);
+    double *y = gv_test_alloc(m * n);
     sim(&p, y);
-    for (int64_t i = 0; i < m * n; i++) {
-        if (t == GV_F32)
-            ((float *)p.out[0].data)[i] = (float)y[i];
-        else
-            ((double *)p.out[0].data)[i] = y[i];
-    }
+    gv_test_store(&p, 0, y);
     free(y);
-    gv_result r;
-    gv_result_init(&r, &c, &gv_default_tiers);
-    gv_judge(&p, &r);
+    gv_result r = gv_test_judge(&p);
     gv_problem_free(&p);
     cr_log_info("%s %s %s %lldx%lldx%lld: %s ratio %.3g max_abs %.3g %s", opname, gv_dtype_name(t),
                 gv_mode_name(mode), (long long)m, (long long)k, (long long)n,

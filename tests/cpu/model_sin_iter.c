@@ -90,24 +90,14 @@ static void sim_fast_32x(const gv_problem *p, double *y)
 static gv_result judge_sim_dist(const char *opname, gv_dtype t, gv_mode mode, gv_dist dist,
                                 int64_t n, int64_t k, sim_fn sim)
 {
-    gv_case c = {gv_op_find(opname), t, mode, dist, {2, {n, k}}, 7};
-    cr_assert_not_null(c.op, "%s registered", opname);
+    gv_case c = gv_test_case(opname, t, mode, dist, (gv_shape){2, {n, k}}, 7);
     gv_problem p;
-    cr_assert_eq(gv_problem_init(&p, &c), GV_OK);
-    cr_assert_eq(gv_reference(&p), GV_OK);
-    double *y = malloc(sizeof(double) * (size_t)n);
-    cr_assert_not_null(y);
+    gv_test_problem(&p, &c);
+    double *y = gv_test_alloc(n);
     sim(&p, y);
-    for (int64_t i = 0; i < n; i++) {
-        if (t == GV_F32)
-            ((float *)p.out[0].data)[i] = (float)y[i];
-        else
-            ((double *)p.out[0].data)[i] = y[i];
-    }
+    gv_test_store(&p, 0, y);
     free(y);
-    gv_result r;
-    gv_result_init(&r, &c, &gv_default_tiers);
-    gv_judge(&p, &r);
+    gv_result r = gv_test_judge(&p);
     gv_problem_free(&p);
     cr_log_info("%s %s %s %s %lldx%lld: %s ratio %.3g max_abs %.3g max_rel %.3g %s", opname,
                 gv_dtype_name(t), gv_mode_name(mode), gv_dist_name(dist), (long long)n,

@@ -7,20 +7,7 @@
 
 #include "gen.h"
 #include "go.h"
-
-/* rows x cols, leading dimension ld, uniform [-1, 1); NaN in the padding so reading it shows */
-static double *matrix(int64_t rows, int64_t cols, int64_t ld, uint64_t tensor)
-{
-    double *packed = malloc((size_t)(rows * cols) * sizeof *packed + 1);
-    double *x = malloc((size_t)(rows * ld) * sizeof *x + 1);
-    cr_assert(packed && x);
-    gv_gen_fill(packed, rows * cols, GV_DIST_UNIFORM11, GV_F64, 23, tensor);
-    for (int64_t i = 0; i < rows; i++)
-        for (int64_t j = 0; j < ld; j++)
-            x[i * ld + j] = j < cols ? packed[i * cols + j] : NAN;
-    free(packed);
-    return x;
-}
+#include "testkit.h"
 
 static long double normwise(int64_t n, const double *got, const long double *want)
 {
@@ -48,7 +35,7 @@ static void check_gauge(int64_t n, const double *g, const double *s, const long 
 static void check_colsum(int64_t m, int64_t n, int64_t pad)
 {
     int64_t ld = n + pad;
-    double *x = matrix(m, n, ld, 0);
+    double *x = gv_test_matrix(m, n, ld, 23, 0);
     double *s = malloc((size_t)n * sizeof *s), *g = malloc((size_t)n * sizeof *g);
     long double *s_ld = calloc((size_t)n, sizeof *s_ld), *g_ld = calloc((size_t)n, sizeof *g_ld);
     cr_assert(s && g && s_ld && g_ld);
@@ -104,7 +91,7 @@ static void product_ld(int64_t m, int64_t k, int64_t n, const double *a, int64_t
 static void check_products(int64_t m, int64_t k, int64_t n, int64_t pad)
 {
     int64_t lda = k + pad, ldb = n + pad;
-    double *a = matrix(m, k, lda, 0), *b = matrix(k, n, ldb, 1);
+    double *a = gv_test_matrix(m, k, lda, 23, 0), *b = gv_test_matrix(k, n, ldb, 23, 1);
     double *s1 = malloc((size_t)n * sizeof *s1), *s2 = malloc((size_t)n * sizeof *s2);
     double *g = malloc((size_t)n * sizeof *g);
     long double *s_ld = malloc((size_t)n * sizeof *s_ld), *g_ld = malloc((size_t)n * sizeof *g_ld);

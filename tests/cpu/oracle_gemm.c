@@ -13,21 +13,7 @@
 #include "ops/opkit.h"
 #include "registry.h"
 #include "run.h"
-
-/* Row-major m x cols matrix with leading dimension ld, uniform [-1, 1) from the generator;
-   the padding between rows is NaN so that an oracle reading it shows. */
-static double *matrix(int64_t rows, int64_t cols, int64_t ld, uint64_t tensor)
-{
-    double *packed = malloc((size_t)(rows * cols) * sizeof *packed + 1);
-    double *x = malloc((size_t)(rows * ld) * sizeof *x + 1);
-    cr_assert(packed && x);
-    gv_gen_fill(packed, rows * cols, GV_DIST_UNIFORM11, GV_F64, 17, tensor);
-    for (int64_t i = 0; i < rows; i++)
-        for (int64_t j = 0; j < ld; j++)
-            x[i * ld + j] = j < cols ? packed[i * cols + j] : NAN;
-    free(packed);
-    return x;
-}
+#include "testkit.h"
 
 /* ||got - want||_F / ||want||_F over an m x n result with leading dimension ld. */
 static long double normwise(int64_t m, int64_t n, const double *got, int64_t ld,
@@ -46,7 +32,7 @@ static long double normwise(int64_t m, int64_t n, const double *got, int64_t ld,
 static void check_product(int64_t m, int64_t k, int64_t n, int64_t pad)
 {
     int64_t lda = k + pad, ldb = n + pad, ldc = n + pad;
-    double *a = matrix(m, k, lda, 0), *b = matrix(k, n, ldb, 1);
+    double *a = gv_test_matrix(m, k, lda, 17, 0), *b = gv_test_matrix(k, n, ldb, 17, 1);
     double *c = malloc((size_t)(m * ldc) * sizeof *c), *g = malloc((size_t)(m * ldc) * sizeof *g);
     long double *c_ld = malloc((size_t)(m * n) * sizeof *c_ld);
     long double *g_ld = malloc((size_t)(m * n) * sizeof *g_ld);
