@@ -3,9 +3,10 @@
  * the recurrences and of the judge, not an oracle (the oracle is go_lsmr_ridge's dense QR).
  * It lives with the tests so that oracle/ includes no kernels/ header. Stops at atol/btol,
  * GK_LSMR_CONLIM_VALUE or maxiter; info gets GK_LSMR_INFO_COUNT values. Returns go.h's
- * codes. Header-only. */
+ * codes. lsmr_ref_problem runs it on a gv_problem for the tests. Header-only. */
 #pragma once
 
+#include <criterion/criterion.h>
 #include <math.h>
 #include <stdbool.h>
 #include <stdlib.h>
@@ -13,6 +14,7 @@
 
 #include "../../abi/lsmr.h"
 #include "../../oracle/go.h"
+#include "run.h"
 
 static inline double lref_rnd(double v, bool single)
 {
@@ -172,4 +174,16 @@ out:
     free(tci);
     free(tva);
     return rc;
+}
+
+/* The CPU reference LSMR on a problem's (rounded) inputs, as the device runs it; lambda given,
+ * so that the planted bug (lambda = 0) runs through the same code. Fails the test unless 0. */
+static inline void lsmr_ref_problem(const gv_problem *p, double lambda, double atol, double *x,
+                                    double *info)
+{
+    const gk_lsmr_aux *ax = p->aux;
+    int rc =
+        lsmr_ridge_ref(ax->m, ax->n, ax->row_ptr, ax->col_idx, p->in[0].ref, p->in[1].ref, lambda,
+                       atol, atol, gk_lsmr_maxiter(ax->m, ax->n), p->c.dtype == GV_F32, x, info);
+    cr_assert_eq(rc, 0);
 }

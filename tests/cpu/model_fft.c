@@ -289,12 +289,6 @@ static void simulate_f32(gv_problem *p)
     free(y);
 }
 
-static void judge(gv_problem *p, gv_result *r)
-{
-    gv_result_init(r, &p->c, &gv_default_tiers);
-    gv_judge(p, r);
-}
-
 Test(oracle_fft, a_faithful_f32_fft_stays_far_under_the_bound, .timeout = 240)
 {
     gv_shape shapes[32];
@@ -310,7 +304,7 @@ Test(oracle_fft, a_faithful_f32_fft_stays_far_under_the_bound, .timeout = 240)
             cr_assert_eq(gv_problem_init(&p, &c), GV_OK);
             cr_assert_eq(gv_reference(&p), GV_OK);
             simulate_f32(&p);
-            judge(&p, &r);
+            r = gv_test_judge(&p);
             char label[160];
             gv_case_label(&c, label, sizeof label);
             cr_expect_eq(r.verdict, GV_PASS, "%s: %s (%s)", label, gv_verdict_name(r.verdict),
@@ -338,7 +332,7 @@ Test(oracle_fft, f64_results_that_lost_precision_or_direction_fail)
     int64_t count = p.out[0].count;
 
     memcpy(out, p.out[0].ref, sizeof(double) * (size_t)count);
-    judge(&p, &r);
+    r = gv_test_judge(&p);
     cr_expect_eq(r.verdict, GV_PASS, "the oracle's own values: %s", r.reason);
 
     /* f32 arithmetic on the f64 case: an FFT that silently dropped to single precision */
@@ -351,19 +345,19 @@ Test(oracle_fft, f64_results_that_lost_precision_or_direction_fail)
         dft_f32((cf *)(in32 + 2 * b * 4096), (cf *)(out32 + 2 * b * 4096), 4096, -1);
     for (int64_t i = 0; i < count; i++)
         out[i] = out32[i];
-    judge(&p, &r);
+    r = gv_test_judge(&p);
     cr_expect_eq(r.verdict, GV_FAIL, "f32 precision in an f64 case must FAIL");
     cr_expect_gt(r.m.ratio, 1e5, "ratio %g: the loss shows by orders of magnitude", r.m.ratio);
 
     /* the wrong direction: the inverse transform's values */
     cr_assert_eq(go_fft_c2c(4096, 2, 1, p.in[0].ref, 4096, out, 4096), 0);
-    judge(&p, &r);
+    r = gv_test_judge(&p);
     cr_expect_eq(r.verdict, GV_FAIL, "inverse for forward must FAIL");
 
     /* a single wrong output, off by 1e-9 of the row's norm */
     memcpy(out, p.out[0].ref, sizeof(double) * (size_t)count);
     out[2 * 777] += 1e-9 * p.out[0].gauge[2 * 777];
-    judge(&p, &r);
+    r = gv_test_judge(&p);
     cr_expect_eq(r.verdict, GV_FAIL, "one output off by 1e-9 ||y|| (ratio %g)", r.m.ratio);
     free(in32);
     free(out32);

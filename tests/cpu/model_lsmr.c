@@ -17,71 +17,6 @@
 #include "run.h"
 #include "testkit.h"
 
-/* ---- helpers -------------------------------------------------------------------------- */
-
-static gv_case lsmr_case(const char *op, gv_dtype t, gv_dist d, int64_t m, int64_t n, int64_t k,
-                         uint64_t seed)
-{
-    gv_case c = {gv_op_find(op), t, GV_MODE_NATIVE, d, {3, {m, n, k}}, seed};
-    cr_assert_not_null(c.op, "%s is registered", op);
-    return c;
-}
-
-/* Inputs and oracle of a case. */
-static void problem(gv_problem *p, const gv_case *c)
-{
-    cr_assert_eq(gv_problem_init(p, c), GV_OK);
-    cr_assert_eq(gv_reference(p), GV_OK);
-}
-
-/* Write x (n values) and info into the outputs as the device would, in the case's dtype. */
-static void plant(gv_problem *p, const double *x, const double *info)
-{
-    for (int i = 0; i < 2; i++) {
-        const double *src = i == 0 ? x : info;
-        for (int64_t j = 0; j < p->out[i].count; j++) {
-            if (p->c.dtype == GV_F64)
-                ((double *)p->out[i].data)[j] = src[j];
-            else
-                ((float *)p->out[i].data)[j] = (float)src[j];
-        }
-    }
-}
-
-static gv_result judge(const gv_problem *p)
-{
-    gv_result r;
-    gv_result_init(&r, &p->c, &gv_default_tiers);
-    gv_judge(p, &r);
-    return r;
-}
-
-static double extra(const gv_result *r, const char *name)
-{
-    for (int i = 0; i < r->n_extra; i++)
-        if (strcmp(r->extra[i].name, name) == 0) return r->extra[i].value;
-    cr_assert_fail("extra '%s' missing", name);
-    return NAN;
-}
-
-/* The CPU reference LSMR on a problem's (rounded) inputs, as the device runs it; lambda
-   given, so that the planted bug (lambda = 0) runs through the same code. */
-static void reference(const gv_problem *p, double lambda, double atol, double *x, double *info)
-{
-    const gk_lsmr_aux *ax = p->aux;
-    int rc =
-        lsmr_ridge_ref(ax->m, ax->n, ax->row_ptr, ax->col_idx, p->in[0].ref, p->in[1].ref, lambda,
-                       atol, atol, gk_lsmr_maxiter(ax->m, ax->n), p->c.dtype == GV_F32, x, info);
-    cr_assert_eq(rc, 0);
-}
-
-static double *vec(int64_t n)
-{
-    double *v = calloc((size_t)n + 1, sizeof *v);
-    cr_assert_not_null(v);
-    return v;
-}
-
 /* ---- the judge ------------------------------------------------------------------------ */
 
 /* Plant the CPU reference's result (lambda_used: the lambda it ran with, atol_scale times
@@ -89,14 +24,15 @@ static double *vec(int64_t n)
 static gv_result judge_reference(const char *op, gv_dtype t, gv_dist d, int64_t m, int64_t n,
                                  int64_t k, double lambda_scale, double atol_scale)
 {
-    gv_case c = lsmr_case(op, t, d, m, n, k, 13);
+    gv_case c = gv_test_case(op, t, GV_MODE_NATIVE, d, (gv_shape){3, {m, n, k}}, 13);
     gv_problem p;
-    problem(&p, &c);
+    gv_test_problem(&p, &c);
     const gk_lsmr_aux *ax = p.aux;
-    double *x = vec(ax->n), info[GK_LSMR_INFO_COUNT];
-    reference(&p, ax->lambda * lambda_scale, gk_lsmr_atol(t) * atol_scale, x, info);
-    plant(&p, x, info);
-    gv_result r = judge(&p);
+    double *x = gv_test_zeros(ax->n), info[GK_LSMR_INFO_COUNT];
+    lsmr_ref_problem(&p, ax->lambda * lambda_scale, gk_lsmr_atol(t) * atol_scale, x, info);
+    gv_test_store(&p, 0, x);
+    gv_test_store(&p, 1, info);
+    gv_result r = gv_test_judge(&p);
     cr_log_info("%s %s %ldx%ldx%ld: %s ratio %.3g normwise %.3g it %g (%s)", op, gv_dtype_name(t),
                 (long)m, (long)n, (long)k, gv_verdict_name(r.verdict), r.m.ratio, r.m.normwise_rel,
                 info[0], r.reason);
@@ -125,24 +61,26 @@ Test(lsmr_judge, correct_runs_pass_in_both_dtypes, .timeout = 120)
 
 Test(lsmr_judge, records_the_l_curve_point, .timeout = 60)
 {
-    gv_case c = lsmr_case("lsmr.ridge", GV_F64, GV_DIST_UNIFORM01, 300, 200, 5, 13);
+    gv_case c = gv_test_case("lsmr.ridge", GV_F64, GV_MODE_NATIVE, GV_DIST_UNIFORM01,
+                             (gv_shape){3, {300, 200, 5}}, 13);
     gv_problem p;
-    problem(&p, &c);
+    gv_test_problem(&p, &c);
     const gk_lsmr_aux *ax = p.aux;
-    double *x = vec(ax->n), info[GK_LSMR_INFO_COUNT], nd[GO_LSMR_NNORMS];
-    reference(&p, ax->lambda, gk_lsmr_atol(GV_F64), x, info);
-    plant(&p, x, info);
-    gv_result r = judge(&p);
+    double *x = gv_test_zeros(ax->n), info[GK_LSMR_INFO_COUNT], nd[GO_LSMR_NNORMS];
+    lsmr_ref_problem(&p, ax->lambda, gk_lsmr_atol(GV_F64), x, info);
+    gv_test_store(&p, 0, x);
+    gv_test_store(&p, 1, info);
+    gv_result r = gv_test_judge(&p);
     cr_assert_eq(r.verdict, GV_PASS, "%s", r.reason);
     go_lsmr_ridge_residuals(ax->m, ax->n, ax->row_ptr, ax->col_idx, p.in[0].ref, p.in[1].ref,
                             ax->lambda, x, nd);
-    cr_expect_eq(extra(&r, "lambda"), gk_lsmr_lambda(5));
-    cr_expect(fabs(extra(&r, "residual_norm") / nd[GO_LSMR_NORM_R] - 1) < 1e-12);
-    cr_expect(fabs(extra(&r, "solution_norm") / nd[GO_LSMR_NORM_X] - 1) < 1e-12);
-    cr_expect(fabs(extra(&r, "oracle_residual_norm") / nd[GO_LSMR_NORM_R] - 1) < 1e-9);
-    cr_expect_eq(extra(&r, "iterations"), info[GK_LSMR_INFO_ITERATIONS]);
-    cr_expect_eq(extra(&r, "stop_reason"), GK_LSMR_LSQ);
-    cr_expect(extra(&r, "normal_residual") <= 16 * gk_lsmr_atol(GV_F64));
+    cr_expect_eq(gv_test_extra(&r, "lambda"), gk_lsmr_lambda(5));
+    cr_expect(fabs(gv_test_extra(&r, "residual_norm") / nd[GO_LSMR_NORM_R] - 1) < 1e-12);
+    cr_expect(fabs(gv_test_extra(&r, "solution_norm") / nd[GO_LSMR_NORM_X] - 1) < 1e-12);
+    cr_expect(fabs(gv_test_extra(&r, "oracle_residual_norm") / nd[GO_LSMR_NORM_R] - 1) < 1e-9);
+    cr_expect_eq(gv_test_extra(&r, "iterations"), info[GK_LSMR_INFO_ITERATIONS]);
+    cr_expect_eq(gv_test_extra(&r, "stop_reason"), GK_LSMR_LSQ);
+    cr_expect(gv_test_extra(&r, "normal_residual") <= 16 * gk_lsmr_atol(GV_F64));
     /* flops and bytes are per iteration in the descriptor, per solve in the result */
     cr_expect(fabs(r.flops - c.op->flops(&c) * info[GK_LSMR_INFO_ITERATIONS]) <= 1e-9 * r.flops);
     /* judging the judged result again (the bench does) changes nothing */
@@ -197,13 +135,14 @@ Test(lsmr_judge, gpu_suite_expectations_hold_for_the_cpu_reference, .timeout = 2
     for (int i = 0; i < n; i++) {
         const gv_case *c = &cases[i];
         gv_problem p;
-        problem(&p, c);
+        gv_test_problem(&p, c);
         const gk_lsmr_aux *ax = p.aux;
-        double *x = vec(ax->n), info[GK_LSMR_INFO_COUNT];
+        double *x = gv_test_zeros(ax->n), info[GK_LSMR_INFO_COUNT];
         bool planted = c->op->planted_bug != NULL;
-        reference(&p, planted ? 0.0 : ax->lambda, gk_lsmr_atol(c->dtype), x, info);
-        plant(&p, x, info);
-        gv_result r = judge(&p);
+        lsmr_ref_problem(&p, planted ? 0.0 : ax->lambda, gk_lsmr_atol(c->dtype), x, info);
+        gv_test_store(&p, 0, x);
+        gv_test_store(&p, 1, info);
+        gv_result r = gv_test_judge(&p);
         char label[160];
         gv_case_label(c, label, sizeof label);
         cr_log_info("%s: %s ratio %.3g normwise %.3g tier %g it %g %s", label,
@@ -219,46 +158,52 @@ Test(lsmr_judge, gpu_suite_expectations_hold_for_the_cpu_reference, .timeout = 2
 
 Test(lsmr_judge, poison_nan_and_bad_info_fail, .timeout = 60)
 {
-    gv_case c = lsmr_case("lsmr.ridge", GV_F32, GV_DIST_UNIFORM01, 97, 61, 3, 13);
+    gv_case c = gv_test_case("lsmr.ridge", GV_F32, GV_MODE_NATIVE, GV_DIST_UNIFORM01,
+                             (gv_shape){3, {97, 61, 3}}, 13);
     gv_problem p;
-    problem(&p, &c);
+    gv_test_problem(&p, &c);
     const gk_lsmr_aux *ax = p.aux;
-    double *x = vec(ax->n), info[GK_LSMR_INFO_COUNT];
-    reference(&p, ax->lambda, gk_lsmr_atol(GV_F32), x, info);
+    double *x = gv_test_zeros(ax->n), info[GK_LSMR_INFO_COUNT];
+    lsmr_ref_problem(&p, ax->lambda, gk_lsmr_atol(GV_F32), x, info);
 
-    plant(&p, x, info);
-    gv_result r = judge(&p);
+    gv_test_store(&p, 0, x);
+    gv_test_store(&p, 1, info);
+    gv_result r = gv_test_judge(&p);
     cr_expect_eq(r.verdict, GV_PASS, "%s", r.reason);
 
     memset(p.out[1].data, 0xFF, 4); /* iterations never written */
-    r = judge(&p);
+    r = gv_test_judge(&p);
     cr_expect_eq(r.verdict, GV_FAIL);
     cr_expect_not_null(strstr(r.reason, "unwritten"), "%s", r.reason);
 
-    plant(&p, x, info);
+    gv_test_store(&p, 0, x);
+    gv_test_store(&p, 1, info);
     memset((float *)p.out[0].data + 7, 0xFF, 4);
-    r = judge(&p);
+    r = gv_test_judge(&p);
     cr_expect_eq(r.verdict, GV_FAIL);
     cr_expect_not_null(strstr(r.reason, "unwritten"), "%s", r.reason);
 
-    plant(&p, x, info);
+    gv_test_store(&p, 0, x);
+    gv_test_store(&p, 1, info);
     ((float *)p.out[0].data)[3] = NAN;
-    r = judge(&p);
+    r = gv_test_judge(&p);
     cr_expect_eq(r.verdict, GV_FAIL);
     cr_expect_not_null(strstr(r.reason, "NaN"), "%s", r.reason);
 
     double bogus[GK_LSMR_INFO_COUNT];
     memcpy(bogus, info, sizeof bogus);
     bogus[GK_LSMR_INFO_ISTOP] = 9;
-    plant(&p, x, bogus);
-    r = judge(&p);
+    gv_test_store(&p, 0, x);
+    gv_test_store(&p, 1, bogus);
+    r = gv_test_judge(&p);
     cr_expect_eq(r.verdict, GV_FAIL);
     cr_expect_not_null(strstr(r.reason, "info"), "%s", r.reason);
 
     /* x = 0 (nothing solved) with a plausible info */
     memset(x, 0, (size_t)ax->n * sizeof *x);
-    plant(&p, x, info);
-    r = judge(&p);
+    gv_test_store(&p, 0, x);
+    gv_test_store(&p, 1, info);
+    r = gv_test_judge(&p);
     cr_expect_eq(r.verdict, GV_FAIL, "x = 0 passed: ratio %.3g", r.m.ratio);
     free(x);
     gv_problem_free(&p);
@@ -277,8 +222,8 @@ Test(lsmr_judge, expected_tier_follows_kappa_f)
         {GV_F32, 300, 200, 6, 1e-4},   {GV_F32, 2000, 1500, 10, 1e-4},
     };
     for (size_t i = 0; i < sizeof want / sizeof want[0]; i++) {
-        gv_case c = lsmr_case("lsmr.ridge", want[i].t, GV_DIST_UNIFORM01, want[i].m, want[i].n,
-                              want[i].k, 1);
+        gv_case c = gv_test_case("lsmr.ridge", want[i].t, GV_MODE_NATIVE, GV_DIST_UNIFORM01,
+                                 (gv_shape){3, {want[i].m, want[i].n, want[i].k}}, 1);
         char why[GV_WHY_LEN] = "";
         double tier = c.op->expected_tier(&c, why, sizeof why);
         cr_expect_eq(tier, want[i].tier, "%s %ldx%ldx%ld: tier %g, want %g",

@@ -14,26 +14,6 @@
 #include "run.h"
 #include "testkit.h"
 
-static double *alloc_d(int64_t n)
-{
-    double *p = malloc((size_t)n * sizeof *p + 1);
-    cr_assert_not_null(p);
-    return p;
-}
-
-/* Singular values of the n x n row-major a, descending. */
-static double *singular_values(int64_t n, const double *a)
-{
-    double *f = alloc_d(n * n), *s = alloc_d(n), *superb = alloc_d(n);
-    memcpy(f, a, (size_t)(n * n) * sizeof *f);
-    lapack_int info = LAPACKE_dgesvd(LAPACK_ROW_MAJOR, 'N', 'N', (lapack_int)n, (lapack_int)n, f,
-                                     (lapack_int)n, s, NULL, 1, NULL, 1, superb);
-    cr_assert_eq(info, 0, "dgesvd info %d", (int)info);
-    free(f);
-    free(superb);
-    return s;
-}
-
 /* ---- the ops' judgement, the device played by host solvers --------------------------------- */
 
 /* LU without pivoting in arithmetic T (the planted bug's algorithm; LAPACK has none), on
@@ -91,7 +71,7 @@ static int host_solve(bool chol, gv_dtype t, int64_t n, const double *a, const d
         free(fa);
         free(fx);
     } else {
-        double *f = alloc_d(n * n);
+        double *f = gv_test_alloc(n * n);
         memcpy(f, a, (size_t)(n * n) * sizeof *f);
         memcpy(x, b, (size_t)n * sizeof *x);
         if (chol) {
@@ -106,29 +86,16 @@ static int host_solve(bool chol, gv_dtype t, int64_t n, const double *a, const d
     return (int)info;
 }
 
-/* Store v (f64) into a device-side output buffer of dtype t. */
-static void put(void *buf, gv_dtype t, int64_t i, double v)
-{
-    if (t == GV_F64)
-        ((double *)buf)[i] = v;
-    else
-        ((float *)buf)[i] = (float)v;
-}
-
 typedef enum { SIM_CORRECT, SIM_NOPIVOT, SIM_WRONG_INFO, SIM_NAN, SIM_UNWRITTEN } sim_kind;
 
 /* Build the case's problem, run the oracle, play the device with a host solver in the
    dtype's arithmetic, judge. */
 static gv_result judge_sim(const char *op, gv_dtype t, int64_t n, int64_t d, sim_kind sim)
 {
-    gv_case c = {gv_op_find(op), t, GV_MODE_NATIVE, GV_DIST_UNIFORM11, {2, {n, d}}, 7};
-    cr_assert_not_null(c.op, "%s is registered", op);
+    gv_case c = gv_test_case(op, t, GV_MODE_NATIVE, GV_DIST_UNIFORM11, (gv_shape){2, {n, d}}, 7);
     gv_problem p;
-    cr_assert_eq(gv_problem_init(&p, &c), GV_OK);
-    cr_assert_eq(gv_reference(&p), GV_OK);
-    gv_result r;
-    gv_result_init(&r, &c, &gv_default_tiers);
-    double *x = alloc_d(n);
+    gv_test_problem(&p, &c);
+    double *x = gv_test_alloc(n);
     const double *a = p.in[0].ref, *b = p.in[1].ref;
     bool chol = strncmp(op, "solve.posv", 10) == 0;
     int info;
@@ -139,21 +106,13 @@ static gv_result judge_sim(const char *op, gv_dtype t, int64_t n, int64_t d, sim
     if (sim == SIM_WRONG_INFO) info += 3;
     if (sim == SIM_NAN) x[n / 2] = NAN;
     for (int64_t i = 0; i < n; i++)
-        put(p.out[0].data, t, i, x[i]);
-    put(p.out[1].data, t, 0, (double)info);
+        gv_dtype_store(t, p.out[0].data, i, x[i]);
+    gv_dtype_store(t, p.out[1].data, 0, (double)info);
     if (sim == SIM_UNWRITTEN) memset((char *)p.out[0].data, 0xFF, gv_dtype_size(t));
-    gv_judge(&p, &r);
+    gv_result r = gv_test_judge(&p);
     free(x);
     gv_problem_free(&p);
     return r;
-}
-
-static double extra(const gv_result *r, const char *name)
-{
-    for (int i = 0; i < r->n_extra; i++)
-        if (strcmp(r->extra[i].name, name) == 0) return r->extra[i].value;
-    cr_assert_fail("no extra '%s'", name);
-    return NAN;
 }
 
 Test(solve_ops, correct_solvers_pass, .timeout = 120)
@@ -165,15 +124,15 @@ Test(solve_ops, correct_solvers_pass, .timeout = 120)
             for (int s = 0; s < 6; s++) {
                 gv_result r =
                     judge_sim(ops[o], (gv_dtype)t, shapes[s][0], shapes[s][1], SIM_CORRECT);
-                double sr = extra(&r, "scaled_residual");
+                double sr = gv_test_extra(&r, "scaled_residual");
                 cr_expect_eq(r.verdict, GV_PASS, "%s %s %ldx%ld: %s (%s), scaled residual %g",
                              ops[o], gv_dtype_name((gv_dtype)t), (long)shapes[s][0],
                              (long)shapes[s][1], gv_verdict_name(r.verdict), r.reason, sr);
                 cr_expect_eq(r.m.ratio, sr, "the ratio column is the scaled residual");
                 cr_expect(sr < 1.0, "%s %s %ldx%ld: a correct solver's residual %g", ops[o],
                           gv_dtype_name((gv_dtype)t), (long)shapes[s][0], (long)shapes[s][1], sr);
-                cr_expect_eq(extra(&r, "info_device"), 0.0);
-                cr_expect_eq(extra(&r, "kappa"), pow(10.0, (double)shapes[s][1]));
+                cr_expect_eq(gv_test_extra(&r, "info_device"), 0.0);
+                cr_expect_eq(gv_test_extra(&r, "kappa"), pow(10.0, (double)shapes[s][1]));
             }
 }
 
@@ -195,7 +154,8 @@ Test(solve_ops, no_pivoting_fails_on_the_planted_bugs_test_shapes, .timeout = 12
                         r.reason);
             cr_expect_eq(r.verdict, GV_FAIL, "no pivoting %s %ldx%ld judged %s (%s), sr %g",
                          gv_dtype_name((gv_dtype)t), (long)shapes[s].d[0], (long)shapes[s].d[1],
-                         gv_verdict_name(r.verdict), r.reason, extra(&r, "scaled_residual"));
+                         gv_verdict_name(r.verdict), r.reason,
+                         gv_test_extra(&r, "scaled_residual"));
         }
 }
 
@@ -224,7 +184,8 @@ Test(solve_ops, forward_error_past_the_tier_fails_where_the_residual_passes)
     gv_result r;
     gv_result_init(&r, &c, &gv_default_tiers);
     cr_assert_eq(r.expected_tier, 1e-8);
-    double *f = alloc_d(n * n), *s = alloc_d(n), *vt = alloc_d(n * n), *superb = alloc_d(n);
+    double *f = gv_test_alloc(n * n), *s = gv_test_alloc(n), *vt = gv_test_alloc(n * n),
+           *superb = gv_test_alloc(n);
     memcpy(f, p.in[0].ref, (size_t)(n * n) * sizeof *f);
     cr_assert_eq(LAPACKE_dgesvd(LAPACK_ROW_MAJOR, 'N', 'A', (lapack_int)n, (lapack_int)n, f,
                                 (lapack_int)n, s, NULL, 1, vt, (lapack_int)n, superb),
@@ -233,8 +194,8 @@ Test(solve_ops, forward_error_past_the_tier_fails_where_the_residual_passes)
         ((double *)p.out[0].data)[i] = p.out[0].ref[i] + 1e-7 * vt[(n - 1) * n + i];
     ((double *)p.out[1].data)[0] = 0.0;
     gv_judge(&p, &r);
-    cr_expect(extra(&r, "scaled_residual") <= 16.0, "residual passes: %g",
-              extra(&r, "scaled_residual"));
+    cr_expect(gv_test_extra(&r, "scaled_residual") <= 16.0, "residual passes: %g",
+              gv_test_extra(&r, "scaled_residual"));
     cr_expect_eq(r.verdict, GV_FAIL);
     cr_expect_not_null(strstr(r.reason, "tier"), "%s", r.reason);
     int n_extra = r.n_extra;
@@ -264,13 +225,14 @@ Test(solve_ops, the_residual_judges_where_no_tier_is_expected)
     cr_assert_eq(r.expected_tier, 0.0);
     for (int64_t i = 0; i < n; i++) {
         double sign = gv_gen_bits(3, 3, (uint64_t)i) & 1 ? 1.0 : -1.0;
-        put(p.out[0].data, GV_F32, i, p.out[0].ref[i] * (1.0 + 1e-2 * sign));
+        gv_dtype_store(GV_F32, p.out[0].data, i, p.out[0].ref[i] * (1.0 + 1e-2 * sign));
     }
-    put(p.out[1].data, GV_F32, 0, 0.0);
+    gv_dtype_store(GV_F32, p.out[1].data, 0, 0.0);
     gv_judge(&p, &r);
     cr_expect_eq(r.verdict, GV_FAIL, "%s", r.reason);
     cr_expect_not_null(strstr(r.reason, "scaled residual"), "%s", r.reason);
-    cr_log_info("x off by 1e-2: %s, forward error %g", r.reason, extra(&r, "forward_error"));
+    cr_log_info("x off by 1e-2: %s, forward error %g", r.reason,
+                gv_test_extra(&r, "forward_error"));
     gv_problem_free(&p);
 }
 
@@ -287,7 +249,7 @@ Test(solve_ops, inputs_are_rounded_conditioned_and_need_pivoting)
         for (int64_t i = 0; i < 64; i++)
             cr_assert_eq(b[i], gv_round_to(b[i], (gv_dtype)t), "b rounded to the dtype");
         cr_expect(fabs(a[0]) <= 1e-14, "a11 = %g: pivoting needed", a[0]);
-        double *s = singular_values(64, a);
+        double *s = gv_test_singular_values(64, a);
         double kappa = s[0] / s[63];
         cr_expect(fabs(kappa - 1e6) <= 0.01 * 1e6, "%s: kappa of the rounded A %g",
                   gv_dtype_name((gv_dtype)t), kappa);
@@ -305,7 +267,7 @@ static gv_result judge_info(const char *op, gv_dtype t, int64_t n, int64_t k, do
     cr_assert_eq(gv_reference(&p), GV_OK);
     gv_result r;
     gv_result_init(&r, &c, &gv_default_tiers);
-    if (!isnan(info)) put(p.out[0].data, t, 0, info);
+    if (!isnan(info)) gv_dtype_store(t, p.out[0].data, 0, info);
     gv_judge(&p, &r);
     gv_problem_free(&p);
     return r;

@@ -1,8 +1,7 @@
 /* oracle_gemm.c: the gemm oracle (oracle/gemm.c) against a long double product on small
- * sizes, its gauge |A||B|, its LAPACKE-style argument checks, and the gemm op descriptors'
- * facts that a GPU run relies on (depth per mode, tensor counts, modes, shape checks).
- * long double is x87 extended here (64-bit significand, u = 2^-64), 2^11 times tighter than
- * f64: the truth the oracle is held to. */
+ * sizes, its gauge |A||B|, its LAPACKE-style argument checks, and the oracle's error convention
+ * reaching a case's reason. long double is x87 extended here (64-bit significand, u = 2^-64),
+ * 2^11 times tighter than f64: the truth the oracle is held to. */
 #include <criterion/criterion.h>
 #include <float.h>
 #include <math.h>
@@ -14,21 +13,7 @@
 #include "ops/opkit.h"
 #include "registry.h"
 #include "run.h"
-
-/* Row-major m x cols matrix with leading dimension ld, uniform [-1, 1) from the generator;
-   the padding between rows is NaN so that an oracle reading it shows. */
-static double *matrix(int64_t rows, int64_t cols, int64_t ld, uint64_t tensor)
-{
-    double *packed = malloc((size_t)(rows * cols) * sizeof *packed + 1);
-    double *x = malloc((size_t)(rows * ld) * sizeof *x + 1);
-    cr_assert(packed && x);
-    gv_gen_fill(packed, rows * cols, GV_DIST_UNIFORM11, GV_F64, 17, tensor);
-    for (int64_t i = 0; i < rows; i++)
-        for (int64_t j = 0; j < ld; j++)
-            x[i * ld + j] = j < cols ? packed[i * cols + j] : NAN;
-    free(packed);
-    return x;
-}
+#include "testkit.h"
 
 /* ||got - want||_F / ||want||_F over an m x n result with leading dimension ld. */
 static long double normwise(int64_t m, int64_t n, const double *got, int64_t ld,
@@ -47,7 +32,7 @@ static long double normwise(int64_t m, int64_t n, const double *got, int64_t ld,
 static void check_product(int64_t m, int64_t k, int64_t n, int64_t pad)
 {
     int64_t lda = k + pad, ldb = n + pad, ldc = n + pad;
-    double *a = matrix(m, k, lda, 0), *b = matrix(k, n, ldb, 1);
+    double *a = gv_test_matrix(m, k, lda, 17, 0), *b = gv_test_matrix(k, n, ldb, 17, 1);
     double *c = malloc((size_t)(m * ldc) * sizeof *c), *g = malloc((size_t)(m * ldc) * sizeof *g);
     long double *c_ld = malloc((size_t)(m * n) * sizeof *c_ld);
     long double *g_ld = malloc((size_t)(m * n) * sizeof *g_ld);
@@ -154,79 +139,6 @@ Test(oracle_gemm, bad_arguments_name_their_index)
     /* and the good call is 0 */
     cr_expect_eq(go_gemm(2, 2, 2, a, 2, b, 2, c, 2), 0);
     cr_expect_eq(go_gemm(0, 2, 2, a, 2, b, 2, c, 2), 0, "an empty product is fine");
-}
-
-/* ---- the op descriptors ------------------------------------------------------------------- */
-
-static gv_case gemm_case(const char *op, gv_dtype t, gv_mode mode, int64_t m, int64_t k, int64_t n)
-{
-    gv_case c = {gv_op_find(op), t, mode, GV_DIST_UNIFORM01, {3, {m, k, n}}, 0};
-    cr_assert_not_null(c.op, "%s is registered", op);
-    return c;
-}
-
-Test(oracle_gemm, depth_is_k_native_and_tf32_model)
-{
-    /* native: gamma_k, depth k. tf32: operands rounded at 2 u_tf32 each (4 u_tf32) plus
-       k f32 roundings, u_f32 / u_tf32 = 2^-24 / 2^-11 = 2^-13: depth 4 + k 2^-13 */
-    const char *ops[] = {"gemm.cublas", "gemm.tiled", "gemm.tiled.droptail"};
-    for (int i = 0; i < 3; i++) {
-        gv_case c64 = gemm_case(ops[i], GV_F64, GV_MODE_NATIVE, 100, 37, 129);
-        gv_case c32 = gemm_case(ops[i], GV_F32, GV_MODE_NATIVE, 100, 37, 129);
-        cr_expect_eq(c64.op->depth(&c64), 37.0, "%s f64", ops[i]);
-        cr_expect_eq(c32.op->depth(&c32), 37.0, "%s f32", ops[i]);
-    }
-    gv_case t = gemm_case("gemm.cublas", GV_F32, GV_MODE_TF32, 512, 4096, 512);
-    cr_expect_eq(t.op->depth(&t), 4.0 + 4096.0 / 8192.0);
-    gv_result r;
-    gv_result_init(&r, &t, &gv_default_tiers);
-    cr_expect_eq(r.u, 0x1p-11, "tf32 is judged at u = 2^-11");
-    cr_expect_eq(r.expected_tier, 0.0, "tf32 expects no tier");
-}
-
-Test(oracle_gemm, layout_counts_and_flops)
-{
-    const char *ops[] = {"gemm.cublas", "gemm.tiled"};
-    for (int i = 0; i < 2; i++) {
-        gv_case c = gemm_case(ops[i], GV_F32, GV_MODE_NATIVE, 5, 7, 11);
-        gv_layout l;
-        cr_assert_eq(c.op->layout(&c, &l), GV_OK);
-        cr_expect_eq(l.n_in, 2);
-        cr_expect_eq(l.n_out, 1);
-        cr_expect_eq(l.in[0].count, 5 * 7, "A is m x k");
-        cr_expect_eq(l.in[1].count, 7 * 11, "B is k x n");
-        cr_expect_eq(l.out[0].count, 5 * 11, "C is m x n");
-        cr_expect_eq(c.op->flops(&c), 2.0 * 5 * 7 * 11);
-        cr_expect_eq(c.op->bytes(&c), (5.0 * 7 + 7 * 11 + 5 * 11) * 4);
-    }
-}
-
-Test(oracle_gemm, modes_and_shapes)
-{
-    const gv_op *cublas = gv_op_find("gemm.cublas"), *tiled = gv_op_find("gemm.tiled");
-    const gv_op *bug = gv_op_find("gemm.tiled.droptail");
-    cr_assert(cublas && tiled && bug);
-    cr_expect(gv_mode_ok(cublas, GV_F32, GV_MODE_TF32));
-    cr_expect_not(gv_mode_ok(cublas, GV_F64, GV_MODE_TF32), "no tf32 for f64");
-    cr_expect_not(gv_mode_ok(tiled, GV_F32, GV_MODE_TF32));
-    cr_expect(gv_mode_ok(tiled, GV_F64, GV_MODE_NATIVE));
-    cr_expect_null(cublas->planted_bug);
-    cr_expect_not_null(bug->planted_bug);
-    char why[256];
-    gv_shape two = {2, {10, 10}}, ok = {3, {100, 37, 129}}, huge = {3, {1 << 30, 1, 1}};
-    cr_expect_not(gv_shape_ok(cublas, &two, why, sizeof why));
-    cr_expect(gv_shape_ok(cublas, &ok, why, sizeof why), "%s", why);
-    cr_expect_not(gv_shape_ok(cublas, &huge, why, sizeof why), "dims past 2^30 - 1 refused");
-    /* every test shape is accepted by its op */
-    const gv_op *all[] = {cublas, tiled, bug};
-    for (int i = 0; i < 3; i++) {
-        gv_shape s[32];
-        char err[256];
-        int ns = gv_size_spec_parse(all[i]->test_shapes, s, 32, err, sizeof err);
-        cr_expect_gt(ns, 0, "%s test shapes: %s", all[i]->name, err);
-        for (int j = 0; j < ns; j++)
-            cr_expect(gv_shape_ok(all[i], &s[j], why, sizeof why), "%s: %s", all[i]->name, why);
-    }
 }
 
 /* The error convention of oracle/go.h: a named memory code far below any argument index,

@@ -17,41 +17,6 @@
 #include "run.h"
 #include "testkit.h"
 
-/* ---- helpers -------------------------------------------------------------------------- */
-
-static gv_case lsmr_case(const char *op, gv_dtype t, gv_dist d, int64_t m, int64_t n, int64_t k,
-                         uint64_t seed)
-{
-    gv_case c = {gv_op_find(op), t, GV_MODE_NATIVE, d, {3, {m, n, k}}, seed};
-    cr_assert_not_null(c.op, "%s is registered", op);
-    return c;
-}
-
-/* Inputs and oracle of a case. */
-static void problem(gv_problem *p, const gv_case *c)
-{
-    cr_assert_eq(gv_problem_init(p, c), GV_OK);
-    cr_assert_eq(gv_reference(p), GV_OK);
-}
-
-/* The CPU reference LSMR on a problem's (rounded) inputs, as the device runs it; lambda
-   given, so that the planted bug (lambda = 0) runs through the same code. */
-static void reference(const gv_problem *p, double lambda, double atol, double *x, double *info)
-{
-    const gk_lsmr_aux *ax = p->aux;
-    int rc =
-        lsmr_ridge_ref(ax->m, ax->n, ax->row_ptr, ax->col_idx, p->in[0].ref, p->in[1].ref, lambda,
-                       atol, atol, gk_lsmr_maxiter(ax->m, ax->n), p->c.dtype == GV_F32, x, info);
-    cr_assert_eq(rc, 0);
-}
-
-static double *vec(int64_t n)
-{
-    double *v = calloc((size_t)n + 1, sizeof *v);
-    cr_assert_not_null(v);
-    return v;
-}
-
 /* ---- the oracle ----------------------------------------------------------------------- */
 
 /* x of (A^T A + lambda^2 I) x = A^T b by Cholesky in long double (u = 2^-64 on x87). */
@@ -98,7 +63,7 @@ static void normal_solve_ld(int64_t m, int64_t n, const gk_lsmr_aux *ax, const d
 static double kappa2_stacked(int64_t m, int64_t n, const gk_lsmr_aux *ax, const double *vals,
                              double lambda, double *norm2)
 {
-    double *g = calloc((size_t)(n * n), sizeof *g), *w = vec(n);
+    double *g = calloc((size_t)(n * n), sizeof *g), *w = gv_test_zeros(n);
     cr_assert_not_null(g);
     for (int64_t i = 0; i < m; i++)
         for (int32_t k = ax->row_ptr[i]; k < ax->row_ptr[i + 1]; k++)
@@ -122,9 +87,10 @@ static double kappa2_stacked(int64_t m, int64_t n, const gk_lsmr_aux *ax, const 
  * conditioning at these sizes; the long double reference is 2^11 times tighter than u. */
 static void check_oracle(int64_t m, int64_t n, int64_t k, uint64_t seed)
 {
-    gv_case c = lsmr_case("lsmr.ridge", GV_F64, GV_DIST_UNIFORM01, m, n, k, seed);
+    gv_case c = gv_test_case("lsmr.ridge", GV_F64, GV_MODE_NATIVE, GV_DIST_UNIFORM01,
+                             (gv_shape){3, {m, n, k}}, seed);
     gv_problem p;
-    problem(&p, &c);
+    gv_test_problem(&p, &c);
     const gk_lsmr_aux *ax = p.aux;
     long double *xl = malloc((size_t)n * sizeof *xl);
     cr_assert_not_null(xl);
@@ -150,7 +116,7 @@ static void check_oracle(int64_t m, int64_t n, int64_t k, uint64_t seed)
               (long)m, (long)n, (long)k, err, cond);
 
     /* the bound can fail: a lambda off by 1e-8 (relative) moves x by far more */
-    double *xw = vec(n);
+    double *xw = gv_test_zeros(n);
     int info = -1;
     cr_assert_eq(go_lsmr_ridge(m, n, ax->row_ptr, ax->col_idx, p.in[0].ref, p.in[1].ref,
                                ax->lambda * (1 + 1e-8), xw, &info),
@@ -220,7 +186,8 @@ Test(lsmr_oracle, rejects_bad_arguments)
 
 Test(lsmr_inputs, csr_is_deterministic_well_formed_and_at_density)
 {
-    gv_case c = lsmr_case("lsmr.ridge", GV_F64, GV_DIST_UNIFORM01, 200, 300, 3, 21);
+    gv_case c = gv_test_case("lsmr.ridge", GV_F64, GV_MODE_NATIVE, GV_DIST_UNIFORM01,
+                             (gv_shape){3, {200, 300, 3}}, 21);
     gv_problem p, q;
     cr_assert_eq(gv_problem_init(&p, &c), GV_OK);
     cr_assert_eq(gv_problem_init(&q, &c), GV_OK);
@@ -273,7 +240,8 @@ Test(lsmr_inputs, csr_is_deterministic_well_formed_and_at_density)
 
 Test(lsmr_inputs, b_is_normal_3_1)
 {
-    gv_case c = lsmr_case("lsmr.ridge", GV_F64, GV_DIST_UNIFORM01, 20000, 2, 1, 4);
+    gv_case c = gv_test_case("lsmr.ridge", GV_F64, GV_MODE_NATIVE, GV_DIST_UNIFORM01,
+                             (gv_shape){3, {20000, 2, 1}}, 4);
     gv_problem p;
     cr_assert_eq(gv_problem_init(&p, &c), GV_OK);
     double s = 0, s2 = 0;
@@ -311,8 +279,8 @@ Test(lsmr_inputs, workspace_holds_what_the_device_carves)
     int64_t shapes[][2] = {{1, 1}, {61, 97}, {97, 61}, {300, 200}, {1000, 1000}};
     for (size_t s = 0; s < sizeof shapes / sizeof shapes[0]; s++)
         for (int t = 0; t < GV_NDTYPES; t++) {
-            gv_case c = lsmr_case("lsmr.ridge", (gv_dtype)t, GV_DIST_UNIFORM01, shapes[s][0],
-                                  shapes[s][1], 1, 7);
+            gv_case c = gv_test_case("lsmr.ridge", (gv_dtype)t, GV_MODE_NATIVE, GV_DIST_UNIFORM01,
+                                     (gv_shape){3, {shapes[s][0], shapes[s][1], 1}}, 7);
             gv_layout l;
             cr_assert_eq(c.op->layout(&c, &l), GV_OK);
             int64_t m = shapes[s][0], n = shapes[s][1], nnz = l.in[0].count;
@@ -341,12 +309,13 @@ Test(lsmr_reference, converges_to_the_oracle_with_exact_norm_estimates, .timeout
 {
     int64_t ks[] = {1, 3, 6, 10};
     for (size_t i = 0; i < 4; i++) {
-        gv_case c = lsmr_case("lsmr.ridge", GV_F64, GV_DIST_UNIFORM01, 300, 200, ks[i], 5);
+        gv_case c = gv_test_case("lsmr.ridge", GV_F64, GV_MODE_NATIVE, GV_DIST_UNIFORM01,
+                                 (gv_shape){3, {300, 200, ks[i]}}, 5);
         gv_problem p;
-        problem(&p, &c);
+        gv_test_problem(&p, &c);
         const gk_lsmr_aux *ax = p.aux;
-        double *x = vec(ax->n), info[GK_LSMR_INFO_COUNT], nd[GO_LSMR_NNORMS];
-        reference(&p, ax->lambda, gk_lsmr_atol(GV_F64), x, info);
+        double *x = gv_test_zeros(ax->n), info[GK_LSMR_INFO_COUNT], nd[GO_LSMR_NNORMS];
+        lsmr_ref_problem(&p, ax->lambda, gk_lsmr_atol(GV_F64), x, info);
         cr_expect_eq(info[GK_LSMR_INFO_ISTOP], GK_LSMR_LSQ, "k %ld: stops by rule S2 (istop %g)",
                      (long)ks[i], info[GK_LSMR_INFO_ISTOP]);
         cr_expect(info[GK_LSMR_INFO_ITERATIONS] >= 1 &&

@@ -14,36 +14,16 @@
 #include "run.h"
 #include "testkit.h"
 
-static double *alloc_d(int64_t n)
-{
-    double *p = malloc((size_t)n * sizeof *p + 1);
-    cr_assert_not_null(p);
-    return p;
-}
-
 /* n x n matrix with 2-norm condition kappa from the builder (generated random factors). */
 static double *cond_matrix(int64_t n, double kappa, int kind, uint64_t seed)
 {
-    double *g1 = alloc_d(n * n), *g2 = alloc_d(n * n), *a = alloc_d(n * n);
+    double *g1 = gv_test_alloc(n * n), *g2 = gv_test_alloc(n * n), *a = gv_test_alloc(n * n);
     gv_gen_fill(g1, n * n, GV_DIST_UNIFORM11, GV_F64, seed, 1);
     gv_gen_fill(g2, n * n, GV_DIST_UNIFORM11, GV_F64, seed, 2);
     cr_assert_eq(go_solve_cond_matrix(n, kappa, kind, g1, g2, a, n), 0);
     free(g1);
     free(g2);
     return a;
-}
-
-/* Singular values of the n x n row-major a, descending. */
-static double *singular_values(int64_t n, const double *a)
-{
-    double *f = alloc_d(n * n), *s = alloc_d(n), *superb = alloc_d(n);
-    memcpy(f, a, (size_t)(n * n) * sizeof *f);
-    lapack_int info = LAPACKE_dgesvd(LAPACK_ROW_MAJOR, 'N', 'N', (lapack_int)n, (lapack_int)n, f,
-                                     (lapack_int)n, s, NULL, 1, NULL, 1, superb);
-    cr_assert_eq(info, 0, "dgesvd info %d", (int)info);
-    free(f);
-    free(superb);
-    return s;
 }
 
 /* x = A^{-1} b by Gaussian elimination with partial pivoting in long double. */
@@ -86,7 +66,7 @@ static void ld_solve(int64_t n, const double *a, const double *b, long double *x
 static void check_builder(int64_t n, double kappa, int kind)
 {
     double *a = cond_matrix(n, kappa, kind, 5);
-    double *s = singular_values(n, a);
+    double *s = gv_test_singular_values(n, a);
     double got = s[0] / s[n - 1];
     cr_expect(fabs(got - kappa) <= 0.01 * kappa, "n %ld kind %d: kappa %g, asked %g", (long)n, kind,
               got, kappa);
@@ -105,7 +85,7 @@ static void check_builder(int64_t n, double kappa, int kind)
         cr_expect(fabs(a[0]) <= 1e-14, "pivoting variant: a11 = %g, want 0 to rounding", a[0]);
     if (kind == GO_COND_SPD) {
         /* positive definite: Cholesky succeeds */
-        double *f = alloc_d(n * n);
+        double *f = gv_test_alloc(n * n);
         memcpy(f, a, (size_t)(n * n) * sizeof *f);
         cr_expect_eq(LAPACKE_dpotrf(LAPACK_ROW_MAJOR, 'L', (lapack_int)n, f, (lapack_int)n), 0);
         free(f);
@@ -146,7 +126,7 @@ Test(oracle_solve, builder_checks_arguments)
 static void check_oracle(int64_t n, double kappa, bool spd)
 {
     double *a = cond_matrix(n, kappa, spd ? GO_COND_SPD : GO_COND_GENERAL_PIVOT, 9);
-    double *b = alloc_d(n), *x = alloc_d(n);
+    double *b = gv_test_alloc(n), *x = gv_test_alloc(n);
     long double *x_ld = malloc((size_t)n * sizeof *x_ld);
     cr_assert_not_null(x_ld);
     gv_gen_fill(b, n, GV_DIST_UNIFORM11, GV_F64, 9, 3);
@@ -219,7 +199,7 @@ Test(oracle_solve, lapack_info_on_the_singular_constructions)
     for (int t = 0; t < 7; t++) {
         int64_t n = nk[t][0], k = nk[t][1];
         double kappa = n > 1 ? 10.0 : 1.0;
-        double *b = alloc_d(n), *x = alloc_d(n);
+        double *b = gv_test_alloc(n), *x = gv_test_alloc(n);
         for (int64_t i = 0; i < n; i++)
             b[i] = 1.0;
         double *a = cond_matrix(n, kappa, GO_COND_GENERAL, 4);

@@ -1,14 +1,11 @@
 /* oracle_vadd.c: the vadd oracle (oracle/vadd.c) against long double sums, its gauge
- * |a| + |b|, its argument checks, and the vadd op descriptors' facts (depth, tensor counts,
- * modes, the planted variant). */
+ * |a| + |b|, and its argument checks. */
 #include <criterion/criterion.h>
 #include <math.h>
 #include <stdlib.h>
 
 #include "gen.h"
 #include "go.h"
-#include "registry.h"
-#include "testkit.h"
 
 static void check_sum(int64_t n, gv_dtype inputs)
 {
@@ -61,48 +58,4 @@ Test(oracle_vadd, bad_arguments_name_their_index)
     cr_expect_eq(go_vadd(0, a, b, c), 0);
     cr_expect_eq(go_vadd(2, a, b, c), 0);
     cr_expect_eq(c[1], 6.0);
-}
-
-Test(oracle_vadd, descriptor_facts)
-{
-    const gv_op *op = gv_op_find("vadd"), *bug = gv_op_find("vadd.f32round");
-    cr_assert(op && bug);
-    gv_case c = {op, GV_F32, GV_MODE_NATIVE, GV_DIST_UNIFORM01, {1, {4099}}, 0};
-    gv_layout l;
-    cr_assert_eq(op->layout(&c, &l), GV_OK);
-    cr_expect_eq(l.n_in, 2);
-    cr_expect_eq(l.n_out, 1);
-    cr_expect_eq(l.in[0].count, 4099);
-    cr_expect_eq(l.in[1].count, 4099);
-    cr_expect_eq(l.out[0].count, 4099);
-    /* one correctly rounded addition: depth 1 whatever n */
-    cr_expect_eq(op->depth(&c), 1.0);
-    c.shape.d[0] = 100000000;
-    cr_expect_eq(op->depth(&c), 1.0);
-    cr_expect(gv_mode_ok(op, GV_F32, GV_MODE_NATIVE));
-    cr_expect(gv_mode_ok(op, GV_F64, GV_MODE_NATIVE));
-    cr_expect_not(gv_mode_ok(op, GV_F32, GV_MODE_TF32));
-    cr_expect_not_null(bug->planted_bug);
-    /* signed inputs by default: sums cancel (the tier analysis in src/ops/vadd.c) */
-    cr_expect_eq(op->default_dist, GV_DIST_UNIFORM11);
-    cr_expect_eq(bug->default_dist, GV_DIST_UNIFORM11);
-    cr_expect_not(gv_mode_ok(bug, GV_F32, GV_MODE_NATIVE), "the planted variant is f64 only");
-    char why[256];
-    gv_shape three = {3, {2, 2, 2}};
-    cr_expect_not(gv_shape_ok(op, &three, why, sizeof why));
-}
-
-/* past one 1024-thread block and not a multiple of 4 (so of 8 or 32 either): the vector
- * loads' and the last block's tails */
-static bool ragged_length(const gv_shape *s)
-{
-    return s->d[0] > 1024 && s->d[0] % 4 != 0;
-}
-
-Test(oracle_vadd, catalogues_have_ragged_lengths)
-{
-    for (int t = 0; t < 2; t++)
-        cr_expect_gt(gv_test_catalogue_count("vadd", t, ragged_length), 0,
-                     "vadd %s: no n > 1024 that is not a multiple of 4",
-                     t ? "test_shapes" : "shapes");
 }

@@ -20,6 +20,7 @@
 #include "bench_targets.h"
 #include "registry.h"
 #include "run.h"
+#include "testkit.h"
 
 /* ---- the fake device ---- */
 
@@ -172,9 +173,7 @@ static gv_bench_opts fast_opts(void)
 
 static gv_case vadd_case(gv_dtype t, int64_t n)
 {
-    gv_case c = {gv_op_find("vadd"), t, GV_MODE_NATIVE, GV_DIST_UNIFORM01, {1, {n}}, 3};
-    cr_assert_not_null(c.op, "vadd is registered");
-    return c;
+    return gv_test_case("vadd", t, GV_MODE_NATIVE, GV_DIST_UNIFORM01, (gv_shape){1, {n}}, 3);
 }
 
 /* bc's JSON, through the struct the run's decisions read; the samples stay bc's. */

@@ -22,9 +22,7 @@
 
 static gv_case vadd_case(gv_dtype t, int64_t n)
 {
-    gv_case c = {gv_op_find("vadd"), t, GV_MODE_NATIVE, GV_DIST_UNIFORM01, {1, {n}}, 3};
-    cr_assert_not_null(c.op, "vadd is registered");
-    return c;
+    return gv_test_case("vadd", t, GV_MODE_NATIVE, GV_DIST_UNIFORM01, (gv_shape){1, {n}}, 3);
 }
 
 /* ---- the document and its renderings, from hand-made cases ---- */

@@ -8,34 +8,20 @@
 
 #include "compare.h"
 #include "run.h"
-
-/* Power-of-two tiers: t(1 + |r|) is exact for the r used below, unlike 1e-8 and 1e-4. */
-static const gv_tiers pow2_tiers = {2, {0x1p-26, 0x1p-13}};
-
-static void cmp64(const double *c, const double *r, int64_t n, const gv_tiers *t,
-                  const gv_error_model *em, gv_metrics *m)
-{
-    gv_compare(c, GV_F64, r, n, t, em, 53, m);
-}
-
-static void cmp32(const float *c, const double *r, int64_t n, const gv_tiers *t,
-                  const gv_error_model *em, int bits, gv_metrics *m)
-{
-    gv_compare(c, GV_F32, r, n, t, em, bits, m);
-}
+#include "testkit.h"
 
 /* Mismatches at tier k for the single pair (c, r). */
 static int64_t miss64(double c, double r, const gv_tiers *t, int k)
 {
     gv_metrics m;
-    cmp64(&c, &r, 1, t, NULL, &m);
+    gv_test_cmp64(&c, &r, 1, t, NULL, &m);
     return m.mismatches[k];
 }
 
 static int64_t miss32(float c, double r, const gv_tiers *t, int k)
 {
     gv_metrics m;
-    cmp32(&c, &r, 1, t, NULL, 24, &m);
+    gv_test_cmp32(&c, &r, 1, t, NULL, 24, &m);
     return m.mismatches[k];
 }
 
@@ -45,7 +31,7 @@ Test(compare, exact_match_has_zero_error_and_capped_bits)
 {
     double r[3] = {1.5, -2.0, 0.0};
     gv_metrics m;
-    cmp64(r, r, 3, &gv_default_tiers, NULL, &m);
+    gv_test_cmp64(r, r, 3, &gv_default_tiers, NULL, &m);
     cr_expect_eq(m.n, 3);
     cr_expect_eq(m.max_abs, 0.0);
     cr_expect_eq(m.max_rel, 0.0);
@@ -65,7 +51,7 @@ Test(compare, empty_input_has_no_worst_element)
 {
     double r[1] = {0};
     gv_metrics m;
-    cmp64(r, r, 0, &gv_default_tiers, NULL, &m);
+    gv_test_cmp64(r, r, 0, &gv_default_tiers, NULL, &m);
     cr_expect_eq(m.n, 0);
     cr_expect_eq(m.worst_index, -1);
     cr_expect_eq(m.normwise_rel, 0.0);
@@ -78,7 +64,7 @@ Test(compare, known_metrics_f64)
     double r[4] = {1.0, -2.0, 4.0, 0.5};
     double c[4] = {1.0, -2.0 - 0x1p-20, 4.0, 0.5 + 0x1p-30};
     gv_metrics m;
-    cmp64(c, r, 4, &pow2_tiers, NULL, &m);
+    gv_test_cmp64(c, r, 4, &gv_test_pow2_tiers, NULL, &m);
     cr_expect_eq(m.max_abs, 0x1p-20);
     /* relative: 2^-20 / 2 = 2^-21 beats 2^-30 / 0.5 = 2^-29 */
     cr_expect_eq(m.max_rel, 0x1p-21);
@@ -107,7 +93,7 @@ Test(compare, max_rel_skips_zero_reference)
     double r[2] = {0.0, 4.0};
     double c[2] = {0x1p-5, 4.0 + 0x1p-10};
     gv_metrics m;
-    cmp64(c, r, 2, &gv_default_tiers, NULL, &m);
+    gv_test_cmp64(c, r, 2, &gv_default_tiers, NULL, &m);
     cr_expect_eq(m.max_rel, 0x1p-12);
     cr_expect_eq(m.max_abs, 0x1p-5);
     /* worst: 2^-5 / 1 beats 2^-10 / 5 */
@@ -121,7 +107,7 @@ Test(compare, worst_is_by_error_over_one_plus_abs_reference)
     double r[2] = {100.0, 0.0};
     double c[2] = {100.0 + 0x1p-4, 0x1p-8};
     gv_metrics m;
-    cmp64(c, r, 2, &gv_default_tiers, NULL, &m);
+    gv_test_cmp64(c, r, 2, &gv_default_tiers, NULL, &m);
     cr_expect_eq(m.max_abs, 0x1p-4);
     cr_expect_eq(m.worst_index, 1);
     cr_expect_eq(m.worst_value, 0x1p-8);
@@ -135,7 +121,7 @@ Test(compare, max_ulp_at_f32_precision)
     double r[2] = {1.0, 2.0 - 0x1p-23};
     float c[2] = {1.0f + 3 * 0x1p-23f, 2.0f - 0x1p-22f};
     gv_metrics m;
-    cmp32(c, r, 2, &gv_default_tiers, NULL, 24, &m);
+    gv_test_cmp32(c, r, 2, &gv_default_tiers, NULL, 24, &m);
     cr_expect_eq(m.max_ulp, 3.0);
     cr_expect_eq(m.max_abs, 3 * 0x1p-23);
 }
@@ -147,7 +133,7 @@ Test(compare, max_ulp_just_below_a_power_of_two)
     double r = 1.0 - 0x1p-24;
     float c = 1.0f;
     gv_metrics m;
-    cmp32(&c, &r, 1, &gv_default_tiers, NULL, 24, &m);
+    gv_test_cmp32(&c, &r, 1, &gv_default_tiers, NULL, 24, &m);
     cr_expect_eq(m.max_ulp, 1.0);
 }
 
@@ -158,12 +144,12 @@ Test(compare, max_ulp_at_tf32_precision)
     double r[3] = {1.0, 1.0, 8.0};
     float c[3] = {1.0f + 0x1p-10f, 1.0f + 5 * 0x1p-10f, 8.0f + 0x1p-6f};
     gv_metrics m;
-    cmp32(c, r, 3, &gv_default_tiers, NULL, 11, &m);
+    gv_test_cmp32(c, r, 3, &gv_default_tiers, NULL, 11, &m);
     cr_expect_eq(m.max_ulp, 5.0);
-    cmp32(c + 2, r + 2, 1, &gv_default_tiers, NULL, 11, &m);
+    gv_test_cmp32(c + 2, r + 2, 1, &gv_default_tiers, NULL, 11, &m);
     cr_expect_eq(m.max_ulp, 2.0);
     /* and the bits cap follows the precision: exact results report 11 */
-    cmp32(c, (const double[]){1.0 + 0x1p-10}, 1, &gv_default_tiers, NULL, 11, &m);
+    gv_test_cmp32(c, (const double[]){1.0 + 0x1p-10}, 1, &gv_default_tiers, NULL, 11, &m);
     cr_expect_eq(m.bits, 11.0);
 }
 
@@ -174,20 +160,20 @@ Test(compare, max_ulp_at_zero_uses_the_subnormal_spacing)
     double r0 = 0.0;
     float c32 = 0x1p-149f;
     gv_metrics m;
-    cmp32(&c32, &r0, 1, &gv_default_tiers, NULL, 24, &m);
+    gv_test_cmp32(&c32, &r0, 1, &gv_default_tiers, NULL, 24, &m);
     cr_expect_eq(m.max_ulp, 1.0);
     double c64 = 0x1p-1074;
-    cmp64(&c64, &r0, 1, &gv_default_tiers, NULL, &m);
+    gv_test_cmp64(&c64, &r0, 1, &gv_default_tiers, NULL, &m);
     cr_expect_eq(m.max_ulp, 1.0);
     /* a subnormal reference has the same spacing: r = 2^-140, c one step up, 1 ulp (not
        the 2^23 ulps that 24 bits below 2^-140 would count) */
     double rs = 0x1p-140;
     float cs = 0x1p-140f + 0x1p-149f;
-    cmp32(&cs, &rs, 1, &gv_default_tiers, NULL, 24, &m);
+    gv_test_cmp32(&cs, &rs, 1, &gv_default_tiers, NULL, 24, &m);
     cr_expect_eq(m.max_ulp, 1.0);
     /* and in f64: r = 2^-1060, c = r + 2^-1074 */
     double rd = 0x1p-1060, cd = 0x1p-1060 + 0x1p-1074;
-    cmp64(&cd, &rd, 1, &gv_default_tiers, NULL, &m);
+    gv_test_cmp64(&cd, &rd, 1, &gv_default_tiers, NULL, &m);
     cr_expect_eq(m.max_ulp, 1.0);
 }
 
@@ -197,17 +183,17 @@ Test(compare, accurate_bits_are_capped_at_the_precision)
     double r[2] = {0x1p40, 1.0};
     double c[2] = {0x1p40, 1.0 + 0x1p-52};
     gv_metrics m;
-    cmp64(c, r, 2, &gv_default_tiers, NULL, &m);
+    gv_test_cmp64(c, r, 2, &gv_default_tiers, NULL, &m);
     cr_expect_gt(m.normwise_rel, 0.0);
     cr_expect_eq(m.bits, 53.0);
     /* f32: 2^-23 / ~2^20 ~ 2^-43, capped at 24 */
     double r32[2] = {0x1p20, 1.0};
     float c32[2] = {0x1p20f, 1.0f + 0x1p-23f};
-    cmp32(c32, r32, 2, &gv_default_tiers, NULL, 24, &m);
+    gv_test_cmp32(c32, r32, 2, &gv_default_tiers, NULL, 24, &m);
     cr_expect_eq(m.bits, 24.0);
     /* and never below 0: normwise |5 - 1| / 1 = 4 -> -2 -> 0 */
     double one = 1.0, five = 5.0;
-    cmp64(&five, &one, 1, &gv_default_tiers, NULL, &m);
+    gv_test_cmp64(&five, &one, 1, &gv_default_tiers, NULL, &m);
     cr_expect_eq(m.normwise_rel, 4.0);
     cr_expect_eq(m.bits, 0.0);
 }
@@ -218,7 +204,7 @@ Test(compare, accurate_bits_uncapped_value)
     double r[4] = {1, 1, 1, 1};
     double c[4] = {1, 1, 1 + 0x1p-20, 1};
     gv_metrics m;
-    cmp64(c, r, 4, &gv_default_tiers, NULL, &m);
+    gv_test_cmp64(c, r, 4, &gv_default_tiers, NULL, &m);
     cr_expect_eq(m.normwise_rel, 0x1p-21);
     cr_expect_eq(m.bits, 21.0);
 }
@@ -245,7 +231,7 @@ Test(tiers, pow2_tiers_f64_nonzero_reference)
     /* r = 3: the bound is t * 4, i.e. 2^-24 (t = 2^-26) and 2^-11 (t = 2^-13), exact.
        3 + 2^-24 and 3 + 2^-11 are doubles (26 and 13 significant bits) and their difference
        with 3 is exact (Sterbenz). The next double up is 2^-51 further (ulp in [2, 4)). */
-    const gv_tiers *T = &pow2_tiers;
+    const gv_tiers *T = &gv_test_pow2_tiers;
     for (int sign = -1; sign <= 1; sign += 2) {
         double r = 3.0 * sign;
         double at0 = r + sign * 0x1p-24, at1 = r + sign * 0x1p-11;
@@ -265,7 +251,7 @@ Test(tiers, pow2_tiers_f64_nonzero_reference)
 
 Test(tiers, pow2_tiers_f32_storage)
 {
-    const gv_tiers *T = &pow2_tiers;
+    const gv_tiers *T = &gv_test_pow2_tiers;
     /* r = 0: the bound is t itself, a float; the next float up is t (1 + 2^-23) */
     cr_expect_eq(miss32(0x1p-26f, 0.0, T, 0), 0);
     cr_expect_eq(miss32(nextafterf(0x1p-26f, 1.0f), 0.0, T, 0), 1);

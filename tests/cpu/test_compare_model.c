@@ -7,21 +7,7 @@
 
 #include "compare.h"
 #include "run.h"
-
-/* Power-of-two tiers: t(1 + |r|) is exact for the r used below, unlike 1e-8 and 1e-4. */
-static const gv_tiers pow2_tiers = {2, {0x1p-26, 0x1p-13}};
-
-static void cmp64(const double *c, const double *r, int64_t n, const gv_tiers *t,
-                  const gv_error_model *em, gv_metrics *m)
-{
-    gv_compare(c, GV_F64, r, n, t, em, 53, m);
-}
-
-static void cmp32(const float *c, const double *r, int64_t n, const gv_tiers *t,
-                  const gv_error_model *em, int bits, gv_metrics *m)
-{
-    gv_compare(c, GV_F32, r, n, t, em, bits, m);
-}
+#include "testkit.h"
 
 static float f32_from_bits(uint32_t b)
 {
@@ -44,13 +30,13 @@ Test(nonfinite, nan_where_oracle_has_nan_passes)
     double r[2] = {NAN, 1.0};
     double c[2] = {NAN, 1.0};
     gv_metrics m;
-    cmp64(c, r, 2, &gv_default_tiers, NULL, &m);
+    gv_test_cmp64(c, r, 2, &gv_default_tiers, NULL, &m);
     cr_expect_eq(m.nonfinite_mismatches, 0);
     cr_expect_eq(m.first_nonfinite_index, -1);
     cr_expect(gv_tier_met(&m, 0));
     /* f32 storage with a canonical quiet NaN */
     float c32[2] = {f32_from_bits(0x7FC00000u), 1.0f};
-    cmp32(c32, r, 2, &gv_default_tiers, NULL, 24, &m);
+    gv_test_cmp32(c32, r, 2, &gv_default_tiers, NULL, 24, &m);
     cr_expect_eq(m.nonfinite_mismatches, 0);
     cr_expect_eq(m.poisoned, 0);
 }
@@ -60,14 +46,14 @@ Test(nonfinite, nan_where_oracle_is_finite_fails)
     double r[3] = {1.0, 2.0, 3.0};
     double c[3] = {1.0, NAN, NAN};
     gv_metrics m;
-    cmp64(c, r, 3, &gv_default_tiers, NULL, &m);
+    gv_test_cmp64(c, r, 3, &gv_default_tiers, NULL, &m);
     cr_expect_eq(m.nonfinite_mismatches, 2);
     cr_expect_eq(m.first_nonfinite_index, 1);
     cr_expect_not(gv_tier_met(&m, 0));
     cr_expect_not(gv_tier_met(&m, 1));
     cr_expect_eq(m.max_abs, 0.0, "NaN pairs stay out of the finite metrics");
     float c32[3] = {1.0f, 2.0f, f32_from_bits(0x7FC00000u)};
-    cmp32(c32, r, 3, &gv_default_tiers, NULL, 24, &m);
+    gv_test_cmp32(c32, r, 3, &gv_default_tiers, NULL, 24, &m);
     cr_expect_eq(m.nonfinite_mismatches, 1);
     cr_expect_eq(m.first_nonfinite_index, 2);
     cr_expect_eq(m.poisoned, 0, "a computed NaN is not poison");
@@ -78,7 +64,7 @@ Test(nonfinite, finite_where_oracle_has_nan_fails)
     double r[2] = {NAN, 1.0};
     double c[2] = {0.0, 1.0};
     gv_metrics m;
-    cmp64(c, r, 2, &gv_default_tiers, NULL, &m);
+    gv_test_cmp64(c, r, 2, &gv_default_tiers, NULL, &m);
     cr_expect_eq(m.nonfinite_mismatches, 1);
     cr_expect_eq(m.first_nonfinite_index, 0);
     cr_expect_not(gv_tier_met(&m, 1));
@@ -89,33 +75,33 @@ Test(nonfinite, infinities_must_match_in_sign)
     double r[4] = {INFINITY, -INFINITY, INFINITY, 5.0};
     double same[4] = {INFINITY, -INFINITY, INFINITY, 5.0};
     gv_metrics m;
-    cmp64(same, r, 4, &gv_default_tiers, NULL, &m);
+    gv_test_cmp64(same, r, 4, &gv_default_tiers, NULL, &m);
     cr_expect_eq(m.nonfinite_mismatches, 0, "the same infinity passes");
     cr_expect(gv_tier_met(&m, 0));
 
     double flipped[4] = {INFINITY, INFINITY, INFINITY, 5.0};
-    cmp64(flipped, r, 4, &gv_default_tiers, NULL, &m);
+    gv_test_cmp64(flipped, r, 4, &gv_default_tiers, NULL, &m);
     cr_expect_eq(m.nonfinite_mismatches, 1, "+Inf where the oracle has -Inf fails");
     cr_expect_eq(m.first_nonfinite_index, 1);
 
     double finite_for_inf[4] = {1e308, -INFINITY, INFINITY, 5.0};
-    cmp64(finite_for_inf, r, 4, &gv_default_tiers, NULL, &m);
+    gv_test_cmp64(finite_for_inf, r, 4, &gv_default_tiers, NULL, &m);
     cr_expect_eq(m.nonfinite_mismatches, 1, "finite where the oracle has Inf fails");
     cr_expect_eq(m.first_nonfinite_index, 0);
 
     double inf_for_finite[4] = {INFINITY, -INFINITY, INFINITY, INFINITY};
-    cmp64(inf_for_finite, r, 4, &gv_default_tiers, NULL, &m);
+    gv_test_cmp64(inf_for_finite, r, 4, &gv_default_tiers, NULL, &m);
     cr_expect_eq(m.nonfinite_mismatches, 1, "Inf where the oracle is finite fails");
     cr_expect_eq(m.first_nonfinite_index, 3);
 
     double nan_for_inf[4] = {NAN, -INFINITY, INFINITY, 5.0};
-    cmp64(nan_for_inf, r, 4, &gv_default_tiers, NULL, &m);
+    gv_test_cmp64(nan_for_inf, r, 4, &gv_default_tiers, NULL, &m);
     cr_expect_eq(m.nonfinite_mismatches, 1, "NaN where the oracle has Inf fails");
 
     /* f32 storage: the f32 infinity widens to the f64 one */
     float c32[2] = {-INFINITY, INFINITY};
     double r32[2] = {-INFINITY, -INFINITY};
-    cmp32(c32, r32, 2, &gv_default_tiers, NULL, 24, &m);
+    gv_test_cmp32(c32, r32, 2, &gv_default_tiers, NULL, 24, &m);
     cr_expect_eq(m.nonfinite_mismatches, 1);
     cr_expect_eq(m.first_nonfinite_index, 1);
 }
@@ -129,7 +115,7 @@ Test(poison, all_ones_f32_is_poison)
     memset(&c[2], 0xFF, sizeof c[2]);
     memset(&c[4], 0xFF, sizeof c[4]);
     gv_metrics m;
-    cmp32(c, r, 5, &gv_default_tiers, NULL, 24, &m);
+    gv_test_cmp32(c, r, 5, &gv_default_tiers, NULL, 24, &m);
     cr_expect_eq(m.poisoned, 2);
     cr_expect_eq(m.first_poisoned_index, 2);
     cr_expect_eq(m.nonfinite_mismatches, 0, "poison is its own kind, not a NaN mismatch");
@@ -147,7 +133,7 @@ Test(poison, all_ones_f64_is_poison_even_where_oracle_has_nan)
     double r[4] = {1, NAN, 3, 4};
     memset(&c[1], 0xFF, sizeof c[1]);
     gv_metrics m;
-    cmp64(c, r, 4, &gv_default_tiers, NULL, &m);
+    gv_test_cmp64(c, r, 4, &gv_default_tiers, NULL, &m);
     cr_expect_eq(m.poisoned, 1, "an unwritten element never counts as the oracle's NaN");
     cr_expect_eq(m.first_poisoned_index, 1);
     cr_expect_not(gv_tier_met(&m, 0));
@@ -161,17 +147,17 @@ Test(poison, computed_canonical_nan_is_not_poison)
     double c64 = f64_from_bits(0x7FF8000000000000ull);
     double r = NAN;
     gv_metrics m;
-    cmp32(&c32, &r, 1, &gv_default_tiers, NULL, 24, &m);
+    gv_test_cmp32(&c32, &r, 1, &gv_default_tiers, NULL, 24, &m);
     cr_expect_eq(m.poisoned, 0);
     cr_expect_eq(m.first_poisoned_index, -1);
     cr_expect(gv_tier_met(&m, 0));
-    cmp64(&c64, &r, 1, &gv_default_tiers, NULL, &m);
+    gv_test_cmp64(&c64, &r, 1, &gv_default_tiers, NULL, &m);
     cr_expect_eq(m.poisoned, 0);
     cr_expect(gv_tier_met(&m, 0));
     /* a negative NaN that is not all ones (0xFFFFFFFE) is a NaN, not poison */
     float almost = f32_from_bits(0xFFFFFFFEu);
     double one = 1.0;
-    cmp32(&almost, &one, 1, &gv_default_tiers, NULL, 24, &m);
+    gv_test_cmp32(&almost, &one, 1, &gv_default_tiers, NULL, 24, &m);
     cr_expect_eq(m.poisoned, 0);
     cr_expect_eq(m.nonfinite_mismatches, 1);
 }
@@ -187,7 +173,7 @@ Test(error_model, ratio_with_gauge_depth_and_u)
     double g[2] = {4.0, 64.0};
     gv_error_model em = {.gauge = g, .depth = 2.0, .u = 0x1p-53};
     gv_metrics m;
-    cmp64(c, r, 2, &gv_default_tiers, &em, &m);
+    gv_test_cmp64(c, r, 2, &gv_default_tiers, &em, &m);
     cr_expect_eq(m.ratio, 0.25);
 }
 
@@ -198,7 +184,7 @@ Test(error_model, null_gauge_means_abs_reference)
     double c[2] = {-1.0 - 0x1p-52, 2.0 + 0x1p-51};
     gv_error_model em = {.gauge = NULL, .depth = 2.0, .u = 0x1p-53};
     gv_metrics m;
-    cmp64(c, r, 2, &gv_default_tiers, &em, &m);
+    gv_test_cmp64(c, r, 2, &gv_default_tiers, &em, &m);
     cr_expect_eq(m.ratio, 1.0);
 }
 
@@ -209,17 +195,17 @@ Test(error_model, zero_gauge_with_error_is_infinite)
     double g[2] = {0.0, 1.0};
     gv_error_model em = {.gauge = g, .depth = 1.0, .u = 0x1p-53};
     gv_metrics m;
-    cmp64(c, r, 2, &gv_default_tiers, &em, &m);
+    gv_test_cmp64(c, r, 2, &gv_default_tiers, &em, &m);
     cr_expect(isinf(m.ratio) && m.ratio > 0, "an error where the model allows none: ratio %g",
               m.ratio);
     cr_expect_not(m.ratio <= GV_DEFAULT_RATIO_BOUND, "an infinite ratio can never pass");
     /* without error a zero gauge is fine */
     double exact[2] = {0.0, 1.0};
-    cmp64(exact, r, 2, &gv_default_tiers, &em, &m);
+    gv_test_cmp64(exact, r, 2, &gv_default_tiers, &em, &m);
     cr_expect_eq(m.ratio, 0.0);
     /* NULL gauge with r = 0 and an error: g = |r| = 0, infinite too */
     gv_error_model em_abs = {.gauge = NULL, .depth = 1.0, .u = 0x1p-53};
-    cmp64(c, r, 2, &gv_default_tiers, &em_abs, &m);
+    gv_test_cmp64(c, r, 2, &gv_default_tiers, &em_abs, &m);
     cr_expect(isinf(m.ratio));
 }
 
@@ -230,7 +216,7 @@ Test(error_model, f32_ratio)
     double r = 1.0, g = 1.0;
     gv_error_model em = {.gauge = &g, .depth = 1.0, .u = 0x1p-24};
     gv_metrics m;
-    cmp32(&c, &r, 1, &gv_default_tiers, &em, 24, &m);
+    gv_test_cmp32(&c, &r, 1, &gv_default_tiers, &em, 24, &m);
     cr_expect_eq(m.ratio, 4.0);
 }
 
@@ -245,12 +231,12 @@ Test(merge, two_outputs_fold_into_one)
     double g[3] = {1.0, 1.0, 1.0};
     gv_error_model em = {.gauge = g, .depth = 1.0, .u = 0x1p-53};
     gv_metrics a, b;
-    cmp64(ca, ra, 3, &pow2_tiers, &em, &a);
-    cmp64(cb, rb, 3, &pow2_tiers, &em, &b);
+    gv_test_cmp64(ca, ra, 3, &gv_test_pow2_tiers, &em, &a);
+    gv_test_cmp64(cb, rb, 3, &gv_test_pow2_tiers, &em, &b);
     cr_expect_eq(b.first_nonfinite_index, 0);
     cr_expect_eq(b.worst_index, 1);
     double ratio_b = b.ratio;
-    gv_metrics_merge(&a, &b, pow2_tiers.n);
+    gv_metrics_merge(&a, &b, gv_test_pow2_tiers.n);
     cr_expect_eq(a.n, 6);
     cr_expect_eq(a.max_abs, 0x1p-10);
     cr_expect_eq(a.max_rel, 0x1p-11);
@@ -276,9 +262,9 @@ Test(merge, poison_index_is_offset_and_first_kept)
     memset(&cb[1], 0xFF, sizeof cb[1]);
     memset(&cc[0], 0xFF, sizeof cc[0]);
     gv_metrics a, b, c;
-    cmp64(ca, r, 2, &gv_default_tiers, NULL, &a);
-    cmp64(cb, r, 2, &gv_default_tiers, NULL, &b);
-    cmp64(cc, r, 2, &gv_default_tiers, NULL, &c);
+    gv_test_cmp64(ca, r, 2, &gv_default_tiers, NULL, &a);
+    gv_test_cmp64(cb, r, 2, &gv_default_tiers, NULL, &b);
+    gv_test_cmp64(cc, r, 2, &gv_default_tiers, NULL, &c);
     gv_metrics_merge(&a, &b, 2);
     gv_metrics_merge(&a, &c, 2);
     cr_expect_eq(a.poisoned, 2);

@@ -8,6 +8,7 @@
 
 #include "compare.h"
 #include "run.h"
+#include "testkit.h"
 
 /* ---- gv_judge: verdict rules on hand-planted results --------------------------------------- */
 
@@ -79,19 +80,8 @@ static void plant(gv_problem *p, int o, const double *ref, const double *gauge, 
     for (int64_t i = 0; i < t->count; i++) {
         t->ref[i] = ref[i];
         t->gauge[i] = gauge ? gauge[i] : fabs(ref[i]);
-        if (p->c.dtype == GV_F64)
-            ((double *)t->data)[i] = got[i];
-        else
-            ((float *)t->data)[i] = (float)got[i];
+        gv_dtype_store(p->c.dtype, t->data, i, got[i]);
     }
-}
-
-static gv_result judge(gv_problem *p)
-{
-    gv_result r;
-    gv_result_init(&r, &p->c, &gv_default_tiers);
-    gv_judge(p, &r);
-    return r;
 }
 
 Test(judge, exact_enough_is_pass)
@@ -100,7 +90,7 @@ Test(judge, exact_enough_is_pass)
     gv_problem p;
     problem(&p, &fake, GV_F64, GV_MODE_NATIVE, 2, 1);
     plant(&p, 0, (double[]){1.0, -3.0}, NULL, (double[]){1.0 + 0x1p-52, -3.0});
-    gv_result r = judge(&p);
+    gv_result r = gv_test_judge(&p);
     cr_expect_eq(r.verdict, GV_PASS, "%s", r.reason);
     cr_expect_str_empty(r.reason);
     cr_expect_eq(r.m.ratio, 2.0);
@@ -123,7 +113,7 @@ Test(judge, unwritten_output_is_fail)
         p.out[0].gauge[i] = 1.0;
         if (i != 2) ((float *)p.out[0].data)[i] = 1.0f;
     }
-    gv_result r = judge(&p);
+    gv_result r = gv_test_judge(&p);
     cr_expect_eq(r.verdict, GV_FAIL);
     cr_expect_eq(r.m.poisoned, 1);
     cr_expect_eq(r.m.first_poisoned_index, 2);
@@ -137,7 +127,7 @@ Test(judge, fully_unwritten_output_is_fail_even_where_oracle_has_nan)
     problem(&p, &fake, GV_F64, GV_MODE_NATIVE, 3, 1);
     for (int i = 0; i < 3; i++)
         p.out[0].ref[i] = p.out[0].gauge[i] = NAN;
-    gv_result r = judge(&p);
+    gv_result r = gv_test_judge(&p);
     cr_expect_eq(r.verdict, GV_FAIL);
     cr_expect_eq(r.m.poisoned, 3);
     gv_problem_free(&p);
@@ -149,7 +139,7 @@ Test(judge, misplaced_nan_is_fail)
     gv_problem p;
     problem(&p, &fake, GV_F32, GV_MODE_NATIVE, 3, 1);
     plant(&p, 0, (double[]){1.0, 2.0, 3.0}, NULL, (double[]){1.0, NAN, 3.0});
-    gv_result r = judge(&p);
+    gv_result r = gv_test_judge(&p);
     cr_expect_eq(r.verdict, GV_FAIL);
     cr_expect_eq(r.m.nonfinite_mismatches, 1);
     cr_expect(strstr(r.reason, "NaN") != NULL, "reason: %s", r.reason);
@@ -161,7 +151,7 @@ Test(judge, all_nan_output_never_passes)
     gv_problem p;
     problem(&p, &fake, GV_F64, GV_MODE_NATIVE, 3, 1);
     plant(&p, 0, (double[]){1.0, 2.0, 3.0}, NULL, (double[]){NAN, NAN, NAN});
-    gv_result r = judge(&p);
+    gv_result r = gv_test_judge(&p);
     cr_expect_eq(r.verdict, GV_FAIL, "NaN everywhere: %s", gv_verdict_name(r.verdict));
     gv_problem_free(&p);
 }
@@ -171,7 +161,7 @@ Test(judge, nan_where_oracle_has_nan_passes)
     gv_problem p;
     problem(&p, &fake, GV_F64, GV_MODE_NATIVE, 2, 1);
     plant(&p, 0, (double[]){NAN, INFINITY}, (double[]){0.0, 0.0}, (double[]){NAN, INFINITY});
-    gv_result r = judge(&p);
+    gv_result r = gv_test_judge(&p);
     cr_expect_eq(r.verdict, GV_PASS, "%s", r.reason);
     gv_problem_free(&p);
 }
@@ -183,7 +173,7 @@ Test(judge, ratio_over_bound_fails_even_when_the_tier_is_met)
     gv_problem p;
     problem(&p, &fake, GV_F32, GV_MODE_NATIVE, 1, 1);
     plant(&p, 0, (double[]){1.0}, NULL, (double[]){1.0 + 1e-5});
-    gv_result r = judge(&p);
+    gv_result r = gv_test_judge(&p);
     cr_expect(gv_tier_met(&r.m, 1), "the 1e-4 tier is met");
     cr_expect_eq(r.m.ratio, 168.0);
     cr_expect_eq(r.verdict, GV_FAIL);
@@ -198,7 +188,7 @@ Test(judge, expected_tier_missed_is_fail)
     gv_problem p;
     problem(&p, &fake, GV_F64, GV_MODE_NATIVE, 1, (int64_t)1 << 40);
     plant(&p, 0, (double[]){1.0}, NULL, (double[]){1.0 + 0x1p-20});
-    gv_result r = judge(&p);
+    gv_result r = gv_test_judge(&p);
     cr_expect_eq(r.m.ratio, 0x1p-7);
     cr_expect_eq(r.verdict, GV_FAIL);
     cr_expect(strstr(r.reason, "tier") != NULL, "reason: %s", r.reason);
@@ -208,7 +198,7 @@ Test(judge, expected_tier_missed_is_fail)
        2^-12 / (2^-24 * 2^30) = 2^-18 */
     problem(&p, &fake, GV_F32, GV_MODE_NATIVE, 1, (int64_t)1 << 30);
     plant(&p, 0, (double[]){1.0}, NULL, (double[]){1.0 + 0x1p-12});
-    r = judge(&p);
+    r = gv_test_judge(&p);
     cr_expect_eq(r.expected_tier, 1e-4);
     cr_expect_eq(r.verdict, GV_FAIL);
     gv_problem_free(&p);
@@ -220,7 +210,7 @@ Test(judge, expected_tier_hook_and_reduced_modes)
     gv_problem p;
     problem(&p, &fake_loose, GV_F64, GV_MODE_NATIVE, 1, (int64_t)1 << 40);
     plant(&p, 0, (double[]){1.0}, NULL, (double[]){1.0 + 0x1p-20});
-    gv_result r = judge(&p);
+    gv_result r = gv_test_judge(&p);
     cr_expect_eq(r.expected_tier, 1e-4);
     cr_expect_str_eq(r.expected_tier_why, "test: claims only 1e-4");
     cr_expect_eq(r.verdict, GV_PASS, "%s", r.reason);
@@ -229,7 +219,7 @@ Test(judge, expected_tier_hook_and_reduced_modes)
     /* tf32 expects no tier: 2^-10 off misses 1e-4 but the model (u = 2^-11, ratio 2) holds */
     problem(&p, &fake, GV_F32, GV_MODE_TF32, 1, 1);
     plant(&p, 0, (double[]){1.0}, NULL, (double[]){1.0 + 0x1p-10});
-    r = judge(&p);
+    r = gv_test_judge(&p);
     cr_expect_eq(r.u, 0x1p-11);
     cr_expect_eq(r.expected_tier, 0.0);
     cr_expect_not(gv_tier_met(&r.m, 1));
@@ -245,7 +235,7 @@ Test(judge, second_output_counts)
     problem(&p, &fake2, GV_F64, GV_MODE_NATIVE, 2, 1);
     plant(&p, 0, (double[]){1.0, 1.0}, NULL, (double[]){1.0, 1.0});
     plant(&p, 1, (double[]){1.0, 1.0}, NULL, (double[]){1.0, NAN});
-    gv_result r = judge(&p);
+    gv_result r = gv_test_judge(&p);
     cr_expect_eq(r.verdict, GV_FAIL);
     cr_expect_eq(r.m.first_nonfinite_index, 3);
     gv_problem_free(&p);
@@ -254,7 +244,7 @@ Test(judge, second_output_counts)
     problem(&p, &fake2, GV_F64, GV_MODE_NATIVE, 2, (int64_t)1 << 40);
     plant(&p, 0, (double[]){1.0, 1.0}, NULL, (double[]){1.0, 1.0});
     plant(&p, 1, (double[]){1.0, 1.0}, NULL, (double[]){1.0 + 0x1p-20, 1.0});
-    r = judge(&p);
+    r = gv_test_judge(&p);
     cr_expect_eq(r.m.n, 4);
     cr_expect_eq(r.m.bits, 21.0);
     cr_expect_eq(r.m.worst_index, 2);

@@ -1,0 +1,84 @@
+/* model_colsum.c: the column-sum op descriptors' depths, tensor counts and modes, with the
+ * chunked column sum's depth recomputed here. */
+#include <criterion/criterion.h>
+#include <math.h>
+
+#include "colsum.h"
+#include "registry.h"
+
+/* The chunked column sum of kernels/colsum.cuh, recomputed from its description: rows split
+   into c = ceil(sqrt(rows)) chunks (at most 1024) of ceil(rows / c) rows; depth is the chunk
+   length plus the number of chunks. */
+static int64_t colsum_depth(int64_t rows)
+{
+    int64_t c = (int64_t)ceil(sqrt((double)rows));
+    if (c > 1024) c = 1024;
+    return (rows + c - 1) / c + c;
+}
+
+Test(oracle_colsum, chunked_depth_known_values)
+{
+    /* 1000 rows: 32 chunks (31^2 < 1000 <= 32^2) of 32 rows -> 64; 300: 18 chunks of 17 ->
+       35; 64: 8 of 8 -> 16; 2^22: capped at 1024 chunks of 4096 -> 5120 */
+    cr_expect_eq(colsum_depth(1000), 64);
+    cr_expect_eq(gk_colsum_depth(1000), 64);
+    cr_expect_eq(gk_colsum_depth(300), 35);
+    cr_expect_eq(gk_colsum_depth(64), 16);
+    cr_expect_eq(gk_colsum_depth((int64_t)1 << 22), 5120);
+    for (int64_t rows = 1; rows < 5000; rows += 7)
+        cr_expect_eq(gk_colsum_depth(rows), colsum_depth(rows), "rows %ld", (long)rows);
+}
+
+static gv_case colsum_case(const char *op, gv_dtype t, gv_mode mode, int64_t m, int64_t k,
+                           int64_t n)
+{
+    gv_case c = {gv_op_find(op), t, mode, GV_DIST_UNIFORM01, {3, {m, k, n}}, 0};
+    cr_assert_not_null(c.op, "%s is registered", op);
+    return c;
+}
+
+Test(oracle_colsum, depths_per_op_and_mode)
+{
+    /* matmul_colsum: product depth k plus the column sum's over m rows */
+    gv_case mc = colsum_case("matmul_colsum", GV_F64, GV_MODE_NATIVE, 1000, 500, 700);
+    cr_expect_eq(mc.op->depth(&mc), 500.0 + 64.0);
+    /* tf32: 4 u_tf32 for the operands plus (k + colsum depth) f32 roundings scaled by
+       u_f32 / u_tf32 = 2^-13 */
+    gv_case mt = colsum_case("matmul_colsum", GV_F32, GV_MODE_TF32, 1000, 500, 700);
+    cr_expect_eq(mt.op->depth(&mt), 4.0 + (500.0 + 64.0) / 8192.0);
+    /* einsum: column sums of A over m, then the k-term weighting: colsum depths of m and k,
+       plus one */
+    gv_case ec = colsum_case("einsum.colsum", GV_F32, GV_MODE_NATIVE, 300, 257, 129);
+    cr_expect_eq(ec.op->depth(&ec), (double)(colsum_depth(300) + colsum_depth(257) + 1));
+    gv_case eb = colsum_case("einsum.colsum.lastchunk", GV_F64, GV_MODE_NATIVE, 300, 257, 129);
+    cr_expect_eq(eb.op->depth(&eb), ec.op->depth(&ec), "the planted variant is judged alike");
+}
+
+Test(oracle_colsum, layouts_and_modes)
+{
+    const char *ops[] = {"matmul_colsum", "einsum.colsum", "einsum.colsum.lastchunk"};
+    for (int i = 0; i < 3; i++) {
+        gv_case c = colsum_case(ops[i], GV_F32, GV_MODE_NATIVE, 64, 48, 32);
+        gv_layout l;
+        cr_assert_eq(c.op->layout(&c, &l), GV_OK);
+        cr_expect_eq(l.n_in, 2, "%s", ops[i]);
+        cr_expect_eq(l.n_out, 1, "%s", ops[i]);
+        cr_expect_eq(l.in[0].count, 64 * 48, "%s: A is m x k", ops[i]);
+        cr_expect_eq(l.in[1].count, 48 * 32, "%s: B is k x n", ops[i]);
+        cr_expect_eq(l.out[0].count, 32, "%s: s has n entries", ops[i]);
+        cr_expect_gt(l.workspace_bytes, 0, "%s needs scratch", ops[i]);
+    }
+    /* matmul_colsum keeps the m x n product and the per-chunk partial sums */
+    gv_case c = colsum_case("matmul_colsum", GV_F64, GV_MODE_NATIVE, 64, 48, 32);
+    gv_layout l;
+    c.op->layout(&c, &l);
+    cr_expect_eq(l.workspace_bytes, (64 * 32 + 8 * 32) * 8);
+    const gv_op *mc = gv_op_find("matmul_colsum"), *ec = gv_op_find("einsum.colsum");
+    cr_expect(gv_mode_ok(mc, GV_F32, GV_MODE_TF32));
+    cr_expect_not(gv_mode_ok(mc, GV_F64, GV_MODE_TF32));
+    cr_expect_not(gv_mode_ok(ec, GV_F32, GV_MODE_TF32));
+    cr_expect_not_null(gv_op_find("einsum.colsum.lastchunk")->planted_bug);
+    char why[256];
+    gv_shape one = {1, {100}};
+    cr_expect_not(gv_shape_ok(mc, &one, why, sizeof why));
+}

@@ -1,0 +1,249 @@
+/* model_dense.c: the dense ops' registration and error model (src/ops/dense.c), by judging
+ * simulated device results: correct f32/f64/tf32/fastmath arithmetic must pass, the planted
+ * bug and a wrong-precision path must fail. */
+#include <criterion/criterion.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "go.h"
+#include "registry.h"
+#include "run.h"
+#include "testkit.h"
+
+Test(dense_model, registered_with_dims_modes_and_depths)
+{
+    const gv_op *op = gv_op_find("dense.sigmoid");
+    cr_assert_not_null(op);
+    cr_expect_str_eq(op->dims, "m,k,n");
+    cr_expect_str_eq(op->shapes, "512x784x256,4096x2048x256");
+    cr_expect(gv_mode_ok(op, GV_F32, GV_MODE_NATIVE));
+    cr_expect(gv_mode_ok(op, GV_F64, GV_MODE_NATIVE));
+    cr_expect(gv_mode_ok(op, GV_F32, GV_MODE_TF32));
+    cr_expect(gv_mode_ok(op, GV_F32, GV_MODE_FASTMATH));
+    cr_expect_not(gv_mode_ok(op, GV_F64, GV_MODE_TF32));
+    cr_expect_not(gv_mode_ok(op, GV_F64, GV_MODE_FASTMATH));
+    gv_case c = {op, GV_F32, GV_MODE_NATIVE, GV_DIST_UNIFORM11, {3, {512, 784, 256}}, 1};
+    cr_expect_float_eq(op->depth(&c), 791.0, 0);
+    c.mode = GV_MODE_FASTMATH;
+    cr_expect_float_eq(op->depth(&c), 795.0, 0);
+    c.mode = GV_MODE_TF32;
+    cr_expect_float_eq(op->depth(&c), 4.0 + 785.0 / 8192.0, 1e-15);
+    cr_expect_eq(op->default_dist, GV_DIST_UNIFORM11);
+
+    const gv_op *bug = gv_op_find("dense.sigmoid.rowbias");
+    cr_assert_not_null(bug);
+    cr_expect_not_null(bug->planted_bug);
+    /* a column-indexed bias b[j mod m] is right when m == 1: every test shape needs m >= 2 */
+    gv_shape s[16];
+    char err[256];
+    int ns = gv_size_spec_parse(bug->test_shapes, s, 16, err, sizeof err);
+    cr_assert_gt(ns, 0, "%s", err);
+    for (int i = 0; i < ns; i++)
+        cr_expect_geq(s[i].d[0], 2);
+}
+
+/* What a device could return, computed on the CPU. `p` holds inputs (ref: the values in the
+ * case's dtype) and the oracle; the simulator writes y (m x n doubles, rounded by the
+ * caller to the dtype). */
+typedef void (*sim_fn)(const gv_problem *p, double *y);
+
+static int64_t dm(const gv_problem *p)
+{
+    return p->c.shape.d[0];
+}
+static int64_t dk(const gv_problem *p)
+{
+    return p->c.shape.d[1];
+}
+static int64_t dn(const gv_problem *p)
+{
+    return p->c.shape.d[2];
+}
+
+static float tf32_round(float v)
+{
+    uint32_t u;
+    memcpy(&u, &v, 4);
+    u += 0xFFFu + ((u >> 13) & 1u); /* round to nearest even at 10 stored mantissa bits */
+    u &= ~0x1FFFu;
+    memcpy(&v, &u, 4);
+    return v;
+}
+
+/* f32 product with a sequential FMA chain (optionally on TF32-rounded operands), the bias
+ * added in f32, then the f32 sigmoid with expf perturbed by `exp_ulps(z)` ulps and the
+ * quotient by `div_ulps` ulps, both in the direction away from the oracle. bias_col: the
+ * planted bug's b[j mod m]. */
+static void sim_f32(const gv_problem *p, double *y, bool tf32, bool fast, bool bias_col)
+{
+    int64_t m = dm(p), k = dk(p), n = dn(p);
+    const double *w = p->in[0].ref, *x = p->in[1].ref, *b = p->in[2].ref;
+    for (int64_t i = 0; i < m; i++)
+        for (int64_t j = 0; j < n; j++) {
+            float acc = 0.0f;
+            for (int64_t l = 0; l < k; l++) {
+                float a = (float)w[i * k + l], c = (float)x[l * n + j];
+                if (tf32) a = tf32_round(a), c = tf32_round(c);
+                acc = fmaf(a, c, acc);
+            }
+            float z = acc + (float)b[bias_col ? j % m : i];
+            float t = expf(-fabsf(z));
+            double ref = p->out[0].ref[i * n + j];
+            /* worst documented exp error: expf 2 ulp; __expf 2 + floor(|1.173 x|) ulp */
+            int ulps = fast ? 2 + (int)floorf(fabsf(1.173f * z)) : 2;
+            /* y falls as t grows when z >= 0, and rises when z < 0: push t the way that
+               moves y away from the oracle */
+            float y0 = (z >= 0.0f ? 1.0f : t) / (1.0f + t);
+            bool grow_t = (z >= 0.0f) == (y0 < ref);
+            for (int u = 0; u < ulps; u++)
+                t = nextafterf(t, grow_t ? INFINITY : 0.0f);
+            float q = (z >= 0.0f ? 1.0f : t) / (1.0f + t);
+            int dulps = fast ? 2 : 0; /* __fdividef 2 ulp; IEEE division is rounded already */
+            for (int u = 0; u < dulps; u++)
+                q = nextafterf(q, q < ref ? 0.0f : INFINITY);
+            y[i * n + j] = q;
+        }
+}
+
+static void sim_f32_native(const gv_problem *p, double *y)
+{
+    sim_f32(p, y, false, false, false);
+}
+static void sim_f32_tf32(const gv_problem *p, double *y)
+{
+    sim_f32(p, y, true, false, false);
+}
+static void sim_f32_fast(const gv_problem *p, double *y)
+{
+    sim_f32(p, y, false, true, false);
+}
+static void sim_f32_colbias(const gv_problem *p, double *y)
+{
+    sim_f32(p, y, false, false, true);
+}
+
+/* f64 with a sequential FMA chain, then the stable sigmoid; bias_col as above. */
+static void sim_f64(const gv_problem *p, double *y, bool bias_col)
+{
+    int64_t m = dm(p), k = dk(p), n = dn(p);
+    const double *w = p->in[0].ref, *x = p->in[1].ref, *b = p->in[2].ref;
+    for (int64_t i = 0; i < m; i++)
+        for (int64_t j = 0; j < n; j++) {
+            double acc = 0.0;
+            for (int64_t l = 0; l < k; l++)
+                acc = fma(w[i * k + l], x[l * n + j], acc);
+            y[i * n + j] = go_sigmoid(acc + b[bias_col ? j % m : i]);
+        }
+}
+
+static void sim_f64_native(const gv_problem *p, double *y)
+{
+    sim_f64(p, y, false);
+}
+static void sim_f64_colbias(const gv_problem *p, double *y)
+{
+    sim_f64(p, y, true);
+}
+
+/* An f64 case whose device silently did everything in f32. */
+static void sim_f64_in_f32(const gv_problem *p, double *y)
+{
+    sim_f32(p, y, false, false, false);
+}
+
+/* Build the case's problem, run the oracle, judge the simulated output with the op's model
+ * (gv_result_init and gv_judge, as a device run does). */
+static gv_result judge_sim(const char *opname, gv_dtype t, gv_mode mode, gv_dist dist, int64_t m,
+                           int64_t k, int64_t n, sim_fn sim)
+{
+    gv_case c = gv_test_case(opname, t, mode, dist, (gv_shape){3, {m, k, n}}, 7);
+    gv_problem p;
+    gv_test_problem(&p, &c);
+    double *y = gv_test_alloc(m * n);
+    sim(&p, y);
+    gv_test_store(&p, 0, y);
+    free(y);
+    gv_result r = gv_test_judge(&p);
+    gv_problem_free(&p);
+    cr_log_info("%s %s %s %lldx%lldx%lld: %s ratio %.3g max_abs %.3g %s", opname, gv_dtype_name(t),
+                gv_mode_name(mode), (long long)m, (long long)k, (long long)n,
+                gv_verdict_name(r.verdict), r.m.ratio, r.m.max_abs, r.reason);
+    return r;
+}
+
+Test(dense_model, correct_arithmetic_passes_well_inside_the_bound, .timeout = 120)
+{
+    /* worst documented function errors on top of real f32/f64/tf32 rounding: a true bound
+       keeps the ratio below 1 (first order), far from the bound 16 */
+    const int64_t shapes[][3] = {{33, 70, 17}, {1, 300, 7}, {512, 784, 256}, {64, 1, 64}};
+    for (size_t s = 0; s < sizeof shapes / sizeof shapes[0]; s++) {
+        const int64_t *d = shapes[s];
+        gv_result r[4] = {judge_sim("dense.sigmoid", GV_F32, GV_MODE_NATIVE, GV_DIST_UNIFORM11,
+                                    d[0], d[1], d[2], sim_f32_native),
+                          judge_sim("dense.sigmoid", GV_F32, GV_MODE_TF32, GV_DIST_UNIFORM11, d[0],
+                                    d[1], d[2], sim_f32_tf32),
+                          judge_sim("dense.sigmoid", GV_F32, GV_MODE_FASTMATH, GV_DIST_UNIFORM11,
+                                    d[0], d[1], d[2], sim_f32_fast),
+                          judge_sim("dense.sigmoid", GV_F64, GV_MODE_NATIVE, GV_DIST_UNIFORM11,
+                                    d[0], d[1], d[2], sim_f64_native)};
+        for (int i = 0; i < 4; i++) {
+            cr_expect_eq(r[i].verdict, GV_PASS, "case %d of %lldx%lldx%lld: %s", i, (long long)d[0],
+                         (long long)d[1], (long long)d[2], r[i].reason);
+            cr_expect_leq(r[i].m.ratio, 1.0, "case %d of %lldx%lldx%lld: ratio %.3g", i,
+                          (long long)d[0], (long long)d[1], (long long)d[2], r[i].m.ratio);
+        }
+    }
+}
+
+Test(dense_model, exact_products_leave_only_the_sigmoid_and_it_fits, .timeout = 60)
+{
+    /* small integers: W X + b is exact in f32 (k = 1 and 3 keep |z| <= 8*8*3 + 8), so the
+       whole error is the evaluation, with __expf's error growing with |z| */
+    const int64_t ks[] = {1, 3};
+    for (size_t s = 0; s < 2; s++) {
+        gv_result fast = judge_sim("dense.sigmoid", GV_F32, GV_MODE_FASTMATH, GV_DIST_SMALLINT, 40,
+                                   ks[s], 50, sim_f32_fast);
+        gv_result nat = judge_sim("dense.sigmoid", GV_F32, GV_MODE_NATIVE, GV_DIST_SMALLINT, 40,
+                                  ks[s], 50, sim_f32_native);
+        cr_expect_eq(fast.verdict, GV_PASS, "fastmath k=%lld: %s", (long long)ks[s], fast.reason);
+        cr_expect_leq(fast.m.ratio, 1.0, "fastmath k=%lld ratio %.3g", (long long)ks[s],
+                      fast.m.ratio);
+        cr_expect_eq(nat.verdict, GV_PASS, "native k=%lld: %s", (long long)ks[s], nat.reason);
+        cr_expect_leq(nat.m.ratio, 1.0, "native k=%lld ratio %.3g", (long long)ks[s], nat.m.ratio);
+    }
+}
+
+Test(dense_model, planted_bug_fails_at_its_test_shapes, .timeout = 60)
+{
+    const int64_t shapes[][3] = {{33, 70, 17}, {512, 784, 256}};
+    for (size_t s = 0; s < 2; s++) {
+        const int64_t *d = shapes[s];
+        gv_result r32 = judge_sim("dense.sigmoid.rowbias", GV_F32, GV_MODE_NATIVE,
+                                  GV_DIST_UNIFORM11, d[0], d[1], d[2], sim_f32_colbias);
+        gv_result r64 = judge_sim("dense.sigmoid.rowbias", GV_F64, GV_MODE_NATIVE,
+                                  GV_DIST_UNIFORM11, d[0], d[1], d[2], sim_f64_colbias);
+        cr_expect_eq(r32.verdict, GV_FAIL, "f32 %lldx%lldx%lld: %s", (long long)d[0],
+                     (long long)d[1], (long long)d[2], r32.reason);
+        cr_expect_eq(r64.verdict, GV_FAIL, "f64 %lldx%lldx%lld: %s", (long long)d[0],
+                     (long long)d[1], (long long)d[2], r64.reason);
+        cr_expect_gt(r32.m.ratio, GV_DEFAULT_RATIO_BOUND, "f32 ratio %.3g", r32.m.ratio);
+    }
+}
+
+Test(dense_model, wrong_precision_paths_fail, .timeout = 60)
+{
+    /* an f64 case computed in f32: the model's ratio explodes */
+    gv_result r = judge_sim("dense.sigmoid", GV_F64, GV_MODE_NATIVE, GV_DIST_UNIFORM11, 512, 784,
+                            256, sim_f64_in_f32);
+    cr_expect_eq(r.verdict, GV_FAIL, "%s", r.reason);
+    cr_expect_gt(r.m.ratio, 1e3, "ratio %.3g", r.m.ratio);
+    gv_result small = judge_sim("dense.sigmoid", GV_F64, GV_MODE_NATIVE, GV_DIST_UNIFORM11, 33, 70,
+                                17, sim_f64_in_f32);
+    cr_expect_eq(small.verdict, GV_FAIL, "%s", small.reason);
+    /* TF32 arithmetic passed off as native f32: it passes its own model (above) but misses
+       native f32's expected 1e-4 tier */
+    gv_result t = judge_sim("dense.sigmoid", GV_F32, GV_MODE_NATIVE, GV_DIST_UNIFORM11, 512, 784,
+                            256, sim_f32_tf32);
+    cr_expect_eq(t.verdict, GV_FAIL, "tf32 judged as native: %s", t.reason);
+}
