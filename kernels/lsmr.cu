@@ -235,7 +235,7 @@ static int spmv(lsmr_state *st, cusparseConstSpMatDescr_t mat, cusparseDnVecDesc
                 cusparseDnVecDescr_t y, double beta, void *buf)
 {
     T one = T(1), mbeta = T(-beta);
-    cudaDataType vt = sizeof(T) == 8 ? CUDA_R_64F : CUDA_R_32F;
+    cudaDataType vt = gk_cuda_type<T>();
     GK_CUSPARSE(cusparseSpMV(st->sp, CUSPARSE_OPERATION_NON_TRANSPOSE, &one, mat, x, &mbeta, y, vt,
                              CUSPARSE_SPMV_CSR_ALG2, buf));
     return GV_OK;

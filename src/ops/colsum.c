@@ -130,6 +130,12 @@ static int einsum_oracle(gv_problem *p)
     .default_dist = GV_DIST_UNIFORM01, .check_shape = colsum_check_shape, .bytes = colsum_bytes,   \
     .make_inputs = colsum_inputs, .gauge = colsum_gauge, .pgauge = colsum_pgauge
 
+/* matmul_colsum and its planted variant: the same product, canaries and hooks */
+#define MATMUL_COLSUM_COMMON                                                                       \
+    .canaries = "uniform11:1000x500x700,uniform11:10000x5000x7000",                                \
+    .test_canaries = "uniform11:300x257x129,uniform11:64x1024x64", .layout = matmul_colsum_layout, \
+    .flops = matmul_colsum_flops, .oracle = matmul_colsum_oracle, .depth = matmul_colsum_depth
+
 static const gv_op matmul_colsum = {
     .name = "matmul_colsum",
     .dtypes = GV_BOTH_DTYPES,
@@ -137,12 +143,7 @@ static const gv_op matmul_colsum = {
     .modes = GV_BIT(GV_MODE_NATIVE) | GV_BIT(GV_MODE_TF32),
     .shapes = "1000x500x700,500x1000x300,10000x5000x7000",
     .test_shapes = "64x48x32,300x257x129,257x515x129,1000x500x700",
-    .canaries = "uniform11:1000x500x700,uniform11:10000x5000x7000",
-    .test_canaries = "uniform11:300x257x129,uniform11:64x1024x64",
-    .layout = matmul_colsum_layout,
-    .flops = matmul_colsum_flops,
-    .oracle = matmul_colsum_oracle,
-    .depth = matmul_colsum_depth,
+    MATMUL_COLSUM_COMMON,
     .error_model = "gauge colsum(|A|)|B|, depth k + colsum_depth(m); tf32: depth "
                    "4 + (k + colsum_depth(m))/2^13 at u = 2^-11 (docs/error-models.md)",
     .device = GV_KERNEL(gk_matmul_colsum),
@@ -157,12 +158,7 @@ static const gv_op matmul_colsum_tf32native = {
     .modes = GV_BIT(GV_MODE_NATIVE),
     .shapes = "64x48x32",
     .test_shapes = "64x48x32",
-    .canaries = "uniform11:1000x500x700,uniform11:10000x5000x7000",
-    .test_canaries = "uniform11:300x257x129,uniform11:64x1024x64",
-    .layout = matmul_colsum_layout,
-    .flops = matmul_colsum_flops,
-    .oracle = matmul_colsum_oracle,
-    .depth = matmul_colsum_depth,
+    MATMUL_COLSUM_COMMON,
     .error_model = "as matmul_colsum",
     .device = GV_KERNEL(gk_matmul_colsum_tf32native),
     COLSUM_COMMON,

@@ -110,6 +110,12 @@ static int gemm_pgauge(gv_problem *p)
     .error_model = "|C-r| <= gamma_k |A||B| (Higham ASNA eq. 3.13): gauge |A||B|, depth k; "       \
                    "tf32: depth 4 + k/2^13 at u = 2^-11 (docs/error-models.md)"
 
+/* gemm.cublas and its planted TF32 variant run the same canaries */
+#define GEMM_CUBLAS_CANARIES                                                                       \
+    .canaries = "uniform11:1024x4096x1024,tie:1024x4096x1024,perm2:1024x4096x1024,"                \
+                "uniform11:256x16384x256",                                                         \
+    .test_canaries = "uniform11:100x37x129,uniform11:64x1024x64,tie:129x65x33,perm2:100x37x129"
+
 static const gv_op gemm_cublas = {
     .name = "gemm.cublas",
     .dtypes = GV_BOTH_DTYPES,
@@ -117,9 +123,7 @@ static const gv_op gemm_cublas = {
     .modes = GV_BIT(GV_MODE_NATIVE) | GV_BIT(GV_MODE_TF32),
     .shapes = "128x128x128,1000x999x1001,1537x515x263,4096x4096x4096",
     .test_shapes = "64x64x64,100x37x129,129x65x33,512x515x260",
-    .canaries = "uniform11:1024x4096x1024,tie:1024x4096x1024,perm2:1024x4096x1024,"
-                "uniform11:256x16384x256",
-    .test_canaries = "uniform11:100x37x129,uniform11:64x1024x64,tie:129x65x33,perm2:100x37x129",
+    GEMM_CUBLAS_CANARIES,
     .device = GV_KERNEL(gk_gemm_cublas),
     GEMM_COMMON,
 };
@@ -132,9 +136,7 @@ static const gv_op gemm_cublas_tf32native = {
     .modes = GV_BIT(GV_MODE_NATIVE),
     .shapes = "128x128x128,1000x999x1001,1537x515x263,4096x4096x4096",
     .test_shapes = "512x515x260",
-    .canaries = "uniform11:1024x4096x1024,tie:1024x4096x1024,perm2:1024x4096x1024,"
-                "uniform11:256x16384x256",
-    .test_canaries = "uniform11:100x37x129,uniform11:64x1024x64,tie:129x65x33,perm2:100x37x129",
+    GEMM_CUBLAS_CANARIES,
     .device = GV_KERNEL(gk_gemm_cublas_tf32native),
     GEMM_COMMON,
 };
