@@ -168,19 +168,53 @@ static inline void gv_dtype_store(int t, void *buf, int64_t i, double x)
 }
 
 /* ---- precision modes -----------------------------------------------------------------------
- * How the device computes, not how tensors are stored. X(ENUM, name, input significand bits
- * (0: the storage dtype's own), what it is) */
+ * How the device computes, not how tensors are stored.
+ * X(ENUM, name, input significand bits inside the op (0: the storage dtype's own), storage
+ *   dtypes it applies to (bit per gv_dtype: 1 f32, 2 f64, 3 both), 1 if it promises the
+ *   dtype's own tier, 1 if `check` runs it by default, what it is)
+ * A mode an op offers is named in the op's descriptor; this table says what the mode is. */
 #define GV_MODES(X)                                                                                \
-    X(GV_MODE_NATIVE, "native", 0, "the dtype's own arithmetic; cuBLAS pedantic math")             \
-    X(GV_MODE_TF32, "tf32", 11, "f32 storage, tensor cores on TF32-rounded operands")              \
-    X(GV_MODE_FASTMATH, "fastmath", 0, "intrinsics such as __sinf, __expf")
+    X(GV_MODE_NATIVE, "native", 0, 3, 1, 1, "the dtype's own arithmetic; cuBLAS pedantic math")    \
+    X(GV_MODE_TF32, "tf32", 11, 1, 0, 1, "f32 storage, tensor cores on TF32-rounded operands")     \
+    X(GV_MODE_FASTMATH, "fastmath", 0, 3, 0, 1, "intrinsics such as __sinf, __expf")               \
+    X(GV_MODE_DEFAULT, "default", 0, 3, 1, 1, "cuBLAS default math: what applications get")        \
+    X(GV_MODE_BF16X9, "bf16x9", 0, 1, 1, 1, "f32 emulated by 3 bf16 terms a value (cuBLAS)")       \
+    X(GV_MODE_FP64EMU, "fp64emu", 0, 2, 1, 1,                                                      \
+      "f64 emulated in fixed point on integer tensor cores, mantissa bits chosen by cuBLAS")       \
+    X(GV_MODE_FP64EMU_32, "fp64emu32", 32, 2, 0, 0, "f64 fixed-point emulation, 32 mantissa bits") \
+    X(GV_MODE_FP64EMU_40, "fp64emu40", 40, 2, 0, 0, "f64 fixed-point emulation, 40 mantissa bits") \
+    X(GV_MODE_FP64EMU_48, "fp64emu48", 48, 2, 0, 0, "f64 fixed-point emulation, 48 mantissa bits") \
+    X(GV_MODE_FP64EMU_56, "fp64emu56", 56, 2, 0, 0, "f64 fixed-point emulation, 56 mantissa bits") \
+    X(GV_MODE_F16, "f16", 11, 1, 0, 0, "inputs stored in half, f32 accumulation (cublasGemmEx)")   \
+    X(GV_MODE_BF16, "bf16", 8, 1, 0, 0, "inputs stored in bfloat16, f32 accumulation")
 
 typedef enum gv_mode {
-#define GV_MODE_ENUM_(e, name, bits, what) e,
+#define GV_MODE_ENUM_(e, name, bits, dtypes, tier, catalogue, what) e,
     GV_MODES(GV_MODE_ENUM_)
 #undef GV_MODE_ENUM_
         GV_NMODES
 } gv_mode;
+
+typedef struct gv_mode_info {
+    const char *name;
+    int input_bits;    /* 0: the storage dtype's own */
+    unsigned dtypes;   /* bit (1u << gv_dtype) */
+    int promises_tier; /* 1: expected to meet the dtype's own tier */
+    int catalogue;     /* 1: in `check`'s default selection */
+    const char *what;
+} gv_mode_info;
+
+static const gv_mode_info gv_mode_table[GV_NMODES] = {
+#define GV_MODE_INFO_(e, name, bits, dtypes, tier, catalogue, what)                                \
+    {name, bits, dtypes, tier, catalogue, what},
+    GV_MODES(GV_MODE_INFO_)
+#undef GV_MODE_INFO_
+};
+
+static inline const gv_mode_info *gv_mode_get(int m)
+{
+    return &gv_mode_table[(m >= 0 && m < (int)GV_NMODES) ? m : 0];
+}
 
 /* ---- memory patterns of a device run -------------------------------------------------------
  * Outputs are poisoned with all bytes GV_POISON_BYTE before the launch (all-ones: a NaN in

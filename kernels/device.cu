@@ -136,14 +136,48 @@ int gk_cublas(gk_launch *L, cublasHandle_t *h)
 {
     if (!g_cublas) GK_CUBLAS(cublasCreate(&g_cublas));
     GK_CUBLAS(cublasSetStream(g_cublas, gk_stream(L)));
+    /* every call sets everything it depends on: the handle is shared between cases */
     cublasMath_t mm = CUBLAS_PEDANTIC_MATH;
     const char *name = "CUBLAS_PEDANTIC_MATH";
-    if (L->mode == GV_MODE_TF32) {
+    cublasEmulationStrategy_t strategy = CUBLAS_EMULATION_STRATEGY_DEFAULT;
+    int fixed_bits = gv_mode_get(L->mode)->input_bits;
+    switch (L->mode) {
+    case GV_MODE_TF32:
         mm = CUBLAS_TF32_TENSOR_OP_MATH;
         name = "CUBLAS_TF32_TENSOR_OP_MATH";
+        break;
+    case GV_MODE_DEFAULT:
+        mm = CUBLAS_DEFAULT_MATH;
+        name = "CUBLAS_DEFAULT_MATH";
+        break;
+    case GV_MODE_BF16X9:
+        mm = CUBLAS_FP32_EMULATED_BF16X9_MATH;
+        name = "CUBLAS_FP32_EMULATED_BF16X9_MATH eager";
+        strategy = CUBLAS_EMULATION_STRATEGY_EAGER;
+        break;
+    case GV_MODE_FP64EMU:
+    case GV_MODE_FP64EMU_32:
+    case GV_MODE_FP64EMU_40:
+    case GV_MODE_FP64EMU_48:
+    case GV_MODE_FP64EMU_56:
+        mm = CUBLAS_FP64_EMULATED_FIXEDPOINT_MATH;
+        name = "CUBLAS_FP64_EMULATED_FIXEDPOINT_MATH eager";
+        strategy = CUBLAS_EMULATION_STRATEGY_EAGER;
+        break;
+    default: break;
     }
     GK_CUBLAS(cublasSetMathMode(g_cublas, mm));
-    snprintf(L->math_mode, sizeof L->math_mode, "%s", name);
+    GK_CUBLAS(cublasSetEmulationStrategy(g_cublas, strategy));
+    if (mm == CUBLAS_FP64_EMULATED_FIXEDPOINT_MATH && fixed_bits > 0) {
+        GK_CUBLAS(cublasSetFixedPointEmulationMantissaControl(
+            g_cublas, CUDA_EMULATION_MANTISSA_CONTROL_FIXED));
+        GK_CUBLAS(cublasSetFixedPointEmulationMaxMantissaBitCount(g_cublas, fixed_bits));
+        snprintf(L->math_mode, sizeof L->math_mode, "%s,%db", name, fixed_bits);
+    } else {
+        GK_CUBLAS(cublasSetFixedPointEmulationMantissaControl(
+            g_cublas, CUDA_EMULATION_MANTISSA_CONTROL_DYNAMIC));
+        snprintf(L->math_mode, sizeof L->math_mode, "%s", name);
+    }
     *h = g_cublas;
     return GV_OK;
 }

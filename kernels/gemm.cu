@@ -8,13 +8,54 @@
  *    pedantic label (gk_secretly_tf32).
  *  - planted bug gemm.tiled.droptail: the K loop stops at the last full tile, dropping the
  *    partial tile (wrong whenever k % 32 != 0). */
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+
 #include "gk_cuda.h"
+
+/* f16 / bf16 storage modes: the f32 inputs rounded (to nearest) into the workspace */
+template <typename H>
+__global__ void to_half_kernel(const float *__restrict__ x, H *__restrict__ y, int64_t n)
+{
+    int64_t stride = (int64_t)gridDim.x * blockDim.x;
+    for (int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride)
+        y[i] = H(x[i]);
+}
+
+/* Row-major C = A B with A and B stored in a 16-bit type H and f32 accumulation: the layout
+   (src/ops/gemm.c) reserves the two 16-bit copies in the workspace, A's first, each rounded
+   up to 256 bytes. */
+template <typename H> static int half_gemm(gk_launch *L, cublasHandle_t h, cudaDataType ht)
+{
+    int64_t m = L->dims[0], k = L->dims[1], n = L->dims[2];
+    int64_t a_bytes = (m * k * 2 + 255) / 256 * 256;
+    if (!L->workspace || a_bytes + k * n * 2 > L->workspace_bytes)
+        return gk_fail_internal("gemm: workspace smaller than the 16-bit copies need");
+    H *a16 = (H *)L->workspace, *b16 = (H *)((char *)L->workspace + a_bytes);
+    to_half_kernel<H>
+        <<<gk_blocks(m * k, 256), 256, 0, gk_stream(L)>>>((const float *)L->in[0], a16, m * k);
+    to_half_kernel<H>
+        <<<gk_blocks(k * n, 256), 256, 0, gk_stream(L)>>>((const float *)L->in[1], b16, k * n);
+    GK_LAUNCHED("to_half_kernel");
+    const float one = 1.0f, zero = 0.0f;
+    GK_CUBLAS(cublasGemmEx(h, CUBLAS_OP_N, CUBLAS_OP_N, (int)n, (int)m, (int)k, &one, b16, ht,
+                           (int)n, a16, ht, (int)k, &zero, L->out[0], CUDA_R_32F, (int)n,
+                           CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT));
+    snprintf(L->math_mode, sizeof L->math_mode, "cublasGemmEx %s in, COMPUTE_32F",
+             ht == CUDA_R_16F ? "f16" : "bf16");
+    return GV_OK;
+}
 
 static int cublas_gemm(gk_launch *L)
 {
     cublasHandle_t h;
     int rc = gk_cublas(L, &h);
     if (rc) return rc;
+    if (L->mode == GV_MODE_F16 || L->mode == GV_MODE_BF16) {
+        if (L->dtype != GV_F32) return gk_fail_unsupported("16-bit storage modes take f32 cases");
+        return L->mode == GV_MODE_F16 ? half_gemm<__half>(L, h, CUDA_R_16F)
+                                      : half_gemm<__nv_bfloat16>(L, h, CUDA_R_16BF);
+    }
     return gk_by_dtype(L->dtype, [&](auto x) {
         using T = decltype(x);
         return gk_gemm_rowmajor<T>(h, L->dims[0], L->dims[1], L->dims[2], (const T *)L->in[0],

@@ -14,6 +14,7 @@
 
 #include "check.h"
 #include "cli.h"
+#include "json_util.h"
 #include "registry.h"
 #include "report.h"
 #include "run.h"
@@ -135,6 +136,7 @@ int gv_cmd_check(int argc, char **argv)
                info.device.cc_minor, info.device.sm_count);
     else
         printf("device: none (%s)\n", gk_device_count() ? gk_last_error() : "no CUDA device");
+    gv_env_warn(stdout);
 
     gv_result *results = calloc((size_t)n, sizeof *results);
     if (!results) {

@@ -16,14 +16,9 @@ static const char *const dtype_names[GV_NDTYPES] = {
 #undef GV_DT_NAME_
 };
 static const char *const mode_names[GV_NMODES] = {
-#define GV_MODE_NAME_(e, name, bits, what) name,
+#define GV_MODE_NAME_(e, name, bits, dtypes, tier, catalogue, what) name,
     GV_MODES(GV_MODE_NAME_)
 #undef GV_MODE_NAME_
-};
-static const int mode_input_bits[GV_NMODES] = {
-#define GV_MODE_BITS_(e, name, bits, what) bits,
-    GV_MODES(GV_MODE_BITS_)
-#undef GV_MODE_BITS_
 };
 static const char *const dist_names[GV_NDISTS] = {"uniform01", "uniform11", "smallint", "special",
                                                   "offgrid",   "tie",       "perm2",    "wide"};
@@ -77,7 +72,7 @@ int gv_dist_parse(const char *s, gv_dist *out)
 int gv_mode_precision_bits(gv_dtype t, gv_mode m)
 {
     int own = gv_dtype_mantissa_bits(t);
-    int in = m < GV_NMODES ? mode_input_bits[m] : 0;
+    int in = gv_mode_get(m)->input_bits;
     return in > 0 && in < own ? in : own;
 }
 

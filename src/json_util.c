@@ -1,6 +1,9 @@
 /* json_util.c: see json_util.h. */
 #include "json_util.h"
 
+#include <stdio.h>
+#include <stdlib.h>
+
 #include <math.h>
 
 json_t *gv_json_num(double x)
@@ -38,4 +41,40 @@ json_t *gv_json_build(void)
 #else
     return json_pack("{s:b, s:n}", "cuda", 0, "cuda_arch");
 #endif
+}
+
+/* From the cuBLAS and CUDA documentation: variables read by the libraries at run time that
+   alter results or the algorithm chosen. */
+const char *const gv_numerics_env[] = {
+    "NVIDIA_TF32_OVERRIDE",      /* 0 disables TF32 everywhere, whatever the math mode */
+    "CUBLAS_EMULATION_STRATEGY", /* performant / eager: when emulation is used */
+    "CUBLAS_EMULATE_SINGLE_PRECISION",
+    "CUBLAS_EMULATE_DOUBLE_PRECISION",
+    "CUBLAS_WORKSPACE_CONFIG", /* workspace size: may change the algorithm and its order */
+    "CUBLASLT_WORKSPACE_SIZE",
+    "CUBLAS_DEFAULT_MATH_MODE",
+    "CUDA_FORCE_PTX_JIT",
+    NULL};
+
+json_t *gv_json_env(void)
+{
+    json_t *o = json_object();
+    for (int i = 0; gv_numerics_env[i]; i++) {
+        const char *v = getenv(gv_numerics_env[i]);
+        json_object_set_new(o, gv_numerics_env[i], v ? json_string(v) : json_null());
+    }
+    return o;
+}
+
+int gv_env_warn(FILE *f)
+{
+    int n = 0;
+    for (int i = 0; gv_numerics_env[i]; i++) {
+        const char *v = getenv(gv_numerics_env[i]);
+        if (!v) continue;
+        fprintf(f, "warning: %s=%s is set: library numerics may differ from a plain run\n",
+                gv_numerics_env[i], v);
+        n++;
+    }
+    return n;
 }

@@ -15,4 +15,12 @@ json_t *gv_json_device(const gk_device_info *d);
 /* The build: {"cuda": bool, "cuda_arch": "sm_90" | null}. */
 json_t *gv_json_build(void);
 
+/* Environment variables that change library numerics with no change of code (TF32 override,
+ * cuBLAS emulation and workspace settings, ...): every run records them, set or not. */
+extern const char *const gv_numerics_env[];
+/* {"NAME": "value" | null, ...} for every name of gv_numerics_env. */
+json_t *gv_json_env(void);
+/* Print one warning line per variable of gv_numerics_env that is set; returns how many. */
+int gv_env_warn(FILE *f);
+
 #endif

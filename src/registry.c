@@ -58,7 +58,8 @@ bool gv_shape_ok(const gv_op *op, const gv_shape *s, char *why, size_t len)
 bool gv_mode_ok(const gv_op *op, gv_dtype t, gv_mode m)
 {
     if (!(op->dtypes & (1u << t)) || !(op->modes & (1u << m))) return false;
-    return op->mode_valid ? op->mode_valid(t, m) : (m != GV_MODE_TF32 || t == GV_F32);
+    if (!(gv_mode_get(m)->dtypes & (1u << t))) return false; /* the mode table's rule */
+    return op->mode_valid ? op->mode_valid(t, m) : true;
 }
 
 /* Parse an op's canary list "DIST:SHAPE,DIST:SHAPE" into dists and shapes; the count or
@@ -171,6 +172,7 @@ int gv_select(const gv_selection *sel, gv_case **cases, char *err, size_t errlen
             if (sel->dtypes && !(sel->dtypes & (1u << t))) continue;
             for (int m = 0; m < GV_NMODES; m++) {
                 if (sel->modes && !(sel->modes & (1u << m))) continue;
+                if (!sel->modes && !gv_mode_get(m)->catalogue) continue; /* asked by name only */
                 if (!gv_mode_ok(op, (gv_dtype)t, (gv_mode)m)) continue;
                 for (int s = 0; s < ns; s++) {
                     gv_case c = {op, (gv_dtype)t, (gv_mode)m, dist, shapes[s], sel->seed};

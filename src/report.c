@@ -218,6 +218,7 @@ int gv_json_write(const char *path, const gv_run_info *info, const gv_result *re
         root, "host",
         json_pack("{s:s, s:i}", "hostname", host, "oracle_threads", info->oracle_threads));
     json_object_set_new(root, "build", gv_json_build());
+    json_object_set_new(root, "env", gv_json_env());
     json_object_set_new(root, "device",
                         info->have_device ? gv_json_device(&info->device) : json_null());
     json_t *cases = json_array();

@@ -168,8 +168,9 @@ static double host_available_bytes(void)
 
 static double default_expected_tier(const gv_case *c)
 {
-    if (c->mode != GV_MODE_NATIVE) return 0.0; /* reduced modes report the tier they reach */
-    return gv_dtype_tier(c->dtype);
+    /* modes that promise the dtype's accuracy (native, default, the emulations that claim
+       it) expect its tier; reduced modes report the tier they reach */
+    return gv_mode_get(c->mode)->promises_tier ? gv_dtype_tier(c->dtype) : 0.0;
 }
 
 void gv_result_check(gv_result *r, const char *name, double value, double bound,
@@ -207,16 +208,19 @@ void gv_result_init(gv_result *r, const gv_case *c, const gv_tiers *tiers)
     r->bytes = op->bytes(c);
     r->m.worst_index = r->m.first_nonfinite_index = r->m.first_poisoned_index = -1;
     r->m.prob_worst_index = r->m.first_inexact_index = -1;
-    /* The probabilistic model judges the arithmetic the mode claims: native at the dtype's
-       u, tf32 as TF32-rounded inputs (u_in = 2^-11) accumulated in f32. Fast-math modes
+    /* The probabilistic model judges the arithmetic the mode claims: accumulation at the
+       dtype's u and depth, inputs rounded to the mode's input bits where it has fewer than
+       the dtype (tf32 2^-11, bf16 2^-8, a fixed-point emulation 2^-bits). Fast-math modes
        have function errors outside its form and keep the worst-case model alone. */
-    if (op->pgauge && (c->mode == GV_MODE_NATIVE || c->mode == GV_MODE_TF32)) {
+    if (op->pgauge && c->mode != GV_MODE_FASTMATH) {
         gv_case native = *c;
         native.mode = GV_MODE_NATIVE;
+        int in_bits = gv_mode_get(c->mode)->input_bits;
         r->prob.on = true;
         r->prob.u = gv_unit_roundoff(c->dtype, GV_MODE_NATIVE);
         r->prob.depth = op->depth(&native);
-        r->prob.u_in = c->mode == GV_MODE_TF32 ? gv_unit_roundoff(c->dtype, GV_MODE_TF32) : 0.0;
+        r->prob.u_in =
+            in_bits > 0 && in_bits < gv_dtype_mantissa_bits(c->dtype) ? ldexp(1.0, -in_bits) : 0.0;
         r->prob.oracle_depth = op->oracle_depth ? op->oracle_depth(c) : r->prob.depth;
         r->prob.w = gv_prob_unit(r->prob.u, r->prob.depth, r->prob.u_in) +
                     0x1p-53 * sqrt(r->prob.oracle_depth > 1 ? r->prob.oracle_depth : 1.0);

@@ -15,6 +15,7 @@
 #include <cblas.h>
 
 #include "bench_cmd.h"
+#include "json_util.h"
 #include "bench_json.h"
 #include "bench_plan.h"
 #include "bench_report.h"
@@ -467,6 +468,7 @@ static int run_plan(const cli *a, const gv_bench_opts *o, const plan *p, const c
                d->cublas_version);
     else
         printf("device: none (%s)\n", gk_device_count() ? gk_last_error() : "no CUDA device");
+    gv_env_warn(stdout);
     char cpu[256];
     gv_bench_cpu_model(cpu, sizeof cpu);
     printf("CPU oracle: f64 on %s, %d OpenBLAS threads\n", cpu, info.oracle_threads);

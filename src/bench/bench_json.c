@@ -121,6 +121,7 @@ json_t *gv_bench_doc_new(const gv_bench_run_info *info)
                                   "logical_cpus", (json_int_t)sysconf(_SC_NPROCESSORS_ONLN),
                                   "oracle_threads", info->oracle_threads));
     json_object_set_new(doc, "build", gv_json_build());
+    json_object_set_new(doc, "env", gv_json_env());
     json_object_set_new(doc, "device",
                         info->have_device ? gv_json_device(&info->device) : json_null());
     const gv_bench_opts *o = info->opts;

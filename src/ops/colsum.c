@@ -140,7 +140,7 @@ static const gv_op matmul_colsum = {
     .name = "matmul_colsum",
     .dtypes = GV_BOTH_DTYPES,
     .summary = "s = sum over rows of A B: cuBLAS product, then column sum (seed 002)",
-    .modes = GV_BIT(GV_MODE_NATIVE) | GV_BIT(GV_MODE_TF32),
+    .modes = GV_BIT(GV_MODE_NATIVE) | GV_BIT(GV_MODE_TF32) | GV_CUBLAS_MODES,
     .shapes = "1000x500x700,500x1000x300,10000x5000x7000",
     .test_shapes = "64x48x32,300x257x129,257x515x129,1000x500x700",
     MATMUL_COLSUM_COMMON,

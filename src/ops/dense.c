@@ -36,8 +36,8 @@ static int dense_check_shape(const gv_shape *s, char *why, size_t len)
 
 static bool dense_mode_valid(gv_dtype t, gv_mode m)
 {
-    /* tf32 rounds f32 operands; __expf/__fdividef exist only for f32 */
-    return m == GV_MODE_NATIVE || t == GV_F32;
+    /* __expf/__fdividef exist only for f32; the mode table says which dtype the others take */
+    return m != GV_MODE_FASTMATH || t == GV_F32;
 }
 
 /* The product's 2mkn, then per element of Y: the bias add, exp, 1 + t and the division. */
@@ -137,7 +137,8 @@ static const gv_op dense_sigmoid = {
     .name = "dense.sigmoid",
     .dtypes = GV_BOTH_DTYPES,
     .summary = "Y = sigmoid(W X + b), b per row: cuBLAS product + one fused epilogue (seed 004)",
-    .modes = GV_BIT(GV_MODE_NATIVE) | GV_BIT(GV_MODE_TF32) | GV_BIT(GV_MODE_FASTMATH),
+    .modes =
+        GV_BIT(GV_MODE_NATIVE) | GV_BIT(GV_MODE_TF32) | GV_BIT(GV_MODE_FASTMATH) | GV_CUBLAS_MODES,
     .shapes = "512x784x256,4096x2048x256",
     .test_shapes = "33x70x17,1x300x7,100x257x129,512x784x256",
     .canaries = "uniform11:1024x4096x256",

@@ -13,6 +13,9 @@ static int gemm_layout(const gv_case *c, gv_layout *l)
     l->in[0] = (gv_tensor_spec){"A", m * k};
     l->in[1] = (gv_tensor_spec){"B", k * n};
     l->out[0] = (gv_tensor_spec){"C", m * n};
+    /* the f16 / bf16 storage modes convert A and B into 16-bit copies (kernels/gemm.cu) */
+    if (c->mode == GV_MODE_F16 || c->mode == GV_MODE_BF16)
+        l->workspace_bytes = (m * k * 2 + 255) / 256 * 256 + k * n * 2;
     return GV_OK;
 }
 
@@ -119,8 +122,9 @@ static int gemm_pgauge(gv_problem *p)
 static const gv_op gemm_cublas = {
     .name = "gemm.cublas",
     .dtypes = GV_BOTH_DTYPES,
-    .summary = "C = A B through cuBLAS (pedantic math; tf32 tensor-op math)",
-    .modes = GV_BIT(GV_MODE_NATIVE) | GV_BIT(GV_MODE_TF32),
+    .summary = "C = A B through cuBLAS (every math mode and emulation cuBLAS offers)",
+    .modes = GV_BIT(GV_MODE_NATIVE) | GV_BIT(GV_MODE_TF32) | GV_CUBLAS_MODES | GV_BIT(GV_MODE_F16) |
+             GV_BIT(GV_MODE_BF16),
     .shapes = "128x128x128,1000x999x1001,1537x515x263,4096x4096x4096",
     .test_shapes = "64x64x64,100x37x129,129x65x33,512x515x260",
     GEMM_CUBLAS_CANARIES,

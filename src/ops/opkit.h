@@ -19,6 +19,14 @@
     (GV_BIT(GV_DIST_UNIFORM01) | GV_BIT(GV_DIST_UNIFORM11) | GV_BIT(GV_DIST_SMALLINT) |            \
      GV_BIT(GV_DIST_OFFGRID))
 
+/* The cuBLAS math modes and emulations any op built on cuBLAS S/Dgemm can run (gk_cublas):
+   default math, BF16x9 f32 emulation, f64 fixed-point emulation (library-chosen and fixed
+   mantissa widths). The mode table (abi/gv_abi.h) says which dtypes each applies to. */
+#define GV_CUBLAS_MODES                                                                            \
+    (GV_BIT(GV_MODE_DEFAULT) | GV_BIT(GV_MODE_BF16X9) | GV_BIT(GV_MODE_FP64EMU) |                  \
+     GV_BIT(GV_MODE_FP64EMU_32) | GV_BIT(GV_MODE_FP64EMU_40) | GV_BIT(GV_MODE_FP64EMU_48) |        \
+     GV_BIT(GV_MODE_FP64EMU_56))
+
 static inline double gv_esize(const gv_case *c)
 {
     return (double)gv_dtype_size(c->dtype);
