@@ -43,17 +43,22 @@ static const char list_help[] =
     "\n"
     "List the registered operations: name, dtypes, modes, shape dims, default sizes.\n"
     "  --all      include planted-bug variants (wrong on purpose; the oracle must FAIL them)\n"
+    "  --modes    the precision modes instead: dtypes, input precision, the tier each promises,\n"
+    "             whether `check` runs it by default or only when named\n"
     "  -v         also print each op's error model and its source\n";
 
 static int cmd_list(int argc, char **argv)
 {
-    int all = 0, verbose = 0;
-    static const struct option opts[] = {
-        {"all", no_argument, 0, 'a'}, {"help", no_argument, 0, 'h'}, {0, 0, 0, 0}};
+    int all = 0, verbose = 0, modes = 0;
+    static const struct option opts[] = {{"all", no_argument, 0, 'a'},
+                                         {"modes", no_argument, 0, 'm'},
+                                         {"help", no_argument, 0, 'h'},
+                                         {0, 0, 0, 0}};
     int c;
     while ((c = getopt_long(argc, argv, "avh", opts, NULL)) != -1) {
         switch (c) {
         case 'a': all = 1; break;
+        case 'm': modes = 1; break;
         case 'v': verbose = 1; break;
         case 'h': fputs(list_help, stdout); return GV_EXIT_OK;
         default: fputs(list_help, stderr); return GV_EXIT_USAGE;
@@ -63,16 +68,33 @@ static int cmd_list(int argc, char **argv)
         gv_usage_error("list takes no arguments ('%s')", argv[optind]);
         return GV_EXIT_USAGE;
     }
+    if (modes) {
+        /* the mode table itself (abi/gv_abi.h) */
+        printf("%-10s %-8s %-10s %-7s %-7s %s\n", "mode", "dtypes", "input bits", "tier", "check",
+               "what");
+        for (int m = 0; m < GV_NMODES; m++) {
+            const gv_mode_info *mi = gv_mode_get(m);
+            char dt[32], bits[16];
+            mask_names(dt, sizeof dt, mi->dtypes, dtype_name_i, GV_NDTYPES);
+            snprintf(bits, sizeof bits, "%d", mi->input_bits);
+            printf("%-10s %-8s %-10s %-7s %-7s %s\n", mi->name, dt,
+                   mi->input_bits ? bits : "dtype's", mi->promises_tier ? "dtype's" : "none",
+                   mi->catalogue ? "default" : "named", mi->what);
+        }
+        return GV_EXIT_OK;
+    }
     printf("%-24s %-8s %-20s %-14s %-40s %s\n", "op", "dtypes", "modes", "dims", "default sizes",
            "summary");
     for (const gv_op *const *opp = gv_registry(); *opp; opp++) {
         const gv_op *op = *opp;
         if (op->planted_bug && !all) continue;
-        char dt[32], md[64];
+        char dt[32], md[512];
         mask_names(dt, sizeof dt, op->dtypes, dtype_name_i, GV_NDTYPES);
         mask_names(md, sizeof md, op->modes, mode_name_i, GV_NMODES);
-        printf("%-24s %-8s %-20s %-14s %-40s %s%s\n", op->name, dt, md, op->dims, op->shapes,
-               op->planted_bug ? "[planted bug] " : "", op->summary);
+        bool long_modes = strlen(md) > 20; /* the whole list goes on a line of its own */
+        printf("%-24s %-8s %-20s %-14s %-40s %s%s\n", op->name, dt, long_modes ? "(below)" : md,
+               op->dims, op->shapes, op->planted_bug ? "[planted bug] " : "", op->summary);
+        if (long_modes) printf("%24s modes: %s\n", "", md);
         if (verbose) printf("%24s error model: %s\n", "", op->error_model);
     }
     return GV_EXIT_OK;

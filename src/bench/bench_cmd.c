@@ -34,7 +34,7 @@ static const char bench_help[] =
     "\n"
     "selection (as for check; default: every op at its default sizes)\n"
     "  --op GLOB          ops whose name matches GLOB\n"
-    "  --dtype LIST       f32,f64          --mode LIST   native,tf32,fastmath\n"
+    "  --dtype LIST       f32,f64          --mode LIST   (gpuval list --modes)\n"
     "  --size SPEC        e.g. 1e5,2^28 or 4096x4096x4096\n"
     "  --dist NAME        input distribution     --seed N   input seed (default 0)\n"
     "  --preset NAME      seed000  vadd at 1e5, 1.15e7; sin_iter at k = 1, 10, 100, 1000 and\n"
