@@ -273,7 +273,6 @@ void gv_render_bench_html(FILE *f, const json_t *doc)
 {
     gv_rk_page_begin(f, "gpuval bench report");
     gv_rk_run_header(f, doc, "bench");
-    gv_rk_kv_table(f, json_object_get(doc, "summary"), "/summary", "Summary");
     ceilings(f, doc);
     cases_table(f, doc);
     crossovers(f, doc);

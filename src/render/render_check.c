@@ -143,7 +143,6 @@ void gv_render_check_html(FILE *f, const json_t *doc)
     const json_t *cases = json_object_get(doc, "cases");
     gv_rk_page_begin(f, "gpuval check report");
     gv_rk_run_header(f, doc, "check");
-    gv_rk_kv_table(f, json_object_get(doc, "summary"), "/summary", "Summary");
     size_t n_ops;
     const char **ops = ops_of(cases, &n_ops);
     if (!ops) return;

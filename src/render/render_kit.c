@@ -233,7 +233,8 @@ static const char css[] =
     "nav ul{columns:3;list-style:none;padding:0}nav li{margin:1px 0}\n"
     ".reason{max-width:320px;font-size:11px}\n"
     "svg{display:block;margin:8px 0;background:#fff;font-family:system-ui,sans-serif}\n"
-    ".kv td:first-child{color:#555}\n";
+    ".kv td:first-child{color:#555}td.n{white-space:nowrap}\n"
+    ".cols{display:flex;flex-wrap:wrap;gap:28px;align-items:flex-start}\n";
 
 void gv_rk_page_begin(FILE *f, const char *title)
 {
@@ -271,9 +272,11 @@ void gv_rk_run_header(FILE *f, const json_t *doc, const char *what)
         fputs(", built for ", f);
         gv_rk_esc(f, arch);
     }
-    fputs("</p>\n", f);
+    fputs("</p>\n<div class=\"cols\">\n", f);
     gv_rk_kv_table(f, json_object_get(doc, "device"), "/device", "Device");
     gv_rk_kv_table(f, json_object_get(doc, "host"), "/host", "Host");
+    gv_rk_kv_table(f, json_object_get(doc, "summary"), "/summary", "Summary");
+    fputs("</div>\n", f);
 }
 
 void gv_rk_kv_table(FILE *f, const json_t *obj, const char *ptr, const char *caption)
@@ -340,8 +343,8 @@ void gv_rk_svg_end(FILE *f)
 
 static void tick_label(char *buf, size_t len, double v)
 {
-    if (fabs(v) >= 1e5 || (v != 0 && fabs(v) < 1e-3))
-        snprintf(buf, len, "%.0e", v);
+    if (fabs(v) >= 1e4 || (v != 0 && fabs(v) < 1e-3))
+        snprintf(buf, len, "1e%d", (int)lround(log10(fabs(v))));
     else
         snprintf(buf, len, "%g", v);
 }

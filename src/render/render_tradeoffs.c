@@ -302,7 +302,6 @@ void gv_render_tradeoffs_html(FILE *f, const json_t *doc)
 {
     gv_rk_page_begin(f, "gpuval trade-offs report");
     gv_rk_run_header(f, doc, "trade-offs");
-    gv_rk_kv_table(f, json_object_get(doc, "summary"), "/summary", "Summary");
     size_t i;
     const json_t *g;
     json_array_foreach(json_object_get(doc, "groups"), i, g)
