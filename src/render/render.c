@@ -1,0 +1,65 @@
+/* render.c: the schema dispatch and the atomic write of a rendering (see render.h). */
+#include "render.h"
+
+#include <errno.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "render_bench.h"
+#include "render_check.h"
+#include "render_tradeoffs.h"
+
+gv_render_kind gv_render_kind_of(const json_t *doc)
+{
+    const char *s = json_string_value(json_object_get(doc, "schema"));
+    if (!s) return GV_RENDER_UNKNOWN;
+    if (strcmp(s, "gpuval-run/1") == 0) return GV_RENDER_CHECK;
+    if (strcmp(s, "gpuval-bench/1") == 0) return GV_RENDER_BENCH;
+    if (strcmp(s, "gpuval-tradeoffs/1") == 0) return GV_RENDER_TRADEOFFS;
+    return GV_RENDER_UNKNOWN;
+}
+
+void gv_render_html(FILE *f, const json_t *doc)
+{
+    switch (gv_render_kind_of(doc)) {
+    case GV_RENDER_CHECK: gv_render_check_html(f, doc); break;
+    case GV_RENDER_BENCH: gv_render_bench_html(f, doc); break;
+    case GV_RENDER_TRADEOFFS: gv_render_tradeoffs_html(f, doc); break;
+    case GV_RENDER_UNKNOWN: break;
+    }
+}
+
+void gv_render_md(FILE *f, const json_t *doc)
+{
+    switch (gv_render_kind_of(doc)) {
+    case GV_RENDER_CHECK: gv_render_check_md(f, doc); break;
+    case GV_RENDER_BENCH: gv_render_bench_md(f, doc); break;
+    case GV_RENDER_TRADEOFFS: gv_render_tradeoffs_md(f, doc); break;
+    case GV_RENDER_UNKNOWN: break;
+    }
+}
+
+int gv_render_write(const char *path, const json_t *doc, bool html)
+{
+    if (strcmp(path, "-") == 0) {
+        (html ? gv_render_html : gv_render_md)(stdout, doc);
+        return fflush(stdout) == 0 && !ferror(stdout) ? 0 : -1;
+    }
+    char tmp[4096];
+    if (snprintf(tmp, sizeof tmp, "%s.tmp", path) >= (int)sizeof tmp) {
+        errno = ENAMETOOLONG;
+        return -1;
+    }
+    FILE *f = fopen(tmp, "w");
+    if (!f) return -1;
+    (html ? gv_render_html : gv_render_md)(f, doc);
+    int rc = ferror(f) ? -1 : 0;
+    if (fclose(f) != 0) rc = -1;
+    if (rc != 0 || rename(tmp, path) != 0) {
+        int e = errno;
+        unlink(tmp);
+        errno = e ? e : EIO;
+        return -1;
+    }
+    return 0;
+}

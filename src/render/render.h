@@ -1,0 +1,30 @@
+/* render.h: any gpuval run file rendered for people (render.c): one self-contained HTML page
+ * (inline CSS and SVG, no script, nothing fetched) or Markdown tables for a pull request,
+ * dispatching on the document's "schema". */
+#ifndef GV_RENDER_H
+#define GV_RENDER_H
+
+#include <jansson.h>
+#include <stdbool.h>
+#include <stdio.h>
+
+/* The schemas rendered; GV_RENDER_UNKNOWN for any other (or none). */
+typedef enum gv_render_kind {
+    GV_RENDER_UNKNOWN = -1,
+    GV_RENDER_CHECK,    /* gpuval-run/1 */
+    GV_RENDER_BENCH,    /* gpuval-bench/1 */
+    GV_RENDER_TRADEOFFS /* gpuval-tradeoffs/1 */
+} gv_render_kind;
+
+/* The known schema names, space-separated, for messages. */
+#define GV_RENDER_SCHEMAS "gpuval-run/1 gpuval-bench/1 gpuval-tradeoffs/1"
+
+gv_render_kind gv_render_kind_of(const json_t *doc);
+/* Render doc (of a known kind) as HTML or Markdown into f. */
+void gv_render_html(FILE *f, const json_t *doc);
+void gv_render_md(FILE *f, const json_t *doc);
+/* Render into path through path.tmp and a rename, so a reader never sees half a page; "-" is
+ * stdout. 0, or -1 with errno and nothing left behind. */
+int gv_render_write(const char *path, const json_t *doc, bool html);
+
+#endif

@@ -1,0 +1,353 @@
+/* render_tradeoffs.c: a gpuval-tradeoffs/1 document as one HTML page and as Markdown tables
+ * (see render_tradeoffs.h). */
+#include "render_tradeoffs.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "render_kit.h"
+
+typedef struct pt {
+    double x, y; /* px */
+    double t, bits;
+    const json_t *row;
+} pt;
+
+typedef struct box {
+    double x0, y0, x1, y1;
+} box;
+
+static bool overlaps(const box *a, const box *b)
+{
+    return a->x0 < b->x1 && b->x0 < a->x1 && a->y0 < b->y1 && b->y0 < a->y1;
+}
+
+static int by_time(const void *a, const void *b)
+{
+    const pt *p = a, *q = b;
+    return (p->t > q->t) - (p->t < q->t);
+}
+
+/* Place each label beside its point where it collides with no label placed before and no
+ * point; the first free spot of a few, else the least bad one. */
+static void labels(FILE *f, const gv_rk_plot *p, pt *pts, int n)
+{
+    box *placed = calloc((size_t)n * 2 + 1, sizeof *placed);
+    int np = 0;
+    if (!placed) return;
+    for (int i = 0; i < n; i++)
+        placed[np++] = (box){pts[i].x - 4, pts[i].y - 4, pts[i].x + 4, pts[i].y + 4};
+    static const double off[][2] = {{7, 4},   {7, -8},  {7, 16},   {-7, 4}, {-7, -8},
+                                    {-7, 16}, {7, -20}, {-7, -20}, {7, 28}, {-7, 28}};
+    for (int i = 0; i < n; i++) {
+        char text[96];
+        snprintf(text, sizeof text, "%s/%s", gv_rk_str(pts[i].row, "dtype"),
+                 gv_rk_str(pts[i].row, "mode"));
+        double w = 6.2 * (double)strlen(text), h = 11;
+        int best = 0, best_hits = 1 << 30;
+        box bb = {0, 0, 0, 0};
+        for (int k = 0; k < (int)(sizeof off / sizeof off[0]); k++) {
+            double x = pts[i].x + off[k][0], y = pts[i].y + off[k][1];
+            box b = {off[k][0] < 0 ? x - w : x, y - h + 2, off[k][0] < 0 ? x : x + w, y + 2};
+            int hits = 0;
+            if (b.x0 < p->L || b.x1 > p->W - p->R + 2 || b.y0 < p->T || b.y1 > p->H - p->B)
+                hits += 100;
+            for (int j = 0; j < np; j++)
+                hits += overlaps(&b, &placed[j]);
+            if (hits < best_hits) {
+                best_hits = hits;
+                best = k;
+                bb = b;
+            }
+            if (hits == 0) break;
+        }
+        placed[np++] = bb;
+        fprintf(f, "<text x=\"%.1f\" y=\"%.1f\" font-size=\"10\" text-anchor=\"%s\">",
+                pts[i].x + off[best][0], pts[i].y + off[best][1],
+                off[best][0] < 0 ? "end" : "start");
+        gv_rk_esc(f, text);
+        fputs("</text>\n", f);
+    }
+    free(placed);
+}
+
+static void scatter(FILE *f, const json_t *g, size_t gi)
+{
+    const json_t *rows = json_object_get(g, "rows");
+    size_t n = json_array_size(rows), i;
+    pt *pts = calloc(n + 1, sizeof *pts);
+    if (!pts) return;
+    int np = 0;
+    double tlo = INFINITY, thi = -INFINITY, top = 56;
+    const json_t *r;
+    json_array_foreach(rows, i, r)
+    {
+        double t = gv_rk_num(gv_rk_get(r, "time_ms.median")),
+               b = gv_rk_num(json_object_get(r, "accurate_bits"));
+        if (!(t > 0 && isfinite(t) && isfinite(b))) continue;
+        pts[np++] = (pt){0, 0, t, b, r};
+        tlo = fmin(tlo, t);
+        thi = fmax(thi, t);
+        if (b > top) top = ceil(b / 8) * 8;
+    }
+    if (np == 0) {
+        fputs("<p>No row has both a time and accurate bits to plot.</p>\n", f);
+        free(pts);
+        return;
+    }
+    gv_rk_decades(&tlo, &thi);
+    gv_rk_plot p = {.W = 820,
+                    .H = 380,
+                    .L = 56,
+                    .R = 150,
+                    .T = 16,
+                    .B = 44,
+                    .x0 = tlo,
+                    .x1 = thi,
+                    .y0 = 0,
+                    .y1 = top,
+                    .logx = true};
+    char label[256];
+    snprintf(label, sizeof label, "accurate bits against median time, group %zu", gi + 1);
+    gv_rk_svg_begin(f, &p, label);
+    gv_rk_axes(f, &p, "median time, ms (log)", "accurate bits", 0, 8);
+    gv_rk_tier_lines(f, &p, NULL);
+    for (int k = 0; k < np; k++) {
+        pts[k].x = gv_rk_px(&p, pts[k].t);
+        pts[k].y = gv_rk_py(&p, pts[k].bits);
+    }
+    qsort(pts, (size_t)np, sizeof *pts, by_time);
+    fputs("<polyline class=\"pareto\" fill=\"none\" stroke=\"#555\" stroke-width=\"1.5\" "
+          "points=\"",
+          f);
+    for (int k = 0; k < np; k++)
+        if (json_is_true(json_object_get(pts[k].row, "pareto")))
+            fprintf(f, "%.1f,%.1f ", pts[k].x, pts[k].y);
+    fputs("\"/>\n", f);
+    for (int k = 0; k < np; k++) {
+        const json_t *row = pts[k].row;
+        bool front = json_is_true(json_object_get(row, "pareto")),
+             pass = strcmp(gv_rk_str(row, "verdict"), "PASS") == 0;
+        fprintf(f,
+                "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"%s\" fill=\"%s\" stroke=\"%s\" "
+                "stroke-width=\"%s\"><title>",
+                pts[k].x, pts[k].y, front ? "5" : "4",
+                front ? gv_rk_dtype_colour(gv_rk_str(row, "dtype")) : "#fff",
+                pass ? gv_rk_dtype_colour(gv_rk_str(row, "dtype")) : "#b00020",
+                pass ? "1.5" : "2.5");
+        gv_rk_esc(f, gv_rk_str(row, "dtype"));
+        fputc('/', f);
+        gv_rk_esc(f, gv_rk_str(row, "mode"));
+        fprintf(f, ": %.3g ms, %.1f bits, %s</title></circle>\n", pts[k].t, pts[k].bits,
+                gv_rk_str(row, "verdict"));
+    }
+    labels(f, &p, pts, np);
+    double lx = p.W - p.R + 8, ly = p.T + 110;
+    fprintf(
+        f,
+        "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"5\" fill=\"#888\" stroke=\"#888\"/><text x=\"%.1f\" "
+        "y=\"%.1f\">Pareto front</text>\n"
+        "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"4\" fill=\"#fff\" stroke=\"#888\" "
+        "stroke-width=\"1.5\"/><text x=\"%.1f\" y=\"%.1f\">dominated</text>\n"
+        "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"4\" fill=\"#fff\" stroke=\"#b00020\" "
+        "stroke-width=\"2.5\"/><text x=\"%.1f\" y=\"%.1f\">not PASS</text>\n",
+        lx + 5, ly, lx + 14, ly + 4, lx + 5, ly + 16, lx + 14, ly + 20, lx + 5, ly + 32, lx + 14,
+        ly + 36);
+    static const char *const dts[] = {"f64", "f32", "f16", "bf16"};
+    const char *cols[4];
+    for (int d = 0; d < 4; d++)
+        cols[d] = gv_rk_dtype_colour(dts[d]);
+    gv_rk_legend(f, lx, p.T + 4, dts, cols, 4);
+    gv_rk_svg_end(f);
+    free(pts);
+}
+
+static bool is_emu(const json_t *r)
+{
+    return strncmp(gv_rk_str(r, "mode"), "fp64emu", 7) == 0 &&
+           isfinite(gv_rk_num(json_object_get(r, "mantissa_bits")));
+}
+
+static int by_mantissa(const void *a, const void *b)
+{
+    const pt *p = a, *q = b;
+    return (p->x > q->x) - (p->x < q->x);
+}
+
+static void emu_curve(FILE *f, const json_t *g)
+{
+    const json_t *rows = json_object_get(g, "rows");
+    size_t n = json_array_size(rows), i;
+    pt *pts = calloc(n + 1, sizeof *pts);
+    if (!pts) return;
+    int np = 0;
+    double mlo = INFINITY, mhi = -INFINITY;
+    const json_t *r;
+    json_array_foreach(rows, i, r)
+    {
+        double b = gv_rk_num(json_object_get(r, "accurate_bits"));
+        if (!is_emu(r) || !isfinite(b)) continue;
+        double m = gv_rk_num(json_object_get(r, "mantissa_bits"));
+        pts[np++] = (pt){m, 0, gv_rk_num(gv_rk_get(r, "time_ms.median")), b, r};
+        mlo = fmin(mlo, m);
+        mhi = fmax(mhi, m);
+    }
+    if (np == 0) {
+        free(pts);
+        return;
+    }
+    qsort(pts, (size_t)np, sizeof *pts, by_mantissa);
+    fputs("<h3>fp64 emulation: accurate bits against mantissa bits</h3>\n", f);
+    gv_rk_plot p = {.W = 640,
+                    .H = 320,
+                    .L = 56,
+                    .R = 150,
+                    .T = 16,
+                    .B = 44,
+                    .x0 = floor(mlo / 8) * 8,
+                    .x1 = ceil(mhi / 8) * 8,
+                    .y0 = 0,
+                    .y1 = 56};
+    if (p.x1 <= p.x0) p.x1 = p.x0 + 8;
+    gv_rk_svg_begin(f, &p, "fp64 emulation accurate bits against mantissa bits");
+    gv_rk_axes(f, &p, "emulated mantissa bits", "accurate bits", 8, 8);
+    gv_rk_tier_lines(f, &p, NULL);
+    fputs("<polyline fill=\"none\" stroke=\"#1f77b4\" stroke-width=\"2\" points=\"", f);
+    for (int k = 0; k < np; k++)
+        fprintf(f, "%.1f,%.1f ", gv_rk_px(&p, pts[k].x), gv_rk_py(&p, pts[k].bits));
+    fputs("\"/>\n", f);
+    for (int k = 0; k < np; k++) {
+        double x = gv_rk_px(&p, pts[k].x), y = gv_rk_py(&p, pts[k].bits);
+        fprintf(f,
+                "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"4\" fill=\"#1f77b4\"/>"
+                "<text x=\"%.1f\" y=\"%.1f\" font-size=\"10\" text-anchor=\"end\">%.3g ms</text>\n",
+                x, y, x - 6, y - 6, pts[k].t);
+    }
+    fputs("<text x=\"", f);
+    fprintf(f, "%d\" y=\"%d\">labels: median time</text>\n", p.W - p.R + 6, p.T + 12);
+    gv_rk_svg_end(f);
+    free(pts);
+}
+
+static void rows_table(FILE *f, const json_t *g, size_t gi)
+{
+    fputs("<table><thead><tr><th>dtype</th><th>mode</th><th>math mode</th><th>verdict</th>"
+          "<th>reason</th><th>accurate bits</th><th>normwise</th><th>max_rel</th><th>tiers "
+          "met</th><th>ratio</th><th>prob R max</th><th>prob R RMS</th><th>median ms</th>"
+          "<th>lo ms</th><th>hi ms</th><th>n</th><th>speed-up vs f64</th><th>speed-up vs "
+          "default</th><th>energy J</th><th>Pareto</th></tr></thead>\n<tbody>\n",
+          f);
+    size_t i;
+    const json_t *r;
+    json_array_foreach(json_object_get(g, "rows"), i, r)
+    {
+        char p[128];
+        const char *verdict = gv_rk_str(r, "verdict");
+        fputs("<tr>", f);
+        gv_rk_td_str(f, gv_rk_str(r, "dtype"), NULL);
+        gv_rk_td_str(f, gv_rk_str(r, "mode"), NULL);
+        gv_rk_td_str(f, gv_rk_str(r, "math_mode"), NULL);
+        gv_rk_td_str(f, verdict, verdict);
+        gv_rk_td_str(f, gv_rk_str(r, "reason"), "reason");
+        static const struct {
+            const char *key;
+            gv_rk_fmt fmt;
+        } cols[] = {{"accurate_bits", GV_RK_F1},
+                    {"normwise_rel", GV_RK_SCI},
+                    {"max_rel", GV_RK_SCI},
+                    {"tiers_met", GV_RK_SCI},
+                    {"ratio", GV_RK_F2},
+                    {"prob_max", GV_RK_F2},
+                    {"prob_rms", GV_RK_F2},
+                    {"time_ms.median", GV_RK_G3},
+                    {"time_ms.lo", GV_RK_G3},
+                    {"time_ms.hi", GV_RK_G3},
+                    {"time_ms.n", GV_RK_INT},
+                    {"speedup_vs_f64", GV_RK_G3},
+                    {"speedup_vs_default", GV_RK_G3},
+                    {"energy_j", GV_RK_G3}};
+        for (size_t k = 0; k < sizeof cols / sizeof cols[0]; k++) {
+            char key[64];
+            snprintf(key, sizeof key, "%s", cols[k].key);
+            for (char *d = key; *d; d++)
+                if (*d == '.') *d = '/';
+            snprintf(p, sizeof p, "/groups/%zu/rows/%zu/%s", gi, i, key);
+            const json_t *v = gv_rk_get(r, cols[k].key);
+            if (json_is_array(v))
+                gv_rk_td_list(f, v, cols[k].fmt, ", ", p);
+            else
+                gv_rk_td(f, v, cols[k].fmt, p);
+        }
+        gv_rk_td_str(f, json_is_true(json_object_get(r, "pareto")) ? "yes" : "", NULL);
+        fputs("</tr>\n", f);
+    }
+    fputs("</tbody></table>\n", f);
+}
+
+static void group_title(FILE *f, const json_t *g, bool md)
+{
+    void (*esc)(FILE *, const char *) = md ? gv_rk_md_esc : gv_rk_esc;
+    esc(f, gv_rk_str(g, "op"));
+    fputc(' ', f);
+    size_t i;
+    const json_t *d;
+    json_array_foreach(json_object_get(g, "shape"), i, d)
+        fprintf(f, "%s%" JSON_INTEGER_FORMAT, i ? "x" : "", json_integer_value(d));
+    fputc(' ', f);
+    esc(f, gv_rk_str(g, "dist"));
+}
+
+void gv_render_tradeoffs_html(FILE *f, const json_t *doc)
+{
+    gv_rk_page_begin(f, "gpuval trade-offs report");
+    gv_rk_run_header(f, doc, "trade-offs");
+    size_t i;
+    const json_t *g;
+    json_array_foreach(json_object_get(doc, "groups"), i, g)
+    {
+        fprintf(f, "<section id=\"group-%zu\"><h2>", i);
+        group_title(f, g, false);
+        fputs("</h2>\n", f);
+        scatter(f, g, i);
+        rows_table(f, g, i);
+        emu_curve(f, g);
+        fputs("</section>\n", f);
+    }
+    gv_rk_page_end(f);
+}
+
+void gv_render_tradeoffs_md(FILE *f, const json_t *doc)
+{
+    fputs("## gpuval trade-offs: ", f);
+    gv_rk_md_esc(f, *gv_rk_str(doc, "device.name") ? gv_rk_str(doc, "device.name") : "no device");
+    fputs("\n\n`", f);
+    gv_rk_md_esc(f, gv_rk_str(doc, "argv"));
+    fputs("`\n", f);
+    size_t i;
+    const json_t *g;
+    json_array_foreach(json_object_get(doc, "groups"), i, g)
+    {
+        fputs("\n### ", f);
+        group_title(f, g, true);
+        fputc('\n', f);
+        gv_rk_md_head(f, "dtype|mode|verdict|bits|normwise|tiers met|median ms|speed-up vs "
+                         "f64|Pareto");
+        size_t j;
+        const json_t *r;
+        json_array_foreach(json_object_get(g, "rows"), j, r)
+        {
+            fputc('|', f);
+            gv_rk_md_str(f, gv_rk_str(r, "dtype"));
+            gv_rk_md_str(f, gv_rk_str(r, "mode"));
+            gv_rk_md_str(f, gv_rk_str(r, "verdict"));
+            gv_rk_md_num(f, json_object_get(r, "accurate_bits"), GV_RK_F1);
+            gv_rk_md_num(f, json_object_get(r, "normwise_rel"), GV_RK_SCI);
+            gv_rk_md_list(f, json_object_get(r, "tiers_met"), GV_RK_SCI, ", ");
+            gv_rk_md_num(f, gv_rk_get(r, "time_ms.median"), GV_RK_G3);
+            gv_rk_md_num(f, json_object_get(r, "speedup_vs_f64"), GV_RK_G3);
+            gv_rk_md_str(f, json_is_true(json_object_get(r, "pareto")) ? "yes" : "");
+            fputc('\n', f);
+        }
+    }
+}

@@ -1,0 +1,418 @@
+/* test_render.c: `gpuval report` and the renderers under it (src/render/), on the fixtures in
+ * tests/fixtures (a real H100 check run; synthetic bench and trade-offs documents): the HTML
+ * is well formed (tags balanced in order, void elements excepted, attributes quoted), every SVG
+ * element sits in an <svg> with width, height and viewBox, nothing is fetched (no http(s) URL
+ * but the SVG namespace, no script), every data-v is the JSON value its data-k points at, the
+ * Markdown tables have header and separator rows, and bad input exits 2 writing nothing. */
+#include <criterion/criterion.h>
+#include <ctype.h>
+#include <jansson.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "render.h"
+#include "testkit.h"
+
+static json_t *fixture(const char *name)
+{
+    const char *root = getenv("GPUVAL_SRCDIR");
+    cr_assert_not_null(root, "GPUVAL_SRCDIR names the source tree (tests/meson.build)");
+    char path[4096];
+    snprintf(path, sizeof path, "%s/tests/fixtures/%s", root, name);
+    json_error_t err;
+    json_t *doc = json_load_file(path, 0, &err);
+    cr_assert_not_null(doc, "%s: %s", path, err.text);
+    return doc;
+}
+
+static char *render(const json_t *doc, bool html)
+{
+    FILE *f = tmpfile();
+    cr_assert_not_null(f);
+    (html ? gv_render_html : gv_render_md)(f, doc);
+    long n = ftell(f);
+    rewind(f);
+    char *buf = malloc((size_t)n + 1);
+    buf[fread(buf, 1, (size_t)n, f)] = '\0';
+    fclose(f);
+    return buf;
+}
+
+/* The value at JSON pointer ptr ("/cases/3/metrics/max_rel") in doc, or NULL. */
+static const json_t *pointer(const json_t *doc, const char *ptr)
+{
+    char key[256];
+    while (doc && *ptr == '/') {
+        ptr++;
+        size_t n = strcspn(ptr, "/");
+        if (n >= sizeof key) return NULL;
+        memcpy(key, ptr, n);
+        key[n] = '\0';
+        doc = json_is_array(doc) ? json_array_get(doc, strtoul(key, NULL, 10))
+                                 : json_object_get(doc, key);
+        ptr += n;
+    }
+    return doc;
+}
+
+static void unescape(char *s)
+{
+    static const struct {
+        const char *ent;
+        char c;
+    } e[] = {{"&quot;", '"'}, {"&amp;", '&'}, {"&lt;", '<'}, {"&gt;", '>'}, {"&#39;", '\''}};
+    char *w = s;
+    for (const char *r = s; *r;) {
+        size_t k = 0;
+        for (; k < sizeof e / sizeof e[0]; k++)
+            if (strncmp(r, e[k].ent, strlen(e[k].ent)) == 0) break;
+        if (k < sizeof e / sizeof e[0]) {
+            *w++ = e[k].c;
+            r += strlen(e[k].ent);
+        } else
+            *w++ = *r++;
+    }
+    *w = '\0';
+}
+
+/* Does data-v text dv state the JSON value v exactly? */
+static bool same_value(const json_t *v, const char *dv)
+{
+    if (!v) return false;
+    if (json_is_null(v)) return strcmp(dv, "null") == 0;
+    if (json_is_integer(v)) return strtoll(dv, NULL, 10) == json_integer_value(v);
+    if (json_is_real(v)) return strtod(dv, NULL) == json_real_value(v);
+    if (json_is_string(v)) return strcmp(dv, json_string_value(v)) == 0;
+    json_t *back = json_loads(dv, JSON_DECODE_ANY, NULL);
+    bool eq = back && json_equal(back, (json_t *)v);
+    json_decref(back);
+    return eq;
+}
+
+typedef struct html_check {
+    int svgs, values, bad_values;
+    char why[512];
+} html_check;
+
+static bool is_void(const char *t)
+{
+    static const char *const v[] = {"meta", "br", "hr", "img", "input", "link", "col", "wbr"};
+    for (size_t i = 0; i < sizeof v / sizeof v[0]; i++)
+        if (strcmp(t, v[i]) == 0) return true;
+    return false;
+}
+
+static bool is_svg_only(const char *t)
+{
+    static const char *const v[] = {"line", "rect", "circle", "polyline", "polygon",
+                                    "path", "text", "g",      "tspan"};
+    for (size_t i = 0; i < sizeof v / sizeof v[0]; i++)
+        if (strcmp(t, v[i]) == 0) return true;
+    return false;
+}
+
+/* The tag-balance checker; data-v values are checked against doc. false with c->why set. */
+static bool check_html(const char *h, const json_t *doc, html_check *c)
+{
+    char stack[64][32];
+    int depth = 0, svg_depth = 0;
+    memset(c, 0, sizeof *c);
+    for (const char *p = h; *p;) {
+        if (*p != '<') {
+            p++;
+            continue;
+        }
+        if (strncmp(p, "<!--", 4) == 0) {
+            const char *e = strstr(p, "-->");
+            if (!e) return snprintf(c->why, sizeof c->why, "unclosed comment"), false;
+            p = e + 3;
+            continue;
+        }
+        if (strncmp(p, "<!DOCTYPE", 9) == 0) {
+            p = strchr(p, '>') + 1;
+            continue;
+        }
+        bool closing = p[1] == '/';
+        const char *q = p + 1 + closing;
+        char tag[32];
+        size_t n = 0;
+        while (isalnum((unsigned char)*q) && n < sizeof tag - 1)
+            tag[n++] = (char)tolower((unsigned char)*q++);
+        tag[n] = '\0';
+        if (n == 0) return snprintf(c->why, sizeof c->why, "stray '<' at %.40s", p), false;
+        if (closing) {
+            if (*q != '>') return snprintf(c->why, sizeof c->why, "bad close %.40s", p), false;
+            if (depth == 0 || strcmp(stack[depth - 1], tag) != 0)
+                return snprintf(c->why, sizeof c->why, "</%s> closes <%s>", tag,
+                                depth ? stack[depth - 1] : "nothing"),
+                       false;
+            depth--;
+            if (strcmp(tag, "svg") == 0) svg_depth--;
+            p = q + 1;
+            continue;
+        }
+        bool self_close = false, has_w = false, has_h = false, has_vb = false;
+        char dk[512] = "", dv[2048] = "";
+        for (;;) {
+            while (isspace((unsigned char)*q))
+                q++;
+            if (*q == '>') break;
+            if (q[0] == '/' && q[1] == '>') {
+                self_close = true;
+                q++;
+                break;
+            }
+            char name[64];
+            size_t k = 0;
+            while ((isalnum((unsigned char)*q) || *q == '-' || *q == ':' || *q == '_') &&
+                   k < sizeof name - 1)
+                name[k++] = *q++;
+            name[k] = '\0';
+            if (k == 0 || q[0] != '=' || q[1] != '"')
+                return snprintf(c->why, sizeof c->why, "unquoted attribute in <%s> at %.40s", tag,
+                                q),
+                       false;
+            q += 2;
+            const char *end = strchr(q, '"');
+            if (!end || memchr(q, '<', (size_t)(end - q)))
+                return snprintf(c->why, sizeof c->why, "bad attribute value in <%s>", tag), false;
+            size_t vl = (size_t)(end - q);
+            if (strcmp(name, "width") == 0) has_w = true;
+            if (strcmp(name, "height") == 0) has_h = true;
+            if (strcmp(name, "viewBox") == 0) has_vb = true;
+            if (strcmp(name, "data-k") == 0 && vl < sizeof dk) {
+                memcpy(dk, q, vl);
+                dk[vl] = '\0';
+            }
+            if (strcmp(name, "data-v") == 0 && vl < sizeof dv) {
+                memcpy(dv, q, vl);
+                dv[vl] = '\0';
+            }
+            q = end + 1;
+        }
+        if (*dv || *dk) {
+            c->values++;
+            unescape(dv);
+            if (!*dk || !same_value(pointer(doc, dk), dv)) {
+                if (!c->bad_values)
+                    snprintf(c->why, sizeof c->why, "data-v=\"%s\" is not the value at %s", dv, dk);
+                c->bad_values++;
+            }
+        }
+        if (strcmp(tag, "svg") == 0) {
+            if (!(has_w && has_h && has_vb))
+                return snprintf(c->why, sizeof c->why, "<svg> without width/height/viewBox"), false;
+            svg_depth++;
+            c->svgs++;
+        }
+        if (is_svg_only(tag) && svg_depth == 0)
+            return snprintf(c->why, sizeof c->why, "<%s> outside <svg>", tag), false;
+        if (self_close && svg_depth == 0)
+            return snprintf(c->why, sizeof c->why, "<%s/> outside <svg>", tag), false;
+        p = q + 1;
+        if (self_close || is_void(tag)) continue;
+        if (depth == 64) return snprintf(c->why, sizeof c->why, "too deep"), false;
+        snprintf(stack[depth++], sizeof stack[0], "%s", tag);
+        if (strcmp(tag, "style") == 0) { /* raw text up to </style> */
+            const char *e = strstr(p, "</style>");
+            if (!e) return snprintf(c->why, sizeof c->why, "unclosed <style>"), false;
+            p = e;
+        }
+    }
+    if (depth) return snprintf(c->why, sizeof c->why, "<%s> never closed", stack[depth - 1]), false;
+    return c->bad_values == 0;
+}
+
+static void no_outside_refs(const char *h)
+{
+    cr_expect_null(strstr(h, "https://"), "no https URL");
+    cr_expect_null(strstr(h, "<script"), "no script");
+    cr_expect_null(strstr(h, "url("), "no CSS url()");
+    cr_expect_null(strstr(h, "@import"), "no CSS import");
+    cr_expect_null(strstr(h, " src="), "no src attributes");
+    static const char ns[] = "xmlns=\"http://www.w3.org/2000/svg\"";
+    for (const char *p = strstr(h, "http://"); p; p = strstr(p + 1, "http://")) {
+        size_t off = strlen("xmlns=\"");
+        cr_expect(p - h >= (long)off && strncmp(p - off, ns, strlen(ns)) == 0,
+                  "an http URL that is not the SVG namespace: %.60s", p);
+    }
+}
+
+/* Every Markdown table: header row, separator row, then rows of as many cells. */
+static int check_md(const char *md)
+{
+    int tables = 0;
+    const char *p = md;
+    while (*p) {
+        const char *eol = strchr(p, '\n');
+        size_t len = eol ? (size_t)(eol - p) : strlen(p);
+        bool row = len > 0 && p[0] == '|';
+        if (row) {
+            /* a table starts here: count header cells, expect a separator next */
+            int cells = 0;
+            for (size_t i = 1; i < len; i++)
+                cells += p[i] == '|' && p[i - 1] != '\\';
+            const char *sep = eol ? eol + 1 : p + len;
+            int sep_cells = 0;
+            const char *se = strchr(sep, '\n');
+            size_t sl = se ? (size_t)(se - sep) : strlen(sep);
+            for (size_t i = 0; i + 5 <= sl; i += 6)
+                sep_cells += strncmp(sep + i, "| ---", 5) == 0;
+            cr_expect_eq(sep_cells, cells, "separator after header %.*s", (int)len, p);
+            tables++;
+            /* the body */
+            const char *r = se ? se + 1 : sep + sl;
+            while (*r == '|') {
+                const char *re = strchr(r, '\n');
+                size_t rl = re ? (size_t)(re - r) : strlen(r);
+                int n = 0;
+                for (size_t i = 1; i < rl; i++)
+                    n += r[i] == '|' && r[i - 1] != '\\';
+                cr_expect_eq(n, cells, "row %.*s", (int)rl, r);
+                r = re ? re + 1 : r + rl;
+            }
+            p = r;
+            continue;
+        }
+        p = eol ? eol + 1 : p + len;
+    }
+    return tables;
+}
+
+static void render_fixture(const char *name, int min_values, int min_svgs, int min_tables)
+{
+    json_t *doc = fixture(name);
+    cr_assert_neq(gv_render_kind_of(doc), GV_RENDER_UNKNOWN, "%s", name);
+    char *h = render(doc, true);
+    html_check c;
+    cr_expect(check_html(h, doc, &c), "%s: %s", name, c.why);
+    cr_expect_geq(c.values, min_values, "%s: %d data-v values", name, c.values);
+    cr_expect_geq(c.svgs, min_svgs, "%s: %d charts", name, c.svgs);
+    cr_expect_eq(c.bad_values, 0, "%s: %d bad values (%s)", name, c.bad_values, c.why);
+    no_outside_refs(h);
+    char *md = render(doc, false);
+    cr_expect_geq(check_md(md), min_tables, "%s: Markdown tables", name);
+    free(md);
+    free(h);
+    json_decref(doc);
+}
+
+Test(render, check_run_every_case_and_a_chart_per_op)
+{
+    render_fixture("check-h100.json", 235 * 5, 21,
+                   22); /* shape, max_rel, normwise, bits, tiers met */
+    json_t *doc = fixture("check-h100.json");
+    char *h = render(doc, true);
+    cr_expect(strstr(h, "tier 1e-08 (26.6 bits)") != NULL, "the 1e-8 tier line");
+    cr_expect(strstr(h, "tier 1e-04 (13.3 bits)") != NULL, "the 1e-4 tier line");
+    cr_expect(strstr(h, "data-k=\"/cases/20/metrics/prob_max\"") != NULL ||
+                  strstr(h, "/metrics/prob_max\"") != NULL,
+              "prob R max from metrics.prob_max");
+    free(h);
+    json_decref(doc);
+}
+
+Test(render, bench_run_ceilings_cases_and_crossover_charts)
+{
+    render_fixture("bench-synthetic.json", 100, 2, 3);
+    json_t *doc = fixture("bench-synthetic.json");
+    char *h = render(doc, true);
+    cr_expect(strstr(h, "crossover n = 5.83e+04") != NULL, "the crossover is marked");
+    cr_expect(strstr(h, "break-even") != NULL);
+    free(h);
+    json_decref(doc);
+}
+
+Test(render, tradeoffs_scatter_pareto_front_and_emulation_curve)
+{
+    render_fixture("tradeoffs-synthetic.json", 200, 3, 2);
+    json_t *doc = fixture("tradeoffs-synthetic.json");
+    char *h = render(doc, true);
+    cr_expect(strstr(h, "class=\"pareto\"") != NULL, "the Pareto front");
+    cr_expect(strstr(h, "f32/tf32") != NULL, "points labelled dtype/mode");
+    cr_expect(strstr(h, "fp64 emulation: accurate bits against mantissa bits") != NULL);
+    cr_expect(strstr(h, "data-v=\"inf\"") != NULL, "\"inf\" carried as such");
+    free(h);
+    json_decref(doc);
+}
+
+Test(render, checker_rejects_what_it_should)
+{
+    json_t *doc = json_pack("{s:f}", "x", 1.5);
+    html_check c;
+    cr_expect_not(check_html("<p><b>x</p></b>", doc, &c), "crossed tags");
+    cr_expect_not(check_html("<p class=x>y</p>", doc, &c), "unquoted attribute");
+    cr_expect_not(check_html("<p><line x1=\"1\"/></p>", doc, &c), "svg element outside svg");
+    cr_expect_not(check_html("<svg width=\"1\"></svg>", doc, &c), "svg without viewBox");
+    cr_expect_not(check_html("<td data-k=\"/x\" data-v=\"1.25\">1.3</td>", doc, &c), "wrong value");
+    cr_expect(check_html("<td data-k=\"/x\" data-v=\"1.5\">1.5</td><br>", doc, &c), "%s", c.why);
+    json_decref(doc);
+}
+
+/* ---- the command line ---- */
+
+static char out[1 << 20], err[16384];
+
+static bool exists(const char *p)
+{
+    return access(p, F_OK) == 0;
+}
+
+Test(render_cli, writes_html_and_markdown_to_stdout)
+{
+    char dir[] = "/tmp/gpuval-report-XXXXXX", html[256], args[1024];
+    cr_assert_not_null(mkdtemp(dir));
+    snprintf(html, sizeof html, "%s/page.html", dir);
+    snprintf(args, sizeof args,
+             "report '%s/tests/fixtures/tradeoffs-synthetic.json' --html '%s' --md -",
+             getenv("GPUVAL_SRCDIR"), html);
+    int rc = gv_test_run_cli_split(args, out, sizeof out, err, sizeof err);
+    cr_expect_eq(rc, 0, "%s", err);
+    cr_expect(exists(html));
+    cr_expect(strstr(out, "| dtype | mode |") != NULL, "%s", out);
+    unlink(html);
+    rmdir(dir);
+}
+
+Test(render_cli, bad_input_exits_2_and_writes_nothing)
+{
+    char dir[] = "/tmp/gpuval-report-XXXXXX", p[256], html[256], tmp[300], args[1024];
+    cr_assert_not_null(mkdtemp(dir));
+    snprintf(html, sizeof html, "%s/page.html", dir);
+    snprintf(tmp, sizeof tmp, "%s.tmp", html);
+    static const struct {
+        const char *content, *expect;
+    } bad[] = {{"{\"schema\": \"gpuval-nope/9\"}", "unknown schema 'gpuval-nope/9'"},
+               {"{\"cases\": []}", "no \"schema\""},
+               {"{\"schema\": \"gpuval-run/1\",\n \"cases\": [1,", "line 2"},
+               {NULL, "No such file"}};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        snprintf(p, sizeof p, "%s/in%zu.json", dir, i);
+        if (bad[i].content) {
+            FILE *f = fopen(p, "w");
+            fputs(bad[i].content, f);
+            fclose(f);
+        }
+        snprintf(args, sizeof args, "report '%s' --html '%s' --md '%s.md'", p, html, html);
+        int rc = gv_test_run_cli_split(args, out, sizeof out, err, sizeof err);
+        cr_expect_eq(rc, 2, "case %zu: rc %d", i, rc);
+        cr_expect(strstr(err, bad[i].expect) != NULL, "case %zu: %s", i, err);
+        cr_expect(strstr(err, p) != NULL, "the file is named: %s", err);
+        cr_expect_not(exists(html), "nothing written");
+        cr_expect_not(exists(tmp), "no temporary left");
+        unlink(p);
+    }
+    /* an output that cannot be written is found before the input is read */
+    snprintf(args, sizeof args, "report /nonexistent.json --html '%s/no/such/dir/x.html'", dir);
+    cr_expect_eq(gv_test_run_cli_split(args, out, sizeof out, err, sizeof err), 2);
+    cr_expect(strstr(err, "cannot write --html") != NULL, "%s", err);
+    cr_expect_eq(gv_test_run_cli_split("report", out, sizeof out, err, sizeof err), 2);
+    snprintf(args, sizeof args, "report '%s/tests/fixtures/check-h100.json'",
+             getenv("GPUVAL_SRCDIR"));
+    cr_expect_eq(gv_test_run_cli_split(args, out, sizeof out, err, sizeof err), 2, "no output");
+    rmdir(dir);
+}
