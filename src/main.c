@@ -14,6 +14,7 @@
 #include "cli.h"
 #include "registry.h"
 #include "report.h"
+#include "tradeoffs.h"
 
 #ifndef GV_VERSION
 #define GV_VERSION "unknown"
@@ -123,6 +124,7 @@ static const char main_help[] =
     "  info     the CUDA device's fingerprint\n"
     "  check    correctness run: every case of the catalogue (or a selection), one row each\n"
     "  bench    timed run: CPU oracle and GPU side by side, speed-ups, crossover, presets\n"
+    "  tradeoffs every mode of an op: accuracy (bits, verdict) against speed, Pareto front\n"
     "  help CMD the options of CMD (same as CMD --help)\n"
     "\n"
     "exit codes: 0 all passed, 1 something failed, 2 usage or bad input, 3 runtime error,\n"
@@ -146,8 +148,11 @@ int main(int argc, char **argv)
     static const struct {
         const char *name;
         int (*fn)(int, char **);
-    } cmds[] = {
-        {"list", cmd_list}, {"info", cmd_info}, {"check", gv_cmd_check}, {"bench", gv_cmd_bench}};
+    } cmds[] = {{"list", cmd_list},
+                {"info", cmd_info},
+                {"check", gv_cmd_check},
+                {"bench", gv_cmd_bench},
+                {"tradeoffs", gv_cmd_tradeoffs}};
     if (strcmp(cmd, "help") == 0) {
         if (argc < 3) {
             fputs(main_help, stdout);
@@ -158,11 +163,12 @@ int main(int argc, char **argv)
                 char *help_argv[] = {argv[2], "--help", NULL};
                 return cmds[i].fn(2, help_argv);
             }
-        gv_usage_error("no command '%s'; valid: list info check bench", argv[2]);
+        gv_usage_error("no command '%s'; valid: list info check bench tradeoffs", argv[2]);
         return GV_EXIT_USAGE;
     }
     for (size_t i = 0; i < sizeof cmds / sizeof cmds[0]; i++)
         if (strcmp(cmd, cmds[i].name) == 0) return cmds[i].fn(argc - 1, argv + 1);
-    fprintf(stderr, "gpuval: unknown command '%s'; valid: list info check bench help\n", cmd);
+    fprintf(stderr, "gpuval: unknown command '%s'; valid: list info check bench tradeoffs help\n",
+            cmd);
     return GV_EXIT_USAGE;
 }
