@@ -5,6 +5,8 @@
 #include <stdlib.h>
 
 #include <math.h>
+#include <time.h>
+#include <unistd.h>
 
 json_t *gv_json_num(double x)
 {
@@ -77,4 +79,18 @@ int gv_env_warn(FILE *f)
         n++;
     }
     return n;
+}
+
+json_t *gv_json_host(int oracle_threads)
+{
+    char host[256] = "";
+    gethostname(host, sizeof host - 1);
+    return json_pack("{s:s, s:i}", "hostname", host, "oracle_threads", oracle_threads);
+}
+
+const char *gv_json_now(char *buf, size_t len)
+{
+    time_t t = time(NULL);
+    strftime(buf, len, "%Y-%m-%dT%H:%M:%SZ", gmtime(&t));
+    return buf;
 }

@@ -14,6 +14,10 @@ json_t *gv_json_num(double x);
 json_t *gv_json_device(const gk_device_info *d);
 /* The build: {"cuda": bool, "cuda_arch": "sm_90" | null}. */
 json_t *gv_json_build(void);
+/* The host: {"hostname", "oracle_threads"}. */
+json_t *gv_json_host(int oracle_threads);
+/* The current UTC time as "YYYY-MM-DDTHH:MM:SSZ" into buf; returns buf. */
+const char *gv_json_now(char *buf, size_t len);
 
 /* Environment variables that change library numerics with no change of code (TF32 override,
  * cuBLAS emulation and workspace settings, ...): every run records them, set or not. */

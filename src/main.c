@@ -15,6 +15,7 @@
 #include "registry.h"
 #include "report.h"
 #include "report_cmd.h"
+#include "tradeoffs.h"
 
 #ifndef GV_VERSION
 #define GV_VERSION "unknown"
@@ -147,6 +148,7 @@ static const char main_help[] =
     "  check    correctness run: every case of the catalogue (or a selection), one row each\n"
     "  bench    timed run: CPU oracle and GPU side by side, speed-ups, crossover, presets\n"
     "  report   a run file as one self-contained HTML page and/or Markdown tables\n"
+    "  tradeoffs every mode of an op: accuracy (bits, verdict) against speed, Pareto front\n"
     "  help CMD the options of CMD (same as CMD --help)\n"
     "\n"
     "exit codes: 0 all passed, 1 something failed, 2 usage or bad input, 3 runtime error,\n"
@@ -170,11 +172,9 @@ int main(int argc, char **argv)
     static const struct {
         const char *name;
         int (*fn)(int, char **);
-    } cmds[] = {{"list", cmd_list},
-                {"info", cmd_info},
-                {"check", gv_cmd_check},
-                {"bench", gv_cmd_bench},
-                {"report", gv_cmd_report}};
+    } cmds[] = {{"list", cmd_list},        {"info", cmd_info},
+                {"check", gv_cmd_check},   {"bench", gv_cmd_bench},
+                {"report", gv_cmd_report}, {"tradeoffs", gv_cmd_tradeoffs}};
     if (strcmp(cmd, "help") == 0) {
         if (argc < 3) {
             fputs(main_help, stdout);
@@ -185,12 +185,13 @@ int main(int argc, char **argv)
                 char *help_argv[] = {argv[2], "--help", NULL};
                 return cmds[i].fn(2, help_argv);
             }
-        gv_usage_error("no command '%s'; valid: list info check bench report", argv[2]);
+        gv_usage_error("no command '%s'; valid: list info check bench tradeoffs report", argv[2]);
         return GV_EXIT_USAGE;
     }
     for (size_t i = 0; i < sizeof cmds / sizeof cmds[0]; i++)
         if (strcmp(cmd, cmds[i].name) == 0) return cmds[i].fn(argc - 1, argv + 1);
-    fprintf(stderr, "gpuval: unknown command '%s'; valid: list info check bench report help\n",
+    fprintf(stderr,
+            "gpuval: unknown command '%s'; valid: list info check bench tradeoffs report help\n",
             cmd);
     return GV_EXIT_USAGE;
 }

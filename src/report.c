@@ -202,11 +202,8 @@ static json_t *result_json(const gv_result *r)
 int gv_json_write(const char *path, const gv_run_info *info, const gv_result *results, int n,
                   const gv_summary *s)
 {
-    char host[256] = "";
-    gethostname(host, sizeof host - 1);
     char when[64];
-    time_t t = time(NULL);
-    strftime(when, sizeof when, "%Y-%m-%dT%H:%M:%SZ", gmtime(&t));
+    gv_json_now(when, sizeof when);
     json_t *root = json_object();
     json_object_set_new(root, "schema", json_string(GV_SCHEMA));
     json_object_set_new(root, "tool",
@@ -214,9 +211,7 @@ int gv_json_write(const char *path, const gv_run_info *info, const gv_result *re
     json_object_set_new(root, "command", json_string(info->command));
     json_object_set_new(root, "argv", json_string(info->argv_joined ? info->argv_joined : ""));
     json_object_set_new(root, "created", json_string(when));
-    json_object_set_new(
-        root, "host",
-        json_pack("{s:s, s:i}", "hostname", host, "oracle_threads", info->oracle_threads));
+    json_object_set_new(root, "host", gv_json_host(info->oracle_threads));
     json_object_set_new(root, "build", gv_json_build());
     json_object_set_new(root, "env", gv_json_env());
     json_object_set_new(root, "device",

@@ -347,6 +347,39 @@ int gv_bench_run_case(const gv_case *c, const gv_bench_opts *o, bool repeat, gv_
     return rc;
 }
 
+int gv_bench_time_hot(const gv_problem *p, const gv_bench_opts *o, gv_samples *s,
+                      gk_bench_info *info, char *why, size_t len)
+{
+    const gv_bench_device *dev = dev_of(o);
+    gk_launch L;
+    gk_host_io io;
+    fill_launch(p, &L, &io);
+    memset(info, 0, sizeof *info);
+    why[0] = '\0';
+    gk_bench *b = NULL;
+    int rc = dev->open(p->c.op->device, &L, &io, &b);
+    if (rc != GV_OK) {
+        snprintf(why, len, "setup: %s",
+                 rc == GV_ECUDA || rc == GV_ELIB || rc == GV_EDEVMEM || rc == GV_EUNSUPPORTED
+                     ? gk_last_error()
+                     : gv_strerror(rc));
+        return rc;
+    }
+    int reps = 1;
+    rc = choose_reps(b, o, &reps);
+    if (rc == GV_OK) {
+        gpu_ctx g = {dev, b, GK_SCOPE_HOT, reps};
+        s->reps = reps;
+        rc = sample_until(gpu_sample, &g, 1, &o->gpu, s);
+    }
+    if (rc != GV_OK)
+        snprintf(why, len, "timed sample: %s",
+                 rc == GV_ECUDA || rc == GV_ELIB ? gk_last_error() : gv_strerror(rc));
+    dev->info(b, info);
+    dev->close(b);
+    return rc;
+}
+
 /* ---- ceilings ------------------------------------------------------------------------ */
 
 static void ceiling_measure(gv_ceiling *c, int open_rc, gk_bench *b, const gv_bench_opts *o)

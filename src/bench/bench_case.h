@@ -85,6 +85,14 @@ typedef struct gv_bench_case {
 int gv_bench_run_case(const gv_case *c, const gv_bench_opts *o, bool repeat, gv_bench_case *bc);
 void gv_bench_case_free(gv_bench_case *bc);
 
+/* Time the hot kernel-only scope of p's case alone, by gv_bench_run_case's method (launches per
+ * sample chosen for the events' resolution, one warm-up sample, o->gpu's stop rule), without
+ * the CPU oracle, the other scopes or a sanity verdict: p needs its inputs only, no reference.
+ * s receives ms per launch (s->reps launches per sample), info the device's account of the
+ * run (its math mode). GV_OK, or the device's gv_err with why[len] saying what failed. */
+int gv_bench_time_hot(const gv_problem *p, const gv_bench_opts *o, gv_samples *s,
+                      gk_bench_info *info, char *why, size_t len);
+
 /* The ceilings of a run: a D2D copy (bytes read + written) and a pedantic cuBLAS gemm per
  * dtype, measured once, before the cases. */
 typedef struct gv_ceiling {

@@ -1,0 +1,304 @@
+/* trade_report.c: speed-ups, Pareto front, counts, JSON and tables of `gpuval tradeoffs`
+ * (see trade_report.h). Numbers that are not finite are written as report.c writes them
+ * ("inf", "-inf", "nan"); what was not measured is null. */
+#include "trade_report.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "bench_report.h"
+#include "json_util.h"
+
+#ifndef GV_VERSION
+#define GV_VERSION "unknown"
+#endif
+
+int gv_trade_default_mode(void)
+{
+    gv_mode m;
+    return gv_mode_parse("default", &m) == GV_OK ? (int)m : -1;
+}
+
+static bool judged(const gv_result *r)
+{
+    return r->verdict == GV_PASS || r->verdict == GV_FAIL;
+}
+
+/* The row of (dtype, mode) in the group, or NULL. */
+static const gv_trade_row *find_row(const gv_trade_row *rows, int n, int dtype, int mode)
+{
+    for (int i = 0; i < n; i++)
+        if ((int)rows[i].r.c.dtype == dtype && (int)rows[i].r.c.mode == mode) return &rows[i];
+    return NULL;
+}
+
+static double over(const gv_trade_row *base, const gv_trade_row *row)
+{
+    if (!base || !base->timed || !row->timed || !(row->t.median > 0)) return NAN;
+    return base->t.median / row->t.median;
+}
+
+void gv_trade_speedups(gv_trade_row *rows, int n)
+{
+    int def = gv_trade_default_mode();
+    const gv_trade_row *f64 = find_row(rows, n, GV_F64, GV_MODE_NATIVE);
+    for (int i = 0; i < n; i++) {
+        gv_trade_row *row = &rows[i];
+        const gv_trade_row *base = def >= 0 ? find_row(rows, n, row->r.c.dtype, def) : NULL;
+        if (!base) base = find_row(rows, n, row->r.c.dtype, GV_MODE_NATIVE);
+        row->speedup_vs_f64 = over(f64, row);
+        row->speedup_vs_default = over(base, row);
+    }
+}
+
+static bool candidate(const gv_trade_row *row)
+{
+    return row->r.verdict == GV_PASS && row->timed && !isnan(row->r.m.bits) &&
+           !isnan(row->t.median);
+}
+
+void gv_trade_pareto(gv_trade_row *rows, int n)
+{
+    for (int i = 0; i < n; i++) {
+        if (!candidate(&rows[i])) {
+            rows[i].pareto = -1;
+            continue;
+        }
+        double bi = rows[i].r.m.bits, ti = rows[i].t.median;
+        rows[i].pareto = 1;
+        for (int j = 0; j < n && rows[i].pareto; j++) {
+            if (j == i || !candidate(&rows[j])) continue;
+            double bj = rows[j].r.m.bits, tj = rows[j].t.median;
+            if (bj >= bi && tj <= ti && (bj > bi || tj < ti)) rows[i].pareto = 0;
+        }
+    }
+}
+
+void gv_trade_summarize(const gv_trade_group *g, int n, gv_trade_summary *s)
+{
+    memset(s, 0, sizeof *s);
+    for (int k = 0; k < n; k++)
+        for (int i = 0; i < g[k].n; i++) {
+            const gv_trade_row *row = &g[k].rows[i];
+            s->rows++;
+            switch (row->r.verdict) {
+            case GV_PASS: s->passed++; break;
+            case GV_FAIL: s->failed++; break;
+            case GV_SKIP: s->skipped++; break;
+            case GV_ERROR: s->errors++; break;
+            }
+            if (row->time_error && row->r.verdict != GV_ERROR) s->errors++;
+        }
+}
+
+/* ---- JSON ---------------------------------------------------------------------------- */
+
+static json_t *num_or_null(bool have, double x)
+{
+    return have ? gv_json_num(x) : json_null();
+}
+
+static json_t *row_json(const gv_trade_row *row)
+{
+    const gv_result *r = &row->r;
+    bool j = judged(r);
+    json_t *o = json_object(), *met = json_array();
+    for (int k = 0; k < r->tiers.n; k++)
+        if (j && gv_tier_met(&r->m, k)) json_array_append_new(met, json_real(r->tiers.t[k]));
+    json_object_set_new(o, "dtype", json_string(gv_dtype_name(r->c.dtype)));
+    json_object_set_new(o, "mode", json_string(gv_mode_name(r->c.mode)));
+    json_object_set_new(o, "math_mode", json_string(r->math_mode));
+    json_object_set_new(o, "verdict", json_string(gv_verdict_name(r->verdict)));
+    json_object_set_new(o, "reason", json_string(r->reason));
+    json_object_set_new(o, "accurate_bits", num_or_null(j, r->m.bits));
+    json_object_set_new(o, "normwise_rel", num_or_null(j, r->m.normwise_rel));
+    json_object_set_new(o, "max_rel", num_or_null(j, r->m.max_rel));
+    json_object_set_new(o, "tiers_met", met);
+    json_object_set_new(o, "ratio", num_or_null(j, r->m.ratio));
+    json_object_set_new(o, "prob_max", num_or_null(j && r->prob.on, r->m.prob_max));
+    json_object_set_new(
+        o, "prob_rms",
+        num_or_null(j && r->prob.on && r->m.prob_n >= GV_PROB_RMS_MIN_N, r->m.prob_rms));
+    json_object_set_new(
+        o, "time_ms",
+        row->timed ? json_pack("{s:o, s:o, s:o, s:i}", "median", gv_json_num(row->t.median), "lo",
+                               gv_json_num(row->t.lo), "hi", gv_json_num(row->t.hi), "n", row->t.n)
+                   : json_null());
+    if (!row->timed && row->time_why[0])
+        json_object_set_new(o, "time_why", json_string(row->time_why));
+    json_object_set_new(o, "speedup_vs_f64",
+                        num_or_null(!isnan(row->speedup_vs_f64), row->speedup_vs_f64));
+    json_object_set_new(o, "speedup_vs_default",
+                        num_or_null(!isnan(row->speedup_vs_default), row->speedup_vs_default));
+    /* TODO(energy): joules per call from NVML's nvmlDeviceGetTotalEnergyConsumption (mJ
+       since driver load) read around the hot scope's samples, divided by the launches;
+       NVML is not linked yet, so this stays null. */
+    json_object_set_new(o, "energy_j", json_null());
+    json_object_set_new(o, "pareto", row->pareto < 0 ? json_null() : json_boolean(row->pareto));
+    return o;
+}
+
+static json_t *group_json(const gv_trade_group *g)
+{
+    json_t *shape = json_array(), *rows = json_array();
+    for (int i = 0; i < g->shape.nd; i++)
+        json_array_append_new(shape, json_integer(g->shape.d[i]));
+    for (int i = 0; i < g->n; i++)
+        json_array_append_new(rows, row_json(&g->rows[i]));
+    return json_pack("{s:s, s:s, s:o, s:s, s:I, s:o}", "op", g->op->name, "dims", g->op->dims,
+                     "shape", shape, "dist", gv_dist_name(g->dist), "seed", (json_int_t)g->seed,
+                     "rows", rows);
+}
+
+json_t *gv_trade_doc(const gv_run_info *info, const gv_trade_group *g, int n,
+                     const gv_trade_summary *s)
+{
+    char when[64];
+    json_t *root = json_object(), *groups = json_array();
+    json_object_set_new(root, "schema", json_string(GV_TRADE_SCHEMA));
+    json_object_set_new(root, "tool",
+                        json_pack("{s:s, s:s}", "name", "gpuval", "version", GV_VERSION));
+    json_object_set_new(root, "command", json_string("tradeoffs"));
+    json_object_set_new(root, "argv", json_string(info->argv_joined ? info->argv_joined : ""));
+    json_object_set_new(root, "created", json_string(gv_json_now(when, sizeof when)));
+    json_object_set_new(root, "host", gv_json_host(info->oracle_threads));
+    json_object_set_new(root, "build", gv_json_build());
+    json_object_set_new(root, "device",
+                        info->have_device ? gv_json_device(&info->device) : json_null());
+    for (int k = 0; k < n; k++)
+        json_array_append_new(groups, group_json(&g[k]));
+    json_object_set_new(root, "groups", groups);
+    json_object_set_new(root, "summary",
+                        json_pack("{s:i, s:i, s:i, s:i, s:i}", "rows", s->rows, "passed", s->passed,
+                                  "failed", s->failed, "skipped", s->skipped, "errors", s->errors));
+    return root;
+}
+
+/* ---- tables -------------------------------------------------------------------------- */
+
+enum { NCOL = 14, CELL = 64 };
+static const char *const col_names[NCOL] = {
+    "op",       "size",         "dtype",  "mode",  "math mode",
+    "verdict",  "bits",         "R_max",  "R_rms", "median ms [lo, hi]",
+    "x vs f64", "x vs default", "J/call", "pareto"};
+
+static void fmt_num(char *buf, bool have, const char *fmt, double x)
+{
+    if (have)
+        snprintf(buf, CELL, fmt, x);
+    else
+        snprintf(buf, CELL, "-");
+}
+
+static void row_cells(const gv_trade_group *g, const gv_trade_row *row, char c[NCOL][CELL])
+{
+    const gv_result *r = &row->r;
+    bool j = judged(r);
+    snprintf(c[0], CELL, "%s", g->op->name);
+    gv_shape_format(&g->shape, c[1], CELL);
+    snprintf(c[2], CELL, "%s", gv_dtype_name(r->c.dtype));
+    snprintf(c[3], CELL, "%s", gv_mode_name(r->c.mode));
+    snprintf(c[4], CELL, "%s", r->math_mode[0] ? r->math_mode : "-");
+    snprintf(c[5], CELL, "%s", gv_verdict_name(r->verdict));
+    fmt_num(c[6], j, "%.1f", r->m.bits);
+    fmt_num(c[7], j && r->prob.on, "%.3g", r->m.prob_max);
+    fmt_num(c[8], j && r->prob.on && r->m.prob_n >= GV_PROB_RMS_MIN_N, "%.3g", r->m.prob_rms);
+    if (row->timed)
+        snprintf(c[9], CELL, "%.4g [%.4g, %.4g]", row->t.median, row->t.lo, row->t.hi);
+    else
+        snprintf(c[9], CELL, "-");
+    fmt_num(c[10], !isnan(row->speedup_vs_f64), "%.3g", row->speedup_vs_f64);
+    fmt_num(c[11], !isnan(row->speedup_vs_default), "%.3g", row->speedup_vs_default);
+    /* TODO(energy): nvmlDeviceGetTotalEnergyConsumption around the hot samples; "-" until
+       NVML is linked. */
+    snprintf(c[12], CELL, "-");
+    snprintf(c[13], CELL, "%s", row->pareto > 0 ? "yes" : row->pareto == 0 ? "no" : "-");
+}
+
+void gv_trade_table(FILE *f, const gv_trade_group *g, bool md)
+{
+    int w[NCOL];
+    char c[NCOL][CELL];
+    for (int k = 0; k < NCOL; k++)
+        w[k] = (int)strlen(col_names[k]);
+    for (int i = 0; i < g->n; i++) {
+        row_cells(g, &g->rows[i], c);
+        for (int k = 0; k < NCOL; k++)
+            if ((int)strlen(c[k]) > w[k]) w[k] = (int)strlen(c[k]);
+    }
+    const char *sep = md ? " | " : "  ";
+    fputs(md ? "| " : "", f);
+    for (int k = 0; k < NCOL; k++)
+        fprintf(f, "%-*s%s", w[k], col_names[k], k + 1 < NCOL ? sep : md ? " |" : "");
+    fputc('\n', f);
+    if (md) {
+        fputs("|", f);
+        for (int k = 0; k < NCOL; k++) {
+            for (int i = 0; i < w[k] + 2; i++)
+                fputc(k >= 6 && i == w[k] + 1 ? ':' : '-', f);
+            fputc('|', f);
+        }
+        fputc('\n', f);
+    }
+    for (int i = 0; i < g->n; i++) {
+        row_cells(g, &g->rows[i], c);
+        fputs(md ? "| " : "", f);
+        for (int k = 0; k < NCOL; k++)
+            fprintf(f, k >= 6 ? "%*s%s" : "%-*s%s", w[k], c[k],
+                    k + 1 < NCOL ? sep
+                    : md         ? " |"
+                                 : "");
+        fputc('\n', f);
+    }
+    bool first = true;
+    for (int i = 0; i < g->n; i++) {
+        const gv_trade_row *row = &g->rows[i];
+        const char *why = row->r.verdict != GV_PASS && row->r.reason[0] ? row->r.reason
+                          : !row->timed && row->time_why[0]             ? row->time_why
+                                                                        : NULL;
+        if (!why) continue;
+        if (first && md) fputc('\n', f);
+        first = false;
+        fprintf(f, "%s%s %s %s: %s%s\n", md ? "- " : "  ", gv_dtype_name(row->r.c.dtype),
+                gv_mode_name(row->r.c.mode), gv_verdict_name(row->r.verdict),
+                row->r.verdict != GV_PASS && row->r.reason[0] ? "" : "not timed: ", why);
+    }
+}
+
+int gv_trade_write_json(const char *path, const json_t *doc)
+{
+    return gv_bench_write(path, GV_FMT_JSON, doc);
+}
+
+int gv_trade_write_md(const char *path, const gv_run_info *info, const gv_trade_group *g, int n,
+                      const gv_trade_summary *s)
+{
+    char tmp[4096];
+    if (snprintf(tmp, sizeof tmp, "%s.tmp", path) >= (int)sizeof tmp) return GV_EIO;
+    FILE *f = fopen(tmp, "w");
+    if (!f) return GV_EIO;
+    fprintf(f, "# gpuval tradeoffs\n\n`%s`\n\n", info->argv_joined ? info->argv_joined : "");
+    if (info->have_device)
+        fprintf(f, "Device: %s (cc %d.%d, %d SMs)\n", info->device.name, info->device.cc_major,
+                info->device.cc_minor, info->device.sm_count);
+    else
+        fprintf(f, "Device: none\n");
+    for (int k = 0; k < n; k++) {
+        char shape[64];
+        fprintf(f, "\n## %s %s (%s, seed %llu)\n\n", g[k].op->name,
+                gv_shape_format(&g[k].shape, shape, sizeof shape), gv_dist_name(g[k].dist),
+                (unsigned long long)g[k].seed);
+        gv_trade_table(f, &g[k], true);
+    }
+    fprintf(f, "\n%d rows: %d passed, %d failed, %d skipped, %d errors\n", s->rows, s->passed,
+            s->failed, s->skipped, s->errors);
+    int rc = ferror(f) ? -1 : 0;
+    if (fclose(f) != 0) rc = -1;
+    if (rc != 0 || rename(tmp, path) != 0) {
+        unlink(tmp);
+        return GV_EIO;
+    }
+    return GV_OK;
+}

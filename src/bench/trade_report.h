@@ -1,0 +1,72 @@
+/* trade_report.h: the accuracy/speed trade-offs of `gpuval tradeoffs` (src/tradeoffs.c) as
+ * structs, and what is computed from them alone: the speed-ups (ratios of hot-scope medians),
+ * the Pareto front of (accurate bits, median time) per op and size, the counts, the JSON
+ * document (schema "gpuval-tradeoffs/1"), the aligned table and its Markdown twin. Pure
+ * functions of the rows, so the CPU tests check them on synthetic rows. */
+#ifndef GV_TRADE_REPORT_H
+#define GV_TRADE_REPORT_H
+
+#include <jansson.h>
+#include <stdio.h>
+
+#include "op.h"
+#include "report.h"
+#include "stats.h"
+
+#define GV_TRADE_SCHEMA "gpuval-tradeoffs/1"
+
+/* One (dtype, mode) of a group. */
+typedef struct gv_trade_row {
+    gv_result r;               /* the correctness run: verdict, reason, metrics, math mode */
+    bool timed;                /* the hot scope was sampled; t holds its summary */
+    bool time_error;           /* timing failed for a reason other than memory or support */
+    char time_why[192];        /* judged but not timed: why */
+    gv_stat t;                 /* hot kernel-only scope, ms per call: median, interval, n */
+    double speedup_vs_f64;     /* f64 native median / this median; NaN: no baseline */
+    double speedup_vs_default; /* the dtype's `default` (else native) median / this; NaN */
+    int pareto;                /* 1 on the front, 0 dominated, -1 not a candidate */
+} gv_trade_row;
+
+/* One op at one size on one set of inputs: every (dtype, mode) the op accepts. */
+typedef struct gv_trade_group {
+    const gv_op *op;
+    gv_shape shape;
+    gv_dist dist;
+    uint64_t seed;
+    gv_trade_row *rows;
+    int n;
+} gv_trade_group;
+
+/* The mode speed-ups are also taken against, when the mode table has it; -1 otherwise. */
+int gv_trade_default_mode(void);
+
+/* Fill speedup_vs_f64 and speedup_vs_default of every timed row from the group's medians:
+ * the f64 native row's median / the row's; the same dtype's `default` row when the group has
+ * one (NaN when it was not timed), else the same dtype's native row. */
+void gv_trade_speedups(gv_trade_row *rows, int n);
+
+/* Mark the front of (accurate bits up, median time down) among the candidates (PASS and
+ * timed, bits not NaN): a row is on it when no other has at least its bits in at most its
+ * time, strictly better in one. Others get -1. */
+void gv_trade_pareto(gv_trade_row *rows, int n);
+
+typedef struct gv_trade_summary {
+    int rows, passed, failed, skipped, errors; /* errors: ERROR verdicts + timing errors */
+} gv_trade_summary;
+void gv_trade_summarize(const gv_trade_group *g, int n, gv_trade_summary *s);
+
+/* The whole run as one document (info->command "tradeoffs"). */
+json_t *gv_trade_doc(const gv_run_info *info, const gv_trade_group *g, int n,
+                     const gv_trade_summary *s);
+
+/* One group's table: aligned columns (md false) or a Markdown table (md true), then the
+ * reasons of the rows that did not pass or were not timed. */
+void gv_trade_table(FILE *f, const gv_trade_group *g, bool md);
+
+/* Write the document as JSON, or the groups as Markdown, atomically (path.tmp, then
+ * rename). GV_OK or GV_EIO. */
+int gv_trade_write_json(const char *path, const json_t *doc);
+int gv_trade_write_md(const char *path, const gv_run_info *info, const gv_trade_group *g, int n,
+                      const gv_trade_summary *s);
+
+#endif

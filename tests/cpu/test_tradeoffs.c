@@ -1,0 +1,266 @@
+/* test_tradeoffs.c: `gpuval tradeoffs` without a GPU. The Pareto front and the speed-ups on
+ * synthetic rows with known answers, the gpuval-tradeoffs/1 document written to a file and
+ * read back with jansson, and the command line: --help, a bad option, no device. */
+#include <jansson.h>
+
+#include "bench_json.h"
+#include "testkit.h"
+#include "trade_report.h"
+
+/* A row of gemm.cublas at 64^3: verdict v, bits, and a hot-scope median (ms; NaN: not
+   timed). */
+static gv_trade_row mkrow(gv_dtype t, gv_mode m, gv_verdict v, double bits, double ms)
+{
+    gv_trade_row row;
+    memset(&row, 0, sizeof row);
+    gv_shape s = {3, {64, 64, 64}};
+    gv_case c = gv_test_case("gemm.cublas", t, m, GV_DIST_UNIFORM11, s, 7);
+    gv_result_init(&row.r, &c, &gv_default_tiers);
+    row.r.verdict = v;
+    row.r.m.bits = bits;
+    row.r.m.normwise_rel = ldexp(1.0, -(int)bits);
+    row.r.m.max_rel = 2 * row.r.m.normwise_rel;
+    row.r.m.ratio = 0.25;
+    row.timed = !isnan(ms);
+    row.t = (gv_stat){.n = 12, .median = ms, .lo = 0.9 * ms, .hi = 1.1 * ms};
+    row.speedup_vs_f64 = row.speedup_vs_default = NAN;
+    row.pareto = -1;
+    return row;
+}
+
+Test(tradeoffs, pareto_known_front)
+{
+    gv_trade_row rows[] = {
+        mkrow(GV_F32, GV_MODE_NATIVE, GV_PASS, 20, 1.0),    /* front */
+        mkrow(GV_F32, GV_MODE_TF32, GV_PASS, 10, 0.3),      /* front: fastest */
+        mkrow(GV_F64, GV_MODE_NATIVE, GV_PASS, 45, 4.0),    /* front: most bits */
+        mkrow(GV_F32, GV_MODE_FASTMATH, GV_PASS, 15, 1.5),  /* dominated by row 0 */
+        mkrow(GV_F32, GV_MODE_NATIVE, GV_PASS, 20, 1.0),    /* a tie with row 0: both stay */
+        mkrow(GV_F32, GV_MODE_NATIVE, GV_PASS, 10, 0.3001), /* same bits, slower: dominated */
+        mkrow(GV_F32, GV_MODE_TF32, GV_FAIL, 50, 0.1),      /* FAIL: not a candidate */
+        mkrow(GV_F64, GV_MODE_NATIVE, GV_PASS, 50, NAN),    /* not timed: not a candidate */
+        mkrow(GV_F32, GV_MODE_NATIVE, GV_SKIP, NAN, NAN),   /* SKIP */
+    };
+    int n = (int)(sizeof rows / sizeof rows[0]);
+    gv_trade_pareto(rows, n);
+    const int want[] = {1, 1, 1, 0, 1, 0, -1, -1, -1};
+    for (int i = 0; i < n; i++)
+        cr_expect_eq(rows[i].pareto, want[i], "row %d: pareto %d, want %d", i, rows[i].pareto,
+                     want[i]);
+}
+
+Test(tradeoffs, pareto_exact_result_is_infinitely_accurate)
+{
+    gv_trade_row rows[] = {
+        mkrow(GV_F64, GV_MODE_NATIVE, GV_PASS, INFINITY, 2.0),
+        mkrow(GV_F32, GV_MODE_NATIVE, GV_PASS, 24, 1.0),
+        mkrow(GV_F32, GV_MODE_TF32, GV_PASS, INFINITY, 3.0), /* as exact, slower */
+    };
+    gv_trade_pareto(rows, 3);
+    cr_expect_eq(rows[0].pareto, 1);
+    cr_expect_eq(rows[1].pareto, 1);
+    cr_expect_eq(rows[2].pareto, 0);
+}
+
+Test(tradeoffs, speedups_are_ratios_of_medians)
+{
+    int def = gv_trade_default_mode();
+    gv_trade_row rows[5];
+    int n = 0;
+    rows[n++] = mkrow(GV_F64, GV_MODE_NATIVE, GV_PASS, 45, 4.0);
+    rows[n++] = mkrow(GV_F32, GV_MODE_NATIVE, GV_PASS, 20, 1.0);
+    rows[n++] = mkrow(GV_F32, GV_MODE_TF32, GV_PASS, 10, 0.25);
+    rows[n++] = mkrow(GV_F32, GV_MODE_FASTMATH, GV_SKIP, NAN, NAN);
+    if (def >= 0) rows[n++] = mkrow(GV_F32, (gv_mode)def, GV_PASS, 18, 0.5);
+    gv_trade_speedups(rows, n);
+    cr_expect_float_eq(rows[0].speedup_vs_f64, 1.0, 1e-15);
+    cr_expect_float_eq(rows[1].speedup_vs_f64, 4.0, 1e-15);
+    cr_expect_float_eq(rows[2].speedup_vs_f64, 16.0, 1e-15);
+    cr_expect(isnan(rows[3].speedup_vs_f64), "an untimed row has no speed-up");
+    cr_expect(isnan(rows[3].speedup_vs_default));
+    /* f64 has no `default` row here: its own native */
+    cr_expect_float_eq(rows[0].speedup_vs_default, 1.0, 1e-15);
+    if (def >= 0) { /* the f32 `default` row is the baseline */
+        cr_expect_float_eq(rows[1].speedup_vs_default, 0.5, 1e-15);
+        cr_expect_float_eq(rows[2].speedup_vs_default, 2.0, 1e-15);
+        cr_expect_float_eq(rows[4].speedup_vs_default, 1.0, 1e-15);
+    } else { /* no `default` mode in the table: f32 native */
+        cr_expect_float_eq(rows[1].speedup_vs_default, 1.0, 1e-15);
+        cr_expect_float_eq(rows[2].speedup_vs_default, 4.0, 1e-15);
+    }
+}
+
+Test(tradeoffs, speedup_without_a_timed_baseline_is_nan)
+{
+    gv_trade_row rows[] = {
+        mkrow(GV_F64, GV_MODE_NATIVE, GV_SKIP, NAN, NAN),
+        mkrow(GV_F32, GV_MODE_TF32, GV_PASS, 10, 0.25),
+    };
+    gv_trade_speedups(rows, 2);
+    cr_expect(isnan(rows[1].speedup_vs_f64));
+    cr_expect(isnan(rows[1].speedup_vs_default), "no f32 native row: no baseline");
+}
+
+Test(tradeoffs, json_document_shape_and_numbers)
+{
+    gv_trade_row rows[] = {
+        mkrow(GV_F64, GV_MODE_NATIVE, GV_PASS, INFINITY, 4.0),
+        mkrow(GV_F32, GV_MODE_TF32, GV_PASS, 10, 0.5),
+        mkrow(GV_F32, GV_MODE_NATIVE, GV_SKIP, NAN, NAN),
+        mkrow(GV_F32, GV_MODE_FASTMATH, GV_FAIL, 3, 0.1),
+    };
+    snprintf(rows[2].r.reason, sizeof rows[2].r.reason, "mode not supported: test");
+    rows[1].r.prob.on = true;
+    rows[1].r.m.prob_max = 0.75;
+    rows[1].r.m.prob_rms = 0.25;
+    rows[1].r.m.prob_n = 4096;
+    rows[3].r.prob.on = false;
+    snprintf(rows[1].r.math_mode, sizeof rows[1].r.math_mode, "CUBLAS_TF32_TENSOR_OP_MATH");
+    gv_trade_group g = {.op = gv_op_find("gemm.cublas"),
+                        .shape = {3, {64, 64, 64}},
+                        .dist = GV_DIST_UNIFORM11,
+                        .seed = 7,
+                        .rows = rows,
+                        .n = 4};
+    gv_trade_speedups(rows, 4);
+    gv_trade_pareto(rows, 4);
+    gv_trade_summary s;
+    gv_trade_summarize(&g, 1, &s);
+    cr_expect(s.rows == 4 && s.passed == 2 && s.failed == 1 && s.skipped == 1 && s.errors == 0);
+
+    gv_run_info info = {.command = "tradeoffs", .argv_joined = "gpuval tradeoffs"};
+    json_t *doc = gv_trade_doc(&info, &g, 1, &s);
+    char dir[512], path[600], tmp[640];
+    snprintf(dir, sizeof dir, "%s/gpuval-trade-XXXXXX",
+             getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
+    cr_assert_not_null(mkdtemp(dir));
+    snprintf(path, sizeof path, "%s/t.json", dir);
+    snprintf(tmp, sizeof tmp, "%s.tmp", path);
+    cr_assert_eq(gv_trade_write_json(path, doc), GV_OK);
+    json_decref(doc);
+    cr_expect(access(tmp, F_OK) != 0, "the temporary file is renamed away");
+    json_error_t jerr;
+    json_t *back = json_load_file(path, 0, &jerr);
+    cr_assert_not_null(back, "%s", jerr.text);
+    cr_expect_str_eq(gv_jstr(back, "schema"), "gpuval-tradeoffs/1");
+    cr_expect_str_eq(gv_jstr(back, "command"), "tradeoffs");
+    cr_expect_str_eq(gv_jstr(back, "tool.name"), "gpuval");
+    const char *top[] = {"argv", "created", "host", "build", "device", "groups", "summary"};
+    for (size_t i = 0; i < sizeof top / sizeof top[0]; i++)
+        cr_expect_not_null(json_object_get(back, top[i]), "key %s", top[i]);
+    cr_expect(json_is_null(json_object_get(back, "device")));
+    json_t *g0 = json_array_get(json_object_get(back, "groups"), 0);
+    cr_assert_not_null(g0);
+    cr_expect_str_eq(gv_jstr(g0, "op"), "gemm.cublas");
+    cr_expect_str_eq(gv_jstr(g0, "dims"), "m,k,n");
+    cr_expect_str_eq(gv_jstr(g0, "dist"), "uniform11");
+    cr_expect_eq(gv_jnum(g0, "seed"), 7);
+    cr_expect_eq(json_array_size(json_object_get(g0, "shape")), 3);
+    cr_expect_eq(gv_jat(json_object_get(g0, "shape"), 2), 64);
+    json_t *rs = json_object_get(g0, "rows");
+    cr_assert_eq(json_array_size(rs), 4);
+    const char *keys[] = {"dtype",     "mode",           "math_mode",          "verdict",
+                          "reason",    "accurate_bits",  "normwise_rel",       "max_rel",
+                          "tiers_met", "ratio",          "prob_max",           "prob_rms",
+                          "time_ms",   "speedup_vs_f64", "speedup_vs_default", "energy_j",
+                          "pareto"};
+    for (size_t r = 0; r < 4; r++)
+        for (size_t k = 0; k < sizeof keys / sizeof keys[0]; k++)
+            cr_expect_not_null(json_object_get(json_array_get(rs, r), keys[k]), "row %zu: %s", r,
+                               keys[k]);
+    json_t *f64 = json_array_get(rs, 0), *tf32 = json_array_get(rs, 1),
+           *skip = json_array_get(rs, 2), *fail = json_array_get(rs, 3);
+    cr_expect_str_eq(gv_jstr(f64, "accurate_bits"), "inf", "non-finite as a string");
+    cr_expect_str_eq(gv_jstr(tf32, "mode"), "tf32");
+    cr_expect_str_eq(gv_jstr(tf32, "math_mode"), "CUBLAS_TF32_TENSOR_OP_MATH");
+    cr_expect_float_eq(gv_jnum(tf32, "accurate_bits"), 10.0, 1e-12);
+    cr_expect_float_eq(gv_jnum(tf32, "normwise_rel"), ldexp(1.0, -10), 1e-18);
+    cr_expect_float_eq(gv_jnum(tf32, "time_ms.median"), 0.5, 1e-15);
+    cr_expect_float_eq(gv_jnum(tf32, "time_ms.lo"), 0.45, 1e-15);
+    cr_expect_float_eq(gv_jnum(tf32, "time_ms.hi"), 0.55, 1e-15);
+    cr_expect_eq(gv_jnum(tf32, "time_ms.n"), 12);
+    cr_expect_float_eq(gv_jnum(tf32, "speedup_vs_f64"), 8.0, 1e-14);
+    cr_expect(json_is_null(json_object_get(tf32, "energy_j")), "energy: null until NVML");
+    cr_expect_float_eq(gv_jnum(tf32, "prob_max"), 0.75, 1e-15);
+    cr_expect_float_eq(gv_jnum(tf32, "prob_rms"), 0.25, 1e-15);
+    cr_expect(json_is_null(json_object_get(fail, "prob_max")), "no probabilistic model");
+    cr_expect(json_is_null(json_object_get(fail, "prob_rms")));
+    cr_expect(json_is_true(json_object_get(f64, "pareto")));
+    cr_expect(json_is_true(json_object_get(tf32, "pareto")));
+    cr_expect(json_is_null(json_object_get(fail, "pareto")), "a FAIL is not a candidate");
+    cr_expect_str_eq(gv_jstr(fail, "verdict"), "FAIL");
+    cr_expect_str_eq(gv_jstr(skip, "verdict"), "SKIP");
+    cr_expect_str_eq(gv_jstr(skip, "reason"), "mode not supported: test");
+    cr_expect(json_is_null(json_object_get(skip, "time_ms")));
+    cr_expect(json_is_null(json_object_get(skip, "accurate_bits")));
+    cr_expect(json_is_null(json_object_get(skip, "speedup_vs_default")));
+    cr_expect_eq(json_array_size(json_object_get(skip, "tiers_met")), 0);
+    cr_expect_eq(gv_jnum(back, "summary.rows"), 4);
+    cr_expect_eq(gv_jnum(back, "summary.passed"), 2);
+    cr_expect_eq(gv_jnum(back, "summary.failed"), 1);
+    cr_expect_eq(gv_jnum(back, "summary.skipped"), 1);
+    cr_expect_eq(gv_jnum(back, "summary.errors"), 0);
+    json_decref(back);
+
+    /* the Markdown twin: one table per group, the pareto column, the SKIP's reason */
+    snprintf(path, sizeof path, "%s/t.md", dir);
+    cr_assert_eq(gv_trade_write_md(path, &info, &g, 1, &s), GV_OK);
+    char md[8192];
+    gv_test_slurp(path, md, sizeof md);
+    cr_expect_not_null(strstr(md, "| op "));
+    cr_expect_not_null(strstr(md, "| pareto |"));
+    cr_expect_not_null(strstr(md, "mode not supported: test"));
+    unlink(path);
+    snprintf(path, sizeof path, "%s/t.json", dir);
+    unlink(path);
+    rmdir(dir);
+}
+
+/* ---- the command line ---------------------------------------------------------------------- */
+
+static char out[65536];
+
+Test(tradeoffs, help_explains_every_column_and_exits_0)
+{
+    cr_expect_eq(gv_test_run_cli("tradeoffs --help", out, sizeof out), 0);
+    const char *cols[] = {"math mode", "verdict",      "bits",   "R_max", "median ms",
+                          "x vs f64",  "x vs default", "J/call", "pareto"};
+    for (size_t i = 0; i < sizeof cols / sizeof cols[0]; i++)
+        cr_expect_not_null(strstr(out, cols[i]), "--help explains %s", cols[i]);
+    cr_expect_eq(gv_test_run_cli("help tradeoffs", out, sizeof out), 0);
+    cr_expect_eq(gv_test_run_cli("--help", out, sizeof out), 0);
+    cr_expect_not_null(strstr(out, "tradeoffs"), "the main help names the command");
+}
+
+Test(tradeoffs, bad_usage_exits_2)
+{
+    cr_expect_eq(gv_test_run_cli("tradeoffs --bogus", out, sizeof out), 2);
+    cr_expect_eq(gv_test_run_cli("tradeoffs --dist nosuch", out, sizeof out), 2);
+    cr_expect_eq(gv_test_run_cli("tradeoffs --op gemm.cublas --size 1x2", out, sizeof out), 2);
+    cr_expect_eq(gv_test_run_cli("tradeoffs --op no.such.op", out, sizeof out), 2);
+    cr_expect_eq(gv_test_run_cli("tradeoffs --json /", out, sizeof out), 2, "a directory");
+}
+
+Test(tradeoffs, without_device_exits_77_with_skip_rows)
+{
+    if (gv_test_run_cli("info", out, sizeof out) != 77)
+        cr_skip_test("a CUDA device is present: tradeoffs would run");
+    char dir[512], args[1400], path[600];
+    snprintf(dir, sizeof dir, "%s/gpuval-trade-XXXXXX",
+             getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
+    cr_assert_not_null(mkdtemp(dir));
+    snprintf(path, sizeof path, "%s/t.json", dir);
+    snprintf(args, sizeof args, "tradeoffs --op gemm.cublas --size 64x64x64 --json '%s'", path);
+    cr_expect_eq(gv_test_run_cli(args, out, sizeof out), 77, "%s", out);
+    cr_expect_not_null(strstr(out, "no CUDA device"));
+    json_error_t jerr;
+    json_t *doc = json_load_file(path, 0, &jerr);
+    cr_assert_not_null(doc, "%s", jerr.text);
+    json_t *rs = json_object_get(json_array_get(json_object_get(doc, "groups"), 0), "rows");
+    cr_expect_geq(json_array_size(rs), 2, "f32 and f64 rows at least");
+    for (size_t i = 0; i < json_array_size(rs); i++)
+        cr_expect_str_eq(gv_jstr(json_array_get(rs, i), "verdict"), "SKIP");
+    json_decref(doc);
+    unlink(path);
+    rmdir(dir);
+}
