@@ -5,6 +5,8 @@
  * Pareto front come from trade_report.c, which also writes the table, JSON and Markdown. */
 #include "tradeoffs.h"
 
+#include "power.h"
+
 #include <cblas.h>
 #include <errno.h>
 #include <math.h>
@@ -44,14 +46,17 @@ static const char trade_help[] =
     "  math mode     the library math mode the op set (e.g. cuBLAS pedantic or TF32)\n"
     "  verdict       the correctness verdict, as check gives it (reasons below the table)\n"
     "  bits          accurate bits, -log2(normwise relative error)\n"
-    "  R_max, R_rms  the probabilistic model's largest and RMS ratio (dot-product ops in\n"
-    "                native and tf32 modes; '-' where there is no such model)\n"
+    "  R_max, R_rms  the probabilistic model's largest and RMS ratio (dot-product ops, every\n"
+    "                mode but fastmath; '-' where there is no such model)\n"
     "  median ms     median time per call of the hot kernel-only scope, with its 95%\n"
     "                order-statistic interval [lo, hi]\n"
     "  x vs f64      f64 native median / this median (> 1: faster)\n"
     "  x vs default  the same dtype's `default` mode median / this (its native mode when\n"
     "                the op has no `default` mode)\n"
-    "  J/call        energy per call: not measured yet (NVML not linked), always '-'\n"
+    "  J/call        energy per call from NVML's energy counter around the timing (warm-up\n"
+    "                included: an upper bound); '-' where the board does not report it.\n"
+    "                A time marked !throttled was taken while NVML reported a power, thermal\n"
+    "                or hardware slowdown (the JSON records the SM clock before and after)\n"
     "  pareto        yes: no other passing row of the op and size has at least as many bits\n"
     "                in at most the time (better in one); '-' not a candidate (not PASS or\n"
     "                not timed)\n"
@@ -145,7 +150,7 @@ static void progress(bool on, const char *pass, const gv_trade_row *row)
 }
 
 /* The timing pass of one row: inputs only (no oracle), the hot scope by bench's method. */
-static void time_row(gv_trade_row *row, const gv_bench_opts *o)
+static void time_row(gv_trade_row *row, const gv_bench_opts *o, const char *uuid)
 {
     gv_problem p;
     int rc = gv_problem_init(&p, &row->r.c);
@@ -156,7 +161,26 @@ static void time_row(gv_trade_row *row, const gv_bench_opts *o)
     }
     gv_samples s = {0};
     gk_bench_info info;
+    gv_power before, after;
+    gv_power_read(uuid, &before);
     rc = gv_bench_time_hot(&p, o, &s, &info, row->time_why, sizeof row->time_why);
+    gv_power_read(uuid, &after);
+    /* energy over the whole timing call (warm-up and the holding kernel's waits included),
+       per timed launch: an upper bound on the energy of one call */
+    int64_t launches = (int64_t)s.n * (s.reps > 0 ? s.reps : 1);
+    row->power_ok = rc == GV_OK && before.ok && after.ok && launches > 0;
+    if (row->power_ok) {
+        row->energy_j = (after.energy_j - before.energy_j) / (double)launches;
+        row->sm_mhz_before = before.sm_clock_mhz;
+        row->sm_mhz_after = after.sm_clock_mhz;
+        row->throttle = before.throttle | after.throttle;
+        row->throttled = (row->throttle & GV_THROTTLE_SLOWDOWN_MASK) != 0;
+    } else {
+        snprintf(row->power_why, sizeof row->power_why, "%s",
+                 !before.ok  ? before.why
+                 : !after.ok ? after.why
+                             : "not timed");
+    }
     if (rc == GV_OK) rc = gv_stat_describe(s.ms, s.n, o->gpu.conf, &row->t);
     if (rc == GV_OK)
         row->timed = true;
@@ -168,7 +192,7 @@ static void time_row(gv_trade_row *row, const gv_bench_opts *o)
     gv_problem_free(&p);
 }
 
-static void run_group(gv_trade_group *g, const gv_bench_opts *o, bool show)
+static void run_group(gv_trade_group *g, const gv_bench_opts *o, bool show, const char *uuid)
 {
     for (int i = 0; i < g->n; i++) { /* correctness, never timed */
         progress(show, "check", &g->rows[i]);
@@ -179,7 +203,7 @@ static void run_group(gv_trade_group *g, const gv_bench_opts *o, bool show)
         gv_trade_row *row = &g->rows[i];
         if (!(row->r.verdict == GV_PASS || row->r.verdict == GV_FAIL)) continue;
         progress(show, "time", row);
-        time_row(row, o);
+        time_row(row, o, uuid);
     }
     if (show) fprintf(stderr, "\r%-80s\r", "");
     gv_trade_speedups(g->rows, g->n);
@@ -287,7 +311,7 @@ int gv_cmd_tradeoffs(int argc, char **argv)
     o.cold = false;
     bool show = isatty(2);
     for (int k = 0; k < gs.n; k++) {
-        run_group(&gs.g[k], &o, show);
+        run_group(&gs.g[k], &o, show, info.have_device ? info.device.uuid : NULL);
         char shape[64];
         printf("\n%s %s (%s, seed %llu)\n", gs.g[k].op->name,
                gv_shape_format(&gs.g[k].shape, shape, sizeof shape), gv_dist_name(gs.g[k].dist),

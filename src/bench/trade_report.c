@@ -132,10 +132,17 @@ static json_t *row_json(const gv_trade_row *row)
                         num_or_null(!isnan(row->speedup_vs_f64), row->speedup_vs_f64));
     json_object_set_new(o, "speedup_vs_default",
                         num_or_null(!isnan(row->speedup_vs_default), row->speedup_vs_default));
-    /* TODO(energy): joules per call from NVML's nvmlDeviceGetTotalEnergyConsumption (mJ
-       since driver load) read around the hot scope's samples, divided by the launches;
-       NVML is not linked yet, so this stays null. */
-    json_object_set_new(o, "energy_j", json_null());
+    /* NVML's energy counter around the timing call, per launch (src/power.h); null where the
+       board or driver does not report it, with why */
+    json_object_set_new(o, "energy_j", num_or_null(row->power_ok, row->energy_j));
+    if (row->power_ok)
+        json_object_set_new(o, "clocks",
+                            json_pack("{s:i, s:i, s:I, s:b}", "sm_mhz_before",
+                                      (int)row->sm_mhz_before, "sm_mhz_after",
+                                      (int)row->sm_mhz_after, "throttle_reasons",
+                                      (json_int_t)row->throttle, "throttled", row->throttled));
+    else if (row->power_why[0])
+        json_object_set_new(o, "power_why", json_string(row->power_why));
     json_object_set_new(o, "pareto", row->pareto < 0 ? json_null() : json_boolean(row->pareto));
     return o;
 }
@@ -206,14 +213,13 @@ static void row_cells(const gv_trade_group *g, const gv_trade_row *row, char c[N
     fmt_num(c[7], j && r->prob.on, "%.3g", r->m.prob_max);
     fmt_num(c[8], j && r->prob.on && r->m.prob_n >= GV_PROB_RMS_MIN_N, "%.3g", r->m.prob_rms);
     if (row->timed)
-        snprintf(c[9], CELL, "%.4g [%.4g, %.4g]", row->t.median, row->t.lo, row->t.hi);
+        snprintf(c[9], CELL, "%.4g [%.4g, %.4g]%s", row->t.median, row->t.lo, row->t.hi,
+                 row->throttled ? " !throttled" : "");
     else
         snprintf(c[9], CELL, "-");
     fmt_num(c[10], !isnan(row->speedup_vs_f64), "%.3g", row->speedup_vs_f64);
     fmt_num(c[11], !isnan(row->speedup_vs_default), "%.3g", row->speedup_vs_default);
-    /* TODO(energy): nvmlDeviceGetTotalEnergyConsumption around the hot samples; "-" until
-       NVML is linked. */
-    snprintf(c[12], CELL, "-");
+    fmt_num(c[12], row->power_ok, "%.3g", row->energy_j);
     snprintf(c[13], CELL, "%s", row->pareto > 0 ? "yes" : row->pareto == 0 ? "no" : "-");
 }
 

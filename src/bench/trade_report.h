@@ -25,6 +25,13 @@ typedef struct gv_trade_row {
     double speedup_vs_f64;     /* f64 native median / this median; NaN: no baseline */
     double speedup_vs_default; /* the dtype's `default` (else native) median / this; NaN */
     int pareto;                /* 1 on the front, 0 dominated, -1 not a candidate */
+    /* the board around the timing pass (NVML; power_ok false: not reported, power_why) */
+    bool power_ok;
+    double energy_j; /* per call: the counter's increase / launches */
+    unsigned sm_mhz_before, sm_mhz_after;
+    unsigned long long throttle; /* clocks-event reasons seen before or after */
+    bool throttled;              /* a slowdown reason was set: the timing is marked */
+    char power_why[128];
 } gv_trade_row;
 
 /* One op at one size on one set of inputs: every (dtype, mode) the op accepts. */

@@ -1,0 +1,71 @@
+/* power.c: NVML through dlopen (see power.h). The few entry points are declared here from
+ * NVML's stable C ABI (nvml.h: nvmlReturn_t is an int, 0 success; devices are opaque
+ * handles; energy in mJ; NVML_CLOCK_SM = 1), so no header or library is needed to build. */
+#include "power.h"
+
+#include <dlfcn.h>
+#include <stdio.h>
+#include <string.h>
+
+typedef void *nvml_device;
+typedef struct nvml_api {
+    int (*init)(void);
+    int (*by_uuid)(const char *uuid, nvml_device *dev);
+    int (*energy)(nvml_device dev, unsigned long long *mj);
+    int (*clock)(nvml_device dev, int type, unsigned *mhz);
+    int (*reasons)(nvml_device dev, unsigned long long *mask);
+} nvml_api;
+
+/* Load and initialise NVML once; NULL (with why) when the driver's library is not there. */
+static const nvml_api *nvml(char *why, size_t len)
+{
+    static nvml_api api;
+    static int state; /* 0 untried, 1 ready, -1 unavailable */
+    static char failed[128];
+    if (state == 0) {
+        state = -1;
+        void *h = dlopen("libnvidia-ml.so.1", RTLD_NOW | RTLD_LOCAL);
+        if (!h) {
+            snprintf(failed, sizeof failed, "NVML not available (libnvidia-ml.so.1)");
+        } else {
+            *(void **)&api.init = dlsym(h, "nvmlInit_v2");
+            *(void **)&api.by_uuid = dlsym(h, "nvmlDeviceGetHandleByUUID");
+            *(void **)&api.energy = dlsym(h, "nvmlDeviceGetTotalEnergyConsumption");
+            *(void **)&api.clock = dlsym(h, "nvmlDeviceGetClockInfo");
+            *(void **)&api.reasons = dlsym(h, "nvmlDeviceGetCurrentClocksEventReasons");
+            if (!api.reasons)
+                *(void **)&api.reasons = dlsym(h, "nvmlDeviceGetCurrentClocksThrottleReasons");
+            if (!api.init || !api.by_uuid || !api.energy || !api.clock || !api.reasons)
+                snprintf(failed, sizeof failed, "NVML lacks an entry point gpuval reads");
+            else if (api.init() != 0)
+                snprintf(failed, sizeof failed, "nvmlInit failed");
+            else
+                state = 1;
+        }
+    }
+    if (state < 0) snprintf(why, len, "%s", failed);
+    return state > 0 ? &api : NULL;
+}
+
+void gv_power_read(const char *uuid, gv_power *out)
+{
+    memset(out, 0, sizeof *out);
+    const nvml_api *api = nvml(out->why, sizeof out->why);
+    if (!api) return;
+    char id[64];
+    snprintf(id, sizeof id, "GPU-%s", uuid ? uuid : "");
+    nvml_device dev = NULL;
+    unsigned long long mj = 0;
+    if (api->by_uuid(id, &dev) != 0) {
+        snprintf(out->why, sizeof out->why, "NVML does not know device %s", id);
+        return;
+    }
+    if (api->energy(dev, &mj) != 0) {
+        snprintf(out->why, sizeof out->why, "this board reports no energy counter");
+        return;
+    }
+    out->energy_j = (double)mj * 1e-3;
+    if (api->clock(dev, 1 /* NVML_CLOCK_SM */, &out->sm_clock_mhz) != 0) out->sm_clock_mhz = 0;
+    if (api->reasons(dev, &out->throttle) != 0) out->throttle = 0;
+    out->ok = true;
+}

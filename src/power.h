@@ -1,0 +1,25 @@
+/* power.h: what the board reports about itself while gpuval times it, through NVML (loaded at
+ * run time with dlopen, so neither the build nor a machine without the driver needs it):
+ * the energy counter, the SM clock and the reasons the clocks are held down (power.c). */
+#ifndef GV_POWER_H
+#define GV_POWER_H
+
+#include <stdbool.h>
+
+typedef struct gv_power {
+    bool ok;                     /* the read succeeded; otherwise why says what is missing */
+    double energy_j;             /* total energy since the driver loaded, J */
+    unsigned sm_clock_mhz;       /* current SM clock */
+    unsigned long long throttle; /* NVML clocks-event reasons (bit mask) */
+    char why[128];
+} gv_power;
+
+/* The NVML reasons that slow the clocks below what the work asks for: software power cap,
+   hardware slowdown, thermal (software and hardware), power brake. Idle and application
+   clock settings are not among them. */
+#define GV_THROTTLE_SLOWDOWN_MASK 0xECull
+
+/* Read the board of the device with this UUID (gk_device_info.uuid, without "GPU-"). */
+void gv_power_read(const char *uuid, gv_power *out);
+
+#endif
