@@ -53,8 +53,8 @@ static const char trade_help[] =
     "  x vs f64      f64 native median / this median (> 1: faster)\n"
     "  x vs default  the same dtype's `default` mode median / this (its native mode when\n"
     "                the op has no `default` mode)\n"
-    "  J/call        energy per call from NVML's energy counter around the timing (warm-up\n"
-    "                included: an upper bound); '-' where the board does not report it.\n"
+    "  J/call        energy per call: '-' for now (NVML's energy counter moves in steps too\n"
+    "                coarse for a 0.5 s timing window; see the JSON's clocks instead).\n"
     "                A time marked !throttled was taken while NVML reported a power, thermal\n"
     "                or hardware slowdown (the JSON records the SM clock before and after)\n"
     "  pareto        yes: no other passing row of the op and size has at least as many bits\n"
@@ -170,7 +170,11 @@ static void time_row(gv_trade_row *row, const gv_bench_opts *o, const char *uuid
     int64_t launches = (int64_t)s.n * (s.reps > 0 ? s.reps : 1);
     row->power_ok = rc == GV_OK && before.ok && after.ok && launches > 0;
     if (row->power_ok) {
-        row->energy_j = (after.energy_j - before.energy_j) / (double)launches;
+        /* Measured on an H100: NVML's energy counter moves in steps too coarse for bench's
+           0.5 s window (0 J for some rows, about 1.2 J per call for others, several kW):
+           not reported until a timed window long enough for it exists. */
+        row->energy_j = NAN;
+        (void)launches;
         row->sm_mhz_before = before.sm_clock_mhz;
         row->sm_mhz_after = after.sm_clock_mhz;
         row->throttle = before.throttle | after.throttle;

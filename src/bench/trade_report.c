@@ -134,7 +134,8 @@ static json_t *row_json(const gv_trade_row *row)
                         num_or_null(!isnan(row->speedup_vs_default), row->speedup_vs_default));
     /* NVML's energy counter around the timing call, per launch (src/power.h); null where the
        board or driver does not report it, with why */
-    json_object_set_new(o, "energy_j", num_or_null(row->power_ok, row->energy_j));
+    json_object_set_new(o, "energy_j",
+                        num_or_null(row->power_ok && !isnan(row->energy_j), row->energy_j));
     if (row->power_ok)
         json_object_set_new(o, "clocks",
                             json_pack("{s:i, s:i, s:I, s:b}", "sm_mhz_before",
@@ -219,7 +220,7 @@ static void row_cells(const gv_trade_group *g, const gv_trade_row *row, char c[N
         snprintf(c[9], CELL, "-");
     fmt_num(c[10], !isnan(row->speedup_vs_f64), "%.3g", row->speedup_vs_f64);
     fmt_num(c[11], !isnan(row->speedup_vs_default), "%.3g", row->speedup_vs_default);
-    fmt_num(c[12], row->power_ok, "%.3g", row->energy_j);
+    fmt_num(c[12], row->power_ok && !isnan(row->energy_j), "%.3g", row->energy_j);
     snprintf(c[13], CELL, "%s", row->pareto > 0 ? "yes" : row->pareto == 0 ? "no" : "-");
 }
 
