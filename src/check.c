@@ -104,15 +104,7 @@ int gv_cmd_check(int argc, char **argv)
     }
     char err[512];
     gv_shape shapes[64];
-    if (size_spec) {
-        int ns = gv_size_spec_parse(size_spec, shapes, 64, err, sizeof err);
-        if (ns < 0) {
-            gv_usage_error("%s", err);
-            return GV_EXIT_USAGE;
-        }
-        sel.shapes = shapes;
-        sel.n_shapes = ns;
-    }
+    if (size_spec && gv_parse_sizes(size_spec, shapes, 64, &sel) != 0) return GV_EXIT_USAGE;
     if (json_path && gv_probe_writable(json_path) != 0) {
         gv_usage_error("cannot write --json %s: %s", json_path, strerror(errno));
         return GV_EXIT_USAGE;

@@ -138,3 +138,16 @@ int gv_parse_seed(const char *s, uint64_t *seed)
     *seed = v;
     return 0;
 }
+
+int gv_parse_sizes(const char *spec, gv_shape *shapes, int max, gv_selection *sel)
+{
+    char err[512];
+    int ns = gv_size_spec_parse(spec, shapes, max, err, sizeof err);
+    if (ns < 0) {
+        gv_usage_error("%s", err);
+        return -1;
+    }
+    sel->shapes = shapes;
+    sel->n_shapes = ns;
+    return 0;
+}

@@ -4,6 +4,7 @@
 #define GV_CLI_H
 
 #include "gv.h"
+#include "registry.h"
 
 /* Exit codes (DESIGN.md): 0 all passed, 1 something failed, 2 usage or bad input, 3 runtime
  * error, 77 nothing could run for want of a device. */
@@ -28,6 +29,9 @@ int gv_probe_writable(const char *path);
 /* "gpuval ARGV..." as one allocated string (free it), recorded with every run; NULL on no
  * memory. */
 char *gv_join_args(int argc, char **argv);
+/* --size SPEC into shapes[max] and sel (shapes, n_shapes); on a malformed spec prints why
+ * and returns -1. */
+int gv_parse_sizes(const char *spec, gv_shape *shapes, int max, gv_selection *sel);
 /* Print "gpuval: " + message to stderr. */
 void gv_usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 

@@ -248,15 +248,7 @@ int gv_cmd_tradeoffs(int argc, char **argv)
     }
     char err[512];
     gv_shape shapes[64];
-    if (size_spec) {
-        int ns = gv_size_spec_parse(size_spec, shapes, 64, err, sizeof err);
-        if (ns < 0) {
-            gv_usage_error("%s", err);
-            return GV_EXIT_USAGE;
-        }
-        sel.shapes = shapes;
-        sel.n_shapes = ns;
-    }
+    if (size_spec && gv_parse_sizes(size_spec, shapes, 64, &sel) != 0) return GV_EXIT_USAGE;
     const char *outs[2] = {json_path, md_path}, *flags[2] = {"--json", "--md"};
     for (int i = 0; i < 2; i++)
         if (outs[i] && gv_probe_writable(outs[i]) != 0) {
