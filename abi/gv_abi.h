@@ -186,7 +186,11 @@ static inline void gv_dtype_store(int t, void *buf, int64_t i, double x)
     X(GV_MODE_FP64EMU_48, "fp64emu48", 48, 2, 0, 0, "f64 fixed-point emulation, 48 mantissa bits") \
     X(GV_MODE_FP64EMU_56, "fp64emu56", 56, 2, 0, 0, "f64 fixed-point emulation, 56 mantissa bits") \
     X(GV_MODE_F16, "f16", 11, 1, 0, 0, "inputs stored in half, f32 accumulation (cublasGemmEx)")   \
-    X(GV_MODE_BF16, "bf16", 8, 1, 0, 0, "inputs stored in bfloat16, f32 accumulation")
+    X(GV_MODE_BF16, "bf16", 8, 1, 0, 0, "inputs stored in bfloat16, f32 accumulation")             \
+    X(GV_MODE_IRS_F16, "irs-f16", 0, 2, 1, 0, "f64 solve: LU in half, refined to f64 (DHgesv)")    \
+    X(GV_MODE_IRS_BF16, "irs-bf16", 0, 2, 1, 0, "f64 solve: LU in bfloat16, refined (DBgesv)")     \
+    X(GV_MODE_IRS_TF32, "irs-tf32", 0, 2, 1, 0, "f64 solve: LU in TF32, refined (DXgesv)")         \
+    X(GV_MODE_IRS_F32, "irs-f32", 0, 2, 1, 0, "f64 solve: LU in f32, refined (DSgesv)")
 
 typedef enum gv_mode {
 #define GV_MODE_ENUM_(e, name, bits, dtypes, tier, catalogue, what) e,

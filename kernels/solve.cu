@@ -69,8 +69,39 @@ static bool solves(solve_kind k)
 struct solve_state {
     cusolverDnHandle_t handle;
     void *lib_work;
-    int lib_lwork; /* elements of the dtype */
+    int lib_lwork;  /* elements of the dtype */
+    void *irs_work; /* the mixed-precision solver's workspace (irs-* modes) */
+    size_t irs_bytes;
 };
+
+/* cuSOLVER's mixed-precision iterative refinement (the legacy <t1><t2>gesv API): an LU
+   factorisation in a lower precision, refined to f64, falling back to an f64 LU when the
+   refinement does not converge. NULL for the other modes. */
+typedef cusolverStatus_t (*irs_fn)(cusolverDnHandle_t, cusolver_int_t, cusolver_int_t, double *,
+                                   cusolver_int_t, cusolver_int_t *, double *, cusolver_int_t,
+                                   double *, cusolver_int_t, void *, size_t, cusolver_int_t *,
+                                   cusolver_int_t *);
+typedef cusolverStatus_t (*irs_size_fn)(cusolverDnHandle_t, cusolver_int_t, cusolver_int_t,
+                                        double *, cusolver_int_t, cusolver_int_t *, double *,
+                                        cusolver_int_t, double *, cusolver_int_t, void *, size_t *);
+struct irs_entry {
+    int mode;
+    irs_fn solve;
+    irs_size_fn size;
+    const char *name;
+};
+static const irs_entry irs_table[] = {
+    {GV_MODE_IRS_F16, cusolverDnDHgesv, cusolverDnDHgesv_bufferSize, "cusolverDnDHgesv"},
+    {GV_MODE_IRS_BF16, cusolverDnDBgesv, cusolverDnDBgesv_bufferSize, "cusolverDnDBgesv"},
+    {GV_MODE_IRS_TF32, cusolverDnDXgesv, cusolverDnDXgesv_bufferSize, "cusolverDnDXgesv"},
+    {GV_MODE_IRS_F32, cusolverDnDSgesv, cusolverDnDSgesv_bufferSize, "cusolverDnDSgesv"},
+};
+static const irs_entry *irs_of(int mode)
+{
+    for (const irs_entry &e : irs_table)
+        if (e.mode == mode) return &e;
+    return NULL;
+}
 
 /* The op's workspace (src/ops/solve.c sizes it n^2 elements + 256 + (n + 2) ints): the
  * column-major copy of A, then the pivots, then the factorisation's and the solve's info. */
@@ -188,6 +219,7 @@ static void release(solve_state *s)
 {
     if (!s) return;
     if (s->lib_work) cudaFree(s->lib_work);
+    if (s->irs_work) cudaFree(s->irs_work);
     if (s->handle) cusolverDnDestroy(s->handle);
     free(s);
 }
@@ -212,6 +244,14 @@ template <typename T> static int setup_impl(gk_launch *L, solve_state *s, solve_
         GK_CUSOLVER(potrf_size(s->handle, n, (T *)w.a, &s->lib_lwork));
     if (s->lib_lwork < 1) s->lib_lwork = 1;
     GK_CUDA(cudaMalloc(&s->lib_work, (size_t)s->lib_lwork * sizeof(T)));
+    const irs_entry *irs = irs_of(L->mode);
+    if (irs) {
+        if (kind != SOLVE_LU || L->dtype != GV_F64)
+            return gk_fail_unsupported("mixed-precision refinement: solve.gesv in f64 only");
+        GK_CUSOLVER(irs->size(s->handle, n, 1, (double *)w.a, n, w.ipiv, (double *)L->in[1], n,
+                              (double *)L->out[0], n, NULL, &s->irs_bytes));
+        GK_CUDA(cudaMalloc(&s->irs_work, s->irs_bytes > 0 ? s->irs_bytes : 1));
+    }
     return GV_OK;
 }
 
@@ -258,6 +298,20 @@ template <typename T> static int launch_impl(gk_launch *L, solve_kind kind)
         GK_CUDA(cudaMemcpyAsync(x, L->in[1], (size_t)n * sizeof(T), cudaMemcpyDeviceToDevice, st));
     T *lw = (T *)s->lib_work;
     int ni = (int)n;
+    const irs_entry *irs = irs_of(L->mode);
+    if (irs && x) {
+        /* refinement reads b from the input and writes x itself; its iteration count is a
+           host value (negative: it fell back to an f64 LU), recorded with the math mode */
+        cusolver_int_t iters = 0;
+        GK_CUSOLVER(irs->solve(s->handle, ni, 1, (double *)a, ni, w.ipiv,
+                               (double *)const_cast<void *>(L->in[1]), ni, (double *)x, ni,
+                               s->irs_work, s->irs_bytes, &iters, w.info));
+        GK_CUDA(cudaMemsetAsync(w.info + 1, 0, sizeof(int), st));
+        snprintf(L->math_mode, sizeof L->math_mode, "%s, %d iterations", irs->name, (int)iters);
+        info_kernel<T><<<1, 32, 0, st>>>(w.info, true, info_out);
+        GK_LAUNCHED("info_kernel");
+        return GV_OK;
+    }
     switch (kind) {
     case SOLVE_LU:
     case SOLVE_LU_FACTOR: GK_CUSOLVER(getrf(s->handle, ni, a, lw, w.ipiv, w.info)); break;

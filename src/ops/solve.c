@@ -358,15 +358,16 @@ static void singular_measure(const gv_problem *p, gv_result *r)
 
 #define SOLVE_COMMON                                                                               \
     .family = "solve", .dims = "n,log10kappa", .dtypes = GV_BOTH_DTYPES,                           \
-    .modes = GV_BIT(GV_MODE_NATIVE), .dists = GV_BIT(GV_DIST_UNIFORM11),                           \
-    .default_dist = GV_DIST_UNIFORM11, .check_shape = solve_check_shape, .layout = solve_layout,   \
-    .bytes = solve_bytes, .make_inputs = solve_inputs, .oracle = solve_oracle,                     \
-    .depth = solve_depth, .ratio_bound = SOLVE_RESIDUAL_BOUND,                                     \
-    .expected_tier = solve_expected_tier, .measure = solve_measure,                                \
-    .error_model = SOLVE_ERROR_MODEL
+    .dists = GV_BIT(GV_DIST_UNIFORM11), .default_dist = GV_DIST_UNIFORM11,                         \
+    .check_shape = solve_check_shape, .layout = solve_layout, .bytes = solve_bytes,                \
+    .make_inputs = solve_inputs, .oracle = solve_oracle, .depth = solve_depth,                     \
+    .ratio_bound = SOLVE_RESIDUAL_BOUND, .expected_tier = solve_expected_tier,                     \
+    .measure = solve_measure, .error_model = SOLVE_ERROR_MODEL
 
 static const gv_op solve_gesv = {
     .name = "solve.gesv",
+    .modes = GV_BIT(GV_MODE_NATIVE) | GV_BIT(GV_MODE_IRS_F16) | GV_BIT(GV_MODE_IRS_BF16) |
+             GV_BIT(GV_MODE_IRS_TF32) | GV_BIT(GV_MODE_IRS_F32),
     .summary = "A x = b by cuSOLVER getrf + getrs (LU, partial pivoting) vs LAPACKE dgesv",
     .shapes = "100x1,100x6,1000x1,1000x6,4000x6",
     .test_shapes = "2x1,37x1,37x6,257x1,257x6,1000x6",
@@ -377,6 +378,7 @@ static const gv_op solve_gesv = {
 
 static const gv_op solve_posv = {
     .name = "solve.posv",
+    .modes = GV_BIT(GV_MODE_NATIVE),
     .summary = "SPD A x = b by cuSOLVER potrf + potrs (Cholesky) vs LAPACKE dposv",
     .shapes = "100x1,100x6,1000x1,1000x6,4000x6",
     .test_shapes = "2x1,37x1,37x6,257x1,257x6,1000x6",
@@ -387,6 +389,7 @@ static const gv_op solve_posv = {
 
 static const gv_op solve_gesv_nopivot = {
     .name = "solve.gesv.nopivot",
+    .modes = GV_BIT(GV_MODE_NATIVE),
     .summary = "planted bug: getrf without pivoting on matrices whose a11 is 0 up to rounding",
     .planted_bug = "LU without pivoting (getrf with devIpiv = NULL)",
     .shapes = "257x1",
