@@ -12,6 +12,7 @@
 #include "bench_cmd.h"
 #include "check.h"
 #include "cli.h"
+#include "compare_cmd.h"
 #include "registry.h"
 #include "report.h"
 #include "report_cmd.h"
@@ -152,6 +153,7 @@ static const char main_help[] =
     "  help CMD the options of CMD (same as CMD --help)\n"
     "\n"
     "exit codes: 0 all passed, 1 something failed, 2 usage or bad input, 3 runtime error,\n"
+    "            4 compare: regressed, 5 compare: inconclusive,\n"
     "            77 nothing could run because there is no CUDA device\n";
 
 int main(int argc, char **argv)
@@ -172,9 +174,10 @@ int main(int argc, char **argv)
     static const struct {
         const char *name;
         int (*fn)(int, char **);
-    } cmds[] = {{"list", cmd_list},        {"info", cmd_info},
-                {"check", gv_cmd_check},   {"bench", gv_cmd_bench},
-                {"report", gv_cmd_report}, {"tradeoffs", gv_cmd_tradeoffs}};
+    } cmds[] = {{"list", cmd_list},         {"info", cmd_info},
+                {"check", gv_cmd_check},    {"bench", gv_cmd_bench},
+                {"report", gv_cmd_report},  {"tradeoffs", gv_cmd_tradeoffs},
+                {"compare", gv_cmd_compare}};
     if (strcmp(cmd, "help") == 0) {
         if (argc < 3) {
             fputs(main_help, stdout);
@@ -185,13 +188,15 @@ int main(int argc, char **argv)
                 char *help_argv[] = {argv[2], "--help", NULL};
                 return cmds[i].fn(2, help_argv);
             }
-        gv_usage_error("no command '%s'; valid: list info check bench tradeoffs report", argv[2]);
+        gv_usage_error("no command '%s'; valid: list info check bench tradeoffs report compare",
+                       argv[2]);
         return GV_EXIT_USAGE;
     }
     for (size_t i = 0; i < sizeof cmds / sizeof cmds[0]; i++)
         if (strcmp(cmd, cmds[i].name) == 0) return cmds[i].fn(argc - 1, argv + 1);
     fprintf(stderr,
-            "gpuval: unknown command '%s'; valid: list info check bench tradeoffs report help\n",
+            "gpuval: unknown command '%s'; valid: list info check bench tradeoffs report compare "
+            "help\n",
             cmd);
     return GV_EXIT_USAGE;
 }

@@ -1,0 +1,11 @@
+/* compare_cmd.h: the `compare` subcommand — two run files of one schema, regression-checked
+ * case by case (decisions in compare_runs.c); a table on stdout, optional Markdown and JUnit. */
+#ifndef GV_COMPARE_CMD_H
+#define GV_COMPARE_CMD_H
+
+/* Exit codes of compare beyond cli.h's: REGRESSED and INCONCLUSIVE. */
+enum { GV_EXIT_REGRESSED = 4, GV_EXIT_INCONCLUSIVE = 5 };
+
+int gv_cmd_compare(int argc, char **argv);
+
+#endif

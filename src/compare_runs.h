@@ -1,0 +1,88 @@
+/* compare_runs.h: regression checks between two run files of one schema (gpuval-run/1 from
+ * check, gpuval-bench/1 from bench): cases matched by (op, dtype, mode, dist, shape, seed),
+ * accuracy compared by verdict, accurate bits, worst-case and probabilistic ratios, timing by
+ * a Mann-Whitney U test on the hot kernel's raw samples. Pure functions on jansson documents,
+ * so `gpuval compare` and the CPU tests share every decision. */
+#ifndef GV_COMPARE_RUNS_H
+#define GV_COMPARE_RUNS_H
+
+#include <jansson.h>
+#include <stdbool.h>
+#include <stddef.h>
+
+/* Outcomes, worst last but one: the overall outcome is the worst decided one. */
+typedef enum gv_cmp_outcome {
+    GV_CMP_SAME = 0,
+    GV_CMP_IMPROVED,
+    GV_CMP_REGRESSED,
+    GV_CMP_INCONCLUSIVE,
+} gv_cmp_outcome;
+const char *gv_cmp_outcome_name(gv_cmp_outcome o);
+
+/* Mann-Whitney U test of a[0..na) against b[0..nb), two-sided, normal approximation with the
+ * tie correction and a continuity correction of 1/2. u is U of a (the number of pairs with
+ * a > b, ties counting 1/2); z > 0 when a tends to be larger. p = 1 when every value ties.
+ * GV_OK, or GV_EINVAL when na or nb < 1, GV_ENOMEM. */
+typedef struct gv_mw {
+    double u, z, p;
+} gv_mw;
+int gv_mann_whitney(const double *a, int na, const double *b, int nb, gv_mw *out);
+
+/* Thresholds: --bits, --ratio, --force. */
+typedef struct gv_cmp_opts {
+    double bits;  /* accurate bits lost (gained) beyond this: REGRESSED (IMPROVED); 1 */
+    double ratio; /* error ratio grown (shrunk) by more than this factor; 2 */
+    bool force;   /* judge timing even when the device fingerprints differ */
+} gv_cmp_opts;
+#define GV_CMP_OPTS_DEFAULT ((gv_cmp_opts){1.0, 2.0, false})
+
+/* One quantity of one case: what changed, base -> new, and its outcome. */
+typedef struct gv_cmp_item {
+    char what[32]; /* "verdict", "accurate bits", "error ratio", "prob R max", "kernel_hot" */
+    char base[40], new_[40];
+    char why[160]; /* the reason in words, e.g. "lost 3.0 bits (> 1)" */
+    gv_cmp_outcome outcome;
+    bool timing;
+} gv_cmp_item;
+
+#define GV_CMP_MAX_ITEMS 6
+
+/* One matched case. */
+typedef struct gv_cmp_case {
+    char op[64];
+    char name[160]; /* dtype/mode/dist/shape, e.g. f32/native/uniform11/1000x1000 */
+    char seed[24];
+    gv_cmp_outcome outcome; /* the worst decided of its items; SAME when none */
+    int n_items;
+    gv_cmp_item items[GV_CMP_MAX_ITEMS];
+} gv_cmp_case;
+
+/* The whole comparison. */
+typedef struct gv_cmp_result {
+    bool bench; /* gpuval-bench/1 (else gpuval-run/1) */
+    int n_cases;
+    gv_cmp_case *cases;
+    int n_only_base, n_only_new; /* cases present on one side only: "op name seed" */
+    char **only_base, **only_new;
+    bool device_differs;
+    char device_why[256]; /* which fingerprint fields differ */
+    int n_timing, n_timing_inconclusive;
+    int count[4]; /* matched cases by outcome */
+    gv_cmp_outcome overall;
+} gv_cmp_result;
+
+/* Compare base with new into *res (free with gv_cmp_result_free). Returns GV_OK, or GV_EINVAL
+ * with a message in err when a schema is unknown or the two differ, GV_ENOMEM. */
+int gv_compare_runs(const json_t *base, const json_t *new_doc, const gv_cmp_opts *opts,
+                    gv_cmp_result *res, char *err, size_t err_len);
+void gv_cmp_result_free(gv_cmp_result *res);
+
+/* The timing decision for one scope's raw samples (ms): INCONCLUSIVE when either side has
+ * fewer than 5 samples; REGRESSED when the Mann-Whitney p < 0.01 and the new median is slower
+ * by more than max(3 %, noise), noise being the largest relative half-width of the two
+ * medians' 95 % intervals and of the two samples' IQR; IMPROVED symmetrically; else SAME.
+ * Fills item (what is left as the caller set it). */
+gv_cmp_outcome gv_cmp_timing(const double *base, int nb, const double *new_s, int nn,
+                             gv_cmp_item *item);
+
+#endif
