@@ -13,6 +13,8 @@
 #include <unistd.h>
 
 #include "check.h"
+#include "compare_cmd.h"
+#include "compare_runs.h"
 #include "cli.h"
 #include "json_util.h"
 #include "registry.h"
@@ -38,6 +40,10 @@ static const char check_help[] =
     "  --planted        include planted-bug variants (wrong on purpose: expect FAIL)\n"
     "  --test-sizes     use each op's small test sizes instead of its default sizes\n"
     "  --json FILE      write the run (schema gpuval-run/1) to FILE\n"
+    "  --save FILE      the same, as a baseline: an existing FILE is replaced only with --force\n"
+    "  --baseline FILE  compare this run with a saved one afterwards (as gpuval compare):\n"
+    "                   exit 4 when a case regressed and none failed\n"
+    "  --force          let --save replace an existing baseline\n"
     "  -q, --quiet      print only failures and the summary\n"
     "\n"
     "Columns: max_rel max |c-r|/|r|; normwise ||c-r||/||r||; bits -log2(normwise);\n"
@@ -45,6 +51,7 @@ static const char check_help[] =
     "(|c-r| <= t(1+|r|)) is met. Expected: f64 1e-8, f32 1e-4 (native mode).\n"
     "\n"
     "exit: 0 all passed (skips allowed), 1 a case failed, 2 bad usage, 3 a runtime error,\n"
+    "      4 regressed against --baseline,\n"
     "      77 nothing could run (no CUDA device)\n";
 
 /* When no op matches the --op glob, name the ones that exist. */
@@ -61,16 +68,38 @@ static void print_valid_ops(const char *glob)
 int gv_cmd_check(int argc, char **argv)
 {
     gv_selection sel = {.dist = -1};
-    const char *json_path = NULL, *size_spec = NULL;
+    const char *json_path = NULL, *size_spec = NULL, *save_path = NULL, *baseline_path = NULL;
+    bool force = false;
     int quiet = 0;
-    enum { O_OP = 256, O_DTYPE, O_MODE, O_SIZE, O_DIST, O_SEED, O_PLANTED, O_JSON, O_TEST };
-    static const struct option opts[] = {
-        {"op", required_argument, 0, O_OP},     {"dtype", required_argument, 0, O_DTYPE},
-        {"mode", required_argument, 0, O_MODE}, {"size", required_argument, 0, O_SIZE},
-        {"dist", required_argument, 0, O_DIST}, {"seed", required_argument, 0, O_SEED},
-        {"planted", no_argument, 0, O_PLANTED}, {"json", required_argument, 0, O_JSON},
-        {"test-sizes", no_argument, 0, O_TEST}, {"quiet", no_argument, 0, 'q'},
-        {"help", no_argument, 0, 'h'},          {0, 0, 0, 0}};
+    enum {
+        O_OP = 256,
+        O_DTYPE,
+        O_MODE,
+        O_SIZE,
+        O_DIST,
+        O_SEED,
+        O_PLANTED,
+        O_JSON,
+        O_TEST,
+        O_SAVE,
+        O_BASELINE,
+        O_FORCE
+    };
+    static const struct option opts[] = {{"op", required_argument, 0, O_OP},
+                                         {"dtype", required_argument, 0, O_DTYPE},
+                                         {"mode", required_argument, 0, O_MODE},
+                                         {"size", required_argument, 0, O_SIZE},
+                                         {"dist", required_argument, 0, O_DIST},
+                                         {"seed", required_argument, 0, O_SEED},
+                                         {"planted", no_argument, 0, O_PLANTED},
+                                         {"json", required_argument, 0, O_JSON},
+                                         {"save", required_argument, 0, O_SAVE},
+                                         {"baseline", required_argument, 0, O_BASELINE},
+                                         {"force", no_argument, 0, O_FORCE},
+                                         {"test-sizes", no_argument, 0, O_TEST},
+                                         {"quiet", no_argument, 0, 'q'},
+                                         {"help", no_argument, 0, 'h'},
+                                         {0, 0, 0, 0}};
     int c;
     optind = 1;
     while ((c = getopt_long(argc, argv, "qh", opts, NULL)) != -1) {
@@ -91,6 +120,9 @@ int gv_cmd_check(int argc, char **argv)
             break;
         case O_PLANTED: sel.planted = true; break;
         case O_JSON: json_path = optarg; break;
+        case O_SAVE: save_path = optarg; break;
+        case O_BASELINE: baseline_path = optarg; break;
+        case O_FORCE: force = true; break;
         case O_TEST: sel.test_shapes = true; break;
         case 'q': quiet = 1; break;
         case 'h': fputs(check_help, stdout); return GV_EXIT_OK;
@@ -105,6 +137,32 @@ int gv_cmd_check(int argc, char **argv)
     char err[512];
     gv_shape shapes[64];
     if (size_spec && gv_parse_sizes(size_spec, shapes, 64, &sel) != 0) return GV_EXIT_USAGE;
+    struct stat st_save;
+    if (save_path && !force && stat(save_path, &st_save) == 0) {
+        gv_usage_error("--save %s exists: a baseline is replaced only with --force", save_path);
+        return GV_EXIT_USAGE;
+    }
+    if (save_path && gv_probe_writable(save_path) != 0) {
+        gv_usage_error("cannot write --save %s: %s", save_path, strerror(errno));
+        return GV_EXIT_USAGE;
+    }
+    json_t *baseline = NULL;
+    if (baseline_path) {
+        json_error_t jerr;
+        baseline = json_load_file(baseline_path, 0, &jerr);
+        const char *schema =
+            baseline ? json_string_value(json_object_get(baseline, "schema")) : NULL;
+        if (!baseline || !schema || strcmp(schema, GV_SCHEMA) != 0) {
+            if (!baseline)
+                gv_usage_error("--baseline %s: %s (line %d, column %d)", baseline_path, jerr.text,
+                               jerr.line, jerr.column);
+            else
+                gv_usage_error("--baseline %s is not a %s run (check --json or --save writes one)",
+                               baseline_path, GV_SCHEMA);
+            json_decref(baseline);
+            return GV_EXIT_USAGE;
+        }
+    }
     if (json_path && gv_probe_writable(json_path) != 0) {
         gv_usage_error("cannot write --json %s: %s", json_path, strerror(errno));
         return GV_EXIT_USAGE;
@@ -158,11 +216,34 @@ int gv_cmd_check(int argc, char **argv)
     }
     gv_summary_print(stdout, &sum);
     bool lost = false;
+    if (save_path && gv_json_write(save_path, &info, results, n, &sum) != GV_OK) {
+        gv_usage_error("could not write %s", save_path);
+        lost = true;
+    }
+    int regressed = 0;
+    if (baseline) {
+        json_t *doc = gv_run_json(&info, results, n, &sum);
+        gv_cmp_opts co = GV_CMP_OPTS_DEFAULT;
+        gv_cmp_result cr;
+        char cerr[256];
+        if (gv_compare_runs(baseline, doc, &co, &cr, cerr, sizeof cerr) == GV_OK) {
+            printf("\nagainst the baseline %s:\n", baseline_path);
+            gv_compare_print(stdout, &cr);
+            regressed = cr.overall == GV_CMP_REGRESSED;
+            gv_cmp_result_free(&cr);
+        } else {
+            gv_usage_error("comparing with %s: %s", baseline_path, cerr);
+            lost = true;
+        }
+        json_decref(doc);
+        json_decref(baseline);
+    }
     if (json_path && gv_json_write(json_path, &info, results, n, &sum) != GV_OK) {
         gv_usage_error("could not write %s", json_path);
         lost = true; /* a lost result file is a runtime error, even when every case SKIPped */
     }
     int rc = gv_exit_code(sum.fail, sum.error, sum.pass, info.have_device, lost);
+    if (rc == GV_EXIT_OK && regressed) rc = GV_EXIT_REGRESSED; /* compare's exit code */
     free(results);
     free(cases);
     free(joined);

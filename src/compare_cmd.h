@@ -3,9 +3,16 @@
 #ifndef GV_COMPARE_CMD_H
 #define GV_COMPARE_CMD_H
 
+#include <stdio.h>
+
 /* Exit codes of compare beyond cli.h's: REGRESSED and INCONCLUSIVE. */
 enum { GV_EXIT_REGRESSED = 4, GV_EXIT_INCONCLUSIVE = 5 };
 
 int gv_cmd_compare(int argc, char **argv);
+
+/* The changed cases, the counts, one-sided cases and the overall outcome, as compare prints
+   them (check --baseline uses it too). */
+struct gv_cmp_result;
+void gv_compare_print(FILE *f, const struct gv_cmp_result *r);
 
 #endif

@@ -199,8 +199,7 @@ static json_t *result_json(const gv_result *r)
     return o;
 }
 
-int gv_json_write(const char *path, const gv_run_info *info, const gv_result *results, int n,
-                  const gv_summary *s)
+json_t *gv_run_json(const gv_run_info *info, const gv_result *results, int n, const gv_summary *s)
 {
     char when[64];
     gv_json_now(when, sizeof when);
@@ -223,6 +222,13 @@ int gv_json_write(const char *path, const gv_run_info *info, const gv_result *re
     json_object_set_new(root, "summary",
                         json_pack("{s:i, s:i, s:i, s:i}", "passed", s->pass, "failed", s->fail,
                                   "skipped", s->skip, "errors", s->error));
+    return root;
+}
+
+int gv_json_write(const char *path, const gv_run_info *info, const gv_result *results, int n,
+                  const gv_summary *s)
+{
+    json_t *root = gv_run_json(info, results, n, s);
     char tmp[4096];
     snprintf(tmp, sizeof tmp, "%s.tmp", path);
     int rc = json_dump_file(root, tmp, JSON_INDENT(1) | JSON_REAL_PRECISION(17));

@@ -3,6 +3,7 @@
 #ifndef GV_REPORT_H
 #define GV_REPORT_H
 
+#include <jansson.h>
 #include <stdio.h>
 
 #include "op.h"
@@ -31,6 +32,8 @@ void gv_summary_print(FILE *f, const gv_summary *s);
  * was judged and there is no device; else 0 (SKIPs allowed). */
 int gv_exit_code(int failed, int errors, int judged, bool have_device, bool output_lost);
 
+/* The run as a gpuval-run/1 document (the caller owns it). */
+json_t *gv_run_json(const gv_run_info *info, const gv_result *results, int n, const gv_summary *s);
 /* Write the run to path atomically (path.tmp, then rename). GV_OK or GV_EIO. */
 int gv_json_write(const char *path, const gv_run_info *info, const gv_result *results, int n,
                   const gv_summary *s);

@@ -303,3 +303,26 @@ Test(cli, check_json_parses_with_schema_and_verdicts)
     json_decref(root);
     remove_tree(dir);
 }
+
+Test(cli, save_never_replaces_a_baseline_and_baseline_must_be_a_run)
+{
+    char path[] = "/tmp/gv_base_XXXXXX";
+    int fd = mkstemp(path);
+    cr_assert_geq(fd, 0);
+    const char keep[] = "{\"schema\": \"not-a-run\"}";
+    cr_assert_eq(write(fd, keep, sizeof keep - 1), (ssize_t)(sizeof keep - 1));
+    close(fd);
+    char args[256];
+    snprintf(args, sizeof args, "check --op vadd --size 100 --save %s", path);
+    expect_usage(args, "replaced only with --force");
+    FILE *f = fopen(path, "r");
+    char back[64] = "";
+    cr_assert_not_null(f);
+    cr_expect_not_null(fgets(back, sizeof back, f));
+    fclose(f);
+    cr_expect_str_eq(back, keep, "the existing baseline is untouched");
+    snprintf(args, sizeof args, "check --op vadd --size 100 --baseline %s", path);
+    expect_usage(args, "is not a gpuval-run/1 run");
+    expect_usage("check --op vadd --size 100 --baseline /nonexistent/base.json", "base.json");
+    unlink(path);
+}
