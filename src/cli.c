@@ -7,8 +7,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 void gv_usage_error(const char *fmt, ...)
 {
@@ -18,25 +16,6 @@ void gv_usage_error(const char *fmt, ...)
     vfprintf(stderr, fmt, ap);
     fputc('\n', stderr);
     va_end(ap);
-}
-
-int gv_probe_writable(const char *path)
-{
-    struct stat st;
-    if (stat(path, &st) == 0 && S_ISDIR(st.st_mode)) {
-        errno = EISDIR;
-        return -1;
-    }
-    char tmp[4096];
-    if (snprintf(tmp, sizeof tmp, "%s.tmp", path) >= (int)sizeof tmp) {
-        errno = ENAMETOOLONG;
-        return -1;
-    }
-    FILE *f = fopen(tmp, "w");
-    if (!f) return -1;
-    fclose(f);
-    unlink(tmp);
-    return 0;
 }
 
 char *gv_join_args(int argc, char **argv)

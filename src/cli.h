@@ -4,6 +4,7 @@
 #define GV_CLI_H
 
 #include "gv.h"
+#include "outfile.h" /* gv_write_file, gv_probe_writable, gv_probe_outputs */
 #include "registry.h"
 
 /* Exit codes (DESIGN.md): 0 all passed, 1 something failed, 2 usage or bad input, 3 runtime
@@ -23,9 +24,6 @@ int gv_parse_mode_list(const char *s, unsigned *mask);
 int gv_parse_dist(const char *s, int *dist);
 /* A non-negative integer seed (decimal, 0x hex); on anything else prints why, -1. */
 int gv_parse_seed(const char *s, uint64_t *seed);
-/* Can an output file be written? Probes path.tmp (an existing result is never clobbered
- * early); a directory fails here rather than at the final rename. 0 or -1 with errno. */
-int gv_probe_writable(const char *path);
 /* "gpuval ARGV..." as one allocated string (free it), recorded with every run; NULL on no
  * memory. */
 char *gv_join_args(int argc, char **argv);

@@ -12,6 +12,7 @@
 
 #include "cli.h"
 #include "compare_runs.h"
+#include "outfile.h"
 
 static const char compare_help[] =
     "usage: gpuval compare BASE.json NEW.json [--junit FILE] [--md FILE] [--bits N] [--ratio X]\n"
@@ -221,25 +222,24 @@ static void write_junit(FILE *f, const gv_cmp_result *r)
     fputs("</testsuite>\n</testsuites>\n", f);
 }
 
-/* Write path whole through path.tmp and rename ("-" is stdout). 0 or -1 with errno. */
+struct emit_ctx {
+    void (*fn)(FILE *, const gv_cmp_result *);
+    const gv_cmp_result *r;
+};
+
+static int emit(FILE *f, void *ctx)
+{
+    const struct emit_ctx *c = ctx;
+    c->fn(f, c->r);
+    return ferror(f) ? -1 : 0;
+}
+
+/* Write path whole through gv_write_file ("-" is stdout). 0 or -1 with errno. */
 static int write_file(const char *path, void (*fn)(FILE *, const gv_cmp_result *),
                       const gv_cmp_result *r)
 {
-    if (strcmp(path, "-") == 0) {
-        fn(stdout, r);
-        return fflush(stdout) == 0 ? 0 : -1;
-    }
-    char tmp[4096];
-    snprintf(tmp, sizeof tmp, "%s.tmp", path);
-    FILE *f = fopen(tmp, "w");
-    if (!f) return -1;
-    fn(f, r);
-    int bad = ferror(f);
-    if (fclose(f) != 0 || bad) {
-        unlink(tmp);
-        return -1;
-    }
-    return rename(tmp, path);
+    struct emit_ctx c = {fn, r};
+    return gv_write_file(path, emit, &c);
 }
 
 /* ---- the command -------------------------------------------------------------------------- */
@@ -308,11 +308,7 @@ int gv_cmd_compare(int argc, char **argv)
         return GV_EXIT_USAGE;
     }
     const char *outs[2] = {md, junit}, *names[2] = {"--md", "--junit"};
-    for (int i = 0; i < 2; i++)
-        if (outs[i] && strcmp(outs[i], "-") != 0 && gv_probe_writable(outs[i]) != 0) {
-            gv_usage_error("cannot write %s %s: %s", names[i], outs[i], strerror(errno));
-            return GV_EXIT_USAGE;
-        }
+    if (gv_probe_outputs(2, outs, names) != 0) return GV_EXIT_USAGE;
     json_t *base = load(argv[optind]);
     json_t *new_doc = base ? load(argv[optind + 1]) : NULL;
     if (!base || !new_doc) {

@@ -4,6 +4,7 @@
 
 #include "cli.h"
 #include "json_util.h"
+#include "outfile.h"
 
 #include <jansson.h>
 #include <math.h>
@@ -225,19 +226,18 @@ json_t *gv_run_json(const gv_run_info *info, const gv_result *results, int n, co
     return root;
 }
 
+static int emit_json(FILE *f, void *doc)
+{
+    return json_dumpf(doc, f, JSON_INDENT(1) | JSON_REAL_PRECISION(17));
+}
+
 int gv_json_write(const char *path, const gv_run_info *info, const gv_result *results, int n,
                   const gv_summary *s)
 {
     json_t *root = gv_run_json(info, results, n, s);
-    char tmp[4096];
-    snprintf(tmp, sizeof tmp, "%s.tmp", path);
-    int rc = json_dump_file(root, tmp, JSON_INDENT(1) | JSON_REAL_PRECISION(17));
+    int rc = gv_write_file(path, emit_json, root);
     json_decref(root);
-    if (rc != 0 || rename(tmp, path) != 0) {
-        unlink(tmp);
-        return GV_EIO;
-    }
-    return GV_OK;
+    return rc == 0 ? GV_OK : GV_EIO;
 }
 
 void gv_device_print(FILE *f, const gk_device_info *d)

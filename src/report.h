@@ -34,7 +34,8 @@ int gv_exit_code(int failed, int errors, int judged, bool have_device, bool outp
 
 /* The run as a gpuval-run/1 document (the caller owns it). */
 json_t *gv_run_json(const gv_run_info *info, const gv_result *results, int n, const gv_summary *s);
-/* Write the run to path atomically (path.tmp, then rename). GV_OK or GV_EIO. */
+/* Write the run to path through gv_write_file (outfile.h: a temporary beside it, then a rename;
+ * "-" is stdout). GV_OK or GV_EIO (errno says why). */
 int gv_json_write(const char *path, const gv_run_info *info, const gv_result *results, int n,
                   const gv_summary *s);
 /* The device fingerprint as a JSON-free text block, for `gpuval info`. */

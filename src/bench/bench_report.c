@@ -11,6 +11,7 @@
 
 #include "bench_report.h"
 #include "bench_plan.h"
+#include "outfile.h"
 
 /* ---- small formatting helpers ---- */
 
@@ -676,26 +677,25 @@ void gv_bench_render_md(FILE *f, const json_t *doc)
     }
 }
 
+struct emit_ctx {
+    gv_bench_format fmt;
+    const json_t *doc;
+};
+
+static int emit(FILE *f, void *ctx)
+{
+    const struct emit_ctx *c = ctx;
+    if (c->fmt == GV_FMT_JSON)
+        return json_dumpf(c->doc, f, JSON_INDENT(1) | JSON_REAL_PRECISION(17));
+    if (c->fmt == GV_FMT_CSV)
+        gv_bench_render_csv(f, c->doc);
+    else
+        gv_bench_render_md(f, c->doc);
+    return ferror(f) ? -1 : 0;
+}
+
 int gv_bench_write(const char *path, gv_bench_format fmt, const json_t *doc)
 {
-    char tmp[4096];
-    if (snprintf(tmp, sizeof tmp, "%s.tmp", path) >= (int)sizeof tmp) return GV_EIO;
-    int rc = 0;
-    if (fmt == GV_FMT_JSON) {
-        rc = json_dump_file(doc, tmp, JSON_INDENT(1) | JSON_REAL_PRECISION(17));
-    } else {
-        FILE *f = fopen(tmp, "w");
-        if (!f) return GV_EIO;
-        if (fmt == GV_FMT_CSV)
-            gv_bench_render_csv(f, doc);
-        else
-            gv_bench_render_md(f, doc);
-        rc = ferror(f) ? -1 : 0;
-        if (fclose(f) != 0) rc = -1;
-    }
-    if (rc != 0 || rename(tmp, path) != 0) {
-        unlink(tmp);
-        return GV_EIO;
-    }
-    return GV_OK;
+    struct emit_ctx c = {fmt, doc};
+    return gv_write_file(path, emit, &c) == 0 ? GV_OK : GV_EIO;
 }

@@ -30,7 +30,8 @@ void gv_bench_render_csv(FILE *f, const json_t *doc);
 void gv_bench_render_md(FILE *f, const json_t *doc);
 
 typedef enum gv_bench_format { GV_FMT_JSON, GV_FMT_CSV, GV_FMT_MD } gv_bench_format;
-/* Write path atomically (path.tmp, then rename); GV_OK or GV_EIO. */
+/* Write path through gv_write_file (outfile.h: a temporary beside it, then a rename); GV_OK or
+ * GV_EIO (errno says why). */
 int gv_bench_write(const char *path, gv_bench_format fmt, const json_t *doc);
 
 #endif

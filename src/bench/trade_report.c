@@ -10,6 +10,7 @@
 
 #include "bench_report.h"
 #include "json_util.h"
+#include "outfile.h"
 
 #ifndef GV_VERSION
 #define GV_VERSION "unknown"
@@ -279,13 +280,20 @@ int gv_trade_write_json(const char *path, const json_t *doc)
     return gv_bench_write(path, GV_FMT_JSON, doc);
 }
 
-int gv_trade_write_md(const char *path, const gv_run_info *info, const gv_trade_group *g, int n,
-                      const gv_trade_summary *s)
+struct md_ctx {
+    const gv_run_info *info;
+    const gv_trade_group *g;
+    int n;
+    const gv_trade_summary *s;
+};
+
+static int emit_md(FILE *f, void *ctx)
 {
-    char tmp[4096];
-    if (snprintf(tmp, sizeof tmp, "%s.tmp", path) >= (int)sizeof tmp) return GV_EIO;
-    FILE *f = fopen(tmp, "w");
-    if (!f) return GV_EIO;
+    const struct md_ctx *c = ctx;
+    const gv_run_info *info = c->info;
+    const gv_trade_group *g = c->g;
+    const gv_trade_summary *s = c->s;
+    int n = c->n;
     fprintf(f, "# gpuval tradeoffs\n\n`%s`\n\n", info->argv_joined ? info->argv_joined : "");
     if (info->have_device)
         fprintf(f, "Device: %s (cc %d.%d, %d SMs)\n", info->device.name, info->device.cc_major,
@@ -301,11 +309,12 @@ int gv_trade_write_md(const char *path, const gv_run_info *info, const gv_trade_
     }
     fprintf(f, "\n%d rows: %d passed, %d failed, %d skipped, %d errors\n", s->rows, s->passed,
             s->failed, s->skipped, s->errors);
-    int rc = ferror(f) ? -1 : 0;
-    if (fclose(f) != 0) rc = -1;
-    if (rc != 0 || rename(tmp, path) != 0) {
-        unlink(tmp);
-        return GV_EIO;
-    }
-    return GV_OK;
+    return ferror(f) ? -1 : 0;
+}
+
+int gv_trade_write_md(const char *path, const gv_run_info *info, const gv_trade_group *g, int n,
+                      const gv_trade_summary *s)
+{
+    struct md_ctx c = {info, g, n, s};
+    return gv_write_file(path, emit_md, &c) == 0 ? GV_OK : GV_EIO;
 }

@@ -70,8 +70,8 @@ json_t *gv_trade_doc(const gv_run_info *info, const gv_trade_group *g, int n,
  * reasons of the rows that did not pass or were not timed. */
 void gv_trade_table(FILE *f, const gv_trade_group *g, bool md);
 
-/* Write the document as JSON, or the groups as Markdown, atomically (path.tmp, then
- * rename). GV_OK or GV_EIO. */
+/* Write the document as JSON, or the groups as Markdown, through gv_write_file (outfile.h: a
+ * temporary beside path, then a rename). GV_OK or GV_EIO (errno says why). */
 int gv_trade_write_json(const char *path, const json_t *doc);
 int gv_trade_write_md(const char *path, const gv_run_info *info, const gv_trade_group *g, int n,
                       const gv_trade_summary *s);

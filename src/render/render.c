@@ -5,6 +5,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "outfile.h"
 #include "render_bench.h"
 #include "render_check.h"
 #include "render_tradeoffs.h"
@@ -39,27 +40,19 @@ void gv_render_md(FILE *f, const json_t *doc)
     }
 }
 
+static int emit_html(FILE *f, void *doc)
+{
+    gv_render_html(f, doc);
+    return ferror(f) ? -1 : 0;
+}
+
+static int emit_md(FILE *f, void *doc)
+{
+    gv_render_md(f, doc);
+    return ferror(f) ? -1 : 0;
+}
+
 int gv_render_write(const char *path, const json_t *doc, bool html)
 {
-    if (strcmp(path, "-") == 0) {
-        (html ? gv_render_html : gv_render_md)(stdout, doc);
-        return fflush(stdout) == 0 && !ferror(stdout) ? 0 : -1;
-    }
-    char tmp[4096];
-    if (snprintf(tmp, sizeof tmp, "%s.tmp", path) >= (int)sizeof tmp) {
-        errno = ENAMETOOLONG;
-        return -1;
-    }
-    FILE *f = fopen(tmp, "w");
-    if (!f) return -1;
-    (html ? gv_render_html : gv_render_md)(f, doc);
-    int rc = ferror(f) ? -1 : 0;
-    if (fclose(f) != 0) rc = -1;
-    if (rc != 0 || rename(tmp, path) != 0) {
-        int e = errno;
-        unlink(tmp);
-        errno = e ? e : EIO;
-        return -1;
-    }
-    return 0;
+    return gv_write_file(path, html ? emit_html : emit_md, (void *)doc);
 }

@@ -1,0 +1,36 @@
+/* outfile.h: writing an output file safely (outfile.c) — the one writer every gpuval output
+ * (--json, --csv, --md, --html, --junit, --save) goes through, and the probes run before any
+ * work. */
+#ifndef GV_OUTFILE_H
+#define GV_OUTFILE_H
+
+#include <stdio.h>
+
+/* Write path with emit(f, ctx) (which returns 0, or -1 on failure). Returns 0, or -1 with errno.
+ *  - "-" is stdout; a write error on it (fflush, ferror) is a failure.
+ *  - An empty path is refused (EINVAL); a directory too (EISDIR).
+ *  - An existing path that is not a regular file (character device, FIFO, socket; also through
+ *    a symlink) is opened O_WRONLY and written into: never replaced, never truncated.
+ *  - An existing regular file the user may not write (access W_OK fails, or no write bit at
+ *    all, e.g. mode 0444 even for root) is refused (EACCES) and left as it is.
+ *  - Otherwise a unique temporary ".NAME.XXXXXX" beside it (mkstemp: exclusive create, never
+ *    follows a symlink) is written, flushed, fsync'ed and renamed over path: a reader never sees
+ *    half a file, concurrent writers each rename a whole one (the last wins). On failure the
+ *    temporary is removed and path is untouched; no other file is ever removed.
+ *  - A symlink to a regular file is replaced by the new regular file (rename replaces the link
+ *    itself); the file it pointed to keeps its content.
+ * The new file gets the old file's permission bits, or 0666 less the umask. */
+int gv_write_file(const char *path, int (*emit)(FILE *f, void *ctx), void *ctx);
+
+/* Could gv_write_file write path? Creates nothing. "-": yes. Empty: EINVAL. A directory:
+ * EISDIR. An existing file: access(W_OK), and for a regular file a write bit (as gv_write_file). A
+ * missing one: its directory exists and access(dir, W_OK | X_OK). 0 or -1 with errno. */
+int gv_probe_writable(const char *path);
+
+/* Probe the n output paths of a command (paths[i] NULL = not asked for; opts[i] its option name,
+ * e.g. "--json") before any work: each must be writable, and no two may name the same file
+ * (same string, or the same existing file; "-" may repeat). Prints why to stderr ("gpuval: ...")
+ * and returns -1 on the first problem; 0 when all is well. */
+int gv_probe_outputs(int n, const char *const *paths, const char *const *opts);
+
+#endif
