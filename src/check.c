@@ -142,10 +142,8 @@ int gv_cmd_check(int argc, char **argv)
         gv_usage_error("--save %s exists: a baseline is replaced only with --force", save_path);
         return GV_EXIT_USAGE;
     }
-    if (save_path && gv_probe_writable(save_path) != 0) {
-        gv_usage_error("cannot write --save %s: %s", save_path, strerror(errno));
-        return GV_EXIT_USAGE;
-    }
+    const char *outs[2] = {json_path, save_path}, *out_opts[2] = {"--json", "--save"};
+    if (gv_probe_outputs(2, outs, out_opts) != 0) return GV_EXIT_USAGE;
     json_t *baseline = NULL;
     if (baseline_path) {
         json_error_t jerr;
@@ -162,10 +160,6 @@ int gv_cmd_check(int argc, char **argv)
             json_decref(baseline);
             return GV_EXIT_USAGE;
         }
-    }
-    if (json_path && gv_probe_writable(json_path) != 0) {
-        gv_usage_error("cannot write --json %s: %s", json_path, strerror(errno));
-        return GV_EXIT_USAGE;
     }
     gv_case *cases = NULL;
     int n = gv_select(&sel, &cases, err, sizeof err);

@@ -156,6 +156,18 @@ static const char main_help[] =
     "            4 compare: regressed, 5 compare: inconclusive,\n"
     "            77 nothing could run because there is no CUDA device\n";
 
+/* A command's exit code, made a runtime error (3) when its standard output was lost (a full
+ * disk, a closed pipe, /dev/full): a table nobody got is not a success. */
+static int stdout_checked(int rc)
+{
+    errno = 0;
+    bool flush_failed = fflush(stdout) != 0;
+    if (!flush_failed && !ferror(stdout)) return rc;
+    fprintf(stderr, "gpuval: writing standard output failed: %s\n",
+            flush_failed && errno ? strerror(errno) : "write error");
+    return rc == GV_EXIT_OK || rc == GV_EXIT_FAIL ? GV_EXIT_RUNTIME : rc;
+}
+
 int main(int argc, char **argv)
 {
     if (argc < 2) {
@@ -193,7 +205,7 @@ int main(int argc, char **argv)
         return GV_EXIT_USAGE;
     }
     for (size_t i = 0; i < sizeof cmds / sizeof cmds[0]; i++)
-        if (strcmp(cmd, cmds[i].name) == 0) return cmds[i].fn(argc - 1, argv + 1);
+        if (strcmp(cmd, cmds[i].name) == 0) return stdout_checked(cmds[i].fn(argc - 1, argv + 1));
     fprintf(stderr,
             "gpuval: unknown command '%s'; valid: list info check bench tradeoffs report compare "
             "help\n",

@@ -46,14 +46,8 @@ int gv_cmd_report(int argc, char **argv)
         gv_usage_error("report needs --html FILE or --md FILE");
         return GV_EXIT_USAGE;
     }
-    if (html && strcmp(html, "-") != 0 && gv_probe_writable(html) != 0) {
-        gv_usage_error("cannot write --html %s: %s", html, strerror(errno));
-        return GV_EXIT_USAGE;
-    }
-    if (md && strcmp(md, "-") != 0 && gv_probe_writable(md) != 0) {
-        gv_usage_error("cannot write --md %s: %s", md, strerror(errno));
-        return GV_EXIT_USAGE;
-    }
+    const char *outs[2] = {html, md}, *out_opts[2] = {"--html", "--md"};
+    if (gv_probe_outputs(2, outs, out_opts) != 0) return GV_EXIT_USAGE;
     const char *in = argv[optind];
     json_error_t err;
     json_t *doc = json_load_file(in, 0, &err);

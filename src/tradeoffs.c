@@ -250,11 +250,7 @@ int gv_cmd_tradeoffs(int argc, char **argv)
     gv_shape shapes[64];
     if (size_spec && gv_parse_sizes(size_spec, shapes, 64, &sel) != 0) return GV_EXIT_USAGE;
     const char *outs[2] = {json_path, md_path}, *flags[2] = {"--json", "--md"};
-    for (int i = 0; i < 2; i++)
-        if (outs[i] && gv_probe_writable(outs[i]) != 0) {
-            gv_usage_error("cannot write %s %s: %s", flags[i], outs[i], strerror(errno));
-            return GV_EXIT_USAGE;
-        }
+    if (gv_probe_outputs(2, outs, flags) != 0) return GV_EXIT_USAGE;
 
     groups gs = {0};
     int rc = GV_OK;

@@ -439,11 +439,8 @@ static int make_plan(cli *a, gv_bench_opts *o, plan *p)
             return -1;
         }
     }
-    for (int k = 0; k < 3; k++)
-        if (a->out[k] && gv_probe_writable(a->out[k]) != 0) {
-            gv_usage_error("cannot write %s: %s", a->out[k], strerror(errno));
-            return -1;
-        }
+    static const char *const opts[3] = {"--json", "--csv", "--md"};
+    if (gv_probe_outputs(3, a->out, opts) != 0) return -1;
     return 0;
 }
 
