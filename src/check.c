@@ -102,6 +102,7 @@ int gv_cmd_check(int argc, char **argv)
                                          {0, 0, 0, 0}};
     int c;
     optind = 1;
+    opterr = 0; /* gv_bad_option names a bad option, escaped */
     while ((c = getopt_long(argc, argv, "qh", opts, NULL)) != -1) {
         switch (c) {
         case O_OP: sel.op_glob = optarg; break;
@@ -126,7 +127,10 @@ int gv_cmd_check(int argc, char **argv)
         case O_TEST: sel.test_shapes = true; break;
         case 'q': quiet = 1; break;
         case 'h': fputs(check_help, stdout); return GV_EXIT_OK;
-        default: fputs(check_help, stderr); return GV_EXIT_USAGE;
+        default:
+            gv_bad_option("check", argv);
+            fputs(check_help, stderr);
+            return GV_EXIT_USAGE;
         }
     }
     if (optind < argc) {

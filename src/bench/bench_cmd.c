@@ -213,6 +213,7 @@ static int parse_cli(int argc, char **argv, cli *a)
                                          {0, 0, 0, 0}};
     int c;
     optind = 1;
+    opterr = 0; /* gv_bad_option names a bad option, escaped */
     while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
         switch (c) {
         case O_OP:
@@ -284,7 +285,10 @@ static int parse_cli(int argc, char **argv, cli *a)
         case O_CSV: a->out[1] = optarg; break;
         case O_MD: a->out[2] = optarg; break;
         case 'h': fputs(bench_help, stdout); return 1;
-        default: fputs(bench_help, stderr); return -1;
+        default:
+            gv_bad_option("bench", argv);
+            fputs(bench_help, stderr);
+            return -1;
         }
     }
     if (optind < argc) {
