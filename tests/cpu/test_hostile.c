@@ -11,6 +11,7 @@
 #include "testkit.h"
 #include "cli.h"
 #include "gv.h"
+#include "bench_plan.h"
 #include "json_util.h"
 
 typedef struct hrun {
@@ -181,4 +182,22 @@ Test(hostile, check_of_a_huge_vadd_exits_cleanly)
               r->err);
     cr_expect(strstr(r->out, "needs -") == NULL && strstr(r->out, " -4") == NULL, "%s", r->out);
     free(r);
+}
+
+/* ---- 5: a --sweep value longer than its buffer is refused, not cut ---- */
+
+Test(hostile, long_sweep_is_refused_not_truncated)
+{
+    /* cut at 127 bytes this would read "n=1..10.000...0", a valid range */
+    char spec[300];
+    snprintf(spec, sizeof spec, "n=1..10.");
+    memset(spec + strlen(spec), '0', 200);
+    spec[208] = '\0';
+    strcat(spec, "junk");
+    gv_sweep sw = {.op = gv_op_find("vadd"), .factor = 2};
+    cr_assert_not_null(sw.op);
+    char why[512] = "";
+    cr_expect_neq(gv_sweep_parse(&sw, spec, why, sizeof why), GV_OK, "a cut --sweep was accepted");
+    cr_expect(strstr(why, "--sweep") != NULL, "%s", why);
+    cr_expect_eq(gv_sweep_parse(&sw, "n=1..10", why, sizeof why), GV_OK, "%s", why);
 }
