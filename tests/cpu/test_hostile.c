@@ -188,12 +188,13 @@ Test(hostile, check_of_a_huge_vadd_exits_cleanly)
 
 Test(hostile, long_sweep_is_refused_not_truncated)
 {
-    /* cut at 127 bytes this would read "n=1..10.000...0", a valid range */
-    char spec[300];
-    snprintf(spec, sizeof spec, "n=1..10.");
-    memset(spec + strlen(spec), '0', 200);
-    spec[208] = '\0';
-    strcat(spec, "junk");
+    /* cut at 127 bytes this reads "n=1.000..0..10.000..0", a valid range: LO 60 chars,
+       HI 63 chars before the junk */
+    char spec[300] = "n=1.";
+    memset(spec + 4, '0', 58);
+    strcpy(spec + 62, "..10.");
+    memset(spec + 67, '0', 60);
+    strcpy(spec + 127, "junk");
     gv_sweep sw = {.op = gv_op_find("vadd"), .factor = 2};
     cr_assert_not_null(sw.op);
     char why[512] = "";
