@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "testkit.h"
+#include "../gpu/require.h"
 #include "cli.h"
 #include "gv.h"
 #include "bench_plan.h"
@@ -201,4 +202,17 @@ Test(hostile, long_sweep_is_refused_not_truncated)
     cr_expect_neq(gv_sweep_parse(&sw, spec, why, sizeof why), GV_OK, "a cut --sweep was accepted");
     cr_expect(strstr(why, "--sweep") != NULL, "%s", why);
     cr_expect_eq(gv_sweep_parse(&sw, "n=1..10", why, sizeof why), GV_OK, "%s", why);
+}
+
+/* ---- 6: GPUVAL_REQUIRE_GPU counts for any value but empty or "0" ---- */
+
+Test(hostile, require_gpu_is_any_value_but_empty_or_zero)
+{
+    cr_expect(!gv_require_gpu(NULL));
+    cr_expect(!gv_require_gpu(""));
+    cr_expect(!gv_require_gpu("0"));
+    cr_expect(gv_require_gpu("1"));
+    cr_expect(gv_require_gpu("yes"));
+    cr_expect(gv_require_gpu("true"));
+    cr_expect(gv_require_gpu("2"));
 }
