@@ -138,7 +138,7 @@ int gv_cmd_check(int argc, char **argv)
                        argv[optind]);
         return GV_EXIT_USAGE;
     }
-    char err[512];
+    char err[512] = "";
     gv_shape shapes[64];
     if (size_spec && gv_parse_sizes(size_spec, shapes, 64, &sel) != 0) return GV_EXIT_USAGE;
     struct stat st_save;

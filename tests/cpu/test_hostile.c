@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
 #include "testkit.h"
@@ -215,4 +216,44 @@ Test(hostile, require_gpu_is_any_value_but_empty_or_zero)
     cr_expect(gv_require_gpu("yes"));
     cr_expect(gv_require_gpu("true"));
     cr_expect(gv_require_gpu("2"));
+}
+
+/* ---- 8: an out-of-memory selection says so, in err, never leaves it unwritten ---- */
+
+/* Bytes of address space this process maps now (/proc/self/statm), 0 when unknown. */
+static size_t mapped_bytes(void)
+{
+    FILE *f = fopen("/proc/self/statm", "r");
+    unsigned long pages = 0;
+    if (f) {
+        if (fscanf(f, "%lu", &pages) != 1) pages = 0;
+        fclose(f);
+    }
+    return (size_t)pages * (size_t)sysconf(_SC_PAGESIZE);
+}
+
+Test(hostile, select_out_of_memory_fills_err)
+{
+    int ns = 1 << 20; /* a million shapes x 2 dtypes: ~150 MB of cases */
+    gv_shape *shapes = malloc(sizeof *shapes * (size_t)ns);
+    cr_assert_not_null(shapes);
+    for (int i = 0; i < ns; i++)
+        shapes[i] = (gv_shape){1, {10}};
+    gv_selection sel = {.op_glob = "vadd", .dist = -1, .shapes = shapes, .n_shapes = ns};
+    char err[512];
+    memset(err, 'A', sizeof err); /* as an unwritten stack buffer may hold */
+    err[sizeof err - 1] = '\0';
+    struct rlimit old;
+    cr_assert_eq(getrlimit(RLIMIT_AS, &old), 0);
+    size_t now = mapped_bytes();
+    cr_assert_gt(now, 0);
+    struct rlimit low = {now + ((size_t)32 << 20), old.rlim_max};
+    cr_assert_eq(setrlimit(RLIMIT_AS, &low), 0);
+    gv_case *cases = NULL;
+    int n = gv_select(&sel, &cases, err, sizeof err);
+    setrlimit(RLIMIT_AS, &old);
+    free(shapes);
+    free(n >= 0 ? cases : NULL);
+    cr_assert_eq(n, GV_ENOMEM, "want GV_ENOMEM under a 32 MB headroom, got %d", n);
+    cr_expect(strstr(err, "memory") != NULL, "err not written: '%.40s'", err);
 }
