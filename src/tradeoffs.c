@@ -38,7 +38,7 @@ static const char trade_help[] =
     "  --size SPEC   sizes instead (dims joined by 'x', sizes by ',')\n"
     "  --dist NAME   inputs: uniform01 uniform11 smallint special offgrid ... (default: the\n"
     "                op's own with --op, uniform11 without)\n"
-    "  --seed N      input seed (default 0)\n"
+    "  --seed N      input seed (default 0): decimal or 0x hex, up to 2^64-1\n"
     "  --json FILE   the run, schema gpuval-tradeoffs/1\n"
     "  --md FILE     the tables as Markdown\n"
     "\n"
