@@ -36,7 +36,8 @@ static const char check_help[] =
     "  --size SPEC      sizes: dims joined by 'x', sizes by ',' (1e5 | 64x48x32 | 2^20,1e6)\n"
     "  --dist NAME      inputs: uniform01 uniform11 smallint special offgrid tie perm2 wide\n"
     "                   (default: each op's own, plus its canaries)\n"
-    "  --seed N         input seed (default 0); inputs are identical on every machine\n"
+    "  --seed N         input seed (default 0): decimal digits or 0x and hex, up to 2^64-1;\n"
+    "                   inputs are identical on every machine\n"
     "  --planted        include planted-bug variants (wrong on purpose: expect FAIL)\n"
     "  --test-sizes     use each op's small test sizes instead of its default sizes\n"
     "  --json FILE      write the run (schema gpuval-run/1) to FILE\n"
@@ -102,6 +103,7 @@ int gv_cmd_check(int argc, char **argv)
                                          {0, 0, 0, 0}};
     int c;
     optind = 1;
+    opterr = 0; /* gv_bad_option names a bad option, escaped */
     while ((c = getopt_long(argc, argv, "qh", opts, NULL)) != -1) {
         switch (c) {
         case O_OP: sel.op_glob = optarg; break;
@@ -126,7 +128,10 @@ int gv_cmd_check(int argc, char **argv)
         case O_TEST: sel.test_shapes = true; break;
         case 'q': quiet = 1; break;
         case 'h': fputs(check_help, stdout); return GV_EXIT_OK;
-        default: fputs(check_help, stderr); return GV_EXIT_USAGE;
+        default:
+            gv_bad_option("check", argv);
+            fputs(check_help, stderr);
+            return GV_EXIT_USAGE;
         }
     }
     if (optind < argc) {
@@ -134,7 +139,7 @@ int gv_cmd_check(int argc, char **argv)
                        argv[optind]);
         return GV_EXIT_USAGE;
     }
-    char err[512];
+    char err[512] = "";
     gv_shape shapes[64];
     if (size_spec && gv_parse_sizes(size_spec, shapes, 64, &sel) != 0) return GV_EXIT_USAGE;
     struct stat st_save;

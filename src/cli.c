@@ -3,19 +3,41 @@
 #include "cli.h"
 
 #include <errno.h>
+#include <getopt.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+/* The message is formatted first and written through gv_printable, so an argument quoted
+   back (an op name, a size, a path) cannot put control characters on the terminal. */
 void gv_usage_error(const char *fmt, ...)
 {
-    va_list ap;
+    va_list ap, ap2;
     va_start(ap, fmt);
-    fputs("gpuval: ", stderr);
-    vfprintf(stderr, fmt, ap);
-    fputc('\n', stderr);
+    va_copy(ap2, ap);
+    char small[512], *msg = small;
+    int n = vsnprintf(small, sizeof small, fmt, ap);
+    if (n >= (int)sizeof small && (msg = malloc((size_t)n + 1)) != NULL)
+        vsnprintf(msg, (size_t)n + 1, fmt, ap2);
+    if (!msg) msg = small;
+    va_end(ap2);
     va_end(ap);
+    size_t len = n > 0 ? (size_t)n * 4 + 4 : 4;
+    char *shown = malloc(len);
+    fputs("gpuval: ", stderr);
+    fputs(shown ? gv_printable(msg, shown, len) : "(out of memory)", stderr);
+    fputc('\n', stderr);
+    free(shown);
+    if (msg != small) free(msg);
+}
+
+void gv_bad_option(const char *cmd, char **argv)
+{
+    const char *arg = optind > 0 ? argv[optind - 1] : "";
+    gv_usage_error("%s: unknown option, or an option without its value: '%s' (see gpuval %s "
+                   "--help)",
+                   cmd, arg, cmd);
 }
 
 char *gv_join_args(int argc, char **argv)
@@ -42,7 +64,9 @@ static int parse_list(const char *s, unsigned *mask, int (*parse)(const char *, 
     for (char *tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
         int v;
         if (parse(tok, &v) != GV_OK) {
-            fprintf(stderr, "gpuval: unknown %s '%s'; valid:", what, tok);
+            char shown[256];
+            fprintf(stderr, "gpuval: unknown %s '%s'; valid:", what,
+                    gv_printable(tok, shown, sizeof shown));
             for (int i = 0; i < n; i++)
                 fprintf(stderr, " %s", names[i]);
             fputc('\n', stderr);
@@ -98,20 +122,52 @@ int gv_parse_dist(const char *s, int *dist)
         *dist = (int)d;
         return 0;
     }
-    fprintf(stderr, "gpuval: unknown dist '%s'; valid:", s);
+    char shown[256];
+    fprintf(stderr, "gpuval: unknown dist '%s'; valid:", gv_printable(s, shown, sizeof shown));
     for (int i = 0; i < GV_NDISTS; i++)
         fprintf(stderr, " %s", gv_dist_name((gv_dist)i));
     fputc('\n', stderr);
     return -1;
 }
 
+/* A seed is decimal digits, or 0x/0X followed by hex digits: no sign, no spaces, no octal
+ * (a leading 0 is decimal), at most 2^64-1. */
 int gv_parse_seed(const char *s, uint64_t *seed)
 {
-    char *end;
-    errno = 0;
-    unsigned long long v = strtoull(s, &end, 0);
-    if (!s[0] || s[0] == '-' || *end || errno) {
-        gv_usage_error("--seed takes a non-negative integer, not '%s'", s);
+    char shown[256];
+    int base = 10;
+    const char *p = s;
+    if (p[0] == '0' && (p[1] == 'x' || p[1] == 'X')) {
+        base = 16;
+        p += 2;
+    }
+    bool ok = *p != '\0';
+    uint64_t v = 0;
+    bool over = false;
+    for (; ok && *p; p++) {
+        int d;
+        if (*p >= '0' && *p <= '9')
+            d = *p - '0';
+        else if (base == 16 && *p >= 'a' && *p <= 'f')
+            d = *p - 'a' + 10;
+        else if (base == 16 && *p >= 'A' && *p <= 'F')
+            d = *p - 'A' + 10;
+        else {
+            ok = false;
+            break;
+        }
+        if (v > (UINT64_MAX - (uint64_t)d) / (uint64_t)base) over = true;
+        v = v * (uint64_t)base + (uint64_t)d;
+    }
+    if (!ok) {
+        gv_usage_error("--seed takes decimal digits or 0x and hex digits (no sign or spaces), "
+                       "not '%s'",
+                       gv_printable(s, shown, sizeof shown));
+        return -1;
+    }
+    if (over) {
+        gv_usage_error("--seed '%s' exceeds the largest seed 18446744073709551615 (2^64-1)",
+                       gv_printable(s, shown, sizeof shown));
         return -1;
     }
     *seed = v;

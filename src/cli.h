@@ -30,7 +30,9 @@ char *gv_join_args(int argc, char **argv);
 /* --size SPEC into shapes[max] and sel (shapes, n_shapes); on a malformed spec prints why
  * and returns -1. */
 int gv_parse_sizes(const char *spec, gv_shape *shapes, int max, gv_selection *sel);
-/* Print "gpuval: " + message to stderr. */
+/* Print "gpuval: " + message to stderr, control characters escaped (gv_printable). */
 void gv_usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* After getopt_long returned '?' with opterr = 0: name the offending argument (escaped). */
+void gv_bad_option(const char *cmd, char **argv);
 
 #endif

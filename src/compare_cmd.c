@@ -283,6 +283,7 @@ int gv_cmd_compare(int argc, char **argv)
                                          {0, 0, 0, 0}};
     int c;
     optind = 1;
+    opterr = 0; /* gv_bad_option names a bad option, escaped */
     while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
         switch (c) {
         case 'j': junit = optarg; break;
@@ -299,7 +300,10 @@ int gv_cmd_compare(int argc, char **argv)
             break;
         case 'f': o.force = true; break;
         case 'h': fputs(compare_help, stdout); return GV_EXIT_OK;
-        default: fputs(compare_help, stderr); return GV_EXIT_USAGE;
+        default:
+            gv_bad_option("compare", argv);
+            fputs(compare_help, stderr);
+            return GV_EXIT_USAGE;
         }
     }
     if (optind != argc - 2) {

@@ -166,8 +166,10 @@ static void case_id(const json_t *c, char *op, size_t op_len, char *name, size_t
     snprintf(name, name_len, "%s/%s/%s/%s", gv_jstr(c, "dtype"), gv_jstr(c, "mode"),
              gv_jstr(c, "dist"), shape);
     const json_t *s = json_object_get(c, "seed");
+    /* an integer below 2^63, or a string of decimal digits above; a negative integer is a
+       seed >= 2^63 from a file written before seeds were strings: read it as uint64 */
     if (json_is_integer(s))
-        snprintf(seed, seed_len, "%lld", (long long)json_integer_value(s));
+        snprintf(seed, seed_len, "%llu", (unsigned long long)json_integer_value(s));
     else if (json_is_string(s))
         snprintf(seed, seed_len, "%s", json_string_value(s));
     else

@@ -93,7 +93,38 @@ char *gv_shape_format(const gv_shape *s, char *buf, size_t len)
     return buf;
 }
 
-/* One dim: 1000, 1e5, 1.15e7 or 2^28; must be a positive integer below 2^62. */
+char *gv_printable(const char *s, char *buf, size_t len)
+{
+    size_t used = 0;
+    if (!len) return buf;
+    for (const unsigned char *p = (const unsigned char *)(s ? s : ""); *p; p++) {
+        char piece[8];
+        if (*p < 0x20 || *p == 0x7f)
+            snprintf(piece, sizeof piece, "\\x%02x", *p);
+        else if (*p == '\\')
+            snprintf(piece, sizeof piece, "\\\\");
+        else
+            snprintf(piece, sizeof piece, "%c", *p);
+        size_t n = strlen(piece);
+        if (used + n + 1 > len) {
+            /* cut: leave room for "..." */
+            while (used > 0 && used + 4 > len)
+                used--;
+            if (used + 4 <= len) {
+                memcpy(buf + used, "...", 3);
+                used += 3;
+            }
+            break;
+        }
+        memcpy(buf + used, piece, n);
+        used += n;
+    }
+    buf[used] = '\0';
+    return buf;
+}
+
+/* One dim: 1000, 1e5, 1.15e7 or 2^28; must be a positive integer no larger than GV_MAX_DIM.
+ * Returns GV_OK, GV_EINVAL when malformed, or 1 when well formed but above GV_MAX_DIM. */
 static int parse_dim(const char *tok, int64_t *out)
 {
     char *end = NULL;
@@ -105,17 +136,21 @@ static int parse_dim(const char *tok, int64_t *out)
         errno = 0;
         long base = strtol(tok, &e1, 10);
         long ex = strtol(caret + 1, &e2, 10);
-        if (!isdigit((unsigned char)caret[1]) || e1 != caret || *e2 || errno || base < 2 ||
-            ex < 0 || ex > 61)
+        if (!isdigit((unsigned char)tok[0]) || !isdigit((unsigned char)caret[1]) || e1 != caret ||
+            *e2 || base < 2 || ex < 0)
             return GV_EINVAL;
+        if (errno || ex > 4096) return 1;
         v = pow((double)base, (double)ex);
     } else {
         if (!isdigit((unsigned char)tok[0])) return GV_EINVAL;
         errno = 0;
         v = strtod(tok, &end);
-        if (*end || errno) return GV_EINVAL;
+        if (*end) return GV_EINVAL;
+        if (errno == ERANGE && v != 0) return 1; /* overflow: HUGE_VAL */
+        if (errno) return GV_EINVAL;
     }
-    if (!(v >= 1) || v > 4.6e18 || v != floor(v)) return GV_EINVAL;
+    if (v > GV_MAX_DIM) return 1;
+    if (!(v >= 1) || v != floor(v)) return GV_EINVAL;
     *out = (int64_t)v;
     return GV_OK;
 }
@@ -147,31 +182,49 @@ int gv_size_spec_parse(const char *spec, gv_shape *shapes, int max, char *err, s
     const char *s_start[256], *s_end[256];
     int ns = split_fields(spec, spec + strlen(spec), ',', s_start, s_end, 255);
     if (ns > max || ns > 255) {
-        snprintf(err, errlen, "more than %d sizes in '%s'", max, spec);
+        char all[256];
+        snprintf(err, errlen, "more than %d sizes in '%s'", max,
+                 gv_printable(spec, all, sizeof all));
         return GV_EINVAL;
     }
     for (int i = 0; i < ns; i++) {
         const char *d_start[GV_MAX_DIMS + 1], *d_end[GV_MAX_DIMS + 1];
         int nd = split_fields(s_start[i], s_end[i], 'x', d_start, d_end, GV_MAX_DIMS);
         if (nd > GV_MAX_DIMS) {
-            snprintf(err, errlen, "more than %d dims in a size of '%s'", GV_MAX_DIMS, spec);
+            char all[256];
+            snprintf(err, errlen, "more than %d dims in a size of '%s'", GV_MAX_DIMS,
+                     gv_printable(spec, all, sizeof all));
             return GV_EINVAL;
         }
         gv_shape s = {.nd = nd};
         for (int k = 0; k < nd; k++) {
             char tok[64];
             size_t len = (size_t)(d_end[k] - d_start[k]);
-            int ok = len > 0 && len < sizeof tok;
+            int ok = len > 0 && len < sizeof tok, over = 0;
             if (ok) {
                 memcpy(tok, d_start[k], len);
                 tok[len] = '\0';
-                ok = parse_dim(tok, &s.d[k]) == GV_OK;
+                int rc = parse_dim(tok, &s.d[k]);
+                ok = rc == GV_OK;
+                over = rc == 1;
             }
             if (!ok) {
-                snprintf(err, errlen,
-                         "malformed size '%.*s' in '%s': dims are positive integers "
-                         "(1000, 1e5, 2^28) joined by 'x', sizes separated by ','",
-                         (int)(s_end[i] - s_start[i]), s_start[i], spec);
+                char raw[128], sz[256], all[256];
+                snprintf(raw, sizeof raw, "%.*s", (int)(s_end[i] - s_start[i]), s_start[i]);
+                gv_printable(raw, sz, sizeof sz);
+                gv_printable(spec, all, sizeof all);
+                if (over) {
+                    char dim[128];
+                    snprintf(raw, sizeof raw, "%.*s", (int)(d_end[k] - d_start[k]), d_start[k]);
+                    gv_printable(raw, dim, sizeof dim);
+                    snprintf(err, errlen, "dim %s in '%s' exceeds the largest size %s", dim, all,
+                             GV_MAX_DIM_TEXT);
+                } else {
+                    snprintf(err, errlen,
+                             "malformed size '%s' in '%s': dims are positive integers "
+                             "(1000, 1e5, 2^28) joined by 'x', sizes separated by ','",
+                             sz, all);
+                }
                 return GV_EINVAL;
             }
         }

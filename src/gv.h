@@ -52,6 +52,15 @@ typedef struct gv_shape {
     int64_t d[GV_MAX_DIMS];
 } gv_shape;
 
+/* A printable copy of s for quoting an argument back to the user: control characters and DEL
+ * become \xNN, a backslash becomes \\; cut with "..." when buf (len >= 4) is too small.
+ * Returns buf. */
+char *gv_printable(const char *s, char *buf, size_t len);
+
+/* The largest dim a size may have (about 4.6e18, below 2^62). */
+#define GV_MAX_DIM      4.6e18
+#define GV_MAX_DIM_TEXT "4.6e18"
+
 /* Format "1000" or "64x48x32" into buf; returns buf. */
 char *gv_shape_format(const gv_shape *s, char *buf, size_t len);
 

@@ -4,9 +4,18 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include <limits.h>
 #include <math.h>
 #include <time.h>
 #include <unistd.h>
+
+json_t *gv_json_seed(uint64_t seed)
+{
+    if (seed <= (uint64_t)LLONG_MAX) return json_integer((json_int_t)seed);
+    char buf[24];
+    snprintf(buf, sizeof buf, "%llu", (unsigned long long)seed);
+    return json_string(buf);
+}
 
 json_t *gv_json_num(double x)
 {

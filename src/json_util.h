@@ -7,6 +7,10 @@
 
 #include "../kernels/gk.h"
 
+/* A case's seed: an integer when it fits json_int_t (below 2^63), else its decimal digits as
+ * a string, so every uint64 seed can be read back exactly (gpuval-run/1, gpuval-bench/1). */
+json_t *gv_json_seed(uint64_t seed);
+
 /* A number; NaN and +-Inf as the strings "nan", "inf", "-inf" (JSON has no literals). */
 json_t *gv_json_num(double x);
 /* The device fingerprint: name, uuid, cc_major, cc_minor, sm_count, clocks, bus width,

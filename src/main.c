@@ -58,13 +58,17 @@ static int cmd_list(int argc, char **argv)
                                          {"help", no_argument, 0, 'h'},
                                          {0, 0, 0, 0}};
     int c;
+    opterr = 0; /* gv_bad_option names a bad option, escaped */
     while ((c = getopt_long(argc, argv, "avh", opts, NULL)) != -1) {
         switch (c) {
         case 'a': all = 1; break;
         case 'm': modes = 1; break;
         case 'v': verbose = 1; break;
         case 'h': fputs(list_help, stdout); return GV_EXIT_OK;
-        default: fputs(list_help, stderr); return GV_EXIT_USAGE;
+        default:
+            gv_bad_option("list", argv);
+            fputs(list_help, stderr);
+            return GV_EXIT_USAGE;
         }
     }
     if (optind < argc) {
@@ -206,9 +210,8 @@ int main(int argc, char **argv)
     }
     for (size_t i = 0; i < sizeof cmds / sizeof cmds[0]; i++)
         if (strcmp(cmd, cmds[i].name) == 0) return stdout_checked(cmds[i].fn(argc - 1, argv + 1));
-    fprintf(stderr,
-            "gpuval: unknown command '%s'; valid: list info check bench tradeoffs report compare "
-            "help\n",
-            cmd);
+    gv_usage_error("unknown command '%s'; valid: list info check bench tradeoffs report compare "
+                   "help",
+                   cmd);
     return GV_EXIT_USAGE;
 }

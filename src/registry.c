@@ -109,8 +109,12 @@ static int push_case(gv_case **out, int *n, int *cap, gv_case c)
 int gv_select(const gv_selection *sel, gv_case **cases, char *err, size_t errlen)
 {
     int cap = 64, n = 0, matched_ops = 0;
+    if (errlen) err[0] = '\0';
     gv_case *out = malloc(sizeof *out * (size_t)cap);
-    if (!out) return GV_ENOMEM;
+    if (!out) {
+        snprintf(err, errlen, "out of host memory selecting cases");
+        return GV_ENOMEM;
+    }
     for (const gv_op *const *opp = gv_registry(); *opp; opp++) {
         const gv_op *op = *opp;
         if (sel->op_glob && fnmatch(sel->op_glob, op->name, 0) != 0) continue;
@@ -178,6 +182,7 @@ int gv_select(const gv_selection *sel, gv_case **cases, char *err, size_t errlen
                     gv_case c = {op, (gv_dtype)t, (gv_mode)m, dist, shapes[s], sel->seed};
                     if (push_case(&out, &n, &cap, c) != GV_OK) {
                         free(out);
+                        snprintf(err, errlen, "out of host memory selecting cases (%d so far)", n);
                         return GV_ENOMEM;
                     }
                 }
@@ -186,6 +191,7 @@ int gv_select(const gv_selection *sel, gv_case **cases, char *err, size_t errlen
                     gv_case c = {op, (gv_dtype)t, GV_MODE_NATIVE, cdist[s], cshape[s], sel->seed};
                     if (push_case(&out, &n, &cap, c) != GV_OK) {
                         free(out);
+                        snprintf(err, errlen, "out of host memory selecting cases (%d so far)", n);
                         return GV_ENOMEM;
                     }
                 }

@@ -1,5 +1,7 @@
 /* report.c: the terminal table and the JSON run file (see report.h). Non-finite numbers
- * are written as the strings "inf", "-inf", "nan": JSON has no literals for them. */
+ * are written as the strings "inf", "-inf", "nan": JSON has no literals for them. A case's
+ * "seed" is an integer when below 2^63 and otherwise a string of its decimal digits (json
+ * integers are signed), so --seed can replay any case; compare_runs.c reads both. */
 #include "report.h"
 
 #include "cli.h"
@@ -115,7 +117,7 @@ static json_t *result_json(const gv_result *r)
     json_object_set_new(o, "dist", json_string(gv_dist_name(r->c.dist)));
     json_object_set_new(o, "dims", json_string(r->c.op->dims));
     json_object_set_new(o, "shape", shape);
-    json_object_set_new(o, "seed", json_integer((json_int_t)r->c.seed));
+    json_object_set_new(o, "seed", gv_json_seed(r->c.seed));
     json_object_set_new(o, "planted_bug",
                         r->c.op->planted_bug ? json_string(r->c.op->planted_bug) : json_null());
     json_object_set_new(o, "verdict", json_string(gv_verdict_name(r->verdict)));

@@ -29,12 +29,16 @@ int gv_cmd_report(int argc, char **argv)
                                          {0, 0, 0, 0}};
     int c;
     optind = 1;
+    opterr = 0; /* gv_bad_option names a bad option, escaped */
     while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
         switch (c) {
         case 'H': html = optarg; break;
         case 'm': md = optarg; break;
         case 'h': fputs(report_help, stdout); return GV_EXIT_OK;
-        default: fputs(report_help, stderr); return GV_EXIT_USAGE;
+        default:
+            gv_bad_option("report", argv);
+            fputs(report_help, stderr);
+            return GV_EXIT_USAGE;
         }
     }
     if (optind != argc - 1) {

@@ -123,15 +123,17 @@ int gv_error_gauges(gv_problem *p)
 
 int64_t gv_device_bytes(const gv_problem *p)
 {
-    int64_t elems = 0;
+    /* in double: near 4.6e18 elements the byte count does not fit int64 */
+    double elems = 0;
     for (int i = 0; i < p->l.n_in; i++)
-        elems += p->l.in[i].count;
+        elems += (double)p->l.in[i].count;
     for (int i = 0; i < p->l.n_out; i++)
-        elems += p->l.out[i].count;
+        elems += (double)p->l.out[i].count;
     /* gk_run puts a red zone before and after every tensor and the workspace */
-    int64_t guarded = p->l.n_in + p->l.n_out + (p->l.workspace_bytes > 0);
-    return elems * (int64_t)gv_dtype_size(p->c.dtype) + p->l.workspace_bytes +
-           guarded * 2 * GV_REDZONE_BYTES;
+    double guarded = p->l.n_in + p->l.n_out + (p->l.workspace_bytes > 0);
+    double bytes = elems * (double)gv_dtype_size(p->c.dtype) + (double)p->l.workspace_bytes +
+                   guarded * 2 * GV_REDZONE_BYTES;
+    return bytes >= 0x1p63 ? INT64_MAX : (int64_t)bytes;
 }
 
 void gv_result_extra(gv_result *r, const char *name, double value)
@@ -397,6 +399,11 @@ int gv_run_case(const gv_case *c, const gv_tiers *tiers, gv_result *r)
     int64_t free_b = 0, total_b = 0;
     if (gk_mem_info(&free_b, &total_b) == GV_OK) {
         r->bytes_free = free_b;
+        if (r->bytes_needed == INT64_MAX) {
+            set_reason(r, GV_SKIP, "needs more than %.0f bytes of device memory, %.0f free",
+                       (double)INT64_MAX, (double)free_b);
+            return GV_OK;
+        }
         if (r->bytes_needed > free_b) {
             set_reason(r, GV_SKIP, "needs %.0f bytes of device memory, %.0f free",
                        (double)r->bytes_needed, (double)free_b);

@@ -32,7 +32,7 @@ int gv_reference(gv_problem *p);
 int gv_error_gauges(gv_problem *p);
 
 /* Bytes of device memory the case needs (tensors + workspace). */
-int64_t gv_device_bytes(const gv_problem *p);
+int64_t gv_device_bytes(const gv_problem *p); /* INT64_MAX when more than that */
 /* Host bytes a case's problem takes (f64 and dtype copies, reference and gauge). */
 double gv_host_bytes(const gv_layout *l, gv_dtype t);
 

@@ -38,7 +38,7 @@ static const char trade_help[] =
     "  --size SPEC   sizes instead (dims joined by 'x', sizes by ',')\n"
     "  --dist NAME   inputs: uniform01 uniform11 smallint special offgrid ... (default: the\n"
     "                op's own with --op, uniform11 without)\n"
-    "  --seed N      input seed (default 0)\n"
+    "  --seed N      input seed (default 0): decimal or 0x hex, up to 2^64-1\n"
     "  --json FILE   the run, schema gpuval-tradeoffs/1\n"
     "  --md FILE     the tables as Markdown\n"
     "\n"
@@ -226,6 +226,7 @@ int gv_cmd_tradeoffs(int argc, char **argv)
         {"help", no_argument, 0, 'h'},          {0, 0, 0, 0}};
     int c;
     optind = 1;
+    opterr = 0; /* gv_bad_option names a bad option, escaped */
     while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
         switch (c) {
         case O_OP: sel.op_glob = optarg; break;
@@ -239,7 +240,10 @@ int gv_cmd_tradeoffs(int argc, char **argv)
         case O_JSON: json_path = optarg; break;
         case O_MD: md_path = optarg; break;
         case 'h': fputs(trade_help, stdout); return GV_EXIT_OK;
-        default: fputs(trade_help, stderr); return GV_EXIT_USAGE;
+        default:
+            gv_bad_option("tradeoffs", argv);
+            fputs(trade_help, stderr);
+            return GV_EXIT_USAGE;
         }
     }
     if (optind < argc) {

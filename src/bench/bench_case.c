@@ -302,7 +302,7 @@ int gv_bench_run_case(const gv_case *c, const gv_bench_opts *o, bool repeat, gv_
         return GV_OK;
     }
     int64_t free_b = 0, total_b = 0;
-    bc->sanity.bytes_needed = (int64_t)dev_need;
+    bc->sanity.bytes_needed = dev_need >= 0x1p63 ? INT64_MAX : (int64_t)dev_need;
     if (dev->mem_info(&free_b, &total_b) == GV_OK) {
         bc->sanity.bytes_free = free_b;
         if (dev_need > (double)free_b) {

@@ -213,6 +213,7 @@ static int parse_cli(int argc, char **argv, cli *a)
                                          {0, 0, 0, 0}};
     int c;
     optind = 1;
+    opterr = 0; /* gv_bad_option names a bad option, escaped */
     while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
         switch (c) {
         case O_OP:
@@ -284,7 +285,10 @@ static int parse_cli(int argc, char **argv, cli *a)
         case O_CSV: a->out[1] = optarg; break;
         case O_MD: a->out[2] = optarg; break;
         case 'h': fputs(bench_help, stdout); return 1;
-        default: fputs(bench_help, stderr); return -1;
+        default:
+            gv_bad_option("bench", argv);
+            fputs(bench_help, stderr);
+            return -1;
         }
     }
     if (optind < argc) {
@@ -337,7 +341,7 @@ static int crossover_req(const cli *a, gv_sweep *sw)
         gv_usage_error("--crossover %s: the op has no such dtype and mode (gpuval list)", op->name);
         return -1;
     }
-    char why[512];
+    char why[512] = "";
     if (a->sweep_base) {
         if (gv_size_spec_parse(a->sweep_base, &sw->base, 1, why, sizeof why) != 1) {
             gv_usage_error("--sweep-base: %s (one shape)", why);
@@ -364,7 +368,7 @@ static int crossover_req(const cli *a, gv_sweep *sw)
 /* The cases of --op/--size/... (as for check), each checked to fit this machine. */
 static int selected_cases(cli *a, const gv_bench_opts *o, gv_case_list *cases)
 {
-    char err[512];
+    char err[512] = "";
     gv_shape shapes[MAX_SHAPES];
     if (a->size_spec) {
         int ns = gv_size_spec_parse(a->size_spec, shapes, MAX_SHAPES, err, sizeof err);
@@ -390,6 +394,7 @@ static int selected_cases(cli *a, const gv_bench_opts *o, gv_case_list *cases)
             gv_usage_error("%s", err);
             rc = -1;
         } else if (gv_case_list_add(cases, &sel[i]) != GV_OK) {
+            gv_usage_error("out of host memory listing the cases");
             rc = -1;
         }
     }
@@ -409,7 +414,7 @@ typedef struct plan {
 
 static int make_plan(cli *a, gv_bench_opts *o, plan *p)
 {
-    char why[512];
+    char why[512] = "";
     if (a->preset) {
         if (a->selection_given || a->sel.dtypes || a->sel.modes || a->crossover) {
             gv_usage_error("--preset %s sets its own cases: drop --op/--size/--dtype/--mode/"
@@ -420,6 +425,8 @@ static int make_plan(cli *a, gv_bench_opts *o, plan *p)
         int rc = gv_bench_preset(a->preset, &p->cases, &p->sw, &p->have_sweep, o, &p->notes);
         if (rc == GV_EINVAL)
             gv_usage_error("unknown preset '%s'; valid: %s", a->preset, gv_bench_preset_names());
+        else if (rc != GV_OK)
+            gv_usage_error("--preset %s: %s", a->preset, gv_strerror(rc));
         if (rc != GV_OK) return -1;
     } else if (a->crossover && a->size_spec && !a->sel.op_glob) {
         gv_usage_error("--size picks sizes for --op; a sweep's other dims come from "
@@ -558,7 +565,7 @@ int gv_cmd_bench(int argc, char **argv)
     if (prc) return prc > 0 ? GV_EXIT_OK : GV_EXIT_USAGE;
     /* The presets' and targets' tables name ops and shapes: a renamed op is gpuval's own
        error, said loudly, before any work. */
-    char why[512];
+    char why[512] = "";
     if (gv_bench_presets_check(why, sizeof why) != GV_OK ||
         gv_bench_targets_check(why, sizeof why) != GV_OK) {
         fprintf(stderr, "gpuval: internal error: %s\n", why);

@@ -290,7 +290,7 @@ json_t *gv_bench_case_json(const gv_bench_case_result *res)
     json_object_set_new(o, "dims", json_string(c->op->dims));
     json_object_set_new(o, "shape", shape_json(&c->shape));
     json_object_set_new(o, "shape_label", json_string(shape));
-    json_object_set_new(o, "seed", json_integer((json_int_t)c->seed));
+    json_object_set_new(o, "seed", gv_json_seed(c->seed));
     json_object_set_new(o, "flops", gv_json_num(bc->sanity.flops));
     json_object_set_new(o, "bytes", gv_json_num(bc->sanity.bytes));
     json_object_set_new(o, "verdict", json_string(gv_verdict_name(bc->sanity.verdict)));

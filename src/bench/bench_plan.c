@@ -235,6 +235,11 @@ static int parse_size(const char *s, int64_t *v)
 int gv_sweep_parse(gv_sweep *sw, const char *spec, char *why, size_t len)
 {
     char buf[128];
+    if (strlen(spec) >= sizeof buf) {
+        snprintf(why, len, "--sweep value is %zu bytes; DIM=LO..HI takes at most %zu", strlen(spec),
+                 sizeof buf - 1);
+        return GV_EINVAL;
+    }
     snprintf(buf, sizeof buf, "%s", spec);
     char *eq = strchr(buf, '='), *dots = strstr(buf, "..");
     if (!eq || !dots || dots < eq) {

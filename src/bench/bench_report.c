@@ -25,6 +25,21 @@ static const char *fmt_g(char *buf, size_t len, double x, int digits)
     return buf;
 }
 
+/* A whole number read back as a double (gv_jnum: NaN when absent): "nan", "inf", "-inf" when
+   not finite, never cast to an integer type then (undefined behaviour). */
+static const char *fmt_count(char *buf, size_t len, double x)
+{
+    if (isnan(x))
+        snprintf(buf, len, "nan");
+    else if (isinf(x))
+        snprintf(buf, len, "%s", x > 0 ? "inf" : "-inf");
+    else if (fabs(x) < 9e18)
+        snprintf(buf, len, "%lld", (long long)x);
+    else
+        snprintf(buf, len, "%.0f", x);
+    return buf;
+}
+
 /* "12.3 [12.1, 12.5]" for the speed-up of scope key, or "-". */
 static const char *fmt_speedup(char *buf, size_t len, const json_t *c, const char *scope)
 {
@@ -207,17 +222,19 @@ void gv_bench_render_row_result(FILE *f, const gv_bench_case_result *r)
 }
 
 static void ceiling_line(FILE *f, bool copy, const char *dtype, bool ok, double rate, double size,
-                         int n, const char *math_mode, const char *why)
+                         double n, const char *math_mode, const char *why)
 {
+    char ns[32];
+    fmt_count(ns, sizeof ns, n);
     if (copy && ok)
         fprintf(f,
-                "ceiling: copy %.1f GB/s (D2D of %.0f MiB, bytes read + written, median of %d)\n",
-                rate, size / 1048576.0, n);
+                "ceiling: copy %.1f GB/s (D2D of %.0f MiB, bytes read + written, median of %s)\n",
+                rate, size / 1048576.0, ns);
     else if (copy)
         fprintf(f, "ceiling: copy not measured (%s)\n", why);
     else if (ok)
-        fprintf(f, "ceiling: gemm %s %.1f GFLOP/s (cuBLAS %.0f^3, %s, median of %d)\n", dtype, rate,
-                size, math_mode, n);
+        fprintf(f, "ceiling: gemm %s %.1f GFLOP/s (cuBLAS %.0f^3, %s, median of %s)\n", dtype, rate,
+                size, math_mode, ns);
     else if (!strstr(why, "no "))
         fprintf(f, "ceiling: gemm %s not measured (%s)\n", dtype, why);
 }
@@ -225,11 +242,11 @@ static void ceiling_line(FILE *f, bool copy, const char *dtype, bool ok, double 
 void gv_bench_render_ceilings_of(FILE *f, const gv_ceilings *c, double conf)
 {
     ceiling_line(f, true, "", c->copy.ok, gv_ceiling_rate(&c->copy, conf), (double)c->copy.size,
-                 c->copy.t.n, "", c->copy.why);
+                 (double)c->copy.t.n, "", c->copy.why);
     for (int t = 0; t < GV_NDTYPES; t++) {
         const gv_ceiling *g = &c->gemm[t];
         ceiling_line(f, false, gv_dtype_name((gv_dtype)t), g->ok, gv_ceiling_rate(g, conf),
-                     (double)g->size, g->t.n, g->math_mode, g->why);
+                     (double)g->size, (double)g->t.n, g->math_mode, g->why);
     }
 }
 
@@ -239,13 +256,13 @@ void gv_bench_render_ceilings(FILE *f, const json_t *doc)
     if (!ce || json_is_null(ce)) return;
     const json_t *copy = json_object_get(ce, "copy");
     ceiling_line(f, true, "", json_is_true(json_object_get(copy, "ok")), gv_jnum(copy, "gbps"),
-                 gv_jnum(copy, "bytes"), (int)gv_jnum(copy, "timing.n"), "", gv_jstr(copy, "why"));
+                 gv_jnum(copy, "bytes"), gv_jnum(copy, "timing.n"), "", gv_jstr(copy, "why"));
     const char *key;
     json_t *g;
     json_object_foreach(json_object_get(ce, "gemm"), key, g)
     {
         ceiling_line(f, false, key, json_is_true(json_object_get(g, "ok")), gv_jnum(g, "gflops"),
-                     gv_jnum(g, "n"), (int)gv_jnum(g, "timing.n"), gv_jstr(g, "math_mode"),
+                     gv_jnum(g, "n"), gv_jnum(g, "timing.n"), gv_jstr(g, "math_mode"),
                      gv_jstr(g, "why"));
     }
 }
@@ -639,12 +656,14 @@ void gv_bench_render_md(FILE *f, const json_t *doc)
     fprintf(f, "` (%s)\n\n", gv_jstr(doc, "created"));
     const json_t *d = json_object_get(doc, "device");
     if (d && !json_is_null(d)) {
+        char ccmaj[32], ccmin[32];
+        fmt_count(ccmaj, sizeof ccmaj, gv_jnum(d, "cc_major"));
+        fmt_count(ccmin, sizeof ccmin, gv_jnum(d, "cc_minor"));
         fprintf(
             f,
-            "Device: %s, CC %lld.%lld, %.0f SMs, %.0f MHz, %.1f GiB, L2 %.0f MiB, ECC %s, "
+            "Device: %s, CC %s.%s, %.0f SMs, %.0f MHz, %.1f GiB, L2 %.0f MiB, ECC %s, "
             "driver %.0f, runtime %.0f, cuBLAS %.0f\n\n",
-            gv_jstr(d, "name"), (long long)gv_jnum(d, "cc_major"),
-            (long long)gv_jnum(d, "cc_minor"), gv_jnum(d, "sm_count"), gv_jnum(d, "sm_clock_mhz"),
+            gv_jstr(d, "name"), ccmaj, ccmin, gv_jnum(d, "sm_count"), gv_jnum(d, "sm_clock_mhz"),
             gv_jnum(d, "mem_total_bytes") / 1073741824.0, gv_jnum(d, "l2_bytes") / 1048576.0,
             json_is_true(json_object_get(d, "ecc")) ? "on" : "off", gv_jnum(d, "driver_version"),
             gv_jnum(d, "runtime_version"), gv_jnum(d, "cublas_version"));

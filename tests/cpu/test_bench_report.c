@@ -396,3 +396,23 @@ Test(bench_cli, without_a_device_exits_77_and_writes_its_files)
     r = gpuval("bench --preset short");
     cr_expect_eq(r->status, 77, "meson test --benchmark counts this as skipped");
 }
+
+/* A count read back as NaN or Inf (a hand-edited or damaged file) prints as "nan"/"inf", not
+   through a cast to an integer (undefined behaviour, garbage digits in practice). */
+Test(bench_report, non_finite_counts_print_as_nan_and_inf)
+{
+    json_t *doc = new_doc();
+    json_object_set_new(
+        doc, "device",
+        json_pack("{s:s, s:s, s:s}", "name", "X", "cc_major", "nan", "cc_minor", "inf"));
+    json_object_set_new(doc, "ceilings",
+                        json_pack("{s:{s:b, s:f, s:f, s:{s:s}}, s:{}}", "copy", "ok", 1, "gbps",
+                                  1.0, "bytes", 1048576.0, "timing", "n", "nan", "gemm"));
+    char *md = render(gv_bench_render_md, doc);
+    cr_expect(strstr(md, "CC nan.inf") != NULL, "%s", md);
+    free(md);
+    char *ce = render(gv_bench_render_ceilings, doc);
+    cr_expect(strstr(ce, "median of nan") != NULL, "%s", ce);
+    free(ce);
+    json_decref(doc);
+}

@@ -387,3 +387,24 @@ Test(compare_runs, bad_inputs_exit_2, .init = make_tmp, .fini = rm_tmp)
         cr_expect(strstr(out, cases[i].says), "%s: '%s' in %s", args, cases[i].says, out);
     }
 }
+
+/* A seed >= 2^63 is a decimal string in a new file and came back negative (the same bits as
+   a signed integer) from an old one: both name the same case, by its uint64 digits. */
+Test(compare_runs, big_seed_as_string_matches_old_negative_integer)
+{
+    json_t *a = fixture("check-h100.json"), *b = json_deep_copy(a);
+    size_t i;
+    json_t *c;
+    json_array_foreach(json_object_get(a, "cases"), i, c)
+        json_object_set_new(c, "seed", json_integer(-1)); /* 2^64-1 written by an old gpuval */
+    json_array_foreach(json_object_get(b, "cases"), i, c)
+        json_object_set_new(c, "seed", json_string("18446744073709551615"));
+    gv_cmp_result r = compare(a, b);
+    cr_expect_eq(r.n_only_base, 0);
+    cr_expect_eq(r.n_only_new, 0);
+    cr_assert_gt(r.n_cases, 0);
+    cr_expect_str_eq(r.cases[0].seed, "18446744073709551615");
+    gv_cmp_result_free(&r);
+    json_decref(a);
+    json_decref(b);
+}

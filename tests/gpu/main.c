@@ -1,7 +1,7 @@
 /* main.c (tests/gpu): the GPU suite's entry. It looks for a device before Criterion starts
- * and returns 77 (meson's skip) when there is none, unless GPUVAL_REQUIRE_GPU=1 makes that
- * a failure: Criterion alone would exit 0 with every test skipped. The look happens in a
- * forked child so this process never initialises CUDA (Criterion runs each test in a
+ * and returns 77 (meson's skip) when there is none, unless GPUVAL_REQUIRE_GPU (any value but empty
+ * or 0) makes that a failure: Criterion alone would exit 0 with every test skipped. The look
+ * happens in a forked child so this process never initialises CUDA (Criterion runs each test in a
  * child process of its own, which must start with a clean CUDA state). */
 #include <criterion/criterion.h>
 #include <stdio.h>
@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "gk.h"
+#include "require.h"
 
 static int device_present(void)
 {
@@ -28,8 +29,8 @@ int main(int argc, char *argv[])
     if (!getenv("GPUVAL_DEVICE_SEEN")) {
         if (!device_present()) {
             const char *req = getenv("GPUVAL_REQUIRE_GPU");
-            if (req && strcmp(req, "1") == 0) {
-                fprintf(stderr, "gpu suite: no CUDA device and GPUVAL_REQUIRE_GPU=1\n");
+            if (gv_require_gpu(req)) {
+                fprintf(stderr, "gpu suite: no CUDA device and GPUVAL_REQUIRE_GPU=%s\n", req);
                 return 1;
             }
             fprintf(stderr, "gpu suite: no CUDA device, skipped (exit 77)\n");
