@@ -167,6 +167,22 @@ static inline void gv_dtype_store(int t, void *buf, int64_t i, double x)
     }
 }
 
+/* n values of f64 src stored to dtype t in dst: the dtype switch taken once, not per element
+ * (inputs of 1e8 elements go through here). */
+static inline void gv_dtype_store_n(int t, void *dst, const double *src, int64_t n)
+{
+    switch (t) {
+#define GV_DT_STORE_N_(e, name, ctype, bytes, p, emin, tier, compute)                              \
+    case e:                                                                                        \
+        for (int64_t i = 0; i < n; i++)                                                            \
+            ((ctype *)dst)[i] = (ctype)src[i];                                                     \
+        return;
+        GV_DTYPES(GV_DT_STORE_N_)
+#undef GV_DT_STORE_N_
+    default: return;
+    }
+}
+
 /* ---- precision modes -----------------------------------------------------------------------
  * How the device computes, not how tensors are stored.
  * X(ENUM, name, input significand bits inside the op (0: the storage dtype's own), storage

@@ -179,16 +179,9 @@ int gv_cmd_check(int argc, char **argv)
         return GV_EXIT_USAGE;
     }
 
-    gv_run_info info = {.command = "check", .oracle_threads = openblas_get_num_threads()};
-    info.have_device = gk_device_count() > 0 && gk_device_info_get(&info.device) == GV_OK;
-    char *joined = gv_join_args(argc, argv);
-    info.argv_joined = joined;
-    if (info.have_device)
-        printf("device: %s (cc %d.%d, %d SMs)\n", info.device.name, info.device.cc_major,
-               info.device.cc_minor, info.device.sm_count);
-    else
-        printf("device: none (%s)\n", gk_device_count() ? gk_last_error() : "no CUDA device");
-    gv_env_warn(stdout);
+    gv_run_info info;
+    gv_run_start(&info, "check", argc, argv);
+    char *joined = (char *)info.argv_joined;
 
     gv_result *results = calloc((size_t)n, sizeof *results);
     if (!results) {

@@ -2,6 +2,11 @@
  * probing and the recorded command line (declared in cli.h). */
 #include "cli.h"
 
+#include <cblas.h>
+
+#include "json_util.h"
+#include "report.h"
+
 #include <errno.h>
 #include <getopt.h>
 #include <stdarg.h>
@@ -185,4 +190,19 @@ int gv_parse_sizes(const char *spec, gv_shape *shapes, int max, gv_selection *se
     sel->shapes = shapes;
     sel->n_shapes = ns;
     return 0;
+}
+
+void gv_run_start(gv_run_info *info, const char *command, int argc, char **argv)
+{
+    memset(info, 0, sizeof *info);
+    info->command = command;
+    info->oracle_threads = openblas_get_num_threads();
+    info->have_device = gk_device_count() > 0 && gk_device_info_get(&info->device) == GV_OK;
+    info->argv_joined = gv_join_args(argc, argv);
+    if (info->have_device)
+        printf("device: %s (cc %d.%d, %d SMs)\n", info->device.name, info->device.cc_major,
+               info->device.cc_minor, info->device.sm_count);
+    else
+        printf("device: none (%s)\n", gk_device_count() ? gk_last_error() : "no CUDA device");
+    gv_env_warn(stdout);
 }

@@ -30,6 +30,11 @@ char *gv_join_args(int argc, char **argv);
 /* --size SPEC into shapes[max] and sel (shapes, n_shapes); on a malformed spec prints why
  * and returns -1. */
 int gv_parse_sizes(const char *spec, gv_shape *shapes, int max, gv_selection *sel);
+/* The start of a run every command shares: the run info (command, oracle threads, device
+ * fingerprint, the command line, which the caller frees with free(info->argv_joined)), the
+ * "device:" line and the warnings for numerics-changing environment variables. */
+struct gv_run_info;
+void gv_run_start(struct gv_run_info *info, const char *command, int argc, char **argv);
 /* Print "gpuval: " + message to stderr, control characters escaped (gv_printable). */
 void gv_usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* After getopt_long returned '?' with opterr = 0: name the offending argument (escaped). */

@@ -84,21 +84,7 @@ static void print_table(FILE *f, const gv_cmp_result *r, bool changed_only)
 
 void gv_compare_print(FILE *f, const gv_cmp_result *r)
 {
-    bool changed =
-        r->count[GV_CMP_REGRESSED] + r->count[GV_CMP_IMPROVED] + r->count[GV_CMP_INCONCLUSIVE] > 0;
-    if (changed) print_table(f, r, true);
-    fprintf(f, "%d matched: %d regressed, %d improved, %d same, %d inconclusive\n", r->n_cases,
-            r->count[GV_CMP_REGRESSED], r->count[GV_CMP_IMPROVED], r->count[GV_CMP_SAME],
-            r->count[GV_CMP_INCONCLUSIVE]);
-    for (int i = 0; i < r->n_only_base; i++)
-        fprintf(f, "only in base: %s\n", r->only_base[i]);
-    for (int i = 0; i < r->n_only_new; i++)
-        fprintf(f, "only in new:  %s\n", r->only_new[i]);
-    fprintf(f, "outcome: %s\n", gv_cmp_outcome_name(r->overall));
-}
-
-static void print_summary(FILE *f, const gv_cmp_result *r)
-{
+    if (r->count[GV_CMP_SAME] < r->n_cases) print_table(f, r, true); /* something changed */
     fprintf(f, "%d matched: %d regressed, %d improved, %d same, %d inconclusive\n", r->n_cases,
             r->count[GV_CMP_REGRESSED], r->count[GV_CMP_IMPROVED], r->count[GV_CMP_SAME],
             r->count[GV_CMP_INCONCLUSIVE]);
@@ -335,9 +321,7 @@ int gv_cmd_compare(int argc, char **argv)
     if (r.device_differs)
         fprintf(stderr, "gpuval: warning: device fingerprints differ (%s)%s\n", r.device_why,
                 r.bench && !o.force ? "; timing is INCONCLUSIVE (--force to judge it)" : "");
-    bool changed = r.count[GV_CMP_SAME] < r.n_cases;
-    if (changed) print_table(stdout, &r, true);
-    print_summary(stdout, &r);
+    gv_compare_print(stdout, &r);
     int exit_rc = r.overall == GV_CMP_REGRESSED      ? GV_EXIT_REGRESSED
                   : r.overall == GV_CMP_INCONCLUSIVE ? GV_EXIT_INCONCLUSIVE
                                                      : GV_EXIT_OK;

@@ -19,7 +19,7 @@ void gv_oracle_reason(int rc, const char *stage, char *why, size_t len)
     if (msg[0])
         snprintf(why, len, "%s: %s", stage, msg);
     else
-        snprintf(why, len, "%s: %s", stage, gv_strerror(rc));
+        snprintf(why, len, "%s: %s (%s)", stage, gv_strerror(rc), gv_errname(rc));
 }
 
 static double now_ms(void)
@@ -31,8 +31,7 @@ static double now_ms(void)
 
 static void store_dtype(const double *src, void *dst, int64_t n, gv_dtype t)
 {
-    for (int64_t i = 0; i < n; i++)
-        gv_dtype_store(t, dst, i, src[i]);
+    gv_dtype_store_n(t, dst, src, n);
 }
 
 void gv_fill(gv_problem *p, int i, gv_dist dist)

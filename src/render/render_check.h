@@ -7,8 +7,6 @@
 #include <jansson.h>
 #include <stdio.h>
 
-#define GV_RUN_SCHEMA_NAME "gpuval-run/1"
-
 void gv_render_check_html(FILE *f, const json_t *doc);
 void gv_render_check_md(FILE *f, const json_t *doc);
 
