@@ -38,7 +38,7 @@ int gv_op_default_shape(const gv_op *op, int which, gv_shape *out)
 /* The seeds' ops, named once: the presets below and the seeds' layouts use these. */
 static const char op_vadd[] = "vadd", op_sin_iter[] = "sin_iter", op_matmul[] = "matmul_colsum",
                   op_einsum[] = "einsum.colsum", op_tiled[] = "gemm.tiled",
-                  op_cublas[] = "gemm.cublas";
+                  op_regblock[] = "gemm.regblock", op_cublas[] = "gemm.cublas";
 const char *const gv_seed002_ops[2] = {op_matmul, op_einsum};
 const char *const gv_seed000_ops[2] = {op_vadd, op_sin_iter};
 
@@ -66,6 +66,8 @@ static const gv_preset_case targets_cases[] = {
     {op_einsum, GV_F64, "10000x5000x7000"},
     {op_tiled, GV_F32, "4096x4096x4096"},
     {op_tiled, GV_F64, "4096x4096x4096"},
+    {op_regblock, GV_F32, "4096x4096x4096"},
+    {op_regblock, GV_F64, "4096x4096x4096"},
     {op_cublas, GV_F32, "4096x4096x4096"},
     {op_cublas, GV_F64, "4096x4096x4096"},
 };

@@ -1,10 +1,12 @@
-/* gemm.c: op descriptors for C = A B through cuBLAS and through the hand-tiled kernel, and
- * their planted bugs (TF32 behind a pedantic label, a dropped K tail).
+/* gemm.c: op descriptors for C = A B through cuBLAS, the hand-tiled teaching kernel and the
+ * register-blocked FFMA kernel, and their planted bugs (TF32 behind a pedantic label, a
+ * dropped K tail).
  * Error model: docs/error-models.md, section gemm. */
 #include "../gen.h"
 #include "opkit.h"
 
-extern const gk_op gk_gemm_cublas, gk_gemm_cublas_tf32native, gk_gemm_tiled, gk_gemm_tiled_droptail;
+extern const gk_op gk_gemm_cublas, gk_gemm_cublas_tf32native, gk_gemm_tiled, gk_gemm_tiled_droptail,
+    gk_gemm_regblock, gk_gemm_regblock_droptail;
 
 static int gemm_layout(const gv_case *c, gv_layout *l)
 {
@@ -170,5 +172,37 @@ static const gv_op gemm_tiled_droptail = {
     GEMM_COMMON,
 };
 
-const gv_op *const gv_family_gemm[] = {&gemm_cublas, &gemm_cublas_tf32native, &gemm_tiled,
-                                       &gemm_tiled_droptail, NULL};
+/* The test shapes cover both load paths (k and n multiples of 4: 4-vectors; otherwise
+   scalar), partial block tiles in m, n and k (128 x 128 x 8), a K tail of 1..7, and more
+   than one block tile in each direction. */
+static const gv_op gemm_regblock = {
+    .name = "gemm.regblock",
+    .dtypes = GV_BOTH_DTYPES,
+    .summary = "C = A B, hand-written register-blocked FFMA (128x128x8 block tiles, 8x8 "
+               "thread tiles, double-buffered shared memory)",
+    .modes = GV_BIT(GV_MODE_NATIVE),
+    .shapes = "128x128x128,1000x999x1001,1537x515x263,4096x4096x4096",
+    .test_shapes = "1x1x1,64x64x64,100x37x129,33x65x31,129x65x33,256x260x132,257x12x300,"
+                   "512x515x260,300x1024x516",
+    .canaries = "uniform11:1537x515x263,tie:1000x999x1001,perm2:1000x999x1001,"
+                "uniform11:1024x1024x1024",
+    .test_canaries = "uniform11:129x65x33,tie:33x65x31,perm2:100x37x129,uniform11:256x260x132",
+    .device = GV_KERNEL(gk_gemm_regblock),
+    GEMM_COMMON,
+};
+
+static const gv_op gemm_regblock_droptail = {
+    .name = "gemm.regblock.droptail",
+    .dtypes = GV_BOTH_DTYPES,
+    .summary = "planted bug: the register-blocked kernel drops the last partial K slice",
+    .planted_bug = "drops the last partial K slice (k % 8 != 0)",
+    .modes = GV_BIT(GV_MODE_NATIVE),
+    .shapes = "100x37x129",
+    .test_shapes = "100x37x129,256x260x132,33x65x31",
+    .device = GV_KERNEL(gk_gemm_regblock_droptail),
+    GEMM_COMMON,
+};
+
+const gv_op *const gv_family_gemm[] = {
+    &gemm_cublas,   &gemm_cublas_tf32native, &gemm_tiled, &gemm_tiled_droptail,
+    &gemm_regblock, &gemm_regblock_droptail, NULL};
