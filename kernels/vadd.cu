@@ -1,7 +1,7 @@
 /* vadd.cu: c = a + b (seed 000). Grid-stride loop with 16-byte vector loads and stores
- * (float4 / double2); the 256-byte alignment of every tensor (cudaMalloc's, which gk_run's
- * red zones keep) makes the vector casts safe and the scalar loop takes the tail.
- * Planted bugs:
+ * (float4 / double2; f64 takes two double2 a trip, 32 bytes of each input); the 256-byte alignment
+ * of every tensor (cudaMalloc's, which gk_run's red zones keep) makes the vector casts safe and the
+ * scalar loop takes the tail. Planted bugs:
  *  - vadd.f32round adds f64 data in f32;
  *  - vadd.pastend, vadd.prestart, vadd.clobber compute c correctly, then one stray store
  *    (a second one-thread kernel, ordered after the first on the stream) writes c[n], one
@@ -11,7 +11,15 @@
 
 enum vadd_stray { STRAY_NONE, STRAY_PASTEND, STRAY_PRESTART, STRAY_CLOBBER };
 
-template <typename T, typename V, bool RoundThroughF32>
+template <typename T, bool RoundThroughF32> __device__ __forceinline__ T vadd_one(T x, T y)
+{
+    return RoundThroughF32 ? (T)((float)x + (float)y) : x + y;
+}
+
+/* U vectors per thread and trip, at i, i + stride, ..: every load instruction of a warp is
+   still 32 consecutive vectors, and all 2U loads are issued before the first add, so each
+   thread keeps U times more bytes in flight (f64: U = 2, 32 bytes of each input). */
+template <typename T, typename V, int U, bool RoundThroughF32>
 __global__ void vadd_kernel(const T *__restrict__ a, const T *__restrict__ b, T *__restrict__ c,
                             int64_t n)
 {
@@ -21,18 +29,39 @@ __global__ void vadd_kernel(const T *__restrict__ a, const T *__restrict__ b, T 
     const V *av = reinterpret_cast<const V *>(a);
     const V *bv = reinterpret_cast<const V *>(b);
     V *cv = reinterpret_cast<V *>(c);
-    for (int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; i < nv; i += stride) {
+    int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
+    for (; i + (U - 1) * stride < nv; i += U * stride) {
+        V x[U], y[U], z[U];
+#pragma unroll
+        for (int u = 0; u < U; u++) {
+            x[u] = av[i + u * stride];
+            y[u] = bv[i + u * stride];
+        }
+#pragma unroll
+        for (int u = 0; u < U; u++) {
+            const T *xs = reinterpret_cast<const T *>(&x[u]);
+            const T *ys = reinterpret_cast<const T *>(&y[u]);
+            T *zs = reinterpret_cast<T *>(&z[u]);
+#pragma unroll
+            for (int k = 0; k < W; k++)
+                zs[k] = vadd_one<T, RoundThroughF32>(xs[k], ys[k]);
+        }
+#pragma unroll
+        for (int u = 0; u < U; u++)
+            cv[i + u * stride] = z[u];
+    }
+    for (; i < nv; i += stride) { /* fewer than U vectors left for this thread */
         V x = av[i], y = bv[i], z;
         const T *xs = reinterpret_cast<const T *>(&x);
         const T *ys = reinterpret_cast<const T *>(&y);
         T *zs = reinterpret_cast<T *>(&z);
 #pragma unroll
         for (int k = 0; k < W; k++)
-            zs[k] = RoundThroughF32 ? (T)((float)xs[k] + (float)ys[k]) : xs[k] + ys[k];
+            zs[k] = vadd_one<T, RoundThroughF32>(xs[k], ys[k]);
         cv[i] = z;
     }
-    for (int64_t i = nv * W + (int64_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride)
-        c[i] = RoundThroughF32 ? (T)((float)a[i] + (float)b[i]) : a[i] + b[i];
+    for (int64_t j = nv * W + (int64_t)blockIdx.x * blockDim.x + threadIdx.x; j < n; j += stride)
+        c[j] = vadd_one<T, RoundThroughF32>(a[j], b[j]);
 }
 
 /* v, changed in its lowest bit if it has old's bits: a store of v over old always shows. */
@@ -67,13 +96,16 @@ template <typename T, int Stray> static int vadd_stray(gk_launch *L)
     return GV_OK;
 }
 
-/* The vector type of a 16-byte load for each element type. */
+/* The vector type of a 16-byte load for each element type, and the vectors a thread takes
+   per trip: f32 runs at the copy ceiling with one; f64 wants more bytes in flight. */
 template <typename T> struct vadd_vec;
 template <> struct vadd_vec<float> {
     using type = float4;
+    static constexpr int unroll = 1;
 };
 template <> struct vadd_vec<double> {
     using type = double2;
+    static constexpr int unroll = 2;
 };
 
 template <bool Planted, int Stray = STRAY_NONE> static int vadd_launch(gk_launch *L)
@@ -84,7 +116,7 @@ template <bool Planted, int Stray = STRAY_NONE> static int vadd_launch(gk_launch
     return gk_by_dtype(L->dtype, [&](auto x) {
         using T = decltype(x);
         /* the planted f32 rounding exists only where there is something wider to round */
-        vadd_kernel<T, typename vadd_vec<T>::type, Planted && sizeof(T) == 8>
+        vadd_kernel<T, typename vadd_vec<T>::type, vadd_vec<T>::unroll, Planted && sizeof(T) == 8>
             <<<blocks, threads, 0, gk_stream(L)>>>((const T *)L->in[0], (const T *)L->in[1],
                                                    (T *)L->out[0], n);
         GK_LAUNCHED("vadd_kernel");
