@@ -1,5 +1,6 @@
 /* stencil.c: op descriptors for the 5-point stencils of seed 002 (Numba, shared-memory tiles,
- * fixed edges) and seed 003 (PyTorch roll, periodic edges), and their planted bugs.
+ * fixed edges) and seed 003 (PyTorch roll, periodic edges): diffusion fused in time (up to 8
+ * steps a launch) and, for comparison, one launch per step; and their planted bugs.
  * Error model: docs/error-models.md, section stencil. */
 #include <float.h>
 
@@ -7,7 +8,8 @@
 #include "opkit.h"
 
 extern const gk_op gk_stencil_laplace, gk_diffusion_fixed, gk_diffusion_periodic,
-    gk_diffusion_fixed_edge, gk_diffusion_periodic_clamp;
+    gk_diffusion_fixed_edge, gk_diffusion_periodic_clamp, gk_diffusion_fixed_perstep,
+    gk_diffusion_periodic_perstep, gk_diffusion_periodic_shorthalo;
 
 /* Seed 003's dt * D: dt = 0.1, D = 1. kernels/stencil.cu uses the same constant. */
 #define DIFFUSION_PERIODIC_COEFF GV_DIFFUSION_PERIODIC_COEFF
@@ -178,7 +180,8 @@ static const gv_op stencil_laplace = {
 
 static const gv_op diffusion_fixed = {
     .name = "diffusion.fixed",
-    .summary = "N steps f -= 0.25 lapl(f), fixed edges, tiled, ping-pong buffers (seed 002)",
+    .summary = "N steps f -= 0.25 lapl(f), fixed edges (seed 002), up to 8 steps a launch in "
+               "shared memory",
     .dims = "ny,nx,steps",
     .shapes = "640x640x1,640x640x10,640x640x100,640x640x1000,511x1025x100,1999x2003x10,"
               "2000x2000x1,2000x2000x100",
@@ -195,7 +198,8 @@ static const gv_op diffusion_fixed = {
 
 static const gv_op diffusion_periodic = {
     .name = "diffusion.periodic",
-    .summary = "N steps f += 0.1 (sum of 4 rolled - 4f), periodic edges (seed 003's roll)",
+    .summary = "N steps f += 0.1 (sum of 4 rolled - 4f), periodic edges (seed 003's roll), up "
+               "to 8 steps a launch in shared memory",
     .dims = "ny,nx,steps",
     .shapes = "640x640x1,640x640x10,640x640x100,640x640x1000,511x1025x100,1999x2003x10,"
               "2000x2000x100",
@@ -207,6 +211,39 @@ static const gv_op diffusion_periodic = {
     .depth = periodic_depth,
     .error_model = PERIODIC_MODEL,
     .device = GV_KERNEL(gk_diffusion_periodic),
+    STENCIL_COMMON,
+};
+
+/* The one-step kernel that the fused one replaced, kept to compare with: bit-identical
+   results (tests/gpu/test_stencil_fused.c), one launch per step. */
+static const gv_op diffusion_fixed_perstep = {
+    .name = "diffusion.fixed.perstep",
+    .summary = "diffusion.fixed with one launch per step (shared-memory tiles, ping-pong buffers)",
+    .dims = "ny,nx,steps",
+    .shapes = "640x640x100,2000x2000x1,2000x2000x100",
+    .test_shapes = "1x1x1,1x97x5,97x1x5,37x53x50,300x257x20,1999x2003x3",
+    .flops = diffusion_flops,
+    .oracle = fixed_oracle,
+    .gauge = fixed_gauge,
+    .depth = fixed_depth,
+    .error_model = FIXED_MODEL,
+    .device = GV_KERNEL(gk_diffusion_fixed_perstep),
+    STENCIL_COMMON,
+};
+
+static const gv_op diffusion_periodic_perstep = {
+    .name = "diffusion.periodic.perstep",
+    .summary = "diffusion.periodic with one launch per step (shared-memory tiles, ping-pong "
+               "buffers)",
+    .dims = "ny,nx,steps",
+    .shapes = "640x640x100,2000x2000x100",
+    .test_shapes = "1x1x3,1x97x5,97x1x5,37x53x50,300x257x20,1999x2003x3",
+    .flops = diffusion_flops,
+    .oracle = periodic_oracle,
+    .gauge = periodic_gauge,
+    .depth = periodic_depth,
+    .error_model = PERIODIC_MODEL,
+    .device = GV_KERNEL(gk_diffusion_periodic_perstep),
     STENCIL_COMMON,
 };
 
@@ -244,6 +281,31 @@ static const gv_op diffusion_periodic_clamp = {
     STENCIL_COMMON,
 };
 
-const gv_op *const gv_family_stencil[] = {&stencil_laplace,          &diffusion_fixed,
-                                          &diffusion_periodic,       &diffusion_fixed_edge,
-                                          &diffusion_periodic_clamp, NULL};
+/* The fused kernel's own bug: a launch of 8 steps stages a halo one cell short, so the
+   outer ring of every tile takes a value two steps old. Steps >= 8 at every test shape. */
+static const gv_op diffusion_periodic_shorthalo = {
+    .name = "diffusion.periodic.shorthalo",
+    .summary = "planted bug: the fused kernel's halo is one cell narrower than the steps it "
+               "fuses",
+    .planted_bug = "temporal blocking with a halo one cell short: tile edges two steps stale",
+    .dims = "ny,nx,steps",
+    .shapes = "300x257x20",
+    .test_shapes = "37x53x50,300x257x20,1x97x8",
+    .flops = diffusion_flops,
+    .oracle = periodic_oracle,
+    .gauge = periodic_gauge,
+    .depth = periodic_depth,
+    .error_model = "as diffusion.periodic",
+    .device = GV_KERNEL(gk_diffusion_periodic_shorthalo),
+    STENCIL_COMMON,
+};
+
+const gv_op *const gv_family_stencil[] = {&stencil_laplace,
+                                          &diffusion_fixed,
+                                          &diffusion_periodic,
+                                          &diffusion_fixed_perstep,
+                                          &diffusion_periodic_perstep,
+                                          &diffusion_fixed_edge,
+                                          &diffusion_periodic_clamp,
+                                          &diffusion_periodic_shorthalo,
+                                          NULL};
