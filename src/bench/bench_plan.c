@@ -38,7 +38,8 @@ int gv_op_default_shape(const gv_op *op, int which, gv_shape *out)
 /* The seeds' ops, named once: the presets below and the seeds' layouts use these. */
 static const char op_vadd[] = "vadd", op_sin_iter[] = "sin_iter", op_matmul[] = "matmul_colsum",
                   op_einsum[] = "einsum.colsum", op_tiled[] = "gemm.tiled",
-                  op_regblock[] = "gemm.regblock", op_cublas[] = "gemm.cublas";
+                  op_regblock[] = "gemm.regblock", op_cublas[] = "gemm.cublas",
+                  op_diff_fixed[] = "diffusion.fixed", op_diff_periodic[] = "diffusion.periodic";
 const char *const gv_seed002_ops[2] = {op_matmul, op_einsum};
 const char *const gv_seed000_ops[2] = {op_vadd, op_sin_iter};
 
@@ -70,6 +71,8 @@ static const gv_preset_case targets_cases[] = {
     {op_regblock, GV_F64, "4096x4096x4096"},
     {op_cublas, GV_F32, "4096x4096x4096"},
     {op_cublas, GV_F64, "4096x4096x4096"},
+    {op_diff_fixed, GV_F32, "8192x8192x1"},
+    {op_diff_periodic, GV_F32, "8192x8192x1"},
 };
 
 /* A few small cases and a small sweep, small caps: `meson test --benchmark`. */
