@@ -10,9 +10,9 @@
  *    right neighbour (a periodic wrap where the grid has an edge); diffusion.periodic.clamp
  *    takes the last column itself as its right neighbour instead of the first column (both
  *    one launch per step); diffusion.periodic.shorthalo fuses steps with a halo one short.
- * The one-step kernel: each block stages a TY x TX tile plus a one-cell halo in shared memory (seed 002's scheme;
- * the seed's TPB = 8 square tile with threadIdx.x along rows is replaced by 32 columns x 8
- * rows so that each warp reads 32 consecutive elements of a row). Seed 002 updates the
+ * The one-step kernel: each block stages a TY x TX tile plus a one-cell halo in shared memory (seed
+ * 002's scheme; the seed's TPB = 8 square tile with threadIdx.x along rows is replaced by 32
+ * columns x 8 rows so that each warp reads 32 consecutive elements of a row). Seed 002 updates the
  * field in place inside one launch, so a block may read a halo that a neighbouring block
  * has already updated: a race. Here every step reads one buffer and writes another, one
  * launch per step, and step 0 reads the input directly, which the launch never writes: a
@@ -64,7 +64,7 @@ __device__ __forceinline__ T stencil_point(T f, T up, T down, T left, T right, i
         s += left;
         s += right;
         const T lap = s - T(4) * f;
-        return f + coeff * lap;
+        return fma(coeff, lap, f); /* f + coeff lap in one rounding (see below) */
     }
     /* seed 002: neighbours outside the grid are not subtracted */
     T v = T(4) * f;
@@ -72,7 +72,9 @@ __device__ __forceinline__ T stencil_point(T f, T up, T down, T left, T right, i
     if (j > 0) v -= left;
     if (i < ny - 1) v -= down;
     if (j < nx - 1 || Bug == BUG_FIXED_WRAP) v -= right;
-    return Scheme == FIXED_LAPLACE ? v : f - T(GV_DIFFUSION_FIXED_COEFF) * v;
+    /* f - 0.25 v in one rounding. nvcc's default -fmad=true contracted the written-out
+       a * b + c to this fma before; spelled out, every kernel that calls this rounds alike */
+    return Scheme == FIXED_LAPLACE ? v : fma(-T(GV_DIFFUSION_FIXED_COEFF), v, f);
 }
 
 /* One sweep src -> dst. The grid covers the column tiles in x; tile rows are walked with a
