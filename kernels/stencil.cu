@@ -194,17 +194,24 @@ __global__ void __launch_bounds__(TX *TY)
         __syncthreads();
         T *cur = buf0, *nxt = buf1;
         for (int s = 1; s <= nsteps; s++) {
+            /* a warp takes 32 columns of a band of consecutive rows and walks down it, the
+               point and the one above carried in registers: 3 shared loads a point, not 5 */
             const int lo = s + short_by, hi = W - s - short_by;
-            for (int r = lo + ty; r < hi; r += TY) {
-                const int gi = i0 + r;
-                if (Scheme != PERIODIC_STEP && (gi < 0 || gi >= ny)) continue;
-                const T *row = cur + r * W;
-                for (int c = lo + tx; c < hi; c += TX) {
-                    const int gj = j0 + c;
-                    if (Scheme != PERIODIC_STEP && (gj < 0 || gj >= nx)) continue;
-                    nxt[r * W + c] =
-                        stencil_point<T, Scheme, NO_BUG>(row[c], row[c - W], row[c + W], row[c - 1],
-                                                         row[c + 1], gi, gj, ny, nx, coeff);
+            const int band = (hi - lo + TY - 1) / TY;
+            const int r0 = lo + ty * band, r1 = min(r0 + band, hi);
+            for (int c = lo + tx; c < hi && r0 < r1; c += TX) {
+                const int gj = j0 + c;
+                if (Scheme != PERIODIC_STEP && (gj < 0 || gj >= nx)) continue;
+                T up = cur[(r0 - 1) * W + c], f = cur[r0 * W + c];
+                for (int r = r0; r < r1; r++) {
+                    const T down = cur[(r + 1) * W + c];
+                    const int gi = i0 + r;
+                    if (Scheme == PERIODIC_STEP || (gi >= 0 && gi < ny))
+                        nxt[r * W + c] = stencil_point<T, Scheme, NO_BUG>(
+                            f, up, down, cur[r * W + c - 1], cur[r * W + c + 1], gi, gj, ny, nx,
+                            coeff);
+                    up = f;
+                    f = down;
                 }
             }
             __syncthreads();
