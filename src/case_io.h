@@ -43,7 +43,4 @@ int gv_dump_taken(const char *dir, const gv_case *cases, int n, char *err, size_
 int gv_dump_case(const char *dir, const gv_problem *p, const gv_result *r, const gv_run_info *info,
                  const char *inputs, bool force, char *err, size_t errlen);
 
-/* `gpuval replay DIR/CASE`: rerun a dumped case on its dumped inputs; exit status (cli.h). */
-int gv_cmd_replay(int argc, char **argv);
-
 #endif

@@ -10,11 +10,11 @@
 #include <unistd.h>
 
 #include "bench_cmd.h"
-#include "case_io.h"
 #include "check.h"
 #include "cli.h"
 #include "compare_cmd.h"
 #include "registry.h"
+#include "replay.h"
 #include "report.h"
 #include "report_cmd.h"
 #include "tradeoffs.h"

@@ -10,6 +10,7 @@
 #include "case_io.h"
 #include "cli.h"
 #include "registry.h"
+#include "replay.h"
 #include "report.h"
 
 static const char replay_help[] =
