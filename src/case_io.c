@@ -3,6 +3,7 @@
  * a failing case that `gpuval replay` (replay.c) reads back. */
 #include "case_io.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -280,6 +281,10 @@ char *gv_dump_name(const gv_case *c, char *buf, size_t len)
     snprintf(buf, len, "%s-%s-%s-%s-%s-s%llu", c->op->name, gv_dtype_name(c->dtype),
              gv_mode_name(c->mode), gv_dist_name(c->dist),
              gv_shape_format(&c->shape, shape, sizeof shape), (unsigned long long)c->seed);
+    /* one path component whatever an op is called: only [A-Za-z0-9._-] */
+    for (char *p = buf; *p; p++)
+        if (!isalnum((unsigned char)*p) && *p != '.' && *p != '_' && *p != '-') *p = '_';
+    if (buf[0] == '.') buf[0] = '_';
     return buf;
 }
 

@@ -26,7 +26,8 @@ int gv_inputs_load(const gv_op *op, const char *files, gv_npy *arrays, int *n, g
 /* The loaded arrays as given inputs for gv_run_case_io. */
 void gv_inputs_given(const gv_npy *arrays, int n, gv_given_inputs *given);
 
-/* The case's directory name under --dump-failures: OP-DTYPE-MODE-DIST-SHAPE-sSEED. */
+/* The case's directory name under --dump-failures: OP-DTYPE-MODE-DIST-SHAPE-sSEED, any
+ * character outside [A-Za-z0-9._-] made '_'. */
 char *gv_dump_name(const gv_case *c, char *buf, size_t len);
 
 /* Before any work: could --dump-failures create or write into dir? 0, or -1 with why. */
