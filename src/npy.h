@@ -1,7 +1,8 @@
 /* npy.h: NumPy .npy files in and out (npy.c) — the format of numpy.lib.format, versions 1.0,
  * 2.0 and 3.0 (3.0: the header is UTF-8), little-endian f32 '<f4', f64 '<f8', f16 '<f2' and
  * bfloat16. NumPy has no bfloat16: gpuval writes it as the 2-byte opaque type '<V2' and reads
- * '<V2' and '|V2' as bfloat16 (in Python: np.load(f).view(ml_dtypes.bfloat16)).
+ * '<V2' and '|V2' as bfloat16 bits (NumPy loads such a file as void '|V2'; its values as f32
+ * are (a.view('<u2').astype('<u4') << 16).view('<f4')).
  *
  * The reader is written for hostile files: the header length is bounded before anything is
  * allocated, the shape's element and byte counts are checked for int64 overflow, and the file
