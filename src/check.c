@@ -12,6 +12,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "case_io.h"
 #include "check.h"
 #include "compare_cmd.h"
 #include "compare_runs.h"
@@ -44,7 +45,14 @@ static const char check_help[] =
     "  --save FILE      the same, as a baseline: an existing FILE is replaced only with --force\n"
     "  --baseline FILE  compare this run with a saved one afterwards (as gpuval compare):\n"
     "                   exit 4 when a case regressed and none failed\n"
-    "  --force          let --save replace an existing baseline\n"
+    "  --inputs A.npy,B.npy  run --op (one op, named exactly) on these arrays instead of\n"
+    "                   generated inputs: one .npy per input in the op's order; the dtype\n"
+    "                   and the dims come from the files (little-endian <f4 or <f8, C or\n"
+    "                   Fortran order)\n"
+    "  --dump-failures DIR  write each FAIL and ERROR case to DIR/CASE/: its inputs, GPU and\n"
+    "                   oracle outputs as .npy and case.json (gpuval replay DIR/CASE reruns it)\n"
+    "  --force          let --save replace an existing baseline, and --dump-failures an\n"
+    "                   existing case directory\n"
     "  -q, --quiet      print only failures and the summary\n"
     "\n"
     "Columns: max_rel max |c-r|/|r|; normwise ||c-r||/||r||; bits -log2(normwise);\n"
@@ -70,6 +78,7 @@ int gv_cmd_check(int argc, char **argv)
 {
     gv_selection sel = {.dist = -1};
     const char *json_path = NULL, *size_spec = NULL, *save_path = NULL, *baseline_path = NULL;
+    const char *inputs_list = NULL, *dump_dir = NULL;
     bool force = false;
     int quiet = 0;
     enum {
@@ -84,7 +93,9 @@ int gv_cmd_check(int argc, char **argv)
         O_TEST,
         O_SAVE,
         O_BASELINE,
-        O_FORCE
+        O_FORCE,
+        O_INPUTS,
+        O_DUMP
     };
     static const struct option opts[] = {{"op", required_argument, 0, O_OP},
                                          {"dtype", required_argument, 0, O_DTYPE},
@@ -97,6 +108,8 @@ int gv_cmd_check(int argc, char **argv)
                                          {"save", required_argument, 0, O_SAVE},
                                          {"baseline", required_argument, 0, O_BASELINE},
                                          {"force", no_argument, 0, O_FORCE},
+                                         {"inputs", required_argument, 0, O_INPUTS},
+                                         {"dump-failures", required_argument, 0, O_DUMP},
                                          {"test-sizes", no_argument, 0, O_TEST},
                                          {"quiet", no_argument, 0, 'q'},
                                          {"help", no_argument, 0, 'h'},
@@ -125,6 +138,8 @@ int gv_cmd_check(int argc, char **argv)
         case O_SAVE: save_path = optarg; break;
         case O_BASELINE: baseline_path = optarg; break;
         case O_FORCE: force = true; break;
+        case O_INPUTS: inputs_list = optarg; break;
+        case O_DUMP: dump_dir = optarg; break;
         case O_TEST: sel.test_shapes = true; break;
         case 'q': quiet = 1; break;
         case 'h': fputs(check_help, stdout); return GV_EXIT_OK;
@@ -166,6 +181,41 @@ int gv_cmd_check(int argc, char **argv)
             return GV_EXIT_USAGE;
         }
     }
+    if (dump_dir && gv_probe_dump_dir(dump_dir, err, sizeof err) != 0) {
+        gv_usage_error("%s", err);
+        json_decref(baseline);
+        return GV_EXIT_USAGE;
+    }
+    gv_npy arrays[GV_MAX_TENSORS];
+    int n_arrays = 0;
+    gv_shape given_shape;
+    if (inputs_list) {
+        const gv_op *op = sel.op_glob ? gv_op_find(sel.op_glob) : NULL;
+        gv_dtype dt = GV_F32;
+        int irc = GV_EINVAL;
+        if (!op)
+            gv_usage_error("--inputs needs --op naming one op exactly (gpuval list --all)");
+        else if (size_spec)
+            gv_usage_error("--inputs takes the dims from the files: no --size");
+        else if ((irc = gv_inputs_load(op, inputs_list, arrays, &n_arrays, &dt, &given_shape, err,
+                                       sizeof err)) != GV_OK)
+            gv_usage_error("%s", err);
+        else if (sel.dtypes && !(sel.dtypes & (1u << dt))) {
+            gv_usage_error("--inputs are %s, which --dtype leaves out", gv_dtype_name(dt));
+            irc = GV_EINVAL;
+        }
+        if (irc != GV_OK) {
+            for (int i = 0; i < n_arrays; i++)
+                gv_npy_free(&arrays[i]);
+            json_decref(baseline);
+            return GV_EXIT_USAGE;
+        }
+        sel.dtypes = 1u << dt;
+        sel.shapes = &given_shape;
+        sel.n_shapes = 1;
+    }
+    gv_given_inputs given;
+    gv_inputs_given(arrays, n_arrays, &given);
     gv_case *cases = NULL;
     int n = gv_select(&sel, &cases, err, sizeof err);
     if (n < 0) {
@@ -175,6 +225,11 @@ int gv_cmd_check(int argc, char **argv)
     }
     if (n == 0) {
         gv_usage_error("no case matches the selection (an op's dtypes and modes: gpuval list)");
+        free(cases);
+        return GV_EXIT_USAGE;
+    }
+    if (dump_dir && !force && gv_dump_taken(dump_dir, cases, n, err, sizeof err) != 0) {
+        gv_usage_error("%s", err);
         free(cases);
         return GV_EXIT_USAGE;
     }
@@ -190,6 +245,7 @@ int gv_cmd_check(int argc, char **argv)
         return GV_EXIT_RUNTIME;
     }
     gv_summary sum = {0};
+    bool lost = false;
     bool progress = isatty(2);
     if (!quiet) gv_table_header(stdout);
     for (int i = 0; i < n; i++) {
@@ -199,15 +255,24 @@ int gv_cmd_check(int argc, char **argv)
                     gv_case_label(&cases[i], label, sizeof label));
             fflush(stderr);
         }
-        gv_run_case(&cases[i], &gv_default_tiers, &results[i]);
+        gv_problem kept;
+        gv_run_case_io(&cases[i], &gv_default_tiers, &results[i], inputs_list ? &given : NULL,
+                       dump_dir ? &kept : NULL);
         if (progress) fprintf(stderr, "\r%-80s\r", "");
+        if (dump_dir && (results[i].verdict == GV_FAIL || results[i].verdict == GV_ERROR)) {
+            if (gv_dump_case(dump_dir, &kept, &results[i], &info, inputs_list, force, err,
+                             sizeof err) != 0) {
+                gv_usage_error("%s", err);
+                lost = true;
+            }
+        }
+        if (dump_dir) gv_problem_free(&kept);
         gv_summary_add(&sum, &results[i]);
         if (!quiet || results[i].verdict == GV_FAIL || results[i].verdict == GV_ERROR)
             gv_table_row(stdout, &results[i]);
         fflush(stdout);
     }
     gv_summary_print(stdout, &sum);
-    bool lost = false;
     if (save_path && gv_json_write(save_path, &info, results, n, &sum) != GV_OK) {
         gv_usage_error("could not write %s", save_path);
         lost = true;
@@ -239,5 +304,7 @@ int gv_cmd_check(int argc, char **argv)
     free(results);
     free(cases);
     free(joined);
+    for (int i = 0; i < n_arrays; i++)
+        gv_npy_free(&arrays[i]);
     return rc;
 }

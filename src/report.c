@@ -202,6 +202,11 @@ static json_t *result_json(const gv_result *r)
     return o;
 }
 
+json_t *gv_result_json(const gv_result *r)
+{
+    return result_json(r);
+}
+
 json_t *gv_run_json(const gv_run_info *info, const gv_result *results, int n, const gv_summary *s)
 {
     char when[64];

@@ -32,6 +32,8 @@ void gv_summary_print(FILE *f, const gv_summary *s);
  * was judged and there is no device; else 0 (SKIPs allowed). */
 int gv_exit_code(int failed, int errors, int judged, bool have_device, bool output_lost);
 
+/* One case's result as its object in gpuval-run/1's "results" (the caller owns it). */
+json_t *gv_result_json(const gv_result *r);
 /* The run as a gpuval-run/1 document (the caller owns it). */
 json_t *gv_run_json(const gv_run_info *info, const gv_result *results, int n, const gv_summary *s);
 /* Write the run to path through gv_write_file (outfile.h: a temporary beside it, then a rename;

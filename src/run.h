@@ -56,4 +56,20 @@ void gv_decide(gv_result *r);
  * (whatever the verdict) or a negative code for a failure of the harness itself. */
 int gv_run_case(const gv_case *c, const gv_tiers *tiers, gv_result *r);
 
+/* Inputs given from outside (check --inputs, replay): one buffer per input tensor, in the case's
+ * dtype and the layout's order and counts. They replace the generated inputs bit for bit (the
+ * op's input maker still runs first, for the structure it derives from the seed). */
+typedef struct gv_given_inputs {
+    int n;
+    const void *data[GV_MAX_TENSORS];
+    int64_t count[GV_MAX_TENSORS];
+} gv_given_inputs;
+
+/* gv_run_case with given inputs (NULL: generated), and, when keep is not NULL, the case's
+ * problem (inputs, the oracle's outputs, the device's outputs) handed to the caller instead of
+ * freed: free it with gv_problem_free. *keep is all zeros (no tensors) when the case stopped
+ * before its problem was built (a SKIP for memory, a layout error). */
+int gv_run_case_io(const gv_case *c, const gv_tiers *tiers, gv_result *r,
+                   const gv_given_inputs *given, gv_problem *keep);
+
 #endif
