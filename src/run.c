@@ -12,6 +12,7 @@
 
 #include "../oracle/go.h"
 #include "gen.h"
+#include "repeat.h"
 
 void gv_oracle_reason(int rc, const char *stage, char *why, size_t len)
 {
@@ -372,6 +373,11 @@ void gv_judge(const gv_problem *p, gv_result *r)
 
 int gv_run_case(const gv_case *c, const gv_tiers *tiers, gv_result *r)
 {
+    return gv_run_case_repeat(c, tiers, 1, r);
+}
+
+int gv_run_case_repeat(const gv_case *c, const gv_tiers *tiers, int repeat, gv_result *r)
+{
     const gv_op *op = c->op;
     gv_result_init(r, c, tiers);
     gk_clear_error();
@@ -483,6 +489,7 @@ int gv_run_case(const gv_case *c, const gv_tiers *tiers, gv_result *r)
         snprintf(r->reason, sizeof r->reason, "%s", gk_last_error());
     } else {
         gv_judge(&p, r);
+        if (repeat > 1) gv_repeat_judge(&p, &L, r, repeat);
     }
     gv_problem_free(&p);
     return GV_OK;

@@ -55,5 +55,9 @@ void gv_decide(gv_result *r);
 /* The whole correctness run of one case; the verdict and reason are in r. Returns GV_OK
  * (whatever the verdict) or a negative code for a failure of the harness itself. */
 int gv_run_case(const gv_case *c, const gv_tiers *tiers, gv_result *r);
+/* The same, launching the op `repeat` times on the same inputs (check --repeat): the first
+ * launch is judged as above, the others must give bit-identical outputs unless the op
+ * declares itself nondeterministic (repeat.h). repeat 1 is gv_run_case. */
+int gv_run_case_repeat(const gv_case *c, const gv_tiers *tiers, int repeat, gv_result *r);
 
 #endif
