@@ -125,5 +125,7 @@ static const gv_op vadd_hang = {
     VADD_GUARD_COMMON,
 };
 
-const gv_op *const gv_family_vadd[] = {&vadd,         &vadd_f32round, &vadd_pastend, &vadd_prestart,
-                                       &vadd_clobber, &vadd_illegal,  &vadd_hang,    NULL};
+/* The faults come before the guard bugs: those cases run after a lost context and a kill,
+   and must still be judged (FAIL with their guard message). */
+const gv_op *const gv_family_vadd[] = {&vadd,         &vadd_f32round, &vadd_illegal, &vadd_hang,
+                                       &vadd_pastend, &vadd_prestart, &vadd_clobber, NULL};
