@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/types.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -87,8 +88,11 @@ static size_t read_full(int fd, void *buf, size_t len)
 /* The child: cases [first, end) of one op, each announced and then reported. A case that
    ends in ERROR ends the child: its CUDA context may be lost (a sticky error), and the
    parent runs the rest in a fresh process. */
-static void child_main(int fd, const gv_case *cases, int first, int end, int repeat)
+static void child_main(int fd, const gv_case *cases, int first, int end, int repeat, pid_t parent)
 {
+    /* a parent killed outright takes its child along: no orphan left spinning on a GPU */
+    prctl(PR_SET_PDEATHSIG, SIGKILL);
+    if (getppid() != parent) _exit(1);
     int code = 0;
     for (int i = first; i < end; i++) {
         rec_head h = {REC_START, i};
@@ -221,7 +225,7 @@ int gv_run_cases(const gv_case *cases, int n, const gv_runner *run, gv_result *r
         while (end < n && cases[end].op == cases[next].op)
             end++;
         int fds[2];
-        pid_t pid = -1;
+        pid_t pid = -1, self = getpid();
         if (pipe(fds) == 0) {
             fflush(NULL); /* nothing buffered may be written twice */
             pid = fork();
@@ -241,7 +245,7 @@ int gv_run_cases(const gv_case *cases, int n, const gv_runner *run, gv_result *r
         }
         if (pid == 0) {
             close(fds[0]);
-            child_main(fds[1], cases, next, end, repeat);
+            child_main(fds[1], cases, next, end, repeat, self);
         }
         close(fds[1]);
         next = supervise(pid, fds[0], cases, next, run, results);

@@ -20,15 +20,7 @@ static double ulp_at(double x, gv_dtype t)
     return ldexp(1.0, e - (p - 1));
 }
 
-typedef struct repeat_diff {
-    int64_t differing;   /* elements that differ in this repeat */
-    int64_t first_index; /* first one */
-    int first_output;
-    double first_a, first_b; /* its values: first launch, this repeat */
-    double max_abs, max_ulp;
-} repeat_diff;
-
-static void diff_output(const gv_problem *p, int i, const void *again, repeat_diff *d)
+void gv_repeat_diff_output(const gv_problem *p, int i, const void *again, gv_repeat_diff *d)
 {
     gv_dtype t = p->c.dtype;
     size_t es = gv_dtype_size(t);
@@ -43,12 +35,34 @@ static void diff_output(const gv_problem *p, int i, const void *again, repeat_di
             d->first_a = x;
             d->first_b = y;
         }
+        /* a NaN against anything, or an Inf against another value, is infinitely far */
         double abs_diff = isnan(x) || isnan(y) ? INFINITY : fabs(x - y);
-        if (isnan(abs_diff)) abs_diff = INFINITY; /* inf - inf of equal sign cannot differ */
-        double ulps = abs_diff / ulp_at(fabs(x) < fabs(y) ? x : y, t);
+        double ulps = isinf(abs_diff) ? INFINITY : abs_diff / ulp_at(fmin(fabs(x), fabs(y)), t);
         if (abs_diff > d->max_abs) d->max_abs = abs_diff;
         if (ulps > d->max_ulp) d->max_ulp = ulps;
     }
+}
+
+void gv_repeat_record(const gv_problem *p, gv_result *r, int repeat, int first_repeat,
+                      const gv_repeat_diff *first, const gv_repeat_diff *worst)
+{
+    gv_result_extra(r, "repeats", repeat);
+    gv_result_extra(r, "repeat_differing", (double)worst->differing);
+    gv_result_extra(r, "repeat_max_abs_diff", worst->max_abs);
+    gv_result_extra(r, "repeat_max_ulp_diff", worst->max_ulp);
+    if (!p->c.op->nondeterministic) {
+        int o = first->first_output;
+        int64_t total = 0;
+        for (int i = 0; i < p->l.n_out; i++)
+            total += p->out[i].count;
+        gv_result_check(r, "repeat_identical", (double)worst->differing, 0.0,
+                        "not deterministic: repeat %d of %d differs in %lld of %lld elements, "
+                        "first %s element %lld: %.9g, then %.9g",
+                        first_repeat, repeat, (long long)first->differing, (long long)total,
+                        p->out[o].name ? p->out[o].name : "output", (long long)first->first_index,
+                        first->first_a, first->first_b);
+    }
+    gv_decide(r);
 }
 
 void gv_repeat_judge(const gv_problem *p, gk_launch *L, gv_result *r, int repeat)
@@ -64,7 +78,7 @@ void gv_repeat_judge(const gv_problem *p, gk_launch *L, gv_result *r, int repeat
         io.out[i] = malloc((size_t)p->out[i].count * es + 1);
         ok = io.out[i] != NULL;
     }
-    repeat_diff worst = {0}, first = {0};
+    gv_repeat_diff worst = {0}, first = {0};
     int first_repeat = 0;
     for (int k = 2; ok && k <= repeat; k++) {
         gk_clear_error();
@@ -76,9 +90,9 @@ void gv_repeat_judge(const gv_problem *p, gk_launch *L, gv_result *r, int repeat
                      gk_last_error());
             goto out;
         }
-        repeat_diff d = {0};
+        gv_repeat_diff d = {0};
         for (int i = 0; i < p->l.n_out; i++)
-            diff_output(p, i, io.out[i], &d);
+            gv_repeat_diff_output(p, i, io.out[i], &d);
         if (d.differing && !first_repeat) {
             first = d;
             first_repeat = k;
@@ -92,20 +106,7 @@ void gv_repeat_judge(const gv_problem *p, gk_launch *L, gv_result *r, int repeat
         gv_decide(r);
         goto out;
     }
-    gv_result_extra(r, "repeats", repeat);
-    gv_result_extra(r, "repeat_differing", (double)worst.differing);
-    gv_result_extra(r, "repeat_max_abs_diff", worst.max_abs);
-    gv_result_extra(r, "repeat_max_ulp_diff", worst.max_ulp);
-    if (!op->nondeterministic) {
-        int o = first.first_output;
-        gv_result_check(r, "repeat_identical", (double)worst.differing, 0.0,
-                        "not deterministic: repeat %d of %d differs in %lld elements, first %s "
-                        "element %lld: %.9g, then %.9g",
-                        first_repeat, repeat, (long long)first.differing,
-                        p->out[o].name ? p->out[o].name : "output", (long long)first.first_index,
-                        first.first_a, first.first_b);
-    }
-    gv_decide(r);
+    gv_repeat_record(p, r, repeat, first_repeat, &first, &worst);
 out:
     for (int i = 0; i < p->l.n_out; i++)
         free(io.out[i]);
