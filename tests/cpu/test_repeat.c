@@ -6,6 +6,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "report.h"
 #include "repeat.h"
 #include "testkit.h"
 
@@ -104,6 +105,17 @@ Test(repeat, nondeterministic_op_reports_its_spread_only)
     cr_expect_eq(gv_test_extra(&r, "repeat_differing"), 1);
     cr_expect_eq(gv_test_extra(&r, "repeat_max_ulp_diff"), 2.0);
     cr_expect_eq(gv_test_extra(&r, "repeat_max_abs_diff"), 0x1p-50);
+    /* the table row says so, with the op's own reason */
+    char *row = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&row, &len);
+    cr_assert_not_null(f);
+    gv_table_row(f, &r);
+    fclose(f);
+    cr_expect(strstr(row, " PASS [nondeterministic (atomics): 2 launches, up to 1 elements differ, "
+                          "by up to 2 ulps]") != NULL,
+              "row: %s", row);
+    free(row);
     gv_problem_free(&p);
 }
 
