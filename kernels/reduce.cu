@@ -9,6 +9,9 @@
  *  - reduce.colsum: the chunked column sums of colsum.cuh (seed 002's sum over axis 0).
  *  - planted bug reduce.sum.droptail: the first level only reads whole tiles, so the tail
  *    n mod 2048 is lost.
+ *  - planted bug reduce.sum.racy: each block adds its tile's sum into the result with
+ *    atomicAdd, in whatever order the blocks finish: accurate, but not bit-reproducible,
+ *    while its descriptor claims it is (check --repeat must FAIL it).
  * Workspace: the partials of every level but the last, one after another
  * (gk_reduce_workspace_elems in gk.h, which src/ops/reduce.c sizes it with too). */
 #include "../abi/reduce.h"
@@ -24,7 +27,7 @@ static_assert(RED_THREADS % 32 == 0 && RED_THREADS / 32 == 8, "the block tree ha
  * t is x[tile start + j * 256 + t]: each load instruction of a warp reads 32 consecutive
  * elements. The tree pairs index bits in a fixed order (bits 8..10 in registers, 4..0 across
  * lanes, 7..5 across warps), which is still a perfect binary tree over the tile. */
-template <typename T>
+template <typename T, bool Atomic = false>
 __global__ void __launch_bounds__(RED_THREADS)
     reduce_tile_kernel(const T *__restrict__ x, int64_t n, T *__restrict__ partial)
 {
@@ -50,7 +53,8 @@ __global__ void __launch_bounds__(RED_THREADS)
 #pragma unroll
         for (int off = RED_THREADS / 64; off > 0; off >>= 1)
             b += __shfl_down_sync(0xffffffffu, b, off);
-        if (lane == 0) partial[blockIdx.x] = b;
+        if (lane == 0 && Atomic) atomicAdd(partial, b); /* the planted race: arrival order */
+        if (lane == 0 && !Atomic) partial[blockIdx.x] = b;
     }
 }
 
@@ -80,6 +84,26 @@ template <typename T, bool DropTail> static int reduce_sum_t(gk_launch *L)
     }
 }
 
+/* reduce.sum.racy: one level, every block's tile sum atomically added into the zeroed
+   result (the order in which blocks finish varies from launch to launch). */
+template <typename T> static int reduce_sum_racy_t(gk_launch *L)
+{
+    int64_t n = L->dims[0];
+    snprintf(L->math_mode, sizeof L->math_mode, "tile trees, atomicAdd of the tiles");
+    cudaStream_t s = gk_stream(L);
+    int64_t blocks = n < 1 ? 1 : (n + RED_TILE - 1) / RED_TILE;
+    GK_CUDA(cudaMemsetAsync(L->out[0], 0, sizeof(T), s));
+    reduce_tile_kernel<T, true>
+        <<<(unsigned)blocks, RED_THREADS, 0, s>>>((const T *)L->in[0], n, (T *)L->out[0]);
+    GK_LAUNCHED("reduce_tile_kernel (atomic)");
+    return GV_OK;
+}
+
+static int reduce_sum_racy(gk_launch *L)
+{
+    return gk_by_dtype(L->dtype, [&](auto x) { return reduce_sum_racy_t<decltype(x)>(L); });
+}
+
 template <bool DropTail> static int reduce_sum(gk_launch *L)
 {
     return gk_by_dtype(L->dtype, [&](auto x) { return reduce_sum_t<decltype(x), DropTail>(L); });
@@ -102,4 +126,5 @@ static int reduce_colsum(gk_launch *L)
 
 extern "C" const gk_op gk_reduce_sum = {NULL, reduce_sum<false>, NULL};
 extern "C" const gk_op gk_reduce_sum_droptail = {NULL, reduce_sum<true>, NULL};
+extern "C" const gk_op gk_reduce_sum_racy = {NULL, reduce_sum_racy, NULL};
 extern "C" const gk_op gk_reduce_colsum = {NULL, reduce_colsum, NULL};

@@ -6,10 +6,32 @@
  *  - vadd.pastend, vadd.prestart, vadd.clobber compute c correctly, then one stray store
  *    (a second one-thread kernel, ordered after the first on the stream) writes c[n], one
  *    element past the end of c, or c[-1], one before its start, or overwrites the input
- *    a[n-1] after it was read. Only gk_run's guards (red zones, input check) can see them. */
+ *    a[n-1] after it was read. Only gk_run's guards (red zones, input check) can see them;
+ *  - vadd.illegal and vadd.hang are faults, not numerics: after a correct c, one thread
+ *    stores through a wild pointer (address 8, where nothing is ever mapped:
+ *    cudaErrorIllegalAddress, which leaves the CUDA context unusable), or spins on the
+ *    global timer for 30 minutes (longer than check's default --case-timeout of 10, yet
+ *    finite, so a lost watchdog cannot hold a GPU forever) and then stores NaN into c[0]. */
 #include "gk_cuda.h"
 
-enum vadd_stray { STRAY_NONE, STRAY_PASTEND, STRAY_PRESTART, STRAY_CLOBBER };
+enum vadd_stray {
+    STRAY_NONE,
+    STRAY_PASTEND,
+    STRAY_PRESTART,
+    STRAY_CLOBBER,
+    STRAY_WILD,
+    STRAY_HANG
+};
+
+/* Nanoseconds of the global timer. */
+__device__ __forceinline__ unsigned long long global_ns()
+{
+    unsigned long long t;
+    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
+    return t;
+}
+
+constexpr unsigned long long kHangNs = 30ull * 60ull * 1000000000ull;
 
 template <typename T, bool RoundThroughF32> __device__ __forceinline__ T vadd_one(T x, T y)
 {
@@ -84,6 +106,13 @@ __global__ void vadd_stray_kernel(T *a, const T *b, T *c, int64_t n)
     if (Stray == STRAY_PASTEND) c[n] = a[n - 1] + b[n - 1]; /* one element past the end */
     if (Stray == STRAY_PRESTART) c[-1] = a[0] + b[0];       /* one element before the start */
     if (Stray == STRAY_CLOBBER) a[n - 1] = differ_from(c[n - 1] + T(1), a[n - 1]);
+    if (Stray == STRAY_WILD) *reinterpret_cast<volatile T *>((uintptr_t)8) = c[0];
+    if (Stray == STRAY_HANG) {
+        unsigned long long t0 = global_ns();
+        while (global_ns() - t0 < kHangNs) {
+        }
+        c[0] = T(NAN); /* had nothing stopped it, the case still fails */
+    }
 }
 
 template <typename T, int Stray> static int vadd_stray(gk_launch *L)
@@ -129,3 +158,5 @@ extern "C" const gk_op gk_vadd_f32round = {NULL, vadd_launch<true>, NULL};
 extern "C" const gk_op gk_vadd_pastend = {NULL, vadd_launch<false, STRAY_PASTEND>, NULL};
 extern "C" const gk_op gk_vadd_prestart = {NULL, vadd_launch<false, STRAY_PRESTART>, NULL};
 extern "C" const gk_op gk_vadd_clobber = {NULL, vadd_launch<false, STRAY_CLOBBER>, NULL};
+extern "C" const gk_op gk_vadd_illegal = {NULL, vadd_launch<false, STRAY_WILD>, NULL};
+extern "C" const gk_op gk_vadd_hang = {NULL, vadd_launch<false, STRAY_HANG>, NULL};

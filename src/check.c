@@ -17,6 +17,7 @@
 #include "compare_cmd.h"
 #include "compare_runs.h"
 #include "cli.h"
+#include "isolate.h"
 #include "json_util.h"
 #include "registry.h"
 #include "report.h"
@@ -53,6 +54,14 @@ static const char check_help[] =
     "                   oracle outputs as .npy and case.json (gpuval replay DIR/CASE reruns it)\n"
     "  --force          let --save replace an existing baseline, and --dump-failures an\n"
     "                   existing case directory\n"
+    "  --repeat N       launch every case N times on the same inputs (default 1): ops that\n"
+    "                   declare themselves deterministic FAIL on any bit that differs; the\n"
+    "                   others report the spread (extra.repeat_* in the JSON)\n"
+    "  --case-timeout S seconds one case may take before its process is killed and the case\n"
+    "                   is an ERROR (default 600; 0: no limit)\n"
+    "  --no-isolate     run every case in this process (for debuggers and sanitizers);\n"
+    "                   by default each op's cases run in a child process, so that a crash,\n"
+    "                   a hang or a lost CUDA context fails its own case only\n"
     "  -q, --quiet      print only failures and the summary\n"
     "\n"
     "Columns: max_rel max |c-r|/|r|; normwise ||c-r||/||r||; bits -log2(normwise);\n"
@@ -62,6 +71,86 @@ static const char check_help[] =
     "exit: 0 all passed (skips allowed), 1 a case failed, 2 bad usage, 3 a runtime error,\n"
     "      4 regressed against --baseline,\n"
     "      77 nothing could run (no CUDA device)\n";
+
+/* Parse a non-negative number of seconds (at most a day) for --case-timeout. */
+static int parse_timeout(const char *s, double *out)
+{
+    char *end;
+    errno = 0;
+    double v = strtod(s, &end);
+    if (end == s || *end || errno || !(v >= 0 && v <= 86400)) {
+        char buf[64];
+        gv_usage_error("--case-timeout '%s': expected seconds from 0 (no limit) to 86400",
+                       gv_printable(s, buf, sizeof buf));
+        return -1;
+    }
+    *out = v;
+    return 0;
+}
+
+/* Parse --repeat: an integer from 1 to 1000. */
+static int parse_repeat(const char *s, int *out)
+{
+    char *end;
+    errno = 0;
+    long v = strtol(s, &end, 10);
+    if (end == s || *end || errno || v < 1 || v > 1000 || s[0] == '+' || s[0] == ' ') {
+        char buf[64];
+        gv_usage_error("--repeat '%s': expected an integer from 1 to 1000",
+                       gv_printable(s, buf, sizeof buf));
+        return -1;
+    }
+    *out = (int)v;
+    return 0;
+}
+
+typedef struct check_progress {
+    const gv_case *cases;
+    int n, quiet;
+    bool progress;
+    gv_summary *sum;
+    /* --dump-failures: where, and what case.json records */
+    const char *dump_dir, *inputs_list;
+    const gv_run_info *info;
+    bool force, lost;
+} check_progress;
+
+static void case_started(int i, void *ctx)
+{
+    check_progress *cp = ctx;
+    if (!cp->progress) return;
+    char label[160];
+    fprintf(stderr, "\r[%d/%d] %-70s", i + 1, cp->n,
+            gv_case_label(&cp->cases[i], label, sizeof label));
+    fflush(stderr);
+}
+
+/* Runs where the case ran (its child process, when isolated): a FAIL or ERROR case is
+   written to the --dump-failures directory. Returns -1 when it could not be. */
+static int case_kept(int i, const gv_problem *kept, const gv_result *r, void *ctx)
+{
+    check_progress *cp = ctx;
+    (void)i;
+    if (r->verdict != GV_FAIL && r->verdict != GV_ERROR) return 0;
+    char err[512];
+    if (gv_dump_case(cp->dump_dir, kept, r, cp->info, cp->inputs_list, cp->force, err,
+                     sizeof err) != 0) {
+        gv_usage_error("%s", err);
+        return -1;
+    }
+    return 0;
+}
+
+static void case_done(int i, const gv_result *r, void *ctx)
+{
+    check_progress *cp = ctx;
+    (void)i;
+    if (r->output_lost) cp->lost = true;
+    if (cp->progress) fprintf(stderr, "\r%-80s\r", "");
+    gv_summary_add(cp->sum, r);
+    if (!cp->quiet || r->verdict == GV_FAIL || r->verdict == GV_ERROR) gv_table_row(stdout, r);
+    fflush(stdout);
+}
 
 /* When no op matches the --op glob, name the ones that exist. */
 static void print_valid_ops(const char *glob)
@@ -79,8 +168,9 @@ int gv_cmd_check(int argc, char **argv)
     gv_selection sel = {.dist = -1};
     const char *json_path = NULL, *size_spec = NULL, *save_path = NULL, *baseline_path = NULL;
     const char *inputs_list = NULL, *dump_dir = NULL;
-    bool force = false;
-    int quiet = 0;
+    bool force = false, isolate = true;
+    int quiet = 0, repeat = 1;
+    double case_timeout_s = GV_CASE_TIMEOUT_DEFAULT_S;
     enum {
         O_OP = 256,
         O_DTYPE,
@@ -95,7 +185,10 @@ int gv_cmd_check(int argc, char **argv)
         O_BASELINE,
         O_FORCE,
         O_INPUTS,
-        O_DUMP
+        O_DUMP,
+        O_REPEAT,
+        O_CASE_TIMEOUT,
+        O_NO_ISOLATE
     };
     static const struct option opts[] = {{"op", required_argument, 0, O_OP},
                                          {"dtype", required_argument, 0, O_DTYPE},
@@ -111,6 +204,9 @@ int gv_cmd_check(int argc, char **argv)
                                          {"inputs", required_argument, 0, O_INPUTS},
                                          {"dump-failures", required_argument, 0, O_DUMP},
                                          {"test-sizes", no_argument, 0, O_TEST},
+                                         {"repeat", required_argument, 0, O_REPEAT},
+                                         {"case-timeout", required_argument, 0, O_CASE_TIMEOUT},
+                                         {"no-isolate", no_argument, 0, O_NO_ISOLATE},
                                          {"quiet", no_argument, 0, 'q'},
                                          {"help", no_argument, 0, 'h'},
                                          {0, 0, 0, 0}};
@@ -141,6 +237,13 @@ int gv_cmd_check(int argc, char **argv)
         case O_INPUTS: inputs_list = optarg; break;
         case O_DUMP: dump_dir = optarg; break;
         case O_TEST: sel.test_shapes = true; break;
+        case O_REPEAT:
+            if (parse_repeat(optarg, &repeat)) return GV_EXIT_USAGE;
+            break;
+        case O_CASE_TIMEOUT:
+            if (parse_timeout(optarg, &case_timeout_s)) return GV_EXIT_USAGE;
+            break;
+        case O_NO_ISOLATE: isolate = false; break;
         case 'q': quiet = 1; break;
         case 'h': fputs(check_help, stdout); return GV_EXIT_OK;
         default:
@@ -235,7 +338,10 @@ int gv_cmd_check(int argc, char **argv)
     }
 
     gv_run_info info;
-    gv_run_start(&info, "check", argc, argv);
+    if (isolate)
+        gv_run_start_probe(&info, "check", argc, argv, gv_isolated_device_probe);
+    else
+        gv_run_start(&info, "check", argc, argv);
     char *joined = (char *)info.argv_joined;
 
     gv_result *results = calloc((size_t)n, sizeof *results);
@@ -245,33 +351,19 @@ int gv_cmd_check(int argc, char **argv)
         return GV_EXIT_RUNTIME;
     }
     gv_summary sum = {0};
-    bool lost = false;
-    bool progress = isatty(2);
+    check_progress cp = {cases,    n,           quiet, isatty(2), &sum,
+                         dump_dir, inputs_list, &info, force,     false};
     if (!quiet) gv_table_header(stdout);
-    for (int i = 0; i < n; i++) {
-        if (progress) {
-            char label[160];
-            fprintf(stderr, "\r[%d/%d] %-70s", i + 1, n,
-                    gv_case_label(&cases[i], label, sizeof label));
-            fflush(stderr);
-        }
-        gv_problem kept;
-        gv_run_case_io(&cases[i], &gv_default_tiers, &results[i], inputs_list ? &given : NULL,
-                       dump_dir ? &kept : NULL);
-        if (progress) fprintf(stderr, "\r%-80s\r", "");
-        if (dump_dir && (results[i].verdict == GV_FAIL || results[i].verdict == GV_ERROR)) {
-            if (gv_dump_case(dump_dir, &kept, &results[i], &info, inputs_list, force, err,
-                             sizeof err) != 0) {
-                gv_usage_error("%s", err);
-                lost = true;
-            }
-        }
-        if (dump_dir) gv_problem_free(&kept);
-        gv_summary_add(&sum, &results[i]);
-        if (!quiet || results[i].verdict == GV_FAIL || results[i].verdict == GV_ERROR)
-            gv_table_row(stdout, &results[i]);
-        fflush(stdout);
-    }
+    gv_runner runner = {.isolate = isolate,
+                        .case_timeout_s = case_timeout_s,
+                        .repeat = repeat,
+                        .given = inputs_list ? &given : NULL,
+                        .on_kept = dump_dir ? case_kept : NULL,
+                        .on_start = case_started,
+                        .on_done = case_done,
+                        .ctx = &cp};
+    gv_run_cases(cases, n, &runner, results); /* every case has a result, ERROR if need be */
+    bool lost = cp.lost; /* a failure that could not be dumped is a lost output */
     gv_summary_print(stdout, &sum);
     if (save_path && gv_json_write(save_path, &info, results, n, &sum) != GV_OK) {
         gv_usage_error("could not write %s", save_path);

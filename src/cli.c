@@ -192,17 +192,31 @@ int gv_parse_sizes(const char *spec, gv_shape *shapes, int max, gv_selection *se
     return 0;
 }
 
+/* The device query in this process. */
+static void probe_here(gv_run_info *info, char *why, size_t len)
+{
+    info->have_device = gk_device_count() > 0 && gk_device_info_get(&info->device) == GV_OK;
+    snprintf(why, len, "%s", gk_device_count() ? gk_last_error() : "no CUDA device");
+}
+
 void gv_run_start(gv_run_info *info, const char *command, int argc, char **argv)
+{
+    gv_run_start_probe(info, command, argc, argv, probe_here);
+}
+
+void gv_run_start_probe(gv_run_info *info, const char *command, int argc, char **argv,
+                        void (*probe)(gv_run_info *info, char *why, size_t len))
 {
     memset(info, 0, sizeof *info);
     info->command = command;
     info->oracle_threads = openblas_get_num_threads();
-    info->have_device = gk_device_count() > 0 && gk_device_info_get(&info->device) == GV_OK;
+    char why[256] = "";
+    probe(info, why, sizeof why);
     info->argv_joined = gv_join_args(argc, argv);
     if (info->have_device)
         printf("device: %s (cc %d.%d, %d SMs)\n", info->device.name, info->device.cc_major,
                info->device.cc_minor, info->device.sm_count);
     else
-        printf("device: none (%s)\n", gk_device_count() ? gk_last_error() : "no CUDA device");
+        printf("device: none (%s)\n", why);
     gv_env_warn(stdout);
 }

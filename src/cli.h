@@ -35,6 +35,10 @@ int gv_parse_sizes(const char *spec, gv_shape *shapes, int max, gv_selection *se
  * "device:" line and the warnings for numerics-changing environment variables. */
 struct gv_run_info;
 void gv_run_start(struct gv_run_info *info, const char *command, int argc, char **argv);
+/* The same with the device queried by probe (isolate.h: in a child process, so that this
+ * process never creates a CUDA context); why gets the reason when there is no device. */
+void gv_run_start_probe(struct gv_run_info *info, const char *command, int argc, char **argv,
+                        void (*probe)(struct gv_run_info *info, char *why, size_t len));
 /* Print "gpuval: " + message to stderr, control characters escaped (gv_printable). */
 void gv_usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* After getopt_long returned '?' with opterr = 0: name the offending argument (escaped). */

@@ -10,7 +10,7 @@
 #include "gv.h"
 
 #define GV_MAX_TENSORS GK_MAX_TENSORS
-#define GV_MAX_EXTRA   12
+#define GV_MAX_EXTRA   16
 #define GV_MAX_CHECKS  4
 #define GV_WHY_LEN     256
 
@@ -70,6 +70,12 @@ typedef struct gv_op {
     const char *error_model; /* the bound it follows, with its source, for `list -v` */
     const char *planted_bug; /* non-NULL: a deliberately wrong variant the oracle must FAIL;
                                 kept out of the default catalogue */
+    /* NULL: the op is deterministic, bit-identical outputs on every launch with the same
+       inputs on the same device (hand-written kernels with a fixed order; cuBLAS, cuFFT,
+       cuSOLVER and cuSPARSE's CSR ALG2 promise it for one stream, without atomics), and
+       check --repeat FAILs it on any difference. Else why it is not (atomics, say): its
+       spread is reported, never judged. */
+    const char *nondeterministic;
 
     /* Optional: reject a shape (beyond the dims count) with a reason; GV_OK or GV_EINVAL. */
     int (*check_shape)(const gv_shape *s, char *why, size_t len);
@@ -160,6 +166,7 @@ typedef struct gv_result {
     } checks[GV_MAX_CHECKS];
     char unjudgeable[160]; /* measure hook: nothing to judge (SKIP with this reason) */
     char internal[160];    /* measure hook: a broken contract of the harness (ERROR) */
+    bool output_lost;      /* a file this case was to write (--dump-failures) was not */
 } gv_result;
 
 #endif

@@ -36,6 +36,20 @@ static const char *met_tier(const gv_result *r, double t)
     return "-";
 }
 
+/* check --repeat on an op that declares itself nondeterministic: its spread, never judged. */
+static void repeat_note(FILE *f, const gv_result *r)
+{
+    double v[3] = {-1, -1, -1};
+    const char *names[3] = {"repeats", "repeat_differing", "repeat_max_ulp_diff"};
+    for (int i = 0; i < r->n_extra; i++)
+        for (int k = 0; k < 3; k++)
+            if (strcmp(r->extra[i].name, names[k]) == 0) v[k] = r->extra[i].value;
+    if (!r->c.op->nondeterministic || v[0] < 0) return;
+    fprintf(f,
+            " [nondeterministic (%s): %g launches, up to %g elements differ, by up to %.3g ulps]",
+            r->c.op->nondeterministic, v[0], v[1], v[2]);
+}
+
 void gv_table_row(FILE *f, const gv_result *r)
 {
     char shape[64];
@@ -64,6 +78,7 @@ void gv_table_row(FILE *f, const gv_result *r)
                                         : "reduced-precision mode");
     else if (judged && r->expected_tier_why[0])
         fprintf(f, " [expects %.0e: %s]", r->expected_tier, r->expected_tier_why);
+    repeat_note(f, r);
     fputc('\n', f);
 }
 

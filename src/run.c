@@ -12,6 +12,7 @@
 
 #include "../oracle/go.h"
 #include "gen.h"
+#include "repeat.h"
 
 void gv_oracle_reason(int rc, const char *stage, char *why, size_t len)
 {
@@ -372,7 +373,12 @@ void gv_judge(const gv_problem *p, gv_result *r)
 
 int gv_run_case(const gv_case *c, const gv_tiers *tiers, gv_result *r)
 {
-    return gv_run_case_io(c, tiers, r, NULL, NULL);
+    return gv_run_case_full(c, tiers, 1, r, NULL, NULL);
+}
+
+int gv_run_case_repeat(const gv_case *c, const gv_tiers *tiers, int repeat, gv_result *r)
+{
+    return gv_run_case_full(c, tiers, repeat, r, NULL, NULL);
 }
 
 /* The given inputs into p's input tensors (data bit for bit, ref its exact f64 value). */
@@ -399,6 +405,12 @@ static void release(gv_problem *p, gv_problem *keep)
 
 int gv_run_case_io(const gv_case *c, const gv_tiers *tiers, gv_result *r,
                    const gv_given_inputs *given, gv_problem *keep)
+{
+    return gv_run_case_full(c, tiers, 1, r, given, keep);
+}
+
+int gv_run_case_full(const gv_case *c, const gv_tiers *tiers, int repeat, gv_result *r,
+                     const gv_given_inputs *given, gv_problem *keep)
 {
     const gv_op *op = c->op;
     if (keep) memset(keep, 0, sizeof *keep);
@@ -518,6 +530,7 @@ int gv_run_case_io(const gv_case *c, const gv_tiers *tiers, gv_result *r,
         snprintf(r->reason, sizeof r->reason, "%s", gk_last_error());
     } else {
         gv_judge(&p, r);
+        if (repeat > 1) gv_repeat_judge(&p, &L, r, repeat);
     }
     release(&p, keep);
     return GV_OK;

@@ -55,6 +55,10 @@ void gv_decide(gv_result *r);
 /* The whole correctness run of one case; the verdict and reason are in r. Returns GV_OK
  * (whatever the verdict) or a negative code for a failure of the harness itself. */
 int gv_run_case(const gv_case *c, const gv_tiers *tiers, gv_result *r);
+/* The same, launching the op `repeat` times on the same inputs (check --repeat): the first
+ * launch is judged as above, the others must give bit-identical outputs unless the op
+ * declares itself nondeterministic (repeat.h). repeat 1 is gv_run_case. */
+int gv_run_case_repeat(const gv_case *c, const gv_tiers *tiers, int repeat, gv_result *r);
 
 /* Inputs given from outside (check --inputs, replay): one buffer per input tensor, in the case's
  * dtype and the layout's order and counts. They replace the generated inputs bit for bit (the
@@ -71,5 +75,9 @@ typedef struct gv_given_inputs {
  * before its problem was built (a SKIP for memory, a layout error). */
 int gv_run_case_io(const gv_case *c, const gv_tiers *tiers, gv_result *r,
                    const gv_given_inputs *given, gv_problem *keep);
+/* Both: repeat launches (gv_run_case_repeat) on given or generated inputs, the problem kept
+ * when keep is not NULL (gv_run_case_io). */
+int gv_run_case_full(const gv_case *c, const gv_tiers *tiers, int repeat, gv_result *r,
+                     const gv_given_inputs *given, gv_problem *keep);
 
 #endif

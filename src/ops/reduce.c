@@ -6,7 +6,7 @@
 #include "../../abi/reduce.h"
 #include "opkit.h"
 
-extern const gk_op gk_reduce_sum, gk_reduce_sum_droptail, gk_reduce_colsum;
+extern const gk_op gk_reduce_sum, gk_reduce_sum_droptail, gk_reduce_sum_racy, gk_reduce_colsum;
 
 /* The sum kernel launches one block per tile: at most 2^31 - 1 blocks. */
 #define REDUCE_MAX_N ((int64_t)2147483647 * GK_REDUCE_TILE)
@@ -85,6 +85,14 @@ static double sum_depth(const gv_case *c)
     return (double)bits + 1.0;
 }
 
+/* reduce.sum.racy: a tile's tree (log2 2048 + 1), then the tiles' sums one after another
+   in arrival order. */
+static double racy_depth(const gv_case *c)
+{
+    int64_t tiles = (c->shape.d[0] + 2047) / 2048;
+    return 12.0 + (double)(tiles > 0 ? tiles : 1);
+}
+
 static double colsum_depth(const gv_case *c)
 {
     return (double)gk_colsum_depth(c->shape.d[0]);
@@ -142,14 +150,18 @@ static int colsum_pgauge(gv_problem *p)
 
 #define REDUCE_DISTS (GV_ALL_DISTS | GV_BIT(GV_DIST_TIE) | GV_BIT(GV_DIST_WIDE))
 
-#define SUM_COMMON                                                                                 \
+#define SUM_BASE                                                                                   \
     .family = "reduce", .dims = "n", .dtypes = GV_BOTH_DTYPES, .modes = GV_BIT(GV_MODE_NATIVE),    \
     .dists = REDUCE_DISTS, .default_dist = GV_DIST_UNIFORM01, .check_shape = sum_check_shape,      \
     .layout = sum_layout, .flops = sum_flops, .bytes = sum_bytes, .make_inputs = reduce_inputs,    \
-    .oracle = sum_oracle, .gauge = sum_gauge, .pgauge = sum_pgauge, .depth = sum_depth,            \
-    .error_model = "|s-r| <= gamma_d sum|x|: gauge sum|x|, depth ceil(log2 n)+1, a tree with "     \
-                   "<= ceil(log2 n) rounded additions a path (Higham ASNA sec. 4.2) "              \
-                   "(docs/error-models.md)"
+    .oracle = sum_oracle, .gauge = sum_gauge, .pgauge = sum_pgauge
+
+#define SUM_COMMON                                                                                 \
+    SUM_BASE,                                                                                      \
+        .depth = sum_depth,                                                                        \
+        .error_model = "|s-r| <= gamma_d sum|x|: gauge sum|x|, depth ceil(log2 n)+1, a tree with " \
+                       "<= ceil(log2 n) rounded additions a path (Higham ASNA sec. 4.2) "          \
+                       "(docs/error-models.md)"
 
 static const gv_op reduce_sum = {
     .name = "reduce.sum",
@@ -171,6 +183,20 @@ static const gv_op reduce_sum_droptail = {
     .test_shapes = "1000,4097,1000003",
     .device = GV_KERNEL(gk_reduce_sum_droptail),
     SUM_COMMON,
+};
+
+static const gv_op reduce_sum_racy = {
+    .name = "reduce.sum.racy",
+    .summary = "planted bug: tile sums added with atomicAdd in arrival order, yet declared "
+               "deterministic (check --repeat must FAIL it)",
+    .planted_bug = "not bit-reproducible though declared deterministic",
+    .shapes = "4194305",
+    .test_shapes = "1000003,4194305",
+    .device = GV_KERNEL(gk_reduce_sum_racy),
+    SUM_BASE,
+    .depth = racy_depth,
+    .error_model = "|s-r| <= gamma_d sum|x|: gauge sum|x|, depth 12 + tiles: a tile's tree, "
+                   "then the tiles' sums in sequence (Higham ASNA sec. 4.2)",
 };
 
 static const gv_op reduce_colsum = {
@@ -200,4 +226,5 @@ static const gv_op reduce_colsum = {
     .device = GV_KERNEL(gk_reduce_colsum),
 };
 
-const gv_op *const gv_family_reduce[] = {&reduce_sum, &reduce_sum_droptail, &reduce_colsum, NULL};
+const gv_op *const gv_family_reduce[] = {&reduce_sum, &reduce_sum_droptail, &reduce_sum_racy,
+                                         &reduce_colsum, NULL};

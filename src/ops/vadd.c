@@ -1,9 +1,10 @@
 /* vadd.c: op descriptors for c = a + b (seed 000) and its planted bugs (a rounding f64 path,
- * stray stores past, before and into the buffers).
+ * stray stores past, before and into the buffers) and faults (an illegal address, a hang).
  * Error model: docs/error-models.md, section vadd. */
 #include "opkit.h"
 
-extern const gk_op gk_vadd, gk_vadd_f32round, gk_vadd_pastend, gk_vadd_prestart, gk_vadd_clobber;
+extern const gk_op gk_vadd, gk_vadd_f32round, gk_vadd_pastend, gk_vadd_prestart, gk_vadd_clobber,
+    gk_vadd_illegal, gk_vadd_hang;
 
 static int vadd_layout(const gv_case *c, gv_layout *l)
 {
@@ -106,5 +107,25 @@ static const gv_op vadd_clobber = {
     VADD_GUARD_COMMON,
 };
 
-const gv_op *const gv_family_vadd[] = {&vadd,          &vadd_f32round, &vadd_pastend,
-                                       &vadd_prestart, &vadd_clobber,  NULL};
+/* Faults: each must fail its own case (ERROR, with the CUDA error's name or the timeout)
+   and leave the other cases of the run to run and report (src/isolate.c). */
+static const gv_op vadd_illegal = {
+    .name = "vadd.illegal",
+    .summary = "planted fault: a store through a wild pointer (cudaErrorIllegalAddress)",
+    .planted_bug = "illegal address: the CUDA context is lost",
+    .device = GV_KERNEL(gk_vadd_illegal),
+    VADD_GUARD_COMMON,
+};
+
+static const gv_op vadd_hang = {
+    .name = "vadd.hang",
+    .summary = "planted fault: a kernel that spins for 30 minutes (check --case-timeout)",
+    .planted_bug = "hangs: only the per-case timeout ends it",
+    .device = GV_KERNEL(gk_vadd_hang),
+    VADD_GUARD_COMMON,
+};
+
+/* The faults come before the guard bugs: those cases run after a lost context and a kill,
+   and must still be judged (FAIL with their guard message). */
+const gv_op *const gv_family_vadd[] = {&vadd,         &vadd_f32round, &vadd_illegal, &vadd_hang,
+                                       &vadd_pastend, &vadd_prestart, &vadd_clobber, NULL};
