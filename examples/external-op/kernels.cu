@@ -1,7 +1,8 @@
 /* kernels.cu: the example's own CUDA kernels and their launch hooks (gv_launch_args from
  * gpuval.h): a row softmax (one block per row, max and sum by block reductions), a naive
  * sgemm, and their planted bugs: the softmax without the max subtracted (exp overflows for
- * logits above 88.7 in f32) and the sgemm that drops the last term of every dot product. */
+ * logits above 88.7 in f32), the sgemm that drops the last term of every dot product, and one
+ * that writes one element past the end of its output. */
 #include <cuda_runtime.h>
 #include <math.h>
 
@@ -81,8 +82,9 @@ extern "C" int ext_softmax_nomax_launch(const gv_launch_args *a)
 }
 
 /* C (m x n) = A (m x k) B (k x n), row-major, one thread per element of C; with DropLast
-   the last term of each dot product is left out. */
-template <bool DropLast>
+   the last term of each dot product is left out; with WritePast the thread of the last
+   element also stores one element past the end of C (gpuval's red zone must see it). */
+template <bool DropLast, bool WritePast = false>
 __global__ void sgemm_naive(const float *A, const float *B, float *C, int64_t m, int64_t k,
                             int64_t n)
 {
@@ -93,14 +95,15 @@ __global__ void sgemm_naive(const float *A, const float *B, float *C, int64_t m,
     for (int64_t p = 0; p < k - (DropLast ? 1 : 0); p++)
         acc = fmaf(A[i * k + p], B[p * n + j], acc);
     C[i * n + j] = acc;
+    if (WritePast && i == m - 1 && j == n - 1) C[m * n] = acc;
 }
 
-template <bool DropLast> static int sgemm_launch(const gv_launch_args *a)
+template <bool DropLast, bool WritePast = false> static int sgemm_launch(const gv_launch_args *a)
 {
     int64_t m = a->dims[0], k = a->dims[1], n = a->dims[2];
     dim3 block(16, 16), grid((unsigned)((n + 15) / 16), (unsigned)((m + 15) / 16));
     if ((m + 15) / 16 > 65535) return (int)cudaErrorInvalidValue;
-    sgemm_naive<DropLast><<<grid, block, 0, (cudaStream_t)a->stream>>>(
+    sgemm_naive<DropLast, WritePast><<<grid, block, 0, (cudaStream_t)a->stream>>>(
         (const float *)a->in[0], (const float *)a->in[1], (float *)a->out[0], m, k, n);
     return (int)cudaGetLastError();
 }
@@ -113,4 +116,9 @@ extern "C" int ext_sgemm_launch(const gv_launch_args *a)
 extern "C" int ext_sgemm_lastk_launch(const gv_launch_args *a)
 {
     return sgemm_launch<true>(a);
+}
+
+extern "C" int ext_sgemm_past_launch(const gv_launch_args *a)
+{
+    return sgemm_launch<false, true>(a);
 }

@@ -1,6 +1,9 @@
 /* ops.c: the example's ops described to gpuval. ext.softmax brings its own f64 reference and
  * error model (softmax_ref.c); ext.sgemm is judged as gpuval's gemm (its oracle, gauge, depth
- * and probabilistic model). Without CUDA the launch hooks are NULL and every case SKIPs. */
+ * and probabilistic model). Each has planted bugs the checker must FAIL: the softmax without
+ * the max subtracted, an sgemm off by one in k, an sgemm writing past its output (gpuval's
+ * red zones around a user's tensors catch it, as around its own). Without CUDA the launch hooks are
+ * NULL and every case SKIPs. */
 #include "ops.h"
 
 #include "softmax_ref.h"
@@ -61,7 +64,18 @@ const gv_op_desc ext_sgemm_lastk = {
     .launch = EXT_LAUNCH(ext_sgemm_lastk_launch),
 };
 
-static const gv_op_desc *const ext_ops[] = {&ext_softmax, &ext_softmax_nomax, &ext_sgemm,
-                                            &ext_sgemm_lastk, NULL};
+const gv_op_desc ext_sgemm_past = {
+    .name = "ext.sgemm.past",
+    .summary = "planted bug: the naive sgemm also writes one element past the end of C",
+    .planted_bug = "writes C[m n], outside its output",
+    .judge_as = "gemm",
+    .dtypes = "f32",
+    .shapes = "100x37x129",
+    .test_shapes = "100x37x129",
+    .launch = EXT_LAUNCH(ext_sgemm_past_launch),
+};
+
+static const gv_op_desc *const ext_ops[] = {&ext_softmax,     &ext_softmax_nomax, &ext_sgemm,
+                                            &ext_sgemm_lastk, &ext_sgemm_past,    NULL};
 static const gv_family ext_family = GV_FAMILY_INIT("ext", ext_ops);
 const gv_family *const ext_families[] = {&ext_family, NULL};

@@ -13,12 +13,13 @@ extern "C" {
 extern const gv_family *const ext_families[];
 
 /* The descriptors themselves, for the tests. */
-extern const gv_op_desc ext_softmax, ext_softmax_nomax, ext_sgemm, ext_sgemm_lastk;
+extern const gv_op_desc ext_softmax, ext_softmax_nomax, ext_sgemm, ext_sgemm_lastk, ext_sgemm_past;
 
 int ext_softmax_launch(const gv_launch_args *a);
 int ext_softmax_nomax_launch(const gv_launch_args *a);
 int ext_sgemm_launch(const gv_launch_args *a);
 int ext_sgemm_lastk_launch(const gv_launch_args *a);
+int ext_sgemm_past_launch(const gv_launch_args *a);
 
 #ifdef __cplusplus
 }
