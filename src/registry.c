@@ -80,6 +80,10 @@ const gv_op *gv_op_find(const char *name)
 {
     for (const gv_op *const *op = gv_registry(); *op; op++)
         if (strcmp((*op)->name, name) == 0) return *op;
+    /* hidden built-ins by their exact name: run files, presets and targets name them */
+    for (int f = 0; g_hide_builtins && gv_families[f]; f++)
+        for (int i = 0; gv_families[f][i]; i++)
+            if (strcmp(gv_families[f][i]->name, name) == 0) return gv_families[f][i];
     return NULL;
 }
 

@@ -14,7 +14,9 @@ const gv_op *gv_op_find(const char *name);
  * caller keeps alive; listed after the built-ins. GV_OK, or GV_ENOMEM past the registry's
  * capacity. */
 int gv_registry_add(const gv_op *const *ops);
-/* Hide (or show again) the built-in families in gv_registry(). */
+/* Hide (or show again) the built-in families in gv_registry() (and so in every selection);
+ * gv_op_find still finds a hidden built-in by its exact name, for run files, presets and
+ * bench targets that name one. */
 void gv_registry_hide_builtins(bool hide);
 /* A built-in op by op name ("gemm.cublas") or family name ("gemm": its first op that is not
  * a planted bug), hidden or not; NULL if none. */
