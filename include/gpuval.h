@@ -53,13 +53,14 @@ int gv_api_version(void);
 #define GV_API_MAX_TENSORS 6
 #define GV_API_MAX_DIMS    4
 
-/* Return codes of this API: 0 success, negative failures (the same numbers as gpuval's own
- * error codes; gv_api_strerror names them). A hook returns GV_API_OK or GV_API_EINVAL. */
+/* Return codes of this API: 0 success, negative failures; -1 and -2 are gpuval's own
+ * EINVAL and ENOMEM, codes below -100 this API's own. gv_api_strerror names them. A hook
+ * returns GV_API_OK, or anything else to say it failed (the case is then an ERROR). */
 #define GV_API_OK     0
 #define GV_API_EINVAL (-1)
 #define GV_API_ENOMEM (-2)
-#define GV_API_EABI   (-11) /* a family built against another major (or a newer) version */
-#define GV_API_EEXIST (-12) /* an op of that name is already registered */
+#define GV_API_EABI   (-101) /* a family built against another major (or a newer) version */
+#define GV_API_EEXIST (-102) /* an op of that name is already registered */
 const char *gv_api_strerror(int rc);
 
 /* One case as the descriptor's hooks see it. */

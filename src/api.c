@@ -340,6 +340,8 @@ static int build_op(api_op *a, const gv_op_desc *d, char *err, size_t errlen)
         op->measure = as->measure;
         if ((op->dtypes & ~as->dtypes) != 0)
             return fail(err, errlen, name, "a dtype the built-in does not take:", d->dtypes);
+        if ((op->modes & ~as->modes) != 0)
+            return fail(err, errlen, name, "a mode the built-in does not take:", d->modes);
     } else {
         if (!d->dims || !d->dims[0]) return fail(err, errlen, name, "dims is required", NULL);
         if (count_names(d->dims) > GV_API_MAX_DIMS)

@@ -114,6 +114,12 @@ Test(api, misuse_is_named)
     as.dims = "m,n";
     expect_refused(&as, GV_API_EINVAL, "dims differ from the built-in's");
     as.dims = NULL;
+    as.judge_as = "gemm.tiled";
+    as.modes = "native,tf32";
+    expect_refused(&as, GV_API_EINVAL, "t.y: a mode the built-in does not take: 'native,tf32'");
+    as.modes = NULL;
+    as.judge_as = "gemm";
+    as.dtypes = "f64";
     as.shapes = "8x8";
     expect_refused(&as, GV_API_EINVAL, "takes 3 dims");
     d = (gv_op_desc)SCALE_DESC("gemm.cublas");
