@@ -44,6 +44,13 @@ int gk_fail_internal(const char *what)
     return GV_EINTERNAL;
 }
 
+extern "C" int gk_hook_status(int user_rc, const char *where)
+{
+    if (user_rc != 0) return gk_fail_cuda((cudaError_t)user_rc, where);
+    cudaError_t e = cudaGetLastError();
+    return e == cudaSuccess ? GV_OK : gk_fail_cuda(e, where);
+}
+
 extern "C" void gk_clear_error(void)
 {
     g_last_error[0] = '\0';
@@ -440,6 +447,7 @@ extern "C" int gk_run(const gk_op *op, gk_launch *L, const gk_host_io *io)
     GK_CUDA(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
     L->stream = s;
     L->state = NULL;
+    L->op = op;
     snprintf(L->math_mode, sizeof L->math_mode, "none");
     int rc = alloc_buffers(L);
     bool set_up = false;

@@ -37,6 +37,9 @@ typedef struct gk_launch {
     /* Optional tensor names ("a", "c") for gk_run's guard messages; NULL entries allowed. */
     const char *in_name[GK_MAX_TENSORS];
     const char *out_name[GK_MAX_TENSORS];
+    /* The op being run, set by gk_run and gk_bench_open: an op registered through the public
+       API (src/api.c) finds its own descriptor from it. */
+    const struct gk_op *op;
 } gk_launch;
 
 /* An op's device side. launch() only enqueues work on L->stream and must give the same
@@ -47,6 +50,12 @@ typedef struct gk_op {
     int (*launch)(gk_launch *L);
     void (*teardown)(gk_launch *L);
 } gk_op;
+
+/* After a launch hook outside kernels/ (a kernel registered through include/gpuval.h):
+ * user_rc is what the hook returned (0, or a cudaError_t); a non-zero one is recorded with
+ * its CUDA name, otherwise a launch-configuration error pending since is. GV_OK, GV_ECUDA
+ * or GV_EDEVMEM, with `where` in gk_last_error(). */
+int gk_hook_status(int user_rc, const char *where);
 
 /* Each kernels/X.cu defines its ops as `extern "C" const gk_op gk_<op>`; the matching
  * src/ops/X.c declares the same symbols with `extern const gk_op` and names them through

@@ -29,6 +29,13 @@ const char *gk_last_error(void)
 
 void gk_clear_error(void) {}
 
+int gk_hook_status(int user_rc, const char *where)
+{
+    (void)user_rc;
+    (void)where;
+    return GV_ENODEV;
+}
+
 int gk_run(const gk_op *op, gk_launch *L, const gk_host_io *io)
 {
     (void)op;

@@ -169,6 +169,7 @@ extern "C" int gk_bench_open(const gk_op *op, const gk_launch *Lin, const gk_hos
     if (!b) return GV_ENOMEM;
     b->op = op;
     b->L = *Lin;
+    b->L.op = op;
     b->L.stream = NULL;
     b->L.state = NULL;
     b->L.workspace = NULL;

@@ -1,5 +1,7 @@
 /* main.c: the gpuval command line — dispatch to subcommands, and `list` and `info`.
- * `check` lives in check.c, `bench` in bench/bench_cmd.c, the shared option parsers in cli.c. */
+ * `check` lives in check.c, `bench` in bench/bench_cmd.c, the shared option parsers in cli.c.
+ * The process entry is gpuval_main.c (the command) or gv_main (a user's program, gv_main.c),
+ * both through gv_cli_main. */
 #include <errno.h>
 #include <getopt.h>
 #include <stdarg.h>
@@ -13,6 +15,8 @@
 #include "check.h"
 #include "cli.h"
 #include "compare_cmd.h"
+#include "main.h"
+#include "plugin.h"
 #include "registry.h"
 #include "replay.h"
 #include "report.h"
@@ -158,6 +162,9 @@ static const char main_help[] =
     "  replay   rerun a case dumped by check --dump-failures, same inputs, same bits\n"
     "  help CMD the options of CMD (same as CMD --help)\n"
     "\n"
+    "  --plugin FILE  (with any command) load the ops of a plugin built against\n"
+    "                 include/gpuval.h (exports gpuval_plugin_v1); may be repeated\n"
+    "\n"
     "exit codes: 0 all passed, 1 something failed, 2 usage or bad input, 3 runtime error,\n"
     "            4 compare: regressed, 5 compare: inconclusive,\n"
     "            77 nothing could run because there is no CUDA device\n";
@@ -174,8 +181,10 @@ static int stdout_checked(int rc)
     return rc == GV_EXIT_OK || rc == GV_EXIT_FAIL ? GV_EXIT_RUNTIME : rc;
 }
 
-int main(int argc, char **argv)
+int gv_cli_main(int argc, char **argv)
 {
+    int prc = gv_plugin_args(&argc, argv);
+    if (prc != GV_EXIT_OK) return prc;
     if (argc < 2) {
         fputs(main_help, stderr);
         return GV_EXIT_USAGE;

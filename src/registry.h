@@ -10,6 +10,18 @@
 const gv_op *const *gv_registry(void);
 const gv_op *gv_op_find(const char *name);
 
+/* Ops added at run time (src/api.c, for gv_main and --plugin): a NULL-terminated list the
+ * caller keeps alive; listed after the built-ins. GV_OK, or GV_ENOMEM past the registry's
+ * capacity. */
+int gv_registry_add(const gv_op *const *ops);
+/* Hide (or show again) the built-in families in gv_registry() (and so in every selection);
+ * gv_op_find still finds a hidden built-in by its exact name, for run files, presets and
+ * bench targets that name one. */
+void gv_registry_hide_builtins(bool hide);
+/* A built-in op by op name ("gemm.cublas") or family name ("gemm": its first op that is not
+ * a planted bug), hidden or not; NULL if none. */
+const gv_op *gv_builtin_find(const char *name);
+
 /* Selection of cases from the registry; NULL/0 fields mean "the op's defaults". */
 typedef struct gv_selection {
     const char *op_glob; /* fnmatch pattern over op names; NULL = all */

@@ -1,0 +1,191 @@
+/* gpuval.h: the public C API of libgpuval (implemented in src/api.c and src/gv_main.c).
+ *
+ * Judge your own GPU kernel with gpuval's f64 oracles, tiers and error models from your own
+ * build. You describe an operation (gv_op_desc): its name, the names of its shape's dims,
+ * dtypes, modes, default sizes, how many elements each tensor has for a shape, flop and byte
+ * counts and, optionally, how to make its inputs. Then either
+ *   - judge it as one of gpuval's built-in operations (judge_as = "gemm": the built-in's
+ *     layout, inputs, f64 oracle, gauge, depth and probabilistic model are used; your
+ *     kernel must then take and produce the built-in's tensors, e.g. row-major A (m x k),
+ *     B (k x n) -> C (m x n) for gemm), or
+ *   - give your own f64 reference, with a gauge g >= |r| and a depth d for the error model
+ *     |c - r| <= ratio_bound * u * d * g (docs/error-models.md).
+ * Your device launch hook receives device pointers and dims (gv_launch_args) and enqueues
+ * your kernel on the given stream. gpuval allocates every tensor with red zones, poisons the
+ * outputs (all-ones bytes: NaN), uploads the inputs, runs your hook, and then checks that no
+ * red zone and no input changed, exactly as for its own kernels.
+ *
+ * Group descriptors in a gv_family and run them from your own program with gv_main() (it
+ * takes gpuval's command line: list, check, bench, compare, report), or build them as a
+ * shared library exporting GPUVAL_PLUGIN_ENTRY and load it with
+ * `gpuval check --plugin path/libmyops.so`.
+ *
+ * Host C only: no CUDA type appears here. All strings and descriptors you pass must stay
+ * valid for as long as the process runs gpuval (static storage is the simple way).
+ *
+ * Versioning: GPUVAL_API_VERSION_MAJOR changes when a struct below changes its layout or a
+ * function its meaning; MINOR when something is added. A family records the version it was
+ * built with (GV_FAMILY_INIT); the library refuses one of another major version, or of a
+ * newer minor version than its own. */
+#ifndef GPUVAL_H
+#define GPUVAL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define GPUVAL_API_VERSION_MAJOR 1
+#define GPUVAL_API_VERSION_MINOR 0
+/* major * 1000 + minor */
+#define GPUVAL_API_VERSION (GPUVAL_API_VERSION_MAJOR * 1000 + GPUVAL_API_VERSION_MINOR)
+
+/* The version of the library in use (GPUVAL_API_VERSION of the gpuval.h it was built with). */
+int gv_api_version(void);
+
+/* Storage dtypes, as gv_launch_args.dtype and gv_case_info.dtype give them. */
+#define GV_DTYPE_F32 0
+#define GV_DTYPE_F64 1
+
+/* Most tensors an op may have on each side, and most dims of a shape. */
+#define GV_API_MAX_TENSORS 6
+#define GV_API_MAX_DIMS    4
+
+/* Return codes of this API: 0 success, negative failures; -1 and -2 are gpuval's own
+ * EINVAL and ENOMEM, codes below -100 this API's own. gv_api_strerror names them. A hook
+ * returns GV_API_OK, or anything else to say it failed (the case is then an ERROR). */
+#define GV_API_OK     0
+#define GV_API_EINVAL (-1)
+#define GV_API_ENOMEM (-2)
+#define GV_API_EABI   (-101) /* a family built against another major (or a newer) version */
+#define GV_API_EEXIST (-102) /* an op of that name is already registered */
+const char *gv_api_strerror(int rc);
+
+/* One case as the descriptor's hooks see it. */
+typedef struct gv_case_info {
+    int dtype;        /* GV_DTYPE_F32 or GV_DTYPE_F64 */
+    const char *mode; /* "native", "tf32", ... (gpuval list --modes) */
+    const char *dist; /* input distribution: "uniform01", "uniform11", ... */
+    int nd;           /* dims of the shape, as many as the descriptor's `dims` names */
+    int64_t dims[GV_API_MAX_DIMS];
+    uint64_t seed;
+} gv_case_info;
+
+/* What the device launch hook receives: device pointers of the case's dtype, dense, in the
+ * order and with the element counts the layout hook gave (or the built-in's, with
+ * judge_as). The hook only enqueues work on `stream` (a cudaStream_t) and returns 0, or a
+ * cudaError_t value (its CUDA name is reported); gpuval synchronises, checks for a pending
+ * launch error and for faults, downloads and checks the red zones. Timed runs call it
+ * repeatedly on the same inputs: it must give the same result every time. */
+typedef struct gv_launch_args {
+    int dtype;
+    const char *mode;
+    int nd;
+    int64_t dims[GV_API_MAX_DIMS];
+    int n_in, n_out;
+    const void *in[GV_API_MAX_TENSORS];
+    void *out[GV_API_MAX_TENSORS];
+    int64_t in_count[GV_API_MAX_TENSORS];
+    int64_t out_count[GV_API_MAX_TENSORS];
+    void *stream;    /* cudaStream_t */
+    void *workspace; /* device scratch of workspace_bytes (red-zoned too), or NULL */
+    int64_t workspace_bytes;
+    void *user; /* the descriptor's user pointer */
+} gv_launch_args;
+
+/* Tensor element counts of one case (the layout hook fills it). */
+typedef struct gv_layout_info {
+    int64_t in_count[GV_API_MAX_TENSORS];
+    int64_t out_count[GV_API_MAX_TENSORS];
+    int64_t workspace_bytes; /* device scratch besides the tensors; 0: none */
+} gv_layout_info;
+
+/* One operation. Zero-initialise it (designated initialisers) and set what applies. */
+typedef struct gv_op_desc {
+    const char *name;    /* required: "mylib.softmax"; unique among all registered ops */
+    const char *summary; /* one line for `list` */
+    /* required without judge_as: names of the shape's dims, "rows,cols" (1 to 4 names);
+       with judge_as the built-in's dims are used and this must be NULL or equal to them */
+    const char *dims;
+    const char *dtypes;      /* "f32", "f64" or "f32,f64"; NULL: "f32" */
+    const char *modes;       /* NULL: "native"; names as `gpuval list --modes` prints them */
+    const char *shapes;      /* required: default sizes, a size SPEC ("128x1000,1000x4096") */
+    const char *test_shapes; /* small sizes for test runs (--test-sizes); NULL: shapes */
+    /* Input distributions the op accepts, the first its default; NULL: "uniform01,uniform11,
+       smallint,offgrid,wide" (judge_as: the built-in's). */
+    const char *dists;
+    const char *error_model; /* the bound the op follows, for `list -v` */
+    /* Non-NULL: this variant is wrong on purpose (what it gets wrong) and kept out of the
+       default catalogue; the checker must FAIL it. */
+    const char *planted_bug;
+
+    /* Either judge as a built-in: an op name ("gemm.cublas") or a family name ("gemm": its
+       first op). Everything below up to `launch` must then be left zero. */
+    const char *judge_as;
+
+    /* Or your own model. Required: n_in >= 0, n_out >= 1, layout, reference, depth. */
+    int n_in, n_out;
+    const char *in_names[GV_API_MAX_TENSORS];  /* optional, for messages */
+    const char *out_names[GV_API_MAX_TENSORS]; /* optional, for messages */
+    int (*layout)(const gv_case_info *c, gv_layout_info *l, void *user);
+    double (*flops)(const gv_case_info *c, void *user); /* NULL: 0 (unknown) */
+    double (*bytes)(const gv_case_info *c, void *user); /* NULL: 0 (unknown) */
+    /* Optional: the inputs in f64 (in[i] holds in_count[i] values); gpuval rounds them to
+       the dtype and hands the same rounded values to the reference. NULL: each input drawn
+       from the case's distribution by gpuval's generator (same on every machine). */
+    int (*make_inputs)(const gv_case_info *c, double *const *in, const int64_t *in_count,
+                       void *user);
+    /* The f64 reference: out[j] (out_count[j] values) from the rounded inputs. */
+    int (*reference)(const gv_case_info *c, const double *const *in, double *const *out,
+                     void *user);
+    /* Optional: the error model's gauge g_j >= |r_j| into gauge[j]. NULL: g = |r|. */
+    int (*gauge)(const gv_case_info *c, const double *const *in, const double *const *ref,
+                 double *const *gauge, void *user);
+    /* The error model's depth d (e.g. the length of the longest sum), > 0. */
+    double (*depth)(const gv_case_info *c, void *user);
+    double ratio_bound; /* 0: gpuval's default */
+
+    /* The device launch hook; NULL (a build without CUDA): every case SKIPs. */
+    int (*launch)(const gv_launch_args *a);
+    void *user; /* handed to every hook */
+} gv_op_desc;
+
+/* A set of ops, as gv_main and a plugin hand them to gpuval. */
+typedef struct gv_family {
+    int api_version;              /* GPUVAL_API_VERSION at build time: use GV_FAMILY_INIT */
+    const char *name;             /* "mylib" */
+    const gv_op_desc *const *ops; /* NULL-terminated */
+} gv_family;
+
+#define GV_FAMILY_INIT(family_name, op_list)                                                       \
+    {                                                                                              \
+        GPUVAL_API_VERSION, (family_name), (op_list)                                               \
+    }
+
+/* Check a family and register its ops with gpuval: every descriptor is checked first
+ * (required fields, names of dtypes, modes, dists and built-ins, size SPECs, duplicates) and
+ * nothing is registered unless all are valid. GV_API_OK, or a negative code with the reason
+ * ("mylib.softmax: reference is required without judge_as") in err[errlen]. */
+int gv_register_family(const gv_family *family, char *err, size_t errlen);
+
+/* The gpuval command line (list, check, bench, compare, report, tradeoffs, info, help) over
+ * the ops of `families` (NULL-terminated; checked and registered as gv_register_family
+ * does). gv_main offers these ops only; gv_main_all gpuval's own as well. Returns the exit
+ * status gpuval would: 0 all passed, 1 a case failed, 2 usage error or an invalid family,
+ * 3 runtime error, 77 nothing could run (no CUDA device). */
+int gv_main(int argc, char **argv, const gv_family *const *families);
+int gv_main_all(int argc, char **argv, const gv_family *const *families);
+
+/* Plugins: a shared library exporting this symbol, of type gv_plugin_entry, can be loaded
+ * with `gpuval <command> --plugin FILE`. The version is in the name: a plugin built against
+ * another major version exports another symbol, which gpuval names in its refusal. */
+#define GPUVAL_PLUGIN_ENTRY      gpuval_plugin_v1
+#define GPUVAL_PLUGIN_ENTRY_NAME "gpuval_plugin_v1"
+typedef const gv_family *const *(*gv_plugin_entry)(void);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

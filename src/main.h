@@ -1,0 +1,10 @@
+/* main.h: the gpuval command line's entry (main.c), shared by the gpuval command
+ * (gpuval_main.c) and by gv_main (gv_main.c) in a user's own program. */
+#ifndef GV_MAIN_H
+#define GV_MAIN_H
+
+/* The command line over the registry as it stands: argv[1] is the command. Loads the plugins
+ * named by --plugin first (plugin.h). Returns the exit status (cli.h's GV_EXIT_*). */
+int gv_cli_main(int argc, char **argv);
+
+#endif

@@ -1,0 +1,127 @@
+/* test_plugin.c: `gpuval --plugin FILE` with the tiny plugins of tests/plugins/ (paths in env
+ * GPUVAL_PLUGIN_DIR): a valid one adds its ops to list and check; a missing file, a library
+ * without the entry symbol, an entry of another major version, a family of a newer minor
+ * version and an invalid descriptor each exit 2 with the file and the fault named. */
+#include <criterion/criterion.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "testkit.h"
+
+typedef struct plug_run {
+    int status;
+    char out[65536];
+    char err[8192];
+} plug_run;
+
+/* `$GPUVAL CMD --plugin DIR/libNAME.so ARGS` */
+static plug_run *run_with(const char *cmd, const char *plugin, const char *args)
+{
+    const char *dir = getenv("GPUVAL_PLUGIN_DIR");
+    cr_assert_not_null(dir, "GPUVAL_PLUGIN_DIR must name the test plugins' folder");
+    plug_run *r = calloc(1, sizeof *r);
+    cr_assert_not_null(r);
+    char line[2048];
+    snprintf(line, sizeof line, "%s --plugin '%s/lib%s.so' %s", cmd, dir, plugin, args);
+    r->status = gv_test_run_cli_split(line, r->out, sizeof r->out, r->err, sizeof r->err);
+    return r;
+}
+
+Test(plugin, valid_plugin_adds_its_ops_to_list)
+{
+    plug_run *r = run_with("list", "tplugin_good", "--all");
+    cr_assert_eq(r->status, 0, "exit %d: %s", r->status, r->err);
+    cr_assert(strstr(r->out, "tplug.scale"), "%s", r->out);
+    cr_assert(strstr(r->out, "tplug.gemm"), "%s", r->out);
+    cr_assert(strstr(r->out, "gemm.cublas"), "the built-ins stay listed: %s", r->out);
+    free(r);
+}
+
+Test(plugin, valid_plugin_ops_run_in_check)
+{
+    /* no launch hook: the case SKIPs; without any device check exits 77 */
+    plug_run *r = run_with("check", "tplugin_good", "--op tplug.scale --size 100");
+    cr_assert_eq(r->status, 77, "exit %d: %s%s", r->status, r->out, r->err);
+    cr_assert(strstr(r->out, "tplug.scale"), "%s", r->out);
+    cr_assert(strstr(r->out, "SKIP"), "%s", r->out);
+    free(r);
+}
+
+Test(plugin, option_after_other_options_and_with_equals)
+{
+    char line[2048];
+    plug_run *r = calloc(1, sizeof *r);
+    snprintf(line, sizeof line, "list --all --plugin='%s/libtplugin_good.so'",
+             getenv("GPUVAL_PLUGIN_DIR"));
+    r->status = gv_test_run_cli_split(line, r->out, sizeof r->out, r->err, sizeof r->err);
+    cr_assert_eq(r->status, 0, "exit %d: %s", r->status, r->err);
+    cr_assert(strstr(r->out, "tplug.scale"), "%s", r->out);
+    free(r);
+}
+
+Test(plugin, missing_file_exits_2_naming_it)
+{
+    plug_run *r = run_with("check", "does_not_exist", "");
+    cr_assert_eq(r->status, 2, "exit %d", r->status);
+    cr_assert(strstr(r->err, "libdoes_not_exist.so"), "%s", r->err);
+    cr_assert(strstr(r->err, "No such file"), "%s", r->err);
+    cr_assert_eq(r->out[0], '\0', "nothing on stdout: %s", r->out);
+    free(r);
+}
+
+Test(plugin, missing_value_exits_2)
+{
+    char out[1024], err[1024];
+    int st = gv_test_run_cli_split("check --plugin", out, sizeof out, err, sizeof err);
+    cr_assert_eq(st, 2, "exit %d", st);
+    cr_assert(strstr(err, "--plugin needs a FILE"), "%s", err);
+}
+
+Test(plugin, missing_symbol_exits_2_naming_it)
+{
+    plug_run *r = run_with("check", "tplugin_nosym", "");
+    cr_assert_eq(r->status, 2, "exit %d", r->status);
+    cr_assert(strstr(r->err, "libtplugin_nosym.so"), "%s", r->err);
+    cr_assert(strstr(r->err, "no symbol gpuval_plugin_v1"), "%s", r->err);
+    free(r);
+}
+
+Test(plugin, other_major_version_exits_2_naming_both)
+{
+    plug_run *r = run_with("check", "tplugin_v2", "");
+    cr_assert_eq(r->status, 2, "exit %d", r->status);
+    cr_assert(strstr(r->err, "built against gpuval API 2 (exports gpuval_plugin_v2)"), "%s",
+              r->err);
+    cr_assert(strstr(r->err, "loads API 1"), "%s", r->err);
+    free(r);
+}
+
+Test(plugin, newer_minor_version_exits_2)
+{
+    plug_run *r = run_with("list", "tplugin_newer", "");
+    cr_assert_eq(r->status, 2, "exit %d", r->status);
+    cr_assert(strstr(r->err, "libtplugin_newer.so"), "%s", r->err);
+    cr_assert(strstr(r->err, "family 'tnewer' was built against gpuval API 1.1"), "%s", r->err);
+    cr_assert_eq(r->out[0], '\0', "nothing listed: %s", r->out);
+    free(r);
+}
+
+Test(plugin, invalid_descriptor_exits_2_naming_op_and_field)
+{
+    plug_run *r = run_with("list", "tplugin_invalid", "");
+    cr_assert_eq(r->status, 2, "exit %d", r->status);
+    cr_assert(strstr(r->err, "tinvalid.op: layout is required"), "%s", r->err);
+    free(r);
+}
+
+Test(plugin, loading_twice_is_a_duplicate)
+{
+    char line[2048], out[65536], err[4096];
+    const char *dir = getenv("GPUVAL_PLUGIN_DIR");
+    snprintf(line, sizeof line,
+             "list --plugin '%s/libtplugin_good.so' --plugin '%s/libtplugin_good.so'", dir, dir);
+    int st = gv_test_run_cli_split(line, out, sizeof out, err, sizeof err);
+    cr_assert_eq(st, 2, "exit %d", st);
+    cr_assert(strstr(err, "tplug.scale: an op of that name is already registered"), "%s", err);
+}
