@@ -12,6 +12,7 @@
 
 #include "../oracle/go.h"
 #include "gen.h"
+#include "model_floor.h"
 
 void gv_oracle_reason(int rc, const char *stage, char *why, size_t len)
 {
@@ -369,6 +370,8 @@ void gv_judge(const gv_problem *p, gv_result *r)
         else
             gv_metrics_merge(&r->m, &m, r->tiers.n);
     }
+    r->prob.floor_rms = gv_prob_floor(p, r);
+    r->out_hash = gv_output_hash(p);
     if (c->op->measure) c->op->measure(p, r);
     gv_decide(r);
 }

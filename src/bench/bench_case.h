@@ -6,6 +6,7 @@
 #define GV_BENCH_CASE_H
 
 #include "op.h"
+#include "energy.h"
 #include "stats.h"
 
 /* The timings of a case: the three GPU scopes of kernels/gk.h, then the CPU oracle. */
@@ -92,6 +93,13 @@ void gv_bench_case_free(gv_bench_case *bc);
  * run (its math mode). GV_OK, or the device's gv_err with why[len] saying what failed. */
 int gv_bench_time_hot(const gv_problem *p, const gv_bench_opts *o, gv_samples *s,
                       gk_bench_info *info, char *why, size_t len);
+
+/* Energy per call of p's hot scope (energy.h): a fresh bench of p, the counter's update
+   interval observed while the device idles, then hot samples back to back until their device
+   time reaches gv_energy_window_s, the counter read at an update edge before and after.
+   uuid: the device's (gk_device_info.uuid). e->ok false with e->why where it cannot be had. */
+void gv_bench_energy_window(const gv_problem *p, const gv_bench_opts *o, const char *uuid,
+                            gv_energy *e);
 
 /* The ceilings of a run: a D2D copy (bytes read + written) and a pedantic cuBLAS gemm per
  * dtype, measured once, before the cases. */
