@@ -343,7 +343,17 @@ int gv_bench_run_case(const gv_case *c, const gv_bench_opts *o, bool repeat, gv_
         gv_problem_free(&p);
         return GV_OK;
     }
+    /* the board around the GPU scopes: a time taken while the clocks were held down for
+       power or heat is marked in the table and the JSON */
+    gv_power before, after;
+    if (o->uuid) gv_power_read(o->uuid, &before);
     rc = time_gpu(&p, o, repeat, bc);
+    if (o->uuid) {
+        gv_power_read(o->uuid, &after);
+        gv_clocks_from(&before, &after, &bc->clocks);
+    } else {
+        snprintf(bc->clocks.why, sizeof bc->clocks.why, "not read");
+    }
     gv_problem_free(&p);
     return rc;
 }

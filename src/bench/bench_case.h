@@ -7,6 +7,7 @@
 
 #include "op.h"
 #include "energy.h"
+#include "power.h"
 #include "stats.h"
 
 /* The timings of a case: the three GPU scopes of kernels/gk.h, then the CPU oracle. */
@@ -58,6 +59,7 @@ typedef struct gv_bench_opts {
     int max_hot_reps;              /* launches per hot sample at most */
     double min_hot_sample_ms;      /* a hot sample lasts at least this long (event resolution) */
     const gv_bench_device *device; /* NULL: gv_bench_cuda */
+    const char *uuid; /* the device's, for NVML's clocks around each case; NULL: not read */
 } gv_bench_opts;
 
 /* The defaults of DESIGN.md: spread 1%, cap 0.5 s, at least 10 samples, 95% intervals. */
@@ -79,6 +81,7 @@ typedef struct gv_bench_case {
     gk_bench_info info;
     int oracle_threads;
     double reference_ms; /* the first (untimed) oracle run, which gives the reference */
+    gv_clocks clocks;    /* NVML around the GPU scopes (o->uuid set); !ok: why */
 } gv_bench_case;
 
 /* Time one case. Returns GV_OK whatever the verdict (in bc->sanity); fills bc, which must
