@@ -1,6 +1,16 @@
 /* gemm.cu: C(m x n) = A(m x k) B(k x n), row-major.
  *  - gemm.cublas: cublasSgemm/Dgemm with the mode's math mode set on the handle. cuBLAS is
  *    column-major, so the row-major product is the column-major C^T = B^T A^T: B first.
+ *    Reduced-precision modes on f32 cases (workspace layout: abi/gemm.h):
+ *      f16 / bf16  A and B rounded to 16 bits, cublasGemmEx with COMPUTE_32F, C in f32;
+ *      f16acc      the same with COMPUTE_16F: f16 accumulation and an f16 C, widened to f32;
+ *      fp8         per-tensor scaling as in the usual recipe: s = 448 / amax(|X|) for X = A
+ *                  and B, X s rounded to e4m3 (nearest, saturating), and cublasLtMatmul with
+ *                  the descale 1 / s of each operand as its scale pointer, f32 accumulation
+ *                  and f32 C. cuBLASLt's fp8 kernels want the first operand transposed and
+ *                  the second not ("TN"), so B is stored transposed. A device below compute
+ *                  capability 8.9, or a shape cuBLASLt's heuristic has no kernel for, is a
+ *                  SKIP that says so.
  *  - gemm.tiled: the seeds' shared-memory tiled matmul in CUDA C. 32 x 32 tiles of A and B
  *    in shared memory; a 32 x 8 thread block, each thread accumulating 4 rows of its
  *    column; partial tiles (m, n or k not multiples of 32) are zero-filled on load.
@@ -8,9 +18,14 @@
  *    pedantic label (gk_secretly_tf32).
  *  - planted bug gemm.tiled.droptail: the K loop stops at the last full tile, dropping the
  *    partial tile (wrong whenever k % 32 != 0). */
+#include <cstdlib>
+
+#include <cublasLt.h>
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
+#include <cuda_fp8.h>
 
+#include "../abi/gemm.h"
 #include "gk_cuda.h"
 
 /* f16 / bf16 storage modes: the f32 inputs rounded (to nearest) into the workspace */
@@ -22,21 +37,48 @@ __global__ void to_half_kernel(const float *__restrict__ x, H *__restrict__ y, i
         y[i] = H(x[i]);
 }
 
-/* Row-major C = A B with A and B stored in a 16-bit type H and f32 accumulation: the layout
-   (src/ops/gemm.c) reserves the two 16-bit copies in the workspace, A's first, each rounded
-   up to 256 bytes. */
-template <typename H> static int half_gemm(gk_launch *L, cublasHandle_t h, cudaDataType ht)
+__global__ void half_to_float_kernel(const __half *__restrict__ x, float *__restrict__ y, int64_t n)
+{
+    int64_t stride = (int64_t)gridDim.x * blockDim.x;
+    for (int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride)
+        y[i] = __half2float(x[i]);
+}
+
+/* The workspace part `part` of L's mode (abi/gemm.h), or NULL when the workspace the layout
+   gave is smaller than the contract says. */
+static char *ws_part(gk_launch *L, int part)
+{
+    int64_t off[GK_GEMM_MAX_PARTS];
+    int64_t need = gk_gemm_workspace_bytes(L->mode, L->dims[0], L->dims[1], L->dims[2], off);
+    if (!L->workspace || need > L->workspace_bytes) return NULL;
+    return (char *)L->workspace + off[part];
+}
+
+/* Row-major C = A B with A and B stored in a 16-bit type H; f32 accumulation, or with
+   acc16 (f16 only) f16 accumulation into an f16 C that is widened to f32 afterwards. */
+template <typename H>
+static int half_gemm(gk_launch *L, cublasHandle_t h, cudaDataType ht, bool acc16)
 {
     int64_t m = L->dims[0], k = L->dims[1], n = L->dims[2];
-    int64_t a_bytes = (m * k * 2 + 255) / 256 * 256;
-    if (!L->workspace || a_bytes + k * n * 2 > L->workspace_bytes)
-        return gk_fail_internal("gemm: workspace smaller than the 16-bit copies need");
-    H *a16 = (H *)L->workspace, *b16 = (H *)((char *)L->workspace + a_bytes);
+    H *a16 = (H *)ws_part(L, 0), *b16 = (H *)ws_part(L, 1);
+    if (!a16 || !b16) return gk_fail_internal("gemm: workspace smaller than abi/gemm.h's layout");
     to_half_kernel<H>
         <<<gk_blocks(m * k, 256), 256, 0, gk_stream(L)>>>((const float *)L->in[0], a16, m * k);
     to_half_kernel<H>
         <<<gk_blocks(k * n, 256), 256, 0, gk_stream(L)>>>((const float *)L->in[1], b16, k * n);
     GK_LAUNCHED("to_half_kernel");
+    if (acc16) {
+        __half *c16 = (__half *)ws_part(L, 2);
+        const __half one = __float2half(1.0f), zero = __float2half(0.0f);
+        GK_CUBLAS(cublasGemmEx(h, CUBLAS_OP_N, CUBLAS_OP_N, (int)n, (int)m, (int)k, &one, b16, ht,
+                               (int)n, a16, ht, (int)k, &zero, c16, CUDA_R_16F, (int)n,
+                               CUBLAS_COMPUTE_16F, CUBLAS_GEMM_DEFAULT));
+        half_to_float_kernel<<<gk_blocks(m * n, 256), 256, 0, gk_stream(L)>>>(
+            c16, (float *)L->out[0], m * n);
+        GK_LAUNCHED("half_to_float_kernel");
+        snprintf(L->math_mode, sizeof L->math_mode, "cublasGemmEx f16 in, COMPUTE_16F");
+        return GV_OK;
+    }
     const float one = 1.0f, zero = 0.0f;
     GK_CUBLAS(cublasGemmEx(h, CUBLAS_OP_N, CUBLAS_OP_N, (int)n, (int)m, (int)k, &one, b16, ht,
                            (int)n, a16, ht, (int)k, &zero, L->out[0], CUDA_R_32F, (int)n,
@@ -46,16 +88,227 @@ template <typename H> static int half_gemm(gk_launch *L, cublasHandle_t h, cudaD
     return GV_OK;
 }
 
+/* ---- fp8 (e4m3) through cuBLASLt ---------------------------------------------------------- */
+
+#define E4M3_MAX 448.0f
+
+/* amax |x| into *amax_bits (f32 bits; for non-negative floats the bit order is the value
+   order, so an integer atomicMax is a float max; a NaN's bits exceed Inf's). */
+__global__ void amax_kernel(const float *__restrict__ x, int64_t n, unsigned *amax_bits)
+{
+    float v = 0.0f;
+    int64_t stride = (int64_t)gridDim.x * blockDim.x;
+    for (int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride) {
+        float a = fabsf(x[i]);
+        v = (a > v || a != a) ? a : v;
+    }
+    for (int o = 16; o > 0; o /= 2) {
+        float w = __shfl_down_sync(0xffffffffu, v, o);
+        v = (w > v || w != w) ? w : v;
+    }
+    if ((threadIdx.x & 31) == 0) atomicMax(amax_bits, __float_as_uint(v));
+}
+
+/* The scale s = 448 / amax; 1 where amax is 0, Inf or NaN (nothing to scale by). */
+__device__ static float fp8_scale(unsigned amax_bits)
+{
+    float amax = __uint_as_float(amax_bits);
+    return (amax > 0.0f && amax <= 3.402823466e38f) ? E4M3_MAX / amax : 1.0f;
+}
+
+__device__ static __nv_fp8_storage_t to_e4m3(float x, float s)
+{
+    return __nv_cvt_float_to_fp8(x * s, __NV_SATFINITE, __NV_E4M3);
+}
+
+/* y = e4m3(x s); the first thread also stores the descale 1 / s for cuBLASLt. */
+__global__ void quant_kernel(const float *__restrict__ x, __nv_fp8_storage_t *__restrict__ y,
+                             int64_t n, const unsigned *amax_bits, float *descale)
+{
+    float s = fp8_scale(*amax_bits);
+    if (blockIdx.x == 0 && threadIdx.x == 0) *descale = 1.0f / s;
+    int64_t stride = (int64_t)gridDim.x * blockDim.x;
+    for (int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride)
+        y[i] = to_e4m3(x[i], s);
+}
+
+/* yt (cols x rows, row-major) = e4m3(x s)^T for x (rows x cols, row-major), through 32 x 32
+   tiles in shared memory; blocks of 32 x 8 threads stride over the tiles. */
+__global__ void quant_transpose_kernel(const float *__restrict__ x,
+                                       __nv_fp8_storage_t *__restrict__ yt, int64_t rows,
+                                       int64_t cols, const unsigned *amax_bits, float *descale)
+{
+    __shared__ float tile[32][33];
+    float s = fp8_scale(*amax_bits);
+    if (blockIdx.x == 0 && blockIdx.y == 0 && threadIdx.x == 0 && threadIdx.y == 0)
+        *descale = 1.0f / s;
+    int64_t row_tiles = (rows + 31) / 32, col_tiles = (cols + 31) / 32;
+    for (int64_t ty = blockIdx.y; ty < row_tiles; ty += gridDim.y)
+        for (int64_t tx = blockIdx.x; tx < col_tiles; tx += gridDim.x) {
+            int64_t c = tx * 32 + threadIdx.x;
+            for (int r = threadIdx.y; r < 32; r += 8) {
+                int64_t row = ty * 32 + r;
+                tile[r][threadIdx.x] = (row < rows && c < cols) ? x[row * cols + c] : 0.0f;
+            }
+            __syncthreads();
+            int64_t row = ty * 32 + threadIdx.x;
+            for (int r = threadIdx.y; r < 32; r += 8) {
+                int64_t col = tx * 32 + r;
+                if (row < rows && col < cols)
+                    yt[col * rows + row] = to_e4m3(tile[threadIdx.x][r], s);
+            }
+            __syncthreads();
+        }
+}
+
+#define GK_LT(call)                                                                                \
+    do {                                                                                           \
+        cublasStatus_t gk_s_ = (call);                                                             \
+        if (gk_s_ != CUBLAS_STATUS_SUCCESS)                                                        \
+            return gk_fail_lib("cuBLASLt", (int)gk_s_, gk_cublas_status_name(gk_s_), #call);       \
+    } while (0)
+
+/* The process's cuBLASLt handle (the device layer's, as gk_cublas's handle is). */
+static cublasLtHandle_t g_lt;
+
+/* What setup chooses once, so that a timed launch only quantises and multiplies. */
+typedef struct fp8_plan {
+    cublasLtMatmulDesc_t op;
+    cublasLtMatrixLayout_t a, b, c;
+    cublasLtMatmulAlgo_t algo;
+} fp8_plan;
+
+static void fp8_plan_free(fp8_plan *p)
+{
+    if (!p) return;
+    if (p->op) cublasLtMatmulDescDestroy(p->op);
+    if (p->a) cublasLtMatrixLayoutDestroy(p->a);
+    if (p->b) cublasLtMatrixLayoutDestroy(p->b);
+    if (p->c) cublasLtMatrixLayoutDestroy(p->c);
+    free(p);
+}
+
+/* Column-major, cuBLASLt's view: D (n x m, ld n) = op(X) op(Y) with X = B^T stored k x n
+   (ld k: our transposed e4m3 copy of B) under CUBLAS_OP_T and Y = A^T stored k x m (ld k: the
+   row-major A as it is) under CUBLAS_OP_N. X's scale is B's descale, Y's is A's. */
+static int fp8_plan_make(gk_launch *L, fp8_plan *p)
+{
+    int64_t m = L->dims[0], k = L->dims[1], n = L->dims[2];
+    float *descale = (float *)(ws_part(L, 2)) + 2; /* [0] A's, [1] B's */
+    if (!g_lt) GK_LT(cublasLtCreate(&g_lt));
+    GK_LT(cublasLtMatmulDescCreate(&p->op, CUBLAS_COMPUTE_32F, CUDA_R_32F));
+    cublasOperation_t ta = CUBLAS_OP_T, tb = CUBLAS_OP_N;
+    const float *sx = descale + 1, *sy = descale;
+    GK_LT(cublasLtMatmulDescSetAttribute(p->op, CUBLASLT_MATMUL_DESC_TRANSA, &ta, sizeof ta));
+    GK_LT(cublasLtMatmulDescSetAttribute(p->op, CUBLASLT_MATMUL_DESC_TRANSB, &tb, sizeof tb));
+    GK_LT(cublasLtMatmulDescSetAttribute(p->op, CUBLASLT_MATMUL_DESC_A_SCALE_POINTER, &sx,
+                                         sizeof sx));
+    GK_LT(cublasLtMatmulDescSetAttribute(p->op, CUBLASLT_MATMUL_DESC_B_SCALE_POINTER, &sy,
+                                         sizeof sy));
+    GK_LT(cublasLtMatrixLayoutCreate(&p->a, CUDA_R_8F_E4M3, (uint64_t)k, (uint64_t)n, k));
+    GK_LT(cublasLtMatrixLayoutCreate(&p->b, CUDA_R_8F_E4M3, (uint64_t)k, (uint64_t)m, k));
+    GK_LT(cublasLtMatrixLayoutCreate(&p->c, CUDA_R_32F, (uint64_t)n, (uint64_t)m, n));
+    cublasLtMatmulPreference_t pref;
+    GK_LT(cublasLtMatmulPreferenceCreate(&pref));
+    uint64_t ws = (uint64_t)GK_GEMM_FP8_LT_BYTES;
+    cublasStatus_t st = cublasLtMatmulPreferenceSetAttribute(
+        pref, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES, &ws, sizeof ws);
+    cublasLtMatmulHeuristicResult_t found;
+    int n_found = 0;
+    if (st == CUBLAS_STATUS_SUCCESS)
+        st = cublasLtMatmulAlgoGetHeuristic(g_lt, p->op, p->a, p->b, p->c, p->c, pref, 1, &found,
+                                            &n_found);
+    cublasLtMatmulPreferenceDestroy(pref);
+    if (st != CUBLAS_STATUS_SUCCESS || n_found < 1) {
+        char why[160];
+        snprintf(why, sizeof why,
+                 "fp8: cuBLASLt has no e4m3 kernel for m x k x n = %lld x %lld x %lld (%s)",
+                 (long long)m, (long long)k, (long long)n,
+                 st != CUBLAS_STATUS_SUCCESS ? gk_cublas_status_name(st) : "no algorithm found");
+        return gk_fail_unsupported(why);
+    }
+    p->algo = found.algo;
+    return GV_OK;
+}
+
+static int fp8_setup(gk_launch *L)
+{
+    if (L->dtype != GV_F32) return gk_fail_unsupported("fp8 takes f32 cases");
+    int dev = 0, major = 0, minor = 0;
+    GK_CUDA(cudaGetDevice(&dev));
+    GK_CUDA(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev));
+    GK_CUDA(cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, dev));
+    if (major * 10 + minor < 89) {
+        char why[128];
+        snprintf(why, sizeof why,
+                 "fp8: e4m3 tensor cores need compute capability 8.9 or later (device: %d.%d)",
+                 major, minor);
+        return gk_fail_unsupported(why);
+    }
+    if (!ws_part(L, 0)) return gk_fail_internal("gemm: workspace smaller than abi/gemm.h's layout");
+    fp8_plan *p = (fp8_plan *)calloc(1, sizeof *p);
+    if (!p) return GV_ENOMEM;
+    int rc = fp8_plan_make(L, p);
+    if (rc != GV_OK) {
+        fp8_plan_free(p);
+        return rc;
+    }
+    L->state = p;
+    return GV_OK;
+}
+
+static int fp8_gemm(gk_launch *L)
+{
+    const fp8_plan *p = (const fp8_plan *)L->state;
+    if (!p) return gk_fail_internal("gemm fp8: launch without its setup");
+    int64_t m = L->dims[0], k = L->dims[1], n = L->dims[2];
+    __nv_fp8_storage_t *a8 = (__nv_fp8_storage_t *)ws_part(L, 0);
+    __nv_fp8_storage_t *b8t = (__nv_fp8_storage_t *)ws_part(L, 1);
+    unsigned *amax = (unsigned *)ws_part(L, 2); /* [0] A's, [1] B's */
+    float *descale = (float *)ws_part(L, 2) + 2;
+    void *lt_ws = ws_part(L, 3);
+    cudaStream_t s = gk_stream(L);
+    const float *A = (const float *)L->in[0], *B = (const float *)L->in[1];
+    GK_CUDA(cudaMemsetAsync(amax, 0, 2 * sizeof *amax, s));
+    amax_kernel<<<gk_blocks(m * k, 256, 4096), 256, 0, s>>>(A, m * k, amax);
+    amax_kernel<<<gk_blocks(k * n, 256, 4096), 256, 0, s>>>(B, k * n, amax + 1);
+    GK_LAUNCHED("amax_kernel");
+    quant_kernel<<<gk_blocks(m * k, 256), 256, 0, s>>>(A, a8, m * k, amax, descale);
+    GK_LAUNCHED("quant_kernel");
+    dim3 block(32, 8);
+    dim3 grid((unsigned)gk_blocks(n, 32, 65535), (unsigned)gk_blocks(k, 32, 65535));
+    quant_transpose_kernel<<<grid, block, 0, s>>>(B, b8t, k, n, amax + 1, descale + 1);
+    GK_LAUNCHED("quant_transpose_kernel");
+    const float one = 1.0f, zero = 0.0f;
+    GK_LT(cublasLtMatmul(g_lt, p->op, &one, b8t, p->a, a8, p->b, &zero, L->out[0], p->c, L->out[0],
+                         p->c, &p->algo, lt_ws, (size_t)GK_GEMM_FP8_LT_BYTES, s));
+    snprintf(L->math_mode, sizeof L->math_mode, "cuBLASLt e4m3 in, scaled, COMPUTE_32F");
+    return GV_OK;
+}
+
+static int cublas_gemm_setup(gk_launch *L)
+{
+    return L->mode == GV_MODE_FP8 ? fp8_setup(L) : GV_OK;
+}
+
+static void cublas_gemm_teardown(gk_launch *L)
+{
+    if (L->mode == GV_MODE_FP8) fp8_plan_free((fp8_plan *)L->state);
+    L->state = NULL;
+}
+
 static int cublas_gemm(gk_launch *L)
 {
     cublasHandle_t h;
     int rc = gk_cublas(L, &h);
     if (rc) return rc;
-    if (L->mode == GV_MODE_F16 || L->mode == GV_MODE_BF16) {
+    if (L->mode == GV_MODE_F16 || L->mode == GV_MODE_BF16 || L->mode == GV_MODE_F16ACC) {
         if (L->dtype != GV_F32) return gk_fail_unsupported("16-bit storage modes take f32 cases");
-        return L->mode == GV_MODE_F16 ? half_gemm<__half>(L, h, CUDA_R_16F)
-                                      : half_gemm<__nv_bfloat16>(L, h, CUDA_R_16BF);
+        return L->mode == GV_MODE_BF16
+                   ? half_gemm<__nv_bfloat16>(L, h, CUDA_R_16BF, false)
+                   : half_gemm<__half>(L, h, CUDA_R_16F, L->mode == GV_MODE_F16ACC);
     }
+    if (L->mode == GV_MODE_FP8) return fp8_gemm(L);
     return gk_by_dtype(L->dtype, [&](auto x) {
         using T = decltype(x);
         return gk_gemm_rowmajor<T>(h, L->dims[0], L->dims[1], L->dims[2], (const T *)L->in[0],
@@ -117,7 +370,7 @@ template <bool DropTail> static int tiled_gemm(gk_launch *L)
     });
 }
 
-extern "C" const gk_op gk_gemm_cublas = {NULL, cublas_gemm, NULL};
+extern "C" const gk_op gk_gemm_cublas = {cublas_gemm_setup, cublas_gemm, cublas_gemm_teardown};
 extern "C" const gk_op gk_gemm_tiled = {NULL, tiled_gemm<false>, NULL};
 extern "C" const gk_op gk_gemm_tiled_droptail = {NULL, tiled_gemm<true>, NULL};
 

@@ -150,7 +150,9 @@ typedef struct gv_result {
         double u, depth, u_in; /* the device's arithmetic as the mode claims it */
         double oracle_depth;   /* the f64 oracle's own summation depth */
         double w;              /* gv_prob_unit(u, depth, u_in) + 2^-53 sqrt(oracle_depth) */
+        double floor_rms;      /* the RMS R input rounding alone gives (model_floor.h); 0 */
     } prob;
+    uint64_t out_hash; /* of the device's output 0 (gv_output_hash), set by gv_judge */
     /* Why no tier is expected when the model's own allowance exceeds it (set by gv_judge;
        expected_tier_why, when set, is the op's own reason). */
     char tier_note[160];

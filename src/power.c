@@ -69,3 +69,39 @@ void gv_power_read(const char *uuid, gv_power *out)
     if (api->reasons(dev, &out->throttle) != 0) out->throttle = 0;
     out->ok = true;
 }
+
+void gv_clocks_from(const gv_power *before, const gv_power *after, gv_clocks *c)
+{
+    memset(c, 0, sizeof *c);
+    if (!before->ok || !after->ok) {
+        snprintf(c->why, sizeof c->why, "%s", !before->ok ? before->why : after->why);
+        return;
+    }
+    c->ok = true;
+    c->sm_mhz_before = before->sm_clock_mhz;
+    c->sm_mhz_after = after->sm_clock_mhz;
+    c->throttle = before->throttle | after->throttle;
+    c->throttled = (c->throttle & GV_THROTTLE_SLOWDOWN_MASK) != 0;
+}
+
+char *gv_throttle_names(unsigned long long mask, char *buf, size_t len)
+{
+    /* NVML's clocks-event reason bits (nvml.h, nvmlClocksEventReason*) */
+    static const struct {
+        unsigned long long bit;
+        const char *name;
+    } names[] = {{0x4, "sw power cap"},
+                 {0x8, "hw slowdown"},
+                 {0x20, "sw thermal"},
+                 {0x40, "hw thermal"},
+                 {0x80, "power brake"}};
+    size_t used = 0;
+    if (len) buf[0] = '\0';
+    for (size_t i = 0; i < sizeof names / sizeof names[0] && used < len; i++)
+        if (mask & names[i].bit) {
+            int w = snprintf(buf + used, len - used, "%s%s", used ? ", " : "", names[i].name);
+            if (w < 0) break;
+            used += (size_t)w;
+        }
+    return buf;
+}

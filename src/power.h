@@ -5,6 +5,7 @@
 #define GV_POWER_H
 
 #include <stdbool.h>
+#include <stddef.h>
 
 typedef struct gv_power {
     bool ok;                     /* the read succeeded; otherwise why says what is missing */
@@ -21,5 +22,20 @@ typedef struct gv_power {
 
 /* Read the board of the device with this UUID (gk_device_info.uuid, without "GPU-"). */
 void gv_power_read(const char *uuid, gv_power *out);
+
+/* The board around one timed pass: SM clock before and after, the clocks-event reasons seen
+   at either read, and whether one of them slows the clocks (GV_THROTTLE_SLOWDOWN_MASK): a
+   time taken then is marked. ok false (with why) when either read failed. */
+typedef struct gv_clocks {
+    bool ok;
+    unsigned sm_mhz_before, sm_mhz_after;
+    unsigned long long throttle;
+    bool throttled;
+    char why[128];
+} gv_clocks;
+void gv_clocks_from(const gv_power *before, const gv_power *after, gv_clocks *c);
+
+/* The names of the slowdown reasons in mask ("sw power cap, hw thermal"), "" if none. */
+char *gv_throttle_names(unsigned long long mask, char *buf, size_t len);
 
 #endif

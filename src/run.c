@@ -13,6 +13,7 @@
 #include "../oracle/go.h"
 #include "gen.h"
 #include "repeat.h"
+#include "model_floor.h"
 
 void gv_oracle_reason(int rc, const char *stage, char *why, size_t len)
 {
@@ -211,15 +212,18 @@ void gv_result_init(gv_result *r, const gv_case *c, const gv_tiers *tiers)
     r->m.worst_index = r->m.first_nonfinite_index = r->m.first_poisoned_index = -1;
     r->m.prob_worst_index = r->m.first_inexact_index = -1;
     /* The probabilistic model judges the arithmetic the mode claims: accumulation at the
-       dtype's u and depth, inputs rounded to the mode's input bits where it has fewer than
-       the dtype (tf32 2^-11, bf16 2^-8, a fixed-point emulation 2^-bits). Fast-math modes
-       have function errors outside its form and keep the worst-case model alone. */
+       dtype's u and depth (f16acc's at 2^-11), inputs rounded to the mode's input bits where
+       it has fewer than the dtype (tf32 2^-11, bf16 2^-8, fp8 2^-4, a fixed-point emulation
+       2^-bits). Fast-math modes have function errors outside its form and keep the
+       worst-case model alone. */
     if (op->pgauge && c->mode != GV_MODE_FASTMATH) {
         gv_case native = *c;
         native.mode = GV_MODE_NATIVE;
         int in_bits = gv_mode_get(c->mode)->input_bits;
         r->prob.on = true;
-        r->prob.u = gv_unit_roundoff(c->dtype, GV_MODE_NATIVE);
+        int acc_bits = gv_mode_get(c->mode)->acc_bits;
+        r->prob.u =
+            acc_bits > 0 ? ldexp(1.0, -acc_bits) : gv_unit_roundoff(c->dtype, GV_MODE_NATIVE);
         r->prob.depth = op->depth(&native);
         r->prob.u_in =
             in_bits > 0 && in_bits < gv_dtype_mantissa_bits(c->dtype) ? ldexp(1.0, -in_bits) : 0.0;
@@ -367,6 +371,8 @@ void gv_judge(const gv_problem *p, gv_result *r)
         else
             gv_metrics_merge(&r->m, &m, r->tiers.n);
     }
+    r->prob.floor_rms = gv_prob_floor(p, r);
+    r->out_hash = gv_output_hash(p);
     if (c->op->measure) c->op->measure(p, r);
     gv_decide(r);
 }

@@ -53,8 +53,11 @@ static const char trade_help[] =
     "  x vs f64      f64 native median / this median (> 1: faster)\n"
     "  x vs default  the same dtype's `default` mode median / this (its native mode when\n"
     "                the op has no `default` mode)\n"
-    "  J/call        energy per call: '-' for now (NVML's energy counter moves in steps too\n"
-    "                coarse for a 0.5 s timing window; see the JSON's clocks instead).\n"
+    "  J/call        energy per call: NVML's energy counter over a window of its own, after\n"
+    "                the timing pass (the call back to back for at least 1 s of device time\n"
+    "                and 20 updates of the counter, read at an update edge before and after),\n"
+    "                divided by the calls; '-' where the board has no counter (the JSON's\n"
+    "                energy_why says why).\n"
     "                A time marked !throttled was taken while NVML reported a power, thermal\n"
     "                or hardware slowdown (the JSON records the SM clock before and after)\n"
     "  pareto        yes: no other passing row of the op and size has at least as many bits\n"
@@ -165,16 +168,15 @@ static void time_row(gv_trade_row *row, const gv_bench_opts *o, const char *uuid
     gv_power_read(uuid, &before);
     rc = gv_bench_time_hot(&p, o, &s, &info, row->time_why, sizeof row->time_why);
     gv_power_read(uuid, &after);
-    /* energy over the whole timing call (warm-up and the holding kernel's waits included),
-       per timed launch: an upper bound on the energy of one call */
     int64_t launches = (int64_t)s.n * (s.reps > 0 ? s.reps : 1);
     row->power_ok = rc == GV_OK && before.ok && after.ok && launches > 0;
+    /* Energy in a window of its own: NVML's counter moves in steps too coarse for bench's
+       0.5 s (measured on an H100: 0 J for some rows, about 1.2 J per call for others). */
+    if (rc == GV_OK && uuid)
+        gv_bench_energy_window(&p, o, uuid, &row->energy);
+    else
+        snprintf(row->energy.why, sizeof row->energy.why, "%s", uuid ? "not timed" : "no device");
     if (row->power_ok) {
-        /* Measured on an H100: NVML's energy counter moves in steps too coarse for bench's
-           0.5 s window (0 J for some rows, about 1.2 J per call for others, several kW):
-           not reported until a timed window long enough for it exists. */
-        row->energy_j = NAN;
-        (void)launches;
         row->sm_mhz_before = before.sm_clock_mhz;
         row->sm_mhz_after = after.sm_clock_mhz;
         row->throttle = before.throttle | after.throttle;
@@ -212,6 +214,7 @@ static void run_group(gv_trade_group *g, const gv_bench_opts *o, bool show, cons
     if (show) fprintf(stderr, "\r%-80s\r", "");
     gv_trade_speedups(g->rows, g->n);
     gv_trade_pareto(g->rows, g->n);
+    gv_trade_flag_models(g->rows, g->n);
 }
 
 int gv_cmd_tradeoffs(int argc, char **argv)

@@ -14,6 +14,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "power.h"
 #include "run.h"
 
 static double now_s(void)
@@ -342,7 +343,17 @@ int gv_bench_run_case(const gv_case *c, const gv_bench_opts *o, bool repeat, gv_
         gv_problem_free(&p);
         return GV_OK;
     }
+    /* the board around the GPU scopes: a time taken while the clocks were held down for
+       power or heat is marked in the table and the JSON */
+    gv_power before, after;
+    if (o->uuid) gv_power_read(o->uuid, &before);
     rc = time_gpu(&p, o, repeat, bc);
+    if (o->uuid) {
+        gv_power_read(o->uuid, &after);
+        gv_clocks_from(&before, &after, &bc->clocks);
+    } else {
+        snprintf(bc->clocks.why, sizeof bc->clocks.why, "not read");
+    }
     gv_problem_free(&p);
     return rc;
 }
@@ -378,6 +389,103 @@ int gv_bench_time_hot(const gv_problem *p, const gv_bench_opts *o, gv_samples *s
     dev->info(b, info);
     dev->close(b);
     return rc;
+}
+
+/* ---- energy window -------------------------------------------------------------------- */
+
+static double mono_s(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
+
+/* Poll the energy counter every 0.5 ms until it moves from what it read first: its new value
+   and the time it was seen. false (with why) when the read fails or nothing moves in
+   timeout_s. */
+static bool energy_edge(const char *uuid, double timeout_s, double *j, double *at, char *why,
+                        size_t len)
+{
+    gv_power pw;
+    gv_power_read(uuid, &pw);
+    if (!pw.ok) {
+        snprintf(why, len, "%s", pw.why);
+        return false;
+    }
+    double first = pw.energy_j, t0 = mono_s();
+    const struct timespec nap = {0, 500000};
+    for (;;) {
+        nanosleep(&nap, NULL);
+        gv_power_read(uuid, &pw);
+        double now = mono_s();
+        if (!pw.ok) {
+            snprintf(why, len, "%s", pw.why);
+            return false;
+        }
+        if (pw.energy_j != first) {
+            *j = pw.energy_j;
+            *at = now;
+            return true;
+        }
+        if (now - t0 > timeout_s) {
+            snprintf(why, len, "the energy counter did not move in %.3g s", timeout_s);
+            return false;
+        }
+    }
+}
+
+void gv_bench_energy_window(const gv_problem *p, const gv_bench_opts *o, const char *uuid,
+                            gv_energy *e)
+{
+    const gv_bench_device *dev = dev_of(o);
+    memset(e, 0, sizeof *e);
+    e->j_per_call = e->watts = NAN;
+    if (!uuid) {
+        snprintf(e->why, sizeof e->why, "no device");
+        return;
+    }
+    gk_launch L;
+    gk_host_io io;
+    fill_launch(p, &L, &io);
+    gk_bench *b = NULL;
+    int rc = dev->open(p->c.op->device, &L, &io, &b);
+    if (rc != GV_OK) {
+        snprintf(e->why, sizeof e->why, "setup: %s",
+                 rc == GV_ECUDA || rc == GV_ELIB || rc == GV_EDEVMEM || rc == GV_EUNSUPPORTED
+                     ? gk_last_error()
+                     : gv_strerror(rc));
+        return;
+    }
+    int reps = 1;
+    rc = choose_reps(b, o, &reps);
+    /* the update interval, between two edges seen while the device idles; the window starts
+       at the second */
+    double j0 = 0, t0 = 0, j1 = 0, t1 = 0;
+    char why[160] = "";
+    if (rc == GV_OK && energy_edge(uuid, 2.0, &j0, &t0, why, sizeof why) &&
+        energy_edge(uuid, 2.0, &j1, &t1, why, sizeof why)) {
+        double update_ms = (t1 - t0) * 1e3;
+        double need_ms = 1e3 * gv_energy_window_s(update_ms, GV_ENERGY_MIN_S);
+        double gpu_ms = 0, ms = 0;
+        int64_t calls = 0;
+        /* 60 s of wall time at most: a window that long means the samples barely run */
+        while (rc == GV_OK && gpu_ms < need_ms && mono_s() - t1 < 60.0) {
+            rc = dev->sample(b, GK_SCOPE_HOT, reps, &ms);
+            gpu_ms += ms * reps;
+            calls += reps;
+        }
+        double j2 = 0, t2 = 0;
+        if (rc == GV_OK && energy_edge(uuid, 2.0, &j2, &t2, why, sizeof why))
+            gv_energy_finish(e, j1, j2, calls, gpu_ms * 1e-3, t2 - t1, update_ms);
+        else if (!why[0])
+            snprintf(why, sizeof why, "energy window: %s",
+                     rc == GV_ECUDA || rc == GV_ELIB ? gk_last_error() : gv_strerror(rc));
+    } else if (rc != GV_OK) {
+        snprintf(why, sizeof why, "energy window: %s",
+                 rc == GV_ECUDA || rc == GV_ELIB ? gk_last_error() : gv_strerror(rc));
+    }
+    if (!e->ok && !e->why[0]) snprintf(e->why, sizeof e->why, "%s", why);
+    dev->close(b);
 }
 
 /* ---- ceilings ------------------------------------------------------------------------ */

@@ -6,6 +6,8 @@
 #define GV_BENCH_CASE_H
 
 #include "op.h"
+#include "energy.h"
+#include "power.h"
 #include "stats.h"
 
 /* The timings of a case: the three GPU scopes of kernels/gk.h, then the CPU oracle. */
@@ -57,6 +59,7 @@ typedef struct gv_bench_opts {
     int max_hot_reps;              /* launches per hot sample at most */
     double min_hot_sample_ms;      /* a hot sample lasts at least this long (event resolution) */
     const gv_bench_device *device; /* NULL: gv_bench_cuda */
+    const char *uuid; /* the device's, for NVML's clocks around each case; NULL: not read */
 } gv_bench_opts;
 
 /* The defaults of DESIGN.md: spread 1%, cap 0.5 s, at least 10 samples, 95% intervals. */
@@ -78,6 +81,7 @@ typedef struct gv_bench_case {
     gk_bench_info info;
     int oracle_threads;
     double reference_ms; /* the first (untimed) oracle run, which gives the reference */
+    gv_clocks clocks;    /* NVML around the GPU scopes (o->uuid set); !ok: why */
 } gv_bench_case;
 
 /* Time one case. Returns GV_OK whatever the verdict (in bc->sanity); fills bc, which must
@@ -92,6 +96,13 @@ void gv_bench_case_free(gv_bench_case *bc);
  * run (its math mode). GV_OK, or the device's gv_err with why[len] saying what failed. */
 int gv_bench_time_hot(const gv_problem *p, const gv_bench_opts *o, gv_samples *s,
                       gk_bench_info *info, char *why, size_t len);
+
+/* Energy per call of p's hot scope (energy.h): a fresh bench of p, the counter's update
+   interval observed while the device idles, then hot samples back to back until their device
+   time reaches gv_energy_window_s, the counter read at an update edge before and after.
+   uuid: the device's (gk_device_info.uuid). e->ok false with e->why where it cannot be had. */
+void gv_bench_energy_window(const gv_problem *p, const gv_bench_opts *o, const char *uuid,
+                            gv_energy *e);
 
 /* The ceilings of a run: a D2D copy (bytes read + written) and a pedantic cuBLAS gemm per
  * dtype, measured once, before the cases. */

@@ -461,6 +461,9 @@ static int run_plan(const cli *a, const gv_bench_opts *o, const plan *p, const c
                               .oracle_threads = openblas_get_num_threads(),
                               .opts = o};
     info.have_device = gk_device_count() > 0 && gk_device_info_get(&info.device) == GV_OK;
+    gv_bench_opts run_o = *o; /* NVML's clocks around each case need the device's UUID */
+    run_o.uuid = info.have_device ? info.device.uuid : NULL;
+    o = &run_o;
     for (int i = 0; i < p->notes.n; i++)
         fprintf(stderr, "gpuval: %s\n", p->notes.text[i]);
     const gk_device_info *d = &info.device;

@@ -305,6 +305,17 @@ json_t *gv_bench_case_json(const gv_bench_case_result *res)
                                   bc->t[GV_T_HOT].reps, "flush_bytes",
                                   (json_int_t)bc->info.flush_bytes, "device_bytes",
                                   (json_int_t)bc->info.device_bytes));
+    /* NVML around the GPU scopes: a slowdown reason marks the times (bench_report.c) */
+    if (bc->clocks.ok)
+        json_object_set_new(
+            o, "clocks",
+            json_pack("{s:i, s:i, s:I, s:b}", "sm_mhz_before", (int)bc->clocks.sm_mhz_before,
+                      "sm_mhz_after", (int)bc->clocks.sm_mhz_after, "throttle_reasons",
+                      (json_int_t)bc->clocks.throttle, "throttled", bc->clocks.throttled));
+    else
+        json_object_set_new(o, "clocks", json_null());
+    if (!bc->clocks.ok && bc->clocks.why[0])
+        json_object_set_new(o, "clocks_why", json_string(bc->clocks.why));
     json_t *timings = json_object(), *speedup = json_object(), *achieved = json_object();
     for (int i = 0; i < GV_NTIMINGS; i++)
         if (res->has[i])

@@ -12,6 +12,7 @@
 #include "bench_report.h"
 #include "bench_plan.h"
 #include "outfile.h"
+#include "power.h"
 
 /* ---- small formatting helpers ---- */
 
@@ -111,6 +112,8 @@ typedef struct row_vals {
     double sp, sp_lo, sp_hi, sp_cov, x_hot, gflops, frac_gemm, gbps, frac_copy;
     bool cpu_budget;
     double cpu_n, hold_timeouts;
+    bool throttled; /* NVML reported a slowdown around the GPU scopes */
+    double mhz_before, mhz_after, throttle;
 } row_vals;
 
 static void row_vals_json(row_vals *v, const json_t *c)
@@ -137,6 +140,10 @@ static void row_vals_json(row_vals *v, const json_t *c)
     v->cpu_budget = strcmp(gv_jstr(c, "timings.cpu.stop"), "budget") == 0;
     v->cpu_n = gv_jnum(c, "timings.cpu.n");
     v->hold_timeouts = gv_jnum(c, "launch.hold_timeouts");
+    v->throttled = json_is_true(json_object_get(json_object_get(c, "clocks"), "throttled"));
+    v->mhz_before = gv_jnum(c, "clocks.sm_mhz_before");
+    v->mhz_after = gv_jnum(c, "clocks.sm_mhz_after");
+    v->throttle = gv_jnum(c, "clocks.throttle_reasons");
 }
 
 static void row_vals_result(row_vals *v, const gv_bench_case_result *r)
@@ -165,6 +172,10 @@ static void row_vals_result(row_vals *v, const gv_bench_case_result *r)
     v->cpu_budget = r->has[GV_T_CPU] && r->bc.t[GV_T_CPU].stop == GV_STOP_BUDGET;
     v->cpu_n = r->has[GV_T_CPU] ? r->bc.t[GV_T_CPU].n : NAN;
     v->hold_timeouts = r->bc.info.hold_timeouts;
+    v->throttled = r->bc.clocks.ok && r->bc.clocks.throttled;
+    v->mhz_before = r->bc.clocks.sm_mhz_before;
+    v->mhz_after = r->bc.clocks.sm_mhz_after;
+    v->throttle = (double)r->bc.clocks.throttle;
 }
 
 /* The formatted numbers of one case's row, shared by the terminal table and Markdown. */
@@ -205,6 +216,14 @@ static void render_row(FILE *f, const row_vals *v)
     if (v->hold_timeouts > 0)
         fprintf(f, " [the op's launch waited on the device: samples taken without the hold]");
     fputc('\n', f);
+    if (v->throttled) {
+        char names[128];
+        fprintf(f,
+                "  Warn: timed while the clocks were held down (%s; SM %.0f -> %.0f MHz): these "
+                "times are not the board's full speed\n",
+                gv_throttle_names((unsigned long long)v->throttle, names, sizeof names),
+                v->mhz_before, v->mhz_after);
+    }
 }
 
 void gv_bench_render_row(FILE *f, const json_t *c)

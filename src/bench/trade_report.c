@@ -10,6 +10,7 @@
 
 #include "bench_report.h"
 #include "json_util.h"
+#include "model_floor.h"
 #include "outfile.h"
 
 #ifndef GV_VERSION
@@ -77,6 +78,35 @@ void gv_trade_pareto(gv_trade_row *rows, int n)
     }
 }
 
+void gv_trade_flag_models(gv_trade_row *rows, int n)
+{
+    for (int i = 0; i < n; i++) {
+        gv_trade_row *row = &rows[i];
+        const gv_result *r = &row->r;
+        row->model_flag[0] = '\0';
+        if (r->verdict != GV_PASS) continue;
+        double floor = r->prob.floor_rms;
+        if (r->prob.on && floor > 0 && r->m.prob_n >= GV_PROB_RMS_MIN_N &&
+            r->m.prob_rms < floor / GV_PROB_FLOOR_FACTOR) {
+            snprintf(row->model_flag, sizeof row->model_flag,
+                     "better than its model: R_rms %.3g is below 1/%g of the %.3g that rounding "
+                     "the inputs to %d bits alone gives; the library may not be using the "
+                     "claimed path",
+                     r->m.prob_rms, GV_PROB_FLOOR_FACTOR, floor,
+                     gv_mode_get(r->c.mode)->input_bits);
+            continue;
+        }
+        if (r->c.mode == GV_MODE_NATIVE || (int)r->c.mode == gv_trade_default_mode()) continue;
+        const gv_trade_row *nat = find_row(rows, n, r->c.dtype, GV_MODE_NATIVE);
+        if (!nat || !judged(&nat->r) || !(nat->r.m.normwise_rel > 0)) continue;
+        if (nat->r.out_hash == r->out_hash)
+            snprintf(row->model_flag, sizeof row->model_flag,
+                     "better than its model: the same bits as %s native (%s); the library may "
+                     "not be using the claimed path",
+                     gv_dtype_name(r->c.dtype), nat->r.math_mode[0] ? nat->r.math_mode : "-");
+    }
+}
+
 void gv_trade_summarize(const gv_trade_group *g, int n, gv_trade_summary *s)
 {
     memset(s, 0, sizeof *s);
@@ -133,10 +163,18 @@ static json_t *row_json(const gv_trade_row *row)
                         num_or_null(!isnan(row->speedup_vs_f64), row->speedup_vs_f64));
     json_object_set_new(o, "speedup_vs_default",
                         num_or_null(!isnan(row->speedup_vs_default), row->speedup_vs_default));
-    /* NVML's energy counter around the timing call, per launch (src/power.h); null where the
-       board or driver does not report it, with why */
-    json_object_set_new(o, "energy_j",
-                        num_or_null(row->power_ok && !isnan(row->energy_j), row->energy_j));
+    /* NVML's energy counter over a window of its own (energy.h), per call; null where the
+       board or driver does not report it, or the row was not timed, with why */
+    json_object_set_new(o, "energy_j", num_or_null(row->energy.ok, row->energy.j_per_call));
+    if (row->energy.ok)
+        json_object_set_new(
+            o, "energy",
+            json_pack("{s:I, s:o, s:o, s:o, s:o}", "calls", (json_int_t)row->energy.calls, "gpu_s",
+                      gv_json_num(row->energy.gpu_s), "wall_s", gv_json_num(row->energy.wall_s),
+                      "watts", gv_json_num(row->energy.watts), "update_ms",
+                      gv_json_num(row->energy.update_ms)));
+    else if (row->energy.why[0])
+        json_object_set_new(o, "energy_why", json_string(row->energy.why));
     if (row->power_ok)
         json_object_set_new(o, "clocks",
                             json_pack("{s:i, s:i, s:I, s:b}", "sm_mhz_before",
@@ -146,6 +184,10 @@ static json_t *row_json(const gv_trade_row *row)
     else if (row->power_why[0])
         json_object_set_new(o, "power_why", json_string(row->power_why));
     json_object_set_new(o, "pareto", row->pareto < 0 ? json_null() : json_boolean(row->pareto));
+    json_object_set_new(o, "prob_floor_rms",
+                        num_or_null(j && r->prob.floor_rms > 0, r->prob.floor_rms));
+    json_object_set_new(o, "model_flag",
+                        row->model_flag[0] ? json_string(row->model_flag) : json_null());
     return o;
 }
 
@@ -221,7 +263,7 @@ static void row_cells(const gv_trade_group *g, const gv_trade_row *row, char c[N
         snprintf(c[9], CELL, "-");
     fmt_num(c[10], !isnan(row->speedup_vs_f64), "%.3g", row->speedup_vs_f64);
     fmt_num(c[11], !isnan(row->speedup_vs_default), "%.3g", row->speedup_vs_default);
-    fmt_num(c[12], row->power_ok && !isnan(row->energy_j), "%.3g", row->energy_j);
+    fmt_num(c[12], row->energy.ok, "%.3g", row->energy.j_per_call);
     snprintf(c[13], CELL, "%s", row->pareto > 0 ? "yes" : row->pareto == 0 ? "no" : "-");
 }
 
@@ -272,6 +314,14 @@ void gv_trade_table(FILE *f, const gv_trade_group *g, bool md)
         fprintf(f, "%s%s %s %s: %s%s\n", md ? "- " : "  ", gv_dtype_name(row->r.c.dtype),
                 gv_mode_name(row->r.c.mode), gv_verdict_name(row->r.verdict),
                 row->r.verdict != GV_PASS && row->r.reason[0] ? "" : "not timed: ", why);
+    }
+    for (int i = 0; i < g->n; i++) {
+        const gv_trade_row *row = &g->rows[i];
+        if (!row->model_flag[0]) continue;
+        if (first && md) fputc('\n', f);
+        first = false;
+        fprintf(f, "%sWarn: %s %s: %s\n", md ? "- " : "  ", gv_dtype_name(row->r.c.dtype),
+                gv_mode_name(row->r.c.mode), row->model_flag);
     }
 }
 

@@ -10,6 +10,7 @@
 #include <stdio.h>
 
 #include "op.h"
+#include "energy.h"
 #include "report.h"
 #include "stats.h"
 
@@ -27,11 +28,15 @@ typedef struct gv_trade_row {
     int pareto;                /* 1 on the front, 0 dominated, -1 not a candidate */
     /* the board around the timing pass (NVML; power_ok false: not reported, power_why) */
     bool power_ok;
-    double energy_j; /* per call: the counter's increase / launches */
+    /* energy per call from a window of its own after the timing pass (energy.h) */
+    gv_energy energy;
     unsigned sm_mhz_before, sm_mhz_after;
     unsigned long long throttle; /* clocks-event reasons seen before or after */
     bool throttled;              /* a slowdown reason was set: the timing is marked */
     char power_why[128];
+    /* gv_trade_flag_models: a passing row that does better than its model can explain ("" if
+       none), e.g. far below the input-rounding floor, or the same bits as native */
+    char model_flag[256];
 } gv_trade_row;
 
 /* One op at one size on one set of inputs: every (dtype, mode) the op accepts. */
@@ -56,6 +61,15 @@ void gv_trade_speedups(gv_trade_row *rows, int n);
  * timed, bits not NaN): a row is on it when no other has at least its bits in at most its
  * time, strictly better in one. Others get -1. */
 void gv_trade_pareto(gv_trade_row *rows, int n);
+
+/* Flag, in model_flag, every PASS row that does better than its mode's model allows
+ * (docs/error-models.md, "Better than its model"):
+ *  - its RMS R, over at least GV_PROB_RMS_MIN_N elements, is below 1/GV_PROB_FLOOR_FACTOR of
+ *    the floor its claimed input rounding alone gives (r.prob.floor_rms > 0);
+ *  - or it claims another arithmetic than native (not native, not default) and its output
+ *    has the same bits as the same dtype's native row, which is not exact itself.
+ * The library then may not be using the claimed path. */
+void gv_trade_flag_models(gv_trade_row *rows, int n);
 
 typedef struct gv_trade_summary {
     int rows, passed, failed, skipped, errors; /* errors: ERROR verdicts + timing errors */

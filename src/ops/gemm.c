@@ -2,6 +2,7 @@
  * register-blocked FFMA kernel, and their planted bugs (TF32 behind a pedantic label, a
  * dropped K tail).
  * Error model: docs/error-models.md, section gemm. */
+#include "../../abi/gemm.h"
 #include "../gen.h"
 #include "opkit.h"
 
@@ -15,9 +16,9 @@ static int gemm_layout(const gv_case *c, gv_layout *l)
     l->in[0] = (gv_tensor_spec){"A", m * k};
     l->in[1] = (gv_tensor_spec){"B", k * n};
     l->out[0] = (gv_tensor_spec){"C", m * n};
-    /* the f16 / bf16 storage modes convert A and B into 16-bit copies (kernels/gemm.cu) */
-    if (c->mode == GV_MODE_F16 || c->mode == GV_MODE_BF16)
-        l->workspace_bytes = (m * k * 2 + 255) / 256 * 256 + k * n * 2;
+    /* the reduced-precision modes keep converted copies of A and B (and f16acc its f16 C,
+       fp8 its scales and cuBLASLt's workspace) in the workspace: abi/gemm.h */
+    l->workspace_bytes = gk_gemm_workspace_bytes(c->mode, m, k, n, NULL);
     return GV_OK;
 }
 
@@ -52,6 +53,23 @@ static double gemm_depth(const gv_case *c)
     double k = (double)c->shape.d[1];
     if (c->mode == GV_MODE_TF32) return 4.0 + k * ldexp(1.0, -13);
     return k;
+}
+
+/* What a mode that rounds its inputs below the 1e-4 tier can be expected to reach: no tier,
+   and why, from the mode table's numbers. */
+static double gemm_expected_tier(const gv_case *c, char *why, size_t len)
+{
+    const gv_mode_info *mi = gv_mode_get(c->mode);
+    if (mi->promises_tier) return gv_dtype_tier(c->dtype);
+    if (c->mode == GV_MODE_FP8)
+        snprintf(why, len,
+                 "e4m3 inputs keep %d significand bits: each is off by up to 2^-%d "
+                 "before any sum",
+                 mi->input_bits, mi->input_bits);
+    else if (c->mode == GV_MODE_F16ACC)
+        snprintf(why, len, "f16 inputs and f16 accumulation: u = 2^-%d on each of %lld additions",
+                 mi->acc_bits, (long long)c->shape.d[1]);
+    return 0.0;
 }
 
 static int gemm_inputs(gv_problem *p)
@@ -126,7 +144,8 @@ static const gv_op gemm_cublas = {
     .dtypes = GV_BOTH_DTYPES,
     .summary = "C = A B through cuBLAS (every math mode and emulation cuBLAS offers)",
     .modes = GV_BIT(GV_MODE_NATIVE) | GV_BIT(GV_MODE_TF32) | GV_CUBLAS_MODES | GV_BIT(GV_MODE_F16) |
-             GV_BIT(GV_MODE_BF16),
+             GV_BIT(GV_MODE_BF16) | GV_BIT(GV_MODE_F16ACC) | GV_BIT(GV_MODE_FP8),
+    .expected_tier = gemm_expected_tier,
     .shapes = "128x128x128,1000x999x1001,1537x515x263,4096x4096x4096",
     .test_shapes = "64x64x64,100x37x129,129x65x33,512x515x260",
     GEMM_CUBLAS_CANARIES,

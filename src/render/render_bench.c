@@ -97,7 +97,13 @@ static void cases_table(FILE *f, const json_t *doc)
         gv_rk_td_str(f, gv_rk_str(c, "mode"), NULL);
         gv_rk_td_list(f, json_object_get(c, "shape"), GV_RK_INT, "\xc3\x97", sp);
         gv_rk_td_str(f, verdict, verdict);
-        gv_rk_td_str(f, gv_rk_str(c, "reason"), "reason");
+        char reason[512];
+        /* a time taken while NVML reported a power or thermal slowdown (bench_report.c) */
+        bool slow = json_is_true(json_object_get(json_object_get(c, "clocks"), "throttled"));
+        snprintf(reason, sizeof reason, "%s%s%s", gv_rk_str(c, "reason"),
+                 slow && *gv_rk_str(c, "reason") ? "; " : "",
+                 slow ? "Warn: timed while the clocks were held down (power or heat)" : "");
+        gv_rk_td_str(f, reason, "reason");
         case_cells(f, c, p);
         fputs("</tr>\n", f);
     }

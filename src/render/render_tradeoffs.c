@@ -233,10 +233,11 @@ static void emu_curve(FILE *f, const json_t *g)
 static void rows_table(FILE *f, const json_t *g, size_t gi)
 {
     fputs("<table><thead><tr><th>dtype</th><th>mode</th><th>math mode</th><th>verdict</th>"
-          "<th>reason</th><th>accurate bits</th><th>normwise</th><th>max_rel</th><th>tiers "
+          "<th>reason</th><th>model flag</th><th>accurate "
+          "bits</th><th>normwise</th><th>max_rel</th><th>tiers "
           "met</th><th>ratio</th><th>prob R max</th><th>prob R RMS</th><th>median ms</th>"
           "<th>lo ms</th><th>hi ms</th><th>n</th><th>speed-up vs f64</th><th>speed-up vs "
-          "default</th><th>energy J</th><th>Pareto</th></tr></thead>\n<tbody>\n",
+          "default</th><th>J/call</th><th>Pareto</th></tr></thead>\n<tbody>\n",
           f);
     size_t i;
     const json_t *r;
@@ -250,6 +251,7 @@ static void rows_table(FILE *f, const json_t *g, size_t gi)
         gv_rk_td_str(f, gv_rk_str(r, "math_mode"), NULL);
         gv_rk_td_str(f, verdict, verdict);
         gv_rk_td_str(f, gv_rk_str(r, "reason"), "reason");
+        gv_rk_td_str(f, gv_rk_str(r, "model_flag"), "reason");
         static const struct {
             const char *key;
             gv_rk_fmt fmt;
@@ -332,7 +334,7 @@ void gv_render_tradeoffs_md(FILE *f, const json_t *doc)
         group_title(f, g, true);
         fputc('\n', f);
         gv_rk_md_head(f, "dtype|mode|verdict|bits|normwise|tiers met|median ms|speed-up vs "
-                         "f64|Pareto");
+                         "f64|J/call|Pareto|model flag");
         size_t j;
         const json_t *r;
         json_array_foreach(json_object_get(g, "rows"), j, r)
@@ -346,7 +348,9 @@ void gv_render_tradeoffs_md(FILE *f, const json_t *doc)
             gv_rk_md_list(f, json_object_get(r, "tiers_met"), GV_RK_SCI, ", ");
             gv_rk_md_num(f, gv_rk_get(r, "time_ms.median"), GV_RK_G3);
             gv_rk_md_num(f, json_object_get(r, "speedup_vs_f64"), GV_RK_G3);
+            gv_rk_md_num(f, json_object_get(r, "energy_j"), GV_RK_G3);
             gv_rk_md_str(f, json_is_true(json_object_get(r, "pareto")) ? "yes" : "");
+            gv_rk_md_str(f, gv_rk_str(r, "model_flag"));
             fputc('\n', f);
         }
     }

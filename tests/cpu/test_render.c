@@ -340,6 +340,40 @@ Test(render, tradeoffs_scatter_pareto_front_and_emulation_curve)
     json_decref(doc);
 }
 
+Test(render, model_flag_energy_and_throttle_marks_are_shown)
+{
+    json_t *doc = fixture("tradeoffs-synthetic.json");
+    json_t *row = json_array_get(
+        json_object_get(json_array_get(json_object_get(doc, "groups"), 0), "rows"), 1);
+    cr_assert_not_null(row);
+    json_object_set_new(row, "model_flag",
+                        json_string("better than its model: the same bits as f32 native"));
+    json_object_set_new(row, "energy_j", json_real(0.0625));
+    char *h = render(doc, true), *md = render(doc, false);
+    cr_expect_not_null(strstr(h, "better than its model: the same bits as f32 native"));
+    cr_expect_not_null(strstr(md, "better than its model: the same bits as f32 native"));
+    cr_expect_not_null(strstr(h, "<th>J/call</th>"));
+    cr_expect_not_null(strstr(md, "J/call"));
+    cr_expect_not_null(strstr(md, "0.0625"), "energy per call in the Markdown");
+    free(h);
+    free(md);
+    json_decref(doc);
+
+    doc = fixture("bench-synthetic.json");
+    json_t *c = json_array_get(json_object_get(doc, "cases"), 0);
+    cr_assert_not_null(c);
+    h = render(doc, true);
+    cr_expect_null(strstr(h, "Warn: timed while"), "no mark without a slowdown");
+    free(h);
+    json_object_set_new(c, "clocks",
+                        json_pack("{s:i, s:i, s:i, s:b}", "sm_mhz_before", 1980, "sm_mhz_after",
+                                  1395, "throttle_reasons", 4, "throttled", 1));
+    h = render(doc, true);
+    cr_expect_not_null(strstr(h, "Warn: timed while the clocks were held down"));
+    free(h);
+    json_decref(doc);
+}
+
 Test(render, checker_rejects_what_it_should)
 {
     json_t *doc = json_pack("{s:f}", "x", 1.5);

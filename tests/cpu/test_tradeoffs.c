@@ -4,6 +4,7 @@
 #include <jansson.h>
 
 #include "bench_json.h"
+#include "model_floor.h"
 #include "testkit.h"
 #include "trade_report.h"
 
@@ -99,6 +100,121 @@ Test(tradeoffs, speedup_without_a_timed_baseline_is_nan)
     gv_trade_speedups(rows, 2);
     cr_expect(isnan(rows[1].speedup_vs_f64));
     cr_expect(isnan(rows[1].speedup_vs_default), "no f32 native row: no baseline");
+}
+
+/* ---- better than its model ----------------------------------------------------------------- */
+
+Test(tradeoffs, same_bits_as_native_is_flagged_for_a_claimed_other_path)
+{
+    int def = gv_trade_default_mode();
+    gv_trade_row rows[5];
+    int n = 0;
+    rows[n++] = mkrow(GV_F32, GV_MODE_NATIVE, GV_PASS, 20, 1.0);
+    rows[n++] = mkrow(GV_F32, GV_MODE_BF16X9, GV_PASS, 20, 1.0);  /* same bits: flagged */
+    rows[n++] = mkrow(GV_F32, GV_MODE_TF32, GV_PASS, 10, 0.3);    /* other bits */
+    rows[n++] = mkrow(GV_F64, GV_MODE_FP64EMU, GV_PASS, 45, 1.0); /* no f64 native row */
+    if (def >= 0) rows[n++] = mkrow(GV_F32, (gv_mode)def, GV_PASS, 20, 1.0);
+    for (int i = 0; i < n; i++)
+        rows[i].r.out_hash = 42;
+    rows[2].r.out_hash = 43;
+    snprintf(rows[0].r.math_mode, sizeof rows[0].r.math_mode, "CUBLAS_PEDANTIC_MATH");
+    gv_trade_flag_models(rows, n);
+    cr_expect(!rows[0].model_flag[0], "native is its own reference");
+    cr_expect_not_null(strstr(rows[1].model_flag, "same bits as f32 native (CUBLAS_PEDANTIC_MATH)"),
+                       "%s", rows[1].model_flag);
+    cr_expect(!rows[2].model_flag[0], "%s", rows[2].model_flag);
+    cr_expect(!rows[3].model_flag[0], "no native row of its dtype: nothing to compare");
+    if (def >= 0) cr_expect(!rows[4].model_flag[0], "default may well be the native path");
+
+    /* a native result equal to the oracle (an exact probe) says nothing about the path */
+    rows[0].r.m.normwise_rel = 0;
+    gv_trade_flag_models(rows, n);
+    cr_expect(!rows[1].model_flag[0], "%s", rows[1].model_flag);
+    /* and a row that did not pass is already reported as a FAIL */
+    rows[0].r.m.normwise_rel = 1e-7;
+    rows[1].r.verdict = GV_FAIL;
+    gv_trade_flag_models(rows, n);
+    cr_expect(!rows[1].model_flag[0]);
+}
+
+Test(tradeoffs, rms_below_an_eighth_of_the_input_floor_is_flagged)
+{
+    gv_trade_row row = mkrow(GV_F32, GV_MODE_FP8, GV_PASS, 5, 0.1);
+    cr_assert(row.r.prob.on);
+    row.r.prob.floor_rms = 0.16;
+    row.r.m.prob_n = GV_PROB_RMS_MIN_N;
+    row.r.m.prob_rms = 0.16 / GV_PROB_FLOOR_FACTOR * 1.01; /* just above: not flagged */
+    gv_trade_flag_models(&row, 1);
+    cr_expect(!row.model_flag[0], "%s", row.model_flag);
+    row.r.m.prob_rms = 0.16 / GV_PROB_FLOOR_FACTOR * 0.99;
+    gv_trade_flag_models(&row, 1);
+    cr_expect_not_null(strstr(row.model_flag, "better than its model"), "%s", row.model_flag);
+    cr_expect_not_null(strstr(row.model_flag, "to 4 bits"), "names e4m3's bits: %s",
+                       row.model_flag);
+    row.r.m.prob_n = GV_PROB_RMS_MIN_N - 1; /* too few elements for an RMS */
+    gv_trade_flag_models(&row, 1);
+    cr_expect(!row.model_flag[0]);
+    row.r.m.prob_n = GV_PROB_RMS_MIN_N;
+    row.r.prob.floor_rms = 0; /* no floor known */
+    gv_trade_flag_models(&row, 1);
+    cr_expect(!row.model_flag[0]);
+}
+
+/* ---- energy per call ------------------------------------------------------------------------ */
+
+Test(tradeoffs, energy_window_arithmetic)
+{
+    cr_expect_eq(gv_energy_window_s(0, 1.0), 1.0, "interval unknown: the minimum");
+    cr_expect_eq(gv_energy_window_s(20, 1.0), 1.0, "20 x 20 ms = 0.4 s < 1 s");
+    cr_expect_float_eq(gv_energy_window_s(100, 1.0), GV_ENERGY_UPDATES * 0.1, 1e-12);
+    gv_energy e;
+    gv_energy_finish(&e, 1000.0, 1150.0, 3000, 1.1, 1.25, 25.0);
+    cr_expect(e.ok, "%s", e.why);
+    cr_expect_float_eq(e.j_per_call, 0.05, 1e-15);
+    cr_expect_float_eq(e.watts, 120.0, 1e-12);
+    cr_expect_eq(e.calls, 3000);
+    cr_expect_eq(e.update_ms, 25.0);
+    gv_energy_finish(&e, 1000.0, 999.0, 10, 1, 1, 25);
+    cr_expect(!e.ok && isnan(e.j_per_call) && strstr(e.why, "backwards"), "%s", e.why);
+    gv_energy_finish(&e, 1000.0, 1000.0, 10, 1, 1, 25);
+    cr_expect(!e.ok && strstr(e.why, "did not move"), "%s", e.why);
+    gv_energy_finish(&e, 1000.0, 1001.0, 0, 0, 1, 25);
+    cr_expect(!e.ok && strstr(e.why, "no call"), "%s", e.why);
+    gv_energy_finish(&e, 1000.0, NAN, 10, 1, 1, 25);
+    cr_expect(!e.ok, "a NaN reading is never a measurement");
+}
+
+Test(tradeoffs, energy_in_json_table_and_its_absence_explained)
+{
+    gv_trade_row rows[] = {
+        mkrow(GV_F32, GV_MODE_NATIVE, GV_PASS, 20, 1.0),
+        mkrow(GV_F32, GV_MODE_TF32, GV_PASS, 10, 0.5),
+    };
+    gv_energy_finish(&rows[0].energy, 10.0, 12.5, 1000, 1.0, 1.1, 20.0);
+    snprintf(rows[1].energy.why, sizeof rows[1].energy.why, "this board reports no energy counter");
+    gv_trade_group g = {.op = gv_op_find("gemm.cublas"),
+                        .shape = {3, {64, 64, 64}},
+                        .dist = GV_DIST_UNIFORM11,
+                        .rows = rows,
+                        .n = 2};
+    gv_trade_summary s;
+    gv_trade_summarize(&g, 1, &s);
+    gv_run_info info = {.command = "tradeoffs", .argv_joined = "gpuval tradeoffs"};
+    json_t *doc = gv_trade_doc(&info, &g, 1, &s);
+    json_t *rs = json_object_get(json_array_get(json_object_get(doc, "groups"), 0), "rows");
+    json_t *r0 = json_array_get(rs, 0), *r1 = json_array_get(rs, 1);
+    cr_expect_float_eq(gv_jnum(r0, "energy_j"), 2.5e-3, 1e-15);
+    cr_expect_eq(gv_jnum(r0, "energy.calls"), 1000);
+    cr_expect_float_eq(gv_jnum(r0, "energy.watts"), 2.5 / 1.1, 1e-12);
+    cr_expect(json_is_null(json_object_get(r1, "energy_j")));
+    cr_expect_str_eq(gv_jstr(r1, "energy_why"), "this board reports no energy counter");
+    json_decref(doc);
+    char buf[8192];
+    FILE *f = fmemopen(buf, sizeof buf, "w");
+    cr_assert_not_null(f);
+    gv_trade_table(f, &g, false);
+    fclose(f);
+    cr_expect_not_null(strstr(buf, "0.0025"), "J/call in the table: %s", buf);
 }
 
 Test(tradeoffs, json_document_shape_and_numbers)

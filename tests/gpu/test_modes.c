@@ -1,9 +1,14 @@
 /* test_modes.c: precision-mode evidence the registry sweep cannot give by itself. TF32 must
  * miss the 1e-4 tier on inputs TF32 cannot hold (k + 0.5 for k in [1024, 2048) needs 12
  * significant bits, TF32 keeps 11) and on cancelling [-1, 1) inputs, while native f32
- * meets it on the very same inputs; special values must land where the oracle puts them. */
+ * meets it on the very same inputs; special values must land where the oracle puts them.
+ * fp8 and f16acc pass their own models, and the fp8 result judged as f32 or f16 fails. */
 #include <criterion/criterion.h>
+#include <stdio.h>
+#include <string.h>
 
+#include "gk.h"
+#include "model_floor.h"
 #include "registry.h"
 #include "run.h"
 
@@ -73,4 +78,99 @@ Test(gpu_modes, special_values_land_where_the_oracle_has_them, .timeout = 120)
     gv_result f64 = run("vadd", GV_F64, GV_MODE_NATIVE, GV_DIST_SPECIAL, 100003, 0, 0);
     cr_expect_eq(f32.verdict, GV_PASS, "f32: %s", f32.reason);
     cr_expect_eq(f64.verdict, GV_PASS, "f64: %s", f64.reason);
+}
+
+/* Run gemm.cublas f32 on the device in mode `path` and judge the one output twice: as the
+   path it is (*as_path) and as another mode's claim (*as_claim), on the same inputs. false
+   when the device does not run the path (*as_path says why, a SKIP). */
+static bool run_claimed(gv_mode path, gv_mode claim, int64_t m, int64_t k, int64_t n,
+                        gv_result *as_path, gv_result *as_claim)
+{
+    gv_case c = {gv_op_find("gemm.cublas"), GV_F32, path, GV_DIST_UNIFORM11, {3, {m, k, n}}, 11};
+    cr_assert_not_null(c.op);
+    gv_problem p;
+    cr_assert_eq(gv_problem_init(&p, &c), GV_OK);
+    cr_assert_eq(gv_reference(&p), GV_OK);
+    gk_launch L;
+    memset(&L, 0, sizeof L);
+    L.dtype = c.dtype;
+    L.mode = c.mode;
+    L.nd = 3;
+    for (int i = 0; i < 3; i++)
+        L.dims[i] = c.shape.d[i];
+    L.n_in = p.l.n_in;
+    L.n_out = p.l.n_out;
+    gk_host_io io;
+    memset(&io, 0, sizeof io);
+    for (int i = 0; i < p.l.n_in; i++) {
+        L.in_count[i] = p.in[i].count;
+        io.in[i] = p.in[i].data;
+    }
+    for (int i = 0; i < p.l.n_out; i++) {
+        L.out_count[i] = p.out[i].count;
+        io.out[i] = p.out[i].data;
+    }
+    L.workspace_bytes = p.l.workspace_bytes;
+    gv_result_init(as_path, &c, &gv_default_tiers);
+    int rc = gk_run(c.op->device, &L, &io);
+    if (rc == GV_EUNSUPPORTED) {
+        as_path->verdict = GV_SKIP;
+        snprintf(as_path->reason, sizeof as_path->reason, "%s", gk_last_error());
+        gv_problem_free(&p);
+        return false;
+    }
+    cr_assert_eq(rc, GV_OK, "%s %s: %s", gv_mode_name(path), gv_errname(rc), gk_last_error());
+    snprintf(as_path->math_mode, sizeof as_path->math_mode, "%s", L.math_mode);
+    gv_judge(&p, as_path);
+    gv_case cc = c;
+    cc.mode = claim;
+    p.c.mode = claim;
+    gv_result_init(as_claim, &cc, &gv_default_tiers);
+    gv_judge(&p, as_claim);
+    cr_log_info("%s (%s) %lldx%lldx%lld: %s R max %.3g rms %.3g (floor %.3g) bits %.1f; as %s: "
+                "%s R max %.3g rms %.3g (%s)",
+                gv_mode_name(path), as_path->math_mode, (long long)m, (long long)k, (long long)n,
+                gv_verdict_name(as_path->verdict), as_path->m.prob_max, as_path->m.prob_rms,
+                as_path->prob.floor_rms, as_path->m.bits, gv_mode_name(claim),
+                gv_verdict_name(as_claim->verdict), as_claim->m.prob_max, as_claim->m.prob_rms,
+                as_claim->reason);
+    gv_problem_free(&p);
+    return true;
+}
+
+Test(gpu_modes, fp8_passes_its_model_and_fails_as_f32_or_f16, .timeout = 300)
+{
+    gv_result fp8, as;
+    if (!run_claimed(GV_MODE_FP8, GV_MODE_NATIVE, 512, 4096, 512, &fp8, &as))
+        cr_skip_test("fp8 not run: %s", fp8.reason);
+    cr_expect_eq(fp8.verdict, GV_PASS, "fp8 within its own model: %s", fp8.reason);
+    cr_expect_eq(fp8.expected_tier, 0.0, "fp8 expects no tier");
+    /* the device really rounds to e4m3: its RMS R is not far below the input-rounding floor */
+    cr_expect_geq(fp8.m.prob_rms, fp8.prob.floor_rms / GV_PROB_FLOOR_FACTOR,
+                  "fp8 RMS R %.3g vs floor %.3g: better than e4m3 inputs allow", fp8.m.prob_rms,
+                  fp8.prob.floor_rms);
+    cr_expect_eq(as.verdict, GV_FAIL, "the fp8 result passed off as f32: %s", as.reason);
+    run_claimed(GV_MODE_FP8, GV_MODE_F16, 512, 4096, 512, &fp8, &as);
+    cr_expect_eq(as.verdict, GV_FAIL, "the fp8 result passed off as f16: %s", as.reason);
+}
+
+Test(gpu_modes, fp8_on_a_shape_cublaslt_rejects_is_a_skip_naming_fp8, .timeout = 120)
+{
+    gv_result r = run("gemm.cublas", GV_F32, GV_MODE_FP8, GV_DIST_UNIFORM11, 100, 37, 129);
+    cr_expect(r.verdict == GV_PASS || (r.verdict == GV_SKIP && strstr(r.reason, "fp8")),
+              "fp8 at 100x37x129: %s (%s), never an error", gv_verdict_name(r.verdict), r.reason);
+}
+
+Test(gpu_modes, f16acc_passes_its_model, .timeout = 300)
+{
+    gv_result acc, as;
+    if (!run_claimed(GV_MODE_F16ACC, GV_MODE_F16, 512, 4096, 512, &acc, &as))
+        cr_skip_test("f16acc not run: %s", acc.reason);
+    cr_expect_eq(acc.verdict, GV_PASS, "f16acc within its own model: %s", acc.reason);
+    cr_expect_eq(acc.expected_tier, 0.0);
+    cr_expect_geq(acc.m.prob_rms, acc.prob.floor_rms / GV_PROB_FLOOR_FACTOR,
+                  "f16acc RMS R %.3g vs floor %.3g", acc.m.prob_rms, acc.prob.floor_rms);
+    /* the f16-accumulated result judged as f32 accumulation: logged, not asserted (how far
+       below u sqrt(k) the tensor cores' blocked f16 sums stay is what it measures) */
+    cr_log_info("f16acc as f16: %s (%s)", gv_verdict_name(as.verdict), as.reason);
 }

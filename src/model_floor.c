@@ -1,0 +1,69 @@
+/* model_floor.c: the input-rounding floor of the probabilistic model and the output hash
+ * (model_floor.h). Why a floor exists: a product sum_k a_k b_k whose operands are rounded to
+ * p bits, a_k (1 + da_k), b_k (1 + db_k), is off by sum_k a_k b_k (da_k + db_k) + O(u^2)
+ * before any accumulation error, and the accumulation's own rounding errors are functions of
+ * the rounded values, nearly uncorrelated with the input errors: the variance of the total is
+ * at least that of the input part, sum_k (a_k b_k)^2 (s_A + s_B), s_X the weighted mean square
+ * of the relative rounding errors of X. */
+#include "model_floor.h"
+
+#include <math.h>
+#include <string.h>
+
+double gv_round_bits(double x, int p)
+{
+    if (x == 0.0 || !isfinite(x)) return x;
+    int e;
+    frexp(x, &e);
+    return ldexp(nearbyint(ldexp(x, p - e)), e - p);
+}
+
+double gv_rounding_msq(const double *x, int64_t n, int p)
+{
+    double err = 0.0, mag = 0.0;
+    for (int64_t i = 0; i < n; i++) {
+        if (!isfinite(x[i])) continue;
+        double d = gv_round_bits(x[i], p) - x[i];
+        err += d * d;
+        mag += x[i] * x[i];
+    }
+    return mag > 0 ? err / mag : 0.0;
+}
+
+double gv_prob_floor(const gv_problem *p, const gv_result *r)
+{
+    const gv_case *c = &p->c;
+    int bits = gv_mode_get(c->mode)->input_bits;
+    if (!r->prob.on || !(r->prob.u_in > 0) || bits <= 0 || p->l.n_in < 2 || p->l.n_out < 1 ||
+        strcmp(c->op->family, "gemm") != 0)
+        return 0.0;
+    const gv_tensor *C = &p->out[0];
+    if (!C->pgauge || !C->ref) return 0.0;
+    double s = gv_rounding_msq(p->in[0].ref, p->in[0].count, bits) +
+               gv_rounding_msq(p->in[1].ref, p->in[1].count, bits);
+    double sum = 0.0, w = r->prob.w;
+    int64_t n = 0;
+    for (int64_t i = 0; i < C->count; i++) {
+        double g = C->pgauge[i], ref = C->ref[i];
+        if (!isfinite(ref) || !isfinite(g) || !(g > 0)) continue;
+        double spread = g - fabs(ref); /* sqrt(sum_k (a_k b_k)^2) */
+        if (spread < 0) spread = 0;
+        double q = spread / (w * g);
+        sum += s * q * q;
+        n++;
+    }
+    return n > 0 ? sqrt(sum / (double)n) : 0.0;
+}
+
+uint64_t gv_output_hash(const gv_problem *p)
+{
+    uint64_t h = 0xcbf29ce484222325ull;
+    if (p->l.n_out < 1 || !p->out[0].data) return h;
+    const unsigned char *b = p->out[0].data;
+    size_t bytes = (size_t)p->out[0].count * gv_dtype_size(p->c.dtype);
+    for (size_t i = 0; i < bytes; i++) {
+        h ^= b[i];
+        h *= 0x100000001b3ull;
+    }
+    return h;
+}
