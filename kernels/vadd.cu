@@ -6,7 +6,10 @@
  *  - vadd.pastend, vadd.prestart, vadd.clobber compute c correctly, then one stray store
  *    (a second one-thread kernel, ordered after the first on the stream) writes c[n], one
  *    element past the end of c, or c[-1], one before its start, or overwrites the input
- *    a[n-1] after it was read. Only gk_run's guards (red zones, input check) can see them. */
+ *    a[n-1] after it was read. Only gk_run's guards (red zones, input check) can see them.
+ * Planted slowdown: vadd.slow runs the same kernel VADD_SLOW_PASSES times over the same
+ *  buffers; every pass writes the same c, so the results are vadd's, bit for bit, at a
+ *  multiple of its memory traffic (what `gpuval compare` must call REGRESSED). */
 #include "gk_cuda.h"
 
 enum vadd_stray { STRAY_NONE, STRAY_PASTEND, STRAY_PRESTART, STRAY_CLOBBER };
@@ -76,7 +79,9 @@ template <> struct vadd_vec<double> {
     using type = double2;
 };
 
-template <bool Planted, int Stray = STRAY_NONE> static int vadd_launch(gk_launch *L)
+enum { VADD_SLOW_PASSES = 4 };
+
+template <bool Planted, int Stray = STRAY_NONE, int Passes = 1> static int vadd_launch(gk_launch *L)
 {
     int64_t n = L->dims[0];
     const int threads = 256;
@@ -84,10 +89,12 @@ template <bool Planted, int Stray = STRAY_NONE> static int vadd_launch(gk_launch
     return gk_by_dtype(L->dtype, [&](auto x) {
         using T = decltype(x);
         /* the planted f32 rounding exists only where there is something wider to round */
-        vadd_kernel<T, typename vadd_vec<T>::type, Planted && sizeof(T) == 8>
-            <<<blocks, threads, 0, gk_stream(L)>>>((const T *)L->in[0], (const T *)L->in[1],
-                                                   (T *)L->out[0], n);
-        GK_LAUNCHED("vadd_kernel");
+        for (int pass = 0; pass < Passes; pass++) {
+            vadd_kernel<T, typename vadd_vec<T>::type, Planted && sizeof(T) == 8>
+                <<<blocks, threads, 0, gk_stream(L)>>>((const T *)L->in[0], (const T *)L->in[1],
+                                                       (T *)L->out[0], n);
+            GK_LAUNCHED("vadd_kernel");
+        }
         return vadd_stray<T, Stray>(L);
     });
 }
@@ -97,3 +104,5 @@ extern "C" const gk_op gk_vadd_f32round = {NULL, vadd_launch<true>, NULL};
 extern "C" const gk_op gk_vadd_pastend = {NULL, vadd_launch<false, STRAY_PASTEND>, NULL};
 extern "C" const gk_op gk_vadd_prestart = {NULL, vadd_launch<false, STRAY_PRESTART>, NULL};
 extern "C" const gk_op gk_vadd_clobber = {NULL, vadd_launch<false, STRAY_CLOBBER>, NULL};
+extern "C" const gk_op gk_vadd_slow = {NULL, vadd_launch<false, STRAY_NONE, VADD_SLOW_PASSES>,
+                                       NULL};

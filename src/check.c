@@ -12,6 +12,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "cache.h"
 #include "check.h"
 #include "compare_cmd.h"
 #include "compare_runs.h"
@@ -45,6 +46,10 @@ static const char check_help[] =
     "  --baseline FILE  compare this run with a saved one afterwards (as gpuval compare):\n"
     "                   exit 4 when a case regressed and none failed\n"
     "  --force          let --save replace an existing baseline\n"
+    "  --as OP          run the one selected op (a variant of OP's family with OP's oracle)\n"
+    "                   under OP's name, so that compare matches it with OP's baseline\n"
+    "  --no-cache       compute every oracle afresh: neither read nor write the oracle cache\n"
+    "                   ($XDG_CACHE_HOME/gpuval; gpuval cache info)\n"
     "  -q, --quiet      print only failures and the summary\n"
     "\n"
     "Columns: max_rel max |c-r|/|r|; normwise ||c-r||/||r||; bits -log2(normwise);\n"
@@ -70,6 +75,7 @@ int gv_cmd_check(int argc, char **argv)
 {
     gv_selection sel = {.dist = -1};
     const char *json_path = NULL, *size_spec = NULL, *save_path = NULL, *baseline_path = NULL;
+    const char *as_name = NULL;
     bool force = false;
     int quiet = 0;
     enum {
@@ -84,7 +90,9 @@ int gv_cmd_check(int argc, char **argv)
         O_TEST,
         O_SAVE,
         O_BASELINE,
-        O_FORCE
+        O_FORCE,
+        O_AS,
+        O_NOCACHE
     };
     static const struct option opts[] = {{"op", required_argument, 0, O_OP},
                                          {"dtype", required_argument, 0, O_DTYPE},
@@ -97,6 +105,8 @@ int gv_cmd_check(int argc, char **argv)
                                          {"save", required_argument, 0, O_SAVE},
                                          {"baseline", required_argument, 0, O_BASELINE},
                                          {"force", no_argument, 0, O_FORCE},
+                                         {"as", required_argument, 0, O_AS},
+                                         {"no-cache", no_argument, 0, O_NOCACHE},
                                          {"test-sizes", no_argument, 0, O_TEST},
                                          {"quiet", no_argument, 0, 'q'},
                                          {"help", no_argument, 0, 'h'},
@@ -125,6 +135,8 @@ int gv_cmd_check(int argc, char **argv)
         case O_SAVE: save_path = optarg; break;
         case O_BASELINE: baseline_path = optarg; break;
         case O_FORCE: force = true; break;
+        case O_AS: as_name = optarg; break;
+        case O_NOCACHE: gv_cache_enable(false); break;
         case O_TEST: sel.test_shapes = true; break;
         case 'q': quiet = 1; break;
         case 'h': fputs(check_help, stdout); return GV_EXIT_OK;
@@ -176,6 +188,12 @@ int gv_cmd_check(int argc, char **argv)
     if (n == 0) {
         gv_usage_error("no case matches the selection (an op's dtypes and modes: gpuval list)");
         free(cases);
+        return GV_EXIT_USAGE;
+    }
+    if (as_name && gv_select_as(cases, n, as_name, err, sizeof err) != GV_OK) {
+        gv_usage_error("%s", err);
+        free(cases);
+        json_decref(baseline);
         return GV_EXIT_USAGE;
     }
 

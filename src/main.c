@@ -45,7 +45,8 @@ static const char list_help[] =
     "usage: gpuval list [--all] [-v]\n"
     "\n"
     "List the registered operations: name, dtypes, modes, shape dims, default sizes.\n"
-    "  --all      include planted-bug variants (wrong on purpose; the oracle must FAIL them)\n"
+    "  --all      include planted variants (bugs the oracle must FAIL; slowdowns compare must\n"
+    "             call REGRESSED)\n"
     "  --modes    the precision modes instead: dtypes, input precision, the tier each promises,\n"
     "             whether `check` runs it by default or only when named\n"
     "  -v         also print each op's error model and its source\n";
@@ -94,13 +95,17 @@ static int cmd_list(int argc, char **argv)
            "summary");
     for (const gv_op *const *opp = gv_registry(); *opp; opp++) {
         const gv_op *op = *opp;
-        if (op->planted_bug && !all) continue;
+        if ((op->planted_bug || op->planted_slow) && !all) continue;
         char dt[32], md[512];
         mask_names(dt, sizeof dt, op->dtypes, dtype_name_i, GV_NDTYPES);
         mask_names(md, sizeof md, op->modes, mode_name_i, GV_NMODES);
         bool long_modes = strlen(md) > 20; /* the whole list goes on a line of its own */
         printf("%-24s %-8s %-20s %-14s %-40s %s%s\n", op->name, dt, long_modes ? "(below)" : md,
-               op->dims, op->shapes, op->planted_bug ? "[planted bug] " : "", op->summary);
+               op->dims, op->shapes,
+               op->planted_bug    ? "[planted bug] "
+               : op->planted_slow ? "[planted slow] "
+                                  : "",
+               op->summary);
         if (long_modes) printf("%24s modes: %s\n", "", md);
         if (verbose) printf("%24s error model: %s\n", "", op->error_model);
     }

@@ -65,11 +65,14 @@ typedef struct gv_op {
                             filtered by mode_valid */
     unsigned dists;      /* bit (1u << gv_dist): input distributions the op accepts */
     gv_dist default_dist;
-    const char *shapes;      /* default catalogue, a size SPEC */
-    const char *test_shapes; /* small and medium shapes for tests/gpu, a size SPEC */
-    const char *error_model; /* the bound it follows, with its source, for `list -v` */
-    const char *planted_bug; /* non-NULL: a deliberately wrong variant the oracle must FAIL;
-                                kept out of the default catalogue */
+    const char *shapes;       /* default catalogue, a size SPEC */
+    const char *test_shapes;  /* small and medium shapes for tests/gpu, a size SPEC */
+    const char *error_model;  /* the bound it follows, with its source, for `list -v` */
+    const char *planted_bug;  /* non-NULL: a deliberately wrong variant the oracle must FAIL;
+                                 kept out of the default catalogue */
+    const char *planted_slow; /* non-NULL: a deliberately slower variant with the op's results
+                                 (check must PASS it, compare of timings must call it
+                                 REGRESSED); kept out of the default catalogue as well */
 
     /* Optional: reject a shape (beyond the dims count) with a reason; GV_OK or GV_EINVAL. */
     int (*check_shape)(const gv_shape *s, char *why, size_t len);

@@ -3,7 +3,8 @@
  * Error model: docs/error-models.md, section vadd. */
 #include "opkit.h"
 
-extern const gk_op gk_vadd, gk_vadd_f32round, gk_vadd_pastend, gk_vadd_prestart, gk_vadd_clobber;
+extern const gk_op gk_vadd, gk_vadd_f32round, gk_vadd_pastend, gk_vadd_prestart, gk_vadd_clobber,
+    gk_vadd_slow;
 
 static int vadd_layout(const gv_case *c, gv_layout *l)
 {
@@ -106,5 +107,18 @@ static const gv_op vadd_clobber = {
     VADD_GUARD_COMMON,
 };
 
-const gv_op *const gv_family_vadd[] = {&vadd,          &vadd_f32round, &vadd_pastend,
-                                       &vadd_prestart, &vadd_clobber,  NULL};
+/* A planted slowdown: vadd's results, bit for bit, at four times its memory traffic. The
+   regression demo (ci/regression-demo) runs it `--as vadd` against a vadd baseline. */
+static const gv_op vadd_slow = {
+    .name = "vadd.slow",
+    .summary = "planted slowdown: vadd's kernel run four times over the same buffers",
+    .planted_slow = "four passes where one does",
+    .dtypes = GV_BOTH_DTYPES,
+    .shapes = "1e3,1e5,100003,1048583,1e7,1e8",
+    .test_shapes = "1000,1048583",
+    .device = GV_KERNEL(gk_vadd_slow),
+    VADD_COMMON,
+};
+
+const gv_op *const gv_family_vadd[] = {&vadd,         &vadd_f32round, &vadd_pastend, &vadd_prestart,
+                                       &vadd_clobber, &vadd_slow,     NULL};
