@@ -225,6 +225,10 @@ int gv_cmd_check(int argc, char **argv)
         fflush(stdout);
     }
     gv_summary_print(stdout, &sum);
+    gv_cache_counts cc = gv_cache_counts_get();
+    if (cc.hits + cc.misses > 0)
+        fprintf(stderr, "gpuval: oracle cache: %d hits, %d misses, %d stored, %d rejected\n",
+                cc.hits, cc.misses, cc.stored, cc.rejected);
     bool lost = false;
     if (save_path && gv_json_write(save_path, &info, results, n, &sum) != GV_OK) {
         gv_usage_error("could not write %s", save_path);

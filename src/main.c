@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "bench_cmd.h"
+#include "cache_cmd.h"
 #include "check.h"
 #include "cli.h"
 #include "compare_cmd.h"
@@ -159,6 +160,7 @@ static const char main_help[] =
     "  bench    timed run: CPU oracle and GPU side by side, speed-ups, crossover, presets\n"
     "  report   a run file as one self-contained HTML page and/or Markdown tables\n"
     "  tradeoffs every mode of an op: accuracy (bits, verdict) against speed, Pareto front\n"
+    "  cache    the oracle cache: info, clear\n"
     "  help CMD the options of CMD (same as CMD --help)\n"
     "\n"
     "exit codes: 0 all passed, 1 something failed, 2 usage or bad input, 3 runtime error,\n"
@@ -198,7 +200,7 @@ int main(int argc, char **argv)
     } cmds[] = {{"list", cmd_list},         {"info", cmd_info},
                 {"check", gv_cmd_check},    {"bench", gv_cmd_bench},
                 {"report", gv_cmd_report},  {"tradeoffs", gv_cmd_tradeoffs},
-                {"compare", gv_cmd_compare}};
+                {"compare", gv_cmd_compare}, {"cache", gv_cmd_cache}};
     if (strcmp(cmd, "help") == 0) {
         if (argc < 3) {
             fputs(main_help, stdout);
@@ -209,14 +211,15 @@ int main(int argc, char **argv)
                 char *help_argv[] = {argv[2], "--help", NULL};
                 return cmds[i].fn(2, help_argv);
             }
-        gv_usage_error("no command '%s'; valid: list info check bench tradeoffs report compare",
+        gv_usage_error("no command '%s'; valid: list info check bench tradeoffs report compare "
+                       "cache",
                        argv[2]);
         return GV_EXIT_USAGE;
     }
     for (size_t i = 0; i < sizeof cmds / sizeof cmds[0]; i++)
         if (strcmp(cmd, cmds[i].name) == 0) return stdout_checked(cmds[i].fn(argc - 1, argv + 1));
     gv_usage_error("unknown command '%s'; valid: list info check bench tradeoffs report compare "
-                   "help",
+                   "cache help",
                    cmd);
     return GV_EXIT_USAGE;
 }
