@@ -197,9 +197,9 @@ int main(int argc, char **argv)
     static const struct {
         const char *name;
         int (*fn)(int, char **);
-    } cmds[] = {{"list", cmd_list},         {"info", cmd_info},
-                {"check", gv_cmd_check},    {"bench", gv_cmd_bench},
-                {"report", gv_cmd_report},  {"tradeoffs", gv_cmd_tradeoffs},
+    } cmds[] = {{"list", cmd_list},          {"info", cmd_info},
+                {"check", gv_cmd_check},     {"bench", gv_cmd_bench},
+                {"report", gv_cmd_report},   {"tradeoffs", gv_cmd_tradeoffs},
                 {"compare", gv_cmd_compare}, {"cache", gv_cmd_cache}};
     if (strcmp(cmd, "help") == 0) {
         if (argc < 3) {
