@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include <cblas.h>
+#include <omp.h>
 
 #include "bench_cmd.h"
 #include "json_util.h"
@@ -598,6 +599,9 @@ int gv_cmd_bench(int argc, char **argv)
         fprintf(stderr, "gpuval: internal error: %s\n", why);
         return GV_EXIT_RUNTIME;
     }
+    /* The timed CPU side keeps the element-wise oracles (sin_iter, vadd, stencils) on one core,
+       as the seeds' NumPy baselines run; OMP_NUM_THREADS chooses otherwise. */
+    if (!getenv("OMP_NUM_THREADS")) omp_set_num_threads(1);
     gv_bench_opts o;
     gv_bench_opts_default(&o);
     plan *p = calloc(1, sizeof *p);
