@@ -34,7 +34,7 @@ static int colsum_impl(const char *fn, int64_t m, int64_t n, const double *x, in
        over the rows in order as in one thread, so the bits do not depend on the thread count. */
     enum { COLSUM_BLOCK = 256 };
     int64_t nblocks = (n + COLSUM_BLOCK - 1) / COLSUM_BLOCK;
-#pragma omp parallel for schedule(dynamic, 1)
+#pragma omp parallel for schedule(dynamic, 1) if ((double)m * (double)n >= GO_PAR_MIN)
     for (int64_t b = 0; b < nblocks; b++) {
         int64_t j0 = b * COLSUM_BLOCK, j1 = j0 + COLSUM_BLOCK < n ? j0 + COLSUM_BLOCK : n;
         for (int64_t j = j0; j < j1; j++)
@@ -109,7 +109,7 @@ static int einsum_impl(const char *fn, int64_t m, int64_t k, int64_t n, const do
         /* by blocks of columns, each summed over i in order: the bits of one thread */
         enum { BLOCK = 256 };
         int64_t nblocks = (n + BLOCK - 1) / BLOCK;
-#pragma omp parallel for schedule(dynamic, 1)
+#pragma omp parallel for schedule(dynamic, 1) if ((double)k * (double)n >= GO_PAR_MIN)
         for (int64_t bl = 0; bl < nblocks; bl++) {
             int64_t j0 = bl * BLOCK, j1 = j0 + BLOCK < n ? j0 + BLOCK : n;
             for (int64_t j = j0; j < j1; j++)

@@ -19,6 +19,10 @@
 #include <stdint.h>
 
 enum { GO_ENOMEM = -1000 };
+/* Loops with less work than this (elements, or elements x iterations) stay on one thread: a
+   parallel region costs microseconds to start and join, far more on a loaded machine. Loops
+   above it run on all cores (OpenMP) with each element's arithmetic as on one thread. */
+#define GO_PAR_MIN 262144.0
 int go_xerbla(const char *fn, int i, const char *arg); /* records; returns -i */
 int go_enomem(const char *fn);                         /* records; returns GO_ENOMEM */
 const char *go_last_error(void);                       /* "" when none since go_clear_error() */

@@ -18,7 +18,7 @@ int go_sin_iter(int64_t n, int64_t k, const double *x, double *y)
     if (k < 0) return go_xerbla(__func__, 2, "k");
     if (!x) return go_xerbla(__func__, 3, "x");
     if (!y) return go_xerbla(__func__, 4, "y");
-#pragma omp parallel for schedule(static)
+#pragma omp parallel for schedule(static) if ((double)n * (double)(k + 1) >= GO_PAR_MIN)
     for (int64_t i = 0; i < n; i++) {
         double v = x[i];
         for (int64_t j = 0; j < k; j++)

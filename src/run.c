@@ -35,7 +35,7 @@ static void store_dtype(const double *src, void *dst, int64_t n, gv_dtype t)
 {
     enum { CHUNK = 1 << 16 };
     size_t es = gv_dtype_size(t);
-#pragma omp parallel for schedule(static)
+#pragma omp parallel for schedule(static) if (n >= GV_PAR_MIN)
     for (int64_t i = 0; i < n; i += CHUNK)
         gv_dtype_store_n(t, (char *)dst + (size_t)i * es, src + i, n - i < CHUNK ? n - i : CHUNK);
 }
@@ -50,7 +50,7 @@ void gv_fill(gv_problem *p, int i, gv_dist dist)
 void gv_store_rounded(gv_problem *p, int i)
 {
     gv_tensor *t = &p->in[i];
-#pragma omp parallel for schedule(static)
+#pragma omp parallel for schedule(static) if (t->count >= GV_PAR_MIN)
     for (int64_t k = 0; k < t->count; k++)
         t->ref[k] = gv_round_to(t->ref[k], p->c.dtype);
     store_dtype(t->ref, t->data, t->count, p->c.dtype);

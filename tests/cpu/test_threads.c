@@ -68,7 +68,7 @@ Test(threads, the_generator_fill_is_its_element_definition)
 Test(threads, a_problem_is_the_same_bits_on_any_threads)
 {
     gv_case c = {gv_op_find("vadd"),        GV_F32, GV_MODE_NATIVE, GV_DIST_UNIFORM11,
-                 {.nd = 1, .d = {1 << 18}}, 3};
+                 {.nd = 1, .d = {1 << 19}}, 3};
     gv_problem p1, p8;
     omp_set_num_threads(1);
     cr_assert_eq(gv_problem_init(&p1, &c), GV_OK);
@@ -90,7 +90,7 @@ Test(threads, a_problem_is_the_same_bits_on_any_threads)
 
 Test(threads, sin_iter_and_vadd)
 {
-    const int64_t n = 50001;
+    const int64_t n = 300007; /* over GO_PAR_MIN: the parallel path */
     double *x = field(n, 1), *y = field(n, 2);
     SAME_ON_ANY_THREADS(n, go_sin_iter(n, 20, x, out));
     SAME_ON_ANY_THREADS(n, go_vadd(n, x, y, out));
@@ -102,7 +102,7 @@ Test(threads, sin_iter_and_vadd)
 Test(threads, column_sums_and_their_gauges)
 {
     /* n over several 256-column blocks and not a multiple of one */
-    const int64_t m = 301, k = 97, n = 1100;
+    const int64_t m = 301, k = 257, n = 1100; /* k n and m n over GO_PAR_MIN */
     double *a = field(m * k, 3), *b = field(k * n, 4), *x = field(m * n, 5);
     SAME_ON_ANY_THREADS(n, go_colsum(m, n, x, n, out));
     SAME_ON_ANY_THREADS(n, go_colsum_gauge(m, n, x, n, out));
@@ -119,7 +119,7 @@ Test(threads, column_sums_and_their_gauges)
 
 Test(threads, stencils_and_their_gauges)
 {
-    const int64_t ny = 130, nx = 77;
+    const int64_t ny = 600, nx = 457; /* over GO_PAR_MIN */
     double *f = field(ny * nx, 6);
     SAME_ON_ANY_THREADS(ny * nx, go_stencil_laplace(ny, nx, f, nx, out, nx));
     SAME_ON_ANY_THREADS(ny * nx, go_stencil_laplace_gauge(ny, nx, f, nx, out, nx));
