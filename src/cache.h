@@ -18,9 +18,9 @@
  * entry's mtime; after a write the oldest entries are removed until the directory fits the cap
  * (GPUVAL_CACHE_MAX, bytes with an optional K, M, G or T suffix; default 4G).
  *
- * Only references worth keeping are written: those whose oracle took longer than reading them
- * back would (50 ms plus 1 ms per 2 MB; GPUVAL_CACHE_MIN_MS replaces the 50), so a cheap
- * element-wise oracle never fills the cache.
+ * Only references worth keeping are written: those whose oracle took longer than 50 ms plus
+ * 1 ms per 200 kB of entry (GPUVAL_CACHE_MIN_MS replaces the 50), so cheap element-wise
+ * oracles and large, fast products never crowd out the costly small ones.
  */
 #ifndef GV_CACHE_H
 #define GV_CACHE_H

@@ -2,11 +2,13 @@
  * (OpenMP): each parallel loop is run with 1 thread and with several, and compared bit for
  * bit; the generator's fill is compared with its one-element definition, gv_gen_value. */
 #include <criterion/criterion.h>
+#include <math.h>
 #include <omp.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "../oracle/go.h"
+#include "compare.h"
 #include "gen.h"
 #include "registry.h"
 #include "run.h"
@@ -128,4 +130,55 @@ Test(threads, stencils_and_their_gauges)
     SAME_ON_ANY_THREADS(ny * nx, go_diffusion_periodic(ny, nx, 9, 0.2, f, nx, out, nx));
     SAME_ON_ANY_THREADS(ny * nx, go_diffusion_periodic_gauge(ny, nx, 9, 0.2, f, nx, out, nx));
     free(f);
+}
+
+/* The judge over several of its 2^20-element chunks: the same metrics on any thread count, and
+   its maxima, counts and worst element those of one serial pass (computed here). */
+Test(threads, the_compare_is_the_same_on_any_threads)
+{
+    const int64_t n = (3 << 20) + 17;
+    double *ref = field(n, 7), *gauge = malloc(sizeof *gauge * (size_t)n);
+    float *got = malloc(sizeof *got * (size_t)n);
+    for (int64_t i = 0; i < n; i++) {
+        got[i] = (float)ref[i];
+        gauge[i] = fabs(ref[i]);
+    }
+    got[2500000] += 1e-3f; /* the worst element, in the third chunk */
+    gv_tiers tiers = {.n = 2, .t = {1e-8, 1e-4}};
+    gv_error_model em = {gauge, 1.0, 0x1p-24, NULL, 0.0, false};
+    gv_metrics m1, m8;
+    omp_set_num_threads(1);
+    gv_compare(got, GV_F32, ref, n, &tiers, &em, 24, &m1);
+    omp_set_num_threads(8);
+    gv_compare(got, GV_F32, ref, n, &tiers, &em, 24, &m8);
+    omp_set_num_threads(omp_get_num_procs());
+    /* field by field (a struct copy need not copy padding) */
+    cr_expect_eq(m1.n, m8.n);
+    cr_expect_eq(m1.sq_err, m8.sq_err, "%a %a", m1.sq_err, m8.sq_err);
+    cr_expect_eq(m1.sq_ref, m8.sq_ref, "%a %a", m1.sq_ref, m8.sq_ref);
+    cr_expect_eq(m1.normwise_rel, m8.normwise_rel);
+    cr_expect_eq(m1.max_rel, m8.max_rel);
+    cr_expect_eq(m1.max_ulp, m8.max_ulp);
+    cr_expect_eq(m1.ratio, m8.ratio);
+    cr_expect_eq(m1.worst_index, m8.worst_index);
+    cr_expect_eq(m1.ulp_p99, m8.ulp_p99);
+    cr_expect_eq(memcmp(m1.ulp_hist, m8.ulp_hist, sizeof m1.ulp_hist), 0);
+    double max_abs = 0;
+    int64_t worst = -1, over_1e8 = 0;
+    double worst_scaled = -1;
+    for (int64_t i = 0; i < n; i++) {
+        double err = fabs((double)got[i] - ref[i]), scaled = err / (1 + fabs(ref[i]));
+        if (err > max_abs) max_abs = err;
+        if (scaled > worst_scaled) worst_scaled = scaled, worst = i;
+        if (!(err <= 1e-8 * (1 + fabs(ref[i])))) over_1e8++;
+    }
+    cr_expect_eq(m8.n, n);
+    cr_expect_eq(m8.max_abs, max_abs);
+    cr_expect_eq(m8.worst_index, worst);
+    cr_expect_eq(worst, 2500000);
+    cr_expect_eq(m8.mismatches[0], over_1e8);
+    cr_expect_eq(m8.mismatches[1], 1);
+    free(ref);
+    free(gauge);
+    free(got);
 }
