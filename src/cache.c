@@ -489,11 +489,20 @@ static const char *build_version(void)
     return v;
 }
 
-static void case_key(const gv_case *c, char *buf, size_t len)
+/* The key: the case and a hash of its generated inputs (so storage modes that round the inputs
+   differently never share an entry); the mode only where the op's reference reads it. */
+static void case_key(const gv_problem *p, char *buf, size_t len)
 {
-    int n = snprintf(buf, len, "op=%s;family=%s;dtype=%s;mode=%s;dist=%s;seed=%" PRIu64 ";shape=",
-                     c->op->name, c->op->family, gv_dtype_name(c->dtype), gv_mode_name(c->mode),
-                     gv_dist_name(c->dist), c->seed);
+    const gv_case *c = &p->c;
+    uint64_t in_hash = 0;
+    for (int i = 0; i < p->l.n_in; i++)
+        in_hash = gv_xxh64(p->in[i].ref, (size_t)p->in[i].count * sizeof(double), in_hash);
+    int n = snprintf(buf, len,
+                     "op=%s;family=%s;dtype=%s;mode=%s;dist=%s;seed=%" PRIu64 ";inputs=%016" PRIx64
+                     ";shape=",
+                     c->op->name, c->op->family, gv_dtype_name(c->dtype),
+                     c->op->reference_ignores_mode ? "any" : gv_mode_name(c->mode),
+                     gv_dist_name(c->dist), c->seed, in_hash);
     for (int i = 0; i < c->shape.nd && n > 0 && (size_t)n < len; i++)
         n += snprintf(buf + n, len - (size_t)n, "%s%" PRId64, i ? "x" : "", c->shape.d[i]);
 }
@@ -512,12 +521,9 @@ int gv_cached_reference(gv_problem *p, bool *hit)
     *hit = false;
     char dir[4096];
     if (!cache_on || gv_cache_default_dir(dir, sizeof dir) != 0) return gv_reference(p);
-    char key[1024], version[1200];
-    case_key(&p->c, key, sizeof key);
-    uint64_t in_hash = 0;
-    for (int i = 0; i < p->l.n_in; i++)
-        in_hash = gv_xxh64(p->in[i].ref, (size_t)p->in[i].count * sizeof(double), in_hash);
-    snprintf(version, sizeof version, "%s; inputs %016" PRIx64, build_version(), in_hash);
+    char key[1024];
+    case_key(p, key, sizeof key);
+    const char *version = build_version();
     void *bufs[3 * GV_MAX_TENSORS];
     size_t sizes[3 * GV_MAX_TENSORS], bytes = 0;
     int nbuf = 0;

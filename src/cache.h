@@ -2,14 +2,16 @@
  * second run of the same case skips the CPU oracle.
  *
  * Where: $XDG_CACHE_HOME/gpuval, else $HOME/.cache/gpuval. One file per case, named by a hash
- * of its key (op, family, dtype, mode, dist, seed, shape). Each file holds a header (magic, the
- * key in full, the version, the buffer sizes), the payload (out[].ref, .gauge, .pgauge of every
- * output) and a 64-bit checksum of all of it (XXH64's rounds, chained over the parts).
+ * of its key (op, family, dtype, mode, dist, seed, shape, and a hash of the inputs as generated;
+ * the mode is "any" for ops whose reference never reads it, so their modes share one entry).
+ * Each file holds a header (magic, the key in full, the version, the buffer sizes), the payload
+ * (out[].ref, .gauge, .pgauge of every output) and a 64-bit checksum of all of it (XXH64,
+ * chained over the parts).
  *
  * Version: the gpuval version, a hash of the sources that decide the reference (oracle/,
  * src/ops/, the generator and the dtype table, hashed at build time), the OpenBLAS build and
- * thread count, glibc's and FFTW's versions, and a hash of the case's inputs as generated. An
- * entry whose version differs is stale: reported, recomputed and replaced.
+ * thread count, glibc's and FFTW's versions. An entry whose version differs is stale: reported,
+ * recomputed and replaced.
  *
  * Never trusted: a file of the wrong size (truncated), a bad magic or checksum (corrupt), a
  * different key (hash collision) or version (stale) is reported once on stderr, removed and

@@ -74,6 +74,10 @@ typedef struct gv_op {
                                  (check must PASS it, compare of timings must call it
                                  REGRESSED); kept out of the default catalogue as well */
 
+    /* oracle, gauge and pgauge never read the mode: the oracle cache keeps one reference for
+       every mode (src/cache.c) */
+    bool reference_ignores_mode;
+
     /* Optional: reject a shape (beyond the dims count) with a reason; GV_OK or GV_EINVAL. */
     int (*check_shape)(const gv_shape *s, char *why, size_t len);
     /* Optional: false for (dtype, mode) pairs that do not exist (tf32 with f64). */

@@ -335,3 +335,37 @@ Test(cache, the_cache_command_reports_and_clears, .init = make_tmp, .fini = rm_t
         gv_test_run_cli("check --no-cache --op vadd --size 10 --dtype f32", out, sizeof out) % 77,
         0, "%s", out);
 }
+
+/* An op whose reference never reads the mode (the column sums) keeps one entry for all its
+   modes; one whose gauge does (sin_iter's fast-math gauge) keeps one per mode. */
+Test(cache, modes_share_an_entry_only_where_the_reference_ignores_them, .init = make_tmp,
+     .fini = rm_tmp)
+{
+    setenv("GPUVAL_CACHE_MIN_MS", "0", 1);
+    struct {
+        const char *op;
+        gv_mode second;
+        gv_shape shape;
+        bool shared;
+    } ops[] = {{"matmul_colsum", GV_MODE_TF32, {.nd = 3, .d = {64, 48, 32}}, true},
+               {"sin_iter", GV_MODE_FASTMATH, {.nd = 2, .d = {1000, 10}}, false}};
+    for (int o = 0; o < 2; o++) {
+        const gv_op *op = gv_op_find(ops[o].op);
+        cr_assert_not_null(op);
+        cr_expect_eq(op->reference_ignores_mode, ops[o].shared, "%s", ops[o].op);
+        gv_case c = {op, GV_F32, GV_MODE_NATIVE, GV_DIST_UNIFORM11, ops[o].shape, 3};
+        gv_case c2 = c;
+        c2.mode = ops[o].second;
+        cr_assert(gv_mode_ok(op, c2.dtype, c2.mode), "%s", ops[o].op);
+        gv_problem p;
+        bool hit;
+        cr_assert_eq(gv_problem_init(&p, &c), GV_OK);
+        cr_assert_eq(gv_cached_reference(&p, &hit), GV_OK);
+        cr_expect(!hit);
+        gv_problem_free(&p);
+        cr_assert_eq(gv_problem_init(&p, &c2), GV_OK);
+        cr_assert_eq(gv_cached_reference(&p, &hit), GV_OK);
+        cr_expect_eq(hit, ops[o].shared, "%s in mode %s", ops[o].op, gv_mode_name(c2.mode));
+        gv_problem_free(&p);
+    }
+}
