@@ -10,8 +10,11 @@
  *  - vadd.illegal and vadd.hang are faults, not numerics: after a correct c, one thread
  *    stores through a wild pointer (address 8, where nothing is ever mapped:
  *    cudaErrorIllegalAddress, which leaves the CUDA context unusable), or spins on the
- *    global timer for 30 minutes (longer than check's default --case-timeout of 10, yet
- *    finite, so a lost watchdog cannot hold a GPU forever) and then stores NaN into c[0]. */
+ *    global timer for 30 minutes (longer than a test's --case-timeout of a few seconds, yet
+ *    finite, so a lost watchdog cannot hold a GPU forever) and then stores NaN into c[0].
+ * Planted slowdown: vadd.slow runs the same kernel VADD_SLOW_PASSES times over the same
+ *  buffers; every pass writes the same c, so the results are vadd's, bit for bit, at a
+ *  multiple of its memory traffic (what `gpuval compare` must call REGRESSED). */
 #include "gk_cuda.h"
 
 enum vadd_stray {
@@ -137,7 +140,9 @@ template <> struct vadd_vec<double> {
     static constexpr int unroll = 2;
 };
 
-template <bool Planted, int Stray = STRAY_NONE> static int vadd_launch(gk_launch *L)
+enum { VADD_SLOW_PASSES = 4 };
+
+template <bool Planted, int Stray = STRAY_NONE, int Passes = 1> static int vadd_launch(gk_launch *L)
 {
     int64_t n = L->dims[0];
     const int threads = 256;
@@ -145,10 +150,12 @@ template <bool Planted, int Stray = STRAY_NONE> static int vadd_launch(gk_launch
     return gk_by_dtype(L->dtype, [&](auto x) {
         using T = decltype(x);
         /* the planted f32 rounding exists only where there is something wider to round */
-        vadd_kernel<T, typename vadd_vec<T>::type, vadd_vec<T>::unroll, Planted && sizeof(T) == 8>
-            <<<blocks, threads, 0, gk_stream(L)>>>((const T *)L->in[0], (const T *)L->in[1],
-                                                   (T *)L->out[0], n);
-        GK_LAUNCHED("vadd_kernel");
+        for (int pass = 0; pass < Passes; pass++) {
+            vadd_kernel<T, typename vadd_vec<T>::type, vadd_vec<T>::unroll,
+                        Planted && sizeof(T) == 8><<<blocks, threads, 0, gk_stream(L)>>>(
+                (const T *)L->in[0], (const T *)L->in[1], (T *)L->out[0], n);
+            GK_LAUNCHED("vadd_kernel");
+        }
         return vadd_stray<T, Stray>(L);
     });
 }
@@ -160,3 +167,5 @@ extern "C" const gk_op gk_vadd_prestart = {NULL, vadd_launch<false, STRAY_PRESTA
 extern "C" const gk_op gk_vadd_clobber = {NULL, vadd_launch<false, STRAY_CLOBBER>, NULL};
 extern "C" const gk_op gk_vadd_illegal = {NULL, vadd_launch<false, STRAY_WILD>, NULL};
 extern "C" const gk_op gk_vadd_hang = {NULL, vadd_launch<false, STRAY_HANG>, NULL};
+extern "C" const gk_op gk_vadd_slow = {NULL, vadd_launch<false, STRAY_NONE, VADD_SLOW_PASSES>,
+                                       NULL};

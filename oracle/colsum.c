@@ -30,19 +30,27 @@ static int colsum_impl(const char *fn, int64_t m, int64_t n, const double *x, in
     if (!s) return go_xerbla(fn, 5, take_abs == SUM_PLAIN ? "s" : "g");
     double *comp = calloc((size_t)n + 1, sizeof *comp);
     if (!comp) return go_enomem(fn);
-    for (int64_t j = 0; j < n; j++)
-        s[j] = 0.0;
-    for (int64_t i = 0; i < m; i++) {
-        const double *row = x + i * ldx;
-        for (int64_t j = 0; j < n; j++) {
-            double v = term(row[j], take_abs);
-            double t = s[j] + v;
-            comp[j] += fabs(s[j]) >= fabs(v) ? (s[j] - t) + v : (v - t) + s[j];
-            s[j] = t;
+    /* Columns are independent: blocks of COLSUM_BLOCK columns on all cores, each column summed
+       over the rows in order as in one thread, so the bits do not depend on the thread count. */
+    enum { COLSUM_BLOCK = 256 };
+    int64_t nblocks = (n + COLSUM_BLOCK - 1) / COLSUM_BLOCK;
+#pragma omp parallel for schedule(dynamic, 1) if ((double)m * (double)n >= GO_PAR_MIN)
+    for (int64_t b = 0; b < nblocks; b++) {
+        int64_t j0 = b * COLSUM_BLOCK, j1 = j0 + COLSUM_BLOCK < n ? j0 + COLSUM_BLOCK : n;
+        for (int64_t j = j0; j < j1; j++)
+            s[j] = 0.0;
+        for (int64_t i = 0; i < m; i++) {
+            const double *row = x + i * ldx;
+            for (int64_t j = j0; j < j1; j++) {
+                double v = term(row[j], take_abs);
+                double t = s[j] + v;
+                comp[j] += fabs(s[j]) >= fabs(v) ? (s[j] - t) + v : (v - t) + s[j];
+                s[j] = t;
+            }
         }
+        for (int64_t j = j0; j < j1; j++)
+            s[j] += comp[j];
     }
-    for (int64_t j = 0; j < n; j++)
-        s[j] += comp[j];
     free(comp);
     return 0;
 }
@@ -98,11 +106,18 @@ static int einsum_impl(const char *fn, int64_t m, int64_t k, int64_t n, const do
     if (rc == 0 && take_abs == SUM_PLAIN) {
         cblas_dgemv(CblasRowMajor, CblasTrans, (int)k, (int)n, 1.0, b, (int)ldb, w, 1, 0.0, s, 1);
     } else if (rc == 0) {
-        for (int64_t j = 0; j < n; j++)
-            s[j] = 0.0;
-        for (int64_t i = 0; i < k; i++)
-            for (int64_t j = 0; j < n; j++)
-                s[j] += w[i] * term(b[i * ldb + j], take_abs);
+        /* by blocks of columns, each summed over i in order: the bits of one thread */
+        enum { BLOCK = 256 };
+        int64_t nblocks = (n + BLOCK - 1) / BLOCK;
+#pragma omp parallel for schedule(dynamic, 1) if ((double)k * (double)n >= GO_PAR_MIN)
+        for (int64_t bl = 0; bl < nblocks; bl++) {
+            int64_t j0 = bl * BLOCK, j1 = j0 + BLOCK < n ? j0 + BLOCK : n;
+            for (int64_t j = j0; j < j1; j++)
+                s[j] = 0.0;
+            for (int64_t i = 0; i < k; i++)
+                for (int64_t j = j0; j < j1; j++)
+                    s[j] += w[i] * term(b[i * ldb + j], take_abs);
+        }
     }
     free(w);
     return rc;

@@ -39,6 +39,7 @@ static double *abs_copy(int64_t rows, int64_t cols, const double *x, int64_t ld,
 {
     double *y = malloc((size_t)(rows * cols) * sizeof *y + 1);
     if (!y) return NULL;
+#pragma omp parallel for schedule(static) if ((double)rows * (double)cols >= GO_PAR_MIN)
     for (int64_t i = 0; i < rows; i++)
         for (int64_t j = 0; j < cols; j++) {
             double v = x[i * ld + j];
@@ -63,6 +64,7 @@ static int gauge_impl(const char *fn, int64_t m, int64_t k, int64_t n, const dou
     free(aa);
     free(ab);
     if (square)
+#pragma omp parallel for schedule(static) if ((double)m * (double)n >= GO_PAR_MIN)
         for (int64_t i = 0; i < m; i++)
             for (int64_t j = 0; j < n; j++)
                 g[i * ldg + j] = sqrt(g[i * ldg + j]);

@@ -19,6 +19,10 @@
 #include <stdint.h>
 
 enum { GO_ENOMEM = -1000 };
+/* Loops with less work than this (elements, or elements x iterations) stay on one thread: a
+   parallel region costs microseconds to start and join, far more on a loaded machine. Loops
+   above it run on all cores (OpenMP) with each element's arithmetic as on one thread. */
+#define GO_PAR_MIN 262144.0
 int go_xerbla(const char *fn, int i, const char *arg); /* records; returns -i */
 int go_enomem(const char *fn);                         /* records; returns GO_ENOMEM */
 const char *go_last_error(void);                       /* "" when none since go_clear_error() */
@@ -96,6 +100,11 @@ int go_diffusion_periodic_gauge(int64_t ny, int64_t nx, int64_t steps, double co
  * ||A x - b||_inf / (u (||A||_inf ||x||_inf + ||b||_inf) n), accumulated in long double;
  * NaN when x or the residual is not finite. */
 enum { GO_COND_GENERAL = 0, GO_COND_GENERAL_PIVOT = 1, GO_COND_SPD = 2 };
+/* Or'ed into kind: g1 (and g2) are already orthogonal, go_solve_orthogonalise's output: the
+ * QR is skipped, so callers can reuse the factors of one (n, seed) across kappas. */
+enum { GO_COND_Q_GIVEN = 16 };
+/* Overwrite the n x n row-major g by the Q of its QR factorisation (dgeqrf + dorgqr). */
+int go_solve_orthogonalise(int64_t n, double *g);
 int go_solve_cond_matrix(int64_t n, double kappa, int kind, double *g1, double *g2, double *a,
                          int64_t lda);
 int go_gesv(int64_t n, const double *a, int64_t lda, const double *b, double *x, int *info);

@@ -6,6 +6,7 @@
  * singular or indefinite system). */
 #include <lapacke.h>
 #include <math.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -33,6 +34,13 @@ static int orthogonalise(const char *fn, int64_t n, double *g)
     free(tau);
     /* LAPACK rejects none of these arguments but n past lapack_int's range */
     return info == 0 ? 0 : info == LAPACK_WORK_MEMORY_ERROR ? go_enomem(fn) : go_xerbla(fn, 1, "n");
+}
+
+int go_solve_orthogonalise(int64_t n, double *g)
+{
+    if (n < 1) return go_xerbla(__func__, 1, "n");
+    if (!g) return go_xerbla(__func__, 2, "g");
+    return orthogonalise(__func__, n, g);
 }
 
 /* Replace the n x n orthogonal q1 by q1 H, H a Householder reflection chosen so that
@@ -89,6 +97,8 @@ int go_solve_cond_matrix(int64_t n, double kappa, int kind, double *g1, double *
     if (n < 1) return go_xerbla(fn, 1, "n");
     if (!(kappa >= 1.0) || !isfinite(kappa) || (n == 1 && kappa != 1.0))
         return go_xerbla(fn, 2, "kappa");
+    bool q_given = (kind & GO_COND_Q_GIVEN) != 0;
+    kind &= ~GO_COND_Q_GIVEN;
     if (kind != GO_COND_GENERAL && kind != GO_COND_GENERAL_PIVOT && kind != GO_COND_SPD)
         return go_xerbla(fn, 3, "kind");
     if (!g1) return go_xerbla(fn, 4, "g1");
@@ -101,8 +111,8 @@ int go_solve_cond_matrix(int64_t n, double kappa, int kind, double *g1, double *
     /* geometric spectrum: s_k = kappa^(-k/(n-1)), so s_0 = 1 and s_{n-1} = 1/kappa */
     for (int64_t k = 0; k < n; k++)
         s[k] = n > 1 ? pow(kappa, -(double)k / (double)(n - 1)) : 1.0;
-    int rc = orthogonalise(fn, n, g1);
-    if (!rc && kind != GO_COND_SPD) rc = orthogonalise(fn, n, g2);
+    int rc = q_given ? 0 : orthogonalise(fn, n, g1);
+    if (!rc && !q_given && kind != GO_COND_SPD) rc = orthogonalise(fn, n, g2);
     const double *q2 = kind == GO_COND_SPD ? g1 : g2;
     if (!rc && kind == GO_COND_GENERAL_PIVOT && n > 1) {
         /* m = diag(s) q2^T e_1: s_k times row 0 of q2 */

@@ -79,6 +79,8 @@ typedef enum scheme { FIXED_LAPLACE, FIXED_STEP, PERIODIC_STEP, LAPLACE_GAUGE } 
 static void sweep(scheme sc, int64_t ny, int64_t nx, double coeff, const double *src, int64_t lds,
                   double *dst, int64_t ldd)
 {
+    /* rows are independent: on all cores, each row's arithmetic as in one thread */
+#pragma omp parallel for schedule(static) if ((double)ny * (double)nx >= GO_PAR_MIN)
     for (int64_t i = 0; i < ny; i++) {
         const double *cur = src + i * lds;
         if (sc == PERIODIC_STEP) {
@@ -154,6 +156,7 @@ int go_diffusion_periodic(int64_t ny, int64_t nx, int64_t steps, double coeff, c
 static void nonneg_apply(bool periodic, int64_t ny, int64_t nx, double w_self, double w_nbr,
                          const double *x, double *dst)
 {
+#pragma omp parallel for schedule(static) if ((double)ny * (double)nx >= GO_PAR_MIN)
     for (int64_t i = 0; i < ny; i++) {
         const double *cur = x + i * nx;
         const double *up = periodic ? x + (i > 0 ? i - 1 : ny - 1) * nx : i > 0 ? cur - nx : NULL;
@@ -190,6 +193,7 @@ static int gauge_impl(const char *fn, bool periodic, int64_t ny, int64_t nx, int
         free(b);
         return go_enomem(fn);
     }
+#pragma omp parallel for schedule(static) if ((double)ny * (double)nx >= GO_PAR_MIN)
     for (int64_t i = 0; i < ny; i++)
         for (int64_t j = 0; j < nx; j++)
             a[i * nx + j] = fabs(f[i * ldf + j]);
@@ -200,6 +204,7 @@ static int gauge_impl(const char *fn, bool periodic, int64_t ny, int64_t nx, int
         b = t;
     }
     nonneg_apply(periodic, ny, nx, 1.0, 1.0, a, b);
+#pragma omp parallel for schedule(static) if ((double)ny * (double)nx >= GO_PAR_MIN)
     for (int64_t i = 0; i < ny; i++)
         for (int64_t j = 0; j < nx; j++)
             g[i * ldg + j] = b[i * nx + j];

@@ -9,6 +9,7 @@ int go_vadd(int64_t n, const double *a, const double *b, double *c)
     if (!a) return go_xerbla(__func__, 2, "a");
     if (!b) return go_xerbla(__func__, 3, "b");
     if (!c) return go_xerbla(__func__, 4, "c");
+#pragma omp parallel for schedule(static) if (n >= GO_PAR_MIN)
     for (int64_t i = 0; i < n; i++)
         c[i] = a[i] + b[i];
     return 0;
@@ -20,6 +21,7 @@ int go_vadd_gauge(int64_t n, const double *a, const double *b, double *g)
     if (!a) return go_xerbla(__func__, 2, "a");
     if (!b) return go_xerbla(__func__, 3, "b");
     if (!g) return go_xerbla(__func__, 4, "g");
+#pragma omp parallel for schedule(static) if (n >= GO_PAR_MIN)
     for (int64_t i = 0; i < n; i++)
         g[i] = fabs(a[i]) + fabs(b[i]);
     return 0;

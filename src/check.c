@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "case_io.h"
+#include "cache.h"
 #include "check.h"
 #include "compare_cmd.h"
 #include "compare_runs.h"
@@ -62,6 +63,10 @@ static const char check_help[] =
     "  --no-isolate     run every case in this process (for debuggers and sanitizers);\n"
     "                   by default each op's cases run in a child process, so that a crash,\n"
     "                   a hang or a lost CUDA context fails its own case only\n"
+    "  --as OP          run the one selected op (a variant of OP's family with OP's oracle)\n"
+    "                   under OP's name, so that compare matches it with OP's baseline\n"
+    "  --no-cache       compute every oracle afresh: neither read nor write the oracle cache\n"
+    "                   ($XDG_CACHE_HOME/gpuval; gpuval cache info)\n"
     "  -q, --quiet      print only failures and the summary\n"
     "\n"
     "Columns: max_rel max |c-r|/|r|; normwise ||c-r||/||r||; bits -log2(normwise);\n"
@@ -171,6 +176,7 @@ int gv_cmd_check(int argc, char **argv)
     bool force = false, isolate = true;
     int quiet = 0, repeat = 1;
     double case_timeout_s = GV_CASE_TIMEOUT_DEFAULT_S;
+    const char *as_name = NULL;
     enum {
         O_OP = 256,
         O_DTYPE,
@@ -188,7 +194,9 @@ int gv_cmd_check(int argc, char **argv)
         O_DUMP,
         O_REPEAT,
         O_CASE_TIMEOUT,
-        O_NO_ISOLATE
+        O_NO_ISOLATE,
+        O_AS,
+        O_NOCACHE
     };
     static const struct option opts[] = {{"op", required_argument, 0, O_OP},
                                          {"dtype", required_argument, 0, O_DTYPE},
@@ -203,6 +211,8 @@ int gv_cmd_check(int argc, char **argv)
                                          {"force", no_argument, 0, O_FORCE},
                                          {"inputs", required_argument, 0, O_INPUTS},
                                          {"dump-failures", required_argument, 0, O_DUMP},
+                                         {"as", required_argument, 0, O_AS},
+                                         {"no-cache", no_argument, 0, O_NOCACHE},
                                          {"test-sizes", no_argument, 0, O_TEST},
                                          {"repeat", required_argument, 0, O_REPEAT},
                                          {"case-timeout", required_argument, 0, O_CASE_TIMEOUT},
@@ -236,6 +246,8 @@ int gv_cmd_check(int argc, char **argv)
         case O_FORCE: force = true; break;
         case O_INPUTS: inputs_list = optarg; break;
         case O_DUMP: dump_dir = optarg; break;
+        case O_AS: as_name = optarg; break;
+        case O_NOCACHE: gv_cache_enable(false); break;
         case O_TEST: sel.test_shapes = true; break;
         case O_REPEAT:
             if (parse_repeat(optarg, &repeat)) return GV_EXIT_USAGE;
@@ -336,6 +348,12 @@ int gv_cmd_check(int argc, char **argv)
         free(cases);
         return GV_EXIT_USAGE;
     }
+    if (as_name && gv_select_as(cases, n, as_name, err, sizeof err) != GV_OK) {
+        gv_usage_error("%s", err);
+        free(cases);
+        json_decref(baseline);
+        return GV_EXIT_USAGE;
+    }
 
     gv_run_info info;
     if (isolate)
@@ -365,6 +383,16 @@ int gv_cmd_check(int argc, char **argv)
     gv_run_cases(cases, n, &runner, results); /* every case has a result, ERROR if need be */
     bool lost = cp.lost; /* a failure that could not be dumped is a lost output */
     gv_summary_print(stdout, &sum);
+    gv_cache_counts cc = {0, 0, 0, 0}; /* counted where each case ran (a child, isolated) */
+    for (int i = 0; i < n; i++) {
+        cc.hits += results[i].cache.hits;
+        cc.misses += results[i].cache.misses;
+        cc.stored += results[i].cache.stored;
+        cc.rejected += results[i].cache.rejected;
+    }
+    if (cc.hits + cc.misses > 0)
+        fprintf(stderr, "gpuval: oracle cache: %d hits, %d misses, %d stored, %d rejected\n",
+                cc.hits, cc.misses, cc.stored, cc.rejected);
     if (save_path && gv_json_write(save_path, &info, results, n, &sum) != GV_OK) {
         gv_usage_error("could not write %s", save_path);
         lost = true;

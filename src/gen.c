@@ -87,10 +87,13 @@ void gv_gen_fill(double *out, int64_t n, gv_dist d, gv_dtype t, uint64_t seed, u
     if (d == GV_DIST_PERM2 && tensor == 0) {
         /* p - 1 bits, so that a + b and a - b of two of them are exact in the dtype */
         int p = gv_dtype_mantissa_bits(t) - 1;
+#pragma omp parallel for schedule(static) if (n >= GV_PAR_MIN)
         for (int64_t i = 0; i < n; i++)
             out[i] = trim_bits(gv_gen_value(d, seed, tensor, (uint64_t)i), p);
         return;
     }
+    /* each element a pure function of (seed, tensor, i): on all cores, the same bits */
+#pragma omp parallel for schedule(static) if (n >= GV_PAR_MIN)
     for (int64_t i = 0; i < n; i++)
         out[i] = gv_round_to(gv_gen_value(d, seed, tensor, (uint64_t)i), t);
 }

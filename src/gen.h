@@ -5,6 +5,9 @@
 
 #include "gv.h"
 
+/* Fills and copies of fewer elements stay on one thread (oracle/go.h's GO_PAR_MIN, why). */
+#define GV_PAR_MIN 262144
+
 /* 64 random bits for (seed, tensor, index). */
 uint64_t gv_gen_bits(uint64_t seed, uint64_t tensor, uint64_t index);
 /* Uniform double in [0,1) with 53 random bits. */

@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "bench_cmd.h"
+#include "cache_cmd.h"
 #include "check.h"
 #include "cli.h"
 #include "compare_cmd.h"
@@ -50,7 +51,8 @@ static const char list_help[] =
     "usage: gpuval list [--all] [-v]\n"
     "\n"
     "List the registered operations: name, dtypes, modes, shape dims, default sizes.\n"
-    "  --all      include planted-bug variants (wrong on purpose; the oracle must FAIL them)\n"
+    "  --all      include planted variants (bugs the oracle must FAIL; slowdowns compare must\n"
+    "             call REGRESSED)\n"
     "  --modes    the precision modes instead: dtypes, input precision, the tier each promises,\n"
     "             whether `check` runs it by default or only when named\n"
     "  -v         also print each op's error model and its source\n";
@@ -101,13 +103,17 @@ static int cmd_list(int argc, char **argv)
            "summary");
     for (const gv_op *const *opp = gv_registry(); *opp; opp++) {
         const gv_op *op = *opp;
-        if (op->planted_bug && !all) continue;
+        if ((op->planted_bug || op->planted_slow) && !all) continue;
         char dt[32], md[512];
         mask_names(dt, sizeof dt, op->dtypes, dtype_name_i, GV_NDTYPES);
         mask_names(md, sizeof md, op->modes, mode_name_i, GV_NMODES);
         bool long_modes = strlen(md) > 20; /* the whole list goes on a line of its own */
         printf("%-24s %-8s %-20s %-14s %-40s %s%s\n", op->name, dt, long_modes ? "(below)" : md,
-               op->dims, op->shapes, op->planted_bug ? "[planted bug] " : "", op->summary);
+               op->dims, op->shapes,
+               op->planted_bug    ? "[planted bug] "
+               : op->planted_slow ? "[planted slow] "
+                                  : "",
+               op->summary);
         if (long_modes) printf("%24s modes: %s\n", "", md);
         if (verbose) printf("%24s error model: %s\n", "", op->error_model);
     }
@@ -162,6 +168,7 @@ static const char main_help[] =
     "  report   a run file as one self-contained HTML page and/or Markdown tables\n"
     "  tradeoffs every mode of an op: accuracy (bits, verdict) against speed, Pareto front\n"
     "  replay   rerun a case dumped by check --dump-failures, same inputs, same bits\n"
+    "  cache    the oracle cache: info, clear\n"
     "  help CMD the options of CMD (same as CMD --help)\n"
     "\n"
     "  --plugin FILE  (with any command) load the ops of a plugin built against\n"
@@ -203,10 +210,10 @@ int gv_cli_main(int argc, char **argv)
     static const struct {
         const char *name;
         int (*fn)(int, char **);
-    } cmds[] = {{"list", cmd_list},          {"info", cmd_info},
-                {"check", gv_cmd_check},     {"bench", gv_cmd_bench},
-                {"report", gv_cmd_report},   {"tradeoffs", gv_cmd_tradeoffs},
-                {"compare", gv_cmd_compare}, {"replay", gv_cmd_replay}};
+    } cmds[] = {
+        {"list", cmd_list},          {"info", cmd_info},        {"check", gv_cmd_check},
+        {"bench", gv_cmd_bench},     {"report", gv_cmd_report}, {"tradeoffs", gv_cmd_tradeoffs},
+        {"compare", gv_cmd_compare}, {"replay", gv_cmd_replay}, {"cache", gv_cmd_cache}};
     if (strcmp(cmd, "help") == 0) {
         if (argc < 3) {
             fputs(main_help, stdout);
@@ -220,12 +227,15 @@ int gv_cli_main(int argc, char **argv)
         gv_usage_error(
             "no command '%s'; valid: list info check bench tradeoffs report compare replay",
             argv[2]);
+        gv_usage_error("no command '%s'; valid: list info check bench tradeoffs report compare "
+                       "cache",
+                       argv[2]);
         return GV_EXIT_USAGE;
     }
     for (size_t i = 0; i < sizeof cmds / sizeof cmds[0]; i++)
         if (strcmp(cmd, cmds[i].name) == 0) return stdout_checked(cmds[i].fn(argc - 1, argv + 1));
     gv_usage_error("unknown command '%s'; valid: list info check bench tradeoffs report compare "
-                   "replay help",
+                   "replay cache help",
                    cmd);
     return GV_EXIT_USAGE;
 }

@@ -65,17 +65,24 @@ typedef struct gv_op {
                             filtered by mode_valid */
     unsigned dists;      /* bit (1u << gv_dist): input distributions the op accepts */
     gv_dist default_dist;
-    const char *shapes;      /* default catalogue, a size SPEC */
-    const char *test_shapes; /* small and medium shapes for tests/gpu, a size SPEC */
-    const char *error_model; /* the bound it follows, with its source, for `list -v` */
-    const char *planted_bug; /* non-NULL: a deliberately wrong variant the oracle must FAIL;
-                                kept out of the default catalogue */
+    const char *shapes;       /* default catalogue, a size SPEC */
+    const char *test_shapes;  /* small and medium shapes for tests/gpu, a size SPEC */
+    const char *error_model;  /* the bound it follows, with its source, for `list -v` */
+    const char *planted_bug;  /* non-NULL: a deliberately wrong variant the oracle must FAIL;
+                                 kept out of the default catalogue */
+    const char *planted_slow; /* non-NULL: a deliberately slower variant with the op's results
+                                 (check must PASS it, compare of timings must call it
+                                 REGRESSED); kept out of the default catalogue as well */
     /* NULL: the op is deterministic, bit-identical outputs on every launch with the same
        inputs on the same device (hand-written kernels with a fixed order; cuBLAS, cuFFT,
        cuSOLVER and cuSPARSE's CSR ALG2 promise it for one stream, without atomics), and
        check --repeat FAILs it on any difference. Else why it is not (atomics, say): its
        spread is reported, never judged. */
     const char *nondeterministic;
+
+    /* oracle, gauge and pgauge never read the mode: the oracle cache keeps one reference for
+       every mode (src/cache.c) */
+    bool reference_ignores_mode;
 
     /* Optional: reject a shape (beyond the dims count) with a reason; GV_OK or GV_EINVAL. */
     int (*check_shape)(const gv_shape *s, char *why, size_t len);
@@ -169,6 +176,10 @@ typedef struct gv_result {
     char unjudgeable[160]; /* measure hook: nothing to judge (SKIP with this reason) */
     char internal[160];    /* measure hook: a broken contract of the harness (ERROR) */
     bool output_lost;      /* a file this case was to write (--dump-failures) was not */
+    /* the oracle cache's part in this case (counted in the process that ran it) */
+    struct {
+        int hits, misses, stored, rejected;
+    } cache;
 } gv_result;
 
 #endif

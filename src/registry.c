@@ -171,7 +171,7 @@ int gv_select(const gv_selection *sel, gv_case **cases, char *err, size_t errlen
         const gv_op *op = *opp;
         if (sel->op_glob && fnmatch(sel->op_glob, op->name, 0) != 0) continue;
         bool named = sel->op_glob && strcmp(sel->op_glob, op->name) == 0;
-        if (op->planted_bug && !sel->planted && !named) continue;
+        if ((op->planted_bug || op->planted_slow) && !sel->planted && !named) continue;
         matched_ops++;
         gv_shape own[32];
         const gv_shape *shapes = sel->shapes;
@@ -258,4 +258,39 @@ int gv_select(const gv_selection *sel, gv_case **cases, char *err, size_t errlen
     }
     *cases = out;
     return n;
+}
+
+int gv_select_as(gv_case *cases, int n, const char *name, char *err, size_t errlen)
+{
+    /* one renamed op per process: --as is a command-line option, set once */
+    static gv_op renamed;
+    const gv_op *target = gv_op_find(name);
+    if (!target) {
+        snprintf(err, errlen, "--as: no op '%s' (gpuval list shows the ops)", name);
+        return GV_EINVAL;
+    }
+    if (n < 1) return GV_OK;
+    const gv_op *variant = cases[0].op;
+    for (int i = 1; i < n; i++)
+        if (cases[i].op != variant) {
+            snprintf(err, errlen,
+                     "--as %s: the selection has several ops (%s, %s); name one with --op", name,
+                     variant->name, cases[i].op->name);
+            return GV_EINVAL;
+        }
+    if (variant == target) return GV_OK;
+    if (strcmp(variant->family, target->family) != 0 || variant->layout != target->layout ||
+        variant->make_inputs != target->make_inputs || variant->oracle != target->oracle ||
+        variant->gauge != target->gauge || variant->pgauge != target->pgauge ||
+        variant->depth != target->depth) {
+        snprintf(err, errlen,
+                 "--as %s: %s does not share its inputs, oracle and error model with %s", name,
+                 variant->name, name);
+        return GV_EINVAL;
+    }
+    renamed = *variant;
+    renamed.name = target->name;
+    for (int i = 0; i < n; i++)
+        cases[i].op = &renamed;
+    return GV_OK;
 }

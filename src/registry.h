@@ -39,6 +39,13 @@ typedef struct gv_selection {
  * GV_EINVAL with a message (unknown op, a shape of the wrong rank, a rejected shape). */
 int gv_select(const gv_selection *sel, gv_case **cases, char *err, size_t errlen);
 
+/* --as NAME: the n cases, all of one op (a variant), run and are reported under the op NAME
+ * of the same family, so that `gpuval compare` matches them with NAME's baseline. The variant
+ * must share NAME's inputs, layout, oracle and gauges (the same reference, so the oracle cache
+ * entries are interchangeable too); only its kernel and its planted markers differ. Returns
+ * GV_OK, or GV_EINVAL with a message. The renamed op lives until the process exits. */
+int gv_select_as(gv_case *cases, int n, const char *name, char *err, size_t errlen);
+
 /* True when the op accepts the shape; otherwise why holds the reason. */
 bool gv_shape_ok(const gv_op *op, const gv_shape *s, char *why, size_t len);
 bool gv_mode_ok(const gv_op *op, gv_dtype t, gv_mode m);

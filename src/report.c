@@ -203,6 +203,12 @@ static json_t *result_json(const gv_result *r)
     json_object_set_new(o, "flops", gv_json_num(r->flops));
     json_object_set_new(o, "bytes", gv_json_num(r->bytes));
     json_object_set_new(o, "oracle_ms", gv_json_num(r->oracle_ms));
+    /* "hit": the reference was read from the oracle cache (oracle_ms is the read) */
+    json_object_set_new(o, "oracle_cache",
+                        json_string(r->cache.hits     ? "hit"
+                                    : r->cache.stored ? "stored"
+                                    : r->cache.misses ? "miss"
+                                                      : "off"));
     json_object_set_new(o, "device_ms", gv_json_num(r->device_ms));
     if (r->n_extra) {
         json_t *x = json_object();

@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include <cblas.h>
+#include <omp.h>
 
 #include "bench_cmd.h"
 #include "json_util.h"
@@ -63,6 +64,11 @@ static const char bench_help[] =
     "output\n"
     "  --json FILE        the run (schema gpuval-bench/1, raw samples included)\n"
     "  --csv FILE         one row per case      --md FILE   Markdown report\n"
+    "  --save FILE        the --json document, as a baseline for gpuval compare: an existing\n"
+    "                     FILE is replaced only with --force\n"
+    "  --force            let --save replace an existing baseline\n"
+    "  --as OP            time the one selected op under OP's name (a variant with OP's\n"
+    "                     oracle), so that compare matches it with OP's baseline\n"
     "\n"
     "Scopes: hot = kernel only, launches back to back; cold = kernel only, L2 flushed before\n"
     "each sample; e2e = pinned H2D + kernel + D2H. Speed-up = CPU median / GPU median, with a\n"
@@ -153,11 +159,11 @@ static int run_sweep(run_state *st, const gv_sweep *sw, const int64_t *sizes, in
 /* Everything the command line set, before presets and defaults are merged. */
 typedef struct cli {
     gv_selection sel;
-    const char *size_spec, *preset, *crossover, *sweep, *sweep_base;
-    const char *out[3]; /* json, csv, md */
+    const char *size_spec, *preset, *crossover, *sweep, *sweep_base, *as_name;
+    const char *out[4]; /* json, csv, md, save (json) */
     double spread, cap, cpu_budget, factor;
     int min_samples, refine;
-    bool hot, cold, no_cpu, repeat_all, selection_given;
+    bool hot, cold, no_cpu, repeat_all, selection_given, force;
 } cli;
 
 static int parse_cli(int argc, char **argv, cli *a)
@@ -185,7 +191,10 @@ static int parse_cli(int argc, char **argv, cli *a)
         O_REPEAT,
         O_JSON,
         O_CSV,
-        O_MD
+        O_MD,
+        O_SAVE,
+        O_FORCE,
+        O_AS
     };
     static const struct option opts[] = {{"op", 1, 0, O_OP},
                                          {"dtype", 1, 0, O_DTYPE},
@@ -210,6 +219,9 @@ static int parse_cli(int argc, char **argv, cli *a)
                                          {"json", 1, 0, O_JSON},
                                          {"csv", 1, 0, O_CSV},
                                          {"md", 1, 0, O_MD},
+                                         {"save", 1, 0, O_SAVE},
+                                         {"force", 0, 0, O_FORCE},
+                                         {"as", 1, 0, O_AS},
                                          {"help", 0, 0, 'h'},
                                          {0, 0, 0, 0}};
     int c;
@@ -285,6 +297,9 @@ static int parse_cli(int argc, char **argv, cli *a)
         case O_JSON: a->out[0] = optarg; break;
         case O_CSV: a->out[1] = optarg; break;
         case O_MD: a->out[2] = optarg; break;
+        case O_SAVE: a->out[3] = optarg; break;
+        case O_FORCE: a->force = true; break;
+        case O_AS: a->as_name = optarg; break;
         case 'h': fputs(bench_help, stdout); return 1;
         default:
             gv_bad_option("bench", argv);
@@ -390,6 +405,10 @@ static int selected_cases(cli *a, const gv_bench_opts *o, gv_case_list *cases)
     int rc = n == 0 ? -1 : 0;
     if (n == 0)
         gv_usage_error("no case matches the selection (an op's dtypes and modes: gpuval list)");
+    if (rc == 0 && a->as_name && gv_select_as(sel, n, a->as_name, err, sizeof err) != GV_OK) {
+        gv_usage_error("%s", err);
+        rc = -1;
+    }
     for (int i = 0; i < n && rc == 0; i++) {
         if (gv_bench_fits(&sel[i], o, err, sizeof err) != GV_OK) {
             gv_usage_error("%s", err);
@@ -416,6 +435,10 @@ typedef struct plan {
 static int make_plan(cli *a, gv_bench_opts *o, plan *p)
 {
     char why[512] = "";
+    if (a->as_name && (!a->sel.op_glob || a->preset)) {
+        gv_usage_error("--as %s renames the cases of one --op (not a preset's)", a->as_name);
+        return -1;
+    }
     if (a->preset) {
         if (a->selection_given || a->sel.dtypes || a->sel.modes || a->crossover) {
             gv_usage_error("--preset %s sets its own cases: drop --op/--size/--dtype/--mode/"
@@ -447,8 +470,13 @@ static int make_plan(cli *a, gv_bench_opts *o, plan *p)
             return -1;
         }
     }
-    static const char *const opts[3] = {"--json", "--csv", "--md"};
-    if (gv_probe_outputs(3, a->out, opts) != 0) return -1;
+    struct stat st_save;
+    if (a->out[3] && !a->force && stat(a->out[3], &st_save) == 0) {
+        gv_usage_error("--save %s exists: a baseline is replaced only with --force", a->out[3]);
+        return -1;
+    }
+    static const char *const opts[4] = {"--json", "--csv", "--md", "--save"};
+    if (gv_probe_outputs(4, a->out, opts) != 0) return -1;
     return 0;
 }
 
@@ -541,8 +569,8 @@ static int run_plan(const cli *a, const gv_bench_opts *o, const plan *p, const c
     printf("%d timed cases: %d sane, %d sanity failed, %d skipped, %d errors\n",
            sum.sane + sum.failed + sum.skipped + sum.errors, sum.sane, sum.failed, sum.skipped,
            sum.errors);
-    const gv_bench_format fmts[3] = {GV_FMT_JSON, GV_FMT_CSV, GV_FMT_MD};
-    for (int k = 0; k < 3; k++)
+    const gv_bench_format fmts[4] = {GV_FMT_JSON, GV_FMT_CSV, GV_FMT_MD, GV_FMT_JSON};
+    for (int k = 0; k < 4; k++)
         if (a->out[k] && gv_bench_write(a->out[k], fmts[k], doc) != GV_OK) {
             gv_usage_error("could not write %s", a->out[k]);
             lost = true;
@@ -575,6 +603,9 @@ int gv_cmd_bench(int argc, char **argv)
         fprintf(stderr, "gpuval: internal error: %s\n", why);
         return GV_EXIT_RUNTIME;
     }
+    /* The timed CPU side keeps the element-wise oracles (sin_iter, vadd, stencils) on one core,
+       as the seeds' NumPy baselines run; OMP_NUM_THREADS chooses otherwise. */
+    if (!getenv("OMP_NUM_THREADS")) omp_set_num_threads(1);
     gv_bench_opts o;
     gv_bench_opts_default(&o);
     plan *p = calloc(1, sizeof *p);

@@ -128,7 +128,8 @@ static int einsum_oracle(gv_problem *p)
     .family = "colsum", .dims = "m,k,n",                                                           \
     .dists = GV_ALL_DISTS | GV_BIT(GV_DIST_TIE) | GV_BIT(GV_DIST_WIDE),                            \
     .default_dist = GV_DIST_UNIFORM01, .check_shape = colsum_check_shape, .bytes = colsum_bytes,   \
-    .make_inputs = colsum_inputs, .gauge = colsum_gauge, .pgauge = colsum_pgauge
+    .make_inputs = colsum_inputs, .gauge = colsum_gauge, .pgauge = colsum_pgauge,                  \
+    .reference_ignores_mode = true
 
 /* matmul_colsum and its planted variant: the same product, canaries and hooks */
 #define MATMUL_COLSUM_COMMON                                                                       \

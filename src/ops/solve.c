@@ -137,6 +137,56 @@ static double singular_depth(const gv_case *c)
 
 /* ---- inputs ----------------------------------------------------------------------------- */
 
+/* The orthogonal factors Q1 and Q2 of one (n, dist, seed): every kappa, dtype and mode of that
+   size and seed shares them, and at n = 4000 each QR takes seconds. The last few are kept for
+   the process (a run's cases come grouped by op, dtype and mode, with the sizes innermost);
+   only sizes where the QR costs more than the copy. */
+enum { Q_KEPT = 4, Q_KEPT_MIN_N = 500 };
+typedef struct q_factors {
+    int64_t n;
+    gv_dist dist;
+    uint64_t seed;
+    double *q[2]; /* Q1, Q2 (NULL until first asked for) */
+    unsigned long used;
+} q_factors;
+static q_factors q_kept[Q_KEPT];
+static unsigned long q_clock;
+
+/* Q_which (0: Q1 from GEN_Q1, 1: Q2 from GEN_Q2) of (n, dist, seed) into dst; 0 or an oracle
+   error code. */
+static int orthogonal_factor(int64_t n, gv_dist dist, uint64_t seed, int which, double *dst)
+{
+    size_t bytes = (size_t)(n * n) * sizeof *dst;
+    q_factors *e = NULL, *victim = &q_kept[0];
+    for (int i = 0; i < Q_KEPT && !e; i++) {
+        q_factors *k = &q_kept[i];
+        if (k->n == n && k->dist == dist && k->seed == seed)
+            e = k;
+        else if (k->used < victim->used)
+            victim = k;
+    }
+    if (!e) {
+        free(victim->q[0]);
+        free(victim->q[1]);
+        *victim = (q_factors){.n = n, .dist = dist, .seed = seed};
+        e = victim;
+    }
+    e->used = ++q_clock;
+    if (!e->q[which]) {
+        double *q = malloc(bytes + 1);
+        if (!q) return GO_ENOMEM;
+        gv_gen_fill(q, n * n, dist, GV_F64, seed, which ? GEN_Q2 : GEN_Q1);
+        int rc = go_solve_orthogonalise(n, q);
+        if (rc) {
+            free(q);
+            return rc;
+        }
+        e->q[which] = q;
+    }
+    memcpy(dst, e->q[which], bytes);
+    return 0;
+}
+
 /* A (in[0].ref, n x n) with condition number kappa, built in f64 and rounded in place by the
    caller. */
 static int build_matrix(gv_problem *p, int64_t n, double kappa, int kind)
@@ -144,7 +194,12 @@ static int build_matrix(gv_problem *p, int64_t n, double kappa, int kind)
     double *g1 = malloc((size_t)(n * n) * sizeof *g1 + 1);
     double *g2 = kind == GO_COND_SPD ? NULL : malloc((size_t)(n * n) * sizeof *g2 + 1);
     int rc = (!g1 || (kind != GO_COND_SPD && !g2)) ? GO_ENOMEM : 0;
-    if (!rc) {
+    if (!rc && n >= Q_KEPT_MIN_N) {
+        rc = orthogonal_factor(n, p->c.dist, p->c.seed, 0, g1);
+        if (!rc && g2) rc = orthogonal_factor(n, p->c.dist, p->c.seed, 1, g2);
+        if (!rc)
+            rc = go_solve_cond_matrix(n, kappa, kind | GO_COND_Q_GIVEN, g1, g2, p->in[0].ref, n);
+    } else if (!rc) {
         gv_gen_fill(g1, n * n, p->c.dist, GV_F64, p->c.seed, GEN_Q1);
         if (g2) gv_gen_fill(g2, n * n, p->c.dist, GV_F64, p->c.seed, GEN_Q2);
         rc = go_solve_cond_matrix(n, kappa, kind, g1, g2, p->in[0].ref, n);

@@ -4,7 +4,7 @@
 #include "opkit.h"
 
 extern const gk_op gk_vadd, gk_vadd_f32round, gk_vadd_pastend, gk_vadd_prestart, gk_vadd_clobber,
-    gk_vadd_illegal, gk_vadd_hang;
+    gk_vadd_illegal, gk_vadd_hang, gk_vadd_slow;
 
 static int vadd_layout(const gv_case *c, gv_layout *l)
 {
@@ -125,7 +125,21 @@ static const gv_op vadd_hang = {
     VADD_GUARD_COMMON,
 };
 
+/* A planted slowdown: vadd's results, bit for bit, at four times its memory traffic. The
+   regression demo (ci/regression-demo) runs it `--as vadd` against a vadd baseline. */
+static const gv_op vadd_slow = {
+    .name = "vadd.slow",
+    .summary = "planted slowdown: vadd's kernel run four times over the same buffers",
+    .planted_slow = "four passes where one does",
+    .dtypes = GV_BOTH_DTYPES,
+    .shapes = "1e3,1e5,100003,1048583,1e7,1e8",
+    .test_shapes = "1000,1048583",
+    .device = GV_KERNEL(gk_vadd_slow),
+    VADD_COMMON,
+};
+
 /* The faults come before the guard bugs: those cases run after a lost context and a kill,
    and must still be judged (FAIL with their guard message). */
-const gv_op *const gv_family_vadd[] = {&vadd,         &vadd_f32round, &vadd_illegal, &vadd_hang,
-                                       &vadd_pastend, &vadd_prestart, &vadd_clobber, NULL};
+const gv_op *const gv_family_vadd[] = {&vadd,         &vadd_f32round, &vadd_illegal,
+                                       &vadd_hang,    &vadd_pastend,  &vadd_prestart,
+                                       &vadd_clobber, &vadd_slow,     NULL};

@@ -245,3 +245,36 @@ Test(oracle_solve, scaled_residual_is_hpls_formula)
     cr_expect_eq(go_solve_scaled_residual(2, a, 2, x, b, 0, &sr), -6);
     cr_expect_eq(go_solve_scaled_residual(2, a, 2, x, b, u, NULL), -7);
 }
+
+/* src/ops/solve.c keeps the orthogonal factors of a size and seed (n >= 500) and builds A from
+   them with GO_COND_Q_GIVEN: the inputs are those of the QR done afresh for every case, bit for
+   bit, on the first case and on later ones that reuse the factors. */
+Test(oracle_solve, kept_orthogonal_factors_give_the_same_inputs)
+{
+    const char *ops[2] = {"solve.gesv", "solve.posv"};
+    for (int o = 0; o < 2; o++) {
+        const int64_t n = 600;
+        gv_case c = {gv_op_find(ops[o]),     GV_F64, GV_MODE_NATIVE, GV_DIST_UNIFORM11,
+                     {.nd = 2, .d = {n, 3}}, 5};
+        cr_assert_not_null(c.op);
+        int kind = o ? GO_COND_SPD : GO_COND_GENERAL_PIVOT;
+        double *g1 = gv_test_alloc(n * n), *g2 = gv_test_alloc(n * n), *a = gv_test_alloc(n * n);
+        gv_gen_fill(g1, n * n, c.dist, GV_F64, c.seed, 10); /* GEN_Q1 */
+        gv_gen_fill(g2, n * n, c.dist, GV_F64, c.seed, 11); /* GEN_Q2 */
+        cr_assert_eq(go_solve_cond_matrix(n, 1e3, kind, g1, g2, a, n), 0);
+        for (int round = 0; round < 2; round++) {
+            gv_problem p;
+            cr_assert_eq(gv_problem_init(&p, &c), GV_OK);
+            cr_expect_eq(memcmp(p.in[0].ref, a, sizeof *a * (size_t)(n * n)), 0,
+                         "%s, case %d: A differs from the one built afresh", ops[o], round);
+            gv_problem_free(&p);
+        }
+        free(g1);
+        free(g2);
+        free(a);
+    }
+    double g[4] = {1, 2, 3, 4}, a[4];
+    cr_expect_eq(go_solve_cond_matrix(2, 10, 7 | GO_COND_Q_GIVEN, g, g, a, 2), -3);
+    cr_expect_eq(go_solve_orthogonalise(0, g), -1);
+    cr_expect_eq(go_solve_orthogonalise(2, NULL), -2);
+}

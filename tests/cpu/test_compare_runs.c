@@ -408,3 +408,81 @@ Test(compare_runs, big_seed_as_string_matches_old_negative_integer)
     json_decref(a);
     json_decref(b);
 }
+
+/* Every kernel_hot sample of every case of doc times f: a kernel made slower (or faster). */
+static void scale_hot(json_t *doc, double f)
+{
+    size_t i, k;
+    json_t *c, *s;
+    json_array_foreach(json_object_get(doc, "cases"), i, c)
+    {
+        json_t *ms = json_object_get(json_object_get(json_object_get(c, "timings"), "kernel_hot"),
+                                     "samples_ms");
+        json_array_foreach(ms, k, s) json_real_set(s, json_number_value(s) * f);
+    }
+}
+
+Test(compare_runs, bench_files_with_a_slowed_kernel_regress_through_the_binary, .init = make_tmp,
+     .fini = rm_tmp)
+{
+    json_t *a = fixture("bench-synthetic.json"), *b = json_deep_copy(a);
+    scale_hot(b, 1.25);
+    char pa[600], pb[600], args[1400], out[1 << 14];
+    dump(a, "a.json", pa, sizeof pa);
+    dump(b, "b.json", pb, sizeof pb);
+    snprintf(args, sizeof args, "compare '%s' '%s'", pa, pb);
+    cr_expect_eq(gv_test_run_cli(args, out, sizeof out), 4, "%s", out);
+    cr_expect(strstr(out, "outcome: REGRESSED"), "%s", out);
+    snprintf(args, sizeof args, "compare '%s' '%s'", pa, pa);
+    cr_expect_eq(gv_test_run_cli(args, out, sizeof out), 0, "%s", out);
+    cr_expect(strstr(out, "outcome: SAME"), "%s", out);
+    json_decref(a);
+    json_decref(b);
+}
+
+/* bench --save never replaces a file without --force (as check --save); with it the file
+   is a gpuval-bench/1 document that compare reads (exit 77 without a device, 0 with one). */
+Test(compare_runs, bench_save_keeps_an_existing_baseline_without_force, .init = make_tmp,
+     .fini = rm_tmp)
+{
+    char path[600], args[1400], out[1 << 14], buf[1 << 16];
+    snprintf(path, sizeof path, "%s/base.json", tmpdir);
+    FILE *f = fopen(path, "w");
+    cr_assert_not_null(f);
+    fputs("keep me\n", f);
+    fclose(f);
+    snprintf(args, sizeof args, "bench --op vadd --dtype f32 --size 1000 --cap 0.05 --save '%s'",
+             path);
+    cr_expect_eq(gv_test_run_cli(args, out, sizeof out), 2, "%s", out);
+    cr_expect(strstr(out, "replaced only with --force"), "%s", out);
+    gv_test_slurp(path, buf, sizeof buf);
+    cr_expect_str_eq(buf, "keep me\n");
+    snprintf(args, sizeof args,
+             "bench --op vadd --dtype f32 --size 1000 --cap 0.05 --save '%s' --force", path);
+    int rc = gv_test_run_cli(args, out, sizeof out);
+    cr_expect(rc == 0 || rc == 77, "exit %d: %s", rc, out);
+    gv_test_slurp(path, buf, sizeof buf);
+    cr_expect(strstr(buf, "\"schema\": \"gpuval-bench/1\""), "%.300s", buf);
+}
+
+/* --as renames the cases of one variant to the op it stands for, and nothing else. */
+Test(compare_runs, as_renames_one_variant_sharing_the_oracle)
+{
+    char out[1 << 14];
+    cr_expect_eq(
+        gv_test_run_cli("check --op vadd.slow --as vadd --size 1000 --dtype f32", out, sizeof out) %
+            77,
+        0, "%s", out); /* 0 with a device, 77 without */
+    cr_expect(strstr(out, "\nvadd "), "%s", out);
+    cr_expect_null(strstr(out, "vadd.slow"), "%s", out);
+    cr_expect_eq(
+        gv_test_run_cli("check --op 'vadd*' --planted --as vadd --size 1000", out, sizeof out), 2,
+        "%s", out);
+    cr_expect(strstr(out, "several ops"), "%s", out);
+    cr_expect_eq(gv_test_run_cli("check --op gemm.tiled --as vadd --size 8x8x8", out, sizeof out),
+                 2, "%s", out);
+    cr_expect(strstr(out, "does not share"), "%s", out);
+    cr_expect_eq(gv_test_run_cli("check --op vadd.slow --as nosuchop --size 1000", out, sizeof out),
+                 2, "%s", out);
+    cr_expect_eq(gv_test_run_cli("bench --preset short --as vadd", out, sizeof out), 2, "%s", out);
+}

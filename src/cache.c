@@ -1,0 +1,563 @@
+/* cache.c: the oracle cache (cache.h): entries on disk, checksummed, written atomically,
+ * evicted least recently used first, and the oracle's use of them (gv_cached_reference). */
+#include "cache.h"
+
+#include <cblas.h>
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <fftw3.h>
+#include <gnu/libc-version.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "oracle_version.h" /* GV_ORACLE_SRC_HASH, written at build time (meson.build) */
+#include "run.h"
+
+#ifndef GV_VERSION
+#define GV_VERSION "unknown"
+#endif
+
+/* ---- XXH64 ----------------------------------------------------------------------------- */
+
+static const uint64_t P1 = 0x9E3779B185EBCA87ull, P2 = 0xC2B2AE3D27D4EB4Full,
+                      P3 = 0x165667B19E3779F9ull, P4 = 0x85EBCA77C2B2AE63ull,
+                      P5 = 0x27D4EB2F165667C5ull;
+
+static uint64_t rotl(uint64_t x, int r)
+{
+    return (x << r) | (x >> (64 - r));
+}
+
+static uint64_t rd64(const unsigned char *p)
+{
+    uint64_t v;
+    memcpy(&v, p, 8);
+    return v;
+}
+
+static uint32_t rd32(const unsigned char *p)
+{
+    uint32_t v;
+    memcpy(&v, p, 4);
+    return v;
+}
+
+static uint64_t xround(uint64_t acc, uint64_t in)
+{
+    acc += in * P2;
+    return rotl(acc, 31) * P1;
+}
+
+static uint64_t xmerge(uint64_t acc, uint64_t v)
+{
+    acc ^= xround(0, v);
+    return acc * P1 + P4;
+}
+
+uint64_t gv_xxh64(const void *data, size_t n, uint64_t seed)
+{
+    const unsigned char *p = data, *end = p + n;
+    uint64_t h;
+    if (n >= 32) {
+        uint64_t v1 = seed + P1 + P2, v2 = seed + P2, v3 = seed, v4 = seed - P1;
+        const unsigned char *limit = end - 32;
+        do {
+            v1 = xround(v1, rd64(p));
+            v2 = xround(v2, rd64(p + 8));
+            v3 = xround(v3, rd64(p + 16));
+            v4 = xround(v4, rd64(p + 24));
+            p += 32;
+        } while (p <= limit);
+        h = rotl(v1, 1) + rotl(v2, 7) + rotl(v3, 12) + rotl(v4, 18);
+        h = xmerge(xmerge(xmerge(xmerge(h, v1), v2), v3), v4);
+    } else {
+        h = seed + P5;
+    }
+    h += (uint64_t)n;
+    for (; p + 8 <= end; p += 8)
+        h = rotl(h ^ xround(0, rd64(p)), 27) * P1 + P4;
+    if (p + 4 <= end) {
+        h = rotl(h ^ ((uint64_t)rd32(p) * P1), 23) * P2 + P3;
+        p += 4;
+    }
+    for (; p < end; p++)
+        h = rotl(h ^ (*p * P5), 11) * P1;
+    h ^= h >> 33;
+    h *= P2;
+    h ^= h >> 29;
+    h *= P3;
+    return h ^ (h >> 32);
+}
+
+/* ---- where and how much ------------------------------------------------------------------ */
+
+int gv_cache_default_dir(char *buf, size_t len)
+{
+    const char *xdg = getenv("XDG_CACHE_HOME"), *home = getenv("HOME");
+    int n;
+    if (xdg && xdg[0] == '/') /* the XDG spec ignores a relative XDG_CACHE_HOME */
+        n = snprintf(buf, len, "%s/gpuval", xdg);
+    else if (home && home[0])
+        n = snprintf(buf, len, "%s/.cache/gpuval", home);
+    else
+        return -1;
+    return n > 0 && (size_t)n < len ? 0 : -1;
+}
+
+uint64_t gv_cache_max_bytes(void)
+{
+    const char *s = getenv("GPUVAL_CACHE_MAX");
+    if (!s || !s[0]) return GV_CACHE_DEFAULT_MAX;
+    char *end;
+    errno = 0;
+    double v = strtod(s, &end);
+    int shift = 0;
+    switch (*end) {
+    case 'k':
+    case 'K':
+        shift = 10;
+        end++;
+        break;
+    case 'm':
+    case 'M':
+        shift = 20;
+        end++;
+        break;
+    case 'g':
+    case 'G':
+        shift = 30;
+        end++;
+        break;
+    case 't':
+    case 'T':
+        shift = 40;
+        end++;
+        break;
+    default: break;
+    }
+    v = ldexp(v, shift);
+    if (end == s || *end || errno || !(v >= 0) || v >= 0x1p63) {
+        fprintf(stderr,
+                "gpuval: GPUVAL_CACHE_MAX='%s' is not a size (bytes, or with K M G T); "
+                "using 4G\n",
+                s);
+        return GV_CACHE_DEFAULT_MAX;
+    }
+    return (uint64_t)v;
+}
+
+/* mkdir -p for an absolute path; 0 or -1. */
+static int make_dirs(const char *dir)
+{
+    char path[4096];
+    if (snprintf(path, sizeof path, "%s", dir) >= (int)sizeof path) return -1;
+    for (char *p = path + 1; *p; p++) {
+        if (*p != '/') continue;
+        *p = '\0';
+        if (mkdir(path, 0755) != 0 && errno != EEXIST) return -1;
+        *p = '/';
+    }
+    return mkdir(path, 0755) != 0 && errno != EEXIST ? -1 : 0;
+}
+
+/* ---- entries ---------------------------------------------------------------------------- */
+
+/* Header of an entry; then key, version, sizes[nbuf], the payload, the checksum. */
+typedef struct entry_head {
+    char magic[8];
+    uint32_t key_len, version_len, nbuf, reserved;
+} entry_head;
+
+static const char MAGIC[8] = {'G', 'V', 'C', 'A', 'C', 'H', 'E', '1'};
+enum { MAX_KEY = 4096, MAX_BUFS = 64 };
+
+static int entry_path(const char *dir, const char *key, char *buf, size_t len)
+{
+    int n = snprintf(buf, len, "%s/%016" PRIx64 ".gvc", dir, gv_xxh64(key, strlen(key), 0));
+    return n > 0 && (size_t)n < len ? 0 : -1;
+}
+
+/* The header, key, version and sizes as one block (allocated), its length in *len. */
+static unsigned char *head_block(const char *key, const char *version, int nbuf,
+                                 const size_t *sizes, size_t *len)
+{
+    entry_head h = {.key_len = (uint32_t)strlen(key),
+                    .version_len = (uint32_t)strlen(version),
+                    .nbuf = (uint32_t)nbuf};
+    memcpy(h.magic, MAGIC, 8);
+    *len = sizeof h + h.key_len + h.version_len + 8 * (size_t)nbuf;
+    unsigned char *b = malloc(*len);
+    if (!b) return NULL;
+    unsigned char *p = b;
+    memcpy(p, &h, sizeof h);
+    p += sizeof h;
+    memcpy(p, key, h.key_len);
+    p += h.key_len;
+    memcpy(p, version, h.version_len);
+    p += h.version_len;
+    for (int i = 0; i < nbuf; i++, p += 8) {
+        uint64_t s = sizes[i];
+        memcpy(p, &s, 8);
+    }
+    return b;
+}
+
+static int read_all(int fd, void *buf, size_t n)
+{
+    unsigned char *p = buf;
+    while (n > 0) {
+        ssize_t got = read(fd, p, n > (1u << 30) ? (1u << 30) : n);
+        if (got < 0 && errno == EINTR) continue;
+        if (got <= 0) return -1;
+        p += got;
+        n -= (size_t)got;
+    }
+    return 0;
+}
+
+static int write_all(int fd, const void *buf, size_t n)
+{
+    const unsigned char *p = buf;
+    while (n > 0) {
+        ssize_t put = write(fd, p, n > (1u << 30) ? (1u << 30) : n);
+        if (put < 0 && errno == EINTR) continue;
+        if (put <= 0) return -1;
+        p += put;
+        n -= (size_t)put;
+    }
+    return 0;
+}
+
+/* An entry that cannot be trusted: said once (it is removed, so it is not met again). */
+static void reject(const char *path, const char *why)
+{
+    fprintf(stderr, "gpuval: oracle cache: %s: %s; recomputing\n", path, why);
+    unlink(path);
+}
+
+int gv_cache_get(const char *dir, const char *key, const char *version, int nbuf, void *const *bufs,
+                 const size_t *sizes)
+{
+    char path[4200];
+    if (nbuf < 0 || nbuf > MAX_BUFS || entry_path(dir, key, path, sizeof path)) return 0;
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0) return 0;
+    size_t hlen;
+    unsigned char *want = head_block(key, version, nbuf, sizes, &hlen);
+    unsigned char *have = malloc(sizeof(entry_head) + MAX_KEY * 2 + 8 * MAX_BUFS);
+    int rc = 0;
+    struct stat st;
+    entry_head h;
+    const char *why = NULL;
+    if (!want || !have || fstat(fd, &st) != 0) goto out;
+    if (read_all(fd, &h, sizeof h) != 0) {
+        why = "truncated (no header)";
+        goto out;
+    }
+    if (memcmp(h.magic, MAGIC, 8) != 0 || h.key_len > MAX_KEY || h.version_len > MAX_KEY ||
+        h.nbuf > MAX_BUFS) {
+        why = "corrupt (bad header)";
+        goto out;
+    }
+    size_t have_len = sizeof h + h.key_len + h.version_len + 8 * (size_t)h.nbuf;
+    memcpy(have, &h, sizeof h);
+    if (read_all(fd, have + sizeof h, have_len - sizeof h) != 0) {
+        why = "truncated (header)";
+        goto out;
+    }
+    if (h.key_len != strlen(key) || memcmp(have + sizeof h, key, h.key_len) != 0)
+        goto out; /* another key with the same file name: a plain miss, replaced on put */
+    if (have_len != hlen || memcmp(have, want, hlen) != 0) {
+        why = "stale (another oracle version, inputs or sizes)";
+        goto out;
+    }
+    uint64_t payload = 0;
+    for (int i = 0; i < nbuf; i++)
+        payload += sizes[i];
+    if ((uint64_t)st.st_size != hlen + payload + 8) {
+        why = (uint64_t)st.st_size < hlen + payload + 8 ? "truncated" : "corrupt (too long)";
+        goto out;
+    }
+    rc = -1;
+    uint64_t sum = gv_xxh64(have, hlen, 0), stored;
+    for (int i = 0; i < nbuf; i++) {
+        if (read_all(fd, bufs[i], sizes[i]) != 0) {
+            why = "truncated (payload)";
+            goto out;
+        }
+        sum = gv_xxh64(bufs[i], sizes[i], sum);
+    }
+    if (read_all(fd, &stored, 8) != 0) {
+        why = "truncated (checksum)";
+        goto out;
+    }
+    if (stored != sum) {
+        why = "corrupt (checksum mismatch)";
+        goto out;
+    }
+    rc = 1;
+    utimensat(AT_FDCWD, path, NULL, 0); /* used now: last in line for eviction */
+out:
+    if (why) {
+        reject(path, why);
+        rc = -1;
+    }
+    close(fd);
+    free(want);
+    free(have);
+    return rc;
+}
+
+int gv_cache_put(const char *dir, const char *key, const char *version, int nbuf,
+                 const void *const *bufs, const size_t *sizes, uint64_t max_bytes)
+{
+    char path[4200], tmp[4200];
+    if (nbuf < 0 || nbuf > MAX_BUFS || strlen(key) > MAX_KEY || strlen(version) > MAX_KEY)
+        return GV_EINVAL;
+    if (make_dirs(dir) != 0 || entry_path(dir, key, path, sizeof path)) return GV_EIO;
+    size_t hlen;
+    unsigned char *head = head_block(key, version, nbuf, sizes, &hlen);
+    if (!head) return GV_ENOMEM;
+    uint64_t total = hlen + 8;
+    for (int i = 0; i < nbuf; i++)
+        total += sizes[i];
+    if (total > max_bytes) {
+        free(head);
+        return 1; /* larger than the whole cache: not kept */
+    }
+    snprintf(tmp, sizeof tmp, "%s/.tmp-XXXXXX", dir);
+    int fd = mkstemp(tmp);
+    if (fd < 0) {
+        free(head);
+        return GV_EIO;
+    }
+    uint64_t sum = gv_xxh64(head, hlen, 0);
+    int bad = write_all(fd, head, hlen);
+    for (int i = 0; i < nbuf && !bad; i++) {
+        bad = write_all(fd, bufs[i], sizes[i]);
+        sum = gv_xxh64(bufs[i], sizes[i], sum);
+    }
+    if (!bad) bad = write_all(fd, &sum, 8);
+    /* No fsync: an entry cut short by a crash fails its size or checksum and is recomputed;
+       syncing gigabytes would cost every run seconds. */
+    if (close(fd) != 0) bad = 1;
+    if (!bad && rename(tmp, path) != 0) bad = 1;
+    if (bad) unlink(tmp);
+    free(head);
+    if (!bad) gv_cache_evict(dir, max_bytes);
+    return bad ? GV_EIO : GV_OK;
+}
+
+/* ---- eviction and housekeeping ----------------------------------------------------------- */
+
+typedef struct file_info {
+    struct timespec mtime;
+    uint64_t bytes;
+    char name[64];
+} file_info;
+
+static int older_first(const void *a, const void *b)
+{
+    const file_info *x = a, *y = b;
+    if (x->mtime.tv_sec != y->mtime.tv_sec) return x->mtime.tv_sec < y->mtime.tv_sec ? -1 : 1;
+    if (x->mtime.tv_nsec != y->mtime.tv_nsec) return x->mtime.tv_nsec < y->mtime.tv_nsec ? -1 : 1;
+    return strcmp(x->name, y->name);
+}
+
+static bool is_entry(const char *name)
+{
+    size_t n = strlen(name);
+    return n == 20 && strcmp(name + 16, ".gvc") == 0;
+}
+
+static bool is_tmp(const char *name)
+{
+    return strncmp(name, ".tmp-", 5) == 0;
+}
+
+/* The entries of dir (allocated; count in *n); NULL with *n = 0 when none or no memory. */
+static file_info *list_entries(const char *dir, int *n)
+{
+    *n = 0;
+    DIR *d = opendir(dir);
+    if (!d) return NULL;
+    int cap = 64;
+    file_info *v = malloc(sizeof *v * (size_t)cap);
+    struct dirent *e;
+    while (v && (e = readdir(d))) {
+        if (!is_entry(e->d_name)) continue;
+        struct stat st;
+        if (fstatat(dirfd(d), e->d_name, &st, 0) != 0 || !S_ISREG(st.st_mode)) continue;
+        if (*n == cap) {
+            file_info *grown = realloc(v, sizeof *v * (size_t)(cap *= 2));
+            if (!grown) {
+                free(v);
+                v = NULL;
+                break;
+            }
+            v = grown;
+        }
+        v[*n].mtime = st.st_mtim;
+        v[*n].bytes = (uint64_t)st.st_size;
+        snprintf(v[*n].name, sizeof v[*n].name, "%s", e->d_name);
+        (*n)++;
+    }
+    closedir(d);
+    if (!v) *n = 0;
+    return v;
+}
+
+int gv_cache_evict(const char *dir, uint64_t max_bytes)
+{
+    int n, removed = 0;
+    file_info *v = list_entries(dir, &n);
+    uint64_t total = 0;
+    for (int i = 0; i < n; i++)
+        total += v[i].bytes;
+    if (total > max_bytes) {
+        qsort(v, (size_t)n, sizeof *v, older_first);
+        for (int i = 0; i < n && total > max_bytes; i++) {
+            char path[4200];
+            snprintf(path, sizeof path, "%s/%s", dir, v[i].name);
+            if (unlink(path) == 0) removed++;
+            total -= v[i].bytes; /* gone, or removed by another run meanwhile */
+        }
+    }
+    free(v);
+    return removed;
+}
+
+void gv_cache_stats(const char *dir, int *entries, uint64_t *bytes)
+{
+    file_info *v = list_entries(dir, entries);
+    *bytes = 0;
+    for (int i = 0; i < *entries; i++)
+        *bytes += v[i].bytes;
+    free(v);
+}
+
+int gv_cache_clear(const char *dir)
+{
+    DIR *d = opendir(dir);
+    if (!d) return 0;
+    int removed = 0;
+    struct dirent *e;
+    while ((e = readdir(d)))
+        if ((is_entry(e->d_name) || is_tmp(e->d_name)) && unlinkat(dirfd(d), e->d_name, 0) == 0)
+            removed++;
+    closedir(d);
+    return removed;
+}
+
+/* ---- the oracle's use ------------------------------------------------------------------- */
+
+/* Process-wide settings and counts: set once by the command line, counted by the run. */
+static bool cache_on = true;
+static gv_cache_counts counts;
+
+void gv_cache_enable(bool on)
+{
+    cache_on = on;
+}
+
+gv_cache_counts gv_cache_counts_get(void)
+{
+    return counts;
+}
+
+static double now_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return ts.tv_sec * 1e3 + ts.tv_nsec * 1e-6;
+}
+
+/* What decides a reference besides the case: the code and libraries that compute it. */
+static const char *build_version(void)
+{
+    static char v[1024];
+    if (!v[0])
+        snprintf(v, sizeof v, "gpuval %s; sources %016llx; %s; %d threads; glibc %s; %s",
+                 GV_VERSION, (unsigned long long)GV_ORACLE_SRC_HASH, openblas_get_config(),
+                 openblas_get_num_threads(), gnu_get_libc_version(), fftw_version);
+    return v;
+}
+
+/* The key: the case and a hash of its generated inputs (so storage modes that round the inputs
+   differently never share an entry); the mode only where the op's reference reads it. */
+static void case_key(const gv_problem *p, char *buf, size_t len)
+{
+    const gv_case *c = &p->c;
+    uint64_t in_hash = 0;
+    for (int i = 0; i < p->l.n_in; i++)
+        in_hash = gv_xxh64(p->in[i].ref, (size_t)p->in[i].count * sizeof(double), in_hash);
+    int n = snprintf(buf, len,
+                     "op=%s;family=%s;dtype=%s;mode=%s;dist=%s;seed=%" PRIu64 ";inputs=%016" PRIx64
+                     ";shape=",
+                     c->op->name, c->op->family, gv_dtype_name(c->dtype),
+                     c->op->reference_ignores_mode ? "any" : gv_mode_name(c->mode),
+                     gv_dist_name(c->dist), c->seed, in_hash);
+    for (int i = 0; i < c->shape.nd && n > 0 && (size_t)n < len; i++)
+        n += snprintf(buf + n, len - (size_t)n, "%s%" PRId64, i ? "x" : "", c->shape.d[i]);
+}
+
+/* GPUVAL_CACHE_MIN_MS (tests set 0), else 50: the least oracle time worth an entry. */
+static double min_ms(void)
+{
+    const char *s = getenv("GPUVAL_CACHE_MIN_MS");
+    char *end;
+    double v = s ? strtod(s, &end) : 50.0;
+    return s && (end == s || *end || !(v >= 0)) ? 50.0 : v;
+}
+
+int gv_cached_reference(gv_problem *p, bool *hit)
+{
+    *hit = false;
+    char dir[4096];
+    if (!cache_on || gv_cache_default_dir(dir, sizeof dir) != 0) return gv_reference(p);
+    char key[1024];
+    case_key(p, key, sizeof key);
+    const char *version = build_version();
+    void *bufs[3 * GV_MAX_TENSORS];
+    size_t sizes[3 * GV_MAX_TENSORS], bytes = 0;
+    int nbuf = 0;
+    for (int i = 0; i < p->l.n_out; i++) {
+        gv_tensor *t = &p->out[i];
+        size_t b = (size_t)t->count * sizeof(double);
+        bufs[nbuf] = t->ref, sizes[nbuf++] = b;
+        bufs[nbuf] = t->gauge, sizes[nbuf++] = b;
+        if (t->pgauge) bufs[nbuf] = t->pgauge, sizes[nbuf++] = b;
+        bytes += (t->pgauge ? 3 : 2) * b;
+    }
+    int got = gv_cache_get(dir, key, version, nbuf, bufs, sizes);
+    if (got == 1) {
+        counts.hits++;
+        *hit = true;
+        return GV_OK;
+    }
+    counts.misses++;
+    if (got < 0) {
+        counts.rejected++;
+        /* a G never computed must stay NaN (gv_problem_init): undo what a bad entry wrote */
+        for (int i = 0; i < p->l.n_out; i++)
+            for (int64_t k = 0; p->out[i].pgauge && k < p->out[i].count; k++)
+                p->out[i].pgauge[k] = NAN;
+    }
+    double t0 = now_ms();
+    int rc = gv_reference(p);
+    double took_ms = now_ms() - t0;
+    /* kept only when computing it is much slower than reading it back: under 200 MB per second
+       of oracle time (a warm disk reads GB/s), so that large, cheap references (a 4096^2 gemm
+       on 16 cores) do not crowd out the costly, small ones (sin_iter, column sums) */
+    if (rc == GV_OK && took_ms > min_ms() + (double)bytes / 2e5 &&
+        gv_cache_put(dir, key, version, nbuf, (const void *const *)bufs, sizes,
+                     gv_cache_max_bytes()) == GV_OK)
+        counts.stored++;
+    return rc;
+}

@@ -1,0 +1,373 @@
+/* test_cache.c: the oracle cache (src/cache.c) — XXH64 against its published values, entries
+ * written and read back, corrupt, truncated and stale entries rejected and recomputed, least
+ * recently used eviction, concurrent writers and readers (fork), and a sin_iter reference read
+ * back bit for bit. Every test runs in its own XDG_CACHE_HOME. */
+#include <criterion/criterion.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "cache.h"
+#include "registry.h"
+#include "run.h"
+#include "testkit.h"
+
+static char tmpdir[512], dir[600];
+
+static void make_tmp(void)
+{
+    const char *t = getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp";
+    snprintf(tmpdir, sizeof tmpdir, "%s/gv-cache-XXXXXX", t);
+    cr_assert_not_null(mkdtemp(tmpdir));
+    setenv("XDG_CACHE_HOME", tmpdir, 1);
+    snprintf(dir, sizeof dir, "%s/gpuval", tmpdir);
+    char got[600];
+    cr_assert_eq(gv_cache_default_dir(got, sizeof got), 0);
+    cr_assert_str_eq(got, dir);
+}
+
+static void rm_tmp(void)
+{
+    char cmd[600];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmpdir);
+    cr_assert_eq(system(cmd), 0);
+}
+
+/* The one entry file of dir (there must be exactly one) into path. */
+static void only_entry(char *path, size_t len)
+{
+    int n;
+    uint64_t bytes;
+    gv_cache_stats(dir, &n, &bytes);
+    cr_assert_eq(n, 1);
+    char cmd[700];
+    snprintf(cmd, sizeof cmd, "ls '%s'/*.gvc", dir);
+    FILE *f = popen(cmd, "r");
+    cr_assert(fgets(path, (int)len, f));
+    pclose(f);
+    path[strcspn(path, "\n")] = '\0';
+}
+
+static void fill(double *x, int n, double base)
+{
+    for (int i = 0; i < n; i++)
+        x[i] = base + i * 0.25;
+}
+
+Test(cache, xxh64_matches_the_published_values)
+{
+    cr_expect_eq(gv_xxh64("", 0, 0), 0xEF46DB3751D8E999ull);
+    cr_expect_eq(gv_xxh64("abc", 3, 0), 0x44BC2CF5AD770999ull);
+    /* the 32-byte stripes: any one changed byte of a 100-byte buffer changes the hash */
+    unsigned char b[100];
+    for (int i = 0; i < 100; i++)
+        b[i] = (unsigned char)i;
+    uint64_t h = gv_xxh64(b, 100, 0);
+    for (int i = 0; i < 100; i++) {
+        b[i] ^= 1;
+        cr_expect_neq(gv_xxh64(b, 100, 0), h, "byte %d", i);
+        b[i] ^= 1;
+    }
+    cr_expect_neq(gv_xxh64(b, 100, 1), h, "the seed counts");
+}
+
+Test(cache, an_entry_reads_back_and_a_miss_leaves_the_buffers, .init = make_tmp, .fini = rm_tmp)
+{
+    double a[300], b[7], ra[300], rb[7];
+    fill(a, 300, 1.0);
+    fill(b, 7, -3.0);
+    void *in[2] = {a, b}, *out[2] = {ra, rb};
+    size_t sizes[2] = {sizeof a, sizeof b};
+    memset(ra, 0, sizeof ra);
+    cr_expect_eq(gv_cache_get(dir, "k1", "v1", 2, out, sizes), 0);
+    cr_expect_eq(ra[5], 0.0, "a miss writes nothing");
+    cr_assert_eq(gv_cache_put(dir, "k1", "v1", 2, (const void *const *)in, sizes, 1 << 20), 0);
+    cr_assert_eq(gv_cache_get(dir, "k1", "v1", 2, out, sizes), 1);
+    cr_expect_eq(memcmp(a, ra, sizeof a), 0);
+    cr_expect_eq(memcmp(b, rb, sizeof b), 0);
+    cr_expect_eq(gv_cache_get(dir, "k2", "v1", 2, out, sizes), 0, "another key");
+    cr_expect_eq(gv_cache_put(dir, "big", "v1", 2, (const void *const *)in, sizes, 100), 1,
+                 "an entry larger than the cap is not kept");
+}
+
+/* Put one entry, damage its file with how, and expect it rejected with what on stderr. */
+static void damaged(void (*how)(const char *path), const char *version, const char *what)
+{
+    double a[64], ra[64];
+    fill(a, 64, 2.0);
+    void *in[1] = {a}, *out[1] = {ra};
+    size_t sizes[1] = {sizeof a};
+    cr_assert_eq(gv_cache_put(dir, "key", "v1", 1, (const void *const *)in, sizes, 1 << 20), 0);
+    char path[800];
+    only_entry(path, sizeof path);
+    if (how) how(path);
+    char err[700];
+    snprintf(err, sizeof err, "%s/stderr", tmpdir);
+    fflush(stderr);
+    int saved = dup(2), fd = open(err, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+    dup2(fd, 2);
+    int rc = gv_cache_get(dir, "key", version, 1, out, sizes);
+    fflush(stderr);
+    dup2(saved, 2);
+    close(fd);
+    close(saved);
+    char msg[2048];
+    gv_test_slurp(err, msg, sizeof msg);
+    cr_expect_eq(rc, -1, "%s", what);
+    cr_expect(strstr(msg, what), "'%s' in '%s'", what, msg);
+    cr_expect_eq(access(path, F_OK), -1, "the rejected entry is removed");
+    /* recomputed and stored again, it is a hit */
+    cr_assert_eq(gv_cache_put(dir, "key", version, 1, (const void *const *)in, sizes, 1 << 20), 0);
+    cr_expect_eq(gv_cache_get(dir, "key", version, 1, out, sizes), 1);
+    cr_expect_eq(memcmp(a, ra, sizeof a), 0);
+}
+
+static void flip_payload_byte(const char *path)
+{
+    FILE *f = fopen(path, "r+b");
+    cr_assert_not_null(f);
+    fseek(f, -20, SEEK_END); /* inside the last double of the payload */
+    int c = fgetc(f);
+    fseek(f, -20, SEEK_END);
+    fputc(c ^ 0x10, f);
+    fclose(f);
+}
+
+static void cut_8_bytes(const char *path)
+{
+    struct stat st;
+    cr_assert_eq(stat(path, &st), 0);
+    cr_assert_eq(truncate(path, st.st_size - 8), 0);
+}
+
+static void cut_to_3_bytes(const char *path)
+{
+    cr_assert_eq(truncate(path, 3), 0);
+}
+
+Test(cache, a_corrupt_entry_is_rejected, .init = make_tmp, .fini = rm_tmp)
+{
+    damaged(flip_payload_byte, "v1", "corrupt (checksum mismatch)");
+}
+
+Test(cache, a_truncated_entry_is_rejected, .init = make_tmp, .fini = rm_tmp)
+{
+    damaged(cut_8_bytes, "v1", "truncated");
+}
+
+Test(cache, an_entry_cut_inside_its_header_is_rejected, .init = make_tmp, .fini = rm_tmp)
+{
+    damaged(cut_to_3_bytes, "v1", "truncated (no header)");
+}
+
+Test(cache, a_stale_entry_is_rejected, .init = make_tmp, .fini = rm_tmp)
+{
+    damaged(NULL, "v2", "stale");
+}
+
+static void set_mtime(const char *key, time_t t)
+{
+    char path[800];
+    snprintf(path, sizeof path, "%s/%016llx.gvc", dir,
+             (unsigned long long)gv_xxh64(key, strlen(key), 0));
+    struct timespec ts[2] = {{t, 0}, {t, 0}};
+    cr_assert_eq(utimensat(AT_FDCWD, path, ts, 0), 0, "%s", path);
+}
+
+static bool present(const char *key)
+{
+    char path[800];
+    snprintf(path, sizeof path, "%s/%016llx.gvc", dir,
+             (unsigned long long)gv_xxh64(key, strlen(key), 0));
+    return access(path, F_OK) == 0;
+}
+
+Test(cache, eviction_removes_the_least_recently_used_first, .init = make_tmp, .fini = rm_tmp)
+{
+    double a[100], ra[100];
+    fill(a, 100, 0.5);
+    void *in[1] = {a}, *out[1] = {ra};
+    size_t sizes[1] = {sizeof a};
+    const char *keys[4] = {"e1", "e2", "e3", "e4"};
+    for (int i = 0; i < 3; i++)
+        cr_assert_eq(gv_cache_put(dir, keys[i], "v", 1, (const void *const *)in, sizes, 1 << 20),
+                     0);
+    int n;
+    uint64_t bytes;
+    gv_cache_stats(dir, &n, &bytes);
+    cr_assert_eq(n, 3);
+    uint64_t one = bytes / 3;
+    set_mtime("e1", 1000); /* oldest */
+    set_mtime("e2", 2000);
+    set_mtime("e3", 3000);
+    cr_assert_eq(gv_cache_get(dir, "e1", "v", 1, out, sizes), 1); /* e1 used: now the newest */
+    /* a fourth entry under a cap of three: e2, the least recently used, goes */
+    cr_assert_eq(gv_cache_put(dir, "e4", "v", 1, (const void *const *)in, sizes, 3 * one), 0);
+    cr_expect(present("e1") && !present("e2") && present("e3") && present("e4"));
+    cr_expect_eq(gv_cache_evict(dir, one), 2, "down to one entry: e3, then e1 go");
+    cr_expect(!present("e1") && !present("e3") && present("e4"));
+    cr_expect_eq(gv_cache_clear(dir), 1);
+    gv_cache_stats(dir, &n, &bytes);
+    cr_expect_eq(n, 0);
+}
+
+/* Eight processes write the same keys over and over while reading them: a read is a miss or a
+   whole, checksummed entry with the right values, never a rejected or mixed one. */
+Test(cache, concurrent_writers_and_readers_stay_correct, .init = make_tmp, .fini = rm_tmp)
+{
+    enum { PROCS = 8, ROUNDS = 40, N = 20000 };
+    pid_t pids[PROCS];
+    for (int p = 0; p < PROCS; p++) {
+        pids[p] = fork();
+        cr_assert_geq(pids[p], 0);
+        if (pids[p] > 0) continue;
+        static double a[N], ra[N];
+        int bad = 0;
+        for (int r = 0; r < ROUNDS && !bad; r++) {
+            char key[16];
+            snprintf(key, sizeof key, "k%d", r % 3);
+            fill(a, N, (double)(r % 3)); /* one key, one content, whoever writes it */
+            void *in[1] = {a}, *out[1] = {ra};
+            size_t sizes[1] = {sizeof a};
+            if (gv_cache_put(dir, key, "v", 1, (const void *const *)in, sizes, 1 << 30) != 0)
+                bad = 1;
+            int got = gv_cache_get(dir, key, "v", 1, out, sizes);
+            if (got < 0 || (got == 1 && memcmp(a, ra, sizeof a) != 0)) bad = 2;
+        }
+        _exit(bad);
+    }
+    for (int p = 0; p < PROCS; p++) {
+        int st;
+        cr_assert_eq(waitpid(pids[p], &st, 0), pids[p]);
+        cr_expect(WIFEXITED(st) && WEXITSTATUS(st) == 0, "process %d: %d", p, WEXITSTATUS(st));
+    }
+    int n;
+    uint64_t bytes;
+    gv_cache_stats(dir, &n, &bytes);
+    cr_expect_eq(n, 3);
+    char cmd[700];
+    snprintf(cmd, sizeof cmd, "ls -a '%s' | grep -c tmp", dir);
+    FILE *f = popen(cmd, "r");
+    char count[16] = "";
+    cr_assert(fgets(count, sizeof count, f));
+    pclose(f);
+    cr_expect_eq(atoi(count), 0, "no temporary file is left behind");
+}
+
+/* The reference of a case: computed, stored, read back bit for bit; a corrupted entry is
+   recomputed to the same bits; --no-cache's switch bypasses the cache. */
+Test(cache, a_reference_reads_back_bit_for_bit, .init = make_tmp, .fini = rm_tmp)
+{
+    setenv("GPUVAL_CACHE_MIN_MS", "0", 1);
+    gv_case c = {gv_op_find("sin_iter"),     GV_F32, GV_MODE_NATIVE, GV_DIST_UNIFORM11,
+                 {.nd = 2, .d = {3001, 50}}, 11};
+    cr_assert_not_null(c.op);
+    gv_problem p;
+    cr_assert_eq(gv_problem_init(&p, &c), GV_OK);
+    bool hit = true;
+    cr_assert_eq(gv_cached_reference(&p, &hit), GV_OK);
+    cr_expect(!hit);
+    int64_t n = p.out[0].count;
+    double *ref = malloc(sizeof *ref * (size_t)n), *gauge = malloc(sizeof *gauge * (size_t)n);
+    memcpy(ref, p.out[0].ref, sizeof *ref * (size_t)n);
+    memcpy(gauge, p.out[0].gauge, sizeof *gauge * (size_t)n);
+    gv_problem_free(&p);
+    gv_cache_counts before = gv_cache_counts_get();
+
+    cr_assert_eq(gv_problem_init(&p, &c), GV_OK);
+    cr_assert_eq(gv_cached_reference(&p, &hit), GV_OK);
+    cr_expect(hit);
+    cr_expect_eq(memcmp(ref, p.out[0].ref, sizeof *ref * (size_t)n), 0);
+    cr_expect_eq(memcmp(gauge, p.out[0].gauge, sizeof *gauge * (size_t)n), 0);
+    gv_problem_free(&p);
+    cr_expect_eq(gv_cache_counts_get().hits, before.hits + 1);
+
+    char path[800];
+    only_entry(path, sizeof path);
+    flip_payload_byte(path);
+    cr_assert_eq(gv_problem_init(&p, &c), GV_OK);
+    cr_assert_eq(gv_cached_reference(&p, &hit), GV_OK);
+    cr_expect(!hit, "a corrupt entry is never a hit");
+    cr_expect_eq(gv_cache_counts_get().rejected, before.rejected + 1);
+    cr_expect_eq(memcmp(ref, p.out[0].ref, sizeof *ref * (size_t)n), 0);
+    cr_expect_eq(memcmp(gauge, p.out[0].gauge, sizeof *gauge * (size_t)n), 0);
+    gv_problem_free(&p);
+
+    gv_case other = c;
+    other.seed = 12;
+    cr_assert_eq(gv_problem_init(&p, &other), GV_OK);
+    cr_assert_eq(gv_cached_reference(&p, &hit), GV_OK);
+    cr_expect(!hit, "another seed is another entry");
+    gv_problem_free(&p);
+
+    gv_cache_enable(false);
+    cr_assert_eq(gv_problem_init(&p, &c), GV_OK);
+    cr_assert_eq(gv_cached_reference(&p, &hit), GV_OK);
+    cr_expect(!hit, "off: never read");
+    cr_expect_eq(memcmp(ref, p.out[0].ref, sizeof *ref * (size_t)n), 0);
+    gv_problem_free(&p);
+    gv_cache_enable(true);
+    free(ref);
+    free(gauge);
+}
+
+Test(cache, the_cache_command_reports_and_clears, .init = make_tmp, .fini = rm_tmp)
+{
+    double a[10];
+    fill(a, 10, 1.0);
+    void *in[1] = {a};
+    size_t sizes[1] = {sizeof a};
+    cr_assert_eq(gv_cache_put(dir, "x", "v", 1, (const void *const *)in, sizes, 1 << 20), 0);
+    char out[4096];
+    cr_expect_eq(gv_test_run_cli("cache info", out, sizeof out), 0, "%s", out);
+    cr_expect(strstr(out, dir), "%s", out);
+    cr_expect(strstr(out, "entries    1"), "%s", out);
+    cr_expect_eq(gv_test_run_cli("cache clear", out, sizeof out), 0, "%s", out);
+    cr_expect(strstr(out, "removed 1 files"), "%s", out);
+    cr_expect_eq(gv_test_run_cli("cache info", out, sizeof out), 0, "%s", out);
+    cr_expect(strstr(out, "entries    0"), "%s", out);
+    cr_expect_eq(gv_test_run_cli("cache frob", out, sizeof out), 2, "%s", out);
+    cr_expect_eq(
+        gv_test_run_cli("check --no-cache --op vadd --size 10 --dtype f32", out, sizeof out) % 77,
+        0, "%s", out);
+}
+
+/* An op whose reference never reads the mode (the column sums) keeps one entry for all its
+   modes; one whose gauge does (sin_iter's fast-math gauge) keeps one per mode. */
+Test(cache, modes_share_an_entry_only_where_the_reference_ignores_them, .init = make_tmp,
+     .fini = rm_tmp)
+{
+    setenv("GPUVAL_CACHE_MIN_MS", "0", 1);
+    struct {
+        const char *op;
+        gv_mode second;
+        gv_shape shape;
+        bool shared;
+    } ops[] = {{"matmul_colsum", GV_MODE_TF32, {.nd = 3, .d = {64, 48, 32}}, true},
+               {"sin_iter", GV_MODE_FASTMATH, {.nd = 2, .d = {3001, 50}}, false}};
+    for (int o = 0; o < 2; o++) {
+        const gv_op *op = gv_op_find(ops[o].op);
+        cr_assert_not_null(op);
+        cr_expect_eq(op->reference_ignores_mode, ops[o].shared, "%s", ops[o].op);
+        gv_case c = {op, GV_F32, GV_MODE_NATIVE, GV_DIST_UNIFORM11, ops[o].shape, 3};
+        gv_case c2 = c;
+        c2.mode = ops[o].second;
+        cr_assert(gv_mode_ok(op, c2.dtype, c2.mode), "%s", ops[o].op);
+        gv_problem p;
+        bool hit;
+        cr_assert_eq(gv_problem_init(&p, &c), GV_OK);
+        int stored = gv_cache_counts_get().stored;
+        cr_assert_eq(gv_cached_reference(&p, &hit), GV_OK);
+        cr_expect(!hit);
+        cr_expect_eq(gv_cache_counts_get().stored, stored + 1, "%s: stored", ops[o].op);
+        gv_problem_free(&p);
+        cr_assert_eq(gv_problem_init(&p, &c2), GV_OK);
+        cr_assert_eq(gv_cached_reference(&p, &hit), GV_OK);
+        cr_expect_eq(hit, ops[o].shared, "%s in mode %s", ops[o].op, gv_mode_name(c2.mode));
+        gv_problem_free(&p);
+    }
+}

@@ -1,0 +1,184 @@
+/* test_threads.c: the oracles and the generator give the same bits on any number of threads
+ * (OpenMP): each parallel loop is run with 1 thread and with several, and compared bit for
+ * bit; the generator's fill is compared with its one-element definition, gv_gen_value. */
+#include <criterion/criterion.h>
+#include <math.h>
+#include <omp.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../oracle/go.h"
+#include "compare.h"
+#include "gen.h"
+#include "registry.h"
+#include "run.h"
+
+/* A field of n values in [-1, 1) from the generator (seeded, the same on every machine). */
+static double *field(int64_t n, uint64_t tensor)
+{
+    double *x = malloc(sizeof *x * (size_t)n + 1);
+    cr_assert_not_null(x);
+    for (int64_t i = 0; i < n; i++)
+        x[i] = gv_gen_value(GV_DIST_UNIFORM11, 42, tensor, (uint64_t)i);
+    return x;
+}
+
+/* out_t = f(threads) for threads in {1, 3, 8}: all equal, bit for bit. */
+#define SAME_ON_ANY_THREADS(n, call)                                                               \
+    do {                                                                                           \
+        double *ref_ = NULL;                                                                       \
+        const int threads_[3] = {1, 3, 8};                                                         \
+        for (int t_ = 0; t_ < 3; t_++) {                                                           \
+            omp_set_num_threads(threads_[t_]);                                                     \
+            double *out = calloc((size_t)(n) + 1, sizeof *out);                                    \
+            cr_assert_eq((call), 0, #call);                                                        \
+            if (!ref_)                                                                             \
+                ref_ = out;                                                                        \
+            else {                                                                                 \
+                cr_expect_eq(memcmp(ref_, out, sizeof *out *(size_t)(n)), 0,                       \
+                             "%s: %d threads differ from 1", #call, threads_[t_]);                 \
+                free(out);                                                                         \
+            }                                                                                      \
+        }                                                                                          \
+        free(ref_);                                                                                \
+        omp_set_num_threads(omp_get_num_procs());                                                  \
+    } while (0)
+
+Test(threads, the_generator_fill_is_its_element_definition)
+{
+    const int64_t n = 300007;
+    double *out = malloc(sizeof *out * (size_t)n);
+    const gv_dist dists[] = {GV_DIST_UNIFORM11, GV_DIST_WIDE, GV_DIST_SPECIAL, GV_DIST_SMALLINT};
+    omp_set_num_threads(8);
+    for (size_t d = 0; d < sizeof dists / sizeof dists[0]; d++)
+        for (int t = 0; t < 2; t++) {
+            gv_dtype dt = t ? GV_F32 : GV_F64;
+            gv_gen_fill(out, n, dists[d], dt, 9, 1);
+            for (int64_t i = 0; i < n; i++) {
+                double want = gv_round_to(gv_gen_value(dists[d], 9, 1, (uint64_t)i), dt);
+                if (memcmp(&want, &out[i], sizeof want) != 0) {
+                    cr_expect_fail("dist %s %s element %lld: %a, not %a", gv_dist_name(dists[d]),
+                                   gv_dtype_name(dt), (long long)i, out[i], want);
+                    break;
+                }
+            }
+        }
+    omp_set_num_threads(omp_get_num_procs());
+    free(out);
+}
+
+Test(threads, a_problem_is_the_same_bits_on_any_threads)
+{
+    gv_case c = {gv_op_find("vadd"),        GV_F32, GV_MODE_NATIVE, GV_DIST_UNIFORM11,
+                 {.nd = 1, .d = {1 << 19}}, 3};
+    gv_problem p1, p8;
+    omp_set_num_threads(1);
+    cr_assert_eq(gv_problem_init(&p1, &c), GV_OK);
+    cr_assert_eq(gv_reference(&p1), GV_OK);
+    omp_set_num_threads(8);
+    cr_assert_eq(gv_problem_init(&p8, &c), GV_OK);
+    cr_assert_eq(gv_reference(&p8), GV_OK);
+    size_t n = (size_t)p1.in[0].count;
+    for (int i = 0; i < 2; i++) {
+        cr_expect_eq(memcmp(p1.in[i].ref, p8.in[i].ref, n * 8), 0, "input %d", i);
+        cr_expect_eq(memcmp(p1.in[i].data, p8.in[i].data, n * 4), 0, "input %d's f32 copy", i);
+    }
+    cr_expect_eq(memcmp(p1.out[0].ref, p8.out[0].ref, n * 8), 0);
+    cr_expect_eq(memcmp(p1.out[0].gauge, p8.out[0].gauge, n * 8), 0);
+    gv_problem_free(&p1);
+    gv_problem_free(&p8);
+    omp_set_num_threads(omp_get_num_procs());
+}
+
+Test(threads, sin_iter_and_vadd)
+{
+    const int64_t n = 300007; /* over GO_PAR_MIN: the parallel path */
+    double *x = field(n, 1), *y = field(n, 2);
+    SAME_ON_ANY_THREADS(n, go_sin_iter(n, 20, x, out));
+    SAME_ON_ANY_THREADS(n, go_vadd(n, x, y, out));
+    SAME_ON_ANY_THREADS(n, go_vadd_gauge(n, x, y, out));
+    free(x);
+    free(y);
+}
+
+Test(threads, column_sums_and_their_gauges)
+{
+    /* n over several 256-column blocks and not a multiple of one */
+    const int64_t m = 301, k = 257, n = 1100; /* k n and m n over GO_PAR_MIN */
+    double *a = field(m * k, 3), *b = field(k * n, 4), *x = field(m * n, 5);
+    SAME_ON_ANY_THREADS(n, go_colsum(m, n, x, n, out));
+    SAME_ON_ANY_THREADS(n, go_colsum_gauge(m, n, x, n, out));
+    SAME_ON_ANY_THREADS(n, go_colsum_sqgauge(m, n, x, n, out));
+    SAME_ON_ANY_THREADS(n, go_einsum_colsum(m, k, n, a, k, b, n, out));
+    SAME_ON_ANY_THREADS(n, go_colsum_product_gauge(m, k, n, a, k, b, n, out));
+    SAME_ON_ANY_THREADS(n, go_colsum_product_sqgauge(m, k, n, a, k, b, n, out));
+    SAME_ON_ANY_THREADS(m * n, go_gemm_gauge(m, k, n, a, k, b, n, out, n));
+    SAME_ON_ANY_THREADS(m * n, go_gemm_sqgauge(m, k, n, a, k, b, n, out, n));
+    free(a);
+    free(b);
+    free(x);
+}
+
+Test(threads, stencils_and_their_gauges)
+{
+    const int64_t ny = 600, nx = 457; /* over GO_PAR_MIN */
+    double *f = field(ny * nx, 6);
+    SAME_ON_ANY_THREADS(ny * nx, go_stencil_laplace(ny, nx, f, nx, out, nx));
+    SAME_ON_ANY_THREADS(ny * nx, go_stencil_laplace_gauge(ny, nx, f, nx, out, nx));
+    SAME_ON_ANY_THREADS(ny * nx, go_diffusion_fixed(ny, nx, 9, f, nx, out, nx));
+    SAME_ON_ANY_THREADS(ny * nx, go_diffusion_fixed_gauge(ny, nx, 9, f, nx, out, nx));
+    SAME_ON_ANY_THREADS(ny * nx, go_diffusion_periodic(ny, nx, 9, 0.2, f, nx, out, nx));
+    SAME_ON_ANY_THREADS(ny * nx, go_diffusion_periodic_gauge(ny, nx, 9, 0.2, f, nx, out, nx));
+    free(f);
+}
+
+/* The judge over several of its 2^20-element chunks: the same metrics on any thread count, and
+   its maxima, counts and worst element those of one serial pass (computed here). */
+Test(threads, the_compare_is_the_same_on_any_threads)
+{
+    const int64_t n = (3 << 20) + 17;
+    double *ref = field(n, 7), *gauge = malloc(sizeof *gauge * (size_t)n);
+    float *got = malloc(sizeof *got * (size_t)n);
+    for (int64_t i = 0; i < n; i++) {
+        got[i] = (float)ref[i];
+        gauge[i] = fabs(ref[i]);
+    }
+    got[2500000] += 1e-3f; /* the worst element, in the third chunk */
+    gv_tiers tiers = {.n = 2, .t = {1e-8, 1e-4}};
+    gv_error_model em = {gauge, 1.0, 0x1p-24, NULL, 0.0, false};
+    gv_metrics m1, m8;
+    omp_set_num_threads(1);
+    gv_compare(got, GV_F32, ref, n, &tiers, &em, 24, &m1);
+    omp_set_num_threads(8);
+    gv_compare(got, GV_F32, ref, n, &tiers, &em, 24, &m8);
+    omp_set_num_threads(omp_get_num_procs());
+    /* field by field (a struct copy need not copy padding) */
+    cr_expect_eq(m1.n, m8.n);
+    cr_expect_eq(m1.sq_err, m8.sq_err, "%a %a", m1.sq_err, m8.sq_err);
+    cr_expect_eq(m1.sq_ref, m8.sq_ref, "%a %a", m1.sq_ref, m8.sq_ref);
+    cr_expect_eq(m1.normwise_rel, m8.normwise_rel);
+    cr_expect_eq(m1.max_rel, m8.max_rel);
+    cr_expect_eq(m1.max_ulp, m8.max_ulp);
+    cr_expect_eq(m1.ratio, m8.ratio);
+    cr_expect_eq(m1.worst_index, m8.worst_index);
+    cr_expect_eq(m1.ulp_p99, m8.ulp_p99);
+    cr_expect_eq(memcmp(m1.ulp_hist, m8.ulp_hist, sizeof m1.ulp_hist), 0);
+    double max_abs = 0;
+    int64_t worst = -1, over_1e8 = 0;
+    double worst_scaled = -1;
+    for (int64_t i = 0; i < n; i++) {
+        double err = fabs((double)got[i] - ref[i]), scaled = err / (1 + fabs(ref[i]));
+        if (err > max_abs) max_abs = err;
+        if (scaled > worst_scaled) worst_scaled = scaled, worst = i;
+        if (!(err <= 1e-8 * (1 + fabs(ref[i])))) over_1e8++;
+    }
+    cr_expect_eq(m8.n, n);
+    cr_expect_eq(m8.max_abs, max_abs);
+    cr_expect_eq(m8.worst_index, worst);
+    cr_expect_eq(worst, 2500000);
+    cr_expect_eq(m8.mismatches[0], over_1e8);
+    cr_expect_eq(m8.mismatches[1], 1);
+    free(ref);
+    free(gauge);
+    free(got);
+}
