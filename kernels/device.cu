@@ -458,6 +458,7 @@ extern "C" int gk_run(const gk_op *op, gk_launch *L, const gk_host_io *io)
         rc = GV_ECUDA;
     }
     if (rc == GV_OK) rc = op->launch(L);
+    if (rc == GV_OK) rc = gk_perturb_if_planted(L);
     if (rc == GV_OK) {
         cudaError_t e = cudaStreamSynchronize(s);
         if (e != cudaSuccess) rc = gk_fail_cuda(e, "the op's kernels (at synchronisation)");

@@ -68,6 +68,11 @@ typedef struct gk_device_info {
 /* Number of usable CUDA devices; 0 when there is none or no driver (never an error). */
 int gk_device_count(void);
 int gk_device_info_get(gk_device_info *info);
+/* Make device `index` current for this thread (cudaSetDevice; kernels/fleet.cu): call before
+ * any other CUDA work of the process, so handles and the context live on it. GV_ENODEV when
+ * there is no such device. gk_device_current: the current index, -1 without a device. */
+int gk_device_select(int index);
+int gk_device_current(void);
 int gk_mem_info(int64_t *free_bytes, int64_t *total_bytes);
 /* "cudaErrorMemoryAllocation in vadd launch", or "" */
 const char *gk_last_error(void);
@@ -97,6 +102,13 @@ typedef struct gk_host_io {
  * and returns GV_ECUDA with gk_last_error() "injected fault (GPUVAL_INJECT_FAULT=launch)"
  * instead of launching: `gpuval check` then exits 3, as on a real CUDA error. */
 int gk_run(const gk_op *op, gk_launch *L, const gk_host_io *io);
+
+/* Planted disagreement (tests of gpuval merge; kernels/fleet.cu): with GPUVAL_PERTURB_DEVICE=N
+ * in the environment, gk_run on device N adds 2 to the bit pattern of element 0 of output 0
+ * after the op's launch (2 ulps away from zero, unless it is NaN or Inf): well inside every
+ * error model, so the case still passes, but its output digest differs from every other
+ * device's. Returns GV_OK or a CUDA error. */
+int gk_perturb_if_planted(gk_launch *L);
 
 /* ---- Timed runs (kernels/timing.cu; kernels/nodevice.c answers GV_ENODEV) ----------------
  * Kept apart from gk_run: a correctness run never times, a timed run never replaces it.

@@ -16,6 +16,7 @@
 #include "compare_cmd.h"
 #include "compare_runs.h"
 #include "cli.h"
+#include "fleet_cmd.h"
 #include "json_util.h"
 #include "registry.h"
 #include "report.h"
@@ -45,6 +46,11 @@ static const char check_help[] =
     "  --baseline FILE  compare this run with a saved one afterwards (as gpuval compare):\n"
     "                   exit 4 when a case regressed and none failed\n"
     "  --force          let --save replace an existing baseline\n"
+    "  --device SPEC    the GPU to run on: N, a list N,M,... or all; a list runs one worker\n"
+    "                   process per device in parallel (each with its own CPU oracle) and\n"
+    "                   merges them as gpuval merge does (--json then writes the fleet and\n"
+    "                   NAME.devI.json per device). Under srun or mpirun the local rank picks\n"
+    "                   the device and --json/--save gain .rankN (or replace %%r in the path)\n"
     "  -q, --quiet      print only failures and the summary\n"
     "\n"
     "Columns: max_rel max |c-r|/|r|; normwise ||c-r||/||r||; bits -log2(normwise);\n"
@@ -52,7 +58,7 @@ static const char check_help[] =
     "(|c-r| <= t(1+|r|)) is met. Expected: f64 1e-8, f32 1e-4 (native mode).\n"
     "\n"
     "exit: 0 all passed (skips allowed), 1 a case failed, 2 bad usage, 3 a runtime error,\n"
-    "      4 regressed against --baseline,\n"
+    "      4 regressed against --baseline, 6 --device LIST: a device's output differs,\n"
     "      77 nothing could run (no CUDA device)\n";
 
 /* When no op matches the --op glob, name the ones that exist. */
@@ -69,7 +75,8 @@ static void print_valid_ops(const char *glob)
 int gv_cmd_check(int argc, char **argv)
 {
     gv_selection sel = {.dist = -1};
-    const char *json_path = NULL, *size_spec = NULL, *save_path = NULL, *baseline_path = NULL;
+    const char *json_path = NULL, *size_spec = NULL, *save_path = NULL, *baseline_path = NULL,
+               *device_spec = NULL;
     bool force = false;
     int quiet = 0;
     enum {
@@ -84,23 +91,18 @@ int gv_cmd_check(int argc, char **argv)
         O_TEST,
         O_SAVE,
         O_BASELINE,
-        O_FORCE
+        O_FORCE,
+        O_DEVICE
     };
-    static const struct option opts[] = {{"op", required_argument, 0, O_OP},
-                                         {"dtype", required_argument, 0, O_DTYPE},
-                                         {"mode", required_argument, 0, O_MODE},
-                                         {"size", required_argument, 0, O_SIZE},
-                                         {"dist", required_argument, 0, O_DIST},
-                                         {"seed", required_argument, 0, O_SEED},
-                                         {"planted", no_argument, 0, O_PLANTED},
-                                         {"json", required_argument, 0, O_JSON},
-                                         {"save", required_argument, 0, O_SAVE},
-                                         {"baseline", required_argument, 0, O_BASELINE},
-                                         {"force", no_argument, 0, O_FORCE},
-                                         {"test-sizes", no_argument, 0, O_TEST},
-                                         {"quiet", no_argument, 0, 'q'},
-                                         {"help", no_argument, 0, 'h'},
-                                         {0, 0, 0, 0}};
+    static const struct option opts[] = {
+        {"op", required_argument, 0, O_OP},     {"dtype", required_argument, 0, O_DTYPE},
+        {"mode", required_argument, 0, O_MODE}, {"size", required_argument, 0, O_SIZE},
+        {"dist", required_argument, 0, O_DIST}, {"seed", required_argument, 0, O_SEED},
+        {"planted", no_argument, 0, O_PLANTED}, {"json", required_argument, 0, O_JSON},
+        {"save", required_argument, 0, O_SAVE}, {"baseline", required_argument, 0, O_BASELINE},
+        {"force", no_argument, 0, O_FORCE},     {"device", required_argument, 0, O_DEVICE},
+        {"test-sizes", no_argument, 0, O_TEST}, {"quiet", no_argument, 0, 'q'},
+        {"help", no_argument, 0, 'h'},          {0, 0, 0, 0}};
     int c;
     optind = 1;
     opterr = 0; /* gv_bad_option names a bad option, escaped */
@@ -125,6 +127,7 @@ int gv_cmd_check(int argc, char **argv)
         case O_SAVE: save_path = optarg; break;
         case O_BASELINE: baseline_path = optarg; break;
         case O_FORCE: force = true; break;
+        case O_DEVICE: device_spec = optarg; break;
         case O_TEST: sel.test_shapes = true; break;
         case 'q': quiet = 1; break;
         case 'h': fputs(check_help, stdout); return GV_EXIT_OK;
@@ -139,6 +142,18 @@ int gv_cmd_check(int argc, char **argv)
                        argv[optind]);
         return GV_EXIT_USAGE;
     }
+    gv_device_plan plan;
+    int plan_rc = gv_device_plan_make(device_spec, &plan);
+    if (plan_rc >= 0) return plan_rc;
+    if (plan.n > 1 && (save_path || baseline_path)) {
+        gv_usage_error("--save and --baseline take one device's run; with several, use --json");
+        return GV_EXIT_USAGE;
+    }
+    char json_buf[4096], save_buf[4096];
+    const char *json_asked = json_path, *save_asked = save_path;
+    json_path = gv_device_plan_path(&plan, json_path, json_buf, sizeof json_buf);
+    save_path = gv_device_plan_path(&plan, save_path, save_buf, sizeof save_buf);
+    if ((json_asked && !json_path) || (save_asked && !save_path)) return GV_EXIT_USAGE;
     char err[512] = "";
     gv_shape shapes[64];
     if (size_spec && gv_parse_sizes(size_spec, shapes, 64, &sel) != 0) return GV_EXIT_USAGE;
@@ -179,6 +194,11 @@ int gv_cmd_check(int argc, char **argv)
         return GV_EXIT_USAGE;
     }
 
+    if (plan.n > 1) {
+        free(cases);
+        json_decref(baseline);
+        return gv_fleet_check(&plan, argc, argv, json_path, quiet);
+    }
     gv_run_info info;
     gv_run_start(&info, "check", argc, argv);
     char *joined = (char *)info.argv_joined;

@@ -199,10 +199,21 @@ void gv_run_start(gv_run_info *info, const char *command, int argc, char **argv)
     info->oracle_threads = openblas_get_num_threads();
     info->have_device = gk_device_count() > 0 && gk_device_info_get(&info->device) == GV_OK;
     info->argv_joined = gv_join_args(argc, argv);
+    gv_fleet_info_fill(&info->fleet, info->have_device ? &info->device : NULL);
     if (info->have_device)
-        printf("device: %s (cc %d.%d, %d SMs)\n", info->device.name, info->device.cc_major,
-               info->device.cc_minor, info->device.sm_count);
+        printf("device: %s (cc %d.%d, %d SMs; device %d of %d)\n", info->device.name,
+               info->device.cc_major, info->device.cc_minor, info->device.sm_count,
+               info->fleet.device_index, info->fleet.device_count);
     else
         printf("device: none (%s)\n", gk_device_count() ? gk_last_error() : "no CUDA device");
+    if (info->fleet.rank.launcher) {
+        char size[16] = "?", local[16] = "?";
+        if (info->fleet.rank.world_size >= 0)
+            snprintf(size, sizeof size, "%d", info->fleet.rank.world_size);
+        if (info->fleet.rank.local_rank >= 0)
+            snprintf(local, sizeof local, "%d", info->fleet.rank.local_rank);
+        printf("rank: %d of %s (local rank %s, %s) on %s\n", info->fleet.rank.rank, size, local,
+               info->fleet.rank.launcher, info->fleet.host);
+    }
     gv_env_warn(stdout);
 }

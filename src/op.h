@@ -70,6 +70,10 @@ typedef struct gv_op {
     const char *error_model; /* the bound it follows, with its source, for `list -v` */
     const char *planted_bug; /* non-NULL: a deliberately wrong variant the oracle must FAIL;
                                 kept out of the default catalogue */
+    /* The output bytes are a function of the inputs alone on one device model, driver and
+       library versions (no atomics, fixed reduction order, fixed library configuration):
+       GPUs of the same model must then agree bit for bit (gpuval merge, src/fleet_merge.c). */
+    bool deterministic;
 
     /* Optional: reject a shape (beyond the dims count) with a reason; GV_OK or GV_EINVAL. */
     int (*check_shape)(const gv_shape *s, char *why, size_t len);
@@ -129,7 +133,11 @@ typedef struct gv_result {
     double u, depth, ratio_bound;
     char math_mode[48];
     double flops, bytes;
-    double oracle_ms, device_ms;      /* wall times of the correctness run (not a benchmark) */
+    double oracle_ms, device_ms; /* wall times of the correctness run (not a benchmark) */
+    /* FNV-1a 64 of the output bytes the device wrote, all outputs in order (src/digest.h);
+       have_hash: the outputs came back (a PASS, a FAIL or a guard violation) */
+    uint64_t output_hash;
+    bool have_hash;
     int64_t bytes_needed, bytes_free; /* device memory, for SKIPs */
     /* op-specific named numbers (a solver's scaled residual and info, an L-curve point),
        set by the op's measure hook and written under "extra" in the JSON */

@@ -22,4 +22,17 @@ typedef struct gv_power {
 /* Read the board of the device with this UUID (gk_device_info.uuid, without "GPU-"). */
 void gv_power_read(const char *uuid, gv_power *out);
 
+/* The board's link and clocks, for telling a slow GPU's cause in a fleet: the PCIe link it
+   trained to and the one it can reach (a x8 or Gen3 link where x16 Gen5 is possible halves
+   host transfers), the SM clock now and its maximum. Fields NVML does not answer stay 0. */
+typedef struct gv_link {
+    bool ok; /* NVML knew the device; otherwise why says what is missing */
+    unsigned pcie_gen, pcie_width, pcie_gen_max, pcie_width_max;
+    unsigned sm_clock_mhz, sm_clock_max_mhz;
+    char why[128];
+} gv_link;
+
+/* Read the link and clocks of the device with this UUID (without "GPU-"). */
+void gv_link_read(const char *uuid, gv_link *out);
+
 #endif

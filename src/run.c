@@ -11,6 +11,7 @@
 #include <time.h>
 
 #include "../oracle/go.h"
+#include "digest.h"
 #include "gen.h"
 
 void gv_oracle_reason(int rc, const char *stage, char *why, size_t len)
@@ -27,6 +28,16 @@ static double now_ms(void)
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return ts.tv_sec * 1e3 + ts.tv_nsec * 1e-6;
+}
+
+/* The digest of what the device wrote, every output in order (gpuval merge compares it). */
+static void hash_outputs(const gv_problem *p, gv_result *r)
+{
+    uint64_t h = GV_FNV1A64_INIT;
+    for (int i = 0; i < p->l.n_out; i++)
+        h = gv_fnv1a64(h, p->out[i].data, (size_t)p->out[i].count * gv_dtype_size(p->c.dtype));
+    r->output_hash = h;
+    r->have_hash = true;
 }
 
 static void store_dtype(const double *src, void *dst, int64_t n, gv_dtype t)
@@ -474,6 +485,7 @@ int gv_run_case(const gv_case *c, const gv_tiers *tiers, gv_result *r)
         /* the outputs came back: fill the metrics, but a write outside a tensor or a changed
            input fails the case whatever the numbers say (gv_decide's first rule) */
         snprintf(r->guard, sizeof r->guard, "%s", gk_last_error());
+        hash_outputs(&p, r);
         gv_judge(&p, r);
     } else if (rc == GV_EINTERNAL) {
         r->verdict = GV_ERROR;
@@ -482,6 +494,7 @@ int gv_run_case(const gv_case *c, const gv_tiers *tiers, gv_result *r)
         r->verdict = GV_ERROR;
         snprintf(r->reason, sizeof r->reason, "%s", gk_last_error());
     } else {
+        hash_outputs(&p, r);
         gv_judge(&p, r);
     }
     gv_problem_free(&p);

@@ -138,6 +138,7 @@ static int einsum_oracle(gv_problem *p)
 
 static const gv_op matmul_colsum = {
     .name = "matmul_colsum",
+    .deterministic = true,
     .dtypes = GV_BOTH_DTYPES,
     .summary = "s = sum over rows of A B: cuBLAS product, then column sum (seed 002)",
     .modes = GV_BIT(GV_MODE_NATIVE) | GV_BIT(GV_MODE_TF32) | GV_CUBLAS_MODES,
@@ -152,6 +153,7 @@ static const gv_op matmul_colsum = {
 
 static const gv_op matmul_colsum_tf32native = {
     .name = "matmul_colsum.tf32native",
+    .deterministic = true,
     .dtypes = GV_BIT(GV_F32),
     .summary = "planted bug: the native f32 product secretly runs TF32 tensor-op math",
     .planted_bug = "TF32 tensor-op math behind a pedantic label",
@@ -166,6 +168,7 @@ static const gv_op matmul_colsum_tf32native = {
 
 static const gv_op einsum_colsum = {
     .name = "einsum.colsum",
+    .deterministic = true,
     .dtypes = GV_BOTH_DTYPES,
     .summary = "einsum ij,jk->k fused: column sums of A, then s^T B; no m x n product",
     .modes = GV_BIT(GV_MODE_NATIVE),
@@ -186,6 +189,7 @@ static const gv_op einsum_colsum = {
 
 static const gv_op einsum_colsum_lastchunk = {
     .name = "einsum.colsum.lastchunk",
+    .deterministic = true,
     .dtypes = GV_BOTH_DTYPES,
     .summary = "planted bug: the column sum of A skips its last row chunk",
     .planted_bug = "reduction tail dropped",

@@ -135,6 +135,7 @@ static int dense_pgauge(gv_problem *p)
 
 static const gv_op dense_sigmoid = {
     .name = "dense.sigmoid",
+    .deterministic = true,
     .dtypes = GV_BOTH_DTYPES,
     .summary = "Y = sigmoid(W X + b), b per row: cuBLAS product + one fused epilogue (seed 004)",
     .modes =
@@ -149,6 +150,7 @@ static const gv_op dense_sigmoid = {
 
 static const gv_op dense_sigmoid_rowbias = {
     .name = "dense.sigmoid.rowbias",
+    .deterministic = true,
     .dtypes = GV_BOTH_DTYPES,
     .summary = "planted bug: the epilogue takes the bias by column, b[j mod m], not by row",
     .planted_bug = "bias indexed by column (b[j mod m]) instead of by row",
@@ -161,6 +163,7 @@ static const gv_op dense_sigmoid_rowbias = {
 
 static const gv_op dense_sigmoid_tf32native = {
     .name = "dense.sigmoid.tf32native",
+    .deterministic = true,
     .dtypes = GV_BIT(GV_F32),
     .summary = "planted bug: the native f32 product secretly runs TF32 tensor-op math",
     .planted_bug = "TF32 tensor-op math behind a pedantic label",

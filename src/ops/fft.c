@@ -240,6 +240,7 @@ FFT_HOOKS(FFT_C2R, c2r)
 
 static const gv_op fft_c2c_fwd = {
     .name = "fft.c2c.fwd",
+    .deterministic = true,
     .summary = "forward complex FFT, e^{-2pi i jk/n}, batched; cuFFT C2C/Z2Z (seed 001)",
     .shapes = FFT_SHAPES,
     .test_shapes = FFT_TEST_SHAPES,
@@ -250,6 +251,7 @@ static const gv_op fft_c2c_fwd = {
 
 static const gv_op fft_c2c_inv = {
     .name = "fft.c2c.inv",
+    .deterministic = true,
     .summary = "inverse complex FFT, e^{+2pi i jk/n}, unnormalised (no 1/n); cuFFT C2C/Z2Z",
     .shapes = FFT_SHAPES,
     .test_shapes = FFT_TEST_SHAPES,
@@ -260,6 +262,7 @@ static const gv_op fft_c2c_inv = {
 
 static const gv_op fft_r2c_fwd = {
     .name = "fft.r2c.fwd",
+    .deterministic = true,
     .summary = "forward real-to-complex FFT, n reals -> n/2+1 complex; cuFFT R2C/D2Z",
     .shapes = FFT_SHAPES,
     .test_shapes = FFT_TEST_SHAPES,
@@ -270,6 +273,7 @@ static const gv_op fft_r2c_fwd = {
 
 static const gv_op fft_c2r_inv = {
     .name = "fft.c2r.inv",
+    .deterministic = true,
     .summary = "inverse complex-to-real FFT, n/2+1 complex -> n reals, unnormalised; C2R/Z2D",
     .shapes = FFT_SHAPES,
     .test_shapes = FFT_TEST_SHAPES,
@@ -281,6 +285,7 @@ static const gv_op fft_c2r_inv = {
 /* A direction mix-up is the classic FFT mistake; for n > 2 it changes every bin but DC. */
 static const gv_op fft_c2c_fwd_wrongsign = {
     .name = "fft.c2c.fwd.wrongsign",
+    .deterministic = true,
     .summary = "planted bug: the forward transform executed with CUFFT_INVERSE",
     .planted_bug = "wrong transform direction",
     .shapes = "1000x4",

@@ -121,6 +121,7 @@ static int gemm_pgauge(gv_problem *p)
 
 static const gv_op gemm_cublas = {
     .name = "gemm.cublas",
+    .deterministic = true,
     .dtypes = GV_BOTH_DTYPES,
     .summary = "C = A B through cuBLAS (every math mode and emulation cuBLAS offers)",
     .modes = GV_BIT(GV_MODE_NATIVE) | GV_BIT(GV_MODE_TF32) | GV_CUBLAS_MODES | GV_BIT(GV_MODE_F16) |
@@ -134,6 +135,7 @@ static const gv_op gemm_cublas = {
 
 static const gv_op gemm_cublas_tf32native = {
     .name = "gemm.cublas.tf32native",
+    .deterministic = true,
     .summary = "planted bug: the native f32 call secretly runs TF32 tensor-op math",
     .planted_bug = "TF32 tensor-op math behind a pedantic label",
     .dtypes = GV_BIT(GV_F32),
@@ -147,6 +149,7 @@ static const gv_op gemm_cublas_tf32native = {
 
 static const gv_op gemm_tiled = {
     .name = "gemm.tiled",
+    .deterministic = true,
     .dtypes = GV_BOTH_DTYPES,
     .summary = "C = A B, hand-written 32x32 shared-memory tiles",
     .modes = GV_BIT(GV_MODE_NATIVE),
@@ -160,6 +163,7 @@ static const gv_op gemm_tiled = {
 
 static const gv_op gemm_tiled_droptail = {
     .name = "gemm.tiled.droptail",
+    .deterministic = true,
     .dtypes = GV_BOTH_DTYPES,
     .summary = "planted bug: the tiled kernel drops the last partial K tile",
     .planted_bug = "drops the last partial K tile",

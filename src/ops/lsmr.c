@@ -296,6 +296,7 @@ static void lsmr_measure(const gv_problem *p, gv_result *r)
 
 static const gv_op lsmr_ridge = {
     .name = "lsmr.ridge",
+    .deterministic = true,
     .summary = "ridge least squares by LSMR, damp = lambda_k; cuSPARSE SpMV (seed 002)",
     .shapes = "1000x1000x1,1000x1000x2,1000x1000x3,1000x1000x4,1000x1000x5,1000x1000x6,"
               "1000x1000x7,1000x1000x8,1000x1000x9,1000x1000x10,"
@@ -308,6 +309,7 @@ static const gv_op lsmr_ridge = {
 
 static const gv_op lsmr_ridge_nodamp = {
     .name = "lsmr.ridge.nodamp",
+    .deterministic = true,
     .summary = "planted bug: LSMR ignores lambda (solves the undamped problem)",
     .planted_bug = "damping dropped: solves min ||A x - b|| for every lambda",
     .shapes = "1000x1000x8",

@@ -153,6 +153,7 @@ static int colsum_pgauge(gv_problem *p)
 
 static const gv_op reduce_sum = {
     .name = "reduce.sum",
+    .deterministic = true,
     .summary = "s = sum of x: block tree (registers, warp shuffles, shared memory), then the "
                "same over the block partials; no atomics",
     .shapes = "1e3,1e6,1000003,1e8",
@@ -165,6 +166,7 @@ static const gv_op reduce_sum = {
 
 static const gv_op reduce_sum_droptail = {
     .name = "reduce.sum.droptail",
+    .deterministic = true,
     .summary = "planted bug: the tree drops the elements past the last whole 2048-tile",
     .planted_bug = "reduction tail (n mod 2048 elements) dropped",
     .shapes = "1000003",
@@ -175,6 +177,7 @@ static const gv_op reduce_sum_droptail = {
 
 static const gv_op reduce_colsum = {
     .name = "reduce.colsum",
+    .deterministic = true,
     .summary = "s = sum over rows of X (m x n), chunked column sums (seed 002's sum(axis=0))",
     .family = "reduce",
     .dims = "m,n",

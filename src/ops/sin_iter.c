@@ -145,6 +145,7 @@ static int sin_iter_oracle(gv_problem *p)
 
 static const gv_op sin_iter = {
     .name = "sin_iter",
+    .deterministic = true,
     .summary = "y = sin applied k times to x, element-wise (seed 000's crossover)",
     .dtypes = GV_BOTH_DTYPES,
     .modes = GV_BIT(GV_MODE_NATIVE) | GV_BIT(GV_MODE_FASTMATH),
@@ -156,6 +157,7 @@ static const gv_op sin_iter = {
 
 static const gv_op sin_iter_f32inner = {
     .name = "sin_iter.f32inner",
+    .deterministic = true,
     .summary = "planted bug: the f64 iterations run in float",
     .planted_bug = "f64 path iterates in f32",
     .dtypes = GV_BIT(GV_F64),

@@ -366,6 +366,7 @@ static void singular_measure(const gv_problem *p, gv_result *r)
 
 static const gv_op solve_gesv = {
     .name = "solve.gesv",
+    .deterministic = true,
     .modes = GV_BIT(GV_MODE_NATIVE) | GV_BIT(GV_MODE_IRS_F16) | GV_BIT(GV_MODE_IRS_BF16) |
              GV_BIT(GV_MODE_IRS_TF32) | GV_BIT(GV_MODE_IRS_F32),
     .summary = "A x = b by cuSOLVER getrf + getrs (LU, partial pivoting) vs LAPACKE dgesv",
@@ -378,6 +379,7 @@ static const gv_op solve_gesv = {
 
 static const gv_op solve_posv = {
     .name = "solve.posv",
+    .deterministic = true,
     .modes = GV_BIT(GV_MODE_NATIVE),
     .summary = "SPD A x = b by cuSOLVER potrf + potrs (Cholesky) vs LAPACKE dposv",
     .shapes = "100x1,100x6,1000x1,1000x6,4000x6",
@@ -389,6 +391,7 @@ static const gv_op solve_posv = {
 
 static const gv_op solve_gesv_nopivot = {
     .name = "solve.gesv.nopivot",
+    .deterministic = true,
     .modes = GV_BIT(GV_MODE_NATIVE),
     .summary = "planted bug: getrf without pivoting on matrices whose a11 is 0 up to rounding",
     .planted_bug = "LU without pivoting (getrf with devIpiv = NULL)",
@@ -409,6 +412,7 @@ static const gv_op solve_gesv_nopivot = {
 
 static const gv_op solve_gesv_singular = {
     .name = "solve.gesv.singular",
+    .deterministic = true,
     .summary = "getrf on a matrix whose column k is zero: devInfo must equal LAPACK's (k)",
     .flops = gesv_flops,
     .error_model = "exact: cuSOLVER's devInfo = LAPACKE dgesv's info = k (U(k,k) = 0) "
@@ -419,6 +423,7 @@ static const gv_op solve_gesv_singular = {
 
 static const gv_op solve_posv_indefinite = {
     .name = "solve.posv.indefinite",
+    .deterministic = true,
     .summary = "potrf on an SPD matrix with a_kk = -1: devInfo must equal LAPACK's (k)",
     .flops = posv_flops,
     .error_model = "exact: cuSOLVER's devInfo = LAPACKE dposv's info = k (minor k not PD) "

@@ -162,6 +162,7 @@ static int periodic_gauge(gv_problem *p)
 
 static const gv_op stencil_laplace = {
     .name = "stencil.laplace",
+    .deterministic = true,
     .summary = "5-point Laplacian 4f - sum of existing neighbours, fixed edges (seed 002)",
     .dims = "ny,nx",
     .shapes = "640x640,511x1025,2000x2000,1999x2003,4096x4096",
@@ -178,6 +179,7 @@ static const gv_op stencil_laplace = {
 
 static const gv_op diffusion_fixed = {
     .name = "diffusion.fixed",
+    .deterministic = true,
     .summary = "N steps f -= 0.25 lapl(f), fixed edges, tiled, ping-pong buffers (seed 002)",
     .dims = "ny,nx,steps",
     .shapes = "640x640x1,640x640x10,640x640x100,640x640x1000,511x1025x100,1999x2003x10,"
@@ -195,6 +197,7 @@ static const gv_op diffusion_fixed = {
 
 static const gv_op diffusion_periodic = {
     .name = "diffusion.periodic",
+    .deterministic = true,
     .summary = "N steps f += 0.1 (sum of 4 rolled - 4f), periodic edges (seed 003's roll)",
     .dims = "ny,nx,steps",
     .shapes = "640x640x1,640x640x10,640x640x100,640x640x1000,511x1025x100,1999x2003x10,"
@@ -212,6 +215,7 @@ static const gv_op diffusion_periodic = {
 
 static const gv_op diffusion_fixed_edge = {
     .name = "diffusion.fixed.edge",
+    .deterministic = true,
     .summary = "planted bug: the last column subtracts the first column (periodic wrap) as "
                "its missing right neighbour",
     .planted_bug = "wrong stencil edge: last column reads the wrap-around neighbour",
@@ -229,6 +233,7 @@ static const gv_op diffusion_fixed_edge = {
 
 static const gv_op diffusion_periodic_clamp = {
     .name = "diffusion.periodic.clamp",
+    .deterministic = true,
     .summary = "planted bug: the last column's right neighbour is clamped to itself instead "
                "of wrapping to the first column",
     .planted_bug = "wrong stencil edge: last column clamps instead of wrapping",

@@ -58,6 +58,7 @@ static int vadd_gauge(gv_problem *p)
 
 static const gv_op vadd = {
     .name = "vadd",
+    .deterministic = true,
     .summary = "c = a + b, element-wise (seed 000)",
     .dtypes = GV_BOTH_DTYPES,
     .shapes = "1e3,1e5,100003,1048583,1e7,1e8",
@@ -68,6 +69,7 @@ static const gv_op vadd = {
 
 static const gv_op vadd_f32round = {
     .name = "vadd.f32round",
+    .deterministic = true,
     .summary = "planted bug: the f64 addition rounds through f32",
     .planted_bug = "f64 path computes in f32",
     .dtypes = GV_BIT(GV_F64),
@@ -84,6 +86,7 @@ static const gv_op vadd_f32round = {
 
 static const gv_op vadd_pastend = {
     .name = "vadd.pastend",
+    .deterministic = true,
     .summary = "planted bug: also writes c[n], one element past the end of c",
     .planted_bug = "writes one element past the end of its output",
     .device = GV_KERNEL(gk_vadd_pastend),
@@ -92,6 +95,7 @@ static const gv_op vadd_pastend = {
 
 static const gv_op vadd_prestart = {
     .name = "vadd.prestart",
+    .deterministic = true,
     .summary = "planted bug: also writes c[-1], one element before the start of c",
     .planted_bug = "writes one element before the start of its output",
     .device = GV_KERNEL(gk_vadd_prestart),
@@ -100,6 +104,7 @@ static const gv_op vadd_prestart = {
 
 static const gv_op vadd_clobber = {
     .name = "vadd.clobber",
+    .deterministic = true,
     .summary = "planted bug: overwrites the input a[n-1] after reading it",
     .planted_bug = "writes into its input a",
     .device = GV_KERNEL(gk_vadd_clobber),
