@@ -25,15 +25,20 @@ extern "C" int gk_device_current(void)
     return dev;
 }
 
-/* Add 2 to the bit pattern of *x (2 ulps away from zero), unless x is NaN or Inf or the sum
-   would be: the value stays finite and inside every error model's bound. */
-template <typename Bits, int ExpShift, Bits ExpMask> __global__ void perturb_first(Bits *x)
+/* Add 2 to the bit pattern of every element (2 ulps away from zero), except where the
+   element is NaN or Inf or the sum would be: every value stays finite, and each element's
+   error grows from at most half an ulp of a correctly rounded result to at least 1.5 ulps, so
+   the perturbed device is also the one farther from the oracle. */
+template <typename Bits, int ExpShift, Bits ExpMask> __global__ void perturb_all(Bits *x, int64_t n)
 {
-    Bits v = *x;
-    Bits bumped = v + 2;
-    bool finite = ((v >> ExpShift) & ExpMask) != ExpMask;
-    bool stays = ((bumped >> ExpShift) & ExpMask) != ExpMask;
-    if (finite && stays) *x = bumped;
+    for (int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; i < n;
+         i += (int64_t)gridDim.x * blockDim.x) {
+        Bits v = x[i];
+        Bits bumped = v + 2;
+        bool finite = ((v >> ExpShift) & ExpMask) != ExpMask;
+        bool stays = ((bumped >> ExpShift) & ExpMask) != ExpMask;
+        if (finite && stays) x[i] = bumped;
+    }
 }
 
 extern "C" int gk_perturb_if_planted(gk_launch *L)
@@ -46,10 +51,12 @@ extern "C" int gk_perturb_if_planted(gk_launch *L)
     GK_CUDA(cudaGetDevice(&cur));
     if (*end != '\0' || dev != cur) return GV_OK;
     cudaStream_t s = (cudaStream_t)L->stream;
+    int64_t n = L->out_count[0];
+    int blocks = (int)(n / 256 + 1 < 4096 ? n / 256 + 1 : 4096);
     if (L->dtype == GV_F64)
-        perturb_first<uint64_t, 52, 0x7ffull><<<1, 1, 0, s>>>((uint64_t *)L->out[0]);
+        perturb_all<uint64_t, 52, 0x7ffull><<<blocks, 256, 0, s>>>((uint64_t *)L->out[0], n);
     else if (L->dtype == GV_F32)
-        perturb_first<uint32_t, 23, 0xffu><<<1, 1, 0, s>>>((uint32_t *)L->out[0]);
+        perturb_all<uint32_t, 23, 0xffu><<<blocks, 256, 0, s>>>((uint32_t *)L->out[0], n);
     else
         return GV_OK;
     GK_LAUNCHED("GPUVAL_PERTURB_DEVICE's perturbation");

@@ -160,6 +160,7 @@ static const char main_help[] =
     "\n"
     "exit codes: 0 all passed, 1 something failed, 2 usage or bad input, 3 runtime error,\n"
     "            4 compare: regressed, 5 compare: inconclusive,\n"
+    "            6 merge, check --device LIST: a device's output differs (outlier),\n"
     "            77 nothing could run because there is no CUDA device\n";
 
 /* A command's exit code, made a runtime error (3) when its standard output was lost (a full
