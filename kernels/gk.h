@@ -164,6 +164,47 @@ int gk_ceiling_gemm_open(int dtype, int64_t n, gk_bench **out);
 /* Bytes a cold sample writes to flush the L2 of the current device (2 x L2); 0 if none. */
 int64_t gk_l2_flush_bytes(void);
 
+/* ---- Collectives (kernels/coll.cu with NCCL; kernels/nocoll.c without) ------------------
+ * One process drives devices 0..nranks-1, one rank each (ncclCommInitAll), out of place. */
+enum {
+    GK_COLL_ALLREDUCE_SUM = 0,
+    GK_COLL_ALLREDUCE_MAX,
+    GK_COLL_ALLGATHER,
+    GK_COLL_REDUCESCATTER_SUM,
+    GK_COLL_BROADCAST, /* root 0 */
+    GK_NCOLLS
+};
+#define GK_COLL_MAX_RANKS 16
+
+typedef struct gk_coll {
+    int kind;      /* GK_COLL_* */
+    int dtype;     /* gv_dtype: f32 or f64 */
+    int nranks;    /* 2..GK_COLL_MAX_RANKS, at most the device count */
+    int64_t count; /* per rank: elements sent (all-reduce, all-gather, broadcast) or received
+                      (reduce-scatter), as NCCL's count arguments */
+    const void *const *in; /* host, per rank: gk_coll_in_count elements of dtype */
+    void *const *out;      /* host, per rank: gk_coll_out_count elements, written here */
+    int warmup, iters;     /* untimed and timed repetitions after the judged one */
+    double time_ms;        /* out: wall time of one collective, mean over iters (all ranks'
+                              streams synchronised before and after the timed loop) */
+    int nccl_version;      /* out: ncclGetVersion's code */
+} gk_coll;
+
+static inline int64_t gk_coll_in_count(int kind, int64_t count, int nranks)
+{
+    return kind == GK_COLL_REDUCESCATTER_SUM ? count * nranks : count;
+}
+
+static inline int64_t gk_coll_out_count(int kind, int64_t count, int nranks)
+{
+    return kind == GK_COLL_ALLGATHER ? count * nranks : count;
+}
+
+/* The judged run (outputs poisoned first, then downloaded), then warmup + iters timed ones.
+ * GV_OK, GV_EUNSUPPORTED without NCCL, GV_ELIB for an NCCL error (named in gk_last_error),
+ * GV_ECUDA, GV_EDEVMEM. Sets NCCL_NVLS_ENABLE=0 (NVLink multicast off) before NCCL starts. */
+int gk_coll_run(gk_coll *c);
+
 #ifdef __cplusplus
 }
 #endif

@@ -11,6 +11,7 @@
 
 #include "bench_cmd.h"
 #include "check.h"
+#include "coll_cmd.h"
 #include "cli.h"
 #include "compare_cmd.h"
 #include "fleet_cmd.h"
@@ -156,6 +157,7 @@ static const char main_help[] =
     "  report   a run file as one self-contained HTML page and/or Markdown tables\n"
     "  tradeoffs every mode of an op: accuracy (bits, verdict) against speed, Pareto front\n"
     "  merge    run files of several GPUs or ranks as one fleet: agreement, outliers\n"
+    "  collectives NCCL all-reduce, all-gather, reduce-scatter, broadcast: judged, timed\n"
     "  help CMD the options of CMD (same as CMD --help)\n"
     "\n"
     "exit codes: 0 all passed, 1 something failed, 2 usage or bad input, 3 runtime error,\n"
@@ -193,10 +195,15 @@ int main(int argc, char **argv)
     static const struct {
         const char *name;
         int (*fn)(int, char **);
-    } cmds[] = {{"list", cmd_list},          {"info", cmd_info},
-                {"check", gv_cmd_check},     {"bench", gv_cmd_bench},
-                {"report", gv_cmd_report},   {"tradeoffs", gv_cmd_tradeoffs},
-                {"compare", gv_cmd_compare}, {"merge", gv_cmd_merge}};
+    } cmds[] = {{"list", cmd_list},
+                {"info", cmd_info},
+                {"check", gv_cmd_check},
+                {"bench", gv_cmd_bench},
+                {"report", gv_cmd_report},
+                {"tradeoffs", gv_cmd_tradeoffs},
+                {"compare", gv_cmd_compare},
+                {"merge", gv_cmd_merge},
+                {"collectives", gv_cmd_collectives}};
     if (strcmp(cmd, "help") == 0) {
         if (argc < 3) {
             fputs(main_help, stdout);
@@ -207,16 +214,16 @@ int main(int argc, char **argv)
                 char *help_argv[] = {argv[2], "--help", NULL};
                 return cmds[i].fn(2, help_argv);
             }
-        gv_usage_error(
-            "no command '%s'; valid: list info check bench tradeoffs report compare merge",
-            argv[2]);
+        gv_usage_error("no command '%s'; valid: list info check bench tradeoffs report compare "
+                       "merge collectives",
+                       argv[2]);
         return GV_EXIT_USAGE;
     }
     for (size_t i = 0; i < sizeof cmds / sizeof cmds[0]; i++)
         if (strcmp(cmd, cmds[i].name) == 0) return stdout_checked(cmds[i].fn(argc - 1, argv + 1));
-    gv_usage_error(
-        "unknown command '%s'; valid: list info check bench tradeoffs report compare merge "
-        "help",
-        cmd);
+    gv_usage_error("unknown command '%s'; valid: list info check bench tradeoffs report compare "
+                   "merge collectives "
+                   "help",
+                   cmd);
     return GV_EXIT_USAGE;
 }

@@ -98,6 +98,17 @@ Test(multi_gpu, per_device_files_merge, .timeout = 300)
     cr_expect_eq(system(args), 0);
 }
 
+Test(multi_gpu, collectives_are_judged_and_timed, .timeout = 300)
+{
+    int rc = gpuval("", "collectives --bytes 2^20 --iters 5", out, sizeof out);
+    cr_expect_eq(rc, 0, "exit %d\n%s", rc, out);
+    cr_expect_not_null(strstr(out, "10 collectives: 10 passed, 0 failed"), "%s", out);
+    const char *names[] = {"allreduce.sum", "allreduce.max", "allgather", "reducescatter.sum",
+                           "broadcast"};
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
+        cr_expect_eq(count(out, names[i]), 2, "%s in f32 and f64:\n%s", names[i], out);
+}
+
 int main(int argc, char *argv[])
 {
     if (!getenv("GPUVAL_DEVICES_SEEN")) {
