@@ -106,6 +106,18 @@ int gv_device_plan_make(const char *spec, gv_device_plan *plan)
     return -1;
 }
 
+int gv_device_select_one(const char *spec, const char *cmd)
+{
+    gv_device_plan plan;
+    int rc = gv_device_plan_make(spec, &plan);
+    if (rc >= 0) return rc;
+    if (plan.n > 1) {
+        gv_usage_error("%s runs on one device: --device N (run it once per device)", cmd);
+        return GV_EXIT_USAGE;
+    }
+    return -1;
+}
+
 const char *gv_device_plan_path(const gv_device_plan *plan, const char *path, char *buf, size_t len)
 {
     if (!path || !plan->rank.launcher) return path;

@@ -24,6 +24,11 @@ typedef struct gv_device_plan {
  * requested, 2 present"), 77 for "all" with no device. */
 int gv_device_plan_make(const char *spec, gv_device_plan *plan);
 
+/* For commands that run on one device (bench, tradeoffs): gv_device_plan_make, refusing a
+ * list of several (exit 2: run the command once per device, then compare). Returns -1 to go
+ * on, or the exit code. */
+int gv_device_select_one(const char *spec, const char *cmd);
+
 /* The output path of this process: path itself, or per rank (gv_rank_path) when launched as
  * a rank. NULL path stays NULL; NULL also when the per-rank path does not fit (a message is
  * printed). */

@@ -450,6 +450,17 @@ Test(fleet_device, a_device_that_is_not_there_or_a_bad_spec_exits_2, .timeout = 
         rc = gv_test_run_cli(args, out, sizeof out);
         cr_expect_eq(rc, 2, "--device '%s': exit %d: %s", bad[i], rc, out);
     }
+    rc = gv_test_run_cli("bench --op vadd --size 1000 --device 999", out, sizeof out);
+    cr_expect_eq(rc, 2, "bench: exit %d: %s", rc, out);
+    cr_expect_not_null(strstr(out, "device 999 requested, "), "%s", out);
+    rc = gv_test_run_cli("tradeoffs --op vadd --device 999", out, sizeof out);
+    cr_expect_eq(rc, 2, "tradeoffs: exit %d: %s", rc, out);
+    cr_expect_not_null(strstr(out, "device 999 requested, "), "%s", out);
+    if (gk_device_count() >= 2) {
+        rc = gv_test_run_cli("bench --op vadd --size 1000 --device 0,1", out, sizeof out);
+        cr_expect_eq(rc, 2, "bench on a list: exit %d: %s", rc, out);
+        cr_expect_not_null(strstr(out, "bench runs on one device"), "%s", out);
+    }
     if (gk_device_count() == 0) {
         rc = gv_test_run_cli("check --op vadd --device all -q", out, sizeof out);
         cr_expect_eq(rc, 77, "no device: exit %d: %s", rc, out);
