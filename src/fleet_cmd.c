@@ -99,6 +99,11 @@ int gv_device_plan_make(const char *spec, gv_device_plan *plan)
                 return GV_EXIT_USAGE;
             }
     }
+    if (plan->n > 1 && plan->rank.launcher) {
+        gv_usage_error("launched as rank %d (%s): each rank runs on one device; --device takes N",
+                       plan->rank.rank, plan->rank.launcher);
+        return GV_EXIT_USAGE;
+    }
     if (plan->n == 1 && gk_device_select(plan->index[0]) != GV_OK) {
         gv_usage_error("selecting device %d: %s", plan->index[0], gk_last_error());
         return GV_EXIT_RUNTIME;
