@@ -268,6 +268,7 @@ int gv_fleet_check(const gv_device_plan *plan, int argc, char **argv, const char
             json[i][0] = outp[i][0] = errp[i][0] = '\0';
             continue;
         }
+        unlink(json[i]); /* a file left by an earlier run must not pass for this one's */
         char **w = gv_fleet_worker_argv(exe, argc, argv, plan->index[i], json[i]);
         posix_spawn_file_actions_t fa;
         if (!w || posix_spawn_file_actions_init(&fa) != 0) {
