@@ -234,7 +234,6 @@ static bool worker_json_path(const char *json_path, const char *tmpdir, int dev,
 int gv_fleet_check(const gv_device_plan *plan, int argc, char **argv, const char *json_path,
                    int quiet)
 {
-    setenv("NCCL_NVLS_ENABLE", "0", 1); /* NVLink multicast stays off in every child */
     char exe[PATH_MAX];
     ssize_t el = readlink("/proc/self/exe", exe, sizeof exe - 1);
     if (el <= 0) {
@@ -242,6 +241,13 @@ int gv_fleet_check(const gv_device_plan *plan, int argc, char **argv, const char
         return GV_EXIT_RUNTIME;
     }
     exe[el] = '\0';
+    return gv_fleet_run_workers(exe, plan, argc, argv, json_path, quiet);
+}
+
+int gv_fleet_run_workers(const char *exe, const gv_device_plan *plan, int argc, char **argv,
+                         const char *json_path, int quiet)
+{
+    setenv("NCCL_NVLS_ENABLE", "0", 1); /* NVLink multicast stays off in every child */
     const char *tmp = getenv("TMPDIR");
     char tmpdir[PATH_MAX];
     snprintf(tmpdir, sizeof tmpdir, "%s/gpuval-fleet-XXXXXX", tmp && *tmp ? tmp : "/tmp");

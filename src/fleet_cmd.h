@@ -44,6 +44,11 @@ const char *gv_device_plan_path(const gv_device_plan *plan, const char *path, ch
 int gv_fleet_check(const gv_device_plan *plan, int argc, char **argv, const char *json_path,
                    int quiet);
 
+/* gv_fleet_check with the gpuval binary named: exe is re-executed once per device of the plan
+ * (gv_fleet_check passes /proc/self/exe; the tests pass the built binary). */
+int gv_fleet_run_workers(const char *exe, const gv_device_plan *plan, int argc, char **argv,
+                         const char *json_path, int quiet);
+
 /* A worker's command line: exe check, the parent's check options (argv[1..argc)) less
  * --device, --json, --save, --baseline and --force (as getopt_long reads them: --name VALUE,
  * --name=VALUE, unique prefixes), then --device device --json json. NULL-terminated; free it

@@ -185,6 +185,42 @@ Test(fleet_workers, parent_only_options_are_dropped_in_every_spelling)
     gv_fleet_worker_argv_free(w);
 }
 
+Test(fleet_workers, workers_run_their_output_is_shown_and_a_missing_run_is_an_error, .timeout = 120)
+{
+    /* devices 7 and 8 exist nowhere here: each worker says so (exit 2) and leaves no run, so
+       the parent prints both workers' output and exits 3; the spawn, the command line, the
+       capture and the wait are the ones a real fleet goes through */
+    gv_device_plan plan = {.n = 2, .index = {7, 8}};
+    char *argv[] = {"check", "--op", "vadd", "--size", "1000", "-q", "--device", "7,8", NULL};
+    char path[] = "/tmp/gv-workers-XXXXXX";
+    int fd = mkstemp(path);
+    cr_assert_geq(fd, 0);
+    fflush(stdout);
+    fflush(stderr);
+    int saved = dup(1), saved_err = dup(2);
+    cr_assert(saved >= 0 && saved_err >= 0);
+    cr_assert(dup2(fd, 1) >= 0 && dup2(fd, 2) >= 0);
+    int rc = gv_fleet_run_workers(gv_test_gpuval_bin(), &plan, 8, argv, NULL, 1);
+    fflush(stdout);
+    fflush(stderr);
+    dup2(saved, 1);
+    dup2(saved_err, 2);
+    close(saved);
+    close(saved_err);
+    close(fd);
+    char out[16384];
+    gv_test_slurp(path, out, sizeof out);
+    unlink(path);
+    cr_expect_eq(rc, 3, "exit %d\n%s", rc, out);
+    cr_expect_not_null(strstr(out, "check on 2 devices, one worker process each: 7 8"), "%s", out);
+    cr_expect_not_null(strstr(out, "== device 7 (worker exit 2) =="), "%s", out);
+    cr_expect_not_null(strstr(out, "== device 8 (worker exit 2) =="), "%s", out);
+    /* each worker's own message, passed through, and the parent's */
+    cr_expect_not_null(strstr(out, "gpuval: device 7 requested, "), "%s", out);
+    cr_expect_not_null(strstr(out, "gpuval: device 8 requested, "), "%s", out);
+    cr_expect_not_null(strstr(out, "device 7 left no run"), "%s", out);
+}
+
 /* ---- gpuval merge on synthetic run files ------------------------------------------------- */
 
 typedef struct fake_case {
