@@ -79,6 +79,16 @@ const char *gk_cublas_status_name(cublasStatus_t s)
     }
 }
 
+/* gk_device_select's choice: made current by gk_device_count, which every path calls before
+   its first launch (a case, the device query, a timed run). Selecting touches no CUDA state,
+   so check's parent can select and still fork children that initialise CUDA themselves. */
+static int g_selected_device = -1;
+
+extern "C" void gk_device_choose(int index)
+{
+    g_selected_device = index;
+}
+
 extern "C" int gk_device_count(void)
 {
     int n = 0;
@@ -86,6 +96,9 @@ extern "C" int gk_device_count(void)
         cudaGetLastError();
         return 0;
     }
+    if (g_selected_device >= 0 && g_selected_device < n &&
+        cudaSetDevice(g_selected_device) != cudaSuccess)
+        cudaGetLastError();
     return n;
 }
 
@@ -466,6 +479,7 @@ extern "C" int gk_run(const gk_op *op, gk_launch *L, const gk_host_io *io)
         rc = GV_ECUDA;
     }
     if (rc == GV_OK) rc = op->launch(L);
+    if (rc == GV_OK) rc = gk_perturb_if_planted(L);
     if (rc == GV_OK) {
         cudaError_t e = cudaStreamSynchronize(s);
         if (e != cudaSuccess) rc = gk_fail_cuda(e, "the op's kernels (at synchronisation)");

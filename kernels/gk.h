@@ -77,6 +77,13 @@ typedef struct gk_device_info {
 /* Number of usable CUDA devices; 0 when there is none or no driver (never an error). */
 int gk_device_count(void);
 int gk_device_info_get(gk_device_info *info);
+/* Choose device `index` for this process (kernels/fleet.cu): no CUDA call is made; the next
+ * gk_device_count, which every path calls before its first launch, makes it current
+ * (cudaSetDevice), so handles and the context live on it. Call before any other CUDA work;
+ * the caller checks index against a count. gk_device_current: the current index, -1 without
+ * a device. */
+int gk_device_select(int index);
+int gk_device_current(void);
 int gk_mem_info(int64_t *free_bytes, int64_t *total_bytes);
 /* "cudaErrorMemoryAllocation in vadd launch", or "" */
 const char *gk_last_error(void);
@@ -106,6 +113,14 @@ typedef struct gk_host_io {
  * and returns GV_ECUDA with gk_last_error() "injected fault (GPUVAL_INJECT_FAULT=launch)"
  * instead of launching: `gpuval check` then exits 3, as on a real CUDA error. */
 int gk_run(const gk_op *op, gk_launch *L, const gk_host_io *io);
+
+/* Planted disagreement (tests of gpuval merge; kernels/fleet.cu): with GPUVAL_PERTURB_DEVICE=N
+ * in the environment, gk_run on device N adds 2 to the bit pattern of every element of output 0
+ * after the op's launch (2 ulps away from zero; NaN and Inf left alone). vadd's cases still
+ * pass (error at most 2.5 ulps: ratio <= 5 of 16), but their digests differ from every other
+ * device's and their error is larger; ops judged by tighter models may FAIL. Returns GV_OK or
+ * a CUDA error. */
+int gk_perturb_if_planted(gk_launch *L);
 
 /* ---- Timed runs (kernels/timing.cu; kernels/nodevice.c answers GV_ENODEV) ----------------
  * Kept apart from gk_run: a correctness run never times, a timed run never replaces it.
@@ -159,6 +174,47 @@ int gk_ceiling_copy_open(int64_t bytes, gk_bench **out);
 int gk_ceiling_gemm_open(int dtype, int64_t n, gk_bench **out);
 /* Bytes a cold sample writes to flush the L2 of the current device (2 x L2); 0 if none. */
 int64_t gk_l2_flush_bytes(void);
+
+/* ---- Collectives (kernels/coll.cu with NCCL; kernels/nocoll.c without) ------------------
+ * One process drives devices 0..nranks-1, one rank each (ncclCommInitAll), out of place. */
+enum {
+    GK_COLL_ALLREDUCE_SUM = 0,
+    GK_COLL_ALLREDUCE_MAX,
+    GK_COLL_ALLGATHER,
+    GK_COLL_REDUCESCATTER_SUM,
+    GK_COLL_BROADCAST, /* root 0 */
+    GK_NCOLLS
+};
+#define GK_COLL_MAX_RANKS 16
+
+typedef struct gk_coll {
+    int kind;      /* GK_COLL_* */
+    int dtype;     /* gv_dtype: f32 or f64 */
+    int nranks;    /* 2..GK_COLL_MAX_RANKS, at most the device count */
+    int64_t count; /* per rank: elements sent (all-reduce, all-gather, broadcast) or received
+                      (reduce-scatter), as NCCL's count arguments */
+    const void *const *in; /* host, per rank: gk_coll_in_count elements of dtype */
+    void *const *out;      /* host, per rank: gk_coll_out_count elements, written here */
+    int warmup, iters;     /* untimed and timed repetitions after the judged one */
+    double time_ms;        /* out: wall time of one collective, mean over iters (all ranks'
+                              streams synchronised before and after the timed loop) */
+    int nccl_version;      /* out: ncclGetVersion's code */
+} gk_coll;
+
+static inline int64_t gk_coll_in_count(int kind, int64_t count, int nranks)
+{
+    return kind == GK_COLL_REDUCESCATTER_SUM ? count * nranks : count;
+}
+
+static inline int64_t gk_coll_out_count(int kind, int64_t count, int nranks)
+{
+    return kind == GK_COLL_ALLGATHER ? count * nranks : count;
+}
+
+/* The judged run (outputs poisoned first, then downloaded), then warmup + iters timed ones.
+ * GV_OK, GV_EUNSUPPORTED without NCCL, GV_ELIB for an NCCL error (named in gk_last_error),
+ * GV_ECUDA, GV_EDEVMEM. Sets NCCL_NVLS_ENABLE=0 (NVLink multicast off) before NCCL starts. */
+int gk_coll_run(gk_coll *c);
 
 #ifdef __cplusplus
 }

@@ -16,6 +16,23 @@ int gk_device_info_get(gk_device_info *info)
     return GV_ENODEV;
 }
 
+int gk_device_select(int index)
+{
+    (void)index;
+    return GV_ENODEV;
+}
+
+int gk_device_current(void)
+{
+    return -1;
+}
+
+int gk_perturb_if_planted(gk_launch *L)
+{
+    (void)L;
+    return GV_OK;
+}
+
 int gk_mem_info(int64_t *free_bytes, int64_t *total_bytes)
 {
     *free_bytes = *total_bytes = 0;

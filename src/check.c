@@ -19,6 +19,7 @@
 #include "compare_runs.h"
 #include "cli.h"
 #include "isolate.h"
+#include "fleet_cmd.h"
 #include "json_util.h"
 #include "registry.h"
 #include "report.h"
@@ -67,6 +68,11 @@ static const char check_help[] =
     "                   under OP's name, so that compare matches it with OP's baseline\n"
     "  --no-cache       compute every oracle afresh: neither read nor write the oracle cache\n"
     "                   ($XDG_CACHE_HOME/gpuval; gpuval cache info)\n"
+    "  --device SPEC    the GPU to run on: N, a list N,M,... or all; a list runs one worker\n"
+    "                   process per device in parallel (each with its own CPU oracle) and\n"
+    "                   merges them as gpuval merge does (--json then writes the fleet and\n"
+    "                   NAME.devI.json per device). Under srun or mpirun the local rank picks\n"
+    "                   the device and --json/--save gain .rankN (or replace %%r in the path)\n"
     "  -q, --quiet      print only failures and the summary\n"
     "\n"
     "Columns: max_rel max |c-r|/|r|; normwise ||c-r||/||r||; bits -log2(normwise);\n"
@@ -74,7 +80,7 @@ static const char check_help[] =
     "(|c-r| <= t(1+|r|)) is met. Expected: f64 1e-8, f32 1e-4 (native mode).\n"
     "\n"
     "exit: 0 all passed (skips allowed), 1 a case failed, 2 bad usage, 3 a runtime error,\n"
-    "      4 regressed against --baseline,\n"
+    "      4 regressed against --baseline, 6 --device LIST: a device's output differs,\n"
     "      77 nothing could run (no CUDA device)\n";
 
 /* Parse a non-negative number of seconds (at most a day) for --case-timeout. */
@@ -177,6 +183,7 @@ int gv_cmd_check(int argc, char **argv)
     int quiet = 0, repeat = 1;
     double case_timeout_s = GV_CASE_TIMEOUT_DEFAULT_S;
     const char *as_name = NULL;
+    const char *device_spec = NULL;
     enum {
         O_OP = 256,
         O_DTYPE,
@@ -196,7 +203,8 @@ int gv_cmd_check(int argc, char **argv)
         O_CASE_TIMEOUT,
         O_NO_ISOLATE,
         O_AS,
-        O_NOCACHE
+        O_NOCACHE,
+        O_DEVICE
     };
     static const struct option opts[] = {{"op", required_argument, 0, O_OP},
                                          {"dtype", required_argument, 0, O_DTYPE},
@@ -217,6 +225,7 @@ int gv_cmd_check(int argc, char **argv)
                                          {"repeat", required_argument, 0, O_REPEAT},
                                          {"case-timeout", required_argument, 0, O_CASE_TIMEOUT},
                                          {"no-isolate", no_argument, 0, O_NO_ISOLATE},
+                                         {"device", required_argument, 0, O_DEVICE},
                                          {"quiet", no_argument, 0, 'q'},
                                          {"help", no_argument, 0, 'h'},
                                          {0, 0, 0, 0}};
@@ -248,6 +257,7 @@ int gv_cmd_check(int argc, char **argv)
         case O_DUMP: dump_dir = optarg; break;
         case O_AS: as_name = optarg; break;
         case O_NOCACHE: gv_cache_enable(false); break;
+        case O_DEVICE: device_spec = optarg; break;
         case O_TEST: sel.test_shapes = true; break;
         case O_REPEAT:
             if (parse_repeat(optarg, &repeat)) return GV_EXIT_USAGE;
@@ -269,6 +279,21 @@ int gv_cmd_check(int argc, char **argv)
                        argv[optind]);
         return GV_EXIT_USAGE;
     }
+    gv_device_plan plan;
+    /* isolated cases run in forked children: this process counts devices through a child of
+       its own, so that CUDA is never initialised before a fork */
+    int plan_rc = gv_device_plan_make(device_spec, &plan,
+                                      isolate ? gv_isolated_device_count : gk_device_count);
+    if (plan_rc >= 0) return plan_rc;
+    if (plan.n > 1 && (save_path || baseline_path)) {
+        gv_usage_error("--save and --baseline take one device's run; with several, use --json");
+        return GV_EXIT_USAGE;
+    }
+    char json_buf[4096], save_buf[4096];
+    const char *json_asked = json_path, *save_asked = save_path;
+    json_path = gv_device_plan_path(&plan, json_path, json_buf, sizeof json_buf);
+    save_path = gv_device_plan_path(&plan, save_path, save_buf, sizeof save_buf);
+    if ((json_asked && !json_path) || (save_asked && !save_path)) return GV_EXIT_USAGE;
     char err[512] = "";
     gv_shape shapes[64];
     if (size_spec && gv_parse_sizes(size_spec, shapes, 64, &sel) != 0) return GV_EXIT_USAGE;
@@ -355,6 +380,11 @@ int gv_cmd_check(int argc, char **argv)
         return GV_EXIT_USAGE;
     }
 
+    if (plan.n > 1) {
+        free(cases);
+        json_decref(baseline);
+        return gv_fleet_check(&plan, argc, argv, json_path, quiet);
+    }
     gv_run_info info;
     if (isolate)
         gv_run_start_probe(&info, "check", argc, argv, gv_isolated_device_probe);

@@ -195,8 +195,10 @@ int gv_parse_sizes(const char *spec, gv_shape *shapes, int max, gv_selection *se
 /* The device query in this process. */
 static void probe_here(gv_run_info *info, char *why, size_t len)
 {
-    info->have_device = gk_device_count() > 0 && gk_device_info_get(&info->device) == GV_OK;
-    snprintf(why, len, "%s", gk_device_count() ? gk_last_error() : "no CUDA device");
+    info->device_count = gk_device_count();
+    info->have_device = info->device_count > 0 && gk_device_info_get(&info->device) == GV_OK;
+    info->device_index = info->have_device ? gk_device_current() : -1;
+    snprintf(why, len, "%s", info->device_count ? gk_last_error() : "no CUDA device");
 }
 
 void gv_run_start(gv_run_info *info, const char *command, int argc, char **argv)
@@ -213,10 +215,22 @@ void gv_run_start_probe(gv_run_info *info, const char *command, int argc, char *
     char why[256] = "";
     probe(info, why, sizeof why);
     info->argv_joined = gv_join_args(argc, argv);
+    gv_fleet_info_fill(&info->fleet, info->have_device ? &info->device : NULL, info->device_count,
+                       info->device_index);
     if (info->have_device)
-        printf("device: %s (cc %d.%d, %d SMs)\n", info->device.name, info->device.cc_major,
-               info->device.cc_minor, info->device.sm_count);
+        printf("device: %s (cc %d.%d, %d SMs; device %d of %d)\n", info->device.name,
+               info->device.cc_major, info->device.cc_minor, info->device.sm_count,
+               info->fleet.device_index, info->fleet.device_count);
     else
         printf("device: none (%s)\n", why);
+    if (info->fleet.rank.launcher) {
+        char size[16] = "?", local[16] = "?";
+        if (info->fleet.rank.world_size >= 0)
+            snprintf(size, sizeof size, "%d", info->fleet.rank.world_size);
+        if (info->fleet.rank.local_rank >= 0)
+            snprintf(local, sizeof local, "%d", info->fleet.rank.local_rank);
+        printf("rank: %d of %s (local rank %s, %s) on %s\n", info->fleet.rank.rank, size, local,
+               info->fleet.rank.launcher, info->fleet.host);
+    }
     gv_env_warn(stdout);
 }

@@ -14,6 +14,9 @@ enum {
     GV_EXIT_FAIL = 1,
     GV_EXIT_USAGE = 2,
     GV_EXIT_RUNTIME = 3,
+    /* 4 and 5 are compare's (compare_cmd.h) */
+    GV_EXIT_OUTLIER = 6, /* merge, check --device LIST: a device's output differs from the
+                            others' on a deterministic op, though no case failed */
     GV_EXIT_NODEV = 77
 };
 

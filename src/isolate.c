@@ -265,7 +265,7 @@ int gv_run_cases(const gv_case *cases, int n, const gv_runner *run, gv_result *r
 }
 
 typedef struct probe_rec {
-    int count, rc;
+    int count, rc, index;
     gk_device_info device;
     char error[256];
 } probe_rec;
@@ -293,6 +293,7 @@ void gv_isolated_device_probe(gv_run_info *info, char *why, size_t len)
         memset(&p, 0, sizeof p);
         p.count = gk_device_count();
         p.rc = p.count > 0 ? gk_device_info_get(&p.device) : GV_ENODEV;
+        p.index = p.rc == GV_OK ? gk_device_current() : -1;
         snprintf(p.error, sizeof p.error, "%s", gk_last_error());
         _exit(write_full(fds[1], &p, sizeof p) == 0 ? 0 : 1);
     }
@@ -309,6 +310,17 @@ void gv_isolated_device_probe(gv_run_info *info, char *why, size_t len)
         return;
     }
     info->have_device = p.count > 0 && p.rc == GV_OK;
+    info->device_count = p.count;
+    info->device_index = p.index;
     info->device = p.device;
     snprintf(why, len, "%s", p.count ? p.error : "no CUDA device");
+}
+
+int gv_isolated_device_count(void)
+{
+    gv_run_info info;
+    char why[256];
+    memset(&info, 0, sizeof info);
+    gv_isolated_device_probe(&info, why, sizeof why);
+    return info.device_count;
 }

@@ -41,6 +41,10 @@ int gv_run_cases(const gv_case *cases, int n, const gv_runner *run, gv_result *r
  * info->device, and why (when there is no device) with the reason. */
 void gv_isolated_device_probe(gv_run_info *info, char *why, size_t len);
 
+/* The number of CUDA devices, counted in a child process (0 when the query failed): for the
+ * parent of isolated cases, which must not initialise CUDA before it forks. */
+int gv_isolated_device_count(void);
+
 /* Fault injection for the tests (GPUVAL_INJECT_FAULT=KIND:GLOB, KIND crash, abort or hang):
  * the host code of every case whose op name matches GLOB dies of SIGSEGV, dies of SIGABRT,
  * or sleeps for an hour. Called at the start of each case, isolated or not. */

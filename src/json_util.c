@@ -65,6 +65,7 @@ const char *const gv_numerics_env[] = {
     "CUBLASLT_WORKSPACE_SIZE",
     "CUBLAS_DEFAULT_MATH_MODE",
     "CUDA_FORCE_PTX_JIT",
+    "GPUVAL_PERTURB_DEVICE", /* a planted 2-ulp change on one device (kernels/gk.h) */
     NULL};
 
 json_t *gv_json_env(void)

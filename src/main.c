@@ -14,10 +14,12 @@
 #include "bench_cmd.h"
 #include "cache_cmd.h"
 #include "check.h"
+#include "coll_cmd.h"
 #include "cli.h"
 #include "compare_cmd.h"
 #include "main.h"
 #include "plugin.h"
+#include "fleet_cmd.h"
 #include "registry.h"
 #include "replay.h"
 #include "report.h"
@@ -169,6 +171,8 @@ static const char main_help[] =
     "  tradeoffs every mode of an op: accuracy (bits, verdict) against speed, Pareto front\n"
     "  replay   rerun a case dumped by check --dump-failures, same inputs, same bits\n"
     "  cache    the oracle cache: info, clear\n"
+    "  merge    run files of several GPUs or ranks as one fleet: agreement, outliers\n"
+    "  collectives NCCL all-reduce, all-gather, reduce-scatter, broadcast: judged, timed\n"
     "  help CMD the options of CMD (same as CMD --help)\n"
     "\n"
     "  --plugin FILE  (with any command) load the ops of a plugin built against\n"
@@ -176,6 +180,7 @@ static const char main_help[] =
     "\n"
     "exit codes: 0 all passed, 1 something failed, 2 usage or bad input, 3 runtime error,\n"
     "            4 compare: regressed, 5 compare: inconclusive,\n"
+    "            6 merge, check --device LIST: a device's output differs (outlier),\n"
     "            77 nothing could run because there is no CUDA device\n";
 
 /* A command's exit code, made a runtime error (3) when its standard output was lost (a full
@@ -210,10 +215,17 @@ int gv_cli_main(int argc, char **argv)
     static const struct {
         const char *name;
         int (*fn)(int, char **);
-    } cmds[] = {
-        {"list", cmd_list},          {"info", cmd_info},        {"check", gv_cmd_check},
-        {"bench", gv_cmd_bench},     {"report", gv_cmd_report}, {"tradeoffs", gv_cmd_tradeoffs},
-        {"compare", gv_cmd_compare}, {"replay", gv_cmd_replay}, {"cache", gv_cmd_cache}};
+    } cmds[] = {{"list", cmd_list},
+                {"info", cmd_info},
+                {"check", gv_cmd_check},
+                {"bench", gv_cmd_bench},
+                {"report", gv_cmd_report},
+                {"tradeoffs", gv_cmd_tradeoffs},
+                {"compare", gv_cmd_compare},
+                {"replay", gv_cmd_replay},
+                {"cache", gv_cmd_cache},
+                {"merge", gv_cmd_merge},
+                {"collectives", gv_cmd_collectives}};
     if (strcmp(cmd, "help") == 0) {
         if (argc < 3) {
             fputs(main_help, stdout);
@@ -224,18 +236,15 @@ int gv_cli_main(int argc, char **argv)
                 char *help_argv[] = {argv[2], "--help", NULL};
                 return cmds[i].fn(2, help_argv);
             }
-        gv_usage_error(
-            "no command '%s'; valid: list info check bench tradeoffs report compare replay",
-            argv[2]);
         gv_usage_error("no command '%s'; valid: list info check bench tradeoffs report compare "
-                       "cache",
+                       "replay cache merge collectives",
                        argv[2]);
         return GV_EXIT_USAGE;
     }
     for (size_t i = 0; i < sizeof cmds / sizeof cmds[0]; i++)
         if (strcmp(cmd, cmds[i].name) == 0) return stdout_checked(cmds[i].fn(argc - 1, argv + 1));
     gv_usage_error("unknown command '%s'; valid: list info check bench tradeoffs report compare "
-                   "replay cache help",
+                   "replay cache merge collectives help",
                    cmd);
     return GV_EXIT_USAGE;
 }

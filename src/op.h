@@ -142,7 +142,11 @@ typedef struct gv_result {
     double u, depth, ratio_bound;
     char math_mode[48];
     double flops, bytes;
-    double oracle_ms, device_ms;      /* wall times of the correctness run (not a benchmark) */
+    double oracle_ms, device_ms; /* wall times of the correctness run (not a benchmark) */
+    /* FNV-1a 64 of the output bytes the device wrote, all outputs in order (src/digest.h);
+       have_hash: the outputs came back (a PASS, a FAIL or a guard violation) */
+    uint64_t output_hash;
+    bool have_hash;
     int64_t bytes_needed, bytes_free; /* device memory, for SKIPs */
     /* op-specific named numbers (a solver's scaled residual and info, an L-curve point),
        set by the op's measure hook and written under "extra" in the JSON */

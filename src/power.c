@@ -14,6 +14,12 @@ typedef struct nvml_api {
     int (*energy)(nvml_device dev, unsigned long long *mj);
     int (*clock)(nvml_device dev, int type, unsigned *mhz);
     int (*reasons)(nvml_device dev, unsigned long long *mask);
+    /* optional (gv_link_read): NULL where the library lacks them */
+    int (*pcie_gen)(nvml_device dev, unsigned *gen);
+    int (*pcie_width)(nvml_device dev, unsigned *width);
+    int (*pcie_gen_max)(nvml_device dev, unsigned *gen);
+    int (*pcie_width_max)(nvml_device dev, unsigned *width);
+    int (*clock_max)(nvml_device dev, int type, unsigned *mhz);
 } nvml_api;
 
 /* Load and initialise NVML once; NULL (with why) when the driver's library is not there. */
@@ -35,6 +41,11 @@ static const nvml_api *nvml(char *why, size_t len)
             *(void **)&api.reasons = dlsym(h, "nvmlDeviceGetCurrentClocksEventReasons");
             if (!api.reasons)
                 *(void **)&api.reasons = dlsym(h, "nvmlDeviceGetCurrentClocksThrottleReasons");
+            *(void **)&api.pcie_gen = dlsym(h, "nvmlDeviceGetCurrPcieLinkGeneration");
+            *(void **)&api.pcie_width = dlsym(h, "nvmlDeviceGetCurrPcieLinkWidth");
+            *(void **)&api.pcie_gen_max = dlsym(h, "nvmlDeviceGetMaxPcieLinkGeneration");
+            *(void **)&api.pcie_width_max = dlsym(h, "nvmlDeviceGetMaxPcieLinkWidth");
+            *(void **)&api.clock_max = dlsym(h, "nvmlDeviceGetMaxClockInfo");
             if (!api.init || !api.by_uuid || !api.energy || !api.clock || !api.reasons)
                 snprintf(failed, sizeof failed, "NVML lacks an entry point gpuval reads");
             else if (api.init() != 0)
@@ -104,4 +115,34 @@ char *gv_throttle_names(unsigned long long mask, char *buf, size_t len)
             used += (size_t)w;
         }
     return buf;
+}
+
+/* One optional unsigned query: 0 when the entry point is missing or the board declines. */
+static unsigned query_u(int (*fn)(nvml_device, unsigned *), nvml_device dev)
+{
+    unsigned v = 0;
+    if (!fn || fn(dev, &v) != 0) v = 0;
+    return v;
+}
+
+void gv_link_read(const char *uuid, gv_link *out)
+{
+    memset(out, 0, sizeof *out);
+    const nvml_api *api = nvml(out->why, sizeof out->why);
+    if (!api) return;
+    char id[64];
+    snprintf(id, sizeof id, "GPU-%s", uuid ? uuid : "");
+    nvml_device dev = NULL;
+    if (api->by_uuid(id, &dev) != 0) {
+        snprintf(out->why, sizeof out->why, "NVML does not know device %s", id);
+        return;
+    }
+    out->pcie_gen = query_u(api->pcie_gen, dev);
+    out->pcie_width = query_u(api->pcie_width, dev);
+    out->pcie_gen_max = query_u(api->pcie_gen_max, dev);
+    out->pcie_width_max = query_u(api->pcie_width_max, dev);
+    if (api->clock(dev, 1 /* NVML_CLOCK_SM */, &out->sm_clock_mhz) != 0) out->sm_clock_mhz = 0;
+    if (!api->clock_max || api->clock_max(dev, 1, &out->sm_clock_max_mhz) != 0)
+        out->sm_clock_max_mhz = 0;
+    out->ok = true;
 }

@@ -38,4 +38,17 @@ void gv_clocks_from(const gv_power *before, const gv_power *after, gv_clocks *c)
 /* The names of the slowdown reasons in mask ("sw power cap, hw thermal"), "" if none. */
 char *gv_throttle_names(unsigned long long mask, char *buf, size_t len);
 
+/* The board's link and clocks, for telling a slow GPU's cause in a fleet: the PCIe link it
+   trained to and the one it can reach (a x8 or Gen3 link where x16 Gen5 is possible halves
+   host transfers), the SM clock now and its maximum. Fields NVML does not answer stay 0. */
+typedef struct gv_link {
+    bool ok; /* NVML knew the device; otherwise why says what is missing */
+    unsigned pcie_gen, pcie_width, pcie_gen_max, pcie_width_max;
+    unsigned sm_clock_mhz, sm_clock_max_mhz;
+    char why[128];
+} gv_link;
+
+/* Read the link and clocks of the device with this UUID (without "GPU-"). */
+void gv_link_read(const char *uuid, gv_link *out);
+
 #endif

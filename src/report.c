@@ -5,6 +5,8 @@
 #include "report.h"
 
 #include "cli.h"
+#include "digest.h"
+#include "fleet_info.h"
 #include "json_util.h"
 #include "outfile.h"
 
@@ -210,6 +212,12 @@ static json_t *result_json(const gv_result *r)
                                     : r->cache.misses ? "miss"
                                                       : "off"));
     json_object_set_new(o, "device_ms", gv_json_num(r->device_ms));
+    char hash[24];
+    json_object_set_new(o, "output_hash",
+                        r->have_hash
+                            ? json_string(gv_digest_format(r->output_hash, hash, sizeof hash))
+                            : json_null());
+    json_object_set_new(o, "deterministic", json_boolean(r->c.op->nondeterministic == NULL));
     if (r->n_extra) {
         json_t *x = json_object();
         for (int i = 0; i < r->n_extra; i++)
@@ -244,6 +252,7 @@ json_t *gv_run_json(const gv_run_info *info, const gv_result *results, int n, co
     json_object_set_new(root, "env", gv_json_env());
     json_object_set_new(root, "device",
                         info->have_device ? gv_json_device(&info->device) : json_null());
+    json_object_set_new(root, "fleet", gv_fleet_info_json(&info->fleet));
     json_t *cases = json_array();
     for (int i = 0; i < n; i++)
         json_array_append_new(cases, result_json(&results[i]));

@@ -6,6 +6,7 @@
 #include <jansson.h>
 #include <stdio.h>
 
+#include "fleet_info.h"
 #include "op.h"
 
 #define GV_SCHEMA "gpuval-run/1"
@@ -16,6 +17,8 @@ typedef struct gv_run_info {
     bool have_device;
     gk_device_info device;
     int oracle_threads;
+    gv_fleet_info fleet; /* device index, rank, host, PCIe link and clocks (fleet_info.h) */
+    int device_count, device_index; /* as the device query saw them (-1: unknown) */
 } gv_run_info;
 
 void gv_table_header(FILE *f);

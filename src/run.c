@@ -12,6 +12,7 @@
 
 #include "../oracle/go.h"
 #include "cache.h"
+#include "digest.h"
 #include "gen.h"
 #include "repeat.h"
 #include "model_floor.h"
@@ -30,6 +31,16 @@ static double now_ms(void)
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return ts.tv_sec * 1e3 + ts.tv_nsec * 1e-6;
+}
+
+/* The digest of what the device wrote, every output in order (gpuval merge compares it). */
+static void hash_outputs(const gv_problem *p, gv_result *r)
+{
+    uint64_t h = GV_FNV1A64_INIT;
+    for (int i = 0; i < p->l.n_out; i++)
+        h = gv_fnv1a64(h, p->out[i].data, (size_t)p->out[i].count * gv_dtype_size(p->c.dtype));
+    r->output_hash = h;
+    r->have_hash = true;
 }
 
 /* The dtype copy, by chunks on all cores (each element converted on its own). */
@@ -540,6 +551,7 @@ int gv_run_case_full(const gv_case *c, const gv_tiers *tiers, int repeat, gv_res
         /* the outputs came back: fill the metrics, but a write outside a tensor or a changed
            input fails the case whatever the numbers say (gv_decide's first rule) */
         snprintf(r->guard, sizeof r->guard, "%s", gk_last_error());
+        hash_outputs(&p, r);
         gv_judge(&p, r);
     } else if (rc == GV_EINTERNAL) {
         r->verdict = GV_ERROR;
@@ -548,6 +560,7 @@ int gv_run_case_full(const gv_case *c, const gv_tiers *tiers, int repeat, gv_res
         r->verdict = GV_ERROR;
         snprintf(r->reason, sizeof r->reason, "%s", gk_last_error());
     } else {
+        hash_outputs(&p, r);
         gv_judge(&p, r);
         if (repeat > 1) gv_repeat_judge(&p, &L, r, repeat);
     }

@@ -18,6 +18,7 @@
 
 #include "bench_case.h"
 #include "cli.h"
+#include "fleet_cmd.h"
 #include "registry.h"
 #include "report.h"
 #include "run.h"
@@ -39,6 +40,7 @@ static const char trade_help[] =
     "  --dist NAME   inputs: uniform01 uniform11 smallint special offgrid ... (default: the\n"
     "                op's own with --op, uniform11 without)\n"
     "  --seed N      input seed (default 0): decimal or 0x hex, up to 2^64-1\n"
+    "  --device N    run on CUDA device N (default: the first, or a rank's local rank)\n"
     "  --json FILE   the run, schema gpuval-tradeoffs/1\n"
     "  --md FILE     the tables as Markdown\n"
     "\n"
@@ -220,13 +222,17 @@ static void run_group(gv_trade_group *g, const gv_bench_opts *o, bool show, cons
 int gv_cmd_tradeoffs(int argc, char **argv)
 {
     gv_selection sel = {.dist = -1};
-    const char *json_path = NULL, *md_path = NULL, *size_spec = NULL;
-    enum { O_OP = 256, O_SIZE, O_DIST, O_SEED, O_JSON, O_MD };
-    static const struct option opts[] = {
-        {"op", required_argument, 0, O_OP},     {"size", required_argument, 0, O_SIZE},
-        {"dist", required_argument, 0, O_DIST}, {"seed", required_argument, 0, O_SEED},
-        {"json", required_argument, 0, O_JSON}, {"md", required_argument, 0, O_MD},
-        {"help", no_argument, 0, 'h'},          {0, 0, 0, 0}};
+    const char *json_path = NULL, *md_path = NULL, *size_spec = NULL, *device = NULL;
+    enum { O_OP = 256, O_SIZE, O_DIST, O_SEED, O_JSON, O_MD, O_DEVICE };
+    static const struct option opts[] = {{"op", required_argument, 0, O_OP},
+                                         {"size", required_argument, 0, O_SIZE},
+                                         {"dist", required_argument, 0, O_DIST},
+                                         {"seed", required_argument, 0, O_SEED},
+                                         {"json", required_argument, 0, O_JSON},
+                                         {"md", required_argument, 0, O_MD},
+                                         {"device", required_argument, 0, O_DEVICE},
+                                         {"help", no_argument, 0, 'h'},
+                                         {0, 0, 0, 0}};
     int c;
     optind = 1;
     opterr = 0; /* gv_bad_option names a bad option, escaped */
@@ -242,6 +248,7 @@ int gv_cmd_tradeoffs(int argc, char **argv)
             break;
         case O_JSON: json_path = optarg; break;
         case O_MD: md_path = optarg; break;
+        case O_DEVICE: device = optarg; break;
         case 'h': fputs(trade_help, stdout); return GV_EXIT_OK;
         default:
             gv_bad_option("tradeoffs", argv);
@@ -253,6 +260,8 @@ int gv_cmd_tradeoffs(int argc, char **argv)
         gv_usage_error("tradeoffs takes no positional arguments ('%s'); see --help", argv[optind]);
         return GV_EXIT_USAGE;
     }
+    int device_rc = gv_device_select_one(device, "tradeoffs");
+    if (device_rc >= 0) return device_rc;
     char err[512];
     gv_shape shapes[64];
     if (size_spec && gv_parse_sizes(size_spec, shapes, 64, &sel) != 0) return GV_EXIT_USAGE;

@@ -24,6 +24,7 @@
 #include "bench_targets.h"
 #include "report.h"
 #include "cli.h"
+#include "fleet_cmd.h"
 #include "registry.h"
 
 static const char bench_help[] =
@@ -62,6 +63,7 @@ static const char bench_help[] =
     "  --no-cpu           do not time the CPU oracle (it still runs once, for the reference)\n"
     "  --repeat-check     time every case's hot scope twice (default: the first timed case)\n"
     "output\n"
+    "  --device N         run on CUDA device N (default: the first, or a rank's local rank)\n"
     "  --json FILE        the run (schema gpuval-bench/1, raw samples included)\n"
     "  --csv FILE         one row per case      --md FILE   Markdown report\n"
     "  --save FILE        the --json document, as a baseline for gpuval compare: an existing\n"
@@ -161,6 +163,7 @@ typedef struct cli {
     gv_selection sel;
     const char *size_spec, *preset, *crossover, *sweep, *sweep_base, *as_name;
     const char *out[4]; /* json, csv, md, save (json) */
+    const char *device; /* --device N */
     double spread, cap, cpu_budget, factor;
     int min_samples, refine;
     bool hot, cold, no_cpu, repeat_all, selection_given, force;
@@ -189,6 +192,7 @@ static int parse_cli(int argc, char **argv, cli *a)
         O_COLD,
         O_NOCPU,
         O_REPEAT,
+        O_DEVICE,
         O_JSON,
         O_CSV,
         O_MD,
@@ -217,6 +221,7 @@ static int parse_cli(int argc, char **argv, cli *a)
                                          {"no-cpu", 0, 0, O_NOCPU},
                                          {"repeat-check", 0, 0, O_REPEAT},
                                          {"json", 1, 0, O_JSON},
+                                         {"device", 1, 0, O_DEVICE},
                                          {"csv", 1, 0, O_CSV},
                                          {"md", 1, 0, O_MD},
                                          {"save", 1, 0, O_SAVE},
@@ -300,6 +305,7 @@ static int parse_cli(int argc, char **argv, cli *a)
         case O_SAVE: a->out[3] = optarg; break;
         case O_FORCE: a->force = true; break;
         case O_AS: a->as_name = optarg; break;
+        case O_DEVICE: a->device = optarg; break;
         case 'h': fputs(bench_help, stdout); return 1;
         default:
             gv_bad_option("bench", argv);
@@ -595,6 +601,8 @@ int gv_cmd_bench(int argc, char **argv)
     a.refine = -1;
     int prc = parse_cli(argc, argv, &a);
     if (prc) return prc > 0 ? GV_EXIT_OK : GV_EXIT_USAGE;
+    int device_rc = gv_device_select_one(a.device, "bench");
+    if (device_rc >= 0) return device_rc;
     /* The presets' and targets' tables name ops and shapes: a renamed op is gpuval's own
        error, said loudly, before any work. */
     char why[512] = "";

@@ -1,0 +1,312 @@
+/* coll_cmd.c: `gpuval collectives` — NCCL all-reduce (sum, max), all-gather, reduce-scatter
+ * and broadcast over every local GPU from one process, each judged against the f64 oracle by
+ * its error model on every rank (coll.h), with nccl-tests' #wrong, then timed (algbw, busbw).
+ * Needs two devices: with fewer, or without NCCL, it says why and exits 77. */
+#include "coll_cmd.h"
+
+#include <getopt.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "coll.h"
+#include "json_util.h"
+#include "report.h"
+
+static const char coll_help[] =
+    "usage: gpuval collectives [options]\n"
+    "\n"
+    "NCCL collectives over every local GPU (one rank each, ncclCommInitAll, out of place),\n"
+    "with NVLink multicast off (NCCL_NVLS_ENABLE=0). Inputs per rank from the seed\n"
+    "(uniform11); every rank's output judged against the float64 oracle: the sums by the\n"
+    "error model |c-r| <= 16 u g d with g the sum of |inputs| and depth d = ranks, max, gather\n"
+    "and broadcast bit for bit. #wrong counts the elements outside that (as nccl-tests'\n"
+    "column). Then timed: mean of --iters after 5 warm-up runs; algbw = S/t and busbw =\n"
+    "algbw x 2(n-1)/n (all-reduce), (n-1)/n (all-gather, reduce-scatter), 1 (broadcast),\n"
+    "as nccl-tests' doc/PERFORMANCE.md defines them (S: bytes per rank, x n for all-gather\n"
+    "and reduce-scatter).\n"
+    "\n"
+    "  --op LIST     allreduce.sum,allreduce.max,allgather,reducescatter.sum,broadcast (all)\n"
+    "  --dtype LIST  f32,f64 (both)\n"
+    "  --bytes SPEC  bytes per rank, sizes as --size writes them (default 2^20,2^26)\n"
+    "  --seed N      input seed (default 0)\n"
+    "  --iters N     timed repetitions (default 20)\n"
+    "  --json FILE   write the run (schema gpuval-collectives/1)\n"
+    "\n"
+    "exit: 0 all passed, 1 a collective was wrong, 2 bad usage, 3 an NCCL or CUDA error,\n"
+    "      77 fewer than two devices, or built without NCCL\n";
+
+typedef struct coll_row {
+    const gv_coll_desc *d;
+    int dtype;
+    int64_t bytes, count;
+    int64_t wrong;
+    double ratio;
+    bool nonfinite, ranks_identical;
+    gv_verdict verdict;
+    char reason[256];
+    double time_ms, algbw, busbw;
+} coll_row;
+
+/* One collective: inputs, oracle, device run, judgement on every rank. */
+static void run_one(coll_row *row, int nranks, uint64_t seed, int iters, int *nccl_version)
+{
+    int kind = row->d->kind, dt = row->dtype;
+    int64_t count = row->count;
+    int64_t in_n = gk_coll_in_count(kind, count, nranks),
+            out_n = gk_coll_out_count(kind, count, nranks);
+    size_t es = gv_dtype_size(dt);
+    double *in_ref[GK_COLL_MAX_RANKS] = {0};
+    void *in[GK_COLL_MAX_RANKS] = {0}, *out[GK_COLL_MAX_RANKS] = {0};
+    double *ref = malloc((size_t)out_n * sizeof(double)), *gauge = malloc((size_t)out_n * 8);
+    bool ok = ref && gauge;
+    for (int r = 0; r < nranks && ok; r++) {
+        in_ref[r] = malloc((size_t)in_n * sizeof(double));
+        in[r] = malloc((size_t)in_n * es);
+        out[r] = malloc((size_t)out_n * es);
+        ok = in_ref[r] && in[r] && out[r];
+        if (ok) gv_coll_inputs(kind, dt, nranks, count, seed, r, in_ref[r], in[r]);
+    }
+    row->verdict = GV_ERROR;
+    if (!ok) {
+        snprintf(row->reason, sizeof row->reason, "out of host memory");
+        goto done;
+    }
+    gk_coll c = {.kind = kind,
+                 .dtype = dt,
+                 .nranks = nranks,
+                 .count = count,
+                 .in = (const void *const *)in,
+                 .out = (void *const *)out,
+                 .warmup = 5,
+                 .iters = iters};
+    gk_clear_error();
+    int rc = gk_coll_run(&c);
+    *nccl_version = c.nccl_version;
+    if (rc != GV_OK) {
+        row->verdict = rc == GV_EUNSUPPORTED ? GV_SKIP : GV_ERROR;
+        snprintf(row->reason, sizeof row->reason, "%s", gk_last_error());
+        goto done;
+    }
+    row->time_ms = c.time_ms;
+    row->algbw = gv_coll_algbw_bytes(kind, count, nranks, dt) / (c.time_ms * 1e-3) / 1e9;
+    row->busbw = row->algbw * gv_coll_busbw_factor(kind, nranks);
+    row->ranks_identical = true;
+    gv_tiers no_tiers = {0};
+    for (int r = 0; r < nranks; r++) {
+        gv_coll_reference(kind, nranks, count, (const double *const *)in_ref, r, ref, gauge);
+        gv_error_model em = gv_coll_model(kind, dt, nranks, gauge);
+        gv_metrics m;
+        gv_compare(out[r], (gv_dtype)dt, ref, out_n, &no_tiers, &em,
+                   gv_mode_precision_bits((gv_dtype)dt, GV_MODE_NATIVE), &m);
+        row->wrong += gv_coll_wrong(out[r], dt, ref, &em, out_n);
+        if (isnan(m.ratio) || m.ratio > row->ratio) row->ratio = m.ratio; /* NaN sticks */
+        if (m.nonfinite_mismatches || m.poisoned) row->nonfinite = true;
+        if (r > 0 && kind != GK_COLL_REDUCESCATTER_SUM &&
+            memcmp(out[r], out[0], (size_t)out_n * es) != 0)
+            row->ranks_identical = false;
+    }
+    if (row->wrong == 0 && !row->nonfinite && row->ratio <= GV_DEFAULT_RATIO_BOUND) {
+        row->verdict = GV_PASS;
+    } else {
+        row->verdict = GV_FAIL;
+        snprintf(row->reason, sizeof row->reason,
+                 "%lld elements outside the tolerance over %d ranks; ratio %.3g (bound %.3g)%s",
+                 (long long)row->wrong, nranks, row->ratio, GV_DEFAULT_RATIO_BOUND,
+                 row->nonfinite ? "; NaN/Inf or unwritten elements" : "");
+    }
+done:
+    for (int r = 0; r < nranks; r++) {
+        free(in_ref[r]);
+        free(in[r]);
+        free(out[r]);
+    }
+    free(ref);
+    free(gauge);
+}
+
+static json_t *row_json(const coll_row *r, int nranks)
+{
+    json_t *o = json_object();
+    json_object_set_new(o, "collective", json_string(r->d->name));
+    json_object_set_new(o, "dtype", json_string(gv_dtype_name((gv_dtype)r->dtype)));
+    json_object_set_new(o, "ranks", json_integer(nranks));
+    json_object_set_new(o, "bytes_per_rank", json_integer(r->bytes));
+    json_object_set_new(o, "count", json_integer(r->count));
+    json_object_set_new(o, "verdict", json_string(gv_verdict_name(r->verdict)));
+    json_object_set_new(o, "reason", json_string(r->reason));
+    json_object_set_new(o, "exact", json_boolean(r->d->exact));
+    json_object_set_new(o, "wrong", json_integer(r->wrong));
+    json_object_set_new(o, "ratio", gv_json_num(r->ratio));
+    json_object_set_new(o, "ranks_identical", json_boolean(r->ranks_identical));
+    json_object_set_new(o, "time_ms", gv_json_num(r->time_ms));
+    json_object_set_new(o, "algbw_gbs", gv_json_num(r->algbw));
+    json_object_set_new(o, "busbw_gbs", gv_json_num(r->busbw));
+    json_object_set_new(o, "busbw_factor", gv_json_num(gv_coll_busbw_factor(r->d->kind, nranks)));
+    return o;
+}
+
+static int emit_json(FILE *f, void *doc)
+{
+    return json_dumpf(doc, f, JSON_INDENT(1) | JSON_REAL_PRECISION(17));
+}
+
+int gv_cmd_collectives(int argc, char **argv)
+{
+    const char *ops = NULL, *bytes_spec = "2^20,2^26", *json_path = NULL;
+    unsigned dtypes = (1u << GV_F32) | (1u << GV_F64);
+    uint64_t seed = 0;
+    int iters = 20;
+    enum { O_OP = 256, O_DTYPE, O_BYTES, O_SEED, O_ITERS, O_JSON };
+    static const struct option opts[] = {{"op", required_argument, 0, O_OP},
+                                         {"dtype", required_argument, 0, O_DTYPE},
+                                         {"bytes", required_argument, 0, O_BYTES},
+                                         {"seed", required_argument, 0, O_SEED},
+                                         {"iters", required_argument, 0, O_ITERS},
+                                         {"json", required_argument, 0, O_JSON},
+                                         {"help", no_argument, 0, 'h'},
+                                         {0, 0, 0, 0}};
+    int c;
+    optind = 1;
+    opterr = 0;
+    while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+        switch (c) {
+        case O_OP: ops = optarg; break;
+        case O_DTYPE:
+            if (gv_parse_dtype_list(optarg, &dtypes)) return GV_EXIT_USAGE;
+            break;
+        case O_BYTES: bytes_spec = optarg; break;
+        case O_SEED:
+            if (gv_parse_seed(optarg, &seed)) return GV_EXIT_USAGE;
+            break;
+        case O_ITERS: {
+            char *end = NULL;
+            long v = strtol(optarg, &end, 10);
+            if (*end || v < 1 || v > 100000) {
+                gv_usage_error("--iters takes 1 to 100000, not '%s'", optarg);
+                return GV_EXIT_USAGE;
+            }
+            iters = (int)v;
+            break;
+        }
+        case O_JSON: json_path = optarg; break;
+        case 'h': fputs(coll_help, stdout); return GV_EXIT_OK;
+        default:
+            gv_bad_option("collectives", argv);
+            fputs(coll_help, stderr);
+            return GV_EXIT_USAGE;
+        }
+    }
+    if (optind < argc) {
+        gv_usage_error("collectives takes no positional arguments ('%s')", argv[optind]);
+        return GV_EXIT_USAGE;
+    }
+    bool want[GK_NCOLLS] = {false};
+    if (!ops) {
+        for (int k = 0; k < GK_NCOLLS; k++)
+            want[k] = true;
+    } else {
+        char *copy = strdup(ops), *save = NULL;
+        if (!copy) return GV_EXIT_RUNTIME;
+        for (char *t = strtok_r(copy, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
+            const gv_coll_desc *d = gv_coll_find(t);
+            if (!d) {
+                gv_usage_error("unknown collective '%s'; valid: allreduce.sum allreduce.max "
+                               "allgather reducescatter.sum broadcast",
+                               t);
+                free(copy);
+                return GV_EXIT_USAGE;
+            }
+            want[d->kind] = true;
+        }
+        free(copy);
+    }
+    gv_shape shapes[16];
+    char err[256];
+    int n_sizes = gv_size_spec_parse(bytes_spec, shapes, 16, err, sizeof err);
+    if (n_sizes < 0) {
+        gv_usage_error("--bytes: %s", err);
+        return GV_EXIT_USAGE;
+    }
+    for (int s = 0; s < n_sizes; s++)
+        if (shapes[s].nd != 1 || shapes[s].d[0] < 8 || shapes[s].d[0] > ((int64_t)1 << 34)) {
+            gv_usage_error("--bytes takes one number per size, 8 to 2^34 bytes per rank");
+            return GV_EXIT_USAGE;
+        }
+    const char *outs[1] = {json_path}, *out_opts[1] = {"--json"};
+    if (gv_probe_outputs(1, outs, out_opts) != 0) return GV_EXIT_USAGE;
+
+    int present = gk_device_count();
+    if (present < 2) {
+        printf("collectives: SKIP (%d CUDA device%s; they need 2 or more)\n", present,
+               present == 1 ? "" : "s");
+        return GV_EXIT_NODEV;
+    }
+    int nranks = present < GK_COLL_MAX_RANKS ? present : GK_COLL_MAX_RANKS;
+    setenv("NCCL_NVLS_ENABLE", "0", 1);
+    printf("collectives on %d devices, one rank each (NCCL_NVLS_ENABLE=0)\n", nranks);
+    printf("%-18s %-5s %12s %11s %7s %9s %11s %11s %11s  %s\n", "collective", "dtype", "bytes/rank",
+           "count", "#wrong", "ratio", "time us", "algbw GB/s", "busbw GB/s", "verdict");
+    json_t *rows = json_array();
+    int pass = 0, fail = 0, error = 0, skip = 0, nccl_version = 0;
+    for (int k = 0; k < GK_NCOLLS; k++) {
+        if (!want[k]) continue;
+        for (int dt = 0; dt < GV_NDTYPES; dt++) {
+            if (!(dtypes & (1u << dt)) || (dt != GV_F32 && dt != GV_F64)) continue;
+            for (int s = 0; s < n_sizes; s++) {
+                coll_row row = {.d = &gv_colls[k], .dtype = dt, .bytes = shapes[s].d[0]};
+                int64_t per_rank_elems = row.bytes / (int64_t)gv_dtype_size(dt);
+                /* reduce-scatter's count is what each rank receives: bytes/rank sent / n */
+                row.count =
+                    k == GK_COLL_REDUCESCATTER_SUM ? per_rank_elems / nranks : per_rank_elems;
+                if (row.count < 1) row.count = 1;
+                run_one(&row, nranks, seed, iters, &nccl_version);
+                printf("%-18s %-5s %12lld %11lld %7lld %9.3g %11.1f %11.2f %11.2f  %s", row.d->name,
+                       gv_dtype_name((gv_dtype)dt), (long long)row.bytes, (long long)row.count,
+                       (long long)row.wrong, row.ratio, row.time_ms * 1e3, row.algbw, row.busbw,
+                       gv_verdict_name(row.verdict));
+                if (row.reason[0]) printf(" (%s)", row.reason);
+                if (row.verdict == GV_PASS && !row.ranks_identical)
+                    printf(" [ranks' outputs not bit-identical]");
+                printf("\n");
+                fflush(stdout);
+                pass += row.verdict == GV_PASS;
+                fail += row.verdict == GV_FAIL;
+                error += row.verdict == GV_ERROR;
+                skip += row.verdict == GV_SKIP;
+                json_array_append_new(rows, row_json(&row, nranks));
+            }
+        }
+    }
+    printf("%d collectives: %d passed, %d failed, %d skipped, %d errors (NCCL %d)\n",
+           pass + fail + error + skip, pass, fail, skip, error, nccl_version);
+    bool lost = false;
+    if (json_path) {
+        gv_run_info info;
+        memset(&info, 0, sizeof info);
+        info.have_device = gk_device_info_get(&info.device) == GV_OK;
+        json_t *root = json_object();
+        char when[64];
+        json_object_set_new(root, "schema", json_string("gpuval-collectives/1"));
+        json_object_set_new(root, "created", json_string(gv_json_now(when, sizeof when)));
+        json_object_set_new(root, "host", gv_json_host(0));
+        json_object_set_new(root, "device",
+                            info.have_device ? gv_json_device(&info.device) : json_null());
+        json_object_set_new(root, "ranks", json_integer(nranks));
+        json_object_set_new(root, "nccl_version", json_integer(nccl_version));
+        json_object_set_new(root, "seed", gv_json_seed(seed));
+        json_object_set_new(root, "iters", json_integer(iters));
+        json_object_set_new(root, "collectives", rows);
+        rows = NULL;
+        if (gv_write_file(json_path, emit_json, root) != 0) {
+            gv_usage_error("could not write %s", json_path);
+            lost = true;
+        }
+        json_decref(root);
+    }
+    json_decref(rows);
+    if (pass + fail + error == 0 && skip > 0) return GV_EXIT_NODEV; /* built without NCCL */
+    return gv_exit_code(fail, error, pass, true, lost);
+}

@@ -1,0 +1,435 @@
+/* fleet_cmd.c: --device, ranks, the per-device workers of `check --device LIST` and `gpuval
+ * merge` (fleet_cmd.h). The workers are separate processes of this same binary: each owns
+ * one CUDA context on one device, and a fault on one GPU cannot take the others' results
+ * with it. Each computes its own CPU oracle (no oracle is shared between processes). */
+#include "fleet_cmd.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <limits.h>
+#include <spawn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "fleet_merge.h"
+
+extern char **environ;
+
+/* ---- --device and ranks ----------------------------------------------------------------- */
+
+static const char *env_get(const char *name)
+{
+    return getenv(name);
+}
+
+/* "N" (decimal, < 10^6) into *v; -1 on anything else. */
+static int parse_device_index(const char *s, size_t len, int *v)
+{
+    if (len == 0 || len > 6) return -1;
+    int x = 0;
+    for (size_t i = 0; i < len; i++) {
+        if (s[i] < '0' || s[i] > '9') return -1;
+        x = x * 10 + (s[i] - '0');
+    }
+    *v = x;
+    return 0;
+}
+
+int gv_device_plan_make(const char *spec, gv_device_plan *plan, int (*count_devices)(void))
+{
+    memset(plan, 0, sizeof *plan);
+    char err[256];
+    if (gv_rank_parse(env_get, &plan->rank, err, sizeof err) < 0) {
+        gv_usage_error("launcher variables: %s", err);
+        return GV_EXIT_USAGE;
+    }
+    int present = count_devices();
+    if (!spec) {
+        if (!plan->rank.launcher || present == 0) return -1;
+        int dev = gv_rank_device(&plan->rank, present, err, sizeof err);
+        if (dev < 0) {
+            gv_usage_error("%s", err);
+            return GV_EXIT_USAGE;
+        }
+        plan->n = 1;
+        plan->index[0] = dev;
+    } else if (strcmp(spec, "all") == 0) {
+        if (present == 0) {
+            gv_usage_error("--device all: no CUDA device");
+            return GV_EXIT_NODEV;
+        }
+        plan->n = present < GV_FLEET_MAX_DEVICES ? present : GV_FLEET_MAX_DEVICES;
+        for (int i = 0; i < plan->n; i++)
+            plan->index[i] = i;
+    } else {
+        /* the whole list's syntax first, then whether the devices exist */
+        const char *p = spec;
+        while (1) {
+            const char *comma = strchr(p, ',');
+            size_t len = comma ? (size_t)(comma - p) : strlen(p);
+            int v;
+            if (parse_device_index(p, len, &v) != 0) {
+                char shown[128];
+                gv_usage_error("--device takes N, N,M,... or all, not '%s'",
+                               gv_printable(spec, shown, sizeof shown));
+                return GV_EXIT_USAGE;
+            }
+            for (int i = 0; i < plan->n; i++)
+                if (plan->index[i] == v) {
+                    gv_usage_error("--device names device %d twice", v);
+                    return GV_EXIT_USAGE;
+                }
+            if (plan->n == GV_FLEET_MAX_DEVICES) {
+                gv_usage_error("--device names more than %d devices", GV_FLEET_MAX_DEVICES);
+                return GV_EXIT_USAGE;
+            }
+            plan->index[plan->n++] = v;
+            if (!comma) break;
+            p = comma + 1;
+        }
+        for (int i = 0; i < plan->n; i++)
+            if (plan->index[i] >= present) {
+                gv_usage_error("device %d requested, %d present", plan->index[i], present);
+                return GV_EXIT_USAGE;
+            }
+    }
+    if (plan->n > 1 && plan->rank.launcher) {
+        gv_usage_error("launched as rank %d (%s): each rank runs on one device; --device takes N",
+                       plan->rank.rank, plan->rank.launcher);
+        return GV_EXIT_USAGE;
+    }
+    if (plan->n == 1 && gk_device_select(plan->index[0]) != GV_OK) {
+        gv_usage_error("selecting device %d: %s", plan->index[0], gk_last_error());
+        return GV_EXIT_RUNTIME;
+    }
+    return -1;
+}
+
+int gv_device_select_one(const char *spec, const char *cmd)
+{
+    gv_device_plan plan;
+    int rc = gv_device_plan_make(spec, &plan, gk_device_count);
+    if (rc >= 0) return rc;
+    if (plan.n > 1) {
+        gv_usage_error("%s runs on one device: --device N (run it once per device)", cmd);
+        return GV_EXIT_USAGE;
+    }
+    return -1;
+}
+
+const char *gv_device_plan_path(const gv_device_plan *plan, const char *path, char *buf, size_t len)
+{
+    if (!path || !plan->rank.launcher) return path;
+    if (!gv_rank_path(path, plan->rank.rank, buf, len)) {
+        gv_usage_error("the per-rank path of '%s' is too long", path);
+        return NULL;
+    }
+    return buf;
+}
+
+/* ---- check --device LIST ---------------------------------------------------------------- */
+
+/* check's options (check.c), for rebuilding a worker's command line: which take a value and
+   which the parent keeps to itself. getopt_long accepts any unambiguous prefix. */
+static const struct {
+    const char *name;
+    bool has_arg, parent_only;
+} check_opts[] = {
+    {"op", true, false},       {"dtype", true, false}, {"mode", true, false},
+    {"size", true, false},     {"dist", true, false},  {"seed", true, false},
+    {"planted", false, false}, {"json", true, true},   {"save", true, true},
+    {"baseline", true, true},  {"force", false, true}, {"test-sizes", false, false},
+    {"quiet", false, false},   {"help", false, false}, {"device", true, true},
+};
+
+/* The option argv[i] names ("--name" or "--name=value"), or -1 for a short option or a
+   positional argument. */
+static int which_option(const char *arg)
+{
+    if (strncmp(arg, "--", 2) != 0 || !arg[2]) return -1;
+    const char *name = arg + 2;
+    size_t len = strcspn(name, "=");
+    int found = -1;
+    for (size_t k = 0; k < sizeof check_opts / sizeof check_opts[0]; k++) {
+        if (strncmp(check_opts[k].name, name, len) != 0) continue;
+        if (strlen(check_opts[k].name) == len) return (int)k; /* exact */
+        found = found == -1 ? (int)k : -2;                    /* prefix: must be unique */
+    }
+    return found;
+}
+
+/* The worker's argv: exe check <the parent's options less its own> --device i --json path. */
+char **gv_fleet_worker_argv(const char *exe, int argc, char **argv, int device, const char *json)
+{
+    /* one block: the pointers, then the device index's digits */
+    size_t n_ptrs = (size_t)argc + 8;
+    char **w = calloc(1, n_ptrs * sizeof *w + 16);
+    if (!w) return NULL;
+    char *dev = (char *)(w + n_ptrs);
+    snprintf(dev, 16, "%d", device);
+    int n = 0;
+    w[n++] = (char *)exe;
+    w[n++] = "check";
+    for (int i = 1; i < argc; i++) {
+        int k = which_option(argv[i]);
+        bool separate_value = k >= 0 && check_opts[k].has_arg && !strchr(argv[i], '=');
+        bool drop = k >= 0 && check_opts[k].parent_only;
+        if (!drop) w[n++] = argv[i];
+        if (separate_value && i + 1 < argc) {
+            i++;
+            if (!drop) w[n++] = argv[i];
+        }
+    }
+    w[n++] = "--device";
+    w[n++] = dev;
+    w[n++] = "--json";
+    w[n++] = (char *)json;
+    w[n] = NULL;
+    return w;
+}
+
+void gv_fleet_worker_argv_free(char **w)
+{
+    free(w);
+}
+
+/* Copy a captured file to out. */
+static void print_file(const char *path, FILE *out)
+{
+    FILE *f = fopen(path, "r");
+    if (!f) return;
+    char buf[8192];
+    size_t got;
+    while ((got = fread(buf, 1, sizeof buf, f)) > 0)
+        fwrite(buf, 1, got, out);
+    fclose(f);
+}
+
+static int emit_json(FILE *f, void *doc)
+{
+    return json_dumpf(doc, f, JSON_INDENT(1) | JSON_REAL_PRECISION(17));
+}
+
+/* NAME.json -> NAME.devI.json (or .devI.json appended), beside it; false if it does not fit. */
+static bool worker_json_path(const char *json_path, const char *tmpdir, int dev, char *buf,
+                             size_t len)
+{
+    int w;
+    if (!json_path || strcmp(json_path, "-") == 0) {
+        w = snprintf(buf, len, "%s/run.dev%d.json", tmpdir, dev);
+    } else {
+        size_t plen = strlen(json_path);
+        size_t stem = plen > 5 && strcmp(json_path + plen - 5, ".json") == 0 ? plen - 5 : plen;
+        w = snprintf(buf, len, "%.*s.dev%d.json", (int)stem, json_path, dev);
+    }
+    return w > 0 && (size_t)w < len;
+}
+
+int gv_fleet_check(const gv_device_plan *plan, int argc, char **argv, const char *json_path,
+                   int quiet)
+{
+    char exe[PATH_MAX];
+    ssize_t el = readlink("/proc/self/exe", exe, sizeof exe - 1);
+    if (el <= 0) {
+        gv_usage_error("cannot find this program (/proc/self/exe): %s", strerror(errno));
+        return GV_EXIT_RUNTIME;
+    }
+    exe[el] = '\0';
+    return gv_fleet_run_workers(exe, plan, argc, argv, json_path, quiet);
+}
+
+int gv_fleet_run_workers(const char *exe, const gv_device_plan *plan, int argc, char **argv,
+                         const char *json_path, int quiet)
+{
+    setenv("NCCL_NVLS_ENABLE", "0", 1); /* NVLink multicast stays off in every child */
+    const char *tmp = getenv("TMPDIR");
+    char tmpdir[PATH_MAX];
+    snprintf(tmpdir, sizeof tmpdir, "%s/gpuval-fleet-XXXXXX", tmp && *tmp ? tmp : "/tmp");
+    if (!mkdtemp(tmpdir)) {
+        gv_usage_error("cannot create a directory for the workers' output: %s", strerror(errno));
+        return GV_EXIT_RUNTIME;
+    }
+    int n = plan->n;
+    pid_t pid[GV_FLEET_MAX_DEVICES];
+    char json[GV_FLEET_MAX_DEVICES][PATH_MAX], outp[GV_FLEET_MAX_DEVICES][PATH_MAX + 16],
+        errp[GV_FLEET_MAX_DEVICES][PATH_MAX + 16];
+    printf("check on %d devices, one worker process each:", n);
+    for (int i = 0; i < n; i++)
+        printf(" %d", plan->index[i]);
+    printf("\n");
+    fflush(stdout);
+    for (int i = 0; i < n; i++) {
+        pid[i] = -1;
+        bool fits = worker_json_path(json_path, tmpdir, plan->index[i], json[i], sizeof json[i]);
+        int wo = snprintf(outp[i], sizeof outp[i], "%s/dev%d.out", tmpdir, plan->index[i]);
+        int we = snprintf(errp[i], sizeof errp[i], "%s/dev%d.err", tmpdir, plan->index[i]);
+        if (!fits || wo < 0 || (size_t)wo >= sizeof outp[i] || we < 0 ||
+            (size_t)we >= sizeof errp[i]) {
+            json[i][0] = outp[i][0] = errp[i][0] = '\0';
+            continue;
+        }
+        unlink(json[i]); /* a file left by an earlier run must not pass for this one's */
+        char **w = gv_fleet_worker_argv(exe, argc, argv, plan->index[i], json[i]);
+        posix_spawn_file_actions_t fa;
+        if (!w || posix_spawn_file_actions_init(&fa) != 0) {
+            gv_fleet_worker_argv_free(w);
+            continue;
+        }
+        posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
+        posix_spawn_file_actions_addopen(&fa, 1, outp[i], O_WRONLY | O_CREAT | O_TRUNC, 0600);
+        posix_spawn_file_actions_addopen(&fa, 2, errp[i], O_WRONLY | O_CREAT | O_TRUNC, 0600);
+        if (posix_spawn(&pid[i], exe, &fa, NULL, w, environ) != 0) pid[i] = -1;
+        posix_spawn_file_actions_destroy(&fa);
+        gv_fleet_worker_argv_free(w);
+    }
+    int worker_rc[GV_FLEET_MAX_DEVICES];
+    for (int i = 0; i < n; i++) {
+        worker_rc[i] = -1;
+        int st;
+        if (pid[i] > 0 && waitpid(pid[i], &st, 0) == pid[i] && WIFEXITED(st))
+            worker_rc[i] = WEXITSTATUS(st);
+    }
+    json_t *docs[GV_FLEET_MAX_DEVICES];
+    const char *names[GV_FLEET_MAX_DEVICES];
+    int loaded = 0;
+    bool lost = false;
+    for (int i = 0; i < n; i++) {
+        printf("\n== device %d (worker exit %d) ==\n", plan->index[i], worker_rc[i]);
+        fflush(stdout);
+        print_file(outp[i], stdout);
+        struct stat st;
+        if (stat(errp[i], &st) == 0 && st.st_size > 0) {
+            fflush(stdout);
+            print_file(errp[i], stderr);
+        }
+        char err[512];
+        json_t *doc = NULL;
+        if (gv_fleet_load(json[i], &doc, err, sizeof err) == GV_OK) {
+            docs[loaded] = doc;
+            names[loaded++] = json[i];
+        } else {
+            gv_usage_error("device %d left no run: %s", plan->index[i], err);
+            lost = true;
+        }
+        unlink(outp[i]);
+        unlink(errp[i]);
+        if (!json_path || strcmp(json_path, "-") == 0) unlink(json[i]);
+    }
+    rmdir(tmpdir);
+    int rc = GV_EXIT_RUNTIME;
+    json_t *fleet = NULL;
+    if (loaded > 0) {
+        rc = gv_fleet_merge(docs, names, loaded, quiet, stdout, json_path ? &fleet : NULL, NULL);
+        if (json_path && fleet && gv_write_file(json_path, emit_json, fleet) != 0) {
+            gv_usage_error("could not write %s", json_path);
+            lost = true;
+        }
+    }
+    json_decref(fleet);
+    for (int i = 0; i < loaded; i++)
+        json_decref(docs[i]);
+    if (lost && (rc == GV_EXIT_OK || rc == GV_EXIT_OUTLIER)) rc = GV_EXIT_RUNTIME;
+    return rc;
+}
+
+/* ---- gpuval merge ------------------------------------------------------------------------ */
+
+static const char merge_help[] =
+    "usage: gpuval merge RUN.json... [--json OUT] [--md OUT] [-q]\n"
+    "\n"
+    "Combine run files of one selection (check --json from every GPU of a node, or from every\n"
+    "rank of an srun/mpirun launch) into one fleet table: each case's verdict on every device,\n"
+    "and whether the devices agree bit for bit. Devices are grouped by model, SM count,\n"
+    "driver, runtime and cuBLAS version; within a group, every deterministic op's output\n"
+    "digest must be identical. A device that differs from the majority (or, without one, the\n"
+    "digest farther from the f64 oracle) is named as the outlier with its worst element.\n"
+    "A GPU whose summed case time is more than 10%% over its node's median is flagged SLOW\n"
+    "with its PCIe link and clocks (a flag only: these are correctness-run times).\n"
+    "\n"
+    "  --json OUT   write the fleet (schema gpuval-fleet/1)\n"
+    "  --md OUT     write the tables as Markdown ('-' is stdout)\n"
+    "  -q, --quiet  list only the cases that did not pass everywhere or did not agree\n"
+    "\n"
+    "exit: 0 all passed and agreed, 1 a case failed on some device, 2 bad usage or an invalid\n"
+    "      run file, 3 a case was an ERROR or an output was not written, 6 a device's output\n"
+    "      differs (an outlier), 77 nothing judged and no device in any run\n";
+
+static int emit_text(FILE *f, void *s)
+{
+    return fputs(s, f) < 0 ? -1 : 0;
+}
+
+int gv_cmd_merge(int argc, char **argv)
+{
+    const char *json_path = NULL, *md_path = NULL;
+    int quiet = 0;
+    enum { O_JSON = 256, O_MD };
+    static const struct option opts[] = {{"json", required_argument, 0, O_JSON},
+                                         {"md", required_argument, 0, O_MD},
+                                         {"quiet", no_argument, 0, 'q'},
+                                         {"help", no_argument, 0, 'h'},
+                                         {0, 0, 0, 0}};
+    int c;
+    optind = 1;
+    opterr = 0;
+    while ((c = getopt_long(argc, argv, "qh", opts, NULL)) != -1) {
+        switch (c) {
+        case O_JSON: json_path = optarg; break;
+        case O_MD: md_path = optarg; break;
+        case 'q': quiet = 1; break;
+        case 'h': printf(merge_help); return GV_EXIT_OK;
+        default:
+            gv_bad_option("merge", argv);
+            fputs(merge_help, stderr);
+            return GV_EXIT_USAGE;
+        }
+    }
+    int n = argc - optind;
+    if (n < 1) {
+        gv_usage_error("merge needs at least one run file; see gpuval merge --help");
+        return GV_EXIT_USAGE;
+    }
+    if (n > GV_FLEET_MAX_DEVICES) {
+        gv_usage_error("merge takes at most %d run files, not %d", GV_FLEET_MAX_DEVICES, n);
+        return GV_EXIT_USAGE;
+    }
+    const char *outs[2] = {json_path, md_path}, *out_opts[2] = {"--json", "--md"};
+    if (gv_probe_outputs(2, outs, out_opts) != 0) return GV_EXIT_USAGE;
+    json_t *docs[GV_FLEET_MAX_DEVICES];
+    const char *names[GV_FLEET_MAX_DEVICES];
+    for (int i = 0; i < n; i++) {
+        char err[512];
+        names[i] = argv[optind + i];
+        if (gv_fleet_load(names[i], &docs[i], err, sizeof err) != GV_OK) {
+            gv_usage_error("%s", err);
+            for (int k = 0; k < i; k++)
+                json_decref(docs[k]);
+            return GV_EXIT_USAGE;
+        }
+    }
+    json_t *fleet = NULL;
+    char *md = NULL;
+    int rc = gv_fleet_merge(docs, names, n, quiet, stdout, json_path ? &fleet : NULL,
+                            md_path ? &md : NULL);
+    bool lost = false;
+    if (json_path && fleet && gv_write_file(json_path, emit_json, fleet) != 0) {
+        gv_usage_error("could not write %s", json_path);
+        lost = true;
+    }
+    if (md_path && gv_write_file(md_path, emit_text, md ? md : (char *)"") != 0) {
+        gv_usage_error("could not write %s", md_path);
+        lost = true;
+    }
+    json_decref(fleet);
+    free(md);
+    for (int i = 0; i < n; i++)
+        json_decref(docs[i]);
+    if (lost && (rc == GV_EXIT_OK || rc == GV_EXIT_OUTLIER)) rc = GV_EXIT_RUNTIME;
+    return rc;
+}

@@ -1,0 +1,62 @@
+/* fleet_cmd.h: running on every GPU of a node and merging runs (fleet_cmd.c) — `--device`
+ * for check, the launcher's rank for runs started by srun or mpirun, the per-device workers
+ * of `check --device LIST`, and `gpuval merge`. */
+#ifndef GV_FLEET_CMD_H
+#define GV_FLEET_CMD_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "fleet_info.h"
+
+#define GV_FLEET_MAX_DEVICES 64
+
+typedef struct gv_device_plan {
+    int n; /* 0: the default device; 1: index[0]; > 1: one worker each */
+    int index[GV_FLEET_MAX_DEVICES];
+    gv_rank rank; /* the launcher's (rank.launcher NULL: not a rank) */
+} gv_device_plan;
+
+/* Parse --device SPEC ("N", "N,M,...", "all"; NULL when not given) and the launcher's
+ * variables, and make the device current when one is chosen (an explicit single N, or a
+ * rank's local rank). Returns -1 to go on, or the exit code to stop with after a message:
+ * 2 for a malformed SPEC, a repeated index or a device that is not there ("device 3
+ * requested, 2 present"), 77 for "all" with no device. */
+int gv_device_plan_make(const char *spec, gv_device_plan *plan, int (*count_devices)(void));
+
+/* For commands that run on one device (bench, tradeoffs): gv_device_plan_make, refusing a
+ * list of several (exit 2: run the command once per device, then compare). Returns -1 to go
+ * on, or the exit code. */
+int gv_device_select_one(const char *spec, const char *cmd);
+
+/* The output path of this process: path itself, or per rank (gv_rank_path) when launched as
+ * a rank. NULL path stays NULL; NULL also when the per-rank path does not fit (a message is
+ * printed). */
+const char *gv_device_plan_path(const gv_device_plan *plan, const char *path, char *buf,
+                                size_t len);
+
+/* `check --device LIST`: the same check (argv without --device, --json, --save, --baseline,
+ * --force) once per device of the plan, in parallel, each a child gpuval with --device i and
+ * --json to its own file (beside json_path as NAME.devI.json when given, else in a temporary
+ * directory), its output captured and printed after it ends; then the runs merged
+ * (gv_fleet_merge) and, with json_path, the fleet document written there. NCCL_NVLS_ENABLE=0
+ * is set for the children. Returns the merge's exit code (or 3 when a worker left no run). */
+int gv_fleet_check(const gv_device_plan *plan, int argc, char **argv, const char *json_path,
+                   int quiet);
+
+/* gv_fleet_check with the gpuval binary named: exe is re-executed once per device of the plan
+ * (gv_fleet_check passes /proc/self/exe; the tests pass the built binary). */
+int gv_fleet_run_workers(const char *exe, const gv_device_plan *plan, int argc, char **argv,
+                         const char *json_path, int quiet);
+
+/* A worker's command line: exe check, the parent's check options (argv[1..argc)) less
+ * --device, --json, --save, --baseline and --force (as getopt_long reads them: --name VALUE,
+ * --name=VALUE, unique prefixes), then --device device --json json. NULL-terminated; free it
+ * with gv_fleet_worker_argv_free. NULL on no memory. */
+char **gv_fleet_worker_argv(const char *exe, int argc, char **argv, int device, const char *json);
+void gv_fleet_worker_argv_free(char **w);
+
+/* `gpuval merge RUN.json... [--json OUT] [--md OUT] [-q]`. */
+int gv_cmd_merge(int argc, char **argv);
+
+#endif

@@ -1,0 +1,505 @@
+/* test_fleet.c: running on every GPU of a node and merging runs, without a GPU — the output
+ * digest, the launchers' rank variables, per-rank paths, the workers' command lines, `gpuval
+ * merge` on synthetic run files (identical, one outlier, two devices that differ, a slow
+ * device, mismatched models, a non-deterministic op, a bad file) and two ranks launched by
+ * hand and merged. */
+#include <criterion/criterion.h>
+#include <jansson.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "digest.h"
+#include "fleet_cmd.h"
+#include "fleet_info.h"
+#include "testkit.h"
+
+/* ---- digest ------------------------------------------------------------------------------ */
+
+Test(fleet_digest, fnv1a64_matches_the_published_vectors)
+{
+    /* the FNV reference test suite (Fowler, Noll, Vo; draft-eastlake-fnv): "", "a", "foobar" */
+    cr_expect_eq(gv_fnv1a64(GV_FNV1A64_INIT, "", 0), 0xcbf29ce484222325ull);
+    cr_expect_eq(gv_fnv1a64(GV_FNV1A64_INIT, "a", 1), 0xaf63dc4c8601ec8cull);
+    cr_expect_eq(gv_fnv1a64(GV_FNV1A64_INIT, "foobar", 6), 0x85944171f73967e8ull);
+    /* buffers fed one after another give the digest of their concatenation */
+    uint64_t h = gv_fnv1a64(GV_FNV1A64_INIT, "foo", 3);
+    cr_expect_eq(gv_fnv1a64(h, "bar", 3), 0x85944171f73967e8ull);
+}
+
+Test(fleet_digest, one_ulp_changes_the_digest_and_the_text_round_trips)
+{
+    float a[3] = {1.0f, 2.0f, 3.0f}, b[3] = {1.0f, 2.0f, 3.0f};
+    b[2] = nextafterf(b[2], 4.0f);
+    uint64_t ha = gv_fnv1a64(GV_FNV1A64_INIT, a, sizeof a);
+    uint64_t hb = gv_fnv1a64(GV_FNV1A64_INIT, b, sizeof b);
+    cr_expect_neq(ha, hb);
+    char text[24];
+    gv_digest_format(ha, text, sizeof text);
+    cr_expect_eq(strlen(text), 18u, "%s", text);
+    uint64_t back = 0;
+    cr_expect_eq(gv_digest_parse(text, &back), 0);
+    cr_expect_eq(back, ha);
+    cr_expect_eq(gv_digest_parse("0x123", &back), -1);
+    cr_expect_eq(gv_digest_parse("0xZZZZZZZZZZZZZZZZ", &back), -1);
+}
+
+/* ---- ranks ------------------------------------------------------------------------------- */
+
+static const char *const *fake_env;
+
+static const char *fake_get(const char *name)
+{
+    for (int i = 0; fake_env[i]; i += 2)
+        if (strcmp(fake_env[i], name) == 0) return fake_env[i + 1];
+    return NULL;
+}
+
+static int parse_with(const char *const *env, gv_rank *r)
+{
+    fake_env = env;
+    char err[128];
+    return gv_rank_parse(fake_get, r, err, sizeof err);
+}
+
+Test(fleet_rank, each_launcher_is_read)
+{
+    gv_rank r;
+    const char *none[] = {NULL};
+    cr_expect_eq(parse_with(none, &r), 0);
+    cr_expect_null(r.launcher);
+    cr_expect_eq(r.rank, -1);
+
+    const char *ompi[] = {"OMPI_COMM_WORLD_RANK",
+                          "3",
+                          "OMPI_COMM_WORLD_LOCAL_RANK",
+                          "1",
+                          "OMPI_COMM_WORLD_SIZE",
+                          "8",
+                          NULL};
+    cr_expect_eq(parse_with(ompi, &r), 1);
+    cr_expect_str_eq(r.launcher, "openmpi");
+    cr_expect_eq(r.rank, 3);
+    cr_expect_eq(r.local_rank, 1);
+    cr_expect_eq(r.world_size, 8);
+
+    const char *slurm[] = {"SLURM_PROCID", "5", "SLURM_LOCALID", "0", "SLURM_NTASKS", "6", NULL};
+    cr_expect_eq(parse_with(slurm, &r), 1);
+    cr_expect_str_eq(r.launcher, "slurm");
+    cr_expect_eq(r.rank, 5);
+    cr_expect_eq(r.local_rank, 0);
+    cr_expect_eq(r.world_size, 6);
+
+    const char *pmi[] = {"PMI_RANK", "2", NULL};
+    cr_expect_eq(parse_with(pmi, &r), 1);
+    cr_expect_str_eq(r.launcher, "pmi");
+    cr_expect_eq(r.rank, 2);
+    cr_expect_eq(r.local_rank, -1, "no local rank given: unknown");
+}
+
+Test(fleet_rank, open_mpi_wins_over_slurm_and_bad_values_are_refused)
+{
+    gv_rank r;
+    /* mpirun inside an allocation: Slurm's variables describe the allocation's step */
+    const char *both[] = {"SLURM_PROCID", "0", "OMPI_COMM_WORLD_RANK", "1", NULL};
+    cr_expect_eq(parse_with(both, &r), 1);
+    cr_expect_str_eq(r.launcher, "openmpi");
+    cr_expect_eq(r.rank, 1);
+    const char *bad[][3] = {{"SLURM_PROCID", "x", NULL},
+                            {"SLURM_PROCID", "-1", NULL},
+                            {"SLURM_PROCID", "", NULL},
+                            {"SLURM_PROCID", "99999999999", NULL}};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        cr_expect_eq(parse_with(bad[i], &r), -1, "%s=%s", bad[i][0], bad[i][1]);
+        cr_expect_eq(r.rank, -1);
+    }
+    const char *bad_local[] = {"OMPI_COMM_WORLD_RANK", "0", "OMPI_COMM_WORLD_LOCAL_RANK", "1a",
+                               NULL};
+    cr_expect_eq(parse_with(bad_local, &r), -1);
+}
+
+Test(fleet_rank, local_rank_selects_the_device)
+{
+    char err[128] = "";
+    gv_rank r = {.rank = 5, .local_rank = 1, .world_size = 8, .launcher = "slurm"};
+    cr_expect_eq(gv_rank_device(&r, 4, err, sizeof err), 1);
+    cr_expect_eq(gv_rank_device(&r, 1, err, sizeof err), 0, "one visible GPU: the bound one");
+    r.local_rank = 4;
+    cr_expect_eq(gv_rank_device(&r, 4, err, sizeof err), -1);
+    cr_expect_not_null(strstr(err, "local rank 4 selects device 4, 4 present"), "%s", err);
+    r.local_rank = -1;
+    cr_expect_eq(gv_rank_device(&r, 4, err, sizeof err), 0);
+}
+
+Test(fleet_rank, per_rank_paths)
+{
+    char buf[64];
+    cr_expect_str_eq(gv_rank_path("run.json", 3, buf, sizeof buf), "run.rank3.json");
+    cr_expect_str_eq(gv_rank_path("out/run", 0, buf, sizeof buf), "out/run.rank0");
+    cr_expect_str_eq(gv_rank_path("r%r/x.%r.json", 12, buf, sizeof buf), "r12/x.12.json");
+    cr_expect_str_eq(gv_rank_path("-", 7, buf, sizeof buf), "-");
+    cr_expect_str_eq(gv_rank_path("100%.json", 1, buf, sizeof buf), "100%.rank1.json");
+    char small[8];
+    cr_expect_null(gv_rank_path("run.json", 1, small, sizeof small));
+}
+
+/* ---- the workers' command line ----------------------------------------------------------- */
+
+static void expect_argv(char **w, const char *const *want)
+{
+    int i = 0;
+    for (; want[i]; i++) {
+        cr_assert_not_null(w[i], "argument %d missing, want '%s'", i, want[i]);
+        cr_expect_str_eq(w[i], want[i], "argument %d", i);
+    }
+    cr_expect_null(w[i], "argument %d extra: '%s'", i, w[i] ? w[i] : "");
+}
+
+Test(fleet_workers, parent_only_options_are_dropped_in_every_spelling)
+{
+    char *argv[] = {
+        "check",     "--op",          "vadd",    "--device",    "all",        "--json=f.json",
+        "--dev=0,1", "--js",          "g.json",  "--seed",      "7",          "-q",
+        "--save",    "s.json",        "--force", "--size=1000", "--baseline", "b.json",
+        "--planted", "--op=--device", NULL};
+    int argc = (int)(sizeof argv / sizeof argv[0]) - 1;
+    char **w = gv_fleet_worker_argv("/bin/gpuval", argc, argv, 1, "/tmp/r.dev1.json");
+    cr_assert_not_null(w);
+    const char *want[] = {"/bin/gpuval", "check",
+                          "--op",        "vadd",
+                          "--seed",      "7",
+                          "-q",          "--size=1000",
+                          "--planted",   "--op=--device",
+                          "--device",    "1",
+                          "--json",      "/tmp/r.dev1.json",
+                          NULL};
+    expect_argv(w, want);
+    gv_fleet_worker_argv_free(w);
+
+    /* a value that looks like an option stays the value of the option before it */
+    char *argv2[] = {"check", "--op", "--json", "--device", "0,1", NULL};
+    w = gv_fleet_worker_argv("g", 5, argv2, 0, "j");
+    const char *want2[] = {"g", "check", "--op", "--json", "--device", "0", "--json", "j", NULL};
+    expect_argv(w, want2);
+    gv_fleet_worker_argv_free(w);
+}
+
+Test(fleet_workers, workers_run_their_output_is_shown_and_a_missing_run_is_an_error, .timeout = 120)
+{
+    /* devices 7 and 8 exist nowhere here: each worker says so (exit 2) and leaves no run, so
+       the parent prints both workers' output and exits 3; the spawn, the command line, the
+       capture and the wait are the ones a real fleet goes through */
+    gv_device_plan plan = {.n = 2, .index = {7, 8}};
+    char *argv[] = {"check", "--op", "vadd", "--size", "1000", "-q", "--device", "7,8", NULL};
+    char path[] = "/tmp/gv-workers-XXXXXX";
+    int fd = mkstemp(path);
+    cr_assert_geq(fd, 0);
+    fflush(stdout);
+    fflush(stderr);
+    int saved = dup(1), saved_err = dup(2);
+    cr_assert(saved >= 0 && saved_err >= 0);
+    cr_assert(dup2(fd, 1) >= 0 && dup2(fd, 2) >= 0);
+    int rc = gv_fleet_run_workers(gv_test_gpuval_bin(), &plan, 8, argv, NULL, 1);
+    fflush(stdout);
+    fflush(stderr);
+    dup2(saved, 1);
+    dup2(saved_err, 2);
+    close(saved);
+    close(saved_err);
+    close(fd);
+    char out[16384];
+    gv_test_slurp(path, out, sizeof out);
+    unlink(path);
+    cr_expect_eq(rc, 3, "exit %d\n%s", rc, out);
+    cr_expect_not_null(strstr(out, "check on 2 devices, one worker process each: 7 8"), "%s", out);
+    cr_expect_not_null(strstr(out, "== device 7 (worker exit 2) =="), "%s", out);
+    cr_expect_not_null(strstr(out, "== device 8 (worker exit 2) =="), "%s", out);
+    /* each worker's own message, passed through, and the parent's */
+    cr_expect_not_null(strstr(out, "gpuval: device 7 requested, "), "%s", out);
+    cr_expect_not_null(strstr(out, "gpuval: device 8 requested, "), "%s", out);
+    cr_expect_not_null(strstr(out, "device 7 left no run"), "%s", out);
+}
+
+/* ---- gpuval merge on synthetic run files ------------------------------------------------- */
+
+typedef struct fake_case {
+    const char *op;
+    const char *hash;
+    double normwise, device_ms;
+    const char *verdict;
+    bool deterministic;
+} fake_case;
+
+/* A gpuval-run/1 file for device `index` of `model` with the given cases (shape 1000). */
+static void write_run(const char *path, int index, const char *model, const fake_case *cases, int n)
+{
+    json_t *root = json_object();
+    json_object_set_new(root, "schema", json_string("gpuval-run/1"));
+    json_object_set_new(root, "fleet",
+                        json_pack("{s:s, s:i, s:n, s:{s:i, s:i}, s:i, s:i}", "host", "node1",
+                                  "device_index", index, "rank", "pcie", "gen", 5, "width", 16,
+                                  "sm_clock_mhz", 1980, "sm_clock_max_mhz", 1980));
+    char uuid[40];
+    snprintf(uuid, sizeof uuid, "0000000%d-0000-0000-0000-000000000000", index);
+    json_object_set_new(root, "device",
+                        json_pack("{s:s, s:s, s:i, s:i, s:i, s:i, s:i, s:i}", "name", model, "uuid",
+                                  uuid, "cc_major", 9, "cc_minor", 0, "sm_count", 132,
+                                  "driver_version", 13000, "runtime_version", 13000,
+                                  "cublas_version", 130100));
+    json_t *arr = json_array();
+    for (int i = 0; i < n; i++) {
+        const fake_case *c = &cases[i];
+        json_t *o = json_pack("{s:s, s:s, s:s, s:s, s:[i], s:i, s:s, s:b, s:f}", "op", c->op,
+                              "dtype", "f32", "mode", "native", "dist", "uniform11", "shape", 1000,
+                              "seed", 0, "verdict", c->verdict ? c->verdict : "PASS",
+                              "deterministic", c->deterministic, "device_ms", c->device_ms);
+        json_object_set_new(o, "output_hash", c->hash ? json_string(c->hash) : json_null());
+        json_object_set_new(o, "metrics",
+                            json_pack("{s:f, s:f, s:i, s:f, s:f}", "max_rel", 2 * c->normwise,
+                                      "normwise_rel", c->normwise, "worst_index", 41, "worst_value",
+                                      0.5, "worst_ref", 0.25));
+        json_array_append_new(arr, o);
+    }
+    json_object_set_new(root, "cases", arr);
+    cr_assert_eq(json_dump_file(root, path, 0), 0, "write %s", path);
+    json_decref(root);
+}
+
+static char dir[64];
+
+static void make_dir(void)
+{
+    snprintf(dir, sizeof dir, "/tmp/gv-fleet-XXXXXX");
+    cr_assert_not_null(mkdtemp(dir));
+}
+
+static void remove_dir(void)
+{
+    char cmd[128];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+    cr_expect_eq(system(cmd), 0);
+}
+
+static int merge(const char *files, char *out, size_t len)
+{
+    char args[1024];
+    snprintf(args, sizeof args, "merge %s --json %s/fleet.json --md %s/fleet.md", files, dir, dir);
+    return gv_test_run_cli(args, out, len);
+}
+
+#define H_A "0x00000000000000aa"
+#define H_B "0x00000000000000bb"
+
+TestSuite(fleet_merge, .init = make_dir, .fini = remove_dir);
+
+Test(fleet_merge, identical_devices_agree_and_exit_0, .timeout = 60)
+{
+    fake_case c[] = {{"vadd", H_A, 1e-8, 1.0, NULL, true},
+                     {"gemm.cublas", H_B, 1e-7, 5.0, NULL, true}};
+    char p0[128], p1[128], files[512], out[16384];
+    snprintf(p0, sizeof p0, "%s/r0.json", dir);
+    snprintf(p1, sizeof p1, "%s/r1.json", dir);
+    write_run(p0, 0, "NVIDIA H200", c, 2);
+    write_run(p1, 1, "NVIDIA H200", c, 2);
+    snprintf(files, sizeof files, "%s %s", p0, p1);
+    int rc = merge(files, out, sizeof out);
+    cr_expect_eq(rc, 0, "exit %d\n%s", rc, out);
+    cr_expect_not_null(strstr(out, "2 identical, 0 differ"), "%s", out);
+    cr_expect_not_null(strstr(out, "0 outlier devices"), "%s", out);
+    cr_expect_null(strstr(out, "SLOW"), "%s", out);
+    char path[160], doc[65536];
+    snprintf(path, sizeof path, "%s/fleet.json", dir);
+    gv_test_slurp(path, doc, sizeof doc);
+    cr_expect_not_null(strstr(doc, "\"schema\": \"gpuval-fleet/1\""), "%.400s", doc);
+    snprintf(path, sizeof path, "%s/fleet.md", dir);
+    gv_test_slurp(path, doc, sizeof doc);
+    cr_expect_not_null(strstr(doc, "| dev0 | node1 |"), "%.400s", doc);
+}
+
+Test(fleet_merge, the_minority_digest_is_named_with_its_worst_element, .timeout = 60)
+{
+    fake_case same[] = {{"vadd", H_A, 1e-8, 1.0, NULL, true}};
+    fake_case odd[] = {{"vadd", H_B, 1e-8, 1.0, NULL, true}};
+    char p[3][128], files[512], out[16384];
+    for (int i = 0; i < 3; i++)
+        snprintf(p[i], sizeof p[i], "%s/r%d.json", dir, i);
+    write_run(p[0], 0, "NVIDIA H200", same, 1);
+    write_run(p[1], 1, "NVIDIA H200", same, 1);
+    write_run(p[2], 2, "NVIDIA H200", odd, 1); /* same error, different bits: majority decides */
+    snprintf(files, sizeof files, "%s %s %s", p[0], p[1], p[2]);
+    int rc = merge(files, out, sizeof out);
+    cr_expect_eq(rc, 6, "exit %d\n%s", rc, out);
+    cr_expect_not_null(strstr(out, "DIFFER: outlier dev2"), "%s", out);
+    cr_expect_not_null(strstr(out, "dev2 digest " H_B), "%s", out);
+    cr_expect_not_null(strstr(out, "worst element 41 = 0.5 (oracle 0.25)"), "%s", out);
+    cr_expect_not_null(strstr(out, "1 outlier device\n"), "%s", out);
+}
+
+Test(fleet_merge, two_devices_the_one_farther_from_the_oracle_is_the_outlier, .timeout = 60)
+{
+    fake_case good[] = {{"vadd", H_A, 1e-8, 1.0, NULL, true}};
+    fake_case worse[] = {{"vadd", H_B, 1.0000001e-8, 1.0, NULL, true}};
+    char p0[128], p1[128], files[512], out[16384];
+    snprintf(p0, sizeof p0, "%s/r0.json", dir);
+    snprintf(p1, sizeof p1, "%s/r1.json", dir);
+    write_run(p0, 0, "NVIDIA H200", worse, 1);
+    write_run(p1, 1, "NVIDIA H200", good, 1);
+    snprintf(files, sizeof files, "%s %s", p0, p1);
+    int rc = merge(files, out, sizeof out);
+    cr_expect_eq(rc, 6, "exit %d\n%s", rc, out);
+    cr_expect_not_null(strstr(out, "DIFFER: outlier dev0"), "%s", out);
+    cr_expect_not_null(strstr(out, "reference dev1"), "%s", out);
+
+    /* the same error on both: no majority and no closer one, undecided but still exit 6 */
+    fake_case tie[] = {{"vadd", H_B, 1e-8, 1.0, NULL, true}};
+    write_run(p0, 0, "NVIDIA H200", tie, 1);
+    rc = merge(files, out, sizeof out);
+    cr_expect_eq(rc, 6, "exit %d\n%s", rc, out);
+    cr_expect_not_null(strstr(out, "DIFFER (no majority, errors tie)"), "%s", out);
+}
+
+Test(fleet_merge, a_device_over_ten_percent_slower_is_flagged, .timeout = 60)
+{
+    char p[3][128], files[512], out[16384];
+    double ms[3] = {10.0, 10.0, 11.5}; /* median 10: +15 % */
+    for (int i = 0; i < 3; i++) {
+        fake_case c[] = {{"vadd", H_A, 1e-8, ms[i], NULL, true}};
+        snprintf(p[i], sizeof p[i], "%s/r%d.json", dir, i);
+        write_run(p[i], i, "NVIDIA H200", c, 1);
+    }
+    snprintf(files, sizeof files, "%s %s %s", p[0], p[1], p[2]);
+    int rc = merge(files, out, sizeof out);
+    cr_expect_eq(rc, 0, "a slow device is a flag, not a failure: exit %d\n%s", rc, out);
+    cr_expect_not_null(strstr(out, "+15.0% SLOW"), "%s", out);
+    cr_expect_not_null(strstr(out, "dev2 is 15.0% slower than its node's median"), "%s", out);
+    cr_expect_not_null(strstr(out, "PCIe Gen5 x16"), "%s", out);
+
+    /* +9 %: under the 10 % line */
+    fake_case c[] = {{"vadd", H_A, 1e-8, 10.9, NULL, true}};
+    write_run(p[2], 2, "NVIDIA H200", c, 1);
+    rc = merge(files, out, sizeof out);
+    cr_expect_eq(rc, 0, "exit %d\n%s", rc, out);
+    cr_expect_null(strstr(out, "SLOW"), "%s", out);
+    cr_expect_not_null(strstr(out, "+9.0%"), "%s", out);
+}
+
+Test(fleet_merge, different_models_are_not_compared_bit_for_bit, .timeout = 60)
+{
+    fake_case a[] = {{"vadd", H_A, 1e-8, 1.0, NULL, true}};
+    fake_case b[] = {{"vadd", H_B, 2e-8, 1.0, NULL, true}};
+    char p0[128], p1[128], files[512], out[16384];
+    snprintf(p0, sizeof p0, "%s/r0.json", dir);
+    snprintf(p1, sizeof p1, "%s/r1.json", dir);
+    write_run(p0, 0, "NVIDIA H200", a, 1);
+    write_run(p1, 1, "NVIDIA H100 80GB HBM3", b, 1);
+    snprintf(files, sizeof files, "%s %s", p0, p1);
+    int rc = merge(files, out, sizeof out);
+    cr_expect_eq(rc, 0, "exit %d\n%s", rc, out);
+    cr_expect_not_null(strstr(out, "2 device models"), "%s", out);
+    cr_expect_not_null(strstr(out, "compared bit for bit only within each"), "%s", out);
+    cr_expect_not_null(strstr(out, "0 identical, 0 differ, 1 not compared"), "%s", out);
+}
+
+Test(fleet_merge, non_deterministic_ops_and_failures, .timeout = 60)
+{
+    fake_case a[] = {{"vadd", H_A, 1e-8, 1.0, NULL, false},
+                     {"gemm.cublas", H_A, 1e-8, 1.0, NULL, true}};
+    fake_case b[] = {{"vadd", H_B, 2e-8, 1.0, NULL, false},
+                     {"gemm.cublas", H_A, 1e-8, 1.0, "FAIL", true}};
+    char p0[128], p1[128], files[512], out[16384];
+    snprintf(p0, sizeof p0, "%s/r0.json", dir);
+    snprintf(p1, sizeof p1, "%s/r1.json", dir);
+    write_run(p0, 0, "NVIDIA H200", a, 2);
+    write_run(p1, 1, "NVIDIA H200", b, 2);
+    snprintf(files, sizeof files, "%s %s", p0, p1);
+    int rc = merge(files, out, sizeof out);
+    cr_expect_eq(rc, 1, "a FAIL on one device comes first: exit %d\n%s", rc, out);
+    cr_expect_not_null(strstr(out, "not compared (op not deterministic)"), "%s", out);
+    cr_expect_not_null(strstr(out, "1 identical, 0 differ, 1 not compared"), "%s", out);
+}
+
+Test(fleet_merge, bad_input_exits_2_and_writes_nothing, .timeout = 60)
+{
+    char p0[128], args[512], out[8192], path[160];
+    snprintf(p0, sizeof p0, "%s/bad.json", dir);
+    FILE *f = fopen(p0, "w");
+    cr_assert_not_null(f);
+    fputs("{\"schema\": \"gpuval-bench/1\", \"cases\": []}", f);
+    fclose(f);
+    int rc = merge(p0, out, sizeof out);
+    cr_expect_eq(rc, 2, "exit %d\n%s", rc, out);
+    cr_expect_not_null(strstr(out, "is not a gpuval-run/1 run"), "%s", out);
+    snprintf(path, sizeof path, "%s/fleet.json", dir);
+    cr_expect_neq(access(path, F_OK), 0, "nothing written");
+    snprintf(args, sizeof args, "merge");
+    cr_expect_eq(gv_test_run_cli(args, out, sizeof out), 2, "%s", out);
+    snprintf(args, sizeof args, "merge %s/missing.json", dir);
+    cr_expect_eq(gv_test_run_cli(args, out, sizeof out), 2, "%s", out);
+}
+
+/* ---- two ranks launched by hand, then merged --------------------------------------------- */
+
+Test(fleet_merge, two_ranks_write_their_own_files_and_merge, .timeout = 120)
+{
+    char args[1024], out[16384], path[256], doc[65536];
+    for (int rank = 0; rank < 2; rank++) {
+        /* as mpirun -np 2 would set them; the binary reads them, nothing else differs */
+        snprintf(args, sizeof args, "check --op vadd --size 1000 --json %s/run.%%r.json -q", dir);
+        char cmd[1400];
+        snprintf(cmd, sizeof cmd,
+                 "env OMPI_COMM_WORLD_RANK=%d OMPI_COMM_WORLD_LOCAL_RANK=%d "
+                 "OMPI_COMM_WORLD_SIZE=2 '%s' %s </dev/null >/dev/null 2>&1",
+                 rank, rank, gv_test_gpuval_bin(), args);
+        int rc = gv_test_exit_code(system(cmd));
+        cr_expect(rc == 0 || rc == 77, "rank %d: exit %d", rank, rc);
+        snprintf(path, sizeof path, "%s/run.%d.json", dir, rank);
+        gv_test_slurp(path, doc, sizeof doc);
+        char want[64];
+        snprintf(want, sizeof want, "\"rank\": %d,", rank);
+        cr_expect_not_null(strstr(doc, want), "rank %d's file %s: %.300s", rank, path, doc);
+        cr_expect_not_null(strstr(doc, "\"launcher\": \"openmpi\""), "%.300s", doc);
+        cr_expect_not_null(strstr(doc, "\"output_hash\""), "%.300s", doc);
+    }
+    char files[512];
+    snprintf(files, sizeof files, "%s/run.0.json %s/run.1.json", dir, dir);
+    int rc = merge(files, out, sizeof out);
+    cr_expect(rc == 0 || rc == 77, "exit %d\n%s", rc, out);
+    cr_expect_not_null(strstr(out, "rank0"), "%s", out);
+    cr_expect_not_null(strstr(out, "rank1"), "%s", out);
+    cr_expect_not_null(strstr(out, "2 cases on 2 runs"), "%s", out);
+}
+
+/* ---- --device on any machine ------------------------------------------------------------- */
+
+Test(fleet_device, a_device_that_is_not_there_or_a_bad_spec_exits_2, .timeout = 60)
+{
+    char out[8192];
+    int rc = gv_test_run_cli("check --op vadd --size 1000 --device 999 -q", out, sizeof out);
+    cr_expect_eq(rc, 2, "exit %d: %s", rc, out);
+    cr_expect_not_null(strstr(out, "device 999 requested, "), "%s", out);
+    cr_expect_not_null(strstr(out, " present"), "%s", out);
+    const char *bad[] = {"x", "1,,2", "-1", "0,0", ""};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        char args[128];
+        snprintf(args, sizeof args, "check --op vadd --device '%s' -q", bad[i]);
+        rc = gv_test_run_cli(args, out, sizeof out);
+        cr_expect_eq(rc, 2, "--device '%s': exit %d: %s", bad[i], rc, out);
+    }
+    rc = gv_test_run_cli("bench --op vadd --size 1000 --device 999", out, sizeof out);
+    cr_expect_eq(rc, 2, "bench: exit %d: %s", rc, out);
+    cr_expect_not_null(strstr(out, "device 999 requested, "), "%s", out);
+    rc = gv_test_run_cli("tradeoffs --op vadd --device 999", out, sizeof out);
+    cr_expect_eq(rc, 2, "tradeoffs: exit %d: %s", rc, out);
+    cr_expect_not_null(strstr(out, "device 999 requested, "), "%s", out);
+    if (gk_device_count() >= 2) {
+        rc = gv_test_run_cli("bench --op vadd --size 1000 --device 0,1", out, sizeof out);
+        cr_expect_eq(rc, 2, "bench on a list: exit %d: %s", rc, out);
+        cr_expect_not_null(strstr(out, "bench runs on one device"), "%s", out);
+    }
+    if (gk_device_count() == 0) {
+        rc = gv_test_run_cli("check --op vadd --device all -q", out, sizeof out);
+        cr_expect_eq(rc, 77, "no device: exit %d: %s", rc, out);
+        cr_expect_not_null(strstr(out, "--device all: no CUDA device"), "%s", out);
+    }
+}

@@ -1,0 +1,128 @@
+/* multi.c (tests/gpu): every GPU of a node — check --device all, the planted disagreement
+ * GPUVAL_PERTURB_DEVICE named as the outlier, per-device run files merged. Needs two devices:
+ * with fewer the program returns 77 (meson's skip) before Criterion starts; the device count
+ * is taken in a forked child so this process never initialises CUDA. */
+#include <criterion/criterion.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "gk.h"
+
+static int device_count(void)
+{
+    int fd[2];
+    if (pipe(fd) != 0) return 0;
+    pid_t pid = fork();
+    if (pid < 0) return 0;
+    if (pid == 0) {
+        int n = gk_device_count();
+        ssize_t w = write(fd[1], &n, sizeof n);
+        _exit(w == (ssize_t)sizeof n ? 0 : 1);
+    }
+    close(fd[1]);
+    int n = 0;
+    if (read(fd[0], &n, sizeof n) != (ssize_t)sizeof n) n = 0;
+    close(fd[0]);
+    waitpid(pid, NULL, 0);
+    return n;
+}
+
+/* Run gpuval with env prefix and args; its stdout and stderr into out. Returns the exit code. */
+static int gpuval(const char *env, const char *args, char *out, size_t len)
+{
+    const char *bin = getenv("GPUVAL");
+    cr_assert_not_null(bin, "GPUVAL names the gpuval binary");
+    char cmd[2048];
+    snprintf(cmd, sizeof cmd, "%s '%s' %s </dev/null 2>&1", env, bin, args);
+    FILE *f = popen(cmd, "r");
+    cr_assert_not_null(f);
+    size_t used = fread(out, 1, len - 1, f);
+    out[used] = '\0';
+    char rest[4096];
+    while (fread(rest, 1, sizeof rest, f) > 0)
+        ;
+    int st = pclose(f);
+    return st != -1 && WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+static int count(const char *hay, const char *needle)
+{
+    int n = 0;
+    for (const char *p = strstr(hay, needle); p; p = strstr(p + 1, needle))
+        n++;
+    return n;
+}
+
+static char out[1 << 17];
+
+Test(multi_gpu, every_device_agrees_on_deterministic_ops, .timeout = 300)
+{
+    int rc = gpuval("", "check --device all --op vadd --size 100003", out, sizeof out);
+    cr_expect_eq(rc, 0, "exit %d\n%s", rc, out);
+    cr_expect_not_null(strstr(out, "2 identical, 0 differ, 0 not compared; 0 outlier devices"),
+                       "%s", out);
+}
+
+Test(multi_gpu, a_perturbed_device_is_named_though_it_passes, .timeout = 300)
+{
+    int rc = gpuval("GPUVAL_PERTURB_DEVICE=1", "check --device 0,1 --op vadd --size 100003", out,
+                    sizeof out);
+    cr_expect_eq(rc, 6, "exit %d\n%s", rc, out);
+    cr_expect_eq(count(out, "DIFFER: outlier dev1"), 2, "f32 and f64 both named:\n%s", out);
+    cr_expect_null(strstr(out, "FAIL"), "the perturbation stays inside the tiers:\n%s", out);
+    cr_expect_not_null(strstr(out, "1 outlier device\n"), "%s", out);
+}
+
+Test(multi_gpu, per_device_files_merge, .timeout = 300)
+{
+    char dir[] = "/tmp/gv-multi-XXXXXX", args[512];
+    cr_assert_not_null(mkdtemp(dir));
+    for (int d = 0; d < 2; d++) {
+        snprintf(args, sizeof args, "check --device %d --op vadd --size 1001 -q --json %s/d%d.json",
+                 d, dir, d);
+        int rc = gpuval("", args, out, sizeof out);
+        cr_expect_eq(rc, 0, "device %d: exit %d\n%s", d, rc, out);
+        char want[64];
+        snprintf(want, sizeof want, "device %d of ", d);
+        cr_expect_not_null(strstr(out, want), "%s", out);
+    }
+    snprintf(args, sizeof args, "merge %s/d0.json %s/d1.json", dir, dir);
+    int rc = gpuval("", args, out, sizeof out);
+    cr_expect_eq(rc, 0, "exit %d\n%s", rc, out);
+    cr_expect_not_null(strstr(out, "dev0"), "%s", out);
+    cr_expect_not_null(strstr(out, "dev1"), "%s", out);
+    snprintf(args, sizeof args, "rm -rf '%s'", dir);
+    cr_expect_eq(system(args), 0);
+}
+
+Test(multi_gpu, collectives_are_judged_and_timed, .timeout = 300)
+{
+    int rc = gpuval("", "collectives --bytes 2^20 --iters 5", out, sizeof out);
+    cr_expect_eq(rc, 0, "exit %d\n%s", rc, out);
+    cr_expect_not_null(strstr(out, "10 collectives: 10 passed, 0 failed"), "%s", out);
+    const char *names[] = {"allreduce.sum", "allreduce.max", "allgather", "reducescatter.sum",
+                           "broadcast"};
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
+        cr_expect_eq(count(out, names[i]), 2, "%s in f32 and f64:\n%s", names[i], out);
+}
+
+int main(int argc, char *argv[])
+{
+    if (!getenv("GPUVAL_DEVICES_SEEN")) {
+        int n = device_count();
+        if (n < 2) {
+            fprintf(stderr, "multi-GPU suite: %d CUDA device%s, needs 2: skipped (exit 77)\n", n,
+                    n == 1 ? "" : "s");
+            return 77;
+        }
+        setenv("GPUVAL_DEVICES_SEEN", "1", 1);
+    }
+    struct criterion_test_set *tests = criterion_initialize();
+    int result = 0;
+    if (criterion_handle_args(argc, argv, true)) result = !criterion_run_all_tests(tests);
+    criterion_finalize(tests);
+    return result;
+}
