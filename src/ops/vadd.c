@@ -113,6 +113,7 @@ static const gv_op vadd_illegal = {
     .name = "vadd.illegal",
     .summary = "planted fault: a store through a wild pointer (cudaErrorIllegalAddress)",
     .planted_bug = "illegal address: the CUDA context is lost",
+    .planted_fault = true,
     .device = GV_KERNEL(gk_vadd_illegal),
     VADD_GUARD_COMMON,
 };
@@ -121,6 +122,7 @@ static const gv_op vadd_hang = {
     .name = "vadd.hang",
     .summary = "planted fault: a kernel that spins for 30 minutes (check --case-timeout)",
     .planted_bug = "hangs: only the per-case timeout ends it",
+    .planted_fault = true,
     .device = GV_KERNEL(gk_vadd_hang),
     VADD_GUARD_COMMON,
 };
