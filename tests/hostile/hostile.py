@@ -459,7 +459,9 @@ def run_files():
            "string.json", "nan.json", "huge.json", "deep.json", "deepobj.json", "binary.json",
            "bom.json", "ctrl.json", "checknan.json", "nosuch.json", "adir", "fifo-none"]
     for f in bad:
-        run(["report", f, "--md", "keep-r.md"], 2, f, keep=("keep-r.md",))
+        p = run(["report", f, "--md", "keep-r.md"], 2, f, keep=("keep-r.md",))
+        if p is not None and b"line -1" in p.stderr:
+            problem("bad messages", f"report {f}: a line -1 for a file never parsed")
         run(["compare", f, "check.json"], 2, f)
         run(["compare", "check.json", f], 2, f)
     # readable but odd: refused with exit 2, or rendered; never a crash
