@@ -311,7 +311,7 @@ int gv_cmd_compare(int argc, char **argv)
     json_decref(base);
     json_decref(new_doc);
     if (rc == GV_EINVAL) {
-        gv_usage_error("%s", err);
+        gv_usage_error("compare %s %s: %s", argv[optind], argv[optind + 1], err);
         return GV_EXIT_USAGE;
     }
     if (rc != GV_OK) {

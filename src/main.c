@@ -206,11 +206,11 @@ int gv_cli_main(int argc, char **argv)
     const char *cmd = argv[1];
     if (strcmp(cmd, "-h") == 0 || strcmp(cmd, "--help") == 0) {
         fputs(main_help, stdout);
-        return GV_EXIT_OK;
+        return stdout_checked(GV_EXIT_OK);
     }
     if (strcmp(cmd, "--version") == 0) {
         printf("gpuval %s\n", GV_VERSION);
-        return GV_EXIT_OK;
+        return stdout_checked(GV_EXIT_OK);
     }
     static const struct {
         const char *name;
@@ -229,12 +229,12 @@ int gv_cli_main(int argc, char **argv)
     if (strcmp(cmd, "help") == 0) {
         if (argc < 3) {
             fputs(main_help, stdout);
-            return GV_EXIT_OK;
+            return stdout_checked(GV_EXIT_OK);
         }
         for (size_t i = 0; i < sizeof cmds / sizeof cmds[0]; i++)
             if (strcmp(argv[2], cmds[i].name) == 0) {
                 char *help_argv[] = {argv[2], "--help", NULL};
-                return cmds[i].fn(2, help_argv);
+                return stdout_checked(cmds[i].fn(2, help_argv));
             }
         gv_usage_error("no command '%s'; valid: list info check bench tradeoffs report compare "
                        "replay cache merge collectives",

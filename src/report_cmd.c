@@ -56,7 +56,10 @@ int gv_cmd_report(int argc, char **argv)
     json_error_t err;
     json_t *doc = json_load_file(in, 0, &err);
     if (!doc) {
-        gv_usage_error("%s: line %d, column %d: %s", in, err.line, err.column, err.text);
+        if (err.line < 0) /* not parsed at all: unreadable */
+            gv_usage_error("%s: %s", in, err.text);
+        else
+            gv_usage_error("%s: line %d, column %d: %s", in, err.line, err.column, err.text);
         return GV_EXIT_USAGE;
     }
     if (gv_render_kind_of(doc) == GV_RENDER_UNKNOWN) {

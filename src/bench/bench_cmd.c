@@ -445,6 +445,10 @@ static int make_plan(cli *a, gv_bench_opts *o, plan *p)
         gv_usage_error("--as %s renames the cases of one --op (not a preset's)", a->as_name);
         return -1;
     }
+    if (!a->crossover && (a->sweep || a->sweep_base)) { /* never ignored in silence */
+        gv_usage_error("%s needs --crossover OP", a->sweep ? "--sweep" : "--sweep-base");
+        return -1;
+    }
     if (a->preset) {
         if (a->selection_given || a->sel.dtypes || a->sel.modes || a->crossover) {
             gv_usage_error("--preset %s sets its own cases: drop --op/--size/--dtype/--mode/"

@@ -341,6 +341,8 @@ void gv_rk_svg_end(FILE *f)
     fputs("</svg>\n", f);
 }
 
+#define GV_RK_MAX_TICKS 200
+
 static void tick_label(char *buf, size_t len, double v)
 {
     if (fabs(v) >= 1e4 || (v != 0 && fabs(v) < 1e-3))
@@ -354,9 +356,12 @@ void gv_rk_axes(FILE *f, const gv_rk_plot *p, const char *xtitle, const char *yt
 {
     double l = p->L, r = p->W - p->R, t = p->T, b = p->H - p->B;
     char lab[32];
+    /* at most GV_RK_MAX_TICKS grid lines an axis: a run file's range (0 or negative on a log
+       axis, a step lost in a huge range) cannot make the loop endless */
+    int nx = 0, ny = 0;
     /* y grid and ticks */
     if (p->logy) {
-        for (double v = p->y0; v <= p->y1 * 1.0001; v *= 10) {
+        for (double v = p->y0; v <= p->y1 * 1.0001 && ++ny <= GV_RK_MAX_TICKS; v *= 10) {
             double y = gv_rk_py(p, v);
             tick_label(lab, sizeof lab, v);
             fprintf(f,
@@ -365,7 +370,7 @@ void gv_rk_axes(FILE *f, const gv_rk_plot *p, const char *xtitle, const char *yt
                     l, y, r, y, l - 4, y + 4, lab);
         }
     } else if (ystep > 0) {
-        for (double v = p->y0; v <= p->y1 + 1e-9; v += ystep) {
+        for (double v = p->y0; v <= p->y1 + 1e-9 && ++ny <= GV_RK_MAX_TICKS; v += ystep) {
             double y = gv_rk_py(p, v);
             tick_label(lab, sizeof lab, v);
             fprintf(f,
@@ -375,7 +380,7 @@ void gv_rk_axes(FILE *f, const gv_rk_plot *p, const char *xtitle, const char *yt
         }
     }
     if (p->logx) {
-        for (double v = p->x0; v <= p->x1 * 1.0001; v *= 10) {
+        for (double v = p->x0; v <= p->x1 * 1.0001 && ++nx <= GV_RK_MAX_TICKS; v *= 10) {
             double x = gv_rk_px(p, v);
             tick_label(lab, sizeof lab, v);
             fprintf(f,
@@ -384,7 +389,7 @@ void gv_rk_axes(FILE *f, const gv_rk_plot *p, const char *xtitle, const char *yt
                     x, t, x, b, x, b + 14, lab);
         }
     } else if (xstep > 0) {
-        for (double v = p->x0; v <= p->x1 + 1e-9; v += xstep) {
+        for (double v = p->x0; v <= p->x1 + 1e-9 && ++nx <= GV_RK_MAX_TICKS; v += xstep) {
             double x = gv_rk_px(p, v);
             tick_label(lab, sizeof lab, v);
             fprintf(f,

@@ -33,6 +33,7 @@ static int by_time(const void *a, const void *b)
  * point; the first free spot of a few, else the least bad one. */
 static void labels(FILE *f, const gv_rk_plot *p, pt *pts, int n)
 {
+    if (n <= 0) return; /* nothing to label; and gcc -fsanitize sees no negative size */
     box *placed = calloc((size_t)n * 2 + 1, sizeof *placed);
     int np = 0;
     if (!placed) return;

@@ -19,7 +19,7 @@ static gv_trade_row mkrow(gv_dtype t, gv_mode m, gv_verdict v, double bits, doub
     gv_result_init(&row.r, &c, &gv_default_tiers);
     row.r.verdict = v;
     row.r.m.bits = bits;
-    row.r.m.normwise_rel = ldexp(1.0, -(int)bits);
+    row.r.m.normwise_rel = isfinite(bits) ? ldexp(1.0, -(int)bits) : 0; /* inf: exact */
     row.r.m.max_rel = 2 * row.r.m.normwise_rel;
     row.r.m.ratio = 0.25;
     row.timed = !isnan(ms);

@@ -1,0 +1,550 @@
+#!/usr/bin/env python3
+"""hostile.py GPUVAL [TEST_GPU]: run the built gpuval the way a careless or hostile user would,
+a few hundred times, and check every run.
+
+Each invocation has an expected exit code (or a set of them) and, for a refusal, a piece of text
+its message must contain (it names the fault). After every invocation:
+  - no crash: not killed by a signal, no AddressSanitizer / UndefinedBehaviorSanitizer report;
+  - the exit code is the expected one;
+  - no damaged file: every victim file in the scratch directory (regular files, a read-only file,
+    symlinks, a FIFO, a character device made with mknod when run as root, a user's own
+    NAME.tmp) keeps its type, its permission bits and its checksum;
+  - a usage error (exit 2) comes before any work: nothing on stdout (no "device:" line, no
+    table), no new file in the scratch directory, and in under USAGE_SECONDS.
+It prints one line per problem and a summary (invocations, crashes, wrong exits, damaged
+files, bad messages, work before a usage error) and exits 1 on any problem.
+
+Built without CUDA (or on a machine without a device), `check` finds no device and exits 77;
+the expected codes say so ({0, 77} where a run would otherwise pass). GPUVAL_REQUIRE_GPU is
+tried on TEST_GPU (the gpu suite) only where there is no device.
+"""
+import hashlib
+import json
+import os
+import shutil
+import stat
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+
+USAGE_SECONDS = 10.0  # generous for a sanitizer build on a loaded machine; a parse takes ms
+RUN_TIMEOUT = 120
+
+GPUVAL = os.path.abspath(sys.argv[1])
+TEST_GPU = os.path.abspath(sys.argv[2]) if len(sys.argv) > 2 else None
+SRCDIR = os.environ.get("GPUVAL_SRCDIR", os.path.join(os.path.dirname(__file__), "..", ".."))
+FIXTURES = os.path.join(SRCDIR, "tests", "fixtures")
+ROOT = os.geteuid() == 0
+NODES = False  # a character device made with mknod in the scratch directory
+
+stats = {"invocations": 0, "crashes": 0, "wrong exits": 0, "damaged files": 0,
+         "bad messages": 0, "work before a usage error": 0}
+problems = []
+
+
+def problem(kind, what):
+    stats[kind] += 1
+    problems.append(f"{kind}: {what}")
+    print(f"FAIL {kind}: {what}", flush=True)
+
+
+# ---- the scratch directory and its victims -------------------------------------------------
+
+scratch = tempfile.mkdtemp(prefix="gpuval-hostile.")
+os.chdir(scratch)
+victims = {}  # path -> (kind, mode bits, sha256 or None)
+
+
+def fingerprint(path):
+    st = os.lstat(path)
+    if stat.S_ISLNK(st.st_mode):
+        return ("link", os.readlink(path), None)
+    if stat.S_ISREG(st.st_mode):
+        with open(path, "rb") as f:
+            return ("file", stat.S_IMODE(st.st_mode), hashlib.sha256(f.read()).hexdigest())
+    if stat.S_ISFIFO(st.st_mode):
+        return ("fifo", stat.S_IMODE(st.st_mode), None)
+    if stat.S_ISCHR(st.st_mode):
+        return ("chr", st.st_rdev, None)
+    if stat.S_ISDIR(st.st_mode):
+        return ("dir", stat.S_IMODE(st.st_mode), None)
+    return ("other", st.st_mode, None)
+
+
+def victim(path):
+    victims[path] = fingerprint(path)
+
+
+def make_victims():
+    with open("victim.txt", "w") as f:
+        f.write("the user's precious data\n")
+    victim("victim.txt")
+    with open("readonly.json", "w") as f:
+        f.write('{"keep": "me"}\n')
+    os.chmod("readonly.json", 0o444)
+    victim("readonly.json")
+    with open("keep.json.tmp", "w") as f:  # a user's own file named like an old temporary
+        f.write("mine\n")
+    victim("keep.json.tmp")
+    with open(".tmp", "w") as f:  # `--json ''` once removed ./.tmp
+        f.write("dot tmp\n")
+    victim(".tmp")
+    os.symlink("victim.txt", "err.json.tmp")  # the old fixed-name temporary, as a trap
+    victim("err.json.tmp")
+    os.symlink("victim.txt", "out.txt.tmp")
+    victim("out.txt.tmp")
+    os.mkfifo("fifo")
+    victim("fifo")
+    os.mkdir("adir")
+    victim("adir")
+    os.mkdir("rodir", 0o555)
+    victim("rodir")
+    os.symlink("loop2", "loop1")
+    os.symlink("loop1", "loop2")
+    victim("loop1")
+    victim("loop2")
+    os.symlink("/dev/full", "full-link")
+    victim("full-link")
+    global NODES
+    if ROOT:
+        try:  # a private /dev/null (a container may refuse mknod)
+            os.mknod("null-node", 0o666 | stat.S_IFCHR, os.makedev(1, 3))
+            NODES = True
+        except OSError as e:
+            print(f"hostile: no device node ({e}); those invocations are left out")
+    if NODES:
+        victim("null-node")
+        os.symlink("null-node", "null-link")
+        victim("null-link")
+    for name, src in (("check.json", "check-h100.json"), ("bench.json", "bench-synthetic.json"),
+                      ("trade.json", "tradeoffs-synthetic.json")):
+        shutil.copy(os.path.join(FIXTURES, src), name)
+        victim(name)
+    bad = {
+        "empty.json": "",
+        "trunc.json": open("check.json").read()[:1000],
+        "schema.json": '{"schema": "gpuval-nosuch/9", "cases": []}',
+        "noschema.json": '{"cases": []}',
+        "array.json": "[1, 2, 3]",
+        "string.json": '"gpuval-run/1"',
+        "nan.json": '{"schema": "gpuval-run/1", "cases": [{"max_rel": NaN}]}',
+        "huge.json": '{"schema": "gpuval-run/1", "cases": [{"op": "vadd", "seed": 1e999}]}',
+        "hugeint.json": '{"schema": "gpuval-run/1", "cases": [{"op": "vadd", '
+                        '"seed": 123456789012345678901234567890}]}',
+        "deep.json": "[" * 100000 + "]" * 100000,
+        "deepobj.json": '{"a":' * 5000 + "1" + "}" * 5000,
+        "binary.json": "\x00\x01\x02\xff\xfe garbage",
+        "bom.json": "\ufeff" + '{"schema": "gpuval-run/1"}',
+        "wrongtypes.json": '{"schema": "gpuval-run/1", "cases": "not a list", "device": 7}',
+        "casesnull.json": '{"schema": "gpuval-run/1", "cases": [null, 1, "x", {}]}',
+        "benchbad.json": '{"schema": "gpuval-bench/1", "cases": [{"timing": {"n": "x"}}]}',
+        "tradebad.json": '{"schema": "gpuval-tradeoffs/1", "groups": [{"rows": 5}]}',
+        "ctrl.json": '{"schema": "gpuval-\\u0001run/1"}',
+    }
+    for name, text in bad.items():
+        with open(name, "w", encoding="utf-8", errors="surrogateescape") as f:
+            f.write(text)
+        victim(name)
+    # an interesting variant of a real run: every case's numbers NaN
+    d = json.load(open("check.json"))
+    for c in d.get("cases", [])[:5]:
+        for k, v in list(c.items()):
+            if isinstance(v, (int, float)) and not isinstance(v, bool):
+                c[k] = float("nan")
+    with open("checknan.json", "w") as f:
+        f.write(json.dumps(d))  # Python writes NaN, which is not JSON
+    victim("checknan.json")
+
+
+def check_victims(label):
+    for path, fp in list(victims.items()):
+        try:
+            now = fingerprint(path)
+        except FileNotFoundError:
+            now = None
+        if now != fp:
+            problem("damaged files", f"{label}: {path} was {fp}, now {now}")
+            # restore it so one fault is counted once
+            restore(path, fp)
+
+
+def restore(path, fp):
+    try:
+        if os.path.lexists(path) and not os.path.isdir(path):
+            os.chmod(path, 0o644) if not os.path.islink(path) else None
+            os.remove(path)
+    except OSError:
+        pass
+    victims.pop(path, None)
+
+
+def new_files(before):
+    return sorted(set(os.listdir(".")) - before)
+
+
+# ---- running one invocation ----------------------------------------------------------------
+
+def fifo_reader(path, stop):
+    """Keep a reader on the FIFO so that a writer never blocks."""
+    while not stop.is_set():
+        try:
+            fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
+        except OSError:
+            return
+        try:
+            while not stop.is_set():
+                try:
+                    if os.read(fd, 65536) == b"":
+                        time.sleep(0.01)
+                except BlockingIOError:
+                    time.sleep(0.01)
+        finally:
+            os.close(fd)
+
+
+SANITIZER_MARKS = (b"ERROR: AddressSanitizer", b"ERROR: LeakSanitizer", b"runtime error:",
+                   b"UndefinedBehaviorSanitizer")
+
+
+def run(args, expect, msg=None, env=None, stdout=None, label=None, keep=(), exe=None,
+        no_work=None):
+    """Run gpuval ARGS; expect: an exit code or a set of them; msg: text stderr must contain."""
+    exe = exe or GPUVAL
+    expect = {expect} if isinstance(expect, int) else set(expect)
+    label = label or " ".join(repr(a) if (not a or any(c in a for c in " \t\n")) else a
+                              for a in args)
+    e = dict(os.environ)
+    e.update(env or {})
+    for k, v in (env or {}).items():
+        if v is None:
+            e.pop(k, None)
+    before = set(os.listdir("."))
+    stats["invocations"] += 1
+    t0 = time.monotonic()
+    try:
+        p = subprocess.run([exe] + list(args), env=e, stdin=subprocess.DEVNULL,
+                           stdout=stdout if stdout is not None else subprocess.PIPE,
+                           stderr=subprocess.PIPE, timeout=RUN_TIMEOUT)
+    except subprocess.TimeoutExpired:
+        problem("crashes", f"{label}: no exit in {RUN_TIMEOUT} s")
+        return None
+    dt = time.monotonic() - t0
+    out = p.stdout if isinstance(p.stdout, bytes) else b""
+    err = p.stderr
+    if p.returncode < 0:
+        problem("crashes", f"{label}: killed by signal {-p.returncode}")
+    elif any(m in err for m in SANITIZER_MARKS):
+        problem("crashes", f"{label}: sanitizer report: {err.decode(errors='replace')[-400:]}")
+    elif p.returncode not in expect:
+        problem("wrong exits", f"{label}: exit {p.returncode}, expected {sorted(expect)}; "
+                f"stderr: {err.decode(errors='replace')[-300:]!r}")
+    if msg is not None and p.returncode >= 0:
+        for m in [msg] if isinstance(msg, str) else msg:
+            if m.encode() not in err:
+                problem("bad messages", f"{label}: stderr lacks {m!r}: "
+                        f"{err.decode(errors='replace')[-300:]!r}")
+    if p.returncode == 2 and b"gpuval" not in err and exe == GPUVAL:
+        problem("bad messages", f"{label}: exit 2 without a message")
+    if p.returncode == 2 and any(b < 0x20 and b not in (0x0a,) or b == 0x7f for b in err):
+        problem("bad messages", f"{label}: raw control bytes in the message: {err[-200:]!r}")
+    if (no_work if no_work is not None else p.returncode == 2):
+        if out.strip():
+            problem("work before a usage error", f"{label}: stdout before exit 2: {out[:200]!r}")
+        made = [f for f in new_files(before) if f not in keep]
+        if made:
+            problem("work before a usage error", f"{label}: created {made} before exit 2")
+        if dt > USAGE_SECONDS:
+            problem("work before a usage error", f"{label}: exit 2 after {dt:.1f} s")
+    check_victims(label)
+    for f in new_files(before):
+        if f not in keep and not f.startswith("keep-"):
+            try:
+                os.remove(f)
+            except OSError:
+                pass
+    return p
+
+
+# ---- the invocations -----------------------------------------------------------------------
+
+def device_present():
+    p = subprocess.run([GPUVAL, "info"], stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    return p.returncode == 0
+
+
+OK = {0, 77}  # a valid run: passes, or nothing could run for want of a device
+SMALL = ["--op", "vadd", "--size", "1000"]
+
+
+def seeds():
+    bad = [" -1", "-1", "+1", " 5", "5 ", "\t1", "1\n", "1e3", "0x", "0xg", "0x-1", "12a", "",
+           "18446744073709551616", "99999999999999999999999999", "0x10000000000000000",
+           "\u0663", "\uff11", "1\u00a0", "nan", "inf", "0b101", "1_000", "1,2", "--", "-0",
+           "0x1p3", "1.0", "\x01", "\x1b[31m7", "9" * 1000]
+    good = ["0", "010", "0x1F", "0XfF", "18446744073709551615", "0xffffffffffffffff",
+            "9223372036854775808", "42"]
+    for s in bad:
+        run(["check", *SMALL, "--seed", s], 2, "--seed")
+        run(["bench", "--op", "vadd", "--seed", s], 2, "--seed")
+        run(["tradeoffs", "--op", "gemm.cublas", "--seed", s], 2, "--seed")
+    for s in good:
+        run(["check", *SMALL, "--seed", s, "--json", "keep-s.json"], OK, keep=("keep-s.json",))
+        if os.path.exists("keep-s.json"):
+            doc = json.load(open("keep-s.json"))
+            want = int(s, 0) if not s.startswith("0") or s.lower().startswith("0x") else int(s)
+            got = {str(c.get("seed")) for c in doc.get("cases", [])}
+            if got and got != {str(want)}:
+                problem("wrong exits", f"--seed {s}: the run file holds seeds {got}, not {want}")
+            os.remove("keep-s.json")
+
+
+def sizes():
+    bad = ["0", "-1", "1e19", "2^63", "2^4096", "9^99999", "1.5", "x", "1,,2", ",", "nan", "inf",
+           "1e-3", "0x10", " 1", "1 ", "\uff11\uff10", "1x2x3x4x5", "9" * 400, "1e400", "",
+           "1x", "x1", "2^", "^2", "2^-1", "1^5", "1000\x01", "4.6e18x4.6e18x0",
+           ",".join(["1"] * 300), "1e5.5", "+5", "-0"]
+    for s in bad:
+        run(["check", "--op", "vadd", "--size", s], 2, "size")
+    for s in ["1e19", "2^63", "9" * 40]:
+        run(["check", "--op", "vadd", "--size", s], 2, "4.6e18")  # the cap is named
+    # over a layout's limits: refused or skipped quickly, never a wrapped count
+    for op, s in [("vadd", "4.6e18"), ("vadd", "4e18"), ("gemm.cublas", "4e6x4e6x4e6"),
+                  ("lsmr.ridge", "1e9x1e9"), ("lsmr.ridge", "4e18x4e18"),
+                  ("solve.gesv", "1e9x6"), ("fft.c2c.fwd", "2^60x8")]:
+        p = run(["check", "--op", op, "--size", s], {1, 2, 3, 77}, no_work=False)
+        if p is not None and b"-" in p.stdout and b"needs -" in p.stdout:
+            problem("bad messages", f"{op} {s}: a negative byte count")
+
+
+def sweeps():
+    bad = ["n=0..10", "n=10..1", "n=1..", "=..", "n=..5", "q=1..10", "n=1..1e30", "n=-1..5",
+           "n=1...5", "n", "n=5", "x" * 200, "n=1.." + "9" * 200, "n=\x01..5", "n=1..5\n",
+           "n=nan..inf", "n=2^70..2^71"]
+    for s in bad:
+        run(["bench", "--crossover", "vadd", "--sweep", s], 2)
+    # the value that the old 127-byte cut turned into a valid range
+    run(["bench", "--crossover", "vadd", "--sweep", "n=1..1000" + "0" * 130], 2, "--sweep")
+    # a sweep without a crossover was once ignored in silence
+    run(["bench", "--op", "vadd", "--sweep", "n=1..100"], 2, "--crossover")
+    run(["bench", "--op", "vadd", "--sweep-base", "1000"], 2, "--crossover")
+    run(["bench", "--crossover", "vadd", "--sweep", "n=1..100"], OK, no_work=False)
+    nums = {"--sweep-factor": ["0", "-2", "1", "nan", "inf", "1e400", "x", ""],
+            "--refine": ["-1", "x", "99999999999", "1.5", ""],
+            "--target-spread": ["-0.1", "nan", "x", "inf", ""],
+            "--cap": ["-1", "0", "x", "1e999", ""],
+            "--min-samples": ["-1", "0", "99999999999", "x", ""],
+            "--cpu-budget": ["-1", "nan", "inf", "x", ""]}
+    for opt, vals in nums.items():
+        for v in vals:
+            run(["bench", "--op", "vadd", opt, v], 2, opt)
+
+
+def names():
+    run(["nosuch"], 2, "unknown command")
+    run(["CHECK"], 2, "unknown command")
+    run([""], 2, "unknown command")
+    run(["\x01\x1b[2J"], 2, "unknown command")
+    run(["help", "nosuch"], 2, "no command")
+    for cmd in ["list", "check", "bench", "tradeoffs", "report", "compare"]:
+        run([cmd, "--nosuch"], 2, "--nosuch")
+        run([cmd, "-Z"], 2, "-Z")
+        run([cmd, "--\x07bell"], 2, "\\x07")
+        run(["help", cmd], 0, no_work=False)
+        run([cmd, "--help"], 0, no_work=False)
+    run(["list", "extra"], 2, "extra")
+    run(["info", "extra"], 2, "extra")
+    for cmd in ["check", "bench", "tradeoffs"]:
+        run([cmd, "--op", "nosuch"], 2, "nosuch")
+        run([cmd, "--op", "\x01"], 2, "\\x01")
+        if cmd != "tradeoffs":  # tradeoffs runs every dtype and mode of an op
+            run([cmd, "--op", "vadd", "--dtype", "f8"], 2, "f8")
+            run([cmd, "--op", "vadd", "--dtype", ""], 2, "dtype")
+            run([cmd, "--op", "vadd", "--mode", "bogus"], 2, "bogus")
+        else:
+            run([cmd, "--op", "vadd", "--dtype", "f32"], 2, "--dtype")
+        run([cmd, "--op", "vadd", "--dist", "bogus"], 2, "bogus")
+        run([cmd, "--op"], 2)
+        run([cmd, "stray-argument"], 2)
+    run(["check", "--op", "vadd", "--dtype", "f32,,f64"], OK, no_work=False)  # f32,f64
+    run(["check", "--op", "vadd", "--dtype", ",,"], 2, "dtype")
+    run(["check", "--op", "vadd", "--mode", "tf32"], 2)  # vadd has no tf32
+    run(["bench", "--preset", "nosuch"], 2, "nosuch")
+    run(["bench", "--crossover", "nosuch"], 2)
+    run(["check", "--op", "vadd", "--seed"], 2)
+    run(["check", "--op=vadd", "--size=1000"], OK)
+    run(["list"], 0, no_work=False)
+    run(["list", "--all", "-v"], 0, no_work=False)
+    run(["list", "--modes"], 0, no_work=False)
+    run(["--version"], 0, no_work=False)
+    run([], 2)
+
+
+def outputs():
+    # (command prefix, output options)
+    cmds = [(["check", *SMALL], ["--json"]),
+            (["check", *SMALL, "--force"], ["--save"]),
+            (["bench", "--op", "vadd", "--size", "1000"], ["--json", "--csv", "--md"]),
+            (["tradeoffs", "--op", "gemm.cublas", "--size", "64x64x64"], ["--json", "--md"]),
+            (["report", "check.json"], ["--html", "--md"]),
+            (["compare", "check.json", "check.json"], ["--md", "--junit"])]
+    # a device-less run of bench or tradeoffs exits 77 after its probes
+    for prefix, opts in cmds:
+        valid = OK if prefix[0] in ("check", "bench", "tradeoffs") else {0}
+        for opt in opts:
+            run(prefix + [opt, ""], 2, opt)
+            run(prefix + [opt, "adir"], 2, "adir")
+            run(prefix + [opt, "."], 2)
+            run(prefix + [opt, "nosuchdir/x.json"], 2, "nosuchdir")
+            run(prefix + [opt, "readonly.json"], 2, "readonly.json")
+            run(prefix + [opt, "loop1"], 2, "loop1")
+            run(prefix + [opt, "victim.txt/x"], 2)
+            if not ROOT:
+                run(prefix + [opt, "rodir/x"], 2, "rodir")
+            run(prefix + [opt, "x" * 300], {2} if len("x" * 300) > 255 else valid)
+            # the traps of the old fixed-name temporary: symlinked NAME.tmp, a user's own
+            run(prefix + [opt, "err.json"], valid, keep=("err.json",))
+            run(prefix + [opt, "keep.json"], valid)
+            run(prefix + [opt, "out.txt"], valid)
+            run(prefix + [opt, "-"], valid, no_work=False)
+            # a symlink to a victim: the link may be replaced, the victim never written
+            os.symlink("victim.txt", "keep-link")
+            run(prefix + [opt, "keep-link"], valid, keep=("keep-link",))
+            os.remove("keep-link")
+            # a dangling symlink: like a missing file, the link itself is replaced
+            os.symlink("nowhere/at/all", "keep-dangling")
+            run(prefix + [opt, "keep-dangling"], valid, keep=("keep-dangling",))
+            os.remove("keep-dangling")
+            # a FIFO with a reader: written into, still a FIFO
+            stop = threading.Event()
+            t = threading.Thread(target=fifo_reader, args=("fifo", stop), daemon=True)
+            t.start()
+            run(prefix + [opt, "fifo"], valid, no_work=False)
+            stop.set()
+            t.join()
+            if NODES:
+                run(prefix + [opt, "null-node"], valid, no_work=False)
+                run(prefix + [opt, "null-link"], valid, no_work=False)
+            # a full device: the write fails, reported, exit 3 (or 77 where nothing ran and the
+            # run writes no file)
+            p = run(prefix + [opt, "full-link"], {3} if valid == {0} else {3, 77}, no_work=False)
+            if p is not None and p.returncode == 3 and b"full-link" not in p.stderr:
+                problem("bad messages", f"{prefix[0]} {opt} full-link: the path is not named")
+        if len(opts) > 1:
+            run(prefix + [opts[0], "two.out", opts[1], "two.out"], 2, "two.out")
+            run(prefix + [opts[0], "-", opts[1], "-"], valid, no_work=False)
+            os.symlink("victim.txt", "keep-alias")
+            run(prefix + [opts[0], "victim.txt", opts[1], "keep-alias"], 2, keep=("keep-alias",))
+            os.remove("keep-alias")
+    # a baseline is never replaced without --force; two options naming one file
+    for target in ("victim.txt", "keep.json.tmp", "null-node" if NODES else "fifo", "err.json.tmp"):
+        run(["check", *SMALL, "--save", target], 2, "--force")
+    run(["check", *SMALL, "--json", "same.out", "--save", "same.out"], 2, "same.out")
+    run(["check", *SMALL, "--json", "-", "--save", "-"], OK, no_work=False)  # "-" may repeat
+    run(["check", *SMALL, "--baseline", "nosuch.json"], 2, "nosuch.json")
+    run(["check", *SMALL, "--baseline", "trunc.json"], 2, "trunc.json")
+    run(["check", *SMALL, "--baseline", "bench.json"], 2)
+    run(["check", *SMALL, "--baseline", "adir"], 2, "adir")
+    # stdout lost
+    with open("/dev/full", "w") as full:
+        for args in (["list"], ["list", "--modes"], ["--help"], ["help", "check"],
+                     ["compare", "check.json", "check.json"], ["report", "check.json", "--md", "-"]):
+            p = run(args, 3, "standard output", stdout=full, no_work=False)
+    run(["check", *SMALL, "--json", "/dev/full"], {3, 77}, no_work=False)
+
+
+def run_files():
+    bad = ["empty.json", "trunc.json", "schema.json", "noschema.json", "array.json",
+           "string.json", "nan.json", "huge.json", "deep.json", "deepobj.json", "binary.json",
+           "bom.json", "ctrl.json", "checknan.json", "nosuch.json", "adir", "fifo-none"]
+    for f in bad:
+        p = run(["report", f, "--md", "keep-r.md"], 2, f, keep=("keep-r.md",))
+        if p is not None and b"line -1" in p.stderr:
+            problem("bad messages", f"report {f}: a line -1 for a file never parsed")
+        run(["compare", f, "check.json"], 2, f)
+        run(["compare", "check.json", f], 2, f)
+    # readable but odd: refused with exit 2, or rendered; never a crash
+    for f in ["hugeint.json", "wrongtypes.json", "casesnull.json", "benchbad.json",
+              "tradebad.json"]:
+        run(["report", f, "--md", "keep-r.md"], {0, 2}, keep=("keep-r.md",), no_work=False)
+        run(["compare", f, f], {0, 2, 4, 5}, no_work=False)
+    run(["compare", "check.json", "bench.json"], 2)  # different schemas
+    run(["compare", "bench.json", "bench.json"], {0, 5}, no_work=False)
+    run(["compare", "trade.json", "trade.json"], 2, "gpuval-tradeoffs/1")
+    run(["compare", "check.json"], 2)
+    run(["compare", "check.json", "check.json", "check.json"], 2)
+    run(["compare", "--bits", "-1", "check.json", "check.json"], 2, "--bits")
+    run(["compare", "--bits", "nan", "check.json", "check.json"], 2, "--bits")
+    run(["compare", "--bits", "1e400", "check.json", "check.json"], 2, "--bits")
+    run(["compare", "--ratio", "0.5", "check.json", "check.json"], 2, "--ratio")
+    run(["compare", "--ratio", "x", "check.json", "check.json"], 2, "--ratio")
+    run(["report", "check.json"], 2, "--html")
+    run(["report", "check.json", "trade.json", "--md", "x.md"], 2)
+    for f in ["check.json", "bench.json", "trade.json"]:
+        run(["report", f, "--md", "-", "--html", "/dev/null"], {0}, no_work=False)
+        run(["compare", f, f, "--md", "-"], {0, 5} if f != "trade.json" else {2},
+            no_work=False)
+
+
+def concurrent():
+    """Writers racing for one path: every file seen is whole, no temporary is left behind."""
+    for prefix, opt in ((["check", *SMALL], "--json"), (["report", "check.json"], "--md"),
+                        (["compare", "check.json", "check.json"], "--junit")):
+        procs = []
+        for _ in range(8):
+            stats["invocations"] += 1
+            procs.append(subprocess.Popen([GPUVAL] + prefix + [opt, "race.out"],
+                                          stdout=subprocess.DEVNULL, stderr=subprocess.PIPE))
+        rcs = [(p.wait(timeout=RUN_TIMEOUT), p.stderr.read()) for p in procs]
+        for rc, err in rcs:
+            if rc < 0:
+                problem("crashes", f"concurrent {prefix[0]} {opt}: signal {-rc}")
+            elif rc not in OK:
+                problem("wrong exits", f"concurrent {prefix[0]} {opt}: exit {rc}: {err[-200:]!r}")
+        if os.path.exists("race.out"):
+            text = open("race.out", "rb").read()
+            if opt == "--json":
+                try:
+                    json.loads(text)
+                except ValueError:
+                    problem("damaged files", f"concurrent {prefix[0]}: race.out is not whole JSON")
+            elif opt == "--junit" and not text.rstrip().endswith(b">"):
+                problem("damaged files", f"concurrent {prefix[0]}: race.out is cut short")
+            os.remove("race.out")
+        left = [f for f in os.listdir(".") if f.startswith(".race.out")]
+        if left:
+            problem("damaged files", f"concurrent {prefix[0]}: temporaries left: {left}")
+            for f in left:
+                os.remove(f)
+        check_victims(f"concurrent {prefix[0]}")
+
+
+def require_gpu():
+    if TEST_GPU is None or device_present():
+        return
+    for val, expect in ((None, 77), ("", 77), ("0", 77), ("1", 1), ("yes", 1), ("true", 1),
+                        ("2", 1), (" ", 1), ("00", 1), ("no", 1)):
+        run(["--jobs=1"], expect, env={"GPUVAL_REQUIRE_GPU": val}, exe=TEST_GPU, no_work=False,
+            label=f"test_gpu GPUVAL_REQUIRE_GPU={val!r}")
+
+
+def main():
+    make_victims()
+    t0 = time.monotonic()
+    for part in (seeds, sizes, sweeps, names, outputs, run_files, concurrent, require_gpu):
+        part()
+    if not os.path.exists("/dev/null") or not stat.S_ISCHR(os.stat("/dev/null").st_mode):
+        problem("damaged files", "/dev/null is no longer a character device")
+    print(f"hostile: {stats['invocations']} invocations in {time.monotonic() - t0:.0f} s: "
+          + ", ".join(f"{v} {k}" for k, v in stats.items() if k != "invocations"))
+    os.chdir("/")
+    for p in ("rodir",):
+        os.chmod(os.path.join(scratch, p), 0o755)
+    shutil.rmtree(scratch, ignore_errors=True)
+    bad = sum(v for k, v in stats.items() if k != "invocations")
+    return 1 if bad or stats["invocations"] < 300 else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
