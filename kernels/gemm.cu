@@ -280,8 +280,21 @@ static int fp8_gemm(gk_launch *L)
     quant_transpose_kernel<<<grid, block, 0, s>>>(B, b8t, k, n, amax + 1, descale + 1);
     GK_LAUNCHED("quant_transpose_kernel");
     const float one = 1.0f, zero = 0.0f;
-    GK_LT(cublasLtMatmul(g_lt, p->op, &one, b8t, p->a, a8, p->b, &zero, L->out[0], p->c, L->out[0],
-                         p->c, &p->algo, lt_ws, (size_t)GK_GEMM_FP8_LT_BYTES, s));
+    cublasStatus_t st = cublasLtMatmul(g_lt, p->op, &one, b8t, p->a, a8, p->b, &zero, L->out[0],
+                                       p->c, L->out[0], p->c, &p->algo, lt_ws,
+                                       (size_t)GK_GEMM_FP8_LT_BYTES, s);
+    if (st == CUBLAS_STATUS_NOT_SUPPORTED) {
+        /* seen on an H100 with cuBLAS 13.1 for this descriptor (e4m3 A and B, "TN", f32 C and
+           D, device scale pointers) although the heuristic offered an algorithm: the library
+           declines, so the mode is a SKIP that says so, not a result */
+        char why[200];
+        snprintf(why, sizeof why,
+                 "fp8: cublasLtMatmul returned CUBLAS_STATUS_NOT_SUPPORTED for e4m3 TN with f32 "
+                 "C/D at %lld x %lld x %lld",
+                 (long long)m, (long long)k, (long long)n);
+        return gk_fail_unsupported(why);
+    }
+    GK_LT(st);
     snprintf(L->math_mode, sizeof L->math_mode, "cuBLASLt e4m3 in, scaled, COMPUTE_32F");
     return GV_OK;
 }

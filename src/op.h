@@ -70,8 +70,9 @@ typedef struct gv_op {
     const char *error_model;  /* the bound it follows, with its source, for `list -v` */
     const char *planted_bug;  /* non-NULL: a deliberately wrong variant the oracle must FAIL;
                                  kept out of the default catalogue */
-    bool planted_fault;       /* the planted bug is a fault (an illegal address, a hang): its
-                                 outcome is an ERROR, not a FAIL (tests/gpu/test_faults.c) */
+    bool planted_fault;       /* the planted bug is not one run's FAIL: a fault (an illegal
+                                 address, a hang: an ERROR) or a difference between repeats
+                                 (check --repeat); tests/gpu/test_faults.c owns it */
     const char *planted_slow; /* non-NULL: a deliberately slower variant with the op's results
                                  (check must PASS it, compare of timings must call it
                                  REGRESSED); kept out of the default catalogue as well */

@@ -190,6 +190,7 @@ static const gv_op reduce_sum_racy = {
     .summary = "planted bug: tile sums added with atomicAdd in arrival order, yet declared "
                "deterministic (check --repeat must FAIL it)",
     .planted_bug = "not bit-reproducible though declared deterministic",
+    .planted_fault = true,
     .shapes = "4194305",
     .test_shapes = "1000003,4194305",
     .device = GV_KERNEL(gk_reduce_sum_racy),
