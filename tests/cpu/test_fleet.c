@@ -240,7 +240,7 @@ static void write_run(const char *path, int index, const char *model, const fake
                         json_pack("{s:s, s:i, s:n, s:{s:i, s:i}, s:i, s:i}", "host", "node1",
                                   "device_index", index, "rank", "pcie", "gen", 5, "width", 16,
                                   "sm_clock_mhz", 1980, "sm_clock_max_mhz", 1980));
-    char uuid[40];
+    char uuid[64];
     snprintf(uuid, sizeof uuid, "0000000%d-0000-0000-0000-000000000000", index);
     json_object_set_new(root, "device",
                         json_pack("{s:s, s:s, s:i, s:i, s:i, s:i, s:i, s:i}", "name", model, "uuid",
