@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "../../abi/lsmr.h"
+#include "../../oracle/go.h"
 #include "../gen.h"
 #include "../run.h"
 #include "opkit.h"
@@ -40,23 +41,63 @@ static int lsmr_check_shape(const gv_shape *s, char *why, size_t len)
     return GV_OK;
 }
 
-/* The sparsity pattern: entry (i, j) is kept with probability GK_LSMR_DENSITY, decided by
- * its own 53 random bits. Fills row_ptr and col_idx when given; returns nnz. */
-static int64_t lsmr_pattern(uint64_t seed, int64_t m, int64_t n, int32_t *row_ptr, int32_t *col_idx)
+/* Whether entry (i, j) of the pattern is kept: with probability GK_LSMR_DENSITY, decided by
+ * its own 53 random bits. */
+static inline int lsmr_kept(uint64_t seed, int64_t i, int64_t j, int64_t n)
 {
     const uint64_t keep = (uint64_t)(GK_LSMR_DENSITY * 0x1p53);
+    return (gv_gen_bits(seed, LSMR_KEY_PATTERN, (uint64_t)(i * n + j)) >> 11) < keep;
+}
+
+/* The kept entries of rows [0, m), counted on all cores: each row's count is exact, so the
+ * total is the same whatever the thread count. Memoised for the last (seed, m, n): the layout
+ * is asked for at selection and again for the run, and a 30000 x 30000 count is 9e8 hashes. */
+static int64_t lsmr_count(uint64_t seed, int64_t m, int64_t n)
+{
+    static _Thread_local struct {
+        uint64_t seed;
+        int64_t m, n, nnz;
+        int valid;
+    } memo;
+    if (memo.valid && memo.seed == seed && memo.m == m && memo.n == n) return memo.nnz;
     int64_t nnz = 0;
-    if (row_ptr) row_ptr[0] = 0;
-    for (int64_t i = 0; i < m; i++) {
-        for (int64_t j = 0; j < n; j++) {
-            if ((gv_gen_bits(seed, LSMR_KEY_PATTERN, (uint64_t)(i * n + j)) >> 11) >= keep)
-                continue;
-            if (col_idx) col_idx[nnz] = (int32_t)j;
-            nnz++;
-        }
-        if (row_ptr) row_ptr[i + 1] = (int32_t)nnz;
-    }
+#pragma omp parallel for reduction(+ : nnz) schedule(static) if ((double)m * n > GO_PAR_MIN)
+    for (int64_t i = 0; i < m; i++)
+        for (int64_t j = 0; j < n; j++)
+            nnz += lsmr_kept(seed, i, j, n);
+    memo.seed = seed;
+    memo.m = m;
+    memo.n = n;
+    memo.nnz = nnz;
+    memo.valid = 1;
     return nnz;
+}
+
+/* The sparsity pattern as CSR: row_ptr (m + 1) and col_idx (nnz), filled on all cores (each
+ * row's count first, then a prefix sum, then each row's columns in order: the same arrays as
+ * one thread's row-by-row walk). Without row_ptr only the count. Returns nnz. */
+static int64_t lsmr_pattern(uint64_t seed, int64_t m, int64_t n, int32_t *row_ptr, int32_t *col_idx)
+{
+    if (!row_ptr) return lsmr_count(seed, m, n);
+    row_ptr[0] = 0;
+#pragma omp parallel for schedule(static) if ((double)m * n > GO_PAR_MIN)
+    for (int64_t i = 0; i < m; i++) {
+        int32_t count = 0;
+        for (int64_t j = 0; j < n; j++)
+            count += lsmr_kept(seed, i, j, n);
+        row_ptr[i + 1] = count;
+    }
+    for (int64_t i = 0; i < m; i++) /* nnz <= INT32_MAX: lsmr_layout refuses more */
+        row_ptr[i + 1] += row_ptr[i];
+    if (col_idx) {
+#pragma omp parallel for schedule(static) if ((double)m * n > GO_PAR_MIN)
+        for (int64_t i = 0; i < m; i++) {
+            int32_t at = row_ptr[i];
+            for (int64_t j = 0; j < n; j++)
+                if (lsmr_kept(seed, i, j, n)) col_idx[at++] = (int32_t)j;
+        }
+    }
+    return row_ptr[m];
 }
 
 static int lsmr_layout(const gv_case *c, gv_layout *l)

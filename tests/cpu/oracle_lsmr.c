@@ -5,6 +5,7 @@
 #include <float.h>
 #include <lapacke.h>
 #include <math.h>
+#include <omp.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -353,4 +354,35 @@ Test(lsmr_reference, zero_matrix_stops_at_x0)
     cr_expect_eq(info[GK_LSMR_INFO_ISTOP], GK_LSMR_X0);
     cr_expect_eq(info[GK_LSMR_INFO_ITERATIONS], 0);
     cr_expect(x[0] == 0 && x[1] == 0);
+}
+
+/* The sparsity pattern is built on all cores (src/ops/lsmr.c: each row counted, a prefix sum,
+ * each row filled): the CSR arrays and the values must be the same bits on 1 and 3 threads,
+ * and every row's columns strictly increasing inside [0, n). */
+Test(lsmr_oracle, the_pattern_is_the_same_on_any_thread_count)
+{
+    const int64_t m = 2000, n = 1500;
+    gv_case c = gv_test_case("lsmr.ridge", GV_F64, GV_MODE_NATIVE, GV_DIST_UNIFORM01,
+                             (gv_shape){3, {m, n, 4}}, 11);
+    gv_problem one, three;
+    omp_set_num_threads(1);
+    gv_test_problem(&one, &c);
+    omp_set_num_threads(3);
+    gv_test_problem(&three, &c);
+    omp_set_num_threads(omp_get_num_procs());
+    const gk_lsmr_aux *a = one.aux, *b = three.aux;
+    cr_assert_eq(a->nnz, b->nnz);
+    cr_expect_gt(a->nnz, 0);
+    cr_expect_eq(memcmp(a->row_ptr, b->row_ptr, (size_t)(m + 1) * sizeof *a->row_ptr), 0);
+    cr_expect_eq(memcmp(a->col_idx, b->col_idx, (size_t)a->nnz * sizeof *a->col_idx), 0);
+    cr_expect_eq(memcmp(one.in[0].ref, three.in[0].ref, (size_t)a->nnz * sizeof(double)), 0);
+    cr_expect_eq(a->row_ptr[m], a->nnz);
+    for (int64_t i = 0; i < m; i++)
+        for (int32_t k = a->row_ptr[i]; k < a->row_ptr[i + 1]; k++) {
+            cr_assert(a->col_idx[k] >= 0 && a->col_idx[k] < n);
+            if (k > a->row_ptr[i])
+                cr_assert_lt(a->col_idx[k - 1], a->col_idx[k], "row %lld", (long long)i);
+        }
+    gv_problem_free(&one);
+    gv_problem_free(&three);
 }
