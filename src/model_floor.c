@@ -7,6 +7,8 @@
  * of the relative rounding errors of X. */
 #include "model_floor.h"
 
+#include "cache.h"
+
 #include <math.h>
 #include <string.h>
 
@@ -58,12 +60,8 @@ double gv_prob_floor(const gv_problem *p, const gv_result *r)
 uint64_t gv_output_hash(const gv_problem *p)
 {
     uint64_t h = 0xcbf29ce484222325ull;
-    if (p->l.n_out < 1 || !p->out[0].data) return h;
-    const unsigned char *b = p->out[0].data;
-    size_t bytes = (size_t)p->out[0].count * gv_dtype_size(p->c.dtype);
-    for (size_t i = 0; i < bytes; i++) {
-        h ^= b[i];
-        h *= 0x100000001b3ull;
-    }
+    for (int i = 0; i < p->l.n_out; i++)
+        if (p->out[i].data)
+            h = gv_xxh64(p->out[i].data, (size_t)p->out[i].count * gv_dtype_size(p->c.dtype), h);
     return h;
 }

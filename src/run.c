@@ -3,6 +3,7 @@
 #include "run.h"
 
 #include <assert.h>
+#include <malloc.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -33,13 +34,11 @@ static double now_ms(void)
     return ts.tv_sec * 1e3 + ts.tv_nsec * 1e-6;
 }
 
-/* The digest of what the device wrote, every output in order (gpuval merge compares it). */
+/* The digest of what the device wrote, every output in order (gpuval merge compares it;
+   model_floor.h's gv_output_hash, the one tradeoffs compares modes by). */
 static void hash_outputs(const gv_problem *p, gv_result *r)
 {
-    uint64_t h = GV_FNV1A64_INIT;
-    for (int i = 0; i < p->l.n_out; i++)
-        h = gv_fnv1a64(h, p->out[i].data, (size_t)p->out[i].count * gv_dtype_size(p->c.dtype));
-    r->output_hash = h;
+    r->output_hash = gv_output_hash(p);
     r->have_hash = true;
 }
 
@@ -69,15 +68,80 @@ void gv_store_rounded(gv_problem *p, int i)
     store_dtype(t->ref, t->data, t->count, p->c.dtype);
 }
 
+/* Host buffers kept between the cases of one process. A case's tensors reach gigabytes, and
+ * taking fresh pages from the kernel for every case (a page fault and a zeroed page each) cost
+ * more than generating, the oracle and the judge: perf of one vadd f64 1e8 case put 40 % of its
+ * host time in the kernel's clear_page. A freed buffer of 1 MiB or more is kept (at most
+ * POOL_SLOTS of them and POOL_MAX_BYTES in all; the smallest goes first) and handed to the
+ * next request it fits without wasting more than half of it. The tensors are malloc'd, never
+ * calloc'd: their contents are written before they are read, so a reused buffer needs no
+ * clearing. One pool per thread; cases run on one thread. */
+enum { POOL_SLOTS = 24 };
+#define POOL_MIN_BYTES ((size_t)1 << 20)
+#define POOL_MAX_BYTES ((size_t)16 << 30)
+static _Thread_local struct {
+    void *ptr[POOL_SLOTS];
+    size_t bytes[POOL_SLOTS];
+    size_t total;
+} pool;
+
+static void *pool_get(size_t bytes)
+{
+    int best = -1;
+    for (int i = 0; i < POOL_SLOTS; i++)
+        if (pool.ptr[i] && pool.bytes[i] >= bytes && pool.bytes[i] / 2 <= bytes &&
+            (best < 0 || pool.bytes[i] < pool.bytes[best]))
+            best = i;
+    if (best < 0) return malloc(bytes);
+    void *ptr = pool.ptr[best];
+    pool.total -= pool.bytes[best];
+    pool.ptr[best] = NULL;
+    return ptr;
+}
+
+static void pool_put(void *ptr)
+{
+    if (!ptr) return;
+    size_t bytes = malloc_usable_size(ptr);
+    if (bytes < POOL_MIN_BYTES || bytes > POOL_MAX_BYTES) {
+        free(ptr);
+        return;
+    }
+    while (pool.total + bytes > POOL_MAX_BYTES) { /* make room: the smallest kept go first */
+        int small = -1;
+        for (int i = 0; i < POOL_SLOTS; i++)
+            if (pool.ptr[i] && (small < 0 || pool.bytes[i] < pool.bytes[small])) small = i;
+        free(pool.ptr[small]);
+        pool.total -= pool.bytes[small];
+        pool.ptr[small] = NULL;
+    }
+    int slot = -1;
+    for (int i = 0; i < POOL_SLOTS && slot < 0; i++)
+        if (!pool.ptr[i]) slot = i;
+    if (slot < 0) { /* full: replace the smallest kept buffer if this one is larger */
+        for (int i = 0; i < POOL_SLOTS; i++)
+            if (slot < 0 || pool.bytes[i] < pool.bytes[slot]) slot = i;
+        if (pool.bytes[slot] >= bytes) {
+            free(ptr);
+            return;
+        }
+        free(pool.ptr[slot]);
+        pool.total -= pool.bytes[slot];
+    }
+    pool.ptr[slot] = ptr;
+    pool.bytes[slot] = bytes;
+    pool.total += bytes;
+}
+
 void gv_problem_free(gv_problem *p)
 {
     for (int i = 0; i < GV_MAX_TENSORS; i++) {
-        free(p->in[i].ref);
-        free(p->in[i].data);
-        free(p->out[i].ref);
-        free(p->out[i].data);
-        free(p->out[i].gauge);
-        free(p->out[i].pgauge);
+        pool_put(p->in[i].ref);
+        pool_put(p->in[i].data);
+        pool_put(p->out[i].ref);
+        pool_put(p->out[i].data);
+        pool_put(p->out[i].gauge);
+        pool_put(p->out[i].pgauge);
     }
     if (p->aux && p->aux_free) p->aux_free(p->aux);
     memset(p, 0, sizeof *p);
@@ -97,20 +161,20 @@ int gv_problem_init(gv_problem *p, const gv_case *c)
         gv_tensor *t = &p->in[i];
         t->name = p->l.in[i].name;
         t->count = p->l.in[i].count;
-        t->ref = malloc((size_t)t->count * sizeof(double) + 1);
-        t->data = malloc((size_t)t->count * es + 1);
+        t->ref = pool_get((size_t)t->count * sizeof(double) + 1);
+        t->data = pool_get((size_t)t->count * es + 1);
         if (!t->ref || !t->data) goto nomem;
     }
     for (int i = 0; i < p->l.n_out; i++) {
         gv_tensor *t = &p->out[i];
         t->name = p->l.out[i].name;
         t->count = p->l.out[i].count;
-        t->ref = malloc((size_t)t->count * sizeof(double) + 1);
-        t->data = malloc((size_t)t->count * es + 1);
-        t->gauge = malloc((size_t)t->count * sizeof(double) + 1);
+        t->ref = pool_get((size_t)t->count * sizeof(double) + 1);
+        t->data = pool_get((size_t)t->count * es + 1);
+        t->gauge = pool_get((size_t)t->count * sizeof(double) + 1);
         if (!t->ref || !t->data || !t->gauge) goto nomem;
         if (c->op->pgauge) {
-            t->pgauge = malloc((size_t)t->count * sizeof(double) + 1);
+            t->pgauge = pool_get((size_t)t->count * sizeof(double) + 1);
             if (!t->pgauge) goto nomem;
             for (int64_t k = 0; k < t->count; k++)
                 t->pgauge[k] = NAN; /* a G never computed fails the case, never passes it */
