@@ -64,10 +64,19 @@ static int parse_list(const char *s, unsigned *mask, int (*parse)(const char *, 
                       const char *what, const char *const *names, int n)
 {
     *mask = 0;
-    char *copy = strdup(s), *save = NULL;
+    char *copy = strdup(s), *rest = copy;
     if (!copy) return -1;
-    for (char *tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+    /* strsep keeps empty items: "f32,,f64", ",f32" and "f32," are refused, not read as
+       "f32,f64" (a typo in a list must not silently change the selection) */
+    for (char *tok = strsep(&rest, ","); tok; tok = strsep(&rest, ",")) {
         int v;
+        if (!*tok) {
+            char shown[256];
+            gv_usage_error("empty item in the %s list '%s'", what,
+                           gv_printable(s, shown, sizeof shown));
+            free(copy);
+            return -1;
+        }
         if (parse(tok, &v) != GV_OK) {
             char shown[256];
             fprintf(stderr, "gpuval: unknown %s '%s'; valid:", what,

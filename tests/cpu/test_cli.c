@@ -112,6 +112,17 @@ Test(cli, unknown_op_names_the_ops)
     expect_usage("check --op 'zz*'", "einsum.colsum");
 }
 
+/* An empty item in a comma list is a typo, not a shorter list: "f32,,f64" once ran f32 and
+   f64 as if written "f32,f64". */
+Test(cli, empty_list_items_are_refused)
+{
+    expect_usage("check --op vadd --dtype f32,,f64", "empty item in the dtype list 'f32,,f64'");
+    expect_usage("check --op vadd --dtype ,f32", "empty item in the dtype list");
+    expect_usage("check --op vadd --dtype f32,", "empty item in the dtype list");
+    expect_usage("check --op gemm.cublas --mode native,,tf32", "empty item in the mode list");
+    expect_usage("bench --op vadd --dtype f64,,", "empty item in the dtype list");
+}
+
 Test(cli, unknown_dtype_mode_dist_name_the_choices)
 {
     expect_usage("check --dtype f16", "valid: f32 f64");

@@ -367,7 +367,7 @@ def names():
         run([cmd, "--op", "vadd", "--dist", "bogus"], 2, "bogus")
         run([cmd, "--op"], 2)
         run([cmd, "stray-argument"], 2)
-    run(["check", "--op", "vadd", "--dtype", "f32,,f64"], OK, no_work=False)  # f32,f64
+    run(["check", "--op", "vadd", "--dtype", "f32,,f64"], 2, "empty item")  # a typo, not f32,f64
     run(["check", "--op", "vadd", "--dtype", ",,"], 2, "dtype")
     run(["check", "--op", "vadd", "--mode", "tf32"], 2)  # vadd has no tf32
     run(["bench", "--preset", "nosuch"], 2, "nosuch")
