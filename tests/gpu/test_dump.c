@@ -11,24 +11,7 @@
 #include <unistd.h>
 
 #include "npy.h"
-
-/* Run `gpuval ARGS`, output (stderr folded in) into out; the exit status. */
-static int gpuval(const char *args, char *out, size_t len)
-{
-    const char *bin = getenv("GPUVAL");
-    cr_assert_not_null(bin, "GPUVAL names the gpuval binary");
-    char cmd[4096];
-    snprintf(cmd, sizeof cmd, "'%s' %s </dev/null 2>&1", bin, args);
-    FILE *f = popen(cmd, "r");
-    cr_assert_not_null(f);
-    size_t used = fread(out, 1, len - 1, f);
-    out[used] = '\0';
-    char rest[4096];
-    while (fread(rest, 1, sizeof rest, f) > 0)
-        ;
-    int st = pclose(f);
-    return st != -1 && WIFEXITED(st) ? WEXITSTATUS(st) : -1;
-}
+#include "../cpu/testkit.h" /* gv_test_run_cli: gpuval ARGS, output and exit code */
 
 static void fresh_dir(char *buf, size_t len, const char *name)
 {
@@ -44,12 +27,12 @@ static void dump_and_replay(const char *check_args, const char *case_name, const
     char dir[256], args[4096], out[16384];
     fresh_dir(dir, sizeof dir, case_name);
     snprintf(args, sizeof args, "check %s --dump-failures '%s'", check_args, dir);
-    cr_assert_eq(gpuval(args, out, sizeof out), 1, "%s: %s", args, out);
+    cr_assert_eq(gv_test_run_cli(args, out, sizeof out), 1, "%s: %s", args, out);
     char path[1024];
     snprintf(path, sizeof path, "%s/%s/case.json", dir, case_name);
     cr_assert_eq(access(path, R_OK), 0, "%s was not written: %s", path, out);
     snprintf(args, sizeof args, "replay '%s/%s'", dir, case_name);
-    int rc = gpuval(args, out, sizeof out);
+    int rc = gv_test_run_cli(args, out, sizeof out);
     cr_expect_eq(rc, 0, "%s: %s", args, out);
     cr_expect(strstr(out, "verdict: FAIL, dumped FAIL: the same") != NULL, "%s", out);
     char want[128];
@@ -57,7 +40,7 @@ static void dump_and_replay(const char *check_args, const char *case_name, const
     cr_expect(strstr(out, want) != NULL, "%s", out);
     /* a second dump into the same place is refused without --force */
     snprintf(args, sizeof args, "check %s --dump-failures '%s'", check_args, dir);
-    cr_expect_eq(gpuval(args, out, sizeof out), 2, "%s", out);
+    cr_expect_eq(gv_test_run_cli(args, out, sizeof out), 2, "%s", out);
     cr_expect(strstr(out, "exists") != NULL, "%s", out);
 }
 
@@ -81,19 +64,19 @@ Test(gpu_dump, fixture_inputs_pass_and_reach_the_device_bit_for_bit, .timeout = 
     snprintf(args, sizeof args,
              "check --op vadd --inputs '%s/fixtures/vadd_f32_a.npy,%s/fixtures/vadd_f32_b.npy'",
              src, src);
-    cr_expect_eq(gpuval(args, out, sizeof out), 0, "%s", out);
+    cr_expect_eq(gv_test_run_cli(args, out, sizeof out), 0, "%s", out);
     snprintf(args, sizeof args,
              "check --op gemm.cublas --mode native --inputs "
              "'%s/fixtures/gemm_f64_A.npy,%s/fixtures/gemm_f64_B.npy'",
              src, src);
-    cr_expect_eq(gpuval(args, out, sizeof out), 0, "%s", out);
+    cr_expect_eq(gv_test_run_cli(args, out, sizeof out), 0, "%s", out);
     /* the planted bug on the fixture's inputs: the dumped inputs are the fixture's bits */
     fresh_dir(dir, sizeof dir, "fx");
     snprintf(args, sizeof args,
              "check --op vadd.pastend --inputs '%s/fixtures/vadd_f32_a.npy,%s/fixtures/"
              "vadd_f32_b.npy' --dump-failures '%s'",
              src, src, dir);
-    cr_assert_eq(gpuval(args, out, sizeof out), 1, "%s", out);
+    cr_assert_eq(gv_test_run_cli(args, out, sizeof out), 1, "%s", out);
     gv_npy dumped, fixture;
     char err[512];
     snprintf(path, sizeof path, "%s/vadd.pastend-f32-native-uniform11-33-s0/in_b.npy", dir);
@@ -105,5 +88,5 @@ Test(gpu_dump, fixture_inputs_pass_and_reach_the_device_bit_for_bit, .timeout = 
     gv_npy_free(&dumped);
     gv_npy_free(&fixture);
     snprintf(args, sizeof args, "replay '%s/vadd.pastend-f32-native-uniform11-33-s0'", dir);
-    cr_expect_eq(gpuval(args, out, sizeof out), 0, "%s", out);
+    cr_expect_eq(gv_test_run_cli(args, out, sizeof out), 0, "%s", out);
 }

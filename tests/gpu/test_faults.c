@@ -12,23 +12,7 @@
 #include <string.h>
 #include <sys/wait.h>
 #include <unistd.h>
-
-static int gpuval_out(const char *args, char *out, size_t len)
-{
-    const char *bin = getenv("GPUVAL");
-    cr_assert_not_null(bin, "GPUVAL names the gpuval binary");
-    char cmd[1024];
-    snprintf(cmd, sizeof cmd, "'%s' %s </dev/null 2>&1", bin, args);
-    FILE *f = popen(cmd, "r");
-    cr_assert_not_null(f);
-    size_t n = fread(out, 1, len - 1, f);
-    out[n] = '\0';
-    char rest[4096];
-    while (fread(rest, 1, sizeof rest, f) > 0)
-        ;
-    int st = pclose(f);
-    return st != -1 && WIFEXITED(st) ? WEXITSTATUS(st) : -1;
-}
+#include "../cpu/testkit.h" /* gv_test_run_cli: gpuval ARGS, output and exit code */
 
 /* The row of op (exact name) in out, copied into row; false when absent. */
 static bool row_of(const char *out, const char *op, char *row, size_t len)
@@ -53,8 +37,8 @@ Test(gpu_faults, illegal_address_and_hang_fail_their_own_cases, .timeout = 300)
 {
     skip_under_sanitizer();
     static char out[1 << 16];
-    int rc = gpuval_out("check --planted --op 'vadd*' --dtype f32 --size 1001 --case-timeout 10",
-                        out, sizeof out);
+    int rc = gv_test_run_cli(
+        "check --planted --op 'vadd*' --dtype f32 --size 1001 --case-timeout 10", out, sizeof out);
     cr_expect_eq(rc, 1, "exit %d (FAIL beats ERROR):\n%s", rc, out);
     char row[1024];
     cr_assert(row_of(out, "vadd", row, sizeof row), "%s", out);
@@ -78,20 +62,20 @@ Test(gpu_faults, racy_sum_fails_repeat, .timeout = 300)
 {
     skip_under_sanitizer();
     static char out[1 << 16];
-    int rc = gpuval_out("check --op reduce.sum.racy --dtype f32 --size 4194305 --repeat 3", out,
-                        sizeof out);
+    int rc = gv_test_run_cli("check --op reduce.sum.racy --dtype f32 --size 4194305 --repeat 3",
+                             out, sizeof out);
     cr_expect_eq(rc, 1, "exit %d:\n%s", rc, out);
     cr_expect(strstr(out, " FAIL (not deterministic: repeat ") != NULL, "%s", out);
     /* the same inputs once: the race is accurate enough to pass its error model */
-    rc = gpuval_out("check --op reduce.sum.racy --dtype f32 --size 4194305", out, sizeof out);
+    rc = gv_test_run_cli("check --op reduce.sum.racy --dtype f32 --size 4194305", out, sizeof out);
     cr_expect_eq(rc, 0, "exit %d:\n%s", rc, out);
 }
 
 Test(gpu_faults, deterministic_ops_repeat_identically, .timeout = 600)
 {
     static char out[1 << 16];
-    int rc = gpuval_out("check --test-sizes --op 'reduce.sum' --repeat 3", out, sizeof out);
+    int rc = gv_test_run_cli("check --test-sizes --op 'reduce.sum' --repeat 3", out, sizeof out);
     cr_expect_eq(rc, 0, "exit %d:\n%s", rc, out);
-    rc = gpuval_out("check --op gemm.cublas --size 256x512x128 --repeat 3", out, sizeof out);
+    rc = gv_test_run_cli("check --op gemm.cublas --size 256x512x128 --repeat 3", out, sizeof out);
     cr_expect_eq(rc, 0, "exit %d:\n%s", rc, out);
 }
