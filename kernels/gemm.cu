@@ -172,11 +172,17 @@ __global__ void quant_transpose_kernel(const float *__restrict__ x,
 static cublasLtHandle_t g_lt;
 
 /* What setup chooses once, so that a timed launch only quantises and multiplies. */
+enum { FP8_MAX_ALGOS = 8 };
 typedef struct fp8_plan {
     cublasLtMatmulDesc_t op;
     cublasLtMatrixLayout_t a, b, c;
-    cublasLtMatmulAlgo_t algo;
+    cublasLtMatmulAlgo_t algo[FP8_MAX_ALGOS];
+    int n_algo;
+    /* the heuristic's candidate that ran (first launch tries them in order), -1 before, and
+       FP8_LIB_CHOICE when only cublasLtMatmul's own choice (algo NULL) ran */
+    int chosen;
 } fp8_plan;
+#define FP8_LIB_CHOICE FP8_MAX_ALGOS
 
 static void fp8_plan_free(fp8_plan *p)
 {
@@ -213,11 +219,11 @@ static int fp8_plan_make(gk_launch *L, fp8_plan *p)
     uint64_t ws = (uint64_t)GK_GEMM_FP8_LT_BYTES;
     cublasStatus_t st = cublasLtMatmulPreferenceSetAttribute(
         pref, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES, &ws, sizeof ws);
-    cublasLtMatmulHeuristicResult_t found;
+    cublasLtMatmulHeuristicResult_t found[FP8_MAX_ALGOS];
     int n_found = 0;
     if (st == CUBLAS_STATUS_SUCCESS)
-        st = cublasLtMatmulAlgoGetHeuristic(g_lt, p->op, p->a, p->b, p->c, p->c, pref, 1, &found,
-                                            &n_found);
+        st = cublasLtMatmulAlgoGetHeuristic(g_lt, p->op, p->a, p->b, p->c, p->c, pref,
+                                            FP8_MAX_ALGOS, found, &n_found);
     cublasLtMatmulPreferenceDestroy(pref);
     if (st != CUBLAS_STATUS_SUCCESS || n_found < 1) {
         char why[160];
@@ -227,7 +233,9 @@ static int fp8_plan_make(gk_launch *L, fp8_plan *p)
                  st != CUBLAS_STATUS_SUCCESS ? gk_cublas_status_name(st) : "no algorithm found");
         return gk_fail_unsupported(why);
     }
-    p->algo = found.algo;
+    for (int i = 0; i < n_found; i++)
+        if (found[i].state == CUBLAS_STATUS_SUCCESS) p->algo[p->n_algo++] = found[i].algo;
+    p->chosen = -1;
     return GV_OK;
 }
 
@@ -259,7 +267,7 @@ static int fp8_setup(gk_launch *L)
 
 static int fp8_gemm(gk_launch *L)
 {
-    const fp8_plan *p = (const fp8_plan *)L->state;
+    fp8_plan *p = (fp8_plan *)L->state;
     if (!p) return gk_fail_internal("gemm fp8: launch without its setup");
     int64_t m = L->dims[0], k = L->dims[1], n = L->dims[2];
     __nv_fp8_storage_t *a8 = (__nv_fp8_storage_t *)ws_part(L, 0);
@@ -280,22 +288,39 @@ static int fp8_gemm(gk_launch *L)
     quant_transpose_kernel<<<grid, block, 0, s>>>(B, b8t, k, n, amax + 1, descale + 1);
     GK_LAUNCHED("quant_transpose_kernel");
     const float one = 1.0f, zero = 0.0f;
-    cublasStatus_t st = cublasLtMatmul(g_lt, p->op, &one, b8t, p->a, a8, p->b, &zero, L->out[0],
-                                       p->c, L->out[0], p->c, &p->algo, lt_ws,
-                                       (size_t)GK_GEMM_FP8_LT_BYTES, s);
+    /* The heuristic's candidates in order until one runs, then cublasLtMatmul's own choice
+       (algo NULL); the one that ran is kept for every later launch of the case. A candidate
+       declined with NOT_SUPPORTED is passed over; any other status is an error. */
+    int first = p->chosen >= 0 ? p->chosen : 0, last = p->chosen >= 0 ? p->chosen : p->n_algo;
+    cublasStatus_t st = CUBLAS_STATUS_NOT_SUPPORTED;
+    int declined = 0;
+    for (int i = first; i <= last; i++) {
+        const cublasLtMatmulAlgo_t *algo = i < p->n_algo ? &p->algo[i] : NULL;
+        st = cublasLtMatmul(g_lt, p->op, &one, b8t, p->a, a8, p->b, &zero, L->out[0], p->c,
+                            L->out[0], p->c, algo, lt_ws, (size_t)GK_GEMM_FP8_LT_BYTES, s);
+        if (st != CUBLAS_STATUS_NOT_SUPPORTED) {
+            if (st == CUBLAS_STATUS_SUCCESS) p->chosen = i;
+            break;
+        }
+        declined++;
+    }
     if (st == CUBLAS_STATUS_NOT_SUPPORTED) {
-        /* seen on an H100 with cuBLAS 13.1 for this descriptor (e4m3 A and B, "TN", f32 C and
-           D, device scale pointers) although the heuristic offered an algorithm: the library
-           declines, so the mode is a SKIP that says so, not a result */
-        char why[200];
+        /* the library declines every candidate for this descriptor (e4m3 A and B, "TN",
+           f32 C and D, device scale pointers): the mode is a SKIP that says so */
+        char why[240];
         snprintf(why, sizeof why,
-                 "fp8: cublasLtMatmul returned CUBLAS_STATUS_NOT_SUPPORTED for e4m3 TN with f32 "
-                 "C/D at %lld x %lld x %lld",
-                 (long long)m, (long long)k, (long long)n);
+                 "fp8: cublasLtMatmul returned CUBLAS_STATUS_NOT_SUPPORTED for all %d candidates "
+                 "(%d from the heuristic, then its own choice) for e4m3 TN with f32 C/D at "
+                 "%lld x %lld x %lld",
+                 declined, p->n_algo, (long long)m, (long long)k, (long long)n);
         return gk_fail_unsupported(why);
     }
     GK_LT(st);
-    snprintf(L->math_mode, sizeof L->math_mode, "cuBLASLt e4m3 in, scaled, COMPUTE_32F");
+    if (p->chosen < p->n_algo)
+        snprintf(L->math_mode, sizeof L->math_mode, "cuBLASLt e4m3 scaled, COMPUTE_32F, algo %d/%d",
+                 (p->chosen + 1) & 15, p->n_algo & 15); /* both <= FP8_MAX_ALGOS */
+    else
+        snprintf(L->math_mode, sizeof L->math_mode, "cuBLASLt e4m3 scaled, COMPUTE_32F, algo NULL");
     return GV_OK;
 }
 

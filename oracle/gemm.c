@@ -77,6 +77,37 @@ int go_gemm_gauge(int64_t m, int64_t k, int64_t n, const double *a, int64_t lda,
     return gauge_impl(__func__, m, k, n, a, lda, b, ldb, g, ldg, 0);
 }
 
+/* All of x's rows x cols entries (leading dimension ld) are >= 0 (+0 or -0 included, NaN not). */
+static int all_nonnegative(int64_t rows, int64_t cols, const double *x, int64_t ld)
+{
+    int bad = 0;
+#pragma omp parallel for schedule(static)                                                          \
+    reduction(|                                                                                    \
+              : bad) if ((double)rows * (double)cols >= GO_PAR_MIN)
+    for (int64_t i = 0; i < rows; i++)
+        for (int64_t j = 0; j < cols; j++)
+            bad |= !(x[i * ld + j] >= 0.0);
+    return !bad;
+}
+
+int go_gemm_gauge_given(int64_t m, int64_t k, int64_t n, const double *a, int64_t lda,
+                        const double *b, int64_t ldb, const double *c, int64_t ldc, double *g,
+                        int64_t ldg)
+{
+    int rc = check_gemm_args(__func__, m, k, n, a, lda, b, ldb, c, ldc, 0);
+    if (rc) return rc;
+    if (!g) return go_xerbla(__func__, 10, "g");
+    if (ldg < (n > 1 ? n : 1) || ldg > INT_MAX) return go_xerbla(__func__, 11, "ldg");
+    if (!all_nonnegative(m, k, a, lda) || !all_nonnegative(k, n, b, ldb))
+        return gauge_impl(__func__, m, k, n, a, lda, b, ldb, g, ldg, 0);
+        /* |A| = A and |B| = B up to the sign of zeros: dgemm gives |A||B| the bits it gave C */
+#pragma omp parallel for schedule(static) if ((double)m * (double)n >= GO_PAR_MIN)
+    for (int64_t i = 0; i < m; i++)
+        for (int64_t j = 0; j < n; j++)
+            g[i * ldg + j] = fabs(c[i * ldc + j]);
+    return 0;
+}
+
 int go_gemm_sqgauge(int64_t m, int64_t k, int64_t n, const double *a, int64_t lda, const double *b,
                     int64_t ldb, double *g, int64_t ldg)
 {

@@ -37,6 +37,11 @@ int go_gemm(int64_t m, int64_t k, int64_t n, const double *a, int64_t lda, const
             int64_t ldb, double *c, int64_t ldc);
 int go_gemm_gauge(int64_t m, int64_t k, int64_t n, const double *a, int64_t lda, const double *b,
                   int64_t ldb, double *g, int64_t ldg);
+/* The same gauge given C = A B from go_gemm: when no entry of A or B is negative (or NaN),
+ * |A||B| is that very dgemm, so g = |C| at the cost of a copy; else go_gemm_gauge. */
+int go_gemm_gauge_given(int64_t m, int64_t k, int64_t n, const double *a, int64_t lda,
+                        const double *b, int64_t ldb, const double *c, int64_t ldc, double *g,
+                        int64_t ldg);
 /* The probabilistic model's spread sqrt((A o A)(B o B)): the root of the sum of squared
  * products of each dot product (docs/error-models.md). The other *_sqgauge alike. */
 int go_gemm_sqgauge(int64_t m, int64_t k, int64_t n, const double *a, int64_t lda, const double *b,

@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "oracle_version.h" /* GV_ORACLE_SRC_HASH, written at build time (meson.build) */
+#include "registry.h"
 #include "run.h"
 
 #ifndef GV_VERSION
@@ -498,9 +499,9 @@ static void case_key(const gv_problem *p, char *buf, size_t len)
     for (int i = 0; i < p->l.n_in; i++)
         in_hash = gv_xxh64(p->in[i].ref, (size_t)p->in[i].count * sizeof(double), in_hash);
     int n = snprintf(buf, len,
-                     "op=%s;family=%s;dtype=%s;mode=%s;dist=%s;seed=%" PRIu64 ";inputs=%016" PRIx64
-                     ";shape=",
-                     c->op->name, c->op->family, gv_dtype_name(c->dtype),
+                     "reference=%s;family=%s;dtype=%s;mode=%s;dist=%s;seed=%" PRIu64
+                     ";inputs=%016" PRIx64 ";shape=",
+                     gv_reference_name(c->op), c->op->family, gv_dtype_name(c->dtype),
                      c->op->reference_ignores_mode ? "any" : gv_mode_name(c->mode),
                      gv_dist_name(c->dist), c->seed, in_hash);
     for (int i = 0; i < c->shape.nd && n > 0 && (size_t)n < len; i++)

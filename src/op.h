@@ -146,6 +146,7 @@ typedef struct gv_result {
     char math_mode[48];
     double flops, bytes;
     double oracle_ms, device_ms; /* wall times of the correctness run (not a benchmark) */
+    double inputs_ms, judge_ms;  /* the host's other two steps: making inputs, judging */
     /* FNV-1a 64 of the output bytes the device wrote, all outputs in order (src/digest.h);
        have_hash: the outputs came back (a PASS, a FAIL or a guard violation) */
     uint64_t output_hash;

@@ -60,6 +60,25 @@ const gv_op *gv_builtin_find(const char *name)
     return NULL;
 }
 
+const char *gv_reference_name(const gv_op *op)
+{
+    bool builtin = false;
+    for (int f = 0; gv_families[f] && !builtin; f++)
+        for (int i = 0; gv_families[f][i]; i++)
+            builtin |= gv_families[f][i] == op;
+    if (!builtin) return op->name;
+    for (int f = 0; gv_families[f]; f++)
+        for (int i = 0; gv_families[f][i]; i++) {
+            const gv_op *o = gv_families[f][i];
+            if (o == op) return op->name;
+            if (strcmp(o->family, op->family) == 0 && o->make_inputs == op->make_inputs &&
+                o->oracle == op->oracle && o->gauge == op->gauge && o->pgauge == op->pgauge &&
+                o->reference_ignores_mode == op->reference_ignores_mode)
+                return o->name;
+        }
+    return op->name;
+}
+
 const gv_op *const *gv_registry(void)
 {
     if (!g_built) {

@@ -212,6 +212,8 @@ static json_t *result_json(const gv_result *r)
                                     : r->cache.misses ? "miss"
                                                       : "off"));
     json_object_set_new(o, "device_ms", gv_json_num(r->device_ms));
+    json_object_set_new(o, "inputs_ms", gv_json_num(r->inputs_ms));
+    json_object_set_new(o, "judge_ms", gv_json_num(r->judge_ms));
     char hash[24];
     json_object_set_new(o, "output_hash",
                         r->have_hash

@@ -545,7 +545,9 @@ int gv_run_case_full(const gv_case *c, const gv_tiers *tiers, int repeat, gv_res
         return GV_OK;
     }
     go_clear_error();
+    double t_in = now_ms();
     rc = gv_problem_init(&p, c);
+    r->inputs_ms = now_ms() - t_in;
     if (rc == GV_ENOMEM) {
         set_reason(r, GV_SKIP, "too little host memory for the inputs (%.0f bytes)", host_need, 0);
         return GV_OK;
@@ -624,8 +626,10 @@ int gv_run_case_full(const gv_case *c, const gv_tiers *tiers, int repeat, gv_res
         r->verdict = GV_ERROR;
         snprintf(r->reason, sizeof r->reason, "%s", gk_last_error());
     } else {
+        t0 = now_ms();
         hash_outputs(&p, r);
         gv_judge(&p, r);
+        r->judge_ms = now_ms() - t0;
         if (repeat > 1) gv_repeat_judge(&p, &L, r, repeat);
     }
     release(&p, keep);

@@ -167,3 +167,44 @@ Test(oracle_gemm, errors_reach_the_reason_with_index_and_name)
     cr_expect_eq(go_xerbla("go_test", 12, "ldg"), -12);
     cr_expect_str_eq(go_last_error(), "go_test: argument 12 (ldg) is invalid");
 }
+
+/* go_gemm_gauge_given: bit for bit go_gemm_gauge, by the copy on non-negative inputs (a -0 and
+   zeros among them) and by its own product on signed ones or a NaN. */
+static void check_given(int64_t m, int64_t k, int64_t n, int sign, double nan_at)
+{
+    int64_t lda = k + 1, ldb = n, ldc = n + 2;
+    double *a = gv_test_matrix(m, k, lda, 29, 0), *b = gv_test_matrix(k, n, ldb, 29, 1);
+    double *c = malloc((size_t)(m * ldc) * sizeof *c), *g1 = malloc((size_t)(m * n) * sizeof *g1);
+    double *g2 = malloc((size_t)(m * n) * sizeof *g2);
+    cr_assert(a && b && c && g1 && g2);
+    for (int64_t i = 0; i < m * lda; i++)
+        a[i] = sign ? a[i] : fabs(a[i]);
+    for (int64_t i = 0; i < k * ldb; i++)
+        b[i] = sign ? b[i] : fabs(b[i]);
+    a[0] = -0.0, a[1] = 0.0, b[ldb + 1] = -0.0;
+    if (nan_at >= 0) b[(int64_t)nan_at] = NAN;
+    cr_assert_eq(go_gemm(m, k, n, a, lda, b, ldb, c, ldc), 0);
+    cr_assert_eq(go_gemm_gauge(m, k, n, a, lda, b, ldb, g1, n), 0);
+    cr_assert_eq(go_gemm_gauge_given(m, k, n, a, lda, b, ldb, c, ldc, g2, n), 0);
+    cr_expect_eq(memcmp(g1, g2, (size_t)(m * n) * sizeof *g1), 0,
+                 "%ldx%ldx%ld sign %d nan %g: gauges differ", (long)m, (long)k, (long)n, sign,
+                 nan_at);
+    free(a);
+    free(b);
+    free(c);
+    free(g1);
+    free(g2);
+}
+
+Test(oracle_gemm, gauge_given_the_product_is_the_gauge)
+{
+    check_given(37, 129, 65, 0, -1);
+    check_given(300, 257, 129, 0, -1); /* past GO_PAR_MIN: the parallel scan and copy */
+    check_given(37, 129, 65, 1, -1);
+    check_given(37, 129, 65, 0, 5);
+    double a[4] = {1, 2, 3, 4}, b[4] = {1, 2, 3, 4}, c[4] = {0}, g[4];
+    cr_expect_eq(go_gemm_gauge_given(2, 2, 2, a, 2, b, 2, NULL, 2, g, 2), -8);
+    cr_expect_eq(go_gemm_gauge_given(2, 2, 2, a, 2, b, 2, c, 1, g, 2), -9);
+    cr_expect_eq(go_gemm_gauge_given(2, 2, 2, a, 2, b, 2, c, 2, NULL, 2), -10);
+    cr_expect_eq(go_gemm_gauge_given(2, 2, 2, a, 2, b, 2, c, 2, g, 1), -11);
+}
