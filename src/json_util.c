@@ -1,4 +1,5 @@
 /* json_util.c: see json_util.h. */
+#include <cblas.h>
 #include "json_util.h"
 
 #include <stdio.h>
@@ -95,7 +96,12 @@ json_t *gv_json_host(int oracle_threads)
 {
     char host[256] = "";
     gethostname(host, sizeof host - 1);
-    return json_pack("{s:s, s:i}", "hostname", host, "oracle_threads", oracle_threads);
+    /* the oracle's BLAS: its kernels decide the references' last bits and their speed;
+       openblas_core_detected is set when gpuval named the core (src/gpuval_main.c) */
+    const char *from = getenv("GPUVAL_OPENBLAS_CORE_FROM");
+    return json_pack("{s:s, s:i, s:s, s:s, s:s?}", "hostname", host, "oracle_threads",
+                     oracle_threads, "openblas", openblas_get_config(), "openblas_core",
+                     openblas_get_corename(), "openblas_core_detected", from);
 }
 
 const char *gv_json_now(char *buf, size_t len)

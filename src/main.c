@@ -2,6 +2,7 @@
  * `check` lives in check.c, `bench` in bench/bench_cmd.c, the shared option parsers in cli.c.
  * The process entry is gpuval_main.c (the command) or gv_main (a user's program, gv_main.c),
  * both through gv_cli_main. */
+#include <cblas.h>
 #include <errno.h>
 #include <getopt.h>
 #include <stdarg.h>
@@ -143,6 +144,11 @@ static int cmd_info(int argc, char **argv)
 #else
     printf("build            without CUDA\n");
 #endif
+    const char *from = getenv("GPUVAL_OPENBLAS_CORE_FROM");
+    printf("oracle BLAS      %s, %d threads, core %s", openblas_get_config(),
+           openblas_get_num_threads(), openblas_get_corename());
+    if (from) printf(" (named by gpuval: OpenBLAS had detected %s)", from);
+    printf("\n");
     if (gk_device_count() == 0) {
         printf("no CUDA device\n");
         return GV_EXIT_NODEV;

@@ -337,3 +337,17 @@ Test(cli, save_never_replaces_a_baseline_and_baseline_must_be_a_run)
     expect_usage("check --op vadd --size 100 --baseline /nonexistent/base.json", "base.json");
     unlink(path);
 }
+
+/* info names the oracle's BLAS and its core; a core the user names is kept as it is
+   (src/gpuval_main.c names one only when OpenBLAS fell back to Prescott on its own) */
+Test(cli, info_names_the_oracle_blas_core_and_keeps_the_users_choice)
+{
+    setenv("OPENBLAS_CORETYPE", "Haswell", 1);
+    cli_run *r = run("info");
+    unsetenv("OPENBLAS_CORETYPE");
+    cr_expect(strstr(r->out, "oracle BLAS      OpenBLAS") != NULL, "no oracle BLAS line:\n%s",
+              r->out);
+    cr_expect(strstr(r->out, "core Haswell") != NULL, "the user's core was not kept:\n%s", r->out);
+    cr_expect(strstr(r->out, "named by gpuval") == NULL, "gpuval overrode the user:\n%s", r->out);
+    free(r);
+}
