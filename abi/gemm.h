@@ -13,10 +13,11 @@
  *  - f16acc:      the same, then C in f16 (m n) before it is widened to f32;
  *  - fp8:         A in e4m3 (m k), B transposed in e4m3 (n k: cuBLASLt's fp8 kernels take
  *                 the "TN" layout), GK_GEMM_FP8_SCALE_BYTES of scales (amax of A and of B
- *                 as f32 bit patterns, then the descale factors amax / 448 of A and B), then
+ *                 as f32 bit patterns at byte 0, then the descale factors amax / 448 of A and
+ *                 of B at bytes 256 and 512: cuBLASLt wants aligned scale pointers), then
  *                 GK_GEMM_FP8_LT_BYTES for cuBLASLt's own workspace.
  * Other modes need none. off[i] receives the byte offset of part i (may be NULL). */
-#define GK_GEMM_FP8_SCALE_BYTES 256
+#define GK_GEMM_FP8_SCALE_BYTES 768
 #define GK_GEMM_FP8_LT_BYTES    (32ll << 20)
 #define GK_GEMM_MAX_PARTS       4
 

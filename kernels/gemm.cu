@@ -161,6 +161,17 @@ __global__ void quant_transpose_kernel(const float *__restrict__ x,
         }
 }
 
+/* The scales part of the workspace: the two amax words at its start, then A's and B's descale
+   at bytes 256 and 512, as aligned as a cudaMalloc'd pointer. cuBLASLt declines a misaligned
+   scale pointer with CUBLAS_STATUS_NOT_SUPPORTED at cublasLtMatmul although its heuristic
+   offers algorithms (seen on an H100, cuBLAS 13.1: descales at bytes 8 and 12 of an
+   allocation were declined, at 0 and 256 they ran). */
+static float *fp8_descale(gk_launch *L, int operand)
+{
+    char *part = ws_part(L, 2);
+    return part ? (float *)(part + 256 * (operand + 1)) : NULL;
+}
+
 #define GK_LT(call)                                                                                \
     do {                                                                                           \
         cublasStatus_t gk_s_ = (call);                                                             \
@@ -200,11 +211,11 @@ static void fp8_plan_free(fp8_plan *p)
 static int fp8_plan_make(gk_launch *L, fp8_plan *p)
 {
     int64_t m = L->dims[0], k = L->dims[1], n = L->dims[2];
-    float *descale = (float *)(ws_part(L, 2)) + 2; /* [0] A's, [1] B's */
+    float *descale_a = fp8_descale(L, 0), *descale_b = fp8_descale(L, 1);
     if (!g_lt) GK_LT(cublasLtCreate(&g_lt));
     GK_LT(cublasLtMatmulDescCreate(&p->op, CUBLAS_COMPUTE_32F, CUDA_R_32F));
     cublasOperation_t ta = CUBLAS_OP_T, tb = CUBLAS_OP_N;
-    const float *sx = descale + 1, *sy = descale;
+    const float *sx = descale_b, *sy = descale_a;
     GK_LT(cublasLtMatmulDescSetAttribute(p->op, CUBLASLT_MATMUL_DESC_TRANSA, &ta, sizeof ta));
     GK_LT(cublasLtMatmulDescSetAttribute(p->op, CUBLASLT_MATMUL_DESC_TRANSB, &tb, sizeof tb));
     GK_LT(cublasLtMatmulDescSetAttribute(p->op, CUBLASLT_MATMUL_DESC_A_SCALE_POINTER, &sx,
@@ -273,7 +284,7 @@ static int fp8_gemm(gk_launch *L)
     __nv_fp8_storage_t *a8 = (__nv_fp8_storage_t *)ws_part(L, 0);
     __nv_fp8_storage_t *b8t = (__nv_fp8_storage_t *)ws_part(L, 1);
     unsigned *amax = (unsigned *)ws_part(L, 2); /* [0] A's, [1] B's */
-    float *descale = (float *)ws_part(L, 2) + 2;
+    float *descale_a = fp8_descale(L, 0), *descale_b = fp8_descale(L, 1);
     void *lt_ws = ws_part(L, 3);
     cudaStream_t s = gk_stream(L);
     const float *A = (const float *)L->in[0], *B = (const float *)L->in[1];
@@ -281,11 +292,11 @@ static int fp8_gemm(gk_launch *L)
     amax_kernel<<<gk_blocks(m * k, 256, 4096), 256, 0, s>>>(A, m * k, amax);
     amax_kernel<<<gk_blocks(k * n, 256, 4096), 256, 0, s>>>(B, k * n, amax + 1);
     GK_LAUNCHED("amax_kernel");
-    quant_kernel<<<gk_blocks(m * k, 256), 256, 0, s>>>(A, a8, m * k, amax, descale);
+    quant_kernel<<<gk_blocks(m * k, 256), 256, 0, s>>>(A, a8, m * k, amax, descale_a);
     GK_LAUNCHED("quant_kernel");
     dim3 block(32, 8);
     dim3 grid((unsigned)gk_blocks(n, 32, 65535), (unsigned)gk_blocks(k, 32, 65535));
-    quant_transpose_kernel<<<grid, block, 0, s>>>(B, b8t, k, n, amax + 1, descale + 1);
+    quant_transpose_kernel<<<grid, block, 0, s>>>(B, b8t, k, n, amax + 1, descale_b);
     GK_LAUNCHED("quant_transpose_kernel");
     const float one = 1.0f, zero = 0.0f;
     /* The heuristic's candidates in order until one runs, then cublasLtMatmul's own choice

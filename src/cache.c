@@ -553,10 +553,12 @@ int gv_cached_reference(gv_problem *p, bool *hit)
     double t0 = now_ms();
     int rc = gv_reference(p);
     double took_ms = now_ms() - t0;
-    /* kept only when computing it is much slower than reading it back: under 200 MB per second
-       of oracle time (a warm disk reads GB/s), so that large, cheap references (a 4096^2 gemm
-       on 16 cores) do not crowd out the costly, small ones (sin_iter, column sums) */
-    if (rc == GV_OK && took_ms > min_ms() + (double)bytes / 2e5 &&
+    /* kept only when computing it is slower than reading it back: past 50 ms, under 2 GB per
+       second of oracle time (an entry is read from the page cache and checksummed at several
+       GB/s). At 200 MB/s a 4096^3 gemm's three 128 MB arrays (0.8 s of oracle on 16 cores)
+       were left out and recomputed by every warm run; at 2 GB/s the cheap, large references
+       of element-wise ops (a copy, an add) still are. */
+    if (rc == GV_OK && took_ms > min_ms() + (double)bytes / 2e6 &&
         gv_cache_put(dir, key, version, nbuf, (const void *const *)bufs, sizes,
                      gv_cache_max_bytes()) == GV_OK)
         counts.stored++;
