@@ -234,7 +234,8 @@ static const char css[] =
     ".reason{max-width:320px;font-size:11px}\n"
     "svg{display:block;margin:8px 0;background:#fff;font-family:system-ui,sans-serif}\n"
     ".kv td:first-child{color:#555}td.n{white-space:nowrap}\n"
-    ".cols{display:flex;flex-wrap:wrap;gap:28px;align-items:flex-start}\n";
+    ".cols{display:flex;flex-wrap:wrap;gap:28px;align-items:flex-start}\n"
+    ".wide{overflow-x:auto;max-width:100%}\n";
 
 void gv_rk_page_begin(FILE *f, const char *title)
 {

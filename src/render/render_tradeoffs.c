@@ -155,11 +155,17 @@ static void scatter(FILE *f, const json_t *g, size_t gi)
         "stroke-width=\"2.5\"/><text x=\"%.1f\" y=\"%.1f\">not PASS</text>\n",
         lx + 5, ly, lx + 14, ly + 4, lx + 5, ly + 16, lx + 14, ly + 20, lx + 5, ly + 32, lx + 14,
         ly + 36);
-    static const char *const dts[] = {"f64", "f32", "f16", "bf16"};
-    const char *cols[4];
-    for (int d = 0; d < 4; d++)
-        cols[d] = gv_rk_dtype_colour(dts[d]);
-    gv_rk_legend(f, lx, p.T + 4, dts, cols, 4);
+    /* the legend: the dtypes of the points drawn, in a fixed order */
+    static const char *const all[] = {"f64", "f32", "f16", "bf16"};
+    const char *dts[4], *cols[4];
+    int nd = 0;
+    for (int d = 0; d < 4; d++) {
+        bool shown = false;
+        for (int k = 0; k < np && !shown; k++)
+            shown = strcmp(gv_rk_str(pts[k].row, "dtype"), all[d]) == 0;
+        if (shown) dts[nd] = all[d], cols[nd++] = gv_rk_dtype_colour(all[d]);
+    }
+    gv_rk_legend(f, lx, p.T + 4, dts, cols, nd);
     gv_rk_svg_end(f);
     free(pts);
 }
@@ -313,7 +319,9 @@ void gv_render_tradeoffs_html(FILE *f, const json_t *doc)
         group_title(f, g, false);
         fputs("</h2>\n", f);
         scatter(f, g, i);
+        fputs("<div class=\"wide\">", f); /* a table wider than the page scrolls by itself */
         rows_table(f, g, i);
+        fputs("</div>\n", f);
         emu_curve(f, g);
         fputs("</section>\n", f);
     }

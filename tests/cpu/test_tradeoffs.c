@@ -5,6 +5,7 @@
 
 #include "bench_json.h"
 #include "model_floor.h"
+#include "render.h"
 #include "testkit.h"
 #include "trade_report.h"
 
@@ -379,4 +380,48 @@ Test(tradeoffs, without_device_exits_77_with_skip_rows)
     json_decref(doc);
     unlink(path);
     rmdir(dir);
+}
+
+/* What the writer puts in a run file is what the report draws from: an fp64emu sweep written
+   by gv_trade_doc renders its curve (the emulated mantissa bits are in each sweep row), and the
+   plot's legend names only the dtypes it shows. */
+Test(tradeoffs, the_written_sweep_renders_as_a_curve)
+{
+    gv_trade_row rows[] = {
+        mkrow(GV_F64, GV_MODE_NATIVE, GV_PASS, 49, 0.4),
+        mkrow(GV_F64, GV_MODE_FP64EMU_32, GV_PASS, 32, 0.5),
+        mkrow(GV_F64, GV_MODE_FP64EMU_40, GV_PASS, 40, 0.6),
+        mkrow(GV_F64, GV_MODE_FP64EMU, GV_PASS, 50, 0.8),
+    };
+    gv_trade_group g = {.op = gv_op_find("gemm.cublas"),
+                        .shape = {3, {64, 64, 64}},
+                        .dist = GV_DIST_UNIFORM11,
+                        .seed = 7,
+                        .rows = rows,
+                        .n = 4};
+    gv_trade_speedups(rows, 4);
+    gv_trade_pareto(rows, 4);
+    gv_trade_summary s;
+    gv_trade_summarize(&g, 1, &s);
+    gv_run_info info = {.command = "tradeoffs", .argv_joined = "gpuval tradeoffs"};
+    json_t *doc = gv_trade_doc(&info, &g, 1, &s);
+    json_t *rs = json_object_get(json_array_get(json_object_get(doc, "groups"), 0), "rows");
+    cr_expect(json_is_null(json_object_get(json_array_get(rs, 0), "mantissa_bits")));
+    cr_expect_eq(gv_jnum(json_array_get(rs, 1), "mantissa_bits"), 32);
+    cr_expect_eq(gv_jnum(json_array_get(rs, 2), "mantissa_bits"), 40);
+    cr_expect(json_is_null(json_object_get(json_array_get(rs, 3), "mantissa_bits")),
+              "the library's own choice has no mantissa count");
+    char *html = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&html, &len);
+    cr_assert_not_null(f);
+    gv_render_html(f, doc);
+    fclose(f);
+    cr_expect(strstr(html, "fp64 emulation: accurate bits against mantissa bits") != NULL,
+              "no sweep curve in the page");
+    cr_expect(strstr(html, ">f64</text>") != NULL, "the legend names f64");
+    cr_expect(strstr(html, ">f32</text>") == NULL && strstr(html, ">bf16</text>") == NULL,
+              "the legend names dtypes the plot does not show");
+    free(html);
+    json_decref(doc);
 }
