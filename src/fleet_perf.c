@@ -173,7 +173,6 @@ typedef struct pf_item {
 typedef struct pf_dev {
     const json_t *doc;
     char label[96], host[128], model[400];
-    json_t *items; /* key -> integer index into row[] of the merge */
     int timed, slow_cases;
     double log_ratio_sum;
     int n_ratios;
@@ -281,6 +280,8 @@ static int add_trade(pf_merge *m, int d, const json_t *doc)
             pf_key *k = key_slot(m, key, label);
             if (!k) return GV_ENOMEM;
             pf_item *it = &k->dev[d];
+            json_decref(it->ci); /* a row repeated in one run: the last one counts */
+            it->ci = NULL;
             k->present[d] = true;
             it->src = row;
             const json_t *t = json_object_get(row, "time_ms");
@@ -432,6 +433,7 @@ static void agreement(pf_merge *m, pf_key *k)
 
 static void describe(pf_dev *v, const json_t *doc, int k, bool several_hosts)
 {
+    memset(v, 0, sizeof *v);
     v->doc = doc;
     const char *host = gv_jstr(doc, "fleet.host");
     if (!host[0]) host = gv_jstr(doc, "host.hostname");
@@ -499,9 +501,9 @@ static void render(pf_merge *m, FILE *f)
         fprintf(f, "%-16s %-16.16s %-36s %-10s %-12s %6d %5d %10s  %s\n", v->label, v->host,
                 uuid[0] ? uuid : "-", link, clk, v->timed, v->slow_cases, vs, v->model);
     }
-    fprintf(f, "\n%-48s %-10s %-7s %7s %11s %-25s %-13s %-11s %-10s%s\n", "case", "device",
-            "verdict", "bits", "median ms", "95% interval ms", "vs node", "SM MHz b/a", "throttle",
-            m->trade ? " agreement" : "");
+    fprintf(f, "\n%-48s %-10s %-7s %7s %11s %-25s %-13s %-11s %s\n", "case", "device", "verdict",
+            "bits", "median ms", "95% interval ms", "vs node", "SM MHz b/a",
+            m->trade ? "throttle   agreement" : "throttle");
     for (int k = 0; k < m->n_keys; k++) {
         pf_key *key = &m->keys[k];
         bool first = true;
