@@ -1,9 +1,9 @@
-/* fleet_perf.h: `bench` and `tradeoffs` on several GPUs of a node (fleet_perf.c) — the
- * per-device workers (through fleet_cmd.h's machinery) and their runs merged: per case and
- * device the median time and its interval, the speed against the node's median with the SLOW
- * flag, the SM clock, throttle reasons and PCIe link, and for tradeoffs the accuracy per device
- * with cross-device agreement of deterministic modes. `gpuval merge` dispatches here on the
- * runs' schema. */
+/* fleet_perf.h: `bench` and `tradeoffs` on several GPUs of a node (fleet_perf.c; the merge in
+ * fleet_perf_merge.c) — the per-device workers (through fleet_cmd.h's machinery) and their
+ * runs merged: per case and device the median time and its interval, the speed against the
+ * node's median with the SLOW flag, the SM clock, throttle reasons and PCIe link, and for
+ * tradeoffs the accuracy per device with cross-device agreement of deterministic modes.
+ * `gpuval merge` dispatches here on the runs' schema. */
 #ifndef GV_FLEET_PERF_H
 #define GV_FLEET_PERF_H
 
