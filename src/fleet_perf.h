@@ -1,5 +1,5 @@
 /* fleet_perf.h: `bench` and `tradeoffs` on several GPUs of a node (fleet_perf.c; the merge in
- * fleet_perf_merge.c) — the per-device workers (through fleet_cmd.h's machinery) and their
+ * fleet_perf_merge.h) — the per-device workers (through fleet_cmd.h's machinery) and their
  * runs merged: per case and device the median time and its interval, the speed against the
  * node's median with the SLOW flag, the SM clock, throttle reasons and PCIe link, and for
  * tradeoffs the accuracy per device with cross-device agreement of deterministic modes.
@@ -12,8 +12,7 @@
 #include <stdio.h>
 
 #include "fleet_cmd.h"
-
-#define GV_FLEET_PERF_SCHEMA "gpuval-fleet-perf/1"
+#include "fleet_perf_merge.h" /* gv_fleet_perf_merge, GV_FLEET_PERF_SCHEMA */
 
 extern const gv_fleet_cmd gv_fleet_bench_cmd, gv_fleet_trade_cmd;
 
@@ -33,15 +32,6 @@ int gv_fleet_perf_run(const gv_fleet_cmd *cmd, const gv_device_plan *plan, int a
  * gpuval-tradeoffs/1): GV_OK, or a message in err (unreadable, invalid JSON with line and
  * column, another schema, or the schema's array missing). */
 int gv_fleet_load_any(const char *path, json_t **doc, char *err, size_t len);
-
-/* Merge n gpuval-bench/1 or n gpuval-tradeoffs/1 documents (one schema; names: their files).
- * Prints the device table and the case table to out; *fleet (if not NULL) receives the
- * gpuval-fleet-perf/1 document, *md (if not NULL) the tables as Markdown (malloc'ed). Returns
- * the exit code: 1 a case failed (sanity, or a tradeoffs verdict) on some device, 3 an ERROR,
- * 77 nothing judged and no device in any run, 6 a deterministic tradeoffs row whose accurate
- * bits or output digest differ between devices of one model, else 0. SLOW is a flag only. */
-int gv_fleet_perf_merge(json_t *const *docs, const char *const *names, int n, FILE *out,
-                        json_t **fleet, char **md);
 
 /* A run's device, as the merged tables show it (fleet_merge.c uses them too): "Gen5 x16"
  * (with " (below max)" when the link trained below what it can reach) or "-"; the SM clock

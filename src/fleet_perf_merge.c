@@ -1,5 +1,4 @@
-/* fleet_perf_merge.c: timed runs of several GPUs as one view (gv_fleet_perf_merge,
- * fleet_perf.h).
+/* fleet_perf_merge.c: timed runs of several GPUs as one view (fleet_perf_merge.h).
  *
  * Each run (one per device: bench or tradeoffs --json) is read into items — a bench case, or a
  * tradeoffs row — matched across runs by their identity (op, dtype, mode, dist, shape, seed).
@@ -15,7 +14,7 @@
  * (grouped as fleet_merge.c groups them); the value a strict majority holds is the reference
  * and the other devices are named; without a majority the row is reported as differing with
  * no device named. Either way the merge exits 6. */
-#include "fleet_perf.h"
+#include "fleet_perf_merge.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -24,6 +23,7 @@
 #include "bench_json.h"  /* gv_jnum, gv_jstr, gv_jat, GV_BENCH_SCHEMA */
 #include "cli.h"         /* GV_EXIT_* */
 #include "fleet_merge.h" /* GV_FLEET_SLOW_FRACTION */
+#include "fleet_perf.h"  /* gv_fleet_*_text, GV_FLEET_MAX_DEVICES */
 #include "json_util.h"   /* gv_json_now */
 #include "report.h"      /* gv_exit_code */
 #include "trade_report.h"
