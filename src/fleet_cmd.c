@@ -18,6 +18,8 @@
 
 #include "cli.h"
 #include "fleet_merge.h"
+#include "fleet_perf.h"
+#include "report.h" /* GV_SCHEMA */
 
 extern char **environ;
 
@@ -49,9 +51,9 @@ int gv_device_plan_make(const char *spec, gv_device_plan *plan, int (*count_devi
         gv_usage_error("launcher variables: %s", err);
         return GV_EXIT_USAGE;
     }
-    int present = count_devices();
+    int present = 0; /* counted only once the spec's syntax is known good */
     if (!spec) {
-        if (!plan->rank.launcher || present == 0) return -1;
+        if (!plan->rank.launcher || (present = count_devices()) == 0) return -1;
         int dev = gv_rank_device(&plan->rank, present, err, sizeof err);
         if (dev < 0) {
             gv_usage_error("%s", err);
@@ -60,7 +62,7 @@ int gv_device_plan_make(const char *spec, gv_device_plan *plan, int (*count_devi
         plan->n = 1;
         plan->index[0] = dev;
     } else if (strcmp(spec, "all") == 0) {
-        if (present == 0) {
+        if ((present = count_devices()) == 0) {
             gv_usage_error("--device all: no CUDA device");
             return GV_EXIT_NODEV;
         }
@@ -93,6 +95,7 @@ int gv_device_plan_make(const char *spec, gv_device_plan *plan, int (*count_devi
             if (!comma) break;
             p = comma + 1;
         }
+        present = count_devices();
         for (int i = 0; i < plan->n; i++)
             if (plan->index[i] >= present) {
                 gv_usage_error("device %d requested, %d present", plan->index[i], present);
@@ -111,18 +114,6 @@ int gv_device_plan_make(const char *spec, gv_device_plan *plan, int (*count_devi
     return -1;
 }
 
-int gv_device_select_one(const char *spec, const char *cmd)
-{
-    gv_device_plan plan;
-    int rc = gv_device_plan_make(spec, &plan, gk_device_count);
-    if (rc >= 0) return rc;
-    if (plan.n > 1) {
-        gv_usage_error("%s runs on one device: --device N (run it once per device)", cmd);
-        return GV_EXIT_USAGE;
-    }
-    return -1;
-}
-
 const char *gv_device_plan_path(const gv_device_plan *plan, const char *path, char *buf, size_t len)
 {
     if (!path || !plan->rank.launcher) return path;
@@ -137,35 +128,35 @@ const char *gv_device_plan_path(const gv_device_plan *plan, const char *path, ch
 
 /* check's options (check.c), for rebuilding a worker's command line: which take a value and
    which the parent keeps to itself. getopt_long accepts any unambiguous prefix. */
-static const struct {
-    const char *name;
-    bool has_arg, parent_only;
-} check_opts[] = {
+static const gv_fleet_opt check_opts[] = {
     {"op", true, false},       {"dtype", true, false}, {"mode", true, false},
     {"size", true, false},     {"dist", true, false},  {"seed", true, false},
     {"planted", false, false}, {"json", true, true},   {"save", true, true},
     {"baseline", true, true},  {"force", false, true}, {"test-sizes", false, false},
     {"quiet", false, false},   {"help", false, false}, {"device", true, true},
 };
+const gv_fleet_cmd gv_fleet_check_cmd = {"check", check_opts,
+                                         (int)(sizeof check_opts / sizeof check_opts[0])};
 
-/* The option argv[i] names ("--name" or "--name=value"), or -1 for a short option or a
-   positional argument. */
-static int which_option(const char *arg)
+/* The option argv[i] names ("--name" or "--name=value") in cmd's table, or -1 for a short
+   option or a positional argument. */
+static int which_option(const gv_fleet_cmd *cmd, const char *arg)
 {
     if (strncmp(arg, "--", 2) != 0 || !arg[2]) return -1;
     const char *name = arg + 2;
     size_t len = strcspn(name, "=");
     int found = -1;
-    for (size_t k = 0; k < sizeof check_opts / sizeof check_opts[0]; k++) {
-        if (strncmp(check_opts[k].name, name, len) != 0) continue;
-        if (strlen(check_opts[k].name) == len) return (int)k; /* exact */
-        found = found == -1 ? (int)k : -2;                    /* prefix: must be unique */
+    for (int k = 0; k < cmd->n_opts; k++) {
+        if (strncmp(cmd->opts[k].name, name, len) != 0) continue;
+        if (strlen(cmd->opts[k].name) == len) return k; /* exact */
+        found = found == -1 ? k : -2;                   /* prefix: must be unique */
     }
     return found;
 }
 
-/* The worker's argv: exe check <the parent's options less its own> --device i --json path. */
-char **gv_fleet_worker_argv(const char *exe, int argc, char **argv, int device, const char *json)
+/* The worker's argv: exe CMD <the parent's options less its own> --device i --json path. */
+char **gv_fleet_worker_argv_for(const gv_fleet_cmd *cmd, const char *exe, int argc, char **argv,
+                                int device, const char *json)
 {
     /* one block: the pointers, then the device index's digits */
     size_t n_ptrs = (size_t)argc + 8;
@@ -175,11 +166,11 @@ char **gv_fleet_worker_argv(const char *exe, int argc, char **argv, int device, 
     snprintf(dev, 16, "%d", device);
     int n = 0;
     w[n++] = (char *)exe;
-    w[n++] = "check";
+    w[n++] = (char *)cmd->name;
     for (int i = 1; i < argc; i++) {
-        int k = which_option(argv[i]);
-        bool separate_value = k >= 0 && check_opts[k].has_arg && !strchr(argv[i], '=');
-        bool drop = k >= 0 && check_opts[k].parent_only;
+        int k = which_option(cmd, argv[i]);
+        bool separate_value = k >= 0 && cmd->opts[k].has_arg && !strchr(argv[i], '=');
+        bool drop = k >= 0 && cmd->opts[k].parent_only;
         if (!drop) w[n++] = argv[i];
         if (separate_value && i + 1 < argc) {
             i++;
@@ -192,6 +183,11 @@ char **gv_fleet_worker_argv(const char *exe, int argc, char **argv, int device, 
     w[n++] = (char *)json;
     w[n] = NULL;
     return w;
+}
+
+char **gv_fleet_worker_argv(const char *exe, int argc, char **argv, int device, const char *json)
+{
+    return gv_fleet_worker_argv_for(&gv_fleet_check_cmd, exe, argc, argv, device, json);
 }
 
 void gv_fleet_worker_argv_free(char **w)
@@ -231,74 +227,105 @@ static bool worker_json_path(const char *json_path, const char *tmpdir, int dev,
     return w > 0 && (size_t)w < len;
 }
 
-int gv_fleet_check(const gv_device_plan *plan, int argc, char **argv, const char *json_path,
-                   int quiet)
+int gv_fleet_self_exe(char *exe, size_t len)
 {
-    char exe[PATH_MAX];
-    ssize_t el = readlink("/proc/self/exe", exe, sizeof exe - 1);
+    ssize_t el = readlink("/proc/self/exe", exe, len - 1);
     if (el <= 0) {
         gv_usage_error("cannot find this program (/proc/self/exe): %s", strerror(errno));
         return GV_EXIT_RUNTIME;
     }
     exe[el] = '\0';
+    return -1;
+}
+
+int gv_fleet_check(const gv_device_plan *plan, int argc, char **argv, const char *json_path,
+                   int quiet)
+{
+    char exe[PATH_MAX];
+    int rc = gv_fleet_self_exe(exe, sizeof exe);
+    if (rc >= 0) return rc;
     return gv_fleet_run_workers(exe, plan, argc, argv, json_path, quiet);
 }
 
-int gv_fleet_run_workers(const char *exe, const gv_device_plan *plan, int argc, char **argv,
-                         const char *json_path, int quiet)
+/* Start one worker: its output and errors into files, stdin from /dev/null. */
+static pid_t spawn_worker(const char *exe, char **w, const char *outp, const char *errp)
 {
+    posix_spawn_file_actions_t fa;
+    if (posix_spawn_file_actions_init(&fa) != 0) return -1;
+    posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
+    posix_spawn_file_actions_addopen(&fa, 1, outp, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+    posix_spawn_file_actions_addopen(&fa, 2, errp, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+    pid_t pid = -1;
+    if (posix_spawn(&pid, exe, &fa, NULL, w, environ) != 0) pid = -1;
+    posix_spawn_file_actions_destroy(&fa);
+    return pid;
+}
+
+static int wait_worker(pid_t pid)
+{
+    int st;
+    if (pid > 0 && waitpid(pid, &st, 0) == pid && WIFEXITED(st)) return WEXITSTATUS(st);
+    return -1;
+}
+
+void gv_fleet_runs_free(gv_fleet_runs *runs)
+{
+    if (!runs) return;
+    for (int i = 0; i < runs->n; i++)
+        json_decref(runs->docs[i]);
+    free(runs);
+}
+
+gv_fleet_runs *gv_fleet_spawn(const char *exe, const gv_fleet_cmd *cmd, const gv_device_plan *plan,
+                              int argc, char **argv, const char *json_path, bool serial,
+                              int (*load)(const char *path, json_t **doc, char *err, size_t len))
+{
+    gv_fleet_runs *runs = calloc(1, sizeof *runs);
+    if (!runs) {
+        gv_usage_error("out of host memory starting the workers");
+        return NULL;
+    }
     setenv("NCCL_NVLS_ENABLE", "0", 1); /* NVLink multicast stays off in every child */
     const char *tmp = getenv("TMPDIR");
     char tmpdir[PATH_MAX];
     snprintf(tmpdir, sizeof tmpdir, "%s/gpuval-fleet-XXXXXX", tmp && *tmp ? tmp : "/tmp");
     if (!mkdtemp(tmpdir)) {
         gv_usage_error("cannot create a directory for the workers' output: %s", strerror(errno));
-        return GV_EXIT_RUNTIME;
+        runs->lost = true;
+        return runs;
     }
     int n = plan->n;
     pid_t pid[GV_FLEET_MAX_DEVICES];
-    char json[GV_FLEET_MAX_DEVICES][PATH_MAX], outp[GV_FLEET_MAX_DEVICES][PATH_MAX + 16],
-        errp[GV_FLEET_MAX_DEVICES][PATH_MAX + 16];
-    printf("check on %d devices, one worker process each:", n);
+    char outp[GV_FLEET_MAX_DEVICES][PATH_MAX + 16], errp[GV_FLEET_MAX_DEVICES][PATH_MAX + 16];
+    printf("%s on %d devices, one worker process each%s:", cmd->name, n,
+           serial ? ", one after another" : "");
     for (int i = 0; i < n; i++)
         printf(" %d", plan->index[i]);
     printf("\n");
     fflush(stdout);
+    int worker_rc[GV_FLEET_MAX_DEVICES];
     for (int i = 0; i < n; i++) {
         pid[i] = -1;
-        bool fits = worker_json_path(json_path, tmpdir, plan->index[i], json[i], sizeof json[i]);
+        worker_rc[i] = -1;
+        char *json = runs->paths[i];
+        bool fits = worker_json_path(json_path, tmpdir, plan->index[i], json, PATH_MAX);
         int wo = snprintf(outp[i], sizeof outp[i], "%s/dev%d.out", tmpdir, plan->index[i]);
         int we = snprintf(errp[i], sizeof errp[i], "%s/dev%d.err", tmpdir, plan->index[i]);
         if (!fits || wo < 0 || (size_t)wo >= sizeof outp[i] || we < 0 ||
             (size_t)we >= sizeof errp[i]) {
-            json[i][0] = outp[i][0] = errp[i][0] = '\0';
+            json[0] = outp[i][0] = errp[i][0] = '\0';
             continue;
         }
-        unlink(json[i]); /* a file left by an earlier run must not pass for this one's */
-        char **w = gv_fleet_worker_argv(exe, argc, argv, plan->index[i], json[i]);
-        posix_spawn_file_actions_t fa;
-        if (!w || posix_spawn_file_actions_init(&fa) != 0) {
-            gv_fleet_worker_argv_free(w);
-            continue;
-        }
-        posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
-        posix_spawn_file_actions_addopen(&fa, 1, outp[i], O_WRONLY | O_CREAT | O_TRUNC, 0600);
-        posix_spawn_file_actions_addopen(&fa, 2, errp[i], O_WRONLY | O_CREAT | O_TRUNC, 0600);
-        if (posix_spawn(&pid[i], exe, &fa, NULL, w, environ) != 0) pid[i] = -1;
-        posix_spawn_file_actions_destroy(&fa);
+        unlink(json); /* a file left by an earlier run must not pass for this one's */
+        char **w = gv_fleet_worker_argv_for(cmd, exe, argc, argv, plan->index[i], json);
+        if (!w) continue;
+        pid[i] = spawn_worker(exe, w, outp[i], errp[i]);
         gv_fleet_worker_argv_free(w);
+        if (serial) worker_rc[i] = wait_worker(pid[i]);
     }
-    int worker_rc[GV_FLEET_MAX_DEVICES];
-    for (int i = 0; i < n; i++) {
-        worker_rc[i] = -1;
-        int st;
-        if (pid[i] > 0 && waitpid(pid[i], &st, 0) == pid[i] && WIFEXITED(st))
-            worker_rc[i] = WEXITSTATUS(st);
-    }
-    json_t *docs[GV_FLEET_MAX_DEVICES];
-    const char *names[GV_FLEET_MAX_DEVICES];
-    int loaded = 0;
-    bool lost = false;
+    if (!serial)
+        for (int i = 0; i < n; i++)
+            worker_rc[i] = wait_worker(pid[i]);
     for (int i = 0; i < n; i++) {
         printf("\n== device %d (worker exit %d) ==\n", plan->index[i], worker_rc[i]);
         fflush(stdout);
@@ -310,30 +337,40 @@ int gv_fleet_run_workers(const char *exe, const gv_device_plan *plan, int argc, 
         }
         char err[512];
         json_t *doc = NULL;
-        if (gv_fleet_load(json[i], &doc, err, sizeof err) == GV_OK) {
-            docs[loaded] = doc;
-            names[loaded++] = json[i];
+        if (load(runs->paths[i], &doc, err, sizeof err) == GV_OK) {
+            runs->docs[runs->n] = doc;
+            runs->names[runs->n++] = runs->paths[i];
         } else {
             gv_usage_error("device %d left no run: %s", plan->index[i], err);
-            lost = true;
+            runs->lost = true;
         }
         unlink(outp[i]);
         unlink(errp[i]);
-        if (!json_path || strcmp(json_path, "-") == 0) unlink(json[i]);
+        if (!json_path || strcmp(json_path, "-") == 0) unlink(runs->paths[i]);
     }
     rmdir(tmpdir);
+    return runs;
+}
+
+int gv_fleet_run_workers(const char *exe, const gv_device_plan *plan, int argc, char **argv,
+                         const char *json_path, int quiet)
+{
+    gv_fleet_runs *runs =
+        gv_fleet_spawn(exe, &gv_fleet_check_cmd, plan, argc, argv, json_path, false, gv_fleet_load);
+    if (!runs) return GV_EXIT_RUNTIME;
     int rc = GV_EXIT_RUNTIME;
+    bool lost = runs->lost;
     json_t *fleet = NULL;
-    if (loaded > 0) {
-        rc = gv_fleet_merge(docs, names, loaded, quiet, stdout, json_path ? &fleet : NULL, NULL);
+    if (runs->n > 0) {
+        rc = gv_fleet_merge(runs->docs, runs->names, runs->n, quiet, stdout,
+                            json_path ? &fleet : NULL, NULL);
         if (json_path && fleet && gv_write_file(json_path, emit_json, fleet) != 0) {
             gv_usage_error("could not write %s", json_path);
             lost = true;
         }
     }
     json_decref(fleet);
-    for (int i = 0; i < loaded; i++)
-        json_decref(docs[i]);
+    gv_fleet_runs_free(runs);
     if (lost && (rc == GV_EXIT_OK || rc == GV_EXIT_OUTLIER)) rc = GV_EXIT_RUNTIME;
     return rc;
 }
@@ -343,22 +380,35 @@ int gv_fleet_run_workers(const char *exe, const gv_device_plan *plan, int argc, 
 static const char merge_help[] =
     "usage: gpuval merge RUN.json... [--json OUT] [--md OUT] [-q]\n"
     "\n"
-    "Combine run files of one selection (check --json from every GPU of a node, or from every\n"
-    "rank of an srun/mpirun launch) into one fleet table: each case's verdict on every device,\n"
-    "and whether the devices agree bit for bit. Devices are grouped by model, SM count,\n"
-    "driver, runtime and cuBLAS version; within a group, every deterministic op's output\n"
-    "digest must be identical. A device that differs from the majority (or, without one, the\n"
-    "digest farther from the f64 oracle) is named as the outlier with its worst element.\n"
-    "A GPU whose summed case time is more than 10%% over its node's median is flagged SLOW\n"
-    "with its PCIe link and clocks (a flag only: these are correctness-run times).\n"
+    "Combine run files of one selection (--json from every GPU of a node, or from every rank\n"
+    "of an srun/mpirun launch) into one fleet table. The files must be of one kind: check runs\n"
+    "(gpuval-run/1), bench runs (gpuval-bench/1) or tradeoffs runs (gpuval-tradeoffs/1); a\n"
+    "mix is a usage error.\n"
     "\n"
-    "  --json OUT   write the fleet (schema gpuval-fleet/1)\n"
+    "check runs: each case's verdict on every device, and whether the devices agree bit for\n"
+    "bit. Devices are grouped by model, SM count, driver, runtime and cuBLAS version; within a\n"
+    "group, every deterministic op's output digest must be identical. A device that differs\n"
+    "from the majority (or, without one, the digest farther from the f64 oracle) is named as\n"
+    "the outlier with its worst element. A GPU whose summed case time is more than 10%% over\n"
+    "its node's median is flagged SLOW with its PCIe link and clocks (a flag only: these are\n"
+    "correctness-run times).\n"
+    "\n"
+    "bench and tradeoffs runs: per case and device the median time and its 95%% interval, the\n"
+    "time against the median of the devices of one host and model (more than 10%% over it:\n"
+    "SLOW, a flag only), the SM clock before/after and throttle reasons the run recorded, and\n"
+    "the device's PCIe link; for tradeoffs the verdict and accurate bits per device, which must\n"
+    "agree (with the output digest) across devices of one model for deterministic ops.\n"
+    "\n"
+    "  --json OUT   write the fleet (schema gpuval-fleet/1; gpuval-fleet-perf/1 for bench\n"
+    "               and tradeoffs)\n"
     "  --md OUT     write the tables as Markdown ('-' is stdout)\n"
-    "  -q, --quiet  list only the cases that did not pass everywhere or did not agree\n"
+    "  -q, --quiet  check runs: list only the cases that did not pass everywhere or did not\n"
+    "               agree\n"
     "\n"
-    "exit: 0 all passed and agreed, 1 a case failed on some device, 2 bad usage or an invalid\n"
-    "      run file, 3 a case was an ERROR or an output was not written, 6 a device's output\n"
-    "      differs (an outlier), 77 nothing judged and no device in any run\n";
+    "exit: 0 all passed and agreed, 1 a case failed on some device, 2 bad usage, an invalid\n"
+    "      run file or runs of different kinds, 3 a case was an ERROR or an output was not\n"
+    "      written, 6 a device's output differs (an outlier), 77 nothing judged and no device\n"
+    "      in any run\n";
 
 static int emit_text(FILE *f, void *s)
 {
@@ -406,17 +456,28 @@ int gv_cmd_merge(int argc, char **argv)
     for (int i = 0; i < n; i++) {
         char err[512];
         names[i] = argv[optind + i];
-        if (gv_fleet_load(names[i], &docs[i], err, sizeof err) != GV_OK) {
+        const char *mixed = NULL;
+        if (gv_fleet_load_any(names[i], &docs[i], err, sizeof err) != GV_OK)
             gv_usage_error("%s", err);
-            for (int k = 0; k < i; k++)
+        else if (i > 0 && strcmp(json_string_value(json_object_get(docs[i], "schema")),
+                                 json_string_value(json_object_get(docs[0], "schema"))) != 0)
+            mixed = json_string_value(json_object_get(docs[i], "schema"));
+        if (mixed)
+            gv_usage_error("merge takes runs of one kind: %s is %s, %s is %s", names[0],
+                           json_string_value(json_object_get(docs[0], "schema")), names[i], mixed);
+        if (!docs[i] || mixed) {
+            for (int k = 0; k <= i; k++)
                 json_decref(docs[k]);
             return GV_EXIT_USAGE;
         }
     }
     json_t *fleet = NULL;
     char *md = NULL;
-    int rc = gv_fleet_merge(docs, names, n, quiet, stdout, json_path ? &fleet : NULL,
-                            md_path ? &md : NULL);
+    bool check_runs = strcmp(json_string_value(json_object_get(docs[0], "schema")), GV_SCHEMA) == 0;
+    int rc = check_runs ? gv_fleet_merge(docs, names, n, quiet, stdout, json_path ? &fleet : NULL,
+                                         md_path ? &md : NULL)
+                        : gv_fleet_perf_merge(docs, names, n, stdout, json_path ? &fleet : NULL,
+                                              md_path ? &md : NULL);
     bool lost = false;
     if (json_path && fleet && gv_write_file(json_path, emit_json, fleet) != 0) {
         gv_usage_error("could not write %s", json_path);

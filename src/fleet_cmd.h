@@ -1,9 +1,11 @@
-/* fleet_cmd.h: running on every GPU of a node and merging runs (fleet_cmd.c) — `--device`
- * for check, the launcher's rank for runs started by srun or mpirun, the per-device workers
- * of `check --device LIST`, and `gpuval merge`. */
+/* fleet_cmd.h: running on every GPU of a node and merging runs (fleet_cmd.c) — `--device`,
+ * the launcher's rank for runs started by srun or mpirun, the per-device workers of `check`,
+ * `bench` and `tradeoffs --device LIST` (the latter two merged in fleet_perf.c), and `gpuval
+ * merge`. */
 #ifndef GV_FLEET_CMD_H
 #define GV_FLEET_CMD_H
 
+#include <limits.h>
 #include <stdbool.h>
 #include <stddef.h>
 
@@ -23,11 +25,6 @@ typedef struct gv_device_plan {
  * 2 for a malformed SPEC, a repeated index or a device that is not there ("device 3
  * requested, 2 present"), 77 for "all" with no device. */
 int gv_device_plan_make(const char *spec, gv_device_plan *plan, int (*count_devices)(void));
-
-/* For commands that run on one device (bench, tradeoffs): gv_device_plan_make, refusing a
- * list of several (exit 2: run the command once per device, then compare). Returns -1 to go
- * on, or the exit code. */
-int gv_device_select_one(const char *spec, const char *cmd);
 
 /* The output path of this process: path itself, or per rank (gv_rank_path) when launched as
  * a rank. NULL path stays NULL; NULL also when the per-rank path does not fit (a message is
@@ -49,12 +46,52 @@ int gv_fleet_check(const gv_device_plan *plan, int argc, char **argv, const char
 int gv_fleet_run_workers(const char *exe, const gv_device_plan *plan, int argc, char **argv,
                          const char *json_path, int quiet);
 
-/* A worker's command line: exe check, the parent's check options (argv[1..argc)) less
- * --device, --json, --save, --baseline and --force (as getopt_long reads them: --name VALUE,
- * --name=VALUE, unique prefixes), then --device device --json json. NULL-terminated; free it
- * with gv_fleet_worker_argv_free. NULL on no memory. */
+/* A command's long options as getopt_long reads them, for rebuilding a worker's command line:
+ * which take a value, and which the parent keeps to itself (dropped from the worker's). */
+typedef struct gv_fleet_opt {
+    const char *name;
+    bool has_arg, parent_only;
+} gv_fleet_opt;
+typedef struct gv_fleet_cmd {
+    const char *name; /* "check", "bench", "tradeoffs" */
+    const gv_fleet_opt *opts;
+    int n_opts;
+} gv_fleet_cmd;
+extern const gv_fleet_cmd gv_fleet_check_cmd;
+
+/* A worker's command line: exe CMD, the parent's options (argv[1..argc)) less cmd's
+ * parent-only ones (as getopt_long reads them: --name VALUE, --name=VALUE, unique prefixes),
+ * then --device device --json json. NULL-terminated; free it with gv_fleet_worker_argv_free.
+ * NULL on no memory. gv_fleet_worker_argv: the same for check (parent-only: --device, --json,
+ * --save, --baseline and --force). */
+char **gv_fleet_worker_argv_for(const gv_fleet_cmd *cmd, const char *exe, int argc, char **argv,
+                                int device, const char *json);
 char **gv_fleet_worker_argv(const char *exe, int argc, char **argv, int device, const char *json);
 void gv_fleet_worker_argv_free(char **w);
+
+/* The runs the workers left, loaded (n of them; names: their files). lost: a worker left no
+ * run, or its files could not be placed. */
+typedef struct gv_fleet_runs {
+    int n;
+    json_t *docs[GV_FLEET_MAX_DEVICES];
+    const char *names[GV_FLEET_MAX_DEVICES];
+    char paths[GV_FLEET_MAX_DEVICES][PATH_MAX];
+    bool lost;
+} gv_fleet_runs;
+
+/* One worker process of exe per device of the plan, each `exe CMD ... --device i --json F`
+ * (F: NAME.devI.json beside json_path when given, else in a temporary directory and removed
+ * after loading), in parallel, or one after another with serial; each worker's output is
+ * captured and printed after all have ended, then its run read with load. NCCL_NVLS_ENABLE=0
+ * is set for the children. NULL on no memory (a message printed); free with
+ * gv_fleet_runs_free. */
+gv_fleet_runs *gv_fleet_spawn(const char *exe, const gv_fleet_cmd *cmd, const gv_device_plan *plan,
+                              int argc, char **argv, const char *json_path, bool serial,
+                              int (*load)(const char *path, json_t **doc, char *err, size_t len));
+void gv_fleet_runs_free(gv_fleet_runs *runs);
+
+/* This program's path (/proc/self/exe) into exe: -1 to go on, or an exit code after a message. */
+int gv_fleet_self_exe(char *exe, size_t len);
 
 /* `gpuval merge RUN.json... [--json OUT] [--md OUT] [-q]`. */
 int gv_cmd_merge(int argc, char **argv);

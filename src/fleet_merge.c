@@ -23,8 +23,9 @@
 
 #include "bench_json.h" /* gv_jnum, gv_jstr */
 #include "cli.h"
-#include "json_util.h" /* gv_json_now */
-#include "report.h"    /* GV_SCHEMA, gv_exit_code */
+#include "fleet_perf.h" /* gv_fleet_*_text */
+#include "json_util.h"  /* gv_json_now */
+#include "report.h"     /* GV_SCHEMA, gv_exit_code */
 
 typedef struct fm_dev {
     const json_t *doc;
@@ -107,15 +108,7 @@ static void describe_device(fm_dev *d, const json_t *doc, int k, bool several_ho
         snprintf(d->label, sizeof d->label, "%.60s:%s", d->host, own);
     else
         snprintf(d->label, sizeof d->label, "%s", own);
-    const json_t *dev = json_object_get(doc, "device");
-    if (json_is_object(dev))
-        snprintf(d->group, sizeof d->group,
-                 "%s, cc %d.%d, %d SMs, driver %d, runtime %d, cuBLAS %d", gv_jstr(dev, "name"),
-                 jint(dev, "cc_major", 0), jint(dev, "cc_minor", 0), jint(dev, "sm_count", 0),
-                 jint(dev, "driver_version", 0), jint(dev, "runtime_version", 0),
-                 jint(dev, "cublas_version", 0));
-    else
-        snprintf(d->group, sizeof d->group, "no device");
+    gv_fleet_model_text(doc, d->group, sizeof d->group);
 }
 
 static bool judged(const json_t *c)
@@ -289,29 +282,6 @@ static void time_devices(fm_dev *devs, int n, const char *const *keys, int n_key
     }
 }
 
-static void link_text(const json_t *doc, char *buf, size_t len)
-{
-    int gen = jint(doc, "fleet.pcie.gen", 0), width = jint(doc, "fleet.pcie.width", 0);
-    int gmax = jint(doc, "fleet.pcie.gen_max", 0), wmax = jint(doc, "fleet.pcie.width_max", 0);
-    if (!width) {
-        snprintf(buf, len, "-");
-        return;
-    }
-    snprintf(buf, len, "Gen%d x%d%s", gen, width,
-             (gmax && gen < gmax) || (wmax && width < wmax) ? " (below max)" : "");
-}
-
-static void clock_text(const json_t *doc, char *buf, size_t len)
-{
-    int cur = jint(doc, "fleet.sm_clock_mhz", 0), max = jint(doc, "fleet.sm_clock_max_mhz", 0);
-    if (cur && max)
-        snprintf(buf, len, "%d/%d", cur, max);
-    else if (cur)
-        snprintf(buf, len, "%d", cur);
-    else
-        snprintf(buf, len, "-");
-}
-
 /* ---- Markdown: a growing string ------------------------------------------------------ */
 typedef struct fm_buf {
     char *s;
@@ -448,8 +418,8 @@ int gv_fleet_merge(json_t *const *docs, const char *const *names, int n, int qui
         while (strcmp(groups[g], v->group) != 0)
             g++;
         char link[48], clk[32], tms[32] = "-", vsm[32] = "-";
-        link_text(v->doc, link, sizeof link);
-        clock_text(v->doc, clk, sizeof clk);
+        gv_fleet_link_text(v->doc, link, sizeof link);
+        gv_fleet_clock_text(v->doc, clk, sizeof clk);
         if (isfinite(v->vs_median)) {
             snprintf(tms, sizeof tms, "%.1f", v->time_ms);
             snprintf(vsm, sizeof vsm, "%+.1f%%%s", 100 * v->vs_median, v->slow ? " SLOW" : "");
@@ -601,8 +571,8 @@ int gv_fleet_merge(json_t *const *docs, const char *const *names, int n, int qui
     for (int d = 0; d < n; d++)
         if (devs[d].slow) {
             char link[48], clk[32];
-            link_text(devs[d].doc, link, sizeof link);
-            clock_text(devs[d].doc, clk, sizeof clk);
+            gv_fleet_link_text(devs[d].doc, link, sizeof link);
+            gv_fleet_clock_text(devs[d].doc, clk, sizeof clk);
             snprintf(note, sizeof note,
                      "%s is %.1f%% slower than its node's median over the cases every device "
                      "judged (PCIe %s, SM clock %s MHz); correctness-run times, not a benchmark",

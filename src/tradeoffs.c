@@ -18,7 +18,7 @@
 
 #include "bench_case.h"
 #include "cli.h"
-#include "fleet_cmd.h"
+#include "fleet_perf.h"
 #include "registry.h"
 #include "report.h"
 #include "run.h"
@@ -40,7 +40,18 @@ static const char trade_help[] =
     "  --dist NAME   inputs: uniform01 uniform11 smallint special offgrid ... (default: the\n"
     "                op's own with --op, uniform11 without)\n"
     "  --seed N      input seed (default 0): decimal or 0x hex, up to 2^64-1\n"
-    "  --device N    run on CUDA device N (default: the first, or a rank's local rank)\n"
+    "  --device SPEC the GPU: N, a list N,M,... or all (default: the first, or a rank's local\n"
+    "                rank). A list runs one worker process per device, each writing\n"
+    "                NAME.devI.json beside --json, then merges them as gpuval merge does: per\n"
+    "                row and device the verdict, accurate bits (which must agree across the\n"
+    "                devices of one model for deterministic ops: exit 6 otherwise), median\n"
+    "                and interval, the time against the node's median (over +10%: SLOW),\n"
+    "                SM clock, throttle reasons and PCIe link; --json writes the merged view\n"
+    "  --device-serial  with a list: one device after another. Default: all at once, so the\n"
+    "                node is measured as it runs loaded and in the time of one device; the\n"
+    "                workers then share the host's cores and PCIe (the f64 oracles of the\n"
+    "                correctness pass compete for the cores). Serial gives clean timings for\n"
+    "                comparing against another node or a baseline\n"
     "  --json FILE   the run, schema gpuval-tradeoffs/1\n"
     "  --md FILE     the tables as Markdown\n"
     "\n"
@@ -223,7 +234,8 @@ int gv_cmd_tradeoffs(int argc, char **argv)
 {
     gv_selection sel = {.dist = -1};
     const char *json_path = NULL, *md_path = NULL, *size_spec = NULL, *device = NULL;
-    enum { O_OP = 256, O_SIZE, O_DIST, O_SEED, O_JSON, O_MD, O_DEVICE };
+    bool device_serial = false;
+    enum { O_OP = 256, O_SIZE, O_DIST, O_SEED, O_JSON, O_MD, O_DEVICE, O_SERIAL };
     static const struct option opts[] = {{"op", required_argument, 0, O_OP},
                                          {"size", required_argument, 0, O_SIZE},
                                          {"dist", required_argument, 0, O_DIST},
@@ -231,6 +243,7 @@ int gv_cmd_tradeoffs(int argc, char **argv)
                                          {"json", required_argument, 0, O_JSON},
                                          {"md", required_argument, 0, O_MD},
                                          {"device", required_argument, 0, O_DEVICE},
+                                         {"device-serial", no_argument, 0, O_SERIAL},
                                          {"help", no_argument, 0, 'h'},
                                          {0, 0, 0, 0}};
     int c;
@@ -249,6 +262,7 @@ int gv_cmd_tradeoffs(int argc, char **argv)
         case O_JSON: json_path = optarg; break;
         case O_MD: md_path = optarg; break;
         case O_DEVICE: device = optarg; break;
+        case O_SERIAL: device_serial = true; break;
         case 'h': fputs(trade_help, stdout); return GV_EXIT_OK;
         default:
             gv_bad_option("tradeoffs", argv);
@@ -260,8 +274,18 @@ int gv_cmd_tradeoffs(int argc, char **argv)
         gv_usage_error("tradeoffs takes no positional arguments ('%s'); see --help", argv[optind]);
         return GV_EXIT_USAGE;
     }
-    int device_rc = gv_device_select_one(device, "tradeoffs");
+    gv_device_plan dplan;
+    int device_rc = gv_device_plan_perf(device, &dplan);
     if (device_rc >= 0) return device_rc;
+    if (device_serial && dplan.n < 2) {
+        gv_usage_error("--device-serial orders the workers of --device LIST (several devices)");
+        return GV_EXIT_USAGE;
+    }
+    if (dplan.n > 1 && md_path) {
+        gv_usage_error("--md takes one device's run; with several, use --json (gpuval merge --md "
+                       "renders the merged view)");
+        return GV_EXIT_USAGE;
+    }
     char err[512];
     gv_shape shapes[64];
     if (size_spec && gv_parse_sizes(size_spec, shapes, 64, &sel) != 0) return GV_EXIT_USAGE;
@@ -303,6 +327,10 @@ int gv_cmd_tradeoffs(int argc, char **argv)
         return rc == GV_ENOMEM ? GV_EXIT_RUNTIME : GV_EXIT_USAGE;
     }
 
+    if (dplan.n > 1) { /* the selection is good: one worker per device, then the merge */
+        groups_free(&gs);
+        return gv_fleet_perf_run(&gv_fleet_trade_cmd, &dplan, argc, argv, json_path, device_serial);
+    }
     gv_run_info info;
     gv_run_start(&info, "tradeoffs", argc, argv);
     char *joined = (char *)info.argv_joined;

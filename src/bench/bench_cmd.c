@@ -24,7 +24,7 @@
 #include "bench_targets.h"
 #include "report.h"
 #include "cli.h"
-#include "fleet_cmd.h"
+#include "fleet_perf.h"
 #include "registry.h"
 
 static const char bench_help[] =
@@ -63,7 +63,17 @@ static const char bench_help[] =
     "  --no-cpu           do not time the CPU oracle (it still runs once, for the reference)\n"
     "  --repeat-check     time every case's hot scope twice (default: the first timed case)\n"
     "output\n"
-    "  --device N         run on CUDA device N (default: the first, or a rank's local rank)\n"
+    "  --device SPEC      the GPU: N, a list N,M,... or all (default: the first, or a rank's\n"
+    "                     local rank). A list runs one worker process per device, each\n"
+    "                     writing NAME.devI.json beside --json, then merges them as gpuval\n"
+    "                     merge does: per case and device the median and interval, the time\n"
+    "                     against the node's median (over +10%: SLOW), SM clock, throttle\n"
+    "                     reasons and PCIe link; --json then writes the merged view\n"
+    "  --device-serial    with a list: run the devices one after another. Default: all at\n"
+    "                     once, so the node is measured as it runs loaded and in the time of\n"
+    "                     one device; the workers then share the host's cores and PCIe, which\n"
+    "                     slows the CPU oracle's timings and e2e. Serial gives clean timings\n"
+    "                     for comparing against another node or a baseline\n"
     "  --json FILE        the run (schema gpuval-bench/1, raw samples included)\n"
     "  --csv FILE         one row per case      --md FILE   Markdown report\n"
     "  --save FILE        the --json document, as a baseline for gpuval compare: an existing\n"
@@ -163,7 +173,8 @@ typedef struct cli {
     gv_selection sel;
     const char *size_spec, *preset, *crossover, *sweep, *sweep_base, *as_name;
     const char *out[4]; /* json, csv, md, save (json) */
-    const char *device; /* --device N */
+    const char *device; /* --device SPEC */
+    bool device_serial; /* --device-serial */
     double spread, cap, cpu_budget, factor;
     int min_samples, refine;
     bool hot, cold, no_cpu, repeat_all, selection_given, force;
@@ -198,7 +209,8 @@ static int parse_cli(int argc, char **argv, cli *a)
         O_MD,
         O_SAVE,
         O_FORCE,
-        O_AS
+        O_AS,
+        O_SERIAL
     };
     static const struct option opts[] = {{"op", 1, 0, O_OP},
                                          {"dtype", 1, 0, O_DTYPE},
@@ -227,6 +239,7 @@ static int parse_cli(int argc, char **argv, cli *a)
                                          {"save", 1, 0, O_SAVE},
                                          {"force", 0, 0, O_FORCE},
                                          {"as", 1, 0, O_AS},
+                                         {"device-serial", 0, 0, O_SERIAL},
                                          {"help", 0, 0, 'h'},
                                          {0, 0, 0, 0}};
     int c;
@@ -306,6 +319,7 @@ static int parse_cli(int argc, char **argv, cli *a)
         case O_FORCE: a->force = true; break;
         case O_AS: a->as_name = optarg; break;
         case O_DEVICE: a->device = optarg; break;
+        case O_SERIAL: a->device_serial = true; break;
         case 'h': fputs(bench_help, stdout); return 1;
         default:
             gv_bad_option("bench", argv);
@@ -498,7 +512,9 @@ static int run_plan(const cli *a, const gv_bench_opts *o, const plan *p, const c
                               .preset = a->preset,
                               .oracle_threads = openblas_get_num_threads(),
                               .opts = o};
-    info.have_device = gk_device_count() > 0 && gk_device_info_get(&info.device) == GV_OK;
+    info.device_count = gk_device_count();
+    info.have_device = info.device_count > 0 && gk_device_info_get(&info.device) == GV_OK;
+    info.device_index = info.have_device ? gk_device_current() : -1;
     gv_bench_opts run_o = *o; /* NVML's clocks around each case need the device's UUID */
     run_o.uuid = info.have_device ? info.device.uuid : NULL;
     o = &run_o;
@@ -596,6 +612,11 @@ static int run_plan(const cli *a, const gv_bench_opts *o, const plan *p, const c
     return rc;
 }
 
+static int no_device(void)
+{
+    return 0;
+}
+
 int gv_cmd_bench(int argc, char **argv)
 {
     cli a;
@@ -605,8 +626,18 @@ int gv_cmd_bench(int argc, char **argv)
     a.refine = -1;
     int prc = parse_cli(argc, argv, &a);
     if (prc) return prc > 0 ? GV_EXIT_OK : GV_EXIT_USAGE;
-    int device_rc = gv_device_select_one(a.device, "bench");
+    gv_device_plan dplan;
+    int device_rc = gv_device_plan_perf(a.device, &dplan);
     if (device_rc >= 0) return device_rc;
+    if (a.device_serial && dplan.n < 2) {
+        gv_usage_error("--device-serial orders the workers of --device LIST (several devices)");
+        return GV_EXIT_USAGE;
+    }
+    if (dplan.n > 1 && (a.out[1] || a.out[2] || a.out[3])) {
+        gv_usage_error("--csv, --md and --save take one device's run; with several, use --json "
+                       "(gpuval merge --md renders the merged view)");
+        return GV_EXIT_USAGE;
+    }
     /* The presets' and targets' tables name ops and shapes: a renamed op is gpuval's own
        error, said loudly, before any work. */
     char why[512] = "";
@@ -623,7 +654,16 @@ int gv_cmd_bench(int argc, char **argv)
     plan *p = calloc(1, sizeof *p);
     if (!p) return GV_EXIT_RUNTIME;
     int rc = GV_EXIT_USAGE;
-    if (make_plan(&a, &o, p) == 0) {
+    /* with several devices this process only plans and starts the workers: it must not create
+       a CUDA context, so the plan sees no device (each worker checks its own memory) */
+    gv_bench_device planner = *gv_bench_device_of(&o);
+    planner.count = no_device;
+    if (dplan.n > 1) o.device = &planner;
+    if (make_plan(&a, &o, p) != 0) {
+        /* a usage error, said */
+    } else if (dplan.n > 1) {
+        rc = gv_fleet_perf_run(&gv_fleet_bench_cmd, &dplan, argc, argv, a.out[0], a.device_serial);
+    } else {
         apply_cli(&a, &o); /* the command line overrides a preset's method settings */
         char *joined = gv_join_args(argc, argv);
         rc = run_plan(&a, &o, p, joined);

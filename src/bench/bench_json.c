@@ -13,6 +13,7 @@
 #include "json_util.h"
 #include "bench_result.h"
 #include "bench_targets.h"
+#include "fleet_info.h"
 
 #ifndef GV_VERSION
 #define GV_VERSION "unknown"
@@ -124,6 +125,10 @@ json_t *gv_bench_doc_new(const gv_bench_run_info *info)
     json_object_set_new(doc, "env", gv_json_env());
     json_object_set_new(doc, "device",
                         info->have_device ? gv_json_device(&info->device) : json_null());
+    gv_fleet_info fleet; /* the device's index, PCIe link and clocks: merging a node's devices */
+    gv_fleet_info_fill(&fleet, info->have_device ? &info->device : NULL, info->device_count,
+                       info->device_index);
+    json_object_set_new(doc, "fleet", gv_fleet_info_json(&fleet));
     const gv_bench_opts *o = info->opts;
     json_t *m = json_object();
     json_object_set_new(m, "confidence", gv_json_num(o->gpu.conf));

@@ -21,14 +21,16 @@ typedef struct gv_bench_run_info {
     const char *preset; /* NULL: none */
     bool have_device;
     gk_device_info device;
+    int device_count, device_index; /* as the device query saw them; -1 index: none */
     int oracle_threads;
     const gv_bench_opts *opts;
 } gv_bench_run_info;
 
 /* ---- building (bench_json.c), once, from the structs of bench_result.h ---- */
 
-/* The document's header: schema, tool, command line, host, build, device fingerprint, the
- * method (stop rules, confidence, scopes), and empty "cases", "crossovers", "notes". */
+/* The document's header: schema, tool, command line, host, build, device fingerprint, where
+ * the device sits (fleet_info.h: index, rank, PCIe link, clocks), the method (stop rules,
+ * confidence, scopes), and empty "cases", "crossovers", "notes". */
 json_t *gv_bench_doc_new(const gv_bench_run_info *info);
 /* The CPU's model name from /proc/cpuinfo, or "unknown". */
 void gv_bench_cpu_model(char *buf, size_t len);

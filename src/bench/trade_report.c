@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "bench_report.h"
+#include "digest.h"
 #include "json_util.h"
 #include "model_floor.h"
 #include "outfile.h"
@@ -147,6 +148,13 @@ static json_t *row_json(const gv_trade_row *row)
     json_object_set_new(o, "normwise_rel", num_or_null(j, r->m.normwise_rel));
     json_object_set_new(o, "max_rel", num_or_null(j, r->m.max_rel));
     json_object_set_new(o, "tiers_met", met);
+    /* for merging the devices of a node (fleet_perf.c): a deterministic op's bits must agree */
+    json_object_set_new(o, "deterministic", json_boolean(r->c.op->nondeterministic == NULL));
+    char hash[24];
+    json_object_set_new(o, "output_hash",
+                        j && r->have_hash
+                            ? json_string(gv_digest_format(r->output_hash, hash, sizeof hash))
+                            : json_null());
     json_object_set_new(o, "ratio", num_or_null(j, r->m.ratio));
     json_object_set_new(o, "prob_max", num_or_null(j && r->prob.on, r->m.prob_max));
     json_object_set_new(
@@ -223,6 +231,7 @@ json_t *gv_trade_doc(const gv_run_info *info, const gv_trade_group *g, int n,
     json_object_set_new(root, "build", gv_json_build());
     json_object_set_new(root, "device",
                         info->have_device ? gv_json_device(&info->device) : json_null());
+    json_object_set_new(root, "fleet", gv_fleet_info_json(&info->fleet));
     for (int k = 0; k < n; k++)
         json_array_append_new(groups, group_json(&g[k]));
     json_object_set_new(root, "groups", groups);

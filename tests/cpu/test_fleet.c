@@ -425,11 +425,11 @@ Test(fleet_merge, bad_input_exits_2_and_writes_nothing, .timeout = 60)
     snprintf(p0, sizeof p0, "%s/bad.json", dir);
     FILE *f = fopen(p0, "w");
     cr_assert_not_null(f);
-    fputs("{\"schema\": \"gpuval-bench/1\", \"cases\": []}", f);
+    fputs("{\"schema\": \"gpuval-run/0\", \"cases\": []}", f);
     fclose(f);
     int rc = merge(p0, out, sizeof out);
     cr_expect_eq(rc, 2, "exit %d\n%s", rc, out);
-    cr_expect_not_null(strstr(out, "is not a gpuval-run/1 run"), "%s", out);
+    cr_expect_not_null(strstr(out, "is not a gpuval-run/1, "), "%s", out);
     snprintf(path, sizeof path, "%s/fleet.json", dir);
     cr_expect_neq(access(path, F_OK), 0, "nothing written");
     snprintf(args, sizeof args, "merge");
@@ -493,9 +493,10 @@ Test(fleet_device, a_device_that_is_not_there_or_a_bad_spec_exits_2, .timeout = 
     cr_expect_eq(rc, 2, "tradeoffs: exit %d: %s", rc, out);
     cr_expect_not_null(strstr(out, "device 999 requested, "), "%s", out);
     if (gk_device_count() >= 2) {
-        rc = gv_test_run_cli("bench --op vadd --size 1000 --device 0,1", out, sizeof out);
+        rc = gv_test_run_cli("bench --op vadd --size 1000 --device 0,1 --csv x.csv", out,
+                             sizeof out);
         cr_expect_eq(rc, 2, "bench on a list: exit %d: %s", rc, out);
-        cr_expect_not_null(strstr(out, "bench runs on one device"), "%s", out);
+        cr_expect_not_null(strstr(out, "take one device's run"), "%s", out);
     }
     if (gk_device_count() == 0) {
         rc = gv_test_run_cli("check --op vadd --device all -q", out, sizeof out);

@@ -1,5 +1,6 @@
 /* multi.c (tests/gpu): every GPU of a node — check --device all, the planted disagreement
- * GPUVAL_PERTURB_DEVICE named as the outlier, per-device run files merged. Needs two devices:
+ * GPUVAL_PERTURB_DEVICE named as the outlier, per-device run files merged, bench and tradeoffs
+ * --device all merged per case and device. Needs two devices:
  * with fewer the program returns 77 (meson's skip) before Criterion starts; the device count
  * is taken in a forked child so this process never initialises CUDA. */
 #include <criterion/criterion.h>
@@ -107,6 +108,59 @@ Test(multi_gpu, collectives_are_judged_and_timed, .timeout = 300)
                            "broadcast"};
     for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
         cr_expect_eq(count(out, names[i]), 2, "%s in f32 and f64:\n%s", names[i], out);
+}
+
+/* The merged table has a row per case and device: dev0 and dev1 each at least once in it. */
+static void expect_both_devices(const char *text)
+{
+    const char *table = strstr(text, "\ncase ");
+    cr_assert_not_null(table, "no merged table:\n%s", text);
+    cr_expect_not_null(strstr(table, " dev0 "), "%s", text);
+    cr_expect_not_null(strstr(table, " dev1 "), "%s", text);
+}
+
+Test(multi_gpu, bench_on_every_device_is_merged, .timeout = 300)
+{
+    char dir[] = "/tmp/gv-multi-XXXXXX", args[512], path[600];
+    cr_assert_not_null(mkdtemp(dir));
+    snprintf(args, sizeof args, "bench --device all --op vadd --size 2^24 --json %s/b.json", dir);
+    int rc = gpuval("", args, out, sizeof out);
+    cr_expect_eq(rc, 0, "exit %d\n%s", rc, out);
+    cr_expect_not_null(strstr(out, "== device 0 (worker exit 0) =="), "%s", out);
+    cr_expect_not_null(strstr(out, "== device 1 (worker exit 0) =="), "%s", out);
+    expect_both_devices(out);
+    for (int d = 0; d < 2; d++) {
+        snprintf(path, sizeof path, "%s/b.dev%d.json", dir, d);
+        cr_expect_eq(access(path, R_OK), 0, "%s", path);
+    }
+    /* the merged document, and the per-device files merged again by gpuval merge */
+    snprintf(args, sizeof args, "merge %s/b.dev0.json %s/b.dev1.json", dir, dir);
+    rc = gpuval("", args, out, sizeof out);
+    cr_expect_eq(rc, 0, "exit %d\n%s", rc, out);
+    expect_both_devices(out);
+    snprintf(args, sizeof args, "grep -q gpuval-fleet-perf/1 %s/b.json", dir);
+    cr_expect_eq(system(args), 0, "%s/b.json is the merged view", dir);
+    snprintf(args, sizeof args, "rm -rf '%s'", dir);
+    cr_expect_eq(system(args), 0);
+}
+
+Test(multi_gpu, bench_devices_one_after_another, .timeout = 300)
+{
+    int rc = gpuval("", "bench --device all --device-serial --op vadd --size 2^20 --no-cpu", out,
+                    sizeof out);
+    cr_expect_eq(rc, 0, "exit %d\n%s", rc, out);
+    cr_expect_not_null(strstr(out, "one worker process each, one after another: 0 1"), "%s", out);
+    expect_both_devices(out);
+}
+
+Test(multi_gpu, tradeoffs_on_every_device_agree, .timeout = 600)
+{
+    int rc = gpuval("", "tradeoffs --device all --op gemm.cublas --size 1024x1024x1024", out,
+                    sizeof out);
+    cr_expect_eq(rc, 0, "exit %d\n%s", rc, out);
+    expect_both_devices(out);
+    cr_expect_not_null(strstr(out, "0 rows differ between devices"), "%s", out);
+    cr_expect_null(strstr(out, "DIFFER"), "%s", out);
 }
 
 int main(int argc, char *argv[])
