@@ -7,6 +7,7 @@
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE /* memfd_create */
 #endif
+#include <math.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -73,6 +74,38 @@ static void check_sane(const gv_npy *a)
     GV_FUZZ_CHECK(count == a->count);
 }
 
+/* Every element as f64 (gv_npy_load, as gpuval compares values): NaN exactly when its bits are a
+   NaN of its type, the sign bit kept, and an f16 or bf16 value exact in f32 (and for f16 a
+   multiple of 2^-24 no larger than 65504). */
+static void check_loads(const gv_npy *a)
+{
+    size_t es = gv_npy_type_size(a->type);
+    for (int64_t k = 0; k < a->count; k++) {
+        const unsigned char *p = (const unsigned char *)a->data + (size_t)k * es;
+        uint64_t bits = 0;
+        memcpy(&bits, p, es); /* little-endian host, as the reader assumes */
+        bool nan, neg = bits >> (8 * es - 1);
+        switch (a->type) {
+        case GV_NPY_F32: nan = (bits & 0x7f800000u) == 0x7f800000u && (bits & 0x7fffffu); break;
+        case GV_NPY_F64:
+            nan = (bits & 0x7ff0000000000000u) == 0x7ff0000000000000u && (bits & 0xfffffffffffffu);
+            break;
+        case GV_NPY_F16: nan = (bits & 0x7c00u) == 0x7c00u && (bits & 0x3ffu); break;
+        case GV_NPY_BF16: nan = (bits & 0x7f80u) == 0x7f80u && (bits & 0x7fu); break;
+        default: abort();
+        }
+        double v = gv_npy_load(a->type, a->data, k);
+        GV_FUZZ_CHECK(isnan(v) == nan);
+        if (nan) continue;
+        GV_FUZZ_CHECK(!!signbit(v) == neg);
+        if (a->type == GV_NPY_F16 || a->type == GV_NPY_BF16) GV_FUZZ_CHECK((double)(float)v == v);
+        if (a->type == GV_NPY_F16 && isfinite(v)) {
+            GV_FUZZ_CHECK(fabs(v) <= 65504.0);
+            GV_FUZZ_CHECK(ldexp(v, 24) == trunc(ldexp(v, 24)));
+        }
+    }
+}
+
 /* Row-major data (as read) into Fortran order (the first index fastest), as the file had it. */
 static void c_to_fortran(const gv_npy *a, void *dst)
 {
@@ -134,7 +167,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         if (rc_mem == GV_EINVAL) GV_FUZZ_CHECK(err_mem[0] != '\0');
     }
     if (rc_file != GV_OK) GV_FUZZ_CHECK(f.data == NULL);
-    if (rc_mem == GV_OK) check_sane(&a);
+    if (rc_mem == GV_OK) {
+        check_sane(&a);
+        check_loads(&a);
+    }
     if (rc_mem == GV_OK && rc_file == GV_OK) {
         GV_FUZZ_CHECK(a.version == f.version);
         check_same(&a, &f, true);
