@@ -3,7 +3,8 @@
  * same bytes in a memfd opened through /proc/self/fd, so no disk is touched); both readers must
  * give the same answer, the same message and the same array. A file they accept is written back
  * (gv_npy_write_order, in the order it came in, through the safe writer into a private
- * directory on tmpfs) and read again: dtype, shape, order and data bytes must come back equal. */
+ * directory on tmpfs, removed after) and read again: dtype, shape, order and data bytes must come
+ * back equal. */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE /* memfd_create */
 #endif
@@ -22,14 +23,6 @@
 
 static int memfd = -1;
 static char memfd_path[64];
-static char dir[64];
-static char out_path[96];
-
-static void cleanup(void)
-{
-    unlink(out_path);
-    rmdir(dir);
-}
 
 static void setup(void)
 {
@@ -37,14 +30,6 @@ static void setup(void)
     memfd = memfd_create("fuzz_npy", 0);
     if (memfd < 0) abort();
     snprintf(memfd_path, sizeof memfd_path, "/proc/self/fd/%d", memfd);
-    /* tmpfs where there is one: the writer fsyncs every file */
-    snprintf(dir, sizeof dir, "/dev/shm/gpuval-fuzz-npy.XXXXXX");
-    if (!mkdtemp(dir)) {
-        snprintf(dir, sizeof dir, "/tmp/gpuval-fuzz-npy.XXXXXX");
-        if (!mkdtemp(dir)) abort();
-    }
-    snprintf(out_path, sizeof out_path, "%s/a.npy", dir);
-    atexit(cleanup);
 }
 
 /* Both arrays the same: dtype, shape, order (when same_order) and data bytes. */
@@ -132,12 +117,24 @@ static void round_trip(const gv_npy *a)
         if (!file_order) return;
         c_to_fortran(a, file_order);
     }
-    int wrc = gv_npy_write_order(out_path, a->type, a->nd, a->shape, file_order, a->fortran_order);
+    /* A directory of its own for each round trip, removed before returning: nothing is left
+       behind however the process ends (libFuzzer may leave without running atexit handlers).
+       On tmpfs where there is one: the writer fsyncs every file. */
+    char dir[64], path[96];
+    snprintf(dir, sizeof dir, "/dev/shm/gpuval-fuzz-npy.XXXXXX");
+    if (!mkdtemp(dir)) {
+        snprintf(dir, sizeof dir, "/tmp/gpuval-fuzz-npy.XXXXXX");
+        if (!mkdtemp(dir)) abort();
+    }
+    snprintf(path, sizeof path, "%s/a.npy", dir);
+    int wrc = gv_npy_write_order(path, a->type, a->nd, a->shape, file_order, a->fortran_order);
     if (file_order != a->data) free(file_order);
-    GV_FUZZ_CHECK(wrc == 0);
     gv_npy b;
     char err[512] = "";
-    int rc = gv_npy_read(out_path, &b, err, sizeof err);
+    int rc = wrc == 0 ? gv_npy_read(path, &b, err, sizeof err) : GV_EIO;
+    unlink(path);
+    rmdir(dir);
+    GV_FUZZ_CHECK(wrc == 0);
     if (rc != GV_OK) fprintf(stderr, "round trip: %s\n", err);
     GV_FUZZ_CHECK(rc == GV_OK);
     GV_FUZZ_CHECK(b.version == 1);
