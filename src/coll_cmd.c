@@ -14,6 +14,7 @@
 
 #include "cli.h"
 #include "coll.h"
+#include "coll_rank.h"
 #include "json_util.h"
 #include "report.h"
 

@@ -1,6 +1,6 @@
 /* coll_cmd.h: `gpuval collectives` (coll_cmd.c) — its options, the rows of the run, their
  * judgement, table and JSON, shared by the two drivers: every local GPU from one process
- * (coll_cmd.c) and one GPU per rank of an MPI job (coll_rank.c). */
+ * (coll_cmd.c) and one GPU per rank of an MPI job (coll_rank.h). */
 #ifndef GV_COLL_CMD_H
 #define GV_COLL_CMD_H
 
@@ -9,7 +9,6 @@
 #include <stdint.h>
 
 #include "coll.h"
-#include "fleet_info.h"
 #include "gk.h"
 
 int gv_cmd_collectives(int argc, char **argv);
@@ -66,9 +65,5 @@ json_t *gv_coll_row_json(const gv_coll_row *row, int nranks);
  * the top level. Returns false when the file could not be written (said on stderr). */
 bool gv_coll_write_json(const char *path, json_t *rows, int nranks, int nccl_version,
                         const gv_coll_plan *p, json_t *extra);
-
-/* One GPU per rank of an MPI job (coll_rank.c): this process is rank r of the launcher's
- * job. Returns the exit code, the same on every rank. */
-int gv_coll_run_ranks(const gv_coll_plan *p, const gv_rank *launcher);
 
 #endif

@@ -1,8 +1,13 @@
-/* coll_mpi.c: gpuval's MPI calls (coll_mpi.h), on the MPI library found at build time. */
+/* coll_mpi.c: gpuval's MPI calls (coll_mpi.h). Built twice (meson.build): with GV_HAVE_MPI on
+ * the MPI library found at build time, for the gpuval command; without it for libgpuval and a
+ * build without MPI, where gv_mpi_start refuses and the other calls act as a job of one rank. */
 #include "coll_mpi.h"
 
-#include <mpi.h>
 #include <stdio.h>
+#include <string.h>
+
+#ifdef GV_HAVE_MPI
+#include <mpi.h>
 
 bool gv_mpi_built(void)
 {
@@ -71,3 +76,59 @@ void gv_mpi_finish(void)
 {
     MPI_Finalize();
 }
+
+#else /* no MPI */
+
+bool gv_mpi_built(void)
+{
+    return false;
+}
+
+int gv_mpi_start(int *rank, int *size, char *err, size_t len)
+{
+    *rank = 0;
+    *size = 1;
+    snprintf(err, len,
+             "this gpuval was built without MPI (meson -Dmpi=enabled, "
+             "Debian's libopenmpi-dev)");
+    return -1;
+}
+
+bool gv_mpi_all(bool yes)
+{
+    return yes;
+}
+
+void gv_mpi_bcast(void *buf, int bytes, int root)
+{
+    (void)buf, (void)bytes, (void)root; /* one rank: the root's bytes are there */
+}
+
+void gv_mpi_max_i64(int64_t *v, int n)
+{
+    (void)v, (void)n;
+}
+
+void gv_mpi_min_i64(int64_t *v, int n)
+{
+    (void)v, (void)n;
+}
+
+void gv_mpi_sum_i64(int64_t *v, int n)
+{
+    (void)v, (void)n;
+}
+
+void gv_mpi_max_f64(double *v, int n)
+{
+    (void)v, (void)n;
+}
+
+void gv_mpi_allgather(const void *buf, int n, void *out)
+{
+    memcpy(out, buf, (size_t)n); /* one rank */
+}
+
+void gv_mpi_finish(void) {}
+
+#endif

@@ -1,9 +1,9 @@
 /* coll_mpi.h: every MPI call of gpuval, for `gpuval collectives` launched as the ranks of an
- * MPI job (coll_rank.c). coll_mpi.c implements it with the MPI library (Debian's Open MPI,
- * meson option -Dmpi) and is linked into the gpuval command only; coll_mpi_none.c, in a build
- * without MPI and in libgpuval, says no MPI is there. MPI is initialised by gv_mpi_start
- * alone, so nothing else of gpuval ever starts it. Every call but gv_mpi_built and
- * gv_mpi_start is collective: all ranks make it, in the same order. MPI's errors are fatal
+ * MPI job (coll_rank.c). coll_mpi.c implements it: with GV_HAVE_MPI on the MPI library
+ * (Debian's Open MPI, meson option -Dmpi), linked into the gpuval command only; without it, in
+ * libgpuval and a build without MPI, it says no MPI is there. MPI is initialised by
+ * gv_mpi_start alone, so nothing else of gpuval ever starts it. Every call but gv_mpi_built
+ * and gv_mpi_start is collective: all ranks make it, in the same order. MPI's errors are fatal
  * to the job (its default handler), so these return nothing but their results. */
 #ifndef GV_COLL_MPI_H
 #define GV_COLL_MPI_H

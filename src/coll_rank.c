@@ -1,4 +1,4 @@
-/* coll_rank.c: `gpuval collectives` as the ranks of an MPI job (coll_cmd.h): one process and
+/* coll_rank.c: `gpuval collectives` as the ranks of an MPI job (coll_rank.h): one process and
  * one GPU per rank, NCCL bootstrapped through MPI (rank 0's ncclGetUniqueId, MPI_Bcast,
  * ncclCommInitRank). The rows, oracle and judgement are the single-process driver's
  * (coll_cmd.c): each rank makes every rank's inputs from (seed, rank) as that driver does, so
@@ -18,9 +18,8 @@
 
 #include "cache.h" /* gv_xxh64 */
 #include "cli.h"
-#include "coll_cmd.h"
 #include "coll_mpi.h"
-#include "gen.h"
+#include "coll_rank.h"
 #include "json_util.h"
 #include "report.h"
 
@@ -64,12 +63,9 @@ static bool run_rank(gv_coll_row *row, job *J, const gv_coll_plan *p, uint64_t *
         in_ref[r] = malloc((size_t)in_n * sizeof(double));
         ok = in_ref[r] != NULL;
         if (!ok) break;
-        /* every rank's inputs, as the single-process driver makes them; this rank's own dtype
-           copy is the one it sends */
-        if (r == J->rank)
-            gv_coll_inputs(kind, dt, n, row->count, p->seed, r, in_ref[r], in);
-        else
-            gv_gen_fill(in_ref[r], in_n, GV_DIST_UNIFORM11, (gv_dtype)dt, p->seed, (uint64_t)r);
+        /* every rank's inputs, as the single-process driver makes them; the dtype copy of
+           this rank's own is the one it sends */
+        gv_coll_inputs(kind, dt, n, row->count, p->seed, r, in_ref[r], r == J->rank ? in : NULL);
     }
     row->rank_verdict = GV_ERROR;
     if (!ok) snprintf(row->reason, sizeof row->reason, "rank %d: out of host memory", J->rank);
