@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "coll_merge.h"
 #include "fleet_merge.h"
 
 extern char **environ;
@@ -351,6 +352,10 @@ static const char merge_help[] =
     "digest farther from the f64 oracle) is named as the outlier with its worst element.\n"
     "A GPU whose summed case time is more than 10%% over its node's median is flagged SLOW\n"
     "with its PCIe link and clocks (a flag only: these are correctness-run times).\n"
+    "The files of `gpuval collectives` run as MPI ranks (one per rank) give one table of\n"
+    "every collective's verdict, #wrong and median time on each rank, the job's worst\n"
+    "verdict, summed #wrong and busbw from the slowest rank, and ranks whose summed time is\n"
+    "more than 10%% over the ranks' median flagged SLOW.\n"
     "\n"
     "  --json OUT   write the fleet (schema gpuval-fleet/1)\n"
     "  --md OUT     write the tables as Markdown ('-' is stdout)\n"
@@ -401,6 +406,13 @@ int gv_cmd_merge(int argc, char **argv)
     }
     const char *outs[2] = {json_path, md_path}, *out_opts[2] = {"--json", "--md"};
     if (gv_probe_outputs(2, outs, out_opts) != 0) return GV_EXIT_USAGE;
+    if (gv_coll_merge_is_collectives(argv[optind])) { /* collectives run as MPI ranks */
+        if (json_path || md_path) {
+            gv_usage_error("merge of collectives runs prints its table only (no --json, --md)");
+            return GV_EXIT_USAGE;
+        }
+        return gv_coll_merge((const char *const *)argv + optind, n, quiet, stdout);
+    }
     json_t *docs[GV_FLEET_MAX_DEVICES];
     const char *names[GV_FLEET_MAX_DEVICES];
     for (int i = 0; i < n; i++) {

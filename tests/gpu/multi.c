@@ -176,6 +176,10 @@ Test(multi_gpu, two_mpi_ranks_run_the_collectives, .timeout = 700)
         snprintf(path, sizeof path, "%s/coll%d.json", dir, r);
         expect_rank_file_passes(path, r, 10);
     }
+    snprintf(args, sizeof args, "merge %s/coll1.json %s/coll0.json", dir, dir);
+    rc = gpuval("", args, out, sizeof out);
+    cr_expect_eq(rc, 0, "exit %d\n%s", rc, out);
+    cr_expect_not_null(strstr(out, "10 collectives on 2 ranks: 10 passed, 0 failed"), "%s", out);
     snprintf(args, sizeof args, "rm -rf '%s'", dir);
     cr_expect_eq(system(args), 0);
 }
