@@ -6,9 +6,7 @@
 #include <cstdlib>
 #include <cstring>
 
-#include <nccl.h>
-
-#include "gk_cuda.h"
+#include "coll_nccl.cuh"
 
 namespace
 {
@@ -21,50 +19,19 @@ struct coll_run {
     void *recv[GK_COLL_MAX_RANKS] = {};
 };
 
-int nccl_fail(ncclResult_t r, const char *where)
-{
-    return gk_fail_lib("NCCL", (int)r, ncclGetErrorString(r), where);
-}
-
-#define COLL_NCCL(call)                                                                            \
-    do {                                                                                           \
-        ncclResult_t r_ = (call);                                                                  \
-        if (r_ != ncclSuccess) return nccl_fail(r_, #call);                                        \
-    } while (0)
-
 /* One collective on every rank, as one NCCL group. */
 int launch_all(const gk_coll *c, coll_run *R)
 {
-    ncclDataType_t dt = c->dtype == GV_F64 ? ncclFloat64 : ncclFloat32;
-    COLL_NCCL(ncclGroupStart());
+    GK_NCCL(ncclGroupStart());
     for (int i = 0; i < R->n; i++) {
-        ncclResult_t r = ncclSuccess;
-        size_t count = (size_t)c->count;
-        switch (c->kind) {
-        case GK_COLL_ALLREDUCE_SUM:
-            r = ncclAllReduce(R->send[i], R->recv[i], count, dt, ncclSum, R->comm[i], R->stream[i]);
-            break;
-        case GK_COLL_ALLREDUCE_MAX:
-            r = ncclAllReduce(R->send[i], R->recv[i], count, dt, ncclMax, R->comm[i], R->stream[i]);
-            break;
-        case GK_COLL_ALLGATHER:
-            r = ncclAllGather(R->send[i], R->recv[i], count, dt, R->comm[i], R->stream[i]);
-            break;
-        case GK_COLL_REDUCESCATTER_SUM:
-            r = ncclReduceScatter(R->send[i], R->recv[i], count, dt, ncclSum, R->comm[i],
-                                  R->stream[i]);
-            break;
-        case GK_COLL_BROADCAST:
-            r = ncclBroadcast(R->send[i], R->recv[i], count, dt, 0, R->comm[i], R->stream[i]);
-            break;
-        default: r = ncclInvalidArgument;
-        }
+        ncclResult_t r = gk_coll_launch(c->kind, c->dtype, (size_t)c->count, R->send[i], R->recv[i],
+                                        R->comm[i], R->stream[i]);
         if (r != ncclSuccess) {
             ncclGroupEnd();
-            return nccl_fail(r, "the collective's call");
+            return gk_nccl_fail(r, "the collective's call");
         }
     }
-    COLL_NCCL(ncclGroupEnd());
+    GK_NCCL(ncclGroupEnd());
     return GV_OK;
 }
 
@@ -85,7 +52,7 @@ int run(gk_coll *c, coll_run *R)
     int devs[GK_COLL_MAX_RANKS];
     for (int i = 0; i < c->nranks; i++)
         devs[i] = i;
-    COLL_NCCL(ncclCommInitAll(R->comm, c->nranks, devs));
+    GK_NCCL(ncclCommInitAll(R->comm, c->nranks, devs));
     R->n = c->nranks;
     for (int i = 0; i < R->n; i++) {
         GK_CUDA(cudaSetDevice(i));

@@ -192,7 +192,7 @@ int gk_cublas(gk_launch *L, cublasHandle_t *h)
         GK_CUBLAS(cublasSetFixedPointEmulationMantissaControl(
             g_cublas, CUDA_EMULATION_MANTISSA_CONTROL_FIXED));
         GK_CUBLAS(cublasSetFixedPointEmulationMaxMantissaBitCount(g_cublas, fixed_bits));
-        snprintf(L->math_mode, sizeof L->math_mode, "%s,%db", name, fixed_bits);
+        snprintf(L->math_mode, sizeof L->math_mode, "%s,%db", name, fixed_bits & 127); /* <= 64 */
     } else {
         GK_CUBLAS(cublasSetFixedPointEmulationMantissaControl(
             g_cublas, CUDA_EMULATION_MANTISSA_CONTROL_DYNAMIC));

@@ -216,6 +216,30 @@ static inline int64_t gk_coll_out_count(int kind, int64_t count, int nranks)
  * GV_ECUDA, GV_EDEVMEM. Sets NCCL_NVLS_ENABLE=0 (NVLink multicast off) before NCCL starts. */
 int gk_coll_run(gk_coll *c);
 
+/* One rank per process (kernels/coll_rank.cu; stubs in kernels/nocoll.c): the processes of an
+ * MPI job share an NCCL unique id (rank 0 makes it, the launcher's MPI carries it), each opens
+ * its rank of the communicator on its own current device and runs every collective with the
+ * others, in the same order. */
+#define GK_COLL_ID_BYTES 128 /* NCCL_UNIQUE_ID_BYTES */
+typedef struct gk_coll_comm gk_coll_comm;
+/* 1 when built with NCCL, 0 without. */
+int gk_coll_have_nccl(void);
+/* A fresh unique id (on rank 0 only). GV_EUNSUPPORTED without NCCL, GV_ELIB. */
+int gk_coll_unique_id(unsigned char id[GK_COLL_ID_BYTES]);
+/* ncclCommInitRank(nranks, id, rank) on device (made current first); sets
+ * NCCL_NVLS_ENABLE=0 before. Every rank must call it. */
+int gk_coll_comm_open(const unsigned char id[GK_COLL_ID_BYTES], int nranks, int rank, int device,
+                      gk_coll_comm **out);
+/* This rank's device buffers for c (c->in[0] uploaded, the receive buffer poisoned), with no
+ * NCCL call: a rank that fails here can tell the others before any of them enters the
+ * collective (which would wait for it for ever). c->nranks is the communicator's size. */
+int gk_coll_comm_prepare(gk_coll_comm *comm, const gk_coll *c);
+/* The prepared collective with every other rank: the judged run, downloaded into c->out[0],
+ * then c->warmup untimed runs, then c->iters timed back to back with a CUDA event between
+ * each two: c->time_ms is the median of the iterations. The buffers are freed after. */
+int gk_coll_comm_run(gk_coll_comm *comm, gk_coll *c);
+void gk_coll_comm_close(gk_coll_comm *comm);
+
 #ifdef __cplusplus
 }
 #endif

@@ -45,7 +45,7 @@ void gv_coll_inputs(int kind, int dtype, int nranks, int64_t count, uint64_t see
 {
     int64_t n = gk_coll_in_count(kind, count, nranks);
     gv_gen_fill(ref, n, GV_DIST_UNIFORM11, (gv_dtype)dtype, seed, (uint64_t)rank);
-    gv_dtype_store_n(dtype, data, ref, n);
+    if (data) gv_dtype_store_n(dtype, data, ref, n);
 }
 
 void gv_coll_reference(int kind, int nranks, int64_t count, const double *const *in_ref, int rank,

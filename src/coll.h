@@ -29,7 +29,8 @@ double gv_coll_busbw_factor(int kind, int nranks);
 double gv_coll_algbw_bytes(int kind, int64_t count, int nranks, int dtype);
 
 /* Inputs of rank r: gk_coll_in_count elements of gv_gen_fill(uniform11, dtype, seed, tensor
- * r), into ref (f64, rounded to dtype) and data (dtype). */
+ * r), into ref (f64, rounded to dtype) and data (dtype; NULL: ref alone, as a rank of an MPI
+ * job makes the other ranks' inputs for its oracle). */
 void gv_coll_inputs(int kind, int dtype, int nranks, int64_t count, uint64_t seed, int rank,
                     double *ref, void *data);
 

@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "coll_merge.h"
 #include "fleet_merge.h"
 #include "fleet_perf.h"
 #include "report.h" /* GV_SCHEMA */
@@ -382,8 +383,13 @@ static const char merge_help[] =
     "\n"
     "Combine run files of one selection (--json from every GPU of a node, or from every rank\n"
     "of an srun/mpirun launch) into one fleet table. The files must be of one kind: check runs\n"
-    "(gpuval-run/1), bench runs (gpuval-bench/1) or tradeoffs runs (gpuval-tradeoffs/1); a\n"
-    "mix is a usage error.\n"
+    "(gpuval-run/1), bench runs (gpuval-bench/1), tradeoffs runs (gpuval-tradeoffs/1) or the\n"
+    "ranks of one collectives job; a mix is a usage error.\n"
+    "\n"
+    "collectives runs (one file per MPI rank): one table of\n"
+    "every collective's verdict, #wrong and median time on each rank, the job's worst\n"
+    "verdict, summed #wrong and busbw from the slowest rank, and ranks whose summed time is\n"
+    "more than 10%% over the ranks' median flagged SLOW.\n"
     "\n"
     "check runs: each case's verdict on every device, and whether the devices agree bit for\n"
     "bit. Devices are grouped by model, SM count, driver, runtime and cuBLAS version; within a\n"
@@ -451,6 +457,13 @@ int gv_cmd_merge(int argc, char **argv)
     }
     const char *outs[2] = {json_path, md_path}, *out_opts[2] = {"--json", "--md"};
     if (gv_probe_outputs(2, outs, out_opts) != 0) return GV_EXIT_USAGE;
+    if (gv_coll_merge_is_collectives(argv[optind])) { /* collectives run as MPI ranks */
+        if (json_path || md_path) {
+            gv_usage_error("merge of collectives runs prints its table only (no --json, --md)");
+            return GV_EXIT_USAGE;
+        }
+        return gv_coll_merge((const char *const *)argv + optind, n, quiet, stdout);
+    }
     json_t *docs[GV_FLEET_MAX_DEVICES];
     const char *names[GV_FLEET_MAX_DEVICES];
     for (int i = 0; i < n; i++) {

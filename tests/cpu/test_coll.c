@@ -1,7 +1,9 @@
 /* test_coll.c: the collectives' host side without a GPU — nccl-tests' bus bandwidth factors
  * and sizes, the f64 oracle of each collective, the error model's #wrong on outputs computed
- * here the way a correct and a broken collective would, and the command's skip. */
+ * here the way a correct and a broken collective would, the command's skip, and `gpuval
+ * merge` of the per-rank files of a job. */
 #include <criterion/criterion.h>
+#include <jansson.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -146,4 +148,69 @@ Test(coll, the_command_skips_below_two_devices, .timeout = 60)
     cr_expect_not_null(strstr(out, "collectives: SKIP ("), "%s", out);
     rc = gv_test_run_cli("collectives --op allreduce.avg", out, sizeof out);
     cr_expect_eq(rc, 2, "exit %d: %s", rc, out);
+}
+
+/* ---- gpuval merge of the ranks' files ----------------------------------------------------- */
+
+/* Rank r's gpuval-collectives/1 file of a 2-rank job with one all-reduce (f32, 2^20 bytes a
+   rank): its own verdict, #wrong and median time as coll_rank.c writes them. */
+static void write_rank(const char *path, int rank, const char *verdict, int wrong, double ms)
+{
+    json_t *row =
+        json_pack("{s:s, s:s, s:i, s:i, s:i, s:s, s:s, s:i, s:f, s:s, s:i, s:f}", "collective",
+                  "allreduce.sum", "dtype", "f32", "ranks", 2, "bytes_per_rank", 1 << 20, "count",
+                  1 << 18, "verdict", verdict, "reason", "", "wrong", wrong, "time_ms", ms,
+                  "rank_verdict", verdict, "rank_wrong", wrong, "rank_time_ms", ms);
+    json_t *doc = json_pack("{s:s, s:i, s:i, s:i, s:{s:s, s:i}, s:[o]}", "schema",
+                            "gpuval-collectives/1", "ranks", 2, "rank", rank, "seed", 0, "fleet",
+                            "host", "node7", "device_index", rank, "collectives", row);
+    cr_assert_not_null(doc);
+    cr_assert_eq(json_dump_file(doc, path, 0), 0, "%s", path);
+    json_decref(doc);
+}
+
+Test(coll, merge_of_the_ranks_files, .timeout = 60)
+{
+    char dir[] = "/tmp/gv-collmerge-XXXXXX", args[512], out[8192];
+    cr_assert_not_null(mkdtemp(dir));
+    char r0[128], r1[128];
+    snprintf(r0, sizeof r0, "%s/c0.json", dir);
+    snprintf(r1, sizeof r1, "%s/c1.json", dir);
+
+    /* both pass: the job's busbw is the slower rank's, as nccl-tests reports it */
+    write_rank(r0, 0, "PASS", 0, 0.020);
+    write_rank(r1, 1, "PASS", 0, 0.021);
+    snprintf(args, sizeof args, "merge %s %s", r1, r0); /* any order: ranks from the files */
+    int rc = gv_test_run_cli(args, out, sizeof out);
+    cr_expect_eq(rc, 0, "exit %d\n%s", rc, out);
+    cr_expect_not_null(strstr(out, "rank0=node7:dev0 rank1=node7:dev1"), "%s", out);
+    double busbw = gv_coll_algbw_bytes(GK_COLL_ALLREDUCE_SUM, 1 << 18, 2, GV_F32) / 0.021e-3 / 1e9 *
+                   gv_coll_busbw_factor(GK_COLL_ALLREDUCE_SUM, 2);
+    char want[64];
+    snprintf(want, sizeof want, "%11.2f  PASS\n", busbw);
+    cr_expect_not_null(strstr(out, want), "busbw from the slower rank '%s':\n%s", want, out);
+    cr_expect_not_null(strstr(out, "1 collectives on 2 ranks: 1 passed, 0 failed, 0 skipped, 0 "
+                                   "errors; 0 slow ranks"),
+                       "%s", out);
+
+    /* one rank wrong: the job fails with its count; a rank 50 % slower is flagged */
+    write_rank(r1, 1, "FAIL", 3, 0.030);
+    rc = gv_test_run_cli(args, out, sizeof out);
+    cr_expect_eq(rc, 1, "exit %d\n%s", rc, out);
+    cr_expect_not_null(strstr(out, "rank1 0.030 ms SLOW"), "%s", out);
+    cr_expect_not_null(strstr(out, "0 passed, 1 failed, 0 skipped, 0 errors; 1 slow rank\n"), "%s",
+                       out);
+    cr_expect_not_null(strstr(out, "       3 "), "#wrong 3 in the job's column:\n%s", out);
+
+    /* not one job: a rank twice, a rank missing */
+    snprintf(args, sizeof args, "merge %s %s", r0, r0);
+    rc = gv_test_run_cli(args, out, sizeof out);
+    cr_expect_eq(rc, 2, "exit %d\n%s", rc, out);
+    cr_expect_not_null(strstr(out, "rank 0 twice"), "%s", out);
+    snprintf(args, sizeof args, "merge %s", r0);
+    rc = gv_test_run_cli(args, out, sizeof out);
+    cr_expect_eq(rc, 2, "exit %d\n%s", rc, out);
+    cr_expect_not_null(strstr(out, "is one of 2 ranks, 1 files given"), "%s", out);
+    snprintf(args, sizeof args, "rm -rf '%s'", dir);
+    cr_expect_eq(system(args), 0);
 }

@@ -1,9 +1,12 @@
 /* multi.c (tests/gpu): every GPU of a node — check --device all, the planted disagreement
  * GPUVAL_PERTURB_DEVICE named as the outlier, per-device run files merged, bench and tradeoffs
- * --device all merged per case and device. Needs two devices:
+ * --device all merged per case and device, the collectives in one process and as two ranks of
+ * an mpirun job (one GPU each; $GPUVAL_MPIRUN names the launcher, default mpirun; those tests
+ * are skipped without it). Needs two devices:
  * with fewer the program returns 77 (meson's skip) before Criterion starts; the device count
  * is taken in a forked child so this process never initialises CUDA. */
 #include <criterion/criterion.h>
+#include <jansson.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -144,6 +147,81 @@ Test(multi_gpu, bench_on_every_device_is_merged, .timeout = 300)
     cr_expect_eq(system(args), 0);
 }
 
+/* ---- two ranks of an mpirun job, one GPU each ------------------------------------------ */
+
+/* "mpirun -np NP" with what it needs here, or NULL (the test skipped) without one. As root,
+   Open MPI's mpirun needs the two OMPI_ALLOW_* variables. */
+static const char *mpirun(int np)
+{
+    static char cmd[512];
+    const char *m = getenv("GPUVAL_MPIRUN");
+    if (!m) m = "mpirun";
+    snprintf(cmd, sizeof cmd, "command -v '%s' >/dev/null 2>&1", m);
+    if (system(cmd) != 0) return NULL;
+    snprintf(cmd, sizeof cmd,
+             "OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 timeout -k 10 600 '%s' "
+             "-np %d --oversubscribe -x LD_LIBRARY_PATH",
+             m, np);
+    return cmd;
+}
+
+/* Every row of a rank's gpuval-collectives/1 file judged PASS with #wrong 0, over 2 ranks. */
+static void expect_rank_file_passes(const char *path, int rank, int rows)
+{
+    json_error_t jerr;
+    json_t *doc = json_load_file(path, 0, &jerr);
+    cr_assert_not_null(doc, "%s: %s", path, jerr.text);
+    cr_expect_eq(json_integer_value(json_object_get(doc, "rank")), rank, "%s", path);
+    cr_expect_eq(json_integer_value(json_object_get(doc, "ranks")), 2, "%s", path);
+    json_t *list = json_object_get(doc, "collectives");
+    cr_expect_eq(json_array_size(list), (size_t)rows, "%s", path);
+    size_t i;
+    json_t *row;
+    json_array_foreach(list, i, row)
+    {
+        const char *keys[] = {"verdict", "rank_verdict"}, *counts[] = {"wrong", "rank_wrong"};
+        for (int k = 0; k < 2; k++) {
+            const char *v = json_string_value(json_object_get(row, keys[k]));
+            cr_expect_str_eq(v ? v : "(none)", "PASS", "%s row %zu %s", path, i, keys[k]);
+            const json_t *w = json_object_get(row, counts[k]);
+            cr_expect(json_is_integer(w) && json_integer_value(w) == 0, "%s row %zu %s", path, i,
+                      counts[k]);
+        }
+        cr_expect_gt(json_real_value(json_object_get(row, "busbw_gbs")), 0.0, "%s row %zu", path,
+                     i);
+    }
+    json_decref(doc);
+}
+
+Test(multi_gpu, two_mpi_ranks_run_the_collectives, .timeout = 700)
+{
+    const char *m = mpirun(2);
+    if (!m) cr_skip_test("no mpirun");
+    char dir[] = "/tmp/gv-mpi-XXXXXX", args[1024];
+    cr_assert_not_null(mkdtemp(dir));
+    snprintf(args, sizeof args, "collectives --bytes 2^20 --iters 5 --json %s/coll%%r.json", dir);
+    int rc = gpuval(m, args, out, sizeof out);
+    cr_expect_eq(rc, 0, "exit %d\n%s", rc, out);
+    cr_expect_not_null(strstr(out, "collectives over 2 ranks, one GPU each"), "%s", out);
+    cr_expect_not_null(strstr(out, "10 collectives over 2 ranks: 10 passed, 0 failed"), "%s", out);
+    const char *names[] = {"allreduce.sum", "allreduce.max", "allgather", "reducescatter.sum",
+                           "broadcast"};
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
+        cr_expect_eq(count(out, names[i]), 2, "one table (rank 0's), %s in f32 and f64:\n%s",
+                     names[i], out);
+    for (int r = 0; r < 2; r++) {
+        char path[64];
+        snprintf(path, sizeof path, "%s/coll%d.json", dir, r);
+        expect_rank_file_passes(path, r, 10);
+    }
+    snprintf(args, sizeof args, "merge %s/coll1.json %s/coll0.json", dir, dir);
+    rc = gpuval("", args, out, sizeof out);
+    cr_expect_eq(rc, 0, "exit %d\n%s", rc, out);
+    cr_expect_not_null(strstr(out, "10 collectives on 2 ranks: 10 passed, 0 failed"), "%s", out);
+    snprintf(args, sizeof args, "rm -rf '%s'", dir);
+    cr_expect_eq(system(args), 0);
+}
+
 Test(multi_gpu, bench_devices_one_after_another, .timeout = 300)
 {
     int rc = gpuval("", "bench --device all --device-serial --op vadd --size 2^20 --no-cpu", out,
@@ -161,6 +239,37 @@ Test(multi_gpu, tradeoffs_on_every_device_agree, .timeout = 600)
     expect_both_devices(out);
     cr_expect_not_null(strstr(out, "0 rows differ between devices"), "%s", out);
     cr_expect_null(strstr(out, "DIFFER"), "%s", out);
+}
+
+Test(multi_gpu, two_mpi_ranks_check_and_merge, .timeout = 700)
+{
+    const char *m = mpirun(2);
+    if (!m) cr_skip_test("no mpirun");
+    char dir[] = "/tmp/gv-mpi-XXXXXX", args[1024];
+    cr_assert_not_null(mkdtemp(dir));
+    snprintf(args, sizeof args, "check --op vadd --size 100003 -q --json %s/r%%r.json", dir);
+    int rc = gpuval(m, args, out, sizeof out);
+    cr_expect_eq(rc, 0, "exit %d\n%s", rc, out);
+    snprintf(args, sizeof args, "merge %s/r0.json %s/r1.json", dir, dir);
+    rc = gpuval("", args, out, sizeof out);
+    cr_expect_eq(rc, 0, "exit %d\n%s", rc, out);
+    cr_expect_not_null(strstr(out, "rank0"), "%s", out);
+    cr_expect_not_null(strstr(out, "rank1"), "%s", out);
+    cr_expect_not_null(strstr(out, "; 0 outlier devices"), "%s", out);
+    snprintf(args, sizeof args, "rm -rf '%s'", dir);
+    cr_expect_eq(system(args), 0);
+}
+
+Test(multi_gpu, more_ranks_than_gpus_are_refused_before_nccl, .timeout = 300)
+{
+    int n = device_count();
+    const char *m = mpirun(n + 1);
+    if (!m) cr_skip_test("no mpirun");
+    int rc = gpuval(m, "collectives --op allreduce.sum --bytes 4096 --iters 1", out, sizeof out);
+    cr_expect_eq(rc, 77, "exit %d\n%s", rc, out);
+    char want[64];
+    snprintf(want, sizeof want, "collectives: SKIP (ranks 0 and %d share device 0 of ", n);
+    cr_expect_not_null(strstr(out, want), "%s", out);
 }
 
 int main(int argc, char *argv[])
