@@ -226,10 +226,11 @@ static void emu_curve(FILE *f, const json_t *g)
     fputs("\"/>\n", f);
     for (int k = 0; k < np; k++) {
         double x = gv_rk_px(&p, pts[k].x), y = gv_rk_py(&p, pts[k].bits);
+        bool left = x - p.L < 60; /* a label at the y axis goes right of its point */
         fprintf(f,
                 "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"4\" fill=\"#1f77b4\"/>"
-                "<text x=\"%.1f\" y=\"%.1f\" font-size=\"10\" text-anchor=\"end\">%.3g ms</text>\n",
-                x, y, x - 6, y - 6, pts[k].t);
+                "<text x=\"%.1f\" y=\"%.1f\" font-size=\"10\" text-anchor=\"%s\">%.3g ms</text>\n",
+                x, y, left ? x + 6 : x - 6, y - 6, left ? "start" : "end", pts[k].t);
     }
     fputs("<text x=\"", f);
     fprintf(f, "%d\" y=\"%d\">labels: median time</text>\n", p.W - p.R + 6, p.T + 12);
