@@ -307,7 +307,13 @@ template <typename T> static int launch_impl(gk_launch *L, solve_kind kind)
                                (double *)const_cast<void *>(L->in[1]), ni, (double *)x, ni,
                                s->irs_work, s->irs_bytes, &iters, w.info));
         GK_CUDA(cudaMemsetAsync(w.info + 1, 0, sizeof(int), st));
-        snprintf(L->math_mode, sizeof L->math_mode, "%s, %d iterations", irs->name, (int)iters);
+        /* negative: the refinement stopped and cuSOLVER solved with an f64 LU instead (seen
+           at kappa = 1e6 on an H100: -50 for the 16-bit and TF32 LUs) */
+        int it = iters < -9999 ? -9999 : iters > 9999 ? 9999 : (int)iters;
+        if (it >= 0)
+            snprintf(L->math_mode, sizeof L->math_mode, "%s, %d iterations", irs->name, it);
+        else
+            snprintf(L->math_mode, sizeof L->math_mode, "%s, f64 LU fallback (%d)", irs->name, it);
         info_kernel<T><<<1, 32, 0, st>>>(w.info, true, info_out);
         GK_LAUNCHED("info_kernel");
         return GV_OK;
