@@ -389,18 +389,18 @@ static const char merge_help[] =
     "collectives runs (one file per MPI rank): one table of\n"
     "every collective's verdict, #wrong and median time on each rank, the job's worst\n"
     "verdict, summed #wrong and busbw from the slowest rank, and ranks whose summed time is\n"
-    "more than 10%% over the ranks' median flagged SLOW.\n"
+    "more than 10% over the ranks' median flagged SLOW.\n"
     "\n"
     "check runs: each case's verdict on every device, and whether the devices agree bit for\n"
     "bit. Devices are grouped by model, SM count, driver, runtime and cuBLAS version; within a\n"
     "group, every deterministic op's output digest must be identical. A device that differs\n"
     "from the majority (or, without one, the digest farther from the f64 oracle) is named as\n"
-    "the outlier with its worst element. A GPU whose summed case time is more than 10%% over\n"
+    "the outlier with its worst element. A GPU whose summed case time is more than 10% over\n"
     "its node's median is flagged SLOW with its PCIe link and clocks (a flag only: these are\n"
     "correctness-run times).\n"
     "\n"
-    "bench and tradeoffs runs: per case and device the median time and its 95%% interval, the\n"
-    "time against the median of the devices of one host and model (more than 10%% over it:\n"
+    "bench and tradeoffs runs: per case and device the median time and its 95% interval, the\n"
+    "time against the median of the devices of one host and model (more than 10% over it:\n"
     "SLOW, a flag only), the SM clock before/after and throttle reasons the run recorded, and\n"
     "the device's PCIe link; for tradeoffs the verdict and accurate bits per device, which must\n"
     "agree (with the output digest) across devices of one model for deterministic ops.\n"
@@ -439,7 +439,7 @@ int gv_cmd_merge(int argc, char **argv)
         case O_JSON: json_path = optarg; break;
         case O_MD: md_path = optarg; break;
         case 'q': quiet = 1; break;
-        case 'h': printf(merge_help); return GV_EXIT_OK;
+        case 'h': fputs(merge_help, stdout); return GV_EXIT_OK;
         default:
             gv_bad_option("merge", argv);
             fputs(merge_help, stderr);
