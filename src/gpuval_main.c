@@ -30,8 +30,10 @@ static void name_openblas_core(char **argv)
     if (!want) return;
     setenv("OPENBLAS_CORETYPE", want, 1);
     setenv("GPUVAL_OPENBLAS_CORE_FROM", core, 1);
-    execv("/proc/self/exe", argv); /* on failure: go on with the detected core */
+    execv("/proc/self/exe", argv);
+    /* not run again (no /proc, say): go on with the detected core, and say nothing of it */
     unsetenv("OPENBLAS_CORETYPE");
+    unsetenv("GPUVAL_OPENBLAS_CORE_FROM");
 }
 
 int main(int argc, char **argv)
