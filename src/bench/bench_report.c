@@ -365,6 +365,9 @@ void gv_bench_render_targets(FILE *f, const json_t *doc)
                     gv_jstr(t, "target"), gv_jnum(t, "ratio"), gv_jnum(t, "tiled_ms"),
                     gv_jnum(t, "cublas_ms"), 100 * gv_jnum(t, "tiled_frac_gemm_ceiling"),
                     100 * gv_jnum(t, "cublas_frac_gemm_ceiling"), flag);
+        } else if (!isfinite(gv_jnum(t, "value_gbps")) || !isfinite(gv_jnum(t, "ceiling_gbps"))) {
+            /* no figures to show (no device, the case skipped): say so, not "nan of nan" */
+            fprintf(f, "  %-58s not measured%s\n", gv_jstr(t, "target"), flag);
         } else {
             fprintf(f, "  %-58s %.4g of %.4g GB/s = %.1f%%  %s%s\n", gv_jstr(t, "target"),
                     gv_jnum(t, "value_gbps"), gv_jnum(t, "ceiling_gbps"),
@@ -443,8 +446,12 @@ static void seed002_test(FILE *f, const char *title, const json_t *c)
                 gv_jat(ci, 0), gv_jat(ci, 1),
                 gv_jnum(c, "speedup.e2e.coverage") < 0.95 - 1e-9 ? "; too few CPU runs to hold"
                                                                  : "");
-    fprintf(f, "  (kernel only: GPU time %.4g ms, speed-up %s)\n", median_ms(c, "kernel_hot"),
-            fmt_speedup(hs, sizeof hs, c, "kernel_hot"));
+    double hot = median_ms(c, "kernel_hot");
+    if (isfinite(hot))
+        fprintf(f, "  (kernel only: GPU time %.4g ms, speed-up %s)\n", hot,
+                fmt_speedup(hs, sizeof hs, c, "kernel_hot"));
+    else
+        fprintf(f, "  (kernel only: not timed)\n");
     fprintf(f, "==========================\n\n");
     if (judged(c)) {
         fprintf(f, "All elements within allowance of 1e-8: %s\n",

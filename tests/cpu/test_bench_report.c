@@ -416,3 +416,15 @@ Test(bench_report, non_finite_counts_print_as_nan_and_inf)
     free(ce);
     json_decref(doc);
 }
+
+/* The seed 002 preset without a device: its targets and kernel-only lines say "not measured"
+   and "not timed", never "nan of nan GB/s" or "GPU time nan ms" */
+Test(bench_cli, without_a_device_the_seed002_report_prints_no_nan)
+{
+    if (!no_device()) cr_skip_test("a CUDA device is present: the report then has figures");
+    cli_run *r = gpuval("bench --preset seed002");
+    cr_expect_eq(r->status, 77, "exit %d\n%s%s", r->status, r->out, r->err);
+    cr_expect(strstr(r->out, "not measured") != NULL, "%s", r->out);
+    cr_expect(strstr(r->out, "(kernel only: not timed)") != NULL, "%s", r->out);
+    cr_expect(strstr(r->out, "nan") == NULL, "a NaN printed:\n%s", r->out);
+}
