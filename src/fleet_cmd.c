@@ -359,16 +359,19 @@ int gv_fleet_run_workers(const char *exe, const gv_device_plan *plan, int argc, 
     gv_fleet_runs *runs =
         gv_fleet_spawn(exe, &gv_fleet_check_cmd, plan, argc, argv, json_path, false, gv_fleet_load);
     if (!runs) return GV_EXIT_RUNTIME;
-    int rc = GV_EXIT_RUNTIME;
-    bool lost = runs->lost;
     json_t *fleet = NULL;
-    if (runs->n > 0) {
-        rc = gv_fleet_merge(runs->docs, runs->names, runs->n, quiet, stdout,
-                            json_path ? &fleet : NULL, NULL);
-        if (json_path && fleet && gv_write_file(json_path, emit_json, fleet) != 0) {
-            gv_usage_error("could not write %s", json_path);
-            lost = true;
-        }
+    int rc = runs->n > 0 ? gv_fleet_merge(runs->docs, runs->names, runs->n, quiet, stdout,
+                                          json_path ? &fleet : NULL, NULL)
+                         : GV_EXIT_RUNTIME;
+    return gv_fleet_finish(runs, rc, fleet, json_path);
+}
+
+int gv_fleet_finish(gv_fleet_runs *runs, int rc, json_t *fleet, const char *json_path)
+{
+    bool lost = runs->lost;
+    if (json_path && fleet && gv_write_file(json_path, emit_json, fleet) != 0) {
+        gv_usage_error("could not write %s", json_path);
+        lost = true;
     }
     json_decref(fleet);
     gv_fleet_runs_free(runs);

@@ -89,6 +89,10 @@ gv_fleet_runs *gv_fleet_spawn(const char *exe, const gv_fleet_cmd *cmd, const gv
                               int argc, char **argv, const char *json_path, bool serial,
                               int (*load)(const char *path, json_t **doc, char *err, size_t len));
 void gv_fleet_runs_free(gv_fleet_runs *runs);
+/* The end of a --device LIST run, whichever merge made it: fleet (the merge's view, may be NULL)
+ * written to json_path when one is named, fleet and runs freed, and a run lost or a file not
+ * written turning a passing rc (the merge's exit code) into GV_EXIT_RUNTIME. */
+int gv_fleet_finish(gv_fleet_runs *runs, int rc, json_t *fleet, const char *json_path);
 
 /* This program's path (/proc/self/exe) into exe: -1 to go on, or an exit code after a message. */
 int gv_fleet_self_exe(char *exe, size_t len);

@@ -137,11 +137,6 @@ void gv_fleet_model_text(const json_t *doc, char *buf, size_t len)
 
 /* ---- CMD --device LIST ------------------------------------------------------------------ */
 
-static int emit_json(FILE *f, void *doc)
-{
-    return json_dumpf(doc, f, JSON_INDENT(1) | JSON_REAL_PRECISION(17));
-}
-
 int gv_fleet_perf_run(const gv_fleet_cmd *cmd, const gv_device_plan *plan, int argc, char **argv,
                       const char *json_path, bool serial)
 {
@@ -151,19 +146,9 @@ int gv_fleet_perf_run(const gv_fleet_cmd *cmd, const gv_device_plan *plan, int a
     gv_fleet_runs *runs =
         gv_fleet_spawn(exe, cmd, plan, argc, argv, json_path, serial, gv_fleet_load_any);
     if (!runs) return GV_EXIT_RUNTIME;
-    bool lost = runs->lost;
-    rc = GV_EXIT_RUNTIME;
     json_t *fleet = NULL;
-    if (runs->n > 0) {
-        rc = gv_fleet_perf_merge(runs->docs, runs->names, runs->n, stdout,
-                                 json_path ? &fleet : NULL, NULL);
-        if (json_path && fleet && gv_write_file(json_path, emit_json, fleet) != 0) {
-            gv_usage_error("could not write %s", json_path);
-            lost = true;
-        }
-    }
-    json_decref(fleet);
-    gv_fleet_runs_free(runs);
-    if (lost && (rc == GV_EXIT_OK || rc == GV_EXIT_OUTLIER)) rc = GV_EXIT_RUNTIME;
-    return rc;
+    rc = runs->n > 0 ? gv_fleet_perf_merge(runs->docs, runs->names, runs->n, stdout,
+                                           json_path ? &fleet : NULL, NULL)
+                     : GV_EXIT_RUNTIME;
+    return gv_fleet_finish(runs, rc, fleet, json_path);
 }

@@ -20,9 +20,7 @@ static char tmpdir[512], dir[600];
 
 static void make_tmp(void)
 {
-    const char *t = getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp";
-    snprintf(tmpdir, sizeof tmpdir, "%s/gv-cache-XXXXXX", t);
-    cr_assert_not_null(mkdtemp(tmpdir));
+    gv_test_scratch_dir(tmpdir, sizeof tmpdir, "cache");
     setenv("XDG_CACHE_HOME", tmpdir, 1);
     snprintf(dir, sizeof dir, "%s/gpuval", tmpdir);
     char got[600];
@@ -32,9 +30,7 @@ static void make_tmp(void)
 
 static void rm_tmp(void)
 {
-    char cmd[600];
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmpdir);
-    cr_assert_eq(system(cmd), 0);
+    gv_test_remove_dir(tmpdir);
 }
 
 /* The one entry file of dir (there must be exactly one) into path. */

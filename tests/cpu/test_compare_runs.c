@@ -32,16 +32,12 @@ static char tmpdir[512];
 
 static void make_tmp(void)
 {
-    const char *t = getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp";
-    snprintf(tmpdir, sizeof tmpdir, "%s/gv-cmp-XXXXXX", t);
-    cr_assert_not_null(mkdtemp(tmpdir));
+    gv_test_scratch_dir(tmpdir, sizeof tmpdir, "cmp");
 }
 
 static void rm_tmp(void)
 {
-    char cmd[600];
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmpdir);
-    cr_assert_eq(system(cmd), 0);
+    gv_test_remove_dir(tmpdir);
 }
 
 /* Write doc to tmpdir/name; returns the path in buf. */

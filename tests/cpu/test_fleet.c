@@ -266,19 +266,16 @@ static void write_run(const char *path, int index, const char *model, const fake
     json_decref(root);
 }
 
-static char dir[64];
+static char dir[64]; /* scratch paths go into buffers of 128 and 256 */
 
 static void make_dir(void)
 {
-    snprintf(dir, sizeof dir, "/tmp/gv-fleet-XXXXXX");
-    cr_assert_not_null(mkdtemp(dir));
+    gv_test_scratch_dir(dir, sizeof dir, "fleet");
 }
 
 static void remove_dir(void)
 {
-    char cmd[128];
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
-    cr_expect_eq(system(cmd), 0);
+    gv_test_remove_dir(dir);
 }
 
 static int merge(const char *files, char *out, size_t len)

@@ -149,19 +149,16 @@ Test(perf_workers, serial_workers_run_and_a_missing_run_is_lost, .timeout = 120)
 
 /* ---- gpuval merge on synthetic bench and tradeoffs runs --------------------------------- */
 
-static char dir[64];
+static char dir[64]; /* scratch paths go into buffers of 128 and 256 */
 
 static void make_dir(void)
 {
-    snprintf(dir, sizeof dir, "/tmp/gv-perf-XXXXXX");
-    cr_assert_not_null(mkdtemp(dir));
+    gv_test_scratch_dir(dir, sizeof dir, "perf");
 }
 
 static void remove_dir(void)
 {
-    char cmd[128];
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
-    cr_expect_eq(system(cmd), 0);
+    gv_test_remove_dir(dir);
 }
 
 static json_t *header(const char *schema, int index)

@@ -64,6 +64,22 @@ static inline void gv_test_slurp(const char *path, char *buf, size_t len)
     fclose(f);
 }
 
+/* A fresh scratch directory $TMPDIR/gv-TAG-XXXXXX (else under /tmp) into dir. */
+static inline void gv_test_scratch_dir(char *dir, size_t len, const char *tag)
+{
+    const char *tmp = getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp";
+    snprintf(dir, len, "%s/gv-%s-XXXXXX", tmp, tag);
+    cr_assert_not_null(mkdtemp(dir), "mkdtemp %s", dir);
+}
+
+/* Remove a scratch directory and all it holds. */
+static inline void gv_test_remove_dir(const char *dir)
+{
+    char cmd[1024];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+    cr_expect_eq(system(cmd), 0, "%s", cmd);
+}
+
 /* Run `gpuval ARGS` with stdin from /dev/null, stdout into out and stderr into err (each
  * truncated to its length - 1 bytes, NUL-terminated), through files in a scratch directory
  * under $TMPDIR (or /tmp) that is removed afterwards. Returns the exit status, or -1. */
@@ -71,10 +87,8 @@ static inline int gv_test_run_cli_split(const char *args, char *out, size_t out_
                                         size_t err_len)
 {
     const char *bin = gv_test_gpuval_bin();
-    const char *tmp = getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp";
     char dir[512], o[600], e[600], cmd[4096];
-    snprintf(dir, sizeof dir, "%s/gpuval-cli-XXXXXX", tmp);
-    cr_assert_not_null(mkdtemp(dir), "mkdtemp %s", dir);
+    gv_test_scratch_dir(dir, sizeof dir, "cli");
     snprintf(o, sizeof o, "%s/out", dir);
     snprintf(e, sizeof e, "%s/err", dir);
     snprintf(cmd, sizeof cmd, "'%s' %s >'%s' 2>'%s' </dev/null", bin, args, o, e);
