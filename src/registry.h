@@ -22,8 +22,8 @@ void gv_registry_hide_builtins(bool hide);
  * a planted bug), hidden or not; NULL if none. */
 const gv_op *gv_builtin_find(const char *name);
 /* The name under which op's reference is cached: the first built-in op of its family with the
- * same inputs, oracle and gauges (gemm.tiled computes gemm.cublas's reference, matmul_colsum
- * einsum.colsum's); op's own name for the ops of gpuval.h and plugins, whose hooks are shared
+ * same inputs, oracle and gauges (gemm.tiled computes gemm.cublas's reference, einsum.colsum
+ * matmul_colsum's); op's own name for the ops of gpuval.h and plugins, whose hooks are shared
  * wrappers that dispatch on each op's own descriptor. */
 const char *gv_reference_name(const gv_op *op);
 

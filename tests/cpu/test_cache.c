@@ -367,3 +367,23 @@ Test(cache, modes_share_an_entry_only_where_the_reference_ignores_them, .init = 
         gv_problem_free(&p);
     }
 }
+
+/* Ops that compute the same reference from the same inputs share cache entries under the name
+   of the first of them; ops whose oracle or gauges differ keep their own. */
+static const char *ref_of(const char *op)
+{
+    const gv_op *o = gv_op_find(op);
+    cr_assert_not_null(o, "%s registered", op);
+    return gv_reference_name(o);
+}
+
+Test(cache, ops_with_one_reference_share_its_name)
+{
+    cr_expect_str_eq(ref_of("gemm.cublas"), "gemm.cublas");
+    cr_expect_str_eq(ref_of("gemm.tiled"), "gemm.cublas");
+    cr_expect_str_eq(ref_of("gemm.regblock"), "gemm.cublas");
+    cr_expect_str_eq(ref_of("einsum.colsum"), ref_of("matmul_colsum"));
+    cr_expect_str_eq(ref_of("reduce.colsum"), "reduce.colsum", "another family, its own");
+    cr_expect_str_eq(ref_of("vadd"), "vadd");
+    cr_expect_str_neq(ref_of("dense.sigmoid"), "gemm.cublas", "other hooks, its own");
+}
