@@ -4,12 +4,14 @@
  *  - diffusion.fixed: N steps of f <- f - 0.25 laplace(f) (seed 002).
  *  - diffusion.periodic: N steps of f <- f + 0.1 (up + down + left + right - 4 f) with
  *    wrapped neighbours (seed 003's torch.roll, dt = 0.1, D = 1).
- *    Both fuse up to 8 steps a launch (the fused kernel below); diffusion.fixed.perstep and
+ *    Both fuse up to 8 steps a launch (the fused kernel below) and stream a single step through
+ *    registers (the streamed kernel below); diffusion.fixed.perstep and
  *    diffusion.periodic.perstep keep one launch per step, bit-identical, to compare with.
  *  - planted bugs: diffusion.fixed.edge subtracts the first column as the last column's
  *    right neighbour (a periodic wrap where the grid has an edge); diffusion.periodic.clamp
  *    takes the last column itself as its right neighbour instead of the first column (both
- *    one launch per step); diffusion.periodic.shorthalo fuses steps with a halo one short.
+ *    one launch per step); diffusion.periodic.shorthalo runs the fast kernels with a halo one
+ *    cell short.
  * The one-step kernel: each block stages a TY x TX tile plus a one-cell halo in shared memory (seed
  * 002's scheme; the seed's TPB = 8 square tile with threadIdx.x along rows is replaced by 32
  * columns x 8 rows so that each warp reads 32 consecutive elements of a row). Seed 002 updates the
@@ -143,75 +145,205 @@ template <typename T, int Scheme, int Bug> static int stencil_run_t(gk_launch *L
     return GV_OK;
 }
 
-/* ---- diffusion fused in time ----
- * One launch takes up to S steps (temporal blocking). A block owns an FO x FO tile of the
- * output and stages the (FO + 2S) x (FO + 2S) region around it in shared memory (the halo
- * S wide: a point's value after s steps depends on the points up to s away). It then runs
- * the steps in shared memory between two buffers: step s updates the region's cells
- * [s, W - s) in both directions, whose neighbours step s - 1 wrote (or the load), so the
- * valid region shrinks by one cell a step and after S steps is the tile itself; the cells
- * outside the tile are computed by both neighbouring blocks (the overlap recomputed).
- * Periodic edges: every cell of the region is a grid cell (indices wrapped modulo the
- * grid, whatever its size), so its value is the grid's. Fixed edges: cells outside the
- * grid are loaded as 0 and never updated or used (stencil_point does not subtract a
- * neighbour outside the grid). Each point is updated by stencil_point, the one-step
- * kernel's expression: the results are bit-identical to one launch per step
- * (tests/gpu/test_stencil_fused.c). The launches of a run are few (steps / S), so their
- * gaps are a small part of the time; the grid's global traffic falls by a factor S. */
-#define FO      64 /* the output tile, FO x FO */
-#define FUSED_S 8  /* the most steps a launch fuses */
+/* ---- registers and shuffles: the fast kernels' common part ----
+ * A lane holds V consecutive columns of a row (one 16-byte vector: 4 f32 or 2 f64), so a
+ * warp holds 32 V consecutive columns. Walking down the rows, a lane keeps the row above
+ * and the point's row in registers and loads only the row below; the left and right
+ * neighbours of its first and last column come from the neighbouring lanes by shuffle.
+ * Every point is updated by stencil_point, so the results are those of the one-step
+ * kernel bit for bit (tests/gpu/test_stencil_fused.c). */
+template <typename T, int V> struct sv {
+    T v[V];
+};
 
-template <typename T, int S, int Scheme, int Bug>
-__global__ void __launch_bounds__(TX *TY)
+template <typename T, int V> __device__ __forceinline__ sv<T, V> sv_load(const T *p)
+{
+    sv<T, V> x;
+    if (V * sizeof(T) == 16) {
+        const uint4 u = *reinterpret_cast<const uint4 *>(p);
+        memcpy(&x, &u, 16);
+    } else {
+#pragma unroll
+        for (int q = 0; q < V; q++)
+            x.v[q] = p[q];
+    }
+    return x;
+}
+
+template <typename T, int V> __device__ __forceinline__ void sv_store(T *p, const sv<T, V> &x)
+{
+    if (V * sizeof(T) == 16) {
+        uint4 u;
+        memcpy(&u, &x, 16);
+        *reinterpret_cast<uint4 *>(p) = u;
+    } else {
+#pragma unroll
+        for (int q = 0; q < V; q++)
+            p[q] = x.v[q];
+    }
+}
+
+/* The new values of a lane's V points of row gi (grid columns gj .. gj + V - 1): f the row,
+   up and dn the rows above and below, lh and rh the left neighbour of the first column and
+   the right neighbour of the last. */
+template <typename T, int V, int Scheme>
+__device__ __forceinline__ sv<T, V> sv_points(const sv<T, V> &f, const sv<T, V> &up,
+                                              const sv<T, V> &dn, T lh, T rh, int gi, int gj,
+                                              int ny, int nx, T coeff)
+{
+    sv<T, V> o;
+#pragma unroll
+    for (int q = 0; q < V; q++)
+        o.v[q] = stencil_point<T, Scheme, NO_BUG>(f.v[q], up.v[q], dn.v[q], q > 0 ? f.v[q - 1] : lh,
+                                                  q < V - 1 ? f.v[q + 1] : rh, gi, gj + q, ny, nx,
+                                                  coeff);
+    return o;
+}
+
+/* ---- one step, streamed (stencil_stream_kernel) ----
+ * For one step of a grid of any size: nothing to reuse between steps, so no shared memory.
+ * A warp takes 32 V columns of a strip of SH rows and walks down it, loading each row once
+ * (one vector a lane); the columns just left and right of the warp's are loaded by lanes 0
+ * and 31 (and by the lane that holds the grid's last column). Global traffic: the grid read
+ * once, plus 2 rows a strip and 2 columns a warp that the neighbouring strips also read (L2
+ * hits), and written once. V > 1 needs nx % V == 0 and 16-byte aligned rows; V = 1 takes
+ * any grid. Planted bug BUG_SHORT_HALO: the warp-edge columns are not loaded, so lanes 0 and
+ * 31 take their own value as the missing neighbour. */
+#ifndef STREAM_WARPS    /* (defined before this file only by a tuning build) */
+#define STREAM_WARPS 4  /* warps of a block, side by side in x */
+#define STREAM_ROWS  32 /* rows of a strip */
+#endif
+
+template <typename T, int V, int Scheme, int Bug>
+__global__ void __launch_bounds__(32 * STREAM_WARPS)
+    stencil_stream_kernel(const T *__restrict__ src, T *__restrict__ dst, int ny, int nx, T coeff)
+{
+    const int lane = threadIdx.x & 31;
+    const int64_t jv64 = ((int64_t)blockIdx.x * blockDim.x + threadIdx.x) * V;
+    const bool live = jv64 < nx; /* lanes past the grid load zeros and store nothing, but
+                                    take part in the shuffles */
+    const int jv = live ? (int)jv64 : 0;
+    const int i0 = (int)blockIdx.y * STREAM_ROWS;
+    const int i1 = min(i0 + STREAM_ROWS, ny);
+    auto row_of = [&](int i) { /* a row outside the grid: wrapped, or -1 (never used) */
+                               if (i >= 0 && i < ny) return i;
+                               if (Scheme != PERIODIC_STEP) return -1;
+                               return i < 0 ? ny - 1 : 0;
+    };
+    auto load_row = [&](int i) {
+        sv<T, V> x;
+#pragma unroll
+        for (int q = 0; q < V; q++)
+            x.v[q] = T(0);
+        const int r = row_of(i);
+        if (live && r >= 0) x = sv_load<T, V>(src + (int64_t)r * nx + jv);
+        return x;
+    };
+    /* the halo columns a lane loads itself: the left one for lane 0, the right one for lane
+       31 and for the lane that holds column nx - 1 */
+    const bool need_l = Bug != BUG_SHORT_HALO && live && lane == 0;
+    const bool need_r = Bug != BUG_SHORT_HALO && live && (lane == 31 || jv + V == nx);
+    const int cl = jv > 0 ? jv - 1 : (Scheme == PERIODIC_STEP ? nx - 1 : -1);
+    const int cr = jv + V < nx ? jv + V : (Scheme == PERIODIC_STEP ? 0 : -1);
+    sv<T, V> up = load_row(i0 - 1), f = load_row(i0);
+    for (int i = i0; i < i1; i++) {
+        const sv<T, V> dn = load_row(i + 1);
+        T lh = __shfl_up_sync(0xffffffffu, f.v[V - 1], 1);
+        T rh = __shfl_down_sync(0xffffffffu, f.v[0], 1);
+        if (need_l && cl >= 0) lh = src[(int64_t)i * nx + cl];
+        if (need_r && cr >= 0) rh = src[(int64_t)i * nx + cr];
+        const sv<T, V> o = sv_points<T, V, Scheme>(f, up, dn, lh, rh, i, jv, ny, nx, coeff);
+        if (live) sv_store<T, V>(dst + (int64_t)i * nx + jv, o);
+        up = f;
+        f = dn;
+    }
+}
+
+template <typename T, int V, int Scheme, int Bug>
+static int stream_launch(const T *src, T *dst, int ny, int nx, cudaStream_t st)
+{
+    const int64_t lanes = ((int64_t)nx + V - 1) / V;
+    const int64_t strips = ((int64_t)ny + STREAM_ROWS - 1) / STREAM_ROWS;
+    if (strips > 65535) return gk_fail_internal("stencil_stream_kernel: ny above 2097120");
+    dim3 grid((unsigned)((lanes + 32 * STREAM_WARPS - 1) / (32 * STREAM_WARPS)), (unsigned)strips);
+    stencil_stream_kernel<T, V, Scheme, Bug>
+        <<<grid, 32 * STREAM_WARPS, 0, st>>>(src, dst, ny, nx, T(DIFFUSION_PERIODIC_COEFF));
+    GK_LAUNCHED("stencil_stream_kernel");
+    return GV_OK;
+}
+
+/* ---- diffusion fused in time (stencil_fused_kernel) ----
+ * One launch takes up to S steps (temporal blocking). A block owns a tile of FX x FY points
+ * of the output and stages the region of WX x RY cells around it (a halo S wide on every
+ * side: a point's value after s steps depends on the points up to s away) in shared memory,
+ * then runs the steps there between two buffers: step s updates the region's rows
+ * [s, RY - s) (the rows whose neighbours step s - 1 wrote, or the load) and all its columns;
+ * a column's value is right after step s when it lies in [s, WX - s), and after S steps the
+ * tile, rows and columns [S, R - S), is right and is written out. The cells outside the tile
+ * are computed by the neighbouring blocks as well (the overlap recomputed). Inside a step a
+ * warp takes the region's 32 V columns and walks down a band of rows as the streamed kernel
+ * does, so a point costs one vector load and one vector store of shared memory and two
+ * shuffles a lane. Periodic edges: every cell of the region is a grid cell (indices wrapped
+ * modulo the grid, whatever its size). Fixed edges: cells outside the grid are loaded as 0
+ * and whatever they later hold is never used (stencil_point does not take a neighbour
+ * outside the grid) nor stored. The steps of a run take steps / S launches, so launch gaps
+ * are a small part of the time, and the grid's global traffic falls by about S. Planted bug
+ * BUG_SHORT_HALO: the region's outer ring is not loaded (left 0), a halo one cell short,
+ * so after S steps the tile's outer ring is wrong. */
+#ifndef FUSED_S       /* (defined before this file only by a tuning build) */
+#define FUSED_S    8  /* the most steps a launch fuses */
+#define FUSED_RY   64 /* rows of a region */
+#define FUSED_WARP 8  /* warps of a block */
+#endif
+
+template <typename T, int V, int S, int Scheme, int Bug>
+__global__ void __launch_bounds__(32 * FUSED_WARP)
     stencil_fused_kernel(const T *__restrict__ src, T *__restrict__ dst, int ny, int nx, int nsteps,
                          T coeff)
 {
-    constexpr int W = FO + 2 * S;
+    constexpr int WX = 32 * V, RY = FUSED_RY, FX = WX - 2 * S, FY = RY - 2 * S;
     extern __shared__ __align__(16) unsigned char fused_smem[];
     T *const buf0 = reinterpret_cast<T *>(fused_smem);
-    T *const buf1 = buf0 + W * W;
-    const int tx = threadIdx.x, ty = threadIdx.y;
-    const int j0 = (int)blockIdx.x * FO - S; /* grid column of the region's column 0 */
-    const int tiles_y = (ny + FO - 1) / FO;
-    /* the planted short halo: step s leaves the ring s of the region as it was, which the
-       last of S steps needs; the buffers start at 0 so that what it reads is defined */
-    const int short_by = Bug == BUG_SHORT_HALO ? 1 : 0;
+    T *const buf1 = buf0 + RY * WX;
+    const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+    const int j0 = (int)blockIdx.x * FX - S; /* grid column of the region's column 0 */
+    const int cl = lane * V;                 /* the lane's first column in the region */
+    const int tiles_y = (ny + FY - 1) / FY;
     for (int by = blockIdx.y; by < tiles_y; by += gridDim.y) {
-        const int i0 = by * FO - S; /* grid row of the region's row 0 */
-        if (Bug == BUG_SHORT_HALO)
-            for (int k = ty * TX + tx; k < W * W; k += TX * TY)
-                buf1[k] = T(0);
-        for (int r = ty; r < W; r += TY) {
+        const int i0 = by * FY - S; /* grid row of the region's row 0 */
+        for (int r = warp; r < RY; r += FUSED_WARP) {
             int gi = i0 + r;
             if (Scheme == PERIODIC_STEP) gi = ((gi % ny) + ny) % ny;
-            const bool row_in = gi >= 0 && gi < ny;
-            for (int c = tx; c < W; c += TX) {
+            const bool row_in =
+                gi >= 0 && gi < ny && (Bug != BUG_SHORT_HALO || (r > 0 && r < RY - 1));
+#pragma unroll
+            for (int q = 0; q < V; q++) {
+                const int c = lane + 32 * q;
                 int gj = j0 + c;
                 if (Scheme == PERIODIC_STEP) gj = ((gj % nx) + nx) % nx;
-                buf0[r * W + c] = row_in && gj >= 0 && gj < nx ? src[(int64_t)gi * nx + gj] : T(0);
+                const bool in = row_in && gj >= 0 && gj < nx &&
+                                (Bug != BUG_SHORT_HALO || (c > 0 && c < WX - 1));
+                buf0[r * WX + c] = in ? src[(int64_t)gi * nx + gj] : T(0);
             }
         }
         __syncthreads();
         T *cur = buf0, *nxt = buf1;
         for (int s = 1; s <= nsteps; s++) {
-            /* a warp takes 32 columns of a band of consecutive rows and walks down it, the
-               point and the one above carried in registers: 3 shared loads a point, not 5 */
-            const int lo = s + short_by, hi = W - s - short_by;
-            const int band = (hi - lo + TY - 1) / TY;
-            const int r0 = lo + ty * band, r1 = min(r0 + band, hi);
-            for (int c = lo + tx; c < hi && r0 < r1; c += TX) {
-                const int gj = j0 + c;
-                if (Scheme != PERIODIC_STEP && (gj < 0 || gj >= nx)) continue;
-                T up = cur[(r0 - 1) * W + c], f = cur[r0 * W + c];
+            const int lo = s, hi = RY - s;
+            const int band = (hi - lo + FUSED_WARP - 1) / FUSED_WARP;
+            const int r0 = lo + warp * band, r1 = min(r0 + band, hi);
+            if (r0 < r1) { /* warp-uniform: the shuffles see the whole warp */
+                sv<T, V> up = sv_load<T, V>(cur + (r0 - 1) * WX + cl);
+                sv<T, V> f = sv_load<T, V>(cur + r0 * WX + cl);
                 for (int r = r0; r < r1; r++) {
-                    const T down = cur[(r + 1) * W + c];
-                    const int gi = i0 + r;
-                    if (Scheme == PERIODIC_STEP || (gi >= 0 && gi < ny))
-                        nxt[r * W + c] = stencil_point<T, Scheme, NO_BUG>(
-                            f, up, down, cur[r * W + c - 1], cur[r * W + c + 1], gi, gj, ny, nx,
-                            coeff);
+                    const sv<T, V> dn = sv_load<T, V>(cur + (r + 1) * WX + cl);
+                    const T lh = __shfl_up_sync(0xffffffffu, f.v[V - 1], 1);
+                    const T rh = __shfl_down_sync(0xffffffffu, f.v[0], 1);
+                    sv_store<T, V>(
+                        nxt + r * WX + cl,
+                        sv_points<T, V, Scheme>(f, up, dn, lh, rh, i0 + r, j0 + cl, ny, nx, coeff));
                     up = f;
-                    f = down;
+                    f = dn;
                 }
             }
             __syncthreads();
@@ -219,12 +351,13 @@ __global__ void __launch_bounds__(TX *TY)
             cur = nxt;
             nxt = t;
         }
-        for (int r = S + ty; r < S + FO; r += TY) {
+        for (int r = S + warp; r < S + FY; r += FUSED_WARP) {
             const int gi = i0 + r;
             if (gi >= ny) break;
-            for (int c = S + tx; c < S + FO; c += TX) {
-                const int gj = j0 + c;
-                if (gj < nx) dst[(int64_t)gi * nx + gj] = cur[r * W + c];
+#pragma unroll
+            for (int q = 0; q < V; q++) {
+                const int c = lane + 32 * q, gj = j0 + c;
+                if (c >= S && c < S + FX && gj < nx) dst[(int64_t)gi * nx + gj] = cur[r * WX + c];
             }
         }
         __syncthreads(); /* the buffers are reloaded for the next tile row */
@@ -235,19 +368,19 @@ __global__ void __launch_bounds__(TX *TY)
 template <typename T, int S, int Scheme, int Bug>
 static int fused_launch(const T *src, T *dst, int ny, int nx, int nsteps, cudaStream_t st)
 {
-    constexpr int W = FO + 2 * S;
-    const size_t smem = 2 * (size_t)W * W * sizeof(T);
-    auto kernel = stencil_fused_kernel<T, S, Scheme, Bug>;
+    constexpr int V = 16 / sizeof(T), WX = 32 * V, FX = WX - 2 * S, FY = FUSED_RY - 2 * S;
+    const size_t smem = 2 * (size_t)FUSED_RY * WX * sizeof(T);
+    auto kernel = stencil_fused_kernel<T, V, S, Scheme, Bug>;
     GK_CUDA(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem));
-    dim3 block(TX, TY);
-    int64_t tiles_y = (ny + FO - 1) / FO;
-    dim3 grid((unsigned)((nx + FO - 1) / FO), (unsigned)(tiles_y < 65535 ? tiles_y : 65535));
-    kernel<<<grid, block, smem, st>>>(src, dst, ny, nx, nsteps, T(DIFFUSION_PERIODIC_COEFF));
+    int64_t tiles_y = (ny + FY - 1) / FY;
+    dim3 grid((unsigned)((nx + FX - 1) / FX), (unsigned)(tiles_y < 65535 ? tiles_y : 65535));
+    kernel<<<grid, 32 * FUSED_WARP, smem, st>>>(src, dst, ny, nx, nsteps,
+                                                T(DIFFUSION_PERIODIC_COEFF));
     GK_LAUNCHED("stencil_fused_kernel");
     return GV_OK;
 }
 
-/* The steps in launches of up to S each (S the largest of 8, 4, 2, 1 not above the run's
+/* The steps in launches of up to S each (S the largest of 8, 4, 2 not above the run's
  * steps, so that a short run does not carry a wide halo), alternating between the output
  * and the workspace so that the last lands in the output; the first reads the input. */
 template <typename T, int S, int Scheme, int Bug> static int fused_run_s(gk_launch *L)
@@ -270,20 +403,35 @@ template <typename T, int S, int Scheme, int Bug> static int fused_run_s(gk_laun
     return GV_OK;
 }
 
+/* One step: the streamed kernel, with 16-byte vectors where every row starts 16-byte
+   aligned (nx a multiple of the vector, and the tensors' 256-byte alignment). */
+template <typename T, int Scheme, int Bug> static int stream_run_t(gk_launch *L)
+{
+    const int ny = (int)L->dims[0], nx = (int)L->dims[1];
+    constexpr int V = 16 / sizeof(T);
+    const bool vec =
+        nx % V == 0 && ((uintptr_t)L->in[0] & 15) == 0 && ((uintptr_t)L->out[0] & 15) == 0;
+    snprintf(L->math_mode, sizeof L->math_mode, "hand-written, one step streamed, %s",
+             vec ? "16-byte vectors" : "scalar");
+    const T *src = (const T *)L->in[0];
+    T *dst = (T *)L->out[0];
+    return vec ? stream_launch<T, V, Scheme, Bug>(src, dst, ny, nx, gk_stream(L))
+               : stream_launch<T, 1, Scheme, Bug>(src, dst, ny, nx, gk_stream(L));
+}
+
 template <typename T, int Scheme, int Bug> static int fused_run_t(gk_launch *L)
 {
     const int64_t steps = L->nd > 2 ? L->dims[2] : 1;
+    if (L->dims[0] > 2147483647 || L->dims[1] > 2147483647 || steps < 1)
+        return gk_fail_internal("grid dims must be below 2^31 and steps at least 1");
+    if (steps == 1) return stream_run_t<T, Scheme, Bug>(L);
     snprintf(L->math_mode, sizeof L->math_mode, "hand-written, %d steps a launch",
              (int)(steps >= FUSED_S ? FUSED_S
                    : steps >= 4     ? 4
-                   : steps >= 2     ? 2
-                                    : 1));
-    if (L->dims[0] > 2147483647 || L->dims[1] > 2147483647 || steps < 1)
-        return gk_fail_internal("grid dims must be below 2^31 and steps at least 1");
+                                    : 2));
     if (steps >= FUSED_S) return fused_run_s<T, FUSED_S, Scheme, Bug>(L);
     if (steps >= 4) return fused_run_s<T, 4, Scheme, Bug>(L);
-    if (steps >= 2) return fused_run_s<T, 2, Scheme, Bug>(L);
-    return fused_run_s<T, 1, Scheme, Bug>(L);
+    return fused_run_s<T, 2, Scheme, Bug>(L);
 }
 
 template <int Scheme, int Bug> static int fused_run(gk_launch *L)

@@ -16,7 +16,7 @@ const gv_target_spec gv_target_specs[] = {
      NULL},
     {"gemm.tiled", GV_F32, "4096x4096x4096", "4096^3", GV_TARGET_TIME_RATIO, NAN, "gemm.cublas"},
     {"gemm.tiled", GV_F64, "4096x4096x4096", "4096^3", GV_TARGET_TIME_RATIO, NAN, "gemm.cublas"},
-    /* one step of a grid far larger than the L2: the fused kernel's load of the halo */
+    /* one step of a grid far larger than the L2: the streamed one-step kernel */
     {"diffusion.fixed", GV_F32, "8192x8192x1", "8192^2 x 1 step", GV_TARGET_COPY_FRACTION, 0.85,
      NULL},
     {"diffusion.periodic", GV_F32, "8192x8192x1", "8192^2 x 1 step", GV_TARGET_COPY_FRACTION, 0.85,

@@ -1,6 +1,7 @@
 /* stencil.c: op descriptors for the 5-point stencils of seed 002 (Numba, shared-memory tiles,
  * fixed edges) and seed 003 (PyTorch roll, periodic edges): diffusion fused in time (up to 8
- * steps a launch) and, for comparison, one launch per step; and their planted bugs.
+ * steps a launch; one step streamed through registers) and, for comparison, one launch per
+ * step; and their planted bugs.
  * Error model: docs/error-models.md, section stencil. */
 #include <float.h>
 
@@ -281,16 +282,17 @@ static const gv_op diffusion_periodic_clamp = {
     STENCIL_COMMON,
 };
 
-/* The fused kernel's own bug: a launch of 8 steps stages a halo one cell short, so the
-   outer ring of every tile takes a value two steps old. Steps >= 8 at every test shape. */
+/* The fast kernels' own bug, a halo one cell short: a fused launch of 8 steps leaves its
+   region's outer ring unloaded (0), so after 8 steps the tile's outer ring is wrong; a single
+   step (the streamed kernel) does not load the columns just outside each warp's. */
 static const gv_op diffusion_periodic_shorthalo = {
     .name = "diffusion.periodic.shorthalo",
     .summary = "planted bug: the fused kernel's halo is one cell narrower than the steps it "
                "fuses",
-    .planted_bug = "temporal blocking with a halo one cell short: tile edges two steps stale",
+    .planted_bug = "a halo one cell short: tile edges wrong after a fused launch",
     .dims = "ny,nx,steps",
     .shapes = "300x257x20",
-    .test_shapes = "37x53x50,300x257x20,1x97x8",
+    .test_shapes = "37x53x50,300x257x20,1x97x8,300x256x1,1x97x1",
     .flops = diffusion_flops,
     .oracle = periodic_oracle,
     .gauge = periodic_gauge,

@@ -1,9 +1,11 @@
-/* test_stencil_fused.c: diffusion fused in time (up to 8 steps a launch) against the one-step
- * kernel it replaced (diffusion.*.perstep). Both update every point with the same expression
- * (kernels/stencil.cu, stencil_point), so the outputs must agree bit for bit, at shapes that
- * exercise partial launches, grids smaller than a tile or than the halo, and many tiles.
- * The fused kernel's planted short halo must differ on the same comparison. A timed test
- * shows the fusing is worth it: fewer launches and S times less global traffic. */
+/* test_stencil_fused.c: diffusion fused in time (up to 8 steps a launch) and its one-step
+ * streamed kernel against the one-step shared-memory kernel they replaced
+ * (diffusion.*.perstep). All update every point with the same expression (kernels/stencil.cu,
+ * stencil_point), so the outputs must agree bit for bit, at shapes that exercise partial
+ * launches, grids smaller than a tile, a warp or the halo, many tiles, and single steps with
+ * and without 16-byte vectors (nx a multiple of 4 or not). The fast kernels' planted short
+ * halo must differ on the same comparison, fused and streamed. A timed test shows the fusing
+ * is worth it: fewer launches and S times less global traffic. */
 #include <criterion/criterion.h>
 #include <stdlib.h>
 #include <string.h>
@@ -63,7 +65,8 @@ static int64_t bits_differ(const char *a, const char *b, gv_dtype t, int64_t ny,
 static const int64_t shapes[][3] = {
     {1, 1, 1},       {1, 97, 5},      {97, 1, 5},      {2, 3, 7},        {1, 1, 9},
     {37, 53, 50},    {64, 64, 8},     {65, 63, 9},     {130, 70, 17},    {300, 257, 20},
-    {256, 256, 100}, {511, 1025, 10}, {1999, 2003, 3}, {2000, 2000, 11},
+    {256, 256, 100}, {511, 1025, 10}, {1999, 2003, 3}, {2000, 2000, 11}, {2000, 2000, 1},
+    {1999, 2003, 1}, {33, 130, 1},    {70, 4, 1},      {5, 260, 1},      {129, 2, 1},
 };
 
 Test(gpu_stencil_fused, bit_identical_to_one_launch_per_step, .timeout = 600)
@@ -87,6 +90,11 @@ Test(gpu_stencil_fused, the_comparison_sees_a_short_halo, .timeout = 120)
         int64_t d = bits_differ("diffusion.periodic.shorthalo", "diffusion.periodic.perstep",
                                 (gv_dtype)t, 300, 257, 16);
         cr_expect_gt(d, 0, "%s: the planted short halo must change the result",
+                     gv_dtype_name((gv_dtype)t));
+        /* one step: the streamed kernel's warp-edge columns not loaded */
+        d = bits_differ("diffusion.periodic.shorthalo", "diffusion.periodic.perstep", (gv_dtype)t,
+                        300, 256, 1);
+        cr_expect_gt(d, 0, "%s: the planted short halo of one step must change the result",
                      gv_dtype_name((gv_dtype)t));
     }
 }
