@@ -55,6 +55,9 @@ struct config {
     bool gpuval_setup;  /* gk_cublas's per-call set-up: stream, math, emulation controls */
     int reps;           /* calls between one pair of events */
     int preload;        /* calls enqueued just before the timed ones (clocks under load) */
+    int gemm_ex;        /* 1: cublasGemmEx with CUBLAS_COMPUTE_64F instead of cublasDgemm
+                           (CuPy's matmul call); 2: the same with CUBLAS_COMPUTE_64F_PEDANTIC
+                           (CuPy's "pedantic" compute type) */
     int gpuval_path;    /* 1: gk_bench on gemm.cublas (hot); 2: the same, cold;
                            3: gk_ceiling_gemm_open (device-filled inputs, hot) */
     std::vector<double> ms;
@@ -163,6 +166,13 @@ int main(int argc, char **argv)
         c.own_stream = c.pedantic = c.gpuval_setup = true;
         c.inputs = IN_UNIFORM01;
     }
+    add("cublasGemmEx COMPUTE_64F (CuPy's call), default math").gemm_ex = 1;
+    add("cublasGemmEx COMPUTE_64F_PEDANTIC, default math").gemm_ex = 2;
+    {
+        config &c = add("cublasGemmEx COMPUTE_64F, pedantic math");
+        c.gemm_ex = 1;
+        c.pedantic = true;
+    }
     add("10 calls between one pair of events").reps = 10;
     add("after 100 untimed calls back to back (clocks under load)").preload = 100;
     add("gpuval: gk_bench gemm.cublas hot, uniform01").gpuval_path = 1;
@@ -244,8 +254,15 @@ int main(int argc, char **argv)
                         CB(cublasSetFixedPointEmulationMantissaControl(
                             hd, CUDA_EMULATION_MANTISSA_CONTROL_DYNAMIC));
                     }
-                    CB(cublasDgemm(hd, CUBLAS_OP_N, CUBLAS_OP_N, n, n, n, &one, dB[c.inputs], n,
-                                   dA[c.inputs], n, &zero, dC, n));
+                    if (c.gemm_ex)
+                        CB(cublasGemmEx(
+                            hd, CUBLAS_OP_N, CUBLAS_OP_N, n, n, n, &one, dB[c.inputs], CUDA_R_64F,
+                            n, dA[c.inputs], CUDA_R_64F, n, &zero, dC, CUDA_R_64F, n,
+                            c.gemm_ex == 2 ? CUBLAS_COMPUTE_64F_PEDANTIC : CUBLAS_COMPUTE_64F,
+                            CUBLAS_GEMM_DEFAULT));
+                    else
+                        CB(cublasDgemm(hd, CUBLAS_OP_N, CUBLAS_OP_N, n, n, n, &one, dB[c.inputs], n,
+                                       dA[c.inputs], n, &zero, dC, n));
                 }
                 CK(cudaEventRecord(e1, s));
                 CK(cudaEventSynchronize(e1));
