@@ -282,14 +282,14 @@ static const gv_op diffusion_periodic_clamp = {
     STENCIL_COMMON,
 };
 
-/* The fast kernels' own bug, a halo one cell short: a fused launch of 8 steps leaves its
-   region's outer ring unloaded (0), so after 8 steps the tile's outer ring is wrong; a single
-   step (the streamed kernel) does not load the columns just outside each warp's. */
+/* The fast kernels' own bug, a halo one cell short: a fused launch of 8 steps stages a halo
+   7 wide, so the first and last rows of every tile miss the last step; a single step (the
+   streamed kernel) does not load the columns just outside each warp's. */
 static const gv_op diffusion_periodic_shorthalo = {
     .name = "diffusion.periodic.shorthalo",
     .summary = "planted bug: the fused kernel's halo is one cell narrower than the steps it "
                "fuses",
-    .planted_bug = "a halo one cell short: tile edges wrong after a fused launch",
+    .planted_bug = "a halo one cell short: tile edges a step behind after a fused launch",
     .dims = "ny,nx,steps",
     .shapes = "300x257x20",
     .test_shapes = "37x53x50,300x257x20,1x97x8,300x256x1,1x97x1",
