@@ -668,8 +668,9 @@ def selftest(real_gpuval):
     cup = {"variant": "cupy.add", "median_ms": 3.0, "p10_ms": 2.9, "p90_ms": 3.2,
            "wall_median_ms": 3.5, "check_ok": True, "check": "fine", "note": ""}
     lines = table_rows([{"row": row, "gpuval": g, "cupy": [cup]}])
-    expect(len(lines) == 1 and lines[0][10] == "gpuval PASS; cupy ok" and lines[0][3] == "2.000" and lines[0][4] == "3.000" and
-           lines[0][5] == "1.50" and lines[0][6] == "80 % copy" and lines[0][7] == "2.900..3.200",
+    expect(len(lines) == 1 and lines[0][10] == "gpuval PASS; cupy ok" and
+           lines[0][3] == "2.000" and lines[0][4] == "3.000" and lines[0][5] == "1.50" and
+           lines[0][6] == "80 % copy" and lines[0][7] == "2.900..3.200",
            "table: 2 ms against 3 ms is 1.50, 80 %% of copy: %s" % (lines[:1],))
     lines = table_rows([{"row": row, "gpuval": g, "cupy": [], "cupy_why": "(no CuPy)"}])
     expect(lines[0][4] == "-" and lines[0][5] == "-" and lines[0][9] == "(no CuPy)",

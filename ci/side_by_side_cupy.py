@@ -58,6 +58,24 @@ class Hold:
         self.ptr = rt.hostAlloc(8, rt.hostAllocMapped)
         self.flags = (ctypes.c_int * 2).from_address(self.ptr)
         self.rt = rt
+        try:
+            self.kernel.compile()
+            # The stream must wait for a flag written after the launch, and go once it is.
+            self.hold(2 * 10**9)
+            after = cp.cuda.Event()
+            after.record()
+            time.sleep(0.01)
+            waited = not after.done
+            t0 = time.perf_counter()
+            self.release()
+            after.synchronize()
+            if not waited or self.timed_out() or time.perf_counter() - t0 > 1.0:
+                raise RuntimeError("the holding kernel did not hold the stream until the "
+                                   "host's flag (held: %s, timed out: %s)" %
+                                   (waited, self.timed_out()))
+        except Exception:
+            self.free()
+            raise
 
     def hold(self, timeout_ns):
         self.flags[0] = 0
@@ -252,6 +270,7 @@ BUILDERS = {"vadd": build_vadd, "einsum": build_einsum, "colsum": build_colsum,
             "diffusion": build_diffusion, "gemm": build_gemm,
             "matmul_colsum": build_matmul_colsum, "sin_iter": build_sin_iter, "copy": build_copy}
 
+
 def cupy_math(cp, np, mode):
     """Put CuPy's matmul in cuBLAS math `mode` (default or pedantic) by both of its knobs:
     CuPy's compute type for f32 and f64 (cupy._core.set_compute_type: gemmEx's
@@ -368,8 +387,6 @@ def cupy_uuid(cp):
     else:
         u = None
     return name, u
-
-
 
 
 class NumpyAsCupy:
