@@ -434,3 +434,9 @@ class NumpyAsCupy:
 
     def __getattr__(self, name):
         return getattr(self._np, name)
+
+
+# The stand-in's shapes: each builder at a size numpy runs in milliseconds.
+SMALL = {"vadd": (1000,), "copy": (1000,), "einsum": (300, 20, 10), "colsum": (40, 30),
+         "diffusion": (16, 16, 5), "gemm": (70, 50, 40), "matmul_colsum": (30, 20, 10),
+         "sin_iter": (300, 5)}
