@@ -218,7 +218,9 @@ json_t *gv_bench_ceilings_json(const gv_ceilings *c, double conf)
     for (int t = 0; t < GV_NDTYPES; t++)
         json_object_set_new(
             g, gv_dtype_name((gv_dtype)t),
-            ceiling_json(&c->gemm[t], "cuBLAS gemm n^3, pedantic math", conf, false));
+            ceiling_json(&c->gemm[t],
+                         "cuBLAS gemm n^3: f32 pedantic math, f64 default math (math_mode)", conf,
+                         false));
     json_object_set_new(o, "gemm", g);
     return o;
 }
