@@ -5,8 +5,9 @@
  * of its key (op, family, dtype, mode, dist, seed, shape, and a hash of the inputs as generated;
  * the mode is "any" for ops whose reference never reads it, so their modes share one entry).
  * Each file holds a header (magic, the key in full, the version, the buffer sizes), the payload
- * (out[].ref, .gauge, .pgauge of every output) and a 64-bit checksum of all of it (XXH64,
- * chained over the parts).
+ * (out[].ref, .gauge, .pgauge of every output) and a 64-bit checksum of all of it (XXH64 of
+ * the header continued over the XXH64 of each 1 MiB chunk of the payload, so that the payload
+ * is read and checked on all cores).
  *
  * Version: the gpuval version, a hash of the sources that decide the reference (oracle/,
  * src/ops/, the generator and the dtype table, hashed at build time), the OpenBLAS build and
@@ -40,6 +41,15 @@
 
 /* XXH64 (Y. Collet, xxHash specification) of n bytes with a seed. */
 uint64_t gv_xxh64(const void *data, size_t n, uint64_t seed);
+
+/* Entries' payloads are read, written and checksummed in chunks of this many bytes on all
+ * cores (cache.c, move_chunks). */
+#define GV_CACHE_CHUNK ((size_t)1 << 20)
+
+/* XXH64 continued from seed over the XXH64 (seed 0) of each GV_CACHE_CHUNK-byte chunk of the
+ * n bytes, chained in order: the chunks hashed on all cores, the value independent of the
+ * thread count. */
+uint64_t gv_xxh64_chunked(const void *data, size_t n, uint64_t seed);
 
 /* The cache directory of this environment into buf; -1 when neither XDG_CACHE_HOME nor HOME
  * is set (or buf is too short). */
@@ -79,6 +89,15 @@ void gv_cache_enable(bool on);
  * valid entry exists, else computed and, when worth it, stored. *hit says which. Returns what
  * gv_reference returns. */
 int gv_cached_reference(gv_problem *p, bool *hit);
+
+/* Buffers that are costly to make but a pure function of key and the sources that make them
+ * (an input matrix built by factorisations): read from the cache when a valid entry exists,
+ * else made by make(ctx) into bufs and, when worth it (the reference's rule), stored. Entries
+ * share the reference's directory, version, checks and eviction; keys are apart ("made="
+ * prefix). Not counted in gv_cache_counts (those are the references'). Returns GV_OK on a hit,
+ * else what make returns. */
+int gv_cache_memo(const char *key, int nbuf, void *const *bufs, const size_t *sizes,
+                  int (*make)(void *ctx), void *ctx);
 
 /* This process's counts, for the run's last line. */
 typedef struct gv_cache_counts {
