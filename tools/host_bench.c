@@ -5,7 +5,8 @@
  *
  *   gpuval-host-bench [--op GLOB] [--dtype f32|f64] [--max-elems N] [--repeat R]
  *
- * One line per case (milliseconds), then the sums per op and overall. The oracle cache is the
+ * One line per case (milliseconds of CPU time, all threads: on a shared machine steadier than
+ * wall time), then the sums per op and overall. The oracle cache is the
  * command's ($XDG_CACHE_HOME/gpuval); run twice for cold and warm. */
 #include <getopt.h>
 #include <stdio.h>
@@ -18,10 +19,12 @@
 #include "registry.h"
 #include "run.h"
 
+/* CPU time of the whole process (all threads), in ms: on a shared machine the work done is
+   steadier than the wall time. */
 static double now_ms(void)
 {
     struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
     return ts.tv_sec * 1e3 + ts.tv_nsec * 1e-6;
 }
 
@@ -68,7 +71,7 @@ int main(int argc, char **argv)
     const gv_op *op_now = NULL;
     int op_cases = 0;
     printf("%-24s %-5s %-10s %-18s %10s %10s %10s %s\n", "op", "dtype", "mode", "shape",
-           "inputs_ms", "oracle_ms", "judge_ms", "verdict digest dist");
+           "in_cpu_ms", "or_cpu_ms", "ju_cpu_ms", "verdict digest dist");
     for (int i = 0; i <= n; i++) {
         if (i == n || cases[i].op != op_now) {
             if (op_now)
