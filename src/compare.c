@@ -111,13 +111,37 @@ static const double bin_edge[GV_ULP_BINS_PER_OCTAVE + 1] = {
     2.0,
 };
 
-static inline int ulp_bin_fast(double ulps)
+/* The significand's top 8 fraction bits split [1, 2) into 256 buckets; in a bucket with no
+   edge (nor within 2e-9 of one) every m passes the same edges. */
+enum { BUCKETS = 256, BUCKET_SHIFT = 44 };
+typedef struct bin_buckets {
+    signed char passed[BUCKETS]; /* edges passed by every m of the bucket; -1: look closer */
+} bin_buckets;
+
+static void bin_buckets_init(bin_buckets *t)
+{
+    for (int b = 0; b < BUCKETS; b++) {
+        double lo = 1.0 + (double)b / BUCKETS, hi = 1.0 + (double)(b + 1) / BUCKETS;
+        int passed = 0;
+        bool near = false;
+        for (int j = 0; j <= GV_ULP_BINS_PER_OCTAVE; j++) {
+            double e = bin_edge[j], margin = 2e-9 * e;
+            if (e - margin < hi && e + margin >= lo) near = true;
+            passed += e < lo;
+        }
+        t->passed[b] = near ? -1 : (signed char)passed;
+    }
+}
+
+static inline int ulp_bin_fast(double ulps, const bin_buckets *t)
 {
     uint64_t b;
     memcpy(&b, &ulps, sizeof b);
     int k = (int)((b >> 52) & 0x7FF) - 1023;
     if (!(ulps > 0) || k < GV_ULP_LOG2_MIN) return 0; /* log2 below the first edge */
     if (k >= 63) return ulp_bin(ulps);
+    int passed = t->passed[(b >> BUCKET_SHIFT) & (BUCKETS - 1)];
+    if (passed >= 0) return (k - GV_ULP_LOG2_MIN) * GV_ULP_BINS_PER_OCTAVE + passed;
     uint64_t mb = (b & 0x000FFFFFFFFFFFFFull) | 0x3FF0000000000000ull;
     double m;
     memcpy(&m, &mb, sizeof m);
@@ -166,6 +190,8 @@ compare_range_t(const void *got, gv_dtype t, const double *ref, int64_t n, const
     m->prob_worst_index = m->first_inexact_index = -1;
     m->precision_bits = precision_bits;
     int min_exp = gv_dtype_min_exp(t);
+    bin_buckets buckets;
+    bin_buckets_init(&buckets);
     double worst_scaled = -1.0;
     for (int64_t i = 0; i < n; i++) {
         bool poison;
@@ -189,7 +215,7 @@ compare_range_t(const void *got, gv_dtype t, const double *ref, int64_t n, const
         if (ar > 0 && err / ar > m->max_rel) m->max_rel = err / ar;
         double ulps = err == 0 ? 0.0 : err / ulp_at_bits(r, precision_bits, min_exp);
         if (ulps > m->max_ulp) m->max_ulp = ulps;
-        m->ulp_hist[ulp_bin_fast(ulps)]++;
+        m->ulp_hist[ulp_bin_fast(ulps, &buckets)]++;
         if (em && em->exact && c != r && m->inexact++ == 0) m->first_inexact_index = i;
         if (em && em->pgauge) {
             double G = em->pgauge[i];

@@ -320,7 +320,7 @@ static double ulps_by_definition(double c, double r, int p)
    the count from bits hands over to log2. */
 Test(compare, ulp_bins_follow_the_definition_at_and_near_every_edge)
 {
-    enum { N = 4000, P = 24 };
+    enum { N = 6000, P = 24 };
     static double ref[N], got[N];
     int n = 0;
     for (int k = -20; k <= 20; k++)
@@ -341,6 +341,15 @@ Test(compare, ulp_bins_follow_the_definition_at_and_near_every_edge)
                 got[n] = 1.5 + ldexp(nearbyint(ldexp(near[q], 29)), -52);
                 n++;
             }
+        }
+    /* values spread over octaves, away from the edges: the buckets of the significand's top
+       bits that need no closer look */
+    for (int k = -17; k <= 20; k += 3)
+        for (int q = 0; q < 64; q++) {
+            cr_assert_lt(n, N);
+            ref[n] = 1.5;
+            got[n] = 1.5 + ldexp(nearbyint(ldexp(ldexp(1.0 + (q + 0.37) / 64.0, k), 29)), -52);
+            n++;
         }
     /* past 2^63 ulps (the last bins, from log2), an infinite count and an exact element */
     double far[][2] = {
