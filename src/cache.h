@@ -19,7 +19,7 @@
  * recomputed. Writes go to a unique temporary file in the cache directory (mkstemp) renamed
  * over the entry, so two runs sharing the cache each see whole entries. A hit touches the
  * entry's mtime; after a write the oldest entries are removed until the directory fits the cap
- * (GPUVAL_CACHE_MAX, bytes with an optional K, M, G or T suffix; default 4G).
+ * (GPUVAL_CACHE_MAX, bytes with an optional K, M, G or T suffix; default 16G).
  *
  * Only references worth keeping are written: those whose oracle took longer than 50 ms plus
  * 1 ms per 200 kB of entry (GPUVAL_CACHE_MIN_MS replaces the 50), so cheap element-wise
@@ -35,7 +35,7 @@
 
 #include "op.h"
 
-#define GV_CACHE_DEFAULT_MAX (4ull << 30)
+#define GV_CACHE_DEFAULT_MAX (16ull << 30)
 
 /* ---- the store: keyed buffers in a directory -------------------------------------------- */
 
