@@ -582,12 +582,17 @@ int gv_cache_clear(const char *dir)
 /* ---- the oracle's use ------------------------------------------------------------------- */
 
 /* Process-wide settings and counts: set once by the command line, counted by the run. */
-static bool cache_on = true;
+static bool cache_on = true, memo_on = false;
 static gv_cache_counts counts;
 
 void gv_cache_enable(bool on)
 {
     cache_on = on;
+}
+
+void gv_cache_memo_enable(bool on)
+{
+    memo_on = on;
 }
 
 gv_cache_counts gv_cache_counts_get(void)
@@ -692,7 +697,7 @@ int gv_cache_memo(const char *key, int nbuf, void *const *bufs, const size_t *si
                   int (*make)(void *ctx), void *ctx)
 {
     char dir[4096];
-    if (!cache_on || gv_cache_default_dir(dir, sizeof dir) != 0) return make(ctx);
+    if (!cache_on || !memo_on || gv_cache_default_dir(dir, sizeof dir) != 0) return make(ctx);
     char full[MAX_KEY];
     if (snprintf(full, sizeof full, "made=%s", key) >= (int)sizeof full) return make(ctx);
     const char *version = build_version();

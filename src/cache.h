@@ -85,6 +85,9 @@ int gv_cache_clear(const char *dir);
 /* Turn the cache on or off for this process (check --no-cache); on by default. */
 void gv_cache_enable(bool on);
 
+/* Let gv_cache_memo use the cache (for check's runs); off by default. */
+void gv_cache_memo_enable(bool on);
+
 /* The reference of p (op->oracle, then the gauges: gv_reference), read from the cache when a
  * valid entry exists, else computed and, when worth it, stored. *hit says which. Returns what
  * gv_reference returns. */
@@ -92,7 +95,9 @@ int gv_cached_reference(gv_problem *p, bool *hit);
 
 /* Buffers that are costly to make but a pure function of key and the sources that make them
  * (an input matrix built by factorisations): read from the cache when a valid entry exists,
- * else made by make(ctx) into bufs and, when worth it (the reference's rule), stored. Entries
+ * else made by make(ctx) into bufs and, when worth it (the reference's rule), stored. Only
+ * where gv_cache_memo_enable(true) was called (check does; a program on the library and the
+ * tests make their inputs without touching the disk) and the cache is on. Entries
  * share the reference's directory, version, checks and eviction; keys are apart ("made="
  * prefix). Not counted in gv_cache_counts (those are the references'). Returns GV_OK on a hit,
  * else what make returns. */

@@ -60,6 +60,7 @@ int main(int argc, char **argv)
         default: return 2;
         }
     }
+    gv_cache_memo_enable(true); /* as check: the solve matrices kept with the references */
     gv_case *cases = NULL;
     char err[512];
     int n = gv_select(&sel, &cases, err, sizeof err);

@@ -252,6 +252,51 @@ Test(cache, the_chunked_hash_does_not_depend_on_the_thread_count)
     free(x);
 }
 
+/* gv_cache_memo: off until enabled (nothing made is written, make runs every time); on, the
+   first call makes and stores, the second reads the same bytes back without making. */
+static int memo_makes;
+static int make_slowly(void *ctx)
+{
+    double *x = ctx;
+    memo_makes++;
+    for (int i = 0; i < 1000; i++)
+        x[i] = 1.0 / (i + 3);
+    usleep(2000); /* past the worth-keeping time (GPUVAL_CACHE_MIN_MS=0) */
+    return GV_OK;
+}
+
+Test(cache, memo_is_off_until_enabled_then_made_once, .init = make_tmp, .fini = rm_tmp)
+{
+    setenv("GPUVAL_CACHE_MIN_MS", "0", 1);
+    double x[1000];
+    void *bufs[1] = {x};
+    size_t sizes[1] = {sizeof x};
+    memo_makes = 0;
+    cr_expect_eq(gv_cache_memo("m1", 1, bufs, sizes, make_slowly, x), GV_OK);
+    cr_expect_eq(gv_cache_memo("m1", 1, bufs, sizes, make_slowly, x), GV_OK);
+    cr_expect_eq(memo_makes, 2, "off: made every time");
+    int n;
+    uint64_t bytes;
+    gv_cache_stats(dir, &n, &bytes);
+    cr_expect_eq(n, 0, "off: nothing written");
+    gv_cache_memo_enable(true);
+    cr_expect_eq(gv_cache_memo("m1", 1, bufs, sizes, make_slowly, x), GV_OK);
+    cr_expect_eq(memo_makes, 3);
+    gv_cache_stats(dir, &n, &bytes);
+    cr_expect_eq(n, 1, "on: stored");
+    memset(x, 0, sizeof x);
+    cr_expect_eq(gv_cache_memo("m1", 1, bufs, sizes, make_slowly, x), GV_OK);
+    cr_expect_eq(memo_makes, 3, "on: read back, not made");
+    for (int i = 0; i < 1000; i++)
+        cr_assert_eq(x[i], 1.0 / (i + 3), "element %d", i);
+    gv_cache_enable(false);
+    cr_expect_eq(gv_cache_memo("m1", 1, bufs, sizes, make_slowly, x), GV_OK);
+    cr_expect_eq(memo_makes, 4, "--no-cache: made");
+    gv_cache_enable(true);
+    gv_cache_memo_enable(false);
+    unsetenv("GPUVAL_CACHE_MIN_MS");
+}
+
 static void set_mtime(const char *key, time_t t)
 {
     char path[800];
