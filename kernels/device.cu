@@ -366,29 +366,70 @@ static cudaError_t check_zones(const void *p, size_t bytes, const char *label, c
     return cudaSuccess;
 }
 
-/* Read input i back in chunks of the host buffer buf and compare it with its host copy
-   element by element (bytes, so a NaN compares equal to itself). */
+/* The input check's staging: two pinned host buffers of kInputCheckChunk bytes, taken on the
+   first check and kept for the process (a case's inputs reach gigabytes: pinned copies run at
+   the link's speed, and the buffers are not faulted in again for every case). Pageable
+   memory where pinning fails. */
+static const size_t kInputCheckChunk = (size_t)32 << 20;
+static unsigned char *g_stage[2];
+
+static bool stage_buffers(void)
+{
+    if (g_stage[0]) return true;
+    void *p = NULL;
+    if (cudaMallocHost(&p, 2 * kInputCheckChunk) != cudaSuccess) {
+        cudaGetLastError(); /* not sticky: clear it, and stage in pageable memory */
+        p = malloc(2 * kInputCheckChunk);
+        if (!p) return false;
+    }
+    g_stage[0] = (unsigned char *)p;
+    g_stage[1] = g_stage[0] + kInputCheckChunk;
+    return true;
+}
+
+/* Read input i back in chunks and compare each with its host copy element by element (bytes,
+   so a NaN compares equal to itself); chunk k + 1 is copied while chunk k is compared. */
 static cudaError_t check_input(const gk_launch *L, int i, const void *host, const char *label,
-                               unsigned char *buf, size_t buf_bytes, cudaStream_t s,
-                               guard_report *g)
+                               cudaStream_t s, guard_report *g)
 {
     size_t es = elem_size(L), total = in_bytes(L, i);
     const unsigned char *want = (const unsigned char *)host;
+    const unsigned char *dev = (const unsigned char *)L->in[i];
     int64_t differ = 0, first = -1;
-    for (size_t off = 0; off < total; off += buf_bytes) {
-        size_t len = total - off < buf_bytes ? total - off : buf_bytes;
-        cudaError_t e =
-            cudaMemcpyAsync(buf, (const char *)L->in[i] + off, len, cudaMemcpyDeviceToHost, s);
-        if (e == cudaSuccess) e = cudaStreamSynchronize(s);
-        if (e != cudaSuccess) return e;
-        if (memcmp(buf, want + off, len) == 0) continue;
-        for (size_t k = 0; k < len; k += es) {
-            if (memcmp(buf + k, want + off + k, es) != 0) {
-                if (first < 0) first = (int64_t)((off + k) / es);
-                differ++;
+    cudaEvent_t copied[2] = {NULL, NULL};
+    cudaError_t e = cudaEventCreateWithFlags(&copied[0], cudaEventDisableTiming);
+    if (e == cudaSuccess) e = cudaEventCreateWithFlags(&copied[1], cudaEventDisableTiming);
+    size_t len0 = total < kInputCheckChunk ? total : kInputCheckChunk;
+    if (e == cudaSuccess) e = cudaMemcpyAsync(g_stage[0], dev, len0, cudaMemcpyDeviceToHost, s);
+    if (e == cudaSuccess) e = cudaEventRecord(copied[0], s);
+    for (size_t off = 0, k = 0; e == cudaSuccess && off < total; k++) {
+        size_t len = total - off < kInputCheckChunk ? total - off : kInputCheckChunk;
+        size_t next = off + len;
+        if (next < total) {
+            /* the other buffer's chunk was compared in the previous round */
+            size_t nlen = total - next < kInputCheckChunk ? total - next : kInputCheckChunk;
+            e = cudaMemcpyAsync(g_stage[(k + 1) % 2], dev + next, nlen, cudaMemcpyDeviceToHost, s);
+            if (e == cudaSuccess) e = cudaEventRecord(copied[(k + 1) % 2], s);
+        }
+        if (e == cudaSuccess) e = cudaEventSynchronize(copied[k % 2]);
+        if (e != cudaSuccess) break;
+        const unsigned char *buf = g_stage[k % 2];
+        if (memcmp(buf, want + off, len) != 0) {
+            for (size_t b = 0; b < len; b += es) {
+                if (memcmp(buf + b, want + off + b, es) != 0) {
+                    if (first < 0) first = (int64_t)((off + b) / es);
+                    differ++;
+                }
             }
         }
+        off = next;
     }
+    /* nothing may still be copying into the staging when it is reused or the case ends */
+    cudaError_t drained = cudaStreamSynchronize(s);
+    if (e == cudaSuccess) e = drained;
+    for (int b = 0; b < 2; b++)
+        if (copied[b]) cudaEventDestroy(copied[b]);
+    if (e != cudaSuccess) return e;
     if (differ) {
         char msg[200];
         snprintf(msg, sizeof msg, "%s changed: %lld of %lld elements differ, first at element %lld",
@@ -397,9 +438,6 @@ static cudaError_t check_input(const gk_launch *L, int i, const void *host, cons
     }
     return cudaSuccess;
 }
-
-/* Chunk of the input read-back: inputs larger than this are compared piece by piece. */
-static const size_t kInputCheckChunk = (size_t)64 << 20;
 
 /* All guards of a finished launch: outputs' red zones, then inputs' red zones and contents,
    then the workspace's red zones. GV_OK, GV_EGUARD (first violation and count in the last
@@ -415,26 +453,16 @@ static int check_guards(const gk_launch *L, const gk_host_io *io, cudaStream_t s
         tensor_label(label, sizeof label, "output", i, L->out_name[i]);
         e = check_zones(L->out[i], out_bytes(L, i), label, s, &g);
     }
-    size_t largest = 0;
-    for (int i = 0; i < L->n_in; i++)
-        largest = in_bytes(L, i) > largest ? in_bytes(L, i) : largest;
-    size_t buf_bytes = largest < kInputCheckChunk ? largest : kInputCheckChunk;
-    unsigned char *buf = NULL;
-    if (buf_bytes > 0) {
-        buf = (unsigned char *)malloc(buf_bytes);
-        if (!buf) {
-            snprintf(g_last_error, sizeof g_last_error,
-                     "out of host memory for the input check (%zu bytes)", buf_bytes);
-            return GV_ENOMEM;
-        }
+    if (L->n_in > 0 && !stage_buffers()) {
+        snprintf(g_last_error, sizeof g_last_error,
+                 "out of host memory for the input check (%zu bytes)", 2 * kInputCheckChunk);
+        return GV_ENOMEM;
     }
     for (int i = 0; i < L->n_in && e == cudaSuccess; i++) {
         tensor_label(label, sizeof label, "input", i, L->in_name[i]);
         e = check_zones(L->in[i], in_bytes(L, i), label, s, &g);
-        if (e == cudaSuccess && in_bytes(L, i) > 0)
-            e = check_input(L, i, io->in[i], label, buf, buf_bytes, s, &g);
+        if (e == cudaSuccess && in_bytes(L, i) > 0) e = check_input(L, i, io->in[i], label, s, &g);
     }
-    free(buf);
     if (e == cudaSuccess && L->workspace)
         e = check_zones(L->workspace, (size_t)L->workspace_bytes, "the workspace", s, &g);
     if (e != cudaSuccess) return gk_fail_cuda(e, "the guard check's read-back");

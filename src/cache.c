@@ -146,7 +146,7 @@ uint64_t gv_cache_max_bytes(void)
     if (end == s || *end || errno || !(v >= 0) || v >= 0x1p63) {
         fprintf(stderr,
                 "gpuval: GPUVAL_CACHE_MAX='%s' is not a size (bytes, or with K M G T); "
-                "using 4G\n",
+                "using 16G\n",
                 s);
         return GV_CACHE_DEFAULT_MAX;
     }
@@ -175,7 +175,9 @@ typedef struct entry_head {
     uint32_t key_len, version_len, nbuf, reserved;
 } entry_head;
 
-static const char MAGIC[8] = {'G', 'V', 'C', 'A', 'C', 'H', 'E', '1'};
+/* format 2: the payload's checksum is over chunk hashes (see move_chunks); format 1 entries are
+   stale */
+static const char MAGIC[8] = {'G', 'V', 'C', 'A', 'C', 'H', 'E', '2'};
 enum { MAX_KEY = 4096, MAX_BUFS = 64 };
 
 static int entry_path(const char *dir, const char *key, char *buf, size_t len)
@@ -235,6 +237,110 @@ static int write_all(int fd, const void *buf, size_t n)
     return 0;
 }
 
+static int pread_all(int fd, void *buf, size_t n, off_t pos)
+{
+    unsigned char *p = buf;
+    while (n > 0) {
+        ssize_t got = pread(fd, p, n, pos);
+        if (got < 0 && errno == EINTR) continue;
+        if (got <= 0) return -1;
+        p += got;
+        pos += got;
+        n -= (size_t)got;
+    }
+    return 0;
+}
+
+static int pwrite_all(int fd, const void *buf, size_t n, off_t pos)
+{
+    const unsigned char *p = buf;
+    while (n > 0) {
+        ssize_t put = pwrite(fd, p, n, pos);
+        if (put < 0 && errno == EINTR) continue;
+        if (put <= 0) return -1;
+        p += put;
+        pos += put;
+        n -= (size_t)put;
+    }
+    return 0;
+}
+
+/* The payload is moved and checksummed in chunks of GV_CACHE_CHUNK bytes on all cores: a warm
+   run reads gigabytes of references (a 4096^2 gemm's ref and gauges are 384 MB), and one
+   core's read and hash of them took longer than the product they replace. The checksum is
+   XXH64 of the header, continued over the chunks' own XXH64 in order. */
+typedef struct chunk {
+    int buf;
+    size_t off, len;
+    off_t pos;
+} chunk;
+
+/* The chunks of nbuf buffers laid out from file offset start (allocated; count in *n). */
+static chunk *chunk_list(int nbuf, const size_t *sizes, off_t start, int64_t *n)
+{
+    int64_t count = 0;
+    for (int i = 0; i < nbuf; i++)
+        count += (int64_t)((sizes[i] + GV_CACHE_CHUNK - 1) / GV_CACHE_CHUNK);
+    chunk *v = malloc(sizeof *v * (size_t)(count > 0 ? count : 1));
+    if (!v) return NULL;
+    int64_t k = 0;
+    off_t pos = start;
+    for (int i = 0; i < nbuf; i++)
+        for (size_t o = 0; o < sizes[i]; o += GV_CACHE_CHUNK) {
+            size_t len = sizes[i] - o < GV_CACHE_CHUNK ? sizes[i] - o : GV_CACHE_CHUNK;
+            v[k++] = (chunk){i, o, len, pos};
+            pos += (off_t)len;
+        }
+    *n = count;
+    return v;
+}
+
+/* Read (or write) the chunks at their places in fd and hash each into hash[]; 0, or -1 when a
+   read came short (or a write failed). */
+static int move_chunks(int fd, bool writing, void *const *bufs, const chunk *v, int64_t n,
+                       uint64_t *hash, uint64_t total)
+{
+    int bad = 0;
+#pragma omp parallel for schedule(dynamic, 1) reduction(| : bad) if (total >= 4 * GV_CACHE_CHUNK)
+    for (int64_t k = 0; k < n; k++) {
+        unsigned char *p = (unsigned char *)bufs[v[k].buf] + v[k].off;
+        int fail =
+            writing ? pwrite_all(fd, p, v[k].len, v[k].pos) : pread_all(fd, p, v[k].len, v[k].pos);
+        if (fail)
+            bad |= 1;
+        else
+            hash[k] = gv_xxh64(p, v[k].len, 0);
+    }
+    return bad ? -1 : 0;
+}
+
+uint64_t gv_xxh64_chunked(const void *data, size_t n, uint64_t seed)
+{
+    int64_t count = (int64_t)((n + GV_CACHE_CHUNK - 1) / GV_CACHE_CHUNK);
+    uint64_t small[64], *hash = count <= 64 ? small : malloc(sizeof *hash * (size_t)count);
+    if (!hash) { /* no memory for the list: one chunk at a time, the same value */
+        uint64_t h = seed;
+        for (int64_t k = 0; k < count; k++) {
+            size_t off = (size_t)k * GV_CACHE_CHUNK;
+            uint64_t one = gv_xxh64((const char *)data + off,
+                                    n - off < GV_CACHE_CHUNK ? n - off : GV_CACHE_CHUNK, 0);
+            h = gv_xxh64(&one, 8, h);
+        }
+        return h;
+    }
+#pragma omp parallel for schedule(dynamic, 1) if (count >= 4)
+    for (int64_t k = 0; k < count; k++) {
+        size_t off = (size_t)k * GV_CACHE_CHUNK;
+        hash[k] = gv_xxh64((const char *)data + off,
+                           n - off < GV_CACHE_CHUNK ? n - off : GV_CACHE_CHUNK, 0);
+    }
+    uint64_t h = seed;
+    for (int64_t k = 0; k < count; k++)
+        h = gv_xxh64(&hash[k], 8, h);
+    if (hash != small) free(hash);
+    return h;
+}
+
 /* An entry that cannot be trusted: said once (it is removed, so it is not met again). */
 static void reject(const char *path, const char *why)
 {
@@ -259,6 +365,10 @@ int gv_cache_get(const char *dir, const char *key, const char *version, int nbuf
     if (!want || !have || fstat(fd, &st) != 0) goto out;
     if (read_all(fd, &h, sizeof h) != 0) {
         why = "truncated (no header)";
+        goto out;
+    }
+    if (memcmp(h.magic, MAGIC, 7) == 0 && h.magic[7] != MAGIC[7]) {
+        why = "stale (another entry format)";
         goto out;
     }
     if (memcmp(h.magic, MAGIC, 8) != 0 || h.key_len > MAX_KEY || h.version_len > MAX_KEY ||
@@ -286,15 +396,23 @@ int gv_cache_get(const char *dir, const char *key, const char *version, int nbuf
         goto out;
     }
     rc = -1;
-    uint64_t sum = gv_xxh64(have, hlen, 0), stored;
-    for (int i = 0; i < nbuf; i++) {
-        if (read_all(fd, bufs[i], sizes[i]) != 0) {
-            why = "truncated (payload)";
-            goto out;
-        }
-        sum = gv_xxh64(bufs[i], sizes[i], sum);
+    int64_t nch;
+    chunk *ch = chunk_list(nbuf, sizes, (off_t)hlen, &nch);
+    uint64_t *hash = ch ? malloc(sizeof *hash * (size_t)(nch > 0 ? nch : 1)) : NULL;
+    if (!hash) {
+        free(ch);
+        rc = 0; /* no memory to read it: a miss, the entry stays */
+        goto out;
     }
-    if (read_all(fd, &stored, 8) != 0) {
+    int short_read = move_chunks(fd, false, bufs, ch, nch, hash, payload);
+    uint64_t sum = gv_xxh64(hash, 8 * (size_t)nch, gv_xxh64(have, hlen, 0)), stored;
+    free(ch);
+    free(hash);
+    if (short_read) {
+        why = "truncated (payload)";
+        goto out;
+    }
+    if (pread_all(fd, &stored, 8, (off_t)(hlen + payload)) != 0) {
         why = "truncated (checksum)";
         goto out;
     }
@@ -338,13 +456,18 @@ int gv_cache_put(const char *dir, const char *key, const char *version, int nbuf
         free(head);
         return GV_EIO;
     }
-    uint64_t sum = gv_xxh64(head, hlen, 0);
-    int bad = write_all(fd, head, hlen);
-    for (int i = 0; i < nbuf && !bad; i++) {
-        bad = write_all(fd, bufs[i], sizes[i]);
-        sum = gv_xxh64(bufs[i], sizes[i], sum);
+    uint64_t payload = total - hlen - 8;
+    int64_t nch;
+    chunk *ch = chunk_list(nbuf, sizes, (off_t)hlen, &nch);
+    uint64_t *hash = ch ? malloc(sizeof *hash * (size_t)(nch > 0 ? nch : 1)) : NULL;
+    int bad = !hash || write_all(fd, head, hlen);
+    if (!bad) bad = move_chunks(fd, true, (void *const *)bufs, ch, nch, hash, payload);
+    if (!bad) {
+        uint64_t sum = gv_xxh64(hash, 8 * (size_t)nch, gv_xxh64(head, hlen, 0));
+        bad = pwrite_all(fd, &sum, 8, (off_t)(hlen + payload));
     }
-    if (!bad) bad = write_all(fd, &sum, 8);
+    free(ch);
+    free(hash);
     /* No fsync: an entry cut short by a crash fails its size or checksum and is recomputed;
        syncing gigabytes would cost every run seconds. */
     if (close(fd) != 0) bad = 1;
@@ -459,12 +582,17 @@ int gv_cache_clear(const char *dir)
 /* ---- the oracle's use ------------------------------------------------------------------- */
 
 /* Process-wide settings and counts: set once by the command line, counted by the run. */
-static bool cache_on = true;
+static bool cache_on = true, memo_on = false;
 static gv_cache_counts counts;
 
 void gv_cache_enable(bool on)
 {
     cache_on = on;
+}
+
+void gv_cache_memo_enable(bool on)
+{
+    memo_on = on;
 }
 
 gv_cache_counts gv_cache_counts_get(void)
@@ -497,7 +625,7 @@ static void case_key(const gv_problem *p, char *buf, size_t len)
     const gv_case *c = &p->c;
     uint64_t in_hash = 0;
     for (int i = 0; i < p->l.n_in; i++)
-        in_hash = gv_xxh64(p->in[i].ref, (size_t)p->in[i].count * sizeof(double), in_hash);
+        in_hash = gv_xxh64_chunked(p->in[i].ref, (size_t)p->in[i].count * sizeof(double), in_hash);
     int n = snprintf(buf, len,
                      "reference=%s;family=%s;dtype=%s;mode=%s;dist=%s;seed=%" PRIu64
                      ";inputs=%016" PRIx64 ";shape=",
@@ -562,5 +690,26 @@ int gv_cached_reference(gv_problem *p, bool *hit)
         gv_cache_put(dir, key, version, nbuf, (const void *const *)bufs, sizes,
                      gv_cache_max_bytes()) == GV_OK)
         counts.stored++;
+    return rc;
+}
+
+int gv_cache_memo(const char *key, int nbuf, void *const *bufs, const size_t *sizes,
+                  int (*make)(void *ctx), void *ctx)
+{
+    char dir[4096];
+    if (!cache_on || !memo_on || gv_cache_default_dir(dir, sizeof dir) != 0) return make(ctx);
+    char full[MAX_KEY];
+    if (snprintf(full, sizeof full, "made=%s", key) >= (int)sizeof full) return make(ctx);
+    const char *version = build_version();
+    if (gv_cache_get(dir, full, version, nbuf, bufs, sizes) == 1) return GV_OK;
+    size_t bytes = 0;
+    for (int i = 0; i < nbuf; i++)
+        bytes += sizes[i];
+    double t0 = now_ms();
+    int rc = make(ctx);
+    /* the reference's rule: kept where making it is slower than reading it back */
+    if (rc == GV_OK && now_ms() - t0 > min_ms() + (double)bytes / 2e6)
+        gv_cache_put(dir, full, version, nbuf, (const void *const *)bufs, sizes,
+                     gv_cache_max_bytes());
     return rc;
 }

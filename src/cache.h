@@ -5,8 +5,9 @@
  * of its key (op, family, dtype, mode, dist, seed, shape, and a hash of the inputs as generated;
  * the mode is "any" for ops whose reference never reads it, so their modes share one entry).
  * Each file holds a header (magic, the key in full, the version, the buffer sizes), the payload
- * (out[].ref, .gauge, .pgauge of every output) and a 64-bit checksum of all of it (XXH64,
- * chained over the parts).
+ * (out[].ref, .gauge, .pgauge of every output) and a 64-bit checksum of all of it (XXH64 of
+ * the header continued over the XXH64 of each 1 MiB chunk of the payload, so that the payload
+ * is read and checked on all cores).
  *
  * Version: the gpuval version, a hash of the sources that decide the reference (oracle/,
  * src/ops/, the generator and the dtype table, hashed at build time), the OpenBLAS build and
@@ -18,7 +19,7 @@
  * recomputed. Writes go to a unique temporary file in the cache directory (mkstemp) renamed
  * over the entry, so two runs sharing the cache each see whole entries. A hit touches the
  * entry's mtime; after a write the oldest entries are removed until the directory fits the cap
- * (GPUVAL_CACHE_MAX, bytes with an optional K, M, G or T suffix; default 4G).
+ * (GPUVAL_CACHE_MAX, bytes with an optional K, M, G or T suffix; default 16G).
  *
  * Only references worth keeping are written: those whose oracle took longer than 50 ms plus
  * 1 ms per 200 kB of entry (GPUVAL_CACHE_MIN_MS replaces the 50), so cheap element-wise
@@ -34,12 +35,21 @@
 
 #include "op.h"
 
-#define GV_CACHE_DEFAULT_MAX (4ull << 30)
+#define GV_CACHE_DEFAULT_MAX (16ull << 30)
 
 /* ---- the store: keyed buffers in a directory -------------------------------------------- */
 
 /* XXH64 (Y. Collet, xxHash specification) of n bytes with a seed. */
 uint64_t gv_xxh64(const void *data, size_t n, uint64_t seed);
+
+/* Entries' payloads are read, written and checksummed in chunks of this many bytes on all
+ * cores (cache.c, move_chunks). */
+#define GV_CACHE_CHUNK ((size_t)1 << 20)
+
+/* XXH64 continued from seed over the XXH64 (seed 0) of each GV_CACHE_CHUNK-byte chunk of the
+ * n bytes, chained in order: the chunks hashed on all cores, the value independent of the
+ * thread count. */
+uint64_t gv_xxh64_chunked(const void *data, size_t n, uint64_t seed);
 
 /* The cache directory of this environment into buf; -1 when neither XDG_CACHE_HOME nor HOME
  * is set (or buf is too short). */
@@ -75,10 +85,24 @@ int gv_cache_clear(const char *dir);
 /* Turn the cache on or off for this process (check --no-cache); on by default. */
 void gv_cache_enable(bool on);
 
+/* Let gv_cache_memo use the cache (for check's runs); off by default. */
+void gv_cache_memo_enable(bool on);
+
 /* The reference of p (op->oracle, then the gauges: gv_reference), read from the cache when a
  * valid entry exists, else computed and, when worth it, stored. *hit says which. Returns what
  * gv_reference returns. */
 int gv_cached_reference(gv_problem *p, bool *hit);
+
+/* Buffers that are costly to make but a pure function of key and the sources that make them
+ * (an input matrix built by factorisations): read from the cache when a valid entry exists,
+ * else made by make(ctx) into bufs and, when worth it (the reference's rule), stored. Only
+ * where gv_cache_memo_enable(true) was called (check does; a program on the library and the
+ * tests make their inputs without touching the disk) and the cache is on. Entries
+ * share the reference's directory, version, checks and eviction; keys are apart ("made="
+ * prefix). Not counted in gv_cache_counts (those are the references'). Returns GV_OK on a hit,
+ * else what make returns. */
+int gv_cache_memo(const char *key, int nbuf, void *const *bufs, const size_t *sizes,
+                  int (*make)(void *ctx), void *ctx);
 
 /* This process's counts, for the run's last line. */
 typedef struct gv_cache_counts {

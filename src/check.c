@@ -410,6 +410,7 @@ int gv_cmd_check(int argc, char **argv)
                         .on_start = case_started,
                         .on_done = case_done,
                         .ctx = &cp};
+    gv_cache_memo_enable(true); /* costly inputs (the solve matrices) kept with the references */
     gv_run_cases(cases, n, &runner, results); /* every case has a result, ERROR if need be */
     bool lost = cp.lost; /* a failure that could not be dumped is a lost output */
     gv_summary_print(stdout, &sum);

@@ -3,6 +3,7 @@
 #include "compare.h"
 
 #include <math.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -17,17 +18,6 @@ double gv_load(const void *buf, gv_dtype t, int64_t i, bool *is_poison)
         poison = poison && bytes[k] == GV_POISON_BYTE;
     *is_poison = poison;
     return gv_dtype_load(t, buf, i);
-}
-
-/* One unit in the last place of r at a significand width of p bits; for r = 0 (or below
- * the normal range) the spacing of the smallest normal binade. */
-static double ulp_at(double r, int p, gv_dtype t)
-{
-    int min_exp = gv_dtype_min_exp(t);
-    int e;
-    frexp(fabs(r), &e); /* |r| = f 2^e, f in [0.5,1): its ulp is 2^(e - p) */
-    if (r == 0.0 || e - 1 < min_exp) e = min_exp + 1;
-    return ldexp(1.0, e - p);
 }
 
 double gv_prob_unit(double u, double depth, double u_in)
@@ -86,20 +76,126 @@ void gv_metrics_finish(gv_metrics *m, int precision_bits)
     m->ulp_p99 = ulp_quantile(m, 0.99);
 }
 
-/* One range, in order: gv_compare's whole arithmetic. */
-static void compare_range(const void *got, gv_dtype t, const double *ref, int64_t n,
-                          const gv_tiers *tiers, const gv_error_model *em, int precision_bits,
-                          gv_metrics *m)
+/* One unit in the last place of r at a significand width of p bits; for r = 0 (or below
+ * the normal range, min_exp the dtype's) the spacing of the smallest normal binade. With
+ * |r| = f 2^e, f in [0.5, 1) (frexp's e, here from r's bits; r finite), it is 2^(e - p), built
+ * from bits where that is a normal double. */
+static inline double ulp_at_bits(double r, int p, int min_exp)
+{
+    uint64_t b;
+    memcpy(&b, &r, sizeof b);
+    int biased = (int)((b >> 52) & 0x7FF);
+    int e = biased - 1022;                               /* frexp's exponent of a normal r */
+    if (biased == 0 || e - 1 < min_exp) e = min_exp + 1; /* zero or subnormal: as ulp_at */
+    int k = e - p;
+    if (k < -1022 || k > 1023) return ldexp(1.0, k);
+    uint64_t u = (uint64_t)(k + 1023) << 52;
+    double d;
+    memcpy(&d, &u, sizeof d);
+    return d;
+}
+
+/* ulp_bin without log2 for ulps in [2^GV_ULP_LOG2_MIN, 2^63): with ulps = m 2^k, m in [1, 2),
+ * the bin is ceil(8 (k - GV_ULP_LOG2_MIN) + 8 log2 m), which counts the edges 2^(j/8) that m
+ * passes. Within a relative 1e-9 of an edge (where log2's rounding could decide) and outside
+ * that range, ulp_bin itself: the same bin always. */
+static const double bin_edge[GV_ULP_BINS_PER_OCTAVE + 1] = {
+    1.0,
+    1.0905077326652576592,
+    1.1892071150027210667,
+    1.2968395546510096659,
+    1.4142135623730950488,
+    1.5422108254079408236,
+    1.6817928305074290860,
+    1.8340080864093424635,
+    2.0,
+};
+
+/* The significand's top 8 fraction bits split [1, 2) into 256 buckets; in a bucket with no
+   edge (nor within 2e-9 of one) every m passes the same edges. */
+enum { BUCKETS = 256, BUCKET_SHIFT = 44 };
+typedef struct bin_buckets {
+    signed char passed[BUCKETS]; /* edges passed by every m of the bucket; -1: look closer */
+} bin_buckets;
+
+static void bin_buckets_init(bin_buckets *t)
+{
+    for (int b = 0; b < BUCKETS; b++) {
+        double lo = 1.0 + (double)b / BUCKETS, hi = 1.0 + (double)(b + 1) / BUCKETS;
+        int passed = 0;
+        bool near = false;
+        for (int j = 0; j <= GV_ULP_BINS_PER_OCTAVE; j++) {
+            double e = bin_edge[j], margin = 2e-9 * e;
+            if (e - margin < hi && e + margin >= lo) near = true;
+            passed += e < lo;
+        }
+        t->passed[b] = near ? -1 : (signed char)passed;
+    }
+}
+
+static inline int ulp_bin_fast(double ulps, const bin_buckets *t)
+{
+    uint64_t b;
+    memcpy(&b, &ulps, sizeof b);
+    int k = (int)((b >> 52) & 0x7FF) - 1023;
+    if (!(ulps > 0) || k < GV_ULP_LOG2_MIN) return 0; /* log2 below the first edge */
+    if (k >= 63) return ulp_bin(ulps);
+    int passed = t->passed[(b >> BUCKET_SHIFT) & (BUCKETS - 1)];
+    if (passed >= 0) return (k - GV_ULP_LOG2_MIN) * GV_ULP_BINS_PER_OCTAVE + passed;
+    uint64_t mb = (b & 0x000FFFFFFFFFFFFFull) | 0x3FF0000000000000ull;
+    double m;
+    memcpy(&m, &mb, sizeof m);
+    if (m == 1.0) return (k - GV_ULP_LOG2_MIN) * GV_ULP_BINS_PER_OCTAVE; /* log2 exact */
+    int above = 0;
+    for (int j = 0; j < GV_ULP_BINS_PER_OCTAVE; j++) {
+        if (fabs(m - bin_edge[j]) <= 1e-9 * bin_edge[j]) return ulp_bin(ulps);
+        above += m > bin_edge[j];
+    }
+    if (bin_edge[GV_ULP_BINS_PER_OCTAVE] - m <= 2e-9) return ulp_bin(ulps);
+    return (k - GV_ULP_LOG2_MIN) * GV_ULP_BINS_PER_OCTAVE + above;
+}
+
+/* Element i of got as f64, and whether all its bytes are the poison byte: gv_load for one
+ * dtype, t a constant where compare_range is specialised. */
+static inline double load_poison(const void *got, gv_dtype t, int64_t i, bool *poison)
+{
+    if (t == GV_F32) {
+        uint32_t bits;
+        memcpy(&bits, (const char *)got + (size_t)i * 4, 4);
+        *poison = bits == 0x01010101u * GV_POISON_BYTE;
+        float f;
+        memcpy(&f, &bits, 4);
+        return (double)f;
+    }
+    if (t == GV_F64) {
+        uint64_t bits;
+        memcpy(&bits, (const char *)got + (size_t)i * 8, 8);
+        *poison = bits == 0x0101010101010101ull * GV_POISON_BYTE;
+        double d;
+        memcpy(&d, &bits, 8);
+        return d;
+    }
+    return gv_load(got, t, i, poison);
+}
+
+/* One range, in order: gv_compare's whole arithmetic. Inlined into one copy per dtype, so the
+   loads and the ulp's exponent range are constants of the loop. */
+static inline __attribute__((always_inline)) void
+compare_range_t(const void *got, gv_dtype t, const double *ref, int64_t n, const gv_tiers *tiers,
+                const gv_error_model *em, int precision_bits, gv_metrics *m)
 {
     memset(m, 0, sizeof *m);
     m->n = n;
     m->first_nonfinite_index = m->first_poisoned_index = m->worst_index = -1;
     m->prob_worst_index = m->first_inexact_index = -1;
     m->precision_bits = precision_bits;
+    int min_exp = gv_dtype_min_exp(t);
+    bin_buckets buckets;
+    bin_buckets_init(&buckets);
     double worst_scaled = -1.0;
     for (int64_t i = 0; i < n; i++) {
         bool poison;
-        double c = gv_load(got, t, i, &poison);
+        double c = load_poison(got, t, i, &poison);
         double r = ref[i];
         if (poison) {
             if (m->poisoned++ == 0) m->first_poisoned_index = i;
@@ -117,9 +213,9 @@ static void compare_range(const void *got, gv_dtype t, const double *ref, int64_
         m->sq_ref += r * r;
         if (err > m->max_abs) m->max_abs = err;
         if (ar > 0 && err / ar > m->max_rel) m->max_rel = err / ar;
-        double ulps = err / ulp_at(r, precision_bits, t);
+        double ulps = err == 0 ? 0.0 : err / ulp_at_bits(r, precision_bits, min_exp);
         if (ulps > m->max_ulp) m->max_ulp = ulps;
-        m->ulp_hist[ulp_bin(ulps)]++;
+        m->ulp_hist[ulp_bin_fast(ulps, &buckets)]++;
         if (em && em->exact && c != r && m->inexact++ == 0) m->first_inexact_index = i;
         if (em && em->pgauge) {
             double G = em->pgauge[i];
@@ -154,6 +250,18 @@ static void compare_range(const void *got, gv_dtype t, const double *ref, int64_
         }
     }
     gv_metrics_finish(m, precision_bits);
+}
+
+static void compare_range(const void *got, gv_dtype t, const double *ref, int64_t n,
+                          const gv_tiers *tiers, const gv_error_model *em, int precision_bits,
+                          gv_metrics *m)
+{
+    if (t == GV_F32)
+        compare_range_t(got, GV_F32, ref, n, tiers, em, precision_bits, m);
+    else if (t == GV_F64)
+        compare_range_t(got, GV_F64, ref, n, tiers, em, precision_bits, m);
+    else
+        compare_range_t(got, t, ref, n, tiers, em, precision_bits, m);
 }
 
 void gv_compare(const void *got, gv_dtype t, const double *ref, int64_t n, const gv_tiers *tiers,

@@ -39,9 +39,11 @@ static double special_value(uint64_t bits)
     }
 }
 
-double gv_gen_value(gv_dist d, uint64_t seed, uint64_t tensor, uint64_t index)
+/* The value of distribution d for element index, whose bits are gv_gen_bits(seed, tensor,
+   index). */
+static inline double value_of_bits(gv_dist d, uint64_t bits, uint64_t seed, uint64_t tensor,
+                                   uint64_t index)
 {
-    uint64_t bits = gv_gen_bits(seed, tensor, index);
     double u = (double)(bits >> 11) * 0x1p-53;
     switch (d) {
     case GV_DIST_UNIFORM01: return u;
@@ -71,6 +73,11 @@ double gv_gen_value(gv_dist d, uint64_t seed, uint64_t tensor, uint64_t index)
     }
 }
 
+double gv_gen_value(gv_dist d, uint64_t seed, uint64_t tensor, uint64_t index)
+{
+    return value_of_bits(d, gv_gen_bits(seed, tensor, index), seed, tensor, index);
+}
+
 /* x in [1, 2) cut to its leading p significant bits (truncation: exact, and stays in [1,2)) */
 static double trim_bits(double x, int p)
 {
@@ -92,10 +99,24 @@ void gv_gen_fill(double *out, int64_t n, gv_dist d, gv_dtype t, uint64_t seed, u
             out[i] = trim_bits(gv_gen_value(d, seed, tensor, (uint64_t)i), p);
         return;
     }
-    /* each element a pure function of (seed, tensor, i): on all cores, the same bits */
+    /* each element a pure function of (seed, tensor, i): on all cores, the same bits. The
+       first two rounds of gv_gen_bits depend on (seed, tensor) alone; f64 needs no rounding. */
+    uint64_t base = mix64(mix64(seed) ^ tensor);
+    if (t == GV_F64) {
 #pragma omp parallel for schedule(static) if (n >= GV_PAR_MIN)
-    for (int64_t i = 0; i < n; i++)
-        out[i] = gv_round_to(gv_gen_value(d, seed, tensor, (uint64_t)i), t);
+        for (int64_t i = 0; i < n; i++)
+            out[i] = value_of_bits(d, mix64(base ^ (uint64_t)i), seed, tensor, (uint64_t)i);
+    } else if (t == GV_F32) {
+#pragma omp parallel for schedule(static) if (n >= GV_PAR_MIN)
+        for (int64_t i = 0; i < n; i++)
+            out[i] = (double)(float)value_of_bits(d, mix64(base ^ (uint64_t)i), seed, tensor,
+                                                  (uint64_t)i);
+    } else {
+#pragma omp parallel for schedule(static) if (n >= GV_PAR_MIN)
+        for (int64_t i = 0; i < n; i++)
+            out[i] = gv_round_to(
+                value_of_bits(d, mix64(base ^ (uint64_t)i), seed, tensor, (uint64_t)i), t);
+    }
 }
 
 void gv_gen_perm2(double *out, int64_t rows, int64_t cols, uint64_t seed, uint64_t tensor)

@@ -1,5 +1,5 @@
-/* isolate.c: a check's cases in child processes, one op at a time, with a per-case time
- * limit (isolate.h). The protocol is one-way, child to parent, over a pipe: START i before
+/* isolate.c: a check's cases in a child process, a fresh one after each fault, with a per-case
+ * time limit (isolate.h). The protocol is one-way, child to parent, over a pipe: START i before
  * case i, DONE i and the gv_result after it. A gv_result is sent as its bytes: its pointers
  * (the op descriptor, the names of extras and checks) point into the program image, which a
  * child made by fork() without exec shares with its parent at the same addresses. */
@@ -94,9 +94,9 @@ static size_t read_full(int fd, void *buf, size_t len)
     return got;
 }
 
-/* The child: cases [first, end) of one op, each announced and then reported. A case that
-   ends in ERROR ends the child: its CUDA context may be lost (a sticky error), and the
-   parent runs the rest in a fresh process. */
+/* The child: cases [first, end), each announced and then reported. A case that ends in
+   ERROR ends the child: its CUDA context may be lost (a sticky error), and the parent runs
+   the rest in a fresh process. */
 static void child_main(int fd, const gv_runner *run, const gv_case *cases, int first, int end,
                        int repeat, pid_t parent)
 {
@@ -229,11 +229,12 @@ int gv_run_cases(const gv_case *cases, int n, const gv_runner *run, gv_result *r
         }
         return GV_OK;
     }
+    /* One worker runs every remaining case: a CUDA context, its modules and the host buffers
+       are set up once for the run instead of once per op. A crash, a timeout or an ERROR ends
+       the worker; the cases after it run in a fresh one. */
     int next = 0;
     while (next < n) {
-        int end = next;
-        while (end < n && cases[end].op == cases[next].op)
-            end++;
+        int end = n;
         int fds[2];
         pid_t pid = -1, self = getpid();
         if (pipe(fds) == 0) {

@@ -1,9 +1,9 @@
 /* isolate.h: running a check's cases so that one case cannot take the others down with it
- * (implemented in isolate.c). With isolation on, each op's cases run in a child process
- * forked before any CUDA context exists; the child streams each result back over a pipe.
- * A case that crashes its child, exceeds the per-case time limit, or ends in ERROR (a sticky
- * CUDA error such as cudaErrorIllegalAddress leaves the context unusable) ends that child;
- * the op's remaining cases run again in a fresh child. The parent never creates a CUDA
+ * (implemented in isolate.c). With isolation on, the cases run in a child process forked
+ * before any CUDA context exists; the child streams each result back over a pipe. A case that
+ * crashes its child, exceeds the per-case time limit, or ends in ERROR (a sticky CUDA error
+ * such as cudaErrorIllegalAddress leaves the context unusable) ends that child; the remaining
+ * cases run in a fresh child. The parent never creates a CUDA
  * context: the device is queried in a child too (gv_isolated_device_probe). */
 #ifndef GV_ISOLATE_H
 #define GV_ISOLATE_H

@@ -10,11 +10,23 @@
 #include "cache.h"
 
 #include <math.h>
+#include <stdint.h>
 #include <string.h>
 
 double gv_round_bits(double x, int p)
 {
     if (x == 0.0 || !isfinite(x)) return x;
+    uint64_t b;
+    memcpy(&b, &x, sizeof b);
+    if (p >= 1 && p < 53 && ((b >> 52) & 0x7FF) != 0) {
+        /* a normal x: round its 53-bit significand to p bits, ties to even, on the bits (a
+           carry into the exponent is the next binade, into the top one infinity, as below) */
+        int drop = 53 - p;
+        uint64_t half = ((uint64_t)1 << (drop - 1)) - 1 + ((b >> drop) & 1);
+        b = (b + half) & ~(((uint64_t)1 << drop) - 1);
+        memcpy(&x, &b, sizeof x);
+        return x;
+    }
     int e;
     frexp(x, &e);
     return ldexp(nearbyint(ldexp(x, p - e)), e - p);

@@ -35,10 +35,11 @@ static double now_ms(void)
 }
 
 /* The digest of what the device wrote, every output in order (gpuval merge compares it;
-   model_floor.h's gv_output_hash, the one tradeoffs compares modes by). */
-static void hash_outputs(const gv_problem *p, gv_result *r)
+   model_floor.h's gv_output_hash, the one tradeoffs compares modes by): gv_judge has just
+   computed it as out_hash, from the same outputs. */
+static void hash_outputs(gv_result *r)
 {
-    r->output_hash = gv_output_hash(p);
+    r->output_hash = r->out_hash;
     r->have_hash = true;
 }
 
@@ -419,6 +420,8 @@ static void tier_within_model(const gv_problem *p, gv_result *r)
     for (int i = 0; i < p->l.n_out; i++) {
         const gv_tensor *t = &p->out[i];
         if (!t->pgauge) continue;
+            /* a maximum: the same whatever the order, so on all cores */
+#pragma omp parallel for schedule(static) reduction(max : worst) if (t->count >= GV_PAR_MIN)
         for (int64_t k = 0; k < t->count; k++) {
             double need = GV_PROB_MAX_BOUND * r->prob.w * t->pgauge[k] / (1.0 + fabs(t->ref[k]));
             if (need > worst) worst = need; /* NaN (never computed) is caught by the compare */
@@ -617,8 +620,8 @@ int gv_run_case_full(const gv_case *c, const gv_tiers *tiers, int repeat, gv_res
         /* the outputs came back: fill the metrics, but a write outside a tensor or a changed
            input fails the case whatever the numbers say (gv_decide's first rule) */
         snprintf(r->guard, sizeof r->guard, "%s", gk_last_error());
-        hash_outputs(&p, r);
         gv_judge(&p, r);
+        hash_outputs(r);
     } else if (rc == GV_EINTERNAL) {
         r->verdict = GV_ERROR;
         snprintf(r->reason, sizeof r->reason, "internal: %s", gk_last_error());
@@ -627,8 +630,8 @@ int gv_run_case_full(const gv_case *c, const gv_tiers *tiers, int repeat, gv_res
         snprintf(r->reason, sizeof r->reason, "%s", gk_last_error());
     } else {
         t0 = now_ms();
-        hash_outputs(&p, r);
         gv_judge(&p, r);
+        hash_outputs(r);
         r->judge_ms = now_ms() - t0;
         if (repeat > 1) gv_repeat_judge(&p, &L, r, repeat);
     }

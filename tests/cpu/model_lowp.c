@@ -8,6 +8,7 @@
  * (it is better, not worse) and is flagged; fp8 claiming f16 or f32, and f16acc claiming f16,
  * FAIL. */
 #include <criterion/criterion.h>
+#include <float.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -215,4 +216,49 @@ Test(model_lowp, fp8_model_numbers_come_from_the_mode_table)
     /* values on the grid round without error: no floor from them */
     double grid[] = {1.0, -0.5, 0.75, 448.0, 0.0};
     cr_expect_eq(gv_rounding_msq(grid, 5, 4), 0.0);
+}
+
+/* gv_round_bits rounds the significand's bits directly; by its definition x = f 2^e with f in
+   [0.5, 1) rounds to nearbyint(f 2^p) 2^(e - p). The two agree on ties (both ways), on values
+   next to them, at binade tops that carry into the next binade or to infinity, on subnormals
+   and for every p from 1 to 53. */
+static double round_bits_by_definition(double x, int p)
+{
+    if (x == 0.0 || !isfinite(x)) return x;
+    int e;
+    frexp(x, &e);
+    return ldexp(nearbyint(ldexp(x, p - e)), e - p);
+}
+
+Test(model_lowp, round_bits_agrees_with_its_definition)
+{
+    uint64_t state = 12345;
+    for (int p = 1; p <= 53; p++) {
+        double tie = 1.0 + ldexp(1.0, -p); /* 1 + half an ulp at p bits: a tie, to even */
+        double xs[] = {tie,
+                       -tie,
+                       1.0 + 3 * ldexp(1.0, -p),
+                       nextafter(tie, 2),
+                       nextafter(tie, 0),
+                       nextafter(2.0, 0),
+                       -nextafter(2.0, 0),
+                       DBL_MAX,
+                       0x1p-1070,
+                       -0x1.8p-1060,
+                       0x1p-1022,
+                       1e300,
+                       -3.5e-200};
+        for (size_t i = 0; i < sizeof xs / sizeof xs[0]; i++)
+            cr_expect_eq(gv_round_bits(xs[i], p), round_bits_by_definition(xs[i], p),
+                         "%a at %d bits", xs[i], p);
+        for (int k = 0; k < 2000; k++) {
+            state = state * 6364136223846793005ull + 1442695040888963407ull;
+            uint64_t bits = state ^ (state >> 29);
+            double x;
+            memcpy(&x, &bits, sizeof x);
+            if (!isfinite(x)) continue;
+            cr_expect_eq(gv_round_bits(x, p), round_bits_by_definition(x, p), "%a at %d bits", x,
+                         p);
+        }
+    }
 }

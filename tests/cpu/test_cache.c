@@ -4,6 +4,7 @@
  * back bit for bit. Every test runs in its own XDG_CACHE_HOME. */
 #include <criterion/criterion.h>
 #include <fcntl.h>
+#include <omp.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -163,6 +164,137 @@ Test(cache, an_entry_cut_inside_its_header_is_rejected, .init = make_tmp, .fini 
 Test(cache, a_stale_entry_is_rejected, .init = make_tmp, .fini = rm_tmp)
 {
     damaged(NULL, "v2", "stale");
+}
+
+/* An entry of many chunks (read and hashed on all cores): every chunk reads back, and a bit
+   flipped in one chunk in the middle, or in the format's version byte, is never trusted. */
+Test(cache, a_chunked_entry_reads_back_and_a_flip_in_any_chunk_is_caught, .init = make_tmp,
+     .fini = rm_tmp)
+{
+    size_t big = 5 * GV_CACHE_CHUNK + 24, small = 3 * sizeof(double);
+    unsigned char *a = malloc(big), *ra = malloc(big), b[3 * sizeof(double)], rb[sizeof b];
+    cr_assert(a && ra);
+    for (size_t i = 0; i < big; i++)
+        a[i] = (unsigned char)(i * 131 + (i >> 20));
+    memset(b, 7, sizeof b);
+    void *in[2] = {a, b}, *out[2] = {ra, rb};
+    size_t sizes[2] = {big, small};
+    cr_assert_eq(gv_cache_put(dir, "chunks", "v1", 2, (const void *const *)in, sizes, 1ull << 30),
+                 0);
+    memset(ra, 0, big);
+    cr_assert_eq(gv_cache_get(dir, "chunks", "v1", 2, out, sizes), 1);
+    cr_expect_eq(memcmp(a, ra, big), 0);
+    cr_expect_eq(memcmp(b, rb, small), 0);
+    char path[800];
+    only_entry(path, sizeof path);
+    struct stat st;
+    cr_assert_eq(stat(path, &st), 0);
+    /* a byte in the third chunk of the payload: the file's middle */
+    FILE *f = fopen(path, "r+b");
+    cr_assert_not_null(f);
+    long at = (long)(st.st_size - 8 - (off_t)small - (off_t)big + 2 * (off_t)GV_CACHE_CHUNK + 777);
+    fseek(f, at, SEEK_SET);
+    int c = fgetc(f);
+    fseek(f, at, SEEK_SET);
+    fputc(c ^ 0x01, f);
+    fclose(f);
+    fflush(stderr);
+    int saved = dup(2), devnull = open("/dev/null", O_WRONLY);
+    dup2(devnull, 2);
+    int rc = gv_cache_get(dir, "chunks", "v1", 2, out, sizes);
+    dup2(saved, 2);
+    close(devnull);
+    close(saved);
+    cr_expect_eq(rc, -1, "a flipped bit in a middle chunk is caught");
+    cr_expect_eq(access(path, F_OK), -1, "and the entry removed");
+    /* an entry of the older format (version byte of the magic) is stale, not trusted */
+    cr_assert_eq(gv_cache_put(dir, "chunks", "v1", 2, (const void *const *)in, sizes, 1ull << 30),
+                 0);
+    f = fopen(path, "r+b");
+    cr_assert_not_null(f);
+    fseek(f, 7, SEEK_SET);
+    fputc('1', f);
+    fclose(f);
+    char err[700], msg[2048];
+    snprintf(err, sizeof err, "%s/stderr", tmpdir);
+    saved = dup(2);
+    int fd = open(err, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+    dup2(fd, 2);
+    rc = gv_cache_get(dir, "chunks", "v1", 2, out, sizes);
+    fflush(stderr);
+    dup2(saved, 2);
+    close(fd);
+    close(saved);
+    gv_test_slurp(err, msg, sizeof msg);
+    cr_expect_eq(rc, -1);
+    cr_expect(strstr(msg, "stale (another entry format)"), "%s", msg);
+    free(a);
+    free(ra);
+}
+
+Test(cache, the_chunked_hash_does_not_depend_on_the_thread_count)
+{
+    size_t n = 9 * GV_CACHE_CHUNK + 5;
+    unsigned char *x = malloc(n);
+    cr_assert_not_null(x);
+    for (size_t i = 0; i < n; i++)
+        x[i] = (unsigned char)(i ^ (i >> 9));
+    uint64_t many = gv_xxh64_chunked(x, n, 3);
+    omp_set_num_threads(1);
+    uint64_t one = gv_xxh64_chunked(x, n, 3);
+    cr_expect_eq(many, one);
+    x[n - 1] ^= 1;
+    cr_expect_neq(gv_xxh64_chunked(x, n, 3), one, "the last byte counts");
+    x[n - 1] ^= 1;
+    x[4 * GV_CACHE_CHUNK] ^= 0x80;
+    cr_expect_neq(gv_xxh64_chunked(x, n, 3), one, "a chunk's first byte counts");
+    cr_expect_neq(gv_xxh64_chunked(x, n, 4) == gv_xxh64_chunked(x, n, 3), true, "the seed counts");
+    free(x);
+}
+
+/* gv_cache_memo: off until enabled (nothing made is written, make runs every time); on, the
+   first call makes and stores, the second reads the same bytes back without making. */
+static int memo_makes;
+static int make_slowly(void *ctx)
+{
+    double *x = ctx;
+    memo_makes++;
+    for (int i = 0; i < 1000; i++)
+        x[i] = 1.0 / (i + 3);
+    usleep(2000); /* past the worth-keeping time (GPUVAL_CACHE_MIN_MS=0) */
+    return GV_OK;
+}
+
+Test(cache, memo_is_off_until_enabled_then_made_once, .init = make_tmp, .fini = rm_tmp)
+{
+    setenv("GPUVAL_CACHE_MIN_MS", "0", 1);
+    double x[1000];
+    void *bufs[1] = {x};
+    size_t sizes[1] = {sizeof x};
+    memo_makes = 0;
+    cr_expect_eq(gv_cache_memo("m1", 1, bufs, sizes, make_slowly, x), GV_OK);
+    cr_expect_eq(gv_cache_memo("m1", 1, bufs, sizes, make_slowly, x), GV_OK);
+    cr_expect_eq(memo_makes, 2, "off: made every time");
+    int n;
+    uint64_t bytes;
+    gv_cache_stats(dir, &n, &bytes);
+    cr_expect_eq(n, 0, "off: nothing written");
+    gv_cache_memo_enable(true);
+    cr_expect_eq(gv_cache_memo("m1", 1, bufs, sizes, make_slowly, x), GV_OK);
+    cr_expect_eq(memo_makes, 3);
+    gv_cache_stats(dir, &n, &bytes);
+    cr_expect_eq(n, 1, "on: stored");
+    memset(x, 0, sizeof x);
+    cr_expect_eq(gv_cache_memo("m1", 1, bufs, sizes, make_slowly, x), GV_OK);
+    cr_expect_eq(memo_makes, 3, "on: read back, not made");
+    for (int i = 0; i < 1000; i++)
+        cr_assert_eq(x[i], 1.0 / (i + 3), "element %d", i);
+    gv_cache_enable(false);
+    cr_expect_eq(gv_cache_memo("m1", 1, bufs, sizes, make_slowly, x), GV_OK);
+    cr_expect_eq(memo_makes, 4, "--no-cache: made");
+    gv_cache_enable(true);
+    gv_cache_memo_enable(false);
+    unsetenv("GPUVAL_CACHE_MIN_MS");
 }
 
 static void set_mtime(const char *key, time_t t)

@@ -287,3 +287,90 @@ Test(tiers, tier_met_needs_no_mismatch_no_nonfinite_no_poison)
     m.poisoned = 1;
     cr_expect_not(gv_tier_met(&m, 0));
 }
+
+/* ---- the ulp histogram's bins ------------------------------------------------------------ */
+
+/* The bin by its definition (compare.h): ceil of (log2(ulps) - GV_ULP_LOG2_MIN) bins per
+   octave, 0 for ulps at or below 2^GV_ULP_LOG2_MIN (and exact elements), the last bin
+   holding everything above it. */
+static int bin_by_definition(double ulps)
+{
+    if (!(ulps > 0)) return 0;
+    double b = (log2(ulps) - GV_ULP_LOG2_MIN) * GV_ULP_BINS_PER_OCTAVE;
+    if (b < 0) return 0;
+    if (b >= GV_ULP_NBINS - 1) return GV_ULP_NBINS - 1;
+    return (int)ceil(b);
+}
+
+/* The ulps of c against r at p bits by the definition: |c - r| over 2^(e - p), r = f 2^e with
+   f in [0.5, 1) (and the smallest normal binade of f64 for r = 0). */
+static double ulps_by_definition(double c, double r, int p)
+{
+    int e;
+    frexp(fabs(r), &e);
+    if (r == 0.0 || e - 1 < -1022) e = -1021;
+    return fabs(c - r) / ldexp(1.0, e - p);
+}
+
+/* compare.c counts bins from the ulps' bits, not log2: every pair lands in the bin the
+   definition gives, including ulps a few units from a bin edge 2^(j/8), exactly on one, on
+   powers of two, below the first and past the last. At 24 bits r = 1.5 has ulp 2^-23 and
+   c - r is a multiple of 2^-52: ulps come in steps of 2^-29, fine enough near the edges of
+   every octave from 2^4 up (relative 2^-33 and less) to land within 1e-9 of an edge, where
+   the count from bits hands over to log2. */
+Test(compare, ulp_bins_follow_the_definition_at_and_near_every_edge)
+{
+    enum { N = 6000, P = 24 };
+    static double ref[N], got[N];
+    int n = 0;
+    for (int k = -20; k <= 20; k++)
+        for (int j = 0; j < GV_ULP_BINS_PER_OCTAVE; j++) {
+            double edge = ldexp(exp2((double)j / GV_ULP_BINS_PER_OCTAVE), k);
+            double near[] = {edge,
+                             edge * (1 + 0x1p-40),
+                             edge * (1 - 0x1p-40),
+                             edge * (1 + 3e-10),
+                             edge * (1 - 3e-10),
+                             edge * (1 + 3e-9),
+                             edge * (1 - 3e-9),
+                             edge * (1 + 1e-6),
+                             edge * (1 - 1e-6)};
+            for (size_t q = 0; q < sizeof near / sizeof near[0]; q++) {
+                cr_assert_lt(n, N);
+                ref[n] = 1.5;
+                got[n] = 1.5 + ldexp(nearbyint(ldexp(near[q], 29)), -52);
+                n++;
+            }
+        }
+    /* values spread over octaves, away from the edges: the buckets of the significand's top
+       bits that need no closer look */
+    for (int k = -17; k <= 20; k += 3)
+        for (int q = 0; q < 64; q++) {
+            cr_assert_lt(n, N);
+            ref[n] = 1.5;
+            got[n] = 1.5 + ldexp(nearbyint(ldexp(ldexp(1.0 + (q + 0.37) / 64.0, k), 29)), -52);
+            n++;
+        }
+    /* past 2^63 ulps (the last bins, from log2), an infinite count and an exact element */
+    double far[][2] = {
+        {0x1p45, 1.5}, {0x1p60, 1.5}, {1.0, 0x1p-1000}, {0.0, 0x1p-1060}, {3.0, 3.0}};
+    for (size_t q = 0; q < sizeof far / sizeof far[0]; q++) {
+        got[n] = far[q][0];
+        ref[n] = far[q][1];
+        n++;
+    }
+    gv_metrics m;
+    gv_compare(got, GV_F64, ref, n, &gv_default_tiers, NULL, P, &m);
+    int64_t want[GV_ULP_NBINS] = {0};
+    double max_ulp = 0;
+    for (int i = 0; i < n; i++) {
+        double u = ulps_by_definition(got[i], ref[i], P);
+        want[bin_by_definition(u)]++;
+        if (u > max_ulp) max_ulp = u;
+    }
+    for (int b = 0; b < GV_ULP_NBINS; b++)
+        cr_expect_eq(m.ulp_hist[b], want[b], "bin %d: %lld, by the definition %lld", b,
+                     (long long)m.ulp_hist[b], (long long)want[b]);
+    cr_expect_eq(m.max_ulp, max_ulp);
+    cr_expect_gt(want[GV_ULP_NBINS - 1], 0, "the last bin is reached");
+}

@@ -1,0 +1,175 @@
+/* host_bench.c: the host side of a check's cases timed without a device — inputs, the
+ * (cached) reference and the judge of an output equal to the reference rounded to the storage
+ * dtype — so that the CPU's share of `gpuval check` can be measured and tuned on a machine
+ * without a GPU. Run by hand, not installed, not a test.
+ *
+ *   gpuval-host-bench [--op GLOB] [--dtype f32|f64] [--max-elems N] [--repeat R]
+ *
+ * One line per case (milliseconds of CPU time, all threads: on a shared machine steadier than
+ * wall time), then the sums per op and overall. The oracle cache is the
+ * command's ($XDG_CACHE_HOME/gpuval); run twice for cold and warm. */
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "cache.h"
+#include "model_floor.h"
+#include "registry.h"
+#include "run.h"
+
+/* CPU time of the whole process (all threads), in ms: on a shared machine the work done is
+   steadier than the wall time. */
+static double now_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+    return ts.tv_sec * 1e3 + ts.tv_nsec * 1e-6;
+}
+
+static double layout_elems(const gv_case *c)
+{
+    gv_layout l;
+    if (c->op->layout(c, &l) != GV_OK) return 0;
+    double e = 0;
+    for (int i = 0; i < l.n_in; i++)
+        e += (double)l.in[i].count;
+    for (int i = 0; i < l.n_out; i++)
+        e += (double)l.out[i].count;
+    return e;
+}
+
+int main(int argc, char **argv)
+{
+    gv_selection sel = {.dist = -1};
+    double max_elems = 0;
+    int repeat = 1;
+    static const struct option opts[] = {
+        {"op", required_argument, 0, 'o'},        {"dtype", required_argument, 0, 't'},
+        {"max-elems", required_argument, 0, 'm'}, {"repeat", required_argument, 0, 'r'},
+        {"no-cache", no_argument, 0, 'n'},        {0, 0, 0, 0}};
+    int ch;
+    while ((ch = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+        switch (ch) {
+        case 'o': sel.op_glob = optarg; break;
+        case 't': sel.dtypes = strcmp(optarg, "f32") == 0 ? 1u << GV_F32 : 1u << GV_F64; break;
+        case 'm': max_elems = atof(optarg); break;
+        case 'r': repeat = atoi(optarg); break;
+        case 'n': gv_cache_enable(false); break;
+        default: return 2;
+        }
+    }
+    gv_cache_memo_enable(true); /* as check: the solve matrices kept with the references */
+    gv_case *cases = NULL;
+    char err[512];
+    int n = gv_select(&sel, &cases, err, sizeof err);
+    if (n < 0) {
+        fprintf(stderr, "%s\n", err);
+        return 2;
+    }
+    double tot[3] = {0, 0, 0}, op_tot[3] = {0, 0, 0};
+    const gv_op *op_now = NULL;
+    int op_cases = 0;
+    printf("%-24s %-5s %-10s %-18s %10s %10s %10s %s\n", "op", "dtype", "mode", "shape",
+           "in_cpu_ms", "or_cpu_ms", "ju_cpu_ms", "verdict digest dist");
+    for (int i = 0; i <= n; i++) {
+        if (i == n || cases[i].op != op_now) {
+            if (op_now)
+                printf("= %-22s %d cases %40.0f %10.0f %10.0f\n", op_now->name, op_cases, op_tot[0],
+                       op_tot[1], op_tot[2]);
+            if (i == n) break;
+            op_now = cases[i].op;
+            op_cases = 0;
+            memset(op_tot, 0, sizeof op_tot);
+        }
+        const gv_case *c = &cases[i];
+        if (max_elems > 0 && layout_elems(c) > max_elems) continue;
+        for (int rep = 0; rep < repeat; rep++) {
+            gv_problem p;
+            gv_result r;
+            gv_result_init(&r, c, &gv_default_tiers);
+            double t0 = now_ms();
+            int rc = gv_problem_init(&p, c);
+            double t_in = now_ms() - t0;
+            if (rc != GV_OK) {
+                printf("%s: inputs: %s\n", c->op->name, gv_strerror(rc));
+                continue;
+            }
+            bool hit;
+            t0 = now_ms();
+            rc = gv_cached_reference(&p, &hit);
+            double t_or = now_ms() - t0;
+            if (rc != GV_OK) {
+                printf("%s: oracle: %s\n", c->op->name, gv_strerror(rc));
+                gv_problem_free(&p);
+                continue;
+            }
+            /* the "device" output: the reference off by -3..3 units of the dtype's roundoff,
+               so that the judge's sums, maxima and histograms are not all zero */
+            double u = gv_unit_roundoff(c->dtype, GV_MODE_NATIVE);
+            for (int k = 0; k < p.l.n_out; k++)
+                for (int64_t e = 0; e < p.out[k].count; e++) {
+                    double v = p.out[k].ref[e] * (1.0 + u * (double)(e % 7 - 3));
+                    gv_dtype_store_n(c->dtype, (char *)p.out[k].data + e * gv_dtype_size(c->dtype),
+                                     &v, 1);
+                }
+            t0 = now_ms();
+            r.output_hash = gv_output_hash(&p);
+            gv_judge(&p, &r);
+            double t_j = now_ms() - t0;
+            /* what the case computed from: inputs, reference and gauges, for comparing builds */
+            uint64_t digest = 0;
+            for (int k = 0; k < p.l.n_in; k++)
+                digest = gv_xxh64(p.in[k].ref, (size_t)p.in[k].count * sizeof(double), digest);
+            for (int k = 0; k < p.l.n_out; k++) {
+                size_t b = (size_t)p.out[k].count * sizeof(double);
+                digest = gv_xxh64(p.out[k].ref, b, digest);
+                digest = gv_xxh64(p.out[k].gauge, b, digest);
+                if (p.out[k].pgauge) digest = gv_xxh64(p.out[k].pgauge, b, digest);
+            }
+            gv_problem_free(&p);
+            const gv_metrics *m = &r.m;
+            char jm[2048];
+            int jl = snprintf(
+                jm, sizeof jm, "%d %a %a %a %a %a %a %a %a %a %a %a %a %a %a %a %a %a", r.verdict,
+                m->max_abs, m->max_rel, m->normwise_rel, m->max_ulp, m->ratio, m->worst_value,
+                m->worst_ref, m->prob_max, m->prob_sq, m->prob_signed, m->rel_sq, m->ulp_p50,
+                m->ulp_p99, m->sq_err, m->sq_ref, r.prob.floor_rms, r.expected_tier);
+            int64_t iv[] = {m->n,
+                            m->nonfinite_mismatches,
+                            m->first_nonfinite_index,
+                            m->poisoned,
+                            m->worst_index,
+                            m->prob_n,
+                            m->prob_worst_index,
+                            m->inexact,
+                            m->first_inexact_index,
+                            m->mismatches[0],
+                            m->mismatches[1],
+                            (int64_t)r.out_hash,
+                            (int64_t)r.output_hash};
+            uint64_t jdig = gv_xxh64(jm, (size_t)jl, 0);
+            jdig = gv_xxh64(iv, sizeof iv, jdig);
+            jdig = gv_xxh64(m->ulp_hist, sizeof m->ulp_hist, jdig);
+            for (int k = 0; k < r.n_checks; k++)
+                jdig = gv_xxh64(&r.checks[k].value, sizeof(double), jdig);
+            char shape[64];
+            int len = 0;
+            for (int d = 0; d < c->shape.nd; d++)
+                len += snprintf(shape + len, sizeof shape - (size_t)len, "%s%lld", d ? "x" : "",
+                                (long long)c->shape.d[d]);
+            printf("%-24s %-5s %-10s %-18s %10.1f %10.1f %10.1f %s %016llx %016llx %s%s\n",
+                   c->op->name, gv_dtype_name(c->dtype), gv_mode_name(c->mode), shape, t_in, t_or,
+                   t_j, gv_verdict_name(r.verdict), (unsigned long long)digest,
+                   (unsigned long long)jdig, gv_dist_name(c->dist), hit ? " (cached)" : "");
+            fflush(stdout);
+            op_tot[0] += t_in, op_tot[1] += t_or, op_tot[2] += t_j;
+            tot[0] += t_in, tot[1] += t_or, tot[2] += t_j;
+        }
+        op_cases++;
+    }
+    printf("= total %57.0f %10.0f %10.0f\n", tot[0], tot[1], tot[2]);
+    free(cases);
+    return 0;
+}
