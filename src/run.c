@@ -5,6 +5,7 @@
 #include <assert.h>
 #include <malloc.h>
 #include <math.h>
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -500,6 +501,37 @@ int gv_run_case_io(const gv_case *c, const gv_tiers *tiers, gv_result *r,
     return gv_run_case_full(c, tiers, 1, r, given, keep);
 }
 
+/* The correctness run of one case on the device, on a thread of its own while the oracle
+ * runs on the caller's (gv_run_case_full): both only read the inputs (the device run its
+ * data, the oracle their f64 copies) and write outputs of their own, so they can overlap;
+ * the judge waits for both. One case at a time: the next case's inputs are made only after
+ * this case's device run ended, so a crash or a hang still belongs to the case that ran. */
+typedef struct device_job {
+    const gk_op *device;
+    gk_launch *L;
+    gk_host_io *io;
+    int rc;
+    double ms;
+} device_job;
+
+static void *device_job_run(void *arg)
+{
+    device_job *j = (device_job *)arg;
+    gk_device_count(); /* makes the selected device current on this thread */
+    double t0 = now_ms();
+    j->rc = gk_run(j->device, j->L, j->io);
+    j->ms = now_ms() - t0;
+    return NULL;
+}
+
+/* GPUVAL_SERIAL_CASE=1: oracle first, then the device run, on one thread (to measure what
+   the overlap saves, or for a debugger). */
+static bool overlap_wanted(void)
+{
+    const char *e = getenv("GPUVAL_SERIAL_CASE");
+    return !(e && e[0] == '1' && e[1] == '\0');
+}
+
 int gv_run_case_full(const gv_case *c, const gv_tiers *tiers, int repeat, gv_result *r,
                      const gv_given_inputs *given, gv_problem *keep)
 {
@@ -566,23 +598,6 @@ int gv_run_case_full(const gv_case *c, const gv_tiers *tiers, int repeat, gv_res
         release(&p, keep);
         return GV_OK;
     }
-    double t0 = now_ms();
-    go_clear_error();
-    bool cached = false; /* oracle_ms is then the time to read the reference back */
-    gv_cache_counts before = gv_cache_counts_get();
-    rc = gv_cached_reference(&p, &cached);
-    r->oracle_ms = now_ms() - t0;
-    gv_cache_counts after = gv_cache_counts_get();
-    r->cache.hits = after.hits - before.hits;
-    r->cache.misses = after.misses - before.misses;
-    r->cache.stored = after.stored - before.stored;
-    r->cache.rejected = after.rejected - before.rejected;
-    if (rc != GV_OK) {
-        r->verdict = GV_ERROR;
-        gv_oracle_reason(rc, "oracle", r->reason, sizeof r->reason);
-        release(&p, keep);
-        return GV_OK;
-    }
     gk_launch L;
     memset(&L, 0, sizeof L);
     L.dtype = c->dtype;
@@ -606,9 +621,37 @@ int gv_run_case_full(const gv_case *c, const gv_tiers *tiers, int repeat, gv_res
     }
     L.workspace_bytes = p.l.workspace_bytes;
     L.host_aux = p.aux;
-    t0 = now_ms();
-    rc = gk_run(op->device, &L, &io);
-    r->device_ms = now_ms() - t0;
+    struct {
+        device_job j;
+        pthread_t thread;
+        bool joinable;
+    } job = {{op->device, &L, &io, GV_OK, 0.0}, 0, false};
+    if (overlap_wanted())
+        job.joinable = pthread_create(&job.thread, NULL, device_job_run, &job.j) == 0;
+    double t0 = now_ms();
+    go_clear_error();
+    bool cached = false; /* oracle_ms is then the time to read the reference back */
+    gv_cache_counts before = gv_cache_counts_get();
+    rc = gv_cached_reference(&p, &cached);
+    r->oracle_ms = now_ms() - t0;
+    gv_cache_counts after = gv_cache_counts_get();
+    r->cache.hits = after.hits - before.hits;
+    r->cache.misses = after.misses - before.misses;
+    r->cache.stored = after.stored - before.stored;
+    r->cache.rejected = after.rejected - before.rejected;
+    if (rc != GV_OK) {
+        r->verdict = GV_ERROR;
+        gv_oracle_reason(rc, "oracle", r->reason, sizeof r->reason);
+        if (job.joinable) pthread_join(job.thread, NULL); /* it reads p's inputs */
+        release(&p, keep);
+        return GV_OK;
+    }
+    if (job.joinable)
+        pthread_join(job.thread, NULL);
+    else
+        device_job_run(&job.j); /* serial, or no thread could be made: run it here */
+    rc = job.j.rc;
+    r->device_ms = job.j.ms;
     snprintf(r->math_mode, sizeof r->math_mode, "%s", L.math_mode);
     if (rc == GV_EDEVMEM) {
         set_reason(r, GV_SKIP, "needs %.0f bytes of device memory, %.0f free",
