@@ -440,8 +440,8 @@ extern "C" const gk_op gk_gemm_cublas_tf32native = {NULL, cublas_gemm_tf32native
  * of gemm holds as for any order. Ragged shapes (m, n, k not multiples of the tile; k or n not
  * multiples of 4; unaligned pointers) take the guarded kernel: elements load one by one, out
  * of range ones as 0, and are never stored. */
-typedef rb_cfg<128, 128, 8, 64, 32, 8, 8, 256, 2, 0> rb_cfg_f32;
-typedef rb_cfg<128, 128, 8, 64, 32, 8, 8, 256, 1, 0> rb_cfg_f64;
+typedef rb_cfg<128, 128, 8, 64, 32, 8, 8, 256, 2, 0, 0> rb_cfg_f32;
+typedef rb_cfg<128, 128, 8, 64, 32, 8, 8, 256, 1, 0, 0> rb_cfg_f64;
 
 template <typename T> struct rb_cfg_of;
 template <> struct rb_cfg_of<float> {

@@ -14,7 +14,7 @@
  *  - registers and local memory (spills) per thread from cudaFuncGetAttributes.
  * One row per candidate and type. Not installed; built with the CUDA build only.
  *
- * usage: gemm_tune [n (4096)] [rounds (30)] */
+ * usage: gemm_tune [n (4096)] [rounds (30)] [filter: only the candidates whose name has it] */
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -54,9 +54,11 @@ template <typename T> struct cand {
     launch_fn<T> run, run_droptail;
     const void *vec_kernel; /* for cudaFuncGetAttributes */
     int bk;
+    size_t smem;
     std::vector<double> ms;
-    bool ok, drop_caught;
+    bool ok, drop_caught, runs; /* runs: the n^3 launch was accepted */
     double worst;
+    int blocks_per_sm;
     cudaFuncAttributes attr;
 };
 
@@ -66,36 +68,43 @@ template <typename T, typename Cfg> static cand<T> make(const char *name)
     c.name = name;
     c.run = rb_launch<T, Cfg, false>;
     c.run_droptail = rb_launch<T, Cfg, true>;
-    c.vec_kernel = (const void *)regblock_gemm_kernel<T, Cfg, true, false>;
+    c.vec_kernel = (const void *)rb_kernel<T, Cfg, false>(true);
     c.bk = Cfg::BK;
+    c.smem = Cfg::template smem_bytes<T>();
     c.ok = c.drop_caught = false;
+    c.runs = true;
     c.worst = 0;
+    c.blocks_per_sm = 0;
     memset(&c.attr, 0, sizeof c.attr);
     return c;
 }
 
-/* cfg(BM, BN, BK, WM, WN, TM, TN, THREADS, MINB, GROUP) */
+/* rb_cfg<BM, BN, BK, WM, WN, TM, TN, THREADS, MINB, GROUP, STAGES>: STAGES 0 is the
+   register-staged double buffer, STAGES >= 2 the cp.async ring of that depth */
 #define CAND(T, name, ...) make<T, rb_cfg<__VA_ARGS__>>(name)
 
 static std::vector<cand<float>> f32_cands()
 {
     return {
         CAND(float, "128x128x8 w64x32 t8x8 256thr min2 (current)", 128, 128, 8, 64, 32, 8, 8, 256,
-             2, 0),
-        CAND(float, "128x128x8 w64x32 t8x8 256thr min2 group8", 128, 128, 8, 64, 32, 8, 8, 256, 2,
-             8),
-        CAND(float, "128x128x8 w64x32 t8x8 256thr min1", 128, 128, 8, 64, 32, 8, 8, 256, 1, 0),
-        CAND(float, "128x128x16 w64x32 t8x8 256thr min2", 128, 128, 16, 64, 32, 8, 8, 256, 2, 0),
-        CAND(float, "128x128x8 w32x64 t8x8 256thr min2", 128, 128, 8, 32, 64, 8, 8, 256, 2, 0),
-        CAND(float, "128x128x8 w64x64 t8x16 128thr", 128, 128, 8, 64, 64, 8, 16, 128, 1, 0),
-        CAND(float, "128x128x16 w64x64 t8x16 128thr", 128, 128, 16, 64, 64, 8, 16, 128, 1, 0),
-        CAND(float, "128x128x16 w64x64 t8x16 128thr group8", 128, 128, 16, 64, 64, 8, 16, 128, 1,
-             8),
-        CAND(float, "128x256x8 w64x64 t8x16 256thr", 128, 256, 8, 64, 64, 8, 16, 256, 1, 0),
-        CAND(float, "128x256x16 w64x64 t8x16 256thr", 128, 256, 16, 64, 64, 8, 16, 256, 1, 0),
-        CAND(float, "128x256x8 w64x64 t8x16 256thr group8", 128, 256, 8, 64, 64, 8, 16, 256, 1, 8),
-        CAND(float, "256x128x8 w64x64 t8x16 256thr", 256, 128, 8, 64, 64, 8, 16, 256, 1, 0),
-        CAND(float, "256x128x16 w64x64 t8x16 256thr", 256, 128, 16, 64, 64, 8, 16, 256, 1, 0),
+             2, 0, 0),
+        CAND(float, "128x128x8 w64x32 t8x8 256thr min1", 128, 128, 8, 64, 32, 8, 8, 256, 1, 0, 0),
+        CAND(float, "128x64x8 w64x32 t8x8 128thr min3", 128, 64, 8, 64, 32, 8, 8, 128, 3, 0, 0),
+        CAND(float, "128x128x8 w64x64 t8x16 128thr", 128, 128, 8, 64, 64, 8, 16, 128, 1, 0, 0),
+        CAND(float, "128x128x16 w64x64 t8x16 128thr", 128, 128, 16, 64, 64, 8, 16, 128, 1, 0, 0),
+        CAND(float, "128x256x8 w64x64 t8x16 256thr", 128, 256, 8, 64, 64, 8, 16, 256, 1, 0, 0),
+        CAND(float, "256x128x8 w64x64 t8x16 256thr", 256, 128, 8, 64, 64, 8, 16, 256, 1, 0, 0),
+        CAND(float, "128x128x8 w64x32 t8x8 256thr min2 cp3", 128, 128, 8, 64, 32, 8, 8, 256, 2, 0,
+             3),
+        CAND(float, "128x64x8 w64x32 t8x8 128thr min3 cp3", 128, 64, 8, 64, 32, 8, 8, 128, 3, 0, 3),
+        CAND(float, "128x128x8 w64x64 t8x16 128thr cp3", 128, 128, 8, 64, 64, 8, 16, 128, 1, 0, 3),
+        CAND(float, "128x128x8 w64x64 t8x16 128thr cp4", 128, 128, 8, 64, 64, 8, 16, 128, 1, 0, 4),
+        CAND(float, "128x128x8 w64x64 t8x16 128thr cp3 group8", 128, 128, 8, 64, 64, 8, 16, 128, 1,
+             8, 3),
+        CAND(float, "128x128x16 w64x64 t8x16 128thr cp3", 128, 128, 16, 64, 64, 8, 16, 128, 1, 0,
+             3),
+        CAND(float, "128x256x8 w64x64 t8x16 256thr cp3", 128, 256, 8, 64, 64, 8, 16, 256, 1, 0, 3),
+        CAND(float, "256x128x8 w64x64 t8x16 256thr cp3", 256, 128, 8, 64, 64, 8, 16, 256, 1, 0, 3),
     };
 }
 
@@ -103,12 +112,16 @@ static std::vector<cand<double>> f64_cands()
 {
     return {
         CAND(double, "128x128x8 w64x32 t8x8 256thr min1 (current)", 128, 128, 8, 64, 32, 8, 8, 256,
-             1, 0),
+             1, 0, 0),
         CAND(double, "128x128x8 w64x32 t8x8 256thr min1 group8", 128, 128, 8, 64, 32, 8, 8, 256, 1,
-             8),
-        CAND(double, "128x64x16 w32x32 t8x4 256thr min2", 128, 64, 16, 32, 32, 8, 4, 256, 2, 0),
-        CAND(double, "64x64x8 w32x32 t8x4 128thr min3", 64, 64, 8, 32, 32, 8, 4, 128, 3, 0),
-        CAND(double, "128x128x16 w64x32 t8x8 256thr min1", 128, 128, 16, 64, 32, 8, 8, 256, 1, 0),
+             8, 0),
+        CAND(double, "64x64x8 w32x32 t8x4 128thr min3", 64, 64, 8, 32, 32, 8, 4, 128, 3, 0, 0),
+        CAND(double, "128x64x16 w32x32 t8x4 256thr min2", 128, 64, 16, 32, 32, 8, 4, 256, 2, 0, 0),
+        CAND(double, "128x128x8 w64x32 t8x8 256thr min1 cp3", 128, 128, 8, 64, 32, 8, 8, 256, 1, 0,
+             3),
+        CAND(double, "128x64x8 w64x32 t8x8 128thr min2 cp3", 128, 64, 8, 64, 32, 8, 8, 128, 2, 0,
+             3),
+        CAND(double, "64x64x8 w32x32 t8x4 128thr min3 cp3", 64, 64, 8, 32, 32, 8, 4, 128, 3, 0, 3),
     };
 }
 
@@ -198,7 +211,7 @@ static double check_one(launch_fn<T> run, shape s, int off, T *dA, T *dB, T *dC,
 static const shape check_shapes[] = {
     {1, 1, 1},      {127, 129, 131}, {129, 7, 133},    {257, 256, 260}, {300, 1024, 516},
     {64, 4, 4},     {513, 33, 1},    {3, 1000, 255},   {200, 17, 390},  {128, 128, 128},
-    {256, 64, 256}, {1, 515, 300},   {260, 131, 1000},
+    {256, 64, 256}, {1, 515, 300},   {260, 131, 1000}, {130, 36, 260},  {260, 132, 132},
 };
 static const shape drop_shape = {129, 131, 133}; /* 131 % 8 and 131 % 16 are not 0 */
 
@@ -235,6 +248,8 @@ template <typename T> static void check(cand<T> &c)
     CK(cudaFree(dref));
     CK(cudaFree(dmag));
     CK(cudaFuncGetAttributes(&c.attr, c.vec_kernel));
+    CK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&c.blocks_per_sm, c.vec_kernel,
+                                                     c.attr.maxThreadsPerBlock, c.smem));
 }
 
 static double pct(std::vector<double> v, double p)
@@ -258,10 +273,21 @@ static cublasStatus_t lib_gemm(cublasHandle_t h, int n, const double *A, const d
 
 template <typename T>
 static void bench(std::vector<cand<T>> &cs, cublasHandle_t h, int n, int rounds, const char *type,
-                  const char *lib)
+                  const char *lib, const char *filter)
 {
-    for (auto &c : cs)
+    if (filter) {
+        std::vector<cand<T>> kept;
+        for (auto &c : cs)
+            if (strstr(c.name, filter)) kept.push_back(c);
+        cs = kept;
+    }
+    if (cs.empty()) return;
+    for (auto &c : cs) {
         check(c);
+        printf("checked %s %s: %s (error/bound %.3g), droptail %s\n", type, c.name,
+               c.ok ? "correct" : "WRONG", c.worst, c.drop_caught ? "caught" : "MISSED");
+        fflush(stdout);
+    }
     T *A, *B, *C;
     size_t len = (size_t)n * n;
     CK(cudaMalloc(&A, len * sizeof(T)));
@@ -275,8 +301,12 @@ static void bench(std::vector<cand<T>> &cs, cublasHandle_t h, int n, int rounds,
     CK(cudaEventCreate(&e1));
     for (auto &c : cs) {
         c.ms.clear();
-        for (int w = 0; w < 3; w++)
-            CK(c.run(A, B, C, n, n, n, vec, 0));
+        for (int w = 0; w < 3 && c.runs; w++)
+            if (c.run(A, B, C, n, n, n, vec, 0) != cudaSuccess) {
+                c.runs = false;
+                fprintf(stderr, "%s: the %d^3 launch fails: %s\n", c.name, n,
+                        cudaGetErrorString(cudaGetLastError()));
+            }
     }
     for (int w = 0; w < 3; w++)
         CB(lib_gemm(h, n, A, B, C));
@@ -285,6 +315,7 @@ static void bench(std::vector<cand<T>> &cs, cublasHandle_t h, int n, int rounds,
     float ms;
     for (int r = 0; r < rounds; r++)
         for (auto &c : cs) {
+            if (!c.runs) continue;
             CK(cudaEventRecord(e0, 0));
             CK(c.run(A, B, C, n, n, n, vec, 0));
             CK(cudaEventRecord(e1, 0));
@@ -298,20 +329,26 @@ static void bench(std::vector<cand<T>> &cs, cublasHandle_t h, int n, int rounds,
             CK(cudaEventElapsedTime(&ms, e0, e1));
             lib_ms.push_back(ms);
         }
+    if (lib_ms.empty()) return;
     const double lib_med = pct(lib_ms, 0.5), flop = 2.0 * n * (double)n * n;
     printf("\n%s at %d^3: %s pedantic median %.3f ms (p10 %.3f, p90 %.3f, %d samples, %.1f "
            "TFLOP/s)\n",
            type, n, lib, lib_med, pct(lib_ms, 0.1), pct(lib_ms, 0.9), (int)lib_ms.size(),
            flop / lib_med * 1e-9);
-    printf("%-46s %-7s %-9s %-8s %8s %8s %8s %7s %5s %6s\n", "config", "correct", "err/bnd",
-           "droptail", "median", "p10", "p90", "%lib", "regs", "spill");
+    printf("%-46s %-7s %-9s %-8s %8s %8s %8s %7s %5s %6s %6s %6s\n", "config", "correct", "err/bnd",
+           "droptail", "median", "p10", "p90", "%lib", "regs", "spill", "blk/SM", "smemKB");
     for (auto &c : cs) {
+        if (!c.runs) {
+            printf("%-46s %-7s launch fails\n", c.name, c.ok ? "yes" : "NO");
+            continue;
+        }
         double med = pct(c.ms, 0.5);
-        printf("%-46s %-7s %-9.3g %-8s %8.3f %8.3f %8.3f %6.1f%% %5d %6d\n", c.name,
+        printf("%-46s %-7s %-9.3g %-8s %8.3f %8.3f %8.3f %6.1f%% %5d %6d %6d %6.1f\n", c.name,
                c.ok ? "yes" : "NO", c.worst, c.drop_caught ? "caught" : "MISSED", med,
                pct(c.ms, 0.1), pct(c.ms, 0.9), 100.0 * lib_med / med, c.attr.numRegs,
-               (int)c.attr.localSizeBytes);
+               (int)c.attr.localSizeBytes, c.blocks_per_sm, (double)c.smem / 1024.0);
     }
+    fflush(stdout);
     CK(cudaEventDestroy(e0));
     CK(cudaEventDestroy(e1));
     CK(cudaFree(A));
@@ -322,8 +359,9 @@ static void bench(std::vector<cand<T>> &cs, cublasHandle_t h, int n, int rounds,
 int main(int argc, char **argv)
 {
     int n = argc > 1 ? atoi(argv[1]) : 4096, rounds = argc > 2 ? atoi(argv[2]) : 30;
-    if (argc > 3 || n < 1 || n > 16384 || rounds < 3) {
-        fprintf(stderr, "usage: gemm_tune [n in 1..16384] [rounds >= 3]\n");
+    const char *filter = argc > 3 ? argv[3] : NULL;
+    if (argc > 4 || n < 1 || n > 16384 || rounds < 3) {
+        fprintf(stderr, "usage: gemm_tune [n in 1..16384] [rounds >= 3] [name filter]\n");
         return 2;
     }
     int dev;
@@ -339,9 +377,9 @@ int main(int argc, char **argv)
     printf("gemm_tune: %d^3 on %s (%d SMs, L2 %d MiB), cuBLAS %d, %d rounds\n", n, prop.name,
            prop.multiProcessorCount, prop.l2CacheSize >> 20, ver, rounds);
     std::vector<cand<float>> f32 = f32_cands();
-    bench(f32, h, n, rounds, "f32", "cublasSgemm");
+    bench(f32, h, n, rounds, "f32", "cublasSgemm", filter);
     std::vector<cand<double>> f64 = f64_cands();
-    bench(f64, h, n, rounds, "f64", "cublasDgemm");
+    bench(f64, h, n, rounds, "f64", "cublasDgemm", filter);
     CB(cublasDestroy(h));
     return 0;
 }
