@@ -12,7 +12,8 @@
  *    candidate's sample, so the rounds interleave all of them, and the ratio is cuBLAS's median
  *    over all its samples to the candidate's median;
  *  - registers and local memory (spills) per thread from cudaFuncGetAttributes.
- * One row per candidate and type. Not installed; built with the CUDA build only.
+ * One row per candidate and type. Exit status 1 when a candidate is wrong or its planted bug
+ * passes. Not installed; built with the CUDA build only.
  *
  * usage: gemm_tune [n (4096)] [rounds (30)] [filter: only the candidates whose name has it] */
 #include <algorithm>
@@ -271,6 +272,8 @@ static cublasStatus_t lib_gemm(cublasHandle_t h, int n, const double *A, const d
     return cublasDgemm(h, CUBLAS_OP_N, CUBLAS_OP_N, n, n, n, &one, B, n, A, n, &zero, C, n);
 }
 
+static bool all_correct = true;
+
 template <typename T>
 static void bench(std::vector<cand<T>> &cs, cublasHandle_t h, int n, int rounds, const char *type,
                   const char *lib, const char *filter)
@@ -284,6 +287,7 @@ static void bench(std::vector<cand<T>> &cs, cublasHandle_t h, int n, int rounds,
     if (cs.empty()) return;
     for (auto &c : cs) {
         check(c);
+        if (!c.ok || !c.drop_caught) all_correct = false;
         printf("checked %s %s: %s (error/bound %.3g), droptail %s\n", type, c.name,
                c.ok ? "correct" : "WRONG", c.worst, c.drop_caught ? "caught" : "MISSED");
         fflush(stdout);
@@ -381,5 +385,5 @@ int main(int argc, char **argv)
     std::vector<cand<double>> f64 = f64_cands();
     bench(f64, h, n, rounds, "f64", "cublasDgemm", filter);
     CB(cublasDestroy(h));
-    return 0;
+    return all_correct ? 0 : 1;
 }
