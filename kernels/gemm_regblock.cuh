@@ -12,8 +12,10 @@
  *    LR (A) and LC (B) distinct 4-vectors from shared memory a step, the rest broadcast;
  *  - A's slice is stored transposed (k-major, As[k][m], padded by 4 so that the transposing
  *    stores of a warp collide less), B's as it is (Bs[k][n]);
- *  - two shared buffers: the next slice is loaded from global memory into registers before
- *    the current one is used, then stored into the other buffer; one barrier per slice;
+ *  - STAGES == 0 (regblock_gemm_kernel): two shared buffers; the next slice is loaded from
+ *    global memory into registers before the current one is used, then stored into the other
+ *    buffer; one barrier per slice. STAGES > 0 (regblock_async_kernel): a ring of STAGES
+ *    buffers filled by cp.async, STAGES - 1 slices in flight, no registers spent on staging;
  *  - 4-vector global loads and stores (one float4, or two double2) when k and n are multiples
  *    of 4 and A, B, C are 16-byte aligned: a 4-vector is then wholly inside or wholly outside
  *    the matrix. Otherwise every element is guarded on its own. Out-of-range elements load as
