@@ -87,42 +87,36 @@ template <typename T, typename Cfg> static cand<T> make(const char *name)
 static std::vector<cand<float>> f32_cands()
 {
     return {
-        CAND(float, "128x128x8 w64x32 t8x8 256thr min2 (current)", 128, 128, 8, 64, 32, 8, 8, 256,
-             2, 0, 0),
-        CAND(float, "128x128x8 w64x32 t8x8 256thr min1", 128, 128, 8, 64, 32, 8, 8, 256, 1, 0, 0),
-        CAND(float, "128x64x8 w64x32 t8x8 128thr min3", 128, 64, 8, 64, 32, 8, 8, 128, 3, 0, 0),
-        CAND(float, "128x128x8 w64x64 t8x16 128thr", 128, 128, 8, 64, 64, 8, 16, 128, 1, 0, 0),
+        CAND(float, "128x128x8 w64x32 t8x8 256thr min2", 128, 128, 8, 64, 32, 8, 8, 256, 2, 0, 0),
         CAND(float, "128x128x16 w64x64 t8x16 128thr", 128, 128, 16, 64, 64, 8, 16, 128, 1, 0, 0),
         CAND(float, "128x256x8 w64x64 t8x16 256thr", 128, 256, 8, 64, 64, 8, 16, 256, 1, 0, 0),
+        CAND(float, "128x256x8 w64x64 t8x16 256thr group8", 128, 256, 8, 64, 64, 8, 16, 256, 1, 8,
+             0),
+        CAND(float, "128x256x16 w64x64 t8x16 256thr", 128, 256, 16, 64, 64, 8, 16, 256, 1, 0, 0),
+        CAND(float, "128x256x16 w64x64 t8x16 256thr group8", 128, 256, 16, 64, 64, 8, 16, 256, 1, 8,
+             0),
+        CAND(float, "128x256x8 w64x64 t16x8 256thr", 128, 256, 8, 64, 64, 16, 8, 256, 1, 0, 0),
+        CAND(float, "128x256x8 w32x128 t8x16 256thr", 128, 256, 8, 32, 128, 8, 16, 256, 1, 0, 0),
         CAND(float, "256x128x8 w64x64 t8x16 256thr", 256, 128, 8, 64, 64, 8, 16, 256, 1, 0, 0),
-        CAND(float, "128x128x8 w64x32 t8x8 256thr min2 cp3", 128, 128, 8, 64, 32, 8, 8, 256, 2, 0,
-             3),
-        CAND(float, "128x64x8 w64x32 t8x8 128thr min3 cp3", 128, 64, 8, 64, 32, 8, 8, 128, 3, 0, 3),
-        CAND(float, "128x128x8 w64x64 t8x16 128thr cp3", 128, 128, 8, 64, 64, 8, 16, 128, 1, 0, 3),
-        CAND(float, "128x128x8 w64x64 t8x16 128thr cp4", 128, 128, 8, 64, 64, 8, 16, 128, 1, 0, 4),
-        CAND(float, "128x128x8 w64x64 t8x16 128thr cp3 group8", 128, 128, 8, 64, 64, 8, 16, 128, 1,
-             8, 3),
-        CAND(float, "128x128x16 w64x64 t8x16 128thr cp3", 128, 128, 16, 64, 64, 8, 16, 128, 1, 0,
-             3),
+        CAND(float, "256x128x16 w64x64 t8x16 256thr", 256, 128, 16, 64, 64, 8, 16, 256, 1, 0, 0),
+        CAND(float, "256x128x8 w128x32 t16x8 256thr", 256, 128, 8, 128, 32, 16, 8, 256, 1, 0, 0),
         CAND(float, "128x256x8 w64x64 t8x16 256thr cp3", 128, 256, 8, 64, 64, 8, 16, 256, 1, 0, 3),
-        CAND(float, "256x128x8 w64x64 t8x16 256thr cp3", 256, 128, 8, 64, 64, 8, 16, 256, 1, 0, 3),
     };
 }
 
 static std::vector<cand<double>> f64_cands()
 {
     return {
-        CAND(double, "128x128x8 w64x32 t8x8 256thr min1 (current)", 128, 128, 8, 64, 32, 8, 8, 256,
-             1, 0, 0),
-        CAND(double, "128x128x8 w64x32 t8x8 256thr min1 group8", 128, 128, 8, 64, 32, 8, 8, 256, 1,
-             8, 0),
-        CAND(double, "64x64x8 w32x32 t8x4 128thr min3", 64, 64, 8, 32, 32, 8, 4, 128, 3, 0, 0),
-        CAND(double, "128x64x16 w32x32 t8x4 256thr min2", 128, 64, 16, 32, 32, 8, 4, 256, 2, 0, 0),
-        CAND(double, "128x128x8 w64x32 t8x8 256thr min1 cp3", 128, 128, 8, 64, 32, 8, 8, 256, 1, 0,
-             3),
+        CAND(double, "128x128x8 w64x32 t8x8 256thr min1", 128, 128, 8, 64, 32, 8, 8, 256, 1, 0, 0),
+        CAND(double, "128x64x8 w64x32 t8x8 128thr min2", 128, 64, 8, 64, 32, 8, 8, 128, 2, 0, 0),
         CAND(double, "128x64x8 w64x32 t8x8 128thr min2 cp3", 128, 64, 8, 64, 32, 8, 8, 128, 2, 0,
              3),
-        CAND(double, "64x64x8 w32x32 t8x4 128thr min3 cp3", 64, 64, 8, 32, 32, 8, 4, 128, 3, 0, 3),
+        CAND(double, "128x64x8 w64x32 t8x8 128thr min2 cp2", 128, 64, 8, 64, 32, 8, 8, 128, 2, 0,
+             2),
+        CAND(double, "64x128x8 w32x64 t8x8 128thr min2 cp3", 64, 128, 8, 32, 64, 8, 8, 128, 2, 0,
+             3),
+        CAND(double, "128x64x16 w64x32 t8x8 128thr min2 cp3", 128, 64, 16, 64, 32, 8, 8, 128, 2, 0,
+             3),
     };
 }
 
