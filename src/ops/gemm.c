@@ -194,13 +194,13 @@ static const gv_op gemm_tiled_droptail = {
 };
 
 /* The test shapes cover both load paths (k and n multiples of 4: 4-vectors; otherwise
-   scalar), partial block tiles in m, n and k (128 x 128 x 8), a K tail of 1..7, and more
-   than one block tile in each direction. */
+   scalar), partial block tiles in m, n and k (f32 128 x 256 x 8, f64 128 x 64 x 8), a K tail
+   of 1..7, and more than one block tile in each direction. */
 static const gv_op gemm_regblock = {
     .name = "gemm.regblock",
     .dtypes = GV_BOTH_DTYPES,
-    .summary = "C = A B, hand-written register-blocked FFMA (128x128x8 block tiles, 8x8 "
-               "thread tiles, double-buffered shared memory)",
+    .summary = "C = A B, hand-written register-blocked FFMA (f32: 128x256x8 block tiles, 8x16 "
+               "thread tiles; f64: 128x64x8, 8x8, cp.async)",
     .modes = GV_BIT(GV_MODE_NATIVE),
     .shapes = "128x128x128,1000x999x1001,1537x515x263,4096x4096x4096",
     .test_shapes = "1x1x1,64x64x64,100x37x129,33x65x31,129x65x33,256x260x132,257x12x300,"
