@@ -327,7 +327,7 @@ template <typename T> struct cs_cand {
     int threads;
 };
 
-template <typename T, int W, int U, bool Fused, bool Stream>
+template <typename T, int W, int U, bool Fused, bool Stream, bool Memset = false>
 static void cand_enqueue(const T *x, int64_t rows, int64_t cols, const T *w, int64_t chunks,
                          cs_ws *ws, T *out, int threads)
 {
@@ -335,6 +335,8 @@ static void cand_enqueue(const T *x, int64_t rows, int64_t cols, const T *w, int
     int64_t groups = (cols / W + threads - 1) / threads;
     dim3 grid((unsigned)groups, (unsigned)chunks);
     T *partial = (T *)ws->scratch;
+    /* where the counters live in an uninitialised workspace: zeroed before each launch */
+    if (Memset) CK(cudaMemsetAsync(ws->counters, 0, (size_t)groups * sizeof(unsigned)));
     cand_partial<T, W, U, Fused, Stream>
         <<<grid, threads>>>(x, rows, cols, w, chunk_rows, chunks, partial, ws->counters, out);
     if (!Fused) cand_finish<T, W><<<(unsigned)groups, threads>>>(partial, chunks, cols, out);
@@ -357,6 +359,8 @@ template <typename T> static std::vector<cs_cand<T>> candidates()
     add("vec16B_u8_t64", 1, cand_enqueue<T, WV, 8, false, false>, 64);
     add("vec16B_u8_ldcs", 1, cand_enqueue<T, WV, 8, false, true>, 256);
     add("vec16B_u8_fused", 1, cand_enqueue<T, WV, 8, true, false>, 256);
+    add("vec16B_u8_fused+memset", 1, cand_enqueue<T, WV, 8, true, false, true>, 256);
+    add("vec16B_u8_fused_t128+memset", 1, cand_enqueue<T, WV, 8, true, false, true>, 128);
     add("vec16B_u16_fused", 1, cand_enqueue<T, WV, 16, true, false>, 256);
     add("vec16B_u8_fused_t128", 1, cand_enqueue<T, WV, 8, true, false>, 128);
     add("vec16B_u8_fused_t64", 1, cand_enqueue<T, WV, 8, true, false>, 64);
