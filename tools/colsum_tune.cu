@@ -9,7 +9,9 @@
  * ceiling (gpuval's: cudaMemcpyAsync of 1 GiB; the best copy is printed too).
  * Not installed; built with the CUDA build only.
  *
- * usage: colsum_tune [reps (30)] */
+ * usage: colsum_tune [reps (30)] [round2]
+ * round2: the column sums only, with fewer chunks than ~sqrt(rows) (the first round's
+ * fastest direction). */
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -342,6 +344,8 @@ static void cand_enqueue(const T *x, int64_t rows, int64_t cols, const T *w, int
     if (!Fused) cand_finish<T, W><<<(unsigned)groups, threads>>>(partial, chunks, cols, out);
 }
 
+static bool g_round2 = false; /* the second round: fewer chunks, fused, vector loads only */
+
 template <typename T> static std::vector<cs_cand<T>> candidates()
 {
     std::vector<cs_cand<T>> v;
@@ -349,6 +353,28 @@ template <typename T> static std::vector<cs_cand<T>> candidates()
     auto add = [&](const char *n, double sc, decltype(cs_cand<T>::enqueue) f, int th) {
         v.push_back({n, sc, f, th});
     };
+    if (g_round2) {
+        add("vec16B_u8_fused_x0.5chunks", 0.5, cand_enqueue<T, WV, 8, true, false>, 256);
+        add("vec16B_u8_fused_x0.5chunks+memset", 0.5, cand_enqueue<T, WV, 8, true, false, true>,
+            256);
+        add("vec16B_u16_fused_x0.5chunks_t128", 0.5, cand_enqueue<T, WV, 16, true, false>, 128);
+        add("vec16B_u8_fused_x0.5chunks_t128", 0.5, cand_enqueue<T, WV, 8, true, false>, 128);
+        add("vec16B_u16_fused_x0.5chunks", 0.5, cand_enqueue<T, WV, 16, true, false>, 256);
+        add("vec16B_u8_fused_ldcs_x0.5chunks", 0.5, cand_enqueue<T, WV, 8, true, true>, 256);
+        add("vec16B_u16_fused_ldcs_x0.5chunks_t128", 0.5, cand_enqueue<T, WV, 16, true, true>, 128);
+        add("vec16B_u8_fused_x0.35chunks", 0.35, cand_enqueue<T, WV, 8, true, false>, 256);
+        add("vec16B_u16_fused_x0.35chunks_t128", 0.35, cand_enqueue<T, WV, 16, true, false>, 128);
+        add("vec16B_u8_fused_ldcs_x0.35chunks", 0.35, cand_enqueue<T, WV, 8, true, true>, 256);
+        add("vec16B_u8_fused_x0.25chunks", 0.25, cand_enqueue<T, WV, 8, true, false>, 256);
+        add("vec16B_u8_fused_x0.25chunks_t128", 0.25, cand_enqueue<T, WV, 8, true, false>, 128);
+        add("vec16B_u16_fused_x0.25chunks_t128", 0.25, cand_enqueue<T, WV, 16, true, false>, 128);
+        add("vec16B_u8_fused_ldcs_x0.25chunks", 0.25, cand_enqueue<T, WV, 8, true, true>, 256);
+        add("vec16B_u8_fused_x0.25chunks+memset", 0.25, cand_enqueue<T, WV, 8, true, false, true>,
+            256);
+        add("vec16B_u8_fused_x0.125chunks", 0.125, cand_enqueue<T, WV, 8, true, false>, 256);
+        add("vec16B_u8_fused_x0.125chunks_t64", 0.125, cand_enqueue<T, WV, 8, true, false>, 64);
+        return v;
+    }
     add("scalar_u4 (current, re-made)", 1, cand_enqueue<T, 1, 4, false, false>, 256);
     add("scalar_u8", 1, cand_enqueue<T, 1, 8, false, false>, 256);
     add("scalar_u16", 1, cand_enqueue<T, 1, 16, false, false>, 256);
@@ -480,7 +506,9 @@ template <typename T> static void colsum_family(const char *tname)
         st = time_it([&] { colsum_enqueue<T>(b, k, n, sref, cur_scratch, ref, 0); });
         row("  pass B only: current", "-", st, bb);
         for (auto &c : cands) {
-            if (c.name != "vec16B_u8_fused" && c.name != "vec16B_u8_fused_t128") continue;
+            if (c.name != "vec16B_u8_fused" && c.name != "vec16B_u8_fused_t128" &&
+                c.name != "vec16B_u8_fused_x0.5chunks" && c.name != "vec16B_u8_fused_x0.25chunks")
+                continue;
             int64_t cm = chunks_for(m, c.chunk_scale), ck = chunks_for(k, c.chunk_scale);
             st = time_it([&] { c.enqueue(a, m, k, NULL, cm, &ws, s, c.threads); });
             row("  pass A only: " + c.name, "-", st, ba);
@@ -667,13 +695,16 @@ template <typename T> static void vadd_family(const char *tname, int64_t n)
 int main(int argc, char **argv)
 {
     if (argc > 1) g_reps = std::max(20, atoi(argv[1]));
+    g_round2 = argc > 2 && !strcmp(argv[2], "round2");
     cudaDeviceProp p;
     CK(cudaGetDeviceProperties(&p, 0));
     printf("device: %s, %d SMs, L2 %d MiB; %d samples a row after 5 warm-up calls\n", p.name,
            p.multiProcessorCount, p.l2CacheSize >> 20, g_reps);
     copy_ceiling();
-    vadd_family<double>("f64", (int64_t)1 << 27);
-    vadd_family<float>("f32", (int64_t)1 << 28);
+    if (!g_round2) {
+        vadd_family<double>("f64", (int64_t)1 << 27);
+        vadd_family<float>("f32", (int64_t)1 << 28);
+    }
     colsum_family<float>("f32");
     colsum_family<double>("f64");
     copy_ceiling(); /* again at the end: did the clocks drift? */
