@@ -302,10 +302,18 @@ __global__ void cand_finish(const T *__restrict__ partial, int64_t chunks, int64
     *reinterpret_cast<V *>(out + j) = *reinterpret_cast<V *>(acc);
 }
 
-/* chunk-count rules: the tree's ~sqrt(rows), or a multiple of it */
+/* The first design's chunk count: ceil(sqrt(rows)), at most 1024; the reference ("sqrt")
+   every candidate's count is scaled from, fixed here whatever abi/colsum.h now says. */
+static int64_t sqrt_chunks(int64_t rows)
+{
+    int64_t c = 1;
+    while (c * c < rows)
+        c++;
+    return c > 1024 ? 1024 : c;
+}
 static int64_t chunks_for(int64_t rows, double scale)
 {
-    int64_t c = (int64_t)std::llround((double)gk_colsum_chunks(rows) * scale);
+    int64_t c = (int64_t)std::llround((double)sqrt_chunks(rows) * scale);
     if (c < 1) c = 1;
     if (c > rows) c = rows;
     return c;
@@ -446,6 +454,12 @@ template <typename T> static void colsum_family(const char *tname)
     CK(cudaMemset(ws.counters, 0, 65536 * sizeof(unsigned)));
     T *cur_scratch;
     CK(cudaMalloc(&cur_scratch, scratch_bytes));
+    cs_ws cur_ws = {cur_scratch, ws.counters};
+    /* the reference: the first design (scalar loads, unroll 4, two kernels, sqrt chunks), which
+       the first round showed bit-identical to it; `tree` is whatever kernels/colsum.cuh is now */
+    auto first = [&](const T *x, int64_t rows, int64_t cols, const T *w, T *o) {
+        cand_enqueue<T, 1, 4, false, false>(x, rows, cols, w, sqrt_chunks(rows), &cur_ws, o, 256);
+    };
     auto fetch = [](const T *d, int64_t cnt) {
         std::vector<T> h((size_t)cnt);
         CK(cudaMemcpy(h.data(), d, (size_t)cnt * sizeof(T), cudaMemcpyDeviceToHost));
@@ -461,16 +475,21 @@ template <typename T> static void colsum_family(const char *tname)
                  (long)m, (long)n);
         header(title);
         double bytes = (double)(m * n + n) * sizeof(T);
-        stats st = time_it([&] { colsum_enqueue<T>(a, m, n, NULL, cur_scratch, ref, 0); });
-        row("current (kernels/colsum.cuh)", "ref", st, bytes);
+        stats st = time_it([&] { first(a, m, n, NULL, ref); });
+        row("first design (sqrt chunks, scalar, u4)", "ref", st, bytes);
         CK(cudaDeviceSynchronize());
         std::vector<T> r = fetch(ref, n);
+        double dref = (double)depth_for(m, sqrt_chunks(m));
+        st = time_it([&] { colsum_enqueue<T>(a, m, n, NULL, cur_scratch, out, 0); });
+        CK(cudaDeviceSynchronize());
+        row("tree (kernels/colsum.cuh)", judge<T>(r, fetch(out, n), dref, gk_colsum_depth(m), buf),
+            st, bytes);
         for (auto &c : cands) {
             int64_t ch = chunks_for(m, c.chunk_scale);
             st = time_it([&] { c.enqueue(a, m, n, NULL, ch, &ws, out, c.threads); });
             CK(cudaDeviceSynchronize());
             std::vector<T> g = fetch(out, n);
-            row(c.name, judge<T>(r, g, gk_colsum_depth(m), depth_for(m, ch), buf), st, bytes);
+            row(c.name, judge<T>(r, g, dref, depth_for(m, ch), buf), st, bytes);
         }
     }
     /* einsum.colsum m x k x n: column sums of A (m x k), then s-weighted column sums of B */
@@ -481,13 +500,22 @@ template <typename T> static void colsum_family(const char *tname)
         header(title);
         double bytes = (double)(m * k + k * n + n) * sizeof(T);
         stats st = time_it([&] {
-            colsum_enqueue<T>(a, m, k, NULL, cur_scratch, sref, 0);
-            colsum_enqueue<T>(b, k, n, sref, cur_scratch, ref, 0);
+            first(a, m, k, NULL, sref);
+            first(b, k, n, sref, ref);
         });
-        row("current (kernels/colsum.cuh)", "ref", st, bytes);
+        row("first design (sqrt chunks, scalar, u4)", "ref", st, bytes);
         CK(cudaDeviceSynchronize());
         std::vector<T> r = fetch(ref, n);
-        double dref = (double)(gk_colsum_depth(m) + gk_colsum_depth(k) + 1);
+        double dref = (double)(depth_for(m, sqrt_chunks(m)) + depth_for(k, sqrt_chunks(k)) + 1);
+        st = time_it([&] {
+            colsum_enqueue<T>(a, m, k, NULL, cur_scratch, s, 0);
+            colsum_enqueue<T>(b, k, n, s, cur_scratch, out, 0);
+        });
+        CK(cudaDeviceSynchronize());
+        row("tree (kernels/colsum.cuh)",
+            judge<T>(r, fetch(out, n), dref, (double)(gk_colsum_depth(m) + gk_colsum_depth(k) + 1),
+                     buf),
+            st, bytes);
         for (auto &c : cands) {
             int64_t cm = chunks_for(m, c.chunk_scale), ck = chunks_for(k, c.chunk_scale);
             st = time_it([&] {
@@ -501,10 +529,10 @@ template <typename T> static void colsum_family(const char *tname)
         }
         /* the two passes alone, best guess candidate and current */
         double ba = (double)(m * k + k) * sizeof(T), bb = (double)(k * n + n) * sizeof(T);
-        st = time_it([&] { colsum_enqueue<T>(a, m, k, NULL, cur_scratch, sref, 0); });
-        row("  pass A only: current", "-", st, ba);
-        st = time_it([&] { colsum_enqueue<T>(b, k, n, sref, cur_scratch, ref, 0); });
-        row("  pass B only: current", "-", st, bb);
+        st = time_it([&] { first(a, m, k, NULL, sref); });
+        row("  pass A only: first design", "-", st, ba);
+        st = time_it([&] { first(b, k, n, sref, ref); });
+        row("  pass B only: first design", "-", st, bb);
         for (auto &c : cands) {
             if (c.name != "vec16B_u8_fused" && c.name != "vec16B_u8_fused_t128" &&
                 c.name != "vec16B_u8_fused_x0.5chunks" && c.name != "vec16B_u8_fused_x0.25chunks")
