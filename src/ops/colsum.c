@@ -20,7 +20,7 @@ static int matmul_colsum_layout(const gv_case *c, gv_layout *l)
     l->in[0] = (gv_tensor_spec){"A", m * k};
     l->in[1] = (gv_tensor_spec){"B", k * n};
     l->out[0] = (gv_tensor_spec){"s", n};
-    l->workspace_bytes = (m * n + gk_colsum_chunks(m) * n) * es;
+    l->workspace_bytes = m * n * es + gk_colsum_scratch_bytes(m, n, es);
     return GV_OK;
 }
 
@@ -32,7 +32,8 @@ static int einsum_layout(const gv_case *c, gv_layout *l)
     l->in[0] = (gv_tensor_spec){"A", m * k};
     l->in[1] = (gv_tensor_spec){"B", k * n};
     l->out[0] = (gv_tensor_spec){"s", n};
-    l->workspace_bytes = (k + max64(gk_colsum_chunks(m) * k, gk_colsum_chunks(k) * n)) * es;
+    l->workspace_bytes =
+        k * es + max64(gk_colsum_scratch_bytes(m, k, es), gk_colsum_scratch_bytes(k, n, es));
     return GV_OK;
 }
 

@@ -51,7 +51,7 @@ static int colsum_layout(const gv_case *c, gv_layout *l)
     *l = (gv_layout){.n_in = 1, .n_out = 1};
     l->in[0] = (gv_tensor_spec){"X", m * n};
     l->out[0] = (gv_tensor_spec){"s", n};
-    l->workspace_bytes = gk_colsum_chunks(m) * n * (int64_t)gv_dtype_size(c->dtype);
+    l->workspace_bytes = gk_colsum_scratch_bytes(m, n, (int64_t)gv_dtype_size(c->dtype));
     return GV_OK;
 }
 
