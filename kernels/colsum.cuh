@@ -10,9 +10,13 @@
  *  - a thread owns W consecutive columns, one 16-byte load a row (W = 4 f32, 2 f64) where the
  *    column count and the pointers allow it, else W = 1; a warp reads 512 contiguous bytes;
  *  - U rows are loaded before the first of them is added (U * 16 bytes in flight a thread);
- *  - FUSED: the chunk sums are added by the last block of each column group to finish pass 1
- *    (a counter per group, zeroed on the stream before the launch; the counter only picks
- *    which block adds, the addition order stays the chunk order), saving the second launch. */
+ *  - fused: the chunk sums are added by the last block of each column group to finish pass 1
+ *    (a counter per group; the counter only picks which block adds, the addition order stays
+ *    the chunk order), saving the second launch. The counters are zeroed on the stream before
+ *    the first sum that uses them, and that block zeroes its group's counter again, so
+ *    einsum's two sums share one zeroing.
+ *  - chunks: GK_COLSUM_SPREAD (abi/colsum.h) makes them few and long; 25 chunks of 400 rows
+ *    at 10000 rows. */
 #ifndef GK_COLSUM_CUH
 #define GK_COLSUM_CUH
 
@@ -20,11 +24,12 @@
 #include "gk_cuda.h"
 
 /* Threads a block, rows in flight a thread, fused second pass: the fastest of
-   tools/colsum_tune's candidates on an H100 (reduce.colsum 10000 x 7000 and einsum.colsum
-   10000 x 5000 x 7000, f32 and f64). */
+   tools/colsum_tune's candidates on an H100 at GK_COLSUM_SPREAD 4 (reduce.colsum 10000 x 7000
+   and einsum.colsum 10000 x 5000 x 7000; f32 is held back most by einsum's second pass over
+   5000 rows, which wants the deeper unroll and smaller blocks). */
 template <typename T> struct colsum_cfg;
 template <> struct colsum_cfg<float> {
-    static constexpr int threads = 256, unroll = 8;
+    static constexpr int threads = 128, unroll = 16;
     static constexpr bool fused = true;
 };
 template <> struct colsum_cfg<double> {
@@ -143,6 +148,8 @@ __global__ void colsum_partial_kernel(const T *__restrict__ x, int64_t rows, int
         colsum_add_chunks<T, W, true>(partial, chunks, cols, j, acc);
         *reinterpret_cast<V *>(out + j) = *reinterpret_cast<V *>(acc);
     }
+    /* every block of the group has counted: zero again for the next sum on the stream */
+    if (threadIdx.x == 0) counters[blockIdx.x] = 0;
 }
 
 /* Pass 2 (unfused): thread adds the chunk sums of its W columns in chunk order. */
@@ -172,6 +179,31 @@ static inline bool colsum_aligned16(const void *p)
     return ((uintptr_t)p & 15) == 0;
 }
 
+static inline void *colsum_align16(void *p)
+{
+    return (void *)(((uintptr_t)p + 15) & ~(uintptr_t)15);
+}
+
+/* The counters of a scratch area (abi/colsum.h: first, at a 16-byte boundary), and the
+   partial sums after `counter_cols` counters. */
+static inline unsigned *colsum_counters(void *scratch)
+{
+    return (unsigned *)colsum_align16(scratch);
+}
+template <typename T> static inline T *colsum_partials(void *scratch, int64_t counter_cols)
+{
+    return (T *)colsum_align16(colsum_counters(scratch) + counter_cols);
+}
+
+/* Zero the counters of every column sum that will use them (each leaves them zero again). */
+static inline int colsum_zero_counters(void *scratch, int64_t counter_cols, cudaStream_t s)
+{
+    if (!colsum_cfg<float>::fused && !colsum_cfg<double>::fused) return GV_OK;
+    GK_CUDA(
+        cudaMemsetAsync(colsum_counters(scratch), 0, (size_t)counter_cols * sizeof(unsigned), s));
+    return GV_OK;
+}
+
 template <typename T, int W>
 static int colsum_enqueue_w(const T *x, int64_t rows, int64_t cols, const T *w, T *partial,
                             unsigned *counters, T *out, cudaStream_t s)
@@ -181,7 +213,6 @@ static int colsum_enqueue_w(const T *x, int64_t rows, int64_t cols, const T *w, 
     int64_t chunk_rows = (rows + chunks - 1) / chunks;
     int64_t groups = (cols / W + C::threads - 1) / C::threads;
     dim3 grid((unsigned)groups, (unsigned)chunks);
-    if (C::fused) GK_CUDA(cudaMemsetAsync(counters, 0, (size_t)groups * sizeof(unsigned), s));
     colsum_partial_kernel<T, W, C::unroll, C::fused>
         <<<grid, C::threads, 0, s>>>(x, rows, cols, w, chunk_rows, chunks, partial, counters, out);
     GK_LAUNCHED("colsum_partial_kernel");
@@ -191,19 +222,29 @@ static int colsum_enqueue_w(const T *x, int64_t rows, int64_t cols, const T *w, 
     return GV_OK;
 }
 
-/* scratch: colsum_scratch_bytes(rows, cols, sizeof(T)) bytes, any alignment of T. */
+/* One column sum whose counters are already zero: scratch laid out for `counter_cols` >=
+   cols counters and a rows x cols sum's partials (abi/colsum.h). */
+template <typename T>
+static int colsum_enqueue_zeroed(const T *x, int64_t rows, int64_t cols, const T *w, void *scratch,
+                                 int64_t counter_cols, T *out, cudaStream_t s)
+{
+    constexpr int WV = 16 / sizeof(T);
+    unsigned *counters = colsum_counters(scratch);
+    T *partial = colsum_partials<T>(scratch, counter_cols);
+    if (cols % WV == 0 && colsum_aligned16(x) && colsum_aligned16(out))
+        return colsum_enqueue_w<T, WV>(x, rows, cols, w, partial, counters, out, s);
+    return colsum_enqueue_w<T, 1>(x, rows, cols, w, partial, counters, out, s);
+}
+
+/* One column sum; scratch: colsum_scratch_bytes(rows, cols, sizeof(T)) bytes, any alignment
+   of T. */
 template <typename T>
 static int colsum_enqueue(const T *x, int64_t rows, int64_t cols, const T *w, T *scratch, T *out,
                           cudaStream_t s)
 {
-    constexpr int WV = 16 / sizeof(T);
-    /* the partials start at the first 16-byte boundary, the counters after them */
-    T *partial = reinterpret_cast<T *>(((uintptr_t)scratch + 15) & ~(uintptr_t)15);
-    unsigned *counters = reinterpret_cast<unsigned *>(
-        ((uintptr_t)(partial + gk_colsum_chunks(rows) * cols) + 15) & ~(uintptr_t)15);
-    if (cols % WV == 0 && colsum_aligned16(x) && colsum_aligned16(out))
-        return colsum_enqueue_w<T, WV>(x, rows, cols, w, partial, counters, out, s);
-    return colsum_enqueue_w<T, 1>(x, rows, cols, w, partial, counters, out, s);
+    int rc = colsum_zero_counters(scratch, cols, s);
+    if (rc) return rc;
+    return colsum_enqueue_zeroed<T>(x, rows, cols, w, scratch, cols, out, s);
 }
 
 #endif
