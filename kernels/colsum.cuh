@@ -223,28 +223,34 @@ static int colsum_enqueue_w(const T *x, int64_t rows, int64_t cols, const T *w, 
 }
 
 /* One column sum whose counters are already zero: scratch laid out for `counter_cols` >=
-   cols counters and a rows x cols sum's partials (abi/colsum.h). */
-template <typename T>
+   cols counters and a rows x cols sum's partials (abi/colsum.h).
+   VecAlways: the planted bug reduce.colsum.vectail, the vector path taken without checking
+   that whole vectors make up a row: it sums cols rounded down to whole vectors, and takes
+   that as the row stride too (every column wrong, the last cols mod W never written). */
+template <typename T, bool VecAlways = false>
 static int colsum_enqueue_zeroed(const T *x, int64_t rows, int64_t cols, const T *w, void *scratch,
                                  int64_t counter_cols, T *out, cudaStream_t s)
 {
     constexpr int WV = 16 / sizeof(T);
     unsigned *counters = colsum_counters(scratch);
     T *partial = colsum_partials<T>(scratch, counter_cols);
-    if (cols % WV == 0 && colsum_aligned16(x) && colsum_aligned16(out))
+    bool aligned = colsum_aligned16(x) && colsum_aligned16(out);
+    if (VecAlways && aligned && cols >= WV)
+        return colsum_enqueue_w<T, WV>(x, rows, cols / WV * WV, w, partial, counters, out, s);
+    if (cols % WV == 0 && aligned)
         return colsum_enqueue_w<T, WV>(x, rows, cols, w, partial, counters, out, s);
     return colsum_enqueue_w<T, 1>(x, rows, cols, w, partial, counters, out, s);
 }
 
 /* One column sum; scratch: colsum_scratch_bytes(rows, cols, sizeof(T)) bytes, any alignment
    of T. */
-template <typename T>
+template <typename T, bool VecAlways = false>
 static int colsum_enqueue(const T *x, int64_t rows, int64_t cols, const T *w, T *scratch, T *out,
                           cudaStream_t s)
 {
     int rc = colsum_zero_counters(scratch, cols, s);
     if (rc) return rc;
-    return colsum_enqueue_zeroed<T>(x, rows, cols, w, scratch, cols, out, s);
+    return colsum_enqueue_zeroed<T, VecAlways>(x, rows, cols, w, scratch, cols, out, s);
 }
 
 #endif

@@ -101,6 +101,39 @@ Test(gpu_colsum_order, reduce_colsum_adds_in_the_modelled_order, .timeout = 600)
         }
 }
 
+Test(gpu_colsum_order, the_planted_vector_tail_is_seen, .timeout = 120)
+{
+    /* 129 columns: not whole vectors in either dtype; 128: whole vectors, the bug is silent */
+    const gv_op *bug = gv_op_find("reduce.colsum.vectail");
+    cr_assert_not_null(bug);
+    for (int t = 0; t < 2; t++)
+        for (int64_t n = 128; n <= 129; n++) {
+            gv_case c = {bug, (gv_dtype)t, GV_MODE_NATIVE, GV_DIST_UNIFORM11, {2, {4097, n}}, 3};
+            gv_problem p;
+            cr_assert_eq(gv_problem_init(&p, &c), GV_OK);
+            size_t es = gv_dtype_size((gv_dtype)t);
+            unsigned char *got = malloc((size_t)n * es), *want = malloc((size_t)n * es);
+            cr_assert(got && want);
+            run_device(bug, &p, got);
+            if (t == GV_F32)
+                colsum_f(p.in[0].data, 4097, n, (float *)want);
+            else
+                colsum_d(p.in[0].data, 4097, n, (double *)want);
+            int64_t differ = 0;
+            for (int64_t j = 0; j < n; j++)
+                differ += memcmp(got + j * es, want + j * es, es) != 0;
+            if (n == 128)
+                cr_expect_eq(differ, 0, "%s 4097x128: whole vectors, same bits",
+                             gv_dtype_name((gv_dtype)t));
+            else
+                cr_expect_gt(differ, 0, "%s 4097x129: the planted bug must show",
+                             gv_dtype_name((gv_dtype)t));
+            free(got);
+            free(want);
+            gv_problem_free(&p);
+        }
+}
+
 /* Elements of op's output at length n (dtype t) whose bits differ from a + b. */
 static int64_t vadd_differs(const char *name, gv_dtype t, int64_t n)
 {
