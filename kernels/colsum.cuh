@@ -4,7 +4,10 @@
  * Order (what gk_colsum_depth in abi/colsum.h counts): the rows are split into
  * gk_colsum_chunks(rows) chunks of ceil(rows / chunks) rows; each column of each chunk is
  * summed in row order, then the chunk sums of a column in chunk order. Every design choice
- * below keeps this order, so the results are those of the plain two-kernel version bit for bit.
+ * below keeps this order: unweighted sums (reduce.colsum) equal that order done one column at
+ * a time bit for bit (tests/gpu/test_colsum_order.c); in weighted ones (einsum's second sum)
+ * the compiler may fuse a product w(i) X(i, j) into the addition (an FMA: one rounding fewer,
+ * within the same depth).
  *
  * Speed (chosen by measurement with tools/colsum_tune):
  *  - a thread owns W consecutive columns, one 16-byte load a row (W = 4 f32, 2 f64) where the
@@ -99,7 +102,7 @@ __global__ void colsum_partial_kernel(const T *__restrict__ x, int64_t rows, int
     if (active) {
         int64_t i0 = chunk * chunk_rows;
         int64_t i1 = i0 + chunk_rows < rows ? i0 + chunk_rows : rows;
-        T acc[W];
+        alignas(sizeof(V)) T acc[W]; /* stored as one V */
 #pragma unroll
         for (int k = 0; k < W; k++)
             acc[k] = 0;
@@ -141,7 +144,7 @@ __global__ void colsum_partial_kernel(const T *__restrict__ x, int64_t rows, int
     if (!last) return;
     __threadfence(); /* every other block's partials, counted before ours, are visible */
     if (active) {
-        T acc[W];
+        alignas(sizeof(V)) T acc[W]; /* stored as one V */
 #pragma unroll
         for (int k = 0; k < W; k++)
             acc[k] = 0;
@@ -160,7 +163,7 @@ __global__ void colsum_finish_kernel(const T *__restrict__ partial, int64_t chun
     using V = typename colsum_vec<T, W>::type;
     int64_t j = ((int64_t)blockIdx.x * blockDim.x + threadIdx.x) * W;
     if (j >= cols) return;
-    T acc[W];
+    alignas(sizeof(V)) T acc[W]; /* stored as one V */
 #pragma unroll
     for (int k = 0; k < W; k++)
         acc[k] = 0;
