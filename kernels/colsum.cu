@@ -28,17 +28,24 @@ template <typename T, bool LastChunk> static int einsum_colsum_t(gk_launch *L)
 {
     int64_t m = L->dims[0], k = L->dims[1], n = L->dims[2];
     snprintf(L->math_mode, sizeof L->math_mode, "hand-written FMA");
+    /* workspace: s (k), then one scratch for both sums: counters for max(k, n) columns, the
+       larger sum's partials (src/ops/colsum.c, einsum_layout) */
     T *s = (T *)L->workspace;
     T *scratch = s + k;
+    int64_t counter_cols = k > n ? k : n;
     int64_t rows = m;
     if (LastChunk) {
         int64_t chunks = gk_colsum_chunks(m), chunk_rows = (m + chunks - 1) / chunks;
         rows = chunks > 1 ? (chunks - 1) * chunk_rows : m; /* the bug: last chunk dropped */
         if (rows > m) rows = m;
     }
-    int rc = colsum_enqueue<T>((const T *)L->in[0], rows, k, NULL, scratch, s, gk_stream(L));
+    int rc = colsum_zero_counters(scratch, counter_cols, gk_stream(L));
     if (rc) return rc;
-    return colsum_enqueue<T>((const T *)L->in[1], k, n, s, scratch, (T *)L->out[0], gk_stream(L));
+    rc = colsum_enqueue_zeroed<T>((const T *)L->in[0], rows, k, NULL, scratch, counter_cols, s,
+                                  gk_stream(L));
+    if (rc) return rc;
+    return colsum_enqueue_zeroed<T>((const T *)L->in[1], k, n, s, scratch, counter_cols,
+                                    (T *)L->out[0], gk_stream(L));
 }
 
 template <bool LastChunk> static int einsum_colsum(gk_launch *L)

@@ -7,6 +7,8 @@
  *    so every element reaches the result through at most ceil(log2 n) additions that round
  *    (see src/ops/reduce.c for the argument). Deterministic: no atomics, a fixed order.
  *  - reduce.colsum: the chunked column sums of colsum.cuh (seed 002's sum over axis 0).
+ *  - planted bug reduce.colsum.vectail: colsum.cuh's 16-byte column vectors taken where whole
+ *    vectors do not make up a row (the row stride rounded down to whole vectors).
  *  - planted bug reduce.sum.droptail: the first level only reads whole tiles, so the tail
  *    n mod 2048 is lost.
  *  - planted bug reduce.sum.racy: each block adds its tile's sum into the result with
@@ -109,22 +111,24 @@ template <bool DropTail> static int reduce_sum(gk_launch *L)
     return gk_by_dtype(L->dtype, [&](auto x) { return reduce_sum_t<decltype(x), DropTail>(L); });
 }
 
-template <typename T> static int reduce_colsum_t(gk_launch *L)
+template <typename T, bool VecAlways> static int reduce_colsum_t(gk_launch *L)
 {
     int64_t m = L->dims[0], n = L->dims[1];
     if (L->workspace_bytes < colsum_scratch_bytes(m, n, sizeof(T)))
         return gk_fail_cuda(cudaErrorInvalidValue, "reduce.colsum: workspace too small");
     snprintf(L->math_mode, sizeof L->math_mode, "hand-written chunked sums");
-    return colsum_enqueue<T>((const T *)L->in[0], m, n, NULL, (T *)L->workspace, (T *)L->out[0],
-                             gk_stream(L));
+    return colsum_enqueue<T, VecAlways>((const T *)L->in[0], m, n, NULL, (T *)L->workspace,
+                                        (T *)L->out[0], gk_stream(L));
 }
 
-static int reduce_colsum(gk_launch *L)
+template <bool VecAlways> static int reduce_colsum(gk_launch *L)
 {
-    return gk_by_dtype(L->dtype, [&](auto x) { return reduce_colsum_t<decltype(x)>(L); });
+    return gk_by_dtype(L->dtype,
+                       [&](auto x) { return reduce_colsum_t<decltype(x), VecAlways>(L); });
 }
 
 extern "C" const gk_op gk_reduce_sum = {NULL, reduce_sum<false>, NULL};
 extern "C" const gk_op gk_reduce_sum_droptail = {NULL, reduce_sum<true>, NULL};
 extern "C" const gk_op gk_reduce_sum_racy = {NULL, reduce_sum_racy, NULL};
-extern "C" const gk_op gk_reduce_colsum = {NULL, reduce_colsum, NULL};
+extern "C" const gk_op gk_reduce_colsum = {NULL, reduce_colsum<false>, NULL};
+extern "C" const gk_op gk_reduce_colsum_vectail = {NULL, reduce_colsum<true>, NULL};

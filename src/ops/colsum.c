@@ -20,7 +20,7 @@ static int matmul_colsum_layout(const gv_case *c, gv_layout *l)
     l->in[0] = (gv_tensor_spec){"A", m * k};
     l->in[1] = (gv_tensor_spec){"B", k * n};
     l->out[0] = (gv_tensor_spec){"s", n};
-    l->workspace_bytes = (m * n + gk_colsum_chunks(m) * n) * es;
+    l->workspace_bytes = m * n * es + gk_colsum_scratch_bytes(m, n, es);
     return GV_OK;
 }
 
@@ -32,7 +32,11 @@ static int einsum_layout(const gv_case *c, gv_layout *l)
     l->in[0] = (gv_tensor_spec){"A", m * k};
     l->in[1] = (gv_tensor_spec){"B", k * n};
     l->out[0] = (gv_tensor_spec){"s", n};
-    l->workspace_bytes = (k + max64(gk_colsum_chunks(m) * k, gk_colsum_chunks(k) * n)) * es;
+    /* s (k), then the scratch both column sums share: counters for the wider, the larger
+       partials (kernels/colsum.cu) */
+    l->workspace_bytes =
+        k * es + gk_colsum_counters_bytes(max64(k, n)) +
+        max64(gk_colsum_partials_bytes(m, k, es), gk_colsum_partials_bytes(k, n, es));
     return GV_OK;
 }
 

@@ -6,7 +6,8 @@
 #include "../../abi/reduce.h"
 #include "opkit.h"
 
-extern const gk_op gk_reduce_sum, gk_reduce_sum_droptail, gk_reduce_sum_racy, gk_reduce_colsum;
+extern const gk_op gk_reduce_sum, gk_reduce_sum_droptail, gk_reduce_sum_racy, gk_reduce_colsum,
+    gk_reduce_colsum_vectail;
 
 /* The sum kernel launches one block per tile: at most 2^31 - 1 blocks. */
 #define REDUCE_MAX_N ((int64_t)2147483647 * GK_REDUCE_TILE)
@@ -51,7 +52,7 @@ static int colsum_layout(const gv_case *c, gv_layout *l)
     *l = (gv_layout){.n_in = 1, .n_out = 1};
     l->in[0] = (gv_tensor_spec){"X", m * n};
     l->out[0] = (gv_tensor_spec){"s", n};
-    l->workspace_bytes = gk_colsum_chunks(m) * n * (int64_t)gv_dtype_size(c->dtype);
+    l->workspace_bytes = gk_colsum_scratch_bytes(m, n, (int64_t)gv_dtype_size(c->dtype));
     return GV_OK;
 }
 
@@ -200,6 +201,10 @@ static const gv_op reduce_sum_racy = {
                    "then the tiles' sums in sequence (Higham ASNA sec. 4.2)",
 };
 
+#define COLSUM_ERROR_MODEL                                                                         \
+    "|s-r| <= gamma_d colsum(|X|), d = colsum_depth(m) = chunk rows + chunks (Higham ASNA sec. "   \
+    "4.2) (docs/error-models.md)"
+
 static const gv_op reduce_colsum = {
     .name = "reduce.colsum",
     .summary = "s = sum over rows of X (m x n), chunked column sums (seed 002's sum(axis=0))",
@@ -222,10 +227,36 @@ static const gv_op reduce_colsum = {
     .gauge = colsum_gauge,
     .pgauge = colsum_pgauge,
     .depth = colsum_depth,
-    .error_model = "|s-r| <= gamma_d colsum(|X|), d = colsum_depth(m) = chunk rows + chunks "
-                   "(Higham ASNA sec. 4.2) (docs/error-models.md)",
+    .error_model = COLSUM_ERROR_MODEL,
     .device = GV_KERNEL(gk_reduce_colsum),
 };
 
-const gv_op *const gv_family_reduce[] = {&reduce_sum, &reduce_sum_droptail, &reduce_sum_racy,
-                                         &reduce_colsum, NULL};
+/* The vector path of the column sums taken where a row is not whole 16-byte vectors: caught
+   at column counts that are not a multiple of 4 (f32) or 2 (f64), from 4 or 2 up. */
+static const gv_op reduce_colsum_vectail = {
+    .name = "reduce.colsum.vectail",
+    .summary = "planted bug: 16-byte column vectors where a row is not whole vectors",
+    .planted_bug = "row stride rounded down to whole vectors, last columns never written",
+    .family = "reduce",
+    .dims = "m,n",
+    .dtypes = GV_BOTH_DTYPES,
+    .modes = GV_BIT(GV_MODE_NATIVE),
+    .dists = REDUCE_DISTS,
+    .default_dist = GV_DIST_UNIFORM01,
+    .shapes = "10000x7001",
+    .test_shapes = "4097x129,100003x7",
+    .check_shape = colsum_check_shape,
+    .layout = colsum_layout,
+    .flops = colsum_flops,
+    .bytes = colsum_bytes,
+    .make_inputs = reduce_inputs,
+    .oracle = colsum_oracle,
+    .gauge = colsum_gauge,
+    .pgauge = colsum_pgauge,
+    .depth = colsum_depth,
+    .error_model = COLSUM_ERROR_MODEL,
+    .device = GV_KERNEL(gk_reduce_colsum_vectail),
+};
+
+const gv_op *const gv_family_reduce[] = {&reduce_sum,    &reduce_sum_droptail,   &reduce_sum_racy,
+                                         &reduce_colsum, &reduce_colsum_vectail, NULL};

@@ -7,26 +7,40 @@
 #include "registry.h"
 
 /* The chunked column sum of kernels/colsum.cuh, recomputed from its description: rows split
-   into c = ceil(sqrt(rows)) chunks (at most 1024) of ceil(rows / c) rows; depth is the chunk
-   length plus the number of chunks. */
+   into c = ceil(sqrt(rows) / 4) chunks (at most 1024; chunks of about 16 times as many rows as
+   there are chunks) of ceil(rows / c) rows; depth is the chunk length plus the number of
+   chunks. */
 static int64_t colsum_depth(int64_t rows)
 {
-    int64_t c = (int64_t)ceil(sqrt((double)rows));
+    int64_t c = (int64_t)ceil(sqrt((double)rows) / 4.0);
     if (c > 1024) c = 1024;
     return (rows + c - 1) / c + c;
 }
 
 Test(oracle_colsum, chunked_depth_known_values)
 {
-    /* 1000 rows: 32 chunks (31^2 < 1000 <= 32^2) of 32 rows -> 64; 300: 18 chunks of 17 ->
-       35; 64: 8 of 8 -> 16; 2^22: capped at 1024 chunks of 4096 -> 5120 */
-    cr_expect_eq(colsum_depth(1000), 64);
-    cr_expect_eq(gk_colsum_depth(1000), 64);
-    cr_expect_eq(gk_colsum_depth(300), 35);
-    cr_expect_eq(gk_colsum_depth(64), 16);
-    cr_expect_eq(gk_colsum_depth((int64_t)1 << 22), 5120);
+    /* 1000 rows: 8 chunks (16 * 7^2 < 1000 <= 16 * 8^2) of 125 rows -> 133; 300: 5 chunks
+       (16 * 4^2 < 300 <= 16 * 5^2) of 60 -> 65; 64: 2 of 32 -> 34; 10000 (seed 002's m): 25
+       of 400 -> 425; 5000 (its k): 18 of 278 -> 296; 2^22: 512 chunks (16 * 512^2 = 2^22) of
+       8192 -> 8704; 2^24: 1024 of 16384 -> 17408; 2^26: capped at 1024 chunks of 65536 ->
+       66560 */
+    cr_expect_eq(colsum_depth(1000), 133);
+    cr_expect_eq(gk_colsum_depth(1000), 133);
+    cr_expect_eq(gk_colsum_depth(300), 65);
+    cr_expect_eq(gk_colsum_depth(64), 34);
+    cr_expect_eq(gk_colsum_depth(10000), 425);
+    cr_expect_eq(gk_colsum_depth(5000), 296);
+    cr_expect_eq(gk_colsum_depth((int64_t)1 << 22), 8704);
+    cr_expect_eq(gk_colsum_depth((int64_t)1 << 24), 17408);
+    cr_expect_eq(gk_colsum_depth((int64_t)1 << 26), 66560);
     for (int64_t rows = 1; rows < 5000; rows += 7)
         cr_expect_eq(gk_colsum_depth(rows), colsum_depth(rows), "rows %ld", (long)rows);
+    /* below the cap the depth stays near (4 + 1/4) sqrt(rows), about twice the smallest
+       depth 2 sqrt(rows) of any chunking into equal chunks (c chunks give rows / c + c >=
+       2 sqrt(rows)) */
+    for (int64_t rows = 100; rows <= 1000000; rows = rows * 3 + 1)
+        cr_expect_leq((double)gk_colsum_depth(rows), 4.25 * sqrt((double)rows) + 2.0, "rows %ld",
+                      (long)rows);
 }
 
 static gv_case colsum_case(const char *op, gv_dtype t, gv_mode mode, int64_t m, int64_t k,
@@ -41,11 +55,11 @@ Test(oracle_colsum, depths_per_op_and_mode)
 {
     /* matmul_colsum: product depth k plus the column sum's over m rows */
     gv_case mc = colsum_case("matmul_colsum", GV_F64, GV_MODE_NATIVE, 1000, 500, 700);
-    cr_expect_eq(mc.op->depth(&mc), 500.0 + 64.0);
+    cr_expect_eq(mc.op->depth(&mc), 500.0 + (double)colsum_depth(1000));
     /* tf32: 4 u_tf32 for the operands plus (k + colsum depth) f32 roundings scaled by
        u_f32 / u_tf32 = 2^-13 */
     gv_case mt = colsum_case("matmul_colsum", GV_F32, GV_MODE_TF32, 1000, 500, 700);
-    cr_expect_eq(mt.op->depth(&mt), 4.0 + (500.0 + 64.0) / 8192.0);
+    cr_expect_eq(mt.op->depth(&mt), 4.0 + (500.0 + (double)colsum_depth(1000)) / 8192.0);
     /* einsum: column sums of A over m, then the k-term weighting: colsum depths of m and k,
        plus one */
     gv_case ec = colsum_case("einsum.colsum", GV_F32, GV_MODE_NATIVE, 300, 257, 129);
@@ -68,11 +82,18 @@ Test(oracle_colsum, layouts_and_modes)
         cr_expect_eq(l.out[0].count, 32, "%s: s has n entries", ops[i]);
         cr_expect_gt(l.workspace_bytes, 0, "%s needs scratch", ops[i]);
     }
-    /* matmul_colsum keeps the m x n product and the per-chunk partial sums */
+    /* matmul_colsum keeps the m x n product, then the column sum's scratch: 16 bytes of
+       alignment slack, a counter a column at most, 16 more, the per-chunk partial sums (2
+       chunks of 32 rows at m = 64) */
     gv_case c = colsum_case("matmul_colsum", GV_F64, GV_MODE_NATIVE, 64, 48, 32);
     gv_layout l;
     c.op->layout(&c, &l);
-    cr_expect_eq(l.workspace_bytes, (64 * 32 + 8 * 32) * 8);
+    cr_expect_eq(l.workspace_bytes, 64 * 32 * 8 + 16 + 4 * 32 + 16 + 2 * 32 * 8);
+    /* einsum.colsum: s (k), then one scratch for both sums: counters for max(k, n) columns and
+       the larger partials: chunks(64) = 2 chunks x k = 48, chunks(48) = 2 x n = 32 */
+    gv_case e = colsum_case("einsum.colsum", GV_F32, GV_MODE_NATIVE, 64, 48, 32);
+    e.op->layout(&e, &l);
+    cr_expect_eq(l.workspace_bytes, 48 * 4 + 16 + 4 * 48 + 16 + 2 * 48 * 4);
     const gv_op *mc = gv_op_find("matmul_colsum"), *ec = gv_op_find("einsum.colsum");
     cr_expect(gv_mode_ok(mc, GV_F32, GV_MODE_TF32));
     cr_expect_not(gv_mode_ok(mc, GV_F64, GV_MODE_TF32));

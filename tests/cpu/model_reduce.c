@@ -254,4 +254,20 @@ Test(reduce_ops, registration_and_shape_checks)
     gv_case c = {col, GV_F32, GV_MODE_NATIVE, GV_DIST_UNIFORM01, {2, {10000, 7000}}, 0};
     cr_expect_eq(col->depth(&c), (double)gk_colsum_depth(10000));
     cr_expect_eq(col->bytes(&c), (10000.0 * 7000 + 7000) * 4);
+    /* the planted vector-tail bug is judged exactly as reduce.colsum, at column counts its
+       bug shows in: not a multiple of 4 (f32) or of 2 (f64) */
+    const gv_op *vt = gv_op_find("reduce.colsum.vectail");
+    cr_assert_not_null(vt);
+    cr_expect_not_null(vt->planted_bug);
+    cr_expect_null(col->planted_bug);
+    gv_case cv = c;
+    cv.op = vt;
+    cr_expect_eq(vt->depth(&cv), col->depth(&c));
+    cr_expect_str_eq(vt->error_model, col->error_model);
+    gv_layout lc, lv;
+    cr_assert_eq(col->layout(&c, &lc), GV_OK);
+    cr_assert_eq(vt->layout(&cv, &lv), GV_OK);
+    cr_expect_eq(lv.workspace_bytes, lc.workspace_bytes);
+    cr_expect_not_null(strstr(vt->test_shapes, "x129"), "%s", vt->test_shapes);
+    cr_expect_not_null(strstr(vt->test_shapes, "x7"), "%s", vt->test_shapes);
 }
