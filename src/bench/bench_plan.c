@@ -39,7 +39,8 @@ int gv_op_default_shape(const gv_op *op, int which, gv_shape *out)
 static const char op_vadd[] = "vadd", op_sin_iter[] = "sin_iter", op_matmul[] = "matmul_colsum",
                   op_einsum[] = "einsum.colsum", op_tiled[] = "gemm.tiled",
                   op_regblock[] = "gemm.regblock", op_cublas[] = "gemm.cublas",
-                  op_diff_fixed[] = "diffusion.fixed", op_diff_periodic[] = "diffusion.periodic";
+                  op_diff_fixed[] = "diffusion.fixed", op_diff_periodic[] = "diffusion.periodic",
+                  op_colsum[] = "reduce.colsum";
 const char *const gv_seed002_ops[2] = {op_matmul, op_einsum};
 const char *const gv_seed000_ops[2] = {op_vadd, op_sin_iter};
 
@@ -65,6 +66,8 @@ static const gv_preset_case targets_cases[] = {
     {op_vadd, GV_F32, "2^28"},
     {op_einsum, GV_F32, "10000x5000x7000"},
     {op_einsum, GV_F64, "10000x5000x7000"},
+    {op_colsum, GV_F32, "10000x7000"},
+    {op_colsum, GV_F64, "10000x7000"},
     {op_tiled, GV_F32, "4096x4096x4096"},
     {op_tiled, GV_F64, "4096x4096x4096"},
     {op_regblock, GV_F32, "4096x4096x4096"},
