@@ -60,7 +60,8 @@ static const char check_help[] =
     "                   declare themselves deterministic FAIL on any bit that differs; the\n"
     "                   others report the spread (extra.repeat_* in the JSON)\n"
     "  --case-timeout S seconds one case may take before its process is killed and the case\n"
-    "                   is an ERROR (default 600; 0: no limit)\n"
+    "                   is an ERROR (default 600; 0: no limit). Without it a planted\n"
+    "                   fault (vadd.hang, a hang by design) gets 20\n"
     "  --no-isolate     run every case in this process (for debuggers and sanitizers);\n"
     "                   by default each op's cases run in a child process, so that a crash,\n"
     "                   a hang or a lost CUDA context fails its own case only\n"
@@ -182,6 +183,7 @@ int gv_cmd_check(int argc, char **argv)
     bool force = false, isolate = true;
     int quiet = 0, repeat = 1;
     double case_timeout_s = GV_CASE_TIMEOUT_DEFAULT_S;
+    bool case_timeout_given = false;
     const char *as_name = NULL;
     const char *device_spec = NULL;
     enum {
@@ -264,6 +266,7 @@ int gv_cmd_check(int argc, char **argv)
             break;
         case O_CASE_TIMEOUT:
             if (parse_timeout(optarg, &case_timeout_s)) return GV_EXIT_USAGE;
+            case_timeout_given = true;
             break;
         case O_NO_ISOLATE: isolate = false; break;
         case 'q': quiet = 1; break;
@@ -404,6 +407,7 @@ int gv_cmd_check(int argc, char **argv)
     if (!quiet) gv_table_header(stdout);
     gv_runner runner = {.isolate = isolate,
                         .case_timeout_s = case_timeout_s,
+                        .case_timeout_given = case_timeout_given,
                         .repeat = repeat,
                         .given = inputs_list ? &given : NULL,
                         .on_kept = dump_dir ? case_kept : NULL,

@@ -168,10 +168,10 @@ static int supervise(pid_t pid, int fd, const gv_case *cases, int first, const g
                      gv_result *results)
 {
     int current = -1, next = first;
-    double deadline = 0.0;
+    double deadline = 0.0, limit = run->case_timeout_s;
     for (;;) {
         int timeout_ms = -1;
-        if (current >= 0 && run->case_timeout_s > 0) {
+        if (current >= 0 && limit > 0) {
             double left = deadline - now_s();
             timeout_ms = left <= 0 ? 0 : left > 2e6 ? 2000000000 : (int)ceil(left * 1e3);
         }
@@ -183,8 +183,11 @@ static int supervise(pid_t pid, int fd, const gv_case *cases, int first, const g
             int st;
             reap(pid, &st);
             char t[64];
-            snprintf(t, sizeof t, "%g", run->case_timeout_s);
-            fail_case(&cases[current], &results[current], "timed out after %s s (--case-timeout)",
+            snprintf(t, sizeof t, "%g", limit);
+            fail_case(&cases[current], &results[current],
+                      limit < run->case_timeout_s ? "timed out after %s s (a planted fault's "
+                                                    "limit; --case-timeout sets it)"
+                                                  : "timed out after %s s (--case-timeout)",
                       t);
             if (run->on_done) run->on_done(current, &results[current], run->ctx);
             return current + 1;
@@ -193,7 +196,11 @@ static int supervise(pid_t pid, int fd, const gv_case *cases, int first, const g
         if (pr < 0 || read_full(fd, &h, sizeof h) != sizeof h) break;
         if (h.kind == REC_START && current < 0 && h.index == next) {
             current = h.index;
-            deadline = now_s() + run->case_timeout_s;
+            limit = run->case_timeout_s;
+            if (cases[current].op->planted_fault && !run->case_timeout_given &&
+                (limit <= 0 || limit > GV_FAULT_TIMEOUT_DEFAULT_S))
+                limit = GV_FAULT_TIMEOUT_DEFAULT_S;
+            deadline = now_s() + limit;
             if (run->on_start) run->on_start(current, run->ctx);
         } else if (h.kind == REC_DONE && h.index == current) {
             if (read_full(fd, &results[current], sizeof results[current]) !=

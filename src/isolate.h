@@ -17,10 +17,15 @@
 /* Default per-case time limit: the whole default catalogue runs in under 5 minutes on an
    H100, its largest case in well under a minute; ten minutes is a hang, not a slow case. */
 #define GV_CASE_TIMEOUT_DEFAULT_S 600.0
+/* A planted fault (an op with planted_fault: a hang by design) gets at most this long when
+   --case-timeout was not given, so that `check --planted` does not wait the default ten
+   minutes for each of its cases. */
+#define GV_FAULT_TIMEOUT_DEFAULT_S 20.0
 
 typedef struct gv_runner {
     bool isolate;                 /* false: every case in this process (--no-isolate) */
     double case_timeout_s;        /* isolated runs: a case over this is killed; 0 = no limit */
+    bool case_timeout_given;      /* --case-timeout was given: planted faults get it too */
     int repeat;                   /* >= 1: launches per case (check --repeat) */
     const gv_given_inputs *given; /* check --inputs: these arrays instead of generated ones */
     /* when set: called in the process that ran case i, with the case's problem (inputs,

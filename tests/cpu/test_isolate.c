@@ -130,6 +130,24 @@ Test(isolate, hang_is_killed_at_the_case_timeout)
 }
 
 /* The JSON run file holds every case, the faulted ones as ERROR with their reason. */
+/* A planted fault (vadd.hang spins for 30 minutes by design) is cut at 20 s when no
+   --case-timeout was given, not at the default ten minutes; a given limit still rules. */
+Test(isolate, planted_fault_gets_a_short_limit_unless_one_is_given, .timeout = 120)
+{
+    time_t t0 = time(NULL);
+    irun *r = run_with("hang:vadd.hang", "check --planted --op vadd.hang --dtype f32 --size 1001");
+    double took = difftime(time(NULL), t0);
+    cr_expect_eq(r->status, 3, "exit %d:\n%s%s", r->status, r->out, r->err);
+    expect_faulted(r->out, "vadd.hang", 1, "timed out after 20 s (a planted fault's limit");
+    cr_expect(took >= 19 && took < 60, "the run took %.0f s", took);
+    free(r);
+    r = run_with("hang:vadd.hang",
+                 "check --planted --op vadd.hang --dtype f32 --size 1001 --case-timeout 1");
+    cr_expect_eq(r->status, 3, "exit %d:\n%s%s", r->status, r->out, r->err);
+    expect_faulted(r->out, "vadd.hang", 1, "timed out after 1 s (--case-timeout)");
+    free(r);
+}
+
 Test(isolate, json_has_every_case)
 {
     char dir[] = "/tmp/gpuval-isolate-XXXXXX";
