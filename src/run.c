@@ -495,6 +495,32 @@ static void release(gv_problem *p, gv_problem *keep)
         gv_problem_free(p);
 }
 
+void gv_problem_launch(const gv_problem *p, gk_launch *L, gk_host_io *io)
+{
+    const gv_case *c = &p->c;
+    memset(L, 0, sizeof *L);
+    memset(io, 0, sizeof *io);
+    L->dtype = c->dtype;
+    L->mode = c->mode;
+    L->nd = c->shape.nd;
+    for (int i = 0; i < c->shape.nd; i++)
+        L->dims[i] = c->shape.d[i];
+    L->n_in = p->l.n_in;
+    L->n_out = p->l.n_out;
+    for (int i = 0; i < p->l.n_in; i++) {
+        L->in_count[i] = p->in[i].count;
+        L->in_name[i] = p->in[i].name;
+        io->in[i] = p->in[i].data;
+    }
+    for (int i = 0; i < p->l.n_out; i++) {
+        L->out_count[i] = p->out[i].count;
+        L->out_name[i] = p->out[i].name;
+        io->out[i] = p->out[i].data;
+    }
+    L->workspace_bytes = p->l.workspace_bytes;
+    L->host_aux = p->aux;
+}
+
 int gv_run_case_io(const gv_case *c, const gv_tiers *tiers, gv_result *r,
                    const gv_given_inputs *given, gv_problem *keep)
 {
@@ -512,6 +538,8 @@ typedef struct device_job {
     gk_host_io *io;
     int rc;
     double ms;
+    pthread_t thread;
+    bool started; /* on its own thread: join it */
 } device_job;
 
 static void *device_job_run(void *arg)
@@ -599,35 +627,11 @@ int gv_run_case_full(const gv_case *c, const gv_tiers *tiers, int repeat, gv_res
         return GV_OK;
     }
     gk_launch L;
-    memset(&L, 0, sizeof L);
-    L.dtype = c->dtype;
-    L.mode = c->mode;
-    L.nd = c->shape.nd;
-    for (int i = 0; i < c->shape.nd; i++)
-        L.dims[i] = c->shape.d[i];
-    L.n_in = p.l.n_in;
-    L.n_out = p.l.n_out;
     gk_host_io io;
-    memset(&io, 0, sizeof io);
-    for (int i = 0; i < p.l.n_in; i++) {
-        L.in_count[i] = p.in[i].count;
-        L.in_name[i] = p.in[i].name;
-        io.in[i] = p.in[i].data;
-    }
-    for (int i = 0; i < p.l.n_out; i++) {
-        L.out_count[i] = p.out[i].count;
-        L.out_name[i] = p.out[i].name;
-        io.out[i] = p.out[i].data;
-    }
-    L.workspace_bytes = p.l.workspace_bytes;
-    L.host_aux = p.aux;
-    struct {
-        device_job j;
-        pthread_t thread;
-        bool joinable;
-    } job = {{op->device, &L, &io, GV_OK, 0.0}, 0, false};
+    gv_problem_launch(&p, &L, &io);
+    device_job job = {.device = op->device, .L = &L, .io = &io};
     if (overlap_wanted())
-        job.joinable = pthread_create(&job.thread, NULL, device_job_run, &job.j) == 0;
+        job.started = pthread_create(&job.thread, NULL, device_job_run, &job) == 0;
     double t0 = now_ms();
     go_clear_error();
     bool cached = false; /* oracle_ms is then the time to read the reference back */
@@ -642,16 +646,16 @@ int gv_run_case_full(const gv_case *c, const gv_tiers *tiers, int repeat, gv_res
     if (rc != GV_OK) {
         r->verdict = GV_ERROR;
         gv_oracle_reason(rc, "oracle", r->reason, sizeof r->reason);
-        if (job.joinable) pthread_join(job.thread, NULL); /* it reads p's inputs */
+        if (job.started) pthread_join(job.thread, NULL); /* it reads p's inputs */
         release(&p, keep);
         return GV_OK;
     }
-    if (job.joinable)
+    if (job.started)
         pthread_join(job.thread, NULL);
     else
-        device_job_run(&job.j); /* serial, or no thread could be made: run it here */
-    rc = job.j.rc;
-    r->device_ms = job.j.ms;
+        device_job_run(&job); /* serial, or no thread could be made: run it here */
+    rc = job.rc;
+    r->device_ms = job.ms;
     snprintf(r->math_mode, sizeof r->math_mode, "%s", L.math_mode);
     if (rc == GV_EDEVMEM) {
         set_reason(r, GV_SKIP, "needs %.0f bytes of device memory, %.0f free",

@@ -25,6 +25,9 @@ void gv_oracle_reason(int rc, const char *stage, char *why, size_t len);
 /* Build the host problem for a case (layout, allocation, inputs). */
 int gv_problem_init(gv_problem *p, const gv_case *c);
 void gv_problem_free(gv_problem *p);
+/* The device launch of p's case: its dtype, mode, dims, tensor counts and names, workspace and
+   aux data into L, and p's input and output buffers into io (both zeroed first). */
+void gv_problem_launch(const gv_problem *p, gk_launch *L, gk_host_io *io);
 /* The f64 reference and the error model's gauge: op->oracle, then op->gauge if any. */
 int gv_reference(gv_problem *p);
 /* The error models' gauges alone (op->gauge, then op->pgauge), after the oracle: kept apart

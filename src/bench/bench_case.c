@@ -172,30 +172,6 @@ int gv_bench_case_bytes(const gv_case *c, const gv_bench_opts *o, double *host_b
     return GV_OK;
 }
 
-static void fill_launch(const gv_problem *p, gk_launch *L, gk_host_io *io)
-{
-    const gv_case *c = &p->c;
-    memset(L, 0, sizeof *L);
-    memset(io, 0, sizeof *io);
-    L->dtype = c->dtype;
-    L->mode = c->mode;
-    L->nd = c->shape.nd;
-    for (int i = 0; i < c->shape.nd; i++)
-        L->dims[i] = c->shape.d[i];
-    L->n_in = p->l.n_in;
-    L->n_out = p->l.n_out;
-    for (int i = 0; i < p->l.n_in; i++) {
-        L->in_count[i] = p->in[i].count;
-        io->in[i] = p->in[i].data;
-    }
-    for (int i = 0; i < p->l.n_out; i++) {
-        L->out_count[i] = p->out[i].count;
-        io->out[i] = p->out[i].data;
-    }
-    L->workspace_bytes = p->l.workspace_bytes;
-    L->host_aux = p->aux;
-}
-
 /* Hot samples long enough for the events' resolution: reps from one single-launch sample. */
 static int choose_reps(gk_bench *b, const gv_bench_opts *o, int *reps)
 {
@@ -216,7 +192,7 @@ static int time_gpu(gv_problem *p, const gv_bench_opts *o, bool repeat, gv_bench
     const gv_bench_device *dev = dev_of(o);
     gk_launch L;
     gk_host_io io;
-    fill_launch(p, &L, &io);
+    gv_problem_launch(p, &L, &io);
     gk_bench *b = NULL;
     int rc = dev->open(p->c.op->device, &L, &io, &b);
     if (rc != GV_OK) {
@@ -364,7 +340,7 @@ int gv_bench_time_hot(const gv_problem *p, const gv_bench_opts *o, gv_samples *s
     const gv_bench_device *dev = dev_of(o);
     gk_launch L;
     gk_host_io io;
-    fill_launch(p, &L, &io);
+    gv_problem_launch(p, &L, &io);
     memset(info, 0, sizeof *info);
     why[0] = '\0';
     gk_bench *b = NULL;
@@ -446,7 +422,7 @@ void gv_bench_energy_window(const gv_problem *p, const gv_bench_opts *o, const c
     }
     gk_launch L;
     gk_host_io io;
-    fill_launch(p, &L, &io);
+    gv_problem_launch(p, &L, &io);
     gk_bench *b = NULL;
     int rc = dev->open(p->c.op->device, &L, &io, &b);
     if (rc != GV_OK) {

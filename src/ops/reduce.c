@@ -205,29 +205,22 @@ static const gv_op reduce_sum_racy = {
     "|s-r| <= gamma_d colsum(|X|), d = colsum_depth(m) = chunk rows + chunks (Higham ASNA sec. "   \
     "4.2) (docs/error-models.md)"
 
+/* What reduce.colsum and its planted variant share. */
+#define REDUCE_COLSUM_COMMON                                                                       \
+    .family = "reduce", .dims = "m,n", .dtypes = GV_BOTH_DTYPES, .modes = GV_BIT(GV_MODE_NATIVE),  \
+    .dists = REDUCE_DISTS, .default_dist = GV_DIST_UNIFORM01, .check_shape = colsum_check_shape,   \
+    .layout = colsum_layout, .flops = colsum_flops, .bytes = colsum_bytes,                         \
+    .make_inputs = reduce_inputs, .oracle = colsum_oracle, .gauge = colsum_gauge,                  \
+    .pgauge = colsum_pgauge, .depth = colsum_depth, .error_model = COLSUM_ERROR_MODEL
+
 static const gv_op reduce_colsum = {
     .name = "reduce.colsum",
     .summary = "s = sum over rows of X (m x n), chunked column sums (seed 002's sum(axis=0))",
-    .family = "reduce",
-    .dims = "m,n",
-    .dtypes = GV_BOTH_DTYPES,
-    .modes = GV_BIT(GV_MODE_NATIVE),
-    .dists = REDUCE_DISTS,
-    .default_dist = GV_DIST_UNIFORM01,
     .shapes = "1000x700,10000x7000,7001x10007",
     .test_shapes = "1x1,7x1000,1000x3,4097x129,100003x7",
     .canaries = "uniform11:10000x7000",
     .test_canaries = "uniform11:4097x129",
-    .check_shape = colsum_check_shape,
-    .layout = colsum_layout,
-    .flops = colsum_flops,
-    .bytes = colsum_bytes,
-    .make_inputs = reduce_inputs,
-    .oracle = colsum_oracle,
-    .gauge = colsum_gauge,
-    .pgauge = colsum_pgauge,
-    .depth = colsum_depth,
-    .error_model = COLSUM_ERROR_MODEL,
+    REDUCE_COLSUM_COMMON,
     .device = GV_KERNEL(gk_reduce_colsum),
 };
 
@@ -237,24 +230,9 @@ static const gv_op reduce_colsum_vectail = {
     .name = "reduce.colsum.vectail",
     .summary = "planted bug: 16-byte column vectors where a row is not whole vectors",
     .planted_bug = "row stride rounded down to whole vectors, last columns never written",
-    .family = "reduce",
-    .dims = "m,n",
-    .dtypes = GV_BOTH_DTYPES,
-    .modes = GV_BIT(GV_MODE_NATIVE),
-    .dists = REDUCE_DISTS,
-    .default_dist = GV_DIST_UNIFORM01,
     .shapes = "10000x7001",
     .test_shapes = "4097x129,100003x7",
-    .check_shape = colsum_check_shape,
-    .layout = colsum_layout,
-    .flops = colsum_flops,
-    .bytes = colsum_bytes,
-    .make_inputs = reduce_inputs,
-    .oracle = colsum_oracle,
-    .gauge = colsum_gauge,
-    .pgauge = colsum_pgauge,
-    .depth = colsum_depth,
-    .error_model = COLSUM_ERROR_MODEL,
+    REDUCE_COLSUM_COMMON,
     .device = GV_KERNEL(gk_reduce_colsum_vectail),
 };
 

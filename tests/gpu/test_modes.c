@@ -92,25 +92,8 @@ static bool run_claimed(gv_mode path, gv_mode claim, int64_t m, int64_t k, int64
     cr_assert_eq(gv_problem_init(&p, &c), GV_OK);
     cr_assert_eq(gv_reference(&p), GV_OK);
     gk_launch L;
-    memset(&L, 0, sizeof L);
-    L.dtype = c.dtype;
-    L.mode = c.mode;
-    L.nd = 3;
-    for (int i = 0; i < 3; i++)
-        L.dims[i] = c.shape.d[i];
-    L.n_in = p.l.n_in;
-    L.n_out = p.l.n_out;
     gk_host_io io;
-    memset(&io, 0, sizeof io);
-    for (int i = 0; i < p.l.n_in; i++) {
-        L.in_count[i] = p.in[i].count;
-        io.in[i] = p.in[i].data;
-    }
-    for (int i = 0; i < p.l.n_out; i++) {
-        L.out_count[i] = p.out[i].count;
-        io.out[i] = p.out[i].data;
-    }
-    L.workspace_bytes = p.l.workspace_bytes;
+    gv_problem_launch(&p, &L, &io);
     gv_result_init(as_path, &c, &gv_default_tiers);
     int rc = gk_run(c.op->device, &L, &io);
     if (rc == GV_EUNSUPPORTED) {

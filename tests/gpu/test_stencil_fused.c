@@ -18,23 +18,9 @@
 static void run_device(const gv_op *op, gv_problem *p, void *out)
 {
     gk_launch L;
-    memset(&L, 0, sizeof L);
-    L.dtype = p->c.dtype;
-    L.mode = p->c.mode;
-    L.nd = p->c.shape.nd;
-    for (int i = 0; i < p->c.shape.nd; i++)
-        L.dims[i] = p->c.shape.d[i];
-    L.n_in = p->l.n_in;
-    L.n_out = p->l.n_out;
     gk_host_io io;
-    memset(&io, 0, sizeof io);
-    for (int i = 0; i < p->l.n_in; i++) {
-        L.in_count[i] = p->in[i].count;
-        io.in[i] = p->in[i].data;
-    }
-    L.out_count[0] = p->out[0].count;
+    gv_problem_launch(p, &L, &io);
     io.out[0] = out;
-    L.workspace_bytes = p->l.workspace_bytes;
     int rc = gk_run(op->device, &L, &io);
     cr_assert_eq(rc, GV_OK, "%s: %s", op->name, gk_last_error());
 }
