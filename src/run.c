@@ -528,115 +528,142 @@ int gv_run_case_io(const gv_case *c, const gv_tiers *tiers, gv_result *r,
 }
 
 /* The correctness run of one case on the device, on a thread of its own while the oracle
- * runs on the caller's (gv_run_case_full): both only read the inputs (the device run its
- * data, the oracle their f64 copies) and write outputs of their own, so they can overlap;
- * the judge waits for both. One case at a time: the next case's inputs are made only after
- * this case's device run ended, so a crash or a hang still belongs to the case that ran. */
-typedef struct device_job {
-    const gk_op *device;
-    gk_launch *L;
-    gk_host_io *io;
-    int rc;
-    double ms;
-    pthread_t thread;
-    bool started; /* on its own thread: join it */
-} device_job;
-
+ * runs on the caller's (gv_case_device_start): both only read the inputs (the device run its
+ * data, the oracle their f64 copies) and write outputs of their own, so they can overlap; the
+ * judge waits for both. */
 static void *device_job_run(void *arg)
 {
-    device_job *j = (device_job *)arg;
+    gv_case_run *cr = (gv_case_run *)arg;
+    if (cr->on_device) cr->on_device(cr->index, false, cr->on_device_ctx);
     gk_device_count(); /* makes the selected device current on this thread */
+    gk_clear_error();
     double t0 = now_ms();
-    j->rc = gk_run(j->device, j->L, j->io);
-    j->ms = now_ms() - t0;
+    cr->device_rc = gk_run(cr->p.c.op->device, &cr->L, &cr->io);
+    cr->device_ms = now_ms() - t0;
+    /* the last error is one buffer for the process: copied here, before the next case's
+       device run can start, it belongs to this case whenever the judge reads it */
+    snprintf(cr->device_error, sizeof cr->device_error, "%s", gk_last_error());
+    if (cr->on_device) cr->on_device(cr->index, true, cr->on_device_ctx);
     return NULL;
 }
 
-/* GPUVAL_SERIAL_CASE=1: oracle first, then the device run, on one thread (to measure what
-   the overlap saves, or for a debugger). */
-static bool overlap_wanted(void)
+bool gv_serial_wanted(void)
 {
     const char *e = getenv("GPUVAL_SERIAL_CASE");
-    return !(e && e[0] == '1' && e[1] == '\0');
+    return e && e[0] == '1' && e[1] == '\0';
 }
 
-int gv_run_case_full(const gv_case *c, const gv_tiers *tiers, int repeat, gv_result *r,
-                     const gv_given_inputs *given, gv_problem *keep)
+void gv_case_prepare(gv_case_run *cr, const gv_case *c, const gv_tiers *tiers, int repeat,
+                     gv_result *r, const gv_given_inputs *given)
 {
+    gv_device_note note = cr->on_device;
+    void *note_ctx = cr->on_device_ctx;
+    int index = cr->index;
+    memset(cr, 0, sizeof *cr);
+    cr->on_device = note;
+    cr->on_device_ctx = note_ctx;
+    cr->index = index;
+    cr->r = r;
+    cr->repeat = repeat;
     const gv_op *op = c->op;
-    if (keep) memset(keep, 0, sizeof *keep);
     gv_result_init(r, c, tiers);
-    gk_clear_error();
     if (!op->device) {
         set_reason(r, GV_SKIP, "built without CUDA", 0, 0);
-        return GV_OK;
+        return;
     }
     if (gk_device_count() == 0) {
         set_reason(r, GV_SKIP, "no CUDA device", 0, 0);
-        return GV_OK;
+        return;
     }
     /* Sizes first, from the layout alone: a case too large for the device or the host is a
        SKIP with the numbers before anything is allocated. */
-    gv_problem p;
-    memset(&p, 0, sizeof p);
-    p.c = *c;
-    int rc = op->layout(c, &p.l);
+    gv_problem *p = &cr->p;
+    p->c = *c;
+    int rc = op->layout(c, &p->l);
     if (rc != GV_OK) {
         r->verdict = GV_ERROR;
         snprintf(r->reason, sizeof r->reason, "layout: %s", gv_strerror(rc));
-        return GV_OK;
+        return;
     }
-    r->bytes_needed = gv_device_bytes(&p);
+    r->bytes_needed = gv_device_bytes(p);
     int64_t free_b = 0, total_b = 0;
     if (gk_mem_info(&free_b, &total_b) == GV_OK) {
+        /* the free bytes are checked again just before the device run (gv_case_admit): a
+           previous case may still hold its memory now */
         r->bytes_free = free_b;
         if (r->bytes_needed == INT64_MAX) {
             set_reason(r, GV_SKIP, "needs more than %.0f bytes of device memory, %.0f free",
                        (double)INT64_MAX, (double)free_b);
-            return GV_OK;
+            return;
         }
-        if (r->bytes_needed > free_b) {
+        if (r->bytes_needed > total_b) {
             set_reason(r, GV_SKIP, "needs %.0f bytes of device memory, %.0f free",
                        (double)r->bytes_needed, (double)free_b);
-            return GV_OK;
+            return;
         }
     }
-    double host_need = gv_host_bytes(&p.l, c->dtype), host_avail = host_available_bytes();
+    double host_need = gv_host_bytes(&p->l, c->dtype), host_avail = host_available_bytes();
     if (host_avail > 0 && host_need > host_avail) {
         set_reason(r, GV_SKIP, "needs %.0f bytes of host memory, %.0f available", host_need,
                    host_avail);
-        return GV_OK;
+        return;
     }
     go_clear_error();
     double t_in = now_ms();
-    rc = gv_problem_init(&p, c);
+    rc = gv_problem_init(p, c);
     r->inputs_ms = now_ms() - t_in;
     if (rc == GV_ENOMEM) {
         set_reason(r, GV_SKIP, "too little host memory for the inputs (%.0f bytes)", host_need, 0);
-        return GV_OK;
+        return;
     }
     if (rc != GV_OK) {
         r->verdict = GV_ERROR;
         gv_oracle_reason(rc, "inputs", r->reason, sizeof r->reason);
-        return GV_OK;
+        return;
     }
-    if (given && apply_given(&p, given) != GV_OK) {
+    cr->have_problem = true;
+    if (given && apply_given(p, given) != GV_OK) {
         r->verdict = GV_ERROR;
         snprintf(r->reason, sizeof r->reason, "inputs: the given tensors do not match the layout");
-        release(&p, keep);
-        return GV_OK;
+        return;
     }
-    gk_launch L;
-    gk_host_io io;
-    gv_problem_launch(&p, &L, &io);
-    device_job job = {.device = op->device, .L = &L, .io = &io};
-    if (overlap_wanted())
-        job.started = pthread_create(&job.thread, NULL, device_job_run, &job) == 0;
+    cr->runnable = true;
+}
+
+bool gv_case_admit(gv_case_run *cr)
+{
+    if (!cr->runnable) return false;
+    gv_result *r = cr->r;
+    int64_t free_b = 0, total_b = 0;
+    if (gk_mem_info(&free_b, &total_b) == GV_OK) {
+        r->bytes_free = free_b;
+        if (r->bytes_needed > free_b) {
+            set_reason(r, GV_SKIP, "needs %.0f bytes of device memory, %.0f free",
+                       (double)r->bytes_needed, (double)free_b);
+            cr->runnable = false;
+            return false;
+        }
+    }
+    return true;
+}
+
+void gv_case_device_start(gv_case_run *cr, bool own_thread)
+{
+    if (!cr->runnable) return;
+    gv_problem_launch(&cr->p, &cr->L, &cr->io);
+    cr->device_pending = true;
+    if (own_thread) cr->device_thread = pthread_create(&cr->thread, NULL, device_job_run, cr) == 0;
+}
+
+void gv_case_oracle(gv_case_run *cr)
+{
+    if (!cr->runnable) return;
+    gv_result *r = cr->r;
     double t0 = now_ms();
     go_clear_error();
     bool cached = false; /* oracle_ms is then the time to read the reference back */
     gv_cache_counts before = gv_cache_counts_get();
-    rc = gv_cached_reference(&p, &cached);
+    int rc = gv_cached_reference(&cr->p, &cached);
     r->oracle_ms = now_ms() - t0;
     gv_cache_counts after = gv_cache_counts_get();
     r->cache.hits = after.hits - before.hits;
@@ -646,42 +673,81 @@ int gv_run_case_full(const gv_case *c, const gv_tiers *tiers, int repeat, gv_res
     if (rc != GV_OK) {
         r->verdict = GV_ERROR;
         gv_oracle_reason(rc, "oracle", r->reason, sizeof r->reason);
-        if (job.started) pthread_join(job.thread, NULL); /* it reads p's inputs */
-        release(&p, keep);
-        return GV_OK;
+        cr->oracle_failed = true;
     }
-    if (job.started)
-        pthread_join(job.thread, NULL);
+}
+
+void gv_case_device_wait(gv_case_run *cr)
+{
+    if (!cr->device_pending) return;
+    if (cr->device_thread)
+        pthread_join(cr->thread, NULL);
     else
-        device_job_run(&job); /* serial, or no thread could be made: run it here */
-    rc = job.rc;
-    r->device_ms = job.ms;
-    snprintf(r->math_mode, sizeof r->math_mode, "%s", L.math_mode);
-    if (rc == GV_EDEVMEM) {
-        set_reason(r, GV_SKIP, "needs %.0f bytes of device memory, %.0f free",
-                   (double)r->bytes_needed, (double)free_b);
-    } else if (rc == GV_EUNSUPPORTED) {
-        r->verdict = GV_SKIP;
-        snprintf(r->reason, sizeof r->reason, "mode not supported: %s", gk_last_error());
-    } else if (rc == GV_EGUARD) {
-        /* the outputs came back: fill the metrics, but a write outside a tensor or a changed
-           input fails the case whatever the numbers say (gv_decide's first rule) */
-        snprintf(r->guard, sizeof r->guard, "%s", gk_last_error());
-        gv_judge(&p, r);
-        hash_outputs(r);
-    } else if (rc == GV_EINTERNAL) {
-        r->verdict = GV_ERROR;
-        snprintf(r->reason, sizeof r->reason, "internal: %s", gk_last_error());
-    } else if (rc != GV_OK) {
-        r->verdict = GV_ERROR;
-        snprintf(r->reason, sizeof r->reason, "%s", gk_last_error());
-    } else {
-        t0 = now_ms();
-        gv_judge(&p, r);
-        hash_outputs(r);
-        r->judge_ms = now_ms() - t0;
-        if (repeat > 1) gv_repeat_judge(&p, &L, r, repeat);
+        device_job_run(cr); /* serial, or no thread could be made: run it here */
+    cr->device_thread = false;
+    cr->device_pending = false;
+    cr->device_done = true;
+}
+
+bool gv_case_device_broke(const gv_case_run *cr)
+{
+    int rc = cr->device_rc;
+    return cr->device_done && rc != GV_OK && rc != GV_EGUARD && rc != GV_EDEVMEM &&
+           rc != GV_EUNSUPPORTED;
+}
+
+void gv_case_finish(gv_case_run *cr, gv_problem *keep)
+{
+    gv_case_device_wait(cr); /* nothing may still read the inputs when they are freed */
+    gv_result *r = cr->r;
+    gv_problem *p = &cr->p;
+    const char *err = cr->device_error; /* as gk_last_error() was when the run ended */
+    if (cr->device_done && !cr->oracle_failed) {
+        int rc = cr->device_rc;
+        r->device_ms = cr->device_ms;
+        snprintf(r->math_mode, sizeof r->math_mode, "%s", cr->L.math_mode);
+        if (rc == GV_EDEVMEM) {
+            set_reason(r, GV_SKIP, "needs %.0f bytes of device memory, %.0f free",
+                       (double)r->bytes_needed, (double)r->bytes_free);
+        } else if (rc == GV_EUNSUPPORTED) {
+            r->verdict = GV_SKIP;
+            snprintf(r->reason, sizeof r->reason, "mode not supported: %.230s", err);
+        } else if (rc == GV_EGUARD) {
+            /* the outputs came back: fill the metrics, but a write outside a tensor or a
+               changed input fails the case whatever the numbers say (gv_decide's first rule) */
+            snprintf(r->guard, sizeof r->guard, "%.190s", err);
+            gv_judge(p, r);
+            hash_outputs(r);
+        } else if (rc == GV_EINTERNAL) {
+            r->verdict = GV_ERROR;
+            snprintf(r->reason, sizeof r->reason, "internal: %.240s", err);
+        } else if (rc != GV_OK) {
+            r->verdict = GV_ERROR;
+            snprintf(r->reason, sizeof r->reason, "%.250s", err);
+        } else {
+            double t0 = now_ms();
+            gv_judge(p, r);
+            hash_outputs(r);
+            r->judge_ms = now_ms() - t0;
+            if (cr->repeat > 1) gv_repeat_judge(p, &cr->L, r, cr->repeat);
+        }
     }
-    release(&p, keep);
+    if (cr->have_problem)
+        release(p, keep);
+    else if (keep)
+        memset(keep, 0, sizeof *keep);
+    cr->have_problem = cr->runnable = false;
+}
+
+int gv_run_case_full(const gv_case *c, const gv_tiers *tiers, int repeat, gv_result *r,
+                     const gv_given_inputs *given, gv_problem *keep)
+{
+    gv_case_run cr = {.index = -1};
+    gv_case_prepare(&cr, c, tiers, repeat, r, given);
+    if (gv_case_admit(&cr)) {
+        gv_case_device_start(&cr, !gv_serial_wanted());
+        gv_case_oracle(&cr);
+    }
+    gv_case_finish(&cr, keep);
     return GV_OK;
 }

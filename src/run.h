@@ -3,6 +3,9 @@
 #ifndef GV_RUN_H
 #define GV_RUN_H
 
+#include <pthread.h>
+#include <stdbool.h>
+
 #include "op.h"
 
 /* Record an extra named number in r (ignored past GV_MAX_EXTRA). */
@@ -82,5 +85,55 @@ int gv_run_case_io(const gv_case *c, const gv_tiers *tiers, gv_result *r,
  * when keep is not NULL (gv_run_case_io). */
 int gv_run_case_full(const gv_case *c, const gv_tiers *tiers, int repeat, gv_result *r,
                      const gv_given_inputs *given, gv_problem *keep);
+
+/* ---- One case in steps, for running the next case's host work while this one's device run
+ * goes on (isolate.c). gv_run_case_full is these steps in order:
+ *   gv_case_prepare   the result started, the case's size checks, its inputs (host only)
+ *   gv_case_admit     the device-memory check, just before the device run
+ *   gv_case_device_start   the device run, on a thread of its own when asked
+ *   gv_case_oracle    the reference (cache or oracle) on the caller's thread
+ *   gv_case_device_wait    the device run's end
+ *   gv_case_finish    the verdict: the device's outcome, the judge, the problem freed
+ * A step after one that decided the verdict (a SKIP, an ERROR) does nothing. The struct must
+ * not move while its device run is pending: the device thread holds its address. */
+typedef void (*gv_device_note)(int index, bool ended, void *ctx);
+typedef struct gv_case_run {
+    int index;                /* the caller's number for the case, passed to on_device */
+    gv_device_note on_device; /* when set: called on the device thread at its start and end */
+    void *on_device_ctx;
+    gv_result *r;
+    int repeat;
+    gv_problem p;
+    gk_launch L;
+    gk_host_io io;
+    bool have_problem;   /* p holds buffers */
+    bool runnable;       /* inputs made and nothing decided: the device run and oracle follow */
+    bool oracle_failed;  /* the verdict is the oracle's ERROR */
+    bool device_pending; /* started, not yet waited for */
+    bool device_thread;  /* running on `thread` */
+    bool device_done;
+    int device_rc;
+    double device_ms;
+    char device_error[256]; /* gk_last_error() as the device run left it */
+    pthread_t thread;
+} gv_case_run;
+
+/* cr's index and on_device are kept; everything else is reset. */
+void gv_case_prepare(gv_case_run *cr, const gv_case *c, const gv_tiers *tiers, int repeat,
+                     gv_result *r, const gv_given_inputs *given);
+/* false when the case will not run on the device (decided earlier, or too little free device
+   memory now: a SKIP with the numbers). */
+bool gv_case_admit(gv_case_run *cr);
+void gv_case_device_start(gv_case_run *cr, bool own_thread);
+void gv_case_oracle(gv_case_run *cr);
+void gv_case_device_wait(gv_case_run *cr);
+/* The device run ended in an error that may have lost the CUDA context (not OK, a guard
+   violation, too little memory or an unsupported mode): no other case may start on it. */
+bool gv_case_device_broke(const gv_case_run *cr);
+/* keep as in gv_run_case_io. */
+void gv_case_finish(gv_case_run *cr, gv_problem *keep);
+/* GPUVAL_SERIAL_CASE=1: every step on one thread, one case at a time (to measure what the
+   overlaps save, or for a debugger). */
+bool gv_serial_wanted(void);
 
 #endif
