@@ -6,6 +6,7 @@
 #ifndef GK_H
 #define GK_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #include "../abi/gv_abi.h"
@@ -124,6 +125,10 @@ int gk_run(const gk_op *op, gk_launch *L, const gk_host_io *io);
 /* How many inputs gk_run has read back in full since the process started (their hashes
  * differed): 0 for runs whose inputs stayed as uploaded. For tests of the input guard. */
 int64_t gk_input_readbacks(void);
+/* The input guard's hash of `bytes` at host, copied to the device as gk_run copies and hashed
+ * by its kernel into lanes[0..1]: tests compare it with gk_hash_bytes_host (kernels/gk_hash.h).
+ * GV_OK or a CUDA error (GV_ENODEV without CUDA). */
+int gk_input_hash_device(const void *host, size_t bytes, uint64_t lanes[2]);
 
 /* Planted disagreement (tests of gpuval merge; kernels/fleet.cu): with GPUVAL_PERTURB_DEVICE=N
  * in the environment, gk_run on device N adds 2 to the bit pattern of every element of output 0

@@ -3,26 +3,23 @@
  * tells gk_run's input guard whether an input is unchanged without reading it back.
  *
  * Staged copies: a pageable cudaMemcpy goes through the driver's own pinned bounce buffer on
- * the calling thread, one piece at a time. Here a large copy is cut into kStageChunk pieces;
+ * the calling thread, one piece at a time. Here a large copy is cut into kGkStageChunk pieces;
  * the host side of each piece (pageable memory <-> pinned staging) is a memcpy split over a
  * few threads, and it overlaps the DMA of the other staging buffer. Small copies, and every
  * copy when the staging buffers could not be pinned, stay plain cudaMemcpyAsync calls.
  * GPUVAL_PAGEABLE=1 in the environment makes every copy a plain one (to compare the two).
  *
- * Input hash: two independent 64-bit lanes, each the sum (mod 2^64) over the buffer's 8-byte
- * words w_i of f(w_i, i), where f(., i) is a bijection of the word keyed by its index i (a
- * 64-bit finaliser of the word combined with a key mixed from i). Because f(., i) is a
- * bijection, changing any one word (one flipped bit anywhere, the same element written back
- * is no change) always changes both lanes; several changed words (swapped or shifted
- * elements) leave both lanes equal only by accident, about 2^-128 for unrelated mixes. The
- * last 1..7 bytes that do not fill a word form one more word, zero-padded, with their count
- * in the top byte. */
+ * Input hash (kernels/gk_hash.h): two 64-bit lanes, each a sum over the buffer's 8-byte
+ * words of a bijective mix of the word keyed by its index, so that one changed word always
+ * shows and several all but surely do; the device sums the words' terms in any order (the sum
+ * is mod 2^64), so the result is the host version's, bit for bit. */
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
 #include <thread>
 
 #include "gk_cuda.h"
+#include "gk_hash.h"
 
 /* ---- Staging buffers ------------------------------------------------------------------ */
 
@@ -188,31 +185,6 @@ cudaError_t gk_copy_to_host(void *host, const void *dev, size_t bytes, cudaStrea
 
 /* ---- Input hash ------------------------------------------------------------------------- */
 
-/* MurmurHash3's 64-bit finaliser and Stafford's variant 13 (SplitMix64's): both bijections
-   of 64-bit words (xor-shifts and odd multipliers are invertible). */
-__device__ __forceinline__ uint64_t fmix_murmur(uint64_t k)
-{
-    k ^= k >> 33;
-    k *= 0xff51afd7ed558ccdULL;
-    k ^= k >> 33;
-    k *= 0xc4ceb9fe1a85ec53ULL;
-    return k ^ (k >> 33);
-}
-
-__device__ __forceinline__ uint64_t fmix_stafford13(uint64_t z)
-{
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-    return z ^ (z >> 31);
-}
-
-/* The two lanes' f(w, i): bijective in w for every i, keyed by i through the other mixer. */
-__device__ __forceinline__ void hash_word(uint64_t w, uint64_t i, uint64_t *a, uint64_t *b)
-{
-    *a += fmix_murmur(w ^ fmix_stafford13(i + 0x9e3779b97f4a7c15ULL));
-    *b += fmix_stafford13((w + fmix_murmur(i ^ 0x632be59bd9b4e019ULL)) * 0xd6e8feb86659fd93ULL);
-}
-
 __device__ __forceinline__ uint64_t warp_sum(uint64_t v)
 {
     for (int o = 16; o > 0; o /= 2)
@@ -230,14 +202,10 @@ __global__ void __launch_bounds__(kHashThreads)
     uint64_t a = 0, b = 0;
     const int64_t stride = (int64_t)gridDim.x * blockDim.x;
     for (int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; i < nwords; i += stride)
-        hash_word(p[i], (uint64_t)i, &a, &b);
-    if (tail_len > 0 && blockIdx.x == 0 && threadIdx.x == 0) {
-        const unsigned char *t = (const unsigned char *)(p + nwords);
-        uint64_t w = (uint64_t)tail_len << 56;
-        for (int k = 0; k < tail_len; k++)
-            w |= (uint64_t)t[k] << (8 * k);
-        hash_word(w, (uint64_t)nwords, &a, &b);
-    }
+        gk_hash_word(p[i], (uint64_t)i, &a, &b);
+    if (tail_len > 0 && blockIdx.x == 0 && threadIdx.x == 0)
+        gk_hash_word(gk_hash_tail_word((const unsigned char *)(p + nwords), tail_len),
+                     (uint64_t)nwords, &a, &b);
     __shared__ uint64_t part[2][kHashThreads / 32];
     a = warp_sum(a);
     b = warp_sum(b);
@@ -273,4 +241,26 @@ cudaError_t gk_hash_enqueue(const void *dev, size_t bytes, unsigned long long *o
     hash_kernel<<<blocks, kHashThreads, 0, s>>>((const uint64_t *)dev, nwords, (int)(bytes % 8),
                                                 out);
     return cudaGetLastError();
+}
+
+extern "C" int gk_input_hash_device(const void *host, size_t bytes, uint64_t lanes[2])
+{
+    void *dev = NULL;
+    unsigned long long *out = NULL, got[2] = {0, 0};
+    cudaStream_t s = NULL;
+    cudaError_t e = cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking);
+    if (e == cudaSuccess) e = cudaMalloc(&dev, bytes > 0 ? bytes : 1);
+    if (e == cudaSuccess) e = cudaMalloc((void **)&out, sizeof got);
+    if (e == cudaSuccess) e = gk_copy_to_device(dev, host, bytes, s);
+    if (e == cudaSuccess) e = gk_hash_enqueue(dev, bytes, out, s);
+    if (e == cudaSuccess) e = cudaMemcpyAsync(got, out, sizeof got, cudaMemcpyDeviceToHost, s);
+    if (e == cudaSuccess) e = cudaStreamSynchronize(s);
+    if (s) cudaStreamSynchronize(s);
+    cudaFree(dev);
+    cudaFree(out);
+    if (s) cudaStreamDestroy(s);
+    if (e != cudaSuccess) return gk_fail_cuda(e, "gk_input_hash_device");
+    lanes[0] = got[0];
+    lanes[1] = got[1];
+    return GV_OK;
 }
