@@ -1,10 +1,14 @@
 /* device.cu: the device layer — device query and fingerprint, memory, error naming, the
  * cached cuBLAS handle, and gk_run, the correctness run of one op with its guards (red zones
- * around every buffer, inputs compared with their host copies). The only mutable global
- * state of the project besides the CLI's options lives here (last error, library handles). */
+ * around every buffer, inputs hashed on the device before and after the op, and read back and
+ * compared with their host copies where the hashes differ). Its memory pool is in devmem.cu,
+ * its copies and the hash in xfer.cu. The only mutable global state of the project besides
+ * the CLI's options lives in these files (last error, library handles, pool, staging). */
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <ctime>
 
 #include "gk_cuda.h"
 
@@ -102,10 +106,21 @@ extern "C" int gk_device_count(void)
     return n;
 }
 
+/* Free device memory as a case sees it: what the device reports free plus what gk_run's pool
+   holds idle (a case takes it from the pool, or the pool gives it back first). */
+static cudaError_t free_for_cases(size_t *f, size_t *t)
+{
+    cudaError_t e = cudaMemGetInfo(f, t);
+    if (e != cudaSuccess) return e;
+    size_t idle = gk_pool_idle_bytes();
+    *f = *f + idle < *t ? *f + idle : *t;
+    return cudaSuccess;
+}
+
 extern "C" int gk_mem_info(int64_t *free_bytes, int64_t *total_bytes)
 {
     size_t f = 0, t = 0;
-    GK_CUDA(cudaMemGetInfo(&f, &t));
+    GK_CUDA(free_for_cases(&f, &t));
     *free_bytes = (int64_t)f;
     *total_bytes = (int64_t)t;
     return GV_OK;
@@ -133,7 +148,7 @@ extern "C" int gk_device_info_get(gk_device_info *info)
     info->l2_bytes = p.l2CacheSize;
     info->ecc_enabled = p.ECCEnabled;
     size_t f = 0, t = 0;
-    GK_CUDA(cudaMemGetInfo(&f, &t));
+    GK_CUDA(free_for_cases(&f, &t));
     info->mem_total_bytes = (int64_t)t;
     info->mem_free_bytes = (int64_t)f;
     cudaDriverGetVersion(&info->driver_version);
@@ -217,24 +232,56 @@ static size_t out_bytes(const gk_launch *L, int i)
     return (size_t)L->out_count[i] * elem_size(L);
 }
 
-/* Red-zoned buffers: cudaMalloc gives base, the op gets base + GV_REDZONE_BYTES; the red
+/* The device memory of one case besides its tensors: where it comes from, and the input
+   hashes of the input guard (check_guards). */
+struct case_mem {
+    cudaMemPool_t pool; /* stream-ordered from this pool (kernels/devmem.cu), or NULL: cudaMalloc */
+    /* Per input i: lanes before the op at [4 i], [4 i + 1], after it at [4 i + 2], [4 i + 3]. */
+    unsigned long long *hashes;
+    bool hashed[GK_MAX_TENSORS]; /* the before-hash of input i was enqueued */
+};
+
+static cudaError_t dev_alloc(void **p, size_t bytes, const case_mem *m, cudaStream_t s)
+{
+    if (m->pool) return cudaMallocFromPoolAsync(p, bytes, m->pool, s);
+    return cudaMalloc(p, bytes);
+}
+
+static void dev_free(void *p, const case_mem *m, cudaStream_t s)
+{
+    if (!p) return;
+    if (m->pool)
+        cudaFreeAsync(p, s);
+    else
+        cudaFree(p);
+}
+
+/* Red-zoned buffers: the allocator gives base, the op gets base + GV_REDZONE_BYTES; the red
    zones are [base, p) and [p + bytes, p + bytes + GV_REDZONE_BYTES). */
 static char *guard_base(const void *p)
 {
     return (char *)p - GV_REDZONE_BYTES;
 }
 
-static cudaError_t alloc_guarded(void **p, size_t bytes)
+/* cudaErrorMisalignedAddress: the pool gave a block that is not 256-byte aligned (cudaMalloc's
+   alignment, which the ops' vector loads rely on); it was given back. */
+static cudaError_t alloc_guarded(void **p, size_t bytes, const case_mem *m, cudaStream_t s)
 {
     void *base = NULL;
-    cudaError_t e = cudaMalloc(&base, bytes + 2 * (size_t)GV_REDZONE_BYTES);
-    *p = e == cudaSuccess ? (char *)base + GV_REDZONE_BYTES : NULL;
-    return e;
+    *p = NULL;
+    cudaError_t e = dev_alloc(&base, bytes + 2 * (size_t)GV_REDZONE_BYTES, m, s);
+    if (e != cudaSuccess) return e;
+    if ((uintptr_t)base % 256 != 0) {
+        dev_free(base, m, s);
+        return cudaErrorMisalignedAddress;
+    }
+    *p = (char *)base + GV_REDZONE_BYTES;
+    return cudaSuccess;
 }
 
-static void free_guarded(const void *p)
+static void free_guarded(const void *p, const case_mem *m, cudaStream_t s)
 {
-    if (p) cudaFree(guard_base(p));
+    if (p) dev_free(guard_base(p), m, s);
 }
 
 static cudaError_t fill_guards(const void *p, size_t bytes, cudaStream_t s)
@@ -245,52 +292,94 @@ static cudaError_t fill_guards(const void *p, size_t bytes, cudaStream_t s)
     return e;
 }
 
-static void free_buffers(gk_launch *L)
+/* Free every buffer on s (pooled: in stream order; the caller synchronises s before the
+   memory counts as free). */
+static void free_buffers(gk_launch *L, case_mem *m, cudaStream_t s)
 {
     for (int i = 0; i < L->n_in; i++)
-        free_guarded(L->in[i]);
+        free_guarded(L->in[i], m, s);
     for (int i = 0; i < L->n_out; i++)
-        free_guarded(L->out[i]);
-    free_guarded(L->workspace);
+        free_guarded(L->out[i], m, s);
+    free_guarded(L->workspace, m, s);
+    dev_free(m->hashes, m, s);
     for (int i = 0; i < GK_MAX_TENSORS; i++) {
         L->in[i] = NULL;
         L->out[i] = NULL;
     }
     L->workspace = NULL;
+    m->hashes = NULL;
 }
 
-/* Allocate every tensor and the workspace with red zones; on failure free what was taken. */
-static int alloc_buffers(gk_launch *L)
+static cudaError_t alloc_all(gk_launch *L, case_mem *m, cudaStream_t s)
 {
     for (int i = 0; i < GK_MAX_TENSORS; i++) {
         L->in[i] = NULL;
         L->out[i] = NULL;
     }
     L->workspace = NULL;
+    m->hashes = NULL;
     cudaError_t e = cudaSuccess;
     for (int i = 0; i < L->n_in && e == cudaSuccess; i++) {
         void *p = NULL;
-        e = alloc_guarded(&p, in_bytes(L, i));
+        e = alloc_guarded(&p, in_bytes(L, i), m, s);
         L->in[i] = p;
     }
     for (int i = 0; i < L->n_out && e == cudaSuccess; i++)
-        e = alloc_guarded(&L->out[i], out_bytes(L, i));
+        e = alloc_guarded(&L->out[i], out_bytes(L, i), m, s);
     if (e == cudaSuccess && L->workspace_bytes > 0)
-        e = alloc_guarded(&L->workspace, (size_t)L->workspace_bytes);
+        e = alloc_guarded(&L->workspace, (size_t)L->workspace_bytes, m, s);
+    if (e == cudaSuccess && L->n_in > 0) {
+        e = dev_alloc((void **)&m->hashes, 4 * GK_MAX_TENSORS * sizeof *m->hashes, m, s);
+        if (e == cudaSuccess && (uintptr_t)m->hashes % 256 != 0) e = cudaErrorMisalignedAddress;
+    }
+    return e;
+}
+
+/* Allocate every tensor and the workspace with red zones, and the input hashes; on failure
+   free what was taken. From the pool, a failed try is taken again once with plain cudaMalloc
+   after a misaligned block (and the pool left for good), or after the pool's idle memory was
+   given back. With the tensors taken, idle pool memory is given back too when less than a
+   quarter of the device is free, so that the op's own allocations (library workspaces) find
+   what they found before the pool. */
+static int alloc_buffers(gk_launch *L, case_mem *m, cudaStream_t s)
+{
+    cudaError_t e = alloc_all(L, m, s);
+    if (e != cudaSuccess && m->pool) {
+        free_buffers(L, m, s);
+        cudaStreamSynchronize(s);
+        cudaGetLastError(); /* an allocation failure is not sticky */
+        if (e == cudaErrorMisalignedAddress) {
+            gk_pool_disable();
+            m->pool = NULL;
+        } else {
+            gk_pool_trim();
+        }
+        e = alloc_all(L, m, s);
+    }
     if (e != cudaSuccess) {
-        int rc = gk_fail_cuda(e, "cudaMalloc of the case's tensors");
-        free_buffers(L);
+        int rc = gk_fail_cuda(e, m->pool ? "cudaMallocFromPoolAsync of the case's tensors"
+                                         : "cudaMalloc of the case's tensors");
+        free_buffers(L, m, s);
+        cudaStreamSynchronize(s);
         return rc;
     }
+    size_t free_b = 0, total_b = 0;
+    if (m->pool && gk_pool_idle_bytes() > 0 && cudaMemGetInfo(&free_b, &total_b) == cudaSuccess &&
+        free_b < total_b / 4)
+        gk_pool_trim();
+    cudaGetLastError();
     return GV_OK;
 }
 
-/* Upload the inputs, poison the outputs, fill every red zone. */
-static cudaError_t upload_and_poison(gk_launch *L, const gk_host_io *io, cudaStream_t s)
+/* Upload the inputs, poison the outputs, fill every red zone; then hash every input as the
+   op will find it (the input guard's "before"). A hash that cannot be enqueued leaves
+   m->hashed[i] false: that input is then read back in full after the op. */
+static cudaError_t upload_and_poison(gk_launch *L, const gk_host_io *io, case_mem *m,
+                                     cudaStream_t s)
 {
     cudaError_t e = cudaSuccess;
     for (int i = 0; i < L->n_in && e == cudaSuccess; i++) {
-        e = cudaMemcpyAsync((void *)L->in[i], io->in[i], in_bytes(L, i), cudaMemcpyHostToDevice, s);
+        e = gk_copy_to_device((void *)L->in[i], io->in[i], in_bytes(L, i), s);
         if (e == cudaSuccess) e = fill_guards(L->in[i], in_bytes(L, i), s);
     }
     for (int i = 0; i < L->n_out && e == cudaSuccess; i++) {
@@ -299,6 +388,11 @@ static cudaError_t upload_and_poison(gk_launch *L, const gk_host_io *io, cudaStr
     }
     if (e == cudaSuccess && L->workspace)
         e = fill_guards(L->workspace, (size_t)L->workspace_bytes, s);
+    for (int i = 0; i < L->n_in && e == cudaSuccess; i++) {
+        m->hashed[i] = in_bytes(L, i) > 0 && gk_hash_enqueue(L->in[i], in_bytes(L, i),
+                                                             m->hashes + 4 * i, s) == cudaSuccess;
+        if (!m->hashed[i]) cudaGetLastError(); /* a refused launch: the read-back decides */
+    }
     return e;
 }
 
@@ -366,25 +460,12 @@ static cudaError_t check_zones(const void *p, size_t bytes, const char *label, c
     return cudaSuccess;
 }
 
-/* The input check's staging: two pinned host buffers of kInputCheckChunk bytes, taken on the
-   first check and kept for the process (a case's inputs reach gigabytes: pinned copies run at
-   the link's speed, and the buffers are not faulted in again for every case). Pageable
-   memory where pinning fails. */
-static const size_t kInputCheckChunk = (size_t)32 << 20;
-static unsigned char *g_stage[2];
+/* Inputs read back in full by check_input since the process started (gk_input_readbacks). */
+static int64_t g_input_readbacks;
 
-static bool stage_buffers(void)
+extern "C" int64_t gk_input_readbacks(void)
 {
-    if (g_stage[0]) return true;
-    void *p = NULL;
-    if (cudaMallocHost(&p, 2 * kInputCheckChunk) != cudaSuccess) {
-        cudaGetLastError(); /* not sticky: clear it, and stage in pageable memory */
-        p = malloc(2 * kInputCheckChunk);
-        if (!p) return false;
-    }
-    g_stage[0] = (unsigned char *)p;
-    g_stage[1] = g_stage[0] + kInputCheckChunk;
-    return true;
+    return g_input_readbacks;
 }
 
 /* Read input i back in chunks and compare each with its host copy element by element (bytes,
@@ -393,27 +474,30 @@ static cudaError_t check_input(const gk_launch *L, int i, const void *host, cons
                                cudaStream_t s, guard_report *g)
 {
     size_t es = elem_size(L), total = in_bytes(L, i);
+    unsigned char *stage[2];
+    if (!gk_stage_buffers(stage, NULL)) return cudaErrorMemoryAllocation;
+    g_input_readbacks++;
     const unsigned char *want = (const unsigned char *)host;
     const unsigned char *dev = (const unsigned char *)L->in[i];
     int64_t differ = 0, first = -1;
     cudaEvent_t copied[2] = {NULL, NULL};
     cudaError_t e = cudaEventCreateWithFlags(&copied[0], cudaEventDisableTiming);
     if (e == cudaSuccess) e = cudaEventCreateWithFlags(&copied[1], cudaEventDisableTiming);
-    size_t len0 = total < kInputCheckChunk ? total : kInputCheckChunk;
-    if (e == cudaSuccess) e = cudaMemcpyAsync(g_stage[0], dev, len0, cudaMemcpyDeviceToHost, s);
+    size_t len0 = total < kGkStageChunk ? total : kGkStageChunk;
+    if (e == cudaSuccess) e = cudaMemcpyAsync(stage[0], dev, len0, cudaMemcpyDeviceToHost, s);
     if (e == cudaSuccess) e = cudaEventRecord(copied[0], s);
     for (size_t off = 0, k = 0; e == cudaSuccess && off < total; k++) {
-        size_t len = total - off < kInputCheckChunk ? total - off : kInputCheckChunk;
+        size_t len = total - off < kGkStageChunk ? total - off : kGkStageChunk;
         size_t next = off + len;
         if (next < total) {
             /* the other buffer's chunk was compared in the previous round */
-            size_t nlen = total - next < kInputCheckChunk ? total - next : kInputCheckChunk;
-            e = cudaMemcpyAsync(g_stage[(k + 1) % 2], dev + next, nlen, cudaMemcpyDeviceToHost, s);
+            size_t nlen = total - next < kGkStageChunk ? total - next : kGkStageChunk;
+            e = cudaMemcpyAsync(stage[(k + 1) % 2], dev + next, nlen, cudaMemcpyDeviceToHost, s);
             if (e == cudaSuccess) e = cudaEventRecord(copied[(k + 1) % 2], s);
         }
         if (e == cudaSuccess) e = cudaEventSynchronize(copied[k % 2]);
         if (e != cudaSuccess) break;
-        const unsigned char *buf = g_stage[k % 2];
+        const unsigned char *buf = stage[k % 2];
         if (memcmp(buf, want + off, len) != 0) {
             for (size_t b = 0; b < len; b += es) {
                 if (memcmp(buf + b, want + off + b, es) != 0) {
@@ -439,10 +523,42 @@ static cudaError_t check_input(const gk_launch *L, int i, const void *host, cons
     return cudaSuccess;
 }
 
+/* The input guard's "after": hash every input hashed before the op again and fetch both.
+   changed[i] is true where input i must be read back: its hashes differ, or either could not
+   be taken. A failure here is not reported: every input is then read back. */
+static void inputs_changed(const gk_launch *L, case_mem *m, cudaStream_t s,
+                           bool changed[GK_MAX_TENSORS])
+{
+    bool after[GK_MAX_TENSORS];
+    bool any = false;
+    for (int i = 0; i < L->n_in; i++) {
+        changed[i] = true;
+        after[i] = m->hashed[i] && gk_hash_enqueue(L->in[i], in_bytes(L, i), m->hashes + 4 * i + 2,
+                                                   s) == cudaSuccess;
+        any = any || after[i];
+    }
+    if (!any) {
+        cudaGetLastError();
+        return;
+    }
+    unsigned long long h[4 * GK_MAX_TENSORS];
+    cudaError_t e =
+        cudaMemcpyAsync(h, m->hashes, 4 * (size_t)L->n_in * sizeof *h, cudaMemcpyDeviceToHost, s);
+    if (e == cudaSuccess) e = cudaStreamSynchronize(s);
+    if (e != cudaSuccess) {
+        cudaGetLastError();
+        return;
+    }
+    for (int i = 0; i < L->n_in; i++)
+        changed[i] = !after[i] || h[4 * i] != h[4 * i + 2] || h[4 * i + 1] != h[4 * i + 3];
+}
+
 /* All guards of a finished launch: outputs' red zones, then inputs' red zones and contents,
-   then the workspace's red zones. GV_OK, GV_EGUARD (first violation and count in the last
-   error), or the failure of a read-back. */
-static int check_guards(const gk_launch *L, const gk_host_io *io, cudaStream_t s)
+   then the workspace's red zones. An input whose device hash is the same after the op as
+   before it is unchanged; any other is read back and compared with its host copy
+   (check_input), which names how many elements differ and the first. GV_OK, GV_EGUARD (first
+   violation and count in the last error), or the failure of a read-back. */
+static int check_guards(const gk_launch *L, const gk_host_io *io, case_mem *m, cudaStream_t s)
 {
     guard_report g;
     g.violations = 0;
@@ -453,15 +569,19 @@ static int check_guards(const gk_launch *L, const gk_host_io *io, cudaStream_t s
         tensor_label(label, sizeof label, "output", i, L->out_name[i]);
         e = check_zones(L->out[i], out_bytes(L, i), label, s, &g);
     }
-    if (L->n_in > 0 && !stage_buffers()) {
-        snprintf(g_last_error, sizeof g_last_error,
-                 "out of host memory for the input check (%zu bytes)", 2 * kInputCheckChunk);
-        return GV_ENOMEM;
-    }
+    bool changed[GK_MAX_TENSORS];
+    if (e == cudaSuccess) inputs_changed(L, m, s, changed);
     for (int i = 0; i < L->n_in && e == cudaSuccess; i++) {
         tensor_label(label, sizeof label, "input", i, L->in_name[i]);
         e = check_zones(L->in[i], in_bytes(L, i), label, s, &g);
-        if (e == cudaSuccess && in_bytes(L, i) > 0) e = check_input(L, i, io->in[i], label, s, &g);
+        if (e != cudaSuccess || in_bytes(L, i) == 0 || !changed[i]) continue;
+        unsigned char *stage[2];
+        if (!gk_stage_buffers(stage, NULL)) {
+            snprintf(g_last_error, sizeof g_last_error,
+                     "out of host memory for the input check (%zu bytes)", 2 * kGkStageChunk);
+            return GV_ENOMEM;
+        }
+        e = check_input(L, i, io->in[i], label, s, &g);
     }
     if (e == cudaSuccess && L->workspace)
         e = check_zones(L->workspace, (size_t)L->workspace_bytes, "the workspace", s, &g);
@@ -482,20 +602,90 @@ static bool inject_launch_fault(void)
     return f && strcmp(f, "launch") == 0;
 }
 
+/* GPUVAL_DEVICE_PHASES=1: gk_run prints one line on stderr per run with the wall time of each
+   phase in ms (alloc, upload = upload + poison + red zones + input hashes, launch+sync =
+   setup + launch + synchronisation, download, guards, free = teardown + free), the bytes
+   moved and how memory and copies were made. Each phase then ends with a synchronisation of
+   the case's stream, so the asynchronous work lands in its own phase. */
+enum { PH_ALLOC, PH_UPLOAD, PH_LAUNCH, PH_DOWNLOAD, PH_GUARDS, PH_FREE, PH_N };
+
+struct phase_clock {
+    bool on;
+    double t0, ms[PH_N];
+};
+
+static double wall_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return ts.tv_sec * 1e3 + ts.tv_nsec * 1e-6;
+}
+
+static void phase_end(phase_clock *pc, int phase, cudaStream_t s)
+{
+    if (!pc->on) return;
+    cudaStreamSynchronize(s); /* errors show (and are reported) at the next call */
+    double t = wall_ms();
+    pc->ms[phase] = t - pc->t0;
+    pc->t0 = t;
+}
+
+static void phase_print(const phase_clock *pc, const gk_launch *L, const case_mem *m,
+                        int64_t readbacks, int rc)
+{
+    if (!pc->on) return;
+    size_t in_b = 0, out_b = 0;
+    for (int i = 0; i < L->n_in; i++)
+        in_b += in_bytes(L, i);
+    for (int i = 0; i < L->n_out; i++)
+        out_b += out_bytes(L, i);
+    bool pinned = false;
+    unsigned char *stage[2];
+    const char *copies = gk_pageable_wanted()                         ? "pageable"
+                         : gk_stage_buffers(stage, &pinned) && pinned ? "staged"
+                                                                      : "pageable";
+    fprintf(stderr,
+            "gk_run phases (ms): alloc %.3f upload %.3f launch+sync %.3f download %.3f guards "
+            "%.3f free %.3f | in %zu B, out %zu B, memory %s, copies %s, inputs read back %lld "
+            "of %d, rc %d\n",
+            pc->ms[PH_ALLOC], pc->ms[PH_UPLOAD], pc->ms[PH_LAUNCH], pc->ms[PH_DOWNLOAD],
+            pc->ms[PH_GUARDS], pc->ms[PH_FREE], in_b, out_b, m->pool ? "pool" : "cudaMalloc",
+            copies, (long long)readbacks, L->n_in, rc);
+}
+
+static bool phases_wanted(void)
+{
+    const char *e = getenv("GPUVAL_DEVICE_PHASES");
+    return e && e[0] == '1' && e[1] == '\0';
+}
+
 extern "C" int gk_run(const gk_op *op, gk_launch *L, const gk_host_io *io)
 {
+    phase_clock pc;
+    memset(&pc, 0, sizeof pc);
+    pc.on = phases_wanted();
+    pc.t0 = pc.on ? wall_ms() : 0.0;
+    const int64_t readbacks_before = g_input_readbacks;
     cudaStream_t s;
     GK_CUDA(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
     L->stream = s;
     L->state = NULL;
     L->op = op;
     snprintf(L->math_mode, sizeof L->math_mode, "none");
-    int rc = alloc_buffers(L);
+    case_mem m;
+    memset(&m, 0, sizeof m);
+    m.pool = gk_pool_for_case();
+    int rc = alloc_buffers(L, &m, s);
+    phase_end(&pc, PH_ALLOC, s);
     bool set_up = false;
     if (rc == GV_OK) {
-        cudaError_t e = upload_and_poison(L, io, s);
+        cudaError_t e = upload_and_poison(L, io, &m, s);
+        /* stream-ordered allocations become usable outside s (a library's own stream) once
+           s has passed them: the op is promised plain device memory */
+        if (e == cudaSuccess) e = cudaStreamSynchronize(s);
         if (e != cudaSuccess) rc = gk_fail_cuda(e, "upload, poison and red zones");
     }
+    phase_end(&pc, PH_UPLOAD, s);
     if (rc == GV_OK && op->setup) {
         rc = op->setup(L);
         set_up = rc == GV_OK;
@@ -512,19 +702,25 @@ extern "C" int gk_run(const gk_op *op, gk_launch *L, const gk_host_io *io)
         cudaError_t e = cudaStreamSynchronize(s);
         if (e != cudaSuccess) rc = gk_fail_cuda(e, "the op's kernels (at synchronisation)");
     }
+    phase_end(&pc, PH_LAUNCH, s);
     if (rc == GV_OK) {
         cudaError_t e = cudaSuccess;
         for (int i = 0; i < L->n_out && e == cudaSuccess; i++)
-            e = cudaMemcpyAsync(io->out[i], L->out[i], out_bytes(L, i), cudaMemcpyDeviceToHost, s);
+            e = gk_copy_to_host(io->out[i], L->out[i], out_bytes(L, i), s);
         if (e == cudaSuccess) e = cudaStreamSynchronize(s);
         if (e != cudaSuccess) rc = gk_fail_cuda(e, "download");
     }
+    phase_end(&pc, PH_DOWNLOAD, s);
     /* after the download: a guard violation still hands its outputs to the metrics */
-    if (rc == GV_OK) rc = check_guards(L, io, s);
+    if (rc == GV_OK) rc = check_guards(L, io, &m, s);
+    phase_end(&pc, PH_GUARDS, s);
     if (set_up && op->teardown) op->teardown(L);
     cudaStreamSynchronize(s);
-    free_buffers(L);
+    free_buffers(L, &m, s);
+    cudaStreamSynchronize(s); /* pooled frees are done: the memory is idle in the pool */
+    phase_end(&pc, PH_FREE, s);
     cudaStreamDestroy(s);
     L->stream = NULL;
+    phase_print(&pc, L, &m, g_input_readbacks - readbacks_before, rc);
     return rc;
 }

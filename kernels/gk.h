@@ -6,6 +6,7 @@
 #ifndef GK_H
 #define GK_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #include "../abi/gv_abi.h"
@@ -102,8 +103,12 @@ typedef struct gk_host_io {
  * Guards: every input, output and the workspace (when workspace_bytes > 0) is allocated
  * with GV_REDZONE_BYTES of red zone before and after it, filled with GV_REDZONE_BYTE; the
  * op sees base + GV_REDZONE_BYTES (so tensors stay 256-byte aligned). After the launch the
- * red zones are read back and every input is compared with its host copy io->in[i]
- * byte for byte. A red zone that changed or an input that changed makes gk_run return
+ * red zones are read back, and every input is hashed on the device right after its upload
+ * and again after the op (two 64-bit lanes keyed by position: any single changed word always
+ * shows, swapped or shifted ones all but surely); an input whose hashes differ, or could not
+ * be taken, is read back and compared with its host copy io->in[i] byte for byte, which
+ * counts the changed elements and names the first. A red zone that changed or an input that
+ * changed makes gk_run return
  * GV_EGUARD, with the first violation (outputs, then inputs, then workspace) and the count
  * of all in gk_last_error(); the outputs are downloaded into io->out all the same. A write
  * farther than GV_REDZONE_BYTES from a tensor, or one that stores the guard byte itself,
@@ -111,8 +116,19 @@ typedef struct gk_host_io {
  * Fault injection (tests): with GPUVAL_INJECT_FAULT=launch in the environment, gk_run does
  * everything up to the launch (allocation, upload, poison, setup), then tears down, frees
  * and returns GV_ECUDA with gk_last_error() "injected fault (GPUVAL_INJECT_FAULT=launch)"
- * instead of launching: `gpuval check` then exits 3, as on a real CUDA error. */
+ * instead of launching: `gpuval check` then exits 3, as on a real CUDA error.
+ * Memory and copies: the buffers come from a stream-ordered pool kept across runs (plain
+ * cudaMalloc where the device has none, or with GPUVAL_NO_DEVICE_POOL=1); large copies are
+ * staged through pinned buffers (plain pageable cudaMemcpy with GPUVAL_PAGEABLE=1).
+ * GPUVAL_DEVICE_PHASES=1 prints one line per run on stderr: the ms of each phase. */
 int gk_run(const gk_op *op, gk_launch *L, const gk_host_io *io);
+/* How many inputs gk_run has read back in full since the process started (their hashes
+ * differed): 0 for runs whose inputs stayed as uploaded. For tests of the input guard. */
+int64_t gk_input_readbacks(void);
+/* The input guard's hash of `bytes` at host, copied to the device as gk_run copies and hashed
+ * by its kernel into lanes[0..1]: tests compare it with gk_hash_bytes_host (kernels/gk_hash.h).
+ * GV_OK or a CUDA error (GV_ENODEV without CUDA). */
+int gk_input_hash_device(const void *host, size_t bytes, uint64_t lanes[2]);
 
 /* Planted disagreement (tests of gpuval merge; kernels/fleet.cu): with GPUVAL_PERTURB_DEVICE=N
  * in the environment, gk_run on device N adds 2 to the bit pattern of every element of output 0

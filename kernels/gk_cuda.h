@@ -61,6 +61,41 @@ static inline int gk_secretly_tf32(int (*launch)(gk_launch *), gk_launch *L)
     return rc;
 }
 
+/* ---- gk_run's bulk data paths (kernels/xfer.cu) ---------------------------------------- */
+
+/* The size of each of the process's two staging buffers (pinned where possible). */
+static const size_t kGkStageChunk = (size_t)32 << 20;
+/* The two staging buffers, taken on first use and kept for the process; *pinned says whether
+   they are page-locked. false: out of host memory. */
+bool gk_stage_buffers(unsigned char *stage[2], bool *pinned);
+/* GPUVAL_PAGEABLE=1: every copy is one plain cudaMemcpyAsync from or to pageable memory. */
+bool gk_pageable_wanted(void);
+/* Host -> device and device -> host on s: a large copy staged through the pinned buffers in
+   chunks (host-side memcpy on a few threads, overlapped with the other chunk's DMA), a small
+   one as a plain cudaMemcpyAsync. Both return with the host memory free to reuse:
+   gk_copy_to_host with the bytes in host, gk_copy_to_device with nothing left reading it
+   (a staged one synchronises s). */
+cudaError_t gk_copy_to_device(void *dev, const void *host, size_t bytes, cudaStream_t s);
+cudaError_t gk_copy_to_host(void *host, const void *dev, size_t bytes, cudaStream_t s);
+/* Enqueue on s the two-lane position-keyed hash of `bytes` at dev (8-byte aligned) into
+   out[0..1] (device memory, zeroed here first). Equal hashes of one buffer before and after
+   mean its bytes are unchanged, a single changed word certainly shows (xfer.cu). */
+cudaError_t gk_hash_enqueue(const void *dev, size_t bytes, unsigned long long *out, cudaStream_t s);
+
+/* ---- The device memory of gk_run's cases (kernels/devmem.cu) ----------------------------
+ * One stream-ordered memory pool (cudaMallocFromPoolAsync) on the device first used, whose
+ * release threshold keeps freed memory for the next case. */
+/* The pool for a case on the current device, or NULL for plain cudaMalloc: the device has no
+   memory pools, GPUVAL_NO_DEVICE_POOL=1 is set, or gk_pool_disable was called. */
+cudaMemPool_t gk_pool_for_case(void);
+/* Plain cudaMalloc from now on in this process (a block the pool gave was not aligned). */
+void gk_pool_disable(void);
+/* Bytes the pool holds on the current device but no allocation uses (free for a case). */
+size_t gk_pool_idle_bytes(void);
+/* Give the pool's idle memory back to the device: before allocations outside the pool (timed
+   runs, or a retry after an allocation failed) so that they see all free memory. */
+void gk_pool_trim(void);
+
 /* Call f with a value of the C type of dtype t (float, double): the one place the kernels turn
  * a runtime dtype into a template argument, generated from abi/gv_abi.h's dtype table, e.g.
  *     return gk_by_dtype(L->dtype, [&](auto x) { return run_t<decltype(x)>(L); }); */

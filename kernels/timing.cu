@@ -165,6 +165,7 @@ extern "C" int gk_bench_open(const gk_op *op, const gk_launch *Lin, const gk_hos
     if (!op || !op->launch || !Lin || Lin->n_in < 0 || Lin->n_in > GK_MAX_TENSORS ||
         Lin->n_out < 1 || Lin->n_out > GK_MAX_TENSORS)
         return GV_EINVAL;
+    gk_pool_trim(); /* memory gk_run's pool holds idle counts as free (gk_mem_info) */
     gk_bench *b = (gk_bench *)calloc(1, sizeof *b);
     if (!b) return GV_ENOMEM;
     b->op = op;
