@@ -97,7 +97,8 @@ static size_t read_full(int fd, void *buf, size_t len)
  *
  * Case j's device run starts only after case i's ended without breaking the context, so a
  * device fault belongs to one case; only host work of two cases overlaps, and the records say
- * whose a crash was. Off with --repeat (the repeats use the device from the main thread),
+ * whose a crash was. On with GPUVAL_PIPELINE=1 (gv_pipeline_wanted: off by default, as it
+ * measured slower), except with --repeat (the repeats use the device from the main thread),
  * --inputs, --dump-failures and GPUVAL_SERIAL_CASE=1, and for cases up to serial_through (the
  * parent runs the cases of a crash it could not place again, one at a time). */
 typedef struct loop_out {
@@ -191,7 +192,7 @@ static bool end_case(const loop_args *a, loop_out *o, gv_case_run *cr, int i)
 static bool run_loop(const loop_args *a, loop_out *o)
 {
     bool serial_all = gv_serial_wanted();
-    bool can_pipe = !serial_all && !a->run->given && !a->run->on_kept && a->repeat == 1;
+    bool can_pipe = gv_pipeline_wanted() && !a->run->given && !a->run->on_kept && a->repeat == 1;
     int cur = 0, i = next_case(a, a->first);
     if (i >= a->end) return false;
     gv_case_run *slot = calloc(2, sizeof *slot);

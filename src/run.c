@@ -547,6 +547,12 @@ static void *device_job_run(void *arg)
     return NULL;
 }
 
+bool gv_pipeline_wanted(void)
+{
+    const char *e = getenv("GPUVAL_PIPELINE");
+    return e && e[0] == '1' && e[1] == '\0' && !gv_serial_wanted();
+}
+
 bool gv_serial_wanted(void)
 {
     const char *e = getenv("GPUVAL_SERIAL_CASE");
