@@ -436,12 +436,46 @@ static void tier_within_model(const gv_problem *p, gv_result *r)
     }
 }
 
+/* The judge's serial passes over whole tensors: the output hash (XXH64, one stream) and the
+   probabilistic floor (sums in one order). Each reads only p and r->prob, which the compare
+   leaves alone, so on large outputs each runs on a thread of its own beside it. */
+typedef struct judge_side {
+    const gv_problem *p;
+    const gv_result *r;
+    double floor_rms;
+    uint64_t hash;
+} judge_side;
+
+static void *side_hash(void *arg)
+{
+    judge_side *s = arg;
+    s->hash = gv_output_hash(s->p);
+    return NULL;
+}
+
+static void *side_floor(void *arg)
+{
+    judge_side *s = arg;
+    s->floor_rms = gv_prob_floor(s->p, s->r);
+    return NULL;
+}
+
 void gv_judge(const gv_problem *p, gv_result *r)
 {
     const gv_case *c = &p->c;
     int bits = gv_mode_precision_bits(c->dtype, c->mode);
     r->n_checks = 0;
     r->unjudgeable[0] = r->internal[0] = '\0';
+    judge_side side = {p, r, 0.0, 0};
+    int64_t out_elems = 0;
+    for (int i = 0; i < p->l.n_out; i++)
+        out_elems += p->out[i].count;
+    pthread_t th_hash, th_floor;
+    bool on_hash = false, on_floor = false;
+    if (out_elems >= ((int64_t)1 << 20)) {
+        on_hash = pthread_create(&th_hash, NULL, side_hash, &side) == 0;
+        on_floor = pthread_create(&th_floor, NULL, side_floor, &side) == 0;
+    }
     tier_within_model(p, r);
     if (r->expected_tier > 0 && tier_index(r, r->expected_tier) < 0)
         snprintf(r->internal, sizeof r->internal, "no room to measure the expected tier %.0e",
@@ -457,8 +491,16 @@ void gv_judge(const gv_problem *p, gv_result *r)
         else
             gv_metrics_merge(&r->m, &m, r->tiers.n);
     }
-    r->prob.floor_rms = gv_prob_floor(p, r);
-    r->out_hash = gv_output_hash(p);
+    if (on_floor)
+        pthread_join(th_floor, NULL);
+    else
+        side_floor(&side);
+    if (on_hash)
+        pthread_join(th_hash, NULL);
+    else
+        side_hash(&side);
+    r->prob.floor_rms = side.floor_rms;
+    r->out_hash = side.hash;
     if (c->op->measure) c->op->measure(p, r);
     gv_decide(r);
 }
