@@ -55,11 +55,21 @@ static void store_dtype(const double *src, void *dst, int64_t n, gv_dtype t)
         gv_dtype_store_n(t, (char *)dst + (size_t)i * es, src + i, n - i < CHUNK ? n - i : CHUNK);
 }
 
+/* Generated and stored in one pass: each chunk of f64 values is copied to the dtype while it
+   is still in cache (the same values as gv_gen_fill then store_dtype). */
 void gv_fill(gv_problem *p, int i, gv_dist dist)
 {
+    enum { CHUNK = 1 << 13 };
     gv_tensor *t = &p->in[i];
-    gv_gen_fill(t->ref, t->count, dist, p->c.dtype, p->c.seed, (uint64_t)i);
-    store_dtype(t->ref, t->data, t->count, p->c.dtype);
+    gv_dtype dt = p->c.dtype;
+    size_t es = gv_dtype_size(dt);
+    int64_t n = t->count;
+#pragma omp parallel for schedule(static) if (n >= GV_PAR_MIN)
+    for (int64_t k = 0; k < n; k += CHUNK) {
+        int64_t len = n - k < CHUNK ? n - k : CHUNK;
+        gv_gen_fill_at(t->ref + k, k, len, dist, dt, p->c.seed, (uint64_t)i);
+        gv_dtype_store_n(dt, (char *)t->data + (size_t)k * es, t->ref + k, len);
+    }
 }
 
 void gv_store_rounded(gv_problem *p, int i)
