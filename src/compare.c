@@ -113,18 +113,6 @@ static inline double ulps_at_bits(double err, double r, int p, int min_exp)
     return err * inv;
 }
 
-/* Whether fl(num / den) can exceed cur, for num >= 0 and den > 0: false only where num is
- * below t = fl(fl(cur den) (1 - 2^-20)). With t normal (>= 2^-1000), t < cur den, so num / den
- * < cur and its rounding is at most cur (rounding is monotone and cur a double); with t
- * infinite, cur den is above every finite num. A NaN or a negative cur, or a t that may have
- * lost its relative accuracy, says true: the quotient is computed. The maxima judged this way
- * skip the division for the elements that cannot raise them, the same maxima always. */
-static inline bool quot_may_exceed(double num, double den, double cur)
-{
-    double t = cur * den * (1.0 - 0x1p-20);
-    return !(num < t && t >= 0x1p-1000);
-}
-
 /* ulp_bin without log2 for ulps in [2^GV_ULP_LOG2_MIN, 2^63): with ulps = m 2^k, m in [1, 2),
  * the bin is ceil(8 (k - GV_ULP_LOG2_MIN) + 8 log2 m), which counts the edges 2^(j/8) that m
  * passes. Within a relative 1e-9 of an edge (where log2's rounding could decide) and outside
@@ -258,7 +246,8 @@ compare_range_t(const void *got, gv_dtype t, const double *ref, int64_t n, const
         sq_err += err * err;
         sq_ref += r * r;
         if (err > max_abs) max_abs = err;
-        if (ar > 0 && quot_may_exceed(err, ar, max_rel) && err / ar > max_rel) max_rel = err / ar;
+        if (ar > 0 && gv_quot_may_exceed(err, ar, max_rel) && err / ar > max_rel)
+            max_rel = err / ar;
         double ulps = err == 0 ? 0.0 : ulps_at_bits(err, r, precision_bits, min_exp);
         if (ulps > max_ulp) max_ulp = ulps;
         hist[i & 3][ulp_bin_fast(ulps, &buckets)]++;
@@ -290,11 +279,11 @@ compare_range_t(const void *got, gv_dtype t, const double *ref, int64_t n, const
             double denom = eu * g * edepth;
             if (!(denom > 0))
                 ratio = INFINITY > ratio ? INFINITY : ratio;
-            else if (quot_may_exceed(err, denom, ratio) && err / denom > ratio)
+            else if (gv_quot_may_exceed(err, denom, ratio) && err / denom > ratio)
                 ratio = err / denom;
         }
         /* err / (1 + ar) > worst_scaled, the quotient computed only where it may be */
-        if ((err == 0 && worst_scaled >= 0) || !quot_may_exceed(err, 1.0 + ar, worst_scaled))
+        if ((err == 0 && worst_scaled >= 0) || !gv_quot_may_exceed(err, 1.0 + ar, worst_scaled))
             continue;
         double scaled = err / (1.0 + ar);
         if (scaled > worst_scaled) {

@@ -471,7 +471,9 @@ static void tier_within_model(const gv_problem *p, gv_result *r)
             /* a maximum: the same whatever the order, so on all cores */
 #pragma omp parallel for schedule(static) reduction(max : worst) if (t->count >= GV_PAR_MIN)
         for (int64_t k = 0; k < t->count; k++) {
-            double need = GV_PROB_MAX_BOUND * r->prob.w * t->pgauge[k] / (1.0 + fabs(t->ref[k]));
+            double num = GV_PROB_MAX_BOUND * r->prob.w * t->pgauge[k], den = 1.0 + fabs(t->ref[k]);
+            if (!gv_quot_may_exceed(num, den, worst)) continue; /* cannot raise the maximum */
+            double need = num / den;
             if (need > worst) worst = need; /* NaN (never computed) is caught by the compare */
         }
     }
