@@ -10,7 +10,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <time.h>
 
 #include "../oracle/go.h"
@@ -103,21 +102,19 @@ static _Thread_local struct {
     size_t total;
 } pool;
 
-/* A fresh buffer. One of HUGE_MIN bytes or more starts on a 2 MiB boundary and asks for
-   transparent huge pages (where the kernel has them on madvise): its first touch then takes
-   one fault per 2 MiB instead of one per 4 KiB, and the many threads that fill a tensor on
-   all cores stop queueing on the page-table locks. */
+/* A fresh buffer. One of HUGE_MIN bytes or more starts on a 2 MiB boundary, so that where
+   the kernel's transparent huge pages are "always" its first touch can take one fault per
+   2 MiB rather than per 4 KiB page (many threads filling a fresh tensor queue on the
+   page-table locks). It does not ask for them (MADV_HUGEPAGE): with the usual defrag
+   setting such a fault waits for compaction when free memory is page cache, which made the
+   first 1e8-element case seconds slower on a loaded machine. */
 #define HUGE_MIN   ((size_t)8 << 20)
 #define HUGE_ALIGN ((size_t)2 << 20)
 static void *fresh(size_t bytes)
 {
     if (bytes < HUGE_MIN) return malloc(bytes);
     void *ptr = NULL;
-    if (posix_memalign(&ptr, HUGE_ALIGN, bytes) != 0) return NULL;
-#ifdef MADV_HUGEPAGE
-    madvise(ptr, bytes & ~(HUGE_ALIGN - 1), MADV_HUGEPAGE); /* advice: failing is harmless */
-#endif
-    return ptr;
+    return posix_memalign(&ptr, HUGE_ALIGN, bytes) == 0 ? ptr : NULL;
 }
 
 static void *pool_get(size_t bytes)
