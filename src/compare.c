@@ -95,6 +95,24 @@ static inline double ulp_at_bits(double r, int p, int min_exp)
     return d;
 }
 
+/* err / ulp_at_bits(r, p, min_exp), the ulp a power of two 2^k: where 2^-k is a normal
+ * double, err * 2^-k, the same real number rounded the same way (a product and a quotient are
+ * both correctly rounded), without the division. */
+static inline double ulps_at_bits(double err, double r, int p, int min_exp)
+{
+    uint64_t b;
+    memcpy(&b, &r, sizeof b);
+    int biased = (int)((b >> 52) & 0x7FF);
+    int e = biased - 1022;
+    if (biased == 0 || e - 1 < min_exp) e = min_exp + 1;
+    int k = e - p;
+    if (k < -1022 || k > 1022) return err / ulp_at_bits(r, p, min_exp);
+    uint64_t u = (uint64_t)(-k + 1023) << 52;
+    double inv;
+    memcpy(&inv, &u, sizeof inv);
+    return err * inv;
+}
+
 /* ulp_bin without log2 for ulps in [2^GV_ULP_LOG2_MIN, 2^63): with ulps = m 2^k, m in [1, 2),
  * the bin is ceil(8 (k - GV_ULP_LOG2_MIN) + 8 log2 m), which counts the edges 2^(j/8) that m
  * passes. Within a relative 1e-9 of an edge (where log2's rounding could decide) and outside
@@ -133,7 +151,7 @@ static void bin_buckets_init(bin_buckets *t)
     }
 }
 
-static inline int ulp_bin_fast(double ulps, const bin_buckets *t)
+static inline __attribute__((always_inline)) int ulp_bin_fast(double ulps, const bin_buckets *t)
 {
     uint64_t b;
     memcpy(&b, &ulps, sizeof b);
@@ -192,63 +210,101 @@ compare_range_t(const void *got, gv_dtype t, const double *ref, int64_t n, const
     int min_exp = gv_dtype_min_exp(t);
     bin_buckets buckets;
     bin_buckets_init(&buckets);
-    double worst_scaled = -1.0;
+    /* The running sums, maxima and counts in locals, written to m at the end: through m they
+       would be stored and loaded back every element (the inputs could alias them), one chain
+       of memory round trips per sum. The same operations in the same order: the same bits.
+       The histogram counts go to four copies in turn, summed at the end, so that a run of
+       elements in one bin does not wait on its own previous increment. */
+    const int ntiers = tiers->n;
+    double sq_err = 0.0, sq_ref = 0.0, max_abs = 0.0, max_rel = 0.0, max_ulp = 0.0, ratio = 0.0;
+    double prob_max = 0.0, prob_sq = 0.0, prob_signed = 0.0, rel_sq = 0.0;
+    double worst_value = 0.0, worst_ref = 0.0, worst_scaled = -1.0;
+    int64_t poisoned = 0, first_poisoned = -1, nonfinite = 0, first_nonfinite = -1;
+    int64_t inexact = 0, first_inexact = -1, prob_n = 0, prob_worst = -1, worst_index = -1;
+    int64_t mismatches[GV_MAX_TIERS] = {0};
+    int64_t hist[4][GV_ULP_NBINS];
+    memset(hist, 0, sizeof hist);
+    const bool exact = em && em->exact;
+    const double *pgauge = em ? em->pgauge : NULL, *gauge = em ? em->gauge : NULL;
+    const double pw = em ? em->pw : 0.0, eu = em ? em->u : 0.0, edepth = em ? em->depth : 0.0;
     for (int64_t i = 0; i < n; i++) {
         bool poison;
         double c = load_poison(got, t, i, &poison);
         double r = ref[i];
         if (poison) {
-            if (m->poisoned++ == 0) m->first_poisoned_index = i;
+            if (poisoned++ == 0) first_poisoned = i;
             continue;
         }
         if (!isfinite(r) || !isfinite(c)) {
             /* NaN must meet NaN, and an infinity the same infinity */
             bool same = (isnan(r) && isnan(c)) || (isinf(r) && c == r);
-            if (!same && m->nonfinite_mismatches++ == 0) m->first_nonfinite_index = i;
+            if (!same && nonfinite++ == 0) first_nonfinite = i;
             continue;
         }
         double err = fabs(c - r);
         double ar = fabs(r);
-        m->sq_err += err * err;
-        m->sq_ref += r * r;
-        if (err > m->max_abs) m->max_abs = err;
-        if (ar > 0 && err / ar > m->max_rel) m->max_rel = err / ar;
-        double ulps = err == 0 ? 0.0 : err / ulp_at_bits(r, precision_bits, min_exp);
-        if (ulps > m->max_ulp) m->max_ulp = ulps;
-        m->ulp_hist[ulp_bin_fast(ulps, &buckets)]++;
-        if (em && em->exact && c != r && m->inexact++ == 0) m->first_inexact_index = i;
-        if (em && em->pgauge) {
-            double G = em->pgauge[i];
+        sq_err += err * err;
+        sq_ref += r * r;
+        if (err > max_abs) max_abs = err;
+        if (ar > 0 && gv_quot_may_exceed(err, ar, max_rel) && err / ar > max_rel)
+            max_rel = err / ar;
+        double ulps = err == 0 ? 0.0 : ulps_at_bits(err, r, precision_bits, min_exp);
+        if (ulps > max_ulp) max_ulp = ulps;
+        hist[i & 3][ulp_bin_fast(ulps, &buckets)]++;
+        if (exact && c != r && inexact++ == 0) first_inexact = i;
+        if (pgauge) {
+            double G = pgauge[i];
             /* a NaN G (never computed) or a G of 0 under an error: no model covers it */
-            double R = isnan(G)              ? INFINITY
-                       : err == 0            ? 0.0
-                       : G > 0 && em->pw > 0 ? err / (em->pw * G)
-                                             : INFINITY;
-            m->prob_n++;
-            if (R > m->prob_max || m->prob_worst_index < 0) {
-                if (R > m->prob_max) m->prob_max = R;
-                if (R >= m->prob_max) m->prob_worst_index = i;
+            double R = isnan(G)          ? INFINITY
+                       : err == 0        ? 0.0
+                       : G > 0 && pw > 0 ? err / (pw * G)
+                                         : INFINITY;
+            /* (c - r) / (pw G) is +-R: c - r and err differ in sign only, and so do quotients */
+            double signed_R = err == 0          ? 0.0
+                              : G > 0 && pw > 0 ? (c < r ? -R : R)
+                                                : (c - r) / (pw * G);
+            prob_n++;
+            if (R > prob_max || prob_worst < 0) {
+                if (R > prob_max) prob_max = R;
+                if (R >= prob_max) prob_worst = i;
             }
-            m->prob_sq += R * R;
-            m->prob_signed += err == 0 ? 0.0 : (c - r) / (em->pw * G);
-            if (G > 0) m->rel_sq += (err / G) * (err / G);
+            prob_sq += R * R;
+            prob_signed += signed_R;
+            if (G > 0) rel_sq += (err / G) * (err / G);
         }
-        for (int k = 0; k < tiers->n; k++)
-            if (!(err <= tiers->t[k] * (1.0 + ar))) m->mismatches[k]++;
-        double g = em && em->gauge ? em->gauge[i] : ar;
+        for (int k = 0; k < ntiers; k++)
+            if (!(err <= tiers->t[k] * (1.0 + ar))) mismatches[k]++;
+        double g = gauge ? gauge[i] : ar;
         if (em && err > 0) {
-            double denom = em->u * g * em->depth;
-            double ratio = denom > 0 ? err / denom : INFINITY;
-            if (ratio > m->ratio) m->ratio = ratio;
+            double denom = eu * g * edepth;
+            if (!(denom > 0))
+                ratio = INFINITY > ratio ? INFINITY : ratio;
+            else if (gv_quot_may_exceed(err, denom, ratio) && err / denom > ratio)
+                ratio = err / denom;
         }
+        /* err / (1 + ar) > worst_scaled, the quotient computed only where it may be */
+        if ((err == 0 && worst_scaled >= 0) || !gv_quot_may_exceed(err, 1.0 + ar, worst_scaled))
+            continue;
         double scaled = err / (1.0 + ar);
         if (scaled > worst_scaled) {
             worst_scaled = scaled;
-            m->worst_index = i;
-            m->worst_value = c;
-            m->worst_ref = r;
+            worst_index = i;
+            worst_value = c;
+            worst_ref = r;
         }
     }
+    m->sq_err = sq_err, m->sq_ref = sq_ref, m->max_abs = max_abs, m->max_rel = max_rel;
+    m->max_ulp = max_ulp, m->ratio = ratio;
+    m->prob_n = prob_n, m->prob_max = prob_max, m->prob_sq = prob_sq;
+    m->prob_signed = prob_signed, m->rel_sq = rel_sq, m->prob_worst_index = prob_worst;
+    m->poisoned = poisoned, m->first_poisoned_index = first_poisoned;
+    m->nonfinite_mismatches = nonfinite, m->first_nonfinite_index = first_nonfinite;
+    m->inexact = inexact, m->first_inexact_index = first_inexact;
+    m->worst_index = worst_index, m->worst_value = worst_value, m->worst_ref = worst_ref;
+    for (int k = 0; k < ntiers; k++)
+        m->mismatches[k] = mismatches[k];
+    for (int b = 0; b < GV_ULP_NBINS; b++)
+        m->ulp_hist[b] = hist[0][b] + hist[1][b] + hist[2][b] + hist[3][b];
     gv_metrics_finish(m, precision_bits);
 }
 

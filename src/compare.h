@@ -85,6 +85,18 @@ typedef struct gv_metrics {
     double sq_err, sq_ref;
 } gv_metrics;
 
+/* Whether fl(num / den) can exceed cur, for num >= 0 and den > 0: false only where num is
+ * below t = fl(fl(cur den) (1 - 2^-20)). With t normal (>= 2^-1000), t < cur den, so num / den
+ * < cur and its rounding is at most cur (rounding is monotone and cur a double); with t
+ * infinite, cur den is above every finite num. A NaN or a negative cur, or a t that may have
+ * lost its relative accuracy, says true: the quotient is computed. The maxima judged this way
+ * skip the division for the elements that cannot raise them, the same maxima always. */
+static inline bool gv_quot_may_exceed(double num, double den, double cur)
+{
+    double t = cur * den * (1.0 - 0x1p-20);
+    return !(num < t && t >= 0x1p-1000);
+}
+
 /* Compare n device values `got` (dtype t; poison = all bytes GV_POISON_BYTE) with the f64
  * reference `ref`. precision_bits is the significand width used for ULPs and the cap on
  * accurate bits. Fills m; never fails for n >= 0. */

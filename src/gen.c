@@ -135,3 +135,20 @@ void gv_gen_perm2(double *out, int64_t rows, int64_t cols, uint64_t seed, uint64
         }
     }
 }
+
+void gv_gen_fill_at(double *out, int64_t start, int64_t n, gv_dist d, gv_dtype t, uint64_t seed,
+                    uint64_t tensor)
+{
+    if (d == GV_DIST_PERM2 && tensor == 0) {
+        int p = gv_dtype_mantissa_bits(t) - 1; /* as gv_gen_fill */
+        for (int64_t k = 0; k < n; k++)
+            out[k] = trim_bits(gv_gen_value(d, seed, tensor, (uint64_t)(start + k)), p);
+        return;
+    }
+    uint64_t base = mix64(mix64(seed) ^ tensor);
+    for (int64_t k = 0; k < n; k++) {
+        uint64_t i = (uint64_t)(start + k);
+        double v = value_of_bits(d, mix64(base ^ i), seed, tensor, i);
+        out[k] = t == GV_F64 ? v : t == GV_F32 ? (double)(float)v : gv_round_to(v, t);
+    }
+}

@@ -16,6 +16,10 @@ double gv_gen_unit(uint64_t seed, uint64_t tensor, uint64_t index);
 double gv_gen_value(gv_dist d, uint64_t seed, uint64_t tensor, uint64_t index);
 /* Fill out[0..n) with dist d rounded to dtype t (values stay in f64). */
 void gv_gen_fill(double *out, int64_t n, gv_dist d, gv_dtype t, uint64_t seed, uint64_t tensor);
+/* out[k] = element start + k of gv_gen_fill's tensor, for k in [0, n), on the calling thread:
+ * a range of a fill, to be followed by other work on it while it is in cache. */
+void gv_gen_fill_at(double *out, int64_t start, int64_t n, gv_dist d, gv_dtype t, uint64_t seed,
+                    uint64_t tensor);
 /* A rows x cols row-major matrix with two entries +-1 in every column (one when rows = 1),
  * at rows drawn from (seed, tensor, column), zeros elsewhere: perm2's second operand. */
 void gv_gen_perm2(double *out, int64_t rows, int64_t cols, uint64_t seed, uint64_t tensor);

@@ -54,11 +54,21 @@ static void store_dtype(const double *src, void *dst, int64_t n, gv_dtype t)
         gv_dtype_store_n(t, (char *)dst + (size_t)i * es, src + i, n - i < CHUNK ? n - i : CHUNK);
 }
 
+/* Generated and stored in one pass: each chunk of f64 values is copied to the dtype while it
+   is still in cache (the same values as gv_gen_fill then store_dtype). */
 void gv_fill(gv_problem *p, int i, gv_dist dist)
 {
+    enum { CHUNK = 1 << 13 };
     gv_tensor *t = &p->in[i];
-    gv_gen_fill(t->ref, t->count, dist, p->c.dtype, p->c.seed, (uint64_t)i);
-    store_dtype(t->ref, t->data, t->count, p->c.dtype);
+    gv_dtype dt = p->c.dtype;
+    size_t es = gv_dtype_size(dt);
+    int64_t n = t->count;
+#pragma omp parallel for schedule(static) if (n >= GV_PAR_MIN)
+    for (int64_t k = 0; k < n; k += CHUNK) {
+        int64_t len = n - k < CHUNK ? n - k : CHUNK;
+        gv_gen_fill_at(t->ref + k, k, len, dist, dt, p->c.seed, (uint64_t)i);
+        gv_dtype_store_n(dt, (char *)t->data + (size_t)k * es, t->ref + k, len);
+    }
 }
 
 void gv_store_rounded(gv_problem *p, int i)
@@ -75,7 +85,12 @@ void gv_store_rounded(gv_problem *p, int i)
  * more than generating, the oracle and the judge: perf of one vadd f64 1e8 case put 40 % of its
  * host time in the kernel's clear_page. A freed buffer of 1 MiB or more is kept (at most
  * POOL_SLOTS of them and POOL_MAX_BYTES in all; the smallest goes first) and handed to the
- * next request it fits without wasting more than half of it. The tensors are malloc'd, never
+ * next request of 1 MiB or more it fits, the smallest that fits. A case takes its buffers
+ * largest first (gv_problem_init), so that a small tensor does not take the buffer a large one
+ * of the same case needs; the unused tail of a larger buffer costs nothing, its pages are
+ * there already. (Asking a buffer to waste at most half of itself, as before, made every new
+ * size class of the catalogue take fresh pages: 7.5 GB over vadd's first eleven cases.) The
+ * tensors are malloc'd, never
  * calloc'd: their contents are written before they are read, so a reused buffer needs no
  * clearing. One pool per thread; cases run on one thread. */
 enum { POOL_SLOTS = 24 };
@@ -87,14 +102,29 @@ static _Thread_local struct {
     size_t total;
 } pool;
 
+/* A fresh buffer. One of HUGE_MIN bytes or more starts on a 2 MiB boundary, so that where
+   the kernel's transparent huge pages are "always" its first touch can take one fault per
+   2 MiB rather than per 4 KiB page (many threads filling a fresh tensor queue on the
+   page-table locks). It does not ask for them (MADV_HUGEPAGE): with the usual defrag
+   setting such a fault waits for compaction when free memory is page cache, which made the
+   first 1e8-element case seconds slower on a loaded machine. */
+#define HUGE_MIN   ((size_t)8 << 20)
+#define HUGE_ALIGN ((size_t)2 << 20)
+static void *fresh(size_t bytes)
+{
+    if (bytes < HUGE_MIN) return malloc(bytes);
+    void *ptr = NULL;
+    return posix_memalign(&ptr, HUGE_ALIGN, bytes) == 0 ? ptr : NULL;
+}
+
 static void *pool_get(size_t bytes)
 {
+    if (bytes < POOL_MIN_BYTES) return malloc(bytes);
     int best = -1;
     for (int i = 0; i < POOL_SLOTS; i++)
-        if (pool.ptr[i] && pool.bytes[i] >= bytes && pool.bytes[i] / 2 <= bytes &&
-            (best < 0 || pool.bytes[i] < pool.bytes[best]))
+        if (pool.ptr[i] && pool.bytes[i] >= bytes && (best < 0 || pool.bytes[i] < pool.bytes[best]))
             best = i;
-    if (best < 0) return malloc(bytes);
+    if (best < 0) return fresh(bytes);
     void *ptr = pool.ptr[best];
     pool.total -= pool.bytes[best];
     pool.ptr[best] = NULL;
@@ -149,6 +179,26 @@ void gv_problem_free(gv_problem *p)
     memset(p, 0, sizeof *p);
 }
 
+/* The set-up fills of gv_problem_init, on all cores for large tensors (each element or byte
+   on its own: the same contents). */
+static void fill_nan(double *x, int64_t n)
+{
+#pragma omp parallel for schedule(static) if (n >= GV_PAR_MIN)
+    for (int64_t k = 0; k < n; k++)
+        x[k] = NAN;
+}
+
+static void fill_poison(void *data, size_t bytes)
+{
+    enum { CHUNK = 1 << 20 };
+    int64_t nchunks = (int64_t)((bytes + CHUNK - 1) / CHUNK);
+#pragma omp parallel for schedule(static) if (nchunks >= 4)
+    for (int64_t k = 0; k < nchunks; k++) {
+        size_t off = (size_t)k * CHUNK;
+        memset((char *)data + off, GV_POISON_BYTE, bytes - off < CHUNK ? bytes - off : CHUNK);
+    }
+}
+
 int gv_problem_init(gv_problem *p, const gv_case *c)
 {
     memset(p, 0, sizeof *p);
@@ -159,29 +209,57 @@ int gv_problem_init(gv_problem *p, const gv_case *c)
     if (p->l.n_in > GV_MAX_TENSORS || p->l.n_out > GV_MAX_TENSORS || p->l.n_out < 1)
         return GV_EINVAL;
     size_t es = gv_dtype_size(c->dtype);
+    /* every buffer's size, then taken from the pool largest first (pool_get) */
+    enum { MAX_BUFS = 6 * GV_MAX_TENSORS };
+    size_t want[MAX_BUFS];
+    void *got[MAX_BUFS];
+    int order[MAX_BUFS], nbuf = 0;
+    for (int i = 0; i < p->l.n_in; i++) {
+        size_t n = (size_t)p->l.in[i].count;
+        want[nbuf++] = n * sizeof(double) + 1; /* ref */
+        want[nbuf++] = n * es + 1;             /* data */
+    }
+    for (int i = 0; i < p->l.n_out; i++) {
+        size_t n = (size_t)p->l.out[i].count;
+        want[nbuf++] = n * sizeof(double) + 1; /* ref */
+        want[nbuf++] = n * es + 1;             /* data */
+        want[nbuf++] = n * sizeof(double) + 1; /* gauge */
+        if (c->op->pgauge) want[nbuf++] = n * sizeof(double) + 1;
+    }
+    for (int k = 0; k < nbuf; k++) { /* insertion sort, largest first, ties in order */
+        int j = k;
+        for (; j > 0 && want[order[j - 1]] < want[k]; j--)
+            order[j] = order[j - 1];
+        order[j] = k;
+    }
+    bool short_of_memory = false;
+    for (int k = 0; k < nbuf; k++) {
+        got[order[k]] = pool_get(want[order[k]]);
+        short_of_memory |= got[order[k]] == NULL;
+    }
+    int b = 0;
     for (int i = 0; i < p->l.n_in; i++) {
         gv_tensor *t = &p->in[i];
         t->name = p->l.in[i].name;
         t->count = p->l.in[i].count;
-        t->ref = pool_get((size_t)t->count * sizeof(double) + 1);
-        t->data = pool_get((size_t)t->count * es + 1);
-        if (!t->ref || !t->data) goto nomem;
+        t->ref = got[b++];
+        t->data = got[b++];
     }
     for (int i = 0; i < p->l.n_out; i++) {
         gv_tensor *t = &p->out[i];
         t->name = p->l.out[i].name;
         t->count = p->l.out[i].count;
-        t->ref = pool_get((size_t)t->count * sizeof(double) + 1);
-        t->data = pool_get((size_t)t->count * es + 1);
-        t->gauge = pool_get((size_t)t->count * sizeof(double) + 1);
-        if (!t->ref || !t->data || !t->gauge) goto nomem;
-        if (c->op->pgauge) {
-            t->pgauge = pool_get((size_t)t->count * sizeof(double) + 1);
-            if (!t->pgauge) goto nomem;
-            for (int64_t k = 0; k < t->count; k++)
-                t->pgauge[k] = NAN; /* a G never computed fails the case, never passes it */
-        }
-        memset(t->data, GV_POISON_BYTE, (size_t)t->count * es); /* unwritten until written */
+        t->ref = got[b++];
+        t->data = got[b++];
+        t->gauge = got[b++];
+        if (c->op->pgauge) t->pgauge = got[b++];
+    }
+    if (short_of_memory) goto nomem;
+    for (int i = 0; i < p->l.n_out; i++) {
+        gv_tensor *t = &p->out[i];
+        if (t->pgauge)
+            fill_nan(t->pgauge, t->count); /* a G never computed fails the case, never passes it */
+        fill_poison(t->data, (size_t)t->count * es); /* unwritten until written */
     }
     rc = c->op->make_inputs(p);
     if (rc != GV_OK) gv_problem_free(p);
@@ -424,7 +502,9 @@ static void tier_within_model(const gv_problem *p, gv_result *r)
             /* a maximum: the same whatever the order, so on all cores */
 #pragma omp parallel for schedule(static) reduction(max : worst) if (t->count >= GV_PAR_MIN)
         for (int64_t k = 0; k < t->count; k++) {
-            double need = GV_PROB_MAX_BOUND * r->prob.w * t->pgauge[k] / (1.0 + fabs(t->ref[k]));
+            double num = GV_PROB_MAX_BOUND * r->prob.w * t->pgauge[k], den = 1.0 + fabs(t->ref[k]);
+            if (!gv_quot_may_exceed(num, den, worst)) continue; /* cannot raise the maximum */
+            double need = num / den;
             if (need > worst) worst = need; /* NaN (never computed) is caught by the compare */
         }
     }
@@ -436,12 +516,46 @@ static void tier_within_model(const gv_problem *p, gv_result *r)
     }
 }
 
+/* The judge's serial passes over whole tensors: the output hash (XXH64, one stream) and the
+   probabilistic floor (sums in one order). Each reads only p and r->prob, which the compare
+   leaves alone, so on large outputs each runs on a thread of its own beside it. */
+typedef struct judge_side {
+    const gv_problem *p;
+    const gv_result *r;
+    double floor_rms;
+    uint64_t hash;
+} judge_side;
+
+static void *side_hash(void *arg)
+{
+    judge_side *s = arg;
+    s->hash = gv_output_hash(s->p);
+    return NULL;
+}
+
+static void *side_floor(void *arg)
+{
+    judge_side *s = arg;
+    s->floor_rms = gv_prob_floor(s->p, s->r);
+    return NULL;
+}
+
 void gv_judge(const gv_problem *p, gv_result *r)
 {
     const gv_case *c = &p->c;
     int bits = gv_mode_precision_bits(c->dtype, c->mode);
     r->n_checks = 0;
     r->unjudgeable[0] = r->internal[0] = '\0';
+    judge_side side = {p, r, 0.0, 0};
+    int64_t out_elems = 0;
+    for (int i = 0; i < p->l.n_out; i++)
+        out_elems += p->out[i].count;
+    pthread_t th_hash, th_floor;
+    bool on_hash = false, on_floor = false;
+    if (out_elems >= ((int64_t)1 << 20)) {
+        on_hash = pthread_create(&th_hash, NULL, side_hash, &side) == 0;
+        on_floor = pthread_create(&th_floor, NULL, side_floor, &side) == 0;
+    }
     tier_within_model(p, r);
     if (r->expected_tier > 0 && tier_index(r, r->expected_tier) < 0)
         snprintf(r->internal, sizeof r->internal, "no room to measure the expected tier %.0e",
@@ -457,8 +571,16 @@ void gv_judge(const gv_problem *p, gv_result *r)
         else
             gv_metrics_merge(&r->m, &m, r->tiers.n);
     }
-    r->prob.floor_rms = gv_prob_floor(p, r);
-    r->out_hash = gv_output_hash(p);
+    if (on_floor)
+        pthread_join(th_floor, NULL);
+    else
+        side_floor(&side);
+    if (on_hash)
+        pthread_join(th_hash, NULL);
+    else
+        side_hash(&side);
+    r->prob.floor_rms = side.floor_rms;
+    r->out_hash = side.hash;
     if (c->op->measure) c->op->measure(p, r);
     gv_decide(r);
 }
