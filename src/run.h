@@ -134,7 +134,7 @@ bool gv_case_device_broke(const gv_case_run *cr);
 void gv_case_finish(gv_case_run *cr, gv_problem *keep);
 /* GPUVAL_PIPELINE=1 (and not GPUVAL_SERIAL_CASE=1): a check overlaps the next case's host
    work with this case's device run (isolate.c). Off by default: on the H100 host measured it
-   was slower, the host phases of two cases contending for memory bandwidth and cores. */
+   was first slower, then the same within the spread (docs/DESIGN.md). */
 bool gv_pipeline_wanted(void);
 /* GPUVAL_SERIAL_CASE=1: every step on one thread, one case at a time (to measure what the
    overlaps save, or for a debugger). */
