@@ -32,7 +32,8 @@ static const char check_help[] =
     "Without options: every op of the catalogue at its default sizes, all its dtypes and\n"
     "modes (planted-bug variants excluded).\n"
     "\n"
-    "  --op GLOB        ops whose name matches GLOB (fnmatch, e.g. 'gemm.*')\n"
+    "  --op GLOBS       ops whose name matches one of the comma-separated fnmatch globs\n"
+    "                   (e.g. 'gemm.*' or 'diffusion.fixed,vadd')\n"
     "  --dtype LIST     f32,f64\n"
     "  --mode LIST      modes by name (gpuval list --modes); default: each op's modes that\n"
     "                   the mode table marks for check (the emulation sweep and 16-bit\n"
@@ -168,7 +169,7 @@ static void case_done(int i, const gv_result *r, void *ctx)
 static void print_valid_ops(const char *glob)
 {
     for (const gv_op *const *op = gv_registry(); *op; op++)
-        if (fnmatch(glob, (*op)->name, 0) == 0) return;
+        if (gv_op_matches(glob, (*op)->name, NULL)) return;
     fputs("gpuval: valid ops:", stderr);
     for (const gv_op *const *op = gv_registry(); *op; op++)
         fprintf(stderr, " %s", (*op)->name);

@@ -177,6 +177,27 @@ static int push_case(gv_case **out, int *n, int *cap, gv_case c)
     return GV_OK;
 }
 
+bool gv_op_matches(const char *globs, const char *name, bool *exact)
+{
+    bool hit = false;
+    if (exact) *exact = false;
+    if (!globs) return true;
+    for (const char *g = globs;;) {
+        const char *comma = strchr(g, ',');
+        size_t len = comma ? (size_t)(comma - g) : strlen(g);
+        char one[256];
+        if (len > 0 && len < sizeof one) {
+            memcpy(one, g, len);
+            one[len] = '\0';
+            if (fnmatch(one, name, 0) == 0) hit = true;
+            if (exact && strcmp(one, name) == 0) *exact = true;
+        }
+        if (!comma) break;
+        g = comma + 1;
+    }
+    return hit;
+}
+
 int gv_select(const gv_selection *sel, gv_case **cases, char *err, size_t errlen)
 {
     int cap = 64, n = 0, matched_ops = 0;
@@ -188,8 +209,8 @@ int gv_select(const gv_selection *sel, gv_case **cases, char *err, size_t errlen
     }
     for (const gv_op *const *opp = gv_registry(); *opp; opp++) {
         const gv_op *op = *opp;
-        if (sel->op_glob && fnmatch(sel->op_glob, op->name, 0) != 0) continue;
-        bool named = sel->op_glob && strcmp(sel->op_glob, op->name) == 0;
+        bool named = false;
+        if (!gv_op_matches(sel->op_glob, op->name, &named)) continue;
         if ((op->planted_bug || op->planted_slow) && !sel->planted && !named) continue;
         matched_ops++;
         gv_shape own[32];

@@ -27,9 +27,14 @@ const gv_op *gv_builtin_find(const char *name);
  * wrappers that dispatch on each op's own descriptor. */
 const char *gv_reference_name(const gv_op *op);
 
+/* Whether an op name matches globs: one fnmatch pattern, or several separated by commas (op
+ * names hold no comma); NULL matches every name. *exact (when not NULL) tells whether one of
+ * them is the name itself (a planted variant named so is selected without --planted). */
+bool gv_op_matches(const char *globs, const char *name, bool *exact);
+
 /* Selection of cases from the registry; NULL/0 fields mean "the op's defaults". */
 typedef struct gv_selection {
-    const char *op_glob; /* fnmatch pattern over op names; NULL = all */
+    const char *op_glob; /* fnmatch patterns over op names, comma-separated; NULL = all */
     unsigned dtypes;     /* 0 = the op's */
     unsigned modes;      /* 0 = the op's */
     int dist;            /* -1 = the op's default */

@@ -35,7 +35,7 @@ static const char bench_help[] =
     "(the output of the timed path judged against the oracle), and marks a case that fails it.\n"
     "\n"
     "selection (as for check; default: every op at its default sizes)\n"
-    "  --op GLOB          ops whose name matches GLOB\n"
+    "  --op GLOBS         ops whose name matches one of the comma-separated globs\n"
     "  --dtype LIST       f32,f64          --mode LIST   (gpuval list --modes)\n"
     "  --size SPEC        e.g. 1e5,2^28 or 4096x4096x4096\n"
     "  --dist NAME        input distribution     --seed N   input seed (default 0)\n"

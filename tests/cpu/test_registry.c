@@ -128,3 +128,42 @@ Test(registry, canaries_are_native_and_not_added_when_the_user_chooses)
         cr_expect_eq(cases[i].dist, GV_DIST_UNIFORM01);
     free(cases);
 }
+
+/* --op takes several globs, comma-separated: the union of what each selects, in registry
+   order, each case once; a planted variant named exactly among them is selected without
+   --planted; a list where no glob matches is an error naming the list. */
+static int count_cases(const char *globs, bool planted)
+{
+    gv_selection sel = {.op_glob = globs, .dist = -1, .test_shapes = true, .planted = planted};
+    gv_case *cases = NULL;
+    char err[256];
+    int n = gv_select(&sel, &cases, err, sizeof err);
+    free(cases);
+    return n;
+}
+
+Test(registry, op_takes_a_comma_separated_list_of_globs)
+{
+    int a = count_cases("diffusion.fixed", false), b = count_cases("vadd", false);
+    cr_assert_gt(a, 0);
+    cr_assert_gt(b, 0);
+    cr_expect_eq(count_cases("diffusion.fixed,vadd", false), a + b);
+    cr_expect_eq(count_cases("vadd,diffusion.fixed", false), a + b);
+    cr_expect_eq(count_cases("vadd,vadd", false), b, "an op matched twice is selected once");
+    cr_expect_eq(count_cases("diffusion.*,vadd", false), count_cases("diffusion.*", false) + b);
+    int plant = count_cases("vadd.f32round", false);
+    cr_assert_gt(plant, 0, "a planted variant named exactly is selected");
+    cr_expect_eq(count_cases("vadd,vadd.f32round", false), b + plant);
+    cr_expect_eq(count_cases("vadd,nosuchop", false), b, "a glob that matches nothing is ignored");
+    gv_selection sel = {.op_glob = "nosuch,neither", .dist = -1, .test_shapes = true};
+    gv_case *cases = NULL;
+    char err[256];
+    cr_expect_lt(gv_select(&sel, &cases, err, sizeof err), 0);
+    cr_expect(strstr(err, "nosuch,neither") != NULL, "%s", err);
+    bool exact = true;
+    cr_expect(gv_op_matches(NULL, "vadd", &exact) && !exact);
+    cr_expect(gv_op_matches("gemm.*,vadd", "vadd", &exact) && exact);
+    cr_expect(gv_op_matches("gemm.*,vadd", "gemm.tiled", &exact) && !exact);
+    cr_expect(!gv_op_matches("gemm.*,vadd", "vadd.slow", &exact));
+    cr_expect(!gv_op_matches(",", "vadd", NULL), "empty globs match nothing");
+}
