@@ -93,13 +93,36 @@ char *gv_shape_format(const gv_shape *s, char *buf, size_t len)
     return buf;
 }
 
+/* Bytes at p that form one well-formed UTF-8 character of code point U+00A0 or above (no
+   overlong form, no surrogate, at most U+10FFFF): its length, else 0. C1 controls (U+0080 to
+   U+009F, which some terminals obey as escapes) and stray or cut bytes give 0. */
+static int utf8_printable_len(const unsigned char *p)
+{
+    int n = p[0] >= 0xf0 && p[0] <= 0xf4 ? 4 : p[0] >= 0xe0 ? 3 : p[0] >= 0xc2 ? 2 : 0;
+    if (p[0] >= 0xf5) n = 0;
+    uint32_t cp = n == 4 ? p[0] & 0x07u : n == 3 ? p[0] & 0x0fu : p[0] & 0x1fu;
+    for (int k = 1; k < n; k++) {
+        if ((p[k] & 0xc0) != 0x80) return 0; /* also stops at the terminating NUL */
+        cp = cp << 6 | (p[k] & 0x3fu);
+    }
+    if (n == 0) return 0;
+    static const uint32_t least[5] = {0, 0, 0x80, 0x800, 0x10000};
+    if (cp < least[n] || cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff) || cp < 0xa0) return 0;
+    return n;
+}
+
 char *gv_printable(const char *s, char *buf, size_t len)
 {
     size_t used = 0;
     if (!len) return buf;
     for (const unsigned char *p = (const unsigned char *)(s ? s : ""); *p; p++) {
         char piece[8];
-        if (*p < 0x20 || *p == 0x7f)
+        int u = *p >= 0x80 ? utf8_printable_len(p) : 0;
+        if (u > 0) {
+            memcpy(piece, p, (size_t)u);
+            piece[u] = '\0';
+            p += u - 1;
+        } else if (*p < 0x20 || *p >= 0x7f)
             snprintf(piece, sizeof piece, "\\x%02x", *p);
         else if (*p == '\\')
             snprintf(piece, sizeof piece, "\\\\");

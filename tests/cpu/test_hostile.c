@@ -135,6 +135,33 @@ Test(hostile, printable_escapes_control_characters)
     cr_expect(strlen(small) < sizeof small);
 }
 
+/* Bytes of 0x80 and above: a well-formed UTF-8 character from U+00A0 up passes (a path or a
+   name in another script is shown as it is); a C1 control (U+0080 to U+009F: 0x9b alone, or
+   encoded, is a CSI to some terminals), a stray or cut byte, an overlong form or a surrogate
+   is escaped byte by byte. */
+Test(hostile, printable_escapes_bytes_that_are_not_printable_utf8)
+{
+    char buf[128];
+    cr_expect_str_eq(gv_printable("caf\xc3\xa9", buf, sizeof buf), "caf\xc3\xa9");     /* café */
+    cr_expect_str_eq(gv_printable("\xe2\x88\x9a2", buf, sizeof buf), "\xe2\x88\x9a2"); /* √2 */
+    cr_expect_str_eq(gv_printable("\xf0\x9f\x98\x80", buf, sizeof buf), "\xf0\x9f\x98\x80");
+    cr_expect_str_eq(gv_printable("a\x9b"
+                                  "31mb",
+                                  buf, sizeof buf),
+                     "a\\x9b31mb");
+    cr_expect_str_eq(gv_printable("\xc2\x9b"
+                                  "1m",
+                                  buf, sizeof buf),
+                     "\\xc2\\x9b1m");
+    cr_expect_str_eq(gv_printable("\xff\xfe", buf, sizeof buf), "\\xff\\xfe");
+    cr_expect_str_eq(gv_printable("\xc3", buf, sizeof buf), "\\xc3");          /* cut */
+    cr_expect_str_eq(gv_printable("\xc0\xaf", buf, sizeof buf), "\\xc0\\xaf"); /* overlong */
+    cr_expect_str_eq(gv_printable("\xed\xa0\x80", buf, sizeof buf), "\\xed\\xa0\\x80"); /* D800 */
+    cr_expect_str_eq(gv_printable("\xf4\x90\x80\x80", buf, sizeof buf),
+                     "\\xf4\\x90\\x80\\x80"); /* past U+10FFFF */
+    cr_expect_str_eq(gv_printable("\x7f", buf, sizeof buf), "\\x7f");
+}
+
 Test(hostile, control_characters_in_arguments_are_not_echoed)
 {
     const char *args[] = {
