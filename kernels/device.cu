@@ -468,56 +468,41 @@ extern "C" int64_t gk_input_readbacks(void)
     return g_input_readbacks;
 }
 
-/* Read input i back in chunks and compare each with its host copy element by element (bytes,
-   so a NaN compares equal to itself); chunk k + 1 is copied while chunk k is compared. */
+/* check_input's consumer: each chunk compared with the host copy element by element (bytes,
+   so a NaN compares equal to itself). */
+struct input_compare {
+    const unsigned char *want;
+    size_t es;
+    int64_t differ, first;
+};
+
+static void compare_chunk(const unsigned char *buf, size_t off, size_t len, void *ctx)
+{
+    input_compare *c = (input_compare *)ctx;
+    if (memcmp(buf, c->want + off, len) == 0) return;
+    for (size_t b = 0; b < len; b += c->es) {
+        if (memcmp(buf + b, c->want + off + b, c->es) != 0) {
+            if (c->first < 0) c->first = (int64_t)((off + b) / c->es);
+            c->differ++;
+        }
+    }
+}
+
+/* Read input i back in chunks and compare each with its host copy; chunk k + 1 is copied
+   while chunk k is compared. */
 static cudaError_t check_input(const gk_launch *L, int i, const void *host, const char *label,
                                cudaStream_t s, guard_report *g)
 {
-    size_t es = elem_size(L), total = in_bytes(L, i);
     unsigned char *stage[2];
     if (!gk_stage_buffers(stage, NULL)) return cudaErrorMemoryAllocation;
     g_input_readbacks++;
-    const unsigned char *want = (const unsigned char *)host;
-    const unsigned char *dev = (const unsigned char *)L->in[i];
-    int64_t differ = 0, first = -1;
-    cudaEvent_t copied[2] = {NULL, NULL};
-    cudaError_t e = cudaEventCreateWithFlags(&copied[0], cudaEventDisableTiming);
-    if (e == cudaSuccess) e = cudaEventCreateWithFlags(&copied[1], cudaEventDisableTiming);
-    size_t len0 = total < kGkStageChunk ? total : kGkStageChunk;
-    if (e == cudaSuccess) e = cudaMemcpyAsync(stage[0], dev, len0, cudaMemcpyDeviceToHost, s);
-    if (e == cudaSuccess) e = cudaEventRecord(copied[0], s);
-    for (size_t off = 0, k = 0; e == cudaSuccess && off < total; k++) {
-        size_t len = total - off < kGkStageChunk ? total - off : kGkStageChunk;
-        size_t next = off + len;
-        if (next < total) {
-            /* the other buffer's chunk was compared in the previous round */
-            size_t nlen = total - next < kGkStageChunk ? total - next : kGkStageChunk;
-            e = cudaMemcpyAsync(stage[(k + 1) % 2], dev + next, nlen, cudaMemcpyDeviceToHost, s);
-            if (e == cudaSuccess) e = cudaEventRecord(copied[(k + 1) % 2], s);
-        }
-        if (e == cudaSuccess) e = cudaEventSynchronize(copied[k % 2]);
-        if (e != cudaSuccess) break;
-        const unsigned char *buf = stage[k % 2];
-        if (memcmp(buf, want + off, len) != 0) {
-            for (size_t b = 0; b < len; b += es) {
-                if (memcmp(buf + b, want + off + b, es) != 0) {
-                    if (first < 0) first = (int64_t)((off + b) / es);
-                    differ++;
-                }
-            }
-        }
-        off = next;
-    }
-    /* nothing may still be copying into the staging when it is reused or the case ends */
-    cudaError_t drained = cudaStreamSynchronize(s);
-    if (e == cudaSuccess) e = drained;
-    for (int b = 0; b < 2; b++)
-        if (copied[b]) cudaEventDestroy(copied[b]);
+    input_compare c = {(const unsigned char *)host, elem_size(L), 0, -1};
+    cudaError_t e = gk_read_back(L->in[i], in_bytes(L, i), s, stage, compare_chunk, &c);
     if (e != cudaSuccess) return e;
-    if (differ) {
+    if (c.differ) {
         char msg[200];
         snprintf(msg, sizeof msg, "%s changed: %lld of %lld elements differ, first at element %lld",
-                 label, (long long)differ, (long long)L->in_count[i], (long long)first);
+                 label, (long long)c.differ, (long long)L->in_count[i], (long long)c.first);
         guard_note(g, msg);
     }
     return cudaSuccess;

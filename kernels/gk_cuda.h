@@ -77,6 +77,12 @@ bool gk_pageable_wanted(void);
    (a staged one synchronises s). */
 cudaError_t gk_copy_to_device(void *dev, const void *host, size_t bytes, cudaStream_t s);
 cudaError_t gk_copy_to_host(void *host, const void *dev, size_t bytes, cudaStream_t s);
+/* Read bytes at dev back through stage (gk_stage_buffers) in kGkStageChunk chunks, calling
+   consume(chunk, offset, length, ctx) on each while the next one is copied; returns after
+   every copy on s is done (the staging is then free), the first error winning. */
+typedef void (*gk_chunk_fn)(const unsigned char *chunk, size_t off, size_t len, void *ctx);
+cudaError_t gk_read_back(const void *dev, size_t bytes, cudaStream_t s, unsigned char *stage[2],
+                         gk_chunk_fn consume, void *ctx);
 /* Enqueue on s the two-lane position-keyed hash of `bytes` at dev (8-byte aligned) into
    out[0..1] (device memory, zeroed here first). Equal hashes of one buffer before and after
    mean its bytes are unchanged, a single changed word certainly shows (xfer.cu). */

@@ -152,17 +152,12 @@ cudaError_t gk_copy_to_device(void *dev, const void *host, size_t bytes, cudaStr
     return events_close(&e, s, r);
 }
 
-cudaError_t gk_copy_to_host(void *host, const void *dev, size_t bytes, cudaStream_t s)
+cudaError_t gk_read_back(const void *dev, size_t bytes, cudaStream_t s, unsigned char *stage[2],
+                         gk_chunk_fn consume, void *ctx)
 {
-    unsigned char *stage[2];
-    if (!staged(bytes, stage)) {
-        cudaError_t r = cudaMemcpyAsync(host, dev, bytes, cudaMemcpyDeviceToHost, s);
-        return r == cudaSuccess ? cudaStreamSynchronize(s) : r;
-    }
     stage_events e;
     cudaError_t r = events_open(&e);
     const unsigned char *src = (const unsigned char *)dev;
-    unsigned char *dst = (unsigned char *)host;
     size_t len0 = bytes < kGkStageChunk ? bytes : kGkStageChunk;
     if (r == cudaSuccess) r = cudaMemcpyAsync(stage[0], src, len0, cudaMemcpyDeviceToHost, s);
     if (r == cudaSuccess) r = cudaEventRecord(e.ev[0], s);
@@ -170,17 +165,32 @@ cudaError_t gk_copy_to_host(void *host, const void *dev, size_t bytes, cudaStrea
         size_t len = bytes - off < kGkStageChunk ? bytes - off : kGkStageChunk;
         size_t next = off + len;
         if (next < bytes) {
-            /* the other buffer was emptied into host memory in the previous round */
+            /* the other buffer was consumed in the previous round */
             size_t nlen = bytes - next < kGkStageChunk ? bytes - next : kGkStageChunk;
             r = cudaMemcpyAsync(stage[(k + 1) % 2], src + next, nlen, cudaMemcpyDeviceToHost, s);
             if (r == cudaSuccess) r = cudaEventRecord(e.ev[(k + 1) % 2], s);
         }
         if (r == cudaSuccess) r = cudaEventSynchronize(e.ev[k % 2]);
         if (r != cudaSuccess) break;
-        parallel_memcpy(dst + off, stage[k % 2], len); /* overlaps chunk k + 1's DMA */
+        consume(stage[k % 2], off, len, ctx); /* overlaps chunk k + 1's DMA */
         off = next;
     }
     return events_close(&e, s, r);
+}
+
+static void into_host(const unsigned char *chunk, size_t off, size_t len, void *ctx)
+{
+    parallel_memcpy((unsigned char *)ctx + off, chunk, len);
+}
+
+cudaError_t gk_copy_to_host(void *host, const void *dev, size_t bytes, cudaStream_t s)
+{
+    unsigned char *stage[2];
+    if (!staged(bytes, stage)) {
+        cudaError_t r = cudaMemcpyAsync(host, dev, bytes, cudaMemcpyDeviceToHost, s);
+        return r == cudaSuccess ? cudaStreamSynchronize(s) : r;
+    }
+    return gk_read_back(dev, bytes, s, stage, into_host, host);
 }
 
 /* ---- Input hash ------------------------------------------------------------------------- */
