@@ -25,15 +25,7 @@
 #include <cuda_runtime.h>
 
 #include "colsum.cuh"
-
-#define CK(call)                                                                                   \
-    do {                                                                                           \
-        cudaError_t e_ = (call);                                                                   \
-        if (e_ != cudaSuccess) {                                                                   \
-            fprintf(stderr, "%s:%d %s: %s\n", __FILE__, __LINE__, #call, cudaGetErrorString(e_));  \
-            exit(3);                                                                               \
-        }                                                                                          \
-    } while (0)
+#include "probe_check.h"
 
 static int g_reps = 30;
 static double g_copy_gbs = 0; /* gpuval's ceiling: cudaMemcpyAsync */

@@ -21,25 +21,9 @@
 #include <cuda_runtime.h>
 
 #include "gk.h"
+#include "probe_check.h"
 
 extern "C" const gk_op gk_gemm_cublas;
-
-#define CK(call)                                                                                   \
-    do {                                                                                           \
-        cudaError_t e_ = (call);                                                                   \
-        if (e_ != cudaSuccess) {                                                                   \
-            fprintf(stderr, "%s:%d %s: %s\n", __FILE__, __LINE__, #call, cudaGetErrorString(e_));  \
-            exit(3);                                                                               \
-        }                                                                                          \
-    } while (0)
-#define CB(call)                                                                                   \
-    do {                                                                                           \
-        cublasStatus_t s_ = (call);                                                                \
-        if (s_ != CUBLAS_STATUS_SUCCESS) {                                                         \
-            fprintf(stderr, "%s:%d %s: cuBLAS status %d\n", __FILE__, __LINE__, #call, (int)s_);   \
-            exit(3);                                                                               \
-        }                                                                                          \
-    } while (0)
 
 enum inputs_kind { IN_NORMAL, IN_UNIFORM01, IN_GRID24 };
 

@@ -27,23 +27,7 @@
 #include <cuda_runtime.h>
 
 #include "../kernels/gemm_regblock.cuh"
-
-#define CK(call)                                                                                   \
-    do {                                                                                           \
-        cudaError_t e_ = (call);                                                                   \
-        if (e_ != cudaSuccess) {                                                                   \
-            fprintf(stderr, "%s:%d %s: %s\n", __FILE__, __LINE__, #call, cudaGetErrorString(e_));  \
-            exit(3);                                                                               \
-        }                                                                                          \
-    } while (0)
-#define CB(call)                                                                                   \
-    do {                                                                                           \
-        cublasStatus_t s_ = (call);                                                                \
-        if (s_ != CUBLAS_STATUS_SUCCESS) {                                                         \
-            fprintf(stderr, "%s:%d %s: cuBLAS status %d\n", __FILE__, __LINE__, #call, (int)s_);   \
-            exit(3);                                                                               \
-        }                                                                                          \
-    } while (0)
+#include "probe_check.h"
 
 template <typename T>
 using launch_fn = cudaError_t (*)(const T *, const T *, T *, int64_t, int64_t, int64_t, bool,
