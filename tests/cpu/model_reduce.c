@@ -12,6 +12,7 @@
 #include "reduce.h"
 #include "registry.h"
 #include "run.h"
+#include "colsum_order.h"
 
 /* kernels/reduce.cu's tile: 256 threads, 8 elements each at j * 256 + t; pairs in registers,
    then shfl_down 16..1 in each warp (a lane whose partner is out of range adds itself, as the
@@ -73,21 +74,6 @@
         for (int64_t i = 0; i < n; i++)                                                            \
             acc += x[i];                                                                           \
         return acc;                                                                                \
-    }                                                                                              \
-    /* kernels/colsum.cuh: each chunk of rows summed in order, then the chunks in order */         \
-    static void colsum_##SUFFIX(const T *x, int64_t m, int64_t n, T *out)                          \
-    {                                                                                              \
-        int64_t chunks = gk_colsum_chunks(m), rows = (m + chunks - 1) / chunks;                    \
-        for (int64_t j = 0; j < n; j++) {                                                          \
-            T total = 0;                                                                           \
-            for (int64_t c = 0; c < chunks; c++) {                                                 \
-                T acc = 0;                                                                         \
-                for (int64_t i = c * rows; i < (c + 1) * rows && i < m; i++)                       \
-                    acc += x[i * n + j];                                                           \
-                total += acc;                                                                      \
-            }                                                                                      \
-            out[j] = total;                                                                        \
-        }                                                                                          \
     }
 
 DEFINE_EMULATION(float, f)

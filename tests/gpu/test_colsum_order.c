@@ -15,36 +15,8 @@
 #include "gk.h"
 #include "registry.h"
 #include "run.h"
-
-/* Run op's device kernel on p's inputs; the output into out (p's dtype). */
-static void run_device(const gv_op *op, gv_problem *p, void *out)
-{
-    gk_launch L;
-    gk_host_io io;
-    gv_problem_launch(p, &L, &io);
-    io.out[0] = out;
-    int rc = gk_run(op->device, &L, &io);
-    cr_assert_eq(rc, GV_OK, "%s: %s", op->name, gk_last_error());
-}
-
-/* The documented order, in the dtype's own arithmetic (plain adds: nothing to contract). */
-#define DEFINE_COLSUM(T, SUFFIX)                                                                   \
-    static void colsum_##SUFFIX(const T *x, int64_t m, int64_t n, T *out)                          \
-    {                                                                                              \
-        int64_t chunks = gk_colsum_chunks(m), rows = (m + chunks - 1) / chunks;                    \
-        for (int64_t j = 0; j < n; j++) {                                                          \
-            T total = 0;                                                                           \
-            for (int64_t c = 0; c < chunks; c++) {                                                 \
-                T acc = 0;                                                                         \
-                for (int64_t i = c * rows; i < (c + 1) * rows && i < m; i++)                       \
-                    acc += x[i * n + j];                                                           \
-                total += acc;                                                                      \
-            }                                                                                      \
-            out[j] = total;                                                                        \
-        }                                                                                          \
-    }
-DEFINE_COLSUM(float, f)
-DEFINE_COLSUM(double, d)
+#include "../cpu/colsum_order.h"
+#include "run_device.h"
 
 /* rows x cols: single rows and columns, column counts that are and are not multiples of the
    vector width (4 f32, 2 f64), of a 256-thread block's columns, more and fewer chunks */

@@ -13,17 +13,7 @@
 #include "gk.h"
 #include "registry.h"
 #include "run.h"
-
-/* Run op's device kernel on p's inputs; the output into out (p's dtype). */
-static void run_device(const gv_op *op, gv_problem *p, void *out)
-{
-    gk_launch L;
-    gk_host_io io;
-    gv_problem_launch(p, &L, &io);
-    io.out[0] = out;
-    int rc = gk_run(op->device, &L, &io);
-    cr_assert_eq(rc, GV_OK, "%s: %s", op->name, gk_last_error());
-}
+#include "run_device.h"
 
 /* Outputs of a and b at one case (a's problem), and the number of elements whose bits differ. */
 static int64_t bits_differ(const char *a, const char *b, gv_dtype t, int64_t ny, int64_t nx,
