@@ -583,8 +583,7 @@ static int check_guards(const gk_launch *L, const gk_host_io *io, case_mem *m, c
 /* GPUVAL_INJECT_FAULT=launch: gk_run stops where it would launch (gk.h). */
 static bool inject_launch_fault(void)
 {
-    const char *f = getenv("GPUVAL_INJECT_FAULT");
-    return f && strcmp(f, "launch") == 0;
+    return gk_get_knobs()->inject_launch_fault;
 }
 
 /* GPUVAL_DEVICE_PHASES=1: gk_run prints one line on stderr per run with the wall time of each
@@ -640,8 +639,7 @@ static void phase_print(const phase_clock *pc, const gk_launch *L, const case_me
 
 static bool phases_wanted(void)
 {
-    const char *e = getenv("GPUVAL_DEVICE_PHASES");
-    return e && e[0] == '1' && e[1] == '\0';
+    return gk_get_knobs()->device_phases;
 }
 
 extern "C" int gk_run(const gk_op *op, gk_launch *L, const gk_host_io *io)

@@ -19,8 +19,7 @@ static int g_pool_state;       /* 0 not tried yet, 1 usable, -1 not to be used *
 
 static bool pool_refused_by_env(void)
 {
-    const char *e = getenv("GPUVAL_NO_DEVICE_POOL");
-    return e && e[0] == '1' && e[1] == '\0';
+    return gk_get_knobs()->no_device_pool;
 }
 
 static bool current_device(int *dev)

@@ -47,13 +47,11 @@ template <typename Bits, int ExpShift, Bits ExpMask> __global__ void perturb_all
 
 extern "C" int gk_perturb_if_planted(gk_launch *L)
 {
-    const char *want = getenv("GPUVAL_PERTURB_DEVICE");
-    if (!want || !*want || L->n_out < 1 || L->out_count[0] < 1) return GV_OK;
-    char *end = NULL;
-    long dev = strtol(want, &end, 10);
+    int dev = gk_get_knobs()->perturb_device;
+    if (dev < 0 || L->n_out < 1 || L->out_count[0] < 1) return GV_OK;
     int cur = -1;
     GK_CUDA(cudaGetDevice(&cur));
-    if (*end != '\0' || dev != cur) return GV_OK;
+    if (dev != cur) return GV_OK;
     cudaStream_t s = (cudaStream_t)L->stream;
     int64_t n = L->out_count[0];
     int blocks = (int)(n / 256 + 1 < 4096 ? n / 256 + 1 : 4096);

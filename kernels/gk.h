@@ -6,6 +6,7 @@
 #ifndef GK_H
 #define GK_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -74,6 +75,20 @@ typedef struct gk_device_info {
     int ecc_enabled;
     char uuid[40];
 } gk_device_info;
+
+/* The device layer's settings, read from the environment by src/core/knobs.c (GPUVAL_PAGEABLE,
+ * GPUVAL_NO_DEVICE_POOL, GPUVAL_DEVICE_PHASES, GPUVAL_INJECT_FAULT=launch,
+ * GPUVAL_PERTURB_DEVICE) and handed down here: the device layer never reads the environment.
+ * Until set, all off (perturb_device -1). */
+typedef struct gk_knobs {
+    bool pageable;            /* copy from pageable memory, no pinned staging */
+    bool no_device_pool;      /* every tensor from cudaMalloc, no pool kept across runs */
+    bool device_phases;       /* one line of phase times on stderr per gk_run */
+    bool inject_launch_fault; /* gk_run stops where it would launch (below) */
+    int perturb_device;       /* this device index changes its first output by 2 ulps; -1 */
+} gk_knobs;
+void gk_set_knobs(const gk_knobs *k);
+const gk_knobs *gk_get_knobs(void);
 
 /* Number of usable CUDA devices; 0 when there is none or no driver (never an error). */
 int gk_device_count(void);

@@ -56,8 +56,7 @@ static const unsigned kStageThreads = 4;
 
 bool gk_pageable_wanted(void)
 {
-    const char *e = getenv("GPUVAL_PAGEABLE");
-    return e && e[0] == '1' && e[1] == '\0';
+    return gk_get_knobs()->pageable;
 }
 
 static unsigned stage_threads(void)

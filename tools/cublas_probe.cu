@@ -20,7 +20,7 @@
 #include <cublas_v2.h>
 #include <cuda_runtime.h>
 
-#include "gk.h"
+#include "../kernels/gk.h"
 #include "probe_check.h"
 
 extern "C" const gk_op gk_gemm_cublas;

@@ -20,10 +20,10 @@
 #include <sys/stat.h>
 
 #include "../oracle/go.h"
-#include "gen.h"
-#include "npy.h"
-#include "outfile.h"
-#include "sha256.h"
+#include "core/gen.h"
+#include "io/npy.h"
+#include "io/outfile.h"
+#include "io/sha256.h"
 
 #define MAX_ELEMS 256
 

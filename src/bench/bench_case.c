@@ -3,7 +3,7 @@
  * scopes are sampled through kernels/timing.cu until the stop rule of stats.c says enough;
  * the sanity verdict judges what the last end-to-end sample brought back, and an output of
  * the kernel-only path after all its repeated launches. */
-#include "bench_case.h"
+#include "bench/bench_case.h"
 
 #include <assert.h>
 #include <cblas.h>
@@ -14,8 +14,10 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "power.h"
-#include "run.h"
+#include "core/power.h"
+#include "core/judge.h"
+#include "core/reference.h"
+#include "core/run.h"
 
 static double now_s(void)
 {

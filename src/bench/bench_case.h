@@ -5,10 +5,10 @@
 #ifndef GV_BENCH_CASE_H
 #define GV_BENCH_CASE_H
 
-#include "op.h"
-#include "energy.h"
-#include "power.h"
-#include "stats.h"
+#include "core/op.h"
+#include "bench/energy.h"
+#include "core/power.h"
+#include "bench/stats.h"
 
 /* The timings of a case: the three GPU scopes of kernels/gk.h, then the CPU oracle. */
 typedef enum gv_timing_id {

@@ -9,11 +9,11 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "bench_json.h"
-#include "json_util.h"
-#include "bench_result.h"
-#include "bench_targets.h"
-#include "fleet_info.h"
+#include "bench/bench_json.h"
+#include "io/json_util.h"
+#include "bench/bench_result.h"
+#include "bench/bench_targets.h"
+#include "io/run_info.h"
 
 #ifndef GV_VERSION
 #define GV_VERSION "unknown"
@@ -25,56 +25,6 @@ static json_t *pair(double a, double b)
     json_array_append_new(p, gv_json_num(a));
     json_array_append_new(p, gv_json_num(b));
     return p;
-}
-
-/* A JSON number, or one of the strings gv_json_num() writes, as a double; NaN otherwise. */
-static double jval(const json_t *v)
-{
-    if (!v) return NAN;
-    if (json_is_number(v)) return json_number_value(v);
-    if (json_is_string(v)) {
-        const char *s = json_string_value(v);
-        if (strcmp(s, "inf") == 0) return INFINITY;
-        if (strcmp(s, "-inf") == 0) return -INFINITY;
-    }
-    return NAN;
-}
-
-double gv_jat(const json_t *arr, size_t i)
-{
-    return jval(json_array_get(arr, i));
-}
-
-double gv_jnum(const json_t *o, const char *path)
-{
-    char key[128];
-    const char *p = path;
-    while (o && *p) {
-        const char *dot = strchr(p, '.');
-        size_t len = dot ? (size_t)(dot - p) : strlen(p);
-        if (len >= sizeof key) return NAN;
-        memcpy(key, p, len);
-        key[len] = '\0';
-        o = json_is_object(o) ? json_object_get(o, key) : NULL;
-        p = dot ? dot + 1 : p + len;
-    }
-    return jval(o);
-}
-
-const char *gv_jstr(const json_t *o, const char *path)
-{
-    char key[128];
-    const char *p = path;
-    while (o && *p) {
-        const char *dot = strchr(p, '.');
-        size_t len = dot ? (size_t)(dot - p) : strlen(p);
-        if (len >= sizeof key) return "";
-        memcpy(key, p, len);
-        key[len] = '\0';
-        o = json_is_object(o) ? json_object_get(o, key) : NULL;
-        p = dot ? dot + 1 : p + len;
-    }
-    return o && json_is_string(o) ? json_string_value(o) : "";
 }
 
 static json_t *sampling_json(const gv_sampling *s)

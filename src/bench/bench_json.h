@@ -10,9 +10,9 @@
 
 #include <jansson.h>
 
-#include "bench_case.h"
-#include "bench_result.h"
-#include "bench_targets.h"
+#include "bench/bench_case.h"
+#include "bench/bench_result.h"
+#include "bench/bench_targets.h"
 
 #define GV_BENCH_SCHEMA "gpuval-bench/1"
 
@@ -46,12 +46,5 @@ json_t *gv_bench_crossover_json(const gv_bench_crossover *xo);
 json_t *gv_bench_targets_json(const gv_bench_target *t, int n);
 /* The run's counts: {"sane", "sanity_failed", "skipped", "errors"}. */
 json_t *gv_bench_summary_json(const gv_bench_summary *s);
-
-/* Read a number at a dotted path ("timings.e2e.median_ms"); NaN when absent. */
-double gv_jnum(const json_t *o, const char *path);
-/* Element i of a JSON array as gv_jnum reads numbers; NaN when absent. */
-double gv_jat(const json_t *arr, size_t i);
-/* A string at a dotted path, or "" when absent. */
-const char *gv_jstr(const json_t *o, const char *path);
 
 #endif

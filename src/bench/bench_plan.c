@@ -7,8 +7,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "bench_plan.h"
-#include "registry.h"
+#include "bench/bench_plan.h"
+#include "core/registry.h"
 
 int gv_case_list_add(gv_case_list *l, const gv_case *c)
 {

@@ -2,7 +2,7 @@
 #ifndef GV_BENCH_PLAN_H
 #define GV_BENCH_PLAN_H
 
-#include "bench_case.h"
+#include "bench/bench_case.h"
 
 typedef struct gv_case_list {
     gv_case *v;

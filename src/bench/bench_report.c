@@ -9,10 +9,11 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "bench_report.h"
-#include "bench_plan.h"
-#include "outfile.h"
-#include "power.h"
+#include "bench/bench_report.h"
+#include "io/json_util.h"
+#include "bench/bench_plan.h"
+#include "io/outfile.h"
+#include "core/power.h"
 
 /* ---- small formatting helpers ---- */
 

@@ -8,7 +8,7 @@
 #include <jansson.h>
 #include <stdio.h>
 
-#include "bench_json.h"
+#include "bench/bench_json.h"
 
 /* ---- rendering (bench_report.c) ---- */
 

@@ -1,7 +1,7 @@
 /* bench_result.c: a timed case's samples summarised into the struct that the run's
  * decisions read (bench_result.h), and the crossover sweep over such cases. Statistics come
  * from stats.c. */
-#include "bench_result.h"
+#include "bench/bench_result.h"
 
 #include <math.h>
 #include <stdlib.h>

@@ -6,7 +6,7 @@
 #ifndef GV_BENCH_RESULT_H
 #define GV_BENCH_RESULT_H
 
-#include "bench_case.h"
+#include "bench/bench_case.h"
 
 /* The ceilings' rates: copy GB/s, gemm GFLOP/s per dtype; NaN where not measured. */
 typedef struct gv_ceiling_values {

@@ -1,12 +1,12 @@
 /* bench_targets.c: the performance targets (bench_targets.h) as data, their check against
  * the registry, and their evaluation from the timed cases. */
-#include "bench_targets.h"
+#include "bench/bench_targets.h"
 
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
 
-#include "registry.h"
+#include "core/registry.h"
 
 const gv_target_spec gv_target_specs[] = {
     {"vadd", GV_F32, "2^28", "2^28 elements", GV_TARGET_COPY_FRACTION, 0.85, NULL},

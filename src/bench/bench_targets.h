@@ -5,7 +5,7 @@
 #ifndef GV_BENCH_TARGETS_H
 #define GV_BENCH_TARGETS_H
 
-#include "bench_result.h"
+#include "bench/bench_result.h"
 
 typedef enum gv_target_metric {
     GV_TARGET_COPY_FRACTION, /* achieved GB/s (kernel only) / the copy ceiling >= goal */

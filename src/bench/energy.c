@@ -1,6 +1,6 @@
 /* energy.c: the arithmetic of an energy window (energy.h), apart from the device so the CPU
  * tests can check it. */
-#include "energy.h"
+#include "bench/energy.h"
 
 #include <math.h>
 #include <stdio.h>

@@ -1,13 +1,13 @@
 /* stats.c: medians and their order-statistic intervals, ratios of medians, the sampling
  * stop rule, geometric sweeps and the crossover (see stats.h). No I/O, no device. */
-#include "stats.h"
+#include "bench/stats.h"
 
 #include <assert.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "gv.h"
+#include "core/gv.h"
 
 static int cmp_double(const void *a, const void *b)
 {

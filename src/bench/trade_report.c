@@ -1,18 +1,18 @@
 /* trade_report.c: speed-ups, Pareto front, counts, JSON and tables of `gpuval tradeoffs`
  * (see trade_report.h). Numbers that are not finite are written as report.c writes them
  * ("inf", "-inf", "nan"); what was not measured is null. */
-#include "trade_report.h"
+#include "bench/trade_report.h"
 
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
 
-#include "bench_report.h"
-#include "digest.h"
-#include "json_util.h"
-#include "model_floor.h"
-#include "outfile.h"
+#include "bench/bench_report.h"
+#include "core/hash.h"
+#include "io/json_util.h"
+#include "core/model_floor.h"
+#include "io/outfile.h"
 
 #ifndef GV_VERSION
 #define GV_VERSION "unknown"
@@ -100,7 +100,7 @@ void gv_trade_flag_models(gv_trade_row *rows, int n)
         if (r->c.mode == GV_MODE_NATIVE || (int)r->c.mode == gv_trade_default_mode()) continue;
         const gv_trade_row *nat = find_row(rows, n, r->c.dtype, GV_MODE_NATIVE);
         if (!nat || !judged(&nat->r) || !(nat->r.m.normwise_rel > 0)) continue;
-        if (nat->r.out_hash == r->out_hash)
+        if (nat->r.output_hash == r->output_hash)
             snprintf(row->model_flag, sizeof row->model_flag,
                      "better than its model: the same bits as %s native (%s); the library may "
                      "not be using the claimed path",

@@ -9,10 +9,10 @@
 #include <jansson.h>
 #include <stdio.h>
 
-#include "op.h"
-#include "energy.h"
-#include "report.h"
-#include "stats.h"
+#include "core/op.h"
+#include "bench/energy.h"
+#include "io/run_doc.h"
+#include "bench/stats.h"
 
 #define GV_TRADE_SCHEMA "gpuval-tradeoffs/1"
 

@@ -2,7 +2,7 @@
  * ij,jk->k, and their planted bugs. Both compute s(n) = sum_i (A B)(i, :).
  * Error model: docs/error-models.md, section colsum. */
 #include "../../abi/colsum.h"
-#include "opkit.h"
+#include "ops/opkit.h"
 
 extern const gk_op gk_matmul_colsum, gk_matmul_colsum_tf32native, gk_einsum_colsum,
     gk_einsum_colsum_lastchunk;

@@ -3,7 +3,7 @@
  * Error model: docs/error-models.md, section dense. */
 #include <stdlib.h>
 
-#include "opkit.h"
+#include "ops/opkit.h"
 
 extern const gk_op gk_dense_sigmoid, gk_dense_sigmoid_rowbias, gk_dense_sigmoid_tf32native;
 

@@ -6,7 +6,7 @@
  * 2 n batch reals. Forward is e^{-2 pi i jk/n}; inverses are NOT scaled by 1/n, as in
  * cuFFT and FFTW.
  * Error model: docs/error-models.md, section fft. */
-#include "opkit.h"
+#include "ops/opkit.h"
 
 extern const gk_op gk_fft_c2c_fwd, gk_fft_c2c_inv, gk_fft_r2c_fwd, gk_fft_c2r_inv,
     gk_fft_c2c_fwd_wrongsign;

@@ -3,8 +3,8 @@
  * dropped K tail).
  * Error model: docs/error-models.md, section gemm. */
 #include "../../abi/gemm.h"
-#include "../gen.h"
-#include "opkit.h"
+#include "core/gen.h"
+#include "ops/opkit.h"
 
 extern const gk_op gk_gemm_cublas, gk_gemm_cublas_tf32native, gk_gemm_tiled, gk_gemm_tiled_droptail,
     gk_gemm_regblock, gk_gemm_regblock_droptail;

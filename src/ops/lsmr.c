@@ -10,9 +10,8 @@
 
 #include "../../abi/lsmr.h"
 #include "../../oracle/go.h"
-#include "../gen.h"
-#include "../run.h"
-#include "opkit.h"
+#include "core/gen.h"
+#include "ops/opkit.h"
 
 extern const gk_op gk_lsmr_ridge, gk_lsmr_ridge_nodamp;
 

@@ -7,8 +7,10 @@
 #include <stdio.h>
 
 #include "../../oracle/go.h"
-#include "../op.h"
-#include "../run.h"
+#include "core/op.h"
+#include "core/judge.h"
+#include "core/problem.h"
+#include "core/reference.h"
 
 #define GV_BIT(x)      (1u << (x))
 #define GV_BOTH_DTYPES (GV_BIT(GV_F32) | GV_BIT(GV_F64))

@@ -4,7 +4,7 @@
  * Error model: docs/error-models.md, section reduce. */
 #include "../../abi/colsum.h"
 #include "../../abi/reduce.h"
-#include "opkit.h"
+#include "ops/opkit.h"
 
 extern const gk_op gk_reduce_sum, gk_reduce_sum_droptail, gk_reduce_sum_racy, gk_reduce_colsum,
     gk_reduce_colsum_vectail;

@@ -3,7 +3,7 @@
  * Error model: docs/error-models.md, section sin_iter. */
 #include <float.h>
 
-#include "opkit.h"
+#include "ops/opkit.h"
 
 extern const gk_op gk_sin_iter, gk_sin_iter_f32inner;
 

@@ -8,10 +8,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../cache.h"
-#include "../gen.h"
+#include "core/gen.h"
 #include "../../abi/solve.h"
-#include "opkit.h"
+#include "ops/opkit.h"
 
 extern const gk_op gk_solve_gesv, gk_solve_gesv_nopivot, gk_solve_posv, gk_solve_gesv_singular,
     gk_solve_posv_indefinite;

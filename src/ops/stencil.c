@@ -6,7 +6,7 @@
 #include <float.h>
 
 #include "../../abi/stencil.h"
-#include "opkit.h"
+#include "ops/opkit.h"
 
 extern const gk_op gk_stencil_laplace, gk_diffusion_fixed, gk_diffusion_periodic,
     gk_diffusion_fixed_edge, gk_diffusion_periodic_clamp, gk_diffusion_fixed_perstep,

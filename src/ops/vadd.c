@@ -1,7 +1,7 @@
 /* vadd.c: op descriptors for c = a + b (seed 000) and its planted bugs (a rounding f64 path,
  * stray stores past, before and into the buffers) and faults (an illegal address, a hang).
  * Error model: docs/error-models.md, section vadd. */
-#include "opkit.h"
+#include "ops/opkit.h"
 
 extern const gk_op gk_vadd, gk_vadd_f32round, gk_vadd_pastend, gk_vadd_prestart, gk_vadd_clobber,
     gk_vadd_illegal, gk_vadd_hang, gk_vadd_slow;

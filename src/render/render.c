@@ -1,14 +1,14 @@
 /* render.c: the schema dispatch and the atomic write of a rendering (see render.h). */
-#include "render.h"
+#include "render/render.h"
 
 #include <errno.h>
 #include <string.h>
 #include <unistd.h>
 
-#include "outfile.h"
-#include "render_bench.h"
-#include "render_check.h"
-#include "render_tradeoffs.h"
+#include "io/outfile.h"
+#include "render/render_bench.h"
+#include "render/render_check.h"
+#include "render/render_tradeoffs.h"
 
 gv_render_kind gv_render_kind_of(const json_t *doc)
 {

@@ -1,30 +1,31 @@
 /* render_bench.c: a gpuval-bench/1 document as one HTML page and as Markdown tables (see
  * render_bench.h). */
-#include "render_bench.h"
+#include "render/render_bench.h"
+#include "io/json_util.h"
 
 #include <math.h>
 #include <string.h>
 
-#include "render_kit.h"
+#include "render/render_kit.h"
 
 static void ceiling_row(FILE *f, const char *name, const json_t *c, const char *ptr)
 {
     char p[256];
     fputs("<tr>", f);
     gv_rk_td_str(f, name, NULL);
-    gv_rk_td_str(f, gv_rk_str(c, "what"), NULL);
+    gv_rk_td_str(f, gv_jstr(c, "what"), NULL);
     bool ok = json_is_true(json_object_get(c, "ok"));
     gv_rk_td_str(f, ok ? "ok" : "not measured", ok ? "PASS" : "SKIP");
     const char *size_key = json_object_get(c, "bytes") ? "bytes" : "n";
     snprintf(p, sizeof p, "%s/%s", ptr, size_key);
     gv_rk_td(f, json_object_get(c, size_key), GV_RK_INT, p);
     snprintf(p, sizeof p, "%s/timing/median_ms", ptr);
-    gv_rk_td(f, gv_rk_get(c, "timing.median_ms"), GV_RK_G3, p);
+    gv_rk_td(f, gv_jget(c, "timing.median_ms"), GV_RK_G3, p);
     const char *rate = json_object_get(c, "gbps") ? "gbps" : "gflops";
     snprintf(p, sizeof p, "%s/%s", ptr, rate);
     gv_rk_td(f, json_object_get(c, rate), GV_RK_G3, p);
     gv_rk_td_str(f, strcmp(rate, "gbps") == 0 ? "GB/s" : "GFLOP/s", NULL);
-    gv_rk_td_str(f, gv_rk_str(c, "why"), "reason");
+    gv_rk_td_str(f, gv_jstr(c, "why"), "reason");
     fputs("</tr>\n", f);
 }
 
@@ -68,7 +69,7 @@ static void case_cells(FILE *f, const json_t *c, const char *ptr)
     for (size_t k = 0; k < sizeof cols / sizeof cols[0]; k++) {
         char p[256];
         snprintf(p, sizeof p, "%s/%s", ptr, cols[k].ptr);
-        gv_rk_td(f, gv_rk_get(c, cols[k].path), cols[k].fmt, p);
+        gv_rk_td(f, gv_jget(c, cols[k].path), cols[k].fmt, p);
     }
 }
 
@@ -90,18 +91,18 @@ static void cases_table(FILE *f, const json_t *doc)
         char p[64], sp[64];
         snprintf(p, sizeof p, "/cases/%zu", i);
         snprintf(sp, sizeof sp, "/cases/%zu/shape", i);
-        const char *verdict = gv_rk_str(c, "verdict");
+        const char *verdict = gv_jstr(c, "verdict");
         fputs("<tr>", f);
-        gv_rk_td_str(f, gv_rk_str(c, "op"), NULL);
-        gv_rk_td_str(f, gv_rk_str(c, "dtype"), NULL);
-        gv_rk_td_str(f, gv_rk_str(c, "mode"), NULL);
+        gv_rk_td_str(f, gv_jstr(c, "op"), NULL);
+        gv_rk_td_str(f, gv_jstr(c, "dtype"), NULL);
+        gv_rk_td_str(f, gv_jstr(c, "mode"), NULL);
         gv_rk_td_list(f, json_object_get(c, "shape"), GV_RK_INT, "\xc3\x97", sp);
         gv_rk_td_str(f, verdict, verdict);
         char reason[512];
         /* a time taken while NVML reported a power or thermal slowdown (bench_report.c) */
         bool slow = json_is_true(json_object_get(json_object_get(c, "clocks"), "throttled"));
-        snprintf(reason, sizeof reason, "%s%s%s", gv_rk_str(c, "reason"),
-                 slow && *gv_rk_str(c, "reason") ? "; " : "",
+        snprintf(reason, sizeof reason, "%s%s%s", gv_jstr(c, "reason"),
+                 slow && *gv_jstr(c, "reason") ? "; " : "",
                  slow ? "Warn: timed while the clocks were held down (power or heat)" : "");
         gv_rk_td_str(f, reason, "reason");
         case_cells(f, c, p);
@@ -112,10 +113,10 @@ static void cases_table(FILE *f, const json_t *doc)
 
 static double point_size(const json_t *xo, const json_t *pt)
 {
-    double s = gv_rk_num(json_object_get(pt, "size"));
+    double s = gv_jval(json_object_get(pt, "size"));
     if (isnan(s))
-        s = gv_rk_num(json_array_get(json_object_get(pt, "shape"),
-                                     (size_t)json_integer_value(json_object_get(xo, "dim_index"))));
+        s = gv_jval(json_array_get(json_object_get(pt, "shape"),
+                                   (size_t)json_integer_value(json_object_get(xo, "dim_index"))));
     return s;
 }
 
@@ -150,9 +151,9 @@ static void crossover_chart(FILE *f, const json_t *xo)
         xhi = fmax(xhi, s);
         for (int k = 0; k < 2; k++) {
             const json_t *sp = json_object_get(json_object_get(pt, "speedup"), scopes[k]);
-            double r[3] = {gv_rk_num(json_object_get(sp, "ratio")),
-                           gv_rk_num(json_array_get(json_object_get(sp, "ci"), 0)),
-                           gv_rk_num(json_array_get(json_object_get(sp, "ci"), 1))};
+            double r[3] = {gv_jval(json_object_get(sp, "ratio")),
+                           gv_jval(json_array_get(json_object_get(sp, "ci"), 0)),
+                           gv_jval(json_array_get(json_object_get(sp, "ci"), 1))};
             for (int j = 0; j < 3; j++)
                 if (r[j] > 0 && isfinite(r[j])) {
                     ylo = fmin(ylo, r[j]);
@@ -180,10 +181,10 @@ static void crossover_chart(FILE *f, const json_t *xo)
                     .logy = true};
     char title[256];
     snprintf(title, sizeof title, "speed-up of the GPU over the CPU oracle against %s",
-             gv_rk_str(xo, "dim"));
+             gv_jstr(xo, "dim"));
     gv_rk_svg_begin(f, &p, title);
     char xt[96];
-    snprintf(xt, sizeof xt, "size %s (log)", gv_rk_str(xo, "dim"));
+    snprintf(xt, sizeof xt, "size %s (log)", gv_jstr(xo, "dim"));
     gv_rk_axes(f, &p, xt, "speed-up CPU/GPU (log)", 0, 0);
     gv_rk_hline(f, &p, 1.0, "even", "break-even (1x)");
     static const char *const colours[2] = {"#1f77b4", "#ff7f0e"};
@@ -193,7 +194,7 @@ static void crossover_chart(FILE *f, const json_t *xo)
         json_array_foreach(pts, i, pt)
         {
             const json_t *sp = json_object_get(json_object_get(pt, "speedup"), scopes[k]);
-            double s = point_size(xo, pt), r = gv_rk_num(json_object_get(sp, "ratio"));
+            double s = point_size(xo, pt), r = gv_jval(json_object_get(sp, "ratio"));
             if (s > 0 && isfinite(s) && r > 0 && isfinite(r))
                 fprintf(f, "%.1f,%.1f ", gv_rk_px(&p, s), gv_rk_py(&p, r));
         }
@@ -201,10 +202,10 @@ static void crossover_chart(FILE *f, const json_t *xo)
         json_array_foreach(pts, i, pt)
         {
             const json_t *sp = json_object_get(json_object_get(pt, "speedup"), scopes[k]);
-            double s = point_size(xo, pt), r = gv_rk_num(json_object_get(sp, "ratio"));
+            double s = point_size(xo, pt), r = gv_jval(json_object_get(sp, "ratio"));
             if (!(s > 0 && isfinite(s) && r > 0 && isfinite(r))) continue;
-            double lo = gv_rk_num(json_array_get(json_object_get(sp, "ci"), 0)),
-                   hi = gv_rk_num(json_array_get(json_object_get(sp, "ci"), 1));
+            double lo = gv_jval(json_array_get(json_object_get(sp, "ci"), 0)),
+                   hi = gv_jval(json_array_get(json_object_get(sp, "ci"), 1));
             double x = gv_rk_px(&p, s);
             if (lo > 0 && hi > 0 && isfinite(lo) && isfinite(hi))
                 fprintf(f, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"%s\"/>",
@@ -212,14 +213,14 @@ static void crossover_chart(FILE *f, const json_t *xo)
             fprintf(f,
                     "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"3.5\" fill=\"%s\"><title>%s = %.17g: "
                     "%s speed-up %.3g</title></circle>\n",
-                    x, gv_rk_py(&p, r), colours[k], gv_rk_str(xo, "dim"), s, scopes[k], r);
+                    x, gv_rk_py(&p, r), colours[k], gv_jstr(xo, "dim"), s, scopes[k], r);
         }
     }
     char lab[128];
-    double xi = gv_rk_num(json_object_get(xo, "interp_size"));
-    snprintf(lab, sizeof lab, "crossover %s = %.3g", gv_rk_str(xo, "dim"), xi);
+    double xi = gv_jval(json_object_get(xo, "interp_size"));
+    snprintf(lab, sizeof lab, "crossover %s = %.3g", gv_jstr(xo, "dim"), xi);
     vline(f, &p, xi, "#c0392b", "4 3", lab, 0);
-    double cw = gv_rk_num(json_object_get(xo, "confident_first_win_size"));
+    double cw = gv_jval(json_object_get(xo, "confident_first_win_size"));
     snprintf(lab, sizeof lab, "confident win from %.3g", cw);
     vline(f, &p, cw, "#176317", "2 3", lab, 1);
     static const char *const names[2] = {"speed-up e2e (CI)", "speed-up kernel hot"};
@@ -238,15 +239,15 @@ static void crossovers(FILE *f, const json_t *doc)
     {
         char p[192];
         fputs("<h3>", f);
-        gv_rk_esc(f, gv_rk_str(xo, "op"));
+        gv_rk_esc(f, gv_jstr(xo, "op"));
         fputc(' ', f);
-        gv_rk_esc(f, gv_rk_str(xo, "dtype"));
+        gv_rk_esc(f, gv_jstr(xo, "dtype"));
         fputc(' ', f);
-        gv_rk_esc(f, gv_rk_str(xo, "mode"));
+        gv_rk_esc(f, gv_jstr(xo, "mode"));
         fputs(": sweep of ", f);
-        gv_rk_esc(f, gv_rk_str(xo, "dim"));
+        gv_rk_esc(f, gv_jstr(xo, "dim"));
         fputs("</h3>\n<table class=\"kv\"><tbody><tr><td>status</td>", f);
-        gv_rk_td_str(f, gv_rk_str(xo, "status"), NULL);
+        gv_rk_td_str(f, gv_jstr(xo, "status"), NULL);
         static const char *const keys[] = {"interp_size", "first_win_size", "last_loss_size",
                                            "confident_first_win_size", "timed_points"};
         for (size_t k = 0; k < sizeof keys / sizeof keys[0]; k++) {
@@ -267,7 +268,7 @@ static void crossovers(FILE *f, const json_t *doc)
             snprintf(p, sizeof p, "%s/size", pp);
             fputs("<tr>", f);
             gv_rk_td(f, json_object_get(pt, "size"), GV_RK_INT, p);
-            gv_rk_td_str(f, gv_rk_str(pt, "verdict"), gv_rk_str(pt, "verdict"));
+            gv_rk_td_str(f, gv_jstr(pt, "verdict"), gv_jstr(pt, "verdict"));
             case_cells(f, pt, pp);
             fputs("</tr>\n", f);
         }
@@ -304,15 +305,15 @@ static void md_case(FILE *f, const json_t *c)
                                         "timings.e2e.median_ms", "speedup.kernel_hot.ratio",
                                         "speedup.e2e.ratio",     "sanity.accurate_bits"};
     for (size_t k = 0; k < sizeof paths / sizeof paths[0]; k++)
-        gv_rk_md_num(f, gv_rk_get(c, paths[k]), k == 5 ? GV_RK_F1 : GV_RK_G3);
+        gv_rk_md_num(f, gv_jget(c, paths[k]), k == 5 ? GV_RK_F1 : GV_RK_G3);
 }
 
 void gv_render_bench_md(FILE *f, const json_t *doc)
 {
     fputs("## gpuval bench: ", f);
-    gv_rk_md_esc(f, *gv_rk_str(doc, "device.name") ? gv_rk_str(doc, "device.name") : "no device");
+    gv_rk_md_esc(f, *gv_jstr(doc, "device.name") ? gv_jstr(doc, "device.name") : "no device");
     fputs("\n\n`", f);
-    gv_rk_md_esc(f, gv_rk_str(doc, "argv"));
+    gv_rk_md_esc(f, gv_jstr(doc, "argv"));
     fputs("`\n", f);
     gv_rk_md_head(f, "op|dtype|mode|shape|verdict|CPU ms|hot ms|e2e ms|speed-up hot|"
                      "speed-up e2e|bits");
@@ -321,22 +322,22 @@ void gv_render_bench_md(FILE *f, const json_t *doc)
     json_array_foreach(json_object_get(doc, "cases"), i, c)
     {
         fputc('|', f);
-        gv_rk_md_str(f, gv_rk_str(c, "op"));
-        gv_rk_md_str(f, gv_rk_str(c, "dtype"));
-        gv_rk_md_str(f, gv_rk_str(c, "mode"));
+        gv_rk_md_str(f, gv_jstr(c, "op"));
+        gv_rk_md_str(f, gv_jstr(c, "dtype"));
+        gv_rk_md_str(f, gv_jstr(c, "mode"));
         gv_rk_md_list(f, json_object_get(c, "shape"), GV_RK_INT, "x");
-        gv_rk_md_str(f, gv_rk_str(c, "verdict"));
+        gv_rk_md_str(f, gv_jstr(c, "verdict"));
         md_case(f, c);
         fputc('\n', f);
     }
     json_array_foreach(json_object_get(doc, "crossovers"), i, c)
     {
         fputs("\n### Crossover: ", f);
-        gv_rk_md_esc(f, gv_rk_str(c, "op"));
+        gv_rk_md_esc(f, gv_jstr(c, "op"));
         fputc(' ', f);
-        gv_rk_md_esc(f, gv_rk_str(c, "dtype"));
+        gv_rk_md_esc(f, gv_jstr(c, "dtype"));
         fputs(" (", f);
-        gv_rk_md_esc(f, gv_rk_str(c, "status"));
+        gv_rk_md_esc(f, gv_jstr(c, "status"));
         fputs(")\n", f);
         gv_rk_md_head(f, "size|verdict|CPU ms|hot ms|e2e ms|speed-up hot|speed-up e2e|bits");
         size_t j;
@@ -345,7 +346,7 @@ void gv_render_bench_md(FILE *f, const json_t *doc)
         {
             fputc('|', f);
             gv_rk_md_num(f, json_object_get(pt, "size"), GV_RK_INT);
-            gv_rk_md_str(f, gv_rk_str(pt, "verdict"));
+            gv_rk_md_str(f, gv_jstr(pt, "verdict"));
             md_case(f, pt);
             fputc('\n', f);
         }

@@ -1,12 +1,13 @@
 /* render_check.c: a gpuval-run/1 document as one HTML page and as Markdown tables (see
  * render_check.h). Cases are grouped by op in the order the run met them. */
-#include "render_check.h"
+#include "render/render_check.h"
+#include "io/json_util.h"
 
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "render_kit.h"
+#include "render/render_kit.h"
 
 /* The distinct op names of cases, in order of first appearance (free the array, not the names). */
 static const char **ops_of(const json_t *cases, size_t *n_ops)
@@ -14,7 +15,7 @@ static const char **ops_of(const json_t *cases, size_t *n_ops)
     size_t n = json_array_size(cases), k = 0;
     const char **ops = calloc(n + 1, sizeof *ops);
     for (size_t i = 0; ops && i < n; i++) {
-        const char *op = gv_rk_str(json_array_get(cases, i), "op");
+        const char *op = gv_jstr(json_array_get(cases, i), "op");
         size_t j = 0;
         while (j < k && strcmp(ops[j], op) != 0)
             j++;
@@ -31,9 +32,9 @@ static void bits_chart(FILE *f, const json_t *cases, const char *op)
     double top = 56;
     json_array_foreach(cases, i, c)
     {
-        if (strcmp(gv_rk_str(c, "op"), op) != 0) continue;
+        if (strcmp(gv_jstr(c, "op"), op) != 0) continue;
         if (!tiers) tiers = json_object_get(c, "tiers");
-        double b = gv_rk_num(gv_rk_get(c, "metrics.accurate_bits"));
+        double b = gv_jval(gv_jget(c, "metrics.accurate_bits"));
         if (isfinite(b) && b > top) top = ceil(b / 8) * 8;
         n++;
     }
@@ -53,11 +54,11 @@ static void bits_chart(FILE *f, const json_t *cases, const char *op)
     static const char *const dts[6] = {"f64", "f32", "f16", "bf16", "c64", "c128"};
     json_array_foreach(cases, i, c)
     {
-        if (strcmp(gv_rk_str(c, "op"), op) != 0) continue;
-        const char *dt = gv_rk_str(c, "dtype"), *verdict = gv_rk_str(c, "verdict");
+        if (strcmp(gv_jstr(c, "op"), op) != 0) continue;
+        const char *dt = gv_jstr(c, "dtype"), *verdict = gv_jstr(c, "verdict");
         for (int d = 0; d < 6; d++)
             if (strcmp(dt, dts[d]) == 0) seen[d] = true;
-        double b = gv_rk_num(gv_rk_get(c, "metrics.accurate_bits"));
+        double b = gv_jval(gv_jget(c, "metrics.accurate_bits"));
         double x = p.L + (double)k * step + 3, w = step - 6;
         double shown = isfinite(b) ? fmax(b, 0) : (b > 0 ? top : 0);
         double y = gv_rk_py(&p, shown), y0 = gv_rk_py(&p, 0);
@@ -66,7 +67,7 @@ static void bits_chart(FILE *f, const json_t *cases, const char *op)
                 y, w, y0 - y, gv_rk_dtype_colour(dt),
                 bad ? " stroke=\"#b00020\" stroke-width=\"2\"" : "");
         fprintf(f, "<title>#%zu %s %s %s: %s, %s bits</title></rect>\n", k + 1, dt,
-                gv_rk_str(c, "mode"), gv_rk_str(c, "dist"), verdict,
+                gv_jstr(c, "mode"), gv_jstr(c, "dist"), verdict,
                 isfinite(b) ? "" : (isnan(b) ? "no" : "infinite"));
         char v[32];
         if (isfinite(b))
@@ -108,25 +109,25 @@ static void cases_table(FILE *f, const json_t *cases, const char *op)
     const json_t *c;
     json_array_foreach(cases, i, c)
     {
-        if (strcmp(gv_rk_str(c, "op"), op) != 0) continue;
+        if (strcmp(gv_jstr(c, "op"), op) != 0) continue;
         char p[128];
-        const char *verdict = gv_rk_str(c, "verdict");
+        const char *verdict = gv_jstr(c, "verdict");
         fprintf(f, "<tr><td class=\"n\">%zu</td>", ++k);
-        gv_rk_td_str(f, gv_rk_str(c, "dtype"), NULL);
-        gv_rk_td_str(f, gv_rk_str(c, "mode"), NULL);
-        gv_rk_td_str(f, gv_rk_str(c, "dist"), NULL);
+        gv_rk_td_str(f, gv_jstr(c, "dtype"), NULL);
+        gv_rk_td_str(f, gv_jstr(c, "mode"), NULL);
+        gv_rk_td_str(f, gv_jstr(c, "dist"), NULL);
         snprintf(p, sizeof p, "/cases/%zu/shape", i);
         gv_rk_td_list(f, json_object_get(c, "shape"), GV_RK_INT, "\xc3\x97", p);
         gv_rk_td_str(f, verdict, verdict);
-        gv_rk_td_str(f, gv_rk_str(c, "reason"), "reason");
+        gv_rk_td_str(f, gv_jstr(c, "reason"), "reason");
         snprintf(p, sizeof p, "/cases/%zu/metrics/max_rel", i);
-        gv_rk_td(f, gv_rk_get(c, "metrics.max_rel"), GV_RK_SCI, p);
+        gv_rk_td(f, gv_jget(c, "metrics.max_rel"), GV_RK_SCI, p);
         snprintf(p, sizeof p, "/cases/%zu/metrics/normwise_rel", i);
-        gv_rk_td(f, gv_rk_get(c, "metrics.normwise_rel"), GV_RK_SCI, p);
+        gv_rk_td(f, gv_jget(c, "metrics.normwise_rel"), GV_RK_SCI, p);
         snprintf(p, sizeof p, "/cases/%zu/metrics/accurate_bits", i);
-        gv_rk_td(f, gv_rk_get(c, "metrics.accurate_bits"), GV_RK_F1, p);
+        gv_rk_td(f, gv_jget(c, "metrics.accurate_bits"), GV_RK_F1, p);
         snprintf(p, sizeof p, "/cases/%zu/error_model/ratio", i);
-        gv_rk_td(f, gv_rk_get(c, "error_model.ratio"), GV_RK_F2, p);
+        gv_rk_td(f, gv_jget(c, "error_model.ratio"), GV_RK_F2, p);
         snprintf(p, sizeof p, "/cases/%zu/metrics/prob_max", i);
         gv_rk_td(f, prob(c, "prob_max"), GV_RK_F2, p);
         snprintf(p, sizeof p, "/cases/%zu/metrics/prob_rms", i);
@@ -150,10 +151,10 @@ void gv_render_check_html(FILE *f, const json_t *doc)
     for (size_t o = 0; o < n_ops; o++) {
         size_t i, n = 0, pass = 0;
         const json_t *c;
-        json_array_foreach(cases, i, c) if (strcmp(gv_rk_str(c, "op"), ops[o]) == 0)
+        json_array_foreach(cases, i, c) if (strcmp(gv_jstr(c, "op"), ops[o]) == 0)
         {
             n++;
-            pass += strcmp(gv_rk_str(c, "verdict"), "PASS") == 0;
+            pass += strcmp(gv_jstr(c, "verdict"), "PASS") == 0;
         }
         fprintf(f, "<li><a href=\"#op-%zu\">", o);
         gv_rk_esc(f, ops[o]);
@@ -177,18 +178,18 @@ void gv_render_check_md(FILE *f, const json_t *doc)
 {
     const json_t *cases = json_object_get(doc, "cases");
     fputs("## gpuval check: ", f);
-    gv_rk_md_esc(f, *gv_rk_str(doc, "device.name") ? gv_rk_str(doc, "device.name") : "no device");
+    gv_rk_md_esc(f, *gv_jstr(doc, "device.name") ? gv_jstr(doc, "device.name") : "no device");
     fputs("\n\n`", f);
-    gv_rk_md_esc(f, gv_rk_str(doc, "argv"));
+    gv_rk_md_esc(f, gv_jstr(doc, "argv"));
     fputs("` (", f);
-    gv_rk_md_esc(f, gv_rk_str(doc, "created"));
+    gv_rk_md_esc(f, gv_jstr(doc, "created"));
     fputs(")\n", f);
     gv_rk_md_head(f, "passed|failed|skipped|errors");
     fputs("|", f);
-    gv_rk_md_num(f, gv_rk_get(doc, "summary.passed"), GV_RK_INT);
-    gv_rk_md_num(f, gv_rk_get(doc, "summary.failed"), GV_RK_INT);
-    gv_rk_md_num(f, gv_rk_get(doc, "summary.skipped"), GV_RK_INT);
-    gv_rk_md_num(f, gv_rk_get(doc, "summary.errors"), GV_RK_INT);
+    gv_rk_md_num(f, gv_jget(doc, "summary.passed"), GV_RK_INT);
+    gv_rk_md_num(f, gv_jget(doc, "summary.failed"), GV_RK_INT);
+    gv_rk_md_num(f, gv_jget(doc, "summary.skipped"), GV_RK_INT);
+    gv_rk_md_num(f, gv_jget(doc, "summary.errors"), GV_RK_INT);
     fputc('\n', f);
     size_t n_ops;
     const char **ops = ops_of(cases, &n_ops);
@@ -203,18 +204,18 @@ void gv_render_check_md(FILE *f, const json_t *doc)
         const json_t *c;
         json_array_foreach(cases, i, c)
         {
-            if (strcmp(gv_rk_str(c, "op"), ops[o]) != 0) continue;
+            if (strcmp(gv_jstr(c, "op"), ops[o]) != 0) continue;
             fprintf(f, "| %zu |", ++k);
-            gv_rk_md_str(f, gv_rk_str(c, "dtype"));
-            gv_rk_md_str(f, gv_rk_str(c, "mode"));
-            gv_rk_md_str(f, gv_rk_str(c, "dist"));
+            gv_rk_md_str(f, gv_jstr(c, "dtype"));
+            gv_rk_md_str(f, gv_jstr(c, "mode"));
+            gv_rk_md_str(f, gv_jstr(c, "dist"));
             gv_rk_md_list(f, json_object_get(c, "shape"), GV_RK_INT, "x");
-            gv_rk_md_str(f, gv_rk_str(c, "verdict"));
-            gv_rk_md_str(f, gv_rk_str(c, "reason"));
-            gv_rk_md_num(f, gv_rk_get(c, "metrics.max_rel"), GV_RK_SCI);
-            gv_rk_md_num(f, gv_rk_get(c, "metrics.normwise_rel"), GV_RK_SCI);
-            gv_rk_md_num(f, gv_rk_get(c, "metrics.accurate_bits"), GV_RK_F1);
-            gv_rk_md_num(f, gv_rk_get(c, "error_model.ratio"), GV_RK_F2);
+            gv_rk_md_str(f, gv_jstr(c, "verdict"));
+            gv_rk_md_str(f, gv_jstr(c, "reason"));
+            gv_rk_md_num(f, gv_jget(c, "metrics.max_rel"), GV_RK_SCI);
+            gv_rk_md_num(f, gv_jget(c, "metrics.normwise_rel"), GV_RK_SCI);
+            gv_rk_md_num(f, gv_jget(c, "metrics.accurate_bits"), GV_RK_F1);
+            gv_rk_md_num(f, gv_jget(c, "error_model.ratio"), GV_RK_F2);
             gv_rk_md_num(f, prob(c, "prob_max"), GV_RK_F2);
             gv_rk_md_num(f, prob(c, "prob_rms"), GV_RK_F2);
             gv_rk_md_list(f, json_object_get(c, "tiers_met"), GV_RK_SCI, ", ");

@@ -1,39 +1,9 @@
 /* render_kit.c: shared pieces of the report renderers (see render_kit.h). */
-#include "render_kit.h"
+#include "render/render_kit.h"
+#include "io/json_util.h"
 
 #include <math.h>
 #include <string.h>
-
-double gv_rk_num(const json_t *v)
-{
-    if (json_is_number(v)) return json_number_value(v);
-    if (json_is_string(v)) {
-        const char *s = json_string_value(v);
-        if (strcmp(s, "inf") == 0) return INFINITY;
-        if (strcmp(s, "-inf") == 0) return -INFINITY;
-    }
-    return NAN;
-}
-
-const json_t *gv_rk_get(const json_t *o, const char *path)
-{
-    char key[128];
-    while (o && *path) {
-        size_t n = strcspn(path, ".");
-        if (n >= sizeof key) return NULL;
-        memcpy(key, path, n);
-        key[n] = '\0';
-        o = json_is_object(o) ? json_object_get(o, key) : NULL;
-        path += n + (path[n] == '.');
-    }
-    return o;
-}
-
-const char *gv_rk_str(const json_t *o, const char *path)
-{
-    const json_t *v = gv_rk_get(o, path);
-    return json_is_string(v) ? json_string_value(v) : "";
-}
 
 void gv_rk_esc(FILE *f, const char *s)
 {
@@ -75,7 +45,7 @@ void gv_rk_fmtnum(char *buf, size_t len, const json_t *v, gv_rk_fmt fmt)
         snprintf(buf, len, "%" JSON_INTEGER_FORMAT, json_integer_value(v));
         return;
     }
-    double x = gv_rk_num(v);
+    double x = gv_jval(v);
     switch (fmt) {
     case GV_RK_SCI: snprintf(buf, len, "%.2e", x); break;
     case GV_RK_F1: snprintf(buf, len, "%.1f", x); break;
@@ -253,22 +223,22 @@ void gv_rk_page_end(FILE *f)
 
 void gv_rk_run_header(FILE *f, const json_t *doc, const char *what)
 {
-    const char *dev = gv_rk_str(doc, "device.name");
+    const char *dev = gv_jstr(doc, "device.name");
     fputs("<h1>gpuval ", f);
     gv_rk_esc(f, what);
     fputs(" &mdash; ", f);
     gv_rk_esc(f, *dev ? dev : "no device");
     fputs("</h1>\n<p class=\"meta\"><code>", f);
-    gv_rk_esc(f, gv_rk_str(doc, "argv"));
+    gv_rk_esc(f, gv_jstr(doc, "argv"));
     fputs("</code><br>schema ", f);
-    gv_rk_esc(f, gv_rk_str(doc, "schema"));
+    gv_rk_esc(f, gv_jstr(doc, "schema"));
     fputs(", created ", f);
-    gv_rk_esc(f, gv_rk_str(doc, "created"));
+    gv_rk_esc(f, gv_jstr(doc, "created"));
     fputs(" on ", f);
-    gv_rk_esc(f, gv_rk_str(doc, "host.hostname"));
+    gv_rk_esc(f, gv_jstr(doc, "host.hostname"));
     fputs(", gpuval ", f);
-    gv_rk_esc(f, gv_rk_str(doc, "tool.version"));
-    const char *arch = gv_rk_str(doc, "build.cuda_arch");
+    gv_rk_esc(f, gv_jstr(doc, "tool.version"));
+    const char *arch = gv_jstr(doc, "build.cuda_arch");
     if (*arch) {
         fputs(", built for ", f);
         gv_rk_esc(f, arch);
@@ -437,7 +407,7 @@ void gv_rk_tier_lines(FILE *f, const gv_rk_plot *p, const json_t *tiers)
     static const double dflt[2] = {1e-8, 1e-4};
     size_t n = json_is_array(tiers) ? json_array_size(tiers) : 2;
     for (size_t i = 0; i < n; i++) {
-        double t = json_is_array(tiers) ? gv_rk_num(json_array_get(tiers, i)) : dflt[i];
+        double t = json_is_array(tiers) ? gv_jval(json_array_get(tiers, i)) : dflt[i];
         if (!(t > 0)) continue;
         char lab[64];
         snprintf(lab, sizeof lab, "tier %.0e (%.1f bits)", t, -log2(t));

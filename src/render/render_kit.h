@@ -9,14 +9,6 @@
 #include <stdbool.h>
 #include <stdio.h>
 
-/* A JSON number, or the strings "inf", "-inf", "nan" run files write, as a double; NaN for
- * anything else (absent, null, other strings). */
-double gv_rk_num(const json_t *v);
-/* The value at a dotted path ("metrics.max_rel") below o, or NULL. */
-const json_t *gv_rk_get(const json_t *o, const char *path);
-/* The string at a dotted path, or "" when absent or not a string. */
-const char *gv_rk_str(const json_t *o, const char *path);
-
 /* HTML-escape s (text and quoted attributes alike). */
 void gv_rk_esc(FILE *f, const char *s);
 /* s as one Markdown table cell's text: | and newlines escaped. */

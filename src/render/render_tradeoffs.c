@@ -1,12 +1,13 @@
 /* render_tradeoffs.c: a gpuval-tradeoffs/1 document as one HTML page and as Markdown tables
  * (see render_tradeoffs.h). */
-#include "render_tradeoffs.h"
+#include "render/render_tradeoffs.h"
+#include "io/json_util.h"
 
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "render_kit.h"
+#include "render/render_kit.h"
 
 typedef struct pt {
     double x, y; /* px */
@@ -43,8 +44,8 @@ static void labels(FILE *f, const gv_rk_plot *p, pt *pts, int n)
                                     {-7, 16}, {7, -20}, {-7, -20}, {7, 28}, {-7, 28}};
     for (int i = 0; i < n; i++) {
         char text[96];
-        snprintf(text, sizeof text, "%s/%s", gv_rk_str(pts[i].row, "dtype"),
-                 gv_rk_str(pts[i].row, "mode"));
+        snprintf(text, sizeof text, "%s/%s", gv_jstr(pts[i].row, "dtype"),
+                 gv_jstr(pts[i].row, "mode"));
         double w = 6.2 * (double)strlen(text), h = 11;
         int best = 0, best_hits = 1 << 30;
         box bb = {0, 0, 0, 0};
@@ -84,8 +85,8 @@ static void scatter(FILE *f, const json_t *g, size_t gi)
     const json_t *r;
     json_array_foreach(rows, i, r)
     {
-        double t = gv_rk_num(gv_rk_get(r, "time_ms.median")),
-               b = gv_rk_num(json_object_get(r, "accurate_bits"));
+        double t = gv_jval(gv_jget(r, "time_ms.median")),
+               b = gv_jval(json_object_get(r, "accurate_bits"));
         if (!(t > 0 && isfinite(t) && isfinite(b))) continue;
         pts[np++] = (pt){0, 0, t, b, r};
         tlo = fmin(tlo, t);
@@ -129,19 +130,18 @@ static void scatter(FILE *f, const json_t *g, size_t gi)
     for (int k = 0; k < np; k++) {
         const json_t *row = pts[k].row;
         bool front = json_is_true(json_object_get(row, "pareto")),
-             pass = strcmp(gv_rk_str(row, "verdict"), "PASS") == 0;
+             pass = strcmp(gv_jstr(row, "verdict"), "PASS") == 0;
         fprintf(f,
                 "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"%s\" fill=\"%s\" stroke=\"%s\" "
                 "stroke-width=\"%s\"><title>",
                 pts[k].x, pts[k].y, front ? "5" : "4",
-                front ? gv_rk_dtype_colour(gv_rk_str(row, "dtype")) : "#fff",
-                pass ? gv_rk_dtype_colour(gv_rk_str(row, "dtype")) : "#b00020",
-                pass ? "1.5" : "2.5");
-        gv_rk_esc(f, gv_rk_str(row, "dtype"));
+                front ? gv_rk_dtype_colour(gv_jstr(row, "dtype")) : "#fff",
+                pass ? gv_rk_dtype_colour(gv_jstr(row, "dtype")) : "#b00020", pass ? "1.5" : "2.5");
+        gv_rk_esc(f, gv_jstr(row, "dtype"));
         fputc('/', f);
-        gv_rk_esc(f, gv_rk_str(row, "mode"));
+        gv_rk_esc(f, gv_jstr(row, "mode"));
         fprintf(f, ": %.3g ms, %.1f bits, %s</title></circle>\n", pts[k].t, pts[k].bits,
-                gv_rk_str(row, "verdict"));
+                gv_jstr(row, "verdict"));
     }
     labels(f, &p, pts, np);
     double lx = p.W - p.R + 8, ly = p.T + 110;
@@ -162,7 +162,7 @@ static void scatter(FILE *f, const json_t *g, size_t gi)
     for (int d = 0; d < 4; d++) {
         bool shown = false;
         for (int k = 0; k < np && !shown; k++)
-            shown = strcmp(gv_rk_str(pts[k].row, "dtype"), all[d]) == 0;
+            shown = strcmp(gv_jstr(pts[k].row, "dtype"), all[d]) == 0;
         if (shown) dts[nd] = all[d], cols[nd++] = gv_rk_dtype_colour(all[d]);
     }
     gv_rk_legend(f, lx, p.T + 4, dts, cols, nd);
@@ -172,8 +172,8 @@ static void scatter(FILE *f, const json_t *g, size_t gi)
 
 static bool is_emu(const json_t *r)
 {
-    return strncmp(gv_rk_str(r, "mode"), "fp64emu", 7) == 0 &&
-           isfinite(gv_rk_num(json_object_get(r, "mantissa_bits")));
+    return strncmp(gv_jstr(r, "mode"), "fp64emu", 7) == 0 &&
+           isfinite(gv_jval(json_object_get(r, "mantissa_bits")));
 }
 
 static int by_mantissa(const void *a, const void *b)
@@ -193,10 +193,10 @@ static void emu_curve(FILE *f, const json_t *g)
     const json_t *r;
     json_array_foreach(rows, i, r)
     {
-        double b = gv_rk_num(json_object_get(r, "accurate_bits"));
+        double b = gv_jval(json_object_get(r, "accurate_bits"));
         if (!is_emu(r) || !isfinite(b)) continue;
-        double m = gv_rk_num(json_object_get(r, "mantissa_bits"));
-        pts[np++] = (pt){m, 0, gv_rk_num(gv_rk_get(r, "time_ms.median")), b, r};
+        double m = gv_jval(json_object_get(r, "mantissa_bits"));
+        pts[np++] = (pt){m, 0, gv_jval(gv_jget(r, "time_ms.median")), b, r};
         mlo = fmin(mlo, m);
         mhi = fmax(mhi, m);
     }
@@ -252,14 +252,14 @@ static void rows_table(FILE *f, const json_t *g, size_t gi)
     json_array_foreach(json_object_get(g, "rows"), i, r)
     {
         char p[128];
-        const char *verdict = gv_rk_str(r, "verdict");
+        const char *verdict = gv_jstr(r, "verdict");
         fputs("<tr>", f);
-        gv_rk_td_str(f, gv_rk_str(r, "dtype"), NULL);
-        gv_rk_td_str(f, gv_rk_str(r, "mode"), NULL);
-        gv_rk_td_str(f, gv_rk_str(r, "math_mode"), NULL);
+        gv_rk_td_str(f, gv_jstr(r, "dtype"), NULL);
+        gv_rk_td_str(f, gv_jstr(r, "mode"), NULL);
+        gv_rk_td_str(f, gv_jstr(r, "math_mode"), NULL);
         gv_rk_td_str(f, verdict, verdict);
-        gv_rk_td_str(f, gv_rk_str(r, "reason"), "reason");
-        gv_rk_td_str(f, gv_rk_str(r, "model_flag"), "reason");
+        gv_rk_td_str(f, gv_jstr(r, "reason"), "reason");
+        gv_rk_td_str(f, gv_jstr(r, "model_flag"), "reason");
         static const struct {
             const char *key;
             gv_rk_fmt fmt;
@@ -283,7 +283,7 @@ static void rows_table(FILE *f, const json_t *g, size_t gi)
             for (char *d = key; *d; d++)
                 if (*d == '.') *d = '/';
             snprintf(p, sizeof p, "/groups/%zu/rows/%zu/%s", gi, i, key);
-            const json_t *v = gv_rk_get(r, cols[k].key);
+            const json_t *v = gv_jget(r, cols[k].key);
             if (json_is_array(v))
                 gv_rk_td_list(f, v, cols[k].fmt, ", ", p);
             else
@@ -298,14 +298,14 @@ static void rows_table(FILE *f, const json_t *g, size_t gi)
 static void group_title(FILE *f, const json_t *g, bool md)
 {
     void (*esc)(FILE *, const char *) = md ? gv_rk_md_esc : gv_rk_esc;
-    esc(f, gv_rk_str(g, "op"));
+    esc(f, gv_jstr(g, "op"));
     fputc(' ', f);
     size_t i;
     const json_t *d;
     json_array_foreach(json_object_get(g, "shape"), i, d)
         fprintf(f, "%s%" JSON_INTEGER_FORMAT, i ? "x" : "", json_integer_value(d));
     fputc(' ', f);
-    esc(f, gv_rk_str(g, "dist"));
+    esc(f, gv_jstr(g, "dist"));
 }
 
 void gv_render_tradeoffs_html(FILE *f, const json_t *doc)
@@ -332,9 +332,9 @@ void gv_render_tradeoffs_html(FILE *f, const json_t *doc)
 void gv_render_tradeoffs_md(FILE *f, const json_t *doc)
 {
     fputs("## gpuval trade-offs: ", f);
-    gv_rk_md_esc(f, *gv_rk_str(doc, "device.name") ? gv_rk_str(doc, "device.name") : "no device");
+    gv_rk_md_esc(f, *gv_jstr(doc, "device.name") ? gv_jstr(doc, "device.name") : "no device");
     fputs("\n\n`", f);
-    gv_rk_md_esc(f, gv_rk_str(doc, "argv"));
+    gv_rk_md_esc(f, gv_jstr(doc, "argv"));
     fputs("`\n", f);
     size_t i;
     const json_t *g;
@@ -350,17 +350,17 @@ void gv_render_tradeoffs_md(FILE *f, const json_t *doc)
         json_array_foreach(json_object_get(g, "rows"), j, r)
         {
             fputc('|', f);
-            gv_rk_md_str(f, gv_rk_str(r, "dtype"));
-            gv_rk_md_str(f, gv_rk_str(r, "mode"));
-            gv_rk_md_str(f, gv_rk_str(r, "verdict"));
+            gv_rk_md_str(f, gv_jstr(r, "dtype"));
+            gv_rk_md_str(f, gv_jstr(r, "mode"));
+            gv_rk_md_str(f, gv_jstr(r, "verdict"));
             gv_rk_md_num(f, json_object_get(r, "accurate_bits"), GV_RK_F1);
             gv_rk_md_num(f, json_object_get(r, "normwise_rel"), GV_RK_SCI);
             gv_rk_md_list(f, json_object_get(r, "tiers_met"), GV_RK_SCI, ", ");
-            gv_rk_md_num(f, gv_rk_get(r, "time_ms.median"), GV_RK_G3);
+            gv_rk_md_num(f, gv_jget(r, "time_ms.median"), GV_RK_G3);
             gv_rk_md_num(f, json_object_get(r, "speedup_vs_f64"), GV_RK_G3);
             gv_rk_md_num(f, json_object_get(r, "energy_j"), GV_RK_G3);
             gv_rk_md_str(f, json_is_true(json_object_get(r, "pareto")) ? "yes" : "");
-            gv_rk_md_str(f, gv_rk_str(r, "model_flag"));
+            gv_rk_md_str(f, gv_jstr(r, "model_flag"));
             fputc('\n', f);
         }
     }

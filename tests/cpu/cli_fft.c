@@ -5,10 +5,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "gen.h"
+#include "core/gen.h"
 #include "go.h"
-#include "registry.h"
-#include "run.h"
+#include "core/registry.h"
+#include "core/judge.h"
+#include "core/reference.h"
+#include "core/run.h"
 #include "testkit.h"
 
 #define PI_L 3.141592653589793238462643383279502884L

@@ -6,10 +6,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "gen.h"
+#include "core/gen.h"
 #include "go.h"
-#include "registry.h"
-#include "run.h"
+#include "core/registry.h"
+#include "core/judge.h"
+#include "core/reference.h"
+#include "core/run.h"
 #include "testkit.h"
 
 Test(solve_cli, bad_shapes_exit_2_with_a_message, .timeout = 60)

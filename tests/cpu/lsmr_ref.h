@@ -14,7 +14,9 @@
 
 #include "../../abi/lsmr.h"
 #include "../../oracle/go.h"
-#include "run.h"
+#include "core/judge.h"
+#include "core/reference.h"
+#include "core/run.h"
 
 static inline double lref_rnd(double v, bool single)
 {

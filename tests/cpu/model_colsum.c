@@ -4,7 +4,7 @@
 #include <math.h>
 
 #include "colsum.h"
-#include "registry.h"
+#include "core/registry.h"
 
 /* The chunked column sum of kernels/colsum.cuh, recomputed from its description: rows split
    into c = ceil(sqrt(rows) / 4) chunks (at most 1024; chunks of about 16 times as many rows as

@@ -13,8 +13,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "registry.h"
-#include "run.h"
+#include "core/registry.h"
+#include "core/judge.h"
+#include "core/reference.h"
+#include "core/run.h"
 #include "testkit.h"
 
 __extension__ typedef __int128 i128;

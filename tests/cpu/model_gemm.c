@@ -2,8 +2,10 @@
  * tensor counts, flops and bytes, modes, shape checks). */
 #include <criterion/criterion.h>
 
-#include "registry.h"
-#include "run.h"
+#include "core/registry.h"
+#include "core/judge.h"
+#include "core/reference.h"
+#include "core/run.h"
 
 static gv_case gemm_case(const char *op, gv_dtype t, gv_mode mode, int64_t m, int64_t k, int64_t n)
 {

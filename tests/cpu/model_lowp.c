@@ -14,11 +14,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "model_floor.h"
-#include "registry.h"
-#include "run.h"
+#include "core/model_floor.h"
+#include "core/registry.h"
+#include "core/judge.h"
+#include "core/reference.h"
+#include "core/run.h"
 #include "testkit.h"
-#include "trade_report.h"
+#include "bench/trade_report.h"
 
 #define M_ROWS 16
 #define N_COLS 16

@@ -9,12 +9,14 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "gen.h"
+#include "core/gen.h"
 #include "go.h"
 #include "lsmr.h"
 #include "lsmr_ref.h"
-#include "registry.h"
-#include "run.h"
+#include "core/registry.h"
+#include "core/judge.h"
+#include "core/reference.h"
+#include "core/run.h"
 #include "testkit.h"
 
 /* ---- the judge ------------------------------------------------------------------------ */

@@ -10,8 +10,10 @@
 #include "colsum.h"
 #include "gk.h"
 #include "reduce.h"
-#include "registry.h"
-#include "run.h"
+#include "core/registry.h"
+#include "core/judge.h"
+#include "core/reference.h"
+#include "core/run.h"
 #include "colsum_order.h"
 
 /* kernels/reduce.cu's tile: 256 threads, 8 elements each at j * 256 + t; pairs in registers,

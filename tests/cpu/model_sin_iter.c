@@ -7,8 +7,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "registry.h"
-#include "run.h"
+#include "core/registry.h"
+#include "core/judge.h"
+#include "core/reference.h"
+#include "core/run.h"
 #include "testkit.h"
 
 typedef void (*sim_fn)(const gv_problem *p, double *y);

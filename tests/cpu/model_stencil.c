@@ -8,8 +8,10 @@
 #include <string.h>
 
 #include "go.h"
-#include "registry.h"
-#include "run.h"
+#include "core/registry.h"
+#include "core/judge.h"
+#include "core/reference.h"
+#include "core/run.h"
 #include "testkit.h"
 
 enum { LAPLACE = 0, FIXED = 1, PERIODIC = 2 };

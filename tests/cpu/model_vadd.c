@@ -3,7 +3,7 @@
 #include <criterion/criterion.h>
 #include <stdbool.h>
 
-#include "registry.h"
+#include "core/registry.h"
 #include "testkit.h"
 
 Test(oracle_vadd, descriptor_facts)

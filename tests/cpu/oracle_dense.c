@@ -6,7 +6,7 @@
 #include <math.h>
 #include <stdlib.h>
 
-#include "gen.h"
+#include "core/gen.h"
 #include "go.h"
 
 static long double sigmoid_ld(long double z)

@@ -8,11 +8,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "gen.h"
+#include "core/gen.h"
 #include "go.h"
 #include "ops/opkit.h"
-#include "registry.h"
-#include "run.h"
+#include "core/registry.h"
+#include "core/judge.h"
+#include "core/reference.h"
+#include "core/run.h"
 #include "testkit.h"
 
 /* ||got - want||_F / ||want||_F over an m x n result with leading dimension ld. */

@@ -4,7 +4,7 @@
 #include <math.h>
 #include <stdlib.h>
 
-#include "gen.h"
+#include "core/gen.h"
 #include "go.h"
 
 /* sum of x[0], x[stride], ... as hi + lo: TwoSum (Knuth) per term, the error terms summed in

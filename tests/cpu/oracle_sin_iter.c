@@ -5,7 +5,7 @@
 #include <math.h>
 #include <stdlib.h>
 
-#include "gen.h"
+#include "core/gen.h"
 #include "go.h"
 
 /* normwise ||y - ref|| / ||ref|| of go_sin_iter against sinl iterated in long double */

@@ -4,7 +4,7 @@
 #include <math.h>
 #include <stdlib.h>
 
-#include "gen.h"
+#include "core/gen.h"
 #include "go.h"
 
 static void check_sum(int64_t n, gv_dtype inputs)

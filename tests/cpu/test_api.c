@@ -7,10 +7,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "gen.h"
+#include "core/gen.h"
 #include "gpuval.h"
-#include "registry.h"
-#include "run.h"
+#include "core/registry.h"
+#include "core/judge.h"
+#include "core/reference.h"
+#include "core/run.h"
 
 static int scale_layout(const gv_case_info *c, gv_layout_info *l, void *user)
 {

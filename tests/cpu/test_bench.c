@@ -13,13 +13,16 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "bench_json.h"
-#include "bench_plan.h"
-#include "bench_report.h"
-#include "bench_result.h"
-#include "bench_targets.h"
-#include "registry.h"
-#include "run.h"
+#include "bench/bench_json.h"
+#include "io/json_util.h"
+#include "bench/bench_plan.h"
+#include "bench/bench_report.h"
+#include "bench/bench_result.h"
+#include "bench/bench_targets.h"
+#include "core/registry.h"
+#include "core/judge.h"
+#include "core/reference.h"
+#include "core/run.h"
 #include "testkit.h"
 
 /* ---- the fake device ---- */

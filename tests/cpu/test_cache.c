@@ -12,9 +12,12 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "cache.h"
-#include "registry.h"
-#include "run.h"
+#include "core/knobs.h"
+#include "core/cache.h"
+#include "core/registry.h"
+#include "core/judge.h"
+#include "core/reference.h"
+#include "core/run.h"
 #include "testkit.h"
 
 static char tmpdir[512], dir[600];
@@ -268,6 +271,7 @@ static int make_slowly(void *ctx)
 Test(cache, memo_is_off_until_enabled_then_made_once, .init = make_tmp, .fini = rm_tmp)
 {
     setenv("GPUVAL_CACHE_MIN_MS", "0", 1);
+    gv_knobs_reload(); /* knobs are read once a process: again after a change */
     double x[1000];
     void *bufs[1] = {x};
     size_t sizes[1] = {sizeof x};
@@ -295,6 +299,7 @@ Test(cache, memo_is_off_until_enabled_then_made_once, .init = make_tmp, .fini = 
     gv_cache_enable(true);
     gv_cache_memo_enable(false);
     unsetenv("GPUVAL_CACHE_MIN_MS");
+    gv_knobs_reload(); /* knobs are read once a process: again after a change */
 }
 
 static void set_mtime(const char *key, time_t t)
@@ -391,6 +396,7 @@ Test(cache, concurrent_writers_and_readers_stay_correct, .init = make_tmp, .fini
 Test(cache, a_reference_reads_back_bit_for_bit, .init = make_tmp, .fini = rm_tmp)
 {
     setenv("GPUVAL_CACHE_MIN_MS", "0", 1);
+    gv_knobs_reload(); /* knobs are read once a process: again after a change */
     gv_case c = {gv_op_find("sin_iter"),     GV_F32, GV_MODE_NATIVE, GV_DIST_UNIFORM11,
                  {.nd = 2, .d = {3001, 50}}, 11};
     cr_assert_not_null(c.op);
@@ -470,6 +476,7 @@ Test(cache, modes_share_an_entry_only_where_the_reference_ignores_them, .init = 
      .fini = rm_tmp)
 {
     setenv("GPUVAL_CACHE_MIN_MS", "0", 1);
+    gv_knobs_reload(); /* knobs are read once a process: again after a change */
     struct {
         const char *op;
         gv_mode second;

@@ -6,8 +6,10 @@
 #include <math.h>
 #include <string.h>
 
-#include "compare.h"
-#include "run.h"
+#include "core/metrics.h"
+#include "core/judge.h"
+#include "core/reference.h"
+#include "core/run.h"
 #include "testkit.h"
 
 /* Mismatches at tier k for the single pair (c, r). */

@@ -5,8 +5,10 @@
 #include <math.h>
 #include <string.h>
 
-#include "compare.h"
-#include "run.h"
+#include "core/metrics.h"
+#include "core/judge.h"
+#include "core/reference.h"
+#include "core/run.h"
 #include "testkit.h"
 
 static float f32_from_bits(uint32_t b)

@@ -10,8 +10,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "compare_runs.h"
-#include "gen.h"
+#include "runs/compare_runs.h"
+#include "core/gen.h"
 #include "testkit.h"
 
 /* ---- helpers ------------------------------------------------------------------------------ */

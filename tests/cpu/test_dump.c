@@ -5,7 +5,7 @@
 #include <jansson.h>
 #include <sys/stat.h>
 
-#include "case_io.h"
+#include "io/case_io.h"
 #include "testkit.h"
 
 static void fresh_dir(char *buf, size_t len, const char *name)

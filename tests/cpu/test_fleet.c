@@ -5,35 +5,43 @@
  * hand and merged. */
 #include <criterion/criterion.h>
 #include <jansson.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
-#include "digest.h"
-#include "fleet_cmd.h"
-#include "fleet_info.h"
+#include "core/hash.h"
+#include "fleet/workers.h"
+#include "io/run_info.h"
 #include "testkit.h"
 
 /* ---- digest ------------------------------------------------------------------------------ */
 
-Test(fleet_digest, fnv1a64_matches_the_published_vectors)
+/* The digest runs record (gv_output_hash): XXH64 of each output's bytes in order, each seeded
+   with the digest so far (XXH64 itself is checked against its published values in
+   test_cache.c). */
+Test(fleet_digest, the_output_digest_chains_xxh64_over_the_outputs)
 {
-    /* the FNV reference test suite (Fowler, Noll, Vo; draft-eastlake-fnv): "", "a", "foobar" */
-    cr_expect_eq(gv_fnv1a64(GV_FNV1A64_INIT, "", 0), 0xcbf29ce484222325ull);
-    cr_expect_eq(gv_fnv1a64(GV_FNV1A64_INIT, "a", 1), 0xaf63dc4c8601ec8cull);
-    cr_expect_eq(gv_fnv1a64(GV_FNV1A64_INIT, "foobar", 6), 0x85944171f73967e8ull);
-    /* buffers fed one after another give the digest of their concatenation */
-    uint64_t h = gv_fnv1a64(GV_FNV1A64_INIT, "foo", 3);
-    cr_expect_eq(gv_fnv1a64(h, "bar", 3), 0x85944171f73967e8ull);
+    float a[3] = {1.0f, 2.0f, 3.0f}, b[2] = {4.0f, 5.0f};
+    gv_problem p;
+    memset(&p, 0, sizeof p);
+    p.c.dtype = GV_F32;
+    p.l.n_out = 2;
+    p.out[0].data = a, p.out[0].count = 3;
+    p.out[1].data = b, p.out[1].count = 2;
+    uint64_t want = gv_xxh64(b, sizeof b, gv_xxh64(a, sizeof a, GV_OUTPUT_HASH_SEED));
+    cr_expect_eq(gv_output_hash(&p), want);
+    p.l.n_out = 1; /* one output fewer is another digest */
+    cr_expect_neq(gv_output_hash(&p), want);
 }
 
 Test(fleet_digest, one_ulp_changes_the_digest_and_the_text_round_trips)
 {
     float a[3] = {1.0f, 2.0f, 3.0f}, b[3] = {1.0f, 2.0f, 3.0f};
     b[2] = nextafterf(b[2], 4.0f);
-    uint64_t ha = gv_fnv1a64(GV_FNV1A64_INIT, a, sizeof a);
-    uint64_t hb = gv_fnv1a64(GV_FNV1A64_INIT, b, sizeof b);
+    uint64_t ha = gv_xxh64(a, sizeof a, 0);
+    uint64_t hb = gv_xxh64(b, sizeof b, 0);
     cr_expect_neq(ha, hb);
     char text[24];
     gv_digest_format(ha, text, sizeof text);

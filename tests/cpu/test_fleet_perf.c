@@ -11,8 +11,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "fleet_cmd.h"
-#include "fleet_perf.h"
+#include "fleet/workers.h"
+#include "fleet/perf_workers.h"
 #include "testkit.h"
 
 /* ---- --device for bench and tradeoffs --------------------------------------------------- */

@@ -8,7 +8,7 @@
 #include <math.h>
 #include <stdlib.h>
 
-#include "gen.h"
+#include "core/gen.h"
 
 /* splitmix64's output function for state z: advance by the golden-ratio increment, then
    two xor-shift-multiply rounds and a final xor-shift. */

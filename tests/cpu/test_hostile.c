@@ -11,10 +11,10 @@
 
 #include "testkit.h"
 #include "../gpu/require.h"
-#include "cli.h"
-#include "gv.h"
-#include "bench_plan.h"
-#include "json_util.h"
+#include "cmd/cli.h"
+#include "core/gv.h"
+#include "bench/bench_plan.h"
+#include "io/json_util.h"
 
 typedef struct hrun {
     int status;

@@ -105,28 +105,11 @@ Test(isolate, crash_fails_its_own_cases_only)
     free(r);
 }
 
-/* The same with the pipeline (GPUVAL_PIPELINE=1): a case's host work then runs while the case
-   before it is still in flight, and the worker's records must still place each crash on its
-   own case (with a device, a crash that cannot be placed is run again one case at a time). */
-Test(isolate, pipelined_crash_fails_its_own_cases_only, .timeout = 120)
+/* A hang in the middle of the run: killed at its time limit, placed on its own case, and the
+   cases after it run in a fresh worker. */
+Test(isolate, hang_in_the_middle_is_placed_on_its_case, .timeout = 120)
 {
-    cr_assert_eq(setenv("GPUVAL_PIPELINE", "1", 1), 0);
-    irun *r = run_with("crash:reduce.sum", "check " OPS);
-    unsetenv("GPUVAL_PIPELINE");
-    cr_expect_eq(r->status, 3, "exit %d, expected 3 (ERROR):\n%s%s", r->status, r->out, r->err);
-    expect_unharmed(r->out, "vadd", N_VADD);
-    expect_faulted(r->out, "reduce.sum", N_SUM, "SIGSEGV");
-    expect_unharmed(r->out, "reduce.colsum", N_COLSUM);
-    cr_expect(strstr(r->out, "9 errors") != NULL, "9 errors in the summary:\n%s", r->out);
-    cr_expect(strstr(r->out, "reduce.colsum") > strstr(r->out, "SIGSEGV"));
-    free(r);
-}
-
-Test(isolate, pipelined_hang_is_placed_on_its_case, .timeout = 120)
-{
-    cr_assert_eq(setenv("GPUVAL_PIPELINE", "1", 1), 0);
     irun *r = run_with("hang:reduce.sum", "check " OPS " --case-timeout 2");
-    unsetenv("GPUVAL_PIPELINE");
     cr_expect_eq(r->status, 3, "exit %d:\n%s%s", r->status, r->out, r->err);
     expect_unharmed(r->out, "vadd", N_VADD);
     expect_faulted(r->out, "reduce.sum", N_SUM, "timed out after 2 s (--case-timeout)");

@@ -6,8 +6,10 @@
 #include <math.h>
 #include <string.h>
 
-#include "compare.h"
-#include "run.h"
+#include "core/metrics.h"
+#include "core/judge.h"
+#include "core/reference.h"
+#include "core/run.h"
 #include "testkit.h"
 
 /* ---- gv_judge: verdict rules on hand-planted results --------------------------------------- */

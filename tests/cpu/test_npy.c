@@ -9,9 +9,9 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "gv.h"
-#include "npy.h"
-#include "sha256.h"
+#include "core/gv.h"
+#include "io/npy.h"
+#include "io/sha256.h"
 
 static void tmp_path(char *buf, size_t len, const char *name)
 {

@@ -16,7 +16,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "outfile.h"
+#include "io/outfile.h"
 #include "testkit.h"
 
 /* A fresh scratch directory for one test, removed by rm -rf at the end. */

@@ -8,12 +8,15 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "bench_json.h"
-#include "bench_report.h"
-#include "bench_result.h"
-#include "power.h"
-#include "registry.h"
-#include "run.h"
+#include "bench/bench_json.h"
+#include "io/json_util.h"
+#include "bench/bench_report.h"
+#include "bench/bench_result.h"
+#include "core/power.h"
+#include "core/registry.h"
+#include "core/judge.h"
+#include "core/reference.h"
+#include "core/run.h"
 #include "testkit.h"
 
 static gv_power reading(unsigned mhz, unsigned long long reasons)

@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "registry.h"
+#include "core/registry.h"
 
 /* Entries of a comma-separated spec (0 for NULL or ""). */
 static int entries(const char *spec)

@@ -14,7 +14,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "render.h"
+#include "render/render.h"
 #include "testkit.h"
 
 static json_t *fixture(const char *name)

@@ -6,8 +6,8 @@
 #include <math.h>
 #include <string.h>
 
-#include "report.h"
-#include "repeat.h"
+#include "io/run_doc.h"
+#include "core/repeat.h"
 #include "testkit.h"
 
 static int one_layout(const gv_case *c, gv_layout *l)

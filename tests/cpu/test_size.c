@@ -1,7 +1,7 @@
 /* test_size.c: the size SPEC grammar — accepted forms, and rejections with a message. */
 #include <criterion/criterion.h>
 
-#include "gv.h"
+#include "core/gv.h"
 
 Test(size, accepts_plain_exponent_and_power_forms)
 {

@@ -5,8 +5,8 @@
 #include <math.h>
 #include <stdlib.h>
 
-#include "gv.h"
-#include "stats.h"
+#include "core/gv.h"
+#include "bench/stats.h"
 
 Test(stats, median_of_odd_even_and_unsorted_samples_leaves_input_alone)
 {

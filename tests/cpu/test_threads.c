@@ -8,10 +8,12 @@
 #include <string.h>
 
 #include "../oracle/go.h"
-#include "compare.h"
-#include "gen.h"
-#include "registry.h"
-#include "run.h"
+#include "core/metrics.h"
+#include "core/gen.h"
+#include "core/registry.h"
+#include "core/judge.h"
+#include "core/reference.h"
+#include "core/run.h"
 
 /* A field of n values in [-1, 1) from the generator (seeded, the same on every machine). */
 static double *field(int64_t n, uint64_t tensor)

@@ -3,11 +3,12 @@
  * read back with jansson, and the command line: --help, a bad option, no device. */
 #include <jansson.h>
 
-#include "bench_json.h"
-#include "model_floor.h"
-#include "render.h"
+#include "bench/bench_json.h"
+#include "io/json_util.h"
+#include "core/model_floor.h"
+#include "render/render.h"
 #include "testkit.h"
-#include "trade_report.h"
+#include "bench/trade_report.h"
 
 /* A row of gemm.cublas at 64^3: verdict v, bits, and a hot-scope median (ms; NaN: not
    timed). */
@@ -116,8 +117,8 @@ Test(tradeoffs, same_bits_as_native_is_flagged_for_a_claimed_other_path)
     rows[n++] = mkrow(GV_F64, GV_MODE_FP64EMU, GV_PASS, 45, 1.0); /* no f64 native row */
     if (def >= 0) rows[n++] = mkrow(GV_F32, (gv_mode)def, GV_PASS, 20, 1.0);
     for (int i = 0; i < n; i++)
-        rows[i].r.out_hash = 42;
-    rows[2].r.out_hash = 43;
+        rows[i].r.output_hash = 42;
+    rows[2].r.output_hash = 43;
     snprintf(rows[0].r.math_mode, sizeof rows[0].r.math_mode, "CUBLAS_PEDANTIC_MATH");
     gv_trade_flag_models(rows, n);
     cr_expect(!rows[0].model_flag[0], "native is its own reference");

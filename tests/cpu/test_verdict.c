@@ -5,10 +5,12 @@
 #include <math.h>
 #include <string.h>
 
-#include "cli.h"
-#include "registry.h"
-#include "report.h"
-#include "run.h"
+#include "cmd/cli.h"
+#include "core/registry.h"
+#include "io/run_doc.h"
+#include "core/judge.h"
+#include "core/reference.h"
+#include "core/run.h"
 
 /* A clean judged result of gemm.cublas f32 (native: expected tier 1e-4, prob model on). */
 static gv_result clean(void)

@@ -15,10 +15,12 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "compare.h"
-#include "gen.h"
-#include "registry.h"
-#include "run.h"
+#include "core/metrics.h"
+#include "core/gen.h"
+#include "core/registry.h"
+#include "core/judge.h"
+#include "core/reference.h"
+#include "core/run.h"
 
 /* The gpuval binary named by GPUVAL; fails the test when it is unset or not executable. */
 static inline const char *gv_test_gpuval_bin(void)

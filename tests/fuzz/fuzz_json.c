@@ -7,11 +7,11 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "compare_cmd.h"
-#include "compare_runs.h"
+#include "cmd/compare.h"
+#include "runs/compare_runs.h"
 #include "fuzz.h"
-#include "gv.h"
-#include "render.h"
+#include "core/gv.h"
+#include "render/render.h"
 
 static FILE *null_out(void)
 {

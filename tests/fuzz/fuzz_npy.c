@@ -18,8 +18,8 @@
 #include <unistd.h>
 
 #include "fuzz.h"
-#include "gv.h"
-#include "npy.h"
+#include "core/gv.h"
+#include "io/npy.h"
 
 static int memfd = -1;
 static char memfd_path[64];

@@ -8,11 +8,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "bench_plan.h"
-#include "cli.h"
+#include "bench/bench_plan.h"
+#include "cmd/cli.h"
 #include "fuzz.h"
-#include "gv.h"
-#include "registry.h"
+#include "core/gv.h"
+#include "core/registry.h"
 
 static int n_ops(void)
 {

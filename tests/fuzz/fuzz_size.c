@@ -6,7 +6,7 @@
 #include <string.h>
 
 #include "fuzz.h"
-#include "gv.h"
+#include "core/gv.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

@@ -6,8 +6,10 @@
 #include <criterion/criterion.h>
 
 #include "gk.h"
-#include "registry.h"
-#include "run.h"
+#include "core/registry.h"
+#include "core/judge.h"
+#include "core/reference.h"
+#include "core/run.h"
 
 /* Run op's device kernel on p's inputs; the output into out (p's dtype). */
 static inline void run_device(const gv_op *op, gv_problem *p, void *out)

@@ -13,8 +13,10 @@
 
 #include "colsum.h"
 #include "gk.h"
-#include "registry.h"
-#include "run.h"
+#include "core/registry.h"
+#include "core/judge.h"
+#include "core/reference.h"
+#include "core/run.h"
 #include "../cpu/colsum_order.h"
 #include "run_device.h"
 

@@ -10,7 +10,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "npy.h"
+#include "io/npy.h"
 #include "../cpu/testkit.h" /* gv_test_run_cli: gpuval ARGS, output and exit code */
 
 static void fresh_dir(char *buf, size_t len, const char *name)

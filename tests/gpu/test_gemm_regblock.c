@@ -19,7 +19,7 @@
 #include <string.h>
 
 #include "gk.h"
-#include "registry.h"
+#include "core/registry.h"
 
 extern const gk_op gk_gemm_regblock, gk_gemm_regblock_droptail;
 

@@ -8,8 +8,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "registry.h"
-#include "run.h"
+#include "core/knobs.h"
+#include "core/registry.h"
+#include "core/judge.h"
+#include "core/reference.h"
+#include "core/run.h"
 
 static gv_result run(const char *op, gv_dtype t, int64_t n)
 {
@@ -77,8 +80,10 @@ Test(gpu_guard, injected_launch_fault_is_an_error, .timeout = 120)
 {
     /* Criterion runs each test in a process of its own: the variable stays here */
     cr_assert_eq(setenv("GPUVAL_INJECT_FAULT", "launch", 1), 0);
+    gv_knobs_reload(); /* knobs are read once a process: again after a change */
     gv_result r = run("vadd", GV_F32, 1001);
     unsetenv("GPUVAL_INJECT_FAULT");
+    gv_knobs_reload(); /* knobs are read once a process: again after a change */
     cr_expect_eq(r.verdict, GV_ERROR, "injected fault: %s (%s)", gv_verdict_name(r.verdict),
                  r.reason);
     cr_expect_not_null(strstr(r.reason, "injected fault (GPUVAL_INJECT_FAULT=launch)"), "%s",

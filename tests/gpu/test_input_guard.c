@@ -20,6 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/knobs.h"
 #include "gk.h"
 #include "gk_hash.h"
 
@@ -260,16 +261,20 @@ Test(gpu_input_guard, every_planted_change_fails_large, .timeout = 300)
 Test(gpu_input_guard, pageable_copies_give_the_same_bytes, .timeout = 300)
 {
     cr_assert_eq(setenv("GPUVAL_PAGEABLE", "1", 1), 0); /* this test's own process */
+    gv_knobs_reload(); /* knobs are read once a process: again after a change */
     changes_are_caught(GV_F32, 3000001);
     unsetenv("GPUVAL_PAGEABLE");
+    gv_knobs_reload(); /* knobs are read once a process: again after a change */
 }
 
 Test(gpu_input_guard, without_the_pool_the_same, .timeout = 300)
 {
     cr_assert_eq(setenv("GPUVAL_NO_DEVICE_POOL", "1", 1), 0);
+    gv_knobs_reload(); /* knobs are read once a process: again after a change */
     changes_are_caught(GV_F64, 1001);
     changes_are_caught(GV_F32, 3000001);
     unsetenv("GPUVAL_NO_DEVICE_POOL");
+    gv_knobs_reload(); /* knobs are read once a process: again after a change */
 }
 
 /* 3 x 256 MiB per run: what the pool keeps idle after a run counts as free, and a second run

@@ -8,9 +8,11 @@
 #include <string.h>
 
 #include "gk.h"
-#include "model_floor.h"
-#include "registry.h"
-#include "run.h"
+#include "core/model_floor.h"
+#include "core/registry.h"
+#include "core/judge.h"
+#include "core/reference.h"
+#include "core/run.h"
 
 static gv_result run(const char *op, gv_dtype t, gv_mode m, gv_dist d, int64_t a, int64_t b,
                      int64_t c)

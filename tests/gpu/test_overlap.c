@@ -7,8 +7,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "registry.h"
-#include "run.h"
+#include "core/knobs.h"
+#include "core/registry.h"
+#include "core/judge.h"
+#include "core/reference.h"
+#include "core/run.h"
 
 static gv_result run_one(const char *op, gv_dtype t, gv_shape s, bool serial)
 {
@@ -16,6 +19,7 @@ static gv_result run_one(const char *op, gv_dtype t, gv_shape s, bool serial)
         setenv("GPUVAL_SERIAL_CASE", "1", 1);
     else
         unsetenv("GPUVAL_SERIAL_CASE");
+    gv_knobs_reload(); /* knobs are read once a process: again after a change */
     gv_case cs = {gv_op_find(op), t, GV_MODE_NATIVE, GV_DIST_UNIFORM11, s, 7};
     cr_assert_not_null(cs.op, "op %s is registered", op);
     char why[256] = "";
@@ -24,6 +28,7 @@ static gv_result run_one(const char *op, gv_dtype t, gv_shape s, bool serial)
     gv_result r;
     cr_assert_eq(gv_run_case(&cs, &gv_default_tiers, &r), GV_OK);
     unsetenv("GPUVAL_SERIAL_CASE");
+    gv_knobs_reload(); /* knobs are read once a process: again after a change */
     return r;
 }
 

@@ -5,8 +5,10 @@
 #include <criterion/parameterized.h>
 #include <string.h>
 
-#include "registry.h"
-#include "run.h"
+#include "core/registry.h"
+#include "core/judge.h"
+#include "core/reference.h"
+#include "core/run.h"
 
 /* Parameters cross into each test's own process: plain data only (no pointers, which
  * would not survive the re-executed binary), so the op travels by index. */

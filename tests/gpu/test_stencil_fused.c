@@ -11,8 +11,10 @@
 #include <string.h>
 
 #include "gk.h"
-#include "registry.h"
-#include "run.h"
+#include "core/registry.h"
+#include "core/judge.h"
+#include "core/reference.h"
+#include "core/run.h"
 #include "run_device.h"
 
 /* Outputs of a and b at one case (a's problem), and the number of elements whose bits differ. */

@@ -1,0 +1,218 @@
+/* cli.c: the pieces the gpuval subcommands share — usage errors, the option parsers, output
+ * probing and the recorded command line (declared in cli.h). */
+#include "cmd/cli.h"
+
+#include <cblas.h>
+
+#include "io/json_util.h"
+#include "io/run_doc.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+void gv_bad_option(const char *cmd, char **argv)
+{
+    const char *arg = optind > 0 ? argv[optind - 1] : "";
+    gv_usage_error("%s: unknown option, or an option without its value: '%s' (see gpuval %s "
+                   "--help)",
+                   cmd, arg, cmd);
+}
+
+char *gv_join_args(int argc, char **argv)
+{
+    size_t len = 16;
+    for (int i = 0; i < argc; i++)
+        len += strlen(argv[i]) + 1;
+    char *s = malloc(len);
+    if (!s) return NULL;
+    strcpy(s, "gpuval");
+    for (int i = 0; i < argc; i++) {
+        strcat(s, " ");
+        strcat(s, argv[i]);
+    }
+    return s;
+}
+
+static int parse_list(const char *s, unsigned *mask, int (*parse)(const char *, int *),
+                      const char *what, const char *const *names, int n)
+{
+    *mask = 0;
+    char *copy = strdup(s), *rest = copy;
+    if (!copy) return -1;
+    /* strsep keeps empty items: "f32,,f64", ",f32" and "f32," are refused, not read as
+       "f32,f64" (a typo in a list must not silently change the selection) */
+    for (char *tok = strsep(&rest, ","); tok; tok = strsep(&rest, ",")) {
+        int v;
+        if (!*tok) {
+            char shown[256];
+            gv_usage_error("empty item in the %s list '%s'", what,
+                           gv_printable(s, shown, sizeof shown));
+            free(copy);
+            return -1;
+        }
+        if (parse(tok, &v) != GV_OK) {
+            char shown[256];
+            fprintf(stderr, "gpuval: unknown %s '%s'; valid:", what,
+                    gv_printable(tok, shown, sizeof shown));
+            for (int i = 0; i < n; i++)
+                fprintf(stderr, " %s", names[i]);
+            fputc('\n', stderr);
+            free(copy);
+            return -1;
+        }
+        *mask |= 1u << v;
+    }
+    free(copy);
+    if (!*mask) {
+        gv_usage_error("empty %s list", what);
+        return -1;
+    }
+    return 0;
+}
+
+static int dtype_parse_int(const char *s, int *v)
+{
+    gv_dtype t;
+    int rc = gv_dtype_parse(s, &t);
+    *v = (int)t;
+    return rc;
+}
+
+static int mode_parse_int(const char *s, int *v)
+{
+    gv_mode m;
+    int rc = gv_mode_parse(s, &m);
+    *v = (int)m;
+    return rc;
+}
+
+int gv_parse_dtype_list(const char *s, unsigned *mask)
+{
+    const char *names[GV_NDTYPES];
+    for (int i = 0; i < GV_NDTYPES; i++)
+        names[i] = gv_dtype_name((gv_dtype)i);
+    return parse_list(s, mask, dtype_parse_int, "dtype", names, GV_NDTYPES);
+}
+
+int gv_parse_mode_list(const char *s, unsigned *mask)
+{
+    const char *names[GV_NMODES];
+    for (int i = 0; i < GV_NMODES; i++)
+        names[i] = gv_mode_name((gv_mode)i);
+    return parse_list(s, mask, mode_parse_int, "mode", names, GV_NMODES);
+}
+
+int gv_parse_dist(const char *s, int *dist)
+{
+    gv_dist d;
+    if (gv_dist_parse(s, &d) == GV_OK) {
+        *dist = (int)d;
+        return 0;
+    }
+    char shown[256];
+    fprintf(stderr, "gpuval: unknown dist '%s'; valid:", gv_printable(s, shown, sizeof shown));
+    for (int i = 0; i < GV_NDISTS; i++)
+        fprintf(stderr, " %s", gv_dist_name((gv_dist)i));
+    fputc('\n', stderr);
+    return -1;
+}
+
+/* A seed is decimal digits, or 0x/0X followed by hex digits: no sign, no spaces, no octal
+ * (a leading 0 is decimal), at most 2^64-1. */
+int gv_parse_seed(const char *s, uint64_t *seed)
+{
+    char shown[256];
+    int base = 10;
+    const char *p = s;
+    if (p[0] == '0' && (p[1] == 'x' || p[1] == 'X')) {
+        base = 16;
+        p += 2;
+    }
+    bool ok = *p != '\0';
+    uint64_t v = 0;
+    bool over = false;
+    for (; ok && *p; p++) {
+        int d;
+        if (*p >= '0' && *p <= '9')
+            d = *p - '0';
+        else if (base == 16 && *p >= 'a' && *p <= 'f')
+            d = *p - 'a' + 10;
+        else if (base == 16 && *p >= 'A' && *p <= 'F')
+            d = *p - 'A' + 10;
+        else {
+            ok = false;
+            break;
+        }
+        if (v > (UINT64_MAX - (uint64_t)d) / (uint64_t)base) over = true;
+        v = v * (uint64_t)base + (uint64_t)d;
+    }
+    if (!ok) {
+        gv_usage_error("--seed takes decimal digits or 0x and hex digits (no sign or spaces), "
+                       "not '%s'",
+                       gv_printable(s, shown, sizeof shown));
+        return -1;
+    }
+    if (over) {
+        gv_usage_error("--seed '%s' exceeds the largest seed 18446744073709551615 (2^64-1)",
+                       gv_printable(s, shown, sizeof shown));
+        return -1;
+    }
+    *seed = v;
+    return 0;
+}
+
+int gv_parse_sizes(const char *spec, gv_shape *shapes, int max, gv_selection *sel)
+{
+    char err[512];
+    int ns = gv_size_spec_parse(spec, shapes, max, err, sizeof err);
+    if (ns < 0) {
+        gv_usage_error("%s", err);
+        return -1;
+    }
+    sel->shapes = shapes;
+    sel->n_shapes = ns;
+    return 0;
+}
+
+void gv_run_start(gv_run_info *info, const char *command, int argc, char **argv)
+{
+    gv_run_start_probe(info, command, argc, argv, gv_device_probe_here);
+}
+
+void gv_run_start_probe(gv_run_info *info, const char *command, int argc, char **argv,
+                        void (*probe)(gv_device_seen *seen, char *why, size_t len))
+{
+    memset(info, 0, sizeof *info);
+    info->command = command;
+    info->oracle_threads = openblas_get_num_threads();
+    char why[256] = "";
+    gv_device_seen seen;
+    probe(&seen, why, sizeof why);
+    info->have_device = seen.have_device;
+    info->device = seen.device;
+    info->device_count = seen.count;
+    info->device_index = seen.index;
+    info->argv_joined = gv_join_args(argc, argv);
+    gv_fleet_info_fill(&info->fleet, info->have_device ? &info->device : NULL, info->device_count,
+                       info->device_index);
+    if (info->have_device)
+        printf("device: %s (cc %d.%d, %d SMs; device %d of %d)\n", info->device.name,
+               info->device.cc_major, info->device.cc_minor, info->device.sm_count,
+               info->fleet.device_index, info->fleet.device_count);
+    else
+        printf("device: none (%s)\n", why);
+    if (info->fleet.rank.launcher) {
+        char size[16] = "?", local[16] = "?";
+        if (info->fleet.rank.world_size >= 0)
+            snprintf(size, sizeof size, "%d", info->fleet.rank.world_size);
+        if (info->fleet.rank.local_rank >= 0)
+            snprintf(local, sizeof local, "%d", info->fleet.rank.local_rank);
+        printf("rank: %d of %s (local rank %s, %s) on %s\n", info->fleet.rank.rank, size, local,
+               info->fleet.rank.launcher, info->fleet.host);
+    }
+    gv_env_warn(stdout);
+}

@@ -1,0 +1,338 @@
+/* compare_cmd.c: the `compare` subcommand (see compare_cmd.h). Output paths are probed before
+ * anything is read; both files are parsed and their schemas checked before anything is
+ * written; files are written whole (temporary file + rename). */
+#include "cmd/compare.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cmd/cli.h"
+#include "runs/compare_runs.h"
+#include "io/outfile.h"
+
+static const char compare_help[] =
+    "usage: gpuval compare BASE.json NEW.json [--junit FILE] [--md FILE] [--bits N] [--ratio X]\n"
+    "                      [--force]\n"
+    "\n"
+    "Regression-check NEW against BASE: two run files of one schema (gpuval check --json or\n"
+    "gpuval bench --json). Cases are matched by (op, dtype, mode, dist, shape, seed); cases on\n"
+    "one side only are listed. Per case:\n"
+    "  accuracy  verdict PASS->FAIL regressed (FAIL->PASS improved); accurate bits lost\n"
+    "            (gained) beyond --bits; error-model ratio or probabilistic R max grown\n"
+    "            (shrunk) beyond --ratio times\n"
+    "  timing    (bench) the hot kernel's raw samples: Mann-Whitney U test (two-sided) and\n"
+    "            the ratio of medians; regressed when p < 0.01 and the new median is slower by\n"
+    "            more than max(3 %, measured noise); inconclusive under 5 samples a side\n"
+    "  --bits N      accurate bits that may be lost (default 1)\n"
+    "  --ratio X     factor an error ratio may grow by (default 2)\n"
+    "  --force       judge timing even when the device fingerprints (name, uuid, driver,\n"
+    "                cuBLAS) differ; without it timing is INCONCLUSIVE there\n"
+    "  --md FILE     a Markdown summary for a pull-request comment; - is stdout\n"
+    "  --junit FILE  JUnit XML: one testcase per matched case, failure = regressed,\n"
+    "                skipped = inconclusive\n"
+    "exit codes: 0 SAME or IMPROVED, 4 REGRESSED, 5 INCONCLUSIVE (every timing inconclusive and\n"
+    "            nothing else decided), 2 usage or bad input (unreadable or invalid file,\n"
+    "            unknown or different schemas), 3 runtime error\n";
+
+/* ---- the table ---------------------------------------------------------------------------- */
+
+/* The items worth a row: those not SAME, else the case's first item. */
+static bool shown(const gv_cmp_case *c, int i)
+{
+    if (c->outcome == GV_CMP_SAME) return i == 0;
+    return c->items[i].outcome != GV_CMP_SAME;
+}
+
+static void print_table(FILE *f, const gv_cmp_result *r, bool changed_only)
+{
+    int wc = 4, ww = 12, wb = 4;
+    char bn[96];
+    for (int k = 0; k < r->n_cases; k++) {
+        const gv_cmp_case *c = &r->cases[k];
+        if (changed_only && c->outcome == GV_CMP_SAME) continue;
+        int l = (int)(strlen(c->op) + 1 + strlen(c->name));
+        if (l > wc) wc = l;
+        for (int i = 0; i < c->n_items; i++) {
+            if (!shown(c, i)) continue;
+            const gv_cmp_item *it = &c->items[i];
+            if ((int)strlen(it->what) > ww) ww = (int)strlen(it->what);
+            l = snprintf(bn, sizeof bn, "%s -> %s", it->base, it->new_);
+            if (l > wb) wb = l;
+        }
+    }
+    fprintf(f, "%-*s  %-*s  %-*s  %s\n", wc, "case", ww, "what changed", wb, "base -> new",
+            "outcome");
+    for (int k = 0; k < r->n_cases; k++) {
+        const gv_cmp_case *c = &r->cases[k];
+        if (changed_only && c->outcome == GV_CMP_SAME) continue;
+        char name[256];
+        snprintf(name, sizeof name, "%s %s", c->op, c->name);
+        if (c->n_items == 0) fprintf(f, "%-*s  %-*s  %-*s  SAME\n", wc, name, ww, "-", wb, "");
+        for (int i = 0; i < c->n_items; i++) {
+            if (!shown(c, i)) continue;
+            const gv_cmp_item *it = &c->items[i];
+            snprintf(bn, sizeof bn, "%s -> %s", it->base, it->new_);
+            fprintf(f, "%-*s  %-*s  %-*s  %s%s%s\n", wc, name, ww, it->what, wb, bn,
+                    gv_cmp_outcome_name(it->outcome), it->why[0] ? "  " : "", it->why);
+        }
+    }
+}
+
+void gv_compare_print(FILE *f, const gv_cmp_result *r)
+{
+    if (r->count[GV_CMP_SAME] < r->n_cases) print_table(f, r, true); /* something changed */
+    fprintf(f, "%d matched: %d regressed, %d improved, %d same, %d inconclusive\n", r->n_cases,
+            r->count[GV_CMP_REGRESSED], r->count[GV_CMP_IMPROVED], r->count[GV_CMP_SAME],
+            r->count[GV_CMP_INCONCLUSIVE]);
+    for (int i = 0; i < r->n_only_base; i++)
+        fprintf(f, "only in base: %s\n", r->only_base[i]);
+    for (int i = 0; i < r->n_only_new; i++)
+        fprintf(f, "only in new:  %s\n", r->only_new[i]);
+    fprintf(f, "outcome: %s\n", gv_cmp_outcome_name(r->overall));
+}
+
+/* ---- Markdown ----------------------------------------------------------------------------- */
+
+static void md_cell(FILE *f, const char *s)
+{
+    for (; *s; s++) {
+        if (*s == '|') fputc('\\', f);
+        fputc(*s, f);
+    }
+}
+
+static void write_md(FILE *f, const gv_cmp_result *r)
+{
+    fprintf(f, "### gpuval compare: %s\n\n", gv_cmp_outcome_name(r->overall));
+    fprintf(f, "%d matched cases (%s): %d regressed, %d improved, %d same, %d inconclusive.\n",
+            r->n_cases, r->bench ? "bench" : "check", r->count[GV_CMP_REGRESSED],
+            r->count[GV_CMP_IMPROVED], r->count[GV_CMP_SAME], r->count[GV_CMP_INCONCLUSIVE]);
+    if (r->device_differs)
+        fprintf(f, "\n> **Warning:** the device fingerprints differ (%s).\n", r->device_why);
+    if (r->count[GV_CMP_SAME] < r->n_cases) {
+        fputs("\n| case | what changed | base | new | outcome | why |\n"
+              "|---|---|---|---|---|---|\n",
+              f);
+        for (int k = 0; k < r->n_cases; k++) {
+            const gv_cmp_case *c = &r->cases[k];
+            if (c->outcome == GV_CMP_SAME) continue;
+            for (int i = 0; i < c->n_items; i++) {
+                const gv_cmp_item *it = &c->items[i];
+                if (it->outcome == GV_CMP_SAME) continue;
+                fputs("| ", f);
+                md_cell(f, c->op);
+                fputc(' ', f);
+                md_cell(f, c->name);
+                fprintf(f, " | %s | ", it->what);
+                md_cell(f, it->base);
+                fputs(" | ", f);
+                md_cell(f, it->new_);
+                fprintf(f, " | **%s** | ", gv_cmp_outcome_name(it->outcome));
+                md_cell(f, it->why);
+                fputs(" |\n", f);
+            }
+        }
+    }
+    if (r->n_only_base + r->n_only_new > 0) {
+        fputs("\nCases on one side only:\n\n", f);
+        for (int i = 0; i < r->n_only_base; i++)
+            fprintf(f, "- base only: `%s`\n", r->only_base[i]);
+        for (int i = 0; i < r->n_only_new; i++)
+            fprintf(f, "- new only: `%s`\n", r->only_new[i]);
+    }
+}
+
+/* ---- JUnit -------------------------------------------------------------------------------- */
+
+static void xml_text(FILE *f, const char *s)
+{
+    for (; *s; s++) {
+        switch (*s) {
+        case '&': fputs("&amp;", f); break;
+        case '<': fputs("&lt;", f); break;
+        case '>': fputs("&gt;", f); break;
+        case '"': fputs("&quot;", f); break;
+        case '\'': fputs("&apos;", f); break;
+        default:
+            if ((unsigned char)*s < 0x20 && *s != '\n' && *s != '\t')
+                fputc('?', f);
+            else
+                fputc(*s, f);
+        }
+    }
+}
+
+/* "what: base -> new (why); ..." for the items of outcome o. */
+static void xml_message(FILE *f, const gv_cmp_case *c, gv_cmp_outcome o)
+{
+    int n = 0;
+    for (int i = 0; i < c->n_items; i++) {
+        const gv_cmp_item *it = &c->items[i];
+        if (it->outcome != o) continue;
+        char buf[320];
+        snprintf(buf, sizeof buf, "%s%s: %s -> %s (%s)", n++ ? "; " : "", it->what, it->base,
+                 it->new_, it->why);
+        xml_text(f, buf);
+    }
+}
+
+static void write_junit(FILE *f, const gv_cmp_result *r)
+{
+    fputs("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n", f);
+    fprintf(f,
+            "<testsuites>\n<testsuite name=\"gpuval compare\" tests=\"%d\" failures=\"%d\" "
+            "errors=\"0\" skipped=\"%d\">\n",
+            r->n_cases, r->count[GV_CMP_REGRESSED], r->count[GV_CMP_INCONCLUSIVE]);
+    for (int k = 0; k < r->n_cases; k++) {
+        const gv_cmp_case *c = &r->cases[k];
+        fputs("  <testcase classname=\"", f);
+        xml_text(f, c->op);
+        fputs("\" name=\"", f);
+        xml_text(f, c->name);
+        if (c->outcome == GV_CMP_REGRESSED) {
+            fputs("\">\n    <failure message=\"", f);
+            xml_message(f, c, GV_CMP_REGRESSED);
+            fputs("\"/>\n  </testcase>\n", f);
+        } else if (c->outcome == GV_CMP_INCONCLUSIVE) {
+            fputs("\">\n    <skipped message=\"", f);
+            xml_message(f, c, GV_CMP_INCONCLUSIVE);
+            fputs("\"/>\n  </testcase>\n", f);
+        } else {
+            fputs("\"/>\n", f);
+        }
+    }
+    fputs("</testsuite>\n</testsuites>\n", f);
+}
+
+struct emit_ctx {
+    void (*fn)(FILE *, const gv_cmp_result *);
+    const gv_cmp_result *r;
+};
+
+static int emit(FILE *f, void *ctx)
+{
+    const struct emit_ctx *c = ctx;
+    c->fn(f, c->r);
+    return ferror(f) ? -1 : 0;
+}
+
+/* Write path whole through gv_write_file ("-" is stdout). 0 or -1 with errno. */
+static int write_file(const char *path, void (*fn)(FILE *, const gv_cmp_result *),
+                      const gv_cmp_result *r)
+{
+    struct emit_ctx c = {fn, r};
+    return gv_write_file(path, emit, &c);
+}
+
+/* ---- the command -------------------------------------------------------------------------- */
+
+static json_t *load(const char *path)
+{
+    json_error_t err;
+    json_t *doc = json_load_file(path, 0, &err);
+    if (!doc) {
+        if (err.line < 0)
+            gv_usage_error("%s: %s", path, err.text);
+        else
+            gv_usage_error("%s: line %d, column %d: %s", path, err.line, err.column, err.text);
+    }
+    return doc;
+}
+
+static int parse_pos(const char *s, const char *opt, double *out)
+{
+    char *end;
+    errno = 0;
+    double v = strtod(s, &end);
+    if (errno || end == s || *end || !(v >= 0) || v > 1e300) {
+        gv_usage_error("%s wants a non-negative number ('%s')", opt, s);
+        return -1;
+    }
+    *out = v;
+    return 0;
+}
+
+int gv_cmd_compare(int argc, char **argv)
+{
+    const char *md = NULL, *junit = NULL;
+    gv_cmp_opts o = GV_CMP_OPTS_DEFAULT;
+    static const struct option opts[] = {{"junit", required_argument, 0, 'j'},
+                                         {"md", required_argument, 0, 'm'},
+                                         {"bits", required_argument, 0, 'b'},
+                                         {"ratio", required_argument, 0, 'r'},
+                                         {"force", no_argument, 0, 'f'},
+                                         {"help", no_argument, 0, 'h'},
+                                         {0, 0, 0, 0}};
+    int c;
+    optind = 1;
+    opterr = 0; /* gv_bad_option names a bad option, escaped */
+    while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+        switch (c) {
+        case 'j': junit = optarg; break;
+        case 'm': md = optarg; break;
+        case 'b':
+            if (parse_pos(optarg, "--bits", &o.bits)) return GV_EXIT_USAGE;
+            break;
+        case 'r':
+            if (parse_pos(optarg, "--ratio", &o.ratio)) return GV_EXIT_USAGE;
+            if (o.ratio < 1) {
+                gv_usage_error("--ratio wants a factor >= 1 ('%s')", optarg);
+                return GV_EXIT_USAGE;
+            }
+            break;
+        case 'f': o.force = true; break;
+        case 'h': fputs(compare_help, stdout); return GV_EXIT_OK;
+        default:
+            gv_bad_option("compare", argv);
+            fputs(compare_help, stderr);
+            return GV_EXIT_USAGE;
+        }
+    }
+    if (optind != argc - 2) {
+        gv_usage_error("compare takes two run files, BASE and NEW (%d given)", argc - optind);
+        fputs(compare_help, stderr);
+        return GV_EXIT_USAGE;
+    }
+    const char *outs[2] = {md, junit}, *names[2] = {"--md", "--junit"};
+    if (gv_probe_outputs(2, outs, names) != 0) return GV_EXIT_USAGE;
+    json_t *base = load(argv[optind]);
+    json_t *new_doc = base ? load(argv[optind + 1]) : NULL;
+    if (!base || !new_doc) {
+        json_decref(base);
+        return GV_EXIT_USAGE;
+    }
+    gv_cmp_result r;
+    char err[512] = "";
+    int rc = gv_compare_runs(base, new_doc, &o, &r, err, sizeof err);
+    json_decref(base);
+    json_decref(new_doc);
+    if (rc == GV_EINVAL) {
+        gv_usage_error("compare %s %s: %s", argv[optind], argv[optind + 1], err);
+        return GV_EXIT_USAGE;
+    }
+    if (rc != GV_OK) {
+        gv_usage_error("compare: out of memory");
+        return GV_EXIT_RUNTIME;
+    }
+    if (r.device_differs)
+        fprintf(stderr, "gpuval: warning: device fingerprints differ (%s)%s\n", r.device_why,
+                r.bench && !o.force ? "; timing is INCONCLUSIVE (--force to judge it)" : "");
+    gv_compare_print(stdout, &r);
+    int exit_rc = r.overall == GV_CMP_REGRESSED      ? GV_EXIT_REGRESSED
+                  : r.overall == GV_CMP_INCONCLUSIVE ? GV_EXIT_INCONCLUSIVE
+                                                     : GV_EXIT_OK;
+    if (md && write_file(md, write_md, &r) != 0) {
+        gv_usage_error("writing %s: %s", md, strerror(errno));
+        exit_rc = GV_EXIT_RUNTIME;
+    }
+    if (junit && write_file(junit, write_junit, &r) != 0) {
+        gv_usage_error("writing %s: %s", junit, strerror(errno));
+        exit_rc = GV_EXIT_RUNTIME;
+    }
+    gv_cmp_result_free(&r);
+    return exit_rc;
+}

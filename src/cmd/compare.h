@@ -1,0 +1,15 @@
+/* compare_cmd.h: the `compare` subcommand — two run files of one schema, regression-checked
+ * case by case (decisions in compare_runs.c); a table on stdout, optional Markdown and JUnit. */
+#ifndef GV_COMPARE_CMD_H
+#define GV_COMPARE_CMD_H
+
+#include <stdio.h>
+
+int gv_cmd_compare(int argc, char **argv);
+
+/* The changed cases, the counts, one-sided cases and the overall outcome, as compare prints
+   them (check --baseline uses it too). */
+struct gv_cmp_result;
+void gv_compare_print(FILE *f, const struct gv_cmp_result *r);
+
+#endif

@@ -1,0 +1,44 @@
+/* gpuval_main.c: the entry of the gpuval command (the command line is main.c's
+ * gv_cli_main, shared with gv_main in libgpuval). */
+#include <cblas.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cmd/main.h"
+#include "core/knobs.h"
+
+/* OpenBLAS's DYNAMIC_ARCH build (Debian's 0.3.21) takes a CPU model it does not know for a
+ * "Prescott": SSE3 kernels, about 1/8 of what an AVX-512 core does in dgemm. A 16-core Xeon VM
+ * of a GPU host was seen so: the oracles' dgemm ran at 15 GFLOP/s a core, 109 on 16 threads,
+ * and the f64 references took most of a check. Where the user has not named a core
+ * (OPENBLAS_CORETYPE unset) and the CPU and the OS both support the wider instructions (GCC's
+ * __builtin_cpu_supports checks the OS's XSAVE state too), run again with the core named:
+ * OpenBLAS reads the variable only when it loads. GPUVAL_OPENBLAS_CORE_FROM keeps what it had
+ * detected (it is recorded in the run's host block) and stops a second attempt. */
+static void name_openblas_core(char **argv)
+{
+    if (gv_env("OPENBLAS_CORETYPE") || gv_knobs()->openblas_core_from) return;
+    const char *core = openblas_get_corename();
+    if (!core || strcmp(core, "Prescott") != 0) return;
+    __builtin_cpu_init();
+    const char *want = NULL;
+    if (__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512dq") &&
+        __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512vl"))
+        want = "SkylakeX";
+    else if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma"))
+        want = "Haswell";
+    if (!want) return;
+    setenv("OPENBLAS_CORETYPE", want, 1);
+    setenv("GPUVAL_OPENBLAS_CORE_FROM", core, 1);
+    execv("/proc/self/exe", argv);
+    /* not run again (no /proc, say): go on with the detected core, and say nothing of it */
+    unsetenv("OPENBLAS_CORETYPE");
+    unsetenv("GPUVAL_OPENBLAS_CORE_FROM");
+}
+
+int main(int argc, char **argv)
+{
+    name_openblas_core(argv);
+    return gv_cli_main(argc, argv);
+}

@@ -1,0 +1,258 @@
+/* main.c: the gpuval command line — dispatch to subcommands, and `list` and `info`.
+ * `check` lives in check.c, `bench` in bench/bench_cmd.c, the shared option parsers in cli.c.
+ * The process entry is gpuval_main.c (the command) or gv_main (a user's program, gv_main.c),
+ * both through gv_cli_main. */
+#include <cblas.h>
+#include <errno.h>
+#include <getopt.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "cmd/bench.h"
+#include "core/knobs.h"
+#include "cmd/cache.h"
+#include "cmd/check.h"
+#include "cmd/collectives.h"
+#include "cmd/cli.h"
+#include "cmd/compare.h"
+#include "cmd/main.h"
+#include "cmd/merge.h"
+#include "cmd/plugin.h"
+#include "fleet/workers.h"
+#include "core/registry.h"
+#include "cmd/replay.h"
+#include "io/run_doc.h"
+#include "cmd/report.h"
+#include "cmd/tradeoffs.h"
+
+#ifndef GV_VERSION
+#define GV_VERSION "unknown"
+#endif
+
+static void mask_names(char *buf, size_t len, unsigned mask, const char *(*name)(int), int n)
+{
+    size_t used = 0;
+    buf[0] = '\0';
+    for (int i = 0; i < n; i++)
+        if (mask & (1u << i))
+            used += (size_t)snprintf(buf + used, used < len ? len - used : 0, "%s%s",
+                                     used ? "," : "", name(i));
+}
+
+static const char *dtype_name_i(int i)
+{
+    return gv_dtype_name((gv_dtype)i);
+}
+static const char *mode_name_i(int i)
+{
+    return gv_mode_name((gv_mode)i);
+}
+
+static const char list_help[] =
+    "usage: gpuval list [--all] [-v]\n"
+    "\n"
+    "List the registered operations: name, dtypes, modes, shape dims, default sizes.\n"
+    "  --all      include planted variants (bugs the oracle must FAIL; slowdowns compare must\n"
+    "             call REGRESSED)\n"
+    "  --modes    the precision modes instead: dtypes, input precision, the tier each promises,\n"
+    "             whether `check` runs it by default or only when named\n"
+    "  -v         also print each op's error model and its source\n";
+
+static int cmd_list(int argc, char **argv)
+{
+    int all = 0, verbose = 0, modes = 0;
+    static const struct option opts[] = {{"all", no_argument, 0, 'a'},
+                                         {"modes", no_argument, 0, 'm'},
+                                         {"help", no_argument, 0, 'h'},
+                                         {0, 0, 0, 0}};
+    int c;
+    opterr = 0; /* gv_bad_option names a bad option, escaped */
+    while ((c = getopt_long(argc, argv, "avh", opts, NULL)) != -1) {
+        switch (c) {
+        case 'a': all = 1; break;
+        case 'm': modes = 1; break;
+        case 'v': verbose = 1; break;
+        case 'h': fputs(list_help, stdout); return GV_EXIT_OK;
+        default:
+            gv_bad_option("list", argv);
+            fputs(list_help, stderr);
+            return GV_EXIT_USAGE;
+        }
+    }
+    if (optind < argc) {
+        gv_usage_error("list takes no arguments ('%s')", argv[optind]);
+        return GV_EXIT_USAGE;
+    }
+    if (modes) {
+        /* the mode table itself (abi/gv_abi.h) */
+        printf("%-10s %-8s %-10s %-8s %-7s %-7s %s\n", "mode", "dtypes", "input bits", "acc bits",
+               "tier", "check", "what");
+        for (int m = 0; m < GV_NMODES; m++) {
+            const gv_mode_info *mi = gv_mode_get(m);
+            char dt[32], bits[16], acc[16];
+            mask_names(dt, sizeof dt, mi->dtypes, dtype_name_i, GV_NDTYPES);
+            snprintf(bits, sizeof bits, "%d", mi->input_bits);
+            snprintf(acc, sizeof acc, "%d", mi->acc_bits);
+            printf("%-10s %-8s %-10s %-8s %-7s %-7s %s\n", mi->name, dt,
+                   mi->input_bits ? bits : "dtype's", mi->acc_bits ? acc : "dtype's",
+                   mi->promises_tier ? "dtype's" : "none", mi->catalogue ? "default" : "named",
+                   mi->what);
+        }
+        return GV_EXIT_OK;
+    }
+    printf("%-24s %-8s %-20s %-14s %-40s %s\n", "op", "dtypes", "modes", "dims", "default sizes",
+           "summary");
+    for (const gv_op *const *opp = gv_registry(); *opp; opp++) {
+        const gv_op *op = *opp;
+        if ((op->planted_bug || op->planted_slow) && !all) continue;
+        char dt[32], md[512];
+        mask_names(dt, sizeof dt, op->dtypes, dtype_name_i, GV_NDTYPES);
+        mask_names(md, sizeof md, op->modes, mode_name_i, GV_NMODES);
+        bool long_modes = strlen(md) > 20; /* the whole list goes on a line of its own */
+        printf("%-24s %-8s %-20s %-14s %-40s %s%s\n", op->name, dt, long_modes ? "(below)" : md,
+               op->dims, op->shapes,
+               op->planted_bug    ? "[planted bug] "
+               : op->planted_slow ? "[planted slow] "
+                                  : "",
+               op->summary);
+        if (long_modes) printf("%24s modes: %s\n", "", md);
+        if (verbose) printf("%24s error model: %s\n", "", op->error_model);
+    }
+    return GV_EXIT_OK;
+}
+
+static const char info_help[] =
+    "usage: gpuval info\n"
+    "\n"
+    "Print the device fingerprint (name, compute capability, SMs, clocks, memory, L2, ECC,\n"
+    "driver, runtime and cuBLAS versions). Exits 77 when there is no CUDA device.\n";
+
+static int cmd_info(int argc, char **argv)
+{
+    if (argc > 1) {
+        if (strcmp(argv[1], "-h") == 0 || strcmp(argv[1], "--help") == 0) {
+            fputs(info_help, stdout);
+            return GV_EXIT_OK;
+        }
+        gv_usage_error("info takes no arguments ('%s')", argv[1]);
+        return GV_EXIT_USAGE;
+    }
+#ifdef GV_HAVE_CUDA
+    printf("build            CUDA, arch %s\n", GV_CUDA_ARCH);
+#else
+    printf("build            without CUDA\n");
+#endif
+    const char *from = gv_knobs()->openblas_core_from;
+    printf("oracle BLAS      %s, %d threads, core %s", openblas_get_config(),
+           openblas_get_num_threads(), openblas_get_corename());
+    if (from) printf(" (named by gpuval: OpenBLAS had detected %s)", from);
+    printf("\n");
+    if (gk_device_count() == 0) {
+        printf("no CUDA device\n");
+        return GV_EXIT_NODEV;
+    }
+    gk_device_info d;
+    if (gk_device_info_get(&d) != GV_OK) {
+        gv_usage_error("device query failed: %s", gk_last_error());
+        return GV_EXIT_RUNTIME;
+    }
+    gv_device_print(stdout, &d);
+    return GV_EXIT_OK;
+}
+
+static const char main_help[] =
+    "usage: gpuval <command> [options]\n"
+    "\n"
+    "gpuval runs GPU operations against a float64 CPU oracle and judges each result at the\n"
+    "tolerance tiers 1e-8 and 1e-4 and by the operation's own error model.\n"
+    "\n"
+    "commands:\n"
+    "  list     the registered operations\n"
+    "  info     the CUDA device's fingerprint\n"
+    "  check    correctness run: every case of the catalogue (or a selection), one row each\n"
+    "  bench    timed run: CPU oracle and GPU side by side, speed-ups, crossover, presets\n"
+    "  report   a run file as one self-contained HTML page and/or Markdown tables\n"
+    "  tradeoffs every mode of an op: accuracy (bits, verdict) against speed, Pareto front\n"
+    "  replay   rerun a case dumped by check --dump-failures, same inputs, same bits\n"
+    "  cache    the oracle cache: info, clear\n"
+    "  merge    run files of several GPUs or ranks as one fleet: agreement, outliers\n"
+    "  collectives NCCL all-reduce, all-gather, reduce-scatter, broadcast: judged, timed\n"
+    "  help CMD the options of CMD (same as CMD --help)\n"
+    "\n"
+    "  --plugin FILE  (with any command) load the ops of a plugin built against\n"
+    "                 include/gpuval.h (exports gpuval_plugin_v1); may be repeated\n"
+    "\n"
+    "exit codes: 0 all passed, 1 something failed, 2 usage or bad input, 3 runtime error,\n"
+    "            4 compare: regressed, 5 compare: inconclusive,\n"
+    "            6 merge, check --device LIST: a device's output differs (outlier),\n"
+    "            77 nothing could run because there is no CUDA device\n";
+
+/* A command's exit code, made a runtime error (3) when its standard output was lost (a full
+ * disk, a closed pipe, /dev/full): a table nobody got is not a success. */
+static int stdout_checked(int rc)
+{
+    errno = 0;
+    bool flush_failed = fflush(stdout) != 0;
+    if (!flush_failed && !ferror(stdout)) return rc;
+    fprintf(stderr, "gpuval: writing standard output failed: %s\n",
+            flush_failed && errno ? strerror(errno) : "write error");
+    return rc == GV_EXIT_OK || rc == GV_EXIT_FAIL ? GV_EXIT_RUNTIME : rc;
+}
+
+int gv_cli_main(int argc, char **argv)
+{
+    int prc = gv_plugin_args(&argc, argv);
+    if (prc != GV_EXIT_OK) return prc;
+    if (argc < 2) {
+        fputs(main_help, stderr);
+        return GV_EXIT_USAGE;
+    }
+    const char *cmd = argv[1];
+    if (strcmp(cmd, "-h") == 0 || strcmp(cmd, "--help") == 0) {
+        fputs(main_help, stdout);
+        return stdout_checked(GV_EXIT_OK);
+    }
+    if (strcmp(cmd, "--version") == 0) {
+        printf("gpuval %s\n", GV_VERSION);
+        return stdout_checked(GV_EXIT_OK);
+    }
+    static const struct {
+        const char *name;
+        int (*fn)(int, char **);
+    } cmds[] = {{"list", cmd_list},
+                {"info", cmd_info},
+                {"check", gv_cmd_check},
+                {"bench", gv_cmd_bench},
+                {"report", gv_cmd_report},
+                {"tradeoffs", gv_cmd_tradeoffs},
+                {"compare", gv_cmd_compare},
+                {"replay", gv_cmd_replay},
+                {"cache", gv_cmd_cache},
+                {"merge", gv_cmd_merge},
+                {"collectives", gv_cmd_collectives}};
+    if (strcmp(cmd, "help") == 0) {
+        if (argc < 3) {
+            fputs(main_help, stdout);
+            return stdout_checked(GV_EXIT_OK);
+        }
+        for (size_t i = 0; i < sizeof cmds / sizeof cmds[0]; i++)
+            if (strcmp(argv[2], cmds[i].name) == 0) {
+                char *help_argv[] = {argv[2], "--help", NULL};
+                return stdout_checked(cmds[i].fn(2, help_argv));
+            }
+        gv_usage_error("no command '%s'; valid: list info check bench tradeoffs report compare "
+                       "replay cache merge collectives",
+                       argv[2]);
+        return GV_EXIT_USAGE;
+    }
+    for (size_t i = 0; i < sizeof cmds / sizeof cmds[0]; i++)
+        if (strcmp(cmd, cmds[i].name) == 0) return stdout_checked(cmds[i].fn(argc - 1, argv + 1));
+    gv_usage_error("unknown command '%s'; valid: list info check bench tradeoffs report compare "
+                   "replay cache merge collectives help",
+                   cmd);
+    return GV_EXIT_USAGE;
+}

@@ -1,0 +1,153 @@
+/* merge.c: `gpuval merge RUN.json...` — run files of one selection (one per GPU of a node, or
+ * per rank of a launch) as one fleet table: check runs through runs/merge_check.h, bench and
+ * tradeoffs runs through runs/merge_perf.h, the ranks of a collectives job through
+ * runs/merge_coll.h. */
+#include "cmd/merge.h"
+
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cmd/cli.h"
+#include "io/outfile.h"
+#include "io/run_doc.h" /* GV_SCHEMA */
+#include "runs/merge_check.h"
+#include "runs/merge_coll.h"
+#include "runs/merge_perf.h"
+#include "runs/run_files.h"
+
+static int emit_json(FILE *f, void *doc)
+{
+    return json_dumpf(doc, f, JSON_INDENT(1) | JSON_REAL_PRECISION(17));
+}
+
+static const char merge_help[] =
+    "usage: gpuval merge RUN.json... [--json OUT] [--md OUT] [-q]\n"
+    "\n"
+    "Combine run files of one selection (--json from every GPU of a node, or from every rank\n"
+    "of an srun/mpirun launch) into one fleet table. The files must be of one kind: check runs\n"
+    "(gpuval-run/1), bench runs (gpuval-bench/1), tradeoffs runs (gpuval-tradeoffs/1) or the\n"
+    "ranks of one collectives job; a mix is a usage error.\n"
+    "\n"
+    "collectives runs (one file per MPI rank): one table of\n"
+    "every collective's verdict, #wrong and median time on each rank, the job's worst\n"
+    "verdict, summed #wrong and busbw from the slowest rank, and ranks whose summed time is\n"
+    "more than 10% over the ranks' median flagged SLOW.\n"
+    "\n"
+    "check runs: each case's verdict on every device, and whether the devices agree bit for\n"
+    "bit. Devices are grouped by model, SM count, driver, runtime and cuBLAS version; within a\n"
+    "group, every deterministic op's output digest must be identical. A device that differs\n"
+    "from the majority (or, without one, the digest farther from the f64 oracle) is named as\n"
+    "the outlier with its worst element. A GPU whose summed case time is more than 10% over\n"
+    "its node's median is flagged SLOW with its PCIe link and clocks (a flag only: these are\n"
+    "correctness-run times).\n"
+    "\n"
+    "bench and tradeoffs runs: per case and device the median time and its 95% interval, the\n"
+    "time against the median of the devices of one host and model (more than 10% over it:\n"
+    "SLOW, a flag only), the SM clock before/after and throttle reasons the run recorded, and\n"
+    "the device's PCIe link; for tradeoffs the verdict and accurate bits per device, which must\n"
+    "agree (with the output digest) across devices of one model for deterministic ops.\n"
+    "\n"
+    "  --json OUT   write the fleet (schema gpuval-fleet/1; gpuval-fleet-perf/1 for bench\n"
+    "               and tradeoffs)\n"
+    "  --md OUT     write the tables as Markdown ('-' is stdout)\n"
+    "  -q, --quiet  check runs: list only the cases that did not pass everywhere or did not\n"
+    "               agree\n"
+    "\n"
+    "exit: 0 all passed and agreed, 1 a case failed on some device, 2 bad usage, an invalid\n"
+    "      run file or runs of different kinds, 3 a case was an ERROR or an output was not\n"
+    "      written, 6 a device's output differs (an outlier), 77 nothing judged and no device\n"
+    "      in any run\n";
+
+static int emit_text(FILE *f, void *s)
+{
+    return fputs(s, f) < 0 ? -1 : 0;
+}
+
+int gv_cmd_merge(int argc, char **argv)
+{
+    const char *json_path = NULL, *md_path = NULL;
+    int quiet = 0;
+    enum { O_JSON = 256, O_MD };
+    static const struct option opts[] = {{"json", required_argument, 0, O_JSON},
+                                         {"md", required_argument, 0, O_MD},
+                                         {"quiet", no_argument, 0, 'q'},
+                                         {"help", no_argument, 0, 'h'},
+                                         {0, 0, 0, 0}};
+    int c;
+    optind = 1;
+    opterr = 0;
+    while ((c = getopt_long(argc, argv, "qh", opts, NULL)) != -1) {
+        switch (c) {
+        case O_JSON: json_path = optarg; break;
+        case O_MD: md_path = optarg; break;
+        case 'q': quiet = 1; break;
+        case 'h': fputs(merge_help, stdout); return GV_EXIT_OK;
+        default:
+            gv_bad_option("merge", argv);
+            fputs(merge_help, stderr);
+            return GV_EXIT_USAGE;
+        }
+    }
+    int n = argc - optind;
+    if (n < 1) {
+        gv_usage_error("merge needs at least one run file; see gpuval merge --help");
+        return GV_EXIT_USAGE;
+    }
+    if (n > GV_FLEET_MAX_DEVICES) {
+        gv_usage_error("merge takes at most %d run files, not %d", GV_FLEET_MAX_DEVICES, n);
+        return GV_EXIT_USAGE;
+    }
+    const char *outs[2] = {json_path, md_path}, *out_opts[2] = {"--json", "--md"};
+    if (gv_probe_outputs(2, outs, out_opts) != 0) return GV_EXIT_USAGE;
+    if (gv_coll_merge_is_collectives(argv[optind])) { /* collectives run as MPI ranks */
+        if (json_path || md_path) {
+            gv_usage_error("merge of collectives runs prints its table only (no --json, --md)");
+            return GV_EXIT_USAGE;
+        }
+        return gv_coll_merge((const char *const *)argv + optind, n, quiet, stdout);
+    }
+    json_t *docs[GV_FLEET_MAX_DEVICES];
+    const char *names[GV_FLEET_MAX_DEVICES];
+    for (int i = 0; i < n; i++) {
+        char err[512];
+        names[i] = argv[optind + i];
+        const char *mixed = NULL;
+        if (gv_fleet_load_any(names[i], &docs[i], err, sizeof err) != GV_OK)
+            gv_usage_error("%s", err);
+        else if (i > 0 && strcmp(json_string_value(json_object_get(docs[i], "schema")),
+                                 json_string_value(json_object_get(docs[0], "schema"))) != 0)
+            mixed = json_string_value(json_object_get(docs[i], "schema"));
+        if (mixed)
+            gv_usage_error("merge takes runs of one kind: %s is %s, %s is %s", names[0],
+                           json_string_value(json_object_get(docs[0], "schema")), names[i], mixed);
+        if (!docs[i] || mixed) {
+            for (int k = 0; k <= i; k++)
+                json_decref(docs[k]);
+            return GV_EXIT_USAGE;
+        }
+    }
+    json_t *fleet = NULL;
+    char *md = NULL;
+    bool check_runs = strcmp(json_string_value(json_object_get(docs[0], "schema")), GV_SCHEMA) == 0;
+    int rc = check_runs ? gv_fleet_merge(docs, names, n, quiet, stdout, json_path ? &fleet : NULL,
+                                         md_path ? &md : NULL)
+                        : gv_fleet_perf_merge(docs, names, n, stdout, json_path ? &fleet : NULL,
+                                              md_path ? &md : NULL);
+    bool lost = false;
+    if (json_path && fleet && gv_write_file(json_path, emit_json, fleet) != 0) {
+        gv_usage_error("could not write %s", json_path);
+        lost = true;
+    }
+    if (md_path && gv_write_file(md_path, emit_text, md ? md : (char *)"") != 0) {
+        gv_usage_error("could not write %s", md_path);
+        lost = true;
+    }
+    json_decref(fleet);
+    free(md);
+    for (int i = 0; i < n; i++)
+        json_decref(docs[i]);
+    if (lost && (rc == GV_EXIT_OK || rc == GV_EXIT_OUTLIER)) rc = GV_EXIT_RUNTIME;
+    return rc;
+}

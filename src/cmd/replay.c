@@ -1,0 +1,241 @@
+/* replay.c: `gpuval replay DIR/CASE` — rerun a case dumped by `check --dump-failures` on its
+ * dumped inputs (the same bits in), and say whether the verdict and the GPU's output bits are
+ * the ones dumped. */
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "io/case_io.h"
+#include "cmd/cli.h"
+#include "core/registry.h"
+#include "cmd/replay.h"
+#include "io/run_doc.h"
+
+static const char replay_help[] =
+    "usage: gpuval replay DIR/CASE\n"
+    "\n"
+    "Rerun a case that `gpuval check --dump-failures DIR` wrote: the op, dtype, mode, shape and\n"
+    "seed from DIR/CASE/case.json, the inputs from its in_*.npy (bit for bit). Prints the case's\n"
+    "row, whether the verdict is the dumped one, and for each output whether the GPU wrote the\n"
+    "same bits as out_*.gpu.npy (or how many elements differ).\n"
+    "\n"
+    "exit: 0 same verdict and bit-identical outputs, 1 a different verdict or different bits,\n"
+    "      2 bad usage or a bad dump, 77 nothing could run (no CUDA device)\n";
+
+static const char *jstr(json_t *doc, const char *key)
+{
+    return json_string_value(json_object_get(doc, key));
+}
+
+/* The case of case.json into c and its dumped verdict into *verdict; -1 with a message. */
+static int read_case(const char *path, json_t *doc, gv_case *c, gv_verdict *verdict)
+{
+    const char *schema = jstr(doc, "schema"), *op = jstr(doc, "op"), *dt = jstr(doc, "dtype"),
+               *mode = jstr(doc, "mode"), *dist = jstr(doc, "dist"), *v = jstr(doc, "verdict");
+    if (!schema || strcmp(schema, GV_CASE_SCHEMA) != 0) {
+        gv_usage_error("%s: not a %s file (schema %s)", path, GV_CASE_SCHEMA,
+                       schema ? schema : "missing");
+        return -1;
+    }
+    if (!op || !dt || !mode || !dist || !v) {
+        gv_usage_error("%s: op, dtype, mode, dist and verdict must be strings", path);
+        return -1;
+    }
+    memset(c, 0, sizeof *c);
+    c->op = gv_op_find(op);
+    if (!c->op) {
+        gv_usage_error("%s: op '%s' is not in this build (gpuval list --all)", path, op);
+        return -1;
+    }
+    if (gv_dtype_parse(dt, &c->dtype) != GV_OK || gv_mode_parse(mode, &c->mode) != GV_OK ||
+        gv_dist_parse(dist, &c->dist) != GV_OK) {
+        gv_usage_error("%s: unknown dtype '%s', mode '%s' or dist '%s'", path, dt, mode, dist);
+        return -1;
+    }
+    int nv = -1;
+    for (int k = GV_PASS; k <= GV_ERROR; k++)
+        if (strcmp(v, gv_verdict_name((gv_verdict)k)) == 0) nv = k;
+    if (nv < 0) {
+        gv_usage_error("%s: unknown verdict '%s'", path, v);
+        return -1;
+    }
+    *verdict = (gv_verdict)nv;
+    json_t *shape = json_object_get(doc, "shape");
+    int want = 1;
+    for (const char *p = c->op->dims; *p; p++)
+        want += *p == ',';
+    if (!json_is_array(shape) || (int)json_array_size(shape) != want) {
+        gv_usage_error("%s: shape must be an array of %d dims (%s)", path, want, c->op->dims);
+        return -1;
+    }
+    c->shape.nd = want;
+    for (int i = 0; i < want; i++) {
+        json_t *d = json_array_get(shape, (size_t)i);
+        if (!json_is_integer(d) || json_integer_value(d) < 1) {
+            gv_usage_error("%s: shape's dims must be positive integers", path);
+            return -1;
+        }
+        c->shape.d[i] = json_integer_value(d);
+    }
+    char why[GV_WHY_LEN];
+    if (!gv_shape_ok(c->op, &c->shape, why, sizeof why)) {
+        gv_usage_error("%s: %s", path, why);
+        return -1;
+    }
+    json_t *seed = json_object_get(doc, "seed");
+    char digits[32];
+    if (json_is_integer(seed) && json_integer_value(seed) >= 0)
+        snprintf(digits, sizeof digits, "%lld", (long long)json_integer_value(seed));
+    else if (json_is_string(seed))
+        snprintf(digits, sizeof digits, "%s", json_string_value(seed));
+    else
+        digits[0] = '\0';
+    if (gv_parse_seed(digits, &c->seed) != 0) {
+        gv_usage_error("%s: seed must be a non-negative integer or its decimal digits", path);
+        return -1;
+    }
+    return 0;
+}
+
+/* The dumped file dir/NAME as an array of the case's dtype and count; -1 with a message. */
+static int load_tensor(const char *dir, const char *file, const gv_case *c, int64_t count,
+                       gv_npy *a)
+{
+    char path[4096], err[512];
+    snprintf(path, sizeof path, "%s/%s", dir, file);
+    if (gv_npy_read(path, a, err, sizeof err) != GV_OK) {
+        gv_usage_error("%s", err);
+        return -1;
+    }
+    gv_npy_type want = c->dtype == GV_F32 ? GV_NPY_F32 : GV_NPY_F64;
+    if (a->type != want || a->count != count) {
+        gv_usage_error("%s: %lld elements of %s, the case needs %lld of %s", path,
+                       (long long)a->count, gv_npy_type_name(a->type), (long long)count,
+                       gv_npy_type_name(want));
+        gv_npy_free(a);
+        return -1;
+    }
+    return 0;
+}
+
+/* Elements of two dtype buffers whose bits differ; the first such index into *first. */
+static int64_t differing(const void *a, const void *b, int64_t n, size_t es, int64_t *first)
+{
+    int64_t diff = 0;
+    *first = -1;
+    for (int64_t i = 0; i < n; i++)
+        if (memcmp((const char *)a + (size_t)i * es, (const char *)b + (size_t)i * es, es) != 0) {
+            if (diff++ == 0) *first = i;
+        }
+    return diff;
+}
+
+int gv_cmd_replay(int argc, char **argv)
+{
+    static const struct option opts[] = {{"help", no_argument, 0, 'h'}, {0, 0, 0, 0}};
+    int ch;
+    optind = 1;
+    opterr = 0;
+    while ((ch = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+        if (ch == 'h') {
+            fputs(replay_help, stdout);
+            return GV_EXIT_OK;
+        }
+        gv_bad_option("replay", argv);
+        fputs(replay_help, stderr);
+        return GV_EXIT_USAGE;
+    }
+    if (argc - optind != 1) {
+        gv_usage_error("replay takes one case directory (DIR/CASE written by check "
+                       "--dump-failures); see gpuval replay --help");
+        return GV_EXIT_USAGE;
+    }
+    const char *dir = argv[optind];
+    struct stat st;
+    if (stat(dir, &st) != 0 || !S_ISDIR(st.st_mode)) {
+        gv_usage_error("replay %s: not a case directory", dir);
+        return GV_EXIT_USAGE;
+    }
+    char path[4096];
+    snprintf(path, sizeof path, "%s/case.json", dir);
+    json_error_t jerr;
+    json_t *doc = json_load_file(path, 0, &jerr);
+    if (!doc) {
+        gv_usage_error("%s: %s (line %d)", path, jerr.text, jerr.line);
+        return GV_EXIT_USAGE;
+    }
+    gv_case c;
+    gv_verdict dumped;
+    int rc = read_case(path, doc, &c, &dumped);
+    json_decref(doc);
+    if (rc != 0) return GV_EXIT_USAGE;
+    gv_layout l;
+    memset(&l, 0, sizeof l);
+    if (c.op->layout(&c, &l) != GV_OK || l.n_in > GV_MAX_TENSORS || l.n_out > GV_MAX_TENSORS) {
+        gv_usage_error("%s: the case has no layout", path);
+        return GV_EXIT_USAGE;
+    }
+    gv_npy in[GV_MAX_TENSORS], gpu[GV_MAX_TENSORS];
+    bool have_gpu[GV_MAX_TENSORS] = {false};
+    int n_in = 0;
+    rc = GV_EXIT_USAGE;
+    for (; n_in < l.n_in; n_in++) {
+        char file[128];
+        snprintf(file, sizeof file, "in_%s.npy", l.in[n_in].name);
+        if (load_tensor(dir, file, &c, l.in[n_in].count, &in[n_in]) != 0) goto out;
+    }
+    for (int i = 0; i < l.n_out; i++) {
+        char file[128], p2[4096];
+        snprintf(file, sizeof file, "out_%s.gpu.npy", l.out[i].name);
+        snprintf(p2, sizeof p2, "%s/%s", dir, file);
+        if (stat(p2, &st) != 0) continue; /* a case that stopped before the device ran */
+        if (load_tensor(dir, file, &c, l.out[i].count, &gpu[i]) != 0) goto out;
+        have_gpu[i] = true;
+    }
+
+    gv_run_info info;
+    gv_run_start(&info, "replay", argc, argv);
+    free((char *)info.argv_joined);
+    gv_given_inputs given;
+    gv_inputs_given(in, n_in, &given);
+    gv_result r;
+    gv_problem p;
+    gv_run_case_io(&c, &gv_default_tiers, &r, &given, &p);
+    gv_table_header(stdout);
+    gv_table_row(stdout, &r);
+    bool same = r.verdict == dumped;
+    printf("verdict: %s, dumped %s: %s\n", gv_verdict_name(r.verdict), gv_verdict_name(dumped),
+           same ? "the same" : "DIFFERENT");
+    bool ran = p.l.n_out > 0 && (r.verdict == GV_PASS || r.verdict == GV_FAIL);
+    for (int i = 0; i < l.n_out; i++) {
+        if (!have_gpu[i] || !ran) {
+            printf("output %s: not compared (%s)\n", l.out[i].name,
+                   !have_gpu[i] ? "no dumped GPU output" : "the device did not run");
+            continue;
+        }
+        int64_t first;
+        int64_t diff =
+            differing(p.out[i].data, gpu[i].data, l.out[i].count, gv_dtype_size(c.dtype), &first);
+        if (diff == 0)
+            printf("output %s: bit-identical to the dump (%lld elements)\n", l.out[i].name,
+                   (long long)l.out[i].count);
+        else {
+            printf("output %s: %lld of %lld elements differ from the dump (first at %lld)\n",
+                   l.out[i].name, (long long)diff, (long long)l.out[i].count, (long long)first);
+            same = false;
+        }
+    }
+    gv_problem_free(&p);
+    if (r.verdict == GV_SKIP && !info.have_device)
+        rc = GV_EXIT_NODEV;
+    else
+        rc = same ? GV_EXIT_OK : GV_EXIT_FAIL;
+out:
+    for (int i = 0; i < n_in; i++)
+        gv_npy_free(&in[i]);
+    for (int i = 0; i < l.n_out; i++)
+        if (have_gpu[i]) gv_npy_free(&gpu[i]);
+    return rc;
+}

@@ -1,0 +1,377 @@
+/* tradeoffs.c: `gpuval tradeoffs`, accuracy against speed for every mode an op accepts. For
+ * each selected op and size, every (dtype, mode) of the mode table the op accepts is run on
+ * the same inputs: first a correctness pass (gv_run_case, never timed), then a timing pass
+ * of the hot kernel-only scope by bench's method (gv_bench_time_hot); speed-ups and the
+ * Pareto front come from trade_report.c, which also writes the table, JSON and Markdown. */
+#include "cmd/tradeoffs.h"
+
+#include "core/power.h"
+
+#include <cblas.h>
+#include <errno.h>
+#include <math.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "bench/bench_case.h"
+#include "cmd/cli.h"
+#include "fleet/perf_workers.h"
+#include "core/registry.h"
+#include "io/run_doc.h"
+#include "core/judge.h"
+#include "core/reference.h"
+#include "core/run.h"
+#include "bench/trade_report.h"
+
+static const char trade_help[] =
+    "usage: gpuval tradeoffs [options]\n"
+    "\n"
+    "Accuracy against speed: for each selected op and size, every precision mode the op\n"
+    "accepts for each dtype, on the same inputs, judged against the same float64 oracle (a\n"
+    "correctness run, as `gpuval check`), then timed in a separate pass (as `gpuval bench`:\n"
+    "hot kernel-only scope, one warm-up sample, samples until the median's 95% interval is\n"
+    "within 1% or 0.5 s have passed).\n"
+    "Default: gemm.cublas 2048x2048x2048, matmul_colsum 1000x500x700 and dense.sigmoid\n"
+    "4096x2048x256, on zero-mean inputs (uniform11).\n"
+    "\n"
+    "  --op GLOBS    ops whose name matches one of the comma-separated globs (fnmatch), at\n"
+    "                their default sizes\n"
+    "  --size SPEC   sizes instead (dims joined by 'x', sizes by ',')\n"
+    "  --dist NAME   inputs: uniform01 uniform11 smallint special offgrid ... (default: the\n"
+    "                op's own with --op, uniform11 without)\n"
+    "  --seed N      input seed (default 0): decimal or 0x hex, up to 2^64-1\n"
+    "  --device SPEC the GPU: N, a list N,M,... or all (default: the first, or a rank's local\n"
+    "                rank). A list runs one worker process per device, each writing\n"
+    "                NAME.devI.json beside --json, then merges them as gpuval merge does: per\n"
+    "                row and device the verdict, accurate bits (which must agree across the\n"
+    "                devices of one model for deterministic ops: exit 6 otherwise), median\n"
+    "                and interval, the time against the node's median (over +10%: SLOW),\n"
+    "                SM clock, throttle reasons and PCIe link; --json writes the merged view\n"
+    "  --device-serial  with a list: one device after another. Default: all at once, so the\n"
+    "                node is measured as it runs loaded and in the time of one device; the\n"
+    "                workers then share the host's cores and PCIe (the f64 oracles of the\n"
+    "                correctness pass compete for the cores). Serial gives clean timings for\n"
+    "                comparing against another node or a baseline\n"
+    "  --json FILE   the run, schema gpuval-tradeoffs/1\n"
+    "  --md FILE     the tables as Markdown\n"
+    "\n"
+    "Columns:\n"
+    "  math mode     the library math mode the op set (e.g. cuBLAS pedantic or TF32)\n"
+    "  verdict       the correctness verdict, as check gives it (reasons below the table)\n"
+    "  bits          accurate bits, -log2(normwise relative error)\n"
+    "  R_max, R_rms  the probabilistic model's largest and RMS ratio (dot-product ops, every\n"
+    "                mode but fastmath; '-' where there is no such model)\n"
+    "  median ms     median time per call of the hot kernel-only scope, with its 95%\n"
+    "                order-statistic interval [lo, hi]\n"
+    "  x vs f64      f64 native median / this median (> 1: faster)\n"
+    "  x vs default  the same dtype's `default` mode median / this (its native mode when\n"
+    "                the op has no `default` mode)\n"
+    "  J/call        energy per call: NVML's energy counter over a window of its own, after\n"
+    "                the timing pass (the call back to back for at least 1 s of device time\n"
+    "                and 20 updates of the counter, read at an update edge before and after),\n"
+    "                divided by the calls; '-' where the board has no counter (the JSON's\n"
+    "                energy_why says why).\n"
+    "                A time marked !throttled was taken while NVML reported a power, thermal\n"
+    "                or hardware slowdown (the JSON records the SM clock before and after)\n"
+    "  pareto        yes: no other passing row of the op and size has at least as many bits\n"
+    "                in at most the time (better in one); '-' not a candidate (not PASS or\n"
+    "                not timed)\n"
+    "\n"
+    "exit: 0 all passed (skips allowed), 1 a row failed, 2 bad usage, 3 a runtime error,\n"
+    "      77 nothing could run (no CUDA device)\n";
+
+/* The default selection: the cuBLAS-backed dot-product ops, one catalogue size each (the
+   largest whose f64 oracle stays under about 2 s). */
+static const struct {
+    const char *op, *shape;
+} default_sel[] = {
+    {"gemm.cublas", "2048x2048x2048"},
+    {"matmul_colsum", "1000x500x700"},
+    {"dense.sigmoid", "4096x2048x256"},
+};
+#define N_DEFAULT (int)(sizeof default_sel / sizeof default_sel[0])
+
+typedef struct groups {
+    gv_trade_group *g;
+    int n, cap;
+} groups;
+
+static void groups_free(groups *gs)
+{
+    for (int i = 0; i < gs->n; i++)
+        free(gs->g[i].rows);
+    free(gs->g);
+}
+
+/* One group per distinct (op, shape) among the cases, on the selection's distribution (an
+   op's canaries are check's, not ours); its rows: every dtype and mode the op accepts. */
+static int add_groups(groups *gs, const gv_case *cases, int n, int dist)
+{
+    for (int i = 0; i < n; i++) {
+        const gv_case *c = &cases[i];
+        gv_dist want = dist >= 0 ? (gv_dist)dist : c->op->default_dist;
+        if (c->dist != want) continue;
+        bool seen = false;
+        for (int k = 0; k < gs->n && !seen; k++)
+            seen = gs->g[k].op == c->op && memcmp(&gs->g[k].shape, &c->shape, sizeof c->shape) == 0;
+        if (seen) continue;
+        if (gs->n == gs->cap) {
+            int cap = gs->cap ? 2 * gs->cap : 8;
+            gv_trade_group *grown = realloc(gs->g, sizeof *grown * (size_t)cap);
+            if (!grown) return GV_ENOMEM;
+            gs->g = grown;
+            gs->cap = cap;
+        }
+        gv_trade_group *g = &gs->g[gs->n];
+        *g = (gv_trade_group){.op = c->op, .shape = c->shape, .dist = c->dist, .seed = c->seed};
+        g->rows = calloc((size_t)GV_NDTYPES * GV_NMODES, sizeof *g->rows);
+        if (!g->rows) return GV_ENOMEM;
+        gs->n++;
+        for (int t = 0; t < GV_NDTYPES; t++)
+            for (int m = 0; m < GV_NMODES; m++) {
+                if (!gv_mode_ok(c->op, (gv_dtype)t, (gv_mode)m)) continue;
+                gv_trade_row *row = &g->rows[g->n++];
+                gv_case rc = *c;
+                rc.dtype = (gv_dtype)t;
+                rc.mode = (gv_mode)m;
+                gv_result_init(&row->r, &rc, &gv_default_tiers);
+                row->pareto = -1;
+                row->speedup_vs_f64 = row->speedup_vs_default = NAN;
+            }
+    }
+    return GV_OK;
+}
+
+/* Expand one selection into groups; a usage error is printed here. */
+static int select_groups(groups *gs, gv_selection *sel)
+{
+    char err[512];
+    gv_case *cases = NULL;
+    int n = gv_select(sel, &cases, err, sizeof err);
+    if (n < 0) {
+        gv_usage_error("%s", err);
+        return GV_EINVAL;
+    }
+    int rc = add_groups(gs, cases, n, sel->dist);
+    free(cases);
+    return rc;
+}
+
+static void progress(bool on, const char *pass, const gv_trade_row *row)
+{
+    if (!on) return;
+    char label[160];
+    fprintf(stderr, "\r%-6s %-70s", pass, gv_case_label(&row->r.c, label, sizeof label));
+    fflush(stderr);
+}
+
+/* The timing pass of one row: inputs only (no oracle), the hot scope by bench's method. */
+static void time_row(gv_trade_row *row, const gv_bench_opts *o, const char *uuid)
+{
+    gv_problem p;
+    int rc = gv_problem_init(&p, &row->r.c);
+    if (rc != GV_OK) {
+        snprintf(row->time_why, sizeof row->time_why, "inputs: %s", gv_strerror(rc));
+        row->time_error = rc != GV_ENOMEM;
+        return;
+    }
+    gv_samples s = {0};
+    gk_bench_info info;
+    gv_power before, after;
+    gv_power_read(uuid, &before);
+    rc = gv_bench_time_hot(&p, o, &s, &info, row->time_why, sizeof row->time_why);
+    gv_power_read(uuid, &after);
+    int64_t launches = (int64_t)s.n * (s.reps > 0 ? s.reps : 1);
+    row->power_ok = rc == GV_OK && before.ok && after.ok && launches > 0;
+    /* Energy in a window of its own: NVML's counter moves in steps too coarse for bench's
+       0.5 s (measured on an H100: 0 J for some rows, about 1.2 J per call for others). */
+    if (rc == GV_OK && uuid)
+        gv_bench_energy_window(&p, o, uuid, &row->energy);
+    else
+        snprintf(row->energy.why, sizeof row->energy.why, "%s", uuid ? "not timed" : "no device");
+    if (row->power_ok) {
+        row->sm_mhz_before = before.sm_clock_mhz;
+        row->sm_mhz_after = after.sm_clock_mhz;
+        row->throttle = before.throttle | after.throttle;
+        row->throttled = (row->throttle & GV_THROTTLE_SLOWDOWN_MASK) != 0;
+    } else {
+        snprintf(row->power_why, sizeof row->power_why, "%s",
+                 !before.ok  ? before.why
+                 : !after.ok ? after.why
+                             : "not timed");
+    }
+    if (rc == GV_OK) rc = gv_stat_describe(s.ms, s.n, o->gpu.conf, &row->t);
+    if (rc == GV_OK)
+        row->timed = true;
+    else
+        row->time_error = rc != GV_EDEVMEM && rc != GV_EUNSUPPORTED;
+    if (rc != GV_OK && !row->time_why[0])
+        snprintf(row->time_why, sizeof row->time_why, "%s", gv_strerror(rc));
+    gv_samples_free(&s);
+    gv_problem_free(&p);
+}
+
+static void run_group(gv_trade_group *g, const gv_bench_opts *o, bool show, const char *uuid)
+{
+    for (int i = 0; i < g->n; i++) { /* correctness, never timed */
+        progress(show, "check", &g->rows[i]);
+        gv_case c = g->rows[i].r.c; /* gv_run_case starts r afresh: not from r itself */
+        gv_run_case(&c, &gv_default_tiers, &g->rows[i].r);
+    }
+    for (int i = 0; i < g->n; i++) { /* timing, apart */
+        gv_trade_row *row = &g->rows[i];
+        if (!(row->r.verdict == GV_PASS || row->r.verdict == GV_FAIL)) continue;
+        progress(show, "time", row);
+        time_row(row, o, uuid);
+    }
+    if (show) fprintf(stderr, "\r%-80s\r", "");
+    gv_trade_speedups(g->rows, g->n);
+    gv_trade_pareto(g->rows, g->n);
+    gv_trade_flag_models(g->rows, g->n);
+}
+
+int gv_cmd_tradeoffs(int argc, char **argv)
+{
+    gv_selection sel = {.dist = -1};
+    const char *json_path = NULL, *md_path = NULL, *size_spec = NULL, *device = NULL;
+    bool device_serial = false;
+    enum { O_OP = 256, O_SIZE, O_DIST, O_SEED, O_JSON, O_MD, O_DEVICE, O_SERIAL };
+    static const struct option opts[] = {{"op", required_argument, 0, O_OP},
+                                         {"size", required_argument, 0, O_SIZE},
+                                         {"dist", required_argument, 0, O_DIST},
+                                         {"seed", required_argument, 0, O_SEED},
+                                         {"json", required_argument, 0, O_JSON},
+                                         {"md", required_argument, 0, O_MD},
+                                         {"device", required_argument, 0, O_DEVICE},
+                                         {"device-serial", no_argument, 0, O_SERIAL},
+                                         {"help", no_argument, 0, 'h'},
+                                         {0, 0, 0, 0}};
+    int c;
+    optind = 1;
+    opterr = 0; /* gv_bad_option names a bad option, escaped */
+    while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+        switch (c) {
+        case O_OP: sel.op_glob = optarg; break;
+        case O_SIZE: size_spec = optarg; break;
+        case O_DIST:
+            if (gv_parse_dist(optarg, &sel.dist)) return GV_EXIT_USAGE;
+            break;
+        case O_SEED:
+            if (gv_parse_seed(optarg, &sel.seed)) return GV_EXIT_USAGE;
+            break;
+        case O_JSON: json_path = optarg; break;
+        case O_MD: md_path = optarg; break;
+        case O_DEVICE: device = optarg; break;
+        case O_SERIAL: device_serial = true; break;
+        case 'h': fputs(trade_help, stdout); return GV_EXIT_OK;
+        default:
+            gv_bad_option("tradeoffs", argv);
+            fputs(trade_help, stderr);
+            return GV_EXIT_USAGE;
+        }
+    }
+    if (optind < argc) {
+        gv_usage_error("tradeoffs takes no positional arguments ('%s'); see --help", argv[optind]);
+        return GV_EXIT_USAGE;
+    }
+    gv_device_plan dplan;
+    int device_rc = gv_device_plan_perf(device, &dplan);
+    if (device_rc >= 0) return device_rc;
+    if (device_serial && dplan.n < 2) {
+        gv_usage_error("--device-serial orders the workers of --device LIST (several devices)");
+        return GV_EXIT_USAGE;
+    }
+    if (dplan.n > 1 && md_path) {
+        gv_usage_error("--md takes one device's run; with several, use --json (gpuval merge --md "
+                       "renders the merged view)");
+        return GV_EXIT_USAGE;
+    }
+    char err[512];
+    gv_shape shapes[64];
+    if (size_spec && gv_parse_sizes(size_spec, shapes, 64, &sel) != 0) return GV_EXIT_USAGE;
+    const char *outs[2] = {json_path, md_path}, *flags[2] = {"--json", "--md"};
+    if (gv_probe_outputs(2, outs, flags) != 0) return GV_EXIT_USAGE;
+
+    groups gs = {0};
+    int rc = GV_OK;
+    if (sel.op_glob) {
+        rc = select_groups(&gs, &sel);
+    } else {
+        /* the default ops must exist: a renamed one is a runtime error naming the entry */
+        for (int i = 0; i < N_DEFAULT && rc == GV_OK; i++) {
+            if (!gv_op_find(default_sel[i].op)) {
+                gv_usage_error("default selection names '%s', which is not registered",
+                               default_sel[i].op);
+                groups_free(&gs);
+                return GV_EXIT_RUNTIME;
+            }
+            gv_selection one = sel;
+            gv_shape own;
+            one.op_glob = default_sel[i].op;
+            if (one.dist < 0) one.dist = GV_DIST_UNIFORM11;
+            if (!size_spec) {
+                if (gv_size_spec_parse(default_sel[i].shape, &own, 1, err, sizeof err) != 1) {
+                    gv_usage_error("default selection: %s", err);
+                    groups_free(&gs);
+                    return GV_EXIT_RUNTIME;
+                }
+                one.shapes = &own;
+                one.n_shapes = 1;
+            }
+            rc = select_groups(&gs, &one);
+        }
+    }
+    if (rc != GV_OK || gs.n == 0) {
+        if (rc == GV_OK) gv_usage_error("no op matches the selection (see gpuval list)");
+        groups_free(&gs);
+        return rc == GV_ENOMEM ? GV_EXIT_RUNTIME : GV_EXIT_USAGE;
+    }
+
+    if (dplan.n > 1) { /* the selection is good: one worker per device, then the merge */
+        groups_free(&gs);
+        return gv_fleet_perf_run(&gv_fleet_trade_cmd, &dplan, argc, argv, json_path, device_serial);
+    }
+    gv_run_info info;
+    gv_run_start(&info, "tradeoffs", argc, argv);
+    char *joined = (char *)info.argv_joined;
+
+    gv_bench_opts o;
+    gv_bench_opts_default(&o);
+    o.time_cpu = false;
+    o.cold = false;
+    bool show = isatty(2);
+    for (int k = 0; k < gs.n; k++) {
+        run_group(&gs.g[k], &o, show, info.have_device ? info.device.uuid : NULL);
+        char shape[64];
+        printf("\n%s %s (%s, seed %llu)\n", gs.g[k].op->name,
+               gv_shape_format(&gs.g[k].shape, shape, sizeof shape), gv_dist_name(gs.g[k].dist),
+               (unsigned long long)gs.g[k].seed);
+        gv_trade_table(stdout, &gs.g[k], false);
+        fflush(stdout);
+    }
+    gv_trade_summary sum;
+    gv_trade_summarize(gs.g, gs.n, &sum);
+    printf("\n%d rows: %d passed, %d failed, %d skipped, %d errors\n", sum.rows, sum.passed,
+           sum.failed, sum.skipped, sum.errors);
+    bool lost = false;
+    if (json_path) {
+        json_t *doc = gv_trade_doc(&info, gs.g, gs.n, &sum);
+        if (!doc || gv_trade_write_json(json_path, doc) != GV_OK) {
+            gv_usage_error("could not write %s", json_path);
+            lost = true;
+        }
+        json_decref(doc);
+    }
+    if (md_path && gv_trade_write_md(md_path, &info, gs.g, gs.n, &sum) != GV_OK) {
+        gv_usage_error("could not write %s", md_path);
+        lost = true;
+    }
+    int code =
+        gv_exit_code(sum.failed, sum.errors, sum.passed + sum.failed, info.have_device, lost);
+    groups_free(&gs);
+    free(joined);
+    return code;
+}

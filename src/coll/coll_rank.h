@@ -1,0 +1,13 @@
+/* coll_rank.h: `gpuval collectives` as the ranks of an MPI job, one GPU each (coll_rank.c). */
+#ifndef GV_COLL_RANK_H
+#define GV_COLL_RANK_H
+
+#include "coll/coll_rows.h"
+#include "io/run_info.h"
+
+/* Run plan p as the rank that launch describes (launch->launcher set; its world size not 1):
+ * MPI started here and finished before the return. Returns the exit code, the same on every
+ * rank. */
+int gv_coll_run_ranks(const gv_coll_plan *p, const gv_rank *launch);
+
+#endif

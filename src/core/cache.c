@@ -1,0 +1,481 @@
+/* cache.c: the oracle cache's store (cache.h): keyed entries on disk, checksummed, written
+ * atomically, evicted least recently used first. What goes into it, and when, is the
+ * reference's business (reference.c). */
+#include "core/cache.h"
+
+#include <cblas.h>
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <fftw3.h>
+#include <gnu/libc-version.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "core/hash.h"
+#include "core/knobs.h"
+
+#ifndef GV_VERSION
+#define GV_VERSION "unknown"
+#endif
+
+/* ---- where and how much ------------------------------------------------------------------ */
+
+int gv_cache_default_dir(char *buf, size_t len)
+{
+    const char *xdg = gv_env("XDG_CACHE_HOME"), *home = gv_env("HOME");
+    int n;
+    if (xdg && xdg[0] == '/') /* the XDG spec ignores a relative XDG_CACHE_HOME */
+        n = snprintf(buf, len, "%s/gpuval", xdg);
+    else if (home && home[0])
+        n = snprintf(buf, len, "%s/.cache/gpuval", home);
+    else
+        return -1;
+    return n > 0 && (size_t)n < len ? 0 : -1;
+}
+
+uint64_t gv_cache_max_bytes(void)
+{
+    const char *s = gv_knobs()->cache_max;
+    if (!s || !s[0]) return GV_CACHE_DEFAULT_MAX;
+    char *end;
+    errno = 0;
+    double v = strtod(s, &end);
+    int shift = 0;
+    switch (*end) {
+    case 'k':
+    case 'K':
+        shift = 10;
+        end++;
+        break;
+    case 'm':
+    case 'M':
+        shift = 20;
+        end++;
+        break;
+    case 'g':
+    case 'G':
+        shift = 30;
+        end++;
+        break;
+    case 't':
+    case 'T':
+        shift = 40;
+        end++;
+        break;
+    default: break;
+    }
+    v = ldexp(v, shift);
+    if (end == s || *end || errno || !(v >= 0) || v >= 0x1p63) {
+        fprintf(stderr,
+                "gpuval: GPUVAL_CACHE_MAX='%s' is not a size (bytes, or with K M G T); "
+                "using 16G\n",
+                s);
+        return GV_CACHE_DEFAULT_MAX;
+    }
+    return (uint64_t)v;
+}
+
+/* mkdir -p for an absolute path; 0 or -1. */
+static int make_dirs(const char *dir)
+{
+    char path[4096];
+    if (snprintf(path, sizeof path, "%s", dir) >= (int)sizeof path) return -1;
+    for (char *p = path + 1; *p; p++) {
+        if (*p != '/') continue;
+        *p = '\0';
+        if (mkdir(path, 0755) != 0 && errno != EEXIST) return -1;
+        *p = '/';
+    }
+    return mkdir(path, 0755) != 0 && errno != EEXIST ? -1 : 0;
+}
+
+/* ---- entries ---------------------------------------------------------------------------- */
+
+/* Header of an entry; then key, version, sizes[nbuf], the payload, the checksum. */
+typedef struct entry_head {
+    char magic[8];
+    uint32_t key_len, version_len, nbuf, reserved;
+} entry_head;
+
+/* format 2: the payload's checksum is over chunk hashes (see move_chunks); format 1 entries are
+   stale */
+static const char MAGIC[8] = {'G', 'V', 'C', 'A', 'C', 'H', 'E', '2'};
+enum { MAX_KEY = GV_CACHE_MAX_KEY, MAX_BUFS = 64 };
+
+static int entry_path(const char *dir, const char *key, char *buf, size_t len)
+{
+    int n = snprintf(buf, len, "%s/%016" PRIx64 ".gvc", dir, gv_xxh64(key, strlen(key), 0));
+    return n > 0 && (size_t)n < len ? 0 : -1;
+}
+
+/* The header, key, version and sizes as one block (allocated), its length in *len. */
+static unsigned char *head_block(const char *key, const char *version, int nbuf,
+                                 const size_t *sizes, size_t *len)
+{
+    entry_head h = {.key_len = (uint32_t)strlen(key),
+                    .version_len = (uint32_t)strlen(version),
+                    .nbuf = (uint32_t)nbuf};
+    memcpy(h.magic, MAGIC, 8);
+    *len = sizeof h + h.key_len + h.version_len + 8 * (size_t)nbuf;
+    unsigned char *b = malloc(*len);
+    if (!b) return NULL;
+    unsigned char *p = b;
+    memcpy(p, &h, sizeof h);
+    p += sizeof h;
+    memcpy(p, key, h.key_len);
+    p += h.key_len;
+    memcpy(p, version, h.version_len);
+    p += h.version_len;
+    for (int i = 0; i < nbuf; i++, p += 8) {
+        uint64_t s = sizes[i];
+        memcpy(p, &s, 8);
+    }
+    return b;
+}
+
+static int read_all(int fd, void *buf, size_t n)
+{
+    unsigned char *p = buf;
+    while (n > 0) {
+        ssize_t got = read(fd, p, n > (1u << 30) ? (1u << 30) : n);
+        if (got < 0 && errno == EINTR) continue;
+        if (got <= 0) return -1;
+        p += got;
+        n -= (size_t)got;
+    }
+    return 0;
+}
+
+static int write_all(int fd, const void *buf, size_t n)
+{
+    const unsigned char *p = buf;
+    while (n > 0) {
+        ssize_t put = write(fd, p, n > (1u << 30) ? (1u << 30) : n);
+        if (put < 0 && errno == EINTR) continue;
+        if (put <= 0) return -1;
+        p += put;
+        n -= (size_t)put;
+    }
+    return 0;
+}
+
+static int pread_all(int fd, void *buf, size_t n, off_t pos)
+{
+    unsigned char *p = buf;
+    while (n > 0) {
+        ssize_t got = pread(fd, p, n, pos);
+        if (got < 0 && errno == EINTR) continue;
+        if (got <= 0) return -1;
+        p += got;
+        pos += got;
+        n -= (size_t)got;
+    }
+    return 0;
+}
+
+static int pwrite_all(int fd, const void *buf, size_t n, off_t pos)
+{
+    const unsigned char *p = buf;
+    while (n > 0) {
+        ssize_t put = pwrite(fd, p, n, pos);
+        if (put < 0 && errno == EINTR) continue;
+        if (put <= 0) return -1;
+        p += put;
+        pos += put;
+        n -= (size_t)put;
+    }
+    return 0;
+}
+
+/* The payload is moved and checksummed in chunks of GV_CACHE_CHUNK bytes on all cores: a warm
+   run reads gigabytes of references (a 4096^2 gemm's ref and gauges are 384 MB), and one
+   core's read and hash of them took longer than the product they replace. The checksum is
+   XXH64 of the header, continued over the chunks' own XXH64 in order. */
+typedef struct chunk {
+    int buf;
+    size_t off, len;
+    off_t pos;
+} chunk;
+
+/* The chunks of nbuf buffers laid out from file offset start (allocated; count in *n). */
+static chunk *chunk_list(int nbuf, const size_t *sizes, off_t start, int64_t *n)
+{
+    int64_t count = 0;
+    for (int i = 0; i < nbuf; i++)
+        count += (int64_t)((sizes[i] + GV_CACHE_CHUNK - 1) / GV_CACHE_CHUNK);
+    chunk *v = malloc(sizeof *v * (size_t)(count > 0 ? count : 1));
+    if (!v) return NULL;
+    int64_t k = 0;
+    off_t pos = start;
+    for (int i = 0; i < nbuf; i++)
+        for (size_t o = 0; o < sizes[i]; o += GV_CACHE_CHUNK) {
+            size_t len = sizes[i] - o < GV_CACHE_CHUNK ? sizes[i] - o : GV_CACHE_CHUNK;
+            v[k++] = (chunk){i, o, len, pos};
+            pos += (off_t)len;
+        }
+    *n = count;
+    return v;
+}
+
+/* Read (or write) the chunks at their places in fd and hash each into hash[]; 0, or -1 when a
+   read came short (or a write failed). */
+static int move_chunks(int fd, bool writing, void *const *bufs, const chunk *v, int64_t n,
+                       uint64_t *hash, uint64_t total)
+{
+    int bad = 0;
+#pragma omp parallel for schedule(dynamic, 1) reduction(| : bad) if (total >= 4 * GV_CACHE_CHUNK)
+    for (int64_t k = 0; k < n; k++) {
+        unsigned char *p = (unsigned char *)bufs[v[k].buf] + v[k].off;
+        int fail =
+            writing ? pwrite_all(fd, p, v[k].len, v[k].pos) : pread_all(fd, p, v[k].len, v[k].pos);
+        if (fail)
+            bad |= 1;
+        else
+            hash[k] = gv_xxh64(p, v[k].len, 0);
+    }
+    return bad ? -1 : 0;
+}
+
+/* An entry that cannot be trusted: said once (it is removed, so it is not met again). */
+static void reject(const char *path, const char *why)
+{
+    fprintf(stderr, "gpuval: oracle cache: %s: %s; recomputing\n", path, why);
+    unlink(path);
+}
+
+int gv_cache_get(const char *dir, const char *key, const char *version, int nbuf, void *const *bufs,
+                 const size_t *sizes)
+{
+    char path[4200];
+    if (nbuf < 0 || nbuf > MAX_BUFS || entry_path(dir, key, path, sizeof path)) return 0;
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0) return 0;
+    size_t hlen;
+    unsigned char *want = head_block(key, version, nbuf, sizes, &hlen);
+    unsigned char *have = malloc(sizeof(entry_head) + MAX_KEY * 2 + 8 * MAX_BUFS);
+    int rc = 0;
+    struct stat st;
+    entry_head h;
+    const char *why = NULL;
+    if (!want || !have || fstat(fd, &st) != 0) goto out;
+    if (read_all(fd, &h, sizeof h) != 0) {
+        why = "truncated (no header)";
+        goto out;
+    }
+    if (memcmp(h.magic, MAGIC, 7) == 0 && h.magic[7] != MAGIC[7]) {
+        why = "stale (another entry format)";
+        goto out;
+    }
+    if (memcmp(h.magic, MAGIC, 8) != 0 || h.key_len > MAX_KEY || h.version_len > MAX_KEY ||
+        h.nbuf > MAX_BUFS) {
+        why = "corrupt (bad header)";
+        goto out;
+    }
+    size_t have_len = sizeof h + h.key_len + h.version_len + 8 * (size_t)h.nbuf;
+    memcpy(have, &h, sizeof h);
+    if (read_all(fd, have + sizeof h, have_len - sizeof h) != 0) {
+        why = "truncated (header)";
+        goto out;
+    }
+    if (h.key_len != strlen(key) || memcmp(have + sizeof h, key, h.key_len) != 0)
+        goto out; /* another key with the same file name: a plain miss, replaced on put */
+    if (have_len != hlen || memcmp(have, want, hlen) != 0) {
+        why = "stale (another oracle version, inputs or sizes)";
+        goto out;
+    }
+    uint64_t payload = 0;
+    for (int i = 0; i < nbuf; i++)
+        payload += sizes[i];
+    if ((uint64_t)st.st_size != hlen + payload + 8) {
+        why = (uint64_t)st.st_size < hlen + payload + 8 ? "truncated" : "corrupt (too long)";
+        goto out;
+    }
+    rc = -1;
+    int64_t nch;
+    chunk *ch = chunk_list(nbuf, sizes, (off_t)hlen, &nch);
+    uint64_t *hash = ch ? malloc(sizeof *hash * (size_t)(nch > 0 ? nch : 1)) : NULL;
+    if (!hash) {
+        free(ch);
+        rc = 0; /* no memory to read it: a miss, the entry stays */
+        goto out;
+    }
+    int short_read = move_chunks(fd, false, bufs, ch, nch, hash, payload);
+    uint64_t sum = gv_xxh64(hash, 8 * (size_t)nch, gv_xxh64(have, hlen, 0)), stored;
+    free(ch);
+    free(hash);
+    if (short_read) {
+        why = "truncated (payload)";
+        goto out;
+    }
+    if (pread_all(fd, &stored, 8, (off_t)(hlen + payload)) != 0) {
+        why = "truncated (checksum)";
+        goto out;
+    }
+    if (stored != sum) {
+        why = "corrupt (checksum mismatch)";
+        goto out;
+    }
+    rc = 1;
+    utimensat(AT_FDCWD, path, NULL, 0); /* used now: last in line for eviction */
+out:
+    if (why) {
+        reject(path, why);
+        rc = -1;
+    }
+    close(fd);
+    free(want);
+    free(have);
+    return rc;
+}
+
+int gv_cache_put(const char *dir, const char *key, const char *version, int nbuf,
+                 const void *const *bufs, const size_t *sizes, uint64_t max_bytes)
+{
+    char path[4200], tmp[4200];
+    if (nbuf < 0 || nbuf > MAX_BUFS || strlen(key) > MAX_KEY || strlen(version) > MAX_KEY)
+        return GV_EINVAL;
+    if (make_dirs(dir) != 0 || entry_path(dir, key, path, sizeof path)) return GV_EIO;
+    size_t hlen;
+    unsigned char *head = head_block(key, version, nbuf, sizes, &hlen);
+    if (!head) return GV_ENOMEM;
+    uint64_t total = hlen + 8;
+    for (int i = 0; i < nbuf; i++)
+        total += sizes[i];
+    if (total > max_bytes) {
+        free(head);
+        return 1; /* larger than the whole cache: not kept */
+    }
+    snprintf(tmp, sizeof tmp, "%s/.tmp-XXXXXX", dir);
+    int fd = mkstemp(tmp);
+    if (fd < 0) {
+        free(head);
+        return GV_EIO;
+    }
+    uint64_t payload = total - hlen - 8;
+    int64_t nch;
+    chunk *ch = chunk_list(nbuf, sizes, (off_t)hlen, &nch);
+    uint64_t *hash = ch ? malloc(sizeof *hash * (size_t)(nch > 0 ? nch : 1)) : NULL;
+    int bad = !hash || write_all(fd, head, hlen);
+    if (!bad) bad = move_chunks(fd, true, (void *const *)bufs, ch, nch, hash, payload);
+    if (!bad) {
+        uint64_t sum = gv_xxh64(hash, 8 * (size_t)nch, gv_xxh64(head, hlen, 0));
+        bad = pwrite_all(fd, &sum, 8, (off_t)(hlen + payload));
+    }
+    free(ch);
+    free(hash);
+    /* No fsync: an entry cut short by a crash fails its size or checksum and is recomputed;
+       syncing gigabytes would cost every run seconds. */
+    if (close(fd) != 0) bad = 1;
+    if (!bad && rename(tmp, path) != 0) bad = 1;
+    if (bad) unlink(tmp);
+    free(head);
+    if (!bad) gv_cache_evict(dir, max_bytes);
+    return bad ? GV_EIO : GV_OK;
+}
+
+/* ---- eviction and housekeeping ----------------------------------------------------------- */
+
+typedef struct file_info {
+    struct timespec mtime;
+    uint64_t bytes;
+    char name[64];
+} file_info;
+
+static int older_first(const void *a, const void *b)
+{
+    const file_info *x = a, *y = b;
+    if (x->mtime.tv_sec != y->mtime.tv_sec) return x->mtime.tv_sec < y->mtime.tv_sec ? -1 : 1;
+    if (x->mtime.tv_nsec != y->mtime.tv_nsec) return x->mtime.tv_nsec < y->mtime.tv_nsec ? -1 : 1;
+    return strcmp(x->name, y->name);
+}
+
+static bool is_entry(const char *name)
+{
+    size_t n = strlen(name);
+    return n == 20 && strcmp(name + 16, ".gvc") == 0;
+}
+
+static bool is_tmp(const char *name)
+{
+    return strncmp(name, ".tmp-", 5) == 0;
+}
+
+/* The entries of dir (allocated; count in *n); NULL with *n = 0 when none or no memory. */
+static file_info *list_entries(const char *dir, int *n)
+{
+    *n = 0;
+    DIR *d = opendir(dir);
+    if (!d) return NULL;
+    int cap = 64;
+    file_info *v = malloc(sizeof *v * (size_t)cap);
+    struct dirent *e;
+    while (v && (e = readdir(d))) {
+        if (!is_entry(e->d_name)) continue;
+        struct stat st;
+        if (fstatat(dirfd(d), e->d_name, &st, 0) != 0 || !S_ISREG(st.st_mode)) continue;
+        if (*n == cap) {
+            file_info *grown = realloc(v, sizeof *v * (size_t)(cap *= 2));
+            if (!grown) {
+                free(v);
+                v = NULL;
+                break;
+            }
+            v = grown;
+        }
+        v[*n].mtime = st.st_mtim;
+        v[*n].bytes = (uint64_t)st.st_size;
+        snprintf(v[*n].name, sizeof v[*n].name, "%s", e->d_name);
+        (*n)++;
+    }
+    closedir(d);
+    if (!v) *n = 0;
+    return v;
+}
+
+int gv_cache_evict(const char *dir, uint64_t max_bytes)
+{
+    int n, removed = 0;
+    file_info *v = list_entries(dir, &n);
+    uint64_t total = 0;
+    for (int i = 0; i < n; i++)
+        total += v[i].bytes;
+    if (total > max_bytes) {
+        qsort(v, (size_t)n, sizeof *v, older_first);
+        for (int i = 0; i < n && total > max_bytes; i++) {
+            char path[4200];
+            snprintf(path, sizeof path, "%s/%s", dir, v[i].name);
+            if (unlink(path) == 0) removed++;
+            total -= v[i].bytes; /* gone, or removed by another run meanwhile */
+        }
+    }
+    free(v);
+    return removed;
+}
+
+void gv_cache_stats(const char *dir, int *entries, uint64_t *bytes)
+{
+    file_info *v = list_entries(dir, entries);
+    *bytes = 0;
+    for (int i = 0; i < *entries; i++)
+        *bytes += v[i].bytes;
+    free(v);
+}
+
+int gv_cache_clear(const char *dir)
+{
+    DIR *d = opendir(dir);
+    if (!d) return 0;
+    int removed = 0;
+    struct dirent *e;
+    while ((e = readdir(d)))
+        if ((is_entry(e->d_name) || is_tmp(e->d_name)) && unlinkat(dirfd(d), e->d_name, 0) == 0)
+            removed++;
+    closedir(d);
+    return removed;
+}

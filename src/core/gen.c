@@ -1,0 +1,154 @@
+/* gen.c: the counter-based input generator. Each value is a pure function of
+ * (seed, tensor, index) through the splitmix64 finaliser (Steele, Lea and Flood, "Fast
+ * splittable pseudorandom number generators", OOPSLA 2014), a bijection on 64 bits, so any
+ * element can be drawn on its own and every machine gets the same bits. */
+#include "core/gen.h"
+
+#include <float.h>
+#include <math.h>
+
+static uint64_t mix64(uint64_t z)
+{
+    z += 0x9E3779B97F4A7C15ull;
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    return z ^ (z >> 31);
+}
+
+uint64_t gv_gen_bits(uint64_t seed, uint64_t tensor, uint64_t index)
+{
+    return mix64(mix64(mix64(seed) ^ tensor) ^ index);
+}
+
+double gv_gen_unit(uint64_t seed, uint64_t tensor, uint64_t index)
+{
+    return (double)(gv_gen_bits(seed, tensor, index) >> 11) * 0x1p-53;
+}
+
+/* Special values, one in eight elements of GV_DIST_SPECIAL; the subnormals are f32
+ * subnormals (also subnormal-free-of-rounding in f64, where they are normal numbers). */
+static double special_value(uint64_t bits)
+{
+    switch (bits % 6) {
+    case 0: return NAN;
+    case 1: return INFINITY;
+    case 2: return -INFINITY;
+    case 3: return -0.0;
+    case 4: return 0x1p-140; /* an f32 subnormal */
+    default: return -0x1p-130;
+    }
+}
+
+/* The value of distribution d for element index, whose bits are gv_gen_bits(seed, tensor,
+   index). */
+static inline double value_of_bits(gv_dist d, uint64_t bits, uint64_t seed, uint64_t tensor,
+                                   uint64_t index)
+{
+    double u = (double)(bits >> 11) * 0x1p-53;
+    switch (d) {
+    case GV_DIST_UNIFORM01: return u;
+    case GV_DIST_UNIFORM11: return 2.0 * u - 1.0;
+    case GV_DIST_SMALLINT: return (double)(int64_t)(bits % 17) - 8.0;
+    case GV_DIST_SPECIAL:
+        /* the low 3 bits choose special or not; the rest are independent of them */
+        if ((bits & 7) == 0) return special_value(bits >> 3);
+        return 2.0 * u - 1.0;
+    case GV_DIST_OFFGRID: return 1024.0 + (double)(bits % 1024) + 0.5;
+    case GV_DIST_TIE:
+        if (tensor == 0) return (2048.0 + 4.0 * (double)(bits % 512) + 1.0) / 2048.0;
+        return (bits >> 63) ? -1.0 : 1.0;
+    case GV_DIST_PERM2:
+        /* 1 + 51 random fraction bits: 52 significant bits (gv_gen_fill trims f32's to 23) */
+        if (tensor == 0) return 1.0 + (double)((bits >> 13) << 1) * 0x1p-52;
+        return (bits >> 63) ? -1.0 : 1.0;
+    case GV_DIST_WIDE: {
+        /* Box-Muller on two independent draws: N(0,1), then +-exp(2 N) */
+        double u1 = 1.0 - u; /* in (0, 1] */
+        double u2 = gv_gen_unit(seed, tensor ^ 0x5bd1e9955bd1e995ull, index);
+        double z = sqrt(-2.0 * log(u1)) * cos(6.283185307179586 * u2);
+        double v = exp(2.0 * z);
+        return (bits & 1) ? -v : v;
+    }
+    default: return NAN;
+    }
+}
+
+double gv_gen_value(gv_dist d, uint64_t seed, uint64_t tensor, uint64_t index)
+{
+    return value_of_bits(d, gv_gen_bits(seed, tensor, index), seed, tensor, index);
+}
+
+/* x in [1, 2) cut to its leading p significant bits (truncation: exact, and stays in [1,2)) */
+static double trim_bits(double x, int p)
+{
+    return ldexp(floor(ldexp(x, p - 1)), 1 - p);
+}
+
+double gv_round_to(double x, gv_dtype t)
+{
+    return gv_dtype_round(t, x);
+}
+
+void gv_gen_fill(double *out, int64_t n, gv_dist d, gv_dtype t, uint64_t seed, uint64_t tensor)
+{
+    if (d == GV_DIST_PERM2 && tensor == 0) {
+        /* p - 1 bits, so that a + b and a - b of two of them are exact in the dtype */
+        int p = gv_dtype_mantissa_bits(t) - 1;
+#pragma omp parallel for schedule(static) if (n >= GV_PAR_MIN)
+        for (int64_t i = 0; i < n; i++)
+            out[i] = trim_bits(gv_gen_value(d, seed, tensor, (uint64_t)i), p);
+        return;
+    }
+    /* each element a pure function of (seed, tensor, i): on all cores, the same bits. The
+       first two rounds of gv_gen_bits depend on (seed, tensor) alone; f64 needs no rounding. */
+    uint64_t base = mix64(mix64(seed) ^ tensor);
+    if (t == GV_F64) {
+#pragma omp parallel for schedule(static) if (n >= GV_PAR_MIN)
+        for (int64_t i = 0; i < n; i++)
+            out[i] = value_of_bits(d, mix64(base ^ (uint64_t)i), seed, tensor, (uint64_t)i);
+    } else if (t == GV_F32) {
+#pragma omp parallel for schedule(static) if (n >= GV_PAR_MIN)
+        for (int64_t i = 0; i < n; i++)
+            out[i] = (double)(float)value_of_bits(d, mix64(base ^ (uint64_t)i), seed, tensor,
+                                                  (uint64_t)i);
+    } else {
+#pragma omp parallel for schedule(static) if (n >= GV_PAR_MIN)
+        for (int64_t i = 0; i < n; i++)
+            out[i] = gv_round_to(
+                value_of_bits(d, mix64(base ^ (uint64_t)i), seed, tensor, (uint64_t)i), t);
+    }
+}
+
+void gv_gen_perm2(double *out, int64_t rows, int64_t cols, uint64_t seed, uint64_t tensor)
+{
+    for (int64_t i = 0; i < rows * cols; i++)
+        out[i] = 0.0;
+    for (int64_t j = 0; j < cols; j++) {
+        uint64_t b1 = gv_gen_bits(seed, tensor, (uint64_t)j);
+        uint64_t b2 = gv_gen_bits(seed, tensor ^ 0x9e3779b97f4a7c15ull, (uint64_t)j);
+        int64_t r1 = (int64_t)(b1 % (uint64_t)rows);
+        out[r1 * cols + j] = (b1 >> 63) ? -1.0 : 1.0;
+        if (rows > 1) {
+            /* a second row, distinct from the first */
+            int64_t r2 = (r1 + 1 + (int64_t)(b2 % (uint64_t)(rows - 1))) % rows;
+            out[r2 * cols + j] = (b2 >> 63) ? -1.0 : 1.0;
+        }
+    }
+}
+
+void gv_gen_fill_at(double *out, int64_t start, int64_t n, gv_dist d, gv_dtype t, uint64_t seed,
+                    uint64_t tensor)
+{
+    if (d == GV_DIST_PERM2 && tensor == 0) {
+        int p = gv_dtype_mantissa_bits(t) - 1; /* as gv_gen_fill */
+        for (int64_t k = 0; k < n; k++)
+            out[k] = trim_bits(gv_gen_value(d, seed, tensor, (uint64_t)(start + k)), p);
+        return;
+    }
+    uint64_t base = mix64(mix64(seed) ^ tensor);
+    for (int64_t k = 0; k < n; k++) {
+        uint64_t i = (uint64_t)(start + k);
+        double v = value_of_bits(d, mix64(base ^ i), seed, tensor, i);
+        out[k] = t == GV_F64 ? v : t == GV_F32 ? (double)(float)v : gv_round_to(v, t);
+    }
+}

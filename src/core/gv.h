@@ -1,0 +1,122 @@
+/* gv.h: the vocabulary every part of the harness shares — error codes, storage dtypes,
+ * precision modes, input distributions, shapes and the case (op x dtype x mode x shape x
+ * seed). Host C only: nothing here may name a CUDA type. */
+#ifndef GV_H
+#define GV_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "../../abi/gv_abi.h"
+
+/* Error codes (gv_err, gv_strerror), dtypes (gv_dtype, the dtype table) and modes (gv_mode)
+ * are the bottom vocabulary in abi/gv_abi.h; what follows is the harness's own. */
+
+const char *gv_dtype_name(gv_dtype t);
+int gv_dtype_parse(const char *s, gv_dtype *out); /* GV_OK or GV_EINVAL */
+
+const char *gv_mode_name(gv_mode m);
+int gv_mode_parse(const char *s, gv_mode *out);
+/* Unit roundoff u of the arithmetic a (dtype, mode) pair does: 2^-53, 2^-24, TF32 2^-11. */
+double gv_unit_roundoff(gv_dtype t, gv_mode m);
+/* Significand bits (incl. implicit) of that arithmetic, for ULP counts: 53, 24, TF32 11. */
+int gv_mode_precision_bits(gv_dtype t, gv_mode m);
+
+/* Input distributions (gen.c). */
+typedef enum gv_dist {
+    GV_DIST_UNIFORM01 = 0, /* uniform [0,1): the seeds' default */
+    GV_DIST_UNIFORM11 = 1, /* uniform [-1,1): cancellation */
+    GV_DIST_SMALLINT = 2,  /* integers in [-8,8]: exact sums and products */
+    GV_DIST_SPECIAL = 3,   /* uniform [-1,1) with NaN, +-Inf, -0 and subnormals mixed in */
+    GV_DIST_OFFGRID = 4,   /* k + 0.5, k in [1024,2048): 12 significant bits, exact in f32,
+                              not representable in TF32 (11 bits) */
+    GV_DIST_TIE = 5,       /* exact probe: tensor 0 (2048 + 4j + 1)/2048, j in [0,512): 12
+                              bits, a tie halfway between TF32 neighbours; other tensors +-1.
+                              Products are exact, and so is any sum of up to 4096 of them
+                              in f32 (|partial sums| < 2^13 on a 2^-11 grid) */
+    GV_DIST_PERM2 = 6,     /* exact probe: tensor 0 in [1,2) with p-1 significant bits (52
+                              in f64, 23 in f32); the op makes tensor 1 a signed matrix with
+                              two +-1 per column (gv_fill_perm2): every output is a +- b,
+                              exact in the dtype, out of reach of any narrower arithmetic */
+    GV_DIST_WIDE = 7,      /* wide dynamic range: +-exp(2 N(0,1)), ~6 decades either way */
+    GV_NDISTS
+} gv_dist;
+
+const char *gv_dist_name(gv_dist d);
+int gv_dist_parse(const char *s, gv_dist *out);
+
+#define GV_MAX_DIMS 4
+typedef struct gv_shape {
+    int nd;
+    int64_t d[GV_MAX_DIMS];
+} gv_shape;
+
+/* A printable copy of s for quoting an argument back to the user: control characters and DEL
+ * become \xNN, a backslash becomes \\; cut with "..." when buf (len >= 4) is too small.
+ * Returns buf. */
+char *gv_printable(const char *s, char *buf, size_t len);
+
+/* The largest dim a size may have (about 4.6e18, below 2^62). */
+#define GV_MAX_DIM      4.6e18
+#define GV_MAX_DIM_TEXT "4.6e18"
+
+/* Format "1000" or "64x48x32" into buf; returns buf. */
+char *gv_shape_format(const gv_shape *s, char *buf, size_t len);
+
+/* Parse a size SPEC: shapes separated by ',', dims by 'x'; each dim a positive integer
+ * written as 1000, 1e5, 1.15e7 or 2^28. Returns the number of shapes (<= max) or GV_EINVAL
+ * with a message in err. */
+int gv_size_spec_parse(const char *spec, gv_shape *shapes, int max, char *err, size_t errlen);
+
+struct gv_op;
+
+/* One case: everything that determines inputs and expected results. */
+typedef struct gv_case {
+    const struct gv_op *op;
+    gv_dtype dtype;
+    gv_mode mode;
+    gv_dist dist;
+    gv_shape shape;
+    uint64_t seed;
+} gv_case;
+
+/* The verdict of one case. */
+typedef enum gv_verdict { GV_PASS = 0, GV_FAIL, GV_SKIP, GV_ERROR } gv_verdict;
+const char *gv_verdict_name(gv_verdict v);
+
+/* Case label "op dtype mode shape" for messages. */
+char *gv_case_label(const gv_case *c, char *buf, size_t len);
+
+/* Exit codes of every command (DESIGN.md, "Exit codes"): this table is their one home; the
+ * commands return them, their help texts print them (gv_exit_help) and the docs list them. */
+#define GV_EXIT_CODES(X)                                                                           \
+    X(OK, 0, "all passed (skips allowed)")                                                         \
+    X(FAIL, 1, "a case failed")                                                                    \
+    X(USAGE, 2, "bad usage or bad input (a message says which; nothing written)")                  \
+    X(RUNTIME, 3, "a runtime error (CUDA, a library, out of memory, an output lost)")              \
+    X(REGRESSED, 4, "compare: a case regressed against the baseline")                              \
+    X(INCONCLUSIVE, 5, "compare: inconclusive (too noisy, or the runs do not match)")              \
+    X(OUTLIER, 6, "several devices: a device's output differs from the others'")                   \
+    X(NODEV, 77, "nothing could run for want of a CUDA device (meson's skip code)")
+enum {
+#define GV_EXIT_ENUM_(name, code, what) GV_EXIT_##name = code,
+    GV_EXIT_CODES(GV_EXIT_ENUM_)
+#undef GV_EXIT_ENUM_
+};
+/* The table's text for code ("?" for one outside it). */
+const char *gv_exit_meaning(int code);
+/* "exit: 0 ..., 1 ..." for a command's help: the codes it can return (n of them), each with the
+ * table's text unless whats[i] (may be NULL, or hold NULLs) says it in the command's words. */
+void gv_exit_help(FILE *f, const int *codes, const char *const *whats, int n);
+
+/* The exit code of a run, one rule for check, bench and the merges: 1 when a case failed; else
+ * 3 when a case was an ERROR or an output file was lost; else 77 when nothing was judged and
+ * there is no device; else 0 (SKIPs allowed). */
+int gv_exit_code(int failed, int errors, int judged, bool have_device, bool output_lost);
+
+/* Print "gpuval: " + message to stderr, control characters escaped (gv_printable). */
+void gv_usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+#endif

@@ -1,0 +1,279 @@
+/* judge.c: the verdict of one case (judge.h) — a result started from the case and its op's
+ * error models, the outputs compared with the reference (metrics.h), the op's own measurements,
+ * and the one rule that decides (gv_decide). Not part of the oracle cache's version: editing
+ * the judge leaves cached references valid. */
+#include "core/judge.h"
+
+#include <math.h>
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "core/gen.h" /* GV_PAR_MIN */
+#include "core/hash.h"
+#include "core/metrics.h"
+#include "core/model_floor.h"
+
+void gv_result_extra(gv_result *r, const char *name, double value)
+{
+    if (r->n_extra >= GV_MAX_EXTRA) return;
+    r->extra[r->n_extra].name = name;
+    r->extra[r->n_extra].value = value;
+    r->n_extra++;
+}
+
+static double default_expected_tier(const gv_case *c)
+{
+    /* modes that promise the dtype's accuracy (native, default, the emulations that claim
+       it) expect its tier; reduced modes report the tier they reach */
+    return gv_mode_get(c->mode)->promises_tier ? gv_dtype_tier(c->dtype) : 0.0;
+}
+
+void gv_result_check(gv_result *r, const char *name, double value, double bound,
+                     const char *why_fmt, ...)
+{
+    if (r->n_checks >= GV_MAX_CHECKS) {
+        /* more checks than room is a bug of the op's hook, not a verdict to drop silently */
+        snprintf(r->internal, sizeof r->internal, "more than %d checks from %s", GV_MAX_CHECKS,
+                 r->c.op->name);
+        return;
+    }
+    __typeof__(r->checks[0]) *k = &r->checks[r->n_checks++];
+    k->name = name;
+    k->value = value;
+    k->bound = bound;
+    va_list ap;
+    va_start(ap, why_fmt);
+    vsnprintf(k->why, sizeof k->why, why_fmt, ap);
+    va_end(ap);
+}
+
+void gv_result_init(gv_result *r, const gv_case *c, const gv_tiers *tiers)
+{
+    memset(r, 0, sizeof *r);
+    const gv_op *op = c->op;
+    r->c = *c;
+    r->tiers = *tiers;
+    r->u = op->unit_roundoff ? op->unit_roundoff(c) : gv_unit_roundoff(c->dtype, c->mode);
+    r->depth = op->depth(c);
+    r->ratio_bound = op->ratio_bound > 0 ? op->ratio_bound : GV_DEFAULT_RATIO_BOUND;
+    r->expected_tier = default_expected_tier(c);
+    if (op->expected_tier)
+        r->expected_tier = op->expected_tier(c, r->expected_tier_why, sizeof r->expected_tier_why);
+    r->flops = op->flops(c);
+    r->bytes = op->bytes(c);
+    r->m.worst_index = r->m.first_nonfinite_index = r->m.first_poisoned_index = -1;
+    r->m.prob_worst_index = r->m.first_inexact_index = -1;
+    /* The probabilistic model judges the arithmetic the mode claims: accumulation at the
+       dtype's u and depth (f16acc's at 2^-11), inputs rounded to the mode's input bits where
+       it has fewer than the dtype (tf32 2^-11, bf16 2^-8, fp8 2^-4, a fixed-point emulation
+       2^-bits). Fast-math modes have function errors outside its form and keep the
+       worst-case model alone. */
+    if (op->pgauge && c->mode != GV_MODE_FASTMATH) {
+        gv_case native = *c;
+        native.mode = GV_MODE_NATIVE;
+        int in_bits = gv_mode_get(c->mode)->input_bits;
+        r->prob.on = true;
+        int acc_bits = gv_mode_get(c->mode)->acc_bits;
+        r->prob.u =
+            acc_bits > 0 ? ldexp(1.0, -acc_bits) : gv_unit_roundoff(c->dtype, GV_MODE_NATIVE);
+        r->prob.depth = op->depth(&native);
+        r->prob.u_in =
+            in_bits > 0 && in_bits < gv_dtype_mantissa_bits(c->dtype) ? ldexp(1.0, -in_bits) : 0.0;
+        r->prob.oracle_depth = op->oracle_depth ? op->oracle_depth(c) : r->prob.depth;
+        r->prob.w = gv_prob_unit(r->prob.u, r->prob.depth, r->prob.u_in) +
+                    0x1p-53 * sqrt(r->prob.oracle_depth > 1 ? r->prob.oracle_depth : 1.0);
+    }
+    r->exact = op->exact && op->exact(c);
+}
+
+void gv_result_set(gv_result *r, gv_verdict v, const char *fmt, double a, double b)
+{
+    r->verdict = v;
+    snprintf(r->reason, sizeof r->reason, fmt, a, b);
+}
+
+/* The index of tier t among r's tiers, adding it when it is not there (an expected tier is
+   always measured, whatever tiers the run was asked for); -1 if there is no room. */
+static int tier_index(gv_result *r, double t)
+{
+    for (int k = 0; k < r->tiers.n; k++)
+        if (r->tiers.t[k] == t) return k;
+    if (r->tiers.n == GV_MAX_TIERS) return -1;
+    r->tiers.t[r->tiers.n] = t;
+    return r->tiers.n++;
+}
+
+void gv_decide(gv_result *r)
+{
+    const gv_metrics *m = &r->m;
+    char *why = r->reason;
+    size_t len = sizeof r->reason;
+    r->verdict = GV_FAIL;
+    why[0] = '\0';
+    if (r->guard[0]) {
+        snprintf(why, len, "%s", r->guard);
+        return;
+    }
+    if (m->poisoned) {
+        snprintf(why, len, "%lld unwritten elements (first at %lld)", (long long)m->poisoned,
+                 (long long)m->first_poisoned_index);
+        return;
+    }
+    if (r->internal[0]) {
+        r->verdict = GV_ERROR;
+        snprintf(why, len, "internal: %s", r->internal);
+        return;
+    }
+    if (r->unjudgeable[0]) {
+        r->verdict = GV_SKIP;
+        snprintf(why, len, "%s", r->unjudgeable);
+        return;
+    }
+    if (m->nonfinite_mismatches) {
+        snprintf(why, len, "%lld NaN/Inf not where the oracle has them (first at %lld)",
+                 (long long)m->nonfinite_mismatches, (long long)m->first_nonfinite_index);
+        return;
+    }
+    for (int i = 0; i < r->n_checks; i++) {
+        if (!(r->checks[i].value <= r->checks[i].bound)) {
+            snprintf(why, len, "%s", r->checks[i].why);
+            return;
+        }
+    }
+    if (!(m->ratio <= r->ratio_bound)) {
+        snprintf(why, len, "error model: ratio %.3g over bound %.3g", m->ratio, r->ratio_bound);
+        return;
+    }
+    if (r->prob.on && !(m->prob_max <= GV_PROB_MAX_BOUND)) {
+        snprintf(why, len, "probabilistic model: max R %.3g over %.3g at element %lld", m->prob_max,
+                 GV_PROB_MAX_BOUND, (long long)m->prob_worst_index);
+        return;
+    }
+    if (r->prob.on && m->prob_n >= GV_PROB_RMS_MIN_N && !(m->prob_rms <= GV_PROB_RMS_BOUND)) {
+        snprintf(why, len, "probabilistic model: RMS R %.3g over %.3g (%.1f effective bits)",
+                 m->prob_rms, GV_PROB_RMS_BOUND, m->eff_bits);
+        return;
+    }
+    if (r->exact && m->inexact) {
+        snprintf(why, len, "exact probe: %lld of %lld elements inexact (first at %lld)",
+                 (long long)m->inexact, (long long)m->n, (long long)m->first_inexact_index);
+        return;
+    }
+    if (r->expected_tier > 0) {
+        int k = -1;
+        for (int i = 0; i < r->tiers.n; i++)
+            if (r->tiers.t[i] == r->expected_tier) k = i;
+        if (k < 0) {
+            /* gv_judge measures it; a result decided without that is the harness's bug */
+            r->verdict = GV_ERROR;
+            snprintf(why, len, "internal: the expected tier %.0e was not measured",
+                     r->expected_tier);
+            return;
+        }
+        if (!gv_tier_met(m, k)) {
+            snprintf(why, len, "expected tier %.0e missed: %lld elements", r->expected_tier,
+                     (long long)m->mismatches[k]);
+            return;
+        }
+    }
+    r->verdict = GV_PASS;
+}
+
+/* A tier t is promised only where the probabilistic model guarantees it: when its largest
+   allowance GV_PROB_MAX_BOUND w G_i exceeds t (1 + |r_i|) for some element (zero-mean inputs
+   summed deep cancel to |r| far below G), no tier is expected and the models alone judge. */
+static void tier_within_model(const gv_problem *p, gv_result *r)
+{
+    if (!r->prob.on || r->expected_tier <= 0 || r->expected_tier_why[0]) return;
+    double worst = 0.0;
+    for (int i = 0; i < p->l.n_out; i++) {
+        const gv_tensor *t = &p->out[i];
+        if (!t->pgauge) continue;
+            /* a maximum: the same whatever the order, so on all cores */
+#pragma omp parallel for schedule(static) reduction(max : worst) if (t->count >= GV_PAR_MIN)
+        for (int64_t k = 0; k < t->count; k++) {
+            double num = GV_PROB_MAX_BOUND * r->prob.w * t->pgauge[k], den = 1.0 + fabs(t->ref[k]);
+            if (!gv_quot_may_exceed(num, den, worst)) continue; /* cannot raise the maximum */
+            double need = num / den;
+            if (need > worst) worst = need; /* NaN (never computed) is caught by the compare */
+        }
+    }
+    if (worst > r->expected_tier) {
+        snprintf(r->tier_note, sizeof r->tier_note,
+                 "the model allows errors up to %.2g (1 + |r|) here, over the tier %.0e", worst,
+                 r->expected_tier);
+        r->expected_tier = 0.0;
+    }
+}
+
+/* The judge's serial passes over whole tensors: the output hash (XXH64, one stream) and the
+   probabilistic floor (sums in one order). Each reads only p and r->prob, which the compare
+   leaves alone, so on large outputs each runs on a thread of its own beside it. */
+typedef struct judge_side {
+    const gv_problem *p;
+    const gv_result *r;
+    double floor_rms;
+    uint64_t hash;
+} judge_side;
+
+static void *side_hash(void *arg)
+{
+    judge_side *s = arg;
+    s->hash = gv_output_hash(s->p);
+    return NULL;
+}
+
+static void *side_floor(void *arg)
+{
+    judge_side *s = arg;
+    s->floor_rms = gv_prob_floor(s->p, s->r);
+    return NULL;
+}
+
+void gv_judge(const gv_problem *p, gv_result *r)
+{
+    const gv_case *c = &p->c;
+    int bits = gv_mode_precision_bits(c->dtype, c->mode);
+    r->n_checks = 0;
+    r->unjudgeable[0] = r->internal[0] = '\0';
+    judge_side side = {p, r, 0.0, 0};
+    int64_t out_elems = 0;
+    for (int i = 0; i < p->l.n_out; i++)
+        out_elems += p->out[i].count;
+    pthread_t th_hash, th_floor;
+    bool on_hash = false, on_floor = false;
+    if (out_elems >= ((int64_t)1 << 20)) {
+        on_hash = pthread_create(&th_hash, NULL, side_hash, &side) == 0;
+        on_floor = pthread_create(&th_floor, NULL, side_floor, &side) == 0;
+    }
+    tier_within_model(p, r);
+    if (r->expected_tier > 0 && tier_index(r, r->expected_tier) < 0)
+        snprintf(r->internal, sizeof r->internal, "no room to measure the expected tier %.0e",
+                 r->expected_tier);
+    for (int i = 0; i < p->l.n_out; i++) {
+        const gv_tensor *t = &p->out[i];
+        gv_error_model em = {t->gauge,  r->depth, r->u, r->prob.on ? t->pgauge : NULL,
+                             r->prob.w, r->exact};
+        gv_metrics m;
+        gv_compare(t->data, c->dtype, t->ref, t->count, &r->tiers, &em, bits, &m);
+        if (i == 0)
+            r->m = m;
+        else
+            gv_metrics_merge(&r->m, &m, r->tiers.n);
+    }
+    if (on_floor)
+        pthread_join(th_floor, NULL);
+    else
+        side_floor(&side);
+    if (on_hash)
+        pthread_join(th_hash, NULL);
+    else
+        side_hash(&side);
+    r->prob.floor_rms = side.floor_rms;
+    r->output_hash = side.hash;
+    r->have_hash = true;
+    if (c->op->measure) c->op->measure(p, r);
+    gv_decide(r);
+}

@@ -1,0 +1,33 @@
+/* judge.h: the verdict of one case (judge.c): a result started from the case, the outputs
+ * judged against the reference, and the one rule that decides. */
+#ifndef GV_JUDGE_H
+#define GV_JUDGE_H
+
+#include "core/op.h"
+
+/* Record an extra named number in r (ignored past GV_MAX_EXTRA). */
+void gv_result_extra(struct gv_result *r, const char *name, double value);
+/* Record a measurement with its bound; why (printf-style) explains a failure in the row. */
+void gv_result_check(struct gv_result *r, const char *name, double value, double bound,
+                     const char *why_fmt, ...) __attribute__((format(printf, 5, 6)));
+
+/* Set r's verdict and its reason (fmt with two numbers, either may be unused). */
+void gv_result_set(struct gv_result *r, gv_verdict v, const char *fmt, double a, double b);
+
+/* Start a result for a case: the case, tiers, the op's error model (u, depth, ratio bound),
+ * its expected tier, flops and bytes; verdict PASS, no metrics yet. gv_judge reads these. */
+void gv_result_init(gv_result *r, const gv_case *c, const gv_tiers *tiers);
+
+/* Judge the outputs already in p->out[].data against p->out[].ref: fills r, which
+ * gv_result_init must have started. Used by gv_run_case and by tests that plant results by
+ * hand. */
+void gv_judge(const gv_problem *p, gv_result *r);
+
+/* The one verdict rule, from what r holds (metrics, checks, guard report, models), in this
+ * precedence: guard (a red zone or an input written) > unwritten elements > the harness's
+ * own broken contract (ERROR) > nothing to judge (SKIP) > NaN/Inf placement > the op's
+ * checks (residuals against their bounds) > worst-case error model > probabilistic model >
+ * exact probe > expected tier. Used by check, bench's sanity verdict and the tests. */
+void gv_decide(gv_result *r);
+
+#endif

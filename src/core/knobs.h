@@ -1,0 +1,57 @@
+/* knobs.h: gpuval's environment (knobs.c). Every GPUVAL_* variable is a row of GV_KNOBS, read
+ * once into one struct and passed down (the device layer gets its part through gk_set_knobs:
+ * it never reads the environment itself); every other variable gpuval reads (the launcher's,
+ * the libraries', the XDG directories) goes through gv_env. Nothing else in src/ or kernels/
+ * calls getenv (tests/cpu/test_layers.c). */
+#ifndef GV_KNOBS_H
+#define GV_KNOBS_H
+
+#include <stdbool.h>
+
+/* X(field, variable, kind, what it does). Kinds: FLAG is on for the value "1" alone; TEXT is
+ * the value as set (NULL when unset); INT is a decimal integer (-1 when unset or not one). */
+#define GV_KNOBS(X)                                                                                \
+    X(serial_case, "GPUVAL_SERIAL_CASE", FLAG,                                                     \
+      "every step of a case on one thread: the device run does not overlap the oracle")            \
+    X(inject_fault, "GPUVAL_INJECT_FAULT", TEXT,                                                   \
+      "for the tests: KIND:GLOB makes the host code of matching cases crash, abort or hang; "      \
+      "'launch' makes every device run stop where it would launch")                                \
+    X(cache_max, "GPUVAL_CACHE_MAX", TEXT,                                                         \
+      "the oracle cache's size cap: bytes with an optional K, M, G or T (default 16G)")            \
+    X(cache_min_ms, "GPUVAL_CACHE_MIN_MS", TEXT,                                                   \
+      "the least oracle time (ms, default 50) for which a reference is worth an entry")            \
+    X(openblas_core_from, "GPUVAL_OPENBLAS_CORE_FROM", TEXT,                                       \
+      "set by gpuval when it named OpenBLAS's core itself: the core OpenBLAS had detected")        \
+    X(pageable, "GPUVAL_PAGEABLE", FLAG,                                                           \
+      "copy tensors from pageable memory instead of staging them through pinned buffers")          \
+    X(no_device_pool, "GPUVAL_NO_DEVICE_POOL", FLAG,                                               \
+      "take every device tensor from cudaMalloc instead of the memory pool kept across cases")     \
+    X(device_phases, "GPUVAL_DEVICE_PHASES", FLAG,                                                 \
+      "print the wall time of each phase of every device run on stderr")                           \
+    X(perturb_device, "GPUVAL_PERTURB_DEVICE", INT,                                                \
+      "for the tests: device N changes its first output by 2 ulps (a planted outlier GPU)")
+
+#define GV_KNOB_TYPE_FLAG bool
+#define GV_KNOB_TYPE_TEXT const char *
+#define GV_KNOB_TYPE_INT  int
+
+typedef struct gv_knobs_t {
+#define GV_KNOB_FIELD_(field, var, kind, what) GV_KNOB_TYPE_##kind field;
+    GV_KNOBS(GV_KNOB_FIELD_)
+#undef GV_KNOB_FIELD_
+} gv_knobs_t;
+
+/* The knobs, read from the environment on first use (thread-safe) and handed to the device
+ * layer then. */
+const gv_knobs_t *gv_knobs(void);
+/* Read them again (a test that set a variable in its own process), and hand them down. */
+void gv_knobs_reload(void);
+
+/* One row of the table, for help texts and docs: name, what it does; NULL past the last. */
+const char *gv_knob_name(int i);
+const char *gv_knob_what(int i);
+
+/* Any other environment variable (not gpuval's own): its value, or NULL. */
+const char *gv_env(const char *name);
+
+#endif

@@ -1,0 +1,400 @@
+/* compare.c: the tolerance oracle — element-wise judgement of a device result against the
+ * f64 reference (see compare.h and DESIGN.md, "Compare"). All arithmetic in f64. */
+#include "core/metrics.h"
+
+#include <math.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+const gv_tiers gv_default_tiers = {2, {1e-8, 1e-4}};
+
+double gv_load(const void *buf, gv_dtype t, int64_t i, bool *is_poison)
+{
+    size_t es = gv_dtype_size(t);
+    const unsigned char *bytes = (const unsigned char *)buf + (size_t)i * es;
+    bool poison = true;
+    for (size_t k = 0; k < es; k++)
+        poison = poison && bytes[k] == GV_POISON_BYTE;
+    *is_poison = poison;
+    return gv_dtype_load(t, buf, i);
+}
+
+double gv_prob_unit(double u, double depth, double u_in)
+{
+    return 2.0 * u_in + u * sqrt(depth > 1.0 ? depth : 1.0);
+}
+
+static int ulp_bin(double ulps)
+{
+    if (!(ulps > 0)) return 0;
+    double b = (log2(ulps) - GV_ULP_LOG2_MIN) * GV_ULP_BINS_PER_OCTAVE;
+    if (b < 0) return 0;
+    if (b >= GV_ULP_NBINS - 1) return GV_ULP_NBINS - 1;
+    return (int)ceil(b);
+}
+
+/* Upper edge of bin b in ulps (bin 0: everything at or below 2^GV_ULP_LOG2_MIN, exact too). */
+static double ulp_bin_edge(int b)
+{
+    return exp2((double)b / GV_ULP_BINS_PER_OCTAVE + GV_ULP_LOG2_MIN);
+}
+
+static double ulp_quantile(const gv_metrics *m, double q)
+{
+    int64_t total = 0;
+    for (int b = 0; b < GV_ULP_NBINS; b++)
+        total += m->ulp_hist[b];
+    if (total == 0) return 0.0;
+    int64_t want = (int64_t)ceil(q * (double)total), seen = 0;
+    if (want < 1) want = 1;
+    for (int b = 0; b < GV_ULP_NBINS; b++) {
+        seen += m->ulp_hist[b];
+        if (seen >= want) {
+            double edge = b == 0 ? 0.0 : ulp_bin_edge(b);
+            return edge < m->max_ulp ? edge : m->max_ulp;
+        }
+    }
+    return m->max_ulp;
+}
+
+void gv_metrics_finish(gv_metrics *m, int precision_bits)
+{
+    m->precision_bits = precision_bits;
+    if (m->sq_ref > 0)
+        m->normwise_rel = sqrt(m->sq_err) / sqrt(m->sq_ref);
+    else
+        m->normwise_rel = m->sq_err > 0 ? INFINITY : 0.0;
+    m->bits = m->normwise_rel > 0 ? -log2(m->normwise_rel) : (double)precision_bits;
+    if (m->bits > precision_bits) m->bits = precision_bits;
+    if (m->bits < 0) m->bits = 0;
+    m->prob_rms = m->prob_n ? sqrt(m->prob_sq / (double)m->prob_n) : 0.0;
+    m->prob_bias = m->prob_n ? m->prob_signed / (double)m->prob_n : 0.0;
+    double rel_rms = m->prob_n ? sqrt(m->rel_sq / (double)m->prob_n) : 0.0;
+    m->eff_bits = rel_rms > 0 ? -log2(rel_rms) : (m->prob_n ? INFINITY : 0.0);
+    m->ulp_p50 = ulp_quantile(m, 0.50);
+    m->ulp_p99 = ulp_quantile(m, 0.99);
+}
+
+/* One unit in the last place of r at a significand width of p bits; for r = 0 (or below
+ * the normal range, min_exp the dtype's) the spacing of the smallest normal binade. With
+ * |r| = f 2^e, f in [0.5, 1) (frexp's e, here from r's bits; r finite), it is 2^(e - p), built
+ * from bits where that is a normal double. */
+static inline double ulp_at_bits(double r, int p, int min_exp)
+{
+    uint64_t b;
+    memcpy(&b, &r, sizeof b);
+    int biased = (int)((b >> 52) & 0x7FF);
+    int e = biased - 1022;                               /* frexp's exponent of a normal r */
+    if (biased == 0 || e - 1 < min_exp) e = min_exp + 1; /* zero or subnormal: as ulp_at */
+    int k = e - p;
+    if (k < -1022 || k > 1023) return ldexp(1.0, k);
+    uint64_t u = (uint64_t)(k + 1023) << 52;
+    double d;
+    memcpy(&d, &u, sizeof d);
+    return d;
+}
+
+/* err / ulp_at_bits(r, p, min_exp), the ulp a power of two 2^k: where 2^-k is a normal
+ * double, err * 2^-k, the same real number rounded the same way (a product and a quotient are
+ * both correctly rounded), without the division. */
+static inline double ulps_at_bits(double err, double r, int p, int min_exp)
+{
+    uint64_t b;
+    memcpy(&b, &r, sizeof b);
+    int biased = (int)((b >> 52) & 0x7FF);
+    int e = biased - 1022;
+    if (biased == 0 || e - 1 < min_exp) e = min_exp + 1;
+    int k = e - p;
+    if (k < -1022 || k > 1022) return err / ulp_at_bits(r, p, min_exp);
+    uint64_t u = (uint64_t)(-k + 1023) << 52;
+    double inv;
+    memcpy(&inv, &u, sizeof inv);
+    return err * inv;
+}
+
+/* ulp_bin without log2 for ulps in [2^GV_ULP_LOG2_MIN, 2^63): with ulps = m 2^k, m in [1, 2),
+ * the bin is ceil(8 (k - GV_ULP_LOG2_MIN) + 8 log2 m), which counts the edges 2^(j/8) that m
+ * passes. Within a relative 1e-9 of an edge (where log2's rounding could decide) and outside
+ * that range, ulp_bin itself: the same bin always. */
+static const double bin_edge[GV_ULP_BINS_PER_OCTAVE + 1] = {
+    1.0,
+    1.0905077326652576592,
+    1.1892071150027210667,
+    1.2968395546510096659,
+    1.4142135623730950488,
+    1.5422108254079408236,
+    1.6817928305074290860,
+    1.8340080864093424635,
+    2.0,
+};
+
+/* The significand's top 8 fraction bits split [1, 2) into 256 buckets; in a bucket with no
+   edge (nor within 2e-9 of one) every m passes the same edges. */
+enum { BUCKETS = 256, BUCKET_SHIFT = 44 };
+typedef struct bin_buckets {
+    signed char passed[BUCKETS]; /* edges passed by every m of the bucket; -1: look closer */
+} bin_buckets;
+
+static void bin_buckets_init(bin_buckets *t)
+{
+    for (int b = 0; b < BUCKETS; b++) {
+        double lo = 1.0 + (double)b / BUCKETS, hi = 1.0 + (double)(b + 1) / BUCKETS;
+        int passed = 0;
+        bool near = false;
+        for (int j = 0; j <= GV_ULP_BINS_PER_OCTAVE; j++) {
+            double e = bin_edge[j], margin = 2e-9 * e;
+            if (e - margin < hi && e + margin >= lo) near = true;
+            passed += e < lo;
+        }
+        t->passed[b] = near ? -1 : (signed char)passed;
+    }
+}
+
+static inline __attribute__((always_inline)) int ulp_bin_fast(double ulps, const bin_buckets *t)
+{
+    uint64_t b;
+    memcpy(&b, &ulps, sizeof b);
+    int k = (int)((b >> 52) & 0x7FF) - 1023;
+    if (!(ulps > 0) || k < GV_ULP_LOG2_MIN) return 0; /* log2 below the first edge */
+    if (k >= 63) return ulp_bin(ulps);
+    int passed = t->passed[(b >> BUCKET_SHIFT) & (BUCKETS - 1)];
+    if (passed >= 0) return (k - GV_ULP_LOG2_MIN) * GV_ULP_BINS_PER_OCTAVE + passed;
+    uint64_t mb = (b & 0x000FFFFFFFFFFFFFull) | 0x3FF0000000000000ull;
+    double m;
+    memcpy(&m, &mb, sizeof m);
+    if (m == 1.0) return (k - GV_ULP_LOG2_MIN) * GV_ULP_BINS_PER_OCTAVE; /* log2 exact */
+    int above = 0;
+    for (int j = 0; j < GV_ULP_BINS_PER_OCTAVE; j++) {
+        if (fabs(m - bin_edge[j]) <= 1e-9 * bin_edge[j]) return ulp_bin(ulps);
+        above += m > bin_edge[j];
+    }
+    if (bin_edge[GV_ULP_BINS_PER_OCTAVE] - m <= 2e-9) return ulp_bin(ulps);
+    return (k - GV_ULP_LOG2_MIN) * GV_ULP_BINS_PER_OCTAVE + above;
+}
+
+/* Element i of got as f64, and whether all its bytes are the poison byte: gv_load for one
+ * dtype, t a constant where compare_range is specialised. */
+static inline double load_poison(const void *got, gv_dtype t, int64_t i, bool *poison)
+{
+    if (t == GV_F32) {
+        uint32_t bits;
+        memcpy(&bits, (const char *)got + (size_t)i * 4, 4);
+        *poison = bits == 0x01010101u * GV_POISON_BYTE;
+        float f;
+        memcpy(&f, &bits, 4);
+        return (double)f;
+    }
+    if (t == GV_F64) {
+        uint64_t bits;
+        memcpy(&bits, (const char *)got + (size_t)i * 8, 8);
+        *poison = bits == 0x0101010101010101ull * GV_POISON_BYTE;
+        double d;
+        memcpy(&d, &bits, 8);
+        return d;
+    }
+    return gv_load(got, t, i, poison);
+}
+
+/* One range, in order: gv_compare's whole arithmetic. Inlined into one copy per dtype, so the
+   loads and the ulp's exponent range are constants of the loop. */
+static inline __attribute__((always_inline)) void
+compare_range_t(const void *got, gv_dtype t, const double *ref, int64_t n, const gv_tiers *tiers,
+                const gv_error_model *em, int precision_bits, gv_metrics *m)
+{
+    memset(m, 0, sizeof *m);
+    m->n = n;
+    m->first_nonfinite_index = m->first_poisoned_index = m->worst_index = -1;
+    m->prob_worst_index = m->first_inexact_index = -1;
+    m->precision_bits = precision_bits;
+    int min_exp = gv_dtype_min_exp(t);
+    bin_buckets buckets;
+    bin_buckets_init(&buckets);
+    /* The running sums, maxima and counts in locals, written to m at the end: through m they
+       would be stored and loaded back every element (the inputs could alias them), one chain
+       of memory round trips per sum. The same operations in the same order: the same bits.
+       The histogram counts go to four copies in turn, summed at the end, so that a run of
+       elements in one bin does not wait on its own previous increment. */
+    const int ntiers = tiers->n;
+    double sq_err = 0.0, sq_ref = 0.0, max_abs = 0.0, max_rel = 0.0, max_ulp = 0.0, ratio = 0.0;
+    double prob_max = 0.0, prob_sq = 0.0, prob_signed = 0.0, rel_sq = 0.0;
+    double worst_value = 0.0, worst_ref = 0.0, worst_scaled = -1.0;
+    int64_t poisoned = 0, first_poisoned = -1, nonfinite = 0, first_nonfinite = -1;
+    int64_t inexact = 0, first_inexact = -1, prob_n = 0, prob_worst = -1, worst_index = -1;
+    int64_t mismatches[GV_MAX_TIERS] = {0};
+    int64_t hist[4][GV_ULP_NBINS];
+    memset(hist, 0, sizeof hist);
+    const bool exact = em && em->exact;
+    const double *pgauge = em ? em->pgauge : NULL, *gauge = em ? em->gauge : NULL;
+    const double pw = em ? em->pw : 0.0, eu = em ? em->u : 0.0, edepth = em ? em->depth : 0.0;
+    for (int64_t i = 0; i < n; i++) {
+        bool poison;
+        double c = load_poison(got, t, i, &poison);
+        double r = ref[i];
+        if (poison) {
+            if (poisoned++ == 0) first_poisoned = i;
+            continue;
+        }
+        if (!isfinite(r) || !isfinite(c)) {
+            /* NaN must meet NaN, and an infinity the same infinity */
+            bool same = (isnan(r) && isnan(c)) || (isinf(r) && c == r);
+            if (!same && nonfinite++ == 0) first_nonfinite = i;
+            continue;
+        }
+        double err = fabs(c - r);
+        double ar = fabs(r);
+        sq_err += err * err;
+        sq_ref += r * r;
+        if (err > max_abs) max_abs = err;
+        if (ar > 0 && gv_quot_may_exceed(err, ar, max_rel) && err / ar > max_rel)
+            max_rel = err / ar;
+        double ulps = err == 0 ? 0.0 : ulps_at_bits(err, r, precision_bits, min_exp);
+        if (ulps > max_ulp) max_ulp = ulps;
+        hist[i & 3][ulp_bin_fast(ulps, &buckets)]++;
+        if (exact && c != r && inexact++ == 0) first_inexact = i;
+        if (pgauge) {
+            double G = pgauge[i];
+            /* a NaN G (never computed) or a G of 0 under an error: no model covers it */
+            double R = isnan(G)          ? INFINITY
+                       : err == 0        ? 0.0
+                       : G > 0 && pw > 0 ? err / (pw * G)
+                                         : INFINITY;
+            /* (c - r) / (pw G) is +-R: c - r and err differ in sign only, and so do quotients */
+            double signed_R = err == 0          ? 0.0
+                              : G > 0 && pw > 0 ? (c < r ? -R : R)
+                                                : (c - r) / (pw * G);
+            prob_n++;
+            if (R > prob_max || prob_worst < 0) {
+                if (R > prob_max) prob_max = R;
+                if (R >= prob_max) prob_worst = i;
+            }
+            prob_sq += R * R;
+            prob_signed += signed_R;
+            if (G > 0) rel_sq += (err / G) * (err / G);
+        }
+        for (int k = 0; k < ntiers; k++)
+            if (!(err <= tiers->t[k] * (1.0 + ar))) mismatches[k]++;
+        double g = gauge ? gauge[i] : ar;
+        if (em && err > 0) {
+            double denom = eu * g * edepth;
+            if (!(denom > 0))
+                ratio = INFINITY > ratio ? INFINITY : ratio;
+            else if (gv_quot_may_exceed(err, denom, ratio) && err / denom > ratio)
+                ratio = err / denom;
+        }
+        /* err / (1 + ar) > worst_scaled, the quotient computed only where it may be */
+        if ((err == 0 && worst_scaled >= 0) || !gv_quot_may_exceed(err, 1.0 + ar, worst_scaled))
+            continue;
+        double scaled = err / (1.0 + ar);
+        if (scaled > worst_scaled) {
+            worst_scaled = scaled;
+            worst_index = i;
+            worst_value = c;
+            worst_ref = r;
+        }
+    }
+    m->sq_err = sq_err, m->sq_ref = sq_ref, m->max_abs = max_abs, m->max_rel = max_rel;
+    m->max_ulp = max_ulp, m->ratio = ratio;
+    m->prob_n = prob_n, m->prob_max = prob_max, m->prob_sq = prob_sq;
+    m->prob_signed = prob_signed, m->rel_sq = rel_sq, m->prob_worst_index = prob_worst;
+    m->poisoned = poisoned, m->first_poisoned_index = first_poisoned;
+    m->nonfinite_mismatches = nonfinite, m->first_nonfinite_index = first_nonfinite;
+    m->inexact = inexact, m->first_inexact_index = first_inexact;
+    m->worst_index = worst_index, m->worst_value = worst_value, m->worst_ref = worst_ref;
+    for (int k = 0; k < ntiers; k++)
+        m->mismatches[k] = mismatches[k];
+    for (int b = 0; b < GV_ULP_NBINS; b++)
+        m->ulp_hist[b] = hist[0][b] + hist[1][b] + hist[2][b] + hist[3][b];
+    gv_metrics_finish(m, precision_bits);
+}
+
+static void compare_range(const void *got, gv_dtype t, const double *ref, int64_t n,
+                          const gv_tiers *tiers, const gv_error_model *em, int precision_bits,
+                          gv_metrics *m)
+{
+    if (t == GV_F32)
+        compare_range_t(got, GV_F32, ref, n, tiers, em, precision_bits, m);
+    else if (t == GV_F64)
+        compare_range_t(got, GV_F64, ref, n, tiers, em, precision_bits, m);
+    else
+        compare_range_t(got, t, ref, n, tiers, em, precision_bits, m);
+}
+
+void gv_compare(const void *got, gv_dtype t, const double *ref, int64_t n, const gv_tiers *tiers,
+                const gv_error_model *em, int precision_bits, gv_metrics *m)
+{
+    /* Fixed chunks, judged on all cores, merged in order: the metrics do not depend on the
+       thread count. Up to one chunk, the single serial pass as before. */
+    enum { CHUNK = 1 << 20 };
+    int64_t nchunks = (n + CHUNK - 1) / CHUNK;
+    gv_metrics *part = nchunks > 1 ? malloc(sizeof *part * (size_t)nchunks) : NULL;
+    if (!part) {
+        compare_range(got, t, ref, n, tiers, em, precision_bits, m);
+        return;
+    }
+    size_t es = gv_dtype_size(t);
+#pragma omp parallel for schedule(dynamic, 1)
+    for (int64_t c = 0; c < nchunks; c++) {
+        int64_t off = c * CHUNK, len = n - off < CHUNK ? n - off : CHUNK;
+        gv_error_model sub;
+        if (em) {
+            sub = *em;
+            if (sub.gauge) sub.gauge += off;
+            if (sub.pgauge) sub.pgauge += off;
+        }
+        compare_range((const char *)got + (size_t)off * es, t, ref + off, len, tiers,
+                      em ? &sub : NULL, precision_bits, &part[c]);
+    }
+    *m = part[0];
+    for (int64_t c = 1; c < nchunks; c++)
+        gv_metrics_merge(m, &part[c], tiers->n);
+    free(part);
+}
+
+void gv_metrics_merge(gv_metrics *a, const gv_metrics *b, int ntiers)
+{
+    if (b) {
+        if (b->max_abs > a->max_abs) a->max_abs = b->max_abs;
+        if (b->max_rel > a->max_rel) a->max_rel = b->max_rel;
+        if (b->max_ulp > a->max_ulp) a->max_ulp = b->max_ulp;
+        if (b->ratio > a->ratio) a->ratio = b->ratio;
+        for (int k = 0; k < ntiers; k++)
+            a->mismatches[k] += b->mismatches[k];
+        if (a->first_nonfinite_index < 0 && b->first_nonfinite_index >= 0)
+            a->first_nonfinite_index = a->n + b->first_nonfinite_index;
+        if (a->first_poisoned_index < 0 && b->first_poisoned_index >= 0)
+            a->first_poisoned_index = a->n + b->first_poisoned_index;
+        a->nonfinite_mismatches += b->nonfinite_mismatches;
+        a->poisoned += b->poisoned;
+        if (b->worst_index >= 0 &&
+            (a->worst_index < 0 ||
+             fabs(b->worst_value - b->worst_ref) / (1 + fabs(b->worst_ref)) >
+                 fabs(a->worst_value - a->worst_ref) / (1 + fabs(a->worst_ref)))) {
+            a->worst_index = a->n + b->worst_index;
+            a->worst_value = b->worst_value;
+            a->worst_ref = b->worst_ref;
+        }
+        if (b->prob_worst_index >= 0 && (a->prob_worst_index < 0 || b->prob_max > a->prob_max)) {
+            a->prob_max = b->prob_max;
+            a->prob_worst_index = a->n + b->prob_worst_index;
+        }
+        a->prob_n += b->prob_n;
+        a->prob_sq += b->prob_sq;
+        a->prob_signed += b->prob_signed;
+        a->rel_sq += b->rel_sq;
+        if (a->first_inexact_index < 0 && b->first_inexact_index >= 0)
+            a->first_inexact_index = a->n + b->first_inexact_index;
+        a->inexact += b->inexact;
+        for (int i = 0; i < GV_ULP_NBINS; i++)
+            a->ulp_hist[i] += b->ulp_hist[i];
+        a->sq_err += b->sq_err;
+        a->sq_ref += b->sq_ref;
+        a->n += b->n;
+    }
+    gv_metrics_finish(a, a->precision_bits > 0 ? a->precision_bits : 53);
+}
+
+bool gv_tier_met(const gv_metrics *m, int k)
+{
+    return m->mismatches[k] == 0 && m->nonfinite_mismatches == 0 && m->poisoned == 0;
+}

@@ -1,0 +1,120 @@
+/* compare.h: the tolerance oracle. Judges a device result (f32 or f64 storage) against the
+ * f64 oracle element by element: allclose tiers, the op's error model (gauge and depth),
+ * NaN/Inf positions, poisoned (unwritten) elements, and the metrics a result reports.
+ * Host C only; no CUDA. */
+#ifndef GV_COMPARE_H
+#define GV_COMPARE_H
+
+#include "core/gv.h"
+
+#define GV_MAX_TIERS           4
+#define GV_DEFAULT_RATIO_BOUND 16.0
+
+typedef struct gv_tiers {
+    int n;
+    double t[GV_MAX_TIERS]; /* e.g. {1e-8, 1e-4}: |c - r| <= t (1 + |r|) */
+} gv_tiers;
+
+extern const gv_tiers gv_default_tiers;
+
+/* The error model of one comparison.
+ * Worst case (never false): per-element gauge g >= |r|, depth d and unit roundoff u;
+ *   ratio = max_i |c_i - r_i| / (u g_i d). A NULL gauge means g_i = |r_i|.
+ * Probabilistic (docs/error-models.md, after Higham and Mary, SISC 2019): for dot-product
+ *   ops on independently drawn inputs, R_i = |c_i - r_i| / (w G_i) with the op's
+ *   G_i = |r_i| + sqrt(sum_k (a_k b_k)^2) (pgauge) and the effective unit
+ *   w = 2 u_in + u sqrt(d) (gv_prob_unit). NULL pgauge: the model is off for this output.
+ * Exact: the result is exactly representable in any evaluation order (an exact probe):
+ *   every element that differs from the oracle is counted as inexact. */
+typedef struct gv_error_model {
+    const double *gauge;
+    double depth;
+    double u;
+    const double *pgauge;
+    double pw;
+    bool exact;
+} gv_error_model;
+
+/* The probabilistic model's thresholds: FAIL when max R > GV_PROB_MAX_BOUND, or when at
+ * least GV_PROB_RMS_MIN_N elements are judged and RMS(R) > GV_PROB_RMS_BOUND. */
+#define GV_PROB_MAX_BOUND 8.0
+#define GV_PROB_RMS_BOUND 1.0
+#define GV_PROB_RMS_MIN_N 64
+
+/* w = 2 u_in + u sqrt(d): u_in the unit roundoff the inputs are rounded to inside the op
+ * (0 when they are used as stored), u the accumulation's, d its depth. The factor 2 covers
+ * two rounded operands per product, rounded to nearest or truncated. */
+double gv_prob_unit(double u, double depth, double u_in);
+
+/* ulp quantiles come from a histogram of log2(ulps), GV_ULP_BINS_PER_OCTAVE bins to an
+ * octave from 2^GV_ULP_LOG2_MIN; bin 0 also holds every element exact to below that. */
+#define GV_ULP_BINS_PER_OCTAVE 8
+#define GV_ULP_LOG2_MIN        (-16)
+#define GV_ULP_NBINS           (8 * 80)
+
+typedef struct gv_metrics {
+    int64_t n;           /* elements compared */
+    double max_abs;      /* max |c - r| over finite pairs */
+    double max_rel;      /* max |c - r| / |r| over r != 0 */
+    double normwise_rel; /* ||c - r||_2 / ||r||_2 over finite pairs */
+    double bits;         /* accurate bits: -log2(normwise_rel), capped at the precision */
+    int precision_bits;  /* that cap: the significand width the ulps are counted in */
+    double max_ulp;      /* max |c - r| in ulps of r at the mode's precision */
+    double ratio;        /* error-model ratio (see gv_error_model) */
+    int64_t mismatches[GV_MAX_TIERS]; /* elements outside each tier */
+    int64_t nonfinite_mismatches;     /* NaN/Inf where the oracle has none, or vice versa */
+    int64_t first_nonfinite_index;    /* -1 if none */
+    int64_t poisoned;                 /* elements the device never wrote */
+    int64_t first_poisoned_index;     /* -1 if none */
+    int64_t worst_index;              /* element with the largest |c - r| / (1 + |r|); -1 if none */
+    double worst_value, worst_ref;
+    /* probabilistic model (NaN-free elements with a pgauge): max R, sums for RMS and bias */
+    int64_t prob_n;
+    double prob_max, prob_sq, prob_signed;
+    int64_t prob_worst_index;
+    /* sum of (|c - r| / G)^2 for the effective input precision; see gv_metrics_finish */
+    double rel_sq;
+    /* exact probe: elements that differ from the oracle */
+    int64_t inexact, first_inexact_index;
+    /* derived by gv_metrics_finish */
+    double prob_rms, prob_bias; /* RMS(R); mean signed (c - r) / (w G) */
+    double eff_bits;            /* -log2 RMS(|c - r| / G): the input precision this error means */
+    double ulp_p50, ulp_p99;    /* ulp quantiles (upper bin edges); max_ulp is exact */
+    int64_t ulp_hist[GV_ULP_NBINS];
+    /* sums kept so that metrics of several outputs can be merged */
+    double sq_err, sq_ref;
+} gv_metrics;
+
+/* Whether fl(num / den) can exceed cur, for num >= 0 and den > 0: false only where num is
+ * below t = fl(fl(cur den) (1 - 2^-20)). With t normal (>= 2^-1000), t < cur den, so num / den
+ * < cur and its rounding is at most cur (rounding is monotone and cur a double); with t
+ * infinite, cur den is above every finite num. A NaN or a negative cur, or a t that may have
+ * lost its relative accuracy, says true: the quotient is computed. The maxima judged this way
+ * skip the division for the elements that cannot raise them, the same maxima always. */
+static inline bool gv_quot_may_exceed(double num, double den, double cur)
+{
+    double t = cur * den * (1.0 - 0x1p-20);
+    return !(num < t && t >= 0x1p-1000);
+}
+
+/* Compare n device values `got` (dtype t; poison = all bytes GV_POISON_BYTE) with the f64
+ * reference `ref`. precision_bits is the significand width used for ULPs and the cap on
+ * accurate bits. Fills m; never fails for n >= 0. */
+void gv_compare(const void *got, gv_dtype t, const double *ref, int64_t n, const gv_tiers *tiers,
+                const gv_error_model *em, int precision_bits, gv_metrics *m);
+
+/* Fold the metrics of another output (b) into a; tiers must be the same. Derived numbers
+ * (normwise, RMS, bias, quantiles) are recomputed. */
+void gv_metrics_merge(gv_metrics *a, const gv_metrics *b, int ntiers);
+
+/* Recompute the derived numbers from the sums (normwise, accurate bits capped at
+ * precision_bits, probabilistic RMS and bias, effective bits, ulp quantiles). */
+void gv_metrics_finish(gv_metrics *m, int precision_bits);
+
+/* True when tier k is met: no mismatches and no NaN/Inf misplacement and nothing poisoned. */
+bool gv_tier_met(const gv_metrics *m, int k);
+
+/* Element i of a buffer of dtype t as f64; is_poison tells whether its bytes are the poison. */
+double gv_load(const void *buf, gv_dtype t, int64_t i, bool *is_poison);
+
+#endif

@@ -1,0 +1,193 @@
+/* op.h: what an operation declares to the registry (the op descriptor), the problem one case
+ * builds (host tensors, the oracle's reference and gauge), and the result it produces.
+ * Adding an operation is kernels/X.cu + oracle/X.c + src/ops/X.c and its family name in
+ * meson.build's `families`; everything else (list, check, bench, tests) reads this. */
+#ifndef GV_OP_H
+#define GV_OP_H
+
+#include "../../kernels/gk.h"
+#include "core/metrics.h"
+#include "core/gv.h"
+
+#define GV_MAX_TENSORS GK_MAX_TENSORS
+#define GV_MAX_EXTRA   16
+#define GV_MAX_CHECKS  4
+#define GV_WHY_LEN     256
+
+/* Device entry points exist only in CUDA builds: op files name them through GV_KERNEL so
+ * that a CPU-only build links (the op then SKIPs with "built without CUDA"). */
+#ifdef GV_HAVE_CUDA
+#define GV_KERNEL(sym) (&(sym))
+#else
+#define GV_KERNEL(sym) ((const gk_op *)0)
+#endif
+
+typedef struct gv_tensor_spec {
+    const char *name;
+    int64_t count; /* elements of the case's dtype */
+} gv_tensor_spec;
+
+/* Tensor counts and sizes for one case. */
+typedef struct gv_layout {
+    int n_in, n_out;
+    gv_tensor_spec in[GV_MAX_TENSORS];
+    gv_tensor_spec out[GV_MAX_TENSORS];
+    int64_t workspace_bytes; /* device scratch the op needs besides its tensors */
+} gv_layout;
+
+typedef struct gv_tensor {
+    const char *name;
+    int64_t count;
+    double *ref;    /* inputs: the values, already rounded to dtype; outputs: the oracle's */
+    void *data;     /* inputs: the same values in dtype; outputs: what the device wrote */
+    double *gauge;  /* outputs only: the error model's gauge g >= |ref| (NULL: g = |ref|) */
+    double *pgauge; /* outputs only: the probabilistic model's G (NULL: no such model) */
+} gv_tensor;
+
+typedef struct gv_problem {
+    gv_case c;
+    gv_layout l;
+    gv_tensor in[GV_MAX_TENSORS];
+    gv_tensor out[GV_MAX_TENSORS];
+    void *aux; /* op-owned extra host data, handed to the device as host_aux */
+    void (*aux_free)(void *aux);
+} gv_problem;
+
+struct gv_result;
+
+typedef struct gv_op {
+    const char *name;    /* "gemm.cublas" */
+    const char *family;  /* "gemm": the file stem under kernels/, oracle/, src/ops/ */
+    const char *summary; /* one line for `gpuval list` */
+    const char *dims;    /* names of the shape's dims, "m,k,n" */
+    unsigned dtypes;     /* bit (1u << gv_dtype) */
+    unsigned modes;      /* bit (1u << gv_mode); modes valid only for some dtypes are
+                            filtered by mode_valid */
+    unsigned dists;      /* bit (1u << gv_dist): input distributions the op accepts */
+    gv_dist default_dist;
+    const char *shapes;       /* default catalogue, a size SPEC */
+    const char *test_shapes;  /* small and medium shapes for tests/gpu, a size SPEC */
+    const char *error_model;  /* the bound it follows, with its source, for `list -v` */
+    const char *planted_bug;  /* non-NULL: a deliberately wrong variant the oracle must FAIL;
+                                 kept out of the default catalogue */
+    bool planted_fault;       /* the planted bug is not one run's FAIL: a fault (an illegal
+                                 address, a hang: an ERROR) or a difference between repeats
+                                 (check --repeat); tests/gpu/test_faults.c owns it */
+    const char *planted_slow; /* non-NULL: a deliberately slower variant with the op's results
+                                 (check must PASS it, compare of timings must call it
+                                 REGRESSED); kept out of the default catalogue as well */
+    /* NULL: the op is deterministic, bit-identical outputs on every launch with the same
+       inputs on the same device (hand-written kernels with a fixed order; cuBLAS, cuFFT,
+       cuSOLVER and cuSPARSE's CSR ALG2 promise it for one stream, without atomics), and
+       check --repeat FAILs it on any difference. Else why it is not (atomics, say): its
+       spread is reported, never judged. */
+    const char *nondeterministic;
+
+    /* oracle, gauge and pgauge never read the mode: the oracle cache keeps one reference for
+       every mode (src/cache.c) */
+    bool reference_ignores_mode;
+
+    /* Optional: reject a shape (beyond the dims count) with a reason; GV_OK or GV_EINVAL. */
+    int (*check_shape)(const gv_shape *s, char *why, size_t len);
+    /* Optional: false for (dtype, mode) pairs that do not exist (tf32 with f64). */
+    bool (*mode_valid)(gv_dtype t, gv_mode m);
+    int (*layout)(const gv_case *c, gv_layout *l);
+    double (*flops)(const gv_case *c);
+    double (*bytes)(const gv_case *c); /* fewest bytes through device memory */
+    /* Fill in[].ref/.data (gv_fill or gv_store_rounded) and aux. */
+    int (*make_inputs)(gv_problem *p);
+    /* f64 reference into out[].ref (and the gauge into out[].gauge when no `gauge` hook). */
+    int (*oracle)(gv_problem *p);
+    /* Optional: the gauge into out[].gauge, after the oracle. Kept apart so timed runs time
+       the CPU's computation (`oracle`) alone, not the error model's bookkeeping. */
+    int (*gauge)(gv_problem *p);
+    double (*depth)(const gv_case *c);
+    /* Optional: u for the error model; default gv_unit_roundoff(dtype, mode). */
+    double (*unit_roundoff)(const gv_case *c);
+    double ratio_bound; /* 0: GV_DEFAULT_RATIO_BOUND */
+    /* Optional: expected tier (0 = none), overriding the default (f64 native 1e-8, f32 native
+       1e-4, reduced modes none); writes why into why[len] (formatted from the numbers it
+       decided with), or leaves it "" where the default reasoning holds. */
+    double (*expected_tier)(const gv_case *c, char *why, size_t len);
+    /* Optional: the probabilistic model's G_i = |r_i| + sqrt(sum_k (a_k b_k)^2) (or the op's
+       analogue) into out[].pgauge, for the dot-product ops (docs/error-models.md). Used in the
+       modes whose inputs reach the arithmetic at the dtype's precision or at TF32's. */
+    int (*pgauge)(gv_problem *p);
+    /* Optional: the summation depth of the f64 oracle itself (default: the op's native
+       depth). In f64 cases the oracle's own rounding is as large as the device's, and the
+       probabilistic model allows for both (docs/error-models.md). */
+    double (*oracle_depth)(const gv_case *c);
+    /* Optional: true when the case's result is exactly representable in the storage dtype
+       whatever the evaluation order (exact probes: tie, perm2): any difference is a FAIL. */
+    bool (*exact)(const gv_case *c);
+    /* Optional: op-specific measurements after the element-wise compare (a solver's
+       backward error, an iteration count): residuals as checks with their bounds
+       (gv_result_check), named numbers (gv_result_extra), the metrics of the outputs that
+       have a reference. Never a verdict: gv_decide decides, with one precedence. */
+    void (*measure)(const gv_problem *p, struct gv_result *r);
+    /* Extra native-mode cases of the catalogue, "DIST:SHAPE,DIST:SHAPE" (e.g. zero-mean and
+       exact-probe inputs at a catalogue size): canaries that catch a native path silently
+       running in reduced precision. test_canaries: the same at test sizes. */
+    const char *canaries;
+    const char *test_canaries;
+
+    const gk_op *device;
+} gv_op;
+
+typedef struct gv_result {
+    gv_case c;
+    gv_verdict verdict;
+    char reason[256]; /* FAIL: why; SKIP: why; ERROR: the error's name */
+    gv_tiers tiers;
+    gv_metrics m;
+    double expected_tier;               /* 0: none */
+    char expected_tier_why[GV_WHY_LEN]; /* the op's reason, formatted from the numbers; "" */
+    double u, depth, ratio_bound;
+    char math_mode[48];
+    double flops, bytes;
+    double oracle_ms, device_ms; /* wall times of the correctness run (not a benchmark) */
+    double inputs_ms, judge_ms;  /* the host's other two steps: making inputs, judging */
+    /* the digest of the output bytes the device wrote, all outputs in order (core/hash.h's
+       gv_output_hash), set by gv_judge; have_hash: the outputs came back and were judged (a
+       PASS, a FAIL or a guard violation) */
+    uint64_t output_hash;
+    bool have_hash;
+    int64_t bytes_needed, bytes_free; /* device memory, for SKIPs */
+    /* op-specific named numbers (a solver's scaled residual and info, an L-curve point),
+       set by the op's measure hook and written under "extra" in the JSON */
+    int n_extra;
+    struct {
+        const char *name;
+        double value;
+    } extra[GV_MAX_EXTRA];
+    /* the probabilistic model in force (on: the op has one and the mode is native or tf32) */
+    struct {
+        bool on;
+        double u, depth, u_in; /* the device's arithmetic as the mode claims it */
+        double oracle_depth;   /* the f64 oracle's own summation depth */
+        double w;              /* gv_prob_unit(u, depth, u_in) + 2^-53 sqrt(oracle_depth) */
+        double floor_rms;      /* the RMS R input rounding alone gives (model_floor.h); 0 */
+    } prob;
+    /* Why no tier is expected when the model's own allowance exceeds it (set by gv_judge;
+       expected_tier_why, when set, is the op's own reason). */
+    char tier_note[160];
+    bool exact; /* the op declared this case an exact probe */
+    /* gk_run found a red zone or an input written: the first verdict rule */
+    char guard[192];
+    /* measurements with bounds from the op's measure hook: FAIL when !(value <= bound) */
+    int n_checks;
+    struct {
+        const char *name;
+        double value, bound;
+        char why[160];
+    } checks[GV_MAX_CHECKS];
+    char unjudgeable[160]; /* measure hook: nothing to judge (SKIP with this reason) */
+    char internal[160];    /* measure hook: a broken contract of the harness (ERROR) */
+    bool output_lost;      /* a file this case was to write (--dump-failures) was not */
+    /* the oracle cache's part in this case (counted in the process that ran it) */
+    struct {
+        int hits, misses, stored, rejected;
+    } cache;
+} gv_result;
+
+#endif

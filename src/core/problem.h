@@ -1,0 +1,48 @@
+/* problem.h: a case's host problem (problem.c) — its layout and buffers, its inputs rounded to
+ * the storage dtype (the oracle computes on the rounded values), the sizes it needs, the inputs
+ * a user gives instead, and its device launch. */
+#ifndef GV_PROBLEM_H
+#define GV_PROBLEM_H
+
+#include "core/op.h"
+
+/* Inputs: fill tensor in[i] with dist for the case's (seed, tensor i): ref gets the values
+ * rounded to dtype, data the dtype copy. */
+void gv_fill(gv_problem *p, int i, gv_dist dist);
+/* Round in[i].ref to the dtype in place and write data from it (for structured inputs). */
+void gv_store_rounded(gv_problem *p, int i);
+
+/* The reason of a case whose oracle (or gauge, or input builder) hook failed with the gv_err
+ * rc: "STAGE: " + the oracle's own message when it recorded one since go_clear_error()
+ * ("go_gemm: argument 5 (lda) is invalid", oracle/go.h), else gv_strerror(rc). */
+void gv_oracle_reason(int rc, const char *stage, char *why, size_t len);
+
+/* Build the host problem for a case (layout, allocation, inputs). */
+int gv_problem_init(gv_problem *p, const gv_case *c);
+void gv_problem_free(gv_problem *p);
+/* The device launch of p's case: its dtype, mode, dims, tensor counts and names, workspace and
+   aux data into L, and p's input and output buffers into io (both zeroed first). */
+void gv_problem_launch(const gv_problem *p, gk_launch *L, gk_host_io *io);
+/* Bytes of device memory the case needs (tensors + workspace). */
+int64_t gv_device_bytes(const gv_problem *p); /* INT64_MAX when more than that */
+/* Host bytes a case's problem takes (f64 and dtype copies, reference and gauge). */
+double gv_host_bytes(const gv_layout *l, gv_dtype t);
+
+/* The host's memory in bytes (MemTotal of /proc/meminfo; 0 when unknown). Total rather than
+ * available: some virtual machines grow their memory as it is used. */
+double gv_host_memory_bytes(void);
+
+/* Inputs given from outside (check --inputs, replay): one buffer per input tensor, in the case's
+ * dtype and the layout's order and counts. They replace the generated inputs bit for bit (the
+ * op's input maker still runs first, for the structure it derives from the seed). */
+typedef struct gv_given_inputs {
+    int n;
+    const void *data[GV_MAX_TENSORS];
+    int64_t count[GV_MAX_TENSORS];
+} gv_given_inputs;
+
+/* The given inputs into p's input tensors (data bit for bit, ref its exact f64 value): GV_OK,
+ * or GV_EINVAL when their number or counts do not match p's layout. */
+int gv_problem_apply_given(gv_problem *p, const gv_given_inputs *given);
+
+#endif

@@ -1,0 +1,173 @@
+/* reference.c: a case's f64 reference (reference.h) — the op's oracle and error-model gauges,
+ * read from the oracle cache (cache.h) when a valid entry exists, else computed and, when worth
+ * it, stored; and costly inputs kept the same way. Part of the oracle cache's version
+ * (meson.build): the key and the version are made here. */
+#include "core/reference.h"
+
+#include <cblas.h>
+#include <fftw3.h>
+#include <gnu/libc-version.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "oracle_version.h" /* GV_ORACLE_SRC_HASH, written at build time (meson.build) */
+#include "core/cache.h"
+#include "core/hash.h"
+#include "core/knobs.h"
+#include "core/registry.h"
+
+#ifndef GV_VERSION
+#define GV_VERSION "unknown"
+#endif
+
+int gv_reference(gv_problem *p)
+{
+    int rc = p->c.op->oracle(p);
+    if (rc == GV_OK) rc = gv_error_gauges(p);
+    return rc;
+}
+
+int gv_error_gauges(gv_problem *p)
+{
+    int rc = GV_OK;
+    if (p->c.op->gauge) rc = p->c.op->gauge(p);
+    if (rc == GV_OK && p->c.op->pgauge) rc = p->c.op->pgauge(p);
+    return rc;
+}
+
+/* Process-wide settings and counts: set once by the command line, counted by the run. */
+static bool cache_on = true, memo_on = false;
+static gv_cache_counts counts;
+
+void gv_cache_enable(bool on)
+{
+    cache_on = on;
+}
+
+void gv_cache_memo_enable(bool on)
+{
+    memo_on = on;
+}
+
+gv_cache_counts gv_cache_counts_get(void)
+{
+    return counts;
+}
+
+static double now_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return ts.tv_sec * 1e3 + ts.tv_nsec * 1e-6;
+}
+
+/* What decides a reference besides the case: the code and libraries that compute it. */
+static const char *build_version(void)
+{
+    static char v[1024];
+    if (!v[0])
+        snprintf(v, sizeof v, "gpuval %s; sources %016llx; %s; %d threads; glibc %s; %s",
+                 GV_VERSION, (unsigned long long)GV_ORACLE_SRC_HASH, openblas_get_config(),
+                 openblas_get_num_threads(), gnu_get_libc_version(), fftw_version);
+    return v;
+}
+
+/* The key: the case and a hash of its generated inputs (so storage modes that round the inputs
+   differently never share an entry); the mode only where the op's reference reads it. */
+static void case_key(const gv_problem *p, char *buf, size_t len)
+{
+    const gv_case *c = &p->c;
+    uint64_t in_hash = 0;
+    for (int i = 0; i < p->l.n_in; i++)
+        in_hash = gv_xxh64_chunked(p->in[i].ref, (size_t)p->in[i].count * sizeof(double), in_hash);
+    int n = snprintf(buf, len,
+                     "reference=%s;family=%s;dtype=%s;mode=%s;dist=%s;seed=%" PRIu64
+                     ";inputs=%016" PRIx64 ";shape=",
+                     gv_reference_name(c->op), c->op->family, gv_dtype_name(c->dtype),
+                     c->op->reference_ignores_mode ? "any" : gv_mode_name(c->mode),
+                     gv_dist_name(c->dist), c->seed, in_hash);
+    for (int i = 0; i < c->shape.nd && n > 0 && (size_t)n < len; i++)
+        n += snprintf(buf + n, len - (size_t)n, "%s%" PRId64, i ? "x" : "", c->shape.d[i]);
+}
+
+/* GPUVAL_CACHE_MIN_MS (tests set 0), else 50: the least oracle time worth an entry. */
+static double min_ms(void)
+{
+    const char *s = gv_knobs()->cache_min_ms;
+    char *end;
+    double v = s ? strtod(s, &end) : 50.0;
+    return s && (end == s || *end || !(v >= 0)) ? 50.0 : v;
+}
+
+int gv_cached_reference(gv_problem *p, bool *hit)
+{
+    *hit = false;
+    char dir[4096];
+    if (!cache_on || gv_cache_default_dir(dir, sizeof dir) != 0) return gv_reference(p);
+    char key[1024];
+    case_key(p, key, sizeof key);
+    const char *version = build_version();
+    void *bufs[3 * GV_MAX_TENSORS];
+    size_t sizes[3 * GV_MAX_TENSORS], bytes = 0;
+    int nbuf = 0;
+    for (int i = 0; i < p->l.n_out; i++) {
+        gv_tensor *t = &p->out[i];
+        size_t b = (size_t)t->count * sizeof(double);
+        bufs[nbuf] = t->ref, sizes[nbuf++] = b;
+        bufs[nbuf] = t->gauge, sizes[nbuf++] = b;
+        if (t->pgauge) bufs[nbuf] = t->pgauge, sizes[nbuf++] = b;
+        bytes += (t->pgauge ? 3 : 2) * b;
+    }
+    int got = gv_cache_get(dir, key, version, nbuf, bufs, sizes);
+    if (got == 1) {
+        counts.hits++;
+        *hit = true;
+        return GV_OK;
+    }
+    counts.misses++;
+    if (got < 0) {
+        counts.rejected++;
+        /* a G never computed must stay NaN (gv_problem_init): undo what a bad entry wrote */
+        for (int i = 0; i < p->l.n_out; i++)
+            for (int64_t k = 0; p->out[i].pgauge && k < p->out[i].count; k++)
+                p->out[i].pgauge[k] = NAN;
+    }
+    double t0 = now_ms();
+    int rc = gv_reference(p);
+    double took_ms = now_ms() - t0;
+    /* kept only when computing it is slower than reading it back: past 50 ms, under 2 GB per
+       second of oracle time (an entry is read from the page cache and checksummed at several
+       GB/s). At 200 MB/s a 4096^3 gemm's three 128 MB arrays (0.8 s of oracle on 16 cores)
+       were left out and recomputed by every warm run; at 2 GB/s the cheap, large references
+       of element-wise ops (a copy, an add) still are. */
+    if (rc == GV_OK && took_ms > min_ms() + (double)bytes / 2e6 &&
+        gv_cache_put(dir, key, version, nbuf, (const void *const *)bufs, sizes,
+                     gv_cache_max_bytes()) == GV_OK)
+        counts.stored++;
+    return rc;
+}
+
+int gv_cache_memo(const char *key, int nbuf, void *const *bufs, const size_t *sizes,
+                  int (*make)(void *ctx), void *ctx)
+{
+    char dir[4096];
+    if (!cache_on || !memo_on || gv_cache_default_dir(dir, sizeof dir) != 0) return make(ctx);
+    char full[GV_CACHE_MAX_KEY];
+    if (snprintf(full, sizeof full, "made=%s", key) >= (int)sizeof full) return make(ctx);
+    const char *version = build_version();
+    if (gv_cache_get(dir, full, version, nbuf, bufs, sizes) == 1) return GV_OK;
+    size_t bytes = 0;
+    for (int i = 0; i < nbuf; i++)
+        bytes += sizes[i];
+    double t0 = now_ms();
+    int rc = make(ctx);
+    /* the reference's rule: kept where making it is slower than reading it back */
+    if (rc == GV_OK && now_ms() - t0 > min_ms() + (double)bytes / 2e6)
+        gv_cache_put(dir, full, version, nbuf, (const void *const *)bufs, sizes,
+                     gv_cache_max_bytes());
+    return rc;
+}

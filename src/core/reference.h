@@ -1,0 +1,45 @@
+/* reference.h: a case's f64 reference (reference.c): the op's oracle, then its error models'
+ * gauges, through the oracle cache (cache.h) where a valid entry exists. */
+#ifndef GV_REFERENCE_H
+#define GV_REFERENCE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "core/op.h"
+
+/* The f64 reference and the error model's gauge: op->oracle, then op->gauge if any. */
+int gv_reference(gv_problem *p);
+/* The error models' gauges alone (op->gauge, then op->pgauge), after the oracle: kept apart
+ * so timed runs time the CPU's computation without the models' bookkeeping. */
+int gv_error_gauges(gv_problem *p);
+
+/* Turn the cache on or off for this process (check --no-cache); on by default. */
+void gv_cache_enable(bool on);
+
+/* Let gv_cache_memo use the cache (for check's runs); off by default. */
+void gv_cache_memo_enable(bool on);
+
+/* The reference of p (op->oracle, then the gauges: gv_reference), read from the cache when a
+ * valid entry exists, else computed and, when worth it, stored. *hit says which. Returns what
+ * gv_reference returns. */
+int gv_cached_reference(gv_problem *p, bool *hit);
+
+/* Buffers that are costly to make but a pure function of key and the sources that make them
+ * (an input matrix built by factorisations): read from the cache when a valid entry exists,
+ * else made by make(ctx) into bufs and, when worth it (the reference's rule), stored. Only
+ * where gv_cache_memo_enable(true) was called (check does; a program on the library and the
+ * tests make their inputs without touching the disk) and the cache is on. Entries
+ * share the reference's directory, version, checks and eviction; keys are apart ("made="
+ * prefix). Not counted in gv_cache_counts (those are the references'). Returns GV_OK on a hit,
+ * else what make returns. */
+int gv_cache_memo(const char *key, int nbuf, void *const *bufs, const size_t *sizes,
+                  int (*make)(void *ctx), void *ctx);
+
+/* This process's counts, for the run's last line. */
+typedef struct gv_cache_counts {
+    int hits, misses, stored, rejected; /* rejected: stale, corrupt or truncated entries */
+} gv_cache_counts;
+gv_cache_counts gv_cache_counts_get(void);
+
+#endif

@@ -1,0 +1,63 @@
+/* registry.h: every op the build knows, gathered from the families listed in meson.build
+ * (each src/ops/X.c defines gv_family_X, a NULL-terminated array of op pointers), and the
+ * expansion of a catalogue into cases. */
+#ifndef GV_REGISTRY_H
+#define GV_REGISTRY_H
+
+#include "core/op.h"
+
+/* All registered ops, planted-bug variants included; NULL-terminated. */
+const gv_op *const *gv_registry(void);
+const gv_op *gv_op_find(const char *name);
+
+/* Ops added at run time (src/api.c, for gv_main and --plugin): a NULL-terminated list the
+ * caller keeps alive; listed after the built-ins. GV_OK, or GV_ENOMEM past the registry's
+ * capacity. */
+int gv_registry_add(const gv_op *const *ops);
+/* Hide (or show again) the built-in families in gv_registry() (and so in every selection);
+ * gv_op_find still finds a hidden built-in by its exact name, for run files, presets and
+ * bench targets that name one. */
+void gv_registry_hide_builtins(bool hide);
+/* A built-in op by op name ("gemm.cublas") or family name ("gemm": its first op that is not
+ * a planted bug), hidden or not; NULL if none. */
+const gv_op *gv_builtin_find(const char *name);
+/* The name under which op's reference is cached: the first built-in op of its family with the
+ * same inputs, oracle and gauges (gemm.tiled computes gemm.cublas's reference, einsum.colsum
+ * matmul_colsum's); op's own name for the ops of gpuval.h and plugins, whose hooks are shared
+ * wrappers that dispatch on each op's own descriptor. */
+const char *gv_reference_name(const gv_op *op);
+
+/* Whether an op name matches globs: one fnmatch pattern, or several separated by commas (op
+ * names hold no comma); NULL matches every name. *exact (when not NULL) tells whether one of
+ * them is the name itself (a planted variant named so is selected without --planted). */
+bool gv_op_matches(const char *globs, const char *name, bool *exact);
+
+/* Selection of cases from the registry; NULL/0 fields mean "the op's defaults". */
+typedef struct gv_selection {
+    const char *op_glob; /* fnmatch patterns over op names, comma-separated; NULL = all */
+    unsigned dtypes;     /* 0 = the op's */
+    unsigned modes;      /* 0 = the op's */
+    int dist;            /* -1 = the op's default */
+    const gv_shape *shapes;
+    int n_shapes;     /* NULL = the op's `shapes` (or test_shapes) */
+    bool test_shapes; /* use test_shapes instead of shapes */
+    bool planted;     /* include planted-bug variants (always when the glob names one) */
+    uint64_t seed;
+} gv_selection;
+
+/* Expand a selection into cases (allocated; free with free()). Returns the count, or
+ * GV_EINVAL with a message (unknown op, a shape of the wrong rank, a rejected shape). */
+int gv_select(const gv_selection *sel, gv_case **cases, char *err, size_t errlen);
+
+/* --as NAME: the n cases, all of one op (a variant), run and are reported under the op NAME
+ * of the same family, so that `gpuval compare` matches them with NAME's baseline. The variant
+ * must share NAME's inputs, layout, oracle and gauges (the same reference, so the oracle cache
+ * entries are interchangeable too); only its kernel and its planted markers differ. Returns
+ * GV_OK, or GV_EINVAL with a message. The renamed op lives until the process exits. */
+int gv_select_as(gv_case *cases, int n, const char *name, char *err, size_t errlen);
+
+/* True when the op accepts the shape; otherwise why holds the reason. */
+bool gv_shape_ok(const gv_op *op, const gv_shape *s, char *why, size_t len);
+bool gv_mode_ok(const gv_op *op, gv_dtype t, gv_mode m);
+
+#endif

@@ -1,0 +1,257 @@
+/* run.c: one case of a correctness run, end to end (run.h): its problem (problem.h), the device
+ * memory checks, the device run on a thread of its own beside the reference (reference.h), and
+ * the verdict (judge.h). */
+#include "core/run.h"
+
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "../../oracle/go.h"
+#include "core/judge.h"
+#include "core/knobs.h"
+#include "core/reference.h"
+#include "core/repeat.h"
+
+static double now_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return ts.tv_sec * 1e3 + ts.tv_nsec * 1e-6;
+}
+
+int gv_run_case(const gv_case *c, const gv_tiers *tiers, gv_result *r)
+{
+    return gv_run_case_full(c, tiers, 1, r, NULL, NULL);
+}
+
+int gv_run_case_repeat(const gv_case *c, const gv_tiers *tiers, int repeat, gv_result *r)
+{
+    return gv_run_case_full(c, tiers, repeat, r, NULL, NULL);
+}
+
+static void release(gv_problem *p, gv_problem *keep)
+{
+    if (keep)
+        *keep = *p;
+    else
+        gv_problem_free(p);
+}
+
+int gv_run_case_io(const gv_case *c, const gv_tiers *tiers, gv_result *r,
+                   const gv_given_inputs *given, gv_problem *keep)
+{
+    return gv_run_case_full(c, tiers, 1, r, given, keep);
+}
+
+/* The correctness run of one case on the device, on a thread of its own while the oracle
+ * runs on the caller's (gv_case_device_start): both only read the inputs (the device run its
+ * data, the oracle their f64 copies) and write outputs of their own, so they can overlap; the
+ * judge waits for both. */
+static void *device_job_run(void *arg)
+{
+    gv_case_run *cr = (gv_case_run *)arg;
+    gk_device_count(); /* makes the selected device current on this thread */
+    gk_clear_error();
+    double t0 = now_ms();
+    cr->device_rc = gk_run(cr->p.c.op->device, &cr->L, &cr->io);
+    cr->device_ms = now_ms() - t0;
+    /* the last error is one buffer for the process: copied here, before the next case's
+       device run can start, it belongs to this case whenever the judge reads it */
+    snprintf(cr->device_error, sizeof cr->device_error, "%s", gk_last_error());
+    return NULL;
+}
+
+void gv_case_prepare(gv_case_run *cr, const gv_case *c, const gv_tiers *tiers, int repeat,
+                     gv_result *r, const gv_given_inputs *given)
+{
+    memset(cr, 0, sizeof *cr);
+    cr->r = r;
+    cr->repeat = repeat;
+    const gv_op *op = c->op;
+    gv_result_init(r, c, tiers);
+    if (!op->device) {
+        gv_result_set(r, GV_SKIP, "built without CUDA", 0, 0);
+        return;
+    }
+    if (gk_device_count() == 0) {
+        gv_result_set(r, GV_SKIP, "no CUDA device", 0, 0);
+        return;
+    }
+    /* Sizes first, from the layout alone: a case too large for the device or the host is a
+       SKIP with the numbers before anything is allocated. */
+    gv_problem *p = &cr->p;
+    p->c = *c;
+    int rc = op->layout(c, &p->l);
+    if (rc != GV_OK) {
+        r->verdict = GV_ERROR;
+        snprintf(r->reason, sizeof r->reason, "layout: %s", gv_strerror(rc));
+        return;
+    }
+    r->bytes_needed = gv_device_bytes(p);
+    int64_t free_b = 0, total_b = 0;
+    if (gk_mem_info(&free_b, &total_b) == GV_OK) {
+        /* the free bytes are checked again just before the device run (gv_case_admit): a
+           previous case may still hold its memory now */
+        r->bytes_free = free_b;
+        if (r->bytes_needed == INT64_MAX) {
+            gv_result_set(r, GV_SKIP, "needs more than %.0f bytes of device memory, %.0f free",
+                          (double)INT64_MAX, (double)free_b);
+            return;
+        }
+        if (r->bytes_needed > total_b) {
+            gv_result_set(r, GV_SKIP, "needs %.0f bytes of device memory, %.0f free",
+                          (double)r->bytes_needed, (double)free_b);
+            return;
+        }
+    }
+    double host_need = gv_host_bytes(&p->l, c->dtype), host_avail = gv_host_memory_bytes();
+    if (host_avail > 0 && host_need > host_avail) {
+        gv_result_set(r, GV_SKIP, "needs %.0f bytes of host memory, %.0f available", host_need,
+                      host_avail);
+        return;
+    }
+    go_clear_error();
+    double t_in = now_ms();
+    rc = gv_problem_init(p, c);
+    r->inputs_ms = now_ms() - t_in;
+    if (rc == GV_ENOMEM) {
+        gv_result_set(r, GV_SKIP, "too little host memory for the inputs (%.0f bytes)", host_need,
+                      0);
+        return;
+    }
+    if (rc != GV_OK) {
+        r->verdict = GV_ERROR;
+        gv_oracle_reason(rc, "inputs", r->reason, sizeof r->reason);
+        return;
+    }
+    cr->have_problem = true;
+    if (given && gv_problem_apply_given(p, given) != GV_OK) {
+        r->verdict = GV_ERROR;
+        snprintf(r->reason, sizeof r->reason, "inputs: the given tensors do not match the layout");
+        return;
+    }
+    cr->runnable = true;
+}
+
+bool gv_case_admit(gv_case_run *cr)
+{
+    if (!cr->runnable) return false;
+    gv_result *r = cr->r;
+    int64_t free_b = 0, total_b = 0;
+    if (gk_mem_info(&free_b, &total_b) == GV_OK) {
+        r->bytes_free = free_b;
+        if (r->bytes_needed > free_b) {
+            gv_result_set(r, GV_SKIP, "needs %.0f bytes of device memory, %.0f free",
+                          (double)r->bytes_needed, (double)free_b);
+            cr->runnable = false;
+            return false;
+        }
+    }
+    return true;
+}
+
+void gv_case_device_start(gv_case_run *cr, bool own_thread)
+{
+    if (!cr->runnable) return;
+    gv_problem_launch(&cr->p, &cr->L, &cr->io);
+    cr->device_pending = true;
+    if (own_thread) cr->device_thread = pthread_create(&cr->thread, NULL, device_job_run, cr) == 0;
+}
+
+void gv_case_oracle(gv_case_run *cr)
+{
+    if (!cr->runnable) return;
+    gv_result *r = cr->r;
+    double t0 = now_ms();
+    go_clear_error();
+    bool cached = false; /* oracle_ms is then the time to read the reference back */
+    gv_cache_counts before = gv_cache_counts_get();
+    int rc = gv_cached_reference(&cr->p, &cached);
+    r->oracle_ms = now_ms() - t0;
+    gv_cache_counts after = gv_cache_counts_get();
+    r->cache.hits = after.hits - before.hits;
+    r->cache.misses = after.misses - before.misses;
+    r->cache.stored = after.stored - before.stored;
+    r->cache.rejected = after.rejected - before.rejected;
+    if (rc != GV_OK) {
+        r->verdict = GV_ERROR;
+        gv_oracle_reason(rc, "oracle", r->reason, sizeof r->reason);
+        cr->oracle_failed = true;
+    }
+}
+
+void gv_case_device_wait(gv_case_run *cr)
+{
+    if (!cr->device_pending) return;
+    if (cr->device_thread)
+        pthread_join(cr->thread, NULL);
+    else
+        device_job_run(cr); /* serial, or no thread could be made: run it here */
+    cr->device_thread = false;
+    cr->device_pending = false;
+    cr->device_done = true;
+}
+
+bool gv_case_device_broke(const gv_case_run *cr)
+{
+    int rc = cr->device_rc;
+    return cr->device_done && rc != GV_OK && rc != GV_EGUARD && rc != GV_EDEVMEM &&
+           rc != GV_EUNSUPPORTED;
+}
+
+void gv_case_finish(gv_case_run *cr, gv_problem *keep)
+{
+    gv_case_device_wait(cr); /* nothing may still read the inputs when they are freed */
+    gv_result *r = cr->r;
+    gv_problem *p = &cr->p;
+    const char *err = cr->device_error; /* as gk_last_error() was when the run ended */
+    if (cr->device_done && !cr->oracle_failed) {
+        int rc = cr->device_rc;
+        r->device_ms = cr->device_ms;
+        snprintf(r->math_mode, sizeof r->math_mode, "%s", cr->L.math_mode);
+        if (rc == GV_EDEVMEM) {
+            gv_result_set(r, GV_SKIP, "needs %.0f bytes of device memory, %.0f free",
+                          (double)r->bytes_needed, (double)r->bytes_free);
+        } else if (rc == GV_EUNSUPPORTED) {
+            r->verdict = GV_SKIP;
+            snprintf(r->reason, sizeof r->reason, "mode not supported: %.230s", err);
+        } else if (rc == GV_EGUARD) {
+            /* the outputs came back: fill the metrics, but a write outside a tensor or a
+               changed input fails the case whatever the numbers say (gv_decide's first rule) */
+            snprintf(r->guard, sizeof r->guard, "%.190s", err);
+            gv_judge(p, r);
+        } else if (rc == GV_EINTERNAL) {
+            r->verdict = GV_ERROR;
+            snprintf(r->reason, sizeof r->reason, "internal: %.240s", err);
+        } else if (rc != GV_OK) {
+            r->verdict = GV_ERROR;
+            snprintf(r->reason, sizeof r->reason, "%.250s", err);
+        } else {
+            double t0 = now_ms();
+            gv_judge(p, r);
+            r->judge_ms = now_ms() - t0;
+            if (cr->repeat > 1) gv_repeat_judge(p, &cr->L, r, cr->repeat);
+        }
+    }
+    if (cr->have_problem)
+        release(p, keep);
+    else if (keep)
+        memset(keep, 0, sizeof *keep);
+    cr->have_problem = cr->runnable = false;
+}
+
+int gv_run_case_full(const gv_case *c, const gv_tiers *tiers, int repeat, gv_result *r,
+                     const gv_given_inputs *given, gv_problem *keep)
+{
+    gv_case_run cr;
+    gv_case_prepare(&cr, c, tiers, repeat, r, given);
+    if (gv_case_admit(&cr)) {
+        gv_case_device_start(&cr, !gv_knobs()->serial_case);
+        gv_case_oracle(&cr);
+    }
+    gv_case_finish(&cr, keep);
+    return GV_OK;
+}

@@ -1,0 +1,379 @@
+/* fleet_cmd.c: --device, ranks, the per-device workers of `check --device LIST` and `gpuval
+ * merge` (fleet_cmd.h). The workers are separate processes of this same binary: each owns
+ * one CUDA context on one device, and a fault on one GPU cannot take the others' results
+ * with it. Each computes its own CPU oracle (no oracle is shared between processes). */
+#include "fleet/workers.h"
+#include "core/knobs.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <limits.h>
+#include <spawn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "core/gv.h"
+#include "io/outfile.h"
+#include "runs/merge_coll.h"
+#include "runs/merge_check.h"
+#include "fleet/perf_workers.h"
+#include "io/run_doc.h" /* GV_SCHEMA */
+
+extern char **environ;
+
+/* ---- --device and ranks ----------------------------------------------------------------- */
+
+/* "N" (decimal, < 10^6) into *v; -1 on anything else. */
+static int parse_device_index(const char *s, size_t len, int *v)
+{
+    if (len == 0 || len > 6) return -1;
+    int x = 0;
+    for (size_t i = 0; i < len; i++) {
+        if (s[i] < '0' || s[i] > '9') return -1;
+        x = x * 10 + (s[i] - '0');
+    }
+    *v = x;
+    return 0;
+}
+
+int gv_device_plan_make(const char *spec, gv_device_plan *plan, int (*count_devices)(void))
+{
+    memset(plan, 0, sizeof *plan);
+    char err[256];
+    if (gv_rank_parse(gv_env, &plan->rank, err, sizeof err) < 0) {
+        gv_usage_error("launcher variables: %s", err);
+        return GV_EXIT_USAGE;
+    }
+    int present = 0; /* counted only once the spec's syntax is known good */
+    if (!spec) {
+        if (!plan->rank.launcher || (present = count_devices()) == 0) return -1;
+        int dev = gv_rank_device(&plan->rank, present, err, sizeof err);
+        if (dev < 0) {
+            gv_usage_error("%s", err);
+            return GV_EXIT_USAGE;
+        }
+        plan->n = 1;
+        plan->index[0] = dev;
+    } else if (strcmp(spec, "all") == 0) {
+        if ((present = count_devices()) == 0) {
+            gv_usage_error("--device all: no CUDA device");
+            return GV_EXIT_NODEV;
+        }
+        plan->n = present < GV_FLEET_MAX_DEVICES ? present : GV_FLEET_MAX_DEVICES;
+        for (int i = 0; i < plan->n; i++)
+            plan->index[i] = i;
+    } else {
+        /* the whole list's syntax first, then whether the devices exist */
+        const char *p = spec;
+        while (1) {
+            const char *comma = strchr(p, ',');
+            size_t len = comma ? (size_t)(comma - p) : strlen(p);
+            int v;
+            if (parse_device_index(p, len, &v) != 0) {
+                char shown[128];
+                gv_usage_error("--device takes N, N,M,... or all, not '%s'",
+                               gv_printable(spec, shown, sizeof shown));
+                return GV_EXIT_USAGE;
+            }
+            for (int i = 0; i < plan->n; i++)
+                if (plan->index[i] == v) {
+                    gv_usage_error("--device names device %d twice", v);
+                    return GV_EXIT_USAGE;
+                }
+            if (plan->n == GV_FLEET_MAX_DEVICES) {
+                gv_usage_error("--device names more than %d devices", GV_FLEET_MAX_DEVICES);
+                return GV_EXIT_USAGE;
+            }
+            plan->index[plan->n++] = v;
+            if (!comma) break;
+            p = comma + 1;
+        }
+        present = count_devices();
+        for (int i = 0; i < plan->n; i++)
+            if (plan->index[i] >= present) {
+                gv_usage_error("device %d requested, %d present", plan->index[i], present);
+                return GV_EXIT_USAGE;
+            }
+    }
+    if (plan->n > 1 && plan->rank.launcher) {
+        gv_usage_error("launched as rank %d (%s): each rank runs on one device; --device takes N",
+                       plan->rank.rank, plan->rank.launcher);
+        return GV_EXIT_USAGE;
+    }
+    if (plan->n == 1 && gk_device_select(plan->index[0]) != GV_OK) {
+        gv_usage_error("selecting device %d: %s", plan->index[0], gk_last_error());
+        return GV_EXIT_RUNTIME;
+    }
+    return -1;
+}
+
+const char *gv_device_plan_path(const gv_device_plan *plan, const char *path, char *buf, size_t len)
+{
+    if (!path || !plan->rank.launcher) return path;
+    if (!gv_rank_path(path, plan->rank.rank, buf, len)) {
+        gv_usage_error("the per-rank path of '%s' is too long", path);
+        return NULL;
+    }
+    return buf;
+}
+
+/* ---- check --device LIST ---------------------------------------------------------------- */
+
+/* check's options (check.c), for rebuilding a worker's command line: which take a value and
+   which the parent keeps to itself. getopt_long accepts any unambiguous prefix. */
+static const gv_fleet_opt check_opts[] = {
+    {"op", true, false},       {"dtype", true, false}, {"mode", true, false},
+    {"size", true, false},     {"dist", true, false},  {"seed", true, false},
+    {"planted", false, false}, {"json", true, true},   {"save", true, true},
+    {"baseline", true, true},  {"force", false, true}, {"test-sizes", false, false},
+    {"quiet", false, false},   {"help", false, false}, {"device", true, true},
+};
+const gv_fleet_cmd gv_fleet_check_cmd = {"check", check_opts,
+                                         (int)(sizeof check_opts / sizeof check_opts[0])};
+
+/* The option argv[i] names ("--name" or "--name=value") in cmd's table, or -1 for a short
+   option or a positional argument. */
+static int which_option(const gv_fleet_cmd *cmd, const char *arg)
+{
+    if (strncmp(arg, "--", 2) != 0 || !arg[2]) return -1;
+    const char *name = arg + 2;
+    size_t len = strcspn(name, "=");
+    int found = -1;
+    for (int k = 0; k < cmd->n_opts; k++) {
+        if (strncmp(cmd->opts[k].name, name, len) != 0) continue;
+        if (strlen(cmd->opts[k].name) == len) return k; /* exact */
+        found = found == -1 ? k : -2;                   /* prefix: must be unique */
+    }
+    return found;
+}
+
+/* The worker's argv: exe CMD <the parent's options less its own> --device i --json path. */
+char **gv_fleet_worker_argv_for(const gv_fleet_cmd *cmd, const char *exe, int argc, char **argv,
+                                int device, const char *json)
+{
+    /* one block: the pointers, then the device index's digits */
+    size_t n_ptrs = (size_t)argc + 8;
+    char **w = calloc(1, n_ptrs * sizeof *w + 16);
+    if (!w) return NULL;
+    char *dev = (char *)(w + n_ptrs);
+    snprintf(dev, 16, "%d", device);
+    int n = 0;
+    w[n++] = (char *)exe;
+    w[n++] = (char *)cmd->name;
+    for (int i = 1; i < argc; i++) {
+        int k = which_option(cmd, argv[i]);
+        bool separate_value = k >= 0 && cmd->opts[k].has_arg && !strchr(argv[i], '=');
+        bool drop = k >= 0 && cmd->opts[k].parent_only;
+        if (!drop) w[n++] = argv[i];
+        if (separate_value && i + 1 < argc) {
+            i++;
+            if (!drop) w[n++] = argv[i];
+        }
+    }
+    w[n++] = "--device";
+    w[n++] = dev;
+    w[n++] = "--json";
+    w[n++] = (char *)json;
+    w[n] = NULL;
+    return w;
+}
+
+char **gv_fleet_worker_argv(const char *exe, int argc, char **argv, int device, const char *json)
+{
+    return gv_fleet_worker_argv_for(&gv_fleet_check_cmd, exe, argc, argv, device, json);
+}
+
+void gv_fleet_worker_argv_free(char **w)
+{
+    free(w);
+}
+
+/* Copy a captured file to out. */
+static void print_file(const char *path, FILE *out)
+{
+    FILE *f = fopen(path, "r");
+    if (!f) return;
+    char buf[8192];
+    size_t got;
+    while ((got = fread(buf, 1, sizeof buf, f)) > 0)
+        fwrite(buf, 1, got, out);
+    fclose(f);
+}
+
+static int emit_json(FILE *f, void *doc)
+{
+    return json_dumpf(doc, f, JSON_INDENT(1) | JSON_REAL_PRECISION(17));
+}
+
+/* NAME.json -> NAME.devI.json (or .devI.json appended), beside it; false if it does not fit. */
+static bool worker_json_path(const char *json_path, const char *tmpdir, int dev, char *buf,
+                             size_t len)
+{
+    int w;
+    if (!json_path || strcmp(json_path, "-") == 0) {
+        w = snprintf(buf, len, "%s/run.dev%d.json", tmpdir, dev);
+    } else {
+        size_t plen = strlen(json_path);
+        size_t stem = plen > 5 && strcmp(json_path + plen - 5, ".json") == 0 ? plen - 5 : plen;
+        w = snprintf(buf, len, "%.*s.dev%d.json", (int)stem, json_path, dev);
+    }
+    return w > 0 && (size_t)w < len;
+}
+
+int gv_fleet_self_exe(char *exe, size_t len)
+{
+    ssize_t el = readlink("/proc/self/exe", exe, len - 1);
+    if (el <= 0) {
+        gv_usage_error("cannot find this program (/proc/self/exe): %s", strerror(errno));
+        return GV_EXIT_RUNTIME;
+    }
+    exe[el] = '\0';
+    return -1;
+}
+
+int gv_fleet_check(const gv_device_plan *plan, int argc, char **argv, const char *json_path,
+                   int quiet)
+{
+    char exe[PATH_MAX];
+    int rc = gv_fleet_self_exe(exe, sizeof exe);
+    if (rc >= 0) return rc;
+    return gv_fleet_run_workers(exe, plan, argc, argv, json_path, quiet);
+}
+
+/* Start one worker: its output and errors into files, stdin from /dev/null. */
+static pid_t spawn_worker(const char *exe, char **w, const char *outp, const char *errp)
+{
+    posix_spawn_file_actions_t fa;
+    if (posix_spawn_file_actions_init(&fa) != 0) return -1;
+    posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
+    posix_spawn_file_actions_addopen(&fa, 1, outp, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+    posix_spawn_file_actions_addopen(&fa, 2, errp, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+    pid_t pid = -1;
+    if (posix_spawn(&pid, exe, &fa, NULL, w, environ) != 0) pid = -1;
+    posix_spawn_file_actions_destroy(&fa);
+    return pid;
+}
+
+static int wait_worker(pid_t pid)
+{
+    int st;
+    if (pid > 0 && waitpid(pid, &st, 0) == pid && WIFEXITED(st)) return WEXITSTATUS(st);
+    return -1;
+}
+
+void gv_fleet_runs_free(gv_fleet_runs *runs)
+{
+    if (!runs) return;
+    for (int i = 0; i < runs->n; i++)
+        json_decref(runs->docs[i]);
+    free(runs);
+}
+
+gv_fleet_runs *gv_fleet_spawn(const char *exe, const gv_fleet_cmd *cmd, const gv_device_plan *plan,
+                              int argc, char **argv, const char *json_path, bool serial,
+                              int (*load)(const char *path, json_t **doc, char *err, size_t len))
+{
+    gv_fleet_runs *runs = calloc(1, sizeof *runs);
+    if (!runs) {
+        gv_usage_error("out of host memory starting the workers");
+        return NULL;
+    }
+    setenv("NCCL_NVLS_ENABLE", "0", 1); /* NVLink multicast stays off in every child */
+    const char *tmp = gv_env("TMPDIR");
+    char tmpdir[PATH_MAX];
+    snprintf(tmpdir, sizeof tmpdir, "%s/gpuval-fleet-XXXXXX", tmp && *tmp ? tmp : "/tmp");
+    if (!mkdtemp(tmpdir)) {
+        gv_usage_error("cannot create a directory for the workers' output: %s", strerror(errno));
+        runs->lost = true;
+        return runs;
+    }
+    int n = plan->n;
+    pid_t pid[GV_FLEET_MAX_DEVICES];
+    char outp[GV_FLEET_MAX_DEVICES][PATH_MAX + 16], errp[GV_FLEET_MAX_DEVICES][PATH_MAX + 16];
+    printf("%s on %d devices, one worker process each%s:", cmd->name, n,
+           serial ? ", one after another" : "");
+    for (int i = 0; i < n; i++)
+        printf(" %d", plan->index[i]);
+    printf("\n");
+    fflush(stdout);
+    int worker_rc[GV_FLEET_MAX_DEVICES];
+    for (int i = 0; i < n; i++) {
+        pid[i] = -1;
+        worker_rc[i] = -1;
+        char *json = runs->paths[i];
+        bool fits = worker_json_path(json_path, tmpdir, plan->index[i], json, PATH_MAX);
+        int wo = snprintf(outp[i], sizeof outp[i], "%s/dev%d.out", tmpdir, plan->index[i]);
+        int we = snprintf(errp[i], sizeof errp[i], "%s/dev%d.err", tmpdir, plan->index[i]);
+        if (!fits || wo < 0 || (size_t)wo >= sizeof outp[i] || we < 0 ||
+            (size_t)we >= sizeof errp[i]) {
+            json[0] = outp[i][0] = errp[i][0] = '\0';
+            continue;
+        }
+        unlink(json); /* a file left by an earlier run must not pass for this one's */
+        char **w = gv_fleet_worker_argv_for(cmd, exe, argc, argv, plan->index[i], json);
+        if (!w) continue;
+        pid[i] = spawn_worker(exe, w, outp[i], errp[i]);
+        gv_fleet_worker_argv_free(w);
+        if (serial) worker_rc[i] = wait_worker(pid[i]);
+    }
+    if (!serial)
+        for (int i = 0; i < n; i++)
+            worker_rc[i] = wait_worker(pid[i]);
+    for (int i = 0; i < n; i++) {
+        printf("\n== device %d (worker exit %d) ==\n", plan->index[i], worker_rc[i]);
+        fflush(stdout);
+        print_file(outp[i], stdout);
+        struct stat st;
+        if (stat(errp[i], &st) == 0 && st.st_size > 0) {
+            fflush(stdout);
+            print_file(errp[i], stderr);
+        }
+        char err[512];
+        json_t *doc = NULL;
+        if (load(runs->paths[i], &doc, err, sizeof err) == GV_OK) {
+            runs->docs[runs->n] = doc;
+            runs->names[runs->n++] = runs->paths[i];
+        } else {
+            gv_usage_error("device %d left no run: %s", plan->index[i], err);
+            runs->lost = true;
+        }
+        unlink(outp[i]);
+        unlink(errp[i]);
+        if (!json_path || strcmp(json_path, "-") == 0) unlink(runs->paths[i]);
+    }
+    rmdir(tmpdir);
+    return runs;
+}
+
+int gv_fleet_run_workers(const char *exe, const gv_device_plan *plan, int argc, char **argv,
+                         const char *json_path, int quiet)
+{
+    gv_fleet_runs *runs =
+        gv_fleet_spawn(exe, &gv_fleet_check_cmd, plan, argc, argv, json_path, false, gv_fleet_load);
+    if (!runs) return GV_EXIT_RUNTIME;
+    json_t *fleet = NULL;
+    int rc = runs->n > 0 ? gv_fleet_merge(runs->docs, runs->names, runs->n, quiet, stdout,
+                                          json_path ? &fleet : NULL, NULL)
+                         : GV_EXIT_RUNTIME;
+    return gv_fleet_finish(runs, rc, fleet, json_path);
+}
+
+int gv_fleet_finish(gv_fleet_runs *runs, int rc, json_t *fleet, const char *json_path)
+{
+    bool lost = runs->lost;
+    if (json_path && fleet && gv_write_file(json_path, emit_json, fleet) != 0) {
+        gv_usage_error("could not write %s", json_path);
+        lost = true;
+    }
+    json_decref(fleet);
+    gv_fleet_runs_free(runs);
+    if (lost && (rc == GV_EXIT_OK || rc == GV_EXIT_OUTLIER)) rc = GV_EXIT_RUNTIME;
+    return rc;
+}
+
+/* ---- gpuval merge ------------------------------------------------------------------------ */

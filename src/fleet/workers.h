@@ -1,0 +1,99 @@
+/* fleet_cmd.h: running on every GPU of a node and merging runs (fleet_cmd.c) — `--device`,
+ * the launcher's rank for runs started by srun or mpirun, the per-device workers of `check`,
+ * `bench` and `tradeoffs --device LIST` (the latter two merged in fleet_perf.c), and `gpuval
+ * merge`. */
+#ifndef GV_FLEET_CMD_H
+#define GV_FLEET_CMD_H
+
+#include <limits.h>
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "io/run_info.h"
+#include "runs/run_files.h" /* GV_FLEET_MAX_DEVICES */
+
+typedef struct gv_device_plan {
+    int n; /* 0: the default device; 1: index[0]; > 1: one worker each */
+    int index[GV_FLEET_MAX_DEVICES];
+    gv_rank rank; /* the launcher's (rank.launcher NULL: not a rank) */
+} gv_device_plan;
+
+/* Parse --device SPEC ("N", "N,M,...", "all"; NULL when not given) and the launcher's
+ * variables, and make the device current when one is chosen (an explicit single N, or a
+ * rank's local rank). Returns -1 to go on, or the exit code to stop with after a message:
+ * 2 for a malformed SPEC, a repeated index or a device that is not there ("device 3
+ * requested, 2 present"), 77 for "all" with no device. */
+int gv_device_plan_make(const char *spec, gv_device_plan *plan, int (*count_devices)(void));
+
+/* The output path of this process: path itself, or per rank (gv_rank_path) when launched as
+ * a rank. NULL path stays NULL; NULL also when the per-rank path does not fit (a message is
+ * printed). */
+const char *gv_device_plan_path(const gv_device_plan *plan, const char *path, char *buf,
+                                size_t len);
+
+/* `check --device LIST`: the same check (argv without --device, --json, --save, --baseline,
+ * --force) once per device of the plan, in parallel, each a child gpuval with --device i and
+ * --json to its own file (beside json_path as NAME.devI.json when given, else in a temporary
+ * directory), its output captured and printed after it ends; then the runs merged
+ * (gv_fleet_merge) and, with json_path, the fleet document written there. NCCL_NVLS_ENABLE=0
+ * is set for the children. Returns the merge's exit code (or 3 when a worker left no run). */
+int gv_fleet_check(const gv_device_plan *plan, int argc, char **argv, const char *json_path,
+                   int quiet);
+
+/* gv_fleet_check with the gpuval binary named: exe is re-executed once per device of the plan
+ * (gv_fleet_check passes /proc/self/exe; the tests pass the built binary). */
+int gv_fleet_run_workers(const char *exe, const gv_device_plan *plan, int argc, char **argv,
+                         const char *json_path, int quiet);
+
+/* A command's long options as getopt_long reads them, for rebuilding a worker's command line:
+ * which take a value, and which the parent keeps to itself (dropped from the worker's). */
+typedef struct gv_fleet_opt {
+    const char *name;
+    bool has_arg, parent_only;
+} gv_fleet_opt;
+typedef struct gv_fleet_cmd {
+    const char *name; /* "check", "bench", "tradeoffs" */
+    const gv_fleet_opt *opts;
+    int n_opts;
+} gv_fleet_cmd;
+extern const gv_fleet_cmd gv_fleet_check_cmd;
+
+/* A worker's command line: exe CMD, the parent's options (argv[1..argc)) less cmd's
+ * parent-only ones (as getopt_long reads them: --name VALUE, --name=VALUE, unique prefixes),
+ * then --device device --json json. NULL-terminated; free it with gv_fleet_worker_argv_free.
+ * NULL on no memory. gv_fleet_worker_argv: the same for check (parent-only: --device, --json,
+ * --save, --baseline and --force). */
+char **gv_fleet_worker_argv_for(const gv_fleet_cmd *cmd, const char *exe, int argc, char **argv,
+                                int device, const char *json);
+char **gv_fleet_worker_argv(const char *exe, int argc, char **argv, int device, const char *json);
+void gv_fleet_worker_argv_free(char **w);
+
+/* The runs the workers left, loaded (n of them; names: their files). lost: a worker left no
+ * run, or its files could not be placed. */
+typedef struct gv_fleet_runs {
+    int n;
+    json_t *docs[GV_FLEET_MAX_DEVICES];
+    const char *names[GV_FLEET_MAX_DEVICES];
+    char paths[GV_FLEET_MAX_DEVICES][PATH_MAX];
+    bool lost;
+} gv_fleet_runs;
+
+/* One worker process of exe per device of the plan, each `exe CMD ... --device i --json F`
+ * (F: NAME.devI.json beside json_path when given, else in a temporary directory and removed
+ * after loading), in parallel, or one after another with serial; each worker's output is
+ * captured and printed after all have ended, then its run read with load. NCCL_NVLS_ENABLE=0
+ * is set for the children. NULL on no memory (a message printed); free with
+ * gv_fleet_runs_free. */
+gv_fleet_runs *gv_fleet_spawn(const char *exe, const gv_fleet_cmd *cmd, const gv_device_plan *plan,
+                              int argc, char **argv, const char *json_path, bool serial,
+                              int (*load)(const char *path, json_t **doc, char *err, size_t len));
+void gv_fleet_runs_free(gv_fleet_runs *runs);
+/* The end of a --device LIST run, whichever merge made it: fleet (the merge's view, may be NULL)
+ * written to json_path when one is named, fleet and runs freed, and a run lost or a file not
+ * written turning a passing rc (the merge's exit code) into GV_EXIT_RUNTIME. */
+int gv_fleet_finish(gv_fleet_runs *runs, int rc, json_t *fleet, const char *json_path);
+
+/* This program's path (/proc/self/exe) into exe: -1 to go on, or an exit code after a message. */
+int gv_fleet_self_exe(char *exe, size_t len);
+
+#endif

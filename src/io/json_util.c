@@ -1,0 +1,161 @@
+/* json_util.c: see json_util.h. */
+#include "io/json_util.h"
+#include "core/knobs.h"
+
+#include <cblas.h>
+#include <limits.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <math.h>
+#include <time.h>
+#include <unistd.h>
+
+json_t *gv_json_seed(uint64_t seed)
+{
+    if (seed <= (uint64_t)LLONG_MAX) return json_integer((json_int_t)seed);
+    char buf[24];
+    snprintf(buf, sizeof buf, "%llu", (unsigned long long)seed);
+    return json_string(buf);
+}
+
+json_t *gv_json_num(double x)
+{
+    if (isnan(x)) return json_string("nan");
+    if (isinf(x)) return json_string(x > 0 ? "inf" : "-inf");
+    return json_real(x);
+}
+
+json_t *gv_json_device(const gk_device_info *d)
+{
+    json_t *o = json_object();
+    json_object_set_new(o, "name", json_string(d->name));
+    json_object_set_new(o, "uuid", json_string(d->uuid));
+    json_object_set_new(o, "cc_major", json_integer(d->cc_major));
+    json_object_set_new(o, "cc_minor", json_integer(d->cc_minor));
+    json_object_set_new(o, "sm_count", json_integer(d->sm_count));
+    json_object_set_new(o, "sm_clock_mhz", json_integer(d->sm_clock_mhz));
+    json_object_set_new(o, "mem_clock_mhz", json_integer(d->mem_clock_mhz));
+    json_object_set_new(o, "mem_bus_bits", json_integer(d->mem_bus_bits));
+    json_object_set_new(o, "mem_total_bytes", json_integer(d->mem_total_bytes));
+    json_object_set_new(o, "mem_free_bytes", json_integer(d->mem_free_bytes));
+    json_object_set_new(o, "l2_bytes", json_integer(d->l2_bytes));
+    json_object_set_new(o, "driver_version", json_integer(d->driver_version));
+    json_object_set_new(o, "runtime_version", json_integer(d->runtime_version));
+    json_object_set_new(o, "cublas_version", json_integer(d->cublas_version));
+    json_object_set_new(o, "ecc", json_boolean(d->ecc_enabled));
+    return o;
+}
+
+json_t *gv_json_build(void)
+{
+#ifdef GV_HAVE_CUDA
+    return json_pack("{s:b, s:s}", "cuda", 1, "cuda_arch", GV_CUDA_ARCH);
+#else
+    return json_pack("{s:b, s:n}", "cuda", 0, "cuda_arch");
+#endif
+}
+
+/* From the cuBLAS and CUDA documentation: variables read by the libraries at run time that
+   alter results or the algorithm chosen. */
+const char *const gv_numerics_env[] = {
+    "NVIDIA_TF32_OVERRIDE",      /* 0 disables TF32 everywhere, whatever the math mode */
+    "CUBLAS_EMULATION_STRATEGY", /* performant / eager: when emulation is used */
+    "CUBLAS_EMULATE_SINGLE_PRECISION",
+    "CUBLAS_EMULATE_DOUBLE_PRECISION",
+    "CUBLAS_WORKSPACE_CONFIG", /* workspace size: may change the algorithm and its order */
+    "CUBLASLT_WORKSPACE_SIZE",
+    "CUBLAS_DEFAULT_MATH_MODE",
+    "CUDA_FORCE_PTX_JIT",
+    "GPUVAL_PERTURB_DEVICE", /* a planted 2-ulp change on one device (kernels/gk.h) */
+    NULL};
+
+json_t *gv_json_env(void)
+{
+    json_t *o = json_object();
+    for (int i = 0; gv_numerics_env[i]; i++) {
+        const char *v = gv_env(gv_numerics_env[i]);
+        json_object_set_new(o, gv_numerics_env[i], v ? json_string(v) : json_null());
+    }
+    return o;
+}
+
+int gv_env_warn(FILE *f)
+{
+    int n = 0;
+    for (int i = 0; gv_numerics_env[i]; i++) {
+        const char *v = gv_env(gv_numerics_env[i]);
+        if (!v) continue;
+        fprintf(f, "warning: %s=%s is set: library numerics may differ from a plain run\n",
+                gv_numerics_env[i], v);
+        n++;
+    }
+    return n;
+}
+
+json_t *gv_json_host(int oracle_threads)
+{
+    char host[256] = "";
+    gethostname(host, sizeof host - 1);
+    /* the oracle's BLAS: its kernels decide the references' last bits and their speed;
+       openblas_core_detected is set when gpuval named the core (src/gpuval_main.c) */
+    const char *from = gv_knobs()->openblas_core_from;
+    return json_pack("{s:s, s:i, s:s, s:s, s:s?}", "hostname", host, "oracle_threads",
+                     oracle_threads, "openblas", openblas_get_config(), "openblas_core",
+                     openblas_get_corename(), "openblas_core_detected", from);
+}
+
+const char *gv_json_now(char *buf, size_t len)
+{
+    time_t t = time(NULL);
+    strftime(buf, len, "%Y-%m-%dT%H:%M:%SZ", gmtime(&t));
+    return buf;
+}
+
+double gv_jval(const json_t *v)
+{
+    if (json_is_number(v)) return json_number_value(v);
+    if (json_is_string(v)) {
+        const char *s = json_string_value(v);
+        if (strcmp(s, "inf") == 0) return INFINITY;
+        if (strcmp(s, "-inf") == 0) return -INFINITY;
+    }
+    return NAN;
+}
+
+const json_t *gv_jget(const json_t *o, const char *path)
+{
+    char key[128];
+    while (o && *path) {
+        size_t n = strcspn(path, ".");
+        if (n >= sizeof key) return NULL;
+        memcpy(key, path, n);
+        key[n] = '\0';
+        o = json_is_object(o) ? json_object_get(o, key) : NULL;
+        path += n + (path[n] == '.');
+    }
+    return o;
+}
+
+double gv_jnum(const json_t *o, const char *path)
+{
+    return gv_jval(gv_jget(o, path));
+}
+
+double gv_jat(const json_t *arr, size_t i)
+{
+    return gv_jval(json_array_get(arr, i));
+}
+
+const char *gv_jstr(const json_t *o, const char *path)
+{
+    const json_t *v = gv_jget(o, path);
+    return json_is_string(v) ? json_string_value(v) : "";
+}
+
+int gv_jint(const json_t *o, const char *path, int missing)
+{
+    double v = gv_jnum(o, path);
+    return isfinite(v) && v >= INT_MIN && v <= INT_MAX ? (int)v : missing;
+}

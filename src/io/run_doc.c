@@ -1,0 +1,289 @@
+/* report.c: the terminal table and the JSON run file (see report.h). Non-finite numbers
+ * are written as the strings "inf", "-inf", "nan": JSON has no literals for them. A case's
+ * "seed" is an integer when below 2^63 and otherwise a string of its decimal digits (json
+ * integers are signed), so --seed can replay any case; compare_runs.c reads both. */
+#include "io/run_doc.h"
+
+#include "core/gv.h"
+#include "io/outfile.h"
+#include "core/hash.h"
+#include "io/run_info.h"
+#include "io/json_util.h"
+#include "io/outfile.h"
+
+#include <jansson.h>
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#ifndef GV_VERSION
+#define GV_VERSION "unknown"
+#endif
+
+void gv_table_header(FILE *f)
+{
+    fprintf(f, "%-24s %-5s %-8s %-9s %-16s %9s %9s %5s %8s %7s %6s %5s %5s  %s\n", "op", "dtype",
+            "mode", "dist", "shape", "max_rel", "normwise", "bits", "ratio", "R_max", "R_rms",
+            "1e-8", "1e-4", "verdict");
+}
+
+/* Whether tier t (one of the table's two columns) is met; "-" when not judged or not
+   among the run's tiers. */
+static const char *met_tier(const gv_result *r, double t)
+{
+    if (r->verdict == GV_SKIP || r->verdict == GV_ERROR) return "-";
+    for (int k = 0; k < r->tiers.n; k++)
+        if (r->tiers.t[k] == t) return gv_tier_met(&r->m, k) ? "yes" : "no";
+    return "-";
+}
+
+/* check --repeat on an op that declares itself nondeterministic: its spread, never judged. */
+static void repeat_note(FILE *f, const gv_result *r)
+{
+    double v[3] = {-1, -1, -1};
+    const char *names[3] = {"repeats", "repeat_differing", "repeat_max_ulp_diff"};
+    for (int i = 0; i < r->n_extra; i++)
+        for (int k = 0; k < 3; k++)
+            if (strcmp(r->extra[i].name, names[k]) == 0) v[k] = r->extra[i].value;
+    if (!r->c.op->nondeterministic || v[0] < 0) return;
+    fprintf(f,
+            " [nondeterministic (%s): %g launches, up to %g elements differ, by up to %.3g ulps]",
+            r->c.op->nondeterministic, v[0], v[1], v[2]);
+}
+
+void gv_table_row(FILE *f, const gv_result *r)
+{
+    char shape[64];
+    gv_shape_format(&r->c.shape, shape, sizeof shape);
+    bool judged = r->verdict == GV_PASS || r->verdict == GV_FAIL;
+    char rmax[16] = "-", rrms[16] = "-";
+    if (judged && r->prob.on) {
+        snprintf(rmax, sizeof rmax, "%.3g", r->m.prob_max);
+        if (r->m.prob_n >= GV_PROB_RMS_MIN_N) snprintf(rrms, sizeof rrms, "%.3g", r->m.prob_rms);
+    }
+    if (judged)
+        fprintf(f, "%-24s %-5s %-8s %-9s %-16s %9.2e %9.2e %5.1f %8.3g %7s %6s %5s %5s  %s",
+                r->c.op->name, gv_dtype_name(r->c.dtype), gv_mode_name(r->c.mode),
+                gv_dist_name(r->c.dist), shape, r->m.max_rel, r->m.normwise_rel, r->m.bits,
+                r->m.ratio, rmax, rrms, met_tier(r, 1e-8), met_tier(r, 1e-4),
+                gv_verdict_name(r->verdict));
+    else
+        fprintf(f, "%-24s %-5s %-8s %-9s %-16s %9s %9s %5s %8s %7s %6s %5s %5s  %s", r->c.op->name,
+                gv_dtype_name(r->c.dtype), gv_mode_name(r->c.mode), gv_dist_name(r->c.dist), shape,
+                "-", "-", "-", "-", "-", "-", "-", "-", gv_verdict_name(r->verdict));
+    if (r->reason[0]) fprintf(f, " (%s)", r->reason);
+    if (judged && r->expected_tier == 0 && r->verdict == GV_PASS)
+        fprintf(f, " [no tier expected: %s]",
+                r->expected_tier_why[0] ? r->expected_tier_why
+                : r->tier_note[0]       ? r->tier_note
+                                        : "reduced-precision mode");
+    else if (judged && r->expected_tier_why[0])
+        fprintf(f, " [expects %.0e: %s]", r->expected_tier, r->expected_tier_why);
+    repeat_note(f, r);
+    fputc('\n', f);
+}
+
+void gv_summary_add(gv_summary *s, const gv_result *r)
+{
+    switch (r->verdict) {
+    case GV_PASS: s->pass++; break;
+    case GV_FAIL: s->fail++; break;
+    case GV_ERROR: s->error++; break;
+    case GV_SKIP:
+        s->skip++;
+        if (strcmp(r->reason, "no CUDA device") == 0 ||
+            strcmp(r->reason, "built without CUDA") == 0)
+            s->skip_nodev++;
+        break;
+    }
+}
+
+void gv_summary_print(FILE *f, const gv_summary *s)
+{
+    fprintf(f, "%d cases: %d passed, %d failed, %d skipped, %d errors\n",
+            s->pass + s->fail + s->skip + s->error, s->pass, s->fail, s->skip, s->error);
+}
+
+static json_t *result_json(const gv_result *r)
+{
+    json_t *shape = json_array(), *tiers = json_array(), *met_arr = json_array(),
+           *mism = json_array();
+    for (int i = 0; i < r->c.shape.nd; i++)
+        json_array_append_new(shape, json_integer(r->c.shape.d[i]));
+    bool judged = r->verdict == GV_PASS || r->verdict == GV_FAIL;
+    for (int k = 0; k < r->tiers.n; k++) {
+        json_array_append_new(tiers, json_real(r->tiers.t[k]));
+        if (judged && gv_tier_met(&r->m, k))
+            json_array_append_new(met_arr, json_real(r->tiers.t[k]));
+        json_array_append_new(mism, json_integer(r->m.mismatches[k]));
+    }
+    json_t *o = json_object();
+    json_object_set_new(o, "op", json_string(r->c.op->name));
+    json_object_set_new(o, "family", json_string(r->c.op->family));
+    json_object_set_new(o, "dtype", json_string(gv_dtype_name(r->c.dtype)));
+    json_object_set_new(o, "mode", json_string(gv_mode_name(r->c.mode)));
+    json_object_set_new(o, "dist", json_string(gv_dist_name(r->c.dist)));
+    json_object_set_new(o, "dims", json_string(r->c.op->dims));
+    json_object_set_new(o, "shape", shape);
+    json_object_set_new(o, "seed", gv_json_seed(r->c.seed));
+    json_object_set_new(o, "planted_bug",
+                        r->c.op->planted_bug ? json_string(r->c.op->planted_bug) : json_null());
+    json_object_set_new(o, "verdict", json_string(gv_verdict_name(r->verdict)));
+    json_object_set_new(o, "reason", json_string(r->reason));
+    json_object_set_new(o, "expected_tier",
+                        r->expected_tier > 0 ? json_real(r->expected_tier) : json_null());
+    json_object_set_new(o, "expected_tier_why",
+                        r->expected_tier_why[0] ? json_string(r->expected_tier_why)
+                        : r->tier_note[0]       ? json_string(r->tier_note)
+                                                : json_null());
+    json_object_set_new(o, "tiers", tiers);
+    json_object_set_new(o, "tiers_met", met_arr);
+    json_object_set_new(o, "math_mode", json_string(r->math_mode));
+    if (judged) {
+        json_t *m = json_object();
+        json_object_set_new(m, "n", json_integer(r->m.n));
+        json_object_set_new(m, "max_abs", gv_json_num(r->m.max_abs));
+        json_object_set_new(m, "max_rel", gv_json_num(r->m.max_rel));
+        json_object_set_new(m, "normwise_rel", gv_json_num(r->m.normwise_rel));
+        json_object_set_new(m, "accurate_bits", gv_json_num(r->m.bits));
+        json_object_set_new(m, "max_ulp", gv_json_num(r->m.max_ulp));
+        json_object_set_new(m, "mismatches", mism);
+        json_object_set_new(m, "nonfinite_mismatches", json_integer(r->m.nonfinite_mismatches));
+        json_object_set_new(m, "poisoned", json_integer(r->m.poisoned));
+        json_object_set_new(m, "worst_index", json_integer(r->m.worst_index));
+        json_object_set_new(m, "worst_value", gv_json_num(r->m.worst_value));
+        json_object_set_new(m, "worst_ref", gv_json_num(r->m.worst_ref));
+        json_object_set_new(m, "ulp_p50", gv_json_num(r->m.ulp_p50));
+        json_object_set_new(m, "ulp_p99", gv_json_num(r->m.ulp_p99));
+        if (r->prob.on) {
+            json_object_set_new(m, "prob_max", gv_json_num(r->m.prob_max));
+            json_object_set_new(m, "prob_rms", gv_json_num(r->m.prob_rms));
+            json_object_set_new(m, "prob_bias", gv_json_num(r->m.prob_bias));
+            json_object_set_new(m, "prob_worst_index", json_integer(r->m.prob_worst_index));
+            json_object_set_new(m, "effective_bits", gv_json_num(r->m.eff_bits));
+        }
+        if (r->exact) {
+            json_object_set_new(m, "inexact", json_integer(r->m.inexact));
+            json_object_set_new(m, "first_inexact_index", json_integer(r->m.first_inexact_index));
+        }
+        json_object_set_new(o, "metrics", m);
+    } else {
+        json_decref(mism);
+        json_object_set_new(o, "metrics", json_null());
+    }
+    json_object_set_new(o, "error_model",
+                        json_pack("{s:o, s:o, s:o, s:o}", "u", gv_json_num(r->u), "depth",
+                                  gv_json_num(r->depth), "bound", gv_json_num(r->ratio_bound),
+                                  "ratio", judged ? gv_json_num(r->m.ratio) : json_null()));
+    json_object_set_new(
+        o, "prob_model",
+        r->prob.on
+            ? json_pack("{s:o, s:o, s:o, s:o, s:o, s:o, s:i}", "u", gv_json_num(r->prob.u), "depth",
+                        gv_json_num(r->prob.depth), "u_in", gv_json_num(r->prob.u_in), "w",
+                        gv_json_num(r->prob.w), "max_bound", gv_json_num(GV_PROB_MAX_BOUND),
+                        "rms_bound", gv_json_num(GV_PROB_RMS_BOUND), "rms_min_n", GV_PROB_RMS_MIN_N)
+            : json_null());
+    json_object_set_new(o, "exact_probe", json_boolean(r->exact));
+    json_object_set_new(o, "guard", r->guard[0] ? json_string(r->guard) : json_null());
+    if (r->n_checks) {
+        json_t *ch = json_array();
+        for (int i = 0; i < r->n_checks; i++)
+            json_array_append_new(ch, json_pack("{s:s, s:o, s:o}", "name", r->checks[i].name,
+                                                "value", gv_json_num(r->checks[i].value), "bound",
+                                                gv_json_num(r->checks[i].bound)));
+        json_object_set_new(o, "checks", ch);
+    }
+    json_object_set_new(o, "flops", gv_json_num(r->flops));
+    json_object_set_new(o, "bytes", gv_json_num(r->bytes));
+    json_object_set_new(o, "oracle_ms", gv_json_num(r->oracle_ms));
+    /* "hit": the reference was read from the oracle cache (oracle_ms is the read) */
+    json_object_set_new(o, "oracle_cache",
+                        json_string(r->cache.hits     ? "hit"
+                                    : r->cache.stored ? "stored"
+                                    : r->cache.misses ? "miss"
+                                                      : "off"));
+    json_object_set_new(o, "device_ms", gv_json_num(r->device_ms));
+    json_object_set_new(o, "inputs_ms", gv_json_num(r->inputs_ms));
+    json_object_set_new(o, "judge_ms", gv_json_num(r->judge_ms));
+    char hash[24];
+    json_object_set_new(o, "output_hash",
+                        r->have_hash
+                            ? json_string(gv_digest_format(r->output_hash, hash, sizeof hash))
+                            : json_null());
+    json_object_set_new(o, "deterministic", json_boolean(r->c.op->nondeterministic == NULL));
+    if (r->n_extra) {
+        json_t *x = json_object();
+        for (int i = 0; i < r->n_extra; i++)
+            json_object_set_new(x, r->extra[i].name, gv_json_num(r->extra[i].value));
+        json_object_set_new(o, "extra", x);
+    }
+    if (r->bytes_needed)
+        json_object_set_new(o, "device_bytes",
+                            json_pack("{s:I, s:I}", "needed", (json_int_t)r->bytes_needed, "free",
+                                      (json_int_t)r->bytes_free));
+    return o;
+}
+
+json_t *gv_result_json(const gv_result *r)
+{
+    return result_json(r);
+}
+
+json_t *gv_run_json(const gv_run_info *info, const gv_result *results, int n, const gv_summary *s)
+{
+    char when[64];
+    gv_json_now(when, sizeof when);
+    json_t *root = json_object();
+    json_object_set_new(root, "schema", json_string(GV_SCHEMA));
+    json_object_set_new(root, "tool",
+                        json_pack("{s:s, s:s}", "name", "gpuval", "version", GV_VERSION));
+    json_object_set_new(root, "command", json_string(info->command));
+    json_object_set_new(root, "argv", json_string(info->argv_joined ? info->argv_joined : ""));
+    json_object_set_new(root, "created", json_string(when));
+    json_object_set_new(root, "host", gv_json_host(info->oracle_threads));
+    json_object_set_new(root, "build", gv_json_build());
+    json_object_set_new(root, "env", gv_json_env());
+    json_object_set_new(root, "device",
+                        info->have_device ? gv_json_device(&info->device) : json_null());
+    json_object_set_new(root, "fleet", gv_fleet_info_json(&info->fleet));
+    json_t *cases = json_array();
+    for (int i = 0; i < n; i++)
+        json_array_append_new(cases, result_json(&results[i]));
+    json_object_set_new(root, "cases", cases);
+    json_object_set_new(root, "summary",
+                        json_pack("{s:i, s:i, s:i, s:i}", "passed", s->pass, "failed", s->fail,
+                                  "skipped", s->skip, "errors", s->error));
+    return root;
+}
+
+static int emit_json(FILE *f, void *doc)
+{
+    return json_dumpf(doc, f, JSON_INDENT(1) | JSON_REAL_PRECISION(17));
+}
+
+int gv_json_write(const char *path, const gv_run_info *info, const gv_result *results, int n,
+                  const gv_summary *s)
+{
+    json_t *root = gv_run_json(info, results, n, s);
+    int rc = gv_write_file(path, emit_json, root);
+    json_decref(root);
+    return rc == 0 ? GV_OK : GV_EIO;
+}
+
+void gv_device_print(FILE *f, const gk_device_info *d)
+{
+    fprintf(f, "device           %s\n", d->name);
+    fprintf(f, "uuid             %s\n", d->uuid);
+    fprintf(f, "compute cap.     %d.%d\n", d->cc_major, d->cc_minor);
+    fprintf(f, "SMs              %d\n", d->sm_count);
+    fprintf(f, "SM clock         %d MHz\n", d->sm_clock_mhz);
+    fprintf(f, "memory clock     %d MHz, %d-bit bus\n", d->mem_clock_mhz, d->mem_bus_bits);
+    fprintf(f, "memory           %.1f GiB total, %.1f GiB free\n",
+            d->mem_total_bytes / 1073741824.0, d->mem_free_bytes / 1073741824.0);
+    fprintf(f, "L2               %.1f MiB\n", d->l2_bytes / 1048576.0);
+    fprintf(f, "ECC              %s\n", d->ecc_enabled ? "on" : "off");
+    fprintf(f, "driver / runtime %d / %d\n", d->driver_version, d->runtime_version);
+    fprintf(f, "cuBLAS           %d\n", d->cublas_version);
+}

@@ -1,0 +1,44 @@
+/* report.h: rendering of a correctness run — the aligned terminal table, and the run in
+ * the versioned JSON schema ("gpuval-run/1", written with jansson). */
+#ifndef GV_REPORT_H
+#define GV_REPORT_H
+
+#include <jansson.h>
+#include <stdio.h>
+
+#include "io/run_info.h"
+#include "core/op.h"
+
+#define GV_SCHEMA "gpuval-run/1"
+
+typedef struct gv_run_info {
+    const char *command;     /* "check" */
+    const char *argv_joined; /* the command line */
+    bool have_device;
+    gk_device_info device;
+    int oracle_threads;
+    gv_fleet_info fleet; /* device index, rank, host, PCIe link and clocks (fleet_info.h) */
+    int device_count, device_index; /* as the device query saw them (-1: unknown) */
+} gv_run_info;
+
+void gv_table_header(FILE *f);
+void gv_table_row(FILE *f, const gv_result *r);
+
+typedef struct gv_summary {
+    int pass, fail, skip, error, skip_nodev;
+} gv_summary;
+void gv_summary_add(gv_summary *s, const gv_result *r);
+void gv_summary_print(FILE *f, const gv_summary *s);
+
+/* One case's result as its object in gpuval-run/1's "results" (the caller owns it). */
+json_t *gv_result_json(const gv_result *r);
+/* The run as a gpuval-run/1 document (the caller owns it). */
+json_t *gv_run_json(const gv_run_info *info, const gv_result *results, int n, const gv_summary *s);
+/* Write the run to path through gv_write_file (outfile.h: a temporary beside it, then a rename;
+ * "-" is stdout). GV_OK or GV_EIO (errno says why). */
+int gv_json_write(const char *path, const gv_run_info *info, const gv_result *results, int n,
+                  const gv_summary *s);
+/* The device fingerprint as a JSON-free text block, for `gpuval info`. */
+void gv_device_print(FILE *f, const gk_device_info *d);
+
+#endif

@@ -1,0 +1,416 @@
+/* compare_runs.c: matching and deciding between two run files (see compare_runs.h). Reads
+ * numbers through gv_jnum (non-finite numbers are strings in both schemas) and timing
+ * statistics through stats.c, so the same intervals as `gpuval bench` are used. */
+#include "runs/compare_runs.h"
+#include "io/json_util.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "bench/bench_json.h"
+#include "bench/stats.h"
+#include "core/gv.h"
+
+const char *gv_cmp_outcome_name(gv_cmp_outcome o)
+{
+    switch (o) {
+    case GV_CMP_SAME: return "SAME";
+    case GV_CMP_IMPROVED: return "IMPROVED";
+    case GV_CMP_REGRESSED: return "REGRESSED";
+    case GV_CMP_INCONCLUSIVE: return "INCONCLUSIVE";
+    }
+    return "?";
+}
+
+/* ---- Mann-Whitney U ----------------------------------------------------------------------- */
+
+typedef struct tagged {
+    double v;
+    int from_a;
+} tagged;
+
+static int cmp_tagged(const void *x, const void *y)
+{
+    double a = ((const tagged *)x)->v, b = ((const tagged *)y)->v;
+    return (a > b) - (a < b);
+}
+
+int gv_mann_whitney(const double *a, int na, const double *b, int nb, gv_mw *out)
+{
+    if (na < 1 || nb < 1) return GV_EINVAL;
+    int n = na + nb;
+    tagged *t = malloc((size_t)n * sizeof *t);
+    if (!t) return GV_ENOMEM;
+    for (int i = 0; i < na; i++)
+        t[i] = (tagged){a[i], 1};
+    for (int i = 0; i < nb; i++)
+        t[na + i] = (tagged){b[i], 0};
+    qsort(t, (size_t)n, sizeof *t, cmp_tagged);
+    double rank_a = 0, ties = 0; /* sum over tie groups of t^3 - t */
+    for (int i = 0; i < n;) {
+        int j = i;
+        while (j < n && t[j].v == t[i].v)
+            j++;
+        double avg = (i + 1 + j) / 2.0, k = j - i; /* ranks i+1 .. j, averaged */
+        for (int m = i; m < j; m++)
+            if (t[m].from_a) rank_a += avg;
+        ties += k * k * k - k;
+        i = j;
+    }
+    free(t);
+    double u = rank_a - na * (na + 1) / 2.0, mu = na * (double)nb / 2.0;
+    double var = na * (double)nb / 12.0 * ((n + 1) - ties / ((double)n * (n - 1)));
+    out->u = u;
+    if (!(var > 0)) {
+        out->z = 0;
+        out->p = 1;
+        return GV_OK;
+    }
+    double d = fabs(u - mu) - 0.5;
+    if (d < 0) d = 0;
+    out->z = copysign(d / sqrt(var), u - mu);
+    out->p = erfc(fabs(out->z) / sqrt(2.0));
+    if (out->p > 1) out->p = 1;
+    return GV_OK;
+}
+
+/* ---- timing ------------------------------------------------------------------------------- */
+
+static int cmp_double(const void *x, const void *y)
+{
+    double a = *(const double *)x, b = *(const double *)y;
+    return (a > b) - (a < b);
+}
+
+/* Quantile q of sorted s[0..n) by linear interpolation. */
+static double quantile(const double *s, int n, double q)
+{
+    double h = (n - 1) * q;
+    int i = (int)floor(h);
+    if (i + 1 >= n) return s[n - 1];
+    return s[i] + (h - i) * (s[i + 1] - s[i]);
+}
+
+/* The relative noise of one side: the larger of the median interval's relative half-width
+ * and the IQR's relative half-width. */
+static double noise_of(const double *x, int n, double *median)
+{
+    gv_stat st;
+    double *s = malloc((size_t)n * sizeof *s);
+    if (!s || gv_stat_describe(x, n, 0.95, &st) != GV_OK) {
+        free(s);
+        *median = gv_median(x, n);
+        return NAN;
+    }
+    memcpy(s, x, (size_t)n * sizeof *s);
+    qsort(s, (size_t)n, sizeof *s, cmp_double);
+    double iqr = quantile(s, n, 0.75) - quantile(s, n, 0.25);
+    free(s);
+    *median = st.median;
+    double half_iqr = st.median > 0 ? iqr / (2 * st.median) : 0;
+    return fmax(st.rel_spread, half_iqr);
+}
+
+gv_cmp_outcome gv_cmp_timing(const double *base, int nb, const double *new_s, int nn,
+                             gv_cmp_item *item)
+{
+    item->timing = true;
+    if (nb < 5 || nn < 5) {
+        snprintf(item->base, sizeof item->base, "%d samples", nb);
+        snprintf(item->new_, sizeof item->new_, "%d samples", nn);
+        snprintf(item->why, sizeof item->why, "fewer than 5 samples on a side");
+        return item->outcome = GV_CMP_INCONCLUSIVE;
+    }
+    double mb, mn;
+    double noise = fmax(noise_of(base, nb, &mb), noise_of(new_s, nn, &mn));
+    gv_mw mw;
+    if (gv_mann_whitney(new_s, nn, base, nb, &mw) != GV_OK || !(mb > 0) || !(mn > 0) ||
+        isnan(noise)) {
+        snprintf(item->why, sizeof item->why, "statistics failed");
+        return item->outcome = GV_CMP_INCONCLUSIVE;
+    }
+    double r = mn / mb, thr = fmax(0.03, noise);
+    snprintf(item->base, sizeof item->base, "%.4g ms", mb);
+    snprintf(item->new_, sizeof item->new_, "%.4g ms", mn);
+    gv_cmp_outcome o = GV_CMP_SAME;
+    if (mw.p < 0.01 && r > 1 + thr)
+        o = GV_CMP_REGRESSED;
+    else if (mw.p < 0.01 && r < 1 / (1 + thr))
+        o = GV_CMP_IMPROVED;
+    snprintf(item->why, sizeof item->why, "median x%.3f, p %.2g, threshold %.1f %%", r, mw.p,
+             100 * thr);
+    return item->outcome = o;
+}
+
+/* ---- cases -------------------------------------------------------------------------------- */
+
+static void shape_label(const json_t *shape, char *buf, size_t len)
+{
+    size_t used = 0, i;
+    json_t *v;
+    buf[0] = '\0';
+    json_array_foreach(shape, i, v)
+    {
+        used += (size_t)snprintf(buf + used, used < len ? len - used : 0, "%s%lld", i ? "x" : "",
+                                 (long long)json_number_value(v));
+    }
+}
+
+static void case_id(const json_t *c, char *op, size_t op_len, char *name, size_t name_len,
+                    char *seed, size_t seed_len)
+{
+    char shape[96];
+    shape_label(json_object_get(c, "shape"), shape, sizeof shape);
+    snprintf(op, op_len, "%s", gv_jstr(c, "op"));
+    snprintf(name, name_len, "%s/%s/%s/%s", gv_jstr(c, "dtype"), gv_jstr(c, "mode"),
+             gv_jstr(c, "dist"), shape);
+    const json_t *s = json_object_get(c, "seed");
+    /* an integer below 2^63, or a string of decimal digits above; a negative integer is a
+       seed >= 2^63 from a file written before seeds were strings: read it as uint64 */
+    if (json_is_integer(s))
+        snprintf(seed, seed_len, "%llu", (unsigned long long)json_integer_value(s));
+    else if (json_is_string(s))
+        snprintf(seed, seed_len, "%s", json_string_value(s));
+    else
+        snprintf(seed, seed_len, "%.17g", json_number_value(s));
+}
+
+static void key_of(const json_t *c, char *key, size_t len)
+{
+    char op[64], name[160], seed[24];
+    case_id(c, op, sizeof op, name, sizeof name, seed, sizeof seed);
+    snprintf(key, len, "%s %s %s", op, name, seed);
+}
+
+static gv_cmp_item *add_item(gv_cmp_case *cc, const char *what)
+{
+    if (cc->n_items >= GV_CMP_MAX_ITEMS) return NULL;
+    gv_cmp_item *it = &cc->items[cc->n_items++];
+    memset(it, 0, sizeof *it);
+    snprintf(it->what, sizeof it->what, "%s", what);
+    return it;
+}
+
+static bool bad_verdict(const char *v)
+{
+    return strcmp(v, "FAIL") == 0 || strcmp(v, "ERROR") == 0;
+}
+
+static void cmp_verdict(gv_cmp_case *cc, const char *vb, const char *vn)
+{
+    gv_cmp_item *it = add_item(cc, "verdict");
+    if (!it) return;
+    snprintf(it->base, sizeof it->base, "%s", vb);
+    snprintf(it->new_, sizeof it->new_, "%s", vn);
+    if (strcmp(vb, "PASS") == 0 && bad_verdict(vn))
+        it->outcome = GV_CMP_REGRESSED;
+    else if (bad_verdict(vb) && strcmp(vn, "PASS") == 0)
+        it->outcome = GV_CMP_IMPROVED;
+    if (strcmp(vb, vn) != 0) snprintf(it->why, sizeof it->why, "verdict %s -> %s", vb, vn);
+}
+
+static void cmp_bits(gv_cmp_case *cc, double b, double n, const gv_cmp_opts *o)
+{
+    if (!isfinite(b) || !isfinite(n)) return;
+    gv_cmp_item *it = add_item(cc, "accurate bits");
+    if (!it) return;
+    snprintf(it->base, sizeof it->base, "%.1f", b);
+    snprintf(it->new_, sizeof it->new_, "%.1f", n);
+    if (b - n > o->bits) {
+        it->outcome = GV_CMP_REGRESSED;
+        snprintf(it->why, sizeof it->why, "lost %.1f accurate bits (> %g)", b - n, o->bits);
+    } else if (n - b > o->bits) {
+        it->outcome = GV_CMP_IMPROVED;
+        snprintf(it->why, sizeof it->why, "gained %.1f accurate bits (> %g)", n - b, o->bits);
+    }
+}
+
+static void cmp_ratio(gv_cmp_case *cc, const char *what, double b, double n, const gv_cmp_opts *o)
+{
+    if (isnan(b) || isnan(n)) return;
+    gv_cmp_item *it = add_item(cc, what);
+    if (!it) return;
+    snprintf(it->base, sizeof it->base, "%.3g", b);
+    snprintf(it->new_, sizeof it->new_, "%.3g", n);
+    if (!(b > 0) || isinf(b)) return; /* no scale to grow from */
+    if (n > o->ratio * b) {
+        it->outcome = GV_CMP_REGRESSED;
+        snprintf(it->why, sizeof it->why, "%s grew x%.3g (> x%g)", what, n / b, o->ratio);
+    } else if (n * o->ratio < b) {
+        it->outcome = GV_CMP_IMPROVED;
+        snprintf(it->why, sizeof it->why, "%s shrank x%.3g (> x%g)", what, b / n, o->ratio);
+    }
+}
+
+/* The samples of scope in a bench case; count in *n (0 when none). Allocated; free it. */
+static double *samples_of(const json_t *c, const char *scope, int *n)
+{
+    const json_t *s =
+        json_object_get(json_object_get(json_object_get(c, "timings"), scope), "samples_ms");
+    *n = 0;
+    size_t len = json_array_size(s);
+    double *x = malloc((len + 1) * sizeof *x);
+    if (!x) return NULL;
+    for (size_t i = 0; i < len; i++) {
+        double v = gv_jat(s, i);
+        if (isfinite(v)) x[(*n)++] = v;
+    }
+    return x;
+}
+
+static void compare_case(const json_t *b, const json_t *n, bool bench, bool timing_off,
+                         const gv_cmp_opts *o, gv_cmp_result *res, gv_cmp_case *cc)
+{
+    case_id(b, cc->op, sizeof cc->op, cc->name, sizeof cc->name, cc->seed, sizeof cc->seed);
+    cmp_verdict(cc, gv_jstr(b, "verdict"), gv_jstr(n, "verdict"));
+    const char *mb = bench ? "sanity.accurate_bits" : "metrics.accurate_bits";
+    const char *rb = bench ? "sanity.ratio" : "error_model.ratio";
+    const char *pb = bench ? "sanity.prob_max" : "metrics.prob_max";
+    cmp_bits(cc, gv_jnum(b, mb), gv_jnum(n, mb), o);
+    cmp_ratio(cc, "error ratio", gv_jnum(b, rb), gv_jnum(n, rb), o);
+    cmp_ratio(cc, "prob R max", gv_jnum(b, pb), gv_jnum(n, pb), o);
+    if (bench) {
+        int nb, nn;
+        double *sb = samples_of(b, "kernel_hot", &nb), *sn = samples_of(n, "kernel_hot", &nn);
+        gv_cmp_item *it = add_item(cc, "kernel_hot");
+        if (it && sb && sn && (nb > 0 || nn > 0)) {
+            res->n_timing++;
+            gv_cmp_timing(sb, nb, sn, nn, it);
+            if (timing_off && it->outcome != GV_CMP_INCONCLUSIVE) {
+                it->outcome = GV_CMP_INCONCLUSIVE;
+                snprintf(it->why, sizeof it->why, "devices differ (--force to judge)");
+            }
+            if (it->outcome == GV_CMP_INCONCLUSIVE) res->n_timing_inconclusive++;
+        } else if (it) {
+            cc->n_items--; /* no samples on either side */
+        }
+        free(sb);
+        free(sn);
+    }
+    /* the case's outcome: REGRESSED over IMPROVED over INCONCLUSIVE over SAME */
+    bool reg = false, imp = false, inc = false;
+    for (int i = 0; i < cc->n_items; i++) {
+        reg |= cc->items[i].outcome == GV_CMP_REGRESSED;
+        imp |= cc->items[i].outcome == GV_CMP_IMPROVED;
+        inc |= cc->items[i].outcome == GV_CMP_INCONCLUSIVE;
+    }
+    cc->outcome = reg   ? GV_CMP_REGRESSED
+                  : imp ? GV_CMP_IMPROVED
+                  : inc ? GV_CMP_INCONCLUSIVE
+                        : GV_CMP_SAME;
+}
+
+/* Which device fingerprint fields differ, into why; true when any does. */
+static bool device_diff(const json_t *a, const json_t *b, char *why, size_t len)
+{
+    static const char *const keys[] = {"name", "uuid", "driver_version", "cublas_version"};
+    size_t used = 0;
+    why[0] = '\0';
+    for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++) {
+        const json_t *x = json_object_get(json_object_get(a, "device"), keys[i]);
+        const json_t *y = json_object_get(json_object_get(b, "device"), keys[i]);
+        if ((x || y) && !(x && y && json_equal(x, y)))
+            used += (size_t)snprintf(why + used, used < len ? len - used : 0, "%s%s",
+                                     used ? ", " : "", keys[i]);
+    }
+    return used > 0;
+}
+
+static char **one_sided(const json_t *from, const json_t *other, int *n)
+{
+    size_t i, j, len = json_array_size(from);
+    const json_t *c, *d;
+    char **out = calloc(len + 1, sizeof *out);
+    *n = 0;
+    if (!out) return NULL;
+    json_array_foreach(from, i, c)
+    {
+        char k[320], k2[320];
+        key_of(c, k, sizeof k);
+        bool found = false;
+        json_array_foreach(other, j, d)
+        {
+            key_of(d, k2, sizeof k2);
+            if (strcmp(k, k2) == 0) {
+                found = true;
+                break;
+            }
+        }
+        if (!found) out[(*n)++] = strdup(k);
+    }
+    return out;
+}
+
+int gv_compare_runs(const json_t *base, const json_t *new_doc, const gv_cmp_opts *opts,
+                    gv_cmp_result *res, char *err, size_t err_len)
+{
+    memset(res, 0, sizeof *res);
+    const char *sb = gv_jstr(base, "schema"), *sn = gv_jstr(new_doc, "schema");
+    const char *known[] = {"gpuval-run/1", "gpuval-bench/1"};
+    for (int side = 0; side < 2; side++) {
+        const char *s = side ? sn : sb;
+        if (strcmp(s, known[0]) != 0 && strcmp(s, known[1]) != 0) {
+            snprintf(err, err_len, "%s file: unknown schema '%s' (known: %s, %s)",
+                     side ? "new" : "base", s, known[0], known[1]);
+            return GV_EINVAL;
+        }
+    }
+    if (strcmp(sb, sn) != 0) {
+        snprintf(err, err_len, "schemas differ: base is %s, new is %s", sb, sn);
+        return GV_EINVAL;
+    }
+    const json_t *cb = json_object_get(base, "cases"), *cn = json_object_get(new_doc, "cases");
+    if (!json_is_array(cb) || !json_is_array(cn)) {
+        snprintf(err, err_len, "%s file has no \"cases\" array",
+                 json_is_array(cb) ? "new" : "base");
+        return GV_EINVAL;
+    }
+    res->bench = strcmp(sb, known[1]) == 0;
+    res->device_differs = device_diff(base, new_doc, res->device_why, sizeof res->device_why);
+    res->cases = calloc(json_array_size(cb) + 1, sizeof *res->cases);
+    res->only_base = one_sided(cb, cn, &res->n_only_base);
+    res->only_new = one_sided(cn, cb, &res->n_only_new);
+    if (!res->cases || !res->only_base || !res->only_new) {
+        gv_cmp_result_free(res);
+        return GV_ENOMEM;
+    }
+    size_t i, j;
+    const json_t *b, *n;
+    json_array_foreach(cb, i, b)
+    {
+        char k[320], k2[320];
+        key_of(b, k, sizeof k);
+        json_array_foreach(cn, j, n)
+        {
+            key_of(n, k2, sizeof k2);
+            if (strcmp(k, k2) != 0) continue;
+            gv_cmp_case *cc = &res->cases[res->n_cases++];
+            compare_case(b, n, res->bench, res->device_differs && !opts->force, opts, res, cc);
+            res->count[cc->outcome]++;
+            break;
+        }
+    }
+    if (res->count[GV_CMP_REGRESSED])
+        res->overall = GV_CMP_REGRESSED;
+    else if (res->count[GV_CMP_IMPROVED])
+        res->overall = GV_CMP_IMPROVED;
+    else if (res->n_timing > 0 && res->n_timing_inconclusive == res->n_timing)
+        res->overall = GV_CMP_INCONCLUSIVE;
+    else
+        res->overall = GV_CMP_SAME;
+    return GV_OK;
+}
+
+void gv_cmp_result_free(gv_cmp_result *res)
+{
+    for (int i = 0; res->only_base && i < res->n_only_base; i++)
+        free(res->only_base[i]);
+    for (int i = 0; res->only_new && i < res->n_only_new; i++)
+        free(res->only_new[i]);
+    free(res->only_base);
+    free(res->only_new);
+    free(res->cases);
+    memset(res, 0, sizeof *res);
+}

@@ -1,0 +1,613 @@
+/* fleet_merge.c: run files of several GPUs as one fleet (fleet_merge.h).
+ *
+ * Agreement: devices are grouped by model and software (name, compute capability, SM count,
+ * driver, runtime and cuBLAS versions); within a group, a deterministic op's output digests
+ * must be identical. When they are not, the digest a strict majority holds is the reference
+ * and the other devices are the outliers; without a strict majority (two devices, or an even
+ * split) the class of digests whose normwise error against the f64 oracle is strictly the
+ * smallest is the reference, and when the errors tie the disagreement is reported undecided.
+ * Devices of different groups are not compared bit for bit (a different model or library
+ * version may legitimately round differently); a note says so.
+ *
+ * Timing: a correctness run's device_ms (upload, launch, download: wall clock, not a
+ * benchmark) summed over the cases every device of the node judged, against the node's
+ * median; more than GV_FLEET_SLOW_FRACTION over it is flagged with the device's PCIe link and
+ * clocks. A flag, never a verdict: the exit code does not change for it. */
+#include "runs/merge_check.h"
+
+#include <math.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "bench/bench_json.h" /* gv_jnum, gv_jstr */
+#include "core/gv.h"
+#include "io/outfile.h"
+#include "runs/run_files.h"
+#include "io/json_util.h" /* gv_json_now */
+#include "io/run_doc.h"   /* GV_SCHEMA, gv_exit_code */
+
+typedef struct fm_dev {
+    const json_t *doc;
+    const json_t *cases; /* object: case key -> case */
+    char label[96];
+    char host[128];
+    char group[400];
+    int index, rank;
+    int pass, fail, skip, error;
+    double time_ms; /* over the cases every device of its node and group judged */
+    double vs_median;
+    bool timed, slow;
+    int outlier_cases;
+} fm_dev;
+
+/* "op|dtype|mode|dist|shape|seed": the identity compare_runs.c matches cases by. */
+static void case_key(const json_t *c, char *buf, size_t len)
+{
+    char shape[128] = "";
+    size_t used = 0;
+    size_t i;
+    json_t *d;
+    json_array_foreach(json_object_get(c, "shape"), i, d)
+    {
+        used += (size_t)snprintf(shape + used, used < sizeof shape ? sizeof shape - used : 0,
+                                 "%s%lld", i ? "x" : "", (long long)json_integer_value(d));
+    }
+    const json_t *seed = json_object_get(c, "seed");
+    char seed_text[32];
+    if (json_is_string(seed))
+        snprintf(seed_text, sizeof seed_text, "%s", json_string_value(seed));
+    else
+        snprintf(seed_text, sizeof seed_text, "%lld", (long long)json_integer_value(seed));
+    snprintf(buf, len, "%s %s %s %s %s|%s", gv_jstr(c, "op"), gv_jstr(c, "dtype"),
+             gv_jstr(c, "mode"), gv_jstr(c, "dist"), shape, seed_text);
+}
+
+static void describe_device(fm_dev *d, const json_t *doc, int k, bool several_hosts)
+{
+    memset(d, 0, sizeof *d);
+    d->doc = doc;
+    d->index = gv_jint(doc, "fleet.device_index", -1);
+    d->rank = gv_jint(doc, "fleet.rank", -1);
+    const char *host = gv_jstr(doc, "fleet.host");
+    if (!host[0]) host = gv_jstr(doc, "host.hostname");
+    snprintf(d->host, sizeof d->host, "%s", host[0] ? host : "?");
+    char own[32];
+    if (d->rank >= 0)
+        snprintf(own, sizeof own, "rank%d", d->rank);
+    else if (d->index >= 0)
+        snprintf(own, sizeof own, "dev%d", d->index);
+    else
+        snprintf(own, sizeof own, "run%d", k);
+    if (several_hosts)
+        snprintf(d->label, sizeof d->label, "%.60s:%s", d->host, own);
+    else
+        snprintf(d->label, sizeof d->label, "%s", own);
+    gv_fleet_model_text(doc, d->group, sizeof d->group);
+}
+
+static bool judged(const json_t *c)
+{
+    const char *v = c ? gv_jstr(c, "verdict") : "";
+    return strcmp(v, "PASS") == 0 || strcmp(v, "FAIL") == 0;
+}
+
+/* One case across the devices: what was decided about agreement. */
+typedef struct fm_case {
+    const char *key;
+    const json_t *any; /* the case from the first device that has it */
+    bool deterministic, compared;
+    int n_digest_classes; /* within the largest compared group */
+    char agreement[160];  /* the table's last column */
+    bool outlier[64];     /* per device: named as the outlier */
+    int reference;        /* a device holding the reference digest, -1 */
+    bool undecided;
+} fm_case;
+
+#define FM_MAX_DEVICES 64
+
+static double case_err(const json_t *c)
+{
+    double e = gv_jnum(c, "metrics.normwise_rel");
+    return isnan(e) ? INFINITY : e;
+}
+
+/* Decide the agreement of one case over the devices of one group (members[0..m)). */
+static void agree_group(fm_case *fc, fm_dev *devs, const int *members, int m)
+{
+    const char *digest[FM_MAX_DEVICES];
+    int with = 0;
+    for (int i = 0; i < m; i++) {
+        const json_t *c = json_object_get(devs[members[i]].cases, fc->key);
+        const char *h = c ? json_string_value(json_object_get(c, "output_hash")) : NULL;
+        digest[i] = h;
+        with += h != NULL;
+    }
+    if (with < 2) return;
+    fc->compared = true;
+    /* classes of equal digests: count and the smallest error in each */
+    int cls[FM_MAX_DEVICES], n_cls = 0, count[FM_MAX_DEVICES];
+    double err[FM_MAX_DEVICES];
+    const char *cls_digest[FM_MAX_DEVICES];
+    for (int i = 0; i < m; i++) {
+        cls[i] = -1;
+        if (!digest[i]) continue;
+        for (int k = 0; k < n_cls; k++)
+            if (strcmp(cls_digest[k], digest[i]) == 0) cls[i] = k;
+        if (cls[i] < 0) {
+            cls[i] = n_cls;
+            cls_digest[n_cls] = digest[i];
+            count[n_cls] = 0;
+            err[n_cls] = INFINITY;
+            n_cls++;
+        }
+        count[cls[i]]++;
+        double e = case_err(json_object_get(devs[members[i]].cases, fc->key));
+        if (e < err[cls[i]]) err[cls[i]] = e;
+    }
+    if (n_cls > fc->n_digest_classes) fc->n_digest_classes = n_cls;
+    if (n_cls == 1) {
+        if (fc->reference < 0)
+            for (int i = 0; i < m; i++)
+                if (digest[i]) fc->reference = members[i];
+        return;
+    }
+    int ref = -1;
+    for (int k = 0; k < n_cls; k++)
+        if (2 * count[k] > with) ref = k; /* a strict majority */
+    if (ref < 0) {
+        /* no majority: the class strictly closest to the oracle */
+        int best = 0;
+        for (int k = 1; k < n_cls; k++)
+            if (err[k] < err[best]) best = k;
+        bool strict = true;
+        for (int k = 0; k < n_cls; k++)
+            if (k != best && !(err[best] < err[k])) strict = false;
+        if (strict) ref = best;
+    }
+    if (ref < 0) {
+        fc->undecided = true;
+        return;
+    }
+    for (int i = 0; i < m; i++) {
+        if (!digest[i]) continue;
+        if (cls[i] == ref)
+            fc->reference = members[i];
+        else
+            fc->outlier[members[i]] = true;
+    }
+}
+
+static void decide_case(fm_case *fc, fm_dev *devs, int n, char groups[][400], int n_groups)
+{
+    fc->reference = -1;
+    fc->deterministic = true;
+    for (int d = 0; d < n; d++) {
+        const json_t *c = json_object_get(devs[d].cases, fc->key);
+        if (c && !json_is_true(json_object_get(c, "deterministic"))) fc->deterministic = false;
+    }
+    if (!fc->deterministic) {
+        snprintf(fc->agreement, sizeof fc->agreement, "not compared (op not deterministic)");
+        return;
+    }
+    for (int g = 0; g < n_groups; g++) {
+        int members[FM_MAX_DEVICES], m = 0;
+        for (int d = 0; d < n; d++)
+            if (strcmp(devs[d].group, groups[g]) == 0) members[m++] = d;
+        agree_group(fc, devs, members, m);
+    }
+    int outliers = 0;
+    for (int d = 0; d < n; d++)
+        outliers += fc->outlier[d];
+    if (!fc->compared)
+        snprintf(fc->agreement, sizeof fc->agreement, "-");
+    else if (fc->undecided)
+        snprintf(fc->agreement, sizeof fc->agreement, "DIFFER (no majority, errors tie)");
+    else if (outliers) {
+        size_t used = (size_t)snprintf(fc->agreement, sizeof fc->agreement, "DIFFER: outlier");
+        for (int d = 0; d < n && used < sizeof fc->agreement; d++)
+            if (fc->outlier[d])
+                used += (size_t)snprintf(fc->agreement + used, sizeof fc->agreement - used, " %s",
+                                         devs[d].label);
+    } else
+        snprintf(fc->agreement, sizeof fc->agreement, "identical");
+}
+
+/* Sum device_ms over the cases that every device of d's node and group judged; then flag the
+   devices more than GV_FLEET_SLOW_FRACTION over their node's median. */
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+
+static void time_devices(fm_dev *devs, int n, const char *const *keys, int n_keys)
+{
+    for (int d = 0; d < n; d++) {
+        if (devs[d].timed) continue;
+        int peers[FM_MAX_DEVICES], m = 0;
+        for (int e = 0; e < n; e++)
+            if (strcmp(devs[e].host, devs[d].host) == 0 &&
+                strcmp(devs[e].group, devs[d].group) == 0)
+                peers[m++] = e;
+        for (int i = 0; i < m; i++)
+            devs[peers[i]].timed = true;
+        if (m < 2) continue;
+        double t[FM_MAX_DEVICES] = {0};
+        for (int k = 0; k < n_keys; k++) {
+            bool all = true;
+            for (int i = 0; i < m && all; i++)
+                all = judged(json_object_get(devs[peers[i]].cases, keys[k]));
+            if (!all) continue;
+            for (int i = 0; i < m; i++) {
+                double ms = gv_jnum(json_object_get(devs[peers[i]].cases, keys[k]), "device_ms");
+                if (isfinite(ms)) t[i] += ms;
+            }
+        }
+        double sorted[FM_MAX_DEVICES];
+        memcpy(sorted, t, sizeof(double) * (size_t)m);
+        qsort(sorted, (size_t)m, sizeof(double), cmp_double);
+        double median = m % 2 ? sorted[m / 2] : 0.5 * (sorted[m / 2 - 1] + sorted[m / 2]);
+        for (int i = 0; i < m; i++) {
+            fm_dev *p = &devs[peers[i]];
+            p->time_ms = t[i];
+            p->vs_median = median > 0 ? t[i] / median - 1.0 : NAN;
+            p->slow = median > 0 && t[i] > (1.0 + GV_FLEET_SLOW_FRACTION) * median;
+        }
+    }
+}
+
+/* ---- Markdown: a growing string ------------------------------------------------------ */
+typedef struct fm_buf {
+    char *s;
+    size_t len, cap;
+} fm_buf;
+
+static void bprintf(fm_buf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void bprintf(fm_buf *b, const char *fmt, ...)
+{
+    if (!b) return;
+    va_list ap;
+    va_start(ap, fmt);
+    char tmp[1024];
+    int n = vsnprintf(tmp, sizeof tmp, fmt, ap);
+    va_end(ap);
+    if (n < 0) return;
+    size_t add = (size_t)n < sizeof tmp ? (size_t)n : sizeof tmp - 1;
+    if (b->len + add + 1 > b->cap) {
+        size_t cap = b->cap ? b->cap * 2 : 4096;
+        while (cap < b->len + add + 1)
+            cap *= 2;
+        char *s = realloc(b->s, cap);
+        if (!s) return;
+        b->s = s;
+        b->cap = cap;
+    }
+    memcpy(b->s + b->len, tmp, add);
+    b->len += add;
+    b->s[b->len] = '\0';
+}
+
+static void count_verdict(fm_dev *d, const json_t *c)
+{
+    const char *v = gv_jstr(c, "verdict");
+    if (strcmp(v, "PASS") == 0)
+        d->pass++;
+    else if (strcmp(v, "FAIL") == 0)
+        d->fail++;
+    else if (strcmp(v, "ERROR") == 0)
+        d->error++;
+    else
+        d->skip++;
+}
+
+int gv_fleet_merge(json_t *const *docs, const char *const *names, int n, int quiet, FILE *out,
+                   json_t **fleet, char **md)
+{
+    if (n > FM_MAX_DEVICES) {
+        gv_usage_error("merge takes at most %d run files, not %d", FM_MAX_DEVICES, n);
+        return GV_EXIT_USAGE;
+    }
+    bool several_hosts = false;
+    for (int k = 1; k < n; k++) {
+        const char *a = gv_jstr(docs[0], "fleet.host"), *b = gv_jstr(docs[k], "fleet.host");
+        if (!a[0]) a = gv_jstr(docs[0], "host.hostname");
+        if (!b[0]) b = gv_jstr(docs[k], "host.hostname");
+        if (strcmp(a, b) != 0) several_hosts = true;
+    }
+    fm_dev *devs = calloc((size_t)n, sizeof *devs);
+    json_t *keyset = json_object(); /* key -> first case, in order via keys[] */
+    const char **keys = NULL;
+    int n_keys = 0;
+    char groups[FM_MAX_DEVICES][400];
+    int n_groups = 0;
+    for (int d = 0; d < n; d++) {
+        describe_device(&devs[d], docs[d], d, several_hosts);
+        for (int e = 0; e < d; e++)
+            if (strcmp(devs[e].label, devs[d].label) == 0) {
+                char own[96];
+                snprintf(own, sizeof own, "%.80s#%d", devs[d].label, d);
+                snprintf(devs[d].label, sizeof devs[d].label, "%s", own);
+            }
+        int g = 0;
+        while (g < n_groups && strcmp(groups[g], devs[d].group) != 0)
+            g++;
+        if (g == n_groups) snprintf(groups[n_groups++], sizeof groups[0], "%s", devs[d].group);
+        json_t *map = json_object();
+        devs[d].cases = map;
+        size_t i;
+        json_t *c;
+        json_array_foreach(json_object_get(docs[d], "cases"), i, c)
+        {
+            char key[512];
+            case_key(c, key, sizeof key);
+            json_object_set(map, key, c);
+            count_verdict(&devs[d], c);
+            if (!json_object_get(keyset, key)) {
+                json_object_set(keyset, key, c);
+                const char **grown = realloc(keys, sizeof *keys * (size_t)(n_keys + 1));
+                if (!grown) continue;
+                keys = grown;
+                keys[n_keys++] = json_object_iter_key(json_object_iter_at(keyset, key));
+            }
+        }
+    }
+    fm_case *fcs = calloc((size_t)(n_keys ? n_keys : 1), sizeof *fcs);
+    int identical = 0, differ = 0, not_compared = 0;
+    for (int k = 0; k < n_keys; k++) {
+        fcs[k].key = keys[k];
+        fcs[k].any = json_object_get(keyset, keys[k]);
+        decide_case(&fcs[k], devs, n, groups, n_groups);
+        bool out_here = false;
+        for (int d = 0; d < n; d++)
+            if (fcs[k].outlier[d]) {
+                devs[d].outlier_cases++;
+                out_here = true;
+            }
+        if (out_here || fcs[k].undecided)
+            differ++;
+        else if (fcs[k].compared)
+            identical++;
+        else
+            not_compared++;
+    }
+    time_devices(devs, n, keys, n_keys);
+
+    fm_buf mdb = {0}, *mb = md ? &mdb : NULL;
+    /* devices */
+    fprintf(out, "\nfleet: %d run%s, %d device model%s\n", n, n == 1 ? "" : "s", n_groups,
+            n_groups == 1 ? "" : "s");
+    for (int g = 0; g < n_groups; g++)
+        fprintf(out, "  model %d: %s\n", g, groups[g]);
+    fprintf(out, "%-16s %-16s %5s %-36s %-10s %-12s %5s %5s %5s %5s %11s %9s %8s\n", "device",
+            "host", "model", "uuid", "pcie", "sm MHz/max", "pass", "fail", "skip", "err",
+            "device ms", "vs median", "outliers");
+    bprintf(mb,
+            "| device | host | model | uuid | PCIe | SM MHz/max | pass | fail | skip | errors | "
+            "device ms | vs node median | outlier cases |\n|---|---|---|---|---|---|---|---|---|"
+            "---|---|---|---|\n");
+    json_t *jdevs = json_array();
+    for (int d = 0; d < n; d++) {
+        fm_dev *v = &devs[d];
+        int g = 0;
+        while (strcmp(groups[g], v->group) != 0)
+            g++;
+        char link[48], clk[32], tms[32] = "-", vsm[32] = "-";
+        gv_fleet_link_text(v->doc, link, sizeof link);
+        gv_fleet_clock_text(v->doc, clk, sizeof clk);
+        if (isfinite(v->vs_median)) {
+            snprintf(tms, sizeof tms, "%.1f", v->time_ms);
+            snprintf(vsm, sizeof vsm, "%+.1f%%%s", 100 * v->vs_median, v->slow ? " SLOW" : "");
+        }
+        const char *uuid = gv_jstr(v->doc, "device.uuid");
+        fprintf(out, "%-16s %-16.16s %5d %-36s %-10s %-12s %5d %5d %5d %5d %11s %9s %8d\n",
+                v->label, v->host, g, uuid[0] ? uuid : "-", link, clk, v->pass, v->fail, v->skip,
+                v->error, tms, vsm, v->outlier_cases);
+        bprintf(mb, "| %s | %s | %d | %s | %s | %s | %d | %d | %d | %d | %s | %s | %d |\n",
+                v->label, v->host, g, uuid[0] ? uuid : "-", link, clk, v->pass, v->fail, v->skip,
+                v->error, tms, vsm, v->outlier_cases);
+        json_t *jd = json_object();
+        json_object_set_new(jd, "label", json_string(v->label));
+        json_object_set_new(jd, "file", json_string(names[d]));
+        json_object_set_new(jd, "model", json_integer(g));
+        json_object_set(jd, "device", json_object_get(v->doc, "device"));
+        json_object_set(jd, "fleet", json_object_get(v->doc, "fleet"));
+        json_object_set_new(jd, "summary",
+                            json_pack("{s:i, s:i, s:i, s:i}", "passed", v->pass, "failed", v->fail,
+                                      "skipped", v->skip, "errors", v->error));
+        json_object_set_new(jd, "device_ms_total",
+                            isfinite(v->vs_median) ? json_real(v->time_ms) : json_null());
+        json_object_set_new(jd, "vs_node_median",
+                            isfinite(v->vs_median) ? json_real(v->vs_median) : json_null());
+        json_object_set_new(jd, "slow", json_boolean(v->slow));
+        json_object_set_new(jd, "outlier_cases", json_integer(v->outlier_cases));
+        json_array_append_new(jdevs, jd);
+    }
+    /* cases */
+    fprintf(out, "\n%-56s", "case");
+    bprintf(mb, "\n| case |");
+    for (int d = 0; d < n; d++) {
+        fprintf(out, " %-7.16s", devs[d].label);
+        bprintf(mb, " %s |", devs[d].label);
+    }
+    fprintf(out, "  outputs\n");
+    bprintf(mb, " outputs |\n|---|");
+    for (int d = 0; d <= n; d++)
+        bprintf(mb, "---|");
+    bprintf(mb, "\n");
+    json_t *jcases = json_array();
+    for (int k = 0; k < n_keys; k++) {
+        fm_case *fc = &fcs[k];
+        char label[512];
+        snprintf(label, sizeof label, "%s", fc->key);
+        char *bar = strrchr(label, '|');
+        if (bar) *bar = '\0'; /* the seed stays in the JSON */
+        bool all_pass = true;
+        json_t *per = json_array();
+        for (int d = 0; d < n; d++) {
+            const json_t *c = json_object_get(devs[d].cases, fc->key);
+            if (!c || strcmp(gv_jstr(c, "verdict"), "PASS") != 0) all_pass = false;
+            json_t *pd = json_object();
+            json_object_set_new(pd, "device", json_string(devs[d].label));
+            json_object_set_new(pd, "verdict",
+                                c ? json_string(gv_jstr(c, "verdict")) : json_null());
+            json_object_set(pd, "output_hash", c ? json_object_get(c, "output_hash") : json_null());
+            const json_t *m = c ? json_object_get(c, "metrics") : NULL;
+            json_object_set(pd, "max_rel", m ? json_object_get(m, "max_rel") : json_null());
+            json_object_set(pd, "normwise_rel",
+                            m ? json_object_get(m, "normwise_rel") : json_null());
+            json_object_set(pd, "worst_index", m ? json_object_get(m, "worst_index") : json_null());
+            json_object_set(pd, "worst_value", m ? json_object_get(m, "worst_value") : json_null());
+            json_object_set(pd, "device_ms", c ? json_object_get(c, "device_ms") : json_null());
+            json_object_set_new(pd, "outlier", json_boolean(fc->outlier[d]));
+            json_array_append_new(per, pd);
+        }
+        bool show = !quiet || !all_pass || strncmp(fc->agreement, "DIFFER", 6) == 0;
+        if (show) {
+            fprintf(out, "%-56.56s", label);
+            bprintf(mb, "| %s |", label);
+            for (int d = 0; d < n; d++) {
+                const json_t *c = json_object_get(devs[d].cases, fc->key);
+                fprintf(out, " %-7s", c ? gv_jstr(c, "verdict") : "absent");
+                bprintf(mb, " %s |", c ? gv_jstr(c, "verdict") : "absent");
+            }
+            fprintf(out, "  %s\n", fc->agreement);
+            bprintf(mb, " %s |\n", fc->agreement);
+        }
+        json_t *jc = json_object();
+        const json_t *a = fc->any;
+        const char *fields[] = {"op", "dtype", "mode", "dist", "shape", "seed"};
+        for (size_t f = 0; f < sizeof fields / sizeof fields[0]; f++)
+            json_object_set(jc, fields[f], json_object_get(a, fields[f]));
+        json_object_set_new(jc, "deterministic", json_boolean(fc->deterministic));
+        json_object_set_new(jc, "compared", json_boolean(fc->compared));
+        json_object_set_new(jc, "agreement", json_string(fc->agreement));
+        json_object_set_new(jc, "devices", per);
+        json_array_append_new(jcases, jc);
+    }
+    /* outliers, with their numbers against the reference */
+    json_t *jout = json_array();
+    bool any_outlier = false;
+    for (int k = 0; k < n_keys; k++) {
+        fm_case *fc = &fcs[k];
+        if (!fc->undecided) {
+            bool here = false;
+            for (int d = 0; d < n; d++)
+                here = here || fc->outlier[d];
+            if (!here) continue;
+        }
+        if (!any_outlier) {
+            fprintf(out, "\noutliers (output digest differs from its model's reference):\n");
+            bprintf(mb, "\n**Outliers** (output digest differs from its model's reference):\n\n");
+        }
+        any_outlier = true;
+        char label[512];
+        snprintf(label, sizeof label, "%s", fc->key);
+        char *bar = strrchr(label, '|');
+        if (bar) *bar = '\0';
+        const json_t *rc =
+            fc->reference >= 0 ? json_object_get(devs[fc->reference].cases, fc->key) : NULL;
+        for (int d = 0; d < n; d++) {
+            if (!fc->outlier[d] && !(fc->undecided && json_object_get(devs[d].cases, fc->key)))
+                continue;
+            const json_t *c = json_object_get(devs[d].cases, fc->key);
+            char line[1024];
+            snprintf(line, sizeof line,
+                     "%s: %s%s digest %s, max_rel %.3g, normwise %.3g, worst element %lld = %.17g "
+                     "(oracle %.17g)",
+                     label, devs[d].label, fc->undecided ? " (undecided)" : "",
+                     gv_jstr(c, "output_hash"), gv_jnum(c, "metrics.max_rel"),
+                     gv_jnum(c, "metrics.normwise_rel"),
+                     (long long)gv_jnum(c, "metrics.worst_index"),
+                     gv_jnum(c, "metrics.worst_value"), gv_jnum(c, "metrics.worst_ref"));
+            char ref[256] = "";
+            if (rc)
+                snprintf(ref, sizeof ref, "; reference %s: digest %s, max_rel %.3g, normwise %.3g",
+                         devs[fc->reference].label, gv_jstr(rc, "output_hash"),
+                         gv_jnum(rc, "metrics.max_rel"), gv_jnum(rc, "metrics.normwise_rel"));
+            fprintf(out, "  %s%s\n", line, ref);
+            bprintf(mb, "- %s%s\n", line, ref);
+            json_array_append_new(jout,
+                                  json_pack("{s:s, s:s, s:b, s:s}", "case", label, "device",
+                                            devs[d].label, "undecided", fc->undecided, "reference",
+                                            rc ? devs[fc->reference].label : ""));
+        }
+    }
+    /* notes */
+    json_t *notes = json_array();
+    char note[512];
+    if (n_groups > 1) {
+        snprintf(note, sizeof note,
+                 "%d device models or software versions: outputs are compared bit for bit only "
+                 "within each",
+                 n_groups);
+        json_array_append_new(notes, json_string(note));
+    }
+    for (int d = 0; d < n; d++)
+        if (devs[d].slow) {
+            char link[48], clk[32];
+            gv_fleet_link_text(devs[d].doc, link, sizeof link);
+            gv_fleet_clock_text(devs[d].doc, clk, sizeof clk);
+            snprintf(note, sizeof note,
+                     "%s is %.1f%% slower than its node's median over the cases every device "
+                     "judged (PCIe %s, SM clock %s MHz); correctness-run times, not a benchmark",
+                     devs[d].label, 100 * devs[d].vs_median, link, clk);
+            json_array_append_new(notes, json_string(note));
+        }
+    size_t i;
+    json_t *nv;
+    if (json_array_size(notes)) bprintf(mb, "\n");
+    json_array_foreach(notes, i, nv)
+    {
+        fprintf(out, "note: %s\n", json_string_value(nv));
+        bprintf(mb, "Note: %s\n\n", json_string_value(nv));
+    }
+    int pass = 0, fail = 0, error = 0;
+    bool any_device = false;
+    for (int d = 0; d < n; d++) {
+        pass += devs[d].pass;
+        fail += devs[d].fail;
+        error += devs[d].error;
+        any_device = any_device || json_is_object(json_object_get(devs[d].doc, "device"));
+    }
+    int outlier_devices = 0;
+    for (int d = 0; d < n; d++)
+        outlier_devices += devs[d].outlier_cases > 0;
+    fprintf(out,
+            "\n%d cases on %d runs: %d identical, %d differ, %d not compared; %d outlier "
+            "device%s\n",
+            n_keys, n, identical, differ, not_compared, outlier_devices,
+            outlier_devices == 1 ? "" : "s");
+    int rc = gv_exit_code(fail, error, pass, any_device, false);
+    if (rc == GV_EXIT_OK && differ > 0) rc = GV_EXIT_OUTLIER;
+    if (fleet) {
+        json_t *root = json_object();
+        char when[64];
+        json_object_set_new(root, "schema", json_string(GV_FLEET_SCHEMA));
+        json_object_set_new(root, "created", json_string(gv_json_now(when, sizeof when)));
+        json_object_set_new(root, "devices", jdevs);
+        json_object_set_new(root, "cases", jcases);
+        json_object_set_new(root, "outliers", jout);
+        json_object_set_new(root, "notes", notes);
+        json_object_set_new(root, "summary",
+                            json_pack("{s:i, s:i, s:i, s:i, s:f, s:i}", "cases", n_keys,
+                                      "identical", identical, "differ", differ, "not_compared",
+                                      not_compared, "slow_fraction", GV_FLEET_SLOW_FRACTION,
+                                      "exit_code", rc));
+        *fleet = root;
+    } else {
+        json_decref(jdevs);
+        json_decref(jcases);
+        json_decref(jout);
+        json_decref(notes);
+    }
+    if (md) *md = mdb.s;
+    for (int d = 0; d < n; d++)
+        json_decref((json_t *)devs[d].cases);
+    json_decref(keyset);
+    free(keys);
+    free(fcs);
+    free(devs);
+    return rc;
+}

@@ -1,0 +1,24 @@
+/* fleet_merge.h: many run files of one selection (one per GPU of a node, or one per rank of a
+ * launch) as one fleet: each case's verdict on every device, whether the devices agree bit
+ * for bit, which device is the outlier, and which GPU is slower than its node's median
+ * (fleet_merge.c). `gpuval merge` and `gpuval check --device LIST` both use it. */
+#ifndef GV_FLEET_MERGE_H
+#define GV_FLEET_MERGE_H
+
+#include <jansson.h>
+#include <stdio.h>
+
+#define GV_FLEET_SCHEMA "gpuval-fleet/1"
+/* A GPU whose summed case time exceeds its node's median by more than this is flagged slow. */
+#define GV_FLEET_SLOW_FRACTION 0.10
+
+/* Merge n gpuval-run/1 documents (names: their files, for messages). Prints the device table,
+ * the case table (quiet: only the cases that did not agree or did not pass) and the outliers
+ * to out; *fleet (if not NULL) receives the gpuval-fleet/1 document and *md (if not NULL) a
+ * Markdown rendering (malloc'ed). Returns the exit code: 1 a case failed on some device, 3 an
+ * ERROR, 77 nothing judged on any device and none present, 6 (GV_EXIT_OUTLIER) a device's
+ * output differs from the others' on a deterministic op, else 0. */
+int gv_fleet_merge(json_t *const *docs, const char *const *names, int n, int quiet, FILE *out,
+                   json_t **fleet, char **md);
+
+#endif

@@ -1,0 +1,202 @@
+/* coll_merge.c: the per-rank collectives files of one MPI job as one table (coll_merge.h). Each
+ * rank's file holds its own verdict, #wrong and median time for every collective (rank_*);
+ * the job's figures are recomputed here from them, as the ranks' MPI reduction made them. */
+#include "runs/merge_coll.h"
+#include "io/json_util.h"
+
+#include <jansson.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "bench/bench_json.h" /* gv_jnum, gv_jstr */
+#include "core/gv.h"
+#include "io/outfile.h"
+#include "coll/coll.h"
+#include "runs/merge_check.h" /* GV_FLEET_SLOW_FRACTION */
+#include "io/run_doc.h"
+
+#define COLL_SCHEMA "gpuval-collectives/1"
+
+bool gv_coll_merge_is_collectives(const char *path)
+{
+    json_t *doc = json_load_file(path, 0, NULL);
+    const char *schema = json_string_value(json_object_get(doc, "schema"));
+    bool yes = schema && strcmp(schema, COLL_SCHEMA) == 0;
+    json_decref(doc);
+    return yes;
+}
+
+static gv_verdict verdict_of(const char *s)
+{
+    for (int v = GV_PASS; v <= GV_ERROR; v++)
+        if (strcmp(s, gv_verdict_name((gv_verdict)v)) == 0) return (gv_verdict)v;
+    return GV_ERROR; /* a verdict gpuval never writes: not a pass */
+}
+
+/* PASS < SKIP < FAIL < ERROR, as the ranks' reduction orders them. */
+static int severity(gv_verdict v)
+{
+    return v == GV_PASS ? 0 : v == GV_SKIP ? 1 : v == GV_FAIL ? 2 : 3;
+}
+
+static int by_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+/* The files as one job's ranks 0..ranks-1, each once, with the same rows: docs[r] is rank r's.
+   0, or -1 with the reason in err. */
+static int order_ranks(json_t **loaded, const char *const *paths, int n, json_t **docs, char *err,
+                       size_t len)
+{
+    int ranks = (int)gv_jnum(loaded[0], "ranks");
+    if (ranks != n) {
+        snprintf(err, len, "%s is one of %d ranks, %d files given", paths[0], ranks, n);
+        return -1;
+    }
+    const json_t *rows0 = json_object_get(loaded[0], "collectives");
+    for (int i = 0; i < n; i++) {
+        double r = gv_jnum(loaded[i], "rank");
+        if (!(r >= 0 && r < n) || (int)gv_jnum(loaded[i], "ranks") != ranks) {
+            snprintf(err, len,
+                     "%s is not a rank of this %d-rank job (collectives run under "
+                     "mpirun or srun write one)",
+                     paths[i], ranks);
+            return -1;
+        }
+        if (docs[(int)r]) {
+            snprintf(err, len, "rank %d twice: %s", (int)r, paths[i]);
+            return -1;
+        }
+        docs[(int)r] = loaded[i];
+        const json_t *rows = json_object_get(loaded[i], "collectives");
+        bool same = json_array_size(rows) == json_array_size(rows0) &&
+                    gv_jnum(loaded[i], "seed") == gv_jnum(loaded[0], "seed");
+        for (size_t k = 0; same && k < json_array_size(rows); k++) {
+            const json_t *a = json_array_get(rows, k), *b = json_array_get(rows0, k);
+            same = strcmp(gv_jstr(a, "collective"), gv_jstr(b, "collective")) == 0 &&
+                   strcmp(gv_jstr(a, "dtype"), gv_jstr(b, "dtype")) == 0 &&
+                   gv_jnum(a, "count") == gv_jnum(b, "count") &&
+                   json_object_get(a, "rank_verdict") != NULL;
+        }
+        if (!same) {
+            snprintf(err, len, "%s and %s are not ranks of one run (their collectives differ)",
+                     paths[i], paths[0]);
+            return -1;
+        }
+    }
+    return 0;
+}
+
+static int merge_docs(json_t **docs, int n, bool quiet, FILE *out)
+{
+    fprintf(out, "collectives of %d ranks:", n);
+    for (int r = 0; r < n; r++)
+        fprintf(out, " rank%d=%s:dev%d", r, gv_jstr(docs[r], "fleet.host"),
+                (int)gv_jnum(docs[r], "fleet.device_index"));
+    fprintf(out, "\n%-18s %-5s %12s", "collective", "dtype", "bytes/rank");
+    for (int r = 0; r < n; r++) {
+        char name[16];
+        snprintf(name, sizeof name, "rank%d", r);
+        fprintf(out, "   %-6s %7s %10s", name, "#wrong", "time us");
+    }
+    fprintf(out, " %7s %11s  %s\n", "#wrong", "busbw GB/s", "verdict");
+    const json_t *rows0 = json_object_get(docs[0], "collectives");
+    size_t nrows = json_array_size(rows0);
+    double *rank_ms = calloc((size_t)n, sizeof *rank_ms);
+    if (!rank_ms) return GV_EXIT_RUNTIME;
+    int pass = 0, fail = 0, skip = 0, error = 0;
+    for (size_t k = 0; k < nrows; k++) {
+        const json_t *row0 = json_array_get(rows0, k);
+        const gv_coll_desc *d = gv_coll_find(gv_jstr(row0, "collective"));
+        int dt = strcmp(gv_jstr(row0, "dtype"), "f64") == 0 ? GV_F64 : GV_F32;
+        int worst = 0;
+        double wrong = 0, slowest = 0;
+        char cells[2048] = "";
+        size_t used = 0;
+        for (int r = 0; r < n; r++) {
+            const json_t *row = json_array_get(json_object_get(docs[r], "collectives"), k);
+            gv_verdict v = verdict_of(gv_jstr(row, "rank_verdict"));
+            double w = gv_jnum(row, "rank_wrong"), ms = gv_jnum(row, "rank_time_ms");
+            if (severity(v) > worst) worst = severity(v);
+            wrong += isfinite(w) ? w : 0;
+            if (isfinite(ms) && ms > slowest) slowest = ms;
+            if (isfinite(ms)) rank_ms[r] += ms;
+            if (used < sizeof cells)
+                used += (size_t)snprintf(cells + used, sizeof cells - used, "   %-6s %7.0f %10.1f",
+                                         gv_verdict_name(v), w, ms * 1e3);
+        }
+        gv_verdict job = worst == 0   ? GV_PASS
+                         : worst == 1 ? GV_SKIP
+                         : worst == 2 ? GV_FAIL
+                                      : GV_ERROR;
+        if (job == GV_PASS && wrong > 0) job = GV_FAIL; /* a count the verdicts did not carry */
+        pass += job == GV_PASS;
+        fail += job == GV_FAIL;
+        skip += job == GV_SKIP;
+        error += job == GV_ERROR;
+        double busbw = NAN;
+        if (d && slowest > 0)
+            busbw = gv_coll_algbw_bytes(d->kind, (int64_t)gv_jnum(row0, "count"), n, dt) /
+                    (slowest * 1e-3) / 1e9 * gv_coll_busbw_factor(d->kind, n);
+        if (quiet && job == GV_PASS) continue;
+        fprintf(out, "%-18s %-5s %12.0f%s %7.0f %11.2f  %s\n", gv_jstr(row0, "collective"),
+                gv_jstr(row0, "dtype"), gv_jnum(row0, "bytes_per_rank"), cells, wrong, busbw,
+                gv_verdict_name(job));
+    }
+    /* ranks against their median: a slow GPU or link shows in every collective it joins */
+    double *sorted = malloc((size_t)n * sizeof *sorted);
+    int slow = 0;
+    if (sorted) {
+        memcpy(sorted, rank_ms, (size_t)n * sizeof *sorted);
+        qsort(sorted, (size_t)n, sizeof *sorted, by_double);
+        double median = n % 2 ? sorted[n / 2] : 0.5 * (sorted[n / 2 - 1] + sorted[n / 2]);
+        fprintf(out, "\nrank time, summed medians (median of ranks %.3f ms):", median);
+        for (int r = 0; r < n; r++) {
+            bool is_slow = median > 0 && rank_ms[r] > median * (1 + GV_FLEET_SLOW_FRACTION);
+            slow += is_slow;
+            fprintf(out, " rank%d %.3f ms%s", r, rank_ms[r], is_slow ? " SLOW" : "");
+        }
+        fprintf(out, "\n");
+        free(sorted);
+    }
+    free(rank_ms);
+    fprintf(out,
+            "%d collectives on %d ranks: %d passed, %d failed, %d skipped, %d errors; %d slow "
+            "rank%s\n",
+            pass + fail + skip + error, n, pass, fail, skip, error, slow, slow == 1 ? "" : "s");
+    return gv_exit_code(fail, error, pass, true, false);
+}
+
+int gv_coll_merge(const char *const *paths, int n, bool quiet, FILE *out)
+{
+    json_t **loaded = calloc((size_t)n, sizeof *loaded), **docs = calloc((size_t)n, sizeof *docs);
+    int rc = GV_EXIT_USAGE;
+    char err[1024] = "";
+    if (!loaded || !docs) {
+        rc = GV_EXIT_RUNTIME;
+        goto done;
+    }
+    for (int i = 0; i < n; i++) {
+        json_error_t jerr;
+        loaded[i] = json_load_file(paths[i], 0, &jerr);
+        const char *schema = json_string_value(json_object_get(loaded[i], "schema"));
+        if (!loaded[i] || !schema || strcmp(schema, COLL_SCHEMA) != 0 ||
+            !json_is_array(json_object_get(loaded[i], "collectives"))) {
+            snprintf(err, sizeof err, "%s is not a %s run (mixed with %s)", paths[i], COLL_SCHEMA,
+                     paths[0]);
+            goto done;
+        }
+    }
+    if (order_ranks(loaded, paths, n, docs, err, sizeof err) != 0) goto done;
+    rc = merge_docs(docs, n, quiet, out);
+done:
+    if (err[0]) gv_usage_error("%s", err);
+    for (int i = 0; loaded && i < n; i++)
+        json_decref(loaded[i]);
+    free(loaded);
+    free(docs);
+    return rc;
+}

@@ -1,0 +1,98 @@
+/* run_files.c: run files read back (run_files.h) — loading a run of each schema gpuval writes,
+ * with a message that names the file and what is wrong, and the texts the merges print of a
+ * run's device. */
+#include "runs/run_files.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "bench/bench_json.h"   /* GV_BENCH_SCHEMA */
+#include "bench/trade_report.h" /* GV_TRADE_SCHEMA */
+#include "core/gv.h"
+#include "io/json_util.h"
+#include "io/run_doc.h" /* GV_SCHEMA */
+
+int gv_fleet_load(const char *path, json_t **doc, char *err, size_t len)
+{
+    json_error_t jerr;
+    *doc = json_load_file(path, 0, &jerr);
+    if (!*doc) {
+        snprintf(err, len, "%s: %s (line %d, column %d)", path, jerr.text, jerr.line, jerr.column);
+        return GV_EINVAL;
+    }
+    const char *schema = json_string_value(json_object_get(*doc, "schema"));
+    if (!schema || strcmp(schema, GV_SCHEMA) != 0 ||
+        !json_is_array(json_object_get(*doc, "cases"))) {
+        snprintf(err, len, "%s is not a %s run (check --json writes one)", path, GV_SCHEMA);
+        json_decref(*doc);
+        *doc = NULL;
+        return GV_EINVAL;
+    }
+    return GV_OK;
+}
+
+int gv_fleet_load_any(const char *path, json_t **doc, char *err, size_t len)
+{
+    json_error_t jerr;
+    *doc = json_load_file(path, 0, &jerr);
+    if (!*doc) {
+        snprintf(err, len, "%s: %s (line %d, column %d)", path, jerr.text, jerr.line, jerr.column);
+        return GV_EINVAL;
+    }
+    const char *schema = json_string_value(json_object_get(*doc, "schema"));
+    const char *array = !schema                                ? NULL
+                        : strcmp(schema, GV_SCHEMA) == 0       ? "cases"
+                        : strcmp(schema, GV_BENCH_SCHEMA) == 0 ? "cases"
+                        : strcmp(schema, GV_TRADE_SCHEMA) == 0 ? "groups"
+                                                               : NULL;
+    if (!array || !json_is_array(json_object_get(*doc, array))) {
+        if (array)
+            snprintf(err, len, "%s: a %s document without its \"%s\" array", path, schema, array);
+        else
+            snprintf(err, len,
+                     "%s is not a %s, %s or %s document (check, bench or tradeoffs --json)", path,
+                     GV_SCHEMA, GV_BENCH_SCHEMA, GV_TRADE_SCHEMA);
+        json_decref(*doc);
+        *doc = NULL;
+        return GV_EINVAL;
+    }
+    return GV_OK;
+}
+
+void gv_fleet_link_text(const json_t *doc, char *buf, size_t len)
+{
+    int gen = gv_jint(doc, "fleet.pcie.gen", 0), width = gv_jint(doc, "fleet.pcie.width", 0);
+    int gmax = gv_jint(doc, "fleet.pcie.gen_max", 0),
+        wmax = gv_jint(doc, "fleet.pcie.width_max", 0);
+    if (!width) {
+        snprintf(buf, len, "-");
+        return;
+    }
+    snprintf(buf, len, "Gen%d x%d%s", gen, width,
+             (gmax && gen < gmax) || (wmax && width < wmax) ? " (below max)" : "");
+}
+
+void gv_fleet_clock_text(const json_t *doc, char *buf, size_t len)
+{
+    int cur = gv_jint(doc, "fleet.sm_clock_mhz", 0),
+        max = gv_jint(doc, "fleet.sm_clock_max_mhz", 0);
+    if (cur && max)
+        snprintf(buf, len, "%d/%d", cur, max);
+    else if (cur)
+        snprintf(buf, len, "%d", cur);
+    else
+        snprintf(buf, len, "-");
+}
+
+void gv_fleet_model_text(const json_t *doc, char *buf, size_t len)
+{
+    const json_t *dev = json_object_get(doc, "device");
+    if (json_is_object(dev))
+        snprintf(buf, len, "%s, cc %d.%d, %d SMs, driver %d, runtime %d, cuBLAS %d",
+                 gv_jstr(dev, "name"), gv_jint(dev, "cc_major", 0), gv_jint(dev, "cc_minor", 0),
+                 gv_jint(dev, "sm_count", 0), gv_jint(dev, "driver_version", 0),
+                 gv_jint(dev, "runtime_version", 0), gv_jint(dev, "cublas_version", 0));
+    else
+        snprintf(buf, len, "no device");
+}
