@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "bench/bench_json.h"
+#include "core/registry.h"
 #include "io/json_util.h"
 #include "bench/bench_result.h"
 #include "bench/bench_targets.h"

@@ -9,8 +9,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/op.h"
-
 static const char *const dtype_names[GV_NDTYPES] = {
 #define GV_DT_NAME_(e, name, ctype, bytes, p, emin, tier, compute) name,
     GV_DTYPES(GV_DT_NAME_)
@@ -255,14 +253,6 @@ int gv_size_spec_parse(const char *spec, gv_shape *shapes, int max, char *err, s
         shapes[i] = s;
     }
     return ns;
-}
-
-char *gv_case_label(const gv_case *c, char *buf, size_t len)
-{
-    char shape[96];
-    snprintf(buf, len, "%s %s %s %s", c->op ? c->op->name : "?", gv_dtype_name(c->dtype),
-             gv_mode_name(c->mode), gv_shape_format(&c->shape, shape, sizeof shape));
-    return buf;
 }
 
 const char *gv_verdict_name(gv_verdict v)

@@ -86,9 +86,6 @@ typedef struct gv_case {
 typedef enum gv_verdict { GV_PASS = 0, GV_FAIL, GV_SKIP, GV_ERROR } gv_verdict;
 const char *gv_verdict_name(gv_verdict v);
 
-/* Case label "op dtype mode shape" for messages. */
-char *gv_case_label(const gv_case *c, char *buf, size_t len);
-
 /* Exit codes of every command (DESIGN.md, "Exit codes"): this table is their one home; the
  * commands return them, their help texts print them (gv_exit_help) and the docs list them. */
 #define GV_EXIT_CODES(X)                                                                           \

@@ -334,3 +334,11 @@ int gv_select_as(gv_case *cases, int n, const char *name, char *err, size_t errl
         cases[i].op = &renamed;
     return GV_OK;
 }
+
+char *gv_case_label(const gv_case *c, char *buf, size_t len)
+{
+    char shape[96];
+    snprintf(buf, len, "%s %s %s %s", c->op ? c->op->name : "?", gv_dtype_name(c->dtype),
+             gv_mode_name(c->mode), gv_shape_format(&c->shape, shape, sizeof shape));
+    return buf;
+}

@@ -60,4 +60,7 @@ int gv_select_as(gv_case *cases, int n, const char *name, char *err, size_t errl
 bool gv_shape_ok(const gv_op *op, const gv_shape *s, char *why, size_t len);
 bool gv_mode_ok(const gv_op *op, gv_dtype t, gv_mode m);
 
+/* Case label "op dtype mode shape" for messages. */
+char *gv_case_label(const gv_case *c, char *buf, size_t len);
+
 #endif

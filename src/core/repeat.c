@@ -9,7 +9,7 @@
 #include "core/metrics.h"
 #include "core/repeat.h"
 #include "core/judge.h"
-#include "core/run.h"
+#include "core/problem.h"
 
 /* One ulp of the storage dtype at x (significand bits p); the smallest subnormal at 0. */
 static double ulp_at(double x, gv_dtype t)

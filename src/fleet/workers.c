@@ -7,7 +7,6 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <getopt.h>
 #include <limits.h>
 #include <spawn.h>
 #include <stdio.h>
@@ -19,9 +18,8 @@
 
 #include "core/gv.h"
 #include "io/outfile.h"
-#include "runs/merge_coll.h"
 #include "runs/merge_check.h"
-#include "fleet/perf_workers.h"
+#include "runs/run_files.h"
 #include "io/run_doc.h" /* GV_SCHEMA */
 
 extern char **environ;

@@ -1,15 +1,21 @@
-/* test_layers.c: the layering of the tree, from the #include lines of its sources.
- *   abi/      the bottom: system headers and abi/ only
- *   kernels/  abi/ and kernels/
- *   oracle/   abi/ and oracle/
- *   src/      abi/, src/, and of the lower layers only their C ABIs: kernels/gk.h (no CUDA
- *             type in it) and oracle/go.h; and the public API it implements,
- *             include/gpuval.h (host C, no CUDA type either)
- * and every .c under src/ (but gpuval_main.c, the command's entry point) has a header of its own
- * stem, so a reader finds a function's declaration beside its definition. The checker also runs on
- * a tree it plants with a violation, so it is shown to fail. GPUVAL_SRCDIR (set by
- * tests/meson.build) names the source tree. */
+/* test_layers.c: the layering of the tree, read from the sources' #include lines and a few
+ * calls. The rule (docs/DESIGN.md, "Layout"):
+ *   abi/       the bottom: system headers and abi/ only
+ *   kernels/   abi/ and kernels/;  oracle/: abi/ and oracle/;  include/: itself
+ *   src/WING/  the wings below it in RULES (cmd -> fleet -> runs -> coll, render -> bench -> io
+ *              -> core; ops -> core), abi/, the device layer's C ABI kernels/gk.h; core and ops
+ *              also the oracle's oracle/go.h; core and cmd the public API include/gpuval.h
+ * An include resolves as the compiler resolves it: beside the including file, then (for src/)
+ * from src/, the one include directory of the wings. One that resolves nowhere fails (but the
+ * build's generated headers, named in GENERATED). No circle between modules (a .c and its .h
+ * are one module). getenv only in src/core/knobs.c (src/ and kernels/ alike), <jansson.h>
+ * never in core/ or ops/, getopt only in cmd/. Every .c of a wing has a header of its own stem
+ * (but ops/, whose files define gv_family_F, and the command's entry point). The checker also
+ * runs on trees it plants with each kind of violation, so it is shown to fail. GPUVAL_SRCDIR
+ * (set by tests/meson.build) names the source tree. */
 #include <criterion/criterion.h>
+#include <ctype.h>
+#include <stdarg.h>
 #include <dirent.h>
 #include <limits.h>
 #include <stdio.h>
@@ -21,64 +27,278 @@
 /* paths here are built from a root realpath() returned and short names: never near PATH_MAX */
 #pragma GCC diagnostic ignored "-Wformat-truncation"
 
-/* The top folder of path p below root ("abi", "src", ...), or "" when outside. */
-static const char *top_of(const char *root, const char *p, char *buf, size_t len)
+/* ---- the rule ------------------------------------------------------------------------------ */
+
+/* Which wings each wing may include (itself included). */
+static const struct {
+    const char *wing;
+    const char *may[10];
+} RULES[] = {
+    {"core", {"core"}},
+    {"ops", {"ops", "core"}},
+    {"io", {"io", "core"}},
+    {"bench", {"bench", "io", "core"}},
+    {"render", {"render", "bench", "io", "core"}},
+    {"coll", {"coll", "io", "core"}},
+    {"runs", {"runs", "coll", "bench", "io", "core"}},
+    {"fleet", {"fleet", "runs", "coll", "render", "bench", "io", "core"}},
+    {"cmd", {"cmd", "fleet", "runs", "coll", "render", "bench", "io", "core"}},
+};
+enum { N_RULES = sizeof RULES / sizeof RULES[0] };
+
+/* Headers the build writes (meson.build), and the wing whose sources may include them. */
+static const struct {
+    const char *name, *wing;
+} GENERATED[] = {{"oracle_version.h", "core"}};
+
+typedef struct findings {
+    int files, bad; /* sources read; violations of every kind */
+    int upward, unresolved, circles, greps, headers;
+    char text[32768];
+} findings;
+
+static void note(findings *f, int *kind, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+static void note(findings *f, int *kind, const char *fmt, ...)
 {
-    size_t n = strlen(root);
-    if (strncmp(p, root, n) != 0 || p[n] != '/') return "";
-    const char *rest = p + n + 1, *slash = strchr(rest, '/');
-    size_t k = slash ? (size_t)(slash - rest) : strlen(rest);
-    if (k >= len) k = len - 1;
-    memcpy(buf, rest, k);
-    buf[k] = '\0';
-    return buf;
+    (*kind)++;
+    f->bad++;
+    size_t used = strlen(f->text);
+    if (used + 2 >= sizeof f->text) return;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(f->text + used, sizeof f->text - used, fmt, ap);
+    va_end(ap);
+    used = strlen(f->text);
+    if (used + 1 < sizeof f->text) strcat(f->text, "\n");
 }
 
-/* Path of p below root, for allow-lists ("kernels/gk.h"). */
+/* "src/core/judge.c" -> top "src", wing "core"; "kernels/gk.h" -> top "kernels", wing "". */
+static void place(const char *rel, char *top, char *wing, size_t len)
+{
+    const char *slash = strchr(rel, '/');
+    size_t k = slash ? (size_t)(slash - rel) : strlen(rel);
+    snprintf(top, len, "%.*s", (int)k, rel);
+    wing[0] = '\0';
+    if (strcmp(top, "src") == 0 && slash) {
+        const char *s2 = strchr(slash + 1, '/');
+        if (s2) snprintf(wing, len, "%.*s", (int)(s2 - slash - 1), slash + 1);
+    }
+}
+
+static bool wing_may(const char *from, const char *to)
+{
+    for (int i = 0; i < N_RULES; i++) {
+        if (strcmp(RULES[i].wing, from) != 0) continue;
+        for (int k = 0; k < 10 && RULES[i].may[k]; k++)
+            if (strcmp(RULES[i].may[k], to) == 0) return true;
+        return false;
+    }
+    return false; /* a wing the rule does not know may include nothing */
+}
+
+/* May a file at from_rel include to_rel (both below the root)? */
+static bool allowed(const char *from_rel, const char *to_rel)
+{
+    char ft[64], fw[64], tt[64], tw[64];
+    place(from_rel, ft, fw, sizeof ft);
+    place(to_rel, tt, tw, sizeof tt);
+    if (strcmp(tt, "abi") == 0) return true;
+    if (strcmp(ft, "abi") == 0) return false;
+    if (strcmp(ft, "src") != 0) return strcmp(ft, tt) == 0; /* kernels, oracle, include */
+    if (strcmp(tt, "src") == 0) return wing_may(fw, tw);
+    if (strcmp(to_rel, "kernels/gk.h") == 0) return fw[0] != '\0';
+    if (strcmp(to_rel, "oracle/go.h") == 0)
+        return strcmp(fw, "core") == 0 || strcmp(fw, "ops") == 0;
+    if (strcmp(to_rel, "include/gpuval.h") == 0)
+        return strcmp(fw, "core") == 0 || strcmp(fw, "cmd") == 0;
+    return false;
+}
+
+/* ---- the walk -------------------------------------------------------------------------------- */
+
+enum { MAX_FILES = 1024, MAX_EDGES = 8192 };
+typedef struct graph {
+    char mod[MAX_FILES][256]; /* module: the path less its suffix */
+    int n;
+    int from[MAX_EDGES], to[MAX_EDGES];
+    int n_edges;
+} graph;
+
+static int module_of(graph *g, const char *rel)
+{
+    char m[256];
+    snprintf(m, sizeof m, "%s", rel);
+    char *dot = strrchr(m, '.');
+    if (dot && strchr(dot, '/') == NULL) *dot = '\0';
+    for (int i = 0; i < g->n; i++)
+        if (strcmp(g->mod[i], m) == 0) return i;
+    if (g->n == MAX_FILES) return -1;
+    snprintf(g->mod[g->n], sizeof g->mod[0], "%s", m);
+    return g->n++;
+}
+
+static void add_edge(graph *g, const char *a, const char *b)
+{
+    int x = module_of(g, a), y = module_of(g, b);
+    if (x < 0 || y < 0 || x == y || g->n_edges == MAX_EDGES) return;
+    for (int i = 0; i < g->n_edges; i++)
+        if (g->from[i] == x && g->to[i] == y) return;
+    g->from[g->n_edges] = x;
+    g->to[g->n_edges++] = y;
+}
+
 static const char *below(const char *root, const char *p)
 {
     size_t n = strlen(root);
     return strncmp(p, root, n) == 0 && p[n] == '/' ? p + n + 1 : p;
 }
 
-static bool allowed(const char *from_top, const char *to_top, const char *to_rel)
+/* The source with its comments and string literals blanked, so that the grep rules see code. */
+static char *code_of(const char *path)
 {
-    if (strcmp(to_top, "abi") == 0) return true;
-    if (strcmp(from_top, "abi") == 0) return false;
-    if (strcmp(from_top, to_top) == 0) return true;
-    if (strcmp(from_top, "src") == 0)
-        return strcmp(to_rel, "kernels/gk.h") == 0 || strcmp(to_rel, "oracle/go.h") == 0 ||
-               strcmp(to_rel, "include/gpuval.h") == 0;
+    FILE *f = fopen(path, "r");
+    if (!f) return NULL;
+    fseek(f, 0, SEEK_END);
+    long n = ftell(f);
+    fseek(f, 0, SEEK_SET);
+    char *s = malloc((size_t)n + 1);
+    if (!s || fread(s, 1, (size_t)n, f) != (size_t)n) {
+        free(s);
+        fclose(f);
+        return NULL;
+    }
+    s[n] = '\0';
+    fclose(f);
+    for (long i = 0; i < n; i++) {
+        if (s[i] == '/' && s[i + 1] == '*') {
+            long j = i + 2;
+            while (j < n && !(s[j] == '*' && s[j + 1] == '/'))
+                j++;
+            for (long k = i; k < j + 2 && k < n; k++)
+                if (s[k] != '\n') s[k] = ' ';
+            i = j + 1;
+        } else if (s[i] == '/' && s[i + 1] == '/') {
+            while (i < n && s[i] != '\n')
+                s[i++] = ' ';
+        } else if (s[i] == '"' && !(i > 0 && s[i - 1] == '\'')) {
+            /* a string's contents (an include's name is read from the raw line, not here) */
+            long j = i + 1;
+            while (j < n && s[j] != '"' && s[j] != '\n') {
+                if (s[j] == '\\') s[j++] = ' ';
+                s[j++] = ' ';
+            }
+            i = j;
+        }
+    }
+    return s;
+}
+
+/* A call of name( in code (not part of a longer identifier). */
+static bool calls(const char *code, const char *name)
+{
+    size_t len = strlen(name);
+    for (const char *p = strstr(code, name); p; p = strstr(p + 1, name)) {
+        if (p > code && (isalnum((unsigned char)p[-1]) || p[-1] == '_')) continue;
+        const char *q = p + len;
+        while (*q == ' ' || *q == '\t')
+            q++;
+        if (*q == '(') return true;
+    }
     return false;
 }
 
-/* Check one file's quoted includes; appends violations to out; returns their count. */
-static int check_file(const char *root, const char *path, char *out, size_t len)
+static bool includes_system(const char *code_path, const char *header)
+{
+    FILE *f = fopen(code_path, "r");
+    if (!f) return false;
+    char line[1024], want[128];
+    snprintf(want, sizeof want, "<%s>", header);
+    bool found = false;
+    while (!found && fgets(line, sizeof line, f)) {
+        const char *p = line;
+        while (*p == ' ' || *p == '\t')
+            p++;
+        if (*p != '#') continue;
+        p++;
+        while (*p == ' ' || *p == '\t')
+            p++;
+        if (strncmp(p, "include", 7) == 0 && strstr(p, want)) found = true;
+    }
+    fclose(f);
+    return found;
+}
+
+/* The grep rules on one source. */
+static void check_calls(const char *root, const char *path, findings *f)
+{
+    const char *rel = below(root, path);
+    char top[64], wing[64];
+    place(rel, top, wing, sizeof top);
+    if (strcmp(top, "src") != 0 && strcmp(top, "kernels") != 0) return;
+    char *code = code_of(path);
+    if (!code) return;
+    if (calls(code, "getenv") && strcmp(rel, "src/core/knobs.c") != 0)
+        note(f, &f->greps, "  %s calls getenv (only src/core/knobs.c reads the environment)", rel);
+    if ((strcmp(wing, "core") == 0 || strcmp(wing, "ops") == 0) &&
+        includes_system(path, "jansson.h"))
+        note(f, &f->greps, "  %s includes <jansson.h> (never in core/ or ops/)", rel);
+    if (strcmp(top, "src") == 0 && strcmp(wing, "cmd") != 0 &&
+        (includes_system(path, "getopt.h") || calls(code, "getopt_long") || calls(code, "getopt")))
+        note(f, &f->greps, "  %s uses getopt (only cmd/ parses argv)", rel);
+    free(code);
+}
+
+static bool is_generated(const char *rel, const char *name)
+{
+    char top[64], wing[64];
+    place(rel, top, wing, sizeof top);
+    for (size_t i = 0; i < sizeof GENERATED / sizeof GENERATED[0]; i++)
+        if (strcmp(name, GENERATED[i].name) == 0 && strcmp(wing, GENERATED[i].wing) == 0)
+            return true;
+    return false;
+}
+
+/* One file's quoted includes. */
+static void check_file(const char *root, const char *path, graph *g, findings *fd)
 {
     FILE *f = fopen(path, "r");
-    if (!f) return 0;
-    char line[1024], dir[PATH_MAX], from_buf[64], to_buf[64];
+    if (!f) return;
+    const char *rel = below(root, path);
+    char line[1024], dir[PATH_MAX];
     snprintf(dir, sizeof dir, "%s", path);
     char *slash = strrchr(dir, '/');
     if (slash) *slash = '\0';
-    const char *from = top_of(root, path, from_buf, sizeof from_buf);
-    int bad = 0;
+    bool in_src = strncmp(rel, "src/", 4) == 0;
+    module_of(g, rel);
     while (fgets(line, sizeof line, f)) {
         char name[512];
-        if (sscanf(line, " #include \"%511[^\"]\"", name) != 1) continue;
+        if (sscanf(line, " # include \"%511[^\"]\"", name) != 1 &&
+            sscanf(line, " #include \"%511[^\"]\"", name) != 1)
+            continue;
         char joined[PATH_MAX * 2], real[PATH_MAX];
         snprintf(joined, sizeof joined, "%s/%s", dir, name);
-        if (!realpath(joined, real)) continue; /* a generated file (registry_table.c) */
-        const char *to = top_of(root, real, to_buf, sizeof to_buf);
-        if (!allowed(from, to, below(root, real))) {
-            bad++;
-            size_t used = strlen(out);
-            snprintf(out + used, len - used, "  %s includes %s\n", below(root, path),
-                     below(root, real));
+        bool found = realpath(joined, real) != NULL;
+        if (!found && in_src) {
+            snprintf(joined, sizeof joined, "%s/src/%s", root, name);
+            found = realpath(joined, real) != NULL;
         }
+        if (!found) {
+            if (!is_generated(rel, name))
+                note(fd, &fd->unresolved, "  %s includes \"%s\", which resolves nowhere", rel,
+                     name);
+            continue;
+        }
+        const char *to = below(root, real);
+        if (to == real) {
+            note(fd, &fd->unresolved, "  %s includes \"%s\", outside the tree", rel, name);
+            continue;
+        }
+        add_edge(g, rel, to);
+        if (!allowed(rel, to)) note(fd, &fd->upward, "  %s includes %s", rel, to);
     }
     fclose(f);
-    return bad;
+    check_calls(root, path, fd);
 }
 
 static bool is_source(const char *name)
@@ -88,12 +308,10 @@ static bool is_source(const char *name)
                    strcmp(dot, ".cuh") == 0);
 }
 
-/* Walk dir (recursively) checking every source; returns the violations. */
-static int check_tree(const char *root, const char *dir, char *out, size_t len, int *files)
+static void walk(const char *root, const char *dir, graph *g, findings *f)
 {
     DIR *d = opendir(dir);
-    if (!d) return 0;
-    int bad = 0;
+    if (!d) return;
     struct dirent *e;
     while ((e = readdir(d))) {
         if (e->d_name[0] == '.') continue;
@@ -102,14 +320,87 @@ static int check_tree(const char *root, const char *dir, char *out, size_t len, 
         struct stat st;
         if (stat(p, &st) != 0) continue;
         if (S_ISDIR(st.st_mode)) {
-            bad += check_tree(root, p, out, len, files);
+            walk(root, p, g, f);
         } else if (is_source(e->d_name)) {
-            (*files)++;
-            bad += check_file(root, p, out, len);
+            f->files++;
+            check_file(root, p, g, f);
         }
     }
     closedir(d);
-    return bad;
+}
+
+/* Circles between modules: a depth-first search that reports each back edge's circle. */
+static void circles_from(const graph *g, int u, int *colour, int *stack, int depth, findings *f)
+{
+    colour[u] = 1;
+    stack[depth] = u;
+    for (int i = 0; i < g->n_edges; i++) {
+        if (g->from[i] != u) continue;
+        int v = g->to[i];
+        if (colour[v] == 1) {
+            char text[2048] = "";
+            int k = depth;
+            while (k > 0 && stack[k] != v)
+                k--;
+            for (; k <= depth; k++) {
+                strncat(text, g->mod[stack[k]], sizeof text - strlen(text) - 1);
+                strncat(text, " -> ", sizeof text - strlen(text) - 1);
+            }
+            strncat(text, g->mod[v], sizeof text - strlen(text) - 1);
+            note(f, &f->circles, "  circle: %s", text);
+        } else if (colour[v] == 0 && depth + 1 < MAX_FILES) {
+            circles_from(g, v, colour, stack, depth + 1, f);
+        }
+    }
+    colour[u] = 2;
+}
+
+/* Every .c of a wing beside a header of its own stem. */
+static void check_headers(const char *root, findings *f)
+{
+    char src[PATH_MAX];
+    snprintf(src, sizeof src, "%s/src", root);
+    DIR *d = opendir(src);
+    if (!d) return;
+    struct dirent *w;
+    while ((w = readdir(d))) {
+        if (w->d_name[0] == '.' || strcmp(w->d_name, "ops") == 0) continue;
+        char wd[PATH_MAX];
+        snprintf(wd, sizeof wd, "%s/%s", src, w->d_name);
+        DIR *dw = opendir(wd);
+        if (!dw) continue;
+        struct dirent *e;
+        while ((e = readdir(dw))) {
+            size_t n = strlen(e->d_name);
+            if (n < 3 || strcmp(e->d_name + n - 2, ".c") != 0) continue;
+            if (strcmp(w->d_name, "cmd") == 0 && strcmp(e->d_name, "gpuval_main.c") == 0) continue;
+            char h[PATH_MAX];
+            snprintf(h, sizeof h, "%s/%.*s.h", wd, (int)(n - 2), e->d_name);
+            if (access(h, F_OK) != 0)
+                note(f, &f->headers, "  src/%s/%s has no header of its own", w->d_name, e->d_name);
+        }
+        closedir(dw);
+    }
+    closedir(d);
+}
+
+/* The whole check of the tree at root (a realpath). */
+static void check_tree(const char *root, findings *f)
+{
+    static graph g;
+    memset(&g, 0, sizeof g);
+    memset(f, 0, sizeof *f);
+    const char *tops[] = {"abi", "kernels", "oracle", "include", "src"};
+    for (int i = 0; i < 5; i++) {
+        char d[PATH_MAX];
+        snprintf(d, sizeof d, "%s/%s", root, tops[i]);
+        walk(root, d, &g, f);
+    }
+    static int colour[MAX_FILES], stack[MAX_FILES];
+    memset(colour, 0, sizeof colour);
+    for (int u = 0; u < g.n; u++)
+        if (colour[u] == 0) circles_from(&g, u, colour, stack, 0, f);
+    check_headers(root, f);
 }
 
 static const char *srcdir(void)
@@ -121,88 +412,141 @@ static const char *srcdir(void)
     return real;
 }
 
-Test(layers, includes_follow_the_layering)
+Test(layers, the_tree_follows_the_rule)
 {
-    const char *root = srcdir();
-    static char out[16384];
-    out[0] = '\0';
-    int files = 0, bad = 0;
-    const char *tops[] = {"abi", "kernels", "oracle", "src"};
-    for (int i = 0; i < 4; i++) {
-        char d[PATH_MAX];
-        snprintf(d, sizeof d, "%s/%s", root, tops[i]);
-        bad += check_tree(root, d, out, sizeof out, &files);
-    }
-    cr_expect_gt(files, 50, "the walk found the sources (%d files)", files);
-    cr_expect_eq(bad, 0, "%d includes break the layering:\n%s", bad, out);
+    static findings f;
+    check_tree(srcdir(), &f);
+    cr_expect_gt(f.files, 150, "the walk found the sources (%d files)", f.files);
+    cr_expect_eq(f.bad, 0, "%d violations of the layering:\n%s", f.bad, f.text);
 }
 
-Test(layers, every_src_c_has_a_header_of_its_own)
+/* ---- the checker on planted trees ---------------------------------------------------------- */
+
+static void plant(const char *root, const char *rel, const char *text)
 {
-    const char *root = srcdir();
-    const char *dirs[] = {"src", "src/bench"};
-    int missing = 0;
-    for (int i = 0; i < 2; i++) {
-        char d[PATH_MAX];
-        snprintf(d, sizeof d, "%s/%s", root, dirs[i]);
-        DIR *dp = opendir(d);
-        if (!dp) continue;
-        struct dirent *e;
-        while ((e = readdir(dp))) {
-            size_t n = strlen(e->d_name);
-            if (n < 3 || strcmp(e->d_name + n - 2, ".c") != 0) continue;
-            if (strcmp(e->d_name, "gpuval_main.c") == 0) continue;
-            char h[PATH_MAX];
-            snprintf(h, sizeof h, "%s/%.*s.h", d, (int)(n - 2), e->d_name);
-            if (access(h, F_OK) != 0) {
-                missing++;
-                cr_log_error("%s/%s has no %.*s.h", dirs[i], e->d_name, (int)(n - 2), e->d_name);
-            }
-        }
-        closedir(dp);
+    char p[PATH_MAX];
+    snprintf(p, sizeof p, "%s/%s", root, rel);
+    for (char *s = strchr(p + strlen(root) + 1, '/'); s; s = strchr(s + 1, '/')) {
+        *s = '\0';
+        mkdir(p, 0755);
+        *s = '/';
     }
-    cr_expect_eq(missing, 0, "%d sources without their own header", missing);
+    FILE *f = fopen(p, "w");
+    cr_assert_not_null(f, "%s", p);
+    fputs(text, f);
+    fclose(f);
 }
 
-Test(layers, the_checker_sees_a_planted_violation)
+static void make_root(char *real_root)
 {
     char root[] = "/tmp/gv_layers_XXXXXX";
     cr_assert_not_null(mkdtemp(root));
-    char real_root[PATH_MAX];
     cr_assert_not_null(realpath(root, real_root));
-    const char *dirs[] = {"abi", "kernels", "src", "oracle"};
-    for (int i = 0; i < 4; i++) {
-        char d[PATH_MAX];
-        snprintf(d, sizeof d, "%s/%s", real_root, dirs[i]);
-        cr_assert_eq(mkdir(d, 0755), 0);
-    }
-    const char *files[][2] = {{"abi/gv_abi.h", ""},
-                              {"src/gv.h", "#include \"../abi/gv_abi.h\"\n"},
-                              {"kernels/gk.h", "#include \"../abi/gv_abi.h\"\n"},
-                              {"kernels/bad.cu", "#include \"../src/gv.h\"\n"},
-                              {"oracle/go.h", ""},
-                              {"oracle/bad.c", "#include \"../kernels/gk.h\"\n"},
-                              {"src/ok.c", "#include \"../kernels/gk.h\"\n#include \"gv.h\"\n"}};
-    for (size_t i = 0; i < sizeof files / sizeof files[0]; i++) {
-        char p[PATH_MAX];
-        snprintf(p, sizeof p, "%s/%s", real_root, files[i][0]);
-        FILE *f = fopen(p, "w");
-        cr_assert_not_null(f);
-        fputs(files[i][1], f);
-        fclose(f);
-    }
-    static char out[4096];
-    out[0] = '\0';
-    int n = 0, bad = 0;
-    for (int i = 0; i < 4; i++) {
-        char d[PATH_MAX];
-        snprintf(d, sizeof d, "%s/%s", real_root, dirs[i]);
-        bad += check_tree(real_root, d, out, sizeof out, &n);
-    }
-    cr_expect_eq(bad, 2, "kernels/bad.cu and oracle/bad.c break the rule:\n%s", out);
-    cr_expect_not_null(strstr(out, "kernels/bad.cu includes src/gv.h"), "%s", out);
-    cr_expect_not_null(strstr(out, "oracle/bad.c includes kernels/gk.h"), "%s", out);
+    /* a clean tree of every kind of file the rule allows */
+    plant(real_root, "abi/gv_abi.h", "");
+    plant(real_root, "kernels/gk.h", "#include \"../abi/gv_abi.h\"\n");
+    plant(real_root, "oracle/go.h", "#include \"../abi/gv_abi.h\"\n");
+    plant(real_root, "include/gpuval.h", "");
+    plant(real_root, "src/core/gv.h", "#include \"../../abi/gv_abi.h\"\n");
+    plant(
+        real_root, "src/core/gv.c",
+        "#include \"core/gv.h\"\n#include \"../../kernels/gk.h\"\n#include \"oracle_version.h\"\n");
+    plant(real_root, "src/core/knobs.h", "");
+    plant(real_root, "src/core/knobs.c",
+          "#include <stdlib.h>\nconst char *v(void) { return getenv(\"X\"); }\n");
+    plant(real_root, "src/io/doc.h", "#include <jansson.h>\n#include \"core/gv.h\"\n");
+    plant(real_root, "src/io/doc.c", "#include \"io/doc.h\"\n/* getenv (in a comment) */\n");
+    plant(real_root, "src/cmd/main.h", "");
+    plant(real_root, "src/cmd/main.c",
+          "#include <getopt.h>\n#include \"cmd/main.h\"\n#include \"io/doc.h\"\n"
+          "int f(int c, char **v) { return getopt_long(c, v, \"\", 0, 0); }\n");
+    plant(real_root, "src/cmd/gpuval_main.c", "#include \"cmd/main.h\"\n");
+    plant(real_root, "src/ops/vadd.c", "#include \"core/gv.h\"\n#include \"../../oracle/go.h\"\n");
+}
+
+static void remove_root(const char *real_root)
+{
     char cmd[PATH_MAX + 16];
     snprintf(cmd, sizeof cmd, "rm -rf '%s'", real_root);
     cr_expect_eq(system(cmd), 0);
+}
+
+Test(layers, a_clean_planted_tree_passes)
+{
+    char root[PATH_MAX];
+    make_root(root);
+    static findings f;
+    check_tree(root, &f);
+    cr_expect_eq(f.bad, 0, "a clean tree:\n%s", f.text);
+    remove_root(root);
+}
+
+Test(layers, each_kind_of_violation_is_seen)
+{
+    char root[PATH_MAX];
+    make_root(root);
+    /* upward: core reaching io, and the device layer reaching src/ */
+    plant(root, "src/core/up.h", "#include \"io/doc.h\"\n");
+    plant(root, "kernels/bad.cu", "#include \"../src/core/gv.h\"\n");
+    /* a circle between two modules of one wing */
+    plant(root, "src/io/a.h", "");
+    plant(root, "src/io/a.c", "#include \"io/a.h\"\n#include \"io/b.h\"\n");
+    plant(root, "src/io/b.h", "");
+    plant(root, "src/io/b.c", "#include \"io/b.h\"\n#include \"io/a.h\"\n");
+    /* an include that resolves nowhere */
+    plant(root, "src/io/lost.h", "#include \"io/nothere.h\"\n");
+    /* the grep rules */
+    plant(root, "src/io/env.h", "");
+    plant(root, "src/io/env.c",
+          "#include <stdlib.h>\nconst char *e(void) { return getenv (\"HOME\"); }\n");
+    plant(root, "src/core/js.h", "#include <jansson.h>\n");
+    plant(root, "src/io/opt.h", "");
+    plant(root, "src/io/opt.c", "#include <getopt.h>\n");
+    /* a .c without its header */
+    plant(root, "src/runs/alone.c", "");
+    static findings f;
+    check_tree(root, &f);
+    cr_expect_eq(f.upward, 2, "upward includes:\n%s", f.text);
+    cr_expect_not_null(strstr(f.text, "src/core/up.h includes src/io/doc.h"), "%s", f.text);
+    cr_expect_not_null(strstr(f.text, "kernels/bad.cu includes src/core/gv.h"), "%s", f.text);
+    cr_expect_eq(f.circles, 1, "circles:\n%s", f.text);
+    cr_expect_not_null(strstr(f.text, "src/io/a -> src/io/b -> src/io/a"), "%s", f.text);
+    cr_expect_eq(f.unresolved, 1, "unresolved:\n%s", f.text);
+    cr_expect_not_null(strstr(f.text, "src/io/lost.h includes \"io/nothere.h\""), "%s", f.text);
+    cr_expect_eq(f.greps, 3, "grep rules:\n%s", f.text);
+    cr_expect_not_null(strstr(f.text, "src/io/env.c calls getenv"), "%s", f.text);
+    cr_expect_not_null(strstr(f.text, "src/core/js.h includes <jansson.h>"), "%s", f.text);
+    cr_expect_not_null(strstr(f.text, "src/io/opt.c uses getopt"), "%s", f.text);
+    cr_expect_eq(f.headers, 1, "headers:\n%s", f.text);
+    cr_expect_not_null(strstr(f.text, "src/runs/alone.c has no header"), "%s", f.text);
+    remove_root(root);
+}
+
+/* The oracle cache's version (meson.build's oracle_version.h) hashes what can change a
+   reference and nothing else, so an edit to the judge leaves the cache warm. */
+Test(layers, the_oracle_cache_version_hashes_what_makes_references)
+{
+    char path[PATH_MAX];
+    snprintf(path, sizeof path, "%s/meson.build", srcdir());
+    FILE *f = fopen(path, "r");
+    cr_assert_not_null(f, "%s", path);
+    static char text[1 << 16];
+    size_t n = fread(text, 1, sizeof text - 1, f);
+    text[n] = '\0';
+    fclose(f);
+    const char *start = strstr(text, "oracle_version_h = custom_target(");
+    cr_assert_not_null(start, "meson.build makes oracle_version.h");
+    const char *end = strstr(start, "capture: true)");
+    cr_assert_not_null(end);
+    char block[4096];
+    snprintf(block, sizeof block, "%.*s", (int)(end - start), start);
+    const char *must[] = {"oracle_src",           "ops_src",
+                          "src/core/gen.c",       "src/core/problem.c",
+                          "src/core/reference.c", "abi/gv_abi.h"};
+    for (size_t i = 0; i < sizeof must / sizeof must[0]; i++)
+        cr_expect_not_null(strstr(block, must[i]), "the version hashes %s:\n%s", must[i], block);
+    const char *never[] = {"judge", "metrics", "run.c", "runner", "model_floor", "cmd/"};
+    for (size_t i = 0; i < sizeof never / sizeof never[0]; i++)
+        cr_expect_null(strstr(block, never[i]), "the version must not hash %s:\n%s", never[i],
+                       block);
 }
