@@ -68,7 +68,7 @@ double gv_prob_floor(const gv_problem *p, const gv_result *r)
     const gv_case *c = &p->c;
     int bits = gv_mode_get(c->mode)->input_bits;
     if (!r->prob.on || !(r->prob.u_in > 0) || bits <= 0 || p->l.n_in < 2 || p->l.n_out < 1 ||
-        strcmp(c->op->family, "gemm") != 0)
+        !c->op->floor_from_operands)
         return 0.0;
     const gv_tensor *C = &p->out[0];
     if (!C->pgauge || !C->ref) return 0.0;

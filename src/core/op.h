@@ -60,10 +60,18 @@ typedef struct gv_op {
     const char *family;  /* "gemm": the file stem under kernels/, oracle/, src/ops/ */
     const char *summary; /* one line for `gpuval list` */
     const char *dims;    /* names of the shape's dims, "m,k,n" */
-    unsigned dtypes;     /* bit (1u << gv_dtype) */
-    unsigned modes;      /* bit (1u << gv_mode); modes valid only for some dtypes are
-                            filtered by mode_valid */
-    unsigned dists;      /* bit (1u << gv_dist): input distributions the op accepts */
+    /* The tensors' shapes in terms of dims, for arrays a user gives (check --inputs) and a
+       dumped case's files: each tensor's dims by ',', tensors by ';' ("m,k;k,n" in, "m,n"
+       out); an empty entry is a flat tensor. in_dims NULL: the op takes no --inputs (complex
+       layouts, sparse values, dims that no input carries). */
+    const char *in_dims, *out_dims;
+    /* out[0] = in[0] . in[1], a product of two operands: the input-rounding floor of the
+       probabilistic model applies (model_floor.h). */
+    bool floor_from_operands;
+    unsigned dtypes; /* bit (1u << gv_dtype) */
+    unsigned modes;  /* bit (1u << gv_mode); modes valid only for some dtypes are
+                        filtered by mode_valid */
+    unsigned dists;  /* bit (1u << gv_dist): input distributions the op accepts */
     gv_dist default_dist;
     const char *shapes;       /* default catalogue, a size SPEC */
     const char *test_shapes;  /* small and medium shapes for tests/gpu, a size SPEC */

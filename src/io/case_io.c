@@ -3,6 +3,8 @@
  * a failing case that `gpuval replay` (replay.c) reads back. */
 #include "io/case_io.h"
 
+#include "core/registry.h"
+
 #include <ctype.h>
 #include <errno.h>
 #include <stdarg.h>
@@ -18,31 +20,6 @@
 #ifndef GV_VERSION
 #define GV_VERSION "unknown"
 #endif
-
-/* Tensor shapes in terms of an op's dims, per family and dims string: inputs and outputs
-   separated by ';', dims of one tensor by ','. An empty entry is a flat tensor. Families
-   absent here (fft's complex layouts, lsmr's sparse values, solve's conditioned matrices,
-   dims that no input carries such as an iteration count) take no --inputs. */
-static const struct {
-    const char *family, *dims, *in, *out;
-} shape_table[] = {
-    {"vadd", "n", "n;n", "n"},
-    {"gemm", "m,k,n", "m,k;k,n", "m,n"},
-    {"colsum", "m,k,n", "m,k;k,n", "n"},
-    {"dense", "m,k,n", "m,k;k,n;m", "m,n"},
-    {"reduce", "n", "n", ""},
-    {"reduce", "m,n", "m,n", "n"},
-    {"stencil", "ny,nx", "ny,nx", "ny,nx"},
-};
-
-static int shape_row(const gv_op *op)
-{
-    for (size_t i = 0; i < sizeof shape_table / sizeof shape_table[0]; i++)
-        if (strcmp(shape_table[i].family, op->family) == 0 &&
-            strcmp(shape_table[i].dims, op->dims) == 0)
-            return (int)i;
-    return -1;
-}
 
 /* Field i of a ';'-list into buf: "" when absent. */
 static void field(const char *list, int i, char *buf, size_t len)
@@ -112,11 +89,11 @@ static int count_dims(const char *dims)
 int gv_tensor_shape(const gv_case *c, const gv_layout *l, bool output, int i, int64_t *shape)
 {
     int64_t count = output ? l->out[i].count : l->in[i].count;
-    int row = shape_row(c->op);
-    if (row >= 0) {
+    const char *list = output ? c->op->out_dims : c->op->in_dims;
+    if (list) {
         char expr[64];
         int idx[GV_NPY_MAX_DIMS];
-        field(output ? shape_table[row].out : shape_table[row].in, i, expr, sizeof expr);
+        field(list, i, expr, sizeof expr);
         int nd = expr_dims(c->op->dims, expr, idx);
         int64_t prod = 1;
         bool ok = nd > 0;
@@ -153,8 +130,8 @@ static void format_dims(const gv_npy *a, char *buf, size_t len)
     if (used < len) snprintf(buf + used, len - used, a->nd == 1 ? ",)" : ")");
 }
 
-static int infer_dims(const gv_op *op, int row, const char *const *paths, const gv_npy *arrays,
-                      int n, gv_shape *shape, char *err, size_t errlen)
+static int infer_dims(const gv_op *op, const char *const *paths, const gv_npy *arrays, int n,
+                      gv_shape *shape, char *err, size_t errlen)
 {
     int nd = count_dims(op->dims);
     int from[GV_MAX_DIMS];
@@ -164,7 +141,7 @@ static int infer_dims(const gv_op *op, int row, const char *const *paths, const 
     for (int i = 0; i < n; i++) {
         char expr[64], have[160];
         int idx[GV_NPY_MAX_DIMS];
-        field(shape_table[row].in, i, expr, sizeof expr);
+        field(op->in_dims, i, expr, sizeof expr);
         int want = expr_dims(op->dims, expr, idx);
         format_dims(&arrays[i], have, sizeof have);
         if (arrays[i].nd != want)
@@ -203,15 +180,21 @@ int gv_inputs_load(const gv_op *op, const char *files, gv_npy *arrays, int *n, g
                    gv_shape *shape, char *err, size_t errlen)
 {
     *n = 0;
-    int row = shape_row(op);
-    if (row < 0)
+    if (!op->in_dims) {
+        char those[1024];
+        size_t used = 0;
+        those[0] = '\0';
+        for (const gv_op *const *o = gv_registry(); *o && used + 1 < sizeof those; o++)
+            if ((*o)->in_dims && !(*o)->planted_bug && !(*o)->planted_slow)
+                used += (size_t)snprintf(those + used, sizeof those - used, "%s%s",
+                                         used ? ", " : "", (*o)->name);
         return say(err, errlen, GV_EINVAL,
                    "--inputs: %s takes no .npy inputs (its dims %s are not all the shapes of plain "
-                   "input arrays); those that do: vadd*, gemm*, matmul_colsum*, einsum.colsum*, "
-                   "dense*, reduce*, stencil.laplace",
-                   op->name, op->dims);
+                   "input arrays); those that do: %s",
+                   op->name, op->dims, those);
+    }
     int want = 1;
-    for (const char *p = shape_table[row].in; *p; p++)
+    for (const char *p = op->in_dims; *p; p++)
         want += *p == ';';
     char *copy = strdup(files), *save = NULL;
     const char *paths[GV_MAX_TENSORS];
@@ -227,7 +210,7 @@ int gv_inputs_load(const gv_op *op, const char *files, gv_npy *arrays, int *n, g
     int rc = GV_OK;
     if (got != want) {
         rc = say(err, errlen, GV_EINVAL, "--inputs: %s takes %d input files (%s), not %d", op->name,
-                 want, shape_table[row].in, got);
+                 want, op->in_dims, got);
         goto out;
     }
     for (int i = 0; i < got; i++) {
@@ -254,7 +237,7 @@ int gv_inputs_load(const gv_op *op, const char *files, gv_npy *arrays, int *n, g
                  gv_dtype_name(*dtype), op->name);
         goto out;
     }
-    rc = infer_dims(op, row, paths, arrays, got, shape, err, errlen);
+    rc = infer_dims(op, paths, arrays, got, shape, err, errlen);
 out:
     if (rc != GV_OK) {
         for (int i = 0; i < *n; i++)

@@ -125,7 +125,7 @@ static int einsum_oracle(gv_problem *p)
 }
 
 #define COLSUM_COMMON                                                                              \
-    .family = "colsum", .dims = "m,k,n",                                                           \
+    .family = "colsum", .dims = "m,k,n", .in_dims = "m,k;k,n", .out_dims = "n",                    \
     .dists = GV_ALL_DISTS | GV_BIT(GV_DIST_TIE) | GV_BIT(GV_DIST_WIDE),                            \
     .default_dist = GV_DIST_UNIFORM01, .check_shape = colsum_check_shape, .bytes = colsum_bytes,   \
     .make_inputs = colsum_inputs, .gauge = colsum_gauge, .pgauge = colsum_pgauge,                  \

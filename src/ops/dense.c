@@ -124,8 +124,8 @@ static int dense_pgauge(gv_problem *p)
 }
 
 #define DENSE_COMMON                                                                               \
-    .family = "dense", .dims = "m,k,n", .dists = GV_FINITE_DISTS,                                  \
-    .default_dist = GV_DIST_UNIFORM11, .check_shape = dense_check_shape,                           \
+    .family = "dense", .dims = "m,k,n", .in_dims = "m,k;k,n;m", .out_dims = "m,n",                 \
+    .dists = GV_FINITE_DISTS, .default_dist = GV_DIST_UNIFORM11, .check_shape = dense_check_shape, \
     .mode_valid = dense_mode_valid, .layout = dense_layout, .flops = dense_flops,                  \
     .bytes = dense_bytes, .make_inputs = dense_inputs, .oracle = dense_oracle,                     \
     .gauge = dense_gauge, .pgauge = dense_pgauge, .depth = dense_depth,                            \

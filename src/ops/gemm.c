@@ -127,7 +127,8 @@ static int gemm_pgauge(gv_problem *p)
     (GV_ALL_DISTS | GV_BIT(GV_DIST_TIE) | GV_BIT(GV_DIST_PERM2) | GV_BIT(GV_DIST_WIDE))
 
 #define GEMM_COMMON                                                                                \
-    .family = "gemm", .dims = "m,k,n", .dists = GEMM_DISTS, .default_dist = GV_DIST_UNIFORM01,     \
+    .family = "gemm", .dims = "m,k,n", .in_dims = "m,k;k,n", .out_dims = "m,n",                    \
+    .floor_from_operands = true, .dists = GEMM_DISTS, .default_dist = GV_DIST_UNIFORM01,           \
     .check_shape = gemm_check_shape, .layout = gemm_layout, .flops = gemm_flops,                   \
     .bytes = gemm_bytes, .make_inputs = gemm_inputs, .oracle = gemm_oracle, .gauge = gemm_gauge,   \
     .pgauge = gemm_pgauge, .exact = gemm_exact, .depth = gemm_depth,                               \

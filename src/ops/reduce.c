@@ -152,10 +152,10 @@ static int colsum_pgauge(gv_problem *p)
 #define REDUCE_DISTS (GV_ALL_DISTS | GV_BIT(GV_DIST_TIE) | GV_BIT(GV_DIST_WIDE))
 
 #define SUM_BASE                                                                                   \
-    .family = "reduce", .dims = "n", .dtypes = GV_BOTH_DTYPES, .modes = GV_BIT(GV_MODE_NATIVE),    \
-    .dists = REDUCE_DISTS, .default_dist = GV_DIST_UNIFORM01, .check_shape = sum_check_shape,      \
-    .layout = sum_layout, .flops = sum_flops, .bytes = sum_bytes, .make_inputs = reduce_inputs,    \
-    .oracle = sum_oracle, .gauge = sum_gauge, .pgauge = sum_pgauge
+    .family = "reduce", .dims = "n", .in_dims = "n", .out_dims = "", .dtypes = GV_BOTH_DTYPES,     \
+    .modes = GV_BIT(GV_MODE_NATIVE), .dists = REDUCE_DISTS, .default_dist = GV_DIST_UNIFORM01,     \
+    .check_shape = sum_check_shape, .layout = sum_layout, .flops = sum_flops, .bytes = sum_bytes,  \
+    .make_inputs = reduce_inputs, .oracle = sum_oracle, .gauge = sum_gauge, .pgauge = sum_pgauge
 
 #define SUM_COMMON                                                                                 \
     SUM_BASE,                                                                                      \
@@ -207,11 +207,12 @@ static const gv_op reduce_sum_racy = {
 
 /* What reduce.colsum and its planted variant share. */
 #define REDUCE_COLSUM_COMMON                                                                       \
-    .family = "reduce", .dims = "m,n", .dtypes = GV_BOTH_DTYPES, .modes = GV_BIT(GV_MODE_NATIVE),  \
-    .dists = REDUCE_DISTS, .default_dist = GV_DIST_UNIFORM01, .check_shape = colsum_check_shape,   \
-    .layout = colsum_layout, .flops = colsum_flops, .bytes = colsum_bytes,                         \
-    .make_inputs = reduce_inputs, .oracle = colsum_oracle, .gauge = colsum_gauge,                  \
-    .pgauge = colsum_pgauge, .depth = colsum_depth, .error_model = COLSUM_ERROR_MODEL
+    .family = "reduce", .dims = "m,n", .in_dims = "m,n", .out_dims = "n",                          \
+    .dtypes = GV_BOTH_DTYPES, .modes = GV_BIT(GV_MODE_NATIVE), .dists = REDUCE_DISTS,              \
+    .default_dist = GV_DIST_UNIFORM01, .check_shape = colsum_check_shape, .layout = colsum_layout, \
+    .flops = colsum_flops, .bytes = colsum_bytes, .make_inputs = reduce_inputs,                    \
+    .oracle = colsum_oracle, .gauge = colsum_gauge, .pgauge = colsum_pgauge,                       \
+    .depth = colsum_depth, .error_model = COLSUM_ERROR_MODEL
 
 static const gv_op reduce_colsum = {
     .name = "reduce.colsum",

@@ -50,10 +50,10 @@ static int vadd_gauge(gv_problem *p)
 }
 
 #define VADD_COMMON                                                                                \
-    .family = "vadd", .dims = "n", .modes = GV_BIT(GV_MODE_NATIVE), .dists = GV_ALL_DISTS,         \
-    .default_dist = GV_DIST_UNIFORM11, .layout = vadd_layout, .flops = vadd_flops,                 \
-    .bytes = vadd_bytes, .make_inputs = vadd_inputs, .oracle = vadd_oracle, .gauge = vadd_gauge,   \
-    .depth = vadd_depth,                                                                           \
+    .family = "vadd", .dims = "n", .in_dims = "n;n", .out_dims = "n",                              \
+    .modes = GV_BIT(GV_MODE_NATIVE), .dists = GV_ALL_DISTS, .default_dist = GV_DIST_UNIFORM11,     \
+    .layout = vadd_layout, .flops = vadd_flops, .bytes = vadd_bytes, .make_inputs = vadd_inputs,   \
+    .oracle = vadd_oracle, .gauge = vadd_gauge, .depth = vadd_depth,                               \
     .error_model = "|c-r| <= u(|a|+|b|): gauge |a|+|b|, depth 1, one rounded addition "            \
                    "(Higham ASNA eq. 2.4) (docs/error-models.md)"
 
