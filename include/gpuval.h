@@ -1,4 +1,4 @@
-/* gpuval.h: the public C API of libgpuval (implemented in src/api.c and src/gv_main.c).
+/* gpuval.h: the public C API of libgpuval (implemented in src/core/api.c and src/cmd/gv_main.c).
  *
  * Judge your own GPU kernel with gpuval's f64 oracles, tiers and error models from your own
  * build. You describe an operation (gv_op_desc): its name, the names of its shape's dims,

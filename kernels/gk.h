@@ -40,7 +40,7 @@ typedef struct gk_launch {
     const char *in_name[GK_MAX_TENSORS];
     const char *out_name[GK_MAX_TENSORS];
     /* The op being run, set by gk_run and gk_bench_open: an op registered through the public
-       API (src/api.c) finds its own descriptor from it. */
+       API (src/core/api.c) finds its own descriptor from it. */
     const struct gk_op *op;
 } gk_launch;
 
@@ -61,7 +61,7 @@ int gk_hook_status(int user_rc, const char *where);
 
 /* Each kernels/X.cu defines its ops as `extern "C" const gk_op gk_<op>`; the matching
  * src/ops/X.c declares the same symbols with `extern const gk_op` and names them through
- * GV_KERNEL (src/op.h). The type is the whole ABI, so no per-op prototypes gather here. */
+ * GV_KERNEL (src/core/op.h). The type is the whole ABI, so no per-op prototypes gather here. */
 
 /* Device fingerprint: what every result records. */
 typedef struct gk_device_info {

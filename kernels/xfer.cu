@@ -51,7 +51,7 @@ bool gk_stage_buffers(unsigned char *stage[2], bool *pinned)
 /* Copies below this size go as one plain cudaMemcpyAsync: the chunking would not pay. */
 static const size_t kStageMin = (size_t)4 << 20;
 /* Host threads for one chunk's memcpy: the oracle of the same case runs on the other cores
-   meanwhile (src/run.c), so a few are enough to keep ahead of the DMA. */
+   meanwhile (src/core/run.c), so a few are enough to keep ahead of the DMA. */
 static const unsigned kStageThreads = 4;
 
 bool gk_pageable_wanted(void)

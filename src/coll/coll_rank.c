@@ -1,7 +1,7 @@
 /* coll_rank.c: `gpuval collectives` as the ranks of an MPI job (coll_rank.h): one process and
  * one GPU per rank, NCCL bootstrapped through MPI (rank 0's ncclGetUniqueId, MPI_Bcast,
  * ncclCommInitRank). The rows, oracle and judgement are the single-process driver's
- * (coll_cmd.c): each rank makes every rank's inputs from (seed, rank) as that driver does, so
+ * (coll_rows.c): each rank makes every rank's inputs from (seed, rank) as that driver does, so
  * each can compute the f64 oracle of its own output; only the communicator and the ownership
  * of the buffers differ. Verdicts, #wrong and times are reduced over the ranks and rank 0
  * prints the table; each rank writes its own JSON.

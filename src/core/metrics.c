@@ -1,5 +1,5 @@
-/* compare.c: the tolerance oracle — element-wise judgement of a device result against the
- * f64 reference (see compare.h and DESIGN.md, "Compare"). All arithmetic in f64. */
+/* metrics.c: the tolerance oracle — element-wise judgement of a device result against the
+ * f64 reference (see metrics.h and DESIGN.md, "Compare"). All arithmetic in f64. */
 #include "core/metrics.h"
 
 #include <math.h>

@@ -1,4 +1,4 @@
-/* compare.h: the tolerance oracle. Judges a device result (f32 or f64 storage) against the
+/* metrics.h: the tolerance oracle. Judges a device result (f32 or f64 storage) against the
  * f64 oracle element by element: allclose tiers, the op's error model (gauge and depth),
  * NaN/Inf positions, poisoned (unwritten) elements, and the metrics a result reports.
  * Host C only; no CUDA. */

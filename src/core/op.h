@@ -92,7 +92,7 @@ typedef struct gv_op {
     const char *nondeterministic;
 
     /* oracle, gauge and pgauge never read the mode: the oracle cache keeps one reference for
-       every mode (src/cache.c) */
+       every mode (src/core/cache.c) */
     bool reference_ignores_mode;
 
     /* Optional: reject a shape (beyond the dims count) with a reason; GV_OK or GV_EINVAL. */

@@ -14,7 +14,7 @@ extern const gv_op *const *const gv_families[];
 #define GV_MAX_OPS       256
 #define GV_MAX_EXTRA_FAM 32
 
-/* Ops registered at run time through the public API (src/api.c: gv_main, --plugin), and
+/* Ops registered at run time through the public API (src/core/api.c: gv_main, --plugin), and
    whether the built-in families are listed. Set before any case runs; gv_registry rebuilds
    its flat list after each change. */
 static const gv_op *const *g_extra[GV_MAX_EXTRA_FAM];

@@ -10,7 +10,7 @@
 const gv_op *const *gv_registry(void);
 const gv_op *gv_op_find(const char *name);
 
-/* Ops added at run time (src/api.c, for gv_main and --plugin): a NULL-terminated list the
+/* Ops added at run time (src/core/api.c, for gv_main and --plugin): a NULL-terminated list the
  * caller keeps alive; listed after the built-ins. GV_OK, or GV_ENOMEM past the registry's
  * capacity. */
 int gv_registry_add(const gv_op *const *ops);

@@ -1,5 +1,5 @@
-/* isolate.c: a check's cases in a child process, a fresh one after each fault, with a per-case
- * time limit (isolate.h). The protocol is one-way, child to parent, over a pipe: records that
+/* runner.c: a check's cases in a child process, a fresh one after each fault, with a per-case
+ * time limit (runner.h). The protocol is one-way, child to parent, over a pipe: records that
  * say which case begins, which case each of the child's threads is on, and each case's
  * gv_result (below). A gv_result is sent as its bytes: its pointers (the op descriptor, the
  * names of extras and checks) point into the program image, which a child made by fork()

@@ -1,5 +1,5 @@
-/* isolate.h: running a check's cases so that one case cannot take the others down with it
- * (implemented in isolate.c). With isolation on, the cases run in a child process forked
+/* runner.h: running a check's cases so that one case cannot take the others down with it
+ * (implemented in runner.c). With isolation on, the cases run in a child process forked
  * before any CUDA context exists; the child streams each result back over a pipe. A case that
  * crashes its child, exceeds the per-case time limit, or ends in ERROR (a sticky CUDA error
  * such as cudaErrorIllegalAddress leaves the context unusable) ends that child; the remaining

@@ -99,7 +99,7 @@ json_t *gv_json_host(int oracle_threads)
     char host[256] = "";
     gethostname(host, sizeof host - 1);
     /* the oracle's BLAS: its kernels decide the references' last bits and their speed;
-       openblas_core_detected is set when gpuval named the core (src/gpuval_main.c) */
+       openblas_core_detected is set when gpuval named the core (src/cmd/gpuval_main.c) */
     const char *from = gv_knobs()->openblas_core_from;
     return json_pack("{s:s, s:i, s:s, s:s, s:s?}", "hostname", host, "oracle_threads",
                      oracle_threads, "openblas", openblas_get_config(), "openblas_core",

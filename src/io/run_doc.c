@@ -1,4 +1,4 @@
-/* report.c: the terminal table and the JSON run file (see report.h). Non-finite numbers
+/* run_doc.c: the terminal table and the JSON run file (see run_doc.h). Non-finite numbers
  * are written as the strings "inf", "-inf", "nan": JSON has no literals for them. A case's
  * "seed" is an integer when below 2^63 and otherwise a string of its decimal digits (json
  * integers are signed), so --seed can replay any case; compare_runs.c reads both. */

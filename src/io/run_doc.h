@@ -1,4 +1,4 @@
-/* report.h: rendering of a correctness run — the aligned terminal table, and the run in
+/* run_doc.h: rendering of a correctness run — the aligned terminal table, and the run in
  * the versioned JSON schema ("gpuval-run/1", written with jansson). */
 #ifndef GV_REPORT_H
 #define GV_REPORT_H
@@ -17,7 +17,7 @@ typedef struct gv_run_info {
     bool have_device;
     gk_device_info device;
     int oracle_threads;
-    gv_fleet_info fleet; /* device index, rank, host, PCIe link and clocks (fleet_info.h) */
+    gv_fleet_info fleet; /* device index, rank, host, PCIe link and clocks (run_info.h) */
     int device_count, device_index; /* as the device query saw them (-1: unknown) */
 } gv_run_info;
 

@@ -1,5 +1,5 @@
-/* fleet_info.c: the launcher's rank, per-rank paths and the run's place in a fleet
- * (fleet_info.h). */
+/* run_info.c: the launcher's rank, per-rank paths and the run's place in a fleet
+ * (run_info.h). */
 #include "io/run_info.h"
 #include "core/knobs.h"
 

@@ -1,6 +1,6 @@
-/* fleet_info.h: where a run ran, beyond the device fingerprint — the device's index on its
+/* run_info.h: where a run ran, beyond the device fingerprint — the device's index on its
  * host, the launcher's rank and local rank, the host name, the PCIe link and clocks — and the
- * launcher's variables read into a rank (fleet_info.c). Every run file records it, so that
+ * launcher's variables read into a rank (run_info.c). Every run file records it, so that
  * `gpuval merge` can tell the GPUs of a node and of a fleet apart. */
 #ifndef GV_FLEET_INFO_H
 #define GV_FLEET_INFO_H

@@ -70,7 +70,7 @@ static double fft_depth_of(int64_t n, fft_kind k)
     return d < 1.0 ? 1.0 : d;
 }
 
-/* Mean square of one input real under dist (values in src/gen.c). */
+/* Mean square of one input real under dist (values in src/core/gen.c). */
 static double dist_mean_square(gv_dist d)
 {
     switch (d) {

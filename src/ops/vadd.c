@@ -108,7 +108,7 @@ static const gv_op vadd_clobber = {
 };
 
 /* Faults: each must fail its own case (ERROR, with the CUDA error's name or the timeout)
-   and leave the other cases of the run to run and report (src/isolate.c). */
+   and leave the other cases of the run to run and report (src/core/runner.c). */
 static const gv_op vadd_illegal = {
     .name = "vadd.illegal",
     .summary = "planted fault: a store through a wild pointer (cudaErrorIllegalAddress)",

@@ -1,4 +1,4 @@
-/* fleet_merge.c: run files of several GPUs as one fleet (fleet_merge.h).
+/* merge_check.c: run files of several GPUs as one fleet (merge_check.h).
  *
  * Agreement: devices are grouped by model and software (name, compute capability, SM count,
  * driver, runtime and cuBLAS versions); within a group, a deterministic op's output digests

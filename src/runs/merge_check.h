@@ -1,7 +1,7 @@
-/* fleet_merge.h: many run files of one selection (one per GPU of a node, or one per rank of a
+/* merge_check.h: many run files of one selection (one per GPU of a node, or one per rank of a
  * launch) as one fleet: each case's verdict on every device, whether the devices agree bit
  * for bit, which device is the outlier, and which GPU is slower than its node's median
- * (fleet_merge.c). `gpuval merge` and `gpuval check --device LIST` both use it. */
+ * (merge_check.c). `gpuval merge` and `gpuval check --device LIST` both use it. */
 #ifndef GV_FLEET_MERGE_H
 #define GV_FLEET_MERGE_H
 

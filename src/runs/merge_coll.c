@@ -1,4 +1,4 @@
-/* coll_merge.c: the per-rank collectives files of one MPI job as one table (coll_merge.h). Each
+/* merge_coll.c: the per-rank collectives files of one MPI job as one table (merge_coll.h). Each
  * rank's file holds its own verdict, #wrong and median time for every collective (rank_*);
  * the job's figures are recomputed here from them, as the ranks' MPI reduction made them. */
 #include "runs/merge_coll.h"

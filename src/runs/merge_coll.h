@@ -1,5 +1,5 @@
-/* coll_merge.h: `gpuval merge` of the per-rank files of `gpuval collectives` run as the ranks
- * of an MPI job (coll_merge.c). */
+/* merge_coll.h: `gpuval merge` of the per-rank files of `gpuval collectives` run as the ranks
+ * of an MPI job (merge_coll.c). */
 #ifndef GV_COLL_MERGE_H
 #define GV_COLL_MERGE_H
 

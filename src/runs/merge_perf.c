@@ -1,4 +1,4 @@
-/* fleet_perf_merge.c: timed runs of several GPUs as one view (fleet_perf_merge.h).
+/* merge_perf.c: timed runs of several GPUs as one view (merge_perf.h).
  *
  * Each run (one per device: bench or tradeoffs --json) is read into items — a bench case, or a
  * tradeoffs row — matched across runs by their identity (op, dtype, mode, dist, shape, seed).
@@ -11,7 +11,7 @@
  *
  * Agreement (tradeoffs): a row of an op declared deterministic must have the same accurate
  * bits, and the same output digest where recorded, on every device of one model and software
- * (grouped as fleet_merge.c groups them); the value a strict majority holds is the reference
+ * (grouped as merge_check.c groups them); the value a strict majority holds is the reference
  * and the other devices are named; without a majority the row is reported as differing with
  * no device named. Either way the merge exits 6. */
 #include "runs/merge_perf.h"

@@ -1,5 +1,5 @@
-/* fleet_perf_merge.h: bench or tradeoffs runs of several GPUs merged into one view
- * (fleet_perf_merge.c); `gpuval merge` and `bench`/`tradeoffs --device LIST` use it. */
+/* merge_perf.h: bench or tradeoffs runs of several GPUs merged into one view
+ * (merge_perf.c); `gpuval merge` and `bench`/`tradeoffs --device LIST` use it. */
 #ifndef GV_FLEET_PERF_MERGE_H
 #define GV_FLEET_PERF_MERGE_H
 

@@ -1,4 +1,4 @@
-/* test_cache.c: the oracle cache (src/cache.c) — XXH64 against its published values, entries
+/* test_cache.c: the oracle cache (src/core/cache.c) — XXH64 against its published values, entries
  * written and read back, corrupt, truncated and stale entries rejected and recomputed, least
  * recently used eviction, concurrent writers and readers (fork), and a sin_iter reference read
  * back bit for bit. Every test runs in its own XDG_CACHE_HOME. */

@@ -1,5 +1,5 @@
-/* test_compare.c: the tolerance oracle's metrics and tier boundaries (src/compare.c). Every
- * expected number is derived in a comment from the definitions in compare.h and DESIGN.md
+/* test_compare.c: the tolerance oracle's metrics and tier boundaries (src/core/metrics.c). Every
+ * expected number is derived in a comment from the definitions in metrics.h and DESIGN.md
  * ("Compare"); boundary cases are built so that "exactly at the tier" is exact in binary,
  * so the test says which side of <= the oracle is on. */
 #include <criterion/criterion.h>
@@ -292,7 +292,7 @@ Test(tiers, tier_met_needs_no_mismatch_no_nonfinite_no_poison)
 
 /* ---- the ulp histogram's bins ------------------------------------------------------------ */
 
-/* The bin by its definition (compare.h): ceil of (log2(ulps) - GV_ULP_LOG2_MIN) bins per
+/* The bin by its definition (metrics.h): ceil of (log2(ulps) - GV_ULP_LOG2_MIN) bins per
    octave, 0 for ulps at or below 2^GV_ULP_LOG2_MIN (and exact elements), the last bin
    holding everything above it. */
 static int bin_by_definition(double ulps)
@@ -314,7 +314,7 @@ static double ulps_by_definition(double c, double r, int p)
     return fabs(c - r) / ldexp(1.0, e - p);
 }
 
-/* compare.c counts bins from the ulps' bits, not log2: every pair lands in the bin the
+/* metrics.c counts bins from the ulps' bits, not log2: every pair lands in the bin the
    definition gives, including ulps a few units from a bin edge 2^(j/8), exactly on one, on
    powers of two, below the first and past the last. At 24 bits r = 1.5 has ulp 2^-23 and
    c - r is a multiple of 2^-52: ulps come in steps of 2^-29, fine enough near the edges of

@@ -1,4 +1,4 @@
-/* test_compare_model.c: src/compare.c's NaN/Inf positions, poison (never-written outputs),
+/* test_compare_model.c: src/core/metrics.c's NaN/Inf positions, poison (never-written outputs),
  * the error model's ratio and the merging of several outputs' metrics. Numbers derived as in
  * test_compare.c. */
 #include <criterion/criterion.h>

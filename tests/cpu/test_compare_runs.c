@@ -1,4 +1,4 @@
-/* test_compare_runs.c: `gpuval compare` (src/compare_runs.c, src/compare_cmd.c) — the
+/* test_compare_runs.c: `gpuval compare` (src/compare_runs.c, src/cmd/compare.c) — the
  * Mann-Whitney U test against a hand-computed value and on seeded synthetic timings, the
  * accuracy decisions on copies of the H100 check fixture with planted regressions, cases on
  * one side only, the JUnit file, device fingerprints, and the exit codes through the binary. */

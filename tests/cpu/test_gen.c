@@ -1,4 +1,4 @@
-/* test_gen.c: the counter-based input generator (src/gen.c). Expected bits are recomputed
+/* test_gen.c: the counter-based input generator (src/core/gen.c). Expected bits are recomputed
  * here from the splitmix64 finaliser (Steele, Lea and Flood, OOPSLA 2014; the constants of
  * Vigna's reference splitmix64.c) and the keying gen.c documents, mix(mix(mix(seed) ^ tensor)
  * ^ index), so the test does not trust the implementation's own outputs. Then: the same

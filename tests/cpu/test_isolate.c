@@ -1,4 +1,4 @@
-/* test_isolate.c: fault isolation of `gpuval check` (src/isolate.c). The host code of a case
+/* test_isolate.c: fault isolation of `gpuval check` (src/core/runner.c). The host code of a case
  * is made to crash, abort or hang (GPUVAL_INJECT_FAULT=KIND:GLOB); that case must be an
  * ERROR naming the signal or the timeout, every other case must still run and report
  * (SKIP without a device, PASS with one), the JSON must hold every case, and the exit code

@@ -1,4 +1,4 @@
-/* test_judge.c: gv_judge's verdict rules (src/run.c) on hand-planted results: unwritten
+/* test_judge.c: gv_judge's verdict rules (src/core/judge.c) on hand-planted results: unwritten
  * and misplaced NaN outputs fail, the ratio bound and the expected tier, several outputs and
  * the unit roundoffs. */
 #include <criterion/criterion.h>

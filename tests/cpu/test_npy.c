@@ -1,4 +1,4 @@
-/* test_npy.c: the .npy reader and writer (src/npy.c) and SHA-256 (src/sha256.c): round trips
+/* test_npy.c: the .npy reader and writer (src/io/npy.c) and SHA-256 (src/io/sha256.c): round trips
  * of every type and rank, headers of versions 2.0 and 3.0, Fortran order, the half types'
  * values, each hostile header the reader must refuse with its fault named, and the FIPS 180-4
  * test vectors. */

@@ -1,4 +1,4 @@
-/* test_outfile.c: writing output files safely (src/outfile.c, gv_write_file and the probes) and
+/* test_outfile.c: writing output files safely (src/io/outfile.c, gv_write_file and the probes) and
  * the command line around it. No fixed-name temporary: a symlink planted at PATH.tmp is never
  * followed and a user's PATH.tmp is never removed; devices and FIFOs are written in place, not
  * replaced; a read-only (0444) file and an empty path are refused; concurrent writers never

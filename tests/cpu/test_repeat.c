@@ -1,4 +1,4 @@
-/* test_repeat.c: check --repeat's judgement (src/repeat.c) on hand-planted launches: byte
+/* test_repeat.c: check --repeat's judgement (src/core/repeat.c) on hand-planted launches: byte
  * differences are found and measured (values, ulps, NaN, signed zero), a deterministic op
  * FAILs naming the element, an op that declares itself nondeterministic keeps its verdict
  * and reports the spread. The launches themselves need a device (tests/gpu/test_faults.c). */

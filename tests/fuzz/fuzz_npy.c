@@ -1,4 +1,4 @@
-/* fuzz_npy.c: the .npy reader and writer (src/npy.c). The input is one file image. It is read
+/* fuzz_npy.c: the .npy reader and writer (src/io/npy.c). The input is one file image. It is read
  * twice, as gpuval reads files: from memory (gv_npy_parse) and from a path (gv_npy_read, the
  * same bytes in a memfd opened through /proc/self/fd, so no disk is touched); both readers must
  * give the same answer, the same message and the same array. A file they accept is written back

@@ -1,5 +1,5 @@
 /* test_overlap.c: a case's device run on its own thread, overlapping the oracle
- * (src/run.c), must give what the serial order gives: the same verdict, the same output
+ * (src/core/run.c), must give what the serial order gives: the same verdict, the same output
  * bits (the output hash) and the same error metrics, for ops whose device runs take
  * inputs, aux data (lsmr's sparse pattern), a workspace, cuBLAS, cuSOLVER, cuFFT and
  * hand-written kernels, and for a planted bug that must still FAIL. */
