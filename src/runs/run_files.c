@@ -13,14 +13,19 @@
 #include "io/json_util.h"
 #include "io/run_doc.h" /* GV_SCHEMA */
 
-int gv_fleet_load(const char *path, json_t **doc, char *err, size_t len)
+/* The file as JSON: GV_OK, or the file, the parser's message, its line and column in err. */
+static int load_json(const char *path, json_t **doc, char *err, size_t len)
 {
     json_error_t jerr;
     *doc = json_load_file(path, 0, &jerr);
-    if (!*doc) {
-        snprintf(err, len, "%s: %s (line %d, column %d)", path, jerr.text, jerr.line, jerr.column);
-        return GV_EINVAL;
-    }
+    if (*doc) return GV_OK;
+    snprintf(err, len, "%s: %s (line %d, column %d)", path, jerr.text, jerr.line, jerr.column);
+    return GV_EINVAL;
+}
+
+int gv_fleet_load(const char *path, json_t **doc, char *err, size_t len)
+{
+    if (load_json(path, doc, err, len) != GV_OK) return GV_EINVAL;
     const char *schema = json_string_value(json_object_get(*doc, "schema"));
     if (!schema || strcmp(schema, GV_SCHEMA) != 0 ||
         !json_is_array(json_object_get(*doc, "cases"))) {
@@ -34,12 +39,7 @@ int gv_fleet_load(const char *path, json_t **doc, char *err, size_t len)
 
 int gv_fleet_load_any(const char *path, json_t **doc, char *err, size_t len)
 {
-    json_error_t jerr;
-    *doc = json_load_file(path, 0, &jerr);
-    if (!*doc) {
-        snprintf(err, len, "%s: %s (line %d, column %d)", path, jerr.text, jerr.line, jerr.column);
-        return GV_EINVAL;
-    }
+    if (load_json(path, doc, err, len) != GV_OK) return GV_EINVAL;
     const char *schema = json_string_value(json_object_get(*doc, "schema"));
     const char *array = !schema                                ? NULL
                         : strcmp(schema, GV_SCHEMA) == 0       ? "cases"
