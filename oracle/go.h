@@ -160,3 +160,16 @@ int go_lsmr_ridge(int64_t m, int64_t n, const int32_t *row_ptr, const int32_t *c
 int go_lsmr_ridge_residuals(int64_t m, int64_t n, const int32_t *row_ptr, const int32_t *col_idx,
                             const double *vals, const double *b, double lambda, const double *x,
                             double *norms);
+
+/* exact (oracle/exact.c): dot products and sums of inputs on a fixed-point grid, computed in
+ * integers and rounded once: hi is the correctly rounded f64 result and lo the correctly
+ * rounded remainder (exact - hi). Where a row or column is off the grid (a value not finite, or
+ * one so small beside its neighbours that the span passes 62 bits), *done is 0 and nothing is
+ * written: the caller keeps its floating-point reference. gemm: C = A B; colsum: the column
+ * sums of X(m x n); colsum_product: the column sums of A B, sum_k (sum_i a_ik) b_kj. */
+int go_gemm_exact(int64_t m, int64_t k, int64_t n, const double *a, int64_t lda, const double *b,
+                  int64_t ldb, double *hi, double *lo, int64_t ldc, int *done);
+int go_colsum_exact(int64_t m, int64_t n, const double *x, int64_t ldx, double *hi, double *lo,
+                    int *done);
+int go_colsum_product_exact(int64_t m, int64_t k, int64_t n, const double *a, int64_t lda,
+                            const double *b, int64_t ldb, double *hi, double *lo, int *done);
