@@ -13,6 +13,7 @@
 #include "io/json_util.h"
 #include "bench/bench_result.h"
 #include "bench/bench_targets.h"
+#include "io/outfile.h"
 #include "io/run_info.h"
 
 #ifndef GV_VERSION
@@ -375,4 +376,14 @@ json_t *gv_bench_summary_json(const gv_bench_summary *s)
 {
     return json_pack("{s:i, s:i, s:i, s:i}", "sane", s->sane, "sanity_failed", s->failed, "skipped",
                      s->skipped, "errors", s->errors);
+}
+
+static int emit_json(FILE *f, void *doc)
+{
+    return json_dumpf(doc, f, JSON_INDENT(1) | JSON_REAL_PRECISION(17));
+}
+
+int gv_bench_write_json(const char *path, const json_t *doc)
+{
+    return gv_write_file(path, emit_json, (void *)doc) == 0 ? GV_OK : GV_EIO;
 }

@@ -47,4 +47,11 @@ json_t *gv_bench_targets_json(const gv_bench_target *t, int n);
 /* The run's counts: {"sane", "sanity_failed", "skipped", "errors"}. */
 json_t *gv_bench_summary_json(const gv_bench_summary *s);
 
+/* ---- writing ---- */
+
+/* doc as indented JSON, every real to 17 digits (read back exactly), through gv_write_file
+ * (outfile.h: a temporary beside path, then a rename). GV_OK or GV_EIO (errno says why). Also
+ * the writer of the gpuval-tradeoffs/1 document (trade_report.h). */
+int gv_bench_write_json(const char *path, const json_t *doc);
+
 #endif

@@ -731,8 +731,6 @@ struct emit_ctx {
 static int emit(FILE *f, void *ctx)
 {
     const struct emit_ctx *c = ctx;
-    if (c->fmt == GV_FMT_JSON)
-        return json_dumpf(c->doc, f, JSON_INDENT(1) | JSON_REAL_PRECISION(17));
     if (c->fmt == GV_FMT_CSV)
         gv_bench_render_csv(f, c->doc);
     else
@@ -742,6 +740,7 @@ static int emit(FILE *f, void *ctx)
 
 int gv_bench_write(const char *path, gv_bench_format fmt, const json_t *doc)
 {
+    if (fmt == GV_FMT_JSON) return gv_bench_write_json(path, doc);
     struct emit_ctx c = {fmt, doc};
     return gv_write_file(path, emit, &c) == 0 ? GV_OK : GV_EIO;
 }

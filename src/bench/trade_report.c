@@ -341,7 +341,7 @@ void gv_trade_table(FILE *f, const gv_trade_group *g, bool md)
 
 int gv_trade_write_json(const char *path, const json_t *doc)
 {
-    return gv_bench_write(path, GV_FMT_JSON, doc);
+    return gv_bench_write_json(path, doc);
 }
 
 struct md_ctx {
