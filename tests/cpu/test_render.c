@@ -242,6 +242,30 @@ static void no_outside_refs(const char *h)
     }
 }
 
+/* The cells of a separator row ("| --- | --: |"), each dashes with an optional colon at either
+   end (the column's alignment) between optional spaces; -1 when a cell is anything else. */
+static int sep_row_cells(const char *s, size_t len)
+{
+    if (len < 2 || s[0] != '|' || s[len - 1] != '|') return -1;
+    int cells = 0;
+    for (size_t i = 1; i < len;) {
+        size_t j = i;
+        while (j < len && s[j] == ' ')
+            j++;
+        if (j < len && s[j] == ':') j++;
+        size_t dashes = 0;
+        while (j < len && s[j] == '-')
+            j++, dashes++;
+        if (j < len && s[j] == ':') j++;
+        while (j < len && s[j] == ' ')
+            j++;
+        if (dashes == 0 || j >= len || s[j] != '|') return -1;
+        cells++;
+        i = j + 1;
+    }
+    return cells;
+}
+
 /* Every Markdown table: header row, separator row, then rows of as many cells. */
 static int check_md(const char *md)
 {
@@ -257,12 +281,11 @@ static int check_md(const char *md)
             for (size_t i = 1; i < len; i++)
                 cells += p[i] == '|' && p[i - 1] != '\\';
             const char *sep = eol ? eol + 1 : p + len;
-            int sep_cells = 0;
             const char *se = strchr(sep, '\n');
             size_t sl = se ? (size_t)(se - sep) : strlen(sep);
-            for (size_t i = 0; i + 5 <= sl; i += 6)
-                sep_cells += strncmp(sep + i, "| ---", 5) == 0;
-            cr_expect_eq(sep_cells, cells, "separator after header %.*s", (int)len, p);
+            int sep_cells = sep_row_cells(sep, sl);
+            cr_expect_eq(sep_cells, cells, "separator after header %.*s: %.*s", (int)len, p,
+                         (int)sl, sep);
             tables++;
             /* the body */
             const char *r = se ? se + 1 : sep + sl;
@@ -376,6 +399,10 @@ Test(render, model_flag_energy_and_throttle_marks_are_shown)
 
 Test(render, checker_rejects_what_it_should)
 {
+    cr_expect_eq(sep_row_cells("| --- | --: | :-: |", 19), 3, "alignments are separators");
+    cr_expect_eq(sep_row_cells("| --- | x |", 11), -1, "a cell that is not dashes");
+    cr_expect_eq(sep_row_cells("| --- | : |", 11), -1, "a colon without dashes");
+    cr_expect_eq(sep_row_cells("| a | b |", 9), -1, "a header row is no separator");
     json_t *doc = json_pack("{s:f}", "x", 1.5);
     html_check c;
     cr_expect_not(check_html("<p><b>x</p></b>", doc, &c), "crossed tags");
