@@ -263,7 +263,7 @@ json_t *gv_bench_case_json(const gv_bench_case_result *res)
                                   bc->t[GV_T_HOT].reps, "flush_bytes",
                                   (json_int_t)bc->info.flush_bytes, "device_bytes",
                                   (json_int_t)bc->info.device_bytes));
-    /* NVML around the GPU scopes: a slowdown reason marks the times (bench_report.c) */
+    /* NVML around the GPU scopes: a slowdown reason marks the times (render/bench_text.c) */
     if (bc->clocks.ok)
         json_object_set_new(
             o, "clocks",

@@ -8,7 +8,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "bench/bench_report.h"
+#include "bench/bench_json.h"
 #include "core/hash.h"
 #include "io/json_util.h"
 #include "core/model_floor.h"

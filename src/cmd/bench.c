@@ -20,13 +20,15 @@
 #include "io/json_util.h"
 #include "bench/bench_json.h"
 #include "bench/bench_plan.h"
-#include "bench/bench_report.h"
 #include "bench/bench_result.h"
 #include "bench/bench_targets.h"
 #include "io/run_doc.h"
 #include "cmd/cli.h"
 #include "fleet/perf_workers.h"
 #include "core/registry.h"
+#include "render/bench_files.h"
+#include "render/bench_seeds.h"
+#include "render/bench_text.h"
 
 static const char bench_help[] =
     "usage: gpuval bench [options]\n"

@@ -1,11 +1,15 @@
 /* render_bench.c: a gpuval-bench/1 document as one HTML page and as Markdown tables (see
- * render_bench.h). */
+ * render_bench.h): the report's Markdown, and `gpuval bench --md`'s, whose rows are the
+ * terminal table's cells (bench_cells.h). */
 #include "render/render_bench.h"
-#include "io/json_util.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <string.h>
 
+#include "io/json_util.h"
+#include "render/bench_cells.h"
+#include "render/bench_text.h"
 #include "render/render_kit.h"
 
 static void ceiling_row(FILE *f, const char *name, const json_t *c, const char *ptr)
@@ -99,7 +103,7 @@ static void cases_table(FILE *f, const json_t *doc)
         gv_rk_td_list(f, json_object_get(c, "shape"), GV_RK_INT, "\xc3\x97", sp);
         gv_rk_td_str(f, verdict, verdict);
         char reason[512];
-        /* a time taken while NVML reported a power or thermal slowdown (bench_report.c) */
+        /* a time taken while NVML reported a power or thermal slowdown (bench_text.c) */
         bool slow = json_is_true(json_object_get(json_object_get(c, "clocks"), "throttled"));
         snprintf(reason, sizeof reason, "%s%s%s", gv_jstr(c, "reason"),
                  slow && *gv_jstr(c, "reason") ? "; " : "",
@@ -350,5 +354,81 @@ void gv_render_bench_md(FILE *f, const json_t *doc)
             md_case(f, pt);
             fputc('\n', f);
         }
+    }
+}
+
+/* ---- `gpuval bench --md` ---- */
+
+/* Markdown text: '|' would split a cell. */
+static void md_text(FILE *f, const char *s)
+{
+    for (const char *p = s; *p; p++) {
+        if (*p == '|') fputc('\\', f);
+        fputc(*p == '\n' ? ' ' : *p, f);
+    }
+}
+
+static void md_row(FILE *f, const json_t *c)
+{
+    gv_bench_row v;
+    gv_bench_row_of_json(&v, c);
+    gv_bench_cells r;
+    gv_bench_cells_fill(&r, &v);
+    fprintf(f, "| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s (%s%%) | %s (%s%%) | ", v.op,
+            v.dtype, v.mode, v.shape, r.cpu, r.hot, r.cold, r.e2e, r.speedup, r.x_hot, r.gflops,
+            r.pct_gemm, r.gbps, r.pct_copy);
+    md_text(f, r.verdict);
+    fputs(" |\n", f);
+}
+
+static const char md_head[] =
+    "| op | dtype | mode | shape | CPU ms | hot ms | cold ms | e2e ms | speed-up e2e [95%] | "
+    "speed-up hot | GFLOP/s (% gemm) | GB/s (% copy) | sanity |\n"
+    "|---|---|---|---|--:|--:|--:|--:|---|--:|--:|--:|---|\n";
+
+void gv_bench_render_md(FILE *f, const json_t *doc)
+{
+    fprintf(f, "# gpuval bench\n\n`");
+    md_text(f, gv_jstr(doc, "argv"));
+    fprintf(f, "` (%s)\n\n", gv_jstr(doc, "created"));
+    const json_t *d = json_object_get(doc, "device");
+    if (d && !json_is_null(d)) {
+        char ccmaj[32], ccmin[32];
+        gv_bench_fmt_count(ccmaj, sizeof ccmaj, gv_jnum(d, "cc_major"));
+        gv_bench_fmt_count(ccmin, sizeof ccmin, gv_jnum(d, "cc_minor"));
+        fprintf(
+            f,
+            "Device: %s, CC %s.%s, %.0f SMs, %.0f MHz, %.1f GiB, L2 %.0f MiB, ECC %s, "
+            "driver %.0f, runtime %.0f, cuBLAS %.0f\n\n",
+            gv_jstr(d, "name"), ccmaj, ccmin, gv_jnum(d, "sm_count"), gv_jnum(d, "sm_clock_mhz"),
+            gv_jnum(d, "mem_total_bytes") / 1073741824.0, gv_jnum(d, "l2_bytes") / 1048576.0,
+            json_is_true(json_object_get(d, "ecc")) ? "on" : "off", gv_jnum(d, "driver_version"),
+            gv_jnum(d, "runtime_version"), gv_jnum(d, "cublas_version"));
+    } else {
+        fprintf(f, "Device: none\n\n");
+    }
+    fprintf(f,
+            "CPU: %s, the f64 oracle with %.0f OpenBLAS threads. Times are medians in ms; "
+            "intervals are 95%%.\n\n```\n",
+            gv_jstr(doc, "host.cpu_model"), gv_jnum(doc, "host.oracle_threads"));
+    gv_bench_render_ceilings(f, doc);
+    fprintf(f, "```\n");
+    size_t i, j;
+    json_t *c, *xo;
+    if (json_array_size(json_object_get(doc, "cases"))) fprintf(f, "\n%s", md_head);
+    json_array_foreach(json_object_get(doc, "cases"), i, c) md_row(f, c);
+    json_array_foreach(json_object_get(doc, "crossovers"), i, xo)
+    {
+        fprintf(f, "\n## Crossover: %s %s, %s swept\n\n%s", gv_jstr(xo, "op"), gv_jstr(xo, "dtype"),
+                gv_jstr(xo, "dim"), md_head);
+        json_array_foreach(json_object_get(xo, "points"), j, c) md_row(f, c);
+        fprintf(f, "\n```");
+        gv_bench_render_crossover(f, xo);
+        fprintf(f, "```\n");
+    }
+    if (json_array_size(json_object_get(doc, "targets"))) {
+        fprintf(f, "\n## Targets\n\n```");
+        gv_bench_render_targets(f, doc);
+        fprintf(f, "```\n");
     }
 }

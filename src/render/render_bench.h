@@ -9,5 +9,8 @@
 
 void gv_render_bench_html(FILE *f, const json_t *doc);
 void gv_render_bench_md(FILE *f, const json_t *doc);
+/* The Markdown of `gpuval bench --md` (bench_files.h): host, ceilings, the terminal table's
+ * cells per case and per sweep point, each sweep's and the targets' terminal text. */
+void gv_bench_render_md(FILE *f, const json_t *doc);
 
 #endif

@@ -14,6 +14,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "render/bench_csv.h"
+#include "render/bench_seeds.h"
+#include "render/bench_text.h"
 #include "render/render.h"
 #include "testkit.h"
 
@@ -40,6 +43,37 @@ static char *render(const json_t *doc, bool html)
     buf[fread(buf, 1, (size_t)n, f)] = '\0';
     fclose(f);
     return buf;
+}
+
+/* A whole file as a malloc'ed string; the test fails when it cannot be read. */
+static char *slurp(const char *path)
+{
+    FILE *f = fopen(path, "rb");
+    cr_assert_not_null(f, "%s", path);
+    fseek(f, 0, SEEK_END);
+    long n = ftell(f);
+    rewind(f);
+    char *buf = malloc((size_t)n + 1);
+    cr_assert_not_null(buf);
+    buf[fread(buf, 1, (size_t)n, f)] = '\0';
+    fclose(f);
+    return buf;
+}
+
+static char *fixture_text(const char *name)
+{
+    char path[4096];
+    snprintf(path, sizeof path, "%s/tests/fixtures/%s", getenv("GPUVAL_SRCDIR"), name);
+    return slurp(path);
+}
+
+/* The first line at which a and b differ, for a failure's message. */
+static int first_diff_line(const char *a, const char *b)
+{
+    int line = 1;
+    for (; *a && *a == *b; a++, b++)
+        line += *a == '\n';
+    return line;
 }
 
 /* The value at JSON pointer ptr ("/cases/3/metrics/max_rel") in doc, or NULL. */
@@ -394,6 +428,46 @@ Test(render, model_flag_energy_and_throttle_marks_are_shown)
     h = render(doc, true);
     cr_expect_not_null(strstr(h, "Warn: timed while the clocks were held down"));
     free(h);
+    json_decref(doc);
+}
+
+/* The terminal printers and the CSV printer of a timed run print, byte for byte, what `gpuval
+   bench` printed before they moved to src/render/: tests/fixtures/bench-terminal.txt and .csv
+   were written by the printers of bench/bench_report.c from bench-terminal.json. Scripts read
+   this text, so a difference is a change of the command's output. */
+Test(render, bench_terminal_and_csv_text_are_unchanged)
+{
+    json_t *doc = fixture("bench-terminal.json");
+    char *text = NULL, *csv = NULL;
+    size_t len = 0, csv_len = 0;
+    FILE *f = open_memstream(&text, &len);
+    cr_assert_not_null(f);
+    gv_bench_render_header(f);
+    size_t i;
+    const json_t *c;
+    json_array_foreach(json_object_get(doc, "cases"), i, c) gv_bench_render_row(f, c);
+    gv_bench_render_ceilings(f, doc);
+    json_array_foreach(json_object_get(doc, "crossovers"), i, c) gv_bench_render_crossover(f, c);
+    gv_bench_render_targets(f, doc);
+    gv_bench_render_repeat(f, doc);
+    gv_bench_render_seed002(f, doc);
+    gv_bench_render_seed000(f, doc);
+    fclose(f);
+    f = open_memstream(&csv, &csv_len);
+    cr_assert_not_null(f);
+    gv_bench_render_csv(f, doc);
+    fclose(f);
+    char *want = fixture_text("bench-terminal.txt"), *want_csv = fixture_text("bench-terminal.csv");
+    cr_expect(strstr(want, "Warn: timed while the clocks were held down") &&
+                  strstr(want, "DISAGREE") && strstr(want, "MISSED") &&
+                  strstr(want, "====TEST MATMUL -> SUM====") && strstr(want, "k = 100"),
+              "the fixture reaches every kind of line");
+    cr_expect_str_eq(text, want, "terminal text differs from line %d", first_diff_line(text, want));
+    cr_expect_str_eq(csv, want_csv, "CSV differs from line %d", first_diff_line(csv, want_csv));
+    free(want);
+    free(want_csv);
+    free(text);
+    free(csv);
     json_decref(doc);
 }
 
