@@ -1,5 +1,6 @@
 /* bench_files.h: the files `gpuval bench` writes (bench_files.c): --json the document itself
- * (bench_json.h), --csv and --md through their printers (bench_csv.h, render_bench.h). */
+ * (bench_json.h), --csv and --md through their printers (bench_csv.h, render_bench.h), so a
+ * file says what `gpuval report` would say of the same document. */
 #ifndef GV_BENCH_FILES_H
 #define GV_BENCH_FILES_H
 

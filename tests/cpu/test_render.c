@@ -471,6 +471,36 @@ Test(render, bench_terminal_and_csv_text_are_unchanged)
     json_decref(doc);
 }
 
+/* `gpuval bench --md` and `gpuval report --md` printed two different Markdown documents; the one
+   printer left shows what either showed: the device and the command line with its date, the
+   host, the ceilings, per case the terminal row's cells and the accurate bits, per sweep its
+   status, table and text, and the targets. */
+Test(render, bench_markdown_shows_what_both_printers_showed)
+{
+    json_t *doc = fixture("bench-terminal.json");
+    char *md = render(doc, false);
+    static const char *const want[] = {
+        "## gpuval bench: NVIDIA H100 80GB HBM3\n",
+        "`gpuval bench --test` (2026-11-23T10:00:00Z)",
+        "Device: NVIDIA H100 80GB HBM3, CC 9.0, 132 SMs",
+        "CPU: Synthetic CPU, the f64 oracle with 4 OpenBLAS threads",
+        "ceiling: gemm f64 not measured (out of memory)",
+        "| GFLOP/s (% gemm) | GB/s (% copy) | bits | sanity |\n"
+        "| --- | --- | --- | --- | --: | --: | --: | --: | --- | --: | --: | --: | --: | --- |\n",
+        "| vadd | f32 | native | 1000000 | 1.2 | 0.011 | 0.0132 | 0.9 | 1.33 [1.29, 1.37] | 109 | "
+        "90.91 (0.1%) | 1091 (2%) | 22.6 | ok |",
+        "| 8.4 | SANITY FAILED: max_rel 3e-3 > 1e-4 \\| tier |",
+        "### Crossover: vadd f32, n swept (found)\n",
+        "### Crossover: gemm.tiled f32, n swept (not found: the GPU never wins)\n",
+        "the GPU, end to end, beats the CPU from n = 65536",
+        "### Targets\n\n```\ntargets (against the ceilings measured in this run):",
+        "MISSED (sanity not ok: do not trust)"};
+    for (size_t k = 0; k < sizeof want / sizeof want[0]; k++)
+        cr_expect_not_null(strstr(md, want[k]), "missing '%s' in\n%s", want[k], md);
+    free(md);
+    json_decref(doc);
+}
+
 Test(render, checker_rejects_what_it_should)
 {
     cr_expect_eq(sep_row_cells("| --- | --: | :-: |", 19), 3, "alignments are separators");
@@ -511,6 +541,36 @@ Test(render_cli, writes_html_and_markdown_to_stdout)
     cr_expect(strstr(out, "| dtype | mode |") != NULL, "%s", out);
     unlink(html);
     rmdir(dir);
+}
+
+/* A command's --md and `gpuval report --md` of the run file it wrote are one printer: the same
+   bytes. With a device the runs are short; without one every row is a SKIP and the files are
+   still written (exit 77). */
+Test(render_cli, a_commands_markdown_is_reports_markdown)
+{
+    static const struct {
+        const char *run, *title;
+    } runs[] = {{"bench --op vadd --size 1000 --cap 0.1", "## gpuval bench: "}};
+    for (size_t i = 0; i < sizeof runs / sizeof runs[0]; i++) {
+        char dir[512], json[600], md[600], md2[600], args[2048];
+        gv_test_scratch_dir(dir, sizeof dir, "mdsame");
+        snprintf(json, sizeof json, "%s/run.json", dir);
+        snprintf(md, sizeof md, "%s/run.md", dir);
+        snprintf(md2, sizeof md2, "%s/report.md", dir);
+        snprintf(args, sizeof args, "%s --json '%s' --md '%s'", runs[i].run, json, md);
+        int rc = gv_test_run_cli_split(args, out, sizeof out, err, sizeof err);
+        cr_expect(rc == 0 || rc == 77, "%s: exit %d: %s", runs[i].run, rc, err);
+        snprintf(args, sizeof args, "report '%s' --md '%s'", json, md2);
+        cr_expect_eq(gv_test_run_cli_split(args, out, sizeof out, err, sizeof err), 0, "%s", err);
+        char *a = slurp(md), *b = slurp(md2);
+        cr_expect_eq(strncmp(a, runs[i].title, strlen(runs[i].title)), 0, "%s", a);
+        cr_expect(strstr(a, "\n| --- |") != NULL, "a table: %s", a);
+        cr_expect_str_eq(a, b, "%s --md and report --md differ from line %d", runs[i].run,
+                         first_diff_line(a, b));
+        free(a);
+        free(b);
+        gv_test_remove_dir(dir);
+    }
 }
 
 Test(render_cli, bad_input_exits_2_and_writes_nothing)
