@@ -25,6 +25,7 @@
 #include "core/reference.h"
 #include "core/run.h"
 #include "bench/trade_report.h"
+#include "render/trade_text.h"
 
 static const char trade_help[] =
     "usage: gpuval tradeoffs [options]\n"
@@ -349,7 +350,7 @@ int gv_cmd_tradeoffs(int argc, char **argv)
         printf("\n%s %s (%s, seed %llu)\n", gs.g[k].op->name,
                gv_shape_format(&gs.g[k].shape, shape, sizeof shape), gv_dist_name(gs.g[k].dist),
                (unsigned long long)gs.g[k].seed);
-        gv_trade_table(stdout, &gs.g[k], false);
+        gv_trade_table(stdout, &gs.g[k]);
         fflush(stdout);
     }
     gv_trade_summary sum;
