@@ -86,7 +86,8 @@ json_t *gv_trade_doc(const gv_run_info *info, const gv_trade_group *g, int n,
 json_t *gv_trade_group_json(const gv_trade_group *g);
 
 /* Write the document as JSON through gv_bench_write_json (bench_json.h: a temporary beside
- * path, then a rename). GV_OK or GV_EIO (errno says why). */
+ * path, then a rename). GV_OK or GV_EIO (errno says why). Its Markdown is gv_render_write's
+ * (render/render.h), the same as `gpuval report`'s. */
 int gv_trade_write_json(const char *path, const json_t *doc);
 
 #endif

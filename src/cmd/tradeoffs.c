@@ -25,6 +25,7 @@
 #include "core/reference.h"
 #include "core/run.h"
 #include "bench/trade_report.h"
+#include "render/render.h"
 #include "render/trade_text.h"
 
 static const char trade_help[] =
@@ -358,18 +359,16 @@ int gv_cmd_tradeoffs(int argc, char **argv)
     printf("\n%d rows: %d passed, %d failed, %d skipped, %d errors\n", sum.rows, sum.passed,
            sum.failed, sum.skipped, sum.errors);
     bool lost = false;
-    if (json_path) {
-        json_t *doc = gv_trade_doc(&info, gs.g, gs.n, &sum);
-        if (!doc || gv_trade_write_json(json_path, doc) != GV_OK) {
-            gv_usage_error("could not write %s", json_path);
-            lost = true;
-        }
-        json_decref(doc);
+    json_t *doc = json_path || md_path ? gv_trade_doc(&info, gs.g, gs.n, &sum) : NULL;
+    if (json_path && (!doc || gv_trade_write_json(json_path, doc) != GV_OK)) {
+        gv_usage_error("could not write %s", json_path);
+        lost = true;
     }
-    if (md_path && gv_trade_write_md(md_path, &info, gs.g, gs.n, &sum) != GV_OK) {
+    if (md_path && (!doc || gv_render_write(md_path, doc, false) != 0)) {
         gv_usage_error("could not write %s", md_path);
         lost = true;
     }
+    json_decref(doc);
     int code =
         gv_exit_code(sum.failed, sum.errors, sum.passed + sum.failed, info.have_device, lost);
     groups_free(&gs);

@@ -501,6 +501,36 @@ Test(render, bench_markdown_shows_what_both_printers_showed)
     json_decref(doc);
 }
 
+/* Likewise `gpuval tradeoffs --md` and `gpuval report --md` of a trade-off run: the terminal
+   table's columns with the normwise error and the tiers met, each group's seed, the notes and
+   flags under it, and the counts. */
+Test(render, tradeoffs_markdown_shows_what_both_printers_showed)
+{
+    json_t *doc = fixture("tradeoffs-synthetic.json");
+    json_t *row = json_array_get(
+        json_object_get(json_array_get(json_object_get(doc, "groups"), 0), "rows"), 2);
+    json_object_set_new(row, "model_flag", json_string("better than its model: test"));
+    char *md = render(doc, false);
+    static const char *const want[] = {
+        "## gpuval tradeoffs: NVIDIA H100 80GB HBM3\n",
+        "`gpuval tradeoffs --test` (2026-11-23T10:00:00Z)",
+        "Device: NVIDIA H100 80GB HBM3 (cc 9.0, 132 SMs)",
+        "### gemm.cublas 4096x4096x4096 (uniform01, seed 0)\n",
+        "| op | size | dtype | mode | math mode | verdict | bits | normwise | tiers met | R_max | "
+        "R_rms | median ms [lo, hi] | x vs f64 | x vs default | J/call | pareto |",
+        "| gemm.cublas | 4096x4096x4096 | f64 | native | none | PASS | 51.2 | 3.87e-16 | "
+        "1.00e-08, 1.00e-04 | 0.8 | 0.2 | 9.8 [9.604, 10.09] | 1 | 1 | 3.1 | yes |",
+        "| tf32 | CUBLAS_TF32_TENSOR_OP_MATH |",
+        "\n- bf16 native FAIL: normwise 5e-3 > 1e-4\n- Warn: f32 tf32: better than its model: "
+        "test\n",
+        "- f16 native SKIP: no f16 kernel",
+        "\n15 rows: 13 passed, 1 failed, 1 skipped, - errors\n"};
+    for (size_t k = 0; k < sizeof want / sizeof want[0]; k++)
+        cr_expect_not_null(strstr(md, want[k]), "missing '%s' in\n%s", want[k], md);
+    free(md);
+    json_decref(doc);
+}
+
 Test(render, checker_rejects_what_it_should)
 {
     cr_expect_eq(sep_row_cells("| --- | --: | :-: |", 19), 3, "alignments are separators");
@@ -550,7 +580,8 @@ Test(render_cli, a_commands_markdown_is_reports_markdown)
 {
     static const struct {
         const char *run, *title;
-    } runs[] = {{"bench --op vadd --size 1000 --cap 0.1", "## gpuval bench: "}};
+    } runs[] = {{"bench --op vadd --size 1000 --cap 0.1", "## gpuval bench: "},
+                {"tradeoffs --op gemm.cublas --size 64x64x64", "## gpuval tradeoffs: "}};
     for (size_t i = 0; i < sizeof runs / sizeof runs[0]; i++) {
         char dir[512], json[600], md[600], md2[600], args[2048];
         gv_test_scratch_dir(dir, sizeof dir, "mdsame");

@@ -293,7 +293,7 @@ Test(tradeoffs, the_terminal_table_is_unchanged_and_the_same_from_a_file)
     cr_assert_not_null(read);
     f = open_memstream(&back, &back_len);
     cr_assert_not_null(f);
-    gv_trade_table_json(f, read, false);
+    gv_trade_table_json(f, read);
     fclose(f);
     cr_expect_str_eq(back, text, "the table from the file differs");
     free(dumped);
@@ -404,14 +404,22 @@ Test(tradeoffs, json_document_shape_and_numbers)
     cr_expect_eq(gv_jnum(back, "summary.errors"), 0);
     json_decref(back);
 
-    /* the Markdown twin: one table per group, the pareto column, the SKIP's reason */
+    /* the Markdown (the printer of `gpuval report --md` too): one table per group, the pareto
+       column, the SKIP's reason, the counts */
     snprintf(path, sizeof path, "%s/t.md", dir);
-    cr_assert_eq(gv_trade_write_md(path, &info, &g, 1, &s), GV_OK);
+    doc = gv_trade_doc(&info, &g, 1, &s);
+    cr_assert_eq(gv_render_write(path, doc, false), 0);
+    json_decref(doc);
     char md[8192];
     gv_test_slurp(path, md, sizeof md);
+    cr_expect_not_null(strstr(md, "## gpuval tradeoffs: no device\n"), "%s", md);
+    cr_expect_not_null(strstr(md, "### gemm.cublas 64x64x64 (uniform11, seed 7)\n"), "%s", md);
     cr_expect_not_null(strstr(md, "| op "));
     cr_expect_not_null(strstr(md, "| pareto |"));
-    cr_expect_not_null(strstr(md, "mode not supported: test"));
+    cr_expect_not_null(strstr(md, "| tf32 | CUBLAS_TF32_TENSOR_OP_MATH | PASS | 10.0 | 9.77e-04 |"),
+                       "%s", md);
+    cr_expect_not_null(strstr(md, "\n- f32 native SKIP: mode not supported: test\n"), "%s", md);
+    cr_expect_not_null(strstr(md, "\n4 rows: 2 passed, 1 failed, 1 skipped, 0 errors\n"), "%s", md);
     unlink(path);
     snprintf(path, sizeof path, "%s/t.json", dir);
     unlink(path);
