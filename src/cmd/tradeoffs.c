@@ -1,8 +1,9 @@
 /* tradeoffs.c: `gpuval tradeoffs`, accuracy against speed for every mode an op accepts. For
  * each selected op and size, every (dtype, mode) of the mode table the op accepts is run on
  * the same inputs: first a correctness pass (gv_run_case, never timed), then a timing pass
- * of the hot kernel-only scope by bench's method (gv_bench_time_hot); speed-ups and the
- * Pareto front come from trade_report.c, which also writes the table, JSON and Markdown. */
+ * of the hot kernel-only scope by bench's method (gv_bench_time_hot); speed-ups, the Pareto
+ * front and the JSON document come from bench/trade_report.c, the table and the Markdown from
+ * the printers of src/render/ (trade_text.c, render_tradeoffs.c). */
 #include "cmd/tradeoffs.h"
 
 #include "core/power.h"
