@@ -14,6 +14,7 @@
 #include "io/json_util.h"
 #include "bench/bench_result.h"
 #include "bench/bench_targets.h"
+#include "io/outfile.h"
 #include "io/run_info.h"
 
 #ifndef GV_VERSION
@@ -263,7 +264,7 @@ json_t *gv_bench_case_json(const gv_bench_case_result *res)
                                   bc->t[GV_T_HOT].reps, "flush_bytes",
                                   (json_int_t)bc->info.flush_bytes, "device_bytes",
                                   (json_int_t)bc->info.device_bytes));
-    /* NVML around the GPU scopes: a slowdown reason marks the times (bench_report.c) */
+    /* NVML around the GPU scopes: a slowdown reason marks the times (render/bench_text.c) */
     if (bc->clocks.ok)
         json_object_set_new(
             o, "clocks",
@@ -376,4 +377,14 @@ json_t *gv_bench_summary_json(const gv_bench_summary *s)
 {
     return json_pack("{s:i, s:i, s:i, s:i}", "sane", s->sane, "sanity_failed", s->failed, "skipped",
                      s->skipped, "errors", s->errors);
+}
+
+static int emit_json(FILE *f, void *doc)
+{
+    return json_dumpf(doc, f, JSON_INDENT(1) | JSON_REAL_PRECISION(17));
+}
+
+int gv_bench_write_json(const char *path, const json_t *doc)
+{
+    return gv_write_file(path, emit_json, (void *)doc) == 0 ? GV_OK : GV_EIO;
 }

@@ -1,6 +1,7 @@
 /* bench_json.h: a timed run as one JSON document (schema "gpuval-bench/1", jansson), built
- * once, at the end of a run, in bench_json.c from the structs of bench_result.h; every
- * rendering of it is in bench_report.h. A saved document can therefore be rendered again on another
+ * once, at the end of a run, in bench_json.c from the structs of bench_result.h, and written as
+ * it is. Every rendering of it (terminal, CSV, Markdown, HTML) is made from the document alone
+ * by the printers of src/render/, so a saved document can be rendered again on another
  * machine.
  *
  * Numbers that are not finite are written as the strings "inf", "-inf", "nan" (JSON has no
@@ -29,7 +30,7 @@ typedef struct gv_bench_run_info {
 /* ---- building (bench_json.c), once, from the structs of bench_result.h ---- */
 
 /* The document's header: schema, tool, command line, host, build, device fingerprint, where
- * the device sits (fleet_info.h: index, rank, PCIe link, clocks), the method (stop rules,
+ * the device sits (io/run_info.h: index, rank, PCIe link, clocks), the method (stop rules,
  * confidence, scopes), and empty "cases", "crossovers", "notes". */
 json_t *gv_bench_doc_new(const gv_bench_run_info *info);
 /* The CPU's model name from /proc/cpuinfo, or "unknown". */
@@ -46,5 +47,12 @@ json_t *gv_bench_crossover_json(const gv_bench_crossover *xo);
 json_t *gv_bench_targets_json(const gv_bench_target *t, int n);
 /* The run's counts: {"sane", "sanity_failed", "skipped", "errors"}. */
 json_t *gv_bench_summary_json(const gv_bench_summary *s);
+
+/* ---- writing ---- */
+
+/* doc as indented JSON, every real to 17 digits (read back exactly), through gv_write_file
+ * (outfile.h: a temporary beside path, then a rename). GV_OK or GV_EIO (errno says why). Also
+ * the writer of the gpuval-tradeoffs/1 document (trade_report.h). */
+int gv_bench_write_json(const char *path, const json_t *doc);
 
 #endif

@@ -60,7 +60,7 @@ typedef struct gv_preset {
 
 extern const gv_preset gv_presets[];
 extern const int gv_n_presets;
-/* The ops of the seeds' layouts (bench_report.c), named once with the presets: seed 002's
+/* The ops of the seeds' layouts (render/bench_seeds.c), named once with the presets: seed 002's
  * matmul -> sum and einsum; seed 000's vadd and sin_iter. */
 extern const char *const gv_seed002_ops[2];
 extern const char *const gv_seed000_ops[2];

@@ -1,18 +1,17 @@
-/* trade_report.c: speed-ups, Pareto front, counts, JSON and tables of `gpuval tradeoffs`
- * (see trade_report.h). Numbers that are not finite are written as report.c writes them
- * ("inf", "-inf", "nan"); what was not measured is null. */
+/* trade_report.c: the speed-ups, Pareto front, model flags, counts and JSON document of
+ * `gpuval tradeoffs` (see trade_report.h). Numbers that are not finite are written as
+ * gv_json_num writes them ("inf", "-inf", "nan"); what was not measured is null. The printers
+ * of the document are in src/render/ (trade_text.h, render_tradeoffs.h). */
 #include "bench/trade_report.h"
 
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
-#include <unistd.h>
 
-#include "bench/bench_report.h"
+#include "bench/bench_json.h"
 #include "core/hash.h"
 #include "io/json_util.h"
 #include "core/model_floor.h"
-#include "io/outfile.h"
 
 #ifndef GV_VERSION
 #define GV_VERSION "unknown"
@@ -148,7 +147,8 @@ static json_t *row_json(const gv_trade_row *row)
     json_object_set_new(o, "normwise_rel", num_or_null(j, r->m.normwise_rel));
     json_object_set_new(o, "max_rel", num_or_null(j, r->m.max_rel));
     json_object_set_new(o, "tiers_met", met);
-    /* for merging the devices of a node (fleet_perf.c): a deterministic op's bits must agree */
+    /* for merging the devices of a node (runs/merge_perf.c): a deterministic op's bits must
+       agree */
     json_object_set_new(o, "deterministic", json_boolean(r->c.op->nondeterministic == NULL));
     char hash[24];
     json_object_set_new(o, "output_hash",
@@ -204,7 +204,7 @@ static json_t *row_json(const gv_trade_row *row)
     return o;
 }
 
-static json_t *group_json(const gv_trade_group *g)
+json_t *gv_trade_group_json(const gv_trade_group *g)
 {
     json_t *shape = json_array(), *rows = json_array();
     for (int i = 0; i < g->shape.nd; i++)
@@ -233,7 +233,7 @@ json_t *gv_trade_doc(const gv_run_info *info, const gv_trade_group *g, int n,
                         info->have_device ? gv_json_device(&info->device) : json_null());
     json_object_set_new(root, "fleet", gv_fleet_info_json(&info->fleet));
     for (int k = 0; k < n; k++)
-        json_array_append_new(groups, group_json(&g[k]));
+        json_array_append_new(groups, gv_trade_group_json(&g[k]));
     json_object_set_new(root, "groups", groups);
     json_object_set_new(root, "summary",
                         json_pack("{s:i, s:i, s:i, s:i, s:i}", "rows", s->rows, "passed", s->passed,
@@ -241,144 +241,7 @@ json_t *gv_trade_doc(const gv_run_info *info, const gv_trade_group *g, int n,
     return root;
 }
 
-/* ---- tables -------------------------------------------------------------------------- */
-
-enum { NCOL = 14, CELL = 64 };
-static const char *const col_names[NCOL] = {
-    "op",       "size",         "dtype",  "mode",  "math mode",
-    "verdict",  "bits",         "R_max",  "R_rms", "median ms [lo, hi]",
-    "x vs f64", "x vs default", "J/call", "pareto"};
-
-static void fmt_num(char *buf, bool have, const char *fmt, double x)
-{
-    if (have)
-        snprintf(buf, CELL, fmt, x);
-    else
-        snprintf(buf, CELL, "-");
-}
-
-static void row_cells(const gv_trade_group *g, const gv_trade_row *row, char c[NCOL][CELL])
-{
-    const gv_result *r = &row->r;
-    bool j = judged(r);
-    snprintf(c[0], CELL, "%s", g->op->name);
-    gv_shape_format(&g->shape, c[1], CELL);
-    snprintf(c[2], CELL, "%s", gv_dtype_name(r->c.dtype));
-    snprintf(c[3], CELL, "%s", gv_mode_name(r->c.mode));
-    snprintf(c[4], CELL, "%s", r->math_mode[0] ? r->math_mode : "-");
-    snprintf(c[5], CELL, "%s", gv_verdict_name(r->verdict));
-    fmt_num(c[6], j, "%.1f", r->m.bits);
-    fmt_num(c[7], j && r->prob.on, "%.3g", r->m.prob_max);
-    fmt_num(c[8], j && r->prob.on && r->m.prob_n >= GV_PROB_RMS_MIN_N, "%.3g", r->m.prob_rms);
-    if (row->timed)
-        snprintf(c[9], CELL, "%.4g [%.4g, %.4g]%s", row->t.median, row->t.lo, row->t.hi,
-                 row->throttled ? " !throttled" : "");
-    else
-        snprintf(c[9], CELL, "-");
-    fmt_num(c[10], !isnan(row->speedup_vs_f64), "%.3g", row->speedup_vs_f64);
-    fmt_num(c[11], !isnan(row->speedup_vs_default), "%.3g", row->speedup_vs_default);
-    fmt_num(c[12], row->energy.ok, "%.3g", row->energy.j_per_call);
-    snprintf(c[13], CELL, "%s", row->pareto > 0 ? "yes" : row->pareto == 0 ? "no" : "-");
-}
-
-void gv_trade_table(FILE *f, const gv_trade_group *g, bool md)
-{
-    int w[NCOL];
-    char c[NCOL][CELL];
-    for (int k = 0; k < NCOL; k++)
-        w[k] = (int)strlen(col_names[k]);
-    for (int i = 0; i < g->n; i++) {
-        row_cells(g, &g->rows[i], c);
-        for (int k = 0; k < NCOL; k++)
-            if ((int)strlen(c[k]) > w[k]) w[k] = (int)strlen(c[k]);
-    }
-    const char *sep = md ? " | " : "  ";
-    fputs(md ? "| " : "", f);
-    for (int k = 0; k < NCOL; k++)
-        fprintf(f, "%-*s%s", w[k], col_names[k], k + 1 < NCOL ? sep : md ? " |" : "");
-    fputc('\n', f);
-    if (md) {
-        fputs("|", f);
-        for (int k = 0; k < NCOL; k++) {
-            for (int i = 0; i < w[k] + 2; i++)
-                fputc(k >= 6 && i == w[k] + 1 ? ':' : '-', f);
-            fputc('|', f);
-        }
-        fputc('\n', f);
-    }
-    for (int i = 0; i < g->n; i++) {
-        row_cells(g, &g->rows[i], c);
-        fputs(md ? "| " : "", f);
-        for (int k = 0; k < NCOL; k++)
-            fprintf(f, k >= 6 ? "%*s%s" : "%-*s%s", w[k], c[k],
-                    k + 1 < NCOL ? sep
-                    : md         ? " |"
-                                 : "");
-        fputc('\n', f);
-    }
-    bool first = true;
-    for (int i = 0; i < g->n; i++) {
-        const gv_trade_row *row = &g->rows[i];
-        const char *why = row->r.verdict != GV_PASS && row->r.reason[0] ? row->r.reason
-                          : !row->timed && row->time_why[0]             ? row->time_why
-                                                                        : NULL;
-        if (!why) continue;
-        if (first && md) fputc('\n', f);
-        first = false;
-        fprintf(f, "%s%s %s %s: %s%s\n", md ? "- " : "  ", gv_dtype_name(row->r.c.dtype),
-                gv_mode_name(row->r.c.mode), gv_verdict_name(row->r.verdict),
-                row->r.verdict != GV_PASS && row->r.reason[0] ? "" : "not timed: ", why);
-    }
-    for (int i = 0; i < g->n; i++) {
-        const gv_trade_row *row = &g->rows[i];
-        if (!row->model_flag[0]) continue;
-        if (first && md) fputc('\n', f);
-        first = false;
-        fprintf(f, "%sWarn: %s %s: %s\n", md ? "- " : "  ", gv_dtype_name(row->r.c.dtype),
-                gv_mode_name(row->r.c.mode), row->model_flag);
-    }
-}
-
 int gv_trade_write_json(const char *path, const json_t *doc)
 {
-    return gv_bench_write(path, GV_FMT_JSON, doc);
-}
-
-struct md_ctx {
-    const gv_run_info *info;
-    const gv_trade_group *g;
-    int n;
-    const gv_trade_summary *s;
-};
-
-static int emit_md(FILE *f, void *ctx)
-{
-    const struct md_ctx *c = ctx;
-    const gv_run_info *info = c->info;
-    const gv_trade_group *g = c->g;
-    const gv_trade_summary *s = c->s;
-    int n = c->n;
-    fprintf(f, "# gpuval tradeoffs\n\n`%s`\n\n", info->argv_joined ? info->argv_joined : "");
-    if (info->have_device)
-        fprintf(f, "Device: %s (cc %d.%d, %d SMs)\n", info->device.name, info->device.cc_major,
-                info->device.cc_minor, info->device.sm_count);
-    else
-        fprintf(f, "Device: none\n");
-    for (int k = 0; k < n; k++) {
-        char shape[64];
-        fprintf(f, "\n## %s %s (%s, seed %llu)\n\n", g[k].op->name,
-                gv_shape_format(&g[k].shape, shape, sizeof shape), gv_dist_name(g[k].dist),
-                (unsigned long long)g[k].seed);
-        gv_trade_table(f, &g[k], true);
-    }
-    fprintf(f, "\n%d rows: %d passed, %d failed, %d skipped, %d errors\n", s->rows, s->passed,
-            s->failed, s->skipped, s->errors);
-    return ferror(f) ? -1 : 0;
-}
-
-int gv_trade_write_md(const char *path, const gv_run_info *info, const gv_trade_group *g, int n,
-                      const gv_trade_summary *s)
-{
-    struct md_ctx c = {info, g, n, s};
-    return gv_write_file(path, emit_md, &c) == 0 ? GV_OK : GV_EIO;
+    return gv_bench_write_json(path, doc);
 }

@@ -1,8 +1,10 @@
-/* trade_report.h: the accuracy/speed trade-offs of `gpuval tradeoffs` (src/tradeoffs.c) as
- * structs, and what is computed from them alone: the speed-ups (ratios of hot-scope medians),
- * the Pareto front of (accurate bits, median time) per op and size, the counts, the JSON
- * document (schema "gpuval-tradeoffs/1"), the aligned table and its Markdown twin. Pure
- * functions of the rows, so the CPU tests check them on synthetic rows. */
+/* trade_report.h: the accuracy/speed trade-offs of `gpuval tradeoffs` (cmd/tradeoffs.c) as
+ * structs, and what is computed from them alone (trade_report.c): the speed-ups (ratios of
+ * hot-scope medians), the Pareto front of (accurate bits, median time) per op and size, the
+ * model flags, the counts and the JSON document (schema "gpuval-tradeoffs/1"). Pure functions
+ * of the rows, so the CPU tests check them on synthetic rows. Every printer of the document
+ * (terminal, Markdown, HTML) is in src/render/ and reads the document: trade_text.h,
+ * render_tradeoffs.h. */
 #ifndef GV_TRADE_REPORT_H
 #define GV_TRADE_REPORT_H
 
@@ -80,14 +82,12 @@ void gv_trade_summarize(const gv_trade_group *g, int n, gv_trade_summary *s);
 json_t *gv_trade_doc(const gv_run_info *info, const gv_trade_group *g, int n,
                      const gv_trade_summary *s);
 
-/* One group's table: aligned columns (md false) or a Markdown table (md true), then the
- * reasons of the rows that did not pass or were not timed. */
-void gv_trade_table(FILE *f, const gv_trade_group *g, bool md);
+/* One group as the document holds it: op, dims, shape, dist, seed and its rows. */
+json_t *gv_trade_group_json(const gv_trade_group *g);
 
-/* Write the document as JSON, or the groups as Markdown, through gv_write_file (outfile.h: a
- * temporary beside path, then a rename). GV_OK or GV_EIO (errno says why). */
+/* Write the document as JSON through gv_bench_write_json (bench_json.h: a temporary beside
+ * path, then a rename). GV_OK or GV_EIO (errno says why). Its Markdown is gv_render_write's
+ * (render/render.h), the same as `gpuval report`'s. */
 int gv_trade_write_json(const char *path, const json_t *doc);
-int gv_trade_write_md(const char *path, const gv_run_info *info, const gv_trade_group *g, int n,
-                      const gv_trade_summary *s);
 
 #endif

@@ -1,8 +1,9 @@
-/* bench_cmd.c: `gpuval bench`, the timed run. Its own entry point, apart from `check`: options
+/* bench.c: `gpuval bench`, the timed run. Its own entry point, apart from `check`: options
  * and presets are validated before any work (exit 2 with a message), the ceilings are
- * measured once, then each case is timed (bench_case.c), crossover sweeps are run, and the
- * run's JSON document (bench_json.c) is rendered to the terminal and to the files asked for
- * (bench_report.c). Ops are found through the registry only, so later ops are benched too. */
+ * measured once, then each case is timed (bench/bench_case.c), crossover sweeps are run, and
+ * the run's JSON document (bench/bench_json.c) is printed to the terminal and to the files
+ * asked for by the printers of src/render/ (bench_text.c, bench_seeds.c, bench_files.c). Ops
+ * are found through the registry only, so later ops are benched too. */
 #include <errno.h>
 #include <getopt.h>
 #include <math.h>
@@ -20,13 +21,15 @@
 #include "io/json_util.h"
 #include "bench/bench_json.h"
 #include "bench/bench_plan.h"
-#include "bench/bench_report.h"
 #include "bench/bench_result.h"
 #include "bench/bench_targets.h"
 #include "io/run_doc.h"
 #include "cmd/cli.h"
 #include "fleet/perf_workers.h"
 #include "core/registry.h"
+#include "render/bench_files.h"
+#include "render/bench_seeds.h"
+#include "render/bench_text.h"
 
 static const char bench_help[] =
     "usage: gpuval bench [options]\n"

@@ -1,8 +1,9 @@
 /* tradeoffs.c: `gpuval tradeoffs`, accuracy against speed for every mode an op accepts. For
  * each selected op and size, every (dtype, mode) of the mode table the op accepts is run on
  * the same inputs: first a correctness pass (gv_run_case, never timed), then a timing pass
- * of the hot kernel-only scope by bench's method (gv_bench_time_hot); speed-ups and the
- * Pareto front come from trade_report.c, which also writes the table, JSON and Markdown. */
+ * of the hot kernel-only scope by bench's method (gv_bench_time_hot); speed-ups, the Pareto
+ * front and the JSON document come from bench/trade_report.c, the table and the Markdown from
+ * the printers of src/render/ (trade_text.c, render_tradeoffs.c). */
 #include "cmd/tradeoffs.h"
 
 #include "core/power.h"
@@ -25,6 +26,8 @@
 #include "core/reference.h"
 #include "core/run.h"
 #include "bench/trade_report.h"
+#include "render/render.h"
+#include "render/trade_text.h"
 
 static const char trade_help[] =
     "usage: gpuval tradeoffs [options]\n"
@@ -349,7 +352,7 @@ int gv_cmd_tradeoffs(int argc, char **argv)
         printf("\n%s %s (%s, seed %llu)\n", gs.g[k].op->name,
                gv_shape_format(&gs.g[k].shape, shape, sizeof shape), gv_dist_name(gs.g[k].dist),
                (unsigned long long)gs.g[k].seed);
-        gv_trade_table(stdout, &gs.g[k], false);
+        gv_trade_table(stdout, &gs.g[k]);
         fflush(stdout);
     }
     gv_trade_summary sum;
@@ -357,18 +360,16 @@ int gv_cmd_tradeoffs(int argc, char **argv)
     printf("\n%d rows: %d passed, %d failed, %d skipped, %d errors\n", sum.rows, sum.passed,
            sum.failed, sum.skipped, sum.errors);
     bool lost = false;
-    if (json_path) {
-        json_t *doc = gv_trade_doc(&info, gs.g, gs.n, &sum);
-        if (!doc || gv_trade_write_json(json_path, doc) != GV_OK) {
-            gv_usage_error("could not write %s", json_path);
-            lost = true;
-        }
-        json_decref(doc);
+    json_t *doc = json_path || md_path ? gv_trade_doc(&info, gs.g, gs.n, &sum) : NULL;
+    if (json_path && (!doc || gv_trade_write_json(json_path, doc) != GV_OK)) {
+        gv_usage_error("could not write %s", json_path);
+        lost = true;
     }
-    if (md_path && gv_trade_write_md(md_path, &info, gs.g, gs.n, &sum) != GV_OK) {
+    if (md_path && (!doc || gv_render_write(md_path, doc, false) != 0)) {
         gv_usage_error("could not write %s", md_path);
         lost = true;
     }
+    json_decref(doc);
     int code =
         gv_exit_code(sum.failed, sum.errors, sum.passed + sum.failed, info.have_device, lost);
     groups_free(&gs);

@@ -24,7 +24,9 @@ gv_render_kind gv_render_kind_of(const json_t *doc);
 void gv_render_html(FILE *f, const json_t *doc);
 void gv_render_md(FILE *f, const json_t *doc);
 /* Render into path through gv_write_file (outfile.h: a temporary beside it and a rename), so
- * a reader never sees half a page; "-" is stdout. 0, or -1 with errno and nothing left behind. */
+ * a reader never sees half a page; "-" is stdout. 0, or -1 with errno and nothing left behind.
+ * `gpuval report --md`, `gpuval bench --md` and `gpuval tradeoffs --md` all write through it:
+ * a command's Markdown is the report's of its run file. */
 int gv_render_write(const char *path, const json_t *doc, bool html);
 
 #endif

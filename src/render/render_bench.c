@@ -1,11 +1,16 @@
-/* render_bench.c: a gpuval-bench/1 document as one HTML page and as Markdown tables (see
- * render_bench.h). */
+/* render_bench.c: a gpuval-bench/1 document for people (see render_bench.h): one HTML page, and
+ * the Markdown that both `gpuval bench --md` and `gpuval report --md` write. The Markdown's rows
+ * are the terminal table's cells (bench_cells.h) and its sweeps and targets the terminal's text
+ * (bench_text.h), so the three say the same of a run. */
 #include "render/render_bench.h"
-#include "io/json_util.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <string.h>
 
+#include "io/json_util.h"
+#include "render/bench_cells.h"
+#include "render/bench_text.h"
 #include "render/render_kit.h"
 
 static void ceiling_row(FILE *f, const char *name, const json_t *c, const char *ptr)
@@ -99,7 +104,7 @@ static void cases_table(FILE *f, const json_t *doc)
         gv_rk_td_list(f, json_object_get(c, "shape"), GV_RK_INT, "\xc3\x97", sp);
         gv_rk_td_str(f, verdict, verdict);
         char reason[512];
-        /* a time taken while NVML reported a power or thermal slowdown (bench_report.c) */
+        /* a time taken while NVML reported a power or thermal slowdown (bench_text.c) */
         bool slow = json_is_true(json_object_get(json_object_get(c, "clocks"), "throttled"));
         snprintf(reason, sizeof reason, "%s%s%s", gv_jstr(c, "reason"),
                  slow && *gv_jstr(c, "reason") ? "; " : "",
@@ -299,13 +304,38 @@ void gv_render_bench_html(FILE *f, const json_t *doc)
     gv_rk_page_end(f);
 }
 
-static void md_case(FILE *f, const json_t *c)
+/* ---- Markdown: the one rendering of `gpuval bench --md` and `gpuval report --md` ---- */
+
+static const char md_names[] = "op|dtype|mode|shape|CPU ms|hot ms|cold ms|e2e ms|"
+                               "speed-up e2e [95%]|speed-up hot|GFLOP/s (% gemm)|GB/s (% copy)|"
+                               "bits|sanity";
+static const char md_align[] = "llllrrrrlrrrrl";
+
+/* One case or sweep point: the terminal row's cells (bench_cells.h), and its accurate bits. */
+static void md_row(FILE *f, const json_t *c)
 {
-    static const char *const paths[] = {"timings.cpu.median_ms", "timings.kernel_hot.median_ms",
-                                        "timings.e2e.median_ms", "speedup.kernel_hot.ratio",
-                                        "speedup.e2e.ratio",     "sanity.accurate_bits"};
-    for (size_t k = 0; k < sizeof paths / sizeof paths[0]; k++)
-        gv_rk_md_num(f, gv_jget(c, paths[k]), k == 5 ? GV_RK_F1 : GV_RK_G3);
+    gv_bench_row v;
+    gv_bench_row_of_json(&v, c);
+    gv_bench_cells r;
+    gv_bench_cells_fill(&r, &v);
+    char gflops[80], gbps[80], bits[64];
+    snprintf(gflops, sizeof gflops, "%s (%s%%)", r.gflops, r.pct_gemm);
+    snprintf(gbps, sizeof gbps, "%s (%s%%)", r.gbps, r.pct_copy);
+    gv_rk_fmtnum(bits, sizeof bits, gv_jget(c, "sanity.accurate_bits"), GV_RK_F1);
+    const char *cells[] = {v.op,  v.dtype,   v.mode,  v.shape, r.cpu, r.hot, r.cold,
+                           r.e2e, r.speedup, r.x_hot, gflops,  gbps,  bits,  r.verdict};
+    fputc('|', f);
+    for (size_t k = 0; k < sizeof cells / sizeof cells[0]; k++)
+        gv_rk_md_str(f, cells[k]);
+    fputc('\n', f);
+}
+
+/* A code block of terminal text that starts with its own blank line (bench_text.h). */
+static void md_text_block(FILE *f, void (*print)(FILE *, const json_t *), const json_t *v)
+{
+    fputs("\n```", f);
+    print(f, v);
+    fputs("```\n", f);
 }
 
 void gv_render_bench_md(FILE *f, const json_t *doc)
@@ -314,41 +344,57 @@ void gv_render_bench_md(FILE *f, const json_t *doc)
     gv_rk_md_esc(f, *gv_jstr(doc, "device.name") ? gv_jstr(doc, "device.name") : "no device");
     fputs("\n\n`", f);
     gv_rk_md_esc(f, gv_jstr(doc, "argv"));
-    fputs("`\n", f);
-    gv_rk_md_head(f, "op|dtype|mode|shape|verdict|CPU ms|hot ms|e2e ms|speed-up hot|"
-                     "speed-up e2e|bits");
-    size_t i;
-    const json_t *c;
-    json_array_foreach(json_object_get(doc, "cases"), i, c)
-    {
-        fputc('|', f);
-        gv_rk_md_str(f, gv_jstr(c, "op"));
-        gv_rk_md_str(f, gv_jstr(c, "dtype"));
-        gv_rk_md_str(f, gv_jstr(c, "mode"));
-        gv_rk_md_list(f, json_object_get(c, "shape"), GV_RK_INT, "x");
-        gv_rk_md_str(f, gv_jstr(c, "verdict"));
-        md_case(f, c);
-        fputc('\n', f);
+    fputs("` (", f);
+    gv_rk_md_esc(f, gv_jstr(doc, "created"));
+    fputs(")\n\n", f);
+    const json_t *d = json_object_get(doc, "device");
+    if (d && !json_is_null(d)) {
+        char ccmaj[32], ccmin[32];
+        gv_bench_fmt_count(ccmaj, sizeof ccmaj, gv_jnum(d, "cc_major"));
+        gv_bench_fmt_count(ccmin, sizeof ccmin, gv_jnum(d, "cc_minor"));
+        fprintf(
+            f,
+            "Device: %s, CC %s.%s, %.0f SMs, %.0f MHz, %.1f GiB, L2 %.0f MiB, ECC %s, "
+            "driver %.0f, runtime %.0f, cuBLAS %.0f\n\n",
+            gv_jstr(d, "name"), ccmaj, ccmin, gv_jnum(d, "sm_count"), gv_jnum(d, "sm_clock_mhz"),
+            gv_jnum(d, "mem_total_bytes") / 1073741824.0, gv_jnum(d, "l2_bytes") / 1048576.0,
+            json_is_true(json_object_get(d, "ecc")) ? "on" : "off", gv_jnum(d, "driver_version"),
+            gv_jnum(d, "runtime_version"), gv_jnum(d, "cublas_version"));
+    } else {
+        fputs("Device: none\n\n", f);
     }
-    json_array_foreach(json_object_get(doc, "crossovers"), i, c)
+    fprintf(f,
+            "CPU: %s, the f64 oracle with %.0f OpenBLAS threads. Times are medians in ms; "
+            "intervals are 95%%.\n\n```\n",
+            gv_jstr(doc, "host.cpu_model"), gv_jnum(doc, "host.oracle_threads"));
+    gv_bench_render_ceilings(f, doc);
+    fputs("```\n", f);
+    size_t i, j;
+    const json_t *c, *xo;
+    if (json_array_size(json_object_get(doc, "cases")))
+        gv_rk_md_head_aligned(f, md_names, md_align);
+    json_array_foreach(json_object_get(doc, "cases"), i, c) md_row(f, c);
+    json_array_foreach(json_object_get(doc, "crossovers"), i, xo)
     {
         fputs("\n### Crossover: ", f);
-        gv_rk_md_esc(f, gv_jstr(c, "op"));
+        gv_rk_md_esc(f, gv_jstr(xo, "op"));
         fputc(' ', f);
-        gv_rk_md_esc(f, gv_jstr(c, "dtype"));
-        fputs(" (", f);
-        gv_rk_md_esc(f, gv_jstr(c, "status"));
-        fputs(")\n", f);
-        gv_rk_md_head(f, "size|verdict|CPU ms|hot ms|e2e ms|speed-up hot|speed-up e2e|bits");
-        size_t j;
-        const json_t *pt;
-        json_array_foreach(json_object_get(c, "points"), j, pt)
-        {
-            fputc('|', f);
-            gv_rk_md_num(f, json_object_get(pt, "size"), GV_RK_INT);
-            gv_rk_md_str(f, gv_jstr(pt, "verdict"));
-            md_case(f, pt);
-            fputc('\n', f);
+        gv_rk_md_esc(f, gv_jstr(xo, "dtype"));
+        fputs(", ", f);
+        gv_rk_md_esc(f, gv_jstr(xo, "dim"));
+        fputs(" swept", f);
+        if (*gv_jstr(xo, "status")) {
+            fputs(" (", f);
+            gv_rk_md_esc(f, gv_jstr(xo, "status"));
+            fputc(')', f);
         }
+        fputc('\n', f);
+        gv_rk_md_head_aligned(f, md_names, md_align);
+        json_array_foreach(json_object_get(xo, "points"), j, c) md_row(f, c);
+        md_text_block(f, gv_bench_render_crossover, xo);
+    }
+    if (json_array_size(json_object_get(doc, "targets"))) {
+        fputs("\n### Targets\n", f);
+        md_text_block(f, gv_bench_render_targets, doc);
     }
 }

@@ -169,7 +169,7 @@ void gv_rk_md_str(FILE *f, const char *s)
     fputs(" |", f);
 }
 
-void gv_rk_md_head(FILE *f, const char *names)
+void gv_rk_md_head_aligned(FILE *f, const char *names, const char *align)
 {
     int n = 1;
     fputs("\n|", f);
@@ -182,9 +182,17 @@ void gv_rk_md_head(FILE *f, const char *names)
             fputc(*p, f);
     }
     fputs(" |\n|", f);
-    for (int i = 0; i < n; i++)
-        fputs(" --- |", f);
+    for (int i = 0; i < n; i++) {
+        /* past the end of align (or none): left */
+        bool right = align && (size_t)i < strlen(align) && align[i] == 'r';
+        fputs(right ? " --: |" : " --- |", f);
+    }
     fputc('\n', f);
+}
+
+void gv_rk_md_head(FILE *f, const char *names)
+{
+    gv_rk_md_head_aligned(f, names, NULL);
 }
 
 static const char css[] =

@@ -39,8 +39,12 @@ void gv_rk_td_str(FILE *f, const char *s, const char *cls);
 void gv_rk_md_num(FILE *f, const json_t *v, gv_rk_fmt fmt);
 void gv_rk_md_list(FILE *f, const json_t *arr, gv_rk_fmt fmt, const char *sep);
 void gv_rk_md_str(FILE *f, const char *s);
-/* A Markdown header row and its separator from "|"-separated names ("op|dtype|bits"). */
+/* A Markdown header row and its separator from "|"-separated names ("op|dtype|bits"), after a
+ * blank line. */
 void gv_rk_md_head(FILE *f, const char *names);
+/* The same with each column's alignment: align[i] 'r' right-aligns column i (numbers), any other
+ * letter, or none past the end, leaves it left ("lllr"). */
+void gv_rk_md_head_aligned(FILE *f, const char *names, const char *align);
 
 /* The page frame: doctype, inline CSS, title; and its close. */
 void gv_rk_page_begin(FILE *f, const char *title);

@@ -1,13 +1,15 @@
-/* render_tradeoffs.c: a gpuval-tradeoffs/1 document as one HTML page and as Markdown tables
- * (see render_tradeoffs.h). */
+/* render_tradeoffs.c: a gpuval-tradeoffs/1 document for people (see render_tradeoffs.h): one
+ * HTML page, and the Markdown that both `gpuval tradeoffs --md` and `gpuval report --md` write,
+ * whose rows are the terminal table's cells (trade_cells.h). */
 #include "render/render_tradeoffs.h"
-#include "io/json_util.h"
 
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "io/json_util.h"
 #include "render/render_kit.h"
+#include "render/trade_cells.h"
 
 typedef struct pt {
     double x, y; /* px */
@@ -295,17 +297,16 @@ static void rows_table(FILE *f, const json_t *g, size_t gi)
     fputs("</tbody></table>\n", f);
 }
 
-static void group_title(FILE *f, const json_t *g, bool md)
+static void group_title(FILE *f, const json_t *g)
 {
-    void (*esc)(FILE *, const char *) = md ? gv_rk_md_esc : gv_rk_esc;
-    esc(f, gv_jstr(g, "op"));
+    gv_rk_esc(f, gv_jstr(g, "op"));
     fputc(' ', f);
     size_t i;
     const json_t *d;
     json_array_foreach(json_object_get(g, "shape"), i, d)
         fprintf(f, "%s%" JSON_INTEGER_FORMAT, i ? "x" : "", json_integer_value(d));
     fputc(' ', f);
-    esc(f, gv_jstr(g, "dist"));
+    gv_rk_esc(f, gv_jstr(g, "dist"));
 }
 
 void gv_render_tradeoffs_html(FILE *f, const json_t *doc)
@@ -317,7 +318,7 @@ void gv_render_tradeoffs_html(FILE *f, const json_t *doc)
     json_array_foreach(json_object_get(doc, "groups"), i, g)
     {
         fprintf(f, "<section id=\"group-%zu\"><h2>", i);
-        group_title(f, g, false);
+        group_title(f, g);
         fputs("</h2>\n", f);
         scatter(f, g, i);
         fputs("<div class=\"wide\">", f); /* a table wider than the page scrolls by itself */
@@ -329,39 +330,87 @@ void gv_render_tradeoffs_html(FILE *f, const json_t *doc)
     gv_rk_page_end(f);
 }
 
+/* ---- Markdown: the one rendering of `gpuval tradeoffs --md` and `gpuval report --md` ---- */
+
+/* The terminal table's columns (trade_cells.h) with the normwise error and the tiers met after
+ * the bits; numbers right-aligned. */
+static const char md_names[] = "op|size|dtype|mode|math mode|verdict|bits|normwise|tiers met|"
+                               "R_max|R_rms|median ms [lo, hi]|x vs f64|x vs default|J/call|pareto";
+static const char md_align[] = "llllllrrlrrrrrrr";
+
+/* The group's seed as the run was given it: the document's integer is the uint64 seed cast to
+ * json_int_t (trade_report.c), so it is cast back; a string is printed as it is. */
+static void md_seed(FILE *f, const json_t *seed)
+{
+    if (json_is_integer(seed))
+        fprintf(f, ", seed %llu", (unsigned long long)json_integer_value(seed));
+    else if (json_is_string(seed)) {
+        fputs(", seed ", f);
+        gv_rk_md_esc(f, json_string_value(seed));
+    }
+}
+
+static void md_group(FILE *f, const json_t *g)
+{
+    fputs("\n### ", f);
+    gv_rk_md_esc(f, gv_jstr(g, "op"));
+    fputc(' ', f);
+    size_t i;
+    const json_t *d, *r;
+    json_array_foreach(json_object_get(g, "shape"), i, d)
+        fprintf(f, "%s%" JSON_INTEGER_FORMAT, i ? "x" : "", json_integer_value(d));
+    fputs(" (", f);
+    gv_rk_md_esc(f, gv_jstr(g, "dist"));
+    md_seed(f, json_object_get(g, "seed"));
+    fputs(")\n", f);
+    gv_rk_md_head_aligned(f, md_names, md_align);
+    json_array_foreach(json_object_get(g, "rows"), i, r)
+    {
+        char c[GV_TRADE_NCOL][GV_TRADE_CELL];
+        gv_trade_cells(g, r, c);
+        fputc('|', f);
+        for (int k = 0; k < GV_TRADE_NCOL; k++) {
+            gv_rk_md_str(f, c[k]);
+            if (k != 6) continue;
+            gv_rk_md_num(f, json_object_get(r, "normwise_rel"), GV_RK_SCI);
+            gv_rk_md_list(f, json_object_get(r, "tiers_met"), GV_RK_SCI, ", ");
+        }
+        fputc('\n', f);
+    }
+    gv_trade_notes(f, g, true);
+}
+
 void gv_render_tradeoffs_md(FILE *f, const json_t *doc)
 {
-    fputs("## gpuval trade-offs: ", f);
+    fputs("## gpuval tradeoffs: ", f);
     gv_rk_md_esc(f, *gv_jstr(doc, "device.name") ? gv_jstr(doc, "device.name") : "no device");
     fputs("\n\n`", f);
     gv_rk_md_esc(f, gv_jstr(doc, "argv"));
-    fputs("`\n", f);
+    fputs("` (", f);
+    gv_rk_md_esc(f, gv_jstr(doc, "created"));
+    fputs(")\n\n", f);
+    const json_t *d = json_object_get(doc, "device");
+    if (json_is_object(d)) {
+        fputs("Device: ", f);
+        gv_rk_md_esc(f, gv_jstr(d, "name"));
+        fprintf(f, " (cc %d.%d, %d SMs)\n", gv_jint(d, "cc_major", -1), gv_jint(d, "cc_minor", -1),
+                gv_jint(d, "sm_count", -1));
+    } else {
+        fputs("Device: none\n", f);
+    }
     size_t i;
     const json_t *g;
-    json_array_foreach(json_object_get(doc, "groups"), i, g)
-    {
-        fputs("\n### ", f);
-        group_title(f, g, true);
+    json_array_foreach(json_object_get(doc, "groups"), i, g) md_group(f, g);
+    const json_t *s = json_object_get(doc, "summary");
+    if (json_is_object(s)) {
+        static const char *const keys[] = {"rows", "passed", "failed", "skipped", "errors"};
+        static const char *const after[] = {" rows: ", " passed, ", " failed, ", " skipped, ",
+                                            " errors\n"};
         fputc('\n', f);
-        gv_rk_md_head(f, "dtype|mode|verdict|bits|normwise|tiers met|median ms|speed-up vs "
-                         "f64|J/call|Pareto|model flag");
-        size_t j;
-        const json_t *r;
-        json_array_foreach(json_object_get(g, "rows"), j, r)
-        {
-            fputc('|', f);
-            gv_rk_md_str(f, gv_jstr(r, "dtype"));
-            gv_rk_md_str(f, gv_jstr(r, "mode"));
-            gv_rk_md_str(f, gv_jstr(r, "verdict"));
-            gv_rk_md_num(f, json_object_get(r, "accurate_bits"), GV_RK_F1);
-            gv_rk_md_num(f, json_object_get(r, "normwise_rel"), GV_RK_SCI);
-            gv_rk_md_list(f, json_object_get(r, "tiers_met"), GV_RK_SCI, ", ");
-            gv_rk_md_num(f, gv_jget(r, "time_ms.median"), GV_RK_G3);
-            gv_rk_md_num(f, json_object_get(r, "speedup_vs_f64"), GV_RK_G3);
-            gv_rk_md_num(f, json_object_get(r, "energy_j"), GV_RK_G3);
-            gv_rk_md_str(f, json_is_true(json_object_get(r, "pareto")) ? "yes" : "");
-            gv_rk_md_str(f, gv_jstr(r, "model_flag"));
-            fputc('\n', f);
+        for (size_t k = 0; k < 5; k++) {
+            char n[64];
+            gv_rk_fmtnum(n, sizeof n, json_object_get(s, keys[k]), GV_RK_INT);
+            fprintf(f, "%s%s", n, after[k]);
         }
     }
 }

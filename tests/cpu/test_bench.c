@@ -16,7 +16,7 @@
 #include "bench/bench_json.h"
 #include "io/json_util.h"
 #include "bench/bench_plan.h"
-#include "bench/bench_report.h"
+#include "render/bench_text.h"
 #include "bench/bench_result.h"
 #include "bench/bench_targets.h"
 #include "core/registry.h"

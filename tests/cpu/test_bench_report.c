@@ -1,5 +1,5 @@
-/* test_bench_report.c: the timed run's JSON document and its renderings, from hand-made
- * cases (seed 002's layout, targets, crossover, CSV, Markdown, file writing), and the
+/* test_bench_report.c: the timed run's JSON document and its renderings (src/render/), from
+ * hand-made cases (seed 002's layout, targets, crossover, CSV, Markdown, file writing), and the
  * `gpuval bench` command line: bad input exits 2 with a message and runs nothing; without a
  * device it exits 77 and still writes its files. */
 #include <criterion/criterion.h>
@@ -14,13 +14,18 @@
 #include "bench/bench_json.h"
 #include "io/json_util.h"
 #include "bench/bench_plan.h"
-#include "bench/bench_report.h"
 #include "bench/bench_result.h"
 #include "bench/bench_targets.h"
 #include "core/registry.h"
 #include "core/judge.h"
 #include "core/reference.h"
 #include "core/run.h"
+#include "render/bench_csv.h"
+#include "render/bench_files.h"
+#include "render/bench_seeds.h"
+#include "render/bench_text.h"
+#include "render/render.h"
+#include "render/render_bench.h"
 #include "testkit.h"
 
 static gv_case vadd_case(gv_dtype t, int64_t n)
@@ -141,7 +146,7 @@ Test(bench_report, an_interval_short_of_95_percent_is_starred)
     cr_expect_lt(gv_jnum(j, "speedup.e2e.coverage"), 0.95);
     json_t *doc = new_doc();
     add(doc, j);
-    char *out = render(gv_bench_render_md, doc);
+    char *out = render(gv_render_bench_md, doc);
     cr_expect(strstr(out, "]*") != NULL, "%s", out);
     free(out);
     gv_bench_case_free(&bc);
@@ -263,11 +268,10 @@ Test(bench_report, csv_markdown_and_json_files)
     cr_expect(strstr(csv, "\"a, b \"\"c\"\" | d\"") != NULL, "RFC 4180 quoting");
     free(csv);
 
-    char *md = render(gv_bench_render_md, doc);
+    char *md = render(gv_render_bench_md, doc);
     cr_expect(strstr(md, "| op | dtype | mode |") != NULL);
     cr_expect(strstr(md, "SANITY FAILED: a, b \"c\" \\| d") != NULL, "| escaped in a cell");
-    cr_expect(strstr(md, "## Crossover: vadd f32") != NULL);
-    free(md);
+    cr_expect(strstr(md, "\n### Crossover: vadd f32, n swept (") != NULL, "%s", md);
 
     char dir[] = "/tmp/gpuval-bench-XXXXXX", path[256], tmp[300];
     cr_assert_not_null(mkdtemp(dir));
@@ -283,6 +287,23 @@ Test(bench_report, csv_markdown_and_json_files)
                  10u);
     cr_expect_eq(gv_jnum(back, "host.oracle_threads"), 4.0);
     json_decref(back);
+    /* --md writes what `gpuval report --md` prints of the same document */
+    snprintf(path, sizeof path, "%s/run.md", dir);
+    cr_assert_eq(gv_bench_write(path, GV_FMT_MD, doc), GV_OK);
+    FILE *mf = fopen(path, "r");
+    cr_assert_not_null(mf);
+    char *written = calloc(strlen(md) + 2, 1);
+    cr_assert_not_null(written);
+    written[fread(written, 1, strlen(md) + 1, mf)] = '\0';
+    fclose(mf);
+    char *report = render(gv_render_md, doc);
+    cr_expect_str_eq(written, report);
+    cr_expect_str_eq(written, md);
+    free(report);
+    free(written);
+    free(md);
+    unlink(path);
+    snprintf(path, sizeof path, "%s/run.json", dir);
     /* a directory cannot be written: GV_EIO and no temporary left behind */
     cr_expect_eq(gv_bench_write(dir, GV_FMT_CSV, doc), GV_EIO);
     snprintf(tmp, sizeof tmp, "%s.tmp", dir);
@@ -411,7 +432,7 @@ Test(bench_report, non_finite_counts_print_as_nan_and_inf)
     json_object_set_new(doc, "ceilings",
                         json_pack("{s:{s:b, s:f, s:f, s:{s:s}}, s:{}}", "copy", "ok", 1, "gbps",
                                   1.0, "bytes", 1048576.0, "timing", "n", "nan", "gemm"));
-    char *md = render(gv_bench_render_md, doc);
+    char *md = render(gv_render_bench_md, doc);
     cr_expect(strstr(md, "CC nan.inf") != NULL, "%s", md);
     free(md);
     char *ce = render(gv_bench_render_ceilings, doc);

@@ -10,7 +10,7 @@
 
 #include "bench/bench_json.h"
 #include "io/json_util.h"
-#include "bench/bench_report.h"
+#include "render/bench_text.h"
 #include "bench/bench_result.h"
 #include "core/power.h"
 #include "core/registry.h"

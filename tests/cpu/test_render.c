@@ -14,6 +14,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "render/bench_csv.h"
+#include "render/bench_seeds.h"
+#include "render/bench_text.h"
 #include "render/render.h"
 #include "testkit.h"
 
@@ -40,6 +43,37 @@ static char *render(const json_t *doc, bool html)
     buf[fread(buf, 1, (size_t)n, f)] = '\0';
     fclose(f);
     return buf;
+}
+
+/* A whole file as a malloc'ed string; the test fails when it cannot be read. */
+static char *slurp(const char *path)
+{
+    FILE *f = fopen(path, "rb");
+    cr_assert_not_null(f, "%s", path);
+    fseek(f, 0, SEEK_END);
+    long n = ftell(f);
+    rewind(f);
+    char *buf = malloc((size_t)n + 1);
+    cr_assert_not_null(buf);
+    buf[fread(buf, 1, (size_t)n, f)] = '\0';
+    fclose(f);
+    return buf;
+}
+
+static char *fixture_text(const char *name)
+{
+    char path[4096];
+    snprintf(path, sizeof path, "%s/tests/fixtures/%s", getenv("GPUVAL_SRCDIR"), name);
+    return slurp(path);
+}
+
+/* The first line at which a and b differ, for a failure's message. */
+static int first_diff_line(const char *a, const char *b)
+{
+    int line = 1;
+    for (; *a && *a == *b; a++, b++)
+        line += *a == '\n';
+    return line;
 }
 
 /* The value at JSON pointer ptr ("/cases/3/metrics/max_rel") in doc, or NULL. */
@@ -242,6 +276,30 @@ static void no_outside_refs(const char *h)
     }
 }
 
+/* The cells of a separator row ("| --- | --: |"), each dashes with an optional colon at either
+   end (the column's alignment) between optional spaces; -1 when a cell is anything else. */
+static int sep_row_cells(const char *s, size_t len)
+{
+    if (len < 2 || s[0] != '|' || s[len - 1] != '|') return -1;
+    int cells = 0;
+    for (size_t i = 1; i < len;) {
+        size_t j = i;
+        while (j < len && s[j] == ' ')
+            j++;
+        if (j < len && s[j] == ':') j++;
+        size_t dashes = 0;
+        while (j < len && s[j] == '-')
+            j++, dashes++;
+        if (j < len && s[j] == ':') j++;
+        while (j < len && s[j] == ' ')
+            j++;
+        if (dashes == 0 || j >= len || s[j] != '|') return -1;
+        cells++;
+        i = j + 1;
+    }
+    return cells;
+}
+
 /* Every Markdown table: header row, separator row, then rows of as many cells. */
 static int check_md(const char *md)
 {
@@ -257,12 +315,11 @@ static int check_md(const char *md)
             for (size_t i = 1; i < len; i++)
                 cells += p[i] == '|' && p[i - 1] != '\\';
             const char *sep = eol ? eol + 1 : p + len;
-            int sep_cells = 0;
             const char *se = strchr(sep, '\n');
             size_t sl = se ? (size_t)(se - sep) : strlen(sep);
-            for (size_t i = 0; i + 5 <= sl; i += 6)
-                sep_cells += strncmp(sep + i, "| ---", 5) == 0;
-            cr_expect_eq(sep_cells, cells, "separator after header %.*s", (int)len, p);
+            int sep_cells = sep_row_cells(sep, sl);
+            cr_expect_eq(sep_cells, cells, "separator after header %.*s: %.*s", (int)len, p,
+                         (int)sl, sep);
             tables++;
             /* the body */
             const char *r = se ? se + 1 : sep + sl;
@@ -374,8 +431,112 @@ Test(render, model_flag_energy_and_throttle_marks_are_shown)
     json_decref(doc);
 }
 
+/* The terminal printers and the CSV printer of a timed run print, byte for byte, what `gpuval
+   bench` printed before they moved to src/render/: tests/fixtures/bench-terminal.txt and .csv
+   were written by the printers of bench/bench_report.c from bench-terminal.json. Scripts read
+   this text, so a difference is a change of the command's output. */
+Test(render, bench_terminal_and_csv_text_are_unchanged)
+{
+    json_t *doc = fixture("bench-terminal.json");
+    char *text = NULL, *csv = NULL;
+    size_t len = 0, csv_len = 0;
+    FILE *f = open_memstream(&text, &len);
+    cr_assert_not_null(f);
+    gv_bench_render_header(f);
+    size_t i;
+    const json_t *c;
+    json_array_foreach(json_object_get(doc, "cases"), i, c) gv_bench_render_row(f, c);
+    gv_bench_render_ceilings(f, doc);
+    json_array_foreach(json_object_get(doc, "crossovers"), i, c) gv_bench_render_crossover(f, c);
+    gv_bench_render_targets(f, doc);
+    gv_bench_render_repeat(f, doc);
+    gv_bench_render_seed002(f, doc);
+    gv_bench_render_seed000(f, doc);
+    fclose(f);
+    f = open_memstream(&csv, &csv_len);
+    cr_assert_not_null(f);
+    gv_bench_render_csv(f, doc);
+    fclose(f);
+    char *want = fixture_text("bench-terminal.txt"), *want_csv = fixture_text("bench-terminal.csv");
+    cr_expect(strstr(want, "Warn: timed while the clocks were held down") &&
+                  strstr(want, "DISAGREE") && strstr(want, "MISSED") &&
+                  strstr(want, "====TEST MATMUL -> SUM====") && strstr(want, "k = 100"),
+              "the fixture reaches every kind of line");
+    cr_expect_str_eq(text, want, "terminal text differs from line %d", first_diff_line(text, want));
+    cr_expect_str_eq(csv, want_csv, "CSV differs from line %d", first_diff_line(csv, want_csv));
+    free(want);
+    free(want_csv);
+    free(text);
+    free(csv);
+    json_decref(doc);
+}
+
+/* `gpuval bench --md` and `gpuval report --md` printed two different Markdown documents; the one
+   printer left shows what either showed: the device and the command line with its date, the
+   host, the ceilings, per case the terminal row's cells and the accurate bits, per sweep its
+   status, table and text, and the targets. */
+Test(render, bench_markdown_shows_what_both_printers_showed)
+{
+    json_t *doc = fixture("bench-terminal.json");
+    char *md = render(doc, false);
+    static const char *const want[] = {
+        "## gpuval bench: NVIDIA H100 80GB HBM3\n",
+        "`gpuval bench --test` (2026-11-23T10:00:00Z)",
+        "Device: NVIDIA H100 80GB HBM3, CC 9.0, 132 SMs",
+        "CPU: Synthetic CPU, the f64 oracle with 4 OpenBLAS threads",
+        "ceiling: gemm f64 not measured (out of memory)",
+        "| GFLOP/s (% gemm) | GB/s (% copy) | bits | sanity |\n"
+        "| --- | --- | --- | --- | --: | --: | --: | --: | --- | --: | --: | --: | --: | --- |\n",
+        "| vadd | f32 | native | 1000000 | 1.2 | 0.011 | 0.0132 | 0.9 | 1.33 [1.29, 1.37] | 109 | "
+        "90.91 (0.1%) | 1091 (2%) | 22.6 | ok |",
+        "| 8.4 | SANITY FAILED: max_rel 3e-3 > 1e-4 \\| tier |",
+        "### Crossover: vadd f32, n swept (found)\n",
+        "### Crossover: gemm.tiled f32, n swept (not found: the GPU never wins)\n",
+        "the GPU, end to end, beats the CPU from n = 65536",
+        "### Targets\n\n```\ntargets (against the ceilings measured in this run):",
+        "MISSED (sanity not ok: do not trust)"};
+    for (size_t k = 0; k < sizeof want / sizeof want[0]; k++)
+        cr_expect_not_null(strstr(md, want[k]), "missing '%s' in\n%s", want[k], md);
+    free(md);
+    json_decref(doc);
+}
+
+/* Likewise `gpuval tradeoffs --md` and `gpuval report --md` of a trade-off run: the terminal
+   table's columns with the normwise error and the tiers met, each group's seed, the notes and
+   flags under it, and the counts. */
+Test(render, tradeoffs_markdown_shows_what_both_printers_showed)
+{
+    json_t *doc = fixture("tradeoffs-synthetic.json");
+    json_t *row = json_array_get(
+        json_object_get(json_array_get(json_object_get(doc, "groups"), 0), "rows"), 2);
+    json_object_set_new(row, "model_flag", json_string("better than its model: test"));
+    char *md = render(doc, false);
+    static const char *const want[] = {
+        "## gpuval tradeoffs: NVIDIA H100 80GB HBM3\n",
+        "`gpuval tradeoffs --test` (2026-11-23T10:00:00Z)",
+        "Device: NVIDIA H100 80GB HBM3 (cc 9.0, 132 SMs)",
+        "### gemm.cublas 4096x4096x4096 (uniform01, seed 0)\n",
+        "| op | size | dtype | mode | math mode | verdict | bits | normwise | tiers met | R_max | "
+        "R_rms | median ms [lo, hi] | x vs f64 | x vs default | J/call | pareto |",
+        "| gemm.cublas | 4096x4096x4096 | f64 | native | none | PASS | 51.2 | 3.87e-16 | "
+        "1.00e-08, 1.00e-04 | 0.8 | 0.2 | 9.8 [9.604, 10.09] | 1 | 1 | 3.1 | yes |",
+        "| tf32 | CUBLAS_TF32_TENSOR_OP_MATH |",
+        "\n- bf16 native FAIL: normwise 5e-3 > 1e-4\n- Warn: f32 tf32: better than its model: "
+        "test\n",
+        "- f16 native SKIP: no f16 kernel",
+        "\n15 rows: 13 passed, 1 failed, 1 skipped, - errors\n"};
+    for (size_t k = 0; k < sizeof want / sizeof want[0]; k++)
+        cr_expect_not_null(strstr(md, want[k]), "missing '%s' in\n%s", want[k], md);
+    free(md);
+    json_decref(doc);
+}
+
 Test(render, checker_rejects_what_it_should)
 {
+    cr_expect_eq(sep_row_cells("| --- | --: | :-: |", 19), 3, "alignments are separators");
+    cr_expect_eq(sep_row_cells("| --- | x |", 11), -1, "a cell that is not dashes");
+    cr_expect_eq(sep_row_cells("| --- | : |", 11), -1, "a colon without dashes");
+    cr_expect_eq(sep_row_cells("| a | b |", 9), -1, "a header row is no separator");
     json_t *doc = json_pack("{s:f}", "x", 1.5);
     html_check c;
     cr_expect_not(check_html("<p><b>x</p></b>", doc, &c), "crossed tags");
@@ -410,6 +571,37 @@ Test(render_cli, writes_html_and_markdown_to_stdout)
     cr_expect(strstr(out, "| dtype | mode |") != NULL, "%s", out);
     unlink(html);
     rmdir(dir);
+}
+
+/* A command's --md and `gpuval report --md` of the run file it wrote are one printer: the same
+   bytes. With a device the runs are short; without one every row is a SKIP and the files are
+   still written (exit 77). */
+Test(render_cli, a_commands_markdown_is_reports_markdown)
+{
+    static const struct {
+        const char *run, *title;
+    } runs[] = {{"bench --op vadd --size 1000 --cap 0.1", "## gpuval bench: "},
+                {"tradeoffs --op gemm.cublas --size 64x64x64", "## gpuval tradeoffs: "}};
+    for (size_t i = 0; i < sizeof runs / sizeof runs[0]; i++) {
+        char dir[512], json[600], md[600], md2[600], args[2048];
+        gv_test_scratch_dir(dir, sizeof dir, "mdsame");
+        snprintf(json, sizeof json, "%s/run.json", dir);
+        snprintf(md, sizeof md, "%s/run.md", dir);
+        snprintf(md2, sizeof md2, "%s/report.md", dir);
+        snprintf(args, sizeof args, "%s --json '%s' --md '%s'", runs[i].run, json, md);
+        int rc = gv_test_run_cli_split(args, out, sizeof out, err, sizeof err);
+        cr_expect(rc == 0 || rc == 77, "%s: exit %d: %s", runs[i].run, rc, err);
+        snprintf(args, sizeof args, "report '%s' --md '%s'", json, md2);
+        cr_expect_eq(gv_test_run_cli_split(args, out, sizeof out, err, sizeof err), 0, "%s", err);
+        char *a = slurp(md), *b = slurp(md2);
+        cr_expect_eq(strncmp(a, runs[i].title, strlen(runs[i].title)), 0, "%s", a);
+        cr_expect(strstr(a, "\n| --- |") != NULL, "a table: %s", a);
+        cr_expect_str_eq(a, b, "%s --md and report --md differ from line %d", runs[i].run,
+                         first_diff_line(a, b));
+        free(a);
+        free(b);
+        gv_test_remove_dir(dir);
+    }
 }
 
 Test(render_cli, bad_input_exits_2_and_writes_nothing)

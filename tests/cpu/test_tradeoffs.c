@@ -1,6 +1,7 @@
 /* test_tradeoffs.c: `gpuval tradeoffs` without a GPU. The Pareto front and the speed-ups on
  * synthetic rows with known answers, the gpuval-tradeoffs/1 document written to a file and
- * read back with jansson, and the command line: --help, a bad option, no device. */
+ * read back with jansson, its terminal table and Markdown (src/render/), and the command line:
+ * --help, a bad option, no device. */
 #include <jansson.h>
 
 #include "bench/bench_json.h"
@@ -9,6 +10,7 @@
 #include "render/render.h"
 #include "testkit.h"
 #include "bench/trade_report.h"
+#include "render/trade_text.h"
 
 /* A row of gemm.cublas at 64^3: verdict v, bits, and a hot-scope median (ms; NaN: not
    timed). */
@@ -214,9 +216,91 @@ Test(tradeoffs, energy_in_json_table_and_its_absence_explained)
     char buf[8192];
     FILE *f = fmemopen(buf, sizeof buf, "w");
     cr_assert_not_null(f);
-    gv_trade_table(f, &g, false);
+    gv_trade_table(f, &g);
     fclose(f);
     cr_expect_not_null(strstr(buf, "0.0025"), "J/call in the table: %s", buf);
+}
+
+/* Rows of every kind: an exact f64, a throttled tf32 row with a model flag and the probabilistic
+   errors, a SKIP with a reason holding '|', a FAIL, a PASS that could not be timed. */
+static void table_rows(gv_trade_row rows[5])
+{
+    rows[0] = mkrow(GV_F64, GV_MODE_NATIVE, GV_PASS, INFINITY, 4.0);
+    rows[1] = mkrow(GV_F32, GV_MODE_TF32, GV_PASS, 10, 0.5);
+    rows[2] = mkrow(GV_F32, GV_MODE_NATIVE, GV_SKIP, NAN, NAN);
+    rows[3] = mkrow(GV_F32, GV_MODE_FASTMATH, GV_FAIL, 3, 0.1);
+    rows[4] = mkrow(GV_F32, GV_MODE_FP8, GV_PASS, 5, NAN);
+    snprintf(rows[2].r.reason, sizeof rows[2].r.reason, "mode not supported: test | pipe");
+    snprintf(rows[3].r.reason, sizeof rows[3].r.reason, "max_rel too big");
+    snprintf(rows[4].time_why, sizeof rows[4].time_why, "out of memory");
+    rows[1].r.prob.on = true;
+    rows[1].r.m.prob_max = 0.75;
+    rows[1].r.m.prob_rms = 0.25;
+    rows[1].r.m.prob_n = 4096;
+    rows[1].power_ok = true;
+    rows[1].throttled = true;
+    rows[1].sm_mhz_before = 1980;
+    rows[1].sm_mhz_after = 1395;
+    rows[1].throttle = 4;
+    gv_energy_finish(&rows[0].energy, 10.0, 12.5, 1000, 1.0, 1.1, 20.0);
+    snprintf(rows[1].r.math_mode, sizeof rows[1].r.math_mode, "CUBLAS_TF32_TENSOR_OP_MATH");
+    snprintf(rows[1].model_flag, sizeof rows[1].model_flag, "better than its model: test");
+    gv_trade_speedups(rows, 5);
+    gv_trade_pareto(rows, 5);
+}
+
+/* The terminal table is what `gpuval tradeoffs` printed before its printer moved to src/render/
+   (this text was printed by bench/trade_report.c's gv_trade_table), byte for byte; and the
+   table of a group read back from a run file is the same text as the run's own. */
+Test(tradeoffs, the_terminal_table_is_unchanged_and_the_same_from_a_file)
+{
+    static const char want[] =
+        "op           size      dtype  mode      math mode                   verdict  bits  R_max  "
+        "R_rms  median ms [lo, hi]           x vs f64  x vs default  J/call  pareto\n"
+        "gemm.cublas  64x64x64  f64    native    -                           PASS      inf      0  "
+        "    -                 4 [3.6, 4.4]         1             1  0.0025     yes\n"
+        "gemm.cublas  64x64x64  f32    tf32      CUBLAS_TF32_TENSOR_OP_MATH  PASS     10.0   0.75  "
+        " 0.25  0.5 [0.45, 0.55] !throttled         8             -       -     yes\n"
+        "gemm.cublas  64x64x64  f32    native    -                           SKIP        -      -  "
+        "    -                            -         -             -       -       -\n"
+        "gemm.cublas  64x64x64  f32    fastmath  -                           FAIL      3.0      -  "
+        "    -             0.1 [0.09, 0.11]        40             -       -       -\n"
+        "gemm.cublas  64x64x64  f32    fp8       -                           PASS      5.0      0  "
+        "    -                            -         -             -       -       -\n"
+        "  f32 native SKIP: mode not supported: test | pipe\n"
+        "  f32 fastmath FAIL: max_rel too big\n"
+        "  f32 fp8 PASS: not timed: out of memory\n"
+        "  Warn: f32 tf32: better than its model: test\n";
+    gv_trade_row rows[5];
+    table_rows(rows);
+    gv_trade_group g = {.op = gv_op_find("gemm.cublas"),
+                        .shape = {3, {64, 64, 64}},
+                        .dist = GV_DIST_UNIFORM11,
+                        .seed = 7,
+                        .rows = rows,
+                        .n = 5};
+    char *text = NULL, *back = NULL;
+    size_t len = 0, back_len = 0;
+    FILE *f = open_memstream(&text, &len);
+    cr_assert_not_null(f);
+    gv_trade_table(f, &g);
+    fclose(f);
+    cr_expect_str_eq(text, want);
+
+    json_t *gj = gv_trade_group_json(&g);
+    char *dumped = json_dumps(gj, JSON_REAL_PRECISION(17));
+    json_t *read = json_loads(dumped, 0, NULL);
+    cr_assert_not_null(read);
+    f = open_memstream(&back, &back_len);
+    cr_assert_not_null(f);
+    gv_trade_table_json(f, read);
+    fclose(f);
+    cr_expect_str_eq(back, text, "the table from the file differs");
+    free(dumped);
+    json_decref(read);
+    json_decref(gj);
+    free(text);
+    free(back);
 }
 
 Test(tradeoffs, json_document_shape_and_numbers)
@@ -320,14 +404,22 @@ Test(tradeoffs, json_document_shape_and_numbers)
     cr_expect_eq(gv_jnum(back, "summary.errors"), 0);
     json_decref(back);
 
-    /* the Markdown twin: one table per group, the pareto column, the SKIP's reason */
+    /* the Markdown (the printer of `gpuval report --md` too): one table per group, the pareto
+       column, the SKIP's reason, the counts */
     snprintf(path, sizeof path, "%s/t.md", dir);
-    cr_assert_eq(gv_trade_write_md(path, &info, &g, 1, &s), GV_OK);
+    doc = gv_trade_doc(&info, &g, 1, &s);
+    cr_assert_eq(gv_render_write(path, doc, false), 0);
+    json_decref(doc);
     char md[8192];
     gv_test_slurp(path, md, sizeof md);
+    cr_expect_not_null(strstr(md, "## gpuval tradeoffs: no device\n"), "%s", md);
+    cr_expect_not_null(strstr(md, "### gemm.cublas 64x64x64 (uniform11, seed 7)\n"), "%s", md);
     cr_expect_not_null(strstr(md, "| op "));
     cr_expect_not_null(strstr(md, "| pareto |"));
-    cr_expect_not_null(strstr(md, "mode not supported: test"));
+    cr_expect_not_null(strstr(md, "| tf32 | CUBLAS_TF32_TENSOR_OP_MATH | PASS | 10.0 | 9.77e-04 |"),
+                       "%s", md);
+    cr_expect_not_null(strstr(md, "\n- f32 native SKIP: mode not supported: test\n"), "%s", md);
+    cr_expect_not_null(strstr(md, "\n4 rows: 2 passed, 1 failed, 1 skipped, 0 errors\n"), "%s", md);
     unlink(path);
     snprintf(path, sizeof path, "%s/t.json", dir);
     unlink(path);

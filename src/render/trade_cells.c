@@ -1,0 +1,89 @@
+/* trade_cells.c: a trade-off row's cells and its group's notes, from the document (see
+ * trade_cells.h). The document keeps null for what was not measured and the strings "inf",
+ * "nan" for numbers that are not finite, so the text is the same whether the row comes from
+ * the run's structs (through gv_trade_group_json) or from a file read back. */
+#include "render/trade_cells.h"
+
+#include <string.h>
+
+#include "io/json_util.h"
+
+const char *const gv_trade_col_names[GV_TRADE_NCOL] = {
+    "op",       "size",         "dtype",  "mode",  "math mode",
+    "verdict",  "bits",         "R_max",  "R_rms", "median ms [lo, hi]",
+    "x vs f64", "x vs default", "J/call", "pareto"};
+
+/* v in fmt, or "-" when the document has no number there (null or absent). */
+static void num_cell(char *buf, const json_t *v, const char *fmt)
+{
+    if (!v || json_is_null(v))
+        snprintf(buf, GV_TRADE_CELL, "-");
+    else
+        snprintf(buf, GV_TRADE_CELL, fmt, gv_jval(v));
+}
+
+void gv_trade_cells(const json_t *group, const json_t *row, char c[GV_TRADE_NCOL][GV_TRADE_CELL])
+{
+    snprintf(c[0], GV_TRADE_CELL, "%s", gv_jstr(group, "op"));
+    size_t i, used = 0;
+    const json_t *d;
+    c[1][0] = '\0';
+    json_array_foreach(json_object_get(group, "shape"), i, d)
+    {
+        if (used >= GV_TRADE_CELL) break;
+        int w = snprintf(c[1] + used, GV_TRADE_CELL - used, "%s%lld", i ? "x" : "",
+                         (long long)json_integer_value(d));
+        if (w < 0) break;
+        used += (size_t)w;
+    }
+    const char *mm = gv_jstr(row, "math_mode");
+    snprintf(c[2], GV_TRADE_CELL, "%s", gv_jstr(row, "dtype"));
+    snprintf(c[3], GV_TRADE_CELL, "%s", gv_jstr(row, "mode"));
+    snprintf(c[4], GV_TRADE_CELL, "%s", *mm ? mm : "-");
+    snprintf(c[5], GV_TRADE_CELL, "%s", gv_jstr(row, "verdict"));
+    num_cell(c[6], json_object_get(row, "accurate_bits"), "%.1f");
+    num_cell(c[7], json_object_get(row, "prob_max"), "%.3g");
+    num_cell(c[8], json_object_get(row, "prob_rms"), "%.3g");
+    const json_t *t = json_object_get(row, "time_ms");
+    if (t && !json_is_null(t)) {
+        bool slow = json_is_true(json_object_get(json_object_get(row, "clocks"), "throttled"));
+        snprintf(c[9], GV_TRADE_CELL, "%.4g [%.4g, %.4g]%s", gv_jnum(t, "median"), gv_jnum(t, "lo"),
+                 gv_jnum(t, "hi"), slow ? " !throttled" : "");
+    } else {
+        snprintf(c[9], GV_TRADE_CELL, "-");
+    }
+    num_cell(c[10], json_object_get(row, "speedup_vs_f64"), "%.3g");
+    num_cell(c[11], json_object_get(row, "speedup_vs_default"), "%.3g");
+    num_cell(c[12], json_object_get(row, "energy_j"), "%.3g");
+    const json_t *p = json_object_get(row, "pareto");
+    snprintf(c[13], GV_TRADE_CELL, "%s", json_is_true(p) ? "yes" : json_is_false(p) ? "no" : "-");
+}
+
+void gv_trade_notes(FILE *f, const json_t *group, bool md)
+{
+    const json_t *rows = json_object_get(group, "rows"), *r;
+    size_t i;
+    bool first = true;
+    json_array_foreach(rows, i, r)
+    {
+        const char *verdict = gv_jstr(r, "verdict"), *reason = gv_jstr(r, "reason"),
+                   *time_why = gv_jstr(r, "time_why");
+        const json_t *t = json_object_get(r, "time_ms");
+        bool failed = strcmp(verdict, "PASS") != 0 && *reason;
+        bool untimed = (!t || json_is_null(t)) && *time_why;
+        if (!failed && !untimed) continue;
+        if (first && md) fputc('\n', f);
+        first = false;
+        fprintf(f, "%s%s %s %s: %s%s\n", md ? "- " : "  ", gv_jstr(r, "dtype"), gv_jstr(r, "mode"),
+                verdict, failed ? "" : "not timed: ", failed ? reason : time_why);
+    }
+    json_array_foreach(rows, i, r)
+    {
+        const char *flag = gv_jstr(r, "model_flag");
+        if (!*flag) continue;
+        if (first && md) fputc('\n', f);
+        first = false;
+        fprintf(f, "%sWarn: %s %s: %s\n", md ? "- " : "  ", gv_jstr(r, "dtype"), gv_jstr(r, "mode"),
+                flag);
+    }
+}
