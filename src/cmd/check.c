@@ -27,65 +27,171 @@
 #include "core/reference.h"
 #include "core/run.h"
 
-static const char check_help[] =
+/* The parser's labels for check's options without a short form. */
+enum {
+    O_OP = 256,
+    O_DTYPE,
+    O_MODE,
+    O_SIZE,
+    O_DIST,
+    O_SEED,
+    O_PLANTED,
+    O_TEST,
+    O_JSON,
+    O_SAVE,
+    O_BASELINE,
+    O_INPUTS,
+    O_DUMP,
+    O_FORCE,
+    O_REPEAT,
+    O_CASE_TIMEOUT,
+    O_NO_ISOLATE,
+    O_AS,
+    O_NOCACHE,
+    O_DEVICE
+};
+
+/* check's options, once: the parser (parse_args), --help and the workers of --device LIST
+   (fleet/workers.h) all read this table. The parent keeps its outputs, its baseline and the
+   device list; every worker gets the selection and the way to run it. */
+static const gv_opt check_opts[] = {
+    {.name = "op",
+     .id = O_OP,
+     .arg = "GLOBS",
+     .help = "ops whose name matches one of the comma-separated fnmatch globs\n"
+             "(e.g. 'gemm.*' or 'diffusion.fixed,vadd')"},
+    {.name = "dtype", .id = O_DTYPE, .arg = "LIST", .help = "f32,f64"},
+    {.name = "mode",
+     .id = O_MODE,
+     .arg = "LIST",
+     .help = "modes by name (gpuval list --modes); default: each op's modes that\n"
+             "the mode table marks for check (the emulation sweep and 16-bit\n"
+             "storage modes run when named)"},
+    {.name = "size",
+     .id = O_SIZE,
+     .arg = "SPEC",
+     .help = "sizes: dims joined by 'x', sizes by ',' (1e5 | 64x48x32 | 2^20,1e6)"},
+    {.name = "dist",
+     .id = O_DIST,
+     .arg = "NAME",
+     .help = "inputs: uniform01 uniform11 smallint special offgrid tie perm2 wide\n"
+             "(default: each op's own, plus its canaries)"},
+    {.name = "seed",
+     .id = O_SEED,
+     .arg = "N",
+     .help = "input seed (default 0): decimal digits or 0x and hex, up to 2^64-1;\n"
+             "inputs are identical on every machine"},
+    {.name = "planted",
+     .id = O_PLANTED,
+     .help = "include planted-bug variants (wrong on purpose: expect FAIL)"},
+    {.name = "test-sizes",
+     .id = O_TEST,
+     .help = "use each op's small test sizes instead of its default sizes"},
+    {.name = "json",
+     .id = O_JSON,
+     .arg = "FILE",
+     .parent_only = true,
+     .help = "write the run (schema gpuval-run/1) to FILE"},
+    {.name = "save",
+     .id = O_SAVE,
+     .arg = "FILE",
+     .parent_only = true,
+     .help = "the same, as a baseline: an existing FILE is replaced only with --force"},
+    {.name = "baseline",
+     .id = O_BASELINE,
+     .arg = "FILE",
+     .parent_only = true,
+     .help = "compare this run with a saved one afterwards (as gpuval compare):\n"
+             "exit 4 when a case regressed and none failed"},
+    {.name = "inputs",
+     .id = O_INPUTS,
+     .arg = "A.npy,B.npy",
+     .help = "run --op (one op, named exactly) on these arrays instead of\n"
+             "generated inputs: one .npy per input in the op's order; the dtype\n"
+             "and the dims come from the files (little-endian <f4 or <f8, C or\n"
+             "Fortran order)"},
+    {.name = "dump-failures",
+     .id = O_DUMP,
+     .arg = "DIR",
+     .help = "write each FAIL and ERROR case to DIR/CASE/: its inputs, GPU and\n"
+             "oracle outputs as .npy and case.json (gpuval replay DIR/CASE reruns it)"},
+    {.name = "force",
+     .id = O_FORCE,
+     .parent_only = true,
+     .help = "let --save replace an existing baseline, and --dump-failures an\n"
+             "existing case directory"},
+    {.name = "repeat",
+     .id = O_REPEAT,
+     .arg = "N",
+     .help = "launch every case N times on the same inputs (default 1): ops that\n"
+             "declare themselves deterministic FAIL on any bit that differs; the\n"
+             "others report the spread (extra.repeat_* in the JSON)"},
+    {.name = "case-timeout",
+     .id = O_CASE_TIMEOUT,
+     .arg = "S",
+     .help = "seconds one case may take before its process is killed and the case\n"
+             "is an ERROR (default 600; 0: no limit). Without it a planted\n"
+             "fault (vadd.hang, a hang by design) gets 20"},
+    {.name = "no-isolate",
+     .id = O_NO_ISOLATE,
+     .help = "run every case in this process (for debuggers and sanitizers);\n"
+             "by default each op's cases run in a child process, so that a crash,\n"
+             "a hang or a lost CUDA context fails its own case only"},
+    {.name = "as",
+     .id = O_AS,
+     .arg = "OP",
+     .help = "run the one selected op (a variant of OP's family with OP's oracle)\n"
+             "under OP's name, so that compare matches it with OP's baseline"},
+    {.name = "no-cache",
+     .id = O_NOCACHE,
+     .help = "compute every oracle afresh: neither read nor write the oracle cache\n"
+             "($XDG_CACHE_HOME/gpuval; gpuval cache info)"},
+    {.name = "device",
+     .id = O_DEVICE,
+     .arg = "SPEC",
+     .parent_only = true,
+     .help = "the GPU to run on: N, a list N,M,... or all; a list runs one worker\n"
+             "process per device in parallel (each with its own CPU oracle) and\n"
+             "merges them as gpuval merge does (--json then writes the fleet and\n"
+             "NAME.devI.json per device). Under srun or mpirun the local rank picks\n"
+             "the device and --json/--save gain .rankN (or replace %%r in the path)"},
+    {.name = "quiet", .id = 'q', .help = "print only failures and the summary"},
+    {.name = "help", .id = 'h'},
+};
+_Static_assert(GV_NOPTS(check_opts) <= GV_OPTS_MAX, "check has more options than GV_OPTS_MAX");
+
+const gv_opt_table gv_check_options = {"check", check_opts, GV_NOPTS(check_opts)};
+
+static const gv_exit_line check_exits[] = {
+    {GV_EXIT_OK, NULL},
+    {GV_EXIT_FAIL, NULL},
+    {GV_EXIT_USAGE, NULL},
+    {GV_EXIT_RUNTIME, NULL},
+    {GV_EXIT_REGRESSED, "a case regressed against --baseline, and none failed"},
+    {GV_EXIT_OUTLIER, "--device LIST: a device's output differs from the others'"},
+    {GV_EXIT_NODEV, NULL},
+};
+
+static const char check_head[] =
     "usage: gpuval check [options]\n"
     "\n"
     "Run each selected case on the GPU and judge it against the float64 CPU oracle.\n"
     "Without options: every op of the catalogue at its default sizes, all its dtypes and\n"
     "modes (planted-bug variants excluded).\n"
-    "\n"
-    "  --op GLOBS       ops whose name matches one of the comma-separated fnmatch globs\n"
-    "                   (e.g. 'gemm.*' or 'diffusion.fixed,vadd')\n"
-    "  --dtype LIST     f32,f64\n"
-    "  --mode LIST      modes by name (gpuval list --modes); default: each op's modes that\n"
-    "                   the mode table marks for check (the emulation sweep and 16-bit\n"
-    "                   storage modes run when named)\n"
-    "  --size SPEC      sizes: dims joined by 'x', sizes by ',' (1e5 | 64x48x32 | 2^20,1e6)\n"
-    "  --dist NAME      inputs: uniform01 uniform11 smallint special offgrid tie perm2 wide\n"
-    "                   (default: each op's own, plus its canaries)\n"
-    "  --seed N         input seed (default 0): decimal digits or 0x and hex, up to 2^64-1;\n"
-    "                   inputs are identical on every machine\n"
-    "  --planted        include planted-bug variants (wrong on purpose: expect FAIL)\n"
-    "  --test-sizes     use each op's small test sizes instead of its default sizes\n"
-    "  --json FILE      write the run (schema gpuval-run/1) to FILE\n"
-    "  --save FILE      the same, as a baseline: an existing FILE is replaced only with --force\n"
-    "  --baseline FILE  compare this run with a saved one afterwards (as gpuval compare):\n"
-    "                   exit 4 when a case regressed and none failed\n"
-    "  --inputs A.npy,B.npy  run --op (one op, named exactly) on these arrays instead of\n"
-    "                   generated inputs: one .npy per input in the op's order; the dtype\n"
-    "                   and the dims come from the files (little-endian <f4 or <f8, C or\n"
-    "                   Fortran order)\n"
-    "  --dump-failures DIR  write each FAIL and ERROR case to DIR/CASE/: its inputs, GPU and\n"
-    "                   oracle outputs as .npy and case.json (gpuval replay DIR/CASE reruns it)\n"
-    "  --force          let --save replace an existing baseline, and --dump-failures an\n"
-    "                   existing case directory\n"
-    "  --repeat N       launch every case N times on the same inputs (default 1): ops that\n"
-    "                   declare themselves deterministic FAIL on any bit that differs; the\n"
-    "                   others report the spread (extra.repeat_* in the JSON)\n"
-    "  --case-timeout S seconds one case may take before its process is killed and the case\n"
-    "                   is an ERROR (default 600; 0: no limit). Without it a planted\n"
-    "                   fault (vadd.hang, a hang by design) gets 20\n"
-    "  --no-isolate     run every case in this process (for debuggers and sanitizers);\n"
-    "                   by default each op's cases run in a child process, so that a crash,\n"
-    "                   a hang or a lost CUDA context fails its own case only\n"
-    "  --as OP          run the one selected op (a variant of OP's family with OP's oracle)\n"
-    "                   under OP's name, so that compare matches it with OP's baseline\n"
-    "  --no-cache       compute every oracle afresh: neither read nor write the oracle cache\n"
-    "                   ($XDG_CACHE_HOME/gpuval; gpuval cache info)\n"
-    "  --device SPEC    the GPU to run on: N, a list N,M,... or all; a list runs one worker\n"
-    "                   process per device in parallel (each with its own CPU oracle) and\n"
-    "                   merges them as gpuval merge does (--json then writes the fleet and\n"
-    "                   NAME.devI.json per device). Under srun or mpirun the local rank picks\n"
-    "                   the device and --json/--save gain .rankN (or replace %%r in the path)\n"
-    "  -q, --quiet      print only failures and the summary\n"
+    "\n";
+
+static const char check_tail[] =
     "\n"
     "Columns: max_rel max |c-r|/|r|; normwise ||c-r||/||r||; bits -log2(normwise);\n"
     "ratio the error model's max |c-r|/(u g d); 1e-8, 1e-4 whether each allclose tier\n"
-    "(|c-r| <= t(1+|r|)) is met. Expected: f64 1e-8, f32 1e-4 (native mode).\n"
-    "\n"
-    "exit: 0 all passed (skips allowed), 1 a case failed, 2 bad usage, 3 a runtime error,\n"
-    "      4 regressed against --baseline, 6 --device LIST: a device's output differs,\n"
-    "      77 nothing could run (no CUDA device)\n";
+    "(|c-r| <= t(1+|r|)) is met. Expected: f64 1e-8, f32 1e-4 (native mode).\n";
+
+static const gv_help check_help = {.head = check_head,
+                                   .opts = &gv_check_options,
+                                   .col = 19,
+                                   .tail = check_tail,
+                                   .exits = check_exits,
+                                   .n_exits = GV_NEXITS(check_exits)};
 
 /* Parse a non-negative number of seconds (at most a day) for --case-timeout. */
 static int parse_timeout(const char *s, double *out)
@@ -189,55 +295,10 @@ int gv_cmd_check(int argc, char **argv)
     bool case_timeout_given = false;
     const char *as_name = NULL;
     const char *device_spec = NULL;
-    enum {
-        O_OP = 256,
-        O_DTYPE,
-        O_MODE,
-        O_SIZE,
-        O_DIST,
-        O_SEED,
-        O_PLANTED,
-        O_JSON,
-        O_TEST,
-        O_SAVE,
-        O_BASELINE,
-        O_FORCE,
-        O_INPUTS,
-        O_DUMP,
-        O_REPEAT,
-        O_CASE_TIMEOUT,
-        O_NO_ISOLATE,
-        O_AS,
-        O_NOCACHE,
-        O_DEVICE
-    };
-    static const struct option opts[] = {{"op", required_argument, 0, O_OP},
-                                         {"dtype", required_argument, 0, O_DTYPE},
-                                         {"mode", required_argument, 0, O_MODE},
-                                         {"size", required_argument, 0, O_SIZE},
-                                         {"dist", required_argument, 0, O_DIST},
-                                         {"seed", required_argument, 0, O_SEED},
-                                         {"planted", no_argument, 0, O_PLANTED},
-                                         {"json", required_argument, 0, O_JSON},
-                                         {"save", required_argument, 0, O_SAVE},
-                                         {"baseline", required_argument, 0, O_BASELINE},
-                                         {"force", no_argument, 0, O_FORCE},
-                                         {"inputs", required_argument, 0, O_INPUTS},
-                                         {"dump-failures", required_argument, 0, O_DUMP},
-                                         {"as", required_argument, 0, O_AS},
-                                         {"no-cache", no_argument, 0, O_NOCACHE},
-                                         {"test-sizes", no_argument, 0, O_TEST},
-                                         {"repeat", required_argument, 0, O_REPEAT},
-                                         {"case-timeout", required_argument, 0, O_CASE_TIMEOUT},
-                                         {"no-isolate", no_argument, 0, O_NO_ISOLATE},
-                                         {"device", required_argument, 0, O_DEVICE},
-                                         {"quiet", no_argument, 0, 'q'},
-                                         {"help", no_argument, 0, 'h'},
-                                         {0, 0, 0, 0}};
+    gv_getopt g;
+    gv_getopt_init(&g, &gv_check_options);
     int c;
-    optind = 1;
-    opterr = 0; /* gv_bad_option names a bad option, escaped */
-    while ((c = getopt_long(argc, argv, "qh", opts, NULL)) != -1) {
+    while ((c = gv_getopt_next(&g, argc, argv)) != -1) {
         switch (c) {
         case O_OP: sel.op_glob = optarg; break;
         case O_DTYPE:
@@ -273,10 +334,10 @@ int gv_cmd_check(int argc, char **argv)
             break;
         case O_NO_ISOLATE: isolate = false; break;
         case 'q': quiet = 1; break;
-        case 'h': fputs(check_help, stdout); return GV_EXIT_OK;
+        case 'h': gv_help_print(stdout, &check_help); return GV_EXIT_OK;
         default:
             gv_bad_option("check", argv);
-            fputs(check_help, stderr);
+            gv_help_print(stderr, &check_help);
             return GV_EXIT_USAGE;
         }
     }
@@ -389,7 +450,7 @@ int gv_cmd_check(int argc, char **argv)
     if (plan.n > 1) {
         free(cases);
         json_decref(baseline);
-        return gv_fleet_check(&plan, argc, argv, json_path, quiet);
+        return gv_fleet_check(&gv_check_options, &plan, argc, argv, json_path, quiet);
     }
     gv_run_info info;
     if (isolate)

@@ -26,7 +26,67 @@
 #include "core/run.h"
 #include "bench/trade_report.h"
 
-static const char trade_help[] =
+/* The parser's labels for tradeoffs' options. */
+enum { O_OP = 256, O_SIZE, O_DIST, O_SEED, O_DEVICE, O_SERIAL, O_JSON, O_MD };
+
+/* tradeoffs' options, once: the parser (gv_cmd_tradeoffs), --help and the workers of --device
+   LIST (fleet/perf_workers.h) all read this table. The parent keeps its outputs and the device
+   list; every worker gets the selection. */
+static const gv_opt trade_opts[] = {
+    {.name = "op",
+     .id = O_OP,
+     .arg = "GLOBS",
+     .help = "ops whose name matches one of the comma-separated globs (fnmatch), at\n"
+             "their default sizes"},
+    {.name = "size",
+     .id = O_SIZE,
+     .arg = "SPEC",
+     .help = "sizes instead (dims joined by 'x', sizes by ',')"},
+    {.name = "dist",
+     .id = O_DIST,
+     .arg = "NAME",
+     .help = "inputs: uniform01 uniform11 smallint special offgrid ... (default: the\n"
+             "op's own with --op, uniform11 without)"},
+    {.name = "seed",
+     .id = O_SEED,
+     .arg = "N",
+     .help = "input seed (default 0): decimal or 0x hex, up to 2^64-1"},
+    {.name = "device",
+     .id = O_DEVICE,
+     .arg = "SPEC",
+     .parent_only = true,
+     .help = "the GPU: N, a list N,M,... or all (default: the first, or a rank's local\n"
+             "rank). A list runs one worker process per device, each writing\n"
+             "NAME.devI.json beside --json, then merges them as gpuval merge does: per\n"
+             "row and device the verdict, accurate bits (which must agree across the\n"
+             "devices of one model for deterministic ops: exit 6 otherwise), median\n"
+             "and interval, the time against the node's median (over +10%: SLOW),\n"
+             "SM clock, throttle reasons and PCIe link; --json writes the merged view"},
+    {.name = "device-serial",
+     .id = O_SERIAL,
+     .parent_only = true,
+     .help = "with a list: one device after another. Default: all at once, so the\n"
+             "node is measured as it runs loaded and in the time of one device; the\n"
+             "workers then share the host's cores and PCIe (the f64 oracles of the\n"
+             "correctness pass compete for the cores). Serial gives clean timings for\n"
+             "comparing against another node or a baseline"},
+    {.name = "json",
+     .id = O_JSON,
+     .arg = "FILE",
+     .parent_only = true,
+     .help = "the run, schema gpuval-tradeoffs/1"},
+    {.name = "md",
+     .id = O_MD,
+     .arg = "FILE",
+     .parent_only = true,
+     .help = "the tables as Markdown"},
+    {.name = "help", .id = 'h'},
+};
+_Static_assert(GV_NOPTS(trade_opts) <= GV_OPTS_MAX, "tradeoffs has more options than GV_OPTS_MAX");
+
+const gv_opt_table gv_trade_options = {"tradeoffs", trade_opts, GV_NOPTS(trade_opts)};
+
+static const char trade_head[] =
     "usage: gpuval tradeoffs [options]\n"
     "\n"
     "Accuracy against speed: for each selected op and size, every precision mode the op\n"
@@ -36,27 +96,9 @@ static const char trade_help[] =
     "within 1% or 0.5 s have passed).\n"
     "Default: gemm.cublas 2048x2048x2048, matmul_colsum 1000x500x700 and dense.sigmoid\n"
     "4096x2048x256, on zero-mean inputs (uniform11).\n"
-    "\n"
-    "  --op GLOBS    ops whose name matches one of the comma-separated globs (fnmatch), at\n"
-    "                their default sizes\n"
-    "  --size SPEC   sizes instead (dims joined by 'x', sizes by ',')\n"
-    "  --dist NAME   inputs: uniform01 uniform11 smallint special offgrid ... (default: the\n"
-    "                op's own with --op, uniform11 without)\n"
-    "  --seed N      input seed (default 0): decimal or 0x hex, up to 2^64-1\n"
-    "  --device SPEC the GPU: N, a list N,M,... or all (default: the first, or a rank's local\n"
-    "                rank). A list runs one worker process per device, each writing\n"
-    "                NAME.devI.json beside --json, then merges them as gpuval merge does: per\n"
-    "                row and device the verdict, accurate bits (which must agree across the\n"
-    "                devices of one model for deterministic ops: exit 6 otherwise), median\n"
-    "                and interval, the time against the node's median (over +10%: SLOW),\n"
-    "                SM clock, throttle reasons and PCIe link; --json writes the merged view\n"
-    "  --device-serial  with a list: one device after another. Default: all at once, so the\n"
-    "                node is measured as it runs loaded and in the time of one device; the\n"
-    "                workers then share the host's cores and PCIe (the f64 oracles of the\n"
-    "                correctness pass compete for the cores). Serial gives clean timings for\n"
-    "                comparing against another node or a baseline\n"
-    "  --json FILE   the run, schema gpuval-tradeoffs/1\n"
-    "  --md FILE     the tables as Markdown\n"
+    "\n";
+
+static const char trade_tail[] =
     "\n"
     "Columns:\n"
     "  math mode     the library math mode the op set (e.g. cuBLAS pedantic or TF32)\n"
@@ -78,10 +120,23 @@ static const char trade_help[] =
     "                or hardware slowdown (the JSON records the SM clock before and after)\n"
     "  pareto        yes: no other passing row of the op and size has at least as many bits\n"
     "                in at most the time (better in one); '-' not a candidate (not PASS or\n"
-    "                not timed)\n"
-    "\n"
-    "exit: 0 all passed (skips allowed), 1 a row failed, 2 bad usage, 3 a runtime error,\n"
-    "      77 nothing could run (no CUDA device)\n";
+    "                not timed)\n";
+
+static const gv_exit_line trade_exits[] = {
+    {GV_EXIT_OK, NULL},
+    {GV_EXIT_FAIL, "a row failed"},
+    {GV_EXIT_USAGE, NULL},
+    {GV_EXIT_RUNTIME, NULL},
+    {GV_EXIT_OUTLIER, "--device LIST: devices of one model disagree on a deterministic row"},
+    {GV_EXIT_NODEV, NULL},
+};
+
+static const gv_help trade_help = {.head = trade_head,
+                                   .opts = &gv_trade_options,
+                                   .col = 16,
+                                   .tail = trade_tail,
+                                   .exits = trade_exits,
+                                   .n_exits = GV_NEXITS(trade_exits)};
 
 /* The default selection: the cuBLAS-backed dot-product ops, one catalogue size each (the
    largest whose f64 oracle stays under about 2 s). */
@@ -238,21 +293,10 @@ int gv_cmd_tradeoffs(int argc, char **argv)
     gv_selection sel = {.dist = -1};
     const char *json_path = NULL, *md_path = NULL, *size_spec = NULL, *device = NULL;
     bool device_serial = false;
-    enum { O_OP = 256, O_SIZE, O_DIST, O_SEED, O_JSON, O_MD, O_DEVICE, O_SERIAL };
-    static const struct option opts[] = {{"op", required_argument, 0, O_OP},
-                                         {"size", required_argument, 0, O_SIZE},
-                                         {"dist", required_argument, 0, O_DIST},
-                                         {"seed", required_argument, 0, O_SEED},
-                                         {"json", required_argument, 0, O_JSON},
-                                         {"md", required_argument, 0, O_MD},
-                                         {"device", required_argument, 0, O_DEVICE},
-                                         {"device-serial", no_argument, 0, O_SERIAL},
-                                         {"help", no_argument, 0, 'h'},
-                                         {0, 0, 0, 0}};
+    gv_getopt g;
+    gv_getopt_init(&g, &gv_trade_options);
     int c;
-    optind = 1;
-    opterr = 0; /* gv_bad_option names a bad option, escaped */
-    while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+    while ((c = gv_getopt_next(&g, argc, argv)) != -1) {
         switch (c) {
         case O_OP: sel.op_glob = optarg; break;
         case O_SIZE: size_spec = optarg; break;
@@ -266,10 +310,10 @@ int gv_cmd_tradeoffs(int argc, char **argv)
         case O_MD: md_path = optarg; break;
         case O_DEVICE: device = optarg; break;
         case O_SERIAL: device_serial = true; break;
-        case 'h': fputs(trade_help, stdout); return GV_EXIT_OK;
+        case 'h': gv_help_print(stdout, &trade_help); return GV_EXIT_OK;
         default:
             gv_bad_option("tradeoffs", argv);
-            fputs(trade_help, stderr);
+            gv_help_print(stderr, &trade_help);
             return GV_EXIT_USAGE;
         }
     }
@@ -332,7 +376,7 @@ int gv_cmd_tradeoffs(int argc, char **argv)
 
     if (dplan.n > 1) { /* the selection is good: one worker per device, then the merge */
         groups_free(&gs);
-        return gv_fleet_perf_run(&gv_fleet_trade_cmd, &dplan, argc, argv, json_path, device_serial);
+        return gv_fleet_perf_run(&gv_trade_options, &dplan, argc, argv, json_path, device_serial);
     }
     gv_run_info info;
     gv_run_start(&info, "tradeoffs", argc, argv);
