@@ -129,14 +129,16 @@ static const gv_opt check_opts[] = {
     {.name = "case-timeout",
      .id = O_CASE_TIMEOUT,
      .arg = "S",
-     .help = "seconds one case may take before its process is killed and the case\n"
-             "is an ERROR (default 600; 0: no limit). Without it a planted\n"
+     .help = "seconds one case may take before its worker process is killed and\n"
+             "the case is an ERROR (default 600; 0: no limit). Without it a planted\n"
              "fault (vadd.hang, a hang by design) gets 20"},
     {.name = "no-isolate",
      .id = O_NO_ISOLATE,
-     .help = "run every case in this process (for debuggers and sanitizers);\n"
-             "by default each op's cases run in a child process, so that a crash,\n"
-             "a hang or a lost CUDA context fails its own case only"},
+     .help = "run every case in this process (for debuggers and sanitizers). By\n"
+             "default one worker process runs the cases, one after another; a\n"
+             "crash, a hang or an ERROR (a CUDA context that may be lost) ends it,\n"
+             "and the cases after that one run in a fresh worker, so that a fault\n"
+             "fails its own case only"},
     {.name = "as",
      .id = O_AS,
      .arg = "OP",
@@ -154,7 +156,7 @@ static const gv_opt check_opts[] = {
              "process per device in parallel (each with its own CPU oracle) and\n"
              "merges them as gpuval merge does (--json then writes the fleet and\n"
              "NAME.devI.json per device). Under srun or mpirun the local rank picks\n"
-             "the device and --json/--save gain .rankN (or replace %%r in the path)"},
+             "the device and --json/--save gain .rankN (or replace %r in the path)"},
     {.name = "quiet", .id = 'q', .help = "print only failures and the summary"},
     {.name = "help", .id = 'h'},
 };

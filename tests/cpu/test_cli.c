@@ -225,6 +225,19 @@ Test(cli, help_of_each_command)
     }
 }
 
+/* check's help says how the cases are kept apart as runner.c does it (one worker process, a
+   fresh one after a fault), not as it once did (a child process per op), and names the %r of
+   a per-rank path as it is typed. */
+Test(cli, check_help_says_how_cases_are_isolated)
+{
+    static char out[65536];
+    cr_assert_eq(gv_test_run_cli("check --help", out, sizeof out), 0);
+    cr_expect_null(strstr(out, "each op's cases run in a child process"), "%s", out);
+    cr_expect_not_null(strstr(out, "one worker process runs the cases"), "%s", out);
+    cr_expect_not_null(strstr(out, "fresh worker"), "%s", out);
+    cr_expect_not_null(strstr(out, "replace %r in the path"), "%s", out);
+}
+
 /* ---- list ---------------------------------------------------------------------------------- */
 
 Test(cli, list_shows_the_catalogue_and_hides_planted_bugs)
