@@ -22,7 +22,29 @@ static int emit_json(FILE *f, void *doc)
     return json_dumpf(doc, f, JSON_INDENT(1) | JSON_REAL_PRECISION(17));
 }
 
-static const char merge_help[] =
+/* The parser's labels for merge's options. */
+enum { O_JSON = 256, O_MD };
+
+/* merge's options, once: its parser and its --help read this table. */
+static const gv_opt merge_opts[] = {
+    {.name = "json",
+     .id = O_JSON,
+     .arg = "OUT",
+     .help = "write the fleet (schema gpuval-fleet/1; gpuval-fleet-perf/1 for bench\n"
+             "and tradeoffs)"},
+    {.name = "md",
+     .id = O_MD,
+     .arg = "OUT",
+     .help = "write the tables as Markdown ('-' is stdout)"},
+    {.name = "quiet",
+     .id = 'q',
+     .help = "check runs: list only the cases that did not pass everywhere or did not\n"
+             "agree"},
+    {.name = "help", .id = 'h'},
+};
+const gv_opt_table gv_merge_options = {"merge", merge_opts, GV_NOPTS(merge_opts)};
+
+static const char merge_head[] =
     "usage: gpuval merge RUN.json... [--json OUT] [--md OUT] [-q]\n"
     "\n"
     "Combine run files of one selection (--json from every GPU of a node, or from every rank\n"
@@ -48,17 +70,22 @@ static const char merge_help[] =
     "SLOW, a flag only), the SM clock before/after and throttle reasons the run recorded, and\n"
     "the device's PCIe link; for tradeoffs the verdict and accurate bits per device, which must\n"
     "agree (with the output digest) across devices of one model for deterministic ops.\n"
-    "\n"
-    "  --json OUT   write the fleet (schema gpuval-fleet/1; gpuval-fleet-perf/1 for bench\n"
-    "               and tradeoffs)\n"
-    "  --md OUT     write the tables as Markdown ('-' is stdout)\n"
-    "  -q, --quiet  check runs: list only the cases that did not pass everywhere or did not\n"
-    "               agree\n"
-    "\n"
-    "exit: 0 all passed and agreed, 1 a case failed on some device, 2 bad usage, an invalid\n"
-    "      run file or runs of different kinds, 3 a case was an ERROR or an output was not\n"
-    "      written, 6 a device's output differs (an outlier), 77 nothing judged and no device\n"
-    "      in any run\n";
+    "\n";
+
+static const gv_exit_line merge_exits[] = {
+    {GV_EXIT_OK, "all passed and agreed"},
+    {GV_EXIT_FAIL, "a case failed on some device"},
+    {GV_EXIT_USAGE, "bad usage, an invalid run file or runs of different kinds"},
+    {GV_EXIT_RUNTIME, "a case was an ERROR or an output was not written"},
+    {GV_EXIT_OUTLIER, "a device's output differs (an outlier)"},
+    {GV_EXIT_NODEV, "nothing judged and no device in any run"},
+};
+
+static const gv_help merge_help = {.head = merge_head,
+                                   .opts = &gv_merge_options,
+                                   .col = 15,
+                                   .exits = merge_exits,
+                                   .n_exits = GV_NEXITS(merge_exits)};
 
 static int emit_text(FILE *f, void *s)
 {
@@ -69,24 +96,18 @@ int gv_cmd_merge(int argc, char **argv)
 {
     const char *json_path = NULL, *md_path = NULL;
     int quiet = 0;
-    enum { O_JSON = 256, O_MD };
-    static const struct option opts[] = {{"json", required_argument, 0, O_JSON},
-                                         {"md", required_argument, 0, O_MD},
-                                         {"quiet", no_argument, 0, 'q'},
-                                         {"help", no_argument, 0, 'h'},
-                                         {0, 0, 0, 0}};
+    gv_getopt g;
+    gv_getopt_init(&g, &gv_merge_options);
     int c;
-    optind = 1;
-    opterr = 0;
-    while ((c = getopt_long(argc, argv, "qh", opts, NULL)) != -1) {
+    while ((c = gv_getopt_next(&g, argc, argv)) != -1) {
         switch (c) {
         case O_JSON: json_path = optarg; break;
         case O_MD: md_path = optarg; break;
         case 'q': quiet = 1; break;
-        case 'h': fputs(merge_help, stdout); return GV_EXIT_OK;
+        case 'h': gv_help_print(stdout, &merge_help); return GV_EXIT_OK;
         default:
             gv_bad_option("merge", argv);
-            fputs(merge_help, stderr);
+            gv_help_print(stderr, &merge_help);
             return GV_EXIT_USAGE;
         }
     }
