@@ -286,56 +286,80 @@ static void print_valid_ops(const char *glob)
     fputc('\n', stderr);
 }
 
-int gv_cmd_check(int argc, char **argv)
+/* One check: what the command line asked for, then what was made of it before any case ran.
+   check_job_free frees what it owns, on every path. */
+typedef struct check_job {
+    gv_selection sel;
+    const char *json_path, *save_path, *size_spec, *baseline_path, *inputs_list, *dump_dir;
+    const char *as_name, *device_spec;
+    bool force, isolate, case_timeout_given;
+    int quiet, repeat;
+    double case_timeout_s;
+
+    gv_device_plan plan;
+    char json_buf[4096], save_buf[4096]; /* the per-rank paths */
+    gv_shape shapes[64], given_shape;    /* sel.shapes points into one of them */
+    json_t *baseline;                    /* --baseline, loaded */
+    gv_npy arrays[GV_MAX_TENSORS];       /* --inputs, loaded */
+    int n_arrays;
+    gv_case *cases; /* the selection */
+    int n;
+} check_job;
+
+static void check_job_free(check_job *j)
 {
-    gv_selection sel = {.dist = -1};
-    const char *json_path = NULL, *size_spec = NULL, *save_path = NULL, *baseline_path = NULL;
-    const char *inputs_list = NULL, *dump_dir = NULL;
-    bool force = false, isolate = true;
-    int quiet = 0, repeat = 1;
-    double case_timeout_s = GV_CASE_TIMEOUT_DEFAULT_S;
-    bool case_timeout_given = false;
-    const char *as_name = NULL;
-    const char *device_spec = NULL;
+    json_decref(j->baseline);
+    j->baseline = NULL;
+    for (int i = 0; i < j->n_arrays; i++)
+        gv_npy_free(&j->arrays[i]);
+    j->n_arrays = 0;
+    free(j->cases);
+    j->cases = NULL;
+    j->n = 0;
+}
+
+/* The options into j: -1 to go on, or the exit code (0 after --help, 2 after a message). */
+static int parse_args(int argc, char **argv, check_job *j)
+{
     gv_getopt g;
     gv_getopt_init(&g, &gv_check_options);
     int c;
     while ((c = gv_getopt_next(&g, argc, argv)) != -1) {
         switch (c) {
-        case O_OP: sel.op_glob = optarg; break;
+        case O_OP: j->sel.op_glob = optarg; break;
         case O_DTYPE:
-            if (gv_parse_dtype_list(optarg, &sel.dtypes)) return GV_EXIT_USAGE;
+            if (gv_parse_dtype_list(optarg, &j->sel.dtypes)) return GV_EXIT_USAGE;
             break;
         case O_MODE:
-            if (gv_parse_mode_list(optarg, &sel.modes)) return GV_EXIT_USAGE;
+            if (gv_parse_mode_list(optarg, &j->sel.modes)) return GV_EXIT_USAGE;
             break;
-        case O_SIZE: size_spec = optarg; break;
+        case O_SIZE: j->size_spec = optarg; break;
         case O_DIST:
-            if (gv_parse_dist(optarg, &sel.dist)) return GV_EXIT_USAGE;
+            if (gv_parse_dist(optarg, &j->sel.dist)) return GV_EXIT_USAGE;
             break;
         case O_SEED:
-            if (gv_parse_seed(optarg, &sel.seed)) return GV_EXIT_USAGE;
+            if (gv_parse_seed(optarg, &j->sel.seed)) return GV_EXIT_USAGE;
             break;
-        case O_PLANTED: sel.planted = true; break;
-        case O_JSON: json_path = optarg; break;
-        case O_SAVE: save_path = optarg; break;
-        case O_BASELINE: baseline_path = optarg; break;
-        case O_FORCE: force = true; break;
-        case O_INPUTS: inputs_list = optarg; break;
-        case O_DUMP: dump_dir = optarg; break;
-        case O_AS: as_name = optarg; break;
+        case O_PLANTED: j->sel.planted = true; break;
+        case O_JSON: j->json_path = optarg; break;
+        case O_SAVE: j->save_path = optarg; break;
+        case O_BASELINE: j->baseline_path = optarg; break;
+        case O_FORCE: j->force = true; break;
+        case O_INPUTS: j->inputs_list = optarg; break;
+        case O_DUMP: j->dump_dir = optarg; break;
+        case O_AS: j->as_name = optarg; break;
         case O_NOCACHE: gv_cache_enable(false); break;
-        case O_DEVICE: device_spec = optarg; break;
-        case O_TEST: sel.test_shapes = true; break;
+        case O_DEVICE: j->device_spec = optarg; break;
+        case O_TEST: j->sel.test_shapes = true; break;
         case O_REPEAT:
-            if (parse_repeat(optarg, &repeat)) return GV_EXIT_USAGE;
+            if (parse_repeat(optarg, &j->repeat)) return GV_EXIT_USAGE;
             break;
         case O_CASE_TIMEOUT:
-            if (parse_timeout(optarg, &case_timeout_s)) return GV_EXIT_USAGE;
-            case_timeout_given = true;
+            if (parse_timeout(optarg, &j->case_timeout_s)) return GV_EXIT_USAGE;
+            j->case_timeout_given = true;
             break;
-        case O_NO_ISOLATE: isolate = false; break;
-        case 'q': quiet = 1; break;
+        case O_NO_ISOLATE: j->isolate = false; break;
+        case 'q': j->quiet = 1; break;
         case 'h': gv_help_print(stdout, &check_help); return GV_EXIT_OK;
         default:
             gv_bad_option("check", argv);
@@ -348,140 +372,136 @@ int gv_cmd_check(int argc, char **argv)
                        argv[optind]);
         return GV_EXIT_USAGE;
     }
-    gv_device_plan plan;
+    return -1;
+}
+
+/* --baseline FILE into j->baseline: 0, or -1 after a message. */
+static int load_baseline(check_job *j)
+{
+    json_error_t jerr;
+    j->baseline = json_load_file(j->baseline_path, 0, &jerr);
+    if (!j->baseline) {
+        gv_usage_error("--baseline %s: %s (line %d, column %d)", j->baseline_path, jerr.text,
+                       jerr.line, jerr.column);
+        return -1;
+    }
+    const char *schema = json_string_value(json_object_get(j->baseline, "schema"));
+    if (!schema || strcmp(schema, GV_SCHEMA) != 0) {
+        gv_usage_error("--baseline %s is not a %s run (check --json or --save writes one)",
+                       j->baseline_path, GV_SCHEMA);
+        return -1;
+    }
+    return 0;
+}
+
+/* --inputs A.npy,B.npy into j->arrays, and the selection narrowed to their dtype and dims: 0,
+   or -1 after a message. */
+static int load_inputs(check_job *j)
+{
+    char err[512] = "";
+    const gv_op *op = j->sel.op_glob ? gv_op_find(j->sel.op_glob) : NULL;
+    gv_dtype dt = GV_F32;
+    if (!op) {
+        gv_usage_error("--inputs needs --op naming one op exactly (gpuval list --all)");
+        return -1;
+    }
+    if (j->size_spec) {
+        gv_usage_error("--inputs takes the dims from the files: no --size");
+        return -1;
+    }
+    if (gv_inputs_load(op, j->inputs_list, j->arrays, &j->n_arrays, &dt, &j->given_shape, err,
+                       sizeof err) != GV_OK) {
+        gv_usage_error("%s", err);
+        return -1;
+    }
+    if (j->sel.dtypes && !(j->sel.dtypes & (1u << dt))) {
+        gv_usage_error("--inputs are %s, which --dtype leaves out", gv_dtype_name(dt));
+        return -1;
+    }
+    j->sel.dtypes = 1u << dt;
+    j->sel.shapes = &j->given_shape;
+    j->sel.n_shapes = 1;
+    return 0;
+}
+
+/* Everything checked and loaded before any case runs, in the order the messages are given:
+   the devices, the outputs, the baseline, the dump directory, the inputs, the selection.
+   -1 to go on (j->cases holds the selection), or the exit code after a message. */
+static int prepare(check_job *j)
+{
     /* isolated cases run in forked children: this process counts devices through a child of
        its own, so that CUDA is never initialised before a fork */
-    int plan_rc = gv_device_plan_make(device_spec, &plan,
-                                      isolate ? gv_isolated_device_count : gk_device_count);
+    int plan_rc = gv_device_plan_make(j->device_spec, &j->plan,
+                                      j->isolate ? gv_isolated_device_count : gk_device_count);
     if (plan_rc >= 0) return plan_rc;
-    if (plan.n > 1 && (save_path || baseline_path)) {
+    if (j->plan.n > 1 && (j->save_path || j->baseline_path)) {
         gv_usage_error("--save and --baseline take one device's run; with several, use --json");
         return GV_EXIT_USAGE;
     }
-    char json_buf[4096], save_buf[4096];
-    const char *json_asked = json_path, *save_asked = save_path;
-    json_path = gv_device_plan_path(&plan, json_path, json_buf, sizeof json_buf);
-    save_path = gv_device_plan_path(&plan, save_path, save_buf, sizeof save_buf);
-    if ((json_asked && !json_path) || (save_asked && !save_path)) return GV_EXIT_USAGE;
-    char err[512] = "";
-    gv_shape shapes[64];
-    if (size_spec && gv_parse_sizes(size_spec, shapes, 64, &sel) != 0) return GV_EXIT_USAGE;
+    const char *json_asked = j->json_path, *save_asked = j->save_path;
+    j->json_path = gv_device_plan_path(&j->plan, j->json_path, j->json_buf, sizeof j->json_buf);
+    j->save_path = gv_device_plan_path(&j->plan, j->save_path, j->save_buf, sizeof j->save_buf);
+    if ((json_asked && !j->json_path) || (save_asked && !j->save_path)) return GV_EXIT_USAGE;
+    if (j->size_spec && gv_parse_sizes(j->size_spec, j->shapes, 64, &j->sel) != 0)
+        return GV_EXIT_USAGE;
     struct stat st_save;
-    if (save_path && !force && stat(save_path, &st_save) == 0) {
-        gv_usage_error("--save %s exists: a baseline is replaced only with --force", save_path);
+    if (j->save_path && !j->force && stat(j->save_path, &st_save) == 0) {
+        gv_usage_error("--save %s exists: a baseline is replaced only with --force", j->save_path);
         return GV_EXIT_USAGE;
     }
-    const char *outs[2] = {json_path, save_path}, *out_opts[2] = {"--json", "--save"};
+    const char *outs[2] = {j->json_path, j->save_path}, *out_opts[2] = {"--json", "--save"};
     if (gv_probe_outputs(2, outs, out_opts) != 0) return GV_EXIT_USAGE;
-    json_t *baseline = NULL;
-    if (baseline_path) {
-        json_error_t jerr;
-        baseline = json_load_file(baseline_path, 0, &jerr);
-        const char *schema =
-            baseline ? json_string_value(json_object_get(baseline, "schema")) : NULL;
-        if (!baseline || !schema || strcmp(schema, GV_SCHEMA) != 0) {
-            if (!baseline)
-                gv_usage_error("--baseline %s: %s (line %d, column %d)", baseline_path, jerr.text,
-                               jerr.line, jerr.column);
-            else
-                gv_usage_error("--baseline %s is not a %s run (check --json or --save writes one)",
-                               baseline_path, GV_SCHEMA);
-            json_decref(baseline);
-            return GV_EXIT_USAGE;
-        }
-    }
-    if (dump_dir && gv_probe_dump_dir(dump_dir, err, sizeof err) != 0) {
+    if (j->baseline_path && load_baseline(j) != 0) return GV_EXIT_USAGE;
+    char err[512] = "";
+    if (j->dump_dir && gv_probe_dump_dir(j->dump_dir, err, sizeof err) != 0) {
         gv_usage_error("%s", err);
-        json_decref(baseline);
         return GV_EXIT_USAGE;
     }
-    gv_npy arrays[GV_MAX_TENSORS];
-    int n_arrays = 0;
-    gv_shape given_shape;
-    if (inputs_list) {
-        const gv_op *op = sel.op_glob ? gv_op_find(sel.op_glob) : NULL;
-        gv_dtype dt = GV_F32;
-        int irc = GV_EINVAL;
-        if (!op)
-            gv_usage_error("--inputs needs --op naming one op exactly (gpuval list --all)");
-        else if (size_spec)
-            gv_usage_error("--inputs takes the dims from the files: no --size");
-        else if ((irc = gv_inputs_load(op, inputs_list, arrays, &n_arrays, &dt, &given_shape, err,
-                                       sizeof err)) != GV_OK)
-            gv_usage_error("%s", err);
-        else if (sel.dtypes && !(sel.dtypes & (1u << dt))) {
-            gv_usage_error("--inputs are %s, which --dtype leaves out", gv_dtype_name(dt));
-            irc = GV_EINVAL;
-        }
-        if (irc != GV_OK) {
-            for (int i = 0; i < n_arrays; i++)
-                gv_npy_free(&arrays[i]);
-            json_decref(baseline);
-            return GV_EXIT_USAGE;
-        }
-        sel.dtypes = 1u << dt;
-        sel.shapes = &given_shape;
-        sel.n_shapes = 1;
-    }
-    gv_given_inputs given;
-    gv_inputs_given(arrays, n_arrays, &given);
-    gv_case *cases = NULL;
-    int n = gv_select(&sel, &cases, err, sizeof err);
+    if (j->inputs_list && load_inputs(j) != 0) return GV_EXIT_USAGE;
+    int n = gv_select(&j->sel, &j->cases, err, sizeof err);
     if (n < 0) {
         gv_usage_error("%s", err);
-        if (sel.op_glob) print_valid_ops(sel.op_glob);
+        if (j->sel.op_glob) print_valid_ops(j->sel.op_glob);
         return GV_EXIT_USAGE;
     }
+    j->n = n;
     if (n == 0) {
         gv_usage_error("no case matches the selection (an op's dtypes and modes: gpuval list)");
-        free(cases);
         return GV_EXIT_USAGE;
     }
-    if (dump_dir && !force && gv_dump_taken(dump_dir, cases, n, err, sizeof err) != 0) {
+    if (j->dump_dir && !j->force && gv_dump_taken(j->dump_dir, j->cases, n, err, sizeof err)) {
         gv_usage_error("%s", err);
-        free(cases);
         return GV_EXIT_USAGE;
     }
-    if (as_name && gv_select_as(cases, n, as_name, err, sizeof err) != GV_OK) {
+    if (j->as_name && gv_select_as(j->cases, n, j->as_name, err, sizeof err) != GV_OK) {
         gv_usage_error("%s", err);
-        free(cases);
-        json_decref(baseline);
         return GV_EXIT_USAGE;
     }
+    return -1;
+}
 
-    if (plan.n > 1) {
-        free(cases);
-        json_decref(baseline);
-        return gv_fleet_check(&gv_check_options, &plan, argc, argv, json_path, quiet);
-    }
-    gv_run_info info;
-    if (isolate)
-        gv_run_start_probe(&info, "check", argc, argv, gv_isolated_device_probe);
-    else
-        gv_run_start(&info, "check", argc, argv);
-    char *joined = (char *)info.argv_joined;
-
-    gv_result *results = calloc((size_t)n, sizeof *results);
-    if (!results) {
-        free(cases);
-        free(joined);
-        return GV_EXIT_RUNTIME;
-    }
+/* The cases of j run into results[j->n], printed, compared with the baseline and written;
+   returns the exit code. */
+static int run_cases(check_job *j, const gv_run_info *info, gv_result *results)
+{
+    int n = j->n;
+    gv_given_inputs given;
+    gv_inputs_given(j->arrays, j->n_arrays, &given);
     gv_summary sum = {0};
-    check_progress cp = {cases,    n,           quiet, isatty(2), &sum,
-                         dump_dir, inputs_list, &info, force,     false};
-    if (!quiet) gv_table_header(stdout);
-    gv_runner runner = {.isolate = isolate,
-                        .case_timeout_s = case_timeout_s,
-                        .case_timeout_given = case_timeout_given,
-                        .repeat = repeat,
-                        .given = inputs_list ? &given : NULL,
-                        .on_kept = dump_dir ? case_kept : NULL,
+    check_progress cp = {j->cases,       n,    j->quiet, isatty(2), &sum, j->dump_dir,
+                         j->inputs_list, info, j->force, false};
+    if (!j->quiet) gv_table_header(stdout);
+    gv_runner runner = {.isolate = j->isolate,
+                        .case_timeout_s = j->case_timeout_s,
+                        .case_timeout_given = j->case_timeout_given,
+                        .repeat = j->repeat,
+                        .given = j->inputs_list ? &given : NULL,
+                        .on_kept = j->dump_dir ? case_kept : NULL,
                         .on_start = case_started,
                         .on_done = case_done,
                         .ctx = &cp};
     gv_cache_memo_enable(true); /* costly inputs (the solve matrices) kept with the references */
-    gv_run_cases(cases, n, &runner, results); /* every case has a result, ERROR if need be */
+    gv_run_cases(j->cases, n, &runner, results); /* every case has a result, ERROR if need be */
     bool lost = cp.lost; /* a failure that could not be dumped is a lost output */
     gv_summary_print(stdout, &sum);
     gv_cache_counts cc = {0, 0, 0, 0}; /* counted where each case ran (a child, isolated) */
@@ -494,38 +514,71 @@ int gv_cmd_check(int argc, char **argv)
     if (cc.hits + cc.misses > 0)
         fprintf(stderr, "gpuval: oracle cache: %d hits, %d misses, %d stored, %d rejected\n",
                 cc.hits, cc.misses, cc.stored, cc.rejected);
-    if (save_path && gv_json_write(save_path, &info, results, n, &sum) != GV_OK) {
-        gv_usage_error("could not write %s", save_path);
+    if (j->save_path && gv_json_write(j->save_path, info, results, n, &sum) != GV_OK) {
+        gv_usage_error("could not write %s", j->save_path);
         lost = true;
     }
     int regressed = 0;
-    if (baseline) {
-        json_t *doc = gv_run_json(&info, results, n, &sum);
+    if (j->baseline) {
+        json_t *doc = gv_run_json(info, results, n, &sum);
         gv_cmp_opts co = GV_CMP_OPTS_DEFAULT;
         gv_cmp_result cr;
         char cerr[256];
-        if (gv_compare_runs(baseline, doc, &co, &cr, cerr, sizeof cerr) == GV_OK) {
-            printf("\nagainst the baseline %s:\n", baseline_path);
+        if (gv_compare_runs(j->baseline, doc, &co, &cr, cerr, sizeof cerr) == GV_OK) {
+            printf("\nagainst the baseline %s:\n", j->baseline_path);
             gv_compare_print(stdout, &cr);
             regressed = cr.overall == GV_CMP_REGRESSED;
             gv_cmp_result_free(&cr);
         } else {
-            gv_usage_error("comparing with %s: %s", baseline_path, cerr);
+            gv_usage_error("comparing with %s: %s", j->baseline_path, cerr);
             lost = true;
         }
         json_decref(doc);
-        json_decref(baseline);
     }
-    if (json_path && gv_json_write(json_path, &info, results, n, &sum) != GV_OK) {
-        gv_usage_error("could not write %s", json_path);
+    if (j->json_path && gv_json_write(j->json_path, info, results, n, &sum) != GV_OK) {
+        gv_usage_error("could not write %s", j->json_path);
         lost = true; /* a lost result file is a runtime error, even when every case SKIPped */
     }
-    int rc = gv_exit_code(sum.fail, sum.error, sum.pass, info.have_device, lost);
+    int rc = gv_exit_code(sum.fail, sum.error, sum.pass, info->have_device, lost);
     if (rc == GV_EXIT_OK && regressed) rc = GV_EXIT_REGRESSED; /* compare's exit code */
+    return rc;
+}
+
+/* The run on this process's device: its start (the device line), the cases, the exit code. */
+static int run_check(check_job *j, int argc, char **argv)
+{
+    gv_run_info info;
+    if (j->isolate)
+        gv_run_start_probe(&info, "check", argc, argv, gv_isolated_device_probe);
+    else
+        gv_run_start(&info, "check", argc, argv);
+    int rc = GV_EXIT_RUNTIME;
+    gv_result *results = calloc((size_t)j->n, sizeof *results);
+    if (results)
+        rc = run_cases(j, &info, results);
+    else
+        gv_usage_error("out of host memory for the results of %d cases", j->n);
     free(results);
-    free(cases);
-    free(joined);
-    for (int i = 0; i < n_arrays; i++)
-        gv_npy_free(&arrays[i]);
+    free((char *)info.argv_joined);
+    return rc;
+}
+
+int gv_cmd_check(int argc, char **argv)
+{
+    check_job j;
+    memset(&j, 0, sizeof j);
+    j.sel.dist = -1;
+    j.isolate = true;
+    j.repeat = 1;
+    j.case_timeout_s = GV_CASE_TIMEOUT_DEFAULT_S;
+    int rc = parse_args(argc, argv, &j);
+    if (rc < 0) rc = prepare(&j);
+    if (rc < 0 && j.plan.n > 1) {
+        check_job_free(&j); /* each worker selects and loads for itself */
+        rc = gv_fleet_check(&gv_check_options, &j.plan, argc, argv, j.json_path, j.quiet);
+    } else if (rc < 0) {
+        rc = run_check(&j, argc, argv);
+    }
+    check_job_free(&j);
     return rc;
 }
