@@ -81,6 +81,27 @@ static const gv_help coll_help = {.head = coll_head,
                                   .exits = coll_exits,
                                   .n_exits = GV_NEXITS(coll_exits)};
 
+/* --op LIST into p->want: -1 to go on, or the exit code after a message. */
+static int parse_ops(const char *ops, gv_coll_plan *p)
+{
+    char *copy = strdup(ops), *save = NULL;
+    if (!copy) return GV_EXIT_RUNTIME;
+    int rc = -1;
+    for (char *t = strtok_r(copy, ",", &save); t && rc < 0; t = strtok_r(NULL, ",", &save)) {
+        const gv_coll_desc *d = gv_coll_find(t);
+        if (d) {
+            p->want[d->kind] = true;
+            continue;
+        }
+        gv_usage_error("unknown collective '%s'; valid: allreduce.sum allreduce.max "
+                       "allgather reducescatter.sum broadcast",
+                       t);
+        rc = GV_EXIT_USAGE;
+    }
+    free(copy);
+    return rc;
+}
+
 /* The options into p; -1 to go on, or the exit code. */
 static int parse(int argc, char **argv, gv_coll_plan *p)
 {
@@ -127,20 +148,8 @@ static int parse(int argc, char **argv, gv_coll_plan *p)
         for (int k = 0; k < GK_NCOLLS; k++)
             p->want[k] = true;
     } else {
-        char *copy = strdup(ops), *save = NULL;
-        if (!copy) return GV_EXIT_RUNTIME;
-        for (char *t = strtok_r(copy, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
-            const gv_coll_desc *d = gv_coll_find(t);
-            if (!d) {
-                gv_usage_error("unknown collective '%s'; valid: allreduce.sum allreduce.max "
-                               "allgather reducescatter.sum broadcast",
-                               t);
-                free(copy);
-                return GV_EXIT_USAGE;
-            }
-            p->want[d->kind] = true;
-        }
-        free(copy);
+        int rc = parse_ops(ops, p);
+        if (rc >= 0) return rc;
     }
     gv_shape shapes[GV_COLL_MAX_SIZES];
     char err[256];

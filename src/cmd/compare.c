@@ -291,6 +291,41 @@ static int parse_pos(const char *s, const char *opt, double *out)
     return 0;
 }
 
+/* The two loaded runs (named names[0] and names[1]) compared, printed and written to the files
+   asked for; returns the exit code. */
+static int compare_docs(json_t *base, json_t *new_doc, const gv_cmp_opts *o, char **names,
+                        const char *md, const char *junit)
+{
+    gv_cmp_result r;
+    char err[512] = "";
+    int rc = gv_compare_runs(base, new_doc, o, &r, err, sizeof err);
+    if (rc == GV_EINVAL) {
+        gv_usage_error("compare %s %s: %s", names[0], names[1], err);
+        return GV_EXIT_USAGE;
+    }
+    if (rc != GV_OK) {
+        gv_usage_error("compare: out of memory");
+        return GV_EXIT_RUNTIME;
+    }
+    if (r.device_differs)
+        fprintf(stderr, "gpuval: warning: device fingerprints differ (%s)%s\n", r.device_why,
+                r.bench && !o->force ? "; timing is INCONCLUSIVE (--force to judge it)" : "");
+    gv_compare_print(stdout, &r);
+    int exit_rc = r.overall == GV_CMP_REGRESSED      ? GV_EXIT_REGRESSED
+                  : r.overall == GV_CMP_INCONCLUSIVE ? GV_EXIT_INCONCLUSIVE
+                                                     : GV_EXIT_OK;
+    if (md && write_file(md, write_md, &r) != 0) {
+        gv_usage_error("writing %s: %s", md, strerror(errno));
+        exit_rc = GV_EXIT_RUNTIME;
+    }
+    if (junit && write_file(junit, write_junit, &r) != 0) {
+        gv_usage_error("writing %s: %s", junit, strerror(errno));
+        exit_rc = GV_EXIT_RUNTIME;
+    }
+    gv_cmp_result_free(&r);
+    return exit_rc;
+}
+
 int gv_cmd_compare(int argc, char **argv)
 {
     const char *md = NULL, *junit = NULL;
@@ -329,38 +364,9 @@ int gv_cmd_compare(int argc, char **argv)
     if (gv_probe_outputs(2, outs, names) != 0) return GV_EXIT_USAGE;
     json_t *base = load(argv[optind]);
     json_t *new_doc = base ? load(argv[optind + 1]) : NULL;
-    if (!base || !new_doc) {
-        json_decref(base);
-        return GV_EXIT_USAGE;
-    }
-    gv_cmp_result r;
-    char err[512] = "";
-    int rc = gv_compare_runs(base, new_doc, &o, &r, err, sizeof err);
+    int rc =
+        base && new_doc ? compare_docs(base, new_doc, &o, argv + optind, md, junit) : GV_EXIT_USAGE;
     json_decref(base);
     json_decref(new_doc);
-    if (rc == GV_EINVAL) {
-        gv_usage_error("compare %s %s: %s", argv[optind], argv[optind + 1], err);
-        return GV_EXIT_USAGE;
-    }
-    if (rc != GV_OK) {
-        gv_usage_error("compare: out of memory");
-        return GV_EXIT_RUNTIME;
-    }
-    if (r.device_differs)
-        fprintf(stderr, "gpuval: warning: device fingerprints differ (%s)%s\n", r.device_why,
-                r.bench && !o.force ? "; timing is INCONCLUSIVE (--force to judge it)" : "");
-    gv_compare_print(stdout, &r);
-    int exit_rc = r.overall == GV_CMP_REGRESSED      ? GV_EXIT_REGRESSED
-                  : r.overall == GV_CMP_INCONCLUSIVE ? GV_EXIT_INCONCLUSIVE
-                                                     : GV_EXIT_OK;
-    if (md && write_file(md, write_md, &r) != 0) {
-        gv_usage_error("writing %s: %s", md, strerror(errno));
-        exit_rc = GV_EXIT_RUNTIME;
-    }
-    if (junit && write_file(junit, write_junit, &r) != 0) {
-        gv_usage_error("writing %s: %s", junit, strerror(errno));
-        exit_rc = GV_EXIT_RUNTIME;
-    }
-    gv_cmp_result_free(&r);
-    return exit_rc;
+    return rc;
 }

@@ -92,6 +92,55 @@ static int emit_text(FILE *f, void *s)
     return fputs(s, f) < 0 ? -1 : 0;
 }
 
+/* The run files files[0..n) into docs (the caller frees them, loaded or not) and names: 0, or
+   -1 after a message when one is unreadable, invalid or of another kind than the first. */
+static int load_runs(char **files, int n, json_t **docs, const char **names)
+{
+    for (int i = 0; i < n; i++) {
+        char err[512];
+        names[i] = files[i];
+        if (gv_fleet_load_any(names[i], &docs[i], err, sizeof err) != GV_OK) {
+            gv_usage_error("%s", err);
+            return -1;
+        }
+        const char *first = json_string_value(json_object_get(docs[0], "schema"));
+        const char *kind = json_string_value(json_object_get(docs[i], "schema"));
+        if (strcmp(kind, first) != 0) {
+            gv_usage_error("merge takes runs of one kind: %s is %s, %s is %s", names[0], first,
+                           names[i], kind);
+            return -1;
+        }
+    }
+    return 0;
+}
+
+/* The loaded runs merged (check runs, or bench and tradeoffs runs), printed and written to the
+   files asked for; returns the exit code. */
+static int merge_runs(json_t **docs, const char **names, int n, int quiet, const char *json_path,
+                      const char *md_path)
+{
+    json_t *fleet = NULL;
+    char *md = NULL;
+    bool check_runs = strcmp(json_string_value(json_object_get(docs[0], "schema")), GV_SCHEMA) == 0;
+    int rc = check_runs ? gv_fleet_merge(docs, names, n, quiet, stdout, json_path ? &fleet : NULL,
+                                         md_path ? &md : NULL)
+                        : gv_fleet_perf_merge(docs, names, n, stdout, json_path ? &fleet : NULL,
+                                              md_path ? &md : NULL);
+    bool lost = false;
+    if (json_path && fleet && gv_write_file(json_path, emit_json, fleet) != 0) {
+        gv_usage_error("could not write %s", json_path);
+        lost = true;
+    }
+    if (md_path && gv_write_file(md_path, emit_text, md ? md : (char *)"") != 0) {
+        gv_usage_error("could not write %s", md_path);
+        lost = true;
+    }
+    json_decref(fleet);
+    free(md);
+    if (lost && (rc == GV_EXIT_OK || rc == GV_EXIT_OUTLIER)) rc = GV_EXIT_RUNTIME;
+    return rc;
+}
+
 int gv_cmd_merge(int argc, char **argv)
 {
     const char *json_path = NULL, *md_path = NULL;
@@ -129,46 +178,12 @@ int gv_cmd_merge(int argc, char **argv)
         }
         return gv_coll_merge((const char *const *)argv + optind, n, quiet, stdout);
     }
-    json_t *docs[GV_FLEET_MAX_DEVICES];
+    json_t *docs[GV_FLEET_MAX_DEVICES] = {NULL};
     const char *names[GV_FLEET_MAX_DEVICES];
-    for (int i = 0; i < n; i++) {
-        char err[512];
-        names[i] = argv[optind + i];
-        const char *mixed = NULL;
-        if (gv_fleet_load_any(names[i], &docs[i], err, sizeof err) != GV_OK)
-            gv_usage_error("%s", err);
-        else if (i > 0 && strcmp(json_string_value(json_object_get(docs[i], "schema")),
-                                 json_string_value(json_object_get(docs[0], "schema"))) != 0)
-            mixed = json_string_value(json_object_get(docs[i], "schema"));
-        if (mixed)
-            gv_usage_error("merge takes runs of one kind: %s is %s, %s is %s", names[0],
-                           json_string_value(json_object_get(docs[0], "schema")), names[i], mixed);
-        if (!docs[i] || mixed) {
-            for (int k = 0; k <= i; k++)
-                json_decref(docs[k]);
-            return GV_EXIT_USAGE;
-        }
-    }
-    json_t *fleet = NULL;
-    char *md = NULL;
-    bool check_runs = strcmp(json_string_value(json_object_get(docs[0], "schema")), GV_SCHEMA) == 0;
-    int rc = check_runs ? gv_fleet_merge(docs, names, n, quiet, stdout, json_path ? &fleet : NULL,
-                                         md_path ? &md : NULL)
-                        : gv_fleet_perf_merge(docs, names, n, stdout, json_path ? &fleet : NULL,
-                                              md_path ? &md : NULL);
-    bool lost = false;
-    if (json_path && fleet && gv_write_file(json_path, emit_json, fleet) != 0) {
-        gv_usage_error("could not write %s", json_path);
-        lost = true;
-    }
-    if (md_path && gv_write_file(md_path, emit_text, md ? md : (char *)"") != 0) {
-        gv_usage_error("could not write %s", md_path);
-        lost = true;
-    }
-    json_decref(fleet);
-    free(md);
+    int rc = load_runs(argv + optind, n, docs, names) == 0
+                 ? merge_runs(docs, names, n, quiet, json_path, md_path)
+                 : GV_EXIT_USAGE;
     for (int i = 0; i < n; i++)
         json_decref(docs[i]);
-    if (lost && (rc == GV_EXIT_OK || rc == GV_EXIT_OUTLIER)) rc = GV_EXIT_RUNTIME;
     return rc;
 }

@@ -87,6 +87,7 @@ int gv_cmd_report(int argc, char **argv)
             gv_usage_error("%s: line %d, column %d: %s", in, err.line, err.column, err.text);
         return GV_EXIT_USAGE;
     }
+    int rc = GV_EXIT_OK;
     if (gv_render_kind_of(doc) == GV_RENDER_UNKNOWN) {
         const char *s = json_string_value(json_object_get(doc, "schema"));
         if (s)
@@ -94,11 +95,9 @@ int gv_cmd_report(int argc, char **argv)
         else
             gv_usage_error("%s: no \"schema\" string; not a gpuval run file (known: %s)", in,
                            GV_RENDER_SCHEMAS);
-        json_decref(doc);
-        return GV_EXIT_USAGE;
+        rc = GV_EXIT_USAGE;
     }
-    int rc = GV_EXIT_OK;
-    if (html && gv_render_write(html, doc, true) != 0) {
+    if (rc == GV_EXIT_OK && html && gv_render_write(html, doc, true) != 0) {
         gv_usage_error("writing %s: %s", html, strerror(errno));
         rc = GV_EXIT_RUNTIME;
     }
