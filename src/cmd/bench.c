@@ -31,60 +31,172 @@
 #include "render/bench_seeds.h"
 #include "render/bench_text.h"
 
-static const char bench_help[] =
+/* The parser's labels for bench's options. */
+enum {
+    O_OP = 256,
+    O_DTYPE,
+    O_MODE,
+    O_SIZE,
+    O_DIST,
+    O_SEED,
+    O_PRESET,
+    O_XO,
+    O_SWEEP,
+    O_SBASE,
+    O_FACTOR,
+    O_REFINE,
+    O_SPREAD,
+    O_CAP,
+    O_MINS,
+    O_BUDGET,
+    O_HOT,
+    O_COLD,
+    O_NOCPU,
+    O_REPEAT,
+    O_DEVICE,
+    O_SERIAL,
+    O_JSON,
+    O_CSV,
+    O_MD,
+    O_SAVE,
+    O_FORCE,
+    O_AS
+};
+
+/* bench's options, once: the parser (parse_cli), --help and the workers of --device LIST
+   (fleet/perf_workers.h) all read this table. The parent keeps its outputs and the device
+   list; every worker gets the selection and the method. */
+static const gv_opt bench_opts[] = {
+    {.name = "op",
+     .id = O_OP,
+     .arg = "GLOBS",
+     .heading = "selection (as for check; default: every op at its default sizes)",
+     .help = "ops whose name matches one of the comma-separated globs"},
+    {.name = "dtype", .id = O_DTYPE, .arg = "LIST", .help = "f32,f64"},
+    {.name = "mode", .id = O_MODE, .arg = "LIST", .help = "modes by name (gpuval list --modes)"},
+    {.name = "size", .id = O_SIZE, .arg = "SPEC", .help = "e.g. 1e5,2^28 or 4096x4096x4096"},
+    {.name = "dist", .id = O_DIST, .arg = "NAME", .help = "input distribution"},
+    {.name = "seed", .id = O_SEED, .arg = "N", .help = "input seed (default 0)"},
+    {.name = "preset",
+     .id = O_PRESET,
+     .arg = "NAME",
+     .help = "seed000  vadd at 1e5, 1.15e7; sin_iter at k = 1, 10, 100, 1000 and\n"
+             "         its crossover in k (seed 000)\n"
+             "seed002  matmul_colsum and einsum.colsum, 10000x5000x7000, f32 and\n"
+             "         f64, in the seed's layout with the 1e-8 / 1e-4 verdicts\n"
+             "targets  vadd f32 2^28, einsum.colsum and reduce.colsum at the seed\n"
+             "         sizes, gemm.tiled, gemm.regblock and gemm.cublas at 4096^3,\n"
+             "         one diffusion step on 8192^2, against the measured ceilings\n"
+             "short    a few small cases and a small sweep (meson test --benchmark)"},
+    {.name = "crossover",
+     .id = O_XO,
+     .arg = "OP",
+     .heading = "crossover",
+     .help = "sweep one dim geometrically; find the smallest size where the GPU,\n"
+             "end to end, beats the CPU (with --dtype/--mode: their first value)"},
+    {.name = "sweep",
+     .id = O_SWEEP,
+     .arg = "DIM=LO..HI",
+     .help = "the dim and range (default: the first dim, up to the base's value)"},
+    {.name = "sweep-base",
+     .id = O_SBASE,
+     .arg = "SHAPE",
+     .help = "the other dims (default: the op's largest default shape)"},
+    {.name = "sweep-factor", .id = O_FACTOR, .arg = "F", .help = "ratio of sizes (default 2)"},
+    {.name = "refine",
+     .id = O_REFINE,
+     .arg = "N",
+     .help = "bisections between the last loss and the first win (default 3)"},
+    {.name = "target-spread",
+     .id = O_SPREAD,
+     .arg = "X",
+     .heading = "method",
+     .help = "stop when the median's 95% interval half-width / median <= X (0.01)"},
+    {.name = "cap",
+     .id = O_CAP,
+     .arg = "SECONDS",
+     .help = "time cap per scope and case, > 0 (0.5)"},
+    {.name = "min-samples", .id = O_MINS, .arg = "N", .help = "never fewer samples, N >= 10 (10)"},
+    {.name = "cpu-budget",
+     .id = O_BUDGET,
+     .arg = "S",
+     .help = "the CPU may stop below --min-samples when one more run would pass\n"
+             "S seconds (20; 0: no budget)"},
+    {.name = "hot", .id = O_HOT, .help = "the kernel-only scope of launches back to back"},
+    {.name = "cold",
+     .id = O_COLD,
+     .help = "the kernel-only scope with the L2 flushed before each sample; with\n"
+             "--hot or --cold only the scopes named are timed (default: both)"},
+    {.name = "no-cpu",
+     .id = O_NOCPU,
+     .help = "do not time the CPU oracle (it still runs once, for the reference)"},
+    {.name = "repeat-check",
+     .id = O_REPEAT,
+     .help = "time every case's hot scope twice (default: the first timed case)"},
+    {.name = "device",
+     .id = O_DEVICE,
+     .arg = "SPEC",
+     .parent_only = true,
+     .heading = "output",
+     .help = "the GPU: N, a list N,M,... or all (default: the first, or a rank's\n"
+             "local rank). A list runs one worker process per device, each\n"
+             "writing NAME.devI.json beside --json, then merges them as gpuval\n"
+             "merge does: per case and device the median and interval, the time\n"
+             "against the node's median (over +10%: SLOW), SM clock, throttle\n"
+             "reasons and PCIe link; --json then writes the merged view"},
+    {.name = "device-serial",
+     .id = O_SERIAL,
+     .parent_only = true,
+     .help = "with a list: run the devices one after another. Default: all at\n"
+             "once, so the node is measured as it runs loaded and in the time of\n"
+             "one device; the workers then share the host's cores and PCIe, which\n"
+             "slows the CPU oracle's timings and e2e. Serial gives clean timings\n"
+             "for comparing against another node or a baseline"},
+    {.name = "json",
+     .id = O_JSON,
+     .arg = "FILE",
+     .parent_only = true,
+     .help = "the run (schema gpuval-bench/1, raw samples included)"},
+    {.name = "csv", .id = O_CSV, .arg = "FILE", .parent_only = true, .help = "one row per case"},
+    {.name = "md", .id = O_MD, .arg = "FILE", .parent_only = true, .help = "Markdown report"},
+    {.name = "save",
+     .id = O_SAVE,
+     .arg = "FILE",
+     .parent_only = true,
+     .help = "the --json document, as a baseline for gpuval compare: an existing\n"
+             "FILE is replaced only with --force"},
+    {.name = "force",
+     .id = O_FORCE,
+     .parent_only = true,
+     .help = "let --save replace an existing baseline"},
+    {.name = "as",
+     .id = O_AS,
+     .arg = "OP",
+     .help = "time the one selected op under OP's name (a variant with OP's\n"
+             "oracle), so that compare matches it with OP's baseline"},
+    {.name = "help", .id = 'h'},
+};
+_Static_assert(GV_NOPTS(bench_opts) <= GV_OPTS_MAX, "bench has more options than GV_OPTS_MAX");
+
+const gv_opt_table gv_bench_options = {"bench", bench_opts, GV_NOPTS(bench_opts)};
+
+static const gv_exit_line bench_exits[] = {
+    {GV_EXIT_OK, "every timed case sane (skips allowed)"},
+    {GV_EXIT_FAIL, "a sanity check failed"},
+    {GV_EXIT_USAGE, NULL},
+    {GV_EXIT_RUNTIME, NULL},
+    {GV_EXIT_NODEV, NULL},
+};
+
+static const char bench_head[] =
     "usage: gpuval bench [options]\n"
     "\n"
     "Time the selected cases on the GPU and the float64 CPU oracle on the same inputs, side by\n"
     "side. A timed run never replaces `gpuval check`: it records a cheap sanity verdict only\n"
     "(the output of the timed path judged against the oracle), and marks a case that fails it.\n"
-    "\n"
-    "selection (as for check; default: every op at its default sizes)\n"
-    "  --op GLOBS         ops whose name matches one of the comma-separated globs\n"
-    "  --dtype LIST       f32,f64          --mode LIST   (gpuval list --modes)\n"
-    "  --size SPEC        e.g. 1e5,2^28 or 4096x4096x4096\n"
-    "  --dist NAME        input distribution     --seed N   input seed (default 0)\n"
-    "  --preset NAME      seed000  vadd at 1e5, 1.15e7; sin_iter at k = 1, 10, 100, 1000 and\n"
-    "                              its crossover in k (seed 000)\n"
-    "                     seed002  matmul_colsum and einsum.colsum, 10000x5000x7000, f32 and\n"
-    "                              f64, in the seed's layout with the 1e-8 / 1e-4 verdicts\n"
-    "                     targets  vadd f32 2^28, einsum.colsum and reduce.colsum at the seed\n"
-    "                              sizes, gemm.tiled, gemm.regblock and gemm.cublas at 4096^3,\n"
-    "                              one diffusion step on 8192^2, against the measured ceilings\n"
-    "                     short    a few small cases and a small sweep (meson test --benchmark)\n"
-    "crossover\n"
-    "  --crossover OP     sweep one dim geometrically; find the smallest size where the GPU,\n"
-    "                     end to end, beats the CPU (with --dtype/--mode: their first value)\n"
-    "  --sweep DIM=LO..HI the dim and range (default: the first dim, up to the base's value)\n"
-    "  --sweep-base SHAPE the other dims (default: the op's largest default shape)\n"
-    "  --sweep-factor F   ratio of sizes (default 2); --refine N bisections (default 3)\n"
-    "method\n"
-    "  --target-spread X  stop when the median's 95% interval half-width / median <= X (0.01)\n"
-    "  --cap SECONDS      time cap per scope and case, > 0 (0.5)\n"
-    "  --min-samples N    never fewer samples, N >= 10 (10)\n"
-    "  --cpu-budget S     the CPU may stop below --min-samples when one more run would pass\n"
-    "                     S seconds (20; 0: no budget)\n"
-    "  --hot, --cold      kernel-only scopes: back to back, or with the L2 flushed (both)\n"
-    "  --no-cpu           do not time the CPU oracle (it still runs once, for the reference)\n"
-    "  --repeat-check     time every case's hot scope twice (default: the first timed case)\n"
-    "output\n"
-    "  --device SPEC      the GPU: N, a list N,M,... or all (default: the first, or a rank's\n"
-    "                     local rank). A list runs one worker process per device, each\n"
-    "                     writing NAME.devI.json beside --json, then merges them as gpuval\n"
-    "                     merge does: per case and device the median and interval, the time\n"
-    "                     against the node's median (over +10%: SLOW), SM clock, throttle\n"
-    "                     reasons and PCIe link; --json then writes the merged view\n"
-    "  --device-serial    with a list: run the devices one after another. Default: all at\n"
-    "                     once, so the node is measured as it runs loaded and in the time of\n"
-    "                     one device; the workers then share the host's cores and PCIe, which\n"
-    "                     slows the CPU oracle's timings and e2e. Serial gives clean timings\n"
-    "                     for comparing against another node or a baseline\n"
-    "  --json FILE        the run (schema gpuval-bench/1, raw samples included)\n"
-    "  --csv FILE         one row per case      --md FILE   Markdown report\n"
-    "  --save FILE        the --json document, as a baseline for gpuval compare: an existing\n"
-    "                     FILE is replaced only with --force\n"
-    "  --force            let --save replace an existing baseline\n"
-    "  --as OP            time the one selected op under OP's name (a variant with OP's\n"
-    "                     oracle), so that compare matches it with OP's baseline\n"
+    "\n";
+
+static const char bench_tail[] =
     "\n"
     "Scopes: hot = kernel only, launches back to back; cold = kernel only, L2 flushed before\n"
     "each sample; e2e = pinned H2D + kernel + D2H. Speed-up = CPU median / GPU median, with a\n"
@@ -92,10 +204,14 @@ static const char bench_help[] =
     "ceilings measured in the same run (a D2D copy, bytes read + written; a cuBLAS gemm at\n"
     "8192^3 per dtype: f32 in pedantic math, f64 in default math, the faster IEEE f64\n"
     "product on cuBLAS 13). An interval marked * holds below 95%: a CPU budget\n"
-    "cut the oracle's runs. Progress goes to stderr when it is a terminal.\n"
-    "\n"
-    "exit: 0 every timed case sane, 1 a sanity check failed, 2 bad usage or input,\n"
-    "      3 a runtime error, 77 nothing could run (no CUDA device)\n";
+    "cut the oracle's runs. Progress goes to stderr when it is a terminal.\n";
+
+static const gv_help bench_help = {.head = bench_head,
+                                   .opts = &gv_bench_options,
+                                   .col = 21,
+                                   .tail = bench_tail,
+                                   .exits = bench_exits,
+                                   .n_exits = GV_NEXITS(bench_exits)};
 
 #define MAX_SHAPES 64
 
@@ -187,70 +303,10 @@ typedef struct cli {
 
 static int parse_cli(int argc, char **argv, cli *a)
 {
-    enum {
-        O_OP = 256,
-        O_DTYPE,
-        O_MODE,
-        O_SIZE,
-        O_DIST,
-        O_SEED,
-        O_PRESET,
-        O_XO,
-        O_SWEEP,
-        O_SBASE,
-        O_FACTOR,
-        O_REFINE,
-        O_SPREAD,
-        O_CAP,
-        O_MINS,
-        O_BUDGET,
-        O_HOT,
-        O_COLD,
-        O_NOCPU,
-        O_REPEAT,
-        O_DEVICE,
-        O_JSON,
-        O_CSV,
-        O_MD,
-        O_SAVE,
-        O_FORCE,
-        O_AS,
-        O_SERIAL
-    };
-    static const struct option opts[] = {{"op", 1, 0, O_OP},
-                                         {"dtype", 1, 0, O_DTYPE},
-                                         {"mode", 1, 0, O_MODE},
-                                         {"size", 1, 0, O_SIZE},
-                                         {"dist", 1, 0, O_DIST},
-                                         {"seed", 1, 0, O_SEED},
-                                         {"preset", 1, 0, O_PRESET},
-                                         {"crossover", 1, 0, O_XO},
-                                         {"sweep", 1, 0, O_SWEEP},
-                                         {"sweep-base", 1, 0, O_SBASE},
-                                         {"sweep-factor", 1, 0, O_FACTOR},
-                                         {"refine", 1, 0, O_REFINE},
-                                         {"target-spread", 1, 0, O_SPREAD},
-                                         {"cap", 1, 0, O_CAP},
-                                         {"min-samples", 1, 0, O_MINS},
-                                         {"cpu-budget", 1, 0, O_BUDGET},
-                                         {"hot", 0, 0, O_HOT},
-                                         {"cold", 0, 0, O_COLD},
-                                         {"no-cpu", 0, 0, O_NOCPU},
-                                         {"repeat-check", 0, 0, O_REPEAT},
-                                         {"json", 1, 0, O_JSON},
-                                         {"device", 1, 0, O_DEVICE},
-                                         {"csv", 1, 0, O_CSV},
-                                         {"md", 1, 0, O_MD},
-                                         {"save", 1, 0, O_SAVE},
-                                         {"force", 0, 0, O_FORCE},
-                                         {"as", 1, 0, O_AS},
-                                         {"device-serial", 0, 0, O_SERIAL},
-                                         {"help", 0, 0, 'h'},
-                                         {0, 0, 0, 0}};
+    gv_getopt g;
+    gv_getopt_init(&g, &gv_bench_options);
     int c;
-    optind = 1;
-    opterr = 0; /* gv_bad_option names a bad option, escaped */
-    while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+    while ((c = gv_getopt_next(&g, argc, argv)) != -1) {
         switch (c) {
         case O_OP:
             a->sel.op_glob = optarg;
@@ -325,10 +381,10 @@ static int parse_cli(int argc, char **argv, cli *a)
         case O_AS: a->as_name = optarg; break;
         case O_DEVICE: a->device = optarg; break;
         case O_SERIAL: a->device_serial = true; break;
-        case 'h': fputs(bench_help, stdout); return 1;
+        case 'h': gv_help_print(stdout, &bench_help); return 1;
         default:
             gv_bad_option("bench", argv);
-            fputs(bench_help, stderr);
+            gv_help_print(stderr, &bench_help);
             return -1;
         }
     }
@@ -667,7 +723,7 @@ int gv_cmd_bench(int argc, char **argv)
     if (make_plan(&a, &o, p) != 0) {
         /* a usage error, said */
     } else if (dplan.n > 1) {
-        rc = gv_fleet_perf_run(&gv_fleet_bench_cmd, &dplan, argc, argv, a.out[0], a.device_serial);
+        rc = gv_fleet_perf_run(&gv_bench_options, &dplan, argc, argv, a.out[0], a.device_serial);
     } else {
         apply_cli(&a, &o); /* the command line overrides a preset's method settings */
         char *joined = gv_join_args(argc, argv);

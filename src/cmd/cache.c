@@ -1,4 +1,4 @@
-/* cache_cmd.c: `gpuval cache info|clear` — where the oracle cache is, what it holds, and
+/* cache.c: `gpuval cache info|clear` — where the oracle cache is, what it holds, and
  * emptying it. The cache itself is cache.c. */
 #include <stdio.h>
 #include <string.h>
@@ -7,7 +7,8 @@
 #include "cmd/cache.h"
 #include "cmd/cli.h"
 
-static const char cache_help[] =
+/* cache takes one word and --help, no options: its help has no option table. */
+static const char cache_head[] =
     "usage: gpuval cache info|clear\n"
     "\n"
     "The oracle cache keeps each case's float64 reference and gauges, so that a second check\n"
@@ -18,19 +19,25 @@ static const char cache_help[] =
     "`check --no-cache` neither reads nor writes it.\n"
     "\n"
     "  info   the directory, its entries and bytes, and the cap\n"
-    "  clear  remove every entry\n"
-    "\n"
-    "exit: 0 done, 2 bad usage or no cache directory (neither XDG_CACHE_HOME nor HOME set)\n";
+    "  clear  remove every entry\n";
+
+static const gv_exit_line cache_exits[] = {
+    {GV_EXIT_OK, "done"},
+    {GV_EXIT_USAGE, "bad usage or no cache directory (neither XDG_CACHE_HOME nor HOME set)"},
+};
+
+static const gv_help cache_help = {
+    .head = cache_head, .exits = cache_exits, .n_exits = GV_NEXITS(cache_exits)};
 
 int gv_cmd_cache(int argc, char **argv)
 {
     if (argc == 2 && (strcmp(argv[1], "-h") == 0 || strcmp(argv[1], "--help") == 0)) {
-        fputs(cache_help, stdout);
+        gv_help_print(stdout, &cache_help);
         return GV_EXIT_OK;
     }
     if (argc != 2 || (strcmp(argv[1], "info") != 0 && strcmp(argv[1], "clear") != 0)) {
         gv_usage_error("cache takes one word, info or clear");
-        fputs(cache_help, stderr);
+        gv_help_print(stderr, &cache_help);
         return GV_EXIT_USAGE;
     }
     char dir[4096];

@@ -1,4 +1,4 @@
-/* cache_cmd.h: `gpuval cache info|clear` (cache_cmd.c), the oracle cache's command. */
+/* cache.h: `gpuval cache info|clear` (cache.c), the oracle cache's command. */
 #ifndef GV_CACHE_CMD_H
 #define GV_CACHE_CMD_H
 

@@ -27,65 +27,173 @@
 #include "core/reference.h"
 #include "core/run.h"
 
-static const char check_help[] =
+/* The parser's labels for check's options without a short form. */
+enum {
+    O_OP = 256,
+    O_DTYPE,
+    O_MODE,
+    O_SIZE,
+    O_DIST,
+    O_SEED,
+    O_PLANTED,
+    O_TEST,
+    O_JSON,
+    O_SAVE,
+    O_BASELINE,
+    O_INPUTS,
+    O_DUMP,
+    O_FORCE,
+    O_REPEAT,
+    O_CASE_TIMEOUT,
+    O_NO_ISOLATE,
+    O_AS,
+    O_NOCACHE,
+    O_DEVICE
+};
+
+/* check's options, once: the parser (parse_args), --help and the workers of --device LIST
+   (fleet/workers.h) all read this table. The parent keeps its outputs, its baseline and the
+   device list; every worker gets the selection and the way to run it. */
+static const gv_opt check_opts[] = {
+    {.name = "op",
+     .id = O_OP,
+     .arg = "GLOBS",
+     .help = "ops whose name matches one of the comma-separated fnmatch globs\n"
+             "(e.g. 'gemm.*' or 'diffusion.fixed,vadd')"},
+    {.name = "dtype", .id = O_DTYPE, .arg = "LIST", .help = "f32,f64"},
+    {.name = "mode",
+     .id = O_MODE,
+     .arg = "LIST",
+     .help = "modes by name (gpuval list --modes); default: each op's modes that\n"
+             "the mode table marks for check (the emulation sweep and 16-bit\n"
+             "storage modes run when named)"},
+    {.name = "size",
+     .id = O_SIZE,
+     .arg = "SPEC",
+     .help = "sizes: dims joined by 'x', sizes by ',' (1e5 | 64x48x32 | 2^20,1e6)"},
+    {.name = "dist",
+     .id = O_DIST,
+     .arg = "NAME",
+     .help = "inputs: uniform01 uniform11 smallint special offgrid tie perm2 wide\n"
+             "(default: each op's own, plus its canaries)"},
+    {.name = "seed",
+     .id = O_SEED,
+     .arg = "N",
+     .help = "input seed (default 0): decimal digits or 0x and hex, up to 2^64-1;\n"
+             "inputs are identical on every machine"},
+    {.name = "planted",
+     .id = O_PLANTED,
+     .help = "include planted-bug variants (wrong on purpose: expect FAIL)"},
+    {.name = "test-sizes",
+     .id = O_TEST,
+     .help = "use each op's small test sizes instead of its default sizes"},
+    {.name = "json",
+     .id = O_JSON,
+     .arg = "FILE",
+     .parent_only = true,
+     .help = "write the run (schema gpuval-run/1) to FILE"},
+    {.name = "save",
+     .id = O_SAVE,
+     .arg = "FILE",
+     .parent_only = true,
+     .help = "the same, as a baseline: an existing FILE is replaced only with --force"},
+    {.name = "baseline",
+     .id = O_BASELINE,
+     .arg = "FILE",
+     .parent_only = true,
+     .help = "compare this run with a saved one afterwards (as gpuval compare):\n"
+             "exit 4 when a case regressed and none failed"},
+    {.name = "inputs",
+     .id = O_INPUTS,
+     .arg = "A.npy,B.npy",
+     .help = "run --op (one op, named exactly) on these arrays instead of\n"
+             "generated inputs: one .npy per input in the op's order; the dtype\n"
+             "and the dims come from the files (little-endian <f4 or <f8, C or\n"
+             "Fortran order)"},
+    {.name = "dump-failures",
+     .id = O_DUMP,
+     .arg = "DIR",
+     .help = "write each FAIL and ERROR case to DIR/CASE/: its inputs, GPU and\n"
+             "oracle outputs as .npy and case.json (gpuval replay DIR/CASE reruns it)"},
+    {.name = "force",
+     .id = O_FORCE,
+     .parent_only = true,
+     .help = "let --save replace an existing baseline, and --dump-failures an\n"
+             "existing case directory"},
+    {.name = "repeat",
+     .id = O_REPEAT,
+     .arg = "N",
+     .help = "launch every case N times on the same inputs (default 1): ops that\n"
+             "declare themselves deterministic FAIL on any bit that differs; the\n"
+             "others report the spread (extra.repeat_* in the JSON)"},
+    {.name = "case-timeout",
+     .id = O_CASE_TIMEOUT,
+     .arg = "S",
+     .help = "seconds one case may take before its worker process is killed and\n"
+             "the case is an ERROR (default 600; 0: no limit). Without it a planted\n"
+             "fault (vadd.hang, a hang by design) gets 20"},
+    {.name = "no-isolate",
+     .id = O_NO_ISOLATE,
+     .help = "run every case in this process (for debuggers and sanitizers). By\n"
+             "default one worker process runs the cases, one after another; a\n"
+             "crash, a hang or an ERROR (a CUDA context that may be lost) ends it,\n"
+             "and the cases after that one run in a fresh worker, so that a fault\n"
+             "fails its own case only"},
+    {.name = "as",
+     .id = O_AS,
+     .arg = "OP",
+     .help = "run the one selected op (a variant of OP's family with OP's oracle)\n"
+             "under OP's name, so that compare matches it with OP's baseline"},
+    {.name = "no-cache",
+     .id = O_NOCACHE,
+     .help = "compute every oracle afresh: neither read nor write the oracle cache\n"
+             "($XDG_CACHE_HOME/gpuval; gpuval cache info)"},
+    {.name = "device",
+     .id = O_DEVICE,
+     .arg = "SPEC",
+     .parent_only = true,
+     .help = "the GPU to run on: N, a list N,M,... or all; a list runs one worker\n"
+             "process per device in parallel (each with its own CPU oracle) and\n"
+             "merges them as gpuval merge does (--json then writes the fleet and\n"
+             "NAME.devI.json per device). Under srun or mpirun the local rank picks\n"
+             "the device and --json/--save gain .rankN (or replace %r in the path)"},
+    {.name = "quiet", .id = 'q', .help = "print only failures and the summary"},
+    {.name = "help", .id = 'h'},
+};
+_Static_assert(GV_NOPTS(check_opts) <= GV_OPTS_MAX, "check has more options than GV_OPTS_MAX");
+
+const gv_opt_table gv_check_options = {"check", check_opts, GV_NOPTS(check_opts)};
+
+static const gv_exit_line check_exits[] = {
+    {GV_EXIT_OK, NULL},
+    {GV_EXIT_FAIL, NULL},
+    {GV_EXIT_USAGE, NULL},
+    {GV_EXIT_RUNTIME, NULL},
+    {GV_EXIT_REGRESSED, "a case regressed against --baseline, and none failed"},
+    {GV_EXIT_OUTLIER, "--device LIST: a device's output differs from the others'"},
+    {GV_EXIT_NODEV, NULL},
+};
+
+static const char check_head[] =
     "usage: gpuval check [options]\n"
     "\n"
     "Run each selected case on the GPU and judge it against the float64 CPU oracle.\n"
     "Without options: every op of the catalogue at its default sizes, all its dtypes and\n"
     "modes (planted-bug variants excluded).\n"
-    "\n"
-    "  --op GLOBS       ops whose name matches one of the comma-separated fnmatch globs\n"
-    "                   (e.g. 'gemm.*' or 'diffusion.fixed,vadd')\n"
-    "  --dtype LIST     f32,f64\n"
-    "  --mode LIST      modes by name (gpuval list --modes); default: each op's modes that\n"
-    "                   the mode table marks for check (the emulation sweep and 16-bit\n"
-    "                   storage modes run when named)\n"
-    "  --size SPEC      sizes: dims joined by 'x', sizes by ',' (1e5 | 64x48x32 | 2^20,1e6)\n"
-    "  --dist NAME      inputs: uniform01 uniform11 smallint special offgrid tie perm2 wide\n"
-    "                   (default: each op's own, plus its canaries)\n"
-    "  --seed N         input seed (default 0): decimal digits or 0x and hex, up to 2^64-1;\n"
-    "                   inputs are identical on every machine\n"
-    "  --planted        include planted-bug variants (wrong on purpose: expect FAIL)\n"
-    "  --test-sizes     use each op's small test sizes instead of its default sizes\n"
-    "  --json FILE      write the run (schema gpuval-run/1) to FILE\n"
-    "  --save FILE      the same, as a baseline: an existing FILE is replaced only with --force\n"
-    "  --baseline FILE  compare this run with a saved one afterwards (as gpuval compare):\n"
-    "                   exit 4 when a case regressed and none failed\n"
-    "  --inputs A.npy,B.npy  run --op (one op, named exactly) on these arrays instead of\n"
-    "                   generated inputs: one .npy per input in the op's order; the dtype\n"
-    "                   and the dims come from the files (little-endian <f4 or <f8, C or\n"
-    "                   Fortran order)\n"
-    "  --dump-failures DIR  write each FAIL and ERROR case to DIR/CASE/: its inputs, GPU and\n"
-    "                   oracle outputs as .npy and case.json (gpuval replay DIR/CASE reruns it)\n"
-    "  --force          let --save replace an existing baseline, and --dump-failures an\n"
-    "                   existing case directory\n"
-    "  --repeat N       launch every case N times on the same inputs (default 1): ops that\n"
-    "                   declare themselves deterministic FAIL on any bit that differs; the\n"
-    "                   others report the spread (extra.repeat_* in the JSON)\n"
-    "  --case-timeout S seconds one case may take before its process is killed and the case\n"
-    "                   is an ERROR (default 600; 0: no limit). Without it a planted\n"
-    "                   fault (vadd.hang, a hang by design) gets 20\n"
-    "  --no-isolate     run every case in this process (for debuggers and sanitizers);\n"
-    "                   by default each op's cases run in a child process, so that a crash,\n"
-    "                   a hang or a lost CUDA context fails its own case only\n"
-    "  --as OP          run the one selected op (a variant of OP's family with OP's oracle)\n"
-    "                   under OP's name, so that compare matches it with OP's baseline\n"
-    "  --no-cache       compute every oracle afresh: neither read nor write the oracle cache\n"
-    "                   ($XDG_CACHE_HOME/gpuval; gpuval cache info)\n"
-    "  --device SPEC    the GPU to run on: N, a list N,M,... or all; a list runs one worker\n"
-    "                   process per device in parallel (each with its own CPU oracle) and\n"
-    "                   merges them as gpuval merge does (--json then writes the fleet and\n"
-    "                   NAME.devI.json per device). Under srun or mpirun the local rank picks\n"
-    "                   the device and --json/--save gain .rankN (or replace %%r in the path)\n"
-    "  -q, --quiet      print only failures and the summary\n"
+    "\n";
+
+static const char check_tail[] =
     "\n"
     "Columns: max_rel max |c-r|/|r|; normwise ||c-r||/||r||; bits -log2(normwise);\n"
     "ratio the error model's max |c-r|/(u g d); 1e-8, 1e-4 whether each allclose tier\n"
-    "(|c-r| <= t(1+|r|)) is met. Expected: f64 1e-8, f32 1e-4 (native mode).\n"
-    "\n"
-    "exit: 0 all passed (skips allowed), 1 a case failed, 2 bad usage, 3 a runtime error,\n"
-    "      4 regressed against --baseline, 6 --device LIST: a device's output differs,\n"
-    "      77 nothing could run (no CUDA device)\n";
+    "(|c-r| <= t(1+|r|)) is met. Expected: f64 1e-8, f32 1e-4 (native mode).\n";
+
+static const gv_help check_help = {.head = check_head,
+                                   .opts = &gv_check_options,
+                                   .col = 19,
+                                   .tail = check_tail,
+                                   .exits = check_exits,
+                                   .n_exits = GV_NEXITS(check_exits)};
 
 /* Parse a non-negative number of seconds (at most a day) for --case-timeout. */
 static int parse_timeout(const char *s, double *out)
@@ -178,105 +286,84 @@ static void print_valid_ops(const char *glob)
     fputc('\n', stderr);
 }
 
-int gv_cmd_check(int argc, char **argv)
+/* One check: what the command line asked for, then what was made of it before any case ran.
+   check_job_free frees what it owns, on every path. */
+typedef struct check_job {
+    gv_selection sel;
+    const char *json_path, *save_path, *size_spec, *baseline_path, *inputs_list, *dump_dir;
+    const char *as_name, *device_spec;
+    bool force, isolate, case_timeout_given;
+    int quiet, repeat;
+    double case_timeout_s;
+
+    gv_device_plan plan;
+    char json_buf[4096], save_buf[4096]; /* the per-rank paths */
+    gv_shape shapes[64], given_shape;    /* sel.shapes points into one of them */
+    json_t *baseline;                    /* --baseline, loaded */
+    gv_npy arrays[GV_MAX_TENSORS];       /* --inputs, loaded */
+    int n_arrays;
+    gv_case *cases; /* the selection */
+    int n;
+} check_job;
+
+static void check_job_free(check_job *j)
 {
-    gv_selection sel = {.dist = -1};
-    const char *json_path = NULL, *size_spec = NULL, *save_path = NULL, *baseline_path = NULL;
-    const char *inputs_list = NULL, *dump_dir = NULL;
-    bool force = false, isolate = true;
-    int quiet = 0, repeat = 1;
-    double case_timeout_s = GV_CASE_TIMEOUT_DEFAULT_S;
-    bool case_timeout_given = false;
-    const char *as_name = NULL;
-    const char *device_spec = NULL;
-    enum {
-        O_OP = 256,
-        O_DTYPE,
-        O_MODE,
-        O_SIZE,
-        O_DIST,
-        O_SEED,
-        O_PLANTED,
-        O_JSON,
-        O_TEST,
-        O_SAVE,
-        O_BASELINE,
-        O_FORCE,
-        O_INPUTS,
-        O_DUMP,
-        O_REPEAT,
-        O_CASE_TIMEOUT,
-        O_NO_ISOLATE,
-        O_AS,
-        O_NOCACHE,
-        O_DEVICE
-    };
-    static const struct option opts[] = {{"op", required_argument, 0, O_OP},
-                                         {"dtype", required_argument, 0, O_DTYPE},
-                                         {"mode", required_argument, 0, O_MODE},
-                                         {"size", required_argument, 0, O_SIZE},
-                                         {"dist", required_argument, 0, O_DIST},
-                                         {"seed", required_argument, 0, O_SEED},
-                                         {"planted", no_argument, 0, O_PLANTED},
-                                         {"json", required_argument, 0, O_JSON},
-                                         {"save", required_argument, 0, O_SAVE},
-                                         {"baseline", required_argument, 0, O_BASELINE},
-                                         {"force", no_argument, 0, O_FORCE},
-                                         {"inputs", required_argument, 0, O_INPUTS},
-                                         {"dump-failures", required_argument, 0, O_DUMP},
-                                         {"as", required_argument, 0, O_AS},
-                                         {"no-cache", no_argument, 0, O_NOCACHE},
-                                         {"test-sizes", no_argument, 0, O_TEST},
-                                         {"repeat", required_argument, 0, O_REPEAT},
-                                         {"case-timeout", required_argument, 0, O_CASE_TIMEOUT},
-                                         {"no-isolate", no_argument, 0, O_NO_ISOLATE},
-                                         {"device", required_argument, 0, O_DEVICE},
-                                         {"quiet", no_argument, 0, 'q'},
-                                         {"help", no_argument, 0, 'h'},
-                                         {0, 0, 0, 0}};
+    json_decref(j->baseline);
+    j->baseline = NULL;
+    for (int i = 0; i < j->n_arrays; i++)
+        gv_npy_free(&j->arrays[i]);
+    j->n_arrays = 0;
+    free(j->cases);
+    j->cases = NULL;
+    j->n = 0;
+}
+
+/* The options into j: -1 to go on, or the exit code (0 after --help, 2 after a message). */
+static int parse_args(int argc, char **argv, check_job *j)
+{
+    gv_getopt g;
+    gv_getopt_init(&g, &gv_check_options);
     int c;
-    optind = 1;
-    opterr = 0; /* gv_bad_option names a bad option, escaped */
-    while ((c = getopt_long(argc, argv, "qh", opts, NULL)) != -1) {
+    while ((c = gv_getopt_next(&g, argc, argv)) != -1) {
         switch (c) {
-        case O_OP: sel.op_glob = optarg; break;
+        case O_OP: j->sel.op_glob = optarg; break;
         case O_DTYPE:
-            if (gv_parse_dtype_list(optarg, &sel.dtypes)) return GV_EXIT_USAGE;
+            if (gv_parse_dtype_list(optarg, &j->sel.dtypes)) return GV_EXIT_USAGE;
             break;
         case O_MODE:
-            if (gv_parse_mode_list(optarg, &sel.modes)) return GV_EXIT_USAGE;
+            if (gv_parse_mode_list(optarg, &j->sel.modes)) return GV_EXIT_USAGE;
             break;
-        case O_SIZE: size_spec = optarg; break;
+        case O_SIZE: j->size_spec = optarg; break;
         case O_DIST:
-            if (gv_parse_dist(optarg, &sel.dist)) return GV_EXIT_USAGE;
+            if (gv_parse_dist(optarg, &j->sel.dist)) return GV_EXIT_USAGE;
             break;
         case O_SEED:
-            if (gv_parse_seed(optarg, &sel.seed)) return GV_EXIT_USAGE;
+            if (gv_parse_seed(optarg, &j->sel.seed)) return GV_EXIT_USAGE;
             break;
-        case O_PLANTED: sel.planted = true; break;
-        case O_JSON: json_path = optarg; break;
-        case O_SAVE: save_path = optarg; break;
-        case O_BASELINE: baseline_path = optarg; break;
-        case O_FORCE: force = true; break;
-        case O_INPUTS: inputs_list = optarg; break;
-        case O_DUMP: dump_dir = optarg; break;
-        case O_AS: as_name = optarg; break;
+        case O_PLANTED: j->sel.planted = true; break;
+        case O_JSON: j->json_path = optarg; break;
+        case O_SAVE: j->save_path = optarg; break;
+        case O_BASELINE: j->baseline_path = optarg; break;
+        case O_FORCE: j->force = true; break;
+        case O_INPUTS: j->inputs_list = optarg; break;
+        case O_DUMP: j->dump_dir = optarg; break;
+        case O_AS: j->as_name = optarg; break;
         case O_NOCACHE: gv_cache_enable(false); break;
-        case O_DEVICE: device_spec = optarg; break;
-        case O_TEST: sel.test_shapes = true; break;
+        case O_DEVICE: j->device_spec = optarg; break;
+        case O_TEST: j->sel.test_shapes = true; break;
         case O_REPEAT:
-            if (parse_repeat(optarg, &repeat)) return GV_EXIT_USAGE;
+            if (parse_repeat(optarg, &j->repeat)) return GV_EXIT_USAGE;
             break;
         case O_CASE_TIMEOUT:
-            if (parse_timeout(optarg, &case_timeout_s)) return GV_EXIT_USAGE;
-            case_timeout_given = true;
+            if (parse_timeout(optarg, &j->case_timeout_s)) return GV_EXIT_USAGE;
+            j->case_timeout_given = true;
             break;
-        case O_NO_ISOLATE: isolate = false; break;
-        case 'q': quiet = 1; break;
-        case 'h': fputs(check_help, stdout); return GV_EXIT_OK;
+        case O_NO_ISOLATE: j->isolate = false; break;
+        case 'q': j->quiet = 1; break;
+        case 'h': gv_help_print(stdout, &check_help); return GV_EXIT_OK;
         default:
             gv_bad_option("check", argv);
-            fputs(check_help, stderr);
+            gv_help_print(stderr, &check_help);
             return GV_EXIT_USAGE;
         }
     }
@@ -285,140 +372,136 @@ int gv_cmd_check(int argc, char **argv)
                        argv[optind]);
         return GV_EXIT_USAGE;
     }
-    gv_device_plan plan;
+    return -1;
+}
+
+/* --baseline FILE into j->baseline: 0, or -1 after a message. */
+static int load_baseline(check_job *j)
+{
+    json_error_t jerr;
+    j->baseline = json_load_file(j->baseline_path, 0, &jerr);
+    if (!j->baseline) {
+        gv_usage_error("--baseline %s: %s (line %d, column %d)", j->baseline_path, jerr.text,
+                       jerr.line, jerr.column);
+        return -1;
+    }
+    const char *schema = json_string_value(json_object_get(j->baseline, "schema"));
+    if (!schema || strcmp(schema, GV_SCHEMA) != 0) {
+        gv_usage_error("--baseline %s is not a %s run (check --json or --save writes one)",
+                       j->baseline_path, GV_SCHEMA);
+        return -1;
+    }
+    return 0;
+}
+
+/* --inputs A.npy,B.npy into j->arrays, and the selection narrowed to their dtype and dims: 0,
+   or -1 after a message. */
+static int load_inputs(check_job *j)
+{
+    char err[512] = "";
+    const gv_op *op = j->sel.op_glob ? gv_op_find(j->sel.op_glob) : NULL;
+    gv_dtype dt = GV_F32;
+    if (!op) {
+        gv_usage_error("--inputs needs --op naming one op exactly (gpuval list --all)");
+        return -1;
+    }
+    if (j->size_spec) {
+        gv_usage_error("--inputs takes the dims from the files: no --size");
+        return -1;
+    }
+    if (gv_inputs_load(op, j->inputs_list, j->arrays, &j->n_arrays, &dt, &j->given_shape, err,
+                       sizeof err) != GV_OK) {
+        gv_usage_error("%s", err);
+        return -1;
+    }
+    if (j->sel.dtypes && !(j->sel.dtypes & (1u << dt))) {
+        gv_usage_error("--inputs are %s, which --dtype leaves out", gv_dtype_name(dt));
+        return -1;
+    }
+    j->sel.dtypes = 1u << dt;
+    j->sel.shapes = &j->given_shape;
+    j->sel.n_shapes = 1;
+    return 0;
+}
+
+/* Everything checked and loaded before any case runs, in the order the messages are given:
+   the devices, the outputs, the baseline, the dump directory, the inputs, the selection.
+   -1 to go on (j->cases holds the selection), or the exit code after a message. */
+static int prepare(check_job *j)
+{
     /* isolated cases run in forked children: this process counts devices through a child of
        its own, so that CUDA is never initialised before a fork */
-    int plan_rc = gv_device_plan_make(device_spec, &plan,
-                                      isolate ? gv_isolated_device_count : gk_device_count);
+    int plan_rc = gv_device_plan_make(j->device_spec, &j->plan,
+                                      j->isolate ? gv_isolated_device_count : gk_device_count);
     if (plan_rc >= 0) return plan_rc;
-    if (plan.n > 1 && (save_path || baseline_path)) {
+    if (j->plan.n > 1 && (j->save_path || j->baseline_path)) {
         gv_usage_error("--save and --baseline take one device's run; with several, use --json");
         return GV_EXIT_USAGE;
     }
-    char json_buf[4096], save_buf[4096];
-    const char *json_asked = json_path, *save_asked = save_path;
-    json_path = gv_device_plan_path(&plan, json_path, json_buf, sizeof json_buf);
-    save_path = gv_device_plan_path(&plan, save_path, save_buf, sizeof save_buf);
-    if ((json_asked && !json_path) || (save_asked && !save_path)) return GV_EXIT_USAGE;
-    char err[512] = "";
-    gv_shape shapes[64];
-    if (size_spec && gv_parse_sizes(size_spec, shapes, 64, &sel) != 0) return GV_EXIT_USAGE;
+    const char *json_asked = j->json_path, *save_asked = j->save_path;
+    j->json_path = gv_device_plan_path(&j->plan, j->json_path, j->json_buf, sizeof j->json_buf);
+    j->save_path = gv_device_plan_path(&j->plan, j->save_path, j->save_buf, sizeof j->save_buf);
+    if ((json_asked && !j->json_path) || (save_asked && !j->save_path)) return GV_EXIT_USAGE;
+    if (j->size_spec && gv_parse_sizes(j->size_spec, j->shapes, 64, &j->sel) != 0)
+        return GV_EXIT_USAGE;
     struct stat st_save;
-    if (save_path && !force && stat(save_path, &st_save) == 0) {
-        gv_usage_error("--save %s exists: a baseline is replaced only with --force", save_path);
+    if (j->save_path && !j->force && stat(j->save_path, &st_save) == 0) {
+        gv_usage_error("--save %s exists: a baseline is replaced only with --force", j->save_path);
         return GV_EXIT_USAGE;
     }
-    const char *outs[2] = {json_path, save_path}, *out_opts[2] = {"--json", "--save"};
+    const char *outs[2] = {j->json_path, j->save_path}, *out_opts[2] = {"--json", "--save"};
     if (gv_probe_outputs(2, outs, out_opts) != 0) return GV_EXIT_USAGE;
-    json_t *baseline = NULL;
-    if (baseline_path) {
-        json_error_t jerr;
-        baseline = json_load_file(baseline_path, 0, &jerr);
-        const char *schema =
-            baseline ? json_string_value(json_object_get(baseline, "schema")) : NULL;
-        if (!baseline || !schema || strcmp(schema, GV_SCHEMA) != 0) {
-            if (!baseline)
-                gv_usage_error("--baseline %s: %s (line %d, column %d)", baseline_path, jerr.text,
-                               jerr.line, jerr.column);
-            else
-                gv_usage_error("--baseline %s is not a %s run (check --json or --save writes one)",
-                               baseline_path, GV_SCHEMA);
-            json_decref(baseline);
-            return GV_EXIT_USAGE;
-        }
-    }
-    if (dump_dir && gv_probe_dump_dir(dump_dir, err, sizeof err) != 0) {
+    if (j->baseline_path && load_baseline(j) != 0) return GV_EXIT_USAGE;
+    char err[512] = "";
+    if (j->dump_dir && gv_probe_dump_dir(j->dump_dir, err, sizeof err) != 0) {
         gv_usage_error("%s", err);
-        json_decref(baseline);
         return GV_EXIT_USAGE;
     }
-    gv_npy arrays[GV_MAX_TENSORS];
-    int n_arrays = 0;
-    gv_shape given_shape;
-    if (inputs_list) {
-        const gv_op *op = sel.op_glob ? gv_op_find(sel.op_glob) : NULL;
-        gv_dtype dt = GV_F32;
-        int irc = GV_EINVAL;
-        if (!op)
-            gv_usage_error("--inputs needs --op naming one op exactly (gpuval list --all)");
-        else if (size_spec)
-            gv_usage_error("--inputs takes the dims from the files: no --size");
-        else if ((irc = gv_inputs_load(op, inputs_list, arrays, &n_arrays, &dt, &given_shape, err,
-                                       sizeof err)) != GV_OK)
-            gv_usage_error("%s", err);
-        else if (sel.dtypes && !(sel.dtypes & (1u << dt))) {
-            gv_usage_error("--inputs are %s, which --dtype leaves out", gv_dtype_name(dt));
-            irc = GV_EINVAL;
-        }
-        if (irc != GV_OK) {
-            for (int i = 0; i < n_arrays; i++)
-                gv_npy_free(&arrays[i]);
-            json_decref(baseline);
-            return GV_EXIT_USAGE;
-        }
-        sel.dtypes = 1u << dt;
-        sel.shapes = &given_shape;
-        sel.n_shapes = 1;
-    }
-    gv_given_inputs given;
-    gv_inputs_given(arrays, n_arrays, &given);
-    gv_case *cases = NULL;
-    int n = gv_select(&sel, &cases, err, sizeof err);
+    if (j->inputs_list && load_inputs(j) != 0) return GV_EXIT_USAGE;
+    int n = gv_select(&j->sel, &j->cases, err, sizeof err);
     if (n < 0) {
         gv_usage_error("%s", err);
-        if (sel.op_glob) print_valid_ops(sel.op_glob);
+        if (j->sel.op_glob) print_valid_ops(j->sel.op_glob);
         return GV_EXIT_USAGE;
     }
+    j->n = n;
     if (n == 0) {
         gv_usage_error("no case matches the selection (an op's dtypes and modes: gpuval list)");
-        free(cases);
         return GV_EXIT_USAGE;
     }
-    if (dump_dir && !force && gv_dump_taken(dump_dir, cases, n, err, sizeof err) != 0) {
+    if (j->dump_dir && !j->force && gv_dump_taken(j->dump_dir, j->cases, n, err, sizeof err)) {
         gv_usage_error("%s", err);
-        free(cases);
         return GV_EXIT_USAGE;
     }
-    if (as_name && gv_select_as(cases, n, as_name, err, sizeof err) != GV_OK) {
+    if (j->as_name && gv_select_as(j->cases, n, j->as_name, err, sizeof err) != GV_OK) {
         gv_usage_error("%s", err);
-        free(cases);
-        json_decref(baseline);
         return GV_EXIT_USAGE;
     }
+    return -1;
+}
 
-    if (plan.n > 1) {
-        free(cases);
-        json_decref(baseline);
-        return gv_fleet_check(&plan, argc, argv, json_path, quiet);
-    }
-    gv_run_info info;
-    if (isolate)
-        gv_run_start_probe(&info, "check", argc, argv, gv_isolated_device_probe);
-    else
-        gv_run_start(&info, "check", argc, argv);
-    char *joined = (char *)info.argv_joined;
-
-    gv_result *results = calloc((size_t)n, sizeof *results);
-    if (!results) {
-        free(cases);
-        free(joined);
-        return GV_EXIT_RUNTIME;
-    }
+/* The cases of j run into results[j->n], printed, compared with the baseline and written;
+   returns the exit code. */
+static int run_cases(check_job *j, const gv_run_info *info, gv_result *results)
+{
+    int n = j->n;
+    gv_given_inputs given;
+    gv_inputs_given(j->arrays, j->n_arrays, &given);
     gv_summary sum = {0};
-    check_progress cp = {cases,    n,           quiet, isatty(2), &sum,
-                         dump_dir, inputs_list, &info, force,     false};
-    if (!quiet) gv_table_header(stdout);
-    gv_runner runner = {.isolate = isolate,
-                        .case_timeout_s = case_timeout_s,
-                        .case_timeout_given = case_timeout_given,
-                        .repeat = repeat,
-                        .given = inputs_list ? &given : NULL,
-                        .on_kept = dump_dir ? case_kept : NULL,
+    check_progress cp = {j->cases,       n,    j->quiet, isatty(2), &sum, j->dump_dir,
+                         j->inputs_list, info, j->force, false};
+    if (!j->quiet) gv_table_header(stdout);
+    gv_runner runner = {.isolate = j->isolate,
+                        .case_timeout_s = j->case_timeout_s,
+                        .case_timeout_given = j->case_timeout_given,
+                        .repeat = j->repeat,
+                        .given = j->inputs_list ? &given : NULL,
+                        .on_kept = j->dump_dir ? case_kept : NULL,
                         .on_start = case_started,
                         .on_done = case_done,
                         .ctx = &cp};
     gv_cache_memo_enable(true); /* costly inputs (the solve matrices) kept with the references */
-    gv_run_cases(cases, n, &runner, results); /* every case has a result, ERROR if need be */
+    gv_run_cases(j->cases, n, &runner, results); /* every case has a result, ERROR if need be */
     bool lost = cp.lost; /* a failure that could not be dumped is a lost output */
     gv_summary_print(stdout, &sum);
     gv_cache_counts cc = {0, 0, 0, 0}; /* counted where each case ran (a child, isolated) */
@@ -431,38 +514,71 @@ int gv_cmd_check(int argc, char **argv)
     if (cc.hits + cc.misses > 0)
         fprintf(stderr, "gpuval: oracle cache: %d hits, %d misses, %d stored, %d rejected\n",
                 cc.hits, cc.misses, cc.stored, cc.rejected);
-    if (save_path && gv_json_write(save_path, &info, results, n, &sum) != GV_OK) {
-        gv_usage_error("could not write %s", save_path);
+    if (j->save_path && gv_json_write(j->save_path, info, results, n, &sum) != GV_OK) {
+        gv_usage_error("could not write %s", j->save_path);
         lost = true;
     }
     int regressed = 0;
-    if (baseline) {
-        json_t *doc = gv_run_json(&info, results, n, &sum);
+    if (j->baseline) {
+        json_t *doc = gv_run_json(info, results, n, &sum);
         gv_cmp_opts co = GV_CMP_OPTS_DEFAULT;
         gv_cmp_result cr;
         char cerr[256];
-        if (gv_compare_runs(baseline, doc, &co, &cr, cerr, sizeof cerr) == GV_OK) {
-            printf("\nagainst the baseline %s:\n", baseline_path);
+        if (gv_compare_runs(j->baseline, doc, &co, &cr, cerr, sizeof cerr) == GV_OK) {
+            printf("\nagainst the baseline %s:\n", j->baseline_path);
             gv_compare_print(stdout, &cr);
             regressed = cr.overall == GV_CMP_REGRESSED;
             gv_cmp_result_free(&cr);
         } else {
-            gv_usage_error("comparing with %s: %s", baseline_path, cerr);
+            gv_usage_error("comparing with %s: %s", j->baseline_path, cerr);
             lost = true;
         }
         json_decref(doc);
-        json_decref(baseline);
     }
-    if (json_path && gv_json_write(json_path, &info, results, n, &sum) != GV_OK) {
-        gv_usage_error("could not write %s", json_path);
+    if (j->json_path && gv_json_write(j->json_path, info, results, n, &sum) != GV_OK) {
+        gv_usage_error("could not write %s", j->json_path);
         lost = true; /* a lost result file is a runtime error, even when every case SKIPped */
     }
-    int rc = gv_exit_code(sum.fail, sum.error, sum.pass, info.have_device, lost);
+    int rc = gv_exit_code(sum.fail, sum.error, sum.pass, info->have_device, lost);
     if (rc == GV_EXIT_OK && regressed) rc = GV_EXIT_REGRESSED; /* compare's exit code */
+    return rc;
+}
+
+/* The run on this process's device: its start (the device line), the cases, the exit code. */
+static int run_check(check_job *j, int argc, char **argv)
+{
+    gv_run_info info;
+    if (j->isolate)
+        gv_run_start_probe(&info, "check", argc, argv, gv_isolated_device_probe);
+    else
+        gv_run_start(&info, "check", argc, argv);
+    int rc = GV_EXIT_RUNTIME;
+    gv_result *results = calloc((size_t)j->n, sizeof *results);
+    if (results)
+        rc = run_cases(j, &info, results);
+    else
+        gv_usage_error("out of host memory for the results of %d cases", j->n);
     free(results);
-    free(cases);
-    free(joined);
-    for (int i = 0; i < n_arrays; i++)
-        gv_npy_free(&arrays[i]);
+    free((char *)info.argv_joined);
+    return rc;
+}
+
+int gv_cmd_check(int argc, char **argv)
+{
+    check_job j;
+    memset(&j, 0, sizeof j);
+    j.sel.dist = -1;
+    j.isolate = true;
+    j.repeat = 1;
+    j.case_timeout_s = GV_CASE_TIMEOUT_DEFAULT_S;
+    int rc = parse_args(argc, argv, &j);
+    if (rc < 0) rc = prepare(&j);
+    if (rc < 0 && j.plan.n > 1) {
+        check_job_free(&j); /* each worker selects and loads for itself */
+        rc = gv_fleet_check(&gv_check_options, &j.plan, argc, argv, j.json_path, j.quiet);
+    } else if (rc < 0) {
+        rc = run_check(&j, argc, argv);
+    }
+    check_job_free(&j);
     return rc;
 }

@@ -1,5 +1,6 @@
-/* cli.c: the pieces the gpuval subcommands share — usage errors, the option parsers, output
- * probing and the recorded command line (declared in cli.h). */
+/* cli.c: the pieces the gpuval subcommands share — getopt_long and --help from a command's
+ * option table, usage errors, the option parsers, output probing and the recorded command line
+ * (declared in cli.h). */
 #include "cmd/cli.h"
 
 #include <cblas.h>
@@ -13,6 +14,72 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+void gv_getopt_init(gv_getopt *g, const gv_opt_table *t)
+{
+    memset(g, 0, sizeof *g);
+    int nl = 0, ns = 0;
+    /* each table's file asserts n <= GV_OPTS_MAX; the bound here keeps the arrays whole */
+    for (int i = 0; i < t->n && i < GV_OPTS_MAX; i++) {
+        const gv_opt *o = &t->opts[i];
+        if (o->name)
+            g->longopts[nl++] =
+                (struct option){o->name, o->arg ? required_argument : no_argument, NULL, o->id};
+        if (gv_opt_is_short(o)) {
+            g->shortopts[ns++] = (char)o->id;
+            if (o->arg) g->shortopts[ns++] = ':';
+        }
+    }
+    optind = 1;
+    opterr = 0; /* gv_bad_option names a bad option, escaped */
+}
+
+int gv_getopt_next(const gv_getopt *g, int argc, char **argv)
+{
+    return getopt_long(argc, argv, g->shortopts, g->longopts, NULL);
+}
+
+/* "  -q, --quiet", "  --op GLOBS" or "  -v", then the option's text from col. */
+static void print_option(FILE *f, const gv_opt *o, int col)
+{
+    char head[128];
+    int len;
+    if (!o->name)
+        len = snprintf(head, sizeof head, "  -%c", o->id);
+    else if (gv_opt_is_short(o))
+        len = snprintf(head, sizeof head, "  -%c, --%s", o->id, o->name);
+    else
+        len = snprintf(head, sizeof head, "  --%s", o->name);
+    if (o->arg && len >= 0 && (size_t)len < sizeof head)
+        len += snprintf(head + len, sizeof head - (size_t)len, " %s", o->arg);
+    if (o->heading) fprintf(f, "%s\n", o->heading);
+    fputs(head, f);
+    int pad = len + 2 <= col ? col - len : 2;
+    if (!*o->help) fputc('\n', f);
+    for (const char *p = o->help; *p;) {
+        size_t n = strcspn(p, "\n");
+        fprintf(f, "%*s%.*s\n", pad, "", (int)n, p);
+        p += n + (p[n] == '\n');
+        pad = col;
+    }
+}
+
+void gv_help_print(FILE *f, const gv_help *h)
+{
+    fputs(h->head, f);
+    for (int i = 0; h->opts && i < h->opts->n; i++)
+        if (h->opts->opts[i].help) print_option(f, &h->opts->opts[i], h->col);
+    if (h->tail) fputs(h->tail, f);
+    fputc('\n', f);
+    int codes[16]; /* GV_EXIT_CODES has 8 */
+    const char *whats[16];
+    int n = 0;
+    for (; n < h->n_exits && n < 16; n++) {
+        codes[n] = h->exits[n].code;
+        whats[n] = h->exits[n].what;
+    }
+    gv_exit_help(f, codes, whats, n);
+}
 
 void gv_bad_option(const char *cmd, char **argv)
 {

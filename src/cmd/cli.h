@@ -1,12 +1,55 @@
-/* cli.h: what cli.c gives the gpuval subcommands — exit codes, usage errors, the option
- * parsers, output probing and the recorded command line. */
+/* cli.h: what cli.c gives the gpuval subcommands — getopt_long and --help from a command's
+ * option table, the help's exit codes, usage errors, the option parsers, output probing and
+ * the recorded command line. */
 #ifndef GV_CLI_H
 #define GV_CLI_H
 
+#include <getopt.h>
+#include <stdio.h>
+
 #include "core/gv.h"
-#include "io/outfile.h" /* gv_write_file, gv_probe_writable, gv_probe_outputs */
+#include "fleet/options.h" /* gv_opt, gv_opt_table: a command's options, declared once */
+#include "io/outfile.h"    /* gv_write_file, gv_probe_writable, gv_probe_outputs */
 #include "core/registry.h"
 #include "core/runner.h" /* gv_device_seen */
+
+/* getopt_long's view of a command's option table: the struct option array and the short
+ * options, both built from the table. */
+typedef struct gv_getopt {
+    struct option longopts[GV_OPTS_MAX + 1];
+    char shortopts[2 * GV_OPTS_MAX + 1]; /* "q", or "x:" for a short option with a value */
+} gv_getopt;
+/* Build g from t and make getopt_long ready for a new argv (optind 1; opterr 0, for
+ * gv_bad_option names a bad option, escaped). */
+void gv_getopt_init(gv_getopt *g, const gv_opt_table *t);
+/* The next option of argv: its id in the table, '?' for an unknown option or one without its
+ * value (then gv_bad_option), -1 after the last; optarg holds its value. */
+int gv_getopt_next(const gv_getopt *g, int argc, char **argv);
+
+/* One exit code of a command's help, with what it means for this command (NULL: the words of
+ * GV_EXIT_CODES, core/gv.h). */
+typedef struct gv_exit_line {
+    int code;
+    const char *what;
+} gv_exit_line;
+
+/* Entries in a static array of gv_exit_line, for a gv_help's n_exits. */
+#define GV_NEXITS(array) ((int)(sizeof(array) / sizeof((array)[0])))
+
+/* A command's --help. */
+typedef struct gv_help {
+    const char *head;          /* the usage line and what the command does */
+    const gv_opt_table *opts;  /* its options, listed after head (NULL: none) */
+    int col;                   /* the column each option's text starts in */
+    const char *tail;          /* after the options (NULL: nothing) */
+    const gv_exit_line *exits; /* the exit codes the command returns, in this order */
+    int n_exits;
+} gv_help;
+/* Print h: head; each option with a help text ("  -q, --quiet" or "  --op GLOBS", its first
+ * line from col or two spaces after a longer name, the next lines indented to col), after its
+ * heading when it has one; tail; a blank line; then the exit codes (gv_exit_help). Everything
+ * is printed as it is written: no text here is a printf format. */
+void gv_help_print(FILE *f, const gv_help *h);
 
 /* "f32,f64" -> bit mask; on a bad name prints the valid choices and returns -1. */
 int gv_parse_dtype_list(const char *s, unsigned *mask);

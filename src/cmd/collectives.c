@@ -1,4 +1,4 @@
-/* coll_cmd.c: `gpuval collectives` — NCCL all-reduce (sum, max), all-gather, reduce-scatter
+/* collectives.c: `gpuval collectives` — NCCL all-reduce (sum, max), all-gather, reduce-scatter
  * and broadcast over every local GPU from one process, each judged against the f64 oracle by
  * its error model on every rank (coll.h), with nccl-tests' #wrong, then timed (algbw, busbw).
  * Needs two devices: with fewer, or without NCCL, it says why and exits 77. Launched as the
@@ -19,7 +19,31 @@
 #include "io/json_util.h"
 #include "io/run_doc.h"
 
-static const char coll_help[] =
+/* The parser's labels for collectives' options. */
+enum { O_OP = 256, O_DTYPE, O_BYTES, O_SEED, O_ITERS, O_JSON };
+
+/* collectives' options, once: its parser and its --help read this table. */
+static const gv_opt coll_opts[] = {
+    {.name = "op",
+     .id = O_OP,
+     .arg = "LIST",
+     .help = "allreduce.sum,allreduce.max,allgather,reducescatter.sum,broadcast (all)"},
+    {.name = "dtype", .id = O_DTYPE, .arg = "LIST", .help = "f32,f64 (both)"},
+    {.name = "bytes",
+     .id = O_BYTES,
+     .arg = "SPEC",
+     .help = "bytes per rank, sizes as --size writes them (default 2^20,2^26)"},
+    {.name = "seed", .id = O_SEED, .arg = "N", .help = "input seed (default 0)"},
+    {.name = "iters", .id = O_ITERS, .arg = "N", .help = "timed repetitions (default 20)"},
+    {.name = "json",
+     .id = O_JSON,
+     .arg = "FILE",
+     .help = "write the run (schema gpuval-collectives/1)"},
+    {.name = "help", .id = 'h'},
+};
+const gv_opt_table gv_coll_options = {"collectives", coll_opts, GV_NOPTS(coll_opts)};
+
+static const char coll_head[] =
     "usage: gpuval collectives [options]\n"
     "\n"
     "NCCL collectives over every local GPU (one rank each, ncclCommInitAll, out of place),\n"
@@ -39,18 +63,44 @@ static const char coll_help[] =
     "own output; verdicts (worst), #wrong (sum) and times (max over ranks of each rank's\n"
     "median of --iters, timed between CUDA events) are reduced over the ranks and rank 0\n"
     "prints the one table. --json: one file per rank (run.json: run.rank0.json ..., or\n"
-    "%r in the path replaced by the rank).\n"
-    "\n"
-    "  --op LIST     allreduce.sum,allreduce.max,allgather,reducescatter.sum,broadcast (all)\n"
-    "  --dtype LIST  f32,f64 (both)\n"
-    "  --bytes SPEC  bytes per rank, sizes as --size writes them (default 2^20,2^26)\n"
-    "  --seed N      input seed (default 0)\n"
-    "  --iters N     timed repetitions (default 20)\n"
-    "  --json FILE   write the run (schema gpuval-collectives/1)\n"
-    "\n"
-    "exit: 0 all passed, 1 a collective was wrong, 2 bad usage, 3 an NCCL or CUDA error,\n"
-    "      77 fewer than two devices (or ranks), no device on a rank, or built without NCCL\n"
-    "      (or, under a launcher, without MPI); every rank of a job exits with the same code\n";
+    "%r in the path replaced by the rank). Built without NCCL, or under a launcher without\n"
+    "MPI, it exits 77. Every rank of a job exits with the same code.\n"
+    "\n";
+
+static const gv_exit_line coll_exits[] = {
+    {GV_EXIT_OK, "all passed"},
+    {GV_EXIT_FAIL, "a collective was wrong"},
+    {GV_EXIT_USAGE, NULL},
+    {GV_EXIT_RUNTIME, "an NCCL or CUDA error, or an output lost"},
+    {GV_EXIT_NODEV, "fewer than two devices or ranks, a rank without a device, or no NCCL/MPI"},
+};
+
+static const gv_help coll_help = {.head = coll_head,
+                                  .opts = &gv_coll_options,
+                                  .col = 16,
+                                  .exits = coll_exits,
+                                  .n_exits = GV_NEXITS(coll_exits)};
+
+/* --op LIST into p->want: -1 to go on, or the exit code after a message. */
+static int parse_ops(const char *ops, gv_coll_plan *p)
+{
+    char *copy = strdup(ops), *save = NULL;
+    if (!copy) return GV_EXIT_RUNTIME;
+    int rc = -1;
+    for (char *t = strtok_r(copy, ",", &save); t && rc < 0; t = strtok_r(NULL, ",", &save)) {
+        const gv_coll_desc *d = gv_coll_find(t);
+        if (d) {
+            p->want[d->kind] = true;
+            continue;
+        }
+        gv_usage_error("unknown collective '%s'; valid: allreduce.sum allreduce.max "
+                       "allgather reducescatter.sum broadcast",
+                       t);
+        rc = GV_EXIT_USAGE;
+    }
+    free(copy);
+    return rc;
+}
 
 /* The options into p; -1 to go on, or the exit code. */
 static int parse(int argc, char **argv, gv_coll_plan *p)
@@ -59,19 +109,10 @@ static int parse(int argc, char **argv, gv_coll_plan *p)
     memset(p, 0, sizeof *p);
     p->dtypes = (1u << GV_F32) | (1u << GV_F64);
     p->iters = 20;
-    enum { O_OP = 256, O_DTYPE, O_BYTES, O_SEED, O_ITERS, O_JSON };
-    static const struct option opts[] = {{"op", required_argument, 0, O_OP},
-                                         {"dtype", required_argument, 0, O_DTYPE},
-                                         {"bytes", required_argument, 0, O_BYTES},
-                                         {"seed", required_argument, 0, O_SEED},
-                                         {"iters", required_argument, 0, O_ITERS},
-                                         {"json", required_argument, 0, O_JSON},
-                                         {"help", no_argument, 0, 'h'},
-                                         {0, 0, 0, 0}};
+    gv_getopt g;
+    gv_getopt_init(&g, &gv_coll_options);
     int c;
-    optind = 1;
-    opterr = 0;
-    while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+    while ((c = gv_getopt_next(&g, argc, argv)) != -1) {
         switch (c) {
         case O_OP: ops = optarg; break;
         case O_DTYPE:
@@ -92,10 +133,10 @@ static int parse(int argc, char **argv, gv_coll_plan *p)
             break;
         }
         case O_JSON: p->json_path = optarg; break;
-        case 'h': fputs(coll_help, stdout); return GV_EXIT_OK;
+        case 'h': gv_help_print(stdout, &coll_help); return GV_EXIT_OK;
         default:
             gv_bad_option("collectives", argv);
-            fputs(coll_help, stderr);
+            gv_help_print(stderr, &coll_help);
             return GV_EXIT_USAGE;
         }
     }
@@ -107,20 +148,8 @@ static int parse(int argc, char **argv, gv_coll_plan *p)
         for (int k = 0; k < GK_NCOLLS; k++)
             p->want[k] = true;
     } else {
-        char *copy = strdup(ops), *save = NULL;
-        if (!copy) return GV_EXIT_RUNTIME;
-        for (char *t = strtok_r(copy, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
-            const gv_coll_desc *d = gv_coll_find(t);
-            if (!d) {
-                gv_usage_error("unknown collective '%s'; valid: allreduce.sum allreduce.max "
-                               "allgather reducescatter.sum broadcast",
-                               t);
-                free(copy);
-                return GV_EXIT_USAGE;
-            }
-            p->want[d->kind] = true;
-        }
-        free(copy);
+        int rc = parse_ops(ops, p);
+        if (rc >= 0) return rc;
     }
     gv_shape shapes[GV_COLL_MAX_SIZES];
     char err[256];

@@ -4,6 +4,11 @@
 #ifndef GV_CMD_COLLECTIVES_H
 #define GV_CMD_COLLECTIVES_H
 
+#include "fleet/options.h"
+
+/* collectives' options (collectives.c), read by its parser and its --help. */
+extern const gv_opt_table gv_coll_options;
+
 int gv_cmd_collectives(int argc, char **argv);
 
 #endif

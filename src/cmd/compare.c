@@ -1,4 +1,4 @@
-/* compare_cmd.c: the `compare` subcommand (see compare_cmd.h). Output paths are probed before
+/* compare.c: the `compare` subcommand (see compare.h). Output paths are probed before
  * anything is read; both files are parsed and their schemas checked before anything is
  * written; files are written whole (temporary file + rename). */
 #include "cmd/compare.h"
@@ -14,7 +14,37 @@
 #include "runs/compare_runs.h"
 #include "io/outfile.h"
 
-static const char compare_help[] =
+/* The parser's labels for compare's options. */
+enum { O_BITS = 256, O_RATIO, O_FORCE, O_MD, O_JUNIT };
+
+/* compare's options, once: its parser and its --help read this table. */
+static const gv_opt compare_opts[] = {
+    {.name = "bits",
+     .id = O_BITS,
+     .arg = "N",
+     .help = "accurate bits that may be lost (default 1)"},
+    {.name = "ratio",
+     .id = O_RATIO,
+     .arg = "X",
+     .help = "factor an error ratio may grow by (default 2)"},
+    {.name = "force",
+     .id = O_FORCE,
+     .help = "judge timing even when the device fingerprints (name, uuid, driver,\n"
+             "cuBLAS) differ; without it timing is INCONCLUSIVE there"},
+    {.name = "md",
+     .id = O_MD,
+     .arg = "FILE",
+     .help = "a Markdown summary for a pull-request comment; - is stdout"},
+    {.name = "junit",
+     .id = O_JUNIT,
+     .arg = "FILE",
+     .help = "JUnit XML: one testcase per matched case, failure = regressed,\n"
+             "skipped = inconclusive"},
+    {.name = "help", .id = 'h'},
+};
+const gv_opt_table gv_compare_options = {"compare", compare_opts, GV_NOPTS(compare_opts)};
+
+static const char compare_head[] =
     "usage: gpuval compare BASE.json NEW.json [--junit FILE] [--md FILE] [--bits N] [--ratio X]\n"
     "                      [--force]\n"
     "\n"
@@ -26,17 +56,22 @@ static const char compare_help[] =
     "            (shrunk) beyond --ratio times\n"
     "  timing    (bench) the hot kernel's raw samples: Mann-Whitney U test (two-sided) and\n"
     "            the ratio of medians; regressed when p < 0.01 and the new median is slower by\n"
-    "            more than max(3 %, measured noise); inconclusive under 5 samples a side\n"
-    "  --bits N      accurate bits that may be lost (default 1)\n"
-    "  --ratio X     factor an error ratio may grow by (default 2)\n"
-    "  --force       judge timing even when the device fingerprints (name, uuid, driver,\n"
-    "                cuBLAS) differ; without it timing is INCONCLUSIVE there\n"
-    "  --md FILE     a Markdown summary for a pull-request comment; - is stdout\n"
-    "  --junit FILE  JUnit XML: one testcase per matched case, failure = regressed,\n"
-    "                skipped = inconclusive\n"
-    "exit codes: 0 SAME or IMPROVED, 4 REGRESSED, 5 INCONCLUSIVE (every timing inconclusive and\n"
-    "            nothing else decided), 2 usage or bad input (unreadable or invalid file,\n"
-    "            unknown or different schemas), 3 runtime error\n";
+    "            more than max(3 %, measured noise); inconclusive under 5 samples a side\n";
+
+static const gv_exit_line compare_exits[] = {
+    {GV_EXIT_OK, "SAME or IMPROVED"},
+    {GV_EXIT_USAGE,
+     "usage or bad input (unreadable or invalid file, unknown or different schemas)"},
+    {GV_EXIT_RUNTIME, NULL},
+    {GV_EXIT_REGRESSED, "REGRESSED"},
+    {GV_EXIT_INCONCLUSIVE, "INCONCLUSIVE (every timing inconclusive and nothing else decided)"},
+};
+
+static const gv_help compare_help = {.head = compare_head,
+                                     .opts = &gv_compare_options,
+                                     .col = 16,
+                                     .exits = compare_exits,
+                                     .n_exits = GV_NEXITS(compare_exits)};
 
 /* ---- the table ---------------------------------------------------------------------------- */
 
@@ -256,62 +291,16 @@ static int parse_pos(const char *s, const char *opt, double *out)
     return 0;
 }
 
-int gv_cmd_compare(int argc, char **argv)
+/* The two loaded runs (named names[0] and names[1]) compared, printed and written to the files
+   asked for; returns the exit code. */
+static int compare_docs(json_t *base, json_t *new_doc, const gv_cmp_opts *o, char **names,
+                        const char *md, const char *junit)
 {
-    const char *md = NULL, *junit = NULL;
-    gv_cmp_opts o = GV_CMP_OPTS_DEFAULT;
-    static const struct option opts[] = {{"junit", required_argument, 0, 'j'},
-                                         {"md", required_argument, 0, 'm'},
-                                         {"bits", required_argument, 0, 'b'},
-                                         {"ratio", required_argument, 0, 'r'},
-                                         {"force", no_argument, 0, 'f'},
-                                         {"help", no_argument, 0, 'h'},
-                                         {0, 0, 0, 0}};
-    int c;
-    optind = 1;
-    opterr = 0; /* gv_bad_option names a bad option, escaped */
-    while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
-        switch (c) {
-        case 'j': junit = optarg; break;
-        case 'm': md = optarg; break;
-        case 'b':
-            if (parse_pos(optarg, "--bits", &o.bits)) return GV_EXIT_USAGE;
-            break;
-        case 'r':
-            if (parse_pos(optarg, "--ratio", &o.ratio)) return GV_EXIT_USAGE;
-            if (o.ratio < 1) {
-                gv_usage_error("--ratio wants a factor >= 1 ('%s')", optarg);
-                return GV_EXIT_USAGE;
-            }
-            break;
-        case 'f': o.force = true; break;
-        case 'h': fputs(compare_help, stdout); return GV_EXIT_OK;
-        default:
-            gv_bad_option("compare", argv);
-            fputs(compare_help, stderr);
-            return GV_EXIT_USAGE;
-        }
-    }
-    if (optind != argc - 2) {
-        gv_usage_error("compare takes two run files, BASE and NEW (%d given)", argc - optind);
-        fputs(compare_help, stderr);
-        return GV_EXIT_USAGE;
-    }
-    const char *outs[2] = {md, junit}, *names[2] = {"--md", "--junit"};
-    if (gv_probe_outputs(2, outs, names) != 0) return GV_EXIT_USAGE;
-    json_t *base = load(argv[optind]);
-    json_t *new_doc = base ? load(argv[optind + 1]) : NULL;
-    if (!base || !new_doc) {
-        json_decref(base);
-        return GV_EXIT_USAGE;
-    }
     gv_cmp_result r;
     char err[512] = "";
-    int rc = gv_compare_runs(base, new_doc, &o, &r, err, sizeof err);
-    json_decref(base);
-    json_decref(new_doc);
+    int rc = gv_compare_runs(base, new_doc, o, &r, err, sizeof err);
     if (rc == GV_EINVAL) {
-        gv_usage_error("compare %s %s: %s", argv[optind], argv[optind + 1], err);
+        gv_usage_error("compare %s %s: %s", names[0], names[1], err);
         return GV_EXIT_USAGE;
     }
     if (rc != GV_OK) {
@@ -320,7 +309,7 @@ int gv_cmd_compare(int argc, char **argv)
     }
     if (r.device_differs)
         fprintf(stderr, "gpuval: warning: device fingerprints differ (%s)%s\n", r.device_why,
-                r.bench && !o.force ? "; timing is INCONCLUSIVE (--force to judge it)" : "");
+                r.bench && !o->force ? "; timing is INCONCLUSIVE (--force to judge it)" : "");
     gv_compare_print(stdout, &r);
     int exit_rc = r.overall == GV_CMP_REGRESSED      ? GV_EXIT_REGRESSED
                   : r.overall == GV_CMP_INCONCLUSIVE ? GV_EXIT_INCONCLUSIVE
@@ -335,4 +324,49 @@ int gv_cmd_compare(int argc, char **argv)
     }
     gv_cmp_result_free(&r);
     return exit_rc;
+}
+
+int gv_cmd_compare(int argc, char **argv)
+{
+    const char *md = NULL, *junit = NULL;
+    gv_cmp_opts o = GV_CMP_OPTS_DEFAULT;
+    gv_getopt g;
+    gv_getopt_init(&g, &gv_compare_options);
+    int c;
+    while ((c = gv_getopt_next(&g, argc, argv)) != -1) {
+        switch (c) {
+        case O_JUNIT: junit = optarg; break;
+        case O_MD: md = optarg; break;
+        case O_BITS:
+            if (parse_pos(optarg, "--bits", &o.bits)) return GV_EXIT_USAGE;
+            break;
+        case O_RATIO:
+            if (parse_pos(optarg, "--ratio", &o.ratio)) return GV_EXIT_USAGE;
+            if (o.ratio < 1) {
+                gv_usage_error("--ratio wants a factor >= 1 ('%s')", optarg);
+                return GV_EXIT_USAGE;
+            }
+            break;
+        case O_FORCE: o.force = true; break;
+        case 'h': gv_help_print(stdout, &compare_help); return GV_EXIT_OK;
+        default:
+            gv_bad_option("compare", argv);
+            gv_help_print(stderr, &compare_help);
+            return GV_EXIT_USAGE;
+        }
+    }
+    if (optind != argc - 2) {
+        gv_usage_error("compare takes two run files, BASE and NEW (%d given)", argc - optind);
+        gv_help_print(stderr, &compare_help);
+        return GV_EXIT_USAGE;
+    }
+    const char *outs[2] = {md, junit}, *names[2] = {"--md", "--junit"};
+    if (gv_probe_outputs(2, outs, names) != 0) return GV_EXIT_USAGE;
+    json_t *base = load(argv[optind]);
+    json_t *new_doc = base ? load(argv[optind + 1]) : NULL;
+    int rc =
+        base && new_doc ? compare_docs(base, new_doc, &o, argv + optind, md, junit) : GV_EXIT_USAGE;
+    json_decref(base);
+    json_decref(new_doc);
+    return rc;
 }

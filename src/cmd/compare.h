@@ -1,9 +1,14 @@
-/* compare_cmd.h: the `compare` subcommand — two run files of one schema, regression-checked
+/* compare.h: the `compare` subcommand — two run files of one schema, regression-checked
  * case by case (decisions in compare_runs.c); a table on stdout, optional Markdown and JUnit. */
 #ifndef GV_COMPARE_CMD_H
 #define GV_COMPARE_CMD_H
 
 #include <stdio.h>
+
+#include "fleet/options.h"
+
+/* compare's options (compare.c), read by its parser and its --help. */
+extern const gv_opt_table gv_compare_options;
 
 int gv_cmd_compare(int argc, char **argv);
 

@@ -1,5 +1,5 @@
-/* main.c: the gpuval command line — dispatch to subcommands, and `list` and `info`.
- * `check` lives in check.c, `bench` in bench/bench_cmd.c, the shared option parsers in cli.c.
+/* main.c: the gpuval command line — dispatch to subcommands, the main help, and `list` and
+ * `info`. `check` lives in check.c, `bench` in bench.c, the shared option parsers in cli.c.
  * The process entry is gpuval_main.c (the command) or gv_main (a user's program, gv_main.c),
  * both through gv_cli_main. */
 #include <cblas.h>
@@ -52,34 +52,52 @@ static const char *mode_name_i(int i)
     return gv_mode_name((gv_mode)i);
 }
 
-static const char list_help[] =
-    "usage: gpuval list [--all] [-v]\n"
+/* The parser's labels for list's options without a short form. */
+enum { O_MODES = 256 };
+
+/* list's options, once: its parser and its --help read this table. */
+static const gv_opt list_opts[] = {
+    {.name = "all",
+     .id = 'a',
+     .help = "include planted variants (bugs the oracle must FAIL; slowdowns compare must\n"
+             "call REGRESSED)"},
+    {.name = "modes",
+     .id = O_MODES,
+     .help = "the precision modes instead: dtypes, input precision, the tier each promises,\n"
+             "whether `check` runs it by default or only when named"},
+    {.name = NULL, .id = 'v', .help = "also print each op's error model and its source"},
+    {.name = "help", .id = 'h'},
+};
+const gv_opt_table gv_list_options = {"list", list_opts, GV_NOPTS(list_opts)};
+
+static const gv_exit_line list_exits[] = {{GV_EXIT_OK, "listed"}, {GV_EXIT_USAGE, NULL}};
+
+static const char list_head[] =
+    "usage: gpuval list [--all] [--modes] [-v]\n"
     "\n"
-    "List the registered operations: name, dtypes, modes, shape dims, default sizes.\n"
-    "  --all      include planted variants (bugs the oracle must FAIL; slowdowns compare must\n"
-    "             call REGRESSED)\n"
-    "  --modes    the precision modes instead: dtypes, input precision, the tier each promises,\n"
-    "             whether `check` runs it by default or only when named\n"
-    "  -v         also print each op's error model and its source\n";
+    "List the registered operations: name, dtypes, modes, shape dims, default sizes.\n";
+
+static const gv_help list_help = {.head = list_head,
+                                  .opts = &gv_list_options,
+                                  .col = 13,
+                                  .exits = list_exits,
+                                  .n_exits = GV_NEXITS(list_exits)};
 
 static int cmd_list(int argc, char **argv)
 {
     int all = 0, verbose = 0, modes = 0;
-    static const struct option opts[] = {{"all", no_argument, 0, 'a'},
-                                         {"modes", no_argument, 0, 'm'},
-                                         {"help", no_argument, 0, 'h'},
-                                         {0, 0, 0, 0}};
+    gv_getopt g;
+    gv_getopt_init(&g, &gv_list_options);
     int c;
-    opterr = 0; /* gv_bad_option names a bad option, escaped */
-    while ((c = getopt_long(argc, argv, "avh", opts, NULL)) != -1) {
+    while ((c = gv_getopt_next(&g, argc, argv)) != -1) {
         switch (c) {
         case 'a': all = 1; break;
-        case 'm': modes = 1; break;
+        case O_MODES: modes = 1; break;
         case 'v': verbose = 1; break;
-        case 'h': fputs(list_help, stdout); return GV_EXIT_OK;
+        case 'h': gv_help_print(stdout, &list_help); return GV_EXIT_OK;
         default:
             gv_bad_option("list", argv);
-            fputs(list_help, stderr);
+            gv_help_print(stderr, &list_help);
             return GV_EXIT_USAGE;
         }
     }
@@ -125,17 +143,28 @@ static int cmd_list(int argc, char **argv)
     return GV_EXIT_OK;
 }
 
-static const char info_help[] =
+/* info takes no options but --help, which it reads itself: its help has no option table. */
+static const gv_exit_line info_exits[] = {
+    {GV_EXIT_OK, "printed"},
+    {GV_EXIT_USAGE, NULL},
+    {GV_EXIT_RUNTIME, "the device query failed"},
+    {GV_EXIT_NODEV, "no CUDA device"},
+};
+
+static const char info_head[] =
     "usage: gpuval info\n"
     "\n"
     "Print the device fingerprint (name, compute capability, SMs, clocks, memory, L2, ECC,\n"
-    "driver, runtime and cuBLAS versions). Exits 77 when there is no CUDA device.\n";
+    "driver, runtime and cuBLAS versions).\n";
+
+static const gv_help info_help = {
+    .head = info_head, .exits = info_exits, .n_exits = GV_NEXITS(info_exits)};
 
 static int cmd_info(int argc, char **argv)
 {
     if (argc > 1) {
         if (strcmp(argv[1], "-h") == 0 || strcmp(argv[1], "--help") == 0) {
-            fputs(info_help, stdout);
+            gv_help_print(stdout, &info_help);
             return GV_EXIT_OK;
         }
         gv_usage_error("info takes no arguments ('%s')", argv[1]);
@@ -164,7 +193,14 @@ static int cmd_info(int argc, char **argv)
     return GV_EXIT_OK;
 }
 
-static const char main_help[] =
+/* Every exit code, in the words of GV_EXIT_CODES (core/gv.h). */
+static const gv_exit_line main_exits[] = {
+#define GV_EXIT_LINE_(name, code, what) {code, NULL},
+    GV_EXIT_CODES(GV_EXIT_LINE_)
+#undef GV_EXIT_LINE_
+};
+
+static const char main_head[] =
     "usage: gpuval <command> [options]\n"
     "\n"
     "gpuval runs GPU operations against a float64 CPU oracle and judges each result at the\n"
@@ -184,12 +220,10 @@ static const char main_help[] =
     "  help CMD the options of CMD (same as CMD --help)\n"
     "\n"
     "  --plugin FILE  (with any command) load the ops of a plugin built against\n"
-    "                 include/gpuval.h (exports gpuval_plugin_v1); may be repeated\n"
-    "\n"
-    "exit codes: 0 all passed, 1 something failed, 2 usage or bad input, 3 runtime error,\n"
-    "            4 compare: regressed, 5 compare: inconclusive,\n"
-    "            6 merge, check --device LIST: a device's output differs (outlier),\n"
-    "            77 nothing could run because there is no CUDA device\n";
+    "                 include/gpuval.h (exports gpuval_plugin_v1); may be repeated\n";
+
+static const gv_help main_help = {
+    .head = main_head, .exits = main_exits, .n_exits = GV_NEXITS(main_exits)};
 
 /* A command's exit code, made a runtime error (3) when its standard output was lost (a full
  * disk, a closed pipe, /dev/full): a table nobody got is not a success. */
@@ -208,12 +242,12 @@ int gv_cli_main(int argc, char **argv)
     int prc = gv_plugin_args(&argc, argv);
     if (prc != GV_EXIT_OK) return prc;
     if (argc < 2) {
-        fputs(main_help, stderr);
+        gv_help_print(stderr, &main_help);
         return GV_EXIT_USAGE;
     }
     const char *cmd = argv[1];
     if (strcmp(cmd, "-h") == 0 || strcmp(cmd, "--help") == 0) {
-        fputs(main_help, stdout);
+        gv_help_print(stdout, &main_help);
         return stdout_checked(GV_EXIT_OK);
     }
     if (strcmp(cmd, "--version") == 0) {
@@ -236,7 +270,7 @@ int gv_cli_main(int argc, char **argv)
                 {"collectives", gv_cmd_collectives}};
     if (strcmp(cmd, "help") == 0) {
         if (argc < 3) {
-            fputs(main_help, stdout);
+            gv_help_print(stdout, &main_help);
             return stdout_checked(GV_EXIT_OK);
         }
         for (size_t i = 0; i < sizeof cmds / sizeof cmds[0]; i++)

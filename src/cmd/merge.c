@@ -22,7 +22,29 @@ static int emit_json(FILE *f, void *doc)
     return json_dumpf(doc, f, JSON_INDENT(1) | JSON_REAL_PRECISION(17));
 }
 
-static const char merge_help[] =
+/* The parser's labels for merge's options. */
+enum { O_JSON = 256, O_MD };
+
+/* merge's options, once: its parser and its --help read this table. */
+static const gv_opt merge_opts[] = {
+    {.name = "json",
+     .id = O_JSON,
+     .arg = "OUT",
+     .help = "write the fleet (schema gpuval-fleet/1; gpuval-fleet-perf/1 for bench\n"
+             "and tradeoffs)"},
+    {.name = "md",
+     .id = O_MD,
+     .arg = "OUT",
+     .help = "write the tables as Markdown ('-' is stdout)"},
+    {.name = "quiet",
+     .id = 'q',
+     .help = "check runs: list only the cases that did not pass everywhere or did not\n"
+             "agree"},
+    {.name = "help", .id = 'h'},
+};
+const gv_opt_table gv_merge_options = {"merge", merge_opts, GV_NOPTS(merge_opts)};
+
+static const char merge_head[] =
     "usage: gpuval merge RUN.json... [--json OUT] [--md OUT] [-q]\n"
     "\n"
     "Combine run files of one selection (--json from every GPU of a node, or from every rank\n"
@@ -48,45 +70,93 @@ static const char merge_help[] =
     "SLOW, a flag only), the SM clock before/after and throttle reasons the run recorded, and\n"
     "the device's PCIe link; for tradeoffs the verdict and accurate bits per device, which must\n"
     "agree (with the output digest) across devices of one model for deterministic ops.\n"
-    "\n"
-    "  --json OUT   write the fleet (schema gpuval-fleet/1; gpuval-fleet-perf/1 for bench\n"
-    "               and tradeoffs)\n"
-    "  --md OUT     write the tables as Markdown ('-' is stdout)\n"
-    "  -q, --quiet  check runs: list only the cases that did not pass everywhere or did not\n"
-    "               agree\n"
-    "\n"
-    "exit: 0 all passed and agreed, 1 a case failed on some device, 2 bad usage, an invalid\n"
-    "      run file or runs of different kinds, 3 a case was an ERROR or an output was not\n"
-    "      written, 6 a device's output differs (an outlier), 77 nothing judged and no device\n"
-    "      in any run\n";
+    "\n";
+
+static const gv_exit_line merge_exits[] = {
+    {GV_EXIT_OK, "all passed and agreed"},
+    {GV_EXIT_FAIL, "a case failed on some device"},
+    {GV_EXIT_USAGE, "bad usage, an invalid run file or runs of different kinds"},
+    {GV_EXIT_RUNTIME, "a case was an ERROR or an output was not written"},
+    {GV_EXIT_OUTLIER, "a device's output differs (an outlier)"},
+    {GV_EXIT_NODEV, "nothing judged and no device in any run"},
+};
+
+static const gv_help merge_help = {.head = merge_head,
+                                   .opts = &gv_merge_options,
+                                   .col = 15,
+                                   .exits = merge_exits,
+                                   .n_exits = GV_NEXITS(merge_exits)};
 
 static int emit_text(FILE *f, void *s)
 {
     return fputs(s, f) < 0 ? -1 : 0;
 }
 
+/* The run files files[0..n) into docs (the caller frees them, loaded or not) and names: 0, or
+   -1 after a message when one is unreadable, invalid or of another kind than the first. */
+static int load_runs(char **files, int n, json_t **docs, const char **names)
+{
+    for (int i = 0; i < n; i++) {
+        char err[512];
+        names[i] = files[i];
+        if (gv_fleet_load_any(names[i], &docs[i], err, sizeof err) != GV_OK) {
+            gv_usage_error("%s", err);
+            return -1;
+        }
+        const char *first = json_string_value(json_object_get(docs[0], "schema"));
+        const char *kind = json_string_value(json_object_get(docs[i], "schema"));
+        if (strcmp(kind, first) != 0) {
+            gv_usage_error("merge takes runs of one kind: %s is %s, %s is %s", names[0], first,
+                           names[i], kind);
+            return -1;
+        }
+    }
+    return 0;
+}
+
+/* The loaded runs merged (check runs, or bench and tradeoffs runs), printed and written to the
+   files asked for; returns the exit code. */
+static int merge_runs(json_t **docs, const char **names, int n, int quiet, const char *json_path,
+                      const char *md_path)
+{
+    json_t *fleet = NULL;
+    char *md = NULL;
+    bool check_runs = strcmp(json_string_value(json_object_get(docs[0], "schema")), GV_SCHEMA) == 0;
+    int rc = check_runs ? gv_fleet_merge(docs, names, n, quiet, stdout, json_path ? &fleet : NULL,
+                                         md_path ? &md : NULL)
+                        : gv_fleet_perf_merge(docs, names, n, stdout, json_path ? &fleet : NULL,
+                                              md_path ? &md : NULL);
+    bool lost = false;
+    if (json_path && fleet && gv_write_file(json_path, emit_json, fleet) != 0) {
+        gv_usage_error("could not write %s", json_path);
+        lost = true;
+    }
+    if (md_path && gv_write_file(md_path, emit_text, md ? md : (char *)"") != 0) {
+        gv_usage_error("could not write %s", md_path);
+        lost = true;
+    }
+    json_decref(fleet);
+    free(md);
+    if (lost && (rc == GV_EXIT_OK || rc == GV_EXIT_OUTLIER)) rc = GV_EXIT_RUNTIME;
+    return rc;
+}
+
 int gv_cmd_merge(int argc, char **argv)
 {
     const char *json_path = NULL, *md_path = NULL;
     int quiet = 0;
-    enum { O_JSON = 256, O_MD };
-    static const struct option opts[] = {{"json", required_argument, 0, O_JSON},
-                                         {"md", required_argument, 0, O_MD},
-                                         {"quiet", no_argument, 0, 'q'},
-                                         {"help", no_argument, 0, 'h'},
-                                         {0, 0, 0, 0}};
+    gv_getopt g;
+    gv_getopt_init(&g, &gv_merge_options);
     int c;
-    optind = 1;
-    opterr = 0;
-    while ((c = getopt_long(argc, argv, "qh", opts, NULL)) != -1) {
+    while ((c = gv_getopt_next(&g, argc, argv)) != -1) {
         switch (c) {
         case O_JSON: json_path = optarg; break;
         case O_MD: md_path = optarg; break;
         case 'q': quiet = 1; break;
-        case 'h': fputs(merge_help, stdout); return GV_EXIT_OK;
+        case 'h': gv_help_print(stdout, &merge_help); return GV_EXIT_OK;
         default:
             gv_bad_option("merge", argv);
-            fputs(merge_help, stderr);
+            gv_help_print(stderr, &merge_help);
             return GV_EXIT_USAGE;
         }
     }
@@ -108,46 +178,12 @@ int gv_cmd_merge(int argc, char **argv)
         }
         return gv_coll_merge((const char *const *)argv + optind, n, quiet, stdout);
     }
-    json_t *docs[GV_FLEET_MAX_DEVICES];
+    json_t *docs[GV_FLEET_MAX_DEVICES] = {NULL};
     const char *names[GV_FLEET_MAX_DEVICES];
-    for (int i = 0; i < n; i++) {
-        char err[512];
-        names[i] = argv[optind + i];
-        const char *mixed = NULL;
-        if (gv_fleet_load_any(names[i], &docs[i], err, sizeof err) != GV_OK)
-            gv_usage_error("%s", err);
-        else if (i > 0 && strcmp(json_string_value(json_object_get(docs[i], "schema")),
-                                 json_string_value(json_object_get(docs[0], "schema"))) != 0)
-            mixed = json_string_value(json_object_get(docs[i], "schema"));
-        if (mixed)
-            gv_usage_error("merge takes runs of one kind: %s is %s, %s is %s", names[0],
-                           json_string_value(json_object_get(docs[0], "schema")), names[i], mixed);
-        if (!docs[i] || mixed) {
-            for (int k = 0; k <= i; k++)
-                json_decref(docs[k]);
-            return GV_EXIT_USAGE;
-        }
-    }
-    json_t *fleet = NULL;
-    char *md = NULL;
-    bool check_runs = strcmp(json_string_value(json_object_get(docs[0], "schema")), GV_SCHEMA) == 0;
-    int rc = check_runs ? gv_fleet_merge(docs, names, n, quiet, stdout, json_path ? &fleet : NULL,
-                                         md_path ? &md : NULL)
-                        : gv_fleet_perf_merge(docs, names, n, stdout, json_path ? &fleet : NULL,
-                                              md_path ? &md : NULL);
-    bool lost = false;
-    if (json_path && fleet && gv_write_file(json_path, emit_json, fleet) != 0) {
-        gv_usage_error("could not write %s", json_path);
-        lost = true;
-    }
-    if (md_path && gv_write_file(md_path, emit_text, md ? md : (char *)"") != 0) {
-        gv_usage_error("could not write %s", md_path);
-        lost = true;
-    }
-    json_decref(fleet);
-    free(md);
+    int rc = load_runs(argv + optind, n, docs, names) == 0
+                 ? merge_runs(docs, names, n, quiet, json_path, md_path)
+                 : GV_EXIT_USAGE;
     for (int i = 0; i < n; i++)
         json_decref(docs[i]);
-    if (lost && (rc == GV_EXIT_OK || rc == GV_EXIT_OUTLIER)) rc = GV_EXIT_RUNTIME;
     return rc;
 }

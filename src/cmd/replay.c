@@ -13,16 +13,32 @@
 #include "cmd/replay.h"
 #include "io/run_doc.h"
 
-static const char replay_help[] =
+/* replay's options: its one table (a case directory is its argument). */
+static const gv_opt replay_opts[] = {
+    {.name = "help", .id = 'h'},
+};
+const gv_opt_table gv_replay_options = {"replay", replay_opts, GV_NOPTS(replay_opts)};
+
+static const char replay_head[] =
     "usage: gpuval replay DIR/CASE\n"
     "\n"
     "Rerun a case that `gpuval check --dump-failures DIR` wrote: the op, dtype, mode, shape and\n"
     "seed from DIR/CASE/case.json, the inputs from its in_*.npy (bit for bit). Prints the case's\n"
     "row, whether the verdict is the dumped one, and for each output whether the GPU wrote the\n"
-    "same bits as out_*.gpu.npy (or how many elements differ).\n"
-    "\n"
-    "exit: 0 same verdict and bit-identical outputs, 1 a different verdict or different bits,\n"
-    "      2 bad usage or a bad dump, 77 nothing could run (no CUDA device)\n";
+    "same bits as out_*.gpu.npy (or how many elements differ).\n";
+
+static const gv_exit_line replay_exits[] = {
+    {GV_EXIT_OK, "same verdict and bit-identical outputs"},
+    {GV_EXIT_FAIL, "a different verdict or different bits"},
+    {GV_EXIT_USAGE, "bad usage or a bad dump"},
+    {GV_EXIT_NODEV, NULL},
+};
+
+static const gv_help replay_help = {.head = replay_head,
+                                    .opts = &gv_replay_options,
+                                    .col = 0,
+                                    .exits = replay_exits,
+                                    .n_exits = GV_NEXITS(replay_exits)};
 
 static const char *jstr(json_t *doc, const char *key)
 {
@@ -134,17 +150,16 @@ static int64_t differing(const void *a, const void *b, int64_t n, size_t es, int
 
 int gv_cmd_replay(int argc, char **argv)
 {
-    static const struct option opts[] = {{"help", no_argument, 0, 'h'}, {0, 0, 0, 0}};
+    gv_getopt g;
+    gv_getopt_init(&g, &gv_replay_options);
     int ch;
-    optind = 1;
-    opterr = 0;
-    while ((ch = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+    while ((ch = gv_getopt_next(&g, argc, argv)) != -1) {
         if (ch == 'h') {
-            fputs(replay_help, stdout);
+            gv_help_print(stdout, &replay_help);
             return GV_EXIT_OK;
         }
         gv_bad_option("replay", argv);
-        fputs(replay_help, stderr);
+        gv_help_print(stderr, &replay_help);
         return GV_EXIT_USAGE;
     }
     if (argc - optind != 1) {

@@ -1,4 +1,4 @@
-/* report_cmd.c: the `report` subcommand (see report_cmd.h). Outputs are probed before anything
+/* report.c: the `report` subcommand (see report.h). Outputs are probed before anything
  * is read, the input is parsed and its schema checked before anything is written. */
 #include "cmd/report.h"
 
@@ -10,40 +10,65 @@
 #include "cmd/cli.h"
 #include "render/render.h"
 
-static const char report_help[] =
+/* The parser's labels for report's options. */
+enum { O_HTML = 256, O_MD };
+
+/* report's options, once: its parser and its --help read this table. */
+static const gv_opt report_opts[] = {
+    {.name = "html",
+     .id = O_HTML,
+     .arg = "FILE",
+     .help = "one self-contained HTML page: tables and inline SVG charts, no script,\n"
+             "nothing fetched; every number is the file's (each cell's data-v)"},
+    {.name = "md",
+     .id = O_MD,
+     .arg = "FILE",
+     .help = "Markdown tables for a pull request; - is stdout"},
+    {.name = "help", .id = 'h'},
+};
+const gv_opt_table gv_report_options = {"report", report_opts, GV_NOPTS(report_opts)};
+
+static const char report_head[] =
     "usage: gpuval report RUN.json [--html FILE] [--md FILE]\n"
     "\n"
-    "Render a gpuval run file (check, bench or trade-offs: by its \"schema\") for people.\n"
-    "  --html FILE  one self-contained HTML page: tables and inline SVG charts, no script,\n"
-    "               nothing fetched; every number is the file's (each cell's data-v)\n"
-    "  --md FILE    Markdown tables for a pull request; - is stdout\n"
-    "At least one of --html and --md. Files are written whole (temporary file + rename).\n"
-    "Exits 2 on bad usage, an unreadable or invalid file, or an unknown schema.\n";
+    "Render a gpuval run file (check, bench or trade-offs: by its \"schema\") for people.\n";
+
+static const char report_tail[] =
+    "At least one of --html and --md. Files are written whole (temporary file + rename).\n";
+
+static const gv_exit_line report_exits[] = {
+    {GV_EXIT_OK, "rendered"},
+    {GV_EXIT_USAGE, "bad usage, an unreadable or invalid file, or an unknown schema"},
+    {GV_EXIT_RUNTIME, "a file could not be written"},
+};
+
+static const gv_help report_help = {.head = report_head,
+                                    .opts = &gv_report_options,
+                                    .col = 15,
+                                    .tail = report_tail,
+                                    .exits = report_exits,
+                                    .n_exits = GV_NEXITS(report_exits)};
 
 int gv_cmd_report(int argc, char **argv)
 {
     const char *html = NULL, *md = NULL;
-    static const struct option opts[] = {{"html", required_argument, 0, 'H'},
-                                         {"md", required_argument, 0, 'm'},
-                                         {"help", no_argument, 0, 'h'},
-                                         {0, 0, 0, 0}};
+    gv_getopt g;
+    gv_getopt_init(&g, &gv_report_options);
     int c;
-    optind = 1;
-    opterr = 0; /* gv_bad_option names a bad option, escaped */
-    while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+    while ((c = gv_getopt_next(&g, argc, argv)) != -1) {
         switch (c) {
-        case 'H': html = optarg; break;
-        case 'm': md = optarg; break;
-        case 'h': fputs(report_help, stdout); return GV_EXIT_OK;
+        case O_HTML: html = optarg; break;
+        case O_MD: md = optarg; break;
+        case 'h': gv_help_print(stdout, &report_help); return GV_EXIT_OK;
         default:
             gv_bad_option("report", argv);
-            fputs(report_help, stderr);
+            gv_help_print(stderr, &report_help);
             return GV_EXIT_USAGE;
         }
     }
     if (optind != argc - 1) {
         gv_usage_error("report takes one run file (%d given)", argc - optind);
-        fputs(report_help, stderr);
+        gv_help_print(stderr, &report_help);
         return GV_EXIT_USAGE;
     }
     if (!html && !md) {
@@ -62,6 +87,7 @@ int gv_cmd_report(int argc, char **argv)
             gv_usage_error("%s: line %d, column %d: %s", in, err.line, err.column, err.text);
         return GV_EXIT_USAGE;
     }
+    int rc = GV_EXIT_OK;
     if (gv_render_kind_of(doc) == GV_RENDER_UNKNOWN) {
         const char *s = json_string_value(json_object_get(doc, "schema"));
         if (s)
@@ -69,11 +95,9 @@ int gv_cmd_report(int argc, char **argv)
         else
             gv_usage_error("%s: no \"schema\" string; not a gpuval run file (known: %s)", in,
                            GV_RENDER_SCHEMAS);
-        json_decref(doc);
-        return GV_EXIT_USAGE;
+        rc = GV_EXIT_USAGE;
     }
-    int rc = GV_EXIT_OK;
-    if (html && gv_render_write(html, doc, true) != 0) {
+    if (rc == GV_EXIT_OK && html && gv_render_write(html, doc, true) != 0) {
         gv_usage_error("writing %s: %s", html, strerror(errno));
         rc = GV_EXIT_RUNTIME;
     }

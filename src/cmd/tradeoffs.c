@@ -29,7 +29,67 @@
 #include "render/render.h"
 #include "render/trade_text.h"
 
-static const char trade_help[] =
+/* The parser's labels for tradeoffs' options. */
+enum { O_OP = 256, O_SIZE, O_DIST, O_SEED, O_DEVICE, O_SERIAL, O_JSON, O_MD };
+
+/* tradeoffs' options, once: the parser (gv_cmd_tradeoffs), --help and the workers of --device
+   LIST (fleet/perf_workers.h) all read this table. The parent keeps its outputs and the device
+   list; every worker gets the selection. */
+static const gv_opt trade_opts[] = {
+    {.name = "op",
+     .id = O_OP,
+     .arg = "GLOBS",
+     .help = "ops whose name matches one of the comma-separated globs (fnmatch), at\n"
+             "their default sizes"},
+    {.name = "size",
+     .id = O_SIZE,
+     .arg = "SPEC",
+     .help = "sizes instead (dims joined by 'x', sizes by ',')"},
+    {.name = "dist",
+     .id = O_DIST,
+     .arg = "NAME",
+     .help = "inputs: uniform01 uniform11 smallint special offgrid ... (default: the\n"
+             "op's own with --op, uniform11 without)"},
+    {.name = "seed",
+     .id = O_SEED,
+     .arg = "N",
+     .help = "input seed (default 0): decimal or 0x hex, up to 2^64-1"},
+    {.name = "device",
+     .id = O_DEVICE,
+     .arg = "SPEC",
+     .parent_only = true,
+     .help = "the GPU: N, a list N,M,... or all (default: the first, or a rank's local\n"
+             "rank). A list runs one worker process per device, each writing\n"
+             "NAME.devI.json beside --json, then merges them as gpuval merge does: per\n"
+             "row and device the verdict, accurate bits (which must agree across the\n"
+             "devices of one model for deterministic ops: exit 6 otherwise), median\n"
+             "and interval, the time against the node's median (over +10%: SLOW),\n"
+             "SM clock, throttle reasons and PCIe link; --json writes the merged view"},
+    {.name = "device-serial",
+     .id = O_SERIAL,
+     .parent_only = true,
+     .help = "with a list: one device after another. Default: all at once, so the\n"
+             "node is measured as it runs loaded and in the time of one device; the\n"
+             "workers then share the host's cores and PCIe (the f64 oracles of the\n"
+             "correctness pass compete for the cores). Serial gives clean timings for\n"
+             "comparing against another node or a baseline"},
+    {.name = "json",
+     .id = O_JSON,
+     .arg = "FILE",
+     .parent_only = true,
+     .help = "the run, schema gpuval-tradeoffs/1"},
+    {.name = "md",
+     .id = O_MD,
+     .arg = "FILE",
+     .parent_only = true,
+     .help = "the tables as Markdown"},
+    {.name = "help", .id = 'h'},
+};
+_Static_assert(GV_NOPTS(trade_opts) <= GV_OPTS_MAX, "tradeoffs has more options than GV_OPTS_MAX");
+
+const gv_opt_table gv_trade_options = {"tradeoffs", trade_opts, GV_NOPTS(trade_opts)};
+
+static const char trade_head[] =
     "usage: gpuval tradeoffs [options]\n"
     "\n"
     "Accuracy against speed: for each selected op and size, every precision mode the op\n"
@@ -39,27 +99,9 @@ static const char trade_help[] =
     "within 1% or 0.5 s have passed).\n"
     "Default: gemm.cublas 2048x2048x2048, matmul_colsum 1000x500x700 and dense.sigmoid\n"
     "4096x2048x256, on zero-mean inputs (uniform11).\n"
-    "\n"
-    "  --op GLOBS    ops whose name matches one of the comma-separated globs (fnmatch), at\n"
-    "                their default sizes\n"
-    "  --size SPEC   sizes instead (dims joined by 'x', sizes by ',')\n"
-    "  --dist NAME   inputs: uniform01 uniform11 smallint special offgrid ... (default: the\n"
-    "                op's own with --op, uniform11 without)\n"
-    "  --seed N      input seed (default 0): decimal or 0x hex, up to 2^64-1\n"
-    "  --device SPEC the GPU: N, a list N,M,... or all (default: the first, or a rank's local\n"
-    "                rank). A list runs one worker process per device, each writing\n"
-    "                NAME.devI.json beside --json, then merges them as gpuval merge does: per\n"
-    "                row and device the verdict, accurate bits (which must agree across the\n"
-    "                devices of one model for deterministic ops: exit 6 otherwise), median\n"
-    "                and interval, the time against the node's median (over +10%: SLOW),\n"
-    "                SM clock, throttle reasons and PCIe link; --json writes the merged view\n"
-    "  --device-serial  with a list: one device after another. Default: all at once, so the\n"
-    "                node is measured as it runs loaded and in the time of one device; the\n"
-    "                workers then share the host's cores and PCIe (the f64 oracles of the\n"
-    "                correctness pass compete for the cores). Serial gives clean timings for\n"
-    "                comparing against another node or a baseline\n"
-    "  --json FILE   the run, schema gpuval-tradeoffs/1\n"
-    "  --md FILE     the tables as Markdown\n"
+    "\n";
+
+static const char trade_tail[] =
     "\n"
     "Columns:\n"
     "  math mode     the library math mode the op set (e.g. cuBLAS pedantic or TF32)\n"
@@ -81,10 +123,23 @@ static const char trade_help[] =
     "                or hardware slowdown (the JSON records the SM clock before and after)\n"
     "  pareto        yes: no other passing row of the op and size has at least as many bits\n"
     "                in at most the time (better in one); '-' not a candidate (not PASS or\n"
-    "                not timed)\n"
-    "\n"
-    "exit: 0 all passed (skips allowed), 1 a row failed, 2 bad usage, 3 a runtime error,\n"
-    "      77 nothing could run (no CUDA device)\n";
+    "                not timed)\n";
+
+static const gv_exit_line trade_exits[] = {
+    {GV_EXIT_OK, NULL},
+    {GV_EXIT_FAIL, "a row failed"},
+    {GV_EXIT_USAGE, NULL},
+    {GV_EXIT_RUNTIME, NULL},
+    {GV_EXIT_OUTLIER, "--device LIST: devices of one model disagree on a deterministic row"},
+    {GV_EXIT_NODEV, NULL},
+};
+
+static const gv_help trade_help = {.head = trade_head,
+                                   .opts = &gv_trade_options,
+                                   .col = 16,
+                                   .tail = trade_tail,
+                                   .exits = trade_exits,
+                                   .n_exits = GV_NEXITS(trade_exits)};
 
 /* The default selection: the cuBLAS-backed dot-product ops, one catalogue size each (the
    largest whose f64 oracle stays under about 2 s). */
@@ -236,43 +291,40 @@ static void run_group(gv_trade_group *g, const gv_bench_opts *o, bool show, cons
     gv_trade_flag_models(g->rows, g->n);
 }
 
-int gv_cmd_tradeoffs(int argc, char **argv)
+/* What the command line asked for. */
+typedef struct trade_args {
+    gv_selection sel;
+    const char *json_path, *md_path, *size_spec, *device;
+    bool device_serial;
+    gv_device_plan plan;
+    gv_shape shapes[64]; /* sel.shapes points here after --size */
+} trade_args;
+
+/* The options into a, then the devices and outputs checked: -1 to go on, or the exit code (0
+   after --help, else after a message). */
+static int parse_args(int argc, char **argv, trade_args *a)
 {
-    gv_selection sel = {.dist = -1};
-    const char *json_path = NULL, *md_path = NULL, *size_spec = NULL, *device = NULL;
-    bool device_serial = false;
-    enum { O_OP = 256, O_SIZE, O_DIST, O_SEED, O_JSON, O_MD, O_DEVICE, O_SERIAL };
-    static const struct option opts[] = {{"op", required_argument, 0, O_OP},
-                                         {"size", required_argument, 0, O_SIZE},
-                                         {"dist", required_argument, 0, O_DIST},
-                                         {"seed", required_argument, 0, O_SEED},
-                                         {"json", required_argument, 0, O_JSON},
-                                         {"md", required_argument, 0, O_MD},
-                                         {"device", required_argument, 0, O_DEVICE},
-                                         {"device-serial", no_argument, 0, O_SERIAL},
-                                         {"help", no_argument, 0, 'h'},
-                                         {0, 0, 0, 0}};
+    gv_getopt g;
+    gv_getopt_init(&g, &gv_trade_options);
     int c;
-    optind = 1;
-    opterr = 0; /* gv_bad_option names a bad option, escaped */
-    while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+    while ((c = gv_getopt_next(&g, argc, argv)) != -1) {
         switch (c) {
-        case O_OP: sel.op_glob = optarg; break;
-        case O_SIZE: size_spec = optarg; break;
+        case O_OP: a->sel.op_glob = optarg; break;
+        case O_SIZE: a->size_spec = optarg; break;
         case O_DIST:
-            if (gv_parse_dist(optarg, &sel.dist)) return GV_EXIT_USAGE;
+            if (gv_parse_dist(optarg, &a->sel.dist)) return GV_EXIT_USAGE;
             break;
         case O_SEED:
-            if (gv_parse_seed(optarg, &sel.seed)) return GV_EXIT_USAGE;
+            if (gv_parse_seed(optarg, &a->sel.seed)) return GV_EXIT_USAGE;
             break;
-        case O_JSON: json_path = optarg; break;
-        case O_MD: md_path = optarg; break;
-        case O_DEVICE: device = optarg; break;
-        case O_SERIAL: device_serial = true; break;
-        case 'h': fputs(trade_help, stdout); return GV_EXIT_OK;
+        case O_JSON: a->json_path = optarg; break;
+        case O_MD: a->md_path = optarg; break;
+        case O_DEVICE: a->device = optarg; break;
+        case O_SERIAL: a->device_serial = true; break;
+        case 'h': gv_help_print(stdout, &trade_help); return GV_EXIT_OK;
         default:
             gv_bad_option("tradeoffs", argv);
-            fputs(trade_help, stderr);
+            gv_help_print(stderr, &trade_help);
             return GV_EXIT_USAGE;
         }
     }
@@ -280,99 +332,115 @@ int gv_cmd_tradeoffs(int argc, char **argv)
         gv_usage_error("tradeoffs takes no positional arguments ('%s'); see --help", argv[optind]);
         return GV_EXIT_USAGE;
     }
-    gv_device_plan dplan;
-    int device_rc = gv_device_plan_perf(device, &dplan);
+    int device_rc = gv_device_plan_perf(a->device, &a->plan);
     if (device_rc >= 0) return device_rc;
-    if (device_serial && dplan.n < 2) {
+    if (a->device_serial && a->plan.n < 2) {
         gv_usage_error("--device-serial orders the workers of --device LIST (several devices)");
         return GV_EXIT_USAGE;
     }
-    if (dplan.n > 1 && md_path) {
+    if (a->plan.n > 1 && a->md_path) {
         gv_usage_error("--md takes one device's run; with several, use --json (gpuval merge --md "
                        "renders the merged view)");
         return GV_EXIT_USAGE;
     }
-    char err[512];
-    gv_shape shapes[64];
-    if (size_spec && gv_parse_sizes(size_spec, shapes, 64, &sel) != 0) return GV_EXIT_USAGE;
-    const char *outs[2] = {json_path, md_path}, *flags[2] = {"--json", "--md"};
+    if (a->size_spec && gv_parse_sizes(a->size_spec, a->shapes, 64, &a->sel) != 0)
+        return GV_EXIT_USAGE;
+    const char *outs[2] = {a->json_path, a->md_path}, *flags[2] = {"--json", "--md"};
     if (gv_probe_outputs(2, outs, flags) != 0) return GV_EXIT_USAGE;
+    return -1;
+}
 
-    groups gs = {0};
+/* The groups of --op (or of the default selection) into gs, which the caller frees: -1 to go
+   on, or the exit code after a message. */
+static int make_groups(trade_args *a, groups *gs)
+{
+    char err[512];
     int rc = GV_OK;
-    if (sel.op_glob) {
-        rc = select_groups(&gs, &sel);
+    if (a->sel.op_glob) {
+        rc = select_groups(gs, &a->sel);
     } else {
         /* the default ops must exist: a renamed one is a runtime error naming the entry */
         for (int i = 0; i < N_DEFAULT && rc == GV_OK; i++) {
             if (!gv_op_find(default_sel[i].op)) {
                 gv_usage_error("default selection names '%s', which is not registered",
                                default_sel[i].op);
-                groups_free(&gs);
                 return GV_EXIT_RUNTIME;
             }
-            gv_selection one = sel;
+            gv_selection one = a->sel;
             gv_shape own;
             one.op_glob = default_sel[i].op;
             if (one.dist < 0) one.dist = GV_DIST_UNIFORM11;
-            if (!size_spec) {
+            if (!a->size_spec) {
                 if (gv_size_spec_parse(default_sel[i].shape, &own, 1, err, sizeof err) != 1) {
                     gv_usage_error("default selection: %s", err);
-                    groups_free(&gs);
                     return GV_EXIT_RUNTIME;
                 }
                 one.shapes = &own;
                 one.n_shapes = 1;
             }
-            rc = select_groups(&gs, &one);
+            rc = select_groups(gs, &one);
         }
     }
-    if (rc != GV_OK || gs.n == 0) {
-        if (rc == GV_OK) gv_usage_error("no op matches the selection (see gpuval list)");
-        groups_free(&gs);
-        return rc == GV_ENOMEM ? GV_EXIT_RUNTIME : GV_EXIT_USAGE;
+    if (rc == GV_ENOMEM) return GV_EXIT_RUNTIME;
+    if (rc != GV_OK) return GV_EXIT_USAGE;
+    if (gs->n == 0) {
+        gv_usage_error("no op matches the selection (see gpuval list)");
+        return GV_EXIT_USAGE;
     }
+    return -1;
+}
 
-    if (dplan.n > 1) { /* the selection is good: one worker per device, then the merge */
-        groups_free(&gs);
-        return gv_fleet_perf_run(&gv_fleet_trade_cmd, &dplan, argc, argv, json_path, device_serial);
-    }
+/* Every group run on this process's device, printed and written; returns the exit code. */
+static int run_groups(const trade_args *a, groups *gs, int argc, char **argv)
+{
     gv_run_info info;
     gv_run_start(&info, "tradeoffs", argc, argv);
-    char *joined = (char *)info.argv_joined;
-
     gv_bench_opts o;
     gv_bench_opts_default(&o);
     o.time_cpu = false;
     o.cold = false;
     bool show = isatty(2);
-    for (int k = 0; k < gs.n; k++) {
-        run_group(&gs.g[k], &o, show, info.have_device ? info.device.uuid : NULL);
+    for (int k = 0; k < gs->n; k++) {
+        run_group(&gs->g[k], &o, show, info.have_device ? info.device.uuid : NULL);
         char shape[64];
-        printf("\n%s %s (%s, seed %llu)\n", gs.g[k].op->name,
-               gv_shape_format(&gs.g[k].shape, shape, sizeof shape), gv_dist_name(gs.g[k].dist),
-               (unsigned long long)gs.g[k].seed);
-        gv_trade_table(stdout, &gs.g[k]);
+        printf("\n%s %s (%s, seed %llu)\n", gs->g[k].op->name,
+               gv_shape_format(&gs->g[k].shape, shape, sizeof shape), gv_dist_name(gs->g[k].dist),
+               (unsigned long long)gs->g[k].seed);
+        gv_trade_table(stdout, &gs->g[k]);
         fflush(stdout);
     }
     gv_trade_summary sum;
-    gv_trade_summarize(gs.g, gs.n, &sum);
+    gv_trade_summarize(gs->g, gs->n, &sum);
     printf("\n%d rows: %d passed, %d failed, %d skipped, %d errors\n", sum.rows, sum.passed,
            sum.failed, sum.skipped, sum.errors);
     bool lost = false;
-    json_t *doc = json_path || md_path ? gv_trade_doc(&info, gs.g, gs.n, &sum) : NULL;
-    if (json_path && (!doc || gv_trade_write_json(json_path, doc) != GV_OK)) {
-        gv_usage_error("could not write %s", json_path);
+    json_t *doc = a->json_path || a->md_path ? gv_trade_doc(&info, gs->g, gs->n, &sum) : NULL;
+    if (a->json_path && (!doc || gv_trade_write_json(a->json_path, doc) != GV_OK)) {
+        gv_usage_error("could not write %s", a->json_path);
         lost = true;
     }
-    if (md_path && (!doc || gv_render_write(md_path, doc, false) != 0)) {
-        gv_usage_error("could not write %s", md_path);
+    if (a->md_path && (!doc || gv_render_write(a->md_path, doc, false) != 0)) {
+        gv_usage_error("could not write %s", a->md_path);
         lost = true;
     }
     json_decref(doc);
-    int code =
-        gv_exit_code(sum.failed, sum.errors, sum.passed + sum.failed, info.have_device, lost);
+    free((char *)info.argv_joined);
+    return gv_exit_code(sum.failed, sum.errors, sum.passed + sum.failed, info.have_device, lost);
+}
+
+int gv_cmd_tradeoffs(int argc, char **argv)
+{
+    trade_args a;
+    memset(&a, 0, sizeof a);
+    a.sel.dist = -1;
+    groups gs = {0};
+    int rc = parse_args(argc, argv, &a);
+    if (rc < 0) rc = make_groups(&a, &gs);
+    if (rc < 0 && a.plan.n > 1) /* the selection is good: one worker per device, then the merge */
+        rc =
+            gv_fleet_perf_run(&gv_trade_options, &a.plan, argc, argv, a.json_path, a.device_serial);
+    else if (rc < 0)
+        rc = run_groups(&a, &gs, argc, argv);
     groups_free(&gs);
-    free(joined);
-    return code;
+    return rc;
 }

@@ -1,7 +1,6 @@
-/* fleet_perf.c: bench and tradeoffs on several GPUs (fleet_perf.h) — which of their options a
- * worker gets, --device for them, the runs `gpuval merge` reads, the device texts both merges
- * print, and `CMD --device LIST`: the workers (fleet_cmd.c) then the merge
- * (fleet_perf_merge.c). */
+/* perf_workers.c: bench and tradeoffs on several GPUs (perf_workers.h) — --device for them and
+ * `CMD --device LIST`: the workers (workers.c, their command lines from the command's option
+ * table) then the merge (runs/merge_perf.c). */
 #include "fleet/perf_workers.h"
 
 #include <math.h>
@@ -15,50 +14,6 @@
 #include "io/run_doc.h"  /* GV_SCHEMA */
 #include "bench/trade_report.h"
 
-/* ---- the workers' command lines --------------------------------------------------------- */
-
-/* bench's options (bench_cmd.c) and tradeoffs' (tradeoffs.c): what a worker gets */
-static const gv_fleet_opt bench_opts[] = {
-    {"op", true, false},
-    {"dtype", true, false},
-    {"mode", true, false},
-    {"size", true, false},
-    {"dist", true, false},
-    {"seed", true, false},
-    {"preset", true, false},
-    {"crossover", true, false},
-    {"sweep", true, false},
-    {"sweep-base", true, false},
-    {"sweep-factor", true, false},
-    {"refine", true, false},
-    {"target-spread", true, false},
-    {"cap", true, false},
-    {"min-samples", true, false},
-    {"cpu-budget", true, false},
-    {"hot", false, false},
-    {"cold", false, false},
-    {"no-cpu", false, false},
-    {"repeat-check", false, false},
-    {"json", true, true},
-    {"device", true, true},
-    {"csv", true, true},
-    {"md", true, true},
-    {"save", true, true},
-    {"force", false, true},
-    {"as", true, false},
-    {"help", false, false},
-    {"device-serial", false, true},
-};
-static const gv_fleet_opt trade_opts[] = {
-    {"op", true, false},    {"size", true, false},  {"dist", true, false},
-    {"seed", true, false},  {"json", true, true},   {"md", true, true},
-    {"device", true, true}, {"help", false, false}, {"device-serial", false, true},
-};
-const gv_fleet_cmd gv_fleet_bench_cmd = {"bench", bench_opts,
-                                         (int)(sizeof bench_opts / sizeof bench_opts[0])};
-const gv_fleet_cmd gv_fleet_trade_cmd = {"tradeoffs", trade_opts,
-                                         (int)(sizeof trade_opts / sizeof trade_opts[0])};
-
 int gv_device_plan_perf(const char *spec, gv_device_plan *plan)
 {
     bool several = spec && (strchr(spec, ',') || strcmp(spec, "all") == 0);
@@ -67,7 +22,7 @@ int gv_device_plan_perf(const char *spec, gv_device_plan *plan)
 
 /* ---- CMD --device LIST ------------------------------------------------------------------ */
 
-int gv_fleet_perf_run(const gv_fleet_cmd *cmd, const gv_device_plan *plan, int argc, char **argv,
+int gv_fleet_perf_run(const gv_opt_table *cmd, const gv_device_plan *plan, int argc, char **argv,
                       const char *json_path, bool serial)
 {
     char exe[PATH_MAX];

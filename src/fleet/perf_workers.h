@@ -1,9 +1,9 @@
-/* fleet_perf.h: `bench` and `tradeoffs` on several GPUs of a node (fleet_perf.c; the merge in
- * fleet_perf_merge.h) — the per-device workers (through fleet_cmd.h's machinery) and their
- * runs merged: per case and device the median time and its interval, the speed against the
- * node's median with the SLOW flag, the SM clock, throttle reasons and PCIe link, and for
- * tradeoffs the accuracy per device with cross-device agreement of deterministic modes.
- * `gpuval merge` dispatches here on the runs' schema. */
+/* perf_workers.h: `bench` and `tradeoffs` on several GPUs of a node (perf_workers.c; the merge
+ * in runs/merge_perf.h) — --device for them and `CMD --device LIST`: the per-device workers
+ * (through workers.h's machinery) and their runs merged: per case and device the median time
+ * and its interval, the speed against the node's median with the SLOW flag, the SM clock,
+ * throttle reasons and PCIe link, and for tradeoffs the accuracy per device with cross-device
+ * agreement of deterministic modes. */
 #ifndef GV_FLEET_PERF_H
 #define GV_FLEET_PERF_H
 
@@ -15,18 +15,16 @@
 #include "runs/merge_perf.h" /* gv_fleet_perf_merge, GV_FLEET_PERF_SCHEMA */
 #include "runs/run_files.h"
 
-extern const gv_fleet_cmd gv_fleet_bench_cmd, gv_fleet_trade_cmd;
-
 /* --device SPEC for bench and tradeoffs (gv_device_plan_make): a list or "all" is counted in
  * a child process (isolate.h), so that a parent that only starts workers never creates a CUDA
  * context; a single N or none is counted here. -1 to go on, or the exit code. */
 int gv_device_plan_perf(const char *spec, gv_device_plan *plan);
 
-/* `CMD --device LIST` (cmd: gv_fleet_bench_cmd or gv_fleet_trade_cmd): the workers (parallel,
+/* `CMD --device LIST` (cmd: bench's or tradeoffs' option table): the workers (parallel,
  * or one after another with serial), their output, then the merged view on stdout and, with
  * json_path, the merged document there (the workers' runs beside it as NAME.devI.json).
  * Returns gv_fleet_perf_merge's exit code, or 3 when a worker left no run. */
-int gv_fleet_perf_run(const gv_fleet_cmd *cmd, const gv_device_plan *plan, int argc, char **argv,
+int gv_fleet_perf_run(const gv_opt_table *cmd, const gv_device_plan *plan, int argc, char **argv,
                       const char *json_path, bool serial);
 
 #endif

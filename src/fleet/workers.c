@@ -1,7 +1,9 @@
-/* fleet_cmd.c: --device, ranks, the per-device workers of `check --device LIST` and `gpuval
- * merge` (fleet_cmd.h). The workers are separate processes of this same binary: each owns
- * one CUDA context on one device, and a fault on one GPU cannot take the others' results
- * with it. Each computes its own CPU oracle (no oracle is shared between processes). */
+/* workers.c: --device, ranks, and the per-device workers of `check --device LIST` (workers.h);
+ * perf_workers.c merges bench's and tradeoffs' through the same spawn. The workers are separate
+ * processes of this same binary: each owns one CUDA context on one device, and a fault on one
+ * GPU cannot take the others' results with it. Each computes its own CPU oracle (no oracle is
+ * shared between processes). A worker's command line is the parent's, less the options the
+ * command's table (fleet/options.h) marks as the parent's own. */
 #include "fleet/workers.h"
 #include "core/knobs.h"
 
@@ -122,37 +124,28 @@ const char *gv_device_plan_path(const gv_device_plan *plan, const char *path, ch
 
 /* ---- check --device LIST ---------------------------------------------------------------- */
 
-/* check's options (check.c), for rebuilding a worker's command line: which take a value and
-   which the parent keeps to itself. getopt_long accepts any unambiguous prefix. */
-static const gv_fleet_opt check_opts[] = {
-    {"op", true, false},       {"dtype", true, false}, {"mode", true, false},
-    {"size", true, false},     {"dist", true, false},  {"seed", true, false},
-    {"planted", false, false}, {"json", true, true},   {"save", true, true},
-    {"baseline", true, true},  {"force", false, true}, {"test-sizes", false, false},
-    {"quiet", false, false},   {"help", false, false}, {"device", true, true},
-};
-const gv_fleet_cmd gv_fleet_check_cmd = {"check", check_opts,
-                                         (int)(sizeof check_opts / sizeof check_opts[0])};
-
-/* The option argv[i] names ("--name" or "--name=value") in cmd's table, or -1 for a short
-   option or a positional argument. */
-static int which_option(const gv_fleet_cmd *cmd, const char *arg)
+/* The long option arg names ("--name" or "--name=value", name exact or a unique prefix, as
+   getopt_long reads it) in cmd's table, or -1 for a short option (a flag: no table has a short
+   option with a value), a positional argument or a prefix that is not unique (which the
+   parent's getopt_long has refused already). */
+static int which_option(const gv_opt_table *cmd, const char *arg)
 {
     if (strncmp(arg, "--", 2) != 0 || !arg[2]) return -1;
     const char *name = arg + 2;
     size_t len = strcspn(name, "=");
     int found = -1;
-    for (int k = 0; k < cmd->n_opts; k++) {
-        if (strncmp(cmd->opts[k].name, name, len) != 0) continue;
-        if (strlen(cmd->opts[k].name) == len) return k; /* exact */
-        found = found == -1 ? k : -2;                   /* prefix: must be unique */
+    for (int k = 0; k < cmd->n; k++) {
+        const char *o = cmd->opts[k].name;
+        if (!o || strncmp(o, name, len) != 0) continue;
+        if (strlen(o) == len) return k; /* exact */
+        found = found == -1 ? k : -2;   /* prefix: must be unique */
     }
-    return found;
+    return found < 0 ? -1 : found;
 }
 
 /* The worker's argv: exe CMD <the parent's options less its own> --device i --json path. */
-char **gv_fleet_worker_argv_for(const gv_fleet_cmd *cmd, const char *exe, int argc, char **argv,
-                                int device, const char *json)
+char **gv_fleet_worker_argv(const gv_opt_table *cmd, const char *exe, int argc, char **argv,
+                            int device, const char *json)
 {
     /* one block: the pointers, then the device index's digits */
     size_t n_ptrs = (size_t)argc + 8;
@@ -162,10 +155,10 @@ char **gv_fleet_worker_argv_for(const gv_fleet_cmd *cmd, const char *exe, int ar
     snprintf(dev, 16, "%d", device);
     int n = 0;
     w[n++] = (char *)exe;
-    w[n++] = (char *)cmd->name;
+    w[n++] = (char *)cmd->cmd;
     for (int i = 1; i < argc; i++) {
         int k = which_option(cmd, argv[i]);
-        bool separate_value = k >= 0 && cmd->opts[k].has_arg && !strchr(argv[i], '=');
+        bool separate_value = k >= 0 && cmd->opts[k].arg && !strchr(argv[i], '=');
         bool drop = k >= 0 && cmd->opts[k].parent_only;
         if (!drop) w[n++] = argv[i];
         if (separate_value && i + 1 < argc) {
@@ -179,11 +172,6 @@ char **gv_fleet_worker_argv_for(const gv_fleet_cmd *cmd, const char *exe, int ar
     w[n++] = (char *)json;
     w[n] = NULL;
     return w;
-}
-
-char **gv_fleet_worker_argv(const char *exe, int argc, char **argv, int device, const char *json)
-{
-    return gv_fleet_worker_argv_for(&gv_fleet_check_cmd, exe, argc, argv, device, json);
 }
 
 void gv_fleet_worker_argv_free(char **w)
@@ -234,13 +222,13 @@ int gv_fleet_self_exe(char *exe, size_t len)
     return -1;
 }
 
-int gv_fleet_check(const gv_device_plan *plan, int argc, char **argv, const char *json_path,
-                   int quiet)
+int gv_fleet_check(const gv_opt_table *cmd, const gv_device_plan *plan, int argc, char **argv,
+                   const char *json_path, int quiet)
 {
     char exe[PATH_MAX];
     int rc = gv_fleet_self_exe(exe, sizeof exe);
     if (rc >= 0) return rc;
-    return gv_fleet_run_workers(exe, plan, argc, argv, json_path, quiet);
+    return gv_fleet_run_workers(exe, cmd, plan, argc, argv, json_path, quiet);
 }
 
 /* Start one worker: its output and errors into files, stdin from /dev/null. */
@@ -272,7 +260,7 @@ void gv_fleet_runs_free(gv_fleet_runs *runs)
     free(runs);
 }
 
-gv_fleet_runs *gv_fleet_spawn(const char *exe, const gv_fleet_cmd *cmd, const gv_device_plan *plan,
+gv_fleet_runs *gv_fleet_spawn(const char *exe, const gv_opt_table *cmd, const gv_device_plan *plan,
                               int argc, char **argv, const char *json_path, bool serial,
                               int (*load)(const char *path, json_t **doc, char *err, size_t len))
 {
@@ -293,7 +281,7 @@ gv_fleet_runs *gv_fleet_spawn(const char *exe, const gv_fleet_cmd *cmd, const gv
     int n = plan->n;
     pid_t pid[GV_FLEET_MAX_DEVICES];
     char outp[GV_FLEET_MAX_DEVICES][PATH_MAX + 16], errp[GV_FLEET_MAX_DEVICES][PATH_MAX + 16];
-    printf("%s on %d devices, one worker process each%s:", cmd->name, n,
+    printf("%s on %d devices, one worker process each%s:", cmd->cmd, n,
            serial ? ", one after another" : "");
     for (int i = 0; i < n; i++)
         printf(" %d", plan->index[i]);
@@ -313,7 +301,7 @@ gv_fleet_runs *gv_fleet_spawn(const char *exe, const gv_fleet_cmd *cmd, const gv
             continue;
         }
         unlink(json); /* a file left by an earlier run must not pass for this one's */
-        char **w = gv_fleet_worker_argv_for(cmd, exe, argc, argv, plan->index[i], json);
+        char **w = gv_fleet_worker_argv(cmd, exe, argc, argv, plan->index[i], json);
         if (!w) continue;
         pid[i] = spawn_worker(exe, w, outp[i], errp[i]);
         gv_fleet_worker_argv_free(w);
@@ -348,11 +336,11 @@ gv_fleet_runs *gv_fleet_spawn(const char *exe, const gv_fleet_cmd *cmd, const gv
     return runs;
 }
 
-int gv_fleet_run_workers(const char *exe, const gv_device_plan *plan, int argc, char **argv,
-                         const char *json_path, int quiet)
+int gv_fleet_run_workers(const char *exe, const gv_opt_table *cmd, const gv_device_plan *plan,
+                         int argc, char **argv, const char *json_path, int quiet)
 {
     gv_fleet_runs *runs =
-        gv_fleet_spawn(exe, &gv_fleet_check_cmd, plan, argc, argv, json_path, false, gv_fleet_load);
+        gv_fleet_spawn(exe, cmd, plan, argc, argv, json_path, false, gv_fleet_load);
     if (!runs) return GV_EXIT_RUNTIME;
     json_t *fleet = NULL;
     int rc = runs->n > 0 ? gv_fleet_merge(runs->docs, runs->names, runs->n, quiet, stdout,
@@ -373,5 +361,3 @@ int gv_fleet_finish(gv_fleet_runs *runs, int rc, json_t *fleet, const char *json
     if (lost && (rc == GV_EXIT_OK || rc == GV_EXIT_OUTLIER)) rc = GV_EXIT_RUNTIME;
     return rc;
 }
-
-/* ---- gpuval merge ------------------------------------------------------------------------ */

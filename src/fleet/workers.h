@@ -1,7 +1,8 @@
-/* fleet_cmd.h: running on every GPU of a node and merging runs (fleet_cmd.c) — `--device`,
- * the launcher's rank for runs started by srun or mpirun, the per-device workers of `check`,
- * `bench` and `tradeoffs --device LIST` (the latter two merged in fleet_perf.c), and `gpuval
- * merge`. */
+/* workers.h: running on every GPU of a node (workers.c) — `--device`, the launcher's rank for
+ * runs started by srun or mpirun, and the per-device worker processes of `check`, `bench` and
+ * `tradeoffs --device LIST` (the latter two merged in perf_workers.c): each worker's command
+ * line rebuilt from the command's option table (fleet/options.h), its spawn, its output and its
+ * run. */
 #ifndef GV_FLEET_CMD_H
 #define GV_FLEET_CMD_H
 
@@ -9,6 +10,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "fleet/options.h"
 #include "io/run_info.h"
 #include "runs/run_files.h" /* GV_FLEET_MAX_DEVICES */
 
@@ -31,41 +33,27 @@ int gv_device_plan_make(const char *spec, gv_device_plan *plan, int (*count_devi
 const char *gv_device_plan_path(const gv_device_plan *plan, const char *path, char *buf,
                                 size_t len);
 
-/* `check --device LIST`: the same check (argv without --device, --json, --save, --baseline,
- * --force) once per device of the plan, in parallel, each a child gpuval with --device i and
- * --json to its own file (beside json_path as NAME.devI.json when given, else in a temporary
- * directory), its output captured and printed after it ends; then the runs merged
- * (gv_fleet_merge) and, with json_path, the fleet document written there. NCCL_NVLS_ENABLE=0
- * is set for the children. Returns the merge's exit code (or 3 when a worker left no run). */
-int gv_fleet_check(const gv_device_plan *plan, int argc, char **argv, const char *json_path,
-                   int quiet);
+/* `check --device LIST`: the same check (argv less check's parent-only options: --device,
+ * --json, --save, --baseline, --force) once per device of the plan, in parallel, each a child
+ * gpuval with --device i and --json to its own file (beside json_path as NAME.devI.json when
+ * given, else in a temporary directory), its output captured and printed after it ends; then the
+ * runs merged (gv_fleet_merge) and, with json_path, the fleet document written there.
+ * NCCL_NVLS_ENABLE=0 is set for the children. cmd: check's option table. Returns the merge's
+ * exit code (or 3 when a worker left no run). */
+int gv_fleet_check(const gv_opt_table *cmd, const gv_device_plan *plan, int argc, char **argv,
+                   const char *json_path, int quiet);
 
 /* gv_fleet_check with the gpuval binary named: exe is re-executed once per device of the plan
  * (gv_fleet_check passes /proc/self/exe; the tests pass the built binary). */
-int gv_fleet_run_workers(const char *exe, const gv_device_plan *plan, int argc, char **argv,
-                         const char *json_path, int quiet);
+int gv_fleet_run_workers(const char *exe, const gv_opt_table *cmd, const gv_device_plan *plan,
+                         int argc, char **argv, const char *json_path, int quiet);
 
-/* A command's long options as getopt_long reads them, for rebuilding a worker's command line:
- * which take a value, and which the parent keeps to itself (dropped from the worker's). */
-typedef struct gv_fleet_opt {
-    const char *name;
-    bool has_arg, parent_only;
-} gv_fleet_opt;
-typedef struct gv_fleet_cmd {
-    const char *name; /* "check", "bench", "tradeoffs" */
-    const gv_fleet_opt *opts;
-    int n_opts;
-} gv_fleet_cmd;
-extern const gv_fleet_cmd gv_fleet_check_cmd;
-
-/* A worker's command line: exe CMD, the parent's options (argv[1..argc)) less cmd's
- * parent-only ones (as getopt_long reads them: --name VALUE, --name=VALUE, unique prefixes),
- * then --device device --json json. NULL-terminated; free it with gv_fleet_worker_argv_free.
- * NULL on no memory. gv_fleet_worker_argv: the same for check (parent-only: --device, --json,
- * --save, --baseline and --force). */
-char **gv_fleet_worker_argv_for(const gv_fleet_cmd *cmd, const char *exe, int argc, char **argv,
-                                int device, const char *json);
-char **gv_fleet_worker_argv(const char *exe, int argc, char **argv, int device, const char *json);
+/* A worker's command line: exe CMD, the parent's options (argv[1..argc)) less cmd's parent-only
+ * ones, read as getopt_long reads them with cmd's table (--name VALUE, --name=VALUE, unique
+ * prefixes; a short option is a flag), then --device device --json json. NULL-terminated; free
+ * it with gv_fleet_worker_argv_free. NULL on no memory. */
+char **gv_fleet_worker_argv(const gv_opt_table *cmd, const char *exe, int argc, char **argv,
+                            int device, const char *json);
 void gv_fleet_worker_argv_free(char **w);
 
 /* The runs the workers left, loaded (n of them; names: their files). lost: a worker left no
@@ -84,7 +72,7 @@ typedef struct gv_fleet_runs {
  * captured and printed after all have ended, then its run read with load. NCCL_NVLS_ENABLE=0
  * is set for the children. NULL on no memory (a message printed); free with
  * gv_fleet_runs_free. */
-gv_fleet_runs *gv_fleet_spawn(const char *exe, const gv_fleet_cmd *cmd, const gv_device_plan *plan,
+gv_fleet_runs *gv_fleet_spawn(const char *exe, const gv_opt_table *cmd, const gv_device_plan *plan,
                               int argc, char **argv, const char *json_path, bool serial,
                               int (*load)(const char *path, json_t **doc, char *err, size_t len));
 void gv_fleet_runs_free(gv_fleet_runs *runs);

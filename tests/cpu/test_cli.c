@@ -1,8 +1,11 @@
 /* test_cli.c: the gpuval command line as a user meets it — the real binary (path in env
  * GPUVAL, set by tests/meson.build) run through the shell. Usage errors exit 2 with a message
- * naming the valid choices and write nothing; --help exits 0; list hides planted bugs unless
- * --all; check without a device exits 77 with SKIP rows, and its --json file parses. */
+ * naming the valid choices and write nothing, also after --baseline and --inputs are loaded;
+ * --help exits 0, lists every option of the command's table and ends with its exit codes from
+ * the core table; list hides planted bugs unless --all; check without a device exits 77 with
+ * SKIP rows, and its --json file parses. */
 #include <criterion/criterion.h>
+#include <ctype.h>
 #include <dirent.h>
 #include <jansson.h>
 #include <stdio.h>
@@ -11,6 +14,13 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "cmd/bench.h"
+#include "cmd/check.h"
+#include "cmd/compare.h"
+#include "cmd/merge.h"
+#include "cmd/replay.h"
+#include "cmd/report.h"
+#include "cmd/tradeoffs.h"
 #include "testkit.h"
 
 typedef struct cli_run {
@@ -207,6 +217,64 @@ Test(cli, usage_error_leaves_json_untouched)
     remove_tree(dir);
 }
 
+/* A selection that matches nothing, and every other usage error check finds after --baseline
+   and --inputs are loaded, exits 2 with its message. Those paths once returned without freeing
+   the loaded baseline (1.3 MB for a whole catalogue's) or arrays: in the ASan build the CPU
+   suite runs with detect_leaks=1, and a leak there turns the exit into LeakSanitizer's 1. */
+Test(cli, usage_errors_after_the_baseline_and_inputs_are_loaded_exit_2, .timeout = 120)
+{
+    char dir[512], args[4096], base[1024], dump[1024], inputs[2048];
+    scratch(dir, sizeof dir);
+    snprintf(base, sizeof base, "%s/b.json", dir);
+    snprintf(args, sizeof args, "check --op vadd --size 1001 --json '%s'", base);
+    cli_run *r = run(args);
+    cr_assert(r->status == 0 || r->status == 77, "baseline run: exit %d: %s", r->status, r->err);
+    free(r);
+    snprintf(dump, sizeof dump, "%s/dump", dir);
+    cr_assert_eq(mkdir(dump, 0700), 0);
+    char taken[1200];
+    snprintf(taken, sizeof taken, "%s/vadd-f32-native-uniform11-1001-s0", dump);
+    cr_assert_eq(mkdir(taken, 0700), 0);
+    const char *src = getenv("GPUVAL_SRCDIR");
+    cr_assert_not_null(src, "GPUVAL_SRCDIR names the source tree");
+    snprintf(inputs, sizeof inputs, "%s/fixtures/vadd_f32_a.npy,%s/fixtures/vadd_f32_b.npy", src,
+             src);
+    static const struct {
+        const char *args, *says;
+    } bad[] = {
+        {"--op 'nomatch*'", "no op matches 'nomatch*'"},
+        {"--op vadd --mode tf32", "no case matches the selection"},
+        {"--op vadd --size 1001 --as nosuch", "--as: no op 'nosuch'"},
+        {"--op vadd --size 1001 --as gemm.cublas", "does not share its inputs"},
+        {"--op 'vadd*' --planted --size 1001 --as vadd", "the selection has several ops"},
+        {"--op vadd --size 1001 --dump-failures '@DUMP@'", "replaced only with --force"},
+        {"--op vadd --inputs '@IN@' --as gemm.cublas", "does not share its inputs"},
+        {"--op vadd --inputs '@IN@' --mode tf32", "no case matches the selection"},
+        {"--op vadd --inputs '@IN@' --dtype f64", "which --dtype leaves out"},
+        {"--op vadd --inputs '@IN@' --size 10", "no --size"},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        char rest[2048] = "";
+        const char *p = bad[i].args;
+        while (*p) { /* @DUMP@ and @IN@ into their paths */
+            size_t used = strlen(rest);
+            if (strncmp(p, "@DUMP@", 6) == 0) {
+                snprintf(rest + used, sizeof rest - used, "%s", dump);
+                p += 6;
+            } else if (strncmp(p, "@IN@", 4) == 0) {
+                snprintf(rest + used, sizeof rest - used, "%s", inputs);
+                p += 4;
+            } else {
+                rest[used] = *p++;
+                rest[used + 1] = '\0';
+            }
+        }
+        snprintf(args, sizeof args, "check --baseline '%s' %s", base, rest);
+        expect_usage(args, bad[i].says);
+    }
+    remove_tree(dir);
+}
+
 /* ---- help ---------------------------------------------------------------------------------- */
 
 Test(cli, help_of_each_command)
@@ -222,6 +290,139 @@ Test(cli, help_of_each_command)
         cr_expect(strstr(r->out, forms[i][1]) != NULL, "gpuval %s: stdout lacks '%s':\n%s",
                   forms[i][0], forms[i][1], r->out);
         free(r);
+    }
+}
+
+static const char *const commands[] = {"list",      "info",        "check",   "bench",
+                                       "tradeoffs", "replay",      "compare", "report",
+                                       "cache",     "collectives", "merge"};
+
+/* Every help (the main one and each command's) ends with its exit codes as gv_exit_help prints
+   them: "exit: CODE what" and one "      CODE what" line per further code, each a code of the
+   core table (core/gv.h), 0 and 2 always among them; the main help lists every code of the
+   table in its words. No help shows a printf escape: the texts are printed as written. */
+Test(cli, every_help_ends_with_its_exit_codes_from_the_core_table)
+{
+    static char out[65536];
+    for (size_t c = 0; c <= sizeof commands / sizeof commands[0]; c++) {
+        char args[64];
+        bool main_help = c == sizeof commands / sizeof commands[0];
+        snprintf(args, sizeof args, "%s --help", main_help ? "" : commands[c]);
+        cr_assert_eq(gv_test_run_cli(args, out, sizeof out), 0, "gpuval %s", args);
+        cr_expect_null(strstr(out, "%%"), "gpuval %s: a doubled percent sign:\n%s", args, out);
+        const char *exit_block = strstr(out, "\nexit: ");
+        cr_assert_not_null(exit_block, "gpuval %s: no exit codes:\n%s", args, out);
+        bool seen0 = false, seen2 = false;
+        int n = 0, last = -1;
+        for (const char *p = exit_block + 1; *p; p = strchr(p, '\n') + 1) {
+            int code, skip = 0;
+            const char *lead = n == 0 ? "exit: " : "      ";
+            cr_assert(strncmp(p, lead, 6) == 0 && sscanf(p + 6, "%d %n", &code, &skip) == 1 &&
+                          skip > 0,
+                      "gpuval %s: not an exit line: %.60s", args, p);
+            cr_expect_str_neq((char *)gv_exit_meaning(code), "?", "gpuval %s: exit %d unknown",
+                              args, code);
+            cr_expect_gt(code, last, "gpuval %s: exit codes in order", args);
+            last = code;
+            seen0 |= code == 0;
+            seen2 |= code == 2;
+            if (main_help) {
+                const char *what = p + 6 + skip;
+                size_t len = strcspn(what, "\n");
+                cr_expect(strlen(gv_exit_meaning(code)) == len &&
+                              strncmp(what, gv_exit_meaning(code), len) == 0,
+                          "main help: exit %d in other words: %.*s", code, (int)len, what);
+            }
+            n++;
+            cr_assert_not_null(strchr(p, '\n'), "gpuval %s: the last line ends", args);
+        }
+        cr_expect(seen0 && seen2, "gpuval %s: exit 0 and 2 listed", args);
+        if (main_help) {
+            int all = 0;
+#define COUNT_(name, code, what) all++;
+            GV_EXIT_CODES(COUNT_)
+#undef COUNT_
+            cr_expect_eq(n, all, "the main help lists every exit code");
+        }
+    }
+}
+
+/* check's help says how the cases are kept apart as runner.c does it (one worker process, a
+   fresh one after a fault), not as it once did (a child process per op), and names the %r of
+   a per-rank path as it is typed. */
+Test(cli, check_help_says_how_cases_are_isolated)
+{
+    static char out[65536];
+    cr_assert_eq(gv_test_run_cli("check --help", out, sizeof out), 0);
+    cr_expect_null(strstr(out, "each op's cases run in a child process"), "%s", out);
+    cr_expect_not_null(strstr(out, "one worker process runs the cases"), "%s", out);
+    cr_expect_not_null(strstr(out, "fresh worker"), "%s", out);
+    cr_expect_not_null(strstr(out, "replace %r in the path"), "%s", out);
+}
+
+/* Each command's option table (fleet/options.h), the one its parser, its --help and its workers
+   read: names and parser ids unique, a short option only as a letter and only as a flag (the
+   workers' command lines read short options as flags), every option but --help explained;
+   and the command's --help lists every option with its value's name, on stdout for --help and
+   the same text on stderr after a bad option. (list's table is main.c's and collectives' is
+   collectives.c's: either pulls the MPI ranks into the link, which the tests leave out; their
+   helps are checked above.) */
+Test(cli, every_option_table_is_sound_and_each_option_is_in_its_help, .timeout = 120)
+{
+    static const struct {
+        const char *cmd;
+        const gv_opt_table *t;
+    } cmds[] = {{"check", &gv_check_options},     {"bench", &gv_bench_options},
+                {"tradeoffs", &gv_trade_options}, {"replay", &gv_replay_options},
+                {"compare", &gv_compare_options}, {"report", &gv_report_options},
+                {"merge", &gv_merge_options}};
+    static cli_run help, bad;
+    for (size_t c = 0; c < sizeof cmds / sizeof cmds[0]; c++) {
+        const gv_opt_table *t = cmds[c].t;
+        cr_expect_str_eq(t->cmd, cmds[c].cmd);
+        cr_expect(t->n > 0 && t->n <= GV_OPTS_MAX, "%s: %d options", t->cmd, t->n);
+        char args[128];
+        snprintf(args, sizeof args, "%s --help", t->cmd);
+        help.status =
+            gv_test_run_cli_split(args, help.out, sizeof help.out, help.err, sizeof help.err);
+        cr_expect_eq(help.status, 0, "%s", args);
+        snprintf(args, sizeof args, "%s --no-such-option", t->cmd);
+        bad.status = gv_test_run_cli_split(args, bad.out, sizeof bad.out, bad.err, sizeof bad.err);
+        cr_expect_eq(bad.status, 2, "%s", args);
+        cr_expect_not_null(strstr(bad.err, help.out), "%s: the help after a usage error differs",
+                           t->cmd);
+        bool has_help = false;
+        for (int k = 0; k < t->n; k++) {
+            const gv_opt *o = &t->opts[k];
+            for (int j = 0; j < k; j++) {
+                cr_expect_neq(o->id, t->opts[j].id, "%s: two options with id %d", t->cmd, o->id);
+                cr_expect(!o->name || !t->opts[j].name || strcmp(o->name, t->opts[j].name) != 0,
+                          "%s: --%s twice", t->cmd, o->name);
+            }
+            if (gv_opt_is_short(o)) {
+                cr_expect(isalnum(o->id), "%s: short option %d is not a letter", t->cmd, o->id);
+                cr_expect_null(o->arg, "%s: -%c takes a value", t->cmd, o->id);
+            } else {
+                cr_expect_geq(o->id, 256, "%s --%s: id %d", t->cmd, o->name, o->id);
+                cr_expect_not_null(o->name, "%s: an option with neither name", t->cmd);
+            }
+            if (o->name && strcmp(o->name, "help") == 0) {
+                has_help = true;
+                cr_expect_eq(o->id, 'h', "%s: --help is also -h", t->cmd);
+                continue;
+            }
+            cr_expect(o->help && *o->help, "%s: option %s is not explained", t->cmd,
+                      o->name ? o->name : "(short)");
+            char head[96];
+            if (!o->name)
+                snprintf(head, sizeof head, "  -%c", o->id);
+            else
+                snprintf(head, sizeof head, "--%s%s%s", o->name, o->arg ? " " : "",
+                         o->arg ? o->arg : "");
+            cr_expect_not_null(strstr(help.out, head), "%s --help lacks '%s':\n%s", t->cmd, head,
+                               help.out);
+        }
+        cr_expect(has_help, "%s has --help", t->cmd);
     }
 }
 

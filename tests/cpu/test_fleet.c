@@ -1,8 +1,8 @@
 /* test_fleet.c: running on every GPU of a node and merging runs, without a GPU — the output
- * digest, the launchers' rank variables, per-rank paths, the workers' command lines, `gpuval
- * merge` on synthetic run files (identical, one outlier, two devices that differ, a slow
- * device, mismatched models, a non-deterministic op, a bad file) and two ranks launched by
- * hand and merged. */
+ * digest, the launchers' rank variables, per-rank paths, the workers' command lines (read with
+ * the command's own option table, as its parser reads it), `gpuval merge` on synthetic run files
+ * (identical, one outlier, two devices that differ, a slow device, mismatched models, a
+ * non-deterministic op, a bad file) and two ranks launched by hand and merged. */
 #include <criterion/criterion.h>
 #include <jansson.h>
 #include <math.h>
@@ -11,6 +11,10 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "cmd/bench.h"     /* gv_bench_options */
+#include "cmd/check.h"     /* gv_check_options */
+#include "cmd/cli.h"       /* gv_getopt: the commands' parser */
+#include "cmd/tradeoffs.h" /* gv_trade_options */
 #include "core/hash.h"
 #include "fleet/workers.h"
 #include "io/run_info.h"
@@ -172,7 +176,8 @@ Test(fleet_workers, parent_only_options_are_dropped_in_every_spelling)
         "--save",    "s.json",        "--force", "--size=1000", "--baseline", "b.json",
         "--planted", "--op=--device", NULL};
     int argc = (int)(sizeof argv / sizeof argv[0]) - 1;
-    char **w = gv_fleet_worker_argv("/bin/gpuval", argc, argv, 1, "/tmp/r.dev1.json");
+    char **w =
+        gv_fleet_worker_argv(&gv_check_options, "/bin/gpuval", argc, argv, 1, "/tmp/r.dev1.json");
     cr_assert_not_null(w);
     const char *want[] = {"/bin/gpuval", "check",
                           "--op",        "vadd",
@@ -187,9 +192,205 @@ Test(fleet_workers, parent_only_options_are_dropped_in_every_spelling)
 
     /* a value that looks like an option stays the value of the option before it */
     char *argv2[] = {"check", "--op", "--json", "--device", "0,1", NULL};
-    w = gv_fleet_worker_argv("g", 5, argv2, 0, "j");
+    w = gv_fleet_worker_argv(&gv_check_options, "g", 5, argv2, 0, "j");
     const char *want2[] = {"g", "check", "--op", "--json", "--device", "0", "--json", "j", NULL};
     expect_argv(w, want2);
+    gv_fleet_worker_argv_free(w);
+}
+
+/* The option of table t named name, or NULL. */
+static const gv_opt *find_opt(const gv_opt_table *t, const char *name)
+{
+    for (int k = 0; k < t->n; k++)
+        if (t->opts[k].name && strcmp(t->opts[k].name, name) == 0) return &t->opts[k];
+    return NULL;
+}
+
+/* The shortest prefix of opts[k]'s name that starts no other option of t (getopt_long reads it
+   as that option), or the whole name when every shorter one is shared. */
+static void unique_prefix(const gv_opt_table *t, int k, char *buf, size_t len)
+{
+    const char *name = t->opts[k].name;
+    for (size_t p = 1; p < strlen(name); p++) {
+        bool alone = true;
+        for (int j = 0; j < t->n && alone; j++)
+            if (j != k && t->opts[j].name && strncmp(t->opts[j].name, name, p) == 0) alone = false;
+        if (alone) {
+            snprintf(buf, len, "%.*s", (int)p, name);
+            return;
+        }
+    }
+    snprintf(buf, len, "%s", name);
+}
+
+/* args[0..argc) as the command's own parser reads them (gv_getopt over t, on a copy: getopt_long
+   permutes): the ids into ids and the values into vals; the number of options, or -1 when it
+   refuses one or leaves an argument over. */
+static int parse_like_the_command(const gv_opt_table *t, char **args, int argc, int *ids,
+                                  const char **vals)
+{
+    char *copy[16];
+    cr_assert_lt(argc, 16);
+    memcpy(copy, args, sizeof *copy * (size_t)argc);
+    copy[argc] = NULL;
+    gv_getopt g;
+    gv_getopt_init(&g, t);
+    int c, n = 0;
+    while ((c = gv_getopt_next(&g, argc, copy)) != -1) {
+        if (c == '?') return -1;
+        ids[n] = c;
+        vals[n++] = optarg;
+    }
+    return optind == argc ? n : -1;
+}
+
+/* Every long option of check, bench and tradeoffs, in each spelling getopt_long takes (--name
+   VALUE, --name=VALUE, the shortest unique prefix), between two options the workers keep: the
+   command's parser reads it as that option with that value, and the workers' command line has
+   exactly what the parser read when the option is not the parent's own, nothing of it when it
+   is. The value is "--json", a parent-only option's name, so a worker that took it for an
+   option would show. The parser, --help and the workers read one table: this shows that the
+   workers read it as the parser does, whatever is added to it. */
+Test(fleet_workers, every_option_the_parser_reads_reaches_the_workers_unless_parent_only)
+{
+    const gv_opt_table *tables[] = {&gv_check_options, &gv_bench_options, &gv_trade_options};
+    for (size_t ti = 0; ti < sizeof tables / sizeof tables[0]; ti++) {
+        const gv_opt_table *t = tables[ti];
+        const gv_opt *seed = find_opt(t, "seed");
+        cr_assert_not_null(seed, "%s has --seed", t->cmd);
+        cr_assert_not(seed->parent_only);
+        int checked = 0;
+        for (int k = 0; k < t->n; k++) {
+            const gv_opt *o = &t->opts[k];
+            if (!o->name) continue;
+            char full[72], pre[72], joined[96], prefix[64];
+            snprintf(full, sizeof full, "--%s", o->name);
+            unique_prefix(t, k, prefix, sizeof prefix);
+            snprintf(pre, sizeof pre, "--%s", prefix);
+            snprintf(joined, sizeof joined, "--%s=--json", o->name);
+            /* the spellings: its tokens, how many */
+            const char *spell[3][2] = {{full, "--json"}, {pre, "--json"}, {joined, NULL}};
+            int n_spell = o->arg ? 3 : 2;
+            for (int sp = 0; sp < n_spell; sp++) {
+                int ntok = o->arg && sp < 2 ? 2 : 1;
+                char *args[16] = {(char *)t->cmd, "--seed", "7"};
+                int argc = 3;
+                for (int i = 0; i < ntok; i++)
+                    args[argc++] = (char *)spell[sp][i];
+                args[argc++] = "--seed";
+                args[argc++] = "8";
+                int ids[8];
+                const char *vals[8];
+                int n = parse_like_the_command(t, args, argc, ids, vals);
+                cr_assert_eq(n, 3, "%s %s %s: the parser read %d options", t->cmd, spell[sp][0],
+                             ntok > 1 ? spell[sp][1] : "", n);
+                cr_expect_eq(ids[1], o->id, "%s %s: read as another option", t->cmd, spell[sp][0]);
+                if (o->arg)
+                    cr_expect(vals[1] && strcmp(vals[1], "--json") == 0, "%s %s: value '%s'",
+                              t->cmd, spell[sp][0], vals[1] ? vals[1] : "(none)");
+                cr_expect(ids[0] == seed->id && ids[2] == seed->id && strcmp(vals[2], "8") == 0,
+                          "%s %s: the options around it were misread", t->cmd, spell[sp][0]);
+
+                char **w = gv_fleet_worker_argv(t, "exe", argc, args, 3, "J.json");
+                cr_assert_not_null(w);
+                const char *want[16] = {"exe", t->cmd, "--seed", "7"};
+                int nw = 4;
+                for (int i = 0; i < ntok && !o->parent_only; i++)
+                    want[nw++] = spell[sp][i];
+                const char *tail[] = {"--seed", "8", "--device", "3", "--json", "J.json", NULL};
+                for (int i = 0; tail[i]; i++)
+                    want[nw++] = tail[i];
+                want[nw] = NULL;
+                expect_argv(w, want);
+                gv_fleet_worker_argv_free(w);
+                checked++;
+            }
+        }
+        cr_expect_geq(checked, 2 * (t->n - 1), "%s: every option tried", t->cmd);
+    }
+}
+
+/* What each command's parent keeps to itself: the files it writes (the workers write their own
+   NAME.devI.json), its baseline, and the device list; nothing of the selection or the method. */
+Test(fleet_workers, the_parent_keeps_its_outputs_and_the_device_list_and_nothing_else)
+{
+    static const struct {
+        const gv_opt_table *t;
+        const char *own[8];
+    } cmds[] = {
+        {&gv_check_options, {"json", "save", "baseline", "force", "device", NULL}},
+        {&gv_bench_options,
+         {"json", "csv", "md", "save", "force", "device", "device-serial", NULL}},
+        {&gv_trade_options, {"json", "md", "device", "device-serial", NULL}},
+    };
+    for (size_t c = 0; c < sizeof cmds / sizeof cmds[0]; c++) {
+        const gv_opt_table *t = cmds[c].t;
+        int own = 0;
+        for (int i = 0; cmds[c].own[i]; i++, own++) {
+            const gv_opt *o = find_opt(t, cmds[c].own[i]);
+            cr_assert_not_null(o, "%s --%s", t->cmd, cmds[c].own[i]);
+            cr_expect(o->parent_only, "%s --%s is the parent's", t->cmd, o->name);
+        }
+        int marked = 0;
+        for (int k = 0; k < t->n; k++)
+            marked += t->opts[k].parent_only;
+        cr_expect_eq(marked, own, "%s: %d options are the parent's, want %d", t->cmd, marked, own);
+    }
+}
+
+/* The seven options of check that the workers' own copy of its table once lacked (--inputs,
+   --dump-failures, --as, --no-cache, --repeat, --case-timeout, --no-isolate) are in the one
+   table and reach every worker, values and all. */
+Test(fleet_workers, check_options_the_old_copy_lacked_reach_the_workers)
+{
+    const char *seven[] = {"inputs", "dump-failures", "as",        "no-cache",
+                           "repeat", "case-timeout",  "no-isolate"};
+    for (size_t i = 0; i < sizeof seven / sizeof seven[0]; i++) {
+        const gv_opt *o = find_opt(&gv_check_options, seven[i]);
+        cr_assert_not_null(o, "check --%s is in check's table", seven[i]);
+        cr_expect_not(o->parent_only, "check --%s reaches the workers", seven[i]);
+    }
+    char *argv[] = {"check",
+                    "--op",
+                    "vadd",
+                    "--inputs",
+                    "a.npy,b.npy",
+                    "--dump-failures",
+                    "dumps",
+                    "--as",
+                    "vadd",
+                    "--no-cache",
+                    "--repeat",
+                    "3",
+                    "--case-timeout=5",
+                    "--no-isolate",
+                    "--device",
+                    "0,1",
+                    NULL};
+    int argc = (int)(sizeof argv / sizeof argv[0]) - 1;
+    char **w = gv_fleet_worker_argv(&gv_check_options, "g", argc, argv, 1, "r.dev1.json");
+    cr_assert_not_null(w);
+    const char *want[] = {"g",
+                          "check",
+                          "--op",
+                          "vadd",
+                          "--inputs",
+                          "a.npy,b.npy",
+                          "--dump-failures",
+                          "dumps",
+                          "--as",
+                          "vadd",
+                          "--no-cache",
+                          "--repeat",
+                          "3",
+                          "--case-timeout=5",
+                          "--no-isolate",
+                          "--device",
+                          "1",
+                          "--json",
+                          "r.dev1.json",
+                          NULL};
+    expect_argv(w, want);
     gv_fleet_worker_argv_free(w);
 }
 
@@ -208,7 +409,7 @@ Test(fleet_workers, workers_run_their_output_is_shown_and_a_missing_run_is_an_er
     int saved = dup(1), saved_err = dup(2);
     cr_assert(saved >= 0 && saved_err >= 0);
     cr_assert(dup2(fd, 1) >= 0 && dup2(fd, 2) >= 0);
-    int rc = gv_fleet_run_workers(gv_test_gpuval_bin(), &plan, 8, argv, NULL, 1);
+    int rc = gv_fleet_run_workers(gv_test_gpuval_bin(), &gv_check_options, &plan, 8, argv, NULL, 1);
     fflush(stdout);
     fflush(stderr);
     dup2(saved, 1);

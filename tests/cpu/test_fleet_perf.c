@@ -11,6 +11,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "cmd/bench.h"     /* gv_bench_options */
+#include "cmd/tradeoffs.h" /* gv_trade_options */
 #include "fleet/workers.h"
 #include "fleet/perf_workers.h"
 #include "testkit.h"
@@ -88,8 +90,8 @@ Test(perf_workers, parent_only_options_are_dropped)
                     "--save",          "s.json", "--force", "--hot",    "--as",  "vadd2",
                     "--size",          "2^24",   NULL};
     int argc = (int)(sizeof argv / sizeof argv[0]) - 1;
-    char **w = gv_fleet_worker_argv_for(&gv_fleet_bench_cmd, "/bin/gpuval", argc, argv, 1,
-                                        "/tmp/b.dev1.json");
+    char **w =
+        gv_fleet_worker_argv(&gv_bench_options, "/bin/gpuval", argc, argv, 1, "/tmp/b.dev1.json");
     cr_assert_not_null(w);
     const char *want[] = {"/bin/gpuval", "bench",    "--op", "vadd",   "--cap",
                           "0.2",         "--hot",    "--as", "vadd2",  "--size",
@@ -101,7 +103,7 @@ Test(perf_workers, parent_only_options_are_dropped)
     char *targv[] = {"tradeoffs", "--op",           "gemm.cublas", "--device=0,1", "--md",   "t.md",
                      "--size",    "1024x1024x1024", "--device-s",  "--js",         "t.json", NULL};
     argc = (int)(sizeof targv / sizeof targv[0]) - 1;
-    w = gv_fleet_worker_argv_for(&gv_fleet_trade_cmd, "g", argc, targv, 0, "j");
+    w = gv_fleet_worker_argv(&gv_trade_options, "g", argc, targv, 0, "j");
     cr_assert_not_null(w);
     const char *twant[] = {
         "g",        "tradeoffs", "--op",   "gemm.cublas", "--size", "1024x1024x1024",
@@ -123,7 +125,7 @@ Test(perf_workers, serial_workers_run_and_a_missing_run_is_lost, .timeout = 120)
     int saved = dup(1), saved_err = dup(2);
     cr_assert(saved >= 0 && saved_err >= 0);
     cr_assert(dup2(fd, 1) >= 0 && dup2(fd, 2) >= 0);
-    gv_fleet_runs *runs = gv_fleet_spawn(gv_test_gpuval_bin(), &gv_fleet_bench_cmd, &plan, 7, argv,
+    gv_fleet_runs *runs = gv_fleet_spawn(gv_test_gpuval_bin(), &gv_bench_options, &plan, 7, argv,
                                          NULL, true, gv_fleet_load_any);
     fflush(stdout);
     fflush(stderr);

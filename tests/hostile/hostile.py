@@ -446,6 +446,19 @@ def outputs():
     run(["check", *SMALL, "--baseline", "trunc.json"], 2, "trunc.json")
     run(["check", *SMALL, "--baseline", "bench.json"], 2)
     run(["check", *SMALL, "--baseline", "adir"], 2, "adir")
+    # usage errors found after the baseline (a whole H100 run) and the inputs are loaded: exit 2,
+    # and in a sanitizer build no leak (LeakSanitizer's report counts as a crash)
+    os.makedirs("keep-dump/vadd-f32-native-uniform11-1000-s0")
+    npys = ",".join(os.path.join(SRCDIR, "fixtures", f"vadd_f32_{t}.npy") for t in "ab")
+    for args, msg in ((["--op", "nomatch*"], "nomatch*"),
+                      (["--op", "vadd", "--mode", "tf32"], "no case matches"),
+                      ([*SMALL, "--as", "nosuch"], "nosuch"),
+                      ([*SMALL, "--as", "gemm.cublas"], "--as gemm.cublas"),
+                      ([*SMALL, "--dump-failures", "keep-dump"], "--force"),
+                      (["--op", "vadd", "--inputs", npys, "--as", "gemm.cublas"], "--as"),
+                      (["--op", "vadd", "--inputs", npys, "--mode", "tf32"], "no case matches")):
+        run(["check", "--baseline", "check.json", *args], 2, msg)
+    shutil.rmtree("keep-dump")
     # stdout lost
     with open("/dev/full", "w") as full:
         for args in (["list"], ["list", "--modes"], ["--help"], ["help", "check"],
