@@ -7,7 +7,7 @@
 /* bench's options (bench.c): its parser, its --help and its --device LIST workers read them. */
 extern const gv_opt_table gv_bench_options;
 
-/* Run `gpuval bench ARGS` (argv[0] is "bench"); returns the exit code (cli.h's GV_EXIT_*). */
+/* Run `gpuval bench ARGS` (argv[0] is "bench"); returns the exit code (core/gv.h's GV_EXIT_*). */
 int gv_cmd_bench(int argc, char **argv);
 
 #endif

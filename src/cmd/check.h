@@ -8,7 +8,7 @@
 extern const gv_opt_table gv_check_options;
 
 /* Parse the options, run every selected case, print and write the results; returns the exit
- * status (cli.h's GV_EXIT_*). */
+ * status (core/gv.h's GV_EXIT_*). */
 int gv_cmd_check(int argc, char **argv);
 
 #endif

@@ -69,7 +69,7 @@ int gv_parse_sizes(const char *spec, gv_shape *shapes, int max, gv_selection *se
  * "device:" line and the warnings for numerics-changing environment variables. */
 struct gv_run_info;
 void gv_run_start(struct gv_run_info *info, const char *command, int argc, char **argv);
-/* The same with the device queried by probe (isolate.h: in a child process, so that this
+/* The same with the device queried by probe (runner.h: in a child process, so that this
  * process never creates a CUDA context); why gets the reason when there is no device. */
 void gv_run_start_probe(struct gv_run_info *info, const char *command, int argc, char **argv,
                         void (*probe)(gv_device_seen *seen, char *why, size_t len));

@@ -2,7 +2,7 @@
  * and broadcast over every local GPU from one process, each judged against the f64 oracle by
  * its error model on every rank (coll.h), with nccl-tests' #wrong, then timed (algbw, busbw).
  * Needs two devices: with fewer, or without NCCL, it says why and exits 77. Launched as the
- * ranks of an MPI job (mpirun, srun: the launcher's variables, fleet_info.h), it hands over to
+ * ranks of an MPI job (mpirun, srun: the launcher's variables, run_info.h), it hands over to
  * coll_rank.c, one GPU per rank; the rows, judgement, table and JSON here serve both. */
 #include "cmd/collectives.h"
 #include "core/knobs.h"

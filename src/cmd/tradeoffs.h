@@ -9,7 +9,7 @@
  * them. */
 extern const gv_opt_table gv_trade_options;
 
-/* The subcommand; argv[0] is "tradeoffs". Returns the exit code (cli.h). */
+/* The subcommand; argv[0] is "tradeoffs". Returns the exit code (core/gv.h). */
 int gv_cmd_tradeoffs(int argc, char **argv);
 
 #endif

@@ -16,7 +16,7 @@
 #include "runs/run_files.h"
 
 /* --device SPEC for bench and tradeoffs (gv_device_plan_make): a list or "all" is counted in
- * a child process (isolate.h), so that a parent that only starts workers never creates a CUDA
+ * a child process (runner.h), so that a parent that only starts workers never creates a CUDA
  * context; a single N or none is counted here. -1 to go on, or the exit code. */
 int gv_device_plan_perf(const char *spec, gv_device_plan *plan);
 
