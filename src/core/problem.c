@@ -38,6 +38,7 @@ static void store_dtype(const double *src, void *dst, int64_t n, gv_dtype t)
 void gv_fill(gv_problem *p, int i, gv_dist dist)
 {
     enum { CHUNK = 1 << 13 };
+    assert(i >= 0 && i < p->l.n_in); /* an input of the layout, buffers taken */
     gv_tensor *t = &p->in[i];
     gv_dtype dt = p->c.dtype;
     size_t es = gv_dtype_size(dt);
@@ -52,6 +53,7 @@ void gv_fill(gv_problem *p, int i, gv_dist dist)
 
 void gv_store_rounded(gv_problem *p, int i)
 {
+    assert(i >= 0 && i < p->l.n_in);
     gv_tensor *t = &p->in[i];
 #pragma omp parallel for schedule(static) if (t->count >= GV_PAR_MIN)
     for (int64_t k = 0; k < t->count; k++)
@@ -96,6 +98,21 @@ static void *fresh(size_t bytes)
     return posix_memalign(&ptr, HUGE_ALIGN, bytes) == 0 ? ptr : NULL;
 }
 
+/* The pool's bookkeeping: pool.total is the sum of the kept buffers' bytes (pool_put's room
+   test relies on it), never over POOL_MAX_BYTES, and every kept buffer is one pool_put
+   accepted (POOL_MIN_BYTES to POOL_MAX_BYTES). */
+static void pool_assert_consistent(void)
+{
+    size_t sum = 0;
+    for (int i = 0; i < POOL_SLOTS; i++) {
+        if (!pool.ptr[i]) continue;
+        assert(pool.bytes[i] >= POOL_MIN_BYTES && pool.bytes[i] <= POOL_MAX_BYTES);
+        sum += pool.bytes[i];
+    }
+    assert(pool.total == sum);
+    assert(pool.total <= POOL_MAX_BYTES);
+}
+
 static void *pool_get(size_t bytes)
 {
     if (bytes < POOL_MIN_BYTES) return malloc(bytes);
@@ -107,6 +124,7 @@ static void *pool_get(size_t bytes)
     void *ptr = pool.ptr[best];
     pool.total -= pool.bytes[best];
     pool.ptr[best] = NULL;
+    pool_assert_consistent();
     return ptr;
 }
 
@@ -122,6 +140,7 @@ static void pool_put(void *ptr)
         int small = -1;
         for (int i = 0; i < POOL_SLOTS; i++)
             if (pool.ptr[i] && (small < 0 || pool.bytes[i] < pool.bytes[small])) small = i;
+        assert(small >= 0); /* total > 0 means a buffer is kept (pool_assert_consistent) */
         free(pool.ptr[small]);
         pool.total -= pool.bytes[small];
         pool.ptr[small] = NULL;
@@ -142,6 +161,7 @@ static void pool_put(void *ptr)
     pool.ptr[slot] = ptr;
     pool.bytes[slot] = bytes;
     pool.total += bytes;
+    pool_assert_consistent();
 }
 
 void gv_problem_free(gv_problem *p)
@@ -178,6 +198,20 @@ static void fill_poison(void *data, size_t bytes)
     }
 }
 
+/* What every op's layout hook gives (op.h, api.c's checks for the public ones): 0 to
+   GV_MAX_TENSORS inputs, 1 to GV_MAX_TENSORS outputs, no negative count or workspace. The
+   problem's arrays, gk_launch's and the device's red-zoned buffers are sized by it. */
+static void layout_assert_contract(const gv_layout *l)
+{
+    assert(l->n_in >= 0 && l->n_in <= GV_MAX_TENSORS);
+    assert(l->n_out >= 1 && l->n_out <= GV_MAX_TENSORS);
+    for (int i = 0; i < l->n_in; i++)
+        assert(l->in[i].count >= 0);
+    for (int i = 0; i < l->n_out; i++)
+        assert(l->out[i].count >= 0);
+    assert(l->workspace_bytes >= 0);
+}
+
 int gv_problem_init(gv_problem *p, const gv_case *c)
 {
     memset(p, 0, sizeof *p);
@@ -205,6 +239,7 @@ int gv_problem_init(gv_problem *p, const gv_case *c)
         want[nbuf++] = n * sizeof(double) + 1; /* gauge */
         if (c->op->pgauge) want[nbuf++] = n * sizeof(double) + 1;
     }
+    assert(nbuf <= MAX_BUFS);        /* at most 2 a tensor in, 4 out */
     for (int k = 0; k < nbuf; k++) { /* insertion sort, largest first, ties in order */
         int j = k;
         for (; j > 0 && want[order[j - 1]] < want[k]; j--)
@@ -233,6 +268,7 @@ int gv_problem_init(gv_problem *p, const gv_case *c)
         t->gauge = got[b++];
         if (c->op->pgauge) t->pgauge = got[b++];
     }
+    assert(b == nbuf); /* every buffer taken is handed to its tensor, in the order asked */
     if (short_of_memory) goto nomem;
     for (int i = 0; i < p->l.n_out; i++) {
         gv_tensor *t = &p->out[i];
@@ -250,6 +286,7 @@ nomem:
 
 int64_t gv_device_bytes(const gv_problem *p)
 {
+    layout_assert_contract(&p->l);
     /* in double: near 4.6e18 elements the byte count does not fit int64 */
     double elems = 0;
     for (int i = 0; i < p->l.n_in; i++)
@@ -265,6 +302,7 @@ int64_t gv_device_bytes(const gv_problem *p)
 
 double gv_host_bytes(const gv_layout *l, gv_dtype t)
 {
+    layout_assert_contract(l);
     double es = (double)gv_dtype_size(t), bytes = 0;
     for (int i = 0; i < l->n_in; i++)
         bytes += (double)l->in[i].count * (8 + es);
@@ -304,6 +342,10 @@ int gv_problem_apply_given(gv_problem *p, const gv_given_inputs *given)
 void gv_problem_launch(const gv_problem *p, gk_launch *L, gk_host_io *io)
 {
     const gv_case *c = &p->c;
+    layout_assert_contract(&p->l);
+    /* gk_launch's dims hold every dim of a shape (gv.h) */
+    _Static_assert(sizeof L->dims / sizeof L->dims[0] >= GV_MAX_DIMS, "gk_launch.dims");
+    assert(c->shape.nd >= 0 && c->shape.nd <= GV_MAX_DIMS);
     memset(L, 0, sizeof *L);
     memset(io, 0, sizeof *io);
     L->dtype = c->dtype;
