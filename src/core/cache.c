@@ -3,6 +3,7 @@
  * reference's business (reference.c). */
 #include "core/cache.h"
 
+#include <assert.h>
 #include <cblas.h>
 #include <dirent.h>
 #include <errno.h>
@@ -136,6 +137,7 @@ static unsigned char *head_block(const char *key, const char *version, int nbuf,
         uint64_t s = sizes[i];
         memcpy(p, &s, 8);
     }
+    assert(p == b + *len); /* the block is exactly the length the payload's offset uses */
     return b;
 }
 
@@ -207,8 +209,11 @@ typedef struct chunk {
 static chunk *chunk_list(int nbuf, const size_t *sizes, off_t start, int64_t *n)
 {
     int64_t count = 0;
-    for (int i = 0; i < nbuf; i++)
+    uint64_t payload = 0;
+    for (int i = 0; i < nbuf; i++) {
         count += (int64_t)((sizes[i] + GV_CACHE_CHUNK - 1) / GV_CACHE_CHUNK);
+        payload += sizes[i];
+    }
     chunk *v = malloc(sizeof *v * (size_t)(count > 0 ? count : 1));
     if (!v) return NULL;
     int64_t k = 0;
@@ -216,9 +221,13 @@ static chunk *chunk_list(int nbuf, const size_t *sizes, off_t start, int64_t *n)
     for (int i = 0; i < nbuf; i++)
         for (size_t o = 0; o < sizes[i]; o += GV_CACHE_CHUNK) {
             size_t len = sizes[i] - o < GV_CACHE_CHUNK ? sizes[i] - o : GV_CACHE_CHUNK;
+            assert(k < count); /* within the allocation */
             v[k++] = (chunk){i, o, len, pos};
             pos += (off_t)len;
         }
+    /* as many chunks as counted (and allocated) above, tiling the payload with no gap: the
+       checksum hashes one per chunk in order, and the reader's chunks must be the writer's */
+    assert(k == count && (uint64_t)(pos - start) == payload);
     *n = count;
     return v;
 }
