@@ -2,6 +2,7 @@
  * f64 reference (see metrics.h and DESIGN.md, "Compare"). All arithmetic in f64. */
 #include "core/metrics.h"
 
+#include <assert.h>
 #include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -196,6 +197,35 @@ static inline double load_poison(const void *got, gv_dtype t, int64_t i, bool *p
     return gv_load(got, t, i, poison);
 }
 
+/* The counts of metrics over m->n elements, as compare_range_t makes them and
+   gv_metrics_merge keeps them: a poisoned element and a misplaced NaN/Inf are each counted
+   once and never judged against a tier, so every tier's mismatches, the poisoned and the
+   non-finite ones together are at most n; every index names one of the n elements (-1:
+   none), and a first index is set exactly when its count is not zero. gv_tier_met and the
+   verdict's messages read these. Once per chunk of a million elements or per merge. */
+static void metrics_assert_counts(const gv_metrics *m, int ntiers)
+{
+    assert(ntiers >= 0 && ntiers <= GV_MAX_TIERS);
+    assert(m->n >= 0 && m->poisoned >= 0 && m->nonfinite_mismatches >= 0);
+    int64_t unjudged = m->poisoned + m->nonfinite_mismatches;
+    assert(unjudged <= m->n);
+    for (int k = 0; k < ntiers; k++)
+        assert(m->mismatches[k] >= 0 && m->mismatches[k] + unjudged <= m->n);
+    assert(m->prob_n >= 0 && m->prob_n + unjudged <= m->n);
+    assert(m->inexact >= 0 && m->inexact <= m->n);
+    int64_t binned = 0;
+    for (int b = 0; b < GV_ULP_NBINS; b++)
+        binned += m->ulp_hist[b];
+    assert(binned >= 0 && binned + unjudged <= m->n); /* finite pairs only */
+    const int64_t index[] = {m->first_poisoned_index, m->first_nonfinite_index, m->worst_index,
+                             m->prob_worst_index, m->first_inexact_index};
+    for (size_t i = 0; i < sizeof index / sizeof index[0]; i++)
+        assert(index[i] >= -1 && index[i] < m->n);
+    assert((m->first_poisoned_index >= 0) == (m->poisoned > 0));
+    assert((m->first_nonfinite_index >= 0) == (m->nonfinite_mismatches > 0));
+    assert((m->first_inexact_index >= 0) == (m->inexact > 0));
+}
+
 /* One range, in order: gv_compare's whole arithmetic. Inlined into one copy per dtype, so the
    loads and the ulp's exponent range are constants of the loop. */
 static inline __attribute__((always_inline)) void
@@ -306,6 +336,7 @@ compare_range_t(const void *got, gv_dtype t, const double *ref, int64_t n, const
     for (int b = 0; b < GV_ULP_NBINS; b++)
         m->ulp_hist[b] = hist[0][b] + hist[1][b] + hist[2][b] + hist[3][b];
     gv_metrics_finish(m, precision_bits);
+    metrics_assert_counts(m, ntiers);
 }
 
 static void compare_range(const void *got, gv_dtype t, const double *ref, int64_t n,
@@ -326,6 +357,7 @@ void gv_compare(const void *got, gv_dtype t, const double *ref, int64_t n, const
     /* Fixed chunks, judged on all cores, merged in order: the metrics do not depend on the
        thread count. Up to one chunk, the single serial pass as before. */
     enum { CHUNK = 1 << 20 };
+    assert(n >= 0 && tiers->n >= 0 && tiers->n <= GV_MAX_TIERS); /* mismatches[] holds them */
     int64_t nchunks = (n + CHUNK - 1) / CHUNK;
     gv_metrics *part = nchunks > 1 ? malloc(sizeof *part * (size_t)nchunks) : NULL;
     if (!part) {
@@ -390,6 +422,7 @@ void gv_metrics_merge(gv_metrics *a, const gv_metrics *b, int ntiers)
         a->sq_err += b->sq_err;
         a->sq_ref += b->sq_ref;
         a->n += b->n;
+        metrics_assert_counts(a, ntiers); /* b's counts moved by a's n: still within a's */
     }
     gv_metrics_finish(a, a->precision_bits > 0 ? a->precision_bits : 53);
 }
