@@ -4,6 +4,7 @@
  * the judge leaves cached references valid. */
 #include "core/judge.h"
 
+#include <assert.h>
 #include <math.h>
 #include <pthread.h>
 #include <stdarg.h>
@@ -14,6 +15,17 @@
 #include "core/hash.h"
 #include "core/metrics.h"
 #include "core/model_floor.h"
+
+void gv_result_assert_bounds(const gv_result *r)
+{
+    assert(r->tiers.n >= 0 && r->tiers.n <= GV_MAX_TIERS);
+    assert(r->n_checks >= 0 && r->n_checks <= GV_MAX_CHECKS);
+    assert(r->n_extra >= 0 && r->n_extra <= GV_MAX_EXTRA);
+    for (int i = 0; i < r->n_checks; i++)
+        assert(r->checks[i].name != NULL);
+    for (int i = 0; i < r->n_extra; i++)
+        assert(r->extra[i].name != NULL);
+}
 
 void gv_result_extra(gv_result *r, const char *name, double value)
 {
@@ -54,6 +66,7 @@ void gv_result_init(gv_result *r, const gv_case *c, const gv_tiers *tiers)
     memset(r, 0, sizeof *r);
     const gv_op *op = c->op;
     r->c = *c;
+    assert(tiers->n >= 0 && tiers->n <= GV_MAX_TIERS);
     r->tiers = *tiers;
     r->u = op->unit_roundoff ? op->unit_roundoff(c) : gv_unit_roundoff(c->dtype, c->mode);
     r->depth = op->depth(c);
@@ -107,6 +120,7 @@ static int tier_index(gv_result *r, double t)
 
 void gv_decide(gv_result *r)
 {
+    gv_result_assert_bounds(r);
     const gv_metrics *m = &r->m;
     char *why = r->reason;
     size_t len = sizeof r->reason;

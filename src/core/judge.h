@@ -11,6 +11,11 @@ void gv_result_extra(struct gv_result *r, const char *name, double value);
 void gv_result_check(struct gv_result *r, const char *name, double value, double bound,
                      const char *why_fmt, ...) __attribute__((format(printf, 5, 6)));
 
+/* Assert what every gv_result keeps, for the code that walks its arrays: 0..GV_MAX_TIERS
+ * tiers, 0..GV_MAX_CHECKS checks and 0..GV_MAX_EXTRA extras, each with a name. A result made
+ * by gv_result_init and the hooks above always does; a broken one is gpuval's bug. */
+void gv_result_assert_bounds(const struct gv_result *r);
+
 /* Set r's verdict and its reason (fmt with two numbers, either may be unused). */
 void gv_result_set(struct gv_result *r, gv_verdict v, const char *fmt, double a, double b);
 

@@ -7,6 +7,7 @@
 #include "core/gv.h"
 #include "io/outfile.h"
 #include "core/hash.h"
+#include "core/judge.h"
 #include "io/run_info.h"
 #include "io/json_util.h"
 #include "io/outfile.h"
@@ -55,6 +56,7 @@ static void repeat_note(FILE *f, const gv_result *r)
 
 void gv_table_row(FILE *f, const gv_result *r)
 {
+    gv_result_assert_bounds(r); /* met_tier and repeat_note walk its tiers and extras */
     char shape[64];
     gv_shape_format(&r->c.shape, shape, sizeof shape);
     bool judged = r->verdict == GV_PASS || r->verdict == GV_FAIL;
@@ -108,6 +110,7 @@ void gv_summary_print(FILE *f, const gv_summary *s)
 
 static json_t *result_json(const gv_result *r)
 {
+    gv_result_assert_bounds(r); /* its tiers, checks and extras are written below */
     json_t *shape = json_array(), *tiers = json_array(), *met_arr = json_array(),
            *mism = json_array();
     for (int i = 0; i < r->c.shape.nd; i++)
