@@ -4,6 +4,7 @@
  * gv_result (below). A gv_result is sent as its bytes: its pointers (the op descriptor, the
  * names of extras and checks) point into the program image, which a child made by fork()
  * without exec shares with its parent at the same addresses. */
+#include <assert.h>
 #include <errno.h>
 #include <fnmatch.h>
 #include <math.h>
@@ -236,6 +237,9 @@ static void rep_start(reporter *rp, int i)
 
 static void rep_decide(reporter *rp, int i)
 {
+    /* each case is decided once: on_done sees every case once, in order, and a result
+       written after it was reported would be lost */
+    assert(i >= rp->next && i < rp->n && !rp->decided[i]);
     rp->decided[i] = true;
     while (rp->next < rp->n && rp->decided[rp->next]) {
         rep_start(rp, rp->next);
@@ -320,6 +324,9 @@ static void supervise(pid_t pid, int fd, reporter *rp)
     if (flight < 0 && started) return;       /* ended between cases (after an ERROR) */
     if (on_purpose && flight >= 0) return;   /* after an ERROR: it runs again */
     int c = flight >= 0 ? flight : rp->next; /* none started: the first waiting */
+    /* a child is started only while a case waits (gv_run_cases' loop), and one that reported
+       none has decided none: there is a case to blame */
+    assert(c < rp->n && !rp->decided[c]);
     char why[160];
     describe_status(st, why, sizeof why);
     fail_case(&cases[c], &rp->results[c], "the case's process %s", why);
