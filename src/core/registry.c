@@ -3,6 +3,7 @@
  * and the expansion of a selection into cases. */
 #include "core/registry.h"
 
+#include <assert.h>
 #include <fnmatch.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -79,17 +80,59 @@ const char *gv_reference_name(const gv_op *op)
     return op->name;
 }
 
+static int count_dims(const char *dims);
+
+const char *gv_op_flaw(const gv_op *op)
+{
+    if (!op->name || !op->name[0]) return "no name";
+    if (!op->family || !op->family[0]) return "no family";
+    if (!op->summary) return "no summary";
+    if (!op->dims || !op->dims[0]) return "no dims";
+    if (count_dims(op->dims) > GV_MAX_DIMS) return "more dims than GV_MAX_DIMS";
+    if (!op->shapes) return "no shapes";
+    if (!op->layout) return "no layout hook";
+    if (!op->make_inputs) return "no make_inputs hook";
+    if (!op->oracle) return "no oracle hook";
+    if (!op->depth) return "no depth hook";
+    if (!op->flops) return "no flops hook";
+    if (!op->bytes) return "no bytes hook";
+    if (!op->dtypes) return "no dtype";
+    if (!op->modes) return "no mode";
+    if ((unsigned)op->default_dist >= GV_NDISTS || !(op->dists & (1u << op->default_dist)))
+        return "its default distribution is not among its distributions";
+    return NULL;
+}
+
+/* Every op listed is whole and has a name of its own (gv_op_flaw). */
+static void check_listed(const gv_op *const *ops, int n)
+{
+    for (int i = 0; i < n; i++) {
+        const char *flaw = gv_op_flaw(ops[i]);
+        for (int j = 0; j < i && !flaw; j++)
+            if (strcmp(ops[j]->name, ops[i]->name) == 0) flaw = "a name registered twice";
+        if (flaw) {
+            fprintf(stderr, "gpuval: broken op descriptor %s (family %s): %s\n",
+                    ops[i]->name ? ops[i]->name : "(unnamed)",
+                    ops[i]->family ? ops[i]->family : "?", flaw);
+            abort();
+        }
+    }
+}
+
 const gv_op *const *gv_registry(void)
 {
     if (!g_built) {
-        int n = 0;
+        int n = 0, listed = 0;
         for (int f = 0; !g_hide_builtins && gv_families[f]; f++)
-            for (int i = 0; gv_families[f][i] && n < GV_MAX_OPS; i++)
-                g_ops[n++] = gv_families[f][i];
+            for (int i = 0; gv_families[f][i]; i++, listed++)
+                if (n < GV_MAX_OPS) g_ops[n++] = gv_families[f][i];
         for (int f = 0; f < g_n_extra; f++)
-            for (int i = 0; g_extra[f][i] && n < GV_MAX_OPS; i++)
-                g_ops[n++] = g_extra[f][i];
+            for (int i = 0; g_extra[f][i]; i++, listed++)
+                if (n < GV_MAX_OPS) g_ops[n++] = g_extra[f][i];
         g_ops[n] = NULL;
+        /* gv_registry_add keeps the list within GV_MAX_OPS: no op is left out above */
+        assert(n == listed);
+        check_listed(g_ops, n);
         g_built = true;
     }
     return g_ops;

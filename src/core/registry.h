@@ -10,6 +10,14 @@
 const gv_op *const *gv_registry(void);
 const gv_op *gv_op_find(const char *name);
 
+/* What is wrong with an op's descriptor for the registry to list it, or NULL when nothing is:
+ * a name, family, dims and shapes; the hooks every case calls (layout, make_inputs, oracle,
+ * depth, flops, bytes); some dtype, mode and input distribution, the default one among them.
+ * gv_registry checks every op it lists, and that no two share a name, and aborts naming the
+ * op: such a descriptor is gpuval's bug (public ops are checked on registration, api.c), and
+ * the first case to call the missing hook would crash far from it. */
+const char *gv_op_flaw(const gv_op *op);
+
 /* Ops added at run time (src/core/api.c, for gv_main and --plugin): a NULL-terminated list the
  * caller keeps alive; listed after the built-ins. GV_OK, or GV_ENOMEM past the registry's
  * capacity. */

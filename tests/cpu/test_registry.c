@@ -167,3 +167,43 @@ Test(registry, op_takes_a_comma_separated_list_of_globs)
     cr_expect(!gv_op_matches("gemm.*,vadd", "vadd.slow", &exact));
     cr_expect(!gv_op_matches(",", "vadd", NULL), "empty globs match nothing");
 }
+
+/* gv_op_flaw, which gv_registry applies to every op it lists (aborting on a flaw): every
+   registered op is whole, and a descriptor missing any one of the parts a case needs is
+   named as broken. */
+Test(registry, descriptors_are_whole_and_each_missing_part_is_a_flaw)
+{
+    for (const gv_op *const *op = gv_registry(); *op; op++)
+        cr_expect_null(gv_op_flaw(*op), "%s: %s", (*op)->name, gv_op_flaw(*op));
+    const gv_op *vadd = gv_op_find("vadd");
+    cr_assert_not_null(vadd);
+    gv_op broken[15];
+    for (int i = 0; i < 15; i++)
+        broken[i] = *vadd;
+    broken[0].name = "";
+    broken[1].family = NULL;
+    broken[2].summary = NULL;
+    broken[3].dims = "";
+    broken[4].dims = "a,b,c,d,e";
+    broken[5].shapes = NULL;
+    broken[6].layout = NULL;
+    broken[7].make_inputs = NULL;
+    broken[8].oracle = NULL;
+    broken[9].depth = NULL;
+    broken[10].flops = NULL;
+    broken[11].bytes = NULL;
+    broken[12].dtypes = 0;
+    broken[13].modes = 0;
+    broken[14].dists = 1u << GV_DIST_SMALLINT;
+    broken[14].default_dist = GV_DIST_UNIFORM01;
+    for (int i = 0; i < 15; i++)
+        cr_expect_not_null(gv_op_flaw(&broken[i]), "broken descriptor %d passes", i);
+}
+
+/* The registry's names are unique (gv_registry aborts otherwise): gv_op_find by each name
+   finds that very op. */
+Test(registry, every_name_finds_its_own_op)
+{
+    for (const gv_op *const *op = gv_registry(); *op; op++)
+        cr_expect_eq(gv_op_find((*op)->name), *op, "%s", (*op)->name);
+}
