@@ -5,6 +5,7 @@
 
 #include "core/registry.h"
 
+#include <assert.h>
 #include <ctype.h>
 #include <errno.h>
 #include <stdarg.h>
@@ -88,9 +89,17 @@ static int count_dims(const char *dims)
 
 int gv_tensor_shape(const gv_case *c, const gv_layout *l, bool output, int i, int64_t *shape)
 {
+    assert(i >= 0 && i < (output ? l->n_out : l->n_in));
     int64_t count = output ? l->out[i].count : l->in[i].count;
     const char *list = output ? c->op->out_dims : c->op->in_dims;
     if (list) {
+        /* The descriptor's contract (op.h): one ';'-entry per tensor of the layout, each naming
+           dims of the op's own, whose product is the layout's count. --inputs matches files to
+           the layout by it and a dump writes its shapes by it. */
+        int fields = 1;
+        for (const char *p = list; *p; p++)
+            fields += *p == ';';
+        assert(fields == (output ? l->n_out : l->n_in));
         char expr[64];
         int idx[GV_NPY_MAX_DIMS];
         field(list, i, expr, sizeof expr);
@@ -98,12 +107,14 @@ int gv_tensor_shape(const gv_case *c, const gv_layout *l, bool output, int i, in
         int64_t prod = 1;
         bool ok = nd > 0;
         for (int k = 0; k < nd && ok; k++) {
+            assert(idx[k] >= 0 && idx[k] < c->shape.nd); /* a dim of the op's, in the shape */
             ok = idx[k] >= 0 && idx[k] < c->shape.nd;
             if (ok) {
                 shape[k] = c->shape.d[idx[k]];
                 prod *= shape[k];
             }
         }
+        assert(!ok || prod == count);
         if (ok && prod == count) return nd;
     }
     shape[0] = count;

@@ -130,6 +130,84 @@ Test(dump, matrices_keep_their_shapes)
     gv_problem_free(&p);
 }
 
+/* The product of the dims a tensor entry names ("m,k": the op's dims m and k at the case's
+   shape); -1 when it names a dim the op does not have. */
+static int64_t entry_count(const gv_case *c, const char *entry)
+{
+    char names[256];
+    snprintf(names, sizeof names, "%s", entry);
+    int64_t prod = 1;
+    char *s1 = NULL;
+    for (char *n = strtok_r(names, ",", &s1); n; n = strtok_r(NULL, ",", &s1)) {
+        int at = -1, d = 0;
+        char copy[256], *s2 = NULL;
+        snprintf(copy, sizeof copy, "%s", c->op->dims);
+        for (char *o = strtok_r(copy, ",", &s2); o; o = strtok_r(NULL, ",", &s2), d++)
+            if (strcmp(o, n) == 0) at = d;
+        if (at < 0 || at >= c->shape.nd) return -1;
+        prod *= c->shape.d[at];
+    }
+    return prod;
+}
+
+/* One side's tensor shapes (in_dims or out_dims) against the layout: one ';'-entry per tensor,
+   each empty (a flat tensor) or multiplying to the tensor's count. */
+static void expect_tensor_dims(const gv_case *c, const char *list, const gv_tensor_spec *t, int n,
+                               const char *side, const char *shape)
+{
+    char copy[256];
+    snprintf(copy, sizeof copy, "%s", list);
+    int entries = 0;
+    for (char *p = copy, *end; p; p = end ? end + 1 : NULL, entries++) {
+        end = strchr(p, ';');
+        if (end) *end = '\0';
+        if (entries >= n || !p[0]) continue;
+        int64_t want = entry_count(c, p);
+        cr_expect_eq(want, t[entries].count,
+                     "%s at %s: %s tensor %d (%s) is '%s' = %lld elements, the layout has %lld",
+                     c->op->name, shape, side, entries, t[entries].name, p, (long long)want,
+                     (long long)t[entries].count);
+    }
+    cr_expect_eq(entries, n, "%s: %s_dims '%s' has %d entries for %d tensors", c->op->name, side,
+                 list, entries, n);
+}
+
+/* gv_tensor_shape's contract (it asserts it): every op that declares its tensors' shapes
+   declares one per tensor of its layout, and each multiplies to that tensor's count, at every
+   test shape of every op. */
+Test(dump, declared_tensor_shapes_match_the_layouts)
+{
+    int checked = 0;
+    for (const gv_op *const *op = gv_registry(); *op; op++) {
+        if (!(*op)->in_dims && !(*op)->out_dims) continue;
+        gv_shape shapes[32];
+        char err[256];
+        const char *spec = (*op)->test_shapes ? (*op)->test_shapes : (*op)->shapes;
+        int ns = gv_size_spec_parse(spec, shapes, 32, err, sizeof err);
+        cr_assert_gt(ns, 0, "%s: %s", (*op)->name, err);
+        for (int s = 0; s < ns; s++) {
+            gv_case c = {*op, GV_F32, GV_MODE_NATIVE, (*op)->default_dist, shapes[s], 1};
+            if (!((*op)->dtypes & (1u << GV_F32))) c.dtype = GV_F64;
+            gv_layout l;
+            cr_assert_eq((*op)->layout(&c, &l), GV_OK, "%s", (*op)->name);
+            char shape[96];
+            gv_shape_format(&c.shape, shape, sizeof shape);
+            if ((*op)->in_dims) expect_tensor_dims(&c, (*op)->in_dims, l.in, l.n_in, "in", shape);
+            if ((*op)->out_dims)
+                expect_tensor_dims(&c, (*op)->out_dims, l.out, l.n_out, "out", shape);
+            for (int i = 0; i < l.n_in; i++) {
+                int64_t dims[GV_NPY_MAX_DIMS], prod = 1;
+                int nd = gv_tensor_shape(&c, &l, false, i, dims);
+                for (int k = 0; k < nd; k++)
+                    prod *= dims[k];
+                cr_expect_eq(prod, l.in[i].count, "%s: input %d", (*op)->name, i);
+            }
+            checked++;
+        }
+    }
+    cr_expect_gt(checked, 10, "the families that declare shapes were found");
+}
+
 Test(dump, an_existing_case_is_replaced_only_with_force)
 {
     gv_problem p;
