@@ -14,6 +14,9 @@ template <typename T> static int matmul_colsum_t(gk_launch *L)
     if (rc) return rc;
     T *prod = (T *)L->workspace;
     T *scratch = prod + m * n;
+    if (!L->workspace ||
+        colsum_scratch_end<T>(scratch, n, m, n) > (const char *)L->workspace + L->workspace_bytes)
+        return gk_fail_internal("matmul_colsum: workspace smaller than the layout promised");
     rc = gk_gemm_rowmajor<T>(h, m, k, n, (const T *)L->in[0], (const T *)L->in[1], prod);
     if (rc) return rc;
     return colsum_enqueue<T>(prod, m, n, NULL, scratch, (T *)L->out[0], gk_stream(L));
@@ -33,6 +36,10 @@ template <typename T, bool LastChunk> static int einsum_colsum_t(gk_launch *L)
     T *s = (T *)L->workspace;
     T *scratch = s + k;
     int64_t counter_cols = k > n ? k : n;
+    const char *end = (const char *)L->workspace + L->workspace_bytes;
+    if (!L->workspace || colsum_scratch_end<T>(scratch, counter_cols, m, k) > end ||
+        colsum_scratch_end<T>(scratch, counter_cols, k, n) > end)
+        return gk_fail_internal("einsum.colsum: workspace smaller than the layout promised");
     int64_t rows = m;
     if (LastChunk) {
         int64_t chunks = gk_colsum_chunks(m), chunk_rows = (m + chunks - 1) / chunks;

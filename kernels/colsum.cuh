@@ -23,6 +23,8 @@
 #ifndef GK_COLSUM_CUH
 #define GK_COLSUM_CUH
 
+#include <cassert>
+
 #include "../abi/colsum.h"
 #include "gk_cuda.h"
 
@@ -197,6 +199,15 @@ template <typename T> static inline T *colsum_partials(void *scratch, int64_t co
 {
     return (T *)colsum_align16(colsum_counters(scratch) + counter_cols);
 }
+/* One past the last byte a rows x cols sum touches in a scratch area laid out for
+   `counter_cols` counters: the end of its partials (abi/colsum.h's layout, as carved above). */
+template <typename T>
+static inline const char *colsum_scratch_end(void *scratch, int64_t counter_cols, int64_t rows,
+                                             int64_t cols)
+{
+    return (const char *)(colsum_partials<T>(scratch, counter_cols) +
+                          gk_colsum_chunks(rows) * cols);
+}
 
 /* Zero the counters of every column sum that will use them (each leaves them zero again). */
 static inline int colsum_zero_counters(void *scratch, int64_t counter_cols, cudaStream_t s)
@@ -215,6 +226,11 @@ static int colsum_enqueue_w(const T *x, int64_t rows, int64_t cols, const T *w, 
     int64_t chunks = gk_colsum_chunks(rows);
     int64_t chunk_rows = (rows + chunks - 1) / chunks;
     int64_t groups = (cols / W + C::threads - 1) / C::threads;
+    /* abi/colsum.h's chunking, which the error models' depth counts: 1..1024 chunks (the
+       grid's y, and the count the fused pass's last block waits for) that cover every row.
+       One counter a column group, at most one a column. */
+    assert(chunks >= 1 && chunks <= 1024 && chunks * chunk_rows >= rows);
+    assert(groups >= 1 && groups <= 0x7fffffff && groups <= cols);
     dim3 grid((unsigned)groups, (unsigned)chunks);
     colsum_partial_kernel<T, W, C::unroll, C::fused>
         <<<grid, C::threads, 0, s>>>(x, rows, cols, w, chunk_rows, chunks, partial, counters, out);
@@ -235,6 +251,7 @@ static int colsum_enqueue_zeroed(const T *x, int64_t rows, int64_t cols, const T
                                  int64_t counter_cols, T *out, cudaStream_t s)
 {
     constexpr int WV = 16 / sizeof(T);
+    assert(counter_cols >= cols); /* the partials start past counter_cols counters */
     unsigned *counters = colsum_counters(scratch);
     T *partial = colsum_partials<T>(scratch, counter_cols);
     bool aligned = colsum_aligned16(x) && colsum_aligned16(out);

@@ -76,6 +76,8 @@ template <typename T, bool Fast, bool ColumnBias> static int dense_sigmoid_t(gk_
     int rc = gk_cublas(L, &h);
     if (rc) return rc;
     if (Fast) snprintf(L->math_mode, sizeof L->math_mode, "CUBLAS_PEDANTIC_MATH+__expf,__fdividef");
+    if (!L->workspace || L->workspace_bytes < m * n * (int64_t)sizeof(T))
+        return gk_fail_internal("dense: workspace smaller than the layout promised");
     T *z = (T *)L->workspace;
     rc = dense_product<T>(L, h, z);
     if (rc) return rc;

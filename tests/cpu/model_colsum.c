@@ -103,3 +103,97 @@ Test(oracle_colsum, layouts_and_modes)
     gv_shape one = {1, {100}};
     cr_expect_not(gv_shape_ok(mc, &one, why, sizeof why));
 }
+
+/* The row counts of the sweeps below: every count up to 5000, then around each square the
+   chunk count changes at (16 c^2) and around the cap (16 * 1024^2), then far past it. */
+static int64_t sweep_rows(int i)
+{
+    if (i < 5000) return i + 1;
+    i -= 5000;
+    if (i < 3 * 1100) {
+        int64_t c = i / 3 + 1;
+        return 16 * c * c + (i % 3) - 1;
+    }
+    i -= 3 * 1100;
+    return i < 60 ? ((int64_t)1 << 24) + ((int64_t)1 << (i / 2)) * (i % 2 ? 1 : 7) : -1;
+}
+
+/* gk_colsum_chunks as abi/colsum.h states it, at every row count of the sweep: the fewest c
+   with (4 c)^2 >= rows, at most 1024; chunks of ceil(rows / c) rows that cover the rows and
+   none of which is empty, so the depth (chunk length + chunks) counts every addition the
+   kernel makes. kernels/colsum.cuh asserts the bounds and the cover at each launch. */
+Test(oracle_colsum, chunks_cover_the_rows_within_the_bounds_at_every_size)
+{
+    int64_t rows;
+    for (int i = 0; (rows = sweep_rows(i)) > 0; i++) {
+        int64_t c = gk_colsum_chunks(rows), len = (rows + c - 1) / c;
+        cr_assert(c >= 1 && c <= 1024, "rows %lld: %lld chunks", (long long)rows, (long long)c);
+        cr_assert(c == 1024 || (GK_COLSUM_SPREAD * c) * (GK_COLSUM_SPREAD * c) >= rows,
+                  "rows %lld: %lld chunks are too few", (long long)rows, (long long)c);
+        cr_assert(c == 1 || (GK_COLSUM_SPREAD * (c - 1)) * (GK_COLSUM_SPREAD * (c - 1)) < rows,
+                  "rows %lld: %lld chunks, one fewer would do", (long long)rows, (long long)c);
+        cr_assert(c * len >= rows && (c - 1) * len < rows,
+                  "rows %lld: %lld chunks of %lld rows leave rows out or a chunk empty",
+                  (long long)rows, (long long)c, (long long)len);
+        cr_assert_eq(gk_colsum_depth(rows), len + c, "rows %lld", (long long)rows);
+    }
+}
+
+/* The bytes from a scratch area's start to the end of a rows x cols sum's partials when the
+   area starts `mis` bytes past a 16-byte boundary and holds counter_cols counters: the carve of
+   kernels/colsum.cuh (colsum_counters, colsum_partials, colsum_scratch_end) redone here. */
+static int64_t carve_end(int64_t mis, int64_t counter_cols, int64_t rows, int64_t cols,
+                         int64_t elem)
+{
+    int64_t counters = (mis + 15) / 16 * 16;
+    int64_t partials = (counters + 4 * counter_cols + 15) / 16 * 16;
+    return partials + gk_colsum_chunks(rows) * cols * elem - mis;
+}
+
+/* The scratch sizes of abi/colsum.h against the kernels' carve, for every start a scratch of
+   T may have: one sum (reduce.colsum's layout), matmul_colsum's (after its m x n product) and
+   einsum.colsum's two sums sharing one scratch (after s, k elements), through the ops' own
+   layouts. kernels/colsum.cu refuses a launch whose carve passes its workspace. */
+Test(oracle_colsum, scratch_sizes_hold_the_kernels_carve)
+{
+    static const int64_t dims[] = {1, 2, 3, 5, 7, 16, 17, 63, 64, 65, 129, 300, 1000, 4097};
+    const int nd = sizeof dims / sizeof dims[0];
+    const gv_op *red = gv_op_find("reduce.colsum");
+    cr_assert_not_null(red);
+    for (int e = 0; e < 2; e++) {
+        gv_dtype t = e ? GV_F64 : GV_F32;
+        int64_t es = (int64_t)gv_dtype_size(t);
+        for (int a = 0; a < nd; a++)
+            for (int b = 0; b < nd; b++) {
+                int64_t rows = dims[a], cols = dims[b];
+                for (int64_t mis = 0; mis < 16; mis += es)
+                    cr_expect_leq(carve_end(mis, cols, rows, cols, es),
+                                  gk_colsum_scratch_bytes(rows, cols, es),
+                                  "%lld x %lld, %lld-byte elements, start %lld past 16",
+                                  (long long)rows, (long long)cols, (long long)es, (long long)mis);
+                gv_case rc = {red, t, GV_MODE_NATIVE, GV_DIST_UNIFORM01, {2, {rows, cols}}, 0};
+                gv_layout l;
+                cr_assert_eq(red->layout(&rc, &l), GV_OK);
+                cr_expect_leq(carve_end(0, cols, rows, cols, es), l.workspace_bytes,
+                              "reduce.colsum %lld x %lld", (long long)rows, (long long)cols);
+                for (int c = 0; c < nd; c += 3) {
+                    int64_t m = rows, k = cols, n = dims[c];
+                    gv_case mc = colsum_case("matmul_colsum", t, GV_MODE_NATIVE, m, k, n);
+                    cr_assert_eq(mc.op->layout(&mc, &l), GV_OK);
+                    int64_t prod = m * n * es; /* the workspace is 256-byte aligned */
+                    cr_expect_leq(prod + carve_end(prod % 16, n, m, n, es), l.workspace_bytes,
+                                  "matmul_colsum %lldx%lldx%lld", (long long)m, (long long)k,
+                                  (long long)n);
+                    gv_case ec = colsum_case("einsum.colsum", t, GV_MODE_NATIVE, m, k, n);
+                    cr_assert_eq(ec.op->layout(&ec, &l), GV_OK);
+                    int64_t s = k * es, wide = k > n ? k : n;
+                    cr_expect_leq(s + carve_end(s % 16, wide, m, k, es), l.workspace_bytes,
+                                  "einsum.colsum %lldx%lldx%lld, first sum", (long long)m,
+                                  (long long)k, (long long)n);
+                    cr_expect_leq(s + carve_end(s % 16, wide, k, n, es), l.workspace_bytes,
+                                  "einsum.colsum %lldx%lldx%lld, second sum", (long long)m,
+                                  (long long)k, (long long)n);
+                }
+            }
+    }
+}
