@@ -16,6 +16,8 @@
  *    while its descriptor claims it is (check --repeat must FAIL it).
  * Workspace: the partials of every level but the last, one after another
  * (gk_reduce_workspace_elems in gk.h, which src/ops/reduce.c sizes it with too). */
+#include <cassert>
+
 #include "../abi/reduce.h"
 #include "colsum.cuh"
 
@@ -73,13 +75,21 @@ template <typename T, bool DropTail> static int reduce_sum_t(gk_launch *L)
     int64_t len = DropTail ? n / RED_TILE * RED_TILE : n;
     const T *src = (const T *)L->in[0];
     T *ws = (T *)L->workspace;
+    /* The levels below are the ones gk_reduce_workspace_elems counts (abi/reduce.h): each
+       level's partials follow the last within its total, and the whole sum uses all of it. */
+    const T *ws_end = ws + gk_reduce_workspace_elems(n);
     for (;;) {
         int64_t blocks = (len + RED_TILE - 1) / RED_TILE;
-        if (blocks < 1) blocks = 1; /* len 0 (droptail below one tile): write the empty sum */
+        if (blocks < 1) blocks = 1;   /* len 0 (droptail below one tile): write the empty sum */
+        assert(blocks <= 0x7fffffff); /* REDUCE_MAX_N (src/ops/reduce.c): one block a tile */
+        assert(blocks == 1 || ws + blocks <= ws_end);
         T *dst = blocks == 1 ? (T *)L->out[0] : ws;
         reduce_tile_kernel<T><<<(unsigned)blocks, RED_THREADS, 0, s>>>(src, len, dst);
         GK_LAUNCHED("reduce_tile_kernel");
-        if (blocks == 1) return GV_OK;
+        if (blocks == 1) {
+            assert(DropTail || ws == ws_end);
+            return GV_OK;
+        }
         src = dst;
         ws += blocks;
         len = blocks;

@@ -223,6 +223,66 @@ Test(reduce_ops, workspace_holds_every_level_but_the_last)
     }
 }
 
+/* The partials kernels/reduce.cu writes for n elements, level by level as its loop does: one
+   block a tile, the partials of each level after the last one's, until one block writes the
+   result (drop_tail: the planted bug's first level of whole tiles only). *levels counts them;
+   *widest is the most blocks of one launch. */
+static int64_t kernel_walk(int64_t n, bool drop_tail, int *levels, int64_t *widest)
+{
+    int64_t len = drop_tail ? n / GK_REDUCE_TILE * GK_REDUCE_TILE : n, used = 0;
+    *levels = 0;
+    *widest = 0;
+    for (;;) {
+        int64_t blocks = (len + GK_REDUCE_TILE - 1) / GK_REDUCE_TILE;
+        if (blocks < 1) blocks = 1;
+        ++*levels;
+        if (blocks > *widest) *widest = blocks;
+        if (blocks == 1) return used;
+        used += blocks;
+        len = blocks;
+    }
+}
+
+/* gk_reduce_workspace_elems (abi/reduce.h) is the layout's workspace and what the kernel's
+   walk uses, exactly, at every size around the tile's powers and up to the largest n
+   reduce.sum takes; the planted bug's walk fits in it too; every launch has at most 2^31 - 1
+   blocks. kernels/reduce.cu asserts the same walk at each launch. */
+Test(reduce_ops, workspace_is_exactly_the_kernels_levels_at_every_size)
+{
+    const int64_t T = GK_REDUCE_TILE, max_n = (int64_t)2147483647 * T;
+    int64_t sizes[4096];
+    int ns = 0;
+    for (int64_t n = 1; n <= 3 * T + 1; n += 97)
+        sizes[ns++] = n;
+    for (int64_t p = T; p <= max_n / 2 && p > 0; p *= 2)
+        for (int64_t d = -1; d <= 1; d++)
+            sizes[ns++] = p + d;
+    for (int64_t p = T; p <= max_n / T; p *= T) /* the level boundaries T^k, T^k + 1 */
+        for (int64_t d = -1; d <= 1; d++) {
+            sizes[ns++] = p * T + d;
+            sizes[ns++] = p * (T - 1) + d;
+        }
+    sizes[ns++] = max_n - 1;
+    sizes[ns++] = max_n;
+    const gv_op *op = gv_op_find("reduce.sum");
+    cr_assert_not_null(op);
+    for (int i = 0; i < ns; i++) {
+        int64_t n = sizes[i], widest;
+        int levels;
+        int64_t elems = gk_reduce_workspace_elems(n);
+        cr_expect_eq(kernel_walk(n, false, &levels, &widest), elems, "n=%lld", (long long)n);
+        cr_expect_leq(widest, 2147483647, "n=%lld: %lld blocks in one launch", (long long)n,
+                      (long long)widest);
+        cr_expect_leq(levels, 4, "n=%lld: %d levels", (long long)n, levels);
+        cr_expect_leq(kernel_walk(n, true, &levels, &widest), elems, "n=%lld (droptail)",
+                      (long long)n);
+        gv_case c = {op, GV_F32, GV_MODE_NATIVE, GV_DIST_UNIFORM01, {1, {n}}, 0};
+        gv_layout l;
+        cr_assert_eq(op->layout(&c, &l), GV_OK);
+        cr_expect_eq(l.workspace_bytes, elems * 4, "n=%lld", (long long)n);
+    }
+}
+
 Test(reduce_ops, registration_and_shape_checks)
 {
     const gv_op *sum = gv_op_find("reduce.sum"), *bug = gv_op_find("reduce.sum.droptail");
