@@ -4,6 +4,7 @@
  * compared with their host copies where the hashes differ). Its memory pool is in devmem.cu,
  * its copies and the hash in xfer.cu. The only mutable global state of the project besides
  * the CLI's options lives in these files (last error, library handles, pool, staging). */
+#include <cassert>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
@@ -276,6 +277,7 @@ static cudaError_t alloc_guarded(void **p, size_t bytes, const case_mem *m, cuda
         return cudaErrorMisalignedAddress;
     }
     *p = (char *)base + GV_REDZONE_BYTES;
+    assert((uintptr_t)*p % 256 == 0 && guard_base(*p) == base); /* what the op is promised */
     return cudaSuccess;
 }
 
@@ -644,6 +646,15 @@ static bool phases_wanted(void)
 
 extern "C" int gk_run(const gk_op *op, gk_launch *L, const gk_host_io *io)
 {
+    /* The launch a layout makes (src/core/problem.c, api.c): its tensors fit the arrays here
+       (the input hashes hold 4 a tensor for GK_MAX_TENSORS), no count or workspace below 0. */
+    assert(op && op->launch && L && io);
+    assert(L->n_in >= 0 && L->n_in <= GK_MAX_TENSORS && L->n_out >= 0 &&
+           L->n_out <= GK_MAX_TENSORS && L->workspace_bytes >= 0);
+    for (int i = 0; i < L->n_in; i++)
+        assert(L->in_count[i] >= 0);
+    for (int i = 0; i < L->n_out; i++)
+        assert(L->out_count[i] >= 0);
     phase_clock pc;
     memset(&pc, 0, sizeof pc);
     pc.on = phases_wanted();

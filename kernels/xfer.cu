@@ -13,6 +13,7 @@
  * words of a bijective mix of the word keyed by its index, so that one changed word always
  * shows and several all but surely do; the device sums the words' terms in any order (the sum
  * is mod 2^64), so the result is the host version's, bit for bit. */
+#include <cassert>
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
@@ -77,10 +78,12 @@ static void parallel_memcpy(void *dst, const void *src, size_t len)
         return;
     }
     size_t piece = (len + nt - 1) / nt;
+    assert(nt <= kStageThreads); /* stage_threads() caps it: workers[] holds them */
     std::thread workers[kStageThreads];
     unsigned started = 0;
     for (unsigned t = 1; t < nt; t++) {
         size_t off = piece * t, n = off + piece > len ? len - off : piece;
+        assert(off < len); /* pieces of 1 MiB or more: every thread's starts inside */
         try {
             workers[t] =
                 std::thread([=] { memcpy((char *)dst + off, (const char *)src + off, n); });
