@@ -1,6 +1,7 @@
 /* coll.c: the collectives' oracle, error model, #wrong and bandwidths (coll.h). */
 #include "coll/coll.h"
 
+#include <assert.h>
 #include <math.h>
 #include <string.h>
 
@@ -14,11 +15,15 @@ const gv_coll_desc gv_colls[] = {
     {"reducescatter.sum", GK_COLL_REDUCESCATTER_SUM, false},
     {"broadcast", GK_COLL_BROADCAST, true},
 };
+/* coll.h: GK_NCOLLS entries in GK_COLL_* order, so that gv_colls[kind] is kind's */
+_Static_assert(sizeof gv_colls / sizeof gv_colls[0] == GK_NCOLLS, "one entry per collective");
 
 const gv_coll_desc *gv_coll_find(const char *name)
 {
-    for (int i = 0; i < GK_NCOLLS; i++)
+    for (int i = 0; i < GK_NCOLLS; i++) {
+        assert(gv_colls[i].kind == i);
         if (strcmp(gv_colls[i].name, name) == 0) return &gv_colls[i];
+    }
     return NULL;
 }
 
@@ -51,6 +56,8 @@ void gv_coll_inputs(int kind, int dtype, int nranks, int64_t count, uint64_t see
 void gv_coll_reference(int kind, int nranks, int64_t count, const double *const *in_ref, int rank,
                        double *ref, double *gauge)
 {
+    /* in_ref holds every rank's inputs; reduce-scatter reads block `rank` of them */
+    assert(nranks >= 1 && rank >= 0 && rank < nranks && count >= 0);
     switch (kind) {
     case GK_COLL_ALLREDUCE_SUM:
     case GK_COLL_REDUCESCATTER_SUM: {

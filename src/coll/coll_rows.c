@@ -4,6 +4,7 @@
  * (cmd/collectives.c) and the ranks of an MPI job (coll_rank.c). */
 #include "coll/coll_rows.h"
 
+#include <assert.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -24,6 +25,7 @@ bool gv_coll_plan_row(const gv_coll_plan *p, int nranks, int i, gv_coll_row *row
             for (int s = 0; s < p->n_sizes; s++, at++) {
                 if (at != i) continue;
                 memset(row, 0, sizeof *row);
+                assert(gv_colls[k].kind == k); /* want[] is indexed by kind */
                 row->d = &gv_colls[k];
                 row->dtype = dt;
                 row->bytes = p->bytes[s];
@@ -101,6 +103,9 @@ void gv_coll_run_local(gv_coll_row *row, int nranks, uint64_t seed, int iters, i
 {
     int kind = row->d->kind, dt = row->dtype;
     int64_t count = row->count;
+    /* one process drives every rank: the per-rank arrays below hold GK_COLL_MAX_RANKS, which
+       the command caps its device count at (cmd/collectives.c) */
+    assert(nranks >= 1 && nranks <= GK_COLL_MAX_RANKS);
     int64_t in_n = gk_coll_in_count(kind, count, nranks),
             out_n = gk_coll_out_count(kind, count, nranks);
     size_t es = gv_dtype_size(dt);
