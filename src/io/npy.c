@@ -6,6 +6,8 @@
  * exactly the dicts NumPy writes (and other spacing): three keys, each once. */
 #include "io/npy.h"
 
+#include <assert.h>
+
 #include <errno.h>
 #include <inttypes.h>
 #include <stdarg.h>
@@ -479,10 +481,13 @@ static int emit_npy(FILE *f, void *ctx)
         count *= o->shape[i];
     }
     n += (size_t)snprintf(dict + n, sizeof dict - n, "%s), }", o->nd == 1 ? "," : "");
+    /* GV_NPY_MAX_DIMS dims of 19 digits fit dict: never cut, so n bytes of it are written */
+    assert(n < sizeof dict);
     /* pad with spaces so that the data starts on a 64-byte boundary, as NumPy does */
     size_t pre = 10, total = pre + n + 1;
     size_t padded = (total + 63) / 64 * 64;
     size_t hlen = padded - pre;
+    assert(hlen > n && hlen <= 0xffff); /* the dict, its newline, a 2-byte length (version 1) */
     unsigned char head[10] = {0x93,
                               'N',
                               'U',

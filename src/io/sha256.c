@@ -3,6 +3,7 @@
  * cube roots of the first 64 primes), the length in bits appended big-endian after a 1 bit. */
 #include "io/sha256.h"
 
+#include <assert.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -68,6 +69,7 @@ void gv_sha256_init(gv_sha256 *s)
 void gv_sha256_update(gv_sha256 *s, const void *data, size_t len)
 {
     const unsigned char *p = data;
+    assert(s->used < 64); /* a full block is compressed at once */
     s->total_bytes += len;
     while (len > 0) {
         size_t take = 64 - s->used < len ? 64 - s->used : len;
@@ -94,6 +96,7 @@ void gv_sha256_final(gv_sha256 *s, char hex[65])
     for (int i = 0; i < 8; i++)
         len_be[i] = (unsigned char)(bits >> (56 - 8 * i));
     gv_sha256_update(s, len_be, 8);
+    assert(s->used == 0); /* the length ended the last block (FIPS 180-4 5.1.1) */
     for (int i = 0; i < 8; i++)
         snprintf(hex + 8 * i, 9, "%08x", (unsigned)s->h[i]);
 }
