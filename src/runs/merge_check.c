@@ -15,6 +15,7 @@
  * clocks. A flag, never a verdict: the exit code does not change for it. */
 #include "runs/merge_check.h"
 
+#include <assert.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdbool.h>
@@ -93,19 +94,21 @@ static bool judged(const json_t *c)
     return strcmp(v, "PASS") == 0 || strcmp(v, "FAIL") == 0;
 }
 
+/* The most run files one merge takes (gv_fleet_merge refuses more): the per-device arrays
+   below and the groups are sized by it. */
+#define FM_MAX_DEVICES 64
+
 /* One case across the devices: what was decided about agreement. */
 typedef struct fm_case {
     const char *key;
     const json_t *any; /* the case from the first device that has it */
     bool deterministic, compared;
-    int n_digest_classes; /* within the largest compared group */
-    char agreement[160];  /* the table's last column */
-    bool outlier[64];     /* per device: named as the outlier */
-    int reference;        /* a device holding the reference digest, -1 */
+    int n_digest_classes;         /* within the largest compared group */
+    char agreement[160];          /* the table's last column */
+    bool outlier[FM_MAX_DEVICES]; /* per device: named as the outlier */
+    int reference;                /* a device holding the reference digest, -1 */
     bool undecided;
 } fm_case;
-
-#define FM_MAX_DEVICES 64
 
 static double case_err(const json_t *c)
 {
@@ -116,6 +119,7 @@ static double case_err(const json_t *c)
 /* Decide the agreement of one case over the devices of one group (members[0..m)). */
 static void agree_group(fm_case *fc, fm_dev *devs, const int *members, int m)
 {
+    assert(m >= 0 && m <= FM_MAX_DEVICES); /* a group is some of the merge's run files */
     const char *digest[FM_MAX_DEVICES];
     int with = 0;
     for (int i = 0; i < m; i++) {
@@ -181,6 +185,7 @@ static void agree_group(fm_case *fc, fm_dev *devs, const int *members, int m)
 
 static void decide_case(fm_case *fc, fm_dev *devs, int n, char groups[][400], int n_groups)
 {
+    assert(n <= FM_MAX_DEVICES && n_groups <= n); /* fc->outlier[] and members[] hold them */
     fc->reference = -1;
     fc->deterministic = true;
     for (int d = 0; d < n; d++) {
@@ -224,6 +229,7 @@ static int cmp_double(const void *a, const void *b)
 
 static void time_devices(fm_dev *devs, int n, const char *const *keys, int n_keys)
 {
+    assert(n <= FM_MAX_DEVICES); /* peers[] and the times */
     for (int d = 0; d < n; d++) {
         if (devs[d].timed) continue;
         int peers[FM_MAX_DEVICES], m = 0;
