@@ -1,4 +1,5 @@
 /* gemm.c: oracle for C = A B (OpenBLAS dgemm, row-major) and its gauge |A| |B|. */
+#include <assert.h>
 #include <cblas.h>
 #include <limits.h>
 #include <math.h>
@@ -37,6 +38,7 @@ int go_gemm(int64_t m, int64_t k, int64_t n, const double *a, int64_t lda, const
    packed; NULL on no memory. */
 static double *abs_copy(int64_t rows, int64_t cols, const double *x, int64_t ld, int square)
 {
+    assert(rows >= 0 && cols >= 0 && ld >= cols); /* check_gemm_args */
     double *y = malloc((size_t)(rows * cols) * sizeof *y + 1);
     if (!y) return NULL;
 #pragma omp parallel for schedule(static) if ((double)rows * (double)cols >= GO_PAR_MIN)
@@ -80,6 +82,7 @@ int go_gemm_gauge(int64_t m, int64_t k, int64_t n, const double *a, int64_t lda,
 /* All of x's rows x cols entries (leading dimension ld) are >= 0 (+0 or -0 included, NaN not). */
 static int all_nonnegative(int64_t rows, int64_t cols, const double *x, int64_t ld)
 {
+    assert(rows >= 0 && cols >= 0 && ld >= cols); /* check_gemm_args */
     int bad = 0;
 #pragma omp parallel for schedule(static)                                                          \
     reduction(|                                                                                    \

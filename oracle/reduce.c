@@ -9,6 +9,7 @@
  * depend on the order (NaN if any NaN or both infinities, else the infinity's sign), which
  * is what the device's tree gives too. Finite inputs never reach that path unless the exact
  * sum overflows, where the plain sum overflows as well. */
+#include <assert.h>
 #include <math.h>
 
 #include "go.h"
@@ -33,6 +34,7 @@ int go_reduce_sum(int64_t n, const double *x, double *s)
     if (!x) return go_xerbla(__func__, 2, "x");
     if (!s) return go_xerbla(__func__, 3, "s");
     int rc = go_colsum(n, 1, x, 1, s);
+    assert(rc == 0 || rc == GO_ENOMEM); /* its arguments are the ones checked above */
     if (rc) return rc == GO_ENOMEM ? go_enomem(__func__) : go_xerbla(__func__, 1, "n");
     fix_nonfinite(n, 1, x, 1, s, 0);
     return 0;
@@ -44,6 +46,7 @@ int go_reduce_sum_gauge(int64_t n, const double *x, double *g)
     if (!x) return go_xerbla(__func__, 2, "x");
     if (!g) return go_xerbla(__func__, 3, "g");
     int rc = go_colsum_gauge(n, 1, x, 1, g);
+    assert(rc == 0 || rc == GO_ENOMEM);
     if (rc) return rc == GO_ENOMEM ? go_enomem(__func__) : go_xerbla(__func__, 1, "n");
     fix_nonfinite(n, 1, x, 1, g, 1);
     return 0;

@@ -9,6 +9,7 @@
  * Arithmetic is f64 in the order the seeds write it (up, left, down, right for seed 002;
  * up + down + left + right - 4 f for seed 003), so the oracle rounds like the kernels.
  * The gauges are the error model's g of src/ops/stencil.c, where they are derived. */
+#include <assert.h>
 #include <math.h>
 #include <stdbool.h>
 #include <stdlib.h>
@@ -79,6 +80,7 @@ typedef enum scheme { FIXED_LAPLACE, FIXED_STEP, PERIODIC_STEP, LAPLACE_GAUGE } 
 static void sweep(scheme sc, int64_t ny, int64_t nx, double coeff, const double *src, int64_t lds,
                   double *dst, int64_t ldd)
 {
+    assert(ny >= 0 && nx >= 0 && lds >= nx && ldd >= nx); /* grid_args checked the callers' */
     /* rows are independent: on all cores, each row's arithmetic as in one thread */
 #pragma omp parallel for schedule(static) if ((double)ny * (double)nx >= GO_PAR_MIN)
     for (int64_t i = 0; i < ny; i++) {
@@ -110,6 +112,7 @@ static int evolve(const char *fn, scheme sc, int64_t ny, int64_t nx, int64_t ste
     }
     const double *src = f;
     int64_t lds = ldf;
+    assert(steps >= 1); /* the callers refuse fewer */
     for (int64_t k = 0; k < steps; k++) {
         bool to_out = (steps - 1 - k) % 2 == 0;
         double *dst = to_out ? out : tmp;
@@ -118,6 +121,7 @@ static int evolve(const char *fn, scheme sc, int64_t ny, int64_t nx, int64_t ste
         src = dst;
         lds = ldd;
     }
+    assert(src == out); /* the parity above put the last sweep there */
     free(tmp);
     return 0;
 }
@@ -186,6 +190,7 @@ static int gauge_impl(const char *fn, bool periodic, int64_t ny, int64_t nx, int
                       double w_self, double w_nbr, const double *f, int64_t ldf, double *g,
                       int64_t ldg)
 {
+    assert(steps >= 1 && nx >= 0 && ldf >= nx && ldg >= nx); /* checked by the callers */
     size_t n = (size_t)(ny * nx);
     double *a = calloc(n + 1, sizeof *a), *b = calloc(n + 1, sizeof *b);
     if (!a || !b) {
