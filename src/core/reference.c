@@ -4,6 +4,7 @@
  * (meson.build): the key and the version are made here. */
 #include "core/reference.h"
 
+#include <assert.h>
 #include <cblas.h>
 #include <fftw3.h>
 #include <gnu/libc-version.h>
@@ -114,6 +115,7 @@ int gv_cached_reference(gv_problem *p, bool *hit)
     void *bufs[3 * GV_MAX_TENSORS];
     size_t sizes[3 * GV_MAX_TENSORS], bytes = 0;
     int nbuf = 0;
+    assert(p->l.n_out >= 1 && p->l.n_out <= GV_MAX_TENSORS); /* 3 buffers an output at most */
     for (int i = 0; i < p->l.n_out; i++) {
         gv_tensor *t = &p->out[i];
         size_t b = (size_t)t->count * sizeof(double);

@@ -161,6 +161,7 @@ static int infer_dims(const gv_op *op, const char *const *paths, const gv_npy *a
                        arrays[i].nd, i + 1, op->name, expr, want);
         for (int k = 0; k < want; k++) {
             int d = idx[k];
+            assert(d >= 0 && d < nd); /* in_dims names the op's own dims (gv_tensor_shape) */
             int64_t v = arrays[i].shape[k];
             if (v < 1)
                 return say(err, errlen, GV_EINVAL,

@@ -5,6 +5,7 @@
  * drops the damping. Dims m,n,k: A is m x n, lambda = lambda_k (k = 1..10). The judgement is
  * lsmr_measure's: LSMR's normal-equations residual against its promise.
  * Error model: docs/error-models.md, section lsmr. */
+#include <assert.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -86,8 +87,10 @@ static int64_t lsmr_pattern(uint64_t seed, int64_t m, int64_t n, int32_t *row_pt
             count += lsmr_kept(seed, i, j, n);
         row_ptr[i + 1] = count;
     }
-    for (int64_t i = 0; i < m; i++) /* nnz <= INT32_MAX: lsmr_layout refuses more */
+    for (int64_t i = 0; i < m; i++) { /* nnz <= INT32_MAX: lsmr_layout refuses more */
+        assert((int64_t)row_ptr[i + 1] + row_ptr[i] <= INT32_MAX);
         row_ptr[i + 1] += row_ptr[i];
+    }
     if (col_idx) {
 #pragma omp parallel for schedule(static) if ((double)m * n > GO_PAR_MIN)
         for (int64_t i = 0; i < m; i++) {
