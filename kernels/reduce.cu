@@ -15,7 +15,7 @@
  *    atomicAdd, in whatever order the blocks finish: accurate, but not bit-reproducible,
  *    while its descriptor claims it is (check --repeat must FAIL it).
  * Workspace: the partials of every level but the last, one after another
- * (gk_reduce_workspace_elems in gk.h, which src/ops/reduce.c sizes it with too). */
+ * (gk_reduce_workspace_elems in abi/reduce.h, which src/ops/reduce.c sizes it with too). */
 #include <cassert>
 
 #include "../abi/reduce.h"
@@ -24,7 +24,8 @@
 constexpr int RED_THREADS = 256;
 constexpr int RED_PER_THREAD = 8;
 constexpr int64_t RED_TILE = RED_THREADS * RED_PER_THREAD;
-static_assert(RED_TILE == GK_REDUCE_TILE, "gk.h sizes the workspace for GK_REDUCE_TILE tiles");
+static_assert(RED_TILE == GK_REDUCE_TILE,
+              "abi/reduce.h sizes the workspace for GK_REDUCE_TILE tiles");
 static_assert(RED_THREADS % 32 == 0 && RED_THREADS / 32 == 8, "the block tree has 8 warps");
 
 /* partial[blockIdx.x] = tree sum of x[tile], x read as 0 at and past n. Element j of thread
