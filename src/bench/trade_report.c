@@ -144,6 +144,11 @@ static json_t *row_json(const gv_trade_row *row)
     json_object_set_new(o, "verdict", json_string(gv_verdict_name(r->verdict)));
     json_object_set_new(o, "reason", json_string(r->reason));
     json_object_set_new(o, "accurate_bits", num_or_null(j, r->m.bits));
+    /* the width the mode claims, beside the bits measured: never the bits themselves */
+    json_object_set_new(o, "claimed_bits",
+                        json_integer(gv_mode_precision_bits(r->c.dtype, r->c.mode)));
+    json_object_set_new(o, "reference", json_string(j && r->ref_exact ? "exact" : "f64"));
+    json_object_set_new(o, "correctly_rounded", num_or_null(j && r->ref_exact, r->m.cr_frac));
     json_object_set_new(o, "normwise_rel", num_or_null(j, r->m.normwise_rel));
     json_object_set_new(o, "max_rel", num_or_null(j, r->m.max_rel));
     json_object_set_new(o, "tiers_met", met);

@@ -101,12 +101,10 @@ void gv_coll_reference(int kind, int nranks, int64_t count, const double *const 
 gv_error_model gv_coll_model(int kind, int dtype, int nranks, const double *gauge)
 {
     bool sum = kind == GK_COLL_ALLREDUCE_SUM || kind == GK_COLL_REDUCESCATTER_SUM;
-    gv_error_model em = {gauge,
-                         sum ? (double)nranks : 1.0,
-                         gv_unit_roundoff((gv_dtype)dtype, GV_MODE_NATIVE),
-                         NULL,
-                         0.0,
-                         !sum};
+    gv_error_model em = {.gauge = gauge,
+                         .depth = sum ? (double)nranks : 1.0,
+                         .u = gv_unit_roundoff((gv_dtype)dtype, GV_MODE_NATIVE),
+                         .exact = !sum};
     return em;
 }
 

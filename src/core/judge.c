@@ -252,6 +252,16 @@ void gv_judge(const gv_problem *p, gv_result *r)
     int bits = gv_mode_precision_bits(c->dtype, c->mode);
     r->n_checks = 0;
     r->unjudgeable[0] = r->internal[0] = '\0';
+    /* Which reference judges: an exact one (reference.h) has no rounding of its own, so the
+       probabilistic model allows for the device's alone; the f64 oracle's own error, about
+       2^-53 sqrt(its depth) of G, is added to w otherwise. Set before the side threads start:
+       the floor reads w. */
+    r->ref_exact = p->ref_exact;
+    if (r->prob.on)
+        r->prob.w = gv_prob_unit(r->prob.u, r->prob.depth, r->prob.u_in) +
+                    (p->ref_exact
+                         ? 0.0
+                         : 0x1p-53 * sqrt(r->prob.oracle_depth > 1 ? r->prob.oracle_depth : 1.0));
     judge_side side = {p, r, 0.0, 0};
     int64_t out_elems = 0;
     for (int i = 0; i < p->l.n_out; i++)
@@ -268,8 +278,13 @@ void gv_judge(const gv_problem *p, gv_result *r)
                  r->expected_tier);
     for (int i = 0; i < p->l.n_out; i++) {
         const gv_tensor *t = &p->out[i];
-        gv_error_model em = {t->gauge,  r->depth, r->u, r->prob.on ? t->pgauge : NULL,
-                             r->prob.w, r->exact};
+        gv_error_model em = {.gauge = t->gauge,
+                             .depth = r->depth,
+                             .u = r->u,
+                             .pgauge = r->prob.on ? t->pgauge : NULL,
+                             .pw = r->prob.w,
+                             .exact = r->exact,
+                             .ref_lo = p->ref_exact ? t->ref_lo : NULL};
         gv_metrics m;
         gv_compare(t->data, c->dtype, t->ref, t->count, &r->tiers, &em, bits, &m);
         if (i == 0)

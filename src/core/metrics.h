@@ -33,6 +33,9 @@ typedef struct gv_error_model {
     const double *pgauge;
     double pw;
     bool exact;
+    /* the exact reference's remainder (reference.h): ref + ref_lo is the exact result, and
+       errors are measured against it; NULL: ref is the f64 oracle's and errors against it */
+    const double *ref_lo;
 } gv_error_model;
 
 /* The probabilistic model's thresholds: FAIL when max R > GV_PROB_MAX_BOUND, or when at
@@ -57,8 +60,9 @@ typedef struct gv_metrics {
     double max_abs;      /* max |c - r| over finite pairs */
     double max_rel;      /* max |c - r| / |r| over r != 0 */
     double normwise_rel; /* ||c - r||_2 / ||r||_2 over finite pairs */
-    double bits;         /* accurate bits: -log2(normwise_rel), capped at the precision */
-    int precision_bits;  /* that cap: the significand width the ulps are counted in */
+    double bits;         /* accurate bits: -log2(normwise_rel), measured (never capped at the
+                            mode's width; +inf when no error was seen, 0 at or past 100 %) */
+    int precision_bits;  /* the width the mode claims: the ulps are counted in it */
     double max_ulp;      /* max |c - r| in ulps of r at the mode's precision */
     double ratio;        /* error-model ratio (see gv_error_model) */
     int64_t mismatches[GV_MAX_TIERS]; /* elements outside each tier */
@@ -76,9 +80,13 @@ typedef struct gv_metrics {
     double rel_sq;
     /* exact probe: elements that differ from the oracle */
     int64_t inexact, first_inexact_index;
+    /* against an exact reference (ref_lo given): elements judged, and those the device
+       rounded correctly (its value is the exact result rounded to nearest in f64) */
+    int64_t cr_n, cr;
     /* derived by gv_metrics_finish */
     double prob_rms, prob_bias; /* RMS(R); mean signed (c - r) / (w G) */
     double eff_bits;            /* -log2 RMS(|c - r| / G): the input precision this error means */
+    double cr_frac;             /* cr / cr_n; NaN without an exact reference */
     double ulp_p50, ulp_p99;    /* ulp quantiles (upper bin edges); max_ulp is exact */
     int64_t ulp_hist[GV_ULP_NBINS];
     /* sums kept so that metrics of several outputs can be merged */
@@ -98,8 +106,8 @@ static inline bool gv_quot_may_exceed(double num, double den, double cur)
 }
 
 /* Compare n device values `got` (dtype t; poison = all bytes GV_POISON_BYTE) with the f64
- * reference `ref`. precision_bits is the significand width used for ULPs and the cap on
- * accurate bits. Fills m; never fails for n >= 0. */
+ * reference `ref` (plus em->ref_lo where the reference is exact). precision_bits is the
+ * significand width the mode claims, used for ULPs. Fills m; never fails for n >= 0. */
 void gv_compare(const void *got, gv_dtype t, const double *ref, int64_t n, const gv_tiers *tiers,
                 const gv_error_model *em, int precision_bits, gv_metrics *m);
 
@@ -107,8 +115,8 @@ void gv_compare(const void *got, gv_dtype t, const double *ref, int64_t n, const
  * (normwise, RMS, bias, quantiles) are recomputed. */
 void gv_metrics_merge(gv_metrics *a, const gv_metrics *b, int ntiers);
 
-/* Recompute the derived numbers from the sums (normwise, accurate bits capped at
- * precision_bits, probabilistic RMS and bias, effective bits, ulp quantiles). */
+/* Recompute the derived numbers from the sums (normwise, accurate bits, probabilistic RMS and
+ * bias, effective bits, the correctly rounded fraction, ulp quantiles). */
 void gv_metrics_finish(gv_metrics *m, int precision_bits);
 
 /* True when tier k is met: no mismatches and no NaN/Inf misplacement and nothing poisoned. */

@@ -42,6 +42,10 @@ typedef struct gv_tensor {
     void *data;     /* inputs: the same values in dtype; outputs: what the device wrote */
     double *gauge;  /* outputs only: the error model's gauge g >= |ref| (NULL: g = |ref|) */
     double *pgauge; /* outputs only: the probabilistic model's G (NULL: no such model) */
+    /* outputs only, where the exact reference was wanted (gv_exact_wanted): the rounding's
+       remainder, so that ref + ref_lo is the exact result to 2^-106 relative; meaningful
+       when the problem's ref_exact is set */
+    double *ref_lo;
 } gv_tensor;
 
 typedef struct gv_problem {
@@ -51,6 +55,9 @@ typedef struct gv_problem {
     gv_tensor out[GV_MAX_TENSORS];
     void *aux; /* op-owned extra host data, handed to the device as host_aux */
     void (*aux_free)(void *aux);
+    /* the reference is exact (the op's exact_reference on inputs on a grid), correctly
+       rounded in ref with its remainder in ref_lo; false: the f64 oracle's (reference.h) */
+    bool ref_exact;
 } gv_problem;
 
 struct gv_result;
@@ -106,6 +113,13 @@ typedef struct gv_op {
     int (*make_inputs)(gv_problem *p);
     /* f64 reference into out[].ref (and the gauge into out[].gauge when no `gauge` hook). */
     int (*oracle)(gv_problem *p);
+    /* Optional: the exact reference (oracle/exact.c) into out[].ref (correctly rounded) and
+       out[].ref_lo (the remainder), where the inputs sit on a grid that allows it: GV_OK with
+       *done true, or *done false and nothing written (the oracle then judges). Used where
+       gv_exact_wanted says (f64 cases up to GV_EXACT_MAX_FLOPS): the f64 oracle's own error
+       (about 2^-50.7 at K = 4096 for dgemm) would otherwise be what an f64 result is
+       measured against. */
+    int (*exact_reference)(gv_problem *p, bool *done);
     /* Optional: the gauge into out[].gauge, after the oracle. Kept apart so timed runs time
        the CPU's computation (`oracle`) alone, not the error model's bookkeeping. */
     int (*gauge)(gv_problem *p);
@@ -179,7 +193,8 @@ typedef struct gv_result {
     /* Why no tier is expected when the model's own allowance exceeds it (set by gv_judge;
        expected_tier_why, when set, is the op's own reason). */
     char tier_note[160];
-    bool exact; /* the op declared this case an exact probe */
+    bool exact;     /* the op declared this case an exact probe */
+    bool ref_exact; /* judged against the exact reference (reference.h), not the f64 oracle */
     /* gk_run found a red zone or an input written: the first verdict rule */
     char guard[192];
     /* measurements with bounds from the op's measure hook: FAIL when !(value <= bound) */

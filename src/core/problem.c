@@ -173,6 +173,7 @@ void gv_problem_free(gv_problem *p)
         pool_put(p->out[i].data);
         pool_put(p->out[i].gauge);
         pool_put(p->out[i].pgauge);
+        pool_put(p->out[i].ref_lo);
     }
     if (p->aux && p->aux_free) p->aux_free(p->aux);
     memset(p, 0, sizeof *p);
@@ -223,7 +224,8 @@ int gv_problem_init(gv_problem *p, const gv_case *c)
         return GV_EINVAL;
     size_t es = gv_dtype_size(c->dtype);
     /* every buffer's size, then taken from the pool largest first (pool_get) */
-    enum { MAX_BUFS = 6 * GV_MAX_TENSORS };
+    enum { MAX_BUFS = 7 * GV_MAX_TENSORS };
+    bool exact = gv_exact_wanted(c);
     size_t want[MAX_BUFS];
     void *got[MAX_BUFS];
     int order[MAX_BUFS], nbuf = 0;
@@ -238,8 +240,9 @@ int gv_problem_init(gv_problem *p, const gv_case *c)
         want[nbuf++] = n * es + 1;             /* data */
         want[nbuf++] = n * sizeof(double) + 1; /* gauge */
         if (c->op->pgauge) want[nbuf++] = n * sizeof(double) + 1;
+        if (exact) want[nbuf++] = n * sizeof(double) + 1; /* ref_lo */
     }
-    assert(nbuf <= MAX_BUFS);        /* at most 2 a tensor in, 4 out */
+    assert(nbuf <= MAX_BUFS);        /* at most 2 a tensor in, 5 out */
     for (int k = 0; k < nbuf; k++) { /* insertion sort, largest first, ties in order */
         int j = k;
         for (; j > 0 && want[order[j - 1]] < want[k]; j--)
@@ -267,6 +270,7 @@ int gv_problem_init(gv_problem *p, const gv_case *c)
         t->data = got[b++];
         t->gauge = got[b++];
         if (c->op->pgauge) t->pgauge = got[b++];
+        if (exact) t->ref_lo = got[b++];
     }
     assert(b == nbuf); /* every buffer taken is handed to its tensor, in the order asked */
     if (short_of_memory) goto nomem;
@@ -307,7 +311,7 @@ double gv_host_bytes(const gv_layout *l, gv_dtype t)
     for (int i = 0; i < l->n_in; i++)
         bytes += (double)l->in[i].count * (8 + es);
     for (int i = 0; i < l->n_out; i++)
-        bytes += (double)l->out[i].count * (24 + es);
+        bytes += (double)l->out[i].count * (32 + es); /* ref, gauge, G, ref_lo */
     return bytes;
 }
 
@@ -367,4 +371,9 @@ void gv_problem_launch(const gv_problem *p, gk_launch *L, gk_host_io *io)
     }
     L->workspace_bytes = p->l.workspace_bytes;
     L->host_aux = p->aux;
+}
+
+bool gv_exact_wanted(const gv_case *c)
+{
+    return c->op->exact_reference && c->dtype == GV_F64 && c->op->flops(c) <= GV_EXACT_MAX_FLOPS;
 }

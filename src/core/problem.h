@@ -25,6 +25,15 @@ void gv_problem_free(gv_problem *p);
 void gv_problem_launch(const gv_problem *p, gk_launch *L, gk_host_io *io);
 /* Bytes of device memory the case needs (tensors + workspace). */
 int64_t gv_device_bytes(const gv_problem *p); /* INT64_MAX when more than that */
+/* The exact reference is asked for (and ref_lo allocated): the op has one, the case is f64 (an
+ * f32 result's own rounding dwarfs the f64 oracle's), and its work is at most
+ * GV_EXACT_MAX_FLOPS (the integer sums cost about what a naive triple loop does: 2^35 flops,
+ * a 2048^3 product or the 1024x4096x1024 canaries, take about a second on 16 cores; the
+ * 4096^3 catalogue products keep the f64 oracle). Where the inputs are off the grid the
+ * oracle judges all the same (gv_problem's ref_exact). */
+#define GV_EXACT_MAX_FLOPS 0x1p35
+bool gv_exact_wanted(const gv_case *c);
+
 /* Host bytes a case's problem takes (f64 and dtype copies, reference and gauge). */
 double gv_host_bytes(const gv_layout *l, gv_dtype t);
 

@@ -76,6 +76,8 @@ void gv_table_row(FILE *f, const gv_result *r)
                 gv_dtype_name(r->c.dtype), gv_mode_name(r->c.mode), gv_dist_name(r->c.dist), shape,
                 "-", "-", "-", "-", "-", "-", "-", "-", gv_verdict_name(r->verdict));
     if (r->reason[0]) fprintf(f, " (%s)", r->reason);
+    if (judged && r->ref_exact)
+        fprintf(f, " [exact reference: %.4g %% correctly rounded]", 100.0 * r->m.cr_frac);
     if (judged && r->expected_tier == 0 && r->verdict == GV_PASS)
         fprintf(f, " [no tier expected: %s]",
                 r->expected_tier_why[0] ? r->expected_tier_why
@@ -144,6 +146,9 @@ static json_t *result_json(const gv_result *r)
     json_object_set_new(o, "tiers", tiers);
     json_object_set_new(o, "tiers_met", met_arr);
     json_object_set_new(o, "math_mode", json_string(r->math_mode));
+    /* what the outputs were judged against: the exact result (oracle/exact.c) or the f64
+       oracle's */
+    json_object_set_new(o, "reference", json_string(judged && r->ref_exact ? "exact" : "f64"));
     if (judged) {
         json_t *m = json_object();
         json_object_set_new(m, "n", json_integer(r->m.n));
@@ -151,6 +156,7 @@ static json_t *result_json(const gv_result *r)
         json_object_set_new(m, "max_rel", gv_json_num(r->m.max_rel));
         json_object_set_new(m, "normwise_rel", gv_json_num(r->m.normwise_rel));
         json_object_set_new(m, "accurate_bits", gv_json_num(r->m.bits));
+        json_object_set_new(m, "claimed_bits", json_integer(r->m.precision_bits));
         json_object_set_new(m, "max_ulp", gv_json_num(r->m.max_ulp));
         json_object_set_new(m, "mismatches", mism);
         json_object_set_new(m, "nonfinite_mismatches", json_integer(r->m.nonfinite_mismatches));
@@ -167,6 +173,8 @@ static json_t *result_json(const gv_result *r)
             json_object_set_new(m, "prob_worst_index", json_integer(r->m.prob_worst_index));
             json_object_set_new(m, "effective_bits", gv_json_num(r->m.eff_bits));
         }
+        if (r->ref_exact) /* the share of outputs equal to the exact result rounded to nearest */
+            json_object_set_new(m, "correctly_rounded", gv_json_num(r->m.cr_frac));
         if (r->exact) {
             json_object_set_new(m, "inexact", json_integer(r->m.inexact));
             json_object_set_new(m, "first_inexact_index", json_integer(r->m.first_inexact_index));

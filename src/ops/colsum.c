@@ -117,6 +117,17 @@ static int colsum_pgauge(gv_problem *p)
     return gv_oracle_rc(rc);
 }
 
+/* The exact column sums of A B where both sit on a grid (oracle/exact.c), for f64 cases. */
+static int colsum_exact_reference(gv_problem *p, bool *done)
+{
+    int64_t m = p->c.shape.d[0], k = p->c.shape.d[1], n = p->c.shape.d[2];
+    int ok = 0;
+    int rc = go_colsum_product_exact(m, k, n, p->in[0].ref, k, p->in[1].ref, n, p->out[0].ref,
+                                     p->out[0].ref_lo, &ok);
+    *done = ok == 1;
+    return gv_oracle_rc(rc);
+}
+
 static int einsum_oracle(gv_problem *p)
 {
     int64_t m = p->c.shape.d[0], k = p->c.shape.d[1], n = p->c.shape.d[2];
@@ -128,8 +139,8 @@ static int einsum_oracle(gv_problem *p)
     .family = "colsum", .dims = "m,k,n", .in_dims = "m,k;k,n", .out_dims = "n",                    \
     .dists = GV_ALL_DISTS | GV_BIT(GV_DIST_TIE) | GV_BIT(GV_DIST_WIDE),                            \
     .default_dist = GV_DIST_UNIFORM01, .check_shape = colsum_check_shape, .bytes = colsum_bytes,   \
-    .make_inputs = colsum_inputs, .gauge = colsum_gauge, .pgauge = colsum_pgauge,                  \
-    .reference_ignores_mode = true
+    .exact_reference = colsum_exact_reference, .make_inputs = colsum_inputs,                       \
+    .gauge = colsum_gauge, .pgauge = colsum_pgauge, .reference_ignores_mode = true
 
 /* matmul_colsum and its planted variant: the same product, canaries and hooks */
 #define MATMUL_COLSUM_COMMON                                                                       \

@@ -238,11 +238,8 @@ static void lsmr_measure(const gv_problem *p, gv_result *r)
     const gk_lsmr_aux *ax = p->aux;
     const gv_tensor *xt = &p->out[0], *it = &p->out[1];
     int bits = gv_mode_precision_bits(c->dtype, c->mode);
-    gv_error_model em = {xt->gauge, r->depth, r->u, NULL, 0.0, false};
+    gv_error_model em = {.gauge = xt->gauge, .depth = r->depth, .u = r->u};
     gv_compare(xt->data, c->dtype, xt->ref, xt->count, &r->tiers, &em, bits, &r->m);
-    r->m.bits = r->m.normwise_rel > 0 ? -log2(r->m.normwise_rel) : bits;
-    if (r->m.bits > bits) r->m.bits = bits;
-    if (r->m.bits < 0) r->m.bits = 0;
     r->n_extra = 0; /* the extras are this judge's own: a result judged again starts over */
 
     double info[GK_LSMR_INFO_COUNT];

@@ -117,6 +117,26 @@ static int sum_gauge(gv_problem *p)
     return gv_oracle_rc(go_reduce_sum_gauge(n, p->in[0].ref, p->out[0].gauge));
 }
 
+/* The exact sums where the inputs sit on a grid (oracle/exact.c), for f64 cases: the sum is the
+   column sum of an n x 1 matrix. */
+static int sum_exact_reference(gv_problem *p, bool *done)
+{
+    int64_t n = p->c.shape.d[0];
+    int ok = 0;
+    int rc = go_colsum_exact(n, 1, p->in[0].ref, 1, p->out[0].ref, p->out[0].ref_lo, &ok);
+    *done = ok == 1;
+    return gv_oracle_rc(rc);
+}
+
+static int colsum_exact_reference(gv_problem *p, bool *done)
+{
+    int64_t m = p->c.shape.d[0], n = p->c.shape.d[1];
+    int ok = 0;
+    int rc = go_colsum_exact(m, n, p->in[0].ref, n, p->out[0].ref, p->out[0].ref_lo, &ok);
+    *done = ok == 1;
+    return gv_oracle_rc(rc);
+}
+
 static int colsum_oracle(gv_problem *p)
 {
     int64_t m = p->c.shape.d[0], n = p->c.shape.d[1];
@@ -155,7 +175,8 @@ static int colsum_pgauge(gv_problem *p)
     .family = "reduce", .dims = "n", .in_dims = "n", .out_dims = "", .dtypes = GV_BOTH_DTYPES,     \
     .modes = GV_BIT(GV_MODE_NATIVE), .dists = REDUCE_DISTS, .default_dist = GV_DIST_UNIFORM01,     \
     .check_shape = sum_check_shape, .layout = sum_layout, .flops = sum_flops, .bytes = sum_bytes,  \
-    .make_inputs = reduce_inputs, .oracle = sum_oracle, .gauge = sum_gauge, .pgauge = sum_pgauge
+    .make_inputs = reduce_inputs, .oracle = sum_oracle, .gauge = sum_gauge, .pgauge = sum_pgauge,  \
+    .exact_reference = sum_exact_reference
 
 #define SUM_COMMON                                                                                 \
     SUM_BASE,                                                                                      \
@@ -212,7 +233,8 @@ static const gv_op reduce_sum_racy = {
     .default_dist = GV_DIST_UNIFORM01, .check_shape = colsum_check_shape, .layout = colsum_layout, \
     .flops = colsum_flops, .bytes = colsum_bytes, .make_inputs = reduce_inputs,                    \
     .oracle = colsum_oracle, .gauge = colsum_gauge, .pgauge = colsum_pgauge,                       \
-    .depth = colsum_depth, .error_model = COLSUM_ERROR_MODEL
+    .exact_reference = colsum_exact_reference, .depth = colsum_depth,                              \
+    .error_model = COLSUM_ERROR_MODEL
 
 static const gv_op reduce_colsum = {
     .name = "reduce.colsum",

@@ -335,8 +335,9 @@ void gv_render_tradeoffs_html(FILE *f, const json_t *doc)
 /* The terminal table's columns (trade_cells.h) with the normwise error and the tiers met after
  * the bits; numbers right-aligned. */
 static const char md_names[] = "op|size|dtype|mode|math mode|verdict|bits|normwise|tiers met|"
-                               "R_max|R_rms|median ms [lo, hi]|x vs f64|x vs default|J/call|pareto";
-static const char md_align[] = "llllllrrlrrrrrrr";
+                               "claimed|CR %|R_max|R_rms|median ms [lo, hi]|x vs f64|x vs default|"
+                               "J/call|pareto";
+static const char md_align[] = "llllllrrlrrrrrrrrr";
 
 /* The group's seed as the run was given it: the document's integer is the uint64 seed cast to
  * json_int_t (trade_report.c), so it is cast back; a string is printed as it is. */

@@ -9,8 +9,8 @@
 #include "io/json_util.h"
 
 const char *const gv_trade_col_names[GV_TRADE_NCOL] = {
-    "op",       "size",         "dtype",  "mode",  "math mode",
-    "verdict",  "bits",         "R_max",  "R_rms", "median ms [lo, hi]",
+    "op",       "size",         "dtype",  "mode",  "math mode", "verdict",
+    "bits",     "claimed",      "CR %",   "R_max", "R_rms",     "median ms [lo, hi]",
     "x vs f64", "x vs default", "J/call", "pareto"};
 
 /* v in fmt, or "-" when the document has no number there (null or absent). */
@@ -42,21 +42,27 @@ void gv_trade_cells(const json_t *group, const json_t *row, char c[GV_TRADE_NCOL
     snprintf(c[4], GV_TRADE_CELL, "%s", *mm ? mm : "-");
     snprintf(c[5], GV_TRADE_CELL, "%s", gv_jstr(row, "verdict"));
     num_cell(c[6], json_object_get(row, "accurate_bits"), "%.1f");
-    num_cell(c[7], json_object_get(row, "prob_max"), "%.3g");
-    num_cell(c[8], json_object_get(row, "prob_rms"), "%.3g");
+    num_cell(c[7], json_object_get(row, "claimed_bits"), "%.0f");
+    const json_t *cr = json_object_get(row, "correctly_rounded");
+    if (cr && !json_is_null(cr))
+        snprintf(c[8], GV_TRADE_CELL, "%.1f", 100.0 * gv_jval(cr));
+    else
+        snprintf(c[8], GV_TRADE_CELL, "-");
+    num_cell(c[9], json_object_get(row, "prob_max"), "%.3g");
+    num_cell(c[10], json_object_get(row, "prob_rms"), "%.3g");
     const json_t *t = json_object_get(row, "time_ms");
     if (t && !json_is_null(t)) {
         bool slow = json_is_true(json_object_get(json_object_get(row, "clocks"), "throttled"));
-        snprintf(c[9], GV_TRADE_CELL, "%.4g [%.4g, %.4g]%s", gv_jnum(t, "median"), gv_jnum(t, "lo"),
-                 gv_jnum(t, "hi"), slow ? " !throttled" : "");
+        snprintf(c[11], GV_TRADE_CELL, "%.4g [%.4g, %.4g]%s", gv_jnum(t, "median"),
+                 gv_jnum(t, "lo"), gv_jnum(t, "hi"), slow ? " !throttled" : "");
     } else {
-        snprintf(c[9], GV_TRADE_CELL, "-");
+        snprintf(c[11], GV_TRADE_CELL, "-");
     }
-    num_cell(c[10], json_object_get(row, "speedup_vs_f64"), "%.3g");
-    num_cell(c[11], json_object_get(row, "speedup_vs_default"), "%.3g");
-    num_cell(c[12], json_object_get(row, "energy_j"), "%.3g");
+    num_cell(c[12], json_object_get(row, "speedup_vs_f64"), "%.3g");
+    num_cell(c[13], json_object_get(row, "speedup_vs_default"), "%.3g");
+    num_cell(c[14], json_object_get(row, "energy_j"), "%.3g");
     const json_t *p = json_object_get(row, "pareto");
-    snprintf(c[13], GV_TRADE_CELL, "%s", json_is_true(p) ? "yes" : json_is_false(p) ? "no" : "-");
+    snprintf(c[15], GV_TRADE_CELL, "%s", json_is_true(p) ? "yes" : json_is_false(p) ? "no" : "-");
 }
 
 void gv_trade_notes(FILE *f, const json_t *group, bool md)

@@ -9,10 +9,12 @@
 #include <stdio.h>
 
 /* The table's columns; from GV_TRADE_FIRST_NUM on they hold numbers (right-aligned). */
-enum { GV_TRADE_NCOL = 14, GV_TRADE_CELL = 64, GV_TRADE_FIRST_NUM = 6 };
+enum { GV_TRADE_NCOL = 16, GV_TRADE_CELL = 64, GV_TRADE_FIRST_NUM = 6 };
 extern const char *const gv_trade_col_names[GV_TRADE_NCOL];
 
-/* Row row of group as text: op, size, dtype, mode, math mode, verdict, bits, R_max, R_rms,
+/* Row row of group as text: op, size, dtype, mode, math mode, verdict, bits (measured), the
+ * width the mode claims, the share of outputs correctly rounded (against an exact reference; "-"
+ * without one), R_max, R_rms,
  * "median [lo, hi]" (marked " !throttled" when NVML saw a slowdown), the two speed-ups, J/call
  * and the Pareto mark; "-" for what was not measured. */
 void gv_trade_cells(const json_t *group, const json_t *row, char c[GV_TRADE_NCOL][GV_TRADE_CELL]);

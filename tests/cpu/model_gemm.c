@@ -2,6 +2,11 @@
  * tensor counts, flops and bytes, modes, shape checks). */
 #include <criterion/criterion.h>
 
+#include <math.h>
+#include <stdlib.h>
+
+#include "../../oracle/go.h"
+#include "core/problem.h"
 #include "core/registry.h"
 #include "core/judge.h"
 #include "core/reference.h"
@@ -76,4 +81,34 @@ Test(oracle_gemm, modes_and_shapes)
         for (int j = 0; j < ns; j++)
             cr_expect(gv_shape_ok(all[i], &s[j], why, sizeof why), "%s: %s", all[i]->name, why);
     }
+}
+
+/* f64 products up to GV_EXACT_MAX_FLOPS are judged against the exact product (oracle/exact.c)
+   where the inputs sit on a grid: the reference is dgemm's result corrected by at most a few
+   ulps, and its remainder is at most half an ulp; f32 cases and larger products keep dgemm. */
+Test(oracle_gemm, f64_references_are_exact_where_wanted)
+{
+    gv_case c = gemm_case("gemm.cublas", GV_F64, GV_MODE_NATIVE, 33, 1000, 17);
+    c.dist = GV_DIST_UNIFORM11;
+    cr_assert(gv_exact_wanted(&c));
+    gv_problem p;
+    cr_assert_eq(gv_problem_init(&p, &c), GV_OK);
+    cr_assert_eq(gv_reference(&p), GV_OK);
+    cr_assert(p.ref_exact);
+    int64_t m = 33, k = 1000, n = 17;
+    double *blas = malloc(sizeof *blas * (size_t)(m * n));
+    cr_assert_eq(go_gemm(m, k, n, p.in[0].ref, k, p.in[1].ref, n, blas, n), 0);
+    for (int64_t i = 0; i < m * n; i++) {
+        double r = p.out[0].ref[i], lo = p.out[0].ref_lo[i];
+        cr_assert(fabs(lo) <= 0.5 * ldexp(1.0, ilogb(r) - 52), "remainder %a of %a", lo, r);
+        cr_assert(fabs(blas[i] - r) <= 1e-13 * (fabs(r) + 1e-300) + 1e-300 ||
+                      fabs(blas[i] - r) <= 64 * ldexp(1.0, ilogb(r) - 52),
+                  "dgemm %a against exact %a", blas[i], r);
+    }
+    free(blas);
+    gv_problem_free(&p);
+    gv_case f32 = gemm_case("gemm.cublas", GV_F32, GV_MODE_NATIVE, 33, 1000, 17);
+    cr_expect(!gv_exact_wanted(&f32), "f32: the f64 oracle is far tighter than the dtype");
+    gv_case big = gemm_case("gemm.cublas", GV_F64, GV_MODE_NATIVE, 4096, 4096, 4096);
+    cr_expect(!gv_exact_wanted(&big), "4096^3 keeps dgemm: the integer sums would take minutes");
 }

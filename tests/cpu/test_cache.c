@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "core/knobs.h"
+#include "core/problem.h"
 #include "core/cache.h"
 #include "core/registry.h"
 #include "core/judge.h"
@@ -447,6 +448,46 @@ Test(cache, a_reference_reads_back_bit_for_bit, .init = make_tmp, .fini = rm_tmp
     gv_cache_enable(true);
     free(ref);
     free(gauge);
+}
+
+/* An exact reference (reference.h) is kept with its remainder and read back as exact: the
+   entry says which reference it holds. */
+Test(cache, an_exact_reference_reads_back_as_exact, .init = make_tmp, .fini = rm_tmp)
+{
+    setenv("GPUVAL_CACHE_MIN_MS", "0", 1);
+    gv_knobs_reload(); /* knobs are read once a process: again after a change */
+    gv_case c = {gv_op_find("gemm.cublas"),     GV_F64, GV_MODE_NATIVE, GV_DIST_UNIFORM11,
+                 {.nd = 3, .d = {70, 300, 90}}, 5};
+    cr_assert_not_null(c.op);
+    cr_assert(gv_exact_wanted(&c));
+    gv_problem p;
+    cr_assert_eq(gv_problem_init(&p, &c), GV_OK);
+    bool hit = true;
+    cr_assert_eq(gv_cached_reference(&p, &hit), GV_OK);
+    cr_expect(!hit);
+    cr_assert(p.ref_exact, "uniform11 f64 inputs sit on a 2^-52 grid");
+    int64_t n = p.out[0].count;
+    double *lo = malloc(sizeof *lo * (size_t)n);
+    memcpy(lo, p.out[0].ref_lo, sizeof *lo * (size_t)n);
+    gv_problem_free(&p);
+    cr_assert_eq(gv_problem_init(&p, &c), GV_OK);
+    cr_assert_eq(gv_cached_reference(&p, &hit), GV_OK);
+    cr_expect(hit);
+    cr_expect(p.ref_exact, "read back as exact");
+    cr_expect_eq(memcmp(lo, p.out[0].ref_lo, sizeof *lo * (size_t)n), 0);
+    gv_problem_free(&p);
+    /* wide inputs are off any grid: the oracle's reference, kept as such */
+    c.dist = GV_DIST_WIDE;
+    cr_assert_eq(gv_problem_init(&p, &c), GV_OK);
+    cr_assert_eq(gv_cached_reference(&p, &hit), GV_OK);
+    cr_expect(!p.ref_exact);
+    gv_problem_free(&p);
+    cr_assert_eq(gv_problem_init(&p, &c), GV_OK);
+    cr_assert_eq(gv_cached_reference(&p, &hit), GV_OK);
+    cr_expect(hit);
+    cr_expect(!p.ref_exact, "read back as the oracle's");
+    gv_problem_free(&p);
+    free(lo);
 }
 
 Test(cache, the_cache_command_reports_and_clears, .init = make_tmp, .fini = rm_tmp)

@@ -29,7 +29,7 @@ static int64_t miss32(float c, double r, const gv_tiers *t, int k)
 
 /* ---- metrics ---------------------------------------------------------------------------- */
 
-Test(compare, exact_match_has_zero_error_and_capped_bits)
+Test(compare, exact_match_has_zero_error_and_unbounded_bits)
 {
     double r[3] = {1.5, -2.0, 0.0};
     gv_metrics m;
@@ -39,7 +39,8 @@ Test(compare, exact_match_has_zero_error_and_capped_bits)
     cr_expect_eq(m.max_rel, 0.0);
     cr_expect_eq(m.normwise_rel, 0.0);
     cr_expect_eq(m.max_ulp, 0.0);
-    cr_expect_eq(m.bits, 53.0, "no error: accurate bits are the precision (got %g)", m.bits);
+    cr_expect(isinf(m.bits) && m.bits > 0, "no error: no finite number of bits (got %g)", m.bits);
+    cr_expect(isnan(m.cr_frac), "no exact reference: no correctly rounded fraction");
     cr_expect_eq(m.mismatches[0], 0);
     cr_expect_eq(m.mismatches[1], 0);
     cr_expect_eq(m.poisoned, 0);
@@ -150,9 +151,10 @@ Test(compare, max_ulp_at_tf32_precision)
     cr_expect_eq(m.max_ulp, 5.0);
     gv_test_cmp32(c + 2, r + 2, 1, &gv_default_tiers, NULL, 11, &m);
     cr_expect_eq(m.max_ulp, 2.0);
-    /* and the bits cap follows the precision: exact results report 11 */
+    /* bits are measured, not the mode's width: an exact result reports no finite number */
     gv_test_cmp32(c, (const double[]){1.0 + 0x1p-10}, 1, &gv_default_tiers, NULL, 11, &m);
-    cr_expect_eq(m.bits, 11.0);
+    cr_expect(isinf(m.bits), "%g", m.bits);
+    cr_expect_eq(m.precision_bits, 11, "the claimed width is kept beside them");
 }
 
 Test(compare, max_ulp_at_zero_uses_the_subnormal_spacing)
@@ -179,20 +181,22 @@ Test(compare, max_ulp_at_zero_uses_the_subnormal_spacing)
     cr_expect_eq(m.max_ulp, 1.0);
 }
 
-Test(compare, accurate_bits_are_capped_at_the_precision)
+Test(compare, accurate_bits_are_measured_never_capped)
 {
-    /* normwise = 2^-52 / sqrt(2^80 + 1) ~ 2^-92: -log2 is ~92, capped at 53 */
+    /* normwise = 2^-52 / sqrt(2^80 + 1): -log2 is 52 + log2(2^80 + 1) / 2, about 92, more than
+       f64's 53: reported as measured (the old cap at the mode's width hid this) */
     double r[2] = {0x1p40, 1.0};
     double c[2] = {0x1p40, 1.0 + 0x1p-52};
     gv_metrics m;
     gv_test_cmp64(c, r, 2, &gv_default_tiers, NULL, &m);
     cr_expect_gt(m.normwise_rel, 0.0);
-    cr_expect_eq(m.bits, 53.0);
-    /* f32: 2^-23 / ~2^20 ~ 2^-43, capped at 24 */
+    cr_expect_float_eq(m.bits, 52.0 + 0.5 * log2(0x1p80 + 1.0), 1e-9, "%.12g", m.bits);
+    cr_expect_eq(m.precision_bits, 53);
+    /* f32: 2^-23 / sqrt(2^40 + 1): 23 + log2(2^40 + 1) / 2, about 43, not 24 */
     double r32[2] = {0x1p20, 1.0};
     float c32[2] = {0x1p20f, 1.0f + 0x1p-23f};
     gv_test_cmp32(c32, r32, 2, &gv_default_tiers, NULL, 24, &m);
-    cr_expect_eq(m.bits, 24.0);
+    cr_expect_float_eq(m.bits, 23.0 + 0.5 * log2(0x1p40 + 1.0), 1e-9, "%.12g", m.bits);
     /* and never below 0: normwise |5 - 1| / 1 = 4 -> -2 -> 0 */
     double one = 1.0, five = 5.0;
     gv_test_cmp64(&five, &one, 1, &gv_default_tiers, NULL, &m);
@@ -375,4 +379,28 @@ Test(compare, ulp_bins_follow_the_definition_at_and_near_every_edge)
                      (long long)m.ulp_hist[b], (long long)want[b]);
     cr_expect_eq(m.max_ulp, max_ulp);
     cr_expect_gt(want[GV_ULP_NBINS - 1], 0, "the last bin is reached");
+}
+
+/* Against an exact reference (ref + ref_lo, reference.h) the error is measured to the exact
+   result, and an output equal to the exact result rounded to nearest counts as correctly
+   rounded. exact[i] = r[i] + lo[i]: 1 + 2^-60, 2 - 2^-55, 3 (lo 0). */
+Test(compare, errors_against_an_exact_reference_and_the_correctly_rounded_share)
+{
+    double r[3] = {1.0, 2.0, 3.0}, lo[3] = {0x1p-60, -0x1p-55, 0.0};
+    double c[3] = {1.0, 2.0 - 0x1p-52, 3.0}; /* rounded correctly, one ulp below, exact */
+    gv_error_model em = {.depth = 1.0, .u = 0x1p-53, .ref_lo = lo};
+    gv_metrics m;
+    gv_test_cmp64(c, r, 3, &gv_default_tiers, &em, &m);
+    /* |1 - (1 + 2^-60)| = 2^-60; |2 - 2^-52 - (2 - 2^-55)| = 2^-52 - 2^-55 = 7 2^-55 */
+    cr_expect_eq(m.max_abs, 7 * 0x1p-55, "%a", m.max_abs);
+    cr_expect_eq(m.cr_n, 3);
+    cr_expect_eq(m.cr, 2, "the first and the last are the exact results rounded");
+    cr_expect_float_eq(m.cr_frac, 2.0 / 3.0, 1e-15);
+    /* sum of squares: 2^-120 + 49 2^-110 over 1 + 4 + 9 = 14 */
+    double want = sqrt(0x1p-120 + 49 * 0x1p-110) / sqrt(14.0);
+    cr_expect_float_eq(m.normwise_rel, want, 1e-12 * want, "%a", m.normwise_rel);
+    /* the same outputs against the rounded values alone read the first as exact */
+    gv_test_cmp64(c, r, 3, &gv_default_tiers, NULL, &m);
+    cr_expect_eq(m.cr_n, 0);
+    cr_expect_eq(m.max_abs, 0x1p-52, "%a", m.max_abs);
 }

@@ -147,7 +147,7 @@ Test(threads, the_compare_is_the_same_on_any_threads)
     }
     got[2500000] += 1e-3f; /* the worst element, in the third chunk */
     gv_tiers tiers = {.n = 2, .t = {1e-8, 1e-4}};
-    gv_error_model em = {gauge, 1.0, 0x1p-24, NULL, 0.0, false};
+    gv_error_model em = {.gauge = gauge, .depth = 1.0, .u = 0x1p-24};
     gv_metrics m1, m8;
     omp_set_num_threads(1);
     gv_compare(got, GV_F32, ref, n, &tiers, &em, 24, &m1);

@@ -252,21 +252,30 @@ static void table_rows(gv_trade_row rows[5])
 /* The terminal table is what `gpuval tradeoffs` printed before its printer moved to src/render/
    (this text was printed by bench/trade_report.c's gv_trade_table), byte for byte; and the
    table of a group read back from a run file is the same text as the run's own. */
-Test(tradeoffs, the_terminal_table_is_unchanged_and_the_same_from_a_file)
+/* The claimed width is a column of its own beside the bits measured (f64 native 53, TF32 11,
+   f32 24, fp8 e4m3 4: gv_mode_precision_bits), and the correctly rounded share is "-" without
+   an exact reference. */
+Test(tradeoffs, the_terminal_table_shows_claimed_widths_and_is_the_same_from_a_file)
 {
     static const char want[] =
-        "op           size      dtype  mode      math mode                   verdict  bits  R_max  "
-        "R_rms  median ms [lo, hi]           x vs f64  x vs default  J/call  pareto\n"
-        "gemm.cublas  64x64x64  f64    native    -                           PASS      inf      0  "
-        "    -                 4 [3.6, 4.4]         1             1  0.0025     yes\n"
-        "gemm.cublas  64x64x64  f32    tf32      CUBLAS_TF32_TENSOR_OP_MATH  PASS     10.0   0.75  "
-        " 0.25  0.5 [0.45, 0.55] !throttled         8             -       -     yes\n"
-        "gemm.cublas  64x64x64  f32    native    -                           SKIP        -      -  "
-        "    -                            -         -             -       -       -\n"
-        "gemm.cublas  64x64x64  f32    fastmath  -                           FAIL      3.0      -  "
-        "    -             0.1 [0.09, 0.11]        40             -       -       -\n"
-        "gemm.cublas  64x64x64  f32    fp8       -                           PASS      5.0      0  "
-        "    -                            -         -             -       -       -\n"
+        "op           size      dtype  mode      math mode                   verdict  bits  "
+        "claimed  "
+        "CR %  R_max  R_rms  median ms [lo, hi]           x vs f64  x vs default  J/call  pareto\n"
+        "gemm.cublas  64x64x64  f64    native    -                           PASS      inf       "
+        "53  "
+        "   -      0      -                 4 [3.6, 4.4]         1             1  0.0025     yes\n"
+        "gemm.cublas  64x64x64  f32    tf32      CUBLAS_TF32_TENSOR_OP_MATH  PASS     10.0       "
+        "11  "
+        "   -   0.75   0.25  0.5 [0.45, 0.55] !throttled         8             -       -     yes\n"
+        "gemm.cublas  64x64x64  f32    native    -                           SKIP        -       "
+        "24  "
+        "   -      -      -                            -         -             -       -       -\n"
+        "gemm.cublas  64x64x64  f32    fastmath  -                           FAIL      3.0       "
+        "24  "
+        "   -      -      -             0.1 [0.09, 0.11]        40             -       -       -\n"
+        "gemm.cublas  64x64x64  f32    fp8       -                           PASS      5.0        "
+        "4  "
+        "   -      0      -                            -         -             -       -       -\n"
         "  f32 native SKIP: mode not supported: test | pipe\n"
         "  f32 fastmath FAIL: max_rel too big\n"
         "  f32 fp8 PASS: not timed: out of memory\n"
