@@ -16,6 +16,10 @@
  *    column; partial tiles (m, n or k not multiples of 32) are zero-filled on load.
  *  - planted bug gemm.cublas.tf32native: the native f32 call runs TF32 tensor-op math under a
  *    pedantic label (gk_secretly_tf32).
+ *  - planted bugs of modes not in effect, each under its label: gemm.cublas.tf32off (the tf32
+ *    mode runs pedantic f32), gemm.cublas.emunative (the f64 emulations run pedantic DGEMM),
+ *    gemm.cublas.fp8fast (fp8 with cuBLASLt's fast accumulation, where the mode claims partial
+ *    sums promoted to f32). The mode probes (src/ops/gemm.c) must FAIL each.
  *  - planted bug gemm.tiled.droptail: the K loop stops at the last full tile, dropping the
  *    partial tile (wrong whenever k % 32 != 0). */
 #include <cstdlib>
@@ -209,7 +213,7 @@ static void fp8_plan_free(fp8_plan *p)
 /* Column-major, cuBLASLt's view: D (n x m, ld n) = op(X) op(Y) with X = B^T stored k x n
    (ld k: our transposed e4m3 copy of B) under CUBLAS_OP_T and Y = A^T stored k x m (ld k: the
    row-major A as it is) under CUBLAS_OP_N. X's scale is B's descale, Y's is A's. */
-static int fp8_plan_make(gk_launch *L, fp8_plan *p)
+static int fp8_plan_make(gk_launch *L, fp8_plan *p, bool fast_accum)
 {
     int64_t m = L->dims[0], k = L->dims[1], n = L->dims[2];
     float *descale_a = fp8_descale(L, 0), *descale_b = fp8_descale(L, 1);
@@ -223,6 +227,11 @@ static int fp8_plan_make(gk_launch *L, fp8_plan *p)
                                          sizeof sx));
     GK_LT(cublasLtMatmulDescSetAttribute(p->op, CUBLASLT_MATMUL_DESC_B_SCALE_POINTER, &sy,
                                          sizeof sy));
+    /* the mode claims the library's default, fast accumulation off (partial sums promoted to
+       f32); only the planted gemm.cublas.fp8fast turns it on under that label */
+    int8_t fast = fast_accum ? 1 : 0;
+    GK_LT(
+        cublasLtMatmulDescSetAttribute(p->op, CUBLASLT_MATMUL_DESC_FAST_ACCUM, &fast, sizeof fast));
     GK_LT(cublasLtMatrixLayoutCreate(&p->a, CUDA_R_8F_E4M3, (uint64_t)k, (uint64_t)n, k));
     GK_LT(cublasLtMatrixLayoutCreate(&p->b, CUDA_R_8F_E4M3, (uint64_t)k, (uint64_t)m, k));
     GK_LT(cublasLtMatrixLayoutCreate(&p->c, CUDA_R_32F, (uint64_t)n, (uint64_t)m, n));
@@ -251,7 +260,7 @@ static int fp8_plan_make(gk_launch *L, fp8_plan *p)
     return GV_OK;
 }
 
-static int fp8_setup(gk_launch *L)
+static int fp8_setup_as(gk_launch *L, bool fast_accum)
 {
     if (L->dtype != GV_F32) return gk_fail_unsupported("fp8 takes f32 cases");
     int dev = 0, major = 0, minor = 0;
@@ -268,13 +277,18 @@ static int fp8_setup(gk_launch *L)
     if (!ws_part(L, 0)) return gk_fail_internal("gemm: workspace smaller than abi/gemm.h's layout");
     fp8_plan *p = (fp8_plan *)calloc(1, sizeof *p);
     if (!p) return GV_ENOMEM;
-    int rc = fp8_plan_make(L, p);
+    int rc = fp8_plan_make(L, p, fast_accum);
     if (rc != GV_OK) {
         fp8_plan_free(p);
         return rc;
     }
     L->state = p;
     return GV_OK;
+}
+
+static int fp8_setup(gk_launch *L)
+{
+    return fp8_setup_as(L, false);
 }
 
 static int fp8_gemm(gk_launch *L)
@@ -429,6 +443,42 @@ static int cublas_gemm_tf32native(gk_launch *L)
     return gk_secretly_tf32(cublas_gemm, L);
 }
 extern "C" const gk_op gk_gemm_cublas_tf32native = {NULL, cublas_gemm_tf32native, NULL};
+
+/* Planted: modes that are not in effect, under their labels, as a library setting or a silent
+   fallback would leave them (the math-mode string still claims the mode). */
+static int cublas_gemm_tf32off(gk_launch *L)
+{
+    int saved = L->mode;
+    if (L->mode == GV_MODE_TF32) L->mode = GV_MODE_NATIVE; /* pedantic f32 under a TF32 label */
+    int rc = cublas_gemm(L);
+    L->mode = saved;
+    if (saved == GV_MODE_TF32)
+        snprintf(L->math_mode, sizeof L->math_mode, "CUBLAS_TF32_TENSOR_OP_MATH");
+    return rc;
+}
+extern "C" const gk_op gk_gemm_cublas_tf32off = {NULL, cublas_gemm_tf32off, NULL};
+
+static int cublas_gemm_emunative(gk_launch *L)
+{
+    int saved = L->mode;
+    bool emu = L->mode == GV_MODE_FP64EMU || L->mode == GV_MODE_FP64EMU_32 ||
+               L->mode == GV_MODE_FP64EMU_40 || L->mode == GV_MODE_FP64EMU_48 ||
+               L->mode == GV_MODE_FP64EMU_56;
+    if (emu) L->mode = GV_MODE_NATIVE; /* pedantic DGEMM under an emulation label */
+    int rc = cublas_gemm(L);
+    L->mode = saved;
+    if (emu)
+        snprintf(L->math_mode, sizeof L->math_mode, "CUBLAS_FP64_EMULATED_FIXEDPOINT_MATH eager");
+    return rc;
+}
+extern "C" const gk_op gk_gemm_cublas_emunative = {NULL, cublas_gemm_emunative, NULL};
+
+static int cublas_gemm_fp8fast_setup(gk_launch *L)
+{
+    return L->mode == GV_MODE_FP8 ? fp8_setup_as(L, true) : GV_OK;
+}
+extern "C" const gk_op gk_gemm_cublas_fp8fast = {cublas_gemm_fp8fast_setup, cublas_gemm,
+                                                 cublas_gemm_teardown};
 
 /* ---- gemm.regblock: register-blocked FFMA SGEMM / DGEMM ----
  * The kernel is kernels/gemm_regblock.cuh, a template over its tiling; tools/gemm_tune.cu

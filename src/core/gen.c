@@ -61,6 +61,12 @@ static inline double value_of_bits(gv_dist d, uint64_t bits, uint64_t seed, uint
         /* 1 + 51 random fraction bits: 52 significant bits (gv_gen_fill trims f32's to 23) */
         if (tensor == 0) return 1.0 + (double)((bits >> 13) << 1) * 0x1p-52;
         return (bits >> 63) ? -1.0 : 1.0;
+    case GV_DIST_NARROW:
+        /* 14 at index 0: the tensor's largest magnitude is 14 whatever its size; non-negative,
+           so that partial sums grow with k (a narrow accumulator must lose bits) rather than
+           wander near zero */
+        return index == 0 ? 14.0 : (double)(bits % 15);
+    case GV_DIST_WIDTH: return 0.0; /* the op lays the probe out itself */
     case GV_DIST_WIDE: {
         /* Box-Muller on two independent draws: N(0,1), then +-exp(2 N) */
         double u1 = 1.0 - u; /* in (0, 1] */

@@ -20,7 +20,8 @@ static const char *const mode_names[GV_NMODES] = {
 #undef GV_MODE_NAME_
 };
 static const char *const dist_names[GV_NDISTS] = {"uniform01", "uniform11", "smallint", "special",
-                                                  "offgrid",   "tie",       "perm2",    "wide"};
+                                                  "offgrid",   "tie",       "perm2",    "wide",
+                                                  "narrow",    "width"};
 
 static int parse_name(const char *s, const char *const *names, int n)
 {
@@ -308,4 +309,21 @@ void gv_usage_error(const char *fmt, ...)
     fputc('\n', stderr);
     free(shown);
     if (msg != small) free(msg);
+}
+
+bool gv_probe_applies(gv_dist probe, gv_dtype t, gv_mode m)
+{
+    switch (probe) {
+    case GV_DIST_TIE:
+        return t == GV_F32 &&
+               (m == GV_MODE_TF32 || m == GV_MODE_F16 || m == GV_MODE_BF16 || m == GV_MODE_F16ACC);
+    case GV_DIST_NARROW:
+        return t == GV_F32 &&
+               (m == GV_MODE_FP8 || m == GV_MODE_F16 || m == GV_MODE_BF16 || m == GV_MODE_F16ACC);
+    case GV_DIST_WIDTH:
+        return t == GV_F64 && (m == GV_MODE_FP64EMU || m == GV_MODE_FP64EMU_32 ||
+                               m == GV_MODE_FP64EMU_40 || m == GV_MODE_FP64EMU_48 ||
+                               m == GV_MODE_FP64EMU_56);
+    default: return false;
+    }
 }

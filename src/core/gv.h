@@ -41,10 +41,27 @@ typedef enum gv_dist {
                               two +-1 per column (gv_fill_perm2): every output is a +- b,
                               exact in the dtype, out of reach of any narrower arithmetic */
     GV_DIST_WIDE = 7,      /* wide dynamic range: +-exp(2 N(0,1)), ~6 decades either way */
+    GV_DIST_NARROW = 8,    /* mode probe: integers in [0, 14], element 0 of every tensor 14,
+                              so that fp8's scaling to 448/amax is 32, a power of two: every
+                              value is exact in e4m3, f16 and bf16, every product exact, and
+                              every sum of up to 85000 products exact in f32 (gv_mode_probes) */
+    GV_DIST_WIDTH = 9,     /* mode probe, built by the op: the emulated width (gemm: row i of A
+                              is [1, 2^-j_i, 0, ...], the first two rows of B ones, so that
+                              C_i = 1 + 2^-j_i); the generator's values are 0 */
     GV_NDISTS
 } gv_dist;
 
 const char *gv_dist_name(gv_dist d);
+
+/* Mode probes (docs/error-models.md, "A mode must be in effect"): inputs on which the
+ * arithmetic a mode claims and its neighbours' give different outputs, so that a mode that is
+ * not in effect shows. Whether probe distribution `probe` says something of (dtype, mode):
+ *   tie    f32 modes that round their inputs to fewer bits (tf32, f16, bf16, f16acc): their
+ *          outputs lie on a coarser grid than the f32 product's (K odd);
+ *   narrow f32 modes with narrow inputs whose accumulation is claimed (fp8, f16, bf16,
+ *          f16acc): inputs and products exact, so the outputs show the accumulator;
+ *   width  f64's fixed-point emulations: the bits kept below each row's largest element. */
+bool gv_probe_applies(gv_dist probe, gv_dtype t, gv_mode m);
 int gv_dist_parse(const char *s, gv_dist *out);
 
 #define GV_MAX_DIMS 4

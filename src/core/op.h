@@ -152,6 +152,11 @@ typedef struct gv_op {
        running in reduced precision. test_canaries: the same at test sizes. */
     const char *canaries;
     const char *test_canaries;
+    /* Mode probes, "DIST:SHAPE,...": extra cases of the catalogue in every selected mode the
+       distribution probes (gv_probe_applies: tie, narrow, width), so that a mode that is not in
+       effect FAILs in check (docs/error-models.md). test_mode_probes: the same at test sizes. */
+    const char *mode_probes;
+    const char *test_mode_probes;
 
     const gk_op *device;
 } gv_op;

@@ -307,6 +307,25 @@ int gv_select(const gv_selection *sel, gv_case **cases, char *err, size_t errlen
                 return nc;
             }
         }
+        /* mode probes: extra cases in the modes they probe, under the same condition */
+        gv_dist pdist[8];
+        gv_shape pshape[8];
+        int np = 0;
+        const char *pspec = sel->test_shapes ? op->test_mode_probes : op->mode_probes;
+        if (!sel->shapes && sel->dist < 0 && pspec) {
+            np = parse_canaries(op, pspec, pdist, pshape, 8, err, errlen);
+            for (int s = 0; s < np; s++) {
+                char why[256];
+                if (!gv_shape_ok(op, &pshape[s], why, sizeof why)) {
+                    snprintf(err, errlen, "%s (mode probe)", why);
+                    np = GV_EINVAL;
+                }
+            }
+            if (np < 0) {
+                free(out);
+                return np;
+            }
+        }
         for (int t = 0; t < GV_NDTYPES; t++) {
             if (sel->dtypes && !(sel->dtypes & (1u << t))) continue;
             for (int m = 0; m < GV_NMODES; m++) {
@@ -315,6 +334,15 @@ int gv_select(const gv_selection *sel, gv_case **cases, char *err, size_t errlen
                 if (!gv_mode_ok(op, (gv_dtype)t, (gv_mode)m)) continue;
                 for (int s = 0; s < ns; s++) {
                     gv_case c = {op, (gv_dtype)t, (gv_mode)m, dist, shapes[s], sel->seed};
+                    if (push_case(&out, &n, &cap, c) != GV_OK) {
+                        free(out);
+                        snprintf(err, errlen, "out of host memory selecting cases (%d so far)", n);
+                        return GV_ENOMEM;
+                    }
+                }
+                for (int s = 0; s < np; s++) {
+                    if (!gv_probe_applies(pdist[s], (gv_dtype)t, (gv_mode)m)) continue;
+                    gv_case c = {op, (gv_dtype)t, (gv_mode)m, pdist[s], pshape[s], sel->seed};
                     if (push_case(&out, &n, &cap, c) != GV_OK) {
                         free(out);
                         snprintf(err, errlen, "out of host memory selecting cases (%d so far)", n);

@@ -7,7 +7,8 @@
 #include "ops/opkit.h"
 
 extern const gk_op gk_gemm_cublas, gk_gemm_cublas_tf32native, gk_gemm_tiled, gk_gemm_tiled_droptail,
-    gk_gemm_regblock, gk_gemm_regblock_droptail;
+    gk_gemm_regblock, gk_gemm_regblock_droptail, gk_gemm_cublas_tf32off, gk_gemm_cublas_emunative,
+    gk_gemm_cublas_fp8fast;
 
 static int gemm_layout(const gv_case *c, gv_layout *l)
 {
@@ -72,8 +73,35 @@ static double gemm_expected_tier(const gv_case *c, char *why, size_t len)
     return 0.0;
 }
 
+/* The width probe: row i of A is [1, 2^-j_i, 0, ...] with j_i = 1 + i mod 60, and the first
+   two rows of B are ones, so that C_i = 1 + 2^-j_i exactly (in f64 while j_i <= 52): an
+   arithmetic that keeps w bits below a row's largest element gives the term back for j < w
+   and loses it after. */
+enum { WIDTH_MAX_J = 60 };
+static int width_inputs(gv_problem *p)
+{
+    int64_t m = p->c.shape.d[0], k = p->c.shape.d[1], n = p->c.shape.d[2];
+    double *a = p->in[0].ref, *b = p->in[1].ref;
+    for (int64_t i = 0; i < m * k; i++)
+        a[i] = 0.0;
+    for (int64_t i = 0; i < k * n; i++)
+        b[i] = 0.0;
+    for (int64_t i = 0; i < m; i++) {
+        a[i * k] = 1.0;
+        if (k > 1) a[i * k + 1] = ldexp(1.0, -(int)(1 + i % WIDTH_MAX_J));
+    }
+    for (int64_t j = 0; j < n; j++) {
+        b[j] = 1.0;
+        if (k > 1) b[n + j] = 1.0;
+    }
+    gv_store_rounded(p, 0);
+    gv_store_rounded(p, 1);
+    return GV_OK;
+}
+
 static int gemm_inputs(gv_problem *p)
 {
+    if (p->c.dist == GV_DIST_WIDTH) return width_inputs(p);
     gv_fill(p, 0, p->c.dist);
     if (p->c.dist == GV_DIST_PERM2) {
         gv_gen_perm2(p->in[1].ref, p->c.shape.d[1], p->c.shape.d[2], p->c.seed, 1);
@@ -95,7 +123,112 @@ static bool gemm_exact(const gv_case *c)
     /* tie sums stay below 2k on a 2^-11 grid: exact while 2k <= 2^(p - 11), p the dtype's
        significand bits (k <= 4096 in f32, 2^41 in f64) */
     int64_t kmax = (int64_t)1 << (gv_dtype_mantissa_bits(c->dtype) - 12);
-    return c->dist == GV_DIST_TIE && c->shape.d[1] <= kmax;
+    if (c->dist == GV_DIST_TIE) return c->shape.d[1] <= kmax;
+    /* narrow: integers up to 14, products up to 196, sums exact while 196 k < 2^p */
+    return c->dist == GV_DIST_NARROW &&
+           196.0 * (double)c->shape.d[1] < ldexp(1.0, gv_dtype_mantissa_bits(c->dtype));
+}
+
+/* ---- mode probes: is the claimed arithmetic in effect? ------------------------------------ */
+
+/* tie: tensor 0 holds odd multiples of 2^-11 in [1, 2), tensor 1 +-1. Inputs rounded to p <= 11
+   bits lie on the 2^-(p-1) grid, and so does every sum of their products however it is
+   rounded (a rounding to a coarser grid stays on it); with k odd the f32 product is an odd
+   multiple of 2^-11 and lies off it. An output off the grid is one the claimed inputs cannot
+   produce. */
+static void probe_tie(const gv_problem *p, gv_result *r)
+{
+    const gv_tensor *C = &p->out[0];
+    int bits = gv_mode_get(p->c.mode)->input_bits;
+    int64_t off = 0, finite = 0;
+    for (int64_t i = 0; i < C->count; i++) {
+        double c = gv_dtype_load(p->c.dtype, C->data, i);
+        if (!isfinite(c)) continue;
+        finite++;
+        double scaled = ldexp(c, bits - 1);
+        off += scaled != floor(scaled);
+    }
+    gv_result_extra(r, "probe_off_grid", (double)off);
+    gv_result_check(r, "mode in effect", (double)off, 0.0,
+                    "%s not in effect: %lld of %lld outputs carry bits that %d-bit inputs cannot "
+                    "(finer than 2^-%d)",
+                    gv_mode_name(p->c.mode), (long long)off, (long long)finite, bits, bits - 1);
+}
+
+/* narrow: inputs exact in the narrow format (fp8 scales them by 32), products exact and every
+   sum exact in f32, so an accumulation that is the f32 it claims is exact; the largest error
+   says how many bits the accumulator kept of the largest output. */
+static void probe_narrow(const gv_problem *p, gv_result *r)
+{
+    const gv_tensor *C = &p->out[0];
+    int64_t inexact = 0, finite = 0;
+    double max_err = 0.0, max_ref = 0.0;
+    for (int64_t i = 0; i < C->count; i++) {
+        double c = gv_dtype_load(p->c.dtype, C->data, i), ref = C->ref[i];
+        if (!isfinite(c) || !isfinite(ref)) continue;
+        finite++;
+        inexact += c != ref;
+        max_err = fmax(max_err, fabs(c - ref));
+        max_ref = fmax(max_ref, fabs(ref));
+    }
+    double acc_bits = max_err > 0 && max_ref > 0 ? -log2(max_err / max_ref) : INFINITY;
+    gv_result_extra(r, "probe_inexact", (double)inexact);
+    gv_result_extra(r, "probe_acc_bits", acc_bits);
+    const gv_mode_info *mi = gv_mode_get(p->c.mode);
+    if (mi->acc_bits > 0) return; /* a narrow accumulator is claimed: measured, reported */
+    gv_result_check(r, "mode in effect", (double)inexact, 0.0,
+                    "%s accumulation is not the f32 it claims: %lld of %lld outputs inexact on "
+                    "exact inputs and products (about %.1f accumulator bits of the largest output)",
+                    gv_mode_name(p->c.mode), (long long)inexact, (long long)finite, acc_bits);
+}
+
+/* width: the bits kept below a row's largest element, w = 1 + the largest j_i up to which
+   every row i gives 1 + 2^-j_i back exactly (native f64 keeps 53: j up to 52). */
+static void probe_width(const gv_problem *p, gv_result *r)
+{
+    const gv_tensor *C = &p->out[0];
+    int64_t m = p->c.shape.d[0], n = p->c.shape.d[2];
+    bool row_ok[WIDTH_MAX_J + 1];
+    for (int j = 0; j <= WIDTH_MAX_J; j++)
+        row_ok[j] = true;
+    for (int64_t i = 0; i < m; i++) {
+        int j = (int)(1 + i % WIDTH_MAX_J);
+        if (j > 52) continue; /* 1 + 2^-j is not an f64 */
+        double want = 1.0 + ldexp(1.0, -j);
+        for (int64_t q = 0; q < n; q++)
+            if (gv_dtype_load(p->c.dtype, C->data, i * n + q) != want) row_ok[j] = false;
+    }
+    int kept = 0;
+    while (kept < 52 && kept + 1 < m + 1 && row_ok[kept + 1])
+        kept++;
+    int width = kept + 1, claimed = gv_mode_get(p->c.mode)->input_bits;
+    gv_result_extra(r, "probe_width_bits", width);
+    if (claimed == 0) { /* the library chooses the width: a fall back to native is its own */
+        if (width >= 53)
+            snprintf(r->unjudgeable, sizeof r->unjudgeable,
+                     "%s fell back to native f64 (53 bits kept): cuBLAS's automatic emulation, "
+                     "documented; not a measurement of it",
+                     gv_mode_name(p->c.mode));
+        return;
+    }
+    if (claimed >= 53) return; /* not to be told from native by its width */
+    gv_result_check(r, "mode in effect", width >= 53 ? 1.0 : 0.0, 0.0,
+                    "%s not in effect: every row keeps all %d bits below its largest element, as "
+                    "native f64 does (%d claimed)",
+                    gv_mode_name(p->c.mode), width, claimed);
+    gv_result_check(r, "emulated width", (double)(claimed - width), 0.0,
+                    "%s keeps %d bits below each row's largest element, fewer than the %d it "
+                    "claims",
+                    gv_mode_name(p->c.mode), width, claimed);
+}
+
+static void gemm_measure(const gv_problem *p, gv_result *r)
+{
+    const gv_case *c = &p->c;
+    if (!gv_probe_applies(c->dist, c->dtype, c->mode)) return;
+    if (c->dist == GV_DIST_TIE) probe_tie(p, r);
+    if (c->dist == GV_DIST_NARROW) probe_narrow(p, r);
+    if (c->dist == GV_DIST_WIDTH) probe_width(p, r);
 }
 
 static int gemm_oracle(gv_problem *p)
@@ -136,7 +269,8 @@ static int gemm_pgauge(gv_problem *p)
 }
 
 #define GEMM_DISTS                                                                                 \
-    (GV_ALL_DISTS | GV_BIT(GV_DIST_TIE) | GV_BIT(GV_DIST_PERM2) | GV_BIT(GV_DIST_WIDE))
+    (GV_ALL_DISTS | GV_BIT(GV_DIST_TIE) | GV_BIT(GV_DIST_PERM2) | GV_BIT(GV_DIST_WIDE) |           \
+     GV_BIT(GV_DIST_NARROW) | GV_BIT(GV_DIST_WIDTH))
 
 #define GEMM_COMMON                                                                                \
     .family = "gemm", .dims = "m,k,n", .in_dims = "m,k;k,n", .out_dims = "m,n",                    \
@@ -144,7 +278,7 @@ static int gemm_pgauge(gv_problem *p)
     .check_shape = gemm_check_shape, .layout = gemm_layout, .flops = gemm_flops,                   \
     .bytes = gemm_bytes, .make_inputs = gemm_inputs, .oracle = gemm_oracle, .gauge = gemm_gauge,   \
     .exact_reference = gemm_exact_reference, .pgauge = gemm_pgauge, .exact = gemm_exact,           \
-    .depth = gemm_depth, .reference_ignores_mode = true,                                           \
+    .depth = gemm_depth, .measure = gemm_measure, .reference_ignores_mode = true,                  \
     .error_model = "|C-r| <= gamma_k |A||B| (Higham ASNA eq. 3.13): gauge |A||B|, depth k; "       \
                    "tf32: depth 4 + k/2^13 at u = 2^-11 (docs/error-models.md)"
 
@@ -152,7 +286,9 @@ static int gemm_pgauge(gv_problem *p)
 #define GEMM_CUBLAS_CANARIES                                                                       \
     .canaries = "uniform11:1024x4096x1024,tie:1024x4096x1024,perm2:1024x4096x1024,"                \
                 "uniform11:256x16384x256",                                                         \
-    .test_canaries = "uniform11:100x37x129,uniform11:64x1024x64,tie:129x65x33,perm2:100x37x129"
+    .test_canaries = "uniform11:100x37x129,uniform11:64x1024x64,tie:129x65x33,perm2:100x37x129",   \
+    .mode_probes = "tie:1024x4095x1024,narrow:1024x4096x1024,width:256x256x256",                   \
+    .test_mode_probes = "tie:64x255x64,narrow:64x256x64,width:128x64x128"
 
 static const gv_op gemm_cublas = {
     .name = "gemm.cublas",
@@ -178,6 +314,49 @@ static const gv_op gemm_cublas_tf32native = {
     .test_shapes = "512x515x260",
     GEMM_CUBLAS_CANARIES,
     .device = GV_KERNEL(gk_gemm_cublas_tf32native),
+    GEMM_COMMON,
+};
+
+/* Modes not in effect under their labels (kernels/gemm.cu): only the mode probes can tell. */
+static const gv_op gemm_cublas_tf32off = {
+    .name = "gemm.cublas.tf32off",
+    .summary = "planted bug: the tf32 mode runs pedantic f32 under its TF32 label",
+    .planted_bug = "pedantic f32 behind a TF32 label (the tie probe's outputs are off TF32's grid)",
+    .dtypes = GV_BIT(GV_F32),
+    .modes = GV_BIT(GV_MODE_TF32),
+    .shapes = "1000x999x1001",
+    .test_shapes = "100x37x129",
+    GEMM_CUBLAS_CANARIES,
+    .device = GV_KERNEL(gk_gemm_cublas_tf32off),
+    GEMM_COMMON,
+};
+
+static const gv_op gemm_cublas_emunative = {
+    .name = "gemm.cublas.emunative",
+    .summary = "planted bug: the f64 emulations run native DGEMM under their labels",
+    .planted_bug = "native DGEMM behind the fixed-point emulation labels (the width probe keeps 53 "
+                   "bits)",
+    .dtypes = GV_BIT(GV_F64),
+    .modes = GV_BIT(GV_MODE_FP64EMU) | GV_BIT(GV_MODE_FP64EMU_32) | GV_BIT(GV_MODE_FP64EMU_40) |
+             GV_BIT(GV_MODE_FP64EMU_48),
+    .shapes = "1000x999x1001",
+    .test_shapes = "100x37x129",
+    GEMM_CUBLAS_CANARIES,
+    .device = GV_KERNEL(gk_gemm_cublas_emunative),
+    GEMM_COMMON,
+};
+
+static const gv_op gemm_cublas_fp8fast = {
+    .name = "gemm.cublas.fp8fast",
+    .summary = "planted bug: fp8 with cuBLASLt's fast accumulation under the promoted label",
+    .planted_bug = "fast (narrow, truncating) fp8 accumulation behind the mode that claims f32 "
+                   "partial sums (the narrow probe's sums come out inexact)",
+    .dtypes = GV_BIT(GV_F32),
+    .modes = GV_BIT(GV_MODE_FP8),
+    .shapes = "1024x1024x1024",
+    .test_shapes = "64x256x64",
+    GEMM_CUBLAS_CANARIES,
+    .device = GV_KERNEL(gk_gemm_cublas_fp8fast),
     GEMM_COMMON,
 };
 
@@ -237,6 +416,13 @@ static const gv_op gemm_regblock_droptail = {
     GEMM_COMMON,
 };
 
-const gv_op *const gv_family_gemm[] = {
-    &gemm_cublas,   &gemm_cublas_tf32native, &gemm_tiled, &gemm_tiled_droptail,
-    &gemm_regblock, &gemm_regblock_droptail, NULL};
+const gv_op *const gv_family_gemm[] = {&gemm_cublas,
+                                       &gemm_cublas_tf32native,
+                                       &gemm_cublas_tf32off,
+                                       &gemm_cublas_emunative,
+                                       &gemm_cublas_fp8fast,
+                                       &gemm_tiled,
+                                       &gemm_tiled_droptail,
+                                       &gemm_regblock,
+                                       &gemm_regblock_droptail,
+                                       NULL};

@@ -1,0 +1,163 @@
+/* model_probes.c: the mode probes of gemm (src/ops/gemm.c, docs/error-models.md "A mode must be
+ * in effect"), judged on outputs emulated on the CPU: the arithmetic each mode claims passes,
+ * and its neighbour under the same label fails with the reason that names it. tie: TF32 inputs
+ * (rounded to 11 bits, to nearest or truncated) against the f32 product; width: a fixed-point
+ * emulation keeping w bits below each row's largest element against native f64; narrow: an f32
+ * accumulator against one of 14 bits that truncates (Hopper's fast fp8 accumulation, Fasi et
+ * al. 2021, Khattak and Mikaitis 2025). */
+#include <criterion/criterion.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "testkit.h"
+
+static gv_problem probe_problem(gv_dtype t, gv_mode mode, gv_dist dist, int64_t m, int64_t k,
+                                int64_t n)
+{
+    gv_case c = gv_test_case("gemm.cublas", t, mode, dist, (gv_shape){3, {m, k, n}}, 3);
+    cr_assert(gv_probe_applies(dist, t, mode), "%s probes %s", gv_dist_name(dist),
+              gv_mode_name(mode));
+    gv_problem p;
+    gv_test_problem(&p, &c);
+    return p;
+}
+
+/* x rounded to p significant bits: to nearest (ties to even) or toward zero */
+static double round_bits(double x, int p, bool truncate)
+{
+    if (x == 0) return 0;
+    int e = ilogb(x);
+    double s = ldexp(x, p - 1 - e);
+    s = truncate ? trunc(s) : nearbyint(s);
+    return ldexp(s, e - (p - 1));
+}
+
+/* C = A B with A's entries rounded to p bits, summed exactly (f64 holds these sums). */
+static void product_rounded(const gv_problem *p, int bits, bool truncate, double *c)
+{
+    int64_t m = p->c.shape.d[0], k = p->c.shape.d[1], n = p->c.shape.d[2];
+    const double *a = p->in[0].ref, *b = p->in[1].ref;
+    for (int64_t i = 0; i < m; i++)
+        for (int64_t j = 0; j < n; j++) {
+            double s = 0;
+            for (int64_t t = 0; t < k; t++)
+                s += (bits ? round_bits(a[i * k + t], bits, truncate) : a[i * k + t]) *
+                     (bits ? round_bits(b[t * n + j], bits, truncate) : b[t * n + j]);
+            c[i * n + j] = s;
+        }
+}
+
+Test(probes, tie_tells_tf32_inputs_from_the_f32_product)
+{
+    gv_problem p = probe_problem(GV_F32, GV_MODE_TF32, GV_DIST_TIE, 16, 255, 8);
+    double *c = malloc(sizeof *c * 16 * 8);
+    for (int trunc = 0; trunc <= 1; trunc++) { /* TF32 in effect, either conversion */
+        product_rounded(&p, 11, trunc, c);
+        gv_test_store(&p, 0, c);
+        gv_result r = gv_test_judge(&p);
+        cr_expect_eq(r.verdict, GV_PASS, "tf32 (%s inputs): %s", trunc ? "truncated" : "rounded",
+                     r.reason);
+        cr_expect_eq(gv_test_extra(&r, "probe_off_grid"), 0.0);
+    }
+    product_rounded(&p, 0, false, c); /* pedantic f32: the exact product, k odd */
+    gv_test_store(&p, 0, c);
+    gv_result r = gv_test_judge(&p);
+    cr_expect_eq(r.verdict, GV_FAIL);
+    cr_expect(strstr(r.reason, "tf32 not in effect: 128 of 128 outputs carry bits that 11-bit "
+                               "inputs cannot") != NULL,
+              "%s", r.reason);
+    free(c);
+    gv_problem_free(&p);
+}
+
+/* A fixed-point emulation that keeps w bits below each row's largest element (1): the
+   width probe's C_i = 1 + 2^-j_i comes back for j_i < w, as 1 after. */
+static void emulate_width(const gv_problem *p, int w, double *c)
+{
+    int64_t m = p->c.shape.d[0], n = p->c.shape.d[2];
+    for (int64_t i = 0; i < m; i++) {
+        int j = (int)(1 + i % 60);
+        double v = j < w ? 1.0 + ldexp(1.0, -j) : 1.0;
+        for (int64_t q = 0; q < n; q++)
+            c[i * n + q] = v;
+    }
+}
+
+Test(probes, width_measures_the_emulated_bits_and_tells_native)
+{
+    gv_problem p = probe_problem(GV_F64, GV_MODE_FP64EMU_32, GV_DIST_WIDTH, 128, 64, 16);
+    double *c = malloc(sizeof *c * 128 * 16);
+    emulate_width(&p, 36, c); /* 4 bits more than the name, as measured on an H100 */
+    gv_test_store(&p, 0, c);
+    gv_result r = gv_test_judge(&p);
+    cr_expect_eq(gv_test_extra(&r, "probe_width_bits"), 36.0);
+    cr_expect_neq(r.verdict, GV_FAIL, "36 bits under a 32-bit claim: %s", r.reason);
+    emulate_width(&p, 30, c); /* fewer than claimed */
+    gv_test_store(&p, 0, c);
+    r = gv_test_judge(&p);
+    cr_expect_eq(r.verdict, GV_FAIL);
+    cr_expect(strstr(r.reason,
+                     "keeps 30 bits below each row's largest element, fewer than the 32") != NULL,
+              "%s", r.reason);
+    emulate_width(&p, 99, c); /* native f64: every term kept */
+    gv_test_store(&p, 0, c);
+    r = gv_test_judge(&p);
+    cr_expect_eq(gv_test_extra(&r, "probe_width_bits"), 53.0);
+    cr_expect_eq(r.verdict, GV_FAIL);
+    cr_expect(strstr(r.reason, "fp64emu32 not in effect: every row keeps all 53 bits") != NULL,
+              "%s", r.reason);
+    gv_problem_free(&p);
+    /* the library's own width falling back to native is said as such, not passed */
+    p = probe_problem(GV_F64, GV_MODE_FP64EMU, GV_DIST_WIDTH, 128, 64, 16);
+    emulate_width(&p, 99, c);
+    gv_test_store(&p, 0, c);
+    r = gv_test_judge(&p);
+    cr_expect_eq(r.verdict, GV_SKIP);
+    cr_expect(strstr(r.reason, "fell back to native f64") != NULL, "%s", r.reason);
+    free(c);
+    gv_problem_free(&p);
+}
+
+/* An accumulator of `bits` significant bits that truncates each partial sum, adding the
+   products in order. */
+static void accumulate_narrow(const gv_problem *p, int bits, double *c)
+{
+    int64_t m = p->c.shape.d[0], k = p->c.shape.d[1], n = p->c.shape.d[2];
+    const double *a = p->in[0].ref, *b = p->in[1].ref;
+    for (int64_t i = 0; i < m; i++)
+        for (int64_t j = 0; j < n; j++) {
+            double s = 0;
+            for (int64_t t = 0; t < k; t++)
+                s = round_bits(s + a[i * k + t] * b[t * n + j], bits, true);
+            c[i * n + j] = s;
+        }
+}
+
+Test(probes, narrow_tells_an_f32_accumulator_from_a_fast_one)
+{
+    gv_problem p = probe_problem(GV_F32, GV_MODE_FP8, GV_DIST_NARROW, 8, 4096, 8);
+    double *c = malloc(sizeof *c * 8 * 8);
+    accumulate_narrow(&p, 24, c); /* promoted to f32: exact on these inputs */
+    gv_test_store(&p, 0, c);
+    gv_result r = gv_test_judge(&p);
+    cr_expect_eq(r.verdict, GV_PASS, "%s", r.reason);
+    cr_expect_eq(gv_test_extra(&r, "probe_inexact"), 0.0);
+    accumulate_narrow(&p, 14, c); /* 13 fraction bits, truncating */
+    gv_test_store(&p, 0, c);
+    r = gv_test_judge(&p);
+    cr_expect_eq(r.verdict, GV_FAIL);
+    cr_expect(strstr(r.reason, "fp8 accumulation is not the f32 it claims") != NULL, "%s",
+              r.reason);
+    cr_expect_gt(gv_test_extra(&r, "probe_inexact"), 0.0);
+    cr_expect_lt(gv_test_extra(&r, "probe_acc_bits"), 20.0);
+    gv_problem_free(&p);
+    /* f16acc claims its narrow accumulator: measured and reported, never failed for it */
+    p = probe_problem(GV_F32, GV_MODE_F16ACC, GV_DIST_NARROW, 8, 256, 8);
+    accumulate_narrow(&p, 11, c);
+    gv_test_store(&p, 0, c);
+    r = gv_test_judge(&p);
+    cr_expect(strstr(r.reason, "accumulation is not") == NULL, "%s", r.reason);
+    free(c);
+    gv_problem_free(&p);
+}
