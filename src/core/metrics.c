@@ -75,6 +75,11 @@ void gv_metrics_finish(gv_metrics *m, int precision_bits)
     m->prob_bias = m->prob_n ? m->prob_signed / (double)m->prob_n : 0.0;
     double rel_rms = m->prob_n ? sqrt(m->rel_sq / (double)m->prob_n) : 0.0;
     m->eff_bits = rel_rms > 0 ? -log2(rel_rms) : (m->prob_n ? INFINITY : 0.0);
+    m->bias_mean = m->bias_n ? m->bias_sum / (double)m->bias_n : 0.0;
+    m->bias_mean_sr = m->bias_n ? m->bias_sum_sr / (double)m->bias_n : 0.0;
+    double bias_rss = sqrt(m->bias_sq); /* no error at all (exact outputs): z is 0 */
+    m->bias_z = bias_rss > 0 ? m->bias_sum / bias_rss : 0.0;
+    m->bias_z_sr = bias_rss > 0 ? m->bias_sum_sr / bias_rss : 0.0;
     m->ulp_p50 = ulp_quantile(m, 0.50);
     m->ulp_p99 = ulp_quantile(m, 0.99);
 }
@@ -215,6 +220,7 @@ static void metrics_assert_counts(const gv_metrics *m, int ntiers)
         assert(m->mismatches[k] >= 0 && m->mismatches[k] + unjudged <= m->n);
     assert(m->prob_n >= 0 && m->prob_n + unjudged <= m->n);
     assert(m->inexact >= 0 && m->inexact <= m->n);
+    assert(m->bias_n >= 0 && m->bias_n + unjudged <= m->n); /* finite pairs only */
     int64_t binned = 0;
     for (int b = 0; b < GV_ULP_NBINS; b++)
         binned += m->ulp_hist[b];
@@ -250,6 +256,8 @@ compare_range_t(const void *got, gv_dtype t, const double *ref, int64_t n, const
     const int ntiers = tiers->n;
     double sq_err = 0.0, sq_ref = 0.0, max_abs = 0.0, max_rel = 0.0, max_ulp = 0.0, ratio = 0.0;
     double prob_max = 0.0, prob_sq = 0.0, prob_signed = 0.0, rel_sq = 0.0;
+    double bias_sum = 0.0, bias_sum_sr = 0.0, bias_sq = 0.0;
+    int64_t bias_n = 0;
     double worst_value = 0.0, worst_ref = 0.0, worst_scaled = -1.0;
     int64_t poisoned = 0, first_poisoned = -1, nonfinite = 0, first_nonfinite = -1;
     int64_t inexact = 0, first_inexact = -1, prob_n = 0, prob_worst = -1, worst_index = -1;
@@ -293,6 +301,8 @@ compare_range_t(const void *got, gv_dtype t, const double *ref, int64_t n, const
         if (ulps > max_ulp) max_ulp = ulps;
         hist[i & 3][ulp_bin_fast(ulps, &buckets)]++;
         if (exact && c != r && inexact++ == 0) first_inexact = i;
+        /* the bias's normalised error (metrics.h): signed ulps, or the signed R below */
+        double bias_e = diff < 0 ? -ulps : ulps;
         if (pgauge) {
             double G = pgauge[i];
             /* a NaN G (never computed) or a G of 0 under an error: no model covers it */
@@ -311,7 +321,14 @@ compare_range_t(const void *got, gv_dtype t, const double *ref, int64_t n, const
             }
             prob_sq += R * R;
             prob_signed += signed_R;
+            bias_e = signed_R;
             if (G > 0) rel_sq += (err / G) * (err / G);
+        }
+        if (ar > 0 && isfinite(bias_e)) { /* r = 0 has no sign; an infinite R is no measure */
+            bias_n++;
+            bias_sum += bias_e;
+            bias_sum_sr += r > 0 ? bias_e : -bias_e;
+            bias_sq += bias_e * bias_e;
         }
         for (int k = 0; k < ntiers; k++)
             if (!(err <= tiers->t[k] * (1.0 + ar))) mismatches[k]++;
@@ -342,6 +359,7 @@ compare_range_t(const void *got, gv_dtype t, const double *ref, int64_t n, const
     m->nonfinite_mismatches = nonfinite, m->first_nonfinite_index = first_nonfinite;
     m->inexact = inexact, m->first_inexact_index = first_inexact;
     m->cr_n = cr_n, m->cr = cr;
+    m->bias_n = bias_n, m->bias_sum = bias_sum, m->bias_sum_sr = bias_sum_sr, m->bias_sq = bias_sq;
     m->worst_index = worst_index, m->worst_value = worst_value, m->worst_ref = worst_ref;
     for (int k = 0; k < ntiers; k++)
         m->mismatches[k] = mismatches[k];
@@ -432,6 +450,10 @@ void gv_metrics_merge(gv_metrics *a, const gv_metrics *b, int ntiers)
         a->inexact += b->inexact;
         a->cr_n += b->cr_n;
         a->cr += b->cr;
+        a->bias_n += b->bias_n;
+        a->bias_sum += b->bias_sum;
+        a->bias_sum_sr += b->bias_sum_sr;
+        a->bias_sq += b->bias_sq;
         for (int i = 0; i < GV_ULP_NBINS; i++)
             a->ulp_hist[i] += b->ulp_hist[i];
         a->sq_err += b->sq_err;

@@ -44,6 +44,16 @@ typedef struct gv_error_model {
 #define GV_PROB_RMS_BOUND 1.0
 #define GV_PROB_RMS_MIN_N 64
 
+/* The bias rule (docs/error-models.md, "Bias"): each finite pair with r != 0 gives a normalised
+ * signed error e_i, the signed R_i = (c_i - r_i) / (w G_i) where the probabilistic model is on,
+ * else (c_i - r_i) in ulps of r_i at the mode's precision. z = sum e / sqrt(sum e^2) and
+ * z_sr = sum sign(r) e / sqrt(sum e^2); for independent errors symmetric about zero each obeys
+ * P(|z| > t) <= 2 exp(-t^2 / 2) whatever n and the sizes of the e_i (Hoeffding, conditionally on
+ * |e_i|). Where the rule judges (gv_result's bias.judged), FAIL when at least GV_BIAS_MIN_N
+ * elements are in the sums and |z| or |z_sr| is over GV_BIAS_Z_BOUND: 2 exp(-18) ~ 3e-8 each. */
+#define GV_BIAS_Z_BOUND 6.0
+#define GV_BIAS_MIN_N   256
+
 /* w = 2 u_in + u sqrt(d): u_in the unit roundoff the inputs are rounded to inside the op
  * (0 when they are used as stored), u the accumulation's, d its depth. The factor 2 covers
  * two rounded operands per product, rounded to nearest or truncated. */
@@ -83,11 +93,17 @@ typedef struct gv_metrics {
     /* against an exact reference (ref_lo given): elements judged, and those the device
        rounded correctly (its value is the exact result rounded to nearest in f64) */
     int64_t cr_n, cr;
+    /* bias (GV_BIAS_Z_BOUND): elements summed (finite, r != 0, e finite), sum e,
+       sum sign(r) e, sum e^2 */
+    int64_t bias_n;
+    double bias_sum, bias_sum_sr, bias_sq;
     /* derived by gv_metrics_finish */
     double prob_rms, prob_bias; /* RMS(R); mean signed (c - r) / (w G) */
     double eff_bits;            /* -log2 RMS(|c - r| / G): the input precision this error means */
     double cr_frac;             /* cr / cr_n; NaN without an exact reference */
-    double ulp_p50, ulp_p99;    /* ulp quantiles (upper bin edges); max_ulp is exact */
+    double bias_mean, bias_mean_sr; /* mean e and mean sign(r) e (0 when bias_n is 0) */
+    double bias_z, bias_z_sr;       /* their z: the sums over sqrt(bias_sq) (0 when it is 0) */
+    double ulp_p50, ulp_p99;        /* ulp quantiles (upper bin edges); max_ulp is exact */
     int64_t ulp_hist[GV_ULP_NBINS];
     /* sums kept so that metrics of several outputs can be merged */
     double sq_err, sq_ref;

@@ -404,3 +404,118 @@ Test(compare, errors_against_an_exact_reference_and_the_correctly_rounded_share)
     cr_expect_eq(m.cr_n, 0);
     cr_expect_eq(m.max_abs, 0x1p-52, "%a", m.max_abs);
 }
+
+/* ---- the bias sums (metrics.h, GV_BIAS_Z_BOUND) ------------------------------------------ */
+
+Test(bias, signed_ulps_their_sums_and_z)
+{
+    /* f64 (53 bits): ulp(1) = 2^-52, ulp(-2) = 2^-51, ulp(4) = 2^-50, ulp(0.5) = 2^-53.
+       Errors in ulps e = +1, +1 (-2 moved up, toward zero), -2, +3; r = 0 has no sign and
+       is left out even though c differs there (n counts 4 of 5). sign(r) e = +1, -1, -2, +3.
+       sum e = 3, sum sign(r) e = 1, sum e^2 = 1 + 1 + 4 + 9 = 15. */
+    double r[5] = {1.0, -2.0, 4.0, 0.5, 0.0};
+    double c[5] = {1.0 + 0x1p-52, -2.0 + 0x1p-51, 4.0 - 2 * 0x1p-50, 0.5 + 3 * 0x1p-53, 0x1p-60};
+    gv_metrics m;
+    gv_test_cmp64(c, r, 5, &gv_default_tiers, NULL, &m);
+    cr_expect_eq(m.bias_n, 4);
+    cr_expect_eq(m.bias_sum, 3.0);
+    cr_expect_eq(m.bias_sum_sr, 1.0);
+    cr_expect_eq(m.bias_sq, 15.0);
+    cr_expect_eq(m.bias_mean, 0.75);
+    cr_expect_eq(m.bias_mean_sr, 0.25);
+    cr_expect_float_eq(m.bias_z, 3.0 / sqrt(15.0), 1e-15);
+    cr_expect_float_eq(m.bias_z_sr, 1.0 / sqrt(15.0), 1e-15);
+}
+
+Test(bias, f32_storage_counts_f32_ulps)
+{
+    /* f32 (24 bits): r = 3 (ulp 2^-22), c rounded toward zero by half an ulp in each of 8
+       elements of alternating sign: e = -0.5 sign(r), so sum e = 0 (the signs cancel) while
+       sum sign(r) e = 8 (-0.5) = -4; sum e^2 = 8 / 4 = 2: z = 0, z_sr = -4 / sqrt 2. */
+    enum { N = 8 };
+    float c[N];
+    double r[N];
+    for (int i = 0; i < N; i++) {
+        double s = i % 2 ? -1.0 : 1.0;
+        r[i] = s * (3.0 + 0x1p-23); /* between two floats: c is 3 exactly, half an ulp lower */
+        c[i] = (float)(s * 3.0);
+    }
+    gv_metrics m;
+    gv_test_cmp32(c, r, N, &gv_default_tiers, NULL, 24, &m);
+    cr_expect_eq(m.bias_n, N);
+    cr_expect_eq(m.bias_sum, 0.0);
+    cr_expect_eq(m.bias_sum_sr, -4.0);
+    cr_expect_eq(m.bias_sq, 2.0);
+    cr_expect_eq(m.bias_z, 0.0);
+    cr_expect_float_eq(m.bias_z_sr, -4.0 / sqrt(2.0), 1e-15);
+}
+
+Test(bias, probabilistic_ops_sum_the_signed_r)
+{
+    /* with a probabilistic gauge the error is the signed R = (c - r) / (w G), w = 2^-10:
+       errors 2^-12 at G = 1 (R = +1/4), -2^-11 at G = 2 (R = -1/4) for r = -1 (sign(r) e =
+       +1/4), 3 2^-10 at G = 4 (R = +3/4); an element whose G is 0 under an error has an
+       infinite R and is no measure of the bias: left out. sum e = 3/4, sum sign(r) e = 5/4,
+       sum e^2 = 1/16 + 1/16 + 9/16 = 11/16. */
+    double r[4] = {1.0, -1.0, 2.0, 1.0};
+    double c[4] = {1.0 + 0x1p-12, -1.0 - 0x1p-11, 2.0 + 3 * 0x1p-10, 1.0 + 0x1p-20};
+    double G[4] = {1.0, 2.0, 4.0, 0.0};
+    gv_error_model em = {.gauge = NULL, .depth = 1, .u = 0x1p-10, .pgauge = G, .pw = 0x1p-10};
+    gv_metrics m;
+    gv_test_cmp64(c, r, 4, &gv_default_tiers, &em, &m);
+    cr_expect_eq(m.bias_n, 3);
+    cr_expect_eq(m.bias_sum, 0.75);
+    cr_expect_eq(m.bias_sum_sr, 1.25);
+    cr_expect_eq(m.bias_sq, 11.0 / 16.0);
+    cr_expect_eq(m.bias_mean, 0.25);
+    cr_expect_float_eq(m.bias_z, 0.75 / sqrt(11.0 / 16.0), 1e-15);
+    cr_expect_float_eq(m.bias_z_sr, 1.25 / sqrt(11.0 / 16.0), 1e-15);
+}
+
+Test(bias, exact_outputs_have_z_zero_and_merges_add_the_sums)
+{
+    /* no error anywhere: every sum 0, and z 0 (not 0/0) */
+    double r[3] = {1.0, -2.0, 3.0};
+    gv_metrics m;
+    gv_test_cmp64(r, r, 3, &gv_default_tiers, NULL, &m);
+    cr_expect_eq(m.bias_n, 3);
+    cr_expect_eq(m.bias_sq, 0.0);
+    cr_expect_eq(m.bias_z, 0.0);
+    cr_expect_eq(m.bias_z_sr, 0.0);
+    /* merged: the second output's e = +1 ulp at r = 1 and at r = -1: sum e = 2, sum e^2 = 2,
+       sum sign(r) e = 0, over 3 + 2 = 5 elements: z = 2 / sqrt 2, z_sr = 0 */
+    double r2[2] = {1.0, -1.0}, c2[2] = {1.0 + 0x1p-52, -1.0 + 0x1p-52};
+    gv_metrics b;
+    gv_test_cmp64(c2, r2, 2, &gv_default_tiers, NULL, &b);
+    gv_metrics_merge(&m, &b, gv_default_tiers.n);
+    cr_expect_eq(m.bias_n, 5);
+    cr_expect_eq(m.bias_sum, 2.0);
+    cr_expect_eq(m.bias_sum_sr, 0.0);
+    cr_expect_float_eq(m.bias_z, sqrt(2.0), 1e-15);
+    cr_expect_eq(m.bias_z_sr, 0.0);
+    cr_expect_eq(m.bias_mean, 0.4);
+}
+
+Test(bias, chunked_compare_gives_the_serial_sums)
+{
+    /* past one chunk of 2^20 elements the compare runs in chunks and merges: the same sums
+       as the definition, each e = +-1 ulp (sums of integers: exact either way) */
+    int64_t n = (1 << 20) + 4099;
+    double *r = gv_test_alloc(n), *c = gv_test_alloc(n);
+    double sum = 0, sum_sr = 0;
+    for (int64_t i = 0; i < n; i++) {
+        double s = (i % 3) ? 1.0 : -1.0, e = (i % 7) < 4 ? 1.0 : -1.0;
+        r[i] = s * 1.5;
+        c[i] = r[i] + e * 0x1p-52; /* ulp(1.5) = 2^-52 */
+        sum += e;
+        sum_sr += s * e;
+    }
+    gv_metrics m;
+    gv_test_cmp64(c, r, n, &gv_default_tiers, NULL, &m);
+    cr_expect_eq(m.bias_n, n);
+    cr_expect_eq(m.bias_sum, sum);
+    cr_expect_eq(m.bias_sum_sr, sum_sr);
+    cr_expect_eq(m.bias_sq, (double)n);
+    free(r);
+    free(c);
+}
