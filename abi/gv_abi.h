@@ -188,40 +188,46 @@ static inline void gv_dtype_store_n(int t, void *dst, const double *src, int64_t
  * X(ENUM, name, input significand bits inside the op (0: the storage dtype's own),
  *   accumulation significand bits (0: the storage dtype's own), storage dtypes it applies to
  *   (bit per gv_dtype: 1 f32, 2 f64, 3 both), 1 if it promises the dtype's own tier, 1 if
- *   `check` runs it by default, what it is)
+ *   it promises that every operation rounds to nearest (IEEE's default: zero-mean rounding
+ *   errors, so the bias rule judges; docs/error-models.md, "Bias"), 1 if `check` runs it by
+ *   default, what it is)
  * A mode an op offers is named in the op's descriptor; this table says what the mode is.
  * fp8's 4 input bits are e4m3's (3 stored, 1 implicit; largest finite 448): the scaling of
  * each tensor by 448 / amax (kernels/gemm.cu) keeps the inputs in its normal range. */
 #define GV_MODES(X)                                                                                \
-    X(GV_MODE_NATIVE, "native", 0, 0, 3, 1, 1, "the dtype's own arithmetic; cuBLAS pedantic math") \
-    X(GV_MODE_TF32, "tf32", 11, 0, 1, 0, 1, "f32 storage, tensor cores on TF32-rounded operands")  \
-    X(GV_MODE_FASTMATH, "fastmath", 0, 0, 3, 0, 1, "intrinsics such as __sinf, __expf")            \
-    X(GV_MODE_DEFAULT, "default", 0, 0, 3, 1, 1, "cuBLAS default math: what applications get")     \
-    X(GV_MODE_BF16X9, "bf16x9", 0, 0, 1, 1, 1, "f32 emulated by 3 bf16 terms a value (cuBLAS)")    \
-    X(GV_MODE_FP64EMU, "fp64emu", 0, 0, 2, 1, 1,                                                   \
+    X(GV_MODE_NATIVE, "native", 0, 0, 3, 1, 1, 1,                                                  \
+      "the dtype's own arithmetic; cuBLAS pedantic math")                                          \
+    X(GV_MODE_TF32, "tf32", 11, 0, 1, 0, 0, 1,                                                     \
+      "f32 storage, tensor cores on TF32-rounded operands")                                        \
+    X(GV_MODE_FASTMATH, "fastmath", 0, 0, 3, 0, 0, 1, "intrinsics such as __sinf, __expf")         \
+    X(GV_MODE_DEFAULT, "default", 0, 0, 3, 1, 0, 1, "cuBLAS default math: what applications get")  \
+    X(GV_MODE_BF16X9, "bf16x9", 0, 0, 1, 1, 0, 1, "f32 emulated by 3 bf16 terms a value (cuBLAS)") \
+    X(GV_MODE_FP64EMU, "fp64emu", 0, 0, 2, 1, 0, 1,                                                \
       "f64 emulated in fixed point on integer tensor cores, mantissa bits chosen by cuBLAS")       \
-    X(GV_MODE_FP64EMU_32, "fp64emu32", 32, 0, 2, 0, 0,                                             \
+    X(GV_MODE_FP64EMU_32, "fp64emu32", 32, 0, 2, 0, 0, 0,                                          \
       "f64 fixed-point emulation, 32 mantissa bits")                                               \
-    X(GV_MODE_FP64EMU_40, "fp64emu40", 40, 0, 2, 0, 0,                                             \
+    X(GV_MODE_FP64EMU_40, "fp64emu40", 40, 0, 2, 0, 0, 0,                                          \
       "f64 fixed-point emulation, 40 mantissa bits")                                               \
-    X(GV_MODE_FP64EMU_48, "fp64emu48", 48, 0, 2, 0, 0,                                             \
+    X(GV_MODE_FP64EMU_48, "fp64emu48", 48, 0, 2, 0, 0, 0,                                          \
       "f64 fixed-point emulation, 48 mantissa bits")                                               \
-    X(GV_MODE_FP64EMU_56, "fp64emu56", 56, 0, 2, 0, 0,                                             \
+    X(GV_MODE_FP64EMU_56, "fp64emu56", 56, 0, 2, 0, 0, 0,                                          \
       "f64 fixed-point emulation, 56 mantissa bits")                                               \
-    X(GV_MODE_F16, "f16", 11, 0, 1, 0, 0,                                                          \
+    X(GV_MODE_F16, "f16", 11, 0, 1, 0, 0, 0,                                                       \
       "inputs stored in half, f32 accumulation (cublasGemmEx)")                                    \
-    X(GV_MODE_BF16, "bf16", 8, 0, 1, 0, 0, "inputs stored in bfloat16, f32 accumulation")          \
-    X(GV_MODE_IRS_F16, "irs-f16", 0, 0, 2, 1, 0, "f64 solve: LU in half, refined to f64 (DHgesv)") \
-    X(GV_MODE_IRS_BF16, "irs-bf16", 0, 0, 2, 1, 0, "f64 solve: LU in bfloat16, refined (DBgesv)")  \
-    X(GV_MODE_IRS_TF32, "irs-tf32", 0, 0, 2, 1, 0, "f64 solve: LU in TF32, refined (DXgesv)")      \
-    X(GV_MODE_IRS_F32, "irs-f32", 0, 0, 2, 1, 0, "f64 solve: LU in f32, refined (DSgesv)")         \
-    X(GV_MODE_F16ACC, "f16acc", 11, 11, 1, 0, 0,                                                   \
+    X(GV_MODE_BF16, "bf16", 8, 0, 1, 0, 0, 0, "inputs stored in bfloat16, f32 accumulation")       \
+    X(GV_MODE_IRS_F16, "irs-f16", 0, 0, 2, 1, 0, 0,                                                \
+      "f64 solve: LU in half, refined to f64 (DHgesv)")                                            \
+    X(GV_MODE_IRS_BF16, "irs-bf16", 0, 0, 2, 1, 0, 0,                                              \
+      "f64 solve: LU in bfloat16, refined (DBgesv)")                                               \
+    X(GV_MODE_IRS_TF32, "irs-tf32", 0, 0, 2, 1, 0, 0, "f64 solve: LU in TF32, refined (DXgesv)")   \
+    X(GV_MODE_IRS_F32, "irs-f32", 0, 0, 2, 1, 0, 0, "f64 solve: LU in f32, refined (DSgesv)")      \
+    X(GV_MODE_F16ACC, "f16acc", 11, 11, 1, 0, 0, 0,                                                \
       "inputs stored in half, f16 accumulation and output (cublasGemmEx, COMPUTE_16F)")            \
-    X(GV_MODE_FP8, "fp8", 4, 0, 1, 0, 0,                                                           \
+    X(GV_MODE_FP8, "fp8", 4, 0, 1, 0, 0, 0,                                                        \
       "inputs scaled to 448/amax, stored in e4m3, f32 accumulation (cuBLASLt)")
 
 typedef enum gv_mode {
-#define GV_MODE_ENUM_(e, name, bits, acc, dtypes, tier, catalogue, what) e,
+#define GV_MODE_ENUM_(e, name, bits, acc, dtypes, tier, rn, catalogue, what) e,
     GV_MODES(GV_MODE_ENUM_)
 #undef GV_MODE_ENUM_
         GV_NMODES
@@ -233,13 +239,14 @@ typedef struct gv_mode_info {
     int acc_bits;      /* significand bits of the accumulation; 0: the storage dtype's own */
     unsigned dtypes;   /* bit (1u << gv_dtype) */
     int promises_tier; /* 1: expected to meet the dtype's own tier */
+    int promises_rn;   /* 1: every operation rounds to nearest (the bias rule judges) */
     int catalogue;     /* 1: in `check`'s default selection */
     const char *what;
 } gv_mode_info;
 
 static const gv_mode_info gv_mode_table[GV_NMODES] = {
-#define GV_MODE_INFO_(e, name, bits, acc, dtypes, tier, catalogue, what)                           \
-    {name, bits, acc, dtypes, tier, catalogue, what},
+#define GV_MODE_INFO_(e, name, bits, acc, dtypes, tier, rn, catalogue, what)                       \
+    {name, bits, acc, dtypes, tier, rn, catalogue, what},
     GV_MODES(GV_MODE_INFO_)
 #undef GV_MODE_INFO_
 };

@@ -107,18 +107,18 @@ static int cmd_list(int argc, char **argv)
     }
     if (modes) {
         /* the mode table itself (abi/gv_abi.h) */
-        printf("%-10s %-8s %-10s %-8s %-7s %-7s %s\n", "mode", "dtypes", "input bits", "acc bits",
-               "tier", "check", "what");
+        printf("%-10s %-8s %-10s %-8s %-7s %-8s %-7s %s\n", "mode", "dtypes", "input bits",
+               "acc bits", "tier", "rounds", "check", "what");
         for (int m = 0; m < GV_NMODES; m++) {
             const gv_mode_info *mi = gv_mode_get(m);
             char dt[32], bits[16], acc[16];
             mask_names(dt, sizeof dt, mi->dtypes, dtype_name_i, GV_NDTYPES);
             snprintf(bits, sizeof bits, "%d", mi->input_bits);
             snprintf(acc, sizeof acc, "%d", mi->acc_bits);
-            printf("%-10s %-8s %-10s %-8s %-7s %-7s %s\n", mi->name, dt,
+            printf("%-10s %-8s %-10s %-8s %-7s %-8s %-7s %s\n", mi->name, dt,
                    mi->input_bits ? bits : "dtype's", mi->acc_bits ? acc : "dtype's",
-                   mi->promises_tier ? "dtype's" : "none", mi->catalogue ? "default" : "named",
-                   mi->what);
+                   mi->promises_tier ? "dtype's" : "none", mi->promises_rn ? "nearest" : "-",
+                   mi->catalogue ? "default" : "named", mi->what);
         }
         return GV_EXIT_OK;
     }
