@@ -35,6 +35,38 @@ void gv_result_extra(gv_result *r, const char *name, double value)
     r->n_extra++;
 }
 
+/* The bias rule judges a case when its op's errors are independent and symmetric on these
+   inputs (op->bias_dists) and its mode rounds to nearest; else why_not says which is missing. */
+static bool bias_judged(const gv_case *c, char *why_not, size_t len)
+{
+    why_not[0] = '\0';
+    if (!c->op->bias_dists)
+        snprintf(why_not, len, "%s's errors are not independent roundings", c->op->name);
+    else if (!gv_mode_get(c->mode)->promises_rn)
+        snprintf(why_not, len, "mode %s does not promise round-to-nearest", gv_mode_name(c->mode));
+    else if (!(c->op->bias_dists & (1u << c->dist)))
+        snprintf(why_not, len, "%s's errors are not symmetric on %s inputs", c->op->name,
+                 gv_dist_name(c->dist));
+    return why_not[0] == '\0';
+}
+
+void gv_bias_lean(const gv_metrics *m, bool in_r, char *buf, size_t len)
+{
+    bool by_sign_r = !(fabs(m->bias_z) > fabs(m->bias_z_sr)); /* ties: toward/away from zero */
+    double z = by_sign_r ? m->bias_z_sr : m->bias_z;
+    double mean = by_sign_r ? m->bias_mean_sr : m->bias_mean;
+    const char *way =
+        by_sign_r ? (z < 0 ? "toward zero" : "away from zero") : (z < 0 ? "downward" : "upward");
+    snprintf(buf, len, "errors lean %s (z = %+.1f over %lld outputs, mean %+.2g %s)", way, z,
+             (long long)m->bias_n, mean, in_r ? "R" : "ulp");
+}
+
+bool gv_bias_over(const gv_metrics *m)
+{
+    return m->bias_n >= GV_BIAS_MIN_N &&
+           (fabs(m->bias_z) > GV_BIAS_Z_BOUND || fabs(m->bias_z_sr) > GV_BIAS_Z_BOUND);
+}
+
 static double default_expected_tier(const gv_case *c)
 {
     /* modes that promise the dtype's accuracy (native, default, the emulations that claim
@@ -99,6 +131,7 @@ void gv_result_init(gv_result *r, const gv_case *c, const gv_tiers *tiers)
                     0x1p-53 * sqrt(r->prob.oracle_depth > 1 ? r->prob.oracle_depth : 1.0);
     }
     r->exact = op->exact && op->exact(c);
+    r->bias.judged = bias_judged(c, r->bias.why_not, sizeof r->bias.why_not);
 }
 
 void gv_result_set(gv_result *r, gv_verdict v, const char *fmt, double a, double b)
@@ -168,6 +201,12 @@ void gv_decide(gv_result *r)
     if (r->prob.on && m->prob_n >= GV_PROB_RMS_MIN_N && !(m->prob_rms <= GV_PROB_RMS_BOUND)) {
         snprintf(why, len, "probabilistic model: RMS R %.3g over %.3g (%.1f effective bits)",
                  m->prob_rms, GV_PROB_RMS_BOUND, m->eff_bits);
+        return;
+    }
+    if (r->bias.judged && gv_bias_over(m)) {
+        char lean[160];
+        gv_bias_lean(m, r->prob.on, lean, sizeof lean);
+        snprintf(why, len, "bias: %s", lean);
         return;
     }
     if (r->exact && m->inexact) {
@@ -304,5 +343,9 @@ void gv_judge(const gv_problem *p, gv_result *r)
     r->output_hash = side.hash;
     r->have_hash = true;
     if (c->op->measure) c->op->measure(p, r);
+    if (r->bias.judged && r->m.bias_n < GV_BIAS_MIN_N) /* the rule has no power: say so */
+        snprintf(r->bias.why_not, sizeof r->bias.why_not, "%lld elements, under the %d it needs",
+                 (long long)r->m.bias_n, GV_BIAS_MIN_N);
+    r->bias.judged = r->bias.judged && r->m.bias_n >= GV_BIAS_MIN_N;
     gv_decide(r);
 }

@@ -32,7 +32,16 @@ void gv_judge(const gv_problem *p, gv_result *r);
  * precedence: guard (a red zone or an input written) > unwritten elements > the harness's
  * own broken contract (ERROR) > nothing to judge (SKIP) > NaN/Inf placement > the op's
  * checks (residuals against their bounds) > worst-case error model > probabilistic model >
- * exact probe > expected tier. Used by check, bench's sanity verdict and the tests. */
+ * bias > exact probe > expected tier. Used by check, bench's sanity verdict and the tests. */
 void gv_decide(gv_result *r);
+
+/* The bias of m in words, from the larger of its two z (metrics.h): "errors lean toward zero
+ * (z = -11.3 over 16384 outputs, mean -0.42 ulp)"; "upward"/"downward" where the signed z is
+ * the larger. The mean is in R where the probabilistic model is on (in_r), else in ulps. */
+void gv_bias_lean(const gv_metrics *m, bool in_r, char *buf, size_t len);
+
+/* Whether the bias rule leans past its bound: at least GV_BIAS_MIN_N elements and either
+ * |z| over GV_BIAS_Z_BOUND (a NaN z never is). Judged or not, the table notes it. */
+bool gv_bias_over(const gv_metrics *m);
 
 #endif

@@ -139,6 +139,15 @@ typedef struct gv_op {
        depth). In f64 cases the oracle's own rounding is as large as the device's, and the
        probabilistic model allows for both (docs/error-models.md). */
     double (*oracle_depth)(const gv_case *c);
+    /* The input distributions (bit per gv_dist) on which a correct kernel's normalised errors
+       are independent across outputs and symmetric about zero whenever each operation rounds
+       to nearest: there, in a mode that promises it (the mode table's promises_rn), the bias
+       rule judges (docs/error-models.md, "Bias"); elsewhere, and everywhere for 0, the bias is
+       reported only. One rounding per output (vadd): every distribution. Long sums: zero-mean
+       inputs only, since round-to-nearest itself drifts toward zero on sums of same-signed
+       terms. 0 for errors that correlate (a shared intermediate, neighbours of a stencil) or
+       functions that are not correctly rounded. */
+    unsigned bias_dists;
     /* Optional: true when the case's result is exactly representable in the storage dtype
        whatever the evaluation order (exact probes: tie, perm2): any difference is a FAIL. */
     bool (*exact)(const gv_case *c);
@@ -200,6 +209,12 @@ typedef struct gv_result {
     char tier_note[160];
     bool exact;     /* the op declared this case an exact probe */
     bool ref_exact; /* judged against the exact reference (reference.h), not the f64 oracle */
+    /* the bias rule (metrics.h, GV_BIAS_Z_BOUND): judged for this case, or why it is reported
+       only ("" when judged) */
+    struct {
+        bool judged;
+        char why_not[96];
+    } bias;
     /* gk_run found a red zone or an input written: the first verdict rule */
     char guard[192];
     /* measurements with bounds from the op's measure hook: FAIL when !(value <= bound) */

@@ -1,6 +1,6 @@
 /* test_judge.c: gv_judge's verdict rules (src/core/judge.c) on hand-planted results: unwritten
- * and misplaced NaN outputs fail, the ratio bound and the expected tier, several outputs and
- * the unit roundoffs. */
+ * and misplaced NaN outputs fail, the ratio bound, the bias rule and the expected tier,
+ * several outputs and the unit roundoffs. */
 #include <criterion/criterion.h>
 #include <stdio.h>
 #include <math.h>
@@ -66,6 +66,10 @@ static const gv_op fake2 = {.name = "fake2", .layout = fake2_layout, FAKE_COMMON
 
 static const gv_op fake_loose = {
     .name = "fake.loose", .layout = fake_layout, .expected_tier = fake_tier_1e4, FAKE_COMMON};
+
+/* an op whose errors the bias rule judges on the inputs problem() gives (uniform [0,1)) */
+static const gv_op fake_bias = {
+    .name = "fake.bias", .layout = fake_layout, .bias_dists = 1u << GV_DIST_UNIFORM01, FAKE_COMMON};
 
 /* Problem for op at (n, depth); outputs poisoned (unwritten) until plant() writes them. */
 static void problem(gv_problem *p, const gv_op *op, gv_dtype t, gv_mode mode, int64_t n,
@@ -262,4 +266,141 @@ Test(judge, unit_roundoffs)
     cr_expect_eq(gv_unit_roundoff(GV_F32, GV_MODE_TF32), 0x1p-11);
     cr_expect_eq(gv_mode_precision_bits(GV_F32, GV_MODE_TF32), 11);
     cr_expect_eq(gv_mode_precision_bits(GV_F64, GV_MODE_NATIVE), 53);
+}
+
+/* ---- the bias rule (GV_BIAS_Z_BOUND, GV_BIAS_MIN_N) ------------------------------------- */
+
+/* n elements r = +-1.5 (alternating, f64), each moved by one ulp (2^-52 at 1.5): `up` pairs
+   of them upward (c = r + 2^-52), `toward` pairs toward zero (c = r - sign(r) 2^-52), each
+   pair one r = +1.5 and one r = -1.5; the rest exact. An upward pair adds 2 to sum e and 0 to
+   sum sign(r) e; a pair toward zero adds 0 and -2; sum e^2 is the count moved. So
+   z = up / sqrt(up + toward) and z_sr = -toward / sqrt(up + toward), with up and toward
+   counted in pairs. Ratio 2^-52 / (2^-53 1.5) = 4/3 and 1e-8 met: only the bias rule can
+   fail it. */
+static void plant_leaning(gv_problem *p, const gv_op *op, gv_mode mode, int64_t n, int64_t up,
+                          int64_t toward)
+{
+    problem(p, op, GV_F64, mode, n, 1);
+    double *ref = gv_test_alloc(n), *got = gv_test_alloc(n);
+    for (int64_t i = 0; i < n; i++) {
+        double s = i % 2 ? -1.5 : 1.5;
+        ref[i] = got[i] = s;
+        if (i < 2 * up)
+            got[i] = s + 0x1p-52;
+        else if (i < 2 * up + 2 * toward)
+            got[i] = s - (s > 0 ? 0x1p-52 : -0x1p-52);
+    }
+    plant(p, 0, ref, NULL, got);
+    free(ref);
+    free(got);
+}
+
+Test(judge, bias_just_inside_passes_and_just_over_fails)
+{
+    /* 18 pairs up: sum e = 36, sum e^2 = 36, z = 6 exactly: not over the bound */
+    gv_problem p;
+    plant_leaning(&p, &fake_bias, GV_MODE_NATIVE, 400, 18, 0);
+    gv_result r = gv_test_judge(&p);
+    cr_expect_eq(r.m.bias_n, 400);
+    cr_expect_eq(r.m.bias_z, 6.0);
+    cr_expect_eq(r.m.bias_z_sr, 0.0);
+    cr_expect(r.bias.judged, "%s", r.bias.why_not);
+    cr_expect_eq(r.verdict, GV_PASS, "%s", r.reason);
+    gv_problem_free(&p);
+    /* 19 pairs: z = sqrt 38 = 6.16 > 6: FAIL, named upward (the signed z is the larger) */
+    plant_leaning(&p, &fake_bias, GV_MODE_NATIVE, 400, 19, 0);
+    r = gv_test_judge(&p);
+    cr_expect_float_eq(r.m.bias_z, sqrt(38.0), 1e-12);
+    cr_expect_eq(r.verdict, GV_FAIL);
+    cr_expect_str_eq(r.reason,
+                     "bias: errors lean upward (z = +6.2 over 400 outputs, mean +0.095 ulp)");
+    cr_expect_leq(r.m.ratio, r.ratio_bound, "the worst-case model passes it");
+    cr_expect(gv_tier_met(&r.m, 0), "the 1e-8 tier is met");
+    gv_problem_free(&p);
+    /* toward zero, 19 pairs: z_sr = -6.16, z = 0; and 18 pairs up with 1 toward zero: z =
+       36 / sqrt 38 = 5.84, z_sr = -2 / sqrt 38: both inside */
+    plant_leaning(&p, &fake_bias, GV_MODE_NATIVE, 400, 0, 19);
+    r = gv_test_judge(&p);
+    cr_expect_eq(r.m.bias_z, 0.0);
+    cr_expect_float_eq(r.m.bias_z_sr, -sqrt(38.0), 1e-12);
+    cr_expect_eq(r.verdict, GV_FAIL);
+    cr_expect_str_eq(r.reason,
+                     "bias: errors lean toward zero (z = -6.2 over 400 outputs, mean -0.095 ulp)");
+    gv_problem_free(&p);
+    plant_leaning(&p, &fake_bias, GV_MODE_NATIVE, 400, 18, 1);
+    r = gv_test_judge(&p);
+    cr_expect_float_eq(r.m.bias_z, 36.0 / sqrt(38.0), 1e-12);
+    cr_expect_eq(r.verdict, GV_PASS, "%s", r.reason);
+    gv_problem_free(&p);
+}
+
+Test(judge, bias_needs_256_elements)
+{
+    /* every element one ulp up (z = sqrt n, 16 at n = 256): with 255 elements (127 pairs and
+       one exact) the rule has too few to judge and says so; at 256 it fails */
+    gv_problem p;
+    plant_leaning(&p, &fake_bias, GV_MODE_NATIVE, 255, 127, 0);
+    gv_result r = gv_test_judge(&p);
+    cr_expect_gt(r.m.bias_z, 11.0);
+    cr_expect_eq(r.verdict, GV_PASS, "%s", r.reason);
+    cr_expect_not(r.bias.judged);
+    cr_expect_str_eq(r.bias.why_not, "255 elements, under the 256 it needs");
+    gv_problem_free(&p);
+    plant_leaning(&p, &fake_bias, GV_MODE_NATIVE, 256, 128, 0);
+    r = gv_test_judge(&p);
+    cr_expect_eq(r.m.bias_z, 16.0);
+    cr_expect_eq(r.verdict, GV_FAIL);
+    cr_expect(strstr(r.reason, "bias: errors lean upward (z = +16.0 over 256 outputs") == r.reason,
+              "%s", r.reason);
+    gv_problem_free(&p);
+}
+
+Test(judge, bias_is_reported_only_outside_its_scope)
+{
+    /* the same lean (z = 16) passes where the rule does not judge, each saying why: an op
+       that declares no bias_dists, a mode that does not promise round-to-nearest (tf32), and
+       inputs outside the op's bias_dists */
+    gv_problem p;
+    plant_leaning(&p, &fake, GV_MODE_NATIVE, 256, 128, 0);
+    gv_result r = gv_test_judge(&p);
+    cr_expect_eq(r.verdict, GV_PASS, "%s", r.reason);
+    cr_expect_str_eq(r.bias.why_not, "fake's errors are not independent roundings");
+    cr_expect_eq(r.m.bias_z, 16.0, "measured all the same");
+    gv_problem_free(&p);
+    plant_leaning(&p, &fake_bias, GV_MODE_TF32, 256, 128, 0);
+    r = gv_test_judge(&p);
+    cr_expect_eq(r.verdict, GV_PASS, "%s", r.reason);
+    cr_expect_str_eq(r.bias.why_not, "mode tf32 does not promise round-to-nearest");
+    gv_problem_free(&p);
+    gv_case c = {&fake_bias, GV_F64, GV_MODE_NATIVE, GV_DIST_UNIFORM11, {2, {256, 1}}, 0};
+    cr_assert_eq(gv_problem_init(&p, &c), GV_OK);
+    gv_result_init(&r, &c, &gv_default_tiers);
+    cr_expect_not(r.bias.judged);
+    cr_expect_str_eq(r.bias.why_not, "fake.bias's errors are not symmetric on uniform11 inputs");
+    gv_problem_free(&p);
+}
+
+Test(judge, bias_comes_after_the_models_and_before_the_tier)
+{
+    /* every element 2^-20 above r = 1.5 (f64): the 1e-8 tier is missed and the bias is z =
+       sqrt 400 = 20; at depth 1 the worst-case ratio (2^-20 / (2^-53 1.5), about 5.7e9)
+       decides first; at depth 2^40 it is 0.0052 and the bias decides before the tier */
+    gv_problem p;
+    double ref[400], got[400];
+    for (int i = 0; i < 400; i++) {
+        ref[i] = i % 2 ? -1.5 : 1.5;
+        got[i] = ref[i] + 0x1p-20;
+    }
+    problem(&p, &fake_bias, GV_F64, GV_MODE_NATIVE, 400, 1);
+    plant(&p, 0, ref, NULL, got);
+    gv_result r = gv_test_judge(&p);
+    cr_expect(strstr(r.reason, "error model: ratio") == r.reason, "%s", r.reason);
+    gv_problem_free(&p);
+    problem(&p, &fake_bias, GV_F64, GV_MODE_NATIVE, 400, (int64_t)1 << 40);
+    plant(&p, 0, ref, NULL, got);
+    r = gv_test_judge(&p);
+    cr_expect_not(gv_tier_met(&r.m, 0));
+    cr_expect(strstr(r.reason, "bias: errors lean upward (z = +20.0 over 400 outputs") == r.reason,
+              "%s", r.reason);
+    gv_problem_free(&p);
 }
