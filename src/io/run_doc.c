@@ -85,6 +85,12 @@ void gv_table_row(FILE *f, const gv_result *r)
                                         : "reduced-precision mode");
     else if (judged && r->expected_tier_why[0])
         fprintf(f, " [expects %.0e: %s]", r->expected_tier, r->expected_tier_why);
+    if (judged && r->verdict == GV_PASS && gv_bias_over(&r->m)) {
+        /* a lean the rule does not judge here (a FAIL for bias says so in its reason) */
+        char lean[160];
+        gv_bias_lean(&r->m, r->prob.on, lean, sizeof lean);
+        fprintf(f, " [bias reported, not judged: %s; %s]", r->bias.why_not, lean);
+    }
     repeat_note(f, r);
     fputc('\n', f);
 }
@@ -175,6 +181,13 @@ static json_t *result_json(const gv_result *r)
         }
         if (r->ref_exact) /* the share of outputs equal to the exact result rounded to nearest */
             json_object_set_new(m, "correctly_rounded", gv_json_num(r->m.cr_frac));
+        /* the bias rule's measurements (judged or not: bias_rule below says) */
+        json_object_set_new(m, "bias_unit", json_string(r->prob.on ? "R" : "ulp"));
+        json_object_set_new(m, "bias_n", json_integer(r->m.bias_n));
+        json_object_set_new(m, "bias_mean", gv_json_num(r->m.bias_mean));
+        json_object_set_new(m, "bias_z", gv_json_num(r->m.bias_z));
+        json_object_set_new(m, "bias_mean_sign_r", gv_json_num(r->m.bias_mean_sr));
+        json_object_set_new(m, "bias_z_sign_r", gv_json_num(r->m.bias_z_sr));
         if (r->exact) {
             json_object_set_new(m, "inexact", json_integer(r->m.inexact));
             json_object_set_new(m, "first_inexact_index", json_integer(r->m.first_inexact_index));
@@ -196,6 +209,10 @@ static json_t *result_json(const gv_result *r)
                         gv_json_num(r->prob.w), "max_bound", gv_json_num(GV_PROB_MAX_BOUND),
                         "rms_bound", gv_json_num(GV_PROB_RMS_BOUND), "rms_min_n", GV_PROB_RMS_MIN_N)
             : json_null());
+    json_object_set_new(o, "bias_rule",
+                        json_pack("{s:b, s:o, s:o, s:i}", "judged", r->bias.judged, "why_not",
+                                  r->bias.judged ? json_null() : json_string(r->bias.why_not),
+                                  "z_bound", gv_json_num(GV_BIAS_Z_BOUND), "min_n", GV_BIAS_MIN_N));
     json_object_set_new(o, "exact_probe", json_boolean(r->exact));
     json_object_set_new(o, "guard", r->guard[0] ? json_string(r->guard) : json_null());
     if (r->n_checks) {

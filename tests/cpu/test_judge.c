@@ -2,6 +2,7 @@
  * and misplaced NaN outputs fail, the ratio bound, the bias rule and the expected tier,
  * several outputs and the unit roundoffs. */
 #include <criterion/criterion.h>
+#include <jansson.h>
 #include <stdio.h>
 #include <math.h>
 #include <string.h>
@@ -10,6 +11,7 @@
 #include "core/judge.h"
 #include "core/reference.h"
 #include "core/run.h"
+#include "io/run_doc.h"
 #include "testkit.h"
 
 /* ---- gv_judge: verdict rules on hand-planted results --------------------------------------- */
@@ -402,5 +404,58 @@ Test(judge, bias_comes_after_the_models_and_before_the_tier)
     cr_expect_not(gv_tier_met(&r.m, 0));
     cr_expect(strstr(r.reason, "bias: errors lean upward (z = +20.0 over 400 outputs") == r.reason,
               "%s", r.reason);
+    gv_problem_free(&p);
+}
+
+/* The row of r as the table prints it (gv_table_row), into buf. */
+static void table_row(const gv_result *r, char *buf, size_t len)
+{
+    FILE *f = tmpfile();
+    cr_assert_not_null(f);
+    gv_table_row(f, r);
+    rewind(f);
+    buf[fread(buf, 1, len - 1, f)] = '\0';
+    fclose(f);
+}
+
+Test(judge, bias_is_in_the_json_and_a_lean_not_judged_is_noted_in_the_row)
+{
+    /* z = 16 on an op the rule does not judge: PASS, the row notes the lean and why it was
+       not judged; the JSON has the measurements and bias_rule says it was not judged */
+    gv_problem p;
+    plant_leaning(&p, &fake, GV_MODE_NATIVE, 256, 128, 0);
+    gv_result r = gv_test_judge(&p);
+    cr_assert_eq(r.verdict, GV_PASS, "%s", r.reason);
+    char row[2048];
+    table_row(&r, row, sizeof row);
+    cr_expect(strstr(row, "[bias reported, not judged: fake's errors are not independent "
+                          "roundings; errors lean upward (z = +16.0 over 256 outputs, mean +1 "
+                          "ulp)]") != NULL,
+              "%s", row);
+    json_t *o = gv_result_json(&r), *m = json_object_get(o, "metrics");
+    cr_expect_str_eq(json_string_value(json_object_get(m, "bias_unit")), "ulp");
+    cr_expect_eq(json_integer_value(json_object_get(m, "bias_n")), 256);
+    cr_expect_eq(json_real_value(json_object_get(m, "bias_z")), 16.0);
+    cr_expect_eq(json_real_value(json_object_get(m, "bias_mean")), 1.0);
+    cr_expect_eq(json_real_value(json_object_get(m, "bias_z_sign_r")), 0.0);
+    cr_expect_eq(json_real_value(json_object_get(m, "bias_mean_sign_r")), 0.0);
+    json_t *rule = json_object_get(o, "bias_rule");
+    cr_expect(json_is_false(json_object_get(rule, "judged")));
+    cr_expect_str_eq(json_string_value(json_object_get(rule, "why_not")),
+                     "fake's errors are not independent roundings");
+    cr_expect_eq(json_real_value(json_object_get(rule, "z_bound")), GV_BIAS_Z_BOUND);
+    cr_expect_eq(json_integer_value(json_object_get(rule, "min_n")), GV_BIAS_MIN_N);
+    json_decref(o);
+    gv_problem_free(&p);
+    /* judged and failed: the reason says it, the row adds no note */
+    plant_leaning(&p, &fake_bias, GV_MODE_NATIVE, 256, 128, 0);
+    r = gv_test_judge(&p);
+    table_row(&r, row, sizeof row);
+    cr_expect(strstr(row, "FAIL (bias: errors lean upward") != NULL, "%s", row);
+    cr_expect_null(strstr(row, "not judged"), "%s", row);
+    o = gv_result_json(&r);
+    cr_expect(json_is_true(json_object_get(json_object_get(o, "bias_rule"), "judged")));
+    cr_expect(json_is_null(json_object_get(json_object_get(o, "bias_rule"), "why_not")));
+    json_decref(o);
     gv_problem_free(&p);
 }
