@@ -272,6 +272,8 @@ static int gemm_pgauge(gv_problem *p)
     (GV_ALL_DISTS | GV_BIT(GV_DIST_TIE) | GV_BIT(GV_DIST_PERM2) | GV_BIT(GV_DIST_WIDE) |           \
      GV_BIT(GV_DIST_NARROW) | GV_BIT(GV_DIST_WIDTH))
 
+/* bias_dists: zero-mean inputs only; round-to-nearest sums of same-signed products drift
+   toward zero (docs/error-models.md, "Bias") */
 #define GEMM_COMMON                                                                                \
     .family = "gemm", .dims = "m,k,n", .in_dims = "m,k;k,n", .out_dims = "m,n",                    \
     .floor_from_operands = true, .dists = GEMM_DISTS, .default_dist = GV_DIST_UNIFORM01,           \
@@ -279,6 +281,7 @@ static int gemm_pgauge(gv_problem *p)
     .bytes = gemm_bytes, .make_inputs = gemm_inputs, .oracle = gemm_oracle, .gauge = gemm_gauge,   \
     .exact_reference = gemm_exact_reference, .pgauge = gemm_pgauge, .exact = gemm_exact,           \
     .depth = gemm_depth, .measure = gemm_measure, .reference_ignores_mode = true,                  \
+    .bias_dists = GV_BIT(GV_DIST_UNIFORM11),                                                       \
     .error_model = "|C-r| <= gamma_k |A||B| (Higham ASNA eq. 3.13): gauge |A||B|, depth k; "       \
                    "tf32: depth 4 + k/2^13 at u = 2^-11 (docs/error-models.md)"
 

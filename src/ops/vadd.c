@@ -49,11 +49,16 @@ static int vadd_gauge(gv_problem *p)
     return gv_oracle_rc(go_vadd_gauge(n, p->in[0].ref, p->in[1].ref, p->out[0].gauge));
 }
 
+/* One correctly rounded addition an output: its error is symmetric on every distribution, so
+   the bias rule judges them all. */
+#define VADD_DISTS (GV_ALL_DISTS | GV_BIT(GV_DIST_WIDE))
+
 #define VADD_COMMON                                                                                \
     .family = "vadd", .dims = "n", .in_dims = "n;n", .out_dims = "n",                              \
-    .modes = GV_BIT(GV_MODE_NATIVE), .dists = GV_ALL_DISTS, .default_dist = GV_DIST_UNIFORM11,     \
-    .layout = vadd_layout, .flops = vadd_flops, .bytes = vadd_bytes, .make_inputs = vadd_inputs,   \
-    .oracle = vadd_oracle, .gauge = vadd_gauge, .depth = vadd_depth,                               \
+    .modes = GV_BIT(GV_MODE_NATIVE), .dists = VADD_DISTS, .bias_dists = VADD_DISTS,                \
+    .default_dist = GV_DIST_UNIFORM11, .layout = vadd_layout, .flops = vadd_flops,                 \
+    .bytes = vadd_bytes, .make_inputs = vadd_inputs, .oracle = vadd_oracle, .gauge = vadd_gauge,   \
+    .depth = vadd_depth,                                                                           \
     .error_model = "|c-r| <= u(|a|+|b|): gauge |a|+|b|, depth 1, one rounded addition "            \
                    "(Higham ASNA eq. 2.4) (docs/error-models.md)"
 
@@ -63,6 +68,11 @@ static const gv_op vadd = {
     .dtypes = GV_BOTH_DTYPES,
     .shapes = "1e3,1e5,100003,1048583,1e7,1e8",
     .test_shapes = "1,1000,4099,100003,1e6,1048583",
+    /* uniform inputs lie on a 2^-52 grid where every f64 sum is exact: in f64 only inputs with
+       full significands (wide) give the rounding something to do, and a rounding-direction bug
+       something to show */
+    .canaries = "wide:100003",
+    .test_canaries = "wide:4099",
     .device = GV_KERNEL(gk_vadd),
     VADD_COMMON,
 };
