@@ -3,6 +3,10 @@
  * of every tensor (cudaMalloc's, which gk_run's red zones keep) makes the vector casts safe and the
  * scalar loop takes the tail. Planted bugs:
  *  - vadd.f32round adds f64 data in f32;
+ *  - vadd.rz adds with rounding toward zero (__fadd_rz, __dadd_rz), and vadd.ulp adds
+ *    correctly, then steps one ulp up (nextafter toward +inf). Every result is within one
+ *    ulp of the right one: only the bias rule (docs/error-models.md, "Bias") sees that the
+ *    errors all lean one way;
  *  - vadd.pastend, vadd.prestart, vadd.clobber compute c correctly, then one stray store
  *    (a second one-thread kernel, ordered after the first on the stream) writes c[n], one
  *    element past the end of c, or c[-1], one before its start, or overwrites the input
@@ -36,9 +40,33 @@ __device__ __forceinline__ unsigned long long global_ns()
 
 constexpr unsigned long long kHangNs = 30ull * 60ull * 1000000000ull;
 
-template <typename T, bool RoundThroughF32> __device__ __forceinline__ T vadd_one(T x, T y)
+/* The addition each variant does: round to nearest (vadd), through f32 (vadd.f32round, f64
+   data only), toward zero (vadd.rz), or to nearest and then one ulp up (vadd.ulp). */
+enum vadd_arith { ARITH_RN, ARITH_F32ROUND, ARITH_RZ, ARITH_ULP_UP };
+
+__device__ __forceinline__ float add_rz(float x, float y)
 {
-    return RoundThroughF32 ? (T)((float)x + (float)y) : x + y;
+    return __fadd_rz(x, y);
+}
+__device__ __forceinline__ double add_rz(double x, double y)
+{
+    return __dadd_rz(x, y);
+}
+__device__ __forceinline__ float next_up(float v)
+{
+    return nextafterf(v, INFINITY);
+}
+__device__ __forceinline__ double next_up(double v)
+{
+    return nextafter(v, (double)INFINITY);
+}
+
+template <typename T, int Arith> __device__ __forceinline__ T vadd_one(T x, T y)
+{
+    if (Arith == ARITH_F32ROUND) return (T)((float)x + (float)y);
+    if (Arith == ARITH_RZ) return add_rz(x, y);
+    if (Arith == ARITH_ULP_UP) return next_up(x + y);
+    return x + y;
 }
 
 /* One 16-byte vector (float4 / double2) per thread, no loop: block b takes the VADD_THREADS
@@ -47,7 +75,7 @@ template <typename T, bool RoundThroughF32> __device__ __forceinline__ T vadd_on
    does the load balancing a grid-stride loop would do by hand). The last block also adds the
    n mod W scalar tail. Measured (tools/colsum_tune, H100): 1.051 ms f64 2^27 and 1.049 ms f32
    2^28 against 1.107 / 1.106 ms for the grid-stride loop with U vectors a trip it replaces. */
-template <typename T, typename V, bool RoundThroughF32>
+template <typename T, typename V, int Arith>
 __global__ void vadd_kernel(const T *__restrict__ a, const T *__restrict__ b, T *__restrict__ c,
                             int64_t n)
 {
@@ -61,12 +89,12 @@ __global__ void vadd_kernel(const T *__restrict__ a, const T *__restrict__ b, T 
         T *zs = reinterpret_cast<T *>(&z);
 #pragma unroll
         for (int k = 0; k < W; k++)
-            zs[k] = vadd_one<T, RoundThroughF32>(xs[k], ys[k]);
+            zs[k] = vadd_one<T, Arith>(xs[k], ys[k]);
         reinterpret_cast<V *>(c)[i] = z;
     }
     if (blockIdx.x == gridDim.x - 1)
         for (int64_t j = nv * W + threadIdx.x; j < n; j += blockDim.x)
-            c[j] = vadd_one<T, RoundThroughF32>(a[j], b[j]);
+            c[j] = vadd_one<T, Arith>(a[j], b[j]);
 }
 
 /* v, changed in its lowest bit if it has old's bits: a store of v over old always shows. */
@@ -119,7 +147,7 @@ template <> struct vadd_vec<double> {
 
 enum { VADD_SLOW_PASSES = 4, VADD_THREADS = 1024 };
 
-template <bool Planted, int Stray = STRAY_NONE, int Passes = 1> static int vadd_launch(gk_launch *L)
+template <int Arith, int Stray = STRAY_NONE, int Passes = 1> static int vadd_launch(gk_launch *L)
 {
     int64_t n = L->dims[0];
     return gk_by_dtype(L->dtype, [&](auto x) {
@@ -128,8 +156,9 @@ template <bool Planted, int Stray = STRAY_NONE, int Passes = 1> static int vadd_
         int64_t nv = n / (int64_t)(sizeof(V) / sizeof(T));
         unsigned blocks = (unsigned)(nv / VADD_THREADS + 1); /* the last one takes the tail */
         /* the planted f32 rounding exists only where there is something wider to round */
+        constexpr int A = Arith == ARITH_F32ROUND && sizeof(T) != 8 ? ARITH_RN : Arith;
         for (int pass = 0; pass < Passes; pass++) {
-            vadd_kernel<T, V, Planted && sizeof(T) == 8><<<blocks, VADD_THREADS, 0, gk_stream(L)>>>(
+            vadd_kernel<T, V, A><<<blocks, VADD_THREADS, 0, gk_stream(L)>>>(
                 (const T *)L->in[0], (const T *)L->in[1], (T *)L->out[0], n);
             GK_LAUNCHED("vadd_kernel");
         }
@@ -137,12 +166,14 @@ template <bool Planted, int Stray = STRAY_NONE, int Passes = 1> static int vadd_
     });
 }
 
-extern "C" const gk_op gk_vadd = {NULL, vadd_launch<false>, NULL};
-extern "C" const gk_op gk_vadd_f32round = {NULL, vadd_launch<true>, NULL};
-extern "C" const gk_op gk_vadd_pastend = {NULL, vadd_launch<false, STRAY_PASTEND>, NULL};
-extern "C" const gk_op gk_vadd_prestart = {NULL, vadd_launch<false, STRAY_PRESTART>, NULL};
-extern "C" const gk_op gk_vadd_clobber = {NULL, vadd_launch<false, STRAY_CLOBBER>, NULL};
-extern "C" const gk_op gk_vadd_illegal = {NULL, vadd_launch<false, STRAY_WILD>, NULL};
-extern "C" const gk_op gk_vadd_hang = {NULL, vadd_launch<false, STRAY_HANG>, NULL};
-extern "C" const gk_op gk_vadd_slow = {NULL, vadd_launch<false, STRAY_NONE, VADD_SLOW_PASSES>,
+extern "C" const gk_op gk_vadd = {NULL, vadd_launch<ARITH_RN>, NULL};
+extern "C" const gk_op gk_vadd_f32round = {NULL, vadd_launch<ARITH_F32ROUND>, NULL};
+extern "C" const gk_op gk_vadd_rz = {NULL, vadd_launch<ARITH_RZ>, NULL};
+extern "C" const gk_op gk_vadd_ulp = {NULL, vadd_launch<ARITH_ULP_UP>, NULL};
+extern "C" const gk_op gk_vadd_pastend = {NULL, vadd_launch<ARITH_RN, STRAY_PASTEND>, NULL};
+extern "C" const gk_op gk_vadd_prestart = {NULL, vadd_launch<ARITH_RN, STRAY_PRESTART>, NULL};
+extern "C" const gk_op gk_vadd_clobber = {NULL, vadd_launch<ARITH_RN, STRAY_CLOBBER>, NULL};
+extern "C" const gk_op gk_vadd_illegal = {NULL, vadd_launch<ARITH_RN, STRAY_WILD>, NULL};
+extern "C" const gk_op gk_vadd_hang = {NULL, vadd_launch<ARITH_RN, STRAY_HANG>, NULL};
+extern "C" const gk_op gk_vadd_slow = {NULL, vadd_launch<ARITH_RN, STRAY_NONE, VADD_SLOW_PASSES>,
                                        NULL};

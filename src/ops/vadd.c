@@ -1,10 +1,11 @@
 /* vadd.c: op descriptors for c = a + b (seed 000) and its planted bugs (a rounding f64 path,
- * stray stores past, before and into the buffers) and faults (an illegal address, a hang).
+ * additions that round toward zero or one ulp up, stray stores past, before and into the
+ * buffers) and faults (an illegal address, a hang).
  * Error model: docs/error-models.md, section vadd. */
 #include "ops/opkit.h"
 
-extern const gk_op gk_vadd, gk_vadd_f32round, gk_vadd_pastend, gk_vadd_prestart, gk_vadd_clobber,
-    gk_vadd_illegal, gk_vadd_hang, gk_vadd_slow;
+extern const gk_op gk_vadd, gk_vadd_f32round, gk_vadd_rz, gk_vadd_ulp, gk_vadd_pastend,
+    gk_vadd_prestart, gk_vadd_clobber, gk_vadd_illegal, gk_vadd_hang, gk_vadd_slow;
 
 static int vadd_layout(const gv_case *c, gv_layout *l)
 {
@@ -53,12 +54,14 @@ static int vadd_gauge(gv_problem *p)
    the bias rule judges them all. */
 #define VADD_DISTS (GV_ALL_DISTS | GV_BIT(GV_DIST_WIDE))
 
-#define VADD_COMMON                                                                                \
+/* VADD_COMMON with the default zero-mean inputs; vadd.rz takes VADD_BASE and wide inputs */
+#define VADD_COMMON VADD_BASE, .default_dist = GV_DIST_UNIFORM11
+
+#define VADD_BASE                                                                                  \
     .family = "vadd", .dims = "n", .in_dims = "n;n", .out_dims = "n",                              \
     .modes = GV_BIT(GV_MODE_NATIVE), .dists = VADD_DISTS, .bias_dists = VADD_DISTS,                \
-    .default_dist = GV_DIST_UNIFORM11, .layout = vadd_layout, .flops = vadd_flops,                 \
-    .bytes = vadd_bytes, .make_inputs = vadd_inputs, .oracle = vadd_oracle, .gauge = vadd_gauge,   \
-    .depth = vadd_depth,                                                                           \
+    .layout = vadd_layout, .flops = vadd_flops, .bytes = vadd_bytes, .make_inputs = vadd_inputs,   \
+    .oracle = vadd_oracle, .gauge = vadd_gauge, .depth = vadd_depth,                               \
     .error_model = "|c-r| <= u(|a|+|b|): gauge |a|+|b|, depth 1, one rounded addition "            \
                    "(Higham ASNA eq. 2.4) (docs/error-models.md)"
 
@@ -70,7 +73,7 @@ static const gv_op vadd = {
     .test_shapes = "1,1000,4099,100003,1e6,1048583",
     /* uniform inputs lie on a 2^-52 grid where every f64 sum is exact: in f64 only inputs with
        full significands (wide) give the rounding something to do, and a rounding-direction bug
-       something to show */
+       something to show (vadd.rz) */
     .canaries = "wide:100003",
     .test_canaries = "wide:4099",
     .device = GV_KERNEL(gk_vadd),
@@ -85,6 +88,35 @@ static const gv_op vadd_f32round = {
     .shapes = "1e5",
     .test_shapes = "1000,4099",
     .device = GV_KERNEL(gk_vadd_f32round),
+    VADD_COMMON,
+};
+
+/* Bias bugs: every result within one ulp of the right one, so the worst-case model (ratio at
+   most 2 and 3 at depth 1), the tiers and the guards all pass; only the bias rule sees that
+   the errors lean one way (docs/error-models.md, "Bias"; tests/cpu/model_bias.c plants the
+   same arithmetic on the CPU). On signed inputs rounding toward zero cancels in the signed
+   mean and shows in the sign(r)-weighted one; one ulp up shows in the signed one. vadd.rz
+   takes wide inputs: on the uniform ones every f64 sum is exact and rounds no way at all. */
+static const gv_op vadd_rz = {
+    .name = "vadd.rz",
+    .summary = "planted bug: the addition rounds toward zero (__fadd_rz, __dadd_rz)",
+    .planted_bug = "rounds toward zero: errors lean toward zero",
+    .dtypes = GV_BOTH_DTYPES,
+    .shapes = "1000,100003",
+    .test_shapes = "1001,4099,100003",
+    .device = GV_KERNEL(gk_vadd_rz),
+    VADD_BASE,
+    .default_dist = GV_DIST_WIDE,
+};
+
+static const gv_op vadd_ulp = {
+    .name = "vadd.ulp",
+    .summary = "planted bug: the sum rounded to nearest, then one ulp up (nextafter to +inf)",
+    .planted_bug = "one ulp up: errors lean upward",
+    .dtypes = GV_BOTH_DTYPES,
+    .shapes = "1000,100003",
+    .test_shapes = "1001,4099,100003",
+    .device = GV_KERNEL(gk_vadd_ulp),
     VADD_COMMON,
 };
 
@@ -152,6 +184,6 @@ static const gv_op vadd_slow = {
 
 /* The faults come before the guard bugs: those cases run after a lost context and a kill,
    and must still be judged (FAIL with their guard message). */
-const gv_op *const gv_family_vadd[] = {&vadd,         &vadd_f32round, &vadd_illegal,
-                                       &vadd_hang,    &vadd_pastend,  &vadd_prestart,
+const gv_op *const gv_family_vadd[] = {&vadd,         &vadd_f32round, &vadd_rz,      &vadd_ulp,
+                                       &vadd_illegal, &vadd_hang,     &vadd_pastend, &vadd_prestart,
                                        &vadd_clobber, &vadd_slow,     NULL};

@@ -49,3 +49,23 @@ Test(oracle_vadd, catalogues_have_ragged_lengths)
                      "vadd %s: no n > 1024 that is not a multiple of 4",
                      t ? "test_shapes" : "shapes");
 }
+
+Test(oracle_vadd, bias_variants_facts)
+{
+    /* the bias bugs (tests/cpu/model_bias.c emulates them): planted, both dtypes, judged by
+       the bias rule on their default inputs; vadd.rz on wide inputs, since every f64 sum of
+       the uniform ones is exact; vadd itself runs a wide canary for the same reason */
+    const gv_op *op = gv_op_find("vadd"), *rz = gv_op_find("vadd.rz"),
+                *ulp = gv_op_find("vadd.ulp");
+    cr_assert(op && rz && ulp);
+    cr_expect_not_null(rz->planted_bug);
+    cr_expect_not_null(ulp->planted_bug);
+    cr_expect(gv_mode_ok(rz, GV_F64, GV_MODE_NATIVE) && gv_mode_ok(rz, GV_F32, GV_MODE_NATIVE));
+    cr_expect(gv_mode_ok(ulp, GV_F64, GV_MODE_NATIVE) && gv_mode_ok(ulp, GV_F32, GV_MODE_NATIVE));
+    cr_expect_eq(rz->default_dist, GV_DIST_WIDE);
+    cr_expect_eq(ulp->default_dist, GV_DIST_UNIFORM11);
+    cr_expect(rz->bias_dists & (1u << rz->default_dist));
+    cr_expect(ulp->bias_dists & (1u << ulp->default_dist));
+    cr_expect(op->bias_dists & (1u << GV_DIST_WIDE));
+    cr_expect_str_eq(op->canaries, "wide:100003");
+}

@@ -2,10 +2,10 @@
  * (GPUVAL). A kernel that stores through a wild pointer (vadd.illegal) must be an ERROR
  * naming cudaErrorIllegalAddress, one that spins (vadd.hang) an ERROR at --case-timeout, and
  * the guard bugs that run after them in the same run must still be judged (FAIL with their
- * guard message). Under --repeat 3, reduce.sum.racy (atomicAdd in arrival order, declared
- * deterministic) must FAIL as not deterministic while reduce.sum passes. Skipped under
- * compute-sanitizer (GPUVAL_UNDER_SANITIZER set by ci/gpu-run): an illegal address is what
- * memcheck reports, on purpose here. */
+ * guard message); the bias bugs (vadd.rz, vadd.ulp) FAIL for bias. Under --repeat 3,
+ * reduce.sum.racy (atomicAdd in arrival order, declared deterministic) must FAIL as not
+ * deterministic while reduce.sum passes. Skipped under compute-sanitizer (GPUVAL_UNDER_SANITIZER
+ * set by ci/gpu-run): an illegal address is what memcheck reports, on purpose here. */
 #include <criterion/criterion.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -48,14 +48,20 @@ Test(gpu_faults, illegal_address_and_hang_fail_their_own_cases, .timeout = 300)
     cr_assert(row_of(out, "vadd.hang", row, sizeof row), "%s", out);
     cr_expect(strstr(row, " ERROR") && strstr(row, "timed out after 10 s (--case-timeout)"), "%s",
               row);
+    /* rounding toward zero and one ulp up: within an ulp, caught by the bias rule alone */
+    cr_assert(row_of(out, "vadd.rz", row, sizeof row), "%s", out);
+    cr_expect(strstr(row, " FAIL (bias: errors lean toward zero") != NULL, "%s", row);
+    cr_assert(row_of(out, "vadd.ulp", row, sizeof row), "%s", out);
+    cr_expect(strstr(row, " FAIL (bias: errors lean upward") != NULL, "%s", row);
     /* after the lost context and the kill: still run, still judged */
     const char *after[] = {"vadd.pastend", "vadd.prestart", "vadd.clobber"};
     for (int i = 0; i < 3; i++) {
         cr_assert(row_of(out, after[i], row, sizeof row), "%s missing:\n%s", after[i], out);
         cr_expect(strstr(row, " FAIL") != NULL, "%s", row);
     }
-    /* vadd and vadd.slow pass; the three guard bugs fail; the two faults are errors */
-    cr_expect(strstr(out, "7 cases: 2 passed, 3 failed, 0 skipped, 2 errors") != NULL, "%s", out);
+    /* vadd and vadd.slow pass; the two bias bugs and the three guard bugs fail; the two faults
+       are errors */
+    cr_expect(strstr(out, "9 cases: 2 passed, 5 failed, 0 skipped, 2 errors") != NULL, "%s", out);
 }
 
 Test(gpu_faults, racy_sum_fails_repeat, .timeout = 300)
