@@ -21,7 +21,9 @@
  *    gemm.cublas.fp8fast (fp8 with cuBLASLt's fast accumulation, where the mode claims partial
  *    sums promoted to f32). The mode probes (src/ops/gemm.c) must FAIL each.
  *  - planted bug gemm.tiled.droptail: the K loop stops at the last full tile, dropping the
- *    partial tile (wrong whenever k % 32 != 0). */
+ *    partial tile (wrong whenever k % 32 != 0).
+ *  - planted bug gemm.tiled.ulp: the tiled kernel's sums stored one ulp up (nextafter toward
+ *    +inf): a bias only the bias rule sees (docs/error-models.md, "Bias"). */
 #include <cstdlib>
 
 #include <cublasLt.h>
@@ -383,7 +385,16 @@ static int cublas_gemm(gk_launch *L)
 #define TILE            32
 #define ROWS_PER_THREAD 4 /* blockDim.y = TILE / ROWS_PER_THREAD */
 
-template <typename T, bool DropTail>
+__device__ __forceinline__ float next_up(float v)
+{
+    return nextafterf(v, INFINITY);
+}
+__device__ __forceinline__ double next_up(double v)
+{
+    return nextafter(v, (double)INFINITY);
+}
+
+template <typename T, bool DropTail, bool UlpUp>
 __global__ void tiled_gemm_kernel(const T *__restrict__ A, const T *__restrict__ B,
                                   T *__restrict__ C, int64_t m, int64_t k, int64_t n)
 {
@@ -416,18 +427,18 @@ __global__ void tiled_gemm_kernel(const T *__restrict__ A, const T *__restrict__
 #pragma unroll
     for (int r = 0; r < ROWS_PER_THREAD; r++) {
         int64_t row = row0 + ty + r * (TILE / ROWS_PER_THREAD);
-        if (row < m && col < n) C[row * n + col] = acc[r];
+        if (row < m && col < n) C[row * n + col] = UlpUp ? next_up(acc[r]) : acc[r];
     }
 }
 
-template <bool DropTail> static int tiled_gemm(gk_launch *L)
+template <bool DropTail, bool UlpUp = false> static int tiled_gemm(gk_launch *L)
 {
     int64_t m = L->dims[0], k = L->dims[1], n = L->dims[2];
     dim3 block(TILE, TILE / ROWS_PER_THREAD);
     dim3 grid((unsigned)((n + TILE - 1) / TILE), (unsigned)((m + TILE - 1) / TILE));
     return gk_by_dtype(L->dtype, [&](auto x) {
         using T = decltype(x);
-        tiled_gemm_kernel<T, DropTail><<<grid, block, 0, gk_stream(L)>>>(
+        tiled_gemm_kernel<T, DropTail, UlpUp><<<grid, block, 0, gk_stream(L)>>>(
             (const T *)L->in[0], (const T *)L->in[1], (T *)L->out[0], m, k, n);
         GK_LAUNCHED("tiled_gemm_kernel");
         return (int)GV_OK;
@@ -437,6 +448,7 @@ template <bool DropTail> static int tiled_gemm(gk_launch *L)
 extern "C" const gk_op gk_gemm_cublas = {cublas_gemm_setup, cublas_gemm, cublas_gemm_teardown};
 extern "C" const gk_op gk_gemm_tiled = {NULL, tiled_gemm<false>, NULL};
 extern "C" const gk_op gk_gemm_tiled_droptail = {NULL, tiled_gemm<true>, NULL};
+extern "C" const gk_op gk_gemm_tiled_ulp = {NULL, tiled_gemm<false, true>, NULL};
 
 static int cublas_gemm_tf32native(gk_launch *L)
 {

@@ -1,14 +1,14 @@
 /* gemm.c: op descriptors for C = A B through cuBLAS, the hand-tiled teaching kernel and the
  * register-blocked FFMA kernel, and their planted bugs (TF32 behind a pedantic label, a
- * dropped K tail).
+ * dropped K tail, a store one ulp up).
  * Error model: docs/error-models.md, section gemm. */
 #include "../../abi/gemm.h"
 #include "core/gen.h"
 #include "ops/opkit.h"
 
 extern const gk_op gk_gemm_cublas, gk_gemm_cublas_tf32native, gk_gemm_tiled, gk_gemm_tiled_droptail,
-    gk_gemm_regblock, gk_gemm_regblock_droptail, gk_gemm_cublas_tf32off, gk_gemm_cublas_emunative,
-    gk_gemm_cublas_fp8fast;
+    gk_gemm_tiled_ulp, gk_gemm_regblock, gk_gemm_regblock_droptail, gk_gemm_cublas_tf32off,
+    gk_gemm_cublas_emunative, gk_gemm_cublas_fp8fast;
 
 static int gemm_layout(const gv_case *c, gv_layout *l)
 {
@@ -272,16 +272,19 @@ static int gemm_pgauge(gv_problem *p)
     (GV_ALL_DISTS | GV_BIT(GV_DIST_TIE) | GV_BIT(GV_DIST_PERM2) | GV_BIT(GV_DIST_WIDE) |           \
      GV_BIT(GV_DIST_NARROW) | GV_BIT(GV_DIST_WIDTH))
 
+/* GEMM_COMMON with the seeds' default inputs; a variant judged on zero-mean inputs takes
+   GEMM_BASE and its own default_dist */
+#define GEMM_COMMON GEMM_BASE, .default_dist = GV_DIST_UNIFORM01
+
 /* bias_dists: zero-mean inputs only; round-to-nearest sums of same-signed products drift
    toward zero (docs/error-models.md, "Bias") */
-#define GEMM_COMMON                                                                                \
+#define GEMM_BASE                                                                                  \
     .family = "gemm", .dims = "m,k,n", .in_dims = "m,k;k,n", .out_dims = "m,n",                    \
-    .floor_from_operands = true, .dists = GEMM_DISTS, .default_dist = GV_DIST_UNIFORM01,           \
-    .check_shape = gemm_check_shape, .layout = gemm_layout, .flops = gemm_flops,                   \
-    .bytes = gemm_bytes, .make_inputs = gemm_inputs, .oracle = gemm_oracle, .gauge = gemm_gauge,   \
-    .exact_reference = gemm_exact_reference, .pgauge = gemm_pgauge, .exact = gemm_exact,           \
-    .depth = gemm_depth, .measure = gemm_measure, .reference_ignores_mode = true,                  \
-    .bias_dists = GV_BIT(GV_DIST_UNIFORM11),                                                       \
+    .floor_from_operands = true, .dists = GEMM_DISTS, .check_shape = gemm_check_shape,             \
+    .layout = gemm_layout, .flops = gemm_flops, .bytes = gemm_bytes, .make_inputs = gemm_inputs,   \
+    .oracle = gemm_oracle, .gauge = gemm_gauge, .exact_reference = gemm_exact_reference,           \
+    .pgauge = gemm_pgauge, .exact = gemm_exact, .depth = gemm_depth, .measure = gemm_measure,      \
+    .bias_dists = GV_BIT(GV_DIST_UNIFORM11), .reference_ignores_mode = true,                       \
     .error_model = "|C-r| <= gamma_k |A||B| (Higham ASNA eq. 3.13): gauge |A||B|, depth k; "       \
                    "tf32: depth 4 + k/2^13 at u = 2^-11 (docs/error-models.md)"
 
@@ -388,6 +391,24 @@ static const gv_op gemm_tiled_droptail = {
     GEMM_COMMON,
 };
 
+/* The store one ulp up: every result within an ulp and a half of its sum's, so the ratio and R
+   are a correct kernel's give or take 2/sqrt(k); only the bias rule sees it. It judges gemm on
+   zero-mean inputs (round-to-nearest itself drifts toward zero on sums of same-signed terms),
+   so those are this variant's default: |z| >= 25 at every shape and seed of
+   tests/cpu/model_bias.c, which emulates it bit for bit. */
+static const gv_op gemm_tiled_ulp = {
+    .name = "gemm.tiled.ulp",
+    .dtypes = GV_BOTH_DTYPES,
+    .summary = "planted bug: the tiled kernel stores each sum one ulp up (nextafter to +inf)",
+    .planted_bug = "one ulp up at the store: errors lean upward",
+    .modes = GV_BIT(GV_MODE_NATIVE),
+    .shapes = "128x128x128,1537x515x263",
+    .test_shapes = "129x65x33,100x37x129",
+    .device = GV_KERNEL(gk_gemm_tiled_ulp),
+    GEMM_BASE,
+    .default_dist = GV_DIST_UNIFORM11,
+};
+
 /* The test shapes cover both load paths (k and n multiples of 4: 4-vectors; otherwise
    scalar), partial block tiles in m, n and k (f32 128 x 256 x 8, f64 128 x 64 x 8), a K tail
    of 1..7, and more than one block tile in each direction. */
@@ -426,6 +447,7 @@ const gv_op *const gv_family_gemm[] = {&gemm_cublas,
                                        &gemm_cublas_fp8fast,
                                        &gemm_tiled,
                                        &gemm_tiled_droptail,
+                                       &gemm_tiled_ulp,
                                        &gemm_regblock,
                                        &gemm_regblock_droptail,
                                        NULL};
