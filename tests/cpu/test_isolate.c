@@ -12,9 +12,9 @@
 #include "testkit.h"
 
 /* vadd, reduce.sum and reduce.colsum at test sizes, f32, none planted: 6 vadd cases, 8 sums
-   and 5 column sums plus each one's canary (src/ops/vadd.c, src/ops/reduce.c). */
+   and 5 column sums, plus each one's canary (src/ops/vadd.c, src/ops/reduce.c). */
 #define OPS      "--op '[rv][ea]d*' --test-sizes --dtype f32"
-#define N_VADD   6
+#define N_VADD   7
 #define N_SUM    9
 #define N_COLSUM 6
 #define N_CASES  (N_VADD + N_SUM + N_COLSUM)
