@@ -367,6 +367,7 @@ static int build_op(api_op *a, const gv_op_desc *d, char *err, size_t errlen)
         op->flops = api_flops;
         op->bytes = api_bytes;
         op->make_inputs = api_inputs;
+        op->user_inputs = d->make_inputs != NULL; /* else gpuval's generator (api_inputs) */
         op->oracle = api_reference;
         op->gauge = api_gauge;
         op->depth = api_depth;

@@ -89,6 +89,22 @@ int gv_size_spec_parse(const char *spec, gv_shape *shapes, int max, char *err, s
 
 struct gv_op;
 
+/* Where a case's inputs come from, said by whoever hands them in (gv_given_inputs, problem.h;
+ * never guessed from the data) and kept in its result. It decides which models may judge
+ * (docs/error-models.md, "Data gpuval did not make"): the probabilistic model and the exact
+ * probes hold only for inputs whose statistics are known. */
+typedef enum gv_inputs {
+    GV_INPUTS_GENERATED = 0, /* gpuval's counter-based generator: (dist, seed) made them */
+    GV_INPUTS_GIVEN = 1,     /* from outside (check --inputs, replay of such a dump, a user's
+                                make_inputs hook): the worst-case model and the tiers judge */
+    GV_INPUTS_DECLARED = 2,  /* given, and the user declares them independent draws
+                                (check --inputs --prob-model): the probabilistic model judges */
+    GV_NINPUTS
+} gv_inputs;
+
+const char *gv_inputs_name(gv_inputs in); /* "generated", "given", "declared" */
+int gv_inputs_parse(const char *s, gv_inputs *out);
+
 /* One case: everything that determines inputs and expected results. */
 typedef struct gv_case {
     const struct gv_op *op;

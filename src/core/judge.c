@@ -13,6 +13,7 @@
 
 #include "core/gen.h" /* GV_PAR_MIN */
 #include "core/hash.h"
+#include "core/inputs.h"
 #include "core/metrics.h"
 #include "core/model_floor.h"
 
@@ -132,6 +133,7 @@ void gv_result_init(gv_result *r, const gv_case *c, const gv_tiers *tiers)
     }
     r->exact = op->exact && op->exact(c);
     r->bias.judged = bias_judged(c, r->bias.why_not, sizeof r->bias.why_not);
+    gv_result_set_inputs(r, GV_INPUTS_GENERATED); /* the run says otherwise where they are not */
 }
 
 void gv_result_set(gv_result *r, gv_verdict v, const char *fmt, double a, double b)
@@ -193,12 +195,13 @@ void gv_decide(gv_result *r)
         snprintf(why, len, "error model: ratio %.3g over bound %.3g", m->ratio, r->ratio_bound);
         return;
     }
-    if (r->prob.on && !(m->prob_max <= GV_PROB_MAX_BOUND)) {
+    if (r->prob.on && !r->prob.reported_only && !(m->prob_max <= GV_PROB_MAX_BOUND)) {
         snprintf(why, len, "probabilistic model: max R %.3g over %.3g at element %lld", m->prob_max,
                  GV_PROB_MAX_BOUND, (long long)m->prob_worst_index);
         return;
     }
-    if (r->prob.on && m->prob_n >= GV_PROB_RMS_MIN_N && !(m->prob_rms <= GV_PROB_RMS_BOUND)) {
+    if (r->prob.on && !r->prob.reported_only && m->prob_n >= GV_PROB_RMS_MIN_N &&
+        !(m->prob_rms <= GV_PROB_RMS_BOUND)) {
         snprintf(why, len, "probabilistic model: RMS R %.3g over %.3g (%.1f effective bits)",
                  m->prob_rms, GV_PROB_RMS_BOUND, m->eff_bits);
         return;
@@ -234,11 +237,16 @@ void gv_decide(gv_result *r)
     r->verdict = GV_PASS;
 }
 
-/* A tier t is promised only where the probabilistic model guarantees it: when its largest
+/* On generated inputs a tier t is promised only where the probabilistic model guarantees it
+   (on given ones, where the worst-case model does: gv_tier_on_given): when its largest
    allowance GV_PROB_MAX_BOUND w G_i exceeds t (1 + |r_i|) for some element (zero-mean inputs
    summed deep cancel to |r| far below G), no tier is expected and the models alone judge. */
 static void tier_within_model(const gv_problem *p, gv_result *r)
 {
+    if (!gv_inputs_known(r->inputs)) { /* no model of these inputs: the worst case guarantees */
+        gv_tier_on_given(p, r);
+        return;
+    }
     if (!r->prob.on || r->expected_tier <= 0 || r->expected_tier_why[0]) return;
     double worst = 0.0;
     for (int i = 0; i < p->l.n_out; i++) {

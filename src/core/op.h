@@ -75,6 +75,9 @@ typedef struct gv_op {
     /* out[0] = in[0] . in[1], a product of two operands: the input-rounding floor of the
        probabilistic model applies (model_floor.h). */
     bool floor_from_operands;
+    /* make_inputs is a user's (the C API's make_inputs hook), not gpuval's generator: every
+       case of the op has given inputs (gv_result.inputs), whatever its caller says. */
+    bool user_inputs;
     unsigned dtypes; /* bit (1u << gv_dtype) */
     unsigned modes;  /* bit (1u << gv_mode); modes valid only for some dtypes are
                         filtered by mode_valid */
@@ -172,6 +175,9 @@ typedef struct gv_op {
 
 typedef struct gv_result {
     gv_case c;
+    /* where the case's inputs came from (gv.h); set with gv_result_set_inputs (inputs.h),
+       which decides what the models may claim */
+    gv_inputs inputs;
     gv_verdict verdict;
     char reason[256]; /* FAIL: why; SKIP: why; ERROR: the error's name */
     gv_tiers tiers;
@@ -203,6 +209,9 @@ typedef struct gv_result {
         double oracle_depth;   /* the f64 oracle's own summation depth */
         double w;              /* gv_prob_unit(u, depth, u_in) + 2^-53 sqrt(oracle_depth) */
         double floor_rms;      /* the RMS R input rounding alone gives (model_floor.h); 0 */
+        /* R measured and reported, never judged: the case's inputs are not gpuval's and
+           nobody declared them fit for the model (gv_result_set_inputs, inputs.h) */
+        bool reported_only;
     } prob;
     /* Why no tier is expected when the model's own allowance exceeds it (set by gv_judge;
        expected_tier_why, when set, is the op's own reason). */

@@ -48,6 +48,10 @@ typedef struct gv_given_inputs {
     int n;
     const void *data[GV_MAX_TENSORS];
     int64_t count[GV_MAX_TENSORS];
+    /* what the caller says they are: GIVEN (a user's arrays), DECLARED (a user's, declared
+       fit for the probabilistic model), or GENERATED (the generator's own, as in a dump of a
+       generated case: checked against the generator's bits, given where they differ) */
+    gv_inputs inputs;
 } gv_given_inputs;
 
 /* The given inputs into p's input tensors (data bit for bit, ref its exact f64 value): GV_OK,

@@ -10,6 +10,7 @@
 #include <time.h>
 
 #include "../../oracle/go.h"
+#include "core/inputs.h"
 #include "core/judge.h"
 #include "core/knobs.h"
 #include "core/reference.h"
@@ -64,6 +65,16 @@ static void *device_job_run(void *arg)
     return NULL;
 }
 
+int gv_problem_given(gv_problem *p, const gv_given_inputs *given, gv_result *r)
+{
+    gv_result_set_inputs(r, given->inputs);
+    /* A caller that says given buffers are the generator's own (replay of a dump of generated
+       inputs) is taken at its word only where the bits agree: else they are given inputs. */
+    if (given->inputs == GV_INPUTS_GENERATED && !gv_given_match(p, given))
+        gv_result_set_inputs(r, GV_INPUTS_GIVEN);
+    return gv_problem_apply_given(p, given);
+}
+
 void gv_case_prepare(gv_case_run *cr, const gv_case *c, const gv_tiers *tiers, int repeat,
                      gv_result *r, const gv_given_inputs *given)
 {
@@ -72,6 +83,7 @@ void gv_case_prepare(gv_case_run *cr, const gv_case *c, const gv_tiers *tiers, i
     cr->repeat = repeat;
     const gv_op *op = c->op;
     gv_result_init(r, c, tiers);
+    if (given) gv_result_set_inputs(r, given->inputs); /* what the caller says they are */
     if (!op->device) {
         gv_result_set(r, GV_SKIP, "built without CUDA", 0, 0);
         return;
@@ -128,7 +140,7 @@ void gv_case_prepare(gv_case_run *cr, const gv_case *c, const gv_tiers *tiers, i
         return;
     }
     cr->have_problem = true;
-    if (given && gv_problem_apply_given(p, given) != GV_OK) {
+    if (given && gv_problem_given(p, given, r) != GV_OK) {
         r->verdict = GV_ERROR;
         snprintf(r->reason, sizeof r->reason, "inputs: the given tensors do not match the layout");
         return;

@@ -28,6 +28,13 @@ int gv_run_case_io(const gv_case *c, const gv_tiers *tiers, gv_result *r,
 int gv_run_case_full(const gv_case *c, const gv_tiers *tiers, int repeat, gv_result *r,
                      const gv_given_inputs *given, gv_problem *keep);
 
+/* Given inputs over the generated ones of p (built by gv_problem_init), and what they are
+ * into r (gv_result_set_inputs, inputs.h): the caller's word, except that a claim of
+ * GENERATED holds only where the bits are the generator's. The step of gv_case_prepare that
+ * check --inputs and replay take; GV_OK, or GV_EINVAL when the buffers do not match p's
+ * layout. */
+int gv_problem_given(gv_problem *p, const gv_given_inputs *given, gv_result *r);
+
 /* ---- One case in steps (the runner, runner.c, reports between them). gv_run_case_full is these
  * steps in order:
  *   gv_case_prepare   the result started, the case's size checks, its inputs (host only)
