@@ -41,6 +41,7 @@ enum {
     O_SAVE,
     O_BASELINE,
     O_INPUTS,
+    O_PROB_MODEL,
     O_DUMP,
     O_FORCE,
     O_REPEAT,
@@ -109,7 +110,13 @@ static const gv_opt check_opts[] = {
      .help = "run --op (one op, named exactly) on these arrays instead of\n"
              "generated inputs: one .npy per input in the op's order; the dtype\n"
              "and the dims come from the files (little-endian <f4 or <f8, C or\n"
-             "Fortran order)"},
+             "Fortran order). The worst-case model and the tiers it guarantees\n"
+             "judge them; the probabilistic model's R is reported, not judged"},
+    {.name = "prob-model",
+     .id = O_PROB_MODEL,
+     .help = "with --inputs: declare the arrays independent draws (what the\n"
+             "probabilistic model assumes), so that its R judges them too; structured\n"
+             "data (bases, smooth signals, contrasts) may then FAIL a correct kernel"},
     {.name = "dump-failures",
      .id = O_DUMP,
      .arg = "DIR",
@@ -292,7 +299,7 @@ typedef struct check_job {
     gv_selection sel;
     const char *json_path, *save_path, *size_spec, *baseline_path, *inputs_list, *dump_dir;
     const char *as_name, *device_spec;
-    bool force, isolate, case_timeout_given;
+    bool force, isolate, case_timeout_given, prob_model;
     int quiet, repeat;
     double case_timeout_s;
 
@@ -346,6 +353,7 @@ static int parse_args(int argc, char **argv, check_job *j)
         case O_BASELINE: j->baseline_path = optarg; break;
         case O_FORCE: j->force = true; break;
         case O_INPUTS: j->inputs_list = optarg; break;
+        case O_PROB_MODEL: j->prob_model = true; break;
         case O_DUMP: j->dump_dir = optarg; break;
         case O_AS: j->as_name = optarg; break;
         case O_NOCACHE: gv_cache_enable(false); break;
@@ -457,6 +465,11 @@ static int prepare(check_job *j)
         gv_usage_error("%s", err);
         return GV_EXIT_USAGE;
     }
+    if (j->prob_model && !j->inputs_list) {
+        gv_usage_error("--prob-model declares --inputs arrays fit for the probabilistic model; "
+                       "generated inputs are already");
+        return GV_EXIT_USAGE;
+    }
     if (j->inputs_list && load_inputs(j) != 0) return GV_EXIT_USAGE;
     int n = gv_select(&j->sel, &j->cases, err, sizeof err);
     if (n < 0) {
@@ -486,7 +499,9 @@ static int run_cases(check_job *j, const gv_run_info *info, gv_result *results)
 {
     int n = j->n;
     gv_given_inputs given;
-    gv_inputs_given(j->arrays, j->n_arrays, &given);
+    /* the arrays are the user's: which models may judge them is this caller's to say */
+    gv_inputs_given(j->arrays, j->n_arrays, j->prob_model ? GV_INPUTS_DECLARED : GV_INPUTS_GIVEN,
+                    &given);
     gv_summary sum = {0};
     check_progress cp = {j->cases,       n,    j->quiet, isatty(2), &sum, j->dump_dir,
                          j->inputs_list, info, j->force, false};

@@ -45,8 +45,10 @@ static const char *jstr(json_t *doc, const char *key)
     return json_string_value(json_object_get(doc, key));
 }
 
-/* The case of case.json into c and its dumped verdict into *verdict; -1 with a message. */
-static int read_case(const char *path, json_t *doc, gv_case *c, gv_verdict *verdict)
+/* The case of case.json into c, its dumped verdict into *verdict and where its inputs came
+   from into *inputs; -1 with a message. */
+static int read_case(const char *path, json_t *doc, gv_case *c, gv_verdict *verdict,
+                     gv_inputs *inputs)
 {
     const char *schema = jstr(doc, "schema"), *op = jstr(doc, "op"), *dt = jstr(doc, "dtype"),
                *mode = jstr(doc, "mode"), *dist = jstr(doc, "dist"), *v = jstr(doc, "verdict");
@@ -112,6 +114,14 @@ static int read_case(const char *path, json_t *doc, gv_case *c, gv_verdict *verd
         gv_usage_error("%s: seed must be a non-negative integer or its decimal digits", path);
         return -1;
     }
+    /* Where the dumped inputs came from, as check recorded it: "generated" (the run checks
+       the claim against the generator's bits), else the --inputs files: given. A dump of
+       declared inputs (check --inputs --prob-model) says so in its result's "inputs". */
+    const char *from = jstr(doc, "inputs_from"),
+               *as = jstr(json_object_get(doc, "result"), "inputs");
+    *inputs = from && strcmp(from, "generated") == 0 ? GV_INPUTS_GENERATED : GV_INPUTS_GIVEN;
+    if (*inputs == GV_INPUTS_GIVEN && as && strcmp(as, gv_inputs_name(GV_INPUTS_DECLARED)) == 0)
+        *inputs = GV_INPUTS_DECLARED;
     return 0;
 }
 
@@ -183,7 +193,8 @@ int gv_cmd_replay(int argc, char **argv)
     }
     gv_case c;
     gv_verdict dumped;
-    int rc = read_case(path, doc, &c, &dumped);
+    gv_inputs inputs;
+    int rc = read_case(path, doc, &c, &dumped, &inputs);
     json_decref(doc);
     if (rc != 0) return GV_EXIT_USAGE;
     gv_layout l;
@@ -214,12 +225,16 @@ int gv_cmd_replay(int argc, char **argv)
     gv_run_start(&info, "replay", argc, argv);
     free((char *)info.argv_joined);
     gv_given_inputs given;
-    gv_inputs_given(in, n_in, &given);
+    gv_inputs_given(in, n_in, inputs, &given);
     gv_result r;
     gv_problem p;
     gv_run_case_io(&c, &gv_default_tiers, &r, &given, &p);
     gv_table_header(stdout);
     gv_table_row(stdout, &r);
+    if (r.inputs != inputs && !c.op->user_inputs) /* a user's make_inputs: given anyway */
+        printf("inputs: case.json says %s, but the dumped inputs are not the generator's bits for "
+               "this case: judged as %s inputs\n",
+               gv_inputs_name(inputs), gv_inputs_name(r.inputs));
     bool same = r.verdict == dumped;
     printf("verdict: %s, dumped %s: %s\n", gv_verdict_name(r.verdict), gv_verdict_name(dumped),
            same ? "the same" : "DIFFERENT");

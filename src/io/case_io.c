@@ -260,10 +260,11 @@ out:
     return rc;
 }
 
-void gv_inputs_given(const gv_npy *arrays, int n, gv_given_inputs *given)
+void gv_inputs_given(const gv_npy *arrays, int n, gv_inputs in, gv_given_inputs *given)
 {
     memset(given, 0, sizeof *given);
     given->n = n;
+    given->inputs = in;
     for (int i = 0; i < n; i++) {
         given->data[i] = arrays[i].data;
         given->count[i] = arrays[i].count;

@@ -23,8 +23,9 @@ int gv_tensor_shape(const gv_case *c, const gv_layout *l, bool output, int i, in
  * GV_OK, or GV_EINVAL / GV_EIO with the file and the fault in err. */
 int gv_inputs_load(const gv_op *op, const char *files, gv_npy *arrays, int *n, gv_dtype *dtype,
                    gv_shape *shape, char *err, size_t errlen);
-/* The loaded arrays as given inputs for gv_run_case_io. */
-void gv_inputs_given(const gv_npy *arrays, int n, gv_given_inputs *given);
+/* The loaded arrays as given inputs for gv_run_case_io, with what the caller says they are
+   (gv_inputs, gv.h: a user's arrays are GIVEN). */
+void gv_inputs_given(const gv_npy *arrays, int n, gv_inputs in, gv_given_inputs *given);
 
 /* The case's directory name under --dump-failures: OP-DTYPE-MODE-DIST-SHAPE-sSEED, any
  * character outside [A-Za-z0-9._-] made '_'. */
