@@ -7,6 +7,7 @@
 #include "core/gv.h"
 #include "io/outfile.h"
 #include "core/hash.h"
+#include "core/inputs.h"
 #include "core/judge.h"
 #include "io/run_info.h"
 #include "io/json_util.h"
@@ -62,8 +63,10 @@ void gv_table_row(FILE *f, const gv_result *r)
     bool judged = r->verdict == GV_PASS || r->verdict == GV_FAIL;
     char rmax[16] = "-", rrms[16] = "-";
     if (judged && r->prob.on) {
-        snprintf(rmax, sizeof rmax, "%.3g", r->m.prob_max);
-        if (r->m.prob_n >= GV_PROB_RMS_MIN_N) snprintf(rrms, sizeof rrms, "%.3g", r->m.prob_rms);
+        /* in parentheses where R is reported, not judged (inputs gpuval did not make) */
+        const char *fmt = r->prob.reported_only ? "(%.3g)" : "%.3g";
+        snprintf(rmax, sizeof rmax, fmt, r->m.prob_max);
+        if (r->m.prob_n >= GV_PROB_RMS_MIN_N) snprintf(rrms, sizeof rrms, fmt, r->m.prob_rms);
     }
     if (judged)
         fprintf(f, "%-24s %-5s %-8s %-9s %-16s %9.2e %9.2e %5.1f %8.3g %7s %6s %5s %5s  %s",
@@ -91,6 +94,8 @@ void gv_table_row(FILE *f, const gv_result *r)
         gv_bias_lean(&r->m, r->prob.on, lean, sizeof lean);
         fprintf(f, " [bias reported, not judged: %s; %s]", r->bias.why_not, lean);
     }
+    if (judged && r->prob.on && r->prob.reported_only)
+        fprintf(f, " [R reported, not judged: %s]", GV_PROB_NOT_VALID);
     repeat_note(f, r);
     fputc('\n', f);
 }
@@ -139,6 +144,7 @@ static json_t *result_json(const gv_result *r)
     json_object_set_new(o, "dims", json_string(r->c.op->dims));
     json_object_set_new(o, "shape", shape);
     json_object_set_new(o, "seed", gv_json_seed(r->c.seed));
+    json_object_set_new(o, "inputs", json_string(gv_inputs_name(r->inputs)));
     json_object_set_new(o, "planted_bug",
                         r->c.op->planted_bug ? json_string(r->c.op->planted_bug) : json_null());
     json_object_set_new(o, "verdict", json_string(gv_verdict_name(r->verdict)));
@@ -203,12 +209,14 @@ static json_t *result_json(const gv_result *r)
                                   "ratio", judged ? gv_json_num(r->m.ratio) : json_null()));
     json_object_set_new(
         o, "prob_model",
-        r->prob.on
-            ? json_pack("{s:o, s:o, s:o, s:o, s:o, s:o, s:i}", "u", gv_json_num(r->prob.u), "depth",
-                        gv_json_num(r->prob.depth), "u_in", gv_json_num(r->prob.u_in), "w",
-                        gv_json_num(r->prob.w), "max_bound", gv_json_num(GV_PROB_MAX_BOUND),
-                        "rms_bound", gv_json_num(GV_PROB_RMS_BOUND), "rms_min_n", GV_PROB_RMS_MIN_N)
-            : json_null());
+        r->prob.on ? json_pack("{s:o, s:o, s:o, s:o, s:o, s:o, s:i, s:b, s:o}", "u",
+                               gv_json_num(r->prob.u), "depth", gv_json_num(r->prob.depth), "u_in",
+                               gv_json_num(r->prob.u_in), "w", gv_json_num(r->prob.w), "max_bound",
+                               gv_json_num(GV_PROB_MAX_BOUND), "rms_bound",
+                               gv_json_num(GV_PROB_RMS_BOUND), "rms_min_n", GV_PROB_RMS_MIN_N,
+                               "judges", !r->prob.reported_only, "not_judged_why",
+                               r->prob.reported_only ? json_string(GV_PROB_NOT_VALID) : json_null())
+                   : json_null());
     json_object_set_new(o, "bias_rule",
                         json_pack("{s:b, s:o, s:o, s:i}", "judged", r->bias.judged, "why_not",
                                   r->bias.judged ? json_null() : json_string(r->bias.why_not),
