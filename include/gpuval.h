@@ -5,9 +5,10 @@
  * dtypes, modes, default sizes, how many elements each tensor has for a shape, flop and byte
  * counts and, optionally, how to make its inputs. Then either
  *   - judge it as one of gpuval's built-in operations (judge_as = "gemm": the built-in's
- *     layout, inputs, f64 oracle, gauge, depth and probabilistic model are used; your
- *     kernel must then take and produce the built-in's tensors, e.g. row-major A (m x k),
- *     B (k x n) -> C (m x n) for gemm), or
+ *     layout, inputs, f64 oracle, gauge and probabilistic model are used; your kernel must
+ *     then take and produce the built-in's tensors, e.g. row-major A (m x k), B (k x n) ->
+ *     C (m x n) for gemm; its depth is the one you declare, else the operation's in any
+ *     order, e.g. n for a sum of n, not the depth of the built-in's own kernel), or
  *   - give your own f64 reference, with a gauge g >= |r| and a depth d for the error model
  *     |c - r| <= ratio_bound * u * d * g (docs/error-models.md).
  * Your device launch hook receives device pointers and dims (gv_launch_args) and enqueues
@@ -38,7 +39,9 @@ extern "C" {
 #endif
 
 #define GPUVAL_API_VERSION_MAJOR 1
-#define GPUVAL_API_VERSION_MINOR 0
+/* 1.1: judge_as takes a depth; without one, the operation's order-free depth (not the depth
+   of the built-in's own kernel) */
+#define GPUVAL_API_VERSION_MINOR 1
 /* major * 1000 + minor */
 #define GPUVAL_API_VERSION (GPUVAL_API_VERSION_MAJOR * 1000 + GPUVAL_API_VERSION_MINOR)
 
@@ -122,7 +125,10 @@ typedef struct gv_op_desc {
     const char *planted_bug;
 
     /* Either judge as a built-in: an op name ("gemm.cublas") or a family name ("gemm": its
-       first op). Everything below up to `launch` must then be left zero. */
+       first op). Everything below up to `launch` must then be left zero, except `depth`:
+       your kernel's own (say ceil(log2 n) + 1 for a pairwise sum), or NULL for the
+       operation's order-free depth (n for a sum of n, m for column sums of m rows, k for a
+       product; docs/error-models.md, "Data gpuval did not make"). */
     const char *judge_as;
 
     /* Or your own model. Required: n_in >= 0, n_out >= 1, layout, reference, depth. */
@@ -133,8 +139,10 @@ typedef struct gv_op_desc {
     double (*flops)(const gv_case_info *c, void *user); /* NULL: 0 (unknown) */
     double (*bytes)(const gv_case_info *c, void *user); /* NULL: 0 (unknown) */
     /* Optional: the inputs in f64 (in[i] holds in_count[i] values); gpuval rounds them to
-       the dtype and hands the same rounded values to the reference. NULL: each input drawn
-       from the case's distribution by gpuval's generator (same on every machine). */
+       the dtype and hands the same rounded values to the reference. They are your data
+       ("inputs": "given" in the results): gpuval knows nothing of their statistics. NULL:
+       each input drawn from the case's distribution by gpuval's generator (same on every
+       machine). */
     int (*make_inputs)(const gv_case_info *c, double *const *in, const int64_t *in_count,
                        void *user);
     /* The f64 reference: out[j] (out_count[j] values) from the rounded inputs. */
@@ -143,7 +151,8 @@ typedef struct gv_op_desc {
     /* Optional: the error model's gauge g_j >= |r_j| into gauge[j]. NULL: g = |r|. */
     int (*gauge)(const gv_case_info *c, const double *const *in, const double *const *ref,
                  double *const *gauge, void *user);
-    /* The error model's depth d (e.g. the length of the longest sum), > 0. */
+    /* The error model's depth d (e.g. the length of the longest sum), > 0. Also allowed
+       with judge_as (see there). */
     double (*depth)(const gv_case_info *c, void *user);
     double ratio_bound; /* 0: gpuval's default */
 

@@ -112,6 +112,18 @@ static double api_depth(const gv_case *c)
     return d->depth(&ci, d->user);
 }
 
+/* judge_as with a depth of the user's kernel (declared) or the operation's order-free one:
+   the f64 oracle is still the built-in's, and sums in the built-in's order (its own
+   oracle_depth, else its native depth), whatever the depth the user's kernel is judged at. */
+static double api_as_oracle_depth(const gv_case *c)
+{
+    const gv_op *as = api_of_case(c)->as;
+    if (as->oracle_depth) return as->oracle_depth(c);
+    gv_case native = *c;
+    native.mode = GV_MODE_NATIVE;
+    return as->depth(&native);
+}
+
 static int api_inputs(gv_problem *p)
 {
     const gv_op_desc *d = api_of_case(&p->c)->desc;
@@ -311,10 +323,11 @@ static int build_op(api_op *a, const gv_op_desc *d, char *err, size_t errlen)
         if (!as)
             return fail(err, errlen, name, "judge_as names no built-in op or family", d->judge_as);
         if (d->n_in || d->n_out || d->layout || d->flops || d->bytes || d->make_inputs ||
-            d->reference || d->gauge || d->depth || d->ratio_bound != 0)
+            d->reference || d->gauge || d->ratio_bound != 0)
             return fail(err, errlen, name,
                         "judge_as takes the built-in's model: leave n_in, n_out, layout, flops, "
-                        "bytes, make_inputs, reference, gauge, depth and ratio_bound zero",
+                        "bytes, make_inputs, reference, gauge and ratio_bound zero (depth: your "
+                        "kernel's own, or zero for the operation's order-free depth)",
                         NULL);
         if (d->dims && strcmp(d->dims, as->dims) != 0)
             return fail(err, errlen, name, "dims differ from the built-in's", as->dims);
@@ -332,12 +345,16 @@ static int build_op(api_op *a, const gv_op_desc *d, char *err, size_t errlen)
         op->make_inputs = as->make_inputs;
         op->oracle = as->oracle;
         op->gauge = as->gauge;
-        op->depth = as->depth;
+        /* Depths belong to the kernel that has them: the built-in's may be its own order (a
+           tree, chunks), which the user's kernel need not share. The user's declared depth,
+           else the operation's depth in any order (docs/error-models.md, "Data gpuval did
+           not make"). The oracle keeps its own. */
+        op->depth = d->depth ? api_depth : as->order_free_depth ? as->order_free_depth : as->depth;
         op->unit_roundoff = as->unit_roundoff;
         op->ratio_bound = as->ratio_bound;
         op->expected_tier = as->expected_tier;
         op->pgauge = as->pgauge;
-        op->oracle_depth = as->oracle_depth;
+        op->oracle_depth = op->depth == as->depth ? as->oracle_depth : api_as_oracle_depth;
         op->exact = as->exact;
         op->measure = as->measure;
         if ((op->dtypes & ~as->dtypes) != 0)

@@ -127,6 +127,12 @@ typedef struct gv_op {
        the CPU's computation (`oracle`) alone, not the error model's bookkeeping. */
     int (*gauge)(gv_problem *p);
     double (*depth)(const gv_case *c);
+    /* Optional: the depth of the operation evaluated in any order its definition allows (a
+       sum of n terms: n; the column sums of m rows: m), in depth's units and modes, where
+       `depth` is the order of gpuval's own kernel (a tree, chunks). A user's op judged as
+       this one (judge_as) gets it unless it declares its own. NULL: depth holds for any order
+       already (a product's k, an element-wise op's 1). */
+    double (*order_free_depth)(const gv_case *c);
     /* Optional: u for the error model; default gv_unit_roundoff(dtype, mode). */
     double (*unit_roundoff)(const gv_case *c);
     double ratio_bound; /* 0: GV_DEFAULT_RATIO_BOUND */
