@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "core/power.h"
+#include "core/registry.h"
 #include "core/judge.h"
 #include "core/reference.h"
 #include "core/run.h"
@@ -258,6 +259,26 @@ static int time_gpu(gv_problem *p, const gv_bench_opts *o, bool repeat, gv_bench
     return GV_OK;
 }
 
+/* The mode probes of the case's (dtype, mode) (gv_mode_probe_cases), untimed, after the
+   timed sample passed: a mode that is not in effect fails the sanity verdict as it fails
+   check (docs/error-models.md, "A mode must be in effect"). */
+static void probe_mode(gv_bench_case *bc)
+{
+    gv_case pc[8];
+    char err[256] = "";
+    const gv_case *c = &bc->c;
+    int n = gv_mode_probe_cases(c->op, c->dtype, c->mode, false, c->seed, pc, 8, err, sizeof err);
+    for (int k = 0; k < n; k++) {
+        gv_result pr;
+        gv_run_case(&pc[k], &gv_default_tiers, &pr);
+        if (pr.verdict != GV_FAIL) continue;
+        bc->sanity.verdict = GV_FAIL;
+        snprintf(bc->sanity.reason, sizeof bc->sanity.reason, "mode probe (%s): %.200s",
+                 gv_dist_name(pc[k].dist), pr.reason);
+        return;
+    }
+}
+
 int gv_bench_run_case(const gv_case *c, const gv_bench_opts *o, bool repeat, gv_bench_case *bc)
 {
     memset(bc, 0, sizeof *bc);
@@ -333,6 +354,7 @@ int gv_bench_run_case(const gv_case *c, const gv_bench_opts *o, bool repeat, gv_
         snprintf(bc->clocks.why, sizeof bc->clocks.why, "not read");
     }
     gv_problem_free(&p);
+    if (rc == GV_OK && dev == &gv_bench_cuda && bc->sanity.verdict == GV_PASS) probe_mode(bc);
     return rc;
 }
 

@@ -78,6 +78,17 @@ void gv_trade_pareto(gv_trade_row *rows, int n)
     }
 }
 
+/* What the mode's probes showed, for a flag: "its probe shows the path in effect (...)" when
+   they passed, else that the path was not checked. */
+static const char *probe_says(const gv_trade_row *row, char *buf, size_t len)
+{
+    if (row->n_probes && row->probe_verdict == GV_PASS)
+        snprintf(buf, len, "its mode probe shows the path in effect (%s)", row->probe_what);
+    else
+        snprintf(buf, len, "no probe of this mode: the library may not be using the claimed path");
+    return buf;
+}
+
 void gv_trade_flag_models(gv_trade_row *rows, int n)
 {
     for (int i = 0; i < n; i++) {
@@ -85,15 +96,25 @@ void gv_trade_flag_models(gv_trade_row *rows, int n)
         const gv_result *r = &row->r;
         row->model_flag[0] = '\0';
         if (r->verdict != GV_PASS) continue;
+        char says[160];
+        /* an emulation keeping more bits than its name (measured by the width probe): judged
+           at the width it claims, and said so */
+        int claimed = gv_mode_get(r->c.mode)->input_bits;
+        if (claimed > 0 && !isnan(row->probe_width) && row->probe_width > claimed) {
+            snprintf(row->model_flag, sizeof row->model_flag,
+                     "keeps %.0f bits below each row's largest element (width probe), %.0f more "
+                     "than the %d its name claims; judged at the claimed width",
+                     row->probe_width, row->probe_width - claimed, claimed);
+            continue;
+        }
         double floor = r->prob.floor_rms;
         if (r->prob.on && floor > 0 && r->m.prob_n >= GV_PROB_RMS_MIN_N &&
             r->m.prob_rms < floor / GV_PROB_FLOOR_FACTOR) {
             snprintf(row->model_flag, sizeof row->model_flag,
                      "better than its model: R_rms %.3g is below 1/%g of the %.3g that rounding "
-                     "the inputs to %d bits alone gives; the library may not be using the "
-                     "claimed path",
+                     "the inputs to %d bits alone gives; %s",
                      r->m.prob_rms, GV_PROB_FLOOR_FACTOR, floor,
-                     gv_mode_get(r->c.mode)->input_bits);
+                     gv_mode_get(r->c.mode)->input_bits, probe_says(row, says, sizeof says));
             continue;
         }
         if (r->c.mode == GV_MODE_NATIVE || (int)r->c.mode == gv_trade_default_mode()) continue;
@@ -101,9 +122,9 @@ void gv_trade_flag_models(gv_trade_row *rows, int n)
         if (!nat || !judged(&nat->r) || !(nat->r.m.normwise_rel > 0)) continue;
         if (nat->r.output_hash == r->output_hash)
             snprintf(row->model_flag, sizeof row->model_flag,
-                     "better than its model: the same bits as %s native (%s); the library may "
-                     "not be using the claimed path",
-                     gv_dtype_name(r->c.dtype), nat->r.math_mode[0] ? nat->r.math_mode : "-");
+                     "the same bits as %s native (%s); %s", gv_dtype_name(r->c.dtype),
+                     nat->r.math_mode[0] ? nat->r.math_mode : "-",
+                     probe_says(row, says, sizeof says));
     }
 }
 
@@ -201,6 +222,17 @@ static json_t *row_json(const gv_trade_row *row)
                         num_or_null(j && r->prob.floor_rms > 0, r->prob.floor_rms));
     json_object_set_new(o, "model_flag",
                         row->model_flag[0] ? json_string(row->model_flag) : json_null());
+    /* the mode probes (docs/error-models.md, "A mode must be in effect"): null for a mode
+       that has none */
+    json_object_set_new(
+        o, "probe",
+        row->n_probes
+            ? json_pack("{s:i, s:s, s:s, s:o, s:o, s:o}", "n", row->n_probes, "verdict",
+                        gv_verdict_name(row->probe_verdict), "what", row->probe_what, "reason",
+                        row->probe_reason[0] ? json_string(row->probe_reason) : json_null(),
+                        "width_bits", num_or_null(!isnan(row->probe_width), row->probe_width),
+                        "acc_bits", num_or_null(!isnan(row->probe_acc_bits), row->probe_acc_bits))
+            : json_null());
     /* the emulated significand a sweep mode asks for (fp64emu32 ... 56; null for the
        library's own choice): the report draws the sweep's curve from it */
     int mbits = gv_mode_get(r->c.mode)->input_bits;

@@ -38,7 +38,19 @@ typedef struct gv_trade_row {
     char power_why[128];
     /* gv_trade_flag_models: a passing row that does better than its model can explain ("" if
        none), e.g. far below the input-rounding floor, or the same bits as native */
-    char model_flag[256];
+    char model_flag[320];
+    /* the mode's probes (gv_mode_probe_cases: is the claimed arithmetic in effect?), run after
+       the row's correctness case and never timed; n_probes 0: the mode has none. probe_verdict
+       is the worst of them; a FAIL makes the row's verdict FAIL with the probe's reason.
+       probe_what: what they measured, short ("tie ok", "width 36", "acc 14.0"); probe_reason:
+       the first probe's reason that was not PASS, or its unjudgeable note ("" if none);
+       probe_width / probe_acc_bits: the width probe's bits kept and the narrow probe's
+       accumulator bits (NaN where not run). */
+    int n_probes;
+    gv_verdict probe_verdict;
+    char probe_what[64];
+    char probe_reason[256];
+    double probe_width, probe_acc_bits;
 } gv_trade_row;
 
 /* One op at one size on one set of inputs: every (dtype, mode) the op accepts. */

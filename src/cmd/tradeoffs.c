@@ -272,12 +272,83 @@ static void time_row(gv_trade_row *row, const gv_bench_opts *o, const char *uuid
     gv_problem_free(&p);
 }
 
+static double extra_of(const gv_result *r, const char *name)
+{
+    for (int i = 0; i < r->n_extra; i++)
+        if (strcmp(r->extra[i].name, name) == 0) return r->extra[i].value;
+    return NAN;
+}
+
+/* How bad a verdict is for the row: PASS, then SKIP, ERROR, FAIL. */
+static int severity(gv_verdict v)
+{
+    return v == GV_PASS ? 0 : v == GV_SKIP ? 1 : v == GV_ERROR ? 2 : 3;
+}
+
+/* The mode probes of a row (check's own cases for the mode, on the group's seed), run after
+   its correctness case: a mode that is not in effect FAILs the row with the probe's reason;
+   what they measured goes beside it. */
+static void probe_row(gv_trade_row *row, bool show)
+{
+    row->probe_width = row->probe_acc_bits = NAN;
+    gv_case pc[8];
+    char err[256] = "";
+    const gv_case *c = &row->r.c;
+    int n = gv_mode_probe_cases(c->op, c->dtype, c->mode, false, c->seed, pc, 8, err, sizeof err);
+    if (n <= 0) return;
+    row->n_probes = n;
+    row->probe_verdict = GV_PASS;
+    size_t used = 0;
+    for (int k = 0; k < n; k++) {
+        gv_result pr;
+        if (show) {
+            char label[160];
+            fprintf(stderr, "\r%-6s %-70s", "probe", gv_case_label(&pc[k], label, sizeof label));
+            fflush(stderr);
+        }
+        gv_run_case(&pc[k], &gv_default_tiers, &pr);
+        double width = extra_of(&pr, "probe_width_bits"), acc = extra_of(&pr, "probe_acc_bits"),
+               off = extra_of(&pr, "probe_off_grid");
+        char what[32];
+        if (!isnan(width)) {
+            row->probe_width = width;
+            snprintf(what, sizeof what, "width %.0f", width);
+        } else if (!isnan(acc)) {
+            row->probe_acc_bits = acc;
+            snprintf(what, sizeof what, isfinite(acc) ? "acc %.1f" : "acc exact", acc);
+        } else if (!isnan(off)) {
+            snprintf(what, sizeof what, "%s %s", gv_dist_name(pc[k].dist),
+                     off == 0 ? "on grid" : "off grid");
+        } else {
+            snprintf(what, sizeof what, "%s %s", gv_dist_name(pc[k].dist),
+                     gv_verdict_name(pr.verdict));
+        }
+        int w = snprintf(row->probe_what + used, sizeof row->probe_what - used, "%s%s",
+                         used ? ", " : "", what);
+        if (w > 0 && (size_t)w < sizeof row->probe_what - used) used += (size_t)w;
+        if (severity(pr.verdict) > severity(row->probe_verdict)) row->probe_verdict = pr.verdict;
+        if (pr.verdict != GV_PASS && !row->probe_reason[0])
+            snprintf(row->probe_reason, sizeof row->probe_reason, "%s probe: %.230s",
+                     gv_dist_name(pc[k].dist),
+                     pr.reason[0] ? pr.reason : gv_verdict_name(pr.verdict));
+    }
+    /* a mode that is not in effect is not the mode measured: the row FAILs; one the library
+       replaced by another path (a documented fall-back: the probe is SKIP) is not a pass of
+       the mode either, and is neither timed nor on the front */
+    if (row->r.verdict == GV_ERROR || row->probe_verdict == GV_PASS) return;
+    if (row->probe_verdict == GV_FAIL || row->r.verdict == GV_PASS) {
+        row->r.verdict = row->probe_verdict == GV_FAIL ? GV_FAIL : GV_SKIP;
+        snprintf(row->r.reason, sizeof row->r.reason, "mode probe: %.200s", row->probe_reason);
+    }
+}
+
 static void run_group(gv_trade_group *g, const gv_bench_opts *o, bool show, const char *uuid)
 {
     for (int i = 0; i < g->n; i++) { /* correctness, never timed */
         progress(show, "check", &g->rows[i]);
         gv_case c = g->rows[i].r.c; /* gv_run_case starts r afresh: not from r itself */
         gv_run_case(&c, &gv_default_tiers, &g->rows[i].r);
+        probe_row(&g->rows[i], show);
     }
     for (int i = 0; i < g->n; i++) { /* timing, apart */
         gv_trade_row *row = &g->rows[i];

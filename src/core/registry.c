@@ -208,6 +208,21 @@ static int parse_canaries(const gv_op *op, const char *spec, gv_dist *dists, gv_
     return n;
 }
 
+int gv_mode_probe_cases(const gv_op *op, gv_dtype t, gv_mode m, bool test_sizes, uint64_t seed,
+                        gv_case *out, int max, char *err, size_t errlen)
+{
+    const char *spec = test_sizes ? op->test_mode_probes : op->mode_probes;
+    gv_dist dist[8];
+    gv_shape shape[8];
+    int np = spec ? parse_canaries(op, spec, dist, shape, 8, err, errlen) : 0;
+    if (np < 0) return np;
+    int n = 0;
+    for (int s = 0; s < np && n < max; s++)
+        if (gv_probe_applies(dist[s], t, m) && gv_mode_ok(op, t, m))
+            out[n++] = (gv_case){op, t, m, dist[s], shape[s], seed};
+    return n;
+}
+
 static int push_case(gv_case **out, int *n, int *cap, gv_case c)
 {
     if (*n == *cap) {

@@ -57,6 +57,13 @@ typedef struct gv_selection {
  * GV_EINVAL with a message (unknown op, a shape of the wrong rank, a rejected shape). */
 int gv_select(const gv_selection *sel, gv_case **cases, char *err, size_t errlen);
 
+/* The mode probes of (op, t, m) (op->mode_probes, or test_mode_probes; gv_probe_applies):
+ * at most max cases into out, on the given seed. Their count (0: the mode has no probe), or
+ * GV_EINVAL for a malformed list (err says so). tradeoffs and bench run them beside a mode's
+ * own case; check's catalogue selects them itself (gv_select). */
+int gv_mode_probe_cases(const gv_op *op, gv_dtype t, gv_mode m, bool test_sizes, uint64_t seed,
+                        gv_case *out, int max, char *err, size_t errlen);
+
 /* --as NAME: the n cases, all of one op (a variant), run and are reported under the op NAME
  * of the same family, so that `gpuval compare` matches them with NAME's baseline. The variant
  * must share NAME's inputs, layout, oracle and gauges (the same reference, so the oracle cache

@@ -225,7 +225,8 @@ static void probe_width(const gv_problem *p, gv_result *r)
 static void gemm_measure(const gv_problem *p, gv_result *r)
 {
     const gv_case *c = &p->c;
-    if (!gv_probe_applies(c->dist, c->dtype, c->mode)) return;
+    /* a probe is the generator's layout: arrays a user gives under a probe's name are not */
+    if (r->inputs != GV_INPUTS_GENERATED || !gv_probe_applies(c->dist, c->dtype, c->mode)) return;
     if (c->dist == GV_DIST_TIE) probe_tie(p, r);
     if (c->dist == GV_DIST_NARROW) probe_narrow(p, r);
     if (c->dist == GV_DIST_WIDTH) probe_width(p, r);

@@ -234,8 +234,25 @@ static void emu_curve(FILE *f, const json_t *g)
                 "<text x=\"%.1f\" y=\"%.1f\" font-size=\"10\" text-anchor=\"%s\">%.3g ms</text>\n",
                 x, y, left ? x + 6 : x - 6, y - 6, left ? "start" : "end", pts[k].t);
     }
+    /* the bits each mode kept, measured by its width probe: squares */
+    bool any_width = false;
+    for (int k = 0; k < np; k++) {
+        double w = gv_jval(gv_jget(pts[k].row, "probe.width_bits"));
+        if (!isfinite(w)) continue;
+        any_width = true;
+        fprintf(f,
+                "<rect x=\"%.1f\" y=\"%.1f\" width=\"8\" height=\"8\" fill=\"none\" "
+                "stroke=\"#d62728\" stroke-width=\"1.5\"/>\n",
+                gv_rk_px(&p, pts[k].x) - 4, gv_rk_py(&p, w) - 4);
+    }
     fputs("<text x=\"", f);
     fprintf(f, "%d\" y=\"%d\">labels: median time</text>\n", p.W - p.R + 6, p.T + 12);
+    if (any_width)
+        fprintf(f,
+                "<rect x=\"%d\" y=\"%d\" width=\"8\" height=\"8\" fill=\"none\" "
+                "stroke=\"#d62728\" stroke-width=\"1.5\"/><text x=\"%d\" y=\"%d\" "
+                "font-size=\"10\">bits kept (width probe)</text>\n",
+                p.W - p.R + 6, p.T + 24, p.W - p.R + 18, p.T + 32);
     gv_rk_svg_end(f);
     free(pts);
 }
@@ -243,8 +260,9 @@ static void emu_curve(FILE *f, const json_t *g)
 static void rows_table(FILE *f, const json_t *g, size_t gi)
 {
     fputs("<table><thead><tr><th>dtype</th><th>mode</th><th>math mode</th><th>verdict</th>"
-          "<th>reason</th><th>model flag</th><th>accurate "
-          "bits</th><th>normwise</th><th>max_rel</th><th>tiers "
+          "<th>reason</th><th>model flag</th><th>mode probe</th><th>accurate "
+          "bits</th><th>claimed bits</th><th>correctly rounded</th><th>probe width</th>"
+          "<th>normwise</th><th>max_rel</th><th>tiers "
           "met</th><th>ratio</th><th>prob R max</th><th>prob R RMS</th><th>median ms</th>"
           "<th>lo ms</th><th>hi ms</th><th>n</th><th>speed-up vs f64</th><th>speed-up vs "
           "default</th><th>J/call</th><th>Pareto</th></tr></thead>\n<tbody>\n",
@@ -262,10 +280,21 @@ static void rows_table(FILE *f, const json_t *g, size_t gi)
         gv_rk_td_str(f, verdict, verdict);
         gv_rk_td_str(f, gv_jstr(r, "reason"), "reason");
         gv_rk_td_str(f, gv_jstr(r, "model_flag"), "reason");
+        const json_t *probe = json_object_get(r, "probe");
+        char pw[320];
+        if (probe && !json_is_null(probe))
+            snprintf(pw, sizeof pw, "%s%s%s", gv_jstr(probe, "what"),
+                     *gv_jstr(probe, "reason") ? ": " : "", gv_jstr(probe, "reason"));
+        else
+            snprintf(pw, sizeof pw, "-");
+        gv_rk_td_str(f, pw, "reason");
         static const struct {
             const char *key;
             gv_rk_fmt fmt;
         } cols[] = {{"accurate_bits", GV_RK_F1},
+                    {"claimed_bits", GV_RK_INT},
+                    {"correctly_rounded", GV_RK_G3},
+                    {"probe.width_bits", GV_RK_INT},
                     {"normwise_rel", GV_RK_SCI},
                     {"max_rel", GV_RK_SCI},
                     {"tiers_met", GV_RK_SCI},
@@ -335,9 +364,9 @@ void gv_render_tradeoffs_html(FILE *f, const json_t *doc)
 /* The terminal table's columns (trade_cells.h) with the normwise error and the tiers met after
  * the bits; numbers right-aligned. */
 static const char md_names[] = "op|size|dtype|mode|math mode|verdict|bits|normwise|tiers met|"
-                               "claimed|CR %|R_max|R_rms|median ms [lo, hi]|x vs f64|x vs default|"
-                               "J/call|pareto";
-static const char md_align[] = "llllllrrlrrrrrrrrr";
+                               "claimed|CR %|probe|R_max|R_rms|median ms [lo, hi]|x vs f64|"
+                               "x vs default|J/call|pareto";
+static const char md_align[] = "llllllrrlrrrrrrrrrr";
 
 /* The group's seed as the run was given it: the document's integer is the uint64 seed cast to
  * json_int_t (trade_report.c), so it is cast back; a string is printed as it is. */

@@ -518,9 +518,10 @@ Test(render, tradeoffs_markdown_shows_what_both_printers_showed)
         "### gemm.cublas 4096x4096x4096 (uniform01, seed 0)\n",
         "| op | size | dtype | mode | math mode | verdict | bits | normwise | tiers met | claimed "
         "| "
-        "CR % | R_max | R_rms | median ms [lo, hi] | x vs f64 | x vs default | J/call | pareto |",
+        "CR % | probe | R_max | R_rms | median ms [lo, hi] | x vs f64 | x vs default | J/call | "
+        "pareto |",
         "| gemm.cublas | 4096x4096x4096 | f64 | native | none | PASS | 51.2 | 3.87e-16 | "
-        "1.00e-08, 1.00e-04 | - | - | 0.8 | 0.2 | 9.8 [9.604, 10.09] | 1 | 1 | 3.1 | yes |",
+        "1.00e-08, 1.00e-04 | - | - | - | 0.8 | 0.2 | 9.8 [9.604, 10.09] | 1 | 1 | 3.1 | yes |",
         "| tf32 | CUBLAS_TF32_TENSOR_OP_MATH |",
         "\n- bf16 native FAIL: normwise 5e-3 > 1e-4\n- Warn: f32 tf32: better than its model: "
         "test\n",

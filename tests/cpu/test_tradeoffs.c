@@ -29,6 +29,7 @@ static gv_trade_row mkrow(gv_dtype t, gv_mode m, gv_verdict v, double bits, doub
     row.timed = !isnan(ms);
     row.t = (gv_stat){.n = 12, .median = ms, .lo = 0.9 * ms, .hi = 1.1 * ms};
     row.speedup_vs_f64 = row.speedup_vs_default = NAN;
+    row.probe_width = row.probe_acc_bits = NAN; /* no probe run */
     row.pareto = -1;
     return row;
 }
@@ -139,6 +140,49 @@ Test(tradeoffs, same_bits_as_native_is_flagged_for_a_claimed_other_path)
     rows[1].r.verdict = GV_FAIL;
     gv_trade_flag_models(rows, n);
     cr_expect(!rows[1].model_flag[0]);
+}
+
+/* An emulation the width probe measured wider than its name is flagged with the measurement,
+   not with "the library may not be using the claimed path"; a row whose probe confirmed the
+   path says so in the other flags; the probe goes into the document. */
+Test(tradeoffs, a_measured_width_and_a_passed_probe_are_what_the_flags_say)
+{
+    gv_trade_row rows[2] = {mkrow(GV_F64, GV_MODE_NATIVE, GV_PASS, 52, 1.0),
+                            mkrow(GV_F64, GV_MODE_FP64EMU_32, GV_PASS, 36.6, 0.4)};
+    rows[1].n_probes = 1;
+    rows[1].probe_verdict = GV_PASS;
+    rows[1].probe_width = 36;
+    snprintf(rows[1].probe_what, sizeof rows[1].probe_what, "width 36");
+    gv_trade_flag_models(rows, 2);
+    cr_expect_str_eq(rows[1].model_flag,
+                     "keeps 36 bits below each row's largest element (width probe), 4 more than "
+                     "the 32 its name claims; judged at the claimed width");
+    json_t *o = gv_trade_group_json(&(gv_trade_group){.op = gv_op_find("gemm.cublas"),
+                                                      .shape = {3, {64, 64, 64}},
+                                                      .rows = rows,
+                                                      .n = 2});
+    const json_t *r0 = json_array_get(json_object_get(o, "rows"), 0),
+                 *r1 = json_array_get(json_object_get(o, "rows"), 1);
+    cr_expect(json_is_null(json_object_get(r0, "probe")), "native has no probe");
+    cr_expect_eq(gv_jval(gv_jget(r1, "probe.width_bits")), 36.0);
+    cr_expect_str_eq(json_string_value(gv_jget(r1, "probe.verdict")), "PASS");
+    cr_expect_str_eq(json_string_value(gv_jget(r1, "probe.what")), "width 36");
+    json_decref(o);
+    /* the same bits as native, with the probe passed: the flag says the path was shown */
+    rows[1] = mkrow(GV_F32, GV_MODE_TF32, GV_PASS, 22, 0.4);
+    rows[0] = mkrow(GV_F32, GV_MODE_NATIVE, GV_PASS, 22, 1.0);
+    rows[0].r.output_hash = rows[1].r.output_hash = 7;
+    rows[1].n_probes = 1;
+    rows[1].probe_verdict = GV_PASS;
+    snprintf(rows[1].probe_what, sizeof rows[1].probe_what, "tie on grid");
+    gv_trade_flag_models(rows, 2);
+    cr_expect_not_null(strstr(rows[1].model_flag, "its mode probe shows the path in effect (tie "
+                                                  "on grid)"),
+                       "%s", rows[1].model_flag);
+    rows[1].n_probes = 0;
+    gv_trade_flag_models(rows, 2);
+    cr_expect_not_null(strstr(rows[1].model_flag, "no probe of this mode"), "%s",
+                       rows[1].model_flag);
 }
 
 Test(tradeoffs, rms_below_an_eighth_of_the_input_floor_is_flagged)
@@ -260,22 +304,28 @@ Test(tradeoffs, the_terminal_table_shows_claimed_widths_and_is_the_same_from_a_f
     static const char want[] =
         "op           size      dtype  mode      math mode                   verdict  bits  "
         "claimed  "
-        "CR %  R_max  R_rms  median ms [lo, hi]           x vs f64  x vs default  J/call  pareto\n"
+        "CR %  probe  R_max  R_rms  median ms [lo, hi]           x vs f64  x vs default  J/call  "
+        "pareto\n"
         "gemm.cublas  64x64x64  f64    native    -                           PASS      inf       "
         "53  "
-        "   -      0      -                 4 [3.6, 4.4]         1             1  0.0025     yes\n"
+        "   -      -      0      -                 4 [3.6, 4.4]         1             1  0.0025     "
+        "yes\n"
         "gemm.cublas  64x64x64  f32    tf32      CUBLAS_TF32_TENSOR_OP_MATH  PASS     10.0       "
         "11  "
-        "   -   0.75   0.25  0.5 [0.45, 0.55] !throttled         8             -       -     yes\n"
+        "   -      -   0.75   0.25  0.5 [0.45, 0.55] !throttled         8             -       -     "
+        "yes\n"
         "gemm.cublas  64x64x64  f32    native    -                           SKIP        -       "
         "24  "
-        "   -      -      -                            -         -             -       -       -\n"
+        "   -      -      -      -                            -         -             -       -       "
+        "-\n"
         "gemm.cublas  64x64x64  f32    fastmath  -                           FAIL      3.0       "
         "24  "
-        "   -      -      -             0.1 [0.09, 0.11]        40             -       -       -\n"
+        "   -      -      -      -             0.1 [0.09, 0.11]        40             -       -       "
+        "-\n"
         "gemm.cublas  64x64x64  f32    fp8       -                           PASS      5.0        "
         "4  "
-        "   -      0      -                            -         -             -       -       -\n"
+        "   -      -      0      -                            -         -             -       -       "
+        "-\n"
         "  f32 native SKIP: mode not supported: test | pipe\n"
         "  f32 fastmath FAIL: max_rel too big\n"
         "  f32 fp8 PASS: not timed: out of memory\n"
