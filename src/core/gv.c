@@ -336,9 +336,10 @@ bool gv_probe_applies(gv_dist probe, gv_dtype t, gv_mode m)
         return t == GV_F32 &&
                (m == GV_MODE_FP8 || m == GV_MODE_F16 || m == GV_MODE_BF16 || m == GV_MODE_F16ACC);
     case GV_DIST_WIDTH:
-        return t == GV_F64 && (m == GV_MODE_FP64EMU || m == GV_MODE_FP64EMU_32 ||
-                               m == GV_MODE_FP64EMU_40 || m == GV_MODE_FP64EMU_48 ||
-                               m == GV_MODE_FP64EMU_56);
+        /* not the library's automatic emulation: it chooses its width from the inputs, and
+           on these (a 2^70 span in a row) falls back to native DGEMM, as documented */
+        return t == GV_F64 && (m == GV_MODE_FP64EMU_32 || m == GV_MODE_FP64EMU_40 ||
+                               m == GV_MODE_FP64EMU_48 || m == GV_MODE_FP64EMU_56);
     default: return false;
     }
 }

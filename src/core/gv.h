@@ -46,8 +46,8 @@ typedef enum gv_dist {
                               value is exact in e4m3, f16 and bf16, every product exact, and
                               every sum of up to 85000 products exact in f32 (gv_mode_probes) */
     GV_DIST_WIDTH = 9,     /* mode probe, built by the op: the emulated width (gemm: row i of A
-                              is [1, 2^-j_i, 0, ...], the first two rows of B ones, so that
-                              C_i = 1 + 2^-j_i); the generator's values are 0 */
+                              is [1, 2^-j_i, 2^-70, 0, ...], so that C_iq = 1 + 2^-j_i and
+                              C_i,n-1 = 2^-70: width_inputs); the generator's values are 0 */
     GV_NDISTS
 } gv_dist;
 
@@ -60,7 +60,8 @@ const char *gv_dist_name(gv_dist d);
  *          outputs lie on a coarser grid than the f32 product's (K odd);
  *   narrow f32 modes with narrow inputs whose accumulation is claimed (fp8, f16, bf16,
  *          f16acc): inputs and products exact, so the outputs show the accumulator;
- *   width  f64's fixed-point emulations: the bits kept below each row's largest element. */
+ *   width  f64's fixed-width fixed-point emulations: the bits kept below each row's largest
+ *          element, and whether a term 2^70 below it survives (native does). */
 bool gv_probe_applies(gv_dist probe, gv_dtype t, gv_mode m);
 int gv_dist_parse(const char *s, gv_dist *out);
 

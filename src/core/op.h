@@ -91,6 +91,9 @@ typedef struct gv_op {
     bool planted_fault;       /* the planted bug is not one run's FAIL: a fault (an illegal
                                  address, a hang: an ERROR) or a difference between repeats
                                  (check --repeat); tests/gpu/test_faults.c owns it */
+    bool planted_in_probes;   /* the planted bug is a mode that is not in effect: only the mode
+                                 probes (mode_probes) must FAIL, its other cases may pass; every
+                                 mode it takes is selected without --mode, named or not */
     const char *planted_slow; /* non-NULL: a deliberately slower variant with the op's results
                                  (check must PASS it, compare of timings must call it
                                  REGRESSED); kept out of the default catalogue as well */

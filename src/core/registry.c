@@ -345,7 +345,8 @@ int gv_select(const gv_selection *sel, gv_case **cases, char *err, size_t errlen
             if (sel->dtypes && !(sel->dtypes & (1u << t))) continue;
             for (int m = 0; m < GV_NMODES; m++) {
                 if (sel->modes && !(sel->modes & (1u << m))) continue;
-                if (!sel->modes && !gv_mode_get(m)->catalogue) continue; /* asked by name only */
+                /* a mode not in the catalogue runs when named, or in a variant planted in it */
+                if (!sel->modes && !gv_mode_get(m)->catalogue && !op->planted_in_probes) continue;
                 if (!gv_mode_ok(op, (gv_dtype)t, (gv_mode)m)) continue;
                 for (int s = 0; s < ns; s++) {
                     gv_case c = {op, (gv_dtype)t, (gv_mode)m, dist, shapes[s], sel->seed};

@@ -73,27 +73,35 @@ static double gemm_expected_tier(const gv_case *c, char *why, size_t len)
     return 0.0;
 }
 
-/* The width probe: row i of A is [1, 2^-j_i, 0, ...] with j_i = 1 + i mod 60, and the first
-   two rows of B are ones, so that C_i = 1 + 2^-j_i exactly (in f64 while j_i <= 52): an
-   arithmetic that keeps w bits below a row's largest element gives the term back for j < w
-   and loses it after. */
-enum { WIDTH_MAX_J = 60 };
+/* The width probe: row i of A is [1, 2^-j_i, 2^-70, 0, ...] with j_i = 1 + i mod 60; the first
+   two rows of B are ones but in the last column, which is [0, 0, 1, 0, ...]. So C_iq = 1 +
+   2^-j_i exactly (in f64 while j_i <= 52) for q < n - 1: an arithmetic that keeps w bits below
+   a row's largest element gives the term back for j < w and loses it after. And C_i,n-1 =
+   2^-70 exactly, the one product of its sum: native f64 keeps it, a fixed-point emulation that
+   aligns the row to its largest element (1) keeps no bit of it below 70 bits. That tells
+   native from an emulation whatever extra bits the emulation keeps over its name (about 4 on
+   an H100, enough to make a 48-bit emulation keep the 53 bits of the rows). Needs k >= 3 and
+   n >= 2: smaller shapes are refused. */
+enum { WIDTH_MAX_J = 60, WIDTH_TINY = -70 };
 static int width_inputs(gv_problem *p)
 {
     int64_t m = p->c.shape.d[0], k = p->c.shape.d[1], n = p->c.shape.d[2];
     double *a = p->in[0].ref, *b = p->in[1].ref;
+    if (k < 3 || n < 2) return GV_EINVAL;
     for (int64_t i = 0; i < m * k; i++)
         a[i] = 0.0;
     for (int64_t i = 0; i < k * n; i++)
         b[i] = 0.0;
     for (int64_t i = 0; i < m; i++) {
         a[i * k] = 1.0;
-        if (k > 1) a[i * k + 1] = ldexp(1.0, -(int)(1 + i % WIDTH_MAX_J));
+        a[i * k + 1] = ldexp(1.0, -(int)(1 + i % WIDTH_MAX_J));
+        a[i * k + 2] = ldexp(1.0, WIDTH_TINY);
     }
-    for (int64_t j = 0; j < n; j++) {
+    for (int64_t j = 0; j < n - 1; j++) {
         b[j] = 1.0;
-        if (k > 1) b[n + j] = 1.0;
+        b[n + j] = 1.0;
     }
+    b[2 * n + n - 1] = 1.0;
     gv_store_rounded(p, 0);
     gv_store_rounded(p, 1);
     return GV_OK;
@@ -196,31 +204,27 @@ static void probe_width(const gv_problem *p, gv_result *r)
     bool row_ok[WIDTH_MAX_J + 1];
     for (int j = 0; j <= WIDTH_MAX_J; j++)
         row_ok[j] = true;
+    int64_t tiny_kept = 0;
     for (int64_t i = 0; i < m; i++) {
+        tiny_kept += gv_dtype_load(p->c.dtype, C->data, i * n + n - 1) == ldexp(1.0, WIDTH_TINY);
         int j = (int)(1 + i % WIDTH_MAX_J);
         if (j > 52) continue; /* 1 + 2^-j is not an f64 */
         double want = 1.0 + ldexp(1.0, -j);
-        for (int64_t q = 0; q < n; q++)
+        for (int64_t q = 0; q < n - 1; q++)
             if (gv_dtype_load(p->c.dtype, C->data, i * n + q) != want) row_ok[j] = false;
     }
     int kept = 0;
     while (kept < 52 && kept + 1 < m + 1 && row_ok[kept + 1])
         kept++;
     int width = kept + 1, claimed = gv_mode_get(p->c.mode)->input_bits;
+    bool native = tiny_kept == m; /* every 2^-70 term kept beside its row's 1 */
     gv_result_extra(r, "probe_width_bits", width);
-    if (claimed == 0) { /* the library chooses the width: a fall back to native is its own */
-        if (width >= 53)
-            snprintf(r->unjudgeable, sizeof r->unjudgeable,
-                     "%s fell back to native f64 (53 bits kept): cuBLAS's automatic emulation, "
-                     "documented; not a measurement of it",
-                     gv_mode_name(p->c.mode));
-        return;
-    }
-    if (claimed >= 53) return; /* not to be told from native by its width */
-    gv_result_check(r, "mode in effect", width >= 53 ? 1.0 : 0.0, 0.0,
-                    "%s not in effect: every row keeps all %d bits below its largest element, as "
-                    "native f64 does (%d claimed)",
-                    gv_mode_name(p->c.mode), width, claimed);
+    gv_result_extra(r, "probe_tiny_kept", (double)tiny_kept);
+    if (claimed == 0 || claimed >= 53) return; /* the library's width, or not narrower than f64 */
+    gv_result_check(r, "mode in effect", native ? 1.0 : 0.0, 0.0,
+                    "%s not in effect: all %lld rows keep a term 2^70 below their largest "
+                    "element, as native f64 does (%d bits claimed)",
+                    gv_mode_name(p->c.mode), (long long)m, claimed);
     gv_result_check(r, "emulated width", (double)(claimed - width), 0.0,
                     "%s keeps %d bits below each row's largest element, fewer than the %d it "
                     "claims",
@@ -255,12 +259,41 @@ static int gemm_exact_reference(gv_problem *p, bool *done)
     return gv_oracle_rc(rc);
 }
 
+/* The width probe's inputs put a row's largest element against a zero of B and a term 2^70
+   below it against a one: the element-wise gauge |A||B| of such an output is the small term
+   alone, while a fixed-point emulation's error there is relative to the row's largest element
+   (it aligns each row of A and column of B to its largest, then keeps w bits). On this
+   distribution the gauge adds that arithmetic's own bound, max|a_i.| sum|b_.j| + max|b_.j|
+   sum|a_i.|: the probe's checks, not the model, tell the widths apart. */
+static void width_gauge_add(const gv_problem *p, double *g)
+{
+    int64_t m = p->c.shape.d[0], k = p->c.shape.d[1], n = p->c.shape.d[2];
+    const double *a = p->in[0].ref, *b = p->in[1].ref;
+    for (int64_t i = 0; i < m; i++) {
+        double amax = 0, asum = 0;
+        for (int64_t l = 0; l < k; l++) {
+            amax = fmax(amax, fabs(a[i * k + l]));
+            asum += fabs(a[i * k + l]);
+        }
+        for (int64_t j = 0; j < n; j++) {
+            double bmax = 0, bsum = 0;
+            for (int64_t l = 0; l < k; l++) {
+                bmax = fmax(bmax, fabs(b[l * n + j]));
+                bsum += fabs(b[l * n + j]);
+            }
+            g[i * n + j] += amax * bsum + bmax * asum;
+        }
+    }
+}
+
 static int gemm_gauge(gv_problem *p)
 {
     int64_t m = p->c.shape.d[0], k = p->c.shape.d[1], n = p->c.shape.d[2];
     /* the oracle has run (gv_reference, bench): its C is the gauge on non-negative inputs */
-    return gv_oracle_rc(go_gemm_gauge_given(m, k, n, p->in[0].ref, k, p->in[1].ref, n,
-                                            p->out[0].ref, n, p->out[0].gauge, n));
+    int rc = go_gemm_gauge_given(m, k, n, p->in[0].ref, k, p->in[1].ref, n, p->out[0].ref, n,
+                                 p->out[0].gauge, n);
+    if (rc == 0 && p->c.dist == GV_DIST_WIDTH) width_gauge_add(p, p->out[0].gauge);
+    return gv_oracle_rc(rc);
 }
 
 /* The probabilistic model's G = |C| + sqrt((A o A)(B o B)) (docs/error-models.md). */
@@ -271,6 +304,7 @@ static int gemm_pgauge(gv_problem *p)
     int rc = go_gemm_sqgauge(m, k, n, p->in[0].ref, k, p->in[1].ref, n, C->pgauge, n);
     for (int64_t i = 0; rc == 0 && i < m * n; i++)
         C->pgauge[i] += fabs(C->ref[i]);
+    if (rc == 0 && p->c.dist == GV_DIST_WIDTH) width_gauge_add(p, C->pgauge);
     return gv_oracle_rc(rc);
 }
 
@@ -334,6 +368,7 @@ static const gv_op gemm_cublas_tf32off = {
     .name = "gemm.cublas.tf32off",
     .summary = "planted bug: the tf32 mode runs pedantic f32 under its TF32 label",
     .planted_bug = "pedantic f32 behind a TF32 label (the tie probe's outputs are off TF32's grid)",
+    .planted_in_probes = true,
     .dtypes = GV_BIT(GV_F32),
     .modes = GV_BIT(GV_MODE_TF32),
     .shapes = "1000x999x1001",
@@ -346,11 +381,12 @@ static const gv_op gemm_cublas_tf32off = {
 static const gv_op gemm_cublas_emunative = {
     .name = "gemm.cublas.emunative",
     .summary = "planted bug: the f64 emulations run native DGEMM under their labels",
-    .planted_bug = "native DGEMM behind the fixed-point emulation labels (the width probe keeps 53 "
-                   "bits)",
+    .planted_bug = "native DGEMM behind the fixed-width emulation labels (the width probe's term "
+                   "2^70 below its row's largest survives)",
+    .planted_in_probes = true,
     .dtypes = GV_BIT(GV_F64),
-    .modes = GV_BIT(GV_MODE_FP64EMU) | GV_BIT(GV_MODE_FP64EMU_32) | GV_BIT(GV_MODE_FP64EMU_40) |
-             GV_BIT(GV_MODE_FP64EMU_48),
+    /* not the automatic fp64emu: falling back to native is what it may do */
+    .modes = GV_BIT(GV_MODE_FP64EMU_32) | GV_BIT(GV_MODE_FP64EMU_40) | GV_BIT(GV_MODE_FP64EMU_48),
     .shapes = "1000x999x1001",
     .test_shapes = "100x37x129",
     GEMM_CUBLAS_CANARIES,
@@ -363,6 +399,7 @@ static const gv_op gemm_cublas_fp8fast = {
     .summary = "planted bug: fp8 with cuBLASLt's fast accumulation under the promoted label",
     .planted_bug = "fast (narrow, truncating) fp8 accumulation behind the mode that claims f32 "
                    "partial sums (the narrow probe's sums come out inexact)",
+    .planted_in_probes = true,
     .dtypes = GV_BIT(GV_F32),
     .modes = GV_BIT(GV_MODE_FP8),
     .shapes = "1024x1024x1024",

@@ -72,26 +72,35 @@ Test(probes, tie_tells_tf32_inputs_from_the_f32_product)
 }
 
 /* A fixed-point emulation that keeps w bits below each row's largest element (1): the
-   width probe's C_i = 1 + 2^-j_i comes back for j_i < w, as 1 after. */
+   width probe's C_iq = 1 + 2^-j_i comes back for j_i < w, as 1 after; the last column's
+   2^-70 survives only where w > 70 (native f64 keeps it: the one product of its sum). */
 static void emulate_width(const gv_problem *p, int w, double *c)
 {
     int64_t m = p->c.shape.d[0], n = p->c.shape.d[2];
     for (int64_t i = 0; i < m; i++) {
         int j = (int)(1 + i % 60);
         double v = j < w ? 1.0 + ldexp(1.0, -j) : 1.0;
-        for (int64_t q = 0; q < n; q++)
+        for (int64_t q = 0; q < n - 1; q++)
             c[i * n + q] = v;
+        c[i * n + n - 1] = w > 70 ? ldexp(1.0, -70) : 0.0;
     }
 }
 
 Test(probes, width_measures_the_emulated_bits_and_tells_native)
 {
     gv_problem p = probe_problem(GV_F64, GV_MODE_FP64EMU_32, GV_DIST_WIDTH, 128, 64, 16);
+    /* the inputs are what the outputs above assume */
+    cr_assert_eq(p.in[0].ref[2], ldexp(1.0, -70));
+    cr_assert_eq(p.in[1].ref[2 * 16 + 15], 1.0);
+    cr_assert_eq(p.in[1].ref[15], 0.0);
+    cr_assert_eq(p.out[0].ref[15], ldexp(1.0, -70), "the oracle's C_0,n-1");
+    cr_assert_eq(p.out[0].ref[0], 1.5, "the oracle's C_00 = 1 + 2^-1");
     double *c = malloc(sizeof *c * 128 * 16);
     emulate_width(&p, 36, c); /* 4 bits more than the name, as measured on an H100 */
     gv_test_store(&p, 0, c);
     gv_result r = gv_test_judge(&p);
     cr_expect_eq(gv_test_extra(&r, "probe_width_bits"), 36.0);
+    cr_expect_eq(gv_test_extra(&r, "probe_tiny_kept"), 0.0);
     cr_expect_neq(r.verdict, GV_FAIL, "36 bits under a 32-bit claim: %s", r.reason);
     emulate_width(&p, 30, c); /* fewer than claimed */
     gv_test_store(&p, 0, c);
@@ -105,18 +114,22 @@ Test(probes, width_measures_the_emulated_bits_and_tells_native)
     r = gv_test_judge(&p);
     cr_expect_eq(gv_test_extra(&r, "probe_width_bits"), 53.0);
     cr_expect_eq(r.verdict, GV_FAIL);
-    cr_expect(strstr(r.reason, "fp64emu32 not in effect: every row keeps all 53 bits") != NULL,
+    cr_expect(strstr(r.reason, "fp64emu32 not in effect: all 128 rows keep a term 2^70 below") !=
+                  NULL,
               "%s", r.reason);
     gv_problem_free(&p);
-    /* the library's own width falling back to native is said as such, not passed */
-    p = probe_problem(GV_F64, GV_MODE_FP64EMU, GV_DIST_WIDTH, 128, 64, 16);
-    emulate_width(&p, 99, c);
+    /* a 48-bit emulation that keeps 53 bits of the rows (as an H200 did) is still told from
+       native by the 2^-70 term it drops */
+    p = probe_problem(GV_F64, GV_MODE_FP64EMU_48, GV_DIST_WIDTH, 128, 64, 16);
+    emulate_width(&p, 60, c);
     gv_test_store(&p, 0, c);
     r = gv_test_judge(&p);
-    cr_expect_eq(r.verdict, GV_SKIP);
-    cr_expect(strstr(r.reason, "fell back to native f64") != NULL, "%s", r.reason);
+    cr_expect_eq(gv_test_extra(&r, "probe_width_bits"), 53.0);
+    cr_expect_eq(r.verdict, GV_PASS, "%s", r.reason);
     free(c);
     gv_problem_free(&p);
+    /* the library's automatic emulation chooses its width from the inputs: no width probe */
+    cr_expect(!gv_probe_applies(GV_DIST_WIDTH, GV_F64, GV_MODE_FP64EMU));
 }
 
 /* An accumulator of `bits` significant bits that truncates each partial sum, adding the

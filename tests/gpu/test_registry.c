@@ -65,9 +65,16 @@ ParameterizedTest(case_param *p, gpu, registry, .timeout = 300)
     cr_assert_eq(gv_run_case(&c, &gv_default_tiers, &r), GV_OK, "%s: harness failed", label);
     cr_log_info("%s: %s ratio %.3g normwise %.3g %s", label, gv_verdict_name(r.verdict), r.m.ratio,
                 r.m.normwise_rel, r.reason);
-    if (c.op->planted_bug)
+    /* a mode planted out of effect shows on its probes only; its other cases run the
+       arithmetic of a neighbouring mode, which its model may well pass */
+    bool must_fail = c.op->planted_bug &&
+                     (!c.op->planted_in_probes || gv_probe_applies(c.dist, c.dtype, c.mode));
+    if (must_fail)
         cr_expect_eq(r.verdict, GV_FAIL, "%s (planted bug: %s) was judged %s, not FAIL (%s)", label,
                      c.op->planted_bug, gv_verdict_name(r.verdict), r.reason);
+    else if (c.op->planted_bug)
+        cr_expect(r.verdict == GV_PASS || r.verdict == GV_FAIL, "%s (planted bug: %s): %s (%s)",
+                  label, c.op->planted_bug, gv_verdict_name(r.verdict), r.reason);
     else
         cr_expect_eq(r.verdict, GV_PASS, "%s: %s (%s), ratio %.3g, normwise %.3g", label,
                      gv_verdict_name(r.verdict), r.reason, r.m.ratio, r.m.normwise_rel);
