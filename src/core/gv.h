@@ -58,8 +58,9 @@ const char *gv_dist_name(gv_dist d);
  * not in effect shows. Whether probe distribution `probe` says something of (dtype, mode):
  *   tie    f32 modes that round their inputs to fewer bits (tf32, f16, bf16, f16acc): their
  *          outputs lie on a coarser grid than the f32 product's (K odd);
- *   narrow f32 modes with narrow inputs whose accumulation is claimed (fp8, f16, bf16,
- *          f16acc): inputs and products exact, so the outputs show the accumulator;
+ *   narrow f32 modes with narrow inputs that claim f32 accumulation (fp8, f16, bf16):
+ *          inputs and products exact, so the outputs show the accumulator (not f16acc,
+ *          which claims its f16 one: these sums pass f16's 65504);
  *   width  f64's fixed-width fixed-point emulations: the bits kept below each row's largest
  *          element, and whether a term 2^70 below it survives (native does). */
 bool gv_probe_applies(gv_dist probe, gv_dtype t, gv_mode m);

@@ -334,7 +334,7 @@ static int gemm_pgauge(gv_problem *p)
                 "uniform11:256x16384x256",                                                         \
     .test_canaries = "uniform11:100x37x129,uniform11:64x1024x64,tie:129x65x33,perm2:100x37x129",   \
     .mode_probes = "tie:1024x4095x1024,narrow:1024x4096x1024,width:256x256x256",                   \
-    .test_mode_probes = "tie:64x255x64,narrow:64x256x64,width:128x64x128"
+    .test_mode_probes = "tie:64x255x64,narrow:64x1024x64,width:128x64x128"
 
 static const gv_op gemm_cublas = {
     .name = "gemm.cublas",
