@@ -75,8 +75,9 @@ static const gv_opt check_opts[] = {
     {.name = "dist",
      .id = O_DIST,
      .arg = "NAME",
-     .help = "inputs: uniform01 uniform11 smallint special offgrid tie perm2 wide\n"
-             "(default: each op's own, plus its canaries)"},
+     .help = "inputs: uniform01 uniform11 smallint special offgrid tie perm2 wide;\n"
+             "the mode probes narrow and width (gemm; docs/error-models.md)\n"
+             "(default: each op's own, plus its canaries and mode probes)"},
     {.name = "seed",
      .id = O_SEED,
      .arg = "N",
