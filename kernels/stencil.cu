@@ -292,7 +292,7 @@ static int stream_launch(const T *src, T *dst, int ny, int nx, cudaStream_t st)
  * side), so the tile's first and last rows miss the last step and its edge columns take
  * neighbours that were never right. */
 #ifndef FUSED_S       /* (defined before this file only by a tuning build) */
-#define FUSED_S    8  /* the most steps a launch fuses */
+#define FUSED_S    GV_DIFFUSION_FUSED_S /* the most steps a launch fuses (abi/stencil.h) */
 #define FUSED_RY   64 /* rows of a region */
 #define FUSED_WARP 8  /* warps of a block */
 #endif

@@ -248,6 +248,9 @@ json_t *gv_bench_case_json(const gv_bench_case_result *res)
     json_object_set_new(o, "dist", json_string(gv_dist_name(c->dist)));
     json_object_set_new(o, "dims", json_string(c->op->dims));
     json_object_set_new(o, "shape", shape_json(&c->shape));
+    /* what the byte count behind GB/s and %copy assumes, where it is not every tensor once */
+    json_object_set_new(o, "bytes_model",
+                        c->op->bytes_model ? json_string(c->op->bytes_model) : json_null());
     json_object_set_new(o, "shape_label", json_string(shape));
     json_object_set_new(o, "seed", gv_json_seed(c->seed));
     json_object_set_new(o, "flops", gv_json_num(bc->sanity.flops));

@@ -651,6 +651,7 @@ static int run_plan(const cli *a, const gv_bench_opts *o, const plan *p, const c
     json_object_set_new(doc, "summary", gv_bench_summary_json(&sum));
     gv_bench_render_targets(stdout, doc);
     gv_bench_render_repeat(stdout, doc);
+    gv_bench_render_bytes_models(stdout, doc);
     if (a->preset && strcmp(a->preset, "seed002") == 0) gv_bench_render_seed002(stdout, doc);
     if (a->preset && strcmp(a->preset, "seed000") == 0) gv_bench_render_seed000(stdout, doc);
     printf("%d timed cases: %d sane, %d sanity failed, %d skipped, %d errors\n",

@@ -179,6 +179,11 @@ typedef struct gv_op {
     const char *mode_probes;
     const char *test_mode_probes;
 
+    /* What the bytes hook counts, when it is not the plain one of every tensor read and written
+       once (bench prints it under its table, beside the %copy it feeds); NULL: that plain
+       count. */
+    const char *bytes_model;
+
     const gk_op *device;
 } gv_op;
 

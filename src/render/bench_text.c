@@ -219,3 +219,20 @@ void gv_bench_render_repeat(FILE *f, const json_t *doc)
                         "timings; read the intervals with care)");
     }
 }
+
+void gv_bench_render_bytes_models(FILE *f, const json_t *doc)
+{
+    const json_t *cases = json_object_get(doc, "cases"), *c;
+    size_t i;
+    json_array_foreach(cases, i, c)
+    {
+        const char *model = gv_jstr(c, "bytes_model"), *op = gv_jstr(c, "op");
+        if (!*model) continue;
+        bool seen = false; /* one line an op */
+        for (size_t k = 0; k < i && !seen; k++) {
+            const json_t *p = json_array_get(cases, k);
+            seen = strcmp(gv_jstr(p, "op"), op) == 0 && *gv_jstr(p, "bytes_model");
+        }
+        if (!seen) fprintf(f, "bytes of %s (GB/s, %%copy): %s\n", op, model);
+    }
+}

@@ -22,5 +22,8 @@ void gv_bench_render_ceilings(FILE *f, const json_t *doc);
 void gv_bench_render_crossover(FILE *f, const json_t *xo);
 void gv_bench_render_targets(FILE *f, const json_t *doc);
 void gv_bench_render_repeat(FILE *f, const json_t *doc);
+/* One line per op of the run whose byte count is not every tensor read and written once: the
+ * model beside the GB/s and %copy it gives (the cases' "bytes_model"). */
+void gv_bench_render_bytes_models(FILE *f, const json_t *doc);
 
 #endif
