@@ -1,7 +1,9 @@
 /* gemm.c: op descriptors for C = A B through cuBLAS, the hand-tiled teaching kernel and the
  * register-blocked FFMA kernel, and their planted bugs (TF32 behind a pedantic label, a
- * dropped K tail, a store one ulp up).
+ * dropped K tail, a store one ulp up, a mode not in effect) and the mode probes.
  * Error model: docs/error-models.md, section gemm. */
+#include <stdlib.h>
+
 #include "../../abi/gemm.h"
 #include "core/gen.h"
 #include "ops/opkit.h"
@@ -265,25 +267,29 @@ static int gemm_exact_reference(gv_problem *p, bool *done)
    (it aligns each row of A and column of B to its largest, then keeps w bits). On this
    distribution the gauge adds that arithmetic's own bound, max|a_i.| sum|b_.j| + max|b_.j|
    sum|a_i.|: the probe's checks, not the model, tell the widths apart. */
-static void width_gauge_add(const gv_problem *p, double *g)
+static int width_gauge_add(const gv_problem *p, double *g)
 {
     int64_t m = p->c.shape.d[0], k = p->c.shape.d[1], n = p->c.shape.d[2];
     const double *a = p->in[0].ref, *b = p->in[1].ref;
+    /* B's column maxima and sums once, then each row of A once: O(mk + kn + mn) */
+    double *bmax = calloc((size_t)(2 * n), sizeof *bmax), *bsum = bmax + n;
+    if (!bmax) return GV_ENOMEM;
+    for (int64_t l = 0; l < k; l++)
+        for (int64_t j = 0; j < n; j++) {
+            bmax[j] = fmax(bmax[j], fabs(b[l * n + j]));
+            bsum[j] += fabs(b[l * n + j]);
+        }
     for (int64_t i = 0; i < m; i++) {
         double amax = 0, asum = 0;
         for (int64_t l = 0; l < k; l++) {
             amax = fmax(amax, fabs(a[i * k + l]));
             asum += fabs(a[i * k + l]);
         }
-        for (int64_t j = 0; j < n; j++) {
-            double bmax = 0, bsum = 0;
-            for (int64_t l = 0; l < k; l++) {
-                bmax = fmax(bmax, fabs(b[l * n + j]));
-                bsum += fabs(b[l * n + j]);
-            }
-            g[i * n + j] += amax * bsum + bmax * asum;
-        }
+        for (int64_t j = 0; j < n; j++)
+            g[i * n + j] += amax * bsum[j] + bmax[j] * asum;
     }
+    free(bmax);
+    return GV_OK;
 }
 
 static int gemm_gauge(gv_problem *p)
@@ -292,7 +298,7 @@ static int gemm_gauge(gv_problem *p)
     /* the oracle has run (gv_reference, bench): its C is the gauge on non-negative inputs */
     int rc = go_gemm_gauge_given(m, k, n, p->in[0].ref, k, p->in[1].ref, n, p->out[0].ref, n,
                                  p->out[0].gauge, n);
-    if (rc == 0 && p->c.dist == GV_DIST_WIDTH) width_gauge_add(p, p->out[0].gauge);
+    if (rc == 0 && p->c.dist == GV_DIST_WIDTH) return width_gauge_add(p, p->out[0].gauge);
     return gv_oracle_rc(rc);
 }
 
@@ -304,7 +310,7 @@ static int gemm_pgauge(gv_problem *p)
     int rc = go_gemm_sqgauge(m, k, n, p->in[0].ref, k, p->in[1].ref, n, C->pgauge, n);
     for (int64_t i = 0; rc == 0 && i < m * n; i++)
         C->pgauge[i] += fabs(C->ref[i]);
-    if (rc == 0 && p->c.dist == GV_DIST_WIDTH) width_gauge_add(p, C->pgauge);
+    if (rc == 0 && p->c.dist == GV_DIST_WIDTH) return width_gauge_add(p, C->pgauge);
     return gv_oracle_rc(rc);
 }
 
