@@ -113,3 +113,42 @@ static int dense_sigmoid_tf32native(gk_launch *L)
     return gk_secretly_tf32(dense_sigmoid<false>, L);
 }
 extern "C" const gk_op gk_dense_sigmoid_tf32native = {NULL, dense_sigmoid_tf32native, NULL};
+
+/* planted bug dense.sigmoid.naive: the textbook exp(z) / (1 + exp(z)), whose exp overflows to
+   +Inf for z above about 88.7 (f32) or 709.8 (f64) where the sigmoid is 1: Inf / Inf is NaN.
+   Right on ordinary inputs; huge ones (docs/error-models.md, "The edges") show it. */
+template <typename T>
+__global__ void dense_naive_epilogue_kernel(const T *__restrict__ z, const T *__restrict__ b,
+                                            T *__restrict__ y, int64_t m, int64_t n)
+{
+    int64_t stride_j = (int64_t)gridDim.x * blockDim.x;
+    for (int64_t i = blockIdx.y; i < m; i += gridDim.y)
+        for (int64_t j = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; j < n; j += stride_j) {
+            T e = exp(z[i * n + j] + b[i]);
+            y[i * n + j] = e / (T(1) + e);
+        }
+}
+
+template <typename T> static int dense_sigmoid_naive_t(gk_launch *L)
+{
+    int64_t m = L->dims[0], n = L->dims[2];
+    cublasHandle_t h;
+    int rc = gk_cublas(L, &h);
+    if (rc) return rc;
+    if (!L->workspace || L->workspace_bytes < m * n * (int64_t)sizeof(T))
+        return gk_fail_internal("dense: workspace smaller than the layout promised");
+    T *z = (T *)L->workspace;
+    rc = dense_product<T>(L, h, z);
+    if (rc) return rc;
+    dim3 grid(gk_blocks(n, 256, 1024), (unsigned)(m < 65535 ? m : 65535));
+    dense_naive_epilogue_kernel<T>
+        <<<grid, 256, 0, gk_stream(L)>>>(z, (const T *)L->in[2], (T *)L->out[0], m, n);
+    GK_LAUNCHED("dense_naive_epilogue_kernel");
+    return GV_OK;
+}
+
+static int dense_sigmoid_naive(gk_launch *L)
+{
+    return gk_by_dtype(L->dtype, [&](auto x) { return dense_sigmoid_naive_t<decltype(x)>(L); });
+}
+extern "C" const gk_op gk_dense_sigmoid_naive = {NULL, dense_sigmoid_naive, NULL};

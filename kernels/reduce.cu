@@ -11,6 +11,8 @@
  *    vectors do not make up a row (the row stride rounded down to whole vectors).
  *  - planted bug reduce.sum.droptail: the first level only reads whole tiles, so the tail
  *    n mod 2048 is lost.
+ *  - planted bug reduce.sum.dropnan: the first level reads a NaN as 0 (a guard `x == x` of the
+ *    kind that keeps a max or a mean "clean"), so a NaN among the terms never reaches the sum.
  *  - planted bug reduce.sum.racy: each block adds its tile's sum into the result with
  *    atomicAdd, in whatever order the blocks finish: accurate, but not bit-reproducible,
  *    while its descriptor claims it is (check --repeat must FAIL it).
@@ -32,7 +34,7 @@ static_assert(RED_THREADS % 32 == 0 && RED_THREADS / 32 == 8, "the block tree ha
  * t is x[tile start + j * 256 + t]: each load instruction of a warp reads 32 consecutive
  * elements. The tree pairs index bits in a fixed order (bits 8..10 in registers, 4..0 across
  * lanes, 7..5 across warps), which is still a perfect binary tree over the tile. */
-template <typename T, bool Atomic = false>
+template <typename T, bool Atomic = false, bool DropNaN = false>
 __global__ void __launch_bounds__(RED_THREADS)
     reduce_tile_kernel(const T *__restrict__ x, int64_t n, T *__restrict__ partial)
 {
@@ -43,6 +45,7 @@ __global__ void __launch_bounds__(RED_THREADS)
     for (int j = 0; j < RED_PER_THREAD; j++) {
         int64_t i = base + (int64_t)j * RED_THREADS;
         v[j] = i < n ? x[i] : T(0);
+        if (DropNaN && v[j] != v[j]) v[j] = T(0); /* the planted bug */
     }
     T a = ((v[0] + v[1]) + (v[2] + v[3])) + ((v[4] + v[5]) + (v[6] + v[7]));
     /* lane l adds lane l + off; lane 0 ends with the tree over all 32 lanes (lanes whose
@@ -63,7 +66,7 @@ __global__ void __launch_bounds__(RED_THREADS)
     }
 }
 
-template <typename T, bool DropTail> static int reduce_sum_t(gk_launch *L)
+template <typename T, bool DropTail, bool DropNaN> static int reduce_sum_t(gk_launch *L)
 {
     int64_t n = L->dims[0];
     if (L->workspace_bytes < gk_reduce_workspace_elems(n) * (int64_t)sizeof(T))
@@ -85,7 +88,11 @@ template <typename T, bool DropTail> static int reduce_sum_t(gk_launch *L)
         assert(blocks <= 0x7fffffff); /* REDUCE_MAX_N (src/ops/reduce.c): one block a tile */
         assert(blocks == 1 || ws + blocks <= ws_end);
         T *dst = blocks == 1 ? (T *)L->out[0] : ws;
-        reduce_tile_kernel<T><<<(unsigned)blocks, RED_THREADS, 0, s>>>(src, len, dst);
+        if (DropNaN && src == (const T *)L->in[0]) /* the planted bug reads the inputs only */
+            reduce_tile_kernel<T, false, true>
+                <<<(unsigned)blocks, RED_THREADS, 0, s>>>(src, len, dst);
+        else
+            reduce_tile_kernel<T><<<(unsigned)blocks, RED_THREADS, 0, s>>>(src, len, dst);
         GK_LAUNCHED("reduce_tile_kernel");
         if (blocks == 1) {
             assert(DropTail || ws == ws_end);
@@ -117,9 +124,10 @@ static int reduce_sum_racy(gk_launch *L)
     return gk_by_dtype(L->dtype, [&](auto x) { return reduce_sum_racy_t<decltype(x)>(L); });
 }
 
-template <bool DropTail> static int reduce_sum(gk_launch *L)
+template <bool DropTail, bool DropNaN = false> static int reduce_sum(gk_launch *L)
 {
-    return gk_by_dtype(L->dtype, [&](auto x) { return reduce_sum_t<decltype(x), DropTail>(L); });
+    return gk_by_dtype(L->dtype,
+                       [&](auto x) { return reduce_sum_t<decltype(x), DropTail, DropNaN>(L); });
 }
 
 template <typename T, bool VecAlways> static int reduce_colsum_t(gk_launch *L)
@@ -140,6 +148,7 @@ template <bool VecAlways> static int reduce_colsum(gk_launch *L)
 
 extern "C" const gk_op gk_reduce_sum = {NULL, reduce_sum<false>, NULL};
 extern "C" const gk_op gk_reduce_sum_droptail = {NULL, reduce_sum<true>, NULL};
+extern "C" const gk_op gk_reduce_sum_dropnan = {NULL, reduce_sum<false, true>, NULL};
 extern "C" const gk_op gk_reduce_sum_racy = {NULL, reduce_sum_racy, NULL};
 extern "C" const gk_op gk_reduce_colsum = {NULL, reduce_colsum<false>, NULL};
 extern "C" const gk_op gk_reduce_colsum_vectail = {NULL, reduce_colsum<true>, NULL};

@@ -7,6 +7,11 @@
  *    correctly, then steps one ulp up (nextafter toward +inf). Every result is within one
  *    ulp of the right one: only the bias rule (docs/error-models.md, "Bias") sees that the
  *    errors all lean one way;
+ *  - vadd.ftz (f32) adds with the FTZ instruction (add.rn.ftz.f32, what -ftz=true and
+ *    --use_fast_math emit): subnormal inputs read as zero and subnormal sums flushed to zero;
+ *  - vadd.accum zeroes its output and adds both inputs into it (c = 0; c += a; c += b), as a
+ *    kernel that accumulates into a cleared buffer does: right everywhere but at -0 + -0, which
+ *    IEEE says is -0 and this gives +0;
  *  - vadd.pastend, vadd.prestart, vadd.clobber compute c correctly, then one stray store
  *    (a second one-thread kernel, ordered after the first on the stream) writes c[n], one
  *    element past the end of c, or c[-1], one before its start, or overwrites the input
@@ -42,7 +47,19 @@ constexpr unsigned long long kHangNs = 30ull * 60ull * 1000000000ull;
 
 /* The addition each variant does: round to nearest (vadd), through f32 (vadd.f32round, f64
    data only), toward zero (vadd.rz), or to nearest and then one ulp up (vadd.ulp). */
-enum vadd_arith { ARITH_RN, ARITH_F32ROUND, ARITH_RZ, ARITH_ULP_UP };
+enum vadd_arith { ARITH_RN, ARITH_F32ROUND, ARITH_RZ, ARITH_ULP_UP, ARITH_FTZ, ARITH_ACCUM };
+
+/* f32 addition with flush-to-zero of subnormal inputs and results (PTX ISA, add.ftz.f32) */
+__device__ __forceinline__ float add_ftz(float x, float y)
+{
+    float z;
+    asm("add.rn.ftz.f32 %0, %1, %2;" : "=f"(z) : "f"(x), "f"(y));
+    return z;
+}
+__device__ __forceinline__ double add_ftz(double x, double y)
+{
+    return x + y; /* PTX has no FTZ for f64: the planted op is f32 only */
+}
 
 __device__ __forceinline__ float add_rz(float x, float y)
 {
@@ -66,6 +83,13 @@ template <typename T, int Arith> __device__ __forceinline__ T vadd_one(T x, T y)
     if (Arith == ARITH_F32ROUND) return (T)((float)x + (float)y);
     if (Arith == ARITH_RZ) return add_rz(x, y);
     if (Arith == ARITH_ULP_UP) return next_up(x + y);
+    if (Arith == ARITH_FTZ) return add_ftz(x, y);
+    if (Arith == ARITH_ACCUM) {
+        T acc = T(0);
+        acc += x;
+        acc += y;
+        return acc;
+    }
     return x + y;
 }
 
@@ -170,6 +194,8 @@ extern "C" const gk_op gk_vadd = {NULL, vadd_launch<ARITH_RN>, NULL};
 extern "C" const gk_op gk_vadd_f32round = {NULL, vadd_launch<ARITH_F32ROUND>, NULL};
 extern "C" const gk_op gk_vadd_rz = {NULL, vadd_launch<ARITH_RZ>, NULL};
 extern "C" const gk_op gk_vadd_ulp = {NULL, vadd_launch<ARITH_ULP_UP>, NULL};
+extern "C" const gk_op gk_vadd_ftz = {NULL, vadd_launch<ARITH_FTZ>, NULL};
+extern "C" const gk_op gk_vadd_accum = {NULL, vadd_launch<ARITH_ACCUM>, NULL};
 extern "C" const gk_op gk_vadd_pastend = {NULL, vadd_launch<ARITH_RN, STRAY_PASTEND>, NULL};
 extern "C" const gk_op gk_vadd_prestart = {NULL, vadd_launch<ARITH_RN, STRAY_PRESTART>, NULL};
 extern "C" const gk_op gk_vadd_clobber = {NULL, vadd_launch<ARITH_RN, STRAY_CLOBBER>, NULL};

@@ -135,19 +135,50 @@ int go_colsum_product_gauge(int64_t m, int64_t k, int64_t n, const double *a, in
     return einsum_impl(__func__, m, k, n, a, lda, b, ldb, g, SUM_ABS);
 }
 
+/* x scaled by s (go_pow2_scale, a power of two: exact), packed; NULL on no memory */
+static double *scaled_copy(int64_t rows, int64_t cols, const double *x, int64_t ld, double s)
+{
+    double *y = malloc((size_t)(rows * cols) * sizeof *y + 1);
+    if (!y) return NULL;
+#pragma omp parallel for schedule(static) if ((double)rows * (double)cols >= GO_PAR_MIN)
+    for (int64_t i = 0; i < rows; i++)
+        for (int64_t j = 0; j < cols; j++)
+            y[i * cols + j] = x[i * ld + j] * s;
+    return y;
+}
+
 int go_colsum_sqgauge(int64_t m, int64_t n, const double *x, int64_t ldx, double *g)
 {
-    int rc = colsum_impl(__func__, m, n, x, ldx, g, SUM_SQUARE);
+    /* near the overflow threshold or deep in the subnormals, the squares of x scaled by a power
+       of two */
+    double s = m > 0 && n > 0 && x && ldx >= n ? go_pow2_scale(m, n, x, ldx) : 1.0;
+    double *xs = s != 1.0 ? scaled_copy(m, n, x, ldx, s) : NULL;
+    if (s != 1.0 && !xs) return go_enomem(__func__);
+    int rc = xs ? colsum_impl(__func__, m, n, xs, n, g, SUM_SQUARE)
+                : colsum_impl(__func__, m, n, x, ldx, g, SUM_SQUARE);
+    free(xs);
     for (int64_t j = 0; rc == 0 && j < n; j++)
-        g[j] = sqrt(g[j]);
+        g[j] = sqrt(g[j]) / s;
     return rc;
 }
 
 int go_colsum_product_sqgauge(int64_t m, int64_t k, int64_t n, const double *a, int64_t lda,
                               const double *b, int64_t ldb, double *g)
 {
-    int rc = einsum_impl(__func__, m, k, n, a, lda, b, ldb, g, SUM_SQUARE);
+    int ok = m > 0 && k > 0 && n > 0 && a && b && lda >= k && ldb >= n;
+    double sa = ok ? go_pow2_scale(m, k, a, lda) : 1.0, sb = ok ? go_pow2_scale(k, n, b, ldb) : 1.0;
+    double *as = sa != 1.0 ? scaled_copy(m, k, a, lda, sa) : NULL;
+    double *bs = sb != 1.0 ? scaled_copy(k, n, b, ldb, sb) : NULL;
+    if ((sa != 1.0 && !as) || (sb != 1.0 && !bs)) {
+        free(as);
+        free(bs);
+        return go_enomem(__func__);
+    }
+    int rc = einsum_impl(__func__, m, k, n, as ? as : a, as ? k : lda, bs ? bs : b, bs ? n : ldb, g,
+                         SUM_SQUARE);
+    free(as);
+    free(bs);
     for (int64_t j = 0; rc == 0 && j < n; j++)
-        g[j] = sqrt(g[j]);
+        g[j] = sqrt(g[j]) / (sa * sb);
     return rc;
 }

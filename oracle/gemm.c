@@ -34,10 +34,28 @@ int go_gemm(int64_t m, int64_t k, int64_t n, const double *a, int64_t lda, const
     return 0;
 }
 
-/* |M| (square = 0) or M o M (square = 1) of an r x cols matrix with leading dimension ld,
-   packed; NULL on no memory. */
-static double *abs_copy(int64_t rows, int64_t cols, const double *x, int64_t ld, int square)
+double go_pow2_scale(int64_t rows, int64_t cols, const double *x, int64_t ld)
 {
+    double mx = 0.0;
+#pragma omp parallel for schedule(static)                                                          \
+    reduction(max                                                                                  \
+              : mx) if ((double)rows * (double)cols >= GO_PAR_MIN)
+    for (int64_t i = 0; i < rows; i++)
+        for (int64_t j = 0; j < cols; j++) {
+            double v = fabs(x[i * ld + j]);
+            if (isfinite(v) && v > mx) mx = v;
+        }
+    if (mx == 0.0 || (mx >= 0x1p-300 && mx <= 0x1p300)) return 1.0;
+    return ldexp(1.0, -ilogb(mx));
+}
+
+/* |M| (square = 0) or (s M) o (s M) (square = 1, s = go_pow2_scale) of an r x cols matrix with
+   leading dimension ld, packed, s in *scale; NULL on no memory. */
+static double *abs_copy(int64_t rows, int64_t cols, const double *x, int64_t ld, int square,
+                        double *scale)
+{
+    double s = square ? go_pow2_scale(rows, cols, x, ld) : 1.0;
+    *scale = s;
     assert(rows >= 0 && cols >= 0 && ld >= cols); /* check_gemm_args */
     double *y = malloc((size_t)(rows * cols) * sizeof *y + 1);
     if (!y) return NULL;
@@ -45,7 +63,7 @@ static double *abs_copy(int64_t rows, int64_t cols, const double *x, int64_t ld,
     for (int64_t i = 0; i < rows; i++)
         for (int64_t j = 0; j < cols; j++) {
             double v = x[i * ld + j];
-            y[i * cols + j] = square ? v * v : fabs(v);
+            y[i * cols + j] = square ? (v * s) * (v * s) : fabs(v);
         }
     return y;
 }
@@ -55,7 +73,9 @@ static int gauge_impl(const char *fn, int64_t m, int64_t k, int64_t n, const dou
 {
     int rc = check_gemm_args(fn, m, k, n, a, lda, b, ldb, g, ldg, 1);
     if (rc) return rc;
-    double *aa = abs_copy(m, k, a, lda, square), *ab = abs_copy(k, n, b, ldb, square);
+    double sa = 1.0, sb = 1.0;
+    double *aa = abs_copy(m, k, a, lda, square, &sa), *ab = abs_copy(k, n, b, ldb, square, &sb);
+    double unscale = 1.0 / (sa * sb); /* a power of two: exact where it is normal */
     if (!aa || !ab) {
         free(aa);
         free(ab);
@@ -69,7 +89,7 @@ static int gauge_impl(const char *fn, int64_t m, int64_t k, int64_t n, const dou
 #pragma omp parallel for schedule(static) if ((double)m * (double)n >= GO_PAR_MIN)
         for (int64_t i = 0; i < m; i++)
             for (int64_t j = 0; j < n; j++)
-                g[i * ldg + j] = sqrt(g[i * ldg + j]);
+                g[i * ldg + j] = sqrt(g[i * ldg + j]) * unscale;
     return 0;
 }
 

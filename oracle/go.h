@@ -44,6 +44,12 @@ int go_gemm_gauge_given(int64_t m, int64_t k, int64_t n, const double *a, int64_
                         int64_t ldg);
 /* The probabilistic model's spread sqrt((A o A)(B o B)): the root of the sum of squared
  * products of each dot product (docs/error-models.md). The other *_sqgauge alike. */
+/* A power of two s such that the largest finite |x| of a rows x cols matrix (leading dimension
+ * ld) times s lies in [1, 2): the squares of the sq-gauges are then taken of scaled values,
+ * so that inputs near the overflow threshold (or deep in the subnormals) neither overflow nor
+ * underflow when squared. 1 where the largest lies in [2^-300, 2^300] already (the scaling is
+ * exact, but costs a copy). */
+double go_pow2_scale(int64_t rows, int64_t cols, const double *x, int64_t ld);
 int go_gemm_sqgauge(int64_t m, int64_t k, int64_t n, const double *a, int64_t lda, const double *b,
                     int64_t ldb, double *g, int64_t ldg);
 

@@ -76,6 +76,7 @@ static const gv_opt check_opts[] = {
      .id = O_DIST,
      .arg = "NAME",
      .help = "inputs: uniform01 uniform11 smallint special offgrid tie perm2 wide;\n"
+             "the edges tiny huge sparse-special (docs/error-models.md);\n"
              "the mode probes narrow and width (gemm; docs/error-models.md)\n"
              "(default: each op's own, plus its canaries and mode probes)"},
     {.name = "seed",

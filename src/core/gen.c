@@ -7,6 +7,8 @@
 #include <float.h>
 #include <math.h>
 
+#include "core/op.h"
+
 static uint64_t mix64(uint64_t z)
 {
     z += 0x9E3779B97F4A7C15ull;
@@ -39,6 +41,41 @@ static double special_value(uint64_t bits)
     }
 }
 
+/* The window a tiny, huge or sparse-special value takes when none is given (gv_gen_value):
+   [1, 256) and one special in 64. */
+static const gv_dist_window default_window = {7, 8, 1.0 / 64.0};
+
+/* An edge value: sign from bit 0, the binade from bits 1..10 (about uniform over the window's
+   width <= 1024), p - 1 fraction bits from the top (disjoint from both), so that the value is
+   exact in a dtype of p bits wherever it is normal. */
+static double edge_value(uint64_t bits, const gv_dist_window *w, int p)
+{
+    double m = 1.0 + (double)(bits >> (65 - p)) * ldexp(1.0, 1 - p);
+    int e = w->top - (int)((((bits >> 1) & 0x3FF) * (uint64_t)w->width) >> 10);
+    double v = ldexp(m, e);
+    return (bits & 1) ? -v : v;
+}
+
+/* Whether index is one of sparse-special's special positions: a function of (seed, index)
+   alone, the same in every tensor. */
+static bool special_position(uint64_t seed, uint64_t index, double rate)
+{
+    return gv_gen_unit(seed, 0x5eca1c0ffee5eedull, index) < rate;
+}
+
+static double sparse_special_value(uint64_t bits, uint64_t seed, uint64_t index, double rate)
+{
+    if (special_position(seed, index, rate)) {
+        switch (bits & 3) {
+        case 0: return NAN;
+        case 1: return INFINITY;
+        case 2: return -INFINITY;
+        default: return -0.0;
+        }
+    }
+    return 2.0 * ((double)(bits >> 11) * 0x1p-53) - 1.0;
+}
+
 /* The value of distribution d for element index, whose bits are gv_gen_bits(seed, tensor,
    index). */
 static inline double value_of_bits(gv_dist d, uint64_t bits, uint64_t seed, uint64_t tensor,
@@ -67,6 +104,10 @@ static inline double value_of_bits(gv_dist d, uint64_t bits, uint64_t seed, uint
            wander near zero */
         return index == 0 ? 14.0 : (double)(bits % 15);
     case GV_DIST_WIDTH: return 0.0; /* the op lays the probe out itself */
+    case GV_DIST_TINY:
+    case GV_DIST_HUGE: return edge_value(bits, &default_window, 53);
+    case GV_DIST_SPARSE_SPECIAL:
+        return sparse_special_value(bits, seed, index, default_window.special_rate);
     case GV_DIST_WIDE: {
         /* Box-Muller on two independent draws: N(0,1), then +-exp(2 N) */
         double u1 = 1.0 - u; /* in (0, 1] */
@@ -156,5 +197,74 @@ void gv_gen_fill_at(double *out, int64_t start, int64_t n, gv_dist d, gv_dtype t
         uint64_t i = (uint64_t)(start + k);
         double v = value_of_bits(d, mix64(base ^ i), seed, tensor, i);
         out[k] = t == GV_F64 ? v : t == GV_F32 ? (double)(float)v : gv_round_to(v, t);
+    }
+}
+
+bool gv_dist_windowed(gv_dist d)
+{
+    return d == GV_DIST_TINY || d == GV_DIST_HUGE || d == GV_DIST_SPARSE_SPECIAL;
+}
+
+/* ceil(log2(x)) for x >= 1 */
+static int ceil_log2(double x)
+{
+    return x > 1.0 ? (int)ceil(log2(x)) : 0;
+}
+
+void gv_dist_window_of(const gv_case *c, gv_dist d, int64_t count, gv_dist_window *w)
+{
+    *w = default_window;
+    const gv_op *op = c->op;
+    int p = gv_dtype_mantissa_bits(c->dtype), emin = gv_dtype_min_exp(c->dtype);
+    int emax = 1 - emin;
+    int degree = op && op->range_degree > 1 ? 2 : 1;
+    gv_case native = *c;
+    native.mode = GV_MODE_NATIVE;
+    double depth = !op                    ? 1.0
+                   : op->order_free_depth ? op->order_free_depth(&native)
+                   : op->depth            ? op->depth(&native)
+                                          : 1.0;
+    if (!(depth >= 1.0)) depth = 1.0;
+    int lg = ceil_log2(depth);
+    if (d == GV_DIST_TINY) {
+        if (degree == 1) {
+            w->top = emin + 1;
+            w->width = p + 1;
+        } else {
+            /* products over [emin - p, emin + 2 - lg / 2]: the operands' binades halve that */
+            w->top = (int)floor((emin + 2 - lg / 2.0) / 2.0);
+            w->width = (p + 2) / 2 + 2;
+        }
+    } else if (d == GV_DIST_HUGE) {
+        w->width = 4;
+        if (degree == 1 && depth <= 1.0)
+            w->top = emax;
+        else if (degree == 1)
+            w->top = emax - 2 - lg; /* d terms below 2^(top + 1) each: the sum below 2^(emax-1) */
+        else
+            w->top = (int)floor((emax - 3 - lg) / 2.0); /* products below 2^(2 top + 2) */
+    } else if (d == GV_DIST_SPARSE_SPECIAL) {
+        double rate = 1.0 / (4.0 * depth), least = count > 0 ? 4.0 / (double)count : 0.0;
+        if (rate < least) rate = least;
+        if (rate > 1.0 / 64.0) rate = 1.0 / 64.0;
+        w->special_rate = rate;
+    }
+}
+
+void gv_gen_fill_window(double *out, int64_t start, int64_t n, gv_dist d, gv_dtype t, uint64_t seed,
+                        uint64_t tensor, const gv_dist_window *w)
+{
+    if (!gv_dist_windowed(d) || !w) {
+        gv_gen_fill_at(out, start, n, d, t, seed, tensor);
+        return;
+    }
+    int p = gv_dtype_mantissa_bits(t);
+    uint64_t base = mix64(mix64(seed) ^ tensor);
+    for (int64_t k = 0; k < n; k++) {
+        uint64_t i = (uint64_t)(start + k), bits = mix64(base ^ i);
+        double v = d == GV_DIST_SPARSE_SPECIAL
+                       ? sparse_special_value(bits, seed, i, w->special_rate)
+                       : edge_value(bits, w, p);
+        out[k] = gv_round_to(v, t); /* exact where normal; subnormals round to the dtype's grid */
     }
 }

@@ -21,7 +21,8 @@ static const char *const mode_names[GV_NMODES] = {
 };
 static const char *const dist_names[GV_NDISTS] = {"uniform01", "uniform11", "smallint", "special",
                                                   "offgrid",   "tie",       "perm2",    "wide",
-                                                  "narrow",    "width"};
+                                                  "narrow",    "width",     "tiny",     "huge",
+                                                  "sparse-special"};
 
 static int parse_name(const char *s, const char *const *names, int n)
 {

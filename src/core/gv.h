@@ -48,6 +48,16 @@ typedef enum gv_dist {
     GV_DIST_WIDTH = 9,     /* mode probe, built by the op: the emulated width (gemm: row i of A
                               is [1, 2^-j_i, 2^-70, 0, ...], so that C_iq = 1 + 2^-j_i and
                               C_i,n-1 = 2^-70: width_inputs); the generator's values are 0 */
+    GV_DIST_TINY = 10,     /* the edge of underflow: +-m 2^e, m in [1, 2), e uniform over a
+                              window of binades (gv_dist_window) that puts the outputs into
+                              and through the dtype's subnormals */
+    GV_DIST_HUGE = 11,     /* the edge of overflow: the same over a window just below the
+                              dtype's largest number (element-wise ops: past it, so that some
+                              results overflow to +-Inf; sums and products: every partial sum in
+                              any order below half of it) */
+    GV_DIST_SPARSE_SPECIAL = 12, /* uniform [-1,1) with a few NaN, +-Inf and -0 at positions
+                              shared by every tensor (so element-wise ops meet two specials), at
+                              a rate that leaves most outputs finite (gv_dist_window) */
     GV_NDISTS
 } gv_dist;
 

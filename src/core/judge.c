@@ -111,6 +111,8 @@ void gv_result_init(gv_result *r, const gv_case *c, const gv_tiers *tiers)
     r->bytes = op->bytes(c);
     r->m.worst_index = r->m.first_nonfinite_index = r->m.first_poisoned_index = -1;
     r->m.prob_worst_index = r->m.first_inexact_index = -1;
+    r->m.first_spurious_index = r->m.first_lost_index = r->m.first_flushed_index = -1;
+    r->m.first_zero_sign_index = -1;
     /* The probabilistic model judges the arithmetic the mode claims: accumulation at the
        dtype's u and depth (f16acc's at 2^-11), inputs rounded to the mode's input bits where
        it has fewer than the dtype (tf32 2^-11, bf16 2^-8, fp8 2^-4, a fixed-point emulation
@@ -180,9 +182,38 @@ void gv_decide(gv_result *r)
         snprintf(why, len, "%s", r->unjudgeable);
         return;
     }
+    if (m->nonfinite_spurious) {
+        snprintf(why, len,
+                 "%lld NaN/Inf where the result is finite, in the dtype's range (first at %lld): "
+                 "an intermediate overflowed or an operation was invalid",
+                 (long long)m->nonfinite_spurious, (long long)m->first_spurious_index);
+        return;
+    }
+    if (m->nonfinite_lost) {
+        snprintf(why, len,
+                 "%lld finite values where the result is NaN or infinite (first at %lld): "
+                 "a NaN or an infinity was dropped",
+                 (long long)m->nonfinite_lost, (long long)m->first_lost_index);
+        return;
+    }
     if (m->nonfinite_mismatches) {
         snprintf(why, len, "%lld NaN/Inf not where the oracle has them (first at %lld)",
                  (long long)m->nonfinite_mismatches, (long long)m->first_nonfinite_index);
+        return;
+    }
+    if (m->zero_sign_wrong) {
+        snprintf(why, len,
+                 "%lld zeros of the wrong sign (first at %lld): IEEE fixes the sign of "
+                 "this op's zero results",
+                 (long long)m->zero_sign_wrong, (long long)m->first_zero_sign_index);
+        return;
+    }
+    if (m->flushed && gv_mode_get(r->c.mode)->promises_rn) {
+        snprintf(why, len,
+                 "FTZ: %lld of %lld outputs below 2^%d flushed to zero (first at %lld); "
+                 "mode %s promises IEEE subnormals",
+                 (long long)m->flushed, (long long)m->subnormal_ref, gv_dtype_min_exp(r->c.dtype),
+                 (long long)m->first_flushed_index, gv_mode_name(r->c.mode));
         return;
     }
     for (int i = 0; i < r->n_checks; i++) {
@@ -305,10 +336,10 @@ void gv_judge(const gv_problem *p, gv_result *r)
        the floor reads w. */
     r->ref_exact = p->ref_exact;
     if (r->prob.on)
-        r->prob.w = gv_prob_unit(r->prob.u, r->prob.depth, r->prob.u_in) +
-                    (p->ref_exact
-                         ? 0.0
-                         : 0x1p-53 * sqrt(r->prob.oracle_depth > 1 ? r->prob.oracle_depth : 1.0));
+        r->prob.w =
+            gv_prob_unit(r->prob.u, r->prob.depth, r->prob.u_in) +
+            (p->ref_exact ? 0.0
+                          : 0x1p-53 * sqrt(r->prob.oracle_depth > 1 ? r->prob.oracle_depth : 1.0));
     judge_side side = {p, r, 0.0, 0};
     int64_t out_elems = 0;
     for (int i = 0; i < p->l.n_out; i++)
@@ -331,7 +362,13 @@ void gv_judge(const gv_problem *p, gv_result *r)
                              .pgauge = r->prob.on ? t->pgauge : NULL,
                              .pw = r->prob.w,
                              .exact = r->exact,
-                             .ref_lo = p->ref_exact ? t->ref_lo : NULL};
+                             .ref_lo = p->ref_exact ? t->ref_lo : NULL,
+                             /* a mode that promises IEEE arithmetic rounds into the
+                                subnormals; another may flush them, erring by up to 2^emin */
+                             .eta = gv_mode_get(c->mode)->promises_rn
+                                        ? gv_underflow_eta(c->dtype)
+                                        : gv_dtype_normal_min(c->dtype),
+                             .zero_sign = c->op->zero_sign};
         gv_metrics m;
         gv_compare(t->data, c->dtype, t->ref, t->count, &r->tiers, &em, bits, &m);
         if (i == 0)

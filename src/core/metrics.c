@@ -225,12 +225,22 @@ static void metrics_assert_counts(const gv_metrics *m, int ntiers)
     for (int b = 0; b < GV_ULP_NBINS; b++)
         binned += m->ulp_hist[b];
     assert(binned >= 0 && binned + unjudged <= m->n); /* finite pairs only */
-    const int64_t index[] = {m->first_poisoned_index, m->first_nonfinite_index, m->worst_index,
-                             m->prob_worst_index, m->first_inexact_index};
+    const int64_t index[] = {
+        m->first_poisoned_index, m->first_nonfinite_index, m->worst_index,
+        m->prob_worst_index,     m->first_inexact_index,   m->first_spurious_index,
+        m->first_lost_index,     m->first_flushed_index,   m->first_zero_sign_index};
     for (size_t i = 0; i < sizeof index / sizeof index[0]; i++)
         assert(index[i] >= -1 && index[i] < m->n);
     assert((m->first_poisoned_index >= 0) == (m->poisoned > 0));
     assert((m->first_nonfinite_index >= 0) == (m->nonfinite_mismatches > 0));
+    assert(m->nonfinite_spurious >= 0 && m->nonfinite_lost >= 0 &&
+           m->nonfinite_spurious + m->nonfinite_lost <= m->nonfinite_mismatches);
+    assert((m->first_spurious_index >= 0) == (m->nonfinite_spurious > 0));
+    assert((m->first_lost_index >= 0) == (m->nonfinite_lost > 0));
+    assert(m->flushed >= 0 && m->flushed <= m->subnormal_ref && m->subnormal_ref <= m->n);
+    assert((m->first_flushed_index >= 0) == (m->flushed > 0));
+    assert(m->zero_sign_wrong >= 0 && m->zero_sign_wrong <= m->n);
+    assert((m->first_zero_sign_index >= 0) == (m->zero_sign_wrong > 0));
     assert((m->first_inexact_index >= 0) == (m->inexact > 0));
 }
 
@@ -244,8 +254,15 @@ compare_range_t(const void *got, gv_dtype t, const double *ref, int64_t n, const
     m->n = n;
     m->first_nonfinite_index = m->first_poisoned_index = m->worst_index = -1;
     m->prob_worst_index = m->first_inexact_index = -1;
+    m->first_spurious_index = m->first_lost_index = m->first_flushed_index = -1;
+    m->first_zero_sign_index = -1;
     m->precision_bits = precision_bits;
     int min_exp = gv_dtype_min_exp(t);
+    /* the dtype's largest finite number, (2 - 2^(1-p)) 2^emax with emax = 1 - emin, and its
+       smallest normal: past the one the reference is rounded to the dtype's range, below the
+       other a result is subnormal */
+    const double max_finite = ldexp(2.0 - ldexp(1.0, 1 - gv_dtype_mantissa_bits(t)), 1 - min_exp);
+    const double normal_min = gv_dtype_normal_min(t);
     bin_buckets buckets;
     bin_buckets_init(&buckets);
     /* The running sums, maxima and counts in locals, written to m at the end: through m they
@@ -261,6 +278,8 @@ compare_range_t(const void *got, gv_dtype t, const double *ref, int64_t n, const
     double worst_value = 0.0, worst_ref = 0.0, worst_scaled = -1.0;
     int64_t poisoned = 0, first_poisoned = -1, nonfinite = 0, first_nonfinite = -1;
     int64_t inexact = 0, first_inexact = -1, prob_n = 0, prob_worst = -1, worst_index = -1;
+    int64_t spurious = 0, first_spurious = -1, lost = 0, first_lost = -1;
+    int64_t subnormal_ref = 0, flushed = 0, first_flushed = -1, zsign = 0, first_zsign = -1;
     int64_t mismatches[GV_MAX_TIERS] = {0};
     int64_t hist[4][GV_ULP_NBINS];
     memset(hist, 0, sizeof hist);
@@ -269,6 +288,12 @@ compare_range_t(const void *got, gv_dtype t, const double *ref, int64_t n, const
     const double *ref_lo = em ? em->ref_lo : NULL;
     int64_t cr_n = 0, cr = 0;
     const double pw = em ? em->pw : 0.0, eu = em ? em->u : 0.0, edepth = em ? em->depth : 0.0;
+    /* the underflow term of both models: eta per operation of the depth */
+    const double eta_d = em ? em->eta * (edepth > 1.0 ? edepth : 1.0) : 0.0;
+    /* what IEEE gradual underflow allows (whatever the mode allows): past it, a zero where the
+       result is subnormal was flushed */
+    const double ieee_eta_d = gv_underflow_eta(t) * (edepth > 1.0 ? edepth : 1.0);
+    const bool zero_sign = em && em->zero_sign;
     for (int64_t i = 0; i < n; i++) {
         bool poison;
         double c = load_poison(got, t, i, &poison);
@@ -277,12 +302,21 @@ compare_range_t(const void *got, gv_dtype t, const double *ref, int64_t n, const
             if (poisoned++ == 0) first_poisoned = i;
             continue;
         }
+        /* IEEE rounds a result past the dtype's range to an infinity: so does the reference */
+        if (fabs(r) > max_finite) r = gv_dtype_round(t, r);
         if (!isfinite(r) || !isfinite(c)) {
             /* NaN must meet NaN, and an infinity the same infinity */
             bool same = (isnan(r) && isnan(c)) || (isinf(r) && c == r);
-            if (!same && nonfinite++ == 0) first_nonfinite = i;
+            if (!same) {
+                if (nonfinite++ == 0) first_nonfinite = i;
+                if (isfinite(r) && spurious++ == 0) first_spurious = i;
+                if (isfinite(c) && lost++ == 0) first_lost = i;
+            }
             continue;
         }
+        if (zero_sign && c == 0 && gv_dtype_round(t, r) == 0 && signbit(c) != signbit(r) &&
+            zsign++ == 0)
+            first_zsign = i;
         /* against the exact result where it is known: (c - r) is exact where c and r are
            close (Sterbenz), and ref_lo is at most half an ulp of r */
         double diff = ref_lo ? (c - r) - ref_lo[i] : c - r;
@@ -306,14 +340,15 @@ compare_range_t(const void *got, gv_dtype t, const double *ref, int64_t n, const
         if (pgauge) {
             double G = pgauge[i];
             /* a NaN G (never computed) or a G of 0 under an error: no model covers it */
-            double R = isnan(G)          ? INFINITY
-                       : err == 0        ? 0.0
-                       : G > 0 && pw > 0 ? err / (pw * G)
-                                         : INFINITY;
-            /* (c - r) / (pw G) is +-R: c - r and err differ in sign only, and so do quotients */
-            double signed_R = err == 0          ? 0.0
-                              : G > 0 && pw > 0 ? (diff < 0 ? -R : R)
-                                                : diff / (pw * G);
+            double pden = pw * G + eta_d;
+            double R = isnan(G)             ? INFINITY
+                       : err == 0           ? 0.0
+                       : pden > 0 && pw > 0 ? err / pden
+                                            : INFINITY;
+            /* (c - r) / pden is +-R: c - r and err differ in sign only, and so do quotients */
+            double signed_R = err == 0             ? 0.0
+                              : pden > 0 && pw > 0 ? (diff < 0 ? -R : R)
+                                                   : diff / pden;
             prob_n++;
             if (R > prob_max || prob_worst < 0) {
                 if (R > prob_max) prob_max = R;
@@ -333,8 +368,14 @@ compare_range_t(const void *got, gv_dtype t, const double *ref, int64_t n, const
         for (int k = 0; k < ntiers; k++)
             if (!(err <= tiers->t[k] * (1.0 + ar))) mismatches[k]++;
         double g = gauge ? gauge[i] : ar;
+        /* a subnormal result returned as zero beyond what the worst-case model allows it:
+           flushed (FTZ), not rounded */
+        if (ar < normal_min && gv_dtype_round(t, r) != 0) {
+            subnormal_ref++;
+            if (c == 0 && err > eu * g * edepth + ieee_eta_d && flushed++ == 0) first_flushed = i;
+        }
         if (em && err > 0) {
-            double denom = eu * g * edepth;
+            double denom = eu * g * edepth + eta_d;
             if (!(denom > 0))
                 ratio = INFINITY > ratio ? INFINITY : ratio;
             else if (gv_quot_may_exceed(err, denom, ratio) && err / denom > ratio)
@@ -357,6 +398,10 @@ compare_range_t(const void *got, gv_dtype t, const double *ref, int64_t n, const
     m->prob_signed = prob_signed, m->rel_sq = rel_sq, m->prob_worst_index = prob_worst;
     m->poisoned = poisoned, m->first_poisoned_index = first_poisoned;
     m->nonfinite_mismatches = nonfinite, m->first_nonfinite_index = first_nonfinite;
+    m->nonfinite_spurious = spurious, m->first_spurious_index = first_spurious;
+    m->nonfinite_lost = lost, m->first_lost_index = first_lost;
+    m->subnormal_ref = subnormal_ref, m->flushed = flushed, m->first_flushed_index = first_flushed;
+    m->zero_sign_wrong = zsign, m->first_zero_sign_index = first_zsign;
     m->inexact = inexact, m->first_inexact_index = first_inexact;
     m->cr_n = cr_n, m->cr = cr;
     m->bias_n = bias_n, m->bias_sum = bias_sum, m->bias_sum_sr = bias_sum_sr, m->bias_sq = bias_sq;
@@ -428,6 +473,23 @@ void gv_metrics_merge(gv_metrics *a, const gv_metrics *b, int ntiers)
         if (a->first_poisoned_index < 0 && b->first_poisoned_index >= 0)
             a->first_poisoned_index = a->n + b->first_poisoned_index;
         a->nonfinite_mismatches += b->nonfinite_mismatches;
+        /* the first index of each count, moved by a's n, where a has none yet */
+        const struct {
+            int64_t *ai, *an;
+            int64_t bi, bn;
+        } firsts[] = {
+            {&a->first_spurious_index, &a->nonfinite_spurious, b->first_spurious_index,
+             b->nonfinite_spurious},
+            {&a->first_lost_index, &a->nonfinite_lost, b->first_lost_index, b->nonfinite_lost},
+            {&a->first_flushed_index, &a->flushed, b->first_flushed_index, b->flushed},
+            {&a->first_zero_sign_index, &a->zero_sign_wrong, b->first_zero_sign_index,
+             b->zero_sign_wrong},
+        };
+        for (size_t f = 0; f < sizeof firsts / sizeof firsts[0]; f++) {
+            if (*firsts[f].ai < 0 && firsts[f].bi >= 0) *firsts[f].ai = a->n + firsts[f].bi;
+            *firsts[f].an += firsts[f].bn;
+        }
+        a->subnormal_ref += b->subnormal_ref;
         a->poisoned += b->poisoned;
         if (b->worst_index >= 0 &&
             (a->worst_index < 0 ||

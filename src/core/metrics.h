@@ -36,7 +36,22 @@ typedef struct gv_error_model {
     /* the exact reference's remainder (reference.h): ref + ref_lo is the exact result, and
        errors are measured against it; NULL: ref is the f64 oracle's and errors against it */
     const double *ref_lo;
+    /* The absolute underflow term (Higham ASNA, sec. 2.1, with gradual underflow): a product or
+       quotient rounded into the subnormal range errs by up to eta = half the dtype's subnormal
+       spacing besides u |x| (sums of subnormals are exact), so the worst-case bound is
+       u g d + eta d and the probabilistic one w G + eta d. 0: no term. */
+    double eta;
+    /* IEEE 754 fixes the sign of a zero result of this op whatever the order (one correctly
+       rounded operation an output: -0 + -0 = -0): a zero of the wrong sign is counted */
+    bool zero_sign;
 } gv_error_model;
+
+/* The underflow term eta of dtype t: half its subnormal spacing, the most a product or a
+   quotient rounded into the subnormal range errs by beyond u |x| (gv_error_model). */
+static inline double gv_underflow_eta(gv_dtype t)
+{
+    return 0.5 * gv_dtype_subnormal_min(t);
+}
 
 /* The probabilistic model's thresholds: FAIL when max R > GV_PROB_MAX_BOUND, or when at
  * least GV_PROB_RMS_MIN_N elements are judged and RMS(R) > GV_PROB_RMS_BOUND. */
@@ -78,6 +93,16 @@ typedef struct gv_metrics {
     int64_t mismatches[GV_MAX_TIERS]; /* elements outside each tier */
     int64_t nonfinite_mismatches;     /* NaN/Inf where the oracle has none, or vice versa */
     int64_t first_nonfinite_index;    /* -1 if none */
+    /* of those: a NaN or an infinity where the result, rounded to the dtype's range, is finite
+       (an intermediate that overflowed, an invalid operation), and a finite value where the
+       result is NaN or infinite (a NaN or an infinity dropped); each with its first index */
+    int64_t nonfinite_spurious, first_spurious_index;
+    int64_t nonfinite_lost, first_lost_index;
+    /* outputs whose correctly rounded result is a subnormal of the dtype (not zero) and that
+       the device returned as zero: flushed (FTZ); the first one */
+    int64_t subnormal_ref, flushed, first_flushed_index;
+    /* zero_sign models: zeros of the wrong sign, and the first */
+    int64_t zero_sign_wrong, first_zero_sign_index;
     int64_t poisoned;                 /* elements the device never wrote */
     int64_t first_poisoned_index;     /* -1 if none */
     int64_t worst_index;              /* element with the largest |c - r| / (1 + |r|); -1 if none */
@@ -122,7 +147,8 @@ static inline bool gv_quot_may_exceed(double num, double den, double cur)
 }
 
 /* Compare n device values `got` (dtype t; poison = all bytes GV_POISON_BYTE) with the f64
- * reference `ref` (plus em->ref_lo where the reference is exact). precision_bits is the
+ * reference `ref`, rounded to the dtype's range first (a finite f64 result past the dtype's
+ * overflow threshold is the infinity IEEE rounding gives) (plus em->ref_lo where the reference is exact). precision_bits is the
  * significand width the mode claims, used for ULPs. Fills m; never fails for n >= 0. */
 void gv_compare(const void *got, gv_dtype t, const double *ref, int64_t n, const gv_tiers *tiers,
                 const gv_error_model *em, int precision_bits, gv_metrics *m);

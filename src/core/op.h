@@ -104,6 +104,17 @@ typedef struct gv_op {
        spread is reported, never judged. */
     const char *nondeterministic;
 
+    /* The edge distributions (tiny, huge: gen.h's gv_dist_window) place the inputs so that the
+       outputs reach the dtype's subnormals and its overflow threshold: 1 where an output is a
+       sum or an element-wise function of input values, 2 where it sums products of two
+       (gemm, einsum, dense). 0 reads as 1. */
+    int range_degree;
+    /* IEEE 754 fixes the sign of every zero output whatever the order (one correctly rounded
+       operation an output, as c = a + b: -0 + -0 = -0, x + (-x) = +0): a zero of the wrong
+       sign FAILs. false where the sign depends on an order or an initial value the op's
+       definition leaves open (a sum started from +0 or from its first term). */
+    bool zero_sign;
+
     /* oracle, gauge and pgauge never read the mode: the oracle cache keeps one reference for
        every mode (src/core/cache.c) */
     bool reference_ignores_mode;

@@ -43,10 +43,13 @@ void gv_fill(gv_problem *p, int i, gv_dist dist)
     gv_dtype dt = p->c.dtype;
     size_t es = gv_dtype_size(dt);
     int64_t n = t->count;
+    /* the edge distributions' window (gen.h): from the case and this tensor's size */
+    gv_dist_window w;
+    gv_dist_window_of(&p->c, dist, n, &w);
 #pragma omp parallel for schedule(static) if (n >= GV_PAR_MIN)
     for (int64_t k = 0; k < n; k += CHUNK) {
         int64_t len = n - k < CHUNK ? n - k : CHUNK;
-        gv_gen_fill_at(t->ref + k, k, len, dist, dt, p->c.seed, (uint64_t)i);
+        gv_gen_fill_window(t->ref + k, k, len, dist, dt, p->c.seed, (uint64_t)i, &w);
         gv_dtype_store_n(dt, (char *)t->data + (size_t)k * es, t->ref + k, len);
     }
 }

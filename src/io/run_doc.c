@@ -94,6 +94,11 @@ void gv_table_row(FILE *f, const gv_result *r)
         gv_bias_lean(&r->m, r->prob.on, lean, sizeof lean);
         fprintf(f, " [bias reported, not judged: %s; %s]", r->bias.why_not, lean);
     }
+    if (judged && r->m.flushed && !gv_mode_get(r->c.mode)->promises_rn)
+        fprintf(f, " [FTZ: %lld of %lld outputs below 2^%d flushed to zero; mode %s does not "
+                   "promise IEEE subnormals]",
+                (long long)r->m.flushed, (long long)r->m.subnormal_ref,
+                gv_dtype_min_exp(r->c.dtype), gv_mode_name(r->c.mode));
     if (judged && r->prob.on && r->prob.reported_only)
         fprintf(f, " [R reported, not judged: %s]", GV_PROB_NOT_VALID);
     repeat_note(f, r);
@@ -172,6 +177,11 @@ static json_t *result_json(const gv_result *r)
         json_object_set_new(m, "max_ulp", gv_json_num(r->m.max_ulp));
         json_object_set_new(m, "mismatches", mism);
         json_object_set_new(m, "nonfinite_mismatches", json_integer(r->m.nonfinite_mismatches));
+        json_object_set_new(m, "nonfinite_spurious", json_integer(r->m.nonfinite_spurious));
+        json_object_set_new(m, "nonfinite_lost", json_integer(r->m.nonfinite_lost));
+        json_object_set_new(m, "subnormal_outputs", json_integer(r->m.subnormal_ref));
+        json_object_set_new(m, "flushed", json_integer(r->m.flushed));
+        json_object_set_new(m, "zero_sign_wrong", json_integer(r->m.zero_sign_wrong));
         json_object_set_new(m, "poisoned", json_integer(r->m.poisoned));
         json_object_set_new(m, "worst_index", json_integer(r->m.worst_index));
         json_object_set_new(m, "worst_value", gv_json_num(r->m.worst_value));

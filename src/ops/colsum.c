@@ -152,20 +152,23 @@ static int einsum_oracle(gv_problem *p)
 
 #define COLSUM_COMMON                                                                              \
     .family = "colsum", .dims = "m,k,n", .in_dims = "m,k;k,n", .out_dims = "n",                    \
-    .dists = GV_ALL_DISTS | GV_BIT(GV_DIST_TIE) | GV_BIT(GV_DIST_WIDE),                            \
-    .default_dist = GV_DIST_UNIFORM01, .check_shape = colsum_check_shape, .bytes = colsum_bytes,   \
-    .exact_reference = colsum_exact_reference, .make_inputs = colsum_inputs,                       \
-    .gauge = colsum_gauge, .pgauge = colsum_pgauge, .reference_ignores_mode = true
+    .dists = GV_ALL_DISTS | GV_BIT(GV_DIST_TIE) | GV_BIT(GV_DIST_WIDE) | GV_EDGE_DISTS,            \
+    .range_degree = 2, .default_dist = GV_DIST_UNIFORM01, .check_shape = colsum_check_shape,       \
+    .bytes = colsum_bytes, .exact_reference = colsum_exact_reference,                              \
+    .make_inputs = colsum_inputs, .gauge = colsum_gauge, .pgauge = colsum_pgauge,                  \
+    .reference_ignores_mode = true
 
 /* matmul_colsum and its planted variant: the same product, canaries and hooks. Each output is
    its own column's product and sum: independent errors, judged for bias on zero-mean inputs
    (docs/error-models.md, "Bias"). */
 #define MATMUL_COLSUM_COMMON                                                                       \
-    .canaries = "uniform11:1000x500x700,uniform11:10000x5000x7000",                                \
-    .test_canaries = "uniform11:300x257x129,uniform11:64x1024x64", .layout = matmul_colsum_layout, \
-    .flops = matmul_colsum_flops, .oracle = einsum_oracle, .oracle_depth = einsum_oracle_depth,    \
-    .depth = matmul_colsum_depth, .order_free_depth = matmul_colsum_order_free_depth,              \
-    .bias_dists = GV_BIT(GV_DIST_UNIFORM11)
+    .canaries = "uniform11:1000x500x700,uniform11:10000x5000x7000,tiny:300x257x129,"               \
+                "huge:300x257x129,sparse-special:300x257x129",                                     \
+    .test_canaries = "uniform11:300x257x129,uniform11:64x1024x64,tiny:300x257x129,"                \
+                     "huge:300x257x129,sparse-special:300x257x129",                                \
+    .layout = matmul_colsum_layout, .flops = matmul_colsum_flops, .oracle = einsum_oracle,         \
+    .oracle_depth = einsum_oracle_depth, .depth = matmul_colsum_depth,                             \
+    .order_free_depth = matmul_colsum_order_free_depth, .bias_dists = GV_BIT(GV_DIST_UNIFORM11)
 
 static const gv_op matmul_colsum = {
     .name = "matmul_colsum",
@@ -202,8 +205,10 @@ static const gv_op einsum_colsum = {
     .modes = GV_BIT(GV_MODE_NATIVE),
     .shapes = "1000x500x700,500x1000x300,10000x5000x7000",
     .test_shapes = "64x48x32,300x257x129,257x515x129,1000x500x700",
-    .canaries = "uniform11:1000x500x700",
-    .test_canaries = "uniform11:300x257x129",
+    .canaries = "uniform11:1000x500x700,tiny:300x257x129,huge:300x257x129,"
+                "sparse-special:300x257x129",
+    .test_canaries = "uniform11:300x257x129,tiny:300x257x129,huge:300x257x129,"
+                     "sparse-special:300x257x129",
     /* no bias_dists: every output's error carries the rounding of the one vector of column
        sums of A that all outputs share, so the errors are not independent (a correct H100 run
        on uniform [0,1) inputs leans at z = -4.4 over 700 outputs): the bias is reported only */

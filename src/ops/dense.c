@@ -5,7 +5,8 @@
 
 #include "ops/opkit.h"
 
-extern const gk_op gk_dense_sigmoid, gk_dense_sigmoid_rowbias, gk_dense_sigmoid_tf32native;
+extern const gk_op gk_dense_sigmoid, gk_dense_sigmoid_rowbias, gk_dense_sigmoid_tf32native,
+    gk_dense_sigmoid_naive;
 
 static int dense_layout(const gv_case *c, gv_layout *l)
 {
@@ -123,9 +124,11 @@ static int dense_pgauge(gv_problem *p)
     return gv_oracle_rc(rc);
 }
 
-#define DENSE_COMMON                                                                               \
+#define DENSE_COMMON DENSE_BASE, .default_dist = GV_DIST_UNIFORM11
+
+#define DENSE_BASE                                                                                 \
     .family = "dense", .dims = "m,k,n", .in_dims = "m,k;k,n;m", .out_dims = "m,n",                 \
-    .dists = GV_FINITE_DISTS, .default_dist = GV_DIST_UNIFORM11, .check_shape = dense_check_shape, \
+    .dists = GV_FINITE_DISTS | GV_EDGE_DISTS, .check_shape = dense_check_shape, .range_degree = 2, \
     .mode_valid = dense_mode_valid, .layout = dense_layout, .flops = dense_flops,                  \
     .bytes = dense_bytes, .make_inputs = dense_inputs, .oracle = dense_oracle,                     \
     .gauge = dense_gauge, .pgauge = dense_pgauge, .depth = dense_depth,                            \
@@ -141,8 +144,9 @@ static const gv_op dense_sigmoid = {
         GV_BIT(GV_MODE_NATIVE) | GV_BIT(GV_MODE_TF32) | GV_BIT(GV_MODE_FASTMATH) | GV_CUBLAS_MODES,
     .shapes = "512x784x256,4096x2048x256",
     .test_shapes = "33x70x17,1x300x7,100x257x129,512x784x256",
-    .canaries = "uniform11:1024x4096x256",
-    .test_canaries = "uniform11:64x1024x64",
+    .canaries = "uniform11:1024x4096x256,tiny:256x512x128,huge:256x512x128,"
+                "sparse-special:256x512x128",
+    .test_canaries = "uniform11:64x1024x64,tiny:64x256x64,huge:64x256x64,sparse-special:64x256x64",
     .device = GV_KERNEL(gk_dense_sigmoid),
     DENSE_COMMON,
 };
@@ -173,5 +177,21 @@ static const gv_op dense_sigmoid_tf32native = {
     DENSE_COMMON,
 };
 
+/* An intermediate that overflows: exp(z) of the textbook form, on huge inputs (|z| near 2^60
+   in f32), is +Inf wherever z is large and positive, and Inf / Inf is NaN where the sigmoid
+   is 1. */
+static const gv_op dense_sigmoid_naive = {
+    .name = "dense.sigmoid.naive",
+    .dtypes = GV_BOTH_DTYPES,
+    .summary = "planted bug: the epilogue computes exp(z) / (1 + exp(z)), which overflows",
+    .planted_bug = "exp(z) overflows for large z: NaN where the sigmoid is 1",
+    .modes = GV_BIT(GV_MODE_NATIVE),
+    .shapes = "256x512x128",
+    .test_shapes = "64x256x64",
+    .device = GV_KERNEL(gk_dense_sigmoid_naive),
+    DENSE_BASE,
+    .default_dist = GV_DIST_HUGE,
+};
+
 const gv_op *const gv_family_dense[] = {&dense_sigmoid, &dense_sigmoid_rowbias,
-                                        &dense_sigmoid_tf32native, NULL};
+                                        &dense_sigmoid_tf32native, &dense_sigmoid_naive, NULL};

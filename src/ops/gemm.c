@@ -316,7 +316,7 @@ static int gemm_pgauge(gv_problem *p)
 
 #define GEMM_DISTS                                                                                 \
     (GV_ALL_DISTS | GV_BIT(GV_DIST_TIE) | GV_BIT(GV_DIST_PERM2) | GV_BIT(GV_DIST_WIDE) |           \
-     GV_BIT(GV_DIST_NARROW) | GV_BIT(GV_DIST_WIDTH))
+     GV_BIT(GV_DIST_NARROW) | GV_BIT(GV_DIST_WIDTH) | GV_EDGE_DISTS)
 
 /* GEMM_COMMON with the seeds' default inputs; a variant judged on zero-mean inputs takes
    GEMM_BASE and its own default_dist */
@@ -327,18 +327,21 @@ static int gemm_pgauge(gv_problem *p)
 #define GEMM_BASE                                                                                  \
     .family = "gemm", .dims = "m,k,n", .in_dims = "m,k;k,n", .out_dims = "m,n",                    \
     .floor_from_operands = true, .dists = GEMM_DISTS, .check_shape = gemm_check_shape,             \
-    .layout = gemm_layout, .flops = gemm_flops, .bytes = gemm_bytes, .make_inputs = gemm_inputs,   \
-    .oracle = gemm_oracle, .gauge = gemm_gauge, .exact_reference = gemm_exact_reference,           \
-    .pgauge = gemm_pgauge, .exact = gemm_exact, .depth = gemm_depth, .measure = gemm_measure,      \
-    .bias_dists = GV_BIT(GV_DIST_UNIFORM11), .reference_ignores_mode = true,                       \
+    .range_degree = 2, .layout = gemm_layout, .flops = gemm_flops, .bytes = gemm_bytes,            \
+    .make_inputs = gemm_inputs, .oracle = gemm_oracle, .gauge = gemm_gauge,                        \
+    .exact_reference = gemm_exact_reference, .pgauge = gemm_pgauge, .exact = gemm_exact,           \
+    .depth = gemm_depth, .measure = gemm_measure, .bias_dists = GV_BIT(GV_DIST_UNIFORM11),         \
+    .reference_ignores_mode = true,                                                                \
     .error_model = "|C-r| <= gamma_k |A||B| (Higham ASNA eq. 3.13): gauge |A||B|, depth k; "       \
                    "tf32: depth 4 + k/2^13 at u = 2^-11 (docs/error-models.md)"
 
 /* gemm.cublas and its planted TF32 variant run the same canaries */
 #define GEMM_CUBLAS_CANARIES                                                                       \
     .canaries = "uniform11:1024x4096x1024,tie:1024x4096x1024,perm2:1024x4096x1024,"                \
-                "uniform11:256x16384x256",                                                         \
-    .test_canaries = "uniform11:100x37x129,uniform11:64x1024x64,tie:129x65x33,perm2:100x37x129",   \
+                "uniform11:256x16384x256,tiny:256x1024x256,huge:256x1024x256,"                     \
+                "sparse-special:256x1024x256",                                                     \
+    .test_canaries = "uniform11:100x37x129,uniform11:64x1024x64,tie:129x65x33,perm2:100x37x129,"   \
+                     "tiny:64x256x64,huge:64x256x64,sparse-special:64x256x64",                     \
     .mode_probes = "tie:1024x4095x1024,narrow:1024x4096x1024,width:256x256x256",                   \
     .test_mode_probes = "tie:64x255x64,narrow:64x1024x64,width:128x64x128"
 
@@ -422,8 +425,10 @@ static const gv_op gemm_tiled = {
     .modes = GV_BIT(GV_MODE_NATIVE),
     .shapes = "128x128x128,1000x999x1001,1537x515x263,4096x4096x4096",
     .test_shapes = "64x64x64,100x37x129,33x65x31,129x65x33,512x515x260",
-    .canaries = "uniform11:1537x515x263,tie:1000x999x1001,perm2:1000x999x1001",
-    .test_canaries = "uniform11:129x65x33,tie:33x65x31,perm2:100x37x129",
+    .canaries = "uniform11:1537x515x263,tie:1000x999x1001,perm2:1000x999x1001,"
+                "tiny:256x1024x256,huge:256x1024x256,sparse-special:256x1024x256",
+    .test_canaries = "uniform11:129x65x33,tie:33x65x31,perm2:100x37x129,tiny:64x256x64,"
+                     "huge:64x256x64,sparse-special:64x256x64",
     .device = GV_KERNEL(gk_gemm_tiled),
     GEMM_COMMON,
 };
@@ -471,8 +476,10 @@ static const gv_op gemm_regblock = {
     .test_shapes = "1x1x1,64x64x64,100x37x129,33x65x31,129x65x33,256x260x132,257x12x300,"
                    "512x515x260,300x1024x516",
     .canaries = "uniform11:1537x515x263,tie:1000x999x1001,perm2:1000x999x1001,"
-                "uniform11:1024x1024x1024",
-    .test_canaries = "uniform11:129x65x33,tie:33x65x31,perm2:100x37x129,uniform11:256x260x132",
+                "uniform11:1024x1024x1024,tiny:256x1024x256,huge:256x1024x256,"
+                "sparse-special:256x1024x256",
+    .test_canaries = "uniform11:129x65x33,tie:33x65x31,perm2:100x37x129,uniform11:256x260x132,"
+                     "tiny:64x256x64,huge:64x256x64,sparse-special:64x256x64",
     .device = GV_KERNEL(gk_gemm_regblock),
     GEMM_COMMON,
 };

@@ -21,6 +21,11 @@
     (GV_BIT(GV_DIST_UNIFORM01) | GV_BIT(GV_DIST_UNIFORM11) | GV_BIT(GV_DIST_SMALLINT) |            \
      GV_BIT(GV_DIST_OFFGRID))
 
+/* The edge distributions (docs/error-models.md, "The edges"): the dtype's subnormals, its
+   overflow threshold, and a few NaN, +-Inf and -0 among ordinary values. */
+#define GV_EDGE_DISTS                                                                              \
+    (GV_BIT(GV_DIST_TINY) | GV_BIT(GV_DIST_HUGE) | GV_BIT(GV_DIST_SPARSE_SPECIAL))
+
 /* The cuBLAS math modes and emulations any op built on cuBLAS S/Dgemm can run (gk_cublas):
    default math, BF16x9 f32 emulation, f64 fixed-point emulation (library-chosen and fixed
    mantissa widths). The mode table (abi/gv_abi.h) says which dtypes each applies to. */

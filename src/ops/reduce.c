@@ -6,8 +6,8 @@
 #include "../../abi/reduce.h"
 #include "ops/opkit.h"
 
-extern const gk_op gk_reduce_sum, gk_reduce_sum_droptail, gk_reduce_sum_racy, gk_reduce_colsum,
-    gk_reduce_colsum_vectail;
+extern const gk_op gk_reduce_sum, gk_reduce_sum_droptail, gk_reduce_sum_dropnan, gk_reduce_sum_racy,
+    gk_reduce_colsum, gk_reduce_colsum_vectail;
 
 /* The sum kernel launches one block per tile: at most 2^31 - 1 blocks. */
 #define REDUCE_MAX_N ((int64_t)2147483647 * GK_REDUCE_TILE)
@@ -177,19 +177,19 @@ static int colsum_pgauge(gv_problem *p)
     return gv_oracle_rc(rc);
 }
 
-#define REDUCE_DISTS (GV_ALL_DISTS | GV_BIT(GV_DIST_TIE) | GV_BIT(GV_DIST_WIDE))
+#define REDUCE_DISTS (GV_ALL_DISTS | GV_BIT(GV_DIST_TIE) | GV_BIT(GV_DIST_WIDE) | GV_EDGE_DISTS)
 
 #define SUM_BASE                                                                                   \
     .family = "reduce", .dims = "n", .in_dims = "n", .out_dims = "", .dtypes = GV_BOTH_DTYPES,     \
-    .modes = GV_BIT(GV_MODE_NATIVE), .dists = REDUCE_DISTS, .default_dist = GV_DIST_UNIFORM01,     \
-    .check_shape = sum_check_shape, .layout = sum_layout, .flops = sum_flops, .bytes = sum_bytes,  \
-    .make_inputs = reduce_inputs, .oracle = sum_oracle, .gauge = sum_gauge, .pgauge = sum_pgauge,  \
+    .modes = GV_BIT(GV_MODE_NATIVE), .dists = REDUCE_DISTS, .check_shape = sum_check_shape,        \
+    .layout = sum_layout, .flops = sum_flops, .bytes = sum_bytes, .make_inputs = reduce_inputs,    \
+    .oracle = sum_oracle, .gauge = sum_gauge, .pgauge = sum_pgauge,                                \
     .exact_reference = sum_exact_reference, .order_free_depth = sum_order_free_depth,              \
     .bias_dists = GV_BIT(GV_DIST_UNIFORM11)
 
 #define SUM_COMMON                                                                                 \
     SUM_BASE,                                                                                      \
-        .depth = sum_depth,                                                                        \
+        .default_dist = GV_DIST_UNIFORM01, .depth = sum_depth,                                     \
         .error_model = "|s-r| <= gamma_d sum|x|: gauge sum|x|, depth ceil(log2 n)+1, a tree with " \
                        "<= ceil(log2 n) rounded additions a path (Higham ASNA sec. 4.2) "          \
                        "(docs/error-models.md)"
@@ -203,8 +203,8 @@ static const gv_op reduce_sum = {
                "same over the block partials; no atomics",
     .shapes = "1e3,1e6,1000003,1e8",
     .test_shapes = "1,2,1000,2048,2049,4097,1000003,4194305",
-    .canaries = "uniform11:1000003",
-    .test_canaries = "uniform11:1000003",
+    .canaries = "uniform11:1000003,tiny:1000003,huge:1000003,sparse-special:1000003",
+    .test_canaries = "uniform11:1000003,tiny:4097,huge:4097,sparse-special:4097",
     .device = GV_KERNEL(gk_reduce_sum),
     SUM_COMMON,
 };
@@ -219,6 +219,23 @@ static const gv_op reduce_sum_droptail = {
     SUM_COMMON,
 };
 
+/* A NaN among the terms read as 0: on sparse-special inputs (a few NaN, +-Inf and -0 among
+   ordinary values) the sum is NaN and the kernel's is not. Its sizes are ones where the seeds
+   the catalogue (0) and the GPU suite (7) use put a NaN among the terms without both
+   infinities (tests/cpu/model_edges.c checks it on the CPU). */
+static const gv_op reduce_sum_dropnan = {
+    .name = "reduce.sum.dropnan",
+    .summary = "planted bug: the tree reads a NaN term as 0",
+    .planted_bug = "NaN terms dropped: the sum comes out finite",
+    .shapes = "1000003",
+    .test_shapes = "8193,100003,1000003",
+    .device = GV_KERNEL(gk_reduce_sum_dropnan),
+    SUM_BASE,
+    .default_dist = GV_DIST_SPARSE_SPECIAL,
+    .depth = sum_depth,
+    .error_model = "as reduce.sum",
+};
+
 static const gv_op reduce_sum_racy = {
     .name = "reduce.sum.racy",
     .summary = "planted bug: tile sums added with atomicAdd in arrival order, yet declared "
@@ -229,6 +246,7 @@ static const gv_op reduce_sum_racy = {
     .test_shapes = "1000003,4194305",
     .device = GV_KERNEL(gk_reduce_sum_racy),
     SUM_BASE,
+    .default_dist = GV_DIST_UNIFORM01,
     .depth = racy_depth,
     .error_model = "|s-r| <= gamma_d sum|x|: gauge sum|x|, depth 12 + tiles: a tile's tree, "
                    "then the tiles' sums in sequence (Higham ASNA sec. 4.2)",
@@ -254,8 +272,8 @@ static const gv_op reduce_colsum = {
     .summary = "s = sum over rows of X (m x n), chunked column sums (seed 002's sum(axis=0))",
     .shapes = "1000x700,10000x7000,7001x10007",
     .test_shapes = "1x1,7x1000,1000x3,4097x129,100003x7",
-    .canaries = "uniform11:10000x7000",
-    .test_canaries = "uniform11:4097x129",
+    .canaries = "uniform11:10000x7000,tiny:4097x129,huge:4097x129,sparse-special:4097x129",
+    .test_canaries = "uniform11:4097x129,tiny:4097x129,huge:4097x129,sparse-special:4097x129",
     REDUCE_COLSUM_COMMON,
     .device = GV_KERNEL(gk_reduce_colsum),
 };
@@ -272,5 +290,10 @@ static const gv_op reduce_colsum_vectail = {
     .device = GV_KERNEL(gk_reduce_colsum_vectail),
 };
 
-const gv_op *const gv_family_reduce[] = {&reduce_sum,    &reduce_sum_droptail,   &reduce_sum_racy,
-                                         &reduce_colsum, &reduce_colsum_vectail, NULL};
+const gv_op *const gv_family_reduce[] = {&reduce_sum,
+                                         &reduce_sum_droptail,
+                                         &reduce_sum_dropnan,
+                                         &reduce_sum_racy,
+                                         &reduce_colsum,
+                                         &reduce_colsum_vectail,
+                                         NULL};

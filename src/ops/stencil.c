@@ -74,7 +74,7 @@ static double stencil_bytes(const gv_case *c)
    (the halo cells each block reads twice are not counted: a lower bound, so the %copy it
    gives is an upper bound on how close the kernel is to the copy ceiling). */
 #define FUSED_BYTES_MODEL                                                                          \
-    "the grid read and written once a launch of up to 8 steps, ceil(steps/8) launches; halo "     \
+    "the grid read and written once a launch of up to 8 steps, ceil(steps/8) launches; halo "      \
     "re-reads not counted (a lower bound)"
 static double fused_bytes(const gv_case *c)
 {
@@ -167,7 +167,7 @@ static int periodic_gauge(gv_problem *p)
     .check_shape = stencil_check_shape, .layout = stencil_layout, .make_inputs = stencil_inputs
 #define STENCIL_COMMON STENCIL_BASE, .bytes = stencil_bytes
 /* the ops run by the fused kernel (kernels/stencil.cu, fused_run) */
-#define STENCIL_FUSED  STENCIL_BASE, .bytes = fused_bytes, .bytes_model = FUSED_BYTES_MODEL
+#define STENCIL_FUSED STENCIL_BASE, .bytes = fused_bytes, .bytes_model = FUSED_BYTES_MODEL
 
 #define FIXED_MODEL                                                                                \
     "gauge (I+A)M^(N-1)|f0| + lambda/u (M = 0.25A), depth 4N: <= 4u(|f|+sum|nbrs|) a step "        \

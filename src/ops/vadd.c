@@ -4,8 +4,8 @@
  * Error model: docs/error-models.md, section vadd. */
 #include "ops/opkit.h"
 
-extern const gk_op gk_vadd, gk_vadd_f32round, gk_vadd_rz, gk_vadd_ulp, gk_vadd_pastend,
-    gk_vadd_prestart, gk_vadd_clobber, gk_vadd_illegal, gk_vadd_hang, gk_vadd_slow;
+extern const gk_op gk_vadd, gk_vadd_f32round, gk_vadd_rz, gk_vadd_ulp, gk_vadd_ftz, gk_vadd_accum,
+    gk_vadd_pastend, gk_vadd_prestart, gk_vadd_clobber, gk_vadd_illegal, gk_vadd_hang, gk_vadd_slow;
 
 static int vadd_layout(const gv_case *c, gv_layout *l)
 {
@@ -52,7 +52,7 @@ static int vadd_gauge(gv_problem *p)
 
 /* One correctly rounded addition an output: its error is symmetric on every distribution, so
    the bias rule judges them all. */
-#define VADD_DISTS (GV_ALL_DISTS | GV_BIT(GV_DIST_WIDE))
+#define VADD_DISTS (GV_ALL_DISTS | GV_BIT(GV_DIST_WIDE) | GV_EDGE_DISTS)
 
 /* VADD_COMMON with the default zero-mean inputs; vadd.rz takes VADD_BASE and wide inputs */
 #define VADD_COMMON VADD_BASE, .default_dist = GV_DIST_UNIFORM11
@@ -60,8 +60,9 @@ static int vadd_gauge(gv_problem *p)
 #define VADD_BASE                                                                                  \
     .family = "vadd", .dims = "n", .in_dims = "n;n", .out_dims = "n",                              \
     .modes = GV_BIT(GV_MODE_NATIVE), .dists = VADD_DISTS, .bias_dists = VADD_DISTS,                \
-    .layout = vadd_layout, .flops = vadd_flops, .bytes = vadd_bytes, .make_inputs = vadd_inputs,   \
-    .oracle = vadd_oracle, .gauge = vadd_gauge, .depth = vadd_depth,                               \
+    .zero_sign = true, .range_degree = 1, .layout = vadd_layout, .flops = vadd_flops,              \
+    .bytes = vadd_bytes, .make_inputs = vadd_inputs, .oracle = vadd_oracle, .gauge = vadd_gauge,   \
+    .depth = vadd_depth,                                                                           \
     .error_model = "|c-r| <= u(|a|+|b|): gauge |a|+|b|, depth 1, one rounded addition "            \
                    "(Higham ASNA eq. 2.4) (docs/error-models.md)"
 
@@ -74,8 +75,8 @@ static const gv_op vadd = {
     /* uniform inputs lie on a 2^-52 grid where every f64 sum is exact: in f64 only inputs with
        full significands (wide) give the rounding something to do, and a rounding-direction bug
        something to show (vadd.rz) */
-    .canaries = "wide:100003",
-    .test_canaries = "wide:4099",
+    .canaries = "wide:100003,tiny:100003,huge:100003,sparse-special:100003",
+    .test_canaries = "wide:4099,tiny:4099,huge:4099,sparse-special:4099",
     .device = GV_KERNEL(gk_vadd),
     VADD_COMMON,
 };
@@ -118,6 +119,34 @@ static const gv_op vadd_ulp = {
     .test_shapes = "1001,4099,100003",
     .device = GV_KERNEL(gk_vadd_ulp),
     VADD_COMMON,
+};
+
+/* Edge bugs (docs/error-models.md, "The edges"): right on ordinary numbers, wrong at the edge
+   their own inputs reach. The FTZ addition flushes the subnormals tiny inputs are made of
+   (the judge's FTZ rule: native promises IEEE subnormals); the accumulating one loses the sign
+   of -0 + -0, which sparse-special puts in both operands at the same positions. */
+static const gv_op vadd_ftz = {
+    .name = "vadd.ftz",
+    .summary = "planted bug: f32 addition with flush-to-zero (add.rn.ftz.f32)",
+    .planted_bug = "subnormal inputs and results flushed to zero",
+    .dtypes = GV_BIT(GV_F32),
+    .shapes = "100003",
+    .test_shapes = "4099,100003",
+    .device = GV_KERNEL(gk_vadd_ftz),
+    VADD_BASE,
+    .default_dist = GV_DIST_TINY,
+};
+
+static const gv_op vadd_accum = {
+    .name = "vadd.accum",
+    .summary = "planted bug: c zeroed, then a and b added into it (-0 + -0 comes out +0)",
+    .planted_bug = "the sign of a -0 result lost",
+    .dtypes = GV_BOTH_DTYPES,
+    .shapes = "100003",
+    .test_shapes = "4099,100003",
+    .device = GV_KERNEL(gk_vadd_accum),
+    VADD_BASE,
+    .default_dist = GV_DIST_SPARSE_SPECIAL,
 };
 
 /* Guard bugs: c itself is right, so only gk_run's red zones and input check can FAIL
@@ -185,5 +214,6 @@ static const gv_op vadd_slow = {
 /* The faults come before the guard bugs: those cases run after a lost context and a kill,
    and must still be judged (FAIL with their guard message). */
 const gv_op *const gv_family_vadd[] = {&vadd,         &vadd_f32round, &vadd_rz,      &vadd_ulp,
-                                       &vadd_illegal, &vadd_hang,     &vadd_pastend, &vadd_prestart,
-                                       &vadd_clobber, &vadd_slow,     NULL};
+                                       &vadd_ftz,     &vadd_accum,    &vadd_illegal, &vadd_hang,
+                                       &vadd_pastend, &vadd_prestart, &vadd_clobber, &vadd_slow,
+                                       NULL};

@@ -67,5 +67,7 @@ Test(oracle_vadd, bias_variants_facts)
     cr_expect(rz->bias_dists & (1u << rz->default_dist));
     cr_expect(ulp->bias_dists & (1u << ulp->default_dist));
     cr_expect(op->bias_dists & (1u << GV_DIST_WIDE));
-    cr_expect_str_eq(op->canaries, "wide:100003");
+    /* wide, then the edges (docs/error-models.md, "The edges") */
+    cr_expect_str_eq(op->canaries, "wide:100003,tiny:100003,huge:100003,sparse-special:100003");
+    cr_expect(op->zero_sign, "IEEE fixes the sign of a + b's zeros");
 }
