@@ -17,28 +17,11 @@
  * types, outside gk_cublas's recorded math mode. One fused epilogue is one extra read and
  * write of m x n, small beside the 2mkn-flop product at the seed's shapes.
  *
- * The sigmoid uses the form stable for both signs, as the oracle does (oracle/dense.c):
- * t = exp(-|z|), y = (z >= 0 ? 1 : t) / (1 + t). exp's argument is never positive (no
- * overflow), 1 + t is in [1, 2] (inside __fdividef's accurate range 2^-126..2^126). */
+ * The sigmoid is kernels/mathfn.cuh's gk_sigmoid (native: expf or exp and IEEE division;
+ * fastmath: __expf and __fdividef), the very function the mathfn family judges alone against
+ * its ulp bound (math.sigmoid). */
 #include "gk_cuda.h"
-
-__device__ __forceinline__ float sigmoid_exact(float z)
-{
-    float t = expf(-fabsf(z));
-    return (z >= 0.0f ? 1.0f : t) / (1.0f + t);
-}
-
-__device__ __forceinline__ double sigmoid_exact(double z)
-{
-    double t = exp(-fabs(z));
-    return (z >= 0.0 ? 1.0 : t) / (1.0 + t);
-}
-
-__device__ __forceinline__ float sigmoid_fast(float z)
-{
-    float t = __expf(-fabsf(z));
-    return __fdividef(z >= 0.0f ? 1.0f : t, 1.0f + t);
-}
+#include "mathfn.cuh"
 
 /* Y(i, j) = sigmoid(Z(i, j) + b(i)). Block x runs along a row (coalesced reads of Z and
  * writes of Y); block y picks the row, so the bias is one load per row. Grid-stride on both
@@ -55,10 +38,7 @@ __global__ void dense_epilogue_kernel(const T *__restrict__ z, const T *__restri
         for (int64_t j = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; j < n; j += stride_j) {
             T bias = ColumnBias ? b[j % m] : bias_row; /* ColumnBias: the planted bug */
             T v = zrow[j] + bias;
-            if constexpr (Fast)
-                yrow[j] = sigmoid_fast(v);
-            else
-                yrow[j] = sigmoid_exact(v);
+            yrow[j] = gk_sigmoid < T, Fast ? GK_MATH_FAST : GK_MATH_NATIVE > (v);
         }
     }
 }

@@ -7,22 +7,7 @@
  *  - planted bug sin_iter.f32inner: the f64 path iterates in float.
  * launch() reads x and writes y only, so repeating it gives the same y. */
 #include "gk_cuda.h"
-
-enum sin_kind { SIN_NATIVE, SIN_FAST };
-
-template <typename T, int Kind> __device__ __forceinline__ T sin_step(T v);
-template <> __device__ __forceinline__ float sin_step<float, SIN_NATIVE>(float v)
-{
-    return sinf(v);
-}
-template <> __device__ __forceinline__ float sin_step<float, SIN_FAST>(float v)
-{
-    return __sinf(v);
-}
-template <> __device__ __forceinline__ double sin_step<double, SIN_NATIVE>(double v)
-{
-    return sin(v);
-}
+#include "mathfn.cuh" /* gk_sin: the functions math.sin judges alone */
 
 template <typename T, int Kind>
 __global__ void sin_iter_kernel(const T *__restrict__ x, T *__restrict__ y, int64_t n, int k)
@@ -31,7 +16,7 @@ __global__ void sin_iter_kernel(const T *__restrict__ x, T *__restrict__ y, int6
     for (int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride) {
         T v = x[i];
         for (int j = 0; j < k; j++)
-            v = sin_step<T, Kind>(v);
+            v = gk_sin<T, Kind>(v);
         y[i] = v;
     }
 }
@@ -76,12 +61,12 @@ template <bool F32Inner> static int sin_iter_launch(gk_launch *L)
                 return gk_fail_unsupported("sin_iter f64 has no fast-math intrinsic");
             } else {
                 snprintf(L->math_mode, sizeof L->math_mode, "__sinf (SFU intrinsic)");
-                sin_iter_kernel<T, SIN_FAST>
+                sin_iter_kernel<T, GK_MATH_FAST>
                     <<<blocks, threads, 0, s>>>((const T *)L->in[0], (T *)L->out[0], n, k);
             }
         } else {
             snprintf(L->math_mode, sizeof L->math_mode, "%s (CUDA math, 2 ulp)", sin_name<T>);
-            sin_iter_kernel<T, SIN_NATIVE>
+            sin_iter_kernel<T, GK_MATH_NATIVE>
                 <<<blocks, threads, 0, s>>>((const T *)L->in[0], (T *)L->out[0], n, k);
         }
         GK_LAUNCHED("sin_iter_kernel");

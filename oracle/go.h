@@ -179,3 +179,17 @@ int go_colsum_exact(int64_t m, int64_t n, const double *x, int64_t ldx, double *
                     int *done);
 int go_colsum_product_exact(int64_t m, int64_t k, int64_t n, const double *a, int64_t lda,
                             const double *b, int64_t ldb, double *hi, double *lo, int *done);
+
+/* mathfn (oracle/mathfn.c): y(n) = f(x(n)) for f in sin, exp, the sigmoid 1 / (1 + exp(-x)),
+ * computed wider than f64 and rounded once. go_mathfn: y the f64 result rounded to nearest and
+ * lo (may be NULL) the remainder, from __float128 (libquadmath), else long double;
+ * go_mathfn_ref_bits: that type's significand bits (113, or 64 on x86 without libquadmath).
+ * go_mathfn_odd: from long double, y rounded to odd at 53 bits, so that rounding y to f32 gives
+ * the correctly rounded f32 result. */
+enum { GO_MATH_SIN = 0, GO_MATH_EXP, GO_MATH_SIGMOID, GO_MATH_NFN };
+int go_mathfn(int fn, int64_t n, const double *x, double *y, double *lo);
+int go_mathfn_odd(int fn, int64_t n, const double *x, double *y);
+int go_mathfn_ref_bits(void);
+/* v rounded to odd at f64's 53 bits (go_mathfn_odd's last step): exact values unchanged, others
+ * truncated toward zero with the last significand bit then set. */
+double go_round_to_odd(long double v);
