@@ -192,7 +192,7 @@ static int vadd_idx32_launch(gk_launch *L)
         vadd_idx32_kernel<T><<<blocks > 0 ? blocks : 1, VADD_THREADS, 0, gk_stream(L)>>>(
             (const T *)L->in[0], (const T *)L->in[1], (T *)L->out[0], n);
         GK_LAUNCHED("vadd_idx32_kernel");
-        return GV_OK;
+        return (int)GV_OK;
     });
 }
 
