@@ -50,6 +50,11 @@ static int stencil_check_shape(const gv_shape *s, char *why, size_t len)
                  (long long)s->d[0], (long long)s->d[1]);
         return GV_EINVAL;
     }
+    if (s->d[0] > 2147483647 || s->d[1] > 2147483647) {
+        snprintf(why, len, "grid %lldx%lld: each dim below 2^31 (the kernels' int dims)",
+                 (long long)s->d[0], (long long)s->d[1]);
+        return GV_EINVAL;
+    }
     if (s->nd > 2 && s->d[2] > 100000) {
         snprintf(why, len, "%lld steps: at most 100000 (each is a full CPU oracle sweep)",
                  (long long)s->d[2]);
