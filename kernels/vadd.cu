@@ -188,8 +188,9 @@ static int vadd_idx32_launch(gk_launch *L)
     const int n = L->dims[0] > INT_MAX ? INT_MAX : (int)L->dims[0];
     return gk_by_dtype(L->dtype, [&](auto x) {
         using T = decltype(x);
-        const unsigned blocks = (unsigned)(((int64_t)n + VADD_THREADS - 1) / VADD_THREADS);
-        vadd_idx32_kernel<T><<<blocks > 0 ? blocks : 1, VADD_THREADS, 0, gk_stream(L)>>>(
+        const int64_t want = ((int64_t)n + VADD_THREADS - 1) / VADD_THREADS;
+        const unsigned blocks = (unsigned)(want > 0 ? want : 1);
+        vadd_idx32_kernel<T><<<blocks, VADD_THREADS, 0, gk_stream(L)>>>(
             (const T *)L->in[0], (const T *)L->in[1], (T *)L->out[0], n);
         GK_LAUNCHED("vadd_idx32_kernel");
         return (int)GV_OK;

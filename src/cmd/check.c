@@ -225,8 +225,8 @@ static void large_tier_text(char *buf, size_t len)
         const gv_op *op = *opp;
         gv_shape shapes[8];
         char err[256];
-        int ns = op->large_shapes ? gv_size_spec_parse(op->large_shapes, shapes, 8, err, sizeof err)
-                                  : 0;
+        int ns =
+            op->large_shapes ? gv_size_spec_parse(op->large_shapes, shapes, 8, err, sizeof err) : 0;
         for (int s = 0; s < ns; s++)
             for (int t = 0; t < GV_NDTYPES; t++) {
                 if (!gv_mode_ok(op, (gv_dtype)t, GV_MODE_NATIVE)) continue;

@@ -275,8 +275,10 @@ int gv_select(const gv_selection *sel, gv_case **cases, char *err, size_t errlen
         if (sel->large && !op->large_shapes) continue;
         if (!sel->large && !sel->shapes && op->planted_bug && op->large_shapes) {
             if (!named) continue;
-            snprintf(err, errlen, "%s is a bug of the large tier, right below 2^31 elements: "
-                     "run it with --large (or --size)", op->name);
+            snprintf(err, errlen,
+                     "%s is a bug of the large tier, right below 2^31 elements: "
+                     "run it with --large (or --size)",
+                     op->name);
             free(out);
             return GV_EINVAL;
         }
@@ -285,7 +287,7 @@ int gv_select(const gv_selection *sel, gv_case **cases, char *err, size_t errlen
         const gv_shape *shapes = sel->shapes;
         int ns = sel->n_shapes;
         if (!shapes) {
-            const char *spec = sel->large                        ? op->large_shapes
+            const char *spec = sel->large                            ? op->large_shapes
                                : sel->test_shapes && op->test_shapes ? op->test_shapes
                                                                      : op->shapes;
             ns = gv_size_spec_parse(spec, own, 32, err, errlen);

@@ -206,5 +206,4 @@ static const gv_op vadd_idx32 = {
    and must still be judged (FAIL with their guard message). */
 const gv_op *const gv_family_vadd[] = {&vadd,         &vadd_f32round, &vadd_rz,      &vadd_ulp,
                                        &vadd_illegal, &vadd_hang,     &vadd_pastend, &vadd_prestart,
-                                       &vadd_clobber, &vadd_slow,     &vadd_idx32,
-                                       NULL};
+                                       &vadd_clobber, &vadd_slow,     &vadd_idx32,   NULL};

@@ -84,7 +84,8 @@ Test(large, the_planted_32_bit_index_is_selected_only_in_the_tier)
         cr_assert_gt(n, 0, "%s", err);
         for (int i = 0; i < n; i++)
             cr_expect_neq(strcmp(cases[i].op->name, "vadd.idx32"), 0,
-                          "vadd.idx32 selected without --large (%s sizes)", t ? "test" : "catalogue");
+                          "vadd.idx32 selected without --large (%s sizes)",
+                          t ? "test" : "catalogue");
         free(cases);
     }
     /* named without the tier and without sizes: a message, not an empty run */

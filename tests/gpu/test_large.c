@@ -44,7 +44,8 @@ ParameterizedTestParameters(gpu_large, tier)
         int idx = 0;
         while (ops[idx] != cases[i].op)
             idx++;
-        params[i] = (large_param){idx, cases[i].dtype, cases[i].mode, cases[i].dist, cases[i].shape};
+        params[i] =
+            (large_param){idx, cases[i].dtype, cases[i].mode, cases[i].dist, cases[i].shape};
     }
     free(cases);
     return cr_make_param_array(large_param, params, (size_t)n, free_params);
@@ -85,8 +86,7 @@ ParameterizedTest(large_param *p, gpu_large, tier, .timeout = 900)
         bool host = strstr(r.reason, "GB of host memory") != NULL;
         bool device = strstr(r.reason, "bytes of device memory") != NULL;
         cr_assert(host || device, "%s: SKIP for another reason than memory: %s", label, r.reason);
-        if (device)
-            cr_assert_gt(r.bytes_needed, r.bytes_free, "%s: %s", label, r.reason);
+        if (device) cr_assert_gt(r.bytes_needed, r.bytes_free, "%s: %s", label, r.reason);
         cr_skip_test("%s: %s", label, r.reason);
     }
     if (!c.op->planted_bug) {
