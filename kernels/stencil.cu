@@ -89,7 +89,7 @@ __global__ void __launch_bounds__(TX *TY)
     const int tx = threadIdx.x, ty = threadIdx.y;
     const int j0 = blockIdx.x * TX;
     const int j = j0 + tx;
-    const int tiles_y = (ny + TY - 1) / TY;
+    const int tiles_y = (int)(((int64_t)ny + TY - 1) / TY); /* ny + 7 passes INT_MAX near it */
     for (int by = blockIdx.y; by < tiles_y; by += gridDim.y) {
         const int i0 = by * TY;
         /* Cooperative load of the (TY + 2) x (TX + 2) cells, halo and corners included;
@@ -114,8 +114,9 @@ template <typename T, int Scheme, int Bug>
 static int sweep(const T *src, T *dst, int ny, int nx, cudaStream_t s)
 {
     dim3 block(TX, TY);
-    int64_t tiles_y = (ny + TY - 1) / TY;
-    dim3 grid((unsigned)((nx + TX - 1) / TX), (unsigned)(tiles_y < 65535 ? tiles_y : 65535));
+    int64_t tiles_y = ((int64_t)ny + TY - 1) / TY;
+    dim3 grid((unsigned)(((int64_t)nx + TX - 1) / TX),
+              (unsigned)(tiles_y < 65535 ? tiles_y : 65535));
     stencil_sweep_kernel<T, Scheme, Bug>
         <<<grid, block, 0, s>>>(src, dst, ny, nx, T(DIFFUSION_PERIODIC_COEFF));
     GK_LAUNCHED("stencil_sweep_kernel");
@@ -310,7 +311,7 @@ __global__ void __launch_bounds__(32 * FUSED_WARP)
     const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
     const int j0 = (int)blockIdx.x * FX - H; /* grid column of the region's column 0 */
     const int cl = lane * V;                 /* the lane's first column in the region */
-    const int tiles_y = (ny + FY - 1) / FY;
+    const int tiles_y = (int)(((int64_t)ny + FY - 1) / FY);
     for (int by = blockIdx.y; by < tiles_y; by += gridDim.y) {
         const int i0 = by * FY - H; /* grid row of the region's row 0 */
         for (int r = warp; r < RY; r += FUSED_WARP) {
@@ -372,8 +373,9 @@ static int fused_launch(const T *src, T *dst, int ny, int nx, int nsteps, cudaSt
     const size_t smem = 2 * (size_t)FUSED_RY * WX * sizeof(T);
     auto kernel = stencil_fused_kernel<T, V, S, Scheme, Bug>;
     GK_CUDA(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem));
-    int64_t tiles_y = (ny + FY - 1) / FY;
-    dim3 grid((unsigned)((nx + FX - 1) / FX), (unsigned)(tiles_y < 65535 ? tiles_y : 65535));
+    int64_t tiles_y = ((int64_t)ny + FY - 1) / FY;
+    dim3 grid((unsigned)(((int64_t)nx + FX - 1) / FX),
+              (unsigned)(tiles_y < 65535 ? tiles_y : 65535));
     kernel<<<grid, 32 * FUSED_WARP, smem, st>>>(src, dst, ny, nx, nsteps,
                                                 T(DIFFUSION_PERIODIC_COEFF));
     GK_LAUNCHED("stencil_fused_kernel");

@@ -21,9 +21,13 @@
  *    cudaErrorIllegalAddress, which leaves the CUDA context unusable), or spins on the
  *    global timer for 30 minutes (longer than a test's --case-timeout of a few seconds, yet
  *    finite, so a lost watchdog cannot hold a GPU forever) and then stores NaN into c[0].
+ *  - vadd.idx32 (the large tier's) keeps the index and the count in 32-bit int, the count
+ *    clamped to INT_MAX: the elements from 2^31 - 1 on are never written.
  * Planted slowdown: vadd.slow runs the same kernel VADD_SLOW_PASSES times over the same
  *  buffers; every pass writes the same c, so the results are vadd's, bit for bit, at a
  *  multiple of its memory traffic (what `gpuval compare` must call REGRESSED). */
+#include <climits>
+
 #include "gk_cuda.h"
 
 enum vadd_stray {
@@ -190,7 +194,35 @@ template <int Arith, int Stray = STRAY_NONE, int Passes = 1> static int vadd_lau
     });
 }
 
+/* vadd.idx32, a planted bug of the large tier: one element a thread, its index and the count in
+   32-bit int, as a kernel written for int sizes would have them. The count is clamped to
+   INT_MAX and the grid sized from it, so that no index overflows (a wrapped, negative index
+   would store far before c: an illegal address, not a wrong result): the elements from
+   2^31 - 1 on are never written. Right whenever n < 2^31. */
+template <typename T>
+__global__ void vadd_idx32_kernel(const T *__restrict__ a, const T *__restrict__ b,
+                                  T *__restrict__ c, int n)
+{
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) c[i] = a[i] + b[i];
+}
+
+static int vadd_idx32_launch(gk_launch *L)
+{
+    const int n = L->dims[0] > INT_MAX ? INT_MAX : (int)L->dims[0];
+    return gk_by_dtype(L->dtype, [&](auto x) {
+        using T = decltype(x);
+        const int64_t want = ((int64_t)n + VADD_THREADS - 1) / VADD_THREADS;
+        const unsigned blocks = (unsigned)(want > 0 ? want : 1);
+        vadd_idx32_kernel<T><<<blocks, VADD_THREADS, 0, gk_stream(L)>>>(
+            (const T *)L->in[0], (const T *)L->in[1], (T *)L->out[0], n);
+        GK_LAUNCHED("vadd_idx32_kernel");
+        return (int)GV_OK;
+    });
+}
+
 extern "C" const gk_op gk_vadd = {NULL, vadd_launch<ARITH_RN>, NULL};
+extern "C" const gk_op gk_vadd_idx32 = {NULL, vadd_idx32_launch, NULL};
 extern "C" const gk_op gk_vadd_f32round = {NULL, vadd_launch<ARITH_F32ROUND>, NULL};
 extern "C" const gk_op gk_vadd_rz = {NULL, vadd_launch<ARITH_RZ>, NULL};
 extern "C" const gk_op gk_vadd_ulp = {NULL, vadd_launch<ARITH_ULP_UP>, NULL};

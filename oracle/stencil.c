@@ -185,19 +185,28 @@ static void nonneg_apply(bool periodic, int64_t ny, int64_t nx, double w_self, d
 }
 
 /* g = (I + A) M^(steps-1) |f|, with M = w_self I + w_nbr A the step's operator on
- * non-negative fields and A the neighbour (adjacency) operator of the edge rule. */
+ * non-negative fields and A the neighbour (adjacency) operator of the edge rule. The steps
+ * applications alternate between two grids; where g is one (ldg == nx) it is the second, the
+ * first grid chosen so that the last application lands in g: one grid of scratch instead of
+ * two (what the large tier's grids of 2^31 cells can afford; the op's oracle_scratch_bytes
+ * counts it). */
 static int gauge_impl(const char *fn, bool periodic, int64_t ny, int64_t nx, int64_t steps,
                       double w_self, double w_nbr, const double *f, int64_t ldf, double *g,
                       int64_t ldg)
 {
     assert(steps >= 1 && nx >= 0 && ldf >= nx && ldg >= nx); /* checked by the callers */
     size_t n = (size_t)(ny * nx);
-    double *a = calloc(n + 1, sizeof *a), *b = calloc(n + 1, sizeof *b);
-    if (!a || !b) {
-        free(a);
-        free(b);
+    bool in_g = ldg == nx;
+    double *scratch = malloc((n + 1) * sizeof *scratch);
+    double *other = in_g ? g : malloc((n + 1) * sizeof *other);
+    if (!scratch || !other) {
+        free(scratch);
+        if (!in_g) free(other);
         return go_enomem(fn);
     }
+    /* steps applications from a to b and back: the last lands in `other` when steps is odd
+       and |f| starts in scratch, or steps is even and |f| starts in other */
+    double *a = steps % 2 ? scratch : other, *b = steps % 2 ? other : scratch;
 #pragma omp parallel for schedule(static) if ((double)ny * (double)nx >= GO_PAR_MIN)
     for (int64_t i = 0; i < ny; i++)
         for (int64_t j = 0; j < nx; j++)
@@ -209,12 +218,15 @@ static int gauge_impl(const char *fn, bool periodic, int64_t ny, int64_t nx, int
         b = t;
     }
     nonneg_apply(periodic, ny, nx, 1.0, 1.0, a, b);
+    assert(b == other); /* the parity above put the last application there */
+    if (!in_g) {
 #pragma omp parallel for schedule(static) if ((double)ny * (double)nx >= GO_PAR_MIN)
-    for (int64_t i = 0; i < ny; i++)
-        for (int64_t j = 0; j < nx; j++)
-            g[i * ldg + j] = b[i * nx + j];
-    free(a);
-    free(b);
+        for (int64_t i = 0; i < ny; i++)
+            for (int64_t j = 0; j < nx; j++)
+                g[i * ldg + j] = other[i * nx + j];
+        free(other);
+    }
+    free(scratch);
     return 0;
 }
 

@@ -24,6 +24,7 @@
 #include "core/registry.h"
 #include "io/run_doc.h"
 #include "core/judge.h"
+#include "core/problem.h"
 #include "core/reference.h"
 #include "core/run.h"
 
@@ -37,6 +38,7 @@ enum {
     O_SEED,
     O_PLANTED,
     O_TEST,
+    O_LARGE,
     O_JSON,
     O_SAVE,
     O_BASELINE,
@@ -90,6 +92,12 @@ static const gv_opt check_opts[] = {
     {.name = "test-sizes",
      .id = O_TEST,
      .help = "use each op's small test sizes instead of its default sizes"},
+    {.name = "large",
+     .id = O_LARGE,
+     .help = "the large tier: each op that has one at shapes whose flat index or\n"
+             "cell count passes 2^31 (where a 32-bit index wraps), native mode;\n"
+             "a case the host's or the device's memory cannot hold is a SKIP\n"
+             "with both numbers (the memory each needs: below)"},
     {.name = "json",
      .id = O_JSON,
      .arg = "FILE",
@@ -203,6 +211,52 @@ static const gv_help check_help = {.head = check_head,
                                    .tail = check_tail,
                                    .exits = check_exits,
                                    .n_exits = GV_NEXITS(check_exits)};
+
+/* The large tier's cases and the memory each needs, from the registry (the same sums the run
+   checks them with: gv_case_host_bytes, gv_device_bytes), after check_tail in --help. */
+static void large_tier_text(char *buf, size_t len)
+{
+    size_t at = 0;
+    int n = snprintf(buf, len,
+                     "%s\nThe large tier (--large; --planted adds its planted bugs), the memory "
+                     "each case needs:\n  %-24s %-18s %-5s %9s %10s\n",
+                     check_tail, "op", "shape", "dtype", "host GB", "device GB");
+    at = n > 0 && (size_t)n < len ? (size_t)n : len;
+    for (const gv_op *const *opp = gv_registry(); *opp && at < len; opp++) {
+        const gv_op *op = *opp;
+        gv_shape shapes[8];
+        char err[256];
+        int ns =
+            op->large_shapes ? gv_size_spec_parse(op->large_shapes, shapes, 8, err, sizeof err) : 0;
+        for (int s = 0; s < ns; s++)
+            for (int t = 0; t < GV_NDTYPES; t++) {
+                if (!gv_mode_ok(op, (gv_dtype)t, GV_MODE_NATIVE)) continue;
+                gv_problem p;
+                memset(&p, 0, sizeof p);
+                p.c = (gv_case){op, (gv_dtype)t, GV_MODE_NATIVE, op->default_dist, shapes[s], 0};
+                if (op->layout(&p.c, &p.l) != GV_OK) continue;
+                char shape[64];
+                n = snprintf(buf + at, len - at, "  %-24s %-18s %-5s %9.1f %10.1f\n", op->name,
+                             gv_shape_format(&shapes[s], shape, sizeof shape),
+                             gv_dtype_name((gv_dtype)t), gv_case_host_bytes(&p.c, &p.l) / 1e9,
+                             (double)gv_device_bytes(&p) / 1e9);
+                at = n > 0 && (size_t)n < len - at ? at + (size_t)n : len;
+            }
+    }
+    if (at < len)
+        snprintf(buf + at, len - at,
+                 "Host memory counts every f64 copy the oracle keeps, the op's scratch and 1 GiB "
+                 "for the\nprocess; a case is a SKIP when it needs more than MemAvailable.\n");
+}
+
+static void print_check_help(FILE *f)
+{
+    static char tail[8192];
+    large_tier_text(tail, sizeof tail);
+    gv_help h = check_help;
+    h.tail = tail;
+    gv_help_print(f, &h);
+}
 
 /* Parse a non-negative number of seconds (at most a day) for --case-timeout. */
 static int parse_timeout(const char *s, double *out)
@@ -361,6 +415,7 @@ static int parse_args(int argc, char **argv, check_job *j)
         case O_NOCACHE: gv_cache_enable(false); break;
         case O_DEVICE: j->device_spec = optarg; break;
         case O_TEST: j->sel.test_shapes = true; break;
+        case O_LARGE: j->sel.large = true; break;
         case O_REPEAT:
             if (parse_repeat(optarg, &j->repeat)) return GV_EXIT_USAGE;
             break;
@@ -370,10 +425,10 @@ static int parse_args(int argc, char **argv, check_job *j)
             break;
         case O_NO_ISOLATE: j->isolate = false; break;
         case 'q': j->quiet = 1; break;
-        case 'h': gv_help_print(stdout, &check_help); return GV_EXIT_OK;
+        case 'h': print_check_help(stdout); return GV_EXIT_OK;
         default:
             gv_bad_option("check", argv);
-            gv_help_print(stderr, &check_help);
+            print_check_help(stderr);
             return GV_EXIT_USAGE;
         }
     }
@@ -470,6 +525,10 @@ static int prepare(check_job *j)
     if (j->prob_model && !j->inputs_list) {
         gv_usage_error("--prob-model declares --inputs arrays fit for the probabilistic model; "
                        "generated inputs are already");
+        return GV_EXIT_USAGE;
+    }
+    if (j->sel.large && (j->size_spec || j->sel.test_shapes || j->inputs_list)) {
+        gv_usage_error("--large runs each op's large shapes: no --size, --test-sizes or --inputs");
         return GV_EXIT_USAGE;
     }
     if (j->inputs_list && load_inputs(j) != 0) return GV_EXIT_USAGE;

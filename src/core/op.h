@@ -85,6 +85,11 @@ typedef struct gv_op {
     gv_dist default_dist;
     const char *shapes;       /* default catalogue, a size SPEC */
     const char *test_shapes;  /* small and medium shapes for tests/gpu, a size SPEC */
+    /* The large tier (check --large), a size SPEC: shapes whose flat index or cell count passes
+       2^31, where an index kept in 32 bits wraps; NULL: the op has none. A planted variant
+       with large_shapes is a bug of that tier (a 32-bit index is right below 2^31): it is
+       selected only with --large, or with --size. */
+    const char *large_shapes;
     const char *error_model;  /* the bound it follows, with its source, for `list -v` */
     const char *planted_bug;  /* non-NULL: a deliberately wrong variant the oracle must FAIL;
                                  kept out of the default catalogue */
@@ -194,6 +199,11 @@ typedef struct gv_op {
        once (bench prints it under its table, beside the %copy it feeds); NULL: that plain
        count. */
     const char *bytes_model;
+
+    /* Optional: host bytes the oracle and the gauges take besides the problem's own buffers, at
+       their peak (a stencil's intermediate grids), so that a case is judged against the host's
+       memory before it starts (problem.h, gv_case_host_bytes); NULL: none worth counting. */
+    double (*oracle_scratch_bytes)(const gv_case *c);
 
     const gk_op *device;
 } gv_op;

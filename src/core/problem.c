@@ -167,6 +167,17 @@ static void pool_put(void *ptr)
     pool_assert_consistent();
 }
 
+void gv_pool_release(void)
+{
+    for (int i = 0; i < POOL_SLOTS; i++) {
+        free(pool.ptr[i]);
+        pool.ptr[i] = NULL;
+        pool.bytes[i] = 0;
+    }
+    pool.total = 0;
+    pool_assert_consistent();
+}
+
 void gv_problem_free(gv_problem *p)
 {
     for (int i = 0; i < GV_MAX_TENSORS; i++) {
@@ -318,18 +329,71 @@ double gv_host_bytes(const gv_layout *l, gv_dtype t)
     return bytes;
 }
 
+static double meminfo_bytes(const char *field);
+
 /* MemTotal from /proc/meminfo in bytes; 0 when unknown. Total rather than available: some
    virtual machines grow their memory as it is used, so "available" understates it. */
 double gv_host_memory_bytes(void)
 {
+    return meminfo_bytes("MemTotal");
+}
+
+double gv_case_host_bytes(const gv_case *c, const gv_layout *l)
+{
+    layout_assert_contract(l);
+    /* gv_problem_init's buffers, one by one: an input's f64 values and dtype copy; an output's
+       reference, dtype copy and gauge, its G where the op has a probabilistic model, its
+       remainder where the exact reference is wanted */
+    double es = (double)gv_dtype_size(c->dtype), bytes = 0;
+    double per_out = 8 + es + 8 + (c->op->pgauge ? 8 : 0) + (gv_exact_wanted(c) ? 8 : 0);
+    for (int i = 0; i < l->n_in; i++)
+        bytes += (double)l->in[i].count * (8 + es);
+    for (int i = 0; i < l->n_out; i++)
+        bytes += (double)l->out[i].count * per_out;
+    if (c->op->oracle_scratch_bytes) bytes += c->op->oracle_scratch_bytes(c);
+    return bytes + GV_HOST_PROCESS_BYTES;
+}
+
+/* A field of /proc/meminfo ("MemTotal", "MemAvailable") in bytes; 0 when unknown. */
+static double meminfo_bytes(const char *field)
+{
     FILE *f = fopen("/proc/meminfo", "r");
     if (!f) return 0;
-    char line[256];
+    char line[256], want[64];
+    snprintf(want, sizeof want, "%s: %%lf kB", field);
     double kb = 0;
     while (fgets(line, sizeof line, f))
-        if (sscanf(line, "MemTotal: %lf kB", &kb) == 1) break;
+        if (sscanf(line, want, &kb) == 1) break;
     fclose(f);
     return kb * 1024.0;
+}
+
+double gv_host_available_bytes(void)
+{
+    double avail = meminfo_bytes("MemAvailable");
+    /* the buffers this thread's pool keeps are the process's to reuse */
+    return avail > 0 ? avail + (double)pool.total : 0;
+}
+
+int gv_host_memory_check(const gv_case *c, const gv_layout *l, char *why, size_t len)
+{
+    double need = gv_case_host_bytes(c, l), total = gv_host_memory_bytes();
+    if (total > 0 && need > total) {
+        snprintf(why, len, "needs %.1f GB of host memory, the host has %.1f GB", need / 1e9,
+                 total / 1e9);
+        return GV_ENOMEM;
+    }
+    if (need < GV_HOST_AVAILABLE_CHECK_BYTES) return GV_OK;
+    /* a large case: what is free now decides, with the pool's buffers given back first (a
+       kept buffer of a smaller case may not fit any of this one's) */
+    gv_pool_release();
+    double avail = gv_host_available_bytes();
+    if (avail > 0 && need > avail) {
+        snprintf(why, len, "needs %.1f GB of host memory, %.1f GB available", need / 1e9,
+                 avail / 1e9);
+        return GV_ENOMEM;
+    }
+    return GV_OK;
 }
 
 /* The given inputs into p's input tensors (data bit for bit, ref its exact f64 value). */

@@ -41,6 +41,26 @@ double gv_host_bytes(const gv_layout *l, gv_dtype t);
  * available: some virtual machines grow their memory as it is used. */
 double gv_host_memory_bytes(void);
 
+/* Host bytes one case takes at its peak, from its layout: every buffer gv_problem_init takes
+ * (an input's f64 and dtype copies; an output's reference, dtype copy, gauge, G where the op
+ * has pgauge, remainder where gv_exact_wanted), the op's oracle_scratch_bytes, and
+ * GV_HOST_PROCESS_BYTES for the rest of the process (the CUDA context, the pinned staging
+ * buffers, the judge's per-chunk metrics). */
+#define GV_HOST_PROCESS_BYTES ((double)(1u << 30))
+double gv_case_host_bytes(const gv_case *c, const gv_layout *l);
+/* MemAvailable of /proc/meminfo plus the bytes this thread's buffer pool keeps; 0 when
+ * unknown. */
+double gv_host_available_bytes(void);
+/* Free the buffers this thread's pool keeps between cases. */
+void gv_pool_release(void);
+/* Whether the host can hold case c (layout l): GV_OK, or GV_ENOMEM with why ("needs 94.5 GB of
+ * host memory, 30.1 GB available"). Every case is measured against MemTotal (the most it could
+ * ever have; see gv_host_memory_bytes); a case that needs GV_HOST_AVAILABLE_CHECK_BYTES or more
+ * (the large tier's, where a wrong guess swaps tens of gigabytes or wakes the OOM killer) also
+ * against what is available now, after the pool's kept buffers are given back. */
+#define GV_HOST_AVAILABLE_CHECK_BYTES ((double)(16ull << 30))
+int gv_host_memory_check(const gv_case *c, const gv_layout *l, char *why, size_t len);
+
 /* Inputs given from outside (check --inputs, replay): one buffer per input tensor, in the case's
  * dtype and the layout's order and counts. They replace the generated inputs bit for bit (the
  * op's input maker still runs first, for the structure it derives from the seed). */

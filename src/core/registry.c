@@ -270,12 +270,26 @@ int gv_select(const gv_selection *sel, gv_case **cases, char *err, size_t errlen
         bool named = false;
         if (!gv_op_matches(sel->op_glob, op->name, &named)) continue;
         if ((op->planted_bug || op->planted_slow) && !sel->planted && !named) continue;
+        /* the large tier takes the ops that have one; a bug planted in it is right below 2^31,
+           so its op is left out of every other selection of the op's own shapes */
+        if (sel->large && !op->large_shapes) continue;
+        if (!sel->large && !sel->shapes && op->planted_bug && op->large_shapes) {
+            if (!named) continue;
+            snprintf(err, errlen,
+                     "%s is a bug of the large tier, right below 2^31 elements: "
+                     "run it with --large (or --size)",
+                     op->name);
+            free(out);
+            return GV_EINVAL;
+        }
         matched_ops++;
         gv_shape own[32];
         const gv_shape *shapes = sel->shapes;
         int ns = sel->n_shapes;
         if (!shapes) {
-            const char *spec = sel->test_shapes && op->test_shapes ? op->test_shapes : op->shapes;
+            const char *spec = sel->large                            ? op->large_shapes
+                               : sel->test_shapes && op->test_shapes ? op->test_shapes
+                                                                     : op->shapes;
             ns = gv_size_spec_parse(spec, own, 32, err, errlen);
             if (ns < 0) {
                 free(out);
@@ -308,7 +322,7 @@ int gv_select(const gv_selection *sel, gv_case **cases, char *err, size_t errlen
         gv_shape cshape[16];
         int nc = 0;
         const char *cspec = sel->test_shapes ? op->test_canaries : op->canaries;
-        if (!sel->shapes && sel->dist < 0 && cspec) {
+        if (!sel->shapes && !sel->large && sel->dist < 0 && cspec) {
             nc = parse_canaries(op, cspec, cdist, cshape, 16, err, errlen);
             for (int s = 0; s < nc; s++) {
                 char why[256];
@@ -327,7 +341,7 @@ int gv_select(const gv_selection *sel, gv_case **cases, char *err, size_t errlen
         gv_shape pshape[8];
         int np = 0;
         const char *pspec = sel->test_shapes ? op->test_mode_probes : op->mode_probes;
-        if (!sel->shapes && sel->dist < 0 && pspec) {
+        if (!sel->shapes && !sel->large && sel->dist < 0 && pspec) {
             np = parse_canaries(op, pspec, pdist, pshape, 8, err, errlen);
             for (int s = 0; s < np; s++) {
                 char why[256];
@@ -347,6 +361,8 @@ int gv_select(const gv_selection *sel, gv_case **cases, char *err, size_t errlen
                 if (sel->modes && !(sel->modes & (1u << m))) continue;
                 /* a mode not in the catalogue runs when named, or in a variant planted in it */
                 if (!sel->modes && !gv_mode_get(m)->catalogue && !op->planted_in_probes) continue;
+                /* the large tier checks indices, not precision: native unless named */
+                if (sel->large && !sel->modes && m != GV_MODE_NATIVE) continue;
                 if (!gv_mode_ok(op, (gv_dtype)t, (gv_mode)m)) continue;
                 for (int s = 0; s < ns; s++) {
                     gv_case c = {op, (gv_dtype)t, (gv_mode)m, dist, shapes[s], sel->seed};
@@ -376,6 +392,12 @@ int gv_select(const gv_selection *sel, gv_case **cases, char *err, size_t errlen
                 }
             }
         }
+    }
+    if (matched_ops == 0 && sel->large) {
+        snprintf(err, errlen, "no op matching '%s' has large shapes (check --help lists them)",
+                 sel->op_glob ? sel->op_glob : "*");
+        free(out);
+        return GV_EINVAL;
     }
     if (matched_ops == 0) {
         snprintf(err, errlen, "no op matches '%s' (gpuval list shows the ops)",

@@ -50,6 +50,9 @@ typedef struct gv_selection {
     int n_shapes;     /* NULL = the op's `shapes` (or test_shapes) */
     bool test_shapes; /* use test_shapes instead of shapes */
     bool planted;     /* include planted-bug variants (always when the glob names one) */
+    /* the large tier: only ops with large_shapes, at those shapes (unless shapes are given),
+       native mode unless modes are given, no canaries or mode probes */
+    bool large;
     uint64_t seed;
 } gv_selection;
 

@@ -88,18 +88,26 @@ void gv_case_prepare(gv_case_run *cr, const gv_case *c, const gv_tiers *tiers, i
         gv_result_set(r, GV_SKIP, "built without CUDA", 0, 0);
         return;
     }
-    if (gk_device_count() == 0) {
-        gv_result_set(r, GV_SKIP, "no CUDA device", 0, 0);
-        return;
-    }
-    /* Sizes first, from the layout alone: a case too large for the device or the host is a
-       SKIP with the numbers before anything is allocated. */
+    /* Sizes first, from the layout alone: a case too large for the host or the device is a
+       SKIP with the numbers before anything is allocated; the host's first, so that a case no
+       machine of this size can run says so with or without a device. */
     gv_problem *p = &cr->p;
     p->c = *c;
     int rc = op->layout(c, &p->l);
     if (rc != GV_OK) {
         r->verdict = GV_ERROR;
         snprintf(r->reason, sizeof r->reason, "layout: %s", gv_strerror(rc));
+        return;
+    }
+    double host_need = gv_case_host_bytes(c, &p->l);
+    char host_why[160];
+    if (gv_host_memory_check(c, &p->l, host_why, sizeof host_why) != GV_OK) {
+        r->verdict = GV_SKIP;
+        snprintf(r->reason, sizeof r->reason, "%s", host_why);
+        return;
+    }
+    if (gk_device_count() == 0) {
+        gv_result_set(r, GV_SKIP, "no CUDA device", 0, 0);
         return;
     }
     r->bytes_needed = gv_device_bytes(p);
@@ -118,12 +126,6 @@ void gv_case_prepare(gv_case_run *cr, const gv_case *c, const gv_tiers *tiers, i
                           (double)r->bytes_needed, (double)free_b);
             return;
         }
-    }
-    double host_need = gv_host_bytes(&p->l, c->dtype), host_avail = gv_host_memory_bytes();
-    if (host_avail > 0 && host_need > host_avail) {
-        gv_result_set(r, GV_SKIP, "needs %.0f bytes of host memory, %.0f available", host_need,
-                      host_avail);
-        return;
     }
     go_clear_error();
     double t_in = now_ms();

@@ -177,6 +177,9 @@ static const gv_op matmul_colsum = {
     .modes = GV_BIT(GV_MODE_NATIVE) | GV_BIT(GV_MODE_TF32) | GV_CUBLAS_MODES,
     .shapes = "1000x500x700,500x1000x300,10000x5000x7000",
     .test_shapes = "64x48x32,300x257x129,257x515x129,1000x500x700",
+    /* the m x n product (device scratch only) holds 65536 x 32771 = 2^31 + 131072 elements;
+       k = 8 keeps A, B and the oracle small */
+    .large_shapes = "65536x8x32771",
     MATMUL_COLSUM_COMMON,
     .error_model = "gauge colsum(|A|)|B|, depth k + colsum_depth(m); tf32: depth "
                    "4 + (k + colsum_depth(m))/2^13 at u = 2^-11 (docs/error-models.md)",
@@ -205,6 +208,8 @@ static const gv_op einsum_colsum = {
     .modes = GV_BIT(GV_MODE_NATIVE),
     .shapes = "1000x500x700,500x1000x300,10000x5000x7000",
     .test_shapes = "64x48x32,300x257x129,257x515x129,1000x500x700",
+    /* A is (2^25 + 1) x 64 = 2^31 + 64 elements; B is 64 x 64 */
+    .large_shapes = "33554433x64x64",
     .canaries = "uniform11:1000x500x700,tiny:300x257x129,huge:300x257x129,"
                 "sparse-special:300x257x129",
     .test_canaries = "uniform11:300x257x129,tiny:300x257x129,huge:300x257x129,"

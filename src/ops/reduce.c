@@ -203,6 +203,7 @@ static const gv_op reduce_sum = {
                "same over the block partials; no atomics",
     .shapes = "1e3,1e6,1000003,1e8",
     .test_shapes = "1,2,1000,2048,2049,4097,1000003,4194305",
+    .large_shapes = "2147483653", /* 2^31 + 5: past 2^31, a partial last tile */
     .canaries = "uniform11:1000003,tiny:1000003,huge:1000003,sparse-special:1000003",
     .test_canaries = "uniform11:1000003,tiny:4097,huge:4097,sparse-special:4097",
     .device = GV_KERNEL(gk_reduce_sum),
@@ -272,6 +273,9 @@ static const gv_op reduce_colsum = {
     .summary = "s = sum over rows of X (m x n), chunked column sums (seed 002's sum(axis=0))",
     .shapes = "1000x700,10000x7000,7001x10007",
     .test_shapes = "1x1,7x1000,1000x3,4097x129,100003x7",
+    /* (2^25 + 1) x 64 = 2^31 + 64 elements: the last row lies past 2^31; 64 columns keep the
+       oracle's passes over X row by row */
+    .large_shapes = "33554433x64",
     .canaries = "uniform11:10000x7000,tiny:4097x129,huge:4097x129,sparse-special:4097x129",
     .test_canaries = "uniform11:4097x129,tiny:4097x129,huge:4097x129,sparse-special:4097x129",
     REDUCE_COLSUM_COMMON,

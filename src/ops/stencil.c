@@ -40,10 +40,18 @@ static int stencil_layout(const gv_case *c, gv_layout *l)
 
 static int stencil_check_shape(const gv_shape *s, char *why, size_t len)
 {
-    if ((double)s->d[0] * (double)s->d[1] > 1073741824.0) {
+    /* 2^32 points leaves room for the large tier's grids past 2^31; its f64 copies (the
+       input's, the reference, the gauge, a scratch grid: 40 bytes a point in f32) are checked
+       against the host's memory case by case (problem.h, gv_host_memory_check) */
+    if ((double)s->d[0] * (double)s->d[1] > 4294967296.0) {
         snprintf(why, len,
-                 "grid %lldx%lld too large: at most 2^30 points (the oracle keeps "
+                 "grid %lldx%lld too large: at most 2^32 points (the oracle keeps "
                  "several f64 copies)",
+                 (long long)s->d[0], (long long)s->d[1]);
+        return GV_EINVAL;
+    }
+    if (s->d[0] > 2147483647 || s->d[1] > 2147483647) {
+        snprintf(why, len, "grid %lldx%lld: each dim below 2^31 (the kernels' int dims)",
                  (long long)s->d[0], (long long)s->d[1]);
         return GV_EINVAL;
     }
@@ -94,6 +102,17 @@ static double periodic_depth(const gv_case *c)
 {
     return PERIODIC_STEP_C1 * (double)steps_of(c);
 }
+
+/* The oracle's and the gauge's scratch (oracle/stencil.c): one f64 grid, the steps' other
+   buffer or the gauge's (never both at once: the gauge runs after the oracle). */
+static double diffusion_scratch_bytes(const gv_case *c)
+{
+    return 8.0 * (double)grid_points(c);
+}
+
+/* The large tier's grid: 32768 x 65537 = 2^31 + 32768 points, so that the last row's last
+   32768 points lie past 2^31 (and a row of odd length takes the scalar paths). */
+#define STENCIL_LARGE_GRID "32768x65537"
 
 static int stencil_inputs(gv_problem *p)
 {
@@ -184,6 +203,7 @@ static const gv_op stencil_laplace = {
     .out_dims = "ny,nx",
     .shapes = "640x640,511x1025,2000x2000,1999x2003,4096x4096",
     .test_shapes = "1x1,1x97,97x1,8x32,37x53,300x257,511x1025,2000x2000,1999x2003",
+    .large_shapes = STENCIL_LARGE_GRID, /* the one-step tiled kernel */
     .flops = laplace_flops,
     .oracle = laplace_oracle,
     .gauge = laplace_gauge,
@@ -203,6 +223,8 @@ static const gv_op diffusion_fixed = {
               "2000x2000x1,2000x2000x100",
     .test_shapes = "1x1x1,1x97x5,97x1x5,2x3x7,37x53x1,37x53x50,300x257x20,256x256x1,"
                    "256x256x10,256x256x100,256x256x1000,511x1025x10,1999x2003x3",
+    .large_shapes = STENCIL_LARGE_GRID "x8", /* one fused launch of 8 steps */
+    .oracle_scratch_bytes = diffusion_scratch_bytes,
     .flops = diffusion_flops,
     .oracle = fixed_oracle,
     .gauge = fixed_gauge,
@@ -221,6 +243,8 @@ static const gv_op diffusion_periodic = {
               "2000x2000x100",
     .test_shapes = "1x1x3,1x97x5,97x1x5,2x3x7,37x53x1,37x53x50,300x257x20,256x256x1,"
                    "256x256x10,256x256x100,256x256x1000,511x1025x10,1999x2003x3",
+    .large_shapes = STENCIL_LARGE_GRID "x1", /* one step: the streamed kernel */
+    .oracle_scratch_bytes = diffusion_scratch_bytes,
     .flops = diffusion_flops,
     .oracle = periodic_oracle,
     .gauge = periodic_gauge,
@@ -238,6 +262,7 @@ static const gv_op diffusion_fixed_perstep = {
     .dims = "ny,nx,steps",
     .shapes = "640x640x100,2000x2000x1,2000x2000x100",
     .test_shapes = "1x1x1,1x97x5,97x1x5,37x53x50,300x257x20,1999x2003x3",
+    .oracle_scratch_bytes = diffusion_scratch_bytes,
     .flops = diffusion_flops,
     .oracle = fixed_oracle,
     .gauge = fixed_gauge,
@@ -254,6 +279,7 @@ static const gv_op diffusion_periodic_perstep = {
     .dims = "ny,nx,steps",
     .shapes = "640x640x100,2000x2000x100",
     .test_shapes = "1x1x3,1x97x5,97x1x5,37x53x50,300x257x20,1999x2003x3",
+    .oracle_scratch_bytes = diffusion_scratch_bytes,
     .flops = diffusion_flops,
     .oracle = periodic_oracle,
     .gauge = periodic_gauge,

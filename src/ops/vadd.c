@@ -5,7 +5,12 @@
 #include "ops/opkit.h"
 
 extern const gk_op gk_vadd, gk_vadd_f32round, gk_vadd_rz, gk_vadd_ulp, gk_vadd_ftz, gk_vadd_accum,
-    gk_vadd_pastend, gk_vadd_prestart, gk_vadd_clobber, gk_vadd_illegal, gk_vadd_hang, gk_vadd_slow;
+    gk_vadd_pastend, gk_vadd_prestart, gk_vadd_clobber, gk_vadd_illegal, gk_vadd_hang, gk_vadd_slow,
+    gk_vadd_idx32;
+
+/* The large tier's size: 2^31 + 5, past the last index a signed 32-bit int holds, and not a
+   multiple of the 4-wide vector step (the tail loop runs past 2^31 too). */
+#define VADD_LARGE "2147483653"
 
 static int vadd_layout(const gv_case *c, gv_layout *l)
 {
@@ -72,6 +77,7 @@ static const gv_op vadd = {
     .dtypes = GV_BOTH_DTYPES,
     .shapes = "1e3,1e5,100003,1048583,1e7,1e8",
     .test_shapes = "1,1000,4099,100003,1e6,1048583",
+    .large_shapes = VADD_LARGE,
     /* uniform inputs lie on a 2^-52 grid where every f64 sum is exact: in f64 only inputs with
        full significands (wide) give the rounding something to do, and a rounding-direction bug
        something to show (vadd.rz) */
@@ -211,9 +217,24 @@ static const gv_op vadd_slow = {
     VADD_COMMON,
 };
 
+/* A bug of the large tier: the index and the count kept in a 32-bit int, the count clamped to
+   INT_MAX so that the int index never overflows. Right up to 2^31 - 1 elements; past that the
+   last n - (2^31 - 1) elements are never written, and the poison check FAILs them as unwritten.
+   Selected only with check --large (its shapes are the large tier's). */
+static const gv_op vadd_idx32 = {
+    .name = "vadd.idx32",
+    .summary = "planted bug: a 32-bit int element index, the count clamped to INT_MAX",
+    .planted_bug = "32-bit index: elements from 2^31 - 1 on are never written",
+    .dtypes = GV_BIT(GV_F32),
+    .shapes = VADD_LARGE,
+    .large_shapes = VADD_LARGE,
+    .device = GV_KERNEL(gk_vadd_idx32),
+    VADD_COMMON,
+};
+
 /* The faults come before the guard bugs: those cases run after a lost context and a kill,
    and must still be judged (FAIL with their guard message). */
 const gv_op *const gv_family_vadd[] = {&vadd,         &vadd_f32round, &vadd_rz,      &vadd_ulp,
                                        &vadd_ftz,     &vadd_accum,    &vadd_illegal, &vadd_hang,
                                        &vadd_pastend, &vadd_prestart, &vadd_clobber, &vadd_slow,
-                                       NULL};
+                                       &vadd_idx32,   NULL};

@@ -22,7 +22,7 @@ Test(stencil, cli_rejects_bad_shapes_with_exit_2)
     } bad[] = {
         {"check --op diffusion.fixed --size 37x53", "ny,nx,steps"},
         {"check --op stencil.laplace --size 10x10x10", "ny,nx"},
-        {"check --op diffusion.periodic --size 40000x40000x1", "too large"},
+        {"check --op diffusion.periodic --size 70000x70000x1", "too large"},
         {"check --op diffusion.fixed --size 10x10x200000", "steps"},
     };
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {

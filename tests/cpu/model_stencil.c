@@ -243,7 +243,7 @@ Test(stencil, depth_layout_and_planted_variants)
     for (int i = 0; i < 5; i++)
         cr_expect_eq(all[i]->default_dist, GV_DIST_UNIFORM11, "%s", all[i]->name);
     char why[256] = "";
-    gv_shape big = {3, {40000, 40000, 1}}, many = {3, {10, 10, 200000}}, ok = {3, {37, 53, 50}};
+    gv_shape big = {3, {70000, 70000, 1}}, many = {3, {10, 10, 200000}}, ok = {3, {37, 53, 50}};
     cr_expect_not(gv_shape_ok(fixed, &big, why, sizeof why));
     cr_expect_neq(why[0], '\0');
     cr_expect_not(gv_shape_ok(per, &many, why, sizeof why));

@@ -50,8 +50,15 @@ static int probe_dists(const char *spec, gv_dist *d, int max)
     return n;
 }
 
+/* A bug planted in the large tier (right below 2^31) is left out of the other selections. */
+static bool large_only(const gv_op *op)
+{
+    return op->planted_bug && op->large_shapes;
+}
+
 static int expected_cases(const gv_op *op, bool test_sizes)
 {
+    if (large_only(op)) return 0;
     int shapes = entries(test_sizes && op->test_shapes ? op->test_shapes : op->shapes);
     int canaries = entries(test_sizes ? op->test_canaries : op->canaries);
     gv_dist probes[8];
@@ -83,7 +90,7 @@ static void census(bool test_sizes)
         int per_op = expected_cases(*op, test_sizes), got = 0;
         for (int i = 0; i < n; i++)
             got += cases[i].op == *op;
-        cr_expect_gt(per_op, 0, "%s yields no case", (*op)->name);
+        if (!large_only(*op)) cr_expect_gt(per_op, 0, "%s yields no case", (*op)->name);
         cr_expect_eq(got, per_op, "%s: %d cases selected, %d from its descriptor", (*op)->name, got,
                      per_op);
         want += per_op;
