@@ -467,7 +467,7 @@ struct guard_report {
 
 static void guard_note(guard_report *g, const char *msg)
 {
-    if (g->violations++ == 0) snprintf(g->first, sizeof g->first, "%s", msg);
+    if (g->violations++ == 0) snprintf(g->first, sizeof g->first, "%.199s", msg);
 }
 
 /* "output 0 (c)", "input 1", "the workspace" */
