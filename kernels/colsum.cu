@@ -2,6 +2,9 @@
  *  - matmul_colsum: cuBLAS product into scratch (m x n), then the chunked column sum.
  *  - einsum.colsum: never forms the m x n product: s = column sums of A (k values), then
  *    out = s^T B as a weighted column sum of B. Reads A and B once each.
+ *    Its operands may be placed as a user's (abi/layout.h: einsum.colsum.strided): A and B
+ *    with leading dimensions, any of the three off 16-byte boundaries (the column sums then
+ *    load one element at a time).
  *  - planted bug einsum.colsum.lastchunk: the column sum of A skips its last row chunk.
  * Workspace layout (bytes from the op's layout): see each launch. */
 #include "colsum.cuh"
@@ -46,13 +49,16 @@ template <typename T, bool LastChunk> static int einsum_colsum_t(gk_launch *L)
         rows = chunks > 1 ? (chunks - 1) * chunk_rows : m; /* the bug: last chunk dropped */
         if (rows > m) rows = m;
     }
+    const gk_place *pa = &L->in_place[0], *pb = &L->in_place[1];
+    if ((gk_place_is_matrix(pa) && pa->trans) || (gk_place_is_matrix(pb) && pb->trans))
+        return gk_fail_unsupported("einsum.colsum takes no transposed operands");
     int rc = colsum_zero_counters(scratch, counter_cols, gk_stream(L));
     if (rc) return rc;
     rc = colsum_enqueue_zeroed<T>((const T *)L->in[0], rows, k, NULL, scratch, counter_cols, s,
-                                  gk_stream(L));
+                                  gk_stream(L), gk_place_ld_or(pa, k));
     if (rc) return rc;
     return colsum_enqueue_zeroed<T>((const T *)L->in[1], k, n, s, scratch, counter_cols,
-                                    (T *)L->out[0], gk_stream(L));
+                                    (T *)L->out[0], gk_stream(L), gk_place_ld_or(pb, n));
 }
 
 template <bool LastChunk> static int einsum_colsum(gk_launch *L)

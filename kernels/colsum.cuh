@@ -1,5 +1,6 @@
 /* colsum.cuh: chunked, weighted column sums out(j) = sum_i w(i) X(i, j) of a row-major
- * rows x cols matrix (w = NULL: all ones), deterministic (no atomics in any sum).
+ * rows x cols matrix with leading dimension ld >= cols (rows padded as a user's may be;
+ * w = NULL: all ones), deterministic (no atomics in any sum).
  *
  * Order (what gk_colsum_depth in abi/colsum.h counts): the rows are split into
  * gk_colsum_chunks(rows) chunks of ceil(rows / chunks) rows; each column of each chunk is
@@ -11,7 +12,8 @@
  *
  * Speed (chosen by measurement with tools/colsum_tune):
  *  - a thread owns W consecutive columns, one 16-byte load a row (W = 4 f32, 2 f64) where the
- *    column count and the pointers allow it, else W = 1; a warp reads 512 contiguous bytes;
+ *    column count, the leading dimension and the pointers allow it, else W = 1; a warp reads 512
+ * contiguous bytes;
  *  - U rows are loaded before the first of them is added (U * 16 bytes in flight a thread);
  *  - fused: the chunk sums are added by the last block of each column group to finish pass 1
  *    (a counter per group; the counter only picks which block adds, the addition order stays
@@ -93,8 +95,8 @@ __device__ __forceinline__ void colsum_add_chunks(const T *partial, int64_t chun
    fused, the last block of a column group to finish also adds that group's chunks into out. */
 template <typename T, int W, int U, bool Fused>
 __global__ void colsum_partial_kernel(const T *__restrict__ x, int64_t rows, int64_t cols,
-                                      const T *__restrict__ w, int64_t chunk_rows, int64_t chunks,
-                                      T *__restrict__ partial, unsigned *counters,
+                                      int64_t ld, const T *__restrict__ w, int64_t chunk_rows,
+                                      int64_t chunks, T *__restrict__ partial, unsigned *counters,
                                       T *__restrict__ out)
 {
     using V = typename colsum_vec<T, W>::type;
@@ -113,7 +115,7 @@ __global__ void colsum_partial_kernel(const T *__restrict__ x, int64_t rows, int
             V v[U];
 #pragma unroll
             for (int u = 0; u < U; u++)
-                v[u] = __ldg(reinterpret_cast<const V *>(x + (i + u) * cols + j));
+                v[u] = __ldg(reinterpret_cast<const V *>(x + (i + u) * ld + j));
 #pragma unroll
             for (int u = 0; u < U; u++) {
                 T *e = reinterpret_cast<T *>(&v[u]);
@@ -129,7 +131,7 @@ __global__ void colsum_partial_kernel(const T *__restrict__ x, int64_t rows, int
             }
         }
         for (; i < i1; i++) {
-            V v = __ldg(reinterpret_cast<const V *>(x + i * cols + j));
+            V v = __ldg(reinterpret_cast<const V *>(x + i * ld + j));
             const T *e = reinterpret_cast<const T *>(&v);
 #pragma unroll
             for (int k = 0; k < W; k++)
@@ -219,8 +221,8 @@ static inline int colsum_zero_counters(void *scratch, int64_t counter_cols, cuda
 }
 
 template <typename T, int W>
-static int colsum_enqueue_w(const T *x, int64_t rows, int64_t cols, const T *w, T *partial,
-                            unsigned *counters, T *out, cudaStream_t s)
+static int colsum_enqueue_w(const T *x, int64_t rows, int64_t cols, int64_t ld, const T *w,
+                            T *partial, unsigned *counters, T *out, cudaStream_t s)
 {
     using C = colsum_cfg<T>;
     int64_t chunks = gk_colsum_chunks(rows);
@@ -231,9 +233,10 @@ static int colsum_enqueue_w(const T *x, int64_t rows, int64_t cols, const T *w, 
        One counter a column group, at most one a column. */
     assert(chunks >= 1 && chunks <= 1024 && chunks * chunk_rows >= rows);
     assert(groups >= 1 && groups <= 0x7fffffff && groups <= cols);
+    assert(ld >= cols && (W == 1 || ld % W == 0)); /* every row's vectors aligned as the first's */
     dim3 grid((unsigned)groups, (unsigned)chunks);
-    colsum_partial_kernel<T, W, C::unroll, C::fused>
-        <<<grid, C::threads, 0, s>>>(x, rows, cols, w, chunk_rows, chunks, partial, counters, out);
+    colsum_partial_kernel<T, W, C::unroll, C::fused><<<grid, C::threads, 0, s>>>(
+        x, rows, cols, ld, w, chunk_rows, chunks, partial, counters, out);
     GK_LAUNCHED("colsum_partial_kernel");
     if (C::fused) return GV_OK;
     colsum_finish_kernel<T, W><<<(unsigned)groups, C::threads, 0, s>>>(partial, chunks, cols, out);
@@ -245,21 +248,26 @@ static int colsum_enqueue_w(const T *x, int64_t rows, int64_t cols, const T *w, 
    cols counters and a rows x cols sum's partials (abi/colsum.h).
    VecAlways: the planted bug reduce.colsum.vectail, the vector path taken without checking
    that whole vectors make up a row: it sums cols rounded down to whole vectors, and takes
-   that as the row stride too (every column wrong, the last cols mod W never written). */
+   that as the row stride too (every column wrong, the last cols mod W never written).
+   ld: x's leading dimension (abi/layout.h), 0 for dense rows of cols. */
 template <typename T, bool VecAlways = false>
 static int colsum_enqueue_zeroed(const T *x, int64_t rows, int64_t cols, const T *w, void *scratch,
-                                 int64_t counter_cols, T *out, cudaStream_t s)
+                                 int64_t counter_cols, T *out, cudaStream_t s, int64_t ld = 0)
 {
     constexpr int WV = 16 / sizeof(T);
     assert(counter_cols >= cols); /* the partials start past counter_cols counters */
+    if (ld == 0) ld = cols;
     unsigned *counters = colsum_counters(scratch);
     T *partial = colsum_partials<T>(scratch, counter_cols);
-    bool aligned = colsum_aligned16(x) && colsum_aligned16(out);
-    if (VecAlways && aligned && cols >= WV)
-        return colsum_enqueue_w<T, WV>(x, rows, cols / WV * WV, w, partial, counters, out, s);
+    bool aligned = colsum_aligned16(x) && colsum_aligned16(out) && ld % WV == 0;
+    if (VecAlways && aligned && cols >= WV) {
+        int64_t vcols = cols / WV * WV;
+        return colsum_enqueue_w<T, WV>(x, rows, vcols, ld == cols ? vcols : ld, w, partial,
+                                       counters, out, s);
+    }
     if (cols % WV == 0 && aligned)
-        return colsum_enqueue_w<T, WV>(x, rows, cols, w, partial, counters, out, s);
-    return colsum_enqueue_w<T, 1>(x, rows, cols, w, partial, counters, out, s);
+        return colsum_enqueue_w<T, WV>(x, rows, cols, ld, w, partial, counters, out, s);
+    return colsum_enqueue_w<T, 1>(x, rows, cols, ld, w, partial, counters, out, s);
 }
 
 /* One column sum; scratch: colsum_scratch_bytes(rows, cols, sizeof(T)) bytes, any alignment

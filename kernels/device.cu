@@ -223,14 +223,16 @@ static size_t elem_size(const gk_launch *L)
     return gv_dtype_size(L->dtype);
 }
 
+/* The bytes of a tensor's device image: its elements, and the padding between its rows where
+   its placement has a leading dimension (abi/layout.h). */
 static size_t in_bytes(const gk_launch *L, int i)
 {
-    return (size_t)L->in_count[i] * elem_size(L);
+    return (size_t)gk_place_span(&L->in_place[i], L->in_count[i]) * elem_size(L);
 }
 
 static size_t out_bytes(const gk_launch *L, int i)
 {
-    return (size_t)L->out_count[i] * elem_size(L);
+    return (size_t)gk_place_span(&L->out_place[i], L->out_count[i]) * elem_size(L);
 }
 
 /* The device memory of one case besides its tensors: where it comes from, and the input
@@ -240,6 +242,12 @@ struct case_mem {
     /* Per input i: lanes before the op at [4 i], [4 i + 1], after it at [4 i + 2], [4 i + 3]. */
     unsigned long long *hashes;
     bool hashed[GK_MAX_TENSORS]; /* the before-hash of input i was enqueued */
+    /* Host images of the tensors that are not dense (abi/layout.h), NULL for dense ones: an
+       input's as uploaded (padding of the red-zone byte), which the input check compares
+       with; an output's as downloaded, which the padding check reads and the packed output
+       is taken from. */
+    unsigned char *in_image[GK_MAX_TENSORS];
+    unsigned char *out_image[GK_MAX_TENSORS];
 };
 
 static cudaError_t dev_alloc(void **p, size_t bytes, const case_mem *m, cudaStream_t s)
@@ -257,8 +265,10 @@ static void dev_free(void *p, const case_mem *m, cudaStream_t s)
         cudaFree(p);
 }
 
-/* Red-zoned buffers: the allocator gives base, the op gets base + GV_REDZONE_BYTES; the red
-   zones are [base, p) and [p + bytes, p + bytes + GV_REDZONE_BYTES). */
+/* Red-zoned buffers: the allocator gives base, the op gets p = base + offset +
+   GV_REDZONE_BYTES (offset: the placement's, abi/layout.h, 0 for dense tensors); the red
+   zones are [p - GV_REDZONE_BYTES, p) and [p + bytes, p + bytes + GV_REDZONE_BYTES), right
+   against the tensor's first and last used byte whatever its offset. */
 static char *guard_base(const void *p)
 {
     return (char *)p - GV_REDZONE_BYTES;
@@ -266,24 +276,27 @@ static char *guard_base(const void *p)
 
 /* cudaErrorMisalignedAddress: the pool gave a block that is not 256-byte aligned (cudaMalloc's
    alignment, which the ops' vector loads rely on); it was given back. */
-static cudaError_t alloc_guarded(void **p, size_t bytes, const case_mem *m, cudaStream_t s)
+static cudaError_t alloc_guarded(void **p, size_t bytes, size_t offset, const case_mem *m,
+                                 cudaStream_t s)
 {
     void *base = NULL;
     *p = NULL;
-    cudaError_t e = dev_alloc(&base, bytes + 2 * (size_t)GV_REDZONE_BYTES, m, s);
+    assert(offset < 256);
+    cudaError_t e = dev_alloc(&base, offset + bytes + 2 * (size_t)GV_REDZONE_BYTES, m, s);
     if (e != cudaSuccess) return e;
     if ((uintptr_t)base % 256 != 0) {
         dev_free(base, m, s);
         return cudaErrorMisalignedAddress;
     }
-    *p = (char *)base + GV_REDZONE_BYTES;
-    assert((uintptr_t)*p % 256 == 0 && guard_base(*p) == base); /* what the op is promised */
+    *p = (char *)base + offset + GV_REDZONE_BYTES;
+    /* what the op is promised: 256-byte aligned, or exactly its placement's offset past that */
+    assert((uintptr_t)*p % 256 == offset && guard_base(*p) == (char *)base + offset);
     return cudaSuccess;
 }
 
-static void free_guarded(const void *p, const case_mem *m, cudaStream_t s)
+static void free_guarded(const void *p, size_t offset, const case_mem *m, cudaStream_t s)
 {
-    if (p) dev_free(guard_base(p), m, s);
+    if (p) dev_free(guard_base(p) - offset, m, s);
 }
 
 static cudaError_t fill_guards(const void *p, size_t bytes, cudaStream_t s)
@@ -299,14 +312,17 @@ static cudaError_t fill_guards(const void *p, size_t bytes, cudaStream_t s)
 static void free_buffers(gk_launch *L, case_mem *m, cudaStream_t s)
 {
     for (int i = 0; i < L->n_in; i++)
-        free_guarded(L->in[i], m, s);
+        free_guarded(L->in[i], (size_t)L->in_place[i].offset_bytes, m, s);
     for (int i = 0; i < L->n_out; i++)
-        free_guarded(L->out[i], m, s);
-    free_guarded(L->workspace, m, s);
+        free_guarded(L->out[i], (size_t)L->out_place[i].offset_bytes, m, s);
+    free_guarded(L->workspace, 0, m, s);
     dev_free(m->hashes, m, s);
     for (int i = 0; i < GK_MAX_TENSORS; i++) {
         L->in[i] = NULL;
         L->out[i] = NULL;
+        free(m->in_image[i]);
+        free(m->out_image[i]);
+        m->in_image[i] = m->out_image[i] = NULL;
     }
     L->workspace = NULL;
     m->hashes = NULL;
@@ -323,13 +339,13 @@ static cudaError_t alloc_all(gk_launch *L, case_mem *m, cudaStream_t s)
     cudaError_t e = cudaSuccess;
     for (int i = 0; i < L->n_in && e == cudaSuccess; i++) {
         void *p = NULL;
-        e = alloc_guarded(&p, in_bytes(L, i), m, s);
+        e = alloc_guarded(&p, in_bytes(L, i), (size_t)L->in_place[i].offset_bytes, m, s);
         L->in[i] = p;
     }
     for (int i = 0; i < L->n_out && e == cudaSuccess; i++)
-        e = alloc_guarded(&L->out[i], out_bytes(L, i), m, s);
+        e = alloc_guarded(&L->out[i], out_bytes(L, i), (size_t)L->out_place[i].offset_bytes, m, s);
     if (e == cudaSuccess && L->workspace_bytes > 0)
-        e = alloc_guarded(&L->workspace, (size_t)L->workspace_bytes, m, s);
+        e = alloc_guarded(&L->workspace, (size_t)L->workspace_bytes, 0, m, s);
     if (e == cudaSuccess && L->n_in > 0) {
         e = dev_alloc((void **)&m->hashes, 4 * GK_MAX_TENSORS * sizeof *m->hashes, m, s);
         if (e == cudaSuccess && (uintptr_t)m->hashes % 256 != 0) e = cudaErrorMisalignedAddress;
@@ -373,28 +389,71 @@ static int alloc_buffers(gk_launch *L, case_mem *m, cudaStream_t s)
     return GV_OK;
 }
 
+/* The input hash covers a tensor from the 8-byte boundary at or before its start (the hash
+   loads words; the bytes before the start are red zone, unchanged unless a guard sees it). */
+static cudaError_t hash_input(const gk_launch *L, int i, unsigned long long *out, cudaStream_t s)
+{
+    size_t lead = (uintptr_t)L->in[i] % 8;
+    return gk_hash_enqueue((const char *)L->in[i] - lead, in_bytes(L, i) + lead, out, s);
+}
+
 /* Upload the inputs, poison the outputs, fill every red zone; then hash every input as the
    op will find it (the input guard's "before"). A hash that cannot be enqueued leaves
-   m->hashed[i] false: that input is then read back in full after the op. */
+   m->hashed[i] false: that input is then read back in full after the op. A tensor that is
+   not dense (abi/layout.h) goes up as its host image: elements where its placement puts them,
+   the padding between its rows the red-zone byte, so that the padding is a guard too. */
 static cudaError_t upload_and_poison(gk_launch *L, const gk_host_io *io, case_mem *m,
                                      cudaStream_t s)
 {
     cudaError_t e = cudaSuccess;
+    const int64_t es = (int64_t)elem_size(L);
     for (int i = 0; i < L->n_in && e == cudaSuccess; i++) {
-        e = gk_copy_to_device((void *)L->in[i], io->in[i], in_bytes(L, i), s);
+        const void *src = io->in[i];
+        if (!gk_place_dense(&L->in_place[i])) {
+            m->in_image[i] = (unsigned char *)malloc(in_bytes(L, i) ? in_bytes(L, i) : 1);
+            if (!m->in_image[i]) return cudaErrorMemoryAllocation;
+            gk_place_pack(&L->in_place[i], L->in_count[i], es, GV_REDZONE_BYTE, io->in[i],
+                          m->in_image[i]);
+            src = m->in_image[i];
+        }
+        e = gk_copy_to_device((void *)L->in[i], src, in_bytes(L, i), s);
         if (e == cudaSuccess) e = fill_guards(L->in[i], in_bytes(L, i), s);
     }
     for (int i = 0; i < L->n_out && e == cudaSuccess; i++) {
-        e = cudaMemsetAsync(L->out[i], GV_POISON_BYTE, out_bytes(L, i), s);
+        if (gk_place_dense(&L->out_place[i])) {
+            e = cudaMemsetAsync(L->out[i], GV_POISON_BYTE, out_bytes(L, i), s);
+        } else {
+            m->out_image[i] = (unsigned char *)malloc(out_bytes(L, i) ? out_bytes(L, i) : 1);
+            if (!m->out_image[i]) return cudaErrorMemoryAllocation;
+            gk_place_fill(&L->out_place[i], L->out_count[i], es, GV_POISON_BYTE, GV_REDZONE_BYTE,
+                          m->out_image[i]);
+            e = gk_copy_to_device(L->out[i], m->out_image[i], out_bytes(L, i), s);
+        }
         if (e == cudaSuccess) e = fill_guards(L->out[i], out_bytes(L, i), s);
     }
     if (e == cudaSuccess && L->workspace)
         e = fill_guards(L->workspace, (size_t)L->workspace_bytes, s);
     for (int i = 0; i < L->n_in && e == cudaSuccess; i++) {
-        m->hashed[i] = in_bytes(L, i) > 0 && gk_hash_enqueue(L->in[i], in_bytes(L, i),
-                                                             m->hashes + 4 * i, s) == cudaSuccess;
+        m->hashed[i] = in_bytes(L, i) > 0 && hash_input(L, i, m->hashes + 4 * i, s) == cudaSuccess;
         if (!m->hashed[i]) cudaGetLastError(); /* a refused launch: the read-back decides */
     }
+    return e;
+}
+
+/* Download every output; a placed one (abi/layout.h) through its image, from which the packed
+   output is taken (its padding is checked with the guards). */
+static cudaError_t download_outputs(const gk_launch *L, const gk_host_io *io, case_mem *m,
+                                    cudaStream_t s)
+{
+    cudaError_t e = cudaSuccess;
+    for (int i = 0; i < L->n_out && e == cudaSuccess; i++)
+        e = gk_copy_to_host(m->out_image[i] ? (void *)m->out_image[i] : io->out[i], L->out[i],
+                            out_bytes(L, i), s);
+    if (e == cudaSuccess) e = cudaStreamSynchronize(s);
+    for (int i = 0; i < L->n_out && e == cudaSuccess; i++)
+        if (m->out_image[i])
+            gk_place_unpack(&L->out_place[i], L->out_count[i], (int64_t)elem_size(L),
+                            m->out_image[i], io->out[i]);
     return e;
 }
 
@@ -408,7 +467,7 @@ struct guard_report {
 
 static void guard_note(guard_report *g, const char *msg)
 {
-    if (g->violations++ == 0) snprintf(g->first, sizeof g->first, "%s", msg);
+    if (g->violations++ == 0) snprintf(g->first, sizeof g->first, "%.199s", msg);
 }
 
 /* "output 0 (c)", "input 1", "the workspace" */
@@ -501,13 +560,47 @@ static cudaError_t check_input(const gk_launch *L, int i, const void *host, cons
     input_compare c = {(const unsigned char *)host, elem_size(L), 0, -1};
     cudaError_t e = gk_read_back(L->in[i], in_bytes(L, i), s, stage, compare_chunk, &c);
     if (e != cudaSuccess) return e;
-    if (c.differ) {
-        char msg[200];
+    if (c.differ == 0) return cudaSuccess;
+    char msg[320];
+    const gk_place *pl = &L->in_place[i];
+    int64_t ld = gk_place_ld(pl), row = c.first / ld, col = c.first % ld;
+    if (gk_place_is_matrix(pl) && col >= gk_place_scols(pl))
+        snprintf(msg, sizeof msg,
+                 "%s changed: %lld of its %lld stored elements differ, first in the padding after "
+                 "stored row %lld (ld %lld)",
+                 label, (long long)c.differ, (long long)gk_place_span(pl, L->in_count[i]),
+                 (long long)row, (long long)ld);
+    else if (!gk_place_dense(pl))
+        snprintf(msg, sizeof msg,
+                 "%s changed: %lld of its %lld stored elements differ, first at stored element "
+                 "%lld",
+                 label, (long long)c.differ, (long long)gk_place_span(pl, L->in_count[i]),
+                 (long long)c.first);
+    else
         snprintf(msg, sizeof msg, "%s changed: %lld of %lld elements differ, first at element %lld",
                  label, (long long)c.differ, (long long)L->in_count[i], (long long)c.first);
-        guard_note(g, msg);
-    }
+    guard_note(g, msg);
     return cudaSuccess;
+}
+
+/* An output's padding between rows (abi/layout.h), as downloaded into its image: the
+   red-zone byte everywhere, or the op wrote where its leading dimension says nothing is. */
+static void check_padding(const gk_launch *L, int i, const case_mem *m, const char *label,
+                          guard_report *g)
+{
+    if (!m->out_image[i]) return;
+    int64_t row = -1, col = -1;
+    const gk_place *pl = &L->out_place[i];
+    int64_t n = gk_place_padding_changed(pl, L->out_count[i], (int64_t)elem_size(L),
+                                         GV_REDZONE_BYTE, m->out_image[i], &row, &col);
+    if (n == 0) return;
+    char msg[320];
+    snprintf(msg, sizeof msg,
+             "wrote %lld bytes into the padding between the rows of %s (ld %lld, rows of %lld), "
+             "first after stored row %lld, at element %lld of its ld",
+             (long long)n, label, (long long)gk_place_ld(pl), (long long)gk_place_scols(pl),
+             (long long)row, (long long)col);
+    guard_note(g, msg);
 }
 
 /* The input guard's "after": hash every input hashed before the op again and fetch both.
@@ -520,8 +613,7 @@ static void inputs_changed(const gk_launch *L, case_mem *m, cudaStream_t s,
     bool any = false;
     for (int i = 0; i < L->n_in; i++) {
         changed[i] = true;
-        after[i] = m->hashed[i] && gk_hash_enqueue(L->in[i], in_bytes(L, i), m->hashes + 4 * i + 2,
-                                                   s) == cudaSuccess;
+        after[i] = m->hashed[i] && hash_input(L, i, m->hashes + 4 * i + 2, s) == cudaSuccess;
         any = any || after[i];
     }
     if (!any) {
@@ -555,6 +647,7 @@ static int check_guards(const gk_launch *L, const gk_host_io *io, case_mem *m, c
     for (int i = 0; i < L->n_out && e == cudaSuccess; i++) {
         tensor_label(label, sizeof label, "output", i, L->out_name[i]);
         e = check_zones(L->out[i], out_bytes(L, i), label, s, &g);
+        if (e == cudaSuccess) check_padding(L, i, m, label, &g);
     }
     bool changed[GK_MAX_TENSORS];
     if (e == cudaSuccess) inputs_changed(L, m, s, changed);
@@ -568,7 +661,8 @@ static int check_guards(const gk_launch *L, const gk_host_io *io, case_mem *m, c
                      "out of host memory for the input check (%zu bytes)", 2 * kGkStageChunk);
             return GV_ENOMEM;
         }
-        e = check_input(L, i, io->in[i], label, s, &g);
+        e = check_input(L, i, m->in_image[i] ? (const void *)m->in_image[i] : io->in[i], label, s,
+                        &g);
     }
     if (e == cudaSuccess && L->workspace)
         e = check_zones(L->workspace, (size_t)L->workspace_bytes, "the workspace", s, &g);
@@ -652,9 +746,11 @@ extern "C" int gk_run(const gk_op *op, gk_launch *L, const gk_host_io *io)
     assert(L->n_in >= 0 && L->n_in <= GK_MAX_TENSORS && L->n_out >= 0 &&
            L->n_out <= GK_MAX_TENSORS && L->workspace_bytes >= 0);
     for (int i = 0; i < L->n_in; i++)
-        assert(L->in_count[i] >= 0);
+        assert(L->in_count[i] >= 0 &&
+               gk_place_valid(&L->in_place[i], L->in_count[i], (int64_t)elem_size(L)));
     for (int i = 0; i < L->n_out; i++)
-        assert(L->out_count[i] >= 0);
+        assert(L->out_count[i] >= 0 &&
+               gk_place_valid(&L->out_place[i], L->out_count[i], (int64_t)elem_size(L)));
     phase_clock pc;
     memset(&pc, 0, sizeof pc);
     pc.on = phases_wanted();
@@ -698,10 +794,7 @@ extern "C" int gk_run(const gk_op *op, gk_launch *L, const gk_host_io *io)
     }
     phase_end(&pc, PH_LAUNCH, s);
     if (rc == GV_OK) {
-        cudaError_t e = cudaSuccess;
-        for (int i = 0; i < L->n_out && e == cudaSuccess; i++)
-            e = gk_copy_to_host(io->out[i], L->out[i], out_bytes(L, i), s);
-        if (e == cudaSuccess) e = cudaStreamSynchronize(s);
+        cudaError_t e = download_outputs(L, io, &m, s);
         if (e != cudaSuccess) rc = gk_fail_cuda(e, "download");
     }
     phase_end(&pc, PH_DOWNLOAD, s);

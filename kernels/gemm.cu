@@ -11,6 +11,10 @@
  *                  the second not ("TN"), so B is stored transposed. A device below compute
  *                  capability 8.9, or a shape cuBLASLt's heuristic has no kernel for, is a
  *                  SKIP that says so.
+ *    Operands placed as a user may pass them (abi/layout.h: gemm.cublas.strided and
+ *    .transposed) go to cuBLAS through its own arguments: a leading dimension as lda, ldb, ldc,
+ *    an operand stored transposed as CUBLAS_OP_T (gemm_placed). The 16-bit and fp8 modes
+ *    convert dense copies of A and B and take dense operands only.
  *  - gemm.tiled: the seeds' shared-memory tiled matmul in CUDA C. 32 x 32 tiles of A and B
  *    in shared memory; a 32 x 8 thread block, each thread accumulating 4 rows of its
  *    column; partial tiles (m, n or k not multiples of 32) are zero-filled on load.
@@ -20,10 +24,14 @@
  *    mode runs pedantic f32), gemm.cublas.emunative (the f64 emulations run pedantic DGEMM),
  *    gemm.cublas.fp8fast (fp8 with cuBLASLt's fast accumulation, where the mode claims partial
  *    sums promoted to f32). The mode probes (src/ops/gemm.c) must FAIL each.
+ *    It takes leading dimensions (lda, ldb, ldc) and any offset of its dtype.
+ *  - planted bug gemm.tiled.ignoreld: the tiled kernel indexes A by its row length k where
+ *    lda belongs: right on dense operands, wrong on gemm.cublas.strided's padded ones.
  *  - planted bug gemm.tiled.droptail: the K loop stops at the last full tile, dropping the
  *    partial tile (wrong whenever k % 32 != 0).
  *  - planted bug gemm.tiled.ulp: the tiled kernel's sums stored one ulp up (nextafter toward
  *    +inf): a bias only the bias rule sees (docs/error-models.md, "Bias"). */
+#include <cassert>
 #include <cstdlib>
 
 #include <cublasLt.h>
@@ -352,6 +360,52 @@ static int fp8_gemm(gk_launch *L)
     return GV_OK;
 }
 
+/* cuBLAS S/Dgemm with explicit operations and leading dimensions. */
+static inline cublasStatus_t gemm_call_op(cublasHandle_t h, cublasOperation_t ta,
+                                          cublasOperation_t tb, int m, int n, int k,
+                                          const float *one, const float *a, int lda, const float *b,
+                                          int ldb, const float *zero, float *c, int ldc)
+{
+    return cublasSgemm(h, ta, tb, m, n, k, one, a, lda, b, ldb, zero, c, ldc);
+}
+static inline cublasStatus_t gemm_call_op(cublasHandle_t h, cublasOperation_t ta,
+                                          cublasOperation_t tb, int m, int n, int k,
+                                          const double *one, const double *a, int lda,
+                                          const double *b, int ldb, const double *zero, double *c,
+                                          int ldc)
+{
+    return cublasDgemm(h, ta, tb, m, n, k, one, a, lda, b, ldb, zero, c, ldc);
+}
+
+/* Row-major C (m x n) = A (m x k) B (k x n) with each operand where its placement puts it
+   (abi/layout.h). A row-major X with leading dimension ld is, to column-major cuBLAS, X^T with
+   the same ld; so C^T = B^T A^T is computed, B first, each operand CUBLAS_OP_N. An operand
+   stored transposed (X^T row-major) is X column-major: CUBLAS_OP_T with its ld. cuBLAS's rule
+   is ld >= the rows of the operand as stored column-major (cuBLAS Library guide, cublas<t>gemm):
+   n for B, k for B^T, k for A, m for A^T, n for C, which are the stored row lengths that
+   gk_place_valid holds. Dense placements make the call gk_gemm_rowmajor makes. */
+template <typename T> static int gemm_placed(cublasHandle_t h, const gk_launch *L)
+{
+    int64_t m = L->dims[0], k = L->dims[1], n = L->dims[2];
+    const gk_place *pa = &L->in_place[0], *pb = &L->in_place[1], *pc = &L->out_place[0];
+    assert(!pc->trans); /* cuBLAS writes C as it is */
+    cublasOperation_t ta = gk_place_is_matrix(pa) && pa->trans ? CUBLAS_OP_T : CUBLAS_OP_N;
+    cublasOperation_t tb = gk_place_is_matrix(pb) && pb->trans ? CUBLAS_OP_T : CUBLAS_OP_N;
+    int64_t lda = gk_place_ld_or(pa, k), ldb = gk_place_ld_or(pb, n), ldc = gk_place_ld_or(pc, n);
+    if (lda > 2147483647 || ldb > 2147483647 || ldc > 2147483647)
+        return gk_fail_unsupported("gemm: a leading dimension beyond cuBLAS's int");
+    const T one = 1, zero = 0;
+    GK_CUBLAS(gemm_call_op(h, tb, ta, (int)n, (int)m, (int)k, &one, (const T *)L->in[1], (int)ldb,
+                           (const T *)L->in[0], (int)lda, &zero, (T *)L->out[0], (int)ldc));
+    return GV_OK;
+}
+
+static bool operands_dense(const gk_launch *L)
+{
+    return gk_place_dense(&L->in_place[0]) && gk_place_dense(&L->in_place[1]) &&
+           gk_place_dense(&L->out_place[0]);
+}
+
 static int cublas_gemm_setup(gk_launch *L)
 {
     return L->mode == GV_MODE_FP8 ? fp8_setup(L) : GV_OK;
@@ -368,6 +422,10 @@ static int cublas_gemm(gk_launch *L)
     cublasHandle_t h;
     int rc = gk_cublas(L, &h);
     if (rc) return rc;
+    bool converts = L->mode == GV_MODE_F16 || L->mode == GV_MODE_BF16 ||
+                    L->mode == GV_MODE_F16ACC || L->mode == GV_MODE_FP8;
+    if (converts && !operands_dense(L))
+        return gk_fail_unsupported("the 16-bit and fp8 modes take dense operands only");
     if (L->mode == GV_MODE_F16 || L->mode == GV_MODE_BF16 || L->mode == GV_MODE_F16ACC) {
         if (L->dtype != GV_F32) return gk_fail_unsupported("16-bit storage modes take f32 cases");
         return L->mode == GV_MODE_BF16
@@ -375,11 +433,7 @@ static int cublas_gemm(gk_launch *L)
                    : half_gemm<__half>(L, h, CUDA_R_16F, L->mode == GV_MODE_F16ACC);
     }
     if (L->mode == GV_MODE_FP8) return fp8_gemm(L);
-    return gk_by_dtype(L->dtype, [&](auto x) {
-        using T = decltype(x);
-        return gk_gemm_rowmajor<T>(h, L->dims[0], L->dims[1], L->dims[2], (const T *)L->in[0],
-                                   (const T *)L->in[1], (T *)L->out[0]);
-    });
+    return gk_by_dtype(L->dtype, [&](auto x) { return gemm_placed<decltype(x)>(h, L); });
 }
 
 #define TILE            32
@@ -394,10 +448,14 @@ __device__ __forceinline__ double next_up(double v)
     return nextafter(v, (double)INFINITY);
 }
 
-template <typename T, bool DropTail, bool UlpUp>
+/* Row strides lda, ldb, ldc (>= k, n, n): the operands' leading dimensions. IgnoreLd: the
+   planted gemm.tiled.ignoreld, which steps through A by its row length k instead. */
+template <typename T, bool DropTail, bool UlpUp, bool IgnoreLd>
 __global__ void tiled_gemm_kernel(const T *__restrict__ A, const T *__restrict__ B,
-                                  T *__restrict__ C, int64_t m, int64_t k, int64_t n)
+                                  T *__restrict__ C, int64_t m, int64_t k, int64_t n, int64_t lda,
+                                  int64_t ldb, int64_t ldc)
 {
+    if (IgnoreLd) lda = k;
     __shared__ T As[TILE][TILE + 1]; /* +1: no bank conflicts on the transposed reads */
     __shared__ T Bs[TILE][TILE + 1];
     int tx = threadIdx.x, ty = threadIdx.y;
@@ -410,9 +468,9 @@ __global__ void tiled_gemm_kernel(const T *__restrict__ A, const T *__restrict__
         for (int r = 0; r < ROWS_PER_THREAD; r++) {
             int ly = ty + r * (TILE / ROWS_PER_THREAD);
             int64_t arow = row0 + ly, acol = kk + tx;
-            As[ly][tx] = (arow < m && acol < k) ? A[arow * k + acol] : T(0);
+            As[ly][tx] = (arow < m && acol < k) ? A[arow * lda + acol] : T(0);
             int64_t brow = kk + ly;
-            Bs[ly][tx] = (brow < k && col < n) ? B[brow * n + col] : T(0);
+            Bs[ly][tx] = (brow < k && col < n) ? B[brow * ldb + col] : T(0);
         }
         __syncthreads();
 #pragma unroll 8
@@ -427,19 +485,25 @@ __global__ void tiled_gemm_kernel(const T *__restrict__ A, const T *__restrict__
 #pragma unroll
     for (int r = 0; r < ROWS_PER_THREAD; r++) {
         int64_t row = row0 + ty + r * (TILE / ROWS_PER_THREAD);
-        if (row < m && col < n) C[row * n + col] = UlpUp ? next_up(acc[r]) : acc[r];
+        if (row < m && col < n) C[row * ldc + col] = UlpUp ? next_up(acc[r]) : acc[r];
     }
 }
 
-template <bool DropTail, bool UlpUp = false> static int tiled_gemm(gk_launch *L)
+template <bool DropTail, bool UlpUp = false, bool IgnoreLd = false>
+static int tiled_gemm(gk_launch *L)
 {
     int64_t m = L->dims[0], k = L->dims[1], n = L->dims[2];
+    const gk_place *pa = &L->in_place[0], *pb = &L->in_place[1], *pc = &L->out_place[0];
+    if ((gk_place_is_matrix(pa) && pa->trans) || (gk_place_is_matrix(pb) && pb->trans) ||
+        (gk_place_is_matrix(pc) && pc->trans))
+        return gk_fail_unsupported("gemm.tiled takes no transposed operands");
+    int64_t lda = gk_place_ld_or(pa, k), ldb = gk_place_ld_or(pb, n), ldc = gk_place_ld_or(pc, n);
     dim3 block(TILE, TILE / ROWS_PER_THREAD);
     dim3 grid((unsigned)((n + TILE - 1) / TILE), (unsigned)((m + TILE - 1) / TILE));
     return gk_by_dtype(L->dtype, [&](auto x) {
         using T = decltype(x);
-        tiled_gemm_kernel<T, DropTail, UlpUp><<<grid, block, 0, gk_stream(L)>>>(
-            (const T *)L->in[0], (const T *)L->in[1], (T *)L->out[0], m, k, n);
+        tiled_gemm_kernel<T, DropTail, UlpUp, IgnoreLd><<<grid, block, 0, gk_stream(L)>>>(
+            (const T *)L->in[0], (const T *)L->in[1], (T *)L->out[0], m, k, n, lda, ldb, ldc);
         GK_LAUNCHED("tiled_gemm_kernel");
         return (int)GV_OK;
     });
@@ -449,6 +513,7 @@ extern "C" const gk_op gk_gemm_cublas = {cublas_gemm_setup, cublas_gemm, cublas_
 extern "C" const gk_op gk_gemm_tiled = {NULL, tiled_gemm<false>, NULL};
 extern "C" const gk_op gk_gemm_tiled_droptail = {NULL, tiled_gemm<true>, NULL};
 extern "C" const gk_op gk_gemm_tiled_ulp = {NULL, tiled_gemm<false, true>, NULL};
+extern "C" const gk_op gk_gemm_tiled_ignoreld = {NULL, tiled_gemm<false, false, true>, NULL};
 
 static int cublas_gemm_tf32native(gk_launch *L)
 {
@@ -521,6 +586,12 @@ template <> struct rb_cfg_of<double> {
 template <bool DropTail> static int regblock_gemm(gk_launch *L)
 {
     int64_t m = L->dims[0], k = L->dims[1], n = L->dims[2];
+    /* dense rows only; any offset (the 4-vector path is taken only where rb_vec_ok allows) */
+    for (int i = 0; i < 3; i++) {
+        const gk_place *p = i < 2 ? &L->in_place[i] : &L->out_place[0];
+        if (gk_place_is_matrix(p) && (p->trans || gk_place_ld(p) != gk_place_scols(p)))
+            return gk_fail_unsupported("gemm.regblock takes no leading dimension or transpose");
+    }
     const bool vec = rb_vec_ok(k, n, L->in[0], L->in[1], L->out[0]);
     return gk_by_dtype(L->dtype, [&](auto x) {
         using T = decltype(x);

@@ -11,6 +11,7 @@
 #include <stdint.h>
 
 #include "../abi/gv_abi.h"
+#include "../abi/layout.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -19,7 +20,8 @@ extern "C" {
 #define GK_MAX_TENSORS 6
 
 /* What one op launch sees. Filled by the device layer from a case; tensors are device
- * pointers of the case's dtype, dense, row-major, counts in elements. */
+ * pointers of the case's dtype, row-major, counts in elements; dense and 256-byte aligned
+ * unless their placement (in_place, out_place) says otherwise. */
 typedef struct gk_launch {
     int dtype; /* gv_dtype */
     int mode;  /* gv_mode */
@@ -42,6 +44,12 @@ typedef struct gk_launch {
     /* The op being run, set by gk_run and gk_bench_open: an op registered through the public
        API (src/core/api.c) finds its own descriptor from it. */
     const struct gk_op *op;
+    /* Where each tensor lies (abi/layout.h), from the op's layout: all zero is dense and
+       256-byte aligned. gk_run places the tensors so; an op whose interface takes a leading
+       dimension or a transpose reads them here (gk_place_ld, .trans). Timed runs
+       (gk_bench_open) place every tensor dense and clear these. */
+    gk_place in_place[GK_MAX_TENSORS];
+    gk_place out_place[GK_MAX_TENSORS];
 } gk_launch;
 
 /* An op's device side. launch() only enqueues work on L->stream and must give the same

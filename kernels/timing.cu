@@ -178,6 +178,10 @@ extern "C" int gk_bench_open(const gk_op *op, const gk_launch *Lin, const gk_hos
         b->L.in[i] = NULL;
         b->L.out[i] = NULL;
     }
+    /* timed runs allocate every tensor dense (abi/layout.h's placements are a correctness
+       matter, judged by gk_run): the kernels see no leading dimension or offset here */
+    memset(b->L.in_place, 0, sizeof b->L.in_place);
+    memset(b->L.out_place, 0, sizeof b->L.out_place);
     snprintf(b->L.math_mode, sizeof b->L.math_mode, "none");
     b->es = gv_dtype_size(b->L.dtype);
     b->have_io = io != NULL;

@@ -1,7 +1,11 @@
 /* vadd.cu: c = a + b (seed 000). One 16-byte vector load of each input and one store a thread
- * (float4 / double2), no grid-stride loop (see vadd_kernel); the 256-byte alignment
- * of every tensor (cudaMalloc's, which gk_run's red zones keep) makes the vector casts safe and the
- * scalar loop takes the tail. Planted bugs:
+ * (float4 / double2), no grid-stride loop (see vadd_kernel), where all three pointers are
+ * 16-byte aligned (checked at each launch: a user's operand may start anywhere its dtype
+ * allows, vadd.offset's do); otherwise one element a thread (vadd_scalar_kernel). The vector
+ * kernel's scalar loop takes the tail. Planted bugs:
+ *  - vadd.aligned16 takes the vector path without the check: on vadd.offset's operands (4 and
+ *    8 bytes past a 16-byte boundary) its float4 / double2 loads fault with
+ *    cudaErrorMisalignedAddress;
  *  - vadd.f32round adds f64 data in f32;
  *  - vadd.rz adds with rounding toward zero (__fadd_rz, __dadd_rz), and vadd.ulp adds
  *    correctly, then steps one ulp up (nextafter toward +inf). Every result is within one
@@ -125,6 +129,15 @@ __global__ void vadd_kernel(const T *__restrict__ a, const T *__restrict__ b, T 
             c[j] = vadd_one<T, Arith>(a[j], b[j]);
 }
 
+/* One element a thread: any pointer a T may have. */
+template <typename T, int Arith>
+__global__ void vadd_scalar_kernel(const T *__restrict__ a, const T *__restrict__ b,
+                                   T *__restrict__ c, int64_t n)
+{
+    int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) c[i] = vadd_one<T, Arith>(a[i], b[i]);
+}
+
 /* v, changed in its lowest bit if it has old's bits: a store of v over old always shows. */
 __device__ __forceinline__ float differ_from(float v, float old)
 {
@@ -175,20 +188,36 @@ template <> struct vadd_vec<double> {
 
 enum { VADD_SLOW_PASSES = 4, VADD_THREADS = 1024 };
 
-template <int Arith, int Stray = STRAY_NONE, int Passes = 1> static int vadd_launch(gk_launch *L)
+/* All three operands 16-byte aligned: the vector loads are legal. */
+static bool vadd_aligned16(const gk_launch *L)
+{
+    return (((uintptr_t)L->in[0] | (uintptr_t)L->in[1] | (uintptr_t)L->out[0]) & 15) == 0;
+}
+
+/* AssumeAligned: the planted vadd.aligned16, the vector path whatever the pointers. */
+template <int Arith, int Stray = STRAY_NONE, int Passes = 1, bool AssumeAligned = false>
+static int vadd_launch(gk_launch *L)
 {
     int64_t n = L->dims[0];
+    const bool vector = AssumeAligned || vadd_aligned16(L);
     return gk_by_dtype(L->dtype, [&](auto x) {
         using T = decltype(x);
         using V = typename vadd_vec<T>::type;
         int64_t nv = n / (int64_t)(sizeof(V) / sizeof(T));
         unsigned blocks = (unsigned)(nv / VADD_THREADS + 1); /* the last one takes the tail */
+        unsigned scalar_blocks = (unsigned)(n / VADD_THREADS + 1);
         /* the planted f32 rounding exists only where there is something wider to round */
         constexpr int A = Arith == ARITH_F32ROUND && sizeof(T) != 8 ? ARITH_RN : Arith;
         for (int pass = 0; pass < Passes; pass++) {
-            vadd_kernel<T, V, A><<<blocks, VADD_THREADS, 0, gk_stream(L)>>>(
-                (const T *)L->in[0], (const T *)L->in[1], (T *)L->out[0], n);
-            GK_LAUNCHED("vadd_kernel");
+            if (vector) {
+                vadd_kernel<T, V, A><<<blocks, VADD_THREADS, 0, gk_stream(L)>>>(
+                    (const T *)L->in[0], (const T *)L->in[1], (T *)L->out[0], n);
+                GK_LAUNCHED("vadd_kernel");
+            } else {
+                vadd_scalar_kernel<T, A><<<scalar_blocks, VADD_THREADS, 0, gk_stream(L)>>>(
+                    (const T *)L->in[0], (const T *)L->in[1], (T *)L->out[0], n);
+                GK_LAUNCHED("vadd_scalar_kernel");
+            }
         }
         return vadd_stray<T, Stray>(L);
     });
@@ -233,5 +262,6 @@ extern "C" const gk_op gk_vadd_prestart = {NULL, vadd_launch<ARITH_RN, STRAY_PRE
 extern "C" const gk_op gk_vadd_clobber = {NULL, vadd_launch<ARITH_RN, STRAY_CLOBBER>, NULL};
 extern "C" const gk_op gk_vadd_illegal = {NULL, vadd_launch<ARITH_RN, STRAY_WILD>, NULL};
 extern "C" const gk_op gk_vadd_hang = {NULL, vadd_launch<ARITH_RN, STRAY_HANG>, NULL};
+extern "C" const gk_op gk_vadd_aligned16 = {NULL, vadd_launch<ARITH_RN, STRAY_NONE, 1, true>, NULL};
 extern "C" const gk_op gk_vadd_slow = {NULL, vadd_launch<ARITH_RN, STRAY_NONE, VADD_SLOW_PASSES>,
                                        NULL};

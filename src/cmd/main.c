@@ -139,6 +139,11 @@ static int cmd_list(int argc, char **argv)
                op->summary);
         if (long_modes) printf("%24s modes: %s\n", "", md);
         if (verbose) printf("%24s error model: %s\n", "", op->error_model);
+        if (verbose) {
+            char takes[64]; /* the operand layouts its interface takes (abi/layout.h) */
+            printf("%24s operands: %s\n", "",
+                   gk_takes_layouts_text(op->takes_layouts, takes, sizeof takes));
+        }
     }
     return GV_EXIT_OK;
 }

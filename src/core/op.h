@@ -33,6 +33,10 @@ typedef struct gv_layout {
     gv_tensor_spec in[GV_MAX_TENSORS];
     gv_tensor_spec out[GV_MAX_TENSORS];
     int64_t workspace_bytes; /* device scratch the op needs besides its tensors */
+    /* Where each tensor's device copy lies (abi/layout.h); zero: dense and 256-byte aligned.
+       The host copies, the oracle's, stay packed whatever these say. */
+    gk_place in_place[GV_MAX_TENSORS];
+    gk_place out_place[GV_MAX_TENSORS];
 } gv_layout;
 
 typedef struct gv_tensor {
@@ -204,6 +208,12 @@ typedef struct gv_op {
        their peak (a stencil's intermediate grids), so that a case is judged against the host's
        memory before it starts (problem.h, gv_case_host_bytes); NULL: none worth counting. */
     double (*oracle_scratch_bytes)(const gv_case *c);
+    /* The operand layouts the op's interface takes (GK_TAKES_*, abi/layout.h), for `list -v`;
+       0: contiguous, 16-byte aligned operands only. Its layout hook places the tensors
+       (gv_layout.in_place, out_place) only within these; the variants that do are catalogue ops of
+       their own (gemm.cublas.strided, vadd.offset: docs/testing.md, "Operands as users pass
+       them"). */
+    unsigned takes_layouts;
 
     const gk_op *device;
 } gv_op;

@@ -237,6 +237,12 @@ int gv_problem_init(gv_problem *p, const gv_case *c)
     if (p->l.n_in > GV_MAX_TENSORS || p->l.n_out > GV_MAX_TENSORS || p->l.n_out < 1)
         return GV_EINVAL;
     size_t es = gv_dtype_size(c->dtype);
+    /* a placement the device layer cannot make (abi/layout.h) is the op's bug, not the case's */
+    for (int i = 0; i < p->l.n_in; i++)
+        if (!gk_place_valid(&p->l.in_place[i], p->l.in[i].count, (int64_t)es)) return GV_EINTERNAL;
+    for (int i = 0; i < p->l.n_out; i++)
+        if (!gk_place_valid(&p->l.out_place[i], p->l.out[i].count, (int64_t)es))
+            return GV_EINTERNAL;
     /* every buffer's size, then taken from the pool largest first (pool_get) */
     enum { MAX_BUFS = 7 * GV_MAX_TENSORS };
     bool exact = gv_exact_wanted(c);
@@ -306,15 +312,19 @@ int64_t gv_device_bytes(const gv_problem *p)
 {
     layout_assert_contract(&p->l);
     /* in double: near 4.6e18 elements the byte count does not fit int64 */
-    double elems = 0;
-    for (int i = 0; i < p->l.n_in; i++)
-        elems += (double)p->l.in[i].count;
-    for (int i = 0; i < p->l.n_out; i++)
-        elems += (double)p->l.out[i].count;
+    double elems = 0, offsets = 0;
+    for (int i = 0; i < p->l.n_in; i++) {
+        elems += (double)gk_place_span(&p->l.in_place[i], p->l.in[i].count);
+        offsets += (double)p->l.in_place[i].offset_bytes;
+    }
+    for (int i = 0; i < p->l.n_out; i++) {
+        elems += (double)gk_place_span(&p->l.out_place[i], p->l.out[i].count);
+        offsets += (double)p->l.out_place[i].offset_bytes;
+    }
     /* gk_run puts a red zone before and after every tensor and the workspace */
     double guarded = p->l.n_in + p->l.n_out + (p->l.workspace_bytes > 0);
-    double bytes = elems * (double)gv_dtype_size(p->c.dtype) + (double)p->l.workspace_bytes +
-                   guarded * 2 * GV_REDZONE_BYTES;
+    double bytes = elems * (double)gv_dtype_size(p->c.dtype) + offsets +
+                   (double)p->l.workspace_bytes + guarded * 2 * GV_REDZONE_BYTES;
     return bytes >= 0x1p63 ? INT64_MAX : (int64_t)bytes;
 }
 
@@ -429,11 +439,13 @@ void gv_problem_launch(const gv_problem *p, gk_launch *L, gk_host_io *io)
     for (int i = 0; i < p->l.n_in; i++) {
         L->in_count[i] = p->in[i].count;
         L->in_name[i] = p->in[i].name;
+        L->in_place[i] = p->l.in_place[i];
         io->in[i] = p->in[i].data;
     }
     for (int i = 0; i < p->l.n_out; i++) {
         L->out_count[i] = p->out[i].count;
         L->out_name[i] = p->out[i].name;
+        L->out_place[i] = p->l.out_place[i];
         io->out[i] = p->out[i].data;
     }
     L->workspace_bytes = p->l.workspace_bytes;

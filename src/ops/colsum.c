@@ -40,6 +40,19 @@ static int einsum_layout(const gv_case *c, gv_layout *l)
     return GV_OK;
 }
 
+/* einsum.colsum.strided: A and B with padded rows (ld = k + 3, n + 5) and all three operands
+   off 16-byte boundaries (abi/layout.h); the host copies, the oracle's, stay packed. */
+static int einsum_strided_layout(const gv_case *c, gv_layout *l)
+{
+    int64_t m = c->shape.d[0], k = c->shape.d[1], n = c->shape.d[2];
+    int64_t es = (int64_t)gv_dtype_size(c->dtype);
+    int rc = einsum_layout(c, l);
+    l->in_place[0] = gk_place_matrix(m, k, 3, 0, gk_place_odd_offset(es, 0));
+    l->in_place[1] = gk_place_matrix(k, n, 5, 0, gk_place_odd_offset(es, 1));
+    l->out_place[0].offset_bytes = gk_place_odd_offset(es, 2);
+    return rc;
+}
+
 static int colsum_check_shape(const gv_shape *s, char *why, size_t len)
 {
     if ((double)s->d[0] * (double)s->d[1] > 4e9 || (double)s->d[1] * (double)s->d[2] > 4e9 ||
@@ -225,6 +238,30 @@ static const gv_op einsum_colsum = {
     .oracle_depth = einsum_oracle_depth,
     .error_model = "gauge colsum(|A|)|B|, depth colsum_depth(m) + colsum_depth(k) + 1 "
                    "(docs/error-models.md)",
+    .takes_layouts = GK_TAKES_OFFSET | GK_TAKES_LD,
+    .device = GV_KERNEL(gk_einsum_colsum),
+    COLSUM_COMMON,
+};
+
+/* einsum.colsum on operands as a user passes them: the column sums read A and B through their
+   leading dimensions, one element at a time (no pointer is 16-byte aligned, no ld a multiple
+   of the vector width). */
+static const gv_op einsum_colsum_strided = {
+    .name = "einsum.colsum.strided",
+    .dtypes = GV_BOTH_DTYPES,
+    .summary = "einsum.colsum with padded rows (lda = k+3, ldb = n+5) and operands off 16-byte "
+               "boundaries",
+    .modes = GV_BIT(GV_MODE_NATIVE),
+    .shapes = "300x257x129,1000x500x700",
+    .test_shapes = "1x1x1,64x48x32,300x257x129,257x515x129",
+    .layout = einsum_strided_layout,
+    .flops = einsum_flops,
+    .oracle = einsum_oracle,
+    .depth = einsum_depth,
+    .order_free_depth = einsum_order_free_depth,
+    .oracle_depth = einsum_oracle_depth,
+    .error_model = "as einsum.colsum",
+    .takes_layouts = GK_TAKES_OFFSET | GK_TAKES_LD,
     .device = GV_KERNEL(gk_einsum_colsum),
     COLSUM_COMMON,
 };
@@ -248,5 +285,6 @@ static const gv_op einsum_colsum_lastchunk = {
     COLSUM_COMMON,
 };
 
-const gv_op *const gv_family_colsum[] = {&matmul_colsum, &matmul_colsum_tf32native, &einsum_colsum,
+const gv_op *const gv_family_colsum[] = {&matmul_colsum,           &matmul_colsum_tf32native,
+                                         &einsum_colsum,           &einsum_colsum_strided,
                                          &einsum_colsum_lastchunk, NULL};

@@ -9,8 +9,8 @@
 #include "ops/opkit.h"
 
 extern const gk_op gk_gemm_cublas, gk_gemm_cublas_tf32native, gk_gemm_tiled, gk_gemm_tiled_droptail,
-    gk_gemm_tiled_ulp, gk_gemm_regblock, gk_gemm_regblock_droptail, gk_gemm_cublas_tf32off,
-    gk_gemm_cublas_emunative, gk_gemm_cublas_fp8fast;
+    gk_gemm_tiled_ulp, gk_gemm_tiled_ignoreld, gk_gemm_regblock, gk_gemm_regblock_droptail,
+    gk_gemm_cublas_tf32off, gk_gemm_cublas_emunative, gk_gemm_cublas_fp8fast;
 
 static int gemm_layout(const gv_case *c, gv_layout *l)
 {
@@ -23,6 +23,44 @@ static int gemm_layout(const gv_case *c, gv_layout *l)
        fp8 its scales and cuBLASLt's workspace) in the workspace: abi/gemm.h */
     l->workspace_bytes = gk_gemm_workspace_bytes(c->mode, m, k, n, NULL);
     return GV_OK;
+}
+
+/* Operands as a user may pass them (abi/layout.h): every base pointer off a 16-byte boundary
+   (gk_place_odd_offset) and every row padded by an odd count of elements, so no row start is
+   aligned either; .transposed stores A and B transposed (A^T k x m, B^T n x k). The host copies
+   stay packed: the oracle sees the same A and B. */
+static void gemm_place(const gv_case *c, gv_layout *l, bool trans)
+{
+    int64_t m = c->shape.d[0], k = c->shape.d[1], n = c->shape.d[2];
+    int64_t es = (int64_t)gv_dtype_size(c->dtype);
+    l->in_place[0] = gk_place_matrix(m, k, trans ? 2 : 3, trans, gk_place_odd_offset(es, 0));
+    l->in_place[1] = gk_place_matrix(k, n, trans ? 7 : 5, trans, gk_place_odd_offset(es, 1));
+    l->out_place[0] = gk_place_matrix(m, n, trans ? 3 : 1, 0, gk_place_odd_offset(es, 2));
+}
+
+static int gemm_strided_layout(const gv_case *c, gv_layout *l)
+{
+    int rc = gemm_layout(c, l);
+    gemm_place(c, l, false);
+    return rc;
+}
+
+static int gemm_transposed_layout(const gv_case *c, gv_layout *l)
+{
+    int rc = gemm_layout(c, l);
+    gemm_place(c, l, true);
+    return rc;
+}
+
+/* Offsets alone, rows dense (gemm.regblock's interface takes no leading dimension). */
+static int gemm_offset_layout(const gv_case *c, gv_layout *l)
+{
+    int rc = gemm_layout(c, l);
+    int64_t es = (int64_t)gv_dtype_size(c->dtype);
+    l->in_place[0].offset_bytes = gk_place_odd_offset(es, 0);
+    l->in_place[1].offset_bytes = gk_place_odd_offset(es, 1);
+    l->out_place[0].offset_bytes = gk_place_odd_offset(es, 2);
+    return rc;
 }
 
 static int gemm_check_shape(const gv_shape *s, char *why, size_t len)
@@ -324,14 +362,18 @@ static int gemm_pgauge(gv_problem *p)
 
 /* bias_dists: zero-mean inputs only; round-to-nearest sums of same-signed products drift
    toward zero (docs/error-models.md, "Bias") */
-#define GEMM_BASE                                                                                  \
+#define GEMM_BASE GEMM_HOOKS, .layout = gemm_layout
+
+/* Everything but the layout: the layout variants (operands offset, padded, transposed) place
+   the same tensors their own way */
+#define GEMM_HOOKS                                                                                 \
     .family = "gemm", .dims = "m,k,n", .in_dims = "m,k;k,n", .out_dims = "m,n",                    \
     .floor_from_operands = true, .dists = GEMM_DISTS, .check_shape = gemm_check_shape,             \
-    .range_degree = 2, .layout = gemm_layout, .flops = gemm_flops, .bytes = gemm_bytes,            \
-    .make_inputs = gemm_inputs, .oracle = gemm_oracle, .gauge = gemm_gauge,                        \
-    .exact_reference = gemm_exact_reference, .pgauge = gemm_pgauge, .exact = gemm_exact,           \
-    .depth = gemm_depth, .measure = gemm_measure, .bias_dists = GV_BIT(GV_DIST_UNIFORM11),         \
-    .reference_ignores_mode = true,                                                                \
+    .range_degree = 2,                                                                             \
+    .flops = gemm_flops, .bytes = gemm_bytes, .make_inputs = gemm_inputs, .oracle = gemm_oracle,   \
+    .gauge = gemm_gauge, .exact_reference = gemm_exact_reference, .pgauge = gemm_pgauge,           \
+    .exact = gemm_exact, .depth = gemm_depth, .measure = gemm_measure,                             \
+    .bias_dists = GV_BIT(GV_DIST_UNIFORM11), .reference_ignores_mode = true,                       \
     .error_model = "|C-r| <= gamma_k |A||B| (Higham ASNA eq. 3.13): gauge |A||B|, depth k; "       \
                    "tf32: depth 4 + k/2^13 at u = 2^-11 (docs/error-models.md)"
 
@@ -355,8 +397,38 @@ static const gv_op gemm_cublas = {
     .shapes = "128x128x128,1000x999x1001,1537x515x263,4096x4096x4096",
     .test_shapes = "64x64x64,100x37x129,129x65x33,512x515x260",
     GEMM_CUBLAS_CANARIES,
+    .takes_layouts = GK_TAKES_OFFSET | GK_TAKES_LD | GK_TAKES_TRANS,
     .device = GV_KERNEL(gk_gemm_cublas),
     GEMM_COMMON,
+};
+
+/* gemm.cublas on operands as a user passes them: lda, ldb, ldc through cuBLAS's own arguments,
+   and (.transposed) A and B stored transposed, CUBLAS_OP_T. Native mode: the 16-bit and fp8
+   modes convert dense copies (kernels/gemm.cu). The shapes are ragged (no dim a multiple of
+   4) and so are the leading dimensions. */
+#define GEMM_PLACED_COMMON                                                                         \
+    .dtypes = GV_BOTH_DTYPES, .modes = GV_BIT(GV_MODE_NATIVE),                                     \
+    .shapes = "129x65x33,1000x999x1001", .test_shapes = "1x1x1,64x64x64,100x37x129,129x65x33",     \
+    GEMM_HOOKS, .default_dist = GV_DIST_UNIFORM01
+
+static const gv_op gemm_cublas_strided = {
+    .name = "gemm.cublas.strided",
+    .summary = "gemm.cublas with padded rows (lda = k+3, ldb = n+5, ldc = n+1) and operands off "
+               "16-byte boundaries",
+    .takes_layouts = GK_TAKES_OFFSET | GK_TAKES_LD | GK_TAKES_TRANS,
+    .layout = gemm_strided_layout,
+    .device = GV_KERNEL(gk_gemm_cublas),
+    GEMM_PLACED_COMMON,
+};
+
+static const gv_op gemm_cublas_transposed = {
+    .name = "gemm.cublas.transposed",
+    .summary = "gemm.cublas with A and B stored transposed (CUBLAS_OP_T), padded, off 16-byte "
+               "boundaries",
+    .takes_layouts = GK_TAKES_OFFSET | GK_TAKES_LD | GK_TAKES_TRANS,
+    .layout = gemm_transposed_layout,
+    .device = GV_KERNEL(gk_gemm_cublas),
+    GEMM_PLACED_COMMON,
 };
 
 static const gv_op gemm_cublas_tf32native = {
@@ -429,8 +501,37 @@ static const gv_op gemm_tiled = {
                 "tiny:256x1024x256,huge:256x1024x256,sparse-special:256x1024x256",
     .test_canaries = "uniform11:129x65x33,tie:33x65x31,perm2:100x37x129,tiny:64x256x64,"
                      "huge:64x256x64,sparse-special:64x256x64",
+    .takes_layouts = GK_TAKES_OFFSET | GK_TAKES_LD,
     .device = GV_KERNEL(gk_gemm_tiled),
     GEMM_COMMON,
+};
+
+static const gv_op gemm_tiled_strided = {
+    .name = "gemm.tiled.strided",
+    .summary = "gemm.tiled with padded rows (lda = k+3, ldb = n+5, ldc = n+1) and operands off "
+               "16-byte boundaries",
+    .takes_layouts = GK_TAKES_OFFSET | GK_TAKES_LD,
+    .layout = gemm_strided_layout,
+    .device = GV_KERNEL(gk_gemm_tiled),
+    GEMM_PLACED_COMMON,
+};
+
+/* A kernel that takes lda and then steps through A by k: right on every dense case, wrong as
+   soon as the rows are padded (each row i read from i k instead of i lda, so row i > 0 takes
+   elements of earlier rows and of the padding between them, which holds the red-zone byte). */
+static const gv_op gemm_tiled_ignoreld = {
+    .name = "gemm.tiled.ignoreld",
+    .summary = "planted bug: the tiled kernel indexes A by its row length k, not by lda",
+    .planted_bug = "ignores the leading dimension of A (uses k where lda belongs)",
+    .takes_layouts = GK_TAKES_OFFSET | GK_TAKES_LD,
+    .layout = gemm_strided_layout,
+    .device = GV_KERNEL(gk_gemm_tiled_ignoreld),
+    .dtypes = GV_BOTH_DTYPES,
+    .modes = GV_BIT(GV_MODE_NATIVE),
+    .shapes = "100x37x129",
+    .test_shapes = "64x64x64,100x37x129",
+    GEMM_HOOKS,
+    .default_dist = GV_DIST_UNIFORM01,
 };
 
 static const gv_op gemm_tiled_droptail = {
@@ -480,8 +581,25 @@ static const gv_op gemm_regblock = {
                 "sparse-special:256x1024x256",
     .test_canaries = "uniform11:129x65x33,tie:33x65x31,perm2:100x37x129,uniform11:256x260x132,"
                      "tiny:64x256x64,huge:64x256x64,sparse-special:64x256x64",
+    .takes_layouts = GK_TAKES_OFFSET,
     .device = GV_KERNEL(gk_gemm_regblock),
     GEMM_COMMON,
+};
+
+/* Offsets only: its rows are dense (no leading dimension in its interface); off 16-byte
+   boundaries rb_vec_ok sends every case down the guarded scalar path. */
+static const gv_op gemm_regblock_offset = {
+    .name = "gemm.regblock.offset",
+    .summary = "gemm.regblock with operands off 16-byte boundaries (the scalar load path)",
+    .takes_layouts = GK_TAKES_OFFSET,
+    .layout = gemm_offset_layout,
+    .device = GV_KERNEL(gk_gemm_regblock),
+    .dtypes = GV_BOTH_DTYPES,
+    .modes = GV_BIT(GV_MODE_NATIVE),
+    .shapes = "128x128x128,1000x999x1001",
+    .test_shapes = "1x1x1,64x64x64,256x260x132,257x12x300",
+    GEMM_HOOKS,
+    .default_dist = GV_DIST_UNIFORM01,
 };
 
 static const gv_op gemm_regblock_droptail = {
@@ -496,14 +614,8 @@ static const gv_op gemm_regblock_droptail = {
     GEMM_COMMON,
 };
 
-const gv_op *const gv_family_gemm[] = {&gemm_cublas,
-                                       &gemm_cublas_tf32native,
-                                       &gemm_cublas_tf32off,
-                                       &gemm_cublas_emunative,
-                                       &gemm_cublas_fp8fast,
-                                       &gemm_tiled,
-                                       &gemm_tiled_droptail,
-                                       &gemm_tiled_ulp,
-                                       &gemm_regblock,
-                                       &gemm_regblock_droptail,
-                                       NULL};
+const gv_op *const gv_family_gemm[] = {
+    &gemm_cublas,         &gemm_cublas_strided,   &gemm_cublas_transposed, &gemm_cublas_tf32native,
+    &gemm_cublas_tf32off, &gemm_cublas_emunative, &gemm_cublas_fp8fast,    &gemm_tiled,
+    &gemm_tiled_strided,  &gemm_tiled_ignoreld,   &gemm_tiled_droptail,    &gemm_tiled_ulp,
+    &gemm_regblock,       &gemm_regblock_offset,  &gemm_regblock_droptail, NULL};

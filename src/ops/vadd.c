@@ -1,12 +1,13 @@
-/* vadd.c: op descriptors for c = a + b (seed 000) and its planted bugs (a rounding f64 path,
- * additions that round toward zero or one ulp up, stray stores past, before and into the
- * buffers) and faults (an illegal address, a hang).
+/* vadd.c: op descriptors for c = a + b (seed 000), its operands off a 16-byte boundary
+ * (vadd.offset), and its planted bugs (a rounding f64 path, additions that round toward zero
+ * or one ulp up, stray stores past, before and into the buffers) and faults (an illegal
+ * address, a hang, vector loads that assume 16-byte alignment).
  * Error model: docs/error-models.md, section vadd. */
 #include "ops/opkit.h"
 
 extern const gk_op gk_vadd, gk_vadd_f32round, gk_vadd_rz, gk_vadd_ulp, gk_vadd_ftz, gk_vadd_accum,
     gk_vadd_pastend, gk_vadd_prestart, gk_vadd_clobber, gk_vadd_illegal, gk_vadd_hang, gk_vadd_slow,
-    gk_vadd_idx32;
+    gk_vadd_idx32, gk_vadd_aligned16;
 
 /* The large tier's size: 2^31 + 5, past the last index a signed 32-bit int holds, and not a
    multiple of the 4-wide vector step (the tail loop runs past 2^31 too). */
@@ -20,6 +21,21 @@ static int vadd_layout(const gv_case *c, gv_layout *l)
     l->in[1] = (gv_tensor_spec){"b", n};
     l->out[0] = (gv_tensor_spec){"c", n};
     return GV_OK;
+}
+
+/* vadd.offset: every operand where a user's pointer may lie and a 16-byte vector load may not
+   (abi/layout.h): f32 a, b, c at 4, 8 and 12 bytes past a 256-byte boundary (one, two and
+   three elements); f64 all three at 8 bytes, one element (4 bytes is no legal address of a
+   double). */
+static int vadd_offset_layout(const gv_case *c, gv_layout *l)
+{
+    int rc = vadd_layout(c, l);
+    int64_t es = (int64_t)gv_dtype_size(c->dtype);
+    for (int t = 0; t < 3; t++) {
+        gk_place *place = t < 2 ? &l->in_place[t] : &l->out_place[0];
+        place->offset_bytes = gk_place_odd_offset(es, t);
+    }
+    return rc;
 }
 
 static double vadd_flops(const gv_case *c)
@@ -62,12 +78,16 @@ static int vadd_gauge(gv_problem *p)
 /* VADD_COMMON with the default zero-mean inputs; vadd.rz takes VADD_BASE and wide inputs */
 #define VADD_COMMON VADD_BASE, .default_dist = GV_DIST_UNIFORM11
 
-#define VADD_BASE                                                                                  \
+/* VADD_BASE: dense operands; the kernel checks their alignment, so its interface takes any
+   offset (vadd.offset runs one) */
+#define VADD_BASE VADD_HOOKS, .layout = vadd_layout, .takes_layouts = GK_TAKES_OFFSET
+
+#define VADD_HOOKS                                                                                 \
     .family = "vadd", .dims = "n", .in_dims = "n;n", .out_dims = "n",                              \
     .modes = GV_BIT(GV_MODE_NATIVE), .dists = VADD_DISTS, .bias_dists = VADD_DISTS,                \
-    .zero_sign = true, .range_degree = 1, .layout = vadd_layout, .flops = vadd_flops,              \
-    .bytes = vadd_bytes, .make_inputs = vadd_inputs, .oracle = vadd_oracle, .gauge = vadd_gauge,   \
-    .depth = vadd_depth,                                                                           \
+    .zero_sign = true, .range_degree = 1,                                                          \
+    .flops = vadd_flops, .bytes = vadd_bytes, .make_inputs = vadd_inputs, .oracle = vadd_oracle,   \
+    .gauge = vadd_gauge, .depth = vadd_depth,                                                      \
     .error_model = "|c-r| <= u(|a|+|b|): gauge |a|+|b|, depth 1, one rounded addition "            \
                    "(Higham ASNA eq. 2.4) (docs/error-models.md)"
 
@@ -85,6 +105,21 @@ static const gv_op vadd = {
     .test_canaries = "wide:4099,tiny:4099,huge:4099,sparse-special:4099",
     .device = GV_KERNEL(gk_vadd),
     VADD_COMMON,
+};
+
+/* Operands as a user may pass them: none 16-byte aligned, so the kernel's run-time check sends
+   every case down the scalar path (1001 and 100003 leave a tail of the vector step too). */
+static const gv_op vadd_offset = {
+    .name = "vadd.offset",
+    .summary = "c = a + b with a, b, c off 16-byte boundaries (f32 +4/+8/+12 bytes, f64 +8)",
+    .dtypes = GV_BOTH_DTYPES,
+    .shapes = "1001,100003,1048583",
+    .test_shapes = "1,1001,4099,100003",
+    .device = GV_KERNEL(gk_vadd),
+    VADD_HOOKS,
+    .layout = vadd_offset_layout,
+    .takes_layouts = GK_TAKES_OFFSET,
+    .default_dist = GV_DIST_UNIFORM11,
 };
 
 static const gv_op vadd_f32round = {
@@ -204,6 +239,25 @@ static const gv_op vadd_hang = {
     VADD_GUARD_COMMON,
 };
 
+/* A fault of layout: float4 / double2 loads with no alignment check, on vadd.offset's
+   operands. The hardware refuses a vector load off its natural alignment
+   (cudaErrorMisalignedAddress, which leaves the context unusable): an ERROR of its own case,
+   as vadd.illegal's. Its interface takes aligned operands only (takes_layouts 0). */
+static const gv_op vadd_aligned16 = {
+    .name = "vadd.aligned16",
+    .summary = "planted fault: 16-byte vector loads without the alignment check, on offset "
+               "operands (cudaErrorMisalignedAddress)",
+    .planted_bug = "assumes 16-byte aligned operands: misaligned vector loads",
+    .planted_fault = true,
+    .dtypes = GV_BOTH_DTYPES,
+    .shapes = "1001",
+    .test_shapes = "1001,4099",
+    .device = GV_KERNEL(gk_vadd_aligned16),
+    VADD_HOOKS,
+    .layout = vadd_offset_layout,
+    .default_dist = GV_DIST_UNIFORM11,
+};
+
 /* A planted slowdown: vadd's results, bit for bit, at four times its memory traffic. The
    regression demo (ci/regression-demo) runs it `--as vadd` against a vadd baseline. */
 static const gv_op vadd_slow = {
@@ -234,7 +288,7 @@ static const gv_op vadd_idx32 = {
 
 /* The faults come before the guard bugs: those cases run after a lost context and a kill,
    and must still be judged (FAIL with their guard message). */
-const gv_op *const gv_family_vadd[] = {&vadd,         &vadd_f32round, &vadd_rz,      &vadd_ulp,
-                                       &vadd_ftz,     &vadd_accum,    &vadd_illegal, &vadd_hang,
-                                       &vadd_pastend, &vadd_prestart, &vadd_clobber, &vadd_slow,
-                                       &vadd_idx32,   NULL};
+const gv_op *const gv_family_vadd[] = {
+    &vadd,         &vadd_offset,   &vadd_f32round, &vadd_rz,      &vadd_ulp,   &vadd_ftz,
+    &vadd_accum,   &vadd_illegal,  &vadd_hang,     &vadd_aligned16, &vadd_pastend,
+    &vadd_prestart, &vadd_clobber, &vadd_slow,     &vadd_idx32,   NULL};

@@ -1,6 +1,8 @@
 /* test_faults.c: fault isolation and determinism on a device, through the gpuval binary
  * (GPUVAL). A kernel that stores through a wild pointer (vadd.illegal) must be an ERROR
- * naming cudaErrorIllegalAddress, one that spins (vadd.hang) an ERROR at --case-timeout, and
+ * naming cudaErrorIllegalAddress, one that spins (vadd.hang) an ERROR at --case-timeout, one
+ * whose 16-byte vector loads assume aligned operands (vadd.aligned16, on operands 4 and 8 bytes
+ * off) an ERROR naming cudaErrorMisalignedAddress while vadd.offset's checked kernel passes, and
  * the guard bugs that run after them in the same run must still be judged (FAIL with their
  * guard message); the bias bugs (vadd.rz, vadd.ulp) FAIL for bias. Under --repeat 3,
  * reduce.sum.racy (atomicAdd in arrival order, declared deterministic) must FAIL as not
@@ -48,6 +50,12 @@ Test(gpu_faults, illegal_address_and_hang_fail_their_own_cases, .timeout = 300)
     cr_assert(row_of(out, "vadd.hang", row, sizeof row), "%s", out);
     cr_expect(strstr(row, " ERROR") && strstr(row, "timed out after 10 s (--case-timeout)"), "%s",
               row);
+    /* operands off 16-byte boundaries: the alignment check takes the scalar path; without it
+       the vector loads fault */
+    cr_assert(row_of(out, "vadd.offset", row, sizeof row), "%s", out);
+    cr_expect(strstr(row, " PASS") != NULL, "%s", row);
+    cr_assert(row_of(out, "vadd.aligned16", row, sizeof row), "%s", out);
+    cr_expect(strstr(row, " ERROR") && strstr(row, "cudaErrorMisalignedAddress"), "%s", row);
     /* rounding toward zero and one ulp up: within an ulp, caught by the bias rule alone */
     cr_assert(row_of(out, "vadd.rz", row, sizeof row), "%s", out);
     cr_expect(strstr(row, " FAIL (bias: errors lean toward zero") != NULL, "%s", row);
@@ -59,9 +67,9 @@ Test(gpu_faults, illegal_address_and_hang_fail_their_own_cases, .timeout = 300)
         cr_assert(row_of(out, after[i], row, sizeof row), "%s missing:\n%s", after[i], out);
         cr_expect(strstr(row, " FAIL") != NULL, "%s", row);
     }
-    /* vadd and vadd.slow pass; the two bias bugs and the three guard bugs fail; the two faults
-       are errors */
-    cr_expect(strstr(out, "9 cases: 2 passed, 5 failed, 0 skipped, 2 errors") != NULL, "%s", out);
+    /* vadd, vadd.offset and vadd.slow pass; the two bias bugs and the three guard bugs fail;
+       the three faults are errors */
+    cr_expect(strstr(out, "11 cases: 3 passed, 5 failed, 0 skipped, 3 errors") != NULL, "%s", out);
 }
 
 Test(gpu_faults, racy_sum_fails_repeat, .timeout = 300)
