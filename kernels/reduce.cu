@@ -153,12 +153,10 @@ static int reduce_onepass_setup(gk_launch *L)
 
 template <bool Fence> static int reduce_onepass(gk_launch *L)
 {
-    return gk_by_dtype(L->dtype,
-                       [&](auto x) { return onepass::launch_t<decltype(x), Fence>(L); });
+    return gk_by_dtype(L->dtype, [&](auto x) { return onepass::launch_t<decltype(x), Fence>(L); });
 }
 
 extern "C" const gk_op gk_reduce_sum_onepass = {reduce_onepass_setup, reduce_onepass<true>, NULL};
-extern "C" const gk_op gk_reduce_sum_nofence = {reduce_onepass_setup, reduce_onepass<false>,
-                                                NULL};
+extern "C" const gk_op gk_reduce_sum_nofence = {reduce_onepass_setup, reduce_onepass<false>, NULL};
 extern "C" const gk_op gk_reduce_colsum = {NULL, reduce_colsum<false>, NULL};
 extern "C" const gk_op gk_reduce_colsum_vectail = {NULL, reduce_colsum<true>, NULL};

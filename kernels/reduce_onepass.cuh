@@ -28,7 +28,8 @@
 #include "../abi/reduce.h"
 #include "gk_cuda.h"
 
-namespace onepass {
+namespace onepass
+{
 
 constexpr int THREADS = 256;
 constexpr int PER_THREAD = 8;
@@ -141,8 +142,7 @@ template <typename T, bool Fence> static int launch_t(gk_launch *L)
              Fence ? "one pass: tile trees, last block sums the tiles"
                    : "one pass without fences (planted race)");
     onepass_kernel<T, Fence><<<(unsigned)blocks, THREADS, 0, gk_stream(L)>>>(
-        (const T *)L->in[0], n, partials<T>(L->workspace), counter(L->workspace),
-        (T *)L->out[0]);
+        (const T *)L->in[0], n, partials<T>(L->workspace), counter(L->workspace), (T *)L->out[0]);
     GK_LAUNCHED(Fence ? "onepass_kernel" : "onepass_kernel (no fence)");
     return GV_OK;
 }

@@ -348,8 +348,8 @@ int gv_select(const gv_selection *sel, gv_case **cases, char *err, size_t errlen
         gv_shape rshape[GV_MAX_REPEAT_CANARIES];
         int rlaunches[GV_MAX_REPEAT_CANARIES], nr = 0;
         if (!sel->shapes && sel->dist < 0 && op->repeat_canaries) {
-            nr = gv_repeat_canaries_parse(op, rdist, rshape, rlaunches, GV_MAX_REPEAT_CANARIES,
-                                          err, errlen);
+            nr = gv_repeat_canaries_parse(op, rdist, rshape, rlaunches, GV_MAX_REPEAT_CANARIES, err,
+                                          errlen);
             for (int s = 0; s < nr; s++) {
                 char why[256];
                 if (!gv_shape_ok(op, &rshape[s], why, sizeof why)) {

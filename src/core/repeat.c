@@ -173,7 +173,8 @@ int gv_case_repeats(const gv_case *c, int repeat)
     int n = gv_repeat_canaries_parse(c->op, dists, shapes, launches, GV_MAX_REPEAT_CANARIES, err,
                                      sizeof err);
     for (int i = 0; i < n; i++)
-        if (dists[i] == c->dist && gv_repeat_same_shape(&shapes[i], &c->shape) && launches[i] > repeat)
+        if (dists[i] == c->dist && gv_repeat_same_shape(&shapes[i], &c->shape) &&
+            launches[i] > repeat)
             repeat = launches[i];
     return repeat;
 }

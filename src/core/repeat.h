@@ -40,8 +40,8 @@ void gv_repeat_record(const gv_problem *p, gv_result *r, int repeat, int first_r
  * blocks communicate inside one launch. A case is a repeat canary by what it is (op, native
  * mode, distribution and shape), not by how it was selected, so it is judged the same in
  * check, in the GPU suite, in a fleet worker or replayed from a run file. */
-#define GV_MAX_REPEAT_CANARIES  8
-#define GV_REPEAT_CANARY_MAX    64 /* most launches one canary may ask for */
+#define GV_MAX_REPEAT_CANARIES 8
+#define GV_REPEAT_CANARY_MAX   64 /* most launches one canary may ask for */
 
 /* op->repeat_canaries ("DIST:SHAPE:LAUNCHES,...") into dists, shapes and launches (at most
  * max entries): the count (0 for NULL), or GV_EINVAL with err naming the op: a malformed entry,

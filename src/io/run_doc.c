@@ -53,8 +53,7 @@ static void repeat_note(FILE *f, const gv_result *r)
             if (strcmp(r->extra[i].name, names[k]) == 0) v[k] = r->extra[i].value;
     if (v[0] < 0) return;
     if (!r->c.op->nondeterministic) {
-        if (r->verdict == GV_PASS && v[1] == 0)
-            fprintf(f, " [%g launches, bit-identical]", v[0]);
+        if (r->verdict == GV_PASS && v[1] == 0) fprintf(f, " [%g launches, bit-identical]", v[0]);
         return;
     }
     fprintf(f,

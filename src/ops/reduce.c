@@ -289,12 +289,12 @@ static const gv_op reduce_sum_racy = {
    together and finish within a short time of one another, so the last block's loads of the
    partials follow the other blocks' stores closely; 10 launches on the same inputs. */
 #define ONEPASS_COMMON                                                                             \
-    SUM_SHARED, .check_shape = onepass_check_shape, .layout = onepass_layout,                       \
-              .depth = onepass_depth,                                                              \
-              .error_model = "|s-r| <= gamma_d sum|x|: gauge sum|x|, depth ceil(log2 min(n,2048)) " \
-                             "+ ceil(log2 min(tiles,2048)) + ceil(tiles/2048): tile trees, "        \
-                             "then the tile sums by groups of 2048 in a fixed order (Higham ASNA " \
-                             "sec. 4.2) (docs/error-models.md)"
+    SUM_SHARED,                                                                                    \
+        .check_shape = onepass_check_shape, .layout = onepass_layout, .depth = onepass_depth,      \
+        .error_model = "|s-r| <= gamma_d sum|x|: gauge sum|x|, depth ceil(log2 min(n,2048)) "      \
+                       "+ ceil(log2 min(tiles,2048)) + ceil(tiles/2048): tile trees, "             \
+                       "then the tile sums by groups of 2048 in a fixed order (Higham ASNA "       \
+                       "sec. 4.2) (docs/error-models.md)"
 
 static const gv_op reduce_sum_onepass = {
     .name = "reduce.sum.onepass",

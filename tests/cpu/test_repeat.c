@@ -1,12 +1,16 @@
 /* test_repeat.c: check --repeat's judgement (src/core/repeat.c) on hand-planted launches: byte
  * differences are found and measured (values, ulps, NaN, signed zero), a deterministic op
  * FAILs naming the element, an op that declares itself nondeterministic keeps its verdict
- * and reports the spread. The launches themselves need a device (tests/gpu/test_faults.c). */
+ * and reports the spread. The launches themselves need a device (tests/gpu/test_faults.c).
+ * Repeat canaries (gv_op.repeat_canaries): parsed, selected by a plain check (in the case list of
+ * `gpuval check`), and launched as often as they ask wherever their case comes from. */
 #include <criterion/criterion.h>
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "io/run_doc.h"
+#include "core/registry.h"
 #include "core/repeat.h"
 #include "testkit.h"
 
@@ -138,8 +142,6 @@ Test(repeat, signed_zero_and_nan_differ)
 
 /* ---- Repeat canaries (gv_op.repeat_canaries): selected by a plain check, launched again ---- */
 
-#include "core/registry.h"
-
 /* The ops whose kernels communicate between blocks inside one launch (a ticket counter and a
    last block, or atomics into one result), found by reading kernels/: each must declare a
    repeat canary. (gemm.cublas's fp8 amax uses atomicMax, exact in any order, in a mode the
@@ -213,8 +215,8 @@ Test(repeat_canary, plain_selection_holds_every_canary_once_with_its_launches)
                     cr_expect_eq(selected(&sel, op, (gv_dtype)t, d[j], &s[j], &repeats), 1,
                                  "%s %s canary %d (test sizes %d) selected once", op->name,
                                  gv_dtype_name((gv_dtype)t), j, test_sizes);
-                    cr_expect_eq(repeats, k[j], "%s: %d launches, the canary asks for %d",
-                                 op->name, repeats, k[j]);
+                    cr_expect_eq(repeats, k[j], "%s: %d launches, the canary asks for %d", op->name,
+                                 repeats, k[j]);
                     found++;
                 }
             }
@@ -266,15 +268,18 @@ Test(repeat_canary, explicit_shape_or_distribution_leaves_them_out_but_the_key_c
 }
 
 #define TWO_DISTS ((1u << GV_DIST_UNIFORM01) | (1u << GV_DIST_UNIFORM11))
-static const gv_op bad_launches = {.name = "bad.launches", .repeat_canaries = "uniform01:100:1",
-                                   .dists = TWO_DISTS, COMMON};
-static const gv_op bad_dist = {.name = "bad.dist", .repeat_canaries = "uniform11:100:4",
-                               .dists = 1u << GV_DIST_UNIFORM01, COMMON};
-static const gv_op bad_form = {.name = "bad.form", .repeat_canaries = "uniform01:100",
-                               .dists = TWO_DISTS, COMMON};
+static const gv_op bad_launches = {
+    .name = "bad.launches", .repeat_canaries = "uniform01:100:1", .dists = TWO_DISTS, COMMON};
+static const gv_op bad_dist = {.name = "bad.dist",
+                               .repeat_canaries = "uniform11:100:4",
+                               .dists = 1u << GV_DIST_UNIFORM01,
+                               COMMON};
+static const gv_op bad_form = {
+    .name = "bad.form", .repeat_canaries = "uniform01:100", .dists = TWO_DISTS, COMMON};
 static const gv_op good_two = {.name = "good.two",
                                .repeat_canaries = "uniform01:100:4,uniform11:7:2",
-                               .dists = TWO_DISTS, COMMON};
+                               .dists = TWO_DISTS,
+                               COMMON};
 
 Test(repeat_canary, malformed_lists_are_named)
 {
@@ -296,4 +301,44 @@ Test(repeat_canary, malformed_lists_are_named)
     /* a malformed list is no canary at run time (gv_select refuses it before) */
     gv_case c = {&bad_form, GV_F32, GV_MODE_NATIVE, GV_DIST_UNIFORM01, {1, {100}}, 0};
     cr_expect_eq(gv_case_repeats(&c, 1), 1);
+}
+
+/* A plain `gpuval check` lists every repeat canary of the default catalogue as a case of its
+   own (run here with no device visible: every case a SKIP row, exit 77). */
+Test(repeat_canary, plain_check_lists_them, .timeout = 120)
+{
+    setenv("CUDA_VISIBLE_DEVICES", "", 1); /* a CPU test never runs the catalogue on a GPU */
+    static char out[1 << 17];
+    int rc = gv_test_run_cli("check", out, sizeof out);
+    cr_assert_eq(rc, 77, "exit %d:\n%.2000s", rc, out);
+    int want = 0, got = 0;
+    for (const gv_op *const *opp = gv_registry(); *opp; opp++) {
+        const gv_op *op = *opp;
+        if (op->planted_bug || op->planted_slow) continue;
+        gv_dist d[GV_MAX_REPEAT_CANARIES];
+        gv_shape s[GV_MAX_REPEAT_CANARIES];
+        int k[GV_MAX_REPEAT_CANARIES];
+        int n = canaries_of(op, d, s, k);
+        for (int j = 0; j < n; j++)
+            for (int t = 0; t < GV_NDTYPES; t++) {
+                if (!gv_mode_ok(op, (gv_dtype)t, GV_MODE_NATIVE)) continue;
+                char shape[64];
+                gv_shape_format(&s[j], shape, sizeof shape);
+                want++;
+                /* a row: op dtype mode dist shape ... */
+                for (const char *l = out; l && *l;
+                     l = strchr(l, '\n') ? strchr(l, '\n') + 1 : NULL) {
+                    char o[64], dt[16], m[16], di[32], sh[64];
+                    if (sscanf(l, "%63s %15s %15s %31s %63s", o, dt, m, di, sh) == 5 &&
+                        strcmp(o, op->name) == 0 && strcmp(dt, gv_dtype_name((gv_dtype)t)) == 0 &&
+                        strcmp(m, "native") == 0 && strcmp(di, gv_dist_name(d[j])) == 0 &&
+                        strcmp(sh, shape) == 0) {
+                        got++;
+                        break;
+                    }
+                }
+            }
+    }
+    cr_expect_geq(want, 8, "onepass and the three column sums, f32 and f64");
+    cr_expect_eq(got, want, "%d of %d repeat canaries in check's rows", got, want);
 }

@@ -95,8 +95,8 @@ static int rows_of(const char *out, const char *op, char *rows, size_t len)
     for (const char *l = out; l; l = strchr(l, '\n') ? strchr(l, '\n') + 1 : NULL) {
         if (strncmp(l, op, n) != 0 || l[n] != ' ') continue;
         const char *e = strchr(l, '\n');
-        int w = snprintf(rows + used, len - used, "%.*s\n",
-                         (int)(e ? (size_t)(e - l) : strlen(l)), l);
+        int w =
+            snprintf(rows + used, len - used, "%.*s\n", (int)(e ? (size_t)(e - l) : strlen(l)), l);
         if (w > 0 && used + (size_t)w < len) used += (size_t)w;
         count++;
     }
@@ -141,7 +141,8 @@ Test(gpu_faults, onepass_repeat_canary_passes_bit_identical, .timeout = 600)
    partial is still on its way when the last block reads it, so one run may PASS: what is
    certain is that its repeat canary runs (32 launches) and is judged, PASS or FAIL, never an
    ERROR, and that a FAIL is for a difference between launches or a poisoned partial read (a
-   NaN where the sum is finite, or the poison's own bits), never for accuracy. How often it is caught: tests/gpu/race_rate.sh (meson test --setup long
+   NaN where the sum is finite, or the poison's own bits), never for accuracy. How often it is
+   caught: tests/gpu/race_rate.sh (meson test --setup long
    --suite gpu-long). */
 Test(gpu_faults, nofence_repeat_canary_is_judged, .timeout = 600)
 {
@@ -159,8 +160,8 @@ Test(gpu_faults, nofence_repeat_canary_is_judged, .timeout = 600)
         bool caught = strstr(row, " FAIL (") && strstr(row, " FAIL (") < e &&
                       (strstr(row, "(not deterministic") || strstr(row, " NaN/Inf not where") ||
                        strstr(row, " unwritten elements"));
-        cr_expect(pass || caught, "neither a clean PASS nor a race caught:\n%.*s",
-                  (int)(e - row), row);
+        cr_expect(pass || caught, "neither a clean PASS nor a race caught:\n%.*s", (int)(e - row),
+                  row);
         cr_log_info("%.*s", (int)(e - row), row);
     }
 }
