@@ -121,8 +121,8 @@ static double sum_depth(const gv_case *c)
    (at most ceil(log2 min(n, 2048)) rounded additions: the tree is padded with zeros, and an
    addition of a zero subtree is exact), its tile sum through its group's tree of at most 2048
    tile sums (ceil(log2 min(tiles, 2048))), then the groups' sums added one after another
-   (G - 1 at most, G = ceil(tiles / 2048)); + 1 as sum_depth. Up to 2^22 elements this is
-   sum_depth's ceil(log2 n) + 1 or at most 1 more. */
+   (G - 1 at most, G = ceil(tiles / 2048)); + 1 as sum_depth. Up to 2^22 elements (G = 1) this
+   is exactly sum_depth's ceil(log2 n) + 1. */
 static double onepass_depth(const gv_case *c)
 {
     int64_t n = c->shape.d[0], tiles = n < 1 ? 1 : (n + GK_REDUCE_TILE - 1) / GK_REDUCE_TILE;
