@@ -11,13 +11,15 @@
 
 #include "testkit.h"
 
-/* vadd, reduce.sum and reduce.colsum at test sizes, f32, none planted: 6 vadd cases, 8 sums
-   and 5 column sums, plus each one's canary (src/ops/vadd.c, src/ops/reduce.c). */
-#define OPS      "--op '[rv][ea]d*' --test-sizes --dtype f32"
-#define N_VADD   7
-#define N_SUM    9
-#define N_COLSUM 6
-#define N_CASES  (N_VADD + N_SUM + N_COLSUM)
+/* vadd, reduce.sum, reduce.sum.onepass and reduce.colsum at test sizes, f32, none planted: 6
+   vadd cases, 8 sums and 5 column sums, plus each one's canary, 7 one-pass sums and its repeat
+   canary, and the column sums' repeat canary (src/ops/vadd.c, src/ops/reduce.c). */
+#define OPS       "--op '[rv][ea]d*' --test-sizes --dtype f32"
+#define N_VADD    7
+#define N_SUM     9
+#define N_ONEPASS 8
+#define N_COLSUM  7
+#define N_CASES   (N_VADD + N_SUM + N_ONEPASS + N_COLSUM)
 
 typedef struct irun {
     int status;
