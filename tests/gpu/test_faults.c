@@ -4,8 +4,11 @@
  * the guard bugs that run after them in the same run must still be judged (FAIL with their
  * guard message); the bias bugs (vadd.rz, vadd.ulp) FAIL for bias. Under --repeat 3,
  * reduce.sum.racy (atomicAdd in arrival order, declared deterministic) must FAIL as not
- * deterministic while reduce.sum passes. Skipped under compute-sanitizer (GPUVAL_UNDER_SANITIZER
- * set by ci/gpu-run): an illegal address is what memcheck reports, on purpose here. */
+ * deterministic while reduce.sum passes; reduce.sum.onepass (a last-block sum in a fixed order)
+ * passes its repeat canary bit for bit, and the planted race reduce.sum.nofence's canary is
+ * judged (how often it FAILs: race_rate.sh). Skipped under compute-sanitizer
+ * (GPUVAL_UNDER_SANITIZER set by ci/gpu-run): an illegal address is what memcheck reports, on
+ * purpose here. */
 #include <criterion/criterion.h>
 #include <stdio.h>
 #include <stdlib.h>
