@@ -19,4 +19,15 @@ static inline int64_t gk_reduce_workspace_elems(int64_t n)
     return total;
 }
 
+/* reduce.sum.onepass and its planted reduce.sum.nofence (kernels/reduce_onepass.cuh): one
+ * launch of one block a tile; the workspace holds the blocks' ticket counter, padded to
+ * GK_REDUCE_ONEPASS_COUNTER_BYTES so the partials after it stay aligned, then one partial a
+ * tile (at least one). */
+#define GK_REDUCE_ONEPASS_COUNTER_BYTES 16
+static inline int64_t gk_reduce_onepass_workspace_bytes(int64_t n, int64_t elem)
+{
+    int64_t tiles = n < 1 ? 1 : (n + GK_REDUCE_TILE - 1) / GK_REDUCE_TILE;
+    return GK_REDUCE_ONEPASS_COUNTER_BYTES + tiles * elem;
+}
+
 #endif

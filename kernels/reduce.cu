@@ -16,12 +16,17 @@
  *  - planted bug reduce.sum.racy: each block adds its tile's sum into the result with
  *    atomicAdd, in whatever order the blocks finish: accurate, but not bit-reproducible,
  *    while its descriptor claims it is (check --repeat must FAIL it).
+ *  - reduce.sum.onepass: the same tile trees in one launch, the last block to finish summing
+ *    the tiles in a fixed order (reduce_onepass.cuh); planted race reduce.sum.nofence: the
+ *    same without its fences.
  * Workspace: the partials of every level but the last, one after another
- * (gk_reduce_workspace_elems in abi/reduce.h, which src/ops/reduce.c sizes it with too). */
+ * (gk_reduce_workspace_elems in abi/reduce.h, which src/ops/reduce.c sizes it with too);
+ * onepass: its counter and partials (gk_reduce_onepass_workspace_bytes). */
 #include <cassert>
 
 #include "../abi/reduce.h"
 #include "colsum.cuh"
+#include "reduce_onepass.cuh"
 
 constexpr int RED_THREADS = 256;
 constexpr int RED_PER_THREAD = 8;
@@ -150,5 +155,17 @@ extern "C" const gk_op gk_reduce_sum = {NULL, reduce_sum<false>, NULL};
 extern "C" const gk_op gk_reduce_sum_droptail = {NULL, reduce_sum<true>, NULL};
 extern "C" const gk_op gk_reduce_sum_dropnan = {NULL, reduce_sum<false, true>, NULL};
 extern "C" const gk_op gk_reduce_sum_racy = {NULL, reduce_sum_racy, NULL};
+static int reduce_onepass_setup(gk_launch *L)
+{
+    return gk_by_dtype(L->dtype, [&](auto x) { return onepass::setup_t<decltype(x)>(L); });
+}
+
+template <bool Fence> static int reduce_onepass(gk_launch *L)
+{
+    return gk_by_dtype(L->dtype, [&](auto x) { return onepass::launch_t<decltype(x), Fence>(L); });
+}
+
+extern "C" const gk_op gk_reduce_sum_onepass = {reduce_onepass_setup, reduce_onepass<true>, NULL};
+extern "C" const gk_op gk_reduce_sum_nofence = {reduce_onepass_setup, reduce_onepass<false>, NULL};
 extern "C" const gk_op gk_reduce_colsum = {NULL, reduce_colsum<false>, NULL};
 extern "C" const gk_op gk_reduce_colsum_vectail = {NULL, reduce_colsum<true>, NULL};

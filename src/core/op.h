@@ -198,6 +198,14 @@ typedef struct gv_op {
        effect FAILs in check (docs/error-models.md). test_mode_probes: the same at test sizes. */
     const char *mode_probes;
     const char *test_mode_probes;
+    /* Repeat canaries, "DIST:SHAPE:LAUNCHES,...": extra native cases of the catalogue (at
+       catalogue and test sizes alike, under the canaries' condition) that are launched LAUNCHES
+       times on the same inputs and judged on bit identity, as check --repeat does, whatever
+       --repeat says (the larger count wins). For ops whose blocks communicate inside a launch
+       (counters, last-block sums, atomics): a configuration that makes the blocks race, so
+       that a missing fence or an order that depends on arrival shows (core/repeat.h,
+       gv_case_repeats; docs/error-models.md, "Repeat canaries"). */
+    const char *repeat_canaries;
 
     /* What the bytes hook counts, when it is not the plain one of every tensor read and written
        once (bench prints it under its table, beside the %copy it feeds); NULL: that plain

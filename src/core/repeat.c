@@ -112,3 +112,69 @@ out:
     for (int i = 0; i < p->l.n_out; i++)
         free(io.out[i]);
 }
+
+int gv_repeat_canaries_parse(const gv_op *op, gv_dist *dists, gv_shape *shapes, int *launches,
+                             int max, char *err, size_t errlen)
+{
+    int n = 0;
+    for (const char *p = op->repeat_canaries; p && *p;) {
+        const char *comma = strchr(p, ',');
+        size_t len = comma ? (size_t)(comma - p) : strlen(p);
+        char entry[128], *c1 = NULL, *c2 = NULL;
+        if (len < sizeof entry) {
+            memcpy(entry, p, len);
+            entry[len] = '\0';
+            c1 = strchr(entry, ':');
+            c2 = c1 ? strchr(c1 + 1, ':') : NULL;
+        }
+        if (!c2 || n == max) {
+            snprintf(err, errlen,
+                     "%s: malformed repeat canary list '%s' (DIST:SHAPE:LAUNCHES, at most %d)",
+                     op->name, op->repeat_canaries, max);
+            return GV_EINVAL;
+        }
+        *c1 = *c2 = '\0';
+        if (gv_dist_parse(entry, &dists[n]) != GV_OK || !(op->dists & (1u << dists[n]))) {
+            snprintf(err, errlen, "%s: repeat canary distribution '%s' is not one the op takes",
+                     op->name, entry);
+            return GV_EINVAL;
+        }
+        if (gv_size_spec_parse(c1 + 1, &shapes[n], 1, err, errlen) != 1) return GV_EINVAL;
+        char *end = NULL;
+        long k = strtol(c2 + 1, &end, 10);
+        if (end == c2 + 1 || *end || k < 2 || k > GV_REPEAT_CANARY_MAX) {
+            snprintf(err, errlen, "%s: repeat canary launches '%s' is not in 2..%d", op->name,
+                     c2 + 1, GV_REPEAT_CANARY_MAX);
+            return GV_EINVAL;
+        }
+        launches[n] = (int)k;
+        n++;
+        p = comma ? comma + 1 : NULL;
+    }
+    return n;
+}
+
+bool gv_repeat_same_shape(const gv_shape *a, const gv_shape *b)
+{
+    if (a->nd != b->nd) return false;
+    for (int i = 0; i < a->nd; i++)
+        if (a->d[i] != b->d[i]) return false;
+    return true;
+}
+
+int gv_case_repeats(const gv_case *c, int repeat)
+{
+    if (repeat < 1) repeat = 1;
+    if (!c->op || !c->op->repeat_canaries || c->mode != GV_MODE_NATIVE) return repeat;
+    gv_dist dists[GV_MAX_REPEAT_CANARIES];
+    gv_shape shapes[GV_MAX_REPEAT_CANARIES];
+    int launches[GV_MAX_REPEAT_CANARIES];
+    char err[256];
+    int n = gv_repeat_canaries_parse(c->op, dists, shapes, launches, GV_MAX_REPEAT_CANARIES, err,
+                                     sizeof err);
+    for (int i = 0; i < n; i++)
+        if (dists[i] == c->dist && gv_repeat_same_shape(&shapes[i], &c->shape) &&
+            launches[i] > repeat)
+            repeat = launches[i];
+    return repeat;
+}

@@ -34,4 +34,28 @@ void gv_repeat_diff_output(const gv_problem *p, int i, const void *again, gv_rep
 void gv_repeat_record(const gv_problem *p, gv_result *r, int repeat, int first_repeat,
                       const gv_repeat_diff *first, const gv_repeat_diff *worst);
 
+/* ---- Repeat canaries (gv_op.repeat_canaries) ---------------------------------------------
+ * Native cases of the catalogue that are launched several times on the same inputs and
+ * judged as check --repeat judges (gv_repeat_judge), without --repeat: for the ops whose
+ * blocks communicate inside one launch. A case is a repeat canary by what it is (op, native
+ * mode, distribution and shape), not by how it was selected, so it is judged the same in
+ * check, in the GPU suite, in a fleet worker or replayed from a run file. */
+#define GV_MAX_REPEAT_CANARIES 8
+#define GV_REPEAT_CANARY_MAX   64 /* most launches one canary may ask for */
+
+/* op->repeat_canaries ("DIST:SHAPE:LAUNCHES,...") into dists, shapes and launches (at most
+ * max entries): the count (0 for NULL), or GV_EINVAL with err naming the op: a malformed entry,
+ * a distribution the op does not take, launches outside 2..GV_REPEAT_CANARY_MAX, more than
+ * max entries (gv_select also checks each shape against the op). */
+int gv_repeat_canaries_parse(const gv_op *op, gv_dist *dists, gv_shape *shapes, int *launches,
+                             int max, char *err, size_t errlen);
+
+/* The launches case c gets when the caller asks for repeat (1: one launch): more where c is
+ * one of its op's repeat canaries (native mode, the canary's distribution and shape); the
+ * larger of the two. A malformed list counts as none (gv_select refuses it first). */
+int gv_case_repeats(const gv_case *c, int repeat);
+
+/* The same dims, dim for dim. */
+bool gv_repeat_same_shape(const gv_shape *a, const gv_shape *b);
+
 #endif

@@ -80,7 +80,7 @@ void gv_case_prepare(gv_case_run *cr, const gv_case *c, const gv_tiers *tiers, i
 {
     memset(cr, 0, sizeof *cr);
     cr->r = r;
-    cr->repeat = repeat;
+    cr->repeat = gv_case_repeats(c, repeat); /* a repeat canary asks for more launches */
     const gv_op *op = c->op;
     gv_result_init(r, c, tiers);
     if (given) gv_result_set_inputs(r, given->inputs); /* what the caller says they are */

@@ -63,7 +63,8 @@ typedef struct gv_case_run {
     pthread_t thread;
 } gv_case_run;
 
-/* cr is reset first. */
+/* cr is reset first. repeat: the launches the caller asks for, raised for a repeat canary
+   (gv_case_repeats, repeat.h). */
 void gv_case_prepare(gv_case_run *cr, const gv_case *c, const gv_tiers *tiers, int repeat,
                      gv_result *r, const gv_given_inputs *given);
 /* false when the case will not run on the device (decided earlier, or too little free device

@@ -41,7 +41,9 @@ static const char *met_tier(const gv_result *r, double t)
     return "-";
 }
 
-/* check --repeat on an op that declares itself nondeterministic: its spread, never judged. */
+/* check --repeat (or a repeat canary, core/repeat.h) on an op that declares itself
+   nondeterministic: its spread, never judged; on a deterministic op that passed: how many
+   launches agreed bit for bit (a FAIL says which differed in its reason). */
 static void repeat_note(FILE *f, const gv_result *r)
 {
     double v[3] = {-1, -1, -1};
@@ -49,7 +51,11 @@ static void repeat_note(FILE *f, const gv_result *r)
     for (int i = 0; i < r->n_extra; i++)
         for (int k = 0; k < 3; k++)
             if (strcmp(r->extra[i].name, names[k]) == 0) v[k] = r->extra[i].value;
-    if (!r->c.op->nondeterministic || v[0] < 0) return;
+    if (v[0] < 0) return;
+    if (!r->c.op->nondeterministic) {
+        if (r->verdict == GV_PASS && v[1] == 0) fprintf(f, " [%g launches, bit-identical]", v[0]);
+        return;
+    }
     fprintf(f,
             " [nondeterministic (%s): %g launches, up to %g elements differ, by up to %.3g ulps]",
             r->c.op->nondeterministic, v[0], v[1], v[2]);

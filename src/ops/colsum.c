@@ -193,6 +193,9 @@ static const gv_op matmul_colsum = {
     /* the m x n product (device scratch only) holds 65536 x 32771 = 2^31 + 131072 elements;
        k = 8 keeps A, B and the oracle small */
     .large_shapes = "65536x8x32771",
+    /* the column sum's fused last blocks (kernels/colsum.cuh) over a 100 x 32769 product: 3
+       chunks, 257 (f32) or 129 (f64) column groups of small blocks (core/repeat.h) */
+    .repeat_canaries = "uniform01:100x64x32769:10",
     MATMUL_COLSUM_COMMON,
     .error_model = "gauge colsum(|A|)|B|, depth k + colsum_depth(m); tf32: depth "
                    "4 + (k + colsum_depth(m))/2^13 at u = 2^-11 (docs/error-models.md)",
@@ -227,6 +230,8 @@ static const gv_op einsum_colsum = {
                 "sparse-special:300x257x129",
     .test_canaries = "uniform11:300x257x129,tiny:300x257x129,huge:300x257x129,"
                      "sparse-special:300x257x129",
+    /* the second column sum's fused last blocks over B (100 x 32769), as matmul_colsum's */
+    .repeat_canaries = "uniform01:100x100x32769:10",
     /* no bias_dists: every output's error carries the rounding of the one vector of column
        sums of A that all outputs share, so the errors are not independent (a correct H100 run
        on uniform [0,1) inputs leans at z = -4.4 over 700 outputs): the bias is reported only */

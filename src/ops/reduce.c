@@ -7,7 +7,7 @@
 #include "ops/opkit.h"
 
 extern const gk_op gk_reduce_sum, gk_reduce_sum_droptail, gk_reduce_sum_dropnan, gk_reduce_sum_racy,
-    gk_reduce_colsum, gk_reduce_colsum_vectail;
+    gk_reduce_colsum, gk_reduce_colsum_vectail, gk_reduce_sum_onepass, gk_reduce_sum_nofence;
 
 /* The sum kernel launches one block per tile: at most 2^31 - 1 blocks. */
 #define REDUCE_MAX_N ((int64_t)2147483647 * GK_REDUCE_TILE)
@@ -19,6 +19,22 @@ static int sum_check_shape(const gv_shape *s, char *why, size_t len)
                  "reduce.sum takes n <= %.4g (one block per %d elements, at most 2^31-1 "
                  "blocks); got %lld",
                  (double)REDUCE_MAX_N, GK_REDUCE_TILE, (long long)s->d[0]);
+        return GV_EINVAL;
+    }
+    return GV_OK;
+}
+
+/* reduce.sum.onepass: its last block sums the ceil(n / 2048) tile sums alone; n <= 2^32 keeps
+   that to 2^21 partials (1024 groups of 2048). */
+#define ONEPASS_MAX_N ((int64_t)1 << 32)
+
+static int onepass_check_shape(const gv_shape *s, char *why, size_t len)
+{
+    if (s->d[0] > ONEPASS_MAX_N) {
+        snprintf(why, len,
+                 "reduce.sum.onepass takes n <= 2^32 (its last block sums the n/%d tile sums "
+                 "alone); got %lld",
+                 GK_REDUCE_TILE, (long long)s->d[0]);
         return GV_EINVAL;
     }
     return GV_OK;
@@ -43,6 +59,16 @@ static int sum_layout(const gv_case *c, gv_layout *l)
     l->in[0] = (gv_tensor_spec){"x", n};
     l->out[0] = (gv_tensor_spec){"s", 1};
     l->workspace_bytes = gk_reduce_workspace_elems(n) * (int64_t)gv_dtype_size(c->dtype);
+    return GV_OK;
+}
+
+static int onepass_layout(const gv_case *c, gv_layout *l)
+{
+    int64_t n = c->shape.d[0];
+    *l = (gv_layout){.n_in = 1, .n_out = 1};
+    l->in[0] = (gv_tensor_spec){"x", n};
+    l->out[0] = (gv_tensor_spec){"s", 1};
+    l->workspace_bytes = gk_reduce_onepass_workspace_bytes(n, (int64_t)gv_dtype_size(c->dtype));
     return GV_OK;
 }
 
@@ -76,14 +102,34 @@ static double colsum_bytes(const gv_case *c)
     return (m * n + n) * gv_esize(c);
 }
 
-/* ceil(log2 n) + 1 */
-static double sum_depth(const gv_case *c)
+/* ceil(log2 n), 0 for n <= 1 */
+static int ceil_log2(int64_t n)
 {
-    int64_t n = c->shape.d[0];
     int bits = 0;
     while (bits < 62 && ((int64_t)1 << bits) < n)
         bits++;
-    return (double)bits + 1.0;
+    return bits;
+}
+
+/* ceil(log2 n) + 1 */
+static double sum_depth(const gv_case *c)
+{
+    return (double)ceil_log2(c->shape.d[0]) + 1.0;
+}
+
+/* reduce.sum.onepass (docs/error-models.md, reduce): an element goes through its tile's tree
+   (at most ceil(log2 min(n, 2048)) rounded additions: the tree is padded with zeros, and an
+   addition of a zero subtree is exact), its tile sum through its group's tree of at most 2048
+   tile sums (ceil(log2 min(tiles, 2048))), then the groups' sums added one after another
+   (G - 1 at most, G = ceil(tiles / 2048)); + 1 as sum_depth. Up to 2^22 elements (G = 1) this
+   is exactly sum_depth's ceil(log2 n) + 1. */
+static double onepass_depth(const gv_case *c)
+{
+    int64_t n = c->shape.d[0], tiles = n < 1 ? 1 : (n + GK_REDUCE_TILE - 1) / GK_REDUCE_TILE;
+    int64_t groups = (tiles + GK_REDUCE_TILE - 1) / GK_REDUCE_TILE;
+    int64_t in_tile = n < GK_REDUCE_TILE ? n : GK_REDUCE_TILE;
+    int64_t in_group = tiles < GK_REDUCE_TILE ? tiles : GK_REDUCE_TILE;
+    return (double)(ceil_log2(in_tile) + ceil_log2(in_group)) + (double)(groups - 1) + 1.0;
 }
 
 /* In any order (a user's kernel judged as these, judge_as): a sum of n terms has at most
@@ -179,13 +225,15 @@ static int colsum_pgauge(gv_problem *p)
 
 #define REDUCE_DISTS (GV_ALL_DISTS | GV_BIT(GV_DIST_TIE) | GV_BIT(GV_DIST_WIDE) | GV_EDGE_DISTS)
 
-#define SUM_BASE                                                                                   \
+/* What every sum of a vector shares (the tree's and onepass's shapes and layouts differ). */
+#define SUM_SHARED                                                                                 \
     .family = "reduce", .dims = "n", .in_dims = "n", .out_dims = "", .dtypes = GV_BOTH_DTYPES,     \
-    .modes = GV_BIT(GV_MODE_NATIVE), .dists = REDUCE_DISTS, .check_shape = sum_check_shape,        \
-    .layout = sum_layout, .flops = sum_flops, .bytes = sum_bytes, .make_inputs = reduce_inputs,    \
-    .oracle = sum_oracle, .gauge = sum_gauge, .pgauge = sum_pgauge,                                \
-    .exact_reference = sum_exact_reference, .order_free_depth = sum_order_free_depth,              \
-    .bias_dists = GV_BIT(GV_DIST_UNIFORM11)
+    .modes = GV_BIT(GV_MODE_NATIVE), .dists = REDUCE_DISTS,                                       \
+    .flops = sum_flops, .bytes = sum_bytes, .make_inputs = reduce_inputs, .oracle = sum_oracle,    \
+    .gauge = sum_gauge, .pgauge = sum_pgauge, .exact_reference = sum_exact_reference,              \
+    .order_free_depth = sum_order_free_depth, .bias_dists = GV_BIT(GV_DIST_UNIFORM11)
+
+#define SUM_BASE SUM_SHARED, .check_shape = sum_check_shape, .layout = sum_layout
 
 #define SUM_COMMON                                                                                 \
     SUM_BASE,                                                                                      \
@@ -245,12 +293,53 @@ static const gv_op reduce_sum_racy = {
     .planted_fault = true,
     .shapes = "4194305",
     .test_shapes = "1000003,4194305",
+    .repeat_canaries = "uniform01:4194304:10",
     .device = GV_KERNEL(gk_reduce_sum_racy),
     SUM_BASE,
     .default_dist = GV_DIST_UNIFORM01,
     .depth = racy_depth,
     .error_model = "|s-r| <= gamma_d sum|x|: gauge sum|x|, depth 12 + tiles: a tile's tree, "
                    "then the tiles' sums in sequence (Higham ASNA sec. 4.2)",
+};
+
+/* reduce.sum.onepass and its planted race: one launch, the blocks' tile sums summed by the last
+   block to finish. The repeat canary (core/repeat.h): 2^21 elements are 1024 blocks of 2048,
+   one wave on a GPU with 128 or more SMs (8 blocks of 256 threads an SM): the blocks start
+   together and finish within a short time of one another, so the last block's loads of the
+   partials follow the other blocks' stores closely; 10 launches on the same inputs. */
+#define ONEPASS_COMMON                                                                             \
+    SUM_SHARED, .default_dist = GV_DIST_UNIFORM01,                                                 \
+        .check_shape = onepass_check_shape, .layout = onepass_layout, .depth = onepass_depth,      \
+        .error_model = "|s-r| <= gamma_d sum|x|: gauge sum|x|, depth ceil(log2 min(n,2048)) "      \
+                       "+ ceil(log2 min(tiles,2048)) + ceil(tiles/2048): tile trees, "             \
+                       "then the tile sums by groups of 2048 in a fixed order (Higham ASNA "       \
+                       "sec. 4.2) (docs/error-models.md)"
+
+static const gv_op reduce_sum_onepass = {
+    .name = "reduce.sum.onepass",
+    .summary = "s = sum of x in one launch: block trees, the last block to finish (a ticket "
+               "counter) sums the block sums in a fixed order",
+    .shapes = "1e3,1000003,1e7",
+    .test_shapes = "1,2,1000,2048,2049,1000003,4194305",
+    .repeat_canaries = "uniform01:2097152:10",
+    .device = GV_KERNEL(gk_reduce_sum_onepass),
+    ONEPASS_COMMON,
+};
+
+/* The same kernel without its fences. Its repeat canary asks for more launches than the
+   correct op's: a missing fence shows only when a store is late, and each launch is a draw. */
+static const gv_op reduce_sum_nofence = {
+    .name = "reduce.sum.nofence",
+    .summary = "planted race: reduce.sum.onepass without __threadfence, the last block may read "
+               "a tile sum before it is visible (its repeat canary must FAIL, when the race shows)",
+    .planted_bug = "no fence between a block's partial and its ticket: a partial read before it "
+                   "is visible is the poisoned one",
+    .planted_fault = true,
+    .shapes = "1000003",
+    .test_shapes = "1000003",
+    .repeat_canaries = "uniform01:2097152:32",
+    .device = GV_KERNEL(gk_reduce_sum_nofence),
+    ONEPASS_COMMON,
 };
 
 #define COLSUM_ERROR_MODEL                                                                         \
@@ -278,6 +367,9 @@ static const gv_op reduce_colsum = {
     .large_shapes = "33554433x64",
     .canaries = "uniform11:10000x7000,tiny:4097x129,huge:4097x129,sparse-special:4097x129",
     .test_canaries = "uniform11:4097x129,tiny:4097x129,huge:4097x129,sparse-special:4097x129",
+    /* the fused last-block chunk sums (kernels/colsum.cuh): 3 chunks of 34 rows and 257 (f32)
+       or 129 (f64) column groups, 771 or 387 small blocks, as many last blocks a launch */
+    .repeat_canaries = "uniform01:100x32769:10",
     REDUCE_COLSUM_COMMON,
     .device = GV_KERNEL(gk_reduce_colsum),
 };
@@ -294,10 +386,7 @@ static const gv_op reduce_colsum_vectail = {
     .device = GV_KERNEL(gk_reduce_colsum_vectail),
 };
 
-const gv_op *const gv_family_reduce[] = {&reduce_sum,
-                                         &reduce_sum_droptail,
-                                         &reduce_sum_dropnan,
-                                         &reduce_sum_racy,
-                                         &reduce_colsum,
-                                         &reduce_colsum_vectail,
-                                         NULL};
+const gv_op *const gv_family_reduce[] = {
+    &reduce_sum,         &reduce_sum_droptail, &reduce_sum_dropnan,   &reduce_sum_racy,
+    &reduce_sum_onepass, &reduce_sum_nofence,  &reduce_colsum,        &reduce_colsum_vectail,
+    NULL};

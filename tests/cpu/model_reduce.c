@@ -81,7 +81,29 @@
 DEFINE_EMULATION(float, f)
 DEFINE_EMULATION(double, d)
 
-enum emu { EMU_TREE, EMU_DROPTAIL, EMU_SEQUENTIAL };
+/* kernels/reduce_onepass.cuh's order: the tile trees, then the last block's groups of 2048
+   tile sums by the same tree, the groups' sums in group order. */
+#define DEFINE_ONEPASS(T, SUFFIX)                                                                  \
+    static T onepass_sum_##SUFFIX(const T *x, int64_t n)                                           \
+    {                                                                                              \
+        int64_t tiles = n < 1 ? 1 : (n + TILE - 1) / TILE;                                         \
+        T *part = malloc(sizeof(T) * (size_t)tiles);                                               \
+        cr_assert_not_null(part);                                                                  \
+        for (int64_t b = 0; b < tiles; b++)                                                        \
+            part[b] = tile_##SUFFIX(x, n, b * TILE);                                               \
+        T s = 0;                                                                                   \
+        for (int64_t g = 0; g < tiles; g += TILE) {                                                \
+            T t = tile_##SUFFIX(part, tiles, g);                                                   \
+            s = g == 0 ? t : s + t;                                                                \
+        }                                                                                          \
+        free(part);                                                                                \
+        return s;                                                                                  \
+    }
+
+DEFINE_ONEPASS(float, f)
+DEFINE_ONEPASS(double, d)
+
+enum emu { EMU_TREE, EMU_DROPTAIL, EMU_SEQUENTIAL, EMU_ONEPASS };
 
 /* Inputs where order matters: 1 followed by n - 1 copies of 2^-25 (exact in f32). Added one
    by one in f32, each tiny term rounds away against the 1 (stagnation); a tree adds the tiny
@@ -105,11 +127,15 @@ static gv_result judge_sum(const char *opname, gv_dtype t, gv_dist dist, int64_t
     if (t == GV_F32) {
         const float *x = p.in[0].data;
         float *s = p.out[0].data;
-        *s = how == EMU_SEQUENTIAL ? sequential_sum_f(x, n) : tree_sum_f(x, n, how == EMU_DROPTAIL);
+        *s = how == EMU_SEQUENTIAL ? sequential_sum_f(x, n)
+             : how == EMU_ONEPASS  ? onepass_sum_f(x, n)
+                                   : tree_sum_f(x, n, how == EMU_DROPTAIL);
     } else {
         const double *x = p.in[0].data;
         double *s = p.out[0].data;
-        *s = how == EMU_SEQUENTIAL ? sequential_sum_d(x, n) : tree_sum_d(x, n, how == EMU_DROPTAIL);
+        *s = how == EMU_SEQUENTIAL ? sequential_sum_d(x, n)
+             : how == EMU_ONEPASS  ? onepass_sum_d(x, n)
+                                   : tree_sum_d(x, n, how == EMU_DROPTAIL);
     }
     gv_result r;
     gv_result_init(&r, &c, &gv_default_tiers);
@@ -192,7 +218,68 @@ Test(reduce_model, the_chunked_colsum_passes, .timeout = 60)
         }
 }
 
+/* reduce.sum.onepass's order judged by its own model, at its test sizes, its canary's and two
+   sizes of several groups (4194305: 2049 tiles, 2 groups; 2^23 + 5: 4097 tiles, 3 groups),
+   also on the stagnating inputs where a longer sequential stretch would show. */
+Test(reduce_model, the_onepass_order_passes_its_model, .timeout = 300)
+{
+    const int64_t sizes[] = {1, 2, 1000, 2048, 2049, 1000003, 2097152, 4194305, (1 << 23) + 5};
+    const gv_dist ds[] = {GV_DIST_UNIFORM01, GV_DIST_UNIFORM11, GV_DIST_SPECIAL};
+    for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; i++)
+        for (int t = 0; t < GV_NDTYPES; t++) {
+            for (size_t d = 0; d < 3; d++) {
+                gv_result r = judge_sum("reduce.sum.onepass", (gv_dtype)t, ds[d], sizes[i],
+                                        EMU_ONEPASS, false);
+                cr_expect_eq(r.verdict, GV_PASS, "n=%lld %s %s: %s", (long long)sizes[i],
+                             gv_dtype_name((gv_dtype)t), gv_dist_name(ds[d]), r.reason);
+                cr_expect_leq(r.m.ratio, 1.0, "n=%lld: ratio %.3g", (long long)sizes[i], r.m.ratio);
+            }
+            gv_result r = judge_sum("reduce.sum.onepass", (gv_dtype)t, GV_DIST_UNIFORM01, sizes[i],
+                                    EMU_ONEPASS, true);
+            cr_expect_eq(r.verdict, GV_PASS, "n=%lld stagnating: %s", (long long)sizes[i],
+                         r.reason);
+        }
+}
+
 /* ---- depth, sizes, registration -------------------------------------------------------- */
+
+/* ceil(log2 min(n, 2048)) + ceil(log2 min(T, 2048)) + ceil(T / 2048), T = ceil(n / 2048)
+   (docs/error-models.md, reduce), worked out by hand for each n: */
+Test(reduce_ops, onepass_depth_follows_its_derivation)
+{
+    const gv_op *op = gv_op_find("reduce.sum.onepass");
+    cr_assert_not_null(op);
+    const int64_t n[] = {
+        1, 2, 1000, 2048, 2049, 1000003, 2097152, 4194304, 4194305, 10000000, (int64_t)1 << 32};
+    const double d[] = {
+        0 + 0 + 1,      /* one tile of one element */
+        1 + 0 + 1,      /* one tile of 2 */
+        10 + 0 + 1,     /* one tile of 1000 */
+        11 + 0 + 1,     /* one full tile */
+        11 + 1 + 1,     /* 2 tiles */
+        11 + 9 + 1,     /* 489 tiles */
+        11 + 10 + 1,    /* 1024 tiles */
+        11 + 11 + 1,    /* 2048 tiles: one full group */
+        11 + 11 + 2,    /* 2049 tiles: 2 groups */
+        11 + 11 + 3,    /* 4883 tiles: 3 groups */
+        11 + 11 + 1024, /* 2^21 tiles: 1024 groups */
+    };
+    for (size_t i = 0; i < sizeof n / sizeof n[0]; i++) {
+        gv_case c = {op, GV_F64, GV_MODE_NATIVE, GV_DIST_UNIFORM01, {1, {n[i]}}, 0};
+        cr_expect_eq(op->depth(&c), d[i], "n=%lld: depth %g, want %g", (long long)n[i],
+                     op->depth(&c), d[i]);
+        /* up to 2^22 elements, the same as the multi-launch tree's */
+        if (n[i] <= (int64_t)1 << 22) {
+            const gv_op *tree = gv_op_find("reduce.sum");
+            cr_expect_eq(op->depth(&c), tree->depth(&c), "n=%lld", (long long)n[i]);
+        }
+    }
+    /* the shape check's limit */
+    char why[256];
+    gv_shape big = {1, {((int64_t)1 << 32) + 1}};
+    cr_expect_not(gv_shape_ok(op, &big, why, sizeof why));
+    cr_expect(strstr(why, "reduce.sum.onepass takes n <= 2^32") != NULL, "%s", why);
+}
 
 Test(reduce_ops, sum_depth_is_ceil_log2_n_plus_one)
 {

@@ -11,14 +11,16 @@
 
 #include "testkit.h"
 
-/* vadd (not its layout variant vadd.offset), reduce.sum and reduce.colsum at test sizes, f32, none planted: 6 vadd cases, 8 sums
-   and 5 column sums, plus each one's four canaries (one of its own and the three edges: tiny,
-   huge, sparse-special; src/ops/vadd.c, src/ops/reduce.c). */
-#define OPS      "--op 'vadd,red*' --test-sizes --dtype f32"
-#define N_VADD   10
-#define N_SUM    12
-#define N_COLSUM 9
-#define N_CASES  (N_VADD + N_SUM + N_COLSUM)
+/* vadd (not its layout variant vadd.offset), reduce.sum, reduce.sum.onepass and reduce.colsum
+   at test sizes, f32, none planted: 6 vadd cases, 8 sums and 5 column sums, plus each one's four
+   canaries (one of its own and the three edges: tiny, huge, sparse-special), 7 one-pass sums and
+   its repeat canary, and the column sums' repeat canary (src/ops/vadd.c, src/ops/reduce.c). */
+#define OPS       "--op 'vadd,red*' --test-sizes --dtype f32"
+#define N_VADD    10
+#define N_SUM     12
+#define N_ONEPASS 8
+#define N_COLSUM  10
+#define N_CASES   (N_VADD + N_SUM + N_ONEPASS + N_COLSUM)
 
 typedef struct irun {
     int status;

@@ -1,9 +1,9 @@
 /* test_registry.c: the registry's census. The GPU suite is generated from gv_select over the
  * whole registry at test sizes; if that selection failed or shrank, the suite would pass with
  * nothing in it. Here the count is derived independently from the descriptors (shapes x
- * dtypes x valid modes, plus the native canaries) and must match, every op must yield cases,
- * and the canary rules hold: every op with a reduced-precision mode carries zero-mean native
- * canaries at K >= 4096 in its catalogue. Modes the mode table keeps out of the default
+ * dtypes x valid modes, plus the native canaries and repeat canaries) and must match, every op must
+ * yield cases, and the canary rules hold: every op with a reduced-precision mode carries zero-mean
+ * native canaries at K >= 4096 in its catalogue. Modes the mode table keeps out of the default
  * selection (catalogue 0: the fixed-width emulation sweep, 16-bit storage) run when named. */
 #include <criterion/criterion.h>
 #include <stdlib.h>
@@ -60,7 +60,9 @@ static int expected_cases(const gv_op *op, bool test_sizes)
 {
     if (large_only(op)) return 0;
     int shapes = entries(test_sizes && op->test_shapes ? op->test_shapes : op->shapes);
-    int canaries = entries(test_sizes ? op->test_canaries : op->canaries);
+    /* native canaries, and the repeat canaries (one list for both size choices) */
+    int canaries =
+        entries(test_sizes ? op->test_canaries : op->canaries) + entries(op->repeat_canaries);
     gv_dist probes[8];
     int np = probe_dists(test_sizes ? op->test_mode_probes : op->mode_probes, probes, 8);
     int n = 0;

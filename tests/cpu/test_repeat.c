@@ -1,12 +1,16 @@
 /* test_repeat.c: check --repeat's judgement (src/core/repeat.c) on hand-planted launches: byte
  * differences are found and measured (values, ulps, NaN, signed zero), a deterministic op
  * FAILs naming the element, an op that declares itself nondeterministic keeps its verdict
- * and reports the spread. The launches themselves need a device (tests/gpu/test_faults.c). */
+ * and reports the spread. The launches themselves need a device (tests/gpu/test_faults.c).
+ * Repeat canaries (gv_op.repeat_canaries): parsed, selected by a plain check (in the case list of
+ * `gpuval check`), and launched as often as they ask wherever their case comes from. */
 #include <criterion/criterion.h>
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "io/run_doc.h"
+#include "core/registry.h"
 #include "core/repeat.h"
 #include "testkit.h"
 
@@ -134,4 +138,207 @@ Test(repeat, signed_zero_and_nan_differ)
     cr_expect(isinf(d.max_abs) && isinf(d.max_ulp), "a NaN is infinitely far: %g %g", d.max_abs,
               d.max_ulp);
     gv_problem_free(&p);
+}
+
+/* ---- Repeat canaries (gv_op.repeat_canaries): selected by a plain check, launched again ---- */
+
+/* The ops whose kernels communicate between blocks inside one launch (a ticket counter and a
+   last block, or atomics into one result), found by reading kernels/: each must declare a
+   repeat canary. (gemm.cublas's fp8 amax uses atomicMax, exact in any order, in a mode the
+   native-only canaries do not reach; kernels/xfer.cu's input hash is not an op.) */
+static const char *const communicating[] = {
+    "reduce.sum.onepass", "reduce.sum.nofence", "reduce.sum.racy",
+    "reduce.colsum",      "matmul_colsum",      "einsum.colsum",
+};
+
+static int canaries_of(const gv_op *op, gv_dist *d, gv_shape *s, int *k)
+{
+    char err[256] = "";
+    int n = gv_repeat_canaries_parse(op, d, s, k, GV_MAX_REPEAT_CANARIES, err, sizeof err);
+    cr_assert_geq(n, 0, "%s: %s", op->name, err);
+    return n;
+}
+
+/* How many cases of sel are (op, t, native, d, s); *repeats: what gv_case_repeats gives them. */
+static int selected(const gv_selection *sel, const gv_op *op, gv_dtype t, gv_dist d,
+                    const gv_shape *s, int *repeats)
+{
+    gv_case *cases = NULL;
+    char err[256] = "";
+    int n = gv_select(sel, &cases, err, sizeof err);
+    cr_assert_gt(n, 0, "%s", err);
+    int hits = 0;
+    for (int i = 0; i < n; i++) {
+        const gv_case *c = &cases[i];
+        if (c->op == op && c->dtype == t && c->mode == GV_MODE_NATIVE && c->dist == d &&
+            gv_repeat_same_shape(&c->shape, s)) {
+            hits++;
+            *repeats = gv_case_repeats(c, 1);
+        }
+    }
+    free(cases);
+    return hits;
+}
+
+Test(repeat_canary, communicating_ops_declare_one)
+{
+    for (size_t i = 0; i < sizeof communicating / sizeof *communicating; i++) {
+        const gv_op *op = gv_op_find(communicating[i]);
+        cr_assert_not_null(op, "%s is registered", communicating[i]);
+        gv_dist d[GV_MAX_REPEAT_CANARIES];
+        gv_shape s[GV_MAX_REPEAT_CANARIES];
+        int k[GV_MAX_REPEAT_CANARIES];
+        cr_expect_gt(canaries_of(op, d, s, k), 0, "%s declares no repeat canary", op->name);
+    }
+}
+
+/* Every declared canary, of every op: in the default catalogue (planted ops: with --planted or
+   named) and at test sizes, once a dtype, native, and launched as often as it asks. */
+Test(repeat_canary, plain_selection_holds_every_canary_once_with_its_launches)
+{
+    int found = 0;
+    for (const gv_op *const *opp = gv_registry(); *opp; opp++) {
+        const gv_op *op = *opp;
+        gv_dist d[GV_MAX_REPEAT_CANARIES];
+        gv_shape s[GV_MAX_REPEAT_CANARIES];
+        int k[GV_MAX_REPEAT_CANARIES];
+        int n = canaries_of(op, d, s, k);
+        for (int j = 0; j < n; j++) {
+            cr_expect_geq(k[j], 2, "%s: a canary of one launch judges nothing", op->name);
+            for (int t = 0; t < GV_NDTYPES; t++) {
+                if (!gv_mode_ok(op, (gv_dtype)t, GV_MODE_NATIVE)) continue;
+                for (int test_sizes = 0; test_sizes < 2; test_sizes++) {
+                    gv_selection sel = {.dist = -1, .test_shapes = test_sizes, .seed = 7};
+                    /* a planted op is out of the plain catalogue: selected by its name */
+                    if (op->planted_bug || op->planted_slow) sel.op_glob = op->name;
+                    int repeats = 0;
+                    cr_expect_eq(selected(&sel, op, (gv_dtype)t, d[j], &s[j], &repeats), 1,
+                                 "%s %s canary %d (test sizes %d) selected once", op->name,
+                                 gv_dtype_name((gv_dtype)t), j, test_sizes);
+                    cr_expect_eq(repeats, k[j], "%s: %d launches, the canary asks for %d", op->name,
+                                 repeats, k[j]);
+                    found++;
+                }
+            }
+        }
+    }
+    /* onepass and the column sums in the plain catalogue, f32 and f64, at two size choices */
+    cr_expect_geq(found, 16, "%d canary cases", found);
+
+    /* planted ones stay out of the plain catalogue */
+    const gv_op *nofence = gv_op_find("reduce.sum.nofence");
+    cr_assert_not_null(nofence);
+    gv_dist d[GV_MAX_REPEAT_CANARIES];
+    gv_shape s[GV_MAX_REPEAT_CANARIES];
+    int k[GV_MAX_REPEAT_CANARIES];
+    cr_assert_eq(canaries_of(nofence, d, s, k), 1);
+    gv_selection plain = {.dist = -1, .seed = 7};
+    int repeats = 0;
+    cr_expect_eq(selected(&plain, nofence, GV_F32, d[0], &s[0], &repeats), 0);
+    gv_selection planted = {.dist = -1, .planted = true, .seed = 7};
+    cr_expect_eq(selected(&planted, nofence, GV_F32, d[0], &s[0], &repeats), 1);
+}
+
+/* Like canaries, repeat canaries come with the op's own sizes and distribution only; a case
+   with the canary's key is one wherever it comes from (--size, a run file). */
+Test(repeat_canary, explicit_shape_or_distribution_leaves_them_out_but_the_key_counts)
+{
+    const gv_op *op = gv_op_find("reduce.sum.onepass");
+    cr_assert_not_null(op);
+    gv_dist d[GV_MAX_REPEAT_CANARIES];
+    gv_shape s[GV_MAX_REPEAT_CANARIES];
+    int k[GV_MAX_REPEAT_CANARIES];
+    cr_assert_eq(canaries_of(op, d, s, k), 1);
+    gv_shape other = {1, {1000}};
+    gv_selection sized = {.op_glob = op->name, .dist = -1, .shapes = &other, .n_shapes = 1};
+    int repeats = 0;
+    cr_expect_eq(selected(&sized, op, GV_F32, d[0], &s[0], &repeats), 0);
+    gv_selection dist = {.op_glob = op->name, .dist = (int)GV_DIST_UNIFORM11};
+    cr_expect_eq(selected(&dist, op, GV_F32, d[0], &s[0], &repeats), 0);
+
+    gv_case c = {op, GV_F64, GV_MODE_NATIVE, d[0], s[0], 3};
+    cr_expect_eq(gv_case_repeats(&c, 1), k[0]);
+    cr_expect_eq(gv_case_repeats(&c, 0), k[0]);
+    cr_expect_eq(gv_case_repeats(&c, k[0] + 5), k[0] + 5, "the larger count wins");
+    c.dist = GV_DIST_UNIFORM11;
+    cr_expect_eq(gv_case_repeats(&c, 1), 1, "another distribution is another case");
+    c.dist = d[0];
+    c.shape.d[0] += 1;
+    cr_expect_eq(gv_case_repeats(&c, 3), 3, "another shape is another case");
+}
+
+#define TWO_DISTS ((1u << GV_DIST_UNIFORM01) | (1u << GV_DIST_UNIFORM11))
+static const gv_op bad_launches = {
+    .name = "bad.launches", .repeat_canaries = "uniform01:100:1", .dists = TWO_DISTS, COMMON};
+static const gv_op bad_dist = {.name = "bad.dist",
+                               .repeat_canaries = "uniform11:100:4",
+                               .dists = 1u << GV_DIST_UNIFORM01,
+                               COMMON};
+static const gv_op bad_form = {
+    .name = "bad.form", .repeat_canaries = "uniform01:100", .dists = TWO_DISTS, COMMON};
+static const gv_op good_two = {.name = "good.two",
+                               .repeat_canaries = "uniform01:100:4,uniform11:7:2",
+                               .dists = TWO_DISTS,
+                               COMMON};
+
+Test(repeat_canary, malformed_lists_are_named)
+{
+    gv_dist d[GV_MAX_REPEAT_CANARIES];
+    gv_shape s[GV_MAX_REPEAT_CANARIES];
+    int k[GV_MAX_REPEAT_CANARIES];
+    char err[256];
+    cr_expect_eq(gv_repeat_canaries_parse(&bad_launches, d, s, k, 8, err, sizeof err), GV_EINVAL);
+    cr_expect(strstr(err, "bad.launches: repeat canary launches '1'") != NULL, "%s", err);
+    cr_expect_eq(gv_repeat_canaries_parse(&bad_dist, d, s, k, 8, err, sizeof err), GV_EINVAL);
+    cr_expect(strstr(err, "bad.dist: repeat canary distribution 'uniform11'") != NULL, "%s", err);
+    cr_expect_eq(gv_repeat_canaries_parse(&bad_form, d, s, k, 8, err, sizeof err), GV_EINVAL);
+    cr_expect(strstr(err, "bad.form: malformed repeat canary list") != NULL, "%s", err);
+    cr_expect_eq(gv_repeat_canaries_parse(&good_two, d, s, k, 1, err, sizeof err), GV_EINVAL,
+                 "more entries than room");
+    cr_assert_eq(gv_repeat_canaries_parse(&good_two, d, s, k, 8, err, sizeof err), 2, "%s", err);
+    cr_expect(d[0] == GV_DIST_UNIFORM01 && s[0].nd == 1 && s[0].d[0] == 100 && k[0] == 4);
+    cr_expect(d[1] == GV_DIST_UNIFORM11 && s[1].nd == 1 && s[1].d[0] == 7 && k[1] == 2);
+    /* a malformed list is no canary at run time (gv_select refuses it before) */
+    gv_case c = {&bad_form, GV_F32, GV_MODE_NATIVE, GV_DIST_UNIFORM01, {1, {100}}, 0};
+    cr_expect_eq(gv_case_repeats(&c, 1), 1);
+}
+
+/* A plain `gpuval check` lists every repeat canary of the default catalogue as a case of its
+   own (run here with no device visible: every case a SKIP row, exit 77). */
+Test(repeat_canary, plain_check_lists_them, .timeout = 120)
+{
+    setenv("CUDA_VISIBLE_DEVICES", "", 1); /* a CPU test never runs the catalogue on a GPU */
+    static char out[1 << 17];
+    int rc = gv_test_run_cli("check", out, sizeof out);
+    cr_assert_eq(rc, 77, "exit %d:\n%.2000s", rc, out);
+    int want = 0, got = 0;
+    for (const gv_op *const *opp = gv_registry(); *opp; opp++) {
+        const gv_op *op = *opp;
+        if (op->planted_bug || op->planted_slow) continue;
+        gv_dist d[GV_MAX_REPEAT_CANARIES];
+        gv_shape s[GV_MAX_REPEAT_CANARIES];
+        int k[GV_MAX_REPEAT_CANARIES];
+        int n = canaries_of(op, d, s, k);
+        for (int j = 0; j < n; j++)
+            for (int t = 0; t < GV_NDTYPES; t++) {
+                if (!gv_mode_ok(op, (gv_dtype)t, GV_MODE_NATIVE)) continue;
+                char shape[64];
+                gv_shape_format(&s[j], shape, sizeof shape);
+                want++;
+                /* a row: op dtype mode dist shape ... */
+                for (const char *l = out; l && *l;
+                     l = strchr(l, '\n') ? strchr(l, '\n') + 1 : NULL) {
+                    char o[64], dt[16], m[16], di[32], sh[64];
+                    if (sscanf(l, "%63s %15s %15s %31s %63s", o, dt, m, di, sh) == 5 &&
+                        strcmp(o, op->name) == 0 && strcmp(dt, gv_dtype_name((gv_dtype)t)) == 0 &&
+                        strcmp(m, "native") == 0 && strcmp(di, gv_dist_name(d[j])) == 0 &&
+                        strcmp(sh, shape) == 0) {
+                        got++;
+                        break;
+                    }
+                }
+            }
+    }
+    cr_expect_geq(want, 8, "onepass and the three column sums, f32 and f64");
+    cr_expect_eq(got, want, "%d of %d repeat canaries in check's rows", got, want);
 }
