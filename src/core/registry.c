@@ -361,7 +361,7 @@ int gv_select(const gv_selection *sel, gv_case **cases, char *err, size_t errlen
         gv_dist rdist[GV_MAX_REPEAT_CANARIES];
         gv_shape rshape[GV_MAX_REPEAT_CANARIES];
         int rlaunches[GV_MAX_REPEAT_CANARIES], nr = 0;
-        if (!sel->shapes && sel->dist < 0 && op->repeat_canaries) {
+        if (!sel->shapes && !sel->large && sel->dist < 0 && op->repeat_canaries) {
             nr = gv_repeat_canaries_parse(op, rdist, rshape, rlaunches, GV_MAX_REPEAT_CANARIES, err,
                                           errlen);
             for (int s = 0; s < nr; s++) {
