@@ -260,7 +260,10 @@ static int colsum_enqueue_zeroed(const T *x, int64_t rows, int64_t cols, const T
     unsigned *counters = colsum_counters(scratch);
     T *partial = colsum_partials<T>(scratch, counter_cols);
     bool aligned = colsum_aligned16(x) && colsum_aligned16(out) && ld % WV == 0;
-    if (VecAlways && aligned && cols >= WV) {
+    /* the planted bug checks the base pointers only: a dense row of cols that is not whole
+       vectors is walked with the stride rounded down to whole vectors */
+    bool bases16 = colsum_aligned16(x) && colsum_aligned16(out);
+    if (VecAlways && bases16 && cols >= WV && (ld == cols || ld % WV == 0)) {
         int64_t vcols = cols / WV * WV;
         return colsum_enqueue_w<T, WV>(x, rows, vcols, ld == cols ? vcols : ld, w, partial,
                                        counters, out, s);

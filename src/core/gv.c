@@ -19,10 +19,9 @@ static const char *const mode_names[GV_NMODES] = {
     GV_MODES(GV_MODE_NAME_)
 #undef GV_MODE_NAME_
 };
-static const char *const dist_names[GV_NDISTS] = {"uniform01", "uniform11", "smallint", "special",
-                                                  "offgrid",   "tie",       "perm2",    "wide",
-                                                  "narrow",    "width",     "tiny",     "huge",
-                                                  "sparse-special"};
+static const char *const dist_names[GV_NDISTS] = {
+    "uniform01", "uniform11", "smallint", "special", "offgrid", "tie",           "perm2",
+    "wide",      "narrow",    "width",    "tiny",    "huge",    "sparse-special"};
 
 static int parse_name(const char *s, const char *const *names, int n)
 {

@@ -356,19 +356,20 @@ void gv_judge(const gv_problem *p, gv_result *r)
                  r->expected_tier);
     for (int i = 0; i < p->l.n_out; i++) {
         const gv_tensor *t = &p->out[i];
-        gv_error_model em = {.gauge = t->gauge,
-                             .depth = r->depth,
-                             .u = r->u,
-                             .pgauge = r->prob.on ? t->pgauge : NULL,
-                             .pw = r->prob.w,
-                             .exact = r->exact,
-                             .ref_lo = p->ref_exact ? t->ref_lo : NULL,
-                             /* a mode that promises IEEE arithmetic rounds into the
-                                subnormals; another may flush them, erring by up to 2^emin */
-                             .eta = gv_mode_get(c->mode)->promises_rn
-                                        ? gv_underflow_eta(c->dtype)
-                                        : gv_dtype_normal_min(c->dtype),
-                             .zero_sign = c->op->zero_sign};
+        gv_error_model em = {
+            .gauge = t->gauge,
+            .depth = r->depth,
+            .u = r->u,
+            .pgauge = r->prob.on ? t->pgauge : NULL,
+            .pw = r->prob.w,
+            .exact = r->exact,
+            .ref_lo = p->ref_exact ? t->ref_lo : NULL,
+            /* a mode that promises IEEE arithmetic rounds into the
+               subnormals; another may flush them, erring by up to 2^emin */
+            .eta = gv_mode_get(c->mode)->promises_rn ? gv_underflow_eta(c->dtype)
+                                                     : gv_dtype_normal_min(c->dtype),
+            .eta_terms = c->op->underflow_terms ? c->op->underflow_terms(c) : r->depth,
+            .zero_sign = c->op->zero_sign};
         gv_metrics m;
         gv_compare(t->data, c->dtype, t->ref, t->count, &r->tiers, &em, bits, &m);
         if (i == 0)

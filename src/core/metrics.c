@@ -289,10 +289,12 @@ compare_range_t(const void *got, gv_dtype t, const double *ref, int64_t n, const
     int64_t cr_n = 0, cr = 0;
     const double pw = em ? em->pw : 0.0, eu = em ? em->u : 0.0, edepth = em ? em->depth : 0.0;
     /* the underflow term of both models: eta per operation of the depth */
-    const double eta_d = em ? em->eta * (edepth > 1.0 ? edepth : 1.0) : 0.0;
+    double eta_n = em && em->eta_terms > edepth ? em->eta_terms : edepth;
+    if (!(eta_n >= 1.0)) eta_n = 1.0;
+    const double eta_d = em ? em->eta * eta_n : 0.0;
     /* what IEEE gradual underflow allows (whatever the mode allows): past it, a zero where the
        result is subnormal was flushed */
-    const double ieee_eta_d = gv_underflow_eta(t) * (edepth > 1.0 ? edepth : 1.0);
+    const double ieee_eta_d = gv_underflow_eta(t) * eta_n;
     const bool zero_sign = em && em->zero_sign;
     for (int64_t i = 0; i < n; i++) {
         bool poison;

@@ -41,6 +41,10 @@ typedef struct gv_error_model {
        spacing besides u |x| (sums of subnormals are exact), so the worst-case bound is
        u g d + eta d and the probabilistic one w G + eta d. 0: no term. */
     double eta;
+    /* how many of an output's operations may underflow, each by eta: the products and
+       quotients it is made of in any order (the op's underflow_terms: the m k products of a
+       column sum of a product), at least the depth; 0 reads as depth */
+    double eta_terms;
     /* IEEE 754 fixes the sign of a zero result of this op whatever the order (one correctly
        rounded operation an output: -0 + -0 = -0): a zero of the wrong sign is counted */
     bool zero_sign;

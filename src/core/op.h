@@ -118,6 +118,10 @@ typedef struct gv_op {
        sum or an element-wise function of input values, 2 where it sums products of two
        (gemm, einsum, dense). 0 reads as 1. */
     int range_degree;
+    /* Optional: how many products or quotients an output is made of in any order the op's
+       definition allows, each of which may round into the subnormals and err by eta there
+       (docs/error-models.md, "The edges"); NULL: the depth (k for a product, 1 element-wise). */
+    double (*underflow_terms)(const gv_case *c);
     /* IEEE 754 fixes the sign of every zero output whatever the order (one correctly rounded
        operation an output, as c = a + b: -0 + -0 = -0, x + (-x) = +0): a zero of the wrong
        sign FAILs. false where the sign depends on an order or an initial value the op's

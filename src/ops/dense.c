@@ -114,11 +114,13 @@ static int dense_pgauge(gv_problem *p)
     for (int64_t i = 0; rc == 0 && i < m; i++)
         for (int64_t j = 0; j < n; j++) {
             double zij = z[i * n + j] + b[i];
-            double S = sqrt(Y->pgauge[i * n + j] * Y->pgauge[i * n + j] + b[i] * b[i]);
+            double S = hypot(Y->pgauge[i * n + j], b[i]); /* no overflow on huge inputs */
             double t = exp(-fabs(zij));
             double slope = t / ((1.0 + t) * (1.0 + t));
-            Y->pgauge[i * n + j] =
-                slope * (fabs(zij) + S) + eval * fabs(Y->ref[i * n + j]) + floor_g;
+            /* where the sigmoid is flat to the last bit (slope 0, z infinite) z's error does
+               not reach y: its term is 0, not 0 times an infinite spread */
+            double through_z = slope > 0 && isfinite(zij) ? slope * (fabs(zij) + S) : 0.0;
+            Y->pgauge[i * n + j] = through_z + eval * fabs(Y->ref[i * n + j]) + floor_g;
         }
     free(z);
     return gv_oracle_rc(rc);

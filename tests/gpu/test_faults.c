@@ -43,7 +43,10 @@ Test(gpu_faults, illegal_address_and_hang_fail_their_own_cases, .timeout = 300)
     skip_under_sanitizer();
     static char out[1 << 16];
     int rc = gv_test_run_cli(
-        "check --planted --op 'vadd*' --dtype f32 --size 1001 --case-timeout 10", out, sizeof out);
+        "check --planted --op 'vadd,vadd.offset,vadd.f32round,vadd.r*,vadd.ulp,vadd.illegal,"
+        "vadd.hang,vadd.aligned16,vadd.pastend,vadd.prestart,vadd.clobber,vadd.slow' --dtype f32 "
+        "--size 1001 --case-timeout 10",
+        out, sizeof out);
     cr_expect_eq(rc, 1, "exit %d (FAIL beats ERROR):\n%s", rc, out);
     char row[1024];
     cr_assert(row_of(out, "vadd", row, sizeof row), "%s", out);
