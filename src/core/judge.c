@@ -367,7 +367,7 @@ void gv_judge(const gv_problem *p, gv_result *r)
             /* a mode that promises IEEE arithmetic rounds into the
                subnormals; another may flush them, erring by up to 2^emin */
             .eta = gv_mode_get(c->mode)->promises_rn ? gv_underflow_eta(c->dtype)
-                                                     : gv_dtype_normal_min(c->dtype),
+                                                     : 2.0 * gv_dtype_normal_min(c->dtype),
             .eta_terms = c->op->underflow_terms ? c->op->underflow_terms(c) : r->depth,
             .zero_sign = c->op->zero_sign};
         gv_metrics m;

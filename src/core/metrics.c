@@ -291,10 +291,12 @@ compare_range_t(const void *got, gv_dtype t, const double *ref, int64_t n, const
     /* the underflow term of both models: eta per operation of the depth */
     double eta_n = em && em->eta_terms > edepth ? em->eta_terms : edepth;
     if (!(eta_n >= 1.0)) eta_n = 1.0;
-    const double eta_d = em ? em->eta * eta_n : 0.0;
+    /* eta n = (2 eta) (n / 2), at least 2 eta: half of f64's subnormal spacing is no double */
+    const double half_n = eta_n / 2 > 1.0 ? eta_n / 2 : 1.0;
+    const double eta_d = em ? em->eta * half_n : 0.0;
     /* what IEEE gradual underflow allows (whatever the mode allows): past it, a zero where the
        result is subnormal was flushed */
-    const double ieee_eta_d = gv_underflow_eta(t) * eta_n;
+    const double ieee_eta_d = gv_underflow_eta(t) * half_n;
     const bool zero_sign = em && em->zero_sign;
     for (int64_t i = 0; i < n; i++) {
         bool poison;

@@ -39,7 +39,8 @@ typedef struct gv_error_model {
     /* The absolute underflow term (Higham ASNA, sec. 2.1, with gradual underflow): a product or
        quotient rounded into the subnormal range errs by up to eta = half the dtype's subnormal
        spacing besides u |x| (sums of subnormals are exact), so the worst-case bound is
-       u g d + eta d and the probabilistic one w G + eta d. 0: no term. */
+       u g d + eta d and the probabilistic one w G + eta d. Held as 2 eta, the subnormal
+       spacing (gv_underflow_eta: f64's eta, 2^-1075, is no double). 0: no term. */
     double eta;
     /* how many of an output's operations may underflow, each by eta: the products and
        quotients it is made of in any order (the op's underflow_terms: the m k products of a
@@ -50,11 +51,13 @@ typedef struct gv_error_model {
     bool zero_sign;
 } gv_error_model;
 
-/* The underflow term eta of dtype t: half its subnormal spacing, the most a product or a
-   quotient rounded into the subnormal range errs by beyond u |x| (gv_error_model). */
+/* The underflow term of dtype t as the model holds it: its subnormal spacing s, twice eta, the
+   most a product or a quotient rounded into the subnormal range errs by beyond u |x|. Held
+   doubled because f64's eta, 2^-1075, is not a double (it rounds to 0); gv_compare takes
+   eta n = s (n / 2), and s for n = 1 (gv_error_model). */
 static inline double gv_underflow_eta(gv_dtype t)
 {
-    return 0.5 * gv_dtype_subnormal_min(t);
+    return gv_dtype_subnormal_min(t);
 }
 
 /* The probabilistic model's thresholds: FAIL when max R > GV_PROB_MAX_BOUND, or when at

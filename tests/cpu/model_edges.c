@@ -424,6 +424,14 @@ Test(edges, the_rounded_oracle_passes_every_edge_canary, .timeout = 600)
                 cr_assert_eq(gv_reference(&p), GV_OK, "%s reference", op->name);
                 for (int o = 0; o < p.l.n_out; o++) {
                     gv_dtype_store_n(t, p.out[o].data, p.out[o].ref, p.out[o].count);
+                    /* f64 subnormal results one spacing off, toward zero and away in turn: what
+                       one rounding of an FMA in the subnormals may do (f64's eta, 2^-1075, is
+                       no double: the model must still allow it) */
+                    for (int64_t i = 0; t == GV_F64 && i < p.out[o].count; i++) {
+                        double *y = (double *)p.out[o].data + i;
+                        if (isfinite(*y) && *y != 0 && fabs(*y) < DBL_MIN)
+                            *y = nextafter(*y, i % 2 ? copysign(INFINITY, *y) : 0.0);
+                    }
                     for (int64_t i = 0; i < p.out[o].count; i++) {
                         bool fin = isfinite(p.out[o].ref[i]);
                         cr_expect(!fin || !p.out[o].gauge || !isnan(p.out[o].gauge[i]),
