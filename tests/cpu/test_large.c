@@ -220,6 +220,13 @@ Test(large, check_large_without_a_device_skips_every_case, .timeout = 120)
     for (const char *p = out; (p = strstr(p, " SKIP")) != NULL; p++)
         rows++;
     cr_expect_eq(rows, n, "one SKIP a case: %d of %d\n%s", rows, n, out);
+    /* a build without CUDA skips each case for that before it weighs the host's memory (the
+       sanitizer build of .ci/run): the memory reasons are a CUDA build's */
+    if (strstr(out, "SKIP (built without CUDA)")) {
+        cr_expect_null(strstr(out, " PASS"), "%s", out);
+        free(cases);
+        return;
+    }
     for (int i = 0; i < n; i++) {
         gv_layout l = layout_of(&cases[i]);
         double need = gv_case_host_bytes(&cases[i], &l);
