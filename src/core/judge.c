@@ -354,6 +354,13 @@ void gv_judge(const gv_problem *p, gv_result *r)
     if (r->expected_tier > 0 && tier_index(r, r->expected_tier) < 0)
         snprintf(r->internal, sizeof r->internal, "no room to measure the expected tier %.0e",
                  r->expected_tier);
+    /* the operations that may underflow: counted in the native arithmetic's terms (a mode's
+       depth may count blocks, as tf32's 4 + k/2^13 does, while each of the k products still
+       rounds into the subnormals on its own) */
+    gv_case native = *c;
+    native.mode = GV_MODE_NATIVE;
+    const double eta_terms =
+        c->op->underflow_terms ? c->op->underflow_terms(c) : c->op->depth(&native);
     for (int i = 0; i < p->l.n_out; i++) {
         const gv_tensor *t = &p->out[i];
         gv_error_model em = {
@@ -368,7 +375,7 @@ void gv_judge(const gv_problem *p, gv_result *r)
                subnormals; another may flush them, erring by up to 2^emin */
             .eta = gv_mode_get(c->mode)->promises_rn ? gv_underflow_eta(c->dtype)
                                                      : 2.0 * gv_dtype_normal_min(c->dtype),
-            .eta_terms = c->op->underflow_terms ? c->op->underflow_terms(c) : r->depth,
+            .eta_terms = eta_terms,
             .zero_sign = c->op->zero_sign};
         gv_metrics m;
         gv_compare(t->data, c->dtype, t->ref, t->count, &r->tiers, &em, bits, &m);
