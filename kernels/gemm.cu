@@ -43,13 +43,22 @@
 #include "gemm_regblock.cuh"
 #include "gk_cuda.h"
 
-/* f16 / bf16 storage modes: the f32 inputs rounded (to nearest) into the workspace */
-template <typename H>
+/* f16 / bf16 storage modes: the f32 inputs rounded (to nearest) into the workspace; Rz: toward
+   zero, the planted gemm.cublas.rzconv (a conversion that truncates under a label that rounds) */
+__device__ __forceinline__ __half to_half_rz(float x, __half *)
+{
+    return __float2half_rz(x);
+}
+__device__ __forceinline__ __nv_bfloat16 to_half_rz(float x, __nv_bfloat16 *)
+{
+    return __float2bfloat16_rz(x);
+}
+template <typename H, bool Rz = false>
 __global__ void to_half_kernel(const float *__restrict__ x, H *__restrict__ y, int64_t n)
 {
     int64_t stride = (int64_t)gridDim.x * blockDim.x;
     for (int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride)
-        y[i] = H(x[i]);
+        y[i] = Rz ? to_half_rz(x[i], (H *)nullptr) : H(x[i]);
 }
 
 __global__ void half_to_float_kernel(const __half *__restrict__ x, float *__restrict__ y, int64_t n)
@@ -71,15 +80,15 @@ static char *ws_part(gk_launch *L, int part)
 
 /* Row-major C = A B with A and B stored in a 16-bit type H; f32 accumulation, or with
    acc16 (f16 only) f16 accumulation into an f16 C that is widened to f32 afterwards. */
-template <typename H>
+template <typename H, bool Rz = false>
 static int half_gemm(gk_launch *L, cublasHandle_t h, cudaDataType ht, bool acc16)
 {
     int64_t m = L->dims[0], k = L->dims[1], n = L->dims[2];
     H *a16 = (H *)ws_part(L, 0), *b16 = (H *)ws_part(L, 1);
     if (!a16 || !b16) return gk_fail_internal("gemm: workspace smaller than abi/gemm.h's layout");
-    to_half_kernel<H>
+    to_half_kernel<H, Rz>
         <<<gk_blocks(m * k, 256), 256, 0, gk_stream(L)>>>((const float *)L->in[0], a16, m * k);
-    to_half_kernel<H>
+    to_half_kernel<H, Rz>
         <<<gk_blocks(k * n, 256), 256, 0, gk_stream(L)>>>((const float *)L->in[1], b16, k * n);
     GK_LAUNCHED("to_half_kernel");
     if (acc16) {
@@ -417,7 +426,7 @@ static void cublas_gemm_teardown(gk_launch *L)
     L->state = NULL;
 }
 
-static int cublas_gemm(gk_launch *L)
+template <bool Rz = false> static int cublas_gemm_as(gk_launch *L)
 {
     cublasHandle_t h;
     int rc = gk_cublas(L, &h);
@@ -429,11 +438,16 @@ static int cublas_gemm(gk_launch *L)
     if (L->mode == GV_MODE_F16 || L->mode == GV_MODE_BF16 || L->mode == GV_MODE_F16ACC) {
         if (L->dtype != GV_F32) return gk_fail_unsupported("16-bit storage modes take f32 cases");
         return L->mode == GV_MODE_BF16
-                   ? half_gemm<__nv_bfloat16>(L, h, CUDA_R_16BF, false)
-                   : half_gemm<__half>(L, h, CUDA_R_16F, L->mode == GV_MODE_F16ACC);
+                   ? half_gemm<__nv_bfloat16, Rz>(L, h, CUDA_R_16BF, false)
+                   : half_gemm<__half, Rz>(L, h, CUDA_R_16F, L->mode == GV_MODE_F16ACC);
     }
     if (L->mode == GV_MODE_FP8) return fp8_gemm(L);
     return gk_by_dtype(L->dtype, [&](auto x) { return gemm_placed<decltype(x)>(h, L); });
+}
+
+static int cublas_gemm(gk_launch *L)
+{
+    return cublas_gemm_as<false>(L);
 }
 
 #define TILE            32
@@ -448,9 +462,30 @@ __device__ __forceinline__ double next_up(double v)
     return nextafter(v, (double)INFINITY);
 }
 
+/* acc + a b as the tiled kernel computes it. TILED_FMA: one fused multiply-add (nvcc contracts
+   the expression, --fmad=true); the planted arithmetic of gemm.tiled.unfused (TILED_UNFUSED: the
+   product rounded, then the sum) and gemm.tiled.ftz (TILED_FTZ, f32: fma.rn.ftz, subnormal
+   inputs and results flushed to zero; f64 has no such instruction and keeps the FMA). */
+enum { TILED_FMA = 0, TILED_UNFUSED = 1, TILED_FTZ = 2 };
+template <int Arith> __device__ __forceinline__ float tiled_madd(float acc, float a, float b)
+{
+    if (Arith == TILED_UNFUSED) return __fadd_rn(acc, __fmul_rn(a, b));
+    if (Arith == TILED_FTZ) {
+        float d;
+        asm("fma.rn.ftz.f32 %0, %1, %2, %3;" : "=f"(d) : "f"(a), "f"(b), "f"(acc));
+        return d;
+    }
+    return acc + a * b;
+}
+template <int Arith> __device__ __forceinline__ double tiled_madd(double acc, double a, double b)
+{
+    if (Arith == TILED_UNFUSED) return __dadd_rn(acc, __dmul_rn(a, b));
+    return acc + a * b;
+}
+
 /* Row strides lda, ldb, ldc (>= k, n, n): the operands' leading dimensions. IgnoreLd: the
    planted gemm.tiled.ignoreld, which steps through A by its row length k instead. */
-template <typename T, bool DropTail, bool UlpUp, bool IgnoreLd>
+template <typename T, bool DropTail, bool UlpUp, bool IgnoreLd, int Arith>
 __global__ void tiled_gemm_kernel(const T *__restrict__ A, const T *__restrict__ B,
                                   T *__restrict__ C, int64_t m, int64_t k, int64_t n, int64_t lda,
                                   int64_t ldb, int64_t ldc)
@@ -478,7 +513,7 @@ __global__ void tiled_gemm_kernel(const T *__restrict__ A, const T *__restrict__
             T b = Bs[q][tx];
 #pragma unroll
             for (int r = 0; r < ROWS_PER_THREAD; r++)
-                acc[r] += As[ty + r * (TILE / ROWS_PER_THREAD)][q] * b;
+                acc[r] = tiled_madd<Arith>(acc[r], As[ty + r * (TILE / ROWS_PER_THREAD)][q], b);
         }
         __syncthreads();
     }
@@ -489,7 +524,7 @@ __global__ void tiled_gemm_kernel(const T *__restrict__ A, const T *__restrict__
     }
 }
 
-template <bool DropTail, bool UlpUp = false, bool IgnoreLd = false>
+template <bool DropTail, bool UlpUp = false, bool IgnoreLd = false, int Arith = TILED_FMA>
 static int tiled_gemm(gk_launch *L)
 {
     int64_t m = L->dims[0], k = L->dims[1], n = L->dims[2];
@@ -502,7 +537,7 @@ static int tiled_gemm(gk_launch *L)
     dim3 grid((unsigned)((n + TILE - 1) / TILE), (unsigned)((m + TILE - 1) / TILE));
     return gk_by_dtype(L->dtype, [&](auto x) {
         using T = decltype(x);
-        tiled_gemm_kernel<T, DropTail, UlpUp, IgnoreLd><<<grid, block, 0, gk_stream(L)>>>(
+        tiled_gemm_kernel<T, DropTail, UlpUp, IgnoreLd, Arith><<<grid, block, 0, gk_stream(L)>>>(
             (const T *)L->in[0], (const T *)L->in[1], (T *)L->out[0], m, k, n, lda, ldb, ldc);
         GK_LAUNCHED("tiled_gemm_kernel");
         return (int)GV_OK;
@@ -514,6 +549,9 @@ extern "C" const gk_op gk_gemm_tiled = {NULL, tiled_gemm<false>, NULL};
 extern "C" const gk_op gk_gemm_tiled_droptail = {NULL, tiled_gemm<true>, NULL};
 extern "C" const gk_op gk_gemm_tiled_ulp = {NULL, tiled_gemm<false, true>, NULL};
 extern "C" const gk_op gk_gemm_tiled_ignoreld = {NULL, tiled_gemm<false, false, true>, NULL};
+extern "C" const gk_op gk_gemm_tiled_unfused = {
+    NULL, tiled_gemm<false, false, false, TILED_UNFUSED>, NULL};
+extern "C" const gk_op gk_gemm_tiled_ftz = {NULL, tiled_gemm<false, false, false, TILED_FTZ>, NULL};
 
 static int cublas_gemm_tf32native(gk_launch *L)
 {
@@ -556,6 +594,41 @@ static int cublas_gemm_fp8fast_setup(gk_launch *L)
 }
 extern "C" const gk_op gk_gemm_cublas_fp8fast = {cublas_gemm_fp8fast_setup, cublas_gemm,
                                                  cublas_gemm_teardown};
+
+/* Planted for gpuval probe: the arithmetic of another mode under a mode's label. bf16tf32: the
+   tf32 mode converts the operands to bfloat16 (8 bits where TF32 keeps 11); the workspace is
+   bf16's (src/ops/gemm.c's layout gives it). */
+static int cublas_gemm_bf16tf32(gk_launch *L)
+{
+    int saved = L->mode;
+    if (L->mode == GV_MODE_TF32) L->mode = GV_MODE_BF16;
+    int rc = cublas_gemm(L);
+    L->mode = saved;
+    if (saved == GV_MODE_TF32)
+        snprintf(L->math_mode, sizeof L->math_mode, "CUBLAS_TF32_TENSOR_OP_MATH");
+    return rc;
+}
+extern "C" const gk_op gk_gemm_cublas_bf16tf32 = {NULL, cublas_gemm_bf16tf32, NULL};
+
+/* emuwidth: the fixed-width emulations above 32 bits run with 32. */
+static int cublas_gemm_emuwidth(gk_launch *L)
+{
+    int saved = L->mode;
+    bool wider = L->mode == GV_MODE_FP64EMU_40 || L->mode == GV_MODE_FP64EMU_48 ||
+                 L->mode == GV_MODE_FP64EMU_56;
+    if (wider) L->mode = GV_MODE_FP64EMU_32;
+    int rc = cublas_gemm(L);
+    L->mode = saved;
+    if (wider) /* the label's width, as gk_cublas would have written it */
+        snprintf(L->math_mode, sizeof L->math_mode,
+                 "CUBLAS_FP64_EMULATED_FIXEDPOINT_MATH eager,%db",
+                 gv_mode_get(saved)->input_bits & 127);
+    return rc;
+}
+extern "C" const gk_op gk_gemm_cublas_emuwidth = {NULL, cublas_gemm_emuwidth, NULL};
+
+/* rzconv: the f16 and bf16 modes convert their operands toward zero. */
+extern "C" const gk_op gk_gemm_cublas_rzconv = {NULL, cublas_gemm_as<true>, NULL};
 
 /* ---- gemm.regblock: register-blocked FFMA SGEMM / DGEMM ----
  * The kernel is kernels/gemm_regblock.cuh, a template over its tiling; tools/gemm_tune.cu

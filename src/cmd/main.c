@@ -27,6 +27,7 @@
 #include "cmd/replay.h"
 #include "io/run_doc.h"
 #include "cmd/report.h"
+#include "cmd/probe.h"
 #include "cmd/tradeoffs.h"
 
 #ifndef GV_VERSION
@@ -218,6 +219,7 @@ static const char main_head[] =
     "  bench    timed run: CPU oracle and GPU side by side, speed-ups, crossover, presets\n"
     "  report   a run file as one self-contained HTML page and/or Markdown tables\n"
     "  tradeoffs every mode of an op: accuracy (bits, verdict) against speed, Pareto front\n"
+    "  probe    the arithmetic fingerprint of every mode of a GEMM, judged per architecture\n"
     "  replay   rerun a case dumped by check --dump-failures, same inputs, same bits\n"
     "  cache    the oracle cache: info, clear\n"
     "  merge    run files of several GPUs or ranks as one fleet: agreement, outliers\n"
@@ -268,6 +270,7 @@ int gv_cli_main(int argc, char **argv)
                 {"bench", gv_cmd_bench},
                 {"report", gv_cmd_report},
                 {"tradeoffs", gv_cmd_tradeoffs},
+                {"probe", gv_cmd_probe},
                 {"compare", gv_cmd_compare},
                 {"replay", gv_cmd_replay},
                 {"cache", gv_cmd_cache},
@@ -283,15 +286,15 @@ int gv_cli_main(int argc, char **argv)
                 char *help_argv[] = {argv[2], "--help", NULL};
                 return stdout_checked(cmds[i].fn(2, help_argv));
             }
-        gv_usage_error("no command '%s'; valid: list info check bench tradeoffs report compare "
-                       "replay cache merge collectives",
+        gv_usage_error("no command '%s'; valid: list info check bench tradeoffs probe report "
+                       "compare replay cache merge collectives",
                        argv[2]);
         return GV_EXIT_USAGE;
     }
     for (size_t i = 0; i < sizeof cmds / sizeof cmds[0]; i++)
         if (strcmp(cmd, cmds[i].name) == 0) return stdout_checked(cmds[i].fn(argc - 1, argv + 1));
-    gv_usage_error("unknown command '%s'; valid: list info check bench tradeoffs report compare "
-                   "replay cache merge collectives help",
+    gv_usage_error("unknown command '%s'; valid: list info check bench tradeoffs probe report "
+                   "compare replay cache merge collectives help",
                    cmd);
     return GV_EXIT_USAGE;
 }

@@ -103,6 +103,9 @@ typedef struct gv_op {
     bool planted_in_probes;   /* the planted bug is a mode that is not in effect: only the mode
                                  probes (mode_probes) must FAIL, its other cases may pass; every
                                  mode it takes is selected without --mode, named or not */
+    bool planted_for_probe;   /* the planted bug is an arithmetic feature under another mode's
+                                 label that only `gpuval probe` measures (src/probe/): check
+                                 may PASS or FAIL its cases, the probe must FAIL the feature */
     const char *planted_slow; /* non-NULL: a deliberately slower variant with the op's results
                                  (check must PASS it, compare of timings must call it
                                  REGRESSED); kept out of the default catalogue as well */

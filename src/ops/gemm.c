@@ -10,7 +10,9 @@
 
 extern const gk_op gk_gemm_cublas, gk_gemm_cublas_tf32native, gk_gemm_tiled, gk_gemm_tiled_droptail,
     gk_gemm_tiled_ulp, gk_gemm_tiled_ignoreld, gk_gemm_regblock, gk_gemm_regblock_droptail,
-    gk_gemm_cublas_tf32off, gk_gemm_cublas_emunative, gk_gemm_cublas_fp8fast;
+    gk_gemm_cublas_tf32off, gk_gemm_cublas_emunative, gk_gemm_cublas_fp8fast,
+    gk_gemm_cublas_bf16tf32, gk_gemm_cublas_emuwidth, gk_gemm_cublas_rzconv, gk_gemm_tiled_unfused,
+    gk_gemm_tiled_ftz;
 
 static int gemm_layout(const gv_case *c, gv_layout *l)
 {
@@ -369,10 +371,9 @@ static int gemm_pgauge(gv_problem *p)
 #define GEMM_HOOKS                                                                                 \
     .family = "gemm", .dims = "m,k,n", .in_dims = "m,k;k,n", .out_dims = "m,n",                    \
     .floor_from_operands = true, .dists = GEMM_DISTS, .check_shape = gemm_check_shape,             \
-    .range_degree = 2,                                                                             \
-    .flops = gemm_flops, .bytes = gemm_bytes, .make_inputs = gemm_inputs, .oracle = gemm_oracle,   \
-    .gauge = gemm_gauge, .exact_reference = gemm_exact_reference, .pgauge = gemm_pgauge,           \
-    .exact = gemm_exact, .depth = gemm_depth, .measure = gemm_measure,                             \
+    .range_degree = 2, .flops = gemm_flops, .bytes = gemm_bytes, .make_inputs = gemm_inputs,       \
+    .oracle = gemm_oracle, .gauge = gemm_gauge, .exact_reference = gemm_exact_reference,           \
+    .pgauge = gemm_pgauge, .exact = gemm_exact, .depth = gemm_depth, .measure = gemm_measure,      \
     .bias_dists = GV_BIT(GV_DIST_UNIFORM11), .reference_ignores_mode = true,                       \
     .error_model = "|C-r| <= gamma_k |A||B| (Higham ASNA eq. 3.13): gauge |A||B|, depth k; "       \
                    "tf32: depth 4 + k/2^13 at u = 2^-11 (docs/error-models.md)"
@@ -614,8 +615,112 @@ static const gv_op gemm_regblock_droptail = {
     GEMM_COMMON,
 };
 
-const gv_op *const gv_family_gemm[] = {
-    &gemm_cublas,         &gemm_cublas_strided,   &gemm_cublas_transposed, &gemm_cublas_tf32native,
-    &gemm_cublas_tf32off, &gemm_cublas_emunative, &gemm_cublas_fp8fast,    &gemm_tiled,
-    &gemm_tiled_strided,  &gemm_tiled_ignoreld,   &gemm_tiled_droptail,    &gemm_tiled_ulp,
-    &gemm_regblock,       &gemm_regblock_offset,  &gemm_regblock_droptail, NULL};
+/* Impostors for `gpuval probe` (src/probe/): another arithmetic under a mode's label, each a
+   feature of the probe's fingerprint that must FAIL against the architecture's expectations
+   (probe/sm_90.expect). check may pass them: their errors stay inside some mode's model. */
+static int gemm_bf16ws_layout(const gv_case *c, gv_layout *l)
+{
+    int rc = gemm_layout(c, l);
+    l->workspace_bytes =
+        gk_gemm_workspace_bytes(GV_MODE_BF16, c->shape.d[0], c->shape.d[1], c->shape.d[2], NULL);
+    return rc;
+}
+
+#define GEMM_PROBE_PLANT                                                                           \
+    .planted_for_probe = true, .shapes = "128x128x128", .test_shapes = "64x64x64"
+
+static const gv_op gemm_cublas_bf16tf32 = {
+    .name = "gemm.cublas.bf16tf32",
+    .summary = "planted for probe: the tf32 mode converts its operands to bfloat16",
+    .planted_bug = "bfloat16 operands (8 bits) behind a TF32 label (11): probe's in_bits FAILs",
+    .dtypes = GV_BIT(GV_F32),
+    .modes = GV_BIT(GV_MODE_TF32),
+    .layout = gemm_bf16ws_layout,
+    .device = GV_KERNEL(gk_gemm_cublas_bf16tf32),
+    GEMM_PROBE_PLANT,
+    GEMM_HOOKS,
+    .default_dist = GV_DIST_UNIFORM01,
+};
+
+static const gv_op gemm_cublas_emuwidth = {
+    .name = "gemm.cublas.emuwidth",
+    .summary = "planted for probe: the 40, 48 and 56-bit f64 emulations run with 32 bits",
+    .planted_bug = "the fixed-point emulation at 32 mantissa bits behind the 40, 48 and 56-bit "
+                   "labels: probe's row_bits FAILs",
+    .dtypes = GV_BIT(GV_F64),
+    .modes = GV_BIT(GV_MODE_FP64EMU_40) | GV_BIT(GV_MODE_FP64EMU_48) | GV_BIT(GV_MODE_FP64EMU_56),
+    .device = GV_KERNEL(gk_gemm_cublas_emuwidth),
+    GEMM_PROBE_PLANT,
+    GEMM_COMMON,
+};
+
+static const gv_op gemm_cublas_emuauto = {
+    .name = "gemm.cublas.emuauto",
+    .summary = "planted for probe: the automatic f64 emulation falls back to native DGEMM",
+    .planted_bug = "native DGEMM behind the automatic fixed-point emulation's label: probe's "
+                   "fixed_point FAILs",
+    .dtypes = GV_BIT(GV_F64),
+    .modes = GV_BIT(GV_MODE_FP64EMU),
+    .device = GV_KERNEL(gk_gemm_cublas_emunative),
+    GEMM_PROBE_PLANT,
+    GEMM_COMMON,
+};
+
+static const gv_op gemm_cublas_rzconv = {
+    .name = "gemm.cublas.rzconv",
+    .summary = "planted for probe: the f16 and bf16 modes convert their operands toward zero",
+    .planted_bug = "operands truncated (round toward zero) where the modes round to nearest: "
+                   "probe's in_round FAILs",
+    .dtypes = GV_BIT(GV_F32),
+    .modes = GV_BIT(GV_MODE_F16) | GV_BIT(GV_MODE_BF16) | GV_BIT(GV_MODE_F16ACC),
+    .device = GV_KERNEL(gk_gemm_cublas_rzconv),
+    GEMM_PROBE_PLANT,
+    GEMM_COMMON,
+};
+
+static const gv_op gemm_tiled_unfused = {
+    .name = "gemm.tiled.unfused",
+    .summary = "planted for probe: gemm.tiled with the product rounded before the sum (no FMA)",
+    .planted_bug = "a multiply and an add behind the native label, which promises fused "
+                   "multiply-adds: probe's products FAILs",
+    .dtypes = GV_BOTH_DTYPES,
+    .modes = GV_BIT(GV_MODE_NATIVE),
+    .device = GV_KERNEL(gk_gemm_tiled_unfused),
+    GEMM_PROBE_PLANT,
+    GEMM_COMMON,
+};
+
+static const gv_op gemm_tiled_ftz = {
+    .name = "gemm.tiled.ftz",
+    .summary = "planted for probe: gemm.tiled in f32 with fma.rn.ftz (subnormals flushed)",
+    .planted_bug = "subnormal inputs and results flushed to zero behind the native label, which "
+                   "promises IEEE subnormals: probe's subnormal_in and subnormal_out FAIL",
+    .dtypes = GV_BIT(GV_F32),
+    .modes = GV_BIT(GV_MODE_NATIVE),
+    .device = GV_KERNEL(gk_gemm_tiled_ftz),
+    GEMM_PROBE_PLANT,
+    GEMM_COMMON,
+};
+
+const gv_op *const gv_family_gemm[] = {&gemm_cublas,
+                                       &gemm_cublas_strided,
+                                       &gemm_cublas_transposed,
+                                       &gemm_cublas_tf32native,
+                                       &gemm_cublas_tf32off,
+                                       &gemm_cublas_emunative,
+                                       &gemm_cublas_fp8fast,
+                                       &gemm_tiled,
+                                       &gemm_tiled_strided,
+                                       &gemm_tiled_ignoreld,
+                                       &gemm_tiled_droptail,
+                                       &gemm_tiled_ulp,
+                                       &gemm_regblock,
+                                       &gemm_regblock_offset,
+                                       &gemm_regblock_droptail,
+                                       &gemm_cublas_bf16tf32,
+                                       &gemm_cublas_emuwidth,
+                                       &gemm_cublas_emuauto,
+                                       &gemm_cublas_rzconv,
+                                       &gemm_tiled_unfused,
+                                       &gemm_tiled_ftz,
+                                       NULL};

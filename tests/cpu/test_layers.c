@@ -3,7 +3,8 @@
  *   abi/       the bottom: system headers and abi/ only
  *   kernels/   abi/ and kernels/;  oracle/: abi/ and oracle/;  include/: itself
  *   src/WING/  the wings below it in RULES (cmd -> fleet -> runs -> coll, render -> bench -> io
- *              -> core; ops -> core; cmd -> probe, which includes no other wing), abi/, the device layer's C ABI kernels/gk.h; core and ops
+ *              -> core; ops -> core; cmd -> probe -> core), abi/, the device layer's C ABI
+ *              kernels/gk.h; core and ops
  *              also the oracle's oracle/go.h; core and cmd the public API include/gpuval.h
  * An include resolves as the compiler resolves it: beside the including file, then (for src/)
  * from src/, the one include directory of the wings. One that resolves nowhere fails (but the
@@ -43,7 +44,7 @@ static const struct {
     {"runs", {"runs", "coll", "bench", "io", "core"}},
     {"fleet", {"fleet", "runs", "coll", "render", "bench", "io", "core"}},
     {"cmd", {"cmd", "fleet", "runs", "coll", "render", "bench", "io", "core", "probe"}},
-    {"probe", {"probe"}},
+    {"probe", {"probe", "core"}},
 };
 enum { N_RULES = sizeof RULES / sizeof RULES[0] };
 

@@ -1,0 +1,46 @@
+/* expect.h: expectation files of `gpuval probe` (expect.c): what each feature of each mode
+ * should measure on one architecture, with the source of each number.
+ *
+ * A file (probe/sm_90.expect) is lines of
+ *     version N                       the file's version (required, first)
+ *     arch sm_XY                      the architecture it describes (required)
+ *     OPS DTYPE MODE FEATURE VALUE    an expectation; '# source' after it is its citation
+ * OPS, DTYPE and MODE are globs (fnmatch) of op, dtype and mode names, FEATURE a
+ * feature name (fprint.h) or *. VALUE is a literal ("11", "RNE", "kept", "n/a"), ">=N",
+ * "N..M", alternatives joined by '|', or '?' (no expectation: the feature is NEW). The last
+ * line that matches a (op, dtype, mode, feature) wins, so general lines go first. Lines
+ * starting with '#' are comments. */
+#ifndef GV_EXPECT_H
+#define GV_EXPECT_H
+
+#include "probe/fprint.h"
+
+typedef struct gv_fp_rule {
+    char ops[64], dtype[8], mode[16], feature[24], value[48], source[200];
+    int line;
+} gv_fp_rule;
+
+typedef struct gv_fp_expect {
+    char path[512];
+    int version;
+    char arch[16];
+    gv_fp_rule *rules;
+    int n;
+} gv_fp_expect;
+
+/* Read path: GV_OK, or GV_EINVAL with "PATH:LINE: what is wrong" in err (the file is not
+   read in part), GV_EIO where it cannot be opened. */
+int gv_fp_expect_read(const char *path, gv_fp_expect *e, char *err, size_t len);
+void gv_fp_expect_free(gv_fp_expect *e);
+
+/* The rule for (op, dtype, mode, feature), or NULL (NEW). */
+const gv_fp_rule *gv_fp_expect_find(const gv_fp_expect *e, const char *op, gv_dtype t, gv_mode m,
+                                    int feature);
+
+typedef enum { GV_FP_PASS, GV_FP_FAIL, GV_FP_NEW } gv_fp_verdict;
+const char *gv_fp_verdict_name(gv_fp_verdict v);
+
+/* The verdict of measured value v against rule r (NULL or '?': NEW). */
+gv_fp_verdict gv_fp_judge(const gv_fp_rule *r, const gv_fp_value *v);
+
+#endif

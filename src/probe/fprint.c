@@ -1,0 +1,847 @@
+/* fprint.c: the probes of a GEMM's arithmetic (fprint.h). Each feature is one GEMM call whose
+ * diagonal holds the probe dot products; docs/probe.md gives each construction and the sources
+ * of the method (Fasi, Higham, Mikaitis and Pranesh, "Numerical behavior of NVIDIA tensor
+ * cores", PeerJ CS 2021; Xie et al., FPRev, USENIX ATC 2025). */
+#include "probe/fprint.h"
+
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char *const feature_names[] = {
+#define GV_FP_NAME_(e, name, help) name,
+    GV_FP_FEATURES(GV_FP_NAME_)
+#undef GV_FP_NAME_
+};
+static const char *const feature_helps[] = {
+#define GV_FP_HELP_(e, name, help) help,
+    GV_FP_FEATURES(GV_FP_HELP_)
+#undef GV_FP_HELP_
+};
+
+const char *gv_fp_feature_name(int f)
+{
+    return f >= 0 && f < GV_FP_NFEATURES ? feature_names[f] : "?";
+}
+
+const char *gv_fp_feature_help(int f)
+{
+    return f >= 0 && f < GV_FP_NFEATURES ? feature_helps[f] : "?";
+}
+
+int gv_fp_feature_parse(const char *s)
+{
+    for (int f = 0; f < GV_FP_NFEATURES; f++)
+        if (strcmp(s, feature_names[f]) == 0) return f;
+    return -1;
+}
+
+/* IEEE 754 binary32 and binary64, NVIDIA's TF32 (binary32's exponent, 10 fraction bits),
+   binary16, bfloat16, and OCP FP8 E4M3 (emin -6, largest 448: OCP 8-bit Floating Point
+   Specification 1.0, 2023). */
+static const gv_fp_format F32 = {24, -126, 127}, F64 = {53, -1022, 1023}, TF32 = {11, -126, 127},
+                          F16 = {11, -14, 15}, BF16 = {8, -126, 127}, E4M3 = {4, -6, 8};
+
+int gv_fp_arith_of(gv_dtype t, gv_mode m, gv_fp_arith *a)
+{
+    memset(a, 0, sizeof *a);
+    a->dtype = t;
+    a->mode = m;
+    if (t == GV_F64) {
+        switch (m) {
+        case GV_MODE_NATIVE:
+        case GV_MODE_DEFAULT:
+        case GV_MODE_FP64EMU:
+        case GV_MODE_FP64EMU_32:
+        case GV_MODE_FP64EMU_40:
+        case GV_MODE_FP64EMU_48:
+        case GV_MODE_FP64EMU_56: a->in = a->out = F64; break;
+        default: return GV_EUNSUPPORTED;
+        }
+    } else if (t == GV_F32) {
+        a->out = F32;
+        switch (m) {
+        case GV_MODE_NATIVE:
+        case GV_MODE_DEFAULT:
+        case GV_MODE_BF16X9: a->in = F32; break;
+        case GV_MODE_TF32: a->in = TF32; break;
+        case GV_MODE_F16: a->in = F16; break;
+        case GV_MODE_F16ACC: a->in = a->out = F16; break;
+        case GV_MODE_BF16: a->in = BF16; break;
+        case GV_MODE_FP8:
+            /* kernels/gemm.cu scales each operand by 448 / amax: an anchor 14 makes that 32 */
+            a->in = E4M3;
+            a->anchor = 14;
+            a->scale = 32;
+            break;
+        default: return GV_EUNSUPPORTED;
+        }
+    } else {
+        return GV_EUNSUPPORTED;
+    }
+    a->op_emax = a->in.emax;
+    a->op_emin = a->in.emin;
+    if (a->anchor > 0) {
+        a->op_emax = (int)floor(log2(a->anchor));
+        a->op_emin = a->in.emin - (int)log2(a->scale);
+    }
+    return GV_OK;
+}
+
+static double p2(int e)
+{
+    return ldexp(1.0, e);
+}
+
+/* v rounded to nearest (ties to even) at p significand bits, unbounded exponent. */
+static double round_sig(double v, int p)
+{
+    if (v == 0 || !isfinite(v)) return v;
+    int e;
+    double f = frexp(v, &e); /* v = f 2^e, 0.5 <= |f| < 1 */
+    return ldexp(nearbyint(ldexp(f, p)), e - p);
+}
+
+/* ---- probe sets: vectors on the diagonal of one GEMM -------------------------------------- */
+
+typedef struct pset {
+    int n, k;
+    double *a, *b, *out;
+} pset;
+
+typedef struct ctx {
+    const gv_fp_arith *ar;
+    gv_fp_gemm_fn gemm;
+    void *gctx;
+    gv_fp_print *fp;
+    char *why;
+    size_t len;
+    int rc;
+} ctx;
+
+static int pset_init(pset *s, int n, int k)
+{
+    s->n = n;
+    s->k = k;
+    s->a = calloc((size_t)n * k, sizeof *s->a);
+    s->b = calloc((size_t)n * k, sizeof *s->b);
+    s->out = calloc((size_t)n, sizeof *s->out);
+    return s->a && s->b && s->out ? GV_OK : GV_ENOMEM;
+}
+
+static void pset_free(pset *s)
+{
+    free(s->a);
+    free(s->b);
+    free(s->out);
+    memset(s, 0, sizeof *s);
+}
+
+static void put(pset *s, int i, int l, double a, double b)
+{
+    s->a[(size_t)i * s->k + l] = a;
+    s->b[(size_t)i * s->k + l] = b;
+}
+
+/* A (m x k) and B (k x n) with fp8's anchor row and column appended where the arithmetic has
+   one; runs them and gives C (m x n, the caller's rows and columns only, row stride n). */
+static int64_t padded(int64_t d)
+{
+    int64_t p = d < GV_FP_MIN_DIM ? GV_FP_MIN_DIM : d;
+    return (p + 15) / 16 * 16;
+}
+
+static int run_full(ctx *c, int64_t m, int64_t k, int64_t n, const double *A, const double *B,
+                    double *C)
+{
+    if (c->rc) return c->rc;
+    double anchor = c->ar->anchor;
+    /* every call at least GV_FP_MIN_DIM in each dim, a multiple of 16 (fp8's kernels need it),
+       zeros around: the library picks the kernels it picks for real products, not a small-
+       matrix path; the zeros add nothing to any dot product */
+    int64_t M = padded(m + (anchor > 0)), N = padded(n + (anchor > 0)), K = padded(k);
+    double *a = calloc((size_t)(M * K), sizeof *a), *b = calloc((size_t)(K * N), sizeof *b),
+           *cc = calloc((size_t)(M * N), sizeof *cc);
+    int rc = GV_ENOMEM;
+    if (a && b && cc) {
+        for (int64_t i = 0; i < m; i++)
+            memcpy(a + i * K, A + i * k, sizeof *a * (size_t)k);
+        for (int64_t l = 0; l < k; l++)
+            memcpy(b + l * N, B + l * n, sizeof *b * (size_t)n);
+        if (anchor > 0) {
+            a[m * K] = anchor; /* A[m][0] */
+            b[n] = anchor;     /* B[0][n] */
+        }
+        rc = c->gemm(c->gctx, M, K, N, a, b, cc, c->why, c->len);
+        if (rc == GV_OK)
+            for (int64_t i = 0; i < m; i++)
+                memcpy(C + i * n, cc + i * N, sizeof *C * (size_t)n);
+    } else {
+        snprintf(c->why, c->len, "no host memory for a %lldx%lldx%lld probe", (long long)m,
+                 (long long)k, (long long)n);
+    }
+    free(a);
+    free(b);
+    free(cc);
+    c->fp->calls++;
+    c->fp->elements += (double)m;
+    c->rc = rc;
+    return rc;
+}
+
+/* Runs the set: out[i] = C[i][i] of A = the vectors as rows, B = the vectors as columns. */
+static int pset_run(ctx *c, pset *s)
+{
+    int n = s->n, k = s->k;
+    double *A = malloc(sizeof *A * (size_t)n * k), *B = malloc(sizeof *B * (size_t)n * k),
+           *C = malloc(sizeof *C * (size_t)n * n);
+    int rc = GV_ENOMEM;
+    if (A && B && C) {
+        memcpy(A, s->a, sizeof *A * (size_t)n * k);
+        for (int i = 0; i < n; i++)
+            for (int l = 0; l < k; l++)
+                B[(size_t)l * n + i] = s->b[(size_t)i * k + l];
+        rc = run_full(c, n, k, n, A, B, C);
+        if (rc == GV_OK)
+            for (int i = 0; i < n; i++)
+                s->out[i] = C[(size_t)i * n + i];
+    } else if (!c->rc) {
+        snprintf(c->why, c->len, "no host memory for a probe set of %d vectors", n);
+        c->rc = rc;
+    }
+    free(A);
+    free(B);
+    free(C);
+    return c->rc;
+}
+
+static void setv(gv_fp_value *v, double num, const char *detail_fmt, const char *text_fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+static void setv(gv_fp_value *v, double num, const char *detail, const char *text_fmt, ...)
+{
+    va_list ap;
+    va_start(ap, text_fmt);
+    vsnprintf(v->text, sizeof v->text, text_fmt, ap);
+    va_end(ap);
+    v->num = num;
+    snprintf(v->detail, sizeof v->detail, "%s", detail ? detail : "");
+}
+
+/* Splits 2^x into two operand powers a 2^ea, b 2^eb within the operands' exponents; false
+   where they cannot carry it. */
+static bool split(const gv_fp_arith *ar, int x, int *ea, int *eb)
+{
+    *ea = (int)ceil(x / 2.0);
+    *eb = x - *ea;
+    return *ea >= ar->op_emin && *eb >= ar->op_emin && *ea <= ar->op_emax && *eb <= ar->op_emax;
+}
+
+/* The big and small operand exponents of the alignment probes: big products 2^(2 eb), small
+   2^(2 es), at least out.p + 4 binades apart (lost beside a big one within any block that keeps
+   up to 4 extra bits), both normal in the output. */
+static bool big_small(const gv_fp_arith *ar, int *eb, int *es)
+{
+    int b = ar->op_emax;
+    if ((ar->out.emax - 2) / 2 < b) b = (ar->out.emax - 2) / 2;
+    if (b > 7) b = 7;
+    int s = b - (ar->out.p + 9) / 2;
+    if (s < ar->op_emin) s = ar->op_emin;
+    if (2 * s < ar->out.emin) s = (ar->out.emin + 1) / 2;
+    *eb = b;
+    *es = s;
+    return 2 * (b - s) >= ar->out.p + 4;
+}
+
+const char *gv_fp_classify_rounding(double up, double neg, double tie, double tie_odd)
+{
+    if (up == 1 && neg == 1) {
+        if (tie == 0 && tie_odd == 2) return "RNE";
+        if (tie == 1 && tie_odd == 2) return "RNA";
+        return "other";
+    }
+    if (up == 0 && neg == 0 && tie == 0 && tie_odd == 1) return "RZ";
+    if (up == 1 && neg == 0 && tie == 1 && tie_odd == 2) return "RU";
+    if (up == 0 && neg == 1 && tie == 0 && tie_odd == 1) return "RD";
+    return "other";
+}
+
+/* ---- the features ------------------------------------------------------------------------- */
+
+static int storage_p(const gv_fp_arith *ar)
+{
+    return ar->dtype == GV_F64 ? 53 : 24;
+}
+
+static void in_bits(ctx *c)
+{
+    const gv_fp_arith *ar = c->ar;
+    int tmax = storage_p(ar) - 1;
+    pset s;
+    if (pset_init(&s, 2 * tmax, 1)) return;
+    for (int t = 1; t <= tmax; t++) {
+        put(&s, t - 1, 0, 1 + p2(-t), 1);
+        put(&s, tmax + t - 1, 0, 1, 1 + p2(-t));
+    }
+    if (pset_run(c, &s) == GV_OK)
+        for (int side = 0; side < 2; side++) {
+            int bits = tmax + 1;
+            for (int t = 1; t <= tmax; t++)
+                if (s.out[side * tmax + t - 1] != 1 + p2(-t)) {
+                    bits = t;
+                    break;
+                }
+            char d[160];
+            snprintf(d, sizeof d, "1 + 2^-t kept up to t = %d (x 1 on the other side)", bits - 1);
+            setv(&c->fp->f[side ? GV_FP_IN_BITS_B : GV_FP_IN_BITS_A], bits, d, "%d", bits);
+        }
+    pset_free(&s);
+}
+
+static void in_round(ctx *c)
+{
+    const gv_fp_arith *ar = c->ar;
+    int W[2] = {(int)c->fp->f[GV_FP_IN_BITS_A].num, (int)c->fp->f[GV_FP_IN_BITS_B].num};
+    pset s;
+    if (pset_init(&s, 8, 1)) return;
+    for (int side = 0; side < 2; side++) {
+        int w = W[side] >= 2 && W[side] < storage_p(ar) ? W[side] : 2;
+        double u = p2(-(w - 1)), x[4] = {1 + 0.75 * u, -(1 + 0.75 * u), 1 + 0.5 * u, 1 + 1.5 * u};
+        for (int i = 0; i < 4; i++)
+            put(&s, side * 4 + i, 0, side ? 1 : x[i], side ? x[i] : 1);
+    }
+    if (pset_run(c, &s) == GV_OK)
+        for (int side = 0; side < 2; side++) {
+            gv_fp_value *v = &c->fp->f[side ? GV_FP_IN_ROUND_B : GV_FP_IN_ROUND_A];
+            if (!(W[side] >= 2) || W[side] >= storage_p(ar)) {
+                setv(v, NAN, "the operands reach the arithmetic at the storage precision", "none");
+                continue;
+            }
+            double u = p2(-(W[side] - 1)), *o = s.out + side * 4;
+            double d[4] = {(o[0] - 1) / u, (-o[1] - 1) / u, (o[2] - 1) / u, (o[3] - 1) / u};
+            char det[160];
+            snprintf(det, sizeof det,
+                     "1+0.75u -> 1+%gu, -(1+0.75u) -> -(1+%gu), 1+0.5u -> 1+%gu, 1+1.5u -> 1+%gu "
+                     "(u = 2^-%d)",
+                     d[0], d[1], d[2], d[3], W[side] - 1);
+            setv(v, NAN, det, "%s", gv_fp_classify_rounding(d[0], d[1], d[2], d[3]));
+        }
+    pset_free(&s);
+}
+
+#define BLOCK_K_PRODUCTS 64
+
+static void products(ctx *c)
+{
+    const gv_fp_arith *ar = c->ar;
+    int wa = (int)c->fp->f[GV_FP_IN_BITS_A].num, wb = (int)c->fp->f[GV_FP_IN_BITS_B].num;
+    int w = wa < wb ? wa : wb, po = ar->out.p;
+    gv_fp_value *v = &c->fp->f[GV_FP_PRODUCTS];
+    if (!(w >= 2)) return;
+    pset s;
+    char det[160];
+    if (w < storage_p(ar) && 2 * w - 1 <= po) {
+        double x = 1 + p2(-(w - 1)), exact = x * x; /* 2w - 1 bits: exact in a double */
+        if (pset_init(&s, 1, 1)) return;
+        put(&s, 0, 0, x, x);
+        if (pset_run(c, &s) == GV_OK) {
+            snprintf(det, sizeof det, "x = 1 + 2^-%d: x x = %.17g, the exact product %.17g", w - 1,
+                     s.out[0], exact);
+            setv(v, NAN, det, "%s", s.out[0] == exact ? "exact" : "rounded");
+        }
+        pset_free(&s);
+        return;
+    }
+    /* The operands are as wide as the output: the low part of x x survives only a fused
+       multiply-add that meets -fl(x x) in its accumulator. The call adds in its own order and
+       may split k over several accumulators, so -fl(x x) sits at 0 and x x at every j (and the
+       other way round): one of them shares an accumulator if any does. */
+    int wx = w < po ? w : po;
+    double x = 1 + p2(-(wx - 1)), r = round_sig(x * x, po), lo = fma(x, x, -r);
+    int K = BLOCK_K_PRODUCTS;
+    if (pset_init(&s, 2 * (K - 1), K)) return;
+    for (int j = 1; j < K; j++) {
+        put(&s, 2 * (j - 1), 0, -1, r);
+        put(&s, 2 * (j - 1), j, x, x);
+        put(&s, 2 * (j - 1) + 1, 0, x, x);
+        put(&s, 2 * (j - 1) + 1, j, -1, r);
+    }
+    if (pset_run(c, &s) == GV_OK) {
+        int low = 0, zero = 0, first = -1;
+        for (int i = 0; i < 2 * (K - 1); i++) {
+            if (s.out[i] == lo) {
+                if (!low++) first = i;
+            } else if (s.out[i] == 0) {
+                zero++;
+            }
+        }
+        snprintf(det, sizeof det,
+                 "x = 1 + 2^-%d, -fl(x x) and x x %d to %d apart: the low part %.3g survives in %d "
+                 "of %d%s",
+                 wx - 1, 1, K - 1, lo, low, 2 * (K - 1), low ? "" : "");
+        if (first >= 0)
+            snprintf(det + strlen(det), sizeof det - strlen(det), " (first %d apart)",
+                     first / 2 + 1);
+        setv(v, NAN, det, "%s", low ? "exact" : zero == 2 * (K - 1) ? "rounded" : "other");
+    }
+    pset_free(&s);
+}
+
+#define BLOCK_K 128
+
+static void block(ctx *c)
+{
+    int eb, es;
+    gv_fp_value *v = &c->fp->f[GV_FP_BLOCK];
+    if (!big_small(c->ar, &eb, &es)) {
+        setv(v, NAN, "the format's range cannot separate a big and a small product", "n/a");
+        return;
+    }
+    pset s;
+    if (pset_init(&s, BLOCK_K - 2, BLOCK_K)) return;
+    for (int j = 1; j <= BLOCK_K - 2; j++) {
+        put(&s, j - 1, 0, p2(eb), p2(eb));
+        put(&s, j - 1, j, -p2(eb), p2(eb));
+        put(&s, j - 1, j + 1, p2(es), p2(es));
+    }
+    if (pset_run(c, &s) == GV_OK) {
+        double small = p2(2 * es);
+        int first = 0, kept = 0, other = 0;
+        bool kept_at[BLOCK_K] = {false};
+        for (int j = 1; j <= BLOCK_K - 2; j++) {
+            double o = s.out[j - 1];
+            if (o == small) {
+                kept_at[j + 1] = true;
+                kept++;
+                if (!first) first = j + 1;
+            } else if (o != 0) {
+                other++;
+            }
+        }
+        char det[160];
+        snprintf(det, sizeof det,
+                 "+M at 0, -M at j, m at j+1 (M/m = 2^%d): m survives at %d of %d positions, "
+                 "first %d",
+                 2 * (eb - es), kept, BLOCK_K - 2, first);
+        /* the first positions where m survived, for an irregular pattern */
+        int shown = 0;
+        for (int q = 2; q < BLOCK_K && shown < 8; q++)
+            if (kept_at[q]) {
+                snprintf(det + strlen(det), sizeof det - strlen(det), "%s%d", shown ? "," : "; at ",
+                         q);
+                shown++;
+            }
+        if (other) {
+            setv(v, NAN, det, "irregular");
+        } else if (kept == BLOCK_K - 2) {
+            setv(v, 1, det, "1");
+        } else if (kept == 0) {
+            setv(v, NAN, det, "none");
+        } else {
+            bool regular = true;
+            for (int q = 2; q < BLOCK_K; q++)
+                if (kept_at[q] != (q % first == 0)) regular = false;
+            if (regular)
+                setv(v, first, det, "%d", first);
+            else
+                setv(v, NAN, det, "irregular");
+        }
+    }
+    pset_free(&s);
+}
+
+static void extra_bits(ctx *c)
+{
+    const gv_fp_arith *ar = c->ar;
+    gv_fp_value *v = &c->fp->f[GV_FP_EXTRA_BITS];
+    double b = c->fp->f[GV_FP_BLOCK].num;
+    int eb, es;
+    if (!(b >= 2) || !big_small(ar, &eb, &es)) {
+        setv(v, NAN, "no block of two or more products to align", "n/a");
+        return;
+    }
+    int B = (int)b, T = (int)floor(log2(B - 1.0)), ta[8], tb[8], n = 0;
+    for (int t = 1; t <= T && t <= 8; t++) {
+        if (!split(ar, 2 * eb - (ar->out.p - 1) - t, &ta[n], &tb[n])) break;
+        n++;
+    }
+    if (!n) {
+        setv(v, NAN, "the operands' range cannot reach below the output's last bit", "n/a");
+        return;
+    }
+    pset s;
+    if (pset_init(&s, n, B)) return;
+    for (int i = 0; i < n; i++) {
+        put(&s, i, 0, p2(eb), p2(eb));
+        for (int l = 1; l < B; l++)
+            put(&s, i, l, p2(ta[i]), p2(tb[i]));
+    }
+    if (pset_run(c, &s) == GV_OK) {
+        int kept = 0;
+        while (kept < n && s.out[kept] > p2(2 * eb))
+            kept++;
+        char det[160];
+        snprintf(det, sizeof det,
+                 "M and %d terms 2^-t ulp(M) in one block: they count for t = 1..%d of 1..%d",
+                 B - 1, kept, n);
+        if (kept == n)
+            setv(v, kept, det, ">=%d", kept);
+        else
+            setv(v, kept, det, "%d", kept);
+    }
+    pset_free(&s);
+}
+
+/* The rounding of a block's sum: base terms (values on the diagonal, each split into two
+   operands) plus 0.75 u, the negative, 0.5 u and u + 0.5 u, at the base's output ulp u. */
+static void round_probe(ctx *c, int f, int nbase)
+{
+    const gv_fp_arith *ar = c->ar;
+    gv_fp_value *v = &c->fp->f[f];
+    int eb, es, e1, e2;
+    if (!big_small(ar, &eb, &es)) {
+        setv(v, NAN, "the format's range is too narrow", "n/a");
+        return;
+    }
+    double big = p2(2 * eb), base = big * nbase;
+    int ue = 2 * eb + (nbase == 2) - (ar->out.p - 1); /* u = ulp(base) = 2^ue */
+    int a3, b3, ah, bh, au, bu;
+    /* 0.75 u = 3 2^(ue-2); 0.5 u = 2^(ue-1); u */
+    if (!split(ar, ue - 2, &a3, &b3) || !split(ar, ue - 1, &ah, &bh) || !split(ar, ue, &au, &bu)) {
+        setv(v, NAN, "the operands' range cannot reach the output's last bit", "n/a");
+        return;
+    }
+    (void)e1;
+    (void)e2;
+    pset s;
+    int k = nbase + 2;
+    if (pset_init(&s, 4, k)) return;
+    for (int i = 0; i < 4; i++)
+        for (int l = 0; l < nbase; l++)
+            put(&s, i, l, i == 1 ? -p2(eb) : p2(eb), p2(eb));
+    put(&s, 0, nbase, 3 * p2(a3), p2(b3));
+    put(&s, 1, nbase, -3 * p2(a3), p2(b3));
+    put(&s, 2, nbase, p2(ah), p2(bh));
+    put(&s, 3, nbase, p2(au), p2(bu));
+    put(&s, 3, nbase + 1, p2(ah), p2(bh));
+    if (pset_run(c, &s) == GV_OK) {
+        double u = p2(ue), d[4] = {(s.out[0] - base) / u, (-s.out[1] - base) / u,
+                                   (s.out[2] - base) / u, (s.out[3] - base) / u};
+        char det[160];
+        snprintf(det, sizeof det,
+                 "%s + 0.75u -> +%gu, negated -> %gu, + 0.5u -> +%gu, + 1.5u -> +%gu",
+                 nbase == 2 ? "M + M (a carry)" : "M", d[0], d[1], d[2], d[3]);
+        setv(v, NAN, det, "%s", gv_fp_classify_rounding(d[0], d[1], d[2], d[3]));
+    }
+    pset_free(&s);
+}
+
+static void acc_bits(ctx *c)
+{
+    const gv_fp_arith *ar = c->ar;
+    gv_fp_value *va = &c->fp->f[GV_FP_ACC_BITS], *vp = &c->fp->f[GV_FP_PROMOTION];
+    int eb, es;
+    if (!big_small(ar, &eb, &es)) {
+        setv(va, NAN, "the format's range is too narrow", "n/a");
+        setv(vp, NAN, "the format's range is too narrow", "n/a");
+        return;
+    }
+    int K = ar->out.p - 4 < 10 ? 1 << (ar->out.p - 4) : 1024, lk = (int)log2(K);
+    int t0 = lk + 2, t1 = ar->out.p + 4, ts[64], n = 0;
+    for (int t = t0; t <= t1 && n < 64; t++) {
+        int ea = eb - (t + 1) / 2, eb2 = eb - t / 2;
+        if (ea < ar->op_emin || eb2 < ar->op_emin) break;
+        ts[n++] = t;
+    }
+    if (n < 2) {
+        setv(va, NAN, "the operands' range cannot reach below the accumulator", "n/a");
+        setv(vp, NAN, "the operands' range cannot reach below the accumulator", "n/a");
+        return;
+    }
+    pset s;
+    if (pset_init(&s, n, K)) return;
+    for (int i = 0; i < n; i++) {
+        put(&s, i, 0, p2(eb), p2(eb));
+        for (int l = 1; l < K; l++)
+            put(&s, i, l, p2(eb - (ts[i] + 1) / 2), p2(eb - ts[i] / 2));
+    }
+    if (pset_run(c, &s) == GV_OK) {
+        double big = p2(2 * eb);
+        int loss = -1;
+        double cnt[64];
+        for (int i = 0; i < n; i++) {
+            cnt[i] = (s.out[i] - big) / p2(2 * eb - ts[i]);
+            if (loss < 0 && cnt[i] != K - 1) loss = i;
+        }
+        char det[160];
+        if (loss < 0) {
+            snprintf(det, sizeof det, "M + %d terms 2^-t M: all kept up to t = %d", K - 1,
+                     ts[n - 1]);
+            setv(va, ts[n - 1] + 1, det, ">=%d", ts[n - 1] + 1);
+            setv(vp, NAN, det, "n/a");
+        } else {
+            snprintf(det, sizeof det,
+                     "M + %d terms 2^-t M: all kept up to t = %d, %.0f kept at t = %d", K - 1,
+                     ts[loss] - 1, cnt[loss], ts[loss]);
+            setv(va, ts[loss], det, "%d", ts[loss]);
+            /* past the first loss and below the output's own width: how many still count */
+            int from = loss + 2, to = -1;
+            for (int i = from; i < n; i++)
+                if (ts[i] <= ar->out.p - 1) to = i;
+            if (from > to) {
+                setv(vp, NAN, "the accumulator is as wide as the output", "n/a");
+            } else {
+                bool same = true;
+                for (int i = from; i <= to; i++)
+                    if (cnt[i] != cnt[from]) same = false;
+                char d2[160];
+                snprintf(d2, sizeof d2, "%.0f of %d terms 2^-t M kept for t = %d..%d", cnt[from],
+                         K - 1, ts[from], ts[to]);
+                if (!same)
+                    setv(vp, NAN, d2, "irregular");
+                else if (cnt[from] == 0)
+                    setv(vp, NAN, d2, "none");
+                else
+                    setv(vp, K - cnt[from], d2, "%.0f", K - cnt[from]);
+            }
+        }
+    }
+    pset_free(&s);
+}
+
+#define ORDER_K 32
+
+static void order(ctx *c)
+{
+    gv_fp_value *v = &c->fp->f[GV_FP_ORDER];
+    double b = c->fp->f[GV_FP_BLOCK].num;
+    int eb, es;
+    if (!(b >= 1) || !big_small(c->ar, &eb, &es)) {
+        setv(v, NAN, "no regular block size to predict an order from", "n/a");
+        return;
+    }
+    int B = (int)b, n = ORDER_K * (ORDER_K - 1) / 2;
+    pset s;
+    if (pset_init(&s, n, ORDER_K)) return;
+    int q = 0;
+    for (int i = 0; i < ORDER_K; i++)
+        for (int j = i + 1; j < ORDER_K; j++, q++)
+            for (int l = 0; l < ORDER_K; l++)
+                put(&s, q, l,
+                    l == i   ? p2(eb)
+                    : l == j ? -p2(eb)
+                             : p2(es),
+                    l == i || l == j ? p2(eb) : p2(es));
+    if (pset_run(c, &s) == GV_OK) {
+        int differ = 0, fi = -1, fj = -1;
+        double fr = 0, fp = 0;
+        q = 0;
+        for (int i = 0; i < ORDER_K; i++)
+            for (int j = i + 1; j < ORDER_K; j++, q++) {
+                double r = s.out[q] / p2(2 * es);
+                int pred = ORDER_K - (j / B + 1) * B;
+                if (pred < 0) pred = 0;
+                if (r != pred) {
+                    if (!differ++) {
+                        fi = i;
+                        fj = j;
+                        fr = r;
+                        fp = pred;
+                    }
+                }
+            }
+        char det[160];
+        if (!differ) {
+            snprintf(
+                det, sizeof det,
+                "+M at i, -M at j, m elsewhere (K = %d, all %d pairs): the m counted are those "
+                "after j's block of %d, in k order",
+                ORDER_K, n, B);
+            setv(v, NAN, det, "sequential");
+        } else {
+            snprintf(det, sizeof det,
+                     "%d of %d pairs differ from k order in blocks of %d; first (%d, %d): %g m "
+                     "counted, %g expected",
+                     differ, n, B, fi, fj, fr, fp);
+            setv(v, differ, det, "other");
+        }
+    }
+    pset_free(&s);
+}
+
+static void subnormals(ctx *c)
+{
+    const gv_fp_arith *ar = c->ar;
+    gv_fp_value *vi = &c->fp->f[GV_FP_SUBNORMAL_IN], *vo = &c->fp->f[GV_FP_SUBNORMAL_OUT];
+    /* in: 2^(emin - 1) times 2^j, j bringing the product into the output's normal range */
+    int sub = ar->op_emin - 1, j = ar->out.emin - sub + 1;
+    if (j < 1) j = 1;
+    bool in_ok = j <= ar->op_emax;
+    /* out: 2^(out.emin - 1) and 2^(out.emin - 3) as products of two normal operands */
+    int xo[2] = {ar->out.emin - 1, ar->out.emin - 3}, oa[2], ob[2];
+    bool out_ok = split(ar, xo[0], &oa[0], &ob[0]) && split(ar, xo[1], &oa[1], &ob[1]);
+    pset s;
+    if (pset_init(&s, 4, 1)) return;
+    put(&s, 0, 0, p2(sub), in_ok ? p2(j) : 0);
+    put(&s, 1, 0, in_ok ? p2(j) : 0, p2(sub));
+    for (int i = 0; i < 2; i++)
+        put(&s, 2 + i, 0, out_ok ? p2(oa[i]) : 0, out_ok ? p2(ob[i]) : 0);
+    if (pset_run(c, &s) == GV_OK) {
+        char det[160];
+        if (!in_ok) {
+            setv(vi, NAN, "the operands cannot lift a subnormal into the output's range", "n/a");
+        } else {
+            double want = p2(sub + j);
+            int kept = (s.out[0] == want) + (s.out[1] == want),
+                zero = (s.out[0] == 0) + (s.out[1] == 0);
+            snprintf(det, sizeof det, "2^%d x 2^%d (A, then B): %.3g, %.3g (exact %.3g)", sub, j,
+                     s.out[0], s.out[1], want);
+            setv(vi, NAN, det, "%s", kept == 2 ? "kept" : zero == 2 ? "flushed" : "other");
+        }
+        if (!out_ok) {
+            setv(vo, NAN, "no two normal operands multiply to a subnormal output", "n/a");
+        } else {
+            int kept = 0, zero = 0;
+            for (int i = 0; i < 2; i++) {
+                kept += s.out[2 + i] == p2(xo[i]);
+                zero += s.out[2 + i] == 0;
+            }
+            snprintf(det, sizeof det, "2^%d and 2^%d as products: %.3g, %.3g", xo[0], xo[1],
+                     s.out[2], s.out[3]);
+            setv(vo, NAN, det, "%s", kept == 2 ? "kept" : zero == 2 ? "flushed" : "other");
+        }
+    }
+    pset_free(&s);
+}
+
+static void row_bits(ctx *c)
+{
+    const gv_fp_arith *ar = c->ar;
+    gv_fp_value *v = &c->fp->f[GV_FP_ROW_BITS], *vf = &c->fp->f[GV_FP_FIXED_POINT];
+    int tmax = storage_p(ar) + 30;
+    if (tmax > -ar->op_emin) tmax = -ar->op_emin;
+    pset s;
+    if (pset_init(&s, tmax, 2)) return;
+    for (int t = 1; t <= tmax; t++) {
+        put(&s, t - 1, 0, 1, 0);
+        put(&s, t - 1, 1, p2(-t), 1);
+    }
+    if (pset_run(c, &s) == GV_OK) {
+        int kept = 0;
+        while (kept < tmax && s.out[kept] == p2(-(kept + 1)))
+            kept++;
+        char det[160];
+        snprintf(det, sizeof det, "row [1, 2^-t] times [0, 1]: 2^-t survives for t = 1..%d of %d",
+                 kept, tmax);
+        if (kept == tmax) {
+            setv(v, NAN, det, "all");
+            setv(vf, NAN, det, "no");
+        } else {
+            setv(v, kept, det, "%d", kept);
+            setv(vf, kept, det, "yes");
+        }
+    }
+    pset_free(&s);
+}
+
+/* A small counter-based generator, so every run probes the same operands. */
+static uint64_t mix(uint64_t x)
+{
+    x += 0x9e3779b97f4a7c15ull;
+    x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
+    x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
+    return x ^ (x >> 31);
+}
+
+/* A random operand of w significand bits, exponent in [e0, e1], sign as asked. */
+static double rnd_op(uint64_t *st, int w, int e0, int e1, bool negative)
+{
+    uint64_t r = mix((*st)++);
+    double m = 1 + ldexp((double)(r % (1ull << (w - 1))), -(w - 1));
+    int e = e0 + (int)((r >> 40) % (uint64_t)(e1 - e0 + 1));
+    return (negative ? -1 : 1) * ldexp(m, e);
+}
+
+#define MONO_ROWS 128 /* pairs of rows */
+#define MONO_COLS 32
+
+static void monotonic_determinism(ctx *c)
+{
+    const gv_fp_arith *ar = c->ar;
+    gv_fp_value *vm = &c->fp->f[GV_FP_MONOTONIC], *vd = &c->fp->f[GV_FP_DETERMINISTIC];
+    int w = ar->in.p, K = 16, eb, es;
+    if (!big_small(ar, &eb, &es)) eb = ar->op_emax < 0 ? ar->op_emax : 0;
+    int e1 = eb, e0 = eb - 8 > ar->op_emin ? eb - 8 : ar->op_emin;
+    int m = 2 * MONO_ROWS, n = MONO_COLS;
+    double *A = malloc(sizeof *A * (size_t)m * K), *B = malloc(sizeof *B * (size_t)K * n),
+           *C = malloc(sizeof *C * (size_t)m * n), *C2 = malloc(sizeof *C2 * (size_t)m * n);
+    if (!A || !B || !C || !C2) goto out;
+    uint64_t st = 12345;
+    for (int i = 0; i < MONO_ROWS; i++) {
+        for (int l = 0; l < K; l++)
+            A[(size_t)(2 * i) * K + l] = rnd_op(&st, w, e0, e1, mix(st * 7) & 1);
+        memcpy(A + (size_t)(2 * i + 1) * K, A + (size_t)(2 * i) * K, sizeof *A * (size_t)K);
+        int l = (int)(mix(st++) % (uint64_t)K);
+        double x = A[(size_t)(2 * i) * K + l];
+        int e;
+        frexp(x, &e);
+        /* one operand ulp toward +inf: x + 2^(e - w) where |x| in [2^(e-1), 2^e) */
+        double up = x + ldexp(1.0, e - w);
+        if (x < 0 && -up < ldexp(1.0, e - 2)) up = x + ldexp(1.0, e - 1 - w);
+        if (fabs(up) > ldexp(1.0, ar->op_emax) * (2 - ldexp(1.0, -(w - 1)))) up = x; /* no room */
+        A[(size_t)(2 * i + 1) * K + l] = up;
+    }
+    for (int l = 0; l < K; l++)
+        for (int j = 0; j < n; j++)
+            B[(size_t)l * n + j] = rnd_op(&st, w, e0, e1, false);
+    if (run_full(c, m, K, n, A, B, C) != GV_OK) goto out;
+    int bad = 0, first_i = -1;
+    for (int i = 0; i < MONO_ROWS; i++)
+        for (int j = 0; j < n; j++)
+            if (!(C[(size_t)(2 * i) * n + j] <= C[(size_t)(2 * i + 1) * n + j])) {
+                if (!bad++) first_i = i;
+            }
+    char det[160];
+    snprintf(det, sizeof det,
+             "%d pairs of rows, one operand of the second one ulp larger, %d positive columns: "
+             "%d of %d results smaller%s",
+             MONO_ROWS, n, bad, MONO_ROWS * n, bad ? " (first in pair " : "");
+    if (bad) snprintf(det + strlen(det), sizeof det - strlen(det), "%d)", first_i);
+    setv(vm, bad, det, "%s", bad ? "no" : "yes");
+    int calls = 5, diff = 0;
+    for (int r = 1; r < calls; r++) {
+        if (run_full(c, m, K, n, A, B, C2) != GV_OK) goto out;
+        if (memcmp(C, C2, sizeof *C * (size_t)m * n) != 0) diff++;
+    }
+    snprintf(det, sizeof det, "%d calls of the same %dx%dx%d product: %d differ from the first",
+             calls, m, K, n, diff);
+    setv(vd, diff, det, "%s", diff ? "no" : "yes");
+out:
+    free(A);
+    free(B);
+    free(C);
+    free(C2);
+}
+
+int gv_fp_measure(const gv_fp_arith *a, gv_fp_gemm_fn gemm, void *gctx, gv_fp_print *fp, char *why,
+                  size_t len)
+{
+    memset(fp, 0, sizeof *fp);
+    for (int f = 0; f < GV_FP_NFEATURES; f++)
+        setv(&fp->f[f], NAN, "not measured", "n/a");
+    ctx c = {a, gemm, gctx, fp, why, len, GV_OK};
+    in_bits(&c);
+    in_round(&c);
+    products(&c);
+    block(&c);
+    extra_bits(&c);
+    round_probe(&c, GV_FP_BLOCK_ROUND, 1);
+    round_probe(&c, GV_FP_CARRY_ROUND, 2);
+    acc_bits(&c);
+    order(&c);
+    subnormals(&c);
+    row_bits(&c);
+    monotonic_determinism(&c);
+    return c.rc;
+}

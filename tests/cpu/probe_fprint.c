@@ -1,0 +1,366 @@
+/* probe_fprint.c: the probes' constructions (src/probe/fprint.c) on arithmetics simulated on the
+ * CPU, where the answer of every feature is known from the simulation's definition: an IEEE
+ * FMA chain in f32 and f64, the same unfused and flushing subnormals, the published tensor-core
+ * block FMA models (src/probe/bfma.c) behind a conversion that rounds or truncates, fp8 with
+ * and without promotion of its partial sums, and a fixed-point row emulation. A construction
+ * that cannot tell these apart fails here before it reaches a GPU. Also the expectation files'
+ * reader and judge. */
+#include <criterion/criterion.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "probe/bfma.h"
+#include "probe/expect.h"
+#include "probe/fprint.h"
+
+typedef enum {
+    SIM_FMA,     /* acc = fma(a, b, acc) in the storage dtype, k in order */
+    SIM_UNFUSED, /* acc = acc + fl(a b) */
+    SIM_FTZ,     /* fma with subnormal operands and results flushed to zero (f32) */
+    SIM_MODEL,   /* operands converted (rz or rn) to the model's input, then gv_bfma_dot */
+    SIM_FP8,     /* fp8: scale 448 / amax, e4m3 (RN), the model; promote: every 128 products
+                    into an f32 accumulator */
+    SIM_FIXED,   /* each row of A and column of B truncated to w bits below its largest
+                    element's binade, the sum exact, rounded once to f64 */
+} sim_kind;
+
+typedef struct sim {
+    sim_kind kind;
+    gv_dtype t;
+    const gv_bfma_model *model;
+    bool rz;      /* SIM_MODEL: truncate the conversion */
+    bool promote; /* SIM_FP8 */
+    int w;        /* SIM_FIXED */
+} sim;
+
+static float ftz(float x)
+{
+    return fabsf(x) < 0x1p-126f ? 0.0f * x : x;
+}
+
+static double amax(const double *x, int64_t n)
+{
+    double m = 0;
+    for (int64_t i = 0; i < n; i++)
+        if (fabs(x[i]) > m) m = fabs(x[i]);
+    return m;
+}
+
+/* x truncated to w bits below 2^(e + 1), e the binade of the row's largest element */
+static double fixed(double x, int e, int w)
+{
+    return trunc(ldexp(x, w - 1 - e)) * ldexp(1.0, e - w + 1);
+}
+
+static int sim_gemm(void *ctx, int64_t m, int64_t k, int64_t n, const double *A, const double *B,
+                    double *C, char *why, size_t len)
+{
+    (void)why;
+    (void)len;
+    const sim *s = ctx;
+    double sa = 1, sb = 1;
+    if (s->kind == SIM_FP8) {
+        sa = 448 / amax(A, m * k);
+        sb = 448 / amax(B, k * n);
+    }
+    float *a = malloc(sizeof *a * (size_t)k), *b = malloc(sizeof *b * (size_t)k);
+    for (int64_t i = 0; i < m; i++)
+        for (int64_t j = 0; j < n; j++) {
+            if (s->kind == SIM_FIXED) {
+                int ea = -2000, eb = -2000;
+                for (int64_t l = 0; l < k; l++) {
+                    if (A[i * k + l] != 0 && ilogb(A[i * k + l]) > ea) ea = ilogb(A[i * k + l]);
+                    if (B[l * n + j] != 0 && ilogb(B[l * n + j]) > eb) eb = ilogb(B[l * n + j]);
+                }
+                long double acc = 0;
+                for (int64_t l = 0; l < k; l++)
+                    acc += (long double)fixed(A[i * k + l], ea, s->w) *
+                           (long double)fixed(B[l * n + j], eb, s->w);
+                C[i * n + j] = (double)acc;
+                continue;
+            }
+            if (s->t == GV_F64) {
+                double acc = 0;
+                for (int64_t l = 0; l < k; l++) {
+                    double x = A[i * k + l], y = B[l * n + j];
+                    acc = s->kind == SIM_UNFUSED ? acc + x * y : fma(x, y, acc);
+                }
+                C[i * n + j] = acc;
+                continue;
+            }
+            if (s->kind == SIM_MODEL || s->kind == SIM_FP8) {
+                for (int64_t l = 0; l < k; l++) {
+                    float x = (float)(A[i * k + l] * sa), y = (float)(B[l * n + j] * sb);
+                    gv_bfma_round r = s->rz ? GV_BFMA_RZ : GV_BFMA_RN;
+                    a[l] = gv_bfma_round_to(&s->model->in, x, r);
+                    b[l] = gv_bfma_round_to(&s->model->in, y, r);
+                }
+                float d;
+                if (s->promote) {
+                    d = 0;
+                    for (int64_t l0 = 0; l0 < k; l0 += 128) {
+                        int64_t len = k - l0 < 128 ? k - l0 : 128;
+                        d += gv_bfma_dot(s->model, a + l0, b + l0, (int)len, 0.0f);
+                    }
+                } else {
+                    d = gv_bfma_dot(s->model, a, b, (int)k, 0.0f);
+                }
+                C[i * n + j] = (double)d / (sa * sb);
+                continue;
+            }
+            float acc = 0;
+            for (int64_t l = 0; l < k; l++) {
+                float x = (float)A[i * k + l], y = (float)B[l * n + j];
+                if (s->kind == SIM_UNFUSED)
+                    acc = acc + (float)(x * y) * 1.0f;
+                else if (s->kind == SIM_FTZ)
+                    acc = ftz(fmaf(ftz(x), ftz(y), ftz(acc)));
+                else
+                    acc = fmaf(x, y, acc);
+            }
+            C[i * n + j] = acc;
+        }
+    free(a);
+    free(b);
+    return GV_OK;
+}
+
+static gv_fp_print measure(gv_dtype t, gv_mode m, sim *s)
+{
+    gv_fp_arith a;
+    cr_assert_eq(gv_fp_arith_of(t, m, &a), GV_OK);
+    gv_fp_print fp;
+    char why[256] = "";
+    cr_assert_eq(gv_fp_measure(&a, sim_gemm, s, &fp, why, sizeof why), GV_OK, "%s", why);
+    return fp;
+}
+
+#define EXPECT_F(fp, feat, want)                                                                   \
+    cr_expect_str_eq((fp).f[GV_FP_##feat].text, want, "%s: %s (%s)", #feat,                        \
+                     (fp).f[GV_FP_##feat].text, (fp).f[GV_FP_##feat].detail)
+
+Test(probe_fprint, ieee_fma_chain_f32, .timeout = 60)
+{
+    sim s = {.kind = SIM_FMA, .t = GV_F32};
+    gv_fp_print fp = measure(GV_F32, GV_MODE_NATIVE, &s);
+    EXPECT_F(fp, IN_BITS_A, "24");
+    EXPECT_F(fp, IN_BITS_B, "24");
+    EXPECT_F(fp, IN_ROUND_A, "none");
+    EXPECT_F(fp, PRODUCTS, "exact");
+    EXPECT_F(fp, BLOCK, "1");
+    EXPECT_F(fp, EXTRA_BITS, "n/a");
+    EXPECT_F(fp, BLOCK_ROUND, "RNE");
+    EXPECT_F(fp, CARRY_ROUND, "RNE");
+    EXPECT_F(fp, ACC_BITS, "24");
+    EXPECT_F(fp, PROMOTION, "n/a");
+    EXPECT_F(fp, ORDER, "sequential");
+    EXPECT_F(fp, SUBNORMAL_IN, "kept");
+    EXPECT_F(fp, SUBNORMAL_OUT, "kept");
+    EXPECT_F(fp, ROW_BITS, "all");
+    EXPECT_F(fp, FIXED_POINT, "no");
+    EXPECT_F(fp, MONOTONIC, "yes");
+    EXPECT_F(fp, DETERMINISTIC, "yes");
+}
+
+Test(probe_fprint, ieee_fma_chain_f64, .timeout = 60)
+{
+    sim s = {.kind = SIM_FMA, .t = GV_F64};
+    gv_fp_print fp = measure(GV_F64, GV_MODE_NATIVE, &s);
+    EXPECT_F(fp, IN_BITS_A, "53");
+    EXPECT_F(fp, PRODUCTS, "exact");
+    EXPECT_F(fp, BLOCK, "1");
+    EXPECT_F(fp, BLOCK_ROUND, "RNE");
+    EXPECT_F(fp, ACC_BITS, "53");
+    EXPECT_F(fp, SUBNORMAL_IN, "kept");
+    EXPECT_F(fp, SUBNORMAL_OUT, "kept");
+    EXPECT_F(fp, ROW_BITS, "all");
+}
+
+Test(probe_fprint, unfused_and_flushing_chains_show, .timeout = 60)
+{
+    sim u = {.kind = SIM_UNFUSED, .t = GV_F32}, z = {.kind = SIM_FTZ, .t = GV_F32},
+        u64 = {.kind = SIM_UNFUSED, .t = GV_F64};
+    gv_fp_print fu = measure(GV_F32, GV_MODE_NATIVE, &u), fz = measure(GV_F32, GV_MODE_NATIVE, &z),
+                fu64 = measure(GV_F64, GV_MODE_NATIVE, &u64);
+    EXPECT_F(fu, PRODUCTS, "rounded");
+    EXPECT_F(fu64, PRODUCTS, "rounded");
+    EXPECT_F(fu, BLOCK, "1");
+    EXPECT_F(fz, SUBNORMAL_IN, "flushed");
+    EXPECT_F(fz, SUBNORMAL_OUT, "flushed");
+    EXPECT_F(fz, PRODUCTS, "exact");
+}
+
+Test(probe_fprint, tf32_model_with_truncating_conversion, .timeout = 60)
+{
+    sim s = {.kind = SIM_MODEL, .t = GV_F32, .model = gv_bfma_find(90, "tf32"), .rz = true};
+    cr_assert_not_null(s.model);
+    gv_fp_print fp = measure(GV_F32, GV_MODE_TF32, &s);
+    EXPECT_F(fp, IN_BITS_A, "11");
+    EXPECT_F(fp, IN_BITS_B, "11");
+    EXPECT_F(fp, IN_ROUND_A, "RZ");
+    EXPECT_F(fp, IN_ROUND_B, "RZ");
+    EXPECT_F(fp, PRODUCTS, "exact");
+    EXPECT_F(fp, BLOCK, "8");
+    EXPECT_F(fp, EXTRA_BITS, ">=2");
+    EXPECT_F(fp, BLOCK_ROUND, "RZ");
+    EXPECT_F(fp, CARRY_ROUND, "RZ");
+    EXPECT_F(fp, ORDER, "sequential");
+    EXPECT_F(fp, SUBNORMAL_IN, "kept");
+    EXPECT_F(fp, ROW_BITS, "all");
+    EXPECT_F(fp, FIXED_POINT, "no");
+}
+
+Test(probe_fprint, f16_model_and_the_a100_block, .timeout = 60)
+{
+    sim h = {.kind = SIM_MODEL, .t = GV_F32, .model = gv_bfma_find(90, "f16")};
+    sim a = {.kind = SIM_MODEL, .t = GV_F32, .model = gv_bfma_find(80, "f16")};
+    sim b = {.kind = SIM_MODEL, .t = GV_F32, .model = gv_bfma_find(90, "bf16")};
+    gv_fp_print fh = measure(GV_F32, GV_MODE_F16, &h), fa = measure(GV_F32, GV_MODE_F16, &a),
+                fb = measure(GV_F32, GV_MODE_BF16, &b);
+    EXPECT_F(fh, IN_BITS_A, "11");
+    EXPECT_F(fh, IN_ROUND_A, "RNE");
+    EXPECT_F(fh, BLOCK, "16");
+    EXPECT_F(fh, EXTRA_BITS, "2");
+    EXPECT_F(fh, BLOCK_ROUND, "RZ");
+    EXPECT_F(fa, BLOCK, "8"); /* A100TC.m: 8 products, 1 extra bit */
+    EXPECT_F(fa, EXTRA_BITS, "1");
+    EXPECT_F(fb, IN_BITS_A, "8");
+    EXPECT_F(fb, BLOCK, "16");
+    EXPECT_F(fb, SUBNORMAL_OUT, "kept");
+}
+
+Test(probe_fprint, fp8_narrow_accumulator_and_its_promotion, .timeout = 120)
+{
+    sim fast = {.kind = SIM_FP8, .t = GV_F32, .model = gv_bfma_find(90, "e4m3")};
+    sim prom = fast;
+    prom.promote = true;
+    cr_assert_not_null(fast.model);
+    gv_fp_print ff = measure(GV_F32, GV_MODE_FP8, &fast), fp = measure(GV_F32, GV_MODE_FP8, &prom);
+    EXPECT_F(ff, IN_BITS_A, "4");
+    EXPECT_F(ff, IN_ROUND_A, "RNE");
+    EXPECT_F(ff, BLOCK, "32");
+    EXPECT_F(ff, ACC_BITS, "14");
+    EXPECT_F(ff, PROMOTION, "none");
+    EXPECT_F(fp, ACC_BITS, "14");
+    EXPECT_F(fp, PROMOTION, "128");
+}
+
+Test(probe_fprint, fixed_point_rows_show_their_width, .timeout = 60)
+{
+    sim s32 = {.kind = SIM_FIXED, .t = GV_F64, .w = 32},
+        s40 = {.kind = SIM_FIXED, .t = GV_F64, .w = 40};
+    gv_fp_print f32w = measure(GV_F64, GV_MODE_FP64EMU_32, &s32),
+                f40w = measure(GV_F64, GV_MODE_FP64EMU_40, &s40);
+    EXPECT_F(f32w, ROW_BITS, "31");
+    EXPECT_F(f40w, ROW_BITS, "39");
+    EXPECT_F(f32w, FIXED_POINT, "yes");
+}
+
+Test(probe_fprint, rounding_names)
+{
+    cr_expect_str_eq(gv_fp_classify_rounding(1, 1, 0, 2), "RNE");
+    cr_expect_str_eq(gv_fp_classify_rounding(1, 1, 1, 2), "RNA");
+    cr_expect_str_eq(gv_fp_classify_rounding(0, 0, 0, 1), "RZ");
+    cr_expect_str_eq(gv_fp_classify_rounding(1, 0, 1, 2), "RU");
+    cr_expect_str_eq(gv_fp_classify_rounding(0, 1, 0, 1), "RD");
+    cr_expect_str_eq(gv_fp_classify_rounding(0.5, 1, 0, 2), "other");
+}
+
+static const char *write_tmp(const char *text)
+{
+    static char path[64];
+    snprintf(path, sizeof path, "/tmp/gv_expect_XXXXXX");
+    int fd = mkstemp(path);
+    cr_assert_geq(fd, 0);
+    FILE *f = fdopen(fd, "w");
+    fputs(text, f);
+    fclose(f);
+    return path;
+}
+
+Test(probe_expect, last_matching_line_wins_and_values_judge)
+{
+    const char *p = write_tmp("version 1\narch sm_90\n"
+                              "* * * * ?\n"
+                              "gemm.* f32 tf32 block 8 # KM25\n"
+                              "gemm.cublas.x f32 tf32 block 16\n"
+                              "* f64 fp64emu4* row_bits >=40\n"
+                              "* f32 * acc_bits 13..14|24\n");
+    gv_fp_expect e;
+    char err[256];
+    cr_assert_eq(gv_fp_expect_read(p, &e, err, sizeof err), GV_OK, "%s", err);
+    const gv_fp_rule *r = gv_fp_expect_find(&e, "gemm.cublas", GV_F32, GV_MODE_TF32, GV_FP_BLOCK);
+    cr_assert_not_null(r);
+    cr_expect_str_eq(r->value, "8");
+    cr_expect_str_eq(r->source, "KM25");
+    r = gv_fp_expect_find(&e, "gemm.cublas.x", GV_F32, GV_MODE_TF32, GV_FP_BLOCK);
+    cr_expect_str_eq(r->value, "16");
+    gv_fp_value v = {.num = 8};
+    strcpy(v.text, "8");
+    cr_expect_eq(
+        gv_fp_judge(gv_fp_expect_find(&e, "gemm.cublas", GV_F32, GV_MODE_TF32, GV_FP_BLOCK), &v),
+        GV_FP_PASS);
+    cr_expect_eq(gv_fp_judge(r, &v), GV_FP_FAIL);
+    /* '?' is NEW */
+    cr_expect_eq(
+        gv_fp_judge(gv_fp_expect_find(&e, "gemm.cublas", GV_F32, GV_MODE_TF32, GV_FP_ORDER), &v),
+        GV_FP_NEW);
+    /* >=40: 39 fails, 47 and ">=47" pass; a glob over modes */
+    r = gv_fp_expect_find(&e, "gemm.cublas", GV_F64, GV_MODE_FP64EMU_40, GV_FP_ROW_BITS);
+    cr_assert_not_null(r);
+    gv_fp_value w39 = {.num = 39}, w47 = {.num = 47}, ge = {.num = NAN};
+    strcpy(w39.text, "39");
+    strcpy(w47.text, "47");
+    strcpy(ge.text, ">=47");
+    cr_expect_eq(gv_fp_judge(r, &w39), GV_FP_FAIL);
+    cr_expect_eq(gv_fp_judge(r, &w47), GV_FP_PASS);
+    cr_expect_eq(gv_fp_judge(r, &ge), GV_FP_PASS);
+    /* a range and alternatives */
+    r = gv_fp_expect_find(&e, "gemm.cublas", GV_F32, GV_MODE_FP8, GV_FP_ACC_BITS);
+    gv_fp_value a14 = {.num = 14}, a24 = {.num = 24}, a20 = {.num = 20};
+    strcpy(a14.text, "14");
+    strcpy(a24.text, "24");
+    strcpy(a20.text, "20");
+    cr_expect_eq(gv_fp_judge(r, &a14), GV_FP_PASS);
+    cr_expect_eq(gv_fp_judge(r, &a24), GV_FP_PASS);
+    cr_expect_eq(gv_fp_judge(r, &a20), GV_FP_FAIL);
+    gv_fp_expect_free(&e);
+    unlink(p);
+}
+
+Test(probe_expect, malformed_files_are_refused_with_the_line)
+{
+    const char *bad[] = {"arch sm_90\n* * * * ?\n",
+                         "version 2\narch sm_90\n",
+                         "version 1\narch sm_90\n* f32 nomode block 8\n",
+                         "version 1\narch sm_90\n* f32 tf32 nofeature 8\n",
+                         "version 1\narch sm_90\n* f32 tf32 block\n",
+                         "version 1\n* * * * ?\n"};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        const char *p = write_tmp(bad[i]);
+        gv_fp_expect e;
+        char err[256] = "";
+        cr_expect_eq(gv_fp_expect_read(p, &e, err, sizeof err), GV_EINVAL, "file %zu accepted", i);
+        cr_expect(strstr(err, p) != NULL, "file %zu: the message names the file: %s", i, err);
+        unlink(p);
+    }
+}
+
+/* The shipped files parse and name their architecture. */
+Test(probe_expect, shipped_files_parse)
+{
+    const char *arch[] = {"sm_80", "sm_89", "sm_90", "sm_100"};
+    for (int i = 0; i < 4; i++) {
+        char path[512];
+        snprintf(path, sizeof path, "%s/%s.expect", GV_PROBE_DIR, arch[i]);
+        gv_fp_expect e;
+        char err[512];
+        cr_assert_eq(gv_fp_expect_read(path, &e, err, sizeof err), GV_OK, "%s", err);
+        cr_expect_str_eq(e.arch, arch[i]);
+        cr_expect_gt(e.n, 10, "%s: %d expectations", path, e.n);
+        gv_fp_expect_free(&e);
+    }
+}
