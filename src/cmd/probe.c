@@ -81,8 +81,8 @@ static const char probe_tail[] = "\n"
     ;
 
 static const gv_exit_line probe_exits[] = {
-    {GV_EXIT_OK, "every feature PASS or NEW, every replay bit for bit"},
-    {GV_EXIT_FAIL, "a feature FAILed its expectation, or a replayed dot product differed"},
+    {GV_EXIT_OK, "every feature PASS or NEW (the replay is reported, not judged)"},
+    {GV_EXIT_FAIL, "a feature FAILed its expectation (or changed between repeats)"},
     {GV_EXIT_USAGE, NULL},
     {GV_EXIT_RUNTIME, NULL},
     {GV_EXIT_NODEV, NULL},
@@ -402,7 +402,9 @@ int gv_cmd_probe(int argc, char **argv)
            n, total_pass, total_fail, total_new, repeat, repeat == 1 ? "" : "s", fail_runs,
            replay_bad, replay_bad == 1 ? "" : "s", errors, errors == 1 ? "" : "s", secs);
 
-    int rc = total_fail || replay_bad ? GV_EXIT_FAIL : GV_EXIT_OK;
+    /* the replay reports how far the library follows the published model; it is no verdict:
+       a kernel that adds in another order is not wrong (docs/probe.md) */
+    int rc = total_fail ? GV_EXIT_FAIL : GV_EXIT_OK;
     if (errors) rc = GV_EXIT_RUNTIME;
     if (json_path) {
         json_t *doc = json_object();

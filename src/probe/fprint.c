@@ -239,19 +239,26 @@ static bool split(const gv_fp_arith *ar, int x, int *ea, int *eb)
 }
 
 /* The big and small operand exponents of the alignment probes: big products 2^(2 eb), small
-   2^(2 es), at least out.p + 4 binades apart (lost beside a big one within any block that keeps
-   up to 4 extra bits), both normal in the output. */
-static bool big_small(const gv_fp_arith *ar, int *eb, int *es)
+   2^(2 es), far enough apart that a small one is lost beside a big one within any block (the
+   published blocks align to at least 23 fraction bits plus up to 3 extra, whatever the output:
+   f16 accumulation included), both normal in the output, the big one's double too. */
+static bool big_small_apart(const gv_fp_arith *ar, int apart, int *eb, int *es)
 {
     int b = ar->op_emax;
-    if ((ar->out.emax - 2) / 2 < b) b = (ar->out.emax - 2) / 2;
+    if ((ar->out.emax - 1) / 2 < b) b = (ar->out.emax - 1) / 2;
     if (b > 7) b = 7;
-    int s = b - (ar->out.p + 9) / 2;
+    int need = (ar->out.p > 24 ? ar->out.p : 24) + apart;
+    int s = b - (need + 1) / 2;
     if (s < ar->op_emin) s = ar->op_emin;
     if (2 * s < ar->out.emin) s = (ar->out.emin + 1) / 2;
     *eb = b;
     *es = s;
-    return 2 * (b - s) >= ar->out.p + 4;
+    return 2 * (b - s) >= need;
+}
+
+static bool big_small(const gv_fp_arith *ar, int *eb, int *es)
+{
+    return big_small_apart(ar, 4, eb, es);
 }
 
 const char *gv_fp_classify_rounding(double up, double neg, double tie, double tie_odd)
@@ -505,7 +512,11 @@ static void round_probe(ctx *c, int f, int nbase)
         return;
     }
     double big = p2(2 * eb), base = big * nbase;
-    int ue = 2 * eb + (nbase == 2) - (ar->out.p - 1); /* u = ulp(base) = 2^ue */
+    /* rounded at the accumulator's width where it is narrower than the output (fp8's 14
+       bits inside a tensor core; acc_bits is measured first) */
+    double acc = c->fp->f[GV_FP_ACC_BITS].num;
+    int pr = isfinite(acc) && acc >= 2 && acc < ar->out.p ? (int)acc : ar->out.p;
+    int ue = 2 * eb + (nbase == 2) - (pr - 1); /* u = ulp(base) = 2^ue */
     int a3, b3, ah, bh, au, bu;
     /* 0.75 u = 3 2^(ue-2); 0.5 u = 2^(ue-1); u */
     if (!split(ar, ue - 2, &a3, &b3) || !split(ar, ue - 1, &ah, &bh) || !split(ar, ue, &au, &bu)) {
@@ -530,8 +541,9 @@ static void round_probe(ctx *c, int f, int nbase)
                                    (s.out[2] - base) / u, (s.out[3] - base) / u};
         char det[160];
         snprintf(det, sizeof det,
-                 "%s + 0.75u -> +%gu, negated -> %gu, + 0.5u -> +%gu, + 1.5u -> +%gu",
-                 nbase == 2 ? "M + M (a carry)" : "M", d[0], d[1], d[2], d[3]);
+                 "%s + 0.75u -> +%gu, negated -> %gu, + 0.5u -> +%gu, + 1.5u -> +%gu (u at %d "
+                 "bits)",
+                 nbase == 2 ? "M + M (a carry)" : "M", d[0], d[1], d[2], d[3], pr);
         setv(v, NAN, det, "%s", gv_fp_classify_rounding(d[0], d[1], d[2], d[3]));
     }
     pset_free(&s);
@@ -617,8 +629,14 @@ static void order(ctx *c)
     gv_fp_value *v = &c->fp->f[GV_FP_ORDER];
     double b = c->fp->f[GV_FP_BLOCK].num;
     int eb, es;
-    if (!(b >= 1) || !big_small(c->ar, &eb, &es)) {
+    if (!(b >= 1)) {
         setv(v, NAN, "no regular block size to predict an order from", "n/a");
+        return;
+    }
+    /* the ORDER_K - 2 small terms together stay below half an ulp of M, even in an FMA chain
+       that meets them before M: log2(ORDER_K) + 2 binades beyond the accumulator */
+    if (!big_small_apart(c->ar, 7, &eb, &es)) {
+        setv(v, NAN, "the format's range cannot keep +-M and 30 small terms apart", "n/a");
         return;
     }
     int B = (int)b, n = ORDER_K * (ORDER_K - 1) / 2;
@@ -836,9 +854,9 @@ int gv_fp_measure(const gv_fp_arith *a, gv_fp_gemm_fn gemm, void *gctx, gv_fp_pr
     products(&c);
     block(&c);
     extra_bits(&c);
+    acc_bits(&c);
     round_probe(&c, GV_FP_BLOCK_ROUND, 1);
     round_probe(&c, GV_FP_CARRY_ROUND, 2);
-    acc_bits(&c);
     order(&c);
     subnormals(&c);
     row_bits(&c);

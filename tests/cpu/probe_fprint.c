@@ -230,6 +230,14 @@ Test(probe_fprint, f16_model_and_the_a100_block, .timeout = 60)
     EXPECT_F(fb, IN_BITS_A, "8");
     EXPECT_F(fb, BLOCK, "16");
     EXPECT_F(fb, SUBNORMAL_OUT, "kept");
+    /* f16 accumulation: an f16 output, blocks of 16 rounded to nearest */
+    sim c = {.kind = SIM_MODEL, .t = GV_F32, .model = gv_bfma_find(90, "f16acc")};
+    gv_fp_print fc = measure(GV_F32, GV_MODE_F16ACC, &c);
+    EXPECT_F(fc, IN_BITS_A, "11");
+    EXPECT_F(fc, BLOCK, "16");
+    EXPECT_F(fc, BLOCK_ROUND, "RNE");
+    EXPECT_F(fc, ACC_BITS, "11");
+    EXPECT_F(fc, SUBNORMAL_OUT, "kept");
 }
 
 Test(probe_fprint, fp8_narrow_accumulator_and_its_promotion, .timeout = 120)
