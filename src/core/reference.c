@@ -93,6 +93,12 @@ static bool cache_dir(char *dir, size_t len)
     return ok;
 }
 
+bool gv_cache_usable(void)
+{
+    char dir[4096];
+    return cache_dir(dir, sizeof dir);
+}
+
 static double now_ms(void)
 {
     struct timespec ts;
@@ -101,7 +107,7 @@ static double now_ms(void)
 }
 
 /* What decides a reference besides the case: the code and libraries that compute it. */
-static const char *build_version(void)
+const char *gv_cache_version(void)
 {
     static char v[1024];
     if (!v[0])
@@ -113,7 +119,7 @@ static const char *build_version(void)
 
 /* The key: the case and a hash of its generated inputs (so storage modes that round the inputs
    differently never share an entry); the mode only where the op's reference reads it. */
-static void case_key(const gv_problem *p, char *buf, size_t len)
+void gv_cache_case_key(const gv_problem *p, char *buf, size_t len)
 {
     const gv_case *c = &p->c;
     uint64_t in_hash = 0;
@@ -144,8 +150,8 @@ int gv_cached_reference(gv_problem *p, bool *hit)
     char dir[4096];
     if (!cache_dir(dir, sizeof dir)) return gv_reference(p);
     char key[1024];
-    case_key(p, key, sizeof key);
-    const char *version = build_version();
+    gv_cache_case_key(p, key, sizeof key);
+    const char *version = gv_cache_version();
     void *bufs[4 * GV_MAX_TENSORS + 1];
     size_t sizes[4 * GV_MAX_TENSORS + 1], bytes = 0;
     int nbuf = 0;
@@ -200,7 +206,7 @@ int gv_cache_memo(const char *key, int nbuf, void *const *bufs, const size_t *si
     if (!memo_on || !cache_dir(dir, sizeof dir)) return make(ctx);
     char full[GV_CACHE_MAX_KEY];
     if (snprintf(full, sizeof full, "made=%s", key) >= (int)sizeof full) return make(ctx);
-    const char *version = build_version();
+    const char *version = gv_cache_version();
     if (gv_cache_get(dir, full, version, nbuf, bufs, sizes) == 1) return GV_OK;
     size_t bytes = 0;
     for (int i = 0; i < nbuf; i++)
