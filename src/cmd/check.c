@@ -571,7 +571,7 @@ static int run_cases(check_job *j, const gv_run_info *info, gv_result *results)
                         .on_done = case_done,
                         .ctx = &cp};
     gv_cache_memo_enable(true); /* costly inputs (the solve matrices) kept with the references */
-    gv_cache_usable(); /* an unusable cache said here, once, not by every isolated case */
+    gv_cache_usable();          /* an unusable cache said here, once, not by every isolated case */
     gv_run_cases(j->cases, n, &runner, results); /* every case has a result, ERROR if need be */
     bool lost = cp.lost; /* a failure that could not be dumped is a lost output */
     gv_summary_print(stdout, &sum);

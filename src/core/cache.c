@@ -350,8 +350,7 @@ int gv_cache_get(const char *dir, const char *key, const char *version, int nbuf
     if (!want || !have || fstat(fd, &st) != 0) goto out;
     if (!S_ISREG(st.st_mode) || st.st_size < 8 || !has_magic(fd)) {
         /* not an entry gpuval wrote: a miss, and the file is left as it is */
-        fprintf(stderr, "gpuval: oracle cache: %s is not a gpuval cache entry; left alone\n",
-                path);
+        fprintf(stderr, "gpuval: oracle cache: %s is not a gpuval cache entry; left alone\n", path);
         goto out;
     }
     if (read_all(fd, &h, sizeof h) != 0) {

@@ -16,10 +16,11 @@
  *
  * Never trusted: an entry of the wrong size (truncated), a bad checksum (corrupt), another
  * format, a different key (hash collision) or version (stale) is reported once on stderr,
- * removed and recomputed; a file without the entry's magic is not gpuval's: reported and left. Writes go to a unique temporary file in the cache directory (mkstemp) renamed
- * over the entry, so two runs sharing the cache each see whole entries. A hit touches the
- * entry's mtime; after a write the oldest entries are removed until the directory fits the cap
- * (GPUVAL_CACHE_MAX, bytes with an optional K, M, G or T suffix; default 16G).
+ * removed and recomputed; a file without the entry's magic is not gpuval's: reported and left.
+ * Writes go to a unique temporary file in the cache directory (mkstemp) renamed over the entry, so
+ * two runs sharing the cache each see whole entries. A hit touches the entry's mtime; after a write
+ * the oldest entries are removed until the directory fits the cap (GPUVAL_CACHE_MAX, bytes with an
+ * optional K, M, G or T suffix; default 16G).
  *
  * Only references worth keeping are written: those whose oracle took longer than 50 ms plus
  * 1 ms per 200 kB of entry (GPUVAL_CACHE_MIN_MS replaces the 50), so cheap element-wise
@@ -62,7 +63,7 @@ int gv_cache_dir(char *buf, size_t len, char *why, size_t why_len);
  * GV_CACHE_TMP_MAX_AGE_S (an hour) was left by a run that was killed: a temporary lives only
  * while one entry is written, its mtime moving with every write, and the largest entry the
  * default cap admits (16 GiB) is written in minutes even at 100 MB/s. */
-#define GV_CACHE_TMP_PREFIX ".gvc-tmp-"
+#define GV_CACHE_TMP_PREFIX    ".gvc-tmp-"
 #define GV_CACHE_TMP_MAX_AGE_S 3600
 
 /* GPUVAL_CACHE_MAX parsed, or the default; a bad value is reported and the default used. */

@@ -24,10 +24,8 @@
 static const struct {
     const char *schema, *array;
 } known[] = {
-    {"gpuval-run/1", "cases"},
-    {"gpuval-bench/1", "cases"},
-    {"gpuval-tradeoffs/1", "groups"},
-    {"gpuval-collectives/1", "collectives"},
+    {"gpuval-run/1", "cases"},        {"gpuval-bench/1", "cases"},
+    {"gpuval-tradeoffs/1", "groups"}, {"gpuval-collectives/1", "collectives"},
     {"gpuval-case/1", NULL}, /* case.json of --dump-failures: one case, its result inside */
 };
 enum { N_KNOWN = sizeof known / sizeof known[0] };
@@ -177,8 +175,7 @@ static int need_string(const where *w, const json_t *c, const char *member)
 
 /* A number as gpuval writes one: a JSON number or "inf", "-inf", "nan"; absent or null when
    optional. *x: its value (NaN when absent). */
-static int need_number(const where *w, const json_t *o, const char *path, bool required,
-                       double *x)
+static int need_number(const where *w, const json_t *o, const char *path, bool required, double *x)
 {
     const json_t *v = gv_jget(o, path);
     *x = NAN;
@@ -423,8 +420,7 @@ int gv_run_validate(const json_t *doc, const char *name, char *err, size_t len)
 
 /* ---- the file ----------------------------------------------------------------------------- */
 
-int gv_run_read(const char *path, const char *const *schemas, json_t **doc, char *err,
-                size_t len)
+int gv_run_read(const char *path, const char *const *schemas, json_t **doc, char *err, size_t len)
 {
     *doc = NULL;
     /* O_NONBLOCK: a FIFO nobody writes is refused below instead of blocking the open */
@@ -464,13 +460,16 @@ int gv_run_read(const char *path, const char *const *schemas, json_t **doc, char
     for (int k = 0; schema && k < N_KNOWN; k++)
         known_schema |= strcmp(schema, known[k].schema) == 0;
     if (!taken) { /* "PATH: unknown schema 'X': is not a A, B or C run" */
-        size_t used = schema ? (size_t)snprintf(err, len, "%s: %sschema '%s': is not a ", path,
-                                                known_schema ? "" : "unknown ", schema)
-                             : (size_t)snprintf(err, len, "%s: no \"schema\" string: is not a ",
-                                                path);
+        size_t used = schema
+                          ? (size_t)snprintf(err, len, "%s: %sschema '%s': is not a ", path,
+                                             known_schema ? "" : "unknown ", schema)
+                          : (size_t)snprintf(err, len, "%s: no \"schema\" string: is not a ", path);
         for (int i = 0; schemas[i]; i++)
             used += (size_t)snprintf(err + (used < len ? used : len), used < len ? len - used : 0,
-                                     "%s%s", i == 0 ? "" : schemas[i + 1] ? ", " : " or ",
+                                     "%s%s",
+                                     i == 0           ? ""
+                                     : schemas[i + 1] ? ", "
+                                                      : " or ",
                                      schemas[i]);
         if (used < len) snprintf(err + used, len - used, " run");
     } else if (gv_run_validate(*doc, path, err, len) == GV_OK) {

@@ -32,8 +32,7 @@
  * NULL and "PATH: ..." in err (missing, not a regular file, empty, truncated, invalid JSON with
  * line and column, unknown schema, or "PATH: case N (KEY): MEMBER: what is wrong"). schemas:
  * the schemas the caller takes, NULL-terminated; NULL takes any the reader knows. */
-int gv_run_read(const char *path, const char *const *schemas, json_t **doc, char *err,
-                size_t len);
+int gv_run_read(const char *path, const char *const *schemas, json_t **doc, char *err, size_t len);
 
 /* Hold an already parsed document to its schema (gv_run_read's checks after the JSON); name
  * stands for the file in err. GV_OK or GV_EINVAL. */
@@ -46,9 +45,9 @@ void gv_run_case_key(const json_t *c, char *buf, size_t len);
 /* The cases of one array by key, in a hash table: building and each look-up are linear in the
  * cases and constant time on average, so matching two runs of n cases costs O(n). */
 typedef struct gv_run_index {
-    size_t n, cap;   /* cases; slots (a power of two, at least 2n) */
+    size_t n, cap;                /* cases; slots (a power of two, at least 2n) */
     char (*keys)[GV_RUN_KEY_LEN]; /* keys[i]: case i's key */
-    long long *slot; /* case index or -1 */
+    long long *slot;              /* case index or -1 */
 } gv_run_index;
 
 /* Index the cases of an array: GV_OK; GV_EINVAL when two cases share a key (their indices in

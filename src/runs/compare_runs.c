@@ -42,7 +42,8 @@ static int cmp_tagged(const void *x, const void *y)
 
 int gv_mann_whitney(const double *a, size_t na, const double *b, size_t nb, gv_mw *out)
 {
-    if (na < 1 || nb < 1 || na > SIZE_MAX / 4 / sizeof(tagged) || nb > SIZE_MAX / 4 / sizeof(tagged))
+    if (na < 1 || nb < 1 || na > SIZE_MAX / 4 / sizeof(tagged) ||
+        nb > SIZE_MAX / 4 / sizeof(tagged))
         return GV_EINVAL;
     size_t n = na + nb;
     tagged *t = malloc(n * sizeof *t);

@@ -146,8 +146,9 @@ static int merge_docs(json_t **docs, int n, bool quiet, FILE *out)
         error += job == GV_ERROR;
         double busbw = NAN;
         if (d && slowest > 0)
-            busbw = gv_coll_algbw_bytes(d->kind, gv_jint_in(row0, "count", 0, INT64_MAX, 0), n, dt) /
-                    (slowest * 1e-3) / 1e9 * gv_coll_busbw_factor(d->kind, n);
+            busbw =
+                gv_coll_algbw_bytes(d->kind, gv_jint_in(row0, "count", 0, INT64_MAX, 0), n, dt) /
+                (slowest * 1e-3) / 1e9 * gv_coll_busbw_factor(d->kind, n);
         if (quiet && job == GV_PASS) continue;
         fprintf(out, "%-18s %-5s %12.0f%s %7.0f %11.2f  %s\n", gv_jstr(row0, "collective"),
                 gv_jstr(row0, "dtype"), gv_jnum(row0, "bytes_per_rank"), cells, wrong, busbw,

@@ -62,8 +62,9 @@ Test(cache_key, every_field_of_the_reference_changes_the_key, .init = make_tmp, 
         void (*edit)(gv_problem *);
     } v[] = {
         {"base", base, NULL},
-        {"op", gv_test_case("vadd", GV_F32, GV_MODE_NATIVE, GV_DIST_UNIFORM11,
-                            (gv_shape){.nd = 1, .d = {3001}}, 3),
+        {"op",
+         gv_test_case("vadd", GV_F32, GV_MODE_NATIVE, GV_DIST_UNIFORM11,
+                      (gv_shape){.nd = 1, .d = {3001}}, 3),
          NULL},
         {"dtype", base, NULL},
         {"mode", base, NULL},
@@ -170,11 +171,11 @@ Test(cache_key, a_memo_is_never_served_to_another_case, .init = make_tmp, .fini 
         int64_t n, d;
         uint64_t seed;
     } v[] = {
-        {"solve.gesv", 37, 6, 1},  {"solve.gesv", 37, 6, 2}, /* seed */
-        {"solve.gesv", 38, 6, 2},                            /* n */
-        {"solve.gesv", 38, 1, 2},                            /* kappa */
-        {"solve.posv", 38, 1, 2},                            /* kind */
-        {"solve.gesv", 37, 6, 1},                            /* the first again: served */
+        {"solve.gesv", 37, 6, 1}, {"solve.gesv", 37, 6, 2}, /* seed */
+        {"solve.gesv", 38, 6, 2},                           /* n */
+        {"solve.gesv", 38, 1, 2},                           /* kappa */
+        {"solve.posv", 38, 1, 2},                           /* kind */
+        {"solve.gesv", 37, 6, 1},                           /* the first again: served */
     };
     int n = (int)(sizeof v / sizeof v[0]);
     for (int i = 0; i < n; i++) {
@@ -188,8 +189,7 @@ Test(cache_key, a_memo_is_never_served_to_another_case, .init = make_tmp, .fini 
         size_t bytes = (size_t)plain.in[0].count * sizeof(double);
         cr_expect_eq(memcmp(memo.in[0].ref, plain.in[0].ref, bytes), 0,
                      "case %d (%s n=%lld d=%lld seed %llu): the matrix is another case's", i,
-                     v[i].op, (long long)v[i].n, (long long)v[i].d,
-                     (unsigned long long)v[i].seed);
+                     v[i].op, (long long)v[i].n, (long long)v[i].d, (unsigned long long)v[i].seed);
         gv_problem_free(&memo);
         gv_problem_free(&plain);
     }

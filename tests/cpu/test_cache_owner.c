@@ -188,8 +188,8 @@ Test(cache_owner, an_unusable_cache_directory_is_said, .init = make_tmp, .fini =
     cr_expect(strstr(err, "is not a directory"), "%s", err);
     cr_expect(same_text(dir, "a file where the cache directory goes"));
 
-    rc = gv_test_run_cli_split("check --op vadd --size 1000,2000,3000 --dtype f32", out, sizeof out, err,
-                               sizeof err);
+    rc = gv_test_run_cli_split("check --op vadd --size 1000,2000,3000 --dtype f32", out, sizeof out,
+                               err, sizeof err);
     cr_expect(rc == 0 || rc == 77, "a run without the cache: exit %d\n%s", rc, err);
     const char *w = strstr(err, "oracle cache not used");
     cr_expect(w && !strstr(w + 1, "oracle cache not used"), "warned once:\n%s", err);

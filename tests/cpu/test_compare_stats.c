@@ -58,8 +58,7 @@ Test(compare_stats, mann_whitney_matches_scipy_on_stored_samples)
         /* U is a count of pairs (halves with ties): exact */
         cr_expect_eq(mw.u, u, "%s: U %.17g, SciPy %.17g", name, mw.u, u);
         /* p through erfc (here) and the normal survival function (SciPy): a few ulps apart */
-        cr_expect(fabs(mw.p - p) <= 1e-12 * p + 1e-300, "%s: p %.17g, SciPy %.17g", name, mw.p,
-                  p);
+        cr_expect(fabs(mw.p - p) <= 1e-12 * p + 1e-300, "%s: p %.17g, SciPy %.17g", name, mw.p, p);
         free(a);
         free(b);
     }
@@ -123,10 +122,10 @@ Test(compare_stats, a_slowdown_just_over_three_percent_regresses_just_under_does
 
 static json_t *run_with(double bits, double ratio)
 {
-    json_t *c = json_pack("{s:s, s:s, s:s, s:s, s:[i], s:i, s:s, s:{s:f}, s:{s:f}}", "op", "vadd",
-                          "dtype", "f32", "mode", "native", "dist", "uniform11", "shape", 1000,
-                          "seed", 0, "verdict", "PASS", "metrics", "accurate_bits", bits,
-                          "error_model", "ratio", ratio);
+    json_t *c =
+        json_pack("{s:s, s:s, s:s, s:s, s:[i], s:i, s:s, s:{s:f}, s:{s:f}}", "op", "vadd", "dtype",
+                  "f32", "mode", "native", "dist", "uniform11", "shape", 1000, "seed", 0, "verdict",
+                  "PASS", "metrics", "accurate_bits", bits, "error_model", "ratio", ratio);
     return json_pack("{s:s, s:[o]}", "schema", "gpuval-run/1", "cases", c);
 }
 
@@ -170,11 +169,11 @@ static json_t *many_cases(int n, int offset)
 {
     json_t *cases = json_array();
     for (int i = 0; i < n; i++)
-        json_array_append_new(cases, json_pack("{s:s, s:s, s:s, s:s, s:[i], s:i, s:s, s:{s:f}}",
-                                               "op", "vadd", "dtype", "f32", "mode", "native",
-                                               "dist", "uniform11", "shape", 1000 + i + offset,
-                                               "seed", 0, "verdict", "PASS", "metrics",
-                                               "accurate_bits", 23.0));
+        json_array_append_new(cases,
+                              json_pack("{s:s, s:s, s:s, s:s, s:[i], s:i, s:s, s:{s:f}}", "op",
+                                        "vadd", "dtype", "f32", "mode", "native", "dist",
+                                        "uniform11", "shape", 1000 + i + offset, "seed", 0,
+                                        "verdict", "PASS", "metrics", "accurate_bits", 23.0));
     return json_pack("{s:s, s:o}", "schema", "gpuval-run/1", "cases", cases);
 }
 

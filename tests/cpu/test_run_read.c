@@ -36,11 +36,11 @@ static json_t *good_run(void)
     for (int i = 0; i < 3; i++)
         json_array_append_new(
             cases, json_pack("{s:s, s:s, s:s, s:s, s:[i], s:i, s:s, s:{s:f, s:f, s:f}}", "op",
-                             "vadd", "dtype", "f32", "mode", "native", "dist", "uniform11",
-                             "shape", 1000 * (i + 1), "seed", 0, "verdict", "PASS", "metrics",
+                             "vadd", "dtype", "f32", "mode", "native", "dist", "uniform11", "shape",
+                             1000 * (i + 1), "seed", 0, "verdict", "PASS", "metrics",
                              "accurate_bits", 23.0, "max_rel", 1e-7, "normwise_rel", 5e-8));
-    return json_pack("{s:s, s:o, s:{s:i, s:i, s:i, s:i}}", "schema", "gpuval-run/1", "cases",
-                     cases, "summary", "passed", 3, "failed", 0, "skipped", 0, "errors", 0);
+    return json_pack("{s:s, s:o, s:{s:i, s:i, s:i, s:i}}", "schema", "gpuval-run/1", "cases", cases,
+                     "summary", "passed", 3, "failed", 0, "skipped", 0, "errors", 0);
 }
 
 static const char *dump(const json_t *doc, const char *name, char *buf, size_t len)
@@ -83,8 +83,7 @@ static void nan_bits(json_t *doc)
 }
 static void nan_error(json_t *doc)
 {
-    json_object_set_new(json_object_get(case1(doc), "metrics"), "normwise_rel",
-                        json_string("nan"));
+    json_object_set_new(json_object_get(case1(doc), "metrics"), "normwise_rel", json_string("nan"));
 }
 static void real_shape(json_t *doc)
 {
@@ -159,8 +158,8 @@ Test(run_read, each_malformed_run_is_exit_2_naming_file_case_and_member, .init =
                 snprintf(args, sizeof args, forms[k], good, bad);
             rc = gv_test_run_cli_split(args, out, sizeof out, err, sizeof err);
             cr_expect_eq(rc, 2, "%s: exit %d\n%s", args, rc, err);
-            cr_expect(strstr(err, where) && strstr(err, faults[f].says), "%s:\nwant '%s' ... '%s'\n%s",
-                      args, where, faults[f].says, err);
+            cr_expect(strstr(err, where) && strstr(err, faults[f].says),
+                      "%s:\nwant '%s' ... '%s'\n%s", args, where, faults[f].says, err);
         }
         cr_expect_neq(access(html, F_OK), 0, "no report written from a malformed run");
     }
@@ -189,10 +188,10 @@ Test(run_read, plus_inf_bits_pass_and_every_writer_schema_is_known)
 /* A bench sample that is NaN, or negative: refused, the scope and sample named. */
 Test(run_read, a_bench_sample_that_is_not_a_time_is_refused)
 {
-    json_t *c = json_pack("{s:s, s:s, s:s, s:s, s:[i], s:i, s:s, s:{s:{s:[f, f, s]}}}", "op",
-                          "vadd", "dtype", "f32", "mode", "native", "dist", "uniform11", "shape",
-                          1000, "seed", 0, "verdict", "PASS", "timings", "kernel_hot",
-                          "samples_ms", 1.0, 1.1, "nan");
+    json_t *c =
+        json_pack("{s:s, s:s, s:s, s:s, s:[i], s:i, s:s, s:{s:{s:[f, f, s]}}}", "op", "vadd",
+                  "dtype", "f32", "mode", "native", "dist", "uniform11", "shape", 1000, "seed", 0,
+                  "verdict", "PASS", "timings", "kernel_hot", "samples_ms", 1.0, 1.1, "nan");
     json_t *d = json_pack("{s:s, s:[o]}", "schema", GV_BENCH_SCHEMA, "cases", c);
     char err[1024] = "";
     cr_expect_eq(gv_run_validate(d, "b.json", err, sizeof err), GV_EINVAL);
@@ -221,13 +220,13 @@ Test(run_read, a_fifo_is_refused_not_waited_on, .init = make_tmp, .fini = rm_tmp
 
 static json_t *rank_file(int rank, int ranks)
 {
-    json_t *row = json_pack("{s:s, s:s, s:i, s:i, s:s, s:s, s:i, s:f}", "collective",
-                            "allreduce.sum", "dtype", "f32", "bytes_per_rank", 4096, "count", 1024,
-                            "verdict", "PASS", "rank_verdict", "PASS", "rank_wrong", 0,
-                            "rank_time_ms", 0.01);
-    return json_pack("{s:s, s:i, s:i, s:i, s:[o], s:{s:s, s:i}}", "schema",
-                     "gpuval-collectives/1", "rank", rank, "ranks", ranks, "seed", 1,
-                     "collectives", row, "fleet", "host", "h", "device_index", rank);
+    json_t *row =
+        json_pack("{s:s, s:s, s:i, s:i, s:s, s:s, s:i, s:f}", "collective", "allreduce.sum",
+                  "dtype", "f32", "bytes_per_rank", 4096, "count", 1024, "verdict", "PASS",
+                  "rank_verdict", "PASS", "rank_wrong", 0, "rank_time_ms", 0.01);
+    return json_pack("{s:s, s:i, s:i, s:i, s:[o], s:{s:s, s:i}}", "schema", "gpuval-collectives/1",
+                     "rank", rank, "ranks", ranks, "seed", 1, "collectives", row, "fleet", "host",
+                     "h", "device_index", rank);
 }
 
 Test(run_read, merge_names_a_missing_or_truncated_rank_file, .init = make_tmp, .fini = rm_tmp)
