@@ -15,15 +15,20 @@ static const char cache_head[] =
     "of the same case skips the CPU oracle. It lives in $XDG_CACHE_HOME/gpuval (else\n"
     "~/.cache/gpuval); GPUVAL_CACHE_MAX caps its size (bytes, or with K M G T; default 16G),\n"
     "the least recently used entries going first. Entries are checksummed and versioned: a\n"
-    "corrupt, truncated or stale one is reported, removed and recomputed.\n"
+    "corrupt, truncated or stale one is reported, removed and recomputed. Only files it made\n"
+    "are ever removed; temporaries a killed run left are removed once an hour old.\n"
+    "A cache directory reached through a symbolic link below $XDG_CACHE_HOME (or $HOME) is\n"
+    "refused unless GPUVAL_CACHE_SYMLINK=1; an unusable directory (a file where a directory\n"
+    "must be) makes `cache` exit 2 and a check run warn and go on without the cache.\n"
     "`check --no-cache` neither reads nor writes it.\n"
     "\n"
-    "  info   the directory, its entries and bytes, and the cap\n"
-    "  clear  remove every entry\n";
+    "  info   the directory, its entries, temporaries and bytes, and the cap\n"
+    "  clear  remove every entry and every stale temporary\n";
 
 static const gv_exit_line cache_exits[] = {
     {GV_EXIT_OK, "done"},
-    {GV_EXIT_USAGE, "bad usage or no cache directory (neither XDG_CACHE_HOME nor HOME set)"},
+    {GV_EXIT_USAGE, "bad usage, no cache directory (neither XDG_CACHE_HOME nor HOME set), or "
+                    "one that cannot be used (not a directory, or a symbolic link not allowed)"},
 };
 
 static const gv_help cache_help = {
@@ -40,9 +45,10 @@ int gv_cmd_cache(int argc, char **argv)
         gv_help_print(stderr, &cache_help);
         return GV_EXIT_USAGE;
     }
-    char dir[4096];
-    if (gv_cache_default_dir(dir, sizeof dir) != 0) {
-        gv_usage_error("no cache directory: set XDG_CACHE_HOME or HOME");
+    char dir[4096], why[4600];
+    int usable = gv_cache_dir(dir, sizeof dir, why, sizeof why);
+    if (usable != 0) {
+        gv_usage_error("oracle cache: %s", why);
         return GV_EXIT_USAGE;
     }
     if (strcmp(argv[1], "clear") == 0) {
@@ -50,12 +56,13 @@ int gv_cmd_cache(int argc, char **argv)
         printf("removed %d files from %s\n", n, dir);
         return GV_EXIT_OK;
     }
-    int entries;
-    uint64_t bytes;
-    gv_cache_stats(dir, &entries, &bytes);
-    uint64_t cap = gv_cache_max_bytes();
-    printf("directory  %s\nentries    %d\nbytes      %llu (%.2f GiB)\ncap        %llu (%.2f GiB)\n",
-           dir, entries, (unsigned long long)bytes, (double)bytes / 1073741824.0,
-           (unsigned long long)cap, (double)cap / 1073741824.0);
+    gv_cache_usage u;
+    gv_cache_usage_of(dir, &u);
+    uint64_t cap = gv_cache_max_bytes(), bytes = u.entry_bytes + u.temporary_bytes;
+    printf("directory  %s\nentries    %d\ntemporary  %d (%d older than %d s, removed by the next "
+           "run)\nbytes      %llu (%.2f GiB, temporaries included)\ncap        %llu (%.2f GiB)\n",
+           dir, u.entries, u.temporaries, u.stale_temporaries, GV_CACHE_TMP_MAX_AGE_S,
+           (unsigned long long)bytes, (double)bytes / 1073741824.0, (unsigned long long)cap,
+           (double)cap / 1073741824.0);
     return GV_EXIT_OK;
 }

@@ -23,6 +23,7 @@
 #include "io/json_util.h"
 #include "core/registry.h"
 #include "io/run_doc.h"
+#include "io/run_read.h"
 #include "core/judge.h"
 #include "core/problem.h"
 #include "core/reference.h"
@@ -443,17 +444,10 @@ static int parse_args(int argc, char **argv, check_job *j)
 /* --baseline FILE into j->baseline: 0, or -1 after a message. */
 static int load_baseline(check_job *j)
 {
-    json_error_t jerr;
-    j->baseline = json_load_file(j->baseline_path, 0, &jerr);
-    if (!j->baseline) {
-        gv_usage_error("--baseline %s: %s (line %d, column %d)", j->baseline_path, jerr.text,
-                       jerr.line, jerr.column);
-        return -1;
-    }
-    const char *schema = json_string_value(json_object_get(j->baseline, "schema"));
-    if (!schema || strcmp(schema, GV_SCHEMA) != 0) {
-        gv_usage_error("--baseline %s is not a %s run (check --json or --save writes one)",
-                       j->baseline_path, GV_SCHEMA);
+    static const char *const schemas[] = {GV_SCHEMA, NULL};
+    char err[1024];
+    if (gv_run_read(j->baseline_path, schemas, &j->baseline, err, sizeof err) != GV_OK) {
+        gv_usage_error("--baseline %s (check --json or --save writes one)", err);
         return -1;
     }
     return 0;
@@ -577,6 +571,7 @@ static int run_cases(check_job *j, const gv_run_info *info, gv_result *results)
                         .on_done = case_done,
                         .ctx = &cp};
     gv_cache_memo_enable(true); /* costly inputs (the solve matrices) kept with the references */
+    gv_cache_usable();          /* an unusable cache said here, once, not by every isolated case */
     gv_run_cases(j->cases, n, &runner, results); /* every case has a result, ERROR if need be */
     bool lost = cp.lost; /* a failure that could not be dumped is a lost output */
     gv_summary_print(stdout, &sum);

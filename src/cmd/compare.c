@@ -13,6 +13,7 @@
 #include "cmd/cli.h"
 #include "runs/compare_runs.h"
 #include "io/outfile.h"
+#include "io/run_read.h"
 
 /* The parser's labels for compare's options. */
 enum { O_BITS = 256, O_RATIO, O_FORCE, O_MD, O_JUNIT };
@@ -265,16 +266,13 @@ static int write_file(const char *path, void (*fn)(FILE *, const gv_cmp_result *
 
 /* ---- the command -------------------------------------------------------------------------- */
 
+/* A run through the strict reader (io/run_read.h): NULL, said, when the file breaks it. */
 static json_t *load(const char *path)
 {
-    json_error_t err;
-    json_t *doc = json_load_file(path, 0, &err);
-    if (!doc) {
-        if (err.line < 0)
-            gv_usage_error("%s: %s", path, err.text);
-        else
-            gv_usage_error("%s: line %d, column %d: %s", path, err.line, err.column, err.text);
-    }
+    static const char *const schemas[] = {"gpuval-run/1", "gpuval-bench/1", NULL};
+    char err[1024];
+    json_t *doc;
+    if (gv_run_read(path, schemas, &doc, err, sizeof err) != GV_OK) gv_usage_error("%s", err);
     return doc;
 }
 

@@ -12,6 +12,7 @@
 #include "core/registry.h"
 #include "cmd/replay.h"
 #include "io/run_doc.h"
+#include "io/run_read.h"
 
 /* replay's options: its one table (a case directory is its argument). */
 static const gv_opt replay_opts[] = {
@@ -185,10 +186,11 @@ int gv_cmd_replay(int argc, char **argv)
     }
     char path[4096];
     snprintf(path, sizeof path, "%s/case.json", dir);
-    json_error_t jerr;
-    json_t *doc = json_load_file(path, 0, &jerr);
-    if (!doc) {
-        gv_usage_error("%s: %s (line %d)", path, jerr.text, jerr.line);
+    static const char *const schemas[] = {GV_CASE_SCHEMA, NULL};
+    char err[1024];
+    json_t *doc;
+    if (gv_run_read(path, schemas, &doc, err, sizeof err) != GV_OK) { /* the strict reader */
+        gv_usage_error("%s", err);
         return GV_EXIT_USAGE;
     }
     gv_case c;

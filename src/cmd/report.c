@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "cmd/cli.h"
+#include "io/run_read.h"
 #include "render/render.h"
 
 /* The parser's labels for report's options. */
@@ -78,13 +79,10 @@ int gv_cmd_report(int argc, char **argv)
     const char *outs[2] = {html, md}, *out_opts[2] = {"--html", "--md"};
     if (gv_probe_outputs(2, outs, out_opts) != 0) return GV_EXIT_USAGE;
     const char *in = argv[optind];
-    json_error_t err;
-    json_t *doc = json_load_file(in, 0, &err);
-    if (!doc) {
-        if (err.line < 0) /* not parsed at all: unreadable */
-            gv_usage_error("%s: %s", in, err.text);
-        else
-            gv_usage_error("%s: line %d, column %d: %s", in, err.line, err.column, err.text);
+    char err[1024];
+    json_t *doc;
+    if (gv_run_read(in, NULL, &doc, err, sizeof err) != GV_OK) { /* the strict reader */
+        gv_usage_error("%s", err);
         return GV_EXIT_USAGE;
     }
     int rc = GV_EXIT_OK;

@@ -82,6 +82,58 @@ uint64_t gv_cache_max_bytes(void)
     return (uint64_t)v;
 }
 
+int gv_cache_dir(char *buf, size_t len, char *why, size_t why_len)
+{
+    const char *xdg = gv_env("XDG_CACHE_HOME"), *home = gv_env("HOME");
+    if (gv_cache_default_dir(buf, len) != 0) {
+        snprintf(why, why_len, "no cache directory: set XDG_CACHE_HOME or HOME");
+        return -1;
+    }
+    /* the part gpuval names below the user's base directory: "gpuval" or ".cache/gpuval" */
+    size_t base = strlen(xdg && xdg[0] == '/' ? xdg : home);
+    bool follow = gv_knobs()->cache_symlink;
+    char p[4096];
+    snprintf(p, sizeof p, "%s", buf);
+    /* each existing prefix of the path, from the root down: a directory (a symlink above the
+       base is the user's own layout and followed; below it, gpuval's part, only with the
+       knob); the first missing one ends the walk, make_dirs creates the rest */
+    for (size_t i = 1, n = strlen(p); i <= n; i++) {
+        if (p[i] != '/' && p[i] != '\0') continue;
+        char keep = p[i];
+        p[i] = '\0';
+        struct stat st;
+        int rc = lstat(p, &st);
+        if (rc != 0) {
+            if (errno == ENOENT) break;
+            snprintf(why, why_len, "%s: %s", p, strerror(errno));
+            return -2;
+        }
+        if (S_ISLNK(st.st_mode)) {
+            if (i > base && !follow) {
+                snprintf(why, why_len,
+                         "%s is a symbolic link; the cache never follows one it did not make "
+                         "(set GPUVAL_CACHE_SYMLINK=1 to use it)",
+                         p);
+                return -2;
+            }
+            if (stat(p, &st) != 0) {
+                if (errno == ENOENT) { /* a dangling link: nothing can be made below it */
+                    snprintf(why, why_len, "%s is a dangling symbolic link", p);
+                    return -2;
+                }
+                snprintf(why, why_len, "%s: %s", p, strerror(errno));
+                return -2;
+            }
+        }
+        if (!S_ISDIR(st.st_mode)) {
+            snprintf(why, why_len, "%s is not a directory", p);
+            return -2;
+        }
+        p[i] = keep;
+    }
+    return 0;
+}
+
 /* mkdir -p for an absolute path; 0 or -1. */
 static int make_dirs(const char *dir)
 {
@@ -251,11 +303,33 @@ static int move_chunks(int fd, bool writing, void *const *bufs, const chunk *v, 
     return bad ? -1 : 0;
 }
 
-/* An entry that cannot be trusted: said once (it is removed, so it is not met again). */
+/* An entry of ours that cannot be trusted: said once (it is removed, so it is not met again).
+   Only called once the file's magic showed gpuval wrote it. */
 static void reject(const char *path, const char *why)
 {
     fprintf(stderr, "gpuval: oracle cache: %s: %s; recomputing\n", path, why);
     unlink(path);
+}
+
+/* Whether the file fd holds begins as an entry of any format gpuval wrote ("GVCACHE" and a
+   format digit): the test before anything is removed. */
+static bool has_magic(int fd)
+{
+    char m[8];
+    return pread_all(fd, m, 8, 0) == 0 && memcmp(m, MAGIC, 7) == 0;
+}
+
+/* name in dirfd is a regular file (never a link) gpuval made: an entry (magic) or, for a
+   temporary, one that is empty or begins with the magic (written header first). */
+static bool ours_at(int dirfd, const char *name, bool temporary)
+{
+    int fd = openat(dirfd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+    if (fd < 0) return false;
+    struct stat st;
+    bool yes = fstat(fd, &st) == 0 && S_ISREG(st.st_mode) &&
+               ((temporary && st.st_size == 0) || has_magic(fd));
+    close(fd);
+    return yes;
 }
 
 int gv_cache_get(const char *dir, const char *key, const char *version, int nbuf, void *const *bufs,
@@ -263,7 +337,8 @@ int gv_cache_get(const char *dir, const char *key, const char *version, int nbuf
 {
     char path[4200];
     if (nbuf < 0 || nbuf > MAX_BUFS || entry_path(dir, key, path, sizeof path)) return 0;
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    /* never through a link, never waiting on a FIFO: such a file is not an entry */
+    int fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
     if (fd < 0) return 0;
     size_t hlen;
     unsigned char *want = head_block(key, version, nbuf, sizes, &hlen);
@@ -273,6 +348,11 @@ int gv_cache_get(const char *dir, const char *key, const char *version, int nbuf
     entry_head h;
     const char *why = NULL;
     if (!want || !have || fstat(fd, &st) != 0) goto out;
+    if (!S_ISREG(st.st_mode) || st.st_size < 8 || !has_magic(fd)) {
+        /* not an entry gpuval wrote: a miss, and the file is left as it is */
+        fprintf(stderr, "gpuval: oracle cache: %s is not a gpuval cache entry; left alone\n", path);
+        goto out;
+    }
     if (read_all(fd, &h, sizeof h) != 0) {
         why = "truncated (no header)";
         goto out;
@@ -360,7 +440,7 @@ int gv_cache_put(const char *dir, const char *key, const char *version, int nbuf
         free(head);
         return 1; /* larger than the whole cache: not kept */
     }
-    snprintf(tmp, sizeof tmp, "%s/.tmp-XXXXXX", dir);
+    snprintf(tmp, sizeof tmp, "%s/" GV_CACHE_TMP_PREFIX "XXXXXX", dir);
     int fd = mkstemp(tmp);
     if (fd < 0) {
         free(head);
@@ -381,6 +461,15 @@ int gv_cache_put(const char *dir, const char *key, const char *version, int nbuf
     /* No fsync: an entry cut short by a crash fails its size or checksum and is recomputed;
        syncing gigabytes would cost every run seconds. */
     if (close(fd) != 0) bad = 1;
+    /* the rename replaces what is at path: only an entry of ours, or nothing */
+    int old = bad ? -1 : open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+    if (old >= 0) {
+        struct stat st;
+        if (fstat(old, &st) != 0 || !S_ISREG(st.st_mode) || !has_magic(old)) bad = 1;
+        close(old);
+    } else if (!bad && errno != ENOENT) {
+        bad = 1; /* a link (ELOOP) or another thing gpuval did not make */
+    }
     if (!bad && rename(tmp, path) != 0) bad = 1;
     if (bad) unlink(tmp);
     free(head);
@@ -393,6 +482,7 @@ int gv_cache_put(const char *dir, const char *key, const char *version, int nbuf
 typedef struct file_info {
     struct timespec mtime;
     uint64_t bytes;
+    bool temporary;
     char name[64];
 } file_info;
 
@@ -407,27 +497,42 @@ static int older_first(const void *a, const void *b)
 static bool is_entry(const char *name)
 {
     size_t n = strlen(name);
-    return n == 20 && strcmp(name + 16, ".gvc") == 0;
+    return n == 20 && strspn(name, "0123456789abcdef") == 16 && strcmp(name + 16, ".gvc") == 0;
 }
 
+/* A temporary's name as mkstemp makes it from GV_CACHE_TMP_PREFIX "XXXXXX". */
 static bool is_tmp(const char *name)
 {
-    return strncmp(name, ".tmp-", 5) == 0;
+    size_t p = strlen(GV_CACHE_TMP_PREFIX);
+    return strncmp(name, GV_CACHE_TMP_PREFIX, p) == 0 && strlen(name) == p + 6;
 }
 
-/* The entries of dir (allocated; count in *n); NULL with *n = 0 when none or no memory. */
+static bool stale_tmp(const file_info *f)
+{
+    return f->temporary && time(NULL) - f->mtime.tv_sec > GV_CACHE_TMP_MAX_AGE_S;
+}
+
+/* The entries and temporaries of dir that gpuval made (ours_at: regular files, never links,
+   with the entry's magic), allocated, count in *n; NULL with *n = 0 when none or no memory. */
 static file_info *list_entries(const char *dir, int *n)
 {
     *n = 0;
-    DIR *d = opendir(dir);
-    if (!d) return NULL;
+    int dfd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    DIR *d = dfd >= 0 ? fdopendir(dfd) : NULL;
+    if (!d) {
+        if (dfd >= 0) close(dfd);
+        return NULL;
+    }
     int cap = 64;
     file_info *v = malloc(sizeof *v * (size_t)cap);
     struct dirent *e;
     while (v && (e = readdir(d))) {
-        if (!is_entry(e->d_name)) continue;
+        bool tmp = is_tmp(e->d_name);
+        if (!tmp && !is_entry(e->d_name)) continue;
         struct stat st;
-        if (fstatat(dirfd(d), e->d_name, &st, 0) != 0 || !S_ISREG(st.st_mode)) continue;
+        if (fstatat(dirfd(d), e->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0 || !S_ISREG(st.st_mode) ||
+            !ours_at(dirfd(d), e->d_name, tmp))
+            continue;
         if (*n == cap) {
             file_info *grown = realloc(v, sizeof *v * (size_t)(cap *= 2));
             if (!grown) {
@@ -439,6 +544,7 @@ static file_info *list_entries(const char *dir, int *n)
         }
         v[*n].mtime = st.st_mtim;
         v[*n].bytes = (uint64_t)st.st_size;
+        v[*n].temporary = tmp;
         snprintf(v[*n].name, sizeof v[*n].name, "%s", e->d_name);
         (*n)++;
     }
@@ -447,19 +553,35 @@ static file_info *list_entries(const char *dir, int *n)
     return v;
 }
 
+/* Remove dir/name when it is still a file of ours (checked again just before). */
+static bool remove_ours(const char *dir, const file_info *f)
+{
+    int dfd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    if (dfd < 0) return false;
+    bool gone = ours_at(dfd, f->name, f->temporary) && unlinkat(dfd, f->name, 0) == 0;
+    close(dfd);
+    return gone;
+}
+
 int gv_cache_evict(const char *dir, uint64_t max_bytes)
 {
     int n, removed = 0;
     file_info *v = list_entries(dir, &n);
     uint64_t total = 0;
-    for (int i = 0; i < n; i++)
+    /* temporaries a killed run left (older than GV_CACHE_TMP_MAX_AGE_S) go first; those being
+       written count against the cap with the entries */
+    for (int i = 0; i < n; i++) {
+        if (stale_tmp(&v[i]) && remove_ours(dir, &v[i])) {
+            removed++;
+            v[i].bytes = 0;
+        }
         total += v[i].bytes;
+    }
     if (total > max_bytes) {
         qsort(v, (size_t)n, sizeof *v, older_first);
         for (int i = 0; i < n && total > max_bytes; i++) {
-            char path[4200];
-            snprintf(path, sizeof path, "%s/%s", dir, v[i].name);
-            if (unlink(path) == 0) removed++;
+            if (v[i].temporary) continue; /* another run's, being written */
+            if (remove_ours(dir, &v[i])) removed++;
             total -= v[i].bytes; /* gone, or removed by another run meanwhile */
         }
     }
@@ -467,24 +589,48 @@ int gv_cache_evict(const char *dir, uint64_t max_bytes)
     return removed;
 }
 
+void gv_cache_usage_of(const char *dir, gv_cache_usage *u)
+{
+    int n;
+    file_info *v = list_entries(dir, &n);
+    memset(u, 0, sizeof *u);
+    for (int i = 0; i < n; i++) {
+        if (v[i].temporary) {
+            u->temporaries++;
+            u->temporary_bytes += v[i].bytes;
+            u->stale_temporaries += stale_tmp(&v[i]);
+        } else {
+            u->entries++;
+            u->entry_bytes += v[i].bytes;
+        }
+    }
+    free(v);
+}
+
 void gv_cache_stats(const char *dir, int *entries, uint64_t *bytes)
 {
-    file_info *v = list_entries(dir, entries);
-    *bytes = 0;
-    for (int i = 0; i < *entries; i++)
-        *bytes += v[i].bytes;
-    free(v);
+    gv_cache_usage u;
+    gv_cache_usage_of(dir, &u);
+    *entries = u.entries;
+    *bytes = u.entry_bytes;
 }
 
 int gv_cache_clear(const char *dir)
 {
-    DIR *d = opendir(dir);
-    if (!d) return 0;
-    int removed = 0;
-    struct dirent *e;
-    while ((e = readdir(d)))
-        if ((is_entry(e->d_name) || is_tmp(e->d_name)) && unlinkat(dirfd(d), e->d_name, 0) == 0)
-            removed++;
-    closedir(d);
+    int n, removed = 0;
+    file_info *v = list_entries(dir, &n);
+    for (int i = 0; i < n; i++)
+        if ((!v[i].temporary || stale_tmp(&v[i])) && remove_ours(dir, &v[i])) removed++;
+    free(v);
+    return removed;
+}
+
+int gv_cache_sweep(const char *dir)
+{
+    int n, removed = 0;
+    file_info *v = list_entries(dir, &n);
+    for (int i = 0; i < n; i++)
+        if (stale_tmp(&v[i]) && remove_ours(dir, &v[i])) removed++;
+    free(v);
     return removed;
 }

@@ -14,12 +14,13 @@
  * thread count, glibc's and FFTW's versions. An entry whose version differs is stale: reported,
  * recomputed and replaced.
  *
- * Never trusted: a file of the wrong size (truncated), a bad magic or checksum (corrupt), a
- * different key (hash collision) or version (stale) is reported once on stderr, removed and
- * recomputed. Writes go to a unique temporary file in the cache directory (mkstemp) renamed
- * over the entry, so two runs sharing the cache each see whole entries. A hit touches the
- * entry's mtime; after a write the oldest entries are removed until the directory fits the cap
- * (GPUVAL_CACHE_MAX, bytes with an optional K, M, G or T suffix; default 16G).
+ * Never trusted: an entry of the wrong size (truncated), a bad checksum (corrupt), another
+ * format, a different key (hash collision) or version (stale) is reported once on stderr,
+ * removed and recomputed; a file without the entry's magic is not gpuval's: reported and left.
+ * Writes go to a unique temporary file in the cache directory (mkstemp) renamed over the entry, so
+ * two runs sharing the cache each see whole entries. A hit touches the entry's mtime; after a write
+ * the oldest entries are removed until the directory fits the cap (GPUVAL_CACHE_MAX, bytes with an
+ * optional K, M, G or T suffix; default 16G).
  *
  * Only references worth keeping are written: those whose oracle took longer than 50 ms plus
  * 1 ms per 200 kB of entry (GPUVAL_CACHE_MIN_MS replaces the 50), so cheap element-wise
@@ -50,6 +51,21 @@
  * is set (or buf is too short). */
 int gv_cache_default_dir(char *buf, size_t len);
 
+/* The cache directory (gv_cache_default_dir) into buf, and whether it can be used: 0; -1 when
+ * there is none (no XDG_CACHE_HOME or HOME); -2 when it cannot be used, why in why: it or a
+ * directory above it is not a directory (a regular file), or the part below the user's base
+ * directory ("gpuval", or ".cache/gpuval" under HOME) is reached through a symbolic link and
+ * GPUVAL_CACHE_SYMLINK=1 is not set (a link there may point into a directory of the user's
+ * that the cache would fill and evict from). A missing directory is usable: it is made. */
+int gv_cache_dir(char *buf, size_t len, char *why, size_t why_len);
+
+/* Temporaries are GV_CACHE_TMP_PREFIX and six characters of mkstemp's. One older than
+ * GV_CACHE_TMP_MAX_AGE_S (an hour) was left by a run that was killed: a temporary lives only
+ * while one entry is written, its mtime moving with every write, and the largest entry the
+ * default cap admits (16 GiB) is written in minutes even at 100 MB/s. */
+#define GV_CACHE_TMP_PREFIX    ".gvc-tmp-"
+#define GV_CACHE_TMP_MAX_AGE_S 3600
+
 /* GPUVAL_CACHE_MAX parsed, or the default; a bad value is reported and the default used. */
 uint64_t gv_cache_max_bytes(void);
 
@@ -65,14 +81,32 @@ int gv_cache_get(const char *dir, const char *key, const char *version, int nbuf
 int gv_cache_put(const char *dir, const char *key, const char *version, int nbuf,
                  const void *const *bufs, const size_t *sizes, uint64_t max_bytes);
 
-/* Remove the least recently used entries (oldest mtime first) until the entries of dir take at
- * most max_bytes. Returns how many were removed. */
+/* Only files gpuval made are ever removed or counted: regular files (a symbolic link is never
+ * followed), named as an entry or a temporary, beginning with an entry's magic (a temporary may
+ * also be empty: killed before its header was written); each is checked
+ * again just before it is removed. Anything else in the directory is left alone. */
+
+/* Remove temporaries older than GV_CACHE_TMP_MAX_AGE_S, then the least recently used entries
+ * (oldest mtime first) until the entries and the temporaries still being written take at most
+ * max_bytes. Returns how many files were removed. */
 int gv_cache_evict(const char *dir, uint64_t max_bytes);
+
+/* What dir holds of gpuval's (all 0 when it does not exist). */
+typedef struct gv_cache_usage {
+    int entries, temporaries, stale_temporaries; /* stale: older than GV_CACHE_TMP_MAX_AGE_S */
+    uint64_t entry_bytes, temporary_bytes;
+} gv_cache_usage;
+void gv_cache_usage_of(const char *dir, gv_cache_usage *u);
 
 /* Entries and their bytes in dir (0, 0 when it does not exist). */
 void gv_cache_stats(const char *dir, int *entries, uint64_t *bytes);
 
-/* Remove every entry (and stray temporary file) of dir; returns how many files. */
+/* Remove every entry and every stale temporary of dir (a fresh one is another run's, being
+ * written); returns how many files. */
 int gv_cache_clear(const char *dir);
+
+/* Remove the stale temporaries of dir (run once a process, when the cache is first used);
+ * returns how many. */
+int gv_cache_sweep(const char *dir);
 
 #endif

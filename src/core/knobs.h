@@ -20,6 +20,8 @@
       "the oracle cache's size cap: bytes with an optional K, M, G or T (default 16G)")            \
     X(cache_min_ms, "GPUVAL_CACHE_MIN_MS", TEXT,                                                   \
       "the least oracle time (ms, default 50) for which a reference is worth an entry")            \
+    X(cache_symlink, "GPUVAL_CACHE_SYMLINK", FLAG,                                                 \
+      "use an oracle cache directory that is (or lies below) a symbolic link; refused otherwise")  \
     X(openblas_core_from, "GPUVAL_OPENBLAS_CORE_FROM", TEXT,                                       \
       "set by gpuval when it named OpenBLAS's core itself: the core OpenBLAS had detected")        \
     X(pageable, "GPUVAL_PAGEABLE", FLAG,                                                           \

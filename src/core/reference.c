@@ -10,6 +10,7 @@
 #include <gnu/libc-version.h>
 #include <inttypes.h>
 #include <math.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -67,6 +68,37 @@ gv_cache_counts gv_cache_counts_get(void)
     return counts;
 }
 
+/* The cache's directory into dir when the cache is on and usable. An unusable one (a regular
+   file where a directory must be, a symbolic link not asked for: cache.h, gv_cache_dir) is said
+   once on stderr and the run goes on without a cache; the first use of a directory also sweeps
+   the temporaries killed runs left. Looked at again only when the environment names another
+   directory (a test that moves HOME). */
+static bool cache_dir(char *dir, size_t len)
+{
+    static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+    static char seen[4096];
+    static bool usable;
+    if (!cache_on || gv_cache_default_dir(dir, len) != 0) return false;
+    pthread_mutex_lock(&lock);
+    if (strcmp(seen, dir) != 0) {
+        char why[4600];
+        int rc = gv_cache_dir(dir, len, why, sizeof why);
+        if (rc == -2) fprintf(stderr, "gpuval: warning: oracle cache not used: %s\n", why);
+        if (rc == 0) gv_cache_sweep(dir);
+        usable = rc == 0;
+        snprintf(seen, sizeof seen, "%s", dir);
+    }
+    bool ok = usable;
+    pthread_mutex_unlock(&lock);
+    return ok;
+}
+
+bool gv_cache_usable(void)
+{
+    char dir[4096];
+    return cache_dir(dir, sizeof dir);
+}
+
 static double now_ms(void)
 {
     struct timespec ts;
@@ -75,7 +107,7 @@ static double now_ms(void)
 }
 
 /* What decides a reference besides the case: the code and libraries that compute it. */
-static const char *build_version(void)
+const char *gv_cache_version(void)
 {
     static char v[1024];
     if (!v[0])
@@ -87,7 +119,7 @@ static const char *build_version(void)
 
 /* The key: the case and a hash of its generated inputs (so storage modes that round the inputs
    differently never share an entry); the mode only where the op's reference reads it. */
-static void case_key(const gv_problem *p, char *buf, size_t len)
+void gv_cache_case_key(const gv_problem *p, char *buf, size_t len)
 {
     const gv_case *c = &p->c;
     uint64_t in_hash = 0;
@@ -116,10 +148,10 @@ int gv_cached_reference(gv_problem *p, bool *hit)
 {
     *hit = false;
     char dir[4096];
-    if (!cache_on || gv_cache_default_dir(dir, sizeof dir) != 0) return gv_reference(p);
+    if (!cache_dir(dir, sizeof dir)) return gv_reference(p);
     char key[1024];
-    case_key(p, key, sizeof key);
-    const char *version = build_version();
+    gv_cache_case_key(p, key, sizeof key);
+    const char *version = gv_cache_version();
     void *bufs[4 * GV_MAX_TENSORS + 1];
     size_t sizes[4 * GV_MAX_TENSORS + 1], bytes = 0;
     int nbuf = 0;
@@ -171,10 +203,10 @@ int gv_cache_memo(const char *key, int nbuf, void *const *bufs, const size_t *si
                   int (*make)(void *ctx), void *ctx)
 {
     char dir[4096];
-    if (!cache_on || !memo_on || gv_cache_default_dir(dir, sizeof dir) != 0) return make(ctx);
+    if (!memo_on || !cache_dir(dir, sizeof dir)) return make(ctx);
     char full[GV_CACHE_MAX_KEY];
     if (snprintf(full, sizeof full, "made=%s", key) >= (int)sizeof full) return make(ctx);
-    const char *version = build_version();
+    const char *version = gv_cache_version();
     if (gv_cache_get(dir, full, version, nbuf, bufs, sizes) == 1) return GV_OK;
     size_t bytes = 0;
     for (int i = 0; i < nbuf; i++)

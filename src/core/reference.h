@@ -17,6 +17,11 @@ int gv_error_gauges(gv_problem *p);
 /* Turn the cache on or off for this process (check --no-cache); on by default. */
 void gv_cache_enable(bool on);
 
+/* Whether the cache is on and its directory usable (cache.h, gv_cache_dir); the first call for
+ * a directory that is not says why on stderr, once a process, and sweeps stale temporaries of
+ * one that is. A run calls it before its cases (and their isolated children) start. */
+bool gv_cache_usable(void);
+
 /* Let gv_cache_memo use the cache (for check's runs); off by default. */
 void gv_cache_memo_enable(bool on);
 
@@ -35,6 +40,15 @@ int gv_cached_reference(gv_problem *p, bool *hit);
  * else what make returns. */
 int gv_cache_memo(const char *key, int nbuf, void *const *bufs, const size_t *sizes,
                   int (*make)(void *ctx), void *ctx);
+
+/* The cache's key of p's reference: the reference's name, family, dtype, mode (or "any"),
+ * dist, seed, a hash of the inputs as they are (generated or given) and the shape. Every one of
+ * them changes the reference; tests/cpu/test_cache_key.c checks each changes the key. */
+void gv_cache_case_key(const gv_problem *p, char *buf, size_t len);
+/* The version an entry must carry to be read (the gpuval version, the hash of the oracle's
+ * sources, the libraries): compared apart from the key, so a new oracle never reads an old
+ * entry. */
+const char *gv_cache_version(void);
 
 /* This process's counts, for the run's last line. */
 typedef struct gv_cache_counts {

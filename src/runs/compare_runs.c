@@ -3,8 +3,11 @@
  * statistics through stats.c, so the same intervals as `gpuval bench` are used. */
 #include "runs/compare_runs.h"
 #include "io/json_util.h"
+#include "io/run_read.h"
 
+#include <limits.h>
 #include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -37,31 +40,35 @@ static int cmp_tagged(const void *x, const void *y)
     return (a > b) - (a < b);
 }
 
-int gv_mann_whitney(const double *a, int na, const double *b, int nb, gv_mw *out)
+int gv_mann_whitney(const double *a, size_t na, const double *b, size_t nb, gv_mw *out)
 {
-    if (na < 1 || nb < 1) return GV_EINVAL;
-    int n = na + nb;
-    tagged *t = malloc((size_t)n * sizeof *t);
+    if (na < 1 || nb < 1 || na > SIZE_MAX / 4 / sizeof(tagged) ||
+        nb > SIZE_MAX / 4 / sizeof(tagged))
+        return GV_EINVAL;
+    size_t n = na + nb;
+    tagged *t = malloc(n * sizeof *t);
     if (!t) return GV_ENOMEM;
-    for (int i = 0; i < na; i++)
+    for (size_t i = 0; i < na; i++)
         t[i] = (tagged){a[i], 1};
-    for (int i = 0; i < nb; i++)
+    for (size_t i = 0; i < nb; i++)
         t[na + i] = (tagged){b[i], 0};
-    qsort(t, (size_t)n, sizeof *t, cmp_tagged);
+    qsort(t, n, sizeof *t, cmp_tagged);
+    /* ranks and counts in double: 300000 samples a side make n^3 and na*nb overflow int */
     double rank_a = 0, ties = 0; /* sum over tie groups of t^3 - t */
-    for (int i = 0; i < n;) {
-        int j = i;
+    for (size_t i = 0; i < n;) {
+        size_t j = i;
         while (j < n && t[j].v == t[i].v)
             j++;
-        double avg = (i + 1 + j) / 2.0, k = j - i; /* ranks i+1 .. j, averaged */
-        for (int m = i; m < j; m++)
+        double avg = ((double)i + 1 + (double)j) / 2.0, k = (double)(j - i); /* ranks i+1..j */
+        for (size_t m = i; m < j; m++)
             if (t[m].from_a) rank_a += avg;
         ties += k * k * k - k;
         i = j;
     }
     free(t);
-    double u = rank_a - na * (na + 1) / 2.0, mu = na * (double)nb / 2.0;
-    double var = na * (double)nb / 12.0 * ((n + 1) - ties / ((double)n * (n - 1)));
+    double da = (double)na, db = (double)nb, dn = (double)n;
+    double u = rank_a - da * (da + 1) / 2.0, mu = da * db / 2.0;
+    double var = da * db / 12.0 * ((dn + 1) - ties / (dn * (dn - 1)));
     out->u = u;
     if (!(var > 0)) {
         out->z = 0;
@@ -85,27 +92,27 @@ static int cmp_double(const void *x, const void *y)
 }
 
 /* Quantile q of sorted s[0..n) by linear interpolation. */
-static double quantile(const double *s, int n, double q)
+static double quantile(const double *s, size_t n, double q)
 {
-    double h = (n - 1) * q;
-    int i = (int)floor(h);
+    double h = (double)(n - 1) * q; /* q in [0, 1]: h in [0, n - 1], so the cast is in range */
+    size_t i = (size_t)floor(h);
     if (i + 1 >= n) return s[n - 1];
-    return s[i] + (h - i) * (s[i + 1] - s[i]);
+    return s[i] + (h - (double)i) * (s[i + 1] - s[i]);
 }
 
 /* The relative noise of one side: the larger of the median interval's relative half-width
  * and the IQR's relative half-width. */
-static double noise_of(const double *x, int n, double *median)
+static double noise_of(const double *x, size_t n, double *median)
 {
     gv_stat st;
-    double *s = malloc((size_t)n * sizeof *s);
-    if (!s || gv_stat_describe(x, n, 0.95, &st) != GV_OK) {
+    double *s = malloc(n * sizeof *s);
+    if (!s || n > INT_MAX || gv_stat_describe(x, (int)n, 0.95, &st) != GV_OK) {
         free(s);
-        *median = gv_median(x, n);
+        *median = n <= INT_MAX ? gv_median(x, (int)n) : NAN;
         return NAN;
     }
-    memcpy(s, x, (size_t)n * sizeof *s);
-    qsort(s, (size_t)n, sizeof *s, cmp_double);
+    memcpy(s, x, n * sizeof *s);
+    qsort(s, n, sizeof *s, cmp_double);
     double iqr = quantile(s, n, 0.75) - quantile(s, n, 0.25);
     free(s);
     *median = st.median;
@@ -113,13 +120,13 @@ static double noise_of(const double *x, int n, double *median)
     return fmax(st.rel_spread, half_iqr);
 }
 
-gv_cmp_outcome gv_cmp_timing(const double *base, int nb, const double *new_s, int nn,
+gv_cmp_outcome gv_cmp_timing(const double *base, size_t nb, const double *new_s, size_t nn,
                              gv_cmp_item *item)
 {
     item->timing = true;
     if (nb < 5 || nn < 5) {
-        snprintf(item->base, sizeof item->base, "%d samples", nb);
-        snprintf(item->new_, sizeof item->new_, "%d samples", nn);
+        snprintf(item->base, sizeof item->base, "%zu samples", nb);
+        snprintf(item->new_, sizeof item->new_, "%zu samples", nn);
         snprintf(item->why, sizeof item->why, "fewer than 5 samples on a side");
         return item->outcome = GV_CMP_INCONCLUSIVE;
     }
@@ -151,10 +158,11 @@ static void shape_label(const json_t *shape, char *buf, size_t len)
     size_t used = 0, i;
     json_t *v;
     buf[0] = '\0';
+    /* sizes are integers (gv_run_read); anything else shows as -1, never cast from a double */
     json_array_foreach(shape, i, v)
     {
         used += (size_t)snprintf(buf + used, used < len ? len - used : 0, "%s%lld", i ? "x" : "",
-                                 (long long)json_number_value(v));
+                                 json_is_integer(v) ? (long long)json_integer_value(v) : -1);
     }
 }
 
@@ -174,14 +182,7 @@ static void case_id(const json_t *c, char *op, size_t op_len, char *name, size_t
     else if (json_is_string(s))
         snprintf(seed, seed_len, "%s", json_string_value(s));
     else
-        snprintf(seed, seed_len, "%.17g", json_number_value(s));
-}
-
-static void key_of(const json_t *c, char *key, size_t len)
-{
-    char op[64], name[160], seed[24];
-    case_id(c, op, sizeof op, name, sizeof name, seed, sizeof seed);
-    snprintf(key, len, "%s %s %s", op, name, seed);
+        snprintf(seed, seed_len, "?");
 }
 
 static gv_cmp_item *add_item(gv_cmp_case *cc, const char *what)
@@ -245,7 +246,7 @@ static void cmp_ratio(gv_cmp_case *cc, const char *what, double b, double n, con
 }
 
 /* The samples of scope in a bench case; count in *n (0 when none). Allocated; free it. */
-static double *samples_of(const json_t *c, const char *scope, int *n)
+static double *samples_of(const json_t *c, const char *scope, size_t *n)
 {
     const json_t *s =
         json_object_get(json_object_get(json_object_get(c, "timings"), scope), "samples_ms");
@@ -272,7 +273,7 @@ static void compare_case(const json_t *b, const json_t *n, bool bench, bool timi
     cmp_ratio(cc, "error ratio", gv_jnum(b, rb), gv_jnum(n, rb), o);
     cmp_ratio(cc, "prob R max", gv_jnum(b, pb), gv_jnum(n, pb), o);
     if (bench) {
-        int nb, nn;
+        size_t nb, nn;
         double *sb = samples_of(b, "kernel_hot", &nb), *sn = samples_of(n, "kernel_hot", &nn);
         gv_cmp_item *it = add_item(cc, "kernel_hot");
         if (it && sb && sn && (nb > 0 || nn > 0)) {
@@ -318,29 +319,27 @@ static bool device_diff(const json_t *a, const json_t *b, char *why, size_t len)
     return used > 0;
 }
 
-static char **one_sided(const json_t *from, const json_t *other, int *n)
+/* The keys of from that other lacks (allocated, count in *n). */
+static char **one_sided(const gv_run_index *from, const gv_run_index *other, int *n)
 {
-    size_t i, j, len = json_array_size(from);
-    const json_t *c, *d;
-    char **out = calloc(len + 1, sizeof *out);
+    char **out = calloc(from->n + 1, sizeof *out);
     *n = 0;
     if (!out) return NULL;
-    json_array_foreach(from, i, c)
-    {
-        char k[320], k2[320];
-        key_of(c, k, sizeof k);
-        bool found = false;
-        json_array_foreach(other, j, d)
-        {
-            key_of(d, k2, sizeof k2);
-            if (strcmp(k, k2) == 0) {
-                found = true;
-                break;
-            }
-        }
-        if (!found) out[(*n)++] = strdup(k);
-    }
+    for (size_t i = 0; i < from->n; i++)
+        if (gv_run_index_find(other, from->keys[i]) < 0) out[(*n)++] = strdup(from->keys[i]);
     return out;
+}
+
+/* Index the cases of one side; GV_OK, or GV_EINVAL with a message naming the repeated case. */
+static int index_side(const json_t *cases, const char *side, gv_run_index *ix, char *err,
+                      size_t err_len)
+{
+    size_t first = 0, again = 0;
+    int rc = gv_run_index_build(cases, ix, &first, &again);
+    if (rc == GV_EINVAL)
+        snprintf(err, err_len, "%s file: case %zu (%s) is the same case as case %zu", side, again,
+                 ix->keys[again], first);
+    return rc;
 }
 
 int gv_compare_runs(const json_t *base, const json_t *new_doc, const gv_cmp_opts *opts,
@@ -369,29 +368,33 @@ int gv_compare_runs(const json_t *base, const json_t *new_doc, const gv_cmp_opts
     }
     res->bench = strcmp(sb, known[1]) == 0;
     res->device_differs = device_diff(base, new_doc, res->device_why, sizeof res->device_why);
+    gv_run_index ib, in;
+    int rc = index_side(cb, "base", &ib, err, err_len);
+    int rc2 = rc == GV_OK ? index_side(cn, "new", &in, err, err_len) : GV_OK;
+    if (rc != GV_OK || rc2 != GV_OK) {
+        gv_run_index_free(&ib);
+        if (rc == GV_OK) gv_run_index_free(&in);
+        return rc != GV_OK ? rc : rc2;
+    }
     res->cases = calloc(json_array_size(cb) + 1, sizeof *res->cases);
-    res->only_base = one_sided(cb, cn, &res->n_only_base);
-    res->only_new = one_sided(cn, cb, &res->n_only_new);
+    res->only_base = one_sided(&ib, &in, &res->n_only_base);
+    res->only_new = one_sided(&in, &ib, &res->n_only_new);
     if (!res->cases || !res->only_base || !res->only_new) {
+        gv_run_index_free(&ib);
+        gv_run_index_free(&in);
         gv_cmp_result_free(res);
         return GV_ENOMEM;
     }
-    size_t i, j;
-    const json_t *b, *n;
-    json_array_foreach(cb, i, b)
-    {
-        char k[320], k2[320];
-        key_of(b, k, sizeof k);
-        json_array_foreach(cn, j, n)
-        {
-            key_of(n, k2, sizeof k2);
-            if (strcmp(k, k2) != 0) continue;
-            gv_cmp_case *cc = &res->cases[res->n_cases++];
-            compare_case(b, n, res->bench, res->device_differs && !opts->force, opts, res, cc);
-            res->count[cc->outcome]++;
-            break;
-        }
+    for (size_t i = 0; i < ib.n; i++) {
+        long long j = gv_run_index_find(&in, ib.keys[i]);
+        if (j < 0) continue;
+        gv_cmp_case *cc = &res->cases[res->n_cases++];
+        compare_case(json_array_get(cb, i), json_array_get(cn, (size_t)j), res->bench,
+                     res->device_differs && !opts->force, opts, res, cc);
+        res->count[cc->outcome]++;
     }
+    gv_run_index_free(&ib);
+    gv_run_index_free(&in);
     if (res->count[GV_CMP_REGRESSED])
         res->overall = GV_CMP_REGRESSED;
     else if (res->count[GV_CMP_IMPROVED])

@@ -22,11 +22,12 @@ const char *gv_cmp_outcome_name(gv_cmp_outcome o);
 /* Mann-Whitney U test of a[0..na) against b[0..nb), two-sided, normal approximation with the
  * tie correction and a continuity correction of 1/2. u is U of a (the number of pairs with
  * a > b, ties counting 1/2); z > 0 when a tends to be larger. p = 1 when every value ties.
- * GV_OK, or GV_EINVAL when na or nb < 1, GV_ENOMEM. */
+ * Counts are size_t: a bench file may hold any number of samples. GV_OK, or GV_EINVAL when na
+ * or nb < 1, GV_ENOMEM. */
 typedef struct gv_mw {
     double u, z, p;
 } gv_mw;
-int gv_mann_whitney(const double *a, int na, const double *b, int nb, gv_mw *out);
+int gv_mann_whitney(const double *a, size_t na, const double *b, size_t nb, gv_mw *out);
 
 /* Thresholds: --bits, --ratio, --force. */
 typedef struct gv_cmp_opts {
@@ -71,8 +72,10 @@ typedef struct gv_cmp_result {
     gv_cmp_outcome overall;
 } gv_cmp_result;
 
-/* Compare base with new into *res (free with gv_cmp_result_free). Returns GV_OK, or GV_EINVAL
- * with a message in err when a schema is unknown or the two differ, GV_ENOMEM. */
+/* Compare base with new into *res (free with gv_cmp_result_free). Cases are matched through a
+ * hash of their keys (io/run_read.h), linear in the cases. Returns GV_OK, or GV_EINVAL with a
+ * message in err when a schema is unknown or the two differ or a side holds one case twice,
+ * GV_ENOMEM. The documents are expected to have passed gv_run_read (compare's loader). */
 int gv_compare_runs(const json_t *base, const json_t *new_doc, const gv_cmp_opts *opts,
                     gv_cmp_result *res, char *err, size_t err_len);
 void gv_cmp_result_free(gv_cmp_result *res);
@@ -82,7 +85,7 @@ void gv_cmp_result_free(gv_cmp_result *res);
  * by more than max(3 %, noise), noise being the largest relative half-width of the two
  * medians' 95 % intervals and of the two samples' IQR; IMPROVED symmetrically; else SAME.
  * Fills item (what is left as the caller set it). */
-gv_cmp_outcome gv_cmp_timing(const double *base, int nb, const double *new_s, int nn,
+gv_cmp_outcome gv_cmp_timing(const double *base, size_t nb, const double *new_s, size_t nn,
                              gv_cmp_item *item);
 
 #endif

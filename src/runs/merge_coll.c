@@ -5,6 +5,8 @@
 #include "io/json_util.h"
 
 #include <jansson.h>
+#include <limits.h>
+#include <stdint.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,12 +17,16 @@
 #include "coll/coll.h"
 #include "runs/merge_check.h" /* GV_FLEET_SLOW_FRACTION */
 #include "io/run_doc.h"
+#include "io/run_read.h"
 
 #define COLL_SCHEMA "gpuval-collectives/1"
 
 bool gv_coll_merge_is_collectives(const char *path)
 {
-    json_t *doc = json_load_file(path, 0, NULL);
+    /* any file the strict reader takes; one it refuses is said by the loader that follows */
+    json_t *doc;
+    char err[1024];
+    if (gv_run_read(path, NULL, &doc, err, sizeof err) != GV_OK) return false;
     const char *schema = json_string_value(json_object_get(doc, "schema"));
     bool yes = schema && strcmp(schema, COLL_SCHEMA) == 0;
     json_decref(doc);
@@ -51,15 +57,16 @@ static int by_double(const void *a, const void *b)
 static int order_ranks(json_t **loaded, const char *const *paths, int n, json_t **docs, char *err,
                        size_t len)
 {
-    int ranks = (int)gv_jnum(loaded[0], "ranks");
+    /* ranks and rank are integers in range (gv_run_read): converted only after that check */
+    int ranks = (int)gv_jint_in(loaded[0], "ranks", 1, GV_RUN_MAX_RANKS, -1);
     if (ranks != n) {
         snprintf(err, len, "%s is one of %d ranks, %d files given", paths[0], ranks, n);
         return -1;
     }
     const json_t *rows0 = json_object_get(loaded[0], "collectives");
     for (int i = 0; i < n; i++) {
-        double r = gv_jnum(loaded[i], "rank");
-        if (!(r >= 0 && r < n) || (int)gv_jnum(loaded[i], "ranks") != ranks) {
+        long long r = gv_jint_in(loaded[i], "rank", 0, n - 1, -1);
+        if (r < 0 || gv_jint_in(loaded[i], "ranks", 1, GV_RUN_MAX_RANKS, -1) != ranks) {
             snprintf(err, len,
                      "%s is not a rank of this %d-rank job (collectives run under "
                      "mpirun or srun write one)",
@@ -95,7 +102,7 @@ static int merge_docs(json_t **docs, int n, bool quiet, FILE *out)
     fprintf(out, "collectives of %d ranks:", n);
     for (int r = 0; r < n; r++)
         fprintf(out, " rank%d=%s:dev%d", r, gv_jstr(docs[r], "fleet.host"),
-                (int)gv_jnum(docs[r], "fleet.device_index"));
+                (int)gv_jint_in(docs[r], "fleet.device_index", INT_MIN, INT_MAX, -1));
     fprintf(out, "\n%-18s %-5s %12s", "collective", "dtype", "bytes/rank");
     for (int r = 0; r < n; r++) {
         char name[16];
@@ -139,8 +146,9 @@ static int merge_docs(json_t **docs, int n, bool quiet, FILE *out)
         error += job == GV_ERROR;
         double busbw = NAN;
         if (d && slowest > 0)
-            busbw = gv_coll_algbw_bytes(d->kind, (int64_t)gv_jnum(row0, "count"), n, dt) /
-                    (slowest * 1e-3) / 1e9 * gv_coll_busbw_factor(d->kind, n);
+            busbw =
+                gv_coll_algbw_bytes(d->kind, gv_jint_in(row0, "count", 0, INT64_MAX, 0), n, dt) /
+                (slowest * 1e-3) / 1e9 * gv_coll_busbw_factor(d->kind, n);
         if (quiet && job == GV_PASS) continue;
         fprintf(out, "%-18s %-5s %12.0f%s %7.0f %11.2f  %s\n", gv_jstr(row0, "collective"),
                 gv_jstr(row0, "dtype"), gv_jnum(row0, "bytes_per_rank"), cells, wrong, busbw,
@@ -180,13 +188,14 @@ int gv_coll_merge(const char *const *paths, int n, bool quiet, FILE *out)
         goto done;
     }
     for (int i = 0; i < n; i++) {
-        json_error_t jerr;
-        loaded[i] = json_load_file(paths[i], 0, &jerr);
+        /* a missing, truncated or malformed rank file is named as such by the strict reader;
+           only a whole run of another kind is "not a collectives run" */
+        static const char *const schemas[] = {COLL_SCHEMA, NULL};
+        if (gv_run_read(paths[i], NULL, &loaded[i], err, sizeof err) != GV_OK) goto done;
         const char *schema = json_string_value(json_object_get(loaded[i], "schema"));
-        if (!loaded[i] || !schema || strcmp(schema, COLL_SCHEMA) != 0 ||
-            !json_is_array(json_object_get(loaded[i], "collectives"))) {
-            snprintf(err, sizeof err, "%s is not a %s run (mixed with %s)", paths[i], COLL_SCHEMA,
-                     paths[0]);
+        if (strcmp(schema, schemas[0]) != 0) {
+            snprintf(err, sizeof err, "%s is a %s run, not a %s run (mixed with %s)", paths[i],
+                     schema, COLL_SCHEMA, paths[0]);
             goto done;
         }
     }

@@ -12,20 +12,14 @@
 #include "core/gv.h"
 #include "io/json_util.h"
 #include "io/run_doc.h" /* GV_SCHEMA */
-
-/* The file as JSON: GV_OK, or the file, the parser's message, its line and column in err. */
-static int load_json(const char *path, json_t **doc, char *err, size_t len)
-{
-    json_error_t jerr;
-    *doc = json_load_file(path, 0, &jerr);
-    if (*doc) return GV_OK;
-    snprintf(err, len, "%s: %s (line %d, column %d)", path, jerr.text, jerr.line, jerr.column);
-    return GV_EINVAL;
-}
+#include "io/run_read.h"
 
 int gv_fleet_load(const char *path, json_t **doc, char *err, size_t len)
 {
-    if (load_json(path, doc, err, len) != GV_OK) return GV_EINVAL;
+    /* the strict reader (io/run_read.h): missing, not a regular file, truncated, invalid JSON,
+       another schema, or a member that breaks it, each named with the file */
+    static const char *const schemas[] = {GV_SCHEMA, NULL};
+    if (gv_run_read(path, schemas, doc, err, len) != GV_OK) return GV_EINVAL;
     const char *schema = json_string_value(json_object_get(*doc, "schema"));
     if (!schema || strcmp(schema, GV_SCHEMA) != 0 ||
         !json_is_array(json_object_get(*doc, "cases"))) {
@@ -39,7 +33,8 @@ int gv_fleet_load(const char *path, json_t **doc, char *err, size_t len)
 
 int gv_fleet_load_any(const char *path, json_t **doc, char *err, size_t len)
 {
-    if (load_json(path, doc, err, len) != GV_OK) return GV_EINVAL;
+    static const char *const schemas[] = {GV_SCHEMA, GV_BENCH_SCHEMA, GV_TRADE_SCHEMA, NULL};
+    if (gv_run_read(path, schemas, doc, err, len) != GV_OK) return GV_EINVAL;
     const char *schema = json_string_value(json_object_get(*doc, "schema"));
     const char *array = !schema                                ? NULL
                         : strcmp(schema, GV_SCHEMA) == 0       ? "cases"

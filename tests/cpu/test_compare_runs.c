@@ -370,7 +370,7 @@ Test(compare_runs, bad_inputs_exit_2, .init = make_tmp, .fini = rm_tmp)
         const char *fmt, *x, *y, *says;
     } cases[] = {
         {"compare '%s' '%s'", check, bad, "line 2, column"},
-        {"compare '%s' '%s'", check, "/nonexistent/x.json", "unable to open"},
+        {"compare '%s' '%s'", check, "/nonexistent/x.json", "No such file"},
         {"compare '%s' '%s'", check, bench, "schemas differ"},
         {"compare '%s' '%s'", odd, odd, "unknown schema 'gpuval-other/1'"},
         {"compare '%s' %s", check, "", "two run files"},

@@ -273,7 +273,7 @@ Test(replay, usage_errors_exit_2)
     static const struct {
         const char *edit, *fault;
     } broken[] = {
-        {"sed -i 's/gpuval-case\\/1/gpuval-run\\/1/' case.json", "not a gpuval-case/1 file"},
+        {"sed -i 's/gpuval-case\\/1/gpuval-run\\/1/' case.json", "is not a gpuval-case/1 run"},
         {"sed -i 's/\"op\": \"vadd\"/\"op\": \"nosuchop\"/' case.json", "op 'nosuchop'"},
         {"sed -i 's/\"mode\": \"native\"/\"mode\": \"warp\"/' case.json", "unknown dtype"},
         {"rm in_b.npy", "in_b.npy: cannot open"},

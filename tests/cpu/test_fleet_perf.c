@@ -204,13 +204,14 @@ static void write_bench(const char *path, int index, double ms)
                                 med[i] * 1.013, "n", 40);
         json_t *e2e = json_pack("{s:f, s:[f, f]}", "median_ms", 10 * med[i], "ci_ms", 9.9 * med[i],
                                 10.1 * med[i]);
-        json_t *c =
-            json_pack("{s:s, s:s, s:s, s:s, s:s, s:s, s:i, s:s, s:{s:f, s:f}, s:o, "
-                      "s:{s:o, s:o}}",
-                      "case", label, "op", ops[i], "dtype", dtypes[i], "mode", "native", "dist",
-                      "uniform11", "shape_label", shapes[i], "seed", 0, "verdict", "PASS", "sanity",
-                      "accurate_bits", 23.5 + i, "normwise_rel", 1.7e-8 * (i + 1), "clocks",
-                      clocks(index), "timings", "kernel_hot", hot, "e2e", e2e);
+        json_t *c = json_pack(
+            "{s:s, s:s, s:s, s:s, s:s, s:s, s:o, s:i, s:s, s:{s:f, s:f}, s:o, "
+            "s:{s:o, s:o}}",
+            "case", label, "op", ops[i], "dtype", dtypes[i], "mode", "native", "dist", "uniform11",
+            "shape_label", shapes[i], "shape",
+            i == 0 ? json_pack("[i]", 16777216) : json_pack("[i, i, i]", 1024, 1024, 1024), "seed",
+            0, "verdict", "PASS", "sanity", "accurate_bits", 23.5 + i, "normwise_rel",
+            1.7e-8 * (i + 1), "clocks", clocks(index), "timings", "kernel_hot", hot, "e2e", e2e);
         json_array_append_new(cases, c);
     }
     json_object_set_new(root, "cases", cases);
