@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "io/case_io.h"
+#include "io/infile.h"
 #include "core/cache.h"
 #include "cmd/check.h"
 #include "cmd/compare.h"
@@ -444,7 +445,7 @@ static int parse_args(int argc, char **argv, check_job *j)
 static int load_baseline(check_job *j)
 {
     json_error_t jerr;
-    j->baseline = json_load_file(j->baseline_path, 0, &jerr);
+    j->baseline = gv_json_load_regular(j->baseline_path, 0, &jerr);
     if (!j->baseline) {
         gv_usage_error("--baseline %s: %s (line %d, column %d)", j->baseline_path, jerr.text,
                        jerr.line, jerr.column);
@@ -515,7 +516,10 @@ static int prepare(check_job *j)
         return GV_EXIT_USAGE;
     }
     const char *outs[2] = {j->json_path, j->save_path}, *out_opts[2] = {"--json", "--save"};
-    if (gv_probe_outputs(2, outs, out_opts) != 0) return GV_EXIT_USAGE;
+    const char *ins[1] = {j->baseline_path};
+    if (gv_probe_outputs(2, outs, out_opts) != 0 ||
+        gv_probe_not_inputs(2, outs, out_opts, 1, ins) != 0)
+        return GV_EXIT_USAGE;
     if (j->baseline_path && load_baseline(j) != 0) return GV_EXIT_USAGE;
     char err[512] = "";
     if (j->dump_dir && gv_probe_dump_dir(j->dump_dir, err, sizeof err) != 0) {
@@ -591,7 +595,7 @@ static int run_cases(check_job *j, const gv_run_info *info, gv_result *results)
         fprintf(stderr, "gpuval: oracle cache: %d hits, %d misses, %d stored, %d rejected\n",
                 cc.hits, cc.misses, cc.stored, cc.rejected);
     if (j->save_path && gv_json_write(j->save_path, info, results, n, &sum) != GV_OK) {
-        gv_usage_error("could not write %s", j->save_path);
+        gv_write_error(j->save_path);
         lost = true;
     }
     int regressed = 0;
@@ -612,7 +616,7 @@ static int run_cases(check_job *j, const gv_run_info *info, gv_result *results)
         json_decref(doc);
     }
     if (j->json_path && gv_json_write(j->json_path, info, results, n, &sum) != GV_OK) {
-        gv_usage_error("could not write %s", j->json_path);
+        gv_write_error(j->json_path);
         lost = true; /* a lost result file is a runtime error, even when every case SKIPped */
     }
     int rc = gv_exit_code(sum.fail, sum.error, sum.pass, info->have_device, lost);

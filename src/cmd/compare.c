@@ -2,6 +2,7 @@
  * anything is read; both files are parsed and their schemas checked before anything is
  * written; files are written whole (temporary file + rename). */
 #include "cmd/compare.h"
+#include "io/infile.h"
 
 #include <errno.h>
 #include <getopt.h>
@@ -291,7 +292,7 @@ static int write_file(const char *path, void (*fn)(FILE *, const gv_cmp_result *
 static json_t *load(const char *path)
 {
     json_error_t err;
-    json_t *doc = json_load_file(path, 0, &err);
+    json_t *doc = gv_json_load_regular(path, 0, &err);
     if (!doc) {
         if (err.line < 0)
             gv_usage_error("%s: %s", path, err.text);
@@ -338,12 +339,12 @@ static int compare_docs(json_t *base, json_t *new_doc, const gv_cmp_opts *o, cha
                   : r.overall == GV_CMP_INCONCLUSIVE ? GV_EXIT_INCONCLUSIVE
                                                      : GV_EXIT_OK;
     if (md && write_file(md, write_md, &r) != 0) {
-        gv_usage_error("writing %s: %s", md, strerror(errno));
-        exit_rc = GV_EXIT_RUNTIME;
+        exit_rc = gv_write_exit_code(errno);
+        gv_write_error(md);
     }
     if (junit && write_file(junit, write_junit, &r) != 0) {
-        gv_usage_error("writing %s: %s", junit, strerror(errno));
-        exit_rc = GV_EXIT_RUNTIME;
+        exit_rc = gv_write_exit_code(errno);
+        gv_write_error(junit);
     }
     gv_cmp_result_free(&r);
     return exit_rc;
@@ -384,7 +385,9 @@ int gv_cmd_compare(int argc, char **argv)
         return GV_EXIT_USAGE;
     }
     const char *outs[2] = {md, junit}, *names[2] = {"--md", "--junit"};
-    if (gv_probe_outputs(2, outs, names) != 0) return GV_EXIT_USAGE;
+    const char *ins[2] = {argv[optind], argv[optind + 1]};
+    if (gv_probe_outputs(2, outs, names) != 0 || gv_probe_not_inputs(2, outs, names, 2, ins) != 0)
+        return GV_EXIT_USAGE;
     json_t *base = load(argv[optind]);
     json_t *new_doc = base ? load(argv[optind + 1]) : NULL;
     int rc =

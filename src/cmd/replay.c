@@ -8,6 +8,7 @@
 #include <sys/stat.h>
 
 #include "io/case_io.h"
+#include "io/infile.h"
 #include "cmd/cli.h"
 #include "core/registry.h"
 #include "cmd/replay.h"
@@ -186,9 +187,12 @@ int gv_cmd_replay(int argc, char **argv)
     char path[4096];
     snprintf(path, sizeof path, "%s/case.json", dir);
     json_error_t jerr;
-    json_t *doc = json_load_file(path, 0, &jerr);
+    json_t *doc = gv_json_load_regular(path, 0, &jerr);
     if (!doc) {
-        gv_usage_error("%s: %s (line %d)", path, jerr.text, jerr.line);
+        if (jerr.line < 0)
+            gv_usage_error("%s: %s", path, jerr.text);
+        else
+            gv_usage_error("%s: %s (line %d)", path, jerr.text, jerr.line);
         return GV_EXIT_USAGE;
     }
     gv_case c;

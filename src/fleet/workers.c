@@ -353,7 +353,7 @@ int gv_fleet_finish(gv_fleet_runs *runs, int rc, json_t *fleet, const char *json
 {
     bool lost = runs->lost;
     if (json_path && fleet && gv_write_file(json_path, emit_json, fleet) != 0) {
-        gv_usage_error("could not write %s", json_path);
+        gv_write_error(json_path);
         lost = true;
     }
     json_decref(fleet);

@@ -2,6 +2,7 @@
  * rank's file holds its own verdict, #wrong and median time for every collective (rank_*);
  * the job's figures are recomputed here from them, as the ranks' MPI reduction made them. */
 #include "runs/merge_coll.h"
+#include "io/infile.h"
 #include "io/json_util.h"
 
 #include <jansson.h>
@@ -20,7 +21,8 @@
 
 bool gv_coll_merge_is_collectives(const char *path)
 {
-    json_t *doc = json_load_file(path, 0, NULL);
+    json_error_t jerr;
+    json_t *doc = gv_json_load_regular(path, 0, &jerr);
     const char *schema = json_string_value(json_object_get(doc, "schema"));
     bool yes = schema && strcmp(schema, COLL_SCHEMA) == 0;
     json_decref(doc);
@@ -181,7 +183,11 @@ int gv_coll_merge(const char *const *paths, int n, bool quiet, FILE *out)
     }
     for (int i = 0; i < n; i++) {
         json_error_t jerr;
-        loaded[i] = json_load_file(paths[i], 0, &jerr);
+        loaded[i] = gv_json_load_regular(paths[i], 0, &jerr);
+        if (!loaded[i] && jerr.line < 0) { /* not read at all: say why, not what it is not */
+            snprintf(err, sizeof err, "%s: %s", paths[i], jerr.text);
+            goto done;
+        }
         const char *schema = json_string_value(json_object_get(loaded[i], "schema"));
         if (!loaded[i] || !schema || strcmp(schema, COLL_SCHEMA) != 0 ||
             !json_is_array(json_object_get(loaded[i], "collectives"))) {
