@@ -131,8 +131,10 @@ static const gv_opt check_opts[] = {
     {.name = "dump-failures",
      .id = O_DUMP,
      .arg = "DIR",
+     .per_device = true,
      .help = "write each FAIL and ERROR case to DIR/CASE/: its inputs, GPU and\n"
-             "oracle outputs as .npy and case.json (gpuval replay DIR/CASE reruns it)"},
+             "oracle outputs as .npy and case.json (gpuval replay DIR/CASE reruns it);\n"
+             "with --device LIST, device N's cases go to DIR/devN/CASE/"},
     {.name = "force",
      .id = O_FORCE,
      .parent_only = true,
@@ -653,6 +655,10 @@ int gv_cmd_check(int argc, char **argv)
     j.case_timeout_s = GV_CASE_TIMEOUT_DEFAULT_S;
     int rc = parse_args(argc, argv, &j);
     if (rc < 0) rc = prepare(&j);
+    if (rc < 0 && j.plan.n > 1 && j.dump_dir && mkdir(j.dump_dir, 0777) != 0 && errno != EEXIST) {
+        gv_usage_error("--dump-failures %s: %s", j.dump_dir, strerror(errno)); /* DIR/devN below */
+        rc = GV_EXIT_USAGE;
+    }
     if (rc < 0 && j.plan.n > 1) {
         check_job_free(&j); /* each worker selects and loads for itself */
         rc = gv_fleet_check(&gv_check_options, &j.plan, argc, argv, j.json_path, j.quiet);

@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include "cmd/compare.h"
+#include "io/json_util.h"
 #include "render/render.h"
 #include "render/render_kit.h"
 #include "runs/compare_runs.h"
@@ -482,4 +483,33 @@ Test(escape, compare_outputs_inject_nothing)
     gv_cmp_result_free(&r);
     json_decref(base);
     json_decref(new_doc);
+}
+
+/* ---- provenance: strings from outside recorded losslessly --------------------------------- */
+
+/* Every hostile string (bytes that are not UTF-8 among them) becomes a JSON string, never NULL
+   (which once dropped the env, host or argv block), survives a dump and a load, and unescapes
+   to the very bytes it was. */
+Test(escape, outside_strings_are_recorded_losslessly)
+{
+    char buf[8192], shown[700];
+    static char back[4 * 8192];
+    for (int i = 0; i < N_STRINGS; i++) {
+        const char *s = hostile(i, buf, sizeof buf);
+        show(shown, sizeof shown, s);
+        json_t *v = gv_json_bytes(s);
+        cr_assert(json_is_string(v), "'%s' is recorded as a string", shown);
+        json_t *doc = json_pack("{s:o}", "env", v);
+        char *text = json_dumps(doc, 0);
+        cr_assert_not_null(text, "'%s': the document dumps", shown);
+        json_error_t err;
+        json_t *again = json_loads(text, 0, &err);
+        cr_assert_not_null(again, "'%s': %s", shown, err.text);
+        gv_bytes_unescape(json_string_value(json_object_get(again, "env")), back);
+        cr_assert_str_eq(back, s, "'%s' comes back as it was", shown);
+        free(text);
+        json_decref(doc);
+        json_decref(again);
+    }
+    cr_assert(json_is_null(gv_json_bytes(NULL)));
 }
