@@ -39,9 +39,7 @@ static const char report_tail[] =
 
 static const gv_exit_line report_exits[] = {
     {GV_EXIT_OK, "rendered"},
-    {GV_EXIT_USAGE, "bad usage, an unreadable or invalid file, an unknown schema, or an output\n"
-                    "that cannot be written there (not a regular file, no permission, the\n"
-                    "input itself)"},
+    {GV_EXIT_USAGE, "bad usage, an unreadable or invalid file, an unknown schema, or a bad output"},
     {GV_EXIT_RUNTIME, "a file could not be written (the disk full, an I/O error)"},
 };
 

@@ -65,7 +65,11 @@ json_t *gv_json_load_regular(const char *path, size_t flags, json_error_t *err)
         memset(err, 0, sizeof *err);
         err->line = err->column = -1;
         snprintf(err->source, sizeof err->source, "%s", path ? path : "");
-        snprintf(err->text, sizeof err->text, "%s", why);
+        /* as jansson words it; cut to the field's size */
+        int n = snprintf(err->text, sizeof err->text, "unable to open %.60s", path ? path : "");
+        if (n > 0 && (size_t)n < sizeof err->text)
+            snprintf(err->text + n, sizeof err->text - (size_t)n, ": %.*s",
+                     (int)(sizeof err->text - (size_t)n - 3), why);
         return NULL;
     }
     json_t *doc = json_loadf(f, flags, err);

@@ -14,8 +14,8 @@
  * EINVAL) and the like for a directory (EISDIR), a device or a socket. */
 FILE *gv_fopen_regular(const char *path, char *why, size_t len);
 
-/* json_load_file for a regular file only: NULL with err->text saying why (err->line -1, as
- * jansson leaves it for a file it could not open). */
+/* json_load_file for a regular file only: NULL with err->text saying why ("unable to open PATH:
+ * WHY", err->line -1, as jansson words and leaves it for a file it could not open). */
 json_t *gv_json_load_regular(const char *path, size_t flags, json_error_t *err);
 
 /* What a file of mode st_mode is, for a message: "a FIFO", "a directory", ... */
