@@ -66,13 +66,14 @@ json_t *gv_bench_doc_new(const gv_bench_run_info *info)
     json_object_set_new(doc, "tool",
                         json_pack("{s:s, s:s}", "name", "gpuval", "version", GV_VERSION));
     json_object_set_new(doc, "command", json_string("bench"));
-    json_object_set_new(doc, "argv", json_string(info->argv_joined ? info->argv_joined : ""));
+    json_object_set_new(doc, "argv", gv_json_bytes(info->argv_joined ? info->argv_joined : ""));
     json_object_set_new(doc, "created", json_string(when));
     json_object_set_new(doc, "preset", info->preset ? json_string(info->preset) : json_null());
     json_object_set_new(doc, "host",
-                        json_pack("{s:s, s:s, s:I, s:i}", "hostname", host, "cpu_model", cpu,
-                                  "logical_cpus", (json_int_t)sysconf(_SC_NPROCESSORS_ONLN),
-                                  "oracle_threads", info->oracle_threads));
+                        json_pack("{s:o, s:o, s:I, s:i}", "hostname", gv_json_bytes(host),
+                                  "cpu_model", gv_json_bytes(cpu), "logical_cpus",
+                                  (json_int_t)sysconf(_SC_NPROCESSORS_ONLN), "oracle_threads",
+                                  info->oracle_threads));
     json_object_set_new(doc, "build", gv_json_build());
     json_object_set_new(doc, "env", gv_json_env());
     json_object_set_new(doc, "device",

@@ -113,17 +113,16 @@ void gv_trade_flag_models(gv_trade_row *rows, int n)
             snprintf(row->model_flag, sizeof row->model_flag,
                      "better than its model: R_rms %.3g is below 1/%g of the %.3g that rounding "
                      "the inputs to %d bits alone gives; %s",
-                     r->m.prob_rms, GV_PROB_FLOOR_FACTOR, floor,
-                     gv_mode_get(r->c.mode)->input_bits, probe_says(row, says, sizeof says));
+                     r->m.prob_rms, GV_PROB_FLOOR_FACTOR, floor, gv_mode_get(r->c.mode)->input_bits,
+                     probe_says(row, says, sizeof says));
             continue;
         }
         if (r->c.mode == GV_MODE_NATIVE || (int)r->c.mode == gv_trade_default_mode()) continue;
         const gv_trade_row *nat = find_row(rows, n, r->c.dtype, GV_MODE_NATIVE);
         if (!nat || !judged(&nat->r) || !(nat->r.m.normwise_rel > 0)) continue;
         if (nat->r.output_hash == r->output_hash)
-            snprintf(row->model_flag, sizeof row->model_flag,
-                     "the same bits as %s native (%s); %s", gv_dtype_name(r->c.dtype),
-                     nat->r.math_mode[0] ? nat->r.math_mode : "-",
+            snprintf(row->model_flag, sizeof row->model_flag, "the same bits as %s native (%s); %s",
+                     gv_dtype_name(r->c.dtype), nat->r.math_mode[0] ? nat->r.math_mode : "-",
                      probe_says(row, says, sizeof says));
     }
 }
@@ -262,7 +261,7 @@ json_t *gv_trade_doc(const gv_run_info *info, const gv_trade_group *g, int n,
     json_object_set_new(root, "tool",
                         json_pack("{s:s, s:s}", "name", "gpuval", "version", GV_VERSION));
     json_object_set_new(root, "command", json_string("tradeoffs"));
-    json_object_set_new(root, "argv", json_string(info->argv_joined ? info->argv_joined : ""));
+    json_object_set_new(root, "argv", gv_json_bytes(info->argv_joined ? info->argv_joined : ""));
     json_object_set_new(root, "created", json_string(gv_json_now(when, sizeof when)));
     json_object_set_new(root, "host", gv_json_host(info->oracle_threads));
     json_object_set_new(root, "build", gv_json_build());

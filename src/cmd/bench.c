@@ -660,7 +660,7 @@ static int run_plan(const cli *a, const gv_bench_opts *o, const plan *p, const c
     const gv_bench_format fmts[4] = {GV_FMT_JSON, GV_FMT_CSV, GV_FMT_MD, GV_FMT_JSON};
     for (int k = 0; k < 4; k++)
         if (a->out[k] && gv_bench_write(a->out[k], fmts[k], doc) != GV_OK) {
-            gv_usage_error("could not write %s", a->out[k]);
+            gv_write_error(a->out[k]);
             lost = true;
         }
     int rc = gv_exit_code(sum.failed, sum.errors, sum.sane + sum.failed, info.have_device, lost);

@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "io/case_io.h"
+#include "io/infile.h"
 #include "core/cache.h"
 #include "cmd/check.h"
 #include "cmd/compare.h"
@@ -131,8 +132,10 @@ static const gv_opt check_opts[] = {
     {.name = "dump-failures",
      .id = O_DUMP,
      .arg = "DIR",
+     .per_device = true,
      .help = "write each FAIL and ERROR case to DIR/CASE/: its inputs, GPU and\n"
-             "oracle outputs as .npy and case.json (gpuval replay DIR/CASE reruns it)"},
+             "oracle outputs as .npy and case.json (gpuval replay DIR/CASE reruns it);\n"
+             "with --device LIST, device N's cases go to DIR/devN/CASE/"},
     {.name = "force",
      .id = O_FORCE,
      .parent_only = true,
@@ -509,7 +512,10 @@ static int prepare(check_job *j)
         return GV_EXIT_USAGE;
     }
     const char *outs[2] = {j->json_path, j->save_path}, *out_opts[2] = {"--json", "--save"};
-    if (gv_probe_outputs(2, outs, out_opts) != 0) return GV_EXIT_USAGE;
+    const char *ins[1] = {j->baseline_path};
+    if (gv_probe_outputs(2, outs, out_opts) != 0 ||
+        gv_probe_not_inputs(2, outs, out_opts, 1, ins) != 0)
+        return GV_EXIT_USAGE;
     if (j->baseline_path && load_baseline(j) != 0) return GV_EXIT_USAGE;
     char err[512] = "";
     if (j->dump_dir && gv_probe_dump_dir(j->dump_dir, err, sizeof err) != 0) {
@@ -586,7 +592,7 @@ static int run_cases(check_job *j, const gv_run_info *info, gv_result *results)
         fprintf(stderr, "gpuval: oracle cache: %d hits, %d misses, %d stored, %d rejected\n",
                 cc.hits, cc.misses, cc.stored, cc.rejected);
     if (j->save_path && gv_json_write(j->save_path, info, results, n, &sum) != GV_OK) {
-        gv_usage_error("could not write %s", j->save_path);
+        gv_write_error(j->save_path);
         lost = true;
     }
     int regressed = 0;
@@ -607,7 +613,7 @@ static int run_cases(check_job *j, const gv_run_info *info, gv_result *results)
         json_decref(doc);
     }
     if (j->json_path && gv_json_write(j->json_path, info, results, n, &sum) != GV_OK) {
-        gv_usage_error("could not write %s", j->json_path);
+        gv_write_error(j->json_path);
         lost = true; /* a lost result file is a runtime error, even when every case SKIPped */
     }
     int rc = gv_exit_code(sum.fail, sum.error, sum.pass, info->have_device, lost);
@@ -644,6 +650,10 @@ int gv_cmd_check(int argc, char **argv)
     j.case_timeout_s = GV_CASE_TIMEOUT_DEFAULT_S;
     int rc = parse_args(argc, argv, &j);
     if (rc < 0) rc = prepare(&j);
+    if (rc < 0 && j.plan.n > 1 && j.dump_dir && mkdir(j.dump_dir, 0777) != 0 && errno != EEXIST) {
+        gv_usage_error("--dump-failures %s: %s", j.dump_dir, strerror(errno)); /* DIR/devN below */
+        rc = GV_EXIT_USAGE;
+    }
     if (rc < 0 && j.plan.n > 1) {
         check_job_free(&j); /* each worker selects and loads for itself */
         rc = gv_fleet_check(&gv_check_options, &j.plan, argc, argv, j.json_path, j.quiet);

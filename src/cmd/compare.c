@@ -2,6 +2,7 @@
  * anything is read; both files are parsed and their schemas checked before anything is
  * written; files are written whole (temporary file + rename). */
 #include "cmd/compare.h"
+#include "io/infile.h"
 
 #include <errno.h>
 #include <getopt.h>
@@ -14,6 +15,7 @@
 #include "runs/compare_runs.h"
 #include "io/outfile.h"
 #include "io/run_read.h"
+#include "render/render_kit.h"
 
 /* The parser's labels for compare's options. */
 enum { O_BITS = 256, O_RATIO, O_FORCE, O_MD, O_JUNIT };
@@ -83,20 +85,30 @@ static bool shown(const gv_cmp_case *c, int i)
     return c->items[i].outcome != GV_CMP_SAME;
 }
 
+/* s escaped for the terminal into buf, cut to fit. */
+static const char *term(const char *s, char *buf, size_t len)
+{
+    return gv_rk_term_str(s, buf, len);
+}
+
 static void print_table(FILE *f, const gv_cmp_result *r, bool changed_only)
 {
     int wc = 4, ww = 12, wb = 4;
-    char bn[96];
+    char bn[400], name[400], what[128], base[160], new_[160], why[400];
     for (int k = 0; k < r->n_cases; k++) {
         const gv_cmp_case *c = &r->cases[k];
         if (changed_only && c->outcome == GV_CMP_SAME) continue;
-        int l = (int)(strlen(c->op) + 1 + strlen(c->name));
+        term(c->op, base, sizeof base);
+        term(c->name, new_, sizeof new_);
+        int l = (int)(strlen(base) + 1 + strlen(new_));
         if (l > wc) wc = l;
         for (int i = 0; i < c->n_items; i++) {
             if (!shown(c, i)) continue;
             const gv_cmp_item *it = &c->items[i];
-            if ((int)strlen(it->what) > ww) ww = (int)strlen(it->what);
-            l = snprintf(bn, sizeof bn, "%s -> %s", it->base, it->new_);
+            int lw = (int)strlen(term(it->what, what, sizeof what));
+            if (lw > ww) ww = lw;
+            l = snprintf(bn, sizeof bn, "%s -> %s", term(it->base, base, sizeof base),
+                         term(it->new_, new_, sizeof new_));
             if (l > wb) wb = l;
         }
     }
@@ -105,15 +117,17 @@ static void print_table(FILE *f, const gv_cmp_result *r, bool changed_only)
     for (int k = 0; k < r->n_cases; k++) {
         const gv_cmp_case *c = &r->cases[k];
         if (changed_only && c->outcome == GV_CMP_SAME) continue;
-        char name[256];
-        snprintf(name, sizeof name, "%s %s", c->op, c->name);
+        snprintf(name, sizeof name, "%s %s", term(c->op, base, sizeof base),
+                 term(c->name, new_, sizeof new_));
         if (c->n_items == 0) fprintf(f, "%-*s  %-*s  %-*s  SAME\n", wc, name, ww, "-", wb, "");
         for (int i = 0; i < c->n_items; i++) {
             if (!shown(c, i)) continue;
             const gv_cmp_item *it = &c->items[i];
-            snprintf(bn, sizeof bn, "%s -> %s", it->base, it->new_);
-            fprintf(f, "%-*s  %-*s  %-*s  %s%s%s\n", wc, name, ww, it->what, wb, bn,
-                    gv_cmp_outcome_name(it->outcome), it->why[0] ? "  " : "", it->why);
+            snprintf(bn, sizeof bn, "%s -> %s", term(it->base, base, sizeof base),
+                     term(it->new_, new_, sizeof new_));
+            fprintf(f, "%-*s  %-*s  %-*s  %s%s%s\n", wc, name, ww,
+                    term(it->what, what, sizeof what), wb, bn, gv_cmp_outcome_name(it->outcome),
+                    it->why[0] ? "  " : "", term(it->why, why, sizeof why));
         }
     }
 }
@@ -124,21 +138,25 @@ void gv_compare_print(FILE *f, const gv_cmp_result *r)
     fprintf(f, "%d matched: %d regressed, %d improved, %d same, %d inconclusive\n", r->n_cases,
             r->count[GV_CMP_REGRESSED], r->count[GV_CMP_IMPROVED], r->count[GV_CMP_SAME],
             r->count[GV_CMP_INCONCLUSIVE]);
-    for (int i = 0; i < r->n_only_base; i++)
-        fprintf(f, "only in base: %s\n", r->only_base[i]);
-    for (int i = 0; i < r->n_only_new; i++)
-        fprintf(f, "only in new:  %s\n", r->only_new[i]);
+    for (int i = 0; i < r->n_only_base; i++) {
+        fputs("only in base: ", f);
+        gv_rk_term_esc(f, r->only_base[i]);
+        fputc('\n', f);
+    }
+    for (int i = 0; i < r->n_only_new; i++) {
+        fputs("only in new:  ", f);
+        gv_rk_term_esc(f, r->only_new[i]);
+        fputc('\n', f);
+    }
     fprintf(f, "outcome: %s\n", gv_cmp_outcome_name(r->overall));
 }
 
 /* ---- Markdown ----------------------------------------------------------------------------- */
 
+/* One Markdown table cell's text: the report's escaping (render/render_kit.h). */
 static void md_cell(FILE *f, const char *s)
 {
-    for (; *s; s++) {
-        if (*s == '|') fputc('\\', f);
-        fputc(*s, f);
-    }
+    gv_rk_md_esc(f, s);
 }
 
 static void write_md(FILE *f, const gv_cmp_result *r)
@@ -147,8 +165,11 @@ static void write_md(FILE *f, const gv_cmp_result *r)
     fprintf(f, "%d matched cases (%s): %d regressed, %d improved, %d same, %d inconclusive.\n",
             r->n_cases, r->bench ? "bench" : "check", r->count[GV_CMP_REGRESSED],
             r->count[GV_CMP_IMPROVED], r->count[GV_CMP_SAME], r->count[GV_CMP_INCONCLUSIVE]);
-    if (r->device_differs)
-        fprintf(f, "\n> **Warning:** the device fingerprints differ (%s).\n", r->device_why);
+    if (r->device_differs) {
+        fputs("\n> **Warning:** the device fingerprints differ (", f);
+        gv_rk_md_esc(f, r->device_why);
+        fputs(").\n", f);
+    }
     if (r->count[GV_CMP_SAME] < r->n_cases) {
         fputs("\n| case | what changed | base | new | outcome | why |\n"
               "|---|---|---|---|---|---|\n",
@@ -163,7 +184,9 @@ static void write_md(FILE *f, const gv_cmp_result *r)
                 md_cell(f, c->op);
                 fputc(' ', f);
                 md_cell(f, c->name);
-                fprintf(f, " | %s | ", it->what);
+                fputs(" | ", f);
+                md_cell(f, it->what);
+                fputs(" | ", f);
                 md_cell(f, it->base);
                 fputs(" | ", f);
                 md_cell(f, it->new_);
@@ -175,31 +198,26 @@ static void write_md(FILE *f, const gv_cmp_result *r)
     }
     if (r->n_only_base + r->n_only_new > 0) {
         fputs("\nCases on one side only:\n\n", f);
-        for (int i = 0; i < r->n_only_base; i++)
-            fprintf(f, "- base only: `%s`\n", r->only_base[i]);
-        for (int i = 0; i < r->n_only_new; i++)
-            fprintf(f, "- new only: `%s`\n", r->only_new[i]);
+        for (int i = 0; i < r->n_only_base; i++) {
+            fputs("- base only: ", f);
+            md_cell(f, r->only_base[i]);
+            fputc('\n', f);
+        }
+        for (int i = 0; i < r->n_only_new; i++) {
+            fputs("- new only: ", f);
+            md_cell(f, r->only_new[i]);
+            fputc('\n', f);
+        }
     }
 }
 
 /* ---- JUnit -------------------------------------------------------------------------------- */
 
+/* XML text and attribute values: the HTML escaping (render/render_kit.h), whose entities are
+   XML's too and which leaves no control byte (XML 1.0 forbids most even as references). */
 static void xml_text(FILE *f, const char *s)
 {
-    for (; *s; s++) {
-        switch (*s) {
-        case '&': fputs("&amp;", f); break;
-        case '<': fputs("&lt;", f); break;
-        case '>': fputs("&gt;", f); break;
-        case '"': fputs("&quot;", f); break;
-        case '\'': fputs("&apos;", f); break;
-        default:
-            if ((unsigned char)*s < 0x20 && *s != '\n' && *s != '\t')
-                fputc('?', f);
-            else
-                fputc(*s, f);
-        }
-    }
+    gv_rk_esc(f, s);
 }
 
 /* "what: base -> new (why); ..." for the items of outcome o. */
@@ -253,6 +271,12 @@ static int emit(FILE *f, void *ctx)
 {
     const struct emit_ctx *c = ctx;
     c->fn(f, c->r);
+    return ferror(f) ? -1 : 0;
+}
+
+int gv_compare_write(FILE *f, const gv_cmp_result *r, bool markdown)
+{
+    (markdown ? write_md : write_junit)(f, r);
     return ferror(f) ? -1 : 0;
 }
 
@@ -313,12 +337,12 @@ static int compare_docs(json_t *base, json_t *new_doc, const gv_cmp_opts *o, cha
                   : r.overall == GV_CMP_INCONCLUSIVE ? GV_EXIT_INCONCLUSIVE
                                                      : GV_EXIT_OK;
     if (md && write_file(md, write_md, &r) != 0) {
-        gv_usage_error("writing %s: %s", md, strerror(errno));
-        exit_rc = GV_EXIT_RUNTIME;
+        exit_rc = gv_write_exit_code(errno);
+        gv_write_error(md);
     }
     if (junit && write_file(junit, write_junit, &r) != 0) {
-        gv_usage_error("writing %s: %s", junit, strerror(errno));
-        exit_rc = GV_EXIT_RUNTIME;
+        exit_rc = gv_write_exit_code(errno);
+        gv_write_error(junit);
     }
     gv_cmp_result_free(&r);
     return exit_rc;
@@ -359,7 +383,9 @@ int gv_cmd_compare(int argc, char **argv)
         return GV_EXIT_USAGE;
     }
     const char *outs[2] = {md, junit}, *names[2] = {"--md", "--junit"};
-    if (gv_probe_outputs(2, outs, names) != 0) return GV_EXIT_USAGE;
+    const char *ins[2] = {argv[optind], argv[optind + 1]};
+    if (gv_probe_outputs(2, outs, names) != 0 || gv_probe_not_inputs(2, outs, names, 2, ins) != 0)
+        return GV_EXIT_USAGE;
     json_t *base = load(argv[optind]);
     json_t *new_doc = base ? load(argv[optind + 1]) : NULL;
     int rc =

@@ -3,6 +3,7 @@
 #ifndef GV_COMPARE_CMD_H
 #define GV_COMPARE_CMD_H
 
+#include <stdbool.h>
 #include <stdio.h>
 
 #include "fleet/options.h"
@@ -16,5 +17,7 @@ int gv_cmd_compare(int argc, char **argv);
    them (check --baseline uses it too). */
 struct gv_cmp_result;
 void gv_compare_print(FILE *f, const struct gv_cmp_result *r);
+/* The --md (markdown) or --junit report of r into f; 0, or -1 when f has an error. */
+int gv_compare_write(FILE *f, const struct gv_cmp_result *r, bool markdown);
 
 #endif

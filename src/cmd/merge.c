@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "cmd/cli.h"
+#include "io/infile.h"
 #include "io/outfile.h"
 #include "io/run_doc.h" /* GV_SCHEMA */
 #include "runs/merge_check.h"
@@ -99,6 +100,13 @@ static int load_runs(char **files, int n, json_t **docs, const char **names)
     for (int i = 0; i < n; i++) {
         char err[512];
         names[i] = files[i];
+        /* a FIFO, a directory or a device is refused before the reader could wait on it */
+        FILE *probe = gv_fopen_regular(names[i], err, sizeof err);
+        if (!probe) {
+            gv_usage_error("%s: %s", names[i], err);
+            return -1;
+        }
+        fclose(probe);
         if (gv_fleet_load_any(names[i], &docs[i], err, sizeof err) != GV_OK) {
             gv_usage_error("%s", err);
             return -1;
@@ -128,11 +136,11 @@ static int merge_runs(json_t **docs, const char **names, int n, int quiet, const
                                               md_path ? &md : NULL);
     bool lost = false;
     if (json_path && fleet && gv_write_file(json_path, emit_json, fleet) != 0) {
-        gv_usage_error("could not write %s", json_path);
+        gv_write_error(json_path);
         lost = true;
     }
     if (md_path && gv_write_file(md_path, emit_text, md ? md : (char *)"") != 0) {
-        gv_usage_error("could not write %s", md_path);
+        gv_write_error(md_path);
         lost = true;
     }
     json_decref(fleet);
@@ -170,7 +178,9 @@ int gv_cmd_merge(int argc, char **argv)
         return GV_EXIT_USAGE;
     }
     const char *outs[2] = {json_path, md_path}, *out_opts[2] = {"--json", "--md"};
-    if (gv_probe_outputs(2, outs, out_opts) != 0) return GV_EXIT_USAGE;
+    if (gv_probe_outputs(2, outs, out_opts) != 0 ||
+        gv_probe_not_inputs(2, outs, out_opts, n, (const char *const *)argv + optind) != 0)
+        return GV_EXIT_USAGE;
     if (gv_coll_merge_is_collectives(argv[optind])) { /* collectives run as MPI ranks */
         if (json_path || md_path) {
             gv_usage_error("merge of collectives runs prints its table only (no --json, --md)");

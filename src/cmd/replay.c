@@ -8,6 +8,7 @@
 #include <sys/stat.h>
 
 #include "io/case_io.h"
+#include "io/infile.h"
 #include "cmd/cli.h"
 #include "core/registry.h"
 #include "cmd/replay.h"

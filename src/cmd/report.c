@@ -1,6 +1,7 @@
 /* report.c: the `report` subcommand (see report.h). Outputs are probed before anything
  * is read, the input is parsed and its schema checked before anything is written. */
 #include "cmd/report.h"
+#include "io/infile.h"
 
 #include <errno.h>
 #include <getopt.h>
@@ -39,8 +40,8 @@ static const char report_tail[] =
 
 static const gv_exit_line report_exits[] = {
     {GV_EXIT_OK, "rendered"},
-    {GV_EXIT_USAGE, "bad usage, an unreadable or invalid file, or an unknown schema"},
-    {GV_EXIT_RUNTIME, "a file could not be written"},
+    {GV_EXIT_USAGE, "bad usage, an unreadable or invalid file, an unknown schema, or a bad output"},
+    {GV_EXIT_RUNTIME, "a file could not be written (the disk full, an I/O error)"},
 };
 
 static const gv_help report_help = {.head = report_head,
@@ -77,8 +78,10 @@ int gv_cmd_report(int argc, char **argv)
         return GV_EXIT_USAGE;
     }
     const char *outs[2] = {html, md}, *out_opts[2] = {"--html", "--md"};
-    if (gv_probe_outputs(2, outs, out_opts) != 0) return GV_EXIT_USAGE;
     const char *in = argv[optind];
+    if (gv_probe_outputs(2, outs, out_opts) != 0 ||
+        gv_probe_not_inputs(2, outs, out_opts, 1, &in) != 0)
+        return GV_EXIT_USAGE;
     char err[1024];
     json_t *doc;
     if (gv_run_read(in, NULL, &doc, err, sizeof err) != GV_OK) { /* the strict reader */
@@ -96,12 +99,12 @@ int gv_cmd_report(int argc, char **argv)
         rc = GV_EXIT_USAGE;
     }
     if (rc == GV_EXIT_OK && html && gv_render_write(html, doc, true) != 0) {
-        gv_usage_error("writing %s: %s", html, strerror(errno));
-        rc = GV_EXIT_RUNTIME;
+        rc = gv_write_exit_code(errno);
+        gv_write_error(html);
     }
     if (rc == GV_EXIT_OK && md && gv_render_write(md, doc, false) != 0) {
-        gv_usage_error("writing %s: %s", md, strerror(errno));
-        rc = GV_EXIT_RUNTIME;
+        rc = gv_write_exit_code(errno);
+        gv_write_error(md);
     }
     json_decref(doc);
     return rc;

@@ -495,11 +495,11 @@ static int run_groups(const trade_args *a, groups *gs, int argc, char **argv)
     bool lost = false;
     json_t *doc = a->json_path || a->md_path ? gv_trade_doc(&info, gs->g, gs->n, &sum) : NULL;
     if (a->json_path && (!doc || gv_trade_write_json(a->json_path, doc) != GV_OK)) {
-        gv_usage_error("could not write %s", a->json_path);
+        gv_write_error(a->json_path);
         lost = true;
     }
     if (a->md_path && (!doc || gv_render_write(a->md_path, doc, false) != 0)) {
-        gv_usage_error("could not write %s", a->md_path);
+        gv_write_error(a->md_path);
         lost = true;
     }
     json_decref(doc);

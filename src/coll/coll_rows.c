@@ -213,7 +213,7 @@ bool gv_coll_write_json(const char *path, json_t *rows, int nranks, int nccl_ver
     if (extra) json_object_update(root, extra);
     json_object_set_new(root, "collectives", rows);
     bool written = gv_write_file(path, emit_json, root) == 0;
-    if (!written) gv_usage_error("could not write %s", path);
+    if (!written) gv_write_error(path);
     json_decref(root);
     return written;
 }

@@ -24,6 +24,9 @@ typedef struct gv_opt {
     /* --device LIST: kept by the parent to itself (the outputs it writes, the device list) and
        dropped from every worker's command line; the others are passed through as given */
     bool parent_only;
+    /* --device LIST: a directory each worker gets its own subdirectory of, VALUE/devN for
+       device N (check --dump-failures), so that two devices never write one file */
+    bool per_device;
     /* its text in --help, lines split by '\n' (printed from the command's column); NULL: not
        listed (--help itself) */
     const char *help;

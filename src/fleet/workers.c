@@ -147,11 +147,14 @@ static int which_option(const gv_opt_table *cmd, const char *arg)
 char **gv_fleet_worker_argv(const gv_opt_table *cmd, const char *exe, int argc, char **argv,
                             int device, const char *json)
 {
-    /* one block: the pointers, then the device index's digits */
-    size_t n_ptrs = (size_t)argc + 8;
-    char **w = calloc(1, n_ptrs * sizeof *w + 16);
+    /* one block: the pointers, the device index's digits, then the per-device values
+       (VALUE/devN) */
+    size_t n_ptrs = (size_t)argc + 8, extra = 0;
+    for (int i = 1; i < argc; i++)
+        extra += strlen(argv[i]) + 24;
+    char **w = calloc(1, n_ptrs * sizeof *w + 16 + extra);
     if (!w) return NULL;
-    char *dev = (char *)(w + n_ptrs);
+    char *dev = (char *)(w + n_ptrs), *more = dev + 16;
     snprintf(dev, 16, "%d", device);
     int n = 0;
     w[n++] = (char *)exe;
@@ -160,10 +163,20 @@ char **gv_fleet_worker_argv(const gv_opt_table *cmd, const char *exe, int argc, 
         int k = which_option(cmd, argv[i]);
         bool separate_value = k >= 0 && cmd->opts[k].arg && !strchr(argv[i], '=');
         bool drop = k >= 0 && cmd->opts[k].parent_only;
-        if (!drop) w[n++] = argv[i];
+        bool per_device = k >= 0 && cmd->opts[k].per_device && cmd->opts[k].arg;
+        if (!drop && per_device && !separate_value) { /* --name=VALUE */
+            w[n++] = more;
+            more += sprintf(more, "%s/dev%d", argv[i], device) + 1;
+        } else if (!drop)
+            w[n++] = argv[i];
         if (separate_value && i + 1 < argc) {
             i++;
-            if (!drop) w[n++] = argv[i];
+            if (drop) continue;
+            if (per_device) {
+                w[n++] = more;
+                more += sprintf(more, "%s/dev%d", argv[i], device) + 1;
+            } else
+                w[n++] = argv[i];
         }
     }
     w[n++] = "--device";
@@ -353,7 +366,7 @@ int gv_fleet_finish(gv_fleet_runs *runs, int rc, json_t *fleet, const char *json
 {
     bool lost = runs->lost;
     if (json_path && fleet && gv_write_file(json_path, emit_json, fleet) != 0) {
-        gv_usage_error("could not write %s", json_path);
+        gv_write_error(json_path);
         lost = true;
     }
     json_decref(fleet);

@@ -49,9 +49,10 @@ int gv_fleet_run_workers(const char *exe, const gv_opt_table *cmd, const gv_devi
                          int argc, char **argv, const char *json_path, int quiet);
 
 /* A worker's command line: exe CMD, the parent's options (argv[1..argc)) less cmd's parent-only
- * ones, read as getopt_long reads them with cmd's table (--name VALUE, --name=VALUE, unique
- * prefixes; a short option is a flag), then --device device --json json. NULL-terminated; free
- * it with gv_fleet_worker_argv_free. NULL on no memory. */
+ * ones (a per_device option's VALUE given as VALUE/devN), read as getopt_long reads them with cmd's
+ * table (--name VALUE, --name=VALUE, unique prefixes; a short option is a flag), then --device
+ * device --json json. NULL-terminated; free it with gv_fleet_worker_argv_free. NULL on no memory.
+ */
 char **gv_fleet_worker_argv(const gv_opt_table *cmd, const char *exe, int argc, char **argv,
                             int device, const char *json);
 void gv_fleet_worker_argv_free(char **w);

@@ -347,7 +347,8 @@ static json_t *case_json(const gv_problem *p, const gv_result *r, const gv_run_i
     json_object_set_new(o, "seed", gv_json_seed(r->c.seed));
     json_object_set_new(o, "verdict", json_string(gv_verdict_name(r->verdict)));
     json_object_set_new(o, "reason", json_string(r->reason));
-    json_object_set_new(o, "inputs_from", inputs ? json_string(inputs) : json_string("generated"));
+    json_object_set_new(o, "inputs_from",
+                        inputs ? gv_json_bytes(inputs) : json_string("generated"));
     json_object_set_new(o, "result", gv_result_json(r));
     json_object_set_new(o, "build", gv_json_build());
     json_object_set_new(o, "device",

@@ -1,5 +1,6 @@
 /* json_util.c: see json_util.h. */
 #include "io/json_util.h"
+#include "core/gv.h"
 #include "core/knobs.h"
 
 #include <cblas.h>
@@ -74,11 +75,80 @@ const char *const gv_numerics_env[] = {
 json_t *gv_json_env(void)
 {
     json_t *o = json_object();
-    for (int i = 0; gv_numerics_env[i]; i++) {
-        const char *v = gv_env(gv_numerics_env[i]);
-        json_object_set_new(o, gv_numerics_env[i], v ? json_string(v) : json_null());
-    }
+    for (int i = 0; gv_numerics_env[i]; i++)
+        json_object_set_new(o, gv_numerics_env[i], gv_json_bytes(gv_env(gv_numerics_env[i])));
     return o;
+}
+
+/* The length of the well-formed UTF-8 character at p (1 for ASCII), 0 for a byte that starts
+   none (stray, cut, overlong, surrogate, past U+10FFFF). */
+static int utf8_len(const unsigned char *p)
+{
+    if (p[0] < 0x80) return 1;
+    int n = p[0] >= 0xc2 && p[0] <= 0xdf   ? 2
+            : p[0] >= 0xe0 && p[0] <= 0xef ? 3
+            : p[0] >= 0xf0 && p[0] <= 0xf4 ? 4
+                                           : 0;
+    if (!n) return 0;
+    uint32_t cp = n == 4 ? p[0] & 0x07u : n == 3 ? p[0] & 0x0fu : p[0] & 0x1fu;
+    for (int k = 1; k < n; k++) {
+        if ((p[k] & 0xc0) != 0x80) return 0;
+        cp = cp << 6 | (p[k] & 0x3fu);
+    }
+    if ((n == 3 && cp < 0x800) || (n == 4 && cp < 0x10000) || cp > 0x10ffff ||
+        (cp >= 0xd800 && cp <= 0xdfff))
+        return 0;
+    return n;
+}
+
+json_t *gv_json_bytes(const char *s)
+{
+    if (!s) return json_null();
+    size_t len = strlen(s);
+    char *buf = malloc(4 * len + 1);
+    if (!buf) return json_string("(out of memory)");
+    size_t used = 0;
+    for (const unsigned char *p = (const unsigned char *)s; *p;) {
+        int u = utf8_len(p);
+        if (u == 0) {
+            used += (size_t)sprintf(buf + used, "\\x%02x", *p);
+            p++;
+        } else if (*p == '\\') {
+            buf[used++] = '\\';
+            buf[used++] = '\\';
+            p++;
+        } else {
+            memcpy(buf + used, p, (size_t)u);
+            used += (size_t)u;
+            p += u;
+        }
+    }
+    buf[used] = '\0';
+    json_t *v = json_string(buf);
+    free(buf);
+    return v ? v : json_string("(not encodable)");
+}
+
+static int hex_digit(char c)
+{
+    return c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 : -1;
+}
+
+char *gv_bytes_unescape(const char *text, char *out)
+{
+    size_t n = 0;
+    for (const char *p = text; *p; p++) {
+        if (p[0] == '\\' && p[1] == '\\') {
+            out[n++] = '\\';
+            p++;
+        } else if (p[0] == '\\' && p[1] == 'x' && hex_digit(p[2]) >= 0 && hex_digit(p[3]) >= 0) {
+            out[n++] = (char)(hex_digit(p[2]) * 16 + hex_digit(p[3]));
+            p += 3;
+        } else
+            out[n++] = *p;
+    }
+    out[n] = '\0';
+    return out;
 }
 
 int gv_env_warn(FILE *f)
@@ -87,8 +157,9 @@ int gv_env_warn(FILE *f)
     for (int i = 0; gv_numerics_env[i]; i++) {
         const char *v = gv_env(gv_numerics_env[i]);
         if (!v) continue;
+        char shown[256]; /* the value as the terminal may show it: control bytes as \xNN */
         fprintf(f, "warning: %s=%s is set: library numerics may differ from a plain run\n",
-                gv_numerics_env[i], v);
+                gv_numerics_env[i], gv_printable(v, shown, sizeof shown));
         n++;
     }
     return n;
@@ -101,9 +172,11 @@ json_t *gv_json_host(int oracle_threads)
     /* the oracle's BLAS: its kernels decide the references' last bits and their speed;
        openblas_core_detected is set when gpuval named the core (src/cmd/gpuval_main.c) */
     const char *from = gv_knobs()->openblas_core_from;
-    return json_pack("{s:s, s:i, s:s, s:s, s:s?}", "hostname", host, "oracle_threads",
-                     oracle_threads, "openblas", openblas_get_config(), "openblas_core",
-                     openblas_get_corename(), "openblas_core_detected", from);
+    json_t *o = json_pack("{s:o, s:i, s:o, s:o}", "hostname", gv_json_bytes(host), "oracle_threads",
+                          oracle_threads, "openblas", gv_json_bytes(openblas_get_config()),
+                          "openblas_core", gv_json_bytes(openblas_get_corename()));
+    if (o && from) json_object_set_new(o, "openblas_core_detected", gv_json_bytes(from));
+    return o;
 }
 
 const char *gv_json_now(char *buf, size_t len)

@@ -20,6 +20,17 @@ json_t *gv_json_device(const gk_device_info *d);
 json_t *gv_json_build(void);
 /* The host: {"hostname", "oracle_threads"}. */
 json_t *gv_json_host(int oracle_threads);
+
+/* A string from outside gpuval (an environment variable, the host name, the command line, a
+ * path) as a JSON string, losslessly and never NULL: a backslash is written \\ and each byte
+ * that is not part of well-formed UTF-8 \xNN (two lower-case hex digits); all else as it is.
+ * A file holding only UTF-8 cannot hold the raw bytes, and jansson refuses them (json_string
+ * returns NULL, which once dropped the whole env, host or argv block). NULL s: JSON null.
+ * gv_bytes_unescape reverses it. */
+json_t *gv_json_bytes(const char *s);
+/* The original bytes of a gv_json_bytes text into out (room for strlen(text) + 1 bytes);
+ * returns out. */
+char *gv_bytes_unescape(const char *text, char *out);
 /* The current UTC time as "YYYY-MM-DDTHH:MM:SSZ" into buf; returns buf. */
 const char *gv_json_now(char *buf, size_t len);
 

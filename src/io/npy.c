@@ -5,6 +5,7 @@
  * '\n', then the data. The header is parsed by a small recursive-descent reader that accepts
  * exactly the dicts NumPy writes (and other spacing): three keys, each once. */
 #include "io/npy.h"
+#include "io/infile.h"
 
 #include <assert.h>
 
@@ -396,9 +397,10 @@ int gv_npy_parse(const char *name, const unsigned char *buf, size_t len, gv_npy 
 int gv_npy_read(const char *path, gv_npy *a, char *err, size_t errlen)
 {
     memset(a, 0, sizeof *a);
-    FILE *f = fopen(path, "rb");
+    char why[160];
+    FILE *f = gv_fopen_regular(path, why, sizeof why); /* a FIFO is refused, never waited on */
     if (!f) {
-        fault(err, errlen, path, "cannot open: %s", strerror(errno));
+        fault(err, errlen, path, "cannot open: %s", why);
         return GV_EIO;
     }
     struct stat st;

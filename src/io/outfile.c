@@ -1,7 +1,10 @@
 /* outfile.c: the safe output writer and its probes (declared in outfile.h). */
 #include "io/outfile.h"
+#include "core/gv.h"
+#include "io/infile.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <fcntl.h>
 #include <stdbool.h>
 #include <stdlib.h>
@@ -33,33 +36,6 @@ static int may_replace(const char *path, const struct stat *st)
     return 0;
 }
 
-/* Write straight into an existing non-regular file (device, FIFO, socket): no create, no
- * truncation. */
-static int write_into(const char *path, int (*emit)(FILE *, void *), void *ctx)
-{
-    int fd = open(path, O_WRONLY | O_NOCTTY | O_CLOEXEC);
-    if (fd < 0) return -1;
-    FILE *f = fdopen(fd, "w");
-    if (!f) {
-        int e = errno;
-        close(fd);
-        errno = e;
-        return -1;
-    }
-    int rc = emit(f, ctx) == 0 ? 0 : -1;
-    int e = rc ? (errno ? errno : EIO) : 0;
-    if (finish_stream(f) != 0 && !rc) {
-        rc = -1;
-        e = errno;
-    }
-    if (fclose(f) != 0 && !rc) {
-        rc = -1;
-        e = errno;
-    }
-    errno = e;
-    return rc;
-}
-
 /* The directory part of path ("." when there is none), allocated; NULL on no memory. */
 static char *dir_of(const char *path)
 {
@@ -72,6 +48,43 @@ static char *dir_of(const char *path)
     memcpy(d, path, n);
     d[n] = '\0';
     return d;
+}
+
+/* The template of a temporary beside path: ".NAME.XXXXXX" in path's directory, NAME cut so
+   that the whole fits a file name (NAME_MAX, 255 on Linux): a long but legal NAME must not make
+   the temporary's name too long. Allocated; NULL on no memory. */
+static char *temp_name(const char *path)
+{
+    const char *slash = strrchr(path, '/');
+    const char *base = slash ? slash + 1 : path;
+    size_t dlen = (size_t)(base - path), blen = strlen(base);
+    if (blen > NAME_MAX - 8) blen = NAME_MAX - 8; /* "." + NAME + ".XXXXXX" */
+    char *tmp = malloc(dlen + blen + 10);
+    if (!tmp) return NULL;
+    memcpy(tmp, path, dlen);
+    tmp[dlen] = '.';
+    memcpy(tmp + dlen + 1, base, blen);
+    memcpy(tmp + dlen + 1 + blen, ".XXXXXX", 8);
+    return tmp;
+}
+
+/* Can a temporary be made beside path (the directory's file system, permissions, immutable
+   flag, name length)? One is created and removed at once. 0 or -1 with errno. */
+static int try_temp(const char *path)
+{
+    char *tmp = temp_name(path);
+    if (!tmp) return -1;
+    int fd = mkstemp(tmp);
+    if (fd < 0) {
+        int e = errno;
+        free(tmp);
+        errno = e;
+        return -1;
+    }
+    close(fd);
+    unlink(tmp); /* only ever the file mkstemp made */
+    free(tmp);
+    return 0;
 }
 
 int gv_write_file(const char *path, int (*emit)(FILE *f, void *ctx), void *ctx)
@@ -94,19 +107,15 @@ int gv_write_file(const char *path, int (*emit)(FILE *f, void *ctx), void *ctx)
             errno = EISDIR;
             return -1;
         }
-        if (!S_ISREG(st.st_mode)) return write_into(path, emit, ctx);
+        if (!S_ISREG(st.st_mode)) { /* a FIFO nobody reads would block for ever */
+            errno = EINVAL;
+            return -1;
+        }
         if (may_replace(path, &st) != 0) return -1;
     }
     /* ".NAME.XXXXXX" beside path: the same file system, so the rename is atomic */
-    const char *slash = strrchr(path, '/');
-    const char *base = slash ? slash + 1 : path;
-    size_t dlen = (size_t)(base - path), blen = strlen(base);
-    char *tmp = malloc(dlen + blen + 10);
+    char *tmp = temp_name(path);
     if (!tmp) return -1;
-    memcpy(tmp, path, dlen);
-    tmp[dlen] = '.';
-    memcpy(tmp + dlen + 1, base, blen);
-    memcpy(tmp + dlen + 1 + blen, ".XXXXXX", 8);
     int fd = mkstemp(tmp);
     if (fd < 0) {
         int e = errno;
@@ -166,7 +175,12 @@ int gv_probe_writable(const char *path)
             errno = EISDIR;
             return -1;
         }
-        return S_ISREG(st.st_mode) ? may_replace(path, &st) : access(path, W_OK);
+        if (!S_ISREG(st.st_mode)) {
+            errno = EINVAL;
+            return -1;
+        }
+        if (may_replace(path, &st) != 0) return -1;
+        return try_temp(path); /* the directory must take the temporary and the rename */
     }
     if (errno != ENOENT) return -1;
     char *dir = dir_of(path);
@@ -177,8 +191,12 @@ int gv_probe_writable(const char *path)
     } else if (!S_ISDIR(st.st_mode)) {
         errno = ENOTDIR;
         rc = -1;
+    } else if (strlen(path) - (size_t)(strrchr(path, '/') ? strrchr(path, '/') + 1 - path : 0) >
+               NAME_MAX) {
+        errno = ENAMETOOLONG;
+        rc = -1;
     } else {
-        rc = access(dir, W_OK | X_OK);
+        rc = access(dir, W_OK | X_OK) == 0 ? try_temp(path) : -1;
     }
     int e = errno;
     free(dir);
@@ -186,13 +204,31 @@ int gv_probe_writable(const char *path)
     return rc;
 }
 
-/* Do a and b name one file: the same string, or one existing file by device and inode? */
-static bool same_file(const char *a, const char *b)
+/* path's directory resolved (realpath) and its last component, in buf: one spelling for a file
+   that does not exist yet. false when the directory cannot be resolved. */
+static bool canonical_new(const char *path, char *buf, size_t len)
+{
+    char *dir = dir_of(path);
+    if (!dir) return false;
+    char *real = realpath(dir, NULL);
+    free(dir);
+    if (!real) return false;
+    const char *slash = strrchr(path, '/');
+    int n = snprintf(buf, len, "%s/%s", real, slash ? slash + 1 : path);
+    free(real);
+    return n > 0 && (size_t)n < len;
+}
+
+bool gv_same_file(const char *a, const char *b)
 {
     if (strcmp(a, b) == 0) return true;
     struct stat sa, sb;
-    return stat(a, &sa) == 0 && stat(b, &sb) == 0 && sa.st_dev == sb.st_dev &&
-           sa.st_ino == sb.st_ino && S_ISREG(sa.st_mode);
+    bool ea = stat(a, &sa) == 0, eb = stat(b, &sb) == 0;
+    if (ea && eb) return sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
+    if (ea || eb) return false; /* one exists, the other not: two files */
+    char ca[PATH_MAX + NAME_MAX + 2], cb[PATH_MAX + NAME_MAX + 2];
+    return canonical_new(a, ca, sizeof ca) && canonical_new(b, cb, sizeof cb) &&
+           strcmp(ca, cb) == 0;
 }
 
 int gv_probe_outputs(int n, const char *const *paths, const char *const *opts)
@@ -200,17 +236,68 @@ int gv_probe_outputs(int n, const char *const *paths, const char *const *opts)
     for (int i = 0; i < n; i++) {
         if (!paths[i]) continue;
         if (gv_probe_writable(paths[i]) != 0) {
-            fprintf(stderr, "gpuval: cannot write %s '%s': %s\n", opts[i], paths[i],
-                    strerror(errno));
+            struct stat st;
+            int e = errno;
+            if (e == EINVAL && stat(paths[i], &st) == 0)
+                gv_usage_error("cannot write %s '%s': it is %s; gpuval writes regular files only "
+                               "(- is standard output)",
+                               opts[i], paths[i], gv_file_kind(st.st_mode));
+            else
+                gv_usage_error("cannot write %s '%s': %s", opts[i], paths[i], strerror(e));
             return -1;
         }
         if (strcmp(paths[i], "-") == 0) continue;
         for (int j = 0; j < i; j++)
-            if (paths[j] && strcmp(paths[j], "-") != 0 && same_file(paths[i], paths[j])) {
-                fprintf(stderr, "gpuval: %s and %s name the same file '%s'; give each its own\n",
-                        opts[j], opts[i], paths[i]);
+            if (paths[j] && strcmp(paths[j], "-") != 0 && gv_same_file(paths[i], paths[j])) {
+                gv_usage_error("%s '%s' and %s '%s' name the same file; give each its own", opts[j],
+                               paths[j], opts[i], paths[i]);
                 return -1;
             }
     }
     return 0;
+}
+
+int gv_probe_not_inputs(int n, const char *const *paths, const char *const *opts, int n_in,
+                        const char *const *inputs)
+{
+    for (int i = 0; i < n; i++) {
+        if (!paths[i] || strcmp(paths[i], "-") == 0) continue;
+        for (int k = 0; k < n_in; k++)
+            if (inputs[k] && gv_same_file(paths[i], inputs[k])) {
+                gv_usage_error("%s '%s' is the input '%s': an output never replaces an input",
+                               opts[i], paths[i], inputs[k]);
+                return -1;
+            }
+    }
+    return 0;
+}
+
+void gv_write_error(const char *path)
+{
+    int e = errno ? errno : EIO;
+    if (e == EINVAL) {
+        struct stat st;
+        if (stat(path, &st) == 0 && !S_ISREG(st.st_mode)) {
+            gv_usage_error("could not write %s: it is %s, not a regular file", path,
+                           gv_file_kind(st.st_mode));
+            return;
+        }
+    }
+    gv_usage_error("could not write %s: %s", path, strerror(e));
+}
+
+int gv_write_exit_code(int err)
+{
+    switch (err) {
+    case EACCES:
+    case EPERM:
+    case EROFS:
+    case ENAMETOOLONG:
+    case ENOENT:
+    case ENOTDIR:
+    case EISDIR:
+    case ELOOP:
+    case EINVAL: return 2; /* the place named cannot take a file: bad usage */
+    default: return 3;     /* the write itself failed (ENOSPC, EIO, ...) */
+    }
 }

@@ -10,7 +10,8 @@
  *  - "-" is stdout; a write error on it (fflush, ferror) is a failure.
  *  - An empty path is refused (EINVAL); a directory too (EISDIR).
  *  - An existing path that is not a regular file (character device, FIFO, socket; also through
- *    a symlink) is opened O_WRONLY and written into: never replaced, never truncated.
+ *    a symlink) is refused (EINVAL): a FIFO nobody reads would block for ever, and a device is
+ *    no place for a report. "-" is the way to standard output.
  *  - An existing regular file the user may not write (access W_OK fails, or no write bit at
  *    all, e.g. mode 0444 even for root) is refused (EACCES) and left as it is.
  *  - Otherwise a unique temporary ".NAME.XXXXXX" beside it (mkstemp: exclusive create, never
@@ -22,9 +23,11 @@
  * The new file gets the old file's permission bits, or 0666 less the umask. */
 int gv_write_file(const char *path, int (*emit)(FILE *f, void *ctx), void *ctx);
 
-/* Could gv_write_file write path? Creates nothing. "-": yes. Empty: EINVAL. A directory:
- * EISDIR. An existing file: access(W_OK), and for a regular file a write bit (as gv_write_file). A
- * missing one: its directory exists and access(dir, W_OK | X_OK). 0 or -1 with errno. */
+/* Could gv_write_file write path? "-": yes. Empty: EINVAL. A directory: EISDIR. Another
+ * non-regular file: EINVAL. A name longer than NAME_MAX: ENAMETOOLONG. An existing regular file:
+ * access(W_OK) and a write bit (as gv_write_file). Then a temporary is made beside it and removed
+ * at once, so that a directory that cannot take one (read-only, immutable, another file system's
+ * refusal) is found now, not after the work. Leaves nothing behind. 0 or -1 with errno. */
 int gv_probe_writable(const char *path);
 
 /* Probe the n output paths of a command (paths[i] NULL = not asked for; opts[i] its option name,
@@ -32,5 +35,25 @@ int gv_probe_writable(const char *path);
  * (same string, or the same existing file; "-" may repeat). Prints why to stderr ("gpuval: ...")
  * and returns -1 on the first problem; 0 when all is well. */
 int gv_probe_outputs(int n, const char *const *paths, const char *const *opts);
+
+/* Do a and b name one file? The same string; or, both existing, the same device and inode; or,
+ * neither existing, the same resolved directory (realpath) and last component ("s.json" and
+ * "./s.json"). One existing and one not: no. */
+#include <stdbool.h>
+bool gv_same_file(const char *a, const char *b);
+
+/* No output paths[i] may be one of the n_in input files (`report X.json --html X.json`): a
+ * message and -1 when one is; 0 otherwise. */
+int gv_probe_not_inputs(int n, const char *const *paths, const char *const *opts, int n_in,
+                        const char *const *inputs);
+
+/* "gpuval: could not write PATH: <strerror(errno)>" (what PATH is when it is not a regular
+ * file), for a write of gv_write_file that failed. */
+void gv_write_error(const char *path);
+
+/* The exit code of a write that failed with err: 2 when the place cannot take a file (EACCES,
+ * EPERM, EROFS, ENAMETOOLONG, ENOENT, ENOTDIR, EISDIR, ELOOP, EINVAL: the output named is bad),
+ * 3 when the write itself failed (ENOSPC, EIO, ...). */
+int gv_write_exit_code(int err);
 
 #endif

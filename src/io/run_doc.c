@@ -101,8 +101,9 @@ void gv_table_row(FILE *f, const gv_result *r)
         fprintf(f, " [bias reported, not judged: %s; %s]", r->bias.why_not, lean);
     }
     if (judged && r->m.flushed && !gv_mode_get(r->c.mode)->promises_rn)
-        fprintf(f, " [FTZ: %lld of %lld outputs below 2^%d flushed to zero; mode %s does not "
-                   "promise IEEE subnormals]",
+        fprintf(f,
+                " [FTZ: %lld of %lld outputs below 2^%d flushed to zero; mode %s does not "
+                "promise IEEE subnormals]",
                 (long long)r->m.flushed, (long long)r->m.subnormal_ref,
                 gv_dtype_min_exp(r->c.dtype), gv_mode_name(r->c.mode));
     if (judged && r->prob.on && r->prob.reported_only)
@@ -292,7 +293,7 @@ json_t *gv_run_json(const gv_run_info *info, const gv_result *results, int n, co
     json_object_set_new(root, "tool",
                         json_pack("{s:s, s:s}", "name", "gpuval", "version", GV_VERSION));
     json_object_set_new(root, "command", json_string(info->command));
-    json_object_set_new(root, "argv", json_string(info->argv_joined ? info->argv_joined : ""));
+    json_object_set_new(root, "argv", gv_json_bytes(info->argv_joined ? info->argv_joined : ""));
     json_object_set_new(root, "created", json_string(when));
     json_object_set_new(root, "host", gv_json_host(info->oracle_threads));
     json_object_set_new(root, "build", gv_json_build());

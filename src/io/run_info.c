@@ -2,6 +2,7 @@
  * (run_info.h). */
 #include "io/run_info.h"
 #include "core/knobs.h"
+#include "io/json_util.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -134,7 +135,7 @@ json_t *gv_fleet_info_json(const gv_fleet_info *f)
 {
     if (!f->recorded) return json_null();
     json_t *o = json_object();
-    json_object_set_new(o, "host", json_string(f->host));
+    json_object_set_new(o, "host", gv_json_bytes(f->host));
     json_object_set_new(o, "device_index", int_or_null(f->device_index));
     json_object_set_new(o, "device_count", json_integer(f->device_count));
     json_object_set_new(o, "rank", int_or_null(f->rank.rank));

@@ -2,6 +2,7 @@
  * schedule, 64 rounds with the constants K (the first 32 bits of the fractional parts of the
  * cube roots of the first 64 primes), the length in bits appended big-endian after a 1 bit. */
 #include "io/sha256.h"
+#include "io/infile.h"
 
 #include <assert.h>
 #include <stdio.h>
@@ -103,7 +104,8 @@ void gv_sha256_final(gv_sha256 *s, char hex[65])
 
 int gv_sha256_file(const char *path, char hex[65])
 {
-    FILE *f = fopen(path, "rb");
+    char why[160];
+    FILE *f = gv_fopen_regular(path, why, sizeof why);
     if (!f) return -1;
     gv_sha256 s;
     gv_sha256_init(&s);

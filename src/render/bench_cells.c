@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "io/json_util.h"
+#include "render/render_kit.h"
 
 const char *gv_bench_fmt_g(char *buf, size_t len, double x, int digits)
 {
@@ -62,17 +63,18 @@ void gv_bench_verdict_text(char *buf, size_t len, const char *v, const char *why
 
 void gv_bench_fmt_verdict(char *buf, size_t len, const json_t *c)
 {
-    gv_bench_verdict_text(buf, len, gv_jstr(c, "verdict"), gv_jstr(c, "reason"));
+    char verdict[32], reason[256];
+    gv_bench_verdict_text(buf, len, gv_rk_term_str(gv_jstr(c, "verdict"), verdict, sizeof verdict),
+                          gv_rk_term_str(gv_jstr(c, "reason"), reason, sizeof reason));
 }
 
 void gv_bench_row_of_json(gv_bench_row *v, const json_t *c)
 {
-    v->op = gv_jstr(c, "op");
-    v->dtype = gv_jstr(c, "dtype");
-    v->mode = gv_jstr(c, "mode");
-    v->verdict = gv_jstr(c, "verdict");
-    v->reason = gv_jstr(c, "reason");
-    snprintf(v->shape, sizeof v->shape, "%s", gv_jstr(c, "shape_label"));
+    static const char *const keys[5] = {"op", "dtype", "mode", "verdict", "reason"};
+    const char **to[5] = {&v->op, &v->dtype, &v->mode, &v->verdict, &v->reason};
+    for (int k = 0; k < 5; k++)
+        *to[k] = gv_rk_term_str(gv_jstr(c, keys[k]), v->text[k], sizeof v->text[k]);
+    gv_rk_term_str(gv_jstr(c, "shape_label"), v->shape, sizeof v->shape);
     for (int i = 0; i < GV_NTIMINGS; i++)
         v->ms[i] = gv_bench_scope_ms(c, gv_timing_key(i));
     const json_t *s = json_object_get(json_object_get(c, "speedup"), "e2e");

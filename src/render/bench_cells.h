@@ -31,6 +31,8 @@ void gv_bench_fmt_verdict(char *buf, size_t len, const json_t *c);
 typedef struct gv_bench_row {
     const char *op, *dtype, *mode, *verdict, *reason;
     char shape[64];
+    /* a run file's strings, escaped for the terminal (render_kit.h) */
+    char text[5][160];
     double ms[GV_NTIMINGS];
     bool has_sp;
     double sp, sp_lo, sp_hi, sp_cov, x_hot, gflops, frac_gemm, gbps, frac_copy;

@@ -10,6 +10,13 @@
 #include "core/power.h"
 #include "io/json_util.h"
 #include "render/bench_cells.h"
+#include "render/render_kit.h"
+
+/* A run file's string at path in o, escaped for the terminal into buf. */
+static const char *tx(const json_t *o, const char *path, char *buf, size_t len)
+{
+    return gv_rk_term_str(gv_jstr(o, path), buf, len);
+}
 
 /* ---- terminal table ---- */
 
@@ -91,15 +98,18 @@ void gv_bench_render_ceilings(FILE *f, const json_t *doc)
     const json_t *ce = json_object_get(doc, "ceilings");
     if (!ce || json_is_null(ce)) return;
     const json_t *copy = json_object_get(ce, "copy");
+    char why[256], mm[64], dt[64];
     ceiling_line(f, true, "", json_is_true(json_object_get(copy, "ok")), gv_jnum(copy, "gbps"),
-                 gv_jnum(copy, "bytes"), gv_jnum(copy, "timing.n"), "", gv_jstr(copy, "why"));
+                 gv_jnum(copy, "bytes"), gv_jnum(copy, "timing.n"), "",
+                 tx(copy, "why", why, sizeof why));
     const char *key;
     json_t *g;
     json_object_foreach(json_object_get(ce, "gemm"), key, g)
     {
-        ceiling_line(f, false, key, json_is_true(json_object_get(g, "ok")), gv_jnum(g, "gflops"),
-                     gv_jnum(g, "n"), gv_jnum(g, "timing.n"), gv_jstr(g, "math_mode"),
-                     gv_jstr(g, "why"));
+        ceiling_line(f, false, gv_rk_term_str(key, dt, sizeof dt),
+                     json_is_true(json_object_get(g, "ok")), gv_jnum(g, "gflops"), gv_jnum(g, "n"),
+                     gv_jnum(g, "timing.n"), tx(g, "math_mode", mm, sizeof mm),
+                     tx(g, "why", why, sizeof why));
     }
 }
 
@@ -107,7 +117,8 @@ void gv_bench_render_ceilings(FILE *f, const json_t *doc)
 
 void gv_bench_render_crossover(FILE *f, const json_t *xo)
 {
-    const char *dim = gv_jstr(xo, "dim");
+    char dim_text[64], op[96], dtype[32], mode[64], st_text[128];
+    const char *dim = tx(xo, "dim", dim_text, sizeof dim_text);
     char base[96] = "";
     size_t i;
     json_t *d, *p;
@@ -120,8 +131,9 @@ void gv_bench_render_crossover(FILE *f, const json_t *xo)
     fprintf(f,
             "\ncrossover: %s %s %s, %s swept %.0f..%.0f (x%.3g) on %s; GPU end to end "
             "(pinned H2D + kernel + D2H) against the CPU oracle\n",
-            gv_jstr(xo, "op"), gv_jstr(xo, "dtype"), gv_jstr(xo, "mode"), dim, gv_jnum(xo, "lo"),
-            gv_jnum(xo, "hi"), gv_jnum(xo, "factor"), base);
+            tx(xo, "op", op, sizeof op), tx(xo, "dtype", dtype, sizeof dtype),
+            tx(xo, "mode", mode, sizeof mode), dim, gv_jnum(xo, "lo"), gv_jnum(xo, "hi"),
+            gv_jnum(xo, "factor"), base);
     fprintf(f, "%12s %10s %11s %-24s %11s  %s\n", dim, "cpu ms", "e2e ms", "speed-up e2e [95%]",
             "hot ms", "sanity");
     json_array_foreach(json_object_get(xo, "points"), i, p)
@@ -155,7 +167,7 @@ void gv_bench_render_crossover(FILE *f, const json_t *xo)
                 "%.0f\n",
                 dim, gv_jnum(xo, "last_loss_size"));
     } else {
-        fprintf(f, "no crossover: %s\n", st);
+        fprintf(f, "no crossover: %s\n", gv_rk_term_str(st, st_text, sizeof st_text));
     }
     if (json_is_true(json_object_get(xo, "stopped_early")))
         fprintf(f, "(sweep stopped early: the GPU won with intervals above 1 at the last 3 "
@@ -176,18 +188,20 @@ void gv_bench_render_targets(FILE *f, const json_t *doc)
         const json_t *met = json_object_get(t, "met");
         const char *sanity = gv_jstr(t, "sanity");
         const char *flag = strcmp(sanity, "PASS") != 0 ? " (sanity not ok: do not trust)" : "";
+        char target[256];
+        tx(t, "target", target, sizeof target);
         if (json_object_get(t, "ratio")) {
             fprintf(f,
                     "  %-58s %.3g (%.4g ms / %.4g ms; tiled %.1f%%, cuBLAS %.1f%% of the "
                     "gemm ceiling)%s\n",
-                    gv_jstr(t, "target"), gv_jnum(t, "ratio"), gv_jnum(t, "tiled_ms"),
-                    gv_jnum(t, "cublas_ms"), 100 * gv_jnum(t, "tiled_frac_gemm_ceiling"),
+                    target, gv_jnum(t, "ratio"), gv_jnum(t, "tiled_ms"), gv_jnum(t, "cublas_ms"),
+                    100 * gv_jnum(t, "tiled_frac_gemm_ceiling"),
                     100 * gv_jnum(t, "cublas_frac_gemm_ceiling"), flag);
         } else if (!isfinite(gv_jnum(t, "value_gbps")) || !isfinite(gv_jnum(t, "ceiling_gbps"))) {
             /* no figures to show (no device, the case skipped): say so, not "nan of nan" */
-            fprintf(f, "  %-58s not measured%s\n", gv_jstr(t, "target"), flag);
+            fprintf(f, "  %-58s not measured%s\n", target, flag);
         } else {
-            fprintf(f, "  %-58s %.4g of %.4g GB/s = %.1f%%  %s%s\n", gv_jstr(t, "target"),
+            fprintf(f, "  %-58s %.4g of %.4g GB/s = %.1f%%  %s%s\n", target,
                     gv_jnum(t, "value_gbps"), gv_jnum(t, "ceiling_gbps"),
                     100 * gv_jnum(t, "fraction"),
                     json_is_true(met)    ? "met"
@@ -207,13 +221,14 @@ void gv_bench_render_repeat(FILE *f, const json_t *doc)
         const json_t *r = json_object_get(c, "repeat_check");
         if (!r) continue;
         bool agree = json_is_true(json_object_get(r, "agree"));
+        char name[256];
         fprintf(f,
                 "repeat check (%s, kernel hot timed twice): %.4g ms [%.4g, %.4g] then %.4g ms "
                 "[%.4g, %.4g], %+.2f%%: %s\n",
-                gv_jstr(c, "case"), gv_jnum(r, "first.median_ms"), gv_jnum(r, "first.ci_lo"),
-                gv_jnum(r, "first.ci_hi"), gv_jnum(r, "second.median_ms"),
-                gv_jnum(r, "second.ci_lo"), gv_jnum(r, "second.ci_hi"),
-                100 * gv_jnum(r, "diff_rel"),
+                tx(c, "case", name, sizeof name), gv_jnum(r, "first.median_ms"),
+                gv_jnum(r, "first.ci_lo"), gv_jnum(r, "first.ci_hi"),
+                gv_jnum(r, "second.median_ms"), gv_jnum(r, "second.ci_lo"),
+                gv_jnum(r, "second.ci_hi"), 100 * gv_jnum(r, "diff_rel"),
                 agree ? "agree"
                       : "DISAGREE (intervals apart: clocks or other load moved the "
                         "timings; read the intervals with care)");
@@ -233,6 +248,10 @@ void gv_bench_render_bytes_models(FILE *f, const json_t *doc)
             const json_t *p = json_array_get(cases, k);
             seen = strcmp(gv_jstr(p, "op"), op) == 0 && *gv_jstr(p, "bytes_model");
         }
-        if (!seen) fprintf(f, "bytes of %s (GB/s, %%copy): %s\n", op, model);
+        char op_text[96], model_text[256];
+        if (!seen)
+            fprintf(f, "bytes of %s (GB/s, %%copy): %s\n",
+                    gv_rk_term_str(op, op_text, sizeof op_text),
+                    gv_rk_term_str(model, model_text, sizeof model_text));
     }
 }

@@ -215,10 +215,10 @@ static void crossover_chart(FILE *f, const json_t *xo)
             if (lo > 0 && hi > 0 && isfinite(lo) && isfinite(hi))
                 fprintf(f, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"%s\"/>",
                         x, gv_rk_py(&p, lo), x, gv_rk_py(&p, hi), colours[k]);
-            fprintf(f,
-                    "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"3.5\" fill=\"%s\"><title>%s = %.17g: "
-                    "%s speed-up %.3g</title></circle>\n",
-                    x, gv_rk_py(&p, r), colours[k], gv_jstr(xo, "dim"), s, scopes[k], r);
+            fprintf(f, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"3.5\" fill=\"%s\"><title>", x,
+                    gv_rk_py(&p, r), colours[k]);
+            gv_rk_esc(f, gv_jstr(xo, "dim"));
+            fprintf(f, " = %.17g: %s speed-up %.3g</title></circle>\n", s, scopes[k], r);
         }
     }
     char lab[128];
@@ -333,9 +333,29 @@ static void md_row(FILE *f, const json_t *c)
 /* A code block of terminal text that starts with its own blank line (bench_text.h). */
 static void md_text_block(FILE *f, void (*print)(FILE *, const json_t *), const json_t *v)
 {
-    fputs("\n```", f);
-    print(f, v);
-    fputs("```\n", f);
+    /* the fence is longer than any run of backticks in the text, so nothing in it can close
+       the block early (CommonMark 0.31, 4.5 "Fenced code blocks") */
+    char *text = NULL;
+    size_t len = 0;
+    FILE *m = open_memstream(&text, &len);
+    if (!m) return;
+    print(m, v);
+    fclose(m);
+    size_t run = 0, longest = 2;
+    for (size_t i = 0; i < len; i++) {
+        run = text[i] == '`' ? run + 1 : 0;
+        if (run > longest) longest = run;
+    }
+    fputc('\n', f);
+    for (size_t i = 0; i <= longest; i++)
+        fputc('`', f);
+    if (len == 0 || text[0] != '\n') fputc('\n', f); /* no info string */
+    fwrite(text, 1, len, f);
+    if (len > 0 && text[len - 1] != '\n') fputc('\n', f);
+    for (size_t i = 0; i <= longest; i++)
+        fputc('`', f);
+    fputc('\n', f);
+    free(text);
 }
 
 void gv_render_bench_md(FILE *f, const json_t *doc)
@@ -352,23 +372,26 @@ void gv_render_bench_md(FILE *f, const json_t *doc)
         char ccmaj[32], ccmin[32];
         gv_bench_fmt_count(ccmaj, sizeof ccmaj, gv_jnum(d, "cc_major"));
         gv_bench_fmt_count(ccmin, sizeof ccmin, gv_jnum(d, "cc_minor"));
-        fprintf(
-            f,
-            "Device: %s, CC %s.%s, %.0f SMs, %.0f MHz, %.1f GiB, L2 %.0f MiB, ECC %s, "
-            "driver %.0f, runtime %.0f, cuBLAS %.0f\n\n",
-            gv_jstr(d, "name"), ccmaj, ccmin, gv_jnum(d, "sm_count"), gv_jnum(d, "sm_clock_mhz"),
-            gv_jnum(d, "mem_total_bytes") / 1073741824.0, gv_jnum(d, "l2_bytes") / 1048576.0,
-            json_is_true(json_object_get(d, "ecc")) ? "on" : "off", gv_jnum(d, "driver_version"),
-            gv_jnum(d, "runtime_version"), gv_jnum(d, "cublas_version"));
+        fputs("Device: ", f);
+        gv_rk_md_esc(f, gv_jstr(d, "name"));
+        fprintf(f,
+                ", CC %s.%s, %.0f SMs, %.0f MHz, %.1f GiB, L2 %.0f MiB, ECC %s, "
+                "driver %.0f, runtime %.0f, cuBLAS %.0f\n\n",
+                ccmaj, ccmin, gv_jnum(d, "sm_count"), gv_jnum(d, "sm_clock_mhz"),
+                gv_jnum(d, "mem_total_bytes") / 1073741824.0, gv_jnum(d, "l2_bytes") / 1048576.0,
+                json_is_true(json_object_get(d, "ecc")) ? "on" : "off",
+                gv_jnum(d, "driver_version"), gv_jnum(d, "runtime_version"),
+                gv_jnum(d, "cublas_version"));
     } else {
         fputs("Device: none\n\n", f);
     }
+    fputs("CPU: ", f);
+    gv_rk_md_esc(f, gv_jstr(doc, "host.cpu_model"));
     fprintf(f,
-            "CPU: %s, the f64 oracle with %.0f OpenBLAS threads. Times are medians in ms; "
-            "intervals are 95%%.\n\n```\n",
-            gv_jstr(doc, "host.cpu_model"), gv_jnum(doc, "host.oracle_threads"));
-    gv_bench_render_ceilings(f, doc);
-    fputs("```\n", f);
+            ", the f64 oracle with %.0f OpenBLAS threads. Times are medians in ms; "
+            "intervals are 95%%.\n",
+            gv_jnum(doc, "host.oracle_threads"));
+    md_text_block(f, gv_bench_render_ceilings, doc);
     size_t i, j;
     const json_t *c, *xo;
     if (json_array_size(json_object_get(doc, "cases")))

@@ -66,9 +66,15 @@ static void bits_chart(FILE *f, const json_t *cases, const char *op)
         fprintf(f, "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" fill=\"%s\"%s>", x,
                 y, w, y0 - y, gv_rk_dtype_colour(dt),
                 bad ? " stroke=\"#b00020\" stroke-width=\"2\"" : "");
-        fprintf(f, "<title>#%zu %s %s %s: %s, %s bits</title></rect>\n", k + 1, dt,
-                gv_jstr(c, "mode"), gv_jstr(c, "dist"), verdict,
-                isfinite(b) ? "" : (isnan(b) ? "no" : "infinite"));
+        fprintf(f, "<title>#%zu ", k + 1);
+        gv_rk_esc(f, dt);
+        fputc(' ', f);
+        gv_rk_esc(f, gv_jstr(c, "mode"));
+        fputc(' ', f);
+        gv_rk_esc(f, gv_jstr(c, "dist"));
+        fputs(": ", f);
+        gv_rk_esc(f, verdict);
+        fprintf(f, ", %s bits</title></rect>\n", isfinite(b) ? "" : (isnan(b) ? "no" : "infinite"));
         char v[32];
         if (isfinite(b))
             snprintf(v, sizeof v, "%.1f", b);

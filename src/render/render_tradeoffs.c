@@ -142,8 +142,9 @@ static void scatter(FILE *f, const json_t *g, size_t gi)
         gv_rk_esc(f, gv_jstr(row, "dtype"));
         fputc('/', f);
         gv_rk_esc(f, gv_jstr(row, "mode"));
-        fprintf(f, ": %.3g ms, %.1f bits, %s</title></circle>\n", pts[k].t, pts[k].bits,
-                gv_jstr(row, "verdict"));
+        fprintf(f, ": %.3g ms, %.1f bits, ", pts[k].t, pts[k].bits);
+        gv_rk_esc(f, gv_jstr(row, "verdict"));
+        fputs("</title></circle>\n", f);
     }
     labels(f, &p, pts, np);
     double lx = p.W - p.R + 8, ly = p.T + 110;
@@ -291,22 +292,14 @@ static void rows_table(FILE *f, const json_t *g, size_t gi)
         static const struct {
             const char *key;
             gv_rk_fmt fmt;
-        } cols[] = {{"accurate_bits", GV_RK_F1},
-                    {"claimed_bits", GV_RK_INT},
-                    {"correctly_rounded", GV_RK_G3},
-                    {"probe.width_bits", GV_RK_INT},
-                    {"normwise_rel", GV_RK_SCI},
-                    {"max_rel", GV_RK_SCI},
-                    {"tiers_met", GV_RK_SCI},
-                    {"ratio", GV_RK_F2},
-                    {"prob_max", GV_RK_F2},
-                    {"prob_rms", GV_RK_F2},
-                    {"time_ms.median", GV_RK_G3},
-                    {"time_ms.lo", GV_RK_G3},
-                    {"time_ms.hi", GV_RK_G3},
-                    {"time_ms.n", GV_RK_INT},
-                    {"speedup_vs_f64", GV_RK_G3},
-                    {"speedup_vs_default", GV_RK_G3},
+        } cols[] = {{"accurate_bits", GV_RK_F1},     {"claimed_bits", GV_RK_INT},
+                    {"correctly_rounded", GV_RK_G3}, {"probe.width_bits", GV_RK_INT},
+                    {"normwise_rel", GV_RK_SCI},     {"max_rel", GV_RK_SCI},
+                    {"tiers_met", GV_RK_SCI},        {"ratio", GV_RK_F2},
+                    {"prob_max", GV_RK_F2},          {"prob_rms", GV_RK_F2},
+                    {"time_ms.median", GV_RK_G3},    {"time_ms.lo", GV_RK_G3},
+                    {"time_ms.hi", GV_RK_G3},        {"time_ms.n", GV_RK_INT},
+                    {"speedup_vs_f64", GV_RK_G3},    {"speedup_vs_default", GV_RK_G3},
                     {"energy_j", GV_RK_G3}};
         for (size_t k = 0; k < sizeof cols / sizeof cols[0]; k++) {
             char key[64];
@@ -440,7 +433,8 @@ void gv_render_tradeoffs_md(FILE *f, const json_t *doc)
         for (size_t k = 0; k < 5; k++) {
             char n[64];
             gv_rk_fmtnum(n, sizeof n, json_object_get(s, keys[k]), GV_RK_INT);
-            fprintf(f, "%s%s", n, after[k]);
+            gv_rk_md_esc(f, n);
+            fputs(after[k], f);
         }
     }
 }

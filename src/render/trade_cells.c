@@ -7,11 +7,12 @@
 #include <string.h>
 
 #include "io/json_util.h"
+#include "render/render_kit.h"
 
 const char *const gv_trade_col_names[GV_TRADE_NCOL] = {
-    "op",       "size",         "dtype",  "mode",  "math mode", "verdict",
-    "bits",     "claimed",      "CR %",   "probe", "R_max",     "R_rms",
-    "median ms [lo, hi]",       "x vs f64", "x vs default", "J/call", "pareto"};
+    "op",    "size",  "dtype", "mode",  "math mode",          "verdict",  "bits",         "claimed",
+    "CR %",  "probe", "R_max", "R_rms", "median ms [lo, hi]", "x vs f64", "x vs default", "J/call",
+    "pareto"};
 
 /* v in fmt, or "-" when the document has no number there (null or absent). */
 static void num_cell(char *buf, const json_t *v, const char *fmt)
@@ -24,7 +25,7 @@ static void num_cell(char *buf, const json_t *v, const char *fmt)
 
 void gv_trade_cells(const json_t *group, const json_t *row, char c[GV_TRADE_NCOL][GV_TRADE_CELL])
 {
-    snprintf(c[0], GV_TRADE_CELL, "%s", gv_jstr(group, "op"));
+    gv_rk_term_str(gv_jstr(group, "op"), c[0], GV_TRADE_CELL);
     size_t i, used = 0;
     const json_t *d;
     c[1][0] = '\0';
@@ -37,10 +38,10 @@ void gv_trade_cells(const json_t *group, const json_t *row, char c[GV_TRADE_NCOL
         used += (size_t)w;
     }
     const char *mm = gv_jstr(row, "math_mode");
-    snprintf(c[2], GV_TRADE_CELL, "%s", gv_jstr(row, "dtype"));
-    snprintf(c[3], GV_TRADE_CELL, "%s", gv_jstr(row, "mode"));
-    snprintf(c[4], GV_TRADE_CELL, "%s", *mm ? mm : "-");
-    snprintf(c[5], GV_TRADE_CELL, "%s", gv_jstr(row, "verdict"));
+    gv_rk_term_str(gv_jstr(row, "dtype"), c[2], GV_TRADE_CELL);
+    gv_rk_term_str(gv_jstr(row, "mode"), c[3], GV_TRADE_CELL);
+    gv_rk_term_str(*mm ? mm : "-", c[4], GV_TRADE_CELL);
+    gv_rk_term_str(gv_jstr(row, "verdict"), c[5], GV_TRADE_CELL);
     num_cell(c[6], json_object_get(row, "accurate_bits"), "%.1f");
     num_cell(c[7], json_object_get(row, "claimed_bits"), "%.0f");
     const json_t *cr = json_object_get(row, "correctly_rounded");
@@ -50,7 +51,8 @@ void gv_trade_cells(const json_t *group, const json_t *row, char c[GV_TRADE_NCOL
         snprintf(c[8], GV_TRADE_CELL, "-");
     /* the mode probes: what they measured, "-" for a mode without one */
     const json_t *probe = json_object_get(row, "probe");
-    snprintf(c[9], GV_TRADE_CELL, "%s", probe && !json_is_null(probe) ? gv_jstr(probe, "what") : "-");
+    gv_rk_term_str(probe && !json_is_null(probe) ? gv_jstr(probe, "what") : "-", c[9],
+                   GV_TRADE_CELL);
     num_cell(c[10], json_object_get(row, "prob_max"), "%.3g");
     num_cell(c[11], json_object_get(row, "prob_rms"), "%.3g");
     const json_t *t = json_object_get(row, "time_ms");
@@ -83,8 +85,16 @@ void gv_trade_notes(FILE *f, const json_t *group, bool md)
         if (!failed && !untimed) continue;
         if (first && md) fputc('\n', f);
         first = false;
-        fprintf(f, "%s%s %s %s: %s%s\n", md ? "- " : "  ", gv_jstr(r, "dtype"), gv_jstr(r, "mode"),
-                verdict, failed ? "" : "not timed: ", failed ? reason : time_why);
+        void (*esc)(FILE *, const char *) = md ? gv_rk_md_esc : gv_rk_term_esc;
+        fputs(md ? "- " : "  ", f);
+        esc(f, gv_jstr(r, "dtype"));
+        fputc(' ', f);
+        esc(f, gv_jstr(r, "mode"));
+        fputc(' ', f);
+        esc(f, verdict);
+        fputs(failed ? ": " : ": not timed: ", f);
+        esc(f, failed ? reason : time_why);
+        fputc('\n', f);
     }
     json_array_foreach(rows, i, r)
     {
@@ -92,7 +102,13 @@ void gv_trade_notes(FILE *f, const json_t *group, bool md)
         if (!*flag) continue;
         if (first && md) fputc('\n', f);
         first = false;
-        fprintf(f, "%sWarn: %s %s: %s\n", md ? "- " : "  ", gv_jstr(r, "dtype"), gv_jstr(r, "mode"),
-                flag);
+        void (*esc)(FILE *, const char *) = md ? gv_rk_md_esc : gv_rk_term_esc;
+        fputs(md ? "- Warn: " : "  Warn: ", f);
+        esc(f, gv_jstr(r, "dtype"));
+        fputc(' ', f);
+        esc(f, gv_jstr(r, "mode"));
+        fputs(": ", f);
+        esc(f, flag);
+        fputc('\n', f);
     }
 }

@@ -2,6 +2,7 @@
  * rank's file holds its own verdict, #wrong and median time for every collective (rank_*);
  * the job's figures are recomputed here from them, as the ranks' MPI reduction made them. */
 #include "runs/merge_coll.h"
+#include "io/infile.h"
 #include "io/json_util.h"
 
 #include <jansson.h>

@@ -318,7 +318,7 @@ Test(compare_runs, junit_and_markdown_of_a_regression, .init = make_tmp, .fini =
     cr_expect_eq(count(xml, "<failure "), 2);
     cr_expect_eq(count(xml, "<skipped "), 0);
     cr_expect(strstr(xml, "tests=\"235\" failures=\"2\""), "%.300s", xml);
-    cr_expect(strstr(xml, "classname=\"va&lt;d&amp;&quot;d&apos;&gt;\""), "escaped op");
+    cr_expect(strstr(xml, "classname=\"va&lt;d&amp;&quot;d&#39;&gt;\""), "escaped op");
     cr_expect(strstr(xml, "name=\"f32/native/uniform11/1000\">"), "%.600s", xml);
     gv_test_slurp(mdf, md, sizeof md);
     cr_expect(strstr(md, "### gpuval compare: REGRESSED"), "%s", md);

@@ -295,8 +295,13 @@ Test(fleet_workers, every_option_the_parser_reads_reaches_the_workers_unless_par
                 cr_assert_not_null(w);
                 const char *want[16] = {"exe", t->cmd, "--seed", "7"};
                 int nw = 4;
+                char per_dev[96];
                 for (int i = 0; i < ntok && !o->parent_only; i++)
                     want[nw++] = spell[sp][i];
+                if (o->per_device && !o->parent_only) { /* its value, VALUE/dev3 */
+                    snprintf(per_dev, sizeof per_dev, "%s/dev3", spell[sp][ntok - 1]);
+                    want[nw - 1] = per_dev;
+                }
                 const char *tail[] = {"--seed", "8", "--device", "3", "--json", "J.json", NULL};
                 for (int i = 0; tail[i]; i++)
                     want[nw++] = tail[i];
@@ -377,7 +382,7 @@ Test(fleet_workers, check_options_the_old_copy_lacked_reach_the_workers)
                           "--inputs",
                           "a.npy,b.npy",
                           "--dump-failures",
-                          "dumps",
+                          "dumps/dev1", /* each device its own directory */
                           "--as",
                           "vadd",
                           "--no-cache",

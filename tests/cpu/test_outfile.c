@@ -16,6 +16,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "io/infile.h"
 #include "io/outfile.h"
 #include "testkit.h"
 
@@ -131,34 +132,79 @@ Test(outfile, users_own_tmp_file_is_kept_cli)
     remove_tree(dir);
 }
 
-Test(outfile, dev_null_stays_a_device)
+/* A device is no place for an output ("-" is the way to standard output): refused before any
+   work, exit 2 naming it, and left a device. */
+Test(outfile, a_device_is_refused_and_stays_a_device)
 {
-    cr_assert_eq(gv_write_file("/dev/null", emit_text, "x\n"), 0, "%s", strerror(errno));
+    errno = 0;
+    cr_assert_eq(gv_write_file("/dev/null", emit_text, "x\n"), -1);
+    cr_expect_eq(errno, EINVAL, "%s", strerror(errno));
+    cr_expect_neq(gv_probe_writable("/dev/null"), 0);
     char out[8192];
     int rc = gv_test_run_cli("check --json /dev/null --op vadd --size 1000", out, sizeof out);
-    cr_assert(rc == 0 || rc == 77, "rc %d: %s", rc, out);
+    cr_assert_eq(rc, 2, "rc %d: %s", rc, out);
+    cr_expect(strstr(out, "/dev/null") && strstr(out, "character device"), "%s", out);
     struct stat st;
     cr_assert_eq(lstat("/dev/null", &st), 0);
     cr_assert(S_ISCHR(st.st_mode), "/dev/null is still a character device");
 }
 
-Test(outfile, fifo_gets_the_bytes_and_stays_a_fifo)
+/* A FIFO, even with a reader, is refused: one without would block the writer for ever. */
+Test(outfile, a_fifo_is_refused_and_stays_a_fifo)
 {
-    char dir[512], fifo[600], buf[256];
+    char dir[512], fifo[600], args[1024], out[8192];
     scratch(dir, sizeof dir);
     snprintf(fifo, sizeof fifo, "%s/pipe", dir);
     cr_assert_eq(mkfifo(fifo, 0600), 0);
-    int rfd = open(fifo, O_RDONLY | O_NONBLOCK); /* a reader, so the writer's open succeeds */
-    cr_assert_geq(rfd, 0);
-    cr_assert_eq(gv_write_file(fifo, emit_text, "through the pipe\n"), 0, "%s", strerror(errno));
-    ssize_t n = read(rfd, buf, sizeof buf - 1);
-    cr_assert_gt(n, 0);
-    buf[n] = '\0';
-    cr_assert_str_eq(buf, "through the pipe\n");
-    close(rfd);
+    errno = 0;
+    cr_assert_eq(gv_write_file(fifo, emit_text, "through the pipe\n"), -1);
+    cr_expect_eq(errno, EINVAL, "%s", strerror(errno));
+    /* no reader at all: the command refuses at once instead of hanging */
+    snprintf(args, sizeof args, "report '%s/tests/fixtures/check-h100.json' --md '%s'",
+             getenv("GPUVAL_SRCDIR"), fifo);
+    int rc = gv_test_run_cli(args, out, sizeof out);
+    cr_assert_eq(rc, 2, "rc %d: %s", rc, out);
+    cr_expect(strstr(out, "FIFO"), "%s", out);
     struct stat st;
     cr_assert_eq(lstat(fifo, &st), 0);
     cr_assert(S_ISFIFO(st.st_mode), "still a FIFO");
+    remove_tree(dir);
+}
+
+/* Inputs: a FIFO nobody writes is refused, never read (which would block for ever). */
+Test(outfile, a_fifo_input_is_refused_at_once)
+{
+    char dir[512], fifo[600], why[160];
+    scratch(dir, sizeof dir);
+    snprintf(fifo, sizeof fifo, "%s/in.json", dir);
+    cr_assert_eq(mkfifo(fifo, 0600), 0);
+    alarm(10); /* a blocking open would wait for ever: a hang ends the test as a crash */
+    FILE *f = gv_fopen_regular(fifo, why, sizeof why);
+    alarm(0);
+    cr_assert_null(f);
+    cr_expect(strstr(why, "FIFO"), "%s", why);
+    cr_assert_null(gv_fopen_regular(dir, why, sizeof why));
+    cr_expect_eq(errno, EISDIR);
+    remove_tree(dir);
+}
+
+/* Two spellings of one file not yet written, and an output that is the command's input. */
+Test(outfile, spellings_of_one_file_collide)
+{
+    char dir[512], a[600], b[700], c[700];
+    scratch(dir, sizeof dir);
+    snprintf(a, sizeof a, "%s/s.json", dir);
+    snprintf(b, sizeof b, "%s/./s.json", dir);
+    snprintf(c, sizeof c, "%s/../%s/t.json", dir, strrchr(dir, '/') + 1);
+    cr_expect(gv_same_file(a, b), "%s and %s", a, b);
+    cr_expect_not(gv_same_file(a, c), "%s and %s", a, c);
+    const char *outs[2] = {a, b}, *opts[2] = {"--json", "--save"};
+    cr_expect_neq(gv_probe_outputs(2, outs, opts), 0);
+    char args[2048], out[8192];
+    snprintf(args, sizeof args, "check --op vadd --size 1000 --json '%s' --save '%s'", a, b);
+    cr_expect_eq(gv_test_run_cli(args, out, sizeof out), 2, "%s", out);
+    cr_expect(strstr(out, "name the same file"), "%s", out);
+    cr_expect_neq(access(a, F_OK), 0, "nothing written");
     remove_tree(dir);
 }
 

@@ -39,8 +39,9 @@ FIXTURES = os.path.join(SRCDIR, "tests", "fixtures")
 ROOT = os.geteuid() == 0
 NODES = False  # a character device made with mknod in the scratch directory
 
-stats = {"invocations": 0, "crashes": 0, "wrong exits": 0, "damaged files": 0,
-         "bad messages": 0, "work before a usage error": 0}
+stats = {"invocations": 0, "crashes": 0, "hangs": 0, "wrong exits": 0, "damaged files": 0,
+         "bad messages": 0, "work before a usage error": 0, "injections": 0}
+HANG_SECONDS = 20  # an invocation given a FIFO nobody serves: a refusal takes milliseconds
 problems = []
 
 
@@ -209,7 +210,7 @@ SANITIZER_MARKS = (b"ERROR: AddressSanitizer", b"ERROR: LeakSanitizer", b"runtim
 
 
 def run(args, expect, msg=None, env=None, stdout=None, label=None, keep=(), exe=None,
-        no_work=None):
+        no_work=None, timeout=None):
     """Run gpuval ARGS; expect: an exit code or a set of them; msg: text stderr must contain."""
     exe = exe or GPUVAL
     expect = {expect} if isinstance(expect, int) else set(expect)
@@ -226,9 +227,12 @@ def run(args, expect, msg=None, env=None, stdout=None, label=None, keep=(), exe=
     try:
         p = subprocess.run([exe] + list(args), env=e, stdin=subprocess.DEVNULL,
                            stdout=stdout if stdout is not None else subprocess.PIPE,
-                           stderr=subprocess.PIPE, timeout=RUN_TIMEOUT)
+                           stderr=subprocess.PIPE, timeout=timeout or RUN_TIMEOUT)
     except subprocess.TimeoutExpired:
-        problem("crashes", f"{label}: no exit in {RUN_TIMEOUT} s")
+        if timeout:
+            problem("hangs", f"{label}: no exit in {timeout} s (waiting on a FIFO?)")
+        else:
+            problem("crashes", f"{label}: no exit in {RUN_TIMEOUT} s")
         return None
     dt = time.monotonic() - t0
     out = p.stdout if isinstance(p.stdout, bytes) else b""
@@ -403,6 +407,12 @@ def outputs():
             if not ROOT:
                 run(prefix + [opt, "rodir/x"], 2, "rodir")
             run(prefix + [opt, "x" * 300], {2} if len("x" * 300) > 255 else valid)
+            # long but legal: the temporary's name must still fit (it once failed, exit 3)
+            run(prefix + [opt, "l" * 255], valid, keep=("l" * 255,))
+            if os.path.exists("l" * 255):
+                os.remove("l" * 255)
+            # a place nobody may write, even root (procfs): exit 2, errno's text in the message
+            run(prefix + [opt, "/proc/gpuval-hostile.out"], 2, "/proc/gpuval-hostile.out")
             # the traps of the old fixed-name temporary: symlinked NAME.tmp, a user's own
             run(prefix + [opt, "err.json"], valid, keep=("err.json",))
             run(prefix + [opt, "keep.json"], valid)
@@ -416,19 +426,20 @@ def outputs():
             os.symlink("nowhere/at/all", "keep-dangling")
             run(prefix + [opt, "keep-dangling"], valid, keep=("keep-dangling",))
             os.remove("keep-dangling")
-            # a FIFO with a reader: written into, still a FIFO
+            # a FIFO nobody reads: refused at once (it once blocked for ever), still a FIFO; and
+            # with a reader, refused all the same: outputs are regular files
+            run(prefix + [opt, "fifo"], 2, "FIFO", timeout=HANG_SECONDS)
             stop = threading.Event()
             t = threading.Thread(target=fifo_reader, args=("fifo", stop), daemon=True)
             t.start()
-            run(prefix + [opt, "fifo"], valid, no_work=False)
+            run(prefix + [opt, "fifo"], 2, "FIFO", timeout=HANG_SECONDS)
             stop.set()
             t.join()
             if NODES:
-                run(prefix + [opt, "null-node"], valid, no_work=False)
-                run(prefix + [opt, "null-link"], valid, no_work=False)
-            # a full device: the write fails, reported, exit 3 (or 77 where nothing ran and the
-            # run writes no file)
-            p = run(prefix + [opt, "full-link"], {3} if valid == {0} else {3, 77}, no_work=False)
+                run(prefix + [opt, "null-node"], 2, "character device")
+                run(prefix + [opt, "null-link"], 2, "character device")
+            # a device is refused before any work, named
+            p = run(prefix + [opt, "full-link"], 2, "character device")
             if p is not None and p.returncode == 3 and b"full-link" not in p.stderr:
                 problem("bad messages", f"{prefix[0]} {opt} full-link: the path is not named")
         if len(opts) > 1:
@@ -464,19 +475,20 @@ def outputs():
         for args in (["list"], ["list", "--modes"], ["--help"], ["help", "check"],
                      ["compare", "check.json", "check.json"], ["report", "check.json", "--md", "-"]):
             p = run(args, 3, "standard output", stdout=full, no_work=False)
-    run(["check", *SMALL, "--json", "/dev/full"], {3, 77}, no_work=False)
+    run(["check", *SMALL, "--json", "/dev/full"], 2, "/dev/full")
 
 
 def run_files():
     bad = ["empty.json", "trunc.json", "schema.json", "noschema.json", "array.json",
            "string.json", "nan.json", "huge.json", "deep.json", "deepobj.json", "binary.json",
-           "bom.json", "ctrl.json", "checknan.json", "nosuch.json", "adir", "fifo-none"]
+           "bom.json", "ctrl.json", "checknan.json", "nosuch.json", "adir", "fifo-none", "fifo"]
     for f in bad:
-        p = run(["report", f, "--md", "keep-r.md"], 2, f, keep=("keep-r.md",))
+        p = run(["report", f, "--md", "keep-r.md"], 2, f, keep=("keep-r.md",),
+                timeout=HANG_SECONDS)
         if p is not None and b"line -1" in p.stderr:
             problem("bad messages", f"report {f}: a line -1 for a file never parsed")
-        run(["compare", f, "check.json"], 2, f)
-        run(["compare", "check.json", f], 2, f)
+        run(["compare", f, "check.json"], 2, f, timeout=HANG_SECONDS)
+        run(["compare", "check.json", f], 2, f, timeout=HANG_SECONDS)
     # readable but odd: refused with exit 2, or rendered; never a crash
     for f in ["hugeint.json", "wrongtypes.json", "casesnull.json", "benchbad.json",
               "tradebad.json"]:
@@ -495,9 +507,166 @@ def run_files():
     run(["report", "check.json"], 2, "--html")
     run(["report", "check.json", "trade.json", "--md", "x.md"], 2)
     for f in ["check.json", "bench.json", "trade.json"]:
-        run(["report", f, "--md", "-", "--html", "/dev/null"], {0}, no_work=False)
+        run(["report", f, "--md", "-", "--html", "keep-r.html"], {0}, no_work=False,
+            keep=("keep-r.html",))
         run(["compare", f, f, "--md", "-"], {0, 5} if f != "trade.json" else {2},
             no_work=False)
+
+
+# ---- the classes of issue 27: FIFOs, outputs that collide, injection, provenance -------------
+
+def fifo_inputs():
+    """Every input path given a FIFO nobody writes: refused at once, exit 2, the file named."""
+    os.makedirs("keep-case", exist_ok=True)
+    os.mkfifo("keep-case/case.json")
+    npys = os.path.join(SRCDIR, "fixtures", "vadd_f32_a.npy")
+    for args in (["report", "fifo", "--html", "keep-r.html"],
+                 ["compare", "fifo", "check.json"],
+                 ["compare", "check.json", "fifo"],
+                 ["merge", "fifo", "check.json"],
+                 ["merge", "check.json", "fifo"],
+                 ["check", *SMALL, "--baseline", "fifo"],
+                 ["check", "--op", "vadd", "--inputs", f"{npys},fifo"],
+                 ["check", "--op", "vadd", "--inputs", f"fifo,{npys}"],
+                 ["replay", "keep-case"]):
+        run(args, 2, "fifo" if "replay" not in args else "case.json", timeout=HANG_SECONDS,
+            keep=("keep-r.html", "keep-case"))
+    shutil.rmtree("keep-case")
+
+
+def colliding_outputs():
+    """Two spellings of one file, and an output that is the command's input: exit 2, nothing
+    written."""
+    for args, msg in ((["check", *SMALL, "--json", "s.json", "--save", "./s.json"], "same file"),
+                      (["check", *SMALL, "--json", "s.json", "--save", "adir/../s.json"],
+                       "same file"),
+                      (["report", "check.json", "--md", "o.md", "--html", "./o.md"], "same file"),
+                      (["compare", "check.json", "check.json", "--md", "o.md", "--junit",
+                        "./o.md"], "same file"),
+                      (["bench", "--op", "vadd", "--json", "b.out", "--csv", "./b.out"],
+                       "same file"),
+                      (["tradeoffs", "--op", "gemm.cublas", "--json", "t.out", "--md", "./t.out"],
+                       "same file"),
+                      (["report", "check.json", "--html", "check.json"], "input"),
+                      (["report", "check.json", "--md", "./check.json"], "input"),
+                      (["compare", "check.json", "bench.json", "--md", "bench.json"], "input"),
+                      (["merge", "check.json", "--json", "./check.json"], "input"),
+                      (["check", *SMALL, "--baseline", "check.json", "--json", "check.json"],
+                       "input")):
+        run(args, 2, msg)
+
+
+# hostile strings for a run file's fields; what any of them would leave in an output if it got
+# through unescaped
+INJECT = ["<script>alert(1)</script>", "\"><img src=x onerror=alert(1)>", "x\n# INJ heading",
+          "a|b|c\n| INJ | row |", "`INJcode`", "[INJlink](https://example.invalid/)",
+          "\x1b[2J\x1b]0;t\x07", "\u009b31m", "trail\\", "<gvx>" * 50]
+RAW = [b"<script", b"<img", b"<gvx", b"\n# INJ", b"\n| INJ", b"\n`INJ"]
+RAW_MD = [b"INJlink](", b"`INJcode"]  # a link or a code span: Markdown's only
+
+
+def poisoned(doc, k=[0]):
+    """doc with every string but the schema and the verdicts replaced, in turn, by INJECT."""
+    if isinstance(doc, dict):
+        return {key: (v if key in ("schema", "verdict") else
+                      INJECT[(k.__setitem__(0, k[0] + 1) or k[0]) % len(INJECT)]
+                      if isinstance(v, str) else poisoned(v, k)) for key, v in doc.items()}
+    if isinstance(doc, list):
+        return [INJECT[(k.__setitem__(0, k[0] + 1) or k[0]) % len(INJECT)]
+                if isinstance(v, str) else poisoned(v, k) for v in doc]
+    return doc
+
+
+def injected(label, data, markdown=False):
+    for raw in RAW + (RAW_MD if markdown else []):
+        if raw in data and not (raw == b"`INJcode" and b"\\`INJcode" in data):
+            problem("injections", f"{label}: a raw {raw!r} in the output")
+    if markdown:  # every table row has its header's cells
+        cells = None
+        for line in data.split(b"\n"):
+            if not line.startswith(b"|"):
+                cells = None
+                continue
+            n = len(line.replace(b"\\\\", b"").replace(b"\\|", b"").split(b"|")) - 1
+            cells = n if cells is None else cells
+            if n != cells:
+                problem("injections", f"{label}: a table row of {n} pipes, not {cells}: "
+                        f"{line[:120]!r}")
+                break
+
+
+def injection():
+    for src, name in (("check.json", "inj-check.json"), ("bench.json", "inj-bench.json"),
+                      ("trade.json", "inj-trade.json")):
+        with open(name, "w") as f:
+            json.dump(poisoned(json.load(open(src))), f)
+        for opt, md in (("--html", False), ("--md", True)):
+            p = run(["report", name, opt, "keep-inj.out"], 0, keep=("keep-inj.out",),
+                    no_work=False)
+            if p is not None and os.path.exists("keep-inj.out"):
+                data = open("keep-inj.out", "rb").read()
+                # a fenced code block shows its text as it is: tags there are only text
+                injected(f"report {name} {opt}", strip_fenced(data) if md else data, md)
+                controls(f"report {name} {opt}", data)
+                os.remove("keep-inj.out")
+        os.remove(name)
+    # compare's outputs and its terminal table, every case's op and mode hostile on both sides
+    d = json.load(open("check.json"))
+    for i, c in enumerate(d["cases"]):
+        c["op"] = INJECT[i % len(INJECT)]
+        c["mode"] = INJECT[(i + 3) % len(INJECT)]
+    with open("inj-a.json", "w") as f:
+        json.dump(d, f)
+    for c in d["cases"]:
+        c["verdict"] = "FAIL"
+    with open("inj-b.json", "w") as f:
+        json.dump(d, f)
+    p = run(["compare", "inj-a.json", "inj-b.json", "--md", "keep-c.md", "--junit",
+             "keep-c.xml"], {1, 2, 4, 5}, keep=("keep-c.md", "keep-c.xml"), no_work=False)
+    if p is not None and p.returncode != 2:
+        controls("compare's table", p.stdout + p.stderr)
+        for f, md in (("keep-c.md", True), ("keep-c.xml", False)):
+            if os.path.exists(f):
+                injected(f"compare {f}", open(f, "rb").read(), md)
+                os.remove(f)
+    for f in ("inj-a.json", "inj-b.json", "keep-c.md", "keep-c.xml"):
+        if os.path.exists(f):
+            os.remove(f)
+
+
+def strip_fenced(data):
+    out, fenced = [], False
+    for line in data.split(b"\n"):
+        fence = line.startswith(b"```")
+        out.append(line if not fenced or fence else b"")
+        fenced = fenced != fence
+    return b"\n".join(out)
+
+
+def controls(label, data):
+    """A control byte (the newline and tab aside), DEL or a C1 control the data brought."""
+    bad = sorted({b for b in data if (b < 0x20 and b not in (0x0a, 0x09)) or b == 0x7f})
+    if bad or b"\xc2\x9b" in data:
+        problem("injections", f"{label}: raw control bytes {bad} in the output")
+
+
+def provenance():
+    """A recorded variable, and the --json path, holding bytes that are not UTF-8: the env,
+    host and argv blocks are all there, the bytes escaped."""
+    name = "keep-prov-\udcfe.json"  # the byte 0xfe in the file name (surrogateescape)
+    p = run(["check", *SMALL, "--json", name], OK, no_work=False, keep=(name,),
+            env={"NVIDIA_TF32_OVERRIDE": "1\udcff", "CUBLAS_WORKSPACE_CONFIG": ":4096:8\x01"})
+    path = os.fsencode(name)
+    if p is not None and os.path.exists(path):
+        doc = json.load(open(path, "rb"))
+        env, argv = doc.get("env") or {}, doc.get("argv")
+        if not doc.get("host") or not isinstance(argv, str) or "\\xfe" not in argv:
+            problem("damaged files", f"provenance: host or argv lost or raw: {argv!r}")
+        if env.get("NVIDIA_TF32_OVERRIDE") != "1\\xff":
+            problem("damaged files", f"provenance: env lost: {env!r}")
+        os.remove(path)
+    elif p is not None:
+        problem("damaged files", "provenance: no run file written")
 
 
 def concurrent():
@@ -545,7 +714,8 @@ def require_gpu():
 def main():
     make_victims()
     t0 = time.monotonic()
-    for part in (seeds, sizes, sweeps, names, outputs, run_files, concurrent, require_gpu):
+    for part in (seeds, sizes, sweeps, names, outputs, run_files, fifo_inputs, colliding_outputs,
+                 injection, provenance, concurrent, require_gpu):
         part()
     if not os.path.exists("/dev/null") or not stat.S_ISCHR(os.stat("/dev/null").st_mode):
         problem("damaged files", "/dev/null is no longer a character device")
