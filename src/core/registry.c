@@ -381,7 +381,9 @@ int gv_select(const gv_selection *sel, gv_case **cases, char *err, size_t errlen
             for (int m = 0; m < GV_NMODES; m++) {
                 if (sel->modes && !(sel->modes & (1u << m))) continue;
                 /* a mode not in the catalogue runs when named, or in a variant planted in it */
-                if (!sel->modes && !gv_mode_get(m)->catalogue && !op->planted_in_probes) continue;
+                if (!sel->modes && !gv_mode_get(m)->catalogue && !op->planted_in_probes &&
+                    !op->planted_for_probe)
+                    continue;
                 /* the large tier checks indices, not precision: native unless named */
                 if (sel->large && !sel->modes && m != GV_MODE_NATIVE) continue;
                 if (!gv_mode_ok(op, (gv_dtype)t, (gv_mode)m)) continue;

@@ -565,15 +565,20 @@ RAW = [b"<script", b"<img", b"<gvx", b"\n# INJ", b"\n| INJ", b"\n`INJ"]
 RAW_MD = [b"INJlink](", b"`INJcode"]  # a link or a code span: Markdown's only
 
 
+def next_inject(k):
+    """The next of INJECT, numbered: every case keeps a key of its own (the strict reader
+    refuses a run file that holds one case twice)."""
+    k[0] += 1
+    return INJECT[k[0] % len(INJECT)] + str(k[0])
+
+
 def poisoned(doc, k=[0]):
     """doc with every string but the schema and the verdicts replaced, in turn, by INJECT."""
     if isinstance(doc, dict):
-        return {key: (v if key in ("schema", "verdict") else
-                      INJECT[(k.__setitem__(0, k[0] + 1) or k[0]) % len(INJECT)]
+        return {key: (v if key in ("schema", "verdict") else next_inject(k)
                       if isinstance(v, str) else poisoned(v, k)) for key, v in doc.items()}
     if isinstance(doc, list):
-        return [INJECT[(k.__setitem__(0, k[0] + 1) or k[0]) % len(INJECT)]
-                if isinstance(v, str) else poisoned(v, k) for v in doc]
+        return [next_inject(k) if isinstance(v, str) else poisoned(v, k) for v in doc]
     return doc
 
 
