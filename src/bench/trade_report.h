@@ -51,6 +51,14 @@ typedef struct gv_trade_row {
     char probe_what[64];
     char probe_reason[256];
     double probe_width, probe_acc_bits;
+    /* the arithmetic fingerprint (`gpuval probe`, src/probe/) of a GEMM row, untimed: the
+       operands' bits, the bits the dot keeps, the block size, the rounding of a block and the
+       subnormals kept or flushed, as measured; arith_fails: features that FAILed the
+       architecture's expectations, named in arith_failed. arith_have false: not probed. */
+    bool arith_have;
+    char arith_in[32], arith_acc[32], arith_block[32], arith_round[32], arith_sub[72];
+    int arith_fails;
+    char arith_failed[128];
 } gv_trade_row;
 
 /* One op at one size on one set of inputs: every (dtype, mode) the op accepts. */

@@ -20,9 +20,6 @@
 #include "probe/fprint_device.h"
 #include "probe/replay.h"
 
-#ifndef GV_PROBE_DIR
-#define GV_PROBE_DIR "probe"
-#endif
 
 enum { O_OP = 256, O_MODE, O_DTYPE, O_JSON, O_EXPECT, O_REPEAT, O_REPLAY, O_QUIET = 'q' };
 

@@ -28,6 +28,8 @@
 #include "bench/trade_report.h"
 #include "render/render.h"
 #include "render/trade_text.h"
+#include "probe/expect.h"
+#include "probe/fprint_device.h"
 
 /* The parser's labels for tradeoffs' options. */
 enum { O_OP = 256, O_SIZE, O_DIST, O_SEED, O_DEVICE, O_SERIAL, O_JSON, O_MD };
@@ -115,6 +117,11 @@ static const char trade_tail[] =
     "                W' bits an fp64 emulation keeps, 'acc B' accumulator bits of a narrow\n"
     "                mode, 'tie on grid' for TF32-like inputs. A mode not in effect FAILs\n"
     "                its row; a library fall-back (fp64emu to native) SKIPs it\n"
+    "  arith         the GEMM's arithmetic as `gpuval probe` measures it, untimed: operand\n"
+    "                bits / bits the dot keeps, b block (products added in one step; 1: an\n"
+    "                FMA chain), the rounding of a block, and 'sub:' where subnormals are\n"
+    "                flushed; '!' first: a feature FAILed the architecture's expectations\n"
+    "                (gpuval probe shows which). The JSON's arith has each field\n"
     "  R_max, R_rms  the probabilistic model's largest and RMS ratio (dot-product ops, every\n"
     "                mode but fastmath; '-' where there is no such model)\n"
     "  median ms     median time per call of the hot kernel-only scope, with its 95%\n"
@@ -350,6 +357,39 @@ static void probe_row(gv_trade_row *row, bool show)
     }
 }
 
+/* The expectations of this device's architecture for the fingerprint (NULL: none). */
+static gv_fp_expect trade_expect;
+static bool trade_have_expect;
+
+/* The row's arithmetic fingerprint (`gpuval probe`), for GEMM rows: a few small calls of the
+   row's op and mode, untimed; its features judged against the architecture's expectations. */
+static void arith_row(gv_trade_row *row)
+{
+    const gv_case *c = &row->r.c;
+    gv_fp_arith a;
+    if (!gv_fp_op_probeable(c->op) || gv_fp_arith_of(c->dtype, c->mode, &a) != GV_OK) return;
+    gv_fp_device dev = {.op = c->op, .dtype = c->dtype, .mode = c->mode};
+    gv_fp_print fp;
+    char why[256];
+    if (gv_fp_measure(&a, gv_fp_device_gemm, &dev, &fp, why, sizeof why) != GV_OK) return;
+    row->arith_have = true;
+    snprintf(row->arith_in, sizeof row->arith_in, "%s", fp.f[GV_FP_IN_BITS_A].text);
+    snprintf(row->arith_acc, sizeof row->arith_acc, "%s", fp.f[GV_FP_ACC_BITS].text);
+    snprintf(row->arith_block, sizeof row->arith_block, "%s", fp.f[GV_FP_BLOCK].text);
+    snprintf(row->arith_round, sizeof row->arith_round, "%s", fp.f[GV_FP_BLOCK_ROUND].text);
+    snprintf(row->arith_sub, sizeof row->arith_sub, "%s/%s", fp.f[GV_FP_SUBNORMAL_IN].text,
+             fp.f[GV_FP_SUBNORMAL_OUT].text);
+    row->arith_fails = 0;
+    row->arith_failed[0] = '\0';
+    for (int f = 0; f < GV_FP_NFEATURES && trade_have_expect; f++) {
+        const gv_fp_rule *rule = gv_fp_expect_find(&trade_expect, c->op->name, c->dtype, c->mode, f);
+        if (gv_fp_judge(rule, &fp.f[f]) != GV_FP_FAIL) continue;
+        size_t used = strlen(row->arith_failed);
+        snprintf(row->arith_failed + used, sizeof row->arith_failed - used, "%s%s",
+                 row->arith_fails++ ? "," : "", gv_fp_feature_name(f));
+    }
+}
+
 static void run_group(gv_trade_group *g, const gv_bench_opts *o, bool show, const char *uuid)
 {
     for (int i = 0; i < g->n; i++) { /* correctness, never timed */
@@ -357,6 +397,7 @@ static void run_group(gv_trade_group *g, const gv_bench_opts *o, bool show, cons
         gv_case c = g->rows[i].r.c; /* gv_run_case starts r afresh: not from r itself */
         gv_run_case(&c, &gv_default_tiers, &g->rows[i].r);
         probe_row(&g->rows[i], show);
+        arith_row(&g->rows[i]);
     }
     for (int i = 0; i < g->n; i++) { /* timing, apart */
         gv_trade_row *row = &g->rows[i];
@@ -474,6 +515,12 @@ static int run_groups(const trade_args *a, groups *gs, int argc, char **argv)
 {
     gv_run_info info;
     gv_run_start(&info, "tradeoffs", argc, argv);
+    if (info.have_device) {
+        char path[600], err[700];
+        snprintf(path, sizeof path, "%s/sm_%d%d.expect", GV_PROBE_DIR, info.device.cc_major,
+                 info.device.cc_minor);
+        trade_have_expect = gv_fp_expect_read(path, &trade_expect, err, sizeof err) == GV_OK;
+    }
     gv_bench_opts o;
     gv_bench_opts_default(&o);
     o.time_cpu = false;

@@ -261,7 +261,8 @@ static void emu_curve(FILE *f, const json_t *g)
 static void rows_table(FILE *f, const json_t *g, size_t gi)
 {
     fputs("<table><thead><tr><th>dtype</th><th>mode</th><th>math mode</th><th>verdict</th>"
-          "<th>reason</th><th>model flag</th><th>mode probe</th><th>accurate "
+          "<th>reason</th><th>model flag</th><th>mode probe</th><th>input bits</th><th>acc "
+          "bits</th><th>block</th><th>rounding</th><th>subnormals</th><th>accurate "
           "bits</th><th>claimed bits</th><th>correctly rounded</th><th>probe width</th>"
           "<th>normwise</th><th>max_rel</th><th>tiers "
           "met</th><th>ratio</th><th>prob R max</th><th>prob R RMS</th><th>median ms</th>"
@@ -289,6 +290,16 @@ static void rows_table(FILE *f, const json_t *g, size_t gi)
         else
             snprintf(pw, sizeof pw, "-");
         gv_rk_td_str(f, pw, "reason");
+        /* the arithmetic fingerprint (gpuval probe), a FAILed feature's cell marked */
+        const json_t *ar = json_object_get(r, "arith");
+        bool have = ar && !json_is_null(ar);
+        static const char *const akeys[] = {"in_bits", "acc_bits", "block", "rounding",
+                                            "subnormals"};
+        for (int k = 0; k < 5; k++)
+            gv_rk_td_str(f, have ? gv_jstr(ar, akeys[k]) : "-",
+                         have && gv_jint(ar, "fails", 0) && strstr(gv_jstr(ar, "failed"), akeys[k])
+                             ? "FAIL"
+                             : NULL);
         static const struct {
             const char *key;
             gv_rk_fmt fmt;
@@ -357,9 +368,9 @@ void gv_render_tradeoffs_html(FILE *f, const json_t *doc)
 /* The terminal table's columns (trade_cells.h) with the normwise error and the tiers met after
  * the bits; numbers right-aligned. */
 static const char md_names[] = "op|size|dtype|mode|math mode|verdict|bits|normwise|tiers met|"
-                               "claimed|CR %|probe|R_max|R_rms|median ms [lo, hi]|x vs f64|"
+                               "claimed|CR %|probe|arith|R_max|R_rms|median ms [lo, hi]|x vs f64|"
                                "x vs default|J/call|pareto";
-static const char md_align[] = "llllllrrlrrrrrrrrrr";
+static const char md_align[] = "llllllrrlrrrlrrrrrrr";
 
 /* The group's seed as the run was given it: the document's integer is the uint64 seed cast to
  * json_int_t (trade_report.c), so it is cast back; a string is printed as it is. */

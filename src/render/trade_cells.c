@@ -11,8 +11,8 @@
 
 const char *const gv_trade_col_names[GV_TRADE_NCOL] = {
     "op",    "size",  "dtype", "mode",  "math mode",          "verdict",  "bits",         "claimed",
-    "CR %",  "probe", "R_max", "R_rms", "median ms [lo, hi]", "x vs f64", "x vs default", "J/call",
-    "pareto"};
+    "CR %",  "probe", "arith", "R_max", "R_rms", "median ms [lo, hi]", "x vs f64", "x vs default",
+    "J/call", "pareto"};
 
 /* v in fmt, or "-" when the document has no number there (null or absent). */
 static void num_cell(char *buf, const json_t *v, const char *fmt)
@@ -53,21 +53,35 @@ void gv_trade_cells(const json_t *group, const json_t *row, char c[GV_TRADE_NCOL
     const json_t *probe = json_object_get(row, "probe");
     gv_rk_term_str(probe && !json_is_null(probe) ? gv_jstr(probe, "what") : "-", c[9],
                    GV_TRADE_CELL);
-    num_cell(c[10], json_object_get(row, "prob_max"), "%.3g");
-    num_cell(c[11], json_object_get(row, "prob_rms"), "%.3g");
+    /* the arithmetic fingerprint: operand bits / accumulated bits, block, rounding, and the
+       subnormals where flushed; '!' first where a feature FAILed its expectation */
+    const json_t *ar = json_object_get(row, "arith");
+    if (ar && !json_is_null(ar)) {
+        char a[GV_TRADE_CELL];
+        const char *sub = gv_jstr(ar, "subnormals");
+        snprintf(a, sizeof a, "%s%s/%s b%s %s%s%s", gv_jint(ar, "fails", 0) ? "!" : "",
+                 gv_jstr(ar, "in_bits"), gv_jstr(ar, "acc_bits"), gv_jstr(ar, "block"),
+                 gv_jstr(ar, "rounding"), strstr(sub, "flushed") ? " sub:" : "",
+                 strstr(sub, "flushed") ? sub : "");
+        gv_rk_term_str(a, c[10], GV_TRADE_CELL);
+    } else {
+        snprintf(c[10], GV_TRADE_CELL, "-");
+    }
+    num_cell(c[11], json_object_get(row, "prob_max"), "%.3g");
+    num_cell(c[12], json_object_get(row, "prob_rms"), "%.3g");
     const json_t *t = json_object_get(row, "time_ms");
     if (t && !json_is_null(t)) {
         bool slow = json_is_true(json_object_get(json_object_get(row, "clocks"), "throttled"));
-        snprintf(c[12], GV_TRADE_CELL, "%.4g [%.4g, %.4g]%s", gv_jnum(t, "median"),
+        snprintf(c[13], GV_TRADE_CELL, "%.4g [%.4g, %.4g]%s", gv_jnum(t, "median"),
                  gv_jnum(t, "lo"), gv_jnum(t, "hi"), slow ? " !throttled" : "");
     } else {
-        snprintf(c[12], GV_TRADE_CELL, "-");
+        snprintf(c[13], GV_TRADE_CELL, "-");
     }
-    num_cell(c[13], json_object_get(row, "speedup_vs_f64"), "%.3g");
-    num_cell(c[14], json_object_get(row, "speedup_vs_default"), "%.3g");
-    num_cell(c[15], json_object_get(row, "energy_j"), "%.3g");
+    num_cell(c[14], json_object_get(row, "speedup_vs_f64"), "%.3g");
+    num_cell(c[15], json_object_get(row, "speedup_vs_default"), "%.3g");
+    num_cell(c[16], json_object_get(row, "energy_j"), "%.3g");
     const json_t *p = json_object_get(row, "pareto");
-    snprintf(c[16], GV_TRADE_CELL, "%s", json_is_true(p) ? "yes" : json_is_false(p) ? "no" : "-");
+    snprintf(c[17], GV_TRADE_CELL, "%s", json_is_true(p) ? "yes" : json_is_false(p) ? "no" : "-");
 }
 
 void gv_trade_notes(FILE *f, const json_t *group, bool md)

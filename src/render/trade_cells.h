@@ -9,7 +9,7 @@
 #include <stdio.h>
 
 /* The table's columns; from GV_TRADE_FIRST_NUM on they hold numbers (right-aligned). */
-enum { GV_TRADE_NCOL = 17, GV_TRADE_CELL = 64, GV_TRADE_FIRST_NUM = 6 };
+enum { GV_TRADE_NCOL = 18, GV_TRADE_CELL = 64, GV_TRADE_FIRST_NUM = 6 };
 extern const char *const gv_trade_col_names[GV_TRADE_NCOL];
 
 /* Row row of group as text: op, size, dtype, mode, math mode, verdict, bits (measured), the

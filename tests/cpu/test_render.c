@@ -510,6 +510,19 @@ Test(render, tradeoffs_markdown_shows_what_both_printers_showed)
     json_t *row = json_array_get(
         json_object_get(json_array_get(json_object_get(doc, "groups"), 0), "rows"), 2);
     json_object_set_new(row, "model_flag", json_string("better than its model: test"));
+    /* a GEMM row's arithmetic fingerprint (gpuval probe) in its own column; '!' and the
+       flushed subnormals where a feature FAILed */
+    json_object_set_new(row, "arith",
+                        json_pack("{s:s, s:s, s:s, s:s, s:s, s:i, s:s}", "in_bits", "11", "acc_bits",
+                                  "24", "block", "8", "rounding", "RZ", "subnormals", "kept/kept",
+                                  "fails", 0, "failed", ""));
+    json_t *row3 = json_array_get(
+        json_object_get(json_array_get(json_object_get(doc, "groups"), 0), "rows"), 3);
+    json_object_set_new(row3, "arith",
+                        json_pack("{s:s, s:s, s:s, s:s, s:s, s:i, s:s}", "in_bits", "24", "acc_bits",
+                                  "24", "block", "1", "rounding", "RNE", "subnormals",
+                                  "flushed/flushed", "fails", 2, "failed",
+                                  "subnormal_in,subnormal_out"));
     char *md = render(doc, false);
     static const char *const want[] = {
         "## gpuval tradeoffs: NVIDIA H100 80GB HBM3\n",
@@ -518,10 +531,11 @@ Test(render, tradeoffs_markdown_shows_what_both_printers_showed)
         "### gemm.cublas 4096x4096x4096 (uniform01, seed 0)\n",
         "| op | size | dtype | mode | math mode | verdict | bits | normwise | tiers met | claimed "
         "| "
-        "CR % | probe | R_max | R_rms | median ms [lo, hi] | x vs f64 | x vs default | J/call | "
-        "pareto |",
+        "CR % | probe | arith | R_max | R_rms | median ms [lo, hi] | x vs f64 | x vs default | "
+        "J/call | pareto |",
         "| gemm.cublas | 4096x4096x4096 | f64 | native | none | PASS | 51.2 | 3.87e-16 | "
-        "1.00e-08, 1.00e-04 | - | - | - | 0.8 | 0.2 | 9.8 [9.604, 10.09] | 1 | 1 | 3.1 | yes |",
+        "1.00e-08, 1.00e-04 | - | - | - | - | 0.8 | 0.2 | 9.8 [9.604, 10.09] | 1 | 1 | 3.1 | yes |",
+        "| 11/24 b8 RZ |", "| !24/24 b1 RNE sub:flushed/flushed |",
         "| tf32 | CUBLAS_TF32_TENSOR_OP_MATH |",
         "\n- bf16 native FAIL: normwise 5e-3 > 1e-4\n- Warn: f32 tf32: better than its model: "
         "test\n",
