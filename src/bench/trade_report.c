@@ -235,12 +235,11 @@ static json_t *row_json(const gv_trade_row *row)
     /* the arithmetic fingerprint of a GEMM row (gpuval probe): null where not probed */
     json_object_set_new(
         o, "arith",
-        row->arith_have
-            ? json_pack("{s:s, s:s, s:s, s:s, s:s, s:i, s:s}", "in_bits", row->arith_in,
-                        "acc_bits", row->arith_acc, "block", row->arith_block, "rounding",
-                        row->arith_round, "subnormals", row->arith_sub, "fails",
-                        row->arith_fails, "failed", row->arith_failed)
-            : json_null());
+        row->arith_have ? json_pack("{s:s, s:s, s:s, s:s, s:s, s:i, s:s}", "in_bits", row->arith_in,
+                                    "acc_bits", row->arith_acc, "block", row->arith_block,
+                                    "rounding", row->arith_round, "subnormals", row->arith_sub,
+                                    "fails", row->arith_fails, "failed", row->arith_failed)
+                        : json_null());
     /* the emulated significand a sweep mode asks for (fp64emu32 ... 56; null for the
        library's own choice): the report draws the sweep's curve from it */
     int mbits = gv_mode_get(r->c.mode)->input_bits;

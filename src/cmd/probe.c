@@ -20,7 +20,6 @@
 #include "probe/fprint_device.h"
 #include "probe/replay.h"
 
-
 enum { O_OP = 256, O_MODE, O_DTYPE, O_JSON, O_EXPECT, O_REPEAT, O_REPLAY, O_QUIET = 'q' };
 
 static const gv_opt probe_opts[] = {
@@ -179,6 +178,7 @@ static json_t *row_json(const row *r)
             json_t *x = json_object();
             json_object_set_new(x, "model", json_string(r->model->source));
             json_object_set_new(x, "k", json_integer(q->k));
+            json_object_set_new(x, "promote", json_integer(q->promote));
             json_object_set_new(x, "dots", json_integer(q->dots));
             json_object_set_new(x, "agree", json_integer(q->agree));
             if (q->first_index >= 0) {
@@ -349,9 +349,13 @@ int gv_cmd_probe(int argc, char **argv)
         r->model = fmt && replay > 0 ? gv_bfma_find(sm, fmt) : NULL;
         if (r->model) {
             int ks[2] = {r->model->block, 256};
+            /* where the probe measured a promotion interval, the model is given it */
+            double pr = r->fp.f[GV_FP_PROMOTION].num;
+            int promote = isfinite(pr) && pr >= 1 && pr <= 4096 ? (int)pr : 0;
             for (int q = 0; q < 2; q++) {
-                int rc = gv_replay_run(&a, r->model, gv_fp_device_gemm, &dev, ks[q], replay,
-                                       0x5eed + (uint64_t)q, &r->replay[q], r->why, sizeof r->why);
+                int rc =
+                    gv_replay_run(&a, r->model, gv_fp_device_gemm, &dev, ks[q], promote, replay,
+                                  0x5eed + (uint64_t)q, &r->replay[q], r->why, sizeof r->why);
                 if (rc != GV_OK) {
                     errors++;
                     fprintf(stderr, "gpuval probe: %s %s replay: %s\n", r->op->name,
@@ -381,9 +385,11 @@ int gv_cmd_probe(int argc, char **argv)
         }
         for (int q = 0; q < r->n_replay; q++) {
             const gv_replay_result *p = &r->replay[q];
-            printf("  replay k=%-4d %lld of %lld dot products agree bit for bit with %s%s", p->k,
+            printf("  replay k=%-4d %lld of %lld dot products agree bit for bit with %s%s%s", p->k,
                    (long long)p->agree, (long long)p->dots, r->model->source,
+                   p->promote ? " promoted every " : "",
                    r->model->unconfirmed ? " (model unconfirmed)" : "");
+            if (p->promote) printf("%d in f32", p->promote);
             if (p->first_index >= 0)
                 printf("; first differs: %.9g, model %.9g", p->first_got, p->first_model);
             printf("\n");

@@ -382,7 +382,8 @@ static void arith_row(gv_trade_row *row)
     row->arith_fails = 0;
     row->arith_failed[0] = '\0';
     for (int f = 0; f < GV_FP_NFEATURES && trade_have_expect; f++) {
-        const gv_fp_rule *rule = gv_fp_expect_find(&trade_expect, c->op->name, c->dtype, c->mode, f);
+        const gv_fp_rule *rule =
+            gv_fp_expect_find(&trade_expect, c->op->name, c->dtype, c->mode, f);
         if (gv_fp_judge(rule, &fp.f[f]) != GV_FP_FAIL) continue;
         size_t used = strlen(row->arith_failed);
         snprintf(row->arith_failed + used, sizeof row->arith_failed - used, "%s%s",

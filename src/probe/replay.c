@@ -38,11 +38,25 @@ static float rnd(uint64_t s, const gv_bfma_format *f, int e0, int e1)
     return gv_bfma_round_to(f, v, GV_BFMA_RN); /* e4m3's top code is NaN: 448 at most */
 }
 
+/* The model's dot of a and b (kk products), promoted every `promote` products or not. */
+static float model_dot(const gv_bfma_model *m, const float *a, const float *b, int kk, int promote)
+{
+    if (promote <= 0) return gv_bfma_dot(m, a, b, kk, 0.0f);
+    float d = 0.0f;
+    for (int l0 = 0; l0 < kk; l0 += promote) {
+        int n = kk - l0 < promote ? kk - l0 : promote;
+        d = d + gv_bfma_dot(m, a + l0, b + l0, n, 0.0f);
+    }
+    return d;
+}
+
 int gv_replay_run(const gv_fp_arith *a, const gv_bfma_model *m, gv_fp_gemm_fn gemm, void *ctx,
-                  int k, int64_t dots, uint64_t seed, gv_replay_result *r, char *why, size_t len)
+                  int k, int promote, int64_t dots, uint64_t seed, gv_replay_result *r, char *why,
+                  size_t len)
 {
     memset(r, 0, sizeof *r);
     r->k = k;
+    r->promote = promote;
     /* the product is at least GV_FP_MIN_DIM deep (zeros past k), so that a one-block dot goes
        through the kernels real products take; the model adds the zero blocks as the GPU does */
     int kk = k < GV_FP_MIN_DIM ? GV_FP_MIN_DIM : k;
@@ -91,7 +105,7 @@ int gv_replay_run(const gv_fp_arith *a, const gv_bfma_model *m, gv_fp_gemm_fn ge
 #pragma omp parallel for reduction(+ : agree) schedule(static)
     for (int64_t q = 0; q < side * side; q++) {
         int64_t i = q / side, j = q % side;
-        float want = gv_bfma_dot(m, fa + i * kk, fb + j * kk, kk, 0.0f);
+        float want = model_dot(m, fa + i * kk, fb + j * kk, kk, promote);
         float got = (float)(C[i * M + j] / descale);
         if (memcmp(&want, &got, sizeof want) == 0) {
             agree++;

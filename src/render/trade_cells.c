@@ -10,9 +10,9 @@
 #include "render/render_kit.h"
 
 const char *const gv_trade_col_names[GV_TRADE_NCOL] = {
-    "op",    "size",  "dtype", "mode",  "math mode",          "verdict",  "bits",         "claimed",
-    "CR %",  "probe", "arith", "R_max", "R_rms", "median ms [lo, hi]", "x vs f64", "x vs default",
-    "J/call", "pareto"};
+    "op",       "size",         "dtype",  "mode",  "math mode", "verdict", "bits",
+    "claimed",  "CR %",         "probe",  "arith", "R_max",     "R_rms",   "median ms [lo, hi]",
+    "x vs f64", "x vs default", "J/call", "pareto"};
 
 /* v in fmt, or "-" when the document has no number there (null or absent). */
 static void num_cell(char *buf, const json_t *v, const char *fmt)

@@ -15,6 +15,7 @@
 #include "probe/bfma.h"
 #include "probe/expect.h"
 #include "probe/fprint.h"
+#include "probe/replay.h"
 
 typedef enum {
     SIM_FMA,     /* acc = fma(a, b, acc) in the storage dtype, k in order */
@@ -254,6 +255,35 @@ Test(probe_fprint, fp8_narrow_accumulator_and_its_promotion, .timeout = 120)
     EXPECT_F(ff, PROMOTION, "none");
     EXPECT_F(fp, ACC_BITS, "14");
     EXPECT_F(fp, PROMOTION, "128");
+}
+
+/* The replay agrees with the arithmetic it models, and tells a promoted fp8 accumulation from
+   an unpromoted one (and the other way round) at K = 256. */
+Test(probe_replay, agrees_with_its_model_and_sees_promotion, .timeout = 120)
+{
+    const gv_bfma_model *m = gv_bfma_find(90, "e4m3");
+    sim fast = {.kind = SIM_FP8, .t = GV_F32, .model = m}, prom = fast;
+    prom.promote = true;
+    gv_fp_arith a;
+    cr_assert_eq(gv_fp_arith_of(GV_F32, GV_MODE_FP8, &a), GV_OK);
+    gv_replay_result r;
+    char why[256];
+    cr_assert_eq(gv_replay_run(&a, m, sim_gemm, &prom, 256, 128, 400, 1, &r, why, sizeof why),
+                 GV_OK);
+    cr_expect_eq(r.agree, r.dots, "promoted model on promoted arithmetic: %lld of %lld",
+                 (long long)r.agree, (long long)r.dots);
+    cr_assert_eq(gv_replay_run(&a, m, sim_gemm, &fast, 256, 0, 400, 1, &r, why, sizeof why), GV_OK);
+    cr_expect_eq(r.agree, r.dots, "the plain chain on itself: %lld of %lld", (long long)r.agree,
+                 (long long)r.dots);
+    cr_assert_eq(gv_replay_run(&a, m, sim_gemm, &prom, 256, 0, 400, 1, &r, why, sizeof why), GV_OK);
+    cr_expect_lt(r.agree, r.dots / 2,
+                 "the plain chain on promoted arithmetic agrees on %lld of %lld",
+                 (long long)r.agree, (long long)r.dots);
+    const gv_bfma_model *t = gv_bfma_find(90, "tf32");
+    sim tf = {.kind = SIM_MODEL, .t = GV_F32, .model = t};
+    cr_assert_eq(gv_fp_arith_of(GV_F32, GV_MODE_TF32, &a), GV_OK);
+    cr_assert_eq(gv_replay_run(&a, t, sim_gemm, &tf, 8, 0, 400, 1, &r, why, sizeof why), GV_OK);
+    cr_expect_eq(r.agree, r.dots);
 }
 
 Test(probe_fprint, fixed_point_rows_show_their_width, .timeout = 60)
