@@ -2,7 +2,10 @@
  * dlopen, its entry symbol (GPUVAL_PLUGIN_ENTRY_NAME, the API's major version in the name)
  * called, its families checked and registered. Every fault names the file and the cause. */
 #include <dlfcn.h>
+#include <elf.h>
 #include <errno.h>
+#include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -10,6 +13,39 @@
 #include "cmd/plugin.h"
 #include "../../include/gpuval.h"
 #include "cmd/cli.h"
+
+/* Whether path holds a whole 64-bit ELF shared object: its header, every program header and the
+   bytes every loadable segment names, and its section headers, all inside the file's size.
+   false with why in err. */
+static bool elf_whole(const char *path, int64_t size, char *err, size_t errlen)
+{
+    FILE *f = fopen(path, "rb");
+    Elf64_Ehdr eh;
+    bool ok = f && fread(&eh, sizeof eh, 1, f) == 1;
+    const char *why = NULL;
+    if (!ok)
+        why = "shorter than an ELF header";
+    else if (memcmp(eh.e_ident, ELFMAG, SELFMAG) != 0)
+        why = "not an ELF file";
+    else if (eh.e_ident[EI_CLASS] != ELFCLASS64 || eh.e_type != ET_DYN)
+        why = "not a 64-bit ELF shared object";
+    else if (eh.e_phentsize != sizeof(Elf64_Phdr) ||
+             (int64_t)(eh.e_phoff + (uint64_t)eh.e_phnum * eh.e_phentsize) > size)
+        why = "its program headers lie past its end (the file is cut short)";
+    else if (eh.e_shoff && (int64_t)(eh.e_shoff + (uint64_t)eh.e_shnum * eh.e_shentsize) > size)
+        why = "its section headers lie past its end (the file is cut short)";
+    for (int i = 0; !why && i < eh.e_phnum; i++) {
+        Elf64_Phdr ph;
+        if (fseek(f, (long)(eh.e_phoff + (uint64_t)i * sizeof ph), SEEK_SET) != 0 ||
+            fread(&ph, sizeof ph, 1, f) != 1)
+            why = "its program headers cannot be read";
+        else if (ph.p_type == PT_LOAD && (int64_t)(ph.p_offset + ph.p_filesz) > size)
+            why = "a loadable segment lies past its end (the file is cut short)";
+    }
+    if (f) fclose(f);
+    if (why) snprintf(err, errlen, "plugin %s: %s", path, why);
+    return why == NULL;
+}
 
 int gv_plugin_load(const char *path, char *err, size_t errlen)
 {
@@ -22,6 +58,9 @@ int gv_plugin_load(const char *path, char *err, size_t errlen)
         snprintf(err, errlen, "plugin %s: not a regular file", path);
         return GV_EIO;
     }
+    /* the loader maps the file's segments where its headers say: a file cut short maps pages
+       past its end, and touching them is SIGBUS, not an error dlopen can return */
+    if (!elf_whole(path, (int64_t)st.st_size, err, errlen)) return GV_EINVAL;
     /* a bare name would make dlopen search the library path, not the named file */
     char local[4096];
     if (!strchr(path, '/') && snprintf(local, sizeof local, "./%s", path) < (int)sizeof local)

@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "gpuval.h"
 #include "testkit.h"
@@ -128,4 +129,35 @@ Test(plugin, loading_twice_is_a_duplicate)
     int st = gv_test_run_cli_split(line, out, sizeof out, err, sizeof err);
     cr_assert_eq(st, 2, "exit %d", st);
     cr_assert(strstr(err, "tplug.scale: an op of that name is already registered"), "%s", err);
+}
+
+/* A plugin file cut short (a copy interrupted, a full disk) is refused before the loader maps
+   it: exit 2 naming the file, never the SIGBUS that touching a segment past the end raises. */
+Test(plugin, truncated_file_exits_2_not_a_signal)
+{
+    const char *dir = getenv("GPUVAL_PLUGIN_DIR");
+    cr_assert_not_null(dir);
+    char src[1024];
+    snprintf(src, sizeof src, "%s/libtplugin_good.so", dir);
+    FILE *f = fopen(src, "rb");
+    cr_assert_not_null(f, "%s", src);
+    static char buf[1 << 20];
+    size_t n = fread(buf, 1, sizeof buf, f);
+    fclose(f);
+    cr_assert_gt(n, 8192u);
+    const size_t cuts[] = {16, 64, 1000, 4096, n / 2, n - 1};
+    for (size_t i = 0; i < sizeof cuts / sizeof cuts[0]; i++) {
+        char path[64];
+        snprintf(path, sizeof path, "/tmp/gv_cut_%d_%zu.so", (int)getpid(), cuts[i]);
+        FILE *o = fopen(path, "wb");
+        cr_assert_not_null(o);
+        cr_assert_eq(fwrite(buf, 1, cuts[i], o), cuts[i]);
+        fclose(o);
+        char line[256], out[4096], err[4096];
+        snprintf(line, sizeof line, "list --plugin %s", path);
+        int st = gv_test_run_cli_split(line, out, sizeof out, err, sizeof err);
+        cr_expect_eq(st, 2, "cut at %zu of %zu bytes: exit %d (%s)", cuts[i], n, st, err);
+        cr_expect(strstr(err, path) != NULL, "cut at %zu: the file is named: %s", cuts[i], err);
+        unlink(path);
+    }
 }
