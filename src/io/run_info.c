@@ -48,6 +48,13 @@ int gv_rank_parse(const char *(*get)(const char *name), gv_rank *out, char *err,
                 return -1;
             }
         }
+        /* a rank the job cannot have (rank 5 of 2) is a launcher's contradiction, not a rank */
+        if (out->world_size >= 0 && (out->rank >= out->world_size || out->world_size == 0)) {
+            snprintf(err, len, "%s=%d with %s=%d: not a rank of the job", names[0], out->rank,
+                     names[2], out->world_size);
+            out->rank = out->local_rank = out->world_size = -1;
+            return -1;
+        }
         out->launcher = launchers[i].launcher;
         return 1;
     }

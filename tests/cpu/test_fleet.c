@@ -729,3 +729,20 @@ Test(fleet, merge_help_has_no_doubled_percent_signs)
     cr_expect_eq(rc, 0);
     cr_expect(strstr(out, "10% over") != NULL && strstr(out, "%%") == NULL, "%s", out);
 }
+
+/* Launcher variables that contradict each other (rank 5 of a job of 2, a job of 0) are refused,
+   never run as a rank the job cannot have. */
+Test(fleet_rank, a_rank_past_the_job_size_is_refused)
+{
+    gv_rank r;
+    const char *past[] = {"OMPI_COMM_WORLD_RANK", "5", "OMPI_COMM_WORLD_SIZE", "2", NULL};
+    cr_expect_eq(parse_with(past, &r), -1);
+    cr_expect_eq(r.rank, -1);
+    const char *edge[] = {"SLURM_PROCID", "2", "SLURM_NTASKS", "2", NULL};
+    cr_expect_eq(parse_with(edge, &r), -1);
+    const char *zero[] = {"PMI_RANK", "0", "PMI_SIZE", "0", NULL};
+    cr_expect_eq(parse_with(zero, &r), -1);
+    const char *last[] = {"SLURM_PROCID", "1", "SLURM_NTASKS", "2", NULL};
+    cr_expect_eq(parse_with(last, &r), 1);
+    cr_expect_eq(r.rank, 1);
+}
