@@ -195,8 +195,8 @@ static int run_full(ctx *c, int64_t m, int64_t k, int64_t n, const double *A, co
 static int pset_run(ctx *c, pset *s)
 {
     int n = s->n, k = s->k;
-    double *A = malloc(sizeof *A * (size_t)n * k), *B = malloc(sizeof *B * (size_t)n * k),
-           *C = malloc(sizeof *C * (size_t)n * n);
+    double *A = calloc((size_t)n * k, sizeof *A), *B = calloc((size_t)n * k, sizeof *B),
+           *C = calloc((size_t)n * n, sizeof *C);
     int rc = GV_ENOMEM;
     if (A && B && C) {
         memcpy(A, s->a, sizeof *A * (size_t)n * k);
@@ -792,8 +792,8 @@ static void monotonic_determinism(ctx *c)
     if (!big_small(ar, &eb, &es)) eb = ar->op_emax < 0 ? ar->op_emax : 0;
     int e1 = eb, e0 = eb - 8 > ar->op_emin ? eb - 8 : ar->op_emin;
     int m = 2 * MONO_ROWS, n = MONO_COLS;
-    double *A = malloc(sizeof *A * (size_t)m * K), *B = malloc(sizeof *B * (size_t)K * n),
-           *C = malloc(sizeof *C * (size_t)m * n), *C2 = malloc(sizeof *C2 * (size_t)m * n);
+    double *A = calloc((size_t)m * K, sizeof *A), *B = calloc((size_t)K * n, sizeof *B),
+           *C = calloc((size_t)m * n, sizeof *C), *C2 = calloc((size_t)m * n, sizeof *C2);
     if (!A || !B || !C || !C2) goto out;
     uint64_t st = 12345;
     for (int i = 0; i < MONO_ROWS; i++) {

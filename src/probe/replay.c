@@ -76,7 +76,7 @@ int gv_replay_run(const gv_fp_arith *a, const gv_bfma_model *m, gv_fp_gemm_fn ge
     /* fp8: an anchor row of A and column of B fix amax, so the op's scale is exactly a->scale */
     int64_t M = (side + (a->anchor > 0) + 15) / 16 * 16; /* fp8's kernels: multiples of 16 */
     double *A = calloc((size_t)(M * kk), sizeof *A), *B = calloc((size_t)(M * kk), sizeof *B),
-           *C = malloc(sizeof *C * (size_t)(M * M));
+           *C = calloc((size_t)(M * M), sizeof *C);
     int rc = GV_ENOMEM;
     if (!fa || !fb || !A || !B || !C) {
         snprintf(why, len, "no host memory for the replay of %lld dot products", (long long)dots);
