@@ -208,6 +208,12 @@ int gv_inputs_load(const gv_op *op, const char *files, gv_npy *arrays, int *n, g
     int want = 1;
     for (const char *p = op->in_dims; *p; p++)
         want += *p == ';';
+    /* strtok_r would drop an empty item ("a.npy,,b.npy", a trailing comma) without a word */
+    size_t flen = strlen(files);
+    if (flen == 0 || files[0] == ',' || files[flen - 1] == ',' || strstr(files, ",,"))
+        return say(err, errlen, GV_EINVAL,
+                   "--inputs: an empty file name in '%s' (FILE,FILE,...: one .npy per input)",
+                   files);
     char *copy = strdup(files), *save = NULL;
     const char *paths[GV_MAX_TENSORS];
     int got = 0;

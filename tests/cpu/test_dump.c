@@ -321,6 +321,11 @@ Test(check_inputs, usage_errors_exit_2_and_write_nothing)
     expect_check_usage(args, "no --size");
     snprintf(args, sizeof args, "--op vadd --inputs %s", a);
     expect_check_usage(args, "vadd takes 2 input files");
+    /* an empty item is said, never dropped: two files around it would have run */
+    snprintf(args, sizeof args, "--op vadd --inputs %s,,%s", a, a);
+    expect_check_usage(args, "an empty file name");
+    snprintf(args, sizeof args, "--op vadd --inputs %s,%s,", a, a);
+    expect_check_usage(args, "an empty file name");
     snprintf(args, sizeof args, "--op vadd --inputs %s,%s", a, b);
     expect_check_usage(args, "dtype f64, but");
     snprintf(args, sizeof args, "--op vadd --dtype f64 --inputs %s,%s", a, a);
