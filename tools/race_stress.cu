@@ -16,6 +16,8 @@
 #include <cstdint>
 #include <vector>
 #include <cuda_runtime.h>
+
+#include "reduce_onepass.cuh"
 #define CK(x)                                                                                      \
     do {                                                                                           \
         cudaError_t e_ = (x);                                                                      \
@@ -24,39 +26,17 @@
             exit(1);                                                                               \
         }                                                                                          \
     } while (0)
-constexpr int THREADS = 256, PER = 8, TILE = 2048;
-template <typename T, typename P>
-__device__ __forceinline__ T tile_tree(P src, int64_t start, int64_t n, T *ws)
-{
-    const int64_t base = start + threadIdx.x;
-    T v[PER];
-#pragma unroll
-    for (int j = 0; j < PER; j++) {
-        int64_t i = base + (int64_t)j * THREADS;
-        v[j] = i < n ? T(src[i]) : T(0);
-    }
-    T a = ((v[0] + v[1]) + (v[2] + v[3])) + ((v[4] + v[5]) + (v[6] + v[7]));
-#pragma unroll
-    for (int off = 16; off > 0; off >>= 1)
-        a += __shfl_down_sync(0xffffffffu, a, off);
-    const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
-    if (lane == 0) ws[warp] = a;
-    __syncthreads();
-    T b = T(0);
-    if (warp == 0) {
-        b = lane < THREADS / 32 ? ws[lane] : T(0);
-#pragma unroll
-        for (int off = THREADS / 64; off > 0; off >>= 1)
-            b += __shfl_down_sync(0xffffffffu, b, off);
-    }
-    __syncthreads();
-    return b;
-}
+using onepass::PER_THREAD;
+using onepass::THREADS;
+using onepass::TILE;
+using onepass::tile_tree; /* the tree of kernels/reduce_onepass.cuh, the one reduce.sum.onepass uses
+                           */
+
 // F bit0: release fence, bit1: acquire after ticket, bit2: block fence before reads. V: volatile
 // reads
 template <typename T, int F, bool V>
 __global__ void __launch_bounds__(THREADS)
-    onepass(const T *__restrict__ x, int64_t n, T *partial, unsigned *count, T *out)
+    sum_kernel(const T *__restrict__ x, int64_t n, T *partial, unsigned *count, T *out)
 {
     __shared__ T ws[THREADS / 32];
     __shared__ bool last;
@@ -130,7 +110,7 @@ void run(const char *name, int64_t n, int launches, int sblocks, int kind, cudaS
     T *part = (T *)((char *)ws + 256);
     CK(cudaMemset(cnt, 0, 256));
     CK(cudaMemset(part, 0xff, tiles * sizeof(T)));
-    onepass<T, 7, true><<<tiles, THREADS, 0, s>>>(x, n, part, cnt, ref);
+    sum_kernel<T, 7, true><<<tiles, THREADS, 0, s>>>(x, n, part, cnt, ref);
     CK(cudaMemset(bad, 0, 4));
     CK(cudaDeviceSynchronize());
     cudaEvent_t e0, e1;
@@ -143,7 +123,7 @@ void run(const char *name, int64_t n, int launches, int sblocks, int kind, cudaS
     cudaEventRecord(e0, s);
     for (int l = 0; l < launches; l++) {
         cudaMemsetAsync(part, 0xff, tiles * sizeof(T), s);
-        onepass<T, F, V><<<tiles, THREADS, 0, s>>>(x, n, part, cnt, out);
+        sum_kernel<T, F, V><<<tiles, THREADS, 0, s>>>(x, n, part, cnt, out);
         cmp<T><<<1, 1, 0, s>>>(out, ref, bad);
     }
     cudaEventRecord(e1, s);
@@ -176,7 +156,7 @@ __global__ void __launch_bounds__(THREADS)
     int64_t base = (int64_t)blockIdx.x * TILE + threadIdx.x;
     T a = T(0);
 #pragma unroll
-    for (int j = 0; j < PER; j++) {
+    for (int j = 0; j < PER_THREAD; j++) {
         int64_t i = base + (int64_t)j * THREADS;
         a += i < n ? x[i] : T(0);
     }

@@ -11,7 +11,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-#include <unistd.h>
 
 #include "cmd/cli.h"
 #include "io/json_util.h"
@@ -107,30 +106,6 @@ typedef struct row {
     gv_replay_result replay[2];
     const gv_bfma_model *model;
 } row;
-
-static bool glob_any(const char *globs, const char *name)
-{
-    char buf[512];
-    snprintf(buf, sizeof buf, "%s", globs);
-    for (char *save = NULL, *g = strtok_r(buf, ",", &save); g; g = strtok_r(NULL, ",", &save))
-        if (fnmatch(g, name, 0) == 0) return true;
-    return false;
-}
-
-static bool glob_exact(const char *globs, const char *name)
-{
-    char buf[512];
-    snprintf(buf, sizeof buf, "%s", globs);
-    for (char *save = NULL, *g = strtok_r(buf, ",", &save); g; g = strtok_r(NULL, ",", &save))
-        if (strcmp(g, name) == 0) return true;
-    return false;
-}
-
-/* The expectation file for sm: the source tree's probe/ (meson.build's GV_PROBE_DIR). */
-static void default_expect(int sm, char *path, size_t len)
-{
-    snprintf(path, len, "%s/sm_%d.expect", GV_PROBE_DIR, sm);
-}
 
 static void judge_row(row *r, const gv_fp_expect *e, const gv_fp_print *first, bool count)
 {
@@ -255,8 +230,9 @@ int gv_cmd_probe(int argc, char **argv)
     bool any_op = false;
     for (const gv_op *const *p = gv_registry(); *p; p++) {
         const gv_op *op = *p;
-        if (!gv_fp_op_probeable(op) || !glob_any(ops, op->name)) continue;
-        if (op->planted_bug && !glob_exact(ops, op->name)) continue;
+        bool named = false;
+        if (!gv_fp_op_probeable(op) || !gv_op_matches(ops, op->name, &named)) continue;
+        if (op->planted_bug && !named) continue;
         any_op = true;
         for (int t = 0; t < GV_NDTYPES; t++)
             for (int m = 0; m < GV_NMODES; m++) {
@@ -295,7 +271,7 @@ int gv_cmd_probe(int argc, char **argv)
     if (expect_path)
         snprintf(path, sizeof path, "%s", expect_path);
     else
-        default_expect(sm, path, sizeof path);
+        gv_fp_expect_path(sm, path, sizeof path);
     gv_fp_expect ex;
     char err[700];
     bool have_expect = gv_fp_expect_read(path, &ex, err, sizeof err) == GV_OK;

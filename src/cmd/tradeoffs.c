@@ -518,8 +518,7 @@ static int run_groups(const trade_args *a, groups *gs, int argc, char **argv)
     gv_run_start(&info, "tradeoffs", argc, argv);
     if (info.have_device) {
         char path[600], err[700];
-        snprintf(path, sizeof path, "%s/sm_%d%d.expect", GV_PROBE_DIR, info.device.cc_major,
-                 info.device.cc_minor);
+        gv_fp_expect_path(info.device.cc_major * 10 + info.device.cc_minor, path, sizeof path);
         trade_have_expect = gv_fp_expect_read(path, &trade_expect, err, sizeof err) == GV_OK;
     }
     gv_bench_opts o;

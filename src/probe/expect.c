@@ -15,6 +15,11 @@ const char *gv_fp_verdict_name(gv_fp_verdict v)
     return v == GV_FP_PASS ? "PASS" : v == GV_FP_FAIL ? "FAIL" : "NEW";
 }
 
+void gv_fp_expect_path(int sm, char *path, size_t len)
+{
+    snprintf(path, len, "%s/sm_%d.expect", GV_PROBE_DIR, sm);
+}
+
 void gv_fp_expect_free(gv_fp_expect *e)
 {
     free(e->rules);
@@ -82,8 +87,6 @@ int gv_fp_expect_read(const char *path, gv_fp_expect *e, char *err, size_t len)
             snprintf(e->arch, sizeof e->arch, "%.15s", w[1]);
             continue;
         }
-        gv_dtype t;
-        gv_mode m;
         if (n != 5) {
             snprintf(err, len, "%s:%d: expected OPS DTYPE MODE FEATURE VALUE, got %d words", path,
                      ln, n);
@@ -95,8 +98,6 @@ int gv_fp_expect_read(const char *path, gv_fp_expect *e, char *err, size_t len)
             dtype_ok |= fnmatch(w[1], gv_dtype_name((gv_dtype)d), 0) == 0;
         for (int q = 0; q < GV_NMODES; q++)
             mode_ok |= fnmatch(w[2], gv_mode_name((gv_mode)q), 0) == 0;
-        (void)t;
-        (void)m;
         if (!dtype_ok || !mode_ok || (strcmp(w[3], "*") != 0 && gv_fp_feature_parse(w[3]) < 0) ||
             !value_ok(w[4]) || strlen(w[0]) >= sizeof e->rules->ops ||
             strlen(w[4]) >= sizeof e->rules->value) {

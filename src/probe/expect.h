@@ -28,6 +28,10 @@ typedef struct gv_fp_expect {
     int n;
 } gv_fp_expect;
 
+/* The shipped expectation file of compute capability sm (90 for 9.0) into path: the source
+   tree's probe/sm_XY.expect (meson.build's GV_PROBE_DIR). */
+void gv_fp_expect_path(int sm, char *path, size_t len);
+
 /* Read path: GV_OK, or GV_EINVAL with "PATH:LINE: what is wrong" in err (the file is not
    read in part), GV_EIO where it cannot be opened. */
 int gv_fp_expect_read(const char *path, gv_fp_expect *e, char *err, size_t len);

@@ -506,7 +506,7 @@ static void round_probe(ctx *c, int f, int nbase)
 {
     const gv_fp_arith *ar = c->ar;
     gv_fp_value *v = &c->fp->f[f];
-    int eb, es, e1, e2;
+    int eb, es;
     if (!big_small(ar, &eb, &es)) {
         setv(v, NAN, "the format's range is too narrow", "n/a");
         return;
@@ -523,8 +523,6 @@ static void round_probe(ctx *c, int f, int nbase)
         setv(v, NAN, "the operands' range cannot reach the output's last bit", "n/a");
         return;
     }
-    (void)e1;
-    (void)e2;
     pset s;
     int k = nbase + 2;
     if (pset_init(&s, 4, k)) return;

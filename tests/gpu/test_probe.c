@@ -16,7 +16,7 @@ static bool load(gv_fp_expect *e)
     gk_device_info info;
     if (gk_device_info_get(&info) != GV_OK) return false;
     char path[512], err[512];
-    snprintf(path, sizeof path, "%s/sm_%d%d.expect", GV_PROBE_DIR, info.cc_major, info.cc_minor);
+    gv_fp_expect_path(info.cc_major * 10 + info.cc_minor, path, sizeof path);
     return gv_fp_expect_read(path, e, err, sizeof err) == GV_OK;
 }
 
