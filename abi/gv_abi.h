@@ -13,6 +13,7 @@
 #include <math.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <string.h>
 
 #ifdef __cplusplus
@@ -254,6 +255,56 @@ static const gv_mode_info gv_mode_table[GV_NMODES] = {
 static inline const gv_mode_info *gv_mode_get(int m)
 {
     return &gv_mode_table[(m >= 0 && m < (int)GV_NMODES) ? m : 0];
+}
+
+/* What a mode needs of the device, by compute capability cc (major * 10 + minor): NULL where
+ * the device has it, else the reason a case in that mode is a SKIP (written into why). A mode
+ * the device lacks is never run under its label: a library that silently falls back (cuBLAS
+ * runs pedantic f32 under the BF16x9 label on 9.0: docs/error-models.md) would pass a case
+ * that did not use the claimed arithmetic.
+ *  - tf32, bf16, irs-tf32, irs-bf16: TF32 and bf16 tensor cores arrived with Ampere (8.0;
+ *    NVIDIA A100 Tensor Core GPU Architecture whitepaper).
+ *  - fp8: e4m3 tensor cores from 8.9 (Ada, Hopper; cuBLASLt's FP8 matmul requirements).
+ *  - bf16x9: cuBLAS's FP32 emulation runs on Blackwell's BF16 tensor cores, cc 10.x (NVIDIA
+ *    technical blog "Unlocking Tensor Core Performance with Floating Point Emulation in
+ *    cuBLAS", 2025); on an H100 (9.0) it gave the bits of pedantic f32.
+ *  - fp64emu*: measured in effect on 9.0 (gpuval probe: fixed_point, the claimed widths);
+ *    NVIDIA documents it for Blackwell's integer tensor cores; before 9.0 nobody has shown it
+ *    engages, so it is not run there under its label. */
+static inline const char *gv_mode_need(int mode, int cc, char *why, size_t len)
+{
+    int need = 0;
+    const char *what = "";
+    switch (mode) {
+    case GV_MODE_TF32:
+    case GV_MODE_IRS_TF32:
+        need = 80, what = "TF32 tensor cores need compute capability 8.0 or newer";
+        break;
+    case GV_MODE_BF16:
+    case GV_MODE_IRS_BF16:
+        need = 80, what = "bf16 tensor cores need compute capability 8.0 or newer";
+        break;
+    case GV_MODE_FP8: need = 89, what = "fp8 needs compute capability 8.9 or newer"; break;
+    case GV_MODE_BF16X9:
+        if (cc / 10 == 10) return NULL;
+        snprintf(why, len,
+                 "bf16x9: cuBLAS's BF16x9 f32 emulation runs on compute capability 10.x only "
+                 "(device: %d.%d); elsewhere it would be native f32 under the bf16x9 label",
+                 cc / 10, cc % 10);
+        return why;
+    case GV_MODE_FP64EMU:
+    case GV_MODE_FP64EMU_32:
+    case GV_MODE_FP64EMU_40:
+    case GV_MODE_FP64EMU_48:
+    case GV_MODE_FP64EMU_56:
+        need = 90, what = "cuBLAS's f64 fixed-point emulation is known to engage from compute "
+                          "capability 9.0";
+        break;
+    default: return NULL;
+    }
+    if (cc >= need) return NULL;
+    snprintf(why, len, "%s (device: %d.%d)", what, cc / 10, cc % 10);
+    return why;
 }
 
 /* ---- memory patterns of a device run -------------------------------------------------------

@@ -127,6 +127,45 @@ extern "C" int gk_mem_info(int64_t *free_bytes, int64_t *total_bytes)
     return GV_OK;
 }
 
+/* One kernel of this object: every kernel object is built with the same -gencode flags, so the
+   code the driver picks for it is what it picks for all of gpuval's kernels. */
+__global__ void gk_code_probe_kernel() {}
+
+extern "C" bool gk_code_has(const void *func, int arch)
+{
+    if (gk_get_knobs()->generic_kernels) return false;
+    cudaFuncAttributes a;
+    if (cudaFuncGetAttributes(&a, func) != cudaSuccess) {
+        cudaGetLastError();
+        return false; /* the launch that follows reports it */
+    }
+    return a.ptxVersion >= arch;
+}
+
+/* Which code of GV_CUDA_ARCH ("sm_80,sm_90,compute_75,compute_90") runs on this device. */
+static void code_info(gk_device_info *info)
+{
+    cudaFuncAttributes a;
+    if (cudaFuncGetAttributes(&a, (const void *)gk_code_probe_kernel) != cudaSuccess) {
+        cudaGetLastError();
+        info->binary_arch = info->ptx_arch = 0;
+        info->native = -1;
+        return;
+    }
+    info->binary_arch = a.binaryVersion;
+    info->ptx_arch = a.ptxVersion;
+    /* SASS sm_XY runs as it is on a device X.Z with Z >= Y (the CUDA programming guide's
+       binary compatibility); the driver prefers it to PTX unless told to JIT */
+    bool sass = false;
+    const char *s = GV_CUDA_ARCH;
+    while ((s = strstr(s, "sm_")) != NULL) {
+        int v = atoi(s + 3);
+        if (v / 10 == info->cc_major && v % 10 <= info->cc_minor) sass = true;
+        s += 3;
+    }
+    info->native = sass && !gk_get_knobs()->force_ptx_jit;
+}
+
 extern "C" int gk_device_info_get(gk_device_info *info)
 {
     memset(info, 0, sizeof *info);
@@ -148,6 +187,7 @@ extern "C" int gk_device_info_get(gk_device_info *info)
     info->mem_bus_bits = p.memoryBusWidth;
     info->l2_bytes = p.l2CacheSize;
     info->ecc_enabled = p.ECCEnabled;
+    code_info(info);
     size_t f = 0, t = 0;
     GK_CUDA(free_for_cases(&f, &t));
     info->mem_total_bytes = (int64_t)t;
@@ -738,6 +778,17 @@ static bool phases_wanted(void)
     return gk_get_knobs()->device_phases;
 }
 
+extern "C" int gk_mode_check(const gk_launch *L)
+{
+    int dev = 0, major = 0, minor = 0;
+    GK_CUDA(cudaGetDevice(&dev));
+    GK_CUDA(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev));
+    GK_CUDA(cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, dev));
+    char why[256];
+    const char *lack = gv_mode_need(L->mode, major * 10 + minor, why, sizeof why);
+    return lack ? gk_fail_unsupported(lack) : GV_OK;
+}
+
 extern "C" int gk_run(const gk_op *op, gk_launch *L, const gk_host_io *io)
 {
     /* The launch a layout makes (src/core/problem.c, api.c): its tensors fit the arrays here
@@ -751,6 +802,9 @@ extern "C" int gk_run(const gk_op *op, gk_launch *L, const gk_host_io *io)
     for (int i = 0; i < L->n_out; i++)
         assert(L->out_count[i] >= 0 &&
                gk_place_valid(&L->out_place[i], L->out_count[i], (int64_t)elem_size(L)));
+    /* a mode this device lacks is a SKIP before anything is allocated (gv_mode_need) */
+    int need_rc = gk_mode_check(L);
+    if (need_rc != GV_OK) return need_rc;
     phase_clock pc;
     memset(&pc, 0, sizeof pc);
     pc.on = phases_wanted();

@@ -282,17 +282,7 @@ static int fp8_plan_make(gk_launch *L, fp8_plan *p, bool fast_accum)
 static int fp8_setup_as(gk_launch *L, bool fast_accum)
 {
     if (L->dtype != GV_F32) return gk_fail_unsupported("fp8 takes f32 cases");
-    int dev = 0, major = 0, minor = 0;
-    GK_CUDA(cudaGetDevice(&dev));
-    GK_CUDA(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev));
-    GK_CUDA(cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, dev));
-    if (major * 10 + minor < 89) {
-        char why[128];
-        snprintf(why, sizeof why,
-                 "fp8: e4m3 tensor cores need compute capability 8.9 or later (device: %d.%d)",
-                 major, minor);
-        return gk_fail_unsupported(why);
-    }
+    /* compute capability 8.9 or later: gk_mode_check, before any setup */
     if (!ws_part(L, 0)) return gk_fail_internal("gemm: workspace smaller than abi/gemm.h's layout");
     fp8_plan *p = (fp8_plan *)calloc(1, sizeof *p);
     if (!p) return GV_ENOMEM;
@@ -647,6 +637,10 @@ extern "C" const gk_op gk_gemm_cublas_rzconv = {NULL, cublas_gemm_as<true>, NULL
  * range ones as 0, and are never stored. */
 typedef rb_cfg<128, 256, 8, 64, 64, 8, 16, 256, 1, 0, 0> rb_cfg_f32;
 typedef rb_cfg<128, 64, 8, 64, 32, 8, 8, 128, 2, 0, 3> rb_cfg_f64;
+/* f64's generic path, where the loaded code has no cp.async (compute_75's PTX, a T4) or
+   GPUVAL_GENERIC_KERNELS=1 asks for it: the same tiling staged through registers, so each C
+   element is the same FMA chain in the same order: the same bits as the cp.async path. */
+typedef rb_cfg<128, 64, 8, 64, 32, 8, 8, 128, 2, 0, 0> rb_cfg_f64_generic;
 
 template <typename T> struct rb_cfg_of;
 template <> struct rb_cfg_of<float> {
@@ -668,10 +662,21 @@ template <bool DropTail> static int regblock_gemm(gk_launch *L)
     const bool vec = rb_vec_ok(k, n, L->in[0], L->in[1], L->out[0]);
     return gk_by_dtype(L->dtype, [&](auto x) {
         using T = decltype(x);
+        using Cfg = typename rb_cfg_of<T>::type;
+        /* the cp.async ring only where the loaded code has it (sm_80 and later) */
+        const bool async =
+            Cfg::STAGES > 0 && gk_code_has((const void *)rb_kernel<T, Cfg, DropTail>(vec), 80);
         snprintf(L->math_mode, sizeof L->math_mode, "hand-written FFMA, %s%s loads",
-                 rb_cfg_of<T>::type::STAGES ? "cp.async, " : "", vec ? "4-vector" : "scalar");
-        cudaError_t e = rb_launch<T, typename rb_cfg_of<T>::type, DropTail>(
-            (const T *)L->in[0], (const T *)L->in[1], (T *)L->out[0], m, k, n, vec, gk_stream(L));
+                 async ? "cp.async, " : "", vec ? "4-vector" : "scalar");
+        const T *A = (const T *)L->in[0], *B = (const T *)L->in[1];
+        T *C = (T *)L->out[0];
+        cudaError_t e;
+        if constexpr (Cfg::STAGES == 0)
+            e = rb_launch<T, Cfg, DropTail>(A, B, C, m, k, n, vec, gk_stream(L));
+        else
+            e = async ? rb_launch<T, Cfg, DropTail>(A, B, C, m, k, n, vec, gk_stream(L))
+                      : rb_launch<T, rb_cfg_f64_generic, DropTail>(A, B, C, m, k, n, vec,
+                                                                   gk_stream(L));
         if (e != cudaSuccess) return gk_fail_cuda(e, "regblock_gemm_kernel");
         return (int)GV_OK;
     });

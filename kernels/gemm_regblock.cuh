@@ -276,9 +276,19 @@ __global__ void __launch_bounds__(Cfg::THREADS, Cfg::MINB)
 }
 
 /* cp.async (sm_80 and later): N bytes from global g to shared s without passing through
-   registers; ok false writes N zero bytes and reads nothing (g must still be a valid address). */
+   registers; ok false writes N zero bytes and reads nothing (g must still be a valid address).
+   Compiled for an older architecture (compute_75's PTX, which the driver may JIT for any GPU)
+   the same copies are made synchronously through registers, so the cp.async kernel is correct
+   wherever its code runs; the host still launches it only where the loaded code has cp.async
+   (rb_async_ok), since the register-staged kernel is the faster one there. */
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 800
+#define RB_CP_ASYNC 0
+#else
+#define RB_CP_ASYNC 1
+#endif
 template <int N> __device__ __forceinline__ void rb_cp_async(void *s, const void *g, bool ok)
 {
+#if RB_CP_ASYNC
     const unsigned sa = (unsigned)__cvta_generic_to_shared(s);
     const int src = ok ? N : 0;
     if constexpr (N == 16)
@@ -288,14 +298,27 @@ template <int N> __device__ __forceinline__ void rb_cp_async(void *s, const void
         asm volatile("cp.async.ca.shared.global [%0], [%1], %2, %3;\n" ::"r"(sa), "l"(g), "n"(N),
                      "r"(src)
                      : "memory");
+#else
+    static_assert(N == 4 || N == 8 || N == 16, "a float, a double or 16 bytes");
+    if constexpr (N == 16)
+        *(uint4 *)s = ok ? *(const uint4 *)g : make_uint4(0, 0, 0, 0);
+    else if constexpr (N == 8)
+        *(unsigned long long *)s = ok ? *(const unsigned long long *)g : 0ull;
+    else
+        *(unsigned *)s = ok ? *(const unsigned *)g : 0u;
+#endif
 }
 __device__ __forceinline__ void rb_cp_commit()
 {
+#if RB_CP_ASYNC
     asm volatile("cp.async.commit_group;\n" ::: "memory");
+#endif
 }
 template <int N> __device__ __forceinline__ void rb_cp_wait()
 {
+#if RB_CP_ASYNC
     asm volatile("cp.async.wait_group %0;\n" ::"n"(N) : "memory");
+#endif
 }
 
 /* The same tiling with a STAGES-deep ring of shared buffers filled by cp.async: slice t + STAGES

@@ -82,21 +82,39 @@ typedef struct gk_device_info {
     int driver_version, runtime_version, cublas_version;
     int ecc_enabled;
     char uuid[40];
+    /* The code of gpuval's kernels the driver loaded for this device (cudaFuncGetAttributes of
+       one of them; every kernel object is built with the same architectures): binary_arch, the
+       machine code's architecture (90 for sm_90); ptx_arch, the virtual architecture it was
+       compiled from (75: the generic paths). native: the binary carries SASS this device runs
+       as it is (GV_CUDA_ARCH lists an sm_XY of the device's major with Y <= its minor) and the
+       driver is not told to JIT everything (CUDA_FORCE_PTX_JIT); otherwise the driver
+       JIT-compiled PTX. 0 / -1 where the device could not load it. */
+    int binary_arch, ptx_arch, native;
 } gk_device_info;
 
 /* The device layer's settings, read from the environment by src/core/knobs.c (GPUVAL_PAGEABLE,
  * GPUVAL_NO_DEVICE_POOL, GPUVAL_DEVICE_PHASES, GPUVAL_INJECT_FAULT=launch,
- * GPUVAL_PERTURB_DEVICE) and handed down here: the device layer never reads the environment.
- * Until set, all off (perturb_device -1). */
+ * GPUVAL_PERTURB_DEVICE, GPUVAL_GENERIC_KERNELS) and handed down here: the device layer never
+ * reads the environment. Until set, all off (perturb_device -1). */
 typedef struct gk_knobs {
     bool pageable;            /* copy from pageable memory, no pinned staging */
     bool no_device_pool;      /* every tensor from cudaMalloc, no pool kept across runs */
     bool device_phases;       /* one line of phase times on stderr per gk_run */
     bool inject_launch_fault; /* gk_run stops where it would launch (below) */
     int perturb_device;       /* this device index changes its first output by 2 ulps; -1 */
+    bool generic_kernels;     /* hand-written kernels take their generic paths everywhere */
+    bool force_ptx_jit;       /* CUDA_FORCE_PTX_JIT=1: the driver JIT-compiles all PTX */
 } gk_knobs;
 void gk_set_knobs(const gk_knobs *k);
 const gk_knobs *gk_get_knobs(void);
+
+/* True when the code the driver loaded for kernel `func` (a __global__ function's address) on
+ * the current device was compiled for virtual architecture `arch` or later (80: cp.async) and
+ * the generic paths are not forced (gk_knobs.generic_kernels). Where a feature is guarded by
+ * __CUDA_ARCH__ at compile time, the host asks this before choosing the kernel that uses it:
+ * the device's own capability is not enough, since compute_75's PTX JIT-compiled for an H100
+ * has the generic path only. */
+bool gk_code_has(const void *func, int arch);
 
 /* Number of usable CUDA devices; 0 when there is none or no driver (never an error). */
 int gk_device_count(void);

@@ -16,6 +16,9 @@
 int gk_fail_cuda(cudaError_t e, const char *where);
 int gk_fail_lib(const char *lib, int status, const char *status_name, const char *where);
 int gk_fail_unsupported(const char *what);
+/* GV_OK where the device has what L->mode needs (gv_mode_need), else GV_EUNSUPPORTED with the
+   reason in gk_last_error(): gk_run and gk_bench_open call it before an op's setup. */
+extern "C" int gk_mode_check(const gk_launch *L);
 /* A guard violation (gk_run): the message as given; returns GV_EGUARD. */
 int gk_fail_guard(const char *what);
 /* A contract between an op's layout and its kernel is broken (workspace too small, aux for

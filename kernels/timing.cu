@@ -136,7 +136,9 @@ static int bench_prepare(gk_bench *b, const gk_host_io *io)
             if (rc != GV_OK) return rc;
         }
     }
-    int rc = poison_outputs(b);
+    int rc = gk_mode_check(L);
+    if (rc != GV_OK) return rc;
+    rc = poison_outputs(b);
     if (rc != GV_OK) return rc;
     if (b->op->setup) {
         rc = b->op->setup(L);

@@ -177,7 +177,8 @@ static int cmd_info(int argc, char **argv)
         return GV_EXIT_USAGE;
     }
 #ifdef GV_HAVE_CUDA
-    printf("build            CUDA, arch %s\n", GV_CUDA_ARCH);
+    printf("build            CUDA, architectures %s (sm_: SASS, compute_: PTX)\n",
+           GV_CUDA_ARCH);
 #else
     printf("build            without CUDA\n");
 #endif

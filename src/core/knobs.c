@@ -47,12 +47,16 @@ static void load(void)
 #define GV_KNOB_READ_(field, var, kind, what) knobs.field = read_##kind(var);
     GV_KNOBS(GV_KNOB_READ_)
 #undef GV_KNOB_READ_
+    /* the driver's own variable: with it set every module is JIT-compiled from PTX */
+    const char *force_jit = gv_env("CUDA_FORCE_PTX_JIT");
     gk_knobs down = {.pageable = knobs.pageable,
                      .no_device_pool = knobs.no_device_pool,
                      .device_phases = knobs.device_phases,
                      .inject_launch_fault =
                          knobs.inject_fault && strcmp(knobs.inject_fault, "launch") == 0,
-                     .perturb_device = knobs.perturb_device};
+                     .perturb_device = knobs.perturb_device,
+                     .generic_kernels = knobs.generic_kernels,
+                     .force_ptx_jit = force_jit && force_jit[0] == '1'};
     gk_set_knobs(&down);
 }
 

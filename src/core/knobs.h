@@ -31,7 +31,10 @@
     X(device_phases, "GPUVAL_DEVICE_PHASES", FLAG,                                                 \
       "print the wall time of each phase of every device run on stderr")                           \
     X(perturb_device, "GPUVAL_PERTURB_DEVICE", INT,                                                \
-      "for the tests: device N changes its first output by 2 ulps (a planted outlier GPU)")
+      "for the tests: device N changes its first output by 2 ulps (a planted outlier GPU)")        \
+    X(generic_kernels, "GPUVAL_GENERIC_KERNELS", FLAG,                                             \
+      "the hand-written kernels take their generic paths (those of GPUs without cp.async) on any " \
+      "GPU, to test them where the fast paths exist")
 
 #define GV_KNOB_TYPE_FLAG bool
 #define GV_KNOB_TYPE_TEXT const char *

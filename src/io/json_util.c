@@ -46,6 +46,11 @@ json_t *gv_json_device(const gk_device_info *d)
     json_object_set_new(o, "runtime_version", json_integer(d->runtime_version));
     json_object_set_new(o, "cublas_version", json_integer(d->cublas_version));
     json_object_set_new(o, "ecc", json_boolean(d->ecc_enabled));
+    /* the code the driver loaded for gpuval's kernels: SASS as built, or PTX JIT-compiled */
+    if (d->binary_arch > 0)
+        json_object_set_new(o, "kernel_code",
+                            json_pack("{s:i, s:i, s:b}", "binary_arch", d->binary_arch, "ptx_arch",
+                                      d->ptx_arch, "native", d->native > 0));
     return o;
 }
 

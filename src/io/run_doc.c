@@ -339,4 +339,19 @@ void gv_device_print(FILE *f, const gk_device_info *d)
     fprintf(f, "ECC              %s\n", d->ecc_enabled ? "on" : "off");
     fprintf(f, "driver / runtime %d / %d\n", d->driver_version, d->runtime_version);
     fprintf(f, "cuBLAS           %d\n", d->cublas_version);
+    char code[160];
+    gv_device_code(d, code, sizeof code);
+    fprintf(f, "kernel code      %s\n", code);
+}
+
+void gv_device_code(const gk_device_info *d, char *buf, size_t len)
+{
+    if (d->native < 0 || d->binary_arch <= 0)
+        snprintf(buf, len, "none loads on this device (the binary carries %s)", GV_BUILD_ARCH);
+    else if (d->native)
+        snprintf(buf, len, "sm_%d SASS, native (compiled from compute_%d)", d->binary_arch,
+                 d->ptx_arch);
+    else
+        snprintf(buf, len, "compute_%d PTX, JIT-compiled for sm_%d by the driver%s", d->ptx_arch,
+                 d->binary_arch, d->ptx_arch < 80 ? " (the generic paths: no cp.async)" : "");
 }

@@ -41,4 +41,16 @@ int gv_json_write(const char *path, const gv_run_info *info, const gv_result *re
 /* The device fingerprint as a JSON-free text block, for `gpuval info`. */
 void gv_device_print(FILE *f, const gk_device_info *d);
 
+/* The CUDA architectures this binary carries (meson's gpu_arch, tools/cuda_arch.py):
+   "sm_80,sm_90,compute_75,compute_90"; sm_XY is SASS, compute_XY PTX. */
+#ifdef GV_HAVE_CUDA
+#define GV_BUILD_ARCH GV_CUDA_ARCH
+#else
+#define GV_BUILD_ARCH "none (built without CUDA)"
+#endif
+
+/* One line: which of them runs on device d ("sm_90 SASS, native (compiled from compute_90)",
+   "compute_75 PTX, JIT-compiled for sm_90 by the driver (the generic paths: no cp.async)"). */
+void gv_device_code(const gk_device_info *d, char *buf, size_t len);
+
 #endif
