@@ -5,12 +5,12 @@ a deterministic op. How a kernel's generic path (GPUVAL_GENERIC_KERNELS=1, or co
 from compute_75's PTX) is shown to give what its fast path gives.
 
   same_results.py [--a-env VAR=VAL]... [--b-env VAR=VAL]... [--a GPUVAL] [--b GPUVAL]
-                  [--expect-mode-differs OP_GLOB:TEXT] -- CHECK_ARGS...
+                  [--expect-mode-differs OP_GLOB:TEXT] [--keep DIR] -- CHECK_ARGS...
 
 Run A is `$GPUVAL check CHECK_ARGS --json a.json` (or --a's binary) with the --a-env variables,
 run B the same with --b's binary and --b-env. --expect-mode-differs OP:TEXT asks that run A's
 math_mode of the matching cases contains TEXT and run B's does not (that the two runs did take
-different paths). Exit 0 when they agree, 1 when not, 77 without a device (either run 77)."""
+different paths). --keep DIR keeps the two documents as DIR/A.json and DIR/B.json. Exit 0 when they agree, 1 when not, 77 without a device (either run 77)."""
 import fnmatch
 import json
 import os
@@ -28,6 +28,7 @@ def main():
     env_a, env_b = {}, {}
     bin_a = bin_b = os.environ.get("GPUVAL", "gpuval")
     differs = []
+    keep = None
     i = 0
     while i < len(opts):
         o, v = opts[i], opts[i + 1] if i + 1 < len(opts) else None
@@ -41,6 +42,8 @@ def main():
             bin_a = v
         elif o == "--b":
             bin_b = v
+        elif o == "--keep":
+            keep = v
         elif o == "--expect-mode-differs":
             differs.append(v.split(":", 1))
         else:
@@ -64,6 +67,10 @@ def main():
                 print(p.stdout[-3000:], p.stderr[-3000:])
                 return 1
             runs.append(json.load(open(out)))
+            if keep:
+                os.makedirs(keep, exist_ok=True)
+                with open(os.path.join(keep, name + ".json"), "w") as f:
+                    json.dump(runs[-1], f)
     key = lambda c: (c["op"], c["dtype"], c["mode"], c["dist"], tuple(c["shape"]), c["seed"])
     a = {key(c): c for c in runs[0]["cases"]}
     b = {key(c): c for c in runs[1]["cases"]}

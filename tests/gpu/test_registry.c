@@ -9,6 +9,7 @@
 #include "core/judge.h"
 #include "core/reference.h"
 #include "core/run.h"
+#include "gk.h"
 
 /* Parameters cross into each test's own process: plain data only (no pointers, which
  * would not survive the re-executed binary), so the op travels by index. */
@@ -65,6 +66,19 @@ ParameterizedTest(case_param *p, gpu, registry, .timeout = 300)
     cr_assert_eq(gv_run_case(&c, &gv_default_tiers, &r), GV_OK, "%s: harness failed", label);
     cr_log_info("%s: %s ratio %.3g normwise %.3g %s", label, gv_verdict_name(r.verdict), r.m.ratio,
                 r.m.normwise_rel, r.reason);
+    /* a mode this device lacks (gv_mode_need: bf16x9 off 10.x, fp8 before 8.9, ...) is a SKIP
+       that says why, whatever the op: never run under its label, never an ERROR */
+    gk_device_info d;
+    cr_assert_eq(gk_device_info_get(&d), GV_OK, "device query: %s", gk_last_error());
+    char why[256];
+    const char *lack = gv_mode_need(c.mode, d.cc_major * 10 + d.cc_minor, why, sizeof why);
+    if (lack) {
+        cr_expect_eq(r.verdict, GV_SKIP, "%s: %s (%s), but the device lacks the mode: %s", label,
+                     gv_verdict_name(r.verdict), r.reason, lack);
+        cr_expect(strstr(r.reason, lack) != NULL, "%s: SKIP reason '%s' does not say '%s'", label,
+                  r.reason, lack);
+        return;
+    }
     /* a mode planted out of effect shows on its probes only; its other cases run the
        arithmetic of a neighbouring mode, which its model may well pass */
     bool must_fail = c.op->planted_bug && !c.op->planted_for_probe &&
