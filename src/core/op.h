@@ -250,7 +250,7 @@ typedef struct gv_result {
     double oracle_ms, device_ms; /* wall times of the correctness run (not a benchmark) */
     double inputs_ms, judge_ms;  /* the host's other two steps: making inputs, judging */
     /* the digest of the output bytes the device wrote, all outputs in order (core/hash.h's
-       gv_output_hash), set by gv_judge; have_hash: the outputs came back and were judged (a
+       gv_output_hash), set by gv_judge_problem; have_hash: the outputs came back and were judged (a
        PASS, a FAIL or a guard violation) */
     uint64_t output_hash;
     bool have_hash;
@@ -273,7 +273,7 @@ typedef struct gv_result {
            nobody declared them fit for the model (gv_result_set_inputs, inputs.h) */
         bool reported_only;
     } prob;
-    /* Why no tier is expected when the model's own allowance exceeds it (set by gv_judge;
+    /* Why no tier is expected when the model's own allowance exceeds it (set by gv_judge_problem;
        expected_tier_why, when set, is the op's own reason). */
     char tier_note[160];
     bool exact;     /* the op declared this case an exact probe */
