@@ -147,6 +147,60 @@ Test(judge_api, f32_cpu_product_passes_wrong_ones_fail_generated)
     gemm_case(GV_DTYPE_F32, "uniform11");
 }
 
+/* x rounded to TF32's 11 significant bits (to nearest), as tensor cores take f32 operands. */
+static float tf32(float x)
+{
+    int e;
+    float m = frexpf(x, &e);
+    return ldexpf(rintf(m * 2048.0f) / 2048.0f, e);
+}
+
+/* A TF32 product (operands rounded to 11 bits, f32 accumulation) claimed as f32 native on
+   generated inputs: the generated case's probabilistic model FAILs it (its worst-case bound
+   at k = 1024 is loose enough to hide TF32); claimed as what it is, tf32, it passes. */
+Test(judge_api, tf32_claimed_native_fails_as_generated_case, .timeout = 60)
+{
+    const int64_t m = 64, k = 1024, n = 64;
+    gv_case_inputs ci;
+    char err[256];
+    cr_assert_eq(gv_make_inputs("gemm", GV_DTYPE_F32, NULL, "64x1024x64", "uniform11", 0, &ci, err,
+                                sizeof err),
+                 GV_API_OK, "%s", err);
+    const float *a = ci.in[0], *b = ci.in[1];
+    float *c = malloc((size_t)(m * n) * sizeof *c);
+    cr_assert_not_null(c);
+    for (int64_t i = 0; i < m; i++)
+        for (int64_t j = 0; j < n; j++) {
+            float s = 0.0f;
+            for (int64_t p = 0; p < k; p++)
+                s = fmaf(tf32(a[i * k + p]), tf32(b[p * n + j]), s);
+            c[i * n + j] = s;
+        }
+    judged r = judge_gemm(&ci, "64x1024x64", "uniform11", 0, c);
+    cr_assert_eq(r.rc, GV_API_OK, "%s", r.j.reason);
+    cr_expect_eq(r.j.verdict, GV_VERDICT_FAIL, "TF32 claimed native: %s", r.j.reason);
+    cr_expect_not_null(strstr(r.j.reason, "probabilistic model"), "%s", r.j.reason);
+    cr_expect(r.j.r_max > 8.0, "R max %g", r.j.r_max);
+    gv_judgement_free(&r.j);
+
+    gv_array in[2] = {{ci.dtype, ci.in[0], ci.in_count[0], "A"},
+                      {ci.dtype, ci.in[1], ci.in_count[1], "B"}};
+    gv_array o = {ci.dtype, c, ci.out_count[0], "C"};
+    gv_judge_spec s = {.op = "gemm",
+                       .mode = "tf32",
+                       .size = "64x1024x64",
+                       .dist = "uniform11",
+                       .n_in = 2,
+                       .n_out = 1,
+                       .in = in,
+                       .out = &o};
+    cr_assert_eq(gv_judge(&s, &r.j), GV_API_OK, "%s", r.j.reason);
+    cr_expect_eq(r.j.verdict, GV_VERDICT_PASS, "TF32 claimed tf32: %s", r.j.reason);
+    gv_judgement_free(&r.j);
+    free(c);
+    gv_case_inputs_free(&ci);
+}
+
 /* A NaN in the outputs where the oracle has none never passes. */
 Test(judge_api, nan_output_fails)
 {
