@@ -41,7 +41,8 @@ extern "C" {
 #define GPUVAL_API_VERSION_MAJOR 1
 /* 1.1: judge_as takes a depth; without one, the operation's order-free depth (not the depth
    of the built-in's own kernel) */
-#define GPUVAL_API_VERSION_MINOR 1
+/* 1.2: gv_judge (judge outputs computed anywhere), gv_make_inputs, gv_op_info */
+#define GPUVAL_API_VERSION_MINOR 2
 /* major * 1000 + minor */
 #define GPUVAL_API_VERSION (GPUVAL_API_VERSION_MAJOR * 1000 + GPUVAL_API_VERSION_MINOR)
 
@@ -193,6 +194,77 @@ int gv_main_all(int argc, char **argv, const gv_family *const *families);
 #define GPUVAL_PLUGIN_ENTRY      gpuval_plugin_v1
 #define GPUVAL_PLUGIN_ENTRY_NAME "gpuval_plugin_v1"
 typedef const gv_family *const *(*gv_plugin_entry)(void);
+
+/* ---- 1.2: judge outputs computed anywhere, and make the inputs to compute them from ---- */
+
+/* A caller-owned host array: dense, C order, `count` elements of `dtype`. */
+typedef struct gv_array {
+    int dtype; /* GV_DTYPE_F32 or GV_DTYPE_F64 */
+    const void *data;
+    int64_t count;
+    const char *name; /* optional: where it came from ("c.npy"), recorded in the run */
+} gv_array;
+
+/* One case to judge: a built-in op, its arithmetic, one shape, the inputs and the outputs. */
+typedef struct gv_judge_spec {
+    const char *op;   /* a built-in op ("gemm.cublas") or family ("gemm": its first op) */
+    const char *mode; /* NULL: "native"; the arithmetic the outputs claim to have used */
+    const char *size; /* one shape as a size SPEC in the op's dims ("512x256x128") */
+    /* NULL: the inputs are the caller's own ("given": only the rules that hold for any data).
+       A dist name: the inputs are gv_make_inputs(op, dtype, mode, size, dist, seed)'s, and
+       the case is judged as that generated case (canaries and exact probes included); the
+       library regenerates them and refuses (GV_API_EINVAL) inputs that differ. */
+    const char *dist;
+    uint64_t seed;
+    int n_in, n_out;
+    const gv_array *in;  /* the op's inputs in its order, all of one dtype */
+    const gv_array *out; /* the op's outputs in its order, same dtype */
+} gv_judge_spec;
+
+#define GV_VERDICT_PASS  0
+#define GV_VERDICT_FAIL  1
+#define GV_VERDICT_SKIP  2
+#define GV_VERDICT_ERROR 3
+
+typedef struct gv_judgement {
+    int verdict;                    /* GV_VERDICT_* */
+    char reason[1024];              /* why, as check's row says it; "" for a plain PASS */
+    double max_rel, normwise, bits; /* NaN where not measured */
+    double ratio, r_max, r_rms;     /* the error model's ratios; NaN where none */
+    int meets_1e8, meets_1e4;       /* the tiers met: 1 or 0 */
+    char *json;                     /* the case as `check --json` writes one case (malloc'd) */
+} gv_judgement;
+
+/* GV_API_OK when a verdict was reached (whatever it is: read j->verdict); a negative code,
+   with the reason in j->reason, for a spec that cannot be judged (unknown op or mode, counts
+   that do not match the size, mixed dtypes). Needs no GPU. */
+int gv_judge(const gv_judge_spec *spec, gv_judgement *j);
+void gv_judgement_free(gv_judgement *j); /* frees j->json; safe on a zeroed struct */
+
+/* The inputs gpuval generates for one case (canaries and exact probes included), in the
+   case's dtype, and the shapes of the inputs and outputs. Library-owned until freed. */
+typedef struct gv_case_inputs {
+    int dtype;
+    int n_in, n_out;
+    void *in[GV_API_MAX_TENSORS];
+    int64_t in_count[GV_API_MAX_TENSORS], out_count[GV_API_MAX_TENSORS];
+    int in_ndim[GV_API_MAX_TENSORS], out_ndim[GV_API_MAX_TENSORS];
+    int64_t in_shape[GV_API_MAX_TENSORS][GV_API_MAX_DIMS]; /* C order */
+    int64_t out_shape[GV_API_MAX_TENSORS][GV_API_MAX_DIMS];
+    const char *in_names[GV_API_MAX_TENSORS], *out_names[GV_API_MAX_TENSORS]; /* "A", "B", "C" */
+} gv_case_inputs;
+
+/* dtype GV_DTYPE_*; mode NULL: "native"; dist NULL: the op's default. GV_API_OK, or a
+   negative code with the reason in err. */
+int gv_make_inputs(const char *op, int dtype, const char *mode, const char *size,
+                   const char *dist, uint64_t seed, gv_case_inputs *ci, char *err, size_t errlen);
+void gv_case_inputs_free(gv_case_inputs *ci);
+
+/* An op's description as `gpuval list --json` gives one op (name, family, summary, dims,
+   dtypes, modes, shapes, test_shapes, dists, planted_bug...), malloc'd into *json; free with
+   gv_free. GV_API_EINVAL for an unknown op. */
+int gv_op_info(const char *op, char **json);
+void gv_free(void *p);
 
 #ifdef __cplusplus
 }

@@ -117,7 +117,7 @@ int main(int argc, char **argv)
                                      &v, 1);
                 }
             t0 = now_ms();
-            gv_judge(&p, &r);
+            gv_judge_problem(&p, &r);
             double t_j = now_ms() - t0;
             /* what the case computed from: inputs, reference and gauges, for comparing builds */
             uint64_t digest = 0;

@@ -238,11 +238,11 @@ static int time_gpu(gv_problem *p, const gv_bench_opts *o, bool repeat, gv_bench
     bc->timed = true;
     /* Sanity: the end-to-end path's own output, then the kernel-only path's. */
     rc = dev->result(b, GK_SCOPE_E2E, &io);
-    if (rc == GV_OK) gv_judge(p, &bc->sanity);
+    if (rc == GV_OK) gv_judge_problem(p, &bc->sanity);
     gv_result kr = bc->sanity;
     if (rc == GV_OK) rc = dev->result(b, GK_SCOPE_HOT, &io);
     if (rc == GV_OK) {
-        gv_judge(p, &kr);
+        gv_judge_problem(p, &kr);
         bc->kernel_verdict = kr.verdict;
         snprintf(bc->kernel_reason, sizeof bc->kernel_reason, "%s", kr.reason);
         if (kr.verdict == GV_FAIL && bc->sanity.verdict == GV_PASS) {

@@ -2,7 +2,7 @@
  * (src/core/op.h): checking a family, building one gv_op and gk_op per gv_op_desc, and the hooks
  * that translate between the two (layout, inputs, reference, gauge, depth, device launch).
  * A user's op then runs through the very path of a built-in: gk_run's red zones, poisoned
- * outputs and input checks, gv_judge's error model and tiers. */
+ * outputs and input checks, gv_judge_problem's error model and tiers. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>

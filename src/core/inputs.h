@@ -28,7 +28,7 @@ void gv_result_set_inputs(gv_result *r, gv_inputs in);
    worst-case bound, (gamma_d(u) + gamma_do(2^-53)) g_i with d_o the oracle's own depth, is
    within t (1 + |r_i|) for every output, so that no correct kernel can miss it; else
    dropped with a note in r->tier_note. The op's own reasons for a tier (expected_tier_why)
-   speak of its generated inputs: they never keep one. gv_judge calls it in place of the
+   speak of its generated inputs: they never keep one. gv_judge_problem calls it in place of the
    probabilistic model's test when !gv_inputs_known. */
 void gv_tier_on_given(const gv_problem *p, gv_result *r);
 

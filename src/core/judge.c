@@ -253,7 +253,7 @@ void gv_decide(gv_result *r)
         for (int i = 0; i < r->tiers.n; i++)
             if (r->tiers.t[i] == r->expected_tier) k = i;
         if (k < 0) {
-            /* gv_judge measures it; a result decided without that is the harness's bug */
+            /* gv_judge_problem measures it; a result decided without that is the harness's bug */
             r->verdict = GV_ERROR;
             snprintf(why, len, "internal: the expected tier %.0e was not measured",
                      r->expected_tier);
@@ -324,7 +324,7 @@ static void *side_floor(void *arg)
     return NULL;
 }
 
-void gv_judge(const gv_problem *p, gv_result *r)
+void gv_judge_problem(const gv_problem *p, gv_result *r)
 {
     const gv_case *c = &p->c;
     int bits = gv_mode_precision_bits(c->dtype, c->mode);

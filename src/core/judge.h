@@ -20,13 +20,13 @@ void gv_result_assert_bounds(const struct gv_result *r);
 void gv_result_set(struct gv_result *r, gv_verdict v, const char *fmt, double a, double b);
 
 /* Start a result for a case: the case, tiers, the op's error model (u, depth, ratio bound),
- * its expected tier, flops and bytes; verdict PASS, no metrics yet. gv_judge reads these. */
+ * its expected tier, flops and bytes; verdict PASS, no metrics yet. gv_judge_problem reads these. */
 void gv_result_init(gv_result *r, const gv_case *c, const gv_tiers *tiers);
 
 /* Judge the outputs already in p->out[].data against p->out[].ref: fills r, which
  * gv_result_init must have started. Used by gv_run_case and by tests that plant results by
  * hand. */
-void gv_judge(const gv_problem *p, gv_result *r);
+void gv_judge_problem(const gv_problem *p, gv_result *r);
 
 /* The one verdict rule, from what r holds (metrics, checks, guard report, models), in this
  * precedence: guard (a red zone or an input written) > unwritten elements > the harness's

@@ -236,7 +236,7 @@ void gv_case_finish(gv_case_run *cr, gv_problem *keep)
             /* the outputs came back: fill the metrics, but a write outside a tensor or a
                changed input fails the case whatever the numbers say (gv_decide's first rule) */
             snprintf(r->guard, sizeof r->guard, "%.190s", err);
-            gv_judge(p, r);
+            gv_judge_problem(p, r);
         } else if (rc == GV_EINTERNAL) {
             r->verdict = GV_ERROR;
             snprintf(r->reason, sizeof r->reason, "internal: %.240s", err);
@@ -245,7 +245,7 @@ void gv_case_finish(gv_case_run *cr, gv_problem *keep)
             snprintf(r->reason, sizeof r->reason, "%.250s", err);
         } else {
             double t0 = now_ms();
-            gv_judge(p, r);
+            gv_judge_problem(p, r);
             r->judge_ms = now_ms() - t0;
             if (cr->repeat > 1) gv_repeat_judge(p, &cr->L, r, cr->repeat);
         }

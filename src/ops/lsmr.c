@@ -228,7 +228,7 @@ static double lsmr_expected_tier(const gv_case *c, char *why, size_t len)
     return 0.0;
 }
 
-/* Measurements for gv_decide, from x and info alone (gv_judge merged the info output into
+/* Measurements for gv_decide, from x and info alone (gv_judge_problem merged the info output into
    the element-wise metrics; it has no reference): x's metrics, info's validity, the LSMR
    residual against its promise and the forward error against what that residual allows,
    as checks. Idempotent: a result may be measured again. */

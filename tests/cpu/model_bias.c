@@ -1,6 +1,6 @@
 /* model_bias.c: the bias rule (docs/error-models.md, "Bias") on arithmetic emulated on the CPU
  * from each op's own inputs, oracle and gauges, planted as the device's output and judged by
- * gv_judge:
+ * gv_judge_problem:
  *  - correct round-to-nearest kernels (vadd; gemm in two summation orders; reduce.colsum and
  *    matmul_colsum in the kernels' chunked order) never FAIL, at the test sizes over several
  *    seeds, and their z behave as the null says (|z| < 6, mean z^2 near 1);
@@ -260,7 +260,7 @@ static gv_result judge_emulated(const char *op_name, gv_dtype t, gv_dist dist, g
     f(&p, p.out[0].data);
     gv_result r;
     gv_result_init(&r, &c, &gv_default_tiers);
-    gv_judge(&p, &r);
+    gv_judge_problem(&p, &r);
     gv_problem_free(&p);
     return r;
 }

@@ -155,7 +155,7 @@ static void sim_f64_in_f32(const gv_problem *p, double *y)
 }
 
 /* Build the case's problem, run the oracle, judge the simulated output with the op's model
- * (gv_result_init and gv_judge, as a device run does). */
+ * (gv_result_init and gv_judge_problem, as a device run does). */
 static gv_result judge_sim(const char *opname, gv_dtype t, gv_mode mode, gv_dist dist, int64_t m,
                            int64_t k, int64_t n, sim_fn sim)
 {

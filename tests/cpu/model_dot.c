@@ -4,7 +4,7 @@
  * FMA), genuine f64, genuine TF32 (rounded and truncated), and impostors: TF32 or f16 inputs
  * passed off as native f32, bf16 passed off as TF32, a ~48-bit float-float and a 40-bit
  * fixed-point (Ozaki-style) product passed off as native f64 — plants each result as the device
- * output and judges it with gv_judge for the claimed (dtype, mode). Genuine paths must PASS well
+ * output and judges it with gv_judge_problem for the claimed (dtype, mode). Genuine paths must PASS well
  * inside the model's bounds (max R <= 8/5, RMS R <= 1/5) and impostors must FAIL, at every K on
  * zero-mean inputs; uniform [0,1) inputs are judged and printed for information only. */
 #include <criterion/criterion.h>
@@ -297,7 +297,7 @@ static void run_all(gv_dist dist, struct cell out[NPATHS][NK])
                 gv_result r;
                 gv_result_init(&r, &c, &gv_default_tiers);
                 cr_assert(r.prob.on, "probabilistic model on for %s", paths[i].name);
-                gv_judge(&p, &r);
+                gv_judge_problem(&p, &r);
                 struct cell *e = &out[i][q];
                 e->max = r.m.prob_max;
                 e->rms = r.m.prob_rms;

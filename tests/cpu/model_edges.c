@@ -1,6 +1,6 @@
 /* model_edges.c: the edges of arithmetic (docs/error-models.md, "The edges") on kernels
  * emulated on the CPU from each op's own inputs and oracle, planted as the device's output and
- * judged by gv_judge:
+ * judged by gv_judge_problem:
  *  - the edge distributions reach where they promise: tiny gives subnormal inputs and outputs,
  *    huge gives sums past the overflow threshold for element-wise ops and keeps every partial
  *    sum of a product below half of it, sparse-special leaves most outputs finite;
@@ -35,7 +35,7 @@ static gv_result judge_as(const char *op_name, gv_dtype t, gv_mode mode, gv_dist
     f(&p, p.out[0].data);
     gv_result r;
     gv_result_init(&r, &c, &gv_default_tiers);
-    gv_judge(&p, &r);
+    gv_judge_problem(&p, &r);
     gv_problem_free(&p);
     return r;
 }
@@ -444,7 +444,7 @@ Test(edges, the_rounded_oracle_passes_every_edge_canary, .timeout = 600)
                 }
                 gv_result r;
                 gv_result_init(&r, &c, &gv_default_tiers);
-                gv_judge(&p, &r);
+                gv_judge_problem(&p, &r);
                 gv_problem_free(&p);
                 cr_expect_eq(r.verdict, GV_PASS, "%s %s %s: %s", op->name, gv_dtype_name(t),
                              gv_dist_name(dist[k]), r.reason);

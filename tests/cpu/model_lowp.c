@@ -3,7 +3,7 @@
  * modes take — fp8: per-tensor scaling s = 448 / amax, e4m3 rounding (4 significand bits,
  * subnormals on 2^-9, saturating at 448), f32 accumulation, the descales applied at the end;
  * f16acc: f16 inputs and every partial sum rounded to f16 — and impostors, plants each result
- * as the device output and judges it with gv_judge for the claimed mode, as model_dot.c does
+ * as the device output and judges it with gv_judge_problem for the claimed mode, as model_dot.c does
  * for the native modes. Genuine paths PASS and are not flagged; native f32 claiming fp8 PASSes
  * (it is better, not worse) and is flagged; fp8 claiming f16 or f32, and f16acc claiming f16,
  * FAIL. */
@@ -151,7 +151,7 @@ static gv_trade_row judge_path(const struct path *q, int64_t K, gv_dist dist)
     memset(&row, 0, sizeof row);
     gv_result_init(&row.r, &c, &gv_default_tiers);
     cr_assert(row.r.prob.on, "%s: probabilistic model on", q->name);
-    gv_judge(&p, &row.r);
+    gv_judge_problem(&p, &row.r);
     gv_trade_flag_models(&row, 1);
     gv_problem_free(&p);
     return row;

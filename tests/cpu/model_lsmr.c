@@ -87,7 +87,7 @@ Test(lsmr_judge, records_the_l_curve_point, .timeout = 60)
     cr_expect(fabs(r.flops - c.op->flops(&c) * info[GK_LSMR_INFO_ITERATIONS]) <= 1e-9 * r.flops);
     /* judging the judged result again (the bench does) changes nothing */
     gv_result again = r;
-    gv_judge(&p, &again);
+    gv_judge_problem(&p, &again);
     cr_expect_eq(again.flops, r.flops);
     cr_expect_eq(again.n_extra, r.n_extra);
     cr_expect_eq(again.verdict, r.verdict);

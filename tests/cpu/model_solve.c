@@ -195,13 +195,13 @@ Test(solve_ops, forward_error_past_the_tier_fails_where_the_residual_passes)
     for (int64_t i = 0; i < n; i++)
         ((double *)p.out[0].data)[i] = p.out[0].ref[i] + 1e-7 * vt[(n - 1) * n + i];
     ((double *)p.out[1].data)[0] = 0.0;
-    gv_judge(&p, &r);
+    gv_judge_problem(&p, &r);
     cr_expect(gv_test_extra(&r, "scaled_residual") <= 16.0, "residual passes: %g",
               gv_test_extra(&r, "scaled_residual"));
     cr_expect_eq(r.verdict, GV_FAIL);
     cr_expect_not_null(strstr(r.reason, "tier"), "%s", r.reason);
     int n_extra = r.n_extra;
-    gv_judge(&p, &r); /* a timed run judges again: the extras stay one of each */
+    gv_judge_problem(&p, &r); /* a timed run judges again: the extras stay one of each */
     cr_expect_eq(r.n_extra, n_extra);
     cr_expect_eq(r.verdict, GV_FAIL);
     free(f);
@@ -230,7 +230,7 @@ Test(solve_ops, the_residual_judges_where_no_tier_is_expected)
         gv_dtype_store(GV_F32, p.out[0].data, i, p.out[0].ref[i] * (1.0 + 1e-2 * sign));
     }
     gv_dtype_store(GV_F32, p.out[1].data, 0, 0.0);
-    gv_judge(&p, &r);
+    gv_judge_problem(&p, &r);
     cr_expect_eq(r.verdict, GV_FAIL, "%s", r.reason);
     cr_expect_not_null(strstr(r.reason, "scaled residual"), "%s", r.reason);
     cr_log_info("x off by 1e-2: %s, forward error %g", r.reason,
@@ -270,7 +270,7 @@ static gv_result judge_info(const char *op, gv_dtype t, int64_t n, int64_t k, do
     gv_result r;
     gv_result_init(&r, &c, &gv_default_tiers);
     if (!isnan(info)) gv_dtype_store(t, p.out[0].data, 0, info);
-    gv_judge(&p, &r);
+    gv_judge_problem(&p, &r);
     gv_problem_free(&p);
     return r;
 }

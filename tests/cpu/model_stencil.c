@@ -55,7 +55,7 @@ DEFINE_SWEEP(double, sweep_f64)
 typedef enum emulation { AS_DTYPE, F32_IN_F64, WRONG_EDGE } emulation;
 
 /* Build the case, run the oracle, emulate the device into out[0].data, and compare as
- * gv_judge does (default tiers; m->ratio is max |c - r| / (u g d)). */
+ * gv_judge_problem does (default tiers; m->ratio is max |c - r| / (u g d)). */
 static void emulated_metrics(const char *op_name, gv_dtype t, gv_dist dist, int64_t ny, int64_t nx,
                              int64_t steps, emulation how, gv_metrics *m)
 {

@@ -260,14 +260,14 @@ static void judge_three(const gv_problem *p, const gv_result *r_given, cell *giv
                         cell *declared)
 {
     gv_result r = *r_given;
-    gv_judge(p, &r);
+    gv_judge_problem(p, &r);
     *given = cell_of(&r);
     gv_result_init(&r, &p->c, &gv_default_tiers); /* GENERATED */
-    gv_judge(p, &r);
+    gv_judge_problem(p, &r);
     *gen = cell_of(&r);
     gv_result_init(&r, &p->c, &gv_default_tiers);
     gv_result_set_inputs(&r, GV_INPUTS_DECLARED);
-    gv_judge(p, &r);
+    gv_judge_problem(p, &r);
     *declared = cell_of(&r);
 }
 
@@ -406,7 +406,7 @@ Test(model_userdata, row_and_json_mark_reported_only, .timeout = 120)
     gv_result r;
     given_problem(&d, "gemm.regblock", GV_F32, GV_INPUTS_GIVEN, &p, &r);
     emulate(&p, P_FMA, p.out[0].data);
-    gv_judge(&p, &r);
+    gv_judge_problem(&p, &r);
     cr_assert_eq(r.verdict, GV_PASS, "%s", r.reason);
     cr_assert(r.prob.on && r.prob.reported_only);
     cr_assert(!r.exact);
@@ -429,7 +429,7 @@ Test(model_userdata, row_and_json_mark_reported_only, .timeout = 120)
     json_decref(o);
     /* generated: judged, and the JSON says so */
     gv_result_init(&r, &p.c, &gv_default_tiers);
-    gv_judge(&p, &r);
+    gv_judge_problem(&p, &r);
     o = gv_result_json(&r);
     cr_assert_str_eq(json_string_value(json_object_get(o, "inputs")), "generated");
     cr_assert(json_is_true(json_object_get(json_object_get(o, "prob_model"), "judges")));
@@ -502,8 +502,8 @@ Test(model_userdata, tier_only_where_the_worst_case_promises_it, .timeout = 60)
     memcpy(p.out[0].data, v, sizeof v);
     gv_result gen;
     gv_result_init(&gen, &c, &gv_default_tiers);
-    gv_judge(&p, &r);
-    gv_judge(&p, &gen);
+    gv_judge_problem(&p, &r);
+    gv_judge_problem(&p, &gen);
     char line[1024];
     snprintf(line, sizeof line,
              "stencil.laplace f32 %dx%d, smooth field ~1e4: max_abs %.3g, ratio %.3g; as "
@@ -524,7 +524,7 @@ Test(model_userdata, tier_only_where_the_worst_case_promises_it, .timeout = 60)
     cr_assert_eq(gv_problem_given(&p, &g, &r), GV_OK);
     cr_assert_eq(gv_reference(&p), GV_OK);
     gv_dtype_store_n(GV_F32, p.out[0].data, p.out[0].ref, NY * NX);
-    gv_judge(&p, &r);
+    gv_judge_problem(&p, &r);
     cr_assert_eq(r.verdict, GV_PASS, "%s", r.reason);
     cr_assert_eq(r.expected_tier, 1e-4, "%s", r.tier_note);
     gv_problem_free(&p);
@@ -621,7 +621,7 @@ static gv_result judge_under(const char *op, const gv_problem *p)
     cr_assert_not_null(q.c.op, "%s", op);
     gv_result r;
     gv_result_init(&r, &q.c, &gv_default_tiers);
-    gv_judge(&q, &r);
+    gv_judge_problem(&q, &r);
     return r;
 }
 

@@ -1,6 +1,6 @@
 /* test_api.c: include/gpuval.h on the CPU — a descriptor's misuse named before anything is
  * registered; an op with its own f64 reference built into gpuval's descriptor (inputs,
- * reference, gauge, depth) and judged by gv_judge like a built-in; an op judged as gemm using
+ * reference, gauge, depth) and judged by gv_judge_problem like a built-in; an op judged as gemm using
  * gemm's oracle and model; the launch hook receiving the device layer's pointers and dims. */
 #include <criterion/criterion.h>
 #include <math.h>
@@ -161,7 +161,7 @@ static gv_verdict judge(const gv_problem *p)
     gv_tiers tiers = {2, {1e-8, 1e-4}};
     gv_result r;
     gv_result_init(&r, &p->c, &tiers);
-    gv_judge(p, &r);
+    gv_judge_problem(p, &r);
     return r.verdict;
 }
 

@@ -1,4 +1,4 @@
-/* test_judge.c: gv_judge's verdict rules (src/core/judge.c) on hand-planted results: unwritten
+/* test_judge.c: gv_judge_problem's verdict rules (src/core/judge.c) on hand-planted results: unwritten
  * and misplaced NaN outputs fail, the ratio bound, the bias rule and the expected tier,
  * several outputs and the unit roundoffs. */
 #include <criterion/criterion.h>
@@ -14,7 +14,7 @@
 #include "io/run_doc.h"
 #include "testkit.h"
 
-/* ---- gv_judge: verdict rules on hand-planted results --------------------------------------- */
+/* ---- gv_judge_problem: verdict rules on hand-planted results --------------------------------------- */
 
 /* A fake op: shape (n, d) gives one output of n elements (two for fake2) judged at depth d,
    so a test picks the error model's depth through the case. */

@@ -132,7 +132,7 @@ Test(verdict, an_expected_tier_outside_the_run_tiers_is_still_measured)
     const gv_tiers only_f64 = {1, {1e-8}};
     gv_result r;
     gv_result_init(&r, &c, &only_f64);
-    gv_judge(&p, &r);
+    gv_judge_problem(&p, &r);
     cr_expect_eq(r.tiers.n, 2, "the expected tier 1e-4 was added to the measured tiers");
     cr_expect_eq(r.tiers.t[1], 1e-4);
     cr_expect_eq(r.m.mismatches[1], 1, "one element misses 1e-4");

@@ -213,12 +213,12 @@ static inline void gv_test_store(gv_problem *p, int o, const double *y)
         gv_dtype_store(p->c.dtype, p->out[o].data, i, y[i]);
 }
 
-/* The verdict a device run gets: gv_result_init with the default tiers, then gv_judge. */
+/* The verdict a device run gets: gv_result_init with the default tiers, then gv_judge_problem. */
 static inline gv_result gv_test_judge(const gv_problem *p)
 {
     gv_result r;
     gv_result_init(&r, &p->c, &gv_default_tiers);
-    gv_judge(p, &r);
+    gv_judge_problem(p, &r);
     return r;
 }
 

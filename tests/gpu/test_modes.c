@@ -106,12 +106,12 @@ static bool run_claimed(gv_mode path, gv_mode claim, int64_t m, int64_t k, int64
     }
     cr_assert_eq(rc, GV_OK, "%s %s: %s", gv_mode_name(path), gv_errname(rc), gk_last_error());
     snprintf(as_path->math_mode, sizeof as_path->math_mode, "%s", L.math_mode);
-    gv_judge(&p, as_path);
+    gv_judge_problem(&p, as_path);
     gv_case cc = c;
     cc.mode = claim;
     p.c.mode = claim;
     gv_result_init(as_claim, &cc, &gv_default_tiers);
-    gv_judge(&p, as_claim);
+    gv_judge_problem(&p, as_claim);
     cr_log_info("%s (%s) %lldx%lldx%lld: %s R max %.3g rms %.3g (floor %.3g) bits %.1f; as %s: "
                 "%s R max %.3g rms %.3g (%s)",
                 gv_mode_name(path), as_path->math_mode, (long long)m, (long long)k, (long long)n,
