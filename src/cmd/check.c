@@ -25,6 +25,7 @@
 #include "core/registry.h"
 #include "io/run_doc.h"
 #include "io/run_read.h"
+#include "io/sha256.h"
 #include "core/judge.h"
 #include "core/problem.h"
 #include "core/reference.h"
@@ -669,6 +670,26 @@ static int run_cases(check_job *j, const gv_run_info *info, gv_result *results)
     return rc;
 }
 
+/* The names and SHA-256 digests of the --inputs files (list as given, already loaded) into
+   files[GV_MAX_TENSORS]: 0, or -1 after a message. */
+static int hash_inputs(const char *list, gv_input_file *files, int *n)
+{
+    *n = 0;
+    char *copy = strdup(list), *rest = copy;
+    if (!copy) return -1;
+    for (char *tok = strsep(&rest, ","); tok && *n < GV_MAX_TENSORS; tok = strsep(&rest, ",")) {
+        gv_input_file *f = &files[(*n)++];
+        snprintf(f->name, sizeof f->name, "%s", tok);
+        if (gv_sha256_file(tok, f->sha256) != 0) {
+            gv_usage_error("--inputs %s: reading it for its SHA-256: %s", tok, strerror(errno));
+            free(copy);
+            return -1;
+        }
+    }
+    free(copy);
+    return 0;
+}
+
 /* The run on this process's device: its start (the device line), the cases, the exit code. */
 static int run_check(check_job *j, int argc, char **argv)
 {
@@ -677,6 +698,14 @@ static int run_check(check_job *j, int argc, char **argv)
         gv_run_start_probe(&info, "check", argc, argv, gv_isolated_device_probe);
     else
         gv_run_start(&info, "check", argc, argv);
+    gv_input_file files[GV_MAX_TENSORS];
+    if (j->inputs_list) {
+        if (hash_inputs(j->inputs_list, files, &info.n_input_files) != 0) {
+            free((char *)info.argv_joined);
+            return GV_EXIT_RUNTIME;
+        }
+        info.input_files = files;
+    }
     int rc = GV_EXIT_RUNTIME;
     gv_result *results = calloc((size_t)j->n, sizeof *results);
     if (results)
