@@ -20,7 +20,7 @@
 #include "render/render_kit.h"
 
 /* The parser's labels for compare's options. */
-enum { O_BITS = 256, O_RATIO, O_FORCE, O_MD, O_JUNIT };
+enum { O_BITS = 256, O_RATIO, O_FORCE, O_MD, O_JUNIT, O_JSON };
 
 /* compare's options, once: its parser and its --help read this table. */
 static const gv_opt compare_opts[] = {
@@ -40,6 +40,11 @@ static const gv_opt compare_opts[] = {
      .id = O_MD,
      .arg = "FILE",
      .help = "a Markdown summary for a pull-request comment; - is stdout"},
+    {.name = "json",
+     .id = O_JSON,
+     .arg = "FILE",
+     .help = "the comparison as JSON (schema gpuval-compare/1; - is stdout): each\n"
+             "case's outcome and items, the overall outcome and the exit code"},
     {.name = "junit",
      .id = O_JUNIT,
      .arg = "FILE",
@@ -53,8 +58,8 @@ static const gv_opt compare_opts[] = {
 const gv_opt_table gv_compare_options = {"compare", compare_opts, GV_NOPTS(compare_opts)};
 
 static const char compare_head[] =
-    "usage: gpuval compare BASE.json NEW.json [--junit FILE] [--md FILE] [--bits N] [--ratio X]\n"
-    "                      [--force]\n"
+    "usage: gpuval compare BASE.json NEW.json [--json FILE] [--junit FILE] [--md FILE]\n"
+    "                      [--bits N] [--ratio X] [--force] [-q]\n"
     "\n"
     "Regression-check NEW against BASE: two run files of one schema (gpuval check --json or\n"
     "gpuval bench --json). Cases are matched by (op, dtype, mode, dist, shape, seed); cases on\n"
@@ -280,6 +285,75 @@ static void write_junit(FILE *f, const gv_cmp_result *r)
     gv_junit_end(f);
 }
 
+/* ---- JSON --------------------------------------------------------------------------------- */
+
+/* The exit code of an outcome (compare's table of exit codes). */
+static int outcome_exit(gv_cmp_outcome o)
+{
+    return o == GV_CMP_REGRESSED      ? GV_EXIT_REGRESSED
+           : o == GV_CMP_INCONCLUSIVE ? GV_EXIT_INCONCLUSIVE
+                                      : GV_EXIT_OK;
+}
+
+static json_t *one_sided_json(char **keys, const bool *ran, int n)
+{
+    json_t *a = json_array();
+    for (int i = 0; i < n; i++)
+        json_array_append_new(
+            a, json_pack("{s:o, s:b}", "case", gv_json_bytes(keys[i]), "ran", ran ? ran[i] : 0));
+    return a;
+}
+
+/* {"schema": "gpuval-compare/1", "kind", "outcome", "exit_code", "counts", "not_run",
+   "device_differs", "device_why", "cases": [{"op", "name", "seed", "outcome", "items": [{"what",
+   "base", "new", "outcome", "why"}]}], "only_base": [{"case", "ran"}], "only_new": [...]} */
+static json_t *compare_json(const gv_cmp_result *r)
+{
+    json_t *cases = json_array();
+    for (int k = 0; k < r->n_cases; k++) {
+        const gv_cmp_case *c = &r->cases[k];
+        json_t *items = json_array();
+        for (int i = 0; i < c->n_items; i++) {
+            const gv_cmp_item *it = &c->items[i];
+            json_array_append_new(
+                items,
+                json_pack("{s:o, s:o, s:o, s:s, s:o}", "what", gv_json_bytes(it->what), "base",
+                          gv_json_bytes(it->base), "new", gv_json_bytes(it->new_), "outcome",
+                          gv_cmp_outcome_name(it->outcome), "why", gv_json_bytes(it->why)));
+        }
+        json_array_append_new(cases, json_pack("{s:o, s:o, s:o, s:s, s:o}", "op",
+                                               gv_json_bytes(c->op), "name", gv_json_bytes(c->name),
+                                               "seed", gv_json_bytes(c->seed), "outcome",
+                                               gv_cmp_outcome_name(c->outcome), "items", items));
+    }
+    json_t *counts = json_object();
+    for (int o = 0; o < 4; o++)
+        json_object_set_new(counts, gv_cmp_outcome_name((gv_cmp_outcome)o),
+                            json_integer(r->count[o]));
+    json_t *doc = json_object();
+    json_object_set_new(doc, "schema", json_string("gpuval-compare/1"));
+    json_object_set_new(doc, "kind", json_string(r->bench ? "bench" : "check"));
+    json_object_set_new(doc, "outcome", json_string(gv_cmp_outcome_name(r->overall)));
+    json_object_set_new(doc, "exit_code", json_integer(outcome_exit(r->overall)));
+    json_object_set_new(doc, "matched", json_integer(r->n_cases));
+    json_object_set_new(doc, "counts", counts);
+    json_object_set_new(doc, "not_run", json_integer(r->n_not_run));
+    json_object_set_new(doc, "device_differs", json_boolean(r->device_differs));
+    json_object_set_new(doc, "device_why", gv_json_bytes(r->device_why));
+    json_object_set_new(doc, "cases", cases);
+    json_object_set_new(doc, "only_base",
+                        one_sided_json(r->only_base, r->only_base_ran, r->n_only_base));
+    json_object_set_new(doc, "only_new", one_sided_json(r->only_new, NULL, r->n_only_new));
+    return doc;
+}
+
+static void write_json(FILE *f, const gv_cmp_result *r)
+{
+    json_t *doc = compare_json(r);
+    if (json_dumpf(doc, f, JSON_INDENT(1)) == 0) fputc('\n', f);
+    json_decref(doc);
+}
+
 struct emit_ctx {
     void (*fn)(FILE *, const gv_cmp_result *);
     const gv_cmp_result *r;
@@ -334,7 +408,7 @@ static int parse_pos(const char *s, const char *opt, double *out)
 /* The two loaded runs (named names[0] and names[1]) compared, printed and written to the files
    asked for; returns the exit code. */
 static int compare_docs(json_t *base, json_t *new_doc, const gv_cmp_opts *o, char **names,
-                        const char *md, const char *junit, bool quiet)
+                        const char *md, const char *junit, const char *json, bool quiet)
 {
     gv_cmp_result r;
     char err[512] = "";
@@ -351,9 +425,11 @@ static int compare_docs(json_t *base, json_t *new_doc, const gv_cmp_opts *o, cha
         fprintf(stderr, "gpuval: warning: device fingerprints differ (%s)%s\n", r.device_why,
                 r.bench && !o->force ? "; timing is INCONCLUSIVE (--force to judge it)" : "");
     print_result(stdout, &r, quiet);
-    int exit_rc = r.overall == GV_CMP_REGRESSED      ? GV_EXIT_REGRESSED
-                  : r.overall == GV_CMP_INCONCLUSIVE ? GV_EXIT_INCONCLUSIVE
-                                                     : GV_EXIT_OK;
+    int exit_rc = outcome_exit(r.overall);
+    if (json && write_file(json, write_json, &r) != 0) {
+        exit_rc = gv_write_exit_code(errno);
+        gv_write_error(json);
+    }
     if (md && write_file(md, write_md, &r) != 0) {
         exit_rc = gv_write_exit_code(errno);
         gv_write_error(md);
@@ -368,7 +444,7 @@ static int compare_docs(json_t *base, json_t *new_doc, const gv_cmp_opts *o, cha
 
 int gv_cmd_compare(int argc, char **argv)
 {
-    const char *md = NULL, *junit = NULL;
+    const char *md = NULL, *junit = NULL, *json = NULL;
     bool quiet = false;
     gv_cmp_opts o = GV_CMP_OPTS_DEFAULT;
     gv_getopt g;
@@ -377,6 +453,7 @@ int gv_cmd_compare(int argc, char **argv)
     while ((c = gv_getopt_next(&g, argc, argv)) != -1) {
         switch (c) {
         case O_JUNIT: junit = optarg; break;
+        case O_JSON: json = optarg; break;
         case O_MD: md = optarg; break;
         case O_BITS:
             if (parse_pos(optarg, "--bits", &o.bits)) return GV_EXIT_USAGE;
@@ -402,14 +479,15 @@ int gv_cmd_compare(int argc, char **argv)
         gv_help_print(stderr, &compare_help);
         return GV_EXIT_USAGE;
     }
-    const char *outs[2] = {md, junit}, *names[2] = {"--md", "--junit"};
+    const char *outs[3] = {md, junit, json}, *names[3] = {"--md", "--junit", "--json"};
     const char *ins[2] = {argv[optind], argv[optind + 1]};
-    if (gv_probe_outputs(2, outs, names) != 0 || gv_probe_not_inputs(2, outs, names, 2, ins) != 0)
+    if (gv_probe_outputs(3, outs, names) != 0 || gv_probe_not_inputs(3, outs, names, 2, ins) != 0)
         return GV_EXIT_USAGE;
     json_t *base = load(argv[optind]);
     json_t *new_doc = base ? load(argv[optind + 1]) : NULL;
-    int rc = base && new_doc ? compare_docs(base, new_doc, &o, argv + optind, md, junit, quiet)
-                             : GV_EXIT_USAGE;
+    int rc = base && new_doc
+                 ? compare_docs(base, new_doc, &o, argv + optind, md, junit, json, quiet)
+                 : GV_EXIT_USAGE;
     json_decref(base);
     json_decref(new_doc);
     return rc;
