@@ -407,7 +407,9 @@ int gv_compare_runs(const json_t *base, const json_t *new_doc, const gv_cmp_opts
         const json_t *b = json_array_get(cb, i), *n = json_array_get(cn, (size_t)j);
         compare_case(b, n, res->bench, res->device_differs && !opts->force, opts, res, cc);
         res->count[cc->outcome]++;
-        res->n_not_run += ran(gv_jstr(b, "verdict")) && !ran(gv_jstr(n, "verdict"));
+        const char *vb = gv_jstr(b, "verdict"), *vn = gv_jstr(n, "verdict");
+        /* judged in the base, not here; a PASS turned ERROR is REGRESSED instead */
+        res->n_not_run += ran(vb) && !ran(vn) && !(strcmp(vb, "PASS") == 0 && bad_verdict(vn));
     }
     for (int k = 0; k < res->n_only_base; k++) {
         long long i = gv_run_index_find(&ib, res->only_base[k]);
