@@ -322,6 +322,10 @@ int gv_probe_not_inputs(int n, const char *const *paths, const char *const *opts
 void gv_write_error(const char *path)
 {
     int e = errno ? errno : EIO;
+    if (strcmp(path, "-") == 0) {
+        gv_usage_error("writing standard output failed: %s", strerror(e));
+        return;
+    }
     if (e == EINVAL) {
         struct stat st;
         if (stat(path, &st) == 0 && !S_ISREG(st.st_mode)) {
