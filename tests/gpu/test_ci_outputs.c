@@ -1,6 +1,6 @@
 /* test_ci_outputs.c (tests/gpu): the CI outputs on a device, where cases PASS, FAIL and hit an
- * ERROR for real. check --junit of vadd (PASS), vadd.rz (a planted rounding bug: FAIL) and
- * vadd.illegal (a planted wild store: cudaErrorIllegalAddress, an ERROR in its own worker)
+ * ERROR for real. check --junit of vadd (PASS), vadd.pastend (a planted store past the end: FAIL)
+ * and vadd.illegal (a planted wild store: cudaErrorIllegalAddress, an ERROR in its own worker)
  * validates against tests/fixtures/junit/JUnit.xsd with one <failure> and one <error>, while
  * --json - leaves stdout to the run document alone. A run on the fixtures' vadd inputs matches
  * a rerun on the same files (SAME, exit 0) and never the generated case of its shape. The
@@ -42,8 +42,8 @@ Test(gpu_ci, check_junit_has_pass_failure_and_error_and_validates, .timeout = 30
 {
     char dir[512], cmd[4096], path[1024], xml[262144], why[8192];
     gv_test_scratch_dir(dir, sizeof dir, "gpu-junit");
-    int rc = gpuval_in(dir, "check --op vadd,vadd.rz,vadd.illegal --planted --dtype f32 "
-                            "--size 1001 --dist uniform11 --junit run.xml --json -");
+    int rc = gpuval_in(dir, "check --op vadd,vadd.pastend,vadd.illegal --planted --dtype f32 "
+                            "--size 1001 --junit run.xml --json -");
     char err[16384];
     snprintf(path, sizeof path, "%s/err", dir);
     gv_test_slurp(path, err, sizeof err);
@@ -53,7 +53,7 @@ Test(gpu_ci, check_junit_has_pass_failure_and_error_and_validates, .timeout = 30
     cr_expect_eq(count(xml, "<testcase "), 3, "%s", xml);
     cr_expect_eq(count(xml, "<failure message=\"FAIL"), 1, "%s", xml);
     cr_expect_eq(count(xml, "<error message=\"ERROR"), 1, "%s", xml);
-    cr_expect(strstr(xml, "classname=\"vadd.rz\"") != NULL, "%s", xml);
+    cr_expect(strstr(xml, "classname=\"vadd.pastend\"") != NULL, "%s", xml);
     cr_expect(strstr(xml, "tests=\"3\" failures=\"1\" errors=\"1\" skipped=\"0\"") != NULL, "%s",
               xml);
     /* stdout: the run document and nothing else */
