@@ -174,6 +174,10 @@ static const gv_opt bench_opts[] = {
      .arg = "OP",
      .help = "time the one selected op under OP's name (a variant with OP's\n"
              "oracle), so that compare matches it with OP's baseline"},
+    {.name = "quiet",
+     .id = 'q',
+     .help = "print no table of cases: the device lines, the summary and the\n"
+             "decisions (targets, crossover) only"},
     {.name = "help", .id = 'h'},
 };
 _Static_assert(GV_NOPTS(bench_opts) <= GV_OPTS_MAX, "bench has more options than GV_OPTS_MAX");
@@ -296,6 +300,7 @@ typedef struct cli {
     const char *out[4]; /* json, csv, md, save (json) */
     const char *device; /* --device SPEC */
     bool device_serial; /* --device-serial */
+    bool quiet;         /* -q: no table of cases */
     double spread, cap, cpu_budget, factor;
     int min_samples, refine;
     bool hot, cold, no_cpu, repeat_all, selection_given, force;
@@ -381,6 +386,7 @@ static int parse_cli(int argc, char **argv, cli *a)
         case O_AS: a->as_name = optarg; break;
         case O_DEVICE: a->device = optarg; break;
         case O_SERIAL: a->device_serial = true; break;
+        case 'q': a->quiet = true; break;
         case 'h': gv_help_print(stdout, &bench_help); return 1;
         default:
             gv_bad_option("bench", argv);
@@ -618,10 +624,10 @@ static int run_plan(const cli *a, const gv_bench_opts *o, const plan *p, const c
         gv_ceilings_free(&ceil);
         return GV_EXIT_RUNTIME;
     }
-    if (p->cases.n) gv_bench_render_header(stdout);
+    if (p->cases.n && !a->quiet) gv_bench_render_header(stdout);
     for (int i = 0; i < p->cases.n; i++) {
         time_case(&st, &p->cases.v[i], &res[i]);
-        gv_bench_render_row_result(stdout, &res[i]);
+        if (!a->quiet) gv_bench_render_row_result(stdout, &res[i]);
         fflush(stdout);
     }
     bool lost = false; /* no memory for a sweep's point: an output lost */

@@ -25,10 +25,12 @@
 #include "core/registry.h"
 #include "io/run_doc.h"
 #include "io/run_read.h"
+#include "io/sha256.h"
 #include "core/judge.h"
 #include "core/problem.h"
 #include "core/reference.h"
 #include "core/run.h"
+#include "render/junit.h"
 
 /* The parser's labels for check's options without a short form. */
 enum {
@@ -53,7 +55,8 @@ enum {
     O_NO_ISOLATE,
     O_AS,
     O_NOCACHE,
-    O_DEVICE
+    O_DEVICE,
+    O_JUNIT
 };
 
 /* check's options, once: the parser (parse_args), --help and the workers of --device LIST
@@ -105,6 +108,14 @@ static const gv_opt check_opts[] = {
      .arg = "FILE",
      .parent_only = true,
      .help = "write the run (schema gpuval-run/1) to FILE"},
+    {.name = "junit",
+     .id = O_JUNIT,
+     .arg = "FILE",
+     .parent_only = true,
+     .help = "write the run as JUnit XML to FILE (- is stdout): one testcase per\n"
+             "case; FAIL a <failure>, ERROR an <error>, SKIP <skipped>, each with\n"
+             "its reason and its row. With --json - or --junit -, the table goes\n"
+             "to stderr and stdout holds the document only"},
     {.name = "save",
      .id = O_SAVE,
      .arg = "FILE",
@@ -115,7 +126,8 @@ static const gv_opt check_opts[] = {
      .arg = "FILE",
      .parent_only = true,
      .help = "compare this run with a saved one afterwards (as gpuval compare):\n"
-             "exit 4 when a case regressed and none failed"},
+             "exit 4 when a case regressed and none failed, 5 when a case the\n"
+             "baseline ran has no verdict here (docs/regression.md)"},
     {.name = "inputs",
      .id = O_INPUTS,
      .arg = "A.npy,B.npy",
@@ -191,6 +203,7 @@ static const gv_exit_line check_exits[] = {
     {GV_EXIT_USAGE, NULL},
     {GV_EXIT_RUNTIME, NULL},
     {GV_EXIT_REGRESSED, "a case regressed against --baseline, and none failed"},
+    {GV_EXIT_INCONCLUSIVE, "a case --baseline ran has no verdict in this run, none failed"},
     {GV_EXIT_OUTLIER, "--device LIST: a device's output differs from the others'"},
     {GV_EXIT_NODEV, NULL},
 };
@@ -303,6 +316,7 @@ typedef struct check_progress {
     const char *dump_dir, *inputs_list;
     const gv_run_info *info;
     bool force, lost;
+    FILE *table; /* stdout, or stderr when stdout carries a document */
 } check_progress;
 
 static void case_started(int i, void *ctx)
@@ -338,8 +352,8 @@ static void case_done(int i, const gv_result *r, void *ctx)
     if (r->output_lost) cp->lost = true;
     if (cp->progress) fprintf(stderr, "\r%-80s\r", "");
     gv_summary_add(cp->sum, r);
-    if (!cp->quiet || r->verdict == GV_FAIL || r->verdict == GV_ERROR) gv_table_row(stdout, r);
-    fflush(stdout);
+    if (!cp->quiet || r->verdict == GV_FAIL || r->verdict == GV_ERROR) gv_table_row(cp->table, r);
+    fflush(cp->table);
 }
 
 /* When no op matches the --op glob, name the ones that exist. */
@@ -358,6 +372,7 @@ static void print_valid_ops(const char *glob)
 typedef struct check_job {
     gv_selection sel;
     const char *json_path, *save_path, *size_spec, *baseline_path, *inputs_list, *dump_dir;
+    const char *junit_path;
     const char *as_name, *device_spec;
     bool force, isolate, case_timeout_given, prob_model;
     int quiet, repeat;
@@ -410,6 +425,7 @@ static int parse_args(int argc, char **argv, check_job *j)
         case O_PLANTED: j->sel.planted = true; break;
         case O_JSON: j->json_path = optarg; break;
         case O_SAVE: j->save_path = optarg; break;
+        case O_JUNIT: j->junit_path = optarg; break;
         case O_BASELINE: j->baseline_path = optarg; break;
         case O_FORCE: j->force = true; break;
         case O_INPUTS: j->inputs_list = optarg; break;
@@ -511,11 +527,16 @@ static int prepare(check_job *j)
         gv_usage_error("--save %s exists: a baseline is replaced only with --force", j->save_path);
         return GV_EXIT_USAGE;
     }
-    const char *outs[2] = {j->json_path, j->save_path}, *out_opts[2] = {"--json", "--save"};
+    const char *outs[3] = {j->json_path, j->save_path, j->junit_path};
+    const char *out_opts[3] = {"--json", "--save", "--junit"};
     const char *ins[1] = {j->baseline_path};
-    if (gv_probe_outputs(2, outs, out_opts) != 0 ||
-        gv_probe_not_inputs(2, outs, out_opts, 1, ins) != 0)
+    if (gv_probe_outputs(3, outs, out_opts) != 0 ||
+        gv_probe_not_inputs(3, outs, out_opts, 1, ins) != 0)
         return GV_EXIT_USAGE;
+    if (j->plan.n > 1 && j->junit_path) {
+        gv_usage_error("--junit takes one device's run; with several, use --json");
+        return GV_EXIT_USAGE;
+    }
     if (j->baseline_path && load_baseline(j) != 0) return GV_EXIT_USAGE;
     char err[512] = "";
     if (j->dump_dir && gv_probe_dump_dir(j->dump_dir, err, sizeof err) != 0) {
@@ -554,6 +575,27 @@ static int prepare(check_job *j)
     return -1;
 }
 
+struct junit_ctx {
+    const gv_run_info *info;
+    const gv_result *results;
+    int n;
+    const gv_summary *sum;
+};
+
+static int emit_junit(FILE *f, void *ctx)
+{
+    const struct junit_ctx *c = ctx;
+    return gv_junit_write_check(f, c->info, c->results, c->n, c->sum);
+}
+
+/* The run as JUnit XML at path, whole (gv_write_file; - is stdout): 0, or -1 with errno. */
+static int write_junit(const char *path, const gv_run_info *info, const gv_result *results, int n,
+                       const gv_summary *sum)
+{
+    struct junit_ctx c = {info, results, n, sum};
+    return gv_write_file(path, emit_junit, &c);
+}
+
 /* The cases of j run into results[j->n], printed, compared with the baseline and written;
    returns the exit code. */
 static int run_cases(check_job *j, const gv_run_info *info, gv_result *results)
@@ -564,9 +606,10 @@ static int run_cases(check_job *j, const gv_run_info *info, gv_result *results)
     gv_inputs_given(j->arrays, j->n_arrays, j->prob_model ? GV_INPUTS_DECLARED : GV_INPUTS_GIVEN,
                     &given);
     gv_summary sum = {0};
+    FILE *table = stdout; /* stderr's copy when a document goes to stdout (gv_probe_outputs) */
     check_progress cp = {j->cases,       n,    j->quiet, isatty(2), &sum, j->dump_dir,
-                         j->inputs_list, info, j->force, false};
-    if (!j->quiet) gv_table_header(stdout);
+                         j->inputs_list, info, j->force, false,     table};
+    if (!j->quiet) gv_table_header(table);
     gv_runner runner = {.isolate = j->isolate,
                         .case_timeout_s = j->case_timeout_s,
                         .case_timeout_given = j->case_timeout_given,
@@ -580,7 +623,7 @@ static int run_cases(check_job *j, const gv_run_info *info, gv_result *results)
     gv_cache_usable();          /* an unusable cache said here, once, not by every isolated case */
     gv_run_cases(j->cases, n, &runner, results); /* every case has a result, ERROR if need be */
     bool lost = cp.lost; /* a failure that could not be dumped is a lost output */
-    gv_summary_print(stdout, &sum);
+    gv_summary_print(table, &sum);
     gv_cache_counts cc = {0, 0, 0, 0}; /* counted where each case ran (a child, isolated) */
     for (int i = 0; i < n; i++) {
         cc.hits += results[i].cache.hits;
@@ -602,9 +645,11 @@ static int run_cases(check_job *j, const gv_run_info *info, gv_result *results)
         gv_cmp_result cr;
         char cerr[256];
         if (gv_compare_runs(j->baseline, doc, &co, &cr, cerr, sizeof cerr) == GV_OK) {
-            printf("\nagainst the baseline %s:\n", j->baseline_path);
-            gv_compare_print(stdout, &cr);
-            regressed = cr.overall == GV_CMP_REGRESSED;
+            fprintf(table, "\nagainst the baseline %s:\n", j->baseline_path);
+            gv_compare_print(table, &cr);
+            regressed = cr.overall == GV_CMP_REGRESSED      ? GV_EXIT_REGRESSED
+                        : cr.overall == GV_CMP_INCONCLUSIVE ? GV_EXIT_INCONCLUSIVE
+                                                            : 0;
             gv_cmp_result_free(&cr);
         } else {
             gv_usage_error("comparing with %s: %s", j->baseline_path, cerr);
@@ -616,9 +661,33 @@ static int run_cases(check_job *j, const gv_run_info *info, gv_result *results)
         gv_write_error(j->json_path);
         lost = true; /* a lost result file is a runtime error, even when every case SKIPped */
     }
+    if (j->junit_path && write_junit(j->junit_path, info, results, n, &sum) != 0) {
+        gv_write_error(j->junit_path);
+        lost = true;
+    }
     int rc = gv_exit_code(sum.fail, sum.error, sum.pass, info->have_device, lost);
-    if (rc == GV_EXIT_OK && regressed) rc = GV_EXIT_REGRESSED; /* compare's exit code */
+    if (rc == GV_EXIT_OK && regressed) rc = regressed; /* compare's exit code */
     return rc;
+}
+
+/* The names and SHA-256 digests of the --inputs files (list as given, already loaded) into
+   files[GV_MAX_TENSORS]: 0, or -1 after a message. */
+static int hash_inputs(const char *list, gv_input_file *files, int *n)
+{
+    *n = 0;
+    char *copy = strdup(list), *rest = copy;
+    if (!copy) return -1;
+    for (char *tok = strsep(&rest, ","); tok && *n < GV_MAX_TENSORS; tok = strsep(&rest, ",")) {
+        gv_input_file *f = &files[(*n)++];
+        snprintf(f->name, sizeof f->name, "%s", tok);
+        if (gv_sha256_file(tok, f->sha256) != 0) {
+            gv_usage_error("--inputs %s: reading it for its SHA-256: %s", tok, strerror(errno));
+            free(copy);
+            return -1;
+        }
+    }
+    free(copy);
+    return 0;
 }
 
 /* The run on this process's device: its start (the device line), the cases, the exit code. */
@@ -629,6 +698,14 @@ static int run_check(check_job *j, int argc, char **argv)
         gv_run_start_probe(&info, "check", argc, argv, gv_isolated_device_probe);
     else
         gv_run_start(&info, "check", argc, argv);
+    gv_input_file files[GV_MAX_TENSORS];
+    if (j->inputs_list) {
+        if (hash_inputs(j->inputs_list, files, &info.n_input_files) != 0) {
+            free((char *)info.argv_joined);
+            return GV_EXIT_RUNTIME;
+        }
+        info.input_files = files;
+    }
     int rc = GV_EXIT_RUNTIME;
     gv_result *results = calloc((size_t)j->n, sizeof *results);
     if (results)

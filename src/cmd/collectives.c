@@ -39,6 +39,7 @@ static const gv_opt coll_opts[] = {
      .id = O_JSON,
      .arg = "FILE",
      .help = "write the run (schema gpuval-collectives/1)"},
+    {.name = "quiet", .id = 'q', .help = "print no table: the summary line only"},
     {.name = "help", .id = 'h'},
 };
 const gv_opt_table gv_coll_options = {"collectives", coll_opts, GV_NOPTS(coll_opts)};
@@ -133,6 +134,7 @@ static int parse(int argc, char **argv, gv_coll_plan *p)
             break;
         }
         case O_JSON: p->json_path = optarg; break;
+        case 'q': p->quiet = true; break;
         case 'h': gv_help_print(stdout, &coll_help); return GV_EXIT_OK;
         default:
             gv_bad_option("collectives", argv);
@@ -193,13 +195,13 @@ int gv_cmd_collectives(int argc, char **argv)
     int nranks = present < GK_COLL_MAX_RANKS ? present : GK_COLL_MAX_RANKS;
     setenv("NCCL_NVLS_ENABLE", "0", 1);
     printf("collectives on %d devices, one rank each (NCCL_NVLS_ENABLE=0)\n", nranks);
-    gv_coll_print_header();
+    if (!plan.quiet) gv_coll_print_header();
     json_t *rows = json_array();
     int pass = 0, fail = 0, error = 0, skip = 0, nccl_version = 0;
     gv_coll_row row;
     for (int i = 0; gv_coll_plan_row(&plan, nranks, i, &row); i++) {
         gv_coll_run_local(&row, nranks, plan.seed, plan.iters, &nccl_version);
-        gv_coll_print_row(&row);
+        if (!plan.quiet) gv_coll_print_row(&row);
         pass += row.verdict == GV_PASS;
         fail += row.verdict == GV_FAIL;
         error += row.verdict == GV_ERROR;

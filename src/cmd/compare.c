@@ -15,10 +15,12 @@
 #include "runs/compare_runs.h"
 #include "io/outfile.h"
 #include "io/run_read.h"
+#include "io/json_util.h"
+#include "render/junit.h"
 #include "render/render_kit.h"
 
 /* The parser's labels for compare's options. */
-enum { O_BITS = 256, O_RATIO, O_FORCE, O_MD, O_JUNIT };
+enum { O_BITS = 256, O_RATIO, O_FORCE, O_MD, O_JUNIT, O_JSON };
 
 /* compare's options, once: its parser and its --help read this table. */
 static const gv_opt compare_opts[] = {
@@ -38,18 +40,26 @@ static const gv_opt compare_opts[] = {
      .id = O_MD,
      .arg = "FILE",
      .help = "a Markdown summary for a pull-request comment; - is stdout"},
+    {.name = "json",
+     .id = O_JSON,
+     .arg = "FILE",
+     .help = "the comparison as JSON (schema gpuval-compare/1; - is stdout): each\n"
+             "case's outcome and items, the overall outcome and the exit code"},
     {.name = "junit",
      .id = O_JUNIT,
      .arg = "FILE",
      .help = "JUnit XML: one testcase per matched case, failure = regressed,\n"
              "skipped = inconclusive"},
+    {.name = "quiet",
+     .id = 'q',
+     .help = "print no table: the counts, the one-sided cases and the outcome"},
     {.name = "help", .id = 'h'},
 };
 const gv_opt_table gv_compare_options = {"compare", compare_opts, GV_NOPTS(compare_opts)};
 
 static const char compare_head[] =
-    "usage: gpuval compare BASE.json NEW.json [--junit FILE] [--md FILE] [--bits N] [--ratio X]\n"
-    "                      [--force]\n"
+    "usage: gpuval compare BASE.json NEW.json [--json FILE] [--junit FILE] [--md FILE]\n"
+    "                      [--bits N] [--ratio X] [--force] [-q]\n"
     "\n"
     "Regression-check NEW against BASE: two run files of one schema (gpuval check --json or\n"
     "gpuval bench --json). Cases are matched by (op, dtype, mode, dist, shape, seed); cases on\n"
@@ -67,7 +77,9 @@ static const gv_exit_line compare_exits[] = {
      "usage or bad input (unreadable or invalid file, unknown or different schemas)"},
     {GV_EXIT_RUNTIME, NULL},
     {GV_EXIT_REGRESSED, "REGRESSED"},
-    {GV_EXIT_INCONCLUSIVE, "INCONCLUSIVE (every timing inconclusive and nothing else decided)"},
+    {GV_EXIT_INCONCLUSIVE,
+     "INCONCLUSIVE (a case BASE ran is a SKIP, an ERROR after a FAIL or missing in NEW; "
+     "or every timing inconclusive and nothing else decided)"},
 };
 
 static const gv_help compare_help = {.head = compare_head,
@@ -132,23 +144,35 @@ static void print_table(FILE *f, const gv_cmp_result *r, bool changed_only)
     }
 }
 
-void gv_compare_print(FILE *f, const gv_cmp_result *r)
+/* The table (unless quiet), the counts, the one-sided cases and the outcome. */
+static void print_result(FILE *f, const gv_cmp_result *r, bool quiet)
 {
-    if (r->count[GV_CMP_SAME] < r->n_cases) print_table(f, r, true); /* something changed */
+    if (!quiet && r->count[GV_CMP_SAME] < r->n_cases) print_table(f, r, true); /* changed */
     fprintf(f, "%d matched: %d regressed, %d improved, %d same, %d inconclusive\n", r->n_cases,
             r->count[GV_CMP_REGRESSED], r->count[GV_CMP_IMPROVED], r->count[GV_CMP_SAME],
             r->count[GV_CMP_INCONCLUSIVE]);
     for (int i = 0; i < r->n_only_base; i++) {
         fputs("only in base: ", f);
         gv_rk_term_esc(f, r->only_base[i]);
-        fputc('\n', f);
+        fputs(r->only_base_ran && r->only_base_ran[i] ? "  (ran in the base: INCONCLUSIVE)\n"
+                                                      : "\n",
+              f);
     }
     for (int i = 0; i < r->n_only_new; i++) {
         fputs("only in new:  ", f);
         gv_rk_term_esc(f, r->only_new[i]);
         fputc('\n', f);
     }
+    if (r->n_not_run > 0)
+        fprintf(f, "%d case%s ran in the base and %s no verdict of %s own in the new run\n",
+                r->n_not_run, r->n_not_run == 1 ? "" : "s", r->n_not_run == 1 ? "has" : "have",
+                r->n_not_run == 1 ? "its" : "their");
     fprintf(f, "outcome: %s\n", gv_cmp_outcome_name(r->overall));
+}
+
+void gv_compare_print(FILE *f, const gv_cmp_result *r)
+{
+    print_result(f, r, false);
 }
 
 /* ---- Markdown ----------------------------------------------------------------------------- */
@@ -201,7 +225,9 @@ static void write_md(FILE *f, const gv_cmp_result *r)
         for (int i = 0; i < r->n_only_base; i++) {
             fputs("- base only: ", f);
             md_cell(f, r->only_base[i]);
-            fputc('\n', f);
+            fputs(r->only_base_ran && r->only_base_ran[i] ? " (ran in the base: **INCONCLUSIVE**)\n"
+                                                          : "\n",
+                  f);
         }
         for (int i = 0; i < r->n_only_new; i++) {
             fputs("- new only: ", f);
@@ -213,53 +239,119 @@ static void write_md(FILE *f, const gv_cmp_result *r)
 
 /* ---- JUnit -------------------------------------------------------------------------------- */
 
-/* XML text and attribute values: the HTML escaping (render/render_kit.h), whose entities are
-   XML's too and which leaves no control byte (XML 1.0 forbids most even as references). */
-static void xml_text(FILE *f, const char *s)
+/* "what: base -> new (why); ..." for the items of outcome o, into buf. */
+static void item_message(const gv_cmp_case *c, gv_cmp_outcome o, char *buf, size_t len)
 {
-    gv_rk_esc(f, s);
-}
-
-/* "what: base -> new (why); ..." for the items of outcome o. */
-static void xml_message(FILE *f, const gv_cmp_case *c, gv_cmp_outcome o)
-{
-    int n = 0;
+    size_t used = 0;
+    buf[0] = '\0';
     for (int i = 0; i < c->n_items; i++) {
         const gv_cmp_item *it = &c->items[i];
         if (it->outcome != o) continue;
-        char buf[320];
-        snprintf(buf, sizeof buf, "%s%s: %s -> %s (%s)", n++ ? "; " : "", it->what, it->base,
-                 it->new_, it->why);
-        xml_text(f, buf);
+        used += (size_t)snprintf(buf + used, used < len ? len - used : 0, "%s%s: %s -> %s (%s)",
+                                 used ? "; " : "", it->what, it->base, it->new_, it->why);
     }
 }
 
+/* The comparison through the one JUnit writer (render/junit.h): a matched case per testcase,
+   REGRESSED a <failure>, INCONCLUSIVE <skipped>; a case the base ran that the new run lacks is
+   a <skipped> testcase of its own (INCONCLUSIVE, docs/regression.md), never a pass. */
 static void write_junit(FILE *f, const gv_cmp_result *r)
 {
-    fputs("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n", f);
-    fprintf(f,
-            "<testsuites>\n<testsuite name=\"gpuval compare\" tests=\"%d\" failures=\"%d\" "
-            "errors=\"0\" skipped=\"%d\">\n",
-            r->n_cases, r->count[GV_CMP_REGRESSED], r->count[GV_CMP_INCONCLUSIVE]);
+    char when[64];
+    gv_json_now(when, sizeof when);
+    int lost = 0;
+    for (int i = 0; i < r->n_only_base; i++)
+        lost += r->only_base_ran && r->only_base_ran[i];
+    gv_junit_suite s = {.name = "gpuval compare",
+                        .timestamp = when,
+                        .tests = r->n_cases + lost,
+                        .failures = r->count[GV_CMP_REGRESSED],
+                        .skipped = r->count[GV_CMP_INCONCLUSIVE] + lost};
+    gv_junit_begin(f, &s);
     for (int k = 0; k < r->n_cases; k++) {
         const gv_cmp_case *c = &r->cases[k];
-        fputs("  <testcase classname=\"", f);
-        xml_text(f, c->op);
-        fputs("\" name=\"", f);
-        xml_text(f, c->name);
-        if (c->outcome == GV_CMP_REGRESSED) {
-            fputs("\">\n    <failure message=\"", f);
-            xml_message(f, c, GV_CMP_REGRESSED);
-            fputs("\"/>\n  </testcase>\n", f);
-        } else if (c->outcome == GV_CMP_INCONCLUSIVE) {
-            fputs("\">\n    <skipped message=\"", f);
-            xml_message(f, c, GV_CMP_INCONCLUSIVE);
-            fputs("\"/>\n  </testcase>\n", f);
-        } else {
-            fputs("\"/>\n", f);
-        }
+        char name[200], msg[GV_CMP_MAX_ITEMS * 320];
+        snprintf(name, sizeof name, "%s seed %s", c->name, c->seed);
+        gv_junit_kind kind = c->outcome == GV_CMP_REGRESSED      ? GV_JUNIT_FAILURE
+                             : c->outcome == GV_CMP_INCONCLUSIVE ? GV_JUNIT_SKIPPED
+                                                                 : GV_JUNIT_PASSED;
+        item_message(c, c->outcome, msg, sizeof msg);
+        gv_junit_case(f, c->op, name, 0, kind, gv_cmp_outcome_name(c->outcome), msg, msg);
     }
-    fputs("</testsuite>\n</testsuites>\n", f);
+    for (int i = 0; i < r->n_only_base; i++)
+        if (r->only_base_ran && r->only_base_ran[i])
+            gv_junit_case(f, "gpuval compare", r->only_base[i], 0, GV_JUNIT_SKIPPED, NULL,
+                          "ran in the base run, missing from the new run", NULL);
+    gv_junit_end(f);
+}
+
+/* ---- JSON --------------------------------------------------------------------------------- */
+
+/* The exit code of an outcome (compare's table of exit codes). */
+static int outcome_exit(gv_cmp_outcome o)
+{
+    return o == GV_CMP_REGRESSED      ? GV_EXIT_REGRESSED
+           : o == GV_CMP_INCONCLUSIVE ? GV_EXIT_INCONCLUSIVE
+                                      : GV_EXIT_OK;
+}
+
+static json_t *one_sided_json(char **keys, const bool *ran, int n)
+{
+    json_t *a = json_array();
+    for (int i = 0; i < n; i++)
+        json_array_append_new(
+            a, json_pack("{s:o, s:b}", "case", gv_json_bytes(keys[i]), "ran", ran ? ran[i] : 0));
+    return a;
+}
+
+/* {"schema": "gpuval-compare/1", "kind", "outcome", "exit_code", "counts", "not_run",
+   "device_differs", "device_why", "cases": [{"op", "name", "seed", "outcome", "items": [{"what",
+   "base", "new", "outcome", "why"}]}], "only_base": [{"case", "ran"}], "only_new": [...]} */
+static json_t *compare_json(const gv_cmp_result *r)
+{
+    json_t *cases = json_array();
+    for (int k = 0; k < r->n_cases; k++) {
+        const gv_cmp_case *c = &r->cases[k];
+        json_t *items = json_array();
+        for (int i = 0; i < c->n_items; i++) {
+            const gv_cmp_item *it = &c->items[i];
+            json_array_append_new(
+                items,
+                json_pack("{s:o, s:o, s:o, s:s, s:o}", "what", gv_json_bytes(it->what), "base",
+                          gv_json_bytes(it->base), "new", gv_json_bytes(it->new_), "outcome",
+                          gv_cmp_outcome_name(it->outcome), "why", gv_json_bytes(it->why)));
+        }
+        json_array_append_new(cases, json_pack("{s:o, s:o, s:o, s:s, s:o}", "op",
+                                               gv_json_bytes(c->op), "name", gv_json_bytes(c->name),
+                                               "seed", gv_json_bytes(c->seed), "outcome",
+                                               gv_cmp_outcome_name(c->outcome), "items", items));
+    }
+    json_t *counts = json_object();
+    for (int o = 0; o < 4; o++)
+        json_object_set_new(counts, gv_cmp_outcome_name((gv_cmp_outcome)o),
+                            json_integer(r->count[o]));
+    json_t *doc = json_object();
+    json_object_set_new(doc, "schema", json_string("gpuval-compare/1"));
+    json_object_set_new(doc, "kind", json_string(r->bench ? "bench" : "check"));
+    json_object_set_new(doc, "outcome", json_string(gv_cmp_outcome_name(r->overall)));
+    json_object_set_new(doc, "exit_code", json_integer(outcome_exit(r->overall)));
+    json_object_set_new(doc, "matched", json_integer(r->n_cases));
+    json_object_set_new(doc, "counts", counts);
+    json_object_set_new(doc, "not_run", json_integer(r->n_not_run));
+    json_object_set_new(doc, "device_differs", json_boolean(r->device_differs));
+    json_object_set_new(doc, "device_why", gv_json_bytes(r->device_why));
+    json_object_set_new(doc, "cases", cases);
+    json_object_set_new(doc, "only_base",
+                        one_sided_json(r->only_base, r->only_base_ran, r->n_only_base));
+    json_object_set_new(doc, "only_new", one_sided_json(r->only_new, NULL, r->n_only_new));
+    return doc;
+}
+
+static void write_json(FILE *f, const gv_cmp_result *r)
+{
+    json_t *doc = compare_json(r);
+    if (json_dumpf(doc, f, JSON_INDENT(1)) == 0) fputc('\n', f);
+    json_decref(doc);
 }
 
 struct emit_ctx {
@@ -316,7 +408,7 @@ static int parse_pos(const char *s, const char *opt, double *out)
 /* The two loaded runs (named names[0] and names[1]) compared, printed and written to the files
    asked for; returns the exit code. */
 static int compare_docs(json_t *base, json_t *new_doc, const gv_cmp_opts *o, char **names,
-                        const char *md, const char *junit)
+                        const char *md, const char *junit, const char *json, bool quiet)
 {
     gv_cmp_result r;
     char err[512] = "";
@@ -332,10 +424,12 @@ static int compare_docs(json_t *base, json_t *new_doc, const gv_cmp_opts *o, cha
     if (r.device_differs)
         fprintf(stderr, "gpuval: warning: device fingerprints differ (%s)%s\n", r.device_why,
                 r.bench && !o->force ? "; timing is INCONCLUSIVE (--force to judge it)" : "");
-    gv_compare_print(stdout, &r);
-    int exit_rc = r.overall == GV_CMP_REGRESSED      ? GV_EXIT_REGRESSED
-                  : r.overall == GV_CMP_INCONCLUSIVE ? GV_EXIT_INCONCLUSIVE
-                                                     : GV_EXIT_OK;
+    print_result(stdout, &r, quiet);
+    int exit_rc = outcome_exit(r.overall);
+    if (json && write_file(json, write_json, &r) != 0) {
+        exit_rc = gv_write_exit_code(errno);
+        gv_write_error(json);
+    }
     if (md && write_file(md, write_md, &r) != 0) {
         exit_rc = gv_write_exit_code(errno);
         gv_write_error(md);
@@ -350,7 +444,8 @@ static int compare_docs(json_t *base, json_t *new_doc, const gv_cmp_opts *o, cha
 
 int gv_cmd_compare(int argc, char **argv)
 {
-    const char *md = NULL, *junit = NULL;
+    const char *md = NULL, *junit = NULL, *json = NULL;
+    bool quiet = false;
     gv_cmp_opts o = GV_CMP_OPTS_DEFAULT;
     gv_getopt g;
     gv_getopt_init(&g, &gv_compare_options);
@@ -358,6 +453,7 @@ int gv_cmd_compare(int argc, char **argv)
     while ((c = gv_getopt_next(&g, argc, argv)) != -1) {
         switch (c) {
         case O_JUNIT: junit = optarg; break;
+        case O_JSON: json = optarg; break;
         case O_MD: md = optarg; break;
         case O_BITS:
             if (parse_pos(optarg, "--bits", &o.bits)) return GV_EXIT_USAGE;
@@ -370,6 +466,7 @@ int gv_cmd_compare(int argc, char **argv)
             }
             break;
         case O_FORCE: o.force = true; break;
+        case 'q': quiet = true; break;
         case 'h': gv_help_print(stdout, &compare_help); return GV_EXIT_OK;
         default:
             gv_bad_option("compare", argv);
@@ -382,14 +479,15 @@ int gv_cmd_compare(int argc, char **argv)
         gv_help_print(stderr, &compare_help);
         return GV_EXIT_USAGE;
     }
-    const char *outs[2] = {md, junit}, *names[2] = {"--md", "--junit"};
+    const char *outs[3] = {md, junit, json}, *names[3] = {"--md", "--junit", "--json"};
     const char *ins[2] = {argv[optind], argv[optind + 1]};
-    if (gv_probe_outputs(2, outs, names) != 0 || gv_probe_not_inputs(2, outs, names, 2, ins) != 0)
+    if (gv_probe_outputs(3, outs, names) != 0 || gv_probe_not_inputs(3, outs, names, 2, ins) != 0)
         return GV_EXIT_USAGE;
     json_t *base = load(argv[optind]);
     json_t *new_doc = base ? load(argv[optind + 1]) : NULL;
-    int rc =
-        base && new_doc ? compare_docs(base, new_doc, &o, argv + optind, md, junit) : GV_EXIT_USAGE;
+    int rc = base && new_doc
+                 ? compare_docs(base, new_doc, &o, argv + optind, md, junit, json, quiet)
+                 : GV_EXIT_USAGE;
     json_decref(base);
     json_decref(new_doc);
     return rc;

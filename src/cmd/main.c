@@ -26,10 +26,12 @@
 #include "fleet/workers.h"
 #include "core/registry.h"
 #include "cmd/replay.h"
+#include "io/json_util.h"
 #include "io/run_doc.h"
 #include "cmd/report.h"
 #include "cmd/probe.h"
 #include "cmd/tradeoffs.h"
+#include "../../include/gpuval.h" /* GPUVAL_API_VERSION */
 
 #ifndef GV_VERSION
 #define GV_VERSION "unknown"
@@ -55,7 +57,7 @@ static const char *mode_name_i(int i)
 }
 
 /* The parser's labels for list's options without a short form. */
-enum { O_MODES = 256 };
+enum { O_MODES = 256, O_JSON };
 
 /* list's options, once: its parser and its --help read this table. */
 static const gv_opt list_opts[] = {
@@ -68,6 +70,12 @@ static const gv_opt list_opts[] = {
      .help = "the precision modes instead: dtypes, input precision, the tier each promises,\n"
              "whether `check` runs it by default or only when named"},
     {.name = NULL, .id = 'v', .help = "also print each op's error model and its source"},
+    {.name = "json",
+     .id = O_JSON,
+     .arg = "FILE",
+     .help = "the ops as JSON (schema gpuval-ops/1) to FILE; - is stdout: name,\n"
+             "family, summary, dims, dtypes, modes, shapes, test_shapes, dists,\n"
+             "planted_bug, error_model (with --all, the planted variants too)"},
     {.name = "help", .id = 'h'},
 };
 const gv_opt_table gv_list_options = {"list", list_opts, GV_NOPTS(list_opts)};
@@ -75,7 +83,7 @@ const gv_opt_table gv_list_options = {"list", list_opts, GV_NOPTS(list_opts)};
 static const gv_exit_line list_exits[] = {{GV_EXIT_OK, "listed"}, {GV_EXIT_USAGE, NULL}};
 
 static const char list_head[] =
-    "usage: gpuval list [--all] [--modes] [-v]\n"
+    "usage: gpuval list [--all] [--modes] [-v] [--json FILE]\n"
     "\n"
     "List the registered operations: name, dtypes, modes, shape dims, default sizes.\n";
 
@@ -85,9 +93,62 @@ static const gv_help list_help = {.head = list_head,
                                   .exits = list_exits,
                                   .n_exits = GV_NEXITS(list_exits)};
 
+/* The bits of mask as a JSON array of their names. */
+static json_t *mask_json(unsigned mask, const char *(*name)(int), int n)
+{
+    json_t *a = json_array();
+    for (int i = 0; i < n; i++)
+        if (mask & (1u << i)) json_array_append_new(a, json_string(name(i)));
+    return a;
+}
+
+static const char *dist_name_i(int i)
+{
+    return gv_dist_name((gv_dist)i);
+}
+
+static json_t *str_or_null(const char *s)
+{
+    return s ? gv_json_bytes(s) : json_null();
+}
+
+/* The registry as a document: {"schema": "gpuval-ops/1", "ops": [...]}. */
+static json_t *ops_json(bool all)
+{
+    json_t *ops = json_array();
+    for (const gv_op *const *opp = gv_registry(); *opp; opp++) {
+        const gv_op *op = *opp;
+        if ((op->planted_bug || op->planted_slow) && !all) continue;
+        json_t *o = json_object();
+        json_object_set_new(o, "name", gv_json_bytes(op->name));
+        json_object_set_new(o, "family", str_or_null(op->family));
+        json_object_set_new(o, "summary", str_or_null(op->summary));
+        json_object_set_new(o, "dims", str_or_null(op->dims));
+        json_object_set_new(o, "dtypes", mask_json(op->dtypes, dtype_name_i, GV_NDTYPES));
+        json_object_set_new(o, "modes", mask_json(op->modes, mode_name_i, GV_NMODES));
+        json_object_set_new(o, "shapes", str_or_null(op->shapes));
+        json_object_set_new(o, "test_shapes", str_or_null(op->test_shapes));
+        json_object_set_new(o, "dists", mask_json(op->dists, dist_name_i, GV_NDISTS));
+        json_object_set_new(o, "default_dist", json_string(gv_dist_name(op->default_dist)));
+        json_object_set_new(o, "planted_bug", str_or_null(op->planted_bug));
+        json_object_set_new(o, "planted_slow", str_or_null(op->planted_slow));
+        json_object_set_new(o, "error_model", str_or_null(op->error_model));
+        json_array_append_new(ops, o);
+    }
+    return json_pack("{s:s, s:s, s:o}", "schema", "gpuval-ops/1", "version", GV_VERSION, "ops",
+                     ops);
+}
+
+static int emit_doc(FILE *f, void *doc)
+{
+    if (json_dumpf(doc, f, JSON_INDENT(1)) != 0) return -1;
+    return fputc('\n', f) == EOF ? -1 : 0;
+}
+
 static int cmd_list(int argc, char **argv)
 {
     int all = 0, verbose = 0, modes = 0;
+    const char *json_path = NULL;
     gv_getopt g;
     gv_getopt_init(&g, &gv_list_options);
     int c;
@@ -96,6 +157,7 @@ static int cmd_list(int argc, char **argv)
         case 'a': all = 1; break;
         case O_MODES: modes = 1; break;
         case 'v': verbose = 1; break;
+        case O_JSON: json_path = optarg; break;
         case 'h': gv_help_print(stdout, &list_help); return GV_EXIT_OK;
         default:
             gv_bad_option("list", argv);
@@ -106,6 +168,23 @@ static int cmd_list(int argc, char **argv)
     if (optind < argc) {
         gv_usage_error("list takes no arguments ('%s')", argv[optind]);
         return GV_EXIT_USAGE;
+    }
+    if (json_path) {
+        if (modes || verbose) {
+            gv_usage_error("list --json writes the ops: no --modes or -v");
+            return GV_EXIT_USAGE;
+        }
+        const char *outs[1] = {json_path}, *opts[1] = {"--json"};
+        if (gv_probe_outputs(1, outs, opts) != 0) return GV_EXIT_USAGE;
+        json_t *doc = ops_json(all);
+        int rc = gv_write_file(json_path, emit_doc, doc);
+        json_decref(doc);
+        if (rc != 0) {
+            int e = errno;
+            gv_write_error(json_path);
+            return gv_write_exit_code(e);
+        }
+        return GV_EXIT_OK;
     }
     if (modes) {
         /* the mode table itself (abi/gv_abi.h) */
@@ -222,6 +301,7 @@ static const char main_head[] =
     "  report   a run file as one self-contained HTML page and/or Markdown tables\n"
     "  tradeoffs every mode of an op: accuracy (bits, verdict) against speed, Pareto front\n"
     "  probe    the arithmetic fingerprint of every mode of a GEMM, judged per architecture\n"
+    "  compare  regression check of a run file against a baseline: accuracy and timing\n"
     "  replay   rerun a case dumped by check --dump-failures, same inputs, same bits\n"
     "  judge    judge outputs computed anywhere (.npy) by an op's oracle; no GPU needed\n"
     "  inputs   write the inputs gpuval generates for one case as .npy, with case.json\n"
@@ -231,7 +311,9 @@ static const char main_head[] =
     "  help CMD the options of CMD (same as CMD --help)\n"
     "\n"
     "  --plugin FILE  (with any command) load the ops of a plugin built against\n"
-    "                 include/gpuval.h (exports gpuval_plugin_v1); may be repeated\n";
+    "                 include/gpuval.h (exports gpuval_plugin_v1); may be repeated\n"
+    "  -V, --version  the version, the API version (include/gpuval.h), the build's CUDA\n"
+    "                 architecture, commit and compilers\n";
 
 static const gv_help main_help = {
     .head = main_head, .exits = main_exits, .n_exits = GV_NEXITS(main_exits)};
@@ -248,6 +330,22 @@ static int stdout_checked(int rc)
     return rc == GV_EXIT_OK || rc == GV_EXIT_FAIL ? GV_EXIT_RUNTIME : rc;
 }
 
+/* -V, --version: "gpuval 0.1.0" first (scripts read that line), then the rest of the build. */
+static void print_version(FILE *f)
+{
+    fprintf(f, "gpuval %s\n", GV_VERSION);
+    fprintf(f, "api %d.%d (GPUVAL_API_VERSION %d)\n", GPUVAL_API_VERSION_MAJOR,
+            GPUVAL_API_VERSION_MINOR, GPUVAL_API_VERSION);
+#ifdef GV_HAVE_CUDA
+    fprintf(f, "cuda arch %s (nvcc %s)\n", GV_CUDA_ARCH,
+            gv_build_nvcc() ? gv_build_nvcc() : "unknown");
+#else
+    fputs("cuda arch none (built without CUDA)\n", f);
+#endif
+    fprintf(f, "commit %s\n", gv_build_commit());
+    fprintf(f, "cc %s\n", gv_build_cc());
+}
+
 int gv_cli_main(int argc, char **argv)
 {
     int prc = gv_plugin_args(&argc, argv);
@@ -261,27 +359,23 @@ int gv_cli_main(int argc, char **argv)
         gv_help_print(stdout, &main_help);
         return stdout_checked(GV_EXIT_OK);
     }
-    if (strcmp(cmd, "--version") == 0) {
-        printf("gpuval %s\n", GV_VERSION);
+    if (strcmp(cmd, "--version") == 0 || strcmp(cmd, "-V") == 0) {
+        if (argc > 2) {
+            gv_usage_error("%s takes no arguments ('%s')", cmd, argv[2]);
+            return GV_EXIT_USAGE;
+        }
+        print_version(stdout);
         return stdout_checked(GV_EXIT_OK);
     }
     static const struct {
         const char *name;
         int (*fn)(int, char **);
-    } cmds[] = {{"list", cmd_list},
-                {"info", cmd_info},
-                {"check", gv_cmd_check},
-                {"bench", gv_cmd_bench},
-                {"report", gv_cmd_report},
-                {"tradeoffs", gv_cmd_tradeoffs},
-                {"probe", gv_cmd_probe},
-                {"compare", gv_cmd_compare},
-                {"replay", gv_cmd_replay},
-                {"judge", gv_cmd_judge},
-                {"inputs", gv_cmd_inputs},
-                {"cache", gv_cmd_cache},
-                {"merge", gv_cmd_merge},
-                {"collectives", gv_cmd_collectives}};
+    } cmds[] = {
+        {"list", cmd_list},      {"info", cmd_info},          {"check", gv_cmd_check},
+        {"bench", gv_cmd_bench}, {"report", gv_cmd_report},   {"tradeoffs", gv_cmd_tradeoffs},
+        {"probe", gv_cmd_probe}, {"compare", gv_cmd_compare}, {"replay", gv_cmd_replay},
+        {"judge", gv_cmd_judge}, {"inputs", gv_cmd_inputs},   {"cache", gv_cmd_cache},
+        {"merge", gv_cmd_merge}, {"collectives", gv_cmd_collectives}};
     if (strcmp(cmd, "help") == 0) {
         if (argc < 3) {
             gv_help_print(stdout, &main_help);
@@ -292,15 +386,21 @@ int gv_cli_main(int argc, char **argv)
                 char *help_argv[] = {argv[2], "--help", NULL};
                 return stdout_checked(cmds[i].fn(2, help_argv));
             }
-        gv_usage_error("no command '%s'; valid: list info check bench tradeoffs probe report "
-                       "compare replay judge inputs cache merge collectives",
-                       argv[2]);
+        char shown[256];
+        fprintf(stderr,
+                "gpuval: no command '%s'; valid:", gv_printable(argv[2], shown, sizeof shown));
+        for (size_t i = 0; i < sizeof cmds / sizeof cmds[0]; i++)
+            fprintf(stderr, " %s", cmds[i].name);
+        fputc('\n', stderr);
         return GV_EXIT_USAGE;
     }
     for (size_t i = 0; i < sizeof cmds / sizeof cmds[0]; i++)
         if (strcmp(cmd, cmds[i].name) == 0) return stdout_checked(cmds[i].fn(argc - 1, argv + 1));
-    gv_usage_error("unknown command '%s'; valid: list info check bench tradeoffs probe report "
-                   "compare replay judge inputs cache merge collectives help",
-                   cmd);
+    /* the valid names from the table itself: a command added there is named here */
+    char shown[256];
+    fprintf(stderr, "gpuval: unknown command '%s'; valid:", gv_printable(cmd, shown, sizeof shown));
+    for (size_t i = 0; i < sizeof cmds / sizeof cmds[0]; i++)
+        fprintf(stderr, " %s", cmds[i].name);
+    fputs(" help\n", stderr);
     return GV_EXIT_USAGE;
 }

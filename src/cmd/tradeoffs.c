@@ -85,6 +85,7 @@ static const gv_opt trade_opts[] = {
      .arg = "FILE",
      .parent_only = true,
      .help = "the tables as Markdown"},
+    {.name = "quiet", .id = 'q', .help = "print no table: the summary line only"},
     {.name = "help", .id = 'h'},
 };
 _Static_assert(GV_NOPTS(trade_opts) <= GV_OPTS_MAX, "tradeoffs has more options than GV_OPTS_MAX");
@@ -416,7 +417,7 @@ static void run_group(gv_trade_group *g, const gv_bench_opts *o, bool show, cons
 typedef struct trade_args {
     gv_selection sel;
     const char *json_path, *md_path, *size_spec, *device;
-    bool device_serial;
+    bool device_serial, quiet;
     gv_device_plan plan;
     gv_shape shapes[64]; /* sel.shapes points here after --size */
 } trade_args;
@@ -442,6 +443,7 @@ static int parse_args(int argc, char **argv, trade_args *a)
         case O_MD: a->md_path = optarg; break;
         case O_DEVICE: a->device = optarg; break;
         case O_SERIAL: a->device_serial = true; break;
+        case 'q': a->quiet = true; break;
         case 'h': gv_help_print(stdout, &trade_help); return GV_EXIT_OK;
         default:
             gv_bad_option("tradeoffs", argv);
@@ -529,6 +531,7 @@ static int run_groups(const trade_args *a, groups *gs, int argc, char **argv)
     for (int k = 0; k < gs->n; k++) {
         run_group(&gs->g[k], &o, show, info.have_device ? info.device.uuid : NULL);
         char shape[64];
+        if (a->quiet) continue;
         printf("\n%s %s (%s, seed %llu)\n", gs->g[k].op->name,
                gv_shape_format(&gs->g[k].shape, shape, sizeof shape), gv_dist_name(gs->g[k].dist),
                (unsigned long long)gs->g[k].seed);

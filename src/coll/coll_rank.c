@@ -245,7 +245,7 @@ static int run_job(const gv_coll_plan *p, const gv_rank *launch, job *J)
     if (!ok) fprintf(stderr, "gpuval: rank %d: %s\n", J->rank, gk_last_error());
     if (!gv_mpi_all(ok)) return GV_EXIT_RUNTIME;
 
-    if (J->rank == 0) gv_coll_print_header();
+    if (J->rank == 0 && !p->quiet) gv_coll_print_header();
     json_t *rows = json_array();
     int pass = 0, fail = 0, error = 0, skip = 0, nccl_version = 0;
     gv_coll_row row;
@@ -261,7 +261,7 @@ static int run_job(const gv_coll_plan *p, const gv_rank *launch, job *J)
         row.per_rank = true;
         J->broken = !gv_mpi_all(!J->broken); /* one rank's failure stops them all */
         reduce_row(&row, J, ran, digest);
-        if (J->rank == 0) gv_coll_print_row(&row);
+        if (J->rank == 0 && !p->quiet) gv_coll_print_row(&row);
         pass += row.verdict == GV_PASS;
         fail += row.verdict == GV_FAIL;
         error += row.verdict == GV_ERROR;

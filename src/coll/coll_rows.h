@@ -22,6 +22,7 @@ typedef struct gv_coll_plan {
     uint64_t seed;
     int iters;
     const char *json_path;
+    bool quiet; /* -q: no table, the summary line only */
 } gv_coll_plan;
 
 /* One collective, dtype and size: over the whole job, and (rank_*) on this rank alone when

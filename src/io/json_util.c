@@ -1,5 +1,6 @@
 /* json_util.c: see json_util.h. */
 #include "io/json_util.h"
+#include "build_commit.h"
 #include "core/gv.h"
 #include "core/knobs.h"
 
@@ -54,13 +55,42 @@ json_t *gv_json_device(const gk_device_info *d)
     return o;
 }
 
+#ifndef GV_CC_ID /* meson.build defines them for this file */
+#define GV_CC_ID      "unknown"
+#define GV_CC_VERSION "unknown"
+#endif
+
+const char *gv_build_commit(void)
+{
+    return GV_BUILD_COMMIT;
+}
+
+const char *gv_build_cc(void)
+{
+    return GV_CC_ID " " GV_CC_VERSION;
+}
+
+const char *gv_build_nvcc(void)
+{
+#ifdef GV_NVCC_VERSION
+    return GV_NVCC_VERSION;
+#else
+    return NULL;
+#endif
+}
+
 json_t *gv_json_build(void)
 {
 #ifdef GV_HAVE_CUDA
-    return json_pack("{s:b, s:s}", "cuda", 1, "cuda_arch", GV_CUDA_ARCH);
+    json_t *o = json_pack("{s:b, s:s}", "cuda", 1, "cuda_arch", GV_CUDA_ARCH);
 #else
-    return json_pack("{s:b, s:n}", "cuda", 0, "cuda_arch");
+    json_t *o = json_pack("{s:b, s:n}", "cuda", 0, "cuda_arch");
 #endif
+    json_object_set_new(o, "commit", json_string(gv_build_commit()));
+    json_object_set_new(o, "cc", json_pack("{s:s, s:s}", "id", GV_CC_ID, "version", GV_CC_VERSION));
+    const char *nvcc = gv_build_nvcc();
+    json_object_set_new(o, "nvcc", nvcc ? json_string(nvcc) : json_null());
+    return o;
 }
 
 /* From the cuBLAS and CUDA documentation: variables read by the libraries at run time that

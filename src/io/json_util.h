@@ -16,8 +16,14 @@ json_t *gv_json_num(double x);
 /* The device fingerprint: name, uuid, cc_major, cc_minor, sm_count, clocks, bus width,
  * memory, L2, driver/runtime/cuBLAS versions, ecc. */
 json_t *gv_json_device(const gk_device_info *d);
-/* The build: {"cuda": bool, "cuda_arch": "sm_90" | null}. */
+/* The build: {"cuda": bool, "cuda_arch": "sm_90" | null, "commit": "v0.1-12-gabc" | "unknown",
+ * "cc": {"id", "version"}, "nvcc": "13.0.48" | null}. */
 json_t *gv_json_build(void);
+/* The build: the source's `git describe` ("unknown" outside a git tree), the C compiler ("gcc
+ * 12.2.0") and nvcc's version (NULL in a build without CUDA), as gv_json_build records them. */
+const char *gv_build_commit(void);
+const char *gv_build_cc(void);
+const char *gv_build_nvcc(void);
 /* The host: {"hostname", "oracle_threads"}. */
 json_t *gv_json_host(int oracle_threads);
 

@@ -87,12 +87,50 @@ static int try_temp(const char *path)
     return 0;
 }
 
+/* The standard output the process started with, once gv_stdout_for_documents moved fd 1 to
+   stderr: "-" documents go here; -1 before. */
+static int doc_fd = -1;
+
+int gv_stdout_for_documents(void)
+{
+    if (doc_fd >= 0) return 0;
+    if (fflush(stdout) != 0) return -1;
+    int fd = fcntl(STDOUT_FILENO, F_DUPFD_CLOEXEC, 3);
+    if (fd < 0) return -1;
+    if (dup2(STDERR_FILENO, STDOUT_FILENO) < 0) {
+        int e = errno;
+        close(fd);
+        errno = e;
+        return -1;
+    }
+    doc_fd = fd;
+    return 0;
+}
+
+/* emit into a stream on the kept standard output: 0 or -1 with errno */
+static int write_doc_fd(int (*emit)(FILE *f, void *ctx), void *ctx)
+{
+    int fd = dup(doc_fd);
+    FILE *f = fd >= 0 ? fdopen(fd, "w") : NULL;
+    if (!f) {
+        if (fd >= 0) close(fd);
+        return -1;
+    }
+    errno = 0;
+    int rc = emit(f, ctx) == 0 ? 0 : -1;
+    if (finish_stream(f) != 0) rc = -1;
+    if (fclose(f) != 0) rc = -1;
+    if (rc && !errno) errno = EIO;
+    return rc;
+}
+
 int gv_write_file(const char *path, int (*emit)(FILE *f, void *ctx), void *ctx)
 {
     if (!path || !path[0]) {
         errno = EINVAL;
         return -1;
     }
+    if (strcmp(path, "-") == 0 && doc_fd >= 0) return write_doc_fd(emit, ctx);
     if (strcmp(path, "-") == 0) {
         int rc = emit(stdout, ctx) == 0 ? 0 : -1;
         if (finish_stream(stdout) != 0) rc = -1;
@@ -233,6 +271,7 @@ bool gv_same_file(const char *a, const char *b)
 
 int gv_probe_outputs(int n, const char *const *paths, const char *const *opts)
 {
+    bool to_stdout = false;
     for (int i = 0; i < n; i++) {
         if (!paths[i]) continue;
         if (gv_probe_writable(paths[i]) != 0) {
@@ -246,13 +285,21 @@ int gv_probe_outputs(int n, const char *const *paths, const char *const *opts)
                 gv_usage_error("cannot write %s '%s': %s", opts[i], paths[i], strerror(e));
             return -1;
         }
-        if (strcmp(paths[i], "-") == 0) continue;
+        if (strcmp(paths[i], "-") == 0) {
+            to_stdout = true;
+            continue;
+        }
         for (int j = 0; j < i; j++)
             if (paths[j] && strcmp(paths[j], "-") != 0 && gv_same_file(paths[i], paths[j])) {
                 gv_usage_error("%s '%s' and %s '%s' name the same file; give each its own", opts[j],
                                paths[j], opts[i], paths[i]);
                 return -1;
             }
+    }
+    /* a document on stdout: stdout holds it alone, every table and line goes to stderr */
+    if (to_stdout && gv_stdout_for_documents() != 0) {
+        gv_usage_error("cannot keep standard output for the document: %s", strerror(errno));
+        return -1;
     }
     return 0;
 }
@@ -275,6 +322,10 @@ int gv_probe_not_inputs(int n, const char *const *paths, const char *const *opts
 void gv_write_error(const char *path)
 {
     int e = errno ? errno : EIO;
+    if (strcmp(path, "-") == 0) {
+        gv_usage_error("writing standard output failed: %s", strerror(e));
+        return;
+    }
     if (e == EINVAL) {
         struct stat st;
         if (stat(path, &st) == 0 && !S_ISREG(st.st_mode)) {

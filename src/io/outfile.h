@@ -30,10 +30,18 @@ int gv_write_file(const char *path, int (*emit)(FILE *f, void *ctx), void *ctx);
  * refusal) is found now, not after the work. Leaves nothing behind. 0 or -1 with errno. */
 int gv_probe_writable(const char *path);
 
+/* Keep standard output for the documents a command writes to "-": fd 1 becomes a copy of
+ * stderr (every table, line and warning printed to stdout from then on, by this process and
+ * its children, goes to stderr) and gv_write_file("-") writes to the standard output the
+ * process started with, so that it carries the documents alone (`check --json - | jq`). Done
+ * once; 0, or -1 with errno. gv_probe_outputs calls it when a path is "-". */
+int gv_stdout_for_documents(void);
+
 /* Probe the n output paths of a command (paths[i] NULL = not asked for; opts[i] its option name,
  * e.g. "--json") before any work: each must be writable, and no two may name the same file
  * (same string, or the same existing file; "-" may repeat). Prints why to stderr ("gpuval: ...")
- * and returns -1 on the first problem; 0 when all is well. */
+ * and returns -1 on the first problem; 0 when all is well. When a path is "-" it calls
+ * gv_stdout_for_documents: standard output carries the documents alone. */
 int gv_probe_outputs(int n, const char *const *paths, const char *const *opts);
 
 /* Do a and b name one file? The same string; or, both existing, the same device and inode; or,

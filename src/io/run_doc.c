@@ -302,8 +302,19 @@ json_t *gv_run_json(const gv_run_info *info, const gv_result *results, int n, co
                         info->have_device ? gv_json_device(&info->device) : json_null());
     json_object_set_new(root, "fleet", gv_fleet_info_json(&info->fleet));
     json_t *cases = json_array();
-    for (int i = 0; i < n; i++)
-        json_array_append_new(cases, result_json(&results[i]));
+    for (int i = 0; i < n; i++) {
+        json_t *c = result_json(&results[i]);
+        json_t *files = json_null();
+        if (results[i].inputs != GV_INPUTS_GENERATED && info->n_input_files > 0) {
+            files = json_array();
+            for (int k = 0; k < info->n_input_files; k++)
+                json_array_append_new(files, json_pack("{s:o, s:s}", "file",
+                                                       gv_json_bytes(info->input_files[k].name),
+                                                       "sha256", info->input_files[k].sha256));
+        }
+        json_object_set_new(c, "input_files", files);
+        json_array_append_new(cases, c);
+    }
     json_object_set_new(root, "cases", cases);
     json_object_set_new(root, "summary",
                         json_pack("{s:i, s:i, s:i, s:i}", "passed", s->pass, "failed", s->fail,

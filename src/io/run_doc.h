@@ -11,6 +11,12 @@
 
 #define GV_SCHEMA "gpuval-run/1"
 
+/* One file of check --inputs: its name as given and the SHA-256 of its bytes. */
+typedef struct gv_input_file {
+    char name[256];
+    char sha256[65];
+} gv_input_file;
+
 typedef struct gv_run_info {
     const char *command;     /* "check" */
     const char *argv_joined; /* the command line */
@@ -19,6 +25,10 @@ typedef struct gv_run_info {
     int oracle_threads;
     gv_fleet_info fleet; /* device index, rank, host, PCIe link and clocks (run_info.h) */
     int device_count, device_index; /* as the device query saw them (-1: unknown) */
+    /* check --inputs: the files every case of the run read (each case whose inputs are not
+       generated records them as "input_files"); NULL, 0 otherwise */
+    const gv_input_file *input_files;
+    int n_input_files;
 } gv_run_info;
 
 void gv_table_header(FILE *f);

@@ -72,6 +72,14 @@ static bool seed_text(const json_t *s, char *buf, size_t len)
     return true;
 }
 
+/* a and b after buf[0..at) (cut to len): the new end */
+static size_t key_append(char *buf, size_t len, size_t at, const char *a, const char *b)
+{
+    if (at >= len) return len;
+    int n = snprintf(buf + at, len - at, "%s%s", a, b);
+    return n > 0 && (size_t)n < len - at ? at + (size_t)n : len;
+}
+
 void gv_run_case_key(const json_t *c, char *buf, size_t len)
 {
     char shape[128] = "", seed[32] = "?";
@@ -84,8 +92,19 @@ void gv_run_case_key(const json_t *c, char *buf, size_t len)
                                  "%s%lld", i ? "x" : "", v);
     }
     seed_text(json_object_get(c, "seed"), seed, sizeof seed);
-    snprintf(buf, len, "%s %s/%s/%s/%s %s", gv_jstr(c, "op"), gv_jstr(c, "dtype"),
-             gv_jstr(c, "mode"), gv_jstr(c, "dist"), shape, seed);
+    int n = snprintf(buf, len, "%s %s/%s/%s/%s %s", gv_jstr(c, "op"), gv_jstr(c, "dtype"),
+                     gv_jstr(c, "mode"), gv_jstr(c, "dist"), shape, seed);
+    /* inputs gpuval did not make: the files' digests are part of the case, so that such a case
+       matches only a case of the same bytes, never a generated one (whose dist and seed it
+       carries); one written before the digests were recorded matches nothing but its like */
+    const char *from = gv_jstr(c, "inputs");
+    if (!*from || strcmp(from, "generated") == 0) return;
+    size_t at = n > 0 && (size_t)n < len ? (size_t)n : len;
+    const json_t *files = json_object_get(c, "input_files");
+    bool recorded = json_is_array(files) && json_array_size(files) > 0;
+    at = key_append(buf, len, at, " inputs:", recorded ? "" : "unrecorded");
+    json_array_foreach(recorded ? files : NULL, i, d) at =
+        key_append(buf, len, at, i ? "," : "", gv_jstr(d, "sha256"));
 }
 
 static uint64_t key_hash(const char *k)
@@ -241,6 +260,27 @@ static int check_shape(const where *w, const json_t *c)
     return GV_OK;
 }
 
+/* "input_files" (absent in files written before it was recorded; null for generated inputs):
+   an array of {"file": string, "sha256": 64 lower-case hex digits}. */
+static int check_input_files(where *w, const json_t *c)
+{
+    const json_t *files = json_object_get(c, "input_files");
+    if (!files || json_is_null(files)) return GV_OK;
+    if (!json_is_array(files) || json_array_size(files) == 0 || json_array_size(files) > 8)
+        return bad(w, "input_files", "not null nor an array of 1 to 8 files%s", "");
+    size_t i;
+    const json_t *f;
+    json_array_foreach(files, i, f)
+    {
+        const char *h = json_string_value(json_object_get(f, "sha256"));
+        if (!json_is_string(json_object_get(f, "file")) || !h || strlen(h) != 64 ||
+            strspn(h, "0123456789abcdef") != 64)
+            return bad(w, "input_files",
+                       "a file that is not {\"file\": name, \"sha256\": 64 hex digits}%s", "");
+    }
+    return GV_OK;
+}
+
 /* What names a case and its verdict: op, dtype, mode, dist, shape, seed, verdict (in *verdict). */
 static int check_ident(where *w, const json_t *c, const char **verdict)
 {
@@ -254,6 +294,7 @@ static int check_ident(where *w, const json_t *c, const char **verdict)
     if (!s) return bad(w, "seed", "missing%s", "");
     if (!seed_text(s, seed, sizeof seed))
         return bad(w, "seed", "not an integer nor a string of decimal digits below 2^64%s", "");
+    if (check_input_files(w, c) != GV_OK) return GV_EINVAL;
     gv_run_case_key(c, w->key, sizeof w->key);
     return need_verdict(w, c, verdict);
 }

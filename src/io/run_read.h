@@ -23,7 +23,7 @@
 #include <stddef.h>
 
 /* The longest case key gv_run_case_key writes (with its NUL). */
-#define GV_RUN_KEY_LEN 320
+#define GV_RUN_KEY_LEN 1024 /* the digests of up to 8 input files fit */
 
 /* The largest rank count a collectives file may state. */
 #define GV_RUN_MAX_RANKS 65536
@@ -39,7 +39,9 @@ int gv_run_read(const char *path, const char *const *schemas, json_t **doc, char
 int gv_run_validate(const json_t *doc, const char *name, char *err, size_t len);
 
 /* The key that matches a case across runs: "OP DTYPE/MODE/DIST/SHAPE SEED" (shape as 4x5, the
- * seed in decimal as an unsigned 64-bit number). Of a case gv_run_validate accepted. */
+ * seed in decimal as an unsigned 64-bit number), and for a case whose "inputs" are not
+ * "generated" " inputs:" and the SHA-256 of each of its "input_files" (comma-separated), or
+ * "unrecorded" in a file written before they were. Of a case gv_run_validate accepted. */
 void gv_run_case_key(const json_t *c, char *buf, size_t len);
 
 /* The cases of one array by key, in a hash table: building and each look-up are linear in the

@@ -199,6 +199,12 @@ static bool bad_verdict(const char *v)
     return strcmp(v, "FAIL") == 0 || strcmp(v, "ERROR") == 0;
 }
 
+/* A verdict of a case that ran to a judgement. */
+static bool ran(const char *v)
+{
+    return strcmp(v, "PASS") == 0 || strcmp(v, "FAIL") == 0;
+}
+
 static void cmp_verdict(gv_cmp_case *cc, const char *vb, const char *vn)
 {
     gv_cmp_item *it = add_item(cc, "verdict");
@@ -209,6 +215,14 @@ static void cmp_verdict(gv_cmp_case *cc, const char *vb, const char *vn)
         it->outcome = GV_CMP_REGRESSED;
     else if (bad_verdict(vb) && strcmp(vn, "PASS") == 0)
         it->outcome = GV_CMP_IMPROVED;
+    else if (ran(vb) && !ran(vn)) {
+        /* judged in the base, not in the new run (a SKIP, or an ERROR after a FAIL): nothing
+           says whether it still passes or still fails */
+        it->outcome = GV_CMP_INCONCLUSIVE;
+        snprintf(it->why, sizeof it->why, "ran in the base (%s), not judged in the new run (%s)",
+                 vb, vn);
+        return;
+    }
     if (strcmp(vb, vn) != 0) snprintf(it->why, sizeof it->why, "verdict %s -> %s", vb, vn);
 }
 
@@ -379,7 +393,8 @@ int gv_compare_runs(const json_t *base, const json_t *new_doc, const gv_cmp_opts
     res->cases = calloc(json_array_size(cb) + 1, sizeof *res->cases);
     res->only_base = one_sided(&ib, &in, &res->n_only_base);
     res->only_new = one_sided(&in, &ib, &res->n_only_new);
-    if (!res->cases || !res->only_base || !res->only_new) {
+    res->only_base_ran = calloc(json_array_size(cb) + 1, sizeof *res->only_base_ran);
+    if (!res->cases || !res->only_base || !res->only_new || !res->only_base_ran) {
         gv_run_index_free(&ib);
         gv_run_index_free(&in);
         gv_cmp_result_free(res);
@@ -389,14 +404,24 @@ int gv_compare_runs(const json_t *base, const json_t *new_doc, const gv_cmp_opts
         long long j = gv_run_index_find(&in, ib.keys[i]);
         if (j < 0) continue;
         gv_cmp_case *cc = &res->cases[res->n_cases++];
-        compare_case(json_array_get(cb, i), json_array_get(cn, (size_t)j), res->bench,
-                     res->device_differs && !opts->force, opts, res, cc);
+        const json_t *b = json_array_get(cb, i), *n = json_array_get(cn, (size_t)j);
+        compare_case(b, n, res->bench, res->device_differs && !opts->force, opts, res, cc);
         res->count[cc->outcome]++;
+        const char *vb = gv_jstr(b, "verdict"), *vn = gv_jstr(n, "verdict");
+        /* judged in the base, not here; a PASS turned ERROR is REGRESSED instead */
+        res->n_not_run += ran(vb) && !ran(vn) && !(strcmp(vb, "PASS") == 0 && bad_verdict(vn));
+    }
+    for (int k = 0; k < res->n_only_base; k++) {
+        long long i = gv_run_index_find(&ib, res->only_base[k]);
+        res->only_base_ran[k] = i >= 0 && ran(gv_jstr(json_array_get(cb, (size_t)i), "verdict"));
+        res->n_not_run += res->only_base_ran[k];
     }
     gv_run_index_free(&ib);
     gv_run_index_free(&in);
     if (res->count[GV_CMP_REGRESSED])
         res->overall = GV_CMP_REGRESSED;
+    else if (res->n_not_run > 0)
+        res->overall = GV_CMP_INCONCLUSIVE; /* over IMPROVED: a lost case is never a success */
     else if (res->count[GV_CMP_IMPROVED])
         res->overall = GV_CMP_IMPROVED;
     else if (res->n_timing > 0 && res->n_timing_inconclusive == res->n_timing)
@@ -414,6 +439,7 @@ void gv_cmp_result_free(gv_cmp_result *res)
         free(res->only_new[i]);
     free(res->only_base);
     free(res->only_new);
+    free(res->only_base_ran);
     free(res->cases);
     memset(res, 0, sizeof *res);
 }

@@ -65,6 +65,11 @@ typedef struct gv_cmp_result {
     gv_cmp_case *cases;
     int n_only_base, n_only_new; /* cases present on one side only: "op name seed" */
     char **only_base, **only_new;
+    bool *only_base_ran; /* only_base[i] ran (PASS or FAIL) in the base run */
+    /* cases that ran in the base (PASS or FAIL) and have no verdict of their own in the new
+       run: SKIP there, ERROR after a base FAIL, or missing. Each makes the overall outcome
+       INCONCLUSIVE at least (never SAME or IMPROVED: docs/regression.md) */
+    int n_not_run;
     bool device_differs;
     char device_why[256]; /* which fingerprint fields differ */
     int n_timing, n_timing_inconclusive;

@@ -235,13 +235,18 @@ Test(compare_runs, one_sided_cases_are_listed, .init = make_tmp, .fini = rm_tmp)
     cr_expect_eq(r.n_only_new, 1);
     cr_expect_str_eq(r.only_base[0], "vadd f32/native/uniform11/100000 0");
     cr_expect_str_eq(r.only_new[0], "vadd f32/native/uniform11/1000 99");
-    cr_expect_eq(r.overall, GV_CMP_SAME);
+    /* the base ran the case the new run lacks (a PASS): never SAME (docs/regression.md) */
+    cr_expect(r.only_base_ran[0]);
+    cr_expect_eq(r.n_not_run, 1);
+    cr_expect_eq(r.overall, GV_CMP_INCONCLUSIVE);
     gv_cmp_result_free(&r);
     char pa[600], pb[600], args[1400], out[1 << 14];
     snprintf(args, sizeof args, "compare '%s' '%s'", dump(a, "a.json", pa, sizeof pa),
              dump(b, "b.json", pb, sizeof pb));
-    cr_expect_eq(gv_test_run_cli(args, out, sizeof out), 0, "%s", out);
-    cr_expect(strstr(out, "only in base: vadd f32/native/uniform11/100000 0"), "%s", out);
+    cr_expect_eq(gv_test_run_cli(args, out, sizeof out), GV_EXIT_INCONCLUSIVE, "%s", out);
+    cr_expect(strstr(out, "only in base: vadd f32/native/uniform11/100000 0  (ran in the base: "
+                          "INCONCLUSIVE)"),
+              "%s", out);
     cr_expect(strstr(out, "only in new:  vadd f32/native/uniform11/1000 99"), "%s", out);
     json_decref(a);
     json_decref(b);
@@ -319,7 +324,8 @@ Test(compare_runs, junit_and_markdown_of_a_regression, .init = make_tmp, .fini =
     cr_expect_eq(count(xml, "<skipped "), 0);
     cr_expect(strstr(xml, "tests=\"235\" failures=\"2\""), "%.300s", xml);
     cr_expect(strstr(xml, "classname=\"va&lt;d&amp;&quot;d&#39;&gt;\""), "escaped op");
-    cr_expect(strstr(xml, "name=\"f32/native/uniform11/1000\">"), "%.600s", xml);
+    cr_expect(strstr(xml, "name=\"f32/native/uniform11/1000 seed 0\" time=\"0.000000\">"), "%.600s",
+              xml);
     gv_test_slurp(mdf, md, sizeof md);
     cr_expect(strstr(md, "### gpuval compare: REGRESSED"), "%s", md);
     cr_expect(strstr(md, "verdict PASS -&gt; FAIL") || strstr(md, "verdict PASS -> FAIL"), "%s",
@@ -481,4 +487,40 @@ Test(compare_runs, as_renames_one_variant_sharing_the_oracle)
     cr_expect_eq(gv_test_run_cli("check --op vadd.slow --as nosuchop --size 1000", out, sizeof out),
                  2, "%s", out);
     cr_expect_eq(gv_test_run_cli("bench --preset short --as vadd", out, sizeof out), 2, "%s", out);
+}
+
+/* A case the base judged (PASS or FAIL) that the new run did not is never SAME: INCONCLUSIVE,
+   and the whole comparison with it, over an improvement elsewhere; a PASS that became an ERROR
+   stays REGRESSED. */
+Test(compare_runs, a_case_the_base_ran_and_the_new_run_did_not_is_inconclusive)
+{
+    static const struct {
+        const char *base, *new_;
+        gv_cmp_outcome want;
+    } rows[] = {
+        {"PASS", "SKIP", GV_CMP_INCONCLUSIVE},  {"FAIL", "SKIP", GV_CMP_INCONCLUSIVE},
+        {"FAIL", "ERROR", GV_CMP_INCONCLUSIVE}, {"PASS", "ERROR", GV_CMP_REGRESSED},
+        {"SKIP", "SKIP", GV_CMP_SAME},          {"SKIP", "PASS", GV_CMP_SAME},
+    };
+    for (size_t k = 0; k < sizeof rows / sizeof rows[0]; k++) {
+        json_t *a = fixture("check-h100.json"), *b = json_deep_copy(a);
+        json_t *ca = json_array_get(json_object_get(a, "cases"), 0);
+        json_t *cb = json_array_get(json_object_get(b, "cases"), 0);
+        json_object_set_new(ca, "verdict", json_string(rows[k].base));
+        json_object_set_new(cb, "verdict", json_string(rows[k].new_));
+        /* an improvement elsewhere (FAIL -> PASS) must not outweigh a lost case */
+        json_object_set_new(json_array_get(json_object_get(a, "cases"), 1), "verdict",
+                            json_string("FAIL"));
+        gv_cmp_result r = compare(a, b);
+        cr_expect_eq(r.cases[0].outcome, rows[k].want, "%s -> %s: %s", rows[k].base, rows[k].new_,
+                     gv_cmp_outcome_name(r.cases[0].outcome));
+        gv_cmp_outcome overall = rows[k].want == GV_CMP_SAME ? GV_CMP_IMPROVED : rows[k].want;
+        cr_expect_eq(r.overall, overall, "%s -> %s: overall %s", rows[k].base, rows[k].new_,
+                     gv_cmp_outcome_name(r.overall));
+        cr_expect_eq(r.n_not_run, rows[k].want == GV_CMP_INCONCLUSIVE, "%s -> %s", rows[k].base,
+                     rows[k].new_);
+        gv_cmp_result_free(&r);
+        json_decref(a);
+        json_decref(b);
+    }
 }

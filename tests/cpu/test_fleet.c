@@ -323,7 +323,7 @@ Test(fleet_workers, the_parent_keeps_its_outputs_and_the_device_list_and_nothing
         const gv_opt_table *t;
         const char *own[8];
     } cmds[] = {
-        {&gv_check_options, {"json", "save", "baseline", "force", "device", NULL}},
+        {&gv_check_options, {"json", "junit", "save", "baseline", "force", "device", NULL}},
         {&gv_bench_options,
          {"json", "csv", "md", "save", "force", "device", "device-serial", NULL}},
         {&gv_trade_options, {"json", "md", "device", "device-serial", NULL}},

@@ -51,7 +51,7 @@ enum { N_RULES = sizeof RULES / sizeof RULES[0] };
 /* Headers the build writes (meson.build), and the wing whose sources may include them. */
 static const struct {
     const char *name, *wing;
-} GENERATED[] = {{"oracle_version.h", "core"}};
+} GENERATED[] = {{"oracle_version.h", "core"}, {"build_commit.h", "io"}};
 
 typedef struct findings {
     int files, bad; /* sources read; violations of every kind */
