@@ -19,6 +19,7 @@
 #include "cmd/collectives.h"
 #include "cmd/cli.h"
 #include "cmd/compare.h"
+#include "cmd/judge.h"
 #include "cmd/main.h"
 #include "cmd/merge.h"
 #include "cmd/plugin.h"
@@ -221,6 +222,8 @@ static const char main_head[] =
     "  tradeoffs every mode of an op: accuracy (bits, verdict) against speed, Pareto front\n"
     "  probe    the arithmetic fingerprint of every mode of a GEMM, judged per architecture\n"
     "  replay   rerun a case dumped by check --dump-failures, same inputs, same bits\n"
+    "  judge    judge outputs computed anywhere (.npy) by an op's oracle; no GPU needed\n"
+    "  inputs   write the inputs gpuval generates for one case as .npy, with case.json\n"
     "  cache    the oracle cache: info, clear\n"
     "  merge    run files of several GPUs or ranks as one fleet: agreement, outliers\n"
     "  collectives NCCL all-reduce, all-gather, reduce-scatter, broadcast: judged, timed\n"
@@ -264,18 +267,13 @@ int gv_cli_main(int argc, char **argv)
     static const struct {
         const char *name;
         int (*fn)(int, char **);
-    } cmds[] = {{"list", cmd_list},
-                {"info", cmd_info},
-                {"check", gv_cmd_check},
-                {"bench", gv_cmd_bench},
-                {"report", gv_cmd_report},
-                {"tradeoffs", gv_cmd_tradeoffs},
-                {"probe", gv_cmd_probe},
-                {"compare", gv_cmd_compare},
-                {"replay", gv_cmd_replay},
-                {"cache", gv_cmd_cache},
-                {"merge", gv_cmd_merge},
-                {"collectives", gv_cmd_collectives}};
+    } cmds[] = {{"list", cmd_list},        {"info", cmd_info},
+                {"check", gv_cmd_check},   {"bench", gv_cmd_bench},
+                {"report", gv_cmd_report}, {"tradeoffs", gv_cmd_tradeoffs},
+                {"probe", gv_cmd_probe},   {"compare", gv_cmd_compare},
+                {"replay", gv_cmd_replay}, {"judge", gv_cmd_judge},
+                {"inputs", gv_cmd_inputs}, {"cache", gv_cmd_cache},
+                {"merge", gv_cmd_merge},   {"collectives", gv_cmd_collectives}};
     if (strcmp(cmd, "help") == 0) {
         if (argc < 3) {
             gv_help_print(stdout, &main_help);
@@ -287,14 +285,14 @@ int gv_cli_main(int argc, char **argv)
                 return stdout_checked(cmds[i].fn(2, help_argv));
             }
         gv_usage_error("no command '%s'; valid: list info check bench tradeoffs probe report "
-                       "compare replay cache merge collectives",
+                       "compare replay judge inputs cache merge collectives",
                        argv[2]);
         return GV_EXIT_USAGE;
     }
     for (size_t i = 0; i < sizeof cmds / sizeof cmds[0]; i++)
         if (strcmp(cmd, cmds[i].name) == 0) return stdout_checked(cmds[i].fn(argc - 1, argv + 1));
     gv_usage_error("unknown command '%s'; valid: list info check bench tradeoffs probe report "
-                   "compare replay cache merge collectives help",
+                   "compare replay judge inputs cache merge collectives help",
                    cmd);
     return GV_EXIT_USAGE;
 }

@@ -76,6 +76,12 @@ typedef struct gv_op {
        out); an empty entry is a flat tensor. in_dims NULL: the op takes no --inputs (complex
        layouts, sparse values, dims that no input carries). */
     const char *in_dims, *out_dims;
+    /* Optional, for ops without in_dims (or out_dims): the shape of input i (output when
+       `output`) as an array, C order, into shape[GV_MAX_DIMS]; returns nd (1 to GV_MAX_DIMS),
+       the product of the dims being the layout's count. For the arrays `gpuval inputs` writes
+       and `judge` reads (complex values interleaved as a last dim of 2, a matrix n x n); it
+       does not make the op take --inputs. NULL: the flat count. */
+    int (*tensor_shape)(const gv_case *c, const gv_layout *l, bool output, int i, int64_t *shape);
     /* out[0] = in[0] . in[1], a product of two operands: the input-rounding floor of the
        probabilistic model applies (model_floor.h). */
     bool floor_from_operands;
@@ -87,8 +93,8 @@ typedef struct gv_op {
                         filtered by mode_valid */
     unsigned dists;  /* bit (1u << gv_dist): input distributions the op accepts */
     gv_dist default_dist;
-    const char *shapes;       /* default catalogue, a size SPEC */
-    const char *test_shapes;  /* small and medium shapes for tests/gpu, a size SPEC */
+    const char *shapes;      /* default catalogue, a size SPEC */
+    const char *test_shapes; /* small and medium shapes for tests/gpu, a size SPEC */
     /* The large tier (check --large), a size SPEC: shapes whose flat index or cell count passes
        2^31, where an index kept in 32 bits wraps; NULL: the op has none. A planted variant
        with large_shapes is a bug of that tier (a 32-bit index is right below 2^31): it is

@@ -187,6 +187,20 @@ static int fft_oracle_of(gv_problem *p, fft_kind k)
     return gv_oracle_rc(rc);
 }
 
+/* The arrays as `gpuval inputs` writes them: a row of each batch, complex values as a last dim
+   of 2 (re, im) as they are interleaved; a real row is n long. */
+static int fft_tensor_shape_of(const gv_case *c, bool output, fft_kind k, int64_t *shape)
+{
+    int64_t n = fft_n(c), b = fft_batch(c);
+    bool real = (k == FFT_R2C && !output) || (k == FFT_C2R && output);
+    bool halved = (k == FFT_R2C && output) || (k == FFT_C2R && !output);
+    shape[0] = b;
+    shape[1] = halved ? half(n) : n;
+    if (real) return 2;
+    shape[2] = 2;
+    return 3;
+}
+
 /* The descriptor hooks take no context, so each kind gets its thin wrappers. */
 #define FFT_HOOKS(K, s)                                                                            \
     static int layout_##s(const gv_case *c, gv_layout *l)                                          \
@@ -216,6 +230,11 @@ static int fft_oracle_of(gv_problem *p, fft_kind k)
     static double tier_##s(const gv_case *c, char *why, size_t len)                                \
     {                                                                                              \
         return fft_tier(c, K, why, len);                                                           \
+    }                                                                                              \
+    static int shape_##s(const gv_case *c, const gv_layout *l, bool output, int i, int64_t *shape) \
+    {                                                                                              \
+        (void)l, (void)i;                                                                          \
+        return fft_tensor_shape_of(c, output, K, shape);                                           \
     }
 
 FFT_HOOKS(FFT_C2C_FWD, c2c_fwd)
@@ -233,7 +252,7 @@ FFT_HOOKS(FFT_C2R, c2r)
     .family = "fft", .dims = "n,batch", .dtypes = GV_BOTH_DTYPES, .modes = GV_BIT(GV_MODE_NATIVE), \
     .dists = GV_FINITE_DISTS, .default_dist = GV_DIST_UNIFORM11, .check_shape = fft_check_shape,   \
     .layout = layout_##s, .flops = flops_##s, .bytes = bytes_##s, .make_inputs = inputs_##s,       \
-    .oracle = oracle_##s, .depth = depth_##s, .expected_tier = tier_##s
+    .oracle = oracle_##s, .depth = depth_##s, .expected_tier = tier_##s, .tensor_shape = shape_##s
 
 #define FFT_SHAPES      "1000x1000,4097x256,65537x16,2^20x8"
 #define FFT_TEST_SHAPES "2x3,17x2,64x5,1000x4,4096x2,4097x3,7919x2,65537x2,2^20x1"

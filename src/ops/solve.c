@@ -437,13 +437,25 @@ static void singular_measure(const gv_problem *p, gv_result *r)
     "Thm 7.1); info = LAPACK's; tiers where the forward-error estimate allows "                    \
     "(docs/error-models.md)"
 
+/* The matrix A as an n x n array (row-major, as the layout holds it); b, x and info flat. */
+static int solve_tensor_shape(const gv_case *c, const gv_layout *l, bool output, int i,
+                              int64_t *shape)
+{
+    if (!output && i == 0) {
+        shape[0] = shape[1] = c->shape.d[0];
+        return 2;
+    }
+    shape[0] = output ? l->out[i].count : l->in[i].count;
+    return 1;
+}
+
 #define SOLVE_COMMON                                                                               \
     .family = "solve", .dims = "n,log10kappa", .dtypes = GV_BOTH_DTYPES,                           \
     .dists = GV_BIT(GV_DIST_UNIFORM11), .default_dist = GV_DIST_UNIFORM11,                         \
     .check_shape = solve_check_shape, .layout = solve_layout, .bytes = solve_bytes,                \
     .make_inputs = solve_inputs, .oracle = solve_oracle, .depth = solve_depth,                     \
     .ratio_bound = SOLVE_RESIDUAL_BOUND, .expected_tier = solve_expected_tier,                     \
-    .measure = solve_measure, .error_model = SOLVE_ERROR_MODEL
+    .measure = solve_measure, .error_model = SOLVE_ERROR_MODEL, .tensor_shape = solve_tensor_shape
 
 static const gv_op solve_gesv = {
     .name = "solve.gesv",
@@ -485,7 +497,7 @@ static const gv_op solve_gesv_nopivot = {
     .dists = GV_BIT(GV_DIST_UNIFORM11), .default_dist = GV_DIST_UNIFORM11,                         \
     .check_shape = singular_check_shape, .layout = singular_layout, .bytes = singular_bytes,       \
     .make_inputs = singular_inputs, .oracle = singular_oracle, .depth = singular_depth,            \
-    .measure = singular_measure, .shapes = "100x50,1000x1000",                                     \
+    .measure = singular_measure, .shapes = "100x50,1000x1000", .tensor_shape = solve_tensor_shape, \
     .test_shapes = "1x1,2x1,37x20,257x257,1000x500"
 
 static const gv_op solve_gesv_singular = {

@@ -27,6 +27,16 @@ static int64_t steps_of(const gv_case *c)
     return c->shape.nd > 2 ? c->shape.d[2] : 1;
 }
 
+/* The grid as an ny x nx array, in and out, whatever the steps. */
+static int stencil_tensor_shape(const gv_case *c, const gv_layout *l, bool output, int i,
+                                int64_t *shape)
+{
+    (void)l, (void)output, (void)i;
+    shape[0] = c->shape.d[0];
+    shape[1] = c->shape.d[1];
+    return 2;
+}
+
 static int stencil_layout(const gv_case *c, gv_layout *l)
 {
     int64_t n = grid_points(c);
@@ -183,7 +193,8 @@ static int periodic_gauge(gv_problem *p)
 #define STENCIL_BASE                                                                               \
     .family = "stencil", .dtypes = GV_BOTH_DTYPES, .modes = GV_BIT(GV_MODE_NATIVE),                \
     .dists = GV_FINITE_DISTS, .default_dist = GV_DIST_UNIFORM11,                                   \
-    .check_shape = stencil_check_shape, .layout = stencil_layout, .make_inputs = stencil_inputs
+    .check_shape = stencil_check_shape, .layout = stencil_layout, .make_inputs = stencil_inputs,   \
+    .tensor_shape = stencil_tensor_shape
 #define STENCIL_COMMON STENCIL_BASE, .bytes = stencil_bytes
 /* the ops run by the fused kernel (kernels/stencil.cu, fused_run) */
 #define STENCIL_FUSED STENCIL_BASE, .bytes = fused_bytes, .bytes_model = FUSED_BYTES_MODEL

@@ -1,0 +1,724 @@
+/* judge.c: `gpuval judge` (outputs computed anywhere, as .npy, judged by the op's oracle and
+ * every rule their inputs allow) and `gpuval inputs` (the inputs gpuval would generate for a
+ * case, as .npy, with case.json), both through judge_api.c's one path. No device is used. */
+#include <cblas.h>
+#include <errno.h>
+#include <jansson.h>
+#include <libgen.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "cmd/cli.h"
+#include "cmd/judge.h"
+#include "io/case_io.h"
+#include "io/json_util.h"
+#include "io/npy.h"
+#include "io/outfile.h"
+#include "io/run_doc.h"
+#include "io/run_read.h"
+#include "io/sha256.h"
+
+#define GV_INPUTS_SCHEMA "gpuval-inputs/1"
+
+enum {
+    O_OP = 256,
+    O_INPUTS,
+    O_OUTPUTS,
+    O_SIZE,
+    O_DTYPE,
+    O_MODE,
+    O_DIST,
+    O_SEED,
+    O_JSON,
+    O_CASE,
+    O_OUT,
+    O_FORCE,
+};
+
+static const gv_opt judge_opts[] = {
+    {.name = "op",
+     .id = O_OP,
+     .arg = "OP",
+     .help = "the op the outputs claim to compute (gpuval list --all)"},
+    {.name = "inputs",
+     .id = O_INPUTS,
+     .arg = "A.npy,B.npy",
+     .help = "the inputs the outputs were computed from, one .npy per input in the op's\n"
+             "order (with --case: the case's own files by default)"},
+    {.name = "outputs",
+     .id = O_OUTPUTS,
+     .arg = "C.npy",
+     .help = "the outputs to judge, one .npy per output in the op's order"},
+    {.name = "size",
+     .id = O_SIZE,
+     .arg = "SHAPE",
+     .help = "the case's shape in the op's dims (default: read off the inputs' shapes,\n"
+             "for ops whose inputs carry every dim)"},
+    {.name = "dtype", .id = O_DTYPE, .arg = "D", .help = "f32 or f64: must be the arrays' own"},
+    {.name = "mode",
+     .id = O_MODE,
+     .arg = "M",
+     .help = "the arithmetic the outputs claim (default native; gpuval list --modes)"},
+    {.name = "dist",
+     .id = O_DIST,
+     .arg = "D",
+     .help = "the inputs are gpuval's generated ones for this distribution and --seed\n"
+             "(gpuval inputs writes them): the whole generated case's rules judge,\n"
+             "canaries and exact probes included; checked bit for bit. Without it the\n"
+             "inputs are given data: the rules that hold for any data judge"},
+    {.name = "seed",
+     .id = O_SEED,
+     .arg = "N",
+     .help = "with --dist: the generator's seed (default 0)"},
+    {.name = "case",
+     .id = O_CASE,
+     .arg = "DIR/case.json",
+     .help = "the case `gpuval inputs` wrote, in place of --op, --dtype, --mode, --size,\n"
+             "--dist and --seed"},
+    {.name = "json",
+     .id = O_JSON,
+     .arg = "FILE",
+     .help = "write the run as check --json does (one case; the arrays' files and\n"
+             "SHA-256 recorded); - for stdout"},
+    {.name = "quiet", .id = 'q', .help = "print the row only when it does not pass"},
+    {.name = "help", .id = 'h'},
+};
+const gv_opt_table gv_judge_options = {"judge", judge_opts, GV_NOPTS(judge_opts)};
+
+static const gv_exit_line judge_exits[] = {
+    {GV_EXIT_OK, "the outputs pass"},
+    {GV_EXIT_FAIL, "the outputs fail"},
+    {GV_EXIT_USAGE, NULL},
+    {GV_EXIT_RUNTIME, NULL},
+};
+
+static const char judge_head[] =
+    "usage: gpuval judge --op OP --inputs A.npy,B.npy --outputs C.npy [--size S] [--dtype D]\n"
+    "                    [--mode M] [--dist D --seed N] [--json FILE|-] [-q]\n"
+    "       gpuval judge --case DIR/case.json --outputs C.npy [--json FILE|-] [-q]\n"
+    "\n"
+    "Judge outputs computed anywhere (another framework, another machine) from the given\n"
+    "inputs: the op's f64 oracle runs on the inputs and the outputs are judged as check judges\n"
+    "the GPU's, one row in check's table. Needs no GPU.\n";
+
+static const gv_help judge_help = {.head = judge_head,
+                                   .opts = &gv_judge_options,
+                                   .col = 24,
+                                   .exits = judge_exits,
+                                   .n_exits = GV_NEXITS(judge_exits)};
+
+static const gv_opt inputs_opts[] = {
+    {.name = "op", .id = O_OP, .arg = "OP", .help = "the op (gpuval list --all)"},
+    {.name = "dtype", .id = O_DTYPE, .arg = "D", .help = "f32 or f64 (default: the op's first)"},
+    {.name = "mode", .id = O_MODE, .arg = "M", .help = "the arithmetic (default native)"},
+    {.name = "size",
+     .id = O_SIZE,
+     .arg = "SHAPE",
+     .help = "one shape in the op's dims (default: its first test shape)"},
+    {.name = "dist", .id = O_DIST, .arg = "D", .help = "input distribution (default: the op's)"},
+    {.name = "seed", .id = O_SEED, .arg = "N", .help = "the generator's seed (default 0)"},
+    {.name = "out", .id = O_OUT, .arg = "DIR", .help = "where the .npy files and case.json go"},
+    {.name = "force", .id = O_FORCE, .help = "replace files of an earlier case in DIR"},
+    {.name = "help", .id = 'h'},
+};
+const gv_opt_table gv_inputs_options = {"inputs", inputs_opts, GV_NOPTS(inputs_opts)};
+
+static const gv_exit_line inputs_exits[] = {
+    {GV_EXIT_OK, "written"},
+    {GV_EXIT_USAGE, NULL},
+    {GV_EXIT_RUNTIME, "a file could not be written"},
+};
+
+static const char inputs_head[] =
+    "usage: gpuval inputs --op OP [--dtype D] [--mode M] [--size S] [--dist D] [--seed N]\n"
+    "                     --out DIR [--force]\n"
+    "\n"
+    "Write the inputs gpuval generates for one case (canaries and exact probes alike) as .npy\n"
+    "files with their shapes (DIR/A.npy, DIR/B.npy, ...) and DIR/case.json (op, dtype, mode,\n"
+    "size, dist, seed, the inputs' and outputs' names and shapes). Compute the outputs with any\n"
+    "framework, save them as .npy, and judge them with\n"
+    "  gpuval judge --case DIR/case.json --outputs C.npy\n";
+
+static const gv_help inputs_help = {.head = inputs_head,
+                                    .opts = &gv_inputs_options,
+                                    .col = 16,
+                                    .exits = inputs_exits,
+                                    .n_exits = GV_NEXITS(inputs_exits)};
+
+_Static_assert(GV_NOPTS(judge_opts) <= GV_OPTS_MAX, "judge's options fit the parser");
+_Static_assert(GV_NOPTS(inputs_opts) <= GV_OPTS_MAX, "inputs' options fit the parser");
+
+/* ---- gpuval inputs ------------------------------------------------------------------------ */
+
+static json_t *shape_json(int nd, const int64_t *shape)
+{
+    json_t *a = json_array();
+    for (int k = 0; k < nd; k++)
+        json_array_append_new(a, json_integer(shape[k]));
+    return a;
+}
+
+static int emit_doc(FILE *f, void *doc)
+{
+    if (json_dumpf(doc, f, JSON_INDENT(1) | JSON_REAL_PRECISION(17)) != 0) return -1;
+    return fputc('\n', f) == EOF ? -1 : 0;
+}
+
+/* The file of tensor name (A.npy); names that are no plain file name get their index. */
+static void tensor_file(const char *name, int i, char *buf, size_t len)
+{
+    bool plain = name && name[0] && name[0] != '.';
+    for (const char *p = name; plain && *p; p++)
+        plain = (*p >= 'A' && *p <= 'Z') || (*p >= 'a' && *p <= 'z') || (*p >= '0' && *p <= '9') ||
+                *p == '_' || *p == '-' || *p == '.';
+    if (plain)
+        snprintf(buf, len, "%s.npy", name);
+    else
+        snprintf(buf, len, "in%d.npy", i);
+}
+
+int gv_cmd_inputs(int argc, char **argv)
+{
+    const char *op = NULL, *mode = NULL, *size = NULL, *dist = NULL, *out = NULL;
+    unsigned dtypes = 0;
+    uint64_t seed = 0;
+    bool force = false;
+    gv_getopt g;
+    gv_getopt_init(&g, &gv_inputs_options);
+    int c;
+    while ((c = gv_getopt_next(&g, argc, argv)) != -1) {
+        switch (c) {
+        case O_OP: op = optarg; break;
+        case O_DTYPE:
+            if (gv_parse_dtype_list(optarg, &dtypes)) return GV_EXIT_USAGE;
+            break;
+        case O_MODE: mode = optarg; break;
+        case O_SIZE: size = optarg; break;
+        case O_DIST: dist = optarg; break;
+        case O_SEED:
+            if (gv_parse_seed(optarg, &seed)) return GV_EXIT_USAGE;
+            break;
+        case O_OUT: out = optarg; break;
+        case O_FORCE: force = true; break;
+        case 'h': gv_help_print(stdout, &inputs_help); return GV_EXIT_OK;
+        default:
+            gv_bad_option("inputs", argv);
+            gv_help_print(stderr, &inputs_help);
+            return GV_EXIT_USAGE;
+        }
+    }
+    if (optind < argc) {
+        gv_usage_error("inputs takes no positional arguments ('%s')", argv[optind]);
+        return GV_EXIT_USAGE;
+    }
+    if (!op || !out) {
+        gv_usage_error("inputs needs --op and --out DIR; see gpuval inputs --help");
+        return GV_EXIT_USAGE;
+    }
+    const gv_op *o = gv_judge_find_op(op);
+    if (!o) {
+        gv_usage_error("no op '%s' (gpuval list --all)", op);
+        return GV_EXIT_USAGE;
+    }
+    if (dtypes && (dtypes & (dtypes - 1))) {
+        gv_usage_error("inputs writes one case: one --dtype");
+        return GV_EXIT_USAGE;
+    }
+    int dtype = dtypes ? __builtin_ctz(dtypes) : __builtin_ctz(o->dtypes);
+    char first[96] = "";
+    if (!size) { /* the op's first test shape */
+        const char *s = o->test_shapes ? o->test_shapes : o->shapes;
+        size_t n = strcspn(s, ",");
+        snprintf(first, sizeof first, "%.*s", (int)(n < sizeof first ? n : sizeof first - 1), s);
+        size = first;
+    }
+    gv_case_inputs ci;
+    char err[512];
+    int rc = gv_make_inputs(o->name, dtype, mode, size, dist, seed, &ci, err, sizeof err);
+    if (rc != GV_API_OK) {
+        gv_usage_error("%s", err);
+        return rc == GV_API_ENOMEM ? GV_EXIT_RUNTIME : GV_EXIT_USAGE;
+    }
+    if (mkdir(out, 0777) != 0 && errno != EEXIST) {
+        gv_usage_error("--out %s: %s", out, strerror(errno));
+        gv_case_inputs_free(&ci);
+        return GV_EXIT_USAGE;
+    }
+    char files[GV_API_MAX_TENSORS][128], path[4096], json_path[4096];
+    snprintf(json_path, sizeof json_path, "%s/case.json", out);
+    struct stat st;
+    for (int i = 0; i < ci.n_in; i++) {
+        tensor_file(ci.in_names[i], i, files[i], sizeof files[i]);
+        for (int k = 0; k < i; k++)
+            if (strcmp(files[k], files[i]) == 0) snprintf(files[i], sizeof files[i], "in%d.npy", i);
+    }
+    for (int i = 0; i <= ci.n_in && !force; i++) {
+        if (i < ci.n_in)
+            snprintf(path, sizeof path, "%s/%s", out, files[i]);
+        else
+            snprintf(path, sizeof path, "%s", json_path);
+        if (stat(path, &st) == 0) {
+            gv_usage_error("%s exists (replaced only with --force)", path);
+            gv_case_inputs_free(&ci);
+            return GV_EXIT_USAGE;
+        }
+    }
+    gv_dist d;
+    if (!dist) {
+        d = o->default_dist;
+    } else if (gv_dist_parse(dist, &d) != GV_OK) { /* gv_make_inputs checked it */
+        gv_case_inputs_free(&ci);
+        return GV_EXIT_USAGE;
+    }
+    gv_npy_type t = ci.dtype == GV_DTYPE_F64 ? GV_NPY_F64 : GV_NPY_F32;
+    json_t *ins = json_array(), *outs = json_array();
+    rc = GV_EXIT_OK;
+    for (int i = 0; i < ci.n_in && rc == GV_EXIT_OK; i++) {
+        snprintf(path, sizeof path, "%s/%s", out, files[i]);
+        if (gv_npy_write(path, t, ci.in_ndim[i], ci.in_shape[i], ci.in[i]) != 0) {
+            gv_write_error(path);
+            rc = GV_EXIT_RUNTIME;
+        }
+        json_array_append_new(ins,
+                              json_pack("{s:s, s:s, s:o}", "name", ci.in_names[i], "file", files[i],
+                                        "shape", shape_json(ci.in_ndim[i], ci.in_shape[i])));
+    }
+    for (int i = 0; i < ci.n_out; i++)
+        json_array_append_new(outs, json_pack("{s:s, s:o}", "name", ci.out_names[i], "shape",
+                                              shape_json(ci.out_ndim[i], ci.out_shape[i])));
+    const gv_op *found = gv_judge_find_op(op);
+    json_t *doc =
+        json_pack("{s:s, s:s, s:s, s:s, s:s, s:s, s:o, s:o, s:o}", "schema", GV_INPUTS_SCHEMA, "op",
+                  found->name, "dtype", ci.dtype == GV_DTYPE_F64 ? "f64" : "f32", "mode",
+                  mode ? mode : "native", "size", size, "dist", gv_dist_name(d), "seed",
+                  gv_json_seed(seed), "inputs", ins, "outputs", outs);
+    if (rc == GV_EXIT_OK && gv_write_file(json_path, emit_doc, doc) != 0) {
+        gv_write_error(json_path);
+        rc = GV_EXIT_RUNTIME;
+    }
+    json_decref(doc);
+    if (rc == GV_EXIT_OK) {
+        printf("%s %s %s %s %s seed %llu: ", found->name, ci.dtype == GV_DTYPE_F64 ? "f64" : "f32",
+               mode ? mode : "native", gv_dist_name(d), size, (unsigned long long)seed);
+        for (int i = 0; i < ci.n_in; i++)
+            printf("%s%s/%s", i ? ", " : "", out, files[i]);
+        printf("%s%s\n", ci.n_in ? ", " : "", json_path);
+    }
+    gv_case_inputs_free(&ci);
+    return rc;
+}
+
+/* ---- gpuval judge ------------------------------------------------------------------------- */
+
+typedef struct judge_job {
+    const char *op, *inputs, *outputs, *size, *mode, *dist, *case_path, *json_path;
+    unsigned dtypes;
+    uint64_t seed;
+    bool seed_given, quiet;
+    /* from --case */
+    json_t *case_doc;
+    char case_inputs[4096];
+    char seed_text[32];
+    /* the arrays */
+    gv_npy in[GV_MAX_TENSORS], out[GV_MAX_TENSORS];
+    const char *in_path[GV_MAX_TENSORS], *out_path[GV_MAX_TENSORS];
+    char *in_list, *out_list;
+    int n_in, n_out;
+    char size_buf[128];
+} judge_job;
+
+static void judge_job_free(judge_job *j)
+{
+    for (int i = 0; i < j->n_in; i++)
+        gv_npy_free(&j->in[i]);
+    for (int i = 0; i < j->n_out; i++)
+        gv_npy_free(&j->out[i]);
+    free(j->in_list);
+    free(j->out_list);
+    json_decref(j->case_doc);
+}
+
+/* FILE,FILE into paths (pointers into *copy); -1 after a message. */
+static int split_files(const char *opt, const char *list, char **copy, const char **paths, int *n)
+{
+    size_t len = strlen(list);
+    if (len == 0 || list[0] == ',' || list[len - 1] == ',' || strstr(list, ",,")) {
+        gv_usage_error("%s: an empty file name in '%s' (FILE,FILE,...)", opt, list);
+        return -1;
+    }
+    *copy = strdup(list);
+    if (!*copy) return -1;
+    *n = 0;
+    char *save = NULL;
+    for (char *tok = strtok_r(*copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+        if (*n == GV_MAX_TENSORS) {
+            gv_usage_error("%s: more than %d files", opt, GV_MAX_TENSORS);
+            return -1;
+        }
+        paths[(*n)++] = tok;
+    }
+    return 0;
+}
+
+static const char *jstr(const json_t *doc, const char *key)
+{
+    return json_string_value(json_object_get(doc, key));
+}
+
+/* --case DIR/case.json into the job: op, dtype, mode, size, dist, seed, and the inputs' files
+   (beside case.json) unless --inputs names others. -1 after a message. */
+static int load_case(judge_job *j)
+{
+    if (j->op || j->size || j->mode || j->dist || j->seed_given || j->dtypes) {
+        gv_usage_error("--case gives the op, dtype, mode, size, dist and seed: leave out --op, "
+                       "--dtype, --mode, --size, --dist and --seed");
+        return -1;
+    }
+    json_error_t jerr;
+    j->case_doc = json_load_file(j->case_path, 0, &jerr);
+    if (!j->case_doc) {
+        gv_usage_error("--case %s: %s", j->case_path, jerr.text);
+        return -1;
+    }
+    const json_t *doc = j->case_doc;
+    const char *schema = jstr(doc, "schema");
+    if (!schema || strcmp(schema, GV_INPUTS_SCHEMA) != 0) {
+        gv_usage_error("--case %s: not a %s file (gpuval inputs writes one)", j->case_path,
+                       GV_INPUTS_SCHEMA);
+        return -1;
+    }
+    j->op = jstr(doc, "op");
+    j->mode = jstr(doc, "mode");
+    j->size = jstr(doc, "size");
+    j->dist = jstr(doc, "dist");
+    const char *dt = jstr(doc, "dtype");
+    const json_t *seed = json_object_get(doc, "seed");
+    if (json_is_integer(seed) && json_integer_value(seed) >= 0) {
+        j->seed = (uint64_t)json_integer_value(seed);
+    } else if (json_is_string(seed)) {
+        snprintf(j->seed_text, sizeof j->seed_text, "%s", json_string_value(seed));
+        if (gv_parse_seed(j->seed_text, &j->seed)) return -1;
+    } else {
+        seed = NULL;
+    }
+    if (!j->op || !j->mode || !j->size || !j->dist || !dt || !seed ||
+        gv_parse_dtype_list(dt, &j->dtypes)) {
+        gv_usage_error("--case %s: op, dtype, mode, size, dist and seed are all required",
+                       j->case_path);
+        return -1;
+    }
+    if (!j->inputs) {
+        const json_t *ins = json_object_get(doc, "inputs");
+        char dir_buf[4096];
+        snprintf(dir_buf, sizeof dir_buf, "%s", j->case_path);
+        const char *dir = dirname(dir_buf);
+        size_t used = 0;
+        j->case_inputs[0] = '\0';
+        size_t n = json_array_size(ins);
+        for (size_t i = 0; i < n; i++) {
+            const char *f = jstr(json_array_get(ins, i), "file");
+            if (!f || strchr(f, '/') || strchr(f, ',')) {
+                gv_usage_error("--case %s: input %zu has no plain file name", j->case_path, i);
+                return -1;
+            }
+            used += (size_t)snprintf(j->case_inputs + used, sizeof j->case_inputs - used, "%s%s/%s",
+                                     i ? "," : "", dir, f);
+        }
+        if (n == 0 || used >= sizeof j->case_inputs) {
+            gv_usage_error("--case %s: no inputs listed", j->case_path);
+            return -1;
+        }
+        j->inputs = j->case_inputs;
+    }
+    return 0;
+}
+
+/* Read one array and check it is f32 or f64. */
+static int read_array(const char *path, gv_npy *a)
+{
+    char err[512];
+    if (gv_npy_read(path, a, err, sizeof err) != GV_OK) {
+        gv_usage_error("%s", err);
+        return -1;
+    }
+    if (a->type != GV_NPY_F32 && a->type != GV_NPY_F64) {
+        gv_usage_error("%s: dtype %s (%s) has no gpuval storage dtype: judge takes f32 (<f4) and "
+                       "f64 (<f8)",
+                       path, gv_npy_type_name(a->type), gv_npy_descr(a->type));
+        return -1;
+    }
+    return 0;
+}
+
+static void shape_text(int nd, const int64_t *s, char *buf, size_t len)
+{
+    size_t used = (size_t)snprintf(buf, len, "(");
+    for (int k = 0; k < nd && used < len; k++)
+        used += (size_t)snprintf(buf + used, len - used, "%s%lld", k ? ", " : "", (long long)s[k]);
+    if (used < len) snprintf(buf + used, len - used, nd == 1 ? ",)" : ")");
+}
+
+/* An array whose shape is neither the tensor's nor flat is refused: a transposed result of
+   the right count would be judged element by element against the wrong outputs. */
+static int check_shape(const char *path, const gv_npy *a, const gv_case *c, const gv_layout *l,
+                       bool output, int i)
+{
+    int64_t want[GV_MAX_DIMS];
+    int nd = gv_judge_tensor_shape(c, l, output, i, want);
+    int64_t count = output ? l->out[i].count : l->in[i].count;
+    if (a->count != count) return 0; /* the judge's own message names the counts */
+    if (a->nd <= 1) return 0;
+    bool same = a->nd == nd;
+    for (int k = 0; same && k < nd; k++)
+        same = a->shape[k] == want[k];
+    if (same) return 0;
+    char have[128], expect[128];
+    shape_text(a->nd, a->shape, have, sizeof have);
+    shape_text(nd, want, expect, sizeof expect);
+    gv_usage_error("%s: shape %s, but %s's %s %d is %s (or flat)", path, have, c->op->name,
+                   output ? "output" : "input", i, expect);
+    return -1;
+}
+
+static int emit_json(FILE *f, void *doc)
+{
+    return json_dumpf(doc, f, JSON_INDENT(1) | JSON_REAL_PRECISION(17));
+}
+
+static void file_records(json_t *arrays, const char *key, const char *const *paths, int n)
+{
+    json_t *arr = json_object_get(arrays, key);
+    for (int i = 0; i < n; i++) {
+        json_t *o = json_array_get(arr, (size_t)i);
+        char hex[65];
+        if (!o) continue;
+        json_object_set_new(o, "file", json_string(paths[i]));
+        if (gv_sha256_file(paths[i], hex) == 0)
+            json_object_set_new(o, "file_sha256", json_string(hex));
+    }
+}
+
+static int parse_args(int argc, char **argv, judge_job *j)
+{
+    gv_getopt g;
+    gv_getopt_init(&g, &gv_judge_options);
+    int c;
+    while ((c = gv_getopt_next(&g, argc, argv)) != -1) {
+        switch (c) {
+        case O_OP: j->op = optarg; break;
+        case O_INPUTS: j->inputs = optarg; break;
+        case O_OUTPUTS: j->outputs = optarg; break;
+        case O_SIZE: j->size = optarg; break;
+        case O_DTYPE:
+            if (gv_parse_dtype_list(optarg, &j->dtypes)) return GV_EXIT_USAGE;
+            if (j->dtypes & (j->dtypes - 1)) {
+                gv_usage_error("judge judges one case: one --dtype");
+                return GV_EXIT_USAGE;
+            }
+            break;
+        case O_MODE: j->mode = optarg; break;
+        case O_DIST: j->dist = optarg; break;
+        case O_SEED:
+            if (gv_parse_seed(optarg, &j->seed)) return GV_EXIT_USAGE;
+            j->seed_given = true;
+            break;
+        case O_CASE: j->case_path = optarg; break;
+        case O_JSON: j->json_path = optarg; break;
+        case 'q': j->quiet = true; break;
+        case 'h': gv_help_print(stdout, &judge_help); return GV_EXIT_OK;
+        default:
+            gv_bad_option("judge", argv);
+            gv_help_print(stderr, &judge_help);
+            return GV_EXIT_USAGE;
+        }
+    }
+    if (optind < argc) {
+        gv_usage_error("judge takes no positional arguments ('%s'); see gpuval judge --help",
+                       argv[optind]);
+        return GV_EXIT_USAGE;
+    }
+    return -1;
+}
+
+/* Everything read and checked before the judge: -1 to go on, or the exit code. */
+static int prepare(judge_job *j, gv_judge_spec *spec, gv_array *ins, gv_array *outs)
+{
+    if (j->case_path && load_case(j) != 0) return GV_EXIT_USAGE;
+    if (!j->op) {
+        gv_usage_error("judge needs --op (or --case); see gpuval judge --help");
+        return GV_EXIT_USAGE;
+    }
+    const gv_op *op = gv_judge_find_op(j->op);
+    if (!op) {
+        gv_usage_error("no op '%s' (gpuval list --all)", j->op);
+        return GV_EXIT_USAGE;
+    }
+    if (!j->outputs) {
+        gv_usage_error("judge needs --outputs, one .npy per output of %s", op->name);
+        return GV_EXIT_USAGE;
+    }
+    if (j->seed_given && !j->dist) {
+        gv_usage_error("--seed names generated inputs: give their --dist too");
+        return GV_EXIT_USAGE;
+    }
+    if (j->json_path) {
+        const char *outs_[1] = {j->json_path}, *opts[1] = {"--json"};
+        if (gv_probe_outputs(1, outs_, opts) != 0) return GV_EXIT_USAGE;
+    }
+    if (!j->inputs && op->in_dims && strlen(op->in_dims) > 0) {
+        gv_usage_error("judge needs --inputs, one .npy per input of %s (%s)", op->name,
+                       op->in_dims);
+        return GV_EXIT_USAGE;
+    }
+    char err[512];
+    if (j->inputs) {
+        if (!j->size) {
+            /* the dims read off the inputs' shapes, where the op's inputs carry them all */
+            if (!op->in_dims) {
+                gv_usage_error("%s: give --size in its dims %s (its inputs do not carry them as "
+                               "plain array shapes)",
+                               op->name, op->dims);
+                return GV_EXIT_USAGE;
+            }
+            gv_dtype dt;
+            gv_shape shape;
+            if (gv_inputs_load(op, j->inputs, j->in, &j->n_in, &dt, &shape, err, sizeof err) !=
+                GV_OK) {
+                gv_usage_error("%s%s", err,
+                               strstr(err, "no input carries") ? " (give --size in its dims)" : "");
+                return GV_EXIT_USAGE;
+            }
+            gv_shape_format(&shape, j->size_buf, sizeof j->size_buf);
+            j->size = j->size_buf;
+            if (split_files("--inputs", j->inputs, &j->in_list, j->in_path, &(int){0}) != 0)
+                return GV_EXIT_USAGE;
+        } else {
+            if (split_files("--inputs", j->inputs, &j->in_list, j->in_path, &j->n_in) != 0)
+                return GV_EXIT_USAGE;
+            int n = j->n_in;
+            j->n_in = 0;
+            for (int i = 0; i < n; i++) {
+                if (read_array(j->in_path[i], &j->in[i]) != 0) return GV_EXIT_USAGE;
+                j->n_in = i + 1;
+            }
+        }
+    }
+    int n_out = 0;
+    if (split_files("--outputs", j->outputs, &j->out_list, j->out_path, &n_out) != 0)
+        return GV_EXIT_USAGE;
+    for (int i = 0; i < n_out; i++) {
+        if (read_array(j->out_path[i], &j->out[i]) != 0) return GV_EXIT_USAGE;
+        j->n_out = i + 1;
+    }
+    int dt = j->n_in ? (int)j->in[0].type : (int)j->out[0].type; /* GV_NPY_F32/F64 = 0/1 */
+    _Static_assert(GV_NPY_F32 == (int)GV_F32 && GV_NPY_F64 == (int)GV_F64, "npy dtype numbers");
+    for (int side = 0; side < 2; side++) {
+        int n = side ? j->n_out : j->n_in;
+        const gv_npy *a = side ? j->out : j->in;
+        const char *const *p = side ? j->out_path : j->in_path;
+        const char *p0 = j->n_in ? j->in_path[0] : j->out_path[0];
+        for (int i = 0; i < n; i++)
+            if ((int)a[i].type != dt) {
+                gv_usage_error("%s: dtype %s, but %s is %s: inputs and outputs share one dtype",
+                               p[i], gv_npy_type_name(a[i].type), p0,
+                               gv_npy_type_name((gv_npy_type)dt));
+                return GV_EXIT_USAGE;
+            }
+    }
+    if (j->dtypes && !(j->dtypes & (1u << dt))) {
+        gv_usage_error("the arrays are %s, which --dtype leaves out", gv_dtype_name((gv_dtype)dt));
+        return GV_EXIT_USAGE;
+    }
+    /* the case, for the shapes' check; the judge checks it again with the arrays */
+    gv_case c;
+    gv_layout l;
+    if (gv_judge_case_make(op->name, dt, j->mode, j->size, j->dist, j->seed, &c, &l, err,
+                           sizeof err) != GV_OK) {
+        gv_usage_error("%s", err);
+        return GV_EXIT_USAGE;
+    }
+    for (int i = 0; i < j->n_in && i < l.n_in; i++)
+        if (check_shape(j->in_path[i], &j->in[i], &c, &l, false, i) != 0) return GV_EXIT_USAGE;
+    for (int i = 0; i < j->n_out && i < l.n_out; i++)
+        if (check_shape(j->out_path[i], &j->out[i], &c, &l, true, i) != 0) return GV_EXIT_USAGE;
+    for (int i = 0; i < j->n_in; i++)
+        ins[i] = (gv_array){dt, j->in[i].data, j->in[i].count, j->in_path[i]};
+    for (int i = 0; i < j->n_out; i++)
+        outs[i] = (gv_array){dt, j->out[i].data, j->out[i].count, j->out_path[i]};
+    *spec = (gv_judge_spec){.op = op->name,
+                            .mode = j->mode,
+                            .size = j->size,
+                            .dist = j->dist,
+                            .seed = j->seed,
+                            .n_in = j->n_in,
+                            .n_out = j->n_out,
+                            .in = ins,
+                            .out = outs};
+    return -1;
+}
+
+int gv_cmd_judge(int argc, char **argv)
+{
+    judge_job j;
+    memset(&j, 0, sizeof j);
+    int rc = parse_args(argc, argv, &j);
+    gv_judge_spec spec;
+    gv_array ins[GV_MAX_TENSORS], outs[GV_MAX_TENSORS];
+    if (rc < 0) rc = prepare(&j, &spec, ins, outs);
+    if (rc >= 0) {
+        judge_job_free(&j);
+        return rc;
+    }
+    gv_result *r = calloc(1, sizeof *r);
+    json_t *arrays = NULL;
+    char err[1024];
+    int jrc = r ? gv_judge_run(&spec, r, &arrays, err, sizeof err) : GV_ENOMEM;
+    if (jrc != GV_OK) {
+        gv_usage_error("%s", r ? err : "out of host memory");
+        free(r);
+        judge_job_free(&j);
+        return jrc == GV_ENOMEM ? GV_EXIT_RUNTIME : GV_EXIT_USAGE;
+    }
+    bool to_stdout = j.json_path && strcmp(j.json_path, "-") == 0;
+    gv_summary sum = {0};
+    gv_summary_add(&sum, r);
+    if (!to_stdout) {
+        if (!j.quiet) gv_table_header(stdout);
+        if (!j.quiet || r->verdict == GV_FAIL || r->verdict == GV_ERROR) {
+            gv_table_row(stdout, r);
+            fflush(stdout);
+        }
+        gv_summary_print(stdout, &sum);
+    }
+    bool lost = false;
+    if (j.json_path) {
+        gv_run_info info;
+        memset(&info, 0, sizeof info);
+        info.command = "judge";
+        info.oracle_threads = openblas_get_num_threads();
+        info.argv_joined = gv_join_args(argc, argv);
+        info.device_count = info.device_index = -1;
+        gv_fleet_info_fill(&info.fleet, NULL, -1, -1);
+        json_t *doc = gv_run_json(&info, r, 1, &sum);
+        json_t *res = json_array_get(json_object_get(doc, "results"), 0);
+        if (arrays) {
+            file_records(arrays, "inputs", j.in_path, j.n_in);
+            file_records(arrays, "outputs", j.out_path, j.n_out);
+            if (res) json_object_set(res, "arrays", arrays);
+        }
+        if (!doc || gv_write_file(j.json_path, emit_json, doc) != 0) {
+            gv_write_error(j.json_path);
+            lost = true;
+        }
+        json_decref(doc);
+        free((char *)info.argv_joined);
+    }
+    json_decref(arrays);
+    /* the device is not needed: a case judged is a case run */
+    rc = gv_exit_code(sum.fail, sum.error, sum.pass, true, lost);
+    free(r);
+    judge_job_free(&j);
+    return rc;
+}
