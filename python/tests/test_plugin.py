@@ -91,3 +91,28 @@ def test_cases_follow_the_ops_description():
     info = gpuval.op_info("gemm")
     n = len(gpuval._core._names(info["test_shapes"])) * len(gpuval._core._names(info["dists"]))
     assert len(gpuval.cases("gemm")) == n
+
+
+PLANTED = """
+import pytest
+
+@pytest.mark.xfail(strict=True, raises=pytest.fail.Exception, reason="planted: drops a term")
+@pytest.mark.gpuval(op="gemm", sizes="100x37x129", dists="uniform11")
+def test_planted(gpuval_case):
+    A, B = gpuval_case.inputs
+    gpuval_case.judge(A[:, :-1] @ B[:-1, :])
+
+@pytest.mark.xfail(strict=True, raises=pytest.fail.Exception, reason="correct: must not xfail")
+@pytest.mark.gpuval(op="gemm", sizes="100x37x129", dists="uniform11")
+def test_correct(gpuval_case):
+    A, B = gpuval_case.inputs
+    gpuval_case.judge(A @ B)
+"""
+
+
+def test_a_planted_bug_is_an_expected_failure(pytester):
+    # how the examples keep a kernel that must FAIL in a passing suite: xfail(strict=True)
+    pytester.makepyfile(test_planted=PLANTED)
+    res = pytester.runpytest_subprocess("-p", "no:cacheprovider", "-rxX")
+    res.assert_outcomes(xfailed=1, failed=1)  # the correct kernel's PASS breaks strict xfail
+    res.stdout.fnmatch_lines(["*test_correct*", "*XPASS(strict)*"])
