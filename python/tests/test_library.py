@@ -36,6 +36,23 @@ def test_a_library_without_the_api_is_refused():
     assert "not libgpuval 1.2" in res.stderr
 
 
+def test_pkg_config_names_the_libdir(tmp_path):
+    import shutil
+
+    import pytest
+
+    if not shutil.which("pkg-config"):
+        pytest.skip("no pkg-config")
+    libdir = os.path.dirname(os.environ["GPUVAL_LIB"])
+    (tmp_path / "gpuval.pc").write_text(f"libdir={libdir}\nName: gpuval\nDescription: test\n"
+                                        "Version: 1.2\nLibs: -L${libdir} -lgpuval\n")
+    env = {k: v for k, v in os.environ.items() if k != "GPUVAL_LIB"}
+    env["PKG_CONFIG_PATH"] = str(tmp_path)
+    res = run_probe(env)
+    assert res.returncode == 0, res.stderr
+    assert res.stdout.strip() == os.path.join(libdir, "libgpuval.so")
+
+
 def test_without_any_hint_the_search_says_where_it_looked():
     env = {k: v for k, v in os.environ.items() if k not in ("GPUVAL_LIB", "LD_LIBRARY_PATH")}
     env["PKG_CONFIG_PATH"] = env["PKG_CONFIG_LIBDIR"] = "/nonexistent"

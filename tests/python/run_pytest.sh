@@ -8,6 +8,7 @@
 # python3 has no venv module (Debian's python3-venv) or the package index cannot be reached.
 set -uo pipefail
 src=$1 build=$2 lib=$3
+[[ $lib == /* ]] || lib=$PWD/$lib # the tests load it from other directories too
 venv=$build/python-venv
 export PIP_CACHE_DIR=$build/pip-cache PIP_DISABLE_PIP_VERSION_CHECK=1 PIP_NO_INPUT=1
 

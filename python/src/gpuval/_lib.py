@@ -83,7 +83,9 @@ def _pkg_config_candidates():
     libdir = res.stdout.strip()
     if res.returncode != 0 or not libdir:
         return [], "pkg-config: no gpuval.pc on PKG_CONFIG_PATH"
-    return [os.path.join(libdir, "libgpuval.so")], f"pkg-config: libdir {libdir}"
+    # libgpuval.so is the development link; libgpuval.so.1 the runtime name (its SONAME)
+    return ([os.path.join(libdir, "libgpuval.so"), os.path.join(libdir, "libgpuval.so.1")],
+            f"pkg-config: libdir {libdir}")
 
 
 def _declare(lib):
