@@ -12,6 +12,7 @@
 
 #include "cmd/cli.h"
 #include "cmd/judge.h"
+#include "cmd/judge_api.h"
 #include "io/case_io.h"
 #include "io/json_util.h"
 #include "io/npy.h"
@@ -702,7 +703,7 @@ int gv_cmd_judge(int argc, char **argv)
         info.device_count = info.device_index = -1;
         gv_fleet_info_fill(&info.fleet, NULL, -1, -1);
         json_t *doc = gv_run_json(&info, r, 1, &sum);
-        json_t *res = json_array_get(json_object_get(doc, "results"), 0);
+        json_t *res = json_array_get(json_object_get(doc, "cases"), 0);
         if (arrays) {
             file_records(arrays, "inputs", j.in_path, j.n_in);
             file_records(arrays, "outputs", j.out_path, j.n_out);

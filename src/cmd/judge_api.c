@@ -10,7 +10,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "cmd/judge.h"
+#include "cmd/judge_api.h"
 #include "core/inputs.h"
 #include "core/judge.h"
 #include "core/problem.h"

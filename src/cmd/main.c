@@ -267,13 +267,20 @@ int gv_cli_main(int argc, char **argv)
     static const struct {
         const char *name;
         int (*fn)(int, char **);
-    } cmds[] = {{"list", cmd_list},        {"info", cmd_info},
-                {"check", gv_cmd_check},   {"bench", gv_cmd_bench},
-                {"report", gv_cmd_report}, {"tradeoffs", gv_cmd_tradeoffs},
-                {"probe", gv_cmd_probe},   {"compare", gv_cmd_compare},
-                {"replay", gv_cmd_replay}, {"judge", gv_cmd_judge},
-                {"inputs", gv_cmd_inputs}, {"cache", gv_cmd_cache},
-                {"merge", gv_cmd_merge},   {"collectives", gv_cmd_collectives}};
+    } cmds[] = {{"list", cmd_list},
+                {"info", cmd_info},
+                {"check", gv_cmd_check},
+                {"bench", gv_cmd_bench},
+                {"report", gv_cmd_report},
+                {"tradeoffs", gv_cmd_tradeoffs},
+                {"probe", gv_cmd_probe},
+                {"compare", gv_cmd_compare},
+                {"replay", gv_cmd_replay},
+                {"judge", gv_cmd_judge},
+                {"inputs", gv_cmd_inputs},
+                {"cache", gv_cmd_cache},
+                {"merge", gv_cmd_merge},
+                {"collectives", gv_cmd_collectives}};
     if (strcmp(cmd, "help") == 0) {
         if (argc < 3) {
             gv_help_print(stdout, &main_help);

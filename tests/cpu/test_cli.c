@@ -18,6 +18,7 @@
 #include "cmd/check.h"
 #include "cmd/compare.h"
 #include "cmd/merge.h"
+#include "cmd/judge.h"
 #include "cmd/replay.h"
 #include "cmd/report.h"
 #include "cmd/tradeoffs.h"
@@ -375,7 +376,8 @@ Test(cli, every_option_table_is_sound_and_each_option_is_in_its_help, .timeout =
     } cmds[] = {{"check", &gv_check_options},     {"bench", &gv_bench_options},
                 {"tradeoffs", &gv_trade_options}, {"replay", &gv_replay_options},
                 {"compare", &gv_compare_options}, {"report", &gv_report_options},
-                {"merge", &gv_merge_options}};
+                {"merge", &gv_merge_options},     {"judge", &gv_judge_options},
+                {"inputs", &gv_inputs_options}};
     static cli_run help, bad;
     for (size_t c = 0; c < sizeof cmds / sizeof cmds[0]; c++) {
         const gv_opt_table *t = cmds[c].t;

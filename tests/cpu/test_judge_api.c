@@ -1,0 +1,468 @@
+/* test_judge_api.c: outputs computed outside gpuval judged through the 1.2 API (gv_judge,
+ * gv_make_inputs, gv_op_info) and the commands on it (gpuval judge, gpuval inputs): a
+ * product computed on the CPU passes in f64 and f32, a wrong one fails whether one element
+ * is off or the sum ran over a subsample of k; generated inputs round-trip through .npy; bad
+ * arrays are refused with a message that names the fault. No device is used. */
+#include <criterion/criterion.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../../include/gpuval.h"
+#include "io/npy.h"
+#include "testkit.h"
+
+/* C = A B, row-major, summed in the dtype's own arithmetic (float for f32), in k order: what
+   a plain CPU loop of another framework gives. keep_k: sum only the k with k % keep_k == 0
+   (1: all), the result of a product over a subsample of the inner dimension. */
+static void *cpu_gemm(int dtype, const void *a, const void *b, int64_t m, int64_t k, int64_t n,
+                      int keep_k)
+{
+    size_t es = dtype == GV_DTYPE_F64 ? 8 : 4;
+    void *c = malloc((size_t)(m * n) * es);
+    cr_assert_not_null(c);
+    for (int64_t i = 0; i < m; i++)
+        for (int64_t j = 0; j < n; j++) {
+            if (dtype == GV_DTYPE_F64) {
+                const double *A = a, *B = b;
+                double s = 0.0;
+                for (int64_t p = 0; p < k; p += keep_k)
+                    s += A[i * k + p] * B[p * n + j];
+                ((double *)c)[i * n + j] = s;
+            } else {
+                const float *A = a, *B = b;
+                float s = 0.0f;
+                for (int64_t p = 0; p < k; p += keep_k)
+                    s = fmaf(A[i * k + p], B[p * n + j], s);
+                ((float *)c)[i * n + j] = s;
+            }
+        }
+    return c;
+}
+
+/* Element idx of c times (1 + rel), in c's dtype. */
+static void perturb(int dtype, void *c, int64_t idx, double rel)
+{
+    if (dtype == GV_DTYPE_F64)
+        ((double *)c)[idx] *= 1.0 + rel;
+    else
+        ((float *)c)[idx] = (float)(((float *)c)[idx] * (1.0 + rel));
+}
+
+typedef struct judged {
+    int rc;
+    gv_judgement j;
+} judged;
+
+/* Judge out (m x n) against the generated inputs ci of gemm at m x k x n: as generated (dist
+   named) or as given data (dist NULL). */
+static judged judge_gemm(const gv_case_inputs *ci, const char *size, const char *dist,
+                         uint64_t seed, void *out)
+{
+    gv_array in[2] = {{ci->dtype, ci->in[0], ci->in_count[0], "A"},
+                      {ci->dtype, ci->in[1], ci->in_count[1], "B"}};
+    gv_array o = {ci->dtype, out, ci->out_count[0], "C"};
+    gv_judge_spec s = {.op = "gemm",
+                       .size = size,
+                       .dist = dist,
+                       .seed = seed,
+                       .n_in = 2,
+                       .n_out = 1,
+                       .in = in,
+                       .out = &o};
+    judged r;
+    r.rc = gv_judge(&s, &r.j);
+    return r;
+}
+
+static void gemm_case(int dtype, const char *dist)
+{
+    const int64_t m = 37, k = 64, n = 29;
+    const char *size = "37x64x29";
+    gv_case_inputs ci;
+    char err[512];
+    cr_assert_eq(gv_make_inputs("gemm", dtype, NULL, size, "uniform11", 5, &ci, err, sizeof err),
+                 GV_API_OK, "%s", err);
+    cr_assert_eq(ci.n_in, 2);
+    cr_assert_eq(ci.n_out, 1);
+    cr_assert_eq(ci.in_ndim[0], 2);
+    cr_assert_eq(ci.in_shape[0][0], m);
+    cr_assert_eq(ci.in_shape[0][1], k);
+    cr_assert_eq(ci.in_shape[1][0], k);
+    cr_assert_eq(ci.in_shape[1][1], n);
+    cr_assert_eq(ci.out_shape[0][0], m);
+    cr_assert_eq(ci.out_shape[0][1], n);
+    cr_assert_eq(ci.out_count[0], m * n);
+    const char *tag = dtype == GV_DTYPE_F64 ? "f64" : "f32";
+
+    void *c = cpu_gemm(dtype, ci.in[0], ci.in[1], m, k, n, 1);
+    judged r = judge_gemm(&ci, size, dist, 5, c);
+    cr_assert_eq(r.rc, GV_API_OK, "%s: %s", tag, r.j.reason);
+    cr_expect_eq(r.j.verdict, GV_VERDICT_PASS, "%s %s: a CPU product: %s", tag,
+                 dist ? dist : "given", r.j.reason);
+    cr_expect(r.j.ratio < 1.0, "%s: ratio %g", tag, r.j.ratio);
+    cr_expect(r.j.meets_1e4, "%s: the 1e-4 tier", tag);
+    if (dtype == GV_DTYPE_F64) cr_expect(r.j.meets_1e8, "f64: the 1e-8 tier");
+    cr_assert_not_null(r.j.json);
+    cr_expect_not_null(strstr(r.j.json, dist ? "\"generated\"" : "\"given\""), "%s", r.j.json);
+    cr_expect_not_null(strstr(r.j.json, "\"sha256\""), "%s", r.j.json);
+    gv_judgement_free(&r.j);
+    cr_expect_null(r.j.json);
+
+    /* one element off by 1e-3 relative: past every model for a k of 64 in either dtype */
+    perturb(dtype, c, 5 * n + 7, 1e-3);
+    r = judge_gemm(&ci, size, dist, 5, c);
+    cr_assert_eq(r.rc, GV_API_OK, "%s", r.j.reason);
+    cr_expect_eq(r.j.verdict, GV_VERDICT_FAIL, "%s: one element off: %s", tag, r.j.reason);
+    cr_expect(r.j.max_rel >= 0.9e-3, "%s: max_rel %g", tag, r.j.max_rel);
+    cr_expect_neq(r.j.reason[0], '\0');
+    gv_judgement_free(&r.j);
+    free(c);
+
+    /* the product over every other k: a subsample's result */
+    c = cpu_gemm(dtype, ci.in[0], ci.in[1], m, k, n, 2);
+    r = judge_gemm(&ci, size, dist, 5, c);
+    cr_assert_eq(r.rc, GV_API_OK, "%s", r.j.reason);
+    cr_expect_eq(r.j.verdict, GV_VERDICT_FAIL, "%s: half the k: %s", tag, r.j.reason);
+    gv_judgement_free(&r.j);
+    free(c);
+    gv_case_inputs_free(&ci);
+}
+
+Test(judge_api, f64_cpu_product_passes_wrong_ones_fail_given)
+{
+    gemm_case(GV_DTYPE_F64, NULL);
+}
+Test(judge_api, f64_cpu_product_passes_wrong_ones_fail_generated)
+{
+    gemm_case(GV_DTYPE_F64, "uniform11");
+}
+Test(judge_api, f32_cpu_product_passes_wrong_ones_fail_given)
+{
+    gemm_case(GV_DTYPE_F32, NULL);
+}
+Test(judge_api, f32_cpu_product_passes_wrong_ones_fail_generated)
+{
+    gemm_case(GV_DTYPE_F32, "uniform11");
+}
+
+/* x rounded to TF32's 11 significant bits (to nearest), as tensor cores take f32 operands. */
+static float tf32(float x)
+{
+    int e;
+    float m = frexpf(x, &e);
+    return ldexpf(rintf(m * 2048.0f) / 2048.0f, e);
+}
+
+/* A TF32 product (operands rounded to 11 bits, f32 accumulation) claimed as f32 native on
+   generated inputs: the generated case's probabilistic model FAILs it (its worst-case bound
+   at k = 1024 is loose enough to hide TF32); claimed as what it is, tf32, it passes. */
+Test(judge_api, tf32_claimed_native_fails_as_generated_case, .timeout = 60)
+{
+    const int64_t m = 64, k = 1024, n = 64;
+    gv_case_inputs ci;
+    char err[256];
+    cr_assert_eq(gv_make_inputs("gemm", GV_DTYPE_F32, NULL, "64x1024x64", "uniform11", 0, &ci, err,
+                                sizeof err),
+                 GV_API_OK, "%s", err);
+    const float *a = ci.in[0], *b = ci.in[1];
+    float *c = malloc((size_t)(m * n) * sizeof *c);
+    cr_assert_not_null(c);
+    for (int64_t i = 0; i < m; i++)
+        for (int64_t j = 0; j < n; j++) {
+            float s = 0.0f;
+            for (int64_t p = 0; p < k; p++)
+                s = fmaf(tf32(a[i * k + p]), tf32(b[p * n + j]), s);
+            c[i * n + j] = s;
+        }
+    judged r = judge_gemm(&ci, "64x1024x64", "uniform11", 0, c);
+    cr_assert_eq(r.rc, GV_API_OK, "%s", r.j.reason);
+    cr_expect_eq(r.j.verdict, GV_VERDICT_FAIL, "TF32 claimed native: %s", r.j.reason);
+    cr_expect_not_null(strstr(r.j.reason, "probabilistic model"), "%s", r.j.reason);
+    cr_expect(r.j.r_max > 8.0, "R max %g", r.j.r_max);
+    gv_judgement_free(&r.j);
+
+    gv_array in[2] = {{ci.dtype, ci.in[0], ci.in_count[0], "A"},
+                      {ci.dtype, ci.in[1], ci.in_count[1], "B"}};
+    gv_array o = {ci.dtype, c, ci.out_count[0], "C"};
+    gv_judge_spec s = {.op = "gemm",
+                       .mode = "tf32",
+                       .size = "64x1024x64",
+                       .dist = "uniform11",
+                       .n_in = 2,
+                       .n_out = 1,
+                       .in = in,
+                       .out = &o};
+    cr_assert_eq(gv_judge(&s, &r.j), GV_API_OK, "%s", r.j.reason);
+    cr_expect_eq(r.j.verdict, GV_VERDICT_PASS, "TF32 claimed tf32: %s", r.j.reason);
+    gv_judgement_free(&r.j);
+    free(c);
+    gv_case_inputs_free(&ci);
+}
+
+/* A NaN in the outputs where the oracle has none never passes. */
+Test(judge_api, nan_output_fails)
+{
+    gv_case_inputs ci;
+    char err[256];
+    cr_assert_eq(
+        gv_make_inputs("gemm.cublas", GV_DTYPE_F64, NULL, "8x8x8", NULL, 0, &ci, err, sizeof err),
+        GV_API_OK, "%s", err);
+    double *c = cpu_gemm(GV_DTYPE_F64, ci.in[0], ci.in[1], 8, 8, 8, 1);
+    c[9] = NAN;
+    judged r = judge_gemm(&ci, "8x8x8", NULL, 0, c);
+    cr_assert_eq(r.rc, GV_API_OK, "%s", r.j.reason);
+    cr_expect_eq(r.j.verdict, GV_VERDICT_FAIL, "%s", r.j.reason);
+    gv_judgement_free(&r.j);
+    free(c);
+    gv_case_inputs_free(&ci);
+}
+
+/* Claimed generated inputs are checked bit for bit: another seed's, or one bit changed, are
+   refused rather than judged as the generated case. */
+Test(judge_api, generated_claim_is_checked)
+{
+    gv_case_inputs ci;
+    char err[256];
+    cr_assert_eq(gv_make_inputs("gemm", GV_DTYPE_F64, NULL, "16x16x16", "uniform11", 1, &ci, err,
+                                sizeof err),
+                 GV_API_OK, "%s", err);
+    double *c = cpu_gemm(GV_DTYPE_F64, ci.in[0], ci.in[1], 16, 16, 16, 1);
+    judged r = judge_gemm(&ci, "16x16x16", "uniform11", 2, c); /* another seed */
+    cr_expect_eq(r.rc, GV_API_EINVAL);
+    cr_expect_not_null(strstr(r.j.reason, "not the ones gpuval generates"), "%s", r.j.reason);
+    gv_judgement_free(&r.j);
+    ((double *)ci.in[0])[3] = nextafter(((double *)ci.in[0])[3], 2.0);
+    r = judge_gemm(&ci, "16x16x16", "uniform11", 1, c);
+    cr_expect_eq(r.rc, GV_API_EINVAL, "%s", r.j.reason);
+    gv_judgement_free(&r.j);
+    free(c);
+    gv_case_inputs_free(&ci);
+}
+
+/* Specs that cannot be judged: each refused with its reason. */
+Test(judge_api, bad_specs_are_refused_with_a_reason)
+{
+    double a[6] = {1, 2, 3, 4, 5, 6}, b[6] = {1, 0, 0, 1, 1, 1}, c[4] = {0};
+    float cf[4] = {0};
+    gv_array in[2] = {{GV_DTYPE_F64, a, 6, "a"}, {GV_DTYPE_F64, b, 6, "b"}};
+    gv_array out = {GV_DTYPE_F64, c, 4, "c"}, outf = {GV_DTYPE_F32, cf, 4, "cf"};
+    struct {
+        gv_judge_spec s;
+        const char *says;
+    } bad[] = {
+        {{.op = "nosuch", .size = "2x3x2", .n_in = 2, .n_out = 1, .in = in, .out = &out},
+         "no op 'nosuch'"},
+        {{.op = "gemm",
+          .mode = "nosuch",
+          .size = "2x3x2",
+          .n_in = 2,
+          .n_out = 1,
+          .in = in,
+          .out = &out},
+         "no mode 'nosuch'"},
+        {{.op = "gemm", .size = "2x3x2", .n_in = 1, .n_out = 1, .in = in, .out = &out},
+         "takes 2 inputs"},
+        {{.op = "gemm", .size = "2x3x3", .n_in = 2, .n_out = 1, .in = in, .out = &out}, "elements"},
+        {{.op = "gemm", .size = "2x3x2", .n_in = 2, .n_out = 1, .in = in, .out = &outf},
+         "share one dtype"},
+        {{.op = "gemm", .size = "2x3", .n_in = 2, .n_out = 1, .in = in, .out = &out}, "m,k,n"},
+        {{.op = "gemm", .n_in = 2, .n_out = 1, .in = in, .out = &out}, "needs a size"},
+        {{.op = "gemm",
+          .size = "2x3x2",
+          .dist = "nosuch",
+          .n_in = 2,
+          .n_out = 1,
+          .in = in,
+          .out = &out},
+         "no input distribution"},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        gv_judgement j;
+        cr_expect_eq(gv_judge(&bad[i].s, &j), GV_API_EINVAL, "case %zu", i);
+        cr_expect_not_null(strstr(j.reason, bad[i].says), "case %zu: '%s' lacks '%s'", i, j.reason,
+                           bad[i].says);
+        cr_expect_null(j.json);
+        gv_judgement_free(&j);
+    }
+    gv_judgement zero;
+    memset(&zero, 0, sizeof zero);
+    gv_judgement_free(&zero); /* safe on a zeroed struct */
+    gv_judgement_free(NULL);
+}
+
+/* Every built-in family's inputs and shapes at its first op's first test shape: the shapes'
+   products are the counts, and the matrices and complex arrays have their dims. */
+Test(judge_api, make_inputs_gives_every_family_its_shapes, .timeout = 120)
+{
+    const char *fams[] = {"vadd",
+                          "gemm",
+                          "matmul_colsum",
+                          "dense",
+                          "stencil.laplace",
+                          "diffusion.fixed",
+                          "sin_iter",
+                          "reduce.sum",
+                          "fft.c2c.fwd",
+                          "fft.r2c.fwd",
+                          "fft.c2r.inv",
+                          "lsmr.ridge",
+                          "solve.gesv",
+                          "math.sin"};
+    for (size_t f = 0; f < sizeof fams / sizeof fams[0]; f++) {
+        char *info = NULL;
+        cr_assert_eq(gv_op_info(fams[f], &info), GV_API_OK, "%s", fams[f]);
+        cr_expect_not_null(strstr(info, "\"test_shapes\""), "%s", info);
+        gv_free(info);
+        const gv_op *op = gv_builtin_find(fams[f]);
+        cr_assert_not_null(op, "%s", fams[f]);
+        char size[64];
+        size_t len = strcspn(op->test_shapes, ",");
+        snprintf(size, sizeof size, "%.*s", (int)len, op->test_shapes);
+        int dtype = (op->dtypes & (1u << GV_F64)) ? GV_DTYPE_F64 : GV_DTYPE_F32;
+        gv_case_inputs ci;
+        char err[512];
+        cr_assert_eq(gv_make_inputs(fams[f], dtype, NULL, size, NULL, 0, &ci, err, sizeof err),
+                     GV_API_OK, "%s %s: %s", fams[f], size, err);
+        for (int side = 0; side < 2; side++) {
+            int n = side ? ci.n_out : ci.n_in;
+            for (int i = 0; i < n; i++) {
+                int nd = side ? ci.out_ndim[i] : ci.in_ndim[i];
+                const int64_t *s = side ? ci.out_shape[i] : ci.in_shape[i];
+                int64_t prod = 1;
+                cr_expect(nd >= 1 && nd <= GV_API_MAX_DIMS, "%s: nd %d", fams[f], nd);
+                for (int d = 0; d < nd; d++)
+                    prod *= s[d];
+                cr_expect_eq(prod, side ? ci.out_count[i] : ci.in_count[i], "%s %s %d", fams[f],
+                             side ? "out" : "in", i);
+                cr_expect_not_null(side ? ci.out_names[i] : ci.in_names[i]);
+            }
+        }
+        if (strncmp(fams[f], "fft.c2c", 7) == 0) {
+            cr_expect_eq(ci.in_ndim[0], 3, "fft: batch x n x (re, im)");
+            cr_expect_eq(ci.in_shape[0][2], 2);
+        }
+        if (strcmp(fams[f], "solve.gesv") == 0) {
+            cr_expect_eq(ci.in_ndim[0], 2, "solve: A is n x n");
+            cr_expect_eq(ci.in_shape[0][0], ci.in_shape[0][1]);
+        }
+        if (strcmp(fams[f], "diffusion.fixed") == 0) cr_expect_eq(ci.in_ndim[0], 2, "ny x nx");
+        gv_case_inputs_free(&ci);
+    }
+    char *info = (char *)"untouched";
+    cr_expect_eq(gv_op_info("nosuch", &info), GV_API_EINVAL);
+    cr_expect_null(info);
+}
+
+/* ---- the commands ---------------------------------------------------------------------- */
+
+/* gpuval inputs writes A.npy, B.npy and case.json; C computed from them and judged by
+   --case: PASS, exit 0, the run document recording the files and their SHA-256; one element
+   off: FAIL, exit 1. The same arrays judged as given data (--op, --inputs): PASS. */
+Test(judge_cli, inputs_then_judge_round_trip, .timeout = 120)
+{
+    char dir[512], args[4096], path[1024], a_path[1024], b_path[1024], json[1024];
+    static char out[1 << 16];
+    gv_test_scratch_dir(dir, sizeof dir, "judge");
+    snprintf(args, sizeof args,
+             "inputs --op gemm.cublas --dtype f32 --size 24x40x16 --dist uniform11 --seed 9 "
+             "--out '%s'",
+             dir);
+    cr_assert_eq(gv_test_run_cli(args, out, sizeof out), 0, "%s", out);
+    snprintf(a_path, sizeof a_path, "%s/A.npy", dir);
+    snprintf(b_path, sizeof b_path, "%s/B.npy", dir);
+    gv_npy a, b;
+    char err[512];
+    cr_assert_eq(gv_npy_read(a_path, &a, err, sizeof err), GV_OK, "%s", err);
+    cr_assert_eq(gv_npy_read(b_path, &b, err, sizeof err), GV_OK, "%s", err);
+    cr_assert_eq(a.type, GV_NPY_F32);
+    cr_assert_eq(a.nd, 2);
+    cr_assert_eq(a.shape[0], 24);
+    cr_assert_eq(a.shape[1], 40);
+    cr_assert_eq(b.shape[0], 40);
+    cr_assert_eq(b.shape[1], 16);
+    float *c = cpu_gemm(GV_DTYPE_F32, a.data, b.data, 24, 40, 16, 1);
+    int64_t shape[2] = {24, 16};
+    snprintf(path, sizeof path, "%s/C.npy", dir);
+    cr_assert_eq(gv_npy_write(path, GV_NPY_F32, 2, shape, c), 0);
+    snprintf(json, sizeof json, "%s/run.json", dir);
+    snprintf(args, sizeof args, "judge --case '%s/case.json' --outputs '%s' --json '%s'", dir, path,
+             json);
+    cr_expect_eq(gv_test_run_cli(args, out, sizeof out), 0, "%s", out);
+    cr_expect_not_null(strstr(out, "PASS"), "%s", out);
+    gv_test_slurp(json, out, sizeof out);
+    cr_expect_not_null(strstr(out, "\"gpuval-run/1\""), "%s", out);
+    cr_expect_not_null(strstr(out, "\"generated\""), "%s", out);
+    cr_expect_not_null(strstr(out, "\"file_sha256\""), "%s", out);
+    cr_expect_not_null(strstr(out, "C.npy"), "%s", out);
+
+    /* the same files as given data, dims read off the shapes */
+    snprintf(args, sizeof args, "judge --op gemm --inputs '%s,%s' --outputs '%s'", a_path, b_path,
+             path);
+    cr_expect_eq(gv_test_run_cli(args, out, sizeof out), 0, "%s", out);
+    cr_expect_not_null(strstr(out, "24x40x16"), "%s", out);
+
+    c[3 * 16 + 2] *= 1.001f;
+    cr_assert_eq(gv_npy_write(path, GV_NPY_F32, 2, shape, c), 0);
+    snprintf(args, sizeof args, "judge --case '%s/case.json' --outputs '%s' -q", dir, path);
+    cr_expect_eq(gv_test_run_cli(args, out, sizeof out), 1, "%s", out);
+    cr_expect_not_null(strstr(out, "FAIL"), "%s", out);
+
+    /* usage errors, each named: a missing file, a wrong count, a dtype mix, a transposed
+       output, no --size where the inputs do not carry the dims */
+    double dc[24 * 16] = {0};
+    char pd[1024], pt[1024];
+    snprintf(pd, sizeof pd, "%s/C64.npy", dir);
+    cr_assert_eq(gv_npy_write(pd, GV_NPY_F64, 2, shape, dc), 0);
+    int64_t tshape[2] = {16, 24};
+    snprintf(pt, sizeof pt, "%s/CT.npy", dir);
+    cr_assert_eq(gv_npy_write(pt, GV_NPY_F32, 2, tshape, c), 0);
+    struct {
+        char args[6000];
+        const char *says;
+    } bad[6];
+    snprintf(bad[0].args, sizeof bad[0].args,
+             "judge --op gemm --inputs '%s,%s/none.npy' --outputs '%s'", a_path, dir, path);
+    bad[0].says = "none.npy";
+    snprintf(bad[1].args, sizeof bad[1].args, "judge --op gemm --inputs '%s' --outputs '%s'",
+             a_path, path);
+    bad[1].says = "takes 2 input files";
+    snprintf(bad[2].args, sizeof bad[2].args, "judge --op gemm --inputs '%s,%s' --outputs '%s'",
+             a_path, b_path, pd);
+    bad[2].says = "share one dtype";
+    snprintf(bad[3].args, sizeof bad[3].args, "judge --op gemm --inputs '%s,%s' --outputs '%s'",
+             a_path, b_path, pt);
+    bad[3].says = "shape (16, 24)";
+    snprintf(bad[4].args, sizeof bad[4].args, "judge --op fft.c2c.fwd --inputs '%s' --outputs '%s'",
+             a_path, path);
+    bad[4].says = "n,batch";
+    snprintf(bad[5].args, sizeof bad[5].args, "judge --op gemm --inputs '%s,%s' --outputs '%s,%s'",
+             a_path, b_path, path, path);
+    bad[5].says = "takes 2 inputs";
+    for (int i = 0; i < 6; i++) {
+        cr_expect_eq(gv_test_run_cli(bad[i].args, out, sizeof out), 2, "%s: %s", bad[i].args, out);
+        cr_expect_not_null(strstr(out, bad[i].says), "%s: '%s' lacks '%s'", bad[i].args, out,
+                           bad[i].says);
+    }
+    free(c);
+    gv_npy_free(&a);
+    gv_npy_free(&b);
+    gv_test_remove_dir(dir);
+}
+
+/* judge reads its outputs in full before saying anything: a mode the op lacks is a usage
+   error, and so is a --seed without the --dist it belongs to. */
+Test(judge_cli, usage_errors_before_any_work)
+{
+    static char out[8192];
+    cr_expect_eq(gv_test_run_cli("judge", out, sizeof out), 2, "%s", out);
+    cr_expect_eq(gv_test_run_cli("judge --op gemm --inputs a.npy,b.npy --outputs c.npy --seed 3",
+                                 out, sizeof out),
+                 2, "%s", out);
+    cr_expect_not_null(strstr(out, "--dist"), "%s", out);
+    cr_expect_eq(gv_test_run_cli("inputs --op gemm", out, sizeof out), 2, "%s", out);
+    cr_expect_eq(gv_test_run_cli("inputs --op nosuch --out /tmp/x", out, sizeof out), 2, "%s", out);
+    cr_expect_eq(gv_test_run_cli("judge --help", out, sizeof out), 0, "%s", out);
+    cr_expect_not_null(strstr(out, "--outputs"), "%s", out);
+}
