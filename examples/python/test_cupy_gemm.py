@@ -1,0 +1,42 @@
+"""The CuPy gemm example as tests: the naive kernel PASSes every gpuval case, the planted
+off-by-one FAILs them. Skipped without CuPy or a CUDA device."""
+
+import pytest
+
+from gpu_skip import need_cupy
+
+cp = need_cupy()
+
+import gpuval  # noqa: E402
+from cupy_gemm import gemm_droptail, gemm_naive  # noqa: E402
+
+
+@pytest.mark.parametrize("dtype", ["f32", "f64"])
+def test_naive_kernel_passes_every_case(dtype):
+    results = gpuval.check(gemm_naive, op="gemm", dtype=dtype, framework="cupy")
+    failed = [r.row for r in results if not r]
+    assert results and not failed, "\n".join(failed)
+
+
+@pytest.mark.parametrize("dtype", ["f32", "f64"])
+def test_dropped_term_fails(dtype):
+    results = gpuval.check(gemm_droptail, op="gemm", dtype=dtype, framework="cupy",
+                           dists="uniform01,uniform11")
+    assert len(results) > 1
+    passed = [r.row for r in results if r.verdict != "FAIL"]
+    assert not passed, "\n".join(passed)
+
+
+# The same through the pytest plugin: one test per case, check's row as a failure's message.
+@pytest.mark.gpuval(op="gemm", dtype="f32", dists="uniform11,tie,perm2")
+def test_naive_kernel_case(gpuval_case):
+    A, B = gpuval_case.inputs.to("cupy")
+    gpuval_case.judge(gemm_naive(A, B))
+
+
+@pytest.mark.xfail(strict=True, raises=pytest.fail.Exception,
+                   reason="planted bug: the last k term is dropped; gpuval must FAIL it")
+@pytest.mark.gpuval(op="gemm", dtype="f32", dists="uniform01")
+def test_droptail_case(gpuval_case):
+    A, B = gpuval_case.inputs.to("cupy")
+    gpuval_case.judge(gemm_droptail(A, B))

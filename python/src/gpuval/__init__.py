@@ -1,0 +1,18 @@
+"""gpuval for Python: judge a kernel's outputs with gpuval's float64 oracles, accuracy tiers
+and error models, from NumPy, CuPy or PyTorch.
+
+    import gpuval
+    results = gpuval.check(my_gemm, op="gemm", framework="cupy")
+    assert all(results), "\\n".join(r.row for r in results if not r)
+
+The verdicts come from libgpuval (include/gpuval.h, API 1.2), loaded with ctypes from
+GPUVAL_LIB, pkg-config's libdir for gpuval, or the system's library path.
+"""
+
+from ._core import Case, CaseInputs, Judgement, cases, check, inputs, judge, op_info, run_case
+from ._arrays import from_numpy, to_numpy
+from ._lib import GpuvalError, LibraryNotFound, lib_path
+
+__all__ = ["Case", "CaseInputs", "GpuvalError", "Judgement", "LibraryNotFound", "cases", "check",
+           "from_numpy", "inputs", "judge", "lib_path", "op_info", "run_case", "to_numpy"]
+__version__ = "1.2.0"

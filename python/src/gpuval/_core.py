@@ -1,0 +1,380 @@
+"""judge, inputs and check: gpuval's verdict on outputs computed anywhere.
+
+Each call goes through libgpuval (include/gpuval.h, API 1.2): gv_op_info describes an op,
+gv_make_inputs makes a case's inputs exactly as `gpuval check` would (canaries and exact
+probes included), gv_judge measures outputs against the f64 oracle and applies the tiers
+and the error model. Nothing here judges by itself: every verdict is the library's.
+"""
+
+import ctypes
+import json as _json
+import math
+from collections import namedtuple
+
+import numpy as np
+
+from . import _lib
+from ._arrays import from_numpy, to_numpy
+
+_DTYPES = {"f32": (_lib.DTYPE_F32, np.dtype(np.float32)),
+           "f64": (_lib.DTYPE_F64, np.dtype(np.float64))}
+_CODE_OF_NP = {np.dtype(np.float32): _lib.DTYPE_F32, np.dtype(np.float64): _lib.DTYPE_F64}
+_NAME_OF_CODE = {_lib.DTYPE_F32: "f32", _lib.DTYPE_F64: "f64"}
+
+# The tensors' dims of the ops whose size judge() infers when the op's description does not
+# give them (src/ops/gemm.c: A is m x k, B is k x n, C is m x n; its size is MxKxN).
+_KNOWN_OPERAND_DIMS = {"gemm": ("m,k;k,n", "m,n")}
+
+
+def _b(s):
+    return None if s is None else str(s).encode()
+
+
+def _names(v):
+    """A list of names from a description's member: "a,b" or ["a", "b"]."""
+    if v is None:
+        return []
+    if isinstance(v, str):
+        return [s for s in (p.strip() for p in v.split(",")) if s]
+    return [str(s) for s in v]
+
+
+def _dtype_name(dtype):
+    if isinstance(dtype, str) and dtype in _DTYPES:
+        return dtype
+    try:
+        return _NAME_OF_CODE[_CODE_OF_NP[np.dtype(dtype)]]
+    except (TypeError, KeyError):
+        raise ValueError(f"dtype {dtype!r}: gpuval's host API takes f32 or f64") from None
+
+
+_info_cache = {}
+
+
+def op_info(op):
+    """The op's description as a dict (name, family, dims, dtypes, modes, shapes, test_shapes,
+    dists, planted_bug, ...), as `gpuval list --json` gives it."""
+    if op not in _info_cache:
+        out = ctypes.c_void_p()
+        lib = _lib.lib()
+        rc = lib.gv_op_info(_b(op), ctypes.byref(out))
+        if rc != 0:
+            raise _lib.GpuvalError(rc, f"op {op!r}: unknown to libgpuval")
+        try:
+            _info_cache[op] = _json.loads(ctypes.string_at(out.value).decode())
+        finally:
+            lib.gv_free(out)
+    return _info_cache[op]
+
+
+class CaseInputs:
+    """The inputs gpuval made for one case, as NumPy arrays in the op's order.
+
+    Behaves as a sequence of the arrays (fn(*case) calls a kernel with them) and as a mapping
+    by name (case["A"]). out_names and out_shapes say what the outputs must be."""
+
+    def __init__(self, op, dtype, mode, size, dist, seed, names, arrays, out_names, out_shapes):
+        self.op, self.dtype, self.mode, self.size = op, dtype, mode, size
+        self.dist, self.seed = dist, seed
+        self.names = tuple(names)
+        self.arrays = tuple(arrays)
+        self.out_names = tuple(out_names)
+        self.out_shapes = dict(zip(out_names, out_shapes))
+
+    def __len__(self):
+        return len(self.arrays)
+
+    def __iter__(self):
+        return iter(self.arrays)
+
+    def __getitem__(self, key):
+        if isinstance(key, str):
+            try:
+                return self.arrays[self.names.index(key)]
+            except ValueError:
+                raise KeyError(key) from None
+        return self.arrays[key]
+
+    def to(self, framework, device=None):
+        """The inputs as fresh arrays of framework ("numpy", "cupy", "torch"; on the GPU for
+        the last two)."""
+        return tuple(from_numpy(a, framework, device) for a in self.arrays)
+
+    def judge(self, outputs):
+        """gpuval.judge of outputs computed from these inputs."""
+        return judge(self.op, self, outputs)
+
+    def __repr__(self):
+        shapes = ", ".join(f"{n}{tuple(a.shape)}" for n, a in zip(self.names, self.arrays))
+        return (f"CaseInputs({self.op} {self.dtype} {self.mode} {self.dist} {self.size} "
+                f"seed {self.seed}: {shapes})")
+
+
+def inputs(op, dtype="f32", size=None, dist=None, seed=0, mode="native"):
+    """The inputs gpuval generates for one case of op (size: one shape as a size SPEC in the
+    op's dims, "512x256x128"; None: the first of its test shapes; dist None: its default)."""
+    info = op_info(op)
+    dname = _dtype_name(dtype)
+    if size is None:
+        size = (_names(info.get("test_shapes")) or _names(info.get("shapes")))[0]
+    if dist is None:
+        dist = info.get("default_dist") or _names(info.get("dists"))[0]
+    ci = _lib.GvCaseInputs()
+    err = ctypes.create_string_buffer(1024)
+    lib = _lib.lib()
+    rc = lib.gv_make_inputs(_b(op), _DTYPES[dname][0], _b(mode), _b(size), _b(dist), seed,
+                            ctypes.byref(ci), err, len(err))
+    if rc != 0:
+        raise _lib.GpuvalError(rc, err.value.decode(errors="replace"))
+    try:
+        npdt = np.dtype(np.float32) if ci.dtype == _lib.DTYPE_F32 else np.dtype(np.float64)
+        arrays, names = [], []
+        for i in range(ci.n_in):
+            shape = tuple(ci.in_shape[i][d] for d in range(ci.in_ndim[i]))
+            count = ci.in_count[i]
+            assert math.prod(shape) == count, "gv_make_inputs: shape and count disagree"
+            buf = (ctypes.c_char * (count * npdt.itemsize)).from_address(ci.inputs[i])
+            arrays.append(np.frombuffer(buf, dtype=npdt, count=count).reshape(shape).copy())
+            names.append((ci.in_names[i] or f"in{i}".encode()).decode())
+        out_names = [(ci.out_names[j] or f"out{j}".encode()).decode() for j in range(ci.n_out)]
+        out_shapes = [tuple(ci.out_shape[j][d] for d in range(ci.out_ndim[j]))
+                      for j in range(ci.n_out)]
+    finally:
+        lib.gv_case_inputs_free(ctypes.byref(ci))
+    return CaseInputs(op, dname, mode, size, dist, seed, names, arrays, out_names, out_shapes)
+
+
+def _fmt(v, spec):
+    return "-" if v is None or (isinstance(v, float) and math.isnan(v)) else format(v, spec)
+
+
+class Judgement:
+    """gpuval's verdict on one case. True (bool) only for a PASS.
+
+    verdict: "PASS", "FAIL", "SKIP" or "ERROR"; reason: why, as check's row says it ("" for a
+    plain PASS); max_rel, normwise, bits: the measured error (NaN where not measured); ratio,
+    r_max, r_rms: the error model's ratios (NaN where none); meets_1e8, meets_1e4: the tiers
+    met; json: the case as `gpuval check --json` writes one; row: check's table row."""
+
+    def __init__(self, raw, op, dtype, mode, size, dist, seed):
+        self.verdict = _lib.VERDICTS[raw.verdict] if 0 <= raw.verdict < 4 else str(raw.verdict)
+        self.reason = raw.reason.decode(errors="replace")
+        for k in ("max_rel", "normwise", "bits", "ratio", "r_max", "r_rms"):
+            setattr(self, k, float(getattr(raw, k)))
+        self.meets_1e8, self.meets_1e4 = bool(raw.meets_1e8), bool(raw.meets_1e4)
+        self.json = raw.json.decode(errors="replace") if raw.json else ""
+        self.op, self.dtype, self.mode, self.size = op, dtype, mode, size
+        self.dist, self.seed = dist, seed
+
+    @property
+    def case(self):
+        """The JSON case as a dict ({} where the library wrote none)."""
+        return _json.loads(self.json) if self.json else {}
+
+    def __bool__(self):
+        return self.verdict == "PASS"
+
+    @property
+    def row(self):
+        """One line as `gpuval check` and `gpuval judge` print it: op, dtype, mode, dist,
+        shape, max_rel, normwise, bits, ratio, R_max, R_rms (in parentheses where reported,
+        not judged), the 1e-8 and 1e-4 tiers, the verdict, the reason and the notes check
+        adds. A case of given inputs shows the op's default dist, as check does."""
+        case = self.case
+        op = case.get("op", self.op)
+        dist = case.get("dist", self.dist)
+        shape = case.get("shape")
+        shape = "x".join(str(d) for d in shape) if shape else str(self.size)
+        judged = self.verdict in ("PASS", "FAIL")
+        prob = case.get("prob_model") or {}
+        reported_only = prob.get("judges") is False
+        head = f"{op:<24} {self.dtype:<5} {self.mode:<8} {dist or '-':<9} {shape:<16} "
+        if judged:
+            def r(v):
+                t = _fmt(v, ".3g")
+                return f"({t})" if reported_only and t != "-" else t
+
+            def tier(t, met):
+                tiers = case.get("tiers")
+                if tiers is not None and t not in tiers:
+                    return "-"
+                return "yes" if met else "no"
+
+            nums = (f"{_fmt(self.max_rel, '9.2e'):>9} {_fmt(self.normwise, '9.2e'):>9} "
+                    f"{_fmt(self.bits, '5.1f'):>5} {_fmt(self.ratio, '8.3g'):>8} "
+                    f"{r(self.r_max):>7} {r(self.r_rms):>6} "
+                    f"{tier(1e-8, self.meets_1e8):>5} {tier(1e-4, self.meets_1e4):>5}")
+        else:
+            nums = f"{'-':>9} {'-':>9} {'-':>5} {'-':>8} {'-':>7} {'-':>6} {'-':>5} {'-':>5}"
+        row = f"{head}{nums}  {self.verdict}"
+        if self.reason:
+            row += " " + self.reason if self.reason[0] in "([" else f" ({self.reason})"
+        why = case.get("expected_tier_why")
+        if judged and case.get("expected_tier") == 0 and self.verdict == "PASS":
+            row += f" [no tier expected: {why or 'reduced-precision mode'}]"
+        elif judged and why:
+            row += f" [expects {case.get('expected_tier', 0):.0e}: {why}]"
+        if judged and reported_only and not math.isnan(self.r_max):
+            row += f" [R reported, not judged: {prob.get('not_judged_why') or 'see the JSON'}]"
+        return row
+
+    def __str__(self):
+        return self.row
+
+    def __repr__(self):
+        return f"<Judgement {self.verdict} {self.op} {self.dtype} {self.size}: {self.reason!r}>"
+
+
+def _as_list(x, what):
+    if isinstance(x, CaseInputs):
+        return list(x.arrays), list(x.names)
+    if isinstance(x, dict):
+        return list(x.values()), [str(k) for k in x.keys()]
+    if isinstance(x, (list, tuple)):
+        return list(x), [f"{what}{i}" for i in range(len(x))]
+    return [x], [f"{what}0"]
+
+
+def _infer_size(op, ins, outs):
+    """The size SPEC from the arrays' shapes, through the dims each tensor has."""
+    info = op_info(op)
+    dims = _names(info.get("dims"))
+    in_dims, out_dims = info.get("in_dims"), info.get("out_dims")
+    if not in_dims:
+        in_dims, out_dims = _KNOWN_OPERAND_DIMS.get(info.get("family"), (None, None))
+    if not in_dims or not dims:
+        raise ValueError(f"op {op!r}: give size= (the shape's {','.join(dims)}); it is "
+                         "inferred from the arrays for gemm only")
+    per_tensor = [_names(s) for s in in_dims.split(";")] + [_names(s) for s in out_dims.split(";")]
+    arrays = list(ins) + list(outs)
+    if len(arrays) != len(per_tensor):
+        raise ValueError(f"op {op!r} takes {len(in_dims.split(';'))} inputs and "
+                         f"{len(out_dims.split(';'))} outputs; got {len(ins)} and {len(outs)}")
+    value = {}
+    for a, names in zip(arrays, per_tensor):
+        if a.ndim != len(names):
+            raise ValueError(f"op {op!r}: a tensor of dims ({','.join(names)}) has shape "
+                             f"{a.shape}: give size= or arrays of that rank")
+        for n, v in zip(names, a.shape):
+            if value.setdefault(n, v) != v:
+                raise ValueError(f"op {op!r}: dim {n} is {value[n]} in one array and {v} in "
+                                 "another")
+    return "x".join(str(value[d]) for d in dims)
+
+
+def judge(op, inputs, outputs, *, mode="native", size=None, dist=None, seed=0):
+    """gpuval's verdict on outputs computed from inputs, as a Judgement.
+
+    op: a built-in op ("gemm.cublas") or family ("gemm"). inputs and outputs: arrays (NumPy,
+    CuPy, torch, anything with __dlpack__), one or a sequence or a dict by name, in the op's
+    order, all float32 or all float64; device arrays are copied to the host. inputs may be
+    the CaseInputs of gpuval.inputs(): its mode, size, dist and seed are then the case's
+    (unless given) and the case is judged as gpuval's generated case. Otherwise dist=None
+    means the inputs are the caller's own data. size: one shape in the op's dims
+    ("512x256x128"); None infers it (gemm) from the shapes.
+
+    Raises GpuvalError where the library cannot judge the request (unknown op or mode,
+    element counts that do not match the size, generated inputs that differ from dist's)."""
+    if isinstance(inputs, CaseInputs):
+        case = inputs
+        if case.op != op:
+            raise ValueError(f"inputs were made for {case.op!r}, judged as {op!r}")
+        size = size or case.size
+        dist = dist or case.dist
+        seed = seed or case.seed
+        mode = case.mode if mode == "native" else mode
+    in_list, in_names = _as_list(inputs, "in")
+    out_list, out_names = _as_list(outputs, "out")
+    ins = [np.ascontiguousarray(to_numpy(a, f"input {n}")) for a, n in zip(in_list, in_names)]
+    outs = [np.ascontiguousarray(to_numpy(a, f"output {n}")) for a, n in zip(out_list, out_names)]
+    dtypes = {a.dtype for a in ins + outs}
+    bad = [d for d in dtypes if d not in _CODE_OF_NP]
+    if bad:
+        raise TypeError(f"arrays of {', '.join(map(str, bad))}: gpuval judges float32 or "
+                        "float64 arrays")
+    if len(dtypes) > 1:
+        listing = ", ".join(f"{n} {a.dtype}" for n, a in zip(in_names + out_names, ins + outs))
+        raise TypeError(f"mixed dtypes ({listing}): inputs and outputs are all of one dtype")
+    if size is None:
+        size = _infer_size(op, ins, outs)
+    code = _CODE_OF_NP[(ins + outs)[0].dtype]
+
+    def arr(a, name):
+        return _lib.GvArray(code, a.ctypes.data, a.size, _b(name))
+
+    c_in = (_lib.GvArray * max(1, len(ins)))(*[arr(a, n) for a, n in zip(ins, in_names)])
+    c_out = (_lib.GvArray * max(1, len(outs)))(*[arr(a, n) for a, n in zip(outs, out_names)])
+    spec = _lib.GvJudgeSpec(_b(op), _b(mode), _b(size), _b(dist), seed, len(ins), len(outs),
+                            c_in, c_out)
+    raw = _lib.GvJudgement()
+    lib = _lib.lib()
+    rc = lib.gv_judge(ctypes.byref(spec), ctypes.byref(raw))
+    try:
+        if rc != 0:
+            raise _lib.GpuvalError(rc, raw.reason.decode(errors="replace"))
+        return Judgement(raw, op, _NAME_OF_CODE[code], mode, size, dist, seed)
+    finally:
+        lib.gv_judgement_free(ctypes.byref(raw))
+
+
+Case = namedtuple("Case", "op dtype mode size dist seed")
+Case.__doc__ = "One case of check() and of the pytest marker."
+
+
+def _listed(v, default):
+    if v is None:
+        return list(default)
+    if isinstance(v, str):
+        return _names(v)
+    return [str(s) for s in v]
+
+
+def cases(op="gemm", dtype="f32", sizes=None, dists=None, modes=None, seed=0):
+    """The cases check() runs: every mode x size x dist (sizes and dists: a list or a comma
+    list; None: the op's test_shapes and dists; modes None: native)."""
+    info = op_info(op)
+    sizes = _listed(sizes, _names(info.get("test_shapes")) or _names(info.get("shapes")))
+    dists = _listed(dists, _names(info.get("dists")))
+    modes = _listed(modes, ["native"])
+    dtypes = _listed(dtype, []) if not isinstance(dtype, str) else [dtype]
+    return [Case(op, _dtype_name(dt), m, s, d, seed)
+            for dt in dtypes for m in modes for s in sizes for d in dists]
+
+
+def run_case(fn, case, framework="numpy", device=None):
+    """Make the case's inputs, call fn(*inputs) with them as framework's arrays, bring the
+    outputs back and judge them: a Judgement. An output of the wrong shape or dtype is a
+    TypeError or ValueError (a harness fault, not a numerical verdict)."""
+    ci = inputs(case.op, case.dtype, case.size, case.dist, case.seed, case.mode)
+    args = ci.to(framework, device)
+    out = fn(*args)
+    outs = list(out) if isinstance(out, (tuple, list)) else [out]
+    if len(outs) != len(ci.out_names):
+        raise ValueError(f"{case.op}: fn returned {len(outs)} outputs; the op has "
+                         f"{len(ci.out_names)} ({', '.join(ci.out_names)})")
+    host = []
+    for o, name in zip(outs, ci.out_names):
+        h = to_numpy(o, f"output {name}")
+        want = ci.out_shapes[name]
+        if tuple(h.shape) != tuple(want):
+            raise ValueError(f"{case.op}: output {name} has shape {tuple(h.shape)}, expected "
+                             f"{tuple(want)}")
+        if h.dtype != _DTYPES[case.dtype][1]:
+            raise TypeError(f"{case.op}: output {name} is {h.dtype}; the case is {case.dtype}")
+        host.append(h)
+    # the inputs as the kernel left them: gpuval judges a kernel that leaves its inputs alone
+    seen = [to_numpy(a, f"input {n}") for a, n in zip(args, ci.names)]
+    for a, orig, name in zip(seen, ci.arrays, ci.names):
+        same = (a == orig) | (np.isnan(a) & np.isnan(orig))
+        if not same.all():
+            raise ValueError(f"{case.op}: fn wrote to its input {name} "
+                             f"({int(same.size - same.sum())} elements changed)")
+    return judge(case.op, ci, host)
+
+
+def check(fn, op="gemm", dtype="f32", sizes=None, dists=None, modes=None, framework="numpy",
+          seed=0, device=None):
+    """Judge fn, a kernel that computes op, over gpuval's cases: for each one, gpuval's inputs
+    as framework's arrays ("numpy"; "cupy" or "torch": on the GPU), outputs = fn(*inputs) (one
+    array or a tuple), judged. Returns the Judgements, one per case (see cases())."""
+    return [run_case(fn, c, framework, device) for c in cases(op, dtype, sizes, dists, modes, seed)]

@@ -1,0 +1,99 @@
+"""pytest plugin (entry point pytest11): one test per gpuval case.
+
+    @pytest.mark.gpuval(op="gemm", dtype="f32", sizes="64x64x64,100x37x129", dists=None)
+    def test_my_gemm(gpuval_case):
+        A, B = gpuval_case.inputs.to("cupy")
+        gpuval_case.judge(my_gemm(A, B))
+
+The marker takes cases()'s arguments (op, dtype, sizes, dists, modes, seed) and parametrizes
+the test over those cases; the fixture gpuval_case gives the case's inputs and judge(outputs),
+which fails the test with check's row for its message on FAIL or ERROR and skips it on SKIP.
+pytest's --junitxml then holds one testcase per case, with the verdict and row as properties.
+"""
+
+import pytest
+
+from . import _core
+
+_MARKER_KEYS = ("op", "dtype", "sizes", "dists", "modes", "seed")
+
+
+def pytest_configure(config):
+    config.addinivalue_line(
+        "markers", "gpuval(op='gemm', dtype='f32', sizes=None, dists=None, modes=None, seed=0): "
+        "run the test once per gpuval case; its gpuval_case fixture holds the case")
+
+
+def _marker_cases(marker):
+    if marker.args:
+        raise pytest.UsageError("@pytest.mark.gpuval takes keywords only: "
+                                + ", ".join(_MARKER_KEYS))
+    unknown = set(marker.kwargs) - set(_MARKER_KEYS)
+    if unknown:
+        raise pytest.UsageError(f"@pytest.mark.gpuval: unknown keyword(s) "
+                                f"{', '.join(sorted(unknown))}; it takes {', '.join(_MARKER_KEYS)}")
+    return _core.cases(**marker.kwargs)
+
+
+def _case_id(c):
+    return f"{c.op}-{c.dtype}-{c.mode}-{c.dist}-{c.size}" + (f"-s{c.seed}" if c.seed else "")
+
+
+def pytest_generate_tests(metafunc):
+    marker = metafunc.definition.get_closest_marker("gpuval")
+    if marker is None:
+        return
+    if "gpuval_case" not in metafunc.fixturenames:
+        raise pytest.UsageError(f"{metafunc.definition.nodeid}: @pytest.mark.gpuval needs the "
+                                "test to take the gpuval_case fixture")
+    cs = _marker_cases(marker)
+    if not cs:
+        raise pytest.UsageError(f"{metafunc.definition.nodeid}: @pytest.mark.gpuval selects no "
+                                "case")
+    metafunc.parametrize("gpuval_case", cs, ids=[_case_id(c) for c in cs], indirect=True)
+
+
+class GpuvalCase:
+    """One case of a @pytest.mark.gpuval test: case (op, dtype, mode, size, dist, seed),
+    inputs (a gpuval.CaseInputs: NumPy arrays; .to("cupy") or .to("torch") for the GPU),
+    judge(outputs)."""
+
+    def __init__(self, case, node):
+        self.case = case
+        self._node = node
+        self.inputs = _core.inputs(case.op, case.dtype, case.size, case.dist, case.seed,
+                                   case.mode)
+        self.judgement = None
+
+    def judge(self, outputs):
+        """Judge outputs (one array or a sequence, any framework): returns the Judgement on
+        PASS; fails the test on FAIL or ERROR and skips it on SKIP, check's row the message."""
+        j = _core.judge(self.case.op, self.inputs, outputs)
+        self.judgement = j
+        self._node.user_properties.append(("gpuval_verdict", j.verdict))
+        self._node.user_properties.append(("gpuval_row", j.row))
+        if j.verdict == "SKIP":
+            pytest.skip(j.row)
+        if j.verdict != "PASS":
+            pytest.fail(j.row, pytrace=False)
+        return j
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_pyfunc_call(pyfuncitem):
+    # a marked test that returns without judging its outputs has checked nothing: it fails
+    result = yield
+    case = getattr(pyfuncitem, "funcargs", {}).get("gpuval_case")
+    if isinstance(case, GpuvalCase) and case.judgement is None:
+        pytest.fail(f"{_case_id(case.case)}: the test never called gpuval_case.judge(outputs)",
+                    pytrace=False)
+    return result
+
+
+@pytest.fixture
+def gpuval_case(request):
+    """The gpuval case of a test marked @pytest.mark.gpuval."""
+    if not hasattr(request, "param"):
+        raise pytest.UsageError(f"{request.node.nodeid}: gpuval_case needs "
+                                "@pytest.mark.gpuval(op=...) on the test")
+    return GpuvalCase(request.param, request.node)
