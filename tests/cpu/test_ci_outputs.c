@@ -97,7 +97,7 @@ static void planted(int64_t wrong, gv_result *r)
     gv_dtype_store_n(c.dtype, t->data, t->ref, t->count);
     if (wrong >= 0) gv_dtype_store(c.dtype, t->data, wrong, t->ref[wrong] + 1.0);
     gv_result_init(r, &c, &gv_default_tiers);
-    gv_judge(&p, r);
+    gv_judge_problem(&p, r);
     gv_problem_free(&p);
 }
 
