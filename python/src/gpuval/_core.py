@@ -210,10 +210,11 @@ class Judgement:
         if self.reason:
             row += " " + self.reason if self.reason[0] in "([" else f" ({self.reason})"
         why = case.get("expected_tier_why")
-        if judged and case.get("expected_tier") == 0 and self.verdict == "PASS":
+        expected = case.get("expected_tier") or 0  # null in the JSON: no tier expected
+        if judged and expected == 0 and self.verdict == "PASS":
             row += f" [no tier expected: {why or 'reduced-precision mode'}]"
         elif judged and why:
-            row += f" [expects {case.get('expected_tier', 0):.0e}: {why}]"
+            row += f" [expects {expected:.0e}: {why}]"
         if judged and reported_only and not math.isnan(self.r_max):
             row += f" [R reported, not judged: {prob.get('not_judged_why') or 'see the JSON'}]"
         return row
