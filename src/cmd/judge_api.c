@@ -18,6 +18,7 @@
 #include "core/registry.h"
 #include "core/run.h"
 #include "io/case_io.h"
+#include "io/json_util.h"
 #include "io/run_doc.h"
 #include "io/sha256.h"
 
@@ -278,20 +279,8 @@ int gv_judge_run(const gv_judge_spec *s, gv_result *r, json_t **arrays, char *er
             return say(err, errlen, GV_EINTERNAL, "the inputs do not fit the layout");
         }
     }
-    t0 = now_ms();
-    bool cached = false;
-    gv_cache_counts before = gv_cache_counts_get();
-    rc = gv_cached_reference(&p, &cached);
-    r->oracle_ms = now_ms() - t0;
-    gv_cache_counts after = gv_cache_counts_get();
-    r->cache.hits = after.hits - before.hits;
-    r->cache.misses = after.misses - before.misses;
-    r->cache.stored = after.stored - before.stored;
-    r->cache.rejected = after.rejected - before.rejected;
-    if (rc != GV_OK) {
-        r->verdict = GV_ERROR;
-        gv_oracle_reason(rc, "oracle", r->reason, sizeof r->reason);
-    } else {
+    rc = gv_problem_oracle(&p, r);
+    if (rc == GV_OK) {
         for (int i = 0; i < s->n_out; i++)
             memcpy(p.out[i].data, s->out[i].data, (size_t)p.out[i].count * gv_dtype_size(c.dtype));
         t0 = now_ms();
@@ -445,18 +434,16 @@ static const char *dist_i(int i)
 {
     return gv_dist_name((gv_dist)i);
 }
+/* A descriptor's text, lossless (a plugin's bytes need not be UTF-8), or null. */
 static json_t *str_or_null(const char *s)
 {
-    return s ? json_string(s) : json_null();
+    return s ? gv_json_bytes(s) : json_null();
 }
 
-int gv_op_info(const char *name, char **json)
+json_t *gv_op_json(const gv_op *op)
 {
-    if (json) *json = NULL;
-    const gv_op *op = gv_judge_find_op(name);
-    if (!op || !json) return GV_API_EINVAL;
     json_t *o = json_object();
-    json_object_set_new(o, "name", json_string(op->name));
+    json_object_set_new(o, "name", gv_json_bytes(op->name));
     json_object_set_new(o, "family", str_or_null(op->family));
     json_object_set_new(o, "summary", str_or_null(op->summary));
     json_object_set_new(o, "dims", str_or_null(op->dims));
@@ -477,6 +464,15 @@ int gv_op_info(const char *name, char **json)
     json_object_set_new(o, "planted_slow", str_or_null(op->planted_slow));
     json_object_set_new(o, "nondeterministic", str_or_null(op->nondeterministic));
     json_object_set_new(o, "takes_inputs", json_boolean(op->in_dims != NULL));
+    return o;
+}
+
+int gv_op_info(const char *name, char **json)
+{
+    if (json) *json = NULL;
+    const gv_op *op = gv_judge_find_op(name);
+    if (!op || !json) return GV_API_EINVAL;
+    json_t *o = gv_op_json(op);
     *json = json_dumps(o, JSON_INDENT(1));
     json_decref(o);
     return *json ? GV_API_OK : GV_API_ENOMEM;

@@ -13,6 +13,10 @@
 /* An op by its name or its family's ("gemm": the family's first op); NULL if none. */
 const gv_op *gv_judge_find_op(const char *name);
 
+/* An op's description, as `gpuval list --json` and gv_op_info give it: name, family, summary,
+   dims, dtypes, modes, shapes, dists, canaries, planted_bug, ... (docs/schemas.md). */
+json_t *gv_op_json(const gv_op *op);
+
 /* One case from names, checked: op (gv_judge_find_op), dtype (GV_DTYPE_*), mode (NULL:
    native), size (one shape in the op's dims), dist (NULL: the op's default), seed; and its
    layout into l. GV_OK, or GV_EINVAL with the reason in err. */

@@ -20,6 +20,7 @@
 #include "cmd/cli.h"
 #include "cmd/compare.h"
 #include "cmd/judge.h"
+#include "cmd/judge_api.h"
 #include "cmd/main.h"
 #include "cmd/merge.h"
 #include "cmd/plugin.h"
@@ -93,25 +94,6 @@ static const gv_help list_help = {.head = list_head,
                                   .exits = list_exits,
                                   .n_exits = GV_NEXITS(list_exits)};
 
-/* The bits of mask as a JSON array of their names. */
-static json_t *mask_json(unsigned mask, const char *(*name)(int), int n)
-{
-    json_t *a = json_array();
-    for (int i = 0; i < n; i++)
-        if (mask & (1u << i)) json_array_append_new(a, json_string(name(i)));
-    return a;
-}
-
-static const char *dist_name_i(int i)
-{
-    return gv_dist_name((gv_dist)i);
-}
-
-static json_t *str_or_null(const char *s)
-{
-    return s ? gv_json_bytes(s) : json_null();
-}
-
 /* The registry as a document: {"schema": "gpuval-ops/1", "ops": [...]}. */
 static json_t *ops_json(bool all)
 {
@@ -119,20 +101,7 @@ static json_t *ops_json(bool all)
     for (const gv_op *const *opp = gv_registry(); *opp; opp++) {
         const gv_op *op = *opp;
         if ((op->planted_bug || op->planted_slow) && !all) continue;
-        json_t *o = json_object();
-        json_object_set_new(o, "name", gv_json_bytes(op->name));
-        json_object_set_new(o, "family", str_or_null(op->family));
-        json_object_set_new(o, "summary", str_or_null(op->summary));
-        json_object_set_new(o, "dims", str_or_null(op->dims));
-        json_object_set_new(o, "dtypes", mask_json(op->dtypes, dtype_name_i, GV_NDTYPES));
-        json_object_set_new(o, "modes", mask_json(op->modes, mode_name_i, GV_NMODES));
-        json_object_set_new(o, "shapes", str_or_null(op->shapes));
-        json_object_set_new(o, "test_shapes", str_or_null(op->test_shapes));
-        json_object_set_new(o, "dists", mask_json(op->dists, dist_name_i, GV_NDISTS));
-        json_object_set_new(o, "default_dist", json_string(gv_dist_name(op->default_dist)));
-        json_object_set_new(o, "planted_bug", str_or_null(op->planted_bug));
-        json_object_set_new(o, "planted_slow", str_or_null(op->planted_slow));
-        json_object_set_new(o, "error_model", str_or_null(op->error_model));
+        json_t *o = gv_op_json(op);
         json_array_append_new(ops, o);
     }
     return json_pack("{s:s, s:s, s:o}", "schema", "gpuval-ops/1", "version", GV_VERSION, "ops",

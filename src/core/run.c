@@ -175,15 +175,13 @@ void gv_case_device_start(gv_case_run *cr, bool own_thread)
     if (own_thread) cr->device_thread = pthread_create(&cr->thread, NULL, device_job_run, cr) == 0;
 }
 
-void gv_case_oracle(gv_case_run *cr)
+int gv_problem_oracle(gv_problem *p, gv_result *r)
 {
-    if (!cr->runnable) return;
-    gv_result *r = cr->r;
     double t0 = now_ms();
     go_clear_error();
     bool cached = false; /* oracle_ms is then the time to read the reference back */
     gv_cache_counts before = gv_cache_counts_get();
-    int rc = gv_cached_reference(&cr->p, &cached);
+    int rc = gv_cached_reference(p, &cached);
     r->oracle_ms = now_ms() - t0;
     gv_cache_counts after = gv_cache_counts_get();
     r->cache.hits = after.hits - before.hits;
@@ -193,8 +191,14 @@ void gv_case_oracle(gv_case_run *cr)
     if (rc != GV_OK) {
         r->verdict = GV_ERROR;
         gv_oracle_reason(rc, "oracle", r->reason, sizeof r->reason);
-        cr->oracle_failed = true;
     }
+    return rc;
+}
+
+void gv_case_oracle(gv_case_run *cr)
+{
+    if (!cr->runnable) return;
+    if (gv_problem_oracle(&cr->p, cr->r) != GV_OK) cr->oracle_failed = true;
 }
 
 void gv_case_device_wait(gv_case_run *cr)

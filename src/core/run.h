@@ -35,6 +35,10 @@ int gv_run_case_full(const gv_case *c, const gv_tiers *tiers, int repeat, gv_res
  * layout. */
 int gv_problem_given(gv_problem *p, const gv_given_inputs *given, gv_result *r);
 
+/* The reference of p (the oracle cache, else the oracle) with its time and the cache's counts
+   in r; a failure is r's ERROR with the oracle's reason. Returns the reference's status. */
+int gv_problem_oracle(gv_problem *p, gv_result *r);
+
 /* ---- One case in steps (the runner, runner.c, reports between them). gv_run_case_full is these
  * steps in order:
  *   gv_case_prepare   the result started, the case's size checks, its inputs (host only)
