@@ -1,41 +1,62 @@
 #!/usr/bin/env python3
-"""tools/test_durations.py FILE [N]: where a Criterion run's time went, from its JUnit XML
-(`test_gpu --xml=FILE`; the meson `gpu` test writes build/tests/gpu-tests.xml): the N longest
-tests (default 20), largest first, and each suite's total. Times are each test's own wall time;
-with --jobs=8 they overlap, so their sum is about 8 times the run's wall time."""
+"""tools/test_durations.py [-n N] FILE...: where Criterion runs' time went, from their JUnit XML
+(`--xml=FILE`; each meson test of the GPU suite writes build/tests/NAME.xml, so
+`tools/test_durations.py build/tests/gpu-*.xml`): the N longest tests (default 20), largest
+first, each Criterion suite's total and each file's. Times are each test's own wall time;
+tests that ran side by side overlap, so their sum exceeds the run's wall time.
+A parameterized test appears once per parameter, under its one name."""
+import argparse
+import os
 import sys
 import xml.etree.ElementTree as ET
 
 
-def main():
-    if len(sys.argv) not in (2, 3):
-        print(__doc__.strip())
-        return 2
-    n = int(sys.argv[2]) if len(sys.argv) == 3 else 20
-    try:
-        root = ET.parse(sys.argv[1]).getroot()
-    except (OSError, ET.ParseError) as e:
-        print("test_durations: %s: %s" % (sys.argv[1], e), file=sys.stderr)
-        return 1
+def read(path):
+    """(time, file, suite, test, failed) of every testcase of one file."""
+    root = ET.parse(path).getroot()
+    name = os.path.splitext(os.path.basename(path))[0]
     rows = []
     for suite in root.iter("testsuite"):
         for case in suite.iter("testcase"):
-            rows.append((float(case.get("time") or 0), suite.get("name"), case.get("name"),
+            rows.append((float(case.get("time") or 0), name, suite.get("name"), case.get("name"),
                          case.find("failure") is not None))
-    rows.sort(key=lambda r: -r[0])
-    total = sum(r[0] for r in rows)
-    print("%d tests, %.1f s of test time" % (len(rows), total))
-    for t, suite, name, failed in rows[:n]:
-        print("%8.2f s  %s::%s%s" % (t, suite, name, "  FAILED" if failed else ""))
+    return rows
+
+
+def totals(rows, key):
     per = {}
-    for t, suite, _, _ in rows:
-        c, s = per.get(suite, (0, 0.0))
-        per[suite] = (c + 1, s + t)
+    for r in rows:
+        c, s = per.get(key(r), (0, 0.0))
+        per[key(r)] = (c + 1, s + r[0])
+    return sorted(per.items(), key=lambda kv: -kv[1][1])
+
+
+def main(argv):
+    ap = argparse.ArgumentParser(description=__doc__.strip().split("\n")[0])
+    ap.add_argument("-n", type=int, default=20, help="the longest N tests (default 20)")
+    ap.add_argument("files", nargs="+", help="Criterion JUnit XML files")
+    a = ap.parse_args(argv)
+    rows = []
+    for path in a.files:
+        try:
+            rows += read(path)
+        except (OSError, ET.ParseError) as e:
+            print("test_durations: %s: %s" % (path, e), file=sys.stderr)
+            return 1
+    rows.sort(key=lambda r: -r[0])
+    print("%d tests, %.1f s of test time, %d files" % (len(rows), sum(r[0] for r in rows),
+                                                     len(a.files)))
+    for t, f, suite, name, failed in rows[:a.n]:
+        print("%8.2f s  %s::%s%s  (%s)" % (t, suite, name, "  FAILED" if failed else "", f))
     print("per suite:")
-    for suite, (c, s) in sorted(per.items(), key=lambda kv: -kv[1][1]):
+    for suite, (c, s) in totals(rows, lambda r: r[2]):
         print("%8.1f s  %4d tests  %s" % (s, c, suite))
+    if len(a.files) > 1:
+        print("per file:")
+        for f, (c, s) in totals(rows, lambda r: r[1]):
+            print("%8.1f s  %4d tests  %s" % (s, c, f))
     return 0
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(main(sys.argv[1:]))
