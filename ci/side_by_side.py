@@ -6,9 +6,11 @@ the bench JSON, schema gpuval-bench/1) and then, in this process, CuPy times wha
 would write for the same op and shape. The two timers alternate row by row, so that a drift of
 clocks or temperature during the run touches both alike. One table comes out: gpuval's median,
 CuPy's median, the ratio CuPy / gpuval (above 1: gpuval is faster) and gpuval's fraction of the
-ceiling its own run measured (a device-to-device copy or a pedantic cuBLAS gemm). The same table
-goes to OUTDIR/side-by-side.md, the figures to OUTDIR/side-by-side.json, each bench run's JSON
-and log to OUTDIR/bench/.
+ceiling its own run measured (a device-to-device copy or a pedantic cuBLAS gemm). Where an op
+counts its bytes by a model of its own (bench JSON's bytes_model: the fused diffusion's regions
+and halos), its fraction is marked [n] and the model printed under the table, so the number is
+never shown without what it counts. The same table goes to OUTDIR/side-by-side.md, the
+figures to OUTDIR/side-by-side.json, each bench run's JSON and log to OUTDIR/bench/.
 
 CuPy's timer follows gpuval's method: a warm-up, then CUDA events around each sample; each
 sample is queued behind a holding kernel (as gpuval's and nvbench's: it spins on a flag in
@@ -145,7 +147,8 @@ def num(v):
 def parse_bench(doc, row):
     """What the table needs from a gpuval-bench/1 document of one row's run."""
     out = {"verdict": None, "reason": "", "median_ms": None, "ci_ms": None, "n": None,
-           "frac_ceiling": None, "device": None, "uuid": None, "problem": None}
+           "frac_ceiling": None, "bytes_model": None, "device": None, "uuid": None,
+           "problem": None}
     if not isinstance(doc, dict) or doc.get("schema") != "gpuval-bench/1":
         out["problem"] = "not a gpuval-bench/1 document"
         return out
@@ -170,6 +173,9 @@ def parse_bench(doc, row):
     ach = (case.get("achieved") or {}).get("kernel_hot") or {}
     if row.ceiling:
         out["frac_ceiling"] = num(ach.get("frac_%s_ceiling" % row.ceiling))
+    model = case.get("bytes_model")
+    if isinstance(model, str) and model:
+        out["bytes_model"] = model  # what the bytes behind the copy fraction count
     ceil = doc.get("ceilings") or {}
     out["ceilings"] = {"copy": num((ceil.get("copy") or {}).get("gbps"))}
     for dt in ("f32", "f64"):
@@ -217,14 +223,41 @@ def fmt_ms(x):
     return "%.4f" % x if x < 0.1 else ("%.3f" % x if x < 100 else "%.1f" % x)
 
 
+def bytes_models(results):
+    """The distinct byte models of the rows' bench cases, in row order, each with the ops that
+    state it: [(model, [op, ...]), ...]."""
+    models = []
+    for r in results:
+        m, op = r["gpuval"].get("bytes_model"), r["row"].op
+        if not m:
+            continue
+        entry = next((e for e in models if e[0] == m), None)
+        if entry is None:
+            models.append((m, [op]))
+        elif op not in entry[1]:
+            entry[1].append(op)
+    return models
+
+
+def model_lines(results):
+    """One line per distinct byte model, numbered as the table's marks: what the bytes behind
+    those rows' GB/s and % of ceiling count."""
+    return ["[%d] bytes of %s: %s" % (i + 1, ", ".join(ops), m)
+            for i, (m, ops) in enumerate(bytes_models(results))]
+
+
 def table_rows(results):
-    """One line per (row, CuPy variant); gpuval's figures repeat on each of a row's lines."""
+    """One line per (row, CuPy variant); gpuval's figures repeat on each of a row's lines. A
+    % of ceiling that rests on an op's own byte model carries that model's mark, [n]."""
     lines = []
+    models = [m for m, _ in bytes_models(results)]
     for r in results:
         row, g = r["row"], r["gpuval"]
         gms = g.get("median_ms")
         frac = g.get("frac_ceiling")
         ceil = "%.0f %% %s" % (100 * frac, row.ceiling) if frac is not None else "-"
+        if frac is not None and g.get("bytes_model"):
+            ceil += " [%d]" % (models.index(g["bytes_model"]) + 1)
         gcheck = "gpuval %s" % (g.get("verdict") or "no result")
         if g.get("verdict") not in (None, "PASS"):
             gcheck += ": " + (g.get("reason") or "")
@@ -477,7 +510,8 @@ def main(argv):
                                "" if hold_why is None else " (" + hold_why + ")")
                               if cp is not None else cupy_why + ": gpuval's figures only"),
               "- cupy/gpuval above 1: gpuval is faster; gpuval % ceiling: of the copy or "
-              "pedantic cuBLAS gemm ceiling measured in the same gpuval run; cupy wall: "
+              "pedantic cuBLAS gemm ceiling measured in the same gpuval run (marked [n]: its "
+              "bytes counted by the op's model [n], under the table); cupy wall: "
               "perf_counter around one call and a synchronize; each CuPy check's figures are "
               "in side-by-side.json"]
     problems = []
@@ -493,6 +527,10 @@ def main(argv):
     cols = None if cp is not None else GPUVAL_ONLY
     print(render_text(lines, cols))
     md = render_md(lines, header + ["- problems: " + ("; ".join(problems) or "none")], cols)
+    mlines = model_lines(results)
+    if mlines:  # what the marked fractions count, right under the table
+        print("\n".join(mlines))
+        md += "\n" + "".join("%s\n\n" % ln for ln in mlines)
     if ceil_results:
         clines = ceiling_lines(results, ceil_results)
         print("\nceilings: gpuval's (the median over this table's bench runs) and CuPy's "

@@ -10,13 +10,14 @@ import sys
 import tempfile
 
 import side_by_side_cupy as sbc
-from side_by_side import (COLUMNS, GPUVAL_ONLY, ROWS, Row, Variant, bench_args, parse_bench,
-                          render_md, render_text, row_failed, table_rows)
+from side_by_side import (COLUMNS, GPUVAL_ONLY, ROWS, Row, Variant, bench_args, model_lines,
+                          parse_bench, render_md, render_text, row_failed, table_rows)
 from side_by_side_cupy import SMALL, NumpyAsCupy, percentile, run_cupy_variant, time_cupy, within
 
 FAKE_GPUVAL = r'''#!/usr/bin/env python3
 # A stand-in for gpuval: `info` succeeds, `bench` writes a gpuval-bench/1 document whose
-# median is the product of the shape's dims / 1e9 ms; FAKE_FAIL names an op whose sanity fails.
+# median is the product of the shape's dims / 1e9 ms; FAKE_FAIL names an op whose sanity fails;
+# the diffusion ops state a byte model of their own, as gpuval's fused diffusion does.
 import json, os, sys
 args = sys.argv[1:]
 if args[:1] == ["info"]:
@@ -32,7 +33,10 @@ fail = os.environ.get("FAKE_FAIL") == opt["--op"]
 case = {"op": opt["--op"], "dtype": opt["--dtype"], "shape": dims,
         "verdict": "FAIL" if fail else "PASS", "reason": "planted" if fail else "",
         "timings": {"kernel_hot": {"n": 10, "median_ms": med, "ci_ms": [med, med]}},
-        "achieved": {"kernel_hot": {"frac_copy_ceiling": 0.5, "frac_gemm_ceiling": 0.25}}}
+        "achieved": {"kernel_hot": {"frac_copy_ceiling": 0.5, "frac_gemm_ceiling": 0.25}},
+        "bytes_model": None}
+if opt["--op"].startswith("diffusion."):
+    case["bytes_model"] = "fake model: regions and halos of " + opt["--op"]
 ceil = {"copy": {"gbps": 3000.0}, "gemm": {"f32": {"gflops": 50000.0}, "f64": {"ok": False}}}
 doc = {"schema": "gpuval-bench/1", "device": {"name": "Fake", "uuid": "0-0"}, "cases": [case],
        "ceilings": ceil}
@@ -140,7 +144,8 @@ def selftest(real_gpuval):
     doc = {"schema": "gpuval-bench/1", "device": {"name": "X", "uuid": "u"}, "cases": [case]}
     p = parse_bench(doc, row)
     expect(p["median_ms"] == 2.0 and p["ci_ms"] == [1.9, 2.1] and p["frac_ceiling"] == 0.8 and
-           p["verdict"] == "PASS" and p["problem"] is None, "parse_bench reads a sane case")
+           p["verdict"] == "PASS" and p["problem"] is None and p["bytes_model"] is None,
+           "parse_bench reads a sane case")
     gemm_row = next(r for r in ROWS if r.op == "gemm.cublas")
     expect(parse_bench(doc, gemm_row)["problem"] is not None,
            "parse_bench: a run without the row's op is a problem")
@@ -174,6 +179,28 @@ def selftest(real_gpuval):
     expect(len(mdl) == 3 and mdl[1].count("|") == len(COLUMNS) + 1,
            "markdown table: header, rule, one row, %d columns" % len(COLUMNS))
     r_ok = {"row": row, "gpuval": g, "cupy": [cup]}
+    # an op's own byte model: its % of ceiling is marked and the model said under the table,
+    # once a model however many rows state it
+    drows = [r for r in ROWS if r.op == "diffusion.periodic"]
+    dcase = dict(case, op=drows[0].op, dtype=drows[0].dtype, shape=list(drows[0].shape),
+                 bytes_model="M: regions and halos")
+    dp = dict(parse_bench(dict(doc, cases=[dcase]), drows[0]), rc=0)
+    expect(dp["bytes_model"] == "M: regions and halos" and dp["problem"] is None,
+           "parse_bench reads the case's bytes_model")
+    res = [{"row": row, "gpuval": g, "cupy": []},
+           {"row": drows[0], "gpuval": dp, "cupy": []},
+           {"row": drows[1], "gpuval": dict(dp), "cupy": []}]
+    lines = table_rows(res)
+    expect([ln[6] for ln in lines] == ["80 % copy", "80 % copy [1]", "80 % copy [1]"],
+           "table: a fraction from an op's own byte model is marked [1] (%s)" %
+           [ln[6] for ln in lines])
+    expect(model_lines(res) == ["[1] bytes of diffusion.periodic: M: regions and halos"],
+           "one line per distinct model, under the table (%s)" % model_lines(res))
+    res[2]["gpuval"]["bytes_model"] = "N"
+    expect(table_rows(res)[2][6] == "80 % copy [2]" and len(model_lines(res)) == 2,
+           "a second model: [2] and its own line")
+    expect(model_lines([{"row": row, "gpuval": g, "cupy": []}]) == [],
+           "no model line where no op states one")
     expect(row_failed(r_ok) is None, "a sane row passes")
     expect(row_failed(dict(r_ok, cupy=[dict(cup, check_ok=False)])) is not None,
            "a failed CuPy check fails the row")
@@ -204,6 +231,14 @@ def selftest(real_gpuval):
         # vadd f32 2^28: 268435456 / 1e9 ms
         expect(any(ln.startswith("| vadd | f32 | 2^28 | 0.268 | 50 % copy |") for ln in body),
                "gpuval's median and ceiling reach the gpuval-only table")
+        mline = "[1] bytes of diffusion.periodic: fake model: regions and halos of " \
+                "diffusion.periodic"
+        diff = [ln for ln in body if ln.startswith("| diffusion.periodic |")]
+        expect(len(diff) == 2 and all("| 50 % copy [1] |" in ln for ln in diff) and
+               md.count(mline) == 1 and pr.stdout.count(mline) == 1 and
+               md.index(mline) > md.index(diff[-1]),
+               "the diffusion rows' % of copy is marked [1] and its byte model printed once "
+               "under the table, in the markdown and on stdout")
         env = dict(os.environ, FAKE_FAIL="gemm.tiled")
         pr = subprocess.run([sys.executable, me, os.path.join(tmp, "out2"), "--gpuval", fake,
                              "--no-cupy", "--rows", "gemm.tiled/*,vadd/*"], env=env,
@@ -255,6 +290,10 @@ def selftest(real_gpuval):
                     expect(rc == 77 and p.get("problem") is None and p.get("verdict") == "SKIP",
                            "gpuval %s: exit 77, the row's op, dtype and shape, SKIP (%s, %s)" %
                            (" ".join(bench_args(r, "J")), rc, p.get("problem")))
+                    if r.op.startswith("diffusion."):  # the fused kernel's regions and halos
+                        expect("halo" in (p.get("bytes_model") or ""),
+                               "gpuval's %s states its byte model: %s" %
+                               (r.key, p.get("bytes_model")))
                 pr = subprocess.run([sys.executable, me, os.path.join(tmp, "out3"), "--gpuval",
                                      real_gpuval], stdout=subprocess.PIPE,
                                     stderr=subprocess.STDOUT)

@@ -210,9 +210,9 @@ __device__ __forceinline__ sv<T, V> sv_points(const sv<T, V> &f, const sv<T, V> 
  * hits), and written once. V > 1 needs nx % V == 0 and 16-byte aligned rows; V = 1 takes
  * any grid. Planted bug BUG_SHORT_HALO: the warp-edge columns are not loaded, so lanes 0 and
  * 31 take their own value as the missing neighbour. */
-#ifndef STREAM_WARPS    /* (defined before this file only by a tuning build) */
-#define STREAM_WARPS 4  /* warps of a block, side by side in x */
-#define STREAM_ROWS  32 /* rows of a strip */
+#ifndef STREAM_WARPS   /* (defined before this file only by a tuning build) */
+#define STREAM_WARPS 4 /* warps of a block, side by side in x */
+#define STREAM_ROWS  GV_DIFFUSION_STREAM_ROWS /* rows of a strip (abi/stencil.h) */
 #endif
 
 template <typename T, int V, int Scheme, int Bug>
@@ -292,10 +292,10 @@ static int stream_launch(const T *src, T *dst, int ny, int nx, cudaStream_t st)
  * BUG_SHORT_HALO: the halo is S - 1 wide for S steps (the tile one cell larger on every
  * side), so the tile's first and last rows miss the last step and its edge columns take
  * neighbours that were never right. */
-#ifndef FUSED_S       /* (defined before this file only by a tuning build) */
-#define FUSED_S    GV_DIFFUSION_FUSED_S /* the most steps a launch fuses (abi/stencil.h) */
-#define FUSED_RY   64 /* rows of a region */
-#define FUSED_WARP 8  /* warps of a block */
+#ifndef FUSED_S                          /* (defined before this file only by a tuning build) */
+#define FUSED_S    GV_DIFFUSION_FUSED_S  /* the most steps a launch fuses (abi/stencil.h) */
+#define FUSED_RY   GV_DIFFUSION_FUSED_RY /* rows of a region (abi/stencil.h) */
+#define FUSED_WARP 8                     /* warps of a block */
 #endif
 
 template <typename T, int V, int S, int Scheme, int Bug>
@@ -303,7 +303,7 @@ __global__ void __launch_bounds__(32 * FUSED_WARP)
     stencil_fused_kernel(const T *__restrict__ src, T *__restrict__ dst, int ny, int nx, int nsteps,
                          T coeff)
 {
-    constexpr int H = Bug == BUG_SHORT_HALO ? S - 1 : S; /* the halo's width */
+    constexpr int H = GV_DIFFUSION_FUSED_HALO(S) - (Bug == BUG_SHORT_HALO); /* the halo's width */
     constexpr int WX = 32 * V, RY = FUSED_RY, FX = WX - 2 * H, FY = RY - 2 * H;
     extern __shared__ __align__(16) unsigned char fused_smem[];
     T *const buf0 = reinterpret_cast<T *>(fused_smem);
@@ -368,8 +368,10 @@ __global__ void __launch_bounds__(32 * FUSED_WARP)
 template <typename T, int S, int Scheme, int Bug>
 static int fused_launch(const T *src, T *dst, int ny, int nx, int nsteps, cudaStream_t st)
 {
-    constexpr int V = 16 / sizeof(T), H = Bug == BUG_SHORT_HALO ? S - 1 : S;
-    constexpr int WX = 32 * V, FX = WX - 2 * H, FY = FUSED_RY - 2 * H;
+    constexpr int WX = GV_DIFFUSION_FUSED_WX((int)sizeof(T)), V = WX / 32;
+    constexpr int H = GV_DIFFUSION_FUSED_HALO(S) - (Bug == BUG_SHORT_HALO);
+    constexpr int FX = WX - 2 * H, FY = FUSED_RY - 2 * H;
+    static_assert(V * sizeof(T) == 16, "a lane's columns are one 16-byte vector");
     const size_t smem = 2 * (size_t)FUSED_RY * WX * sizeof(T);
     auto kernel = stencil_fused_kernel<T, V, S, Scheme, Bug>;
     GK_CUDA(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem));
