@@ -624,19 +624,23 @@ extern "C" const gk_op gk_gemm_cublas_rzconv = {NULL, cublas_gemm_as<true>, NULL
  * The kernel is kernels/gemm_regblock.cuh, a template over its tiling; tools/gemm_tune.cu
  * checks candidate tilings on ragged and unaligned shapes and times them against cuBLAS. The
  * instances used here are the fastest of its runs on an H100 at 4096^3:
- *  - f32: a 256-thread block computes a 128 x 256 tile of C in K slices of 8, staged through
- *    registers into two shared buffers; 8 warps in 2 x 4, each a 64 x 64 warp tile; a lane
- *    owns an 8 x 16 thread tile of 2 x 4 sub-tiles of 4 x 4 (3.10 ms, 86 % of cuBLAS pedantic
- *    SGEMM's 2.67 ms; the 128 x 128 tile with 8 x 8 thread tiles took 3.55 ms);
- *  - f64: a 128-thread block computes a 128 x 64 tile in K slices of 8 through a 3-deep
- *    cp.async ring; 4 warps in 2 x 2, each 64 x 32; 8 x 8 thread tiles (6.53 ms; the
- *    128 x 128 tile, 6.69 ms; cuBLAS pedantic DGEMM 2.88 ms).
+ *  - f32: a 256-thread block computes a 128 x 256 tile of C in K slices of 16, staged through
+ *    registers into two shared buffers; 8 warps in 4 x 2, each a 32 x 128 warp tile; a lane
+ *    owns an 8 x 16 thread tile of 2 x 4 sub-tiles of 4 x 4; blocks numbered in groups of 8
+ *    tile rows. On an H100 80GB HBM3, interleaved with cuBLAS pedantic SGEMM (2.72 ms): 2.98
+ *    ms, 91.5 % of it; the K slice of 8 with 64 x 64 warp tiles, the previous choice, 3.12 ms
+ *    (87.5 %; the slice of 16 halves the barriers a tile and the register-staged copies'
+ *    latency exposed at each, with one 255-register block an SM); the 128 x 128 tile with
+ *    8 x 8 thread tiles took 3.55 ms;
+ *  - f64: a 128-thread block computes a 128 x 64 tile in K slices of 8 through a 2-deep
+ *    cp.async ring; 4 warps in 2 x 2, each 64 x 32; 8 x 8 thread tiles (6.25 ms; the 3-deep
+ *    ring 6.54 ms, the 128 x 128 tile 6.70 ms; cuBLAS pedantic DGEMM 2.93 ms).
  * Each C element is one FMA chain over k in order (acc = fma(a, b, acc)): the gamma_k model
  * of gemm holds as for any order. Ragged shapes (m, n, k not multiples of the tile; k or n not
  * multiples of 4; unaligned pointers) take the guarded path: elements load one by one, out of
  * range ones as 0, and are never stored. */
-typedef rb_cfg<128, 256, 8, 64, 64, 8, 16, 256, 1, 0, 0> rb_cfg_f32;
-typedef rb_cfg<128, 64, 8, 64, 32, 8, 8, 128, 2, 0, 3> rb_cfg_f64;
+typedef rb_cfg<128, 256, 16, 32, 128, 8, 16, 256, 1, 8, 0> rb_cfg_f32;
+typedef rb_cfg<128, 64, 8, 64, 32, 8, 8, 128, 2, 0, 2> rb_cfg_f64;
 /* f64's generic path, where the loaded code has no cp.async (compute_75's PTX, a T4) or
    GPUVAL_GENERIC_KERNELS=1 asks for it: the same tiling staged through registers, so each C
    element is the same FMA chain in the same order: the same bits as the cp.async path. */

@@ -85,6 +85,23 @@ static std::vector<cand<float>> f32_cands()
         CAND(float, "256x128x16 w64x64 t8x16 256thr", 256, 128, 16, 64, 64, 8, 16, 256, 1, 0, 0),
         CAND(float, "256x128x8 w128x32 t16x8 256thr", 256, 128, 8, 128, 32, 16, 8, 256, 1, 0, 0),
         CAND(float, "128x256x8 w64x64 t8x16 256thr cp3", 128, 256, 8, 64, 64, 8, 16, 256, 1, 0, 3),
+        /* third round on an H100 80GB HBM3 (% of cuBLAS pedantic SGEMM at 4096^3, medians of 30
+           interleaved rounds): two 128-thread blocks an SM, 128x128 tiles, t8x16: BK 8 80.8 %,
+           BK 16 82.8 %, with cp.async rings of 3 or 4: 79.9-83.3 %; 128x256 with cp.async
+           BK 16 ring 3 84.5 %, BK 8 ring 4 83.5 %, against 89.5-89.8 % for 128x256x16 (the
+           cp.async kernel copies A one element at a time, so it issues more instructions). The
+           fourth round: around 128x256x16, the thread tile's shape and the block order. */
+        CAND(float, "128x256x16 w64x64 t16x8 256thr", 128, 256, 16, 64, 64, 16, 8, 256, 1, 0, 0),
+        CAND(float, "128x256x16 w64x64 t16x8 256thr group8", 128, 256, 16, 64, 64, 16, 8, 256, 1,
+             8, 0),
+        CAND(float, "128x256x16 w64x64 t8x16 256thr group4", 128, 256, 16, 64, 64, 8, 16, 256, 1,
+             4, 0),
+        CAND(float, "128x256x16 w64x64 t8x16 256thr group16", 128, 256, 16, 64, 64, 8, 16, 256, 1,
+             16, 0),
+        CAND(float, "128x256x16 w32x128 t8x16 256thr group8", 128, 256, 16, 32, 128, 8, 16, 256, 1,
+             8, 0),
+        CAND(float, "256x128x16 w64x64 t16x8 256thr group8", 256, 128, 16, 64, 64, 16, 8, 256, 1,
+             8, 0),
     };
 }
 

@@ -566,12 +566,12 @@ static const gv_op gemm_tiled_ulp = {
 };
 
 /* The test shapes cover both load paths (k and n multiples of 4: 4-vectors; otherwise
-   scalar), partial block tiles in m, n and k (f32 128 x 256 x 8, f64 128 x 64 x 8), a K tail
-   of 1..7, and more than one block tile in each direction. */
+   scalar), partial block tiles in m, n and k (f32 128 x 256 x 16, f64 128 x 64 x 8), K tails
+   from 1 to 12, and more than one block tile in each direction. */
 static const gv_op gemm_regblock = {
     .name = "gemm.regblock",
     .dtypes = GV_BOTH_DTYPES,
-    .summary = "C = A B, hand-written register-blocked FFMA (f32: 128x256x8 block tiles, 8x16 "
+    .summary = "C = A B, hand-written register-blocked FFMA (f32: 128x256x16 block tiles, 8x16 "
                "thread tiles; f64: 128x64x8, 8x8, cp.async)",
     .modes = GV_BIT(GV_MODE_NATIVE),
     .shapes = "128x128x128,1000x999x1001,1537x515x263,4096x4096x4096",
@@ -607,7 +607,7 @@ static const gv_op gemm_regblock_droptail = {
     .name = "gemm.regblock.droptail",
     .dtypes = GV_BOTH_DTYPES,
     .summary = "planted bug: the register-blocked kernel drops the last partial K slice",
-    .planted_bug = "drops the last partial K slice (k % 8 != 0)",
+    .planted_bug = "drops the last partial K slice (k % 16 != 0 in f32, k % 8 in f64)",
     .modes = GV_BIT(GV_MODE_NATIVE),
     .shapes = "100x37x129",
     .test_shapes = "100x37x129,256x260x132,33x65x31",

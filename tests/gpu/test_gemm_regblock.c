@@ -27,7 +27,7 @@ typedef struct rb_shape {
     int64_t m, k, n;
 } rb_shape;
 
-/* Ragged in every direction against the block tiles (f32 128 x 256 x 8, f64 128 x 64 x 8),
+/* Ragged in every direction against the block tiles (f32 128 x 256 x 16, f64 128 x 64 x 8),
    k % 4 != 0 and == 0, more than one tile each way, one row, one column. */
 static const rb_shape shapes[] = {{129, 131, 133}, {257, 36, 260}, {300, 1024, 516},
                                   {1, 515, 300},   {513, 33, 1},   {260, 132, 132}};
