@@ -246,6 +246,26 @@ def model_lines(results):
             for i, (m, ops) in enumerate(bytes_models(results))]
 
 
+def library_lines(results):
+    """The hand-written gemms against the library in the same run: for each row of an op
+    gemm.X other than gemm.cublas with a gemm.cublas row of the same dtype and size, X's rate
+    as a fraction of cuBLAS's (pedantic math, as gpuval's native mode) from the two medians."""
+    lines = []
+    for r in results:
+        row, g = r["row"], r["gpuval"]
+        if not row.op.startswith("gemm.") or row.op == "gemm.cublas":
+            continue
+        lib = next((x for x in results if x["row"].op == "gemm.cublas" and
+                    x["row"].dtype == row.dtype and x["row"].size == row.size), None)
+        ms, lms = g.get("median_ms"), lib and lib["gpuval"].get("median_ms")
+        if ms and lms:
+            lines.append("%s %s %s: %.1f %% of gemm.cublas's rate in this run (%s ms against "
+                         "%s ms, cuBLAS in pedantic math)" % (row.op, row.dtype, row.size,
+                                                              100 * lms / ms, fmt_ms(ms),
+                                                              fmt_ms(lms)))
+    return lines
+
+
 def table_rows(results):
     """One line per (row, CuPy variant); gpuval's figures repeat on each of a row's lines. A
     % of ceiling that rests on an op's own byte model carries that model's mark, [n]."""
@@ -531,6 +551,10 @@ def main(argv):
     if mlines:  # what the marked fractions count, right under the table
         print("\n".join(mlines))
         md += "\n" + "".join("%s\n\n" % ln for ln in mlines)
+    llines = library_lines(results)
+    if llines:  # the hand-written gemms against the library, same run
+        print("\n".join(llines))
+        md += "\n" + "".join("%s\n\n" % ln for ln in llines)
     if ceil_results:
         clines = ceiling_lines(results, ceil_results)
         print("\nceilings: gpuval's (the median over this table's bench runs) and CuPy's "

@@ -10,7 +10,8 @@ import sys
 import tempfile
 
 import side_by_side_cupy as sbc
-from side_by_side import (COLUMNS, GPUVAL_ONLY, ROWS, Row, Variant, bench_args, model_lines,
+from side_by_side import (COLUMNS, GPUVAL_ONLY, ROWS, Row, Variant, bench_args, library_lines,
+                          model_lines,
                           parse_bench, render_md, render_text, row_failed, table_rows)
 from side_by_side_cupy import SMALL, NumpyAsCupy, percentile, run_cupy_variant, time_cupy, within
 
@@ -201,6 +202,18 @@ def selftest(real_gpuval):
            "a second model: [2] and its own line")
     expect(model_lines([{"row": row, "gpuval": g, "cupy": []}]) == [],
            "no model line where no op states one")
+    # the hand-written gemms against cuBLAS at the same dtype and size, from the two medians
+    grows = {op: next(r for r in ROWS if r.op == op and r.dtype == "f32")
+             for op in ("gemm.regblock", "gemm.cublas", "gemm.tiled")}
+    gres = [{"row": grows["gemm.regblock"], "gpuval": dict(g, median_ms=3.0), "cupy": []},
+            {"row": grows["gemm.cublas"], "gpuval": dict(g, median_ms=2.7), "cupy": []},
+            {"row": grows["gemm.tiled"], "gpuval": dict(g, median_ms=None), "cupy": []}]
+    ll = library_lines(gres)
+    expect(len(ll) == 1 and ll[0].startswith("gemm.regblock f32 4096x4096x4096: 90.0 % of "
+                                             "gemm.cublas's rate"),
+           "regblock's rate as a fraction of cuBLAS's in the same run, a row without a median "
+           "left out (%s)" % ll)
+    expect(library_lines(gres[:1]) == [], "no line without a cuBLAS row of the same size")
     expect(row_failed(r_ok) is None, "a sane row passes")
     expect(row_failed(dict(r_ok, cupy=[dict(cup, check_ok=False)])) is not None,
            "a failed CuPy check fails the row")
