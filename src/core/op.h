@@ -222,7 +222,7 @@ typedef struct gv_op {
 
     /* What the bytes hook counts, when it is not the plain one of every tensor read and written
        once (bench prints it under its table, beside the %copy it feeds); NULL: that plain
-       count. */
+       count, the least any kernel of the op must move (bench says so: render/bench_text.h). */
     const char *bytes_model;
 
     /* Optional: host bytes the oracle and the gauges take besides the problem's own buffers, at

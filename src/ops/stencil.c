@@ -219,7 +219,9 @@ static int periodic_gauge(gv_problem *p)
     .dists = GV_FINITE_DISTS, .default_dist = GV_DIST_UNIFORM11,                                   \
     .check_shape = stencil_check_shape, .layout = stencil_layout, .make_inputs = stencil_inputs,   \
     .tensor_shape = stencil_tensor_shape
-#define STENCIL_COMMON STENCIL_BASE, .bytes = stencil_bytes
+/* one launch a step (stencil.laplace: one step; the per-step and planted variants) */
+#define STEP_BYTES_MODEL "the grid read and written once a step (one launch a step)"
+#define STENCIL_COMMON   STENCIL_BASE, .bytes = stencil_bytes, .bytes_model = STEP_BYTES_MODEL
 /* the ops run by the fused kernel (kernels/stencil.cu, fused_run) */
 #define STENCIL_FUSED_FIXED                                                                        \
     STENCIL_BASE, .bytes = fixed_fused_bytes, .bytes_model = FIXED_BYTES_MODEL

@@ -235,6 +235,20 @@ void gv_bench_render_repeat(FILE *f, const json_t *doc)
     }
 }
 
+/* Whether case i is the first of its op among cases[0..i) with an own model (own) or with the
+   plain count (!own) and a byte count. */
+static bool first_of_op(const json_t *cases, size_t i, bool own)
+{
+    const char *op = gv_jstr(json_array_get(cases, i), "op");
+    for (size_t k = 0; k < i; k++) {
+        const json_t *p = json_array_get(cases, k);
+        if (strcmp(gv_jstr(p, "op"), op) == 0 && (*gv_jstr(p, "bytes_model") != 0) == own &&
+            gv_jnum(p, "bytes") > 0)
+            return false;
+    }
+    return true;
+}
+
 void gv_bench_render_bytes_models(FILE *f, const json_t *doc)
 {
     const json_t *cases = json_object_get(doc, "cases"), *c;
@@ -242,16 +256,21 @@ void gv_bench_render_bytes_models(FILE *f, const json_t *doc)
     json_array_foreach(cases, i, c)
     {
         const char *model = gv_jstr(c, "bytes_model"), *op = gv_jstr(c, "op");
-        if (!*model) continue;
-        bool seen = false; /* one line an op */
-        for (size_t k = 0; k < i && !seen; k++) {
-            const json_t *p = json_array_get(cases, k);
-            seen = strcmp(gv_jstr(p, "op"), op) == 0 && *gv_jstr(p, "bytes_model");
-        }
+        if (!*model || !(gv_jnum(c, "bytes") > 0) || !first_of_op(cases, i, true)) continue;
         char op_text[96], model_text[256];
-        if (!seen)
-            fprintf(f, "bytes of %s (GB/s, %%copy): %s\n",
-                    gv_rk_term_str(op, op_text, sizeof op_text),
-                    gv_rk_term_str(model, model_text, sizeof model_text));
+        fprintf(f, "bytes of %s (GB/s, %%copy): %s\n", gv_rk_term_str(op, op_text, sizeof op_text),
+                gv_rk_term_str(model, model_text, sizeof model_text));
     }
+    bool any = false;
+    json_array_foreach(cases, i, c)
+    {
+        if (*gv_jstr(c, "bytes_model") || !(gv_jnum(c, "bytes") > 0) ||
+            !first_of_op(cases, i, false))
+            continue;
+        char op_text[96];
+        fprintf(f, "%s%s", any ? ", " : "bytes of ",
+                gv_rk_term_str(gv_jstr(c, "op"), op_text, sizeof op_text));
+        any = true;
+    }
+    if (any) fprintf(f, " (GB/s, %%copy): %s\n", GV_BYTES_PLAIN);
 }

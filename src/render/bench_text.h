@@ -22,8 +22,12 @@ void gv_bench_render_ceilings(FILE *f, const json_t *doc);
 void gv_bench_render_crossover(FILE *f, const json_t *xo);
 void gv_bench_render_targets(FILE *f, const json_t *doc);
 void gv_bench_render_repeat(FILE *f, const json_t *doc);
-/* One line per op of the run whose byte count is not every tensor read and written once: the
- * model beside the GB/s and %copy it gives (the cases' "bytes_model"). */
+/* What every op's GB/s and %copy count: one line per op that states a byte model of its own
+ * (the cases' "bytes_model"), then one line that names the ops with the plain count
+ * (GV_BYTES_PLAIN; "bytes_model" null). Ops whose cases count no bytes are left out. */
+#define GV_BYTES_PLAIN                                                                             \
+    "every input read once and every output written once, the least any kernel of the op must "    \
+    "move"
 void gv_bench_render_bytes_models(FILE *f, const json_t *doc);
 
 #endif
