@@ -68,39 +68,28 @@ template <typename T, typename Cfg> static cand<T> make(const char *name)
    register-staged double buffer, STAGES >= 2 the cp.async ring of that depth */
 #define CAND(T, name, ...) make<T, rb_cfg<__VA_ARGS__>>(name)
 
+/* Candidates tried and dropped (a kernel each costs build time in every CUDA build), with
+   their share of cuBLAS pedantic SGEMM's rate at 4096^3 on an H100 80GB HBM3 in one run (30
+   interleaved rounds, cuBLAS 2.675 ms): 128x128x16 w64x64 t8x16 128thr 82.9 %; 128x256x8
+   group8 86.0 %, w32x128 86.8 %; 256x128x8 w64x64 84.2 %, w128x32 t16x8 79.7 %;
+   128x256x16 t16x8 83.7 % (group8 83.6 %), t8x16 group4 89.8 %, group16 89.7 %; 256x128x16
+   t16x8 group8 82.6 %. In another run (cuBLAS 2.677 ms): two 128-thread blocks an SM,
+   128x128x8 and x16 w64x64 t8x16 min2 80.8 and 82.8 %, with cp.async rings of 3 or 4 79.9 to
+   83.3 %; 128x256x16 cp3 84.5 %, 128x256x8 cp4 83.5 %. f64 (cuBLAS DGEMM 2.88 ms):
+   64x128x8 w32x64 cp3 41.4 %, 128x64x16 cp3 43.9 %. */
 static std::vector<cand<float>> f32_cands()
 {
     return {
         CAND(float, "128x128x8 w64x32 t8x8 256thr min2", 128, 128, 8, 64, 32, 8, 8, 256, 2, 0, 0),
-        CAND(float, "128x128x16 w64x64 t8x16 128thr", 128, 128, 16, 64, 64, 8, 16, 128, 1, 0, 0),
         CAND(float, "128x256x8 w64x64 t8x16 256thr", 128, 256, 8, 64, 64, 8, 16, 256, 1, 0, 0),
-        CAND(float, "128x256x8 w64x64 t8x16 256thr group8", 128, 256, 8, 64, 64, 8, 16, 256, 1, 8,
-             0),
+        CAND(float, "128x256x8 w64x64 t16x8 256thr", 128, 256, 8, 64, 64, 16, 8, 256, 1, 0, 0),
+        CAND(float, "128x256x8 w64x64 t8x16 256thr cp3", 128, 256, 8, 64, 64, 8, 16, 256, 1, 0, 3),
         CAND(float, "128x256x16 w64x64 t8x16 256thr", 128, 256, 16, 64, 64, 8, 16, 256, 1, 0, 0),
         CAND(float, "128x256x16 w64x64 t8x16 256thr group8", 128, 256, 16, 64, 64, 8, 16, 256, 1, 8,
              0),
-        CAND(float, "128x256x8 w64x64 t16x8 256thr", 128, 256, 8, 64, 64, 16, 8, 256, 1, 0, 0),
-        CAND(float, "128x256x8 w32x128 t8x16 256thr", 128, 256, 8, 32, 128, 8, 16, 256, 1, 0, 0),
-        CAND(float, "256x128x8 w64x64 t8x16 256thr", 256, 128, 8, 64, 64, 8, 16, 256, 1, 0, 0),
         CAND(float, "256x128x16 w64x64 t8x16 256thr", 256, 128, 16, 64, 64, 8, 16, 256, 1, 0, 0),
-        CAND(float, "256x128x8 w128x32 t16x8 256thr", 256, 128, 8, 128, 32, 16, 8, 256, 1, 0, 0),
-        CAND(float, "128x256x8 w64x64 t8x16 256thr cp3", 128, 256, 8, 64, 64, 8, 16, 256, 1, 0, 3),
-        /* third round on an H100 80GB HBM3 (% of cuBLAS pedantic SGEMM at 4096^3, medians of 30
-           interleaved rounds): two 128-thread blocks an SM, 128x128 tiles, t8x16: BK 8 80.8 %,
-           BK 16 82.8 %, with cp.async rings of 3 or 4: 79.9-83.3 %; 128x256 with cp.async
-           BK 16 ring 3 84.5 %, BK 8 ring 4 83.5 %, against 89.5-89.8 % for 128x256x16 (the
-           cp.async kernel copies A one element at a time, so it issues more instructions). The
-           fourth round: around 128x256x16, the thread tile's shape and the block order. */
-        CAND(float, "128x256x16 w64x64 t16x8 256thr", 128, 256, 16, 64, 64, 16, 8, 256, 1, 0, 0),
-        CAND(float, "128x256x16 w64x64 t16x8 256thr group8", 128, 256, 16, 64, 64, 16, 8, 256, 1,
-             8, 0),
-        CAND(float, "128x256x16 w64x64 t8x16 256thr group4", 128, 256, 16, 64, 64, 8, 16, 256, 1,
-             4, 0),
-        CAND(float, "128x256x16 w64x64 t8x16 256thr group16", 128, 256, 16, 64, 64, 8, 16, 256, 1,
-             16, 0),
+        /* the tree's (kernels/gemm.cu, rb_cfg_f32) */
         CAND(float, "128x256x16 w32x128 t8x16 256thr group8", 128, 256, 16, 32, 128, 8, 16, 256, 1,
-             8, 0),
-        CAND(float, "256x128x16 w64x64 t16x8 256thr group8", 256, 128, 16, 64, 64, 16, 8, 256, 1,
              8, 0),
     };
 }
@@ -109,15 +98,13 @@ static std::vector<cand<double>> f64_cands()
 {
     return {
         CAND(double, "128x128x8 w64x32 t8x8 256thr min1", 128, 128, 8, 64, 32, 8, 8, 256, 1, 0, 0),
+        /* the generic path's (rb_cfg_f64_generic) */
         CAND(double, "128x64x8 w64x32 t8x8 128thr min2", 128, 64, 8, 64, 32, 8, 8, 128, 2, 0, 0),
         CAND(double, "128x64x8 w64x32 t8x8 128thr min2 cp3", 128, 64, 8, 64, 32, 8, 8, 128, 2, 0,
              3),
+        /* the tree's (rb_cfg_f64) */
         CAND(double, "128x64x8 w64x32 t8x8 128thr min2 cp2", 128, 64, 8, 64, 32, 8, 8, 128, 2, 0,
              2),
-        CAND(double, "64x128x8 w32x64 t8x8 128thr min2 cp3", 64, 128, 8, 32, 64, 8, 8, 128, 2, 0,
-             3),
-        CAND(double, "128x64x16 w64x32 t8x8 128thr min2 cp3", 128, 64, 16, 64, 32, 8, 8, 128, 2, 0,
-             3),
     };
 }
 
