@@ -10,6 +10,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <ctime>
+#include <mutex>
 
 #include "gk_cuda.h"
 
@@ -131,14 +132,39 @@ extern "C" int gk_mem_info(int64_t *free_bytes, int64_t *total_bytes)
    code the driver picks for it is what it picks for all of gpuval's kernels. */
 __global__ void gk_code_probe_kernel() {}
 
+/* The code a kernel runs on a device does not change while the process lives: each
+   (kernel, device) is asked once (cudaFuncGetAttributes costs microseconds, and the f64
+   gemm.regblock asks before every launch). */
+struct code_seen {
+    const void *func;
+    int dev, ptx;
+};
+static code_seen code_cache[64];
+static int code_cached;
+static std::mutex code_mu;
+
 extern "C" bool gk_code_has(const void *func, int arch)
 {
     if (gk_get_knobs()->generic_kernels) return false;
-    cudaFuncAttributes a;
-    if (cudaFuncGetAttributes(&a, func) != cudaSuccess) {
+    int dev = 0;
+    if (cudaGetDevice(&dev) != cudaSuccess) {
         cudaGetLastError();
         return false; /* the launch that follows reports it */
     }
+    {
+        std::lock_guard<std::mutex> lock(code_mu);
+        for (int i = 0; i < code_cached; i++)
+            if (code_cache[i].func == func && code_cache[i].dev == dev)
+                return code_cache[i].ptx >= arch;
+    }
+    cudaFuncAttributes a;
+    if (cudaFuncGetAttributes(&a, func) != cudaSuccess) {
+        cudaGetLastError();
+        return false; /* the launch that follows reports it; nothing kept */
+    }
+    std::lock_guard<std::mutex> lock(code_mu);
+    if (code_cached < (int)(sizeof code_cache / sizeof code_cache[0]))
+        code_cache[code_cached++] = {func, dev, a.ptxVersion};
     return a.ptxVersion >= arch;
 }
 
