@@ -420,7 +420,7 @@ Test(bias, signed_ulps_their_sums_and_z)
     cr_expect_eq(m.bias_n, 4);
     cr_expect_eq(m.bias_sum, 3.0);
     cr_expect_eq(m.bias_sum_sr, 1.0);
-    cr_expect_eq(m.bias_sq, 15.0);
+    cr_expect_eq(m.bias_sq.med, 15.0);
     cr_expect_eq(m.bias_mean, 0.75);
     cr_expect_eq(m.bias_mean_sr, 0.25);
     cr_expect_float_eq(m.bias_z, 3.0 / sqrt(15.0), 1e-15);
@@ -445,7 +445,7 @@ Test(bias, f32_storage_counts_f32_ulps)
     cr_expect_eq(m.bias_n, N);
     cr_expect_eq(m.bias_sum, 0.0);
     cr_expect_eq(m.bias_sum_sr, -4.0);
-    cr_expect_eq(m.bias_sq, 2.0);
+    cr_expect_eq(m.bias_sq.med, 2.0);
     cr_expect_eq(m.bias_z, 0.0);
     cr_expect_float_eq(m.bias_z_sr, -4.0 / sqrt(2.0), 1e-15);
 }
@@ -466,7 +466,7 @@ Test(bias, probabilistic_ops_sum_the_signed_r)
     cr_expect_eq(m.bias_n, 3);
     cr_expect_eq(m.bias_sum, 0.75);
     cr_expect_eq(m.bias_sum_sr, 1.25);
-    cr_expect_eq(m.bias_sq, 11.0 / 16.0);
+    cr_expect_eq(m.bias_sq.med, 11.0 / 16.0);
     cr_expect_eq(m.bias_mean, 0.25);
     cr_expect_float_eq(m.bias_z, 0.75 / sqrt(11.0 / 16.0), 1e-15);
     cr_expect_float_eq(m.bias_z_sr, 1.25 / sqrt(11.0 / 16.0), 1e-15);
@@ -479,7 +479,7 @@ Test(bias, exact_outputs_have_z_zero_and_merges_add_the_sums)
     gv_metrics m;
     gv_test_cmp64(r, r, 3, &gv_default_tiers, NULL, &m);
     cr_expect_eq(m.bias_n, 3);
-    cr_expect_eq(m.bias_sq, 0.0);
+    cr_expect_eq(m.bias_sq.med, 0.0);
     cr_expect_eq(m.bias_z, 0.0);
     cr_expect_eq(m.bias_z_sr, 0.0);
     /* merged: the second output's e = +1 ulp at r = 1 and at r = -1: sum e = 2, sum e^2 = 2,
@@ -515,7 +515,7 @@ Test(bias, chunked_compare_gives_the_serial_sums)
     cr_expect_eq(m.bias_n, n);
     cr_expect_eq(m.bias_sum, sum);
     cr_expect_eq(m.bias_sum_sr, sum_sr);
-    cr_expect_eq(m.bias_sq, (double)n);
+    cr_expect_eq(m.bias_sq.med, (double)n);
     free(r);
     free(c);
 }
