@@ -136,7 +136,12 @@ int main(int argc, char **argv)
                 jm, sizeof jm, "%d %a %a %a %a %a %a %a %a %a %a %a %a %a %a %a %a %a", r.verdict,
                 m->max_abs, m->max_rel, m->normwise_rel, m->max_ulp, m->ratio, m->worst_value,
                 m->worst_ref, m->prob_max, m->prob_sq, m->prob_signed, m->rel_sq, m->ulp_p50,
-                m->ulp_p99, m->sq_err, m->sq_ref, r.prob.floor_rms, r.expected_tier);
+                m->ulp_p99, m->sq_err.med, m->sq_ref.med, r.prob.floor_rms, r.expected_tier);
+            /* the scaled sums' small and big parts where there are any: a digest of ordinary
+               data is the one the plain sums gave */
+            if (m->sq_err.sml > 0 || m->sq_err.big > 0 || m->sq_ref.sml > 0 || m->sq_ref.big > 0)
+                jl += snprintf(jm + jl, sizeof jm - (size_t)jl, " %a %a %a %a", m->sq_err.sml,
+                               m->sq_err.big, m->sq_ref.sml, m->sq_ref.big);
             int64_t iv[] = {m->n,
                             m->nonfinite_mismatches,
                             m->first_nonfinite_index,

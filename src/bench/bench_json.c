@@ -62,7 +62,7 @@ json_t *gv_bench_doc_new(const gv_bench_run_info *info)
     strftime(when, sizeof when, "%Y-%m-%dT%H:%M:%SZ", gmtime(&t));
     gv_bench_cpu_model(cpu, sizeof cpu);
     json_t *doc = json_object();
-    json_object_set_new(doc, "schema", json_string(GV_BENCH_SCHEMA));
+    json_object_set_new(doc, "schema", json_string(gv_schema(GV_DOC_BENCH)));
     json_object_set_new(doc, "tool",
                         json_pack("{s:s, s:s}", "name", "gpuval", "version", GV_VERSION));
     json_object_set_new(doc, "command", json_string("bench"));

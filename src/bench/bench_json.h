@@ -14,8 +14,7 @@
 #include "bench/bench_case.h"
 #include "bench/bench_result.h"
 #include "bench/bench_targets.h"
-
-#define GV_BENCH_SCHEMA "gpuval-bench/1"
+#include "io/schemas.h"
 
 typedef struct gv_bench_run_info {
     const char *argv_joined;

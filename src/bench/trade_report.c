@@ -265,7 +265,7 @@ json_t *gv_trade_doc(const gv_run_info *info, const gv_trade_group *g, int n,
 {
     char when[64];
     json_t *root = json_object(), *groups = json_array();
-    json_object_set_new(root, "schema", json_string(GV_TRADE_SCHEMA));
+    json_object_set_new(root, "schema", json_string(gv_schema(GV_DOC_TRADEOFFS)));
     json_object_set_new(root, "tool",
                         json_pack("{s:s, s:s}", "name", "gpuval", "version", GV_VERSION));
     json_object_set_new(root, "command", json_string("tradeoffs"));

@@ -15,8 +15,7 @@
 #include "bench/energy.h"
 #include "io/run_doc.h"
 #include "bench/stats.h"
-
-#define GV_TRADE_SCHEMA "gpuval-tradeoffs/1"
+#include "io/schemas.h"
 
 /* One (dtype, mode) of a group. */
 typedef struct gv_trade_row {

@@ -463,7 +463,7 @@ static int parse_args(int argc, char **argv, check_job *j)
 /* --baseline FILE into j->baseline: 0, or -1 after a message. */
 static int load_baseline(check_job *j)
 {
-    static const char *const schemas[] = {GV_SCHEMA, NULL};
+    const char *const schemas[] = {gv_schema(GV_DOC_RUN), NULL};
     char err[1024];
     if (gv_run_read(j->baseline_path, schemas, &j->baseline, err, sizeof err) != GV_OK) {
         gv_usage_error("--baseline %s (check --json or --save writes one)", err);

@@ -18,6 +18,7 @@
 #include "io/json_util.h"
 #include "render/junit.h"
 #include "render/render_kit.h"
+#include "io/schemas.h"
 
 /* The parser's labels for compare's options. */
 enum { O_BITS = 256, O_RATIO, O_FORCE, O_MD, O_JUNIT, O_JSON };
@@ -331,7 +332,7 @@ static json_t *compare_json(const gv_cmp_result *r)
         json_object_set_new(counts, gv_cmp_outcome_name((gv_cmp_outcome)o),
                             json_integer(r->count[o]));
     json_t *doc = json_object();
-    json_object_set_new(doc, "schema", json_string("gpuval-compare/1"));
+    json_object_set_new(doc, "schema", json_string(gv_schema(GV_DOC_COMPARE)));
     json_object_set_new(doc, "kind", json_string(r->bench ? "bench" : "check"));
     json_object_set_new(doc, "outcome", json_string(gv_cmp_outcome_name(r->overall)));
     json_object_set_new(doc, "exit_code", json_integer(outcome_exit(r->overall)));
@@ -385,7 +386,7 @@ static int write_file(const char *path, void (*fn)(FILE *, const gv_cmp_result *
 /* A run through the strict reader (io/run_read.h): NULL, said, when the file breaks it. */
 static json_t *load(const char *path)
 {
-    static const char *const schemas[] = {"gpuval-run/1", "gpuval-bench/1", NULL};
+    const char *const schemas[] = {gv_schema(GV_DOC_RUN), gv_schema(GV_DOC_BENCH), NULL};
     char err[1024];
     json_t *doc;
     if (gv_run_read(path, schemas, &doc, err, sizeof err) != GV_OK) gv_usage_error("%s", err);

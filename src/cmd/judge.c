@@ -20,8 +20,7 @@
 #include "io/run_doc.h"
 #include "io/run_read.h"
 #include "io/sha256.h"
-
-#define GV_INPUTS_SCHEMA "gpuval-inputs/1"
+#include "io/schemas.h"
 
 enum {
     O_OP = 256,
@@ -290,11 +289,11 @@ int gv_cmd_inputs(int argc, char **argv)
         json_array_append_new(outs, json_pack("{s:s, s:o}", "name", ci.out_names[i], "shape",
                                               shape_json(ci.out_ndim[i], ci.out_shape[i])));
     const gv_op *found = gv_judge_find_op(op);
-    json_t *doc =
-        json_pack("{s:s, s:s, s:s, s:s, s:s, s:s, s:o, s:o, s:o}", "schema", GV_INPUTS_SCHEMA, "op",
-                  found->name, "dtype", ci.dtype == GV_DTYPE_F64 ? "f64" : "f32", "mode",
-                  mode ? mode : "native", "size", size, "dist", gv_dist_name(d), "seed",
-                  gv_json_seed(seed), "inputs", ins, "outputs", outs);
+    json_t *doc = json_pack("{s:s, s:s, s:s, s:s, s:s, s:s, s:o, s:o, s:o}", "schema",
+                            gv_schema(GV_DOC_INPUTS), "op", found->name, "dtype",
+                            ci.dtype == GV_DTYPE_F64 ? "f64" : "f32", "mode",
+                            mode ? mode : "native", "size", size, "dist", gv_dist_name(d), "seed",
+                            gv_json_seed(seed), "inputs", ins, "outputs", outs);
     if (rc == GV_EXIT_OK && gv_write_file(json_path, emit_doc, doc) != 0) {
         gv_write_error(json_path);
         rc = GV_EXIT_RUNTIME;
@@ -385,9 +384,9 @@ static int load_case(judge_job *j)
     }
     const json_t *doc = j->case_doc;
     const char *schema = jstr(doc, "schema");
-    if (!schema || strcmp(schema, GV_INPUTS_SCHEMA) != 0) {
+    if (!schema || strcmp(schema, gv_schema(GV_DOC_INPUTS)) != 0) {
         gv_usage_error("--case %s: not a %s file (gpuval inputs writes one)", j->case_path,
-                       GV_INPUTS_SCHEMA);
+                       gv_schema(GV_DOC_INPUTS));
         return -1;
     }
     j->op = jstr(doc, "op");

@@ -33,6 +33,7 @@
 #include "cmd/probe.h"
 #include "cmd/tradeoffs.h"
 #include "../../include/gpuval.h" /* GPUVAL_API_VERSION */
+#include "io/schemas.h"
 
 #ifndef GV_VERSION
 #define GV_VERSION "unknown"
@@ -104,8 +105,8 @@ static json_t *ops_json(bool all)
         json_t *o = gv_op_json(op);
         json_array_append_new(ops, o);
     }
-    return json_pack("{s:s, s:s, s:o}", "schema", "gpuval-ops/1", "version", GV_VERSION, "ops",
-                     ops);
+    return json_pack("{s:s, s:s, s:o}", "schema", gv_schema(GV_DOC_OPS), "version", GV_VERSION,
+                     "ops", ops);
 }
 
 static int emit_doc(FILE *f, void *doc)

@@ -12,7 +12,7 @@
 #include "cmd/cli.h"
 #include "io/infile.h"
 #include "io/outfile.h"
-#include "io/run_doc.h" /* GV_SCHEMA */
+#include "io/run_doc.h"
 #include "runs/merge_check.h"
 #include "runs/merge_coll.h"
 #include "runs/merge_perf.h"
@@ -129,7 +129,8 @@ static int merge_runs(json_t **docs, const char **names, int n, int quiet, const
 {
     json_t *fleet = NULL;
     char *md = NULL;
-    bool check_runs = strcmp(json_string_value(json_object_get(docs[0], "schema")), GV_SCHEMA) == 0;
+    bool check_runs =
+        strcmp(json_string_value(json_object_get(docs[0], "schema")), gv_schema(GV_DOC_RUN)) == 0;
     int rc = check_runs ? gv_fleet_merge(docs, names, n, quiet, stdout, json_path ? &fleet : NULL,
                                          md_path ? &md : NULL)
                         : gv_fleet_perf_merge(docs, names, n, stdout, json_path ? &fleet : NULL,

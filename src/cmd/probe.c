@@ -18,6 +18,7 @@
 #include "probe/expect.h"
 #include "probe/fprint_device.h"
 #include "probe/replay.h"
+#include "io/schemas.h"
 
 enum { O_OP = 256, O_MODE, O_DTYPE, O_JSON, O_EXPECT, O_REPEAT, O_REPLAY, O_QUIET = 'q' };
 
@@ -387,7 +388,7 @@ int gv_cmd_probe(int argc, char **argv)
     if (errors) rc = GV_EXIT_RUNTIME;
     if (json_path) {
         json_t *doc = json_object();
-        json_object_set_new(doc, "schema", json_string("gpuval-probe/1"));
+        json_object_set_new(doc, "schema", json_string(gv_schema(GV_DOC_PROBE)));
         json_object_set_new(doc, "argv", json_string(info.argv_joined ? info.argv_joined : ""));
         json_object_set_new(doc, "device", gv_json_device(&info.device));
         json_object_set_new(doc, "build", gv_json_build());

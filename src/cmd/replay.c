@@ -54,8 +54,8 @@ static int read_case(const char *path, json_t *doc, gv_case *c, gv_verdict *verd
 {
     const char *schema = jstr(doc, "schema"), *op = jstr(doc, "op"), *dt = jstr(doc, "dtype"),
                *mode = jstr(doc, "mode"), *dist = jstr(doc, "dist"), *v = jstr(doc, "verdict");
-    if (!schema || strcmp(schema, GV_CASE_SCHEMA) != 0) {
-        gv_usage_error("%s: not a %s file (schema %s)", path, GV_CASE_SCHEMA,
+    if (!schema || strcmp(schema, gv_schema(GV_DOC_CASE)) != 0) {
+        gv_usage_error("%s: not a %s file (schema %s)", path, gv_schema(GV_DOC_CASE),
                        schema ? schema : "missing");
         return -1;
     }
@@ -187,7 +187,7 @@ int gv_cmd_replay(int argc, char **argv)
     }
     char path[4096];
     snprintf(path, sizeof path, "%s/case.json", dir);
-    static const char *const schemas[] = {GV_CASE_SCHEMA, NULL};
+    const char *const schemas[] = {gv_schema(GV_DOC_CASE), NULL};
     char err[1024];
     json_t *doc;
     if (gv_run_read(path, schemas, &doc, err, sizeof err) != GV_OK) { /* the strict reader */

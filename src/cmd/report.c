@@ -91,11 +91,16 @@ int gv_cmd_report(int argc, char **argv)
     int rc = GV_EXIT_OK;
     if (gv_render_kind_of(doc) == GV_RENDER_UNKNOWN) {
         const char *s = json_string_value(json_object_get(doc, "schema"));
+        static const gv_doc_kind docs[] = GV_RENDER_DOCS;
+        char known[256] = "";
+        for (size_t k = 0, used = 0; k < sizeof docs / sizeof docs[0] && used < sizeof known; k++)
+            used += (size_t)snprintf(known + used, sizeof known - used, "%s%s", k ? " " : "",
+                                     gv_schema(docs[k]));
         if (s)
-            gv_usage_error("%s: unknown schema '%s' (known: %s)", in, s, GV_RENDER_SCHEMAS);
+            gv_usage_error("%s: unknown schema '%s' (known: %s)", in, s, known);
         else
             gv_usage_error("%s: no \"schema\" string; not a gpuval run file (known: %s)", in,
-                           GV_RENDER_SCHEMAS);
+                           known);
         rc = GV_EXIT_USAGE;
     }
     if (rc == GV_EXIT_OK && html && gv_render_write(html, doc, true) != 0) {

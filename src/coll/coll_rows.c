@@ -14,6 +14,7 @@
 #include "io/json_util.h"
 #include "io/outfile.h"
 #include "io/run_doc.h"
+#include "io/schemas.h"
 
 bool gv_coll_plan_row(const gv_coll_plan *p, int nranks, int i, gv_coll_row *row)
 {
@@ -201,7 +202,7 @@ bool gv_coll_write_json(const char *path, json_t *rows, int nranks, int nccl_ver
     info.have_device = gk_device_info_get(&info.device) == GV_OK;
     json_t *root = json_object();
     char when[64];
-    json_object_set_new(root, "schema", json_string("gpuval-collectives/1"));
+    json_object_set_new(root, "schema", json_string(gv_schema(GV_DOC_COLLECTIVES)));
     json_object_set_new(root, "created", json_string(gv_json_now(when, sizeof when)));
     json_object_set_new(root, "host", gv_json_host(0));
     json_object_set_new(root, "device",

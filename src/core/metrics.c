@@ -3,6 +3,7 @@
 #include "core/metrics.h"
 
 #include <assert.h>
+#include <float.h>
 #include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -59,13 +60,57 @@ static double ulp_quantile(const gv_metrics *m, double q)
     return m->max_ulp;
 }
 
+double gv_ssq_root(const gv_ssq *s, int *k)
+{
+    /* Blue's combination (LAPACK 3.10 dnrm2): the big terms dominate wherever there is one (the
+       middle ones folded in at the big scale, the small ones below its rounding); small and
+       middle terms meet as ymax sqrt(1 + (ymin / ymax)^2) */
+    if (s->big > 0 || isnan(s->big)) {
+        *k = 538;
+        return sqrt(s->big + (s->med * GV_SSQ_SBIG) * GV_SSQ_SBIG);
+    }
+    if (s->sml > 0) {
+        if (!(s->med > 0)) {
+            *k = -537;
+            return sqrt(s->sml);
+        }
+        double ymed = sqrt(s->med), ysml = sqrt(s->sml) / GV_SSQ_SSML;
+        double ymax = ysml > ymed ? ysml : ymed, ymin = ysml > ymed ? ymed : ysml;
+        *k = 0;
+        return ymax * sqrt(1.0 + (ymin / ymax) * (ymin / ymax));
+    }
+    *k = 0;
+    return sqrt(s->med);
+}
+
+double gv_ssq_ratio(const gv_ssq *a, const gv_ssq *b)
+{
+    int ka, kb;
+    double ra = gv_ssq_root(a, &ka), rb = gv_ssq_root(b, &kb);
+    if (!(rb > 0)) return ra > 0 ? INFINITY : 0.0;
+    if (!(ra > 0)) return 0.0;
+    if (!isfinite(ra)) return ra;
+    /* ra / rb is within f64's range (each root is a normal number's square root scaled into
+       range); 2^(ka - kb) may carry it past either end */
+    double q = ldexp(ra / rb, ka - kb);
+    if (isinf(q)) return DBL_MAX;
+    if (q == 0) return DBL_TRUE_MIN;
+    return q;
+}
+
+double gv_ssq_div(double x, const gv_ssq *s)
+{
+    int k;
+    double root = gv_ssq_root(s, &k);
+    if (!(root > 0)) return 0.0;
+    return k == 0 ? x / root : ldexp(x, -k) / root;
+}
+
 void gv_metrics_finish(gv_metrics *m, int precision_bits)
 {
     m->precision_bits = precision_bits;
-    if (m->sq_ref > 0)
-        m->normwise_rel = sqrt(m->sq_err) / sqrt(m->sq_ref);
-    else
-        m->normwise_rel = m->sq_err > 0 ? INFINITY : 0.0;
+    /* 0 when both norms are 0, +inf when only the reference's is, else finite (gv_ssq_ratio) */
+    m->normwise_rel = gv_ssq_ratio(&m->sq_err, &m->sq_ref);
     /* measured: no cap at the claimed width (a correctly rounded f64 result judged against an
        exact reference reads about 53.5); +inf where no error was seen at all */
     m->bits = m->normwise_rel > 0 ? -log2(m->normwise_rel) : INFINITY;
@@ -77,9 +122,9 @@ void gv_metrics_finish(gv_metrics *m, int precision_bits)
     m->eff_bits = rel_rms > 0 ? -log2(rel_rms) : (m->prob_n ? INFINITY : 0.0);
     m->bias_mean = m->bias_n ? m->bias_sum / (double)m->bias_n : 0.0;
     m->bias_mean_sr = m->bias_n ? m->bias_sum_sr / (double)m->bias_n : 0.0;
-    double bias_rss = sqrt(m->bias_sq); /* no error at all (exact outputs): z is 0 */
-    m->bias_z = bias_rss > 0 ? m->bias_sum / bias_rss : 0.0;
-    m->bias_z_sr = bias_rss > 0 ? m->bias_sum_sr / bias_rss : 0.0;
+    /* no error at all (exact outputs): z is 0 */
+    m->bias_z = gv_ssq_div(m->bias_sum, &m->bias_sq);
+    m->bias_z_sr = gv_ssq_div(m->bias_sum_sr, &m->bias_sq);
     m->ulp_p50 = ulp_quantile(m, 0.50);
     m->ulp_p99 = ulp_quantile(m, 0.99);
 }
@@ -271,9 +316,10 @@ compare_range_t(const void *got, gv_dtype t, const double *ref, int64_t n, const
        The histogram counts go to four copies in turn, summed at the end, so that a run of
        elements in one bin does not wait on its own previous increment. */
     const int ntiers = tiers->n;
-    double sq_err = 0.0, sq_ref = 0.0, max_abs = 0.0, max_rel = 0.0, max_ulp = 0.0, ratio = 0.0;
+    gv_ssq sq_err = {0, 0, 0}, sq_ref = {0, 0, 0}, bias_sq = {0, 0, 0};
+    double max_abs = 0.0, max_rel = 0.0, max_ulp = 0.0, ratio = 0.0;
     double prob_max = 0.0, prob_sq = 0.0, prob_signed = 0.0, rel_sq = 0.0;
-    double bias_sum = 0.0, bias_sum_sr = 0.0, bias_sq = 0.0;
+    double bias_sum = 0.0, bias_sum_sr = 0.0;
     int64_t bias_n = 0;
     double worst_value = 0.0, worst_ref = 0.0, worst_scaled = -1.0;
     int64_t poisoned = 0, first_poisoned = -1, nonfinite = 0, first_nonfinite = -1;
@@ -330,8 +376,16 @@ compare_range_t(const void *got, gv_dtype t, const double *ref, int64_t n, const
             cr_n++;
             cr += c == r; /* r is the exact result rounded to nearest */
         }
-        sq_err += err * err;
-        sq_ref += r * r;
+        if (err <= GV_SSQ_TBIG) {
+            gv_ssq_add(&sq_err, err);
+        } else {
+            /* c - r may have overflowed (c and r finite, of opposite signs, near the dtype's
+               maximum): the difference of the scaled values is the scaled difference, finite */
+            double ds = c * GV_SSQ_SBIG - r * GV_SSQ_SBIG;
+            if (ref_lo) ds -= ref_lo[i] * GV_SSQ_SBIG;
+            sq_err.big += ds * ds;
+        }
+        gv_ssq_add(&sq_ref, ar);
         if (err > max_abs) max_abs = err;
         if (ar > 0 && gv_quot_may_exceed(err, ar, max_rel) && err / ar > max_rel)
             max_rel = err / ar;
@@ -367,7 +421,7 @@ compare_range_t(const void *got, gv_dtype t, const double *ref, int64_t n, const
             bias_n++;
             bias_sum += bias_e;
             bias_sum_sr += r > 0 ? bias_e : -bias_e;
-            bias_sq += bias_e * bias_e;
+            gv_ssq_add(&bias_sq, fabs(bias_e));
         }
         for (int k = 0; k < ntiers; k++)
             if (!(err <= tiers->t[k] * (1.0 + ar))) mismatches[k]++;
@@ -519,11 +573,11 @@ void gv_metrics_merge(gv_metrics *a, const gv_metrics *b, int ntiers)
         a->bias_n += b->bias_n;
         a->bias_sum += b->bias_sum;
         a->bias_sum_sr += b->bias_sum_sr;
-        a->bias_sq += b->bias_sq;
+        gv_ssq_merge(&a->bias_sq, &b->bias_sq);
         for (int i = 0; i < GV_ULP_NBINS; i++)
             a->ulp_hist[i] += b->ulp_hist[i];
-        a->sq_err += b->sq_err;
-        a->sq_ref += b->sq_ref;
+        gv_ssq_merge(&a->sq_err, &b->sq_err);
+        gv_ssq_merge(&a->sq_ref, &b->sq_ref);
         a->n += b->n;
         metrics_assert_counts(a, ntiers); /* b's counts moved by a's n: still within a's */
     }

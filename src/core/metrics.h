@@ -81,6 +81,60 @@ static inline double gv_underflow_eta(gv_dtype t)
  * two rounded operands per product, rounded to nearest or truncated. */
 double gv_prob_unit(double u, double depth, double u_in);
 
+/* A sum of squares that neither overflows nor underflows: Blue's algorithm as LAPACK 3.10's
+ * dnrm2 has it (Anderson, "Algorithm 978: Safe scaling in the Level 1 BLAS", TOMS 2017). Each
+ * |x| goes to one of three accumulators: above GV_SSQ_TBIG scaled down by GV_SSQ_SBIG, below
+ * GV_SSQ_TSML scaled up by GV_SSQ_SSML, the rest squared as it is. The scales are powers of two,
+ * so scaling is exact, and the thresholds keep every scaled square inside the normal range:
+ * values near f64's maximum (the `huge` dist) no longer square to inf, nor subnormals (`tiny`)
+ * to subnormals or zero (slow on x86 as well as wrong). Where every term is in the middle range
+ * the sum is the plain one, bit for bit: metrics compared across runs keep their values. */
+typedef struct gv_ssq {
+    double sml, med, big; /* sum (x ssml)^2, sum x^2, sum (x sbig)^2 */
+} gv_ssq;
+
+#define GV_SSQ_TSML 0x1p-511 /* 2^ceil((emin - 1) / 2): below it x^2 may be subnormal */
+#define GV_SSQ_TBIG 0x1p+486 /* 2^floor((emax - p + 1) / 2): above it a sum of x^2 may overflow */
+#define GV_SSQ_SSML 0x1p+537 /* 2^-floor((emin - p) / 2) */
+#define GV_SSQ_SBIG 0x1p-538 /* 2^-ceil((emax + p - 1) / 2) */
+
+/* Add x^2 (ax = |x|, finite or +inf). Two well-predicted compares a term: no division. */
+static inline __attribute__((always_inline)) void gv_ssq_add(gv_ssq *s, double ax)
+{
+    if (ax > GV_SSQ_TBIG) {
+        double y = ax * GV_SSQ_SBIG;
+        s->big += y * y;
+    } else if (ax < GV_SSQ_TSML) {
+        double y = ax * GV_SSQ_SSML;
+        s->sml += y * y;
+    } else {
+        s->med += ax * ax;
+    }
+}
+
+/* a += b, component by component (the metrics of several outputs or chunks). */
+static inline void gv_ssq_merge(gv_ssq *a, const gv_ssq *b)
+{
+    a->sml += b->sml;
+    a->med += b->med;
+    a->big += b->big;
+}
+
+/* The 2-norm sqrt(sum x^2) as root 2^*k (root finite unless a term was infinite), so that a
+   norm past f64's range is still held: *k is 538 (big terms), -537 (small terms only) or 0,
+   and root = sqrt(med) exactly where every term was in the middle range. */
+double gv_ssq_root(const gv_ssq *s, int *k);
+
+/* ||a|| / ||b|| from two sums: sqrt(a.med) / sqrt(b.med) bit for bit where both are middle
+   only. 0 when both norms are 0, +inf when only b's is; otherwise a finite number (a ratio past
+   DBL_MAX reads DBL_MAX, a nonzero one below the subnormals the least subnormal: its accurate
+   bits are 0 or 1074 either way) unless a held an infinite term. */
+double gv_ssq_ratio(const gv_ssq *a, const gv_ssq *b);
+
+/* x / ||s||, for the z of the bias rule: x / sqrt(s.med) bit for bit where s is middle only;
+   0 when ||s|| is 0. */
+double gv_ssq_div(double x, const gv_ssq *s);
+
 /* ulp quantiles come from a histogram of log2(ulps), GV_ULP_BINS_PER_OCTAVE bins to an
  * octave from 2^GV_ULP_LOG2_MIN; bin 0 also holds every element exact to below that. */
 #define GV_ULP_BINS_PER_OCTAVE 8
@@ -114,7 +168,12 @@ typedef struct gv_metrics {
     int64_t first_poisoned_index;     /* -1 if none */
     int64_t worst_index;              /* element with the largest |c - r| / (1 + |r|); -1 if none */
     double worst_value, worst_ref;
-    /* probabilistic model (NaN-free elements with a pgauge): max R, sums for RMS and bias */
+    /* probabilistic model (NaN-free elements with a pgauge): max R, sums for RMS and bias.
+       prob_sq and rel_sq stay plain sums: R and |c - r| / G are ratios to the error's own
+       scale (about 1 where the model holds, and the same on tiny or huge data), so a square
+       underflows only for a term under 2^-511 of the bound, which cannot move the RMS, and
+       overflows only for a term past 2^511, where max R FAILs already and an RMS of +inf
+       (written "inf") is the right reading */
     int64_t prob_n;
     double prob_max, prob_sq, prob_signed;
     int64_t prob_worst_index;
@@ -128,7 +187,8 @@ typedef struct gv_metrics {
     /* bias (GV_BIAS_Z_BOUND): elements summed (finite, r != 0, e finite), sum e,
        sum sign(r) e, sum e^2 */
     int64_t bias_n;
-    double bias_sum, bias_sum_sr, bias_sq;
+    double bias_sum, bias_sum_sr;
+    gv_ssq bias_sq; /* scaled (gv_ssq): an error in ulps of a reference near 0 reaches 2^1000 */
     /* derived by gv_metrics_finish */
     double prob_rms, prob_bias; /* RMS(R); mean signed (c - r) / (w G) */
     double eff_bits;            /* -log2 RMS(|c - r| / G): the input precision this error means */
@@ -137,8 +197,10 @@ typedef struct gv_metrics {
     double bias_z, bias_z_sr;       /* their z: the sums over sqrt(bias_sq) (0 when it is 0) */
     double ulp_p50, ulp_p99;        /* ulp quantiles (upper bin edges); max_ulp is exact */
     int64_t ulp_hist[GV_ULP_NBINS];
-    /* sums kept so that metrics of several outputs can be merged */
-    double sq_err, sq_ref;
+    /* sums kept so that metrics of several outputs can be merged: ||c - r||^2 and ||r||^2,
+       scaled (gv_ssq), so that outputs near the overflow threshold or in the subnormals give a
+       normwise error, never inf / inf */
+    gv_ssq sq_err, sq_ref;
 } gv_metrics;
 
 /* Whether fl(num / den) can exceed cur, for num >= 0 and den > 0: false only where num is

@@ -13,6 +13,8 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "core/metrics.h"
+
 static inline __attribute__((always_inline)) double round_bits(double x, int p)
 {
     if (x == 0.0 || !isfinite(x)) return x;
@@ -39,14 +41,19 @@ double gv_round_bits(double x, int p)
 
 double gv_rounding_msq(const double *x, int64_t n, int p)
 {
-    double err = 0.0, mag = 0.0;
+    /* scaled sums (gv_ssq): inputs near the overflow threshold (huge) or subnormal (tiny)
+       neither overflow to inf / inf nor underflow to 0 / 0; ordinary data gives err / mag as the
+       plain sums did, bit for bit */
+    gv_ssq err = {0, 0, 0}, mag = {0, 0, 0};
     for (int64_t i = 0; i < n; i++) {
         if (!isfinite(x[i])) continue;
-        double d = round_bits(x[i], p) - x[i];
-        err += d * d;
-        mag += x[i] * x[i];
+        gv_ssq_add(&err, fabs(round_bits(x[i], p) - x[i]));
+        gv_ssq_add(&mag, fabs(x[i]));
     }
-    return mag > 0 ? err / mag : 0.0;
+    if (err.sml == 0 && err.big == 0 && mag.sml == 0 && mag.big == 0)
+        return mag.med > 0 ? err.med / mag.med : 0.0;
+    double q = gv_ssq_ratio(&err, &mag);
+    return isinf(q) ? 0.0 : q * q; /* +inf: every x is 0, whose rounding error is 0 too */
 }
 
 typedef struct msq_job {

@@ -6,12 +6,12 @@
 #include <math.h>
 #include <string.h>
 
-#include "bench/bench_json.h" /* gv_jnum, gv_jstr, GV_BENCH_SCHEMA */
+#include "bench/bench_json.h" /* gv_jnum, gv_jstr */
 #include "core/gv.h"
 #include "io/outfile.h"
 #include "core/runner.h" /* gv_isolated_device_count */
 #include "io/outfile.h"  /* gv_write_file */
-#include "io/run_doc.h"  /* GV_SCHEMA */
+#include "io/run_doc.h"
 #include "bench/trade_report.h"
 
 int gv_device_plan_perf(const char *spec, gv_device_plan *plan)

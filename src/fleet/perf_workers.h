@@ -12,7 +12,7 @@
 #include <stdio.h>
 
 #include "fleet/workers.h"
-#include "runs/merge_perf.h" /* gv_fleet_perf_merge, GV_FLEET_PERF_SCHEMA */
+#include "runs/merge_perf.h" /* gv_fleet_perf_merge */
 #include "runs/run_files.h"
 
 /* --device SPEC for bench and tradeoffs (gv_device_plan_make): a list or "all" is counted in

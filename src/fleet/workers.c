@@ -22,7 +22,7 @@
 #include "io/outfile.h"
 #include "runs/merge_check.h"
 #include "runs/run_files.h"
-#include "io/run_doc.h" /* GV_SCHEMA */
+#include "io/run_doc.h"
 
 extern char **environ;
 

@@ -350,7 +350,7 @@ static json_t *case_json(const gv_problem *p, const gv_result *r, const gv_run_i
                          const char *inputs)
 {
     json_t *o = json_object();
-    json_object_set_new(o, "schema", json_string(GV_CASE_SCHEMA));
+    json_object_set_new(o, "schema", json_string(gv_schema(GV_DOC_CASE)));
     json_object_set_new(o, "gpuval_version", json_string(GV_VERSION));
     json_object_set_new(o, "op", json_string(r->c.op->name));
     json_object_set_new(o, "dtype", json_string(gv_dtype_name(r->c.dtype)));

@@ -9,8 +9,7 @@
 #include "io/npy.h"
 #include "io/run_doc.h"
 #include "core/run.h"
-
-#define GV_CASE_SCHEMA "gpuval-case/1"
+#include "io/schemas.h"
 
 /* The shape of a case's input i (or output i) as an array: the op's tensor shapes in terms of
  * its dims (a gemm's A is m x k), where the op's family declares them; otherwise the flat
@@ -39,9 +38,9 @@ int gv_dump_taken(const char *dir, const gv_case *cases, int n, char *err, size_
 
 /* Write dir/NAME/ for a judged case: in_T.npy for each input T, out_T.gpu.npy (the device's
  * output, in the dtype) and out_T.oracle.npy (the f64 reference) for each output, and
- * case.json (GV_CASE_SCHEMA). p may have no tensors (the case stopped before its problem was
- * built): then case.json alone. inputs: the --inputs list or NULL (generated). An existing
- * case directory is refused unless force. 0, or -1 with the fault in err. */
+ * case.json (gv_schema(GV_DOC_CASE)). p may have no tensors (the case stopped before its problem
+ * was built): then case.json alone. inputs: the --inputs list or NULL (generated). An existing case
+ * directory is refused unless force. 0, or -1 with the fault in err. */
 int gv_dump_case(const char *dir, const gv_problem *p, const gv_result *r, const gv_run_info *info,
                  const char *inputs, bool force, char *err, size_t errlen);
 

@@ -289,7 +289,7 @@ json_t *gv_run_json(const gv_run_info *info, const gv_result *results, int n, co
     char when[64];
     gv_json_now(when, sizeof when);
     json_t *root = json_object();
-    json_object_set_new(root, "schema", json_string(GV_SCHEMA));
+    json_object_set_new(root, "schema", json_string(gv_schema(GV_DOC_RUN)));
     json_object_set_new(root, "tool",
                         json_pack("{s:s, s:s}", "name", "gpuval", "version", GV_VERSION));
     json_object_set_new(root, "command", json_string(info->command));

@@ -8,8 +8,7 @@
 
 #include "io/run_info.h"
 #include "core/op.h"
-
-#define GV_SCHEMA "gpuval-run/1"
+#include "io/schemas.h"
 
 /* One file of check --inputs: its name as given and the SHA-256 of its bytes. */
 typedef struct gv_input_file {

@@ -17,16 +17,17 @@
 #include "core/gv.h"
 #include "core/hash.h"
 #include "io/json_util.h"
+#include "io/schemas.h"
 
-/* The schemas the reader knows and the array each must hold. The names are the writers'
-   (GV_SCHEMA in run_doc.h, GV_BENCH_SCHEMA, GV_TRADE_SCHEMA, merge_coll.c's), spelt here
-   because io/ sits below the libraries that write them; test_run_read.c checks they agree. */
+/* The kinds of document the reader knows (their names from io/schemas.h, the writers' own)
+   and the array each must hold. */
 static const struct {
-    const char *schema, *array;
+    gv_doc_kind kind;
+    const char *array;
 } known[] = {
-    {"gpuval-run/1", "cases"},        {"gpuval-bench/1", "cases"},
-    {"gpuval-tradeoffs/1", "groups"}, {"gpuval-collectives/1", "collectives"},
-    {"gpuval-case/1", NULL}, /* case.json of --dump-failures: one case, its result inside */
+    {GV_DOC_RUN, "cases"},        {GV_DOC_BENCH, "cases"},
+    {GV_DOC_TRADEOFFS, "groups"}, {GV_DOC_COLLECTIVES, "collectives"},
+    {GV_DOC_CASE, NULL}, /* case.json of --dump-failures: one case, its result inside */
 };
 enum { N_KNOWN = sizeof known / sizeof known[0] };
 
@@ -438,7 +439,7 @@ int gv_run_validate(const json_t *doc, const char *name, char *err, size_t len)
     const char *schema = json_string_value(json_object_get(doc, "schema"));
     if (!schema) return bad(&w, "no \"schema\" string", "not a gpuval run file%s", "");
     int k = 0;
-    while (k < N_KNOWN && strcmp(schema, known[k].schema) != 0)
+    while (k < N_KNOWN && !gv_schema_is(schema, known[k].kind))
         k++;
     if (k == N_KNOWN) return bad(&w, "schema", "unknown schema '%s'", schema);
     if (!known[k].array) { /* gpuval-case/1: the case, and its result as a run's case */
@@ -499,7 +500,7 @@ int gv_run_read(const char *path, const char *const *schemas, json_t **doc, char
     for (int i = 0; !taken && schemas[i]; i++)
         taken = schema && strcmp(schema, schemas[i]) == 0;
     for (int k = 0; schema && k < N_KNOWN; k++)
-        known_schema |= strcmp(schema, known[k].schema) == 0;
+        known_schema |= gv_schema_is(schema, known[k].kind);
     if (!taken) { /* "PATH: unknown schema 'X': is not a A, B or C run" */
         size_t used = schema
                           ? (size_t)snprintf(err, len, "%s: %sschema '%s': is not a ", path,

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "core/gen.h"
+#include "core/metrics.h"
 #include "../../abi/solve.h"
 #include "ops/opkit.h"
 
@@ -373,17 +374,18 @@ static void solve_measure(const gv_problem *p, gv_result *r)
         snprintf(r->internal, sizeof r->internal, "no host memory to judge the solution");
         return;
     }
-    double sq_err = 0, sq_ref = 0;
+    /* ||x - x*|| / ||x*|| from scaled sums (gv_ssq): no inf / inf nor a subnormal square
+       whatever the solution's size */
+    gv_ssq sq_err = {0, 0, 0}, sq_ref = {0, 0, 0};
     for (int64_t i = 0; i < n; i++) {
         x[i] = gv_load(p->out[0].data, c->dtype, i, &poison);
-        double e = x[i] - p->out[0].ref[i];
-        sq_err += e * e;
-        sq_ref += p->out[0].ref[i] * p->out[0].ref[i];
+        gv_ssq_add(&sq_err, fabs(x[i] - p->out[0].ref[i]));
+        gv_ssq_add(&sq_ref, fabs(p->out[0].ref[i]));
     }
     double sr = NAN;
     go_solve_scaled_residual(n, p->in[0].ref, n, x, p->in[1].ref, r->u, &sr);
     free(x);
-    double fwd = sq_ref > 0 ? sqrt(sq_err / sq_ref) : (sq_err > 0 ? INFINITY : 0.0);
+    double fwd = gv_ssq_ratio(&sq_err, &sq_ref);
     double kappa = kappa_of(c), est = forward_error_estimate(c);
     r->m.ratio = sr;
     r->ratio_bound = SOLVE_RESIDUAL_BOUND;

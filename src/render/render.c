@@ -9,14 +9,15 @@
 #include "render/render_bench.h"
 #include "render/render_check.h"
 #include "render/render_tradeoffs.h"
+#include "io/schemas.h"
 
 gv_render_kind gv_render_kind_of(const json_t *doc)
 {
     const char *s = json_string_value(json_object_get(doc, "schema"));
     if (!s) return GV_RENDER_UNKNOWN;
-    if (strcmp(s, "gpuval-run/1") == 0) return GV_RENDER_CHECK;
-    if (strcmp(s, "gpuval-bench/1") == 0) return GV_RENDER_BENCH;
-    if (strcmp(s, "gpuval-tradeoffs/1") == 0) return GV_RENDER_TRADEOFFS;
+    if (gv_schema_is(s, GV_DOC_RUN)) return GV_RENDER_CHECK;
+    if (gv_schema_is(s, GV_DOC_BENCH)) return GV_RENDER_BENCH;
+    if (gv_schema_is(s, GV_DOC_TRADEOFFS)) return GV_RENDER_TRADEOFFS;
     return GV_RENDER_UNKNOWN;
 }
 

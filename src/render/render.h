@@ -8,6 +8,8 @@
 #include <stdbool.h>
 #include <stdio.h>
 
+#include "io/schemas.h"
+
 /* The schemas rendered; GV_RENDER_UNKNOWN for any other (or none). */
 typedef enum gv_render_kind {
     GV_RENDER_UNKNOWN = -1,
@@ -16,8 +18,11 @@ typedef enum gv_render_kind {
     GV_RENDER_TRADEOFFS /* gpuval-tradeoffs/1 */
 } gv_render_kind;
 
-/* The known schema names, space-separated, for messages. */
-#define GV_RENDER_SCHEMAS "gpuval-run/1 gpuval-bench/1 gpuval-tradeoffs/1"
+/* The kinds of document the renderers know (io/schemas.h), in gv_render_kind's order. */
+#define GV_RENDER_DOCS                                                                             \
+    {                                                                                              \
+        GV_DOC_RUN, GV_DOC_BENCH, GV_DOC_TRADEOFFS                                                 \
+    }
 
 gv_render_kind gv_render_kind_of(const json_t *doc);
 /* Render doc (of a known kind) as HTML or Markdown into f. */

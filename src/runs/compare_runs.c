@@ -15,6 +15,7 @@
 #include "bench/bench_json.h"
 #include "bench/stats.h"
 #include "core/gv.h"
+#include "io/schemas.h"
 
 const char *gv_cmp_outcome_name(gv_cmp_outcome o)
 {
@@ -361,7 +362,7 @@ int gv_compare_runs(const json_t *base, const json_t *new_doc, const gv_cmp_opts
 {
     memset(res, 0, sizeof *res);
     const char *sb = gv_jstr(base, "schema"), *sn = gv_jstr(new_doc, "schema");
-    const char *known[] = {"gpuval-run/1", "gpuval-bench/1"};
+    const char *known[] = {gv_schema(GV_DOC_RUN), gv_schema(GV_DOC_BENCH)};
     for (int side = 0; side < 2; side++) {
         const char *s = side ? sn : sb;
         if (strcmp(s, known[0]) != 0 && strcmp(s, known[1]) != 0) {

@@ -27,7 +27,7 @@
 #include "io/outfile.h"
 #include "runs/run_files.h"
 #include "io/json_util.h" /* gv_json_now */
-#include "io/run_doc.h"   /* GV_SCHEMA, gv_exit_code */
+#include "io/run_doc.h"   /* gv_exit_code */
 
 typedef struct fm_dev {
     const json_t *doc;
@@ -590,7 +590,7 @@ int gv_fleet_merge(json_t *const *docs, const char *const *names, int n, int qui
     if (fleet) {
         json_t *root = json_object();
         char when[64];
-        json_object_set_new(root, "schema", json_string(GV_FLEET_SCHEMA));
+        json_object_set_new(root, "schema", json_string(gv_schema(GV_DOC_FLEET)));
         json_object_set_new(root, "created", json_string(gv_json_now(when, sizeof when)));
         json_object_set_new(root, "devices", jdevs);
         json_object_set_new(root, "cases", jcases);

@@ -7,8 +7,8 @@
 
 #include <jansson.h>
 #include <stdio.h>
+#include "io/schemas.h"
 
-#define GV_FLEET_SCHEMA "gpuval-fleet/1"
 /* A GPU whose summed case time exceeds its node's median by more than this is flagged slow. */
 #define GV_FLEET_SLOW_FRACTION 0.10
 

@@ -19,8 +19,7 @@
 #include "runs/merge_check.h" /* GV_FLEET_SLOW_FRACTION */
 #include "io/run_doc.h"
 #include "io/run_read.h"
-
-#define COLL_SCHEMA "gpuval-collectives/1"
+#include "io/schemas.h"
 
 bool gv_coll_merge_is_collectives(const char *path)
 {
@@ -29,7 +28,7 @@ bool gv_coll_merge_is_collectives(const char *path)
     char err[1024];
     if (gv_run_read(path, NULL, &doc, err, sizeof err) != GV_OK) return false;
     const char *schema = json_string_value(json_object_get(doc, "schema"));
-    bool yes = schema && strcmp(schema, COLL_SCHEMA) == 0;
+    bool yes = schema && strcmp(schema, gv_schema(GV_DOC_COLLECTIVES)) == 0;
     json_decref(doc);
     return yes;
 }
@@ -191,12 +190,12 @@ int gv_coll_merge(const char *const *paths, int n, bool quiet, FILE *out)
     for (int i = 0; i < n; i++) {
         /* a missing, truncated or malformed rank file is named as such by the strict reader;
            only a whole run of another kind is "not a collectives run" */
-        static const char *const schemas[] = {COLL_SCHEMA, NULL};
+        const char *const schemas[] = {gv_schema(GV_DOC_COLLECTIVES), NULL};
         if (gv_run_read(paths[i], NULL, &loaded[i], err, sizeof err) != GV_OK) goto done;
         const char *schema = json_string_value(json_object_get(loaded[i], "schema"));
         if (strcmp(schema, schemas[0]) != 0) {
             snprintf(err, sizeof err, "%s is a %s run, not a %s run (mixed with %s)", paths[i],
-                     schema, COLL_SCHEMA, paths[0]);
+                     schema, gv_schema(GV_DOC_COLLECTIVES), paths[0]);
             goto done;
         }
     }

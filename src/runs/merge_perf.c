@@ -20,7 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "bench/bench_json.h" /* GV_BENCH_SCHEMA */
+#include "bench/bench_json.h"
 #include "core/gv.h"
 #include "io/outfile.h"
 #include "runs/merge_check.h" /* GV_FLEET_SLOW_FRACTION */
@@ -438,7 +438,7 @@ static json_t *fleet_doc(const pf_merge *m, const char *const *names, json_t *no
 {
     json_t *root = json_object(), *devs = json_array(), *cases = json_array();
     char when[64];
-    json_object_set_new(root, "schema", json_string(GV_FLEET_PERF_SCHEMA));
+    json_object_set_new(root, "schema", json_string(gv_schema(GV_DOC_FLEET_PERF)));
     json_object_set_new(root, "created", json_string(gv_json_now(when, sizeof when)));
     json_object_set_new(root, "kind", json_string(m->trade ? "tradeoffs" : "bench"));
     for (int d = 0; d < m->n; d++) {
@@ -494,11 +494,11 @@ int gv_fleet_perf_merge(json_t *const *docs, const char *const *names, int n, FI
     pf_merge *m = calloc(1, sizeof *m);
     if (!m) return GV_EXIT_RUNTIME;
     m->n = n;
-    m->trade = strcmp(gv_jstr(docs[0], "schema"), GV_TRADE_SCHEMA) == 0;
+    m->trade = strcmp(gv_jstr(docs[0], "schema"), gv_schema(GV_DOC_TRADEOFFS)) == 0;
     bool several_hosts = false;
     int rc = GV_EXIT_OK;
     for (int d = 0; d < n; d++) {
-        const char *want = m->trade ? GV_TRADE_SCHEMA : GV_BENCH_SCHEMA;
+        const char *want = m->trade ? gv_schema(GV_DOC_TRADEOFFS) : gv_schema(GV_DOC_BENCH);
         if (strcmp(gv_jstr(docs[d], "schema"), want) != 0) {
             gv_usage_error("%s is not a %s document like %s", names[d], want, names[0]);
             rc = GV_EXIT_USAGE;

@@ -5,8 +5,7 @@
 
 #include <jansson.h>
 #include <stdio.h>
-
-#define GV_FLEET_PERF_SCHEMA "gpuval-fleet-perf/1"
+#include "io/schemas.h"
 
 /* Merge n gpuval-bench/1 or n gpuval-tradeoffs/1 documents (one schema; names: their files).
  * Prints the device table and the case table to out; *fleet (if not NULL) receives the

@@ -7,23 +7,24 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "bench/bench_json.h"   /* GV_BENCH_SCHEMA */
-#include "bench/trade_report.h" /* GV_TRADE_SCHEMA */
+#include "bench/bench_json.h"
+#include "bench/trade_report.h"
 #include "core/gv.h"
 #include "io/json_util.h"
-#include "io/run_doc.h" /* GV_SCHEMA */
+#include "io/run_doc.h"
 #include "io/run_read.h"
 
 int gv_fleet_load(const char *path, json_t **doc, char *err, size_t len)
 {
     /* the strict reader (io/run_read.h): missing, not a regular file, truncated, invalid JSON,
        another schema, or a member that breaks it, each named with the file */
-    static const char *const schemas[] = {GV_SCHEMA, NULL};
+    const char *const schemas[] = {gv_schema(GV_DOC_RUN), NULL};
     if (gv_run_read(path, schemas, doc, err, len) != GV_OK) return GV_EINVAL;
     const char *schema = json_string_value(json_object_get(*doc, "schema"));
-    if (!schema || strcmp(schema, GV_SCHEMA) != 0 ||
+    if (!schema || strcmp(schema, gv_schema(GV_DOC_RUN)) != 0 ||
         !json_is_array(json_object_get(*doc, "cases"))) {
-        snprintf(err, len, "%s is not a %s run (check --json writes one)", path, GV_SCHEMA);
+        snprintf(err, len, "%s is not a %s run (check --json writes one)", path,
+                 gv_schema(GV_DOC_RUN));
         json_decref(*doc);
         *doc = NULL;
         return GV_EINVAL;
@@ -33,21 +34,22 @@ int gv_fleet_load(const char *path, json_t **doc, char *err, size_t len)
 
 int gv_fleet_load_any(const char *path, json_t **doc, char *err, size_t len)
 {
-    static const char *const schemas[] = {GV_SCHEMA, GV_BENCH_SCHEMA, GV_TRADE_SCHEMA, NULL};
+    const char *const schemas[] = {gv_schema(GV_DOC_RUN), gv_schema(GV_DOC_BENCH),
+                                   gv_schema(GV_DOC_TRADEOFFS), NULL};
     if (gv_run_read(path, schemas, doc, err, len) != GV_OK) return GV_EINVAL;
     const char *schema = json_string_value(json_object_get(*doc, "schema"));
-    const char *array = !schema                                ? NULL
-                        : strcmp(schema, GV_SCHEMA) == 0       ? "cases"
-                        : strcmp(schema, GV_BENCH_SCHEMA) == 0 ? "cases"
-                        : strcmp(schema, GV_TRADE_SCHEMA) == 0 ? "groups"
-                                                               : NULL;
+    const char *array = !schema                                            ? NULL
+                        : strcmp(schema, gv_schema(GV_DOC_RUN)) == 0       ? "cases"
+                        : strcmp(schema, gv_schema(GV_DOC_BENCH)) == 0     ? "cases"
+                        : strcmp(schema, gv_schema(GV_DOC_TRADEOFFS)) == 0 ? "groups"
+                                                                           : NULL;
     if (!array || !json_is_array(json_object_get(*doc, array))) {
         if (array)
             snprintf(err, len, "%s: a %s document without its \"%s\" array", path, schema, array);
         else
             snprintf(err, len,
                      "%s is not a %s, %s or %s document (check, bench or tradeoffs --json)", path,
-                     GV_SCHEMA, GV_BENCH_SCHEMA, GV_TRADE_SCHEMA);
+                     gv_schema(GV_DOC_RUN), gv_schema(GV_DOC_BENCH), gv_schema(GV_DOC_TRADEOFFS));
         json_decref(*doc);
         *doc = NULL;
         return GV_EINVAL;

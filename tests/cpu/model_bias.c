@@ -379,7 +379,8 @@ Test(model_bias, correct_round_to_nearest_kernels_never_fail, .timeout = 600)
                 mz = fmax(mz, fabs(r.m.bias_z));
                 mzs = fmax(mzs, fabs(r.m.bias_z_sr));
                 n = r.m.bias_n;
-                if (r.m.bias_sq > 0) { /* an exact result (every e 0) says nothing */
+                if (r.m.bias_sq.sml + r.m.bias_sq.med + r.m.bias_sq.big >
+                    0) { /* an exact result (every e 0) says nothing */
                     sq += r.m.bias_z * r.m.bias_z + r.m.bias_z_sr * r.m.bias_z_sr;
                     cnt += 2;
                 }

@@ -420,7 +420,7 @@ Test(bias, signed_ulps_their_sums_and_z)
     cr_expect_eq(m.bias_n, 4);
     cr_expect_eq(m.bias_sum, 3.0);
     cr_expect_eq(m.bias_sum_sr, 1.0);
-    cr_expect_eq(m.bias_sq, 15.0);
+    cr_expect_eq(m.bias_sq.med, 15.0);
     cr_expect_eq(m.bias_mean, 0.75);
     cr_expect_eq(m.bias_mean_sr, 0.25);
     cr_expect_float_eq(m.bias_z, 3.0 / sqrt(15.0), 1e-15);
@@ -445,7 +445,7 @@ Test(bias, f32_storage_counts_f32_ulps)
     cr_expect_eq(m.bias_n, N);
     cr_expect_eq(m.bias_sum, 0.0);
     cr_expect_eq(m.bias_sum_sr, -4.0);
-    cr_expect_eq(m.bias_sq, 2.0);
+    cr_expect_eq(m.bias_sq.med, 2.0);
     cr_expect_eq(m.bias_z, 0.0);
     cr_expect_float_eq(m.bias_z_sr, -4.0 / sqrt(2.0), 1e-15);
 }
@@ -466,7 +466,7 @@ Test(bias, probabilistic_ops_sum_the_signed_r)
     cr_expect_eq(m.bias_n, 3);
     cr_expect_eq(m.bias_sum, 0.75);
     cr_expect_eq(m.bias_sum_sr, 1.25);
-    cr_expect_eq(m.bias_sq, 11.0 / 16.0);
+    cr_expect_eq(m.bias_sq.med, 11.0 / 16.0);
     cr_expect_eq(m.bias_mean, 0.25);
     cr_expect_float_eq(m.bias_z, 0.75 / sqrt(11.0 / 16.0), 1e-15);
     cr_expect_float_eq(m.bias_z_sr, 1.25 / sqrt(11.0 / 16.0), 1e-15);
@@ -479,7 +479,7 @@ Test(bias, exact_outputs_have_z_zero_and_merges_add_the_sums)
     gv_metrics m;
     gv_test_cmp64(r, r, 3, &gv_default_tiers, NULL, &m);
     cr_expect_eq(m.bias_n, 3);
-    cr_expect_eq(m.bias_sq, 0.0);
+    cr_expect_eq(m.bias_sq.med, 0.0);
     cr_expect_eq(m.bias_z, 0.0);
     cr_expect_eq(m.bias_z_sr, 0.0);
     /* merged: the second output's e = +1 ulp at r = 1 and at r = -1: sum e = 2, sum e^2 = 2,
@@ -515,7 +515,61 @@ Test(bias, chunked_compare_gives_the_serial_sums)
     cr_expect_eq(m.bias_n, n);
     cr_expect_eq(m.bias_sum, sum);
     cr_expect_eq(m.bias_sum_sr, sum_sr);
-    cr_expect_eq(m.bias_sq, (double)n);
+    cr_expect_eq(m.bias_sq.med, (double)n);
     free(r);
     free(c);
+}
+
+/* The normwise error by scaled sums (gv_ssq): outputs near f64's maximum, in the subnormals,
+   or whose difference overflows give their true ratio, each derived here by hand; ordinary
+   data gives the plain sqrt(sum e^2) / sqrt(sum r^2) bit for bit. */
+Test(compare, normwise_is_finite_at_the_extremes_of_f64)
+{
+    enum { N = 4096 };
+    static double ref[N], got[N];
+    gv_metrics m;
+    /* huge: r = 2^1000, c = r (1 + 2^-40): every term's relative error 2^-40, so the normwise
+       is 2^-40 exactly (each square and sum scaled by powers of two: no rounding) */
+    for (int i = 0; i < N; i++)
+        ref[i] = 0x1p1000, got[i] = 0x1p1000 * (1 + 0x1p-40);
+    gv_compare(got, GV_F64, ref, N, &gv_default_tiers, NULL, 53, &m);
+    cr_expect_eq(m.normwise_rel, 0x1p-40, "huge: %a", m.normwise_rel);
+    cr_expect_eq(m.bits, 40.0);
+    /* tiny: r = 2^-1060 (subnormal), c = r + 2^-1070: relative 2^-10 each */
+    for (int i = 0; i < N; i++)
+        ref[i] = 0x1p-1060, got[i] = 0x1p-1060 + 0x1p-1070;
+    gv_compare(got, GV_F64, ref, N, &gv_default_tiers, NULL, 53, &m);
+    cr_expect_eq(m.normwise_rel, 0x1p-10, "tiny: %a", m.normwise_rel);
+    /* c - r overflows: r = -2^1023, c = 2^1023, |c - r| = 2^1024 = 2 |r| */
+    for (int i = 0; i < N; i++)
+        ref[i] = -0x1p1023, got[i] = 0x1p1023;
+    gv_compare(got, GV_F64, ref, N, &gv_default_tiers, NULL, 53, &m);
+    cr_expect_eq(m.normwise_rel, 2.0, "overflowing difference: %a", m.normwise_rel);
+    /* a zero reference: 0 without error, +inf with one */
+    for (int i = 0; i < N; i++)
+        ref[i] = 0.0, got[i] = 0.0;
+    gv_compare(got, GV_F64, ref, N, &gv_default_tiers, NULL, 53, &m);
+    cr_expect_eq(m.normwise_rel, 0.0);
+    got[7] = 1e-300;
+    gv_compare(got, GV_F64, ref, N, &gv_default_tiers, NULL, 53, &m);
+    cr_expect(isinf(m.normwise_rel) && m.normwise_rel > 0, "%a", m.normwise_rel);
+    /* ordinary data: the plain sums' bits, one chunk and several (merged) */
+    static double big_ref[3 << 20], big_got[3 << 20];
+    for (int64_t n = N; n <= (3 << 20); n += (3 << 20) - N) {
+        double se = 0, sr = 0;
+        double *r = n == N ? ref : big_ref, *c = n == N ? got : big_got;
+        for (int64_t i = 0; i < n; i++) {
+            r[i] = 1.0 + (double)(i % 1000) / 7.0;
+            c[i] = r[i] * (1 + 1e-12 * (double)((i * 7919) % 13 - 6));
+        }
+        gv_compare(c, GV_F64, r, n, &gv_default_tiers, NULL, 53, &m);
+        if (n == N) { /* one pass in index order: exactly the plain sums */
+            for (int64_t i = 0; i < n; i++)
+                se += (c[i] - r[i]) * (c[i] - r[i]), sr += r[i] * r[i];
+            cr_expect_eq(m.normwise_rel, sqrt(se) / sqrt(sr), "%a %a", m.normwise_rel,
+                         sqrt(se) / sqrt(sr));
+        }
+        cr_expect_eq(m.sq_err.sml + m.sq_err.big + m.sq_ref.sml + m.sq_ref.big, 0.0);
+        cr_expect_eq(m.normwise_rel, sqrt(m.sq_err.med) / sqrt(m.sq_ref.med));
+    }
 }

@@ -83,7 +83,7 @@ Test(dump, writes_inputs_outputs_and_case_json)
     json_error_t jerr;
     json_t *doc = json_load_file(path, 0, &jerr);
     cr_assert_not_null(doc, "%s: %s", path, jerr.text);
-    cr_expect_str_eq(json_string_value(json_object_get(doc, "schema")), GV_CASE_SCHEMA);
+    cr_expect_str_eq(json_string_value(json_object_get(doc, "schema")), gv_schema(GV_DOC_CASE));
     cr_expect_str_eq(json_string_value(json_object_get(doc, "op")), "vadd");
     cr_expect_str_eq(json_string_value(json_object_get(doc, "dtype")), "f32");
     cr_expect_str_eq(json_string_value(json_object_get(doc, "mode")), "native");

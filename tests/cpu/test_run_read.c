@@ -174,13 +174,13 @@ Test(run_read, plus_inf_bits_pass_and_every_writer_schema_is_known)
     char err[1024] = "";
     cr_expect_eq(gv_run_validate(g, "g", err, sizeof err), GV_OK, "%s", err);
     json_decref(g);
-    const char *schemas[] = {GV_SCHEMA, GV_BENCH_SCHEMA};
+    const char *schemas[] = {gv_schema(GV_DOC_RUN), gv_schema(GV_DOC_BENCH)};
     for (int i = 0; i < 2; i++) {
         json_t *d = json_pack("{s:s, s:[]}", "schema", schemas[i], "cases");
         cr_expect_eq(gv_run_validate(d, "d", err, sizeof err), GV_OK, "%s: %s", schemas[i], err);
         json_decref(d);
     }
-    json_t *t = json_pack("{s:s, s:[]}", "schema", GV_TRADE_SCHEMA, "groups");
+    json_t *t = json_pack("{s:s, s:[]}", "schema", gv_schema(GV_DOC_TRADEOFFS), "groups");
     cr_expect_eq(gv_run_validate(t, "t", err, sizeof err), GV_OK, "%s", err);
     json_decref(t);
 }
@@ -192,7 +192,7 @@ Test(run_read, a_bench_sample_that_is_not_a_time_is_refused)
         json_pack("{s:s, s:s, s:s, s:s, s:[i], s:i, s:s, s:{s:{s:[f, f, s]}}}", "op", "vadd",
                   "dtype", "f32", "mode", "native", "dist", "uniform11", "shape", 1000, "seed", 0,
                   "verdict", "PASS", "timings", "kernel_hot", "samples_ms", 1.0, 1.1, "nan");
-    json_t *d = json_pack("{s:s, s:[o]}", "schema", GV_BENCH_SCHEMA, "cases", c);
+    json_t *d = json_pack("{s:s, s:[o]}", "schema", gv_schema(GV_DOC_BENCH), "cases", c);
     char err[1024] = "";
     cr_expect_eq(gv_run_validate(d, "b.json", err, sizeof err), GV_EINVAL);
     cr_expect(strstr(err, "b.json: case 0 (") &&

@@ -156,8 +156,12 @@ Test(threads, the_compare_is_the_same_on_any_threads)
     omp_set_num_threads(omp_get_num_procs());
     /* field by field (a struct copy need not copy padding) */
     cr_expect_eq(m1.n, m8.n);
-    cr_expect_eq(m1.sq_err, m8.sq_err, "%a %a", m1.sq_err, m8.sq_err);
-    cr_expect_eq(m1.sq_ref, m8.sq_ref, "%a %a", m1.sq_ref, m8.sq_ref);
+    cr_expect_eq(m1.sq_err.med, m8.sq_err.med, "%a %a", m1.sq_err.med, m8.sq_err.med);
+    cr_expect_eq(m1.sq_err.sml, m8.sq_err.sml, "%a %a", m1.sq_err.sml, m8.sq_err.sml);
+    cr_expect_eq(m1.sq_err.big, m8.sq_err.big, "%a %a", m1.sq_err.big, m8.sq_err.big);
+    cr_expect_eq(m1.sq_ref.med, m8.sq_ref.med, "%a %a", m1.sq_ref.med, m8.sq_ref.med);
+    cr_expect_eq(m1.sq_ref.sml, m8.sq_ref.sml, "%a %a", m1.sq_ref.sml, m8.sq_ref.sml);
+    cr_expect_eq(m1.sq_ref.big, m8.sq_ref.big, "%a %a", m1.sq_ref.big, m8.sq_ref.big);
     cr_expect_eq(m1.normwise_rel, m8.normwise_rel);
     cr_expect_eq(m1.max_rel, m8.max_rel);
     cr_expect_eq(m1.max_ulp, m8.max_ulp);
