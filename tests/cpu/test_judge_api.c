@@ -4,6 +4,8 @@
  * is off or the sum ran over a subsample of k; generated inputs round-trip through .npy; bad
  * arrays are refused with a message that names the fault. No device is used. */
 #include <criterion/criterion.h>
+#include <fenv.h>
+#include <jansson.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -145,6 +147,106 @@ Test(judge_api, f32_cpu_product_passes_wrong_ones_fail_given)
 Test(judge_api, f32_cpu_product_passes_wrong_ones_fail_generated)
 {
     gemm_case(GV_DTYPE_F32, "uniform11");
+}
+
+/* x[0] + x[1] + ... in order, one f32 addition after another (a CPU loop, NumPy's
+   np.cumsum(x)[-1] in float32), each rounded as `rounding` (FE_TONEAREST, FE_TOWARDZERO) says;
+   the mode is restored after. The accumulator is volatile so that every addition runs here,
+   under that mode. */
+static __attribute__((noinline)) float seq_sum_f32(const float *x, int64_t n, int rounding)
+{
+    int before = fegetround();
+    cr_assert_eq(fesetround(rounding), 0);
+    volatile float acc = 0.0f;
+    for (int64_t i = 0; i < n; i++)
+        acc = acc + x[i];
+    float s = acc;
+    fesetround(before);
+    return s;
+}
+
+/* A number of the case JSON gv_judge returned: metrics.KEY (a string "inf" read as inf). */
+static double json_metric(const char *json, const char *key)
+{
+    json_error_t jerr;
+    json_t *doc = json_loads(json, 0, &jerr);
+    cr_assert_not_null(doc, "%s", jerr.text);
+    const json_t *v = json_object_get(json_object_get(doc, "metrics"), key);
+    double d = json_is_number(v)   ? json_number_value(v)
+               : json_is_string(v) ? strtod(json_string_value(v), NULL)
+                                   : NAN;
+    json_decref(doc);
+    return d;
+}
+
+static double json_depth(const char *json, const char *model)
+{
+    json_error_t jerr;
+    json_t *doc = json_loads(json, 0, &jerr);
+    cr_assert_not_null(doc, "%s", jerr.text);
+    double d = json_number_value(json_object_get(json_object_get(doc, model), "depth"));
+    json_decref(doc);
+    return d;
+}
+
+/* The outputs of another program are judged at the depth of any summation order (reduce.sum's
+   order-free depth n), never at gpuval's own kernel's tree (ceil(log2 n) + 1): a sequential
+   f32 sum of n uniform [0, 1) values, correctly rounded at each step, PASSes as the generated
+   case and as given data (at the tree's depth it FAILed: max R 37.7 at n = 10^6). The same sum
+   with every addition rounded toward zero (a 3 % error at n = 10^6) is printed with its
+   numbers, and FAILs as the generated case, whose probabilistic model judges it. */
+Test(judge_api, a_sequential_sum_is_judged_order_free, .timeout = 120)
+{
+    const int64_t ns[] = {100000, 1000000};
+    for (int s = 0; s < 2; s++) {
+        int64_t n = ns[s];
+        char size[32];
+        snprintf(size, sizeof size, "%lld", (long long)n);
+        gv_case_inputs ci;
+        char err[512];
+        cr_assert_eq(gv_make_inputs("reduce.sum", GV_DTYPE_F32, NULL, size, "uniform01", 7, &ci,
+                                    err, sizeof err),
+                     GV_API_OK, "%s", err);
+        const float *x = ci.in[0];
+        const int roundings[2] = {FE_TONEAREST, FE_TOWARDZERO};
+        for (int rd = 0; rd < 2; rd++) {
+            float out = seq_sum_f32(x, n, roundings[rd]);
+            for (int given = 0; given < 2; given++) {
+                gv_array in = {GV_DTYPE_F32, ci.in[0], n, "x"};
+                gv_array o = {GV_DTYPE_F32, &out, 1, "s"};
+                gv_judge_spec spec = {.op = "reduce.sum",
+                                      .size = size,
+                                      .dist = given ? NULL : "uniform01",
+                                      .seed = 7,
+                                      .n_in = 1,
+                                      .n_out = 1,
+                                      .in = &in,
+                                      .out = &o};
+                gv_judgement j;
+                cr_assert_eq(gv_judge(&spec, &j), GV_API_OK, "%s", j.reason);
+                double depth = json_depth(j.json, "error_model");
+                double pdepth = json_depth(j.json, "prob_model");
+                double z = json_metric(j.json, "bias_z");
+                printf("reduce.sum f32 n=%lld sequential %s, %s: %s max_rel %.3g ratio %.3g "
+                       "R %.3g bias z %.3g (depth %g, prob depth %g)%s%s\n",
+                       (long long)n, rd ? "toward zero" : "to nearest",
+                       given ? "given" : "generated", j.verdict == GV_VERDICT_PASS ? "PASS" : "FAIL",
+                       j.max_rel, j.ratio, j.r_max, z, depth, pdepth, j.reason[0] ? ": " : "",
+                       j.reason);
+                fflush(stdout);
+                cr_expect_eq(depth, (double)n, "the order-free depth of a sum of n, not the tree's");
+                cr_expect_eq(pdepth, (double)n);
+                if (rd == 0)
+                    cr_expect_eq(j.verdict, GV_VERDICT_PASS, "n=%lld %s: %s", (long long)n,
+                                 given ? "given" : "generated", j.reason);
+                else if (!given)
+                    cr_expect_eq(j.verdict, GV_VERDICT_FAIL,
+                                 "n=%lld: every addition chopped passes as generated", (long long)n);
+                gv_judgement_free(&j);
+            }
+        }
+        gv_case_inputs_free(&ci);
+    }
 }
 
 /* x rounded to TF32's 11 significant bits (to nearest), as tensor cores take f32 operands. */
