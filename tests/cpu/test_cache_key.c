@@ -202,8 +202,8 @@ Test(cache_key, a_memo_is_never_served_to_another_case, .init = make_tmp, .fini 
 }
 
 /* The oracle_cache member of a gv_judge case JSON ("hit", "stored", "miss", "off"). */
-static void judge_given_sum(const double *x, int64_t n, double out, gv_judgement *j,
-                            char *cached, size_t len)
+static void judge_given_sum(const double *x, int64_t n, double out, gv_judgement *j, char *cached,
+                            size_t len)
 {
     char size[32];
     snprintf(size, sizeof size, "%lld", (long long)n);
@@ -221,8 +221,7 @@ static void judge_given_sum(const double *x, int64_t n, double out, gv_judgement
    never share a cached reference: the second is computed afresh (its correct sum PASSes; the
    first's reference would FAIL it by far), and the first judged again is served its own. The
    key hashes the inputs' values (gv_cache_case_key); outputs are never part of an entry. */
-Test(cache_key, given_arrays_of_one_shape_never_share_a_reference, .init = make_tmp,
-     .fini = rm_tmp)
+Test(cache_key, given_arrays_of_one_shape_never_share_a_reference, .init = make_tmp, .fini = rm_tmp)
 {
     enum { N = 4096 };
     static double a[N], b[N];

@@ -230,18 +230,20 @@ Test(judge_api, a_sequential_sum_is_judged_order_free, .timeout = 120)
                 printf("reduce.sum f32 n=%lld sequential %s, %s: %s max_rel %.3g ratio %.3g "
                        "R %.3g bias z %.3g (depth %g, prob depth %g)%s%s\n",
                        (long long)n, rd ? "toward zero" : "to nearest",
-                       given ? "given" : "generated", j.verdict == GV_VERDICT_PASS ? "PASS" : "FAIL",
-                       j.max_rel, j.ratio, j.r_max, z, depth, pdepth, j.reason[0] ? ": " : "",
-                       j.reason);
+                       given ? "given" : "generated",
+                       j.verdict == GV_VERDICT_PASS ? "PASS" : "FAIL", j.max_rel, j.ratio, j.r_max,
+                       z, depth, pdepth, j.reason[0] ? ": " : "", j.reason);
                 fflush(stdout);
-                cr_expect_eq(depth, (double)n, "the order-free depth of a sum of n, not the tree's");
+                cr_expect_eq(depth, (double)n,
+                             "the order-free depth of a sum of n, not the tree's");
                 cr_expect_eq(pdepth, (double)n);
                 if (rd == 0)
                     cr_expect_eq(j.verdict, GV_VERDICT_PASS, "n=%lld %s: %s", (long long)n,
                                  given ? "given" : "generated", j.reason);
                 else if (!given)
                     cr_expect_eq(j.verdict, GV_VERDICT_FAIL,
-                                 "n=%lld: every addition chopped passes as generated", (long long)n);
+                                 "n=%lld: every addition chopped passes as generated",
+                                 (long long)n);
                 gv_judgement_free(&j);
             }
         }
@@ -577,8 +579,8 @@ static int judge_exact_sum(const char *dir, const char *op, const char *size, in
                            size_t len)
 {
     char args[4096], path[1024], out_path[1024];
-    snprintf(args, sizeof args, "inputs --op %s --dtype f64 --size %s --dist tiny --out '%s' --force",
-             op, size, dir);
+    snprintf(args, sizeof args,
+             "inputs --op %s --dtype f64 --size %s --dist tiny --out '%s' --force", op, size, dir);
     cr_assert_eq(gv_test_run_cli(args, out, len), 0, "%s", out);
     snprintf(path, sizeof path, "%s/%s", dir, strcmp(op, "reduce.sum") == 0 ? "x.npy" : "X.npy");
     gv_npy x;
@@ -611,13 +613,12 @@ Test(judge_cli, exact_sums_of_subnormals_pass, .timeout = 60)
     const struct {
         const char *op, *size;
         int nd;
-    } cases[] = {{"reduce.sum", "1", 0},    {"reduce.sum", "1", 1}, {"reduce.sum", "2", 0},
-                 {"reduce.sum", "2", 1},    {"reduce.colsum", "1x1", 0},
-                 {"reduce.colsum", "1x1", 1}};
+    } cases[] = {{"reduce.sum", "1", 0}, {"reduce.sum", "1", 1},      {"reduce.sum", "2", 0},
+                 {"reduce.sum", "2", 1}, {"reduce.colsum", "1x1", 0}, {"reduce.colsum", "1x1", 1}};
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         int rc = judge_exact_sum(dir, cases[i].op, cases[i].size, cases[i].nd, out, sizeof out);
-        cr_expect_eq(rc, 0, "%s %s, output of %d dims: %s", cases[i].op, cases[i].size,
-                     cases[i].nd, out);
+        cr_expect_eq(rc, 0, "%s %s, output of %d dims: %s", cases[i].op, cases[i].size, cases[i].nd,
+                     out);
         cr_expect_not_null(strstr(out, "PASS"), "%s", out);
         cr_expect_null(strstr(out, "inf over"), "%s", out);
     }
@@ -663,8 +664,9 @@ Test(judge_cli, given_data_is_part_of_the_case, .timeout = 60)
     snprintf(j1b, sizeof j1b, "%s/r1b.json", dir);
     snprintf(j2, sizeof j2, "%s/r2.json", dir);
     for (int i = 0; i < 3; i++) {
-        snprintf(args, sizeof args, "judge --op reduce.sum --inputs '%s' --outputs '%s' --json '%s'",
-                 xs[i], ss[i], js[i]);
+        snprintf(args, sizeof args,
+                 "judge --op reduce.sum --inputs '%s' --outputs '%s' --json '%s'", xs[i], ss[i],
+                 js[i]);
         cr_assert_eq(gv_test_run_cli(args, out, sizeof out), 0, "%s", out);
     }
     /* the digest of the file, as the run document records it */
