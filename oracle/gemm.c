@@ -46,7 +46,11 @@ double go_pow2_scale(int64_t rows, int64_t cols, const double *x, int64_t ld)
             if (isfinite(v) && v > mx) mx = v;
         }
     if (mx == 0.0 || (mx >= 0x1p-300 && mx <= 0x1p300)) return 1.0;
-    return ldexp(1.0, -ilogb(mx));
+    /* 2^-ilogb(mx) is past the doubles for mx below 2^-1023 (f64 subnormals: 2^1074 for the
+       least): an infinite scale made every square inf and the gauge inf / inf = NaN. 2^1000
+       still lifts the least subnormal to 2^-74, whose square is normal. */
+    int e = -ilogb(mx);
+    return ldexp(1.0, e > 1000 ? 1000 : e);
 }
 
 /* |M| (square = 0) or (s M) o (s M) (square = 1, s = go_pow2_scale) of an r x cols matrix with

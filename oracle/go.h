@@ -48,7 +48,8 @@ int go_gemm_gauge_given(int64_t m, int64_t k, int64_t n, const double *a, int64_
  * ld) times s lies in [1, 2): the squares of the sq-gauges are then taken of scaled values,
  * so that inputs near the overflow threshold (or deep in the subnormals) neither overflow nor
  * underflow when squared. 1 where the largest lies in [2^-300, 2^300] already (the scaling is
- * exact, but costs a copy). */
+ * exact, but costs a copy). At most 2^1000, a finite double: below 2^-1000 the scaled largest
+ * lies under 1 (the least subnormal at 2^-74), its square still normal. */
 double go_pow2_scale(int64_t rows, int64_t cols, const double *x, int64_t ld);
 int go_gemm_sqgauge(int64_t m, int64_t k, int64_t n, const double *a, int64_t lda, const double *b,
                     int64_t ldb, double *g, int64_t ldg);

@@ -701,14 +701,29 @@ int gv_cmd_judge(int argc, char **argv)
         info.argv_joined = gv_join_args(argc, argv);
         info.device_count = info.device_index = -1;
         gv_fleet_info_fill(&info.fleet, NULL, -1, -1);
-        json_t *doc = gv_run_json(&info, r, 1, &sum);
+        /* given data: the input files' digests are part of the case's identity (as check
+           --inputs records them), so that compare never matches judgements of other data;
+           the run document writes them only where the inputs are not generated */
+        gv_input_file files[GV_MAX_TENSORS];
+        for (int i = 0; i < j.n_in && !lost; i++) {
+            snprintf(files[i].name, sizeof files[i].name, "%s", j.in_path[i]);
+            if (gv_sha256_file(j.in_path[i], files[i].sha256) != 0) {
+                gv_usage_error("--inputs %s: reading it for its SHA-256: %s", j.in_path[i],
+                               strerror(errno));
+                lost = true;
+            }
+        }
+        info.input_files = files;
+        info.n_input_files = lost ? 0 : j.n_in;
+        json_t *doc = lost ? NULL : gv_run_json(&info, r, 1, &sum);
         json_t *res = json_array_get(json_object_get(doc, "cases"), 0);
         if (arrays) {
             file_records(arrays, "inputs", j.in_path, j.n_in);
             file_records(arrays, "outputs", j.out_path, j.n_out);
             if (res) json_object_set(res, "arrays", arrays);
         }
-        if (!doc || gv_write_file(j.json_path, emit_json, doc) != 0) {
+        /* a run without its digests is not written (lost): it would match other data */
+        if (!lost && (!doc || gv_write_file(j.json_path, emit_json, doc) != 0)) {
             gv_write_error(j.json_path);
             lost = true;
         }

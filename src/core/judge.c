@@ -138,6 +138,22 @@ void gv_result_init(gv_result *r, const gv_case *c, const gv_tiers *tiers)
     gv_result_set_inputs(r, GV_INPUTS_GENERATED); /* the run says otherwise where they are not */
 }
 
+void gv_result_order_free(gv_result *r)
+{
+    const gv_op *op = r->c.op;
+    if (!op->order_free_depth) return;
+    r->depth = op->order_free_depth(&r->c);
+    if (r->prob.on) {
+        /* in the native arithmetic's terms, as gv_result_init counts it; the oracle's own
+           depth (prob.oracle_depth) is the oracle's order and stays */
+        gv_case native = r->c;
+        native.mode = GV_MODE_NATIVE;
+        r->prob.depth = op->order_free_depth(&native);
+        r->prob.w = gv_prob_unit(r->prob.u, r->prob.depth, r->prob.u_in) +
+                    0x1p-53 * sqrt(r->prob.oracle_depth > 1 ? r->prob.oracle_depth : 1.0);
+    }
+}
+
 void gv_result_set(gv_result *r, gv_verdict v, const char *fmt, double a, double b)
 {
     r->verdict = v;

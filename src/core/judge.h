@@ -23,6 +23,12 @@ void gv_result_set(struct gv_result *r, gv_verdict v, const char *fmt, double a,
  * its expected tier, flops and bytes; verdict PASS, no metrics yet. gv_judge_problem reads these. */
 void gv_result_init(gv_result *r, const gv_case *c, const gv_tiers *tiers);
 
+/* The outputs were computed outside gpuval's kernel (gpuval judge, gv_judge): judge them at
+ * the op's order-free depth, the one that covers every summation order its definition allows
+ * (op->order_free_depth, in both models), not at the depth of gpuval's own kernel's order.
+ * An op without one keeps its depth (it holds for any order). After gv_result_init. */
+void gv_result_order_free(gv_result *r);
+
 /* Judge the outputs already in p->out[].data against p->out[].ref: fills r, which
  * gv_result_init must have started. Used by gv_run_case and by tests that plant results by
  * hand. */

@@ -124,6 +124,31 @@ Test(oracle_colsum, products_match_long_double)
     check_products(64, 48, 32, 3);
 }
 
+/* The spread sqrt(sum x^2) of columns whose largest entry lies deep in the f64 subnormals
+   (below 2^-1023, where 2^-ilogb of it is no double): finite and exact, |x| for one entry, for
+   the least subnormal too. An infinite scale once made it inf / inf = NaN, and the exact sum of
+   the `tiny` inputs at n = 1, 2 a FAIL (max R inf). Above 2^-1023 and at the other end, near
+   the overflow threshold, the same. */
+Test(oracle_colsum, sqgauge_of_deep_subnormals_is_finite)
+{
+    const double vals[] = {0x1p-1074, 0x1.23p-1066, -2.88e-321, 0x1p-1023, 0x1.8p-1022, 0x1.fp1020};
+    for (size_t i = 0; i < sizeof vals / sizeof vals[0]; i++) {
+        double x = vals[i], g = NAN;
+        cr_assert_eq(go_colsum_sqgauge(1, 1, &x, 1, &g), 0);
+        cr_expect_eq(g, fabs(x), "one entry %a: spread %a, not |x|", x, g);
+        /* two of them in a column: sqrt(2) |x|, to the rounding of the root */
+        double two[2] = {x, -x}, g2 = NAN;
+        cr_assert_eq(go_colsum_sqgauge(2, 1, two, 1, &g2), 0);
+        cr_expect(isfinite(g2) && g2 >= fabs(x), "two entries %a: spread %a", x, g2);
+        if (fabs(x) >= 0x1p-1000 && fabs(x) <= 0x1p1000)
+            cr_expect(fabs(g2 - sqrt(2.0) * fabs(x)) <= 0x1p-52 * g2, "%a: %a", x, g2);
+    }
+    /* a product's spread with both operands in the subnormals is an underflow to 0, not NaN */
+    double a = 0x1p-1070, b = 0x1p-1060, gp = NAN;
+    cr_assert_eq(go_colsum_product_sqgauge(1, 1, 1, &a, 1, &b, 1, &gp), 0);
+    cr_expect(gp == 0.0, "product spread %a", gp);
+}
+
 Test(oracle_colsum, bad_arguments_name_their_index)
 {
     double x[16] = {0}, y[16] = {0}, s[16];

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../../include/gpuval.h"
 #include "core/cache.h"
 #include "core/knobs.h"
 #include "core/problem.h"
@@ -198,4 +199,59 @@ Test(cache_key, a_memo_is_never_served_to_another_case, .init = make_tmp, .fini 
     gv_cache_stats(dir, &entries, &total);
     cr_expect_eq(entries, n - 1, "one memo per distinct matrix, the repeat read back");
     gv_cache_memo_enable(false);
+}
+
+/* The oracle_cache member of a gv_judge case JSON ("hit", "stored", "miss", "off"). */
+static void judge_given_sum(const double *x, int64_t n, double out, gv_judgement *j, char *cached,
+                            size_t len)
+{
+    char size[32];
+    snprintf(size, sizeof size, "%lld", (long long)n);
+    gv_array in = {GV_DTYPE_F64, x, n, "x"}, o = {GV_DTYPE_F64, &out, 1, "s"};
+    gv_judge_spec spec = {
+        .op = "reduce.sum", .size = size, .n_in = 1, .n_out = 1, .in = &in, .out = &o};
+    cr_assert_eq(gv_judge(&spec, j), GV_API_OK, "%s", j->reason);
+    const char *k = strstr(j->json, "\"oracle_cache\": \"");
+    cr_assert_not_null(k, "%s", j->json);
+    k += strlen("\"oracle_cache\": \"");
+    snprintf(cached, len, "%.*s", (int)strcspn(k, "\""), k);
+}
+
+/* Two given arrays of one shape (gv_judge, as gpuval judge and the Python package call it)
+   never share a cached reference: the second is computed afresh (its correct sum PASSes; the
+   first's reference would FAIL it by far), and the first judged again is served its own. The
+   key hashes the inputs' values (gv_cache_case_key); outputs are never part of an entry. */
+Test(cache_key, given_arrays_of_one_shape_never_share_a_reference, .init = make_tmp, .fini = rm_tmp)
+{
+    enum { N = 4096 };
+    static double a[N], b[N];
+    double sa = 0.0, sb = 0.0;
+    for (int i = 0; i < N; i++) {
+        a[i] = (double)(i % 97) / 97.0; /* sums of these are exact in f64 far below 2^53 */
+        b[i] = (double)(i % 89) / 89.0 + 1.0;
+    }
+    for (int i = 0; i < N; i++) {
+        sa += a[i];
+        sb += b[i];
+    }
+    cr_assert(sb > sa + 1000.0, "other data, another sum");
+    gv_judgement j;
+    char cached[16];
+    judge_given_sum(a, N, sa, &j, cached, sizeof cached);
+    cr_expect_eq(j.verdict, GV_VERDICT_PASS, "a: %s", j.reason);
+    cr_expect_str_eq(cached, "stored", "a's reference is kept (GPUVAL_CACHE_MIN_MS=0)");
+    gv_judgement_free(&j);
+    judge_given_sum(b, N, sb, &j, cached, sizeof cached);
+    cr_expect_eq(j.verdict, GV_VERDICT_PASS, "b judged against another array's reference: %s",
+                 j.reason);
+    cr_expect_str_neq(cached, "hit", "b was served a's entry");
+    gv_judgement_free(&j);
+    judge_given_sum(a, N, sa, &j, cached, sizeof cached);
+    cr_expect_eq(j.verdict, GV_VERDICT_PASS, "a again: %s", j.reason);
+    cr_expect_str_eq(cached, "hit", "a again is served its own entry");
+    gv_judgement_free(&j);
+    /* a's reference with b's output: a FAIL, whatever the cache holds */
+    judge_given_sum(a, N, sb, &j, cached, sizeof cached);
+    cr_expect_eq(j.verdict, GV_VERDICT_FAIL, "a judged with b's sum: %s", j.reason);
+    gv_judgement_free(&j);
 }

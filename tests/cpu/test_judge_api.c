@@ -4,6 +4,8 @@
  * is off or the sum ran over a subsample of k; generated inputs round-trip through .npy; bad
  * arrays are refused with a message that names the fault. No device is used. */
 #include <criterion/criterion.h>
+#include <fenv.h>
+#include <jansson.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -145,6 +147,108 @@ Test(judge_api, f32_cpu_product_passes_wrong_ones_fail_given)
 Test(judge_api, f32_cpu_product_passes_wrong_ones_fail_generated)
 {
     gemm_case(GV_DTYPE_F32, "uniform11");
+}
+
+/* x[0] + x[1] + ... in order, one f32 addition after another (a CPU loop, NumPy's
+   np.cumsum(x)[-1] in float32), each rounded as `rounding` (FE_TONEAREST, FE_TOWARDZERO) says;
+   the mode is restored after. The accumulator is volatile so that every addition runs here,
+   under that mode. */
+static __attribute__((noinline)) float seq_sum_f32(const float *x, int64_t n, int rounding)
+{
+    int before = fegetround();
+    cr_assert_eq(fesetround(rounding), 0);
+    volatile float acc = 0.0f;
+    for (int64_t i = 0; i < n; i++)
+        acc = acc + x[i];
+    float s = acc;
+    fesetround(before);
+    return s;
+}
+
+/* A number of the case JSON gv_judge returned: metrics.KEY (a string "inf" read as inf). */
+static double json_metric(const char *json, const char *key)
+{
+    json_error_t jerr;
+    json_t *doc = json_loads(json, 0, &jerr);
+    cr_assert_not_null(doc, "%s", jerr.text);
+    const json_t *v = json_object_get(json_object_get(doc, "metrics"), key);
+    double d = json_is_number(v)   ? json_number_value(v)
+               : json_is_string(v) ? strtod(json_string_value(v), NULL)
+                                   : NAN;
+    json_decref(doc);
+    return d;
+}
+
+static double json_depth(const char *json, const char *model)
+{
+    json_error_t jerr;
+    json_t *doc = json_loads(json, 0, &jerr);
+    cr_assert_not_null(doc, "%s", jerr.text);
+    double d = json_number_value(json_object_get(json_object_get(doc, model), "depth"));
+    json_decref(doc);
+    return d;
+}
+
+/* The outputs of another program are judged at the depth of any summation order (reduce.sum's
+   order-free depth n), never at gpuval's own kernel's tree (ceil(log2 n) + 1): a sequential
+   f32 sum of n uniform [0, 1) values, correctly rounded at each step, PASSes as the generated
+   case and as given data (at the tree's depth it FAILed: max R 37.7 at n = 10^6). The same sum
+   with every addition rounded toward zero (a 3 % error at n = 10^6) is printed with its
+   numbers, and FAILs as the generated case, whose probabilistic model judges it. */
+Test(judge_api, a_sequential_sum_is_judged_order_free, .timeout = 120)
+{
+    const int64_t ns[] = {100000, 1000000};
+    for (int s = 0; s < 2; s++) {
+        int64_t n = ns[s];
+        char size[32];
+        snprintf(size, sizeof size, "%lld", (long long)n);
+        gv_case_inputs ci;
+        char err[512];
+        cr_assert_eq(gv_make_inputs("reduce.sum", GV_DTYPE_F32, NULL, size, "uniform01", 7, &ci,
+                                    err, sizeof err),
+                     GV_API_OK, "%s", err);
+        const float *x = ci.in[0];
+        const int roundings[2] = {FE_TONEAREST, FE_TOWARDZERO};
+        for (int rd = 0; rd < 2; rd++) {
+            float out = seq_sum_f32(x, n, roundings[rd]);
+            for (int given = 0; given < 2; given++) {
+                gv_array in = {GV_DTYPE_F32, ci.in[0], n, "x"};
+                gv_array o = {GV_DTYPE_F32, &out, 1, "s"};
+                gv_judge_spec spec = {.op = "reduce.sum",
+                                      .size = size,
+                                      .dist = given ? NULL : "uniform01",
+                                      .seed = 7,
+                                      .n_in = 1,
+                                      .n_out = 1,
+                                      .in = &in,
+                                      .out = &o};
+                gv_judgement j;
+                cr_assert_eq(gv_judge(&spec, &j), GV_API_OK, "%s", j.reason);
+                double depth = json_depth(j.json, "error_model");
+                double pdepth = json_depth(j.json, "prob_model");
+                double z = json_metric(j.json, "bias_z");
+                printf("reduce.sum f32 n=%lld sequential %s, %s: %s max_rel %.3g ratio %.3g "
+                       "R %.3g bias z %.3g (depth %g, prob depth %g)%s%s\n",
+                       (long long)n, rd ? "toward zero" : "to nearest",
+                       given ? "given" : "generated",
+                       j.verdict == GV_VERDICT_PASS ? "PASS" : "FAIL", j.max_rel, j.ratio, j.r_max,
+                       z, depth, pdepth, j.reason[0] ? ": " : "", j.reason);
+                fflush(stdout);
+                cr_expect_eq(depth, (double)n,
+                             "the order-free depth of a sum of n, not the tree's");
+                cr_expect_eq(pdepth, (double)n);
+                if (rd == 0)
+                    cr_expect_eq(j.verdict, GV_VERDICT_PASS, "n=%lld %s: %s", (long long)n,
+                                 given ? "given" : "generated", j.reason);
+                else if (!given)
+                    cr_expect_eq(j.verdict, GV_VERDICT_FAIL,
+                                 "n=%lld: every addition chopped passes as generated",
+                                 (long long)n);
+                gv_judgement_free(&j);
+            }
+        }
+        gv_case_inputs_free(&ci);
+    }
 }
 
 /* x rounded to TF32's 11 significant bits (to nearest), as tensor cores take f32 operands. */
@@ -465,4 +569,125 @@ Test(judge_cli, usage_errors_before_any_work)
     cr_expect_eq(gv_test_run_cli("inputs --op nosuch --out /tmp/x", out, sizeof out), 2, "%s", out);
     cr_expect_eq(gv_test_run_cli("judge --help", out, sizeof out), 0, "%s", out);
     cr_expect_not_null(strstr(out, "--outputs"), "%s", out);
+}
+
+/* gpuval inputs writes DIR (reduce.sum or reduce.colsum, f64, the tiny dist: f64 subnormals),
+   the output is the exact sum (one double rounding of the long double sum: the inputs are
+   multiples of 2^-1074, so the f64 sum of n <= 2 of them is exact) written as nd dims (0: the
+   shape () of NumPy's x.sum(), torch's and CuPy's), and judged: the exit code and the row. */
+static int judge_exact_sum(const char *dir, const char *op, const char *size, int nd, char *out,
+                           size_t len)
+{
+    char args[4096], path[1024], out_path[1024];
+    snprintf(args, sizeof args,
+             "inputs --op %s --dtype f64 --size %s --dist tiny --out '%s' --force", op, size, dir);
+    cr_assert_eq(gv_test_run_cli(args, out, len), 0, "%s", out);
+    snprintf(path, sizeof path, "%s/%s", dir, strcmp(op, "reduce.sum") == 0 ? "x.npy" : "X.npy");
+    gv_npy x;
+    char err[512];
+    cr_assert_eq(gv_npy_read(path, &x, err, sizeof err), GV_OK, "%s", err);
+    cr_assert_eq(x.type, GV_NPY_F64);
+    const double *v = x.data;
+    double s = 0.0;
+    for (int64_t i = 0; i < x.count; i++) {
+        cr_assert(v[i] != 0.0 && fabs(v[i]) < 0x1p-1022, "the tiny inputs are subnormal: %a", v[i]);
+        s += v[i];
+    }
+    int64_t one = 1;
+    snprintf(out_path, sizeof out_path, "%s/s.npy", dir);
+    cr_assert_eq(gv_npy_write(out_path, GV_NPY_F64, nd, &one, &s), 0);
+    gv_npy_free(&x);
+    snprintf(args, sizeof args, "judge --case '%s/case.json' --outputs '%s'", dir, out_path);
+    return gv_test_run_cli(args, out, len);
+}
+
+/* An exact output never FAILs a model: the exact f64 sums of the tiny dist at n = 1, 2 and the
+   column sum of 1x1 (as torch and CuPy return them) FAILed with "max R inf" at max_rel 0, the
+   probabilistic gauge having come out NaN (go_pow2_scale's scale overflowed). A 0-d .npy is
+   taken for the one-element output. */
+Test(judge_cli, exact_sums_of_subnormals_pass, .timeout = 60)
+{
+    char dir[512];
+    static char out[1 << 14];
+    gv_test_scratch_dir(dir, sizeof dir, "judge_tiny");
+    const struct {
+        const char *op, *size;
+        int nd;
+    } cases[] = {{"reduce.sum", "1", 0}, {"reduce.sum", "1", 1},      {"reduce.sum", "2", 0},
+                 {"reduce.sum", "2", 1}, {"reduce.colsum", "1x1", 0}, {"reduce.colsum", "1x1", 1}};
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        int rc = judge_exact_sum(dir, cases[i].op, cases[i].size, cases[i].nd, out, sizeof out);
+        cr_expect_eq(rc, 0, "%s %s, output of %d dims: %s", cases[i].op, cases[i].size, cases[i].nd,
+                     out);
+        cr_expect_not_null(strstr(out, "PASS"), "%s", out);
+        cr_expect_null(strstr(out, "inf over"), "%s", out);
+    }
+    gv_test_remove_dir(dir);
+}
+
+/* judge --json of given data records the input files' SHA-256 (input_files, as check --inputs
+   does), so that compare matches two judgements only on the same data: the same arrays twice
+   are matched (SAME, exit 0); arrays of the same shape with other values are not (each case
+   on one side only: the base's ran and is missing from the new run, INCONCLUSIVE, exit 5),
+   where they were matched as one case and their different errors read as REGRESSED (exit 4). */
+Test(judge_cli, given_data_is_part_of_the_case, .timeout = 60)
+{
+    char dir[512], args[8192], x1[1024], x2[1024], s1[1024], s2[1024], j1[1024], j1b[1024],
+        j2[1024];
+    static char out[1 << 16];
+    gv_test_scratch_dir(dir, sizeof dir, "judge_key");
+    const int64_t n = 1000;
+    float a[1000], b[1000];
+    for (int64_t i = 0; i < n; i++) {
+        a[i] = (float)((i * 7919 % 1000) / 1000.0);
+        b[i] = (float)((i * 104729 % 997) / 997.0);
+    }
+    /* each sum in f32, in order: a's correct, b's a little off (a worse but passing error) */
+    float sa = 0.0f, sb = 0.0f;
+    for (int64_t i = 0; i < n; i++) {
+        sa += a[i];
+        sb += b[i];
+    }
+    sb *= 1.0f + 3e-6f;
+    int64_t shape = n, one = 1;
+    snprintf(x1, sizeof x1, "%s/x1.npy", dir);
+    snprintf(x2, sizeof x2, "%s/x2.npy", dir);
+    snprintf(s1, sizeof s1, "%s/s1.npy", dir);
+    snprintf(s2, sizeof s2, "%s/s2.npy", dir);
+    cr_assert_eq(gv_npy_write(x1, GV_NPY_F32, 1, &shape, a), 0);
+    cr_assert_eq(gv_npy_write(x2, GV_NPY_F32, 1, &shape, b), 0);
+    cr_assert_eq(gv_npy_write(s1, GV_NPY_F32, 1, &one, &sa), 0);
+    cr_assert_eq(gv_npy_write(s2, GV_NPY_F32, 1, &one, &sb), 0);
+    const char *xs[3] = {x1, x1, x2}, *ss[3] = {s1, s1, s2};
+    char *js[3] = {j1, j1b, j2};
+    snprintf(j1, sizeof j1, "%s/r1.json", dir);
+    snprintf(j1b, sizeof j1b, "%s/r1b.json", dir);
+    snprintf(j2, sizeof j2, "%s/r2.json", dir);
+    for (int i = 0; i < 3; i++) {
+        snprintf(args, sizeof args,
+                 "judge --op reduce.sum --inputs '%s' --outputs '%s' --json '%s'", xs[i], ss[i],
+                 js[i]);
+        cr_assert_eq(gv_test_run_cli(args, out, sizeof out), 0, "%s", out);
+    }
+    /* the digest of the file, as the run document records it */
+    json_error_t jerr;
+    json_t *doc = json_load_file(j1, 0, &jerr);
+    cr_assert_not_null(doc, "%s", jerr.text);
+    json_t *c = json_array_get(json_object_get(doc, "cases"), 0);
+    cr_assert_str_eq(json_string_value(json_object_get(c, "inputs")), "given");
+    json_t *files = json_object_get(c, "input_files");
+    cr_expect(json_is_array(files) && json_array_size(files) == 1, "input_files recorded");
+    const char *h = json_string_value(json_object_get(json_array_get(files, 0), "sha256"));
+    cr_expect(h && strlen(h) == 64, "a SHA-256");
+    json_decref(doc);
+
+    snprintf(args, sizeof args, "compare '%s' '%s'", j1, j1b);
+    cr_expect_eq(gv_test_run_cli(args, out, sizeof out), 0, "the same data: %s", out);
+    cr_expect_not_null(strstr(out, "1 matched"), "%s", out);
+    snprintf(args, sizeof args, "compare '%s' '%s'", j1, j2);
+    cr_expect_eq(gv_test_run_cli(args, out, sizeof out), 5, "other data: %s", out);
+    cr_expect_null(strstr(out, "REGRESSED"), "%s", out);
+    cr_expect_not_null(strstr(out, "only in base"), "%s", out);
+    cr_expect_not_null(strstr(out, "only in new"), "%s", out);
+    gv_test_remove_dir(dir);
 }
