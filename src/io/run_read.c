@@ -17,6 +17,7 @@
 #include "core/gv.h"
 #include "core/hash.h"
 #include "io/json_util.h"
+#include "io/probe_read.h"
 
 /* The schemas the reader knows and the array each must hold. The names are the writers'
    (GV_SCHEMA in run_doc.h, GV_BENCH_SCHEMA, GV_TRADE_SCHEMA, merge_coll.c's), spelt here
@@ -27,6 +28,7 @@ static const struct {
     {"gpuval-run/1", "cases"},        {"gpuval-bench/1", "cases"},
     {"gpuval-tradeoffs/1", "groups"}, {"gpuval-collectives/1", "collectives"},
     {"gpuval-case/1", NULL}, /* case.json of --dump-failures: one case, its result inside */
+    {GV_PROBE_READ_SCHEMA, GV_PROBE_READ_ARRAY}, /* probe --json: io/probe_read.c's rules */
 };
 enum { N_KNOWN = sizeof known / sizeof known[0] };
 
@@ -449,6 +451,7 @@ int gv_run_validate(const json_t *doc, const char *name, char *err, size_t len)
         const json_t *result = json_object_get(doc, "result");
         return result ? check_case(&w, result, false) : GV_OK;
     }
+    if (strcmp(schema, GV_PROBE_READ_SCHEMA) == 0) return gv_probe_validate(doc, name, err, len);
     const json_t *array = json_object_get(doc, known[k].array);
     if (!json_is_array(array)) return bad(&w, known[k].array, "missing or not an array%s", "");
     switch (k) {

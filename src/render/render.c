@@ -8,6 +8,7 @@
 #include "io/outfile.h"
 #include "render/render_bench.h"
 #include "render/render_check.h"
+#include "render/render_probe.h"
 #include "render/render_tradeoffs.h"
 
 gv_render_kind gv_render_kind_of(const json_t *doc)
@@ -17,6 +18,7 @@ gv_render_kind gv_render_kind_of(const json_t *doc)
     if (strcmp(s, "gpuval-run/1") == 0) return GV_RENDER_CHECK;
     if (strcmp(s, "gpuval-bench/1") == 0) return GV_RENDER_BENCH;
     if (strcmp(s, "gpuval-tradeoffs/1") == 0) return GV_RENDER_TRADEOFFS;
+    if (strcmp(s, "gpuval-probe/1") == 0) return GV_RENDER_PROBE;
     return GV_RENDER_UNKNOWN;
 }
 
@@ -26,6 +28,7 @@ void gv_render_html(FILE *f, const json_t *doc)
     case GV_RENDER_CHECK: gv_render_check_html(f, doc); break;
     case GV_RENDER_BENCH: gv_render_bench_html(f, doc); break;
     case GV_RENDER_TRADEOFFS: gv_render_tradeoffs_html(f, doc); break;
+    case GV_RENDER_PROBE: gv_render_probe_html(f, doc); break;
     case GV_RENDER_UNKNOWN: break;
     }
 }
@@ -36,6 +39,7 @@ void gv_render_md(FILE *f, const json_t *doc)
     case GV_RENDER_CHECK: gv_render_check_md(f, doc); break;
     case GV_RENDER_BENCH: gv_render_bench_md(f, doc); break;
     case GV_RENDER_TRADEOFFS: gv_render_tradeoffs_md(f, doc); break;
+    case GV_RENDER_PROBE: gv_render_probe_md(f, doc); break;
     case GV_RENDER_UNKNOWN: break;
     }
 }

@@ -13,11 +13,12 @@ typedef enum gv_render_kind {
     GV_RENDER_UNKNOWN = -1,
     GV_RENDER_CHECK,    /* gpuval-run/1 */
     GV_RENDER_BENCH,    /* gpuval-bench/1 */
-    GV_RENDER_TRADEOFFS /* gpuval-tradeoffs/1 */
+    GV_RENDER_TRADEOFFS, /* gpuval-tradeoffs/1 */
+    GV_RENDER_PROBE      /* gpuval-probe/1 */
 } gv_render_kind;
 
 /* The known schema names, space-separated, for messages. */
-#define GV_RENDER_SCHEMAS "gpuval-run/1 gpuval-bench/1 gpuval-tradeoffs/1"
+#define GV_RENDER_SCHEMAS "gpuval-run/1 gpuval-bench/1 gpuval-tradeoffs/1 gpuval-probe/1"
 
 gv_render_kind gv_render_kind_of(const json_t *doc);
 /* Render doc (of a known kind) as HTML or Markdown into f. */

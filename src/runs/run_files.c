@@ -12,6 +12,7 @@
 #include "core/gv.h"
 #include "io/json_util.h"
 #include "io/run_doc.h" /* GV_SCHEMA */
+#include "io/probe_read.h" /* GV_PROBE_READ_SCHEMA */
 #include "io/run_read.h"
 
 int gv_fleet_load(const char *path, json_t **doc, char *err, size_t len)
@@ -33,21 +34,24 @@ int gv_fleet_load(const char *path, json_t **doc, char *err, size_t len)
 
 int gv_fleet_load_any(const char *path, json_t **doc, char *err, size_t len)
 {
-    static const char *const schemas[] = {GV_SCHEMA, GV_BENCH_SCHEMA, GV_TRADE_SCHEMA, NULL};
+    static const char *const schemas[] = {GV_SCHEMA, GV_BENCH_SCHEMA, GV_TRADE_SCHEMA,
+                                          GV_PROBE_READ_SCHEMA, NULL};
     if (gv_run_read(path, schemas, doc, err, len) != GV_OK) return GV_EINVAL;
     const char *schema = json_string_value(json_object_get(*doc, "schema"));
     const char *array = !schema                                ? NULL
                         : strcmp(schema, GV_SCHEMA) == 0       ? "cases"
                         : strcmp(schema, GV_BENCH_SCHEMA) == 0 ? "cases"
                         : strcmp(schema, GV_TRADE_SCHEMA) == 0 ? "groups"
+                        : strcmp(schema, GV_PROBE_READ_SCHEMA) == 0 ? "rows"
                                                                : NULL;
     if (!array || !json_is_array(json_object_get(*doc, array))) {
         if (array)
             snprintf(err, len, "%s: a %s document without its \"%s\" array", path, schema, array);
         else
             snprintf(err, len,
-                     "%s is not a %s, %s or %s document (check, bench or tradeoffs --json)", path,
-                     GV_SCHEMA, GV_BENCH_SCHEMA, GV_TRADE_SCHEMA);
+                     "%s is not a %s, %s, %s or %s document (check, bench, tradeoffs or "
+                     "probe --json)",
+                     path, GV_SCHEMA, GV_BENCH_SCHEMA, GV_TRADE_SCHEMA, GV_PROBE_READ_SCHEMA);
         json_decref(*doc);
         *doc = NULL;
         return GV_EINVAL;

@@ -14,7 +14,7 @@
 int gv_fleet_load(const char *path, json_t **doc, char *err, size_t len);
 
 /* Read a run of any schema `gpuval merge` takes (gpuval-run/1, gpuval-bench/1,
- * gpuval-tradeoffs/1): GV_OK, or a message in err (unreadable, invalid JSON with line and
+ * gpuval-tradeoffs/1, gpuval-probe/1): GV_OK, or a message in err (unreadable, invalid JSON with line and
  * column, another schema, or the schema's array missing). */
 int gv_fleet_load_any(const char *path, json_t **doc, char *err, size_t len);
 
