@@ -196,8 +196,12 @@ static void write_md(FILE *f, const gv_cmp_result *r)
 {
     fprintf(f, "### gpuval compare: %s\n\n", gv_cmp_outcome_name(r->overall));
     fprintf(f, "%d matched cases (%s): %d regressed, %d improved, %d same, %d inconclusive.\n",
-            r->n_cases, r->probe ? "probe features" : r->bench ? "bench" : "check", r->count[GV_CMP_REGRESSED],
-            r->count[GV_CMP_IMPROVED], r->count[GV_CMP_SAME], r->count[GV_CMP_INCONCLUSIVE]);
+            r->n_cases,
+            r->probe   ? "probe features"
+            : r->bench ? "bench"
+                       : "check",
+            r->count[GV_CMP_REGRESSED], r->count[GV_CMP_IMPROVED], r->count[GV_CMP_SAME],
+            r->count[GV_CMP_INCONCLUSIVE]);
     if (r->device_differs) {
         fputs("\n> **Warning:** the device fingerprints differ (", f);
         gv_rk_md_esc(f, r->device_why);
@@ -342,7 +346,9 @@ static json_t *compare_json(const gv_cmp_result *r)
     json_t *doc = json_object();
     json_object_set_new(doc, "schema", json_string("gpuval-compare/1"));
     json_object_set_new(doc, "kind",
-                        json_string(r->probe ? "probe" : r->bench ? "bench" : "check"));
+                        json_string(r->probe   ? "probe"
+                                    : r->bench ? "bench"
+                                               : "check"));
     json_object_set_new(doc, "outcome", json_string(gv_cmp_outcome_name(r->overall)));
     json_object_set_new(doc, "exit_code", json_integer(outcome_exit(r->overall)));
     json_object_set_new(doc, "matched", json_integer(r->n_cases));

@@ -13,7 +13,7 @@
 #include "io/infile.h"
 #include "io/outfile.h"
 #include "io/probe_read.h" /* GV_PROBE_READ_SCHEMA */
-#include "io/run_doc.h" /* GV_SCHEMA */
+#include "io/run_doc.h"    /* GV_SCHEMA */
 #include "runs/merge_check.h"
 #include "runs/merge_coll.h"
 #include "runs/merge_perf.h"
@@ -143,9 +143,9 @@ static int merge_runs(json_t **docs, const char **names, int n, int quiet, const
     int rc = check_runs ? gv_fleet_merge(docs, names, n, quiet, stdout, json_path ? &fleet : NULL,
                                          md_path ? &md : NULL)
              : probes   ? gv_probe_merge(docs, names, n, quiet, stdout, json_path ? &fleet : NULL,
-                                         md_path ? &md : NULL)
+                                       md_path ? &md : NULL)
                         : gv_fleet_perf_merge(docs, names, n, stdout, json_path ? &fleet : NULL,
-                                              md_path ? &md : NULL);
+                                            md_path ? &md : NULL);
     bool lost = false;
     if (json_path && fleet && gv_write_file(json_path, emit_json, fleet) != 0) {
         gv_write_error(json_path);

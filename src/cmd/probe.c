@@ -331,7 +331,8 @@ int gv_cmd_probe(int argc, char **argv)
         json_object_set_new(shared, "tool",
                             json_pack("{s:s, s:s}", "name", "gpuval", "version", GV_VERSION));
         json_object_set_new(shared, "command", json_string("probe"));
-        json_object_set_new(shared, "argv", gv_json_bytes(info.argv_joined ? info.argv_joined : ""));
+        json_object_set_new(shared, "argv",
+                            gv_json_bytes(info.argv_joined ? info.argv_joined : ""));
         json_object_set_new(shared, "created", json_string(when));
         json_object_set_new(shared, "host", gv_json_host(info.oracle_threads));
         json_object_set_new(shared, "build", gv_json_build());

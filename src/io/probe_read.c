@@ -11,8 +11,7 @@
 
 void gv_probe_row_key(const json_t *row, char *buf, size_t len)
 {
-    snprintf(buf, len, "%s %s/%s", gv_jstr(row, "op"), gv_jstr(row, "dtype"),
-             gv_jstr(row, "mode"));
+    snprintf(buf, len, "%s %s/%s", gv_jstr(row, "op"), gv_jstr(row, "dtype"), gv_jstr(row, "mode"));
 }
 
 /* Where a rule broke: the file, the row's place and key (none for the document's members). */
@@ -27,8 +26,7 @@ typedef struct where {
 static int bad(const where *w, const char *member, const char *why)
 {
     if (w->row >= 0)
-        snprintf(w->err, w->len, "%s: row %ld (%s): %s: %s", w->name, w->row, w->key, member,
-                 why);
+        snprintf(w->err, w->len, "%s: row %ld (%s): %s: %s", w->name, w->row, w->key, member, why);
     else
         snprintf(w->err, w->len, "%s: %s: %s", w->name, member, why);
     return GV_EINVAL;

@@ -4,10 +4,10 @@
  * they refuse a malformed run: exit 2, the file, the row and the member named.
  *
  * What it holds a document to (docs/schemas.md, "What a reader refuses"): "rows" an array of
- * objects (at most GV_PROBE_MAX_ROWS), each with op, dtype, mode non-empty strings, no two with one (op, dtype, mode); a
- * row either "skipped" (a string: why) or "features", an object of at least one feature, each
- * an object whose "value" is a non-empty string, "verdict" exactly PASS, FAIL or NEW,
- * "expected" a string or null, "detail" and "source" strings where present,
+ * objects (at most GV_PROBE_MAX_ROWS), each with op, dtype, mode non-empty strings, no two with one
+ * (op, dtype, mode); a row either "skipped" (a string: why) or "features", an object of at least
+ * one feature, each an object whose "value" is a non-empty string, "verdict" exactly PASS, FAIL or
+ * NEW, "expected" a string or null, "detail" and "source" strings where present,
  * "changed_in_repeats" an integer >= 0 where present; "replay" (where present) an array of
  * objects whose k, dots, agree are integers with 0 <= agree <= dots; "device", "expectations"
  * and "summary" objects where present (device may be null). */
@@ -21,7 +21,7 @@
    probe/probe_doc.h, spelt here because io/ sits below the probe wing; test_probe_doc.c
    checks they agree). */
 #define GV_PROBE_READ_SCHEMA "gpuval-probe/1"
-#define GV_PROBE_READ_ARRAY "rows"
+#define GV_PROBE_READ_ARRAY  "rows"
 
 /* The most rows a probe document may hold: every op of the registry times its dtypes and
    modes is far below it; a file with more is no document gpuval wrote. */

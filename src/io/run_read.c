@@ -20,15 +20,18 @@
 #include "io/probe_read.h"
 
 /* The schemas the reader knows and the array each must hold. The names are the writers'
-   (GV_SCHEMA in run_doc.h, GV_BENCH_SCHEMA, GV_TRADE_SCHEMA, merge_coll.c's), spelt here
+   (GV_SCHEMA in run_doc.h, GV_BENCH_SCHEMA, GV_TRADE_SCHEMA, merge_coll.c's; the probe
+   document's from io/probe_read.h, whose rules it meets), spelt here
    because io/ sits below the libraries that write them; test_run_read.c checks they agree. */
 static const struct {
     const char *schema, *array;
 } known[] = {
-    {"gpuval-run/1", "cases"},        {"gpuval-bench/1", "cases"},
-    {"gpuval-tradeoffs/1", "groups"}, {"gpuval-collectives/1", "collectives"},
+    {"gpuval-run/1", "cases"},
+    {"gpuval-bench/1", "cases"},
+    {"gpuval-tradeoffs/1", "groups"},
+    {"gpuval-collectives/1", "collectives"},
     {"gpuval-case/1", NULL}, /* case.json of --dump-failures: one case, its result inside */
-    {GV_PROBE_READ_SCHEMA, GV_PROBE_READ_ARRAY}, /* probe --json: io/probe_read.c's rules */
+    {GV_PROBE_READ_SCHEMA, GV_PROBE_READ_ARRAY}, /* probe --json: io/probe_read.h's rules */
 };
 enum { N_KNOWN = sizeof known / sizeof known[0] };
 

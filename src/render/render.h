@@ -11,8 +11,8 @@
 /* The schemas rendered; GV_RENDER_UNKNOWN for any other (or none). */
 typedef enum gv_render_kind {
     GV_RENDER_UNKNOWN = -1,
-    GV_RENDER_CHECK,    /* gpuval-run/1 */
-    GV_RENDER_BENCH,    /* gpuval-bench/1 */
+    GV_RENDER_CHECK,     /* gpuval-run/1 */
+    GV_RENDER_BENCH,     /* gpuval-bench/1 */
     GV_RENDER_TRADEOFFS, /* gpuval-tradeoffs/1 */
     GV_RENDER_PROBE      /* gpuval-probe/1 */
 } gv_render_kind;

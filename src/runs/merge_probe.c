@@ -155,8 +155,7 @@ static pm_key *collect(pm_dev *devs, int n, json_t *const *docs, int *n_keys)
                     snprintf(keys[m].feature, sizeof keys[m].feature, "%s", fname);
                     m++;
                 }
-                it = it ? json_object_iter_next((json_t *)fs, it)
-                        : json_object_iter((json_t *)fs);
+                it = it ? json_object_iter_next((json_t *)fs, it) : json_object_iter((json_t *)fs);
                 fname = it ? json_object_iter_key(it) : NULL;
                 x = it ? json_object_iter_value(it) : NULL;
             } while (fname && x);
@@ -247,10 +246,7 @@ static void print_table(FILE *f, const pm_key *keys, int m, const pm_dev *devs, 
             snprintf(v, sizeof v, "%s%s", p->value[d] ? p->value[d] : "-", p->fail[d] ? "!" : "");
             fprintf(f, "  %-10s", cell_of(v, cell, sizeof cell));
         }
-        fputs(p->undecided  ? "  UNDECIDED\n"
-              : p->disagree ? "  OUTLIER\n"
-                            : "  agree\n",
-              f);
+        fputs(p->undecided ? "  UNDECIDED\n" : p->disagree ? "  OUTLIER\n" : "  agree\n", f);
     }
 }
 
@@ -259,29 +255,28 @@ static json_t *fleet_json(const pm_key *keys, int m, const pm_dev *devs, int n, 
 {
     json_t *dv = json_array(), *fs = json_array(), *outs = json_array();
     for (int d = 0; d < n; d++)
-        json_array_append_new(dv, json_pack("{s:o, s:o, s:o, s:i}", "file",
-                                            gv_json_bytes(devs[d].file), "label",
-                                            gv_json_bytes(devs[d].label), "model",
-                                            gv_json_bytes(devs[d].model), "group", devs[d].group));
+        json_array_append_new(dv,
+                              json_pack("{s:o, s:o, s:o, s:i}", "file", gv_json_bytes(devs[d].file),
+                                        "label", gv_json_bytes(devs[d].label), "model",
+                                        gv_json_bytes(devs[d].model), "group", devs[d].group));
     for (int k = 0; k < m; k++) {
         const pm_key *p = &keys[k];
         json_t *vals = json_array();
         for (int d = 0; d < n; d++) {
             json_array_append_new(vals, p->value[d] ? gv_json_bytes(p->value[d]) : json_null());
             if (p->outlier[d])
-                json_array_append_new(
-                    outs, json_pack("{s:o, s:o, s:o, s:o, s:o, s:o}", "device",
-                                    gv_json_bytes(devs[d].label), "file",
-                                    gv_json_bytes(devs[d].file), "row", gv_json_bytes(p->row),
-                                    "feature", gv_json_bytes(p->feature), "value",
-                                    gv_json_bytes(p->value[d]), "majority",
-                                    gv_json_bytes(p->majority[d])));
+                json_array_append_new(outs, json_pack("{s:o, s:o, s:o, s:o, s:o, s:o}", "device",
+                                                      gv_json_bytes(devs[d].label), "file",
+                                                      gv_json_bytes(devs[d].file), "row",
+                                                      gv_json_bytes(p->row), "feature",
+                                                      gv_json_bytes(p->feature), "value",
+                                                      gv_json_bytes(p->value[d]), "majority",
+                                                      gv_json_bytes(p->majority[d])));
         }
-        json_array_append_new(fs, json_pack("{s:o, s:o, s:o, s:b, s:b, s:b}", "row",
-                                            gv_json_bytes(p->row), "feature",
-                                            gv_json_bytes(p->feature), "values", vals, "agree",
-                                            !p->disagree, "undecided", p->undecided, "fail",
-                                            p->any_fail));
+        json_array_append_new(
+            fs, json_pack("{s:o, s:o, s:o, s:b, s:b, s:b}", "row", gv_json_bytes(p->row), "feature",
+                          gv_json_bytes(p->feature), "values", vals, "agree", !p->disagree,
+                          "undecided", p->undecided, "fail", p->any_fail));
     }
     return json_pack("{s:s, s:o, s:o, s:o, s:{s:i, s:i, s:i}}", "schema", GV_FLEET_PROBE_SCHEMA,
                      "devices", dv, "features", fs, "outliers", outs, "summary", "features", m,
@@ -296,8 +291,8 @@ int gv_probe_merge(json_t *const *docs, const char *const *names, int n, int qui
     memset(devs, 0, sizeof devs);
     bool several_hosts = false;
     for (int d = 1; d < n; d++)
-        several_hosts |= strcmp(gv_jstr(docs[d], "host.hostname"),
-                                gv_jstr(docs[0], "host.hostname")) != 0;
+        several_hosts |=
+            strcmp(gv_jstr(docs[d], "host.hostname"), gv_jstr(docs[0], "host.hostname")) != 0;
     int rc = GV_EXIT_OK, errors = 0;
     for (int d = 0; d < n; d++) {
         devs[d].file = names[d];
@@ -356,11 +351,12 @@ int gv_probe_merge(json_t *const *docs, const char *const *names, int n, int qui
     for (int d = 0; d < n; d++)
         groups += devs[d].group == d;
     if (groups > 1)
-        fprintf(out, "note: %d groups of model and software: devices are compared within their "
-                     "group only\n",
+        fprintf(out,
+                "note: %d groups of model and software: devices are compared within their "
+                "group only\n",
                 groups);
-    fprintf(out, "%d row features on %d devices: %d agree, %d disagree, %d FAIL somewhere\n", m,
-            n, m - disagree, disagree, fails);
+    fprintf(out, "%d row features on %d devices: %d agree, %d disagree, %d FAIL somewhere\n", m, n,
+            m - disagree, disagree, fails);
     if (fleet) *fleet = fleet_json(keys, m, devs, n, disagree, rc);
     if (md) {
         size_t size = 0;

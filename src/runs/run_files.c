@@ -11,7 +11,7 @@
 #include "bench/trade_report.h" /* GV_TRADE_SCHEMA */
 #include "core/gv.h"
 #include "io/json_util.h"
-#include "io/run_doc.h" /* GV_SCHEMA */
+#include "io/run_doc.h"    /* GV_SCHEMA */
 #include "io/probe_read.h" /* GV_PROBE_READ_SCHEMA */
 #include "io/run_read.h"
 
@@ -38,12 +38,12 @@ int gv_fleet_load_any(const char *path, json_t **doc, char *err, size_t len)
                                           GV_PROBE_READ_SCHEMA, NULL};
     if (gv_run_read(path, schemas, doc, err, len) != GV_OK) return GV_EINVAL;
     const char *schema = json_string_value(json_object_get(*doc, "schema"));
-    const char *array = !schema                                ? NULL
-                        : strcmp(schema, GV_SCHEMA) == 0       ? "cases"
-                        : strcmp(schema, GV_BENCH_SCHEMA) == 0 ? "cases"
-                        : strcmp(schema, GV_TRADE_SCHEMA) == 0 ? "groups"
+    const char *array = !schema                                     ? NULL
+                        : strcmp(schema, GV_SCHEMA) == 0            ? "cases"
+                        : strcmp(schema, GV_BENCH_SCHEMA) == 0      ? "cases"
+                        : strcmp(schema, GV_TRADE_SCHEMA) == 0      ? "groups"
                         : strcmp(schema, GV_PROBE_READ_SCHEMA) == 0 ? "rows"
-                                                               : NULL;
+                                                                    : NULL;
     if (!array || !json_is_array(json_object_get(*doc, array))) {
         if (array)
             snprintf(err, len, "%s: a %s document without its \"%s\" array", path, schema, array);

@@ -64,7 +64,9 @@ static void write_generated(const char *path, int dev)
     static const struct {
         gv_dtype t;
         gv_mode m;
-    } which[] = {{GV_F32, GV_MODE_NATIVE}, {GV_F32, GV_MODE_TF32}, {GV_F64, GV_MODE_NATIVE},
+    } which[] = {{GV_F32, GV_MODE_NATIVE},
+                 {GV_F32, GV_MODE_TF32},
+                 {GV_F64, GV_MODE_NATIVE},
                  {GV_F32, GV_MODE_FP8}};
     gv_probe_row rows[4];
     memset(rows, 0, sizeof rows);
@@ -91,14 +93,13 @@ static void write_generated(const char *path, int dev)
             r->fails += r->v[f] == GV_FP_FAIL;
         }
     }
-    json_t *shared = json_pack("{s:s, s:s, s:{s:s}, s:{s:s, s:s, s:i, s:i, s:i, s:i, s:i, s:i}, "
-                               "s:{s:i, s:s}}",
-                               "command", "probe", "argv", "gpuval probe --json (synthetic)",
-                               "host", "hostname", "node1", "device", "name", "Synthetic H100",
-                               "uuid", "GPU-synthetic", "cc_major", 9, "cc_minor", 0, "sm_count",
-                               132, "driver_version", 13000, "runtime_version", 13000,
-                               "cublas_version", 130000, "fleet", "device_index", dev, "host",
-                               "node1");
+    json_t *shared =
+        json_pack("{s:s, s:s, s:{s:s}, s:{s:s, s:s, s:i, s:i, s:i, s:i, s:i, s:i}, "
+                  "s:{s:i, s:s}}",
+                  "command", "probe", "argv", "gpuval probe --json (synthetic)", "host", "hostname",
+                  "node1", "device", "name", "Synthetic H100", "uuid", "GPU-synthetic", "cc_major",
+                  9, "cc_minor", 0, "sm_count", 132, "driver_version", 13000, "runtime_version",
+                  13000, "cublas_version", 130000, "fleet", "device_index", dev, "host", "node1");
     cr_assert_not_null(shared);
     gv_probe_doc_info di = {.shared = shared, .expect = &ex, .repeat = 1, .seconds = 0.5};
     json_t *doc = gv_probe_doc_json(&di, rows, 4);
@@ -202,9 +203,9 @@ Test(probe_doc, the_writer_writes_what_the_strict_reader_takes)
         /* every feature the probe measures is in a measured row of the writer's document */
         if (b == 0)
             for (int f = 0; f < GV_FP_NFEATURES; f++)
-                cr_expect_not_null(json_object_get(json_object_get(r, "features"),
-                                                   gv_fp_feature_name(f)),
-                                   "%s", gv_fp_feature_name(f));
+                cr_expect_not_null(
+                    json_object_get(json_object_get(r, "features"), gv_fp_feature_name(f)), "%s",
+                    gv_fp_feature_name(f));
         json_decref(d);
     }
     /* the generated document has each verdict: the tests below see FAIL, PASS and NEW */
@@ -244,8 +245,8 @@ Test(probe_doc, a_changed_feature_is_changed_and_exit_4, .timeout = 60)
         snprintf(edited, sizeof edited, "%s/edited.json", p.dir);
         save(d, edited);
         json_decref(d);
-        int rc = run(out, sizeof out, "compare '%s' '%s' --json '%s/c.json'", p.base[b], edited,
-                     p.dir);
+        int rc =
+            run(out, sizeof out, "compare '%s' '%s' --json '%s/c.json'", p.base[b], edited, p.dir);
         cr_expect_eq(rc, 4, "exit %d\n%s", rc, out);
         /* "gemm.cublas f32/native in_bits_A  value  24 -> 999  REGRESSED  CHANGED; ..." */
         snprintf(line, sizeof line, "%s -> %s", was, now);
@@ -351,7 +352,8 @@ Test(probe_doc, report_puts_the_failed_rows_and_features_first, .timeout = 60)
         }
         json_object_set_new(x, "verdict", json_string("FAIL"));
         char row_title[300], feature[64], fail_doc[800];
-        snprintf(row_title, sizeof row_title, "%s %s %s", json_string_value(json_object_get(last, "op")),
+        snprintf(row_title, sizeof row_title, "%s %s %s",
+                 json_string_value(json_object_get(last, "op")),
                  json_string_value(json_object_get(last, "dtype")),
                  json_string_value(json_object_get(last, "mode")));
         snprintf(feature, sizeof feature, "%s", fname);
@@ -425,8 +427,9 @@ Test(probe_doc, merge_names_the_device_that_differs_exit_6, .timeout = 60)
     for (int b = 0; b < p.n; b++) {
         char row[256], feature[64], was[64], now[64], want[512];
         three_devices(p.base[b], p.dir, true, row, feature, was, now);
-        int rc = run(out, sizeof out, "merge -q '%s/p0.json' '%s/p1.json' '%s/p2.json' --json "
-                                      "'%s/f.json'",
+        int rc = run(out, sizeof out,
+                     "merge -q '%s/p0.json' '%s/p1.json' '%s/p2.json' --json "
+                     "'%s/f.json'",
                      p.dir, p.dir, p.dir, p.dir);
         cr_expect_eq(rc, 6, "exit %d\n%s", rc, out);
         /* "OUTLIER dev2 (DIR/p2.json): gemm.cublas f32/native in_bits_A = 999; the others..." */
