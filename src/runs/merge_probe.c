@@ -315,6 +315,14 @@ int gv_probe_merge(json_t *const *docs, const char *const *names, int n, int qui
             }
         errors += gv_jint(docs[d], "summary.errors", 0) > 0;
     }
+    /* documents written under CUDA_VISIBLE_DEVICES all say device 0: labels that repeat
+       would name no one, so then every device is named by its place on the command line */
+    bool repeated = false;
+    for (int d = 0; d < n; d++)
+        for (int e = 0; e < d; e++)
+            repeated |= strcmp(devs[d].label, devs[e].label) == 0;
+    for (int d = 0; repeated && d < n; d++)
+        snprintf(devs[d].label, sizeof devs[d].label, "run%d", d);
     int m = 0;
     pm_key *keys = rc == GV_EXIT_OK ? collect(devs, n, docs, &m) : NULL;
     if (!keys) {
