@@ -12,8 +12,11 @@
 #include <unistd.h>
 
 #include "cmd/cli.h"
+#include "runs/compare_probe.h"
 #include "runs/compare_runs.h"
+#include "runs/run_files.h"
 #include "io/outfile.h"
+#include "io/probe_read.h"
 #include "io/run_read.h"
 #include "io/json_util.h"
 #include "render/junit.h"
@@ -70,7 +73,12 @@ static const char compare_head[] =
     "            (shrunk) beyond --ratio times\n"
     "  timing    (bench) the hot kernel's raw samples: Mann-Whitney U test (two-sided) and\n"
     "            the ratio of medians; regressed when p < 0.01 and the new median is slower by\n"
-    "            more than max(3 %, measured noise); inconclusive under 5 samples a side\n";
+    "            more than max(3 %, measured noise); inconclusive under 5 samples a side\n"
+    "Two probe documents (gpuval probe --json): rows matched by (op, dtype, mode), features\n"
+    "by name; a feature whose measured value changed is REGRESSED (\"CHANGED\", with the\n"
+    "expectation and each side's verdict), even where both sides still meet the expectation;\n"
+    "a row or feature on one side only, or skipped on one side, is INCONCLUSIVE. --bits,\n"
+    "--ratio and --force do not apply. A probe document and a run are not compared (exit 2).\n";
 
 static const gv_exit_line compare_exits[] = {
     {GV_EXIT_OK, "SAME or IMPROVED"},
@@ -80,7 +88,8 @@ static const gv_exit_line compare_exits[] = {
     {GV_EXIT_REGRESSED, "REGRESSED"},
     {GV_EXIT_INCONCLUSIVE,
      "INCONCLUSIVE (a case BASE ran is a SKIP, an ERROR after a FAIL or missing in NEW; "
-     "or every timing inconclusive and nothing else decided)"},
+     "or every timing inconclusive and nothing else decided; probe documents: a row or "
+     "feature on one side only)"},
 };
 
 static const gv_help compare_help = {.head = compare_head,
@@ -188,8 +197,12 @@ static void write_md(FILE *f, const gv_cmp_result *r)
 {
     fprintf(f, "### gpuval compare: %s\n\n", gv_cmp_outcome_name(r->overall));
     fprintf(f, "%d matched cases (%s): %d regressed, %d improved, %d same, %d inconclusive.\n",
-            r->n_cases, r->bench ? "bench" : "check", r->count[GV_CMP_REGRESSED],
-            r->count[GV_CMP_IMPROVED], r->count[GV_CMP_SAME], r->count[GV_CMP_INCONCLUSIVE]);
+            r->n_cases,
+            r->probe   ? "probe features"
+            : r->bench ? "bench"
+                       : "check",
+            r->count[GV_CMP_REGRESSED], r->count[GV_CMP_IMPROVED], r->count[GV_CMP_SAME],
+            r->count[GV_CMP_INCONCLUSIVE]);
     if (r->device_differs) {
         fputs("\n> **Warning:** the device fingerprints differ (", f);
         gv_rk_md_esc(f, r->device_why);
@@ -272,7 +285,7 @@ static void write_junit(FILE *f, const gv_cmp_result *r)
     for (int k = 0; k < r->n_cases; k++) {
         const gv_cmp_case *c = &r->cases[k];
         char name[200], msg[GV_CMP_MAX_ITEMS * 320];
-        snprintf(name, sizeof name, "%s seed %s", c->name, c->seed);
+        snprintf(name, sizeof name, "%s%s%s", c->name, c->seed[0] ? " seed " : "", c->seed);
         gv_junit_kind kind = c->outcome == GV_CMP_REGRESSED      ? GV_JUNIT_FAILURE
                              : c->outcome == GV_CMP_INCONCLUSIVE ? GV_JUNIT_SKIPPED
                                                                  : GV_JUNIT_PASSED;
@@ -333,7 +346,10 @@ static json_t *compare_json(const gv_cmp_result *r)
                             json_integer(r->count[o]));
     json_t *doc = json_object();
     json_object_set_new(doc, "schema", json_string(gv_schema(GV_DOC_COMPARE)));
-    json_object_set_new(doc, "kind", json_string(r->bench ? "bench" : "check"));
+    json_object_set_new(doc, "kind",
+                        json_string(r->probe   ? "probe"
+                                    : r->bench ? "bench"
+                                               : "check"));
     json_object_set_new(doc, "outcome", json_string(gv_cmp_outcome_name(r->overall)));
     json_object_set_new(doc, "exit_code", json_integer(outcome_exit(r->overall)));
     json_object_set_new(doc, "matched", json_integer(r->n_cases));
@@ -386,7 +402,8 @@ static int write_file(const char *path, void (*fn)(FILE *, const gv_cmp_result *
 /* A run through the strict reader (io/run_read.h): NULL, said, when the file breaks it. */
 static json_t *load(const char *path)
 {
-    const char *const schemas[] = {gv_schema(GV_DOC_RUN), gv_schema(GV_DOC_BENCH), NULL};
+    const char *const schemas[] = {gv_schema(GV_DOC_RUN), gv_schema(GV_DOC_BENCH),
+                                   gv_schema(GV_DOC_PROBE), NULL};
     char err[1024];
     json_t *doc;
     if (gv_run_read(path, schemas, &doc, err, sizeof err) != GV_OK) gv_usage_error("%s", err);
@@ -413,7 +430,17 @@ static int compare_docs(json_t *base, json_t *new_doc, const gv_cmp_opts *o, cha
 {
     gv_cmp_result r;
     char err[512] = "";
-    int rc = gv_compare_runs(base, new_doc, o, &r, err, sizeof err);
+    const char *sb = gv_jstr(base, "schema"), *sn = gv_jstr(new_doc, "schema");
+    bool pb = strcmp(sb, gv_schema(GV_DOC_PROBE)) == 0, pn = strcmp(sn, gv_schema(GV_DOC_PROBE)) == 0;
+    if (pb != pn) { /* a fingerprint and a run measure different things */
+        gv_usage_error("compare %s %s: cannot compare a probe document (%s) with a %s run (%s)",
+                       names[0], names[1], gv_schema(GV_DOC_PROBE),
+                       gv_schema_is(pb ? sn : sb, GV_DOC_BENCH) ? "bench" : "check",
+                       pb ? sn : sb);
+        return GV_EXIT_USAGE;
+    }
+    int rc = pb ? gv_compare_probes(base, new_doc, &r, err, sizeof err)
+                : gv_compare_runs(base, new_doc, o, &r, err, sizeof err);
     if (rc == GV_EINVAL) {
         gv_usage_error("compare %s %s: %s", names[0], names[1], err);
         return GV_EXIT_USAGE;
@@ -425,6 +452,16 @@ static int compare_docs(json_t *base, json_t *new_doc, const gv_cmp_opts *o, cha
     if (r.device_differs)
         fprintf(stderr, "gpuval: warning: device fingerprints differ (%s)%s\n", r.device_why,
                 r.bench && !o->force ? "; timing is INCONCLUSIVE (--force to judge it)" : "");
+    if (r.probe) { /* across a driver or library update the fingerprints are the point */
+        char dev[400];
+        gv_fleet_model_text(base, dev, sizeof dev);
+        fputs("base: ", stdout);
+        gv_rk_term_esc(stdout, dev);
+        gv_fleet_model_text(new_doc, dev, sizeof dev);
+        fputs("\nnew:  ", stdout);
+        gv_rk_term_esc(stdout, dev);
+        fputc('\n', stdout);
+    }
     print_result(stdout, &r, quiet);
     int exit_rc = outcome_exit(r.overall);
     if (json && write_file(json, write_json, &r) != 0) {

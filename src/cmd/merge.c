@@ -16,6 +16,7 @@
 #include "runs/merge_check.h"
 #include "runs/merge_coll.h"
 #include "runs/merge_perf.h"
+#include "runs/merge_probe.h"
 #include "runs/run_files.h"
 
 static int emit_json(FILE *f, void *doc)
@@ -32,7 +33,7 @@ static const gv_opt merge_opts[] = {
      .id = O_JSON,
      .arg = "OUT",
      .help = "write the fleet (schema gpuval-fleet/1; gpuval-fleet-perf/1 for bench\n"
-             "and tradeoffs)"},
+             "and tradeoffs; gpuval-fleet-probe/1 for probe documents)"},
     {.name = "md",
      .id = O_MD,
      .arg = "OUT",
@@ -40,7 +41,7 @@ static const gv_opt merge_opts[] = {
     {.name = "quiet",
      .id = 'q',
      .help = "check runs: list only the cases that did not pass everywhere or did not\n"
-             "agree"},
+             "agree (probe documents: the features that disagree or FAIL somewhere)"},
     {.name = "help", .id = 'h'},
 };
 const gv_opt_table gv_merge_options = {"merge", merge_opts, GV_NOPTS(merge_opts)};
@@ -50,8 +51,8 @@ static const char merge_head[] =
     "\n"
     "Combine run files of one selection (--json from every GPU of a node, or from every rank\n"
     "of an srun/mpirun launch) into one fleet table. The files must be of one kind: check runs\n"
-    "(gpuval-run/1), bench runs (gpuval-bench/1), tradeoffs runs (gpuval-tradeoffs/1) or the\n"
-    "ranks of one collectives job; a mix is a usage error.\n"
+    "(gpuval-run/1), bench runs (gpuval-bench/1), tradeoffs runs (gpuval-tradeoffs/1), probe\n"
+    "documents (gpuval-probe/1) or the ranks of one collectives job; a mix is a usage error.\n"
     "\n"
     "collectives runs (one file per MPI rank): one table of\n"
     "every collective's verdict, #wrong and median time on each rank, the job's worst\n"
@@ -71,6 +72,11 @@ static const char merge_head[] =
     "SLOW, a flag only), the SM clock before/after and throttle reasons the run recorded, and\n"
     "the device's PCIe link; for tradeoffs the verdict and accurate bits per device, which must\n"
     "agree (with the output digest) across devices of one model for deterministic ops.\n"
+    "\n"
+    "probe documents (gpuval probe --json, one per GPU): per op, dtype, mode and feature each\n"
+    "device's measured value; within a group of one model and software, a device whose value\n"
+    "differs from the majority is named as the outlier with its value and the majority's (exit\n"
+    "6, which outranks a FAIL of an expectation: the outlier is what the merge is for).\n"
     "\n";
 
 static const gv_exit_line merge_exits[] = {
@@ -78,7 +84,8 @@ static const gv_exit_line merge_exits[] = {
     {GV_EXIT_FAIL, "a case failed on some device"},
     {GV_EXIT_USAGE, "bad usage, an invalid run file or runs of different kinds"},
     {GV_EXIT_RUNTIME, "a case was an ERROR or an output was not written"},
-    {GV_EXIT_OUTLIER, "a device's output differs (an outlier)"},
+    {GV_EXIT_OUTLIER, "a device's output differs (an outlier); probe documents: a feature's "
+                      "value"},
     {GV_EXIT_NODEV, "nothing judged and no device in any run"},
 };
 
@@ -129,12 +136,15 @@ static int merge_runs(json_t **docs, const char **names, int n, int quiet, const
 {
     json_t *fleet = NULL;
     char *md = NULL;
-    bool check_runs =
-        strcmp(json_string_value(json_object_get(docs[0], "schema")), gv_schema(GV_DOC_RUN)) == 0;
+    const char *schema = json_string_value(json_object_get(docs[0], "schema"));
+    bool check_runs = gv_schema_is(schema, GV_DOC_RUN);
+    bool probes = gv_schema_is(schema, GV_DOC_PROBE);
     int rc = check_runs ? gv_fleet_merge(docs, names, n, quiet, stdout, json_path ? &fleet : NULL,
                                          md_path ? &md : NULL)
+             : probes   ? gv_probe_merge(docs, names, n, quiet, stdout, json_path ? &fleet : NULL,
+                                       md_path ? &md : NULL)
                         : gv_fleet_perf_merge(docs, names, n, stdout, json_path ? &fleet : NULL,
-                                              md_path ? &md : NULL);
+                                            md_path ? &md : NULL);
     bool lost = false;
     if (json_path && fleet && gv_write_file(json_path, emit_json, fleet) != 0) {
         gv_write_error(json_path);

@@ -17,6 +17,7 @@
 #include "io/run_doc.h"
 #include "probe/expect.h"
 #include "probe/fprint_device.h"
+#include "probe/probe_doc.h"
 #include "probe/replay.h"
 #include "io/schemas.h"
 
@@ -91,22 +92,9 @@ static const gv_help probe_help = {.head = probe_head,
                                    .exits = probe_exits,
                                    .n_exits = GV_NEXITS(probe_exits)};
 
-typedef struct row {
-    const gv_op *op;
-    gv_dtype dtype;
-    gv_mode mode;
-    char math_mode[96];
-    bool skipped;
-    char why[256];
-    gv_fp_print fp;
-    gv_fp_verdict v[GV_FP_NFEATURES];
-    const gv_fp_rule *rule[GV_FP_NFEATURES];
-    int changed[GV_FP_NFEATURES]; /* repeats whose value differed from the first run */
-    int fails;                    /* FAIL verdicts over all repeats */
-    int n_replay;
-    gv_replay_result replay[2];
-    const gv_bfma_model *model;
-} row;
+/* One (op, dtype, mode): measured, judged and written through the probe wing's document
+   (probe/probe_doc.h), which compare, report and merge read back. */
+typedef gv_probe_row row;
 
 static void judge_row(row *r, const gv_fp_expect *e, const gv_fp_print *first, bool count)
 {
@@ -120,53 +108,6 @@ static void judge_row(row *r, const gv_fp_expect *e, const gv_fp_print *first, b
         if (count && v == GV_FP_FAIL) r->fails++;
         if (!first || v == GV_FP_FAIL) r->v[f] = v;
     }
-}
-
-static json_t *row_json(const row *r)
-{
-    json_t *o = json_object();
-    json_object_set_new(o, "op", json_string(r->op->name));
-    json_object_set_new(o, "dtype", json_string(gv_dtype_name(r->dtype)));
-    json_object_set_new(o, "mode", json_string(gv_mode_name(r->mode)));
-    json_object_set_new(o, "math_mode", json_string(r->math_mode));
-    if (r->skipped) {
-        json_object_set_new(o, "skipped", json_string(r->why));
-        return o;
-    }
-    json_object_set_new(o, "calls", json_integer(r->fp.calls));
-    json_t *fs = json_object();
-    for (int f = 0; f < GV_FP_NFEATURES; f++) {
-        json_t *x = json_object();
-        json_object_set_new(x, "value", json_string(r->fp.f[f].text));
-        json_object_set_new(x, "expected",
-                            r->rule[f] ? json_string(r->rule[f]->value) : json_null());
-        json_object_set_new(x, "verdict", json_string(gv_fp_verdict_name(r->v[f])));
-        json_object_set_new(x, "detail", json_string(r->fp.f[f].detail));
-        if (r->rule[f]) json_object_set_new(x, "source", json_string(r->rule[f]->source));
-        json_object_set_new(x, "changed_in_repeats", json_integer(r->changed[f]));
-        json_object_set_new(fs, gv_fp_feature_name(f), x);
-    }
-    json_object_set_new(o, "features", fs);
-    if (r->n_replay) {
-        json_t *rp = json_array();
-        for (int i = 0; i < r->n_replay; i++) {
-            const gv_replay_result *q = &r->replay[i];
-            json_t *x = json_object();
-            json_object_set_new(x, "model", json_string(r->model->source));
-            json_object_set_new(x, "k", json_integer(q->k));
-            json_object_set_new(x, "promote", json_integer(q->promote));
-            json_object_set_new(x, "dots", json_integer(q->dots));
-            json_object_set_new(x, "agree", json_integer(q->agree));
-            if (q->first_index >= 0) {
-                json_object_set_new(x, "first_index", json_integer(q->first_index));
-                json_object_set_new(x, "first_device", gv_json_num(q->first_got));
-                json_object_set_new(x, "first_model", gv_json_num(q->first_model));
-            }
-            json_array_append_new(rp, x);
-        }
-        json_object_set_new(o, "replay", rp);
-    }
-    return o;
 }
 
 static int emit_json(FILE *f, void *ctx)
@@ -343,17 +284,14 @@ int gv_cmd_probe(int argc, char **argv)
                 if (r->replay[q].agree != r->replay[q].dots && !r->model->unconfirmed) replay_bad++;
             }
         }
-        int fails = 0, news = 0;
-        for (int f = 0; f < GV_FP_NFEATURES; f++) {
-            fails += r->v[f] == GV_FP_FAIL;
-            news += r->v[f] == GV_FP_NEW;
-        }
+        int passes, fails, news;
+        gv_probe_row_counts(r, &passes, &fails, &news);
         total_fail += fails;
         total_new += news;
-        total_pass += GV_FP_NFEATURES - fails - news;
+        total_pass += passes;
         if (quiet && !fails) continue;
         printf("\n%s %s %s  [%s]  %d PASS, %d FAIL, %d NEW\n", r->op->name, gv_dtype_name(r->dtype),
-               gv_mode_name(r->mode), r->math_mode, GV_FP_NFEATURES - fails - news, fails, news);
+               gv_mode_name(r->mode), r->math_mode, passes, fails, news);
         for (int f = 0; f < GV_FP_NFEATURES; f++) {
             if (quiet && r->v[f] != GV_FP_FAIL) continue;
             printf("  %-14s %-12s %-12s %-4s  %s%s\n", gv_fp_feature_name(f), r->fp.f[f].text,
@@ -387,30 +325,28 @@ int gv_cmd_probe(int argc, char **argv)
     int rc = total_fail ? GV_EXIT_FAIL : GV_EXIT_OK;
     if (errors) rc = GV_EXIT_RUNTIME;
     if (json_path) {
-        json_t *doc = json_object();
-        json_object_set_new(doc, "schema", json_string(gv_schema(GV_DOC_PROBE)));
-        json_object_set_new(doc, "argv", json_string(info.argv_joined ? info.argv_joined : ""));
-        json_object_set_new(doc, "device", gv_json_device(&info.device));
-        json_object_set_new(doc, "build", gv_json_build());
-        json_t *e = json_object();
-        json_object_set_new(e, "path", json_string(have_expect ? path : ""));
-        json_object_set_new(e, "arch", json_string(have_expect ? ex.arch : ""));
-        json_object_set_new(e, "version", json_integer(have_expect ? ex.version : 0));
-        json_object_set_new(doc, "expectations", e);
-        json_object_set_new(doc, "repeat", json_integer(repeat));
-        json_object_set_new(doc, "seconds", json_real(secs));
-        json_t *rs = json_array();
-        for (int i = 0; i < n; i++)
-            json_array_append_new(rs, row_json(&rows[i]));
-        json_object_set_new(doc, "rows", rs);
-        json_t *sum = json_object();
-        json_object_set_new(sum, "pass", json_integer(total_pass));
-        json_object_set_new(sum, "fail", json_integer(total_fail));
-        json_object_set_new(sum, "new", json_integer(total_new));
-        json_object_set_new(sum, "fail_verdicts_over_repeats", json_integer(fail_runs));
-        json_object_set_new(sum, "replays_short", json_integer(replay_bad));
-        json_object_set_new(sum, "errors", json_integer(errors));
-        json_object_set_new(doc, "summary", sum);
+        /* the members every run document shares (docs/schemas.md), then the probe's own */
+        char when[64];
+        gv_json_now(when, sizeof when);
+        json_t *shared = json_object();
+        json_object_set_new(shared, "tool",
+                            json_pack("{s:s, s:s}", "name", "gpuval", "version", GV_VERSION));
+        json_object_set_new(shared, "command", json_string("probe"));
+        json_object_set_new(shared, "argv",
+                            gv_json_bytes(info.argv_joined ? info.argv_joined : ""));
+        json_object_set_new(shared, "created", json_string(when));
+        json_object_set_new(shared, "host", gv_json_host(info.oracle_threads));
+        json_object_set_new(shared, "build", gv_json_build());
+        json_object_set_new(shared, "env", gv_json_env());
+        json_object_set_new(shared, "device", gv_json_device(&info.device));
+        json_object_set_new(shared, "fleet", gv_fleet_info_json(&info.fleet));
+        gv_probe_doc_info di = {.shared = shared,
+                                .expect = have_expect ? &ex : NULL,
+                                .repeat = repeat,
+                                .seconds = secs,
+                                .replays_short = replay_bad,
+                                .errors = errors};
+        json_t *doc = gv_probe_doc_json(&di, rows, n);
         if (gv_write_file(json_path, emit_json, doc) != 0) {
             fprintf(stderr, "gpuval probe: could not write %s\n", json_path);
             rc = GV_EXIT_RUNTIME;

@@ -33,7 +33,8 @@ const gv_opt_table gv_report_options = {"report", report_opts, GV_NOPTS(report_o
 static const char report_head[] =
     "usage: gpuval report RUN.json [--html FILE] [--md FILE]\n"
     "\n"
-    "Render a gpuval run file (check, bench or trade-offs: by its \"schema\") for people.\n";
+    "Render a gpuval run file (check, bench, trade-offs or a probe document: by its\n"
+    "\"schema\") for people.\n";
 
 static const char report_tail[] =
     "At least one of --html and --md. Files are written whole (temporary file + rename).\n";

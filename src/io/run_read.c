@@ -17,6 +17,7 @@
 #include "core/gv.h"
 #include "core/hash.h"
 #include "io/json_util.h"
+#include "io/probe_read.h"
 #include "io/schemas.h"
 
 /* The kinds of document the reader knows (their names from io/schemas.h, the writers' own)
@@ -28,6 +29,7 @@ static const struct {
     {GV_DOC_RUN, "cases"},        {GV_DOC_BENCH, "cases"},
     {GV_DOC_TRADEOFFS, "groups"}, {GV_DOC_COLLECTIVES, "collectives"},
     {GV_DOC_CASE, NULL}, /* case.json of --dump-failures: one case, its result inside */
+    {GV_DOC_PROBE, GV_PROBE_READ_ARRAY}, /* probe --json: io/probe_read.h's rules */
 };
 enum { N_KNOWN = sizeof known / sizeof known[0] };
 
@@ -450,6 +452,7 @@ int gv_run_validate(const json_t *doc, const char *name, char *err, size_t len)
         const json_t *result = json_object_get(doc, "result");
         return result ? check_case(&w, result, false) : GV_OK;
     }
+    if (strcmp(schema, gv_schema(GV_DOC_PROBE)) == 0) return gv_probe_validate(doc, name, err, len);
     const json_t *array = json_object_get(doc, known[k].array);
     if (!json_is_array(array)) return bad(&w, known[k].array, "missing or not an array%s", "");
     switch (k) {

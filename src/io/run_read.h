@@ -14,7 +14,8 @@
  *  - gpuval-tradeoffs/1 rows: the same verdicts and accurate bits;
  *  - gpuval-collectives/1: ranks an integer in [1, 65536], rank an integer in [0, ranks), the
  *    rows' verdicts legal, counts non-negative integers, fleet.device_index (when present) an
- *    int. */
+ *    int;
+ *  - gpuval-probe/1 (probe --json): the rows' rules of io/probe_read.h. */
 #ifndef GV_RUN_READ_H
 #define GV_RUN_READ_H
 

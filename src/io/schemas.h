@@ -22,7 +22,8 @@
     X(COLLECTIVES, "gpuval-collectives/1", "collectives --json", "merge")                          \
     X(COMPARE, "gpuval-compare/1", "compare --json", "-")                                          \
     X(OPS, "gpuval-ops/1", "list --json", "-")                                                     \
-    X(PROBE, "gpuval-probe/1", "probe --json", "-")                                                \
+    X(PROBE, "gpuval-probe/1", "probe --json", "compare, report, merge")                           \
+    X(FLEET_PROBE, "gpuval-fleet-probe/1", "merge of probe documents", "-")                        \
     X(INPUTS, "gpuval-inputs/1", "inputs --out DIR (case.json)", "judge --case")
 
 typedef enum gv_doc_kind {

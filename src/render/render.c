@@ -8,6 +8,7 @@
 #include "io/outfile.h"
 #include "render/render_bench.h"
 #include "render/render_check.h"
+#include "render/render_probe.h"
 #include "render/render_tradeoffs.h"
 #include "io/schemas.h"
 
@@ -18,6 +19,7 @@ gv_render_kind gv_render_kind_of(const json_t *doc)
     if (gv_schema_is(s, GV_DOC_RUN)) return GV_RENDER_CHECK;
     if (gv_schema_is(s, GV_DOC_BENCH)) return GV_RENDER_BENCH;
     if (gv_schema_is(s, GV_DOC_TRADEOFFS)) return GV_RENDER_TRADEOFFS;
+    if (gv_schema_is(s, GV_DOC_PROBE)) return GV_RENDER_PROBE;
     return GV_RENDER_UNKNOWN;
 }
 
@@ -27,6 +29,7 @@ void gv_render_html(FILE *f, const json_t *doc)
     case GV_RENDER_CHECK: gv_render_check_html(f, doc); break;
     case GV_RENDER_BENCH: gv_render_bench_html(f, doc); break;
     case GV_RENDER_TRADEOFFS: gv_render_tradeoffs_html(f, doc); break;
+    case GV_RENDER_PROBE: gv_render_probe_html(f, doc); break;
     case GV_RENDER_UNKNOWN: break;
     }
 }
@@ -37,6 +40,7 @@ void gv_render_md(FILE *f, const json_t *doc)
     case GV_RENDER_CHECK: gv_render_check_md(f, doc); break;
     case GV_RENDER_BENCH: gv_render_bench_md(f, doc); break;
     case GV_RENDER_TRADEOFFS: gv_render_tradeoffs_md(f, doc); break;
+    case GV_RENDER_PROBE: gv_render_probe_md(f, doc); break;
     case GV_RENDER_UNKNOWN: break;
     }
 }

@@ -13,15 +13,16 @@
 /* The schemas rendered; GV_RENDER_UNKNOWN for any other (or none). */
 typedef enum gv_render_kind {
     GV_RENDER_UNKNOWN = -1,
-    GV_RENDER_CHECK,    /* gpuval-run/1 */
-    GV_RENDER_BENCH,    /* gpuval-bench/1 */
-    GV_RENDER_TRADEOFFS /* gpuval-tradeoffs/1 */
+    GV_RENDER_CHECK,     /* gpuval-run/1 */
+    GV_RENDER_BENCH,     /* gpuval-bench/1 */
+    GV_RENDER_TRADEOFFS, /* gpuval-tradeoffs/1 */
+    GV_RENDER_PROBE      /* gpuval-probe/1 */
 } gv_render_kind;
 
 /* The kinds of document the renderers know (io/schemas.h), in gv_render_kind's order. */
 #define GV_RENDER_DOCS                                                                             \
     {                                                                                              \
-        GV_DOC_RUN, GV_DOC_BENCH, GV_DOC_TRADEOFFS                                                 \
+        GV_DOC_RUN, GV_DOC_BENCH, GV_DOC_TRADEOFFS, GV_DOC_PROBE                                           \
     }
 
 gv_render_kind gv_render_kind_of(const json_t *doc);

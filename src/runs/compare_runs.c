@@ -319,7 +319,7 @@ static void compare_case(const json_t *b, const json_t *n, bool bench, bool timi
 }
 
 /* Which device fingerprint fields differ, into why; true when any does. */
-static bool device_diff(const json_t *a, const json_t *b, char *why, size_t len)
+bool gv_cmp_device_diff(const json_t *a, const json_t *b, char *why, size_t len)
 {
     static const char *const keys[] = {"name", "uuid", "driver_version", "cublas_version"};
     size_t used = 0;
@@ -382,7 +382,8 @@ int gv_compare_runs(const json_t *base, const json_t *new_doc, const gv_cmp_opts
         return GV_EINVAL;
     }
     res->bench = strcmp(sb, known[1]) == 0;
-    res->device_differs = device_diff(base, new_doc, res->device_why, sizeof res->device_why);
+    res->device_differs =
+        gv_cmp_device_diff(base, new_doc, res->device_why, sizeof res->device_why);
     gv_run_index ib, in;
     int rc = index_side(cb, "base", &ib, err, err_len);
     int rc2 = rc == GV_OK ? index_side(cn, "new", &in, err, err_len) : GV_OK;

@@ -61,6 +61,7 @@ typedef struct gv_cmp_case {
 /* The whole comparison. */
 typedef struct gv_cmp_result {
     bool bench; /* gpuval-bench/1 (else gpuval-run/1) */
+    bool probe; /* gpuval-probe/1: a case is one feature of a row (runs/compare_probe.h) */
     int n_cases;
     gv_cmp_case *cases;
     int n_only_base, n_only_new; /* cases present on one side only: "op name seed" */
@@ -84,6 +85,10 @@ typedef struct gv_cmp_result {
 int gv_compare_runs(const json_t *base, const json_t *new_doc, const gv_cmp_opts *opts,
                     gv_cmp_result *res, char *err, size_t err_len);
 void gv_cmp_result_free(gv_cmp_result *res);
+
+/* Which device fingerprint fields (name, uuid, driver, cuBLAS) differ between two documents,
+ * comma-separated into why; true when any does. */
+bool gv_cmp_device_diff(const json_t *a, const json_t *b, char *why, size_t len);
 
 /* The timing decision for one scope's raw samples (ms): INCONCLUSIVE when either side has
  * fewer than 5 samples; REGRESSED when the Mann-Whitney p < 0.01 and the new median is slower

@@ -35,21 +35,23 @@ int gv_fleet_load(const char *path, json_t **doc, char *err, size_t len)
 int gv_fleet_load_any(const char *path, json_t **doc, char *err, size_t len)
 {
     const char *const schemas[] = {gv_schema(GV_DOC_RUN), gv_schema(GV_DOC_BENCH),
-                                   gv_schema(GV_DOC_TRADEOFFS), NULL};
+                                   gv_schema(GV_DOC_TRADEOFFS), gv_schema(GV_DOC_PROBE), NULL};
     if (gv_run_read(path, schemas, doc, err, len) != GV_OK) return GV_EINVAL;
     const char *schema = json_string_value(json_object_get(*doc, "schema"));
-    const char *array = !schema                                            ? NULL
-                        : strcmp(schema, gv_schema(GV_DOC_RUN)) == 0       ? "cases"
-                        : strcmp(schema, gv_schema(GV_DOC_BENCH)) == 0     ? "cases"
-                        : strcmp(schema, gv_schema(GV_DOC_TRADEOFFS)) == 0 ? "groups"
-                                                                           : NULL;
+    gv_doc_kind kind = gv_doc_kind_of(schema);
+    const char *array = kind == GV_DOC_RUN || kind == GV_DOC_BENCH ? "cases"
+                        : kind == GV_DOC_TRADEOFFS                 ? "groups"
+                        : kind == GV_DOC_PROBE                     ? "rows"
+                                                                   : NULL;
     if (!array || !json_is_array(json_object_get(*doc, array))) {
         if (array)
             snprintf(err, len, "%s: a %s document without its \"%s\" array", path, schema, array);
         else
             snprintf(err, len,
-                     "%s is not a %s, %s or %s document (check, bench or tradeoffs --json)", path,
-                     gv_schema(GV_DOC_RUN), gv_schema(GV_DOC_BENCH), gv_schema(GV_DOC_TRADEOFFS));
+                     "%s is not a %s, %s, %s or %s document (check, bench, tradeoffs or "
+                     "probe --json)",
+                     path, gv_schema(GV_DOC_RUN), gv_schema(GV_DOC_BENCH),
+                     gv_schema(GV_DOC_TRADEOFFS), gv_schema(GV_DOC_PROBE));
         json_decref(*doc);
         *doc = NULL;
         return GV_EINVAL;

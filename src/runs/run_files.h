@@ -14,8 +14,8 @@
 int gv_fleet_load(const char *path, json_t **doc, char *err, size_t len);
 
 /* Read a run of any schema `gpuval merge` takes (gpuval-run/1, gpuval-bench/1,
- * gpuval-tradeoffs/1): GV_OK, or a message in err (unreadable, invalid JSON with line and
- * column, another schema, or the schema's array missing). */
+ * gpuval-tradeoffs/1, gpuval-probe/1): GV_OK, or a message in err (unreadable, invalid JSON with
+ * line and column, another schema, or the schema's array missing). */
 int gv_fleet_load_any(const char *path, json_t **doc, char *err, size_t len);
 
 /* A run's device, as the merged tables show it: "Gen5 x16" (with " (below max)" when the link

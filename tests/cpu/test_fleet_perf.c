@@ -464,7 +464,8 @@ Test(perf_merge, runs_of_different_kinds_exit_2_and_write_nothing, .timeout = 60
     }
     int rc = merge(pu, out, sizeof out);
     cr_expect_eq(rc, 2, "exit %d\n%s", rc, out);
-    cr_expect_not_null(strstr(out, "is not a gpuval-run/1, gpuval-bench/1 or gpuval-tradeoffs/1"),
+    cr_expect_not_null(strstr(out, "is not a gpuval-run/1, gpuval-bench/1, gpuval-tradeoffs/1 or "
+                                   "gpuval-probe/1"),
                        "%s", out);
     cr_expect_neq(access(path, F_OK), 0, "nothing written");
 }

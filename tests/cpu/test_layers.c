@@ -3,7 +3,7 @@
  *   abi/       the bottom: system headers and abi/ only
  *   kernels/   abi/ and kernels/;  oracle/: abi/ and oracle/;  include/: itself
  *   src/WING/  the wings below it in RULES (cmd -> fleet -> runs -> coll, render -> bench -> io
- *              -> core; ops -> core; cmd -> probe -> core), abi/, the device layer's C ABI
+ *               -> core; ops -> core; cmd -> probe -> io), abi/, the device layer's C ABI
  *              kernels/gk.h; core and ops
  *              also the oracle's oracle/go.h; core and cmd the public API include/gpuval.h
  * An include resolves as the compiler resolves it: beside the including file, then (for src/)
@@ -44,7 +44,7 @@ static const struct {
     {"runs", {"runs", "coll", "bench", "io", "core"}},
     {"fleet", {"fleet", "runs", "coll", "render", "bench", "io", "core"}},
     {"cmd", {"cmd", "fleet", "runs", "coll", "render", "bench", "io", "core", "probe"}},
-    {"probe", {"probe", "core"}},
+    {"probe", {"probe", "io", "core"}}, /* its document is a run document: io writes the shared members */
 };
 enum { N_RULES = sizeof RULES / sizeof RULES[0] };
 

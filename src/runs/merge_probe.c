@@ -1,0 +1,397 @@
+/* merge_probe.c: several GPUs' probe documents as one fingerprint table (see merge_probe.h).
+ * Rows and features are found through jansson objects used as hash tables, so a merge is
+ * linear in the features of all documents. */
+#include "runs/merge_probe.h"
+
+#include <assert.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/gv.h"
+#include "io/json_util.h"
+#include "io/probe_read.h"
+#include "runs/run_files.h"
+
+#define PM_MAX GV_FLEET_MAX_DEVICES
+
+/* Strings from the documents reach the terminal through gv_printable (core/gv.h) and Markdown
+   through md_esc, the rules of render_kit.h's gv_rk_md_esc (render/ sits beside runs/, not
+   below it): no document can start a line, a heading, a table cell or a tag. */
+static void term_esc(FILE *f, const char *s)
+{
+    char buf[512];
+    fputs(gv_printable(s ? s : "", buf, sizeof buf), f);
+}
+
+static void md_esc(FILE *f, const char *s)
+{
+    for (const unsigned char *p = (const unsigned char *)(s ? s : ""); *p; p++) {
+        if (*p < 0x20 || *p == 0x7f)
+            fprintf(f, "\\x%02x", *p);
+        else if (strchr("\\|`#[]*_", *p))
+            fprintf(f, "\\%c", *p);
+        else if (*p == '<')
+            fputs("&lt;", f);
+        else if (*p == '&')
+            fputs("&amp;", f);
+        else
+            fputc(*p, f);
+    }
+}
+
+/* s for a padded terminal cell: gv_printable's text cut to len - 1 bytes */
+static const char *cell_of(const char *s, char *buf, size_t len)
+{
+    char full[512];
+    snprintf(buf, len, "%s", gv_printable(s ? s : "", full, sizeof full));
+    return buf;
+}
+
+typedef struct pm_dev {
+    const char *file;
+    json_t *rows; /* object: row key -> row */
+    char label[96];
+    char model[400];
+    int group; /* index of the first device of its group */
+} pm_dev;
+
+/* One (row, feature) across the devices; feature "" is the row itself (measured, skipped or
+   absent on each device). */
+typedef struct pm_key {
+    char row[256], feature[64];
+    const char *value[PM_MAX]; /* NULL: not in the vote (the row not measured there) */
+    bool fail[PM_MAX];
+    bool outlier[PM_MAX];
+    const char *majority[PM_MAX]; /* per device: its group's reference value, NULL: undecided */
+    bool disagree, undecided, any_fail;
+} pm_key;
+
+static void label_device(pm_dev *d, const json_t *doc, int k, bool several_hosts)
+{
+    int index = gv_jint(doc, "fleet.device_index", -1), rank = gv_jint(doc, "fleet.rank", -1);
+    const char *host = gv_jstr(doc, "fleet.host");
+    if (!host[0]) host = gv_jstr(doc, "host.hostname");
+    char own[32];
+    if (rank >= 0)
+        snprintf(own, sizeof own, "rank%d", rank);
+    else if (index >= 0)
+        snprintf(own, sizeof own, "dev%d", index);
+    else
+        snprintf(own, sizeof own, "run%d", k);
+    if (several_hosts)
+        snprintf(d->label, sizeof d->label, "%.60s:%s", host[0] ? host : "?", own);
+    else
+        snprintf(d->label, sizeof d->label, "%s", own);
+    gv_fleet_model_text(doc, d->model, sizeof d->model);
+}
+
+/* Decide one key within each group: a strict majority's value is the reference. */
+static void vote(pm_key *k, pm_dev *devs, int n)
+{
+    for (int g = 0; g < n; g++) {
+        if (devs[g].group != g) continue; /* g leads its group */
+        int members = 0, best = -1, best_count = 0;
+        bool differ = false;
+        for (int i = 0; i < n; i++) {
+            if (devs[i].group != g || !k->value[i]) continue;
+            members++;
+            int count = 0;
+            for (int j = 0; j < n; j++)
+                count += devs[j].group == g && k->value[j] && strcmp(k->value[i], k->value[j]) == 0;
+            if (count > best_count) {
+                best_count = count;
+                best = i;
+            }
+            if (best >= 0 && strcmp(k->value[i], k->value[best]) != 0) differ = true;
+        }
+        if (!differ) continue;
+        k->disagree = true;
+        bool majority = 2 * best_count > members;
+        if (!majority) k->undecided = true;
+        for (int i = 0; i < n; i++) {
+            if (devs[i].group != g || !k->value[i]) continue;
+            k->majority[i] = majority ? k->value[best] : NULL;
+            k->outlier[i] = majority && strcmp(k->value[i], k->value[best]) != 0;
+        }
+    }
+}
+
+/* The keys of every document, in the order first met: row entries and their features. */
+static pm_key *collect(pm_dev *devs, int n, json_t *const *docs, int *n_keys)
+{
+    json_t *seen = json_object();
+    size_t total = 1;
+    for (int d = 0; d < n; d++) {
+        size_t i;
+        const json_t *r;
+        json_array_foreach(json_object_get(docs[d], "rows"), i, r) total +=
+            1 + json_object_size(json_object_get(r, "features"));
+    }
+    pm_key *keys = calloc(total, sizeof *keys);
+    if (!seen || !keys) {
+        json_decref(seen);
+        free(keys);
+        return NULL;
+    }
+    int m = 0;
+    for (int d = 0; d < n; d++) {
+        size_t i;
+        const json_t *r;
+        json_array_foreach(json_object_get(docs[d], "rows"), i, r)
+        {
+            char rk[256], both[400];
+            gv_probe_row_key(r, rk, sizeof rk);
+            const char *fname = "";
+            const json_t *x = NULL;
+            void *it = NULL;
+            const json_t *fs = json_object_get(r, "features");
+            do { /* the row itself first, then each of its features */
+                snprintf(both, sizeof both, "%s\x1f%s", rk, fname);
+                if (!json_object_get(seen, both)) {
+                    assert((size_t)m < total);
+                    json_object_set_new(seen, both, json_integer(m));
+                    snprintf(keys[m].row, sizeof keys[m].row, "%s", rk);
+                    snprintf(keys[m].feature, sizeof keys[m].feature, "%s", fname);
+                    m++;
+                }
+                it = it ? json_object_iter_next((json_t *)fs, it) : json_object_iter((json_t *)fs);
+                fname = it ? json_object_iter_key(it) : NULL;
+                x = it ? json_object_iter_value(it) : NULL;
+            } while (fname && x);
+        }
+    }
+    json_decref(seen);
+    (void)devs;
+    *n_keys = m;
+    return keys;
+}
+
+static void fill_values(pm_key *k, pm_dev *devs, int n)
+{
+    for (int d = 0; d < n; d++) {
+        const json_t *r = json_object_get(devs[d].rows, k->row);
+        bool measured = r && !json_object_get(r, "skipped");
+        if (!k->feature[0]) {
+            k->value[d] = !r ? "absent" : measured ? "measured" : "skipped";
+            continue;
+        }
+        if (!measured) continue; /* the row entry says it */
+        const json_t *x = json_object_get(json_object_get(r, "features"), k->feature);
+        k->value[d] = x ? gv_jstr(x, "value") : "absent";
+        k->fail[d] = x && strcmp(gv_jstr(x, "verdict"), "FAIL") == 0;
+        k->any_fail |= k->fail[d];
+    }
+}
+
+static void key_name(const pm_key *k, char *buf, size_t len)
+{
+    snprintf(buf, len, "%s%s%s", k->row, k->feature[0] ? " " : "", k->feature);
+}
+
+/* The outlier lines of key k (terminal or Markdown list items). */
+static void print_outliers(FILE *f, const pm_key *k, const pm_dev *devs, int n, bool md)
+{
+    char name[400];
+    key_name(k, name, sizeof name);
+    for (int d = 0; d < n; d++) {
+        if (!k->outlier[d]) continue;
+        fputs(md ? "- **" : "OUTLIER ", f);
+        (md ? md_esc : term_esc)(f, devs[d].label);
+        fputs(md ? "** (" : " (", f);
+        (md ? md_esc : term_esc)(f, devs[d].file);
+        fputs("): ", f);
+        (md ? md_esc : term_esc)(f, name);
+        fputs(" = ", f);
+        (md ? md_esc : term_esc)(f, k->value[d]);
+        fputs("; the others of its group: ", f);
+        (md ? md_esc : term_esc)(f, k->majority[d]);
+        fputc('\n', f);
+    }
+    if (k->undecided) {
+        fputs(md ? "- undecided (no majority): " : "UNDECIDED (no majority) ", f);
+        (md ? md_esc : term_esc)(f, name);
+        fputs(":", f);
+        for (int d = 0; d < n; d++) {
+            if (!k->value[d] || k->majority[d] || k->outlier[d]) continue;
+            fputc(' ', f);
+            (md ? md_esc : term_esc)(f, devs[d].label);
+            fputc('=', f);
+            (md ? md_esc : term_esc)(f, k->value[d]);
+        }
+        fputc('\n', f);
+    }
+}
+
+static void print_table(FILE *f, const pm_key *keys, int m, const pm_dev *devs, int n, int quiet)
+{
+    int w = 12;
+    char name[400], cell[64];
+    for (int k = 0; k < m; k++) {
+        key_name(&keys[k], name, sizeof name);
+        int l = (int)strlen(cell_of(name, cell, sizeof cell));
+        if (l > w) w = l;
+    }
+    fprintf(f, "%-*s", w, "row feature");
+    for (int d = 0; d < n; d++)
+        fprintf(f, "  %-10s", cell_of(devs[d].label, cell, 11));
+    fputs("  agreement\n", f);
+    for (int k = 0; k < m; k++) {
+        const pm_key *p = &keys[k];
+        if (quiet && !p->disagree && !p->any_fail) continue;
+        key_name(p, name, sizeof name);
+        fprintf(f, "%-*s", w, cell_of(name, cell, sizeof cell));
+        for (int d = 0; d < n; d++) {
+            char v[40];
+            snprintf(v, sizeof v, "%s%s", p->value[d] ? p->value[d] : "-", p->fail[d] ? "!" : "");
+            fprintf(f, "  %-10s", cell_of(v, cell, sizeof cell));
+        }
+        fputs(p->undecided ? "  UNDECIDED\n" : p->disagree ? "  OUTLIER\n" : "  agree\n", f);
+    }
+}
+
+static json_t *fleet_json(const pm_key *keys, int m, const pm_dev *devs, int n, int disagree,
+                          int rc)
+{
+    json_t *dv = json_array(), *fs = json_array(), *outs = json_array();
+    for (int d = 0; d < n; d++)
+        json_array_append_new(dv,
+                              json_pack("{s:o, s:o, s:o, s:i}", "file", gv_json_bytes(devs[d].file),
+                                        "label", gv_json_bytes(devs[d].label), "model",
+                                        gv_json_bytes(devs[d].model), "group", devs[d].group));
+    for (int k = 0; k < m; k++) {
+        const pm_key *p = &keys[k];
+        json_t *vals = json_array();
+        for (int d = 0; d < n; d++) {
+            json_array_append_new(vals, p->value[d] ? gv_json_bytes(p->value[d]) : json_null());
+            if (p->outlier[d])
+                json_array_append_new(outs, json_pack("{s:o, s:o, s:o, s:o, s:o, s:o}", "device",
+                                                      gv_json_bytes(devs[d].label), "file",
+                                                      gv_json_bytes(devs[d].file), "row",
+                                                      gv_json_bytes(p->row), "feature",
+                                                      gv_json_bytes(p->feature), "value",
+                                                      gv_json_bytes(p->value[d]), "majority",
+                                                      gv_json_bytes(p->majority[d])));
+        }
+        json_array_append_new(
+            fs, json_pack("{s:o, s:o, s:o, s:b, s:b, s:b}", "row", gv_json_bytes(p->row), "feature",
+                          gv_json_bytes(p->feature), "values", vals, "agree", !p->disagree,
+                          "undecided", p->undecided, "fail", p->any_fail));
+    }
+    return json_pack("{s:s, s:o, s:o, s:o, s:{s:i, s:i, s:i}}", "schema", gv_schema(GV_DOC_FLEET_PROBE),
+                     "devices", dv, "features", fs, "outliers", outs, "summary", "features", m,
+                     "disagree", disagree, "exit_code", rc);
+}
+
+int gv_probe_merge(json_t *const *docs, const char *const *names, int n, int quiet, FILE *out,
+                   json_t **fleet, char **md)
+{
+    assert(n >= 1 && n <= PM_MAX); /* merge.c refuses more files */
+    pm_dev devs[PM_MAX];
+    memset(devs, 0, sizeof devs);
+    bool several_hosts = false;
+    for (int d = 1; d < n; d++)
+        several_hosts |=
+            strcmp(gv_jstr(docs[d], "host.hostname"), gv_jstr(docs[0], "host.hostname")) != 0;
+    int rc = GV_EXIT_OK, errors = 0;
+    for (int d = 0; d < n; d++) {
+        devs[d].file = names[d];
+        label_device(&devs[d], docs[d], d, several_hosts);
+        devs[d].rows = json_object();
+        if (!devs[d].rows) rc = GV_EXIT_RUNTIME;
+        size_t i;
+        json_t *r;
+        json_array_foreach(json_object_get(docs[d], "rows"), i, r)
+        {
+            char rk[256];
+            gv_probe_row_key(r, rk, sizeof rk);
+            if (devs[d].rows) json_object_set(devs[d].rows, rk, r);
+        }
+        devs[d].group = d;
+        for (int e = 0; e < d; e++)
+            if (strcmp(devs[e].model, devs[d].model) == 0) {
+                devs[d].group = devs[e].group;
+                break;
+            }
+        errors += gv_jint(docs[d], "summary.errors", 0) > 0;
+    }
+    /* documents written under CUDA_VISIBLE_DEVICES all say device 0: labels that repeat
+       would name no one, so then every device is named by its place on the command line */
+    bool repeated = false;
+    for (int d = 0; d < n; d++)
+        for (int e = 0; e < d; e++)
+            repeated |= strcmp(devs[d].label, devs[e].label) == 0;
+    for (int d = 0; repeated && d < n; d++)
+        snprintf(devs[d].label, sizeof devs[d].label, "run%d", d);
+    int m = 0;
+    pm_key *keys = rc == GV_EXIT_OK ? collect(devs, n, docs, &m) : NULL;
+    if (!keys) {
+        for (int d = 0; d < n; d++)
+            json_decref(devs[d].rows);
+        fprintf(stderr, "gpuval merge: out of memory\n");
+        return GV_EXIT_RUNTIME;
+    }
+    int disagree = 0, fails = 0;
+    for (int k = 0; k < m; k++) {
+        fill_values(&keys[k], devs, n);
+        vote(&keys[k], devs, n);
+        disagree += keys[k].disagree;
+        fails += keys[k].any_fail;
+    }
+    rc = disagree ? GV_EXIT_OUTLIER : errors ? GV_EXIT_RUNTIME : fails ? GV_EXIT_FAIL : GV_EXIT_OK;
+
+    fprintf(out, "gpuval merge: %d probe document%s\n", n, n == 1 ? "" : "s");
+    for (int d = 0; d < n; d++) {
+        fputs("  ", out);
+        term_esc(out, devs[d].label);
+        fputs("  ", out);
+        term_esc(out, devs[d].file);
+        fputs("  ", out);
+        term_esc(out, devs[d].model);
+        fprintf(out, "  (group %d)\n", devs[d].group);
+    }
+    fputc('\n', out);
+    print_table(out, keys, m, devs, n, quiet);
+    fputc('\n', out);
+    for (int k = 0; k < m; k++)
+        print_outliers(out, &keys[k], devs, n, false);
+    int groups = 0;
+    for (int d = 0; d < n; d++)
+        groups += devs[d].group == d;
+    if (groups > 1)
+        fprintf(out,
+                "note: %d groups of model and software: devices are compared within their "
+                "group only\n",
+                groups);
+    fprintf(out, "%d row features on %d devices: %d agree, %d disagree, %d FAIL somewhere\n", m, n,
+            m - disagree, disagree, fails);
+    if (fleet) *fleet = fleet_json(keys, m, devs, n, disagree, rc);
+    if (md) {
+        size_t size = 0;
+        FILE *f = open_memstream(md, &size);
+        if (f) {
+            fprintf(f, "## gpuval merge: %d probe documents\n\n", n);
+            fputs("| device | file | model | group |\n|---|---|---|---|\n", f);
+            for (int d = 0; d < n; d++) {
+                fputs("| ", f);
+                md_esc(f, devs[d].label);
+                fputs(" | ", f);
+                md_esc(f, devs[d].file);
+                fputs(" | ", f);
+                md_esc(f, devs[d].model);
+                fprintf(f, " | %d |\n", devs[d].group);
+            }
+            fprintf(f, "\n%d row features: %d agree, %d disagree, %d FAIL somewhere.\n\n", m,
+                    m - disagree, disagree, fails);
+            for (int k = 0; k < m; k++)
+                print_outliers(f, &keys[k], devs, n, true);
+            fclose(f);
+        } else {
+            *md = NULL;
+        }
+    }
+    for (int d = 0; d < n; d++)
+        json_decref(devs[d].rows);
+    free(keys);
+    return rc;
+}
