@@ -357,6 +357,10 @@ static json_t *compare_json(const gv_cmp_result *r)
     json_object_set_new(doc, "not_run", json_integer(r->n_not_run));
     json_object_set_new(doc, "device_differs", json_boolean(r->device_differs));
     json_object_set_new(doc, "device_why", gv_json_bytes(r->device_why));
+    json_object_set_new(doc, "across_seeds",
+                        r->across_seeds ? json_pack("{s:s, s:s}", "base", r->seed_base, "new",
+                                                    r->seed_new)
+                                        : json_null());
     json_object_set_new(doc, "cases", cases);
     json_object_set_new(doc, "only_base",
                         one_sided_json(r->only_base, r->only_base_ran, r->n_only_base));
@@ -452,6 +456,10 @@ static int compare_docs(json_t *base, json_t *new_doc, const gv_cmp_opts *o, cha
     if (r.device_differs)
         fprintf(stderr, "gpuval: warning: device fingerprints differ (%s)%s\n", r.device_why,
                 r.bench && !o->force ? "; timing is INCONCLUSIVE (--force to judge it)" : "");
+    if (r.across_seeds)
+        printf("runs of different seeds (base %s, new %s): cases matched without their seed; "
+               "verdicts judged, the metrics of other inputs shown and not judged\n",
+               r.seed_base, r.seed_new);
     if (r.probe) { /* across a driver or library update the fingerprints are the point */
         char dev[400];
         gv_fleet_model_text(base, dev, sizeof dev);

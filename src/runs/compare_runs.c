@@ -229,12 +229,20 @@ static void cmp_verdict(gv_cmp_case *cc, const char *vb, const char *vn)
 
 static void cmp_bits(gv_cmp_case *cc, double b, double n, const gv_cmp_opts *o)
 {
-    if (!isfinite(b) || !isfinite(n)) return;
+    if (isnan(b) || isnan(n) || (isinf(b) && isinf(n))) return;
     gv_cmp_item *it = add_item(cc, "accurate bits");
     if (!it) return;
     snprintf(it->base, sizeof it->base, "%.1f", b);
     snprintf(it->new_, sizeof it->new_, "%.1f", n);
-    if (b - n > o->bits) {
+    /* +inf: no error at all (the outputs equal the reference); exact before and inexact now is
+       a loss of every bit past the ones measured now, however many */
+    if (isinf(b) || isinf(n)) {
+        bool lost = b > n;
+        it->outcome = lost ? GV_CMP_REGRESSED : GV_CMP_IMPROVED;
+        snprintf(it->why, sizeof it->why, lost ? "exact before, %.1f accurate bits now"
+                                               : "%.1f accurate bits before, exact now",
+                 lost ? n : b);
+    } else if (b - n > o->bits) {
         it->outcome = GV_CMP_REGRESSED;
         snprintf(it->why, sizeof it->why, "lost %.1f accurate bits (> %g)", b - n, o->bits);
     } else if (n - b > o->bits) {
@@ -276,6 +284,15 @@ static double *samples_of(const json_t *c, const char *scope, size_t *n)
     return x;
 }
 
+/* Items from first on measure other inputs (runs of different seeds): shown, not judged. */
+static void unjudged_from(gv_cmp_case *cc, int first)
+{
+    for (int i = first; i < cc->n_items; i++) {
+        cc->items[i].outcome = GV_CMP_SAME;
+        snprintf(cc->items[i].why, sizeof cc->items[i].why, "another seed's inputs: not judged");
+    }
+}
+
 static void compare_case(const json_t *b, const json_t *n, bool bench, bool timing_off,
                          const gv_cmp_opts *o, gv_cmp_result *res, gv_cmp_case *cc)
 {
@@ -284,9 +301,11 @@ static void compare_case(const json_t *b, const json_t *n, bool bench, bool timi
     const char *mb = bench ? "sanity.accurate_bits" : "metrics.accurate_bits";
     const char *rb = bench ? "sanity.ratio" : "error_model.ratio";
     const char *pb = bench ? "sanity.prob_max" : "metrics.prob_max";
+    int metrics_from = cc->n_items;
     cmp_bits(cc, gv_jnum(b, mb), gv_jnum(n, mb), o);
     cmp_ratio(cc, "error ratio", gv_jnum(b, rb), gv_jnum(n, rb), o);
     cmp_ratio(cc, "prob R max", gv_jnum(b, pb), gv_jnum(n, pb), o);
+    if (res->across_seeds) unjudged_from(cc, metrics_from);
     if (bench) {
         size_t nb, nn;
         double *sb = samples_of(b, "kernel_hot", &nb), *sn = samples_of(n, "kernel_hot", &nn);
@@ -345,6 +364,41 @@ static char **one_sided(const gv_run_index *from, const gv_run_index *other, int
     return out;
 }
 
+/* The one seed of a run's generated cases into seed ("" when it has none); false when they
+   have several. */
+static bool one_seed(const json_t *cases, char *seed, size_t len)
+{
+    size_t i;
+    const json_t *c;
+    seed[0] = '\0';
+    json_array_foreach(cases, i, c)
+    {
+        const char *in = gv_jstr(c, "inputs");
+        if (in[0] && strcmp(in, "generated") != 0) continue;
+        char op[64], name[160], s[24];
+        case_id(c, op, sizeof op, name, sizeof name, s, sizeof s);
+        if (!seed[0])
+            snprintf(seed, len, "%s", s);
+        else if (strcmp(seed, s) != 0)
+            return false;
+    }
+    return true;
+}
+
+/* A copy of cases with the seed of each generated case set to 0: matched without it. */
+static json_t *seedless(const json_t *cases)
+{
+    json_t *out = json_deep_copy(cases);
+    size_t i;
+    json_t *c;
+    json_array_foreach(out, i, c)
+    {
+        const char *in = gv_jstr(c, "inputs");
+        if (!in[0] || strcmp(in, "generated") == 0) json_object_set_new(c, "seed", json_integer(0));
+    }
+    return out;
+}
+
 /* Index the cases of one side; GV_OK, or GV_EINVAL with a message naming the repeated case. */
 static int index_side(const json_t *cases, const char *side, gv_run_index *ix, char *err,
                       size_t err_len)
@@ -392,6 +446,31 @@ int gv_compare_runs(const json_t *base, const json_t *new_doc, const gv_cmp_opts
         if (rc == GV_OK) gv_run_index_free(&in);
         return rc != GV_OK ? rc : rc2;
     }
+    /* Runs of different seeds: no case matches with its seed, and each run's generated cases
+       have one seed. Matched without it, the verdicts are judged and the rest only shown. */
+    json_t *cb_any = NULL, *cn_any = NULL;
+    bool any_match = false;
+    for (size_t i = 0; i < ib.n && !any_match; i++)
+        any_match = gv_run_index_find(&in, ib.keys[i]) >= 0;
+    if (!any_match && ib.n && in.n && one_seed(cb, res->seed_base, sizeof res->seed_base) &&
+        one_seed(cn, res->seed_new, sizeof res->seed_new) && res->seed_base[0] &&
+        res->seed_new[0] && strcmp(res->seed_base, res->seed_new) != 0) {
+        cb_any = seedless(cb);
+        cn_any = seedless(cn);
+        gv_run_index xb, xn;
+        if (cb_any && cn_any && index_side(cb_any, "base", &xb, err, err_len) == GV_OK) {
+            if (index_side(cn_any, "new", &xn, err, err_len) == GV_OK) {
+                gv_run_index_free(&ib);
+                gv_run_index_free(&in);
+                ib = xb;
+                in = xn;
+                res->across_seeds = true;
+            } else {
+                gv_run_index_free(&xb);
+            }
+        }
+        err[0] = '\0';
+    }
     res->cases = calloc(json_array_size(cb) + 1, sizeof *res->cases);
     res->only_base = one_sided(&ib, &in, &res->n_only_base);
     res->only_new = one_sided(&in, &ib, &res->n_only_new);
@@ -399,6 +478,8 @@ int gv_compare_runs(const json_t *base, const json_t *new_doc, const gv_cmp_opts
     if (!res->cases || !res->only_base || !res->only_new || !res->only_base_ran) {
         gv_run_index_free(&ib);
         gv_run_index_free(&in);
+        json_decref(cb_any);
+        json_decref(cn_any);
         gv_cmp_result_free(res);
         return GV_ENOMEM;
     }
@@ -420,6 +501,8 @@ int gv_compare_runs(const json_t *base, const json_t *new_doc, const gv_cmp_opts
     }
     gv_run_index_free(&ib);
     gv_run_index_free(&in);
+    json_decref(cb_any);
+    json_decref(cn_any);
     if (res->count[GV_CMP_REGRESSED])
         res->overall = GV_CMP_REGRESSED;
     else if (res->n_not_run > 0)

@@ -73,6 +73,11 @@ typedef struct gv_cmp_result {
     int n_not_run;
     bool device_differs;
     char device_why[256]; /* which fingerprint fields differ */
+    /* the runs were made with different seeds (each run's generated cases one seed, no case
+       matched with its seed): cases matched without it, verdicts judged, the metrics of other
+       inputs shown and not judged (docs/regression.md, "Runs of different seeds") */
+    bool across_seeds;
+    char seed_base[24], seed_new[24];
     int n_timing, n_timing_inconclusive;
     int count[4]; /* matched cases by outcome */
     gv_cmp_outcome overall;

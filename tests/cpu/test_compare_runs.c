@@ -222,6 +222,80 @@ Test(compare_runs, gained_bits_improve)
     planted(gain_2_bits, GV_CMP_IMPROVED, "gained 2.0 accurate bits");
 }
 
+static void exact_then_20_bits(json_t *c)
+{
+    json_object_set_new(json_object_get(c, "metrics"), "accurate_bits", json_real(20.0));
+}
+static void exact_base(json_t *c)
+{
+    json_object_set_new(json_object_get(c, "metrics"), "accurate_bits", json_string("inf"));
+}
+
+/* An exact base (bits +inf) and 20 bits now lost every bit past 20: REGRESSED, not skipped as a
+   non-finite number. */
+Test(compare_runs, exact_to_inexact_regresses)
+{
+    json_t *a = fixture("check-h100.json"), *b = json_deep_copy(a);
+    exact_base(json_array_get(json_object_get(a, "cases"), 0));
+    exact_then_20_bits(json_array_get(json_object_get(b, "cases"), 0));
+    gv_cmp_result r = compare(a, b);
+    cr_expect_eq(r.overall, GV_CMP_REGRESSED, "overall %s", gv_cmp_outcome_name(r.overall));
+    const gv_cmp_case *c = first_with(&r, GV_CMP_REGRESSED);
+    cr_expect(has_why(c, "exact before, 20.0 accurate bits now"));
+    gv_cmp_result_free(&r);
+    r = compare(b, a); /* and the other way: IMPROVED */
+    cr_expect_eq(r.overall, GV_CMP_IMPROVED, "overall %s", gv_cmp_outcome_name(r.overall));
+    gv_cmp_result_free(&r);
+    json_decref(a);
+    json_decref(b);
+}
+
+/* A copy of doc whose cases all carry seed s. */
+static json_t *reseeded(const json_t *doc, long long s)
+{
+    json_t *d = json_deep_copy(doc);
+    size_t i;
+    json_t *c;
+    json_array_foreach(json_object_get(d, "cases"), i, c)
+        json_object_set_new(c, "seed", json_integer(s));
+    return d;
+}
+
+/* Runs of two seeds (the catalogue with --seed 1 against the one with seed 0): matched without
+   the seed; a verdict flip still REGRESSES, metrics of other inputs are shown and not judged. */
+Test(compare_runs, runs_of_different_seeds_match_on_the_rest)
+{
+    json_t *a = fixture("check-h100.json"), *b = reseeded(a, 1);
+    size_t n = json_array_size(json_object_get(a, "cases"));
+    lose_3_bits(json_array_get(json_object_get(b, "cases"), 0));
+    gv_cmp_result r = compare(a, b);
+    cr_expect(r.across_seeds);
+    cr_expect_str_eq(r.seed_base, "0");
+    cr_expect_str_eq(r.seed_new, "1");
+    cr_expect_eq(r.n_cases, (int)n);
+    cr_expect_eq(r.overall, GV_CMP_SAME, "3 bits fewer on other inputs is not judged: %s",
+                 gv_cmp_outcome_name(r.overall));
+    gv_cmp_result_free(&r);
+    flip(json_array_get(json_object_get(b, "cases"), 0));
+    r = compare(a, b);
+    cr_expect(r.across_seeds);
+    cr_expect_eq(r.overall, GV_CMP_REGRESSED, "a PASS turned FAIL on a new seed regresses");
+    cr_expect_eq(r.count[GV_CMP_REGRESSED], 1);
+    gv_cmp_result_free(&r);
+    /* a run with two seeds is no seed sweep: its cases match only with their own seed */
+    json_t *mixed = json_deep_copy(b);
+    json_object_set_new(json_array_get(json_object_get(mixed, "cases"), 1), "seed",
+                        json_integer(2));
+    r = compare(a, mixed);
+    cr_expect(!r.across_seeds);
+    cr_expect_eq(r.n_cases, 0);
+    cr_expect_eq(r.overall, GV_CMP_INCONCLUSIVE);
+    gv_cmp_result_free(&r);
+    json_decref(mixed);
+    json_decref(a);
+    json_decref(b);
+}
+
 Test(compare_runs, one_sided_cases_are_listed, .init = make_tmp, .fini = rm_tmp)
 {
     json_t *a = fixture("check-h100.json"), *b = json_deep_copy(a);
