@@ -1,0 +1,182 @@
+/* test_roundtrip.c (tests/gpu): every document a real run writes is read back by every reader.
+ * The writers and the strict reader are each tested on the CPU; here they meet on the device's
+ * own output, where the numbers come from real kernels at the edges of arithmetic (a result near
+ * f64's maximum once wrote a normwise error of NaN that every reader refused):
+ *
+ * - the default catalogue at test sizes, seeds 0 and 1: compare a a SAME (exit 0), compare a b
+ *   (a seed sweep: verdicts judged, exit 0 when they agree), report --html and --md, merge of
+ *   the two runs of one device;
+ * - every dist at the ops' test sizes: each run compared with itself (SAME, exit 0) and
+ *   rendered; its FAILs (a dist may find a real fault) dumped with --dump-failures and each
+ *   dumped case.json read back by replay, which must take it (never exit 2);
+ * - two probe documents: compare SAME, report, merge (the devices agree).
+ * The binary comes from GPUVAL (tests/meson.build). */
+#include <criterion/criterion.h>
+#include <dirent.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "../cpu/testkit.h" /* gv_test_gpuval_bin, gv_test_exit_code, gv_test_slurp */
+
+/* `gpuval ARGS` in dir, stdout into dir/LOG.out, stderr into dir/LOG.err: the exit status. */
+static int gpuval_in(const char *dir, const char *log, const char *args)
+{
+    char cmd[4096];
+    snprintf(cmd, sizeof cmd, "cd '%s' && '%s' %s >'%s.out' 2>'%s.err' </dev/null", dir,
+             gv_test_gpuval_bin(), args, log, log);
+    return gv_test_exit_code(system(cmd));
+}
+
+/* The tail of dir/LOG.out and LOG.err, for a failure's message. */
+static const char *said(const char *dir, const char *log)
+{
+    static char text[16384];
+    char path[1024], err[8192];
+    snprintf(path, sizeof path, "%s/%s.out", dir, log);
+    gv_test_slurp(path, text, sizeof text / 2);
+    size_t n = strlen(text);
+    const char *tail = n > 4000 ? text + n - 4000 : text;
+    memmove(text, tail, strlen(tail) + 1);
+    snprintf(path, sizeof path, "%s/%s.err", dir, log);
+    gv_test_slurp(path, err, sizeof err);
+    strncat(text, "\n--- stderr ---\n", sizeof text - strlen(text) - 1);
+    strncat(text, err, sizeof text - strlen(text) - 1);
+    return text;
+}
+
+static long file_size(const char *dir, const char *name)
+{
+    char path[1024];
+    struct stat st;
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    return stat(path, &st) == 0 && S_ISREG(st.st_mode) ? (long)st.st_size : -1;
+}
+
+/* A run file read back by compare (against itself: SAME, exit 0) and report (HTML and
+   Markdown, exit 0, both written). */
+static void read_back(const char *dir, const char *run, const char *tag)
+{
+    char args[1024], log[128];
+    snprintf(log, sizeof log, "%s-self", tag);
+    snprintf(args, sizeof args, "compare %s %s -q", run, run);
+    int rc = gpuval_in(dir, log, args);
+    cr_expect_eq(rc, 0, "compare %s %s: exit %d\n%s", run, run, rc, said(dir, log));
+    char out[8192], path[1024];
+    snprintf(path, sizeof path, "%s/%s.out", dir, log);
+    gv_test_slurp(path, out, sizeof out);
+    cr_expect(strstr(out, "outcome: SAME") != NULL, "%s against itself: %s", run, out);
+    snprintf(log, sizeof log, "%s-report", tag);
+    snprintf(args, sizeof args, "report %s --html %s.html --md %s.md", run, tag, tag);
+    rc = gpuval_in(dir, log, args);
+    cr_expect_eq(rc, 0, "report %s: exit %d\n%s", run, rc, said(dir, log));
+    char name[160];
+    snprintf(name, sizeof name, "%s.html", tag);
+    cr_expect_gt(file_size(dir, name), 1000, "%s: no HTML report", run);
+    snprintf(name, sizeof name, "%s.md", tag);
+    cr_expect_gt(file_size(dir, name), 100, "%s: no Markdown report", run);
+}
+
+/* check's exit: 0 every case passed, 1 some failed; never a usage, runtime or reader error. */
+static void expect_check_ran(int rc, const char *dir, const char *log)
+{
+    cr_expect(rc == 0 || rc == 1, "check: exit %d\n%s", rc, said(dir, log));
+}
+
+Test(gpu_roundtrip, catalogue_two_seeds_compare_report_merge, .timeout = 900)
+{
+    char dir[512];
+    gv_test_scratch_dir(dir, sizeof dir, "gpu-roundtrip");
+    int rc = gpuval_in(dir, "a", "check --test-sizes -q --json a.json");
+    cr_assert_eq(rc, 0, "the default catalogue at test sizes passes: exit %d\n%s", rc,
+                 said(dir, "a"));
+    rc = gpuval_in(dir, "b", "check --test-sizes -q --seed 1 --json b.json");
+    cr_assert_eq(rc, 0, "seed 1: exit %d\n%s", rc, said(dir, "b"));
+    read_back(dir, "a.json", "a");
+    read_back(dir, "b.json", "b");
+    /* a seed sweep: the cases match without their seed, the verdicts agree */
+    rc = gpuval_in(dir, "ab", "compare a.json b.json -q");
+    cr_expect_eq(rc, 0, "compare a b: exit %d\n%s", rc, said(dir, "ab"));
+    char out[8192], path[1024];
+    snprintf(path, sizeof path, "%s/ab.out", dir);
+    gv_test_slurp(path, out, sizeof out);
+    cr_expect(strstr(out, "runs of different seeds (base 0, new 1)") != NULL, "%s", out);
+    /* two runs of one selection on this device, as merge takes them from every GPU of a node:
+       the same cases, the same digests (a rerun of seed 0 against the first) */
+    rc = gpuval_in(dir, "a2", "check --test-sizes -q --json a2.json");
+    cr_assert_eq(rc, 0, "%s", said(dir, "a2"));
+    rc = gpuval_in(dir, "merge", "merge a.json a2.json -q --json fleet.json --md fleet.md");
+    cr_expect_eq(rc, 0, "merge of two runs of one device: exit %d\n%s", rc, said(dir, "merge"));
+    cr_expect_gt(file_size(dir, "fleet.json"), 100);
+    gv_test_remove_dir(dir);
+}
+
+/* The dists of the generator (gpuval check --help), each at the ops' test sizes. */
+static const char *const dists[] = {"uniform01", "uniform11", "smallint", "special",
+                                    "offgrid",   "tie",       "perm2",    "wide",
+                                    "tiny",      "huge",      "sparse-special", "narrow",
+                                    "width"};
+
+/* Every case.json under root (one directory down) replayed: read back and rerun (exit 0: the
+   dumped verdict and bits again; 1: a verdict or bits that differ, as a nondeterministic op's
+   may; never 2, a dump its own reader refuses). Returns how many were replayed. */
+static int replay_all(const char *dir, const char *root)
+{
+    char path[1024];
+    snprintf(path, sizeof path, "%s/%s", dir, root);
+    DIR *d = opendir(path);
+    if (!d) return 0;
+    int n = 0;
+    struct dirent *e;
+    while ((e = readdir(d)) != NULL) {
+        if (e->d_name[0] == '.') continue;
+        char args[1024], log[64];
+        snprintf(log, sizeof log, "replay%d", n);
+        snprintf(args, sizeof args, "replay '%s/%s'", root, e->d_name);
+        int rc = gpuval_in(dir, log, args);
+        cr_expect(rc == 1 || rc == 0, "replay %s/%s: exit %d (a reader error is 2)\n%s", root,
+                  e->d_name, rc, said(dir, log));
+        n++;
+    }
+    closedir(d);
+    return n;
+}
+
+Test(gpu_roundtrip, every_dist_written_and_read_back, .timeout = 900)
+{
+    char dir[512];
+    gv_test_scratch_dir(dir, sizeof dir, "gpu-roundtrip-dist");
+    int replayed = 0;
+    for (size_t i = 0; i < sizeof dists / sizeof dists[0]; i++) {
+        char args[1024], run[96];
+        snprintf(run, sizeof run, "%s.json", dists[i]);
+        snprintf(args, sizeof args, "check --test-sizes -q --dist %s --json %s "
+                 "--dump-failures dump-%s", dists[i], run, dists[i]);
+        int rc = gpuval_in(dir, dists[i], args);
+        expect_check_ran(rc, dir, dists[i]);
+        if (rc != 0 && rc != 1) continue;
+        read_back(dir, run, dists[i]);
+        char root[96];
+        snprintf(root, sizeof root, "dump-%s", dists[i]);
+        replayed += replay_all(dir, root);
+    }
+    cr_log_info("%d dumped cases replayed", replayed);
+    gv_test_remove_dir(dir);
+}
+
+Test(gpu_roundtrip, probe_documents_compare_report_merge, .timeout = 600)
+{
+    char dir[512];
+    gv_test_scratch_dir(dir, sizeof dir, "gpu-roundtrip-probe");
+    int rc = gpuval_in(dir, "p1", "probe -q --json p1.json");
+    cr_assert(rc == 0 || rc == 1, "probe: exit %d\n%s", rc, said(dir, "p1"));
+    int rc2 = gpuval_in(dir, "p2", "probe -q --json p2.json");
+    cr_assert_eq(rc2, rc, "a second probe of one device judges alike\n%s", said(dir, "p2"));
+    read_back(dir, "p1.json", "p1");
+    rc = gpuval_in(dir, "pm", "merge p1.json p2.json -q");
+    /* one device twice: the fingerprints agree (never 6); 1 only where an expectation FAILs */
+    cr_expect(rc == 0 || rc == 1, "merge of two probes of one device: exit %d\n%s", rc,
+              said(dir, "pm"));
+    gv_test_remove_dir(dir);
+}
