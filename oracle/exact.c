@@ -197,7 +197,9 @@ static bool col_spans(const double *x, int64_t rows, int64_t cols, int64_t ld, i
     if (!th) return false;
     int *tl = th + rt * cols;
     int bad = 0;
-#pragma omp parallel for schedule(dynamic, 1) reduction(| : bad) if ((double)rows * (double)cols >= GO_PAR_MIN)
+#pragma omp parallel for schedule(dynamic, 1)                                                      \
+    reduction(|                                                                                    \
+              : bad) if ((double)rows * (double)cols >= GO_PAR_MIN)
     for (int64_t t = 0; t < tiles; t++) {
         int64_t r0 = (t / ct) * GRID_ROWS, r1 = r0 + GRID_ROWS < rows ? r0 + GRID_ROWS : rows;
         int64_t j0 = (t % ct) * GRID_COLS, j1 = j0 + GRID_COLS < cols ? j0 + GRID_COLS : cols;
@@ -271,8 +273,8 @@ static bool grid_of_cols(const double *x, int64_t rows, int64_t cols, int64_t ld
 }
 
 /* One grid for the whole rows x cols matrix: the columns' spans merged. */
-static bool grid_of_all(const double *x, int64_t rows, int64_t cols, int64_t ld, int *s,
-                        int *width, bool *nomem)
+static bool grid_of_all(const double *x, int64_t rows, int64_t cols, int64_t ld, int *s, int *width,
+                        bool *nomem)
 {
     int *hi = malloc(sizeof(int) * 2 * (size_t)(cols > 0 ? cols : 1));
     if (!hi) {
@@ -420,7 +422,9 @@ int go_gemm_exact(int64_t m, int64_t k, int64_t n, const double *a, int64_t lda,
     bool nomem = false;
     bool on_grid = grid_of_cols(b, k, n, ldb, sb, wb, &nomem);
     int bad = 0;
-#pragma omp parallel for schedule(static) reduction(| : bad) if (on_grid && (double)m * (double)k >= GO_PAR_MIN)
+#pragma omp parallel for schedule(static)                                                          \
+    reduction(|                                                                                    \
+              : bad) if (on_grid && (double)m * (double)k >= GO_PAR_MIN)
     for (int64_t i = 0; i < m; i++)
         bad |= on_grid && !grid_of(a + i * lda, k, &sa[i], &wa[i]);
     on_grid = on_grid && !bad;

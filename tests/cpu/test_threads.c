@@ -135,7 +135,8 @@ Test(threads, exact_sums_and_products)
 #define EXACT_SAME(count, call)                                                                    \
     do {                                                                                           \
         SAME_ON_ANY_THREADS(count, (call) || !done);                                               \
-        SAME_ON_ANY_THREADS(count, ((call) || !done) ? -1 : (memcpy(out, lo, sizeof *out *(size_t)(count)), 0)); \
+        SAME_ON_ANY_THREADS(                                                                       \
+            count, ((call) || !done) ? -1 : (memcpy(out, lo, sizeof *out * (size_t)(count)), 0));  \
     } while (0)
     EXACT_SAME(1, go_colsum_exact(len, 1, v, 1, out, lo, &done));
     EXACT_SAME(n, go_colsum_exact(m, n, x, n, out, lo, &done));
