@@ -19,15 +19,49 @@ static double term(double v, int how)
     return how == SUM_ABS ? fabs(v) : how == SUM_SQUARE ? v * v : v;
 }
 
-/* s(n) = sum_i X(i, :) of term(x, how), compensated. */
+/* The largest finite |x| of a rows x cols matrix (leading dimension ld); 0 when none. */
+static double max_finite_abs(int64_t rows, int64_t cols, const double *x, int64_t ld)
+{
+    double mx = 0.0;
+#pragma omp parallel for schedule(static)                                                          \
+    reduction(max                                                                                  \
+              : mx) if ((double)rows * (double)cols >= GO_PAR_MIN)
+    for (int64_t i = 0; i < rows; i++)
+        for (int64_t j = 0; j < cols; j++) {
+            double v = fabs(x[i * ld + j]);
+            if (isfinite(v) && v > mx) mx = v;
+        }
+    return mx;
+}
+
+/* Sums of values that all lie below 2^-960 (f64's subnormals and the binades above them) are
+   summed lifted by 2^LIFT: x86 takes a microcode assist for each subnormal operand or result,
+   about 100 times a normal addition. Lifting changes no bit: every double is a multiple of
+   2^-1074, so a sum or difference of two of them that lies below 2^-1021 is exact, lifted or
+   not, and one above it rounds at the same relative place in both; the lifted sums (at most
+   2^40 each, m < 2^64 terms below 2^40) neither overflow nor underflow. So each step of the
+   lifted sum is 2^LIFT times the step of the plain one, and the result times 2^-LIFT is the
+   plain result exactly. */
+enum { LIFT = 1000 };
+#define LIFT_BELOW 0x1p-960
+
+/* s(n) = sum_i X(i, :) of term(x pre, how), compensated. pre is a power of two the callers
+   chose (go_pow2_scale: exact), or 0 to have the sum lifted out of the subnormals when its
+   values lie there (SUM_PLAIN and SUM_ABS: the bits are those of the plain sum). */
 static int colsum_impl(const char *fn, int64_t m, int64_t n, const double *x, int64_t ldx,
-                       double *s, int take_abs)
+                       double *s, int take_abs, double pre)
 {
     if (m < 0) return go_xerbla(fn, 1, "m");
     if (n < 0) return go_xerbla(fn, 2, "n");
     if (!x) return go_xerbla(fn, 3, "x");
     if (ldx < (n > 1 ? n : 1)) return go_xerbla(fn, 4, "ldx");
     if (!s) return go_xerbla(fn, 5, take_abs == SUM_PLAIN ? "s" : "g");
+    double post = 1.0;
+    if (pre == 0.0) {
+        double mx = take_abs == SUM_SQUARE ? 1.0 : max_finite_abs(m, n, x, ldx);
+        pre = mx > 0.0 && mx < LIFT_BELOW ? ldexp(1.0, LIFT) : 1.0;
+        post = 1.0 / pre;
+    }
     double *comp = calloc((size_t)n + 1, sizeof *comp);
     if (!comp) return go_enomem(fn);
     /* Columns are independent: blocks of COLSUM_BLOCK columns on all cores, each column summed
@@ -42,14 +76,18 @@ static int colsum_impl(const char *fn, int64_t m, int64_t n, const double *x, in
         for (int64_t i = 0; i < m; i++) {
             const double *row = x + i * ldx;
             for (int64_t j = j0; j < j1; j++) {
-                double v = term(row[j], take_abs);
+                double v = row[j];
+                if (pre != 1.0) v *= pre;
+                v = term(v, take_abs);
                 double t = s[j] + v;
                 comp[j] += fabs(s[j]) >= fabs(v) ? (s[j] - t) + v : (v - t) + s[j];
                 s[j] = t;
             }
         }
-        for (int64_t j = j0; j < j1; j++)
+        for (int64_t j = j0; j < j1; j++) {
             s[j] += comp[j];
+            if (post != 1.0) s[j] *= post;
+        }
     }
     free(comp);
     return 0;
@@ -57,12 +95,12 @@ static int colsum_impl(const char *fn, int64_t m, int64_t n, const double *x, in
 
 int go_colsum(int64_t m, int64_t n, const double *x, int64_t ldx, double *s)
 {
-    return colsum_impl(__func__, m, n, x, ldx, s, SUM_PLAIN);
+    return colsum_impl(__func__, m, n, x, ldx, s, SUM_PLAIN, 0.0);
 }
 
 int go_colsum_gauge(int64_t m, int64_t n, const double *x, int64_t ldx, double *g)
 {
-    return colsum_impl(__func__, m, n, x, ldx, g, SUM_ABS);
+    return colsum_impl(__func__, m, n, x, ldx, g, SUM_ABS, 0.0);
 }
 
 /* Arguments of the (m, k, n, A, lda, B, ldb, s) oracles; CBLAS takes int sizes. */
@@ -96,13 +134,14 @@ int go_matmul_colsum(int64_t m, int64_t k, int64_t n, const double *a, int64_t l
 
 /* s = (1^T A) B, or with |A| and |B| for the gauge. */
 static int einsum_impl(const char *fn, int64_t m, int64_t k, int64_t n, const double *a,
-                       int64_t lda, const double *b, int64_t ldb, double *s, int take_abs)
+                       int64_t lda, const double *b, int64_t ldb, double *s, int take_abs,
+                       double pre_a, double pre_b)
 {
     int bad = check_product_args(fn, m, k, n, a, lda, b, ldb, s, take_abs);
     if (bad) return bad;
     double *w = malloc((size_t)k * sizeof *w + 1);
     if (!w) return go_enomem(fn);
-    int rc = colsum_impl(fn, m, k, a, lda, w, take_abs);
+    int rc = colsum_impl(fn, m, k, a, lda, w, take_abs, pre_a);
     if (rc == 0 && take_abs == SUM_PLAIN) {
         cblas_dgemv(CblasRowMajor, CblasTrans, (int)k, (int)n, 1.0, b, (int)ldb, w, 1, 0.0, s, 1);
     } else if (rc == 0) {
@@ -116,7 +155,7 @@ static int einsum_impl(const char *fn, int64_t m, int64_t k, int64_t n, const do
                 s[j] = 0.0;
             for (int64_t i = 0; i < k; i++)
                 for (int64_t j = j0; j < j1; j++)
-                    s[j] += w[i] * term(b[i * ldb + j], take_abs);
+                    s[j] += w[i] * term(b[i * ldb + j] * pre_b, take_abs);
         }
     }
     free(w);
@@ -126,37 +165,21 @@ static int einsum_impl(const char *fn, int64_t m, int64_t k, int64_t n, const do
 int go_einsum_colsum(int64_t m, int64_t k, int64_t n, const double *a, int64_t lda, const double *b,
                      int64_t ldb, double *s)
 {
-    return einsum_impl(__func__, m, k, n, a, lda, b, ldb, s, SUM_PLAIN);
+    return einsum_impl(__func__, m, k, n, a, lda, b, ldb, s, SUM_PLAIN, 0.0, 1.0);
 }
 
 int go_colsum_product_gauge(int64_t m, int64_t k, int64_t n, const double *a, int64_t lda,
                             const double *b, int64_t ldb, double *g)
 {
-    return einsum_impl(__func__, m, k, n, a, lda, b, ldb, g, SUM_ABS);
-}
-
-/* x scaled by s (go_pow2_scale, a power of two: exact), packed; NULL on no memory */
-static double *scaled_copy(int64_t rows, int64_t cols, const double *x, int64_t ld, double s)
-{
-    double *y = malloc((size_t)(rows * cols) * sizeof *y + 1);
-    if (!y) return NULL;
-#pragma omp parallel for schedule(static) if ((double)rows * (double)cols >= GO_PAR_MIN)
-    for (int64_t i = 0; i < rows; i++)
-        for (int64_t j = 0; j < cols; j++)
-            y[i * cols + j] = x[i * ld + j] * s;
-    return y;
+    return einsum_impl(__func__, m, k, n, a, lda, b, ldb, g, SUM_ABS, 0.0, 1.0);
 }
 
 int go_colsum_sqgauge(int64_t m, int64_t n, const double *x, int64_t ldx, double *g)
 {
     /* near the overflow threshold or deep in the subnormals, the squares of x scaled by a power
-       of two */
+       of two (go_pow2_scale: exact), applied as each value is read rather than to a copy */
     double s = m > 0 && n > 0 && x && ldx >= n ? go_pow2_scale(m, n, x, ldx) : 1.0;
-    double *xs = s != 1.0 ? scaled_copy(m, n, x, ldx, s) : NULL;
-    if (s != 1.0 && !xs) return go_enomem(__func__);
-    int rc = xs ? colsum_impl(__func__, m, n, xs, n, g, SUM_SQUARE)
-                : colsum_impl(__func__, m, n, x, ldx, g, SUM_SQUARE);
-    free(xs);
+    int rc = colsum_impl(__func__, m, n, x, ldx, g, SUM_SQUARE, s);
     for (int64_t j = 0; rc == 0 && j < n; j++)
         g[j] = sqrt(g[j]) / s;
     return rc;
@@ -167,18 +190,10 @@ int go_colsum_product_sqgauge(int64_t m, int64_t k, int64_t n, const double *a, 
 {
     int ok = m > 0 && k > 0 && n > 0 && a && b && lda >= k && ldb >= n;
     double sa = ok ? go_pow2_scale(m, k, a, lda) : 1.0, sb = ok ? go_pow2_scale(k, n, b, ldb) : 1.0;
-    double *as = sa != 1.0 ? scaled_copy(m, k, a, lda, sa) : NULL;
-    double *bs = sb != 1.0 ? scaled_copy(k, n, b, ldb, sb) : NULL;
-    if ((sa != 1.0 && !as) || (sb != 1.0 && !bs)) {
-        free(as);
-        free(bs);
-        return go_enomem(__func__);
-    }
-    int rc = einsum_impl(__func__, m, k, n, as ? as : a, as ? k : lda, bs ? bs : b, bs ? n : ldb, g,
-                         SUM_SQUARE);
-    free(as);
-    free(bs);
+    int rc = einsum_impl(__func__, m, k, n, a, lda, b, ldb, g, SUM_SQUARE, sa, sb);
+    /* 1 / (sa sb) as two factors: each scale is at most 2^1000, their product may not be a
+       double */
     for (int64_t j = 0; rc == 0 && j < n; j++)
-        g[j] = sqrt(g[j]) / (sa * sb);
+        g[j] = sqrt(g[j]) / sa / sb;
     return rc;
 }

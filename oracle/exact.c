@@ -15,6 +15,7 @@
  * beside its neighbours) is off the grid: the call then says so and writes nothing, and the
  * caller keeps its floating-point oracle. The work is that of a naive triple loop in integers,
  * on all cores over rows. */
+#include <assert.h>
 #include <math.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -171,24 +172,77 @@ static void bit_span(double x, int *msb, int *lsb)
     *msb = e2 + 63 - __builtin_clzll(mant);
 }
 
-/* The scale 2^s that makes the values of a rows x cols block (rows ld apart, columns stride
-   apart) integers below 2^62 in magnitude, into *s, and their width in bits into *width;
-   false when one is not finite, the width is over 62, or the scale is beyond what keeps the
-   results' exponents normal. All zeros: s 0, width 0. */
-static bool grid_of2(const double *x, int64_t rows, int64_t cols, int64_t ld, int64_t stride,
-                     int *s, int *width)
+/* The tiles the grid and the column sums walk: GRID_ROWS rows (a fixed count, not one share per
+   thread, so that the partial results are the same whatever the thread count) by GRID_COLS
+   columns, each read row by row (contiguous), never down a column. */
+enum { GRID_ROWS = 65536, GRID_COLS = 256 };
+
+/* The bit span of each of the cols columns of a rows x cols matrix (leading dimension ld):
+   colhi[j] the highest most significant bit, collo[j] the lowest least significant bit of a
+   non-zero value of column j (INT32_MIN and INT32_MAX when the column is all zeros). false
+   when a value is not finite. One row-major pass on all cores, by tiles; the tiles' maxima and
+   minima are merged afterwards, which gives the same result in any order. */
+static bool col_spans(const double *x, int64_t rows, int64_t cols, int64_t ld, int *colhi,
+                      int *collo)
 {
-    int hi = INT32_MIN, lo = INT32_MAX;
-    for (int64_t r = 0; r < rows; r++)
-        for (int64_t i = 0; i < cols; i++) {
-            double v = x[r * ld + i * stride];
-            if (!isfinite(v)) return false;
-            if (v == 0.0) continue;
-            int msb, lsb;
-            bit_span(v, &msb, &lsb);
-            if (msb > hi) hi = msb;
-            if (lsb < lo) lo = lsb;
+    int64_t rt = rows > 0 ? (rows + GRID_ROWS - 1) / GRID_ROWS : 0;
+    int64_t ct = (cols + GRID_COLS - 1) / GRID_COLS, tiles = rt * ct;
+    for (int64_t j = 0; j < cols; j++) {
+        colhi[j] = INT32_MIN;
+        collo[j] = INT32_MAX;
+    }
+    if (tiles == 0) return true;
+    /* each tile's span of each of its columns, merged below */
+    int *th = malloc(sizeof(int) * 2 * (size_t)(rt * cols));
+    if (!th) return false;
+    int *tl = th + rt * cols;
+    int bad = 0;
+#pragma omp parallel for schedule(dynamic, 1)                                                      \
+    reduction(|                                                                                    \
+              : bad) if ((double)rows * (double)cols >= GO_PAR_MIN)
+    for (int64_t t = 0; t < tiles; t++) {
+        int64_t r0 = (t / ct) * GRID_ROWS, r1 = r0 + GRID_ROWS < rows ? r0 + GRID_ROWS : rows;
+        int64_t j0 = (t % ct) * GRID_COLS, j1 = j0 + GRID_COLS < cols ? j0 + GRID_COLS : cols;
+        int hi[GRID_COLS], lo[GRID_COLS];
+        for (int64_t j = j0; j < j1; j++) {
+            hi[j - j0] = INT32_MIN;
+            lo[j - j0] = INT32_MAX;
         }
+        for (int64_t r = r0; r < r1 && !bad; r++) {
+            const double *row = x + r * ld;
+            for (int64_t j = j0; j < j1; j++) {
+                double v = row[j];
+                if (v == 0.0) continue;
+                if (!isfinite(v)) {
+                    bad = 1;
+                    break;
+                }
+                int msb, lsb;
+                bit_span(v, &msb, &lsb);
+                if (msb > hi[j - j0]) hi[j - j0] = msb;
+                if (lsb < lo[j - j0]) lo[j - j0] = lsb;
+            }
+        }
+        for (int64_t j = j0; j < j1; j++) {
+            th[(t / ct) * cols + j] = hi[j - j0];
+            tl[(t / ct) * cols + j] = lo[j - j0];
+        }
+    }
+    for (int64_t r = 0; r < rt && !bad; r++)
+        for (int64_t j = 0; j < cols; j++) {
+            if (th[r * cols + j] > colhi[j]) colhi[j] = th[r * cols + j];
+            if (tl[r * cols + j] < collo[j]) collo[j] = tl[r * cols + j];
+        }
+    free(th);
+    return !bad;
+}
+
+/* The scale 2^s that makes values of bit span [lo, hi] integers below 2^62 in magnitude, into
+   *s, and their width in bits into *width; false when the width is over 62 or the scale is
+   beyond what keeps the results' exponents normal. No non-zero value (hi INT32_MIN): s 0,
+   width 0. */
+static bool grid_of_span(int hi, int lo, int *s, int *width)
+{
     if (hi == INT32_MIN) {
         *s = 0;
         *width = 0;
@@ -200,17 +254,121 @@ static bool grid_of2(const double *x, int64_t rows, int64_t cols, int64_t ld, in
     return true;
 }
 
-/* grid_of2 of one vector of n values, stride apart. */
-static bool grid_of(const double *x, int64_t n, int64_t stride, int *s, int *width)
+/* grid_of_span of each column of a rows x cols matrix into s[j], width[j]; false when one
+   value is not finite or one column is off its grid, or on no memory (*nomem set). */
+static bool grid_of_cols(const double *x, int64_t rows, int64_t cols, int64_t ld, int *s,
+                         int *width, bool *nomem)
 {
-    return grid_of2(x, 1, n, 0, stride, s, width);
+    int *hi = malloc(sizeof(int) * 2 * (size_t)(cols > 0 ? cols : 1));
+    if (!hi) {
+        *nomem = true;
+        return false;
+    }
+    int *lo = hi + cols;
+    bool ok = col_spans(x, rows, cols, ld, hi, lo);
+    for (int64_t j = 0; j < cols && ok; j++)
+        ok = grid_of_span(hi[j], lo[j], &s[j], &width[j]);
+    free(hi);
+    return ok;
 }
 
-/* x scaled by 2^s into integers (exact: the grid said so). */
-static void to_ints(const double *x, int64_t n, int64_t stride, int s, int64_t *out)
+/* One grid for the whole rows x cols matrix: the columns' spans merged. */
+static bool grid_of_all(const double *x, int64_t rows, int64_t cols, int64_t ld, int *s, int *width,
+                        bool *nomem)
 {
+    int *hi = malloc(sizeof(int) * 2 * (size_t)(cols > 0 ? cols : 1));
+    if (!hi) {
+        *nomem = true;
+        return false;
+    }
+    int *lo = hi + cols;
+    bool ok = col_spans(x, rows, cols, ld, hi, lo);
+    int h = INT32_MIN, l = INT32_MAX;
+    for (int64_t j = 0; j < cols && ok; j++) {
+        if (hi[j] > h) h = hi[j];
+        if (lo[j] < l) l = lo[j];
+    }
+    free(hi);
+    return ok && grid_of_span(h, l, s, width);
+}
+
+/* grid_of_span of one contiguous vector of n values. */
+static bool grid_of(const double *x, int64_t n, int *s, int *width)
+{
+    int hi = INT32_MIN, lo = INT32_MAX;
+    for (int64_t i = 0; i < n; i++) {
+        double v = x[i];
+        if (!isfinite(v)) return false;
+        if (v == 0.0) continue;
+        int msb, lsb;
+        bit_span(v, &msb, &lsb);
+        if (msb > hi) hi = msb;
+        if (lsb < lo) lo = lsb;
+    }
+    return grid_of_span(hi, lo, s, width);
+}
+
+/* 2^s as a double, for the scales grid_of_span allows (|s| <= 900: a normal double). Scaling
+   a value of the grid by it is exact: x 2^s is x's own significand (at most 53 bits, all of
+   them at or above the grid's least bit 2^-s) moved to an integer of fewer than 63 bits, a
+   normal double, so the product rounds nothing, and its conversion to int64 is exact too. This
+   is ldexp's result without ldexp's cost per element. */
+static double pow2(int s)
+{
+    assert(s >= -900 && s <= 900);
+    uint64_t u = (uint64_t)(s + 1023) << 52;
+    double d;
+    memcpy(&d, &u, 8);
+    return d;
+}
+
+/* x (contiguous) scaled by 2^s into integers (exact: the grid said so). */
+static void to_ints(const double *x, int64_t n, int s, int64_t *out)
+{
+    double f = pow2(s);
     for (int64_t i = 0; i < n; i++)
-        out[i] = (int64_t)ldexp(x[i * stride], s);
+        out[i] = (int64_t)(x[i] * f);
+}
+
+/* The exact column sums of a rows x cols matrix whose column j is scaled by 2^s[j] (or by 2^s[0]
+   for every column when one_scale) into integers below 2^62: out[j] = sum_i x_ij 2^s_j. By
+   tiles of GRID_ROWS rows (fixed: not per thread) x GRID_COLS columns on all cores; each tile's
+   sums are exact in i128 (2^(127-62) values fit it, and no tile has more than 2^16 rows), and so
+   is adding the tiles' sums in any order, so the result is the same bits on any thread count.
+   false on no memory. */
+static bool colsum_ints(const double *x, int64_t rows, int64_t cols, int64_t ld, const int *s,
+                        bool one_scale, i128 *out)
+{
+    int64_t rt = rows > 0 ? (rows + GRID_ROWS - 1) / GRID_ROWS : 0;
+    int64_t ct = (cols + GRID_COLS - 1) / GRID_COLS, tiles = rt * ct;
+    for (int64_t j = 0; j < cols; j++)
+        out[j] = 0;
+    if (tiles == 0) return true;
+    i128 *part = malloc(sizeof(i128) * (size_t)(rt * cols));
+    if (!part) return false;
+#pragma omp parallel for schedule(dynamic, 1) if ((double)rows * (double)cols >= GO_PAR_MIN)
+    for (int64_t t = 0; t < tiles; t++) {
+        int64_t r0 = (t / ct) * GRID_ROWS, r1 = r0 + GRID_ROWS < rows ? r0 + GRID_ROWS : rows;
+        int64_t j0 = (t % ct) * GRID_COLS, j1 = j0 + GRID_COLS < cols ? j0 + GRID_COLS : cols;
+        i128 acc[GRID_COLS];
+        double f[GRID_COLS];
+        for (int64_t j = j0; j < j1; j++) {
+            acc[j - j0] = 0;
+            f[j - j0] = pow2(one_scale ? s[0] : s[j]);
+        }
+        for (int64_t r = r0; r < r1; r++) {
+            const double *row = x + r * ld + j0;
+            for (int64_t j = 0; j < j1 - j0; j++)
+                acc[j] += (int64_t)(row[j] * f[j]);
+        }
+        for (int64_t j = j0; j < j1; j++)
+            part[(t / ct) * cols + j] = acc[j - j0];
+    }
+    for (int64_t r = 0; r < rt; r++)
+        for (int64_t j = 0; j < cols; j++)
+            out[j] += part[r * cols + j];
+    free(part);
+    return true;
 }
 
 /* sum_k a[k] b[k] of int64 vectors of widths wa and wb, exactly. */
@@ -250,42 +408,60 @@ int go_gemm_exact(int64_t m, int64_t k, int64_t n, const double *a, int64_t lda,
         *done = 1;
         return 0;
     }
-    /* 1 + m + n scales and widths; A's rows and B's columns (transposed) as integers */
+    /* 1 + m + n scales and widths; B's columns (transposed) as integers. A's rows are
+       converted one at a time into a buffer of the thread that uses them: an m x k integer
+       copy of A would be fresh memory the kernel must clear, for no reuse. */
     int *sa = malloc(sizeof(int) * (size_t)(2 * m + 2 * n));
-    int64_t *ia = malloc(sizeof(int64_t) * (size_t)(m * k > 0 ? m * k : 1));
     int64_t *ib = malloc(sizeof(int64_t) * (size_t)(k * n > 0 ? k * n : 1));
-    if (!sa || !ia || !ib) {
+    if (!sa || !ib) {
         free(sa);
-        free(ia);
         free(ib);
         return go_enomem(fn);
     }
     int *wa = sa + m, *sb = sa + 2 * m, *wb = sa + 2 * m + n;
-    bool on_grid = true;
-    for (int64_t i = 0; i < m && on_grid; i++)
-        on_grid = grid_of(a + i * lda, k, 1, &sa[i], &wa[i]);
-    for (int64_t j = 0; j < n && on_grid; j++)
-        on_grid = grid_of(b + j, k, ldb, &sb[j], &wb[j]);
+    bool nomem = false;
+    bool on_grid = grid_of_cols(b, k, n, ldb, sb, wb, &nomem);
+    int bad = 0;
+#pragma omp parallel for schedule(static)                                                          \
+    reduction(|                                                                                    \
+              : bad) if (on_grid && (double)m * (double)k >= GO_PAR_MIN)
+    for (int64_t i = 0; i < m; i++)
+        bad |= on_grid && !grid_of(a + i * lda, k, &sa[i], &wa[i]);
+    on_grid = on_grid && !bad;
     if (on_grid) {
-#pragma omp parallel for schedule(static) if ((double)m * (double)k >= GO_PAR_MIN)
-        for (int64_t i = 0; i < m; i++)
-            to_ints(a + i * lda, k, 1, sa[i], ia + i * k);
+        /* B transposed by blocks of rows, each block's columns written out contiguously */
+        enum { TB = 64 };
 #pragma omp parallel for schedule(static) if ((double)n * (double)k >= GO_PAR_MIN)
-        for (int64_t j = 0; j < n; j++)
-            to_ints(b + j, k, ldb, sb[j], ib + j * k);
-#pragma omp parallel for schedule(dynamic, 1) if ((double)m * (double)k * (double)n >= GO_PAR_MIN)
-        for (int64_t i = 0; i < m; i++)
+        for (int64_t t0 = 0; t0 < k; t0 += TB)
             for (int64_t j = 0; j < n; j++) {
-                acc256 acc;
-                dot_ints(ia + i * k, ib + j * k, k, wa[i], wb[j], &acc);
-                acc_to_hilo(&acc, sa[i] + sb[j], &hi[i * ldc + j], &lo[i * ldc + j]);
+                double f = pow2(sb[j]);
+                int64_t t1 = t0 + TB < k ? t0 + TB : k;
+                for (int64_t t = t0; t < t1; t++)
+                    ib[j * k + t] = (int64_t)(b[t * ldb + j] * f);
             }
-        *done = 1;
+        int alloc_bad = 0;
+#pragma omp parallel reduction(| : alloc_bad) if ((double)m * (double)k * (double)n >= GO_PAR_MIN)
+        {
+            int64_t *ia = malloc(sizeof(int64_t) * (size_t)(k > 0 ? k : 1));
+            alloc_bad = !ia;
+#pragma omp for schedule(dynamic, 1)
+            for (int64_t i = 0; i < m; i++) {
+                if (!ia) continue;
+                to_ints(a + i * lda, k, sa[i], ia);
+                for (int64_t j = 0; j < n; j++) {
+                    acc256 acc;
+                    dot_ints(ia, ib + j * k, k, wa[i], wb[j], &acc);
+                    acc_to_hilo(&acc, sa[i] + sb[j], &hi[i * ldc + j], &lo[i * ldc + j]);
+                }
+            }
+            free(ia);
+        }
+        nomem = nomem || alloc_bad;
+        *done = !nomem;
     }
     free(sa);
-    free(ia);
     free(ib);
-    return 0;
+    return nomem ? go_enomem(fn) : 0;
 }
 
 int go_colsum_exact(int64_t m, int64_t n, const double *x, int64_t ldx, double *hi, double *lo,
@@ -301,33 +477,28 @@ int go_colsum_exact(int64_t m, int64_t n, const double *x, int64_t ldx, double *
     if (!done) return go_xerbla(fn, 7, "done");
     *done = 0;
     int *s = malloc(sizeof(int) * (size_t)(2 * (n > 0 ? n : 1)));
-    if (!s) return go_enomem(fn);
+    i128 *sum = malloc(sizeof(i128) * (size_t)(n > 0 ? n : 1));
+    if (!s || !sum) {
+        free(s);
+        free(sum);
+        return go_enomem(fn);
+    }
     int *w = s + n;
-    bool on_grid = true;
-    for (int64_t j = 0; j < n && on_grid; j++)
-        on_grid = grid_of(x + j, m, ldx, &s[j], &w[j]);
-    if (on_grid) {
-#pragma omp parallel for schedule(static) if ((double)m * (double)n >= GO_PAR_MIN)
+    bool nomem = false;
+    bool on_grid = grid_of_cols(x, m, n, ldx, s, w, &nomem);
+    /* values below 2^62, at most 2^32 rows (the callers' sizes): the sums fit i128 */
+    if (on_grid && !colsum_ints(x, m, n, ldx, s, false, sum)) nomem = true;
+    if (on_grid && !nomem) {
         for (int64_t j = 0; j < n; j++) {
-            /* values below 2^62: 2^64 of them fit i128 */
             acc256 acc = {{0, 0, 0, 0}};
-            i128 part = 0;
-            int64_t in_part = 0;
-            for (int64_t i = 0; i < m; i++) {
-                part += (i128)(int64_t)ldexp(x[i * ldx + j], s[j]);
-                if (++in_part == ((int64_t)1 << 60)) {
-                    acc_add_i128(&acc, part);
-                    part = 0;
-                    in_part = 0;
-                }
-            }
-            acc_add_i128(&acc, part);
+            acc_add_i128(&acc, sum[j]);
             acc_to_hilo(&acc, s[j], &hi[j], &lo[j]);
         }
         *done = 1;
     }
     free(s);
-    return 0;
+    free(sum);
+    return nomem ? go_enomem(fn) : 0;
 }
 
 int go_colsum_product_exact(int64_t m, int64_t k, int64_t n, const double *a, int64_t lda,
@@ -351,7 +522,7 @@ int go_colsum_product_exact(int64_t m, int64_t k, int64_t n, const double *a, in
     }
     /* s_j = sum_k (sum_i a_ik) b_kj: A's column sums exactly (one grid for all of A, so that
        they share a scale), then each column of B against them */
-    int sA, wA;
+    int sA = 0, wA = 0;
     int *sb = malloc(sizeof(int) * (size_t)(2 * n));
     i128 *colA = malloc(sizeof(i128) * (size_t)(k > 0 ? k : 1));
     if (!sb || !colA) {
@@ -360,36 +531,56 @@ int go_colsum_product_exact(int64_t m, int64_t k, int64_t n, const double *a, in
         return go_enomem(fn);
     }
     int *wb = sb + n;
-    bool on_grid = grid_of2(a, m, k, lda, 1, &sA, &wA);
+    bool nomem = false;
+    bool on_grid = grid_of_all(a, m, k, lda, &sA, &wA, &nomem);
     /* A's column sums: below 2^(wA + log2 m); with B's width the products must fit i128 */
     int wsum = wA + 1;
     for (int64_t t = m; t > 1; t >>= 1)
         wsum++;
+    on_grid = on_grid && grid_of_cols(b, k, n, ldb, sb, wb, &nomem);
     for (int64_t j = 0; j < n && on_grid; j++)
-        on_grid = grid_of(b + j, k, ldb, &sb[j], &wb[j]) && wsum + wb[j] <= 125;
-    if (on_grid) {
-        for (int64_t t = 0; t < k; t++)
-            colA[t] = 0;
-        for (int64_t i = 0; i < m; i++)
-            for (int64_t t = 0; t < k; t++)
-                colA[t] += (i128)(int64_t)ldexp(a[i * lda + t], sA);
-#pragma omp parallel for schedule(static) if ((double)k * (double)n >= GO_PAR_MIN)
-        for (int64_t j = 0; j < n; j++) {
-            acc256 acc = {{0, 0, 0, 0}};
-            int room = 126 - wsum - wb[j];
+        on_grid = wsum + wb[j] <= 125;
+    if (on_grid && !colsum_ints(a, m, k, lda, &sA, true, colA)) nomem = true;
+    if (on_grid && !nomem) {
+        /* by blocks of columns, B read row by row; each product below 2^(wsum + wb[j]), so
+           2^(126 - wsum - wb[j]) of them fit i128: the block's partial sums are spilled into
+           the 256-bit accumulators every `chunk` rows, the least room of its columns (a sum
+           of integers is exact wherever it is spilled) */
+        enum { BLOCK = 64 };
+        int64_t nblocks = (n + BLOCK - 1) / BLOCK;
+#pragma omp parallel for schedule(dynamic, 1) if ((double)k * (double)n >= GO_PAR_MIN)
+        for (int64_t bl = 0; bl < nblocks; bl++) {
+            int64_t j0 = bl * BLOCK, j1 = j0 + BLOCK < n ? j0 + BLOCK : n;
+            acc256 acc[BLOCK];
+            i128 part[BLOCK];
+            double f[BLOCK];
+            int room = 126;
+            for (int64_t j = j0; j < j1; j++) {
+                memset(&acc[j - j0], 0, sizeof acc[0]);
+                part[j - j0] = 0;
+                f[j - j0] = pow2(sb[j]);
+                if (126 - wsum - wb[j] < room) room = 126 - wsum - wb[j];
+            }
             int64_t chunk = room >= 40 ? ((int64_t)1 << 40) : room > 0 ? ((int64_t)1 << room) : 1;
             for (int64_t k0 = 0; k0 < k; k0 += chunk) {
                 int64_t k1 = k - k0 < chunk ? k : k0 + chunk;
-                i128 part = 0;
-                for (int64_t t = k0; t < k1; t++)
-                    part += colA[t] * (int64_t)ldexp(b[t * ldb + j], sb[j]);
-                acc_add_i128(&acc, part);
+                for (int64_t t = k0; t < k1; t++) {
+                    const double *row = b + t * ldb + j0;
+                    i128 ct = colA[t];
+                    for (int64_t j = 0; j < j1 - j0; j++)
+                        part[j] += ct * (int64_t)(row[j] * f[j]);
+                }
+                for (int64_t j = 0; j < j1 - j0; j++) {
+                    acc_add_i128(&acc[j], part[j]);
+                    part[j] = 0;
+                }
             }
-            acc_to_hilo(&acc, sA + sb[j], &hi[j], &lo[j]);
+            for (int64_t j = j0; j < j1; j++)
+                acc_to_hilo(&acc[j - j0], sA + sb[j], &hi[j], &lo[j]);
         }
         *done = 1;
     }
     free(sb);
     free(colA);
-    return 0;
+    return nomem ? go_enomem(fn) : 0;
 }

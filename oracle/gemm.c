@@ -24,17 +24,8 @@ static int check_gemm_args(const char *fn, int64_t m, int64_t k, int64_t n, cons
     return 0;
 }
 
-int go_gemm(int64_t m, int64_t k, int64_t n, const double *a, int64_t lda, const double *b,
-            int64_t ldb, double *c, int64_t ldc)
-{
-    int rc = check_gemm_args(__func__, m, k, n, a, lda, b, ldb, c, ldc, 0);
-    if (rc) return rc;
-    cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, (int)m, (int)n, (int)k, 1.0, a, (int)lda,
-                b, (int)ldb, 0.0, c, (int)ldc);
-    return 0;
-}
-
-double go_pow2_scale(int64_t rows, int64_t cols, const double *x, int64_t ld)
+/* The largest finite |x| of a rows x cols matrix (leading dimension ld); 0 when none. */
+static double max_finite_abs(int64_t rows, int64_t cols, const double *x, int64_t ld)
 {
     double mx = 0.0;
 #pragma omp parallel for schedule(static)                                                          \
@@ -45,6 +36,94 @@ double go_pow2_scale(int64_t rows, int64_t cols, const double *x, int64_t ld)
             double v = fabs(x[i * ld + j]);
             if (isfinite(v) && v > mx) mx = v;
         }
+    return mx;
+}
+
+/* Products of operands whose largest magnitudes multiply to below 2^-900 fall in (or near) the
+   subnormals, where x86 takes a microcode assist for each one (about 100 times a normal
+   multiply-add) and each product underflows on its own, losing up to 2^-1075 apiece. Such
+   operands are lifted by exact powers of two (2^ea, 2^eb: scaling up never rounds, and never
+   down here) so that their largest lies in [1, 2), the product is computed in the normal range,
+   and each result is scaled back once (ldexp: one correct rounding into the subnormals). Not
+   bit for bit the plain product there, but at least as accurate. Elsewhere ea = eb = 0 and the
+   product is the plain one. */
+#define TINY_PRODUCT_LOG2 (-900)
+
+static void tiny_lift(int64_t m, int64_t k, int64_t n, const double *a, int64_t lda,
+                      const double *b, int64_t ldb, int *ea, int *eb)
+{
+    *ea = *eb = 0;
+    if (m == 0 || k == 0 || n == 0) return;
+    double ma = max_finite_abs(m, k, a, lda), mb = max_finite_abs(k, n, b, ldb);
+    if (ma == 0.0 || mb == 0.0 || ilogb(ma) + ilogb(mb) >= TINY_PRODUCT_LOG2) return;
+    *ea = ilogb(ma) < 0 ? -ilogb(ma) : 0;
+    *eb = ilogb(mb) < 0 ? -ilogb(mb) : 0;
+}
+
+/* x (rows x cols, leading dimension ld) times 2^e (0 <= e <= 1074), or |x| 2^e, packed; as two
+   factors, since 2^e may be past the doubles; each product exact (a lift of values whose
+   largest ends below 2). NULL on no memory. */
+static double *lifted_copy(int64_t rows, int64_t cols, const double *x, int64_t ld, int e,
+                           int take_abs)
+{
+    assert(e >= 0 && e <= 1074 && rows >= 0 && cols >= 0 && ld >= cols);
+    double f1 = ldexp(1.0, e / 2), f2 = ldexp(1.0, e - e / 2);
+    double *y = malloc((size_t)(rows * cols) * sizeof *y + 1);
+    if (!y) return NULL;
+#pragma omp parallel for schedule(static) if ((double)rows * (double)cols >= GO_PAR_MIN)
+    for (int64_t i = 0; i < rows; i++)
+        for (int64_t j = 0; j < cols; j++) {
+            double v = x[i * ld + j] * f1 * f2;
+            y[i * cols + j] = take_abs ? fabs(v) : v;
+        }
+    return y;
+}
+
+/* C = 2^-(ea + eb) C', each element rounded once. */
+static void unlift(int64_t m, int64_t n, double *c, int64_t ldc, int e)
+{
+#pragma omp parallel for schedule(static) if ((double)m * (double)n >= GO_PAR_MIN)
+    for (int64_t i = 0; i < m; i++)
+        for (int64_t j = 0; j < n; j++)
+            c[i * ldc + j] = ldexp(c[i * ldc + j], -e);
+}
+
+/* dgemm of |A| |B| (take_abs) or A B, lifted by tiny_lift's 2^ea and 2^eb, then scaled back. */
+static int lifted_dgemm(const char *fn, int64_t m, int64_t k, int64_t n, const double *a,
+                        int64_t lda, const double *b, int64_t ldb, double *c, int64_t ldc, int ea,
+                        int eb, int take_abs)
+{
+    double *al = lifted_copy(m, k, a, lda, ea, take_abs),
+           *bl = lifted_copy(k, n, b, ldb, eb, take_abs);
+    if (!al || !bl) {
+        free(al);
+        free(bl);
+        return go_enomem(fn);
+    }
+    cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, (int)m, (int)n, (int)k, 1.0, al,
+                (int)(k > 1 ? k : 1), bl, (int)(n > 1 ? n : 1), 0.0, c, (int)ldc);
+    free(al);
+    free(bl);
+    unlift(m, n, c, ldc, ea + eb);
+    return 0;
+}
+
+int go_gemm(int64_t m, int64_t k, int64_t n, const double *a, int64_t lda, const double *b,
+            int64_t ldb, double *c, int64_t ldc)
+{
+    int rc = check_gemm_args(__func__, m, k, n, a, lda, b, ldb, c, ldc, 0);
+    if (rc) return rc;
+    int ea, eb;
+    tiny_lift(m, k, n, a, lda, b, ldb, &ea, &eb);
+    if (ea + eb > 0) return lifted_dgemm(__func__, m, k, n, a, lda, b, ldb, c, ldc, ea, eb, 0);
+    cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, (int)m, (int)n, (int)k, 1.0, a, (int)lda,
+                b, (int)ldb, 0.0, c, (int)ldc);
+    return 0;
+}
+
+double go_pow2_scale(int64_t rows, int64_t cols, const double *x, int64_t ld)
+{
+    double mx = max_finite_abs(rows, cols, x, ld);
     if (mx == 0.0 || (mx >= 0x1p-300 && mx <= 0x1p300)) return 1.0;
     /* 2^-ilogb(mx) is past the doubles for mx below 2^-1023 (f64 subnormals: 2^1074 for the
        least): an infinite scale made every square inf and the gauge inf / inf = NaN. 2^1000
@@ -77,9 +156,13 @@ static int gauge_impl(const char *fn, int64_t m, int64_t k, int64_t n, const dou
 {
     int rc = check_gemm_args(fn, m, k, n, a, lda, b, ldb, g, ldg, 1);
     if (rc) return rc;
+    if (!square) {
+        int ea, eb;
+        tiny_lift(m, k, n, a, lda, b, ldb, &ea, &eb);
+        if (ea + eb > 0) return lifted_dgemm(fn, m, k, n, a, lda, b, ldb, g, ldg, ea, eb, 1);
+    }
     double sa = 1.0, sb = 1.0;
     double *aa = abs_copy(m, k, a, lda, square, &sa), *ab = abs_copy(k, n, b, ldb, square, &sb);
-    double unscale = 1.0 / (sa * sb); /* a power of two: exact where it is normal */
     if (!aa || !ab) {
         free(aa);
         free(ab);
@@ -89,11 +172,15 @@ static int gauge_impl(const char *fn, int64_t m, int64_t k, int64_t n, const dou
                 (int)(k > 1 ? k : 1), ab, (int)(n > 1 ? n : 1), 0.0, g, (int)ldg);
     free(aa);
     free(ab);
+    /* 1 / (sa sb), a power of two, as two exact factors: sa sb itself may be past the doubles
+       (2^513 each for operands near 2^-513, whose products are subnormal), which made the
+       spread 0 */
+    double ua = 1.0 / sa, ub = 1.0 / sb;
     if (square)
 #pragma omp parallel for schedule(static) if ((double)m * (double)n >= GO_PAR_MIN)
         for (int64_t i = 0; i < m; i++)
             for (int64_t j = 0; j < n; j++)
-                g[i * ldg + j] = sqrt(g[i * ldg + j]) * unscale;
+                g[i * ldg + j] = sqrt(g[i * ldg + j]) * ua * ub;
     return 0;
 }
 

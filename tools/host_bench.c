@@ -3,7 +3,10 @@
  * dtype — so that the CPU's share of `gpuval check` can be measured and tuned on a machine
  * without a GPU. Run by hand, not installed, not a test.
  *
- *   gpuval-host-bench [--op GLOB] [--dtype f32|f64] [--max-elems N] [--repeat R]
+ *   gpuval-host-bench [--op GLOB] [--dtype f32|f64] [--dist NAME] [--max-elems N] [--repeat R]
+ *
+ * --dist runs each selected op's shapes in that distribution (as check --dist), not the
+ * catalogue's own.
  *
  * One line per case (milliseconds of CPU time, all threads: on a shared machine steadier than
  * wall time), then the sums per op and overall. The oracle cache is the
@@ -47,10 +50,13 @@ int main(int argc, char **argv)
     gv_selection sel = {.dist = -1};
     double max_elems = 0;
     int repeat = 1;
-    static const struct option opts[] = {
-        {"op", required_argument, 0, 'o'},        {"dtype", required_argument, 0, 't'},
-        {"max-elems", required_argument, 0, 'm'}, {"repeat", required_argument, 0, 'r'},
-        {"no-cache", no_argument, 0, 'n'},        {0, 0, 0, 0}};
+    static const struct option opts[] = {{"op", required_argument, 0, 'o'},
+                                         {"dtype", required_argument, 0, 't'},
+                                         {"max-elems", required_argument, 0, 'm'},
+                                         {"repeat", required_argument, 0, 'r'},
+                                         {"no-cache", no_argument, 0, 'n'},
+                                         {"dist", required_argument, 0, 'd'},
+                                         {0, 0, 0, 0}};
     int ch;
     while ((ch = getopt_long(argc, argv, "", opts, NULL)) != -1) {
         switch (ch) {
@@ -59,6 +65,15 @@ int main(int argc, char **argv)
         case 'm': max_elems = atof(optarg); break;
         case 'r': repeat = atoi(optarg); break;
         case 'n': gv_cache_enable(false); break;
+        case 'd': {
+            gv_dist d;
+            if (gv_dist_parse(optarg, &d) != 0) {
+                fprintf(stderr, "unknown dist %s\n", optarg);
+                return 2;
+            }
+            sel.dist = (int)d;
+            break;
+        }
         default: return 2;
         }
     }

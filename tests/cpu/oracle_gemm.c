@@ -77,6 +77,54 @@ static void check_product(int64_t m, int64_t k, int64_t n, int64_t pad)
     free(g_ld);
 }
 
+/* Operands near 2^-530 and 2^-520 (the `tiny` dist's window for a product): every product lies
+   in the f64 subnormals. The oracle lifts the operands by powers of two, multiplies in the normal
+   range and rounds each result once into the subnormals, so each entry of C and of |A||B| is
+   within one subnormal spacing (2^-1074) of the long double truth (x87: no underflow there);
+   underflowing each of the k products on its own, as a plain dgemm does, errs by up to
+   k 2^-1075. The spread sqrt((A o A)(B o B)) likewise, to 1e-14 relative: it once came out 0,
+   its two scales multiplied past the doubles. */
+Test(oracle_gemm, products_in_the_subnormals_round_once)
+{
+    const int64_t m = 17, k = 64, n = 19;
+    double *a = gv_test_matrix(m, k, k, 29, 0), *b = gv_test_matrix(k, n, n, 29, 1);
+    for (int64_t i = 0; i < m * k; i++)
+        a[i] = ldexp(a[i], -530);
+    for (int64_t i = 0; i < k * n; i++)
+        b[i] = ldexp(b[i], -520);
+    double *c = malloc(sizeof *c * (size_t)(m * n)), *g = malloc(sizeof *g * (size_t)(m * n));
+    double *sq = malloc(sizeof *sq * (size_t)(m * n));
+    cr_assert(c && g && sq);
+    cr_assert_eq(go_gemm(m, k, n, a, k, b, n, c, n), 0);
+    cr_assert_eq(go_gemm_gauge(m, k, n, a, k, b, n, g, n), 0);
+    cr_assert_eq(go_gemm_sqgauge(m, k, n, a, k, b, n, sq, n), 0);
+    int nonzero = 0;
+    for (int64_t i = 0; i < m; i++)
+        for (int64_t j = 0; j < n; j++) {
+            long double s = 0, sa = 0, ss = 0;
+            for (int64_t l = 0; l < k; l++) {
+                long double p = (long double)a[i * k + l] * b[l * n + j];
+                s += p;
+                sa += fabsl(p);
+                ss += p * p; /* near 2^-2100: long double goes down to 2^-16382 */
+            }
+            double ci = c[i * n + j], gi = g[i * n + j], qi = sq[i * n + j];
+            nonzero += ci != 0.0;
+            cr_expect(fabsl(ci - s) <= 0x1p-1074L, "C(%ld,%ld) %a vs %La", (long)i, (long)j, ci, s);
+            cr_expect(fabsl(gi - sa) <= 0x1p-1074L, "|A||B|(%ld,%ld) %a vs %La", (long)i, (long)j,
+                      gi, sa);
+            long double want = sqrtl(ss);
+            cr_expect(fabsl(qi - want) <= 1e-14L * want + 0x1p-1074L, "spread(%ld,%ld) %a vs %La",
+                      (long)i, (long)j, qi, want);
+        }
+    cr_expect(nonzero > m * n / 2, "the products must not all underflow to 0: %d", nonzero);
+    free(a);
+    free(b);
+    free(c);
+    free(g);
+    free(sq);
+}
+
 Test(oracle_gemm, matches_long_double_17x23x19)
 {
     check_product(17, 23, 19, 0);

@@ -121,6 +121,37 @@ Test(threads, column_sums_and_their_gauges)
     free(x);
 }
 
+/* The exact sums (oracle/exact.c) split the rows into fixed tiles of 2^16 and the columns into
+   blocks, on all cores: a vector over several row tiles, a matrix over several column blocks, and
+   a product; hi and lo both the same bits on any thread count, and all on the grid (done). */
+Test(threads, exact_sums_and_products)
+{
+    const int64_t len = 300007, m = 70001, n = 300, k = 61, mg = 90, ng = 70;
+    double *v = field(len, 6), *x = field(m * n, 7), *a = field(m * k, 8), *b = field(k * n, 9);
+    double *ga = field(mg * k, 10), *gb = field(k * ng, 11);
+    double *lo = malloc(sizeof *lo * (size_t)(mg * ng) + 1);
+    int done = 0;
+    cr_assert_not_null(lo);
+#define EXACT_SAME(count, call)                                                                    \
+    do {                                                                                           \
+        SAME_ON_ANY_THREADS(count, (call) || !done);                                               \
+        SAME_ON_ANY_THREADS(                                                                       \
+            count, ((call) || !done) ? -1 : (memcpy(out, lo, sizeof *out * (size_t)(count)), 0));  \
+    } while (0)
+    EXACT_SAME(1, go_colsum_exact(len, 1, v, 1, out, lo, &done));
+    EXACT_SAME(n, go_colsum_exact(m, n, x, n, out, lo, &done));
+    EXACT_SAME(n, go_colsum_product_exact(m, k, n, a, k, b, n, out, lo, &done));
+    EXACT_SAME(mg * ng, go_gemm_exact(mg, k, ng, ga, k, gb, ng, out, lo, ng, &done));
+#undef EXACT_SAME
+    free(v);
+    free(x);
+    free(a);
+    free(b);
+    free(ga);
+    free(gb);
+    free(lo);
+}
+
 Test(threads, stencils_and_their_gauges)
 {
     const int64_t ny = 600, nx = 457; /* over GO_PAR_MIN */
