@@ -45,6 +45,56 @@ static double max_finite_abs(int64_t rows, int64_t cols, const double *x, int64_
 enum { LIFT = 1000 };
 #define LIFT_BELOW 0x1p-960
 
+/* Few columns of many rows (a vector's sum, n x 1): too few column blocks to share among the
+   cores. The rows are cut into fixed chunks of ROWS_CHUNK (by the sizes alone, never by the
+   thread count, so the bits do not depend on it), each chunk's columns summed compensated on
+   a core of its own, and the chunks' (sum, compensation) pairs added in chunk order, each sum
+   compensated as one more term: the result stays within about one f64 rounding of the exact
+   sum, as the one long compensated sum does (Higham, ASNA 2nd ed., sec. 4.3: the error bound
+   of compensated summation does not depend on the order), while the work spreads over every
+   core. */
+enum { ROWS_CHUNK = 1 << 16, ROWS_SPLIT_BLOCKS = 16 };
+
+static int colsum_rows_split(const char *fn, int64_t m, int64_t n, const double *x, int64_t ldx,
+                             double *s, int take_abs, double pre, double post)
+{
+    int64_t nchunks = (m + ROWS_CHUNK - 1) / ROWS_CHUNK;
+    /* part[(c n + j) 2]: chunk c's sum of column j, then its compensation */
+    double *part = malloc(sizeof *part * (size_t)(2 * nchunks * n) + 1);
+    if (!part) return go_enomem(fn);
+#pragma omp parallel for schedule(dynamic, 1)
+    for (int64_t c = 0; c < nchunks; c++) {
+        int64_t i0 = c * ROWS_CHUNK, i1 = i0 + ROWS_CHUNK < m ? i0 + ROWS_CHUNK : m;
+        double *ps = part + 2 * c * n;
+        for (int64_t j = 0; j < n; j++)
+            ps[2 * j] = ps[2 * j + 1] = 0.0;
+        for (int64_t i = i0; i < i1; i++) {
+            const double *row = x + i * ldx;
+            for (int64_t j = 0; j < n; j++) {
+                double v = row[j];
+                if (pre != 1.0) v *= pre;
+                v = term(v, take_abs);
+                double acc = ps[2 * j], t = acc + v;
+                ps[2 * j + 1] += fabs(acc) >= fabs(v) ? (acc - t) + v : (v - t) + acc;
+                ps[2 * j] = t;
+            }
+        }
+    }
+    for (int64_t j = 0; j < n; j++) {
+        double acc = 0.0, comp = 0.0;
+        for (int64_t c = 0; c < nchunks; c++) {
+            double v = part[2 * (c * n + j)], t = acc + v;
+            comp += fabs(acc) >= fabs(v) ? (acc - t) + v : (v - t) + acc;
+            comp += part[2 * (c * n + j) + 1];
+            acc = t;
+        }
+        s[j] = acc + comp;
+        if (post != 1.0) s[j] *= post;
+    }
+    free(part);
+    return 0;
+}
+
 /* s(n) = sum_i X(i, :) of term(x pre, how), compensated. pre is a power of two the callers
    chose (go_pow2_scale: exact), or 0 to have the sum lifted out of the subnormals when its
    values lie there (SUM_PLAIN and SUM_ABS: the bits are those of the plain sum). */
@@ -62,12 +112,14 @@ static int colsum_impl(const char *fn, int64_t m, int64_t n, const double *x, in
         pre = mx > 0.0 && mx < LIFT_BELOW ? ldexp(1.0, LIFT) : 1.0;
         post = 1.0 / pre;
     }
-    double *comp = calloc((size_t)n + 1, sizeof *comp);
-    if (!comp) return go_enomem(fn);
     /* Columns are independent: blocks of COLSUM_BLOCK columns on all cores, each column summed
        over the rows in order as in one thread, so the bits do not depend on the thread count. */
     enum { COLSUM_BLOCK = 256 };
     int64_t nblocks = (n + COLSUM_BLOCK - 1) / COLSUM_BLOCK;
+    if (nblocks < ROWS_SPLIT_BLOCKS && m >= 4 * (int64_t)ROWS_CHUNK)
+        return colsum_rows_split(fn, m, n, x, ldx, s, take_abs, pre, post);
+    double *comp = calloc((size_t)n + 1, sizeof *comp);
+    if (!comp) return go_enomem(fn);
 #pragma omp parallel for schedule(dynamic, 1) if ((double)m * (double)n >= GO_PAR_MIN)
     for (int64_t b = 0; b < nblocks; b++) {
         int64_t j0 = b * COLSUM_BLOCK, j1 = j0 + COLSUM_BLOCK < n ? j0 + COLSUM_BLOCK : n;
