@@ -216,6 +216,17 @@ Test(threads, the_dense_epilogues)
     free(y);
 }
 
+/* HPL's scaled residual splits A's rows over threads and merges maxima: the same bits. */
+Test(threads, the_scaled_residual)
+{
+    const int64_t n = 601; /* n^2 over GO_PAR_MIN */
+    double *a = field(n * n, 11), *x = field(n, 12), *b = field(n, 13);
+    SAME_ON_ANY_THREADS(1, go_solve_scaled_residual(n, a, n, x, b, 0x1p-53, out));
+    free(a);
+    free(x);
+    free(b);
+}
+
 /* The judge over several of its 2^20-element chunks: the same metrics on any thread count, and
    its maxima, counts and worst element those of one serial pass (computed here). */
 Test(threads, the_compare_is_the_same_on_any_threads)
