@@ -9,7 +9,9 @@
  * product of three correctly (or nearly) rounded operations, a few ulp of y for every z.
  * The textbook 1/(1 + exp(-z)) overflows exp(-z) for z below about -709 (f64; -88 in f32)
  * and e^z / (1 + e^z) gives Inf/Inf = NaN above about 709 (88). kernels/dense.cu uses the same
- * form, so the oracle and the device differ only in rounding. */
+ * form, so the oracle and the device differ only in rounding. The element-wise epilogues
+ * (bias and sigmoid; the gauge's sum) run on all cores (OpenMP), each element's arithmetic as
+ * on one thread: the same bits whatever the thread count. */
 #include <math.h>
 #include <stdlib.h>
 
@@ -45,6 +47,8 @@ int go_dense_sigmoid(int64_t m, int64_t k, int64_t n, const double *w, int64_t l
     if (rc) return rc;
     rc = go_gemm(m, k, n, w, ldw, x, ldx, y, ldy);
     if (rc) return rc;
+        /* element-wise epilogue: rows on all cores, each element's arithmetic as on one thread */
+#pragma omp parallel for schedule(static) if ((double)m * (double)n >= GO_PAR_MIN / 16)
     for (int64_t i = 0; i < m; i++) {
         double *row = y + i * ldy;
         for (int64_t j = 0; j < n; j++)
@@ -63,6 +67,7 @@ int go_dense_sigmoid_gauge(int64_t m, int64_t k, int64_t n, const double *w, int
     if (ldg < (n > 1 ? n : 1)) return go_xerbla(__func__, 12, "ldg");
     rc = go_gemm_gauge(m, k, n, w, ldw, x, ldx, g, ldg); /* |W||X| */
     if (rc) return rc;
+#pragma omp parallel for schedule(static) if ((double)m * (double)n >= GO_PAR_MIN)
     for (int64_t i = 0; i < m; i++) {
         double *grow = g + i * ldg;
         const double *yrow = y + i * ldy;

@@ -230,6 +230,12 @@ int go_solve_scaled_residual(int64_t n, const double *a, int64_t lda, const doub
        n 2^-64 ||A|| ||x||, stays far below the u_f64 n ||A|| ||x|| it is measured against */
     long double r_inf = 0, a_inf = 0, x_inf = 0, b_inf = 0;
     int nonfinite = 0;
+    /* rows on all cores: each row's sums as on one thread, and maxima (and the or) are the
+       same whatever the order they are merged in, so the same bits on any thread count */
+#pragma omp parallel for schedule(static) reduction(max                                            \
+                                                    : r_inf, a_inf, x_inf, b_inf)                  \
+    reduction(|                                                                                    \
+              : nonfinite) if ((double)n * (double)n >= GO_PAR_MIN)
     for (int64_t i = 0; i < n; i++) {
         const double *row = a + i * lda;
         long double dot = 0, rowsum = 0;

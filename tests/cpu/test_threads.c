@@ -2,6 +2,7 @@
  * (OpenMP): each parallel loop is run with 1 thread and with several, and compared bit for
  * bit; the generator's fill is compared with its one-element definition, gv_gen_value. */
 #include <criterion/criterion.h>
+#include <fftw3.h>
 #include <math.h>
 #include <omp.h>
 #include <stdlib.h>
@@ -163,6 +164,98 @@ Test(threads, stencils_and_their_gauges)
     SAME_ON_ANY_THREADS(ny * nx, go_diffusion_periodic(ny, nx, 9, 0.2, f, nx, out, nx));
     SAME_ON_ANY_THREADS(ny * nx, go_diffusion_periodic_gauge(ny, nx, 9, 0.2, f, nx, out, nx));
     free(f);
+}
+
+/* The FFTs split a batch's rows over threads, one one-row plan per alignment class: the same
+   bits on any thread count, and the same bits as FFTW's own batched plan of the whole batch
+   (what the oracle computed before its rows were split; FFTW_ESTIMATE, one thread). Rows of odd
+   length so that they fall in several alignment classes; 2^k and Bluestein lengths both. */
+static void batched_plan(int kind, int n, int batch, double *x, double *y)
+{
+    fftw_plan p;
+    int h = n / 2 + 1;
+    if (kind == 0)
+        p = fftw_plan_many_dft(1, &n, batch, (fftw_complex *)x, NULL, 1, n, (fftw_complex *)y, NULL,
+                               1, n, FFTW_FORWARD, FFTW_ESTIMATE);
+    else if (kind == 1)
+        p = fftw_plan_many_dft_r2c(1, &n, batch, x, NULL, 1, n, (fftw_complex *)y, NULL, 1, h,
+                                   FFTW_ESTIMATE);
+    else
+        p = fftw_plan_many_dft_c2r(1, &n, batch, (fftw_complex *)x, NULL, 1, h, y, NULL, 1, n,
+                                   FFTW_ESTIMATE);
+    cr_assert_not_null(p);
+    fftw_execute(p);
+    fftw_destroy_plan(p);
+}
+
+Test(threads, ffts_and_their_gauges)
+{
+    const int lens[] = {1023, 4096, 4099}, batch = 67; /* n batch over GO_PAR_MIN */
+    for (size_t l = 0; l < sizeof lens / sizeof lens[0]; l++) {
+        int n = lens[l], h = n / 2 + 1;
+        int64_t cn = 2 * (int64_t)n * batch, hn = 2 * (int64_t)h * batch, rn = (int64_t)n * batch;
+        double *x = field(cn, 7);
+        for (int b = 0; b < batch; b++) { /* a real signal's half spectrum for c2r */
+            double *row = x + 2 * (int64_t)b * h;
+            row[1] = 0.0;
+            if (n % 2 == 0) row[2 * (h - 1) + 1] = 0.0;
+        }
+        SAME_ON_ANY_THREADS(cn, go_fft_c2c(n, batch, -1, x, n, out, n));
+        SAME_ON_ANY_THREADS(cn, go_fft_c2c(n, batch, 1, x, n, out, n));
+        SAME_ON_ANY_THREADS(hn, go_fft_r2c(n, batch, x, n, out, h));
+        SAME_ON_ANY_THREADS(rn, go_fft_c2r(n, batch, x, h, out, n));
+        SAME_ON_ANY_THREADS(cn, go_fft_c2c_gauge(n, batch, x, n, out, n));
+        SAME_ON_ANY_THREADS(hn, go_fft_r2c_gauge(n, batch, x, n, out, h));
+        SAME_ON_ANY_THREADS(rn, go_fft_c2r_gauge(n, batch, x, h, out, n));
+        /* against the batched plan, on fftw_malloc'd copies (FFTW's own alignment) */
+        for (int kind = 0; kind < 3; kind++) {
+            int64_t in_n = kind == 0 ? cn : kind == 1 ? rn : hn;
+            int64_t out_n = kind == 0 ? cn : kind == 1 ? hn : rn;
+            double *xi = fftw_malloc(sizeof(double) * (size_t)in_n);
+            double *want = fftw_malloc(sizeof(double) * (size_t)out_n);
+            double *got = malloc(sizeof(double) * (size_t)out_n);
+            memcpy(xi, x, sizeof(double) * (size_t)in_n);
+            omp_set_num_threads(8);
+            int rc = kind == 0   ? go_fft_c2c(n, batch, -1, x, n, got, n)
+                     : kind == 1 ? go_fft_r2c(n, batch, x, n, got, h)
+                                 : go_fft_c2r(n, batch, x, h, got, n);
+            cr_assert_eq(rc, 0);
+            batched_plan(kind, n, batch, xi, want);
+            cr_expect_eq(memcmp(want, got, sizeof(double) * (size_t)out_n), 0,
+                         "n %d kind %d: the split rows differ from FFTW's batched plan", n, kind);
+            fftw_free(xi);
+            fftw_free(want);
+            free(got);
+        }
+        omp_set_num_threads(omp_get_num_procs());
+        free(x);
+    }
+}
+
+/* The dense layer's element-wise epilogues (bias and sigmoid; the gauge's sum) on all cores. */
+Test(threads, the_dense_epilogues)
+{
+    const int64_t m = 300, k = 37, n = 1001; /* m n over GO_PAR_MIN */
+    double *w = field(m * k, 8), *x = field(k * n, 9), *b = field(m, 10);
+    double *y = calloc((size_t)(m * n), sizeof *y);
+    cr_assert_eq(go_dense_sigmoid(m, k, n, w, k, x, n, b, y, n), 0);
+    SAME_ON_ANY_THREADS(m * n, go_dense_sigmoid(m, k, n, w, k, x, n, b, out, n));
+    SAME_ON_ANY_THREADS(m * n, go_dense_sigmoid_gauge(m, k, n, w, k, x, n, b, y, n, out, n));
+    free(w);
+    free(x);
+    free(b);
+    free(y);
+}
+
+/* HPL's scaled residual splits A's rows over threads and merges maxima: the same bits. */
+Test(threads, the_scaled_residual)
+{
+    const int64_t n = 601; /* n^2 over GO_PAR_MIN */
+    double *a = field(n * n, 11), *x = field(n, 12), *b = field(n, 13);
+    SAME_ON_ANY_THREADS(1, go_solve_scaled_residual(n, a, n, x, b, 0x1p-53, out));
+    free(a);
+    free(x);
+    free(b);
 }
 
 /* The judge over several of its 2^20-element chunks: the same metrics on any thread count, and
