@@ -150,6 +150,11 @@ typedef struct gv_op {
     double (*bytes)(const gv_case *c); /* fewest bytes through device memory */
     /* Fill in[].ref/.data (gv_fill or gv_store_rounded) and aux. */
     int (*make_inputs)(gv_problem *p);
+    /* NULL, or whether make_inputs can lay dist out at shape s (a probe's construction needs
+       room: gemm's width probe k >= 3, n >= 2); false with why. The selection drops such a
+       shape from the op's own lists for that dist and refuses one the user named, so a probe
+       asked for at sizes it cannot take is never an ERROR of the run. */
+    bool (*dist_shape_ok)(gv_dist d, const gv_shape *s, char *why, size_t len);
     /* f64 reference into out[].ref (and the gauge into out[].gauge when no `gauge` hook). */
     int (*oracle)(gv_problem *p);
     /* Optional: the exact reference (oracle/exact.c) into out[].ref (correctly rounded) and

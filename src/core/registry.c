@@ -178,6 +178,15 @@ bool gv_mode_ok(const gv_op *op, gv_dtype t, gv_mode m)
     return op->mode_valid ? op->mode_valid(t, m) : true;
 }
 
+/* Whether op's inputs can be laid out in dist at shape s (op.h, dist_shape_ok): the shapes of
+   the op's own lists that a probe cannot take are left out for that dist; a shape the user named
+   was refused before (gv_select). */
+static bool dist_fits(const gv_op *op, gv_dist dist, const gv_shape *s)
+{
+    char why[256];
+    return !op->dist_shape_ok || op->dist_shape_ok(dist, s, why, sizeof why);
+}
+
 /* Parse an op's canary list "DIST:SHAPE,DIST:SHAPE" into dists and shapes; the count or
    GV_EINVAL (a descriptor's own mistake, named in err). */
 static int parse_canaries(const gv_op *op, const char *spec, gv_dist *dists, gv_shape *shapes,
@@ -313,7 +322,9 @@ int gv_select(const gv_selection *sel, gv_case **cases, char *err, size_t errlen
         }
         for (int s = 0; s < ns; s++) {
             char why[256];
-            if (!gv_shape_ok(op, &shapes[s], why, sizeof why)) {
+            if (!gv_shape_ok(op, &shapes[s], why, sizeof why) ||
+                (sel->shapes && op->dist_shape_ok &&
+                 !op->dist_shape_ok(dist, &shapes[s], why, sizeof why))) {
                 snprintf(err, errlen, "%s", why);
                 free(out);
                 return GV_EINVAL;
@@ -388,6 +399,7 @@ int gv_select(const gv_selection *sel, gv_case **cases, char *err, size_t errlen
                 if (sel->large && !sel->modes && m != GV_MODE_NATIVE) continue;
                 if (!gv_mode_ok(op, (gv_dtype)t, (gv_mode)m)) continue;
                 for (int s = 0; s < ns; s++) {
+                    if (!dist_fits(op, dist, &shapes[s])) continue;
                     gv_case c = {op, (gv_dtype)t, (gv_mode)m, dist, shapes[s], sel->seed};
                     if (push_case(&out, &n, &cap, c) != GV_OK) {
                         free(out);

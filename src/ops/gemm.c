@@ -149,6 +149,15 @@ static int width_inputs(gv_problem *p)
     return GV_OK;
 }
 
+/* The width probe's room (width_inputs); every other dist fits any shape. */
+static bool gemm_dist_shape_ok(gv_dist d, const gv_shape *s, char *why, size_t len)
+{
+    if (d != GV_DIST_WIDTH || (s->d[1] >= 3 && s->d[2] >= 2)) return true;
+    snprintf(why, len, "the width probe needs k >= 3 and n >= 2 (shape %lldx%lldx%lld)",
+             (long long)s->d[0], (long long)s->d[1], (long long)s->d[2]);
+    return false;
+}
+
 static int gemm_inputs(gv_problem *p)
 {
     if (p->c.dist == GV_DIST_WIDTH) return width_inputs(p);
@@ -372,6 +381,7 @@ static int gemm_pgauge(gv_problem *p)
     .family = "gemm", .dims = "m,k,n", .in_dims = "m,k;k,n", .out_dims = "m,n",                    \
     .floor_from_operands = true, .dists = GEMM_DISTS, .check_shape = gemm_check_shape,             \
     .range_degree = 2, .flops = gemm_flops, .bytes = gemm_bytes, .make_inputs = gemm_inputs,       \
+    .dist_shape_ok = gemm_dist_shape_ok,                                                           \
     .oracle = gemm_oracle, .gauge = gemm_gauge, .exact_reference = gemm_exact_reference,           \
     .pgauge = gemm_pgauge, .exact = gemm_exact, .depth = gemm_depth, .measure = gemm_measure,      \
     .bias_dists = GV_BIT(GV_DIST_UNIFORM11), .reference_ignores_mode = true,                       \

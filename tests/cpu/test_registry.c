@@ -248,3 +248,27 @@ Test(registry, every_name_finds_its_own_op)
     for (const gv_op *const *op = gv_registry(); *op; op++)
         cr_expect_eq(gv_op_find((*op)->name), *op, "%s", (*op)->name);
 }
+
+/* A probe dist asked for at the ops' own sizes leaves out the shapes its construction cannot
+   take (gemm's width probe: k >= 3, n >= 2), so such a run has no case that can only be an
+   ERROR; a shape the user names for it is refused with the reason. */
+Test(registry, a_probe_dist_keeps_only_the_shapes_it_can_lay_out)
+{
+    gv_selection sel = {.op_glob = "gemm.*", .dist = GV_DIST_WIDTH, .test_shapes = true};
+    gv_case *cases = NULL;
+    char err[256] = "";
+    int n = gv_select(&sel, &cases, err, sizeof err);
+    cr_assert_gt(n, 0, "%s", err);
+    for (int i = 0; i < n; i++)
+        cr_expect(cases[i].shape.d[1] >= 3 && cases[i].shape.d[2] >= 2,
+                  "%s at %lldx%lldx%lld", cases[i].op->name, (long long)cases[i].shape.d[0],
+                  (long long)cases[i].shape.d[1], (long long)cases[i].shape.d[2]);
+    free(cases);
+    gv_shape one = {.nd = 3, .d = {1, 1, 1}};
+    gv_selection named = {.op_glob = "gemm.tiled", .dist = GV_DIST_WIDTH, .shapes = &one,
+                          .n_shapes = 1};
+    cases = NULL;
+    cr_expect_eq(gv_select(&named, &cases, err, sizeof err), GV_EINVAL);
+    cr_expect(strstr(err, "width probe needs k >= 3") != NULL, "%s", err);
+    free(cases);
+}
