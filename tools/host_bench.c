@@ -3,7 +3,7 @@
  * dtype — so that the CPU's share of `gpuval check` can be measured and tuned on a machine
  * without a GPU. Run by hand, not installed, not a test.
  *
- *   gpuval-host-bench [--op GLOB] [--dtype f32|f64] [--max-elems N] [--repeat R]
+ *   gpuval-host-bench [--op GLOB] [--dtype f32|f64] [--dist D] [--max-elems N] [--repeat R]
  *
  * One line per case (milliseconds of CPU time, all threads: on a shared machine steadier than
  * wall time), then the sums per op and overall. The oracle cache is the
@@ -50,7 +50,8 @@ int main(int argc, char **argv)
     static const struct option opts[] = {
         {"op", required_argument, 0, 'o'},        {"dtype", required_argument, 0, 't'},
         {"max-elems", required_argument, 0, 'm'}, {"repeat", required_argument, 0, 'r'},
-        {"no-cache", no_argument, 0, 'n'},        {0, 0, 0, 0}};
+        {"no-cache", no_argument, 0, 'n'},        {"dist", required_argument, 0, 'd'},
+        {0, 0, 0, 0}};
     int ch;
     while ((ch = getopt_long(argc, argv, "", opts, NULL)) != -1) {
         switch (ch) {
@@ -59,6 +60,15 @@ int main(int argc, char **argv)
         case 'm': max_elems = atof(optarg); break;
         case 'r': repeat = atoi(optarg); break;
         case 'n': gv_cache_enable(false); break;
+        case 'd': {
+            gv_dist d;
+            if (gv_dist_parse(optarg, &d) != GV_OK) {
+                fprintf(stderr, "unknown distribution '%s'\n", optarg);
+                return 2;
+            }
+            sel.dist = (int)d;
+            break;
+        }
         default: return 2;
         }
     }
