@@ -7,8 +7,11 @@
 #include <float.h>
 #include <math.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "core/gen.h"
+#include "core/hash.h"
+#include "core/op.h"
 
 /* splitmix64's output function for state z: advance by the golden-ratio increment, then
    two xor-shift-multiply rounds and a final xor-shift. */
@@ -266,4 +269,130 @@ Test(gen, f32_fill_stores_exact_floats)
             cr_expect_gt(changed, 4000);
         }
     }
+}
+
+/* ---- the edge distributions and the pinned values ---------------------------------------- */
+
+/* An edge value as gen.h specifies it, computed the plain way (ldexp, then the dtype's
+   rounding): sign from bit 0, binade top - floor(((bits >> 1) & 1023) width / 1024), p - 1
+   fraction bits from the top. */
+static double ref_edge(uint64_t bits, const gv_dist_window *w, gv_dtype t)
+{
+    int p = gv_dtype_mantissa_bits(t);
+    double m = 1.0 + (double)(bits >> (65 - p)) * ldexp(1.0, 1 - p);
+    int e = w->top - (int)((((bits >> 1) & 0x3FF) * (uint64_t)w->width) >> 10);
+    double v = gv_round_to(ldexp(m, e), t);
+    return (bits & 1) ? -v : v;
+}
+
+static uint64_t bits_of(double x)
+{
+    uint64_t b;
+    memcpy(&b, &x, sizeof b);
+    return b;
+}
+
+Test(gen, edge_values_are_the_rounded_ldexp_bit_for_bit)
+{
+    /* windows over every branch: f64 and f32 subnormals (ties to even included: at a shift of
+       one bit half the draws are ties), flushed to zero, just normal, huge, overflowing */
+    static const struct {
+        gv_dtype t;
+        gv_dist_window w;
+    } cases[] = {
+        {GV_F64, {-1021, 54, 0}}, {GV_F64, {-1060, 60, 0}}, {GV_F64, {-1100, 80, 0}},
+        {GV_F64, {-510, 29, 0}},  {GV_F64, {1023, 4, 0}},   {GV_F64, {1030, 16, 0}},
+        {GV_F64, {7, 8, 0}},      {GV_F32, {-125, 25, 0}},  {GV_F32, {-140, 40, 0}},
+        {GV_F32, {-170, 60, 0}},  {GV_F32, {-62, 15, 0}},   {GV_F32, {127, 4, 0}},
+        {GV_F32, {130, 8, 0}},    {GV_F32, {7, 8, 0}},      {GV_F64, {0, 1024, 0}},
+        {GV_F32, {0, 1024, 0}},
+    };
+    enum { N = 1 << 16 };
+    double *got = malloc(N * sizeof *got);
+    cr_assert_not_null(got);
+    for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+        for (int d = 0; d < 2; d++) {
+            gv_dist dist = d ? GV_DIST_HUGE : GV_DIST_TINY; /* one generator, two windows */
+            gv_gen_fill_window(got, 5, N, dist, cases[c].t, 77, (uint64_t)c, &cases[c].w);
+            int bad = 0;
+            for (int64_t k = 0; k < N; k++) {
+                double want = ref_edge(gv_gen_bits(77, (uint64_t)c, (uint64_t)(5 + k)), &cases[c].w,
+                                       cases[c].t);
+                if (bits_of(want) != bits_of(got[k]) && bad++ < 3)
+                    cr_log_error("window %zu (%s, top %d, width %d), element %lld: got %a want %a",
+                                 c, gv_dtype_name(cases[c].t), cases[c].w.top, cases[c].w.width,
+                                 (long long)(5 + k), got[k], want);
+            }
+            cr_expect_eq(bad, 0, "window %zu: %d of %d edge values differ", c, bad, N);
+        }
+    }
+    free(got);
+}
+
+/* An op stand-in for gv_dist_window_of: degree 2 (a product), 4096 terms an output. */
+static double depth_4096(const gv_case *c)
+{
+    (void)c;
+    return 4096.0;
+}
+
+/* The first values of every distribution, pinned: users' saved baselines and the oracle
+   cache hold results of these inputs, so a change of the generator that moves one bit fails
+   here. The digests are xxh64 (seed 0) of the f64 values, recorded from the generator as it
+   stood before the edge distributions were computed from bits (gpuval 0.x, commit fd064e4);
+   they are the generator's definition, never to be updated to follow a change. */
+Test(gen, first_values_of_every_distribution_are_pinned)
+{
+    static const uint64_t plain[GV_NDISTS][GV_NDTYPES] = {
+        {0x0fcbc5aa4a6dedf8ull, 0xd69fb779f2c31d15ull}, /* uniform01 f32, f64 */
+        {0x3a690a851cd13b0cull, 0x30aef67c71ab7423ull}, /* uniform11 f32, f64 */
+        {0x8c072446aedcfa88ull, 0x8c072446aedcfa88ull}, /* smallint f32, f64 */
+        {0x7426d12fbec6628full, 0x731f03bae58733e4ull}, /* special f32, f64 */
+        {0x5c38180f3858d6dcull, 0x5c38180f3858d6dcull}, /* offgrid f32, f64 */
+        {0xd2b98f11555207e1ull, 0xd2b98f11555207e1ull}, /* tie f32, f64 */
+        {0xd2b98f11555207e1ull, 0xd2b98f11555207e1ull}, /* perm2 f32, f64 */
+        {0x4e1e7566fb324339ull, 0x85c759919441cc2full}, /* wide f32, f64 */
+        {0xbab1a00104730c77ull, 0xbab1a00104730c77ull}, /* narrow f32, f64 */
+        {0xc3a63f46d5635481ull, 0xc3a63f46d5635481ull}, /* width f32, f64 */
+        {0xa6e61b84c7654fdcull, 0xf3655b780737f571ull}, /* tiny f32, f64 */
+        {0xa6e61b84c7654fdcull, 0xf3655b780737f571ull}, /* huge f32, f64 */
+        {0x4b2025f0464d8744ull, 0x9b3d0d37eeb79a78ull}, /* sparse-special f32, f64 */
+    };
+    /* windowed fills: (tiny, huge, sparse-special) x (element-wise op, degree-2 op of depth
+       4096) x dtype, from gv_dist_window_of */
+    static const uint64_t windowed[3][2][GV_NDTYPES] = {
+        {{0x58d9efc4934873b5ull, 0xe7f611260726b108ull},
+         {0xfa4b95a8f50d1c6cull, 0x6fb93af370c3857full}}, /* tiny */
+        {{0xc322e3bbde33b612ull, 0x8a212f40decfee25ull},
+         {0xed795141a9e2c11full, 0x53be2cfde0916627ull}}, /* huge */
+        {{0x8b9995bab93ac809ull, 0x97cfe1f40c10ca50ull},
+         {0xd8b0ad2052fd3e75ull, 0x86628bb16da33369ull}}, /* sparse-special */
+    };
+    enum { N = 4099 };
+    double *x = malloc(N * sizeof *x);
+    cr_assert_not_null(x);
+    for (int d = 0; d < GV_NDISTS; d++)
+        for (int t = 0; t < GV_NDTYPES; t++) {
+            gv_gen_fill(x, N, (gv_dist)d, (gv_dtype)t, 2024, 1);
+            uint64_t h = gv_xxh64(x, N * sizeof *x, 0);
+            cr_expect_eq(h, plain[d][t], "%s %s: digest %016llx, pinned %016llx",
+                         gv_dist_name((gv_dist)d), gv_dtype_name((gv_dtype)t),
+                         (unsigned long long)h, (unsigned long long)plain[d][t]);
+        }
+    static const gv_dist wd[3] = {GV_DIST_TINY, GV_DIST_HUGE, GV_DIST_SPARSE_SPECIAL};
+    gv_op product = {.range_degree = 2, .order_free_depth = depth_4096};
+    for (int d = 0; d < 3; d++)
+        for (int o = 0; o < 2; o++)
+            for (int t = 0; t < GV_NDTYPES; t++) {
+                gv_case c = {.op = o ? &product : NULL, .dtype = (gv_dtype)t, .dist = wd[d]};
+                gv_dist_window w;
+                gv_dist_window_of(&c, wd[d], N, &w);
+                gv_gen_fill_window(x, 3, N, wd[d], (gv_dtype)t, 2024, 1, &w);
+                uint64_t h = gv_xxh64(x, N * sizeof *x, 0);
+                cr_expect_eq(
+                    h, windowed[d][o][t], "windowed %s %s %s: digest %016llx, pinned %016llx",
+                    gv_dist_name(wd[d]), o ? "product" : "element-wise", gv_dtype_name((gv_dtype)t),
+                    (unsigned long long)h, (unsigned long long)windowed[d][o][t]);
+            }
+    free(x);
 }
