@@ -9,7 +9,8 @@
  * - every dist at the ops' test sizes: each run compared with itself (SAME, exit 0) and
  *   rendered; its FAILs (a dist may find a real fault) dumped with --dump-failures and each
  *   dumped case.json read back by replay, which must take it (never exit 2);
- * - two probe documents: compare SAME, report, merge (the devices agree).
+ * - two probe documents: compare SAME, report, merge (the devices agree);
+ * - a bench run (compare SAME against itself, report) and a trade-off run (report, merge).
  * The binary comes from GPUVAL (tests/meson.build). */
 #include <criterion/criterion.h>
 #include <dirent.h>
@@ -178,5 +179,26 @@ Test(gpu_roundtrip, probe_documents_compare_report_merge, .timeout = 600)
     /* one device twice: the fingerprints agree (never 6); 1 only where an expectation FAILs */
     cr_expect(rc == 0 || rc == 1, "merge of two probes of one device: exit %d\n%s", rc,
               said(dir, "pm"));
+    gv_test_remove_dir(dir);
+}
+
+/* A timed run and a trade-off run: bench's document compared with itself (the same samples:
+   SAME) and rendered; tradeoffs' rendered and merged (one device twice: the digests agree). */
+Test(gpu_roundtrip, bench_and_tradeoffs_documents_read_back, .timeout = 600)
+{
+    char dir[512];
+    gv_test_scratch_dir(dir, sizeof dir, "gpu-roundtrip-bench");
+    int rc = gpuval_in(dir, "bench", "bench --op vadd,reduce.sum --size 1e6 --json bench.json");
+    cr_assert(rc == 0 || rc == 1, "bench: exit %d\n%s", rc, said(dir, "bench"));
+    read_back(dir, "bench.json", "bench");
+    rc = gpuval_in(dir, "tr",
+                   "tradeoffs --op gemm.cublas --size 256x512x256 --json tr.json");
+    cr_assert(rc == 0 || rc == 1, "tradeoffs: exit %d\n%s", rc, said(dir, "tr"));
+    rc = gpuval_in(dir, "tr-report", "report tr.json --html tr.html --md tr.md");
+    cr_expect_eq(rc, 0, "report tr.json: exit %d\n%s", rc, said(dir, "tr-report"));
+    cr_expect_gt(file_size(dir, "tr.html"), 1000);
+    rc = gpuval_in(dir, "tr-merge", "merge tr.json tr.json -q");
+    cr_expect(rc == 0 || rc == 1, "merge of a trade-off run with itself: exit %d\n%s", rc,
+              said(dir, "tr-merge"));
     gv_test_remove_dir(dir);
 }
