@@ -20,7 +20,9 @@ static const char cache_head[] =
     "A cache directory reached through a symbolic link below $XDG_CACHE_HOME (or $HOME) is\n"
     "refused unless GPUVAL_CACHE_SYMLINK=1; an unusable directory (a file where a directory\n"
     "must be) makes `cache` exit 2 and a check run warn and go on without the cache.\n"
-    "`check --no-cache` neither reads nor writes it.\n"
+    "`check --no-cache` neither reads nor writes it. A reference is stored when its oracle\n"
+    "took longer than reading it back would: GPUVAL_CACHE_MIN_MS (default 1) plus its bytes\n"
+    "at 4 GB/s; the others are \"cheap\" in a run's oracle_cache and its last line.\n"
     "\n"
     "  info   the directory, its entries, temporaries and bytes, and the cap\n"
     "  clear  remove every entry and every stale temporary\n";

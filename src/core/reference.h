@@ -53,7 +53,18 @@ const char *gv_cache_version(void);
 /* This process's counts, for the run's last line. */
 typedef struct gv_cache_counts {
     int hits, misses, stored, rejected; /* rejected: stale, corrupt or truncated entries */
+    int cheap; /* misses not stored: the oracle took less than a read would (gv_cache_worth) */
 } gv_cache_counts;
 gv_cache_counts gv_cache_counts_get(void);
+
+/* The floor of the store rule (gv_cache_worth): GPUVAL_CACHE_MIN_MS, else
+ * GV_CACHE_MIN_MS_DEFAULT. */
+double gv_cache_min_ms(void);
+
+/* A run's counts as one line (check's last, printed with -q too), every miss explained:
+ * "oracle cache: 364 hits, 48 misses (0 stored; 48 cheap: the oracle took less than a read
+ * of its entry, 1 ms + 4 GB/s; 0 not kept: an oracle error, or larger than the cap or not
+ * writable), 0 rejected". */
+void gv_cache_counts_line(const gv_cache_counts *c, char *buf, size_t len);
 
 #endif

@@ -255,3 +255,24 @@ Test(cache_key, given_arrays_of_one_shape_never_share_a_reference, .init = make_
     cr_expect_eq(j.verdict, GV_VERDICT_FAIL, "a judged with b's sum: %s", j.reason);
     gv_judgement_free(&j);
 }
+
+/* A reference whose oracle is cheaper than a read of its entry is said so in the case's
+   document: "cheap", computed again by the next judgement, never "hit". */
+Test(cache_key, a_cheap_reference_says_so_in_the_document, .init = make_tmp, .fini = rm_tmp)
+{
+    setenv("GPUVAL_CACHE_MIN_MS", "1e9", 1); /* no oracle takes this long */
+    gv_knobs_reload();
+    enum { N = 512 };
+    static double a[N];
+    double sa = 0.0;
+    for (int i = 0; i < N; i++)
+        sa += a[i] = (double)(i % 13); /* small integers: the sum is exact */
+    gv_judgement j;
+    char cached[16];
+    for (int k = 0; k < 2; k++) {
+        judge_given_sum(a, N, sa, &j, cached, sizeof cached);
+        cr_expect_eq(j.verdict, GV_VERDICT_PASS, "%s", j.reason);
+        cr_expect_str_eq(cached, "cheap", "judgement %d", k);
+        gv_judgement_free(&j);
+    }
+}
