@@ -501,6 +501,10 @@ Test(cache, the_cache_command_reports_and_clears, .init = make_tmp, .fini = rm_t
     cr_expect_eq(gv_test_run_cli("cache info", out, sizeof out), 0, "%s", out);
     cr_expect(strstr(out, dir), "%s", out);
     cr_expect(strstr(out, "entries    1"), "%s", out);
+    /* the store rule, with the floor GPUVAL_CACHE_MIN_MS gives (unset: 1 ms) */
+    cr_expect(
+        strstr(out, "stores     references whose oracle took over 1 ms + their bytes at 4 GB/s"),
+        "%s", out);
     cr_expect_eq(gv_test_run_cli("cache clear", out, sizeof out), 0, "%s", out);
     cr_expect(strstr(out, "removed 1 files"), "%s", out);
     cr_expect_eq(gv_test_run_cli("cache info", out, sizeof out), 0, "%s", out);
