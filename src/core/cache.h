@@ -2,7 +2,8 @@
  * f64 reference and gauges there, so a second run of the same case skips the CPU oracle.
  *
  * Where: $XDG_CACHE_HOME/gpuval, else $HOME/.cache/gpuval. One file per case, named by a hash
- * of its key (op, family, dtype, mode, dist, seed, shape, and a hash of the inputs as generated;
+ * of its key (op, family, dtype, mode, dist, seed, shape, the buffers it holds (with or without
+ * pgauge and the exact reference's ref_lo), and a hash of the inputs as generated;
  * the mode is "any" for ops whose reference never reads it, so their modes share one entry).
  * Each file holds a header (magic, the key in full, the version, the buffer sizes), the payload
  * (out[].ref, .gauge, .pgauge of every output) and a 64-bit checksum of all of it (XXH64 of

@@ -125,12 +125,18 @@ void gv_cache_case_key(const gv_problem *p, char *buf, size_t len)
     uint64_t in_hash = 0;
     for (int i = 0; i < p->l.n_in; i++)
         in_hash = gv_xxh64_chunked(p->in[i].ref, (size_t)p->in[i].count * sizeof(double), in_hash);
+    /* what the entry holds besides ref and gauge: ops that share a reference name may differ
+       there (einsum.colsum f64 wants the exact reference, with its ref_lo, where
+       matmul_colsum's flops put it past GV_EXACT_MAX_FLOPS), and one key for both made each
+       find the other's entry of other sizes stale and replace it, every run */
+    const char *holds = p->out[0].pgauge ? (p->out[0].ref_lo ? "gpl" : "gp")
+                                         : (p->out[0].ref_lo ? "gl" : "g");
     int n = snprintf(buf, len,
                      "reference=%s;family=%s;dtype=%s;mode=%s;dist=%s;seed=%" PRIu64
-                     ";inputs=%016" PRIx64 ";shape=",
+                     ";inputs=%016" PRIx64 ";holds=%s;shape=",
                      gv_reference_name(c->op), c->op->family, gv_dtype_name(c->dtype),
                      c->op->reference_ignores_mode ? "any" : gv_mode_name(c->mode),
-                     gv_dist_name(c->dist), c->seed, in_hash);
+                     gv_dist_name(c->dist), c->seed, in_hash, holds);
     for (int i = 0; i < c->shape.nd && n > 0 && (size_t)n < len; i++)
         n += snprintf(buf + n, len - (size_t)n, "%s%" PRId64, i ? "x" : "", c->shape.d[i]);
 }

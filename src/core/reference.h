@@ -42,8 +42,9 @@ int gv_cache_memo(const char *key, int nbuf, void *const *bufs, const size_t *si
                   int (*make)(void *ctx), void *ctx);
 
 /* The cache's key of p's reference: the reference's name, family, dtype, mode (or "any"),
- * dist, seed, a hash of the inputs as they are (generated or given) and the shape. Every one of
- * them changes the reference; tests/cpu/test_cache_key.c checks each changes the key. */
+ * dist, seed, a hash of the inputs as they are (generated or given), the buffers the entry
+ * holds (pgauge, ref_lo) and the shape. Every one of them changes the reference or the entry;
+ * tests/cpu/test_cache_key.c checks each changes the key. */
 void gv_cache_case_key(const gv_problem *p, char *buf, size_t len);
 /* The version an entry must carry to be read (the gpuval version, the hash of the oracle's
  * sources, the libraries): compared apart from the key, so a new oracle never reads an old
