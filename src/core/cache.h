@@ -50,9 +50,9 @@
  * (opening, the header, the key's comparison, touching the mtime: 0.1 to 1 ms measured on the
  * 16-core target) that GV_CACHE_MIN_MS_DEFAULT covers, and the payload at 4 GB/s. Measured:
  * hits of 64 to 400 MB entries read and checksummed at 10 to 30 GB/s on 16 cores from the
- * page cache (`check` run documents, oracle_ms of a hit), about 3 GB/s on 2 cores; an entry
- * that has left the page cache reads at the disk's rate, a few GB/s. 4 GB/s errs toward
- * recomputing: what is stored is surely faster read than made. */
+ * page cache (`check` run documents, oracle_ms of a hit); an entry that has left the page
+ * cache reads at the disk's rate, a few GB/s, and fewer cores checksum slower. 4 GB/s errs
+ * toward recomputing: what is stored is surely faster read than made. */
 #define GV_CACHE_READ_BYTES_PER_MS 4e6
 #define GV_CACHE_MIN_MS_DEFAULT    1.0
 
