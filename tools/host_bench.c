@@ -3,15 +3,16 @@
  * dtype — so that the CPU's share of `gpuval check` can be measured and tuned on a machine
  * without a GPU. Run by hand, not installed, not a test.
  *
- *   gpuval-host-bench [--op GLOB] [--dtype f32|f64] [--dist NAME] [--max-elems N] [--repeat R]
- *
- * --dist runs each selected op's shapes in that distribution (as check --dist), not the
- * catalogue's own.
+ *   gpuval-host-bench [--op GLOB] [--dtype f32|f64] [--dist NAME] [--steps] [--max-elems N]
+ *                     [--repeat R]
  *
  * One line per case (milliseconds of CPU time, all threads: on a shared machine steadier than
- * wall time), then the sums per op and overall. The oracle cache is the
+ * wall time; the judge's wall time too, where its parallel parts show), then the sums per op
+ * and overall. The oracle cache is the
  * command's ($XDG_CACHE_HOME/gpuval); run twice for cold and warm. */
 #include <getopt.h>
+#include <math.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -33,6 +34,32 @@ static double now_ms(void)
     return ts.tv_sec * 1e3 + ts.tv_nsec * 1e-6;
 }
 
+/* r rounded to the dtype, then moved k steps of the dtype (k < 0: down) */
+static double step_off(gv_dtype t, double r, int k)
+{
+    if (t == GV_F32) {
+        float f = (float)r;
+        for (; k > 0; k--)
+            f = nextafterf(f, INFINITY);
+        for (; k < 0; k++)
+            f = nextafterf(f, -INFINITY);
+        return f;
+    }
+    for (; k > 0; k--)
+        r = nextafter(r, INFINITY);
+    for (; k < 0; k++)
+        r = nextafter(r, -INFINITY);
+    return r;
+}
+
+/* Wall time, ms: what the judge's parallel parts save shows here, not in CPU time. */
+static double wall_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return ts.tv_sec * 1e3 + ts.tv_nsec * 1e-6;
+}
+
 static double layout_elems(const gv_case *c)
 {
     gv_layout l;
@@ -50,13 +77,12 @@ int main(int argc, char **argv)
     gv_selection sel = {.dist = -1};
     double max_elems = 0;
     int repeat = 1;
-    static const struct option opts[] = {{"op", required_argument, 0, 'o'},
-                                         {"dtype", required_argument, 0, 't'},
-                                         {"max-elems", required_argument, 0, 'm'},
-                                         {"repeat", required_argument, 0, 'r'},
-                                         {"no-cache", no_argument, 0, 'n'},
-                                         {"dist", required_argument, 0, 'd'},
-                                         {0, 0, 0, 0}};
+    bool steps = false;
+    static const struct option opts[] = {
+        {"op", required_argument, 0, 'o'},        {"dtype", required_argument, 0, 't'},
+        {"max-elems", required_argument, 0, 'm'}, {"repeat", required_argument, 0, 'r'},
+        {"no-cache", no_argument, 0, 'n'},        {"dist", required_argument, 0, 'd'},
+        {"steps", no_argument, 0, 's'},           {0, 0, 0, 0}};
     int ch;
     while ((ch = getopt_long(argc, argv, "", opts, NULL)) != -1) {
         switch (ch) {
@@ -65,10 +91,11 @@ int main(int argc, char **argv)
         case 'm': max_elems = atof(optarg); break;
         case 'r': repeat = atoi(optarg); break;
         case 'n': gv_cache_enable(false); break;
-        case 'd': {
+        case 's': steps = true; break;
+        case 'd': { /* every case on this distribution, as check --dist */
             gv_dist d;
             if (gv_dist_parse(optarg, &d) != 0) {
-                fprintf(stderr, "unknown dist %s\n", optarg);
+                fprintf(stderr, "unknown --dist %s\n", optarg);
                 return 2;
             }
             sel.dist = (int)d;
@@ -85,16 +112,16 @@ int main(int argc, char **argv)
         fprintf(stderr, "%s\n", err);
         return 2;
     }
-    double tot[3] = {0, 0, 0}, op_tot[3] = {0, 0, 0};
+    double tot[4] = {0, 0, 0, 0}, op_tot[4] = {0, 0, 0, 0};
     const gv_op *op_now = NULL;
     int op_cases = 0;
-    printf("%-24s %-5s %-10s %-18s %10s %10s %10s %s\n", "op", "dtype", "mode", "shape",
-           "in_cpu_ms", "or_cpu_ms", "ju_cpu_ms", "verdict digest dist");
+    printf("%-24s %-5s %-10s %-18s %10s %10s %10s %10s %s\n", "op", "dtype", "mode", "shape",
+           "in_cpu_ms", "or_cpu_ms", "ju_cpu_ms", "ju_wall_ms", "verdict digest dist");
     for (int i = 0; i <= n; i++) {
         if (i == n || cases[i].op != op_now) {
             if (op_now)
-                printf("= %-22s %d cases %40.0f %10.0f %10.0f\n", op_now->name, op_cases, op_tot[0],
-                       op_tot[1], op_tot[2]);
+                printf("= %-22s %d cases %40.0f %10.0f %10.0f %10.0f\n", op_now->name, op_cases,
+                       op_tot[0], op_tot[1], op_tot[2], op_tot[3]);
             if (i == n) break;
             op_now = cases[i].op;
             op_cases = 0;
@@ -123,17 +150,21 @@ int main(int argc, char **argv)
                 continue;
             }
             /* the "device" output: the reference off by -3..3 units of the dtype's roundoff,
-               so that the judge's sums, maxima and histograms are not all zero */
+               so that the judge's sums, maxima and histograms are not all zero; with --steps,
+               off by -3..3 steps of the dtype (nextafter) at every magnitude, subnormals too,
+               as a GPU's few-ulp errors are */
             double u = gv_unit_roundoff(c->dtype, GV_MODE_NATIVE);
             for (int k = 0; k < p.l.n_out; k++)
                 for (int64_t e = 0; e < p.out[k].count; e++) {
                     double v = p.out[k].ref[e] * (1.0 + u * (double)(e % 7 - 3));
+                    if (steps) v = step_off(c->dtype, p.out[k].ref[e], (int)(e % 7) - 3);
                     gv_dtype_store_n(c->dtype, (char *)p.out[k].data + e * gv_dtype_size(c->dtype),
                                      &v, 1);
                 }
             t0 = now_ms();
+            double w0 = wall_ms();
             gv_judge_problem(&p, &r);
-            double t_j = now_ms() - t0;
+            double t_j = now_ms() - t0, w_j = wall_ms() - w0;
             /* what the case computed from: inputs, reference and gauges, for comparing builds */
             uint64_t digest = 0;
             for (int k = 0; k < p.l.n_in; k++)
@@ -174,22 +205,26 @@ int main(int argc, char **argv)
             jdig = gv_xxh64(m->ulp_hist, sizeof m->ulp_hist, jdig);
             for (int k = 0; k < r.n_checks; k++)
                 jdig = gv_xxh64(&r.checks[k].value, sizeof(double), jdig);
+            /* the op's measurements (worst elements among them) and the verdict's words */
+            for (int k = 0; k < r.n_extra; k++)
+                jdig = gv_xxh64(&r.extra[k].value, sizeof(double), jdig);
+            jdig = gv_xxh64(r.reason, strlen(r.reason), jdig);
             char shape[64];
             int len = 0;
             for (int d = 0; d < c->shape.nd; d++)
                 len += snprintf(shape + len, sizeof shape - (size_t)len, "%s%lld", d ? "x" : "",
                                 (long long)c->shape.d[d]);
-            printf("%-24s %-5s %-10s %-18s %10.1f %10.1f %10.1f %s %016llx %016llx %s%s\n",
+            printf("%-24s %-5s %-10s %-18s %10.1f %10.1f %10.1f %10.1f %s %016llx %016llx %s%s\n",
                    c->op->name, gv_dtype_name(c->dtype), gv_mode_name(c->mode), shape, t_in, t_or,
-                   t_j, gv_verdict_name(r.verdict), (unsigned long long)digest,
+                   t_j, w_j, gv_verdict_name(r.verdict), (unsigned long long)digest,
                    (unsigned long long)jdig, gv_dist_name(c->dist), hit ? " (cached)" : "");
             fflush(stdout);
-            op_tot[0] += t_in, op_tot[1] += t_or, op_tot[2] += t_j;
-            tot[0] += t_in, tot[1] += t_or, tot[2] += t_j;
+            op_tot[0] += t_in, op_tot[1] += t_or, op_tot[2] += t_j, op_tot[3] += w_j;
+            tot[0] += t_in, tot[1] += t_or, tot[2] += t_j, tot[3] += w_j;
         }
         op_cases++;
     }
-    printf("= total %57.0f %10.0f %10.0f\n", tot[0], tot[1], tot[2]);
+    printf("= total %57.0f %10.0f %10.0f %10.0f\n", tot[0], tot[1], tot[2], tot[3]);
     free(cases);
     return 0;
 }

@@ -54,7 +54,7 @@ def summarize(path, top, by, out):
             sums[p] += num(c.get(p))
         state = c.get("oracle_cache", "off")
         cache[state] += 1
-        if state in ("miss", "stored"):
+        if state in ("miss", "stored", "cheap"):
             miss_ms += num(c.get("oracle_ms"))
     print(f"{path}: {len(cases)} cases", file=out)
     print("  phase sums (s): " + ", ".join(f"{p[:-3]} {sums[p] / 1e3:.2f}" for p in PHASES),

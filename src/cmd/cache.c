@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "core/cache.h"
+#include "core/reference.h"
 #include "cmd/cache.h"
 #include "cmd/cli.h"
 
@@ -20,9 +21,11 @@ static const char cache_head[] =
     "A cache directory reached through a symbolic link below $XDG_CACHE_HOME (or $HOME) is\n"
     "refused unless GPUVAL_CACHE_SYMLINK=1; an unusable directory (a file where a directory\n"
     "must be) makes `cache` exit 2 and a check run warn and go on without the cache.\n"
-    "`check --no-cache` neither reads nor writes it.\n"
+    "`check --no-cache` neither reads nor writes it. A reference is stored when its oracle\n"
+    "took longer than reading it back would: GPUVAL_CACHE_MIN_MS (default 1) plus its bytes\n"
+    "at 4 GB/s; the others are \"cheap\" in a run's oracle_cache and its last line.\n"
     "\n"
-    "  info   the directory, its entries, temporaries and bytes, and the cap\n"
+    "  info   the directory, its entries, temporaries and bytes, the cap and the store rule\n"
     "  clear  remove every entry and every stale temporary\n";
 
 static const gv_exit_line cache_exits[] = {
@@ -64,5 +67,9 @@ int gv_cmd_cache(int argc, char **argv)
            dir, u.entries, u.temporaries, u.stale_temporaries, GV_CACHE_TMP_MAX_AGE_S,
            (unsigned long long)bytes, (double)bytes / 1073741824.0, (unsigned long long)cap,
            (double)cap / 1073741824.0);
+    /* what a run stores: its misses past this are "stored", the others "cheap" */
+    printf("stores     references whose oracle took over %g ms + their bytes at %g GB/s "
+           "(GPUVAL_CACHE_MIN_MS)\n",
+           gv_cache_min_ms(), GV_CACHE_READ_BYTES_PER_MS / 1e6);
     return GV_EXIT_OK;
 }

@@ -624,16 +624,19 @@ static int run_cases(check_job *j, const gv_run_info *info, gv_result *results)
     gv_run_cases(j->cases, n, &runner, results); /* every case has a result, ERROR if need be */
     bool lost = cp.lost; /* a failure that could not be dumped is a lost output */
     gv_summary_print(table, &sum);
-    gv_cache_counts cc = {0, 0, 0, 0}; /* counted where each case ran (a child, isolated) */
+    gv_cache_counts cc = {0}; /* counted where each case ran (a child, isolated) */
     for (int i = 0; i < n; i++) {
         cc.hits += results[i].cache.hits;
         cc.misses += results[i].cache.misses;
         cc.stored += results[i].cache.stored;
         cc.rejected += results[i].cache.rejected;
+        cc.cheap += results[i].cache.cheap;
     }
-    if (cc.hits + cc.misses > 0)
-        fprintf(stderr, "gpuval: oracle cache: %d hits, %d misses, %d stored, %d rejected\n",
-                cc.hits, cc.misses, cc.stored, cc.rejected);
+    if (cc.hits + cc.misses > 0) {
+        char line[512];
+        gv_cache_counts_line(&cc, line, sizeof line);
+        fprintf(stderr, "gpuval: %s\n", line); /* with -q too: every miss explained */
+    }
     if (j->save_path && gv_json_write(j->save_path, info, results, n, &sum) != GV_OK) {
         gv_write_error(j->save_path);
         lost = true;

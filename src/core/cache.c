@@ -423,6 +423,11 @@ out:
     return rc;
 }
 
+bool gv_cache_worth(double oracle_ms, uint64_t bytes, double floor_ms)
+{
+    return oracle_ms > floor_ms + (double)bytes / GV_CACHE_READ_BYTES_PER_MS;
+}
+
 int gv_cache_put(const char *dir, const char *key, const char *version, int nbuf,
                  const void *const *bufs, const size_t *sizes, uint64_t max_bytes)
 {

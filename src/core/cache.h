@@ -2,7 +2,8 @@
  * f64 reference and gauges there, so a second run of the same case skips the CPU oracle.
  *
  * Where: $XDG_CACHE_HOME/gpuval, else $HOME/.cache/gpuval. One file per case, named by a hash
- * of its key (op, family, dtype, mode, dist, seed, shape, and a hash of the inputs as generated;
+ * of its key (op, family, dtype, mode, dist, seed, shape, the buffers it holds (with or without
+ * pgauge and the exact reference's ref_lo), and a hash of the inputs as generated;
  * the mode is "any" for ops whose reference never reads it, so their modes share one entry).
  * Each file holds a header (magic, the key in full, the version, the buffer sizes), the payload
  * (out[].ref, .gauge, .pgauge of every output) and a 64-bit checksum of all of it (XXH64 of
@@ -22,9 +23,10 @@
  * the oldest entries are removed until the directory fits the cap (GPUVAL_CACHE_MAX, bytes with an
  * optional K, M, G or T suffix; default 16G).
  *
- * Only references worth keeping are written: those whose oracle took longer than 50 ms plus
- * 1 ms per 200 kB of entry (GPUVAL_CACHE_MIN_MS replaces the 50), so cheap element-wise
- * oracles and large, fast products never crowd out the costly small ones.
+ * Only references worth keeping are written: those whose oracle took longer than reading the
+ * entry back would, GV_CACHE_MIN_MS_DEFAULT (1 ms; GPUVAL_CACHE_MIN_MS replaces it) plus the
+ * entry's bytes at GV_CACHE_READ_BYTES_PER_MS (gv_cache_worth). Below that the oracle is
+ * cheaper than its entry (an element-wise add, a stencil): recomputed, and counted "cheap".
  */
 #ifndef GV_CACHE_H
 #define GV_CACHE_H
@@ -43,6 +45,21 @@
 /* Entries' payloads are read, written and checksummed in chunks of this many bytes on all
  * cores (cache.c, move_chunks): gv_xxh64_chunked's chunks (hash.h). */
 #define GV_CACHE_CHUNK GV_HASH_CHUNK
+
+/* What reading an entry back costs, for the rule that decides what is stored: a fixed part
+ * (opening, the header, the key's comparison, touching the mtime: 0.1 to 1 ms measured on the
+ * 16-core target) that GV_CACHE_MIN_MS_DEFAULT covers, and the payload at 4 GB/s. Measured:
+ * hits of 64 to 400 MB entries read and checksummed at 10 to 30 GB/s on 16 cores from the
+ * page cache (`check` run documents, oracle_ms of a hit); an entry that has left the page
+ * cache reads at the disk's rate, a few GB/s, and fewer cores checksum slower. 4 GB/s errs
+ * toward recomputing: what is stored is surely faster read than made. */
+#define GV_CACHE_READ_BYTES_PER_MS 4e6
+#define GV_CACHE_MIN_MS_DEFAULT    1.0
+
+/* Whether a reference whose oracle took oracle_ms and whose entry holds bytes is worth
+ * storing: oracle_ms > floor_ms + bytes / GV_CACHE_READ_BYTES_PER_MS (floor_ms: the knob
+ * GPUVAL_CACHE_MIN_MS, else GV_CACHE_MIN_MS_DEFAULT). */
+bool gv_cache_worth(double oracle_ms, uint64_t bytes, double floor_ms);
 
 /* The longest key and version an entry holds. */
 #define GV_CACHE_MAX_KEY 4096

@@ -19,7 +19,8 @@
     X(cache_max, "GPUVAL_CACHE_MAX", TEXT,                                                         \
       "the oracle cache's size cap: bytes with an optional K, M, G or T (default 16G)")            \
     X(cache_min_ms, "GPUVAL_CACHE_MIN_MS", TEXT,                                                   \
-      "the least oracle time (ms, default 50) for which a reference is worth an entry")            \
+      "the fixed cost of reading an oracle cache entry back (ms, default 1): a reference is "      \
+      "stored when its oracle took longer than this plus its bytes at 4 GB/s")                     \
     X(cache_symlink, "GPUVAL_CACHE_SYMLINK", FLAG,                                                 \
       "use an oracle cache directory that is (or lies below) a symbolic link; refused otherwise")  \
     X(openblas_core_from, "GPUVAL_OPENBLAS_CORE_FROM", TEXT,                                       \

@@ -148,6 +148,15 @@ static inline double ulp_at_bits(double r, int p, int min_exp)
     return d;
 }
 
+/* 2^x for x in [-1022, 1023], built from its bits */
+static inline double pow2(int x)
+{
+    uint64_t u = (uint64_t)(x + 1023) << 52;
+    double d;
+    memcpy(&d, &u, sizeof d);
+    return d;
+}
+
 /* err / ulp_at_bits(r, p, min_exp), the ulp a power of two 2^k: where 2^-k is a normal
  * double, err * 2^-k, the same real number rounded the same way (a product and a quotient are
  * both correctly rounded), without the division. */
@@ -159,6 +168,17 @@ static inline double ulps_at_bits(double err, double r, int p, int min_exp)
     int e = biased - 1022;
     if (biased == 0 || e - 1 < min_exp) e = min_exp + 1;
     int k = e - p;
+    if (k < -1022 && k >= -1074 && err >= 0) {
+        /* the ulp 2^k is subnormal (f64 results near the underflow threshold, the tiny dist):
+           err 2^-k without dividing by it, in two exact steps, err's subnormal significand
+           taken as an integer (multiplying or dividing a subnormal costs an assist of about a
+           hundred cycles on x86). The same real number rounded the same way: err 2^-k is exact
+           or past the range, an infinity both ways. */
+        uint64_t eb;
+        memcpy(&eb, &err, sizeof eb);
+        if ((eb >> 52) == 0) return (double)(int64_t)eb * pow2(-1074 - k); /* m 2^-1074 2^-k */
+        return err * pow2(-k - 100) * 0x1p+100;
+    }
     if (k < -1022 || k > 1022) return err / ulp_at_bits(r, p, min_exp);
     uint64_t u = (uint64_t)(-k + 1023) << 52;
     double inv;

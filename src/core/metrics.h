@@ -5,6 +5,9 @@
 #ifndef GV_COMPARE_H
 #define GV_COMPARE_H
 
+#include <stdint.h>
+#include <string.h>
+
 #include "core/gv.h"
 
 #define GV_MAX_TIERS           4
@@ -105,7 +108,10 @@ static inline __attribute__((always_inline)) void gv_ssq_add(gv_ssq *s, double a
         double y = ax * GV_SSQ_SBIG;
         s->big += y * y;
     } else if (ax < GV_SSQ_TSML) {
-        double y = ax * GV_SSQ_SSML;
+        /* ax GV_SSQ_SSML (2^537), exact: without the assist a subnormal ax costs */
+        uint64_t b;
+        memcpy(&b, &ax, sizeof b);
+        double y = (b >> 52) == 0 ? (double)(int64_t)b * 0x1p-537 : ax * GV_SSQ_SSML;
         s->sml += y * y;
     } else {
         s->med += ax * ax;

@@ -310,6 +310,7 @@ typedef struct gv_result {
     /* the oracle cache's part in this case (counted in the process that ran it) */
     struct {
         int hits, misses, stored, rejected;
+        int cheap; /* a miss not stored: its oracle was cheaper than a read (gv_cache_worth) */
     } cache;
 } gv_result;
 

@@ -125,23 +125,44 @@ void gv_cache_case_key(const gv_problem *p, char *buf, size_t len)
     uint64_t in_hash = 0;
     for (int i = 0; i < p->l.n_in; i++)
         in_hash = gv_xxh64_chunked(p->in[i].ref, (size_t)p->in[i].count * sizeof(double), in_hash);
+    /* what the entry holds besides ref and gauge: ops that share a reference name may differ
+       there (einsum.colsum f64 wants the exact reference, with its ref_lo, where
+       matmul_colsum's flops put it past GV_EXACT_MAX_FLOPS), and one key for both made each
+       find the other's entry of other sizes stale and replace it, every run */
+    const char *holds = p->out[0].pgauge ? (p->out[0].ref_lo ? "gpl" : "gp")
+                                         : (p->out[0].ref_lo ? "gl" : "g");
     int n = snprintf(buf, len,
                      "reference=%s;family=%s;dtype=%s;mode=%s;dist=%s;seed=%" PRIu64
-                     ";inputs=%016" PRIx64 ";shape=",
+                     ";inputs=%016" PRIx64 ";holds=%s;shape=",
                      gv_reference_name(c->op), c->op->family, gv_dtype_name(c->dtype),
                      c->op->reference_ignores_mode ? "any" : gv_mode_name(c->mode),
-                     gv_dist_name(c->dist), c->seed, in_hash);
+                     gv_dist_name(c->dist), c->seed, in_hash, holds);
     for (int i = 0; i < c->shape.nd && n > 0 && (size_t)n < len; i++)
         n += snprintf(buf + n, len - (size_t)n, "%s%" PRId64, i ? "x" : "", c->shape.d[i]);
 }
 
-/* GPUVAL_CACHE_MIN_MS (tests set 0), else 50: the least oracle time worth an entry. */
-static double min_ms(void)
+/* GPUVAL_CACHE_MIN_MS (tests set 0), else GV_CACHE_MIN_MS_DEFAULT: the fixed part of what
+   reading an entry back costs, under which no oracle is worth an entry. */
+double gv_cache_min_ms(void)
 {
     const char *s = gv_knobs()->cache_min_ms;
     char *end;
-    double v = s ? strtod(s, &end) : 50.0;
-    return s && (end == s || *end || !(v >= 0)) ? 50.0 : v;
+    double v = s ? strtod(s, &end) : GV_CACHE_MIN_MS_DEFAULT;
+    return s && (end == s || *end || !(v >= 0)) ? GV_CACHE_MIN_MS_DEFAULT : v;
+}
+
+void gv_cache_counts_line(const gv_cache_counts *c, char *buf, size_t len)
+{
+    /* the misses neither stored nor cheap: the oracle failed, or the put did (larger than the
+       cap, a full disk): the cache is best effort */
+    int other = c->misses - c->stored - c->cheap;
+    assert(other >= 0);
+    snprintf(buf, len,
+             "oracle cache: %d hits, %d misses (%d stored; %d cheap: the oracle took less than "
+             "a read of its entry, %g ms + %g GB/s; %d not kept: an oracle error, or larger than "
+             "the cap or not writable), %d rejected",
+             c->hits, c->misses, c->stored, c->cheap, gv_cache_min_ms(),
+             GV_CACHE_READ_BYTES_PER_MS / 1e6, other, c->rejected);
 }
 
 int gv_cached_reference(gv_problem *p, bool *hit)
@@ -187,15 +208,17 @@ int gv_cached_reference(gv_problem *p, bool *hit)
     int rc = gv_reference(p);
     double took_ms = now_ms() - t0;
     kind = p->ref_exact ? 1.0 : 0.0;
-    /* kept only when computing it is slower than reading it back: past 50 ms, under 2 GB per
-       second of oracle time (an entry is read from the page cache and checksummed at several
-       GB/s). At 200 MB/s a 4096^3 gemm's three 128 MB arrays (0.8 s of oracle on 16 cores)
-       were left out and recomputed by every warm run; at 2 GB/s the cheap, large references
-       of element-wise ops (a copy, an add) still are. */
-    if (rc == GV_OK && took_ms > min_ms() + (double)bytes / 2e6 &&
-        gv_cache_put(dir, key, version, nbuf, (const void *const *)bufs, sizes,
-                     gv_cache_max_bytes()) == GV_OK)
-        counts.stored++;
+    /* kept only when computing it is slower than reading it back (cache.h, gv_cache_worth):
+       the rest, element-wise adds and stencils whose oracle runs at memory speed, are
+       recomputed and counted cheap, so that a warm run's misses are explained */
+    if (rc != GV_OK) return rc;
+    if (!gv_cache_worth(took_ms, bytes, gv_cache_min_ms())) {
+        counts.cheap++;
+        return rc;
+    }
+    int put = gv_cache_put(dir, key, version, nbuf, (const void *const *)bufs, sizes,
+                           gv_cache_max_bytes());
+    if (put == GV_OK) counts.stored++;
     return rc;
 }
 
@@ -214,7 +237,7 @@ int gv_cache_memo(const char *key, int nbuf, void *const *bufs, const size_t *si
     double t0 = now_ms();
     int rc = make(ctx);
     /* the reference's rule: kept where making it is slower than reading it back */
-    if (rc == GV_OK && now_ms() - t0 > min_ms() + (double)bytes / 2e6)
+    if (rc == GV_OK && now_ms() - t0 > gv_cache_min_ms() + (double)bytes / 2e6)
         gv_cache_put(dir, full, version, nbuf, (const void *const *)bufs, sizes,
                      gv_cache_max_bytes());
     return rc;

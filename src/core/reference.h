@@ -42,8 +42,9 @@ int gv_cache_memo(const char *key, int nbuf, void *const *bufs, const size_t *si
                   int (*make)(void *ctx), void *ctx);
 
 /* The cache's key of p's reference: the reference's name, family, dtype, mode (or "any"),
- * dist, seed, a hash of the inputs as they are (generated or given) and the shape. Every one of
- * them changes the reference; tests/cpu/test_cache_key.c checks each changes the key. */
+ * dist, seed, a hash of the inputs as they are (generated or given), the buffers the entry
+ * holds (pgauge, ref_lo) and the shape. Every one of them changes the reference or the entry;
+ * tests/cpu/test_cache_key.c checks each changes the key. */
 void gv_cache_case_key(const gv_problem *p, char *buf, size_t len);
 /* The version an entry must carry to be read (the gpuval version, the hash of the oracle's
  * sources, the libraries): compared apart from the key, so a new oracle never reads an old
@@ -53,7 +54,18 @@ const char *gv_cache_version(void);
 /* This process's counts, for the run's last line. */
 typedef struct gv_cache_counts {
     int hits, misses, stored, rejected; /* rejected: stale, corrupt or truncated entries */
+    int cheap; /* misses not stored: the oracle took less than a read would (gv_cache_worth) */
 } gv_cache_counts;
 gv_cache_counts gv_cache_counts_get(void);
+
+/* The floor of the store rule (gv_cache_worth): GPUVAL_CACHE_MIN_MS, else
+ * GV_CACHE_MIN_MS_DEFAULT. */
+double gv_cache_min_ms(void);
+
+/* A run's counts as one line (check's last, printed with -q too), every miss explained:
+ * "oracle cache: 364 hits, 48 misses (0 stored; 48 cheap: the oracle took less than a read
+ * of its entry, 1 ms + 4 GB/s; 0 not kept: an oracle error, or larger than the cap or not
+ * writable), 0 rejected". */
+void gv_cache_counts_line(const gv_cache_counts *c, char *buf, size_t len);
 
 #endif

@@ -188,6 +188,7 @@ int gv_problem_oracle(gv_problem *p, gv_result *r)
     r->cache.misses = after.misses - before.misses;
     r->cache.stored = after.stored - before.stored;
     r->cache.rejected = after.rejected - before.rejected;
+    r->cache.cheap = after.cheap - before.cheap;
     if (rc != GV_OK) {
         r->verdict = GV_ERROR;
         gv_oracle_reason(rc, "oracle", r->reason, sizeof r->reason);

@@ -251,10 +251,12 @@ static json_t *result_json(const gv_result *r)
     json_object_set_new(o, "flops", gv_json_num(r->flops));
     json_object_set_new(o, "bytes", gv_json_num(r->bytes));
     json_object_set_new(o, "oracle_ms", gv_json_num(r->oracle_ms));
-    /* "hit": the reference was read from the oracle cache (oracle_ms is the read) */
+    /* "hit": the reference was read from the oracle cache (oracle_ms is the read); "cheap":
+       computed and not stored, its oracle being faster than reading an entry back */
     json_object_set_new(o, "oracle_cache",
                         json_string(r->cache.hits     ? "hit"
                                     : r->cache.stored ? "stored"
+                                    : r->cache.cheap  ? "cheap"
                                     : r->cache.misses ? "miss"
                                                       : "off"));
     json_object_set_new(o, "device_ms", gv_json_num(r->device_ms));

@@ -352,31 +352,114 @@ static void worst_add(worst *w, int64_t i, double value, double bound)
     }
 }
 
+/* Element i's measure: the kind of its bound (gv_mathfn_kind), the measured distance (ulps
+   from the correctly rounded result, or the absolute error: never negative, never NaN) and the
+   bound it is held to. */
+static inline void mathfn_elem(const gv_case *c, const gv_tensor *x, const gv_tensor *y, int64_t i,
+                               double slack, int *kind, double *value, double *bound)
+{
+    double got = gv_dtype_load(c->dtype, y->data, i), ref = y->ref[i];
+    double rn = c->dtype == GV_F32 ? (double)(float)ref : ref; /* correctly rounded */
+    gv_mathfn_bound b = gv_mathfn_bound_at(c, x->ref[i], ref);
+    double steps = isnan(got) ? INFINITY : gv_mathfn_ulp_distance(c->dtype, got, rn);
+    *kind = b.kind;
+    if (b.kind == GV_MATHFN_ULP) {
+        *value = steps, *bound = b.value + slack;
+    } else if (b.kind == GV_MATHFN_ABS) {
+        *value = isnan(got) ? INFINITY : fabs(got - ref), *bound = b.value;
+    } else {
+        *value = steps, *bound = INFINITY;
+    }
+}
+
+/* One chunk's worst of one kind, scanned from an empty worst as worst_add does, with what
+   continuing a scan from an earlier state needs: whether any element would displace that
+   state's maximum (a value over it) or its worst (an excess value - bound over it, or a NaN
+   excess: inf - inf). */
+typedef struct worst_part {
+    worst w;
+    double top_value, top_excess; /* the largest value, the largest non-NaN excess */
+    bool have_excess, nan_excess; /* a non-NaN excess seen; a NaN one */
+} worst_part;
+
+/* a scanned on, in index order, over the elements whose part is b: worst_add's result over
+   both, bit for bit. A scan from a meets its first displacing element j (one above a's
+   state, or NaN) in the state a had, and b's own scan meets it in a state no higher (every
+   element before j was within a's): both take j, and from j on they are the same scan. With
+   no displacing element a's state stands. */
+static void worst_continue(worst *a, const worst_part *b)
+{
+    if (b->w.n == 0) return;
+    a->n += b->w.n;
+    /* values are never NaN; a's max is 0 or a value: b's own scan starts at 0 <= it */
+    if (b->top_value > a->max) a->max = b->w.max;
+    double a_excess = a->value - a->bound;
+    if (a->i < 0 || isnan(a_excess) || b->nan_excess ||
+        (b->have_excess && b->top_excess > a_excess)) {
+        a->i = b->w.i;
+        a->value = b->w.value;
+        a->bound = b->w.bound;
+    }
+}
+
 static void mathfn_measure(const gv_problem *p, gv_result *r)
 {
     const gv_case *c = &p->c;
     const gv_tensor *x = &p->in[0], *y = &p->out[0];
     worst ulp = {-1, 0, 0, 0, 0}, abs_err = {-1, 0, 0, 0, 0}, none = {-1, 0, 0, 0, 0};
-    gv_mathfn_bound shown_ulp = {0}, shown_abs = {0};
     /* a reference without 2^-106 (long double where libquadmath is missing) rounds f64
        results wrongly in about 2^-10 of cases, by one step: allowed for, and said */
     double slack = c->dtype == GV_F64 && go_mathfn_ref_bits() < 106 ? 1.0 : 0.0;
-    for (int64_t i = 0; i < y->count; i++) {
-        double got = gv_dtype_load(c->dtype, y->data, i), ref = y->ref[i];
-        double rn = c->dtype == GV_F32 ? (double)(float)ref : ref; /* correctly rounded */
-        gv_mathfn_bound b = gv_mathfn_bound_at(c, x->ref[i], ref);
-        double steps = isnan(got) ? INFINITY : gv_mathfn_ulp_distance(c->dtype, got, rn);
-        if (b.kind == GV_MATHFN_ULP) {
-            worst_add(&ulp, i, steps, b.value + slack);
-            if (ulp.i == i) shown_ulp = b;
-        } else if (b.kind == GV_MATHFN_ABS) {
-            double err = isnan(got) ? INFINITY : fabs(got - ref);
-            worst_add(&abs_err, i, err, b.value);
-            if (abs_err.i == i) shown_abs = b;
-        } else {
-            worst_add(&none, i, steps, INFINITY);
+    /* Fixed chunks on all cores, each scanned on its own, then continued one after another
+       in index order (worst_continue): the worst elements, values and ties of one scan over
+       all, whatever the thread count. */
+    enum { CHUNK = 1 << 16 };
+    int64_t n = y->count, nchunks = (n + CHUNK - 1) / CHUNK;
+    worst_part(*parts)[3] = nchunks > 1 ? calloc((size_t)nchunks, sizeof *parts) : NULL;
+    if (parts) {
+#pragma omp parallel for schedule(static) if (n >= GV_PAR_MIN)
+        for (int64_t k = 0; k < nchunks; k++) {
+            worst_part *part = parts[k];
+            for (int w = 0; w < 3; w++)
+                part[w].w = (worst){-1, 0, 0, 0, 0};
+            int64_t end = (k + 1) * CHUNK < n ? (k + 1) * CHUNK : n;
+            for (int64_t i = k * CHUNK; i < end; i++) {
+                int kind;
+                double value, bound;
+                mathfn_elem(c, x, y, i, slack, &kind, &value, &bound);
+                worst_part *wp = &part[kind == GV_MATHFN_ULP ? 0 : kind == GV_MATHFN_ABS ? 1 : 2];
+                worst_add(&wp->w, i, value, bound);
+                double excess = value - bound;
+                if (wp->w.n == 1 || value > wp->top_value) wp->top_value = value;
+                if (isnan(excess)) {
+                    wp->nan_excess = true;
+                } else if (!wp->have_excess || excess > wp->top_excess) {
+                    wp->top_excess = excess;
+                    wp->have_excess = true;
+                }
+            }
+        }
+        for (int64_t k = 0; k < nchunks; k++) {
+            worst_continue(&ulp, &parts[k][0]);
+            worst_continue(&abs_err, &parts[k][1]);
+            worst_continue(&none, &parts[k][2]);
+        }
+        free(parts);
+    } else {
+        for (int64_t i = 0; i < n; i++) {
+            int kind;
+            double value, bound;
+            mathfn_elem(c, x, y, i, slack, &kind, &value, &bound);
+            worst_add(kind == GV_MATHFN_ULP   ? &ulp
+                      : kind == GV_MATHFN_ABS ? &abs_err
+                                              : &none,
+                      i, value, bound);
         }
     }
+    /* the bound shown is the one at the worst element: a function of that element alone */
+    gv_mathfn_bound shown_ulp = {0}, shown_abs = {0};
+    if (ulp.n > 0) shown_ulp = gv_mathfn_bound_at(c, x->ref[ulp.i], y->ref[ulp.i]);
+    if (abs_err.n > 0) shown_abs = gv_mathfn_bound_at(c, x->ref[abs_err.i], y->ref[abs_err.i]);
     if (ulp.n > 0) {
         gv_result_extra(r, "ulp_max", ulp.max);
         gv_result_extra(r, "ulp_worst_x", x->ref[ulp.i]);

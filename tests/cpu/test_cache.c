@@ -501,6 +501,10 @@ Test(cache, the_cache_command_reports_and_clears, .init = make_tmp, .fini = rm_t
     cr_expect_eq(gv_test_run_cli("cache info", out, sizeof out), 0, "%s", out);
     cr_expect(strstr(out, dir), "%s", out);
     cr_expect(strstr(out, "entries    1"), "%s", out);
+    /* the store rule, with the floor GPUVAL_CACHE_MIN_MS gives (unset: 1 ms) */
+    cr_expect(
+        strstr(out, "stores     references whose oracle took over 1 ms + their bytes at 4 GB/s"),
+        "%s", out);
     cr_expect_eq(gv_test_run_cli("cache clear", out, sizeof out), 0, "%s", out);
     cr_expect(strstr(out, "removed 1 files"), "%s", out);
     cr_expect_eq(gv_test_run_cli("cache info", out, sizeof out), 0, "%s", out);
@@ -566,4 +570,68 @@ Test(cache, ops_with_one_reference_share_its_name)
     cr_expect_str_eq(ref_of("reduce.colsum"), "reduce.colsum", "another family, its own");
     cr_expect_str_eq(ref_of("vadd"), "vadd");
     cr_expect_str_neq(ref_of("dense.sigmoid"), "gemm.cublas", "other hooks, its own");
+}
+
+/* The store rule: an oracle is worth an entry when it took longer than the floor plus the
+   entry's bytes at GV_CACHE_READ_BYTES_PER_MS; at the bound itself it is not (strictly
+   longer). 4e6 bytes read in 1 ms at the rule's rate. */
+Test(cache, worth_storing_only_when_slower_than_a_read)
+{
+    const double ms_per_4mb = 4e6 / GV_CACHE_READ_BYTES_PER_MS;
+    cr_expect(!gv_cache_worth(1.0, 0, 1.0), "at the floor: cheap");
+    cr_expect(gv_cache_worth(1.001, 0, 1.0), "past the floor, no bytes: stored");
+    cr_expect(!gv_cache_worth(1.0 + ms_per_4mb, 4000000, 1.0), "floor + the read: cheap");
+    cr_expect(gv_cache_worth(1.0 + ms_per_4mb * 1.01, 4000000, 1.0), "past the read: stored");
+    /* a vadd of 1e8 f32 elements on the 16-core target: 188 ms of oracle, a 1.6 GB entry
+       (ref and gauge) that reads in 400 ms at the rule's rate: recomputed */
+    cr_expect(!gv_cache_worth(188.0, 1600000000ull, GV_CACHE_MIN_MS_DEFAULT));
+    /* a 4096^3 gemm on the target: 800 ms of oracle for 400 MB (100 ms): stored */
+    cr_expect(gv_cache_worth(800.0, 402653184ull, GV_CACHE_MIN_MS_DEFAULT));
+    cr_expect(!gv_cache_worth(NAN, 0, 0.0), "a NaN time is never worth an entry");
+}
+
+/* A reference whose oracle is cheaper than a read is counted cheap, not stored, computed again
+   by the next run, and the run's line says why; the floor is the knob GPUVAL_CACHE_MIN_MS. */
+Test(cache, a_cheap_reference_is_counted_and_explained, .init = make_tmp, .fini = rm_tmp)
+{
+    setenv("GPUVAL_CACHE_MIN_MS", "1e9", 1); /* no oracle takes this long: every one cheap */
+    gv_knobs_reload(); /* knobs are read once a process: again after a change */
+    cr_expect_eq(gv_cache_min_ms(), 1e9);
+    gv_case c = {gv_op_find("vadd"),     GV_F32, GV_MODE_NATIVE, GV_DIST_UNIFORM11,
+                 {.nd = 1, .d = {5000}}, 3};
+    cr_assert_not_null(c.op);
+    gv_cache_counts before = gv_cache_counts_get();
+    for (int k = 0; k < 2; k++) {
+        gv_problem p;
+        gv_result r;
+        gv_result_init(&r, &c, &gv_default_tiers);
+        cr_assert_eq(gv_problem_init(&p, &c), GV_OK);
+        cr_assert_eq(gv_problem_oracle(&p, &r), GV_OK);
+        cr_expect_eq(r.cache.misses, 1, "run %d: computed", k);
+        cr_expect_eq(r.cache.cheap, 1, "run %d: cheap", k);
+        cr_expect_eq(r.cache.stored, 0, "run %d: not stored", k);
+        cr_expect_eq(r.cache.hits, 0, "run %d: never read back", k);
+        gv_problem_free(&p);
+    }
+    int n;
+    uint64_t bytes;
+    gv_cache_stats(dir, &n, &bytes);
+    cr_expect_eq(n, 0, "nothing written");
+    gv_cache_counts now = gv_cache_counts_get();
+    gv_cache_counts run = {now.hits - before.hits, now.misses - before.misses,
+                           now.stored - before.stored, now.rejected - before.rejected,
+                           now.cheap - before.cheap};
+    cr_expect_eq(run.cheap, 2);
+    char line[512];
+    gv_cache_counts_line(&run, line, sizeof line);
+    cr_expect(strstr(line, "0 hits, 2 misses (0 stored; 2 cheap: the oracle took less than a read"),
+              "%s", line);
+    cr_expect(strstr(line, "1e+09 ms + 4 GB/s; 0 not kept"), "%s", line);
+    /* the default floor: a bad value is ignored, as no value is */
+    setenv("GPUVAL_CACHE_MIN_MS", "fast", 1);
+    gv_knobs_reload();
+    cr_expect_eq(gv_cache_min_ms(), GV_CACHE_MIN_MS_DEFAULT);
+    unsetenv("GPUVAL_CACHE_MIN_MS");
+    gv_knobs_reload();
+    cr_expect_eq(gv_cache_min_ms(), GV_CACHE_MIN_MS_DEFAULT);
 }

@@ -255,3 +255,47 @@ Test(cache_key, given_arrays_of_one_shape_never_share_a_reference, .init = make_
     cr_expect_eq(j.verdict, GV_VERDICT_FAIL, "a judged with b's sum: %s", j.reason);
     gv_judgement_free(&j);
 }
+
+/* A reference whose oracle is cheaper than a read of its entry is said so in the case's
+   document: "cheap", computed again by the next judgement, never "hit". */
+Test(cache_key, a_cheap_reference_says_so_in_the_document, .init = make_tmp, .fini = rm_tmp)
+{
+    setenv("GPUVAL_CACHE_MIN_MS", "1e9", 1); /* no oracle takes this long */
+    gv_knobs_reload();
+    enum { N = 512 };
+    static double a[N];
+    double sa = 0.0;
+    for (int i = 0; i < N; i++)
+        sa += a[i] = (double)(i % 13); /* small integers: the sum is exact */
+    gv_judgement j;
+    char cached[16];
+    for (int k = 0; k < 2; k++) {
+        judge_given_sum(a, N, sa, &j, cached, sizeof cached);
+        cr_expect_eq(j.verdict, GV_VERDICT_PASS, "%s", j.reason);
+        cr_expect_str_eq(cached, "cheap", "judgement %d", k);
+        gv_judgement_free(&j);
+    }
+}
+
+/* Ops that share a reference name may keep other buffers: einsum.colsum f64 wants the exact
+   reference (its flops m k + 2 k n under GV_EXACT_MAX_FLOPS) where matmul_colsum's 2 m k n is
+   past it. Each keeps an entry of its own, and each is served its own on the next run: one
+   key for both made each find the other's entry of other sizes stale, every run. */
+Test(cache_key, ops_sharing_a_reference_keep_entries_of_other_buffers_apart, .init = make_tmp,
+     .fini = rm_tmp)
+{
+    gv_shape s = {.nd = 3, .d = {132000, 1, 132000}}; /* 2 m k n = 3.48e10 > 2^35 */
+    gv_case e = gv_test_case("einsum.colsum", GV_F64, GV_MODE_NATIVE, GV_DIST_UNIFORM01, s, 3);
+    gv_case m = gv_test_case("matmul_colsum", GV_F64, GV_MODE_NATIVE, GV_DIST_UNIFORM01, s, 3);
+    cr_assert_str_eq(gv_reference_name(e.op), gv_reference_name(m.op), "one reference name");
+    cr_assert(gv_exact_wanted(&e) && !gv_exact_wanted(&m), "one exact, one not");
+    gv_cache_counts before = gv_cache_counts_get();
+    bool hit;
+    for (int run = 0; run < 2; run++) {
+        served_equals_computed(&e, NULL, &hit, "einsum.colsum");
+        cr_expect_eq(hit, run == 1, "einsum.colsum, run %d", run);
+        served_equals_computed(&m, NULL, &hit, "matmul_colsum");
+        cr_expect_eq(hit, run == 1, "matmul_colsum, run %d", run);
+    }
+    cr_expect_eq(gv_cache_counts_get().rejected, before.rejected, "no entry found stale");
+}

@@ -573,3 +573,49 @@ Test(compare, normwise_is_finite_at_the_extremes_of_f64)
         cr_expect_eq(m.normwise_rel, sqrt(m.sq_err.med) / sqrt(m.sq_ref.med));
     }
 }
+
+/* Near f64's underflow threshold the compare takes its ulps and its small sums of squares
+   without subnormal arithmetic (metrics.c, metrics.h gv_ssq_add): the numbers must be those
+   of the definitions, err / 2^k with 2^k the subnormal spacing and sum (err 2^537)^2, each
+   computed here the plain way, at 53 and at 24 claimed bits. Each element's ulps alone (a
+   maximum would hide the small ones); the sums over the subnormal errors alone (a normal
+   error's square would absorb theirs). */
+Test(compare, subnormal_ulps_and_sums_are_their_definitions)
+{
+    /* subnormal references with errors of 1, 3, 1000 and 2^14 spacings (subnormal errors),
+       a normal error (the output 2^-1000, far above its reference), and one past the range */
+    const double r[] = {0x1p-1070, 0x1p-1060, 0x1.8p-1050, 0x1p-1030, 0x1p-1070, 0x1p-1065};
+    const double c[] = {0x1p-1070 + 0x1p-1074,
+                        0x1p-1060 + 3 * 0x1p-1074,
+                        0x1.8p-1050 - 1000 * 0x1p-1074,
+                        0x1p-1030 + 0x1p-1060,
+                        0x1p-1000,
+                        1.0};
+    enum { N = sizeof r / sizeof r[0], NSUB = 4 };
+    const int bits[2] = {53, 24};
+    for (int b = 0; b < 2; b++) {
+        int p = bits[b];
+        double sml = 0;
+        for (int i = 0; i < N; i++) {
+            double err = fabs(c[i] - r[i]);
+            /* ulp_at_bits: 2^(e - p) with e = -1021, the smallest binade's, for every r
+               below 2^-1022 */
+            double want = err / ldexp(1.0, -1021 - p);
+            gv_metrics m;
+            gv_compare(&c[i], GV_F64, &r[i], 1, &gv_default_tiers, NULL, p, &m);
+            cr_expect_eq(m.max_ulp, want, "%d bits, element %d: %a, want %a", p, i, m.max_ulp,
+                         want);
+            if (i < NSUB) {
+                cr_expect(err < 0x1p-1022 && err > 0, "element %d's error is subnormal", i);
+                double y = err * GV_SSQ_SSML;
+                sml += y * y;
+            }
+        }
+        cr_expect(isinf(fabs(c[N - 1] - r[N - 1]) / ldexp(1.0, -1021 - p)),
+                  "an error of 1 is 2^%d spacings: past the range", 1021 + p);
+        gv_metrics m;
+        gv_compare(c, GV_F64, r, NSUB, &gv_default_tiers, NULL, p, &m);
+        cr_expect_eq(m.sq_err.sml, sml, "%d bits: %a, want %a", p, m.sq_err.sml, sml);
+        cr_expect_eq(m.sq_err.med, 0.0);
+    }
+}

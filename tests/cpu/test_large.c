@@ -238,3 +238,67 @@ Test(large, check_large_without_a_device_skips_every_case, .timeout = 120)
     }
     free(cases);
 }
+
+/* The host buffer pool (problem.c): a case's buffers of 1 MiB or more are kept at
+   gv_problem_free and handed to the next case. A reused buffer never carries the earlier
+   case's values into the new one: its outputs are poisoned and its G NaN (never computed) as
+   from fresh memory, and its inputs are the same bits as those made in fresh memory. */
+Test(large, a_reused_host_buffer_leaks_nothing_of_the_case_before)
+{
+    gv_case c = large_case("gemm.cublas", GV_F32, 512, 512, 512, 3); /* 1 to 2 MiB tensors */
+    c.dist = GV_DIST_UNIFORM11;
+    gv_pool_release();
+    gv_problem fresh;
+    cr_assert_eq(gv_problem_init(&fresh, &c), GV_OK);
+    cr_assert_not_null(fresh.out[0].pgauge, "gemm has a probabilistic gauge");
+    int64_t n_in[2] = {fresh.in[0].count, fresh.in[1].count};
+    double *want[2];
+    for (int i = 0; i < 2; i++) {
+        want[i] = malloc(sizeof(double) * (size_t)n_in[i]);
+        cr_assert_not_null(want[i]);
+        memcpy(want[i], fresh.in[i].ref, sizeof(double) * (size_t)n_in[i]);
+    }
+    /* the case before: every buffer written with values that are neither poison nor NaN */
+    const void *used[16];
+    int n_used = 0;
+    for (int i = 0; i < fresh.l.n_in; i++) {
+        gv_tensor *t = &fresh.in[i];
+        memset(t->ref, 0, sizeof(double) * (size_t)t->count);
+        memset(t->data, 0, gv_dtype_size(c.dtype) * (size_t)t->count);
+        used[n_used++] = t->ref, used[n_used++] = t->data;
+    }
+    gv_tensor *o = &fresh.out[0];
+    for (int64_t k = 0; k < o->count; k++)
+        o->ref[k] = o->gauge[k] = o->pgauge[k] = 1.0;
+    memset(o->data, 0, gv_dtype_size(c.dtype) * (size_t)o->count);
+    used[n_used++] = o->ref, used[n_used++] = o->data, used[n_used++] = o->gauge;
+    used[n_used++] = o->pgauge;
+    gv_problem_free(&fresh);
+
+    gv_problem p;
+    cr_assert_eq(gv_problem_init(&p, &c), GV_OK);
+    const void *now[] = {p.in[0].ref,  p.in[0].data,  p.in[1].ref,    p.in[1].data,
+                         p.out[0].ref, p.out[0].data, p.out[0].gauge, p.out[0].pgauge};
+    int reused = 0;
+    for (size_t a = 0; a < sizeof now / sizeof now[0]; a++)
+        for (int b = 0; b < n_used; b++)
+            reused += now[a] == used[b];
+    cr_expect_eq(reused, (int)(sizeof now / sizeof now[0]), "every buffer came from the pool");
+    const unsigned char *d = p.out[0].data;
+    size_t bytes = gv_dtype_size(c.dtype) * (size_t)p.out[0].count, bad = 0;
+    for (size_t k = 0; k < bytes; k++)
+        bad += d[k] != GV_POISON_BYTE;
+    cr_expect_eq(bad, 0, "the output is poisoned, not the last case's bytes");
+    int64_t not_nan = 0;
+    for (int64_t k = 0; k < p.out[0].count; k++)
+        not_nan += !isnan(p.out[0].pgauge[k]);
+    cr_expect_eq(not_nan, 0, "G is NaN until computed");
+    for (int i = 0; i < 2; i++) {
+        cr_assert_eq(p.in[i].count, n_in[i]);
+        cr_expect_eq(memcmp(p.in[i].ref, want[i], sizeof(double) * (size_t)n_in[i]), 0,
+                     "input %d as made in fresh memory", i);
+        free(want[i]);
+    }
+    gv_problem_free(&p);
+    gv_pool_release();
+}

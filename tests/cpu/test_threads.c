@@ -312,3 +312,52 @@ Test(threads, the_compare_is_the_same_on_any_threads)
     free(gauge);
     free(got);
 }
+
+/* The math functions' measure hook (src/ops/mathfn.c) judges fixed chunks on all cores and
+   continues their worst elements in index order: the same worst element, values and ties as
+   one scan on any number of threads. Two elements 5 ulps off (over expf's 2) in different
+   chunks tie; the first is the worst, as the scan in index order finds it. */
+Test(threads, the_math_functions_worst_element_is_the_same_on_any_threads)
+{
+    const gv_op *op = gv_op_find("math.exp");
+    cr_assert_not_null(op);
+    gv_case c = {op, GV_F32, GV_MODE_NATIVE, GV_DIST_UNIFORM11, {.nd = 1, .d = {1000003}}, 5};
+    gv_problem p;
+    cr_assert_eq(gv_problem_init(&p, &c), GV_OK);
+    cr_assert_eq(gv_reference(&p), GV_OK);
+    float *y = p.out[0].data;
+    const int64_t n = p.out[0].count, tie[2] = {300001, 900007};
+    for (int64_t i = 0; i < n; i++)
+        y[i] = (float)p.out[0].ref[i]; /* correctly rounded: 0 ulps */
+    for (int k = 0; k < 2; k++)
+        for (int s = 0; s < 5; s++)
+            y[tie[k]] = nextafterf(y[tie[k]], INFINITY);
+    y[600011] = nextafterf(y[600011], INFINITY); /* 1 ulp: within the bound, not the worst */
+    double want[4] = {0};
+    for (int t = 0; t < 3; t++) {
+        const int threads[3] = {1, 3, 8};
+        omp_set_num_threads(threads[t]);
+        gv_result r;
+        gv_result_init(&r, &c, &gv_default_tiers);
+        op->measure(&p, &r);
+        double got[4] = {NAN, NAN, NAN, NAN};
+        for (int e = 0; e < r.n_extra; e++) {
+            if (strcmp(r.extra[e].name, "ulp_max") == 0) got[0] = r.extra[e].value;
+            if (strcmp(r.extra[e].name, "ulp_worst_x") == 0) got[1] = r.extra[e].value;
+        }
+        cr_assert_eq(r.n_checks, 1, "the ulp check");
+        got[2] = r.checks[0].value;
+        got[3] = r.checks[0].bound;
+        cr_expect_eq(got[0], 5.0, "%d threads: the largest distance", threads[t]);
+        cr_expect_eq(got[1], p.in[0].ref[tie[0]], "%d threads: the first of the tied worst",
+                     threads[t]);
+        cr_expect_eq(got[2], 5.0);
+        if (t == 0)
+            memcpy(want, got, sizeof want);
+        else
+            cr_expect_eq(memcmp(want, got, sizeof want), 0, "%d threads differ from 1", threads[t]);
+    }
+    omp_set_num_threads(omp_get_num_procs());
+    cr_expect_neq(p.in[0].ref[tie[0]], p.in[0].ref[tie[1]], "the ties are told apart by x");
+    gv_problem_free(&p);
+}
