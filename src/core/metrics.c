@@ -417,16 +417,18 @@ compare_range_t(const void *got, gv_dtype t, const double *ref, int64_t n, const
         double bias_e = diff < 0 ? -ulps : ulps;
         if (pgauge) {
             double G = pgauge[i];
-            /* a NaN G (never computed) or a G of 0 under an error: no model covers it */
-            double pden = pw * G + eta_d;
-            double R = isnan(G)             ? INFINITY
-                       : err == 0           ? 0.0
-                       : pden > 0 && pw > 0 ? err / pden
-                                            : INFINITY;
-            /* (c - r) / pden is +-R: c - r and err differ in sign only, and so do quotients */
-            double signed_R = err == 0             ? 0.0
-                              : pden > 0 && pw > 0 ? (diff < 0 ? -R : R)
-                                                   : diff / pden;
+            /* a NaN G (never computed) or a G of 0 under an error: no model covers it. The
+               denominator only where there is an error to divide: near the underflow G is
+               subnormal, and each product or quotient with it costs a slow assist on x86 for
+               a value an exact element never uses (the same numbers either way) */
+            double R = isnan(G) ? INFINITY : 0.0, signed_R = 0.0;
+            if (err != 0) {
+                double pden = pw * G + eta_d;
+                if (!isnan(G)) R = pden > 0 && pw > 0 ? err / pden : INFINITY;
+                /* (c - r) / pden is +-R: c - r and err differ in sign only, and so do
+                   quotients */
+                signed_R = pden > 0 && pw > 0 ? (diff < 0 ? -R : R) : diff / pden;
+            }
             prob_n++;
             if (R > prob_max || prob_worst < 0) {
                 if (R > prob_max) prob_max = R;
@@ -435,7 +437,7 @@ compare_range_t(const void *got, gv_dtype t, const double *ref, int64_t n, const
             prob_sq += R * R;
             prob_signed += signed_R;
             bias_e = signed_R;
-            if (G > 0) rel_sq += (err / G) * (err / G);
+            if (G > 0 && err != 0) rel_sq += (err / G) * (err / G); /* else it adds +0 */
         }
         if (ar > 0 && isfinite(bias_e)) { /* r = 0 has no sign; an infinite R is no measure */
             bias_n++;
