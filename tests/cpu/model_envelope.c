@@ -411,3 +411,172 @@ Test(model_envelope, families_k8192, .timeout = 600)
     run_dtype(GV_F32, ks_large, 1);
     run_dtype(GV_F64, ks_large, 1);
 }
+
+/* ---- sums: reduce.sum and reduce.colsum on given data ------------------------------------ */
+
+typedef enum sumk { S_SEQ, S_BLOCK64, S_PAIRWISE, S_STRIDE_TREE, S_RZ, NSUMK } sumk;
+static const char *const sumk_names[NSUMK] = {"sequential", "blocks of 64", "pairwise",
+                                              "GPU-like tree (stride halving, 256 threads)",
+                                              "sequential rounding toward zero"};
+
+static __attribute__((noinline)) float sum_by(sumk q, const float *x, int64_t n, float *tmp)
+{
+    float acc = 0.0f;
+    switch (q) {
+    case S_BLOCK64:
+        for (int64_t b = 0; b < n; b += 64) {
+            float part = 0.0f;
+            for (int64_t l = b; l < b + 64 && l < n; l++)
+                part = part + x[l];
+            acc = acc + part;
+        }
+        return acc;
+    case S_PAIRWISE: return f32_tree(x, n, NULL);
+    case S_STRIDE_TREE: { /* 256 threads stride through x, then a shared-memory tree */
+        for (int t = 0; t < 256; t++) {
+            tmp[t] = 0.0f;
+            for (int64_t l = t; l < n; l += 256)
+                tmp[t] = tmp[t] + x[l];
+        }
+        for (int s = 128; s > 0; s >>= 1)
+            for (int t = 0; t < s; t++)
+                tmp[t] = tmp[t] + tmp[t + s];
+        return tmp[0];
+    }
+    default: /* S_SEQ, S_RZ (the caller sets the rounding) */
+        for (int64_t l = 0; l < n; l++)
+            acc = acc + x[l];
+        return acc;
+    }
+}
+
+/* Judge column sums of the given rows x cols f32 array x (cols 1: reduce.sum of rows values)
+   computed by q. */
+static gv_result judge_sum(const float *x, int64_t rows, int64_t cols, sumk q)
+{
+    gv_case c = cols == 1 ? gv_test_case("reduce.sum", GV_F32, GV_MODE_NATIVE, GV_DIST_UNIFORM01,
+                                         (gv_shape){1, {rows}}, 0)
+                          : gv_test_case("reduce.colsum", GV_F32, GV_MODE_NATIVE,
+                                         GV_DIST_UNIFORM01, (gv_shape){2, {rows, cols}}, 0);
+    gv_given_inputs g = {1, {x}, {rows * cols}, GV_INPUTS_GIVEN};
+    gv_result r;
+    gv_problem p;
+    gv_result_init(&r, &c, &gv_default_tiers);
+    cr_assert_eq(gv_problem_init(&p, &c), GV_OK);
+    cr_assert_eq(gv_problem_given(&p, &g, &r), GV_OK);
+    cr_assert_eq(gv_reference(&p), GV_OK);
+    float *col = malloc(sizeof(float) * (size_t)rows), tmp[256];
+    cr_assert_not_null(col);
+    int saved = fegetround();
+    for (int64_t j = 0; j < cols; j++) {
+        for (int64_t i = 0; i < rows; i++)
+            col[i] = x[i * cols + j];
+        if (q == S_RZ) fesetround(FE_TOWARDZERO);
+        float s = sum_by(q, col, rows, tmp);
+        fesetround(saved);
+        ((float *)p.out[0].data)[j] = s;
+    }
+    free(col);
+    gv_judge_problem(&p, &r);
+    gv_problem_free(&p);
+    return r;
+}
+
+static void sums_of(int64_t rows, int64_t cols)
+{
+    float *x = malloc(sizeof(float) * (size_t)(rows * cols));
+    cr_assert_not_null(x);
+    uint64_t s = 99;
+    for (int64_t i = 0; i < rows * cols; i++)
+        x[i] = (float)unif(&s);
+    for (int q = 0; q < NSUMK; q++) {
+        gv_result r = judge_sum(x, rows, cols, (sumk)q);
+        cr_assert(r.env.judged, "%s", r.env.why_not);
+        char line[700];
+        snprintf(line, sizeof line, "%s %lld x %lld uniform [0,1) f32, %s: %s (%s) [%s] %.0f ms",
+                 cols == 1 ? "reduce.sum" : "reduce.colsum", (long long)rows, (long long)cols,
+                 sumk_names[q], gv_verdict_name(r.verdict), r.reason, r.env.note, r.env.ms);
+        emit(line);
+        if (q == S_RZ) {
+            cr_expect_eq(r.verdict, GV_FAIL, "%s", line);
+            cr_expect(strstr(r.reason, "round-toward-zero") != NULL, "%s", line);
+        } else {
+            cr_expect_eq(r.verdict, GV_PASS, "%s", line);
+        }
+    }
+    free(x);
+}
+
+Test(model_envelope, sums_pass_rz_fails, .timeout = 300)
+{
+    sums_of(1000000, 1);
+    sums_of(100000, 16);
+}
+
+/* ---- the knob, generated inputs, thread counts, time --------------------------------------- */
+
+/* The TF32 impostor on uniform data (a family where the worst case cannot see it): its result
+   as given (envelope on unless the knob says otherwise) and as generated. */
+static gv_result judge_tf32(bool generated, int64_t m, int64_t k, int64_t n, kern q)
+{
+    dataset d;
+    make_family(F_UNIFORM, m, k, n, 3, &d);
+    gv_problem p;
+    gv_result r;
+    given_problem(&d, GV_F32, &p, &r);
+    if (generated) gv_result_init(&r, &p.c, &gv_default_tiers);
+    emulate(&p, q, p.out[0].data);
+    gv_judge_problem(&p, &r);
+    gv_problem_free(&p);
+    dataset_free(&d);
+    return r;
+}
+
+Test(model_envelope, knob_off_and_generated_untouched, .timeout = 120)
+{
+    gv_result on = judge_tf32(false, 32, 2048, 32, I_TF32);
+    cr_assert_eq(on.verdict, GV_FAIL, "%s", on.reason);
+    gv_result gen = judge_tf32(true, 32, 2048, 32, I_TF32);
+    cr_assert_not(gen.env.judged, "generated inputs never meet the envelope");
+    setenv("GPUVAL_ENVELOPE", "0", 1);
+    gv_knobs_reload();
+    gv_result off = judge_tf32(false, 32, 2048, 32, I_TF32);
+    unsetenv("GPUVAL_ENVELOPE");
+    gv_knobs_reload();
+    cr_assert_not(off.env.judged);
+    cr_assert(strstr(off.env.why_not, "GPUVAL_ENVELOPE=0") != NULL, "%s", off.env.why_not);
+    /* the worst case alone, as before the envelope: blind to TF32 operands here */
+    cr_assert_eq(off.verdict, GV_PASS, "%s", off.reason);
+    char line[600];
+    snprintf(line, sizeof line, "tf32 impostor 32x2048x32 given: %s (%s); envelope off: %s; "
+             "generated: %s", gv_verdict_name(on.verdict), on.reason,
+             gv_verdict_name(off.verdict), gv_verdict_name(gen.verdict));
+    emit(line);
+}
+
+Test(model_envelope, thread_count_free, .timeout = 120)
+{
+    omp_set_num_threads(1);
+    gv_result one = judge_tf32(false, 48, 1024, 40, I_RZ);
+    omp_set_num_threads(2);
+    gv_result two = judge_tf32(false, 48, 1024, 40, I_RZ);
+    cr_assert_eq(one.env.d_max, two.env.d_max);
+    cr_assert_eq(one.env.z, two.env.z);
+    cr_assert_eq(one.env.z_sr, two.env.z_sr);
+    cr_assert_eq(one.env.worst, two.env.worst);
+    for (int a = 0; a < one.env.n_arith; a++)
+        cr_assert_eq(one.env.arith[a].share, two.env.arith[a].share);
+    cr_assert_str_eq(one.reason, two.reason);
+}
+
+/* The budget's case: 256 x 4096 x 256 f32, the envelope's own time on this machine's cores. */
+Test(model_envelope, time_256x4096x256, .timeout = 300)
+{
+    gv_result r = judge_tf32(false, 256, 4096, 256, K_FMA);
+    cr_assert_eq(r.verdict, GV_PASS, "%s", r.reason);
+    char line[400];
+    snprintf(line, sizeof line,
+             "256x4096x256 f32 (12 orders x 4 arithmetics): envelope %.0f ms on %d threads; %s",
+             r.env.ms, omp_get_max_threads(), r.env.note);
+    emit(line);
+}
