@@ -13,7 +13,6 @@
 #include <time.h>
 
 #include "core/gen.h" /* GV_PAR_MIN */
-#include "core/judge.h"
 #include "core/knobs.h"
 #include "core/metrics.h"
 #include "core/op.h"
@@ -321,6 +320,7 @@ void gv_envelope_judge(const gv_problem *p, gv_result *r)
         for (int a = 0; a < na; a++) {
             env->arith[a].name = ar[a]->name;
             env->arith[a].key = ar[a]->key;
+            env->arith[a].extra = ar[a]->extra;
             env->arith[a].share = cnt ? (double)cnt_in[a] / (double)cnt : 0.0;
             env->arith[a].agrees = a > 0 && cnt > 0 && agrees[a];
             env->arith[a].mean_excess = cnt ? sum_ex[a] / (double)cnt : 0.0;
@@ -378,11 +378,6 @@ void gv_envelope_judge(const gv_problem *p, gv_result *r)
             len += snprintf(env->note + len, sizeof env->note - (size_t)len,
                             "; %s and %s agree exactly on these inputs", env->arith[a].key,
                             env->arith[0].key);
-    gv_result_extra(r, "envelope_d_max", env->d_max);
-    gv_result_extra(r, "envelope_bias_z",
-                    fabs(env->z) > fabs(env->z_sr) ? env->z : env->z_sr);
-    for (int a = 0; a < na; a++)
-        gv_result_extra(r, ar[a]->extra, env->arith[a].share);
 }
 
 bool gv_envelope_fails(const gv_result *r, char *why, size_t len)

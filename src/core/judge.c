@@ -420,6 +420,13 @@ void gv_judge_problem(const gv_problem *p, gv_result *r)
     r->have_hash = true;
     r->env = (gv_envelope){.worst = -1};
     if (gv_envelope_applies(r)) gv_envelope_judge(p, r);
+    if (r->env.judged) { /* its numbers under "extra" in the JSON */
+        gv_result_extra(r, "envelope_d_max", r->env.d_max);
+        gv_result_extra(r, "envelope_bias_z",
+                        fabs(r->env.z) > fabs(r->env.z_sr) ? r->env.z : r->env.z_sr);
+        for (int a = 0; a < r->env.n_arith; a++)
+            gv_result_extra(r, r->env.arith[a].extra, r->env.arith[a].share);
+    }
     if (c->op->measure) c->op->measure(p, r);
     if (r->bias.judged && r->m.bias_n < GV_BIAS_MIN_N) /* the rule has no power: say so */
         snprintf(r->bias.why_not, sizeof r->bias.why_not, "%lld elements, under the %d it needs",

@@ -6,7 +6,7 @@
 #define GV_OP_H
 
 #include "../../kernels/gk.h"
-#include "core/envelope.h"
+#include "core/envelope_types.h"
 #include "core/metrics.h"
 #include "core/gv.h"
 
