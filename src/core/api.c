@@ -357,6 +357,7 @@ static int build_op(api_op *a, const gv_op_desc *d, char *err, size_t errlen)
         op->oracle_depth = op->depth == as->depth ? as->oracle_depth : api_as_oracle_depth;
         op->exact = as->exact;
         op->measure = as->measure;
+        op->envelope = as->envelope; /* the same sums, judged order-free on given inputs */
         if ((op->dtypes & ~as->dtypes) != 0)
             return fail(err, errlen, name, "a dtype the built-in does not take:", d->dtypes);
         if ((op->modes & ~as->modes) != 0)

@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "core/envelope.h"
 #include "core/gen.h" /* GV_PAR_MIN */
 #include "core/hash.h"
 #include "core/inputs.h"
@@ -113,6 +114,7 @@ void gv_result_init(gv_result *r, const gv_case *c, const gv_tiers *tiers)
     r->m.prob_worst_index = r->m.first_inexact_index = -1;
     r->m.first_spurious_index = r->m.first_lost_index = r->m.first_flushed_index = -1;
     r->m.first_zero_sign_index = -1;
+    r->env.worst = -1;
     /* The probabilistic model judges the arithmetic the mode claims: accumulation at the
        dtype's u and depth (f16acc's at 2^-11), inputs rounded to the mode's input bits where
        it has fewer than the dtype (tf32 2^-11, bf16 2^-8, fp8 2^-4, a fixed-point emulation
@@ -238,6 +240,11 @@ void gv_decide(gv_result *r)
             return;
         }
     }
+    /* given inputs of a product or a sum: the distance to what the claimed arithmetic produces
+       on them in any legal order, and the lean of the outputs across that envelope. Before
+       the worst case, which it is sharper than (an output past that bound lies far outside
+       the envelope), so that the reason names the arithmetic the output matches. */
+    if (r->env.judged && gv_envelope_fails(r, why, len)) return;
     if (!(m->ratio <= r->ratio_bound)) {
         snprintf(why, len, "error model: ratio %.3g over bound %.3g", m->ratio, r->ratio_bound);
         return;
@@ -411,6 +418,15 @@ void gv_judge_problem(const gv_problem *p, gv_result *r)
     r->prob.floor_rms = side.floor_rms;
     r->output_hash = side.hash;
     r->have_hash = true;
+    r->env = (gv_envelope){.worst = -1};
+    if (gv_envelope_applies(r)) gv_envelope_judge(p, r);
+    if (r->env.judged) { /* its numbers under "extra" in the JSON */
+        gv_result_extra(r, "envelope_d_max", r->env.d_max);
+        gv_result_extra(r, "envelope_bias_z",
+                        fabs(r->env.z) > fabs(r->env.z_sr) ? r->env.z : r->env.z_sr);
+        for (int a = 0; a < r->env.n_arith; a++)
+            gv_result_extra(r, r->env.arith[a].extra, r->env.arith[a].share);
+    }
     if (c->op->measure) c->op->measure(p, r);
     if (r->bias.judged && r->m.bias_n < GV_BIAS_MIN_N) /* the rule has no power: say so */
         snprintf(r->bias.why_not, sizeof r->bias.why_not, "%lld elements, under the %d it needs",

@@ -35,7 +35,10 @@
       "for the tests: device N changes its first output by 2 ulps (a planted outlier GPU)")        \
     X(generic_kernels, "GPUVAL_GENERIC_KERNELS", FLAG,                                             \
       "the hand-written kernels take their generic paths (those of GPUs without cp.async) on any " \
-      "GPU, to test them where the fast paths exist")
+      "GPU, to test them where the fast paths exist")                                          \
+    X(envelope, "GPUVAL_ENVELOPE", TEXT,                                                           \
+      "0 or off: given inputs of products and sums are judged without the envelope of the "      \
+      "claimed arithmetic (the worst-case model alone, as before it)")
 
 #define GV_KNOB_TYPE_FLAG bool
 #define GV_KNOB_TYPE_TEXT const char *

@@ -6,6 +6,7 @@
 #define GV_OP_H
 
 #include "../../kernels/gk.h"
+#include "core/envelope_types.h"
 #include "core/metrics.h"
 #include "core/gv.h"
 
@@ -201,6 +202,10 @@ typedef struct gv_op {
     /* Optional: true when the case's result is exactly representable in the storage dtype
        whatever the evaluation order (exact probes: tie, perm2): any difference is a FAIL. */
     bool (*exact)(const gv_case *c);
+    /* Which sums the outputs are, for the envelope of the claimed arithmetic on given inputs
+       (core/envelope.h): GV_ENV_PRODUCT, GV_ENV_COLSUM, or GV_ENV_NONE (0): no envelope,
+       the worst-case model judges given inputs alone. */
+    gv_env_kind envelope;
     /* Optional: op-specific measurements after the element-wise compare (a solver's
        backward error, an iteration count): residuals as checks with their bounds
        (gv_result_check), named numbers (gv_result_extra), the metrics of the outputs that
@@ -295,6 +300,8 @@ typedef struct gv_result {
         bool judged;
         char why_not[96];
     } bias;
+    /* the envelope of the claimed arithmetic on given inputs (envelope.h): judged, or why not */
+    gv_envelope env;
     /* gk_run found a red zone or an input written: the first verdict rule */
     char guard[192];
     /* measurements with bounds from the op's measure hook: FAIL when !(value <= bound) */

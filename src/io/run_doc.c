@@ -108,6 +108,10 @@ void gv_table_row(FILE *f, const gv_result *r)
                 gv_dtype_min_exp(r->c.dtype), gv_mode_name(r->c.mode));
     if (judged && r->prob.on && r->prob.reported_only)
         fprintf(f, " [R reported, not judged: %s]", GV_PROB_NOT_VALID);
+    if (judged && r->env.judged) /* given inputs judged against the claimed arithmetic */
+        fprintf(f, " [%s]", r->env.note);
+    else if (judged && r->inputs != GV_INPUTS_GENERATED && r->c.op->envelope != GV_ENV_NONE)
+        fprintf(f, " [envelope not judged: %s]", r->env.why_not);
     repeat_note(f, r);
     fputc('\n', f);
 }
@@ -238,6 +242,15 @@ static json_t *result_json(const gv_result *r)
                         json_pack("{s:b, s:o, s:o, s:i}", "judged", r->bias.judged, "why_not",
                                   r->bias.judged ? json_null() : json_string(r->bias.why_not),
                                   "z_bound", gv_json_num(GV_BIAS_Z_BOUND), "min_n", GV_BIAS_MIN_N));
+    /* the envelope of the claimed arithmetic (given inputs of products and sums); its numbers
+       are also under "extra" (envelope_d_max, envelope_match_KEY) */
+    if (r->c.op->envelope != GV_ENV_NONE && r->inputs != GV_INPUTS_GENERATED)
+        json_object_set_new(
+            o, "envelope",
+            json_pack("{s:b, s:o, s:o, s:o, s:o}", "judged", r->env.judged, "why_not",
+                      r->env.judged ? json_null() : json_string(r->env.why_not), "note",
+                      r->env.judged ? json_string(r->env.note) : json_null(), "bound",
+                      gv_json_num(GV_ENV_BOUND), "ms", gv_json_num(r->env.ms)));
     json_object_set_new(o, "exact_probe", json_boolean(r->exact));
     json_object_set_new(o, "guard", r->guard[0] ? json_string(r->guard) : json_null());
     if (r->n_checks) {

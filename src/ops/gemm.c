@@ -379,7 +379,7 @@ static int gemm_pgauge(gv_problem *p)
    the same tensors their own way */
 #define GEMM_HOOKS                                                                                 \
     .family = "gemm", .dims = "m,k,n", .in_dims = "m,k;k,n", .out_dims = "m,n",                    \
-    .floor_from_operands = true, .dists = GEMM_DISTS, .check_shape = gemm_check_shape,             \
+    .floor_from_operands = true, .envelope = GV_ENV_PRODUCT, .dists = GEMM_DISTS, .check_shape = gemm_check_shape,             \
     .range_degree = 2, .flops = gemm_flops, .bytes = gemm_bytes, .make_inputs = gemm_inputs,       \
     .dist_shape_ok = gemm_dist_shape_ok,                                                           \
     .oracle = gemm_oracle, .gauge = gemm_gauge, .exact_reference = gemm_exact_reference,           \

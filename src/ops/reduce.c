@@ -231,7 +231,8 @@ static int colsum_pgauge(gv_problem *p)
     .modes = GV_BIT(GV_MODE_NATIVE), .dists = REDUCE_DISTS,                                       \
     .flops = sum_flops, .bytes = sum_bytes, .make_inputs = reduce_inputs, .oracle = sum_oracle,    \
     .gauge = sum_gauge, .pgauge = sum_pgauge, .exact_reference = sum_exact_reference,              \
-    .order_free_depth = sum_order_free_depth, .bias_dists = GV_BIT(GV_DIST_UNIFORM11)
+    .order_free_depth = sum_order_free_depth, .bias_dists = GV_BIT(GV_DIST_UNIFORM11),         \
+    .envelope = GV_ENV_COLSUM
 
 #define SUM_BASE SUM_SHARED, .check_shape = sum_check_shape, .layout = sum_layout
 
@@ -355,7 +356,7 @@ static const gv_op reduce_sum_nofence = {
     .oracle = colsum_oracle, .gauge = colsum_gauge, .pgauge = colsum_pgauge,                       \
     .exact_reference = colsum_exact_reference, .depth = colsum_depth,                              \
     .order_free_depth = sum_order_free_depth, .error_model = COLSUM_ERROR_MODEL,                   \
-    .bias_dists = GV_BIT(GV_DIST_UNIFORM11)
+    .bias_dists = GV_BIT(GV_DIST_UNIFORM11), .envelope = GV_ENV_COLSUM
 
 static const gv_op reduce_colsum = {
     .name = "reduce.colsum",

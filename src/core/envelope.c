@@ -1,0 +1,417 @@
+/* envelope.c: the envelope of the claimed arithmetic on the user's own data (envelope.h): the
+ * legal results of every output element computed on the CPU, bit for bit, in the claimed
+ * precision and in its impostors', and the distance of the output to them. Not part of the
+ * oracle cache's version: it decides verdicts, never references. */
+#include "core/envelope.h"
+
+#include <assert.h>
+#include <fenv.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "core/gen.h" /* GV_PAR_MIN */
+#include "core/knobs.h"
+#include "core/metrics.h"
+#include "core/op.h"
+
+/* The orders' kernels, once per precision. On x86-64 each is cloned for CPUs with FMA (fmaf
+   then is one instruction, not a call into libm) and chosen at load time; the results are the
+   same bit for bit either way (fmaf is correctly rounded in both). */
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
+#define ENV_CLONES __attribute__((target_clones("fma", "default")))
+#else
+#define ENV_CLONES
+#endif
+#define ENV_NDOT 12
+#define ENV_NSUM 10
+
+#define ENV_T        float
+#define ENV_FMA      fmaf
+#define ENV_NAME(op) op##_f32
+#include "core/envelope_orders.h"
+#undef ENV_T
+#undef ENV_FMA
+#undef ENV_NAME
+#define ENV_T        double
+#define ENV_FMA      fma
+#define ENV_NAME(op) op##_f64
+#include "core/envelope_orders.h"
+#undef ENV_T
+#undef ENV_FMA
+#undef ENV_NAME
+
+/* The arithmetics an envelope models. Operand rounding (bits > 0) rounds each input to that
+   many significant bits, to nearest even, before the claimed precision's orders run; rz runs
+   them rounding toward zero. */
+typedef struct arith {
+    const char *name, *key, *extra; /* "tf32 operands", "tf32", "envelope_match_tf32" */
+    int bits;                       /* operands rounded to this many bits; 0: as given */
+    bool rz;                        /* every operation rounds toward zero */
+} arith;
+
+static const arith A_F32 = {"f32 in any order", "f32", "envelope_match_f32", 0, false};
+static const arith A_F64 = {"f64 in any order", "f64", "envelope_match_f64", 0, false};
+static const arith A_TF32 = {"tf32 operands", "tf32", "envelope_match_tf32", 11, false};
+static const arith A_BF16 = {"bf16 operands", "bf16", "envelope_match_bf16", 8, false};
+static const arith A_OP40 = {"40-bit operands", "op40", "envelope_match_op40", 40, false};
+static const arith A_RZ32 = {"round-toward-zero accumulation", "rz", "envelope_match_rz", 0, true};
+static const arith A_RZ64 = {"round-toward-zero accumulation", "rz", "envelope_match_rz", 0, true};
+
+bool gv_envelope_applies(gv_result *r)
+{
+    const gv_case *c = &r->c;
+    const char *off = gv_knobs()->envelope;
+    char *why = r->env.why_not;
+    size_t len = sizeof r->env.why_not;
+    why[0] = '\0';
+    if (c->op->envelope == GV_ENV_NONE)
+        snprintf(why, len, "%s has no envelope model", c->op->name);
+    else if (r->inputs == GV_INPUTS_GENERATED)
+        snprintf(why, len, "generated inputs: the models of gpuval's inputs judge");
+    else if (c->mode != GV_MODE_NATIVE)
+        snprintf(why, len, "mode %s: the envelope models native arithmetic only",
+                 gv_mode_name(c->mode));
+    else if (c->dtype != GV_F32 && c->dtype != GV_F64)
+        snprintf(why, len, "dtype %s: the envelope models f32 and f64", gv_dtype_name(c->dtype));
+    else if (off && (strcmp(off, "0") == 0 || strcmp(off, "off") == 0))
+        snprintf(why, len, "off (GPUVAL_ENVELOPE=%s)", off);
+    return why[0] == '\0';
+}
+
+/* x rounded to p significant bits, to nearest with ties to even (p >= the dtype's: x). */
+static double round_bits(double x, int p)
+{
+    if (x == 0.0 || !isfinite(x)) return x;
+    int e;
+    frexp(x, &e);
+    return ldexp(nearbyint(ldexp(x, p - e)), e - p);
+}
+
+/* One ulp of x in a precision of `bits` significant bits whose normals start at 2^emin: the
+   spacing of its numbers around x (the subnormals' at 0). */
+static double ulp_in(double x, int bits, int emin)
+{
+    int e = emin;
+    if (x != 0.0 && isfinite(x)) {
+        frexp(fabs(x), &e); /* |x| in [2^(e-1), 2^e) */
+        e -= 1;
+        if (e < emin) e = emin;
+    }
+    return ldexp(1.0, e - bits + 1);
+}
+
+static double now_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
+}
+
+/* The operands of one arithmetic in the claimed precision: A (m x k) and B transposed (n x k)
+   for a product, the summed tensor transposed (cols x rows: each sum contiguous) for sums. */
+typedef struct operands {
+    void *a, *bt;
+} operands;
+
+static void *operand_copy(const double *src, int64_t rows, int64_t cols, bool transpose, int bits,
+                          bool f32)
+{
+    size_t es = f32 ? sizeof(float) : sizeof(double);
+    void *dst = malloc(es * (size_t)(rows * cols));
+    if (!dst) return NULL;
+#pragma omp parallel for schedule(static) if (rows * cols >= GV_PAR_MIN)
+    for (int64_t i = 0; i < rows; i++)
+        for (int64_t j = 0; j < cols; j++) {
+            double v = src[i * cols + j];
+            if (bits) v = round_bits(v, bits);
+            int64_t at = transpose ? j * rows + i : i * cols + j;
+            if (f32)
+                ((float *)dst)[at] = (float)v;
+            else
+                ((double *)dst)[at] = v;
+        }
+    return dst;
+}
+
+/* The legal orders of element `at` in one arithmetic: res[0..*nres). Under rz, the element's
+   every operation rounds toward zero (the thread's own rounding mode, restored after). */
+static void orders_of(const operands *o, bool f32, bool product, bool rz, int64_t at, int64_t n,
+                      int64_t k, void *tmp, double *res, int *nres, double *sq)
+{
+    int saved = 0;
+    if (rz) {
+        saved = fegetround();
+        fesetround(FE_TOWARDZERO);
+    }
+    if (product) {
+        int64_t i = at / n, j = at % n;
+        if (f32)
+            dot_f32((const float *)o->a + i * k, (const float *)o->bt + j * k, k, tmp, res,
+                    sq);
+        else
+            dot_f64((const double *)o->a + i * k, (const double *)o->bt + j * k, k, tmp, res,
+                    sq);
+        *nres = ENV_NDOT;
+    } else {
+        if (f32)
+            sum_f32((const float *)o->a + at * k, k, tmp, res, sq);
+        else
+            sum_f64((const double *)o->a + at * k, k, tmp, res, sq);
+        *nres = ENV_NSUM;
+    }
+    if (rz) fesetround(saved);
+}
+
+/* The distance of c to the envelope [lo, hi] of width w, in widths: 0 within a width of it. */
+static double distance(double c, double lo, double hi, double w)
+{
+    if (c < lo - w) return (lo - w - c) / w;
+    if (c > hi + w) return (c - hi - w) / w;
+    return 0.0;
+}
+
+void gv_envelope_judge(const gv_problem *p, gv_result *r)
+{
+    gv_envelope *env = &r->env;
+    double t0 = now_ms();
+    const gv_case *c = &p->c;
+    bool f32 = c->dtype == GV_F32, product = c->op->envelope == GV_ENV_PRODUCT;
+    int bits = f32 ? 24 : 53, emin = f32 ? -126 : -1022;
+    const double unit = ldexp(1.0, -bits); /* u: the claimed precision's unit roundoff */
+    const gv_tensor *out = &p->out[0];
+    int64_t n_el = out->count, m, k, n;
+    if (product) {
+        assert(c->shape.nd == 3);
+        m = c->shape.d[0], k = c->shape.d[1], n = c->shape.d[2];
+    } else {
+        n = out->count, m = 1, k = n > 0 ? p->in[0].count / n : 0;
+    }
+    if (n_el <= 0 || k <= 0 || (product ? m * n != n_el || p->in[0].count != m * k ||
+                                              p->in[1].count != k * n
+                                        : k * n != p->in[0].count)) {
+        snprintf(env->why_not, sizeof env->why_not, "the tensors do not have the op's shape");
+        return;
+    }
+    /* the arithmetics: the claimed one, then the impostors it is told apart from */
+    const arith *ar[GV_ENV_MAX_ARITH];
+    int na = 0;
+    ar[na++] = f32 ? &A_F32 : &A_F64;
+    if (product && f32) ar[na++] = &A_TF32, ar[na++] = &A_BF16;
+    if (product && !f32) ar[na++] = &A_OP40;
+    ar[na++] = f32 ? &A_RZ32 : &A_RZ64;
+    assert(na <= GV_ENV_MAX_ARITH);
+
+    /* operands per arithmetic (those with the claimed operands share its copy) */
+    operands ops[GV_ENV_MAX_ARITH] = {{0}};
+    bool ok = true;
+    for (int a = 0; a < na; a++) {
+        if (a > 0 && ar[a]->bits == 0) {
+            ops[a] = ops[0];
+            continue;
+        }
+        if (product) {
+            ops[a].a = operand_copy(p->in[0].ref, m, k, false, ar[a]->bits, f32);
+            ops[a].bt = operand_copy(p->in[1].ref, k, n, true, ar[a]->bits, f32);
+        } else {
+            ops[a].a = operand_copy(p->in[0].ref, k, n, true, ar[a]->bits, f32);
+            ops[a].bt = NULL;
+        }
+        ok = ok && ops[a].a && (!product || ops[a].bt);
+    }
+    double *d = malloc(sizeof(double) * (size_t)n_el), *e = malloc(sizeof(double) * (size_t)n_el),
+           *near = malloc(sizeof(double) * (size_t)n_el);
+    /* each arithmetic's excess beyond its own [lo, hi], in its widths: the tie-break of the
+       match when two hold the same share (an output inside both within the slack) */
+    double *ex = malloc(sizeof(double) * (size_t)(n_el * na));
+    unsigned char *within = malloc((size_t)n_el), *agree = malloc((size_t)n_el);
+    ok = ok && d && e && near && ex && within && agree;
+    bool lost = false; /* a thread without its scratch: the envelope is not judged */
+    if (ok) {
+        size_t es = f32 ? sizeof(float) : sizeof(double);
+#pragma omp parallel
+        {
+            void *tmp = NULL; /* taken by a thread that gets an element (a long sum has one) */
+#pragma omp for schedule(dynamic, 16)
+            for (int64_t at = 0; at < n_el; at++) {
+                if (!tmp) tmp = malloc(es * (size_t)k);
+                double res[ENV_NDOT], claimed_first = 0.0;
+                int nres = 0;
+                double cv = gv_dtype_load(c->dtype, out->data, at), ref = out->ref[at];
+                d[at] = e[at] = NAN; /* NaN: not judged here (the placement rules judge it) */
+                near[at] = NAN;
+                within[at] = agree[at] = 0;
+                if (!tmp) {
+#pragma omp atomic write
+                    lost = true;
+                    continue;
+                }
+                if (!isfinite(cv) || !isfinite(ref)) continue;
+                for (int a = 0; a < na; a++) {
+                    double sq = 0.0;
+                    orders_of(&ops[a], f32, product, ar[a]->rz, at, n, k, tmp, res, &nres, &sq);
+                    double lo = res[0], hi = res[0];
+                    for (int q = 1; q < nres; q++) {
+                        if (res[q] < lo) lo = res[q];
+                        if (res[q] > hi) hi = res[q];
+                    }
+                    if (!isfinite(lo) || !isfinite(hi)) break; /* an order overflowed */
+                    if (a == 0) {
+                        /* the nearest legal result, before r widens the range */
+                        near[at] = cv < lo ? lo : cv > hi ? hi : cv;
+                        claimed_first = res[0];
+                        if (ref < lo) lo = ref;
+                        if (ref > hi) hi = ref;
+                    } else if (res[0] == claimed_first) {
+                        agree[at] |= (unsigned char)(1u << a);
+                    }
+                    /* the width: the legal spread, at least one ulp of r (an output one ulp
+                       off every modelled order is still legal) and at least GV_ENV_SIGMAS
+                       standard deviations of one order's rounding error on these inputs
+                       (a few orders' spread can be narrow by chance: they share structure) */
+                    double w = hi - lo, u = ulp_in(a == 0 ? ref : 0.5 * (lo + hi), bits, emin);
+                    double sigma = unit * sqrt(sq / 3.0);
+                    if (!(w >= u)) w = u;
+                    if (isfinite(sigma) && w < GV_ENV_SIGMAS * sigma) w = GV_ENV_SIGMAS * sigma;
+                    double da = distance(cv, lo, hi, w);
+                    ex[a * n_el + at] = cv > hi ? (cv - hi) / w : cv < lo ? (lo - cv) / w : 0.0;
+                    if (da <= GV_ENV_BOUND) within[at] |= (unsigned char)(1u << a);
+                    if (a == 0) {
+                        d[at] = da;
+                        e[at] = cv > hi ? (cv - hi) / w : cv < lo ? (cv - lo) / w : 0.0;
+                    }
+                }
+            }
+            free(tmp);
+        }
+        /* the sums over elements in index order: the same on any number of threads */
+        int64_t cnt = 0, outside = 0, cnt_in[GV_ENV_MAX_ARITH] = {0};
+        bool agrees[GV_ENV_MAX_ARITH];
+        for (int a = 0; a < na; a++)
+            agrees[a] = true;
+        double se = 0.0, se_sr = 0.0, se2 = 0.0, sum_ex[GV_ENV_MAX_ARITH] = {0};
+        env->d_max = 0.0;
+        env->worst = -1;
+        for (int64_t at = 0; at < n_el; at++) {
+            if (isnan(d[at])) continue;
+            cnt++;
+            for (int a = 0; a < na; a++) {
+                if (within[at] >> a & 1u) cnt_in[a]++;
+                sum_ex[a] += ex[a * n_el + at];
+                if (a > 0 && !(agree[at] >> a & 1u)) agrees[a] = false;
+            }
+            if (d[at] > GV_ENV_BOUND) outside++;
+            if (env->worst < 0 || d[at] > env->d_max) env->worst = at, env->d_max = d[at];
+            double s = out->ref[at] < 0 ? -1.0 : 1.0;
+            se += e[at];
+            se_sr += s * e[at];
+            se2 += e[at] * e[at];
+        }
+        env->n = cnt;
+        env->outside = outside;
+        env->bias_n = cnt;
+        env->z = se2 > 0 ? se / sqrt(se2) : 0.0;
+        env->z_sr = se2 > 0 ? se_sr / sqrt(se2) : 0.0;
+        env->claimed = ar[0]->name;
+        env->n_arith = na;
+        env->best = 0;
+        for (int a = 0; a < na; a++) {
+            env->arith[a].name = ar[a]->name;
+            env->arith[a].key = ar[a]->key;
+            env->arith[a].extra = ar[a]->extra;
+            env->arith[a].share = cnt ? (double)cnt_in[a] / (double)cnt : 0.0;
+            env->arith[a].agrees = a > 0 && cnt > 0 && agrees[a];
+            env->arith[a].mean_excess = cnt ? sum_ex[a] / (double)cnt : 0.0;
+        }
+        /* The match: the claimed arithmetic wherever it holds every element (an impostor
+           whose own orders spread wide, as rounding toward zero's do from a pairwise tree's
+           small drift to a chain's large one, may hold them too: that is no reason to name
+           it); else the largest share, then the smaller mean excess. */
+        env->best_any = 0;
+        for (int a = 1; a < na; a++) {
+            const double sa = env->arith[a].share, sb = env->arith[env->best_any].share;
+            if (sa > sb || (sa == sb && env->arith[a].mean_excess <
+                                            env->arith[env->best_any].mean_excess))
+                env->best_any = a;
+        }
+        env->best = env->arith[0].share < 1.0 ? env->best_any : 0;
+        if (env->worst >= 0) {
+            int64_t at = env->worst;
+            env->worst_i = product ? at / n : 0;
+            env->worst_j = product ? at % n : at;
+            env->worst_value = gv_dtype_load(c->dtype, out->data, at);
+            env->nearest = near[at];
+        }
+        env->judged = cnt > 0 && !lost;
+        if (lost)
+            snprintf(env->why_not, sizeof env->why_not, "too little host memory for the envelope");
+        else if (!env->judged)
+            snprintf(env->why_not, sizeof env->why_not, "no finite output to judge");
+    } else {
+        snprintf(env->why_not, sizeof env->why_not, "too little host memory for the envelope");
+    }
+    for (int a = 0; a < na; a++) {
+        if (a > 0 && ops[a].a == ops[0].a) continue;
+        free(ops[a].a);
+        free(ops[a].bt);
+    }
+    free(d);
+    free(e);
+    free(near);
+    free(ex);
+    free(within);
+    free(agree);
+    env->ms = now_ms() - t0;
+    if (!env->judged) return;
+
+    /* the row's note: how much lies inside, what it matches, what cannot be told apart */
+    int len = snprintf(env->note, sizeof env->note, "envelope of %s: %.4g %% inside, max %.3g widths",
+                       env->claimed, 100.0 * env->arith[0].share, env->d_max);
+    if (env->best != 0 && len > 0 && (size_t)len < sizeof env->note)
+        len += snprintf(env->note + len, sizeof env->note - (size_t)len,
+                        "; consistent with %s on %.4g %%", env->arith[env->best].name,
+                        100.0 * env->arith[env->best].share);
+    for (int a = 1; a < na; a++)
+        if (env->arith[a].agrees && len > 0 && (size_t)len < sizeof env->note)
+            len += snprintf(env->note + len, sizeof env->note - (size_t)len,
+                            "; %s and %s agree exactly on these inputs", env->arith[a].key,
+                            env->arith[0].key);
+}
+
+bool gv_envelope_fails(const gv_result *r, char *why, size_t len)
+{
+    const gv_envelope *env = &r->env;
+    if (!env->judged) return false;
+    char match[120] = "";
+    if (env->best != 0)
+        snprintf(match, sizeof match, "; consistent with %s on %.4g %% of elements",
+                 env->arith[env->best].name, 100.0 * env->arith[env->best].share);
+    else
+        snprintf(match, sizeof match, "; nearest to %s (%.4g %% inside)", env->claimed,
+                 100.0 * env->arith[0].share);
+    if (!(env->d_max <= GV_ENV_BOUND)) {
+        snprintf(why, len,
+                 "outside the envelope of %s at element (%lld, %lld): distance %.3g widths, "
+                 "nearest legal value %.9g (output %.9g; %lld elements outside)%s",
+                 env->claimed, (long long)env->worst_i, (long long)env->worst_j, env->d_max,
+                 env->nearest, env->worst_value, (long long)env->outside, match);
+        return true;
+    }
+    if (env->best_any != 0) /* a lean names what the outputs are nearest to, claimed or not */
+        snprintf(match, sizeof match, "; consistent with %s on %.4g %% of elements",
+                 env->arith[env->best_any].name, 100.0 * env->arith[env->best_any].share);
+    if (env->bias_n >= GV_BIAS_MIN_N &&
+        (fabs(env->z) > GV_BIAS_Z_BOUND || fabs(env->z_sr) > GV_BIAS_Z_BOUND)) {
+        bool by_sr = !(fabs(env->z) > fabs(env->z_sr));
+        double z = by_sr ? env->z_sr : env->z;
+        const char *way = by_sr ? (z < 0 ? "toward zero" : "away from zero")
+                                : (z < 0 ? "downward" : "upward");
+        snprintf(why, len,
+                 "bias: outputs lean %s of the envelope of %s (z = %+.1f over %lld outputs)%s",
+                 way, env->claimed, z, (long long)env->bias_n, match);
+        return true;
+    }
+    return false;
+}

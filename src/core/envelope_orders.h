@@ -1,0 +1,157 @@
+/* envelope_orders.h: the legal evaluation orders of one dot product or one sum, in one
+ * precision, bit for bit (included twice by envelope.c: ENV_T float with fmaf, double with fma).
+ * Every result is what a correct kernel of that order computes in ENV_T with each operation
+ * rounded in the current rounding mode (envelope.c sets round-toward-zero around an impostor's
+ * call). C11 mode makes GCC keep -ffp-contract=off, so `p = x * y; s = s + p` stays two
+ * roundings, and nothing is reassociated (no -ffast-math): each order is the order written.
+ * Not a header with a guard: a template, one instance per ENV_T. */
+
+/* The tree of L (a power of two) lanes' partials, adjacent pairs level by level. */
+static inline ENV_T ENV_NAME(lanes)(ENV_T *v, int L)
+{
+    for (int s = 1; s < L; s <<= 1)
+        for (int i = 0; i + s < L; i += 2 * s)
+            v[i] = v[i] + v[i + s];
+    return v[0];
+}
+
+/* sum over l of x[l] y[l], into res[0..ENV_NDOT): the FMA chain in k order; the unfused chain
+   (rounded product, rounded sum) in k order; FMA chains over blocks of 4, 16, 32, 64, 256
+   terms, each block's partial added to a running total in order (a tile loop; also split-k
+   with that many chunks); the FMA chain in reverse order; 8 and 32 interleaved FMA chains
+   (term l to chain l mod L: SIMD lanes, a warp's threads), combined as a tree; sliced-K
+   (tiles of 8 terms dealt round-robin to 4 FMA chains, combined as a tree); and the pairwise
+   tree over the rounded products (adjacent pairs, level by level, an odd one carried up). tmp
+   holds k values. *sq: the scale of one order's rounding errors (envelope.c's width floor),
+   in f64: the sum of the rounded products squared plus the largest, over the chains (in
+   order, 8 and 32 lanes, sliced-K), of the sum of their partial sums squared. */
+static ENV_CLONES void ENV_NAME(dot)(const ENV_T *x, const ENV_T *y, int64_t k, ENV_T *tmp,
+                                     double *res, double *sq)
+{
+    double sq_acc = 0.0, sq_p = 0.0, sq8 = 0.0, sq32 = 0.0, sqs = 0.0;
+    ENV_T seq = 0, unf = 0, sl[4] = {0};
+    ENV_T a4 = 0, a16 = 0, a32 = 0, a64 = 0, a256 = 0;
+    ENV_T t4 = 0, t16 = 0, t32 = 0, t64 = 0, t256 = 0;
+    ENV_T rev = 0, l8[8] = {0}, l32[32] = {0};
+    for (int64_t l = 0; l < k; l++) {
+        ENV_T xl = x[l], yl = y[l];
+        ENV_T p = xl * yl;
+        tmp[l] = p;
+        seq = ENV_FMA(xl, yl, seq);
+        sq_acc += (double)seq * (double)seq;
+        sq_p += (double)p * (double)p;
+        rev = ENV_FMA(x[k - 1 - l], y[k - 1 - l], rev);
+        l8[l & 7] = ENV_FMA(xl, yl, l8[l & 7]);
+        sq8 += (double)l8[l & 7] * (double)l8[l & 7];
+        l32[l & 31] = ENV_FMA(xl, yl, l32[l & 31]);
+        sq32 += (double)l32[l & 31] * (double)l32[l & 31];
+        ENV_T *sli = &sl[(l >> 3) & 3];
+        *sli = ENV_FMA(xl, yl, *sli);
+        sqs += (double)*sli * (double)*sli;
+        unf = unf + p;
+        a4 = ENV_FMA(xl, yl, a4);
+        a16 = ENV_FMA(xl, yl, a16);
+        a32 = ENV_FMA(xl, yl, a32);
+        a64 = ENV_FMA(xl, yl, a64);
+        a256 = ENV_FMA(xl, yl, a256);
+        int64_t e = l + 1;
+        if ((e & 3) == 0) {
+            t4 = t4 + a4, a4 = 0;
+            if ((e & 15) == 0) {
+                t16 = t16 + a16, a16 = 0;
+                if ((e & 31) == 0) {
+                    t32 = t32 + a32, a32 = 0;
+                    if ((e & 63) == 0) {
+                        t64 = t64 + a64, a64 = 0;
+                        if ((e & 255) == 0) t256 = t256 + a256, a256 = 0;
+                    }
+                }
+            }
+        }
+    }
+    /* the last, partial block (none where k is a multiple: adding its +0 would change a -0) */
+    if (k & 3) t4 = t4 + a4;
+    if (k & 15) t16 = t16 + a16;
+    if (k & 31) t32 = t32 + a32;
+    if (k & 63) t64 = t64 + a64;
+    if (k & 255) t256 = t256 + a256;
+    for (int64_t s = 1; s < k; s <<= 1)
+        for (int64_t i = 0; i + s < k; i += 2 * s)
+            tmp[i] = tmp[i] + tmp[i + s];
+    res[0] = seq;
+    res[1] = unf;
+    res[2] = t4;
+    res[3] = t16;
+    res[4] = t32;
+    res[5] = t64;
+    res[6] = t256;
+    res[7] = k > 0 ? tmp[0] : 0;
+    res[8] = rev;
+    res[9] = ENV_NAME(lanes)(l8, 8);
+    res[10] = ENV_NAME(lanes)(l32, 32);
+    res[11] = ENV_NAME(lanes)(sl, 4);
+    double mx = sq_acc > sq8 ? sq_acc : sq8;
+    mx = mx > sq32 ? mx : sq32;
+    mx = mx > sqs ? mx : sqs;
+    *sq = mx + sq_p;
+}
+
+/* sum over l of x[l], into res[0..ENV_NSUM): in order; blocks of 4, 16, 32, 64, 256 added in
+   order; the pairwise tree; in reverse order; 8 and 32 interleaved chains. tmp holds k
+   values. *sq: the sum of the in-order partial sums squared, in f64. */
+static ENV_CLONES void ENV_NAME(sum)(const ENV_T *x, int64_t k, ENV_T *tmp, double *res,
+                                     double *sq)
+{
+    double sq_acc = 0.0;
+    ENV_T seq = 0;
+    ENV_T a4 = 0, a16 = 0, a32 = 0, a64 = 0, a256 = 0;
+    ENV_T t4 = 0, t16 = 0, t32 = 0, t64 = 0, t256 = 0;
+    ENV_T rev = 0, l8[8] = {0}, l32[32] = {0};
+    for (int64_t l = 0; l < k; l++) {
+        ENV_T xl = x[l];
+        tmp[l] = xl;
+        seq = seq + xl;
+        sq_acc += (double)seq * (double)seq;
+        rev = rev + x[k - 1 - l];
+        l8[l & 7] = l8[l & 7] + xl;
+        l32[l & 31] = l32[l & 31] + xl;
+        a4 = a4 + xl;
+        a16 = a16 + xl;
+        a32 = a32 + xl;
+        a64 = a64 + xl;
+        a256 = a256 + xl;
+        int64_t e = l + 1;
+        if ((e & 3) == 0) {
+            t4 = t4 + a4, a4 = 0;
+            if ((e & 15) == 0) {
+                t16 = t16 + a16, a16 = 0;
+                if ((e & 31) == 0) {
+                    t32 = t32 + a32, a32 = 0;
+                    if ((e & 63) == 0) {
+                        t64 = t64 + a64, a64 = 0;
+                        if ((e & 255) == 0) t256 = t256 + a256, a256 = 0;
+                    }
+                }
+            }
+        }
+    }
+    if (k & 3) t4 = t4 + a4;
+    if (k & 15) t16 = t16 + a16;
+    if (k & 31) t32 = t32 + a32;
+    if (k & 63) t64 = t64 + a64;
+    if (k & 255) t256 = t256 + a256;
+    for (int64_t s = 1; s < k; s <<= 1)
+        for (int64_t i = 0; i + s < k; i += 2 * s)
+            tmp[i] = tmp[i] + tmp[i + s];
+    res[0] = seq;
+    res[1] = t4;
+    res[2] = t16;
+    res[3] = t32;
+    res[4] = t64;
+    res[5] = t256;
+    res[6] = k > 0 ? tmp[0] : 0;
+    res[7] = rev;
+    res[8] = ENV_NAME(lanes)(l8, 8);
+    res[9] = ENV_NAME(lanes)(l32, 32);
+    *sq = sq_acc;
+}

@@ -1,0 +1,59 @@
+/* envelope_types.h: the envelope's vocabulary (the kind an op declares, the result a case
+ * keeps), apart from its computation (envelope.h) so that op.h can hold them without including
+ * the engine. */
+#ifndef GV_ENVELOPE_TYPES_H
+#define GV_ENVELOPE_TYPES_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* The shape an op declares for the envelope (gv_op.envelope): which outputs are which sums. */
+typedef enum gv_env_kind {
+    GV_ENV_NONE = 0,
+    GV_ENV_PRODUCT = 1, /* out[0] (m x n) = in[0] (m x k) . in[1] (k x n), row-major (m,k,n) */
+    GV_ENV_COLSUM = 2,  /* out[0][j] = sum over rows i of in[0][i][j]: in[0] rows x cols,
+                           cols = out[0]'s count (1: one sum of every element) */
+} gv_env_kind;
+
+/* An output farther than this many widths beyond [lo - w, hi + w] FAILs: derived in
+   docs/error-models.md (the slack of w on each side, then two more widths). */
+#define GV_ENV_BOUND 2.0
+/* The width is at least this many standard deviations of one order's rounding error on these
+   inputs, u sqrt(sum s_l^2 / 3) over the in-order chain's partial sums and rounded products
+   s_l (an RN rounding errs uniformly within half an ulp, and an ulp is at most 2u|s|). */
+#define GV_ENV_SIGMAS 2.0
+/* The modelled arithmetics of one case: the claimed one first, then its impostors. */
+#define GV_ENV_MAX_ARITH 4
+
+typedef struct gv_envelope {
+    bool judged;      /* computed, and the rule judges this case */
+    char why_not[96]; /* "" when judged: why not (generated inputs, a mode, the knob) */
+    const char *claimed; /* "f32 in any order" */
+    int64_t n;        /* elements with a finite output and a finite envelope */
+    double d_max;     /* the largest distance, in widths */
+    int64_t worst;    /* its flat index; -1 none */
+    int64_t worst_i, worst_j; /* its (row, column) in the output (a sum's: 0, j) */
+    double worst_value, nearest; /* the output there and the nearest legal result */
+    int64_t outside;  /* elements farther than GV_ENV_BOUND */
+    /* the signed excess beyond [lo, hi] in widths: z = sum e / sqrt(sum e^2), plainly signed
+       and signed by r (negative: toward zero), as the bias rule's (metrics.h) */
+    double z, z_sr;
+    int64_t bias_n;
+    int n_arith;
+    struct {
+        const char *name; /* "tf32 operands" */
+        const char *key;  /* "tf32" */
+        const char *extra; /* its share's name among the result's extras: envelope_match_KEY */
+        double share;     /* elements within its own envelope, of n */
+        double mean_excess; /* the mean excess beyond its own [lo, hi], in its widths */
+        bool agrees;      /* bit for bit the claimed arithmetic's results on every element */
+    } arith[GV_ENV_MAX_ARITH];
+    int best; /* the arithmetic with the largest share, then the least mean excess (the
+                 claimed one where both tie, and wherever it holds every element) */
+    int best_any; /* the same without the claimed one's preference (a lean's reason) */
+    char note[200];  /* what the row says beside the verdict */
+    double ms;       /* wall time of the computation */
+} gv_envelope;
+
+#endif

@@ -1,0 +1,582 @@
+/* model_envelope.c: the envelope of the claimed arithmetic on the user's own data
+ * (src/core/envelope.h; docs/error-models.md, "The envelope of the claimed arithmetic").
+ *
+ * Structured families, built here as test-data generators (seven kinds: an orthonormal DCT-II
+ * basis times its transpose, the same basis summed over frequencies (its transpose times
+ * itself), banded Gaussian filters over smooth signals, prefix sums of ordered data, heavy
+ * cancellation x and -x + small, uniform [-1, 1), and small integers, exact in TF32), at f32
+ * and f64 and K from 256 to 8192, are handed to gemm.cublas as given inputs (the step check
+ * --inputs, gpuval judge and gv_judge take) with an output computed on the CPU by an emulated
+ * kernel:
+ *   - correct kernels, every one of which must PASS: the FMA chain in k order, the unfused
+ *     chain (a volatile product: no flag can fuse it), blocks of 32, a recursive pairwise tree,
+ *     the FMA chain in reverse order, cuBLAS-like split-k (three uneven chunks, each an FMA
+ *     chain, the partials summed), sliced-K (tiles of 8 dealt round-robin to four accumulators,
+ *     combined as a tree) and a random binary tree. The last four are orders the envelope does
+ *     not compute: they measure its slack.
+ *   - impostors, each of which must FAIL wherever its output differs from the in-order FMA
+ *     kernel's, naming the arithmetic it matches: TF32-rounded and bf16-rounded operands with
+ *     f32 accumulation, an accumulation that rounds toward zero (fesetround in this thread),
+ *     f64 from operands rounded to 40 bits; where it does not differ (small integers), it PASSes
+ *     and the row says that the two arithmetics agree exactly on these inputs.
+ * And sums: a sequential f32 sum of 10^6 uniform [0, 1) values judged as reduce.sum PASSes
+ * (so do blocked, pairwise and tree sums), the same sum rounding toward zero FAILs; column
+ * sums likewise. The envelope's verdicts do not depend on the thread count; GPUVAL_ENVELOPE=0
+ * turns it off (the TF32 impostor then PASSes, as before); generated inputs are untouched.
+ * The numbers (distances, shares, times) go to the log for the docs.
+ *
+ * Float loops: C11 makes GCC keep -ffp-contract=off; the unfused products go through a
+ * volatile float anyway, and the fused steps call fmaf/fma explicitly. */
+#include <criterion/criterion.h>
+#include <fenv.h>
+#include <math.h>
+#include <omp.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "gpuval.h"
+#include "core/envelope.h"
+#include "core/inputs.h"
+#include "core/knobs.h"
+#include "io/run_doc.h"
+#include "testkit.h"
+
+static void emit(const char *line)
+{
+    cr_log_info("%s", line);
+    printf("%s\n", line);
+    fflush(stdout);
+}
+
+static double now_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
+}
+
+/* ---- the families, in f64 (rounded to the case's dtype when handed in) ------------------- */
+
+static uint64_t mix(uint64_t *s)
+{
+    uint64_t z = (*s += 0x9E3779B97F4A7C15ull);
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    return z ^ (z >> 31);
+}
+
+static double unif(uint64_t *s) /* [0, 1) */
+{
+    return (double)(mix(s) >> 11) * 0x1p-53;
+}
+
+typedef struct dataset {
+    const char *name;
+    int64_t m, k, n;
+    double *a, *b; /* A m x k, B k x n, row-major */
+} dataset;
+
+enum { F_DCT, F_DCT_T, F_BAND, F_PREFIX, F_CANCEL, F_UNIFORM, F_SMALLINT, NFAM };
+static const char *const fam_names[NFAM] = {
+    "DCT Q Q^T",        "DCT Q^T Q (over frequencies)", "banded Gaussian filter x smooth",
+    "prefix sums of ordered data", "cancellation x, -x+small", "uniform [-1,1)",
+    "small integers (exact in TF32)"};
+
+/* DCT-II, orthonormal: q_f(l) = s_f cos(pi (l + 1/2) f / K), s_0 = sqrt(1/K), else sqrt(2/K) */
+static double dct(int64_t f, int64_t l, int64_t k)
+{
+    double s = sqrt((f ? 2.0 : 1.0) / (double)k);
+    return s * cos(M_PI * ((double)l + 0.5) * (double)f / (double)k);
+}
+
+static void make_family(int fam, int64_t m, int64_t k, int64_t n, uint64_t seed, dataset *d)
+{
+    *d = (dataset){fam_names[fam], m, k, n, gv_test_alloc(m * k), gv_test_alloc(k * n)};
+    uint64_t s = seed * 1000003u + (uint64_t)fam;
+    for (int64_t i = 0; i < m; i++)
+        for (int64_t l = 0; l < k; l++) {
+            double v = 0.0;
+            switch (fam) {
+            case F_DCT: v = dct(i, l, k); break;            /* rows: basis functions */
+            case F_DCT_T: v = dct(l, i, k); break;          /* rows: samples over frequencies */
+            case F_BAND: {                                  /* Gaussian, sigma K/64, 3 sigma */
+                double c = ((double)i + 0.5) * (double)k / (double)m, sg = (double)k / 64.0;
+                double t = ((double)l - c) / sg;
+                v = fabs(t) <= 3.0 ? exp(-0.5 * t * t) / (sg * sqrt(2.0 * M_PI)) : 0.0;
+                break;
+            }
+            case F_PREFIX: v = l < (i + 1) * k / m ? 1.0 : 0.0; break;
+            case F_CANCEL: {
+                int64_t h = k / 2, ll = l < h ? l : l - h;
+                uint64_t t = seed + (uint64_t)(i * k + ll) * 7919u;
+                double u = 0.5 + 0.5 * unif(&t);
+                v = l < h ? u : -u;
+                break;
+            }
+            case F_UNIFORM: v = 2.0 * unif(&s) - 1.0; break;
+            default: v = (double)((int64_t)(mix(&s) % 17) - 8); break;
+            }
+            d->a[i * k + l] = v;
+        }
+    for (int64_t l = 0; l < k; l++)
+        for (int64_t j = 0; j < n; j++) {
+            double v = 0.0, x = (double)l / (double)k;
+            switch (fam) {
+            case F_DCT: v = dct(j, l, k); break;
+            case F_DCT_T: v = dct(l, j, k); break;
+            case F_BAND:
+                v = 1.0 + 0.5 * sin(2.0 * M_PI * (1.0 + 0.3 * (double)j) * x + 0.1 * (double)j) +
+                    0.25 * x;
+                break;
+            case F_PREFIX: v = ((double)l + unif(&s)) / (double)k * (double)(j + 1); break;
+            case F_CANCEL: {
+                int64_t h = k / 2, ll = l < h ? l : l - h;
+                uint64_t t = seed * 31u + (uint64_t)(ll * n + j) * 104729u;
+                double vv = 0.5 + 0.5 * unif(&t);
+                v = l < h ? vv : vv + 1e-3 * (2.0 * unif(&s) - 1.0);
+                break;
+            }
+            case F_UNIFORM: v = 2.0 * unif(&s) - 1.0; break;
+            default: v = (double)((int64_t)(mix(&s) % 17) - 8); break;
+            }
+            d->b[l * n + j] = v;
+        }
+}
+
+static void dataset_free(dataset *d)
+{
+    free(d->a);
+    free(d->b);
+}
+
+/* ---- the "device": correct kernels and impostors, emulated ------------------------------ */
+
+typedef enum kern {
+    K_FMA, K_UNFUSED, K_BLOCK32, K_PAIRWISE, K_REVERSE, K_SPLITK, K_SLICED, K_RTREE, /* correct */
+    I_TF32, I_BF16, I_RZ, I_OP40,                                                    /* impostors */
+    NKERN
+} kern;
+#define NCORRECT 8
+static const char *const kern_names[NKERN] = {
+    "fma k-order", "unfused k-order", "blocked 32", "pairwise (recursive)", "fma reversed",
+    "split-k 3 (cuBLAS-like)", "sliced-K 2x16", "random tree", "tf32 operands",
+    "bf16 operands", "RZ accumulation", "f64 from 40-bit operands"};
+/* the words the FAIL must name for each impostor */
+static const char *const kern_match[NKERN] = {
+    [I_TF32] = "tf32 operands", [I_BF16] = "bf16 operands",
+    [I_RZ] = "round-toward-zero", [I_OP40] = "40-bit operands"};
+
+static double round_bits(double x, int p)
+{
+    if (x == 0.0 || !isfinite(x)) return x;
+    int e;
+    frexp(x, &e);
+    return ldexp(nearbyint(ldexp(x, p - e)), e - p);
+}
+
+/* One kernel on one dot product (x, y contiguous, k terms), in float and in double. */
+#define KERNELS(T, S, FMA)                                                                         \
+    static T S##_tree(const T *p, int64_t n, uint64_t *rs)                                         \
+    {                                                                                              \
+        if (n == 1) return p[0];                                                                   \
+        int64_t h = rs ? 1 + (int64_t)(mix(rs) % (uint64_t)(n - 1)) : n / 2;                      \
+        T l = S##_tree(p, h, rs), r = S##_tree(p + h, n - h, rs);                                  \
+        return l + r;                                                                              \
+    }                                                                                              \
+    static T S##_chain(const T *x, const T *y, int64_t from, int64_t to)                           \
+    {                                                                                              \
+        T acc = 0;                                                                                 \
+        for (int64_t l = from; l < to; l++)                                                        \
+            acc = FMA(x[l], y[l], acc);                                                            \
+        return acc;                                                                                \
+    }                                                                                              \
+    static __attribute__((noinline)) T S##_kernel(kern q, const T *x, const T *y, int64_t k,      \
+                                                  T *tmp, uint64_t seed)                          \
+    {                                                                                              \
+        T acc = 0;                                                                                 \
+        switch (q) {                                                                               \
+        case K_UNFUSED:                                                                            \
+            for (int64_t l = 0; l < k; l++) {                                                      \
+                volatile T prod = x[l] * y[l];                                                     \
+                acc = acc + prod;                                                                  \
+            }                                                                                      \
+            return acc;                                                                            \
+        case K_BLOCK32:                                                                            \
+            for (int64_t b = 0; b < k; b += 32)                                                    \
+                acc = acc + S##_chain(x, y, b, b + 32 < k ? b + 32 : k);                          \
+            return acc;                                                                            \
+        case K_PAIRWISE:                                                                           \
+        case K_RTREE: {                                                                            \
+            for (int64_t l = 0; l < k; l++) {                                                      \
+                volatile T prod = x[l] * y[l];                                                     \
+                tmp[l] = prod;                                                                     \
+            }                                                                                      \
+            uint64_t rs = seed;                                                                    \
+            return S##_tree(tmp, k, q == K_RTREE ? &rs : NULL);                                    \
+        }                                                                                          \
+        case K_REVERSE:                                                                            \
+            for (int64_t l = k - 1; l >= 0; l--)                                                   \
+                acc = FMA(x[l], y[l], acc);                                                        \
+            return acc;                                                                            \
+        case K_SPLITK: {                                                                           \
+            int64_t c1 = k / 3 + 5 < k ? k / 3 + 5 : k, c2 = (2 * k) / 3 > c1 ? (2 * k) / 3 : c1;  \
+            T p0 = S##_chain(x, y, 0, c1), p1 = S##_chain(x, y, c1, c2),                          \
+              p2 = S##_chain(x, y, c2, k);                                                         \
+            return (p0 + p1) + p2;                                                                 \
+        }                                                                                          \
+        case K_SLICED: {                                                                           \
+            T s[4] = {0, 0, 0, 0};                                                                 \
+            for (int64_t t = 0; t * 16 < k; t++)                                                   \
+                for (int64_t l = t * 16; l < t * 16 + 16 && l < k; l++)                           \
+                    s[t % 2] = FMA(x[l], y[l], s[t % 2]);                                          \
+            return s[0] + s[1];                                                                    \
+        }                                                                                          \
+        default: /* K_FMA and every impostor: the chain on (rounded) operands */                  \
+            return S##_chain(x, y, 0, k);                                                          \
+        }                                                                                          \
+    }
+KERNELS(float, f32, fmaf)
+KERNELS(double, f64, fma)
+
+/* C = A B by kernel q from p's inputs (their f64 values, exact copies of the dtype's) into out
+   (the case's dtype). */
+static void emulate(const gv_problem *p, kern q, void *out)
+{
+    int64_t m = p->c.shape.d[0], k = p->c.shape.d[1], n = p->c.shape.d[2];
+    bool f32 = p->c.dtype == GV_F32;
+    int bits = q == I_TF32 ? 11 : q == I_BF16 ? 8 : q == I_OP40 ? 40 : 0;
+    size_t es = f32 ? sizeof(float) : sizeof(double);
+    void *a = malloc(es * (size_t)(m * k)), *bt = malloc(es * (size_t)(k * n)),
+         *tmp = malloc(es * (size_t)k);
+    cr_assert(a && bt && tmp);
+    for (int64_t i = 0; i < m * k; i++) {
+        double v = bits ? round_bits(p->in[0].ref[i], bits) : p->in[0].ref[i];
+        if (f32) ((float *)a)[i] = (float)v;
+        else ((double *)a)[i] = v;
+    }
+    for (int64_t l = 0; l < k; l++)
+        for (int64_t j = 0; j < n; j++) {
+            double v = p->in[1].ref[l * n + j];
+            if (bits) v = round_bits(v, bits);
+            if (f32) ((float *)bt)[j * k + l] = (float)v;
+            else ((double *)bt)[j * k + l] = v;
+        }
+    int saved = fegetround();
+    if (q == I_RZ) fesetround(FE_TOWARDZERO);
+    for (int64_t i = 0; i < m; i++)
+        for (int64_t j = 0; j < n; j++) {
+            uint64_t seed = (uint64_t)(i * n + j) + 12345u;
+            double c = f32 ? (double)f32_kernel(q, (float *)a + i * k, (float *)bt + j * k, k,
+                                                tmp, seed)
+                           : f64_kernel(q, (double *)a + i * k, (double *)bt + j * k, k, tmp,
+                                        seed);
+            gv_dtype_store(p->c.dtype, out, i * n + j, c);
+        }
+    fesetround(saved);
+    free(a);
+    free(bt);
+    free(tmp);
+}
+
+/* p: gemm.cublas native at d's shape, d's arrays as given inputs, with its oracle; r started
+   with GIVEN inputs. */
+static void given_problem(const dataset *d, gv_dtype t, gv_problem *p, gv_result *r)
+{
+    gv_case c = gv_test_case("gemm.cublas", t, GV_MODE_NATIVE, GV_DIST_UNIFORM01,
+                             (gv_shape){3, {d->m, d->k, d->n}}, 0);
+    size_t es = gv_dtype_size(t);
+    void *a = malloc(es * (size_t)(d->m * d->k)), *b = malloc(es * (size_t)(d->k * d->n));
+    cr_assert(a && b);
+    gv_dtype_store_n(t, a, d->a, d->m * d->k);
+    gv_dtype_store_n(t, b, d->b, d->k * d->n);
+    gv_given_inputs g = {2, {a, b}, {d->m * d->k, d->k * d->n}, GV_INPUTS_GIVEN};
+    gv_result_init(r, &c, &gv_default_tiers);
+    cr_assert_eq(gv_problem_init(p, &c), GV_OK);
+    cr_assert_eq(gv_problem_given(p, &g, r), GV_OK);
+    cr_assert_eq(gv_reference(p), GV_OK);
+    free(a);
+    free(b);
+}
+
+static double share_of(const gv_result *r, const char *key)
+{
+    for (int a = 0; a < r->env.n_arith; a++)
+        if (strcmp(r->env.arith[a].key, key) == 0) return r->env.arith[a].share;
+    return NAN;
+}
+
+/* Every kernel on one family at one dtype and K: correct ones PASS, impostors FAIL where they
+   differ from the in-order FMA kernel and name their arithmetic; the numbers to the log.
+   Returns the largest distance of a correct kernel. */
+static double run_family(int fam, gv_dtype t, int64_t k, double *env_ms)
+{
+    const int64_t m = 32, n = 32;
+    dataset d;
+    make_family(fam, m, k, n, 7, &d);
+    gv_problem p;
+    gv_result r0;
+    given_problem(&d, t, &p, &r0);
+    size_t bytes = gv_dtype_size(t) * (size_t)(m * n);
+    void *ref_out = malloc(bytes);
+    cr_assert_not_null(ref_out);
+    emulate(&p, K_FMA, ref_out);
+    double worst_correct = 0.0, worst_z = 0.0;
+    char line[1024];
+    int len = 0;
+    for (int q = 0; q < NKERN; q++) {
+        bool correct = q < NCORRECT;
+        if (t == GV_F32 && q == I_OP40) continue;
+        if (t == GV_F64 && (q == I_TF32 || q == I_BF16)) continue;
+        emulate(&p, (kern)q, p.out[0].data);
+        gv_result r = r0;
+        gv_judge_problem(&p, &r);
+        *env_ms += r.env.ms;
+        cr_assert(r.env.judged, "%s: envelope not judged: %s", kern_names[q], r.env.why_not);
+        bool differs = memcmp(p.out[0].data, ref_out, bytes) != 0;
+        if (correct) {
+            cr_expect_eq(r.verdict, GV_PASS, "%s %s K=%lld %s: a correct kernel got %s (%s)",
+                         fam_names[fam], gv_dtype_name(t), (long long)k, kern_names[q],
+                         gv_verdict_name(r.verdict), r.reason);
+            if (r.env.d_max > worst_correct) worst_correct = r.env.d_max;
+            double z = fmax(fabs(r.env.z), fabs(r.env.z_sr));
+            if (z > worst_z) worst_z = z;
+        } else if (differs) {
+            cr_expect_eq(r.verdict, GV_FAIL, "%s %s K=%lld %s: an impostor got %s (%s) [%s]",
+                         fam_names[fam], gv_dtype_name(t), (long long)k, kern_names[q],
+                         gv_verdict_name(r.verdict), r.reason, r.env.note);
+            cr_expect(strstr(r.reason, kern_match[q]) != NULL,
+                      "%s %s K=%lld %s: the FAIL does not name '%s': %s", fam_names[fam],
+                      gv_dtype_name(t), (long long)k, kern_names[q], kern_match[q], r.reason);
+        } else {
+            /* the same bits as a correct kernel: it PASSes, and the row says the two agree */
+            cr_expect_eq(r.verdict, GV_PASS, "%s: %s", kern_names[q], r.reason);
+            cr_expect(strstr(r.env.note, "agree exactly on these inputs") != NULL, "%s: %s",
+                      kern_names[q], r.env.note);
+        }
+        if (!correct && len >= 0 && (size_t)len < sizeof line)
+            len += snprintf(line + len, sizeof line - (size_t)len,
+                            "\n    %-24s %s%s d_max %.3g, share f%s %.3g %%, best %s",
+                            kern_names[q], gv_verdict_name(r.verdict),
+                            differs ? "" : " (same bits)", r.env.d_max,
+                            t == GV_F32 ? "32" : "64", 100.0 * r.env.arith[0].share,
+                            r.env.arith[r.env.best].name);
+    }
+    char head[256];
+    snprintf(head, sizeof head,
+             "%-32s %s K=%-5lld correct kernels: max distance %.3g widths, max |z| %.2g", d.name,
+             gv_dtype_name(t), (long long)k, worst_correct, worst_z);
+    char all[1400];
+    snprintf(all, sizeof all, "%s%s", head, line);
+    emit(all);
+    (void)share_of;
+    free(ref_out);
+    gv_problem_free(&p);
+    dataset_free(&d);
+    return worst_correct;
+}
+
+static void run_dtype(gv_dtype t, const int64_t *ks, int nk)
+{
+    double worst = 0.0, ms = 0.0, t0 = now_ms();
+    for (int fam = 0; fam < NFAM; fam++)
+        for (int q = 0; q < nk; q++) {
+            double w = run_family(fam, t, ks[q], &ms);
+            if (w > worst) worst = w;
+        }
+    char line[256];
+    snprintf(line, sizeof line,
+             "%s: every correct kernel's largest distance %.3g widths (bound %.0f); envelope "
+             "time %.0f ms of %.0f ms",
+             gv_dtype_name(t), worst, GV_ENV_BOUND, ms, now_ms() - t0);
+    emit(line);
+}
+
+static const int64_t ks_small[] = {256, 1024, 4096};
+static const int64_t ks_large[] = {8192};
+
+Test(model_envelope, families_f32, .timeout = 600)
+{
+    run_dtype(GV_F32, ks_small, 3);
+}
+
+Test(model_envelope, families_f64, .timeout = 600)
+{
+    run_dtype(GV_F64, ks_small, 3);
+}
+
+Test(model_envelope, families_k8192, .timeout = 600)
+{
+    run_dtype(GV_F32, ks_large, 1);
+    run_dtype(GV_F64, ks_large, 1);
+}
+
+/* ---- sums: reduce.sum and reduce.colsum on given data ------------------------------------ */
+
+typedef enum sumk { S_SEQ, S_BLOCK64, S_PAIRWISE, S_STRIDE_TREE, S_RZ, NSUMK } sumk;
+static const char *const sumk_names[NSUMK] = {"sequential", "blocks of 64", "pairwise",
+                                              "GPU-like tree (stride halving, 256 threads)",
+                                              "sequential rounding toward zero"};
+
+static __attribute__((noinline)) float sum_by(sumk q, const float *x, int64_t n, float *tmp)
+{
+    float acc = 0.0f;
+    switch (q) {
+    case S_BLOCK64:
+        for (int64_t b = 0; b < n; b += 64) {
+            float part = 0.0f;
+            for (int64_t l = b; l < b + 64 && l < n; l++)
+                part = part + x[l];
+            acc = acc + part;
+        }
+        return acc;
+    case S_PAIRWISE: return f32_tree(x, n, NULL);
+    case S_STRIDE_TREE: { /* 256 threads stride through x, then a shared-memory tree */
+        for (int t = 0; t < 256; t++) {
+            tmp[t] = 0.0f;
+            for (int64_t l = t; l < n; l += 256)
+                tmp[t] = tmp[t] + x[l];
+        }
+        for (int s = 128; s > 0; s >>= 1)
+            for (int t = 0; t < s; t++)
+                tmp[t] = tmp[t] + tmp[t + s];
+        return tmp[0];
+    }
+    default: /* S_SEQ, S_RZ (the caller sets the rounding) */
+        for (int64_t l = 0; l < n; l++)
+            acc = acc + x[l];
+        return acc;
+    }
+}
+
+/* Judge column sums of the given rows x cols f32 array x (cols 1: reduce.sum of rows values)
+   computed by q. */
+static gv_result judge_sum(const float *x, int64_t rows, int64_t cols, sumk q)
+{
+    gv_case c = cols == 1 ? gv_test_case("reduce.sum", GV_F32, GV_MODE_NATIVE, GV_DIST_UNIFORM01,
+                                         (gv_shape){1, {rows}}, 0)
+                          : gv_test_case("reduce.colsum", GV_F32, GV_MODE_NATIVE,
+                                         GV_DIST_UNIFORM01, (gv_shape){2, {rows, cols}}, 0);
+    gv_given_inputs g = {1, {x}, {rows * cols}, GV_INPUTS_GIVEN};
+    gv_result r;
+    gv_problem p;
+    gv_result_init(&r, &c, &gv_default_tiers);
+    cr_assert_eq(gv_problem_init(&p, &c), GV_OK);
+    cr_assert_eq(gv_problem_given(&p, &g, &r), GV_OK);
+    cr_assert_eq(gv_reference(&p), GV_OK);
+    float *col = malloc(sizeof(float) * (size_t)rows), tmp[256];
+    cr_assert_not_null(col);
+    int saved = fegetround();
+    for (int64_t j = 0; j < cols; j++) {
+        for (int64_t i = 0; i < rows; i++)
+            col[i] = x[i * cols + j];
+        if (q == S_RZ) fesetround(FE_TOWARDZERO);
+        float s = sum_by(q, col, rows, tmp);
+        fesetround(saved);
+        ((float *)p.out[0].data)[j] = s;
+    }
+    free(col);
+    gv_judge_problem(&p, &r);
+    gv_problem_free(&p);
+    return r;
+}
+
+static void sums_of(int64_t rows, int64_t cols)
+{
+    float *x = malloc(sizeof(float) * (size_t)(rows * cols));
+    cr_assert_not_null(x);
+    uint64_t s = 99;
+    for (int64_t i = 0; i < rows * cols; i++)
+        x[i] = (float)unif(&s);
+    for (int q = 0; q < NSUMK; q++) {
+        gv_result r = judge_sum(x, rows, cols, (sumk)q);
+        cr_assert(r.env.judged, "%s", r.env.why_not);
+        char line[700];
+        snprintf(line, sizeof line, "%s %lld x %lld uniform [0,1) f32, %s: %s (%s) [%s] %.0f ms",
+                 cols == 1 ? "reduce.sum" : "reduce.colsum", (long long)rows, (long long)cols,
+                 sumk_names[q], gv_verdict_name(r.verdict), r.reason, r.env.note, r.env.ms);
+        emit(line);
+        if (q == S_RZ) {
+            cr_expect_eq(r.verdict, GV_FAIL, "%s", line);
+            cr_expect(strstr(r.reason, "round-toward-zero") != NULL, "%s", line);
+        } else {
+            cr_expect_eq(r.verdict, GV_PASS, "%s", line);
+        }
+    }
+    free(x);
+}
+
+Test(model_envelope, sums_pass_rz_fails, .timeout = 300)
+{
+    sums_of(1000000, 1);
+    sums_of(100000, 16);
+}
+
+/* ---- the knob, generated inputs, thread counts, time --------------------------------------- */
+
+/* The TF32 impostor on uniform data (a family where the worst case cannot see it): its result
+   as given (envelope on unless the knob says otherwise) and as generated. */
+static gv_result judge_tf32(bool generated, int64_t m, int64_t k, int64_t n, kern q)
+{
+    dataset d;
+    make_family(F_UNIFORM, m, k, n, 3, &d);
+    gv_problem p;
+    gv_result r;
+    given_problem(&d, GV_F32, &p, &r);
+    if (generated) gv_result_init(&r, &p.c, &gv_default_tiers);
+    emulate(&p, q, p.out[0].data);
+    gv_judge_problem(&p, &r);
+    gv_problem_free(&p);
+    dataset_free(&d);
+    return r;
+}
+
+Test(model_envelope, knob_off_and_generated_untouched, .timeout = 120)
+{
+    gv_result on = judge_tf32(false, 32, 2048, 32, I_TF32);
+    cr_assert_eq(on.verdict, GV_FAIL, "%s", on.reason);
+    gv_result gen = judge_tf32(true, 32, 2048, 32, I_TF32);
+    cr_assert_not(gen.env.judged, "generated inputs never meet the envelope");
+    setenv("GPUVAL_ENVELOPE", "0", 1);
+    gv_knobs_reload();
+    gv_result off = judge_tf32(false, 32, 2048, 32, I_TF32);
+    unsetenv("GPUVAL_ENVELOPE");
+    gv_knobs_reload();
+    cr_assert_not(off.env.judged);
+    cr_assert(strstr(off.env.why_not, "GPUVAL_ENVELOPE=0") != NULL, "%s", off.env.why_not);
+    /* the worst case alone, as before the envelope: blind to TF32 operands here */
+    cr_assert_eq(off.verdict, GV_PASS, "%s", off.reason);
+    char line[600];
+    snprintf(line, sizeof line, "tf32 impostor 32x2048x32 given: %s (%s); envelope off: %s; "
+             "generated: %s", gv_verdict_name(on.verdict), on.reason,
+             gv_verdict_name(off.verdict), gv_verdict_name(gen.verdict));
+    emit(line);
+}
+
+Test(model_envelope, thread_count_free, .timeout = 120)
+{
+    omp_set_num_threads(1);
+    gv_result one = judge_tf32(false, 48, 1024, 40, I_RZ);
+    omp_set_num_threads(2);
+    gv_result two = judge_tf32(false, 48, 1024, 40, I_RZ);
+    cr_assert_eq(one.env.d_max, two.env.d_max);
+    cr_assert_eq(one.env.z, two.env.z);
+    cr_assert_eq(one.env.z_sr, two.env.z_sr);
+    cr_assert_eq(one.env.worst, two.env.worst);
+    for (int a = 0; a < one.env.n_arith; a++)
+        cr_assert_eq(one.env.arith[a].share, two.env.arith[a].share);
+    cr_assert_str_eq(one.reason, two.reason);
+}
+
+/* The budget's case: 256 x 4096 x 256 f32, the envelope's own time on this machine's cores. */
+Test(model_envelope, time_256x4096x256, .timeout = 300)
+{
+    gv_result r = judge_tf32(false, 256, 4096, 256, K_FMA);
+    cr_assert_eq(r.verdict, GV_PASS, "%s", r.reason);
+    char line[400];
+    snprintf(line, sizeof line,
+             "256x4096x256 f32 (12 orders x 4 arithmetics): envelope %.0f ms on %d threads; %s",
+             r.env.ms, omp_get_max_threads(), r.env.note);
+    emit(line);
+}
