@@ -23,6 +23,10 @@ typedef enum gv_env_kind {
    inputs, u sqrt(sum s_l^2 / 3) over the in-order chain's partial sums and rounded products
    s_l (an RN rounding errs uniformly within half an ulp, and an ulp is at most 2u|s|). */
 #define GV_ENV_SIGMAS 2.0
+/* The most terms (output elements times the sum's length k) one case emulates: past it, a
+   fixed pseudo-random sample of the outputs is judged (envelope.c, sampled). 2^28 is a
+   256x4096x256 product: about a second on 16 cores for every order and arithmetic. */
+#define GV_ENV_BUDGET 268435456.0
 /* The modelled arithmetics of one case: the claimed one first, then its impostors. */
 #define GV_ENV_MAX_ARITH 4
 
@@ -31,6 +35,8 @@ typedef struct gv_envelope {
     char why_not[96]; /* "" when judged: why not (generated inputs, a mode, the knob) */
     const char *claimed; /* "f32 in any order" */
     int64_t n;        /* elements with a finite output and a finite envelope */
+    int64_t sampled_of; /* 0: every element was judged; else the output's size, n of them a
+                           sample (GV_ENV_BUDGET) */
     double d_max;     /* the largest distance, in widths */
     int64_t worst;    /* its flat index; -1 none */
     int64_t worst_i, worst_j; /* its (row, column) in the output (a sum's: 0, j) */

@@ -247,10 +247,11 @@ static json_t *result_json(const gv_result *r)
     if (r->c.op->envelope != GV_ENV_NONE && r->inputs != GV_INPUTS_GENERATED)
         json_object_set_new(
             o, "envelope",
-            json_pack("{s:b, s:o, s:o, s:o, s:o}", "judged", r->env.judged, "why_not",
+            json_pack("{s:b, s:o, s:o, s:o, s:o, s:I, s:I}", "judged", r->env.judged, "why_not",
                       r->env.judged ? json_null() : json_string(r->env.why_not), "note",
                       r->env.judged ? json_string(r->env.note) : json_null(), "bound",
-                      gv_json_num(GV_ENV_BOUND), "ms", gv_json_num(r->env.ms)));
+                      gv_json_num(GV_ENV_BOUND), "ms", gv_json_num(r->env.ms), "elements",
+                      (json_int_t)r->env.n, "sampled_of", (json_int_t)r->env.sampled_of));
     json_object_set_new(o, "exact_probe", json_boolean(r->exact));
     json_object_set_new(o, "guard", r->guard[0] ? json_string(r->guard) : json_null());
     if (r->n_checks) {
