@@ -1,0 +1,280 @@
+/* test_surfaces.c: the surfaces added late (judge, inputs, judge --case, probe --expect, the
+ * directory writer) under hostile input: outputs that are the command's own inputs, a case
+ * directory replaced whole or not at all, non-regular inputs refused at once, and the exit
+ * codes of each refusal. Runs the real gpuval (GPUVAL) where the command line is the surface. */
+#include <criterion/criterion.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <dirent.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "io/npy.h"
+#include "io/outfile.h"
+#include "testkit.h"
+
+/* The whole of a file (binary), malloc'ed, its size in *n; NULL when it cannot be read. */
+static char *slurp_bin(const char *path, size_t *n)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f) return NULL;
+    char *buf = NULL;
+    size_t cap = 0;
+    *n = 0;
+    for (;;) {
+        if (*n == cap) {
+            cap = cap ? 2 * cap : 4096;
+            char *g = realloc(buf, cap);
+            cr_assert_not_null(g);
+            buf = g;
+        }
+        size_t k = fread(buf + *n, 1, cap - *n, f);
+        if (k == 0) break;
+        *n += k;
+    }
+    fclose(f);
+    return buf;
+}
+
+/* Is the file at path byte for byte (want, n)? */
+static bool same_bytes(const char *path, const char *want, size_t n)
+{
+    size_t m;
+    char *have = slurp_bin(path, &m);
+    bool same = have && m == n && memcmp(have, want, n) == 0;
+    free(have);
+    return same;
+}
+
+/* Entries of dir whose names start with prefix. */
+static int count_prefixed(const char *dir, const char *prefix)
+{
+    DIR *d = opendir(dir);
+    cr_assert_not_null(d, "%s", dir);
+    int n = 0;
+    for (struct dirent *de; (de = readdir(d)) != NULL;)
+        n += strncmp(de->d_name, prefix, strlen(prefix)) == 0;
+    closedir(d);
+    return n;
+}
+
+/* `gpuval inputs` of a small gemm case into root/NAME (seed), expecting rc. */
+static void inputs_into(const char *root, const char *name, int seed, const char *extra, int rc)
+{
+    char args[2048];
+    static char out[1 << 14];
+    snprintf(args, sizeof args,
+             "inputs --op gemm.cublas --dtype f32 --size 8x12x4 --seed %d --out '%s/%s' %s", seed,
+             root, name, extra);
+    cr_assert_eq(gv_test_run_cli(args, out, sizeof out), rc, "%s: %s", args, out);
+}
+
+/* judge --json naming one of the files judge reads (--case, the case's inputs, --inputs,
+   --outputs), in any spelling, is refused: exit 2, the file untouched, nothing on stdout. It
+   once wrote the run document over the array it had just judged. */
+Test(surfaces, judge_json_is_never_one_of_its_inputs, .timeout = 120)
+{
+    char dir[300], args[2000], a[400], b[400], c[400], cs[400];
+    static char out[1 << 14], err[1 << 14];
+    gv_test_scratch_dir(dir, sizeof dir, "surf-judge");
+    inputs_into(dir, "d", 1, "", 0);
+    snprintf(a, sizeof a, "%s/d/A.npy", dir);
+    snprintf(b, sizeof b, "%s/d/B.npy", dir);
+    snprintf(c, sizeof c, "%s/d/C.npy", dir);
+    snprintf(cs, sizeof cs, "%s/d/case.json", dir);
+    float zeros[8 * 4] = {0};
+    int64_t shape[2] = {8, 4};
+    cr_assert_eq(gv_npy_write(c, GV_NPY_F32, 2, shape, zeros), 0);
+    const char *victims[] = {a, b, c, cs};
+    size_t n[4];
+    char *before[4];
+    for (int i = 0; i < 4; i++)
+        before[i] = slurp_bin(victims[i], &n[i]);
+    struct {
+        const char *how, *json;
+    } bad[] = {
+        {"case", "%s/d/case.json"},   {"case, another spelling", "%s/d/../d/case.json"},
+        {"the case's input", "%s/d/A.npy"}, {"the output", "%s/d/C.npy"},
+        {"given input", "%s/d/B.npy"},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        char json[400];
+        snprintf(json, sizeof json, bad[i].json, dir);
+        if (i < 4)
+            snprintf(args, sizeof args, "judge --case '%s' --outputs '%s' --json '%s'", cs, c,
+                     json);
+        else
+            snprintf(args, sizeof args, "judge --op gemm --inputs '%s,%s' --outputs '%s' --json '%s'",
+                     a, b, c, json);
+        int rc = gv_test_run_cli_split(args, out, sizeof out, err, sizeof err);
+        cr_expect_eq(rc, 2, "%s: exit %d: %s%s", bad[i].how, rc, out, err);
+        cr_expect_not_null(strstr(err, "is the input"), "%s: %s", bad[i].how, err);
+        cr_expect_eq(out[0], '\0', "%s: nothing on stdout before exit 2: %s", bad[i].how, out);
+        for (int k = 0; k < 4; k++)
+            cr_expect(same_bytes(victims[k], before[k], n[k]), "%s: %s was written", bad[i].how,
+                      victims[k]);
+    }
+    /* a --json of its own is written, and the arrays stay as they were */
+    snprintf(args, sizeof args, "judge --case '%s' --outputs '%s' --json '%s/run.json'", cs, c, dir);
+    int rc = gv_test_run_cli(args, out, sizeof out);
+    cr_expect(rc == 0 || rc == 1, "judged: exit %d: %s", rc, out);
+    snprintf(a, sizeof a, "%s/run.json", dir);
+    cr_expect_eq(access(a, F_OK), 0, "run.json written");
+    for (int k = 0; k < 4; k++)
+        free(before[k]);
+    gv_test_remove_dir(dir);
+}
+
+/* inputs --force over an existing case replaces it whole or not at all: a case.json the user
+   made read-only stops the whole write before anything changes (it once replaced A.npy and
+   B.npy, then failed on case.json: a case of two seeds); a real replacement keeps the user's
+   own files (C.npy), gives the new arrays, and leaves no temporary behind. */
+Test(surfaces, inputs_force_replaces_a_case_whole_or_not_at_all, .timeout = 120)
+{
+    char dir[512], a[1024], cs[1024], c[1024], d[1024];
+    gv_test_scratch_dir(dir, sizeof dir, "surf-inputs");
+    inputs_into(dir, "d", 1, "", 0);
+    snprintf(d, sizeof d, "%s/d", dir);
+    snprintf(a, sizeof a, "%s/d/A.npy", dir);
+    snprintf(cs, sizeof cs, "%s/d/case.json", dir);
+    snprintf(c, sizeof c, "%s/d/C.npy", dir);
+    size_t na, ncs, nc;
+    char *a1 = slurp_bin(a, &na), *cs1 = slurp_bin(cs, &ncs);
+    cr_assert_not_null(a1);
+    cr_assert_not_null(cs1);
+    FILE *f = fopen(c, "w");
+    cr_assert_not_null(f);
+    fputs("the user's own outputs\n", f);
+    fclose(f);
+    char *c1 = slurp_bin(c, &nc);
+
+    cr_assert_eq(chmod(cs, 0444), 0);
+    inputs_into(dir, "d", 2, "--force", 2);
+    cr_expect(same_bytes(a, a1, na), "A.npy replaced though the case could not be written whole");
+    cr_expect(same_bytes(cs, cs1, ncs), "case.json changed");
+    cr_expect_eq(count_prefixed(dir, ".d."), 0, "a temporary left beside d");
+
+    cr_assert_eq(chmod(cs, 0644), 0);
+    inputs_into(dir, "d", 2, "", 2); /* without --force: refused, untouched */
+    cr_expect(same_bytes(a, a1, na), "A.npy replaced without --force");
+    inputs_into(dir, "d", 2, "--force", 0);
+    cr_expect(!same_bytes(a, a1, na), "A.npy of seed 2 differs from seed 1's");
+    cr_expect(same_bytes(c, c1, nc), "the user's C.npy kept");
+    size_t m;
+    char *cs2 = slurp_bin(cs, &m);
+    cr_assert_not_null(cs2);
+    cr_expect_not_null(strstr(cs2, "\"seed\": 2"), "%.*s", (int)m, cs2);
+    cr_expect_eq(count_prefixed(dir, ".d."), 0, "a temporary left beside d");
+    cr_expect_eq(count_prefixed(d, "."), 2, "only . and .. besides the case's files");
+    free(a1);
+    free(cs1);
+    free(c1);
+    free(cs2);
+    gv_test_remove_dir(dir);
+}
+
+/* --out naming something that is not a directory, or a directory gpuval may not move: exit 2
+   (it was 3, after the arrays had been generated), nothing written. */
+Test(surfaces, inputs_out_that_cannot_be_a_case_directory_is_exit_2, .timeout = 60)
+{
+    char dir[512], path[1024], args[2048];
+    static char out[8192];
+    gv_test_scratch_dir(dir, sizeof dir, "surf-out");
+    snprintf(path, sizeof path, "%s/file", dir);
+    FILE *f = fopen(path, "w");
+    cr_assert_not_null(f);
+    fputs("mine\n", f);
+    fclose(f);
+    inputs_into(dir, "file", 1, "", 2);
+    inputs_into(dir, "file", 1, "--force", 2);
+    cr_expect(same_bytes(path, "mine\n", 5), "the file kept");
+    inputs_into(dir, "nosuch/d", 1, "", 2);
+    snprintf(path, sizeof path, "%s/sub", dir);
+    cr_assert_eq(mkdir(path, 0777), 0);
+    snprintf(path, sizeof path, "%s/sub/inner", dir);
+    cr_assert_eq(mkdir(path, 0777), 0);
+    snprintf(args, sizeof args, "inputs --op gemm.cublas --out '%s/sub' --force", dir);
+    cr_expect_eq(gv_test_run_cli(args, out, sizeof out), 2, "%s", out);
+    cr_expect_not_null(strstr(out, "inner"), "the entry that stops it is named: %s", out);
+    cr_expect_eq(access(path, F_OK), 0, "sub/inner kept");
+    gv_test_remove_dir(dir);
+}
+
+static int fill_then_fail(const char *tmp, void *ctx)
+{
+    char p[1024];
+    snprintf(p, sizeof p, "%s/A.npy", tmp);
+    FILE *f = fopen(p, "w");
+    if (!f) return -1;
+    fputs((const char *)ctx, f);
+    fclose(f);
+    errno = ENOSPC;
+    return -1;
+}
+
+static int fill_ok(const char *tmp, void *ctx)
+{
+    char p[1024];
+    snprintf(p, sizeof p, "%s/A.npy", tmp);
+    FILE *f = fopen(p, "w");
+    if (!f) return -1;
+    fputs((const char *)ctx, f);
+    return fclose(f);
+}
+
+/* gv_write_dir: a fill that fails half-way leaves the directory as it was and no temporary;
+   one that succeeds replaces the listed file and keeps the others. */
+Test(surfaces, write_dir_is_all_or_nothing)
+{
+    char dir[512], d[600], a[700], k[700], why[512];
+    gv_test_scratch_dir(dir, sizeof dir, "surf-wdir");
+    snprintf(d, sizeof d, "%s/case", dir);
+    snprintf(a, sizeof a, "%s/A.npy", d);
+    snprintf(k, sizeof k, "%s/keep", d);
+    const char *names[] = {"A.npy", "case.json"};
+    cr_assert_eq(gv_write_dir(d, names, 2, fill_ok, (void *)"old\n", why, sizeof why), 0, "%s",
+                 why);
+    cr_expect(same_bytes(a, "old\n", 4));
+    FILE *f = fopen(k, "w");
+    fputs("keep\n", f);
+    fclose(f);
+    cr_expect_eq(gv_write_dir(d, names, 2, fill_then_fail, (void *)"new\n", why, sizeof why), -1);
+    cr_expect_eq(errno, ENOSPC);
+    cr_expect(same_bytes(a, "old\n", 4), "A.npy half-replaced");
+    cr_expect_eq(count_prefixed(dir, ".case."), 0, "the temporary removed");
+    cr_expect_eq(gv_write_dir(d, names, 2, fill_ok, (void *)"new\n", why, sizeof why), 0, "%s",
+                 why);
+    cr_expect(same_bytes(a, "new\n", 4));
+    cr_expect(same_bytes(k, "keep\n", 5), "the other file kept");
+    cr_expect_eq(count_prefixed(dir, ".case."), 0, "the old directory removed");
+    cr_expect_eq(gv_write_dir("", names, 2, fill_ok, (void *)"x", why, sizeof why), -1);
+    cr_expect_eq(gv_write_dir(a, names, 2, fill_ok, (void *)"x", why, sizeof why), -1);
+    cr_expect_eq(errno, ENOTDIR);
+    gv_test_remove_dir(dir);
+}
+
+/* judge --case on a FIFO nobody writes: refused at once, exit 2, the path named (it waited for
+   ever in json_load_file). */
+Test(surfaces, judge_case_on_a_fifo_is_refused_at_once, .timeout = 60)
+{
+    char dir[512], fifo[1024], args[2048];
+    static char out[8192];
+    gv_test_scratch_dir(dir, sizeof dir, "surf-fifo");
+    snprintf(fifo, sizeof fifo, "%s/case.json", dir);
+    cr_assert_eq(mkfifo(fifo, 0600), 0);
+    snprintf(args, sizeof args, "judge --case '%s' --outputs '%s/C.npy'", fifo, dir);
+    char cmd[4096];
+    snprintf(cmd, sizeof cmd, "timeout 20 '%s' %s </dev/null 2>&1", gv_test_gpuval_bin(), args);
+    FILE *p = popen(cmd, "r");
+    cr_assert_not_null(p);
+    size_t n = fread(out, 1, sizeof out - 1, p);
+    out[n] = '\0';
+    int rc = gv_test_exit_code(pclose(p));
+    cr_expect_eq(rc, 2, "exit %d (124: it waited on the FIFO): %s", rc, out);
+    cr_expect_not_null(strstr(out, "FIFO"), "%s", out);
+    gv_test_remove_dir(dir);
+}
