@@ -278,3 +278,31 @@ Test(surfaces, judge_case_on_a_fifo_is_refused_at_once, .timeout = 60)
     cr_expect_not_null(strstr(out, "FIFO"), "%s", out);
     gv_test_remove_dir(dir);
 }
+
+/* probe --expect of a malformed file is exit 2 naming the file and the line, on any machine:
+   the file is read before a device is looked for (without one it was exit 77, whatever the
+   file held). A well-formed file goes on to the device (77 here, where there is none). */
+Test(surfaces, probe_expect_malformed_is_exit_2_before_the_device, .timeout = 60)
+{
+    char dir[300], path[400], args[1000];
+    static char out[8192];
+    gv_test_scratch_dir(dir, sizeof dir, "surf-expect");
+    snprintf(path, sizeof path, "%s/bad.expect", dir);
+    const char *bad[] = {"version 1\narch sm_90\n* f32 tf32 block >=8junk\n",
+                         "version 1\narch sm_90xxxxxxxxxxxxxxxxxxxxxxxxxxxx\n",
+                         "version 1\narch sm_90\n* f32 tf32 block\n"};
+    const int line[] = {3, 2, 3};
+    for (int i = 0; i < 3; i++) {
+        FILE *f = fopen(path, "w");
+        cr_assert_not_null(f);
+        fputs(bad[i], f);
+        fclose(f);
+        snprintf(args, sizeof args, "probe --op gemm.cublas --expect '%s'", path);
+        int rc = gv_test_run_cli(args, out, sizeof out);
+        char where[500];
+        snprintf(where, sizeof where, "%s:%d:", path, line[i]);
+        cr_expect_eq(rc, 2, "file %d: exit %d: %s", i, rc, out);
+        cr_expect_not_null(strstr(out, where), "file %d: %s lacks %s", i, out, where);
+    }
+    gv_test_remove_dir(dir);
+}
