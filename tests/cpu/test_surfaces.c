@@ -3,6 +3,7 @@
  * directory replaced whole or not at all, non-regular inputs refused at once, and the exit
  * codes of each refusal. Runs the real gpuval (GPUVAL) where the command line is the surface. */
 #include <criterion/criterion.h>
+#include <jansson.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <dirent.h>
@@ -303,6 +304,63 @@ Test(surfaces, probe_expect_malformed_is_exit_2_before_the_device, .timeout = 60
         snprintf(where, sizeof where, "%s:%d:", path, line[i]);
         cr_expect_eq(rc, 2, "file %d: exit %d: %s", i, rc, out);
         cr_expect_not_null(strstr(out, where), "file %d: %s lacks %s", i, out, where);
+    }
+    gv_test_remove_dir(dir);
+}
+
+/* Seconds of wall time `gpuval ARGS` takes (output discarded); its exit code into *rc. */
+static double timed_run(const char *args, int *rc)
+{
+    char cmd[4096];
+    snprintf(cmd, sizeof cmd, "'%s' %s >/dev/null 2>&1 </dev/null", gv_test_gpuval_bin(), args);
+    struct timespec t0, t1;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    *rc = gv_test_exit_code(system(cmd));
+    clock_gettime(CLOCK_MONOTONIC, &t1);
+    return (double)(t1.tv_sec - t0.tv_sec) + 1e-9 * (double)(t1.tv_nsec - t0.tv_nsec);
+}
+
+/* compare, report and merge of a run file holding 5 MB strings (the argv, a case's op with
+   characters every format escapes) take time linear in the file: a few seconds at most. The
+   reader once read the file a byte a system call (json_loadfd): a minute for such a file. */
+Test(surfaces, run_files_with_5_mb_strings_are_read_in_linear_time, .timeout = 240)
+{
+    const char *src = getenv("GPUVAL_SRCDIR");
+    cr_assert_not_null(src, "GPUVAL_SRCDIR (tests/meson.build sets it)");
+    char fix[1024], dir[300], a[400], b[400], args[2000];
+    snprintf(fix, sizeof fix, "%s/tests/fixtures/check-h100.json", src);
+    json_error_t jerr;
+    json_t *doc = json_load_file(fix, 0, &jerr);
+    cr_assert_not_null(doc, "%s", jerr.text);
+    size_t n = 5u << 20;
+    char *big = malloc(n + 1), *op = malloc(n + 1);
+    cr_assert(big && op);
+    const char pat[] = "<|`[#&\\*x";
+    for (size_t i = 0; i < n; i++) {
+        big[i] = (char)('a' + i % 26);
+        op[i] = pat[i % (sizeof pat - 1)];
+    }
+    big[n] = op[n] = '\0';
+    json_object_set_new(doc, "argv", json_string(big));
+    json_t *c0 = json_array_get(json_object_get(doc, "cases"), 0);
+    cr_assert_not_null(c0);
+    json_object_set_new(c0, "op", json_string(op));
+    gv_test_scratch_dir(dir, sizeof dir, "surf-long");
+    snprintf(a, sizeof a, "%s/long.json", dir);
+    cr_assert_eq(json_dump_file(doc, a, 0), 0);
+    json_decref(doc);
+    free(big);
+    free(op);
+    snprintf(b, sizeof b, "%s/out", dir);
+    const char *cmds[] = {"compare '%1$s' '%1$s' --md '%2$s.md' --junit '%2$s.xml'",
+                          "report '%1$s' --md '%2$s.md' --html '%2$s.html'",
+                          "merge '%1$s' --md '%2$s.md'", "compare '%1$s' '%1$s'"};
+    for (int i = 0; i < 4; i++) {
+        int rc;
+        snprintf(args, sizeof args, cmds[i], a, b);
+        double s = timed_run(args, &rc);
+        cr_expect(rc == 0 || rc == 5, "%s: exit %d", args, rc);
+        cr_expect_lt(s, 8.0, "%s: %.1f s for a 10 MB file", args, s);
     }
     gv_test_remove_dir(dir);
 }
