@@ -364,3 +364,69 @@ Test(surfaces, run_files_with_5_mb_strings_are_read_in_linear_time, .timeout = 2
     }
     gv_test_remove_dir(dir);
 }
+
+/* merge --md and merge's table of run files whose op names, device names, hosts and uuids
+   carry Markdown (a heading, a link, a code span, a table row) and terminal controls (ESC,
+   BEL, a C1 CSI): the Markdown comes out inert, the terminal gets no control byte. merge
+   embedded them raw. */
+Test(surfaces, merge_escapes_what_it_embeds, .timeout = 120)
+{
+    const char *src = getenv("GPUVAL_SRCDIR");
+    cr_assert_not_null(src, "GPUVAL_SRCDIR (tests/meson.build sets it)");
+    char fix[1024], dir[300], a[400], b[400], md[400], term[400], args[2000];
+    snprintf(fix, sizeof fix, "%s/tests/fixtures/check-h100.json", src);
+    json_error_t jerr;
+    json_t *doc = json_load_file(fix, 0, &jerr);
+    cr_assert_not_null(doc, "%s", jerr.text);
+    const char *inj[] = {"x\n# INJ heading", "[INJlink](https://example.invalid/)", "`INJcode`",
+                         "a|b\n| INJ | row |", "<INJtag>", "\x1b[2J\x1b]0;t\x07", "\xc2\x9b" "31m"};
+    size_t i;
+    json_t *c;
+    json_array_foreach(json_object_get(doc, "cases"), i, c)
+    {
+        char op[96];
+        snprintf(op, sizeof op, "%s%zu", inj[i % 7], i);
+        json_object_set_new(c, "op", json_string(op));
+    }
+    json_t *dev = json_object_get(doc, "device");
+    cr_assert(json_is_object(dev));
+    json_object_set_new(dev, "name", json_string("GPU\x1b[31m\n# INJ device [INJlink](x)"));
+    gv_test_scratch_dir(dir, sizeof dir, "surf-merge");
+    snprintf(a, sizeof a, "%s/a.json", dir);
+    snprintf(b, sizeof b, "%s/b.json", dir);
+    cr_assert_eq(json_dump_file(doc, a, 0), 0);
+    json_object_set_new(dev, "uuid", json_string("GPU-2\x1b]0;title\x07`INJcode`"));
+    cr_assert_eq(json_dump_file(doc, b, 0), 0);
+    json_decref(doc);
+    snprintf(md, sizeof md, "%s/m.md", dir);
+    snprintf(term, sizeof term, "%s/term.txt", dir);
+    snprintf(args, sizeof args, "'%s' merge '%s' '%s' --md '%s' >'%s' 2>&1 </dev/null",
+             gv_test_gpuval_bin(), a, b, md, term);
+    int rc = gv_test_exit_code(system(args));
+    cr_expect(rc == 0 || rc == 6, "merge: exit %d", rc);
+    size_t n_md, n_term;
+    char *m = slurp_bin(md, &n_md), *t = slurp_bin(term, &n_term);
+    cr_assert_not_null(m, "merge wrote its Markdown");
+    cr_assert_not_null(t);
+    const char *raw[] = {"\n# INJ", "INJlink](", "\n| INJ", "<INJtag"};
+    for (size_t k = 0; k < 4; k++)
+        cr_expect_null(memmem(m, n_md, raw[k], strlen(raw[k])), "a raw '%s' in merge --md",
+                       raw[k]);
+    for (const char *p = m; p < m + n_md; p++) /* a code span opened by a raw backtick */
+        if (*p == '`') cr_expect(p > m && p[-1] == '\\', "a raw backtick in merge --md");
+    for (size_t k = 0; k < n_term; k++) {
+        unsigned char ch = (unsigned char)t[k];
+        cr_expect(!((ch < 0x20 && ch != '\n' && ch != '\t') || ch == 0x7f ||
+                    (ch == 0xc2 && k + 1 < n_term && (unsigned char)t[k + 1] == 0x9b)),
+                  "control byte 0x%02x at %zu in merge's table", ch, k);
+        if ((ch < 0x20 && ch != '\n' && ch != '\t') || ch == 0x7f) break;
+    }
+    for (size_t k = 0; k < n_md; k++)
+        if (((unsigned char)m[k] < 0x20 && m[k] != '\n') || m[k] == 0x7f) {
+            cr_expect(false, "control byte 0x%02x in merge --md", (unsigned char)m[k]);
+            break;
+        }
+    free(m);
+    free(t);
+    gv_test_remove_dir(dir);
+}
