@@ -316,10 +316,65 @@ static void print_version(FILE *f)
     fprintf(f, "cc %s\n", gv_build_cc());
 }
 
+/* The option tables of the commands that have one, for the check before plugins load. */
+static const struct {
+    const char *name;
+    const gv_opt_table *opts;
+} cmd_opts[] = {{"list", &gv_list_options},       {"check", &gv_check_options},
+                {"bench", &gv_bench_options},     {"report", &gv_report_options},
+                {"tradeoffs", &gv_trade_options}, {"compare", &gv_compare_options},
+                {"replay", &gv_replay_options},   {"judge", &gv_judge_options},
+                {"inputs", &gv_inputs_options},   {"merge", &gv_merge_options},
+                {"collectives", &gv_coll_options}};
+
+/* The command line's form, checked before any plugin's code runs: the options the command
+   takes, each with its value. (What the values name, an op of the plugin included, is the
+   command's to check once the plugins are loaded.) GV_EXIT_OK or GV_EXIT_USAGE after a
+   message; a copy of argv is parsed, so the command's own parse sees it as given. */
+static int check_options_first(int argc, char **argv)
+{
+    if (argc < 2) return GV_EXIT_OK;
+    for (size_t i = 0; i < sizeof cmd_opts / sizeof cmd_opts[0]; i++) {
+        if (strcmp(argv[1], cmd_opts[i].name) != 0) continue;
+        int n = argc - 1;
+        char **copy = malloc(sizeof *copy * (size_t)(n + 1));
+        if (!copy) return GV_EXIT_RUNTIME;
+        memcpy(copy, argv + 1, sizeof *copy * (size_t)(n + 1));
+        gv_getopt g;
+        gv_getopt_init(&g, cmd_opts[i].opts);
+        int c, rc = GV_EXIT_OK;
+        while (rc == GV_EXIT_OK && (c = gv_getopt_next(&g, n, copy)) != -1)
+            if (c == '?') {
+                gv_bad_option(cmd_opts[i].name, copy);
+                rc = GV_EXIT_USAGE;
+            }
+        free(copy);
+        optind = 1;
+        return rc;
+    }
+    return GV_EXIT_OK;
+}
+
 int gv_cli_main(int argc, char **argv)
 {
-    int prc = gv_plugin_args(&argc, argv);
+    const char *plugins[GV_PLUGINS_MAX];
+    int n_plugins = 0;
+    int prc = gv_plugin_args(&argc, argv, plugins, &n_plugins);
     if (prc != GV_EXIT_OK) return prc;
+    /* no plugin code before the command line is checked; an unknown command is refused
+       below without loading any */
+    static const char *const others[] = {"info", "probe", "cache", "help", "-h", "--help",
+                                         "-V", "--version"};
+    bool known = false;
+    for (size_t i = 0; argc >= 2 && i < sizeof cmd_opts / sizeof cmd_opts[0]; i++)
+        known = known || strcmp(argv[1], cmd_opts[i].name) == 0;
+    for (size_t i = 0; argc >= 2 && i < sizeof others / sizeof others[0]; i++)
+        known = known || strcmp(argv[1], others[i]) == 0;
+    if (n_plugins && known) {
+        prc = check_options_first(argc, argv);
+        if (prc == GV_EXIT_OK) prc = gv_plugins_load(plugins, n_plugins);
+        if (prc != GV_EXIT_OK) return prc;
+    }
     if (argc < 2) {
         gv_help_print(stderr, &main_help);
         return GV_EXIT_USAGE;
