@@ -27,6 +27,7 @@
 #include "fleet/workers.h"
 #include "core/registry.h"
 #include "cmd/replay.h"
+#include "io/escape.h"
 #include "io/json_util.h"
 #include "io/run_doc.h"
 #include "cmd/report.h"
@@ -182,14 +183,22 @@ static int cmd_list(int argc, char **argv)
         mask_names(dt, sizeof dt, op->dtypes, dtype_name_i, GV_NDTYPES);
         mask_names(md, sizeof md, op->modes, mode_name_i, GV_NMODES);
         bool long_modes = strlen(md) > 20; /* the whole list goes on a line of its own */
-        printf("%-24s %-8s %-20s %-14s %-40s %s%s\n", op->name, dt, long_modes ? "(below)" : md,
-               op->dims, op->shapes,
+        /* a plugin's names and texts reach the terminal escaped (io/escape.h) */
+        char name[256], dims[256], shapes[512];
+        printf("%-24s %-8s %-20s %-14s %-40s %s", gv_esc_term_str(op->name, name, sizeof name), dt,
+               long_modes ? "(below)" : md, gv_esc_term_str(op->dims, dims, sizeof dims),
+               gv_esc_term_str(op->shapes, shapes, sizeof shapes),
                op->planted_bug    ? "[planted bug] "
                : op->planted_slow ? "[planted slow] "
-                                  : "",
-               op->summary);
+                                  : "");
+        gv_esc_term(stdout, op->summary);
+        putchar('\n');
         if (long_modes) printf("%24s modes: %s\n", "", md);
-        if (verbose) printf("%24s error model: %s\n", "", op->error_model);
+        if (verbose) {
+            printf("%24s error model: ", "");
+            gv_esc_term(stdout, op->error_model);
+            putchar('\n');
+        }
         if (verbose) {
             char takes[64]; /* the operand layouts its interface takes (abi/layout.h) */
             printf("%24s operands: %s\n", "",
@@ -235,7 +244,11 @@ static int cmd_info(int argc, char **argv)
     const char *from = gv_knobs()->openblas_core_from;
     printf("oracle BLAS      %s, %d threads, core %s", openblas_get_config(),
            openblas_get_num_threads(), openblas_get_corename());
-    if (from) printf(" (named by gpuval: OpenBLAS had detected %s)", from);
+    if (from) { /* from the environment: escaped */
+        printf(" (named by gpuval: OpenBLAS had detected ");
+        gv_esc_term(stdout, from);
+        printf(")");
+    }
     printf("\n");
     if (gk_device_count() == 0) {
         printf("no CUDA device\n");

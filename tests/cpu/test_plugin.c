@@ -217,3 +217,19 @@ Test(plugin, no_plugin_code_before_the_command_line_is_checked)
     snprintf(line, sizeof line, "%s.err", marker);
     unlink(line);
 }
+
+/* A plugin's texts reach the terminal escaped: `list` shows the ESC and BEL of an op's summary
+   as \x1b and \x07, and sends no control byte. */
+Test(plugin, plugin_text_in_list_is_escaped)
+{
+    plug_run *r = run_with("list", "tplugin_ctrl", "--all -v");
+    cr_assert_eq(r->status, 0, "exit %d: %s", r->status, r->err);
+    cr_expect(strstr(r->out, "tctrl.gemm"), "%s", r->out);
+    cr_expect(strstr(r->out, "judged as gemm\\x1b[2J\\x1b]0;title\\x07"), "%s", r->out);
+    for (const unsigned char *p = (const unsigned char *)r->out; *p; p++)
+        if ((*p < 0x20 && *p != '\n') || *p == 0x7f) {
+            cr_expect(false, "control byte 0x%02x in list's output", *p);
+            break;
+        }
+    free(r);
+}
