@@ -376,8 +376,8 @@ int gv_cli_main(int argc, char **argv)
     if (prc != GV_EXIT_OK) return prc;
     /* no plugin code before the command line is checked; an unknown command is refused
        below without loading any */
-    static const char *const others[] = {"info", "probe", "cache", "help", "-h", "--help",
-                                         "-V", "--version"};
+    static const char *const others[] = {"info", "probe",  "cache", "help",
+                                         "-h",   "--help", "-V",    "--version"};
     bool known = false;
     for (size_t i = 0; argc >= 2 && i < sizeof cmd_opts / sizeof cmd_opts[0]; i++)
         known = known || strcmp(argv[1], cmd_opts[i].name) == 0;

@@ -190,14 +190,13 @@ static int try_in_child(const char *path, char *err, size_t errlen)
         ;
     if (WIFSIGNALED(st)) {
         int sig = WTERMSIG(st);
-        snprintf(err, errlen,
-                 "plugin %s: its code %s while loading (signal %d, %s): not loaded", path,
-                 sig == SIGALRM ? "did not return" : "faulted", sig, strsignal(sig));
+        snprintf(err, errlen, "plugin %s: its code %s while loading (signal %d, %s): not loaded",
+                 path, sig == SIGALRM ? "did not return" : "faulted", sig, strsignal(sig));
         return GV_EINVAL;
     }
     if (!got) {
-        snprintf(err, errlen, "plugin %s: loading it ended the process (exit %d): not loaded",
-                 path, WIFEXITED(st) ? WEXITSTATUS(st) : -1);
+        snprintf(err, errlen, "plugin %s: loading it ended the process (exit %d): not loaded", path,
+                 WIFEXITED(st) ? WEXITSTATUS(st) : -1);
         return GV_EINVAL;
     }
     if (rc != GV_OK) snprintf(err, errlen, "%s", e);

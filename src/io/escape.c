@@ -112,7 +112,6 @@ char *gv_esc_term_str(const char *s, char *buf, size_t len)
     return buf;
 }
 
-
 /* s escaped by esc into a new string; NULL on no memory. */
 static char *esc_dup(void (*esc)(FILE *, const char *), const char *s)
 {

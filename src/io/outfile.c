@@ -490,8 +490,8 @@ int gv_probe_dir(const char *dir, char *why, size_t len)
 
 /* Link the entries of dir that fill did not write (names) into tmp: the user's own files stay
    in the directory that takes dir's place. 0 or -1 with errno and why. */
-static int link_others(const char *dir, const char *tmp, const char *const *names, int n,
-                       char *why, size_t len)
+static int link_others(const char *dir, const char *tmp, const char *const *names, int n, char *why,
+                       size_t len)
 {
     DIR *d = opendir(dir);
     int tfd = open(tmp, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
@@ -623,8 +623,10 @@ int gv_write_dir(const char *dir, const char *const *names, int n_names,
             free(aside);
         }
         e = rc ? errno : 0;
-        if (rc) snprintf(why, len, "%s: replacing it: %s", dir, strerror(e));
-        else retire_old(tmp, target, names, n_names);
+        if (rc)
+            snprintf(why, len, "%s: replacing it: %s", dir, strerror(e));
+        else
+            retire_old(tmp, target, names, n_names);
     }
     if (rc) remove_temp_dir(tmp);
     free(tmp);

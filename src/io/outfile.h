@@ -78,7 +78,8 @@ int gv_write_exit_code(int err);
  * and the temporary removed with all it holds. Refused (-1, errno, why filled): an empty path
  * (EINVAL); dir not a directory (ENOTDIR); dir the working directory or "/" (EBUSY: its name
  * cannot move); dir holding a subdirectory or another non-regular entry (ENOTEMPTY): not
- * gpuval's to move; one of names there that the user may not write (EACCES, as gv_write_file). why (len >= 64) says what failed, naming the path. */
+ * gpuval's to move; one of names there that the user may not write (EACCES, as gv_write_file). why
+ * (len >= 64) says what failed, naming the path. */
 int gv_write_dir(const char *dir, const char *const *names, int n_names,
                  int (*fill)(const char *tmp, void *ctx), void *ctx, char *why, size_t len);
 

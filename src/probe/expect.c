@@ -137,8 +137,8 @@ int gv_fp_expect_read(const char *path, gv_fp_expect *e, char *err, size_t len)
         }
         if (strcmp(w[0], "arch") == 0 && n == 2) {
             if (e->arch[0] || !arch_ok(w[1])) {
-                snprintf(err, len, "%s:%d: %s '%.40s%s': one 'arch sm_XY' line (or 'arch *')",
-                         path, ln, e->arch[0] ? "a second arch line," : "architecture", w[1],
+                snprintf(err, len, "%s:%d: %s '%.40s%s': one 'arch sm_XY' line (or 'arch *')", path,
+                         ln, e->arch[0] ? "a second arch line," : "architecture", w[1],
                          strlen(w[1]) > 40 ? "..." : "");
                 rc = GV_EINVAL;
                 break;
@@ -163,10 +163,14 @@ int gv_fp_expect_read(const char *path, gv_fp_expect *e, char *err, size_t len)
         for (int q = 0; q < GV_NMODES; q++)
             mode_ok |= fnmatch(w[2], gv_mode_name((gv_mode)q), 0) == 0;
         const char *bad = NULL;
-        if (strlen(w[0]) >= sizeof e->rules->ops) bad = "OPS longer than 63 bytes";
-        else if (strlen(w[1]) >= sizeof e->rules->dtype || !dtype_ok) bad = "unknown DTYPE";
-        else if (strlen(w[2]) >= sizeof e->rules->mode || !mode_ok) bad = "unknown MODE";
-        else if (strcmp(w[3], "*") != 0 && gv_fp_feature_parse(w[3]) < 0) bad = "unknown FEATURE";
+        if (strlen(w[0]) >= sizeof e->rules->ops)
+            bad = "OPS longer than 63 bytes";
+        else if (strlen(w[1]) >= sizeof e->rules->dtype || !dtype_ok)
+            bad = "unknown DTYPE";
+        else if (strlen(w[2]) >= sizeof e->rules->mode || !mode_ok)
+            bad = "unknown MODE";
+        else if (strcmp(w[3], "*") != 0 && gv_fp_feature_parse(w[3]) < 0)
+            bad = "unknown FEATURE";
         else if (strlen(w[4]) >= sizeof e->rules->value || !value_ok(w[4]))
             bad = "bad VALUE (a word, >=N, N..M, alternatives joined by '|', or ?)";
         if (bad) {

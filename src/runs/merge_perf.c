@@ -381,8 +381,8 @@ static void render(pf_merge *m, FILE *f)
         fprintf(f, "%-16s %-16.16s %-36s %-10s %-12s %6d %5d %10s  %s\n",
                 gv_esc_term_str(v->label, el, sizeof el), gv_esc_term_str(v->host, eh, sizeof eh),
                 uuid[0] ? gv_esc_term_str(uuid, eu, sizeof eu) : "-",
-                gv_esc_term_str(link, ek, sizeof ek), gv_esc_term_str(clk, ec, sizeof ec),
-                v->timed, v->slow_cases, vs, gv_esc_term_str(v->model, em, sizeof em));
+                gv_esc_term_str(link, ek, sizeof ek), gv_esc_term_str(clk, ec, sizeof ec), v->timed,
+                v->slow_cases, vs, gv_esc_term_str(v->model, em, sizeof em));
     }
     fprintf(f, "\n%-48s %-10s %-7s %7s %11s %-25s %-13s %-11s %s\n", "case", "device", "verdict",
             "bits", "median ms", "95% interval ms", "vs node", "SM MHz b/a",

@@ -200,8 +200,9 @@ Test(plugin, no_plugin_code_before_the_command_line_is_checked)
                  marker, gv_test_gpuval_bin(), bad[i], dir, marker);
         int st = gv_test_exit_code(system(cmdline));
         cr_expect_eq(st, 2, "%s: exit %d", bad[i], st);
-        cr_expect_neq(access(marker, F_OK), 0, "%s: the plugin's constructor ran before the "
-                                                "command line was refused",
+        cr_expect_neq(access(marker, F_OK), 0,
+                      "%s: the plugin's constructor ran before the "
+                      "command line was refused",
                       bad[i]);
     }
     /* a good command line: the plugin is loaded (here it gives no families: exit 2 after) */

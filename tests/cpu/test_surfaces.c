@@ -98,7 +98,7 @@ Test(surfaces, judge_json_is_never_one_of_its_inputs, .timeout = 120)
     struct {
         const char *how, *json;
     } bad[] = {
-        {"case", "%s/d/case.json"},   {"case, another spelling", "%s/d/../d/case.json"},
+        {"case", "%s/d/case.json"},         {"case, another spelling", "%s/d/../d/case.json"},
         {"the case's input", "%s/d/A.npy"}, {"the output", "%s/d/C.npy"},
         {"given input", "%s/d/B.npy"},
     };
@@ -109,8 +109,8 @@ Test(surfaces, judge_json_is_never_one_of_its_inputs, .timeout = 120)
             snprintf(args, sizeof args, "judge --case '%s' --outputs '%s' --json '%s'", cs, c,
                      json);
         else
-            snprintf(args, sizeof args, "judge --op gemm --inputs '%s,%s' --outputs '%s' --json '%s'",
-                     a, b, c, json);
+            snprintf(args, sizeof args,
+                     "judge --op gemm --inputs '%s,%s' --outputs '%s' --json '%s'", a, b, c, json);
         int rc = gv_test_run_cli_split(args, out, sizeof out, err, sizeof err);
         cr_expect_eq(rc, 2, "%s: exit %d: %s%s", bad[i].how, rc, out, err);
         cr_expect_not_null(strstr(err, "is the input"), "%s: %s", bad[i].how, err);
@@ -120,7 +120,8 @@ Test(surfaces, judge_json_is_never_one_of_its_inputs, .timeout = 120)
                       victims[k]);
     }
     /* a --json of its own is written, and the arrays stay as they were */
-    snprintf(args, sizeof args, "judge --case '%s' --outputs '%s' --json '%s/run.json'", cs, c, dir);
+    snprintf(args, sizeof args, "judge --case '%s' --outputs '%s' --json '%s/run.json'", cs, c,
+             dir);
     int rc = gv_test_run_cli(args, out, sizeof out);
     cr_expect(rc == 0 || rc == 1, "judged: exit %d: %s", rc, out);
     snprintf(a, sizeof a, "%s/run.json", dir);
@@ -378,8 +379,14 @@ Test(surfaces, merge_escapes_what_it_embeds, .timeout = 120)
     json_error_t jerr;
     json_t *doc = json_load_file(fix, 0, &jerr);
     cr_assert_not_null(doc, "%s", jerr.text);
-    const char *inj[] = {"x\n# INJ heading", "[INJlink](https://example.invalid/)", "`INJcode`",
-                         "a|b\n| INJ | row |", "<INJtag>", "\x1b[2J\x1b]0;t\x07", "\xc2\x9b" "31m"};
+    const char *inj[] = {"x\n# INJ heading",
+                         "[INJlink](https://example.invalid/)",
+                         "`INJcode`",
+                         "a|b\n| INJ | row |",
+                         "<INJtag>",
+                         "\x1b[2J\x1b]0;t\x07",
+                         "\xc2\x9b"
+                         "31m"};
     size_t i;
     json_t *c;
     json_array_foreach(json_object_get(doc, "cases"), i, c)
@@ -410,8 +417,7 @@ Test(surfaces, merge_escapes_what_it_embeds, .timeout = 120)
     cr_assert_not_null(t);
     const char *raw[] = {"\n# INJ", "INJlink](", "\n| INJ", "<INJtag"};
     for (size_t k = 0; k < 4; k++)
-        cr_expect_null(memmem(m, n_md, raw[k], strlen(raw[k])), "a raw '%s' in merge --md",
-                       raw[k]);
+        cr_expect_null(memmem(m, n_md, raw[k], strlen(raw[k])), "a raw '%s' in merge --md", raw[k]);
     for (const char *p = m; p < m + n_md; p++) /* a code span opened by a raw backtick */
         if (*p == '`') cr_expect(p > m && p[-1] == '\\', "a raw backtick in merge --md");
     for (size_t k = 0; k < n_term; k++) {
