@@ -14,6 +14,7 @@
 #include "cmd/judge.h"
 #include "cmd/judge_api.h"
 #include "io/case_io.h"
+#include "io/infile.h"
 #include "io/json_util.h"
 #include "io/npy.h"
 #include "io/outfile.h"
@@ -179,6 +180,29 @@ static void tensor_file(const char *name, int i, char *buf, size_t len)
         snprintf(buf, len, "in%d.npy", i);
 }
 
+/* What fill_case_dir writes: the arrays under their file names, and case.json. */
+typedef struct inputs_fill {
+    const gv_case_inputs *ci;
+    char (*files)[128];
+    json_t *doc;
+} inputs_fill;
+
+/* Write the case into the temporary directory tmp (gv_write_dir's fill): 0, or -1 with errno
+   (gv_write_dir's message names DIR and the fault). */
+static int fill_case_dir(const char *tmp, void *ctx)
+{
+    const inputs_fill *f = ctx;
+    gv_npy_type t = f->ci->dtype == GV_DTYPE_F64 ? GV_NPY_F64 : GV_NPY_F32;
+    char path[4352];
+    for (int i = 0; i < f->ci->n_in; i++) {
+        snprintf(path, sizeof path, "%s/%s", tmp, f->files[i]);
+        if (gv_npy_write(path, t, f->ci->in_ndim[i], f->ci->in_shape[i], f->ci->in[i]) != 0)
+            return -1;
+    }
+    snprintf(path, sizeof path, "%s/case.json", tmp);
+    return gv_write_file(path, emit_doc, f->doc);
+}
+
 int gv_cmd_inputs(int argc, char **argv)
 {
     const char *op = NULL, *mode = NULL, *size = NULL, *dist = NULL, *out = NULL;
@@ -234,6 +258,11 @@ int gv_cmd_inputs(int argc, char **argv)
         snprintf(first, sizeof first, "%.*s", (int)(n < sizeof first ? n : sizeof first - 1), s);
         size = first;
     }
+    char probe_why[4352];
+    if (gv_probe_dir(out, probe_why, sizeof probe_why) != 0) {
+        gv_usage_error("--out %s: %s", out, probe_why);
+        return gv_write_exit_code(errno);
+    }
     gv_case_inputs ci;
     char err[512];
     int rc = gv_make_inputs(o->name, dtype, mode, size, dist, seed, &ci, err, sizeof err);
@@ -241,13 +270,7 @@ int gv_cmd_inputs(int argc, char **argv)
         gv_usage_error("%s", err);
         return rc == GV_API_ENOMEM ? GV_EXIT_RUNTIME : GV_EXIT_USAGE;
     }
-    if (mkdir(out, 0777) != 0 && errno != EEXIST) {
-        gv_usage_error("--out %s: %s", out, strerror(errno));
-        gv_case_inputs_free(&ci);
-        return GV_EXIT_USAGE;
-    }
-    char files[GV_API_MAX_TENSORS][128], path[4096], json_path[4096];
-    snprintf(json_path, sizeof json_path, "%s/case.json", out);
+    char files[GV_API_MAX_TENSORS][128], path[4096];
     struct stat st;
     for (int i = 0; i < ci.n_in; i++) {
         tensor_file(ci.in_names[i], i, files[i], sizeof files[i]);
@@ -255,11 +278,8 @@ int gv_cmd_inputs(int argc, char **argv)
             if (strcmp(files[k], files[i]) == 0) snprintf(files[i], sizeof files[i], "in%d.npy", i);
     }
     for (int i = 0; i <= ci.n_in && !force; i++) {
-        if (i < ci.n_in)
-            snprintf(path, sizeof path, "%s/%s", out, files[i]);
-        else
-            snprintf(path, sizeof path, "%s", json_path);
-        if (stat(path, &st) == 0) {
+        snprintf(path, sizeof path, "%s/%s", out, i < ci.n_in ? files[i] : "case.json");
+        if (lstat(path, &st) == 0) {
             gv_usage_error("%s exists (replaced only with --force)", path);
             gv_case_inputs_free(&ci);
             return GV_EXIT_USAGE;
@@ -272,39 +292,40 @@ int gv_cmd_inputs(int argc, char **argv)
         gv_case_inputs_free(&ci);
         return GV_EXIT_USAGE;
     }
-    gv_npy_type t = ci.dtype == GV_DTYPE_F64 ? GV_NPY_F64 : GV_NPY_F32;
     json_t *ins = json_array(), *outs = json_array();
-    rc = GV_EXIT_OK;
-    for (int i = 0; i < ci.n_in && rc == GV_EXIT_OK; i++) {
-        snprintf(path, sizeof path, "%s/%s", out, files[i]);
-        if (gv_npy_write(path, t, ci.in_ndim[i], ci.in_shape[i], ci.in[i]) != 0) {
-            gv_write_error(path);
-            rc = GV_EXIT_RUNTIME;
-        }
+    for (int i = 0; i < ci.n_in; i++)
         json_array_append_new(ins,
                               json_pack("{s:s, s:s, s:o}", "name", ci.in_names[i], "file", files[i],
                                         "shape", shape_json(ci.in_ndim[i], ci.in_shape[i])));
-    }
     for (int i = 0; i < ci.n_out; i++)
         json_array_append_new(outs, json_pack("{s:s, s:o}", "name", ci.out_names[i], "shape",
                                               shape_json(ci.out_ndim[i], ci.out_shape[i])));
-    const gv_op *found = gv_judge_find_op(op);
     json_t *doc = json_pack("{s:s, s:s, s:s, s:s, s:s, s:s, s:o, s:o, s:o}", "schema",
-                            gv_schema(GV_DOC_INPUTS), "op", found->name, "dtype",
+                            gv_schema(GV_DOC_INPUTS), "op", o->name, "dtype",
                             ci.dtype == GV_DTYPE_F64 ? "f64" : "f32", "mode",
                             mode ? mode : "native", "size", size, "dist", gv_dist_name(d), "seed",
                             gv_json_seed(seed), "inputs", ins, "outputs", outs);
-    if (rc == GV_EXIT_OK && gv_write_file(json_path, emit_doc, doc) != 0) {
-        gv_write_error(json_path);
-        rc = GV_EXIT_RUNTIME;
+    /* every file into a temporary directory beside DIR, which then takes DIR's place: DIR
+       holds the earlier case or this one, whole, never half of each */
+    const char *names[GV_API_MAX_TENSORS + 1];
+    for (int i = 0; i < ci.n_in; i++)
+        names[i] = files[i];
+    names[ci.n_in] = "case.json";
+    inputs_fill fill = {&ci, files, doc};
+    char why[4352];
+    rc = GV_EXIT_OK;
+    if (!doc || gv_write_dir(out, names, ci.n_in + 1, fill_case_dir, &fill, why, sizeof why) != 0) {
+        int e = doc ? errno : ENOMEM;
+        gv_usage_error("--out %s: %s", out, doc ? why : strerror(e));
+        rc = gv_write_exit_code(e);
     }
     json_decref(doc);
     if (rc == GV_EXIT_OK) {
-        printf("%s %s %s %s %s seed %llu: ", found->name, ci.dtype == GV_DTYPE_F64 ? "f64" : "f32",
+        printf("%s %s %s %s %s seed %llu: ", o->name, ci.dtype == GV_DTYPE_F64 ? "f64" : "f32",
                mode ? mode : "native", gv_dist_name(d), size, (unsigned long long)seed);
         for (int i = 0; i < ci.n_in; i++)
             printf("%s%s/%s", i ? ", " : "", out, files[i]);
-        printf("%s%s\n", ci.n_in ? ", " : "", json_path);
+        printf("%s%s/case.json\n", ci.n_in ? ", " : "", out);
     }
     gv_case_inputs_free(&ci);
     return rc;
@@ -377,7 +398,7 @@ static int load_case(judge_job *j)
         return -1;
     }
     json_error_t jerr;
-    j->case_doc = json_load_file(j->case_path, 0, &jerr);
+    j->case_doc = gv_json_load_regular(j->case_path, 0, &jerr); /* a FIFO: refused, not waited on */
     if (!j->case_doc) {
         gv_usage_error("--case %s: %s", j->case_path, jerr.text);
         return -1;
@@ -447,6 +468,7 @@ static int read_array(const char *path, gv_npy *a)
         gv_usage_error("%s: dtype %s (%s) has no gpuval storage dtype: judge takes f32 (<f4) and "
                        "f64 (<f8)",
                        path, gv_npy_type_name(a->type), gv_npy_descr(a->type));
+        gv_npy_free(a); /* the caller counts only the arrays it keeps */
         return -1;
     }
     return 0;
@@ -542,6 +564,28 @@ static int parse_args(int argc, char **argv, judge_job *j)
     return -1;
 }
 
+/* --json is none of the files judge reads (--case, --inputs, the case's own inputs,
+   --outputs), in any spelling: the run document written over the arrays it judges would
+   destroy them. -1 after a message. */
+static int json_not_read(const judge_job *j)
+{
+    const char *reads[2 * GV_MAX_TENSORS + 1], *in[GV_MAX_TENSORS], *out[GV_MAX_TENSORS];
+    char *in_copy = NULL, *out_copy = NULL;
+    int n = 0, n_in = 0, n_out = 0, rc = 0;
+    if (j->case_path) reads[n++] = j->case_path;
+    if (j->inputs && split_files("--inputs", j->inputs, &in_copy, in, &n_in) != 0) rc = -1;
+    if (rc == 0 && split_files("--outputs", j->outputs, &out_copy, out, &n_out) != 0) rc = -1;
+    for (int i = 0; rc == 0 && i < n_in; i++)
+        reads[n++] = in[i];
+    for (int i = 0; rc == 0 && i < n_out; i++)
+        reads[n++] = out[i];
+    const char *outs[1] = {j->json_path}, *opts[1] = {"--json"};
+    if (rc == 0) rc = gv_probe_not_inputs(1, outs, opts, n, reads);
+    free(in_copy);
+    free(out_copy);
+    return rc;
+}
+
 /* Everything read and checked before the judge: -1 to go on, or the exit code. */
 static int prepare(judge_job *j, gv_judge_spec *spec, gv_array *ins, gv_array *outs)
 {
@@ -565,7 +609,7 @@ static int prepare(judge_job *j, gv_judge_spec *spec, gv_array *ins, gv_array *o
     }
     if (j->json_path) {
         const char *outs_[1] = {j->json_path}, *opts[1] = {"--json"};
-        if (gv_probe_outputs(1, outs_, opts) != 0) return GV_EXIT_USAGE;
+        if (json_not_read(j) != 0 || gv_probe_outputs(1, outs_, opts) != 0) return GV_EXIT_USAGE;
     }
     if (!j->inputs && op->in_dims && strlen(op->in_dims) > 0) {
         gv_usage_error("judge needs --inputs, one .npy per input of %s (%s)", op->name,

@@ -27,6 +27,7 @@
 #include "fleet/workers.h"
 #include "core/registry.h"
 #include "cmd/replay.h"
+#include "io/escape.h"
 #include "io/json_util.h"
 #include "io/run_doc.h"
 #include "cmd/report.h"
@@ -182,14 +183,22 @@ static int cmd_list(int argc, char **argv)
         mask_names(dt, sizeof dt, op->dtypes, dtype_name_i, GV_NDTYPES);
         mask_names(md, sizeof md, op->modes, mode_name_i, GV_NMODES);
         bool long_modes = strlen(md) > 20; /* the whole list goes on a line of its own */
-        printf("%-24s %-8s %-20s %-14s %-40s %s%s\n", op->name, dt, long_modes ? "(below)" : md,
-               op->dims, op->shapes,
+        /* a plugin's names and texts reach the terminal escaped (io/escape.h) */
+        char name[256], dims[256], shapes[512];
+        printf("%-24s %-8s %-20s %-14s %-40s %s", gv_esc_term_str(op->name, name, sizeof name), dt,
+               long_modes ? "(below)" : md, gv_esc_term_str(op->dims, dims, sizeof dims),
+               gv_esc_term_str(op->shapes, shapes, sizeof shapes),
                op->planted_bug    ? "[planted bug] "
                : op->planted_slow ? "[planted slow] "
-                                  : "",
-               op->summary);
+                                  : "");
+        gv_esc_term(stdout, op->summary);
+        putchar('\n');
         if (long_modes) printf("%24s modes: %s\n", "", md);
-        if (verbose) printf("%24s error model: %s\n", "", op->error_model);
+        if (verbose) {
+            printf("%24s error model: ", "");
+            gv_esc_term(stdout, op->error_model);
+            putchar('\n');
+        }
         if (verbose) {
             char takes[64]; /* the operand layouts its interface takes (abi/layout.h) */
             printf("%24s operands: %s\n", "",
@@ -235,7 +244,11 @@ static int cmd_info(int argc, char **argv)
     const char *from = gv_knobs()->openblas_core_from;
     printf("oracle BLAS      %s, %d threads, core %s", openblas_get_config(),
            openblas_get_num_threads(), openblas_get_corename());
-    if (from) printf(" (named by gpuval: OpenBLAS had detected %s)", from);
+    if (from) { /* from the environment: escaped */
+        printf(" (named by gpuval: OpenBLAS had detected ");
+        gv_esc_term(stdout, from);
+        printf(")");
+    }
     printf("\n");
     if (gk_device_count() == 0) {
         printf("no CUDA device\n");
@@ -316,10 +329,65 @@ static void print_version(FILE *f)
     fprintf(f, "cc %s\n", gv_build_cc());
 }
 
+/* The option tables of the commands that have one, for the check before plugins load. */
+static const struct {
+    const char *name;
+    const gv_opt_table *opts;
+} cmd_opts[] = {{"list", &gv_list_options},       {"check", &gv_check_options},
+                {"bench", &gv_bench_options},     {"report", &gv_report_options},
+                {"tradeoffs", &gv_trade_options}, {"compare", &gv_compare_options},
+                {"replay", &gv_replay_options},   {"judge", &gv_judge_options},
+                {"inputs", &gv_inputs_options},   {"merge", &gv_merge_options},
+                {"collectives", &gv_coll_options}};
+
+/* The command line's form, checked before any plugin's code runs: the options the command
+   takes, each with its value. (What the values name, an op of the plugin included, is the
+   command's to check once the plugins are loaded.) GV_EXIT_OK or GV_EXIT_USAGE after a
+   message; a copy of argv is parsed, so the command's own parse sees it as given. */
+static int check_options_first(int argc, char **argv)
+{
+    if (argc < 2) return GV_EXIT_OK;
+    for (size_t i = 0; i < sizeof cmd_opts / sizeof cmd_opts[0]; i++) {
+        if (strcmp(argv[1], cmd_opts[i].name) != 0) continue;
+        int n = argc - 1;
+        char **copy = malloc(sizeof *copy * (size_t)(n + 1));
+        if (!copy) return GV_EXIT_RUNTIME;
+        memcpy(copy, argv + 1, sizeof *copy * (size_t)(n + 1));
+        gv_getopt g;
+        gv_getopt_init(&g, cmd_opts[i].opts);
+        int c, rc = GV_EXIT_OK;
+        while (rc == GV_EXIT_OK && (c = gv_getopt_next(&g, n, copy)) != -1)
+            if (c == '?') {
+                gv_bad_option(cmd_opts[i].name, copy);
+                rc = GV_EXIT_USAGE;
+            }
+        free(copy);
+        optind = 1;
+        return rc;
+    }
+    return GV_EXIT_OK;
+}
+
 int gv_cli_main(int argc, char **argv)
 {
-    int prc = gv_plugin_args(&argc, argv);
+    const char *plugins[GV_PLUGINS_MAX];
+    int n_plugins = 0;
+    int prc = gv_plugin_args(&argc, argv, plugins, &n_plugins);
     if (prc != GV_EXIT_OK) return prc;
+    /* no plugin code before the command line is checked; an unknown command is refused
+       below without loading any */
+    static const char *const others[] = {"info", "probe",  "cache", "help",
+                                         "-h",   "--help", "-V",    "--version"};
+    bool known = false;
+    for (size_t i = 0; argc >= 2 && i < sizeof cmd_opts / sizeof cmd_opts[0]; i++)
+        known = known || strcmp(argv[1], cmd_opts[i].name) == 0;
+    for (size_t i = 0; argc >= 2 && i < sizeof others / sizeof others[0]; i++)
+        known = known || strcmp(argv[1], others[i]) == 0;
+    if (n_plugins && known) {
+        prc = check_options_first(argc, argv);
+        if (prc == GV_EXIT_OK) prc = gv_plugins_load(plugins, n_plugins);
+        if (prc != GV_EXIT_OK) return prc;
+    }
     if (argc < 2) {
         gv_help_print(stderr, &main_help);
         return GV_EXIT_USAGE;

@@ -2,6 +2,8 @@
  * dlopen, its entry symbol (GPUVAL_PLUGIN_ENTRY_NAME, the API's major version in the name)
  * called, its families checked and registered. Every fault names the file and the cause. */
 #include <dlfcn.h>
+#include <fcntl.h>
+#include <signal.h>
 #include <elf.h>
 #include <errno.h>
 #include <stdbool.h>
@@ -9,6 +11,8 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include "cmd/plugin.h"
 #include "../../include/gpuval.h"
@@ -106,10 +110,11 @@ int gv_plugin_load(const char *path, char *err, size_t errlen)
     return GV_OK;
 }
 
-int gv_plugin_args(int *argc, char **argv)
+int gv_plugin_args(int *argc, char **argv, const char **paths, int *n_paths)
 {
     int out = 1;
     bool done = false;
+    *n_paths = 0;
     for (int i = 1; i < *argc; i++) {
         const char *a = argv[i], *path = NULL;
         if (!done && strcmp(a, "--") == 0) done = true;
@@ -126,13 +131,87 @@ int gv_plugin_args(int *argc, char **argv)
             argv[out++] = argv[i];
             continue;
         }
+        if (*n_paths == GV_PLUGINS_MAX) {
+            gv_usage_error("more than %d --plugin", GV_PLUGINS_MAX);
+            return GV_EXIT_USAGE;
+        }
+        paths[(*n_paths)++] = path;
+    }
+    argv[out] = NULL;
+    *argc = out;
+    return GV_EXIT_OK;
+}
+
+/* Load path first in a child process (stdout and stderr to /dev/null, an alarm against a
+   constructor that never returns): a plugin whose constructor or entry point faults kills the
+   child, and gpuval reports the file and the signal instead of dying inside dlopen. GV_OK
+   when the child loaded it; else the child's own error, or the signal, in err. */
+static int try_in_child(const char *path, char *err, size_t errlen)
+{
+    int fds[2];
+    if (pipe(fds) != 0) return GV_OK; /* no pipe: the load itself says what it says */
+    fflush(stdout);
+    fflush(stderr);
+    pid_t pid = fork();
+    if (pid < 0) {
+        close(fds[0]);
+        close(fds[1]);
+        return GV_OK;
+    }
+    if (pid == 0) {
+        close(fds[0]);
+        int null = open("/dev/null", O_WRONLY);
+        if (null >= 0) {
+            dup2(null, STDOUT_FILENO);
+            dup2(null, STDERR_FILENO);
+        }
+        alarm(GV_PLUGIN_LOAD_SECONDS);
+        char e[1024] = "";
+        int rc = gv_plugin_load(path, e, sizeof e);
+        ssize_t w = write(fds[1], &rc, sizeof rc);
+        if (w == (ssize_t)sizeof rc && rc != GV_OK) w = write(fds[1], e, strlen(e) + 1);
+        (void)w;
+        _exit(0); /* nothing of the plugin's (destructors, atexit) runs in the child */
+    }
+    close(fds[1]);
+    int rc = GV_OK;
+    char e[1024] = "";
+    bool got = read(fds[0], &rc, sizeof rc) == (ssize_t)sizeof rc;
+    if (got && rc != GV_OK) {
+        size_t used = 0;
+        ssize_t k;
+        while (used + 1 < sizeof e && (k = read(fds[0], e + used, sizeof e - 1 - used)) > 0)
+            used += (size_t)k;
+        e[used] = '\0';
+    }
+    close(fds[0]);
+    int st = 0;
+    while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
+        ;
+    if (WIFSIGNALED(st)) {
+        int sig = WTERMSIG(st);
+        snprintf(err, errlen, "plugin %s: its code %s while loading (signal %d, %s): not loaded",
+                 path, sig == SIGALRM ? "did not return" : "faulted", sig, strsignal(sig));
+        return GV_EINVAL;
+    }
+    if (!got) {
+        snprintf(err, errlen, "plugin %s: loading it ended the process (exit %d): not loaded", path,
+                 WIFEXITED(st) ? WEXITSTATUS(st) : -1);
+        return GV_EINVAL;
+    }
+    if (rc != GV_OK) snprintf(err, errlen, "%s", e);
+    return rc;
+}
+
+int gv_plugins_load(const char *const *paths, int n)
+{
+    for (int i = 0; i < n; i++) {
         char err[1024];
-        if (gv_plugin_load(path, err, sizeof err) != GV_OK) {
+        if (try_in_child(paths[i], err, sizeof err) != GV_OK ||
+            gv_plugin_load(paths[i], err, sizeof err) != GV_OK) {
             gv_usage_error("%s", err);
             return GV_EXIT_USAGE;
         }
     }
-    argv[out] = NULL;
-    *argc = out;
     return GV_EXIT_OK;
 }

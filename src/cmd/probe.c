@@ -165,10 +165,26 @@ int gv_cmd_probe(int argc, char **argv)
     const char *out_opts[] = {"--json"};
     if (gv_probe_outputs(1, outs, out_opts) != 0) return GV_EXIT_USAGE;
 
+    /* a named expectation file is the user's input: read it (a malformed one is exit 2,
+       file and line named) before looking for a device, so that its faults show anywhere */
+    gv_fp_expect ex;
+    char err[700];
+    bool have_expect = false;
+    if (expect_path) {
+        if (gv_fp_expect_read(expect_path, &ex, err, sizeof err) != GV_OK) {
+            gv_usage_error("--expect: %s", err);
+            return GV_EXIT_USAGE;
+        }
+        have_expect = true;
+    }
+
     /* the selection: probeable ops matching the globs (planted ones only by exact name) */
     int cap = 64, n = 0;
     row *rows = calloc((size_t)cap, sizeof *rows);
-    if (!rows) return GV_EXIT_RUNTIME;
+    if (!rows) {
+        if (have_expect) gv_fp_expect_free(&ex);
+        return GV_EXIT_RUNTIME;
+    }
     bool any_op = false;
     for (const gv_op *const *p = gv_registry(); *p; p++) {
         const gv_op *op = *p;
@@ -186,6 +202,7 @@ int gv_cmd_probe(int argc, char **argv)
                 if (n == cap) {
                     row *grown = realloc(rows, sizeof *rows * (size_t)(cap *= 2));
                     if (!grown) {
+                        if (have_expect) gv_fp_expect_free(&ex);
                         free(rows);
                         return GV_EXIT_RUNTIME;
                     }
@@ -197,6 +214,7 @@ int gv_cmd_probe(int argc, char **argv)
     if (!any_op || !n) {
         gv_usage_error("no probeable op and mode matches --op '%s' (gemm-family ops: C = A B)",
                        ops);
+        if (have_expect) gv_fp_expect_free(&ex);
         free(rows);
         return GV_EXIT_USAGE;
     }
@@ -204,6 +222,7 @@ int gv_cmd_probe(int argc, char **argv)
     gv_run_info info;
     gv_run_start(&info, "probe", argc, argv);
     if (!info.have_device) {
+        if (have_expect) gv_fp_expect_free(&ex);
         fprintf(stderr, "gpuval probe: no CUDA device: nothing to probe\n");
         free(rows);
         return GV_EXIT_NODEV;
@@ -214,15 +233,8 @@ int gv_cmd_probe(int argc, char **argv)
         snprintf(path, sizeof path, "%s", expect_path);
     else
         gv_fp_expect_path(sm, path, sizeof path);
-    gv_fp_expect ex;
-    char err[700];
-    bool have_expect = gv_fp_expect_read(path, &ex, err, sizeof err) == GV_OK;
+    if (!expect_path) have_expect = gv_fp_expect_read(path, &ex, err, sizeof err) == GV_OK;
     if (!have_expect) {
-        if (expect_path) {
-            gv_usage_error("--expect: %s", err);
-            free(rows);
-            return GV_EXIT_USAGE;
-        }
         fprintf(stderr, "gpuval probe: no expectations for sm_%d (%s): every feature is NEW\n", sm,
                 err);
     } else if (strcmp(ex.arch, "*") != 0) {

@@ -74,6 +74,14 @@ static int read_case(const char *path, json_t *doc, gv_case *c, gv_verdict *verd
         gv_usage_error("%s: unknown dtype '%s', mode '%s' or dist '%s'", path, dt, mode, dist);
         return -1;
     }
+    /* a case the op cannot be is a damaged dump: refused here, before any device is looked
+       for (it ran as a SKIP, exit 77, where there was none) */
+    if (!(c->op->dtypes & (1u << c->dtype)) || !gv_mode_ok(c->op, c->dtype, c->mode) ||
+        !(c->op->dists & (1u << c->dist))) {
+        gv_usage_error("%s: %s has no case of dtype %s, mode %s and dist %s (gpuval list --all)",
+                       path, c->op->name, dt, mode, dist);
+        return -1;
+    }
     int nv = -1;
     for (int k = GV_PASS; k <= GV_ERROR; k++)
         if (strcmp(v, gv_verdict_name((gv_verdict)k)) == 0) nv = k;

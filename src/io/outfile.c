@@ -3,10 +3,12 @@
 #include "core/gv.h"
 #include "io/infile.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <limits.h>
 #include <fcntl.h>
 #include <stdbool.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -348,7 +350,287 @@ int gv_write_exit_code(int err)
     case ENOTDIR:
     case EISDIR:
     case ELOOP:
+    case ENOTEMPTY:
+    case EEXIST:
+    case EBUSY:
     case EINVAL: return 2; /* the place named cannot take a file: bad usage */
     default: return 3;     /* the write itself failed (ENOSPC, EIO, ...) */
     }
+}
+
+/* ---- a directory written whole (gv_write_dir) -------------------------------------------- */
+
+/* Is name one of names[0..n)? */
+static bool listed(const char *name, const char *const *names, int n)
+{
+    for (int i = 0; i < n; i++)
+        if (strcmp(names[i], name) == 0) return true;
+    return false;
+}
+
+/* dir as it will be renamed: trailing slashes dropped, a symlink resolved (the exchange must
+   move the directory, not the link to it). Allocated; NULL with errno. */
+static char *dir_target(const char *dir, bool exists)
+{
+    if (exists) return realpath(dir, NULL);
+    char *t = strdup(dir);
+    if (!t) return NULL;
+    for (size_t n = strlen(t); n > 1 && t[n - 1] == '/'; n--)
+        t[n - 1] = '\0';
+    return t;
+}
+
+/* The checks gv_probe_dir and gv_write_dir share: dir absent (its parent a directory) or a
+   directory gpuval may move, holding only regular files and symlinks. *exists says which;
+   0 or -1 with errno and why. */
+static int check_dir(const char *dir, bool *exists, mode_t *mode, char *why, size_t len)
+{
+    struct stat st, here, root;
+    if (!dir || !dir[0]) {
+        snprintf(why, len, "an empty directory name");
+        errno = EINVAL;
+        return -1;
+    }
+    *exists = stat(dir, &st) == 0;
+    if (!*exists) {
+        int e = errno;
+        if (e != ENOENT) {
+            snprintf(why, len, "%s: %s", dir, strerror(e));
+            errno = e;
+            return -1;
+        }
+        char *parent = dir_of(dir);
+        if (!parent) return -1;
+        int rc = stat(parent, &st);
+        e = rc == 0 && !S_ISDIR(st.st_mode) ? ENOTDIR : errno;
+        if (rc != 0 || !S_ISDIR(st.st_mode)) {
+            snprintf(why, len, "%s: its parent %s: %s", dir, parent, strerror(e));
+            free(parent);
+            errno = e;
+            return -1;
+        }
+        free(parent);
+        mode_t um = umask(0);
+        umask(um);
+        *mode = 0777 & ~um;
+        return 0;
+    }
+    if (!S_ISDIR(st.st_mode)) {
+        snprintf(why, len, "%s exists and is %s, not a directory", dir, gv_file_kind(st.st_mode));
+        errno = ENOTDIR;
+        return -1;
+    }
+    *mode = st.st_mode & 07777;
+    if ((stat(".", &here) == 0 && here.st_dev == st.st_dev && here.st_ino == st.st_ino) ||
+        (stat("/", &root) == 0 && root.st_dev == st.st_dev && root.st_ino == st.st_ino)) {
+        snprintf(why, len, "%s is the working directory or /: give the case a directory of its own",
+                 dir);
+        errno = EBUSY;
+        return -1;
+    }
+    DIR *d = opendir(dir);
+    if (!d) {
+        int e = errno;
+        snprintf(why, len, "%s: %s", dir, strerror(e));
+        errno = e;
+        return -1;
+    }
+    int rc = 0;
+    for (struct dirent *de; rc == 0 && (de = readdir(d)) != NULL;) {
+        if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0) continue;
+        struct stat es;
+        if (fstatat(dirfd(d), de->d_name, &es, AT_SYMLINK_NOFOLLOW) != 0) continue; /* gone */
+        if (!S_ISREG(es.st_mode) && !S_ISLNK(es.st_mode)) {
+            snprintf(why, len,
+                     "%s holds %s, %s: the case's directory is replaced whole, and that is not "
+                     "gpuval's to move; give another directory",
+                     dir, de->d_name, gv_file_kind(es.st_mode));
+            errno = ENOTEMPTY;
+            rc = -1;
+        }
+    }
+    closedir(d);
+    return rc;
+}
+
+/* Remove the temporary directory gpuval made and everything in it (regular files, links:
+   all its own, made by fill or linked in). */
+static void remove_temp_dir(const char *tmp)
+{
+    DIR *d = opendir(tmp);
+    if (d) {
+        for (struct dirent *de; (de = readdir(d)) != NULL;)
+            if (strcmp(de->d_name, ".") != 0 && strcmp(de->d_name, "..") != 0)
+                unlinkat(dirfd(d), de->d_name, 0);
+        closedir(d);
+    }
+    rmdir(tmp);
+}
+
+int gv_probe_dir(const char *dir, char *why, size_t len)
+{
+    bool exists;
+    mode_t mode;
+    if (check_dir(dir, &exists, &mode, why, len) != 0) return -1;
+    char *target = dir_target(dir, exists);
+    char *tmp = target ? temp_name(target) : NULL;
+    if (!tmp || !mkdtemp(tmp)) {
+        int e = errno;
+        snprintf(why, len, "%s: cannot make a temporary directory beside it: %s", dir, strerror(e));
+        free(tmp);
+        free(target);
+        errno = e;
+        return -1;
+    }
+    rmdir(tmp);
+    free(tmp);
+    free(target);
+    return 0;
+}
+
+/* Link the entries of dir that fill did not write (names) into tmp: the user's own files stay
+   in the directory that takes dir's place. 0 or -1 with errno and why. */
+static int link_others(const char *dir, const char *tmp, const char *const *names, int n, char *why,
+                       size_t len)
+{
+    DIR *d = opendir(dir);
+    int tfd = open(tmp, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    int rc = d && tfd >= 0 ? 0 : -1;
+    for (struct dirent *de; rc == 0 && (de = readdir(d)) != NULL;) {
+        const char *name = de->d_name;
+        if (strcmp(name, ".") == 0 || strcmp(name, "..") == 0 || listed(name, names, n)) continue;
+        struct stat es;
+        if (fstatat(dirfd(d), name, &es, AT_SYMLINK_NOFOLLOW) != 0) continue;
+        if (S_ISREG(es.st_mode)) {
+            rc = linkat(dirfd(d), name, tfd, name, 0);
+        } else if (S_ISLNK(es.st_mode)) {
+            char target[PATH_MAX + 1];
+            ssize_t k = readlinkat(dirfd(d), name, target, PATH_MAX);
+            rc = k < 0 ? -1 : (target[k] = '\0', symlinkat(target, tfd, name));
+        } else {
+            errno = ENOTEMPTY;
+            rc = -1;
+        }
+        if (rc != 0) {
+            int e = errno;
+            snprintf(why, len, "%s: keeping %s in the new directory: %s", dir, name, strerror(e));
+            errno = e;
+        }
+    }
+    int e = errno;
+    if (d) closedir(d);
+    if (tfd >= 0) close(tfd);
+    if (rc != 0 && why[0] == '\0') snprintf(why, len, "%s: %s", dir, strerror(e));
+    errno = e;
+    return rc;
+}
+
+/* The old directory, now at old: remove what the new one replaced (names) or holds a link of
+   (the same inode, the same symlink target), then the directory if that emptied it. Anything
+   else (a file made there in the meantime) stays, and so does the directory. */
+static void retire_old(const char *old, const char *now, const char *const *names, int n)
+{
+    DIR *d = opendir(old);
+    int nfd = open(now, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (!d || nfd < 0) {
+        if (d) closedir(d);
+        if (nfd >= 0) close(nfd);
+        return;
+    }
+    for (struct dirent *de; (de = readdir(d)) != NULL;) {
+        const char *name = de->d_name;
+        if (strcmp(name, ".") == 0 || strcmp(name, "..") == 0) continue;
+        struct stat os, ns;
+        if (fstatat(dirfd(d), name, &os, AT_SYMLINK_NOFOLLOW) != 0) continue;
+        if (!S_ISREG(os.st_mode) && !S_ISLNK(os.st_mode)) continue;
+        bool same = fstatat(nfd, name, &ns, AT_SYMLINK_NOFOLLOW) == 0 &&
+                    ((S_ISREG(os.st_mode) && ns.st_dev == os.st_dev && ns.st_ino == os.st_ino) ||
+                     (S_ISLNK(os.st_mode) && S_ISLNK(ns.st_mode)));
+        if (listed(name, names, n) || same) unlinkat(dirfd(d), name, 0);
+    }
+    closedir(d);
+    close(nfd);
+    rmdir(old); /* fails, harmlessly, when something new is there */
+}
+
+int gv_write_dir(const char *dir, const char *const *names, int n_names,
+                 int (*fill)(const char *tmp, void *ctx), void *ctx, char *why, size_t len)
+{
+    why[0] = '\0';
+    bool exists;
+    mode_t mode;
+    if (check_dir(dir, &exists, &mode, why, len) != 0) return -1;
+    for (int i = 0; exists && i < n_names; i++) { /* a file made read-only is kept, as by
+                                                     gv_write_file: the whole write is refused */
+        char path[PATH_MAX];
+        struct stat st;
+        snprintf(path, sizeof path, "%s/%s", dir, names[i]);
+        if (stat(path, &st) == 0 && S_ISREG(st.st_mode) && may_replace(path, &st) != 0) {
+            int e = errno;
+            snprintf(why, len, "%s may not be replaced: %s", path, strerror(e));
+            errno = e;
+            return -1;
+        }
+    }
+    char *target = dir_target(dir, exists);
+    char *tmp = target ? temp_name(target) : NULL;
+    if (!tmp || !mkdtemp(tmp)) {
+        int e = errno;
+        snprintf(why, len, "%s: cannot make a temporary directory beside it: %s", dir, strerror(e));
+        free(tmp);
+        free(target);
+        errno = e;
+        return -1;
+    }
+    int rc = chmod(tmp, mode), e = 0;
+    if (rc != 0) {
+        e = errno;
+        snprintf(why, len, "%s: %s", tmp, strerror(e));
+    }
+    if (rc == 0) {
+        errno = 0;
+        rc = fill(tmp, ctx);
+        e = rc ? (errno ? errno : EIO) : 0;
+        if (rc && !why[0]) snprintf(why, len, "writing %s: %s", dir, strerror(e));
+    }
+    if (rc == 0 && exists) {
+        rc = link_others(target, tmp, names, n_names, why, len);
+        e = rc ? errno : 0;
+    }
+    if (rc == 0 && !exists) {
+        rc = rename(tmp, target); /* the new directory, whole, appears at once */
+        e = rc ? errno : 0;
+        if (rc) snprintf(why, len, "%s: %s", dir, strerror(e));
+    } else if (rc == 0) {
+        rc = renameat2(AT_FDCWD, tmp, AT_FDCWD, target, RENAME_EXCHANGE);
+        if (rc != 0 && (errno == EINVAL || errno == ENOSYS)) {
+            /* no exchange on this file system: the old one moved aside, then put back on
+               failure (a reader may find no directory for that instant, never a mix) */
+            char *aside = temp_name(target);
+            rc = aside && mkdtemp(aside) ? rename(target, aside) : -1;
+            if (rc == 0 && rename(tmp, target) != 0) {
+                e = errno;
+                rename(aside, target);
+                errno = e;
+                rc = -1;
+            } else if (rc == 0) {
+                rename(aside, tmp); /* tmp names the old directory, as after an exchange */
+            } else if (aside) {
+                e = errno;
+                rmdir(aside);
+                errno = e;
+            }
+            free(aside);
+        }
+        e = rc ? errno : 0;
+        if (rc)
+            snprintf(why, len, "%s: replacing it: %s", dir, strerror(e));
+        else
+            retire_old(tmp, target, names, n_names);
+    }
+    if (rc) remove_temp_dir(tmp);
+    free(tmp);
+    free(target);
+    errno = e;
+    return rc;
 }

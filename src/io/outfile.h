@@ -60,8 +60,31 @@ int gv_probe_not_inputs(int n, const char *const *paths, const char *const *opts
 void gv_write_error(const char *path);
 
 /* The exit code of a write that failed with err: 2 when the place cannot take a file (EACCES,
- * EPERM, EROFS, ENAMETOOLONG, ENOENT, ENOTDIR, EISDIR, ELOOP, EINVAL: the output named is bad),
+ * EPERM, EROFS, ENAMETOOLONG, ENOENT, ENOTDIR, EISDIR, ELOOP, EINVAL, and for a directory
+ * ENOTEMPTY, EEXIST, EBUSY: the output named is bad),
  * 3 when the write itself failed (ENOSPC, EIO, ...). */
 int gv_write_exit_code(int err);
+
+/* Write the directory dir whole or not at all: fill(tmp, ctx) writes the new files into a fresh
+ * temporary directory ".NAME.XXXXXX" beside dir (the same file system) and returns 0 or -1 with
+ * errno; then
+ *  - dir absent: the temporary is renamed to dir;
+ *  - dir an existing directory: its other entries (regular files and symlinks whose names are
+ *    not among the names[0..n) fill writes, e.g. a user's C.npy) are linked into the temporary,
+ *    which then takes dir's place in one exchange (renameat2 RENAME_EXCHANGE; where the file
+ *    system lacks it, two renames with the old one put back on failure); the old directory
+ *    loses only what it had under those names and the links, and is removed when empty.
+ * A reader of dir sees the old case or the new one, never a mix. On failure dir is untouched
+ * and the temporary removed with all it holds. Refused (-1, errno, why filled): an empty path
+ * (EINVAL); dir not a directory (ENOTDIR); dir the working directory or "/" (EBUSY: its name
+ * cannot move); dir holding a subdirectory or another non-regular entry (ENOTEMPTY): not
+ * gpuval's to move; one of names there that the user may not write (EACCES, as gv_write_file). why
+ * (len >= 64) says what failed, naming the path. */
+int gv_write_dir(const char *dir, const char *const *names, int n_names,
+                 int (*fill)(const char *tmp, void *ctx), void *ctx, char *why, size_t len);
+
+/* Could gv_write_dir write dir? The same refusals, and the parent directory must take a
+ * temporary directory (one is made and removed). 0 or -1 with errno and why. */
+int gv_probe_dir(const char *dir, char *why, size_t len);
 
 #endif

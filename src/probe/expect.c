@@ -26,11 +26,58 @@ void gv_fp_expect_free(gv_fp_expect *e)
     memset(e, 0, sizeof *e);
 }
 
+/* A number of a VALUE: all of text[0..n) read, finite. */
+static bool number_ok(const char *text, size_t n)
+{
+    char buf[48], *end;
+    if (n == 0 || n >= sizeof buf) return false;
+    memcpy(buf, text, n);
+    buf[n] = '\0';
+    double x = strtod(buf, &end);
+    return *end == '\0' && isfinite(x) && !isspace((unsigned char)buf[0]);
+}
+
+/* One alternative of a VALUE, a[0..n): ">=N", "N..M" (N <= M), or a literal word of letters,
+   digits and "/_-+." ("11", "RNE", "n/a"). Anything else (">=11x", "1..", "8..4", "<=3") is a
+   typo that would judge every measurement FAIL, or PASS, for a reason nobody wrote down. */
+static bool alt_ok_syntax(const char *a, size_t n)
+{
+    if (n >= 2 && strncmp(a, ">=", 2) == 0) return number_ok(a + 2, n - 2);
+    for (size_t i = 0; i + 1 < n; i++)
+        if (a[i] == '.' && a[i + 1] == '.') {
+            char lo[48], hi[48];
+            if (!number_ok(a, i) || !number_ok(a + i + 2, n - i - 2)) return false;
+            snprintf(lo, sizeof lo, "%.*s", (int)i, a);
+            snprintf(hi, sizeof hi, "%.*s", (int)(n - i - 2), a + i + 2);
+            return strtod(lo, NULL) <= strtod(hi, NULL);
+        }
+    if (n == 0) return false;
+    for (size_t i = 0; i < n; i++)
+        if (!isalnum((unsigned char)a[i]) && !strchr("/_-+.", a[i])) return false;
+    return true;
+}
+
+/* VALUE: '?' alone, or alternatives joined by '|', none empty. */
 static bool value_ok(const char *v)
 {
-    for (const char *p = v; *p; p++)
-        if (!isgraph((unsigned char)*p)) return false;
-    return *v != '\0';
+    if (strcmp(v, "?") == 0) return true;
+    for (const char *a = v;; a++) {
+        size_t n = strcspn(a, "|");
+        if (!alt_ok_syntax(a, n)) return false;
+        a += n;
+        if (!*a) return true;
+    }
+}
+
+/* "sm_XY" (digits, an optional letter: sm_90a) or "*", shorter than gv_fp_expect.arch. */
+static bool arch_ok(const char *a)
+{
+    if (strcmp(a, "*") == 0) return true;
+    if (strncmp(a, "sm_", 3) != 0 || !isdigit((unsigned char)a[3])) return false;
+    size_t d = 3 + strspn(a + 3, "0123456789");
+    if (d - 3 > 4) return false;
+    if (islower((unsigned char)a[d])) d++;
+    return a[d] == '\0';
 }
 
 int gv_fp_expect_read(const char *path, gv_fp_expect *e, char *err, size_t len)
@@ -69,7 +116,12 @@ int gv_fp_expect_read(const char *path, gv_fp_expect *e, char *err, size_t len)
         int n = sscanf(line, "%79s %79s %79s %79s %79s %79s", w[0], w[1], w[2], w[3], w[4], w[5]);
         if (n <= 0) continue;
         if (strcmp(w[0], "version") == 0 && n == 2) {
-            e->version = atoi(w[1]);
+            if (e->version) {
+                snprintf(err, len, "%s:%d: a second 'version' line", path, ln);
+                rc = GV_EINVAL;
+                break;
+            }
+            e->version = strcmp(w[1], "1") == 0 ? 1 : -1; /* "1x", "01", " 1": not version 1 */
             if (e->version != 1) {
                 snprintf(err, len, "%s:%d: version %s, this gpuval reads version 1", path, ln,
                          w[1]);
@@ -84,8 +136,20 @@ int gv_fp_expect_read(const char *path, gv_fp_expect *e, char *err, size_t len)
             break;
         }
         if (strcmp(w[0], "arch") == 0 && n == 2) {
-            snprintf(e->arch, sizeof e->arch, "%.15s", w[1]);
+            if (e->arch[0] || !arch_ok(w[1])) {
+                snprintf(err, len, "%s:%d: %s '%.40s%s': one 'arch sm_XY' line (or 'arch *')", path,
+                         ln, e->arch[0] ? "a second arch line," : "architecture", w[1],
+                         strlen(w[1]) > 40 ? "..." : "");
+                rc = GV_EINVAL;
+                break;
+            }
+            snprintf(e->arch, sizeof e->arch, "%.15s", w[1]); /* arch_ok: under 16 */
             continue;
+        }
+        if (strcmp(w[0], "version") == 0 || strcmp(w[0], "arch") == 0) {
+            snprintf(err, len, "%s:%d: '%s' takes one word, got %d", path, ln, w[0], n - 1);
+            rc = GV_EINVAL;
+            break;
         }
         if (n != 5) {
             snprintf(err, len, "%s:%d: expected OPS DTYPE MODE FEATURE VALUE, got %d words", path,
@@ -98,12 +162,20 @@ int gv_fp_expect_read(const char *path, gv_fp_expect *e, char *err, size_t len)
             dtype_ok |= fnmatch(w[1], gv_dtype_name((gv_dtype)d), 0) == 0;
         for (int q = 0; q < GV_NMODES; q++)
             mode_ok |= fnmatch(w[2], gv_mode_name((gv_mode)q), 0) == 0;
-        if (!dtype_ok || !mode_ok || (strcmp(w[3], "*") != 0 && gv_fp_feature_parse(w[3]) < 0) ||
-            !value_ok(w[4]) || strlen(w[0]) >= sizeof e->rules->ops ||
-            strlen(w[4]) >= sizeof e->rules->value) {
-            snprintf(err, len,
-                     "%s:%d: unknown dtype '%s', mode '%s' or feature '%s', or a bad value", path,
-                     ln, w[1], w[2], w[3]);
+        const char *bad = NULL;
+        if (strlen(w[0]) >= sizeof e->rules->ops)
+            bad = "OPS longer than 63 bytes";
+        else if (strlen(w[1]) >= sizeof e->rules->dtype || !dtype_ok)
+            bad = "unknown DTYPE";
+        else if (strlen(w[2]) >= sizeof e->rules->mode || !mode_ok)
+            bad = "unknown MODE";
+        else if (strcmp(w[3], "*") != 0 && gv_fp_feature_parse(w[3]) < 0)
+            bad = "unknown FEATURE";
+        else if (strlen(w[4]) >= sizeof e->rules->value || !value_ok(w[4]))
+            bad = "bad VALUE (a word, >=N, N..M, alternatives joined by '|', or ?)";
+        if (bad) {
+            snprintf(err, len, "%s:%d: %s in '%.24s %.8s %.16s %.24s %.48s'", path, ln, bad, w[0],
+                     w[1], w[2], w[3], w[4]);
             rc = GV_EINVAL;
             break;
         }
@@ -119,6 +191,7 @@ int gv_fp_expect_read(const char *path, gv_fp_expect *e, char *err, size_t len)
         }
         gv_fp_rule *r = &e->rules[e->n++];
         memset(r, 0, sizeof *r);
+        /* each length was checked above: the precisions only tell the compiler so */
         snprintf(r->ops, sizeof r->ops, "%.63s", w[0]);
         snprintf(r->dtype, sizeof r->dtype, "%.7s", w[1]);
         snprintf(r->mode, sizeof r->mode, "%.15s", w[2]);

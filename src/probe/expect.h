@@ -8,8 +8,11 @@
  * OPS, DTYPE and MODE are globs (fnmatch) of op, dtype and mode names, FEATURE a
  * feature name (fprint.h) or *. VALUE is a literal ("11", "RNE", "kept", "n/a"), ">=N",
  * "N..M", alternatives joined by '|', or '?' (no expectation: the feature is NEW). The last
- * line that matches a (op, dtype, mode, feature) wins, so general lines go first. Lines
- * starting with '#' are comments. */
+ * line that matches a (op, dtype, mode, feature) wins, so general lines go first; a feature no
+ * line matches is NEW. Lines starting with '#' are comments. The reader refuses, naming the
+ * line, anything else: a literal other than letters, digits and "/_-+.", N not a finite number
+ * (">=8x"), N > M, an empty alternative, an arch other than sm_XY (a letter may follow) or '*',
+ * a second arch or version line, a field longer than its place in gv_fp_rule. */
 #ifndef GV_EXPECT_H
 #define GV_EXPECT_H
 

@@ -9,23 +9,13 @@
 #include <stdbool.h>
 #include <stdio.h>
 
-/* The one escaping function of each output format. Every string that comes from a run file, a
- * case, an op or the environment reaches a page, a Markdown report or the terminal through one of
- * them. In all three a byte that is not printable text (a control byte, newlines included, DEL,
- * a C1 control, a byte outside well-formed UTF-8) is written as the visible text \xNN, so no
- * string can start a line, move the cursor or end a table row.
- *  - gv_rk_esc: HTML and XML text and quoted attributes: & < > " ' as entities; no string can
- *    open or close a tag or leave an attribute.
- *  - gv_rk_md_esc: Markdown (one table cell's text, or a line's): \ | ` # backslash-escaped,
- *    a ] before ( or [ too, & and < as entities; no string can break a table row, open a
- *    heading, a code span, a link, an image or an HTML tag.
- *  - gv_rk_term_esc: the terminal, as gv_printable (core/gv.h) without a length limit: \ as \\,
- *    so a printed \xNN is never ambiguous. */
+/* The one escaping function of each output format (io/escape.h says what each escapes; they
+ * are gv_esc_html, gv_esc_md, gv_esc_term and gv_esc_term_str there). Every string that comes
+ * from a run file, a case, an op or the environment reaches a page, a Markdown report or the
+ * terminal through one of them. */
 void gv_rk_esc(FILE *f, const char *s);
 void gv_rk_md_esc(FILE *f, const char *s);
 void gv_rk_term_esc(FILE *f, const char *s);
-/* gv_rk_term_esc's text of s in buf (cut to len - 1 bytes at most); returns buf. For cells that
- * are padded to a width. */
 char *gv_rk_term_str(const char *s, char *buf, size_t len);
 
 /* The fixed display formats of numbers. */

@@ -24,6 +24,7 @@
 
 #include "bench/bench_json.h" /* gv_jnum, gv_jstr */
 #include "core/gv.h"
+#include "io/escape.h"
 #include "io/outfile.h"
 #include "runs/run_files.h"
 #include "io/json_util.h" /* gv_json_now */
@@ -274,25 +275,63 @@ static void bprintf(fm_buf *b, const char *fmt, ...) __attribute__((format(print
 static void bprintf(fm_buf *b, const char *fmt, ...)
 {
     if (!b) return;
-    va_list ap;
+    va_list ap, ap2;
     va_start(ap, fmt);
-    char tmp[1024];
-    int n = vsnprintf(tmp, sizeof tmp, fmt, ap);
+    va_copy(ap2, ap);
+    int n = vsnprintf(NULL, 0, fmt, ap); /* whole: a long case key once cut a row short */
     va_end(ap);
-    if (n < 0) return;
-    size_t add = (size_t)n < sizeof tmp ? (size_t)n : sizeof tmp - 1;
-    if (b->len + add + 1 > b->cap) {
+    if (n < 0) {
+        va_end(ap2);
+        return;
+    }
+    if (b->len + (size_t)n + 1 > b->cap) {
         size_t cap = b->cap ? b->cap * 2 : 4096;
-        while (cap < b->len + add + 1)
+        while (cap < b->len + (size_t)n + 1)
             cap *= 2;
         char *s = realloc(b->s, cap);
-        if (!s) return;
+        if (!s) {
+            va_end(ap2);
+            return;
+        }
         b->s = s;
         b->cap = cap;
     }
-    memcpy(b->s + b->len, tmp, add);
-    b->len += add;
-    b->s[b->len] = '\0';
+    vsnprintf(b->s + b->len, (size_t)n + 1, fmt, ap2);
+    va_end(ap2);
+    b->len += (size_t)n;
+}
+
+/* Strings from the run files (labels, hosts, models, case keys, verdicts, digests) reach the
+   terminal through gv_esc_term and the Markdown through gv_esc_md (io/escape.h): a device
+   name cannot move the cursor, nor a case key open a heading, a link or a table row. Each call
+   gives a new string, kept until eight later calls (one line's worth) or esc_ring_free. */
+static char *esc_ring[8];
+static int esc_next;
+
+static const char *esc_keep(char *s)
+{
+    free(esc_ring[esc_next]);
+    esc_ring[esc_next] = s;
+    esc_next = (esc_next + 1) % 8;
+    return s ? s : "(out of memory)";
+}
+
+static const char *T(const char *s)
+{
+    return esc_keep(gv_esc_term_dup(s));
+}
+
+static const char *M(const char *s)
+{
+    return esc_keep(gv_esc_md_dup(s));
+}
+
+static void esc_ring_free(void)
+{
+    for (int i = 0; i < 8; i++) {
+        free(esc_ring[i]);
+        esc_ring[i] = NULL;
+    }
 }
 
 static void count_verdict(fm_dev *d, const json_t *c)
@@ -385,7 +424,7 @@ int gv_fleet_merge(json_t *const *docs, const char *const *names, int n, int qui
     fprintf(out, "\nfleet: %d run%s, %d device model%s\n", n, n == 1 ? "" : "s", n_groups,
             n_groups == 1 ? "" : "s");
     for (int g = 0; g < n_groups; g++)
-        fprintf(out, "  model %d: %s\n", g, groups[g]);
+        fprintf(out, "  model %d: %s\n", g, T(groups[g]));
     fprintf(out, "%-16s %-16s %5s %-36s %-10s %-12s %5s %5s %5s %5s %11s %9s %8s\n", "device",
             "host", "model", "uuid", "pcie", "sm MHz/max", "pass", "fail", "skip", "err",
             "device ms", "vs median", "outliers");
@@ -408,11 +447,11 @@ int gv_fleet_merge(json_t *const *docs, const char *const *names, int n, int qui
         }
         const char *uuid = gv_jstr(v->doc, "device.uuid");
         fprintf(out, "%-16s %-16.16s %5d %-36s %-10s %-12s %5d %5d %5d %5d %11s %9s %8d\n",
-                v->label, v->host, g, uuid[0] ? uuid : "-", link, clk, v->pass, v->fail, v->skip,
-                v->error, tms, vsm, v->outlier_cases);
+                T(v->label), T(v->host), g, uuid[0] ? T(uuid) : "-", T(link), T(clk), v->pass,
+                v->fail, v->skip, v->error, tms, vsm, v->outlier_cases);
         bprintf(mb, "| %s | %s | %d | %s | %s | %s | %d | %d | %d | %d | %s | %s | %d |\n",
-                v->label, v->host, g, uuid[0] ? uuid : "-", link, clk, v->pass, v->fail, v->skip,
-                v->error, tms, vsm, v->outlier_cases);
+                M(v->label), M(v->host), g, uuid[0] ? M(uuid) : "-", M(link), M(clk), v->pass,
+                v->fail, v->skip, v->error, tms, vsm, v->outlier_cases);
         json_t *jd = json_object();
         json_object_set_new(jd, "label", json_string(v->label));
         json_object_set_new(jd, "file", json_string(names[d]));
@@ -434,8 +473,8 @@ int gv_fleet_merge(json_t *const *docs, const char *const *names, int n, int qui
     fprintf(out, "\n%-56s", "case");
     bprintf(mb, "\n| case |");
     for (int d = 0; d < n; d++) {
-        fprintf(out, " %-7.16s", devs[d].label);
-        bprintf(mb, " %s |", devs[d].label);
+        fprintf(out, " %-7.16s", T(devs[d].label));
+        bprintf(mb, " %s |", M(devs[d].label));
     }
     fprintf(out, "  outputs\n");
     bprintf(mb, " outputs |\n|---|");
@@ -471,12 +510,12 @@ int gv_fleet_merge(json_t *const *docs, const char *const *names, int n, int qui
         }
         bool show = !quiet || !all_pass || strncmp(fc->agreement, "DIFFER", 6) == 0;
         if (show) {
-            fprintf(out, "%-56.56s", label);
-            bprintf(mb, "| %s |", label);
+            fprintf(out, "%-56.56s", T(label));
+            bprintf(mb, "| %s |", M(label));
             for (int d = 0; d < n; d++) {
                 const json_t *c = json_object_get(devs[d].cases, fc->key);
-                fprintf(out, " %-7s", c ? gv_jstr(c, "verdict") : "absent");
-                bprintf(mb, " %s |", c ? gv_jstr(c, "verdict") : "absent");
+                fprintf(out, " %-7s", c ? T(gv_jstr(c, "verdict")) : "absent");
+                bprintf(mb, " %s |", c ? M(gv_jstr(c, "verdict")) : "absent");
             }
             fprintf(out, "  %s\n", fc->agreement);
             bprintf(mb, " %s |\n", fc->agreement);
@@ -532,8 +571,8 @@ int gv_fleet_merge(json_t *const *docs, const char *const *names, int n, int qui
                 snprintf(ref, sizeof ref, "; reference %s: digest %s, max_rel %.3g, normwise %.3g",
                          devs[fc->reference].label, gv_jstr(rc, "output_hash"),
                          gv_jnum(rc, "metrics.max_rel"), gv_jnum(rc, "metrics.normwise_rel"));
-            fprintf(out, "  %s%s\n", line, ref);
-            bprintf(mb, "- %s%s\n", line, ref);
+            fprintf(out, "  %s%s\n", T(line), T(ref));
+            bprintf(mb, "- %s%s\n", M(line), M(ref));
             json_array_append_new(jout,
                                   json_pack("{s:s, s:s, s:b, s:s}", "case", label, "device",
                                             devs[d].label, "undecided", fc->undecided, "reference",
@@ -566,8 +605,8 @@ int gv_fleet_merge(json_t *const *docs, const char *const *names, int n, int qui
     if (json_array_size(notes)) bprintf(mb, "\n");
     json_array_foreach(notes, i, nv)
     {
-        fprintf(out, "note: %s\n", json_string_value(nv));
-        bprintf(mb, "Note: %s\n\n", json_string_value(nv));
+        fprintf(out, "note: %s\n", T(json_string_value(nv)));
+        bprintf(mb, "Note: %s\n\n", M(json_string_value(nv)));
     }
     int pass = 0, fail = 0, error = 0;
     bool any_device = false;
@@ -609,6 +648,7 @@ int gv_fleet_merge(json_t *const *docs, const char *const *names, int n, int qui
         json_decref(notes);
     }
     if (md) *md = mdb.s;
+    esc_ring_free();
     for (int d = 0; d < n; d++)
         json_decref((json_t *)devs[d].cases);
     json_decref(keyset);

@@ -22,6 +22,7 @@
 
 #include "bench/bench_json.h"
 #include "core/gv.h"
+#include "io/escape.h"
 #include "io/outfile.h"
 #include "runs/merge_check.h" /* GV_FLEET_SLOW_FRACTION */
 #include "runs/run_files.h"   /* gv_fleet_*_text, GV_FLEET_MAX_DEVICES */
@@ -375,8 +376,13 @@ static void render(pf_merge *m, FILE *f)
         if (v->n_ratios)
             snprintf(vs, sizeof vs, "%+.1f%%", 100 * (exp(v->log_ratio_sum / v->n_ratios) - 1));
         const char *uuid = gv_jstr(v->doc, "device.uuid");
-        fprintf(f, "%-16s %-16.16s %-36s %-10s %-12s %6d %5d %10s  %s\n", v->label, v->host,
-                uuid[0] ? uuid : "-", link, clk, v->timed, v->slow_cases, vs, v->model);
+        /* every string from the documents through gv_esc_term (io/escape.h) */
+        char el[256], eh[256], eu[256], ek[64], ec[64], em[512];
+        fprintf(f, "%-16s %-16.16s %-36s %-10s %-12s %6d %5d %10s  %s\n",
+                gv_esc_term_str(v->label, el, sizeof el), gv_esc_term_str(v->host, eh, sizeof eh),
+                uuid[0] ? gv_esc_term_str(uuid, eu, sizeof eu) : "-",
+                gv_esc_term_str(link, ek, sizeof ek), gv_esc_term_str(clk, ec, sizeof ec), v->timed,
+                v->slow_cases, vs, gv_esc_term_str(v->model, em, sizeof em));
     }
     fprintf(f, "\n%-48s %-10s %-7s %7s %11s %-25s %-13s %-11s %s\n", "case", "device", "verdict",
             "bits", "median ms", "95% interval ms", "vs node", "SM MHz b/a",
@@ -395,11 +401,13 @@ static void render(pf_merge *m, FILE *f)
             if (isfinite(it->vs))
                 snprintf(vs, sizeof vs, "%+.1f%%%s", 100 * it->vs, it->slow ? " SLOW" : "");
             clocks_text(it->clocks, mhz, sizeof mhz, thr, sizeof thr);
-            char line[512];
+            char line[1024], el[256], ed[256], ev[64];
             int w = snprintf(line, sizeof line,
                              "%-48.48s %-10s %-7s %7s %11s %-25s %-13s %-11s %-10s %s",
-                             first ? key->label : "", m->devs[d].label,
-                             it->verdict[0] ? it->verdict : "-", bits, med, ci, vs, mhz, thr,
+                             first ? gv_esc_term_str(key->label, el, sizeof el) : "",
+                             gv_esc_term_str(m->devs[d].label, ed, sizeof ed),
+                             it->verdict[0] ? gv_esc_term_str(it->verdict, ev, sizeof ev) : "-",
+                             bits, med, ci, vs, mhz, thr,
                              !m->trade     ? ""
                              : first       ? key->agreement
                              : it->outlier ? "OUTLIER"
@@ -573,8 +581,14 @@ int gv_fleet_perf_merge(json_t *const *docs, const char *const *names, int n, FI
     json_t *nv;
     json_array_foreach(notes, i, nv)
     {
-        fprintf(out, "note: %s\n", json_string_value(nv));
-        if (mem) fprintf(mem, "note: %s\n", json_string_value(nv));
+        fputs("note: ", out);
+        gv_esc_term(out, json_string_value(nv));
+        fputc('\n', out);
+        if (mem) {
+            fputs("note: ", mem);
+            gv_esc_term(mem, json_string_value(nv));
+            fputc('\n', mem);
+        }
     }
     fprintf(out, "\n%d cases on %d runs: %d slow flags%s", m->n_keys, n, slow_flags,
             m->trade ? "" : "\n");
@@ -587,9 +601,27 @@ int gv_fleet_perf_merge(json_t *const *docs, const char *const *names, int n, FI
     json_decref(notes);
     if (mem) {
         fclose(mem);
-        size_t need = text_len + 16;
-        *md = malloc(need);
-        if (*md) snprintf(*md, need, "```\n%s```\n", text ? text : "");
+        /* the text in a fence longer than any run of backticks in it: no string in it (a
+           device label that is "```") can close the fence and go on as Markdown */
+        size_t run = 0, fence = 3;
+        for (const char *p = text ? text : ""; *p; p++) {
+            run = *p == '`' ? run + 1 : 0;
+            if (run >= fence) fence = run + 1;
+        }
+        size_t body = text ? strlen(text) : 0;
+        *md = malloc(body + 2 * fence + 3);
+        if (*md) {
+            char *q = *md;
+            memset(q, '`', fence);
+            q += fence;
+            *q++ = '\n';
+            if (body) memcpy(q, text, body);
+            q += body;
+            memset(q, '`', fence);
+            q += fence;
+            *q++ = '\n';
+            *q = '\0';
+        }
         free(text);
     }
     for (int k = 0; k < m->n_keys; k++)

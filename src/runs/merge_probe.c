@@ -9,43 +9,30 @@
 #include <string.h>
 
 #include "core/gv.h"
+#include "io/escape.h"
 #include "io/json_util.h"
 #include "io/probe_read.h"
 #include "runs/run_files.h"
 
 #define PM_MAX GV_FLEET_MAX_DEVICES
 
-/* Strings from the documents reach the terminal through gv_printable (core/gv.h) and Markdown
-   through md_esc, the rules of render_kit.h's gv_rk_md_esc (render/ sits beside runs/, not
-   below it): no document can start a line, a heading, a table cell or a tag. */
+/* Strings from the documents reach the terminal through gv_esc_term and Markdown through
+   gv_esc_md (io/escape.h, the functions render/ uses): no document can start a line, a
+   heading, a table cell, a link or a tag. */
 static void term_esc(FILE *f, const char *s)
 {
-    char buf[512];
-    fputs(gv_printable(s ? s : "", buf, sizeof buf), f);
+    gv_esc_term(f, s ? s : "");
 }
 
 static void md_esc(FILE *f, const char *s)
 {
-    for (const unsigned char *p = (const unsigned char *)(s ? s : ""); *p; p++) {
-        if (*p < 0x20 || *p == 0x7f)
-            fprintf(f, "\\x%02x", *p);
-        else if (strchr("\\|`#[]*_", *p))
-            fprintf(f, "\\%c", *p);
-        else if (*p == '<')
-            fputs("&lt;", f);
-        else if (*p == '&')
-            fputs("&amp;", f);
-        else
-            fputc(*p, f);
-    }
+    gv_esc_md(f, s ? s : "");
 }
 
-/* s for a padded terminal cell: gv_printable's text cut to len - 1 bytes */
+/* s for a padded terminal cell: gv_esc_term's text cut to len - 1 bytes */
 static const char *cell_of(const char *s, char *buf, size_t len)
 {
-    char full[512];
-    snprintf(buf, len, "%s", gv_printable(s ? s : "", full, sizeof full));
-    return buf;
+    return gv_esc_term_str(s ? s : "", buf, len);
 }
 
 typedef struct pm_dev {

@@ -391,20 +391,84 @@ Test(probe_expect, last_matching_line_wins_and_values_judge)
 
 Test(probe_expect, malformed_files_are_refused_with_the_line)
 {
-    const char *bad[] = {"arch sm_90\n* * * * ?\n",
-                         "version 2\narch sm_90\n",
-                         "version 1\narch sm_90\n* f32 nomode block 8\n",
-                         "version 1\narch sm_90\n* f32 tf32 nofeature 8\n",
-                         "version 1\narch sm_90\n* f32 tf32 block\n",
-                         "version 1\n* * * * ?\n"};
+    /* each file, and the line its fault is on (0: the file as a whole) */
+    const struct {
+        const char *text;
+        int line;
+    } bad[] = {
+        {"arch sm_90\n* * * * ?\n", 1},
+        {"version 2\narch sm_90\n", 1},
+        {"version 1\narch sm_90\n* f32 nomode block 8\n", 3},
+        {"version 1\narch sm_90\n* f32 tf32 nofeature 8\n", 3},
+        {"version 1\narch sm_90\n* f32 tf32 block\n", 3},
+        {"version 1\n* * * * ?\n", 0},
+        /* junk after >=, or a number that is none: every value would FAIL */
+        {"version 1\narch sm_90\n* f32 tf32 block >=8x\n", 3},
+        {"version 1\narch sm_90\n* f32 tf32 block >=\n", 3},
+        {"version 1\narch sm_90\n* f32 tf32 block >=nan\n", 3},
+        {"version 1\narch sm_90\n* f32 tf32 block >=inf\n", 3},
+        {"version 1\narch sm_90\n* f32 tf32 block 8..\n", 3},
+        {"version 1\narch sm_90\n* f32 tf32 block 16..8\n", 3},
+        {"version 1\narch sm_90\n* f32 tf32 block <=8\n", 3},
+        {"version 1\narch sm_90\n* f32 tf32 block 8||16\n", 3},
+        {"version 1\narch sm_90\n* f32 tf32 block 8|\n", 3},
+        {"version 1\narch sm_90\n* f32 tf32 block ?|8\n", 3},
+        /* an architecture name cut to fit was read as another one */
+        {"version 1\narch sm_90aaaaaaaaaaaaaaaaaaaaa\n* * * * ?\n", 2},
+        {"version 1\narch sm_9000000000000000000000\n* * * * ?\n", 2},
+        {"version 1\narch hopper\n* * * * ?\n", 2},
+        {"version 1\narch sm_90\narch sm_80\n* * * * ?\n", 3},
+        {"version 1\narch sm_90 sm_80\n* * * * ?\n", 2},
+        {"version 1x\narch sm_90\n", 1},
+        {"version 1\nversion 1\narch sm_90\n", 2},
+        /* a glob too long for its field, cut to another glob */
+        {"version 1\narch sm_90\n* f********** tf32 block 8\n", 3},
+        {"version 1\narch sm_90\n* f32 t*************** block 8\n", 3},
+    };
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
-        const char *p = write_tmp(bad[i]);
+        const char *p = write_tmp(bad[i].text);
         gv_fp_expect e;
-        char err[256] = "";
-        cr_expect_eq(gv_fp_expect_read(p, &e, err, sizeof err), GV_EINVAL, "file %zu accepted", i);
+        char err[512] = "", where[128];
+        cr_expect_eq(gv_fp_expect_read(p, &e, err, sizeof err), GV_EINVAL, "file %zu accepted: %s",
+                     i, bad[i].text);
         cr_expect(strstr(err, p) != NULL, "file %zu: the message names the file: %s", i, err);
+        snprintf(where, sizeof where, "%s:%d:", p, bad[i].line);
+        if (bad[i].line)
+            cr_expect(strstr(err, where) != NULL, "file %zu: %s lacks %s", i, err, where);
         unlink(p);
     }
+}
+
+/* A feature no line speaks of is NEW, never PASS (nor FAIL): a file without the catch-all
+   '* * * * ?' leaves most features without a rule. And the values every shipped file uses
+   read. */
+Test(probe_expect, a_feature_without_a_rule_is_new)
+{
+    const char *p = write_tmp("version 1\narch sm_90\n"
+                              "gemm.* f32 tf32 block 8|16 # KM25\n"
+                              "* f64 * acc_bits >=53\n"
+                              "* * * in_round_A RNE|RZ|n/a\n");
+    gv_fp_expect e;
+    char err[256];
+    cr_assert_eq(gv_fp_expect_read(p, &e, err, sizeof err), GV_OK, "%s", err);
+    gv_fp_value v = {.num = 8};
+    strcpy(v.text, "8");
+    cr_expect_null(gv_fp_expect_find(&e, "gemm.cublas", GV_F32, GV_MODE_TF32, GV_FP_ORDER));
+    cr_expect_eq(
+        gv_fp_judge(gv_fp_expect_find(&e, "gemm.cublas", GV_F32, GV_MODE_TF32, GV_FP_ORDER), &v),
+        GV_FP_NEW, "a feature without a rule");
+    cr_expect_eq(
+        gv_fp_judge(gv_fp_expect_find(&e, "gemm.cublas", GV_F64, GV_MODE_NATIVE, GV_FP_BLOCK), &v),
+        GV_FP_NEW, "a dtype without a rule");
+    cr_expect_eq(gv_fp_judge(NULL, &v), GV_FP_NEW);
+    for (int f = 0; f < GV_FP_NFEATURES; f++) /* whatever was measured */
+        cr_expect_neq(gv_fp_judge(gv_fp_expect_find(&e, "other", GV_F32, GV_MODE_NATIVE, f), &v),
+                      GV_FP_PASS, "feature %s without a rule", gv_fp_feature_name(f));
+    cr_expect_eq(
+        gv_fp_judge(gv_fp_expect_find(&e, "gemm.cublas", GV_F32, GV_MODE_TF32, GV_FP_BLOCK), &v),
+        GV_FP_PASS);
+    gv_fp_expect_free(&e);
+    unlink(p);
 }
 
 /* The shipped files parse and name their architecture. */

@@ -161,3 +161,76 @@ Test(plugin, truncated_file_exits_2_not_a_signal)
         unlink(path);
     }
 }
+
+/* A plugin whose constructor (run by dlopen) or entry point faults: gpuval reports the file
+   and the signal and exits 2, where it was killed by the signal inside dlopen or
+   gv_plugin_load. */
+Test(plugin, faulting_constructor_or_entry_is_reported_not_fatal)
+{
+    const char *names[] = {"tplugin_ctorfault", "tplugin_entryfault"};
+    for (int i = 0; i < 2; i++) {
+        plug_run *r = run_with("list", names[i], "");
+        cr_expect_eq(r->status, 2, "%s: exit %d (-1: killed): %s", names[i], r->status, r->err);
+        char lib[96];
+        snprintf(lib, sizeof lib, "lib%s.so", names[i]);
+        cr_expect(strstr(r->err, lib), "%s: the file is named: %s", names[i], r->err);
+        cr_expect(strstr(r->err, "signal 11"), "%s: the signal is named: %s", names[i], r->err);
+        cr_expect_eq(r->out[0], '\0', "%s: nothing on stdout: %s", names[i], r->out);
+        free(r);
+    }
+}
+
+/* No plugin code runs before the command line is checked: an unknown option, an option
+   without its value, or an unknown command is refused (exit 2) and the plugin's constructor,
+   which leaves a marker, never runs. With a good command line it runs. */
+Test(plugin, no_plugin_code_before_the_command_line_is_checked)
+{
+    const char *dir = getenv("GPUVAL_PLUGIN_DIR");
+    cr_assert_not_null(dir);
+    char marker[128], line[256];
+    snprintf(marker, sizeof marker, "/tmp/gv_plugin_marker_%d", (int)getpid());
+    const char *bad[] = {"check --nosuch", "check --op", "judge --bogus 1", "nosuchcommand",
+                         "list --all -Z"};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        unlink(marker);
+        char cmdline[3000];
+        snprintf(cmdline, sizeof cmdline,
+                 "env GPUVAL_TEST_MARKER='%s' GPUVAL_TEST_NO_FAULT=1 '%s' %s --plugin "
+                 "'%s/libtplugin_ctorfault.so' >/dev/null 2>'%s.err' </dev/null",
+                 marker, gv_test_gpuval_bin(), bad[i], dir, marker);
+        int st = gv_test_exit_code(system(cmdline));
+        cr_expect_eq(st, 2, "%s: exit %d", bad[i], st);
+        cr_expect_neq(access(marker, F_OK), 0,
+                      "%s: the plugin's constructor ran before the "
+                      "command line was refused",
+                      bad[i]);
+    }
+    /* a good command line: the plugin is loaded (here it gives no families: exit 2 after) */
+    unlink(marker);
+    char cmdline[3000];
+    snprintf(cmdline, sizeof cmdline,
+             "env GPUVAL_TEST_MARKER='%s' GPUVAL_TEST_NO_FAULT=1 '%s' list --plugin "
+             "'%s/libtplugin_ctorfault.so' >/dev/null 2>&1 </dev/null",
+             marker, gv_test_gpuval_bin(), dir);
+    cr_expect_eq(gv_test_exit_code(system(cmdline)), 2);
+    cr_expect_eq(access(marker, F_OK), 0, "the constructor ran once the command line was good");
+    unlink(marker);
+    snprintf(line, sizeof line, "%s.err", marker);
+    unlink(line);
+}
+
+/* A plugin's texts reach the terminal escaped: `list` shows the ESC and BEL of an op's summary
+   as \x1b and \x07, and sends no control byte. */
+Test(plugin, plugin_text_in_list_is_escaped)
+{
+    plug_run *r = run_with("list", "tplugin_ctrl", "--all -v");
+    cr_assert_eq(r->status, 0, "exit %d: %s", r->status, r->err);
+    cr_expect(strstr(r->out, "tctrl.gemm"), "%s", r->out);
+    cr_expect(strstr(r->out, "judged as gemm\\x1b[2J\\x1b]0;title\\x07"), "%s", r->out);
+    for (const unsigned char *p = (const unsigned char *)r->out; *p; p++)
+        if ((*p < 0x20 && *p != '\n') || *p == 0x7f) {
+            cr_expect(false, "control byte 0x%02x in list's output", *p);
+            break;
+        }
+    free(r);
+}

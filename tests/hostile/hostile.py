@@ -707,6 +707,142 @@ def concurrent():
         check_victims(f"concurrent {prefix[0]}")
 
 
+# ---- the classes of issue 44: judge, inputs, --case, probe --expect, merge, plugins ---------
+
+def judge_inputs():
+    """judge --json over its own inputs, inputs --out onto a file or over a case, judge --case on
+    a FIFO: exit 2, nothing damaged, nothing half-written."""
+    p = run(["inputs", "--op", "gemm.cublas", "--size", "8x12x4", "--seed", "1", "--out",
+             "keep-case"], 0, keep=("keep-case",), no_work=False)
+    if p is None or p.returncode != 0:
+        return
+    for f in ("A.npy", "B.npy", "case.json"):
+        victim(os.path.join("keep-case", f))
+    a, b, case = (os.path.join("keep-case", f) for f in ("A.npy", "B.npy", "case.json"))
+    for out in (a, "./keep-case/B.npy", case, "keep-case/../keep-case/case.json"):
+        run(["judge", "--case", case, "--outputs", a, "--json", out], 2, "is the input",
+            keep=("keep-case",))
+        if not out.endswith("case.json"):  # the --op form reads no case.json
+            run(["judge", "--op", "gemm", "--inputs", f"{a},{b}", "--outputs", a, "--json", out],
+                2, "is the input", keep=("keep-case",))
+    # --out naming a file, a FIFO, a directory holding a subdirectory, the working directory
+    for target, msg in (("victim.txt", "not a directory"), ("fifo", "not a directory"),
+                        ("adir/../victim.txt", "not a directory"), (".", "working directory"),
+                        ("nosuchdir/case", "nosuchdir")):
+        for force in ([], ["--force"]):
+            run(["inputs", "--op", "gemm.cublas", "--out", target] + force, 2, msg,
+                keep=("keep-case",), timeout=HANG_SECONDS)
+    os.makedirs("keep-nested/sub")
+    run(["inputs", "--op", "gemm.cublas", "--out", "keep-nested", "--force"], 2, "sub",
+        keep=("keep-case", "keep-nested"))
+    shutil.rmtree("keep-nested")
+    # a case.json made read-only: the whole replacement refused, the old case whole
+    os.chmod(case, 0o444)
+    victim(case)
+    run(["inputs", "--op", "gemm.cublas", "--size", "8x12x4", "--seed", "2", "--out",
+         "keep-case", "--force"], 2, "case.json", keep=("keep-case",))
+    run(["inputs", "--op", "gemm.cublas", "--size", "8x12x4", "--seed", "2", "--out",
+         "keep-case"], 2, "--force", keep=("keep-case",))
+    left = [f for f in os.listdir(".") if f.startswith(".keep-case.")]
+    if left:
+        problem("damaged files", f"inputs --force: temporaries left: {left}")
+    # judge --case on a FIFO, a directory, a device: refused at once
+    os.mkfifo("keep-fifo.json")
+    for c in ("keep-fifo.json", "adir") + (("null-node",) if NODES else ()):
+        run(["judge", "--case", c, "--outputs", a], 2, c, timeout=HANG_SECONDS,
+            keep=("keep-case", "keep-fifo.json"))
+    os.remove("keep-fifo.json")
+    for f in ("A.npy", "B.npy", "case.json"):
+        victims.pop(os.path.join("keep-case", f), None)
+    os.chmod(case, 0o644)
+    shutil.rmtree("keep-case")
+
+
+def expectations():
+    """probe --expect of malformed files: exit 2 naming file and line, with or without a
+    device (the file is read first)."""
+    bad = {"junk.expect": ("version 1\narch sm_90\n* f32 tf32 block >=8junk\n", ":3:"),
+           "range.expect": ("version 1\narch sm_90\n* f32 * acc_bits 16..8\n", ":3:"),
+           "alt.expect": ("version 1\narch sm_90\n* f32 * acc_bits 8||16\n", ":3:"),
+           "arch.expect": ("version 1\narch sm_90" + "x" * 100 + "\n* * * * ?\n", ":2:"),
+           "arch2.expect": ("version 1\narch sm_90\narch sm_80\n", ":3:"),
+           "norule.expect": ("version 1\narch sm_90\n* f32 tf32 block\n", ":3:"),
+           "ver.expect": ("version 1x\narch sm_90\n", ":1:"),
+           "ctrl.expect": ("version 1\narch sm_90\n* f32 tf32 \x1b[2Jblock 8\n", ":3:")}
+    for name, (text, line) in bad.items():
+        with open(name, "w") as f:
+            f.write(text)
+        victim(name)
+        run(["probe", "--op", "gemm.cublas", "--expect", name], 2, [name + line],
+            timeout=HANG_SECONDS)
+    run(["probe", "--expect", "fifo"], 2, "fifo", timeout=HANG_SECONDS)
+    run(["probe", "--expect", "adir"], 2, "adir")
+
+
+def long_strings():
+    """compare, report and merge of a run file with 5 MB strings: linear, a few seconds."""
+    d = json.load(open("check.json"))
+    d["argv"] = "x" * (5 << 20)
+    d["cases"][0]["op"] = "<|`#&[" * (1 << 20)
+    with open("long.json", "w") as f:
+        json.dump(d, f)
+    victim("long.json")
+    for args in (["compare", "long.json", "long.json"],
+                 ["report", "long.json", "--md", "keep-l.md", "--html", "keep-l.html"],
+                 ["merge", "long.json", "--md", "keep-l.md"]):
+        t0 = time.monotonic()
+        run(args, {0, 5}, no_work=False, keep=("keep-l.md", "keep-l.html"), timeout=HANG_SECONDS)
+        if time.monotonic() - t0 > 10:
+            problem("hangs", f"{args[0]} of 5 MB strings: {time.monotonic() - t0:.0f} s")
+    for f in ("keep-l.md", "keep-l.html"):
+        if os.path.exists(f):
+            os.remove(f)
+
+
+def merge_injection():
+    """merge's table and --md of run files whose names carry Markdown and terminal controls."""
+    d = json.load(open("check.json"))
+    for i, c in enumerate(d["cases"]):
+        c["op"] = INJECT[i % len(INJECT)] + str(i)
+    d["device"]["name"] = "GPU\x1b[31m\n# INJ device [INJlink](x)"
+    with open("inj-m1.json", "w") as f:
+        json.dump(d, f)
+    d["device"]["uuid"] = "GPU-2\x1b]0;t\x07"
+    with open("inj-m2.json", "w") as f:
+        json.dump(d, f)
+    p = run(["merge", "inj-m1.json", "inj-m2.json", "--md", "keep-m.md"], {0, 1, 6},
+            keep=("keep-m.md",), no_work=False)
+    if p is not None:
+        controls("merge's table", p.stdout + p.stderr)
+    if os.path.exists("keep-m.md"):
+        data = open("keep-m.md", "rb").read()
+        injected("merge --md", data, True)
+        controls("merge --md", data)
+        os.remove("keep-m.md")
+    for f in ("inj-m1.json", "inj-m2.json"):
+        os.remove(f)
+
+
+def plugins():
+    """A plugin whose constructor or entry point faults: reported (file, signal), exit 2; an
+    unknown option with a plugin: exit 2 before the plugin loads."""
+    pdir = os.environ.get("GPUVAL_PLUGIN_DIR")
+    if not pdir or not os.path.exists(os.path.join(pdir, "libtplugin_ctorfault.so")):
+        print("hostile: no test plugins (GPUVAL_PLUGIN_DIR); those invocations are left out")
+        return
+    for name in ("ctorfault", "entryfault"):
+        lib = os.path.join(pdir, f"libtplugin_{name}.so")
+        run(["list", "--plugin", lib], 2, ["signal 11", lib])
+        run(["check", "--op", "vadd", "--plugin", lib], 2, ["signal 11", lib])
+    lib = os.path.join(pdir, "libtplugin_ctorfault.so")
+    for args in (["check", "--nosuch"], ["judge", "--op"], ["nosuch"]):
+        run(args + ["--plugin", lib], 2, env={"GPUVAL_TEST_MARKER": "keep-marker",
+                                             "GPUVAL_TEST_NO_FAULT": "1"})
+        if os.path.exists("keep-marker"):
+            problem("work before a usage error", f"{args}: the plugin's constructor ran")
+            os.remove("keep-marker")
+
+
 def require_gpu():
     if TEST_GPU is None or device_present():
         return
@@ -719,9 +855,13 @@ def require_gpu():
 def main():
     make_victims()
     t0 = time.monotonic()
-    for part in (seeds, sizes, sweeps, names, outputs, run_files, fifo_inputs, colliding_outputs,
-                 injection, provenance, concurrent, require_gpu):
-        part()
+    parts = (seeds, sizes, sweeps, names, outputs, run_files, fifo_inputs, colliding_outputs,
+             injection, provenance, concurrent, judge_inputs, expectations, long_strings,
+             merge_injection, plugins, require_gpu)
+    only = os.environ.get("HOSTILE_PARTS")  # e.g. "judge_inputs,plugins": a part at a time
+    for part in parts:
+        if not only or part.__name__ in only.split(","):
+            part()
     if not os.path.exists("/dev/null") or not stat.S_ISCHR(os.stat("/dev/null").st_mode):
         problem("damaged files", "/dev/null is no longer a character device")
     print(f"hostile: {stats['invocations']} invocations in {time.monotonic() - t0:.0f} s: "
@@ -731,7 +871,7 @@ def main():
         os.chmod(os.path.join(scratch, p), 0o755)
     shutil.rmtree(scratch, ignore_errors=True)
     bad = sum(v for k, v in stats.items() if k != "invocations")
-    return 1 if bad or stats["invocations"] < 300 else 0
+    return 1 if bad or (stats["invocations"] < 300 and not only) else 0
 
 
 if __name__ == "__main__":

@@ -48,6 +48,45 @@ def _dtype_name(dtype):
         raise ValueError(f"dtype {dtype!r}: gpuval's host API takes f32 or f64") from None
 
 
+_SEED_MAX = 2**64 - 1
+_EINVAL = -1  # GV_API_EINVAL: what the library answers a request it cannot take
+
+
+def _seed(seed):
+    """seed as the uint64 the library takes. ctypes would wrap -1 to 2^64 - 1 and 2^64 to 0 in
+    silence, another case than the one asked for: anything but an integer in 0..2^64 - 1 is
+    refused as the library refuses a bad --seed."""
+    import numbers
+    if isinstance(seed, bool) or not isinstance(seed, numbers.Integral):
+        raise _lib.GpuvalError(_EINVAL, f"seed {seed!r}: the generator's seed is an integer in "
+                               f"0..{_SEED_MAX}")
+    if not 0 <= int(seed) <= _SEED_MAX:
+        raise _lib.GpuvalError(_EINVAL, f"seed {int(seed)} is outside 0..{_SEED_MAX} (the "
+                               "generator's seed is 64 bits)")
+    return int(seed)
+
+
+def _size(size):
+    """size as the SPEC text the library parses: a string, or one positive integer dim."""
+    if size is None or isinstance(size, str):
+        return size
+    import numbers
+    if isinstance(size, numbers.Integral) and not isinstance(size, bool):
+        return str(int(size))  # the library refuses 0, negative and too-large dims by name
+    raise _lib.GpuvalError(_EINVAL, f"size {size!r}: one shape as a size SPEC in the op's dims "
+                           "(\"512x256x128\") or one integer dim")
+
+
+def _known(op, info, what, key, names):
+    """Each of names (modes or dists) among the op's own: GpuvalError naming the first that
+    is not, before any case is made of it."""
+    have = _names(info.get(key))
+    for n in names:
+        if have and n not in have:
+            raise _lib.GpuvalError(_EINVAL, f"{op}: no {what} {n!r} (the op's: "
+                                   f"{', '.join(have)})")
+
+
 _info_cache = {}
 
 
@@ -115,6 +154,8 @@ def inputs(op, dtype="f32", size=None, dist=None, seed=0, mode="native"):
     op's dims, "512x256x128"; None: the first of its test shapes; dist None: its default)."""
     info = op_info(op)
     dname = _dtype_name(dtype)
+    seed = _seed(seed)
+    size = _size(size)
     if size is None:
         size = (_names(info.get("test_shapes")) or _names(info.get("shapes")))[0]
     if dist is None:
@@ -291,6 +332,8 @@ def judge(op, inputs, outputs, *, mode="native", size=None, dist=None, seed=0):
         dist = dist or case.dist
         seed = seed or case.seed
         mode = case.mode if mode == "native" else mode
+    seed = _seed(seed)
+    size = _size(size)
     in_list, in_names = _as_list(inputs, "in")
     out_list, out_names = _as_list(outputs, "out")
     ins = [np.ascontiguousarray(to_numpy(a, f"input {n}")) for a, n in zip(in_list, in_names)]
@@ -341,10 +384,13 @@ def cases(op="gemm", dtype="f32", sizes=None, dists=None, modes=None, seed=0):
     """The cases check() runs: every mode x size x dist (sizes and dists: a list or a comma
     list; None: the op's test_shapes and dists; modes None: native)."""
     info = op_info(op)
+    seed = _seed(seed)
     sizes = _listed(sizes, _names(info.get("test_shapes")) or _names(info.get("shapes")))
     dists = _listed(dists, _names(info.get("dists")))
     modes = _listed(modes, ["native"])
     dtypes = _listed(dtype, []) if not isinstance(dtype, str) else [dtype]
+    _known(op, info, "input distribution", "dists", dists)
+    _known(op, info, "mode", "modes", modes)
     return [Case(op, _dtype_name(dt), m, s, d, seed)
             for dt in dtypes for m in modes for s in sizes for d in dists]
 
