@@ -32,6 +32,7 @@ typedef enum gv_env_kind {
 
 typedef struct gv_envelope {
     bool judged;      /* computed, and the rule judges this case */
+    bool asked;       /* GPUVAL_ENVELOPE was set (on or off): the row says why it did not judge */
     char why_not[96]; /* "" when judged: why not (generated inputs, a mode, the knob) */
     const char *claimed; /* "f32 in any order" */
     int64_t n;        /* elements with a finite output and a finite envelope */

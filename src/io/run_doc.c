@@ -110,7 +110,8 @@ void gv_table_row(FILE *f, const gv_result *r)
         fprintf(f, " [R reported, not judged: %s]", GV_PROB_NOT_VALID);
     if (judged && r->env.judged) /* given inputs judged against the claimed arithmetic */
         fprintf(f, " [%s]", r->env.note);
-    else if (judged && r->inputs != GV_INPUTS_GENERATED && r->c.op->envelope != GV_ENV_NONE)
+    else if (judged && r->env.asked && r->inputs != GV_INPUTS_GENERATED &&
+             r->c.op->envelope != GV_ENV_NONE)
         fprintf(f, " [envelope not judged: %s]", r->env.why_not);
     repeat_note(f, r);
     fputc('\n', f);

@@ -43,6 +43,14 @@
 #include "io/run_doc.h"
 #include "testkit.h"
 
+/* The envelope is opt-in (GPUVAL_ENVELOPE=1, core/knobs.h): these tests judge with it on. */
+static void envelope_on(void)
+{
+    setenv("GPUVAL_ENVELOPE", "1", 1);
+    gv_knobs_reload();
+}
+TestSuite(model_envelope, .init = envelope_on);
+
 static void emit(const char *line)
 {
     cr_log_info("%s", line);
@@ -541,7 +549,12 @@ Test(model_envelope, knob_off_and_generated_untouched, .timeout = 120)
     setenv("GPUVAL_ENVELOPE", "0", 1);
     gv_knobs_reload();
     gv_result off = judge_tf32(false, 32, 2048, 32, I_TF32);
-    unsetenv("GPUVAL_ENVELOPE");
+    unsetenv("GPUVAL_ENVELOPE"); /* unset: opt-in, not judged either */
+    gv_knobs_reload();
+    gv_result unset = judge_tf32(false, 32, 2048, 32, I_TF32);
+    cr_assert_not(unset.env.judged, "the envelope is opt-in");
+    cr_assert_eq(unset.verdict, GV_PASS, "%s", unset.reason);
+    setenv("GPUVAL_ENVELOPE", "1", 1);
     gv_knobs_reload();
     cr_assert_not(off.env.judged);
     cr_assert(strstr(off.env.why_not, "GPUVAL_ENVELOPE=0") != NULL, "%s", off.env.why_not);
