@@ -6,8 +6,8 @@
  * - the default catalogue at test sizes, seeds 0 and 1: compare a a SAME (exit 0), compare a b
  *   (a seed sweep: verdicts judged, exit 0 when they agree), report --html and --md, merge of
  *   the two runs of one device;
- * - every dist at the ops' test sizes: each run compared with itself (SAME, exit 0) and
- *   rendered; its FAILs (a dist may find a real fault) dumped with --dump-failures and each
+ * - every dist at the ops' test sizes (gpu_roundtrip_dists: in the gpu-long suite, 13 check
+ *   runs): each run compared with itself (SAME, exit 0) and rendered; its FAILs (a dist may find a real fault) dumped with --dump-failures and each
  *   dumped case.json read back by replay, which must take it (never exit 2);
  * - two probe documents: compare SAME, report, merge (the devices agree);
  * - a bench run (compare SAME against itself, report) and a trade-off run (report, merge).
@@ -167,16 +167,16 @@ static void dists_read_back(size_t from, size_t to, const char *tag)
     gv_test_remove_dir(dir);
 }
 
-/* in three tests, so that they run side by side (gpu-roundtrip's --jobs) */
-Test(gpu_roundtrip, every_dist_written_and_read_back_1, .timeout = 900)
+/* in three tests, so that they run side by side (gpu-roundtrip-dists' --jobs) */
+Test(gpu_roundtrip_dists, written_and_read_back_1, .timeout = 900)
 {
     dists_read_back(0, 5, "gpu-roundtrip-dist1");
 }
-Test(gpu_roundtrip, every_dist_written_and_read_back_2, .timeout = 900)
+Test(gpu_roundtrip_dists, written_and_read_back_2, .timeout = 900)
 {
     dists_read_back(5, 9, "gpu-roundtrip-dist2");
 }
-Test(gpu_roundtrip, every_dist_written_and_read_back_3, .timeout = 900)
+Test(gpu_roundtrip_dists, written_and_read_back_3, .timeout = 900)
 {
     dists_read_back(9, 13, "gpu-roundtrip-dist3");
 }
