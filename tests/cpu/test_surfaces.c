@@ -38,7 +38,11 @@ static char *slurp_bin(const char *path, size_t *n)
         *n += k;
     }
     fclose(f);
-    return buf;
+    /* a NUL after the bytes, so that strstr on a text file stops there */
+    char *g = realloc(buf, *n + 1);
+    cr_assert_not_null(g);
+    g[*n] = '\0';
+    return g;
 }
 
 /* Is the file at path byte for byte (want, n)? */
