@@ -226,6 +226,19 @@ void gv_decide(gv_result *r)
                  (long long)m->zero_sign_wrong, (long long)m->first_zero_sign_index);
         return;
     }
+    if (m->flushed && m->subnormal_kept && gv_mode_get(r->c.mode)->promises_rn) {
+        /* zeros where the result is subnormal, beside subnormals returned as such: no
+           flush-to-zero (which returns none), but a loss of range, as 1 / (1 + exp(-x)) has
+           where exp(-x) overflows to inf while the true value is a subnormal */
+        snprintf(why, len,
+                 "lost range: %lld of %lld outputs below 2^%d returned as zero (first at %lld) "
+                 "while %lld were returned as subnormals, so not flush-to-zero: an intermediate "
+                 "overflowed or underflowed; mode %s promises IEEE subnormals",
+                 (long long)m->flushed, (long long)m->subnormal_ref, gv_dtype_min_exp(r->c.dtype),
+                 (long long)m->first_flushed_index, (long long)m->subnormal_kept,
+                 gv_mode_name(r->c.mode));
+        return;
+    }
     if (m->flushed && gv_mode_get(r->c.mode)->promises_rn) {
         snprintf(why, len,
                  "FTZ: %lld of %lld outputs below 2^%d flushed to zero (first at %lld); "

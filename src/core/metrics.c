@@ -346,6 +346,7 @@ compare_range_t(const void *got, gv_dtype t, const double *ref, int64_t n, const
     int64_t inexact = 0, first_inexact = -1, prob_n = 0, prob_worst = -1, worst_index = -1;
     int64_t spurious = 0, first_spurious = -1, lost = 0, first_lost = -1;
     int64_t subnormal_ref = 0, flushed = 0, first_flushed = -1, zsign = 0, first_zsign = -1;
+    int64_t subnormal_kept = 0;
     int64_t mismatches[GV_MAX_TIERS] = {0};
     int64_t hist[4][GV_ULP_NBINS];
     memset(hist, 0, sizeof hist);
@@ -453,6 +454,7 @@ compare_range_t(const void *got, gv_dtype t, const double *ref, int64_t n, const
         if (ar < normal_min && gv_dtype_round(t, r) != 0) {
             subnormal_ref++;
             if (c == 0 && err > eu * g * edepth + ieee_eta_d && flushed++ == 0) first_flushed = i;
+            if (c != 0 && fabs(c) < normal_min) subnormal_kept++;
         }
         if (em && err > 0) {
             double denom = eu * g * edepth + eta_d;
@@ -481,6 +483,7 @@ compare_range_t(const void *got, gv_dtype t, const double *ref, int64_t n, const
     m->nonfinite_spurious = spurious, m->first_spurious_index = first_spurious;
     m->nonfinite_lost = lost, m->first_lost_index = first_lost;
     m->subnormal_ref = subnormal_ref, m->flushed = flushed, m->first_flushed_index = first_flushed;
+    m->subnormal_kept = subnormal_kept;
     m->zero_sign_wrong = zsign, m->first_zero_sign_index = first_zsign;
     m->inexact = inexact, m->first_inexact_index = first_inexact;
     m->cr_n = cr_n, m->cr = cr;
@@ -575,6 +578,7 @@ void gv_metrics_merge(gv_metrics *a, const gv_metrics *b, int ntiers)
             *firsts[f].an += firsts[f].bn;
         }
         a->subnormal_ref += b->subnormal_ref;
+        a->subnormal_kept += b->subnormal_kept;
         a->poisoned += b->poisoned;
         if (b->worst_index >= 0 &&
             (a->worst_index < 0 ||

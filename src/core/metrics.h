@@ -168,6 +168,10 @@ typedef struct gv_metrics {
     /* outputs whose correctly rounded result is a subnormal of the dtype (not zero) and that
        the device returned as zero: flushed (FTZ); the first one */
     int64_t subnormal_ref, flushed, first_flushed_index;
+    /* of the outputs whose result is a subnormal, those the device returned as a subnormal
+       (non-zero, below the dtype's smallest normal): flush-to-zero never returns one, so zeros
+       beside them lost range some other way (an intermediate that overflowed) */
+    int64_t subnormal_kept;
     /* zero_sign models: zeros of the wrong sign, and the first */
     int64_t zero_sign_wrong, first_zero_sign_index;
     int64_t poisoned;                 /* elements the device never wrote */

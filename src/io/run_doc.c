@@ -100,7 +100,7 @@ void gv_table_row(FILE *f, const gv_result *r)
         gv_bias_lean(&r->m, r->prob.on, lean, sizeof lean);
         fprintf(f, " [bias reported, not judged: %s; %s]", r->bias.why_not, lean);
     }
-    if (judged && r->m.flushed && !gv_mode_get(r->c.mode)->promises_rn)
+    if (judged && r->m.flushed && !r->m.subnormal_kept && !gv_mode_get(r->c.mode)->promises_rn)
         fprintf(f,
                 " [FTZ: %lld of %lld outputs below 2^%d flushed to zero; mode %s does not "
                 "promise IEEE subnormals]",
@@ -193,6 +193,7 @@ static json_t *result_json(const gv_result *r)
         json_object_set_new(m, "nonfinite_lost", json_integer(r->m.nonfinite_lost));
         json_object_set_new(m, "subnormal_outputs", json_integer(r->m.subnormal_ref));
         json_object_set_new(m, "flushed", json_integer(r->m.flushed));
+        json_object_set_new(m, "subnormal_kept", json_integer(r->m.subnormal_kept));
         json_object_set_new(m, "zero_sign_wrong", json_integer(r->m.zero_sign_wrong));
         json_object_set_new(m, "poisoned", json_integer(r->m.poisoned));
         json_object_set_new(m, "worst_index", json_integer(r->m.worst_index));

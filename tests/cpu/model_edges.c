@@ -453,3 +453,44 @@ Test(edges, the_rounded_oracle_passes_every_edge_canary, .timeout = 600)
     }
     cr_assert_gt(judged, 40, "%d edge canaries judged", judged);
 }
+
+/* 1 / (1 + expf(-x)) in f32, as torch.sigmoid and NumPy compute it: where exp(-x) overflows
+   (x < -88.72) the output is 0 while the true value is a subnormal, and just above it the
+   subnormal comes back as such. That is lost range, a FAIL of native mode, but not
+   flush-to-zero, which returns no subnormal at all: the reason must say which. The same
+   outputs with every subnormal flushed as well are FTZ. */
+Test(model_edges, sigmoid_overflow_is_lost_range_not_ftz)
+{
+    gv_shape s = {.nd = 1, .d = {1000000}};
+    gv_case c = gv_test_case("math.sigmoid", GV_F32, GV_MODE_NATIVE, GV_DIST_WIDE, s, 0);
+    gv_problem p;
+    gv_test_problem(&p, &c);
+    const float *x = p.in[0].data;
+    double *y = malloc(sizeof *y * (size_t)p.out[0].count);
+    cr_assert_not_null(y);
+    int64_t zero = 0, sub = 0;
+    for (int64_t i = 0; i < p.out[0].count; i++) {
+        float v = 1.0f / (1.0f + expf(-x[i]));
+        y[i] = v;
+        zero += v == 0.0f && p.out[0].ref[i] != 0.0;
+        sub += v != 0.0f && fabsf(v) < FLT_MIN;
+    }
+    cr_assert_gt(zero, 0, "the wide dist reaches exp's overflow");
+    cr_assert_gt(sub, 0, "and the subnormals just above it");
+    gv_test_store(&p, 0, y);
+    gv_result r = gv_test_judge(&p);
+    cr_expect_eq(r.verdict, GV_FAIL, "%s", r.reason);
+    cr_expect(strstr(r.reason, "lost range") != NULL, "%s", r.reason);
+    cr_expect(strstr(r.reason, "FTZ") == NULL, "%s", r.reason);
+    cr_expect_gt(r.m.subnormal_kept, 0);
+    /* every subnormal flushed too: flush-to-zero, named so */
+    for (int64_t i = 0; i < p.out[0].count; i++)
+        if (fabs(y[i]) < FLT_MIN) y[i] = 0.0;
+    gv_test_store(&p, 0, y);
+    r = gv_test_judge(&p);
+    cr_expect_eq(r.verdict, GV_FAIL, "%s", r.reason);
+    cr_expect(strstr(r.reason, "FTZ") != NULL, "%s", r.reason);
+    cr_expect_eq(r.m.subnormal_kept, 0);
+    free(y);
+    gv_problem_free(&p);
+}
