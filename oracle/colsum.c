@@ -19,21 +19,6 @@ static double term(double v, int how)
     return how == SUM_ABS ? fabs(v) : how == SUM_SQUARE ? v * v : v;
 }
 
-/* The largest finite |x| of a rows x cols matrix (leading dimension ld); 0 when none. */
-static double max_finite_abs(int64_t rows, int64_t cols, const double *x, int64_t ld)
-{
-    double mx = 0.0;
-#pragma omp parallel for schedule(static)                                                          \
-    reduction(max                                                                                  \
-              : mx) if ((double)rows * (double)cols >= GO_PAR_MIN)
-    for (int64_t i = 0; i < rows; i++)
-        for (int64_t j = 0; j < cols; j++) {
-            double v = fabs(x[i * ld + j]);
-            if (isfinite(v) && v > mx) mx = v;
-        }
-    return mx;
-}
-
 /* Sums of values that all lie below 2^-960 (f64's subnormals and the binades above them) are
    summed lifted by 2^LIFT: x86 takes a microcode assist for each subnormal operand or result,
    about 100 times a normal addition. Lifting changes no bit: every double is a multiple of
@@ -108,7 +93,7 @@ static int colsum_impl(const char *fn, int64_t m, int64_t n, const double *x, in
     if (!s) return go_xerbla(fn, 5, take_abs == SUM_PLAIN ? "s" : "g");
     double post = 1.0;
     if (pre == 0.0) {
-        double mx = take_abs == SUM_SQUARE ? 1.0 : max_finite_abs(m, n, x, ldx);
+        double mx = take_abs == SUM_SQUARE ? 1.0 : go_max_finite_abs(m, n, x, ldx);
         pre = mx > 0.0 && mx < LIFT_BELOW ? ldexp(1.0, LIFT) : 1.0;
         post = 1.0 / pre;
     }

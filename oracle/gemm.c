@@ -24,8 +24,7 @@ static int check_gemm_args(const char *fn, int64_t m, int64_t k, int64_t n, cons
     return 0;
 }
 
-/* The largest finite |x| of a rows x cols matrix (leading dimension ld); 0 when none. */
-static double max_finite_abs(int64_t rows, int64_t cols, const double *x, int64_t ld)
+double go_max_finite_abs(int64_t rows, int64_t cols, const double *x, int64_t ld)
 {
     double mx = 0.0;
 #pragma omp parallel for schedule(static)                                                          \
@@ -54,7 +53,7 @@ static void tiny_lift(int64_t m, int64_t k, int64_t n, const double *a, int64_t 
 {
     *ea = *eb = 0;
     if (m == 0 || k == 0 || n == 0) return;
-    double ma = max_finite_abs(m, k, a, lda), mb = max_finite_abs(k, n, b, ldb);
+    double ma = go_max_finite_abs(m, k, a, lda), mb = go_max_finite_abs(k, n, b, ldb);
     if (ma == 0.0 || mb == 0.0 || ilogb(ma) + ilogb(mb) >= TINY_PRODUCT_LOG2) return;
     *ea = ilogb(ma) < 0 ? -ilogb(ma) : 0;
     *eb = ilogb(mb) < 0 ? -ilogb(mb) : 0;
@@ -123,7 +122,7 @@ int go_gemm(int64_t m, int64_t k, int64_t n, const double *a, int64_t lda, const
 
 double go_pow2_scale(int64_t rows, int64_t cols, const double *x, int64_t ld)
 {
-    double mx = max_finite_abs(rows, cols, x, ld);
+    double mx = go_max_finite_abs(rows, cols, x, ld);
     if (mx == 0.0 || (mx >= 0x1p-300 && mx <= 0x1p300)) return 1.0;
     /* 2^-ilogb(mx) is past the doubles for mx below 2^-1023 (f64 subnormals: 2^1074 for the
        least): an infinite scale made every square inf and the gauge inf / inf = NaN. 2^1000

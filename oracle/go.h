@@ -51,6 +51,10 @@ int go_gemm_gauge_given(int64_t m, int64_t k, int64_t n, const double *a, int64_
  * exact, but costs a copy). At most 2^1000, a finite double: below 2^-1000 the scaled largest
  * lies under 1 (the least subnormal at 2^-74), its square still normal. */
 double go_pow2_scale(int64_t rows, int64_t cols, const double *x, int64_t ld);
+
+/* The largest finite |x| of a rows x cols matrix (leading dimension ld), on every core; 0 when
+ * none (oracle/gemm.c; the sums' and products' lift out of the subnormals both ask it). */
+double go_max_finite_abs(int64_t rows, int64_t cols, const double *x, int64_t ld);
 int go_gemm_sqgauge(int64_t m, int64_t k, int64_t n, const double *a, int64_t lda, const double *b,
                     int64_t ldb, double *g, int64_t ldg);
 
