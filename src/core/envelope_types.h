@@ -25,7 +25,8 @@ typedef enum gv_env_kind {
 #define GV_ENV_SIGMAS 2.0
 /* The most terms (output elements times the sum's length k) one case emulates: past it, a
    fixed pseudo-random sample of the outputs is judged (envelope.c, sampled). 2^28 is a
-   256x4096x256 product: about a second on 16 cores for every order and arithmetic. */
+   256x4096x256 product: `judge` of one took 1.0-2.4 s with the envelope on an H100 host's
+   16 cores (0.3-0.5 s without; docs/error-models.md). */
 #define GV_ENV_BUDGET 268435456.0
 /* The modelled arithmetics of one case: the claimed one first, then its impostors. */
 #define GV_ENV_MAX_ARITH 4

@@ -467,21 +467,32 @@ static void remove_temp_dir(const char *tmp)
     rmdir(tmp);
 }
 
+/* A fresh temporary directory beside dir's target (dir_target), its path returned (free it)
+   with the target in *target; NULL with errno and why when it cannot be made. */
+static char *temp_dir_beside(const char *dir, bool exists, char **target, char *why, size_t len)
+{
+    *target = dir_target(dir, exists);
+    char *tmp = *target ? temp_name(*target) : NULL;
+    if (!tmp || !mkdtemp(tmp)) {
+        int e = errno;
+        snprintf(why, len, "%s: cannot make a temporary directory beside it: %s", dir, strerror(e));
+        free(tmp);
+        free(*target);
+        *target = NULL;
+        errno = e;
+        return NULL;
+    }
+    return tmp;
+}
+
 int gv_probe_dir(const char *dir, char *why, size_t len)
 {
     bool exists;
     mode_t mode;
     if (check_dir(dir, &exists, &mode, why, len) != 0) return -1;
-    char *target = dir_target(dir, exists);
-    char *tmp = target ? temp_name(target) : NULL;
-    if (!tmp || !mkdtemp(tmp)) {
-        int e = errno;
-        snprintf(why, len, "%s: cannot make a temporary directory beside it: %s", dir, strerror(e));
-        free(tmp);
-        free(target);
-        errno = e;
-        return -1;
-    }
+    char *target = NULL;
+    char *tmp = temp_dir_beside(dir, exists, &target, why, len);
+    if (!tmp) return -1;
     rmdir(tmp);
     free(tmp);
     free(target);
@@ -572,16 +583,9 @@ int gv_write_dir(const char *dir, const char *const *names, int n_names,
             return -1;
         }
     }
-    char *target = dir_target(dir, exists);
-    char *tmp = target ? temp_name(target) : NULL;
-    if (!tmp || !mkdtemp(tmp)) {
-        int e = errno;
-        snprintf(why, len, "%s: cannot make a temporary directory beside it: %s", dir, strerror(e));
-        free(tmp);
-        free(target);
-        errno = e;
-        return -1;
-    }
+    char *target = NULL;
+    char *tmp = temp_dir_beside(dir, exists, &target, why, len);
+    if (!tmp) return -1;
     int rc = chmod(tmp, mode), e = 0;
     if (rc != 0) {
         e = errno;

@@ -72,20 +72,8 @@ static void describe_device(fm_dev *d, const json_t *doc, int k, bool several_ho
     d->doc = doc;
     d->index = gv_jint(doc, "fleet.device_index", -1);
     d->rank = gv_jint(doc, "fleet.rank", -1);
-    const char *host = gv_jstr(doc, "fleet.host");
-    if (!host[0]) host = gv_jstr(doc, "host.hostname");
-    snprintf(d->host, sizeof d->host, "%s", host[0] ? host : "?");
-    char own[32];
-    if (d->rank >= 0)
-        snprintf(own, sizeof own, "rank%d", d->rank);
-    else if (d->index >= 0)
-        snprintf(own, sizeof own, "dev%d", d->index);
-    else
-        snprintf(own, sizeof own, "run%d", k);
-    if (several_hosts)
-        snprintf(d->label, sizeof d->label, "%.60s:%s", d->host, own);
-    else
-        snprintf(d->label, sizeof d->label, "%s", own);
+    gv_fleet_host_text(doc, d->host, sizeof d->host);
+    gv_fleet_device_label(doc, k, several_hosts, d->label, sizeof d->label);
     gv_fleet_model_text(doc, d->group, sizeof d->group);
 }
 

@@ -313,21 +313,8 @@ static void describe(pf_dev *v, const json_t *doc, int k, bool several_hosts)
 {
     memset(v, 0, sizeof *v);
     v->doc = doc;
-    const char *host = gv_jstr(doc, "fleet.host");
-    if (!host[0]) host = gv_jstr(doc, "host.hostname");
-    snprintf(v->host, sizeof v->host, "%s", host[0] ? host : "?");
-    int index = gv_jint(doc, "fleet.device_index", -1), rank = gv_jint(doc, "fleet.rank", -1);
-    char own[32];
-    if (rank >= 0)
-        snprintf(own, sizeof own, "rank%d", rank);
-    else if (index >= 0)
-        snprintf(own, sizeof own, "dev%d", index);
-    else
-        snprintf(own, sizeof own, "run%d", k);
-    if (several_hosts)
-        snprintf(v->label, sizeof v->label, "%.60s:%s", v->host, own);
-    else
-        snprintf(v->label, sizeof v->label, "%s", own);
+    gv_fleet_host_text(doc, v->host, sizeof v->host);
+    gv_fleet_device_label(doc, k, several_hosts, v->label, sizeof v->label);
     gv_fleet_model_text(doc, v->model, sizeof v->model);
 }
 

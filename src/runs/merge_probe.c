@@ -56,20 +56,7 @@ typedef struct pm_key {
 
 static void label_device(pm_dev *d, const json_t *doc, int k, bool several_hosts)
 {
-    int index = gv_jint(doc, "fleet.device_index", -1), rank = gv_jint(doc, "fleet.rank", -1);
-    const char *host = gv_jstr(doc, "fleet.host");
-    if (!host[0]) host = gv_jstr(doc, "host.hostname");
-    char own[32];
-    if (rank >= 0)
-        snprintf(own, sizeof own, "rank%d", rank);
-    else if (index >= 0)
-        snprintf(own, sizeof own, "dev%d", index);
-    else
-        snprintf(own, sizeof own, "run%d", k);
-    if (several_hosts)
-        snprintf(d->label, sizeof d->label, "%.60s:%s", host[0] ? host : "?", own);
-    else
-        snprintf(d->label, sizeof d->label, "%s", own);
+    gv_fleet_device_label(doc, k, several_hosts, d->label, sizeof d->label);
     gv_fleet_model_text(doc, d->model, sizeof d->model);
 }
 

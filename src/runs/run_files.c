@@ -95,3 +95,29 @@ void gv_fleet_model_text(const json_t *doc, char *buf, size_t len)
     else
         snprintf(buf, len, "no device");
 }
+
+void gv_fleet_host_text(const json_t *doc, char *buf, size_t len)
+{
+    const char *host = gv_jstr(doc, "fleet.host");
+    if (!host[0]) host = gv_jstr(doc, "host.hostname");
+    snprintf(buf, len, "%s", host[0] ? host : "?");
+}
+
+void gv_fleet_device_label(const json_t *doc, int k, bool several_hosts, char *buf, size_t len)
+{
+    int index = gv_jint(doc, "fleet.device_index", -1), rank = gv_jint(doc, "fleet.rank", -1);
+    char own[32];
+    if (rank >= 0)
+        snprintf(own, sizeof own, "rank%d", rank);
+    else if (index >= 0)
+        snprintf(own, sizeof own, "dev%d", index);
+    else
+        snprintf(own, sizeof own, "run%d", k);
+    if (several_hosts) {
+        char host[128];
+        gv_fleet_host_text(doc, host, sizeof host);
+        snprintf(buf, len, "%.60s:%s", host, own);
+    } else {
+        snprintf(buf, len, "%s", own);
+    }
+}

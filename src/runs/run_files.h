@@ -4,6 +4,7 @@
 #define GV_RUN_FILES_H
 
 #include <jansson.h>
+#include <stdbool.h>
 #include <stddef.h>
 
 /* The most runs (devices of a node, ranks) one merge or one --device list takes. */
@@ -24,5 +25,11 @@ int gv_fleet_load_any(const char *path, json_t **doc, char *err, size_t len);
 void gv_fleet_link_text(const json_t *doc, char *buf, size_t len);
 void gv_fleet_clock_text(const json_t *doc, char *buf, size_t len);
 void gv_fleet_model_text(const json_t *doc, char *buf, size_t len);
+
+/* A run's host ("fleet.host", else "host.hostname", else "?") and its label in a merge of
+ * several: "rankR" under a launcher, else "devI", else "runK" (its place k on the command
+ * line); "HOST:..." when the runs come from several hosts. */
+void gv_fleet_host_text(const json_t *doc, char *buf, size_t len);
+void gv_fleet_device_label(const json_t *doc, int k, bool several_hosts, char *buf, size_t len);
 
 #endif
