@@ -25,7 +25,10 @@
 #else
 #define ENV_CLONES
 #endif
-#define ENV_NDOT 12
+#define ENV_NDOT0 12 /* the orders before split-K's */
+#define ENV_NDOT  22
+/* split-K's slice counts: contiguous, round-robin over tiles of ENV_RR_TILE (envelope_orders.h) */
+enum { ENV_NCONT = 6, ENV_NRR = 4, ENV_RR_TILE = 8 };
 #define ENV_NSUM 10
 
 #define ENV_T        float
@@ -78,11 +81,8 @@ bool gv_envelope_applies(gv_result *r)
         snprintf(why, len, "dtype %s: the envelope models f32 and f64", gv_dtype_name(c->dtype));
     else if (off && (strcmp(off, "0") == 0 || strcmp(off, "off") == 0))
         snprintf(why, len, "off (GPUVAL_ENVELOPE=%s)", off);
-    else if (!off || !(strcmp(off, "1") == 0 || strcmp(off, "on") == 0))
-        /* opt-in: on an H100 it FAILed torch's correct cuBLAS f32 products (TF32 off) on
-           structured data (DCT and banded-filter families, K = 4096), whose order its
-           modelled orders do not cover (docs/error-models.md, "The envelope") */
-        snprintf(why, len, "opt-in (GPUVAL_ENVELOPE=1)");
+    else if (off && !(strcmp(off, "1") == 0 || strcmp(off, "on") == 0))
+        snprintf(why, len, "GPUVAL_ENVELOPE=%.40s is neither on nor off", off);
     r->env.asked = off != NULL;
     return why[0] == '\0';
 }

@@ -15,6 +15,20 @@ static inline ENV_T ENV_NAME(lanes)(ENV_T *v, int L)
     return v[0];
 }
 
+/* The scale of the rounding errors of any order, not only the modelled ones: every partial sum
+   of any order is a sub-sum of the terms, at most G = sum |term| in magnitude, and k - 1
+   additions round, so G^2 (k - 1) bounds the sum of the squared partials of every order. The
+   modelled chains' own sum (sq) is the floor where it is larger (the products' roundings of an
+   unfused order). Without it, an order whose slices resonate with the data (tiles dealt
+   round-robin, at a stride that aliases a period of the products to a near-constant) has
+   partials far larger than any modelled chain's and fell outside (tests/cpu/model_envelope.c,
+   "DCT, frequencies K/32 apart"). */
+static inline double ENV_NAME(any_order)(double sq, double g_abs, int64_t k)
+{
+    double any = g_abs * g_abs * (double)(k > 1 ? k - 1 : 0);
+    return any > sq ? any : sq;
+}
+
 /* sum over l of x[l] y[l], into res[0..ENV_NDOT): the FMA chain in k order; the unfused chain
    (rounded product, rounded sum) in k order; FMA chains over blocks of 4, 16, 32, 64, 256
    terms, each block's partial added to a running total in order (a tile loop; also split-k
@@ -24,10 +38,26 @@ static inline ENV_T ENV_NAME(lanes)(ENV_T *v, int L)
    tree over the rounded products (adjacent pairs, level by level, an odd one carried up). tmp
    holds k values. *sq: the scale of one order's rounding errors (envelope.c's width floor),
    in f64: the sum of the rounded products squared plus the largest, over the chains (in
-   order, 8 and 32 lanes, sliced-K), of the sum of their partial sums squared. */
+   order, 8 and 32 lanes, sliced-K, the split-K slices), of the sum of their partial sums
+   squared.
+   Then split-K as cuBLAS runs an f32 product (measured on an H100, cuBLAS 13.1 through torch
+   2.11: each of seven products from 64x4096x64 to 1024x4096x1024 and 256x16384x256 matched one
+   of these bit for bit on every sampled element, and none of the orders above): S slices, each
+   an FMA chain over its own terms, the slices' partials added in slice order. Contiguous
+   slices (cublasLt's separate split-K reduce; S = 4, 16 and 64 seen): slice s takes terms
+   [s L, (s + 1) L), L = ceil(k / S), for S = 2, 4, 8, 16, 32, 64. Round-robin (the in-kernel
+   split-K of its FFMA kernels; S = 16 seen): tiles of 8 terms dealt to S slices in turn, for
+   S = 4, 8, 16, 32. res[ENV_NDOT0..ENV_NDOT). */
 static ENV_CLONES void ENV_NAME(dot)(const ENV_T *x, const ENV_T *y, int64_t k, ENV_T *tmp,
                                      double *res, double *sq)
 {
+    static const int cont_s[ENV_NCONT] = {2, 4, 8, 16, 32, 64}, rr_s[ENV_NRR] = {4, 8, 16, 32};
+    ENV_T cacc[ENV_NCONT] = {0}, ctot[ENV_NCONT] = {0}, racc[ENV_NRR][32] = {{0}};
+    int64_t clen[ENV_NCONT], cleft[ENV_NCONT];
+    bool cstarted[ENV_NCONT] = {false};
+    double sq_split = 0.0, sqc[ENV_NCONT] = {0}, sqr[ENV_NRR] = {0}, g_abs = 0.0;
+    for (int i = 0; i < ENV_NCONT; i++)
+        clen[i] = cleft[i] = (k + cont_s[i] - 1) / cont_s[i];
     double sq_acc = 0.0, sq_p = 0.0, sq8 = 0.0, sq32 = 0.0, sqs = 0.0;
     ENV_T seq = 0, unf = 0, sl[4] = {0};
     ENV_T a4 = 0, a16 = 0, a32 = 0, a64 = 0, a256 = 0;
@@ -40,6 +70,7 @@ static ENV_CLONES void ENV_NAME(dot)(const ENV_T *x, const ENV_T *y, int64_t k, 
         seq = ENV_FMA(xl, yl, seq);
         sq_acc += (double)seq * (double)seq;
         sq_p += (double)p * (double)p;
+        g_abs += fabs((double)p);
         rev = ENV_FMA(x[k - 1 - l], y[k - 1 - l], rev);
         l8[l & 7] = ENV_FMA(xl, yl, l8[l & 7]);
         sq8 += (double)l8[l & 7] * (double)l8[l & 7];
@@ -68,6 +99,20 @@ static ENV_CLONES void ENV_NAME(dot)(const ENV_T *x, const ENV_T *y, int64_t k, 
                 }
             }
         }
+        for (int i = 0; i < ENV_NCONT; i++) {
+            cacc[i] = ENV_FMA(xl, yl, cacc[i]);
+            sqc[i] += (double)cacc[i] * (double)cacc[i];
+            if (--cleft[i] == 0 || e == k) { /* a slice ends: its partial joins the total */
+                ctot[i] = cstarted[i] ? ctot[i] + cacc[i] : cacc[i];
+                cstarted[i] = true, cacc[i] = 0, cleft[i] = clen[i];
+            }
+        }
+        int64_t tile = l / ENV_RR_TILE;
+        for (int i = 0; i < ENV_NRR; i++) {
+            ENV_T *acc = &racc[i][tile % rr_s[i]];
+            *acc = ENV_FMA(xl, yl, *acc);
+            sqr[i] += (double)*acc * (double)*acc;
+        }
     }
     /* the last, partial block (none where k is a multiple: adding its +0 would change a -0) */
     if (k & 3) t4 = t4 + a4;
@@ -90,10 +135,25 @@ static ENV_CLONES void ENV_NAME(dot)(const ENV_T *x, const ENV_T *y, int64_t k, 
     res[9] = ENV_NAME(lanes)(l8, 8);
     res[10] = ENV_NAME(lanes)(l32, 32);
     res[11] = ENV_NAME(lanes)(sl, 4);
+    for (int i = 0; i < ENV_NCONT; i++) {
+        res[ENV_NDOT0 + i] = ctot[i];
+        if (sqc[i] > sq_split) sq_split = sqc[i];
+    }
+    /* the round-robin slices that got a tile, their partials in slice order */
+    int64_t tiles = (k + ENV_RR_TILE - 1) / ENV_RR_TILE;
+    for (int i = 0; i < ENV_NRR; i++) {
+        int used = tiles < rr_s[i] ? (int)tiles : rr_s[i];
+        ENV_T t = used > 0 ? racc[i][0] : 0;
+        for (int s = 1; s < used; s++)
+            t = t + racc[i][s];
+        res[ENV_NDOT0 + ENV_NCONT + i] = t;
+        if (sqr[i] > sq_split) sq_split = sqr[i];
+    }
     double mx = sq_acc > sq8 ? sq_acc : sq8;
     mx = mx > sq32 ? mx : sq32;
     mx = mx > sqs ? mx : sqs;
-    *sq = mx + sq_p;
+    mx = mx > sq_split ? mx : sq_split;
+    *sq = ENV_NAME(any_order)(mx + sq_p, g_abs, k);
 }
 
 /* sum over l of x[l], into res[0..ENV_NSUM): in order; blocks of 4, 16, 32, 64, 256 added in
@@ -102,7 +162,7 @@ static ENV_CLONES void ENV_NAME(dot)(const ENV_T *x, const ENV_T *y, int64_t k, 
 static ENV_CLONES void ENV_NAME(sum)(const ENV_T *x, int64_t k, ENV_T *tmp, double *res,
                                      double *sq)
 {
-    double sq_acc = 0.0;
+    double sq_acc = 0.0, g_abs = 0.0;
     ENV_T seq = 0;
     ENV_T a4 = 0, a16 = 0, a32 = 0, a64 = 0, a256 = 0;
     ENV_T t4 = 0, t16 = 0, t32 = 0, t64 = 0, t256 = 0;
@@ -112,6 +172,7 @@ static ENV_CLONES void ENV_NAME(sum)(const ENV_T *x, int64_t k, ENV_T *tmp, doub
         tmp[l] = xl;
         seq = seq + xl;
         sq_acc += (double)seq * (double)seq;
+        g_abs += fabs((double)xl);
         rev = rev + x[k - 1 - l];
         l8[l & 7] = l8[l & 7] + xl;
         l32[l & 31] = l32[l & 31] + xl;
@@ -153,5 +214,5 @@ static ENV_CLONES void ENV_NAME(sum)(const ENV_T *x, int64_t k, ENV_T *tmp, doub
     res[7] = rev;
     res[8] = ENV_NAME(lanes)(l8, 8);
     res[9] = ENV_NAME(lanes)(l32, 32);
-    *sq = sq_acc;
+    *sq = ENV_NAME(any_order)(sq_acc, g_abs, k);
 }

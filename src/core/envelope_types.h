@@ -19,15 +19,16 @@ typedef enum gv_env_kind {
 /* An output farther than this many widths beyond [lo - w, hi + w] FAILs: derived in
    docs/error-models.md (the slack of w on each side, then two more widths). */
 #define GV_ENV_BOUND 2.0
-/* The width is at least this many standard deviations of one order's rounding error on these
-   inputs, u sqrt(sum s_l^2 / 3) over the in-order chain's partial sums and rounded products
-   s_l (an RN rounding errs uniformly within half an ulp, and an ulp is at most 2u|s|). */
+/* The width is at least this many standard deviations of any order's rounding error on these
+   inputs, u sqrt(S / 3), S = max(G^2 (k - 1), the modelled chains' sum of squared partials and
+   rounded products), G = sum |term| (envelope_orders.h, any_order; an RN rounding errs
+   uniformly within half an ulp, and an ulp is at most 2u|s|). */
 #define GV_ENV_SIGMAS 2.0
 /* The most terms (output elements times the sum's length k) one case emulates: past it, a
-   fixed pseudo-random sample of the outputs is judged (envelope.c, sampled). 2^28 is a
-   256x4096x256 product: `judge` of one took 1.0-2.4 s with the envelope on an H100 host's
-   16 cores (0.3-0.5 s without; docs/error-models.md). */
-#define GV_ENV_BUDGET 268435456.0
+   fixed pseudo-random sample of the outputs is judged (envelope.c, sampled). 2^27 is a
+   128x4096x256 product; a 256x4096x256 one is judged on a sample of half its elements (the
+   times on an H100 host: docs/error-models.md). */
+#define GV_ENV_BUDGET 134217728.0
 /* The modelled arithmetics of one case: the claimed one first, then its impostors. */
 #define GV_ENV_MAX_ARITH 4
 

@@ -37,9 +37,8 @@
       "the hand-written kernels take their generic paths (those of GPUs without cp.async) on any " \
       "GPU, to test them where the fast paths exist")                                          \
     X(envelope, "GPUVAL_ENVELOPE", TEXT,                                                           \
-      "1 or on: given inputs of products and sums are also judged by the envelope of the "       \
-      "claimed arithmetic (opt-in: it FAILed correct cuBLAS f32 products on structured data on " \
-      "an H100; docs/error-models.md); unset, 0 or off: the worst-case model alone")
+      "unset, 1 or on: given inputs of products and sums are also judged by the envelope of "    \
+      "the claimed arithmetic (docs/error-models.md); 0 or off: the worst-case model alone")
 
 #define GV_KNOB_TYPE_FLAG bool
 #define GV_KNOB_TYPE_TEXT const char *
