@@ -358,9 +358,9 @@ static json_t *compare_json(const gv_cmp_result *r)
     json_object_set_new(doc, "device_differs", json_boolean(r->device_differs));
     json_object_set_new(doc, "device_why", gv_json_bytes(r->device_why));
     json_object_set_new(doc, "across_seeds",
-                        r->across_seeds ? json_pack("{s:s, s:s}", "base", r->seed_base, "new",
-                                                    r->seed_new)
-                                        : json_null());
+                        r->across_seeds
+                            ? json_pack("{s:s, s:s}", "base", r->seed_base, "new", r->seed_new)
+                            : json_null());
     json_object_set_new(doc, "cases", cases);
     json_object_set_new(doc, "only_base",
                         one_sided_json(r->only_base, r->only_base_ran, r->n_only_base));
@@ -435,12 +435,12 @@ static int compare_docs(json_t *base, json_t *new_doc, const gv_cmp_opts *o, cha
     gv_cmp_result r;
     char err[512] = "";
     const char *sb = gv_jstr(base, "schema"), *sn = gv_jstr(new_doc, "schema");
-    bool pb = strcmp(sb, gv_schema(GV_DOC_PROBE)) == 0, pn = strcmp(sn, gv_schema(GV_DOC_PROBE)) == 0;
+    bool pb = strcmp(sb, gv_schema(GV_DOC_PROBE)) == 0,
+         pn = strcmp(sn, gv_schema(GV_DOC_PROBE)) == 0;
     if (pb != pn) { /* a fingerprint and a run measure different things */
         gv_usage_error("compare %s %s: cannot compare a probe document (%s) with a %s run (%s)",
                        names[0], names[1], gv_schema(GV_DOC_PROBE),
-                       gv_schema_is(pb ? sn : sb, GV_DOC_BENCH) ? "bench" : "check",
-                       pb ? sn : sb);
+                       gv_schema_is(pb ? sn : sb, GV_DOC_BENCH) ? "bench" : "check", pb ? sn : sb);
         return GV_EXIT_USAGE;
     }
     int rc = pb ? gv_compare_probes(base, new_doc, &r, err, sizeof err)
@@ -514,15 +514,12 @@ int gv_cmd_compare(int argc, char **argv)
         case O_FORCE: o.force = true; break;
         case 'q': quiet = true; break;
         case 'h': gv_help_print(stdout, &compare_help); return GV_EXIT_OK;
-        default:
-            gv_bad_option("compare", argv);
-            gv_help_print(stderr, &compare_help);
-            return GV_EXIT_USAGE;
+        default: gv_bad_option("compare", argv); return GV_EXIT_USAGE;
         }
     }
     if (optind != argc - 2) {
-        gv_usage_error("compare takes two run files, BASE and NEW (%d given)", argc - optind);
-        gv_help_print(stderr, &compare_help);
+        gv_usage_cmd("compare", "compare takes two run files, BASE and NEW (%d given)",
+                     argc - optind);
         return GV_EXIT_USAGE;
     }
     const char *outs[3] = {md, junit, json}, *names[3] = {"--md", "--junit", "--json"};
