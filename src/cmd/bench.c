@@ -388,15 +388,11 @@ static int parse_cli(int argc, char **argv, cli *a)
         case O_SERIAL: a->device_serial = true; break;
         case 'q': a->quiet = true; break;
         case 'h': gv_help_print(stdout, &bench_help); return 1;
-        default:
-            gv_bad_option("bench", argv);
-            gv_help_print(stderr, &bench_help);
-            return -1;
+        default: gv_bad_option("bench", argv); return -1;
         }
     }
     if (optind < argc) {
-        gv_usage_error("bench takes no positional arguments ('%s'); see gpuval bench --help",
-                       argv[optind]);
+        gv_usage_cmd("bench", "bench takes no positional arguments ('%s')", argv[optind]);
         return -1;
     }
     return 0;

@@ -44,8 +44,7 @@ int gv_cmd_cache(int argc, char **argv)
         return GV_EXIT_OK;
     }
     if (argc != 2 || (strcmp(argv[1], "info") != 0 && strcmp(argv[1], "clear") != 0)) {
-        gv_usage_error("cache takes one word, info or clear");
-        gv_help_print(stderr, &cache_help);
+        gv_usage_cmd("cache", "cache takes one word, info or clear");
         return GV_EXIT_USAGE;
     }
     char dir[4096], why[4600];

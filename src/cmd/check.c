@@ -446,15 +446,11 @@ static int parse_args(int argc, char **argv, check_job *j)
         case O_NO_ISOLATE: j->isolate = false; break;
         case 'q': j->quiet = 1; break;
         case 'h': print_check_help(stdout); return GV_EXIT_OK;
-        default:
-            gv_bad_option("check", argv);
-            print_check_help(stderr);
-            return GV_EXIT_USAGE;
+        default: gv_bad_option("check", argv); return GV_EXIT_USAGE;
         }
     }
     if (optind < argc) {
-        gv_usage_error("check takes no positional arguments ('%s'); see gpuval check --help",
-                       argv[optind]);
+        gv_usage_cmd("check", "check takes no positional arguments ('%s')", argv[optind]);
         return GV_EXIT_USAGE;
     }
     return -1;

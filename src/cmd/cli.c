@@ -30,6 +30,10 @@ void gv_getopt_init(gv_getopt *g, const gv_opt_table *t)
             if (o->arg) g->shortopts[ns++] = ':';
         }
     }
+    /* -V, --version in every command: its id is no table's (test_cli), so a table's own
+       options keep theirs */
+    g->longopts[nl++] = (struct option){"version", no_argument, NULL, GV_OPT_VERSION};
+    g->shortopts[ns++] = (char)GV_OPT_VERSION;
     optind = 1;
     opterr = 0; /* gv_bad_option names a bad option, escaped */
 }
@@ -64,11 +68,17 @@ static void print_option(FILE *f, const gv_opt *o, int col)
     }
 }
 
+/* The line every command's help gets for the option gv_getopt_init adds to every table. */
+static const gv_opt version_opt = {.name = "version",
+                                   .id = GV_OPT_VERSION,
+                                   .help = "the version and the build, as gpuval --version"};
+
 void gv_help_print(FILE *f, const gv_help *h)
 {
     fputs(h->head, f);
     for (int i = 0; h->opts && i < h->opts->n; i++)
         if (h->opts->opts[i].help) print_option(f, &h->opts->opts[i], h->col);
+    if (h->opts) print_option(f, &version_opt, h->col);
     if (h->tail) fputs(h->tail, f);
     fputc('\n', f);
     int codes[16]; /* GV_EXIT_CODES has 8 */
@@ -81,12 +91,45 @@ void gv_help_print(FILE *f, const gv_help *h)
     gv_exit_help(f, codes, whats, n);
 }
 
+void gv_usage_try(const char *cmd)
+{
+    if (cmd)
+        fprintf(stderr, "try 'gpuval %s --help'\n", cmd);
+    else
+        fputs("try 'gpuval --help'\n", stderr);
+}
+
+void gv_usage_cmd(const char *cmd, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    char small[512], *msg = small;
+    va_list ap2;
+    va_copy(ap2, ap);
+    int n = vsnprintf(small, sizeof small, fmt, ap);
+    if (n >= (int)sizeof small && (msg = malloc((size_t)n + 1)) != NULL)
+        vsnprintf(msg, (size_t)n + 1, fmt, ap2);
+    va_end(ap2);
+    va_end(ap);
+    gv_usage_error("%s", msg ? msg : small);
+    if (msg != small) free(msg);
+    gv_usage_try(cmd);
+}
+
 void gv_bad_option(const char *cmd, char **argv)
 {
     const char *arg = optind > 0 ? argv[optind - 1] : "";
-    gv_usage_error("%s: unknown option, or an option without its value: '%s' (see gpuval %s "
-                   "--help)",
-                   cmd, arg, cmd);
+    /* getopt_long leaves optopt 0 for an option it does not know, the option's id for one
+       that lacks its value or (--flag=x) has a value it does not take */
+    if (strncmp(arg, "--", 2) != 0 && optopt > 0 && optopt < 256)
+        gv_usage_error("%s: unknown option '-%c'", cmd, optopt); /* short options take no value */
+    else if (optopt == 0 || strncmp(arg, "--", 2) != 0)
+        gv_usage_error("%s: unknown option '%s'", cmd, arg);
+    else if (strchr(arg, '='))
+        gv_usage_error("%s: option '%.*s' takes no value", cmd, (int)strcspn(arg, "="), arg);
+    else
+        gv_usage_error("%s: option '%s' needs a value", cmd, arg);
+    gv_usage_try(cmd);
 }
 
 char *gv_join_args(int argc, char **argv)

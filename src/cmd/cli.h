@@ -16,14 +16,18 @@
 /* getopt_long's view of a command's option table: the struct option array and the short
  * options, both built from the table. */
 typedef struct gv_getopt {
-    struct option longopts[GV_OPTS_MAX + 1];
-    char shortopts[2 * GV_OPTS_MAX + 1]; /* "q", or "x:" for a short option with a value */
+    struct option longopts[GV_OPTS_MAX + 2]; /* the table's, --version, the end */
+    char shortopts[2 * GV_OPTS_MAX + 2];     /* "q", or "x:" for a short option with a value */
 } gv_getopt;
-/* Build g from t and make getopt_long ready for a new argv (optind 1; opterr 0, for
- * gv_bad_option names a bad option, escaped). */
+/* The options every command takes besides its table's: -V, --version (gv_opt_version). Their
+ * id is 'V', which no command's table may use (tests/cpu/test_cli.c holds them to that). */
+#define GV_OPT_VERSION 'V'
+/* Build g from t plus the options every command takes (GV_OPT_VERSION) and make getopt_long
+ * ready for a new argv (optind 1; opterr 0, for gv_bad_option names a bad option, escaped). */
 void gv_getopt_init(gv_getopt *g, const gv_opt_table *t);
-/* The next option of argv: its id in the table, '?' for an unknown option or one without its
- * value (then gv_bad_option), -1 after the last; optarg holds its value. */
+/* The next option of argv: its id in the table (GV_OPT_VERSION for -V, --version), '?' for an
+ * unknown option or one without its value (then gv_bad_option), -1 after the last; optarg
+ * holds its value. */
 int gv_getopt_next(const gv_getopt *g, int argc, char **argv);
 
 /* One exit code of a command's help, with what it means for this command (NULL: the words of
@@ -47,8 +51,9 @@ typedef struct gv_help {
 } gv_help;
 /* Print h: head; each option with a help text ("  -q, --quiet" or "  --op GLOBS", its first
  * line from col or two spaces after a longer name, the next lines indented to col), after its
- * heading when it has one; tail; a blank line; then the exit codes (gv_exit_help). Everything
- * is printed as it is written: no text here is a printf format. */
+ * heading when it has one; for a command's help (opts set) the options every command takes
+ * (-V, --version); tail; a blank line; then the exit codes (gv_exit_help). Everything is
+ * printed as it is written: no text here is a printf format. */
 void gv_help_print(FILE *f, const gv_help *h);
 
 /* "f32,f64" -> bit mask; on a bad name prints the valid choices and returns -1. */
@@ -73,7 +78,14 @@ void gv_run_start(struct gv_run_info *info, const char *command, int argc, char 
  * process never creates a CUDA context); why gets the reason when there is no device. */
 void gv_run_start_probe(struct gv_run_info *info, const char *command, int argc, char **argv,
                         void (*probe)(gv_device_seen *seen, char *why, size_t len));
-/* After getopt_long returned '?' with opterr = 0: name the offending argument (escaped). */
+/* After getopt_long returned '?' with opterr = 0: one line naming the offending argument
+ * (escaped) and what is wrong with it, then gv_usage_try(cmd). The caller exits GV_EXIT_USAGE. */
 void gv_bad_option(const char *cmd, char **argv);
+/* A usage error of command cmd that its help answers (an argument missing or too many): one
+ * line, "gpuval: " and the message (gv_usage_error), then gv_usage_try(cmd). */
+void gv_usage_cmd(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* "try 'gpuval CMD --help'" on stderr (cmd NULL: "try 'gpuval --help'"): a usage error is one
+ * line and this pointer, never the whole help. */
+void gv_usage_try(const char *cmd);
 
 #endif

@@ -136,14 +136,12 @@ static int parse(int argc, char **argv, gv_coll_plan *p)
         case O_JSON: p->json_path = optarg; break;
         case 'q': p->quiet = true; break;
         case 'h': gv_help_print(stdout, &coll_help); return GV_EXIT_OK;
-        default:
-            gv_bad_option("collectives", argv);
-            gv_help_print(stderr, &coll_help);
-            return GV_EXIT_USAGE;
+        default: gv_bad_option("collectives", argv); return GV_EXIT_USAGE;
         }
     }
     if (optind < argc) {
-        gv_usage_error("collectives takes no positional arguments ('%s')", argv[optind]);
+        gv_usage_cmd("collectives", "collectives takes no positional arguments ('%s')",
+                     argv[optind]);
         return GV_EXIT_USAGE;
     }
     if (!ops) {

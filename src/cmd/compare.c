@@ -56,7 +56,9 @@ static const gv_opt compare_opts[] = {
              "skipped = inconclusive"},
     {.name = "quiet",
      .id = 'q',
-     .help = "print no table: the counts, the one-sided cases and the outcome"},
+     .help = "print only what changed (each item that regressed or improved, the cases\n"
+             "on one side only) and one summary line: the counts, the geometric mean of\n"
+             "new/base (kernel time, error ratio) and the outcome"},
     {.name = "help", .id = 'h'},
 };
 const gv_opt_table gv_compare_options = {"compare", compare_opts, GV_NOPTS(compare_opts)};
@@ -154,13 +156,55 @@ static void print_table(FILE *f, const gv_cmp_result *r, bool changed_only)
     }
 }
 
-/* The table (unless quiet), the counts, the one-sided cases and the outcome. */
-static void print_result(FILE *f, const gv_cmp_result *r, bool quiet)
+/* The geometric means of new / base (gv_cmp_result) in words, into buf: "geomean new/base:
+   kernel time x0.981 (12 cases), error ratio x1.000 (12 cases)", or why there is none. */
+static void geomean_text(const gv_cmp_result *r, char *buf, size_t len)
 {
-    if (!quiet && r->count[GV_CMP_SAME] < r->n_cases) print_table(f, r, true); /* changed */
-    fprintf(f, "%d matched: %d regressed, %d improved, %d same, %d inconclusive\n", r->n_cases,
-            r->count[GV_CMP_REGRESSED], r->count[GV_CMP_IMPROVED], r->count[GV_CMP_SAME],
-            r->count[GV_CMP_INCONCLUSIVE]);
+    if (r->probe) {
+        snprintf(buf, len, "no geomean (probe features are values, not ratios)");
+        return;
+    }
+    if (r->across_seeds) {
+        snprintf(buf, len,
+                 "runs of different seeds (base %s, new %s): no geomean (the metrics measure "
+                 "other inputs)",
+                 r->seed_base, r->seed_new);
+        return;
+    }
+    if (!r->n_geomean_time && !r->n_geomean_error) {
+        snprintf(buf, len, "geomean new/base: none (no case has a ratio on both sides)");
+        return;
+    }
+    int used = snprintf(buf, len, "geomean new/base:");
+    if (r->n_geomean_time && used >= 0 && (size_t)used < len)
+        used += snprintf(buf + used, len - (size_t)used, " kernel time x%.3f (%d case%s)",
+                         r->geomean_time, r->n_geomean_time, r->n_geomean_time == 1 ? "" : "s");
+    if (r->n_geomean_error && used >= 0 && (size_t)used < len)
+        snprintf(buf + used, len - (size_t)used, "%s error ratio x%.3f (%d case%s)",
+                 r->n_geomean_time ? "," : "", r->geomean_error, r->n_geomean_error,
+                 r->n_geomean_error == 1 ? "" : "s");
+}
+
+/* One line per item that regressed or improved: -q's account of what changed. */
+static void print_changes(FILE *f, const gv_cmp_result *r)
+{
+    char op[400], name[400], what[128], base[160], new_[160], why[400];
+    for (int k = 0; k < r->n_cases; k++) {
+        const gv_cmp_case *c = &r->cases[k];
+        for (int i = 0; i < c->n_items; i++) {
+            const gv_cmp_item *it = &c->items[i];
+            if (it->outcome != GV_CMP_REGRESSED && it->outcome != GV_CMP_IMPROVED) continue;
+            fprintf(f, "%-9s %s %s%s%s: %s %s -> %s%s%s%s\n", gv_cmp_outcome_name(it->outcome),
+                    term(c->op, op, sizeof op), term(c->name, name, sizeof name),
+                    c->seed[0] ? " seed " : "", c->seed, term(it->what, what, sizeof what),
+                    term(it->base, base, sizeof base), term(it->new_, new_, sizeof new_),
+                    it->why[0] ? " (" : "", term(it->why, why, sizeof why), it->why[0] ? ")" : "");
+        }
+    }
+}
+
+static void print_one_sided(FILE *f, const gv_cmp_result *r)
+{
     for (int i = 0; i < r->n_only_base; i++) {
         fputs("only in base: ", f);
         gv_rk_term_esc(f, r->only_base[i]);
@@ -173,10 +217,47 @@ static void print_result(FILE *f, const gv_cmp_result *r, bool quiet)
         gv_rk_term_esc(f, r->only_new[i]);
         fputc('\n', f);
     }
+}
+
+/* -q: what changed (the items that regressed or improved, the cases on one side only) and one
+   summary line: the counts, the geometric means and the outcome. */
+static void print_quiet(FILE *f, const gv_cmp_result *r)
+{
+    char geomean[400];
+    geomean_text(r, geomean, sizeof geomean);
+    print_changes(f, r);
+    print_one_sided(f, r);
+    fprintf(f,
+            "%d matched: %d regressed, %d improved, %d same, %d inconclusive; %d only in base, "
+            "%d only in new",
+            r->n_cases, r->count[GV_CMP_REGRESSED], r->count[GV_CMP_IMPROVED],
+            r->count[GV_CMP_SAME], r->count[GV_CMP_INCONCLUSIVE], r->n_only_base, r->n_only_new);
+    if (r->n_not_run > 0) fprintf(f, "; %d ran in the base and not in the new run", r->n_not_run);
+    fprintf(f, "; %s; outcome: %s\n", geomean, gv_cmp_outcome_name(r->overall));
+}
+
+/* The table of changed cases, the counts, the one-sided cases, the geometric means and the
+   outcome; -q: print_quiet. */
+static void print_result(FILE *f, const gv_cmp_result *r, bool quiet)
+{
+    if (quiet) {
+        print_quiet(f, r);
+        return;
+    }
+    if (r->count[GV_CMP_SAME] < r->n_cases) print_table(f, r, true); /* changed */
+    fprintf(f, "%d matched: %d regressed, %d improved, %d same, %d inconclusive\n", r->n_cases,
+            r->count[GV_CMP_REGRESSED], r->count[GV_CMP_IMPROVED], r->count[GV_CMP_SAME],
+            r->count[GV_CMP_INCONCLUSIVE]);
+    print_one_sided(f, r);
     if (r->n_not_run > 0)
         fprintf(f, "%d case%s ran in the base and %s no verdict of %s own in the new run\n",
                 r->n_not_run, r->n_not_run == 1 ? "" : "s", r->n_not_run == 1 ? "has" : "have",
                 r->n_not_run == 1 ? "its" : "their");
+    if (!r->probe && !r->across_seeds) { /* those two say why there is none where they begin */
+        char geomean[400];
+        geomean_text(r, geomean, sizeof geomean);
+        fprintf(f, "%s\n", geomean);
+    }
     fprintf(f, "outcome: %s\n", gv_cmp_outcome_name(r->overall));
 }
 
@@ -358,9 +439,9 @@ static json_t *compare_json(const gv_cmp_result *r)
     json_object_set_new(doc, "device_differs", json_boolean(r->device_differs));
     json_object_set_new(doc, "device_why", gv_json_bytes(r->device_why));
     json_object_set_new(doc, "across_seeds",
-                        r->across_seeds ? json_pack("{s:s, s:s}", "base", r->seed_base, "new",
-                                                    r->seed_new)
-                                        : json_null());
+                        r->across_seeds
+                            ? json_pack("{s:s, s:s}", "base", r->seed_base, "new", r->seed_new)
+                            : json_null());
     json_object_set_new(doc, "cases", cases);
     json_object_set_new(doc, "only_base",
                         one_sided_json(r->only_base, r->only_base_ran, r->n_only_base));
@@ -435,12 +516,12 @@ static int compare_docs(json_t *base, json_t *new_doc, const gv_cmp_opts *o, cha
     gv_cmp_result r;
     char err[512] = "";
     const char *sb = gv_jstr(base, "schema"), *sn = gv_jstr(new_doc, "schema");
-    bool pb = strcmp(sb, gv_schema(GV_DOC_PROBE)) == 0, pn = strcmp(sn, gv_schema(GV_DOC_PROBE)) == 0;
+    bool pb = strcmp(sb, gv_schema(GV_DOC_PROBE)) == 0,
+         pn = strcmp(sn, gv_schema(GV_DOC_PROBE)) == 0;
     if (pb != pn) { /* a fingerprint and a run measure different things */
         gv_usage_error("compare %s %s: cannot compare a probe document (%s) with a %s run (%s)",
                        names[0], names[1], gv_schema(GV_DOC_PROBE),
-                       gv_schema_is(pb ? sn : sb, GV_DOC_BENCH) ? "bench" : "check",
-                       pb ? sn : sb);
+                       gv_schema_is(pb ? sn : sb, GV_DOC_BENCH) ? "bench" : "check", pb ? sn : sb);
         return GV_EXIT_USAGE;
     }
     int rc = pb ? gv_compare_probes(base, new_doc, &r, err, sizeof err)
@@ -456,11 +537,11 @@ static int compare_docs(json_t *base, json_t *new_doc, const gv_cmp_opts *o, cha
     if (r.device_differs)
         fprintf(stderr, "gpuval: warning: device fingerprints differ (%s)%s\n", r.device_why,
                 r.bench && !o->force ? "; timing is INCONCLUSIVE (--force to judge it)" : "");
-    if (r.across_seeds)
+    if (r.across_seeds && !quiet) /* -q: in its summary line */
         printf("runs of different seeds (base %s, new %s): cases matched without their seed; "
                "verdicts judged, the metrics of other inputs shown and not judged\n",
                r.seed_base, r.seed_new);
-    if (r.probe) { /* across a driver or library update the fingerprints are the point */
+    if (r.probe && !quiet) { /* across a driver or library update the fingerprints are the point */
         char dev[400];
         gv_fleet_model_text(base, dev, sizeof dev);
         fputs("base: ", stdout);
@@ -514,15 +595,12 @@ int gv_cmd_compare(int argc, char **argv)
         case O_FORCE: o.force = true; break;
         case 'q': quiet = true; break;
         case 'h': gv_help_print(stdout, &compare_help); return GV_EXIT_OK;
-        default:
-            gv_bad_option("compare", argv);
-            gv_help_print(stderr, &compare_help);
-            return GV_EXIT_USAGE;
+        default: gv_bad_option("compare", argv); return GV_EXIT_USAGE;
         }
     }
     if (optind != argc - 2) {
-        gv_usage_error("compare takes two run files, BASE and NEW (%d given)", argc - optind);
-        gv_help_print(stderr, &compare_help);
+        gv_usage_cmd("compare", "compare takes two run files, BASE and NEW (%d given)",
+                     argc - optind);
         return GV_EXIT_USAGE;
     }
     const char *outs[3] = {md, junit, json}, *names[3] = {"--md", "--junit", "--json"};

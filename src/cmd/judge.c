@@ -227,18 +227,15 @@ int gv_cmd_inputs(int argc, char **argv)
         case O_OUT: out = optarg; break;
         case O_FORCE: force = true; break;
         case 'h': gv_help_print(stdout, &inputs_help); return GV_EXIT_OK;
-        default:
-            gv_bad_option("inputs", argv);
-            gv_help_print(stderr, &inputs_help);
-            return GV_EXIT_USAGE;
+        default: gv_bad_option("inputs", argv); return GV_EXIT_USAGE;
         }
     }
     if (optind < argc) {
-        gv_usage_error("inputs takes no positional arguments ('%s')", argv[optind]);
+        gv_usage_cmd("inputs", "inputs takes no positional arguments ('%s')", argv[optind]);
         return GV_EXIT_USAGE;
     }
     if (!op || !out) {
-        gv_usage_error("inputs needs --op and --out DIR; see gpuval inputs --help");
+        gv_usage_cmd("inputs", "inputs needs --op and --out DIR");
         return GV_EXIT_USAGE;
     }
     const gv_op *o = gv_judge_find_op(op);
@@ -550,15 +547,11 @@ static int parse_args(int argc, char **argv, judge_job *j)
         case O_JSON: j->json_path = optarg; break;
         case 'q': j->quiet = true; break;
         case 'h': gv_help_print(stdout, &judge_help); return GV_EXIT_OK;
-        default:
-            gv_bad_option("judge", argv);
-            gv_help_print(stderr, &judge_help);
-            return GV_EXIT_USAGE;
+        default: gv_bad_option("judge", argv); return GV_EXIT_USAGE;
         }
     }
     if (optind < argc) {
-        gv_usage_error("judge takes no positional arguments ('%s'); see gpuval judge --help",
-                       argv[optind]);
+        gv_usage_cmd("judge", "judge takes no positional arguments ('%s')", argv[optind]);
         return GV_EXIT_USAGE;
     }
     return -1;
@@ -591,7 +584,7 @@ static int prepare(judge_job *j, gv_judge_spec *spec, gv_array *ins, gv_array *o
 {
     if (j->case_path && load_case(j) != 0) return GV_EXIT_USAGE;
     if (!j->op) {
-        gv_usage_error("judge needs --op (or --case); see gpuval judge --help");
+        gv_usage_cmd("judge", "judge needs --op (or --case)");
         return GV_EXIT_USAGE;
     }
     const gv_op *op = gv_judge_find_op(j->op);

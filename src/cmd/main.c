@@ -130,14 +130,11 @@ static int cmd_list(int argc, char **argv)
         case 'v': verbose = 1; break;
         case O_JSON: json_path = optarg; break;
         case 'h': gv_help_print(stdout, &list_help); return GV_EXIT_OK;
-        default:
-            gv_bad_option("list", argv);
-            gv_help_print(stderr, &list_help);
-            return GV_EXIT_USAGE;
+        default: gv_bad_option("list", argv); return GV_EXIT_USAGE;
         }
     }
     if (optind < argc) {
-        gv_usage_error("list takes no arguments ('%s')", argv[optind]);
+        gv_usage_cmd("list", "list takes no arguments ('%s')", argv[optind]);
         return GV_EXIT_USAGE;
     }
     if (json_path) {
@@ -232,12 +229,11 @@ static int cmd_info(int argc, char **argv)
             gv_help_print(stdout, &info_help);
             return GV_EXIT_OK;
         }
-        gv_usage_error("info takes no arguments ('%s')", argv[1]);
+        gv_usage_cmd("info", "info takes no arguments ('%s')", argv[1]);
         return GV_EXIT_USAGE;
     }
 #ifdef GV_HAVE_CUDA
-    printf("build            CUDA, architectures %s (sm_: SASS, compute_: PTX)\n",
-           GV_CUDA_ARCH);
+    printf("build            CUDA, architectures %s (sm_: SASS, compute_: PTX)\n", GV_CUDA_ARCH);
 #else
     printf("build            without CUDA\n");
 #endif
@@ -313,7 +309,8 @@ static int stdout_checked(int rc)
     return rc == GV_EXIT_OK || rc == GV_EXIT_FAIL ? GV_EXIT_RUNTIME : rc;
 }
 
-/* -V, --version: "gpuval 0.1.0" first (scripts read that line), then the rest of the build. */
+/* -V, --version: "gpuval 1.2.0" first (meson's project version; scripts read that line), then
+   the rest of the build. */
 static void print_version(FILE *f)
 {
     fprintf(f, "gpuval %s\n", GV_VERSION);
@@ -329,21 +326,34 @@ static void print_version(FILE *f)
     fprintf(f, "cc %s\n", gv_build_cc());
 }
 
-/* The option tables of the commands that have one, for the check before plugins load. */
+/* info and cache read their words themselves; their table holds what every command takes. */
+static const gv_opt help_only_opts[] = {{.name = "help", .id = 'h'}};
+static const gv_opt_table info_options = {"info", help_only_opts, GV_NOPTS(help_only_opts)};
+static const gv_opt_table cache_options = {"cache", help_only_opts, GV_NOPTS(help_only_opts)};
+
+/* Every command's option table: the command line is checked against it before the command
+   (or any plugin) runs. */
 static const struct {
     const char *name;
     const gv_opt_table *opts;
-} cmd_opts[] = {{"list", &gv_list_options},       {"check", &gv_check_options},
-                {"bench", &gv_bench_options},     {"report", &gv_report_options},
-                {"tradeoffs", &gv_trade_options}, {"compare", &gv_compare_options},
-                {"replay", &gv_replay_options},   {"judge", &gv_judge_options},
-                {"inputs", &gv_inputs_options},   {"merge", &gv_merge_options},
-                {"collectives", &gv_coll_options}};
+} cmd_opts[] = {{"list", &gv_list_options},        {"check", &gv_check_options},
+                {"bench", &gv_bench_options},      {"report", &gv_report_options},
+                {"tradeoffs", &gv_trade_options},  {"compare", &gv_compare_options},
+                {"replay", &gv_replay_options},    {"judge", &gv_judge_options},
+                {"inputs", &gv_inputs_options},    {"merge", &gv_merge_options},
+                {"collectives", &gv_coll_options}, {"probe", &gv_probe_options},
+                {"info", &info_options},           {"cache", &cache_options}};
 
-/* The command line's form, checked before any plugin's code runs: the options the command
-   takes, each with its value. (What the values name, an op of the plugin included, is the
-   command's to check once the plugins are loaded.) GV_EXIT_OK or GV_EXIT_USAGE after a
-   message; a copy of argv is parsed, so the command's own parse sees it as given. */
+/* check_options_first's answer when the command line asks for the version. */
+enum { VERSION_ASKED = -1 };
+
+/* The command line's form, checked in one place before the command or any plugin's code runs:
+   the options the command takes (its table and what gv_getopt_init adds to every table), each
+   with its value. A bad option is one line and a pointer to the command's help (gv_bad_option);
+   -V or --version anywhere an option may stand is the version, whatever else the line holds.
+   (What the values name, an op of a plugin included, is the command's to check.) GV_EXIT_OK,
+   GV_EXIT_USAGE after a message, or VERSION_ASKED; a copy of argv is parsed, so the command's
+   own parse sees it as given. */
 static int check_options_first(int argc, char **argv)
 {
     if (argc < 2) return GV_EXIT_OK;
@@ -357,7 +367,9 @@ static int check_options_first(int argc, char **argv)
         gv_getopt_init(&g, cmd_opts[i].opts);
         int c, rc = GV_EXIT_OK;
         while (rc == GV_EXIT_OK && (c = gv_getopt_next(&g, n, copy)) != -1)
-            if (c == '?') {
+            if (c == GV_OPT_VERSION) {
+                rc = VERSION_ASKED;
+            } else if (c == '?') {
                 gv_bad_option(cmd_opts[i].name, copy);
                 rc = GV_EXIT_USAGE;
             }
@@ -383,13 +395,18 @@ int gv_cli_main(int argc, char **argv)
         known = known || strcmp(argv[1], cmd_opts[i].name) == 0;
     for (size_t i = 0; argc >= 2 && i < sizeof others / sizeof others[0]; i++)
         known = known || strcmp(argv[1], others[i]) == 0;
-    if (n_plugins && known) {
+    if (known) {
         prc = check_options_first(argc, argv);
-        if (prc == GV_EXIT_OK) prc = gv_plugins_load(plugins, n_plugins);
+        if (prc == VERSION_ASKED) {
+            print_version(stdout);
+            return stdout_checked(GV_EXIT_OK);
+        }
+        if (prc == GV_EXIT_OK && n_plugins) prc = gv_plugins_load(plugins, n_plugins);
         if (prc != GV_EXIT_OK) return prc;
     }
     if (argc < 2) {
-        gv_help_print(stderr, &main_help);
+        fputs("usage: gpuval <command> [options]\n", stderr);
+        gv_usage_try(NULL);
         return GV_EXIT_USAGE;
     }
     const char *cmd = argv[1];
@@ -408,12 +425,13 @@ int gv_cli_main(int argc, char **argv)
     static const struct {
         const char *name;
         int (*fn)(int, char **);
-    } cmds[] = {
-        {"list", cmd_list},      {"info", cmd_info},          {"check", gv_cmd_check},
-        {"bench", gv_cmd_bench}, {"report", gv_cmd_report},   {"tradeoffs", gv_cmd_tradeoffs},
-        {"probe", gv_cmd_probe}, {"compare", gv_cmd_compare}, {"replay", gv_cmd_replay},
-        {"judge", gv_cmd_judge}, {"inputs", gv_cmd_inputs},   {"cache", gv_cmd_cache},
-        {"merge", gv_cmd_merge}, {"collectives", gv_cmd_collectives}};
+    } cmds[] = {{"list", cmd_list},        {"info", cmd_info},
+                {"check", gv_cmd_check},   {"bench", gv_cmd_bench},
+                {"report", gv_cmd_report}, {"tradeoffs", gv_cmd_tradeoffs},
+                {"probe", gv_cmd_probe},   {"compare", gv_cmd_compare},
+                {"replay", gv_cmd_replay}, {"judge", gv_cmd_judge},
+                {"inputs", gv_cmd_inputs}, {"cache", gv_cmd_cache},
+                {"merge", gv_cmd_merge},   {"collectives", gv_cmd_collectives}};
     if (strcmp(cmd, "help") == 0) {
         if (argc < 3) {
             gv_help_print(stdout, &main_help);
@@ -430,6 +448,7 @@ int gv_cli_main(int argc, char **argv)
         for (size_t i = 0; i < sizeof cmds / sizeof cmds[0]; i++)
             fprintf(stderr, " %s", cmds[i].name);
         fputc('\n', stderr);
+        gv_usage_try(NULL);
         return GV_EXIT_USAGE;
     }
     for (size_t i = 0; i < sizeof cmds / sizeof cmds[0]; i++)
@@ -440,5 +459,6 @@ int gv_cli_main(int argc, char **argv)
     for (size_t i = 0; i < sizeof cmds / sizeof cmds[0]; i++)
         fprintf(stderr, " %s", cmds[i].name);
     fputs(" help\n", stderr);
+    gv_usage_try(NULL);
     return GV_EXIT_USAGE;
 }

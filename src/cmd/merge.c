@@ -173,15 +173,12 @@ int gv_cmd_merge(int argc, char **argv)
         case O_MD: md_path = optarg; break;
         case 'q': quiet = 1; break;
         case 'h': gv_help_print(stdout, &merge_help); return GV_EXIT_OK;
-        default:
-            gv_bad_option("merge", argv);
-            gv_help_print(stderr, &merge_help);
-            return GV_EXIT_USAGE;
+        default: gv_bad_option("merge", argv); return GV_EXIT_USAGE;
         }
     }
     int n = argc - optind;
     if (n < 1) {
-        gv_usage_error("merge needs at least one run file; see gpuval merge --help");
+        gv_usage_cmd("merge", "merge needs at least one run file");
         return GV_EXIT_USAGE;
     }
     if (n > GV_FLEET_MAX_DEVICES) {

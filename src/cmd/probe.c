@@ -56,7 +56,7 @@ static const gv_opt probe_opts[] = {
     {.name = "help", .id = 'h'},
 };
 
-static const gv_opt_table probe_options = {"probe", probe_opts, GV_NOPTS(probe_opts)};
+const gv_opt_table gv_probe_options = {"probe", probe_opts, GV_NOPTS(probe_opts)};
 
 static const char probe_head[] =
     "usage: gpuval probe [options]\n"
@@ -86,7 +86,7 @@ static const gv_exit_line probe_exits[] = {
 };
 
 static const gv_help probe_help = {.head = probe_head,
-                                   .opts = &probe_options,
+                                   .opts = &gv_probe_options,
                                    .col = 18,
                                    .tail = probe_tail,
                                    .exits = probe_exits,
@@ -125,7 +125,7 @@ int gv_cmd_probe(int argc, char **argv)
     long repeat = 1, replay = 100000;
     bool quiet = false;
     gv_getopt g;
-    gv_getopt_init(&g, &probe_options);
+    gv_getopt_init(&g, &gv_probe_options);
     for (int c; (c = gv_getopt_next(&g, argc, argv)) != -1;) {
         char *end = NULL;
         switch (c) {
@@ -158,7 +158,7 @@ int gv_cmd_probe(int argc, char **argv)
         }
     }
     if (optind < argc) {
-        gv_usage_error("probe takes no operands ('%s')", argv[optind]);
+        gv_usage_cmd("probe", "probe takes no operands ('%s')", argv[optind]);
         return GV_EXIT_USAGE;
     }
     const char *outs[] = {json_path};

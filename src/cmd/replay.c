@@ -179,12 +179,11 @@ int gv_cmd_replay(int argc, char **argv)
             return GV_EXIT_OK;
         }
         gv_bad_option("replay", argv);
-        gv_help_print(stderr, &replay_help);
         return GV_EXIT_USAGE;
     }
     if (argc - optind != 1) {
-        gv_usage_error("replay takes one case directory (DIR/CASE written by check "
-                       "--dump-failures); see gpuval replay --help");
+        gv_usage_cmd("replay", "replay takes one case directory (DIR/CASE written by check "
+                               "--dump-failures)");
         return GV_EXIT_USAGE;
     }
     const char *dir = argv[optind];

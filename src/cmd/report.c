@@ -63,15 +63,11 @@ int gv_cmd_report(int argc, char **argv)
         case O_HTML: html = optarg; break;
         case O_MD: md = optarg; break;
         case 'h': gv_help_print(stdout, &report_help); return GV_EXIT_OK;
-        default:
-            gv_bad_option("report", argv);
-            gv_help_print(stderr, &report_help);
-            return GV_EXIT_USAGE;
+        default: gv_bad_option("report", argv); return GV_EXIT_USAGE;
         }
     }
     if (optind != argc - 1) {
-        gv_usage_error("report takes one run file (%d given)", argc - optind);
-        gv_help_print(stderr, &report_help);
+        gv_usage_cmd("report", "report takes one run file (%d given)", argc - optind);
         return GV_EXIT_USAGE;
     }
     if (!html && !md) {

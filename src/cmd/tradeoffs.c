@@ -445,14 +445,11 @@ static int parse_args(int argc, char **argv, trade_args *a)
         case O_SERIAL: a->device_serial = true; break;
         case 'q': a->quiet = true; break;
         case 'h': gv_help_print(stdout, &trade_help); return GV_EXIT_OK;
-        default:
-            gv_bad_option("tradeoffs", argv);
-            gv_help_print(stderr, &trade_help);
-            return GV_EXIT_USAGE;
+        default: gv_bad_option("tradeoffs", argv); return GV_EXIT_USAGE;
         }
     }
     if (optind < argc) {
-        gv_usage_error("tradeoffs takes no positional arguments ('%s'); see --help", argv[optind]);
+        gv_usage_cmd("tradeoffs", "tradeoffs takes no positional arguments ('%s')", argv[optind]);
         return GV_EXIT_USAGE;
     }
     int device_rc = gv_device_plan_perf(a->device, &a->plan);

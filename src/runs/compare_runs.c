@@ -140,6 +140,8 @@ gv_cmp_outcome gv_cmp_timing(const double *base, size_t nb, const double *new_s,
         return item->outcome = GV_CMP_INCONCLUSIVE;
     }
     double r = mn / mb, thr = fmax(0.03, noise);
+    item->has_ratio = isfinite(r) && r > 0;
+    item->ratio = r;
     snprintf(item->base, sizeof item->base, "%.4g ms", mb);
     snprintf(item->new_, sizeof item->new_, "%.4g ms", mn);
     gv_cmp_outcome o = GV_CMP_SAME;
@@ -239,8 +241,9 @@ static void cmp_bits(gv_cmp_case *cc, double b, double n, const gv_cmp_opts *o)
     if (isinf(b) || isinf(n)) {
         bool lost = b > n;
         it->outcome = lost ? GV_CMP_REGRESSED : GV_CMP_IMPROVED;
-        snprintf(it->why, sizeof it->why, lost ? "exact before, %.1f accurate bits now"
-                                               : "%.1f accurate bits before, exact now",
+        snprintf(it->why, sizeof it->why,
+                 lost ? "exact before, %.1f accurate bits now"
+                      : "%.1f accurate bits before, exact now",
                  lost ? n : b);
     } else if (b - n > o->bits) {
         it->outcome = GV_CMP_REGRESSED;
@@ -259,6 +262,8 @@ static void cmp_ratio(gv_cmp_case *cc, const char *what, double b, double n, con
     snprintf(it->base, sizeof it->base, "%.3g", b);
     snprintf(it->new_, sizeof it->new_, "%.3g", n);
     if (!(b > 0) || isinf(b)) return; /* no scale to grow from */
+    it->has_ratio = n > 0 && isfinite(n);
+    it->ratio = n / b;
     if (n > o->ratio * b) {
         it->outcome = GV_CMP_REGRESSED;
         snprintf(it->why, sizeof it->why, "%s grew x%.3g (> x%g)", what, n / b, o->ratio);
@@ -411,6 +416,27 @@ static int index_side(const json_t *cases, const char *side, gv_run_index *ix, c
     return rc;
 }
 
+/* The geometric means of the cases' ratios (gv_cmp_result): exp of the mean log, so that a
+   case twice as slow and one twice as fast cancel, as they should for ratios. */
+static void geomeans(gv_cmp_result *res)
+{
+    double log_error = 0, log_time = 0;
+    for (int k = 0; k < res->n_cases; k++)
+        for (int i = 0; i < res->cases[k].n_items; i++) {
+            const gv_cmp_item *it = &res->cases[k].items[i];
+            if (!it->has_ratio) continue;
+            if (strcmp(it->what, "error ratio") == 0) {
+                log_error += log(it->ratio);
+                res->n_geomean_error++;
+            } else if (strcmp(it->what, "kernel_hot") == 0) {
+                log_time += log(it->ratio);
+                res->n_geomean_time++;
+            }
+        }
+    if (res->n_geomean_error) res->geomean_error = exp(log_error / res->n_geomean_error);
+    if (res->n_geomean_time) res->geomean_time = exp(log_time / res->n_geomean_time);
+}
+
 int gv_compare_runs(const json_t *base, const json_t *new_doc, const gv_cmp_opts *opts,
                     gv_cmp_result *res, char *err, size_t err_len)
 {
@@ -503,6 +529,7 @@ int gv_compare_runs(const json_t *base, const json_t *new_doc, const gv_cmp_opts
     gv_run_index_free(&in);
     json_decref(cb_any);
     json_decref(cn_any);
+    if (!res->across_seeds) geomeans(res);
     if (res->count[GV_CMP_REGRESSED])
         res->overall = GV_CMP_REGRESSED;
     else if (res->n_not_run > 0)

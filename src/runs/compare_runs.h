@@ -44,6 +44,10 @@ typedef struct gv_cmp_item {
     char why[160]; /* the reason in words, e.g. "lost 3.0 bits (> 1)" */
     gv_cmp_outcome outcome;
     bool timing;
+    /* new / base of the quantity (the error-model ratio, the median time), set when both sides
+       measured a positive finite value: what the geometric means of gv_cmp_result multiply */
+    bool has_ratio;
+    double ratio;
 } gv_cmp_item;
 
 #define GV_CMP_MAX_ITEMS 6
@@ -79,6 +83,13 @@ typedef struct gv_cmp_result {
     bool across_seeds;
     char seed_base[24], seed_new[24];
     int n_timing, n_timing_inconclusive;
+    /* the geometric means of new / base over the matched cases that have the ratio on both
+       sides (gv_cmp_item.ratio): the error-model ratio ("error ratio"; bench: the sanity run's)
+       and the hot kernel's median time (bench); n_ of each is how many cases entered it (0:
+       none, the mean undefined). Left 0 for runs of different seeds, whose metrics measure other
+       inputs, and for probe documents, whose features are values, not ratios. */
+    double geomean_error, geomean_time;
+    int n_geomean_error, n_geomean_time;
     int count[4]; /* matched cases by outcome */
     gv_cmp_outcome overall;
 } gv_cmp_result;

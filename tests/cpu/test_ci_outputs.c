@@ -410,8 +410,8 @@ Test(help, top_level_help_lists_every_command_of_the_table)
     const char *valid = strstr(out, "valid:");
     cr_assert_not_null(valid, "%s", out);
     cr_expect_eq(gv_test_run_cli("--help", help, sizeof help), 0);
-    char names[1024];
-    snprintf(names, sizeof names, "%s", valid + 6);
+    char names[1024]; /* the line of valid names; the pointer to the help follows it */
+    snprintf(names, sizeof names, "%.*s", (int)strcspn(valid + 6, "\n"), valid + 6);
     int n = 0;
     for (char *save, *w = strtok_r(names, " \n", &save); w; w = strtok_r(NULL, " \n", &save)) {
         char line[128];

@@ -16,6 +16,7 @@
 
 #include "cmd/bench.h"
 #include "cmd/check.h"
+#include "cmd/cli.h" /* GV_OPT_VERSION */
 #include "cmd/compare.h"
 #include "cmd/merge.h"
 #include "cmd/judge.h"
@@ -162,7 +163,7 @@ Test(cli, positional_argument_and_unknown_command)
         expect_usage("help frobnicate", cmds[i]);
     }
     expect_usage("list extra", "no arguments");
-    expect_usage("check --no-such-option", "usage: gpuval check");
+    expect_usage("check --no-such-option", "try 'gpuval check --help'");
     expect_usage("check --seed -3", "--seed");
     expect_usage("check --op vadd --mode tf32", "no case matches");
 }
@@ -172,6 +173,79 @@ Test(cli, no_arguments_is_a_usage_error)
     cli_run *r = run("");
     cr_expect_eq(r->status, 2);
     cr_expect(strstr(r->err, "usage: gpuval") != NULL, "%s", r->err);
+    cr_expect_str_eq(r->err, "usage: gpuval <command> [options]\ntry 'gpuval --help'\n");
+    free(r);
+}
+
+/* A usage error is one line that names the problem and one that points at the help, whatever
+   the command and the mistake (an unknown option, an option without its value, a flag given a
+   value, an argument missing, an unknown command): never the whole help, which buried the
+   line that mattered under a hundred others. */
+Test(cli, a_usage_error_is_one_line_and_a_pointer_to_the_help)
+{
+    static const struct {
+        const char *args, *err;
+    } cases[] = {
+        {"check --no-such-option",
+         "gpuval: check: unknown option '--no-such-option'\ntry 'gpuval check --help'\n"},
+        {"check --op", "gpuval: check: option '--op' needs a value\ntry 'gpuval check --help'\n"},
+        {"check -Z", "gpuval: check: unknown option '-Z'\ntry 'gpuval check --help'\n"},
+        {"check --quiet=yes",
+         "gpuval: check: option '--quiet' takes no value\ntry 'gpuval check --help'\n"},
+        {"compare base.json", "gpuval: compare takes two run files, BASE and NEW (1 given)\n"
+                              "try 'gpuval compare --help'\n"},
+        {"report", "gpuval: report takes one run file (0 given)\ntry 'gpuval report --help'\n"},
+        {"check vadd",
+         "gpuval: check takes no positional arguments ('vadd')\ntry 'gpuval check --help'\n"},
+        {"merge", "gpuval: merge needs at least one run file\ntry 'gpuval merge --help'\n"},
+        {"cache nope", "gpuval: cache takes one word, info or clear\ntry 'gpuval cache --help'\n"},
+        {"info --nope", "gpuval: info: unknown option '--nope'\ntry 'gpuval info --help'\n"},
+        {"probe --json",
+         "gpuval: probe: option '--json' needs a value\ntry 'gpuval probe --help'\n"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        cli_run *r = run(cases[i].args);
+        cr_expect_eq(r->status, 2, "gpuval %s: exit %d", cases[i].args, r->status);
+        cr_expect_str_eq(r->err, cases[i].err, "gpuval %s", cases[i].args);
+        cr_expect_str_empty(r->out, "gpuval %s: %s", cases[i].args, r->out);
+        free(r);
+    }
+    /* an unknown command: the line names the valid ones, then the main help's pointer */
+    cli_run *r = run("frobnicate");
+    cr_expect_eq(r->status, 2);
+    const char *nl = strchr(r->err, '\n');
+    cr_expect(nl && strcmp(nl + 1, "try 'gpuval --help'\n") == 0, "%s", r->err);
+    free(r);
+}
+
+/* -V and --version are every command's options (cli.c adds them to every table), not only the
+   top level's: each prints what `gpuval --version` prints and exits 0, wherever an option may
+   stand; as an option's value it is the value. */
+Test(cli, every_command_takes_version)
+{
+    static char top[4096];
+    cr_assert_eq(gv_test_run_cli("--version", top, sizeof top), 0);
+    static const char *const cmds[] = {"list",      "info",  "check",   "bench",      "report",
+                                       "tradeoffs", "probe", "compare", "replay",     "judge",
+                                       "inputs",    "cache", "merge",   "collectives"};
+    for (size_t i = 0; i < sizeof cmds / sizeof cmds[0]; i++)
+        for (int form = 0; form < 2; form++) {
+            char args[128];
+            snprintf(args, sizeof args, "%s %s", cmds[i], form ? "-V" : "--version");
+            cli_run *r = run(args);
+            cr_expect_eq(r->status, 0, "gpuval %s: exit %d (%s)", args, r->status, r->err);
+            cr_expect_str_eq(r->out, top, "gpuval %s", args);
+            cr_expect_str_empty(r->err, "gpuval %s: %s", args, r->err);
+            free(r);
+        }
+    cli_run *r = run("check --op vadd --size 10 --version");
+    cr_expect_eq(r->status, 0);
+    cr_expect_str_eq(r->out, top);
+    free(r);
+    /* the value of --op, not the option: the op -V does not exist */
+    r = run("check --op -V");
+    cr_expect_eq(r->status, 2, "%s", r->out);
+    cr_expect_str_empty(r->out);
     free(r);
 }
 
@@ -364,10 +438,10 @@ Test(cli, check_help_says_how_cases_are_isolated)
 /* Each command's option table (fleet/options.h), the one its parser, its --help and its workers
    read: names and parser ids unique, a short option only as a letter and only as a flag (the
    workers' command lines read short options as flags), every option but --help explained;
-   and the command's --help lists every option with its value's name, on stdout for --help and
-   the same text on stderr after a bad option. (list's table is main.c's and collectives' is
-   collectives.c's: either pulls the MPI ranks into the link, which the tests leave out; their
-   helps are checked above.) */
+   and the command's --help lists every option with its value's name and -V, on stdout; after a
+   bad option, one line and the pointer to that help on stderr. (list's table is main.c's and
+   collectives' is collectives.c's: either pulls the MPI ranks into the link, which the tests leave
+   out; their helps are checked above.) */
 Test(cli, every_option_table_is_sound_and_each_option_is_in_its_help, .timeout = 120)
 {
     static const struct {
@@ -391,8 +465,12 @@ Test(cli, every_option_table_is_sound_and_each_option_is_in_its_help, .timeout =
         snprintf(args, sizeof args, "%s --no-such-option", t->cmd);
         bad.status = gv_test_run_cli_split(args, bad.out, sizeof bad.out, bad.err, sizeof bad.err);
         cr_expect_eq(bad.status, 2, "%s", args);
-        cr_expect_not_null(strstr(bad.err, help.out), "%s: the help after a usage error differs",
-                           t->cmd);
+        char want[256];
+        snprintf(want, sizeof want,
+                 "gpuval: %s: unknown option '--no-such-option'\ntry 'gpuval %s --help'\n", t->cmd,
+                 t->cmd);
+        cr_expect_str_eq(bad.err, want, "%s: a bad option is one line and the pointer", t->cmd);
+        cr_expect_not_null(strstr(help.out, "\n  -V, --version "), "%s --help lacks -V", t->cmd);
         bool has_help = false;
         for (int k = 0; k < t->n; k++) {
             const gv_opt *o = &t->opts[k];
@@ -408,6 +486,9 @@ Test(cli, every_option_table_is_sound_and_each_option_is_in_its_help, .timeout =
                 cr_expect_geq(o->id, 256, "%s --%s: id %d", t->cmd, o->name, o->id);
                 cr_expect_not_null(o->name, "%s: an option with neither name", t->cmd);
             }
+            /* -V and --version are every command's (cli.c): a table may not take them */
+            cr_expect_neq(o->id, GV_OPT_VERSION, "%s: an option with -V's id", t->cmd);
+            cr_expect(!o->name || strcmp(o->name, "version") != 0, "%s: --version", t->cmd);
             if (o->name && strcmp(o->name, "help") == 0) {
                 has_help = true;
                 cr_expect_eq(o->id, 'h', "%s: --help is also -h", t->cmd);

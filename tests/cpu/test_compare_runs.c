@@ -598,3 +598,112 @@ Test(compare_runs, a_case_the_base_ran_and_the_new_run_did_not_is_inconclusive)
         json_decref(b);
     }
 }
+
+/* ---- the geometric means and -q ----------------------------------------------------------- */
+
+/* One case's error-model ratio grown fourfold among n with a ratio on both sides: the geometric
+   mean of new/base is 4^(1/n), not the arithmetic mean's 1 + 3/n. */
+Test(compare_runs, the_geomean_of_error_ratios_is_taken_over_the_cases_with_both)
+{
+    json_t *a = fixture("check-h100.json"), *b = json_deep_copy(a);
+    ratio_x4(json_array_get(json_object_get(b, "cases"), 0));
+    gv_cmp_result same = compare(a, a), r = compare(a, b);
+    cr_assert_gt(same.n_geomean_error, 10);
+    cr_expect_eq(same.geomean_error, 1.0);
+    cr_expect_eq(same.n_geomean_time, 0, "a check run times nothing");
+    cr_expect_eq(r.n_geomean_error, same.n_geomean_error);
+    double want = pow(4.0, 1.0 / r.n_geomean_error);
+    cr_expect(fabs(r.geomean_error - want) < 1e-12 * want, "%.17g, want %.17g", r.geomean_error,
+              want);
+    gv_cmp_result_free(&same);
+    gv_cmp_result_free(&r);
+    json_decref(a);
+    json_decref(b);
+}
+
+Test(compare_runs, the_geomean_of_kernel_times_is_the_slowdown)
+{
+    json_t *a = fixture("bench-synthetic.json"), *b = json_deep_copy(a);
+    scale_hot(b, 1.25);
+    gv_cmp_result r = compare(a, b);
+    cr_assert_gt(r.n_geomean_time, 0);
+    cr_expect_eq(r.n_geomean_time, r.n_cases);
+    cr_expect(fabs(r.geomean_time - 1.25) < 1e-9, "%.17g", r.geomean_time);
+    gv_cmp_result_free(&r);
+    json_decref(a);
+    json_decref(b);
+}
+
+/* compare -q: a line for each item that regressed or improved and for each case on one side
+   only, then one summary line with the counts, the geometric mean and the outcome; nothing
+   for the cases that stayed the same, no table; the exit code as without -q. */
+Test(compare_runs, quiet_prints_what_changed_and_one_summary_line, .init = make_tmp, .fini = rm_tmp)
+{
+    json_t *a = fixture("check-h100.json"), *b = json_deep_copy(a);
+    json_t *cases = json_object_get(b, "cases");
+    lose_3_bits(json_array_get(cases, 0));
+    gain_2_bits(json_array_get(cases, 1));
+    json_t *extra = json_deep_copy(json_array_get(cases, 2));
+    json_object_set_new(extra, "seed", json_integer(99));
+    json_array_append_new(cases, extra);
+    char pa[600], pb[600], args[1400];
+    static char out[1 << 16], full[1 << 16];
+    dump(a, "a.json", pa, sizeof pa);
+    dump(b, "b.json", pb, sizeof pb);
+    snprintf(args, sizeof args, "compare -q '%s' '%s'", pa, pb);
+    cr_expect_eq(gv_test_run_cli(args, out, sizeof out), GV_EXIT_REGRESSED, "%s", out);
+    snprintf(args, sizeof args, "compare '%s' '%s'", pa, pb);
+    cr_expect_eq(gv_test_run_cli(args, full, sizeof full), GV_EXIT_REGRESSED, "%s", full);
+    const char *lines[] = {
+        "REGRESSED vadd f32/native/uniform11/1000 seed 0: accurate bits 24.0 -> 21.0 (lost 3.0 "
+        "accurate bits (> 1))\n",
+        "IMPROVED  vadd f32/native/uniform11/100000 seed 0: accurate bits ",
+        "only in new:  vadd f32/native/uniform11/100003 99\n",
+    };
+    const char *p = out;
+    for (size_t i = 0; i < sizeof lines / sizeof lines[0]; i++) {
+        cr_expect(strncmp(p, lines[i], strlen(lines[i])) == 0, "line %zu: want %s in\n%s", i + 1,
+                  lines[i], out);
+        p = strchr(p, '\n');
+        cr_assert_not_null(p, "%s", out);
+        p++;
+    }
+    int n = (int)json_array_size(json_object_get(a, "cases"));
+    char want[256];
+    snprintf(want, sizeof want,
+             "%d matched: 1 regressed, 1 improved, %d same, 0 inconclusive; 0 only in base, 1 "
+             "only in new; geomean new/base: error ratio x1.000 (",
+             n, n - 2);
+    cr_expect(strncmp(p, want, strlen(want)) == 0, "summary: want %s in\n%s", want, out);
+    cr_expect(strstr(p, " cases); outcome: REGRESSED\n") && !strchr(p, '\n')[1],
+              "one summary line, the last:\n%s", out);
+    /* the full output has the table and the same mean on a line of its own */
+    cr_expect(strstr(full, "what changed") && !strstr(out, "what changed"), "%s", full);
+    cr_expect(strstr(full, "\ngeomean new/base: error ratio x1.000 ("), "%s", full);
+    json_decref(a);
+    json_decref(b);
+}
+
+/* Runs of different seeds measure other inputs: no mean of their ratios, and -q says so. */
+Test(compare_runs, quiet_across_seeds_says_there_is_no_geomean, .init = make_tmp, .fini = rm_tmp)
+{
+    json_t *a = fixture("check-h100.json"), *b = json_deep_copy(a);
+    size_t i;
+    json_t *c;
+    json_array_foreach(json_object_get(b, "cases"), i, c)
+        json_object_set_new(c, "seed", json_integer(1));
+    gv_cmp_result r = compare(a, b);
+    cr_expect(r.across_seeds);
+    cr_expect_eq(r.n_geomean_error + r.n_geomean_time, 0);
+    gv_cmp_result_free(&r);
+    char pa[600], pb[600], args[1400];
+    static char out[1 << 16];
+    snprintf(args, sizeof args, "compare -q '%s' '%s'", dump(a, "a.json", pa, sizeof pa),
+             dump(b, "b.json", pb, sizeof pb));
+    cr_expect_eq(gv_test_run_cli(args, out, sizeof out), 0, "%s", out);
+    cr_expect(strstr(out, "; runs of different seeds (base 0, new 1): no geomean (the metrics "
+                          "measure other inputs); outcome: SAME\n"),
+              "%s", out);
+    json_decref(a);
+    json_decref(b);
+}

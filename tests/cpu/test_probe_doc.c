@@ -265,11 +265,20 @@ Test(probe_doc, a_changed_feature_is_changed_and_exit_4, .timeout = 60)
         cr_expect_eq(json_integer_value(json_object_get(json_object_get(c, "counts"), "REGRESSED")),
                      1);
         json_decref(c);
-        /* -q: no table, the counts and the outcome */
+        /* -q: the changed feature on a line of its own, then one summary line; no table, no
+           device lines, and no geometric mean, which a value that changed does not have */
         rc = run(out, sizeof out, "compare -q '%s' '%s'", p.base[b], edited);
         cr_expect_eq(rc, 4);
-        cr_expect(!strstr(out, "CHANGED"), "-q prints no table:\n%s", out);
-        cr_expect(strstr(out, "outcome: REGRESSED"), "%s", out);
+        cr_expect(strncmp(out, "REGRESSED ", 10) == 0, "the change first:\n%s", out);
+        char change[160];
+        snprintf(change, sizeof change, "%s -> %s", was, now);
+        cr_expect(strstr(out, change) && strstr(out, "CHANGED"), "the change:\n%s", out);
+        cr_expect(!strstr(out, "what changed") && !strstr(out, "base: "), "-q:\n%s", out);
+        const char *nl = strchr(out, '\n');
+        cr_expect(nl && strstr(nl + 1, "no geomean (probe features are values, not ratios); "
+                                       "outcome: REGRESSED\n"),
+                  "%s", out);
+        cr_expect(nl && strchr(nl + 1, '\n') && !strchr(nl + 1, '\n')[1], "two lines:\n%s", out);
     }
     gv_test_remove_dir(p.dir);
 }
