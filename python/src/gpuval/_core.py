@@ -185,10 +185,6 @@ def inputs(op, dtype="f32", size=None, dist=None, seed=0, mode="native"):
     return CaseInputs(op, dname, mode, size, dist, seed, names, arrays, out_names, out_shapes)
 
 
-def _fmt(v, spec):
-    return "-" if v is None or (isinstance(v, float) and math.isnan(v)) else format(v, spec)
-
-
 class Judgement:
     """gpuval's verdict on one case. True (bool) only for a PASS.
 
@@ -217,48 +213,10 @@ class Judgement:
 
     @property
     def row(self):
-        """One line as `gpuval check` and `gpuval judge` print it: op, dtype, mode, dist,
-        shape, max_rel, normwise, bits, ratio, R_max, R_rms (in parentheses where reported,
-        not judged), the 1e-8 and 1e-4 tiers, the verdict, the reason and the notes check
-        adds. A case of given inputs shows the op's default dist, as check does."""
-        case = self.case
-        op = case.get("op", self.op)
-        dist = case.get("dist", self.dist)
-        shape = case.get("shape")
-        shape = "x".join(str(d) for d in shape) if shape else str(self.size)
-        judged = self.verdict in ("PASS", "FAIL")
-        prob = case.get("prob_model") or {}
-        reported_only = prob.get("judges") is False
-        head = f"{op:<24} {self.dtype:<5} {self.mode:<8} {dist or '-':<9} {shape:<16} "
-        if judged:
-            def r(v):
-                t = _fmt(v, ".3g")
-                return f"({t})" if reported_only and t != "-" else t
-
-            def tier(t, met):
-                tiers = case.get("tiers")
-                if tiers is not None and t not in tiers:
-                    return "-"
-                return "yes" if met else "no"
-
-            nums = (f"{_fmt(self.max_rel, '9.2e'):>9} {_fmt(self.normwise, '9.2e'):>9} "
-                    f"{_fmt(self.bits, '5.1f'):>5} {_fmt(self.ratio, '8.3g'):>8} "
-                    f"{r(self.r_max):>7} {r(self.r_rms):>6} "
-                    f"{tier(1e-8, self.meets_1e8):>5} {tier(1e-4, self.meets_1e4):>5}")
-        else:
-            nums = f"{'-':>9} {'-':>9} {'-':>5} {'-':>8} {'-':>7} {'-':>6} {'-':>5} {'-':>5}"
-        row = f"{head}{nums}  {self.verdict}"
-        if self.reason:
-            row += " " + self.reason if self.reason[0] in "([" else f" ({self.reason})"
-        why = case.get("expected_tier_why")
-        expected = case.get("expected_tier") or 0  # null in the JSON: no tier expected
-        if judged and expected == 0 and self.verdict == "PASS":
-            row += f" [no tier expected: {why or 'reduced-precision mode'}]"
-        elif judged and why:
-            row += f" [expects {expected:.0e}: {why}]"
-        if judged and reported_only and not math.isnan(self.r_max):
-            row += f" [R reported, not judged: {prob.get('not_judged_why') or 'see the JSON'}]"
-        return row
+        """One line as `gpuval check` and `gpuval judge` print it (op, dtype, mode, dist, shape,
+        the metrics, the tiers, the verdict, the reason and the notes check adds): libgpuval's
+        own line, the JSON's "row", made by the one formatter the commands print with."""
+        return self.case.get("row", "")
 
     def __str__(self):
         return self.row
