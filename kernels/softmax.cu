@@ -145,6 +145,5 @@ extern "C" const gk_op gk_softmax_rows_partialsum = {NULL, rows_launch<ROWS_SOFT
                                                      NULL};
 extern "C" const gk_op gk_softmax_rows_fastexp = {NULL, rows_launch<ROWS_SOFTMAX, BUG_FASTEXP>,
                                                   NULL};
-extern "C" const gk_op gk_norm_layer_unbiased = {NULL, rows_launch<ROWS_LAYER, BUG_UNBIASED>,
-                                                 NULL};
+extern "C" const gk_op gk_norm_layer_unbiased = {NULL, rows_launch<ROWS_LAYER, BUG_UNBIASED>, NULL};
 extern "C" const gk_op gk_norm_rms_noeps = {NULL, rows_launch<ROWS_RMS, BUG_NOEPS>, NULL};

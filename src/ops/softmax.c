@@ -145,16 +145,15 @@ static int log_gauge(gv_problem *p)
 static int layer_oracle(gv_problem *p)
 {
     SHAPE_MN;
-    return gv_oracle_rc(
-        go_norm_layer(m, n, p->in[0].ref, n, GK_NORM_LAYER_EPS, p->out[0].ref, n));
+    return gv_oracle_rc(go_norm_layer(m, n, p->in[0].ref, n, GK_NORM_LAYER_EPS, p->out[0].ref, n));
 }
 static int layer_gauge(gv_problem *p)
 {
     SHAPE_MN;
     double u = gv_unit_roundoff(p->c.dtype, GV_MODE_NATIVE);
     double spacing = gv_dtype_subnormal_min(p->c.dtype); /* 2 eta */
-    return gv_oracle_rc(go_norm_layer_gauge(m, n, p->in[0].ref, n, GK_NORM_LAYER_EPS,
-                                            p->out[0].ref, n, u, spacing, layer_depth(&p->c),
+    return gv_oracle_rc(go_norm_layer_gauge(m, n, p->in[0].ref, n, GK_NORM_LAYER_EPS, p->out[0].ref,
+                                            n, u, spacing, layer_depth(&p->c),
                                             sum_depth_of(&p->c, false), p->out[0].gauge, n));
 }
 static int rms_oracle(gv_problem *p)
@@ -296,7 +295,8 @@ static void rows_shape_check(const gv_problem *p, gv_result *r, bool log_form)
     gv_result_check(r, "row_shape", worst, SHAPE_BOUND,
                     "row %lld: its elements' errors, the row's common factor set aside, are %.3g "
                     "times what the rounded argument, %s and the %s allow (bound %g)",
-                    (long long)worst_row, worst, p->c.dtype == GV_F32 ? "expf's 2 ulp" : "exp's 1 ulp",
+                    (long long)worst_row, worst,
+                    p->c.dtype == GV_F32 ? "expf's 2 ulp" : "exp's 1 ulp",
                     log_form ? "final subtraction" : "division", SHAPE_BOUND);
 }
 
@@ -317,19 +317,19 @@ static void log_measure(const gv_problem *p, gv_result *r)
 
 #define ROWS_COMMON                                                                                \
     .family = "softmax", .dims = "m,n", .in_dims = "m,n", .out_dims = "m,n",                       \
-    .modes = GV_BIT(GV_MODE_NATIVE), .check_shape = rows_check_shape, .layout = rows_layout,      \
+    .modes = GV_BIT(GV_MODE_NATIVE), .check_shape = rows_check_shape, .layout = rows_layout,       \
     .flops = rows_flops, .bytes = rows_bytes, .make_inputs = rows_inputs,                          \
     .reference_ignores_mode = true, .range_degree = 1
 
 #define SOFTMAX_COMMON                                                                             \
     ROWS_COMMON, .dists = SOFTMAX_DISTS, .oracle = rows_oracle, .gauge = rows_gauge,               \
-                 .depth = rows_depth, .order_free_depth = rows_of_depth, .measure = rows_measure, \
+                 .depth = rows_depth, .order_free_depth = rows_of_depth, .measure = rows_measure,  \
                  .error_model =                                                                    \
                      "|y-r| <= u y (h + A + D): h half an ulp of x-M in u, A = sum y h, depth "    \
                      "D = d_s + 2E + 2 (sum depth d_s, exp E = 5 f32, 3 f64); per-element shape "  \
                      "check u (h + E + 1) (docs/error-models.md)"
 
-#define SOFTMAX_SHAPES .shapes = "4096x1024,64x65536"
+#define SOFTMAX_SHAPES      .shapes = "4096x1024,64x65536"
 #define SOFTMAX_TEST_SHAPES .test_shapes = "1x1,3x7,33x100,16x1000,7x4097,4x65536"
 #define SOFTMAX_CANARIES                                                                           \
     .canaries = "wide:1024x1024,huge:256x1024,sparse-special:256x1024",                            \
@@ -411,10 +411,11 @@ static const gv_op softmax_log = {
 };
 
 #define LAYER_COMMON                                                                               \
-    ROWS_COMMON, .dists = NORM_DISTS, .oracle = layer_oracle, .gauge = layer_gauge,                \
-                 .depth = layer_depth, .order_free_depth = layer_of_depth,                         \
-                 .error_model = "|y-r| <= u (((d_s+2) mean|x| + |x-mean|) / sd + |y| (d_s/2 + "    \
-                                "10)): depth d_s + 10, sd = sqrt(var + 1e-5) (docs/error-models.md)"
+    ROWS_COMMON,                                                                                   \
+        .dists = NORM_DISTS, .oracle = layer_oracle, .gauge = layer_gauge, .depth = layer_depth,   \
+        .order_free_depth = layer_of_depth,                                                        \
+        .error_model = "|y-r| <= u (((d_s+2) mean|x| + |x-mean|) / sd + |y| (d_s/2 + "             \
+                       "10)): depth d_s + 10, sd = sqrt(var + 1e-5) (docs/error-models.md)"
 
 static const gv_op norm_layer = {
     .name = "norm.layer",
@@ -443,8 +444,8 @@ static const gv_op norm_layer_unbiased = {
 };
 
 #define RMS_COMMON                                                                                 \
-    ROWS_COMMON, .dists = NORM_DISTS, .oracle = rms_oracle, .gauge = rms_gauge, .depth = rms_depth,                    \
-                 .order_free_depth = rms_of_depth,                                                 \
+    ROWS_COMMON, .dists = NORM_DISTS, .oracle = rms_oracle, .gauge = rms_gauge,                    \
+                 .depth = rms_depth, .order_free_depth = rms_of_depth,                             \
                  .error_model = "|y-r| <= u |y| (d_s/2 + 9): gauge |y|, depth d_s/2 + 9, eps "     \
                                 "1e-6 (docs/error-models.md)"
 
@@ -475,8 +476,13 @@ static const gv_op norm_rms_noeps = {
     RMS_COMMON,
 };
 
-const gv_op *const gv_family_softmax[] = {&softmax_rows,        &softmax_rows_nomax,
-                                          &softmax_rows_partialsum, &softmax_rows_fastexp,
-                                          &softmax_log,         &norm_layer,
-                                          &norm_layer_unbiased, &norm_rms,
-                                          &norm_rms_noeps,      NULL};
+const gv_op *const gv_family_softmax[] = {&softmax_rows,
+                                          &softmax_rows_nomax,
+                                          &softmax_rows_partialsum,
+                                          &softmax_rows_fastexp,
+                                          &softmax_log,
+                                          &norm_layer,
+                                          &norm_layer_unbiased,
+                                          &norm_rms,
+                                          &norm_rms_noeps,
+                                          NULL};

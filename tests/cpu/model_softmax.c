@@ -59,7 +59,8 @@ static double sim_exp(const sim *s, double t, double dir)
         if (e < 0x1p-126) return 0.0;
     }
     if (s->v == V_EXP6) ulps = 6;
-    if (s->v == V_EXP_F16) return e == 0 ? 0 : ldexp(nearbyint(ldexp(e, 10 - ilogb(e))), ilogb(e) - 10);
+    if (s->v == V_EXP_F16)
+        return e == 0 ? 0 : ldexp(nearbyint(ldexp(e, 10 - ilogb(e))), ilogb(e) - 10);
     return push_ulps(s, e, ulps, dir);
 }
 
@@ -145,7 +146,10 @@ static void sim_rows(const gv_problem *p, enum kind kind, sim s, double *y)
 
 static const char *op_of(enum kind k)
 {
-    return k == K_SOFTMAX ? "softmax.rows" : k == K_LOG ? "softmax.log" : k == K_LAYER ? "norm.layer" : "norm.rms";
+    return k == K_SOFTMAX ? "softmax.rows"
+           : k == K_LOG   ? "softmax.log"
+           : k == K_LAYER ? "norm.layer"
+                          : "norm.rms";
 }
 
 static gv_result judge_sim(const char *opname, enum kind kind, gv_dtype t, gv_dist dist, int64_t m,
@@ -285,8 +289,8 @@ Test(softmax_model, planted_bugs_fail_at_their_test_shapes, .timeout = 240)
 {
     for (int t = 0; t < 2; t++) {
         gv_dtype dt = t ? GV_F64 : GV_F32;
-        gv_result r = judge_sim("softmax.rows.nomax", K_SOFTMAX, dt, GV_DIST_WIDE, 256, 1024,
-                                V_NOMAX);
+        gv_result r =
+            judge_sim("softmax.rows.nomax", K_SOFTMAX, dt, GV_DIST_WIDE, 256, 1024, V_NOMAX);
         cr_expect_eq(r.verdict, GV_FAIL, "nomax %s: %s", gv_dtype_name(dt), r.reason);
         const int64_t ps[][2] = {{33, 1000}, {4, 65536}};
         for (int i = 0; i < 2; i++) {
@@ -297,16 +301,16 @@ Test(softmax_model, planted_bugs_fail_at_their_test_shapes, .timeout = 240)
         }
         const int64_t us[][2] = {{33, 100}, {64, 1024}};
         for (int i = 0; i < 2; i++) {
-            gv_result q = judge_sim("norm.layer.unbiased", K_LAYER, dt, GV_DIST_UNIFORM11,
-                                    us[i][0], us[i][1], V_UNBIASED);
+            gv_result q = judge_sim("norm.layer.unbiased", K_LAYER, dt, GV_DIST_UNIFORM11, us[i][0],
+                                    us[i][1], V_UNBIASED);
             cr_expect_eq(q.verdict, GV_FAIL, "unbiased %s %lld: %s", gv_dtype_name(dt),
                          (long long)us[i][1], q.reason);
         }
         gv_result e = judge_sim("norm.rms.noeps", K_RMS, dt, GV_DIST_TINY, 64, 256, V_NOEPS);
         cr_expect_eq(e.verdict, GV_FAIL, "noeps %s: %s", gv_dtype_name(dt), e.reason);
     }
-    gv_result f = judge_sim("softmax.rows.fastexp", K_SOFTMAX, GV_F32, GV_DIST_WIDE, 1024, 1024,
-                            V_FASTEXP);
+    gv_result f =
+        judge_sim("softmax.rows.fastexp", K_SOFTMAX, GV_F32, GV_DIST_WIDE, 1024, 1024, V_FASTEXP);
     cr_expect_eq(f.verdict, GV_FAIL, "fastexp: %s", f.reason);
 }
 
@@ -339,8 +343,8 @@ Test(softmax_model, wrong_exp_and_precision_fail, .timeout = 120)
     /* exp rounded to f16: each element's error far past the bound (log-softmax's exps only
        reach it through the row's sum, where their errors average out: not caught there, see
        docs/error-models.md) */
-    gv_result h = judge_sim("softmax.rows", K_SOFTMAX, GV_F32, GV_DIST_UNIFORM11, 64, 1024,
-                            V_EXP_F16);
+    gv_result h =
+        judge_sim("softmax.rows", K_SOFTMAX, GV_F32, GV_DIST_UNIFORM11, 64, 1024, V_EXP_F16);
     cr_expect_eq(h.verdict, GV_FAIL, "f16 exp: %s", h.reason);
     cr_expect_gt(check_value(&h, "row_shape"), 100.0);
     for (int k = K_SOFTMAX; k <= K_LOG; k++) {

@@ -105,8 +105,8 @@ Test(softmax_oracle, norms_against_shifted_moments)
                 long double c = ((long double)x[i * n + j] - x0) - mean_d;
                 /* var from s2/n - mean^2 loses log2(mean^2/var) bits of 64: a few here */
                 cr_expect(fabsl(y[i * n + j] - c / sd) <= 0x1p-49L * (1 + fabsl(c / sd)),
-                          "layer[%lld]: %.17g against %.20Lg", (long long)(i * n + j),
-                          y[i * n + j], c / sd);
+                          "layer[%lld]: %.17g against %.20Lg", (long long)(i * n + j), y[i * n + j],
+                          c / sd);
                 expect_close(r[i * n + j], x[i * n + j] / rms, "rms", i * n + j);
             }
         }
