@@ -198,3 +198,33 @@ int go_mathfn_ref_bits(void);
 /* v rounded to odd at f64's 53 bits (go_mathfn_odd's last step): exact values unchanged, others
  * truncated toward zero with the last significand bit then set. */
 double go_round_to_odd(long double v);
+
+/* softmax (oracle/softmax.c): row-wise over the last dimension of x(m x n), row-major, in long
+ * double with compensated sums, rounded once: go_softmax_rows y = exp(x - M) / sum exp(x - M)
+ * (M the row's largest); go_softmax_log y = (x - M) - log(sum exp(x - M)); go_norm_layer
+ * y = (x - mean) / sqrt(var + eps), var the biased variance; go_norm_rms
+ * y = x / sqrt(mean(x^2) + eps). Gauges (docs/error-models.md, section softmax), each
+ * g >= |y|, given y from the matching oracle and the kernel's depth D (and for layer norm the
+ * dtype's u, its subnormal spacing 2 eta and the depth of its sums):
+ *   softmax:     y_j (1 + (h_j + A_i) / D), h_j = go_softmax_arg_units(x_j - M),
+ *                A_i = sum_k y_k h_k;
+ *   log-softmax: max(|y_j|, 1 + (h_j + A_i + 3 L_i + |y_j|) / D), L_i = log sum exp(x - M);
+ *   layer norm:  max(|y_j|, (((d_s + 2) m1 + |x_j - mean| + 2 eta / u) / sd
+ *                + |y_j| (d_s / 2 + 10 + second order)) / D), m1 = mean |x|, sd = sqrt(var + eps).
+ * RMS norm's gauge is |y| itself (src/ops/softmax.c). go_softmax_arg_units(t): the largest power
+ * of two not above |t| (0 for t = 0 or not finite), which bounds half an ulp of a rounded t in
+ * units of the dtype's unit roundoff. */
+int go_softmax_rows(int64_t m, int64_t n, const double *x, int64_t ldx, double *y, int64_t ldy);
+int go_softmax_log(int64_t m, int64_t n, const double *x, int64_t ldx, double *y, int64_t ldy);
+int go_norm_layer(int64_t m, int64_t n, const double *x, int64_t ldx, double eps, double *y,
+                  int64_t ldy);
+int go_norm_rms(int64_t m, int64_t n, const double *x, int64_t ldx, double eps, double *y,
+                int64_t ldy);
+double go_softmax_arg_units(double t);
+int go_softmax_rows_gauge(int64_t m, int64_t n, const double *x, int64_t ldx, const double *y,
+                          int64_t ldy, double depth, double *g, int64_t ldg);
+int go_softmax_log_gauge(int64_t m, int64_t n, const double *x, int64_t ldx, const double *y,
+                         int64_t ldy, double depth, double *g, int64_t ldg);
+int go_norm_layer_gauge(int64_t m, int64_t n, const double *x, int64_t ldx, double eps,
+                        const double *y, int64_t ldy, double u, double spacing, double depth,
+                        double sum_depth, double *g, int64_t ldg);

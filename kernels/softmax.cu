@@ -1,0 +1,149 @@
+/* softmax.cu: the row-wise family over the last dimension of a row-major m x n input, one
+ * block a row (gk_softmax_threads: 256 threads, 1024 for rows longer than 4096):
+ *  - softmax.rows: M = the row's largest value, S = sum_j exp(x_j - M), y_j = exp(x_j - M) / S
+ *    (the stable form PyTorch computes; exp is mathfn.cuh's gk_exp, the function math.exp
+ *    judges alone, and the division IEEE's);
+ *  - softmax.log: y_j = (x_j - M) - log S;
+ *  - norm.layer: the mean, then the biased variance of x - mean (two passes), then
+ *    (x - mean) * (1 / sqrt(var + eps));
+ *  - norm.rms: (x * (1 / sqrt(mean(x^2) + eps)).
+ * Every sum of a row is each thread's strided terms added in order, then a tree over the
+ * block (a warp's lanes, then the warps): the depth abi/softmax.h states, which the error
+ * models use. The max is exact in any order. Deterministic: no atomics, a fixed order.
+ * Planted bugs (each must FAIL): softmax.rows.nomax (no max subtraction), .partialsum (the sum
+ * stops after the block's first pass over the row), .fastexp (__expf under the native
+ * label), norm.layer.unbiased (variance over n - 1), norm.rms.noeps (no eps). */
+#include <type_traits>
+
+#include "../abi/softmax.h"
+#include "gk_cuda.h"
+#include "mathfn.cuh"
+
+enum rows_kind { ROWS_SOFTMAX, ROWS_LOG, ROWS_LAYER, ROWS_RMS };
+enum rows_bug { BUG_NONE, BUG_NOMAX, BUG_PARTIAL, BUG_FASTEXP, BUG_UNBIASED, BUG_NOEPS };
+
+/* The block's sum (Max false) or largest value (Max true) of v, the same in every thread.
+   sh holds 33 values; the first barrier keeps a previous call's readers ahead of the writes. */
+template <typename T, bool Max> __device__ T block_reduce(T v, T *sh)
+{
+#pragma unroll
+    for (int off = 16; off > 0; off >>= 1) {
+        T o = __shfl_xor_sync(0xffffffffu, v, off);
+        v = Max ? fmax(v, o) : v + o;
+    }
+    const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5, warps = blockDim.x >> 5;
+    __syncthreads();
+    if (lane == 0) sh[warp] = v;
+    __syncthreads();
+    if (warp == 0) {
+        /* lanes past the warps hold the identity: adding 0 is exact, so only log2(warps)
+           levels round */
+        T w = lane < warps ? sh[lane] : (Max ? T(-INFINITY) : T(0));
+#pragma unroll
+        for (int off = 16; off > 0; off >>= 1) {
+            T o = __shfl_xor_sync(0xffffffffu, w, off);
+            w = Max ? fmax(w, o) : w + o;
+        }
+        if (lane == 0) sh[32] = w;
+    }
+    __syncthreads();
+    return sh[32];
+}
+
+template <typename T, int Bug> __device__ __forceinline__ T row_exp(T v)
+{
+    if constexpr (Bug == BUG_FASTEXP && std::is_same<T, float>::value)
+        return gk_exp<float, GK_MATH_FAST>(v);
+    else
+        return gk_exp<T, GK_MATH_NATIVE>(v);
+}
+
+template <typename T, int Kind, int Bug>
+__global__ void rows_kernel(const T *__restrict__ x, T *__restrict__ y, int64_t m, int64_t n)
+{
+    __shared__ T sh[33];
+    const int64_t step = blockDim.x;
+    for (int64_t row = blockIdx.x; row < m; row += gridDim.x) {
+        const T *xr = x + row * n;
+        T *yr = y + row * n;
+        if (Kind == ROWS_SOFTMAX || Kind == ROWS_LOG) {
+            T mx = T(-INFINITY);
+            for (int64_t j = threadIdx.x; j < n; j += step)
+                mx = fmax(mx, xr[j]);
+            mx = block_reduce<T, true>(mx, sh);
+            if (Bug == BUG_NOMAX) mx = T(0); /* the planted bug */
+            /* the planted bug BUG_PARTIAL: the block's first pass over the row only */
+            const int64_t sum_end = Bug == BUG_PARTIAL && n > step ? step : n;
+            T s = T(0);
+            for (int64_t j = threadIdx.x; j < sum_end; j += step)
+                s += row_exp<T, Bug>(xr[j] - mx);
+            s = block_reduce<T, false>(s, sh);
+            if (Kind == ROWS_SOFTMAX) {
+                for (int64_t j = threadIdx.x; j < n; j += step)
+                    yr[j] = row_exp<T, Bug>(xr[j] - mx) / s;
+            } else {
+                const T ls = log(s);
+                for (int64_t j = threadIdx.x; j < n; j += step)
+                    yr[j] = (xr[j] - mx) - ls;
+            }
+        } else if (Kind == ROWS_LAYER) {
+            T s = T(0);
+            for (int64_t j = threadIdx.x; j < n; j += step)
+                s += xr[j];
+            const T mean = block_reduce<T, false>(s, sh) / T(n);
+            T q = T(0);
+            for (int64_t j = threadIdx.x; j < n; j += step) {
+                T c = xr[j] - mean;
+                q += c * c;
+            }
+            q = block_reduce<T, false>(q, sh);
+            /* the planted bug BUG_UNBIASED: n - 1 (n = 1 gives 0 / 0, NaN, as torch.var) */
+            const T var = q / (Bug == BUG_UNBIASED ? T(n - 1) : T(n));
+            const T rstd = T(1) / sqrt(var + T(GK_NORM_LAYER_EPS));
+            for (int64_t j = threadIdx.x; j < n; j += step)
+                yr[j] = (xr[j] - mean) * rstd;
+        } else {
+            T q = T(0);
+            for (int64_t j = threadIdx.x; j < n; j += step)
+                q += xr[j] * xr[j];
+            const T ms = block_reduce<T, false>(q, sh) / T(n);
+            /* the planted bug BUG_NOEPS: the mean square alone */
+            const T rstd = T(1) / sqrt(Bug == BUG_NOEPS ? ms : ms + T(GK_NORM_RMS_EPS));
+            for (int64_t j = threadIdx.x; j < n; j += step)
+                yr[j] = xr[j] * rstd;
+        }
+    }
+}
+
+template <typename T, int Kind, int Bug> static int rows_t(gk_launch *L)
+{
+    const int64_t m = L->dims[0], n = L->dims[1];
+    const char *what = Bug == BUG_FASTEXP ? "one block a row, __expf" : "one block a row";
+    snprintf(L->math_mode, sizeof L->math_mode, "%s", what);
+    if (m == 0) return GV_OK;
+    const int threads = gk_softmax_threads(n);
+    const unsigned blocks = (unsigned)(m < (1 << 20) ? m : (1 << 20));
+    rows_kernel<T, Kind, Bug>
+        <<<blocks, threads, 0, gk_stream(L)>>>((const T *)L->in[0], (T *)L->out[0], m, n);
+    GK_LAUNCHED("rows_kernel");
+    return GV_OK;
+}
+
+template <int Kind, int Bug> static int rows_launch(gk_launch *L)
+{
+    if (Bug == BUG_FASTEXP && L->dtype != GV_F32)
+        return gk_fail_unsupported("__expf is an f32 intrinsic");
+    return gk_by_dtype(L->dtype, [&](auto v) { return rows_t<decltype(v), Kind, Bug>(L); });
+}
+
+extern "C" const gk_op gk_softmax_rows = {NULL, rows_launch<ROWS_SOFTMAX, BUG_NONE>, NULL};
+extern "C" const gk_op gk_softmax_log = {NULL, rows_launch<ROWS_LOG, BUG_NONE>, NULL};
+extern "C" const gk_op gk_norm_layer = {NULL, rows_launch<ROWS_LAYER, BUG_NONE>, NULL};
+extern "C" const gk_op gk_norm_rms = {NULL, rows_launch<ROWS_RMS, BUG_NONE>, NULL};
+extern "C" const gk_op gk_softmax_rows_nomax = {NULL, rows_launch<ROWS_SOFTMAX, BUG_NOMAX>, NULL};
+extern "C" const gk_op gk_softmax_rows_partialsum = {NULL, rows_launch<ROWS_SOFTMAX, BUG_PARTIAL>,
+                                                     NULL};
+extern "C" const gk_op gk_softmax_rows_fastexp = {NULL, rows_launch<ROWS_SOFTMAX, BUG_FASTEXP>,
+                                                  NULL};
+extern "C" const gk_op gk_norm_layer_unbiased = {NULL, rows_launch<ROWS_LAYER, BUG_UNBIASED>, NULL};
+extern "C" const gk_op gk_norm_rms_noeps = {NULL, rows_launch<ROWS_RMS, BUG_NOEPS>, NULL};
