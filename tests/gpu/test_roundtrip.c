@@ -3,9 +3,9 @@
  * own output, where the numbers come from real kernels at the edges of arithmetic (a result near
  * f64's maximum once wrote a normwise error of NaN that every reader refused):
  *
- * - the default catalogue at test sizes, seeds 0 and 1: compare a a SAME (exit 0), compare a b
- *   (a seed sweep: verdicts judged, exit 0 when they agree), report --html and --md, merge of
- *   the two runs of one device;
+ * - the default catalogue at test sizes: compare a a SAME (exit 0), report --html and --md, merge of
+ *   two runs of one device; a seed sweep (seeds 0 and 1: compare exit 0, the verdicts agree) in
+ *   the gpu-long suite;
  * - every dist at the ops' test sizes (gpu_roundtrip_dists: in the gpu-long suite, 13 check
  *   runs): each run compared with itself (SAME, exit 0) and rendered; its FAILs (a dist may find a real fault) dumped with --dump-failures and each
  *   dumped case.json read back by replay, which must take it (never exit 2);
@@ -85,31 +85,42 @@ static void expect_check_ran(int rc, const char *dir, const char *log)
     cr_expect(rc == 0 || rc == 1, "check: exit %d\n%s", rc, said(dir, log));
 }
 
-Test(gpu_roundtrip, catalogue_two_seeds_compare_report_merge, .timeout = 900)
+Test(gpu_roundtrip, catalogue_compare_report_merge, .timeout = 900)
 {
     char dir[512];
     gv_test_scratch_dir(dir, sizeof dir, "gpu-roundtrip");
     int rc = gpuval_in(dir, "a", "check --test-sizes -q --json a.json");
     cr_assert_eq(rc, 0, "the default catalogue at test sizes passes: exit %d\n%s", rc,
                  said(dir, "a"));
+    read_back(dir, "a.json", "a");
+    /* two runs of one selection on this device, as merge takes them from every GPU of a node:
+       the same cases, the same digests (a rerun of seed 0 against the first, its oracles read
+       back from the cache the first run filled) */
+    rc = gpuval_in(dir, "a2", "check --test-sizes -q --json a2.json");
+    cr_assert_eq(rc, 0, "%s", said(dir, "a2"));
+    rc = gpuval_in(dir, "merge", "merge a.json a2.json -q --json fleet.json --md fleet.md");
+    cr_expect_eq(rc, 0, "merge of two runs of one device: exit %d\n%s", rc, said(dir, "merge"));
+    cr_expect_gt(file_size(dir, "fleet.json"), 100);
+    gv_test_remove_dir(dir);
+}
+
+/* A seed sweep (in the gpu-long suite with the dists: two cold runs of the catalogue kept the
+   GPU suite waiting): the cases match without their seed, the verdicts agree. */
+Test(gpu_roundtrip_dists, catalogue_two_seeds_compare, .timeout = 900)
+{
+    char dir[512];
+    gv_test_scratch_dir(dir, sizeof dir, "gpu-roundtrip-seeds");
+    int rc = gpuval_in(dir, "a", "check --test-sizes -q --json a.json");
+    cr_assert_eq(rc, 0, "seed 0: exit %d\n%s", rc, said(dir, "a"));
     rc = gpuval_in(dir, "b", "check --test-sizes -q --seed 1 --json b.json");
     cr_assert_eq(rc, 0, "seed 1: exit %d\n%s", rc, said(dir, "b"));
-    read_back(dir, "a.json", "a");
     read_back(dir, "b.json", "b");
-    /* a seed sweep: the cases match without their seed, the verdicts agree */
     rc = gpuval_in(dir, "ab", "compare a.json b.json -q");
     cr_expect_eq(rc, 0, "compare a b: exit %d\n%s", rc, said(dir, "ab"));
     char out[8192], path[1024];
     snprintf(path, sizeof path, "%s/ab.out", dir);
     gv_test_slurp(path, out, sizeof out);
     cr_expect(strstr(out, "runs of different seeds (base 0, new 1)") != NULL, "%s", out);
-    /* two runs of one selection on this device, as merge takes them from every GPU of a node:
-       the same cases, the same digests (a rerun of seed 0 against the first) */
-    rc = gpuval_in(dir, "a2", "check --test-sizes -q --json a2.json");
-    cr_assert_eq(rc, 0, "%s", said(dir, "a2"));
-    rc = gpuval_in(dir, "merge", "merge a.json a2.json -q --json fleet.json --md fleet.md");
-    cr_expect_eq(rc, 0, "merge of two runs of one device: exit %d\n%s", rc, said(dir, "merge"));
-    cr_expect_gt(file_size(dir, "fleet.json"), 100);
     gv_test_remove_dir(dir);
 }
 
