@@ -11,16 +11,14 @@
  * block (a warp's lanes, then the warps): the depth abi/softmax.h states, which the error
  * models use. The max is exact in any order. Deterministic: no atomics, a fixed order.
  * Planted bugs (each must FAIL): softmax.rows.nomax (no max subtraction), .partialsum (the sum
- * stops after the block's first pass over the row), .fastexp (__expf under the native
- * label), norm.layer.unbiased (variance over n - 1), norm.rms.noeps (no eps). */
-#include <type_traits>
-
+ * stops after the block's first pass over the row), norm.layer.unbiased (variance over
+ * n - 1), norm.rms.noeps (no eps). */
 #include "../abi/softmax.h"
 #include "gk_cuda.h"
 #include "mathfn.cuh"
 
 enum rows_kind { ROWS_SOFTMAX, ROWS_LOG, ROWS_LAYER, ROWS_RMS };
-enum rows_bug { BUG_NONE, BUG_NOMAX, BUG_PARTIAL, BUG_FASTEXP, BUG_UNBIASED, BUG_NOEPS };
+enum rows_bug { BUG_NONE, BUG_NOMAX, BUG_PARTIAL, BUG_UNBIASED, BUG_NOEPS };
 
 /* The block's sum (Max false) or largest value (Max true) of v, the same in every thread.
    sh holds 33 values; the first barrier keeps a previous call's readers ahead of the writes. */
@@ -52,10 +50,7 @@ template <typename T, bool Max> __device__ T block_reduce(T v, T *sh)
 
 template <typename T, int Bug> __device__ __forceinline__ T row_exp(T v)
 {
-    if constexpr (Bug == BUG_FASTEXP && std::is_same<T, float>::value)
-        return gk_exp<float, GK_MATH_FAST>(v);
-    else
-        return gk_exp<T, GK_MATH_NATIVE>(v);
+    return gk_exp<T, GK_MATH_NATIVE>(v);
 }
 
 template <typename T, int Kind, int Bug>
@@ -118,8 +113,7 @@ __global__ void rows_kernel(const T *__restrict__ x, T *__restrict__ y, int64_t 
 template <typename T, int Kind, int Bug> static int rows_t(gk_launch *L)
 {
     const int64_t m = L->dims[0], n = L->dims[1];
-    const char *what = Bug == BUG_FASTEXP ? "one block a row, __expf" : "one block a row";
-    snprintf(L->math_mode, sizeof L->math_mode, "%s", what);
+    snprintf(L->math_mode, sizeof L->math_mode, "one block a row");
     if (m == 0) return GV_OK;
     const int threads = gk_softmax_threads(n);
     const unsigned blocks = (unsigned)(m < (1 << 20) ? m : (1 << 20));
@@ -131,8 +125,6 @@ template <typename T, int Kind, int Bug> static int rows_t(gk_launch *L)
 
 template <int Kind, int Bug> static int rows_launch(gk_launch *L)
 {
-    if (Bug == BUG_FASTEXP && L->dtype != GV_F32)
-        return gk_fail_unsupported("__expf is an f32 intrinsic");
     return gk_by_dtype(L->dtype, [&](auto v) { return rows_t<decltype(v), Kind, Bug>(L); });
 }
 
@@ -143,7 +135,5 @@ extern "C" const gk_op gk_norm_rms = {NULL, rows_launch<ROWS_RMS, BUG_NONE>, NUL
 extern "C" const gk_op gk_softmax_rows_nomax = {NULL, rows_launch<ROWS_SOFTMAX, BUG_NOMAX>, NULL};
 extern "C" const gk_op gk_softmax_rows_partialsum = {NULL, rows_launch<ROWS_SOFTMAX, BUG_PARTIAL>,
                                                      NULL};
-extern "C" const gk_op gk_softmax_rows_fastexp = {NULL, rows_launch<ROWS_SOFTMAX, BUG_FASTEXP>,
-                                                  NULL};
 extern "C" const gk_op gk_norm_layer_unbiased = {NULL, rows_launch<ROWS_LAYER, BUG_UNBIASED>, NULL};
 extern "C" const gk_op gk_norm_rms_noeps = {NULL, rows_launch<ROWS_RMS, BUG_NOEPS>, NULL};

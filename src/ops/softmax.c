@@ -8,7 +8,7 @@
 #include "ops/opkit.h"
 
 extern const gk_op gk_softmax_rows, gk_softmax_log, gk_norm_layer, gk_norm_rms,
-    gk_softmax_rows_nomax, gk_softmax_rows_partialsum, gk_softmax_rows_fastexp,
+    gk_softmax_rows_nomax, gk_softmax_rows_partialsum,
     gk_norm_layer_unbiased, gk_norm_rms_noeps;
 
 /* The bound of the shape check (softmax_measure): a correct kernel's per-element errors fit
@@ -373,23 +373,6 @@ static const gv_op softmax_rows_partialsum = {
     SOFTMAX_COMMON,
 };
 
-/* __expf flushes results below 2^-126 to zero: rows of the wide distribution whose values
-   reach 87.3 to 103.9 below their largest have subnormal outputs, returned as zero (FTZ in a
-   native mode: FAIL). Its documented error, 2 + floor(1.173 |t|) ulp, is within a small
-   factor of what the rounded argument costs a correct kernel, which the numbers alone do not
-   separate (docs/error-models.md). */
-static const gv_op softmax_rows_fastexp = {
-    .name = "softmax.rows.fastexp",
-    .dtypes = GV_BIT(GV_F32),
-    .summary = "planted bug: __expf (fast-math intrinsic) under the native label",
-    .planted_bug = "__expf behind a native label: subnormal outputs flushed to zero",
-    .default_dist = GV_DIST_WIDE,
-    .shapes = "4096x1024",
-    .test_shapes = "1024x1024",
-    .device = GV_KERNEL(gk_softmax_rows_fastexp),
-    SOFTMAX_COMMON,
-};
-
 static const gv_op softmax_log = {
     .name = "softmax.log",
     .dtypes = GV_BOTH_DTYPES,
@@ -479,7 +462,6 @@ static const gv_op norm_rms_noeps = {
 const gv_op *const gv_family_softmax[] = {&softmax_rows,
                                           &softmax_rows_nomax,
                                           &softmax_rows_partialsum,
-                                          &softmax_rows_fastexp,
                                           &softmax_log,
                                           &norm_layer,
                                           &norm_layer_unbiased,
