@@ -226,7 +226,9 @@ void gv_decide(gv_result *r)
                  (long long)m->zero_sign_wrong, (long long)m->first_zero_sign_index);
         return;
     }
-    if (m->flushed && m->subnormal_kept && gv_mode_get(r->c.mode)->promises_rn) {
+    const bool ieee_subnormals =
+        gv_mode_get(r->c.mode)->promises_rn && !r->c.op->subnormals_unpromised;
+    if (m->flushed && m->subnormal_kept && ieee_subnormals) {
         /* zeros where the result is subnormal, beside subnormals returned as such: no
            flush-to-zero (which returns none), but a loss of range, as 1 / (1 + exp(-x)) has
            where exp(-x) overflows to inf while the true value is a subnormal */
@@ -239,7 +241,7 @@ void gv_decide(gv_result *r)
                  gv_mode_name(r->c.mode));
         return;
     }
-    if (m->flushed && gv_mode_get(r->c.mode)->promises_rn) {
+    if (m->flushed && ieee_subnormals) {
         snprintf(why, len,
                  "FTZ: %lld of %lld outputs below 2^%d flushed to zero (first at %lld); "
                  "mode %s promises IEEE subnormals",
@@ -409,8 +411,9 @@ void gv_judge_problem(const gv_problem *p, gv_result *r)
             .ref_lo = p->ref_exact ? t->ref_lo : NULL,
             /* a mode that promises IEEE arithmetic rounds into the
                subnormals; another may flush them, erring by up to 2^emin */
-            .eta = gv_mode_get(c->mode)->promises_rn ? gv_underflow_eta(c->dtype)
-                                                     : 2.0 * gv_dtype_normal_min(c->dtype),
+            .eta = gv_mode_get(c->mode)->promises_rn && !c->op->subnormals_unpromised
+                       ? gv_underflow_eta(c->dtype)
+                       : 2.0 * gv_dtype_normal_min(c->dtype),
             .eta_terms = eta_terms,
             .zero_sign = c->op->zero_sign};
         gv_metrics m;

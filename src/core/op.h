@@ -137,6 +137,14 @@ typedef struct gv_op {
        sign FAILs. false where the sign depends on an order or an initial value the op's
        definition leaves open (a sum started from +0 or from its first term). */
     bool zero_sign;
+    /* Its results pass through exp (sigmoid, softmax, exp itself): the math libraries return
+       zero for some results below the normal range (1 / (1 + exp(-x)) once exp(-x) overflows,
+       as torch.sigmoid does; CuPy's flush-to-zero builds), and no C or CUDA math library
+       promises gradual underflow for them. Such zeros err by less than the smallest normal:
+       the models allow that much (eta = 2 normal_min, as for a mode that does not promise
+       IEEE subnormals) and the row notes them; they are no FAIL. false: an output that IEEE
+       arithmetic rounds into the subnormals must come back so in native mode. */
+    bool subnormals_unpromised;
 
     /* oracle, gauge and pgauge never read the mode: the oracle cache keeps one reference for
        every mode (src/core/cache.c) */

@@ -106,6 +106,13 @@ void gv_table_row(FILE *f, const gv_result *r)
                 "promise IEEE subnormals]",
                 (long long)r->m.flushed, (long long)r->m.subnormal_ref,
                 gv_dtype_min_exp(r->c.dtype), gv_mode_name(r->c.mode));
+    else if (judged && r->m.flushed && r->c.op->subnormals_unpromised)
+        fprintf(f,
+                " [underflow: %lld of %lld outputs below 2^%d returned as zero (%s); %s's "
+                "functions do not promise IEEE subnormals]",
+                (long long)r->m.flushed, (long long)r->m.subnormal_ref,
+                gv_dtype_min_exp(r->c.dtype),
+                r->m.subnormal_kept ? "lost range, the others kept" : "all flushed", r->c.op->name);
     if (judged && r->prob.on && r->prob.reported_only)
         fprintf(f, " [R reported, not judged: %s]", GV_PROB_NOT_VALID);
     if (judged && r->env.judged) /* given inputs judged against the claimed arithmetic */

@@ -142,7 +142,7 @@ static int dense_pgauge(gv_problem *p)
     .mode_valid = dense_mode_valid, .layout = dense_layout, .flops = dense_flops,                  \
     .bytes = dense_bytes, .make_inputs = dense_inputs, .oracle = dense_oracle,                     \
     .gauge = dense_gauge, .pgauge = dense_pgauge, .depth = dense_depth,                            \
-    .reference_ignores_mode = true,                                                                \
+    .reference_ignores_mode = true, .subnormals_unpromised = true,                                 \
     .error_model = "|Y-r| <= 0.25 gamma_{k+1}(|W||X|+|b|) + sigmoid eval (Higham ASNA eq. 3.13): " \
                    "gauge 0.25(|W||X|+|b|)+|Y|, depth k+7, fastmath k+11, tf32 4+(k+1)/2^13 at "   \
                    "u = 2^-11 (docs/error-models.md)"

@@ -40,6 +40,13 @@ extern const gk_op gk_math_sin, gk_math_exp, gk_math_sigmoid, gk_math_sin_fast, 
 #define SRC_SIG64            "from exp's 1 ulp, the add and IEEE division: docs/error-models.md"
 #define SRC_SIGFAST          "from __expf's and __fdividef's bounds: docs/error-models.md"
 #define INTRINSIC_NORMAL_MIN FLT_MIN /* the intrinsics flush below it */
+/* exp and sigmoid in native mode: results below the normal range are bounded by the model's
+   underflow term only (op.h, subnormals_unpromised: 1 / (1 + exp(-x)) returns 0 once exp(-x)
+   overflows, as torch.sigmoid does, and flush-to-zero builds return 0 for every one) */
+#define SRC_UNDERFLOW                                                                              \
+    "no ulp bound below the normal range: the math libraries do not promise subnormal results "   \
+    "of exp-based functions"
+
 
 int gv_mathfn_of(const gv_op *op)
 {
@@ -81,6 +88,11 @@ gv_mathfn_bound gv_mathfn_bound_at(const gv_case *c, double x, double y)
                                            SRC_INTRINSIC}
                        : none;
         }
+        if (fabs(y) < (f32 ? FLT_MIN : DBL_MIN)) { /* op.h, subnormals_unpromised */
+            none.function = f32 ? "expf" : "exp";
+            none.source = SRC_UNDERFLOW;
+            return none;
+        }
         return f32 ? (gv_mathfn_bound){GV_MATHFN_ULP, 2.0, "expf", SRC_F32}
                    : (gv_mathfn_bound){GV_MATHFN_ULP, 1.0, "exp", SRC_F64};
     case GV_MATHFN_SIGMOID:
@@ -94,6 +106,11 @@ gv_mathfn_bound gv_mathfn_bound_at(const gv_case *c, double x, double y)
                        ? (gv_mathfn_bound){GV_MATHFN_ULP, x < 0 ? 2.0 * be + 7.0 : be + 7.0,
                                            "sigmoid (__expf, __fdividef)", SRC_SIGFAST}
                        : none;
+        }
+        if (fabs(y) < (f32 ? FLT_MIN : DBL_MIN)) { /* op.h, subnormals_unpromised */
+            none.function = f32 ? "sigmoid (expf, IEEE division)" : "sigmoid (exp, IEEE division)";
+            none.source = SRC_UNDERFLOW;
+            return none;
         }
         return f32 ? (gv_mathfn_bound){GV_MATHFN_ULP, 7.0, "sigmoid (expf, IEEE division)",
                                        SRC_SIG32}
@@ -552,6 +569,7 @@ static const gv_op math_exp = {
     .device = GV_KERNEL(gk_math_exp),
     MATHFN_CATALOGUE,
     MATHFN_COMMON(exp),
+    .subnormals_unpromised = true,
 };
 
 static const gv_op math_sigmoid = {
@@ -564,6 +582,7 @@ static const gv_op math_sigmoid = {
     .device = GV_KERNEL(gk_math_sigmoid),
     MATHFN_CATALOGUE,
     MATHFN_COMMON(sigmoid),
+    .subnormals_unpromised = true,
 };
 
 static const gv_op math_sin_fast = {
@@ -584,6 +603,7 @@ static const gv_op math_exp_fast = {
     .device = GV_KERNEL(gk_math_exp_fast),
     MATHFN_PLANTED,
     MATHFN_COMMON(exp),
+    .subnormals_unpromised = true,
 };
 
 static const gv_op math_sigmoid_fast = {
@@ -594,6 +614,7 @@ static const gv_op math_sigmoid_fast = {
     .device = GV_KERNEL(gk_math_sigmoid_fast),
     MATHFN_PLANTED,
     MATHFN_COMMON(sigmoid),
+    .subnormals_unpromised = true,
 };
 
 const gv_op *const gv_family_mathfn[] = {

@@ -323,6 +323,7 @@ static void log_measure(const gv_problem *p, gv_result *r)
 
 #define SOFTMAX_COMMON                                                                             \
     ROWS_COMMON, .dists = SOFTMAX_DISTS, .oracle = rows_oracle, .gauge = rows_gauge,               \
+                 .subnormals_unpromised = true,                                                    \
                  .depth = rows_depth, .order_free_depth = rows_of_depth, .measure = rows_measure,  \
                  .error_model =                                                                    \
                      "|y-r| <= u y (h + A + D): h half an ulp of x-M in u, A = sum y h, depth "    \
@@ -426,8 +427,13 @@ static const gv_op norm_layer_unbiased = {
     LAYER_COMMON,
 };
 
+/* A row that holds +-Inf or NaN: the IEEE evaluation of x / sqrt(mean(x^2) + eps) gives 0 for
+   its finite elements (x / Inf), PyTorch's rms_norm NaN (on an H100, torch 2.11: every such
+   row), and neither is a convention to hold kernels to; rows of finite values only. */
+#define RMS_DISTS (GV_FINITE_DISTS | GV_BIT(GV_DIST_WIDE) | GV_BIT(GV_DIST_TINY))
+
 #define RMS_COMMON                                                                                 \
-    ROWS_COMMON, .dists = NORM_DISTS, .oracle = rms_oracle, .gauge = rms_gauge,                    \
+    ROWS_COMMON, .dists = RMS_DISTS, .oracle = rms_oracle, .gauge = rms_gauge,                    \
                  .depth = rms_depth, .order_free_depth = rms_of_depth,                             \
                  .error_model = "|y-r| <= u |y| (d_s/2 + 9): gauge |y|, depth d_s/2 + 9, eps "     \
                                 "1e-6 (docs/error-models.md)"
@@ -439,8 +445,8 @@ static const gv_op norm_rms = {
     .default_dist = GV_DIST_UNIFORM11,
     SOFTMAX_SHAPES,
     SOFTMAX_TEST_SHAPES,
-    .canaries = "wide:1024x1024,tiny:256x1024,sparse-special:256x1024",
-    .test_canaries = "wide:256x1024,tiny:64x256,sparse-special:64x256",
+    .canaries = "wide:1024x1024,tiny:256x1024",
+    .test_canaries = "wide:256x1024,tiny:64x256",
     .device = GV_KERNEL(gk_norm_rms),
     RMS_COMMON,
 };
