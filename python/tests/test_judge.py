@@ -232,3 +232,22 @@ def test_a_sequential_sum_is_judged_order_free():
     assert j, j.row
     x = gpuval.inputs("reduce.sum", "f32", "1000000", "uniform01", seed=2)["x"]
     assert gpuval.judge("reduce.sum", x, np.cumsum(x, dtype=np.float32)[-1])
+
+
+def test_flush_to_zero_is_declared_with_allow():
+    tiny = np.finfo(np.float32).tiny
+
+    def ftz(x):
+        return np.where(np.abs(x) < tiny, np.copysign(np.float32(0), x), x).astype(np.float32)
+
+    def add(a, b):
+        return ftz(ftz(a) + ftz(b))
+
+    undeclared = gpuval.check(add, op="vadd", dtype="f32", sizes="100003", dists="tiny")[0]
+    assert undeclared.verdict == "FAIL" and undeclared.reason.startswith("FTZ: "), undeclared.row
+    declared = gpuval.check(add, op="vadd", dtype="f32", sizes="100003", dists="tiny",
+                            allow="ftz")[0]
+    assert declared.verdict == "PASS", declared.row
+    assert "[FTZ allowed: " in declared.row
+    with pytest.raises(ValueError):
+        gpuval.check(add, op="vadd", dtype="f32", sizes="100003", dists="tiny", allow="daz")

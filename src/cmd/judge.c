@@ -36,6 +36,7 @@ enum {
     O_CASE,
     O_OUT,
     O_FORCE,
+    O_ALLOW,
 };
 
 static const gv_opt judge_opts[] = {
@@ -62,6 +63,12 @@ static const gv_opt judge_opts[] = {
      .id = O_MODE,
      .arg = "M",
      .help = "the arithmetic the outputs claim (default native; gpuval list --modes)"},
+    {.name = "allow",
+     .id = O_ALLOW,
+     .arg = "ftz",
+     .help = "ftz: the outputs come from flush-to-zero arithmetic (subnormal inputs read\n"
+             "as 0, subnormal results returned as 0: CuPy's kernels, --use_fast_math);\n"
+             "an underflow may err by the smallest normal, and flushes are noted"},
     {.name = "dist",
      .id = O_DIST,
      .arg = "D",
@@ -97,7 +104,7 @@ static const gv_exit_line judge_exits[] = {
 
 static const char judge_head[] =
     "usage: gpuval judge --op OP --inputs A.npy,B.npy --outputs C.npy [--size S] [--dtype D]\n"
-    "                    [--mode M] [--dist D --seed N] [--json FILE|-] [-q]\n"
+    "                    [--mode M] [--allow ftz] [--dist D --seed N] [--json FILE|-] [-q]\n"
     "       gpuval judge --case DIR/case.json --outputs C.npy [--json FILE|-] [-q]\n"
     "\n"
     "Judge outputs computed anywhere (another framework, another machine) from the given\n"
@@ -334,7 +341,8 @@ typedef struct judge_job {
     const char *op, *inputs, *outputs, *size, *mode, *dist, *case_path, *json_path;
     unsigned dtypes;
     uint64_t seed;
-    bool seed_given, quiet;
+    bool seed_given, quiet, allow_ftz;
+    char mode_ftz[64]; /* the mode with "+ftz" (--allow ftz) */
     /* from --case */
     json_t *case_doc;
     char case_inputs[4096];
@@ -538,6 +546,13 @@ static int parse_args(int argc, char **argv, judge_job *j)
             }
             break;
         case O_MODE: j->mode = optarg; break;
+        case O_ALLOW:
+            if (strcmp(optarg, "ftz") != 0) {
+                gv_usage_cmd("judge", "--allow takes ftz ('%s')", optarg);
+                return GV_EXIT_USAGE;
+            }
+            j->allow_ftz = true;
+            break;
         case O_DIST: j->dist = optarg; break;
         case O_SEED:
             if (gv_parse_seed(optarg, &j->seed)) return GV_EXIT_USAGE;
@@ -684,8 +699,13 @@ static int prepare(judge_job *j, gv_judge_spec *spec, gv_array *ins, gv_array *o
         ins[i] = (gv_array){dt, j->in[i].data, j->in[i].count, j->in_path[i]};
     for (int i = 0; i < j->n_out; i++)
         outs[i] = (gv_array){dt, j->out[i].data, j->out[i].count, j->out_path[i]};
+    const char *mode = j->mode;
+    if (j->allow_ftz) {
+        snprintf(j->mode_ftz, sizeof j->mode_ftz, "%.50s+ftz", j->mode ? j->mode : "native");
+        mode = j->mode_ftz;
+    }
     *spec = (gv_judge_spec){.op = op->name,
-                            .mode = j->mode,
+                            .mode = mode,
                             .size = j->size,
                             .dist = j->dist,
                             .seed = j->seed,

@@ -227,10 +227,23 @@ int gv_judge_run(const gv_judge_spec *s, gv_result *r, json_t **arrays, char *er
                    "each array given",
                    s->n_in, s->n_out, GV_MAX_TENSORS, GV_MAX_TENSORS);
     int dtype = s->n_in > 0 ? s->in[0].dtype : s->out[0].dtype;
+    /* "MODE+ftz": the outputs claim MODE with flush-to-zero (gv_result.ftz_allowed) */
+    char mode_buf[64];
+    const char *mode = s->mode;
+    bool ftz = false;
+    size_t ml = mode ? strlen(mode) : 0;
+    if (ml >= 4 && strcmp(mode + ml - 4, "+ftz") == 0) {
+        if (ml - 4 >= sizeof mode_buf || ml == 4)
+            return say(err, errlen, GV_EINVAL, "no mode '%.60s' (gpuval list --modes; +ftz after one)",
+                       mode);
+        memcpy(mode_buf, mode, ml - 4);
+        mode_buf[ml - 4] = '\0';
+        mode = mode_buf;
+        ftz = true;
+    }
     gv_case c;
     gv_layout l;
-    int rc =
-        gv_judge_case_make(s->op, dtype, s->mode, s->size, s->dist, s->seed, &c, &l, err, errlen);
+    int rc = gv_judge_case_make(s->op, dtype, mode, s->size, s->dist, s->seed, &c, &l, err, errlen);
     if (rc != GV_OK) return rc;
     rc = check_arrays(s, &c, &l, err, errlen);
     if (rc != GV_OK) return rc;
@@ -239,6 +252,12 @@ int gv_judge_run(const gv_judge_spec *s, gv_result *r, json_t **arrays, char *er
         return say(err, errlen, GV_ENOMEM, "%s", why);
 
     gv_result_init(r, &c, &gv_default_tiers);
+    r->ftz_allowed = ftz;
+    if (ftz && r->bias.judged) { /* each flush errs toward zero: a lean by construction */
+        r->bias.judged = false;
+        snprintf(r->bias.why_not, sizeof r->bias.why_not,
+                 "flush-to-zero allowed: flushed underflows lean toward zero");
+    }
     /* Depths belong to the kernel that has them: these outputs come from another program,
        whose summation order need not be gpuval's kernel's tree or chunks */
     gv_result_order_free(r);

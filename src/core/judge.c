@@ -226,8 +226,8 @@ void gv_decide(gv_result *r)
                  (long long)m->zero_sign_wrong, (long long)m->first_zero_sign_index);
         return;
     }
-    const bool ieee_subnormals =
-        gv_mode_get(r->c.mode)->promises_rn && !r->c.op->subnormals_unpromised;
+    const bool ieee_subnormals = gv_mode_get(r->c.mode)->promises_rn &&
+                                 !r->c.op->subnormals_unpromised && !r->ftz_allowed;
     if (m->flushed && m->subnormal_kept && ieee_subnormals) {
         /* zeros where the result is subnormal, beside subnormals returned as such: no
            flush-to-zero (which returns none), but a loss of range, as 1 / (1 + exp(-x)) has
@@ -411,11 +411,13 @@ void gv_judge_problem(const gv_problem *p, gv_result *r)
             .ref_lo = p->ref_exact ? t->ref_lo : NULL,
             /* a mode that promises IEEE arithmetic rounds into the
                subnormals; another may flush them, erring by up to 2^emin */
-            .eta = gv_mode_get(c->mode)->promises_rn && !c->op->subnormals_unpromised
+            .eta = gv_mode_get(c->mode)->promises_rn && !c->op->subnormals_unpromised &&
+                           !r->ftz_allowed
                        ? gv_underflow_eta(c->dtype)
                        : 2.0 * gv_dtype_normal_min(c->dtype),
             .eta_terms = eta_terms,
-            .zero_sign = c->op->zero_sign};
+            /* flushed operands and results lose the sign IEEE gives a zero */
+            .zero_sign = c->op->zero_sign && !r->ftz_allowed};
         gv_metrics m;
         gv_compare(t->data, c->dtype, t->ref, t->count, &r->tiers, &em, bits, &m);
         if (i == 0)

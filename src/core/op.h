@@ -322,6 +322,11 @@ typedef struct gv_result {
     char unjudgeable[160]; /* measure hook: nothing to judge (SKIP with this reason) */
     char internal[160];    /* measure hook: a broken contract of the harness (ERROR) */
     bool output_lost;      /* a file this case was to write (--dump-failures) was not */
+    /* the outputs claim IEEE arithmetic with flush-to-zero (subnormal inputs read as 0,
+       subnormal results returned as 0, as CuPy's kernels and --use_fast_math builds run):
+       judged with an error of up to the smallest normal allowed at each underflow, and
+       flushes noted, not failed (given outputs: mode "M+ftz", judge --allow ftz) */
+    bool ftz_allowed;
     /* the oracle cache's part in this case (counted in the process that ran it) */
     struct {
         int hits, misses, stored, rejected;

@@ -106,6 +106,10 @@ void gv_table_row(FILE *f, const gv_result *r)
                 "promise IEEE subnormals]",
                 (long long)r->m.flushed, (long long)r->m.subnormal_ref,
                 gv_dtype_min_exp(r->c.dtype), gv_mode_name(r->c.mode));
+    else if (judged && r->ftz_allowed)
+        fprintf(f, " [FTZ allowed: %lld of %lld outputs below 2^%d flushed to zero]",
+                (long long)r->m.flushed, (long long)r->m.subnormal_ref,
+                gv_dtype_min_exp(r->c.dtype));
     else if (judged && r->m.flushed && r->c.op->subnormals_unpromised)
         fprintf(f,
                 " [underflow: %lld of %lld outputs below 2^%d returned as zero (%s); %s's "
@@ -182,6 +186,7 @@ static json_t *result_json(const gv_result *r)
     json_object_set_new(o, "tiers", tiers);
     json_object_set_new(o, "tiers_met", met_arr);
     json_object_set_new(o, "math_mode", json_string(r->math_mode));
+    if (r->ftz_allowed) json_object_set_new(o, "ftz_allowed", json_true());
     /* what the outputs were judged against: the exact result (oracle/exact.c) or the f64
        oracle's */
     json_object_set_new(o, "reference", json_string(judged && r->ref_exact ? "exact" : "f64"));

@@ -269,7 +269,7 @@ def _infer_size(op, ins, outs):
     return "x".join(str(value[d]) for d in dims)
 
 
-def judge(op, inputs, outputs, *, mode="native", size=None, dist=None, seed=0):
+def judge(op, inputs, outputs, *, mode="native", size=None, dist=None, seed=0, allow=None):
     """gpuval's verdict on outputs computed from inputs, as a Judgement.
 
     op: a built-in op ("gemm.cublas") or family ("gemm"). inputs and outputs: arrays (NumPy,
@@ -278,7 +278,9 @@ def judge(op, inputs, outputs, *, mode="native", size=None, dist=None, seed=0):
     the CaseInputs of gpuval.inputs(): its mode, size, dist and seed are then the case's
     (unless given) and the case is judged as gpuval's generated case. Otherwise dist=None
     means the inputs are the caller's own data. size: one shape in the op's dims
-    ("512x256x128"); None infers it (gemm) from the shapes.
+    ("512x256x128"); None infers it (gemm) from the shapes. allow="ftz": the outputs come
+    from flush-to-zero arithmetic (subnormal inputs read as 0 and results returned as 0, as
+    CuPy's kernels run): an underflow may err by the smallest normal, flushes are noted.
 
     Raises GpuvalError where the library cannot judge the request (unknown op or mode,
     element counts that do not match the size, generated inputs that differ from dist's)."""
@@ -292,6 +294,9 @@ def judge(op, inputs, outputs, *, mode="native", size=None, dist=None, seed=0):
         mode = case.mode if mode == "native" else mode
     seed = _seed(seed)
     size = _size(size)
+    if allow not in (None, "ftz"):
+        raise ValueError(f"allow={allow!r}: gpuval allows 'ftz' (or None)")
+    claimed = f"{mode}+ftz" if allow else mode
     in_list, in_names = _as_list(inputs, "in")
     out_list, out_names = _as_list(outputs, "out")
     ins = [np.ascontiguousarray(to_numpy(a, f"input {n}")) for a, n in zip(in_list, in_names)]
@@ -313,7 +318,7 @@ def judge(op, inputs, outputs, *, mode="native", size=None, dist=None, seed=0):
 
     c_in = (_lib.GvArray * max(1, len(ins)))(*[arr(a, n) for a, n in zip(ins, in_names)])
     c_out = (_lib.GvArray * max(1, len(outs)))(*[arr(a, n) for a, n in zip(outs, out_names)])
-    spec = _lib.GvJudgeSpec(_b(op), _b(mode), _b(size), _b(dist), seed, len(ins), len(outs),
+    spec = _lib.GvJudgeSpec(_b(op), _b(claimed), _b(size), _b(dist), seed, len(ins), len(outs),
                             c_in, c_out)
     raw = _lib.GvJudgement()
     lib = _lib.lib()
@@ -353,7 +358,7 @@ def cases(op="gemm", dtype="f32", sizes=None, dists=None, modes=None, seed=0):
             for dt in dtypes for m in modes for s in sizes for d in dists]
 
 
-def run_case(fn, case, framework="numpy", device=None):
+def run_case(fn, case, framework="numpy", device=None, allow=None):
     """Make the case's inputs, call fn(*inputs) with them as framework's arrays, bring the
     outputs back and judge them: a Judgement. An output of the wrong shape or dtype is a
     TypeError or ValueError (a harness fault, not a numerical verdict)."""
@@ -384,12 +389,14 @@ def run_case(fn, case, framework="numpy", device=None):
         if not same.all():
             raise ValueError(f"{case.op}: fn wrote to its input {name} "
                              f"({int(same.size - same.sum())} elements changed)")
-    return judge(case.op, ci, host)
+    return judge(case.op, ci, host, allow=allow)
 
 
 def check(fn, op="gemm", dtype="f32", sizes=None, dists=None, modes=None, framework="numpy",
-          seed=0, device=None):
+          seed=0, device=None, allow=None):
     """Judge fn, a kernel that computes op, over gpuval's cases: for each one, gpuval's inputs
     as framework's arrays ("numpy"; "cupy" or "torch": on the GPU), outputs = fn(*inputs) (one
-    array or a tuple), judged. Returns the Judgements, one per case (see cases())."""
-    return [run_case(fn, c, framework, device) for c in cases(op, dtype, sizes, dists, modes, seed)]
+    array or a tuple), judged. Returns the Judgements, one per case (see cases()). allow="ftz":
+    fn computes with flush-to-zero (judge's allow)."""
+    return [run_case(fn, c, framework, device, allow)
+            for c in cases(op, dtype, sizes, dists, modes, seed)]
