@@ -9,7 +9,8 @@
 #include "core/hash.h"
 #include "core/inputs.h"
 #include "core/judge.h"
-#include "io/case_io.h"
+#include "io/npy.h"
+#include "io/tensor_shape.h"
 #include "io/run_info.h"
 #include "io/json_util.h"
 #include "io/outfile.h"
@@ -140,9 +141,9 @@ void gv_summary_print(FILE *f, const gv_summary *s)
 }
 
 /* Where the worst element lies, for a reader who wants to find it in the output: metrics'
-   worst_index counts over the outputs laid end to end (gv_metrics_merge), so it is split here into
-   the output's name and its C-order index in that output's shape (case_io.c's gv_tensor_shape,
-   the shape a dump writes). null when there is no worst element or the layout cannot be made. */
+   worst_index counts over the outputs laid end to end (gv_metrics_merge), so it is split here
+   into the output's name and its C-order index in that output's shape (gv_tensor_shape, the
+   shape a dump writes). null when there is no worst element or no layout can be made. */
 static json_t *worst_at_json(const gv_result *r)
 {
     if (r->m.worst_index < 0 || !r->c.op || !r->c.op->layout) return json_null();
