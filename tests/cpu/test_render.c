@@ -17,6 +17,7 @@
 #include "render/bench_csv.h"
 #include "render/bench_seeds.h"
 #include "render/bench_text.h"
+#include "render/progress.h"
 #include "render/render.h"
 #include "testkit.h"
 
@@ -811,4 +812,82 @@ Test(render_cli, bad_input_exits_2_and_writes_nothing)
              getenv("GPUVAL_SRCDIR"));
     cr_expect_eq(gv_test_run_cli_split(args, out, sizeof out, err, sizeof err), 2, "no output");
     rmdir(dir);
+}
+
+/* ---- check's progress line ---- */
+
+Test(progress, durations_read_as_a_person_says_them)
+{
+    static const struct {
+        double s;
+        const char *want;
+    } d[] = {{0, "0 s"},
+             {0.4, "0 s"},
+             {59.4, "59 s"},
+             {125, "2 min 05 s"},
+             {3599, "59 min 59 s"},
+             {3720, "1 h 02 min"},
+             {NAN, "0 s"},
+             {-3, "0 s"}};
+    for (size_t i = 0; i < sizeof d / sizeof d[0]; i++) {
+        char buf[32];
+        gv_progress_duration(buf, sizeof buf, d[i].s);
+        cr_expect_str_eq(buf, d[i].want, "%g s", d[i].s);
+    }
+}
+
+Test(progress, line_counts_cases_elapsed_and_the_time_left)
+{
+    char line[256];
+    /* 120 cases done in 14 s: 292 more at that pace take 34 s */
+    gv_progress_line(line, sizeof line, 120, 412, 14.0, "gemm.cublas f32 native 64x64x64");
+    cr_expect_str_eq(line, "case 121/412, 14 s, ~34 s left: gemm.cublas f32 native 64x64x64");
+    /* nothing done yet: no estimate to give */
+    gv_progress_line(line, sizeof line, 0, 412, 0.01, "vadd f32 native 1000");
+    cr_expect_str_eq(line, "case 1/412, 0 s: vadd f32 native 1000");
+    gv_progress_line(line, sizeof line, 3, 10, 150.0, NULL);
+    cr_expect_str_eq(line, "case 4/10, 2 min 30 s, ~5 min 50 s left");
+    /* a long label is cut, the counts never: the line fits an 80-column terminal */
+    char label[200];
+    memset(label, 'x', sizeof label - 1);
+    label[sizeof label - 1] = '\0';
+    gv_progress_line(line, sizeof line, 2, 10, 1.0, label);
+    cr_expect_eq(strlen(line), GV_PROGRESS_COLS);
+    cr_expect_eq(strncmp(line, "case 3/10, 1 s, ~4 s left: xxx", 30), 0, "%s", line);
+    char small[16];
+    gv_progress_line(small, sizeof small, 2, 10, 1.0, label);
+    cr_expect_str_eq(small, "case 3/10, 1 s,", "a buffer shorter than the line");
+}
+
+/* What `gpuval check ARGS` writes to a terminal: run under script(1), which gives it one,
+   its stdout sent to /dev/null so that only stderr's lines remain. */
+static void on_a_terminal(const char *args, char *buf, size_t len)
+{
+    if (system("command -v script >/dev/null 2>&1") != 0)
+        cr_skip_test("script(1) is not installed: no terminal to run check on");
+    char cmd[2048];
+    snprintf(cmd, sizeof cmd, "script -qec \"'%s' check %s >/dev/null\" /dev/null </dev/null",
+             gv_test_gpuval_bin(), args);
+    FILE *p = popen(cmd, "r");
+    cr_assert_not_null(p);
+    size_t n = fread(buf, 1, len - 1, p);
+    buf[n] = '\0';
+    pclose(p);
+}
+
+Test(progress, check_shows_it_on_a_terminal_only_and_never_with_q)
+{
+    static char tty[1 << 16];
+    on_a_terminal("--op vadd", tty, sizeof tty);
+    cr_expect_not_null(strstr(tty, "\rcase 1/"), "the first case: %.400s", tty);
+    cr_expect_not_null(strstr(tty, "\rcase 2/"), "the second: %.400s", tty);
+    cr_expect_not_null(strstr(tty, " left: vadd "), "an estimate once a case is done: %.400s", tty);
+    on_a_terminal("-q --op vadd", tty, sizeof tty);
+    /* no line rewritten in place: every '\r' is a terminal's end of line, "\r\n" */
+    for (const char *p = strchr(tty, '\r'); p; p = strchr(p + 1, '\r'))
+        cr_expect_eq(p[1], '\n', "-q: a line rewritten in place: %.400s", tty);
+    cr_expect_null(strstr(tty, "case 1/"), "-q: no progress line: %.400s", tty);
+    int rc = gv_test_run_cli_split("check --op vadd", out, sizeof out, err, sizeof err);
+    cr_expect(rc == 0 || rc == 77, "rc %d", rc);
+    cr_expect_null(strstr(err, "case 1/"), "stderr in a file: no progress line: %.400s", err);
 }
