@@ -58,7 +58,10 @@ def test_a_failing_case_fails_with_checks_row(pytester):
     pytester.makepyfile(test_broken=BROKEN)
     res = pytester.runpytest_subprocess("--junitxml=out.xml", "-p", "no:cacheprovider")
     res.assert_outcomes(failed=2)
-    res.stdout.fnmatch_lines(["*gemm*f32*native*uniform01*100x37x129*FAIL*"])
+    res.stdout.fnmatch_lines([
+        "*gpuval FAIL: gemm f32 native size 100x37x129 dist uniform01 seed 0",
+        "*gemm*f32*native*uniform01*100x37x129*FAIL*",
+        "*worst element: C?*, *? = * (reference *)"])
     cases = junit_cases(pytester.path / "out.xml")
     assert len(cases) == 2
     for c in cases:
@@ -116,3 +119,45 @@ def test_a_planted_bug_is_an_expected_failure(pytester):
     res = pytester.runpytest_subprocess("-p", "no:cacheprovider", "-rxX")
     res.assert_outcomes(xfailed=1, failed=1)  # the correct kernel's PASS breaks strict xfail
     res.stdout.fnmatch_lines(["*test_correct*", "*XPASS(strict)*"])
+
+
+ONE_ELEMENT_OFF = """
+import pytest
+
+@pytest.mark.gpuval(op="gemm", sizes="40x64x30", dists="uniform11", seed=3)
+def test_one_element_off(gpuval_case):
+    A, B = gpuval_case.inputs
+    C = A @ B
+    C[5, 7] = 0.25 if C[5, 7] != 0.25 else 0.5
+    gpuval_case.judge(C)
+"""
+
+
+def test_a_failure_names_the_case_and_where_its_worst_element_lies(pytester):
+    pytester.makepyfile(test_off=ONE_ELEMENT_OFF)
+    res = pytester.runpytest_subprocess("-p", "no:cacheprovider")
+    res.assert_outcomes(failed=1)
+    res.stdout.fnmatch_lines([
+        "*gpuval FAIL: gemm f32 native size 40x64x30 dist uniform11 seed 3",
+        "*gemm*f32*native*uniform11*40x64x30*FAIL*",
+        "*worst element: C?5, 7? = 0.25 (reference *)"])
+
+
+def test_the_failure_message_from_a_judgement():
+    from gpuval import pytest_plugin
+    case = gpuval.cases("gemm", sizes="40x64x30", dists="uniform11", seed=3)[0]
+    ci = gpuval.inputs(case.op, case.dtype, case.size, case.dist, case.seed)
+    A, B = ci
+    C = A @ B
+    C[39, 29] += 1.0  # the last element: the index is the output's, not a flat one
+    j = gpuval.judge("gemm", ci, C)
+    assert j.verdict == "FAIL"
+    lines = pytest_plugin.failure_message(case, j).split("\n")
+    assert lines[0] == "gpuval FAIL: gemm f32 native size 40x64x30 dist uniform11 seed 3"
+    assert lines[1] == "  " + j.row
+    assert lines[2].startswith("  worst element: C[39, 29] = "), lines[2]
+    m = j.case["metrics"]
+    assert m["worst_index"] == 39 * 30 + 29
+    assert m["worst_at"] == {"output": "C", "index": [39, 29]}
+    value, ref = pytest_plugin._number_pair(m["worst_value"], m["worst_ref"])
+    assert lines[2].endswith(f"= {value} (reference {ref})") and value != ref

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "io/case_io.h"
@@ -31,6 +32,7 @@
 #include "core/reference.h"
 #include "core/run.h"
 #include "render/junit.h"
+#include "render/progress.h"
 
 /* The parser's labels for check's options without a short form. */
 enum {
@@ -310,7 +312,8 @@ static int parse_repeat(const char *s, int *out)
 typedef struct check_progress {
     const gv_case *cases;
     int n, quiet;
-    bool progress;
+    bool progress;  /* the progress line: stderr is a terminal and no -q */
+    double start_s; /* the monotonic clock when the first case started */
     gv_summary *sum;
     /* --dump-failures: where, and what case.json records */
     const char *dump_dir, *inputs_list;
@@ -319,13 +322,22 @@ typedef struct check_progress {
     FILE *table; /* stdout, or stderr when stdout carries a document */
 } check_progress;
 
+static double monotonic_s(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
+
 static void case_started(int i, void *ctx)
 {
     check_progress *cp = ctx;
     if (!cp->progress) return;
-    char label[160];
-    fprintf(stderr, "\r[%d/%d] %-70s", i + 1, cp->n,
-            gv_case_label(&cp->cases[i], label, sizeof label));
+    if (i == 0) cp->start_s = monotonic_s();
+    char label[160], line[GV_PROGRESS_COLS + 1];
+    gv_progress_line(line, sizeof line, i, cp->n, monotonic_s() - cp->start_s,
+                     gv_case_label(&cp->cases[i], label, sizeof label));
+    fprintf(stderr, "\r%-*s", GV_PROGRESS_COLS, line);
     fflush(stderr);
 }
 
@@ -350,7 +362,7 @@ static void case_done(int i, const gv_result *r, void *ctx)
     check_progress *cp = ctx;
     (void)i;
     if (r->output_lost) cp->lost = true;
-    if (cp->progress) fprintf(stderr, "\r%-80s\r", "");
+    if (cp->progress) fprintf(stderr, "\r%-*s\r", GV_PROGRESS_COLS, "");
     gv_summary_add(cp->sum, r);
     if (!cp->quiet || r->verdict == GV_FAIL || r->verdict == GV_ERROR) gv_table_row(cp->table, r);
     fflush(cp->table);
@@ -603,8 +615,19 @@ static int run_cases(check_job *j, const gv_run_info *info, gv_result *results)
                     &given);
     gv_summary sum = {0};
     FILE *table = stdout; /* stderr's copy when a document goes to stdout (gv_probe_outputs) */
-    check_progress cp = {j->cases,       n,    j->quiet, isatty(2), &sum, j->dump_dir,
-                         j->inputs_list, info, j->force, false,     table};
+    /* the progress line only for a person watching: never with -q, never into a file */
+    check_progress cp = {.cases = j->cases,
+                         .n = n,
+                         .quiet = j->quiet,
+                         .progress = !j->quiet && isatty(2),
+                         .start_s = monotonic_s(),
+                         .sum = &sum,
+                         .dump_dir = j->dump_dir,
+                         .inputs_list = j->inputs_list,
+                         .info = info,
+                         .force = j->force,
+                         .lost = false,
+                         .table = table};
     if (!j->quiet) gv_table_header(table);
     gv_runner runner = {.isolate = j->isolate,
                         .case_timeout_s = j->case_timeout_s,

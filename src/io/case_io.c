@@ -22,48 +22,6 @@
 #define GV_VERSION "unknown"
 #endif
 
-/* Field i of a ';'-list into buf: "" when absent. */
-static void field(const char *list, int i, char *buf, size_t len)
-{
-    const char *p = list;
-    for (int k = 0; k < i && p; k++) {
-        p = strchr(p, ';');
-        if (p) p++;
-    }
-    buf[0] = '\0';
-    if (!p) return;
-    size_t n = strcspn(p, ";");
-    if (n >= len) n = len - 1;
-    memcpy(buf, p, n);
-    buf[n] = '\0';
-}
-
-/* The index of dim name among the op's dims "m,k,n", or -1. */
-static int dim_index(const char *dims, const char *name, size_t name_len)
-{
-    int idx = 0;
-    for (const char *p = dims; *p; idx++) {
-        size_t n = strcspn(p, ",");
-        if (n == name_len && strncmp(p, name, n) == 0) return idx;
-        p += n;
-        if (*p == ',') p++;
-    }
-    return -1;
-}
-
-/* The dim indices of a tensor's expression "m,k" into idx[]; returns how many (0: flat). */
-static int expr_dims(const char *dims, const char *expr, int *idx)
-{
-    int nd = 0;
-    for (const char *p = expr; *p && nd < GV_NPY_MAX_DIMS;) {
-        size_t n = strcspn(p, ",");
-        idx[nd++] = dim_index(dims, p, n);
-        p += n;
-        if (*p == ',') p++;
-    }
-    return nd;
-}
-
 /* The name of dim d of "m,k,n" into buf. */
 static const char *dim_name(const char *dims, int d, char *buf, size_t len)
 {
@@ -85,48 +43,6 @@ static int count_dims(const char *dims)
     for (const char *p = dims; *p; p++)
         n += *p == ',';
     return n;
-}
-
-int gv_tensor_shape(const gv_case *c, const gv_layout *l, bool output, int i, int64_t *shape)
-{
-    assert(i >= 0 && i < (output ? l->n_out : l->n_in));
-    int64_t count = output ? l->out[i].count : l->in[i].count;
-    const char *list = output ? c->op->out_dims : c->op->in_dims;
-    if (list) {
-        /* The descriptor's contract (op.h): one ';'-entry per tensor of the layout, each naming
-           dims of the op's own, whose product is the layout's count. --inputs matches files to
-           the layout by it and a dump writes its shapes by it. */
-        int fields = 1;
-        for (const char *p = list; *p; p++)
-            fields += *p == ';';
-        assert(fields == (output ? l->n_out : l->n_in));
-        char expr[64];
-        int idx[GV_NPY_MAX_DIMS];
-        field(list, i, expr, sizeof expr);
-        int nd = expr_dims(c->op->dims, expr, idx);
-        int64_t prod = 1;
-        bool ok = nd > 0;
-        for (int k = 0; k < nd && ok; k++) {
-            assert(idx[k] >= 0 && idx[k] < c->shape.nd); /* a dim of the op's, in the shape */
-            ok = idx[k] >= 0 && idx[k] < c->shape.nd;
-            if (ok) {
-                shape[k] = c->shape.d[idx[k]];
-                prod *= shape[k];
-            }
-        }
-        assert(!ok || prod == count);
-        if (ok && prod == count) return nd;
-    }
-    if (!list && c->op->tensor_shape) {
-        int nd = c->op->tensor_shape(c, l, output, i, shape);
-        int64_t prod = 1;
-        for (int k = 0; k < nd && nd <= GV_MAX_DIMS; k++)
-            prod *= shape[k];
-        assert(nd >= 1 && nd <= GV_MAX_DIMS && prod == count); /* the hook's contract (op.h) */
-        if (nd >= 1 && nd <= GV_MAX_DIMS && prod == count) return nd;
-    }
-    shape[0] = count;
-    return 1;
 }
 
 static int say(char *err, size_t len, int rc, const char *fmt, ...)
@@ -160,8 +76,8 @@ static int infer_dims(const gv_op *op, const char *const *paths, const gv_npy *a
     for (int i = 0; i < n; i++) {
         char expr[64], have[160];
         int idx[GV_NPY_MAX_DIMS];
-        field(op->in_dims, i, expr, sizeof expr);
-        int want = expr_dims(op->dims, expr, idx);
+        gv_dims_field(op->in_dims, i, expr, sizeof expr);
+        int want = gv_dims_expr(op->dims, expr, idx);
         format_dims(&arrays[i], have, sizeof have);
         if (arrays[i].nd != want)
             return say(err, errlen, GV_EINVAL,

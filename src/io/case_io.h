@@ -10,11 +10,7 @@
 #include "io/run_doc.h"
 #include "core/run.h"
 #include "io/schemas.h"
-
-/* The shape of a case's input i (or output i) as an array: the op's tensor shapes in terms of
- * its dims (a gemm's A is m x k), where the op's family declares them; otherwise the flat
- * count. Returns nd. */
-int gv_tensor_shape(const gv_case *c, const gv_layout *l, bool output, int i, int64_t *shape);
+#include "io/tensor_shape.h" /* gv_tensor_shape, for this header's users */
 
 /* The user's inputs for one op: files (comma-separated .npy paths, one per input of op, in
  * the op's input order) read into arrays[] (*n of them; free each with gv_npy_free), their

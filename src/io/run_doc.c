@@ -9,6 +9,8 @@
 #include "core/hash.h"
 #include "core/inputs.h"
 #include "core/judge.h"
+#include "io/npy.h"
+#include "io/tensor_shape.h"
 #include "io/run_info.h"
 #include "io/json_util.h"
 #include "io/outfile.h"
@@ -149,6 +151,41 @@ void gv_summary_print(FILE *f, const gv_summary *s)
             s->pass + s->fail + s->skip + s->error, s->pass, s->fail, s->skip, s->error);
 }
 
+/* Where the worst element lies, for a reader who wants to find it in the output: metrics'
+   worst_index counts over the outputs laid end to end (gv_metrics_merge), so it is split here
+   into the output's name and its C-order index in that output's shape (gv_tensor_shape, the
+   shape a dump writes). null when there is no worst element or no layout can be made. */
+static json_t *worst_at_json(const gv_result *r)
+{
+    if (r->m.worst_index < 0 || !r->c.op || !r->c.op->layout) return json_null();
+    gv_layout l;
+    if (r->c.op->layout(&r->c, &l) != GV_OK) return json_null();
+    int64_t at = r->m.worst_index;
+    for (int i = 0; i < l.n_out; i++) {
+        if (at >= l.out[i].count) {
+            at -= l.out[i].count;
+            continue;
+        }
+        int64_t shape[GV_NPY_MAX_DIMS], idx[GV_NPY_MAX_DIMS];
+        int nd = gv_tensor_shape(&r->c, &l, true, i, shape);
+        for (int k = nd - 1; k >= 0; k--) {
+            idx[k] = shape[k] > 0 ? at % shape[k] : 0;
+            at = shape[k] > 0 ? at / shape[k] : 0;
+        }
+        json_t *index = json_array();
+        for (int k = 0; k < nd; k++)
+            json_array_append_new(index, json_integer(idx[k]));
+        const char *name = l.out[i].name;
+        char unnamed[32];
+        if (!name || !name[0]) {
+            snprintf(unnamed, sizeof unnamed, "output %d", i);
+            name = unnamed;
+        }
+        return json_pack("{s:s, s:o}", "output", name, "index", index);
+    }
+    return json_null(); /* an index past the outputs: the layout and the metrics disagree */
+}
+
 static json_t *result_json(const gv_result *r)
 {
     gv_result_assert_bounds(r); /* its tiers, checks and extras are written below */
@@ -211,6 +248,7 @@ static json_t *result_json(const gv_result *r)
         json_object_set_new(m, "worst_index", json_integer(r->m.worst_index));
         json_object_set_new(m, "worst_value", gv_json_num(r->m.worst_value));
         json_object_set_new(m, "worst_ref", gv_json_num(r->m.worst_ref));
+        json_object_set_new(m, "worst_at", worst_at_json(r));
         json_object_set_new(m, "ulp_p50", gv_json_num(r->m.ulp_p50));
         json_object_set_new(m, "ulp_p99", gv_json_num(r->m.ulp_p99));
         if (r->prob.on) {

@@ -1,6 +1,8 @@
 /* render_check.h: a correctness run (schema "gpuval-run/1", from gpuval check) as HTML and as
- * Markdown (render_check.c): device, summary, and per operation its cases' table and a chart of
- * accurate bits per case against the tolerance tiers. */
+ * Markdown (render_check.c): the failures first (each failing case, its reason and its worst
+ * element; one line when none), then device and summary, and per operation its cases' table
+ * and a chart of each case's verdict margin (its ratio over its bound; accurate bits against
+ * the tiers for a document that carries no ratio). */
 #ifndef GV_RENDER_CHECK_H
 #define GV_RENDER_CHECK_H
 

@@ -209,7 +209,8 @@ static const char css[] =
     ".PASS{color:#176317;font-weight:600}.FAIL{color:#b00020;font-weight:700}"
     ".SKIP{color:#777}.ERROR{color:#b05a00;font-weight:700}\n"
     "nav ul{columns:3;list-style:none;padding:0}nav li{margin:1px 0}\n"
-    ".reason{max-width:320px;font-size:11px}\n"
+    ".reason{width:320px;font-size:11px;overflow-wrap:anywhere}\n"
+    "table.failures{width:100%}table.failures .reason{width:auto}\n"
     "svg{display:block;margin:8px 0;background:#fff;font-family:system-ui,sans-serif}\n"
     ".kv td:first-child{color:#555}td.n{white-space:nowrap}\n"
     ".cols{display:flex;flex-wrap:wrap;gap:28px;align-items:flex-start}\n"
@@ -229,7 +230,7 @@ void gv_rk_page_end(FILE *f)
           f);
 }
 
-void gv_rk_run_header(FILE *f, const json_t *doc, const char *what)
+void gv_rk_run_title(FILE *f, const json_t *doc, const char *what)
 {
     const char *dev = gv_jstr(doc, "device.name");
     fputs("<h1>gpuval ", f);
@@ -251,11 +252,22 @@ void gv_rk_run_header(FILE *f, const json_t *doc, const char *what)
         fputs(", built for ", f);
         gv_rk_esc(f, arch);
     }
-    fputs("</p>\n<div class=\"cols\">\n", f);
+    fputs("</p>\n", f);
+}
+
+void gv_rk_run_tables(FILE *f, const json_t *doc)
+{
+    fputs("<div class=\"cols\">\n", f);
     gv_rk_kv_table(f, json_object_get(doc, "device"), "/device", "Device");
     gv_rk_kv_table(f, json_object_get(doc, "host"), "/host", "Host");
     gv_rk_kv_table(f, json_object_get(doc, "summary"), "/summary", "Summary");
     fputs("</div>\n", f);
+}
+
+void gv_rk_run_header(FILE *f, const json_t *doc, const char *what)
+{
+    gv_rk_run_title(f, doc, what);
+    gv_rk_run_tables(f, doc);
 }
 
 void gv_rk_kv_table(FILE *f, const json_t *obj, const char *ptr, const char *caption)

@@ -54,8 +54,12 @@ void gv_rk_md_head_aligned(FILE *f, const char *names, const char *align);
 void gv_rk_page_begin(FILE *f, const char *title);
 void gv_rk_page_end(FILE *f);
 /* The run's header: h1 (what and device), the command line, created, host, build and tool, and
- * the device fingerprint table. */
+ * the device fingerprint table. It is gv_rk_run_title then gv_rk_run_tables (the device, host
+ * and summary tables), which a renderer calls apart to put something between them (check's
+ * failures, before the summary). */
 void gv_rk_run_header(FILE *f, const json_t *doc, const char *what);
+void gv_rk_run_title(FILE *f, const json_t *doc, const char *what);
+void gv_rk_run_tables(FILE *f, const json_t *doc);
 /* A two-column table of obj's members (numbers with their data attributes; nested values as
  * compact JSON text); ptr is obj's JSON pointer. Nothing when obj is not an object. */
 void gv_rk_kv_table(FILE *f, const json_t *obj, const char *ptr, const char *caption);

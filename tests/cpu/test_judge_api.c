@@ -119,6 +119,18 @@ static void gemm_case(int dtype, const char *dist)
     cr_expect_eq(r.j.verdict, GV_VERDICT_FAIL, "%s: one element off: %s", tag, r.j.reason);
     cr_expect(r.j.max_rel >= 0.9e-3, "%s: max_rel %g", tag, r.j.max_rel);
     cr_expect_neq(r.j.reason[0], '\0');
+    /* the worst element is named where it lies: row 5, column 7 of C, as well as flat */
+    json_t *doc = json_loads(r.j.json, 0, NULL);
+    cr_assert_not_null(doc);
+    json_t *metrics = json_object_get(doc, "metrics");
+    cr_expect_eq(json_integer_value(json_object_get(metrics, "worst_index")), 5 * n + 7, "%s",
+                 r.j.json);
+    json_t *want =
+        json_pack("{s:s, s:[I, I]}", "output", "C", "index", (json_int_t)5, (json_int_t)7);
+    cr_expect(json_equal(json_object_get(metrics, "worst_at"), want), "%s: worst_at in %s", tag,
+              r.j.json);
+    json_decref(want);
+    json_decref(doc);
     gv_judgement_free(&r.j);
     free(c);
 

@@ -17,6 +17,7 @@
 #include "render/bench_csv.h"
 #include "render/bench_seeds.h"
 #include "render/bench_text.h"
+#include "render/progress.h"
 #include "render/render.h"
 #include "testkit.h"
 
@@ -364,12 +365,165 @@ Test(render, check_run_every_case_and_a_chart_per_op)
                    22); /* shape, max_rel, normwise, bits, tiers met */
     json_t *doc = fixture("check-h100.json");
     char *h = render(doc, true);
-    cr_expect(strstr(h, "tier 1e-08 (26.6 bits)") != NULL, "the 1e-8 tier line");
-    cr_expect(strstr(h, "tier 1e-04 (13.3 bits)") != NULL, "the 1e-4 tier line");
+    cr_expect(strstr(h, "aria-label=\"verdict margin per case of vadd") != NULL,
+              "the chart shows verdict margins where the run carries ratios and bounds");
+    cr_expect(strstr(h, "bound (margin 1)") != NULL, "the bound's line");
     cr_expect(strstr(h, "data-k=\"/cases/20/metrics/prob_max\"") != NULL ||
                   strstr(h, "/metrics/prob_max\"") != NULL,
               "prob R max from metrics.prob_max");
     free(h);
+    json_decref(doc);
+}
+
+/* ---- what failed comes first ---- */
+
+/* The fixture with case 40 (gemm.tiled f64) turned into a FAIL over its bound whose worst
+   element is C[5, 7], and case 100 into an ERROR; the summary counts them. */
+static json_t *planted_failures(void)
+{
+    json_t *doc = fixture("check-h100.json");
+    json_t *cases = json_object_get(doc, "cases");
+    json_t *c = json_array_get(cases, 40);
+    cr_assert_str_eq(json_string_value(json_object_get(c, "op")), "gemm.tiled");
+    json_object_set_new(c, "verdict", json_string("FAIL"));
+    json_object_set_new(c, "reason", json_string("planted: ratio 52.3 over its bound 16"));
+    json_object_set_new(json_object_get(c, "error_model"), "ratio", json_real(52.3));
+    json_t *m = json_object_get(c, "metrics");
+    json_object_set_new(m, "worst_at", json_pack("{s:s, s:[i, i]}", "output", "C", "index", 5, 7));
+    json_object_set_new(m, "worst_value", json_real(1.5));
+    json_object_set_new(m, "worst_ref", json_real(1.25));
+    json_t *e = json_array_get(cases, 100);
+    json_object_set_new(e, "verdict", json_string("ERROR"));
+    json_object_set_new(e, "reason", json_string("planted: cudaErrorIllegalAddress"));
+    json_object_set_new(e, "metrics", json_null());
+    json_t *sum = json_object_get(doc, "summary");
+    json_object_set_new(sum, "passed", json_integer(233));
+    json_object_set_new(sum, "failed", json_integer(1));
+    json_object_set_new(sum, "errors", json_integer(1));
+    return doc;
+}
+
+/* The offset of needle in h, failing the test where it is absent. */
+static long at(const char *h, const char *needle)
+{
+    const char *p = strstr(h, needle);
+    cr_assert_not_null(p, "'%s' is missing", needle);
+    return p - h;
+}
+
+Test(render, check_report_leads_with_its_failures)
+{
+    json_t *doc = planted_failures();
+    char *md = render(doc, false);
+    check_md(md);
+    long fails = at(md, "\n### Failures\n"), summary = at(md, "\n### Summary\n");
+    cr_expect_lt(fails, summary, "Failures before the summary:\n%s", md);
+    cr_expect_lt(summary, at(md, "\n### vadd\n"), "the summary before the ops");
+    /* the section holds the two failing cases, and no other */
+    char section[4096];
+    snprintf(section, sizeof section, "%.*s", (int)(summary - fails), md + fails);
+    const char *row = strstr(section, "| gemm.tiled | f64 | native | FAIL | uniform01 | "
+                                      "1000x999x1001 | 0 |");
+    cr_expect_not_null(row, "the planted FAIL's identity:\n%s", section);
+    cr_expect_not_null(strstr(section, "| C[5, 7] = 1.5 (reference 1.25) |"),
+                       "its worst element:\n%s", section);
+    cr_expect_not_null(strstr(section, "planted: ratio 52.3 over its bound 16"), "its reason");
+    cr_expect_not_null(strstr(section, "| ERROR |"), "an ERROR is listed too:\n%s", section);
+    cr_expect_not_null(strstr(section, "planted: cudaErrorIllegalAddress"), "with its reason");
+    int rows = 0;
+    for (const char *p = strstr(section, "| --- |"); p && (p = strstr(p, "\n| ")); p++)
+        rows++;
+    cr_expect_eq(rows, 2, "two failing cases, %d rows:\n%s", rows, section);
+    cr_expect_null(strstr(section, "No case failed"), "no 'nothing failed' line");
+
+    char *h = render(doc, true);
+    html_check c;
+    cr_expect(check_html(h, doc, &c), "%s", c.why);
+    cr_expect_lt(at(h, "<section id=\"failures\">"), at(h, "<caption>Summary</caption>"),
+                 "Failures before the summary table");
+    cr_expect_lt(at(h, "<caption>Summary</caption>"), at(h, "<section id=\"op-0\">"));
+    long fs = at(h, "<section id=\"failures\">"), fe = at(h + fs, "</section>") + fs;
+    snprintf(section, sizeof section, "%.*s", (int)(fe - fs), h + fs);
+    cr_expect_not_null(strstr(section, "<a href=\"#op-2\">gemm.tiled</a>"),
+                       "the failing case links to its op:\n%s", section);
+    cr_expect_not_null(strstr(section, "C[5, 7] = 1.5 (reference 1.25)"), "%s", section);
+    cr_expect_not_null(strstr(section, "<td class=\"FAIL\">FAIL</td>"), "%s", section);
+    cr_expect_not_null(strstr(section, "<td class=\"ERROR\">ERROR</td>"), "%s", section);
+    /* the FAIL's bar in gemm.tiled's chart stands over the bound: margin 52.3 / 16 */
+    cr_expect_not_null(strstr(h, "FAIL, margin 3.3 (worst-case model)"), "the planted margin");
+    free(h);
+    free(md);
+    json_decref(doc);
+}
+
+Test(render, check_report_says_so_when_nothing_failed)
+{
+    json_t *doc = fixture("check-h100.json");
+    char *md = render(doc, false);
+    long fails = at(md, "\n### Failures\n"), summary = at(md, "\n### Summary\n");
+    cr_expect_lt(fails, summary);
+    cr_expect_eq(at(md, "No case failed: 235 passed, 0 skipped."), fails + 15,
+                 "one line right under the heading:\n%.300s", md + fails);
+    char section[512];
+    snprintf(section, sizeof section, "%.*s", (int)(summary - fails), md + fails);
+    cr_expect_null(strchr(section, '|'), "no table: %s", section);
+    char *h = render(doc, true);
+    cr_expect_lt(at(h, "No case failed: 235 passed, 0 skipped."),
+                 at(h, "<caption>Summary</caption>"));
+    free(h);
+    free(md);
+    json_decref(doc);
+}
+
+/* The key columns lead both tables and the reason, the one long text, comes last (the cell
+   that wraps), so the columns a reader looks for never need a horizontal scroll. */
+Test(render, check_tables_lead_with_their_key_columns)
+{
+    json_t *doc = fixture("check-h100.json");
+    char *md = render(doc, false);
+    cr_expect_not_null(strstr(md, "\n| # | dtype | mode | verdict | dist | shape | max_rel |"),
+                       "Markdown: %.600s", md);
+    cr_expect_not_null(strstr(md, "| tiers met | reason |\n"), "the reason last");
+    char *h = render(doc, true);
+    cr_expect_not_null(strstr(h, "<tr><th>#</th><th>dtype</th><th>mode</th><th>verdict</th>"),
+                       "HTML: the key columns first");
+    cr_expect_not_null(strstr(h, "<th>tiers met</th><th>reason</th></tr>"), "the reason last");
+    cr_expect_not_null(strstr(h, ".reason{width:"), "reasons wrap in a column of fixed width");
+    free(h);
+    free(md);
+    json_decref(doc);
+}
+
+/* Every chart fits the page (1400 px less its margins), however many cases an op has. */
+Test(render, charts_fit_the_page_width)
+{
+    json_t *doc = fixture("check-h100.json");
+    json_t *cases = json_object_get(doc, "cases"), *many = json_array();
+    for (int k = 0; k < 400; k++)
+        json_array_append_new(many, json_deep_copy(json_array_get(cases, 0)));
+    json_object_set_new(doc, "cases", many);
+    for (int with_model = 1; with_model >= 0; with_model--) {
+        if (!with_model) /* no ratio: the bits chart, which must fit as well */
+            for (size_t i = 0; i < json_array_size(many); i++)
+                json_object_del(json_array_get(many, i), "error_model");
+        char *h = render(doc, true);
+        int svgs = 0;
+        for (const char *p = strstr(h, "<svg "); p; p = strstr(p + 1, "<svg ")) {
+            const char *w = strstr(p, "width=\"");
+            cr_assert_not_null(w);
+            cr_expect_leq(atoi(w + 7), 1340, "an svg %d px wide", atoi(w + 7));
+            svgs++;
+        }
+        cr_expect_eq(svgs, 1);
+        cr_expect_not_null(
+            strstr(h, with_model ? "verdict margin per case" : "accurate bits per case"),
+            "the %s chart", with_model ? "margin" : "bits");
+        if (!with_model) {
+            cr_expect(strstr(h, "tier 1e-08 (26.6 bits)") != NULL, "the 1e-8 tier line");
+            cr_expect(strstr(h, "tier 1e-04 (13.3 bits)") != NULL, "the 1e-4 tier line");
+        }
+        free(h);
+    }
     json_decref(doc);
 }
 
@@ -513,14 +667,14 @@ Test(render, tradeoffs_markdown_shows_what_both_printers_showed)
     /* a GEMM row's arithmetic fingerprint (gpuval probe) in its own column; '!' and the
        flushed subnormals where a feature FAILed */
     json_object_set_new(row, "arith",
-                        json_pack("{s:s, s:s, s:s, s:s, s:s, s:i, s:s}", "in_bits", "11", "acc_bits",
-                                  "24", "block", "8", "rounding", "RZ", "subnormals", "kept/kept",
-                                  "fails", 0, "failed", ""));
+                        json_pack("{s:s, s:s, s:s, s:s, s:s, s:i, s:s}", "in_bits", "11",
+                                  "acc_bits", "24", "block", "8", "rounding", "RZ", "subnormals",
+                                  "kept/kept", "fails", 0, "failed", ""));
     json_t *row3 = json_array_get(
         json_object_get(json_array_get(json_object_get(doc, "groups"), 0), "rows"), 3);
     json_object_set_new(row3, "arith",
-                        json_pack("{s:s, s:s, s:s, s:s, s:s, s:i, s:s}", "in_bits", "24", "acc_bits",
-                                  "24", "block", "1", "rounding", "RNE", "subnormals",
+                        json_pack("{s:s, s:s, s:s, s:s, s:s, s:i, s:s}", "in_bits", "24",
+                                  "acc_bits", "24", "block", "1", "rounding", "RNE", "subnormals",
                                   "flushed/flushed", "fails", 2, "failed",
                                   "subnormal_in,subnormal_out"));
     char *md = render(doc, false);
@@ -535,7 +689,8 @@ Test(render, tradeoffs_markdown_shows_what_both_printers_showed)
         "J/call | pareto |",
         "| gemm.cublas | 4096x4096x4096 | f64 | native | none | PASS | 51.2 | 3.87e-16 | "
         "1.00e-08, 1.00e-04 | - | - | - | - | 0.8 | 0.2 | 9.8 [9.604, 10.09] | 1 | 1 | 3.1 | yes |",
-        "| 11/24 b8 RZ |", "| !24/24 b1 RNE sub:flushed/flushed |",
+        "| 11/24 b8 RZ |",
+        "| !24/24 b1 RNE sub:flushed/flushed |",
         "| tf32 | CUBLAS_TF32_TENSOR_OP_MATH |",
         "\n- bf16 native FAIL: normwise 5e-3 > 1e-4\n- Warn: f32 tf32: better than its model: "
         "test\n",
@@ -657,4 +812,82 @@ Test(render_cli, bad_input_exits_2_and_writes_nothing)
              getenv("GPUVAL_SRCDIR"));
     cr_expect_eq(gv_test_run_cli_split(args, out, sizeof out, err, sizeof err), 2, "no output");
     rmdir(dir);
+}
+
+/* ---- check's progress line ---- */
+
+Test(progress, durations_read_as_a_person_says_them)
+{
+    static const struct {
+        double s;
+        const char *want;
+    } d[] = {{0, "0 s"},
+             {0.4, "0 s"},
+             {59.4, "59 s"},
+             {125, "2 min 05 s"},
+             {3599, "59 min 59 s"},
+             {3720, "1 h 02 min"},
+             {NAN, "0 s"},
+             {-3, "0 s"}};
+    for (size_t i = 0; i < sizeof d / sizeof d[0]; i++) {
+        char buf[32];
+        gv_progress_duration(buf, sizeof buf, d[i].s);
+        cr_expect_str_eq(buf, d[i].want, "%g s", d[i].s);
+    }
+}
+
+Test(progress, line_counts_cases_elapsed_and_the_time_left)
+{
+    char line[256];
+    /* 120 cases done in 14 s: 292 more at that pace take 34 s */
+    gv_progress_line(line, sizeof line, 120, 412, 14.0, "gemm.cublas f32 native 64x64x64");
+    cr_expect_str_eq(line, "case 121/412, 14 s, ~34 s left: gemm.cublas f32 native 64x64x64");
+    /* nothing done yet: no estimate to give */
+    gv_progress_line(line, sizeof line, 0, 412, 0.01, "vadd f32 native 1000");
+    cr_expect_str_eq(line, "case 1/412, 0 s: vadd f32 native 1000");
+    gv_progress_line(line, sizeof line, 3, 10, 150.0, NULL);
+    cr_expect_str_eq(line, "case 4/10, 2 min 30 s, ~5 min 50 s left");
+    /* a long label is cut, the counts never: the line fits an 80-column terminal */
+    char label[200];
+    memset(label, 'x', sizeof label - 1);
+    label[sizeof label - 1] = '\0';
+    gv_progress_line(line, sizeof line, 2, 10, 1.0, label);
+    cr_expect_eq(strlen(line), GV_PROGRESS_COLS);
+    cr_expect_eq(strncmp(line, "case 3/10, 1 s, ~4 s left: xxx", 30), 0, "%s", line);
+    char small[16];
+    gv_progress_line(small, sizeof small, 2, 10, 1.0, label);
+    cr_expect_str_eq(small, "case 3/10, 1 s,", "a buffer shorter than the line");
+}
+
+/* What `gpuval check ARGS` writes to a terminal: run under script(1), which gives it one,
+   its stdout sent to /dev/null so that only stderr's lines remain. */
+static void on_a_terminal(const char *args, char *buf, size_t len)
+{
+    if (system("command -v script >/dev/null 2>&1") != 0)
+        cr_skip_test("script(1) is not installed: no terminal to run check on");
+    char cmd[2048];
+    snprintf(cmd, sizeof cmd, "script -qec \"'%s' check %s >/dev/null\" /dev/null </dev/null",
+             gv_test_gpuval_bin(), args);
+    FILE *p = popen(cmd, "r");
+    cr_assert_not_null(p);
+    size_t n = fread(buf, 1, len - 1, p);
+    buf[n] = '\0';
+    pclose(p);
+}
+
+Test(progress, check_shows_it_on_a_terminal_only_and_never_with_q)
+{
+    static char tty[1 << 16];
+    on_a_terminal("--op vadd", tty, sizeof tty);
+    cr_expect_not_null(strstr(tty, "\rcase 1/"), "the first case: %.400s", tty);
+    cr_expect_not_null(strstr(tty, "\rcase 2/"), "the second: %.400s", tty);
+    cr_expect_not_null(strstr(tty, " left: vadd "), "an estimate once a case is done: %.400s", tty);
+    on_a_terminal("-q --op vadd", tty, sizeof tty);
+    /* no line rewritten in place: every '\r' is a terminal's end of line, "\r\n" */
+    for (const char *p = strchr(tty, '\r'); p; p = strchr(p + 1, '\r'))
+        cr_expect_eq(p[1], '\n', "-q: a line rewritten in place: %.400s", tty);
+    cr_expect_null(strstr(tty, "case 1/"), "-q: no progress line: %.400s", tty);
+    int rc = gv_test_run_cli_split("check --op vadd", out, sizeof out, err, sizeof err);
+    cr_expect(rc == 0 || rc == 77, "rc %d", rc);
+    cr_expect_null(strstr(err, "case 1/"), "stderr in a file: no progress line: %.400s", err);
 }

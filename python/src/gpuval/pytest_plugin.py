@@ -7,7 +7,14 @@
 
 The marker takes cases()'s arguments (op, dtype, sizes, dists, modes, seed) and parametrizes
 the test over those cases; the fixture gpuval_case gives the case's inputs and judge(outputs),
-which fails the test with check's row for its message on FAIL or ERROR and skips it on SKIP.
+which fails the test on FAIL or ERROR and skips it on SKIP. A failure's message is a header
+(the verdict and the case: op, dtype, mode, size, dist, seed), check's row, and the worst
+element where the judgement records it:
+
+    gpuval FAIL: gemm f32 native size 100x37x129 dist uniform11 seed 0
+      gemm.cublas  f32   native   uniform11 100x37x129  ...  FAIL (...)
+      worst element: C[5, 7] = 0.25 (reference 0.5)
+
 pytest's --junitxml then holds one testcase per case, with the verdict and row as properties.
 """
 
@@ -53,6 +60,49 @@ def pytest_generate_tests(metafunc):
     metafunc.parametrize("gpuval_case", cs, ids=[_case_id(c) for c in cs], indirect=True)
 
 
+def _number_pair(value, ref):
+    """value and ref with as many digits as tell them apart (6 to 17)."""
+    for digits in range(6, 18):
+        a, b = f"{value:.{digits}g}", f"{ref:.{digits}g}"
+        if a != b:
+            break
+    return a, b
+
+
+def worst_element(judgement):
+    """'C[5, 7] = 0.25 (reference 0.5)': the worst element as the judgement's JSON records it
+    (metrics.worst_at: the output and the index in its shape; else the flat worst_index), or
+    None where it records none (an ERROR, a SKIP, an output with nothing measured)."""
+    m = judgement.case.get("metrics") or {}
+    flat = m.get("worst_index")
+    if not isinstance(flat, int) or flat < 0:
+        return None
+    at = m.get("worst_at") or {}
+    index = at.get("index")
+    if isinstance(index, list) and index:
+        where = f"{at.get('output', 'output')}[{', '.join(str(i) for i in index)}]"
+    else:
+        where = f"element {flat}"
+    try:
+        value, ref = float(m.get("worst_value")), float(m.get("worst_ref"))
+    except (TypeError, ValueError):
+        return where
+    a, b = _number_pair(value, ref)
+    return f"{where} = {a} (reference {b})"
+
+
+def failure_message(case, judgement):
+    """What a failing gpuval test says: a header naming the verdict and the case, check's row
+    (libgpuval's own), and the worst element where the judgement has one."""
+    lines = [f"gpuval {judgement.verdict}: {case.op} {case.dtype} {case.mode} size {case.size} "
+             f"dist {case.dist} seed {case.seed}",
+             f"  {judgement.row}"]
+    worst = worst_element(judgement)
+    if worst:
+        lines.append(f"  worst element: {worst}")
+    return "\n".join(lines)
+
+
 class GpuvalCase:
     """One case of a @pytest.mark.gpuval test: case (op, dtype, mode, size, dist, seed),
     inputs (a gpuval.CaseInputs: NumPy arrays; .to("cupy") or .to("torch") for the GPU),
@@ -67,7 +117,8 @@ class GpuvalCase:
 
     def judge(self, outputs):
         """Judge outputs (one array or a sequence, any framework): returns the Judgement on
-        PASS; fails the test on FAIL or ERROR and skips it on SKIP, check's row the message."""
+        PASS; fails the test on FAIL or ERROR (failure_message: the case, check's row, the
+        worst element) and skips it on SKIP, check's row the reason."""
         j = _core.judge(self.case.op, self.inputs, outputs)
         self.judgement = j
         self._node.user_properties.append(("gpuval_verdict", j.verdict))
@@ -75,7 +126,7 @@ class GpuvalCase:
         if j.verdict == "SKIP":
             pytest.skip(j.row)
         if j.verdict != "PASS":
-            pytest.fail(j.row, pytrace=False)
+            pytest.fail(failure_message(self.case, j), pytrace=False)
         return j
 
 

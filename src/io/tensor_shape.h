@@ -1,0 +1,25 @@
+/* tensor_shape.h: a case's tensor shapes from its op's declarations (tensor_shape.c): the op's
+ * in_dims and out_dims in terms of its dims ("m,k;k,n"), or its tensor_shape hook. Apart from
+ * case_io.h so that the run document's writer (run_doc.c), which case_io uses, can name where a
+ * worst element lies without a circle. */
+#ifndef GV_TENSOR_SHAPE_H
+#define GV_TENSOR_SHAPE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "core/op.h"
+
+/* The shape of a case's input i (or output i) as an array: the op's tensor shapes in terms of
+ * its dims (a gemm's A is m x k), where the op's family declares them; otherwise the flat
+ * count. Returns nd (at most GV_NPY_MAX_DIMS, io/npy.h). */
+int gv_tensor_shape(const gv_case *c, const gv_layout *l, bool output, int i, int64_t *shape);
+
+/* Field i of a ';'-list ("m,k;k,n") into buf: "" when absent. */
+void gv_dims_field(const char *list, int i, char *buf, size_t len);
+/* The indices among the op's dims ("m,k,n") of a tensor's expression ("m,k") into idx[] (-1 for
+ * a name that is not one of them); returns how many (0: flat). */
+int gv_dims_expr(const char *dims, const char *expr, int *idx);
+
+#endif
