@@ -1,0 +1,215 @@
+"""kernel_eval: a correctness gate for generated kernels that the kernel cannot game.
+
+    python3 -m gpuval.kernel_eval --op softmax.rows --candidate my_kernels:softmax --seeds 5
+
+The candidate (MODULE:CALLABLE, or a Python file PATH:CALLABLE) runs in a child process that
+never sees the oracle, a reference output or the verdict: it gets gpuval's inputs for each
+case, on seeds drawn here from the operating system's random source (it cannot predict them)
+and on every test shape of the op (shapes it was not shown), calls the callable, and sends
+back its outputs and its inputs as it left them. The parent judges each output with the op's
+f64 oracle and error model (gpuval.judge on the generated case: every rule of a generated
+case, canaries and exact probes included) and adds the rules a harness needs:
+
+  - inputs unchanged: a kernel that writes into its inputs FAILs;
+  - outputs fresh: two runs on different inputs must not return the same bits (an answer
+    cached from an earlier call or seed, a stale output buffer);
+  - NaN never passes (the judge's own rule: a NaN where the result is finite FAILs);
+  - nothing timed: correctness runs only, one call a case.
+
+Exit 0 when every case of every problem PASSes, 1 when one fails, 2 for bad usage, 3 when
+the candidate could not be run (an import error, a crash: the child's message is shown).
+"""
+
+import argparse
+import hashlib
+import importlib
+import importlib.util
+import json
+import multiprocessing as mp
+import os
+import secrets
+import sys
+import traceback
+
+import numpy as np
+
+from . import _core
+
+_FRAMEWORKS = ("numpy", "torch", "cupy")
+
+
+def _split(spec):
+    """MODULE:CALLABLE or PATH.py:CALLABLE -> (module or path, name); ValueError if neither."""
+    mod, sep, name = spec.rpartition(":")
+    if not sep or not mod or not name:
+        raise ValueError(f"--candidate {spec!r}: expected MODULE:CALLABLE or FILE.py:CALLABLE")
+    return mod, name
+
+
+def _load(spec):
+    """MODULE:CALLABLE or PATH.py:CALLABLE -> the callable."""
+    mod, name = _split(spec)
+    if mod.endswith(".py") or os.sep in mod:
+        s = importlib.util.spec_from_file_location("gpuval_candidate", mod)
+        if s is None:
+            raise ValueError(f"--candidate: cannot load {mod!r}")
+        m = importlib.util.module_from_spec(s)
+        s.loader.exec_module(m)
+    else:
+        m = importlib.import_module(mod)
+    fn = getattr(m, name, None)
+    if not callable(fn):
+        raise ValueError(f"--candidate: {mod} has no callable {name!r}")
+    return fn
+
+
+def _child(conn, spec, framework, device):
+    """The candidate's process: inputs in, outputs and inputs-as-left out. It holds no oracle
+    and never learns a verdict."""
+    try:
+        fn = _load(spec)
+        from ._arrays import from_numpy, to_numpy
+    except Exception as e:  # reported to the parent as the reason the candidate cannot run
+        conn.send(("error", f"{type(e).__name__}: {e}"))
+        return
+    conn.send(("ready", None))
+    while True:
+        msg = conn.recv()
+        if msg is None:
+            return
+        arrays = msg
+        try:
+            args = [from_numpy(a, framework, device) for a in arrays]
+            out = fn(*args)
+            outs = list(out) if isinstance(out, (tuple, list)) else [out]
+            host = [np.array(to_numpy(o, "output"), copy=True) for o in outs]
+            seen = [np.array(to_numpy(a, "input"), copy=True) for a in args]
+            conn.send(("ok", (host, seen)))
+        except Exception as e:
+            conn.send(("raised", f"{type(e).__name__}: {e}\n{traceback.format_exc(limit=3)}"))
+
+
+def _digest(arrays):
+    h = hashlib.sha256()
+    for a in arrays:
+        h.update(np.ascontiguousarray(a).tobytes())
+    return h.hexdigest()
+
+
+def evaluate(op, candidate, *, dtype="f32", seeds=3, sizes=None, dists=None, framework="numpy",
+             device=None, allow=None, seed_source=None):
+    """Run candidate (MODULE:CALLABLE) in a child process on op's cases, judge here. Returns a
+    dict: op, candidate, cases (one per seed x size x dist, each with verdict, reason and row),
+    passed, failed, and error (the candidate could not run) where it is set."""
+    if framework not in _FRAMEWORKS:
+        raise ValueError(f"framework {framework!r}: one of {', '.join(_FRAMEWORKS)}")
+    if seeds < 2:
+        raise ValueError("seeds: at least 2 (freshness compares runs on different inputs)")
+    _split(candidate)  # a malformed spec is the caller's mistake, before any process starts
+    draw = seed_source or (lambda: secrets.randbits(62))
+    picked = [draw() for _ in range(seeds)]
+    ctx = mp.get_context("spawn")
+    parent, child = ctx.Pipe()
+    proc = ctx.Process(target=_child, args=(child, candidate, framework, device), daemon=True)
+    proc.start()
+    child.close()
+    doc = {"schema": "gpuval-kernel-eval/1", "op": op, "candidate": candidate, "dtype": dtype,
+           "framework": framework, "seeds": picked, "cases": [], "passed": 0, "failed": 0}
+    try:
+        kind, what = parent.recv()
+        if kind != "ready":
+            doc["error"] = what
+            return doc
+        seen_outputs = {}
+        for seed in picked:
+            for case in _core.cases(op, dtype, sizes, dists, None, seed):
+                ci = _core.inputs(case.op, case.dtype, case.size, case.dist, case.seed, case.mode)
+                parent.send([np.array(a, copy=True) for a in ci.arrays])
+                kind, what = parent.recv()
+                row = {"seed": seed, "size": case.size, "dist": case.dist}
+                if kind != "ok":
+                    row.update(verdict="FAIL", reason=f"the candidate raised: {what.splitlines()[0]}")
+                else:
+                    outs, left = what
+                    reason = _harness_rules(ci, outs, left, seen_outputs, case)
+                    if reason:
+                        row.update(verdict="FAIL", reason=reason)
+                    else:
+                        try:
+                            j = _core.judge(case.op, ci, outs, allow=allow)
+                            row.update(verdict=j.verdict, reason=j.reason, row=j.row)
+                        except (TypeError, ValueError) as e:
+                            row.update(verdict="FAIL", reason=f"outputs: {e}")
+                doc["cases"].append(row)
+                doc["passed" if row["verdict"] == "PASS" else "failed"] += 1
+    except (EOFError, BrokenPipeError, ConnectionResetError):
+        doc["error"] = f"the candidate's process ended (exit code {proc.exitcode})"
+    finally:
+        try:
+            parent.send(None)
+        except (BrokenPipeError, OSError):
+            pass
+        proc.join(timeout=10)
+        if proc.is_alive():
+            proc.kill()
+    return doc
+
+
+def _harness_rules(ci, outs, left, seen_outputs, case):
+    """The rules besides the numbers: inputs as given, outputs of the op's shapes and fresh."""
+    for a, orig, name in zip(left, ci.arrays, ci.names):
+        if a.shape != orig.shape or not ((a == orig) | (np.isnan(a) & np.isnan(orig))).all():
+            return f"the candidate wrote to its input {name}"
+    if len(outs) != len(ci.out_names):
+        return f"{len(outs)} outputs; the op has {len(ci.out_names)}"
+    # fresh: the same bits for other inputs of the same shape are an earlier answer
+    key = case.size
+    d = _digest(outs)
+    earlier = seen_outputs.setdefault(key, {})
+    in_d = _digest(ci.arrays)
+    for other_in, other_out in earlier.items():
+        if other_out == d and other_in != in_d:
+            return "stale output: the same bits as for other inputs (a cached answer or buffer)"
+    earlier[in_d] = d
+    return ""
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(prog="gpuval kernel-eval", description=__doc__.split("\n\n")[0])
+    ap.add_argument("--op", required=True, help="the op the candidate computes (gpuval list)")
+    ap.add_argument("--candidate", required=True, help="MODULE:CALLABLE or FILE.py:CALLABLE")
+    ap.add_argument("--dtype", default="f32", choices=["f32", "f64"])
+    ap.add_argument("--seeds", type=int, default=3, help="seeds drawn at random (>= 2)")
+    ap.add_argument("--sizes", help="sizes (default: every test shape of the op)")
+    ap.add_argument("--dists", help="dists (default: every dist the op takes)")
+    ap.add_argument("--framework", default="numpy", choices=_FRAMEWORKS)
+    ap.add_argument("--allow", choices=["ftz"], help="the candidate flushes subnormals")
+    ap.add_argument("--json", help="write the verdicts as JSON to this file (- for stdout)")
+    ap.add_argument("-q", "--quiet", action="store_true", help="print only what failed")
+    a = ap.parse_args(argv)
+    try:
+        doc = evaluate(a.op, a.candidate, dtype=a.dtype, seeds=a.seeds, sizes=a.sizes,
+                       dists=a.dists, framework=a.framework, allow=a.allow)
+    except (ValueError, _core._lib.GpuvalError) as e:
+        print(f"gpuval kernel-eval: {e}", file=sys.stderr)
+        return 2
+    if a.json:
+        text = json.dumps(doc, indent=1)
+        if a.json == "-":
+            print(text)
+        else:
+            with open(a.json, "w") as f:
+                f.write(text + "\n")
+    if "error" in doc:
+        print(f"gpuval kernel-eval: the candidate could not run: {doc['error']}", file=sys.stderr)
+        return 3
+    for c in doc["cases"]:
+        if c["verdict"] != "PASS" or not a.quiet:
+            print(f"seed {c['seed']}: {c.get('row') or (c['verdict'] + ' (' + c['reason'] + ')')}")
+    print(f"{a.op} {a.candidate}: {doc['passed']} passed, {doc['failed']} failed over "
+          f"{len(doc['seeds'])} seeds")
+    return 0 if doc["failed"] == 0 else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
