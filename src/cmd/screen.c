@@ -1,7 +1,7 @@
 /* screen.c: `gpuval screen`, a tier's fixed cases on every GPU of a node (fleet/screen_tiers.h),
  * one worker process per GPU as check --device LIST runs them (each worker is `gpuval screen
  * --device N`, which runs the cases through check's case runner), then the three judgements
- * (fleet/screen.h) and the outputs operators wire up: the exit code, the drain-reason line, a
+ * (fleet/screen_judge.h, screen_golden.h, screen_out.h) and the outputs operators wire up: the exit code, the drain-reason line, a
  * Prometheus textfile, a Kubernetes node condition, the run documents. Options are checked and
  * every input file read before any GPU work. */
 #include <errno.h>
@@ -19,7 +19,9 @@
 #include "core/knobs.h"
 #include "core/reference.h"
 #include "core/runner.h"
-#include "fleet/screen.h"
+#include "fleet/screen_golden.h"
+#include "fleet/screen_judge.h"
+#include "fleet/screen_out.h"
 #include "fleet/workers.h"
 #include "io/json_util.h"
 #include "io/run_doc.h"

@@ -1,11 +1,11 @@
-/* screen_golden.c: the golden digest file of `gpuval screen` (screen.h). One entry per GPU model
- * and software (the model's name, the driver, the CUDA runtime and cuBLAS versions, as the run
- * recorded them), each holding the output digest of every deterministic case by its case key
+/* screen_golden.c: the golden digest file of `gpuval screen` (screen_golden.h). One entry per GPU
+ * model and software (the model's name, the driver, the CUDA runtime and cuBLAS versions, as the
+ * run recorded them), each holding the output digest of every deterministic case by its case key
  * (the key compare and merge match cases by). The same model with the same software must write
  * the same bits; another driver or cuBLAS may legitimately choose other kernels, so it is
  * another entry. The reader is strict: a file that is not exactly this format is refused with
  * the reason, never half read. */
-#include "fleet/screen.h"
+#include "fleet/screen_golden.h"
 
 #include <errno.h>
 #include <stdio.h>

@@ -1,11 +1,13 @@
-/* screen_judge.c: the three judgements of `gpuval screen` (screen.h) over the runs of a node's
- * GPUs: (a) each case's own verdict (the oracle and the error models, exactly as check judged
- * it), (b) each deterministic case's output digest against the golden file's entry for the
+/* screen_judge.c: the three judgements of `gpuval screen` (screen_judge.h) over the runs of a
+ * node's GPUs: (a) each case's own verdict (the oracle and the error models, exactly as check
+ * judged it), (b) each deterministic case's output digest against the golden file's entry for the
  * GPU's model, driver and libraries, and (c) the GPUs against each other, by gpuval merge's rules
  * (gv_fleet_merge: a strict majority of one model names the outlier; two GPUs, the one farther
  * from the oracle). A case that fails several judgements is one failure with every judgement
  * named. */
-#include "fleet/screen.h"
+#include "fleet/screen_judge.h"
+
+#include "fleet/screen_golden.h"
 
 #include <stdarg.h>
 #include <stdlib.h>

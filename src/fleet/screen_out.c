@@ -1,9 +1,9 @@
-/* screen_out.c: what `gpuval screen` hands to the machinery around a node (screen.h): the one
+/* screen_out.c: what `gpuval screen` hands to the machinery around a node (screen_out.h): the one
  * drain-reason line (Slurm's scontrol, a cordon's annotation), the Prometheus textfile for
  * node_exporter's textfile collector, the Kubernetes node condition, the node's screen document
  * and the terminal's summary. All are written from one gv_screen_verdict, so they cannot say
  * different things about a GPU. */
-#include "fleet/screen.h"
+#include "fleet/screen_out.h"
 
 #include <string.h>
 #include <time.h>
@@ -20,10 +20,11 @@ static const gv_screen_failure *first_failure(const gv_screen_verdict *v, int g)
     return NULL;
 }
 
-/* "digest differs from golden": the short reason of a failure for the drain line, by the first
-   of its judgements in the order a reader should look at them */
+/* The short reason of a failure for the drain line, by the first of its judgements in the order
+   a reader should look at them: the case's own verdict, the golden file, the other GPUs. */
 static const char *short_reason(const gv_screen_failure *f)
 {
+    if (f->by & GV_SCREEN_BY_CHECK) return f->why; /* the models' own reason, with numbers */
     if (f->by & GV_SCREEN_BY_GOLDEN) return "digest differs from golden";
     if (f->by & GV_SCREEN_BY_FLEET) return "digest differs from the other GPUs'";
     return f->why;
