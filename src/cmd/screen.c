@@ -353,7 +353,7 @@ static int run_workers(screen_job *j, int argc, char **argv, double t0)
     const char *names[GV_FLEET_MAX_DEVICES] = {0};
     for (int i = 0; i < j->plan.n; i++)
         for (int k = 0; k < runs->n; k++)
-            if (gv_jint(runs->docs[k], "fleet.device_index", -1) == j->plan.index[i]) {
+            if (runs->names[k] == runs->paths[i]) { /* the file of the plan's GPU i */
                 docs[i] = runs->docs[k];
                 names[i] = j->json_path ? runs->names[k] : NULL;
             }

@@ -240,7 +240,7 @@ void gv_screen_print(FILE *f, const gv_screen_verdict *v)
 {
     char by[64];
     fprintf(f, "\nscreen %s: %d GPU%s\n", v->tier->version, v->n, v->n == 1 ? "" : "s");
-    fprintf(f, "%-4s %-38s %-28s %6s %6s %7s  %-16s %s\n", "gpu", "uuid", "model", "cases",
+    fprintf(f, "%-4s %-40s %-28s %6s %6s %7s  %-16s %s\n", "gpu", "uuid", "model", "cases",
             "failed", "seconds", "golden", "verdict");
     for (int g = 0; g < v->n; g++) {
         const gv_screen_gpu *gpu = &v->gpus[g];
@@ -251,7 +251,7 @@ void gv_screen_print(FILE *f, const gv_screen_verdict *v)
         else
             snprintf(golden, sizeof golden, "%s",
                      gpu->golden == GV_GOLDEN_NO_ENTRY ? "no entry" : "-");
-        fprintf(f, "%-4d %-38.38s %-28.28s %6d %6d %7.1f  %-16s %s\n", gpu->index,
+        fprintf(f, "%-4d %-40.40s %-28.28s %6d %6d %7.1f  %-16s %s\n", gpu->index,
                 gpu->uuid[0] ? gpu->uuid : "-", gpu->name, gpu->cases, gpu->n_failures,
                 gpu->seconds, golden,
                 gpu->lost ? "NOT JUDGED"

@@ -16,10 +16,12 @@
 
 #include "core/fault.h"
 #include "core/knobs.h"
+#include "cmd/screen.h" /* gv_screen_options */
 #include "core/registry.h"
 #include "fleet/screen_golden.h"
 #include "fleet/screen_judge.h"
 #include "fleet/screen_out.h"
+#include "fleet/workers.h"
 #include "io/run_read.h"
 #include "io/schemas.h"
 #include "testkit.h"
@@ -733,4 +735,21 @@ Test(screen_cli, usage_errors_are_one_line_and_a_pointer_to_the_help, .timeout =
     rc = gv_test_run_cli_split("screen --version", out, sizeof out, err, sizeof err);
     cr_expect_eq(rc, 0);
     cr_expect_not_null(strstr(out, "gpuval "), "%s", out);
+}
+
+Test(screen_cli, a_worker_gets_the_tier_and_nothing_the_parent_writes_or_reads)
+{
+    char *argv[] = {"screen",   "--tier", "drain",  "--golden", "g.json", "--prom=p.prom",
+                    "--k8s",    "k.json", "--json", "n.json",   "-q",     "--drain-line",
+                    "--device", "0,1",    NULL};
+    char **w = gv_fleet_worker_argv(&gv_screen_options, "/bin/gpuval", 14, argv, 1, "n.dev1.json");
+    cr_assert_not_null(w);
+    const char *want[] = {"/bin/gpuval", "screen", "--tier", "drain",       "-q",
+                          "--device",    "1",      "--json", "n.dev1.json", NULL};
+    int i = 0;
+    for (; want[i] && w[i]; i++)
+        cr_expect_str_eq(w[i], want[i], "argument %d", i);
+    cr_expect_null(w[i], "more arguments than expected: %s", w[i] ? w[i] : "");
+    cr_expect_null(want[i], "fewer arguments than expected");
+    gv_fleet_worker_argv_free(w);
 }
