@@ -102,7 +102,10 @@ static void describe(gv_screen_gpu *gpu, const json_t *doc, int k)
 {
     const json_t *dev = json_object_get(doc, "device");
     gpu->index = gv_jint(doc, "fleet.device_index", k);
-    snprintf(gpu->uuid, sizeof gpu->uuid, "%s", gv_jstr(dev, "uuid"));
+    /* as nvidia-smi -L, DCGM and the device plugin print it, so that labels join */
+    const char *uuid = gv_jstr(dev, "uuid");
+    snprintf(gpu->uuid, sizeof gpu->uuid, "%s%s", *uuid && strncmp(uuid, "GPU-", 4) ? "GPU-" : "",
+             uuid);
     snprintf(gpu->name, sizeof gpu->name, "%s",
              json_is_object(dev) ? gv_jstr(dev, "name") : "no device");
     if (!gv_screen_golden_key(doc, gpu->key, sizeof gpu->key))

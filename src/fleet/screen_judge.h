@@ -40,7 +40,7 @@ typedef enum {
 
 typedef struct gv_screen_gpu {
     int index;        /* the device index the run recorded (fleet.device_index); -1: unknown */
-    char uuid[80];    /* device.uuid, or "" */
+    char uuid[80];    /* "GPU-" and device.uuid, as nvidia-smi -L shows it; or "" */
     char name[128];   /* device.name, or "no device" */
     char key[320];    /* its golden key, "NAME, driver D, runtime R, cuBLAS C" */
     const char *file; /* its run file, for messages */

@@ -186,7 +186,8 @@ static json_t *node_run(int index, const char *model)
                                   "device_index", index, "rank", "pcie", "gen", 5, "width", 16,
                                   "sm_clock_mhz", 1980, "sm_clock_max_mhz", 1980));
     char uuid[64];
-    snprintf(uuid, sizeof uuid, "GPU-0000000%d-aaaa-bbbb-cccc-000000000000", index);
+    /* as the run document records it: without nvidia-smi's "GPU-", which the screen adds */
+    snprintf(uuid, sizeof uuid, "0000000%d-aaaa-bbbb-cccc-000000000000", index);
     json_object_set_new(root, "device",
                         json_pack("{s:s, s:s, s:i, s:i, s:i, s:i, s:i, s:i}", "name", model, "uuid",
                                   uuid, "cc_major", 9, "cc_minor", 0, "sm_count", 132,
