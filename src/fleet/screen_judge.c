@@ -177,9 +177,24 @@ static void judge_gpu(gv_screen_verdict *v, int g, const json_t *doc, const json
              gpu->index, gpu->golden_missing, gpu->key);
 }
 
-/* (c): the GPUs against each other, by merge's rules; outliers fail their case. */
+/* Whether the golden file holds case c's digest for GPU g's key: 1 the same, 0 another, -1 no
+   entry or no digest. */
+static int golden_agrees(const json_t *golden, const gv_screen_gpu *gpu, const json_t *c)
+{
+    const json_t *digests = json_object_get(gv_screen_golden_entry(golden, gpu->key), "digests");
+    char key[512];
+    gv_run_case_key(c, key, sizeof key);
+    const char *want = json_string_value(json_object_get(digests, key)),
+               *hash = json_string_value(json_object_get(c, "output_hash"));
+    if (!want || !hash) return -1;
+    return strcmp(want, hash) == 0;
+}
+
+/* (c): the GPUs against each other, by merge's rules; outliers fail their case. Where merge
+   could not decide between two GPUs, the golden file decides when it can: the GPU whose digest
+   it holds is not named. */
 static void judge_fleet(gv_screen_verdict *v, json_t *const *docs, const char *const *names, int n,
-                        FILE *merge_out)
+                        const json_t *golden, FILE *merge_out)
 {
     json_t *run_docs[GV_FLEET_MAX_DEVICES];
     const char *run_names[GV_FLEET_MAX_DEVICES];
@@ -208,22 +223,25 @@ static void judge_fleet(gv_screen_verdict *v, json_t *const *docs, const char *c
         /* the unit from the outlier's own case */
         int unit = -1;
         size_t k;
-        const json_t *c;
+        const json_t *c, *mine = NULL;
         json_array_foreach(json_object_get(docs[g], "cases"), k, c)
         {
             char l[192];
             case_label(c, l, sizeof l);
             if (strcmp(l, label) == 0) {
                 unit = case_unit(v->tier, c);
+                mine = c;
                 break;
             }
         }
         char why[512];
         bool undecided = json_is_true(json_object_get(o, "undecided"));
+        if (undecided && golden && mine && golden_agrees(golden, &v->gpus[g], mine) == 1)
+            continue; /* the golden digest is its own: the other GPU is the one that differs */
         if (undecided)
             snprintf(why, sizeof why,
-                     "digest differs from the other GPU's of its model, and neither is nearer "
-                     "the oracle (undecided: both named)");
+                     "digest differs from the other GPU's of its model, neither is nearer the "
+                     "oracle and no golden digest decides (undecided: both named)");
         else
             snprintf(why, sizeof why,
                      "digest differs from the other GPUs' of its model "
@@ -260,7 +278,7 @@ int gv_screen_judge(const gv_screen_tier *tier, json_t *const *docs, const char 
         if (*tv && strcmp(tv, tier->version) != 0)
             note(v, "GPU %d ran %s, not %s", gpu->index, tv, tier->version);
     }
-    judge_fleet(v, docs, names, v->n, merge_out);
+    judge_fleet(v, docs, names, v->n, golden, merge_out);
     bool failed = false, lost = false;
     for (int i = 0; i < v->n_failures; i++) {
         const gv_screen_failure *f = &v->failures[i];

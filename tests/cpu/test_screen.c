@@ -477,6 +477,27 @@ Test(screen_golden, gpus_of_one_model_that_disagree_are_not_recorded)
     free_docs(docs, 2);
 }
 
+Test(screen_golden, the_golden_file_decides_between_two_gpus_that_merge_cannot)
+{
+    json_t *docs[2] = {node_run(0, H100), node_run(1, H100)};
+    char err[512];
+    json_t *g = gv_screen_golden_record(NULL, docs, 2, err, sizeof err);
+    cr_assert_not_null(g, "%s", err);
+    /* equally far from the oracle (the same metrics), another digest on GPU 1 */
+    json_object_set_new(row_case(docs[1], row_of(GV_UNIT_FFT)), "output_hash",
+                        json_string("0x0000000000000bad"));
+    gv_screen_verdict v;
+    cr_expect_eq(judge(docs, 2, g, &v), 1);
+    cr_assert_eq(v.n_failures, 1, "GPU 0 holds the golden digest: only GPU 1 is named");
+    cr_expect_eq(v.failures[0].gpu, 1);
+    cr_expect_eq(v.failures[0].unit, GV_UNIT_FFT);
+    cr_expect_eq(v.failures[0].by, GV_SCREEN_BY_GOLDEN | GV_SCREEN_BY_FLEET);
+    cr_expect(v.gpus[0].ok && !v.gpus[1].ok);
+    gv_screen_verdict_free(&v);
+    json_decref(g);
+    free_docs(docs, 2);
+}
+
 /* A file with text, read by the strict reader: the message it gave. */
 static int read_text(const char *text, char *err, size_t len)
 {
