@@ -31,6 +31,7 @@
 #include "io/json_util.h"
 #include "io/run_doc.h"
 #include "cmd/report.h"
+#include "cmd/screen.h"
 #include "cmd/probe.h"
 #include "cmd/tradeoffs.h"
 #include "../../include/gpuval.h" /* GPUVAL_API_VERSION */
@@ -287,6 +288,7 @@ static const char main_head[] =
     "  cache    the oracle cache: info, clear\n"
     "  merge    run files of several GPUs or ranks as one fleet: agreement, outliers\n"
     "  collectives NCCL all-reduce, all-gather, reduce-scatter, broadcast: judged, timed\n"
+    "  screen   every GPU of a node, a fixed tier of cases: names the GPU computing wrong\n"
     "  help CMD the options of CMD (same as CMD --help)\n"
     "\n"
     "  --plugin FILE  (with any command) load the ops of a plugin built against\n"
@@ -342,7 +344,8 @@ static const struct {
                 {"replay", &gv_replay_options},    {"judge", &gv_judge_options},
                 {"inputs", &gv_inputs_options},    {"merge", &gv_merge_options},
                 {"collectives", &gv_coll_options}, {"probe", &gv_probe_options},
-                {"info", &info_options},           {"cache", &cache_options}};
+                {"info", &info_options},           {"cache", &cache_options},
+                {"screen", &gv_screen_options}};
 
 /* check_options_first's answer when the command line asks for the version. */
 enum { VERSION_ASKED = -1 };
@@ -431,7 +434,8 @@ int gv_cli_main(int argc, char **argv)
                 {"probe", gv_cmd_probe},   {"compare", gv_cmd_compare},
                 {"replay", gv_cmd_replay}, {"judge", gv_cmd_judge},
                 {"inputs", gv_cmd_inputs}, {"cache", gv_cmd_cache},
-                {"merge", gv_cmd_merge},   {"collectives", gv_cmd_collectives}};
+                {"merge", gv_cmd_merge},   {"collectives", gv_cmd_collectives},
+                {"screen", gv_cmd_screen}};
     if (strcmp(cmd, "help") == 0) {
         if (argc < 3) {
             gv_help_print(stdout, &main_help);

@@ -33,6 +33,9 @@
       "print the wall time of each phase of every device run on stderr")                           \
     X(perturb_device, "GPUVAL_PERTURB_DEVICE", INT,                                                \
       "for the tests: device N changes its first output by 2 ulps (a planted outlier GPU)")        \
+    X(screen_fault, "GPUVAL_SCREEN_FAULT", TEXT,                                                   \
+      "for the tests of screen: DEV:KIND[:ARG][@GLOB] corrupts output 0 on device DEV (one-in:N, " \
+      "mantissa[:B], exponent[:B], constant[:V]; core/fault.h)")                                   \
     X(generic_kernels, "GPUVAL_GENERIC_KERNELS", FLAG,                                             \
       "the hand-written kernels take their generic paths (those of GPUs without cp.async) on any " \
       "GPU, to test them where the fast paths exist")                                          \

@@ -10,6 +10,7 @@
 #include <time.h>
 
 #include "../../oracle/go.h"
+#include "core/fault.h"
 #include "core/inputs.h"
 #include "core/judge.h"
 #include "core/knobs.h"
@@ -59,6 +60,9 @@ static void *device_job_run(void *arg)
     double t0 = now_ms();
     cr->device_rc = gk_run(cr->p.c.op->device, &cr->L, &cr->io);
     cr->device_ms = now_ms() - t0;
+    if (cr->device_rc == GV_OK) /* GPUVAL_SCREEN_FAULT: a planted wrong GPU, off by default */
+        gv_fault_inject(cr->p.c.op->name, gk_device_current(), (gv_dtype)cr->L.dtype,
+                        cr->io.out[0], cr->p.out[0].count);
     /* the last error is one buffer for the process: copied here, before the next case's
        device run can start, it belongs to this case whenever the judge reads it */
     snprintf(cr->device_error, sizeof cr->device_error, "%s", gk_last_error());

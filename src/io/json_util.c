@@ -105,6 +105,7 @@ const char *const gv_numerics_env[] = {
     "CUBLAS_DEFAULT_MATH_MODE",
     "CUDA_FORCE_PTX_JIT",
     "GPUVAL_PERTURB_DEVICE", /* a planted 2-ulp change on one device (kernels/gk.h) */
+    "GPUVAL_SCREEN_FAULT",   /* a planted wrong output on one device (core/fault.h) */
     NULL};
 
 json_t *gv_json_env(void)

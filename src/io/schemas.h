@@ -24,7 +24,9 @@
     X(OPS, "gpuval-ops/1", "list --json", "-")                                                     \
     X(PROBE, "gpuval-probe/1", "probe --json", "compare, report, merge")                           \
     X(FLEET_PROBE, "gpuval-fleet-probe/1", "merge of probe documents", "-")                        \
-    X(INPUTS, "gpuval-inputs/1", "inputs --out DIR (case.json)", "judge --case")
+    X(INPUTS, "gpuval-inputs/1", "inputs --out DIR (case.json)", "judge --case")                  \
+    X(SCREEN, "gpuval-screen/1", "screen --device LIST --json", "-")                               \
+    X(GOLDEN, "gpuval-golden/1", "screen --record", "screen --golden, --record")
 
 typedef enum gv_doc_kind {
 #define GV_DOC_ENUM(id, schema, writers, readers) GV_DOC_##id,

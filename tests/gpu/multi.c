@@ -2,7 +2,7 @@
  * GPUVAL_PERTURB_DEVICE named as the outlier, per-device run files merged, bench and tradeoffs
  * --device all merged per case and device, the collectives in one process and as two ranks of
  * an mpirun job (one GPU each; $GPUVAL_MPIRUN names the launcher, default mpirun; those tests
- * are skipped without it). Needs two devices:
+ * are skipped without it), and gpuval screen naming a GPU with a planted fault. Needs two devices:
  * with fewer the program returns 77 (meson's skip) before Criterion starts; the device count
  * is taken in a forked child so this process never initialises CUDA. */
 #include <criterion/criterion.h>
@@ -270,6 +270,75 @@ Test(multi_gpu, more_ranks_than_gpus_are_refused_before_nccl, .timeout = 300)
     char want[64];
     snprintf(want, sizeof want, "collectives: SKIP (ranks 0 and %d share device 0 of ", n);
     cr_expect_not_null(strstr(out, want), "%s", out);
+}
+
+/* gpuval screen on two GPUs: a healthy pair records its golden digests and passes against
+   them; then each planted fault of GPUVAL_SCREEN_FAULT on GPU 1 must be named, with its unit,
+   in the drain line (alone on stdout with --drain-line), and GPU 0 must stay ok. */
+static char screen_dir[] = "/tmp/gv-screen-XXXXXX";
+
+static void screen_setup(void)
+{
+    cr_assert_not_null(mkdtemp(screen_dir));
+    char args[512];
+    snprintf(args, sizeof args, "screen --device 0,1 -q --record %s/golden.json", screen_dir);
+    int rc = gpuval("", args, out, sizeof out);
+    cr_assert_eq(rc, 0, "recording on a healthy pair: exit %d\n%s", rc, out);
+}
+
+static void screen_teardown(void)
+{
+    char cmd[256];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", screen_dir);
+    cr_expect_eq(system(cmd), 0);
+}
+
+/* The drain line of `screen --device 0,1 --golden ... --drain-line` under fault env; exit rc. */
+static int screen_line(const char *env, char *line, size_t len)
+{
+    char args[512], cmd[1024];
+    snprintf(args, sizeof args, "screen --device 0,1 --golden %s/golden.json --drain-line",
+             screen_dir);
+    snprintf(cmd, sizeof cmd, "%s '%s' %s 2>/dev/null </dev/null", env, getenv("GPUVAL"), args);
+    FILE *f = popen(cmd, "r");
+    cr_assert_not_null(f);
+    size_t used = fread(line, 1, len - 1, f);
+    line[used] = '\0';
+    int st = pclose(f);
+    return st != -1 && WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+TestSuite(multi_screen, .init = screen_setup, .fini = screen_teardown);
+
+Test(multi_screen, a_healthy_pair_passes_against_its_golden_digests, .timeout = 600)
+{
+    char line[4096];
+    int rc = screen_line("", line, sizeof line);
+    cr_expect_eq(rc, 0, "exit %d: %s", rc, line);
+    cr_expect_not_null(strstr(line, "gpuval screen: prolog/1 passed on 2 GPUs in "), "%s", line);
+    cr_expect_eq(count(line, "\n"), 1, "one line: %s", line);
+}
+
+Test(multi_screen, each_planted_fault_names_gpu_1_and_its_unit, .timeout = 1200)
+{
+    const struct {
+        const char *env, *says;
+    } faults[] = {
+        {"GPUVAL_SCREEN_FAULT=1:mantissa@gemm.cublas",
+         "failed gemm.cublas f32 tf32 (tensor-cores): digest differs from golden"},
+        {"GPUVAL_SCREEN_FAULT=1:one-in:1000@reduce.*", "failed reduce.sum f32 native (reduce): "},
+        {"GPUVAL_SCREEN_FAULT=1:exponent@fft.*", "failed fft.c2c.fwd f32 native (fft): "},
+        {"GPUVAL_SCREEN_FAULT=1:constant@vadd", "failed vadd f32 native (memory): "},
+    };
+    for (size_t i = 0; i < sizeof faults / sizeof faults[0]; i++) {
+        char line[4096];
+        int rc = screen_line(faults[i].env, line, sizeof line);
+        cr_expect_eq(rc, 1, "%s: exit %d: %s", faults[i].env, rc, line);
+        cr_expect_not_null(strstr(line, "gpuval screen: GPU 1 (GPU-"), "%s: %s", faults[i].env,
+                           line);
+        cr_expect_not_null(strstr(line, faults[i].says), "%s: %s", faults[i].env, line);
+        cr_expect_null(strstr(line, "GPU 0 "), "%s: GPU 0 named too: %s", faults[i].env, line);
+    }
 }
 
 int main(int argc, char *argv[])

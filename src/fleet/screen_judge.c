@@ -1,0 +1,304 @@
+/* screen_judge.c: the three judgements of `gpuval screen` (screen_judge.h) over the runs of a
+ * node's GPUs: (a) each case's own verdict (the oracle and the error models, exactly as check
+ * judged it), (b) each deterministic case's output digest against the golden file's entry for the
+ * GPU's model, driver and libraries, and (c) the GPUs against each other, by gpuval merge's rules
+ * (gv_fleet_merge: a strict majority of one model names the outlier; two GPUs, the one farther
+ * from the oracle). A case that fails several judgements is one failure with every judgement
+ * named. */
+#include "fleet/screen_judge.h"
+
+#include "fleet/screen_golden.h"
+
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/gv.h"
+#include "io/json_util.h"
+#include "io/run_read.h"
+#include "runs/merge_check.h"
+
+const char *gv_screen_by_text(int by, char *buf, size_t len)
+{
+    static const char *const names[] = {"check", "golden", "fleet"};
+    size_t at = 0;
+    buf[0] = '\0';
+    for (int b = 0; b < 3; b++)
+        if (by & (1 << b)) {
+            int w = snprintf(buf + at, at < len ? len - at : 0, "%s%s", at ? "+" : "", names[b]);
+            if (w > 0) at += (size_t)w;
+        }
+    return buf;
+}
+
+/* "op dtype mode dist shape": how merge labels a case (its key before '|'), and the failures'. */
+static void case_label(const json_t *c, char *buf, size_t len)
+{
+    char shape[128] = "";
+    size_t used = 0, i;
+    const json_t *d;
+    json_array_foreach(json_object_get(c, "shape"), i, d)
+    {
+        used += (size_t)snprintf(shape + used, used < sizeof shape ? sizeof shape - used : 0,
+                                 "%s%lld", i ? "x" : "", (long long)json_integer_value(d));
+    }
+    snprintf(buf, len, "%s %s %s %s %s", gv_jstr(c, "op"), gv_jstr(c, "dtype"), gv_jstr(c, "mode"),
+             gv_jstr(c, "dist"), shape);
+}
+
+static int case_unit(const gv_screen_tier *tier, const json_t *c)
+{
+    char shape[128] = "";
+    size_t used = 0, i;
+    const json_t *d;
+    json_array_foreach(json_object_get(c, "shape"), i, d)
+    {
+        used += (size_t)snprintf(shape + used, used < sizeof shape ? sizeof shape - used : 0,
+                                 "%s%lld", i ? "x" : "", (long long)json_integer_value(d));
+    }
+    return gv_screen_unit_of(tier, gv_jstr(c, "op"), gv_jstr(c, "dtype"), gv_jstr(c, "mode"),
+                             gv_jstr(c, "dist"), shape);
+}
+
+static void note(gv_screen_verdict *v, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void note(gv_screen_verdict *v, const char *fmt, ...)
+{
+    if (v->n_notes >= (int)(sizeof v->notes / sizeof v->notes[0])) return;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(v->notes[v->n_notes++], sizeof v->notes[0], fmt, ap);
+    va_end(ap);
+}
+
+/* Record that case label (unit) of GPU g failed judgement by, for why. The same case failed by
+   another judgement already: that failure gains the judgement, and keeps its first reason. */
+static void fail(gv_screen_verdict *v, int g, int unit, int by, const char *label, const char *why)
+{
+    for (int i = 0; i < v->n_failures; i++) {
+        gv_screen_failure *f = &v->failures[i];
+        if (f->gpu == g && strcmp(f->label, label) == 0) {
+            f->by |= by;
+            return;
+        }
+    }
+    if (v->n_failures == v->cap) {
+        int cap = v->cap ? 2 * v->cap : 16;
+        gv_screen_failure *nf = realloc(v->failures, (size_t)cap * sizeof *nf);
+        if (!nf) return; /* counted below all the same: the GPU is not ok */
+        v->failures = nf;
+        v->cap = cap;
+    }
+    gv_screen_failure *f = &v->failures[v->n_failures++];
+    memset(f, 0, sizeof *f);
+    f->gpu = g;
+    f->unit = unit;
+    f->by = by;
+    snprintf(f->label, sizeof f->label, "%s", label);
+    snprintf(f->why, sizeof f->why, "%s", why);
+}
+
+/* The GPU's identity and counts from its run. */
+static void describe(gv_screen_gpu *gpu, const json_t *doc, int k)
+{
+    const json_t *dev = json_object_get(doc, "device");
+    gpu->index = gv_jint(doc, "fleet.device_index", k);
+    /* as nvidia-smi -L, DCGM and the device plugin print it, so that labels join */
+    const char *uuid = gv_jstr(dev, "uuid");
+    snprintf(gpu->uuid, sizeof gpu->uuid, "%s%s", *uuid && strncmp(uuid, "GPU-", 4) ? "GPU-" : "",
+             uuid);
+    snprintf(gpu->name, sizeof gpu->name, "%s",
+             json_is_object(dev) ? gv_jstr(dev, "name") : "no device");
+    if (!gv_screen_golden_key(doc, gpu->key, sizeof gpu->key))
+        snprintf(gpu->key, sizeof gpu->key, "%s", gpu->name);
+    double s = gv_jnum(doc, "screen.seconds");
+    gpu->seconds = s == s && s > 0 ? s : 0;
+}
+
+/* (a) and (b) for GPU g. */
+static void judge_gpu(gv_screen_verdict *v, int g, const json_t *doc, const json_t *golden)
+{
+    gv_screen_gpu *gpu = &v->gpus[g];
+    const json_t *entry = NULL, *digests = NULL;
+    if (golden) {
+        entry = gv_screen_golden_entry(golden, gpu->key);
+        gpu->golden = entry ? GV_GOLDEN_COMPARED : GV_GOLDEN_NO_ENTRY;
+        digests = json_object_get(entry, "digests");
+        if (!entry)
+            note(v,
+                 "GPU %d: no golden entry for this GPU/driver/library (%s): not compared "
+                 "bit for bit",
+                 gpu->index, gpu->key);
+    }
+    size_t i;
+    const json_t *c;
+    if (!json_is_object(json_object_get(doc, "device")))
+        fail(v, g, -1, GV_SCREEN_BY_CHECK, "device", "its worker found no CUDA device");
+    json_array_foreach(json_object_get(doc, "cases"), i, c)
+    {
+        char label[192], why[512];
+        case_label(c, label, sizeof label);
+        int unit = case_unit(v->tier, c);
+        const char *verdict = gv_jstr(c, "verdict");
+        gpu->cases++;
+        if (strcmp(verdict, "PASS") == 0)
+            gpu->passed++;
+        else if (strcmp(verdict, "FAIL") == 0)
+            gpu->failed++;
+        else if (strcmp(verdict, "SKIP") == 0)
+            gpu->skipped++;
+        else
+            gpu->errors++;
+        if (strcmp(verdict, "FAIL") == 0 || strcmp(verdict, "ERROR") == 0 ||
+            !gv_run_verdict_ok(verdict)) {
+            snprintf(why, sizeof why, "%s: %s", *verdict ? verdict : "no verdict",
+                     *gv_jstr(c, "reason") ? gv_jstr(c, "reason") : "(no reason recorded)");
+            fail(v, g, unit, GV_SCREEN_BY_CHECK, label, why);
+        }
+        if (!digests || strcmp(verdict, "SKIP") == 0 || strcmp(verdict, "ERROR") == 0) continue;
+        if (!json_is_true(json_object_get(c, "deterministic"))) continue; /* the models judge it */
+        const char *hash = json_string_value(json_object_get(c, "output_hash"));
+        char key[512];
+        gv_run_case_key(c, key, sizeof key);
+        const char *want = json_string_value(json_object_get(digests, key));
+        if (!hash || !want) {
+            gpu->golden_missing++;
+            continue;
+        }
+        if (strcmp(hash, want) == 0) {
+            gpu->golden_matched++;
+            continue;
+        }
+        gpu->golden_differ++;
+        snprintf(why, sizeof why, "digest %s differs from golden %s", hash, want);
+        fail(v, g, unit, GV_SCREEN_BY_GOLDEN, label, why);
+    }
+    if (gpu->golden == GV_GOLDEN_COMPARED && gpu->golden_missing)
+        note(v, "GPU %d: %d deterministic cases have no golden digest in the entry for %s",
+             gpu->index, gpu->golden_missing, gpu->key);
+}
+
+/* Whether the golden file holds case c's digest for GPU g's key: 1 the same, 0 another, -1 no
+   entry or no digest. */
+static int golden_agrees(const json_t *golden, const gv_screen_gpu *gpu, const json_t *c)
+{
+    const json_t *digests = json_object_get(gv_screen_golden_entry(golden, gpu->key), "digests");
+    char key[512];
+    gv_run_case_key(c, key, sizeof key);
+    const char *want = json_string_value(json_object_get(digests, key)),
+               *hash = json_string_value(json_object_get(c, "output_hash"));
+    if (!want || !hash) return -1;
+    return strcmp(want, hash) == 0;
+}
+
+/* (c): the GPUs against each other, by merge's rules; outliers fail their case. Where merge
+   could not decide between two GPUs, the golden file decides when it can: the GPU whose digest
+   it holds is not named. */
+static void judge_fleet(gv_screen_verdict *v, json_t *const *docs, const char *const *names, int n,
+                        const json_t *golden, FILE *merge_out)
+{
+    json_t *run_docs[GV_FLEET_MAX_DEVICES];
+    const char *run_names[GV_FLEET_MAX_DEVICES];
+    int gpu_of[GV_FLEET_MAX_DEVICES], m = 0;
+    for (int i = 0; i < n; i++)
+        if (docs[i]) {
+            run_docs[m] = docs[i];
+            run_names[m] = names[i] ? names[i] : "";
+            gpu_of[m++] = i;
+        }
+    if (m < 2) return;
+    FILE *sink = merge_out ? merge_out : fopen("/dev/null", "w");
+    json_t *fleet = NULL;
+    gv_fleet_merge(run_docs, run_names, m, 1, sink ? sink : stderr, &fleet, NULL);
+    if (!merge_out && sink) fclose(sink);
+    const json_t *devs = json_object_get(fleet, "devices");
+    size_t i;
+    const json_t *o;
+    json_array_foreach(json_object_get(fleet, "outliers"), i, o)
+    {
+        const char *dev = gv_jstr(o, "device"), *label = gv_jstr(o, "case");
+        int g = -1;
+        for (int d = 0; d < m && g < 0; d++)
+            if (strcmp(gv_jstr(json_array_get(devs, (size_t)d), "label"), dev) == 0) g = gpu_of[d];
+        if (g < 0) continue;
+        /* the unit from the outlier's own case */
+        int unit = -1;
+        size_t k;
+        const json_t *c, *mine = NULL;
+        json_array_foreach(json_object_get(docs[g], "cases"), k, c)
+        {
+            char l[192];
+            case_label(c, l, sizeof l);
+            if (strcmp(l, label) == 0) {
+                unit = case_unit(v->tier, c);
+                mine = c;
+                break;
+            }
+        }
+        char why[512];
+        bool undecided = json_is_true(json_object_get(o, "undecided"));
+        if (undecided && golden && mine && golden_agrees(golden, &v->gpus[g], mine) == 1)
+            continue; /* the golden digest is its own: the other GPU is the one that differs */
+        if (undecided)
+            snprintf(why, sizeof why,
+                     "digest differs from the other GPU's of its model, neither is nearer the "
+                     "oracle and no golden digest decides (undecided: both named)");
+        else
+            snprintf(why, sizeof why,
+                     "digest differs from the other GPUs' of its model "
+                     "(reference %s)",
+                     gv_jstr(o, "reference"));
+        fail(v, g, unit, GV_SCREEN_BY_FLEET, label, why);
+    }
+    json_t *nv;
+    json_array_foreach(json_object_get(fleet, "notes"), i, nv)
+    {
+        if (json_is_string(nv)) note(v, "%s", json_string_value(nv));
+    }
+    json_decref(fleet);
+}
+
+int gv_screen_judge(const gv_screen_tier *tier, json_t *const *docs, const char *const *names,
+                    int n, const json_t *golden, FILE *merge_out, gv_screen_verdict *v)
+{
+    memset(v, 0, sizeof *v);
+    v->tier = tier;
+    v->n = n < GV_FLEET_MAX_DEVICES ? n : GV_FLEET_MAX_DEVICES;
+    for (int g = 0; g < v->n; g++) {
+        gv_screen_gpu *gpu = &v->gpus[g];
+        gpu->index = g;
+        gpu->file = names ? names[g] : NULL;
+        if (!docs[g]) {
+            gpu->lost = true;
+            snprintf(gpu->name, sizeof gpu->name, "not judged");
+            continue;
+        }
+        describe(gpu, docs[g], g);
+        judge_gpu(v, g, docs[g], golden);
+        const char *tv = gv_jstr(docs[g], "screen.tier");
+        if (*tv && strcmp(tv, tier->version) != 0)
+            note(v, "GPU %d ran %s, not %s", gpu->index, tv, tier->version);
+    }
+    judge_fleet(v, docs, names, v->n, golden, merge_out);
+    bool failed = false, lost = false;
+    for (int i = 0; i < v->n_failures; i++) {
+        const gv_screen_failure *f = &v->failures[i];
+        gv_screen_gpu *gpu = &v->gpus[f->gpu];
+        gpu->n_failures++;
+        if (f->unit >= 0) gpu->unit_failures[f->unit]++;
+    }
+    for (int g = 0; g < v->n; g++) {
+        gv_screen_gpu *gpu = &v->gpus[g];
+        gpu->ok = !gpu->lost && gpu->n_failures == 0 && gpu->cases > 0;
+        failed = failed || (!gpu->lost && !gpu->ok);
+        lost = lost || gpu->lost;
+    }
+    v->exit_code = failed ? GV_EXIT_FAIL : lost ? GV_EXIT_RUNTIME : GV_EXIT_OK;
+    return v->exit_code;
+}
+
+void gv_screen_verdict_free(gv_screen_verdict *v)
+{
+    free(v->failures);
+    v->failures = NULL;
+    v->n_failures = v->cap = 0;
+}
