@@ -14,7 +14,9 @@ export PIP_CACHE_DIR=$build/pip-cache PIP_DISABLE_PIP_VERSION_CHECK=1 PIP_NO_INP
 
 # a sanitizer build's libgpuval cannot be dlopen'ed by python3 (ASan's runtime must be the
 # first library of the process: it aborts); the plain build runs these tests
-if ldd "$lib" 2>/dev/null | grep -Eq 'lib(asan|ubsan|tsan)'; then
+# (grep reads all of ldd's output: with -q it could exit first, ldd then dies of SIGPIPE and
+# pipefail reports the pipeline failed, which ran the tests into that abort now and then)
+if ldd "$lib" 2>/dev/null | grep -E 'lib(asan|ubsan|tsan)' >/dev/null; then
   echo "$lib is built with sanitizers, which a python3 process cannot load: skipped" >&2
   exit 77
 fi
