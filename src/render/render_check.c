@@ -209,6 +209,79 @@ static double bar_step(size_t n, int L, int R)
     return n > 0 && (double)n * 24 > room ? room / (double)n : 24;
 }
 
+/* The frame of a per-case bar chart of n cases over [y0, y1]; *step: the bar step. */
+static gv_rk_plot chart_frame(size_t n, double y0, double y1, bool logy, double *step)
+{
+    gv_rk_plot p = {.L = 52, .R = 150, .T = 16, .B = 44, .y0 = y0, .y1 = y1, .logy = logy};
+    *step = bar_step(n, p.L, p.R);
+    p.W = p.L + p.R + (int)ceil((double)n * *step - 1e-9);
+    if (p.W < 560) p.W = 560;
+    p.H = 250;
+    p.x0 = 0;
+    p.x1 = (double)(p.W - p.L - p.R);
+    return p;
+}
+
+static const char *const chart_dtypes[6] = {"f64", "f32", "f16", "bf16", "c64", "c128"};
+
+/* One case's bar, drawn from base to shown, its title open after "#k dtype mode dist: verdict"
+   for the caller to finish; bar_end closes it and writes the value v and the case number. */
+typedef struct chart_bar {
+    double x, w, y, y0;
+    bool bad;
+} chart_bar;
+
+static chart_bar bar_begin(FILE *f, const gv_rk_plot *p, double step, size_t k, const json_t *c,
+                           double shown, double base, bool seen[6])
+{
+    const char *dt = gv_jstr(c, "dtype"), *verdict = gv_jstr(c, "verdict");
+    for (int d = 0; d < 6; d++)
+        if (strcmp(dt, chart_dtypes[d]) == 0) seen[d] = true;
+    chart_bar b = {.x = p->L + (double)k * step + step / 8.0, .w = step - step / 4.0,
+                   .y = gv_rk_py(p, shown), .y0 = gv_rk_py(p, base),
+                   .bad = strcmp(verdict, "PASS") != 0};
+    fprintf(f, "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" fill=\"%s\"%s>", b.x,
+            b.y, b.w, b.y0 - b.y, gv_rk_dtype_colour(dt),
+            b.bad ? " stroke=\"#b00020\" stroke-width=\"2\"" : "");
+    fprintf(f, "<title>#%zu ", k + 1);
+    gv_rk_esc(f, dt);
+    fputc(' ', f);
+    gv_rk_esc(f, gv_jstr(c, "mode"));
+    fputc(' ', f);
+    gv_rk_esc(f, gv_jstr(c, "dist"));
+    fputs(": ", f);
+    gv_rk_esc(f, verdict);
+    return b;
+}
+
+static void bar_end(FILE *f, const chart_bar *b, double step, size_t k, const char *v)
+{
+    fputs("</title></rect>\n", f);
+    if (step >= 18)
+        fprintf(f, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\" font-size=\"9\">%s</text>",
+                b->x + b->w / 2, b->y - 3, v);
+    if (step >= 18 || b->bad)
+        fprintf(f,
+                "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\" font-size=\"9\"%s>%zu</text>",
+                b->x + b->w / 2, b->y0 + 12, b->bad ? " fill=\"#b00020\" font-weight=\"700\"" : "",
+                k + 1);
+    fputc('\n', f);
+}
+
+/* The legend of the dtypes seen, and the chart's end. */
+static void chart_end(FILE *f, const gv_rk_plot *p, const bool seen[6], int dy)
+{
+    const char *names[6], *cols[6];
+    int nl = 0;
+    for (int d = 0; d < 6; d++)
+        if (seen[d]) {
+            names[nl] = chart_dtypes[d];
+            cols[nl++] = gv_rk_dtype_colour(chart_dtypes[d]);
+        }
+    gv_rk_legend(f, p->W - p->R + 8, p->T + dy, names, cols, nl);
+    gv_rk_svg_end(f);
+}
+
 /* Each case's verdict margin (margin_of) against the bound, on a log axis: a bar above the
    line at 1 is a case its rule failed. */
 static void margin_chart(FILE *f, const json_t *cases, const char *op)
@@ -228,31 +301,21 @@ static void margin_chart(FILE *f, const json_t *cases, const char *op)
         n++;
     }
     gv_rk_decades(&lo, &hi);
-    gv_rk_plot p = {.L = 52, .R = 150, .T = 16, .B = 44, .y0 = lo, .y1 = hi, .logy = true};
-    const double step = bar_step(n, p.L, p.R);
-    p.W = p.L + p.R + (int)ceil((double)n * step - 1e-9);
-    if (p.W < 560) p.W = 560;
-    p.H = 250;
-    p.x0 = 0;
-    p.x1 = (double)(p.W - p.L - p.R);
+    double step;
+    gv_rk_plot p = chart_frame(n, lo, hi, true, &step);
     char label[256];
     snprintf(label, sizeof label, "verdict margin per case of %s (ratio over its bound)", op);
     gv_rk_svg_begin(f, &p, label);
     gv_rk_axes(f, &p, "case (# of the table below)", "ratio / bound", 0, 0);
     size_t k = 0;
     bool seen[6] = {false};
-    static const char *const dts[6] = {"f64", "f32", "f16", "bf16", "c64", "c128"};
     json_array_foreach(cases, i, c)
     {
         if (strcmp(gv_jstr(c, "op"), op) != 0) continue;
-        const char *dt = gv_jstr(c, "dtype"), *verdict = gv_jstr(c, "verdict"), *which;
-        for (int d = 0; d < 6; d++)
-            if (strcmp(dt, dts[d]) == 0) seen[d] = true;
+        const char *which;
         double mg = margin_of(c, &which);
-        double x = p.L + (double)k * step + step / 8.0, w = step - step / 4.0;
         double shown = isnan(mg) ? lo : fmin(fmax(mg, lo), hi);
-        double y = gv_rk_py(&p, shown), y0 = gv_rk_py(&p, lo);
-        bool bad = strcmp(verdict, "PASS") != 0;
+        chart_bar b = bar_begin(f, &p, step, k, c, shown, lo, seen);
         char v[32];
         if (isnan(mg))
             snprintf(v, sizeof v, "n/a");
@@ -260,46 +323,17 @@ static void margin_chart(FILE *f, const json_t *cases, const char *op)
             snprintf(v, sizeof v, "inf");
         else
             snprintf(v, sizeof v, "%.2g", mg);
-        fprintf(f, "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" fill=\"%s\"%s>", x,
-                y, w, y0 - y, gv_rk_dtype_colour(dt),
-                bad ? " stroke=\"#b00020\" stroke-width=\"2\"" : "");
-        fprintf(f, "<title>#%zu ", k + 1);
-        gv_rk_esc(f, dt);
-        fputc(' ', f);
-        gv_rk_esc(f, gv_jstr(c, "mode"));
-        fputc(' ', f);
-        gv_rk_esc(f, gv_jstr(c, "dist"));
-        fputs(": ", f);
-        gv_rk_esc(f, verdict);
         fprintf(f, ", margin %s", v);
         if (*which) {
             fputs(" (", f);
             gv_rk_esc(f, which);
             fputc(')', f);
         }
-        fputs("</title></rect>\n", f);
-        if (step >= 18)
-            fprintf(f,
-                    "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\" font-size=\"9\">%s</text>",
-                    x + w / 2, y - 3, v);
-        if (step >= 18 || bad)
-            fprintf(
-                f,
-                "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\" font-size=\"9\"%s>%zu</text>",
-                x + w / 2, y0 + 12, bad ? " fill=\"#b00020\" font-weight=\"700\"" : "", k + 1);
-        fputc('\n', f);
+        bar_end(f, &b, step, k, v);
         k++;
     }
     gv_rk_hline(f, &p, 1.0, "bound", "bound (margin 1)");
-    const char *names[6], *cols[6];
-    int nl = 0;
-    for (int d = 0; d < 6; d++)
-        if (seen[d]) {
-            names[nl] = dts[d];
-            cols[nl++] = gv_rk_dtype_colour(dts[d]);
-        }
-    gv_rk_legend(f, p.W - p.R + 8, p.T + 24, names, cols, nl);
-    gv_rk_svg_end(f);
+    chart_end(f, &p, seen, 24);
 }
 
 /* Whether any case of op carries a verdict margin: the margin chart, else the bits chart. */
@@ -328,70 +362,31 @@ static void bits_chart(FILE *f, const json_t *cases, const char *op)
         if (isfinite(b) && b > top) top = ceil(b / 8) * 8;
         n++;
     }
-    gv_rk_plot p = {.L = 52, .R = 150, .T = 16, .B = 44, .y0 = 0, .y1 = top};
-    const double step = bar_step(n, p.L, p.R);
-    p.W = p.L + p.R + (int)ceil((double)n * step - 1e-9);
-    if (p.W < 560) p.W = 560;
-    p.H = 250;
-    p.x0 = 0;
-    p.x1 = (double)(p.W - p.L - p.R);
+    double step;
+    gv_rk_plot p = chart_frame(n, 0, top, false, &step);
     char label[256];
     snprintf(label, sizeof label, "accurate bits per case of %s", op);
     gv_rk_svg_begin(f, &p, label);
     gv_rk_axes(f, &p, "case (# of the table below)", "accurate bits", 0, 8);
     size_t k = 0;
     bool seen[6] = {false};
-    static const char *const dts[6] = {"f64", "f32", "f16", "bf16", "c64", "c128"};
     json_array_foreach(cases, i, c)
     {
         if (strcmp(gv_jstr(c, "op"), op) != 0) continue;
-        const char *dt = gv_jstr(c, "dtype"), *verdict = gv_jstr(c, "verdict");
-        for (int d = 0; d < 6; d++)
-            if (strcmp(dt, dts[d]) == 0) seen[d] = true;
-        double b = gv_jval(gv_jget(c, "metrics.accurate_bits"));
-        double x = p.L + (double)k * step + step / 8.0, w = step - step / 4.0;
-        double shown = isfinite(b) ? fmax(b, 0) : (b > 0 ? top : 0);
-        double y = gv_rk_py(&p, shown), y0 = gv_rk_py(&p, 0);
-        bool bad = strcmp(verdict, "PASS") != 0;
-        fprintf(f, "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" fill=\"%s\"%s>", x,
-                y, w, y0 - y, gv_rk_dtype_colour(dt),
-                bad ? " stroke=\"#b00020\" stroke-width=\"2\"" : "");
-        fprintf(f, "<title>#%zu ", k + 1);
-        gv_rk_esc(f, dt);
-        fputc(' ', f);
-        gv_rk_esc(f, gv_jstr(c, "mode"));
-        fputc(' ', f);
-        gv_rk_esc(f, gv_jstr(c, "dist"));
-        fputs(": ", f);
-        gv_rk_esc(f, verdict);
-        fprintf(f, ", %s bits</title></rect>\n", isfinite(b) ? "" : (isnan(b) ? "no" : "infinite"));
+        double bits = gv_jval(gv_jget(c, "metrics.accurate_bits"));
+        double shown = isfinite(bits) ? fmax(bits, 0) : (bits > 0 ? top : 0);
+        chart_bar b = bar_begin(f, &p, step, k, c, shown, 0, seen);
+        fprintf(f, ", %s bits", isfinite(bits) ? "" : (isnan(bits) ? "no" : "infinite"));
         char v[32];
-        if (isfinite(b))
-            snprintf(v, sizeof v, "%.1f", b);
+        if (isfinite(bits))
+            snprintf(v, sizeof v, "%.1f", bits);
         else
-            snprintf(v, sizeof v, "%s", isnan(b) ? "n/a" : "inf");
-        if (step >= 18)
-            fprintf(f,
-                    "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\" font-size=\"9\">%s</text>",
-                    x + w / 2, y - 3, v);
-        if (step >= 18 || bad)
-            fprintf(
-                f,
-                "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\" font-size=\"9\"%s>%zu</text>",
-                x + w / 2, y0 + 12, bad ? " fill=\"#b00020\" font-weight=\"700\"" : "", k + 1);
-        fputc('\n', f);
+            snprintf(v, sizeof v, "%s", isnan(bits) ? "n/a" : "inf");
+        bar_end(f, &b, step, k, v);
         k++;
     }
     gv_rk_tier_lines(f, &p, tiers);
-    const char *names[6], *cols[6];
-    int nl = 0;
-    for (int d = 0; d < 6; d++)
-        if (seen[d]) {
-            names[nl] = dts[d];
-            cols[nl++] = gv_rk_dtype_colour(dts[d]);
-        }
-    gv_rk_legend(f, p.W - p.R + 8, p.T + 4, names, cols, nl);
-    gv_rk_svg_end(f);
+    chart_end(f, &p, seen, 4);
 }
 
 static const json_t *prob(const json_t *c, const char *key)
