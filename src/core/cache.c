@@ -14,6 +14,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -191,6 +192,38 @@ static unsigned char *head_block(const char *key, const char *version, int nbuf,
     }
     assert(p == b + *len); /* the block is exactly the length the payload's offset uses */
     return b;
+}
+
+/* ---- computing an entry once (cache.h) -------------------------------------------------- */
+
+static _Thread_local int lock_held = 0; /* this thread holds a stripe: never nested */
+
+int gv_cache_lock(const char *dir, const char *key)
+{
+    if (lock_held) return GV_CACHE_NOT_LOCKED;
+    char path[4200];
+    unsigned stripe = (unsigned)(gv_xxh64(key, strlen(key), 0) % GV_CACHE_LOCK_STRIPES);
+    if (snprintf(path, sizeof path, "%s/lock-%02u", dir, stripe) >= (int)sizeof path)
+        return GV_CACHE_NOT_LOCKED;
+    int fd = open(path, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
+    if (fd < 0 && errno == ENOENT && make_dirs(dir) == 0) /* made by the first put, else */
+        fd = open(path, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
+    if (fd < 0) return GV_CACHE_NOT_LOCKED; /* best effort, as the cache is */
+    while (flock(fd, LOCK_EX) != 0) {
+        if (errno == EINTR) continue;
+        close(fd);
+        return GV_CACHE_NOT_LOCKED;
+    }
+    lock_held = 1;
+    return fd;
+}
+
+void gv_cache_unlock(int fd)
+{
+    if (fd < 0) return;
+    flock(fd, LOCK_UN);
+    close(fd);
+    lock_held = 0;
 }
 
 static int read_all(int fd, void *buf, size_t n)

@@ -98,6 +98,21 @@ int gv_cache_get(const char *dir, const char *key, const char *version, int nbuf
 int gv_cache_put(const char *dir, const char *key, const char *version, int nbuf,
                  const void *const *bufs, const size_t *sizes, uint64_t max_bytes);
 
+/* Computing an entry once for every process that shares the cache (`check --device all`, one
+ * worker per GPU, runs the same cases at the same time: each computing every oracle of a cold
+ * cache on all cores measured 4x one GPU's cold run on a node of two). gv_cache_lock takes an
+ * exclusive flock on one of GV_CACHE_LOCK_STRIPES files of dir chosen by the key's hash
+ * ("lock-NN": not entries, never counted or removed), waiting while another process holds it;
+ * the caller looks the key up again, computes and stores only on a second miss, then unlocks.
+ * The kernel drops the lock of a process that dies. Not nested: while this thread holds one,
+ * gv_cache_lock returns GV_CACHE_NOT_LOCKED at once (two keys of one stripe in one thread
+ * would otherwise wait for each other); so does a directory where no lock file can be made.
+ * Returns the lock's descriptor, or GV_CACHE_NOT_LOCKED; gv_cache_unlock takes either. */
+#define GV_CACHE_LOCK_STRIPES 64
+#define GV_CACHE_NOT_LOCKED   (-1)
+int gv_cache_lock(const char *dir, const char *key);
+void gv_cache_unlock(int fd);
+
 /* Only files gpuval made are ever removed or counted: regular files (a symbolic link is never
  * followed), named as an entry or a temporary, beginning with an entry's magic (a temporary may
  * also be empty: killed before its header was written); each is checked

@@ -190,7 +190,16 @@ int gv_cached_reference(gv_problem *p, bool *hit)
     double kind = 0.0;
     if (p->out[0].ref_lo) bufs[nbuf] = &kind, sizes[nbuf++] = sizeof kind;
     int got = gv_cache_get(dir, key, version, nbuf, bufs, sizes);
+    int lock = GV_CACHE_NOT_LOCKED;
+    if (got != 1) {
+        /* another process sharing the cache may be computing this very entry: wait for it and
+           look again, rather than compute it on the same cores at the same time (cache.h) */
+        lock = gv_cache_lock(dir, key);
+        if (lock != GV_CACHE_NOT_LOCKED && got == 0)
+            got = gv_cache_get(dir, key, version, nbuf, bufs, sizes);
+    }
     if (got == 1) {
+        gv_cache_unlock(lock);
         counts.hits++;
         *hit = true;
         p->ref_exact = kind == 1.0;
@@ -211,14 +220,14 @@ int gv_cached_reference(gv_problem *p, bool *hit)
     /* kept only when computing it is slower than reading it back (cache.h, gv_cache_worth):
        the rest, element-wise adds and stencils whose oracle runs at memory speed, are
        recomputed and counted cheap, so that a warm run's misses are explained */
-    if (rc != GV_OK) return rc;
-    if (!gv_cache_worth(took_ms, bytes, gv_cache_min_ms())) {
+    if (rc == GV_OK && !gv_cache_worth(took_ms, bytes, gv_cache_min_ms())) {
         counts.cheap++;
-        return rc;
+    } else if (rc == GV_OK) {
+        int put = gv_cache_put(dir, key, version, nbuf, (const void *const *)bufs, sizes,
+                               gv_cache_max_bytes());
+        if (put == GV_OK) counts.stored++;
     }
-    int put = gv_cache_put(dir, key, version, nbuf, (const void *const *)bufs, sizes,
-                           gv_cache_max_bytes());
-    if (put == GV_OK) counts.stored++;
+    gv_cache_unlock(lock);
     return rc;
 }
 
@@ -231,6 +240,11 @@ int gv_cache_memo(const char *key, int nbuf, void *const *bufs, const size_t *si
     if (snprintf(full, sizeof full, "made=%s", key) >= (int)sizeof full) return make(ctx);
     const char *version = gv_cache_version();
     if (gv_cache_get(dir, full, version, nbuf, bufs, sizes) == 1) return GV_OK;
+    int lock = gv_cache_lock(dir, full); /* made once for every process (cache.h) */
+    if (lock != GV_CACHE_NOT_LOCKED && gv_cache_get(dir, full, version, nbuf, bufs, sizes) == 1) {
+        gv_cache_unlock(lock);
+        return GV_OK;
+    }
     size_t bytes = 0;
     for (int i = 0; i < nbuf; i++)
         bytes += sizes[i];
@@ -240,5 +254,6 @@ int gv_cache_memo(const char *key, int nbuf, void *const *bufs, const size_t *si
     if (rc == GV_OK && now_ms() - t0 > gv_cache_min_ms() + (double)bytes / 2e6)
         gv_cache_put(dir, full, version, nbuf, (const void *const *)bufs, sizes,
                      gv_cache_max_bytes());
+    gv_cache_unlock(lock);
     return rc;
 }

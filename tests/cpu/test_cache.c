@@ -12,6 +12,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "core/hash.h"
 #include "core/knobs.h"
 #include "core/problem.h"
 #include "core/cache.h"
@@ -390,6 +391,72 @@ Test(cache, concurrent_writers_and_readers_stay_correct, .init = make_tmp, .fini
     cr_assert(fgets(count, sizeof count, f));
     pclose(f);
     cr_expect_eq(atoi(count), 0, "no temporary file is left behind");
+}
+
+/* Processes that share the cache compute an entry once: four processes ask for the same case's
+   reference at the same time; exactly one misses (computes and stores), the three others wait
+   for it and hit, with the same bits. The lock files are not entries, and a lock is not nested
+   within one thread. */
+Test(cache, processes_sharing_the_cache_compute_a_reference_once, .init = make_tmp, .fini = rm_tmp)
+{
+    setenv("GPUVAL_CACHE_MIN_MS", "0", 1);
+    gv_knobs_reload();
+    gv_case c = {gv_op_find("sin_iter"),     GV_F64, GV_MODE_NATIVE, GV_DIST_UNIFORM11,
+                 {.nd = 2, .d = {20001, 200}}, 5};
+    cr_assert_not_null(c.op);
+    enum { PROCS = 4 };
+    int fds[PROCS][2];
+    pid_t pids[PROCS];
+    for (int k = 0; k < PROCS; k++) {
+        cr_assert_eq(pipe(fds[k]), 0);
+        pids[k] = fork();
+        cr_assert_geq(pids[k], 0);
+        if (pids[k] > 0) {
+            close(fds[k][1]);
+            continue;
+        }
+        gv_problem p;
+        bool hit = false;
+        int rc = gv_problem_init(&p, &c) == GV_OK ? gv_cached_reference(&p, &hit) : -1;
+        uint64_t h = rc == GV_OK ? gv_xxh64(p.out[0].ref, sizeof(double) * (size_t)p.out[0].count, 0)
+                                 : 0;
+        char line[64];
+        int w = snprintf(line, sizeof line, "%d %d %016llx\n", rc, hit, (unsigned long long)h);
+        _exit(write(fds[k][1], line, (size_t)w) == w ? 0 : 3);
+    }
+    int hits = 0, oks = 0;
+    char first[64] = "";
+    for (int k = 0; k < PROCS; k++) {
+        char line[64] = "";
+        ssize_t got = read(fds[k][0], line, sizeof line - 1);
+        close(fds[k][0]);
+        int st;
+        cr_assert_eq(waitpid(pids[k], &st, 0), pids[k]);
+        cr_expect(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+        int rc = -1, hit = 0;
+        char h[32] = "";
+        cr_assert(got > 0 && sscanf(line, "%d %d %31s", &rc, &hit, h) == 3, "%s", line);
+        oks += rc == GV_OK;
+        hits += hit;
+        if (!first[0]) snprintf(first, sizeof first, "%s", h);
+        cr_expect_str_eq(h, first, "every process has the same reference bits");
+    }
+    cr_expect_eq(oks, PROCS);
+    cr_expect_eq(hits, PROCS - 1, "one process computes, the others wait and read its entry: %d hits", hits);
+    int n;
+    uint64_t bytes;
+    gv_cache_stats(dir, &n, &bytes);
+    cr_expect_eq(n, 1, "one entry; the lock files are not entries");
+    int a = gv_cache_lock(dir, "k");
+    cr_expect_neq(a, GV_CACHE_NOT_LOCKED);
+    cr_expect_eq(gv_cache_lock(dir, "k"), GV_CACHE_NOT_LOCKED, "not nested in one thread");
+    gv_cache_unlock(a);
+    a = gv_cache_lock(dir, "k");
+    cr_expect_neq(a, GV_CACHE_NOT_LOCKED, "free again once unlocked");
+    gv_cache_unlock(a);
+    cr_expect_eq(gv_cache_clear(dir), 1, "clear removes the entry and leaves the lock files");
+    unsetenv("GPUVAL_CACHE_MIN_MS");
+    gv_knobs_reload();
 }
 
 /* The reference of a case: computed, stored, read back bit for bit; a corrupted entry is
