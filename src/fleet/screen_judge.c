@@ -190,9 +190,8 @@ static int golden_agrees(const json_t *golden, const gv_screen_gpu *gpu, const j
     return strcmp(want, hash) == 0;
 }
 
-/* (c): the GPUs against each other, by merge's rules; outliers fail their case. Where merge
-   could not decide between two GPUs, the golden file decides when it can: the GPU whose digest
-   it holds is not named. */
+/* (c): the GPUs against each other, by merge's rules; outliers fail their case, but never a GPU
+   whose digest the golden file holds for its model and software. */
 static void judge_fleet(gv_screen_verdict *v, json_t *const *docs, const char *const *names, int n,
                         const json_t *golden, FILE *merge_out)
 {
@@ -236,8 +235,10 @@ static void judge_fleet(gv_screen_verdict *v, json_t *const *docs, const char *c
         }
         char why[512];
         bool undecided = json_is_true(json_object_get(o, "undecided"));
-        if (undecided && golden && mine && golden_agrees(golden, &v->gpus[g], mine) == 1)
-            continue; /* the golden digest is its own: the other GPU is the one that differs */
+        if (golden && mine && golden_agrees(golden, &v->gpus[g], mine) == 1)
+            continue; /* its digest is the golden one, recorded on a node that passed: the GPUs
+                         that differ from it are named by (b); the fleet's vote (without a
+                         majority, nearness to the oracle) never outweighs it */
         if (undecided)
             snprintf(why, sizeof why,
                      "digest differs from the other GPU's of its model, neither is nearer the "

@@ -4,8 +4,9 @@
  * driver, runtime and cuBLAS versions); within a group, a deterministic op's output digests
  * must be identical. When they are not, the digest a strict majority holds is the reference
  * and the other devices are the outliers; without a strict majority (two devices, or an even
- * split) the class of digests whose normwise error against the f64 oracle is strictly the
- * smallest is the reference, and when the errors tie the disagreement is reported undecided.
+ * split) the class of digests whose normwise and largest elementwise errors against the f64
+ * oracle are both strictly the smallest is the reference; otherwise the disagreement is
+ * reported undecided (every device of it named).
  * Devices of different groups are not compared bit for bit (a different model or library
  * version may legitimately round differently); a note says so.
  *
@@ -99,9 +100,9 @@ typedef struct fm_case {
     bool undecided;
 } fm_case;
 
-static double case_err(const json_t *c)
+static double case_err(const json_t *c, const char *metric)
 {
-    double e = gv_jnum(c, "metrics.normwise_rel");
+    double e = gv_jnum(c, metric);
     return isnan(e) ? INFINITY : e;
 }
 
@@ -121,7 +122,7 @@ static void agree_group(fm_case *fc, fm_dev *devs, const int *members, int m)
     fc->compared = true;
     /* classes of equal digests: count and the smallest error in each */
     int cls[FM_MAX_DEVICES], n_cls = 0, count[FM_MAX_DEVICES];
-    double err[FM_MAX_DEVICES];
+    double err[FM_MAX_DEVICES], worst[FM_MAX_DEVICES];
     const char *cls_digest[FM_MAX_DEVICES];
     for (int i = 0; i < m; i++) {
         cls[i] = -1;
@@ -132,12 +133,14 @@ static void agree_group(fm_case *fc, fm_dev *devs, const int *members, int m)
             cls[i] = n_cls;
             cls_digest[n_cls] = digest[i];
             count[n_cls] = 0;
-            err[n_cls] = INFINITY;
+            err[n_cls] = worst[n_cls] = INFINITY;
             n_cls++;
         }
         count[cls[i]]++;
-        double e = case_err(json_object_get(devs[members[i]].cases, fc->key));
+        const json_t *c = json_object_get(devs[members[i]].cases, fc->key);
+        double e = case_err(c, "metrics.normwise_rel"), w = case_err(c, "metrics.max_rel");
         if (e < err[cls[i]]) err[cls[i]] = e;
+        if (w < worst[cls[i]]) worst[cls[i]] = w;
     }
     if (n_cls > fc->n_digest_classes) fc->n_digest_classes = n_cls;
     if (n_cls == 1) {
@@ -150,13 +153,17 @@ static void agree_group(fm_case *fc, fm_dev *devs, const int *members, int m)
     for (int k = 0; k < n_cls; k++)
         if (2 * count[k] > with) ref = k; /* a strict majority */
     if (ref < 0) {
-        /* no majority: the class strictly closest to the oracle */
+        /* no majority: the class strictly closest to the oracle by both the normwise and the
+           largest elementwise error. One metric alone misnamed a healthy GPU: a fault of a few
+           ulps in one element of an op whose elements err by several ulps (an FFT) may land
+           nearer the true value than the healthy rounding was, lowering the faulty GPU's
+           normwise error while its largest error stays the same; then nothing decides. */
         int best = 0;
         for (int k = 1; k < n_cls; k++)
             if (err[k] < err[best]) best = k;
         bool strict = true;
         for (int k = 0; k < n_cls; k++)
-            if (k != best && !(err[best] < err[k])) strict = false;
+            if (k != best && !(err[best] < err[k] && worst[best] < worst[k])) strict = false;
         if (strict) ref = best;
     }
     if (ref < 0) {

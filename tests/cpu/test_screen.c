@@ -477,6 +477,29 @@ Test(screen_golden, gpus_of_one_model_that_disagree_are_not_recorded)
     free_docs(docs, 2);
 }
 
+/* Two GPUs, and the faulty one nearer the oracle by both errors: merge's vote names the healthy
+   one, but it holds the golden digest, so only the faulty one fails (by golden). */
+Test(screen_golden, the_golden_file_outweighs_the_fleet_vote_of_two_gpus)
+{
+    json_t *docs[2] = {node_run(0, H100), node_run(1, H100)};
+    char err[512];
+    json_t *g = gv_screen_golden_record(NULL, docs, 2, err, sizeof err);
+    cr_assert_not_null(g, "%s", err);
+    json_t *c = row_case(docs[1], row_of(GV_UNIT_FFT));
+    json_object_set_new(c, "output_hash", json_string("0x0000000000000bad"));
+    json_object_set_new(json_object_get(c, "metrics"), "normwise_rel", json_real(4e-8));
+    json_object_set_new(json_object_get(c, "metrics"), "max_rel", json_real(0.9e-7));
+    gv_screen_verdict v;
+    cr_expect_eq(judge(docs, 2, g, &v), 1);
+    cr_assert_eq(v.n_failures, 1, "GPU 0 holds the golden digest: only GPU 1 is named");
+    cr_expect_eq(v.failures[0].gpu, 1);
+    cr_expect_eq(v.failures[0].by, GV_SCREEN_BY_GOLDEN);
+    cr_expect(v.gpus[0].ok && !v.gpus[1].ok);
+    gv_screen_verdict_free(&v);
+    json_decref(g);
+    free_docs(docs, 2);
+}
+
 Test(screen_golden, the_golden_file_decides_between_two_gpus_that_merge_cannot)
 {
     json_t *docs[2] = {node_run(0, H100), node_run(1, H100)};
