@@ -2,9 +2,9 @@
  * node's GPUs: (a) each case's own verdict (the oracle and the error models, exactly as check
  * judged it), (b) each deterministic case's output digest against the golden file's entry for the
  * GPU's model, driver and libraries, and (c) the GPUs against each other, by gpuval merge's rules
- * (gv_fleet_merge: a strict majority of one model names the outlier; two GPUs, the one farther
- * from the oracle). A case that fails several judgements is one failure with every judgement
- * named. */
+ * (gv_fleet_merge: a strict majority of one model names the outlier; two GPUs, the one clearly
+ * farther from the oracle), where a GPU holding the golden digest is never the one named. A
+ * case that fails several judgements is one failure with every judgement named. */
 #include "fleet/screen_judge.h"
 
 #include "fleet/screen_golden.h"
@@ -241,7 +241,7 @@ static void judge_fleet(gv_screen_verdict *v, json_t *const *docs, const char *c
                          majority, nearness to the oracle) never outweighs it */
         if (undecided)
             snprintf(why, sizeof why,
-                     "digest differs from the other GPU's of its model, neither is nearer the "
+                     "digest differs from the other GPU's of its model, neither is clearly nearer the "
                      "oracle and no golden digest decides (undecided: both named)");
         else
             snprintf(why, sizeof why,

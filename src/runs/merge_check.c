@@ -4,9 +4,10 @@
  * driver, runtime and cuBLAS versions); within a group, a deterministic op's output digests
  * must be identical. When they are not, the digest a strict majority holds is the reference
  * and the other devices are the outliers; without a strict majority (two devices, or an even
- * split) the class of digests whose normwise and largest elementwise errors against the f64
- * oracle are both strictly the smallest is the reference; otherwise the disagreement is
- * reported undecided (every device of it named).
+ * split) the class of digests whose normwise error against the f64 oracle is strictly the
+ * smallest and whose largest error in ulps is at most half every other class's is the
+ * reference (a correctly rounded op's healthy 0.5 ulp against a corrupted element's 1.5 or
+ * more); otherwise the disagreement is reported undecided (every device of it named).
  * Devices of different groups are not compared bit for bit (a different model or library
  * version may legitimately round differently); a note says so.
  *
@@ -138,7 +139,7 @@ static void agree_group(fm_case *fc, fm_dev *devs, const int *members, int m)
         }
         count[cls[i]]++;
         const json_t *c = json_object_get(devs[members[i]].cases, fc->key);
-        double e = case_err(c, "metrics.normwise_rel"), w = case_err(c, "metrics.max_rel");
+        double e = case_err(c, "metrics.normwise_rel"), w = case_err(c, "metrics.max_ulp");
         if (e < err[cls[i]]) err[cls[i]] = e;
         if (w < worst[cls[i]]) worst[cls[i]] = w;
     }
@@ -153,17 +154,19 @@ static void agree_group(fm_case *fc, fm_dev *devs, const int *members, int m)
     for (int k = 0; k < n_cls; k++)
         if (2 * count[k] > with) ref = k; /* a strict majority */
     if (ref < 0) {
-        /* no majority: the class strictly closest to the oracle by both the normwise and the
-           largest elementwise error. One metric alone misnamed a healthy GPU: a fault of a few
-           ulps in one element of an op whose elements err by several ulps (an FFT) may land
-           nearer the true value than the healthy rounding was, lowering the faulty GPU's
-           normwise error while its largest error stays the same; then nothing decides. */
+        /* no majority: the class strictly closest to the oracle in normwise error, and whose
+           largest error in ulps is at most 1/GV_FLEET_DECISIVE of every other class's. Nearness
+           alone misnamed healthy GPUs on two H200s: a fault of a few ulps in one element of an
+           op whose elements err by several (an FFT) or thousands (TF32) of ulps may land nearer
+           the true value than the healthy rounding did. A difference inside the op's own
+           rounding noise decides nothing: undecided, both named. */
         int best = 0;
         for (int k = 1; k < n_cls; k++)
             if (err[k] < err[best]) best = k;
         bool strict = true;
         for (int k = 0; k < n_cls; k++)
-            if (k != best && !(err[best] < err[k] && worst[best] < worst[k])) strict = false;
+            if (k != best && !(err[best] < err[k] && GV_FLEET_DECISIVE * worst[best] <= worst[k]))
+                strict = false;
         if (strict) ref = best;
     }
     if (ref < 0) {
@@ -204,7 +207,7 @@ static void decide_case(fm_case *fc, fm_dev *devs, int n, char groups[][400], in
     if (!fc->compared)
         snprintf(fc->agreement, sizeof fc->agreement, "-");
     else if (fc->undecided)
-        snprintf(fc->agreement, sizeof fc->agreement, "DIFFER (no majority, errors tie)");
+        snprintf(fc->agreement, sizeof fc->agreement, "DIFFER (no majority, none clearly nearer the oracle)");
     else if (outliers) {
         size_t used = (size_t)snprintf(fc->agreement, sizeof fc->agreement, "DIFFER: outlier");
         for (int d = 0; d < n && used < sizeof fc->agreement; d++)

@@ -12,6 +12,10 @@
 /* A GPU whose summed case time exceeds its node's median by more than this is flagged slow. */
 #define GV_FLEET_SLOW_FRACTION 0.10
 
+/* Two GPUs (or an even split) that differ: the nearer class is the reference only where the
+   other's largest error in ulps is at least this many times its own (merge_check.c). */
+#define GV_FLEET_DECISIVE 2.0
+
 /* Merge n gpuval-run/1 documents (names: their files, for messages). Prints the device table,
  * the case table (quiet: only the cases that did not agree or did not pass) and the outliers
  * to out; *fleet (if not NULL) receives the gpuval-fleet/1 document and *md (if not NULL) a

@@ -445,7 +445,7 @@ typedef struct fake_case {
     bool deterministic;
 } fake_case;
 
-static double fake_max_rel; /* a case's max_rel when set; 0: twice its normwise error */
+static double fake_max_ulp; /* a case's max_ulp when set; 0: its normwise error / 1e-8 */
 
 /* A gpuval-run/1 file for device `index` of `model` with the given cases (shape 1000). */
 static void write_run(const char *path, int index, const char *model, const fake_case *cases, int n)
@@ -472,8 +472,8 @@ static void write_run(const char *path, int index, const char *model, const fake
                               "deterministic", c->deterministic, "device_ms", c->device_ms);
         json_object_set_new(o, "output_hash", c->hash ? json_string(c->hash) : json_null());
         json_object_set_new(o, "metrics",
-                            json_pack("{s:f, s:f, s:i, s:f, s:f}", "max_rel",
-                                      fake_max_rel > 0 ? fake_max_rel : 2 * c->normwise,
+                            json_pack("{s:f, s:f, s:f, s:i, s:f, s:f}", "max_rel", 2 * c->normwise,
+                                      "max_ulp", fake_max_ulp > 0 ? fake_max_ulp : c->normwise / 1e-8,
                                       "normwise_rel", c->normwise, "worst_index", 41, "worst_value",
                                       0.5, "worst_ref", 0.25));
         json_array_append_new(arr, o);
@@ -553,7 +553,7 @@ Test(fleet_merge, the_minority_digest_is_named_with_its_worst_element, .timeout 
 Test(fleet_merge, two_devices_the_one_farther_from_the_oracle_is_the_outlier, .timeout = 60)
 {
     fake_case good[] = {{"vadd", H_A, 1e-8, 1.0, NULL, true}};
-    fake_case worse[] = {{"vadd", H_B, 1.0000001e-8, 1.0, NULL, true}};
+    fake_case worse[] = {{"vadd", H_B, 3e-8, 1.0, NULL, true}}; /* 3 ulps where 1 */
     char p0[128], p1[128], files[512], out[16384];
     snprintf(p0, sizeof p0, "%s/r0.json", dir);
     snprintf(p1, sizeof p1, "%s/r1.json", dir);
@@ -570,7 +570,7 @@ Test(fleet_merge, two_devices_the_one_farther_from_the_oracle_is_the_outlier, .t
     write_run(p0, 0, "NVIDIA H200", tie, 1);
     rc = merge(files, out, sizeof out);
     cr_expect_eq(rc, 6, "exit %d\n%s", rc, out);
-    cr_expect_not_null(strstr(out, "DIFFER (no majority, errors tie)"), "%s", out);
+    cr_expect_not_null(strstr(out, "DIFFER (no majority, none clearly nearer the oracle)"), "%s", out);
 }
 
 /* Without a majority, nearness to the oracle decides only when both errors say so: a fault of a
@@ -581,7 +581,7 @@ Test(fleet_merge, two_devices_nearer_by_one_error_only_is_undecided, .timeout = 
 {
     fake_case healthy[] = {{"fft.c2c.fwd", H_A, 3.0e-7, 1.0, NULL, true}};
     fake_case faulty[] = {{"fft.c2c.fwd", H_B, 2.9e-7, 1.0, NULL, true}};
-    fake_max_rel = 4e-6;
+    fake_max_ulp = 6.0;
     char p0[128], p1[128], files[512], out[16384];
     snprintf(p0, sizeof p0, "%s/r0.json", dir);
     snprintf(p1, sizeof p1, "%s/r1.json", dir);
@@ -592,11 +592,17 @@ Test(fleet_merge, two_devices_nearer_by_one_error_only_is_undecided, .timeout = 
     cr_expect_eq(rc, 6, "exit %d\n%s", rc, out);
     cr_expect_null(strstr(out, "DIFFER: outlier dev0"), "the healthy device is not named alone:\n%s",
                    out);
-    cr_expect_not_null(strstr(out, "DIFFER (no majority, errors tie)"), "%s", out);
-    /* nearer by both: decided */
-    fake_max_rel = 3.9e-6;
+    cr_expect_not_null(strstr(out, "DIFFER (no majority, none clearly nearer the oracle)"), "%s", out);
+    /* nearer, but its largest error only a little smaller: still undecided */
+    write_run(p0, 0, "NVIDIA H200", healthy, 1);
+    fake_max_ulp = 4.0;
     write_run(p1, 1, "NVIDIA H200", faulty, 1);
-    fake_max_rel = 0;
+    rc = merge(files, out, sizeof out);
+    cr_expect_not_null(strstr(out, "DIFFER (no majority, none clearly nearer the oracle)"), "%s", out);
+    /* nearer, and the other's largest error twice its own: decided */
+    fake_max_ulp = 3.0;
+    write_run(p1, 1, "NVIDIA H200", faulty, 1);
+    fake_max_ulp = 0;
     rc = merge(files, out, sizeof out);
     cr_expect_eq(rc, 6, "exit %d\n%s", rc, out);
     cr_expect_not_null(strstr(out, "DIFFER: outlier dev0"), "%s", out);
