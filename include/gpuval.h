@@ -1,4 +1,5 @@
-/* gpuval.h: the public C API of libgpuval (implemented in src/core/api.c and src/cmd/gv_main.c).
+/* gpuval.h: the public C API of libgpuval (implemented in src/core/api.c, src/cmd/gv_main.c and,
+ * for gv_judge, gv_make_inputs and gv_op_info, src/cmd/judge_api.c).
  *
  * Judge your own GPU kernel with gpuval's f64 oracles, tiers and error models from your own
  * build. You describe an operation (gv_op_desc): its name, the names of its shape's dims,
@@ -17,7 +18,7 @@
  * red zone and no input changed, exactly as for its own kernels.
  *
  * Group descriptors in a gv_family and run them from your own program with gv_main() (it
- * takes gpuval's command line: list, check, bench, compare, report), or build them as a
+ * takes gpuval's command line: every command of docs/cli.md), or build them as a
  * shared library exporting GPUVAL_PLUGIN_ENTRY and load it with
  * `gpuval check --plugin path/libmyops.so`.
  *
@@ -180,8 +181,8 @@ typedef struct gv_family {
  * ("mylib.softmax: reference is required without judge_as") in err[errlen]. */
 int gv_register_family(const gv_family *family, char *err, size_t errlen);
 
-/* The gpuval command line (list, check, bench, compare, report, tradeoffs, info, help) over
- * the ops of `families` (NULL-terminated; checked and registered as gv_register_family
+/* The gpuval command line (every command of `gpuval --help`: list, check, bench, judge, ...;
+ * docs/cli.md) over the ops of `families` (NULL-terminated; checked and registered as gv_register_family
  * does). gv_main offers these ops only; gv_main_all gpuval's own as well. Returns the exit
  * status gpuval would: 0 all passed, 1 a case failed, 2 usage error or an invalid family,
  * 3 runtime error, 77 nothing could run (no CUDA device). */

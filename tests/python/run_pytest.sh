@@ -2,10 +2,14 @@
 # tests/python/run_pytest.sh SRCDIR BUILDDIR LIBGPUVAL: the Python package (python/) and its
 # pytest plugin, over NumPy on the CPU, against this build's libgpuval.
 #
-# A virtual environment in BUILDDIR/python-venv gets numpy, pytest, setuptools and wheel once (pip's
-# cache in BUILDDIR/pip-cache), then `pip install ./python` on every run, so the tests see the
-# package as a user installs it (its pytest11 entry point included). Exit 77 (skipped) when
-# python3 has no venv module (Debian's python3-venv) or the package index cannot be reached.
+# A virtual environment in BUILDDIR/python-venv, then `pip install ./python` into it on every run,
+# so the tests see the package as a user installs it (its pytest11 entry point included). Where
+# a system Python already has numpy, pytest, setuptools and wheel (Debian's python3-numpy,
+# python3-pytest, python3-setuptools, python3-wheel: ci/setup installs them) the environment is
+# made over its packages (--system-site-packages) and nothing is downloaded, so an offline CI
+# runs these tests; only without them does pip fetch the four once (its cache in
+# BUILDDIR/pip-cache). Exit 77 (skipped) when python3 has no venv module (Debian's python3-venv),
+# or when the packages are neither installed nor reachable.
 set -uo pipefail
 src=$1 build=$2 lib=$3
 [[ $lib == /* ]] || lib=$PWD/$lib # the tests load it from other directories too
@@ -24,13 +28,28 @@ if ! python3 -c 'import venv, ensurepip' 2>/dev/null; then
   echo "python3 has no venv/ensurepip (apt-get install python3-venv): skipped" >&2
   exit 77
 fi
-if [[ ! -x $venv/bin/python ]] || ! "$venv/bin/python" -c 'import numpy, pytest, setuptools, wheel' 2>/dev/null; then
+needs='import numpy, pytest, setuptools, wheel'
+if [[ ! -x $venv/bin/python ]] || ! "$venv/bin/python" -c "$needs" 2>/dev/null; then
   rm -rf "$venv"
-  python3 -m venv "$venv" || { echo "python3 -m venv failed: skipped" >&2; exit 77; }
-  if ! "$venv/bin/pip" install -q numpy 'pytest>=8' 'setuptools>=61' wheel; then
-    rm -rf "$venv" # next time from scratch, not from a half-made environment
-    echo "pip could not install numpy, pytest, setuptools and wheel (no network?): skipped" >&2
-    exit 77
+  # the first python3 with the packages installed: PATH's, then the system's own (PATH's may
+  # be another installation, a pyenv or a conda one, without Debian's packages)
+  system_py=
+  for py in python3 /usr/bin/python3; do
+    if "$py" -c "$needs; import venv, ensurepip" 2>/dev/null; then system_py=$py; break; fi
+  done
+  if [[ -n $system_py ]]; then
+    echo "using $system_py's numpy and pytest (no download)" >&2
+    "$system_py" -m venv --system-site-packages "$venv" ||
+      { echo "$system_py -m venv failed: skipped" >&2; exit 77; }
+  else
+    python3 -m venv "$venv" || { echo "python3 -m venv failed: skipped" >&2; exit 77; }
+    if ! "$venv/bin/pip" install -q numpy 'pytest>=7' 'setuptools>=61' wheel; then
+      rm -rf "$venv" # next time from scratch, not from a half-made environment
+      echo "numpy, pytest, setuptools and wheel are not installed (apt-get install" \
+        "python3-numpy python3-pytest python3-setuptools python3-wheel) and pip could not" \
+        "fetch them (no network?): skipped" >&2
+      exit 77
+    fi
   fi
 fi
 # the package itself needs nothing from the network: its build backend is already here. It is
