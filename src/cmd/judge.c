@@ -1,6 +1,7 @@
 /* judge.c: `gpuval judge` (outputs computed anywhere, as .npy, judged by the op's oracle and
  * every rule their inputs allow) and `gpuval inputs` (the inputs gpuval would generate for a
- * case, as .npy, with case.json), both through judge_api.c's one path. No device is used. */
+ * case, as .npy, with case.json), both through the api wing's one path (api/case.c,
+ * api/judge.c). No device is used. */
 #include <cblas.h>
 #include <errno.h>
 #include <jansson.h>
@@ -12,7 +13,8 @@
 
 #include "cmd/cli.h"
 #include "cmd/judge.h"
-#include "cmd/judge_api.h"
+#include "api/case.h"
+#include "api/judge.h"
 #include "io/case_io.h"
 #include "io/infile.h"
 #include "io/json_util.h"

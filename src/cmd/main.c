@@ -20,7 +20,7 @@
 #include "cmd/cli.h"
 #include "cmd/compare.h"
 #include "cmd/judge.h"
-#include "cmd/judge_api.h"
+#include "api/op_info.h"
 #include "cmd/main.h"
 #include "cmd/merge.h"
 #include "cmd/plugin.h"
