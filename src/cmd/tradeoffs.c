@@ -427,29 +427,30 @@ typedef struct trade_args {
 static int parse_args(int argc, char **argv, trade_args *a)
 {
     gv_getopt g;
-    gv_getopt_init(&g, &gv_trade_options);
+    gv_cmd_getopt_init(&g, &gv_trade_options);
     int c;
-    while ((c = gv_getopt_next(&g, argc, argv)) != -1) {
+    while ((c = gv_cmd_getopt_next(&g, argc, argv)) != -1) {
         switch (c) {
         case O_OP: a->sel.op_glob = optarg; break;
         case O_SIZE: a->size_spec = optarg; break;
         case O_DIST:
-            if (gv_parse_dist(optarg, &a->sel.dist)) return GV_EXIT_USAGE;
+            if (gv_cmd_parse_dist(optarg, &a->sel.dist)) return GV_EXIT_USAGE;
             break;
         case O_SEED:
-            if (gv_parse_seed(optarg, &a->sel.seed)) return GV_EXIT_USAGE;
+            if (gv_cmd_parse_seed(optarg, &a->sel.seed)) return GV_EXIT_USAGE;
             break;
         case O_JSON: a->json_path = optarg; break;
         case O_MD: a->md_path = optarg; break;
         case O_DEVICE: a->device = optarg; break;
         case O_SERIAL: a->device_serial = true; break;
         case 'q': a->quiet = true; break;
-        case 'h': gv_help_print(stdout, &trade_help); return GV_EXIT_OK;
-        default: gv_bad_option("tradeoffs", argv); return GV_EXIT_USAGE;
+        case 'h': gv_cmd_help_print(stdout, &trade_help); return GV_EXIT_OK;
+        default: gv_cmd_bad_option("tradeoffs", argv); return GV_EXIT_USAGE;
         }
     }
     if (optind < argc) {
-        gv_usage_cmd("tradeoffs", "tradeoffs takes no positional arguments ('%s')", argv[optind]);
+        gv_cmd_usage_cmd("tradeoffs", "tradeoffs takes no positional arguments ('%s')",
+                         argv[optind]);
         return GV_EXIT_USAGE;
     }
     int device_rc = gv_device_plan_perf(a->device, &a->plan);
@@ -463,7 +464,7 @@ static int parse_args(int argc, char **argv, trade_args *a)
                        "renders the merged view)");
         return GV_EXIT_USAGE;
     }
-    if (a->size_spec && gv_parse_sizes(a->size_spec, a->shapes, 64, &a->sel) != 0)
+    if (a->size_spec && gv_cmd_parse_sizes(a->size_spec, a->shapes, 64, &a->sel) != 0)
         return GV_EXIT_USAGE;
     const char *outs[2] = {a->json_path, a->md_path}, *flags[2] = {"--json", "--md"};
     if (gv_probe_outputs(2, outs, flags) != 0) return GV_EXIT_USAGE;
@@ -514,7 +515,7 @@ static int make_groups(trade_args *a, groups *gs)
 static int run_groups(const trade_args *a, groups *gs, int argc, char **argv)
 {
     gv_run_info info;
-    gv_run_start(&info, "tradeoffs", argc, argv);
+    gv_cmd_run_start(&info, "tradeoffs", argc, argv);
     if (info.have_device) {
         char path[600], err[700];
         gv_fp_expect_path(info.device.cc_major * 10 + info.device.cc_minor, path, sizeof path);
