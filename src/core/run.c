@@ -26,12 +26,7 @@ static double now_ms(void)
 
 int gv_run_case(const gv_case *c, const gv_tiers *tiers, gv_result *r)
 {
-    return gv_run_case_full(c, tiers, 1, r, NULL, NULL);
-}
-
-int gv_run_case_repeat(const gv_case *c, const gv_tiers *tiers, int repeat, gv_result *r)
-{
-    return gv_run_case_full(c, tiers, repeat, r, NULL, NULL);
+    return gv_run_case_io(c, tiers, r, NULL, NULL);
 }
 
 static void release(gv_problem *p, gv_problem *keep)
@@ -40,12 +35,6 @@ static void release(gv_problem *p, gv_problem *keep)
         *keep = *p;
     else
         gv_problem_free(p);
-}
-
-int gv_run_case_io(const gv_case *c, const gv_tiers *tiers, gv_result *r,
-                   const gv_given_inputs *given, gv_problem *keep)
-{
-    return gv_run_case_full(c, tiers, 1, r, given, keep);
 }
 
 /* The correctness run of one case on the device, on a thread of its own while the oracle
@@ -218,13 +207,6 @@ void gv_case_device_wait(gv_case_run *cr)
     cr->device_done = true;
 }
 
-bool gv_case_device_broke(const gv_case_run *cr)
-{
-    int rc = cr->device_rc;
-    return cr->device_done && rc != GV_OK && rc != GV_EGUARD && rc != GV_EDEVMEM &&
-           rc != GV_EUNSUPPORTED;
-}
-
 void gv_case_finish(gv_case_run *cr, gv_problem *keep)
 {
     gv_case_device_wait(cr); /* nothing may still read the inputs when they are freed */
@@ -266,11 +248,11 @@ void gv_case_finish(gv_case_run *cr, gv_problem *keep)
     cr->have_problem = cr->runnable = false;
 }
 
-int gv_run_case_full(const gv_case *c, const gv_tiers *tiers, int repeat, gv_result *r,
-                     const gv_given_inputs *given, gv_problem *keep)
+int gv_run_case_io(const gv_case *c, const gv_tiers *tiers, gv_result *r,
+                   const gv_given_inputs *given, gv_problem *keep)
 {
     gv_case_run cr;
-    gv_case_prepare(&cr, c, tiers, repeat, r, given);
+    gv_case_prepare(&cr, c, tiers, 1, r, given);
     if (gv_case_admit(&cr)) {
         gv_case_device_start(&cr, !gv_knobs()->serial_case);
         gv_case_oracle(&cr);
