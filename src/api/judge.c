@@ -156,7 +156,7 @@ int gv_judge_run(const gv_judge_spec *s, gv_result *r, json_t **arrays, char *er
     if (gv_host_memory_check(&c, &l, why, sizeof why) != GV_OK)
         return gv_api_error(err, errlen, GV_ENOMEM, "%s", why);
 
-    gv_result_init(r, &c, &gv_default_tiers);
+    gv_result_init(r, &c);
     r->ftz_allowed = ftz;
     if (ftz && r->bias.judged) { /* each flush errs toward zero: a lean by construction */
         r->bias.judged = false;

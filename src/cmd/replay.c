@@ -238,7 +238,7 @@ int gv_cmd_replay(int argc, char **argv)
     gv_inputs_given(in, n_in, inputs, &given);
     gv_result r;
     gv_problem p;
-    gv_run_case_io(&c, &gv_default_tiers, &r, &given, &p);
+    gv_run_case_io(&c, &r, &given, &p);
     gv_table_header(stdout);
     gv_table_row(stdout, &r);
     if (r.inputs != inputs && !c.op->user_inputs) /* a user's make_inputs: given anyway */

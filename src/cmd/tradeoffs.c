@@ -211,7 +211,7 @@ static int add_groups(groups *gs, const gv_case *cases, int n, int dist)
                 gv_case rc = *c;
                 rc.dtype = (gv_dtype)t;
                 rc.mode = (gv_mode)m;
-                gv_result_init(&row->r, &rc, &gv_default_tiers);
+                gv_result_init(&row->r, &rc);
                 row->pareto = -1;
                 row->speedup_vs_f64 = row->speedup_vs_default = NAN;
             }
@@ -322,7 +322,7 @@ static void probe_row(gv_trade_row *row, bool show)
             fprintf(stderr, "\r%-6s %-70s", "probe", gv_case_label(&pc[k], label, sizeof label));
             fflush(stderr);
         }
-        gv_run_case(&pc[k], &gv_default_tiers, &pr);
+        gv_run_case(&pc[k], &pr);
         double width = extra_of(&pr, "probe_width_bits"), acc = extra_of(&pr, "probe_acc_bits"),
                off = extra_of(&pr, "probe_off_grid");
         char what[32];
@@ -397,7 +397,7 @@ static void run_group(gv_trade_group *g, const gv_bench_opts *o, bool show, cons
     for (int i = 0; i < g->n; i++) { /* correctness, never timed */
         progress(show, "check", &g->rows[i]);
         gv_case c = g->rows[i].r.c; /* gv_run_case starts r afresh: not from r itself */
-        gv_run_case(&c, &gv_default_tiers, &g->rows[i].r);
+        gv_run_case(&c, &g->rows[i].r);
         probe_row(&g->rows[i], show);
         arith_row(&g->rows[i]);
     }

@@ -11,14 +11,13 @@
 
 /* The whole correctness run of one case; the verdict and reason are in r. Returns GV_OK
  * (whatever the verdict) or a negative code for a failure of the harness itself. */
-int gv_run_case(const gv_case *c, const gv_tiers *tiers, gv_result *r);
+int gv_run_case(const gv_case *c, gv_result *r);
 
 /* gv_run_case with given inputs (NULL: generated), and, when keep is not NULL, the case's
  * problem (inputs, the oracle's outputs, the device's outputs) handed to the caller instead of
  * freed: free it with gv_problem_free. *keep is all zeros (no tensors) when the case stopped
  * before its problem was built (a SKIP for memory, a layout error). */
-int gv_run_case_io(const gv_case *c, const gv_tiers *tiers, gv_result *r,
-                   const gv_given_inputs *given, gv_problem *keep);
+int gv_run_case_io(const gv_case *c, gv_result *r, const gv_given_inputs *given, gv_problem *keep);
 
 /* Given inputs over the generated ones of p (built by gv_problem_init), and what they are
  * into r (gv_result_set_inputs, inputs.h): the caller's word, except that a claim of
@@ -61,8 +60,8 @@ typedef struct gv_case_run {
 
 /* cr is reset first. repeat: the launches the caller asks for, raised for a repeat canary
    (gv_case_repeats, repeat.h). */
-void gv_case_prepare(gv_case_run *cr, const gv_case *c, const gv_tiers *tiers, int repeat,
-                     gv_result *r, const gv_given_inputs *given);
+void gv_case_prepare(gv_case_run *cr, const gv_case *c, int repeat, gv_result *r,
+                     const gv_given_inputs *given);
 /* false when the case will not run on the device (decided earlier, or too little free device
    memory now: a SKIP with the numbers). */
 bool gv_case_admit(gv_case_run *cr);
