@@ -132,7 +132,7 @@ int main(int argc, char **argv)
         for (int rep = 0; rep < repeat; rep++) {
             gv_problem p;
             gv_result r;
-            gv_result_init(&r, c, &gv_default_tiers);
+            gv_result_init(&r, c);
             double t0 = now_ms();
             int rc = gv_problem_init(&p, c);
             double t_in = now_ms() - t0;

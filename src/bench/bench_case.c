@@ -270,7 +270,7 @@ static void probe_mode(gv_bench_case *bc)
     int n = gv_mode_probe_cases(c->op, c->dtype, c->mode, false, c->seed, pc, 8, err, sizeof err);
     for (int k = 0; k < n; k++) {
         gv_result pr;
-        gv_run_case(&pc[k], &gv_default_tiers, &pr);
+        gv_run_case(&pc[k], &pr);
         if (pr.verdict != GV_FAIL) continue;
         bc->sanity.verdict = GV_FAIL;
         snprintf(bc->sanity.reason, sizeof bc->sanity.reason, "mode probe (%s): %.200s",
@@ -285,7 +285,7 @@ int gv_bench_run_case(const gv_case *c, const gv_bench_opts *o, bool repeat, gv_
     bc->c = *c;
     bc->kernel_verdict = GV_SKIP;
     bc->oracle_threads = openblas_get_num_threads();
-    gv_result_init(&bc->sanity, c, &gv_default_tiers);
+    gv_result_init(&bc->sanity, c);
     const gv_bench_device *dev = dev_of(o);
     if (!c->op->device && dev == &gv_bench_cuda) {
         set_verdict(&bc->sanity, GV_SKIP, "built without CUDA");

@@ -309,30 +309,30 @@ typedef struct cli {
 static int parse_cli(int argc, char **argv, cli *a)
 {
     gv_getopt g;
-    gv_getopt_init(&g, &gv_bench_options);
+    gv_cmd_getopt_init(&g, &gv_bench_options);
     int c;
-    while ((c = gv_getopt_next(&g, argc, argv)) != -1) {
+    while ((c = gv_cmd_getopt_next(&g, argc, argv)) != -1) {
         switch (c) {
         case O_OP:
             a->sel.op_glob = optarg;
             a->selection_given = true;
             break;
         case O_DTYPE:
-            if (gv_parse_dtype_list(optarg, &a->sel.dtypes)) return -1;
+            if (gv_cmd_parse_dtype_list(optarg, &a->sel.dtypes)) return -1;
             break;
         case O_MODE:
-            if (gv_parse_mode_list(optarg, &a->sel.modes)) return -1;
+            if (gv_cmd_parse_mode_list(optarg, &a->sel.modes)) return -1;
             break;
         case O_SIZE:
             a->size_spec = optarg;
             a->selection_given = true;
             break;
         case O_DIST:
-            if (gv_parse_dist(optarg, &a->sel.dist)) return -1;
+            if (gv_cmd_parse_dist(optarg, &a->sel.dist)) return -1;
             a->selection_given = true;
             break;
         case O_SEED:
-            if (gv_parse_seed(optarg, &a->sel.seed)) return -1;
+            if (gv_cmd_parse_seed(optarg, &a->sel.seed)) return -1;
             break;
         case O_PRESET: a->preset = optarg; break;
         case O_XO: a->crossover = optarg; break;
@@ -387,12 +387,12 @@ static int parse_cli(int argc, char **argv, cli *a)
         case O_DEVICE: a->device = optarg; break;
         case O_SERIAL: a->device_serial = true; break;
         case 'q': a->quiet = true; break;
-        case 'h': gv_help_print(stdout, &bench_help); return 1;
-        default: gv_bad_option("bench", argv); return -1;
+        case 'h': gv_cmd_help_print(stdout, &bench_help); return 1;
+        default: gv_cmd_bad_option("bench", argv); return -1;
         }
     }
     if (optind < argc) {
-        gv_usage_cmd("bench", "bench takes no positional arguments ('%s')", argv[optind]);
+        gv_cmd_usage_cmd("bench", "bench takes no positional arguments ('%s')", argv[optind]);
         return -1;
     }
     return 0;
@@ -729,7 +729,7 @@ int gv_cmd_bench(int argc, char **argv)
         rc = gv_fleet_perf_run(&gv_bench_options, &dplan, argc, argv, a.out[0], a.device_serial);
     } else {
         apply_cli(&a, &o); /* the command line overrides a preset's method settings */
-        char *joined = gv_join_args(argc, argv);
+        char *joined = gv_cmd_join_args(argc, argv);
         rc = run_plan(&a, &o, p, joined);
         free(joined);
     }

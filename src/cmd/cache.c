@@ -40,11 +40,11 @@ static const gv_help cache_help = {
 int gv_cmd_cache(int argc, char **argv)
 {
     if (argc == 2 && (strcmp(argv[1], "-h") == 0 || strcmp(argv[1], "--help") == 0)) {
-        gv_help_print(stdout, &cache_help);
+        gv_cmd_help_print(stdout, &cache_help);
         return GV_EXIT_OK;
     }
     if (argc != 2 || (strcmp(argv[1], "info") != 0 && strcmp(argv[1], "clear") != 0)) {
-        gv_usage_cmd("cache", "cache takes one word, info or clear");
+        gv_cmd_usage_cmd("cache", "cache takes one word, info or clear");
         return GV_EXIT_USAGE;
     }
     char dir[4096], why[4600];

@@ -274,7 +274,7 @@ static void print_check_help(FILE *f)
     large_tier_text(tail, sizeof tail);
     gv_help h = check_help;
     h.tail = tail;
-    gv_help_print(f, &h);
+    gv_cmd_help_print(f, &h);
 }
 
 /* Parse a non-negative number of seconds (at most a day) for --case-timeout. */
@@ -416,23 +416,23 @@ static void check_job_free(check_job *j)
 static int parse_args(int argc, char **argv, check_job *j)
 {
     gv_getopt g;
-    gv_getopt_init(&g, &gv_check_options);
+    gv_cmd_getopt_init(&g, &gv_check_options);
     int c;
-    while ((c = gv_getopt_next(&g, argc, argv)) != -1) {
+    while ((c = gv_cmd_getopt_next(&g, argc, argv)) != -1) {
         switch (c) {
         case O_OP: j->sel.op_glob = optarg; break;
         case O_DTYPE:
-            if (gv_parse_dtype_list(optarg, &j->sel.dtypes)) return GV_EXIT_USAGE;
+            if (gv_cmd_parse_dtype_list(optarg, &j->sel.dtypes)) return GV_EXIT_USAGE;
             break;
         case O_MODE:
-            if (gv_parse_mode_list(optarg, &j->sel.modes)) return GV_EXIT_USAGE;
+            if (gv_cmd_parse_mode_list(optarg, &j->sel.modes)) return GV_EXIT_USAGE;
             break;
         case O_SIZE: j->size_spec = optarg; break;
         case O_DIST:
-            if (gv_parse_dist(optarg, &j->sel.dist)) return GV_EXIT_USAGE;
+            if (gv_cmd_parse_dist(optarg, &j->sel.dist)) return GV_EXIT_USAGE;
             break;
         case O_SEED:
-            if (gv_parse_seed(optarg, &j->sel.seed)) return GV_EXIT_USAGE;
+            if (gv_cmd_parse_seed(optarg, &j->sel.seed)) return GV_EXIT_USAGE;
             break;
         case O_PLANTED: j->sel.planted = true; break;
         case O_JSON: j->json_path = optarg; break;
@@ -458,11 +458,11 @@ static int parse_args(int argc, char **argv, check_job *j)
         case O_NO_ISOLATE: j->isolate = false; break;
         case 'q': j->quiet = 1; break;
         case 'h': print_check_help(stdout); return GV_EXIT_OK;
-        default: gv_bad_option("check", argv); return GV_EXIT_USAGE;
+        default: gv_cmd_bad_option("check", argv); return GV_EXIT_USAGE;
         }
     }
     if (optind < argc) {
-        gv_usage_cmd("check", "check takes no positional arguments ('%s')", argv[optind]);
+        gv_cmd_usage_cmd("check", "check takes no positional arguments ('%s')", argv[optind]);
         return GV_EXIT_USAGE;
     }
     return -1;
@@ -528,7 +528,7 @@ static int prepare(check_job *j)
     j->json_path = gv_device_plan_path(&j->plan, j->json_path, j->json_buf, sizeof j->json_buf);
     j->save_path = gv_device_plan_path(&j->plan, j->save_path, j->save_buf, sizeof j->save_buf);
     if ((json_asked && !j->json_path) || (save_asked && !j->save_path)) return GV_EXIT_USAGE;
-    if (j->size_spec && gv_parse_sizes(j->size_spec, j->shapes, 64, &j->sel) != 0)
+    if (j->size_spec && gv_cmd_parse_sizes(j->size_spec, j->shapes, 64, &j->sel) != 0)
         return GV_EXIT_USAGE;
     struct stat st_save;
     if (j->save_path && !j->force && stat(j->save_path, &st_save) == 0) {
@@ -668,7 +668,7 @@ static int run_cases(check_job *j, const gv_run_info *info, gv_result *results)
         char cerr[256];
         if (gv_compare_runs(j->baseline, doc, &co, &cr, cerr, sizeof cerr) == GV_OK) {
             fprintf(table, "\nagainst the baseline %s:\n", j->baseline_path);
-            gv_compare_print(table, &cr);
+            gv_cmd_compare_print(table, &cr);
             regressed = cr.overall == GV_CMP_REGRESSED      ? GV_EXIT_REGRESSED
                         : cr.overall == GV_CMP_INCONCLUSIVE ? GV_EXIT_INCONCLUSIVE
                                                             : 0;
@@ -717,9 +717,9 @@ static int run_check(check_job *j, int argc, char **argv)
 {
     gv_run_info info;
     if (j->isolate)
-        gv_run_start_probe(&info, "check", argc, argv, gv_isolated_device_probe);
+        gv_cmd_run_start_probe(&info, "check", argc, argv, gv_isolated_device_probe);
     else
-        gv_run_start(&info, "check", argc, argv);
+        gv_cmd_run_start(&info, "check", argc, argv);
     gv_input_file files[GV_MAX_TENSORS];
     if (j->inputs_list) {
         if (hash_inputs(j->inputs_list, files, &info.n_input_files) != 0) {

@@ -15,7 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-void gv_getopt_init(gv_getopt *g, const gv_opt_table *t)
+void gv_cmd_getopt_init(gv_getopt *g, const gv_opt_table *t)
 {
     memset(g, 0, sizeof *g);
     int nl = 0, ns = 0;
@@ -35,10 +35,10 @@ void gv_getopt_init(gv_getopt *g, const gv_opt_table *t)
     g->longopts[nl++] = (struct option){"version", no_argument, NULL, GV_OPT_VERSION};
     g->shortopts[ns++] = (char)GV_OPT_VERSION;
     optind = 1;
-    opterr = 0; /* gv_bad_option names a bad option, escaped */
+    opterr = 0; /* gv_cmd_bad_option names a bad option, escaped */
 }
 
-int gv_getopt_next(const gv_getopt *g, int argc, char **argv)
+int gv_cmd_getopt_next(const gv_getopt *g, int argc, char **argv)
 {
     return getopt_long(argc, argv, g->shortopts, g->longopts, NULL);
 }
@@ -68,12 +68,12 @@ static void print_option(FILE *f, const gv_opt *o, int col)
     }
 }
 
-/* The line every command's help gets for the option gv_getopt_init adds to every table. */
+/* The line every command's help gets for the option gv_cmd_getopt_init adds to every table. */
 static const gv_opt version_opt = {.name = "version",
                                    .id = GV_OPT_VERSION,
                                    .help = "the version and the build, as gpuval --version"};
 
-void gv_help_print(FILE *f, const gv_help *h)
+void gv_cmd_help_print(FILE *f, const gv_help *h)
 {
     fputs(h->head, f);
     for (int i = 0; h->opts && i < h->opts->n; i++)
@@ -91,7 +91,7 @@ void gv_help_print(FILE *f, const gv_help *h)
     gv_exit_help(f, codes, whats, n);
 }
 
-void gv_usage_try(const char *cmd)
+void gv_cmd_usage_try(const char *cmd)
 {
     if (cmd)
         fprintf(stderr, "try 'gpuval %s --help'\n", cmd);
@@ -99,7 +99,7 @@ void gv_usage_try(const char *cmd)
         fputs("try 'gpuval --help'\n", stderr);
 }
 
-void gv_usage_cmd(const char *cmd, const char *fmt, ...)
+void gv_cmd_usage_cmd(const char *cmd, const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
@@ -113,10 +113,10 @@ void gv_usage_cmd(const char *cmd, const char *fmt, ...)
     va_end(ap);
     gv_usage_error("%s", msg ? msg : small);
     if (msg != small) free(msg);
-    gv_usage_try(cmd);
+    gv_cmd_usage_try(cmd);
 }
 
-void gv_bad_option(const char *cmd, char **argv)
+void gv_cmd_bad_option(const char *cmd, char **argv)
 {
     const char *arg = optind > 0 ? argv[optind - 1] : "";
     /* getopt_long leaves optopt 0 for an option it does not know, the option's id for one
@@ -129,10 +129,10 @@ void gv_bad_option(const char *cmd, char **argv)
         gv_usage_error("%s: option '%.*s' takes no value", cmd, (int)strcspn(arg, "="), arg);
     else
         gv_usage_error("%s: option '%s' needs a value", cmd, arg);
-    gv_usage_try(cmd);
+    gv_cmd_usage_try(cmd);
 }
 
-char *gv_join_args(int argc, char **argv)
+char *gv_cmd_join_args(int argc, char **argv)
 {
     size_t len = 16;
     for (int i = 0; i < argc; i++)
@@ -200,7 +200,7 @@ static int mode_parse_int(const char *s, int *v)
     return rc;
 }
 
-int gv_parse_dtype_list(const char *s, unsigned *mask)
+int gv_cmd_parse_dtype_list(const char *s, unsigned *mask)
 {
     const char *names[GV_NDTYPES];
     for (int i = 0; i < GV_NDTYPES; i++)
@@ -208,7 +208,7 @@ int gv_parse_dtype_list(const char *s, unsigned *mask)
     return parse_list(s, mask, dtype_parse_int, "dtype", names, GV_NDTYPES);
 }
 
-int gv_parse_mode_list(const char *s, unsigned *mask)
+int gv_cmd_parse_mode_list(const char *s, unsigned *mask)
 {
     const char *names[GV_NMODES];
     for (int i = 0; i < GV_NMODES; i++)
@@ -216,7 +216,7 @@ int gv_parse_mode_list(const char *s, unsigned *mask)
     return parse_list(s, mask, mode_parse_int, "mode", names, GV_NMODES);
 }
 
-int gv_parse_dist(const char *s, int *dist)
+int gv_cmd_parse_dist(const char *s, int *dist)
 {
     gv_dist d;
     if (gv_dist_parse(s, &d) == GV_OK) {
@@ -233,7 +233,7 @@ int gv_parse_dist(const char *s, int *dist)
 
 /* A seed is decimal digits, or 0x/0X followed by hex digits: no sign, no spaces, no octal
  * (a leading 0 is decimal), at most 2^64-1. */
-int gv_parse_seed(const char *s, uint64_t *seed)
+int gv_cmd_parse_seed(const char *s, uint64_t *seed)
 {
     char shown[256];
     int base = 10;
@@ -275,7 +275,7 @@ int gv_parse_seed(const char *s, uint64_t *seed)
     return 0;
 }
 
-int gv_parse_sizes(const char *spec, gv_shape *shapes, int max, gv_selection *sel)
+int gv_cmd_parse_sizes(const char *spec, gv_shape *shapes, int max, gv_selection *sel)
 {
     char err[512];
     int ns = gv_size_spec_parse(spec, shapes, max, err, sizeof err);
@@ -288,13 +288,13 @@ int gv_parse_sizes(const char *spec, gv_shape *shapes, int max, gv_selection *se
     return 0;
 }
 
-void gv_run_start(gv_run_info *info, const char *command, int argc, char **argv)
+void gv_cmd_run_start(gv_run_info *info, const char *command, int argc, char **argv)
 {
-    gv_run_start_probe(info, command, argc, argv, gv_device_probe_here);
+    gv_cmd_run_start_probe(info, command, argc, argv, gv_device_probe_here);
 }
 
-void gv_run_start_probe(gv_run_info *info, const char *command, int argc, char **argv,
-                        void (*probe)(gv_device_seen *seen, char *why, size_t len))
+void gv_cmd_run_start_probe(gv_run_info *info, const char *command, int argc, char **argv,
+                            void (*probe)(gv_device_seen *seen, char *why, size_t len))
 {
     memset(info, 0, sizeof *info);
     info->command = command;
@@ -306,7 +306,7 @@ void gv_run_start_probe(gv_run_info *info, const char *command, int argc, char *
     info->device = seen.device;
     info->device_count = seen.count;
     info->device_index = seen.index;
-    info->argv_joined = gv_join_args(argc, argv);
+    info->argv_joined = gv_cmd_join_args(argc, argv);
     gv_fleet_info_fill(&info->fleet, info->have_device ? &info->device : NULL, info->device_count,
                        info->device_index);
     if (info->have_device)

@@ -23,12 +23,12 @@ typedef struct gv_getopt {
  * id is 'V', which no command's table may use (tests/cpu/test_cli.c holds them to that). */
 #define GV_OPT_VERSION 'V'
 /* Build g from t plus the options every command takes (GV_OPT_VERSION) and make getopt_long
- * ready for a new argv (optind 1; opterr 0, for gv_bad_option names a bad option, escaped). */
-void gv_getopt_init(gv_getopt *g, const gv_opt_table *t);
+ * ready for a new argv (optind 1; opterr 0, for gv_cmd_bad_option names a bad option, escaped). */
+void gv_cmd_getopt_init(gv_getopt *g, const gv_opt_table *t);
 /* The next option of argv: its id in the table (GV_OPT_VERSION for -V, --version), '?' for an
- * unknown option or one without its value (then gv_bad_option), -1 after the last; optarg
+ * unknown option or one without its value (then gv_cmd_bad_option), -1 after the last; optarg
  * holds its value. */
-int gv_getopt_next(const gv_getopt *g, int argc, char **argv);
+int gv_cmd_getopt_next(const gv_getopt *g, int argc, char **argv);
 
 /* One exit code of a command's help, with what it means for this command (NULL: the words of
  * GV_EXIT_CODES, core/gv.h). */
@@ -54,38 +54,39 @@ typedef struct gv_help {
  * heading when it has one; for a command's help (opts set) the options every command takes
  * (-V, --version); tail; a blank line; then the exit codes (gv_exit_help). Everything is
  * printed as it is written: no text here is a printf format. */
-void gv_help_print(FILE *f, const gv_help *h);
+void gv_cmd_help_print(FILE *f, const gv_help *h);
 
 /* "f32,f64" -> bit mask; on a bad name prints the valid choices and returns -1. */
-int gv_parse_dtype_list(const char *s, unsigned *mask);
-int gv_parse_mode_list(const char *s, unsigned *mask);
+int gv_cmd_parse_dtype_list(const char *s, unsigned *mask);
+int gv_cmd_parse_mode_list(const char *s, unsigned *mask);
 /* One input distribution by name into *dist; on a bad name prints the valid ones, -1. */
-int gv_parse_dist(const char *s, int *dist);
+int gv_cmd_parse_dist(const char *s, int *dist);
 /* A non-negative integer seed (decimal, 0x hex); on anything else prints why, -1. */
-int gv_parse_seed(const char *s, uint64_t *seed);
+int gv_cmd_parse_seed(const char *s, uint64_t *seed);
 /* "gpuval ARGV..." as one allocated string (free it), recorded with every run; NULL on no
  * memory. */
-char *gv_join_args(int argc, char **argv);
+char *gv_cmd_join_args(int argc, char **argv);
 /* --size SPEC into shapes[max] and sel (shapes, n_shapes); on a malformed spec prints why
  * and returns -1. */
-int gv_parse_sizes(const char *spec, gv_shape *shapes, int max, gv_selection *sel);
+int gv_cmd_parse_sizes(const char *spec, gv_shape *shapes, int max, gv_selection *sel);
 /* The start of a run every command shares: the run info (command, oracle threads, device
  * fingerprint, the command line, which the caller frees with free(info->argv_joined)), the
  * "device:" line and the warnings for numerics-changing environment variables. */
 struct gv_run_info;
-void gv_run_start(struct gv_run_info *info, const char *command, int argc, char **argv);
+void gv_cmd_run_start(struct gv_run_info *info, const char *command, int argc, char **argv);
 /* The same with the device queried by probe (runner.h: in a child process, so that this
  * process never creates a CUDA context); why gets the reason when there is no device. */
-void gv_run_start_probe(struct gv_run_info *info, const char *command, int argc, char **argv,
-                        void (*probe)(gv_device_seen *seen, char *why, size_t len));
+void gv_cmd_run_start_probe(struct gv_run_info *info, const char *command, int argc, char **argv,
+                            void (*probe)(gv_device_seen *seen, char *why, size_t len));
 /* After getopt_long returned '?' with opterr = 0: one line naming the offending argument
- * (escaped) and what is wrong with it, then gv_usage_try(cmd). The caller exits GV_EXIT_USAGE. */
-void gv_bad_option(const char *cmd, char **argv);
+ * (escaped) and what is wrong with it, then gv_cmd_usage_try(cmd). The caller exits
+ * GV_EXIT_USAGE. */
+void gv_cmd_bad_option(const char *cmd, char **argv);
 /* A usage error of command cmd that its help answers (an argument missing or too many): one
- * line, "gpuval: " and the message (gv_usage_error), then gv_usage_try(cmd). */
-void gv_usage_cmd(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+ * line, "gpuval: " and the message (gv_usage_error), then gv_cmd_usage_try(cmd). */
+void gv_cmd_usage_cmd(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* "try 'gpuval CMD --help'" on stderr (cmd NULL: "try 'gpuval --help'"): a usage error is one
  * line and this pointer, never the whole help. */
-void gv_usage_try(const char *cmd);
+void gv_cmd_usage_try(const char *cmd);
 
 #endif

@@ -111,17 +111,17 @@ static int parse(int argc, char **argv, gv_coll_plan *p)
     p->dtypes = (1u << GV_F32) | (1u << GV_F64);
     p->iters = 20;
     gv_getopt g;
-    gv_getopt_init(&g, &gv_coll_options);
+    gv_cmd_getopt_init(&g, &gv_coll_options);
     int c;
-    while ((c = gv_getopt_next(&g, argc, argv)) != -1) {
+    while ((c = gv_cmd_getopt_next(&g, argc, argv)) != -1) {
         switch (c) {
         case O_OP: ops = optarg; break;
         case O_DTYPE:
-            if (gv_parse_dtype_list(optarg, &p->dtypes)) return GV_EXIT_USAGE;
+            if (gv_cmd_parse_dtype_list(optarg, &p->dtypes)) return GV_EXIT_USAGE;
             break;
         case O_BYTES: bytes_spec = optarg; break;
         case O_SEED:
-            if (gv_parse_seed(optarg, &p->seed)) return GV_EXIT_USAGE;
+            if (gv_cmd_parse_seed(optarg, &p->seed)) return GV_EXIT_USAGE;
             break;
         case O_ITERS: {
             char *end = NULL;
@@ -135,13 +135,13 @@ static int parse(int argc, char **argv, gv_coll_plan *p)
         }
         case O_JSON: p->json_path = optarg; break;
         case 'q': p->quiet = true; break;
-        case 'h': gv_help_print(stdout, &coll_help); return GV_EXIT_OK;
-        default: gv_bad_option("collectives", argv); return GV_EXIT_USAGE;
+        case 'h': gv_cmd_help_print(stdout, &coll_help); return GV_EXIT_OK;
+        default: gv_cmd_bad_option("collectives", argv); return GV_EXIT_USAGE;
         }
     }
     if (optind < argc) {
-        gv_usage_cmd("collectives", "collectives takes no positional arguments ('%s')",
-                     argv[optind]);
+        gv_cmd_usage_cmd("collectives", "collectives takes no positional arguments ('%s')",
+                         argv[optind]);
         return GV_EXIT_USAGE;
     }
     if (!ops) {

@@ -261,7 +261,7 @@ static void print_result(FILE *f, const gv_cmp_result *r, bool quiet)
     fprintf(f, "outcome: %s\n", gv_cmp_outcome_name(r->overall));
 }
 
-void gv_compare_print(FILE *f, const gv_cmp_result *r)
+void gv_cmd_compare_print(FILE *f, const gv_cmp_result *r)
 {
     print_result(f, r, false);
 }
@@ -468,7 +468,7 @@ static int emit(FILE *f, void *ctx)
     return ferror(f) ? -1 : 0;
 }
 
-int gv_compare_write(FILE *f, const gv_cmp_result *r, bool markdown)
+int gv_cmd_compare_write(FILE *f, const gv_cmp_result *r, bool markdown)
 {
     (markdown ? write_md : write_junit)(f, r);
     return ferror(f) ? -1 : 0;
@@ -575,9 +575,9 @@ int gv_cmd_compare(int argc, char **argv)
     bool quiet = false;
     gv_cmp_opts o = GV_CMP_OPTS_DEFAULT;
     gv_getopt g;
-    gv_getopt_init(&g, &gv_compare_options);
+    gv_cmd_getopt_init(&g, &gv_compare_options);
     int c;
-    while ((c = gv_getopt_next(&g, argc, argv)) != -1) {
+    while ((c = gv_cmd_getopt_next(&g, argc, argv)) != -1) {
         switch (c) {
         case O_JUNIT: junit = optarg; break;
         case O_JSON: json = optarg; break;
@@ -594,13 +594,13 @@ int gv_cmd_compare(int argc, char **argv)
             break;
         case O_FORCE: o.force = true; break;
         case 'q': quiet = true; break;
-        case 'h': gv_help_print(stdout, &compare_help); return GV_EXIT_OK;
-        default: gv_bad_option("compare", argv); return GV_EXIT_USAGE;
+        case 'h': gv_cmd_help_print(stdout, &compare_help); return GV_EXIT_OK;
+        default: gv_cmd_bad_option("compare", argv); return GV_EXIT_USAGE;
         }
     }
     if (optind != argc - 2) {
-        gv_usage_cmd("compare", "compare takes two run files, BASE and NEW (%d given)",
-                     argc - optind);
+        gv_cmd_usage_cmd("compare", "compare takes two run files, BASE and NEW (%d given)",
+                         argc - optind);
         return GV_EXIT_USAGE;
     }
     const char *outs[3] = {md, junit, json}, *names[3] = {"--md", "--junit", "--json"};

@@ -16,8 +16,8 @@ int gv_cmd_compare(int argc, char **argv);
 /* The changed cases, the counts, one-sided cases and the overall outcome, as compare prints
    them (check --baseline uses it too). */
 struct gv_cmp_result;
-void gv_compare_print(FILE *f, const struct gv_cmp_result *r);
+void gv_cmd_compare_print(FILE *f, const struct gv_cmp_result *r);
 /* The --md (markdown) or --junit report of r into f; 0, or -1 when f has an error. */
-int gv_compare_write(FILE *f, const struct gv_cmp_result *r, bool markdown);
+int gv_cmd_compare_write(FILE *f, const struct gv_cmp_result *r, bool markdown);
 
 #endif

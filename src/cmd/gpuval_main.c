@@ -1,5 +1,5 @@
 /* gpuval_main.c: the entry of the gpuval command (the command line is main.c's
- * gv_cli_main, shared with gv_main in libgpuval). */
+ * gv_cmd_main, shared with gv_main in libgpuval). */
 #include <cblas.h>
 #include <stdlib.h>
 #include <string.h>
@@ -40,5 +40,5 @@ static void name_openblas_core(char **argv)
 int main(int argc, char **argv)
 {
     name_openblas_core(argv);
-    return gv_cli_main(argc, argv);
+    return gv_cmd_main(argc, argv);
 }

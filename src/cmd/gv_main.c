@@ -16,7 +16,7 @@ static int run_main(int argc, char **argv, const gv_family *const *families, boo
         }
     }
     gv_registry_hide_builtins(!builtins);
-    return gv_cli_main(argc, argv);
+    return gv_cmd_main(argc, argv);
 }
 
 int gv_main(int argc, char **argv, const gv_family *const *families)

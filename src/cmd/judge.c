@@ -1,6 +1,7 @@
 /* judge.c: `gpuval judge` (outputs computed anywhere, as .npy, judged by the op's oracle and
  * every rule their inputs allow) and `gpuval inputs` (the inputs gpuval would generate for a
- * case, as .npy, with case.json), both through judge_api.c's one path. No device is used. */
+ * case, as .npy, with case.json), both through the api wing's one path (api/case.c,
+ * api/judge.c). No device is used. */
 #include <cblas.h>
 #include <errno.h>
 #include <jansson.h>
@@ -12,7 +13,8 @@
 
 #include "cmd/cli.h"
 #include "cmd/judge.h"
-#include "cmd/judge_api.h"
+#include "api/case.h"
+#include "api/judge.h"
 #include "io/case_io.h"
 #include "io/infile.h"
 #include "io/json_util.h"
@@ -217,32 +219,32 @@ int gv_cmd_inputs(int argc, char **argv)
     uint64_t seed = 0;
     bool force = false;
     gv_getopt g;
-    gv_getopt_init(&g, &gv_inputs_options);
+    gv_cmd_getopt_init(&g, &gv_inputs_options);
     int c;
-    while ((c = gv_getopt_next(&g, argc, argv)) != -1) {
+    while ((c = gv_cmd_getopt_next(&g, argc, argv)) != -1) {
         switch (c) {
         case O_OP: op = optarg; break;
         case O_DTYPE:
-            if (gv_parse_dtype_list(optarg, &dtypes)) return GV_EXIT_USAGE;
+            if (gv_cmd_parse_dtype_list(optarg, &dtypes)) return GV_EXIT_USAGE;
             break;
         case O_MODE: mode = optarg; break;
         case O_SIZE: size = optarg; break;
         case O_DIST: dist = optarg; break;
         case O_SEED:
-            if (gv_parse_seed(optarg, &seed)) return GV_EXIT_USAGE;
+            if (gv_cmd_parse_seed(optarg, &seed)) return GV_EXIT_USAGE;
             break;
         case O_OUT: out = optarg; break;
         case O_FORCE: force = true; break;
-        case 'h': gv_help_print(stdout, &inputs_help); return GV_EXIT_OK;
-        default: gv_bad_option("inputs", argv); return GV_EXIT_USAGE;
+        case 'h': gv_cmd_help_print(stdout, &inputs_help); return GV_EXIT_OK;
+        default: gv_cmd_bad_option("inputs", argv); return GV_EXIT_USAGE;
         }
     }
     if (optind < argc) {
-        gv_usage_cmd("inputs", "inputs takes no positional arguments ('%s')", argv[optind]);
+        gv_cmd_usage_cmd("inputs", "inputs takes no positional arguments ('%s')", argv[optind]);
         return GV_EXIT_USAGE;
     }
     if (!op || !out) {
-        gv_usage_cmd("inputs", "inputs needs --op and --out DIR");
+        gv_cmd_usage_cmd("inputs", "inputs needs --op and --out DIR");
         return GV_EXIT_USAGE;
     }
     const gv_op *o = gv_judge_find_op(op);
@@ -425,12 +427,12 @@ static int load_case(judge_job *j)
         j->seed = (uint64_t)json_integer_value(seed);
     } else if (json_is_string(seed)) {
         snprintf(j->seed_text, sizeof j->seed_text, "%s", json_string_value(seed));
-        if (gv_parse_seed(j->seed_text, &j->seed)) return -1;
+        if (gv_cmd_parse_seed(j->seed_text, &j->seed)) return -1;
     } else {
         seed = NULL;
     }
     if (!j->op || !j->mode || !j->size || !j->dist || !dt || !seed ||
-        gv_parse_dtype_list(dt, &j->dtypes)) {
+        gv_cmd_parse_dtype_list(dt, &j->dtypes)) {
         gv_usage_error("--case %s: op, dtype, mode, size, dist and seed are all required",
                        j->case_path);
         return -1;
@@ -530,16 +532,16 @@ static void file_records(json_t *arrays, const char *key, const char *const *pat
 static int parse_args(int argc, char **argv, judge_job *j)
 {
     gv_getopt g;
-    gv_getopt_init(&g, &gv_judge_options);
+    gv_cmd_getopt_init(&g, &gv_judge_options);
     int c;
-    while ((c = gv_getopt_next(&g, argc, argv)) != -1) {
+    while ((c = gv_cmd_getopt_next(&g, argc, argv)) != -1) {
         switch (c) {
         case O_OP: j->op = optarg; break;
         case O_INPUTS: j->inputs = optarg; break;
         case O_OUTPUTS: j->outputs = optarg; break;
         case O_SIZE: j->size = optarg; break;
         case O_DTYPE:
-            if (gv_parse_dtype_list(optarg, &j->dtypes)) return GV_EXIT_USAGE;
+            if (gv_cmd_parse_dtype_list(optarg, &j->dtypes)) return GV_EXIT_USAGE;
             if (j->dtypes & (j->dtypes - 1)) {
                 gv_usage_error("judge judges one case: one --dtype");
                 return GV_EXIT_USAGE;
@@ -548,25 +550,25 @@ static int parse_args(int argc, char **argv, judge_job *j)
         case O_MODE: j->mode = optarg; break;
         case O_ALLOW:
             if (strcmp(optarg, "ftz") != 0) {
-                gv_usage_cmd("judge", "--allow takes ftz ('%s')", optarg);
+                gv_cmd_usage_cmd("judge", "--allow takes ftz ('%s')", optarg);
                 return GV_EXIT_USAGE;
             }
             j->allow_ftz = true;
             break;
         case O_DIST: j->dist = optarg; break;
         case O_SEED:
-            if (gv_parse_seed(optarg, &j->seed)) return GV_EXIT_USAGE;
+            if (gv_cmd_parse_seed(optarg, &j->seed)) return GV_EXIT_USAGE;
             j->seed_given = true;
             break;
         case O_CASE: j->case_path = optarg; break;
         case O_JSON: j->json_path = optarg; break;
         case 'q': j->quiet = true; break;
-        case 'h': gv_help_print(stdout, &judge_help); return GV_EXIT_OK;
-        default: gv_bad_option("judge", argv); return GV_EXIT_USAGE;
+        case 'h': gv_cmd_help_print(stdout, &judge_help); return GV_EXIT_OK;
+        default: gv_cmd_bad_option("judge", argv); return GV_EXIT_USAGE;
         }
     }
     if (optind < argc) {
-        gv_usage_cmd("judge", "judge takes no positional arguments ('%s')", argv[optind]);
+        gv_cmd_usage_cmd("judge", "judge takes no positional arguments ('%s')", argv[optind]);
         return GV_EXIT_USAGE;
     }
     return -1;
@@ -599,7 +601,7 @@ static int prepare(judge_job *j, gv_judge_spec *spec, gv_array *ins, gv_array *o
 {
     if (j->case_path && load_case(j) != 0) return GV_EXIT_USAGE;
     if (!j->op) {
-        gv_usage_cmd("judge", "judge needs --op (or --case)");
+        gv_cmd_usage_cmd("judge", "judge needs --op (or --case)");
         return GV_EXIT_USAGE;
     }
     const gv_op *op = gv_judge_find_op(j->op);
@@ -755,7 +757,7 @@ int gv_cmd_judge(int argc, char **argv)
         memset(&info, 0, sizeof info);
         info.command = "judge";
         info.oracle_threads = openblas_get_num_threads();
-        info.argv_joined = gv_join_args(argc, argv);
+        info.argv_joined = gv_cmd_join_args(argc, argv);
         info.device_count = info.device_index = -1;
         gv_fleet_info_fill(&info.fleet, NULL, -1, -1);
         /* given data: the input files' digests are part of the case's identity (as check

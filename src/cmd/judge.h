@@ -1,4 +1,4 @@
-/* judge.h: `gpuval judge` and `gpuval inputs` (judge.c), on judge_api.h's path. */
+/* judge.h: `gpuval judge` and `gpuval inputs` (judge.c), on api/judge.h's path. */
 #ifndef GV_CMD_JUDGE_H
 #define GV_CMD_JUDGE_H
 

@@ -1,7 +1,7 @@
 /* main.c: the gpuval command line — dispatch to subcommands, the main help, and `list` and
  * `info`. `check` lives in check.c, `bench` in bench.c, the shared option parsers in cli.c.
  * The process entry is gpuval_main.c (the command) or gv_main (a user's program, gv_main.c),
- * both through gv_cli_main. */
+ * both through gv_cmd_main. */
 #include <cblas.h>
 #include <errno.h>
 #include <getopt.h>
@@ -20,7 +20,7 @@
 #include "cmd/cli.h"
 #include "cmd/compare.h"
 #include "cmd/judge.h"
-#include "cmd/judge_api.h"
+#include "api/op_info.h"
 #include "cmd/main.h"
 #include "cmd/merge.h"
 #include "cmd/plugin.h"
@@ -122,20 +122,20 @@ static int cmd_list(int argc, char **argv)
     int all = 0, verbose = 0, modes = 0;
     const char *json_path = NULL;
     gv_getopt g;
-    gv_getopt_init(&g, &gv_list_options);
+    gv_cmd_getopt_init(&g, &gv_list_options);
     int c;
-    while ((c = gv_getopt_next(&g, argc, argv)) != -1) {
+    while ((c = gv_cmd_getopt_next(&g, argc, argv)) != -1) {
         switch (c) {
         case 'a': all = 1; break;
         case O_MODES: modes = 1; break;
         case 'v': verbose = 1; break;
         case O_JSON: json_path = optarg; break;
-        case 'h': gv_help_print(stdout, &list_help); return GV_EXIT_OK;
-        default: gv_bad_option("list", argv); return GV_EXIT_USAGE;
+        case 'h': gv_cmd_help_print(stdout, &list_help); return GV_EXIT_OK;
+        default: gv_cmd_bad_option("list", argv); return GV_EXIT_USAGE;
         }
     }
     if (optind < argc) {
-        gv_usage_cmd("list", "list takes no arguments ('%s')", argv[optind]);
+        gv_cmd_usage_cmd("list", "list takes no arguments ('%s')", argv[optind]);
         return GV_EXIT_USAGE;
     }
     if (json_path) {
@@ -227,10 +227,10 @@ static int cmd_info(int argc, char **argv)
 {
     if (argc > 1) {
         if (strcmp(argv[1], "-h") == 0 || strcmp(argv[1], "--help") == 0) {
-            gv_help_print(stdout, &info_help);
+            gv_cmd_help_print(stdout, &info_help);
             return GV_EXIT_OK;
         }
-        gv_usage_cmd("info", "info takes no arguments ('%s')", argv[1]);
+        gv_cmd_usage_cmd("info", "info takes no arguments ('%s')", argv[1]);
         return GV_EXIT_USAGE;
     }
 #ifdef GV_HAVE_CUDA
@@ -351,8 +351,8 @@ static const struct {
 enum { VERSION_ASKED = -1 };
 
 /* The command line's form, checked in one place before the command or any plugin's code runs:
-   the options the command takes (its table and what gv_getopt_init adds to every table), each
-   with its value. A bad option is one line and a pointer to the command's help (gv_bad_option);
+   the options the command takes (its table and what gv_cmd_getopt_init adds to every table), each
+   with its value. A bad option is one line and a pointer to the command's help (gv_cmd_bad_option);
    -V or --version anywhere an option may stand is the version, whatever else the line holds.
    (What the values name, an op of a plugin included, is the command's to check.) GV_EXIT_OK,
    GV_EXIT_USAGE after a message, or VERSION_ASKED; a copy of argv is parsed, so the command's
@@ -367,13 +367,13 @@ static int check_options_first(int argc, char **argv)
         if (!copy) return GV_EXIT_RUNTIME;
         memcpy(copy, argv + 1, sizeof *copy * (size_t)(n + 1));
         gv_getopt g;
-        gv_getopt_init(&g, cmd_opts[i].opts);
+        gv_cmd_getopt_init(&g, cmd_opts[i].opts);
         int c, rc = GV_EXIT_OK;
-        while (rc == GV_EXIT_OK && (c = gv_getopt_next(&g, n, copy)) != -1)
+        while (rc == GV_EXIT_OK && (c = gv_cmd_getopt_next(&g, n, copy)) != -1)
             if (c == GV_OPT_VERSION) {
                 rc = VERSION_ASKED;
             } else if (c == '?') {
-                gv_bad_option(cmd_opts[i].name, copy);
+                gv_cmd_bad_option(cmd_opts[i].name, copy);
                 rc = GV_EXIT_USAGE;
             }
         free(copy);
@@ -383,11 +383,11 @@ static int check_options_first(int argc, char **argv)
     return GV_EXIT_OK;
 }
 
-int gv_cli_main(int argc, char **argv)
+int gv_cmd_main(int argc, char **argv)
 {
     const char *plugins[GV_PLUGINS_MAX];
     int n_plugins = 0;
-    int prc = gv_plugin_args(&argc, argv, plugins, &n_plugins);
+    int prc = gv_cmd_plugin_args(&argc, argv, plugins, &n_plugins);
     if (prc != GV_EXIT_OK) return prc;
     /* no plugin code before the command line is checked; an unknown command is refused
        below without loading any */
@@ -404,17 +404,17 @@ int gv_cli_main(int argc, char **argv)
             print_version(stdout);
             return stdout_checked(GV_EXIT_OK);
         }
-        if (prc == GV_EXIT_OK && n_plugins) prc = gv_plugins_load(plugins, n_plugins);
+        if (prc == GV_EXIT_OK && n_plugins) prc = gv_cmd_plugins_load(plugins, n_plugins);
         if (prc != GV_EXIT_OK) return prc;
     }
     if (argc < 2) {
         fputs("usage: gpuval <command> [options]\n", stderr);
-        gv_usage_try(NULL);
+        gv_cmd_usage_try(NULL);
         return GV_EXIT_USAGE;
     }
     const char *cmd = argv[1];
     if (strcmp(cmd, "-h") == 0 || strcmp(cmd, "--help") == 0) {
-        gv_help_print(stdout, &main_help);
+        gv_cmd_help_print(stdout, &main_help);
         return stdout_checked(GV_EXIT_OK);
     }
     if (strcmp(cmd, "--version") == 0 || strcmp(cmd, "-V") == 0) {
@@ -438,7 +438,7 @@ int gv_cli_main(int argc, char **argv)
                 {"screen", gv_cmd_screen}};
     if (strcmp(cmd, "help") == 0) {
         if (argc < 3) {
-            gv_help_print(stdout, &main_help);
+            gv_cmd_help_print(stdout, &main_help);
             return stdout_checked(GV_EXIT_OK);
         }
         for (size_t i = 0; i < sizeof cmds / sizeof cmds[0]; i++)
@@ -452,7 +452,7 @@ int gv_cli_main(int argc, char **argv)
         for (size_t i = 0; i < sizeof cmds / sizeof cmds[0]; i++)
             fprintf(stderr, " %s", cmds[i].name);
         fputc('\n', stderr);
-        gv_usage_try(NULL);
+        gv_cmd_usage_try(NULL);
         return GV_EXIT_USAGE;
     }
     for (size_t i = 0; i < sizeof cmds / sizeof cmds[0]; i++)
@@ -463,6 +463,6 @@ int gv_cli_main(int argc, char **argv)
     for (size_t i = 0; i < sizeof cmds / sizeof cmds[0]; i++)
         fprintf(stderr, " %s", cmds[i].name);
     fputs(" help\n", stderr);
-    gv_usage_try(NULL);
+    gv_cmd_usage_try(NULL);
     return GV_EXIT_USAGE;
 }

@@ -10,6 +10,6 @@ extern const gv_opt_table gv_list_options;
 
 /* The command line over the registry as it stands: argv[1] is the command. Loads the plugins
  * named by --plugin first (plugin.h). Returns the exit status (core/gv.h's GV_EXIT_*). */
-int gv_cli_main(int argc, char **argv);
+int gv_cmd_main(int argc, char **argv);
 
 #endif

@@ -165,20 +165,20 @@ int gv_cmd_merge(int argc, char **argv)
     const char *json_path = NULL, *md_path = NULL;
     int quiet = 0;
     gv_getopt g;
-    gv_getopt_init(&g, &gv_merge_options);
+    gv_cmd_getopt_init(&g, &gv_merge_options);
     int c;
-    while ((c = gv_getopt_next(&g, argc, argv)) != -1) {
+    while ((c = gv_cmd_getopt_next(&g, argc, argv)) != -1) {
         switch (c) {
         case O_JSON: json_path = optarg; break;
         case O_MD: md_path = optarg; break;
         case 'q': quiet = 1; break;
-        case 'h': gv_help_print(stdout, &merge_help); return GV_EXIT_OK;
-        default: gv_bad_option("merge", argv); return GV_EXIT_USAGE;
+        case 'h': gv_cmd_help_print(stdout, &merge_help); return GV_EXIT_OK;
+        default: gv_cmd_bad_option("merge", argv); return GV_EXIT_USAGE;
         }
     }
     int n = argc - optind;
     if (n < 1) {
-        gv_usage_cmd("merge", "merge needs at least one run file");
+        gv_cmd_usage_cmd("merge", "merge needs at least one run file");
         return GV_EXIT_USAGE;
     }
     if (n > GV_FLEET_MAX_DEVICES) {

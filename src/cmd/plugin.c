@@ -51,7 +51,7 @@ static bool elf_whole(const char *path, int64_t size, char *err, size_t errlen)
     return why == NULL;
 }
 
-int gv_plugin_load(const char *path, char *err, size_t errlen)
+int gv_cmd_plugin_load(const char *path, char *err, size_t errlen)
 {
     struct stat st;
     if (stat(path, &st) != 0) {
@@ -110,7 +110,7 @@ int gv_plugin_load(const char *path, char *err, size_t errlen)
     return GV_OK;
 }
 
-int gv_plugin_args(int *argc, char **argv, const char **paths, int *n_paths)
+int gv_cmd_plugin_args(int *argc, char **argv, const char **paths, int *n_paths)
 {
     int out = 1;
     bool done = false;
@@ -167,7 +167,7 @@ static int try_in_child(const char *path, char *err, size_t errlen)
         }
         alarm(GV_PLUGIN_LOAD_SECONDS);
         char e[1024] = "";
-        int rc = gv_plugin_load(path, e, sizeof e);
+        int rc = gv_cmd_plugin_load(path, e, sizeof e);
         ssize_t w = write(fds[1], &rc, sizeof rc);
         if (w == (ssize_t)sizeof rc && rc != GV_OK) w = write(fds[1], e, strlen(e) + 1);
         (void)w;
@@ -203,12 +203,12 @@ static int try_in_child(const char *path, char *err, size_t errlen)
     return rc;
 }
 
-int gv_plugins_load(const char *const *paths, int n)
+int gv_cmd_plugins_load(const char *const *paths, int n)
 {
     for (int i = 0; i < n; i++) {
         char err[1024];
         if (try_in_child(paths[i], err, sizeof err) != GV_OK ||
-            gv_plugin_load(paths[i], err, sizeof err) != GV_OK) {
+            gv_cmd_plugin_load(paths[i], err, sizeof err) != GV_OK) {
             gv_usage_error("%s", err);
             return GV_EXIT_USAGE;
         }

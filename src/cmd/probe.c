@@ -125,16 +125,16 @@ int gv_cmd_probe(int argc, char **argv)
     long repeat = 1, replay = 100000;
     bool quiet = false;
     gv_getopt g;
-    gv_getopt_init(&g, &gv_probe_options);
-    for (int c; (c = gv_getopt_next(&g, argc, argv)) != -1;) {
+    gv_cmd_getopt_init(&g, &gv_probe_options);
+    for (int c; (c = gv_cmd_getopt_next(&g, argc, argv)) != -1;) {
         char *end = NULL;
         switch (c) {
         case O_OP: ops = optarg; break;
         case O_MODE:
-            if (gv_parse_mode_list(optarg, &modes) < 0) return GV_EXIT_USAGE;
+            if (gv_cmd_parse_mode_list(optarg, &modes) < 0) return GV_EXIT_USAGE;
             break;
         case O_DTYPE:
-            if (gv_parse_dtype_list(optarg, &dtypes) < 0) return GV_EXIT_USAGE;
+            if (gv_cmd_parse_dtype_list(optarg, &dtypes) < 0) return GV_EXIT_USAGE;
             break;
         case O_JSON: json_path = optarg; break;
         case O_EXPECT: expect_path = optarg; break;
@@ -153,12 +153,12 @@ int gv_cmd_probe(int argc, char **argv)
             }
             break;
         case O_QUIET: quiet = true; break;
-        case 'h': gv_help_print(stdout, &probe_help); return GV_EXIT_OK;
-        default: gv_bad_option("probe", argv); return GV_EXIT_USAGE;
+        case 'h': gv_cmd_help_print(stdout, &probe_help); return GV_EXIT_OK;
+        default: gv_cmd_bad_option("probe", argv); return GV_EXIT_USAGE;
         }
     }
     if (optind < argc) {
-        gv_usage_cmd("probe", "probe takes no operands ('%s')", argv[optind]);
+        gv_cmd_usage_cmd("probe", "probe takes no operands ('%s')", argv[optind]);
         return GV_EXIT_USAGE;
     }
     const char *outs[] = {json_path};
@@ -220,7 +220,7 @@ int gv_cmd_probe(int argc, char **argv)
     }
 
     gv_run_info info;
-    gv_run_start(&info, "probe", argc, argv);
+    gv_cmd_run_start(&info, "probe", argc, argv);
     if (!info.have_device) {
         if (have_expect) gv_fp_expect_free(&ex);
         fprintf(stderr, "gpuval probe: no CUDA device: nothing to probe\n");

@@ -120,7 +120,7 @@ static int read_case(const char *path, json_t *doc, gv_case *c, gv_verdict *verd
         snprintf(digits, sizeof digits, "%s", json_string_value(seed));
     else
         digits[0] = '\0';
-    if (gv_parse_seed(digits, &c->seed) != 0) {
+    if (gv_cmd_parse_seed(digits, &c->seed) != 0) {
         gv_usage_error("%s: seed must be a non-negative integer or its decimal digits", path);
         return -1;
     }
@@ -171,19 +171,19 @@ static int64_t differing(const void *a, const void *b, int64_t n, size_t es, int
 int gv_cmd_replay(int argc, char **argv)
 {
     gv_getopt g;
-    gv_getopt_init(&g, &gv_replay_options);
+    gv_cmd_getopt_init(&g, &gv_replay_options);
     int ch;
-    while ((ch = gv_getopt_next(&g, argc, argv)) != -1) {
+    while ((ch = gv_cmd_getopt_next(&g, argc, argv)) != -1) {
         if (ch == 'h') {
-            gv_help_print(stdout, &replay_help);
+            gv_cmd_help_print(stdout, &replay_help);
             return GV_EXIT_OK;
         }
-        gv_bad_option("replay", argv);
+        gv_cmd_bad_option("replay", argv);
         return GV_EXIT_USAGE;
     }
     if (argc - optind != 1) {
-        gv_usage_cmd("replay", "replay takes one case directory (DIR/CASE written by check "
-                               "--dump-failures)");
+        gv_cmd_usage_cmd("replay", "replay takes one case directory (DIR/CASE written by check "
+                                   "--dump-failures)");
         return GV_EXIT_USAGE;
     }
     const char *dir = argv[optind];
@@ -232,13 +232,13 @@ int gv_cmd_replay(int argc, char **argv)
     }
 
     gv_run_info info;
-    gv_run_start(&info, "replay", argc, argv);
+    gv_cmd_run_start(&info, "replay", argc, argv);
     free((char *)info.argv_joined);
     gv_given_inputs given;
     gv_inputs_given(in, n_in, inputs, &given);
     gv_result r;
     gv_problem p;
-    gv_run_case_io(&c, &gv_default_tiers, &r, &given, &p);
+    gv_run_case_io(&c, &r, &given, &p);
     gv_table_header(stdout);
     gv_table_row(stdout, &r);
     if (r.inputs != inputs && !c.op->user_inputs) /* a user's make_inputs: given anyway */

@@ -56,18 +56,18 @@ int gv_cmd_report(int argc, char **argv)
 {
     const char *html = NULL, *md = NULL;
     gv_getopt g;
-    gv_getopt_init(&g, &gv_report_options);
+    gv_cmd_getopt_init(&g, &gv_report_options);
     int c;
-    while ((c = gv_getopt_next(&g, argc, argv)) != -1) {
+    while ((c = gv_cmd_getopt_next(&g, argc, argv)) != -1) {
         switch (c) {
         case O_HTML: html = optarg; break;
         case O_MD: md = optarg; break;
-        case 'h': gv_help_print(stdout, &report_help); return GV_EXIT_OK;
-        default: gv_bad_option("report", argv); return GV_EXIT_USAGE;
+        case 'h': gv_cmd_help_print(stdout, &report_help); return GV_EXIT_OK;
+        default: gv_cmd_bad_option("report", argv); return GV_EXIT_USAGE;
         }
     }
     if (optind != argc - 1) {
-        gv_usage_cmd("report", "report takes one run file (%d given)", argc - optind);
+        gv_cmd_usage_cmd("report", "report takes one run file (%d given)", argc - optind);
         return GV_EXIT_USAGE;
     }
     if (!html && !md) {

@@ -134,9 +134,9 @@ static double now_s(void)
 static int parse_args(int argc, char **argv, screen_job *j)
 {
     gv_getopt g;
-    gv_getopt_init(&g, &gv_screen_options);
+    gv_cmd_getopt_init(&g, &gv_screen_options);
     int c;
-    while ((c = gv_getopt_next(&g, argc, argv)) != -1) {
+    while ((c = gv_cmd_getopt_next(&g, argc, argv)) != -1) {
         switch (c) {
         case O_TIER: j->tier_name = optarg; break;
         case O_DEVICE: j->device_spec = optarg; break;
@@ -147,12 +147,12 @@ static int parse_args(int argc, char **argv, screen_job *j)
         case O_K8S: j->k8s_path = optarg; break;
         case O_JSON: j->json_path = optarg; break;
         case 'q': j->quiet = 1; break;
-        case 'h': gv_help_print(stdout, &screen_help); return GV_EXIT_OK;
-        default: gv_bad_option("screen", argv); return GV_EXIT_USAGE;
+        case 'h': gv_cmd_help_print(stdout, &screen_help); return GV_EXIT_OK;
+        default: gv_cmd_bad_option("screen", argv); return GV_EXIT_USAGE;
         }
     }
     if (optind < argc) {
-        gv_usage_cmd("screen", "screen takes no positional arguments ('%s')", argv[optind]);
+        gv_cmd_usage_cmd("screen", "screen takes no positional arguments ('%s')", argv[optind]);
         return GV_EXIT_USAGE;
     }
     return -1;
@@ -164,13 +164,13 @@ static int prepare(screen_job *j)
     j->tier = gv_screen_tier_find(j->tier_name ? j->tier_name : "prolog");
     if (!j->tier) {
         char shown[64];
-        gv_usage_cmd("screen", "--tier '%s': expected prolog or drain",
-                     gv_printable(j->tier_name, shown, sizeof shown));
+        gv_cmd_usage_cmd("screen", "--tier '%s': expected prolog or drain",
+                         gv_printable(j->tier_name, shown, sizeof shown));
         return GV_EXIT_USAGE;
     }
     if (j->golden_path && j->record_path) {
-        gv_usage_cmd("screen", "--golden compares with a golden file and --record writes one: "
-                               "give one of them");
+        gv_cmd_usage_cmd("screen", "--golden compares with a golden file and --record writes one: "
+                                   "give one of them");
         return GV_EXIT_USAGE;
     }
     const char *spec = gv_knobs()->screen_fault;
@@ -235,7 +235,7 @@ static json_t *run_here(screen_job *j, int argc, char **argv)
     }
     double t0 = now_s();
     gv_run_info info;
-    gv_run_start_probe(&info, "screen", argc, argv, gv_isolated_device_probe);
+    gv_cmd_run_start_probe(&info, "screen", argc, argv, gv_isolated_device_probe);
     gv_summary sum = {0};
     screen_progress sp = {&sum, j->quiet};
     if (!j->quiet) gv_table_header(stdout);

@@ -211,7 +211,7 @@ static int add_groups(groups *gs, const gv_case *cases, int n, int dist)
                 gv_case rc = *c;
                 rc.dtype = (gv_dtype)t;
                 rc.mode = (gv_mode)m;
-                gv_result_init(&row->r, &rc, &gv_default_tiers);
+                gv_result_init(&row->r, &rc);
                 row->pareto = -1;
                 row->speedup_vs_f64 = row->speedup_vs_default = NAN;
             }
@@ -322,7 +322,7 @@ static void probe_row(gv_trade_row *row, bool show)
             fprintf(stderr, "\r%-6s %-70s", "probe", gv_case_label(&pc[k], label, sizeof label));
             fflush(stderr);
         }
-        gv_run_case(&pc[k], &gv_default_tiers, &pr);
+        gv_run_case(&pc[k], &pr);
         double width = extra_of(&pr, "probe_width_bits"), acc = extra_of(&pr, "probe_acc_bits"),
                off = extra_of(&pr, "probe_off_grid");
         char what[32];
@@ -397,7 +397,7 @@ static void run_group(gv_trade_group *g, const gv_bench_opts *o, bool show, cons
     for (int i = 0; i < g->n; i++) { /* correctness, never timed */
         progress(show, "check", &g->rows[i]);
         gv_case c = g->rows[i].r.c; /* gv_run_case starts r afresh: not from r itself */
-        gv_run_case(&c, &gv_default_tiers, &g->rows[i].r);
+        gv_run_case(&c, &g->rows[i].r);
         probe_row(&g->rows[i], show);
         arith_row(&g->rows[i]);
     }
@@ -427,29 +427,30 @@ typedef struct trade_args {
 static int parse_args(int argc, char **argv, trade_args *a)
 {
     gv_getopt g;
-    gv_getopt_init(&g, &gv_trade_options);
+    gv_cmd_getopt_init(&g, &gv_trade_options);
     int c;
-    while ((c = gv_getopt_next(&g, argc, argv)) != -1) {
+    while ((c = gv_cmd_getopt_next(&g, argc, argv)) != -1) {
         switch (c) {
         case O_OP: a->sel.op_glob = optarg; break;
         case O_SIZE: a->size_spec = optarg; break;
         case O_DIST:
-            if (gv_parse_dist(optarg, &a->sel.dist)) return GV_EXIT_USAGE;
+            if (gv_cmd_parse_dist(optarg, &a->sel.dist)) return GV_EXIT_USAGE;
             break;
         case O_SEED:
-            if (gv_parse_seed(optarg, &a->sel.seed)) return GV_EXIT_USAGE;
+            if (gv_cmd_parse_seed(optarg, &a->sel.seed)) return GV_EXIT_USAGE;
             break;
         case O_JSON: a->json_path = optarg; break;
         case O_MD: a->md_path = optarg; break;
         case O_DEVICE: a->device = optarg; break;
         case O_SERIAL: a->device_serial = true; break;
         case 'q': a->quiet = true; break;
-        case 'h': gv_help_print(stdout, &trade_help); return GV_EXIT_OK;
-        default: gv_bad_option("tradeoffs", argv); return GV_EXIT_USAGE;
+        case 'h': gv_cmd_help_print(stdout, &trade_help); return GV_EXIT_OK;
+        default: gv_cmd_bad_option("tradeoffs", argv); return GV_EXIT_USAGE;
         }
     }
     if (optind < argc) {
-        gv_usage_cmd("tradeoffs", "tradeoffs takes no positional arguments ('%s')", argv[optind]);
+        gv_cmd_usage_cmd("tradeoffs", "tradeoffs takes no positional arguments ('%s')",
+                         argv[optind]);
         return GV_EXIT_USAGE;
     }
     int device_rc = gv_device_plan_perf(a->device, &a->plan);
@@ -463,7 +464,7 @@ static int parse_args(int argc, char **argv, trade_args *a)
                        "renders the merged view)");
         return GV_EXIT_USAGE;
     }
-    if (a->size_spec && gv_parse_sizes(a->size_spec, a->shapes, 64, &a->sel) != 0)
+    if (a->size_spec && gv_cmd_parse_sizes(a->size_spec, a->shapes, 64, &a->sel) != 0)
         return GV_EXIT_USAGE;
     const char *outs[2] = {a->json_path, a->md_path}, *flags[2] = {"--json", "--md"};
     if (gv_probe_outputs(2, outs, flags) != 0) return GV_EXIT_USAGE;
@@ -514,7 +515,7 @@ static int make_groups(trade_args *a, groups *gs)
 static int run_groups(const trade_args *a, groups *gs, int argc, char **argv)
 {
     gv_run_info info;
-    gv_run_start(&info, "tradeoffs", argc, argv);
+    gv_cmd_run_start(&info, "tradeoffs", argc, argv);
     if (info.have_device) {
         char path[600], err[700];
         gv_fp_expect_path(info.device.cc_major * 10 + info.device.cc_minor, path, sizeof path);

@@ -50,14 +50,6 @@ const char *gv_inputs_name(gv_inputs in)
     return in < GV_NINPUTS ? inputs_names[in] : "?";
 }
 
-int gv_inputs_parse(const char *s, gv_inputs *out)
-{
-    int i = parse_name(s, inputs_names, GV_NINPUTS);
-    if (i < 0) return GV_EINVAL;
-    *out = (gv_inputs)i;
-    return GV_OK;
-}
-
 int gv_dtype_parse(const char *s, gv_dtype *out)
 {
     int i = parse_name(s, dtype_names, GV_NDTYPES);

@@ -115,7 +115,6 @@ typedef enum gv_inputs {
 } gv_inputs;
 
 const char *gv_inputs_name(gv_inputs in); /* "generated", "given", "declared" */
-int gv_inputs_parse(const char *s, gv_inputs *out);
 
 /* One case: everything that determines inputs and expected results. */
 typedef struct gv_case {

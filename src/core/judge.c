@@ -95,13 +95,13 @@ void gv_result_check(gv_result *r, const char *name, double value, double bound,
     va_end(ap);
 }
 
-void gv_result_init(gv_result *r, const gv_case *c, const gv_tiers *tiers)
+void gv_result_init(gv_result *r, const gv_case *c)
 {
     memset(r, 0, sizeof *r);
     const gv_op *op = c->op;
     r->c = *c;
-    assert(tiers->n >= 0 && tiers->n <= GV_MAX_TIERS);
-    r->tiers = *tiers;
+    assert(gv_default_tiers.n >= 0 && gv_default_tiers.n <= GV_MAX_TIERS);
+    r->tiers = gv_default_tiers;
     r->u = op->unit_roundoff ? op->unit_roundoff(c) : gv_unit_roundoff(c->dtype, c->mode);
     r->depth = op->depth(c);
     r->ratio_bound = op->ratio_bound > 0 ? op->ratio_bound : GV_DEFAULT_RATIO_BOUND;

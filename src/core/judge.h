@@ -19,9 +19,10 @@ void gv_result_assert_bounds(const struct gv_result *r);
 /* Set r's verdict and its reason (fmt with two numbers, either may be unused). */
 void gv_result_set(struct gv_result *r, gv_verdict v, const char *fmt, double a, double b);
 
-/* Start a result for a case: the case, tiers, the op's error model (u, depth, ratio bound),
- * its expected tier, flops and bytes; verdict PASS, no metrics yet. gv_judge_problem reads these. */
-void gv_result_init(gv_result *r, const gv_case *c, const gv_tiers *tiers);
+/* Start a result for a case: the case, the tiers (gv_default_tiers: every run is judged at
+ * the same ones, so that runs compare), the op's error model (u, depth, ratio bound), its
+ * expected tier, flops and bytes; verdict PASS, no metrics yet. gv_judge_problem reads these. */
+void gv_result_init(gv_result *r, const gv_case *c);
 
 /* The outputs were computed outside gpuval's kernel (gpuval judge, gv_judge): judge them at
  * the op's order-free depth, the one that covers every summation order its definition allows

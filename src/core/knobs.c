@@ -72,27 +72,6 @@ void gv_knobs_reload(void)
     load();
 }
 
-static const char *const knob_names[] = {
-#define GV_KNOB_NAME_(field, var, kind, what) var,
-    GV_KNOBS(GV_KNOB_NAME_)
-#undef GV_KNOB_NAME_
-        NULL};
-static const char *const knob_whats[] = {
-#define GV_KNOB_WHAT_(field, var, kind, what) what,
-    GV_KNOBS(GV_KNOB_WHAT_)
-#undef GV_KNOB_WHAT_
-        NULL};
-
-const char *gv_knob_name(int i)
-{
-    return i >= 0 && i < (int)(sizeof knob_names / sizeof knob_names[0]) ? knob_names[i] : NULL;
-}
-
-const char *gv_knob_what(int i)
-{
-    return i >= 0 && i < (int)(sizeof knob_whats / sizeof knob_whats[0]) ? knob_whats[i] : NULL;
-}
-
 const char *gv_env(const char *name)
 {
     return getenv(name);

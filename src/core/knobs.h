@@ -59,9 +59,6 @@ const gv_knobs_t *gv_knobs(void);
 /* Read them again (a test that set a variable in its own process), and hand them down. */
 void gv_knobs_reload(void);
 
-/* One row of the table, for help texts and docs: name, what it does; NULL past the last. */
-const char *gv_knob_name(int i);
-const char *gv_knob_what(int i);
 
 /* Any other environment variable (not gpuval's own): its value, or NULL. */
 const char *gv_env(const char *name);

@@ -24,14 +24,9 @@ static double now_ms(void)
     return ts.tv_sec * 1e3 + ts.tv_nsec * 1e-6;
 }
 
-int gv_run_case(const gv_case *c, const gv_tiers *tiers, gv_result *r)
+int gv_run_case(const gv_case *c, gv_result *r)
 {
-    return gv_run_case_full(c, tiers, 1, r, NULL, NULL);
-}
-
-int gv_run_case_repeat(const gv_case *c, const gv_tiers *tiers, int repeat, gv_result *r)
-{
-    return gv_run_case_full(c, tiers, repeat, r, NULL, NULL);
+    return gv_run_case_io(c, r, NULL, NULL);
 }
 
 static void release(gv_problem *p, gv_problem *keep)
@@ -40,12 +35,6 @@ static void release(gv_problem *p, gv_problem *keep)
         *keep = *p;
     else
         gv_problem_free(p);
-}
-
-int gv_run_case_io(const gv_case *c, const gv_tiers *tiers, gv_result *r,
-                   const gv_given_inputs *given, gv_problem *keep)
-{
-    return gv_run_case_full(c, tiers, 1, r, given, keep);
 }
 
 /* The correctness run of one case on the device, on a thread of its own while the oracle
@@ -79,14 +68,14 @@ int gv_problem_given(gv_problem *p, const gv_given_inputs *given, gv_result *r)
     return gv_problem_apply_given(p, given);
 }
 
-void gv_case_prepare(gv_case_run *cr, const gv_case *c, const gv_tiers *tiers, int repeat,
-                     gv_result *r, const gv_given_inputs *given)
+void gv_case_prepare(gv_case_run *cr, const gv_case *c, int repeat, gv_result *r,
+                     const gv_given_inputs *given)
 {
     memset(cr, 0, sizeof *cr);
     cr->r = r;
     cr->repeat = gv_case_repeats(c, repeat); /* a repeat canary asks for more launches */
     const gv_op *op = c->op;
-    gv_result_init(r, c, tiers);
+    gv_result_init(r, c);
     if (given) gv_result_set_inputs(r, given->inputs); /* what the caller says they are */
     if (!op->device) {
         gv_result_set(r, GV_SKIP, "built without CUDA", 0, 0);
@@ -218,13 +207,6 @@ void gv_case_device_wait(gv_case_run *cr)
     cr->device_done = true;
 }
 
-bool gv_case_device_broke(const gv_case_run *cr)
-{
-    int rc = cr->device_rc;
-    return cr->device_done && rc != GV_OK && rc != GV_EGUARD && rc != GV_EDEVMEM &&
-           rc != GV_EUNSUPPORTED;
-}
-
 void gv_case_finish(gv_case_run *cr, gv_problem *keep)
 {
     gv_case_device_wait(cr); /* nothing may still read the inputs when they are freed */
@@ -266,11 +248,10 @@ void gv_case_finish(gv_case_run *cr, gv_problem *keep)
     cr->have_problem = cr->runnable = false;
 }
 
-int gv_run_case_full(const gv_case *c, const gv_tiers *tiers, int repeat, gv_result *r,
-                     const gv_given_inputs *given, gv_problem *keep)
+int gv_run_case_io(const gv_case *c, gv_result *r, const gv_given_inputs *given, gv_problem *keep)
 {
     gv_case_run cr;
-    gv_case_prepare(&cr, c, tiers, repeat, r, given);
+    gv_case_prepare(&cr, c, 1, r, given);
     if (gv_case_admit(&cr)) {
         gv_case_device_start(&cr, !gv_knobs()->serial_case);
         gv_case_oracle(&cr);

@@ -11,22 +11,13 @@
 
 /* The whole correctness run of one case; the verdict and reason are in r. Returns GV_OK
  * (whatever the verdict) or a negative code for a failure of the harness itself. */
-int gv_run_case(const gv_case *c, const gv_tiers *tiers, gv_result *r);
-/* The same, launching the op `repeat` times on the same inputs (check --repeat): the first
- * launch is judged as above, the others must give bit-identical outputs unless the op
- * declares itself nondeterministic (repeat.h). repeat 1 is gv_run_case. */
-int gv_run_case_repeat(const gv_case *c, const gv_tiers *tiers, int repeat, gv_result *r);
+int gv_run_case(const gv_case *c, gv_result *r);
 
 /* gv_run_case with given inputs (NULL: generated), and, when keep is not NULL, the case's
  * problem (inputs, the oracle's outputs, the device's outputs) handed to the caller instead of
  * freed: free it with gv_problem_free. *keep is all zeros (no tensors) when the case stopped
  * before its problem was built (a SKIP for memory, a layout error). */
-int gv_run_case_io(const gv_case *c, const gv_tiers *tiers, gv_result *r,
-                   const gv_given_inputs *given, gv_problem *keep);
-/* Both: repeat launches (gv_run_case_repeat) on given or generated inputs, the problem kept
- * when keep is not NULL (gv_run_case_io). */
-int gv_run_case_full(const gv_case *c, const gv_tiers *tiers, int repeat, gv_result *r,
-                     const gv_given_inputs *given, gv_problem *keep);
+int gv_run_case_io(const gv_case *c, gv_result *r, const gv_given_inputs *given, gv_problem *keep);
 
 /* Given inputs over the generated ones of p (built by gv_problem_init), and what they are
  * into r (gv_result_set_inputs, inputs.h): the caller's word, except that a claim of
@@ -39,7 +30,7 @@ int gv_problem_given(gv_problem *p, const gv_given_inputs *given, gv_result *r);
    in r; a failure is r's ERROR with the oracle's reason. Returns the reference's status. */
 int gv_problem_oracle(gv_problem *p, gv_result *r);
 
-/* ---- One case in steps (the runner, runner.c, reports between them). gv_run_case_full is these
+/* ---- One case in steps (the runner, runner.c, reports between them). gv_run_case_io is these
  * steps in order:
  *   gv_case_prepare   the result started, the case's size checks, its inputs (host only)
  *   gv_case_admit     the device-memory check, just before the device run
@@ -69,17 +60,14 @@ typedef struct gv_case_run {
 
 /* cr is reset first. repeat: the launches the caller asks for, raised for a repeat canary
    (gv_case_repeats, repeat.h). */
-void gv_case_prepare(gv_case_run *cr, const gv_case *c, const gv_tiers *tiers, int repeat,
-                     gv_result *r, const gv_given_inputs *given);
+void gv_case_prepare(gv_case_run *cr, const gv_case *c, int repeat, gv_result *r,
+                     const gv_given_inputs *given);
 /* false when the case will not run on the device (decided earlier, or too little free device
    memory now: a SKIP with the numbers). */
 bool gv_case_admit(gv_case_run *cr);
 void gv_case_device_start(gv_case_run *cr, bool own_thread);
 void gv_case_oracle(gv_case_run *cr);
 void gv_case_device_wait(gv_case_run *cr);
-/* The device run ended in an error that may have lost the CUDA context (not OK, a guard
-   violation, too little memory or an unsupported mode): no other case may start on it. */
-bool gv_case_device_broke(const gv_case_run *cr);
 /* keep as in gv_run_case_io. */
 void gv_case_finish(gv_case_run *cr, gv_problem *keep);
 #endif

@@ -137,7 +137,7 @@ static bool one_case(const loop_args *a, loop_out *o, int i)
     emit(o, REC_START, i, NULL);
     gv_inject_host_fault(&a->cases[i]);
     gv_case_run cr; /* about 2 KB; its address is fixed while its device run is in flight */
-    gv_case_prepare(&cr, &a->cases[i], &gv_default_tiers, a->repeat, r, run->given);
+    gv_case_prepare(&cr, &a->cases[i], a->repeat, r, run->given);
     if (gv_case_admit(&cr)) gv_case_device_start(&cr, !gv_knobs()->serial_case);
     gv_case_oracle(&cr);
     if (run->on_kept) {
@@ -206,7 +206,7 @@ static void describe_status(int st, char *buf, size_t len)
 
 static void fail_case(const gv_case *c, gv_result *r, const char *fmt, const char *what)
 {
-    gv_result_init(r, c, &gv_default_tiers);
+    gv_result_init(r, c);
     r->verdict = GV_ERROR;
     snprintf(r->reason, sizeof r->reason, fmt, what);
 }

@@ -23,11 +23,6 @@ const char *gv_screen_unit_label(int unit)
     return unit >= 0 && unit < GV_SCREEN_NUNITS ? units[unit].label : "";
 }
 
-const char *gv_screen_unit_what(int unit)
-{
-    return unit >= 0 && unit < GV_SCREEN_NUNITS ? units[unit].what : "";
-}
-
 int gv_screen_unit_parse(const char *s)
 {
     for (int u = 0; s && u < GV_SCREEN_NUNITS; u++)

@@ -35,8 +35,6 @@ typedef enum gv_screen_unit {
 
 /* "tensor-cores"; "" past the table */
 const char *gv_screen_unit_label(int unit);
-/* "tensor cores (TF32, BF16, F16 products)"; "" past the table */
-const char *gv_screen_unit_what(int unit);
 /* The unit whose label is s, or -1. */
 int gv_screen_unit_parse(const char *s);
 

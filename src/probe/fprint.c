@@ -15,20 +15,10 @@ static const char *const feature_names[] = {
     GV_FP_FEATURES(GV_FP_NAME_)
 #undef GV_FP_NAME_
 };
-static const char *const feature_helps[] = {
-#define GV_FP_HELP_(e, name, help) help,
-    GV_FP_FEATURES(GV_FP_HELP_)
-#undef GV_FP_HELP_
-};
 
 const char *gv_fp_feature_name(int f)
 {
     return f >= 0 && f < GV_FP_NFEATURES ? feature_names[f] : "?";
-}
-
-const char *gv_fp_feature_help(int f)
-{
-    return f >= 0 && f < GV_FP_NFEATURES ? feature_helps[f] : "?";
 }
 
 int gv_fp_feature_parse(const char *s)

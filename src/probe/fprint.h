@@ -79,7 +79,6 @@ typedef enum gv_fp_feature {
 } gv_fp_feature;
 
 const char *gv_fp_feature_name(int f);
-const char *gv_fp_feature_help(int f);
 int gv_fp_feature_parse(const char *s); /* the feature, or -1 */
 
 /* One measured feature. text is what is compared with the expectation ("11", "RNE",

@@ -259,7 +259,7 @@ static gv_result judge_emulated(const char *op_name, gv_dtype t, gv_dist dist, g
     cr_assert_eq(gv_reference(&p), GV_OK, "%s reference", op_name);
     f(&p, p.out[0].data);
     gv_result r;
-    gv_result_init(&r, &c, &gv_default_tiers);
+    gv_result_init(&r, &c);
     gv_judge_problem(&p, &r);
     gv_problem_free(&p);
     return r;

@@ -295,7 +295,7 @@ static void run_all(gv_dist dist, struct cell out[NPATHS][NK])
                 if (paths[i].t != c.dtype || paths[i].mode != c.mode) continue;
                 paths[i].fn(&p, p.out[0].data);
                 gv_result r;
-                gv_result_init(&r, &c, &gv_default_tiers);
+                gv_result_init(&r, &c);
                 cr_assert(r.prob.on, "probabilistic model on for %s", paths[i].name);
                 gv_judge_problem(&p, &r);
                 struct cell *e = &out[i][q];

@@ -34,7 +34,7 @@ static gv_result judge_as(const char *op_name, gv_dtype t, gv_mode mode, gv_dist
     cr_assert_eq(gv_reference(&p), GV_OK, "%s reference", op_name);
     f(&p, p.out[0].data);
     gv_result r;
-    gv_result_init(&r, &c, &gv_default_tiers);
+    gv_result_init(&r, &c);
     gv_judge_problem(&p, &r);
     gv_problem_free(&p);
     return r;
@@ -443,7 +443,7 @@ Test(edges, the_rounded_oracle_passes_every_edge_canary, .timeout = 600)
                     }
                 }
                 gv_result r;
-                gv_result_init(&r, &c, &gv_default_tiers);
+                gv_result_init(&r, &c);
                 gv_judge_problem(&p, &r);
                 gv_problem_free(&p);
                 cr_expect_eq(r.verdict, GV_PASS, "%s %s %s: %s", op->name, gv_dtype_name(t),

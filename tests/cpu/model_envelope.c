@@ -337,7 +337,7 @@ static void given_problem(const dataset *d, gv_dtype t, gv_problem *p, gv_result
     gv_dtype_store_n(t, a, d->a, d->m * d->k);
     gv_dtype_store_n(t, b, d->b, d->k * d->n);
     gv_given_inputs g = {2, {a, b}, {d->m * d->k, d->k * d->n}, GV_INPUTS_GIVEN};
-    gv_result_init(r, &c, &gv_default_tiers);
+    gv_result_init(r, &c);
     cr_assert_eq(gv_problem_init(p, &c), GV_OK);
     cr_assert_eq(gv_problem_given(p, &g, r), GV_OK);
     cr_assert_eq(gv_reference(p), GV_OK);
@@ -509,7 +509,7 @@ static gv_result judge_sum(const float *x, int64_t rows, int64_t cols, sumk q)
     gv_given_inputs g = {1, {x}, {rows * cols}, GV_INPUTS_GIVEN};
     gv_result r;
     gv_problem p;
-    gv_result_init(&r, &c, &gv_default_tiers);
+    gv_result_init(&r, &c);
     cr_assert_eq(gv_problem_init(&p, &c), GV_OK);
     cr_assert_eq(gv_problem_given(&p, &g, &r), GV_OK);
     cr_assert_eq(gv_reference(&p), GV_OK);
@@ -572,7 +572,7 @@ static gv_result judge_tf32(bool generated, int64_t m, int64_t k, int64_t n, ker
     gv_problem p;
     gv_result r;
     given_problem(&d, GV_F32, &p, &r);
-    if (generated) gv_result_init(&r, &p.c, &gv_default_tiers);
+    if (generated) gv_result_init(&r, &p.c);
     emulate(&p, q, p.out[0].data);
     gv_judge_problem(&p, &r);
     gv_problem_free(&p);

@@ -33,7 +33,7 @@ Test(oracle_gemm, depth_is_k_native_and_tf32_model)
     gv_case t = gemm_case("gemm.cublas", GV_F32, GV_MODE_TF32, 512, 4096, 512);
     cr_expect_eq(t.op->depth(&t), 4.0 + 4096.0 / 8192.0);
     gv_result r;
-    gv_result_init(&r, &t, &gv_default_tiers);
+    gv_result_init(&r, &t);
     cr_expect_eq(r.u, 0x1p-11, "tf32 is judged at u = 2^-11");
     cr_expect_eq(r.expected_tier, 0.0, "tf32 expects no tier");
 }

@@ -149,7 +149,7 @@ static gv_trade_row judge_path(const struct path *q, int64_t K, gv_dist dist)
     q->fn(&p, (float *)p.out[0].data);
     gv_trade_row row;
     memset(&row, 0, sizeof row);
-    gv_result_init(&row.r, &c, &gv_default_tiers);
+    gv_result_init(&row.r, &c);
     cr_assert(row.r.prob.on, "%s: probabilistic model on", q->name);
     gv_judge_problem(&p, &row.r);
     gv_trade_flag_models(&row, 1);
@@ -196,13 +196,13 @@ Test(model_lowp, fp8_model_numbers_come_from_the_mode_table)
     const gv_op *op = gv_op_find("gemm.cublas");
     gv_case c = {op, GV_F32, GV_MODE_FP8, GV_DIST_UNIFORM11, {3, {16, 1024, 16}}, SEED};
     gv_result r;
-    gv_result_init(&r, &c, &gv_default_tiers);
+    gv_result_init(&r, &c);
     cr_expect_eq(r.prob.u_in, 0x1p-4, "e4m3 inputs: u_in = 2^-4");
     cr_expect_eq(r.prob.u, 0x1p-24, "fp8 accumulates in f32");
     cr_expect_eq(r.expected_tier, 0.0, "fp8 expects no tier");
     cr_expect_not_null(strstr(r.expected_tier_why, "2^-4"), "%s", r.expected_tier_why);
     c.mode = GV_MODE_F16ACC;
-    gv_result_init(&r, &c, &gv_default_tiers);
+    gv_result_init(&r, &c);
     cr_expect_eq(r.prob.u_in, 0x1p-11);
     cr_expect_eq(r.prob.u, 0x1p-11, "f16acc accumulates at f16's unit roundoff");
     cr_expect_eq(r.expected_tier, 0.0);

@@ -138,7 +138,7 @@ static gv_result judge_sum(const char *opname, gv_dtype t, gv_dist dist, int64_t
                                    : tree_sum_d(x, n, how == EMU_DROPTAIL);
     }
     gv_result r;
-    gv_result_init(&r, &c, &gv_default_tiers);
+    gv_result_init(&r, &c);
     gv_judge_problem(&p, &r);
     gv_problem_free(&p);
     cr_log_info("%s %s %s n=%lld emu %d%s: %s ratio %.3g max_rel %.3g %s", opname, gv_dtype_name(t),
@@ -208,7 +208,7 @@ Test(reduce_model, the_chunked_colsum_passes, .timeout = 60)
             else
                 colsum_d(p.in[0].data, m, n, p.out[0].data);
             gv_result r;
-            gv_result_init(&r, &c, &gv_default_tiers);
+            gv_result_init(&r, &c);
             gv_judge_problem(&p, &r);
             gv_problem_free(&p);
             cr_expect_eq(r.verdict, GV_PASS, "%lldx%lld %s: %s", (long long)m, (long long)n,

@@ -180,7 +180,7 @@ static gv_result started(gv_dtype t, gv_mode m, int64_t n, int64_t k)
     gv_case c = {gv_op_find("sin_iter"), t, m, GV_DIST_UNIFORM01, {2, {n, k}}, 0};
     cr_assert_not_null(c.op);
     gv_result r;
-    gv_result_init(&r, &c, &gv_default_tiers);
+    gv_result_init(&r, &c);
     return r;
 }
 

@@ -184,7 +184,7 @@ Test(solve_ops, forward_error_past_the_tier_fails_where_the_residual_passes)
     cr_assert_eq(gv_problem_init(&p, &c), GV_OK);
     cr_assert_eq(gv_reference(&p), GV_OK);
     gv_result r;
-    gv_result_init(&r, &c, &gv_default_tiers);
+    gv_result_init(&r, &c);
     cr_assert_eq(r.expected_tier, 1e-8);
     double *f = gv_test_alloc(n * n), *s = gv_test_alloc(n), *vt = gv_test_alloc(n * n),
            *superb = gv_test_alloc(n);
@@ -223,7 +223,7 @@ Test(solve_ops, the_residual_judges_where_no_tier_is_expected)
     cr_assert_eq(gv_problem_init(&p, &c), GV_OK);
     cr_assert_eq(gv_reference(&p), GV_OK);
     gv_result r;
-    gv_result_init(&r, &c, &gv_default_tiers);
+    gv_result_init(&r, &c);
     cr_assert_eq(r.expected_tier, 0.0);
     for (int64_t i = 0; i < n; i++) {
         double sign = gv_gen_bits(3, 3, (uint64_t)i) & 1 ? 1.0 : -1.0;
@@ -268,7 +268,7 @@ static gv_result judge_info(const char *op, gv_dtype t, int64_t n, int64_t k, do
     cr_assert_eq(gv_problem_init(&p, &c), GV_OK);
     cr_assert_eq(gv_reference(&p), GV_OK);
     gv_result r;
-    gv_result_init(&r, &c, &gv_default_tiers);
+    gv_result_init(&r, &c);
     if (!isnan(info)) gv_dtype_store(t, p.out[0].data, 0, info);
     gv_judge_problem(&p, &r);
     gv_problem_free(&p);
@@ -306,7 +306,7 @@ static gv_result start(const char *op, gv_dtype t, int64_t n, int64_t d)
     gv_case c = {gv_op_find(op), t, GV_MODE_NATIVE, GV_DIST_UNIFORM11, {2, {n, d}}, 7};
     cr_assert_not_null(c.op);
     gv_result r;
-    gv_result_init(&r, &c, &gv_default_tiers);
+    gv_result_init(&r, &c);
     return r;
 }
 

@@ -246,7 +246,7 @@ static void given_problem(const dataset *d, const char *op, gv_dtype t, gv_input
     gv_dtype_store_n(t, a, d->a, d->m * d->k);
     gv_dtype_store_n(t, b, d->b, d->k * d->n);
     gv_given_inputs g = {2, {a, b}, {d->m * d->k, d->k * d->n}, in};
-    gv_result_init(r, &c, &gv_default_tiers);
+    gv_result_init(r, &c);
     cr_assert_eq(gv_problem_init(p, &c), GV_OK);
     cr_assert_eq(gv_problem_given(p, &g, r), GV_OK);
     cr_assert_eq(r->inputs, in, "the caller's word on given inputs is kept");
@@ -263,10 +263,10 @@ static void judge_three(const gv_problem *p, const gv_result *r_given, cell *giv
     gv_result r = *r_given;
     gv_judge_problem(p, &r);
     *given = cell_of(&r);
-    gv_result_init(&r, &p->c, &gv_default_tiers); /* GENERATED */
+    gv_result_init(&r, &p->c); /* GENERATED */
     gv_judge_problem(p, &r);
     *gen = cell_of(&r);
-    gv_result_init(&r, &p->c, &gv_default_tiers);
+    gv_result_init(&r, &p->c);
     gv_result_set_inputs(&r, GV_INPUTS_DECLARED);
     gv_judge_problem(p, &r);
     *declared = cell_of(&r);
@@ -435,7 +435,7 @@ Test(model_userdata, row_and_json_mark_reported_only, .timeout = 120)
                        "R is still written");
     json_decref(o);
     /* generated: judged, and the JSON says so */
-    gv_result_init(&r, &p.c, &gv_default_tiers);
+    gv_result_init(&r, &p.c);
     gv_judge_problem(&p, &r);
     o = gv_result_json(&r);
     cr_assert_str_eq(json_string_value(json_object_get(o, "inputs")), "generated");
@@ -457,7 +457,7 @@ Test(model_userdata, generated_claim_is_checked, .timeout = 60)
     gv_given_inputs g = {
         2, {gen.in[0].data, gen.in[1].data}, {8 * 64, 64 * 8}, GV_INPUTS_GENERATED};
     gv_result r;
-    gv_result_init(&r, &c, &gv_default_tiers);
+    gv_result_init(&r, &c);
     cr_assert_eq(gv_problem_init(&p, &c), GV_OK);
     cr_assert_eq(gv_problem_given(&p, &g, &r), GV_OK);
     cr_assert_eq(r.inputs, GV_INPUTS_GENERATED);
@@ -465,7 +465,7 @@ Test(model_userdata, generated_claim_is_checked, .timeout = 60)
     gv_problem_free(&p);
     /* one bit changed: given, no exact probe, R reported only */
     ((uint32_t *)gen.in[0].data)[5] ^= 1u;
-    gv_result_init(&r, &c, &gv_default_tiers);
+    gv_result_init(&r, &c);
     cr_assert_eq(gv_problem_init(&p, &c), GV_OK);
     cr_assert_eq(gv_problem_given(&p, &g, &r), GV_OK);
     cr_assert_eq(r.inputs, GV_INPUTS_GIVEN);
@@ -502,13 +502,13 @@ Test(model_userdata, tier_only_where_the_worst_case_promises_it, .timeout = 60)
     gv_given_inputs g = {1, {f}, {NY * NX}, GV_INPUTS_GIVEN};
     gv_result r;
     gv_problem p;
-    gv_result_init(&r, &c, &gv_default_tiers);
+    gv_result_init(&r, &c);
     cr_assert_eq(gv_problem_init(&p, &c), GV_OK);
     cr_assert_eq(gv_problem_given(&p, &g, &r), GV_OK);
     cr_assert_eq(gv_reference(&p), GV_OK);
     memcpy(p.out[0].data, v, sizeof v);
     gv_result gen;
-    gv_result_init(&gen, &c, &gv_default_tiers);
+    gv_result_init(&gen, &c);
     gv_judge_problem(&p, &r);
     gv_judge_problem(&p, &gen);
     char line[1024];
@@ -526,7 +526,7 @@ Test(model_userdata, tier_only_where_the_worst_case_promises_it, .timeout = 60)
     for (int i = 0; i < NY * NX; i++)
         f[i] = (float)(f[i] * 1e-4);
     gv_problem_free(&p);
-    gv_result_init(&r, &c, &gv_default_tiers);
+    gv_result_init(&r, &c);
     cr_assert_eq(gv_problem_init(&p, &c), GV_OK);
     cr_assert_eq(gv_problem_given(&p, &g, &r), GV_OK);
     cr_assert_eq(gv_reference(&p), GV_OK);
@@ -627,7 +627,7 @@ static gv_result judge_under(const char *op, const gv_problem *p)
     q.c.op = gv_op_find(op);
     cr_assert_not_null(q.c.op, "%s", op);
     gv_result r;
-    gv_result_init(&r, &q.c, &gv_default_tiers);
+    gv_result_init(&r, &q.c);
     gv_judge_problem(&q, &r);
     return r;
 }

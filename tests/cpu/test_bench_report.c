@@ -42,7 +42,7 @@ static void synth(gv_bench_case *bc, const char *op, gv_dtype t, gv_shape s, dou
     gv_case c = {gv_op_find(op), t, GV_MODE_NATIVE, GV_DIST_UNIFORM01, s, 0};
     cr_assert_not_null(c.op, "%s is registered", op);
     bc->c = c;
-    gv_result_init(&bc->sanity, &c, &gv_default_tiers);
+    gv_result_init(&bc->sanity, &c);
     bc->timed = true;
     bc->kernel_verdict = GV_PASS;
     bc->sanity.verdict = GV_PASS;

@@ -671,7 +671,7 @@ Test(cache, a_cheap_reference_is_counted_and_explained, .init = make_tmp, .fini 
     for (int k = 0; k < 2; k++) {
         gv_problem p;
         gv_result r;
-        gv_result_init(&r, &c, &gv_default_tiers);
+        gv_result_init(&r, &c);
         cr_assert_eq(gv_problem_init(&p, &c), GV_OK);
         cr_assert_eq(gv_problem_oracle(&p, &r), GV_OK);
         cr_expect_eq(r.cache.misses, 1, "run %d: computed", k);

@@ -96,7 +96,7 @@ static void planted(int64_t wrong, gv_result *r)
     gv_tensor *t = &p.out[0];
     gv_dtype_store_n(c.dtype, t->data, t->ref, t->count);
     if (wrong >= 0) gv_dtype_store(c.dtype, t->data, wrong, t->ref[wrong] + 1.0);
-    gv_result_init(r, &c, &gv_default_tiers);
+    gv_result_init(r, &c);
     gv_judge_problem(&p, r);
     gv_problem_free(&p);
 }
@@ -109,11 +109,11 @@ Test(junit, a_run_with_every_verdict_validates_against_the_schema)
     planted(5, &res[1]);
     cr_assert_eq(res[1].verdict, GV_FAIL, "%s", res[1].reason);
     /* SKIP and ERROR as the runner records them: the verdict and its reason, nothing judged */
-    gv_result_init(&res[2], &res[0].c, &gv_default_tiers);
+    gv_result_init(&res[2], &res[0].c);
     res[2].c.seed = 8;
     res[2].verdict = GV_SKIP;
     snprintf(res[2].reason, sizeof res[2].reason, "no CUDA device");
-    gv_result_init(&res[3], &res[0].c, &gv_default_tiers);
+    gv_result_init(&res[3], &res[0].c);
     res[3].c.seed = 9;
     res[3].verdict = GV_ERROR;
     snprintf(res[3].reason, sizeof res[3].reason, "cudaErrorIllegalAddress <&\"'>");

@@ -45,7 +45,7 @@ static void planted_case(const char *op, const char *size, int64_t wrong, gv_pro
     gv_tensor *t = &p->out[0];
     gv_dtype_store_n(c.dtype, t->data, t->ref, t->count);
     if (wrong >= 0) gv_dtype_store(c.dtype, t->data, wrong, t->ref[wrong] + 1.0);
-    gv_result_init(r, &c, &gv_default_tiers);
+    gv_result_init(r, &c);
     gv_judge_problem(p, r);
 }
 

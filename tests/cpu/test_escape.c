@@ -467,14 +467,14 @@ Test(escape, compare_outputs_inject_nothing)
     char *out = NULL;
     size_t n;
     FILE *m = open_memstream(&out, &n);
-    gv_compare_print(m, &r);
+    gv_cmd_compare_print(m, &r);
     fclose(m);
     assert_no_injection(out, "compare's table", false);
     free(out);
     for (int k = 0; k < 2; k++) {
         out = NULL;
         m = open_memstream(&out, &n);
-        cr_assert_eq(gv_compare_write(m, &r, k == 0), 0);
+        cr_assert_eq(gv_cmd_compare_write(m, &r, k == 0), 0);
         fclose(m);
         assert_no_injection(out, k == 0 ? "compare --md" : "compare --junit", true);
         if (k == 0) assert_markdown_tables(out, "compare --md");

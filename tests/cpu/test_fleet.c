@@ -234,9 +234,9 @@ static int parse_like_the_command(const gv_opt_table *t, char **args, int argc, 
     memcpy(copy, args, sizeof *copy * (size_t)argc);
     copy[argc] = NULL;
     gv_getopt g;
-    gv_getopt_init(&g, t);
+    gv_cmd_getopt_init(&g, t);
     int c, n = 0;
-    while ((c = gv_getopt_next(&g, argc, copy)) != -1) {
+    while ((c = gv_cmd_getopt_next(&g, argc, copy)) != -1) {
         if (c == '?') return -1;
         ids[n] = c;
         vals[n++] = optarg;

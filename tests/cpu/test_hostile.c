@@ -44,17 +44,17 @@ Test(hostile, seed_rejects_sign_space_and_reads_no_octal)
     const char *bad[] = {" -1", "-1", "+1", " 5", "5 ", "1e3", "0x", "12a", ""};
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         uint64_t s = 42;
-        cr_expect_neq(gv_parse_seed(bad[i], &s), 0, "seed '%s' must be refused", bad[i]);
+        cr_expect_neq(gv_cmd_parse_seed(bad[i], &s), 0, "seed '%s' must be refused", bad[i]);
         cr_expect_eq(s, 42, "seed '%s' must leave the seed alone", bad[i]);
     }
     uint64_t s = 0;
-    cr_expect_eq(gv_parse_seed("010", &s), 0);
+    cr_expect_eq(gv_cmd_parse_seed("010", &s), 0);
     cr_expect_eq(s, 10, "010 is decimal ten, not octal (got %llu)", (unsigned long long)s);
-    cr_expect_eq(gv_parse_seed("0x1F", &s), 0);
+    cr_expect_eq(gv_cmd_parse_seed("0x1F", &s), 0);
     cr_expect_eq(s, 31);
-    cr_expect_eq(gv_parse_seed("18446744073709551615", &s), 0);
+    cr_expect_eq(gv_cmd_parse_seed("18446744073709551615", &s), 0);
     cr_expect_eq(s, UINT64_MAX);
-    cr_expect_eq(gv_parse_seed("0xffffffffffffffff", &s), 0);
+    cr_expect_eq(gv_cmd_parse_seed("0xffffffffffffffff", &s), 0);
     cr_expect_eq(s, UINT64_MAX);
 }
 
@@ -100,7 +100,7 @@ Test(hostile, big_seed_is_written_exactly_and_replays)
     json_t *seed = json_object_get(json_array_get(json_object_get(doc, "cases"), 0), "seed");
     cr_assert(json_is_string(seed), "seed 2^63 must be written as a string");
     uint64_t back = 0;
-    cr_expect_eq(gv_parse_seed(json_string_value(seed), &back), 0);
+    cr_expect_eq(gv_cmd_parse_seed(json_string_value(seed), &back), 0);
     cr_expect_eq(back, 9223372036854775808ull);
     json_decref(doc);
 }

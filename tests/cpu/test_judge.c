@@ -376,7 +376,7 @@ Test(judge, bias_is_reported_only_outside_its_scope)
     gv_problem_free(&p);
     gv_case c = {&fake_bias, GV_F64, GV_MODE_NATIVE, GV_DIST_UNIFORM11, {2, {256, 1}}, 0};
     cr_assert_eq(gv_problem_init(&p, &c), GV_OK);
-    gv_result_init(&r, &c, &gv_default_tiers);
+    gv_result_init(&r, &c);
     cr_expect_not(r.bias.judged);
     cr_expect_str_eq(r.bias.why_not, "fake.bias's errors are not symmetric on uniform11 inputs");
     gv_problem_free(&p);

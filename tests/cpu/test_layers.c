@@ -3,17 +3,25 @@
  *   abi/       the bottom: system headers and abi/ only
  *   kernels/   abi/ and kernels/;  oracle/: abi/ and oracle/;  include/: itself
  *   src/WING/  the wings below it in RULES (cmd -> fleet -> runs -> coll, render -> bench -> io
- *               -> core; ops -> core; cmd -> probe -> io), abi/, the device layer's C ABI
- *              kernels/gk.h; core and ops
- *              also the oracle's oracle/go.h; core and cmd the public API include/gpuval.h
+ *               -> core; ops -> core; cmd -> probe -> io; cmd -> api -> io), abi/, the device
+ *              layer's C ABI kernels/gk.h; core and ops also the oracle's oracle/go.h; core,
+ *              api and cmd the public API include/gpuval.h
+ *   tests/, tools/, python/, ci/ (their C sources, OUTSIDE): anything of the tree; only that
+ *              every include resolves and no circle runs through them
  * An include resolves as the compiler resolves it: beside the including file, then (for src/)
- * from src/, the one include directory of the wings. One that resolves nowhere fails (but the
- * build's generated headers, named in GENERATED). No circle between modules (a .c and its .h
- * are one module). getenv only in src/core/knobs.c (src/ and kernels/ alike), <jansson.h>
- * never in core/ or ops/, getopt only in cmd/. Every .c of a wing has a header of its own stem
- * (but ops/, whose files define gv_family_F, and the command's entry point). The checker also
- * runs on trees it plants with each kind of violation, so it is shown to fail. GPUVAL_SRCDIR
- * (set by tests/meson.build) names the source tree. */
+ * from src/, the one include directory of the wings, and (for OUTSIDE) from the include
+ * directories tests/meson.build gives them: include/, abi/, src/, oracle/, kernels/. One that
+ * resolves nowhere fails (but the build's generated headers, named in GENERATED). No circle
+ * between modules (a .c and its .h are one module). getenv only in src/core/knobs.c (src/ and
+ * kernels/ alike), <jansson.h> never in core/ or ops/, getopt only in cmd/. Every .c of a wing
+ * has a header of its own stem (but ops/, whose files define gv_family_F, and the command's
+ * entry point). A .c of src/cmd/ defines no external function but one named gv_cmd_*, so that
+ * the command line's helpers are never mistaken for library functions (the library's logic
+ * lives below cmd, in api/ and the wings under it); the exceptions, in CMD_EXPORTS, are the
+ * names that must stay: the gpuval command's main and the public gv_main and gv_main_all of
+ * include/gpuval.h, which run the command line and so are cmd's. The checker also runs on trees
+ * it plants with each kind of violation, so it is shown to fail. GPUVAL_SRCDIR (set by
+ * tests/meson.build) names the source tree. */
 #include <criterion/criterion.h>
 #include <ctype.h>
 #include <stdarg.h>
@@ -43,19 +51,38 @@ static const struct {
     {"coll", {"coll", "io", "core"}},
     {"runs", {"runs", "coll", "bench", "io", "core"}},
     {"fleet", {"fleet", "runs", "coll", "render", "bench", "io", "core"}},
-    {"cmd", {"cmd", "fleet", "runs", "coll", "render", "bench", "io", "core", "probe"}},
-    {"probe", {"probe", "io", "core"}}, /* its document is a run document: io writes the shared members */
+    {"api", {"api", "io", "core"}}, /* the public library's judge, inputs, op description */
+    {"cmd", {"cmd", "api", "fleet", "runs", "coll", "render", "bench", "io", "core", "probe"}},
+    {"probe",
+     {"probe", "io", "core"}}, /* its document is a run document: io writes the shared members */
 };
 enum { N_RULES = sizeof RULES / sizeof RULES[0] };
 
-/* Headers the build writes (meson.build), and the wing whose sources may include them. */
+/* Headers the build writes (meson.build, tests/meson.build), and the wing (or, outside src/,
+   the top folder) whose sources may include them. */
 static const struct {
     const char *name, *wing;
-} GENERATED[] = {{"oracle_version.h", "core"}, {"build_commit.h", "io"}};
+} GENERATED[] = {
+    {"oracle_version.h", "core"}, {"build_commit.h", "io"}, {"gv_families.h", "tests"}};
+
+/* The folders outside src/ whose C sources are read: tests and tools of the tree. */
+static const char *const OUTSIDE[] = {"tests", "tools", "python", "ci"};
+enum { N_OUTSIDE = sizeof OUTSIDE / sizeof OUTSIDE[0] };
+/* Where their includes resolve besides their own folder (tests/meson.build's test_inc). */
+static const char *const OUTSIDE_INC[] = {"include", "abi", "src", "oracle", "kernels"};
+
+/* The external functions a .c of src/cmd/ may define besides gv_cmd_*: names that must stay. */
+static const struct {
+    const char *file, *name;
+} CMD_EXPORTS[] = {
+    {"src/cmd/gpuval_main.c", "main"},    /* the gpuval command's entry point */
+    {"src/cmd/gv_main.c", "gv_main"},     /* include/gpuval.h: a user's program running */
+    {"src/cmd/gv_main.c", "gv_main_all"}, /* the command line over its own families */
+};
 
 typedef struct findings {
     int files, bad; /* sources read; violations of every kind */
-    int upward, unresolved, circles, greps, headers;
+    int upward, unresolved, circles, greps, headers, exports;
     char text[32768];
 } findings;
 
@@ -88,6 +115,13 @@ static void place(const char *rel, char *top, char *wing, size_t len)
     }
 }
 
+static bool is_outside(const char *top)
+{
+    for (int i = 0; i < N_OUTSIDE; i++)
+        if (strcmp(top, OUTSIDE[i]) == 0) return true;
+    return false;
+}
+
 static bool wing_may(const char *from, const char *to)
 {
     for (int i = 0; i < N_RULES; i++) {
@@ -107,13 +141,14 @@ static bool allowed(const char *from_rel, const char *to_rel)
     place(to_rel, tt, tw, sizeof tt);
     if (strcmp(tt, "abi") == 0) return true;
     if (strcmp(ft, "abi") == 0) return false;
+    if (is_outside(ft)) return true; /* tests and tools: anything of the tree */
     if (strcmp(ft, "src") != 0) return strcmp(ft, tt) == 0; /* kernels, oracle, include */
     if (strcmp(tt, "src") == 0) return wing_may(fw, tw);
     if (strcmp(to_rel, "kernels/gk.h") == 0) return fw[0] != '\0';
     if (strcmp(to_rel, "oracle/go.h") == 0)
         return strcmp(fw, "core") == 0 || strcmp(fw, "ops") == 0;
     if (strcmp(to_rel, "include/gpuval.h") == 0)
-        return strcmp(fw, "core") == 0 || strcmp(fw, "cmd") == 0;
+        return strcmp(fw, "core") == 0 || strcmp(fw, "api") == 0 || strcmp(fw, "cmd") == 0;
     return false;
 }
 
@@ -251,12 +286,118 @@ static void check_calls(const char *root, const char *path, findings *f)
     free(code);
 }
 
+static bool cmd_may_export(const char *rel, const char *name)
+{
+    if (strncmp(name, "gv_cmd_", 7) == 0) return true;
+    for (size_t i = 0; i < sizeof CMD_EXPORTS / sizeof CMD_EXPORTS[0]; i++)
+        if (strcmp(rel, CMD_EXPORTS[i].file) == 0 && strcmp(name, CMD_EXPORTS[i].name) == 0)
+            return true;
+    return false;
+}
+
+static bool is_ident(char c)
+{
+    return isalnum((unsigned char)c) || c == '_';
+}
+
+/* Does the text [a, b) hold the word w? */
+static bool has_word(const char *a, const char *b, const char *w)
+{
+    size_t n = strlen(w);
+    for (const char *p = a; p + n <= b; p++)
+        if (strncmp(p, w, n) == 0 && (p == a || !is_ident(p[-1])) &&
+            (p + n == b || !is_ident(p[n])))
+            return true;
+    return false;
+}
+
+/* The external functions a .c of src/cmd/ defines, each held to cmd_may_export: every brace at
+   file scope whose declarator ends in ')' opens a function's body; its name is the identifier
+   before the declarator's first '(' (after any __attribute__((...)) is blanked), and it is
+   external unless the declarator says static. Comments, strings, character constants and
+   preprocessor lines are blanked first. */
+static void check_exports(const char *root, const char *path, findings *f)
+{
+    const char *rel = below(root, path);
+    char top[64], wing[64];
+    place(rel, top, wing, sizeof top);
+    size_t rl = strlen(rel);
+    if (strcmp(wing, "cmd") != 0 || rl < 2 || strcmp(rel + rl - 2, ".c") != 0) return;
+    char *code = code_of(path);
+    if (!code) return;
+    size_t n = strlen(code);
+    for (size_t i = 0; i < n; i++) {
+        if (code[i] == '\'' && i + 2 < n) { /* 'x', '\x' */
+            size_t j = i + 1;
+            if (code[j] == '\\') j++;
+            for (j++; j < n && code[j] != '\'' && code[j] != '\n'; j++)
+                ;
+            for (size_t k = i; k <= j && k < n; k++)
+                code[k] = ' ';
+            i = j;
+        } else if (code[i] == '#' && (i == 0 || code[i - 1] == '\n')) {
+            while (i < n && code[i] != '\n') {
+                if (code[i] == '\\' && code[i + 1] == '\n') code[i++] = ' ';
+                code[i++] = ' ';
+            }
+        }
+    }
+    for (char *p = strstr(code, "__attribute__"); p; p = strstr(p, "__attribute__")) {
+        char *q = p + strlen("__attribute__");
+        memset(p, ' ', (size_t)(q - p));
+        while (*q && isspace((unsigned char)*q))
+            q++;
+        int paren = 0;
+        do {
+            if (*q == '(') paren++;
+            if (*q == ')') paren--;
+            if (*q != '\n') *q = ' ';
+            q++;
+        } while (*q && paren > 0);
+        p = q;
+    }
+    int depth = 0;
+    size_t start = 0;
+    for (size_t i = 0; i < n; i++) {
+        char c = code[i];
+        if (c == '{') {
+            if (depth++ > 0) continue;
+            size_t e = i;
+            while (e > start && isspace((unsigned char)code[e - 1]))
+                e--;
+            if (e == start || code[e - 1] != ')') continue; /* a struct, enum or initialiser */
+            const char *open = memchr(code + start, '(', e - start);
+            if (!open) continue;
+            const char *ne = open;
+            while (ne > code + start && isspace((unsigned char)ne[-1]))
+                ne--;
+            const char *nb = ne;
+            while (nb > code + start && is_ident(nb[-1]))
+                nb--;
+            if (nb == ne || has_word(code + start, open, "static")) continue;
+            char name[128];
+            snprintf(name, sizeof name, "%.*s", (int)(ne - nb), nb);
+            if (!cmd_may_export(rel, name))
+                note(f, &f->exports,
+                     "  %s defines %s, an external function of the command wing not named "
+                     "gv_cmd_* (make it static, name it gv_cmd_*, or move it below cmd)",
+                     rel, name);
+        } else if (c == '}') {
+            if (depth > 0 && --depth == 0) start = i + 1;
+        } else if (c == ';' && depth == 0) {
+            start = i + 1;
+        }
+    }
+    free(code);
+}
+
 static bool is_generated(const char *rel, const char *name)
 {
     char top[64], wing[64];
     place(rel, top, wing, sizeof top);
+    const char *where = strcmp(top, "src") == 0 ? wing : top;
     for (size_t i = 0; i < sizeof GENERATED / sizeof GENERATED[0]; i++)
-        if (strcmp(name, GENERATED[i].name) == 0 && strcmp(wing, GENERATED[i].wing) == 0)
+        if (strcmp(name, GENERATED[i].name) == 0 && strcmp(where, GENERATED[i].wing) == 0)
             return true;
     return false;
 }
@@ -272,6 +413,9 @@ static void check_file(const char *root, const char *path, graph *g, findings *f
     char *slash = strrchr(dir, '/');
     if (slash) *slash = '\0';
     bool in_src = strncmp(rel, "src/", 4) == 0;
+    char top[64], wing[64];
+    place(rel, top, wing, sizeof top);
+    bool outside = is_outside(top);
     module_of(g, rel);
     while (fgets(line, sizeof line, f)) {
         char name[512];
@@ -283,6 +427,11 @@ static void check_file(const char *root, const char *path, graph *g, findings *f
         bool found = realpath(joined, real) != NULL;
         if (!found && in_src) {
             snprintf(joined, sizeof joined, "%s/src/%s", root, name);
+            found = realpath(joined, real) != NULL;
+        }
+        for (size_t k = 0; !found && outside && k < sizeof OUTSIDE_INC / sizeof OUTSIDE_INC[0];
+             k++) {
+            snprintf(joined, sizeof joined, "%s/%s/%s", root, OUTSIDE_INC[k], name);
             found = realpath(joined, real) != NULL;
         }
         if (!found) {
@@ -301,6 +450,7 @@ static void check_file(const char *root, const char *path, graph *g, findings *f
     }
     fclose(f);
     check_calls(root, path, fd);
+    check_exports(root, path, fd);
 }
 
 static bool is_source(const char *name)
@@ -392,8 +542,9 @@ static void check_tree(const char *root, findings *f)
     static graph g;
     memset(&g, 0, sizeof g);
     memset(f, 0, sizeof *f);
-    const char *tops[] = {"abi", "kernels", "oracle", "include", "src"};
-    for (int i = 0; i < 5; i++) {
+    const char *tops[] = {"abi",   "kernels", "oracle", "include", "src",
+                          "tests", "tools",   "python", "ci"};
+    for (size_t i = 0; i < sizeof tops / sizeof tops[0]; i++) {
         char d[PATH_MAX];
         snprintf(d, sizeof d, "%s/%s", root, tops[i]);
         walk(root, d, &g, f);
@@ -461,8 +612,26 @@ static void make_root(char *real_root)
     plant(real_root, "src/cmd/main.h", "");
     plant(real_root, "src/cmd/main.c",
           "#include <getopt.h>\n#include \"cmd/main.h\"\n#include \"io/doc.h\"\n"
-          "int f(int c, char **v) { return getopt_long(c, v, \"\", 0, 0); }\n");
-    plant(real_root, "src/cmd/gpuval_main.c", "#include \"cmd/main.h\"\n");
+          "static int f(int c, char **v) { return getopt_long(c, v, \"\", 0, 0); }\n"
+          "int gv_cmd_main(int c, char **v) { return f(c, v); }\n");
+    plant(real_root, "src/cmd/gpuval_main.c",
+          "#include \"cmd/main.h\"\nint main(int c, char **v) { return gv_cmd_main(c, v); }\n");
+    plant(real_root, "src/cmd/gv_main.h", "#include \"../../include/gpuval.h\"\n");
+    plant(real_root, "src/cmd/gv_main.c",
+          "#include \"cmd/gv_main.h\"\n#include \"cmd/main.h\"\n"
+          "int gv_main(int c, char **v) { return gv_cmd_main(c, v); }\n"
+          "int gv_main_all(int c, char **v) { return gv_cmd_main(c, v); }\n");
+    plant(real_root, "src/api/judge.h",
+          "#include \"../../include/gpuval.h\"\n#include \"io/doc.h\"\n");
+    plant(real_root, "src/api/judge.c",
+          "#include \"api/judge.h\"\nint gv_judge(void) { return 0; }\n");
+    /* a test reaches anything of the tree, through the include directories it is given */
+    plant(real_root, "tests/cpu/testkit.h", "#include \"gv_abi.h\"\n");
+    plant(real_root, "tests/cpu/test_x.c",
+          "#include \"testkit.h\"\n#include \"cmd/main.h\"\n#include \"api/judge.h\"\n"
+          "#include \"gk.h\"\n#include \"gpuval.h\"\n");
+    plant(real_root, "tests/gpu/test_y.c",
+          "#include \"../cpu/testkit.h\"\n#include \"gv_families.h\"\n");
     plant(real_root, "src/ops/vadd.c", "#include \"core/gv.h\"\n#include \"../../oracle/go.h\"\n");
 }
 
@@ -506,14 +675,33 @@ Test(layers, each_kind_of_violation_is_seen)
     plant(root, "src/io/opt.c", "#include <getopt.h>\n");
     /* a .c without its header */
     plant(root, "src/runs/alone.c", "");
+    /* the probe and the api reaching the command wing */
+    plant(root, "src/probe/peek.h", "#include \"cmd/main.h\"\n");
+    plant(root, "src/api/call.h", "#include \"cmd/main.h\"\n");
+    /* a command-wing export: a helper under a library's name beside the allowed shapes of
+       function (static, gv_cmd_*, a prototype, attributes, a character brace) */
+    plant(root, "src/cmd/leak.h", "int gv_parse_thing(const char *s);\n");
+    plant(root, "src/cmd/leak.c",
+          "#include \"cmd/leak.h\"\n"
+          "static int quiet(const char *s) __attribute__((unused));\n"
+          "static int quiet(const char *s) { return s[0] == '{'; }\n"
+          "static const char *brace = \"}\";\n"
+          "int gv_cmd_leak(void) { return brace[0] == '}'; }\n"
+          "int\ngv_parse_thing(const char *s)\n{\n    return s[0];\n}\n");
+    /* a test's include that resolves nowhere */
+    plant(root, "tests/cpu/test_lost.c", "#include \"nothere.h\"\n");
     static findings f;
     check_tree(root, &f);
-    cr_expect_eq(f.upward, 2, "upward includes:\n%s", f.text);
+    cr_expect_eq(f.upward, 4, "upward includes:\n%s", f.text);
+    cr_expect_not_null(strstr(f.text, "src/probe/peek.h includes src/cmd/main.h"), "%s", f.text);
+    cr_expect_not_null(strstr(f.text, "src/api/call.h includes src/cmd/main.h"), "%s", f.text);
     cr_expect_not_null(strstr(f.text, "src/core/up.h includes src/io/doc.h"), "%s", f.text);
     cr_expect_not_null(strstr(f.text, "kernels/bad.cu includes src/core/gv.h"), "%s", f.text);
     cr_expect_eq(f.circles, 1, "circles:\n%s", f.text);
     cr_expect_not_null(strstr(f.text, "src/io/a -> src/io/b -> src/io/a"), "%s", f.text);
-    cr_expect_eq(f.unresolved, 1, "unresolved:\n%s", f.text);
+    cr_expect_eq(f.unresolved, 2, "unresolved:\n%s", f.text);
+    cr_expect_not_null(strstr(f.text, "tests/cpu/test_lost.c includes \"nothere.h\""), "%s",
+                       f.text);
     cr_expect_not_null(strstr(f.text, "src/io/lost.h includes \"io/nothere.h\""), "%s", f.text);
     cr_expect_eq(f.greps, 3, "grep rules:\n%s", f.text);
     cr_expect_not_null(strstr(f.text, "src/io/env.c calls getenv"), "%s", f.text);
@@ -521,6 +709,8 @@ Test(layers, each_kind_of_violation_is_seen)
     cr_expect_not_null(strstr(f.text, "src/io/opt.c uses getopt"), "%s", f.text);
     cr_expect_eq(f.headers, 1, "headers:\n%s", f.text);
     cr_expect_not_null(strstr(f.text, "src/runs/alone.c has no header"), "%s", f.text);
+    cr_expect_eq(f.exports, 1, "command-wing exports:\n%s", f.text);
+    cr_expect_not_null(strstr(f.text, "src/cmd/leak.c defines gv_parse_thing"), "%s", f.text);
     remove_root(root);
 }
 

@@ -164,7 +164,7 @@ Test(plugin, truncated_file_exits_2_not_a_signal)
 
 /* A plugin whose constructor (run by dlopen) or entry point faults: gpuval reports the file
    and the signal and exits 2, where it was killed by the signal inside dlopen or
-   gv_plugin_load. */
+   gv_cmd_plugin_load. */
 Test(plugin, faulting_constructor_or_entry_is_reported_not_fatal)
 {
     const char *names[] = {"tplugin_ctorfault", "tplugin_entryfault"};

@@ -67,7 +67,7 @@ static void timed_case(gv_bench_case_result *r, const gv_clocks *clocks)
     gv_case c = gv_test_case("vadd", GV_F32, GV_MODE_NATIVE, GV_DIST_UNIFORM01,
                              (gv_shape){1, {1 << 20}}, 3);
     bc.c = c;
-    gv_result_init(&bc.sanity, &c, &gv_default_tiers);
+    gv_result_init(&bc.sanity, &c);
     bc.timed = true;
     bc.kernel_verdict = GV_PASS;
     bc.sanity.verdict = GV_PASS;

@@ -338,7 +338,7 @@ Test(threads, the_math_functions_worst_element_is_the_same_on_any_threads)
         const int threads[3] = {1, 3, 8};
         omp_set_num_threads(threads[t]);
         gv_result r;
-        gv_result_init(&r, &c, &gv_default_tiers);
+        gv_result_init(&r, &c);
         op->measure(&p, &r);
         double got[4] = {NAN, NAN, NAN, NAN};
         for (int e = 0; e < r.n_extra; e++) {

@@ -20,7 +20,7 @@ static gv_trade_row mkrow(gv_dtype t, gv_mode m, gv_verdict v, double bits, doub
     memset(&row, 0, sizeof row);
     gv_shape s = {3, {64, 64, 64}};
     gv_case c = gv_test_case("gemm.cublas", t, m, GV_DIST_UNIFORM11, s, 7);
-    gv_result_init(&row.r, &c, &gv_default_tiers);
+    gv_result_init(&row.r, &c);
     row.r.verdict = v;
     row.r.m.bits = bits;
     row.r.m.normwise_rel = isfinite(bits) ? ldexp(1.0, -(int)bits) : 0; /* inf: exact */

@@ -19,7 +19,7 @@ static gv_result clean(void)
                  GV_DIST_UNIFORM11,         {3, {8, 8, 8}}, 0};
     cr_assert_not_null(c.op);
     gv_result r;
-    gv_result_init(&r, &c, &gv_default_tiers);
+    gv_result_init(&r, &c);
     r.m.n = r.m.prob_n = 100;
     gv_decide(&r);
     cr_assert_eq(r.verdict, GV_PASS, "a clean result passes: %s", r.reason);
@@ -104,18 +104,18 @@ Test(verdict, model_off_in_fastmath_and_exact_only_where_declared)
     gv_case c = {gv_op_find("dense.sigmoid"), GV_F32,         GV_MODE_FASTMATH,
                  GV_DIST_UNIFORM11,           {3, {8, 8, 8}}, 0};
     gv_result r;
-    gv_result_init(&r, &c, &gv_default_tiers);
+    gv_result_init(&r, &c);
     cr_expect_not(r.prob.on, "fast-math keeps the worst-case model alone");
     gv_case t = {gv_op_find("gemm.cublas"), GV_F32, GV_MODE_TF32, GV_DIST_TIE, {3, {8, 8, 8}}, 0};
-    gv_result_init(&r, &t, &gv_default_tiers);
+    gv_result_init(&r, &t);
     cr_expect(r.prob.on);
     cr_expect_eq(r.prob.u_in, ldexp(1.0, -11), "tf32's inputs are rounded to 2^-11");
     cr_expect_not(r.exact, "tie inputs through TF32 are not exact");
     t.mode = GV_MODE_NATIVE;
-    gv_result_init(&r, &t, &gv_default_tiers);
+    gv_result_init(&r, &t);
     cr_expect(r.exact, "tie inputs in native f32 at K <= 4096 are exact");
     t.shape.d[1] = 4097;
-    gv_result_init(&r, &t, &gv_default_tiers);
+    gv_result_init(&r, &t);
     cr_expect_not(r.exact, "past K = 4096 f32 sums of tie products may round");
 }
 
@@ -131,7 +131,8 @@ Test(verdict, an_expected_tier_outside_the_run_tiers_is_still_measured)
     out[17] = (float)(p.out[0].ref[17] + 0.5); /* beyond 1e-4 and the model */
     const gv_tiers only_f64 = {1, {1e-8}};
     gv_result r;
-    gv_result_init(&r, &c, &only_f64);
+    gv_result_init(&r, &c);
+    r.tiers = only_f64; /* a result whose tiers lack the expected one */
     gv_judge_problem(&p, &r);
     cr_expect_eq(r.tiers.n, 2, "the expected tier 1e-4 was added to the measured tiers");
     cr_expect_eq(r.tiers.t[1], 1e-4);
@@ -139,7 +140,8 @@ Test(verdict, an_expected_tier_outside_the_run_tiers_is_still_measured)
     cr_expect_eq(r.verdict, GV_FAIL, "%s", r.reason);
     /* decided without the measurement: a harness bug, not a pass */
     gv_result bare;
-    gv_result_init(&bare, &c, &only_f64);
+    gv_result_init(&bare, &c);
+    bare.tiers = only_f64;
     gv_decide(&bare);
     cr_expect_eq(bare.verdict, GV_ERROR, "%s", bare.reason);
     gv_problem_free(&p);

@@ -217,7 +217,7 @@ static inline void gv_test_store(gv_problem *p, int o, const double *y)
 static inline gv_result gv_test_judge(const gv_problem *p)
 {
     gv_result r;
-    gv_result_init(&r, &p->c, &gv_default_tiers);
+    gv_result_init(&r, &p->c);
     gv_judge_problem(p, &r);
     return r;
 }

@@ -1,6 +1,6 @@
 /* fuzz_cli.c: the whole command line. The input, split at NUL bytes, is argv after "gpuval";
  * it runs through the very dispatch and option parsing of `gpuval` (main.c, built here with
- * its main renamed gv_cli_main) in-process. Built without CUDA, every command that would run
+ * its main renamed gv_cmd_main) in-process. Built without CUDA, every command that would run
  * work finds no device and stops, so what is fuzzed is the parsing, the output probes and the
  * reading of run files. The run happens in a private temporary directory that holds three run
  * files (a.json check, b.json bench, t.json tradeoffs); an input with a '/' anywhere is
@@ -19,7 +19,7 @@
 #error "GV_FIXTURES: the directory of tests/fixtures"
 #endif
 
-int gv_cli_main(int argc, char **argv);
+int gv_cmd_main(int argc, char **argv);
 
 static void copy(const char *from, const char *to)
 {
@@ -66,7 +66,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     char *none[] = {"gpuval", NULL};
     optind = 0;
     getopt(1, none, "");
-    int rc = gv_cli_main(argc, argv);
+    int rc = gv_cmd_main(argc, argv);
     GV_FUZZ_CHECK(rc == 0 || rc == 1 || rc == 2 || rc == 3 || rc == 4 || rc == 5 || rc == 77);
     free(buf);
     return 0;

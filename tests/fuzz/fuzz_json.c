@@ -1,7 +1,7 @@
 /* fuzz_json.c: the run-file reader of `compare` and `report`. The input is one document, or two
  * split at the first NUL (BASE and NEW); each is parsed as gpuval parses a file (json_loadb,
  * flags 0), rendered as HTML and Markdown when its schema is known (gv_render_*), and the pair
- * is compared (gv_compare_runs, printed with gv_compare_print). Output goes to /dev/null. */
+ * is compared (gv_compare_runs, printed with gv_cmd_compare_print). Output goes to /dev/null. */
 #include <jansson.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -44,7 +44,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         char why[512] = "";
         int rc = gv_compare_runs(base, new_doc, &o, &r, why, sizeof why);
         if (rc == GV_OK) {
-            gv_compare_print(null_out(), &r);
+            gv_cmd_compare_print(null_out(), &r);
             gv_cmp_result_free(&r);
         } else {
             GV_FUZZ_CHECK(rc != GV_EINVAL || why[0] != '\0');

@@ -1,6 +1,6 @@
 /* fuzz_options.c: the option parsers of the command line. The first byte picks the parser, the
- * rest (up to a NUL) is the argument: --seed (gv_parse_seed, with a round trip through its
- * decimal form), --dtype, --mode, --dist, --size (gv_parse_sizes), --sweep (gv_sweep_parse,
+ * rest (up to a NUL) is the argument: --seed (gv_cmd_parse_seed, with a round trip through its
+ * decimal form), --dtype, --mode, --dist, --size (gv_cmd_parse_sizes), --sweep (gv_sweep_parse,
  * for an op picked by the second byte) and the escaping of arguments quoted back
  * (gv_printable: no control byte survives, never longer than the buffer). */
 #include <inttypes.h>
@@ -32,11 +32,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     switch (which % 7) {
     case 0: {
         uint64_t seed = 12345;
-        if (gv_parse_seed(s, &seed) == 0) {
+        if (gv_cmd_parse_seed(s, &seed) == 0) {
             char dec[32];
             snprintf(dec, sizeof dec, "%" PRIu64, seed);
             uint64_t back = 0;
-            GV_FUZZ_CHECK(gv_parse_seed(dec, &back) == 0 && back == seed);
+            GV_FUZZ_CHECK(gv_cmd_parse_seed(dec, &back) == 0 && back == seed);
             /* decimal digits or 0x hex only */
             GV_FUZZ_CHECK(s[0] >= '0' && s[0] <= '9');
         } else {
@@ -46,25 +46,26 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     }
     case 1: {
         unsigned mask = 0;
-        if (gv_parse_dtype_list(s, &mask) == 0)
+        if (gv_cmd_parse_dtype_list(s, &mask) == 0)
             GV_FUZZ_CHECK(mask != 0 && mask < (1u << GV_NDTYPES));
         break;
     }
     case 2: {
         unsigned mask = 0;
-        if (gv_parse_mode_list(s, &mask) == 0) GV_FUZZ_CHECK(mask != 0 && mask < (1u << GV_NMODES));
+        if (gv_cmd_parse_mode_list(s, &mask) == 0)
+            GV_FUZZ_CHECK(mask != 0 && mask < (1u << GV_NMODES));
         break;
     }
     case 3: {
         int dist = -1;
-        if (gv_parse_dist(s, &dist) == 0) GV_FUZZ_CHECK(dist >= 0 && dist < GV_NDISTS);
+        if (gv_cmd_parse_dist(s, &dist) == 0) GV_FUZZ_CHECK(dist >= 0 && dist < GV_NDISTS);
         break;
     }
     case 4: {
         gv_shape shapes[8];
         gv_selection sel;
         memset(&sel, 0, sizeof sel);
-        if (gv_parse_sizes(s, shapes, 8, &sel) == 0)
+        if (gv_cmd_parse_sizes(s, shapes, 8, &sel) == 0)
             GV_FUZZ_CHECK(sel.n_shapes >= 1 && sel.n_shapes <= 8);
         break;
     }

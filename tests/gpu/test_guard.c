@@ -19,7 +19,7 @@ static gv_result run(const char *op, gv_dtype t, int64_t n)
     gv_case cs = {gv_op_find(op), t, GV_MODE_NATIVE, GV_DIST_UNIFORM01, {1, {n}}, 11};
     cr_assert_not_null(cs.op, "op %s is registered", op);
     gv_result r;
-    cr_assert_eq(gv_run_case(&cs, &gv_default_tiers, &r), GV_OK);
+    cr_assert_eq(gv_run_case(&cs, &r), GV_OK);
     cr_log_info("%s %s %lld: %s ratio %.3g (%s)", op, gv_dtype_name(t), (long long)n,
                 gv_verdict_name(r.verdict), r.m.ratio, r.reason);
     return r;

@@ -76,7 +76,7 @@ ParameterizedTest(large_param *p, gpu_large, tier, .timeout = 900)
     gv_case_label(&c, label, sizeof label);
     cr_assert_gt(largest_index_space(&c), 2147483648.0, "%s does not pass 2^31 elements", label);
     gv_result r;
-    cr_assert_eq(gv_run_case(&c, &gv_default_tiers, &r), GV_OK, "%s: harness failed", label);
+    cr_assert_eq(gv_run_case(&c, &r), GV_OK, "%s: harness failed", label);
     cr_log_info("%s: %s ratio %.3g normwise %.3g %s (inputs %.0f ms, oracle %.0f ms, device "
                 "%.0f ms, judge %.0f ms)",
                 label, gv_verdict_name(r.verdict), r.m.ratio, r.m.normwise_rel, r.reason,
@@ -116,7 +116,7 @@ Test(gpu_large, idx32_is_right_below_2_31, .timeout = 300)
     for (size_t s = 0; s < sizeof sizes / sizeof sizes[0]; s++) {
         gv_case c = {op, GV_F32, GV_MODE_NATIVE, op->default_dist, {.nd = 1, .d = {sizes[s]}}, 11};
         gv_result r;
-        cr_assert_eq(gv_run_case(&c, &gv_default_tiers, &r), GV_OK);
+        cr_assert_eq(gv_run_case(&c, &r), GV_OK);
         cr_expect_eq(r.verdict, GV_PASS, "vadd.idx32 at %lld: %s (%s)", (long long)sizes[s],
                      gv_verdict_name(r.verdict), r.reason);
     }

@@ -36,7 +36,7 @@ static void planted_fail_for_ulp(bool test_shapes)
         char label[160];
         gv_case_label(&cases[i], label, sizeof label);
         gv_result r;
-        cr_assert_eq(gv_run_case(&cases[i], &gv_default_tiers, &r), GV_OK, "%s", label);
+        cr_assert_eq(gv_run_case(&cases[i], &r), GV_OK, "%s", label);
         cr_log_info("%s: %s %s", label, gv_verdict_name(r.verdict), r.reason);
         int k;
         cr_expect_not_null(cases[i].op->planted_bug, "%s", label);
@@ -72,7 +72,7 @@ Test(gpu_mathfn, catalogue_within_documented_bounds, .timeout = 900)
         char label[160];
         gv_case_label(&cases[i], label, sizeof label);
         gv_result r;
-        cr_assert_eq(gv_run_case(&cases[i], &gv_default_tiers, &r), GV_OK, "%s", label);
+        cr_assert_eq(gv_run_case(&cases[i], &r), GV_OK, "%s", label);
         cr_expect_eq(r.verdict, GV_PASS, "%s: %s (%s)", label, gv_verdict_name(r.verdict),
                      r.reason);
         int k;

@@ -21,7 +21,7 @@ static gv_result run(const char *op, gv_dtype t, gv_mode m, gv_dist d, int64_t a
     if (b == 0) cs.shape.nd = 1;
     cr_assert_not_null(cs.op, "op %s is registered", op);
     gv_result r;
-    cr_assert_eq(gv_run_case(&cs, &gv_default_tiers, &r), GV_OK);
+    cr_assert_eq(gv_run_case(&cs, &r), GV_OK);
     cr_log_info("%s %s %s %s: %s normwise %.3g max_rel %.3g ratio %.3g 1e-4 %s (%s)", op,
                 gv_dtype_name(t), gv_mode_name(m), gv_dist_name(d), gv_verdict_name(r.verdict),
                 r.m.normwise_rel, r.m.max_rel, r.m.ratio, gv_tier_met(&r.m, 1) ? "met" : "missed",
@@ -96,7 +96,7 @@ static bool run_claimed(gv_mode path, gv_mode claim, int64_t m, int64_t k, int64
     gk_launch L;
     gk_host_io io;
     gv_problem_launch(&p, &L, &io);
-    gv_result_init(as_path, &c, &gv_default_tiers);
+    gv_result_init(as_path, &c);
     int rc = gk_run(c.op->device, &L, &io);
     if (rc == GV_EUNSUPPORTED) {
         as_path->verdict = GV_SKIP;
@@ -110,7 +110,7 @@ static bool run_claimed(gv_mode path, gv_mode claim, int64_t m, int64_t k, int64
     gv_case cc = c;
     cc.mode = claim;
     p.c.mode = claim;
-    gv_result_init(as_claim, &cc, &gv_default_tiers);
+    gv_result_init(as_claim, &cc);
     gv_judge_problem(&p, as_claim);
     cr_log_info("%s (%s) %lldx%lldx%lld: %s R max %.3g rms %.3g (floor %.3g) bits %.1f; as %s: "
                 "%s R max %.3g rms %.3g (%s)",

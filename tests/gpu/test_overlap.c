@@ -26,7 +26,7 @@ static gv_result run_one(const char *op, gv_dtype t, gv_shape s, bool serial)
     cr_assert(gv_shape_ok(cs.op, &s, why, sizeof why), "%s: %s", op, why);
     cs.dist = cs.op->default_dist;
     gv_result r;
-    cr_assert_eq(gv_run_case(&cs, &gv_default_tiers, &r), GV_OK);
+    cr_assert_eq(gv_run_case(&cs, &r), GV_OK);
     unsetenv("GPUVAL_SERIAL_CASE");
     gv_knobs_reload(); /* knobs are read once a process: again after a change */
     return r;

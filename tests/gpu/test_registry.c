@@ -79,7 +79,7 @@ static void judge_case(const gv_case *c, const gk_device_info *d)
     gv_result r;
     char label[160];
     gv_case_label(c, label, sizeof label);
-    int rc = gv_run_case(c, &gv_default_tiers, &r);
+    int rc = gv_run_case(c, &r);
     cr_expect_eq(rc, GV_OK, "%s: harness failed", label);
     if (rc != GV_OK) return;
     cr_log_info("%s: %s ratio %.3g normwise %.3g %s", label, gv_verdict_name(r.verdict), r.m.ratio,

@@ -1,0 +1,302 @@
+/* judge.c: outputs computed anywhere, judged here (judge.h): the case a spec names (case.h),
+ * its inputs (the generator's, or the caller's), the f64 reference and the judge of check's own
+ * cases, without a device; and the public gv_judge of include/gpuval.h on top of it. `gpuval
+ * judge` (cmd/judge.c) takes the same path. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "api/case.h"
+#include "api/judge.h"
+#include "core/inputs.h"
+#include "core/judge.h"
+#include "core/problem.h"
+#include "core/reference.h"
+#include "core/run.h"
+#include "io/json_util.h"
+#include "io/run_doc.h"
+#include "io/sha256.h"
+
+static double now_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return ts.tv_sec * 1e3 + ts.tv_nsec * 1e-6;
+}
+
+static const char *tname(const gv_tensor_spec *t, char *buf, size_t len, const char *side, int i)
+{
+    if (t->name && t->name[0]) return t->name;
+    snprintf(buf, len, "%s %d", side, i);
+    return buf;
+}
+
+/* "A (m x k), B (k x n)" for messages. */
+static void list_tensors(const gv_case *c, const gv_layout *l, bool output, char *buf, size_t len)
+{
+    size_t used = 0;
+    buf[0] = '\0';
+    int n = output ? l->n_out : l->n_in;
+    for (int i = 0; i < n && used < len; i++) {
+        int64_t s[GV_MAX_DIMS];
+        int nd = gv_judge_tensor_shape(c, l, output, i, s);
+        char nb[32];
+        const gv_tensor_spec *t = output ? &l->out[i] : &l->in[i];
+        used += (size_t)snprintf(buf + used, len - used, "%s%s (", i ? ", " : "",
+                                 tname(t, nb, sizeof nb, output ? "output" : "input", i));
+        for (int k = 0; k < nd && used < len; k++)
+            used +=
+                (size_t)snprintf(buf + used, len - used, "%s%lld", k ? " x " : "", (long long)s[k]);
+        if (used < len) used += (size_t)snprintf(buf + used, len - used, ")");
+    }
+}
+
+static json_t *array_record(const gv_array *a, const char *side, int i)
+{
+    gv_sha256 h;
+    char hex[65];
+    gv_sha256_init(&h);
+    gv_sha256_update(&h, a->data, (size_t)a->count * gv_dtype_size((gv_dtype)a->dtype));
+    gv_sha256_final(&h, hex);
+    json_t *o =
+        json_pack("{s:s, s:i, s:s, s:I, s:s}", "side", side, "index", i, "dtype",
+                  gv_dtype_name((gv_dtype)a->dtype), "count", (json_int_t)a->count, "sha256", hex);
+    if (o && a->name) json_object_set_new(o, "name", json_string(a->name));
+    return o;
+}
+
+/* The spec's arrays against the case: counts, dtypes, data. */
+static int check_arrays(const gv_judge_spec *s, const gv_case *c, const gv_layout *l, char *err,
+                        size_t errlen)
+{
+    const char *op = c->op->name;
+    if (s->n_in != l->n_in || s->n_out != l->n_out) {
+        char ins[256], outs[256];
+        list_tensors(c, l, false, ins, sizeof ins);
+        list_tensors(c, l, true, outs, sizeof outs);
+        return gv_api_error(err, errlen, GV_EINVAL,
+                            "%s takes %d input%s (%s) and %d output%s (%s); got %d and %d", op,
+                            l->n_in, l->n_in == 1 ? "" : "s", ins, l->n_out,
+                            l->n_out == 1 ? "" : "s", outs, s->n_in, s->n_out);
+    }
+    for (int side = 0; side < 2; side++) {
+        int n = side ? s->n_out : s->n_in;
+        const gv_array *arr = side ? s->out : s->in;
+        for (int i = 0; i < n; i++) {
+            const gv_array *a = &arr[i];
+            const gv_tensor_spec *t = side ? &l->out[i] : &l->in[i];
+            char nb[32], shape[128];
+            const char *who = tname(t, nb, sizeof nb, side ? "output" : "input", i);
+            const char *from = a->name ? a->name : "";
+            if (a->count != t->count) {
+                int64_t sh[GV_MAX_DIMS];
+                int nd = gv_judge_tensor_shape(c, l, side, i, sh);
+                size_t used = 0;
+                shape[0] = '\0';
+                for (int k = 0; k < nd; k++)
+                    used += (size_t)snprintf(shape + used, sizeof shape - used, "%s%lld",
+                                             k ? " x " : "", (long long)sh[k]);
+                char sz[96];
+                return gv_api_error(
+                    err, errlen, GV_EINVAL,
+                    "%s %s%s%s%s: %lld elements, but %s at size %s has %lld (%s)", op, who,
+                    from[0] ? " (" : "", from, from[0] ? ")" : "", (long long)a->count, who,
+                    gv_shape_format(&c->shape, sz, sizeof sz), (long long)t->count, shape);
+            }
+            if (a->dtype != (int)c->dtype)
+                return gv_api_error(
+                    err, errlen, GV_EINVAL,
+                    "%s %s%s%s%s is %s, but the case is %s: all arrays share one dtype", op, who,
+                    from[0] ? " (" : "", from, from[0] ? ")" : "",
+                    a->dtype == GV_F32 || a->dtype == GV_F64 ? gv_dtype_name((gv_dtype)a->dtype)
+                                                             : "of no gpuval dtype",
+                    gv_dtype_name(c->dtype));
+            if (!a->data && a->count > 0)
+                return gv_api_error(err, errlen, GV_EINVAL, "%s %s: no data", op, who);
+        }
+    }
+    return GV_OK;
+}
+
+int gv_judge_run(const gv_judge_spec *s, gv_result *r, json_t **arrays, char *err, size_t errlen)
+{
+    if (arrays) *arrays = NULL;
+    if (!s || !r) return gv_api_error(err, errlen, GV_EINVAL, "no spec");
+    if (s->n_in < 0 || s->n_in > GV_MAX_TENSORS || s->n_out < 1 || s->n_out > GV_MAX_TENSORS ||
+        (s->n_in > 0 && !s->in) || !s->out)
+        return gv_api_error(
+            err, errlen, GV_EINVAL,
+            "%d inputs and %d outputs: an op has 0 to %d inputs and 1 to %d outputs, "
+            "each array given",
+            s->n_in, s->n_out, GV_MAX_TENSORS, GV_MAX_TENSORS);
+    int dtype = s->n_in > 0 ? s->in[0].dtype : s->out[0].dtype;
+    /* "MODE+ftz": the outputs claim MODE with flush-to-zero (gv_result.ftz_allowed) */
+    char mode_buf[64];
+    const char *mode = s->mode;
+    bool ftz = false;
+    size_t ml = mode ? strlen(mode) : 0;
+    if (ml >= 4 && strcmp(mode + ml - 4, "+ftz") == 0) {
+        if (ml - 4 >= sizeof mode_buf || ml == 4)
+            return gv_api_error(err, errlen, GV_EINVAL,
+                                "no mode '%.60s' (gpuval list --modes; +ftz after one)", mode);
+        memcpy(mode_buf, mode, ml - 4);
+        mode_buf[ml - 4] = '\0';
+        mode = mode_buf;
+        ftz = true;
+    }
+    gv_case c;
+    gv_layout l;
+    int rc = gv_judge_case_make(s->op, dtype, mode, s->size, s->dist, s->seed, &c, &l, err, errlen);
+    if (rc != GV_OK) return rc;
+    rc = check_arrays(s, &c, &l, err, errlen);
+    if (rc != GV_OK) return rc;
+    char why[160];
+    if (gv_host_memory_check(&c, &l, why, sizeof why) != GV_OK)
+        return gv_api_error(err, errlen, GV_ENOMEM, "%s", why);
+
+    gv_result_init(r, &c);
+    r->ftz_allowed = ftz;
+    if (ftz && r->bias.judged) { /* each flush errs toward zero: a lean by construction */
+        r->bias.judged = false;
+        snprintf(r->bias.why_not, sizeof r->bias.why_not,
+                 "flush-to-zero allowed: flushed underflows lean toward zero");
+    }
+    /* Depths belong to the kernel that has them: these outputs come from another program,
+       whose summation order need not be gpuval's kernel's tree or chunks */
+    gv_result_order_free(r);
+    snprintf(r->math_mode, sizeof r->math_mode, "outputs given");
+    gv_problem p;
+    double t0 = now_ms();
+    rc = gv_problem_init(&p, &c);
+    r->inputs_ms = now_ms() - t0;
+    if (rc != GV_OK) {
+        gv_problem_free(&p);
+        if (rc == GV_ENOMEM)
+            return gv_api_error(err, errlen, rc, "too little host memory for the inputs");
+        r->verdict = GV_ERROR;
+        gv_oracle_reason(rc, "inputs", r->reason, sizeof r->reason);
+        return GV_OK;
+    }
+    gv_given_inputs given;
+    memset(&given, 0, sizeof given);
+    given.n = s->n_in;
+    for (int i = 0; i < s->n_in; i++) {
+        given.data[i] = s->in[i].data;
+        given.count[i] = s->in[i].count;
+    }
+    if (s->dist) {
+        /* a generated case: judged as gpuval's own only on gpuval's own inputs */
+        given.inputs = GV_INPUTS_GENERATED;
+        if (!gv_given_match(&p, &given)) {
+            gv_problem_free(&p);
+            char sz[96];
+            return gv_api_error(
+                err, errlen, GV_EINVAL,
+                "the inputs are not the ones gpuval generates for %s %s %s %s seed %llu "
+                "(gpuval inputs writes those); leave the distribution out to judge them "
+                "as given data",
+                c.op->name, gv_dtype_name(c.dtype), gv_dist_name(c.dist),
+                gv_shape_format(&c.shape, sz, sizeof sz), (unsigned long long)c.seed);
+        }
+        gv_result_set_inputs(r, GV_INPUTS_GENERATED);
+    } else {
+        given.inputs = GV_INPUTS_GIVEN;
+        if (gv_problem_given(&p, &given, r) != GV_OK) {
+            gv_problem_free(&p);
+            return gv_api_error(err, errlen, GV_EINTERNAL, "the inputs do not fit the layout");
+        }
+    }
+    rc = gv_problem_oracle(&p, r);
+    if (rc == GV_OK) {
+        for (int i = 0; i < s->n_out; i++)
+            memcpy(p.out[i].data, s->out[i].data, (size_t)p.out[i].count * gv_dtype_size(c.dtype));
+        t0 = now_ms();
+        gv_judge_problem(&p, r);
+        r->judge_ms = now_ms() - t0;
+    }
+    gv_problem_free(&p);
+    if (arrays) {
+        json_t *ins = json_array(), *outs = json_array();
+        for (int i = 0; i < s->n_in; i++)
+            json_array_append_new(ins, array_record(&s->in[i], "input", i));
+        for (int i = 0; i < s->n_out; i++)
+            json_array_append_new(outs, array_record(&s->out[i], "output", i));
+        *arrays = json_pack("{s:o, s:o}", "inputs", ins, "outputs", outs);
+    }
+    return GV_OK;
+}
+
+/* ---- the public API -------------------------------------------------------------------- */
+
+static void judgement_from(const gv_result *r, gv_judgement *j)
+{
+    j->verdict = (int)r->verdict;
+    snprintf(j->reason, sizeof j->reason, "%s", r->reason);
+    bool judged = r->verdict == GV_PASS || r->verdict == GV_FAIL;
+    j->max_rel = j->normwise = j->bits = j->ratio = j->r_max = j->r_rms = NAN;
+    if (!judged) return;
+    j->max_rel = r->m.max_rel;
+    j->normwise = r->m.normwise_rel;
+    j->bits = r->m.bits;
+    j->ratio = r->m.ratio;
+    if (r->prob.on) {
+        j->r_max = r->m.prob_max;
+        if (r->m.prob_n >= GV_PROB_RMS_MIN_N) j->r_rms = r->m.prob_rms;
+    }
+    for (int k = 0; k < r->tiers.n; k++) {
+        if (r->tiers.t[k] == 1e-8) j->meets_1e8 = gv_tier_met(&r->m, k);
+        if (r->tiers.t[k] == 1e-4) j->meets_1e4 = gv_tier_met(&r->m, k);
+    }
+}
+
+int gv_judge(const gv_judge_spec *spec, gv_judgement *j)
+{
+    if (!j) return GV_API_EINVAL;
+    memset(j, 0, sizeof *j);
+    j->verdict = GV_VERDICT_ERROR;
+    j->max_rel = j->normwise = j->bits = j->ratio = j->r_max = j->r_rms = NAN;
+    gv_result *r = calloc(1, sizeof *r);
+    if (!r) {
+        snprintf(j->reason, sizeof j->reason, "out of host memory");
+        return GV_API_ENOMEM;
+    }
+    json_t *arrays = NULL;
+    int rc = gv_judge_run(spec, r, &arrays, j->reason, sizeof j->reason);
+    if (rc != GV_OK) {
+        free(r);
+        return rc == GV_ENOMEM ? GV_API_ENOMEM : GV_API_EINVAL;
+    }
+    judgement_from(r, j);
+    json_t *o = gv_result_json(r);
+    if (o && arrays) json_object_set(o, "arrays", arrays);
+    /* the row as check and judge print it, from their one formatter (io/run_doc.c), so that a
+       binding shows the same line instead of formatting its own */
+    char *row = NULL;
+    size_t row_len = 0;
+    FILE *mf = open_memstream(&row, &row_len);
+    if (mf) {
+        gv_table_row(mf, r);
+        fclose(mf);
+        if (row && row_len && row[row_len - 1] == '\n') row[row_len - 1] = '\0';
+        if (o && row) json_object_set_new(o, "row", json_string(row));
+    }
+    free(row);
+    j->json = o ? json_dumps(o, JSON_INDENT(1) | JSON_REAL_PRECISION(17)) : NULL;
+    json_decref(o);
+    json_decref(arrays);
+    free(r);
+    if (!j->json) {
+        snprintf(j->reason, sizeof j->reason, "out of host memory for the case's JSON");
+        return GV_API_ENOMEM;
+    }
+    return GV_API_OK;
+}
+
+void gv_judgement_free(gv_judgement *j)
+{
+    if (!j) return;
+    free(j->json);
+    j->json = NULL;
+}
