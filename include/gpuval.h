@@ -1,5 +1,5 @@
 /* gpuval.h: the public C API of libgpuval (implemented in src/core/api.c, src/cmd/gv_main.c and,
- * for gv_judge, gv_make_inputs and gv_op_info, src/cmd/judge_api.c).
+ * for gv_judge, gv_make_inputs and gv_op_info, src/api/).
  *
  * Judge your own GPU kernel with gpuval's f64 oracles, tiers and error models from your own
  * build. You describe an operation (gv_op_desc): its name, the names of its shape's dims,

@@ -18,7 +18,7 @@ import sys
 
 
 def dispatch_commands(main_c):
-    """The names of the dispatch table `cmds[]` in gv_cli_main."""
+    """The names of the dispatch table `cmds[]` in gv_cmd_main."""
     text = open(main_c, encoding="utf-8").read()
     m = re.search(r"\bcmds\[\]\s*=\s*\{(.*?)\};", text, re.S)
     if not m:

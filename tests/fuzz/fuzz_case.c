@@ -2,7 +2,7 @@
  *  - by the strict run-file reader (src/io/run_read.h, gv_run_read with the gpuval-case/1 schema
  *    that check --dump-failures writes, src/io/case_io.h): refused with the file named and no
  *    document, or accepted as a gpuval-case/1 document that validates again;
- *  - by `gpuval replay DIR` (src/cmd/replay.c, through gv_cli_main), DIR holding the input as
+ *  - by `gpuval replay DIR` (src/cmd/replay.c, through gv_cmd_main), DIR holding the input as
  *    its case.json and nothing else: with no tensor files beside it nothing can run, so the
  *    exit is a usage error (2) whatever case.json says;
  *  - by `gpuval judge --case DIR/case.json` (the gpuval-inputs/1 file of `gpuval inputs`),
@@ -25,7 +25,7 @@
 #include "io/run_read.h"
 #include "io/schemas.h"
 
-int gv_cli_main(int argc, char **argv);
+int gv_cmd_main(int argc, char **argv);
 
 static int memfd = -1;
 static char memfd_path[64], dir[64], case_path[96], none_path[96];
@@ -56,7 +56,7 @@ static int run(int argc, char **argv)
     char *none[] = {"gpuval", NULL};
     optind = 0;
     getopt(1, none, "");
-    return gv_cli_main(argc, argv);
+    return gv_cmd_main(argc, argv);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
