@@ -40,7 +40,7 @@ static const gv_opt probe_opts[] = {
      .id = O_EXPECT,
      .arg = "FILE",
      .help = "the expectation file (default: probe/sm_XY.expect of the device's compute\n"
-             "capability in the source tree's probe/)"},
+             "capability, built into gpuval)"},
     {.name = "repeat",
      .id = O_REPEAT,
      .arg = "N",
@@ -228,12 +228,7 @@ int gv_cmd_probe(int argc, char **argv)
         return GV_EXIT_NODEV;
     }
     int sm = info.device.cc_major * 10 + info.device.cc_minor;
-    char path[600];
-    if (expect_path)
-        snprintf(path, sizeof path, "%s", expect_path);
-    else
-        gv_fp_expect_path(sm, path, sizeof path);
-    if (!expect_path) have_expect = gv_fp_expect_read(path, &ex, err, sizeof err) == GV_OK;
+    if (!expect_path) have_expect = gv_fp_expect_builtin(sm, &ex, err, sizeof err) == GV_OK;
     if (!have_expect) {
         fprintf(stderr, "gpuval probe: no expectations for sm_%d (%s): every feature is NEW\n", sm,
                 err);
@@ -241,11 +236,11 @@ int gv_cmd_probe(int argc, char **argv)
         char want[16];
         snprintf(want, sizeof want, "sm_%d", sm);
         if (strcmp(ex.arch, want) != 0)
-            fprintf(stderr, "gpuval probe: %s describes %s; this device is %s\n", path, ex.arch,
+            fprintf(stderr, "gpuval probe: %s describes %s; this device is %s\n", ex.path, ex.arch,
                     want);
     }
     printf("gpuval probe: %s (%s), expectations %s%s\n", info.device.name,
-           have_expect ? ex.arch : "none", have_expect ? path : "none",
+           have_expect ? ex.arch : "none", have_expect ? ex.path : "none",
            have_expect ? " (version 1)" : "");
 
     struct timespec t0, t1;

@@ -6,6 +6,7 @@
  * that cannot tell these apart fails here before it reaches a GPU. Also the expectation files'
  * reader and judge. */
 #include <criterion/criterion.h>
+#include <dirent.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -14,6 +15,7 @@
 
 #include "probe/bfma.h"
 #include "probe/expect.h"
+#include "probe/expect_files.h"
 #include "probe/fprint.h"
 #include "probe/replay.h"
 
@@ -471,18 +473,63 @@ Test(probe_expect, a_feature_without_a_rule_is_new)
     unlink(p);
 }
 
-/* The shipped files parse and name their architecture. */
-Test(probe_expect, shipped_files_parse)
+/* The shipped files are built in, parse and name their architecture, with no source tree:
+   GPUVAL_SRCDIR unset and the working directory elsewhere. */
+Test(probe_expect, shipped_files_are_built_in_and_parse)
 {
-    const char *arch[] = {"sm_80", "sm_89", "sm_90", "sm_100"};
+    const int sm[] = {80, 89, 90, 100};
+    unsetenv("GPUVAL_SRCDIR");
+    cr_assert_eq(chdir("/"), 0);
     for (int i = 0; i < 4; i++) {
-        char path[512];
-        snprintf(path, sizeof path, "%s/%s.expect", GV_PROBE_DIR, arch[i]);
         gv_fp_expect e;
-        char err[512];
-        cr_assert_eq(gv_fp_expect_read(path, &e, err, sizeof err), GV_OK, "%s", err);
-        cr_expect_str_eq(e.arch, arch[i]);
-        cr_expect_gt(e.n, 10, "%s: %d expectations", path, e.n);
+        char err[512], arch[16];
+        cr_assert_eq(gv_fp_expect_builtin(sm[i], &e, err, sizeof err), GV_OK, "%s", err);
+        snprintf(arch, sizeof arch, "sm_%d", sm[i]);
+        cr_expect_str_eq(e.arch, arch);
+        cr_expect_gt(e.n, 10, "%s: %d expectations", e.path, e.n);
         gv_fp_expect_free(&e);
     }
+    gv_fp_expect e;
+    char err[512];
+    cr_expect_eq(gv_fp_expect_builtin(75, &e, err, sizeof err), GV_EIO, "no sm_75 file is shipped");
+    cr_expect(strstr(err, "sm_75") != NULL, "%s", err);
+}
+
+/* What is built in is, byte for byte, every probe/sm_XY.expect of the tree: a file edited,
+   added or left out of meson.build's list fails here. */
+Test(probe_expect, built_in_text_equals_the_files)
+{
+    const char *root = getenv("GPUVAL_SRCDIR");
+    cr_assert_not_null(root, "GPUVAL_SRCDIR names the source tree (tests/meson.build)");
+    char dir[512];
+    snprintf(dir, sizeof dir, "%s/probe", root);
+    DIR *d = opendir(dir);
+    cr_assert_not_null(d, "%s", dir);
+    int files = 0;
+    for (struct dirent *x; (x = readdir(d));) {
+        int sm;
+        char tail[16];
+        if (sscanf(x->d_name, "sm_%d.%15s", &sm, tail) != 2 || strcmp(tail, "expect") != 0)
+            continue;
+        files++;
+        char path[1024];
+        snprintf(path, sizeof path, "%s/%s", dir, x->d_name);
+        FILE *f = fopen(path, "rb");
+        cr_assert_not_null(f, "%s", path);
+        static char text[1 << 16];
+        size_t n = fread(text, 1, sizeof text - 1, f);
+        fclose(f);
+        text[n] = '\0';
+        const char *built = gv_fp_expect_builtin_text(sm);
+        cr_assert_not_null(built, "%s is not built in (meson.build's expect_files)", path);
+        cr_expect_eq(strlen(built), n, "%s: %zu bytes built in, %zu in the file", path,
+                     strlen(built), n);
+        cr_expect_str_eq(built, text, "%s differs from what is built in", path);
+    }
+    closedir(d);
+    int built = 0;
+    for (const gv_embedded_file *x = gv_expect_files; x->name; x++)
+        built++;
+    cr_expect_eq(built, files, "%d files built in, %d in probe/", built, files);
+    cr_expect_geq(files, 4);
 }
