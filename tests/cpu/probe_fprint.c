@@ -329,6 +329,47 @@ Test(probe_fprint, rounding_names)
     cr_expect_str_eq(gv_fp_classify_rounding(0.5, 1, 0, 2), "other");
 }
 
+/* The probe reads each mode's arithmetic from the mode table (abi/gv_abi.h): the formats it
+   names are what gv_fp_arith_of builds operands for, on the dtypes the row allows and no
+   other; a mode without a format is not probed; every replay model a row names is one the C
+   port has on Hopper. A row added with a typo in its model name, or a format the probe
+   cannot build, fails here rather than on a GPU. Three modes pinned by their published
+   formats: TF32 (11 bits, binary32's range), f16acc (binary16 in and out), fp8 (E4M3, the
+   scale 448 / 14 = 32). */
+Test(probe_fprint, every_mode_row_gives_its_arithmetic)
+{
+    for (int m = 0; m < GV_NMODES; m++) {
+        const gv_mode_info *mi = gv_mode_get(m);
+        for (int t = 0; t < GV_NDTYPES; t++) {
+            gv_fp_arith a;
+            int rc = gv_fp_arith_of((gv_dtype)t, (gv_mode)m, &a);
+            bool want = (mi->dtypes & (1u << t)) && mi->probe_in != GV_FMT_NONE;
+            cr_expect_eq(rc == GV_OK, want, "%s %s: gv_fp_arith_of %d", mi->name,
+                         gv_dtype_name((gv_dtype)t), rc);
+            if (rc != GV_OK) continue;
+            cr_expect_gt(a.in.p, 1, "%s: operand bits", mi->name);
+            cr_expect_leq(a.in.p, gv_dtype_get(t)->mantissa_bits, "%s: exact in the dtype",
+                          mi->name);
+            cr_expect_lt(a.in.emin, a.in.emax, "%s", mi->name);
+        }
+        if (mi->bfma)
+            cr_expect_not_null(gv_bfma_find(90, mi->bfma), "%s: no sm_90 model '%s'", mi->name,
+                               mi->bfma);
+        cr_expect_eq(gv_replay_format((gv_mode)m), mi->bfma);
+    }
+    gv_fp_arith a;
+    cr_assert_eq(gv_fp_arith_of(GV_F32, GV_MODE_TF32, &a), GV_OK);
+    cr_expect(a.in.p == 11 && a.in.emin == -126 && a.in.emax == 127 && a.out.p == 24);
+    cr_assert_eq(gv_fp_arith_of(GV_F32, GV_MODE_F16ACC, &a), GV_OK);
+    cr_expect(a.in.p == 11 && a.in.emax == 15 && a.out.p == 11 && a.out.emin == -14);
+    cr_assert_eq(gv_fp_arith_of(GV_F32, GV_MODE_FP8, &a), GV_OK);
+    cr_expect(a.in.p == 4 && a.in.emin == -6 && a.in.emax == 8 && a.anchor == 14 && a.scale == 32);
+    cr_assert_eq(gv_fp_arith_of(GV_F64, GV_MODE_FP64EMU_40, &a), GV_OK);
+    cr_expect(a.in.p == 53 && a.in.emin == -1022 && a.in.emax == 1023 && a.anchor == 0);
+    cr_expect_eq(gv_fp_arith_of(GV_F64, GV_MODE_TF32, &a), GV_EUNSUPPORTED, "tf32 is f32 only");
+    cr_expect_eq(gv_fp_arith_of(GV_F32, GV_MODE_FASTMATH, &a), GV_EUNSUPPORTED);
+}
+
 static const char *write_tmp(const char *text)
 {
     static char path[64];
