@@ -23,7 +23,8 @@
 
 /* The edge distributions (docs/error-models.md, "The edges"): the dtype's subnormals, its
    overflow threshold, and a few NaN, +-Inf and -0 among ordinary values. */
-#define GV_EDGE_DISTS (GV_BIT(GV_DIST_TINY) | GV_BIT(GV_DIST_HUGE) | GV_BIT(GV_DIST_SPARSE_SPECIAL))
+#define GV_EDGE_DISTS                                                                              \
+    (GV_BIT(GV_DIST_TINY) | GV_BIT(GV_DIST_HUGE) | GV_BIT(GV_DIST_SPARSE_SPECIAL))
 
 /* The cuBLAS math modes and emulations any op built on cuBLAS S/Dgemm can run (gk_cublas):
    the mode table's rows marked cublas (abi/gv_abi.h: default math, BF16x9 f32 emulation, f64
