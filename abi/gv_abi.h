@@ -184,51 +184,108 @@ static inline void gv_dtype_store_n(int t, void *dst, const double *src, int64_t
     }
 }
 
+/* ---- operand formats ------------------------------------------------------------------------
+ * What a precision mode converts a GEMM's operands (or its output) to, as `gpuval probe` builds
+ * its operands from them (src/probe/fprint.c) and replays the block-FMA models on them.
+ * X(ENUM, name, significand bits with the implicit one, emin and emax of the normal numbers,
+ *   scale_to: where > 0 the op scales each tensor by scale_to / amax before converting, as
+ *   kernels/gemm.cu does for fp8; 0 where it converts the values as they are)
+ * GV_FMT_OWN is the storage dtype's own format (binary32, binary64: the dtype table's p and
+ * emin); GV_FMT_NONE: the mode is no GEMM arithmetic the probe can build operands for.
+ * TF32 is binary32's exponent with 10 fraction bits; E4M3 is OCP FP8 E4M3 (emin -6, largest
+ * finite 448: OCP 8-bit Floating Point Specification 1.0, 2023). */
+#define GV_FORMATS(X)                                                                              \
+    X(GV_FMT_NONE, "none", 0, 0, 0, 0)                                                             \
+    X(GV_FMT_OWN, "own", 0, 0, 0, 0)                                                               \
+    X(GV_FMT_TF32, "tf32", 11, -126, 127, 0)                                                       \
+    X(GV_FMT_F16, "binary16", 11, -14, 15, 0)                                                      \
+    X(GV_FMT_BF16, "bfloat16", 8, -126, 127, 0)                                                    \
+    X(GV_FMT_E4M3, "e4m3", 4, -6, 8, 448)
+
+typedef enum gv_format {
+#define GV_FMT_ENUM_(e, name, p, emin, emax, scale_to) e,
+    GV_FORMATS(GV_FMT_ENUM_)
+#undef GV_FMT_ENUM_
+        GV_NFORMATS
+} gv_format;
+
+typedef struct gv_format_info {
+    const char *name;
+    int p, emin, emax; /* 0 for GV_FMT_OWN (the dtype's) and GV_FMT_NONE */
+    double scale_to;   /* > 0: tensors scaled by scale_to / amax before the conversion */
+} gv_format_info;
+
+static const gv_format_info gv_format_table[GV_NFORMATS] = {
+#define GV_FMT_INFO_(e, name, p, emin, emax, scale_to) {name, p, emin, emax, scale_to},
+    GV_FORMATS(GV_FMT_INFO_)
+#undef GV_FMT_INFO_
+};
+
+static inline const gv_format_info *gv_format_get(int f)
+{
+    return &gv_format_table[(f >= 0 && f < (int)GV_NFORMATS) ? f : 0];
+}
+
 /* ---- precision modes -----------------------------------------------------------------------
- * How the device computes, not how tensors are stored.
+ * How the device computes, not how tensors are stored. One row is the whole of a mode outside
+ * its kernel code (docs/adding-a-mode.md).
  * X(ENUM, name, input significand bits inside the op (0: the storage dtype's own),
  *   accumulation significand bits (0: the storage dtype's own), storage dtypes it applies to
  *   (bit per gv_dtype: 1 f32, 2 f64, 3 both), 1 if it promises the dtype's own tier, 1 if
  *   it promises that every operation rounds to nearest (IEEE's default: zero-mean rounding
  *   errors, so the bias rule judges; docs/error-models.md, "Bias"), 1 if `check` runs it by
- *   default, what it is)
+ *   default,
+ *   the GEMM operands' format after the mode's conversion and the output's (GV_FORMATS; NONE:
+ *   `gpuval probe` has nothing to measure), the name of the published tensor-core block-FMA
+ *   model the probe's replay compares it with on f32 cases (src/probe/bfma.c: "tf32", "f16",
+ *   "bf16", "f16acc", "e4m3"; NULL: no tensor-core block FMA), 1 if it is a cuBLAS math mode
+ *   or emulation that every op built on cuBLAS S/Dgemm can run (GV_CUBLAS_MODES, src/ops/opkit.h),
+ *   what it is)
  * A mode an op offers is named in the op's descriptor; this table says what the mode is.
  * fp8's 4 input bits are e4m3's (3 stored, 1 implicit; largest finite 448): the scaling of
  * each tensor by 448 / amax (kernels/gemm.cu) keeps the inputs in its normal range. */
 #define GV_MODES(X)                                                                                \
-    X(GV_MODE_NATIVE, "native", 0, 0, 3, 1, 1, 1,                                                  \
+    X(GV_MODE_NATIVE, "native", 0, 0, 3, 1, 1, 1, GV_FMT_OWN, GV_FMT_OWN, NULL, 0,                 \
       "the dtype's own arithmetic; cuBLAS pedantic math")                                          \
-    X(GV_MODE_TF32, "tf32", 11, 0, 1, 0, 0, 1,                                                     \
+    X(GV_MODE_TF32, "tf32", 11, 0, 1, 0, 0, 1, GV_FMT_TF32, GV_FMT_OWN, "tf32", 0,                 \
       "f32 storage, tensor cores on TF32-rounded operands")                                        \
-    X(GV_MODE_FASTMATH, "fastmath", 0, 0, 3, 0, 0, 1, "intrinsics such as __sinf, __expf")         \
-    X(GV_MODE_DEFAULT, "default", 0, 0, 3, 1, 0, 1, "cuBLAS default math: what applications get")  \
-    X(GV_MODE_BF16X9, "bf16x9", 0, 0, 1, 1, 0, 1, "f32 emulated by 3 bf16 terms a value (cuBLAS)") \
-    X(GV_MODE_FP64EMU, "fp64emu", 0, 0, 2, 1, 0, 1,                                                \
+    X(GV_MODE_FASTMATH, "fastmath", 0, 0, 3, 0, 0, 1, GV_FMT_NONE, GV_FMT_NONE, NULL, 0,           \
+      "intrinsics such as __sinf, __expf")                                                         \
+    X(GV_MODE_DEFAULT, "default", 0, 0, 3, 1, 0, 1, GV_FMT_OWN, GV_FMT_OWN, NULL, 1,               \
+      "cuBLAS default math: what applications get")                                                \
+    X(GV_MODE_BF16X9, "bf16x9", 0, 0, 1, 1, 0, 1, GV_FMT_OWN, GV_FMT_OWN, NULL, 1,                 \
+      "f32 emulated by 3 bf16 terms a value (cuBLAS)")                                             \
+    X(GV_MODE_FP64EMU, "fp64emu", 0, 0, 2, 1, 0, 1, GV_FMT_OWN, GV_FMT_OWN, NULL, 1,               \
       "f64 emulated in fixed point on integer tensor cores, mantissa bits chosen by cuBLAS")       \
-    X(GV_MODE_FP64EMU_32, "fp64emu32", 32, 0, 2, 0, 0, 0,                                          \
+    X(GV_MODE_FP64EMU_32, "fp64emu32", 32, 0, 2, 0, 0, 0, GV_FMT_OWN, GV_FMT_OWN, NULL, 1,         \
       "f64 fixed-point emulation, 32 mantissa bits")                                               \
-    X(GV_MODE_FP64EMU_40, "fp64emu40", 40, 0, 2, 0, 0, 0,                                          \
+    X(GV_MODE_FP64EMU_40, "fp64emu40", 40, 0, 2, 0, 0, 0, GV_FMT_OWN, GV_FMT_OWN, NULL, 1,         \
       "f64 fixed-point emulation, 40 mantissa bits")                                               \
-    X(GV_MODE_FP64EMU_48, "fp64emu48", 48, 0, 2, 0, 0, 0,                                          \
+    X(GV_MODE_FP64EMU_48, "fp64emu48", 48, 0, 2, 0, 0, 0, GV_FMT_OWN, GV_FMT_OWN, NULL, 1,         \
       "f64 fixed-point emulation, 48 mantissa bits")                                               \
-    X(GV_MODE_FP64EMU_56, "fp64emu56", 56, 0, 2, 0, 0, 0,                                          \
+    X(GV_MODE_FP64EMU_56, "fp64emu56", 56, 0, 2, 0, 0, 0, GV_FMT_OWN, GV_FMT_OWN, NULL, 1,         \
       "f64 fixed-point emulation, 56 mantissa bits")                                               \
-    X(GV_MODE_F16, "f16", 11, 0, 1, 0, 0, 0,                                                       \
+    X(GV_MODE_F16, "f16", 11, 0, 1, 0, 0, 0, GV_FMT_F16, GV_FMT_OWN, "f16", 0,                     \
       "inputs stored in half, f32 accumulation (cublasGemmEx)")                                    \
-    X(GV_MODE_BF16, "bf16", 8, 0, 1, 0, 0, 0, "inputs stored in bfloat16, f32 accumulation")       \
-    X(GV_MODE_IRS_F16, "irs-f16", 0, 0, 2, 1, 0, 0,                                                \
+    X(GV_MODE_BF16, "bf16", 8, 0, 1, 0, 0, 0, GV_FMT_BF16, GV_FMT_OWN, "bf16", 0,                  \
+      "inputs stored in bfloat16, f32 accumulation")                                               \
+    X(GV_MODE_IRS_F16, "irs-f16", 0, 0, 2, 1, 0, 0, GV_FMT_NONE, GV_FMT_NONE, NULL, 0,             \
       "f64 solve: LU in half, refined to f64 (DHgesv)")                                            \
-    X(GV_MODE_IRS_BF16, "irs-bf16", 0, 0, 2, 1, 0, 0,                                              \
+    X(GV_MODE_IRS_BF16, "irs-bf16", 0, 0, 2, 1, 0, 0, GV_FMT_NONE, GV_FMT_NONE, NULL, 0,           \
       "f64 solve: LU in bfloat16, refined (DBgesv)")                                               \
-    X(GV_MODE_IRS_TF32, "irs-tf32", 0, 0, 2, 1, 0, 0, "f64 solve: LU in TF32, refined (DXgesv)")   \
-    X(GV_MODE_IRS_F32, "irs-f32", 0, 0, 2, 1, 0, 0, "f64 solve: LU in f32, refined (DSgesv)")      \
-    X(GV_MODE_F16ACC, "f16acc", 11, 11, 1, 0, 0, 0,                                                \
+    X(GV_MODE_IRS_TF32, "irs-tf32", 0, 0, 2, 1, 0, 0, GV_FMT_NONE, GV_FMT_NONE, NULL, 0,           \
+      "f64 solve: LU in TF32, refined (DXgesv)")                                                   \
+    X(GV_MODE_IRS_F32, "irs-f32", 0, 0, 2, 1, 0, 0, GV_FMT_NONE, GV_FMT_NONE, NULL, 0,             \
+      "f64 solve: LU in f32, refined (DSgesv)")                                                    \
+    X(GV_MODE_F16ACC, "f16acc", 11, 11, 1, 0, 0, 0, GV_FMT_F16, GV_FMT_F16, "f16acc", 0,           \
       "inputs stored in half, f16 accumulation and output (cublasGemmEx, COMPUTE_16F)")            \
-    X(GV_MODE_FP8, "fp8", 4, 0, 1, 0, 0, 0,                                                        \
+    X(GV_MODE_FP8, "fp8", 4, 0, 1, 0, 0, 0, GV_FMT_E4M3, GV_FMT_OWN, "e4m3", 0,                    \
       "inputs scaled to 448/amax, stored in e4m3, f32 accumulation (cuBLASLt)")
 
 typedef enum gv_mode {
-#define GV_MODE_ENUM_(e, name, bits, acc, dtypes, tier, rn, catalogue, what) e,
+#define GV_MODE_ENUM_(e, name, bits, acc, dtypes, tier, rn, catalogue, in, out, bfma, cublas,      \
+                      what)                                                                        \
+    e,
     GV_MODES(GV_MODE_ENUM_)
 #undef GV_MODE_ENUM_
         GV_NMODES
@@ -242,12 +299,16 @@ typedef struct gv_mode_info {
     int promises_tier; /* 1: expected to meet the dtype's own tier */
     int promises_rn;   /* 1: every operation rounds to nearest (the bias rule judges) */
     int catalogue;     /* 1: in `check`'s default selection */
+    gv_format probe_in, probe_out; /* a GEMM's operands after the conversion, its output */
+    const char *bfma;              /* the replay's block-FMA model on f32 cases; NULL: none */
+    int cublas;                    /* 1: in GV_CUBLAS_MODES */
     const char *what;
 } gv_mode_info;
 
 static const gv_mode_info gv_mode_table[GV_NMODES] = {
-#define GV_MODE_INFO_(e, name, bits, acc, dtypes, tier, rn, catalogue, what)                       \
-    {name, bits, acc, dtypes, tier, rn, catalogue, what},
+#define GV_MODE_INFO_(e, name, bits, acc, dtypes, tier, rn, catalogue, in, out, bfma, cublas,      \
+                      what)                                                                        \
+    {name, bits, acc, dtypes, tier, rn, catalogue, in, out, bfma, cublas, what},
     GV_MODES(GV_MODE_INFO_)
 #undef GV_MODE_INFO_
 };

@@ -517,9 +517,9 @@ static int run_groups(const trade_args *a, groups *gs, int argc, char **argv)
     gv_run_info info;
     gv_cmd_run_start(&info, "tradeoffs", argc, argv);
     if (info.have_device) {
-        char path[600], err[700];
-        gv_fp_expect_path(info.device.cc_major * 10 + info.device.cc_minor, path, sizeof path);
-        trade_have_expect = gv_fp_expect_read(path, &trade_expect, err, sizeof err) == GV_OK;
+        char err[700];
+        trade_have_expect = gv_fp_expect_builtin(info.device.cc_major * 10 + info.device.cc_minor,
+                                                 &trade_expect, err, sizeof err) == GV_OK;
     }
     gv_bench_opts o;
     gv_bench_opts_default(&o);

@@ -15,7 +15,9 @@ static const char *const dtype_names[GV_NDTYPES] = {
 #undef GV_DT_NAME_
 };
 static const char *const mode_names[GV_NMODES] = {
-#define GV_MODE_NAME_(e, name, bits, acc, dtypes, tier, rn, catalogue, what) name,
+#define GV_MODE_NAME_(e, name, bits, acc, dtypes, tier, rn, catalogue, in, out, bfma, cublas,      \
+                      what)                                                                        \
+    name,
     GV_MODES(GV_MODE_NAME_)
 #undef GV_MODE_NAME_
 };

@@ -352,12 +352,10 @@ json_t *gv_result_json(const gv_result *r)
     return result_json(r);
 }
 
-json_t *gv_run_json(const gv_run_info *info, const gv_result *results, int n, const gv_summary *s)
+void gv_run_shared_set(json_t *root, const gv_run_info *info)
 {
     char when[64];
     gv_json_now(when, sizeof when);
-    json_t *root = json_object();
-    json_object_set_new(root, "schema", json_string(gv_schema(GV_DOC_RUN)));
     json_object_set_new(root, "tool",
                         json_pack("{s:s, s:s}", "name", "gpuval", "version", GV_VERSION));
     json_object_set_new(root, "command", json_string(info->command));
@@ -369,6 +367,13 @@ json_t *gv_run_json(const gv_run_info *info, const gv_result *results, int n, co
     json_object_set_new(root, "device",
                         info->have_device ? gv_json_device(&info->device) : json_null());
     json_object_set_new(root, "fleet", gv_fleet_info_json(&info->fleet));
+}
+
+json_t *gv_run_json(const gv_run_info *info, const gv_result *results, int n, const gv_summary *s)
+{
+    json_t *root = json_object();
+    json_object_set_new(root, "schema", json_string(gv_schema(GV_DOC_RUN)));
+    gv_run_shared_set(root, info);
     json_t *cases = json_array();
     for (int i = 0; i < n; i++) {
         json_t *c = result_json(&results[i]);

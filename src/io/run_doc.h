@@ -39,6 +39,11 @@ typedef struct gv_summary {
 void gv_summary_add(gv_summary *s, const gv_result *r);
 void gv_summary_print(FILE *f, const gv_summary *s);
 
+/* The members every run document shares (tool, command, argv, created, host, build, env,
+   device, fleet: docs/schemas.md) set in root, in that order: for gv_run_json and the probe's
+   document. */
+void gv_run_shared_set(json_t *root, const gv_run_info *info);
+
 /* One case's result as its object in gpuval-run/1's "results" (the caller owns it). */
 json_t *gv_result_json(const gv_result *r);
 /* The run as a gpuval-run/1 document (the caller owns it). */

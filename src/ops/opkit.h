@@ -27,12 +27,13 @@
     (GV_BIT(GV_DIST_TINY) | GV_BIT(GV_DIST_HUGE) | GV_BIT(GV_DIST_SPARSE_SPECIAL))
 
 /* The cuBLAS math modes and emulations any op built on cuBLAS S/Dgemm can run (gk_cublas):
-   default math, BF16x9 f32 emulation, f64 fixed-point emulation (library-chosen and fixed
-   mantissa widths). The mode table (abi/gv_abi.h) says which dtypes each applies to. */
-#define GV_CUBLAS_MODES                                                                            \
-    (GV_BIT(GV_MODE_DEFAULT) | GV_BIT(GV_MODE_BF16X9) | GV_BIT(GV_MODE_FP64EMU) |                  \
-     GV_BIT(GV_MODE_FP64EMU_32) | GV_BIT(GV_MODE_FP64EMU_40) | GV_BIT(GV_MODE_FP64EMU_48) |        \
-     GV_BIT(GV_MODE_FP64EMU_56))
+   the mode table's rows marked cublas (abi/gv_abi.h: default math, BF16x9 f32 emulation, f64
+   fixed-point emulation with library-chosen and fixed mantissa widths), which also says which
+   dtypes each applies to. A constant expression: descriptors use it in initialisers. */
+#define GV_CUBLAS_BIT_(e, name, bits, acc, dtypes, tier, rn, catalogue, in, out, bfma, cublas,     \
+                       what)                                                                       \
+    | ((cublas) ? GV_BIT(e) : 0u)
+#define GV_CUBLAS_MODES (0u GV_MODES(GV_CUBLAS_BIT_))
 
 static inline double gv_esize(const gv_case *c)
 {

@@ -1,5 +1,6 @@
 /* expect.c: expectation files of `gpuval probe` (expect.h). */
 #include "probe/expect.h"
+#include "probe/expect_files.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -13,11 +14,6 @@
 const char *gv_fp_verdict_name(gv_fp_verdict v)
 {
     return v == GV_FP_PASS ? "PASS" : v == GV_FP_FAIL ? "FAIL" : "NEW";
-}
-
-void gv_fp_expect_path(int sm, char *path, size_t len)
-{
-    snprintf(path, len, "%s/sm_%d.expect", GV_PROBE_DIR, sm);
 }
 
 void gv_fp_expect_free(gv_fp_expect *e)
@@ -80,6 +76,149 @@ static bool arch_ok(const char *a)
     return a[d] == '\0';
 }
 
+/* Where a file's lines are read: its name for the messages, the line number, the error. */
+typedef struct reader {
+    const char *path;
+    int ln, cap;
+    char *err;
+    size_t len;
+} reader;
+
+static int fault(reader *rd, const char *what)
+{
+    snprintf(rd->err, rd->len, "%s:%d: %s", rd->path, rd->ln, what);
+    return GV_EINVAL;
+}
+
+/* "version N" and "arch sm_XY": GV_OK, or GV_EINVAL with the line named. */
+static int header_line(reader *rd, gv_fp_expect *e, char w[][80], int n)
+{
+    char what[160];
+    if (strcmp(w[0], "version") == 0 && n == 2) {
+        if (e->version) return fault(rd, "a second 'version' line");
+        e->version = strcmp(w[1], "1") == 0 ? 1 : -1; /* "1x", "01", " 1": not version 1 */
+        if (e->version != 1) {
+            snprintf(what, sizeof what, "version %s, this gpuval reads version 1", w[1]);
+            return fault(rd, what);
+        }
+        return GV_OK;
+    }
+    if (!e->version) return fault(rd, "the first line must be 'version 1'");
+    if (strcmp(w[0], "arch") == 0 && n == 2) {
+        if (e->arch[0] || !arch_ok(w[1])) {
+            snprintf(what, sizeof what, "%s '%.40s%s': one 'arch sm_XY' line (or 'arch *')",
+                     e->arch[0] ? "a second arch line," : "architecture", w[1],
+                     strlen(w[1]) > 40 ? "..." : "");
+            return fault(rd, what);
+        }
+        snprintf(e->arch, sizeof e->arch, "%.15s", w[1]); /* arch_ok: under 16 */
+        return GV_OK;
+    }
+    snprintf(what, sizeof what, "'%s' takes one word, got %d", w[0], n - 1);
+    return fault(rd, what);
+}
+
+/* What is wrong with the words of "OPS DTYPE MODE FEATURE VALUE", or NULL. */
+static const char *rule_fault(const gv_fp_expect *e, char w[][80])
+{
+    bool dtype_ok = false, mode_ok = false;
+    for (int d = 0; d < GV_NDTYPES; d++)
+        dtype_ok |= fnmatch(w[1], gv_dtype_name((gv_dtype)d), 0) == 0;
+    for (int q = 0; q < GV_NMODES; q++)
+        mode_ok |= fnmatch(w[2], gv_mode_name((gv_mode)q), 0) == 0;
+    if (strlen(w[0]) >= sizeof e->rules->ops) return "OPS longer than 63 bytes";
+    if (strlen(w[1]) >= sizeof e->rules->dtype || !dtype_ok) return "unknown DTYPE";
+    if (strlen(w[2]) >= sizeof e->rules->mode || !mode_ok) return "unknown MODE";
+    if (strcmp(w[3], "*") != 0 && gv_fp_feature_parse(w[3]) < 0) return "unknown FEATURE";
+    if (strlen(w[4]) >= sizeof e->rules->value || !value_ok(w[4]))
+        return "bad VALUE (a word, >=N, N..M, alternatives joined by '|', or ?)";
+    return NULL;
+}
+
+/* An expectation line: its rule appended, or GV_EINVAL / GV_ENOMEM with the line named. */
+static int rule_line(reader *rd, gv_fp_expect *e, char w[][80], int n, const char *src)
+{
+    if (n != 5) {
+        snprintf(rd->err, rd->len, "%s:%d: expected OPS DTYPE MODE FEATURE VALUE, got %d words",
+                 rd->path, rd->ln, n);
+        return GV_EINVAL;
+    }
+    const char *bad = rule_fault(e, w);
+    if (bad) {
+        snprintf(rd->err, rd->len, "%s:%d: %s in '%.24s %.8s %.16s %.24s %.48s'", rd->path, rd->ln,
+                 bad, w[0], w[1], w[2], w[3], w[4]);
+        return GV_EINVAL;
+    }
+    if (e->n == rd->cap) {
+        rd->cap = rd->cap ? 2 * rd->cap : 64;
+        gv_fp_rule *g = realloc(e->rules, sizeof *g * (size_t)rd->cap);
+        if (!g) {
+            snprintf(rd->err, rd->len, "%s: out of memory", rd->path);
+            return GV_ENOMEM;
+        }
+        e->rules = g;
+    }
+    gv_fp_rule *r = &e->rules[e->n++];
+    memset(r, 0, sizeof *r);
+    /* each length was checked above: the precisions only tell the compiler so */
+    snprintf(r->ops, sizeof r->ops, "%.63s", w[0]);
+    snprintf(r->dtype, sizeof r->dtype, "%.7s", w[1]);
+    snprintf(r->mode, sizeof r->mode, "%.15s", w[2]);
+    snprintf(r->feature, sizeof r->feature, "%.23s", w[3]);
+    snprintf(r->value, sizeof r->value, "%.47s", w[4]);
+    snprintf(r->source, sizeof r->source, "%s", src);
+    r->line = rd->ln;
+    return GV_OK;
+}
+
+/* One line less its newline: a comment's text into src, then the header or a rule. */
+static int one_line(reader *rd, gv_fp_expect *e, char *line)
+{
+    char *hash = strchr(line, '#'), src[200] = "";
+    if (hash) {
+        char *s = hash + 1;
+        while (*s == ' ')
+            s++;
+        snprintf(src, sizeof src, "%.*s", (int)strcspn(s, "\r\n"), s);
+        *hash = '\0';
+    }
+    char w[6][80];
+    int n = sscanf(line, "%79s %79s %79s %79s %79s %79s", w[0], w[1], w[2], w[3], w[4], w[5]);
+    if (n <= 0) return GV_OK;
+    if (!e->version || strcmp(w[0], "version") == 0 || strcmp(w[0], "arch") == 0)
+        return header_line(rd, e, w, n);
+    return rule_line(rd, e, w, n, src);
+}
+
+/* The lines of f, named path in the messages; f is closed. The file is read whole or not at
+   all (e is freed on a fault). */
+static int read_stream(FILE *f, const char *path, gv_fp_expect *e, char *err, size_t len)
+{
+    reader rd = {.path = path, .err = err, .len = len};
+    char line[1024];
+    int rc = GV_OK;
+    while (rc == GV_OK && fgets(line, sizeof line, f)) {
+        rd.ln++;
+        if (!strchr(line, '\n') && !feof(f)) {
+            snprintf(err, len, "%s:%d: line longer than %zu bytes", path, rd.ln, sizeof line - 2);
+            rc = GV_EINVAL;
+            break;
+        }
+        rc = one_line(&rd, e, line);
+    }
+    if (ferror(f) && rc == GV_OK) {
+        snprintf(err, len, "%s: read error", path);
+        rc = GV_EIO;
+    }
+    fclose(f);
+    if (rc == GV_OK && !e->arch[0]) {
+        snprintf(err, len, "%s: no 'arch' line", path);
+        rc = GV_EINVAL;
+    }
+    if (rc != GV_OK) gv_fp_expect_free(e);
+    return rc;
+}
+
 int gv_fp_expect_read(const char *path, gv_fp_expect *e, char *err, size_t len)
 {
     memset(e, 0, sizeof *e);
@@ -95,122 +234,33 @@ int gv_fp_expect_read(const char *path, gv_fp_expect *e, char *err, size_t len)
         snprintf(err, len, "%s: %s", path, strerror(errno));
         return GV_EIO;
     }
-    char line[1024];
-    int ln = 0, cap = 0, rc = GV_OK;
-    while (fgets(line, sizeof line, f)) {
-        ln++;
-        if (!strchr(line, '\n') && !feof(f)) {
-            snprintf(err, len, "%s:%d: line longer than %zu bytes", path, ln, sizeof line - 2);
-            rc = GV_EINVAL;
-            break;
-        }
-        char *hash = strchr(line, '#'), src[200] = "";
-        if (hash) {
-            char *s = hash + 1;
-            while (*s == ' ')
-                s++;
-            snprintf(src, sizeof src, "%.*s", (int)strcspn(s, "\r\n"), s);
-            *hash = '\0';
-        }
-        char w[6][80];
-        int n = sscanf(line, "%79s %79s %79s %79s %79s %79s", w[0], w[1], w[2], w[3], w[4], w[5]);
-        if (n <= 0) continue;
-        if (strcmp(w[0], "version") == 0 && n == 2) {
-            if (e->version) {
-                snprintf(err, len, "%s:%d: a second 'version' line", path, ln);
-                rc = GV_EINVAL;
-                break;
-            }
-            e->version = strcmp(w[1], "1") == 0 ? 1 : -1; /* "1x", "01", " 1": not version 1 */
-            if (e->version != 1) {
-                snprintf(err, len, "%s:%d: version %s, this gpuval reads version 1", path, ln,
-                         w[1]);
-                rc = GV_EINVAL;
-                break;
-            }
-            continue;
-        }
-        if (!e->version) {
-            snprintf(err, len, "%s:%d: the first line must be 'version 1'", path, ln);
-            rc = GV_EINVAL;
-            break;
-        }
-        if (strcmp(w[0], "arch") == 0 && n == 2) {
-            if (e->arch[0] || !arch_ok(w[1])) {
-                snprintf(err, len, "%s:%d: %s '%.40s%s': one 'arch sm_XY' line (or 'arch *')", path,
-                         ln, e->arch[0] ? "a second arch line," : "architecture", w[1],
-                         strlen(w[1]) > 40 ? "..." : "");
-                rc = GV_EINVAL;
-                break;
-            }
-            snprintf(e->arch, sizeof e->arch, "%.15s", w[1]); /* arch_ok: under 16 */
-            continue;
-        }
-        if (strcmp(w[0], "version") == 0 || strcmp(w[0], "arch") == 0) {
-            snprintf(err, len, "%s:%d: '%s' takes one word, got %d", path, ln, w[0], n - 1);
-            rc = GV_EINVAL;
-            break;
-        }
-        if (n != 5) {
-            snprintf(err, len, "%s:%d: expected OPS DTYPE MODE FEATURE VALUE, got %d words", path,
-                     ln, n);
-            rc = GV_EINVAL;
-            break;
-        }
-        bool dtype_ok = false, mode_ok = false;
-        for (int d = 0; d < GV_NDTYPES; d++)
-            dtype_ok |= fnmatch(w[1], gv_dtype_name((gv_dtype)d), 0) == 0;
-        for (int q = 0; q < GV_NMODES; q++)
-            mode_ok |= fnmatch(w[2], gv_mode_name((gv_mode)q), 0) == 0;
-        const char *bad = NULL;
-        if (strlen(w[0]) >= sizeof e->rules->ops)
-            bad = "OPS longer than 63 bytes";
-        else if (strlen(w[1]) >= sizeof e->rules->dtype || !dtype_ok)
-            bad = "unknown DTYPE";
-        else if (strlen(w[2]) >= sizeof e->rules->mode || !mode_ok)
-            bad = "unknown MODE";
-        else if (strcmp(w[3], "*") != 0 && gv_fp_feature_parse(w[3]) < 0)
-            bad = "unknown FEATURE";
-        else if (strlen(w[4]) >= sizeof e->rules->value || !value_ok(w[4]))
-            bad = "bad VALUE (a word, >=N, N..M, alternatives joined by '|', or ?)";
-        if (bad) {
-            snprintf(err, len, "%s:%d: %s in '%.24s %.8s %.16s %.24s %.48s'", path, ln, bad, w[0],
-                     w[1], w[2], w[3], w[4]);
-            rc = GV_EINVAL;
-            break;
-        }
-        if (e->n == cap) {
-            cap = cap ? 2 * cap : 64;
-            gv_fp_rule *g = realloc(e->rules, sizeof *g * (size_t)cap);
-            if (!g) {
-                rc = GV_ENOMEM;
-                snprintf(err, len, "%s: out of memory", path);
-                break;
-            }
-            e->rules = g;
-        }
-        gv_fp_rule *r = &e->rules[e->n++];
-        memset(r, 0, sizeof *r);
-        /* each length was checked above: the precisions only tell the compiler so */
-        snprintf(r->ops, sizeof r->ops, "%.63s", w[0]);
-        snprintf(r->dtype, sizeof r->dtype, "%.7s", w[1]);
-        snprintf(r->mode, sizeof r->mode, "%.15s", w[2]);
-        snprintf(r->feature, sizeof r->feature, "%.23s", w[3]);
-        snprintf(r->value, sizeof r->value, "%.47s", w[4]);
-        snprintf(r->source, sizeof r->source, "%s", src);
-        r->line = ln;
+    return read_stream(f, e->path, e, err, len);
+}
+
+const char *gv_fp_expect_builtin_text(int sm)
+{
+    char name[32];
+    snprintf(name, sizeof name, "sm_%d.expect", sm);
+    for (const gv_embedded_file *x = gv_expect_files; x->name; x++)
+        if (strcmp(x->name, name) == 0) return x->text;
+    return NULL;
+}
+
+int gv_fp_expect_builtin(int sm, gv_fp_expect *e, char *err, size_t len)
+{
+    memset(e, 0, sizeof *e);
+    snprintf(e->path, sizeof e->path, "probe/sm_%d.expect (built in)", sm);
+    const char *text = gv_fp_expect_builtin_text(sm);
+    if (!text) {
+        snprintf(err, len, "probe/sm_%d.expect: none is built in", sm);
+        return GV_EIO;
     }
-    if (ferror(f) && rc == GV_OK) {
-        snprintf(err, len, "%s: read error", path);
-        rc = GV_EIO;
+    FILE *f = fmemopen((void *)text, strlen(text), "r");
+    if (!f) {
+        snprintf(err, len, "%s: %s", e->path, strerror(errno));
+        return GV_ENOMEM;
     }
-    fclose(f);
-    if (rc == GV_OK && !e->arch[0]) {
-        snprintf(err, len, "%s: no 'arch' line", path);
-        rc = GV_EINVAL;
-    }
-    if (rc != GV_OK) gv_fp_expect_free(e);
-    return rc;
+    return read_stream(f, e->path, e, err, len);
 }
 
 const gv_fp_rule *gv_fp_expect_find(const gv_fp_expect *e, const char *op, gv_dtype t, gv_mode m,

@@ -1,7 +1,7 @@
 /* expect.h: expectation files of `gpuval probe` (expect.c): what each feature of each mode
  * should measure on one architecture, with the source of each number.
  *
- * A file (probe/sm_90.expect) is lines of
+ * A file (probe/sm_90.expect, built into the program: gv_fp_expect_builtin) is lines of
  *     version N                       the file's version (required, first)
  *     arch sm_XY                      the architecture it describes (required)
  *     OPS DTYPE MODE FEATURE VALUE    an expectation; '# source' after it is its citation
@@ -31,13 +31,17 @@ typedef struct gv_fp_expect {
     int n;
 } gv_fp_expect;
 
-/* The shipped expectation file of compute capability sm (90 for 9.0) into path: the source
-   tree's probe/sm_XY.expect (meson.build's GV_PROBE_DIR). */
-void gv_fp_expect_path(int sm, char *path, size_t len);
-
-/* Read path: GV_OK, or GV_EINVAL with "PATH:LINE: what is wrong" in err (the file is not
-   read in part), GV_EIO where it cannot be opened. */
+/* Read path (`gpuval probe --expect FILE`): GV_OK, or GV_EINVAL with "PATH:LINE: what is
+   wrong" in err (the file is not read in part), GV_EIO where it cannot be opened. */
 int gv_fp_expect_read(const char *path, gv_fp_expect *e, char *err, size_t len);
+
+/* The shipped expectations of compute capability sm (90 for 9.0): probe/sm_XY.expect as the
+   build embedded it (expect_files.h), so no source tree is needed. Read as gv_fp_expect_read
+   reads a file, its path "probe/sm_XY.expect (built in)"; GV_EIO where none is built in. */
+int gv_fp_expect_builtin(int sm, gv_fp_expect *e, char *err, size_t len);
+
+/* The text of the built-in probe/sm_XY.expect, or NULL. */
+const char *gv_fp_expect_builtin_text(int sm);
 void gv_fp_expect_free(gv_fp_expect *e);
 
 /* The rule for (op, dtype, mode, feature), or NULL (NEW). */

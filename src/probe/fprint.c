@@ -28,48 +28,37 @@ int gv_fp_feature_parse(const char *s)
     return -1;
 }
 
-/* IEEE 754 binary32 and binary64, NVIDIA's TF32 (binary32's exponent, 10 fraction bits),
-   binary16, bfloat16, and OCP FP8 E4M3 (emin -6, largest 448: OCP 8-bit Floating Point
-   Specification 1.0, 2023). */
-static const gv_fp_format F32 = {24, -126, 127}, F64 = {53, -1022, 1023}, TF32 = {11, -126, 127},
-                          F16 = {11, -14, 15}, BF16 = {8, -126, 127}, E4M3 = {4, -6, 8};
+/* A format of the mode table (abi/gv_abi.h: GV_FORMATS) as the probes' gv_fp_format;
+   GV_FMT_OWN is the storage dtype's own (binary32, binary64: emax = 1 - emin). */
+static gv_fp_format format_of(int fmt, gv_dtype t)
+{
+    if (fmt == GV_FMT_OWN) {
+        const gv_dtype_info *d = gv_dtype_get(t);
+        return (gv_fp_format){d->mantissa_bits, d->min_exp, 1 - d->min_exp};
+    }
+    const gv_format_info *f = gv_format_get(fmt);
+    return (gv_fp_format){f->p, f->emin, f->emax};
+}
+
+/* The anchor of a scaled format: scale_to / 14 is the op's scale (448 / 14 = 32 for fp8). */
+#define SCALE_ANCHOR 14
 
 int gv_fp_arith_of(gv_dtype t, gv_mode m, gv_fp_arith *a)
 {
     memset(a, 0, sizeof *a);
     a->dtype = t;
     a->mode = m;
-    if (t == GV_F64) {
-        switch (m) {
-        case GV_MODE_NATIVE:
-        case GV_MODE_DEFAULT:
-        case GV_MODE_FP64EMU:
-        case GV_MODE_FP64EMU_32:
-        case GV_MODE_FP64EMU_40:
-        case GV_MODE_FP64EMU_48:
-        case GV_MODE_FP64EMU_56: a->in = a->out = F64; break;
-        default: return GV_EUNSUPPORTED;
-        }
-    } else if (t == GV_F32) {
-        a->out = F32;
-        switch (m) {
-        case GV_MODE_NATIVE:
-        case GV_MODE_DEFAULT:
-        case GV_MODE_BF16X9: a->in = F32; break;
-        case GV_MODE_TF32: a->in = TF32; break;
-        case GV_MODE_F16: a->in = F16; break;
-        case GV_MODE_F16ACC: a->in = a->out = F16; break;
-        case GV_MODE_BF16: a->in = BF16; break;
-        case GV_MODE_FP8:
-            /* kernels/gemm.cu scales each operand by 448 / amax: an anchor 14 makes that 32 */
-            a->in = E4M3;
-            a->anchor = 14;
-            a->scale = 32;
-            break;
-        default: return GV_EUNSUPPORTED;
-        }
-    } else {
-        return GV_EUNSUPPORTED;
+    if ((int)t < 0 || t >= GV_NDTYPES || (int)m < 0 || m >= GV_NMODES) return GV_EUNSUPPORTED;
+    const gv_mode_info *mi = gv_mode_get(m);
+    if (!(mi->dtypes & (1u << t)) || mi->probe_in == GV_FMT_NONE) return GV_EUNSUPPORTED;
+    a->in = format_of(mi->probe_in, t);
+    a->out = format_of(mi->probe_out, t);
+    double scale_to = gv_format_get(mi->probe_in)->scale_to;
+    if (scale_to > 0) {
+        /* the op scales each operand by scale_to / amax (kernels/gemm.cu): an anchor of
+           SCALE_ANCHOR in an extra row and column fixes amax, so the scale is exact */
+        a->anchor = SCALE_ANCHOR;
+        a->scale = scale_to / SCALE_ANCHOR;
     }
     a->op_emax = a->in.emax;
     a->op_emin = a->in.emin;

@@ -41,8 +41,9 @@ typedef struct gv_fp_arith {
    chooses the kernels it uses for real products rather than a small-matrix path. */
 #define GV_FP_MIN_DIM 128
 
-/* The probed arithmetic of (t, m): GV_OK, or GV_EUNSUPPORTED where the mode has no format
-   (modes of other ops: iterative refinement, fastmath). */
+/* The probed arithmetic of (t, m), from the mode table's format columns (abi/gv_abi.h): GV_OK,
+   or GV_EUNSUPPORTED where the mode has no format (modes of other ops: iterative refinement,
+   fastmath) or does not apply to t. */
 int gv_fp_arith_of(gv_dtype t, gv_mode m, gv_fp_arith *a);
 
 /* C = A B: A m x k and B k x n row-major, C m x n; values as doubles, each exact in the storage

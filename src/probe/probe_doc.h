@@ -22,7 +22,9 @@ typedef struct gv_probe_row {
     gv_dtype dtype;
     gv_mode mode;
     char math_mode[96];
-    bool skipped; /* the device could not run it: why says so, there are no features */
+    bool skipped;     /* the device could not run it: why says so, there are no features */
+    bool unsupported; /* skipped because the device or library lacks the mode (a SKIP, not an
+                         error); not written: the document's "skipped" holds why */
     char why[256];
     gv_fp_print fp;
     gv_fp_verdict v[GV_FP_NFEATURES];

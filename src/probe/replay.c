@@ -8,14 +8,7 @@
 
 const char *gv_replay_format(gv_mode m)
 {
-    switch (m) {
-    case GV_MODE_TF32: return "tf32";
-    case GV_MODE_F16: return "f16";
-    case GV_MODE_BF16: return "bf16";
-    case GV_MODE_F16ACC: return "f16acc";
-    case GV_MODE_FP8: return "e4m3";
-    default: return NULL;
-    }
+    return (int)m >= 0 && m < GV_NMODES ? gv_mode_get(m)->bfma : NULL;
 }
 
 static uint64_t mix(uint64_t x)
@@ -65,11 +58,11 @@ int gv_replay_run(const gv_fp_arith *a, const gv_bfma_model *m, gv_fp_gemm_fn ge
     /* exponent window: fp8's operands stay within its anchor (scaled values up to 448);
        f16's with f16 accumulation keep every partial sum far below 65504 */
     int e0 = -3, e1 = 2;
-    if (a->mode == GV_MODE_FP8) { /* at most 1.875 2^7 = 240: below 448, never e4m3's NaN */
+    if (a->anchor > 0) { /* fp8: at most 1.875 2^7 = 240, below 448, never e4m3's NaN */
         e0 = -2;
         e1 = 7;
     }
-    if (a->mode == GV_MODE_F16ACC) e1 = 1;
+    if (a->out.emax <= 15) e1 = 1; /* a binary16 output (f16acc) */
     double unscale = a->scale > 0 ? 1.0 / a->scale : 1.0;
     float *fa = calloc((size_t)(side * kk), sizeof *fa),
           *fb = calloc((size_t)(side * kk), sizeof *fb);

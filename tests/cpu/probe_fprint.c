@@ -6,6 +6,7 @@
  * that cannot tell these apart fails here before it reaches a GPU. Also the expectation files'
  * reader and judge. */
 #include <criterion/criterion.h>
+#include <dirent.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -14,6 +15,7 @@
 
 #include "probe/bfma.h"
 #include "probe/expect.h"
+#include "probe/expect_files.h"
 #include "probe/fprint.h"
 #include "probe/replay.h"
 
@@ -327,6 +329,47 @@ Test(probe_fprint, rounding_names)
     cr_expect_str_eq(gv_fp_classify_rounding(0.5, 1, 0, 2), "other");
 }
 
+/* The probe reads each mode's arithmetic from the mode table (abi/gv_abi.h): the formats it
+   names are what gv_fp_arith_of builds operands for, on the dtypes the row allows and no
+   other; a mode without a format is not probed; every replay model a row names is one the C
+   port has on Hopper. A row added with a typo in its model name, or a format the probe
+   cannot build, fails here rather than on a GPU. Three modes pinned by their published
+   formats: TF32 (11 bits, binary32's range), f16acc (binary16 in and out), fp8 (E4M3, the
+   scale 448 / 14 = 32). */
+Test(probe_fprint, every_mode_row_gives_its_arithmetic)
+{
+    for (int m = 0; m < GV_NMODES; m++) {
+        const gv_mode_info *mi = gv_mode_get(m);
+        for (int t = 0; t < GV_NDTYPES; t++) {
+            gv_fp_arith a;
+            int rc = gv_fp_arith_of((gv_dtype)t, (gv_mode)m, &a);
+            bool want = (mi->dtypes & (1u << t)) && mi->probe_in != GV_FMT_NONE;
+            cr_expect_eq(rc == GV_OK, want, "%s %s: gv_fp_arith_of %d", mi->name,
+                         gv_dtype_name((gv_dtype)t), rc);
+            if (rc != GV_OK) continue;
+            cr_expect_gt(a.in.p, 1, "%s: operand bits", mi->name);
+            cr_expect_leq(a.in.p, gv_dtype_get(t)->mantissa_bits, "%s: exact in the dtype",
+                          mi->name);
+            cr_expect_lt(a.in.emin, a.in.emax, "%s", mi->name);
+        }
+        if (mi->bfma)
+            cr_expect_not_null(gv_bfma_find(90, mi->bfma), "%s: no sm_90 model '%s'", mi->name,
+                               mi->bfma);
+        cr_expect_eq(gv_replay_format((gv_mode)m), mi->bfma);
+    }
+    gv_fp_arith a;
+    cr_assert_eq(gv_fp_arith_of(GV_F32, GV_MODE_TF32, &a), GV_OK);
+    cr_expect(a.in.p == 11 && a.in.emin == -126 && a.in.emax == 127 && a.out.p == 24);
+    cr_assert_eq(gv_fp_arith_of(GV_F32, GV_MODE_F16ACC, &a), GV_OK);
+    cr_expect(a.in.p == 11 && a.in.emax == 15 && a.out.p == 11 && a.out.emin == -14);
+    cr_assert_eq(gv_fp_arith_of(GV_F32, GV_MODE_FP8, &a), GV_OK);
+    cr_expect(a.in.p == 4 && a.in.emin == -6 && a.in.emax == 8 && a.anchor == 14 && a.scale == 32);
+    cr_assert_eq(gv_fp_arith_of(GV_F64, GV_MODE_FP64EMU_40, &a), GV_OK);
+    cr_expect(a.in.p == 53 && a.in.emin == -1022 && a.in.emax == 1023 && a.anchor == 0);
+    cr_expect_eq(gv_fp_arith_of(GV_F64, GV_MODE_TF32, &a), GV_EUNSUPPORTED, "tf32 is f32 only");
+    cr_expect_eq(gv_fp_arith_of(GV_F32, GV_MODE_FASTMATH, &a), GV_EUNSUPPORTED);
+}
+
 static const char *write_tmp(const char *text)
 {
     static char path[64];
@@ -471,18 +514,63 @@ Test(probe_expect, a_feature_without_a_rule_is_new)
     unlink(p);
 }
 
-/* The shipped files parse and name their architecture. */
-Test(probe_expect, shipped_files_parse)
+/* The shipped files are built in, parse and name their architecture, with no source tree:
+   GPUVAL_SRCDIR unset and the working directory elsewhere. */
+Test(probe_expect, shipped_files_are_built_in_and_parse)
 {
-    const char *arch[] = {"sm_80", "sm_89", "sm_90", "sm_100"};
+    const int sm[] = {80, 89, 90, 100};
+    unsetenv("GPUVAL_SRCDIR");
+    cr_assert_eq(chdir("/"), 0);
     for (int i = 0; i < 4; i++) {
-        char path[512];
-        snprintf(path, sizeof path, "%s/%s.expect", GV_PROBE_DIR, arch[i]);
         gv_fp_expect e;
-        char err[512];
-        cr_assert_eq(gv_fp_expect_read(path, &e, err, sizeof err), GV_OK, "%s", err);
-        cr_expect_str_eq(e.arch, arch[i]);
-        cr_expect_gt(e.n, 10, "%s: %d expectations", path, e.n);
+        char err[512], arch[16];
+        cr_assert_eq(gv_fp_expect_builtin(sm[i], &e, err, sizeof err), GV_OK, "%s", err);
+        snprintf(arch, sizeof arch, "sm_%d", sm[i]);
+        cr_expect_str_eq(e.arch, arch);
+        cr_expect_gt(e.n, 10, "%s: %d expectations", e.path, e.n);
         gv_fp_expect_free(&e);
     }
+    gv_fp_expect e;
+    char err[512];
+    cr_expect_eq(gv_fp_expect_builtin(75, &e, err, sizeof err), GV_EIO, "no sm_75 file is shipped");
+    cr_expect(strstr(err, "sm_75") != NULL, "%s", err);
+}
+
+/* What is built in is, byte for byte, every probe/sm_XY.expect of the tree: a file edited,
+   added or left out of meson.build's list fails here. */
+Test(probe_expect, built_in_text_equals_the_files)
+{
+    const char *root = getenv("GPUVAL_SRCDIR");
+    cr_assert_not_null(root, "GPUVAL_SRCDIR names the source tree (tests/meson.build)");
+    char dir[512];
+    snprintf(dir, sizeof dir, "%s/probe", root);
+    DIR *d = opendir(dir);
+    cr_assert_not_null(d, "%s", dir);
+    int files = 0;
+    for (struct dirent *x; (x = readdir(d));) {
+        int sm;
+        char tail[16];
+        if (sscanf(x->d_name, "sm_%d.%15s", &sm, tail) != 2 || strcmp(tail, "expect") != 0)
+            continue;
+        files++;
+        char path[1024];
+        snprintf(path, sizeof path, "%s/%s", dir, x->d_name);
+        FILE *f = fopen(path, "rb");
+        cr_assert_not_null(f, "%s", path);
+        static char text[1 << 16];
+        size_t n = fread(text, 1, sizeof text - 1, f);
+        fclose(f);
+        text[n] = '\0';
+        const char *built = gv_fp_expect_builtin_text(sm);
+        cr_assert_not_null(built, "%s is not built in (meson.build's expect_files)", path);
+        cr_expect_eq(strlen(built), n, "%s: %zu bytes built in, %zu in the file", path,
+                     strlen(built), n);
+        cr_expect_str_eq(built, text, "%s differs from what is built in", path);
+    }
+    closedir(d);
+    int built = 0;
+    for (const gv_embedded_file *x = gv_expect_files; x->name; x++)
+        built++;
+    cr_expect_eq(built, files, "%d files built in, %d in probe/", built, files);
+    cr_expect_geq(files, 4);
 }

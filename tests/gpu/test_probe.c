@@ -15,9 +15,8 @@ static bool load(gv_fp_expect *e)
 {
     gk_device_info info;
     if (gk_device_info_get(&info) != GV_OK) return false;
-    char path[512], err[512];
-    gv_fp_expect_path(info.cc_major * 10 + info.cc_minor, path, sizeof path);
-    return gv_fp_expect_read(path, e, err, sizeof err) == GV_OK;
+    char err[512];
+    return gv_fp_expect_builtin(info.cc_major * 10 + info.cc_minor, e, err, sizeof err) == GV_OK;
 }
 
 /* The fingerprint of (op, t, m) judged: returns the number of FAILs, the verdict of feature
