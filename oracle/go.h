@@ -228,3 +228,10 @@ int go_softmax_log_gauge(int64_t m, int64_t n, const double *x, int64_t ldx, con
 int go_norm_layer_gauge(int64_t m, int64_t n, const double *x, int64_t ldx, double eps,
                         const double *y, int64_t ldy, double u, double spacing, double depth,
                         double sum_depth, double *g, int64_t ldg);
+
+/* scan (oracle/scan.c): y(i, j) = sum_{k <= j} x(i, k), the inclusive prefix sums along each
+ * row of x(m x n), row-major, by a compensated running sum in long double, rounded once; the
+ * gauge g(i, j) = sum_{k <= j} |x(i, k)| (docs/error-models.md, section scan). */
+int go_scan_cumsum(int64_t m, int64_t n, const double *x, int64_t ldx, double *y, int64_t ldy);
+int go_scan_cumsum_gauge(int64_t m, int64_t n, const double *x, int64_t ldx, double *g,
+                         int64_t ldg);
