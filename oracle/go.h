@@ -235,3 +235,15 @@ int go_norm_layer_gauge(int64_t m, int64_t n, const double *x, int64_t ldx, doub
 int go_scan_cumsum(int64_t m, int64_t n, const double *x, int64_t ldx, double *y, int64_t ldy);
 int go_scan_cumsum_gauge(int64_t m, int64_t n, const double *x, int64_t ldx, double *g,
                          int64_t ldg);
+
+/* loss (oracle/loss.c): l(i) = log sum_j exp(x(i, j)) - x(i, t(i)), the cross-entropy of each
+ * row of the logits x(m x n), row-major, against the integer targets t (m of them, stored as
+ * doubles; one outside [0, n) or not an integer gives NaN), in long double with a compensated
+ * sum of exp(x - M), rounded once. Gauge (docs/error-models.md, section loss), given l from
+ * go_loss_xent, exp's error E in units of u, the kernel's sum depth d_s and its depth D:
+ * g(i) = max(l(i), (A_i + E + d_s + 2 l(i) + 2 log S_i) / D), A_i = sum_j y_j h_j as for the
+ * softmax (go_softmax_arg_units). */
+int go_loss_xent(int64_t m, int64_t n, const double *x, int64_t ldx, const double *t, double *l);
+int go_loss_xent_gauge(int64_t m, int64_t n, const double *x, int64_t ldx, const double *t,
+                       const double *l, double exp_units, double sum_depth, double depth,
+                       double *g);
