@@ -247,3 +247,11 @@ int go_loss_xent(int64_t m, int64_t n, const double *x, int64_t ldx, const doubl
 int go_loss_xent_gauge(int64_t m, int64_t n, const double *x, int64_t ldx, const double *t,
                        const double *l, double exp_units, double sum_depth, double depth,
                        double *g);
+
+/* pool (oracle/pool.c): 2-D pooling of nc planes of h x w (NCHW, row-major planes), window
+ * k x k, stride k, no padding, into (nc, h / k, w / k): go_pool_max2d the window's largest
+ * value (NaN where the window holds one), go_pool_avg2d its mean (long double sum, rounded
+ * once); go_pool_avg2d_gauge the window's mean of |x| (docs/error-models.md, section pool). */
+int go_pool_max2d(int64_t nc, int64_t h, int64_t w, int64_t k, const double *x, double *y);
+int go_pool_avg2d(int64_t nc, int64_t h, int64_t w, int64_t k, const double *x, double *y);
+int go_pool_avg2d_gauge(int64_t nc, int64_t h, int64_t w, int64_t k, const double *x, double *g);
