@@ -15,38 +15,11 @@
  * n - 1), norm.rms.noeps (no eps). */
 #include "../abi/softmax.h"
 #include "gk_cuda.h"
+#include "block_reduce.cuh"
 #include "mathfn.cuh"
 
 enum rows_kind { ROWS_SOFTMAX, ROWS_LOG, ROWS_LAYER, ROWS_RMS };
 enum rows_bug { BUG_NONE, BUG_NOMAX, BUG_PARTIAL, BUG_UNBIASED, BUG_NOEPS };
-
-/* The block's sum (Max false) or largest value (Max true) of v, the same in every thread.
-   sh holds 33 values; the first barrier keeps a previous call's readers ahead of the writes. */
-template <typename T, bool Max> __device__ T block_reduce(T v, T *sh)
-{
-#pragma unroll
-    for (int off = 16; off > 0; off >>= 1) {
-        T o = __shfl_xor_sync(0xffffffffu, v, off);
-        v = Max ? fmax(v, o) : v + o;
-    }
-    const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5, warps = blockDim.x >> 5;
-    __syncthreads();
-    if (lane == 0) sh[warp] = v;
-    __syncthreads();
-    if (warp == 0) {
-        /* lanes past the warps hold the identity: adding 0 is exact, so only log2(warps)
-           levels round */
-        T w = lane < warps ? sh[lane] : (Max ? T(-INFINITY) : T(0));
-#pragma unroll
-        for (int off = 16; off > 0; off >>= 1) {
-            T o = __shfl_xor_sync(0xffffffffu, w, off);
-            w = Max ? fmax(w, o) : w + o;
-        }
-        if (lane == 0) sh[32] = w;
-    }
-    __syncthreads();
-    return sh[32];
-}
 
 template <typename T, int Bug> __device__ __forceinline__ T row_exp(T v)
 {

@@ -228,3 +228,30 @@ int go_softmax_log_gauge(int64_t m, int64_t n, const double *x, int64_t ldx, con
 int go_norm_layer_gauge(int64_t m, int64_t n, const double *x, int64_t ldx, double eps,
                         const double *y, int64_t ldy, double u, double spacing, double depth,
                         double sum_depth, double *g, int64_t ldg);
+
+/* scan (oracle/scan.c): y(i, j) = sum_{k <= j} x(i, k), the inclusive prefix sums along each
+ * row of x(m x n), row-major, by a compensated running sum in long double, rounded once; the
+ * gauge g(i, j) = sum_{k <= j} |x(i, k)| (docs/error-models.md, section scan). */
+int go_scan_cumsum(int64_t m, int64_t n, const double *x, int64_t ldx, double *y, int64_t ldy);
+int go_scan_cumsum_gauge(int64_t m, int64_t n, const double *x, int64_t ldx, double *g,
+                         int64_t ldg);
+
+/* loss (oracle/loss.c): l(i) = log sum_j exp(x(i, j)) - x(i, t(i)), the cross-entropy of each
+ * row of the logits x(m x n), row-major, against the integer targets t (m of them, stored as
+ * doubles; one outside [0, n) or not an integer gives NaN), in long double with a compensated
+ * sum of exp(x - M), rounded once. Gauge (docs/error-models.md, section loss), given l from
+ * go_loss_xent, exp's error E in units of u, the kernel's sum depth d_s and its depth D:
+ * g(i) = max(l(i), (A_i + E + d_s + 2 l(i) + 2 log S_i) / D), A_i = sum_j y_j h_j as for the
+ * softmax (go_softmax_arg_units). */
+int go_loss_xent(int64_t m, int64_t n, const double *x, int64_t ldx, const double *t, double *l);
+int go_loss_xent_gauge(int64_t m, int64_t n, const double *x, int64_t ldx, const double *t,
+                       const double *l, double exp_units, double sum_depth, double depth,
+                       double *g);
+
+/* pool (oracle/pool.c): 2-D pooling of nc planes of h x w (NCHW, row-major planes), window
+ * k x k, stride k, no padding, into (nc, h / k, w / k): go_pool_max2d the window's largest
+ * value (NaN where the window holds one), go_pool_avg2d its mean (long double sum, rounded
+ * once); go_pool_avg2d_gauge the window's mean of |x| (docs/error-models.md, section pool). */
+int go_pool_max2d(int64_t nc, int64_t h, int64_t w, int64_t k, const double *x, double *y);
+int go_pool_avg2d(int64_t nc, int64_t h, int64_t w, int64_t k, const double *x, double *y);
+int go_pool_avg2d_gauge(int64_t nc, int64_t h, int64_t w, int64_t k, const double *x, double *g);

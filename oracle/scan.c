@@ -1,0 +1,64 @@
+/* scan.c: oracle for the inclusive prefix sums along the rows of a row-major m x n matrix
+ * (scan.cumsum), and the gauge of its error model (docs/error-models.md, section scan).
+ *
+ * Each row's running sum is Neumaier's compensated sum in long double (Higham ASNA 2nd ed.,
+ * sec. 4.3): every prefix is within about 2 units of 2^-64 of its exact value plus n 2^-128
+ * of the sum of |x|, then rounded once to f64, far inside what an f64 kernel is allowed.
+ * Non-finite inputs: a prefix whose compensated value is not finite is the plain running
+ * sum's, the IEEE outcome of any order (NaN once a NaN or both infinities are among the
+ * terms, else the infinity), which a kernel that adds the terms in its own order gives too.
+ * Rows run on all cores, each on one thread. */
+#include <math.h>
+
+#include "go.h"
+
+static int check_scan_args(const char *fn, int64_t m, int64_t n, const double *x, int64_t ldx,
+                           const double *y, int64_t ldy)
+{
+    if (m < 0) return go_xerbla(fn, 1, "m");
+    if (n < 1) return go_xerbla(fn, 2, "n");
+    if (!x) return go_xerbla(fn, 3, "x");
+    if (ldx < n) return go_xerbla(fn, 4, "ldx");
+    if (!y) return go_xerbla(fn, 5, "y");
+    if (ldy < n) return go_xerbla(fn, 6, "ldy");
+    return 0;
+}
+
+#define SCAN_PARALLEL if ((double)m * (double)n >= GO_PAR_MIN)
+
+int go_scan_cumsum(int64_t m, int64_t n, const double *x, int64_t ldx, double *y, int64_t ldy)
+{
+    int rc = check_scan_args(__func__, m, n, x, ldx, y, ldy);
+    if (rc) return rc;
+#pragma omp parallel for schedule(static) SCAN_PARALLEL
+    for (int64_t i = 0; i < m; i++) {
+        const double *xr = x + i * ldx;
+        long double s = 0, c = 0, plain = 0;
+        for (int64_t j = 0; j < n; j++) {
+            long double v = xr[j], t = s + v;
+            /* Neumaier: the part of the smaller operand that the sum lost */
+            c += fabsl(s) >= fabsl(v) ? (s - t) + v : (v - t) + s;
+            s = t;
+            plain += v;
+            y[i * ldy + j] = isfinite(plain) ? (double)(s + c) : (double)plain;
+        }
+    }
+    return 0;
+}
+
+/* g_ij = sum_{k <= j} |x_ik|: the sum of the magnitudes an output is made of (ASNA eq. 4.3);
+   in long double, so that its own rounding is far below the model's slack. */
+int go_scan_cumsum_gauge(int64_t m, int64_t n, const double *x, int64_t ldx, double *g, int64_t ldg)
+{
+    int rc = check_scan_args(__func__, m, n, x, ldx, g, ldg);
+    if (rc) return rc;
+#pragma omp parallel for schedule(static) SCAN_PARALLEL
+    for (int64_t i = 0; i < m; i++) {
+        long double s = 0;
+        for (int64_t j = 0; j < n; j++) {
+            s += fabsl((long double)x[i * ldx + j]);
+            g[i * ldg + j] = (double)s;
+        }
+    }
+    return 0;
+}

@@ -1,0 +1,70 @@
+/* oracle_loss.c: loss.xent's oracle (oracle/loss.c) against another form in long double at
+ * small sizes (log sum_k exp(x_k - x_t), shifted by the target's logit rather than the max),
+ * logits so large that exp(x) overflows f64, its non-finite and invalid-target outcomes, and
+ * the gauge's promise g >= |L|. */
+#include <criterion/criterion.h>
+#include <math.h>
+#include <stdlib.h>
+
+#include "go.h"
+#include "testkit.h"
+
+Test(loss_oracle, cross_entropy_against_another_form)
+{
+    const int64_t m = 6, n = 41;
+    const double scales[] = {1.0, 30.0, 1000.0};
+    for (int s = 0; s < 3; s++) {
+        double *x = gv_test_matrix(m, n, n, 31 + s, 0);
+        double t[6], l[6], g[6];
+        for (int64_t i = 0; i < m; i++) {
+            t[i] = (double)((i * 7 + s) % n);
+            for (int64_t j = 0; j < n; j++)
+                x[i * n + j] *= scales[s];
+        }
+        cr_assert_eq(go_loss_xent(m, n, x, n, t, l), 0);
+        cr_assert_eq(go_loss_xent_gauge(m, n, x, n, t, l, 5.0, 9.0, 18.0, g), 0);
+        for (int64_t i = 0; i < m; i++) {
+            const double *xr = x + i * n, xt = xr[(int64_t)t[i]];
+            long double sum = 0;
+            for (int64_t j = 0; j < n; j++)
+                sum += expl((long double)xr[j] - xt); /* >= 1: the target's own term */
+            long double truth = logl(sum);
+            cr_expect(fabsl(l[i] - truth) <= 0x1p-51L * truth + 0x1p-60L,
+                      "scale %g row %lld: %.17g against %.20Lg", scales[s], (long long)i, l[i],
+                      truth);
+            cr_expect(isfinite(l[i]) && l[i] >= 0);
+            cr_expect(g[i] >= l[i]);
+        }
+        free(x);
+    }
+}
+
+Test(loss_oracle, non_finite_logits_and_bad_targets)
+{
+    double x[5][3] = {{1.0, NAN, 2.0},
+                      {1.0, INFINITY, 2.0},
+                      {1.0, -INFINITY, 2.0},
+                      {-INFINITY, -INFINITY, -INFINITY},
+                      {1.0, 2.0, 3.0}};
+    double t[5] = {0, 0, 1, 0, 2}, l[5];
+    cr_assert_eq(go_loss_xent(5, 3, &x[0][0], 3, t, l), 0);
+    cr_expect(isnan(l[0]) && isnan(l[1]) && isnan(l[3]));
+    cr_expect(isinf(l[2]) && l[2] > 0, "a target logit of -Inf: +Inf");
+    cr_expect(fabs(l[4] - log(1.0 + exp(-1.0) + exp(-2.0))) < 1e-15);
+    const double bad[] = {-1.0, 3.0, 0.5, NAN};
+    for (int i = 0; i < 4; i++) {
+        double tt = bad[i], ll;
+        cr_assert_eq(go_loss_xent(1, 3, x[4], 3, &tt, &ll), 0);
+        cr_expect(isnan(ll), "target %g: NaN", bad[i]);
+    }
+}
+
+Test(loss_oracle, bad_arguments_name_themselves)
+{
+    double x[4] = {0}, t[1] = {0}, l[1], g[1];
+    cr_expect_eq(go_loss_xent(-1, 4, x, 4, t, l), -1);
+    cr_expect_eq(go_loss_xent(1, 0, x, 4, t, l), -2);
+    cr_expect_eq(go_loss_xent(1, 4, x, 3, t, l), -4);
+    cr_expect_eq(go_loss_xent(1, 4, x, 4, NULL, l), -5);
+    cr_expect_eq(go_loss_xent_gauge(1, 4, x, 4, t, l, 5.0, 9.0, 0.0, g), -9);
+}
