@@ -4,6 +4,7 @@
  * holds the shipped files and a few of these; here each rule of expect.h's list stands alone,
  * with a file on each side of it. */
 #include <criterion/criterion.h>
+#include <jansson.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -11,6 +12,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "core/gv.h"
 #include "probe/expect.h"
 
 static char tmp_path[64];
@@ -312,5 +314,64 @@ Test(probe_expect_rules, a_feature_without_a_rule_is_new_not_pass)
         cr_expect_eq(
             gv_fp_judge(gv_fp_expect_find(&e, "gemm.cublas", GV_F64, GV_MODE_NATIVE, f), &v),
             GV_FP_NEW);
+    gv_fp_expect_free(&e);
+}
+
+/* The shipped sm_90.expect on a real document (tests/fixtures/probe-h100.json: an H100, the
+   driver, CUDA and cuBLAS its measured lines name): every measured feature PASSes, and the only
+   NEW is the order of the kernels cuBLAS chooses (the file's head says why). A line edited to
+   a value the H100 did not measure FAILs here, and so does a '?' or a missing line for a feature
+   the file means to assert. */
+Test(probe_expect_rules, sm_90_judges_the_h100_document_with_no_fail_and_new_only_for_order)
+{
+    const char *src = getenv("GPUVAL_SRCDIR");
+    cr_assert_not_null(src, "GPUVAL_SRCDIR must name the source tree");
+    char path[512], doc_path[512], err[512];
+    gv_fp_expect_path(90, path, sizeof path);
+    snprintf(doc_path, sizeof doc_path, "%s/tests/fixtures/probe-h100.json", src);
+    gv_fp_expect e;
+    cr_assert_eq(gv_fp_expect_read(path, &e, err, sizeof err), GV_OK, "%s", err);
+    json_error_t je;
+    json_t *doc = json_load_file(doc_path, 0, &je);
+    cr_assert_not_null(doc, "%s: %s", doc_path, je.text);
+    int n[3] = {0}, order_new = 0;
+    size_t i;
+    json_t *row;
+    json_array_foreach(json_object_get(doc, "rows"), i, row)
+    {
+        json_t *features = json_object_get(row, "features");
+        if (!features) continue; /* a SKIP row (bf16x9 on Hopper) */
+        const char *op = json_string_value(json_object_get(row, "op"));
+        gv_dtype t;
+        gv_mode m;
+        cr_assert_eq(gv_dtype_parse(json_string_value(json_object_get(row, "dtype")), &t), GV_OK);
+        cr_assert_eq(gv_mode_parse(json_string_value(json_object_get(row, "mode")), &m), GV_OK);
+        const char *name;
+        json_t *f;
+        json_object_foreach(features, name, f)
+        {
+            int feature = gv_fp_feature_parse(name);
+            cr_assert_geq(feature, 0, "feature %s", name);
+            const char *text = json_string_value(json_object_get(f, "value"));
+            char *end;
+            double x = strtod(text, &end);
+            gv_fp_value v = measured(text, *end || end == text ? NAN : x);
+            const gv_fp_rule *r = gv_fp_expect_find(&e, op, t, m, feature);
+            gv_fp_verdict verdict = gv_fp_judge(r, &v);
+            n[verdict]++;
+            cr_expect_neq(verdict, GV_FP_FAIL, "%s %s %s %s: measured %s, line %d says %s", op,
+                          gv_dtype_name(t), gv_mode_name(m), name, text, r ? r->line : 0,
+                          r ? r->value : "?");
+            if (verdict == GV_FP_NEW) {
+                order_new += feature == GV_FP_ORDER;
+                cr_expect_eq(feature, GV_FP_ORDER, "%s %s %s %s = %s is NEW", op, gv_dtype_name(t),
+                             gv_mode_name(m), name, text);
+            }
+        }
+    }
+    cr_expect_eq(n[GV_FP_PASS] + n[GV_FP_NEW], 252, "14 rows of 18 features: %d PASS, %d NEW",
+                 n[GV_FP_PASS], n[GV_FP_NEW]);
+    cr_expect_eq(order_new, 8, "order NEW in %d rows", order_new);
+    json_decref(doc);
     gv_fp_expect_free(&e);
 }
