@@ -289,12 +289,60 @@ static const char main_head[] =
     "  merge    run files of several GPUs or ranks as one fleet: agreement, outliers\n"
     "  collectives NCCL all-reduce, all-gather, reduce-scatter, broadcast: judged, timed\n"
     "  screen   every GPU of a node, a fixed tier of cases: names the GPU computing wrong\n"
-    "  help CMD the options of CMD (same as CMD --help)\n"
+    "  help CMD the options of CMD (same as CMD --help); help env: the environment variables\n"
     "\n"
     "  --plugin FILE  (with any command) load the ops of a plugin built against\n"
     "                 include/gpuval.h (exports gpuval_plugin_v1); may be repeated\n"
     "  -V, --version  the version, the API version (include/gpuval.h), the build's CUDA\n"
     "                 architecture, commit and compilers\n";
+
+/* `gpuval help env`: every GPUVAL_* variable from the one knob table (core/knobs.h), then the
+   others gpuval reads (through gv_env), so that the list cannot drift from what is read. */
+static void print_wrapped(FILE *f, const char *text, int indent, int width)
+{
+    int col = 0;
+    for (const char *w = text; *w;) {
+        while (*w == ' ')
+            w++;
+        size_t n = strcspn(w, " ");
+        if (!n) break;
+        if (col > 0 && col + 1 + (int)n > width) {
+            fputc('\n', f);
+            col = 0;
+        }
+        if (col == 0) col = fprintf(f, "%*s", indent, "");
+        else col += fprintf(f, " ");
+        col += fprintf(f, "%.*s", (int)n, w);
+        w += n;
+    }
+    fputc('\n', f);
+}
+
+static void print_env_help(FILE *f)
+{
+    fputs("GPUVAL_* variables (read once a process; core/knobs.h):\n", f);
+#define GV_KNOB_HELP_(field, var, kind, what)                                                      \
+    fprintf(f, "  %s (%s)\n", var,                                                                \
+            strcmp(#kind, "FLAG") == 0  ? "1: on"                                                 \
+            : strcmp(#kind, "INT") == 0 ? "an integer"                                            \
+                                        : "text");                                                \
+    print_wrapped(f, what, 6, 92);
+    GV_KNOBS(GV_KNOB_HELP_)
+#undef GV_KNOB_HELP_
+    fputs("\nOthers gpuval reads:\n"
+          "  XDG_CACHE_HOME, HOME     where the oracle cache lives (XDG_CACHE_HOME/gpuval, else\n"
+          "                           HOME/.cache/gpuval)\n"
+          "  TMPDIR                   where the workers of --device LIST write their runs\n"
+          "  OPENBLAS_CORETYPE        OpenBLAS's kernels; unset, gpuval names the CPU's own where\n"
+          "                           OpenBLAS fell back to Prescott's\n"
+          "  OMP_WAIT_POLICY          unset, check and screen (and every --device worker) run with\n"
+          "                           passive waits (docs/performance.md)\n"
+          "  OMP_NUM_THREADS, OPENBLAS_NUM_THREADS  the oracle's threads (recorded in each run)\n"
+          "  CUDA_VISIBLE_DEVICES     the GPUs gpuval sees\n"
+          "  NVIDIA_TF32_OVERRIDE, CUBLAS_*, CUDA_FORCE_PTX_JIT  the libraries' own switches,\n"
+          "                           recorded in each run's env block\n",
+          f);
+}
 
 static const gv_help main_help = {
     .head = main_head, .exits = main_exits, .n_exits = GV_NEXITS(main_exits)};
@@ -439,6 +487,10 @@ int gv_cmd_main(int argc, char **argv)
     if (strcmp(cmd, "help") == 0) {
         if (argc < 3) {
             gv_cmd_help_print(stdout, &main_help);
+            return stdout_checked(GV_EXIT_OK);
+        }
+        if (strcmp(argv[2], "env") == 0) {
+            print_env_help(stdout);
             return stdout_checked(GV_EXIT_OK);
         }
         for (size_t i = 0; i < sizeof cmds / sizeof cmds[0]; i++)

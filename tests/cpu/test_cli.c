@@ -23,6 +23,7 @@
 #include "cmd/replay.h"
 #include "cmd/report.h"
 #include "cmd/tradeoffs.h"
+#include "core/knobs.h"
 #include "testkit.h"
 
 typedef struct cli_run {
@@ -633,5 +634,31 @@ Test(cli, info_names_the_oracle_blas_core_and_keeps_the_users_choice)
               r->out);
     cr_expect(strstr(r->out, "core Haswell") != NULL, "the user's core was not kept:\n%s", r->out);
     cr_expect(strstr(r->out, "named by gpuval") == NULL, "gpuval overrode the user:\n%s", r->out);
+    free(r);
+}
+
+/* `gpuval help env` prints every GPUVAL_* variable of the knob table (the list the test takes
+   from the same table), with what it does; `help` of a name that is neither a command nor env
+   is a usage error. */
+Test(cli, help_env_lists_every_knob_from_its_table)
+{
+    cli_run *r = run("help env");
+    cr_expect_eq(r->status, 0, "%s", r->err);
+    int n = 0;
+#define GV_KNOB_SEEN_(field, var, kind, what)                                                      \
+    n++;                                                                                           \
+    cr_expect_not_null(strstr(r->out, "  " var " ("), "%s missing:\n%s", var, r->out);
+    GV_KNOBS(GV_KNOB_SEEN_)
+#undef GV_KNOB_SEEN_
+    cr_expect_geq(n, 10);
+    cr_expect_not_null(strstr(r->out, "OMP_WAIT_POLICY"), "%s", r->out);
+    for (char *line = r->out; *line;) {
+        size_t len = strcspn(line, "\n");
+        cr_expect_leq(len, 96, "a line of %zu columns: %.*s", len, (int)len, line);
+        line += len + (line[len] == '\n');
+    }
+    free(r);
+    r = run("help nosuch");
+    cr_expect_eq(r->status, 2);
     free(r);
 }
