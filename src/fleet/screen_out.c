@@ -26,7 +26,10 @@ static const char *short_reason(const gv_screen_failure *f)
 {
     if (f->by & GV_SCREEN_BY_CHECK) return f->why; /* the models' own reason, with numbers */
     if (f->by & GV_SCREEN_BY_GOLDEN) return "digest differs from golden";
-    if (f->by & GV_SCREEN_BY_FLEET) return "digest differs from the other GPUs'";
+    if (f->by & GV_SCREEN_BY_FLEET)
+        return strstr(f->why, "undecided") ? "digest differs from the other GPU's, undecided "
+                                             "(both named: a golden file or a third GPU decides)"
+                                           : "digest differs from the other GPUs'";
     return f->why;
 }
 

@@ -333,6 +333,9 @@ Test(screen_judge, two_gpus_equally_far_from_the_oracle_are_both_named_undecided
     cr_assert_eq(v.n_failures, 2);
     cr_expect(!v.gpus[0].ok && !v.gpus[1].ok);
     cr_expect_not_null(strstr(v.failures[0].why, "undecided"), "%s", v.failures[0].why);
+    char line[4096];
+    gv_screen_drain_line(&v, line, sizeof line); /* the drain line says it was not decided */
+    cr_expect_not_null(strstr(line, "undecided (both named"), "%s", line);
     gv_screen_verdict_free(&v);
     free_docs(docs, 2);
 }
