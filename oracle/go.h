@@ -25,6 +25,10 @@ enum { GO_ENOMEM = -1000 };
 #define GO_PAR_MIN 262144.0
 int go_xerbla(const char *fn, int i, const char *arg); /* records; returns -i */
 int go_enomem(const char *fn);                         /* records; returns GO_ENOMEM */
+/* The arguments of an oracle over the m rows of n >= 1 elements of x (row stride ldx) into y
+   (row stride ldy): 0, or go_xerbla's code for the first bad one (softmax, norms, scan). */
+int go_check_rows(const char *fn, int64_t m, int64_t n, const double *x, int64_t ldx,
+                  const double *y, int64_t ldy);
 const char *go_last_error(void);                       /* "" when none since go_clear_error() */
 void go_clear_error(void);
 

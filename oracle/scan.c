@@ -12,23 +12,11 @@
 
 #include "go.h"
 
-static int check_scan_args(const char *fn, int64_t m, int64_t n, const double *x, int64_t ldx,
-                           const double *y, int64_t ldy)
-{
-    if (m < 0) return go_xerbla(fn, 1, "m");
-    if (n < 1) return go_xerbla(fn, 2, "n");
-    if (!x) return go_xerbla(fn, 3, "x");
-    if (ldx < n) return go_xerbla(fn, 4, "ldx");
-    if (!y) return go_xerbla(fn, 5, "y");
-    if (ldy < n) return go_xerbla(fn, 6, "ldy");
-    return 0;
-}
-
 #define SCAN_PARALLEL if ((double)m * (double)n >= GO_PAR_MIN)
 
 int go_scan_cumsum(int64_t m, int64_t n, const double *x, int64_t ldx, double *y, int64_t ldy)
 {
-    int rc = check_scan_args(__func__, m, n, x, ldx, y, ldy);
+    int rc = go_check_rows(__func__, m, n, x, ldx, y, ldy);
     if (rc) return rc;
 #pragma omp parallel for schedule(static) SCAN_PARALLEL
     for (int64_t i = 0; i < m; i++) {
@@ -50,7 +38,7 @@ int go_scan_cumsum(int64_t m, int64_t n, const double *x, int64_t ldx, double *y
    in long double, so that its own rounding is far below the model's slack. */
 int go_scan_cumsum_gauge(int64_t m, int64_t n, const double *x, int64_t ldx, double *g, int64_t ldg)
 {
-    int rc = check_scan_args(__func__, m, n, x, ldx, g, ldg);
+    int rc = go_check_rows(__func__, m, n, x, ldx, g, ldg);
     if (rc) return rc;
 #pragma omp parallel for schedule(static) SCAN_PARALLEL
     for (int64_t i = 0; i < m; i++) {

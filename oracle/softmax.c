@@ -15,18 +15,6 @@
 
 #include "go.h"
 
-static int check_rows_args(const char *fn, int64_t m, int64_t n, const double *x, int64_t ldx,
-                           const double *y, int64_t ldy)
-{
-    if (m < 0) return go_xerbla(fn, 1, "m");
-    if (n < 1) return go_xerbla(fn, 2, "n");
-    if (!x) return go_xerbla(fn, 3, "x");
-    if (ldx < n) return go_xerbla(fn, 4, "ldx");
-    if (!y) return go_xerbla(fn, 5, "y");
-    if (ldy < n) return go_xerbla(fn, 6, "ldy");
-    return 0;
-}
-
 /* Kahan's compensated sum, in long double. */
 typedef struct {
     long double s, c, plain;
@@ -77,7 +65,7 @@ static long double row_expsum_m1(const double *x, int64_t n, double mx)
 
 int go_softmax_rows(int64_t m, int64_t n, const double *x, int64_t ldx, double *y, int64_t ldy)
 {
-    int rc = check_rows_args(__func__, m, n, x, ldx, y, ldy);
+    int rc = go_check_rows(__func__, m, n, x, ldx, y, ldy);
     if (rc) return rc;
 #pragma omp parallel for schedule(static) ROWS_PARALLEL
     for (int64_t i = 0; i < m; i++) {
@@ -92,7 +80,7 @@ int go_softmax_rows(int64_t m, int64_t n, const double *x, int64_t ldx, double *
 
 int go_softmax_log(int64_t m, int64_t n, const double *x, int64_t ldx, double *y, int64_t ldy)
 {
-    int rc = check_rows_args(__func__, m, n, x, ldx, y, ldy);
+    int rc = go_check_rows(__func__, m, n, x, ldx, y, ldy);
     if (rc) return rc;
 #pragma omp parallel for schedule(static) ROWS_PARALLEL
     for (int64_t i = 0; i < m; i++) {
@@ -124,7 +112,7 @@ static void row_moments(const double *x, int64_t n, long double *mean, long doub
 int go_norm_layer(int64_t m, int64_t n, const double *x, int64_t ldx, double eps, double *y,
                   int64_t ldy)
 {
-    int rc = check_rows_args(__func__, m, n, x, ldx, y, ldy);
+    int rc = go_check_rows(__func__, m, n, x, ldx, y, ldy);
     if (rc) return rc;
     if (!(eps >= 0)) return go_xerbla(__func__, 5, "eps");
 #pragma omp parallel for schedule(static) ROWS_PARALLEL
@@ -151,7 +139,7 @@ static long double row_meansq(const double *x, int64_t n)
 int go_norm_rms(int64_t m, int64_t n, const double *x, int64_t ldx, double eps, double *y,
                 int64_t ldy)
 {
-    int rc = check_rows_args(__func__, m, n, x, ldx, y, ldy);
+    int rc = go_check_rows(__func__, m, n, x, ldx, y, ldy);
     if (rc) return rc;
     if (!(eps >= 0)) return go_xerbla(__func__, 5, "eps");
 #pragma omp parallel for schedule(static) ROWS_PARALLEL
@@ -187,7 +175,7 @@ static double row_arg_share(const double *x, const double *y, int64_t n, double 
 int go_softmax_rows_gauge(int64_t m, int64_t n, const double *x, int64_t ldx, const double *y,
                           int64_t ldy, double depth, double *g, int64_t ldg)
 {
-    int rc = check_rows_args(__func__, m, n, x, ldx, y, ldy);
+    int rc = go_check_rows(__func__, m, n, x, ldx, y, ldy);
     if (rc) return rc;
     if (!(depth >= 1)) return go_xerbla(__func__, 7, "depth");
     if (!g) return go_xerbla(__func__, 8, "g");
@@ -210,7 +198,7 @@ int go_softmax_rows_gauge(int64_t m, int64_t n, const double *x, int64_t ldx, co
 int go_softmax_log_gauge(int64_t m, int64_t n, const double *x, int64_t ldx, const double *y,
                          int64_t ldy, double depth, double *g, int64_t ldg)
 {
-    int rc = check_rows_args(__func__, m, n, x, ldx, y, ldy);
+    int rc = go_check_rows(__func__, m, n, x, ldx, y, ldy);
     if (rc) return rc;
     if (!(depth >= 1)) return go_xerbla(__func__, 7, "depth");
     if (!g) return go_xerbla(__func__, 8, "g");
@@ -240,7 +228,7 @@ int go_norm_layer_gauge(int64_t m, int64_t n, const double *x, int64_t ldx, doub
                         const double *y, int64_t ldy, double u, double spacing, double depth,
                         double sum_depth, double *g, int64_t ldg)
 {
-    int rc = check_rows_args(__func__, m, n, x, ldx, y, ldy);
+    int rc = go_check_rows(__func__, m, n, x, ldx, y, ldy);
     if (rc) return rc;
     if (!(eps >= 0)) return go_xerbla(__func__, 5, "eps");
     if (!(u > 0 && u < 1)) return go_xerbla(__func__, 8, "u");

@@ -21,6 +21,18 @@ int go_enomem(const char *fn)
     return GO_ENOMEM;
 }
 
+int go_check_rows(const char *fn, int64_t m, int64_t n, const double *x, int64_t ldx,
+                  const double *y, int64_t ldy)
+{
+    if (m < 0) return go_xerbla(fn, 1, "m");
+    if (n < 1) return go_xerbla(fn, 2, "n");
+    if (!x) return go_xerbla(fn, 3, "x");
+    if (ldx < n) return go_xerbla(fn, 4, "ldx");
+    if (!y) return go_xerbla(fn, 5, "y");
+    if (ldy < n) return go_xerbla(fn, 6, "ldy");
+    return 0;
+}
+
 const char *go_last_error(void)
 {
     return last;
