@@ -19,7 +19,10 @@
 #include "core/knobs.h"
 #include "core/reference.h"
 #include "core/runner.h"
+#include "core/power.h"
 #include "fleet/screen_golden.h"
+#include "fleet/screen_health.h"
+#include "fleet/screen_perf.h"
 #include "fleet/screen_judge.h"
 #include "fleet/screen_out.h"
 #include "fleet/workers.h"
@@ -103,8 +106,12 @@ static const char screen_head[] =
     "\n";
 
 static const char screen_tail[] =
+    "\nBeside the cases, each GPU's health (NVML: ECC, remapped rows, XID events during the\n"
+    "screen) and its speed (a timed copy and f32/f64 products against the node's other GPUs\n"
+    "of its model and the golden file's speeds: slower by 1.5x fails unit perf).\n"
     "\nPlanted faults, to prove the screen: GPUVAL_SCREEN_FAULT=DEV:KIND[:ARG][@GLOB], KIND\n"
-    "one-in:N, mantissa[:BIT], exponent[:BIT] or constant[:V] (docs/fleet.md).\n";
+    "one-in:N, mantissa[:BIT], exponent[:BIT] or constant[:V]; of the board (no @GLOB):\n"
+    "slow[:F], ecc, xid[:N] (docs/fleet.md).\n";
 
 static const gv_help screen_help = {.head = screen_head,
                                     .opts = &gv_screen_options,
@@ -236,6 +243,13 @@ static json_t *run_here(screen_job *j, int argc, char **argv)
     double t0 = now_s();
     gv_run_info info;
     gv_cmd_run_start_probe(&info, "screen", argc, argv, gv_isolated_device_probe);
+    /* the board's account before the cases, and its critical XID events while they run */
+    const char *uuid = info.have_device ? info.device.uuid : NULL;
+    gv_health before, after;
+    char watch_why[128] = "";
+    gv_health_read(uuid, &before);
+    gv_xid_watch *watch = uuid ? gv_xid_watch_start(uuid, watch_why, sizeof watch_why) : NULL;
+    if (!uuid) snprintf(watch_why, sizeof watch_why, "no device");
     gv_summary sum = {0};
     screen_progress sp = {&sum, j->quiet};
     if (!j->quiet) gv_table_header(stdout);
@@ -248,6 +262,30 @@ static json_t *run_here(screen_job *j, int argc, char **argv)
     gv_cache_usable();
     gv_run_cases(cases, n, &runner, results);
     gv_summary_print(stdout, &sum);
+    unsigned long long xid[GV_XID_MAX];
+    int n_xid = gv_xid_watch_stop(watch, xid);
+    gv_health_read(uuid, &after);
+    /* then the timed copy and products, apart from the correctness runs */
+    double perf[GV_SCREEN_NPERF] = {0};
+    char perf_why[GV_SCREEN_NPERF][200];
+    gv_fault board;
+    bool planted = gv_fault_board(info.device_index, &board);
+    if (uuid) {
+        gv_screen_perf_measure(planted && board.kind == GV_FAULT_SLOW ? (int)board.every : 1,
+                               perf, perf_why);
+    } else {
+        for (int i = 0; i < GV_SCREEN_NPERF; i++)
+            snprintf(perf_why[i], sizeof perf_why[i], "no device");
+    }
+    if (planted && board.kind == GV_FAULT_ECC && after.ok) { /* a planted failing board */
+        after.have_ecc = true;
+        after.ecc_vol_uncorrected++;
+        after.ecc_agg_uncorrected++;
+    }
+    if (planted && board.kind == GV_FAULT_XID) {
+        if (n_xid < GV_XID_MAX) xid[n_xid] = (unsigned long long)board.every;
+        n_xid++;
+    }
     json_t *doc = gv_run_json(&info, results, n, &sum);
     json_t *units = json_object();
     for (int i = 0; i < n; i++) {
@@ -255,9 +293,15 @@ static json_t *run_here(screen_job *j, int argc, char **argv)
         json_object_set_new(units, gv_case_label(&cases[i], label, sizeof label),
                             json_string(gv_screen_unit_label(j->tier->rows[i].unit)));
     }
+    const char *pw[GV_SCREEN_NPERF];
+    for (int i = 0; i < GV_SCREEN_NPERF; i++)
+        pw[i] = perf_why[i];
     json_object_set_new(doc, "screen",
-                        json_pack("{s:s, s:f, s:f, s:o}", "tier", j->tier->version, "budget_s",
-                                  j->tier->budget_s, "seconds", now_s() - t0, "units", units));
+                        json_pack("{s:s, s:f, s:f, s:o, s:o, s:o}", "tier", j->tier->version,
+                                  "budget_s", j->tier->budget_s, "seconds", now_s() - t0, "units",
+                                  units, "health",
+                                  gv_screen_health_json(&before, &after, xid, n_xid, watch_why),
+                                  "perf", gv_screen_perf_json(perf, pw)));
     free((char *)info.argv_joined);
     free(results);
     free(cases);

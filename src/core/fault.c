@@ -16,7 +16,10 @@ static const struct {
 } kinds[] = {{"one-in", GV_FAULT_ONE_IN},
              {"mantissa", GV_FAULT_MANTISSA},
              {"exponent", GV_FAULT_EXPONENT},
-             {"constant", GV_FAULT_CONSTANT}};
+             {"constant", GV_FAULT_CONSTANT},
+             {"slow", GV_FAULT_SLOW},
+             {"ecc", GV_FAULT_ECC},
+             {"xid", GV_FAULT_XID}};
 
 int gv_fault_parse(const char *spec, gv_fault *f, char *err, size_t len)
 {
@@ -56,7 +59,7 @@ int gv_fault_parse(const char *spec, gv_fault *f, char *err, size_t len)
     if (f->kind == GV_FAULT_NONE) {
         snprintf(err, len,
                  "GPUVAL_SCREEN_FAULT '%s': unknown kind '%s' (one-in, mantissa, "
-                 "exponent, constant)",
+                 "exponent, constant, slow, ecc, xid)",
                  spec, kind);
         return GV_EINVAL;
     }
@@ -88,7 +91,33 @@ int gv_fault_parse(const char *spec, gv_fault *f, char *err, size_t len)
             return GV_EINVAL;
         }
         break;
+    case GV_FAULT_SLOW:
+        f->every = arg ? strtoll(arg, &end, 10) : 3;
+        if ((arg && (*end || end == arg || errno)) || f->every < 2 || f->every > 100) {
+            snprintf(err, len, "GPUVAL_SCREEN_FAULT '%s': slow takes a factor from 2 to 100",
+                     spec);
+            return GV_EINVAL;
+        }
+        break;
+    case GV_FAULT_XID:
+        f->every = arg ? strtoll(arg, &end, 10) : 48;
+        if ((arg && (*end || end == arg || errno)) || f->every < 1 || f->every > 1000) {
+            snprintf(err, len, "GPUVAL_SCREEN_FAULT '%s': xid takes an XID from 1 to 1000", spec);
+            return GV_EINVAL;
+        }
+        break;
+    case GV_FAULT_ECC:
+        if (arg) {
+            snprintf(err, len, "GPUVAL_SCREEN_FAULT '%s': ecc takes no argument", spec);
+            return GV_EINVAL;
+        }
+        break;
     default: break;
+    }
+    if (f->glob[0] && (f->kind == GV_FAULT_SLOW || f->kind == GV_FAULT_ECC || f->kind == GV_FAULT_XID)) {
+        snprintf(err, len, "GPUVAL_SCREEN_FAULT '%s': %s is a fault of the board, not of an op: no @GLOB",
+                 spec, kind);
+        return GV_EINVAL;
     }
     return GV_OK;
 }
@@ -130,6 +159,19 @@ int64_t gv_fault_apply(const gv_fault *f, gv_dtype dtype, void *buf, int64_t cou
     default: break;
     }
     return changed;
+}
+
+bool gv_fault_of_board(const gv_fault *f)
+{
+    return f->kind == GV_FAULT_SLOW || f->kind == GV_FAULT_ECC || f->kind == GV_FAULT_XID;
+}
+
+bool gv_fault_board(int device, gv_fault *f)
+{
+    const char *spec = gv_knobs()->screen_fault;
+    char err[256];
+    if (!spec || !*spec || gv_fault_parse(spec, f, err, sizeof err) != GV_OK) return false;
+    return f->device == device && gv_fault_of_board(f);
 }
 
 void gv_fault_inject(const char *op, int device, gv_dtype dtype, void *buf, int64_t count)

@@ -11,7 +11,10 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "bench/stats.h"
 #include "core/gv.h"
+#include "fleet/screen_health.h"
+#include "runs/run_files.h"
 #include "io/json_util.h"
 #include "io/run_read.h"
 #include "io/schemas.h"
@@ -73,8 +76,8 @@ static bool only_members(const json_t *o, const char *const *names, const char *
 int gv_screen_golden_validate(const json_t *g, const char *name, char *err, size_t len)
 {
     static const char *const top[] = {"schema", "tool", "created", "entries", NULL};
-    static const char *const fields[] = {"gpu",      "driver",  "runtime", "cublas",
-                                         "recorded", "digests", NULL};
+    static const char *const fields[] = {"gpu",     "driver",  "runtime", "cublas", "recorded",
+                                         "digests", "perf",    NULL};
     const char *bad = NULL;
     if (!json_is_object(g)) {
         snprintf(err, len, "%s: not a JSON object: not a golden file", name);
@@ -140,6 +143,29 @@ int gv_screen_golden_validate(const json_t *g, const char *name, char *err, size
                 snprintf(err, len, "%s: entry %zu: the digest of '%s' is not 0x and 16 hex digits",
                          name, i, k);
                 return GV_EINVAL;
+            }
+        }
+        const json_t *perf = json_object_get(e, "perf");
+        if (perf) {
+            if (!json_is_object(perf)) {
+                snprintf(err, len, "%s: entry %zu: \"perf\" is not an object", name, i);
+                return GV_EINVAL;
+            }
+            const char *pk;
+            const json_t *pv;
+            json_object_foreach((json_t *)perf, pk, pv)
+            {
+                bool known = false;
+                for (int m = 0; m < GV_SCREEN_NPERF && !known; m++)
+                    known = strcmp(pk, gv_screen_perf_key(m)) == 0;
+                double x = json_is_number(pv) ? json_number_value(pv) : -1;
+                if (!known || !(x > 0 && x < 1e12)) {
+                    snprintf(err, len,
+                             "%s: entry %zu: perf \"%s\" is not a known speed with a positive "
+                             "value",
+                             name, i, pk);
+                    return GV_EINVAL;
+                }
             }
         }
         char key[320], other[320];
@@ -215,6 +241,36 @@ static json_t *entry_for(json_t *entries, const json_t *run, const char *key, co
     return e;
 }
 
+/* Each entry the record touched gains "perf": per speed, the median over the node's GPUs of its
+   key that timed it (a key none timed keeps what it had). */
+static void record_perf(json_t *entries, json_t *const *docs, int n)
+{
+    size_t i;
+    json_t *e;
+    json_array_foreach(entries, i, e)
+    {
+        char key[320];
+        entry_key(e, key, sizeof key);
+        json_t *perf = NULL;
+        for (int m = 0; m < GV_SCREEN_NPERF; m++) {
+            double x[GV_FLEET_MAX_DEVICES];
+            int k = 0;
+            for (int r = 0; r < n && k < GV_FLEET_MAX_DEVICES; r++) {
+                char rk[320];
+                if (!docs[r] || !gv_screen_golden_key(docs[r], rk, sizeof rk) || strcmp(rk, key))
+                    continue;
+                double v[GV_SCREEN_NPERF];
+                gv_screen_perf_read(json_object_get(json_object_get(docs[r], "screen"), "perf"), v);
+                if (v[m] > 0) x[k++] = v[m];
+            }
+            if (!k) continue;
+            if (!perf) perf = json_object();
+            json_object_set_new(perf, gv_screen_perf_key(m), json_real(gv_median(x, k)));
+        }
+        if (perf) json_object_set_new(e, "perf", perf);
+    }
+}
+
 json_t *gv_screen_golden_record(const json_t *prev, json_t *const *docs, int n, char *err,
                                 size_t len)
 {
@@ -261,6 +317,7 @@ json_t *gv_screen_golden_record(const json_t *prev, json_t *const *docs, int n, 
         }
     }
     json_decref(fresh);
+    record_perf(entries, docs, n);
     return json_pack("{s:s, s:{s:s, s:s}, s:s, s:o}", "schema", gv_schema(GV_DOC_GOLDEN), "tool",
                      "name", "gpuval", "version", GV_VERSION, "created", now, "entries", entries);
 fail:

@@ -4,15 +4,19 @@
  * GPU's model, driver and libraries, and (c) the GPUs against each other, by gpuval merge's rules
  * (gv_fleet_merge: a strict majority of one model names the outlier; two GPUs, the one clearly
  * farther from the oracle), where a GPU holding the golden digest is never the one named. A
- * case that fails several judgements is one failure with every judgement named. */
+ * case that fails several judgements is one failure with every judgement named. Beside the
+ * numbers, the board: its health (NVML's counters before and after, XID events) and its speed
+ * against its peers and the golden file (screen_health.h). */
 #include "fleet/screen_judge.h"
 
 #include "fleet/screen_golden.h"
+#include "fleet/screen_health.h"
 
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "bench/stats.h"
 #include "core/gv.h"
 #include "io/json_util.h"
 #include "io/run_read.h"
@@ -20,10 +24,10 @@
 
 const char *gv_screen_by_text(int by, char *buf, size_t len)
 {
-    static const char *const names[] = {"check", "golden", "fleet"};
+    static const char *const names[] = {"check", "golden", "fleet", "health", "perf"};
     size_t at = 0;
     buf[0] = '\0';
-    for (int b = 0; b < 3; b++)
+    for (int b = 0; b < (int)(sizeof names / sizeof names[0]); b++)
         if (by & (1 << b)) {
             int w = snprintf(buf + at, at < len ? len - at : 0, "%s%s", at ? "+" : "", names[b]);
             if (w > 0) at += (size_t)w;
@@ -177,6 +181,68 @@ static void judge_gpu(gv_screen_verdict *v, int g, const json_t *doc, const json
              gpu->index, gpu->golden_missing, gpu->key);
 }
 
+/* The board's own account of GPU g (the health block its worker wrote): a failure of unit
+   health where gv_health_judge fails it, a note for what it only warns of or could not read. */
+static void judge_health(gv_screen_verdict *v, int g, const json_t *doc)
+{
+    const json_t *block = json_object_get(json_object_get(doc, "screen"), "health");
+    if (!block) return; /* a run from before health was read: nothing to say */
+    gv_health before, after;
+    unsigned long long xid[GV_XID_MAX];
+    int n_xid = gv_screen_health_read(block, &before, &after, xid);
+    char why[512], warn[320];
+    if (gv_health_judge(&before, &after, xid, n_xid, why, sizeof why, warn, sizeof warn))
+        fail(v, g, GV_UNIT_HEALTH, GV_SCREEN_BY_HEALTH, "board health", why);
+    if (*warn) note(v, "GPU %d: %s", v->gpus[g].index, warn);
+    if (!before.ok && !after.ok)
+        note(v, "GPU %d: health not read: %s", v->gpus[g].index, after.why);
+    const char *watch = json_string_value(json_object_get(block, "xid_watch"));
+    if (watch && (before.ok || after.ok))
+        note(v, "GPU %d: XID events not watched: %s", v->gpus[g].index, watch);
+}
+
+/* Speed: each GPU's timed copy and products against the median of the node's other GPUs of
+   its model and against its golden entry's speeds; slower than either by GV_SCREEN_PERF_MARGIN
+   fails unit perf. A GPU faster than its reference is never named. */
+static void judge_perf(gv_screen_verdict *v, json_t *const *docs, int n, const json_t *golden)
+{
+    double val[GV_FLEET_MAX_DEVICES][GV_SCREEN_NPERF];
+    for (int g = 0; g < n; g++)
+        gv_screen_perf_read(docs[g] ? json_object_get(json_object_get(docs[g], "screen"), "perf")
+                                    : NULL,
+                            val[g]);
+    for (int g = 0; g < n; g++) {
+        if (!docs[g]) continue;
+        const gv_screen_gpu *gpu = &v->gpus[g];
+        double gold[GV_SCREEN_NPERF] = {0};
+        if (golden)
+            gv_screen_perf_read(json_object_get(gv_screen_golden_entry(golden, gpu->key), "perf"),
+                                gold);
+        char why[512] = "";
+        size_t used = 0;
+        for (int i = 0; i < GV_SCREEN_NPERF; i++) {
+            double peers[GV_FLEET_MAX_DEVICES];
+            int m = 0;
+            for (int h = 0; h < n; h++)
+                if (h != g && docs[h] && val[h][i] > 0 && strcmp(v->gpus[h].name, gpu->name) == 0)
+                    peers[m++] = val[h][i];
+            double median = m ? gv_median(peers, m) : 0;
+            const char *unit = gv_screen_perf_unit(i), *key = gv_screen_perf_key(i);
+            int w = 0;
+            if (gv_screen_perf_slow(val[g][i], median))
+                w = snprintf(why + used, sizeof why - used,
+                             "%s%s %.4g %s is %.2f of the median of its %d peers (%.4g)",
+                             used ? "; " : "", key, val[g][i], unit, val[g][i] / median, m, median);
+            else if (gv_screen_perf_slow(val[g][i], gold[i]))
+                w = snprintf(why + used, sizeof why - used,
+                             "%s%s %.4g %s is %.2f of the golden file's %.4g", used ? "; " : "",
+                             key, val[g][i], unit, val[g][i] / gold[i], gold[i]);
+            if (w > 0 && (size_t)w < sizeof why - used) used += (size_t)w;
+        }
+        if (*why) fail(v, g, GV_UNIT_PERF, GV_SCREEN_BY_PERF, "speed", why);
+    }
+}
+
 /* Whether the golden file holds case c's digest for GPU g's key: 1 the same, 0 another, -1 no
    entry or no digest. */
 static int golden_agrees(const json_t *golden, const gv_screen_gpu *gpu, const json_t *c)
@@ -275,11 +341,13 @@ int gv_screen_judge(const gv_screen_tier *tier, json_t *const *docs, const char 
         }
         describe(gpu, docs[g], g);
         judge_gpu(v, g, docs[g], golden);
+        judge_health(v, g, docs[g]);
         const char *tv = gv_jstr(docs[g], "screen.tier");
         if (*tv && strcmp(tv, tier->version) != 0)
             note(v, "GPU %d ran %s, not %s", gpu->index, tv, tier->version);
     }
     judge_fleet(v, docs, names, v->n, golden, merge_out);
+    judge_perf(v, docs, v->n, golden);
     bool failed = false, lost = false;
     for (int i = 0; i < v->n_failures; i++) {
         const gv_screen_failure *f = &v->failures[i];

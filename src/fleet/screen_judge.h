@@ -18,6 +18,8 @@ enum {
     GV_SCREEN_BY_CHECK = 1,  /* the case's own verdict: oracle and error models, as check */
     GV_SCREEN_BY_GOLDEN = 2, /* the output digest differs from the golden file's */
     GV_SCREEN_BY_FLEET = 4,  /* the output digest differs from the other GPUs' of its model */
+    GV_SCREEN_BY_HEALTH = 8, /* the board's own account (NVML) */
+    GV_SCREEN_BY_PERF = 16,  /* slower than its peers or its golden speed */
 };
 /* "check", "golden", "fleet" or "check+golden"... into buf */
 const char *gv_screen_by_text(int by, char *buf, size_t len);

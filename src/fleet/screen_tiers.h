@@ -24,7 +24,9 @@
     X(REDUCE, "reduce", "reductions (warp shuffles, shared memory)")                               \
     X(STENCIL, "stencil", "stencils (shared-memory tiles, halos)")                                 \
     X(MEMORY, "memory", "memory bandwidth (streaming vadd)")                                       \
-    X(FFT, "fft", "FFT (cuFFT)")
+    X(FFT, "fft", "FFT (cuFFT)")                                                                   \
+    X(HEALTH, "health", "the board's own account (NVML: ECC, remapped rows, XID events)")           \
+    X(PERF, "perf", "speed against the node's other GPUs and the golden file (copy, products)")
 
 typedef enum gv_screen_unit {
 #define GV_SCREEN_UNIT_ENUM(id, label, what) GV_UNIT_##id,
@@ -32,6 +34,10 @@ typedef enum gv_screen_unit {
 #undef GV_SCREEN_UNIT_ENUM
         GV_SCREEN_NUNITS
 } gv_screen_unit;
+
+/* The units a tier's cases exercise come first; the last two are judged from the board's
+   account and the screen's timed copy and products, not from cases. */
+#define GV_SCREEN_CASE_UNITS GV_UNIT_HEALTH
 
 /* "tensor-cores"; "" past the table */
 const char *gv_screen_unit_label(int unit);

@@ -56,7 +56,7 @@ Test(screen_tiers, every_row_is_one_case_of_the_catalogue_and_every_unit_is_cove
                 cr_expect(memcmp(&cases[k], &cases[i], sizeof cases[i]) != 0, "%s rows %d and %d",
                           t->version, k, i);
         }
-        for (int u = 0; u < GV_SCREEN_NUNITS; u++)
+        for (int u = 0; u < GV_SCREEN_CASE_UNITS; u++)
             cr_expect(unit_seen[u], "%s covers no case of unit %s", t->version,
                       gv_screen_unit_label(u));
         free(cases);
