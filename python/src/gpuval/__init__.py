@@ -16,6 +16,7 @@ from ._arrays import from_numpy, to_numpy
 from ._lib import GpuvalError, LibraryNotFound, lib_info, lib_path
 
 __all__ = ["Case", "CaseInputs", "GpuvalError", "Judgement", "LibraryNotFound", "cases", "check",
-           "from_numpy", "inputs", "judge", "lib_info", "lib_path", "op_info", "run_case", "to_numpy"]
+           "from_numpy", "inputs", "judge", "lib_info", "lib_path", "op_info", "run_case",
+           "to_numpy"]
 # gpuval's version (meson.build's project version; tests/cpu/test_version.c holds them equal)
 __version__ = "1.2.0"
