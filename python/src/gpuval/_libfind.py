@@ -2,10 +2,9 @@
 
 The order (load_library in _lib.py tries them so):
 1. GPUVAL_LIB, a path: used or refused, never replaced by another library.
-2. A libgpuval that a meson build with CUDA made and installed (or whose build directory's
-   meson-uninstalled/ is on PKG_CONFIG_PATH): the libdir `pkg-config --variable=libdir gpuval`
-   names, then ctypes.util.find_library("gpuval") (the loader's cache: an install to a system
-   library directory). Such a library is taken here only when it links the CUDA runtime (its
+2. A libgpuval that a meson build with CUDA made and installed: the libdir
+   `pkg-config --variable=libdir gpuval` names, then ctypes.util.find_library("gpuval") (the
+   loader's cache: an install to a system library directory). Such a library is taken here only when it links the CUDA runtime (its
    ELF dynamic section names libcudart), read from the file without loading it.
 3. The library a wheel carries (gpuval/_libs/libgpuval.so.1, CPU only, its OpenBLAS, LAPACKE,
    FFTW, jansson and GCC runtime beside it, found through its RPATH $ORIGIN:
