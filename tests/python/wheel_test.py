@@ -1,11 +1,12 @@
 #!/usr/bin/env python3
-"""tests/python/wheel_test.py SRCDIR BUILDDIR LIBGPUVAL: the wheel (tools/build_wheel.py) of
+"""tests/python/wheel_test.py SRCDIR BUILDDIR LIBGPUVAL VERSION: the wheel (tools/build_wheel.py) of
 this build's CPU-only libgpuval installs into a clean virtual environment and judges there
 with nothing of the build, the repository or the system's libraries beyond glibc.
 
-1. The wheel is built, unzipped and its RECORD checked here (every file listed once, its
-   sha256 and size), independently of build_wheel.py --check, which must agree; a wheel with
-   one byte of a file changed, and one with a file RECORD does not list, must fail that check.
+1. The wheel is built, named for VERSION (meson's project version: one version), unzipped and
+   its RECORD checked here (every file listed once, its sha256 and size), independently of
+   build_wheel.py --check, which must agree; a wheel with one byte of a file changed, and one
+   with a file RECORD does not list, must fail that check.
 2. `python3 -m venv` (no system site packages) gets numpy and pytest from the package index
    (pip's cache in BUILDDIR/pip-cache) or, with GPUVAL_WHEELHOUSE=DIR, from that directory
    alone (--no-index: an offline CI); then the wheel, with --no-index, so nothing is built.
@@ -34,6 +35,7 @@ import zipfile
 
 SKIP = 77
 src, build, lib = sys.argv[1], os.path.abspath(sys.argv[2]), os.path.abspath(sys.argv[3])
+version = sys.argv[4]
 sys.path.insert(0, os.path.join(src, "tools"))
 import build_wheel  # noqa: E402
 
@@ -78,8 +80,8 @@ print(res.stdout + res.stderr)
 if not check(res.returncode == 0, "tools/build_wheel.py builds the wheel"):
     sys.exit(1)
 wheel = res.stdout.strip().splitlines()[-1]
-check(os.path.basename(wheel).endswith("-py3-none-linux_x86_64.whl"),
-      f"{os.path.basename(wheel)}: tag py3-none-linux_x86_64")
+check(os.path.basename(wheel) == f"gpuval-{version}-py3-none-linux_x86_64.whl",
+      f"{os.path.basename(wheel)}: meson's version {version}, tag py3-none-linux_x86_64")
 
 unz = os.path.join(work, "unzipped")
 with zipfile.ZipFile(wheel) as z:

@@ -13,8 +13,6 @@ library; a CPU-only libgpuval from a meson build.
 import ctypes
 import os
 
-from . import _libfind
-
 # include/gpuval.h
 MAX_TENSORS = 6  # GV_API_MAX_TENSORS
 MAX_DIMS = 4  # GV_API_MAX_DIMS
@@ -128,6 +126,9 @@ def load_library():
         if lib is None:
             raise LibraryNotFound(f"GPUVAL_LIB={err}")
         return lib, env, "GPUVAL_LIB"
+    # imported here: tests/build/ctypes_layout_test.py loads this file alone, outside the package
+    from . import _libfind
+
     found, notes = _libfind.candidates()
     errors = []
     for path, how in found:
@@ -161,6 +162,8 @@ def lib_info():
     the wheel's bundled library and for a meson build made without CUDA: judge, inputs, check
     and the pytest plugin judge on the CPU and need none, but gpuval's own GPU runs (gpuval
     check, bench, probe on a device) need a CUDA build of gpuval. None where it is unknown."""
+    from . import _libfind
+
     lib()
     path, how = _loaded[1], _loaded[2]
     cuda = _libfind.has_cuda(_libfind.loaded_path(path))
