@@ -83,6 +83,14 @@ wheel = res.stdout.strip().splitlines()[-1]
 check(os.path.basename(wheel) == f"gpuval-{version}-py3-none-linux_x86_64.whl",
       f"{os.path.basename(wheel)}: meson's version {version}, tag py3-none-linux_x86_64")
 
+# the same inputs give the same wheel, byte for byte (python/README.md says so)
+again = sh([sys.executable, os.path.join(src, "tools", "build_wheel.py"), "--lib", lib,
+            "--python", os.path.join(src, "python"), "--out", os.path.join(work, "again")])
+if check(again.returncode == 0, "tools/build_wheel.py builds it a second time"):
+    second = again.stdout.strip().splitlines()[-1]
+    check(open(wheel, "rb").read() == open(second, "rb").read(),
+          "the second wheel is the first, byte for byte")
+
 unz = os.path.join(work, "unzipped")
 with zipfile.ZipFile(wheel) as z:
     z.extractall(unz)
