@@ -6,14 +6,17 @@ and error models, from NumPy, CuPy or PyTorch.
     assert all(results), "\\n".join(r.row for r in results if not r)
 
 The verdicts come from libgpuval (include/gpuval.h, API 1.2), loaded with ctypes from
-GPUVAL_LIB, pkg-config's libdir for gpuval, or the system's library path.
+GPUVAL_LIB, a CUDA build of gpuval found by pkg-config or the system's library path, the
+CPU-only library a wheel carries, or a CPU-only build found as a CUDA one is (gpuval.lib_info()
+says which).
 """
 
 from ._core import Case, CaseInputs, Judgement, cases, check, inputs, judge, op_info, run_case
 from ._arrays import from_numpy, to_numpy
-from ._lib import GpuvalError, LibraryNotFound, lib_path
+from ._lib import GpuvalError, LibraryNotFound, lib_info, lib_path
 
 __all__ = ["Case", "CaseInputs", "GpuvalError", "Judgement", "LibraryNotFound", "cases", "check",
-           "from_numpy", "inputs", "judge", "lib_path", "op_info", "run_case", "to_numpy"]
+           "from_numpy", "inputs", "judge", "lib_info", "lib_path", "op_info", "run_case",
+           "to_numpy"]
 # gpuval's version (meson.build's project version; tests/cpu/test_version.c holds them equal)
 __version__ = "1.2.0"

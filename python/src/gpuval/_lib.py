@@ -1,18 +1,17 @@
-"""Finding libgpuval and declaring the part of its C API (include/gpuval.h, 1.2) that the
+"""Loading libgpuval and declaring the part of its C API (include/gpuval.h, 1.2) that the
 package calls, for ctypes.
 
-ctypes rather than a compiled extension: installing the package needs no compiler and no
-CUDA, and one wheel works with whichever libgpuval a meson build produced (with or without
-CUDA), found at run time.
+ctypes rather than a compiled extension: the package holds no Python extension, so one
+package works with whichever libgpuval it finds at run time, a meson build's (with or without
+CUDA) or the CPU-only one a wheel carries (tools/build_wheel.py).
 
-The library is looked up, in this order, at GPUVAL_LIB (a path to the .so), in the libdir
-that `pkg-config --variable=libdir gpuval` names, and by ctypes.util.find_library("gpuval").
+Where it looks, in order (_libfind.py): GPUVAL_LIB (a path); a libgpuval with CUDA from a meson
+build (pkg-config's libdir for gpuval, then ctypes.util.find_library); the wheel's bundled CPU
+library; a CPU-only libgpuval from a meson build.
 """
 
 import ctypes
-import ctypes.util
 import os
-import subprocess
 
 # include/gpuval.h
 MAX_TENSORS = 6  # GV_API_MAX_TENSORS
@@ -74,20 +73,6 @@ class GvCaseInputs(ctypes.Structure):
                 ("out_names", _NAMES)]
 
 
-def _pkg_config_candidates():
-    try:
-        res = subprocess.run(["pkg-config", "--variable=libdir", "gpuval"], capture_output=True,
-                             text=True, timeout=30)
-    except (OSError, subprocess.SubprocessError):
-        return [], "pkg-config: not runnable"
-    libdir = res.stdout.strip()
-    if res.returncode != 0 or not libdir:
-        return [], "pkg-config: no gpuval.pc on PKG_CONFIG_PATH"
-    # libgpuval.so is the development link; libgpuval.so.1 the runtime name (its SONAME)
-    return ([os.path.join(libdir, "libgpuval.so"), os.path.join(libdir, "libgpuval.so.1")],
-            f"pkg-config: libdir {libdir}")
-
-
 def _declare(lib):
     c = ctypes
     lib.gv_api_version.restype = c.c_int
@@ -116,40 +101,44 @@ def _check_version(lib, path):
                               f"{API_MAJOR}.{API_MINOR_NEEDED} or a later {API_MAJOR}.x")
 
 
+def _open(path):
+    """The library at path with the API declared, or an error string saying why not."""
+    try:
+        lib = ctypes.CDLL(path)
+    except OSError as e:
+        return None, f"{path}: cannot load it: {e}"
+    if not hasattr(lib, "gv_judge"):
+        return None, f"{path}: not libgpuval 1.2 (no gv_judge)"
+    try:
+        _check_version(lib, path)
+    except LibraryNotFound as e:
+        return None, str(e)
+    return _declare(lib), None
+
+
 def load_library():
-    """Load libgpuval as the module docstring says; LibraryNotFound names every place tried."""
+    """Load libgpuval as the module docstring says: (library, path, how it was found).
+    LibraryNotFound names every place tried."""
     env = os.environ.get("GPUVAL_LIB")
     if env:
         # a path the user named is used or refused, never silently replaced by another library
-        try:
-            lib = ctypes.CDLL(env)
-        except OSError as e:
-            raise LibraryNotFound(f"GPUVAL_LIB={env}: cannot load it: {e}") from None
-        if not hasattr(lib, "gv_judge"):
-            raise LibraryNotFound(f"GPUVAL_LIB={env}: not libgpuval 1.2 (no gv_judge)")
-        _check_version(lib, env)
-        return _declare(lib), env
-    tried = ["GPUVAL_LIB: not set"]
-    candidates, note = _pkg_config_candidates()
-    tried.append(note)
-    found = ctypes.util.find_library("gpuval")
-    tried.append(f"find_library('gpuval'): {found or 'nothing'}")
-    if found:
-        candidates.append(found)
+        lib, err = _open(env)
+        if lib is None:
+            raise LibraryNotFound(f"GPUVAL_LIB={err}")
+        return lib, env, "GPUVAL_LIB"
+    # imported here: tests/build/ctypes_layout_test.py loads this file alone, outside the package
+    from . import _libfind
+
+    found, notes = _libfind.candidates()
     errors = []
-    for path in candidates:
-        try:
-            lib = ctypes.CDLL(path)
-        except OSError as e:
-            errors.append(f"{path}: {e}")
-            continue
-        if not hasattr(lib, "gv_judge"):
-            errors.append(f"{path}: not libgpuval 1.2 (no gv_judge)")
-            continue
-        _check_version(lib, path)
-        return _declare(lib), path
-    raise LibraryNotFound("libgpuval not found; set GPUVAL_LIB to its path (build/include/"
-                          "libgpuval.so in a meson build). Tried: " + "; ".join(tried + errors))
+    for path, how in found:
+        lib, err = _open(path)
+        if lib is not None:
+            return lib, path, how
+        errors.append(err)
+    raise LibraryNotFound("libgpuval not found; install the wheel (tools/build_wheel.py) or set "
+                          "GPUVAL_LIB to its path (build/include/libgpuval.so in a meson build). "
+                          "Tried: " + "; ".join(["GPUVAL_LIB: not set"] + notes + errors))
 
 
 _loaded = None
@@ -166,3 +155,19 @@ def lib():
 def lib_path():
     lib()
     return _loaded[1]
+
+
+def lib_info():
+    """Which libgpuval this process uses: {"path", "found_by", "cuda", "api"}. cuda is False for
+    the wheel's bundled library and for a meson build made without CUDA: judge, inputs, check
+    and the pytest plugin judge on the CPU and need none, but gpuval's own GPU runs (gpuval
+    check, bench, probe on a device) need a CUDA build of gpuval. None where it is unknown."""
+    from . import _libfind
+
+    lib()
+    path, how = _loaded[1], _loaded[2]
+    cuda = _libfind.has_cuda(_libfind.loaded_path(path))
+    if cuda is None and path == _libfind.bundled():
+        cuda = False
+    return {"path": path, "found_by": how, "cuda": cuda,
+            "api": "{}.{}".format(*divmod(_loaded[0].gv_api_version(), 1000))}

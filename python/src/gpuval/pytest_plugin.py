@@ -20,7 +20,7 @@ pytest's --junitxml then holds one testcase per case, with the verdict and row a
 
 import pytest
 
-from . import _core
+from . import _core, _lib
 
 _MARKER_KEYS = ("op", "dtype", "sizes", "dists", "modes", "seed")
 
@@ -151,3 +151,14 @@ def gpuval_case(request):
         raise pytest.UsageError(f"{request.node.nodeid}: gpuval_case needs "
                                 "@pytest.mark.gpuval(op=...) on the test")
     return GpuvalCase(request.param, request.node)
+
+
+def pytest_terminal_summary(terminalreporter):
+    # which libgpuval judged, once a test has loaded it (a session without gpuval tests loads
+    # none): a wheel's CPU-only library and a CUDA build judge alike, and the line says which
+    if _lib._loaded is None:
+        return
+    info = _lib.lib_info()
+    cuda = {True: "with CUDA", False: "CPU only, no CUDA", None: "CUDA unknown"}[info["cuda"]]
+    terminalreporter.write_line(f"gpuval: libgpuval {info['api']} at {info['path']} "
+                                f"({info['found_by']}; {cuda})")
