@@ -459,6 +459,9 @@ void gv_envelope_judge(const gv_problem *p, gv_result *r)
                                             env->arith[env->best_any].mean_excess))
                 env->best_any = a;
         }
+        /* an impostor that holds no element is no match either: the row then names the
+           claimed arithmetic as the nearest */
+        if (env->arith[env->best_any].share <= 0.0) env->best_any = 0;
         env->best = env->arith[0].share < 1.0 ? env->best_any : 0;
         if (env->worst >= 0) {
             int64_t at = env->worst;
@@ -500,6 +503,10 @@ void gv_envelope_judge(const gv_problem *p, gv_result *r)
         len += snprintf(env->note + len, sizeof env->note - (size_t)len,
                         "; consistent with %s on %.4g %%", env->arith[env->best].name,
                         100.0 * env->arith[env->best].share);
+    if (!declared && !product && n_el == 1 && len > 0 && (size_t)len < sizeof env->note)
+        len += snprintf(env->note + len, sizeof env->note - (size_t)len,
+                        "; one sum in any order cannot show a tree rounding toward zero "
+                        "(--order judges it)");
     for (int a = 1; a < na; a++)
         if (env->arith[a].agrees && len > 0 && (size_t)len < sizeof env->note)
             len += snprintf(env->note + len, sizeof env->note - (size_t)len,
