@@ -130,8 +130,7 @@ static double sum_by(gv_dtype t, const void *x, int64_t n, sumk q, bool rz, bool
             T *tmp = malloc(sizeof(T) * (size_t)n);                                                \
             cr_assert_not_null(tmp);                                                               \
             memcpy(tmp, v, sizeof(T) * (size_t)n);                                                 \
-            for (int64_t len = n; len > 1; len = (len + 1) / 2)                                    \
-            {                                                                                      \
+            for (int64_t len = n; len > 1; len = (len + 1) / 2) {                                  \
                 for (int64_t i = 0; i < len / 2; i++)                                              \
                     tmp[i] = tmp[2 * i] + tmp[2 * i + 1];                                          \
                 if (len & 1) tmp[len / 2] = tmp[len - 1];                                          \
@@ -256,8 +255,8 @@ Test(model_sum_order, generated_correct_every_dist, .timeout = 600)
    none), as gpuval judge takes them. */
 static gv_result given(gv_dtype dt, const void *x, int64_t n, double s, const char *order)
 {
-    gv_case c = gv_test_case("reduce.sum", dt, GV_MODE_NATIVE, GV_DIST_UNIFORM01,
-                             (gv_shape){1, {n}}, 0);
+    gv_case c =
+        gv_test_case("reduce.sum", dt, GV_MODE_NATIVE, GV_DIST_UNIFORM01, (gv_shape){1, {n}}, 0);
     gv_given_inputs g = {1, {x}, {n}, GV_INPUTS_GIVEN};
     gv_result r;
     gv_problem p;
@@ -317,8 +316,8 @@ static void given_sums(gv_dtype dt, int64_t n)
     cr_expect(strstr(tree.reason, "round-toward-zero") != NULL, "%s: %s", what, tree.reason);
     cr_expect(strstr(tree.reason, "tree order") != NULL, "%s: %s", what, tree.reason);
     gv_result tree_ok = given(dt, x, n, sum_by(dt, x, n, S_TREE, false, false), "tree");
-    snprintf(what, sizeof what, "reduce.sum %s n=%lld given, tree, --order tree",
-             gv_dtype_name(dt), (long long)n);
+    snprintf(what, sizeof what, "reduce.sum %s n=%lld given, tree, --order tree", gv_dtype_name(dt),
+             (long long)n);
     row(what, &tree_ok);
     cr_expect_eq(tree_ok.verdict, GV_PASS, "%s: %s", what, tree_ok.reason);
     /* a sequential chain toward zero errs ~ -n u|s|/2: outside every RN order's spread */
@@ -377,8 +376,13 @@ Test(model_sum_order, declared_k, .timeout = 300)
     gv_array in = {GV_DTYPE_F32, x, n, "x"};
     float s32 = (float)pw;
     gv_array out = {GV_DTYPE_F32, &s32, 1, "s"};
-    gv_judge_spec spec = {.op = "reduce.sum", .mode = "native+order=k", .size = "1000000",
-                          .n_in = 1, .n_out = 1, .in = &in, .out = &out};
+    gv_judge_spec spec = {.op = "reduce.sum",
+                          .mode = "native+order=k",
+                          .size = "1000000",
+                          .n_in = 1,
+                          .n_out = 1,
+                          .in = &in,
+                          .out = &out};
     gv_judgement j;
     cr_assert_eq(gv_judge(&spec, &j), GV_API_OK, "%s", j.reason);
     cr_expect_eq(j.verdict, GV_VERDICT_FAIL, "%s", j.reason);
