@@ -13,6 +13,8 @@
  *    n mod 2048 is lost.
  *  - planted bug reduce.sum.dropnan: the first level reads a NaN as 0 (a guard `x == x` of the
  *    kind that keeps a max or a mean "clean"), so a NaN among the terms never reaches the sum.
+ *  - planted bug reduce.sum.rz: the same tree with every addition rounding toward zero
+ *    (__fadd_rz / __dadd_rz), which only a replay of the tree sees (src/ops/reduce.c).
  *  - planted bug reduce.sum.racy: each block adds its tile's sum into the result with
  *    atomicAdd, in whatever order the blocks finish: accurate, but not bit-reproducible,
  *    while its descriptor claims it is (check --repeat must FAIL it).
@@ -39,7 +41,17 @@ static_assert(RED_THREADS % 32 == 0 && RED_THREADS / 32 == 8, "the block tree ha
  * t is x[tile start + j * 256 + t]: each load instruction of a warp reads 32 consecutive
  * elements. The tree pairs index bits in a fixed order (bits 8..10 in registers, 4..0 across
  * lanes, 7..5 across warps), which is still a perfect binary tree over the tile. */
-template <typename T, bool Atomic = false, bool DropNaN = false>
+/* a + b, rounded to nearest, or toward zero (RZ: the planted bug reduce.sum.rz) */
+template <bool RZ> __device__ __forceinline__ float red_add(float a, float b)
+{
+    return RZ ? __fadd_rz(a, b) : a + b;
+}
+template <bool RZ> __device__ __forceinline__ double red_add(double a, double b)
+{
+    return RZ ? __dadd_rz(a, b) : a + b;
+}
+
+template <typename T, bool Atomic = false, bool DropNaN = false, bool RZ = false>
 __global__ void __launch_bounds__(RED_THREADS)
     reduce_tile_kernel(const T *__restrict__ x, int64_t n, T *__restrict__ partial)
 {
@@ -52,12 +64,13 @@ __global__ void __launch_bounds__(RED_THREADS)
         v[j] = i < n ? x[i] : T(0);
         if (DropNaN && v[j] != v[j]) v[j] = T(0); /* the planted bug */
     }
-    T a = ((v[0] + v[1]) + (v[2] + v[3])) + ((v[4] + v[5]) + (v[6] + v[7]));
+    T a = red_add<RZ>(red_add<RZ>(red_add<RZ>(v[0], v[1]), red_add<RZ>(v[2], v[3])),
+                      red_add<RZ>(red_add<RZ>(v[4], v[5]), red_add<RZ>(v[6], v[7])));
     /* lane l adds lane l + off; lane 0 ends with the tree over all 32 lanes (lanes whose
        partner is out of range compute values nobody reads) */
 #pragma unroll
     for (int off = 16; off > 0; off >>= 1)
-        a += __shfl_down_sync(0xffffffffu, a, off);
+        a = red_add<RZ>(a, __shfl_down_sync(0xffffffffu, a, off));
     const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
     if (lane == 0) warp_sums[warp] = a;
     __syncthreads();
@@ -65,13 +78,14 @@ __global__ void __launch_bounds__(RED_THREADS)
         T b = lane < RED_THREADS / 32 ? warp_sums[lane] : T(0);
 #pragma unroll
         for (int off = RED_THREADS / 64; off > 0; off >>= 1)
-            b += __shfl_down_sync(0xffffffffu, b, off);
+            b = red_add<RZ>(b, __shfl_down_sync(0xffffffffu, b, off));
         if (lane == 0 && Atomic) atomicAdd(partial, b); /* the planted race: arrival order */
         if (lane == 0 && !Atomic) partial[blockIdx.x] = b;
     }
 }
 
-template <typename T, bool DropTail, bool DropNaN> static int reduce_sum_t(gk_launch *L)
+template <typename T, bool DropTail, bool DropNaN, bool RZ = false>
+static int reduce_sum_t(gk_launch *L)
 {
     int64_t n = L->dims[0];
     if (L->workspace_bytes < gk_reduce_workspace_elems(n) * (int64_t)sizeof(T))
@@ -97,7 +111,8 @@ template <typename T, bool DropTail, bool DropNaN> static int reduce_sum_t(gk_la
             reduce_tile_kernel<T, false, true>
                 <<<(unsigned)blocks, RED_THREADS, 0, s>>>(src, len, dst);
         else
-            reduce_tile_kernel<T><<<(unsigned)blocks, RED_THREADS, 0, s>>>(src, len, dst);
+            reduce_tile_kernel<T, false, false, RZ>
+                <<<(unsigned)blocks, RED_THREADS, 0, s>>>(src, len, dst);
         GK_LAUNCHED("reduce_tile_kernel");
         if (blocks == 1) {
             assert(DropTail || ws == ws_end);
@@ -129,10 +144,10 @@ static int reduce_sum_racy(gk_launch *L)
     return gk_by_dtype(L->dtype, [&](auto x) { return reduce_sum_racy_t<decltype(x)>(L); });
 }
 
-template <bool DropTail, bool DropNaN = false> static int reduce_sum(gk_launch *L)
+template <bool DropTail, bool DropNaN = false, bool RZ = false> static int reduce_sum(gk_launch *L)
 {
-    return gk_by_dtype(L->dtype,
-                       [&](auto x) { return reduce_sum_t<decltype(x), DropTail, DropNaN>(L); });
+    return gk_by_dtype(
+        L->dtype, [&](auto x) { return reduce_sum_t<decltype(x), DropTail, DropNaN, RZ>(L); });
 }
 
 template <typename T, bool VecAlways> static int reduce_colsum_t(gk_launch *L)
@@ -155,6 +170,7 @@ extern "C" const gk_op gk_reduce_sum = {NULL, reduce_sum<false>, NULL};
 extern "C" const gk_op gk_reduce_sum_droptail = {NULL, reduce_sum<true>, NULL};
 extern "C" const gk_op gk_reduce_sum_dropnan = {NULL, reduce_sum<false, true>, NULL};
 extern "C" const gk_op gk_reduce_sum_racy = {NULL, reduce_sum_racy, NULL};
+extern "C" const gk_op gk_reduce_sum_rz = {NULL, reduce_sum<false, false, true>, NULL};
 static int reduce_onepass_setup(gk_launch *L)
 {
     return gk_by_dtype(L->dtype, [&](auto x) { return onepass::setup_t<decltype(x)>(L); });

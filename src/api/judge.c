@@ -11,6 +11,7 @@
 #include "api/case.h"
 #include "api/judge.h"
 #include "core/inputs.h"
+#include "core/envelope.h"
 #include "core/judge.h"
 #include "core/problem.h"
 #include "core/reference.h"
@@ -132,18 +133,38 @@ int gv_judge_run(const gv_judge_spec *s, gv_result *r, json_t **arrays, char *er
             "each array given",
             s->n_in, s->n_out, GV_MAX_TENSORS, GV_MAX_TENSORS);
     int dtype = s->n_in > 0 ? s->in[0].dtype : s->out[0].dtype;
-    /* "MODE+ftz": the outputs claim MODE with flush-to-zero (gv_result.ftz_allowed) */
-    char mode_buf[64];
-    const char *mode = s->mode;
+    /* "MODE+order=O": the outputs declare their summation order (core/envelope.h), the
+       envelope then judges against that order alone; before any "+ftz" */
+    char mode_buf[64], order_buf[64];
+    const char *mode = s->mode, *order = NULL;
+    const char *at = mode ? strstr(mode, "+order=") : NULL;
+    if (at) {
+        const char *o = at + 7, *end = strchr(o, '+');
+        size_t ol = end ? (size_t)(end - o) : strlen(o);
+        size_t head = (size_t)(at - mode), tail = end ? strlen(end) : 0;
+        if (ol >= sizeof order_buf || head + tail >= sizeof mode_buf)
+            return gv_api_error(err, errlen, GV_EINVAL, "mode '%.60s': too long", mode);
+        memcpy(order_buf, o, ol);
+        order_buf[ol] = '\0';
+        memcpy(mode_buf, mode, head);
+        memcpy(mode_buf + head, end ? end : "", tail + 1);
+        mode = mode_buf[0] ? mode_buf : NULL;
+        order = order_buf;
+    }
+    gv_env_order declared;
+    char owhy[160];
+    if (gv_env_order_parse(order, &declared, owhy, sizeof owhy) != GV_OK)
+        return gv_api_error(err, errlen, GV_EINVAL, "%s", owhy);
+    char ftz_buf[64];
     bool ftz = false;
     size_t ml = mode ? strlen(mode) : 0;
     if (ml >= 4 && strcmp(mode + ml - 4, "+ftz") == 0) {
-        if (ml - 4 >= sizeof mode_buf || ml == 4)
+        if (ml - 4 >= sizeof ftz_buf || ml == 4)
             return gv_api_error(err, errlen, GV_EINVAL,
                                 "no mode '%.60s' (gpuval list --modes; +ftz after one)", mode);
-        memcpy(mode_buf, mode, ml - 4);
-        mode_buf[ml - 4] = '\0';
-        mode = mode_buf;
+        memcpy(ftz_buf, mode, ml - 4);
+        ftz_buf[ml - 4] = '\0';
+        mode = ftz_buf;
         ftz = true;
     }
     gv_case c;
@@ -166,6 +187,7 @@ int gv_judge_run(const gv_judge_spec *s, gv_result *r, json_t **arrays, char *er
     /* Depths belong to the kernel that has them: these outputs come from another program,
        whose summation order need not be gpuval's kernel's tree or chunks */
     gv_result_order_free(r);
+    r->env.order = declared;
     snprintf(r->math_mode, sizeof r->math_mode, "outputs given");
     gv_problem p;
     double t0 = now_ms();

@@ -15,6 +15,7 @@
 #include "cmd/judge.h"
 #include "api/case.h"
 #include "api/judge.h"
+#include "core/envelope.h"
 #include "io/case_io.h"
 #include "io/infile.h"
 #include "io/json_util.h"
@@ -39,6 +40,7 @@ enum {
     O_OUT,
     O_FORCE,
     O_ALLOW,
+    O_ORDER,
 };
 
 static const gv_opt judge_opts[] = {
@@ -71,6 +73,13 @@ static const gv_opt judge_opts[] = {
      .help = "ftz: the outputs come from flush-to-zero arithmetic (subnormal inputs read\n"
              "as 0, subnormal results returned as 0: CuPy's kernels, --use_fast_math);\n"
              "an underflow may err by the smallest normal, and flushes are noted"},
+    {.name = "order",
+     .id = O_ORDER,
+     .arg = "O",
+     .help = "the summation order the outputs were computed in: k (in order), pairwise,\n"
+             "blocked:B (chains of B terms, the blocks added in order) or tree (reduce.sum's\n"
+             "block tree); the envelope then judges against that order's results bit for\n"
+             "bit (and the exact result). Default: every legal order"},
     {.name = "dist",
      .id = O_DIST,
      .arg = "D",
@@ -106,7 +115,8 @@ static const gv_exit_line judge_exits[] = {
 
 static const char judge_head[] =
     "usage: gpuval judge --op OP --inputs A.npy,B.npy --outputs C.npy [--size S] [--dtype D]\n"
-    "                    [--mode M] [--allow ftz] [--dist D --seed N] [--json FILE|-] [-q]\n"
+    "                    [--mode M] [--allow ftz] [--order O] [--dist D --seed N]\n"
+    "                    [--json FILE|-] [-q]\n"
     "       gpuval judge --case DIR/case.json --outputs C.npy [--json FILE|-] [-q]\n"
     "\n"
     "Judge outputs computed anywhere (another framework, another machine) from the given\n"
@@ -340,11 +350,11 @@ int gv_cmd_inputs(int argc, char **argv)
 /* ---- gpuval judge ------------------------------------------------------------------------- */
 
 typedef struct judge_job {
-    const char *op, *inputs, *outputs, *size, *mode, *dist, *case_path, *json_path;
+    const char *op, *inputs, *outputs, *size, *mode, *dist, *case_path, *json_path, *order;
     unsigned dtypes;
     uint64_t seed;
     bool seed_given, quiet, allow_ftz;
-    char mode_ftz[64]; /* the mode with "+ftz" (--allow ftz) */
+    char mode_ftz[64]; /* the mode with "+order=O" (--order) and "+ftz" (--allow ftz) */
     /* from --case */
     json_t *case_doc;
     char case_inputs[4096];
@@ -555,6 +565,16 @@ static int parse_args(int argc, char **argv, judge_job *j)
             }
             j->allow_ftz = true;
             break;
+        case O_ORDER: {
+            gv_env_order o;
+            char why[160];
+            if (gv_env_order_parse(optarg, &o, why, sizeof why) != GV_OK) {
+                gv_cmd_usage_cmd("judge", "--order: %s", why);
+                return GV_EXIT_USAGE;
+            }
+            j->order = optarg;
+            break;
+        }
         case O_DIST: j->dist = optarg; break;
         case O_SEED:
             if (gv_cmd_parse_seed(optarg, &j->seed)) return GV_EXIT_USAGE;
@@ -702,8 +722,9 @@ static int prepare(judge_job *j, gv_judge_spec *spec, gv_array *ins, gv_array *o
     for (int i = 0; i < j->n_out; i++)
         outs[i] = (gv_array){dt, j->out[i].data, j->out[i].count, j->out_path[i]};
     const char *mode = j->mode;
-    if (j->allow_ftz) {
-        snprintf(j->mode_ftz, sizeof j->mode_ftz, "%.50s+ftz", j->mode ? j->mode : "native");
+    if (j->allow_ftz || j->order) {
+        snprintf(j->mode_ftz, sizeof j->mode_ftz, "%.24s%s%.28s%s", j->mode ? j->mode : "native",
+                 j->order ? "+order=" : "", j->order ? j->order : "", j->allow_ftz ? "+ftz" : "");
         mode = j->mode_ftz;
     }
     *spec = (gv_judge_spec){.op = op->name,

@@ -29,7 +29,7 @@
 #define ENV_NDOT  22
 /* split-K's slice counts: contiguous, round-robin over tiles of ENV_RR_TILE (envelope_orders.h) */
 enum { ENV_NCONT = 6, ENV_NRR = 4, ENV_RR_TILE = 8 };
-#define ENV_NSUM 10
+#define ENV_NSUM 11
 
 #define ENV_T        float
 #define ENV_FMA      fmaf
@@ -63,6 +63,49 @@ static const arith A_OP40 = {"40-bit operands", "op40", "envelope_match_op40", 4
 static const arith A_RZ32 = {"round-toward-zero accumulation", "rz", "envelope_match_rz", 0, true};
 static const arith A_RZ64 = {"round-toward-zero accumulation", "rz", "envelope_match_rz", 0, true};
 
+int gv_env_order_parse(const char *s, gv_env_order *o, char *why, size_t len)
+{
+    *o = (gv_env_order){GV_ORDER_ANY, 0, false};
+    if (!s || !s[0] || strcmp(s, "any") == 0) return GV_OK;
+    if (strcmp(s, "k") == 0)
+        o->kind = GV_ORDER_K;
+    else if (strcmp(s, "pairwise") == 0)
+        o->kind = GV_ORDER_PAIRWISE;
+    else if (strcmp(s, "tree") == 0)
+        o->kind = GV_ORDER_TREE;
+    else if (strncmp(s, "blocked:", 8) == 0) {
+        char *end = NULL;
+        long long b = strtoll(s + 8, &end, 10);
+        if (!(end && end != s + 8 && *end == '\0' && b >= 1 && b <= ((int64_t)1 << 40))) {
+            snprintf(why, len, "order '%.40s': blocked:B takes a block size B >= 1 (blocked:32)",
+                     s);
+            return GV_EINVAL;
+        }
+        o->kind = GV_ORDER_BLOCKED;
+        o->block = b;
+    } else {
+        snprintf(why, len,
+                 "no order '%.40s': k, pairwise, blocked:B (B terms a block) or tree "
+                 "(docs/cli.md, judge)",
+                 s);
+        return GV_EINVAL;
+    }
+    return GV_OK;
+}
+
+const char *gv_env_order_name(const gv_env_order *o, char *buf, size_t len)
+{
+    switch (o->kind) {
+    case GV_ORDER_K: snprintf(buf, len, "k"); break;
+    case GV_ORDER_PAIRWISE: snprintf(buf, len, "pairwise"); break;
+    case GV_ORDER_BLOCKED: snprintf(buf, len, "blocked:%lld", (long long)o->block); break;
+    case GV_ORDER_TREE: snprintf(buf, len, o->kernel ? "its kernel's tree" : "tree"); break;
+    case GV_ORDER_TREE_ONEPASS: snprintf(buf, len, "its kernel's one-pass tree"); break;
+    default: snprintf(buf, len, "any"); break;
+    }
+    return buf;
+}
+
 bool gv_envelope_applies(gv_result *r)
 {
     const gv_case *c = &r->c;
@@ -70,9 +113,14 @@ bool gv_envelope_applies(gv_result *r)
     char *why = r->env.why_not;
     size_t len = sizeof r->env.why_not;
     why[0] = '\0';
+    /* the order judged: the declared one; else gpuval's own kernel's, for its own outputs;
+       else every legal order */
+    r->env.used = r->env.order;
+    if (r->env.used.kind == GV_ORDER_ANY && !r->env.foreign && c->op->env_order != GV_ORDER_ANY)
+        r->env.used = (gv_env_order){c->op->env_order, 0, true};
     if (c->op->envelope == GV_ENV_NONE)
         snprintf(why, len, "%s has no envelope model", c->op->name);
-    else if (r->inputs == GV_INPUTS_GENERATED)
+    else if (r->inputs == GV_INPUTS_GENERATED && r->env.used.kind == GV_ORDER_ANY)
         snprintf(why, len, "generated inputs: the models of gpuval's inputs judge");
     else if (c->mode != GV_MODE_NATIVE)
         snprintf(why, len, "mode %s: the envelope models native arithmetic only",
@@ -142,32 +190,52 @@ static void *operand_copy(const double *src, int64_t rows, int64_t cols, bool tr
     return dst;
 }
 
-/* The legal orders of element `at` in one arithmetic: res[0..*nres). Under rz, the element's
-   every operation rounds toward zero (the thread's own rounding mode, restored after). */
-static void orders_of(const operands *o, bool f32, bool product, bool rz, int64_t at, int64_t n,
-                      int64_t k, void *tmp, double *res, int *nres, double *sq)
+/* The legal orders of element `at` in one arithmetic: res[0..*nres), every modelled order
+   (o ANY) or the one o names. Under rz, the element's every operation rounds toward zero (the
+   thread's own rounding mode, restored after). */
+static void orders_of(const operands *o, bool f32, bool product, bool rz, const gv_env_order *ord,
+                      int64_t at, int64_t n, int64_t k, void *tmp, double *res, int *nres,
+                      double *sq)
 {
     int saved = 0;
     if (rz) {
         saved = fegetround();
         fesetround(FE_TOWARDZERO);
     }
+    bool any = ord->kind == GV_ORDER_ANY;
     if (product) {
         int64_t i = at / n, j = at % n;
-        if (f32)
-            dot_f32((const float *)o->a + i * k, (const float *)o->bt + j * k, k, tmp, res,
-                    sq);
-        else
-            dot_f64((const double *)o->a + i * k, (const double *)o->bt + j * k, k, tmp, res,
-                    sq);
-        *nres = ENV_NDOT;
+        if (f32) {
+            const float *x = (const float *)o->a + i * k, *y = (const float *)o->bt + j * k;
+            if (any)
+                dot_f32(x, y, k, tmp, res, sq);
+            else
+                dot_order_f32(x, y, k, ord, tmp, res, nres);
+        } else {
+            const double *x = (const double *)o->a + i * k, *y = (const double *)o->bt + j * k;
+            if (any)
+                dot_f64(x, y, k, tmp, res, sq);
+            else
+                dot_order_f64(x, y, k, ord, tmp, res, nres);
+        }
+        if (any) *nres = ENV_NDOT;
     } else {
-        if (f32)
-            sum_f32((const float *)o->a + at * k, k, tmp, res, sq);
-        else
-            sum_f64((const double *)o->a + at * k, k, tmp, res, sq);
-        *nres = ENV_NSUM;
+        if (f32) {
+            const float *x = (const float *)o->a + at * k;
+            if (any)
+                sum_f32(x, k, tmp, res, sq);
+            else
+                sum_order_f32(x, k, ord, tmp, res, nres);
+        } else {
+            const double *x = (const double *)o->a + at * k;
+            if (any)
+                sum_f64(x, k, tmp, res, sq);
+            else
+                sum_order_f64(x, k, ord, tmp, res, nres);
+        }
+        if (any) *nres = ENV_NSUM;
     }
+    if (!any) *sq = 0.0; /* one order's own results, replayed: no order-free width */
     if (rz) fesetround(saved);
 }
 
@@ -196,6 +264,7 @@ void gv_envelope_judge(const gv_problem *p, gv_result *r)
     double t0 = now_ms();
     const gv_case *c = &p->c;
     bool f32 = c->dtype == GV_F32, product = c->op->envelope == GV_ENV_PRODUCT;
+    const bool declared = env->used.kind != GV_ORDER_ANY;
     int bits = f32 ? 24 : 53, emin = f32 ? -126 : -1022;
     const double unit = ldexp(1.0, -bits); /* u: the claimed precision's unit roundoff */
     const gv_tensor *out = &p->out[0];
@@ -279,30 +348,50 @@ void gv_envelope_judge(const gv_problem *p, gv_result *r)
                 if (!isfinite(cv) || !isfinite(ref)) continue;
                 for (int a = 0; a < na; a++) {
                     double sq = 0.0;
-                    orders_of(&ops[a], f32, product, ar[a]->rz, at, n, k, tmp, res, &nres, &sq);
+                    orders_of(&ops[a], f32, product, ar[a]->rz, &env->used, at, n, k, tmp, res,
+                              &nres, &sq);
                     double lo = res[0], hi = res[0];
                     for (int q = 1; q < nres; q++) {
                         if (res[q] < lo) lo = res[q];
                         if (res[q] > hi) hi = res[q];
                     }
                     if (!isfinite(lo) || !isfinite(hi)) break; /* an order overflowed */
-                    if (a == 0) {
-                        /* the nearest legal result, before r widens the range */
-                        near[at] = cv < lo ? lo : cv > hi ? hi : cv;
-                        claimed_first = res[0];
-                        if (ref < lo) lo = ref;
-                        if (ref > hi) hi = ref;
-                    } else if (res[0] == claimed_first) {
-                        agree[at] |= (unsigned char)(1u << a);
+                    if (a > 0 && res[0] == claimed_first) agree[at] |= (unsigned char)(1u << a);
+                    double w;
+                    if (declared) {
+                        /* one order: its results (the variants a kernel of it may take) are
+                           the legal values, with an ulp's slack, and so is the exact result
+                           (an exact output never FAILs); nothing between them */
+                        w = hi - lo;
+                        double u = ulp_in(0.5 * (lo + hi), bits, emin);
+                        if (!(w >= u)) w = u;
+                        if (a == 0) {
+                            claimed_first = res[0];
+                            double wr = ulp_in(ref, bits, emin);
+                            if (distance(cv, ref, ref, wr) < distance(cv, lo, hi, w))
+                                lo = hi = ref, w = wr;
+                            near[at] = cv < lo ? lo : cv > hi ? hi : cv;
+                        }
+                    } else {
+                        if (a == 0) {
+                            /* the nearest legal result, before r widens the range */
+                            near[at] = cv < lo ? lo : cv > hi ? hi : cv;
+                            claimed_first = res[0];
+                            if (ref < lo) lo = ref;
+                            if (ref > hi) hi = ref;
+                        }
+                        /* the width: the legal spread, at least one ulp of r (an output one
+                           ulp off every modelled order is still legal) and at least
+                           GV_ENV_SIGMAS standard deviations of one order's rounding error on
+                           these inputs (a few orders' spread can be narrow by chance: they
+                           share structure) */
+                        w = hi - lo;
+                        double u = ulp_in(a == 0 ? ref : 0.5 * (lo + hi), bits, emin);
+                        double sigma = unit * sqrt(sq / 3.0);
+                        if (!(w >= u)) w = u;
+                        if (isfinite(sigma) && w < GV_ENV_SIGMAS * sigma)
+                            w = GV_ENV_SIGMAS * sigma;
                     }
-                    /* the width: the legal spread, at least one ulp of r (an output one ulp
-                       off every modelled order is still legal) and at least GV_ENV_SIGMAS
-                       standard deviations of one order's rounding error on these inputs
-                       (a few orders' spread can be narrow by chance: they share structure) */
-                    double w = hi - lo, u = ulp_in(a == 0 ? ref : 0.5 * (lo + hi), bits, emin);
-                    double sigma = unit * sqrt(sq / 3.0);
-                    if (!(w >= u)) w = u;
-                    if (isfinite(sigma) && w < GV_ENV_SIGMAS * sigma) w = GV_ENV_SIGMAS * sigma;
                     double da = distance(cv, lo, hi, w);
                     ex[a * n_el + at] = cv > hi ? (cv - hi) / w : cv < lo ? (lo - cv) / w : 0.0;
                     if (da <= GV_ENV_BOUND) within[at] |= (unsigned char)(1u << a);
@@ -342,7 +431,13 @@ void gv_envelope_judge(const gv_problem *p, gv_result *r)
         env->bias_n = cnt;
         env->z = se2 > 0 ? se / sqrt(se2) : 0.0;
         env->z_sr = se2 > 0 ? se_sr / sqrt(se2) : 0.0;
-        env->claimed = ar[0]->name;
+        if (declared) {
+            char on[48];
+            snprintf(env->claimed, sizeof env->claimed, "%s in %s order", f32 ? "f32" : "f64",
+                     gv_env_order_name(&env->used, on, sizeof on));
+        } else {
+            snprintf(env->claimed, sizeof env->claimed, "%s", ar[0]->name);
+        }
         env->n_arith = na;
         env->best = 0;
         for (int a = 0; a < na; a++) {
@@ -364,6 +459,9 @@ void gv_envelope_judge(const gv_problem *p, gv_result *r)
                                             env->arith[env->best_any].mean_excess))
                 env->best_any = a;
         }
+        /* an impostor that holds no element is no match either: the row then names the
+           claimed arithmetic as the nearest */
+        if (env->arith[env->best_any].share <= 0.0) env->best_any = 0;
         env->best = env->arith[0].share < 1.0 ? env->best_any : 0;
         if (env->worst >= 0) {
             int64_t at = env->worst;
@@ -405,6 +503,10 @@ void gv_envelope_judge(const gv_problem *p, gv_result *r)
         len += snprintf(env->note + len, sizeof env->note - (size_t)len,
                         "; consistent with %s on %.4g %%", env->arith[env->best].name,
                         100.0 * env->arith[env->best].share);
+    if (!declared && !product && n_el == 1 && len > 0 && (size_t)len < sizeof env->note)
+        len += snprintf(env->note + len, sizeof env->note - (size_t)len,
+                        "; one sum in any order cannot show a tree rounding toward zero "
+                        "(--order judges it)");
     for (int a = 1; a < na; a++)
         if (env->arith[a].agrees && len > 0 && (size_t)len < sizeof env->note)
             len += snprintf(env->note + len, sizeof env->note - (size_t)len,

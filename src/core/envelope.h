@@ -18,9 +18,17 @@
 struct gv_problem;
 struct gv_result;
 
-/* Whether the envelope judges r's case (given inputs, an op with an envelope kind, native
-   mode, f32 or f64, not switched off by GPUVAL_ENVELOPE=0); else why not into r->env.why_not.
-   Called by gv_judge_problem. */
+/* s ("k", "pairwise", "blocked:B", "tree"; NULL, "" or "any": every legal order) into *o:
+   GV_OK, or GV_EINVAL with a usage message in why (gpuval judge --order; the C API's and the
+   Python package's mode suffix "+order=S", api/judge.c). */
+int gv_env_order_parse(const char *s, gv_env_order *o, char *why, size_t len);
+/* "k", "blocked:32", "its kernel's tree": the order as rows name it, into buf. */
+const char *gv_env_order_name(const gv_env_order *o, char *buf, size_t len);
+
+/* Whether the envelope judges r's case (given inputs, or an order declared or known: gpuval's
+   own kernel's for its own outputs, gv_op.env_order; an op with an envelope kind, native
+   mode, f32 or f64, not switched off by GPUVAL_ENVELOPE=0); else why not into
+   r->env.why_not. Sets r->env.used. Called by gv_judge_problem. */
 bool gv_envelope_applies(struct gv_result *r);
 
 /* Compute the envelope of p's outputs (inputs in p->in[].ref, outputs in p->out[0].data,

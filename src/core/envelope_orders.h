@@ -156,8 +156,66 @@ static ENV_CLONES void ENV_NAME(dot)(const ENV_T *x, const ENV_T *y, int64_t k, 
     *sq = ENV_NAME(any_order)(mx + sq_p, g_abs, k);
 }
 
+/* One tile of reduce.sum's kernel (kernels/reduce.cu, reduce_tile_kernel; reduce_onepass.cuh,
+   tile_tree): the sum of t[0..len), read as 0 at and past len, of a tile of 2048. Thread h
+   (0..255) holds t[j 256 + h], j = 0..7, and adds them as ((v0+v1)+(v2+v3))+((v4+v5)+(v6+v7));
+   each warp's 32 lanes then fold lane l + off into lane l for off = 16, 8, 4, 2, 1 (shuffles
+   down); the 8 warps' sums, likewise for off = 4, 2, 1. */
+static ENV_T ENV_NAME(tile)(const ENV_T *t, int64_t len)
+{
+    ENV_T a[256], v[8];
+    for (int h = 0; h < 256; h++) {
+        for (int j = 0; j < 8; j++) {
+            int64_t i = (int64_t)j * 256 + h;
+            v[j] = i < len ? t[i] : (ENV_T)0;
+        }
+        a[h] = ((v[0] + v[1]) + (v[2] + v[3])) + ((v[4] + v[5]) + (v[6] + v[7]));
+    }
+    ENV_T w[8];
+    for (int wp = 0; wp < 8; wp++) {
+        ENV_T *l = a + 32 * wp;
+        for (int off = 16; off > 0; off >>= 1)
+            for (int q = 0; q < off; q++)
+                l[q] = l[q] + l[q + off];
+        w[wp] = l[0];
+    }
+    for (int off = 4; off > 0; off >>= 1)
+        for (int q = 0; q < off; q++)
+            w[q] = w[q] + w[q + off];
+    return w[0];
+}
+
+/* reduce.sum's whole tree over x[0..n): the tiles' sums into tmp (n / 2048 + 1 values), then
+   the same kernel over them until one tile is left; onepass: reduce.sum.onepass's, the tiles'
+   sums by groups of 2048 (each group by the tile tree), the groups' sums added in order. Each
+   level is read before it is overwritten: tile b's sum goes to tmp[b], at or before its own
+   first element. */
+static ENV_T ENV_NAME(block_tree)(const ENV_T *x, int64_t n, ENV_T *tmp, bool onepass)
+{
+    int64_t len = n;
+    const ENV_T *src = x;
+    for (;;) {
+        int64_t tiles = len < 1 ? 1 : (len + 2047) / 2048;
+        if (onepass && src != x) {
+            ENV_T s = 0;
+            for (int64_t g = 0; g < len; g += 2048) {
+                ENV_T t = ENV_NAME(tile)(src + g, len - g < 2048 ? len - g : 2048);
+                s = g == 0 ? t : s + t;
+            }
+            return s;
+        }
+        for (int64_t b = 0; b < tiles; b++) {
+            int64_t start = b * 2048, left = len - start;
+            tmp[b] = ENV_NAME(tile)(src + start, left < 2048 ? (left > 0 ? left : 0) : 2048);
+        }
+        if (tiles == 1) return tmp[0];
+        src = tmp, len = tiles;
+    }
+}
+
 /* sum over l of x[l], into res[0..ENV_NSUM): in order; blocks of 4, 16, 32, 64, 256 added in
-   order; the pairwise tree; in reverse order; 8 and 32 interleaved chains. tmp holds k
+   order; the pairwise tree; in reverse order; 8 and 32 interleaved chains; reduce.sum's
+   block tree. tmp holds k
    values. *sq: the sum of the in-order partial sums squared, in f64. */
 static ENV_CLONES void ENV_NAME(sum)(const ENV_T *x, int64_t k, ENV_T *tmp, double *res,
                                      double *sq)
@@ -214,5 +272,92 @@ static ENV_CLONES void ENV_NAME(sum)(const ENV_T *x, int64_t k, ENV_T *tmp, doub
     res[7] = rev;
     res[8] = ENV_NAME(lanes)(l8, 8);
     res[9] = ENV_NAME(lanes)(l32, 32);
+    res[10] = ENV_NAME(block_tree)(x, k, tmp, false); /* tmp's pairwise sums are spent */
     *sq = ENV_NAME(any_order)(sq_acc, g_abs, k);
+}
+
+/* One declared order of a sum of x[0..k) (gv_env_order): res[0..*nres). tmp holds k values. */
+static ENV_CLONES void ENV_NAME(sum_order)(const ENV_T *x, int64_t k, const gv_env_order *o,
+                                           ENV_T *tmp, double *res, int *nres)
+{
+    ENV_T acc = 0, part = 0;
+    *nres = 1;
+    switch (o->kind) {
+    case GV_ORDER_PAIRWISE:
+        for (int64_t l = 0; l < k; l++)
+            tmp[l] = x[l];
+        for (int64_t s = 1; s < k; s <<= 1)
+            for (int64_t i = 0; i + s < k; i += 2 * s)
+                tmp[i] = tmp[i] + tmp[i + s];
+        res[0] = k > 0 ? tmp[0] : 0;
+        return;
+    case GV_ORDER_BLOCKED:
+        for (int64_t l = 0; l < k; l++) {
+            part = part + x[l];
+            if ((l + 1) % o->block == 0 || l + 1 == k) acc = acc + part, part = 0;
+        }
+        res[0] = acc;
+        return;
+    case GV_ORDER_TREE:
+    case GV_ORDER_TREE_ONEPASS:
+        res[0] = ENV_NAME(block_tree)(x, k, tmp, o->kind == GV_ORDER_TREE_ONEPASS);
+        return;
+    default: /* GV_ORDER_K */
+        for (int64_t l = 0; l < k; l++)
+            acc = acc + x[l];
+        res[0] = acc;
+        return;
+    }
+}
+
+/* One declared order of sum x[l] y[l] (gv_env_order), with the variants a kernel of that order
+   may take: k: the FMA chain and the unfused chain; blocked:B: the same over blocks of B, each
+   block's partial added to the running total; pairwise: the tree over the rounded products;
+   tree: 8 and 32 interleaved FMA chains combined as a tree. res[0..*nres). tmp holds k. */
+static ENV_CLONES void ENV_NAME(dot_order)(const ENV_T *x, const ENV_T *y, int64_t k,
+                                           const gv_env_order *o, ENV_T *tmp, double *res,
+                                           int *nres)
+{
+    ENV_T fma_acc = 0, unf_acc = 0, fma_part = 0, unf_part = 0, l8[8] = {0}, l32[32] = {0};
+    *nres = 2;
+    switch (o->kind) {
+    case GV_ORDER_PAIRWISE:
+        for (int64_t l = 0; l < k; l++)
+            tmp[l] = x[l] * y[l];
+        for (int64_t s = 1; s < k; s <<= 1)
+            for (int64_t i = 0; i + s < k; i += 2 * s)
+                tmp[i] = tmp[i] + tmp[i + s];
+        res[0] = k > 0 ? tmp[0] : 0;
+        *nres = 1;
+        return;
+    case GV_ORDER_BLOCKED:
+        for (int64_t l = 0; l < k; l++) {
+            ENV_T p = x[l] * y[l];
+            fma_part = ENV_FMA(x[l], y[l], fma_part);
+            unf_part = unf_part + p;
+            if ((l + 1) % o->block == 0 || l + 1 == k) {
+                fma_acc = fma_acc + fma_part, unf_acc = unf_acc + unf_part;
+                fma_part = unf_part = 0;
+            }
+        }
+        break;
+    case GV_ORDER_TREE:
+    case GV_ORDER_TREE_ONEPASS:
+        for (int64_t l = 0; l < k; l++) {
+            l8[l & 7] = ENV_FMA(x[l], y[l], l8[l & 7]);
+            l32[l & 31] = ENV_FMA(x[l], y[l], l32[l & 31]);
+        }
+        fma_acc = ENV_NAME(lanes)(l8, 8);
+        unf_acc = ENV_NAME(lanes)(l32, 32);
+        break;
+    default: /* GV_ORDER_K */
+        for (int64_t l = 0; l < k; l++) {
+            ENV_T p = x[l] * y[l];
+            fma_acc = ENV_FMA(x[l], y[l], fma_acc);
+            unf_acc = unf_acc + p;
+        }
+        break;
+    }
+    res[0] = fma_acc;
+    res[1] = unf_acc;
 }

@@ -16,6 +16,29 @@ typedef enum gv_env_kind {
                            cols = out[0]'s count (1: one sum of every element) */
 } gv_env_kind;
 
+/* The order an envelope judges against (gpuval judge --order, docs/cli.md). ANY: every legal
+   order the envelope models, with the order-free width (the default for outputs computed
+   elsewhere). Otherwise one order, declared by the user or known (gpuval's own kernel's tree,
+   gv_op.env_order): its results bit for bit and the exact result are the legal values, each
+   with a slack of an ulp (docs/error-models.md, "One sum, and a declared order"). */
+typedef enum gv_env_order_kind {
+    GV_ORDER_ANY = 0,
+    GV_ORDER_K,        /* in k order: the chain (a product's FMA or unfused chain) */
+    GV_ORDER_PAIRWISE, /* adjacent pairs, level by level, an odd one carried up */
+    GV_ORDER_BLOCKED,  /* chains over blocks of `block` terms, the blocks' partials in order */
+    GV_ORDER_TREE,     /* a sum: reduce.sum's block tree (tiles of 2048 by 256 threads x 8,
+                          the tiles' sums by the same tree, level after level); a product:
+                          8 and 32 interleaved FMA chains combined as a tree */
+    GV_ORDER_TREE_ONEPASS, /* a sum: reduce.sum.onepass's (the same tile trees, then the tile
+                              sums by groups of 2048 in group order) */
+} gv_env_order_kind;
+
+typedef struct gv_env_order {
+    gv_env_order_kind kind;
+    int64_t block;  /* GV_ORDER_BLOCKED: terms a block (>= 1) */
+    bool kernel;    /* the order of gpuval's own kernel (not declared) */
+} gv_env_order;
+
 /* An output farther than this many widths beyond [lo - w, hi + w] FAILs: derived in
    docs/error-models.md (the slack of w on each side, then two more widths). */
 #define GV_ENV_BOUND 2.0
@@ -36,7 +59,13 @@ typedef struct gv_envelope {
     bool judged;      /* computed, and the rule judges this case */
     bool asked;       /* GPUVAL_ENVELOPE was set (on or off): the row says why it did not judge */
     char why_not[96]; /* "" when judged: why not (generated inputs, a mode, the knob) */
-    const char *claimed; /* "f32 in any order" */
+    /* Set before the judge (gv_judge_problem keeps them): the order declared (ANY: none),
+       and whether the outputs were computed elsewhere (gv_result_order_free), so that
+       gpuval's own kernel's order never judges them */
+    gv_env_order order;
+    bool foreign;
+    gv_env_order used; /* the order judged against (the declared, the kernel's, or ANY) */
+    char claimed[72]; /* "f32 in any order", "f32 in k order" */
     int64_t n;        /* elements with a finite output and a finite envelope */
     int64_t sampled_of; /* 0: every element was judged; else the output's size, n of them a
                            sample (GV_ENV_BUDGET) */

@@ -143,6 +143,7 @@ void gv_result_init(gv_result *r, const gv_case *c)
 void gv_result_order_free(gv_result *r)
 {
     const gv_op *op = r->c.op;
+    r->env.foreign = true; /* nor is gpuval's kernel's order theirs (envelope.h) */
     if (!op->order_free_depth) return;
     r->depth = op->order_free_depth(&r->c);
     if (r->prob.on) {
@@ -436,7 +437,9 @@ void gv_judge_problem(const gv_problem *p, gv_result *r)
     r->prob.floor_rms = side.floor_rms;
     r->output_hash = side.hash;
     r->have_hash = true;
-    r->env = (gv_envelope){.worst = -1};
+    /* the envelope starts afresh, with what its caller set: the declared order, and whether
+       the outputs are gpuval's own (whose kernel's order is known) */
+    r->env = (gv_envelope){.worst = -1, .order = r->env.order, .foreign = r->env.foreign};
     if (gv_envelope_applies(r)) gv_envelope_judge(p, r);
     if (r->env.judged) { /* its numbers under "extra" in the JSON */
         gv_result_extra(r, "envelope_d_max", r->env.d_max);

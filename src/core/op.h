@@ -214,6 +214,12 @@ typedef struct gv_op {
        (core/envelope.h): GV_ENV_PRODUCT, GV_ENV_COLSUM, or GV_ENV_NONE (0): no envelope,
        the worst-case model judges given inputs alone. */
     gv_env_kind envelope;
+    /* The summation order of the op's own kernel, where it is fixed and the envelope models
+       it (GV_ORDER_TREE: reduce.sum's tree): gpuval's own outputs are then judged against that
+       order's results bit for bit and their round-toward-zero twin, generated inputs
+       included, which one output's worst-case bound cannot do (docs/error-models.md, "One
+       sum, and a declared order"). GV_ORDER_ANY (0): none. */
+    gv_env_order_kind env_order;
     /* Optional: op-specific measurements after the element-wise compare (a solver's
        backward error, an iteration count): residuals as checks with their bounds
        (gv_result_check), named numbers (gv_result_extra), the metrics of the outputs that

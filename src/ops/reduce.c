@@ -7,7 +7,8 @@
 #include "ops/opkit.h"
 
 extern const gk_op gk_reduce_sum, gk_reduce_sum_droptail, gk_reduce_sum_dropnan, gk_reduce_sum_racy,
-    gk_reduce_colsum, gk_reduce_colsum_vectail, gk_reduce_sum_onepass, gk_reduce_sum_nofence;
+    gk_reduce_colsum, gk_reduce_colsum_vectail, gk_reduce_sum_onepass, gk_reduce_sum_nofence,
+    gk_reduce_sum_rz;
 
 /* The sum kernel launches one block per tile: at most 2^31 - 1 blocks. */
 #define REDUCE_MAX_N ((int64_t)2147483647 * GK_REDUCE_TILE)
@@ -238,14 +239,19 @@ static int colsum_pgauge(gv_problem *p)
 
 #define SUM_COMMON                                                                                 \
     SUM_BASE,                                                                                      \
-        .default_dist = GV_DIST_UNIFORM01, .depth = sum_depth,                                     \
+        .default_dist = GV_DIST_UNIFORM01, .depth = sum_depth, .env_order = GV_ORDER_TREE,         \
         .error_model = "|s-r| <= gamma_d sum|x|: gauge sum|x|, depth ceil(log2 n)+1, a tree with " \
                        "<= ceil(log2 n) rounded additions a path (Higham ASNA sec. 4.2) "          \
                        "(docs/error-models.md)"
 
 /* reduce.sum's error is symmetric on zero-mean inputs (bias_dists), but one output cannot
    show a lean (|z| is 1 or 0): the bias rule, which needs GV_BIAS_MIN_N elements, reports it
-   only. reduce.colsum, the column sums, is judged. */
+   only. reduce.colsum, the column sums, is judged. What one output does show: its kernel's
+   tree is known (env_order), so the envelope replays that tree bit for bit on the CPU, in
+   round-to-nearest and toward zero, on generated inputs too; a tree that rounds every
+   addition toward zero errs about -0.7 u|s| a level on same-signed terms, ~ -12 u|s| at
+   n = 10^5, against a correct tree's exact replay (docs/error-models.md, "One sum, and a
+   declared order"). */
 static const gv_op reduce_sum = {
     .name = "reduce.sum",
     .summary = "s = sum of x: block tree (registers, warp shuffles, shared memory), then the "
@@ -256,6 +262,21 @@ static const gv_op reduce_sum = {
     .canaries = "uniform11:1000003,tiny:1000003,huge:1000003,sparse-special:1000003",
     .test_canaries = "uniform11:1000003,tiny:4097,huge:4097,sparse-special:4097",
     .device = GV_KERNEL(gk_reduce_sum),
+    SUM_COMMON,
+};
+
+/* The tree of reduce.sum with every addition rounding toward zero (__fadd_rz, __dadd_rz): as
+   accurate as a correct tree by the worst case at every default size (its error, ~0.7 d u|s|
+   on uniform [0, 1), stays within gamma_d |s|), so only the replay of the kernel's tree sees
+   it. */
+static const gv_op reduce_sum_rz = {
+    .name = "reduce.sum.rz",
+    .summary = "planted bug: reduce.sum's tree with every addition rounding toward zero",
+    .planted_bug = "every addition rounds toward zero: the sum drifts toward zero by about "
+                   "0.7 u|s| a level of the tree",
+    .shapes = "1000003",
+    .test_shapes = "100000,1000003",
+    .device = GV_KERNEL(gk_reduce_sum_rz),
     SUM_COMMON,
 };
 
@@ -309,7 +330,7 @@ static const gv_op reduce_sum_racy = {
    together and finish within a short time of one another, so the last block's loads of the
    partials follow the other blocks' stores closely; 10 launches on the same inputs. */
 #define ONEPASS_COMMON                                                                             \
-    SUM_SHARED, .default_dist = GV_DIST_UNIFORM01,                                                 \
+    SUM_SHARED, .default_dist = GV_DIST_UNIFORM01, .env_order = GV_ORDER_TREE_ONEPASS,            \
         .check_shape = onepass_check_shape, .layout = onepass_layout, .depth = onepass_depth,      \
         .error_model = "|s-r| <= gamma_d sum|x|: gauge sum|x|, depth ceil(log2 min(n,2048)) "      \
                        "+ ceil(log2 min(tiles,2048)) + ceil(tiles/2048): tile trees, "             \
@@ -389,5 +410,5 @@ static const gv_op reduce_colsum_vectail = {
 
 const gv_op *const gv_family_reduce[] = {
     &reduce_sum,         &reduce_sum_droptail, &reduce_sum_dropnan,   &reduce_sum_racy,
-    &reduce_sum_onepass, &reduce_sum_nofence,  &reduce_colsum,        &reduce_colsum_vectail,
-    NULL};
+    &reduce_sum_rz,      &reduce_sum_onepass,  &reduce_sum_nofence,   &reduce_colsum,
+    &reduce_colsum_vectail, NULL};

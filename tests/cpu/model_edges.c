@@ -35,6 +35,9 @@ static gv_result judge_as(const char *op_name, gv_dtype t, gv_mode mode, gv_dist
     f(&p, p.out[0].data);
     gv_result r;
     gv_result_init(&r, &c);
+    /* the sums here are emulated in order, not by reduce.sum's tree: outputs computed
+       elsewhere, judged in any order (gpuval's own tree would be replayed bit for bit) */
+    if (strncmp(op_name, "reduce.sum", 10) == 0) gv_result_order_free(&r);
     gv_judge_problem(&p, &r);
     gv_problem_free(&p);
     return r;

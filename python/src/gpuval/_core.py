@@ -269,7 +269,8 @@ def _infer_size(op, ins, outs):
     return "x".join(str(value[d]) for d in dims)
 
 
-def judge(op, inputs, outputs, *, mode="native", size=None, dist=None, seed=0, allow=None):
+def judge(op, inputs, outputs, *, mode="native", size=None, dist=None, seed=0, allow=None,
+          order=None):
     """gpuval's verdict on outputs computed from inputs, as a Judgement.
 
     op: a built-in op ("gemm.cublas") or family ("gemm"). inputs and outputs: arrays (NumPy,
@@ -281,8 +282,11 @@ def judge(op, inputs, outputs, *, mode="native", size=None, dist=None, seed=0, a
     ("512x256x128"); None infers it (gemm) from the shapes. allow="ftz": the outputs come
     from flush-to-zero arithmetic (subnormal inputs read as 0 and results returned as 0, as
     CuPy's kernels run): an underflow may err by the smallest normal, flushes are noted.
+    order: the summation order the outputs were computed in, as `gpuval judge --order`
+    takes it ("k", "pairwise", "blocked:B", "tree"); None: every legal order. A declared
+    order is judged against that order's results bit for bit (and the exact result).
 
-    Raises GpuvalError where the library cannot judge the request (unknown op or mode,
+    Raises GpuvalError where the library cannot judge the request (unknown op, mode or order,
     element counts that do not match the size, generated inputs that differ from dist's)."""
     if isinstance(inputs, CaseInputs):
         case = inputs
@@ -296,7 +300,9 @@ def judge(op, inputs, outputs, *, mode="native", size=None, dist=None, seed=0, a
     size = _size(size)
     if allow not in (None, "ftz"):
         raise ValueError(f"allow={allow!r}: gpuval allows 'ftz' (or None)")
-    claimed = f"{mode}+ftz" if allow else mode
+    if order is not None and (not isinstance(order, str) or not order or "+" in order):
+        raise ValueError(f"order={order!r}: k, pairwise, blocked:B or tree (or None)")
+    claimed = mode + (f"+order={order}" if order else "") + ("+ftz" if allow else "")
     in_list, in_names = _as_list(inputs, "in")
     out_list, out_names = _as_list(outputs, "out")
     ins = [np.ascontiguousarray(to_numpy(a, f"input {n}")) for a, n in zip(in_list, in_names)]
