@@ -274,7 +274,7 @@ const char *gv_verdict_name(gv_verdict v)
 const char *gv_exit_meaning(int code)
 {
     switch (code) {
-#define GV_EXIT_CASE_(name, value, what)                                                           \
+#define GV_EXIT_CASE_(name, value, status, what)                                                   \
     case value: return what;
         GV_EXIT_CODES(GV_EXIT_CASE_)
 #undef GV_EXIT_CASE_
@@ -289,12 +289,46 @@ void gv_exit_help(FILE *f, const int *codes, const char *const *whats, int n)
                 whats && whats[i] ? whats[i] : gv_exit_meaning(codes[i]));
 }
 
-int gv_exit_code(int failed, int errors, int judged, bool have_device, bool output_lost)
+const char *gv_status_name(gv_status s)
 {
-    if (failed > 0) return GV_EXIT_FAIL;
-    if (errors > 0 || output_lost) return GV_EXIT_RUNTIME;
-    if (judged == 0 && !have_device) return GV_EXIT_NODEV;
-    return GV_EXIT_OK;
+    static const char *const names[GV_NSTATUSES] = {
+#define GV_ST_NAME_(e, name) name,
+        GV_STATUSES(GV_ST_NAME_)
+#undef GV_ST_NAME_
+    };
+    return s >= 0 && s < GV_NSTATUSES ? names[s] : "?";
+}
+
+gv_status gv_err_set(gv_error *e, gv_status s, const char *fmt, ...)
+{
+    if (!e) return s;
+    e->status = s;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(e->msg, sizeof e->msg, fmt, ap);
+    va_end(ap);
+    return s;
+}
+
+gv_status gv_err_add(gv_error *e, gv_status s, const char *fmt, ...)
+{
+    if (!e) return s;
+    e->status = s;
+    size_t used = strlen(e->msg);
+    if (used > 0 && used + 1 < sizeof e->msg) e->msg[used++] = '\n', e->msg[used] = '\0';
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(e->msg + used, sizeof e->msg - used, fmt, ap);
+    va_end(ap);
+    return s;
+}
+
+gv_status gv_run_status(int failed, int errors, int judged, bool have_device, bool output_lost)
+{
+    if (failed > 0) return GV_ST_FAIL;
+    if (errors > 0 || output_lost) return GV_ST_RUNTIME;
+    if (judged == 0 && !have_device) return GV_ST_NODEV;
+    return GV_ST_OK;
 }
 
 /* The message is formatted first and written through gv_printable, so an argument quoted
