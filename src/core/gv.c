@@ -16,7 +16,7 @@ static const char *const dtype_names[GV_NDTYPES] = {
 };
 static const char *const mode_names[GV_NMODES] = {
 #define GV_MODE_NAME_(e, name, bits, acc, dtypes, tier, rn, catalogue, in, out, bfma, cublas,      \
-                      what)                                                                        \
+                      cc_min, cc_end, need, need_after, emulated, what)                            \
     name,
     GV_MODES(GV_MODE_NAME_)
 #undef GV_MODE_NAME_
@@ -366,8 +366,9 @@ bool gv_probe_applies(gv_dist probe, gv_dtype t, gv_mode m)
     case GV_DIST_WIDTH:
         /* not the library's automatic emulation: it chooses its width from the inputs, and
            on these (a 2^70 span in a row) falls back to native DGEMM, as documented */
-        return t == GV_F64 && (m == GV_MODE_FP64EMU_32 || m == GV_MODE_FP64EMU_40 ||
-                               m == GV_MODE_FP64EMU_48 || m == GV_MODE_FP64EMU_56);
+        /* the mode table's emulated rows that fix their significand (fp64emu32 ... 56) */
+        return t == GV_F64 && gv_mode_get(m)->emulated && gv_mode_get(m)->input_bits > 0 &&
+               (gv_mode_get(m)->dtypes & (1u << GV_F64));
     default: return false;
     }
 }
