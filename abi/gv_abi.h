@@ -240,51 +240,93 @@ static inline const gv_format_info *gv_format_get(int f)
  *   model the probe's replay compares it with on f32 cases (src/probe/bfma.c: "tf32", "f16",
  *   "bf16", "f16acc", "e4m3"; NULL: no tensor-core block FMA), 1 if it is a cuBLAS math mode
  *   or emulation that every op built on cuBLAS S/Dgemm can run (GV_CUBLAS_MODES, src/ops/opkit.h),
+ *   what it needs of the device (gv_mode_need): the oldest compute capability it runs on
+ *   (major * 10 + minor; 0: any) and the first it no longer runs on (0: none), the reason a
+ *   case is a SKIP where it cannot run (NULL: it runs everywhere), said as "REASON (device:
+ *   X.Y)AFTER" with AFTER the next column (NULL: nothing), 1 if it emulates the dtype's
+ *   arithmetic on other hardware (bf16x9, fp64emu*: a mode whose input bits are then the
+ *   emulated significand a sweep asks for),
  *   what it is)
  * A mode an op offers is named in the op's descriptor; this table says what the mode is.
  * fp8's 4 input bits are e4m3's (3 stored, 1 implicit; largest finite 448): the scaling of
  * each tensor by 448 / amax (kernels/gemm.cu) keeps the inputs in its normal range. */
 #define GV_MODES(X)                                                                                \
     X(GV_MODE_NATIVE, "native", 0, 0, 3, 1, 1, 1, GV_FMT_OWN, GV_FMT_OWN, NULL, 0,                 \
+      0, 0, NULL,                                                                                  \
+      NULL, 0,                                                                                     \
       "the dtype's own arithmetic; cuBLAS pedantic math")                                          \
     X(GV_MODE_TF32, "tf32", 11, 0, 1, 0, 0, 1, GV_FMT_TF32, GV_FMT_OWN, "tf32", 0,                 \
+      80, 0, "TF32 tensor cores need compute capability 8.0 or newer",                             \
+      NULL, 0,                                                                                     \
       "f32 storage, tensor cores on TF32-rounded operands")                                        \
     X(GV_MODE_FASTMATH, "fastmath", 0, 0, 3, 0, 0, 1, GV_FMT_NONE, GV_FMT_NONE, NULL, 0,           \
+      0, 0, NULL,                                                                                  \
+      NULL, 0,                                                                                     \
       "intrinsics such as __sinf, __expf")                                                         \
     X(GV_MODE_DEFAULT, "default", 0, 0, 3, 1, 0, 1, GV_FMT_OWN, GV_FMT_OWN, NULL, 1,               \
+      0, 0, NULL,                                                                                  \
+      NULL, 0,                                                                                     \
       "cuBLAS default math: what applications get")                                                \
     X(GV_MODE_BF16X9, "bf16x9", 0, 0, 1, 1, 0, 1, GV_FMT_OWN, GV_FMT_OWN, NULL, 1,                 \
+      100, 110, "bf16x9: cuBLAS's BF16x9 f32 emulation runs on compute capability 10.x only",      \
+      "; elsewhere it would be native f32 under the bf16x9 label", 1,                              \
       "f32 emulated by 3 bf16 terms a value (cuBLAS)")                                             \
     X(GV_MODE_FP64EMU, "fp64emu", 0, 0, 2, 1, 0, 1, GV_FMT_OWN, GV_FMT_OWN, NULL, 1,               \
+      90, 0, "cuBLAS's f64 fixed-point emulation is known to engage from compute capability 9.0",  \
+      NULL, 1,                                                                                     \
       "f64 emulated in fixed point on integer tensor cores, mantissa bits chosen by cuBLAS")       \
     X(GV_MODE_FP64EMU_32, "fp64emu32", 32, 0, 2, 0, 0, 0, GV_FMT_OWN, GV_FMT_OWN, NULL, 1,         \
+      90, 0, "cuBLAS's f64 fixed-point emulation is known to engage from compute capability 9.0",  \
+      NULL, 1,                                                                                     \
       "f64 fixed-point emulation, 32 mantissa bits")                                               \
     X(GV_MODE_FP64EMU_40, "fp64emu40", 40, 0, 2, 0, 0, 0, GV_FMT_OWN, GV_FMT_OWN, NULL, 1,         \
+      90, 0, "cuBLAS's f64 fixed-point emulation is known to engage from compute capability 9.0",  \
+      NULL, 1,                                                                                     \
       "f64 fixed-point emulation, 40 mantissa bits")                                               \
     X(GV_MODE_FP64EMU_48, "fp64emu48", 48, 0, 2, 0, 0, 0, GV_FMT_OWN, GV_FMT_OWN, NULL, 1,         \
+      90, 0, "cuBLAS's f64 fixed-point emulation is known to engage from compute capability 9.0",  \
+      NULL, 1,                                                                                     \
       "f64 fixed-point emulation, 48 mantissa bits")                                               \
     X(GV_MODE_FP64EMU_56, "fp64emu56", 56, 0, 2, 0, 0, 0, GV_FMT_OWN, GV_FMT_OWN, NULL, 1,         \
+      90, 0, "cuBLAS's f64 fixed-point emulation is known to engage from compute capability 9.0",  \
+      NULL, 1,                                                                                     \
       "f64 fixed-point emulation, 56 mantissa bits")                                               \
     X(GV_MODE_F16, "f16", 11, 0, 1, 0, 0, 0, GV_FMT_F16, GV_FMT_OWN, "f16", 0,                     \
+      0, 0, NULL,                                                                                  \
+      NULL, 0,                                                                                     \
       "inputs stored in half, f32 accumulation (cublasGemmEx)")                                    \
     X(GV_MODE_BF16, "bf16", 8, 0, 1, 0, 0, 0, GV_FMT_BF16, GV_FMT_OWN, "bf16", 0,                  \
+      80, 0, "bf16 tensor cores need compute capability 8.0 or newer",                             \
+      NULL, 0,                                                                                     \
       "inputs stored in bfloat16, f32 accumulation")                                               \
     X(GV_MODE_IRS_F16, "irs-f16", 0, 0, 2, 1, 0, 0, GV_FMT_NONE, GV_FMT_NONE, NULL, 0,             \
+      0, 0, NULL,                                                                                  \
+      NULL, 0,                                                                                     \
       "f64 solve: LU in half, refined to f64 (DHgesv)")                                            \
     X(GV_MODE_IRS_BF16, "irs-bf16", 0, 0, 2, 1, 0, 0, GV_FMT_NONE, GV_FMT_NONE, NULL, 0,           \
+      80, 0, "bf16 tensor cores need compute capability 8.0 or newer",                             \
+      NULL, 0,                                                                                     \
       "f64 solve: LU in bfloat16, refined (DBgesv)")                                               \
     X(GV_MODE_IRS_TF32, "irs-tf32", 0, 0, 2, 1, 0, 0, GV_FMT_NONE, GV_FMT_NONE, NULL, 0,           \
+      80, 0, "TF32 tensor cores need compute capability 8.0 or newer",                             \
+      NULL, 0,                                                                                     \
       "f64 solve: LU in TF32, refined (DXgesv)")                                                   \
     X(GV_MODE_IRS_F32, "irs-f32", 0, 0, 2, 1, 0, 0, GV_FMT_NONE, GV_FMT_NONE, NULL, 0,             \
+      0, 0, NULL,                                                                                  \
+      NULL, 0,                                                                                     \
       "f64 solve: LU in f32, refined (DSgesv)")                                                    \
     X(GV_MODE_F16ACC, "f16acc", 11, 11, 1, 0, 0, 0, GV_FMT_F16, GV_FMT_F16, "f16acc", 0,           \
+      0, 0, NULL,                                                                                  \
+      NULL, 0,                                                                                     \
       "inputs stored in half, f16 accumulation and output (cublasGemmEx, COMPUTE_16F)")            \
     X(GV_MODE_FP8, "fp8", 4, 0, 1, 0, 0, 0, GV_FMT_E4M3, GV_FMT_OWN, "e4m3", 0,                    \
+      89, 0, "fp8 needs compute capability 8.9 or newer",                                          \
+      NULL, 0,                                                                                     \
       "inputs scaled to 448/amax, stored in e4m3, f32 accumulation (cuBLASLt)")
 
 typedef enum gv_mode {
 #define GV_MODE_ENUM_(e, name, bits, acc, dtypes, tier, rn, catalogue, in, out, bfma, cublas,      \
-                      what)                                                                        \
+                      cc_min, cc_end, need, need_after, emulated, what)                            \
     e,
     GV_MODES(GV_MODE_ENUM_)
 #undef GV_MODE_ENUM_
@@ -302,13 +344,17 @@ typedef struct gv_mode_info {
     gv_format probe_in, probe_out; /* a GEMM's operands after the conversion, its output */
     const char *bfma;              /* the replay's block-FMA model on f32 cases; NULL: none */
     int cublas;                    /* 1: in GV_CUBLAS_MODES */
+    int cc_min, cc_end; /* runs from compute capability cc_min (0: any) to before cc_end (0: on) */
+    const char *need, *need_after; /* the SKIP's reason where it cannot run (gv_mode_need) */
+    int emulated; /* 1: the dtype's arithmetic emulated on other hardware (bf16x9, fp64emu*) */
     const char *what;
 } gv_mode_info;
 
 static const gv_mode_info gv_mode_table[GV_NMODES] = {
 #define GV_MODE_INFO_(e, name, bits, acc, dtypes, tier, rn, catalogue, in, out, bfma, cublas,      \
-                      what)                                                                        \
-    {name, bits, acc, dtypes, tier, rn, catalogue, in, out, bfma, cublas, what},
+                      cc_min, cc_end, need, need_after, emulated, what)                            \
+    {name, bits, acc, dtypes, tier, rn, catalogue, in, out, bfma, cublas,                          \
+     cc_min, cc_end, need, need_after, emulated, what},
     GV_MODES(GV_MODE_INFO_)
 #undef GV_MODE_INFO_
 };
@@ -334,37 +380,11 @@ static inline const gv_mode_info *gv_mode_get(int m)
  *    engages, so it is not run there under its label. */
 static inline const char *gv_mode_need(int mode, int cc, char *why, size_t len)
 {
-    int need = 0;
-    const char *what = "";
-    switch (mode) {
-    case GV_MODE_TF32:
-    case GV_MODE_IRS_TF32:
-        need = 80, what = "TF32 tensor cores need compute capability 8.0 or newer";
-        break;
-    case GV_MODE_BF16:
-    case GV_MODE_IRS_BF16:
-        need = 80, what = "bf16 tensor cores need compute capability 8.0 or newer";
-        break;
-    case GV_MODE_FP8: need = 89, what = "fp8 needs compute capability 8.9 or newer"; break;
-    case GV_MODE_BF16X9:
-        if (cc / 10 == 10) return NULL;
-        snprintf(why, len,
-                 "bf16x9: cuBLAS's BF16x9 f32 emulation runs on compute capability 10.x only "
-                 "(device: %d.%d); elsewhere it would be native f32 under the bf16x9 label",
-                 cc / 10, cc % 10);
-        return why;
-    case GV_MODE_FP64EMU:
-    case GV_MODE_FP64EMU_32:
-    case GV_MODE_FP64EMU_40:
-    case GV_MODE_FP64EMU_48:
-    case GV_MODE_FP64EMU_56:
-        need = 90, what = "cuBLAS's f64 fixed-point emulation is known to engage from compute "
-                          "capability 9.0";
-        break;
-    default: return NULL;
-    }
-    if (cc >= need) return NULL;
-    snprintf(why, len, "%s (device: %d.%d)", what, cc / 10, cc % 10);
+    const gv_mode_info *m = gv_mode_get(mode);
+    int runs = cc >= m->cc_min && (m->cc_end == 0 || cc < m->cc_end);
+    if (runs || !m->need) return NULL;
+    snprintf(why, len, "%s (device: %d.%d)%s", m->need, cc / 10, cc % 10,
+             m->need_after ? m->need_after : "");
     return why;
 }
 

@@ -243,7 +243,7 @@ static json_t *row_json(const gv_trade_row *row)
     /* the emulated significand a sweep mode asks for (fp64emu32 ... 56; null for the
        library's own choice): the report draws the sweep's curve from it */
     int mbits = gv_mode_get(r->c.mode)->input_bits;
-    bool emu = strncmp(gv_mode_name(r->c.mode), "fp64emu", 7) == 0;
+    bool emu = gv_mode_get(r->c.mode)->emulated != 0; /* the mode table's column, not its name */
     json_object_set_new(o, "mantissa_bits", num_or_null(emu && mbits > 0, mbits));
     return o;
 }

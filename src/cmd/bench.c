@@ -691,8 +691,8 @@ int gv_cmd_bench(int argc, char **argv)
     int prc = parse_cli(argc, argv, &a);
     if (prc) return prc > 0 ? GV_EXIT_OK : GV_EXIT_USAGE;
     gv_device_plan dplan;
-    int device_rc = gv_device_plan_perf(a.device, &dplan);
-    if (device_rc >= 0) return device_rc;
+    gv_error e;
+    if (!gv_device_plan_perf(a.device, &dplan, &e)) return gv_cmd_fail(&e);
     if (a.device_serial && dplan.n < 2) {
         gv_usage_error("--device-serial orders the workers of --device LIST (several devices)");
         return GV_EXIT_USAGE;
@@ -726,7 +726,10 @@ int gv_cmd_bench(int argc, char **argv)
     if (make_plan(&a, &o, p) != 0) {
         /* a usage error, said */
     } else if (dplan.n > 1) {
-        rc = gv_fleet_perf_run(&gv_bench_options, &dplan, argc, argv, a.out[0], a.device_serial);
+        gv_fleet_end end;
+        gv_fleet_perf_run(&gv_bench_options, &dplan, argc, argv, a.out[0], a.device_serial, &end,
+                          &e);
+        rc = gv_cmd_fleet_end(&end, a.out[0], &e);
     } else {
         apply_cli(&a, &o); /* the command line overrides a preset's method settings */
         char *joined = gv_cmd_join_args(argc, argv);

@@ -517,17 +517,19 @@ static int prepare(check_job *j)
 {
     /* isolated cases run in forked children: this process counts devices through a child of
        its own, so that CUDA is never initialised before a fork */
-    int plan_rc = gv_device_plan_make(j->device_spec, &j->plan,
-                                      j->isolate ? gv_isolated_device_count : gk_device_count);
-    if (plan_rc >= 0) return plan_rc;
+    gv_error e;
+    if (!gv_device_plan_make(j->device_spec, &j->plan,
+                             j->isolate ? gv_isolated_device_count : gk_device_count, &e))
+        return gv_cmd_fail(&e);
     if (j->plan.n > 1 && (j->save_path || j->baseline_path)) {
         gv_usage_error("--save and --baseline take one device's run; with several, use --json");
         return GV_EXIT_USAGE;
     }
-    const char *json_asked = j->json_path, *save_asked = j->save_path;
-    j->json_path = gv_device_plan_path(&j->plan, j->json_path, j->json_buf, sizeof j->json_buf);
-    j->save_path = gv_device_plan_path(&j->plan, j->save_path, j->save_buf, sizeof j->save_buf);
-    if ((json_asked && !j->json_path) || (save_asked && !j->save_path)) return GV_EXIT_USAGE;
+    bool json_ok = gv_device_plan_path(&j->plan, &j->json_path, j->json_buf, sizeof j->json_buf, &e);
+    if (!json_ok) gv_cmd_fail(&e);
+    bool save_ok = gv_device_plan_path(&j->plan, &j->save_path, j->save_buf, sizeof j->save_buf, &e);
+    if (!save_ok) gv_cmd_fail(&e);
+    if (!json_ok || !save_ok) return GV_EXIT_USAGE;
     if (j->size_spec && gv_cmd_parse_sizes(j->size_spec, j->shapes, 64, &j->sel) != 0)
         return GV_EXIT_USAGE;
     struct stat st_save;
@@ -755,7 +757,10 @@ int gv_cmd_check(int argc, char **argv)
     }
     if (rc < 0 && j.plan.n > 1) {
         check_job_free(&j); /* each worker selects and loads for itself */
-        rc = gv_fleet_check(&gv_check_options, &j.plan, argc, argv, j.json_path, j.quiet);
+        gv_fleet_end end;
+        gv_error e;
+        gv_fleet_check(&gv_check_options, &j.plan, argc, argv, j.json_path, j.quiet, &end, &e);
+        rc = gv_cmd_fleet_end(&end, j.json_path, &e);
     } else if (rc < 0) {
         rc = run_check(&j, argc, argv);
     }

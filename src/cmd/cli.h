@@ -9,7 +9,8 @@
 
 #include "core/gv.h"
 #include "fleet/options.h" /* gv_opt, gv_opt_table: a command's options, declared once */
-#include "io/outfile.h"    /* gv_write_file, gv_probe_writable, gv_probe_outputs */
+#include "cmd/exit.h"      /* gv_cmd_exit, gv_probe_outputs, gv_exit_code: exit codes */
+#include "io/outfile.h"    /* gv_write_file, gv_probe_writable */
 #include "core/registry.h"
 #include "core/runner.h" /* gv_device_seen */
 

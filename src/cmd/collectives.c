@@ -180,7 +180,11 @@ int gv_cmd_collectives(int argc, char **argv)
         gv_usage_error("launcher variables: %s", err);
         return GV_EXIT_USAGE;
     }
-    if (launch.launcher && launch.world_size != 1) return gv_coll_run_ranks(&plan, &launch);
+    if (launch.launcher && launch.world_size != 1) {
+        gv_error e;
+        gv_status st = gv_coll_run_ranks(&plan, &launch, &e);
+        return gv_cmd_end(st, &e);
+    }
 
     const char *outs[1] = {plan.json_path}, *out_opts[1] = {"--json"};
     if (gv_probe_outputs(1, outs, out_opts) != 0) return GV_EXIT_USAGE;
@@ -209,10 +213,12 @@ int gv_cmd_collectives(int argc, char **argv)
     printf("%d collectives: %d passed, %d failed, %d skipped, %d errors (NCCL %d)\n",
            pass + fail + error + skip, pass, fail, skip, error, nccl_version);
     bool lost = false;
+    gv_error e = {.status = GV_ST_OK};
     if (plan.json_path)
-        lost = !gv_coll_write_json(plan.json_path, rows, nranks, nccl_version, &plan, NULL);
+        lost = !gv_coll_write_json(plan.json_path, rows, nranks, nccl_version, &plan, NULL, &e);
     else
         json_decref(rows);
+    if (lost) gv_cmd_fail(&e); /* why the document is missing; the exit says it was lost */
     if (pass + fail + error == 0 && skip > 0) return GV_EXIT_NODEV; /* built without NCCL */
     return gv_exit_code(fail, error, pass, true, lost);
 }

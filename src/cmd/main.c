@@ -262,7 +262,7 @@ static int cmd_info(int argc, char **argv)
 
 /* Every exit code, in the words of GV_EXIT_CODES (core/gv.h). */
 static const gv_exit_line main_exits[] = {
-#define GV_EXIT_LINE_(name, code, what) {code, NULL},
+#define GV_EXIT_LINE_(name, code, status, what) {code, NULL},
     GV_EXIT_CODES(GV_EXIT_LINE_)
 #undef GV_EXIT_LINE_
 };

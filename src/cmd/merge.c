@@ -139,12 +139,16 @@ static int merge_runs(json_t **docs, const char **names, int n, int quiet, const
     const char *schema = json_string_value(json_object_get(docs[0], "schema"));
     bool check_runs = gv_schema_is(schema, GV_DOC_RUN);
     bool probes = gv_schema_is(schema, GV_DOC_PROBE);
-    int rc = check_runs ? gv_fleet_merge(docs, names, n, quiet, stdout, json_path ? &fleet : NULL,
-                                         md_path ? &md : NULL)
-             : probes   ? gv_probe_merge(docs, names, n, quiet, stdout, json_path ? &fleet : NULL,
-                                       md_path ? &md : NULL)
-                        : gv_fleet_perf_merge(docs, names, n, stdout, json_path ? &fleet : NULL,
-                                            md_path ? &md : NULL);
+    gv_error e = {.status = GV_ST_OK};
+    gv_status st =
+        check_runs ? gv_fleet_merge(docs, names, n, quiet, stdout, json_path ? &fleet : NULL,
+                                    md_path ? &md : NULL, &e)
+        : probes   ? gv_probe_merge(docs, names, n, quiet, stdout, json_path ? &fleet : NULL,
+                                    md_path ? &md : NULL)
+                   : gv_fleet_perf_merge(docs, names, n, stdout, json_path ? &fleet : NULL,
+                                         md_path ? &md : NULL, &e);
+    if (e.msg[0]) return gv_cmd_fail(&e); /* refused before anything was merged */
+    gv_cmd_record_exit(json_object_get(fleet, "summary"), st);
     bool lost = false;
     if (json_path && fleet && gv_write_file(json_path, emit_json, fleet) != 0) {
         gv_write_error(json_path);
@@ -156,8 +160,8 @@ static int merge_runs(json_t **docs, const char **names, int n, int quiet, const
     }
     json_decref(fleet);
     free(md);
-    if (lost && (rc == GV_EXIT_OK || rc == GV_EXIT_OUTLIER)) rc = GV_EXIT_RUNTIME;
-    return rc;
+    if (lost && (st == GV_ST_OK || st == GV_ST_OUTLIER)) st = GV_ST_RUNTIME;
+    return gv_cmd_exit(st);
 }
 
 int gv_cmd_merge(int argc, char **argv)
@@ -194,7 +198,9 @@ int gv_cmd_merge(int argc, char **argv)
             gv_usage_error("merge of collectives runs prints its table only (no --json, --md)");
             return GV_EXIT_USAGE;
         }
-        return gv_coll_merge((const char *const *)argv + optind, n, quiet, stdout);
+        gv_error e = {.status = GV_ST_OK};
+        gv_status st = gv_coll_merge((const char *const *)argv + optind, n, quiet, stdout, &e);
+        return gv_cmd_end(st, &e);
     }
     json_t *docs[GV_FLEET_MAX_DEVICES] = {NULL};
     const char *names[GV_FLEET_MAX_DEVICES];

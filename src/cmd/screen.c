@@ -336,6 +336,7 @@ static int judge_and_write(screen_job *j, json_t **docs, const char *const *name
     fflush(stdout);
     gv_screen_judge(j->tier, docs, names, n, j->golden, j->quiet ? NULL : stdout, &v);
     v.seconds = now_s() - t0;
+    v.exit_code = gv_cmd_exit(v.status);
     gv_screen_print(stdout, &v);
     char line[4096];
     gv_screen_drain_line(&v, line, sizeof line);
@@ -387,11 +388,12 @@ static int judge_and_write(screen_job *j, json_t **docs, const char *const *name
 static int run_workers(screen_job *j, int argc, char **argv, double t0)
 {
     char exe[PATH_MAX];
-    int rc = gv_fleet_self_exe(exe, sizeof exe);
-    if (rc >= 0) return rc;
+    gv_error e = {.status = GV_ST_OK};
+    if (!gv_fleet_self_exe(exe, sizeof exe, &e)) return gv_cmd_fail(&e);
     gv_fleet_runs *runs = gv_fleet_spawn(exe, &gv_screen_options, &j->plan, argc, argv,
-                                         j->json_path, false, gv_fleet_load);
-    if (!runs) return GV_EXIT_RUNTIME;
+                                         j->json_path, false, gv_fleet_load, &e);
+    if (!runs) return gv_cmd_fail(&e);
+    if (e.msg[0]) gv_cmd_fail(&e); /* the workers' directory: each GPU's run is then a hole */
     /* one slot per GPU of the plan, in its order: a worker that left no run is a hole */
     json_t *docs[GV_FLEET_MAX_DEVICES] = {0};
     const char *names[GV_FLEET_MAX_DEVICES] = {0};
@@ -401,7 +403,7 @@ static int run_workers(screen_job *j, int argc, char **argv, double t0)
                 docs[i] = runs->docs[k];
                 names[i] = j->json_path ? runs->names[k] : NULL;
             }
-    rc = judge_and_write(j, docs, names, j->plan.n, t0, false);
+    int rc = judge_and_write(j, docs, names, j->plan.n, t0, false);
     gv_fleet_runs_free(runs);
     return rc;
 }
@@ -413,9 +415,10 @@ int gv_cmd_screen(int argc, char **argv)
     memset(&j, 0, sizeof j);
     int rc = parse_args(argc, argv, &j);
     if (rc < 0) rc = prepare(&j);
-    if (rc < 0)
-        rc = gv_device_plan_make(j.device_spec ? j.device_spec : "all", &j.plan,
-                                 gv_isolated_device_count);
+    gv_error e;
+    if (rc < 0 && !gv_device_plan_make(j.device_spec ? j.device_spec : "all", &j.plan,
+                                       gv_isolated_device_count, &e))
+        rc = gv_cmd_fail(&e);
     if (rc < 0 && j.drain_line) {
         /* standard output keeps the drain line alone: everything else goes to standard error,
            the workers' captured tables included */

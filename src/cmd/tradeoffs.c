@@ -453,8 +453,8 @@ static int parse_args(int argc, char **argv, trade_args *a)
                          argv[optind]);
         return GV_EXIT_USAGE;
     }
-    int device_rc = gv_device_plan_perf(a->device, &a->plan);
-    if (device_rc >= 0) return device_rc;
+    gv_error e;
+    if (!gv_device_plan_perf(a->device, &a->plan, &e)) return gv_cmd_fail(&e);
     if (a->device_serial && a->plan.n < 2) {
         gv_usage_error("--device-serial orders the workers of --device LIST (several devices)");
         return GV_EXIT_USAGE;
@@ -563,10 +563,13 @@ int gv_cmd_tradeoffs(int argc, char **argv)
     groups gs = {0};
     int rc = parse_args(argc, argv, &a);
     if (rc < 0) rc = make_groups(&a, &gs);
-    if (rc < 0 && a.plan.n > 1) /* the selection is good: one worker per device, then the merge */
-        rc =
-            gv_fleet_perf_run(&gv_trade_options, &a.plan, argc, argv, a.json_path, a.device_serial);
-    else if (rc < 0)
+    if (rc < 0 && a.plan.n > 1) { /* the selection is good: one worker per device, the merge */
+        gv_fleet_end end;
+        gv_error e;
+        gv_fleet_perf_run(&gv_trade_options, &a.plan, argc, argv, a.json_path, a.device_serial,
+                          &end, &e);
+        rc = gv_cmd_fleet_end(&end, a.json_path, &e);
+    } else if (rc < 0)
         rc = run_groups(&a, &gs, argc, argv);
     groups_free(&gs);
     return rc;

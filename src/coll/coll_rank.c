@@ -188,7 +188,7 @@ static bool gpus_distinct(const job *J, const rank_gpu *mine)
 }
 
 /* MPI started: the checks every rank votes on, the communicator, then the rows. */
-static int run_job(const gv_coll_plan *p, const gv_rank *launch, job *J)
+static gv_status run_job(const gv_coll_plan *p, const gv_rank *launch, job *J, gv_error *e)
 {
     char path_buf[4096];
     const char *json = NULL;
@@ -196,20 +196,22 @@ static int run_job(const gv_coll_plan *p, const gv_rank *launch, job *J)
     if (p->json_path) {
         json = gv_rank_path(p->json_path, J->rank, path_buf, sizeof path_buf);
         const char *outs[1] = {json}, *out_opts[1] = {"--json"};
-        if (!json) gv_usage_error("the per-rank path of '%s' is too long", p->json_path);
-        ok = json && gv_probe_outputs(1, outs, out_opts) == 0;
+        if (!json)
+            gv_err_set(e, GV_ST_BAD_INPUT, "the per-rank path of '%s' is too long", p->json_path);
+        ok = json && gv_outputs_check(1, outs, out_opts, e) == 0;
     }
-    if (!gv_mpi_all(ok)) return GV_EXIT_USAGE;
+    if (!gv_mpi_all(ok)) return GV_ST_BAD_INPUT; /* e says why on the ranks that saw it */
     if (launch->world_size >= 0 && launch->world_size != J->size) {
         if (J->rank == 0)
-            gv_usage_error("the launcher (%s) says %d ranks, MPI sees %d process%s: run gpuval "
-                           "under mpirun or srun, not beside them",
-                           launch->launcher, launch->world_size, J->size, J->size == 1 ? "" : "es");
-        return GV_EXIT_RUNTIME;
+            gv_err_set(e, GV_ST_RUNTIME,
+                       "the launcher (%s) says %d ranks, MPI sees %d process%s: run gpuval "
+                       "under mpirun or srun, not beside them",
+                       launch->launcher, launch->world_size, J->size, J->size == 1 ? "" : "es");
+        return GV_ST_RUNTIME;
     }
     if (J->size < 2) {
         printf("collectives: SKIP (1 rank; they need 2 or more)\n");
-        return GV_EXIT_NODEV;
+        return GV_ST_NODEV;
     }
     int present = gk_device_count();
     bool nccl = gk_coll_have_nccl() != 0;
@@ -222,7 +224,7 @@ static int run_job(const gv_coll_plan *p, const gv_rank *launch, job *J)
             printf("collectives: SKIP rank %d of %d (another rank has no CUDA device or no "
                    "NCCL)\n",
                    J->rank, J->size);
-        return GV_EXIT_NODEV;
+        return GV_ST_NODEV;
     }
     int local = launch->local_rank >= 0 ? launch->local_rank : J->rank;
     rank_gpu mine = {.device = local % present};
@@ -233,17 +235,17 @@ static int run_job(const gv_coll_plan *p, const gv_rank *launch, job *J)
     if (!have_info) fprintf(stderr, "gpuval: rank %d: %s\n", J->rank, gk_last_error());
     snprintf(mine.uuid, sizeof mine.uuid, "%s", have_info ? info.uuid : "?");
     gethostname(mine.host, sizeof mine.host - 1);
-    if (!gpus_distinct(J, &mine)) return GV_EXIT_NODEV;
-    if (!gv_mpi_all(have_info)) return GV_EXIT_RUNTIME;
+    if (!gpus_distinct(J, &mine)) return GV_ST_NODEV;
+    if (!gv_mpi_all(have_info)) return GV_ST_RUNTIME;
 
     unsigned char id[GK_COLL_ID_BYTES] = {0};
     ok = J->rank != 0 || gk_coll_unique_id(id) == GV_OK;
     if (!ok) fprintf(stderr, "gpuval: rank 0: %s\n", gk_last_error());
-    if (!gv_mpi_all(ok)) return GV_EXIT_RUNTIME;
+    if (!gv_mpi_all(ok)) return GV_ST_RUNTIME;
     gv_mpi_bcast(id, GK_COLL_ID_BYTES, 0);
     ok = gk_coll_comm_open(id, J->size, J->rank, mine.device, &J->comm) == GV_OK;
     if (!ok) fprintf(stderr, "gpuval: rank %d: %s\n", J->rank, gk_last_error());
-    if (!gv_mpi_all(ok)) return GV_EXIT_RUNTIME;
+    if (!gv_mpi_all(ok)) return GV_ST_RUNTIME;
 
     if (J->rank == 0 && !p->quiet) gv_coll_print_header();
     json_t *rows = json_array();
@@ -280,30 +282,32 @@ static int run_job(const gv_coll_plan *p, const gv_rank *launch, job *J)
                                   gv_fleet_info_json(&fleet), "time_ms_is",
                                   "the slowest rank's median of iters, each timed between CUDA "
                                   "events; rank_time_ms is this rank's");
-        lost = !gv_coll_write_json(json, rows, J->size, nccl_version, p, extra);
+        lost = !gv_coll_write_json(json, rows, J->size, nccl_version, p, extra, e);
         json_decref(extra);
     } else {
         json_decref(rows);
     }
     lost = !gv_mpi_all(!lost);
-    return gv_exit_code(fail, error, pass, true, lost);
+    return gv_run_status(fail, error, pass, true, lost);
 }
 
-int gv_coll_run_ranks(const gv_coll_plan *p, const gv_rank *launch)
+gv_status gv_coll_run_ranks(const gv_coll_plan *p, const gv_rank *launch, gv_error *e)
 {
+    e->status = GV_ST_OK;
+    e->msg[0] = '\0';
     job J = {.rank = launch->rank, .size = launch->world_size};
     char err[256];
     if (gv_mpi_start(&J.rank, &J.size, err, sizeof err) != 0) {
         if (gv_mpi_built()) {
             fprintf(stderr, "gpuval: rank %d: %s\n", launch->rank, err);
-            return GV_EXIT_RUNTIME;
+            return GV_ST_RUNTIME;
         }
         printf("collectives: SKIP rank %d of %d (launched by %s: %s)\n", launch->rank,
                launch->world_size, launch->launcher, err);
-        return GV_EXIT_NODEV;
+        return GV_ST_NODEV;
     }
     setenv("NCCL_NVLS_ENABLE", "0", 1);
-    int rc = run_job(p, launch, &J);
+    gv_status rc = run_job(p, launch, &J, e);
     fflush(stdout);
     gk_coll_comm_close(J.comm);
     gv_mpi_finish();

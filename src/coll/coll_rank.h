@@ -6,8 +6,8 @@
 #include "io/run_info.h"
 
 /* Run plan p as the rank that launch describes (launch->launcher set; its world size not 1):
- * MPI started here and finished before the return. Returns the exit code, the same on every
- * rank. */
-int gv_coll_run_ranks(const gv_coll_plan *p, const gv_rank *launch);
+ * MPI started here and finished before the return. Returns the status, the same on every rank
+ * (NODEV: nothing could run; e's message, where a rank has one, is that rank's to print). */
+gv_status gv_coll_run_ranks(const gv_coll_plan *p, const gv_rank *launch, gv_error *e);
 
 #endif

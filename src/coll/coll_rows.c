@@ -195,7 +195,7 @@ static int emit_json(FILE *f, void *doc)
 }
 
 bool gv_coll_write_json(const char *path, json_t *rows, int nranks, int nccl_version,
-                        const gv_coll_plan *p, json_t *extra)
+                        const gv_coll_plan *p, json_t *extra, gv_error *e)
 {
     gv_run_info info;
     memset(&info, 0, sizeof info);
@@ -214,7 +214,7 @@ bool gv_coll_write_json(const char *path, json_t *rows, int nranks, int nccl_ver
     if (extra) json_object_update(root, extra);
     json_object_set_new(root, "collectives", rows);
     bool written = gv_write_file(path, emit_json, root) == 0;
-    if (!written) gv_write_error(path);
+    if (!written) gv_write_failure(path, e);
     json_decref(root);
     return written;
 }

@@ -64,8 +64,8 @@ void gv_coll_print_header(void);
 void gv_coll_print_row(const gv_coll_row *row);
 json_t *gv_coll_row_json(const gv_coll_row *row, int nranks);
 /* The gpuval-collectives/1 document (taking rows); extra's members (may be NULL) are added at
- * the top level. Returns false when the file could not be written (said on stderr). */
+ * the top level. Returns false when the file could not be written (e says why). */
 bool gv_coll_write_json(const char *path, json_t *rows, int nranks, int nccl_version,
-                        const gv_coll_plan *p, json_t *extra);
+                        const gv_coll_plan *p, json_t *extra, gv_error *e);
 
 #endif

@@ -16,7 +16,7 @@ static const char *const dtype_names[GV_NDTYPES] = {
 };
 static const char *const mode_names[GV_NMODES] = {
 #define GV_MODE_NAME_(e, name, bits, acc, dtypes, tier, rn, catalogue, in, out, bfma, cublas,      \
-                      what)                                                                        \
+                      cc_min, cc_end, need, need_after, emulated, what)                            \
     name,
     GV_MODES(GV_MODE_NAME_)
 #undef GV_MODE_NAME_
@@ -274,7 +274,7 @@ const char *gv_verdict_name(gv_verdict v)
 const char *gv_exit_meaning(int code)
 {
     switch (code) {
-#define GV_EXIT_CASE_(name, value, what)                                                           \
+#define GV_EXIT_CASE_(name, value, status, what)                                                   \
     case value: return what;
         GV_EXIT_CODES(GV_EXIT_CASE_)
 #undef GV_EXIT_CASE_
@@ -289,12 +289,46 @@ void gv_exit_help(FILE *f, const int *codes, const char *const *whats, int n)
                 whats && whats[i] ? whats[i] : gv_exit_meaning(codes[i]));
 }
 
-int gv_exit_code(int failed, int errors, int judged, bool have_device, bool output_lost)
+const char *gv_status_name(gv_status s)
 {
-    if (failed > 0) return GV_EXIT_FAIL;
-    if (errors > 0 || output_lost) return GV_EXIT_RUNTIME;
-    if (judged == 0 && !have_device) return GV_EXIT_NODEV;
-    return GV_EXIT_OK;
+    static const char *const names[GV_NSTATUSES] = {
+#define GV_ST_NAME_(e, name) name,
+        GV_STATUSES(GV_ST_NAME_)
+#undef GV_ST_NAME_
+    };
+    return s >= 0 && s < GV_NSTATUSES ? names[s] : "?";
+}
+
+gv_status gv_err_set(gv_error *e, gv_status s, const char *fmt, ...)
+{
+    if (!e) return s;
+    e->status = s;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(e->msg, sizeof e->msg, fmt, ap);
+    va_end(ap);
+    return s;
+}
+
+gv_status gv_err_add(gv_error *e, gv_status s, const char *fmt, ...)
+{
+    if (!e) return s;
+    e->status = s;
+    size_t used = strlen(e->msg);
+    if (used > 0 && used + 1 < sizeof e->msg) e->msg[used++] = '\n', e->msg[used] = '\0';
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(e->msg + used, sizeof e->msg - used, fmt, ap);
+    va_end(ap);
+    return s;
+}
+
+gv_status gv_run_status(int failed, int errors, int judged, bool have_device, bool output_lost)
+{
+    if (failed > 0) return GV_ST_FAIL;
+    if (errors > 0 || output_lost) return GV_ST_RUNTIME;
+    if (judged == 0 && !have_device) return GV_ST_NODEV;
+    return GV_ST_OK;
 }
 
 /* The message is formatted first and written through gv_printable, so an argument quoted
@@ -332,8 +366,9 @@ bool gv_probe_applies(gv_dist probe, gv_dtype t, gv_mode m)
     case GV_DIST_WIDTH:
         /* not the library's automatic emulation: it chooses its width from the inputs, and
            on these (a 2^70 span in a row) falls back to native DGEMM, as documented */
-        return t == GV_F64 && (m == GV_MODE_FP64EMU_32 || m == GV_MODE_FP64EMU_40 ||
-                               m == GV_MODE_FP64EMU_48 || m == GV_MODE_FP64EMU_56);
+        /* the mode table's emulated rows that fix their significand (fp64emu32 ... 56) */
+        return t == GV_F64 && gv_mode_get(m)->emulated && gv_mode_get(m)->input_bits > 0 &&
+               (gv_mode_get(m)->dtypes & (1u << GV_F64));
     default: return false;
     }
 }

@@ -130,19 +130,62 @@ typedef struct gv_case {
 typedef enum gv_verdict { GV_PASS = 0, GV_FAIL, GV_SKIP, GV_ERROR } gv_verdict;
 const char *gv_verdict_name(gv_verdict v);
 
+/* What a library wing's run, merge or setup step ended in, in the library's words: the wings
+ * below cmd return these (and say why in a gv_err), never exit codes; src/cmd/ alone turns them
+ * into the process's exit status (gv_cmd_exit, cmd/exit.h), through the exit table's status
+ * column below. X(ENUM, name). */
+#define GV_STATUSES(X)                                                                             \
+    X(GV_ST_OK, "ok")                                                                              \
+    X(GV_ST_FAIL, "fail")                                                                          \
+    X(GV_ST_BAD_INPUT, "bad input")                                                                \
+    X(GV_ST_RUNTIME, "runtime error")                                                              \
+    X(GV_ST_REGRESSED, "regressed")                                                                \
+    X(GV_ST_INCONCLUSIVE, "inconclusive")                                                          \
+    X(GV_ST_OUTLIER, "outlier")                                                                    \
+    X(GV_ST_NODEV, "no device")
+typedef enum gv_status {
+#define GV_ST_ENUM_(e, name) e,
+    GV_STATUSES(GV_ST_ENUM_)
+#undef GV_ST_ENUM_
+        GV_NSTATUSES
+} gv_status;
+const char *gv_status_name(gv_status s);
+
+/* An error a library step reports to its caller: the status it ends in and the message the
+ * command line prints ("" when the step printed its own, or has nothing to say). */
+typedef struct gv_error {
+    gv_status status;
+    char msg[8192]; /* room for two paths of PATH_MAX and their words */
+} gv_error;
+
+/* Fill e (may be NULL) with status s and the formatted message; returns s. */
+gv_status gv_err_set(gv_error *e, gv_status s, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+/* The same, the message added to e's as a line of its own (each line is printed as one
+ * message); returns s. */
+gv_status gv_err_add(gv_error *e, gv_status s, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+/* The status of a run, one rule for check, bench and the merges: FAIL when a case failed; else
+ * RUNTIME when a case was an ERROR or an output file was lost; else NODEV when nothing was
+ * judged and there is no device; else OK (SKIPs allowed). */
+gv_status gv_run_status(int failed, int errors, int judged, bool have_device, bool output_lost);
+
 /* Exit codes of every command (DESIGN.md, "Exit codes"): this table is their one home; the
- * commands return them, their help texts print them (gv_exit_help) and the docs list them. */
+ * commands return them, their help texts print them (gv_exit_help) and the docs list them.
+ * X(name, code, the library status it stands for, what). Only src/cmd/ reads the codes
+ * (tests/cpu/test_layers.c): the wings below return a gv_status. */
 #define GV_EXIT_CODES(X)                                                                           \
-    X(OK, 0, "all passed (skips allowed)")                                                         \
-    X(FAIL, 1, "a case failed")                                                                    \
-    X(USAGE, 2, "bad usage or bad input (a message says which; nothing written)")                  \
-    X(RUNTIME, 3, "a runtime error (CUDA, a library, out of memory, an output lost)")              \
-    X(REGRESSED, 4, "compare: a case regressed against the baseline")                              \
-    X(INCONCLUSIVE, 5, "compare: inconclusive (too noisy, or the runs do not match)")              \
-    X(OUTLIER, 6, "several devices: a device's output differs from the others'")                   \
-    X(NODEV, 77, "nothing could run for want of a CUDA device (meson's skip code)")
+    X(OK, 0, GV_ST_OK, "all passed (skips allowed)")                                               \
+    X(FAIL, 1, GV_ST_FAIL, "a case failed")                                                        \
+    X(USAGE, 2, GV_ST_BAD_INPUT, "bad usage or bad input (a message says which; nothing written)") \
+    X(RUNTIME, 3, GV_ST_RUNTIME, "a runtime error (CUDA, a library, out of memory, an output lost)") \
+    X(REGRESSED, 4, GV_ST_REGRESSED, "compare: a case regressed against the baseline")             \
+    X(INCONCLUSIVE, 5, GV_ST_INCONCLUSIVE, "compare: inconclusive (too noisy, or the runs do not match)") \
+    X(OUTLIER, 6, GV_ST_OUTLIER, "several devices: a device's output differs from the others'")    \
+    X(NODEV, 77, GV_ST_NODEV, "nothing could run for want of a CUDA device (meson's skip code)")
 enum {
-#define GV_EXIT_ENUM_(name, code, what) GV_EXIT_##name = code,
+#define GV_EXIT_ENUM_(name, code, status, what) GV_EXIT_##name = code,
     GV_EXIT_CODES(GV_EXIT_ENUM_)
 #undef GV_EXIT_ENUM_
 };
@@ -152,12 +195,8 @@ const char *gv_exit_meaning(int code);
  * table's text unless whats[i] (may be NULL, or hold NULLs) says it in the command's words. */
 void gv_exit_help(FILE *f, const int *codes, const char *const *whats, int n);
 
-/* The exit code of a run, one rule for check, bench and the merges: 1 when a case failed; else
- * 3 when a case was an ERROR or an output file was lost; else 77 when nothing was judged and
- * there is no device; else 0 (SKIPs allowed). */
-int gv_exit_code(int failed, int errors, int judged, bool have_device, bool output_lost);
-
-/* Print "gpuval: " + message to stderr, control characters escaped (gv_printable). */
+/* Print "gpuval: " + message to stderr, control characters escaped (gv_printable). The command
+ * wing's printer of usage errors (tests/cpu/test_layers.c: called in src/cmd/ only). */
 void gv_usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 #endif

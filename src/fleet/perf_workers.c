@@ -14,26 +14,27 @@
 #include "io/run_doc.h"
 #include "bench/trade_report.h"
 
-int gv_device_plan_perf(const char *spec, gv_device_plan *plan)
+bool gv_device_plan_perf(const char *spec, gv_device_plan *plan, gv_error *e)
 {
     bool several = spec && (strchr(spec, ',') || strcmp(spec, "all") == 0);
-    return gv_device_plan_make(spec, plan, several ? gv_isolated_device_count : gk_device_count);
+    return gv_device_plan_make(spec, plan, several ? gv_isolated_device_count : gk_device_count, e);
 }
 
 /* ---- CMD --device LIST ------------------------------------------------------------------ */
 
-int gv_fleet_perf_run(const gv_opt_table *cmd, const gv_device_plan *plan, int argc, char **argv,
-                      const char *json_path, bool serial)
+gv_status gv_fleet_perf_run(const gv_opt_table *cmd, const gv_device_plan *plan, int argc,
+                            char **argv, const char *json_path, bool serial, gv_fleet_end *end,
+                            gv_error *e)
 {
     char exe[PATH_MAX];
-    int rc = gv_fleet_self_exe(exe, sizeof exe);
-    if (rc >= 0) return rc;
-    gv_fleet_runs *runs =
-        gv_fleet_spawn(exe, cmd, plan, argc, argv, json_path, serial, gv_fleet_load_any);
-    if (!runs) return GV_EXIT_RUNTIME;
-    json_t *fleet = NULL;
-    rc = runs->n > 0 ? gv_fleet_perf_merge(runs->docs, runs->names, runs->n, stdout,
-                                           json_path ? &fleet : NULL, NULL)
-                     : GV_EXIT_RUNTIME;
-    return gv_fleet_finish(runs, rc, fleet, json_path);
+    memset(end, 0, sizeof *end);
+    e->msg[0] = '\0';
+    if (!gv_fleet_self_exe(exe, sizeof exe, e)) return e->status;
+    end->runs = gv_fleet_spawn(exe, cmd, plan, argc, argv, json_path, serial, gv_fleet_load_any, e);
+    if (!end->runs) return e->status;
+    end->status = end->runs->n > 0
+                      ? gv_fleet_perf_merge(end->runs->docs, end->runs->names, end->runs->n, stdout,
+                                            json_path ? &end->fleet : NULL, NULL, e)
+                      : GV_ST_RUNTIME;
+    return end->status;
 }

@@ -17,14 +17,16 @@
 
 /* --device SPEC for bench and tradeoffs (gv_device_plan_make): a list or "all" is counted in
  * a child process (runner.h), so that a parent that only starts workers never creates a CUDA
- * context; a single N or none is counted here. -1 to go on, or the exit code. */
-int gv_device_plan_perf(const char *spec, gv_device_plan *plan);
+ * context; a single N or none is counted here. True to go on, else false with e. */
+bool gv_device_plan_perf(const char *spec, gv_device_plan *plan, gv_error *e);
 
 /* `CMD --device LIST` (cmd: bench's or tradeoffs' option table): the workers (parallel,
  * or one after another with serial), their output, then the merged view on stdout and, with
- * json_path, the merged document there (the workers' runs beside it as NAME.devI.json).
- * Returns gv_fleet_perf_merge's exit code, or 3 when a worker left no run. */
-int gv_fleet_perf_run(const gv_opt_table *cmd, const gv_device_plan *plan, int argc, char **argv,
-                      const char *json_path, bool serial);
+ * json_path, the merged document (the workers' runs beside it as NAME.devI.json) left in
+ * *end for gv_fleet_finish. Returns gv_fleet_perf_merge's status, or RUNTIME when no worker
+ * left a run (e says why when they could not start). */
+gv_status gv_fleet_perf_run(const gv_opt_table *cmd, const gv_device_plan *plan, int argc,
+                            char **argv, const char *json_path, bool serial, gv_fleet_end *end,
+                            gv_error *e);
 
 #endif

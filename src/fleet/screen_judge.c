@@ -273,7 +273,7 @@ static void judge_fleet(gv_screen_verdict *v, json_t *const *docs, const char *c
     if (m < 2) return;
     FILE *sink = merge_out ? merge_out : fopen("/dev/null", "w");
     json_t *fleet = NULL;
-    gv_fleet_merge(run_docs, run_names, m, 1, sink ? sink : stderr, &fleet, NULL);
+    gv_fleet_merge(run_docs, run_names, m, 1, sink ? sink : stderr, &fleet, NULL, NULL);
     if (!merge_out && sink) fclose(sink);
     const json_t *devs = json_object_get(fleet, "devices");
     size_t i;
@@ -324,7 +324,7 @@ static void judge_fleet(gv_screen_verdict *v, json_t *const *docs, const char *c
     json_decref(fleet);
 }
 
-int gv_screen_judge(const gv_screen_tier *tier, json_t *const *docs, const char *const *names,
+gv_status gv_screen_judge(const gv_screen_tier *tier, json_t *const *docs, const char *const *names,
                     int n, const json_t *golden, FILE *merge_out, gv_screen_verdict *v)
 {
     memset(v, 0, sizeof *v);
@@ -361,8 +361,8 @@ int gv_screen_judge(const gv_screen_tier *tier, json_t *const *docs, const char 
         failed = failed || (!gpu->lost && !gpu->ok);
         lost = lost || gpu->lost;
     }
-    v->exit_code = failed ? GV_EXIT_FAIL : lost ? GV_EXIT_RUNTIME : GV_EXIT_OK;
-    return v->exit_code;
+    v->status = failed ? GV_ST_FAIL : lost ? GV_ST_RUNTIME : GV_ST_OK;
+    return v->status;
 }
 
 void gv_screen_verdict_free(gv_screen_verdict *v)

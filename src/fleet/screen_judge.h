@@ -64,16 +64,19 @@ typedef struct gv_screen_verdict {
     int n_failures, cap;
     char notes[16][320]; /* what the judgements could not decide or compare, for the reader */
     int n_notes;
-    double seconds; /* the node's wall time, set by the caller */
-    int exit_code;  /* 0 healthy, 1 a GPU failed, 3 a GPU's run was lost and none failed */
+    double seconds;   /* the node's wall time, set by the caller */
+    gv_status status; /* OK healthy, FAIL a GPU failed, RUNTIME a GPU's run was lost and none
+                         failed */
+    int exit_code;    /* the command's exit code for status, set by the caller (the documents
+                         and metrics record it) */
 } gv_screen_verdict;
 
 /* Judge n run documents of tier (docs[i] NULL: that GPU's worker left no run; names[i] its file)
  * by the three judgements: each case's verdict (FAIL or ERROR fails its GPU), golden (may be
  * NULL: not asked) compared per GPU with the entry of its key, and the GPUs compared with each
  * other as gpuval merge compares them (gv_fleet_merge; its table goes to merge_out, NULL for
- * none). Fills *v (free with gv_screen_verdict_free) and returns v->exit_code. */
-int gv_screen_judge(const gv_screen_tier *tier, json_t *const *docs, const char *const *names,
+ * none). Fills *v (free with gv_screen_verdict_free) and returns v->status. */
+gv_status gv_screen_judge(const gv_screen_tier *tier, json_t *const *docs, const char *const *names,
                     int n, const json_t *golden, FILE *merge_out, gv_screen_verdict *v);
 void gv_screen_verdict_free(gv_screen_verdict *v);
 

@@ -187,12 +187,12 @@ json_t *gv_screen_k8s_condition(const gv_screen_verdict *v)
     char line[2048], now[64];
     gv_screen_drain_line(v, line, sizeof line);
     gv_json_now(now, sizeof now);
-    const char *status = v->exit_code == GV_EXIT_FAIL ? "True"
-                         : v->exit_code == GV_EXIT_OK ? "False"
-                                                      : "Unknown";
-    const char *reason = v->exit_code == GV_EXIT_FAIL ? "GpuFailedScreen"
-                         : v->exit_code == GV_EXIT_OK ? "GpusPassedScreen"
-                                                      : "ScreenIncomplete";
+    const char *status = v->status == GV_ST_FAIL ? "True"
+                         : v->status == GV_ST_OK ? "False"
+                                                 : "Unknown";
+    const char *reason = v->status == GV_ST_FAIL ? "GpuFailedScreen"
+                         : v->status == GV_ST_OK ? "GpusPassedScreen"
+                                                 : "ScreenIncomplete";
     return json_pack("{s:s, s:s, s:s, s:s, s:s, s:s}", "type", "GpuvalScreen", "status", status,
                      "reason", reason, "message", line, "lastProbeTime", now, "lastTransitionTime",
                      now);

@@ -41,85 +41,99 @@ static int parse_device_index(const char *s, size_t len, int *v)
     return 0;
 }
 
-int gv_device_plan_make(const char *spec, gv_device_plan *plan, int (*count_devices)(void))
+/* --device N,M,...: the whole list's syntax first, then whether the devices exist. */
+static bool plan_list(const char *spec, gv_device_plan *plan, int (*count_devices)(void),
+                      gv_error *e)
+{
+    const char *p = spec;
+    while (1) {
+        const char *comma = strchr(p, ',');
+        size_t len = comma ? (size_t)(comma - p) : strlen(p);
+        int v;
+        if (parse_device_index(p, len, &v) != 0) {
+            char shown[128];
+            gv_err_set(e, GV_ST_BAD_INPUT, "--device takes N, N,M,... or all, not '%s'",
+                       gv_printable(spec, shown, sizeof shown));
+            return false;
+        }
+        for (int i = 0; i < plan->n; i++)
+            if (plan->index[i] == v) {
+                gv_err_set(e, GV_ST_BAD_INPUT, "--device names device %d twice", v);
+                return false;
+            }
+        if (plan->n == GV_FLEET_MAX_DEVICES) {
+            gv_err_set(e, GV_ST_BAD_INPUT, "--device names more than %d devices",
+                       GV_FLEET_MAX_DEVICES);
+            return false;
+        }
+        plan->index[plan->n++] = v;
+        if (!comma) break;
+        p = comma + 1;
+    }
+    int present = count_devices();
+    for (int i = 0; i < plan->n; i++)
+        if (plan->index[i] >= present) {
+            gv_err_set(e, GV_ST_BAD_INPUT, "device %d requested, %d present", plan->index[i],
+                       present);
+            return false;
+        }
+    return true;
+}
+
+bool gv_device_plan_make(const char *spec, gv_device_plan *plan, int (*count_devices)(void),
+                         gv_error *e)
 {
     memset(plan, 0, sizeof *plan);
     char err[256];
     if (gv_rank_parse(gv_env, &plan->rank, err, sizeof err) < 0) {
-        gv_usage_error("launcher variables: %s", err);
-        return GV_EXIT_USAGE;
+        gv_err_set(e, GV_ST_BAD_INPUT, "launcher variables: %s", err);
+        return false;
     }
     int present = 0; /* counted only once the spec's syntax is known good */
     if (!spec) {
-        if (!plan->rank.launcher || (present = count_devices()) == 0) return -1;
+        if (!plan->rank.launcher || (present = count_devices()) == 0) return true;
         int dev = gv_rank_device(&plan->rank, present, err, sizeof err);
         if (dev < 0) {
-            gv_usage_error("%s", err);
-            return GV_EXIT_USAGE;
+            gv_err_set(e, GV_ST_BAD_INPUT, "%s", err);
+            return false;
         }
         plan->n = 1;
         plan->index[0] = dev;
     } else if (strcmp(spec, "all") == 0) {
         if ((present = count_devices()) == 0) {
-            gv_usage_error("--device all: no CUDA device");
-            return GV_EXIT_NODEV;
+            gv_err_set(e, GV_ST_NODEV, "--device all: no CUDA device");
+            return false;
         }
         plan->n = present < GV_FLEET_MAX_DEVICES ? present : GV_FLEET_MAX_DEVICES;
         for (int i = 0; i < plan->n; i++)
             plan->index[i] = i;
-    } else {
-        /* the whole list's syntax first, then whether the devices exist */
-        const char *p = spec;
-        while (1) {
-            const char *comma = strchr(p, ',');
-            size_t len = comma ? (size_t)(comma - p) : strlen(p);
-            int v;
-            if (parse_device_index(p, len, &v) != 0) {
-                char shown[128];
-                gv_usage_error("--device takes N, N,M,... or all, not '%s'",
-                               gv_printable(spec, shown, sizeof shown));
-                return GV_EXIT_USAGE;
-            }
-            for (int i = 0; i < plan->n; i++)
-                if (plan->index[i] == v) {
-                    gv_usage_error("--device names device %d twice", v);
-                    return GV_EXIT_USAGE;
-                }
-            if (plan->n == GV_FLEET_MAX_DEVICES) {
-                gv_usage_error("--device names more than %d devices", GV_FLEET_MAX_DEVICES);
-                return GV_EXIT_USAGE;
-            }
-            plan->index[plan->n++] = v;
-            if (!comma) break;
-            p = comma + 1;
-        }
-        present = count_devices();
-        for (int i = 0; i < plan->n; i++)
-            if (plan->index[i] >= present) {
-                gv_usage_error("device %d requested, %d present", plan->index[i], present);
-                return GV_EXIT_USAGE;
-            }
+    } else if (!plan_list(spec, plan, count_devices, e)) {
+        return false;
     }
     if (plan->n > 1 && plan->rank.launcher) {
-        gv_usage_error("launched as rank %d (%s): each rank runs on one device; --device takes N",
-                       plan->rank.rank, plan->rank.launcher);
-        return GV_EXIT_USAGE;
+        gv_err_set(e, GV_ST_BAD_INPUT,
+                   "launched as rank %d (%s): each rank runs on one device; --device takes N",
+                   plan->rank.rank, plan->rank.launcher);
+        return false;
     }
     if (plan->n == 1 && gk_device_select(plan->index[0]) != GV_OK) {
-        gv_usage_error("selecting device %d: %s", plan->index[0], gk_last_error());
-        return GV_EXIT_RUNTIME;
+        gv_err_set(e, GV_ST_RUNTIME, "selecting device %d: %s", plan->index[0], gk_last_error());
+        return false;
     }
-    return -1;
+    return true;
 }
 
-const char *gv_device_plan_path(const gv_device_plan *plan, const char *path, char *buf, size_t len)
+bool gv_device_plan_path(const gv_device_plan *plan, const char **path, char *buf, size_t len,
+                         gv_error *e)
 {
-    if (!path || !plan->rank.launcher) return path;
-    if (!gv_rank_path(path, plan->rank.rank, buf, len)) {
-        gv_usage_error("the per-rank path of '%s' is too long", path);
-        return NULL;
+    if (!*path || !plan->rank.launcher) return true;
+    if (!gv_rank_path(*path, plan->rank.rank, buf, len)) {
+        gv_err_set(e, GV_ST_BAD_INPUT, "the per-rank path of '%s' is too long", *path);
+        *path = NULL;
+        return false;
     }
-    return buf;
+    *path = buf;
+    return true;
 }
 
 /* ---- check --device LIST ---------------------------------------------------------------- */
@@ -224,24 +238,26 @@ static bool worker_json_path(const char *json_path, const char *tmpdir, int dev,
     return w > 0 && (size_t)w < len;
 }
 
-int gv_fleet_self_exe(char *exe, size_t len)
+bool gv_fleet_self_exe(char *exe, size_t len, gv_error *e)
 {
     ssize_t el = readlink("/proc/self/exe", exe, len - 1);
     if (el <= 0) {
-        gv_usage_error("cannot find this program (/proc/self/exe): %s", strerror(errno));
-        return GV_EXIT_RUNTIME;
+        gv_err_set(e, GV_ST_RUNTIME, "cannot find this program (/proc/self/exe): %s",
+                   strerror(errno));
+        return false;
     }
     exe[el] = '\0';
-    return -1;
+    return true;
 }
 
-int gv_fleet_check(const gv_opt_table *cmd, const gv_device_plan *plan, int argc, char **argv,
-                   const char *json_path, int quiet)
+gv_status gv_fleet_check(const gv_opt_table *cmd, const gv_device_plan *plan, int argc,
+                         char **argv, const char *json_path, int quiet, gv_fleet_end *end,
+                         gv_error *e)
 {
     char exe[PATH_MAX];
-    int rc = gv_fleet_self_exe(exe, sizeof exe);
-    if (rc >= 0) return rc;
-    return gv_fleet_run_workers(exe, cmd, plan, argc, argv, json_path, quiet);
+    memset(end, 0, sizeof *end);
+    if (!gv_fleet_self_exe(exe, sizeof exe, e)) return e->status;
+    return gv_fleet_run_workers(exe, cmd, plan, argc, argv, json_path, quiet, end, e);
 }
 
 /* Start one worker: its output and errors into files, stdin from /dev/null. */
@@ -280,11 +296,12 @@ static int n_parallel_workers(const gv_device_plan *plan, bool serial)
 
 gv_fleet_runs *gv_fleet_spawn(const char *exe, const gv_opt_table *cmd, const gv_device_plan *plan,
                               int argc, char **argv, const char *json_path, bool serial,
-                              int (*load)(const char *path, json_t **doc, char *err, size_t len))
+                              int (*load)(const char *path, json_t **doc, char *err, size_t len),
+                              gv_error *e)
 {
     gv_fleet_runs *runs = calloc(1, sizeof *runs);
     if (!runs) {
-        gv_usage_error("out of host memory starting the workers");
+        gv_err_set(e, GV_ST_RUNTIME, "out of host memory starting the workers");
         return NULL;
     }
     setenv("NCCL_NVLS_ENABLE", "0", 1); /* NVLink multicast stays off in every child */
@@ -298,7 +315,9 @@ gv_fleet_runs *gv_fleet_spawn(const char *exe, const gv_opt_table *cmd, const gv
     char tmpdir[PATH_MAX];
     snprintf(tmpdir, sizeof tmpdir, "%s/gpuval-fleet-XXXXXX", tmp && *tmp ? tmp : "/tmp");
     if (!mkdtemp(tmpdir)) {
-        gv_usage_error("cannot create a directory for the workers' output: %s", strerror(errno));
+        /* nothing has been printed yet: the caller prints why, and the run is lost */
+        gv_err_set(e, GV_ST_RUNTIME, "cannot create a directory for the workers' output: %s",
+                   strerror(errno));
         runs->lost = true;
         return runs;
     }
@@ -349,7 +368,11 @@ gv_fleet_runs *gv_fleet_spawn(const char *exe, const gv_opt_table *cmd, const gv
             runs->docs[runs->n] = doc;
             runs->names[runs->n++] = runs->paths[i];
         } else {
-            gv_usage_error("device %d left no run: %s", plan->index[i], err);
+            /* said here, between the workers' own output, so it stands beside its device's */
+            char shown[2048];
+            fflush(stdout);
+            fprintf(stderr, "gpuval: device %d left no run: %s\n", plan->index[i],
+                    gv_printable(err, shown, sizeof shown));
             runs->lost = true;
         }
         unlink(outp[i]);
@@ -360,28 +383,34 @@ gv_fleet_runs *gv_fleet_spawn(const char *exe, const gv_opt_table *cmd, const gv
     return runs;
 }
 
-int gv_fleet_run_workers(const char *exe, const gv_opt_table *cmd, const gv_device_plan *plan,
-                         int argc, char **argv, const char *json_path, int quiet)
+gv_status gv_fleet_run_workers(const char *exe, const gv_opt_table *cmd,
+                               const gv_device_plan *plan, int argc, char **argv,
+                               const char *json_path, int quiet, gv_fleet_end *end, gv_error *e)
 {
-    gv_fleet_runs *runs =
-        gv_fleet_spawn(exe, cmd, plan, argc, argv, json_path, false, gv_fleet_load);
-    if (!runs) return GV_EXIT_RUNTIME;
-    json_t *fleet = NULL;
-    int rc = runs->n > 0 ? gv_fleet_merge(runs->docs, runs->names, runs->n, quiet, stdout,
-                                          json_path ? &fleet : NULL, NULL)
-                         : GV_EXIT_RUNTIME;
-    return gv_fleet_finish(runs, rc, fleet, json_path);
+    memset(end, 0, sizeof *end);
+    e->msg[0] = '\0';
+    end->runs = gv_fleet_spawn(exe, cmd, plan, argc, argv, json_path, false, gv_fleet_load, e);
+    if (!end->runs) return e->status;
+    end->status = end->runs->n > 0
+                      ? gv_fleet_merge(end->runs->docs, end->runs->names, end->runs->n, quiet,
+                                       stdout, json_path ? &end->fleet : NULL, NULL, e)
+                      : GV_ST_RUNTIME;
+    return end->status;
 }
 
-int gv_fleet_finish(gv_fleet_runs *runs, int rc, json_t *fleet, const char *json_path)
+gv_status gv_fleet_finish(gv_fleet_end *end, const char *json_path, gv_error *e)
 {
-    bool lost = runs->lost;
-    if (json_path && fleet && gv_write_file(json_path, emit_json, fleet) != 0) {
-        gv_write_error(json_path);
+    gv_status st = end->status;
+    bool lost = end->runs->lost;
+    if (json_path && end->fleet && gv_write_file(json_path, emit_json, end->fleet) != 0) {
+        gv_error w;
+        gv_write_failure(json_path, &w);
+        gv_err_add(e, w.status, "%s", w.msg); /* after what the run already had to say */
         lost = true;
     }
-    json_decref(fleet);
-    gv_fleet_runs_free(runs);
-    if (lost && (rc == GV_EXIT_OK || rc == GV_EXIT_OUTLIER)) rc = GV_EXIT_RUNTIME;
-    return rc;
+    json_decref(end->fleet);
+    gv_fleet_runs_free(end->runs);
+    memset(end, 0, sizeof *end);
+    if (lost && (st == GV_ST_OK || st == GV_ST_OUTLIER)) st = GV_ST_RUNTIME;
+    return st;
 }

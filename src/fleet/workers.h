@@ -10,6 +10,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "core/gv.h" /* gv_status, gv_error */
 #include "fleet/options.h"
 #include "io/run_info.h"
 #include "runs/run_files.h" /* GV_FLEET_MAX_DEVICES */
@@ -22,31 +23,44 @@ typedef struct gv_device_plan {
 
 /* Parse --device SPEC ("N", "N,M,...", "all"; NULL when not given) and the launcher's
  * variables, and make the device current when one is chosen (an explicit single N, or a
- * rank's local rank). Returns -1 to go on, or the exit code to stop with after a message:
- * 2 for a malformed SPEC, a repeated index or a device that is not there ("device 3
- * requested, 2 present"), 77 for "all" with no device. */
-int gv_device_plan_make(const char *spec, gv_device_plan *plan, int (*count_devices)(void));
+ * rank's local rank). Returns true to go on; false with e filled: BAD_INPUT for a malformed
+ * SPEC, a repeated index or a device that is not there ("device 3 requested, 2 present"),
+ * NODEV for "all" with no device, RUNTIME when the device cannot be selected. */
+bool gv_device_plan_make(const char *spec, gv_device_plan *plan, int (*count_devices)(void),
+                         gv_error *e);
 
-/* The output path of this process: path itself, or per rank (gv_rank_path) when launched as
- * a rank. NULL path stays NULL; NULL also when the per-rank path does not fit (a message is
- * printed). */
-const char *gv_device_plan_path(const gv_device_plan *plan, const char *path, char *buf,
-                                size_t len);
+/* The output path of this process into *path: itself, or per rank (gv_rank_path, in buf) when
+ * launched as a rank; NULL stays NULL. False (BAD_INPUT, *path NULL) when the per-rank path
+ * does not fit. */
+bool gv_device_plan_path(const gv_device_plan *plan, const char **path, char *buf, size_t len,
+                         gv_error *e);
+
+/* The workers' runs, their merge's view and status, between the merge and gv_fleet_finish (the
+ * command records its exit code in the view's summary in between). */
+struct gv_fleet_runs;
+typedef struct gv_fleet_end {
+    struct gv_fleet_runs *runs;
+    json_t *fleet; /* the merge's document (NULL: none asked for, or no merge) */
+    gv_status status;
+} gv_fleet_end;
 
 /* `check --device LIST`: the same check (argv less check's parent-only options: --device,
  * --json, --save, --baseline, --force) once per device of the plan, in parallel, each a child
  * gpuval with --device i and --json to its own file (beside json_path as NAME.devI.json when
  * given, else in a temporary directory), its output captured and printed after it ends; then the
- * runs merged (gv_fleet_merge) and, with json_path, the fleet document written there.
- * NCCL_NVLS_ENABLE=0 is set for the children. cmd: check's option table. Returns the merge's
- * exit code (or 3 when a worker left no run). */
-int gv_fleet_check(const gv_opt_table *cmd, const gv_device_plan *plan, int argc, char **argv,
-                   const char *json_path, int quiet);
+ * runs merged (gv_fleet_merge) into *end. NCCL_NVLS_ENABLE=0 is set for the children. cmd:
+ * check's option table. Returns the merge's status (RUNTIME when no worker left a run; e says
+ * why when the workers could not start); then gv_fleet_finish writes the fleet document to
+ * json_path. */
+gv_status gv_fleet_check(const gv_opt_table *cmd, const gv_device_plan *plan, int argc,
+                         char **argv, const char *json_path, int quiet, gv_fleet_end *end,
+                         gv_error *e);
 
 /* gv_fleet_check with the gpuval binary named: exe is re-executed once per device of the plan
  * (gv_fleet_check passes /proc/self/exe; the tests pass the built binary). */
-int gv_fleet_run_workers(const char *exe, const gv_opt_table *cmd, const gv_device_plan *plan,
-                         int argc, char **argv, const char *json_path, int quiet);
+gv_status gv_fleet_run_workers(const char *exe, const gv_opt_table *cmd,
+                               const gv_device_plan *plan, int argc, char **argv,
+                               const char *json_path, int quiet, gv_fleet_end *end, gv_error *e);
 
 /* A worker's command line: exe CMD, the parent's options (argv[1..argc)) less cmd's parent-only
  * ones (a per_device option's VALUE given as VALUE/devN), read as getopt_long reads them with cmd's
@@ -70,19 +84,22 @@ typedef struct gv_fleet_runs {
 /* One worker process of exe per device of the plan, each `exe CMD ... --device i --json F`
  * (F: NAME.devI.json beside json_path when given, else in a temporary directory and removed
  * after loading), in parallel, or one after another with serial; each worker's output is
- * captured and printed after all have ended, then its run read with load. NCCL_NVLS_ENABLE=0
- * is set for the children. NULL on no memory (a message printed); free with
- * gv_fleet_runs_free. */
+ * captured and printed after all have ended, then its run read with load (a worker that left
+ * none is said on stderr in its place, and runs->lost set). NCCL_NVLS_ENABLE=0 is set for the
+ * children. NULL on no memory (e says so); a run lost before any worker started leaves e's
+ * reason too. Free with gv_fleet_runs_free. */
 gv_fleet_runs *gv_fleet_spawn(const char *exe, const gv_opt_table *cmd, const gv_device_plan *plan,
                               int argc, char **argv, const char *json_path, bool serial,
-                              int (*load)(const char *path, json_t **doc, char *err, size_t len));
+                              int (*load)(const char *path, json_t **doc, char *err, size_t len),
+                              gv_error *e);
 void gv_fleet_runs_free(gv_fleet_runs *runs);
-/* The end of a --device LIST run, whichever merge made it: fleet (the merge's view, may be NULL)
- * written to json_path when one is named, fleet and runs freed, and a run lost or a file not
- * written turning a passing rc (the merge's exit code) into GV_EXIT_RUNTIME. */
-int gv_fleet_finish(gv_fleet_runs *runs, int rc, json_t *fleet, const char *json_path);
+/* The end of a --device LIST run, whichever merge made it: end->fleet (may be NULL) written to
+ * json_path when one is named, fleet and runs freed (*end zeroed), and a run lost or a file not
+ * written (e says why) turning a passing status (OK, OUTLIER) into RUNTIME. Returns the
+ * final status. */
+gv_status gv_fleet_finish(gv_fleet_end *end, const char *json_path, gv_error *e);
 
-/* This program's path (/proc/self/exe) into exe: -1 to go on, or an exit code after a message. */
-int gv_fleet_self_exe(char *exe, size_t len);
+/* This program's path (/proc/self/exe) into exe: true to go on, else false with e (RUNTIME). */
+bool gv_fleet_self_exe(char *exe, size_t len, gv_error *e);
 
 #endif

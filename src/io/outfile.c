@@ -271,20 +271,22 @@ bool gv_same_file(const char *a, const char *b)
            strcmp(ca, cb) == 0;
 }
 
-int gv_probe_outputs(int n, const char *const *paths, const char *const *opts)
+int gv_outputs_check(int n, const char *const *paths, const char *const *opts, gv_error *e)
 {
     bool to_stdout = false;
     for (int i = 0; i < n; i++) {
         if (!paths[i]) continue;
         if (gv_probe_writable(paths[i]) != 0) {
             struct stat st;
-            int e = errno;
-            if (e == EINVAL && stat(paths[i], &st) == 0)
-                gv_usage_error("cannot write %s '%s': it is %s; gpuval writes regular files only "
-                               "(- is standard output)",
-                               opts[i], paths[i], gv_file_kind(st.st_mode));
+            int err = errno;
+            if (err == EINVAL && stat(paths[i], &st) == 0)
+                gv_err_set(e, GV_ST_BAD_INPUT,
+                           "cannot write %s '%s': it is %s; gpuval writes regular files only "
+                           "(- is standard output)",
+                           opts[i], paths[i], gv_file_kind(st.st_mode));
             else
-                gv_usage_error("cannot write %s '%s': %s", opts[i], paths[i], strerror(e));
+                gv_err_set(e, GV_ST_BAD_INPUT, "cannot write %s '%s': %s", opts[i], paths[i],
+                           strerror(err));
             return -1;
         }
         if (strcmp(paths[i], "-") == 0) {
@@ -293,53 +295,57 @@ int gv_probe_outputs(int n, const char *const *paths, const char *const *opts)
         }
         for (int j = 0; j < i; j++)
             if (paths[j] && strcmp(paths[j], "-") != 0 && gv_same_file(paths[i], paths[j])) {
-                gv_usage_error("%s '%s' and %s '%s' name the same file; give each its own", opts[j],
-                               paths[j], opts[i], paths[i]);
+                gv_err_set(e, GV_ST_BAD_INPUT,
+                           "%s '%s' and %s '%s' name the same file; give each its own", opts[j],
+                           paths[j], opts[i], paths[i]);
                 return -1;
             }
     }
     /* a document on stdout: stdout holds it alone, every table and line goes to stderr */
     if (to_stdout && gv_stdout_for_documents() != 0) {
-        gv_usage_error("cannot keep standard output for the document: %s", strerror(errno));
+        gv_err_set(e, GV_ST_BAD_INPUT, "cannot keep standard output for the document: %s",
+                   strerror(errno));
         return -1;
     }
     return 0;
 }
 
-int gv_probe_not_inputs(int n, const char *const *paths, const char *const *opts, int n_in,
-                        const char *const *inputs)
+int gv_not_inputs_check(int n, const char *const *paths, const char *const *opts, int n_in,
+                        const char *const *inputs, gv_error *e)
 {
     for (int i = 0; i < n; i++) {
         if (!paths[i] || strcmp(paths[i], "-") == 0) continue;
         for (int k = 0; k < n_in; k++)
             if (inputs[k] && gv_same_file(paths[i], inputs[k])) {
-                gv_usage_error("%s '%s' is the input '%s': an output never replaces an input",
-                               opts[i], paths[i], inputs[k]);
+                gv_err_set(e, GV_ST_BAD_INPUT,
+                           "%s '%s' is the input '%s': an output never replaces an input",
+                           opts[i], paths[i], inputs[k]);
                 return -1;
             }
     }
     return 0;
 }
 
-void gv_write_error(const char *path)
+void gv_write_failure(const char *path, gv_error *e)
 {
-    int e = errno ? errno : EIO;
+    int err = errno ? errno : EIO;
+    gv_status st = gv_write_status(err);
     if (strcmp(path, "-") == 0) {
-        gv_usage_error("writing standard output failed: %s", strerror(e));
+        gv_err_set(e, st, "writing standard output failed: %s", strerror(err));
         return;
     }
-    if (e == EINVAL) {
-        struct stat st;
-        if (stat(path, &st) == 0 && !S_ISREG(st.st_mode)) {
-            gv_usage_error("could not write %s: it is %s, not a regular file", path,
-                           gv_file_kind(st.st_mode));
+    if (err == EINVAL) {
+        struct stat sb;
+        if (stat(path, &sb) == 0 && !S_ISREG(sb.st_mode)) {
+            gv_err_set(e, st, "could not write %s: it is %s, not a regular file", path,
+                       gv_file_kind(sb.st_mode));
             return;
         }
     }
-    gv_usage_error("could not write %s: %s", path, strerror(e));
+    gv_err_set(e, st, "could not write %s: %s", path, strerror(err));
 }
 
-int gv_write_exit_code(int err)
+gv_status gv_write_status(int err)
 {
     switch (err) {
     case EACCES:
@@ -353,8 +359,8 @@ int gv_write_exit_code(int err)
     case ENOTEMPTY:
     case EEXIST:
     case EBUSY:
-    case EINVAL: return 2; /* the place named cannot take a file: bad usage */
-    default: return 3;     /* the write itself failed (ENOSPC, EIO, ...) */
+    case EINVAL: return GV_ST_BAD_INPUT; /* the place named cannot take a file: bad usage */
+    default: return GV_ST_RUNTIME;       /* the write itself failed (ENOSPC, EIO, ...) */
     }
 }
 

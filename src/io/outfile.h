@@ -5,6 +5,7 @@
 #define GV_OUTFILE_H
 
 #include <stdio.h>
+#include "core/gv.h" /* gv_err, gv_status */
 
 /* Write path with emit(f, ctx) (which returns 0, or -1 on failure). Returns 0, or -1 with errno.
  *  - "-" is stdout; a write error on it (fflush, ferror) is a failure.
@@ -37,12 +38,13 @@ int gv_probe_writable(const char *path);
  * once; 0, or -1 with errno. gv_probe_outputs calls it when a path is "-". */
 int gv_stdout_for_documents(void);
 
-/* Probe the n output paths of a command (paths[i] NULL = not asked for; opts[i] its option name,
+/* Check the n output paths of a command (paths[i] NULL = not asked for; opts[i] its option name,
  * e.g. "--json") before any work: each must be writable, and no two may name the same file
- * (same string, or the same existing file; "-" may repeat). Prints why to stderr ("gpuval: ...")
- * and returns -1 on the first problem; 0 when all is well. When a path is "-" it calls
- * gv_stdout_for_documents: standard output carries the documents alone. */
-int gv_probe_outputs(int n, const char *const *paths, const char *const *opts);
+ * (same string, or the same existing file; "-" may repeat). On the first problem returns -1
+ * with e filled (GV_ST_BAD_INPUT and why); 0 when all is well. When a path is "-" it calls
+ * gv_stdout_for_documents: standard output carries the documents alone. The command wing's
+ * gv_probe_outputs (cmd/exit.h) prints e. */
+int gv_outputs_check(int n, const char *const *paths, const char *const *opts, gv_error *e);
 
 /* Do a and b name one file? The same string; or, both existing, the same device and inode; or,
  * neither existing, the same resolved directory (realpath) and last component ("s.json" and
@@ -50,20 +52,20 @@ int gv_probe_outputs(int n, const char *const *paths, const char *const *opts);
 #include <stdbool.h>
 bool gv_same_file(const char *a, const char *b);
 
-/* No output paths[i] may be one of the n_in input files (`report X.json --html X.json`): a
- * message and -1 when one is; 0 otherwise. */
-int gv_probe_not_inputs(int n, const char *const *paths, const char *const *opts, int n_in,
-                        const char *const *inputs);
+/* No output paths[i] may be one of the n_in input files (`report X.json --html X.json`): -1
+ * with e filled (GV_ST_BAD_INPUT) when one is; 0 otherwise. */
+int gv_not_inputs_check(int n, const char *const *paths, const char *const *opts, int n_in,
+                        const char *const *inputs, gv_error *e);
 
-/* "gpuval: could not write PATH: <strerror(errno)>" (what PATH is when it is not a regular
- * file), for a write of gv_write_file that failed. */
-void gv_write_error(const char *path);
+/* The status of a write that failed with err: BAD_INPUT when the place cannot take a file
+ * (EACCES, EPERM, EROFS, ENAMETOOLONG, ENOENT, ENOTDIR, EISDIR, ELOOP, EINVAL, and for a
+ * directory ENOTEMPTY, EEXIST, EBUSY: the output named is bad), RUNTIME when the write itself
+ * failed (ENOSPC, EIO, ...). */
+gv_status gv_write_status(int err);
 
-/* The exit code of a write that failed with err: 2 when the place cannot take a file (EACCES,
- * EPERM, EROFS, ENAMETOOLONG, ENOENT, ENOTDIR, EISDIR, ELOOP, EINVAL, and for a directory
- * ENOTEMPTY, EEXIST, EBUSY: the output named is bad),
- * 3 when the write itself failed (ENOSPC, EIO, ...). */
-int gv_write_exit_code(int err);
+/* "could not write PATH: <strerror(errno)>" (what PATH is when it is not a regular file), for
+ * a write of gv_write_file that failed, into e with gv_write_status(errno). */
+void gv_write_failure(const char *path, gv_error *e);
 
 /* Write the directory dir whole or not at all: fill(tmp, ctx) writes the new files into a fresh
  * temporary directory ".NAME.XXXXXX" beside dir (the same file system) and returns 0 or -1 with

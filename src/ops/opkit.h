@@ -31,7 +31,7 @@
    fixed-point emulation with library-chosen and fixed mantissa widths), which also says which
    dtypes each applies to. A constant expression: descriptors use it in initialisers. */
 #define GV_CUBLAS_BIT_(e, name, bits, acc, dtypes, tier, rn, catalogue, in, out, bfma, cublas,     \
-                       what)                                                                       \
+                       cc_min, cc_end, need, need_after, emulated, what)                           \
     | ((cublas) ? GV_BIT(e) : 0u)
 #define GV_CUBLAS_MODES (0u GV_MODES(GV_CUBLAS_BIT_))
 

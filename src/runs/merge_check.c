@@ -30,7 +30,7 @@
 #include "io/outfile.h"
 #include "runs/run_files.h"
 #include "io/json_util.h" /* gv_json_now */
-#include "io/run_doc.h"   /* gv_exit_code */
+#include "io/run_doc.h"
 
 typedef struct fm_dev {
     const json_t *doc;
@@ -345,13 +345,12 @@ static void count_verdict(fm_dev *d, const json_t *c)
         d->skip++;
 }
 
-int gv_fleet_merge(json_t *const *docs, const char *const *names, int n, int quiet, FILE *out,
-                   json_t **fleet, char **md)
+gv_status gv_fleet_merge(json_t *const *docs, const char *const *names, int n, int quiet,
+                         FILE *out, json_t **fleet, char **md, gv_error *e)
 {
-    if (n > FM_MAX_DEVICES) {
-        gv_usage_error("merge takes at most %d run files, not %d", FM_MAX_DEVICES, n);
-        return GV_EXIT_USAGE;
-    }
+    if (n > FM_MAX_DEVICES)
+        return gv_err_set(e, GV_ST_BAD_INPUT, "merge takes at most %d run files, not %d",
+                          FM_MAX_DEVICES, n);
     bool several_hosts = false;
     for (int k = 1; k < n; k++) {
         const char *a = gv_jstr(docs[0], "fleet.host"), *b = gv_jstr(docs[k], "fleet.host");
@@ -622,8 +621,8 @@ int gv_fleet_merge(json_t *const *docs, const char *const *names, int n, int qui
             "device%s\n",
             n_keys, n, identical, differ, not_compared, outlier_devices,
             outlier_devices == 1 ? "" : "s");
-    int rc = gv_exit_code(fail, error, pass, any_device, false);
-    if (rc == GV_EXIT_OK && differ > 0) rc = GV_EXIT_OUTLIER;
+    gv_status rc = gv_run_status(fail, error, pass, any_device, false);
+    if (rc == GV_ST_OK && differ > 0) rc = GV_ST_OUTLIER;
     if (fleet) {
         json_t *root = json_object();
         char when[64];
@@ -634,10 +633,9 @@ int gv_fleet_merge(json_t *const *docs, const char *const *names, int n, int qui
         json_object_set_new(root, "outliers", jout);
         json_object_set_new(root, "notes", notes);
         json_object_set_new(root, "summary",
-                            json_pack("{s:i, s:i, s:i, s:i, s:f, s:i}", "cases", n_keys,
+                            json_pack("{s:i, s:i, s:i, s:i, s:f}", "cases", n_keys,
                                       "identical", identical, "differ", differ, "not_compared",
-                                      not_compared, "slow_fraction", GV_FLEET_SLOW_FRACTION,
-                                      "exit_code", rc));
+                                      not_compared, "slow_fraction", GV_FLEET_SLOW_FRACTION));
         *fleet = root;
     } else {
         json_decref(jdevs);

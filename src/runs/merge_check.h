@@ -7,6 +7,8 @@
 
 #include <jansson.h>
 #include <stdio.h>
+
+#include "core/gv.h" /* gv_status, gv_error */
 #include "io/schemas.h"
 
 /* A GPU whose summed case time exceeds its node's median by more than this is flagged slow. */
@@ -19,10 +21,11 @@
 /* Merge n gpuval-run/1 documents (names: their files, for messages). Prints the device table,
  * the case table (quiet: only the cases that did not agree or did not pass) and the outliers
  * to out; *fleet (if not NULL) receives the gpuval-fleet/1 document and *md (if not NULL) a
- * Markdown rendering (malloc'ed). Returns the exit code: 1 a case failed on some device, 3 an
- * ERROR, 77 nothing judged on any device and none present, 6 (GV_EXIT_OUTLIER) a device's
- * output differs from the others' on a deterministic op, else 0. */
-int gv_fleet_merge(json_t *const *docs, const char *const *names, int n, int quiet, FILE *out,
-                   json_t **fleet, char **md);
+ * Markdown rendering (malloc'ed); the summary's exit_code is the command's to add. Returns the
+ * status: FAIL a case failed on some device, RUNTIME an ERROR, NODEV nothing judged on any
+ * device and none present, OUTLIER a device's output differs from the others' on a
+ * deterministic op, else OK; BAD_INPUT (e says why) for more runs than it merges. */
+gv_status gv_fleet_merge(json_t *const *docs, const char *const *names, int n, int quiet,
+                         FILE *out, json_t **fleet, char **md, gv_error *e);
 
 #endif

@@ -97,7 +97,7 @@ static int order_ranks(json_t **loaded, const char *const *paths, int n, json_t 
     return 0;
 }
 
-static int merge_docs(json_t **docs, int n, bool quiet, FILE *out)
+static gv_status merge_docs(json_t **docs, int n, bool quiet, FILE *out)
 {
     fprintf(out, "collectives of %d ranks:", n);
     for (int r = 0; r < n; r++)
@@ -113,7 +113,7 @@ static int merge_docs(json_t **docs, int n, bool quiet, FILE *out)
     const json_t *rows0 = json_object_get(docs[0], "collectives");
     size_t nrows = json_array_size(rows0);
     double *rank_ms = calloc((size_t)n, sizeof *rank_ms);
-    if (!rank_ms) return GV_EXIT_RUNTIME;
+    if (!rank_ms) return GV_ST_RUNTIME;
     int pass = 0, fail = 0, skip = 0, error = 0;
     for (size_t k = 0; k < nrows; k++) {
         const json_t *row0 = json_array_get(rows0, k);
@@ -175,16 +175,16 @@ static int merge_docs(json_t **docs, int n, bool quiet, FILE *out)
             "%d collectives on %d ranks: %d passed, %d failed, %d skipped, %d errors; %d slow "
             "rank%s\n",
             pass + fail + skip + error, n, pass, fail, skip, error, slow, slow == 1 ? "" : "s");
-    return gv_exit_code(fail, error, pass, true, false);
+    return gv_run_status(fail, error, pass, true, false);
 }
 
-int gv_coll_merge(const char *const *paths, int n, bool quiet, FILE *out)
+gv_status gv_coll_merge(const char *const *paths, int n, bool quiet, FILE *out, gv_error *e)
 {
     json_t **loaded = calloc((size_t)n, sizeof *loaded), **docs = calloc((size_t)n, sizeof *docs);
-    int rc = GV_EXIT_USAGE;
+    gv_status rc = GV_ST_BAD_INPUT;
     char err[1024] = "";
     if (!loaded || !docs) {
-        rc = GV_EXIT_RUNTIME;
+        rc = GV_ST_RUNTIME;
         goto done;
     }
     for (int i = 0; i < n; i++) {
@@ -202,7 +202,7 @@ int gv_coll_merge(const char *const *paths, int n, bool quiet, FILE *out)
     if (order_ranks(loaded, paths, n, docs, err, sizeof err) != 0) goto done;
     rc = merge_docs(docs, n, quiet, out);
 done:
-    if (err[0]) gv_usage_error("%s", err);
+    gv_err_set(e, rc, "%s", err);
     for (int i = 0; loaded && i < n; i++)
         json_decref(loaded[i]);
     free(loaded);

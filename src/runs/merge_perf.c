@@ -27,7 +27,7 @@
 #include "runs/merge_check.h" /* GV_FLEET_SLOW_FRACTION */
 #include "runs/run_files.h"   /* gv_fleet_*_text, GV_FLEET_MAX_DEVICES */
 #include "io/json_util.h"     /* gv_json_now */
-#include "io/run_doc.h"       /* gv_exit_code */
+#include "io/run_doc.h"
 #include "bench/trade_report.h"
 
 #define PF_MAX GV_FLEET_MAX_DEVICES
@@ -429,7 +429,7 @@ static json_t *item_json(const pf_merge *m, const pf_key *k, int d)
 }
 
 static json_t *fleet_doc(const pf_merge *m, const char *const *names, json_t *notes, int differ,
-                         int slow_flags, int rc)
+                         int slow_flags)
 {
     json_t *root = json_object(), *devs = json_array(), *cases = json_array();
     char when[64];
@@ -473,39 +473,36 @@ static json_t *fleet_doc(const pf_merge *m, const char *const *names, json_t *no
     json_object_set_new(root, "cases", cases);
     json_object_set(root, "notes", notes);
     json_object_set_new(root, "summary",
-                        json_pack("{s:i, s:i, s:i, s:f, s:i}", "cases", m->n_keys, "differ", differ,
-                                  "slow_flags", slow_flags, "slow_fraction", GV_FLEET_SLOW_FRACTION,
-                                  "exit_code", rc));
+                        json_pack("{s:i, s:i, s:i, s:f}", "cases", m->n_keys, "differ", differ,
+                                  "slow_flags", slow_flags, "slow_fraction", GV_FLEET_SLOW_FRACTION));
     return root;
 }
 
-int gv_fleet_perf_merge(json_t *const *docs, const char *const *names, int n, FILE *out,
-                        json_t **fleet, char **md)
+gv_status gv_fleet_perf_merge(json_t *const *docs, const char *const *names, int n, FILE *out,
+                              json_t **fleet, char **md, gv_error *e)
 {
-    if (n < 1 || n > PF_MAX) {
-        gv_usage_error("merge takes 1 to %d run files, not %d", PF_MAX, n);
-        return GV_EXIT_USAGE;
-    }
+    if (n < 1 || n > PF_MAX)
+        return gv_err_set(e, GV_ST_BAD_INPUT, "merge takes 1 to %d run files, not %d", PF_MAX, n);
     pf_merge *m = calloc(1, sizeof *m);
-    if (!m) return GV_EXIT_RUNTIME;
+    if (!m) return gv_err_set(e, GV_ST_RUNTIME, "out of host memory merging");
     m->n = n;
     m->trade = strcmp(gv_jstr(docs[0], "schema"), gv_schema(GV_DOC_TRADEOFFS)) == 0;
     bool several_hosts = false;
-    int rc = GV_EXIT_OK;
+    gv_status rc = GV_ST_OK;
+    e->msg[0] = '\0';
     for (int d = 0; d < n; d++) {
         const char *want = m->trade ? gv_schema(GV_DOC_TRADEOFFS) : gv_schema(GV_DOC_BENCH);
-        if (strcmp(gv_jstr(docs[d], "schema"), want) != 0) {
-            gv_usage_error("%s is not a %s document like %s", names[d], want, names[0]);
-            rc = GV_EXIT_USAGE;
-        }
+        if (strcmp(gv_jstr(docs[d], "schema"), want) != 0) /* each one named */
+            rc = gv_err_add(e, GV_ST_BAD_INPUT, "%s is not a %s document like %s", names[d], want,
+                            names[0]);
     }
-    for (int d = 0; d < n && rc == GV_EXIT_OK; d++) {
+    for (int d = 0; d < n && rc == GV_ST_OK; d++) {
         pf_dev tmp;
         describe(&tmp, docs[d], d, false);
         if (d && strcmp(tmp.host, m->devs[0].host) != 0) several_hosts = true;
         m->devs[d] = tmp;
     }
-    for (int d = 0; d < n && rc == GV_EXIT_OK; d++) {
+    for (int d = 0; d < n && rc == GV_ST_OK; d++) {
         describe(&m->devs[d], docs[d], d, several_hosts);
         for (int e = 0; e < d; e++)
             if (strcmp(m->devs[e].label, m->devs[d].label) == 0) {
@@ -514,9 +511,9 @@ int gv_fleet_perf_merge(json_t *const *docs, const char *const *names, int n, FI
                 snprintf(m->devs[d].label, sizeof m->devs[d].label, "%s", own);
             }
         if ((m->trade ? add_trade(m, d, docs[d]) : add_bench(m, d, docs[d])) != GV_OK)
-            rc = GV_EXIT_RUNTIME;
+            rc = GV_ST_RUNTIME; /* out of memory: nothing to add to what ran out */
     }
-    if (rc != GV_EXIT_OK) {
+    if (rc != GV_ST_OK) {
         for (int k = 0; k < m->n_keys; k++)
             for (int d = 0; d < n; d++)
                 json_decref(m->keys[k].dev[d].ci);
@@ -582,9 +579,9 @@ int gv_fleet_perf_merge(json_t *const *docs, const char *const *names, int n, FI
     if (m->trade)
         fprintf(out, ", %d row%s differ%s between devices\n", differ, differ == 1 ? "" : "s",
                 differ == 1 ? "s" : "");
-    rc = gv_exit_code(fail, error, judged, any_device, false);
-    if (rc == GV_EXIT_OK && differ > 0) rc = GV_EXIT_OUTLIER;
-    if (fleet) *fleet = fleet_doc(m, names, notes, differ, slow_flags, rc);
+    rc = gv_run_status(fail, error, judged, any_device, false);
+    if (rc == GV_ST_OK && differ > 0) rc = GV_ST_OUTLIER;
+    if (fleet) *fleet = fleet_doc(m, names, notes, differ, slow_flags);
     json_decref(notes);
     if (mem) {
         fclose(mem);

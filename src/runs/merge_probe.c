@@ -224,8 +224,7 @@ static void print_table(FILE *f, const pm_key *keys, int m, const pm_dev *devs, 
     }
 }
 
-static json_t *fleet_json(const pm_key *keys, int m, const pm_dev *devs, int n, int disagree,
-                          int rc)
+static json_t *fleet_json(const pm_key *keys, int m, const pm_dev *devs, int n, int disagree)
 {
     json_t *dv = json_array(), *fs = json_array(), *outs = json_array();
     for (int d = 0; d < n; d++)
@@ -252,13 +251,13 @@ static json_t *fleet_json(const pm_key *keys, int m, const pm_dev *devs, int n, 
                           gv_json_bytes(p->feature), "values", vals, "agree", !p->disagree,
                           "undecided", p->undecided, "fail", p->any_fail));
     }
-    return json_pack("{s:s, s:o, s:o, s:o, s:{s:i, s:i, s:i}}", "schema", gv_schema(GV_DOC_FLEET_PROBE),
+    return json_pack("{s:s, s:o, s:o, s:o, s:{s:i, s:i}}", "schema", gv_schema(GV_DOC_FLEET_PROBE),
                      "devices", dv, "features", fs, "outliers", outs, "summary", "features", m,
-                     "disagree", disagree, "exit_code", rc);
+                     "disagree", disagree);
 }
 
-int gv_probe_merge(json_t *const *docs, const char *const *names, int n, int quiet, FILE *out,
-                   json_t **fleet, char **md)
+gv_status gv_probe_merge(json_t *const *docs, const char *const *names, int n, int quiet,
+                         FILE *out, json_t **fleet, char **md)
 {
     assert(n >= 1 && n <= PM_MAX); /* merge.c refuses more files */
     pm_dev devs[PM_MAX];
@@ -267,12 +266,13 @@ int gv_probe_merge(json_t *const *docs, const char *const *names, int n, int qui
     for (int d = 1; d < n; d++)
         several_hosts |=
             strcmp(gv_jstr(docs[d], "host.hostname"), gv_jstr(docs[0], "host.hostname")) != 0;
-    int rc = GV_EXIT_OK, errors = 0;
+    gv_status rc = GV_ST_OK;
+    int errors = 0;
     for (int d = 0; d < n; d++) {
         devs[d].file = names[d];
         label_device(&devs[d], docs[d], d, several_hosts);
         devs[d].rows = json_object();
-        if (!devs[d].rows) rc = GV_EXIT_RUNTIME;
+        if (!devs[d].rows) rc = GV_ST_RUNTIME;
         size_t i;
         json_t *r;
         json_array_foreach(json_object_get(docs[d], "rows"), i, r)
@@ -298,12 +298,12 @@ int gv_probe_merge(json_t *const *docs, const char *const *names, int n, int qui
     for (int d = 0; repeated && d < n; d++)
         snprintf(devs[d].label, sizeof devs[d].label, "run%d", d);
     int m = 0;
-    pm_key *keys = rc == GV_EXIT_OK ? collect(devs, n, docs, &m) : NULL;
+    pm_key *keys = rc == GV_ST_OK ? collect(devs, n, docs, &m) : NULL;
     if (!keys) {
         for (int d = 0; d < n; d++)
             json_decref(devs[d].rows);
         fprintf(stderr, "gpuval merge: out of memory\n");
-        return GV_EXIT_RUNTIME;
+        return GV_ST_RUNTIME;
     }
     int disagree = 0, fails = 0;
     for (int k = 0; k < m; k++) {
@@ -312,7 +312,7 @@ int gv_probe_merge(json_t *const *docs, const char *const *names, int n, int qui
         disagree += keys[k].disagree;
         fails += keys[k].any_fail;
     }
-    rc = disagree ? GV_EXIT_OUTLIER : errors ? GV_EXIT_RUNTIME : fails ? GV_EXIT_FAIL : GV_EXIT_OK;
+    rc = disagree ? GV_ST_OUTLIER : errors ? GV_ST_RUNTIME : fails ? GV_ST_FAIL : GV_ST_OK;
 
     fprintf(out, "gpuval merge: %d probe document%s\n", n, n == 1 ? "" : "s");
     for (int d = 0; d < n; d++) {
@@ -339,7 +339,7 @@ int gv_probe_merge(json_t *const *docs, const char *const *names, int n, int qui
                 groups);
     fprintf(out, "%d row features on %d devices: %d agree, %d disagree, %d FAIL somewhere\n", m, n,
             m - disagree, disagree, fails);
-    if (fleet) *fleet = fleet_json(keys, m, devs, n, disagree, rc);
+    if (fleet) *fleet = fleet_json(keys, m, devs, n, disagree);
     if (md) {
         size_t size = 0;
         FILE *f = open_memstream(md, &size);

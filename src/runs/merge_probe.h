@@ -16,16 +16,19 @@
 #include <jansson.h>
 #include <stdio.h>
 
+#include "core/gv.h" /* gv_status, gv_error */
+
 #include "io/schemas.h" /* gv_schema(GV_DOC_FLEET_PROBE) */
 
 /* Merge n gpuval-probe/1 documents (passed the strict reader; names: their files). Prints the
  * device table, the feature table (quiet: only features that disagree or FAIL somewhere) and
  * the outliers to out; *fleet (if not NULL) receives the gpuval-fleet-probe/1 document, *md
- * (if not NULL) a Markdown rendering (malloc'ed). Returns the exit code: 6 (GV_EXIT_OUTLIER)
- * when the devices of a group disagree on a feature, else 3 when a document recorded errors,
- * else 1 when a feature FAILed its expectation on some device, else 0. The disagreement
- * outranks the FAIL: an outlier GPU usually FAILs too, and the merge is run to find it. */
-int gv_probe_merge(json_t *const *docs, const char *const *names, int n, int quiet, FILE *out,
-                   json_t **fleet, char **md);
+ * (if not NULL) a Markdown rendering (malloc'ed); the summary's exit_code is the command's to
+ * add. Returns the status: OUTLIER when the devices of a group disagree on a feature, else
+ * RUNTIME when a document recorded errors (or memory ran out), else FAIL when a feature FAILed
+ * its expectation on some device, else OK. The disagreement outranks the FAIL: an outlier GPU
+ * usually FAILs too, and the merge is run to find it. */
+gv_status gv_probe_merge(json_t *const *docs, const char *const *names, int n, int quiet,
+                         FILE *out, json_t **fleet, char **md);
 
 #endif

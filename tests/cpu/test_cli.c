@@ -415,7 +415,7 @@ Test(cli, every_help_ends_with_its_exit_codes_from_the_core_table)
         cr_expect(seen0 && seen2, "gpuval %s: exit 0 and 2 listed", args);
         if (main_help) {
             int all = 0;
-#define COUNT_(name, code, what) all++;
+#define COUNT_(name, code, status, what) all++;
             GV_EXIT_CODES(COUNT_)
 #undef COUNT_
             cr_expect_eq(n, all, "the main help lists every exit code");

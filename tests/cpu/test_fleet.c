@@ -414,7 +414,12 @@ Test(fleet_workers, workers_run_their_output_is_shown_and_a_missing_run_is_an_er
     int saved = dup(1), saved_err = dup(2);
     cr_assert(saved >= 0 && saved_err >= 0);
     cr_assert(dup2(fd, 1) >= 0 && dup2(fd, 2) >= 0);
-    int rc = gv_fleet_run_workers(gv_test_gpuval_bin(), &gv_check_options, &plan, 8, argv, NULL, 1);
+    gv_fleet_end end;
+    gv_error e;
+    gv_status st = gv_fleet_run_workers(gv_test_gpuval_bin(), &gv_check_options, &plan, 8, argv,
+                                        NULL, 1, &end, &e);
+    cr_expect_eq(st, GV_ST_RUNTIME, "the library says runtime (%s)", gv_status_name(st));
+    int rc = gv_cmd_fleet_end(&end, NULL, &e);
     fflush(stdout);
     fflush(stderr);
     dup2(saved, 1);

@@ -125,8 +125,9 @@ Test(perf_workers, serial_workers_run_and_a_missing_run_is_lost, .timeout = 120)
     int saved = dup(1), saved_err = dup(2);
     cr_assert(saved >= 0 && saved_err >= 0);
     cr_assert(dup2(fd, 1) >= 0 && dup2(fd, 2) >= 0);
+    gv_error e = {.status = GV_ST_OK};
     gv_fleet_runs *runs = gv_fleet_spawn(gv_test_gpuval_bin(), &gv_bench_options, &plan, 7, argv,
-                                         NULL, true, gv_fleet_load_any);
+                                         NULL, true, gv_fleet_load_any, &e);
     fflush(stdout);
     fflush(stderr);
     dup2(saved, 1);

@@ -13,7 +13,10 @@
  * directories tests/meson.build gives them: include/, abi/, src/, oracle/, kernels/. One that
  * resolves nowhere fails (but the build's generated headers, named in GENERATED). No circle
  * between modules (a .c and its .h are one module). getenv only in src/core/knobs.c (src/ and
- * kernels/ alike), <jansson.h> never in core/ or ops/, getopt only in cmd/. Every .c of a wing
+ * kernels/ alike), <jansson.h> never in core/ or ops/, getopt only in cmd/; exit codes
+ * (GV_EXIT_*, gv_exit_code) and usage errors (gv_usage_error) only in cmd/, for the wings below
+ * return a gv_status and a gv_error that cmd maps (cmd/exit.c), but in src/core/gv.h and gv.c,
+ * which hold the one exit table (with its status column) and the printer cmd calls. Every .c of a wing
  * has a header of its own stem (but ops/, whose files define gv_family_F, and the command's
  * entry point). A .c of src/cmd/ defines no external function but one named gv_cmd_*, so that
  * the command line's helpers are never mistaken for library functions (the library's logic
@@ -70,6 +73,10 @@ static const char *const OUTSIDE[] = {"tests", "tools", "python", "ci"};
 enum { N_OUTSIDE = sizeof OUTSIDE / sizeof OUTSIDE[0] };
 /* Where their includes resolve besides their own folder (tests/meson.build's test_inc). */
 static const char *const OUTSIDE_INC[] = {"include", "abi", "src", "oracle", "kernels"};
+
+/* The only files outside src/cmd/ that may name an exit code or print a usage error: the exit
+   table's home and the printer's (their definitions, which cmd uses). */
+static const char *const EXIT_HOMES[] = {"src/core/gv.h", "src/core/gv.c"};
 
 /* The external functions a .c of src/cmd/ may define besides gv_cmd_*: names that must stay. */
 static const struct {
@@ -245,6 +252,14 @@ static bool calls(const char *code, const char *name)
     return false;
 }
 
+/* GV_EXIT_ at the start of an identifier in code. */
+static bool names_exit_code(const char *code)
+{
+    for (const char *p = strstr(code, "GV_EXIT_"); p; p = strstr(p + 1, "GV_EXIT_"))
+        if (p == code || !(isalnum((unsigned char)p[-1]) || p[-1] == '_')) return true;
+    return false;
+}
+
 static bool includes_system(const char *code_path, const char *header)
 {
     FILE *f = fopen(code_path, "r");
@@ -283,6 +298,16 @@ static void check_calls(const char *root, const char *path, findings *f)
     if (strcmp(top, "src") == 0 && strcmp(wing, "cmd") != 0 &&
         (includes_system(path, "getopt.h") || calls(code, "getopt_long") || calls(code, "getopt")))
         note(f, &f->greps, "  %s uses getopt (only cmd/ parses argv)", rel);
+    bool exit_home = false;
+    for (size_t i = 0; i < sizeof EXIT_HOMES / sizeof EXIT_HOMES[0]; i++)
+        exit_home = exit_home || strcmp(rel, EXIT_HOMES[i]) == 0;
+    if (strcmp(top, "src") == 0 && strcmp(wing, "cmd") != 0 && !exit_home) {
+        if (names_exit_code(code))
+            note(f, &f->greps, "  %s names an exit code (GV_EXIT_*: only cmd/ maps a status)", rel);
+        if (calls(code, "gv_usage_error") || calls(code, "gv_exit_code"))
+            note(f, &f->greps,
+                 "  %s calls gv_usage_error or gv_exit_code (a library returns a gv_error)", rel);
+    }
     free(code);
 }
 
@@ -673,6 +698,22 @@ Test(layers, each_kind_of_violation_is_seen)
     plant(root, "src/core/js.h", "#include <jansson.h>\n");
     plant(root, "src/io/opt.h", "");
     plant(root, "src/io/opt.c", "#include <getopt.h>\n");
+    /* a library wing speaking in exit codes and usage errors (cmd/ may; core/gv.c is the
+       table's home) */
+    plant(root, "src/runs/quit.h", "");
+    plant(root, "src/runs/quit.c",
+          "#include \"runs/quit.h\"\nint q(int n) { if (n) gv_usage_error(\"x\"); return "
+          "GV_EXIT_USAGE; }\n/* GV_EXIT_OK in a comment */\n");
+    plant(root, "src/fleet/tally.h", "");
+    plant(root, "src/fleet/tally.c",
+          "#include \"fleet/tally.h\"\nint t(void) { return gv_exit_code(0, 0, 1, 1, 0); }\n");
+    plant(root, "src/cmd/ends.c",
+          "#include \"cmd/ends.h\"\nint gv_cmd_ends(void) { gv_usage_error(\"y\"); return "
+          "GV_EXIT_USAGE; }\n");
+    plant(root, "src/cmd/ends.h", "");
+    plant(root, "src/core/gv.c",
+          "#include \"core/gv.h\"\n#include \"../../kernels/gk.h\"\n#include \"oracle_version.h\"\n"
+          "int gv_exit_meaning(int c) { return c == GV_EXIT_OK; }\n");
     /* a .c without its header */
     plant(root, "src/runs/alone.c", "");
     /* the probe and the api reaching the command wing */
@@ -703,7 +744,13 @@ Test(layers, each_kind_of_violation_is_seen)
     cr_expect_not_null(strstr(f.text, "tests/cpu/test_lost.c includes \"nothere.h\""), "%s",
                        f.text);
     cr_expect_not_null(strstr(f.text, "src/io/lost.h includes \"io/nothere.h\""), "%s", f.text);
-    cr_expect_eq(f.greps, 3, "grep rules:\n%s", f.text);
+    cr_expect_eq(f.greps, 6, "grep rules:\n%s", f.text);
+    cr_expect_not_null(strstr(f.text, "src/runs/quit.c names an exit code"), "%s", f.text);
+    cr_expect_not_null(strstr(f.text, "src/runs/quit.c calls gv_usage_error"), "%s", f.text);
+    cr_expect_not_null(strstr(f.text, "src/fleet/tally.c calls gv_usage_error or gv_exit_code"),
+                       "%s", f.text);
+    cr_expect_null(strstr(f.text, "src/cmd/ends.c"), "cmd maps statuses to exits:\n%s", f.text);
+    cr_expect_null(strstr(f.text, "src/core/gv.c"), "the exit table's home:\n%s", f.text);
     cr_expect_not_null(strstr(f.text, "src/io/env.c calls getenv"), "%s", f.text);
     cr_expect_not_null(strstr(f.text, "src/core/js.h includes <jansson.h>"), "%s", f.text);
     cr_expect_not_null(strstr(f.text, "src/io/opt.c uses getopt"), "%s", f.text);

@@ -3,6 +3,7 @@
  * its label. Every mode is asked at every architecture CUDA 13 builds for, and the answers
  * are compared with the thresholds written here from the hardware's documented features. */
 #include <criterion/criterion.h>
+#include <stdbool.h>
 #include <string.h>
 
 #include "gv_abi.h"
@@ -66,4 +67,22 @@ Test(mode_need, the_reasons_say_what_is_missing)
     r = gv_mode_need(GV_MODE_FP8, 75, tiny, n);
     cr_assert_not_null(r);
     cr_expect_eq(strlen(r), sizeof tiny - 1);
+}
+
+/* The emulation column marks exactly the modes that emulate the dtype's arithmetic, and with
+   input bits it picks the fixed-width fp64 sweep (fp64emu32 ... 56) that trade-offs' report
+   draws and the WIDTH probe runs: named here from the modes' documented meaning, so a new row
+   that forgets the column fails. */
+Test(mode_need, the_emulated_column_marks_the_emulations)
+{
+    for (int m = 0; m < (int)GV_NMODES; m++) {
+        const gv_mode_info *i = gv_mode_get(m);
+        bool emu = m == GV_MODE_BF16X9 || m == GV_MODE_FP64EMU || m == GV_MODE_FP64EMU_32 ||
+                   m == GV_MODE_FP64EMU_40 || m == GV_MODE_FP64EMU_48 || m == GV_MODE_FP64EMU_56;
+        cr_expect_eq(i->emulated != 0, emu, "%s", i->name);
+        bool sweep = strncmp(i->name, "fp64emu", 7) == 0 && i->name[7] != '\0';
+        cr_expect_eq(i->emulated && i->input_bits > 0, sweep, "%s", i->name);
+        /* a mode that cannot run somewhere says why */
+        cr_expect_eq(i->cc_min > 0 || i->cc_end > 0, i->need != NULL, "%s", i->name);
+    }
 }

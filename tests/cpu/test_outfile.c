@@ -199,7 +199,10 @@ Test(outfile, spellings_of_one_file_collide)
     cr_expect(gv_same_file(a, b), "%s and %s", a, b);
     cr_expect_not(gv_same_file(a, c), "%s and %s", a, c);
     const char *outs[2] = {a, b}, *opts[2] = {"--json", "--save"};
-    cr_expect_neq(gv_probe_outputs(2, outs, opts), 0);
+    gv_error e = {.status = GV_ST_OK};
+    cr_expect_neq(gv_outputs_check(2, outs, opts, &e), 0);
+    cr_expect_eq(e.status, GV_ST_BAD_INPUT, "the library says bad input: %s", e.msg);
+    cr_expect(strstr(e.msg, "name the same file"), "%s", e.msg);
     char args[2048], out[8192];
     snprintf(args, sizeof args, "check --op vadd --size 1000 --json '%s' --save '%s'", a, b);
     cr_expect_eq(gv_test_run_cli(args, out, sizeof out), 2, "%s", out);

@@ -16,6 +16,7 @@
 
 #include "core/fault.h"
 #include "core/knobs.h"
+#include "cmd/exit.h"   /* gv_cmd_exit: the status as the command exits with it */
 #include "cmd/screen.h" /* gv_screen_options */
 #include "core/registry.h"
 #include "fleet/screen_golden.h"
@@ -240,10 +241,15 @@ static int row_of(gv_screen_unit u)
     return -1;
 }
 
+/* The judgement's status as `gpuval screen` turns it into its exit code (recorded in v, as the
+   command records it for the documents and metrics). */
 static int judge(json_t **docs, int n, const json_t *golden, gv_screen_verdict *v)
 {
     const char *names[GV_FLEET_MAX_DEVICES] = {0};
-    return gv_screen_judge(gv_screen_tier_find("prolog"), docs, names, n, golden, NULL, v);
+    gv_status st = gv_screen_judge(gv_screen_tier_find("prolog"), docs, names, n, golden, NULL, v);
+    cr_expect_eq(st, v->status, "the status returned is the verdict's");
+    v->exit_code = gv_cmd_exit(st);
+    return v->exit_code;
 }
 
 static void free_docs(json_t **docs, int n)

@@ -160,3 +160,30 @@ Test(verdict, one_exit_code_rule)
     cr_expect_eq(gv_exit_code(0, 0, 0, false, true), GV_EXIT_RUNTIME);
     cr_expect_eq(gv_exit_code(0, 1, 0, false, false), GV_EXIT_RUNTIME);
 }
+
+/* The libraries' rule says a status; the command line's map gives the code. Each status has
+   exactly one row of the exit table and each row its own status, so a status added without a
+   row (or two rows for one) fails here; gv_cmd_exit's switch refuses a duplicate at compile
+   time. */
+Test(verdict, every_status_maps_to_one_exit_code)
+{
+    int rows_of[GV_NSTATUSES] = {0};
+#define ROW_(name, code, status, what)                                                             \
+    rows_of[status]++;                                                                             \
+    cr_expect_eq(gv_cmd_exit(status), code, "%s -> %d", gv_status_name(status), code);
+    GV_EXIT_CODES(ROW_)
+#undef ROW_
+    for (int s = 0; s < (int)GV_NSTATUSES; s++)
+        cr_expect_eq(rows_of[s], 1, "status %s has %d rows", gv_status_name((gv_status)s),
+                     rows_of[s]);
+    cr_expect_eq(gv_run_status(1, 3, 5, true, true), GV_ST_FAIL);
+    cr_expect_eq(gv_run_status(0, 0, 5, true, true), GV_ST_RUNTIME);
+    cr_expect_eq(gv_run_status(0, 0, 0, false, false), GV_ST_NODEV);
+    cr_expect_eq(gv_run_status(0, 0, 0, true, false), GV_ST_OK);
+    /* a gv_error's lines are each a message of their own; the status decides the exit */
+    gv_error e = {.status = GV_ST_OK, .msg = ""};
+    gv_err_add(&e, GV_ST_BAD_INPUT, "first %d", 1);
+    gv_err_add(&e, GV_ST_BAD_INPUT, "second");
+    cr_expect_str_eq(e.msg, "first 1\nsecond");
+    cr_expect_eq(gv_cmd_exit(e.status), GV_EXIT_USAGE);
+}
