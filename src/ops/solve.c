@@ -452,7 +452,7 @@ static int solve_tensor_shape(const gv_case *c, const gv_layout *l, bool output,
 }
 
 #define SOLVE_COMMON                                                                               \
-    .family = "solve", .dims = "n,log10kappa", .dtypes = GV_BOTH_DTYPES,                           \
+    .family = "solve", .dims = "n,log10kappa", .in_dims = "n,n;n", .out_dims = "n;", .dtypes = GV_BOTH_DTYPES,                           \
     .dists = GV_BIT(GV_DIST_UNIFORM11), .default_dist = GV_DIST_UNIFORM11,                         \
     .check_shape = solve_check_shape, .layout = solve_layout, .bytes = solve_bytes,                \
     .make_inputs = solve_inputs, .oracle = solve_oracle, .depth = solve_depth,                     \
@@ -495,7 +495,7 @@ static const gv_op solve_gesv_nopivot = {
 };
 
 #define SINGULAR_COMMON                                                                            \
-    .family = "solve", .dims = "n,k", .dtypes = GV_BOTH_DTYPES, .modes = GV_BIT(GV_MODE_NATIVE),   \
+    .family = "solve", .dims = "n,k", .in_dims = "n,n", .out_dims = "", .dtypes = GV_BOTH_DTYPES, .modes = GV_BIT(GV_MODE_NATIVE),   \
     .dists = GV_BIT(GV_DIST_UNIFORM11), .default_dist = GV_DIST_UNIFORM11,                         \
     .check_shape = singular_check_shape, .layout = singular_layout, .bytes = singular_bytes,       \
     .make_inputs = singular_inputs, .oracle = singular_oracle, .depth = singular_depth,            \
