@@ -340,8 +340,11 @@ Test(check_inputs, usage_errors_exit_2_and_write_nothing)
     snprintf(a, sizeof a, "'%s/fixtures/vadd_f64_a.npy'", src);
     snprintf(args, sizeof args, "--op gemm.cublas --inputs %s,%s", a, b);
     expect_check_usage(args, "has 1 dims; input 1 of gemm.cublas is (m,k), 2 dims");
-    snprintf(args, sizeof args, "--op sin_iter --inputs %s", a);
+    snprintf(args, sizeof args, "--op lsmr.ridge --inputs %s", a);
     expect_check_usage(args, "takes no .npy inputs");
+    /* sin_iter's x carries n but not k, the applications */
+    snprintf(args, sizeof args, "--op sin_iter --inputs %s", a);
+    expect_check_usage(args, "no input carries its dim k");
     snprintf(args, sizeof args, "--op vadd --inputs %s,/nonexistent.npy", a);
     expect_check_usage(args, "/nonexistent.npy: cannot open");
 }
