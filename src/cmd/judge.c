@@ -512,6 +512,11 @@ static int check_shape(const char *path, const gv_npy *a, const gv_case *c, cons
     int64_t want[GV_MAX_DIMS];
     int nd = gv_judge_tensor_shape(c, l, output, i, want);
     int64_t count = output ? l->out[i].count : l->in[i].count;
+    if (a->complex_view && !gv_tensor_complex(c->op, output, i)) {
+        gv_usage_error("%s: a complex array, but %s's %s %d is real", path, c->op->name,
+                       output ? "output" : "input", i);
+        return -1;
+    }
     if (a->count != count) return 0; /* the judge's own message names the counts */
     if (a->nd <= 1) return 0;
     /* a flat complex array (n, 2) for a complex tensor: flat too */

@@ -64,6 +64,7 @@ int gv_npy_complex_view(const char *name, gv_npy *a, char *err, size_t errlen)
                      "a complex array of %d dims has no room for its (re, im) dim (at most %d)",
                      a->nd, GV_NPY_MAX_DIMS - 1);
     a->type = gv_npy_component(a->type);
+    a->complex_view = true;
     a->shape[a->nd++] = 2;
     a->count *= 2;
     return GV_OK;

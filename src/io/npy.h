@@ -44,6 +44,7 @@ typedef struct gv_npy {
     int64_t count;      /* elements: the product of shape */
     bool fortran_order; /* as the file said; data is row-major either way */
     int version;        /* 1, 2 or 3 */
+    bool complex_view;  /* the file was complex: gv_npy_complex_view made these its reals */
     void *data;         /* count elements of type, row-major */
 } gv_npy;
 

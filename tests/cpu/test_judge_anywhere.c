@@ -531,6 +531,20 @@ Test(judge_anywhere, fft_through_the_command_reads_and_writes_numpy_complex)
         snprintf(real_path, sizeof real_path, "%s/y_re_im.npy", dir);
         cr_assert_eq(gv_npy_write(real_path, dt ? GV_NPY_F64 : GV_NPY_F32, 3, shape3, y), 0);
         cr_expect_eq(run("judge --case %s/c/case.json --outputs %s", dir, real_path), 0);
+        /* and as an input whose size is read off it (a dumped case's layout) */
+        char x_re_im[512];
+        snprintf(x_re_im, sizeof x_re_im, "%s/x_re_im.npy", dir);
+        cr_assert_eq(gv_npy_write(x_re_im, dt ? GV_NPY_F64 : GV_NPY_F32, 3, shape3, x.data), 0);
+        cr_expect_eq(run("judge --op fft.c2c.fwd --inputs %s --outputs %s", x_re_im, path), 0);
+        /* a complex array where sin_iter's x is real: refused */
+        char said[4096];
+        snprintf(said, sizeof said,
+                 "judge --op sin_iter --size 384x1 --inputs %s/c/x.npy --outputs %s", dir,
+                 real_path);
+        cr_expect_eq(gv_test_run_cli(said, said, sizeof said), 2);
+        cr_expect(strstr(said, "a complex array, but sin_iter's input 0 is real") != NULL, "%s",
+                  said);
+        cr_expect_eq(run("check --op sin_iter --inputs %s/c/x.npy", dir), 2);
         /* conjugated: FAIL */
         for (int64_t i = 1; i < ci.out_count[0]; i += 2)
             put(dt, y, i, -get(dt, y, i));
