@@ -211,8 +211,7 @@ static int fill_case_dir(const char *tmp, void *ctx)
            dropped from the shape */
         bool cplx = gv_tensor_complex(f->op, false, i) && f->ci->in_ndim[i] > 1;
         gv_npy_type ti = cplx ? (t == GV_NPY_F64 ? GV_NPY_C128 : GV_NPY_C64) : t;
-        if (gv_npy_write(path, ti, f->ci->in_ndim[i] - cplx, f->ci->in_shape[i], f->ci->in[i]) !=
-            0)
+        if (gv_npy_write(path, ti, f->ci->in_ndim[i] - cplx, f->ci->in_shape[i], f->ci->in[i]) != 0)
             return -1;
     }
     snprintf(path, sizeof path, "%s/case.json", tmp);
@@ -308,10 +307,10 @@ int gv_cmd_inputs(int argc, char **argv)
     json_t *ins = json_array(), *outs = json_array();
     for (int i = 0; i < ci.n_in; i++) {
         bool cplx = gv_tensor_complex(o, false, i);
-        json_array_append_new(
-            ins, json_pack("{s:s, s:s, s:o, s:b}", "name", ci.in_names[i], "file", files[i],
-                           "shape", shape_json(ci.in_ndim[i], ci.in_shape[i], cplx), "complex",
-                           cplx));
+        json_array_append_new(ins, json_pack("{s:s, s:s, s:o, s:b}", "name", ci.in_names[i], "file",
+                                             files[i], "shape",
+                                             shape_json(ci.in_ndim[i], ci.in_shape[i], cplx),
+                                             "complex", cplx));
     }
     for (int i = 0; i < ci.n_out; i++) {
         bool cplx = gv_tensor_complex(o, true, i);

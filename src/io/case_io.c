@@ -173,8 +173,8 @@ int gv_inputs_load(const gv_op *op, const char *files, gv_npy *arrays, int *n, g
            case holds it: infer_dims checks that dim); a complex file for a real one is no
            array of the op's */
         if (gv_npy_type_complex(arrays[i].type) && !gv_tensor_complex(op, false, i)) {
-            rc = say(err, errlen, GV_EINVAL, "%s: dtype %s, but input %d of %s is real",
-                     paths[i], gv_npy_type_name(arrays[i].type), i + 1, op->name);
+            rc = say(err, errlen, GV_EINVAL, "%s: dtype %s, but input %d of %s is real", paths[i],
+                     gv_npy_type_name(arrays[i].type), i + 1, op->name);
             goto out;
         }
         rc = gv_npy_complex_view(paths[i], &arrays[i], err, errlen);

@@ -248,9 +248,9 @@ static int parse_descr(const char *name, const char *d, gv_npy *a, char *err, si
         a->type = GV_NPY_BF16;
         return GV_OK;
     }
-    if (d[0] == '>' && (strcmp(d + 1, "f2") == 0 || strcmp(d + 1, "f4") == 0 ||
-                        strcmp(d + 1, "f8") == 0 || strcmp(d + 1, "V2") == 0 ||
-                        strcmp(d + 1, "c8") == 0 || strcmp(d + 1, "c16") == 0))
+    if (d[0] == '>' &&
+        (strcmp(d + 1, "f2") == 0 || strcmp(d + 1, "f4") == 0 || strcmp(d + 1, "f8") == 0 ||
+         strcmp(d + 1, "V2") == 0 || strcmp(d + 1, "c8") == 0 || strcmp(d + 1, "c16") == 0))
         return fault(err, errlen, name,
                      "big-endian dtype '%s' is not supported (save it little-endian: "
                      "a.astype('<%s'))",

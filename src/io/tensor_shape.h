@@ -13,7 +13,8 @@
 
 /* The shape of a case's input i (or output i) as an array: the op's tensor shapes in terms of
  * its dims (a gemm's A is m x k), where the op's family declares them, with a last dim of 2
- * for a complex tensor; else the op's tensor_shape hook; otherwise the flat count. Returns nd (at most GV_NPY_MAX_DIMS, io/npy.h). */
+ * for a complex tensor; else the op's tensor_shape hook; otherwise the flat count. Returns nd (at
+ * most GV_NPY_MAX_DIMS, io/npy.h). */
 int gv_tensor_shape(const gv_case *c, const gv_layout *l, bool output, int i, int64_t *shape);
 
 /* Whether input i (output i when output) of op holds complex values (op.h's complex_in and

@@ -163,7 +163,8 @@ static void expect_tensor_dims(const gv_case *c, const char *list, const gv_tens
         if (end) *end = '\0';
         if (entries >= n || !p[0]) continue;
         /* a complex tensor's entry leaves out its (re, im) pairs' dim of 2 */
-        int64_t want = entry_count(c, p) * (gv_tensor_complex(c->op, side[0] == 'o', entries) ? 2 : 1);
+        int64_t want =
+            entry_count(c, p) * (gv_tensor_complex(c->op, side[0] == 'o', entries) ? 2 : 1);
         cr_expect_eq(want, t[entries].count,
                      "%s at %s: %s tensor %d (%s) is '%s' = %lld elements, the layout has %lld",
                      c->op->name, shape, side, entries, t[entries].name, p, (long long)want,

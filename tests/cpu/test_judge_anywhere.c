@@ -38,12 +38,8 @@ static gv_judgement judge(const char *op, const char *size, const gv_case_inputs
         in[i] = (gv_array){ci->dtype, ci->in[i], ci->in_count[i], ci->in_names[i]};
     for (int i = 0; i < ci->n_out; i++)
         out[i] = (gv_array){ci->dtype, outs[i], ci->out_count[i], ci->out_names[i]};
-    gv_judge_spec s = {.op = op,
-                       .size = size,
-                       .n_in = ci->n_in,
-                       .n_out = ci->n_out,
-                       .in = in,
-                       .out = out};
+    gv_judge_spec s = {
+        .op = op, .size = size, .n_in = ci->n_in, .n_out = ci->n_out, .in = in, .out = out};
     gv_judgement j;
     int rc = gv_judge(&s, &j);
     cr_assert_eq(rc, GV_API_OK, "%s %s: %s", op, size, j.reason);
@@ -208,10 +204,8 @@ static void *fft_ref(fft_kind k, const gv_case_inputs *ci, int64_t n, int64_t ba
 static const struct {
     const char *op;
     fft_kind kind;
-} fft_ops[] = {{"fft.c2c.fwd", C2C_FWD},
-               {"fft.c2c.inv", C2C_INV},
-               {"fft.r2c.fwd", R2C},
-               {"fft.c2r.inv", C2R}};
+} fft_ops[] = {
+    {"fft.c2c.fwd", C2C_FWD}, {"fft.c2c.inv", C2C_INV}, {"fft.r2c.fwd", R2C}, {"fft.c2r.inv", C2R}};
 
 Test(judge_anywhere, fft_outputs_of_another_implementation_pass_and_corrupted_ones_fail)
 {
@@ -506,9 +500,10 @@ Test(judge_anywhere, fft_through_the_command_reads_and_writes_numpy_complex)
     gv_test_scratch_dir(dir, sizeof dir, "fftcli");
     for (int dt = GV_DTYPE_F32; dt <= GV_DTYPE_F64; dt++) {
         const char *dn = dt == GV_DTYPE_F64 ? "f64" : "f32";
-        cr_assert_eq(run("inputs --op fft.c2c.fwd --dtype %s --size 64x3 --seed 1 --out %s/c --force", dn,
-                         dir),
-                     0);
+        cr_assert_eq(
+            run("inputs --op fft.c2c.fwd --dtype %s --size 64x3 --seed 1 --out %s/c --force", dn,
+                dir),
+            0);
         char path[512];
         snprintf(path, sizeof path, "%s/c/x.npy", dir);
         gv_npy x;
@@ -569,7 +564,15 @@ static void write_raw(const char *path, const char *dict, size_t data_bytes)
     int n = snprintf(head, sizeof head, "%s", dict);
     size_t total = 10 + (size_t)n + 1, padded = (total + 63) / 64 * 64;
     size_t hlen = padded - 10;
-    unsigned char pre[10] = {0x93, 'N', 'U', 'M', 'P', 'Y', 1, 0, (unsigned char)(hlen & 0xff),
+    unsigned char pre[10] = {0x93,
+                             'N',
+                             'U',
+                             'M',
+                             'P',
+                             'Y',
+                             1,
+                             0,
+                             (unsigned char)(hlen & 0xff),
                              (unsigned char)(hlen >> 8)};
     fwrite(pre, 1, 10, f);
     fwrite(head, 1, (size_t)n, f);
