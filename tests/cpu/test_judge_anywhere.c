@@ -1,11 +1,11 @@
 /* test_judge_anywhere.c: the ops whose outputs were once judged only on gpuval's own device
  * (FFTs, solves, diffusion, sin_iter) judging outputs computed elsewhere: the case's inputs from
  * gv_make_inputs (`gpuval inputs`), outputs from a plain C reference written here in the case's
- * own arithmetic (an f32 FFT, an f32 Gaussian elimination, an in-order stencil, sinf applied k
- * times), judged by gv_judge (`gpuval judge`). Each must PASS; the same outputs corrupted (one
- * element off by many ulps, a conjugated spectrum, a transposed solve) must FAIL. Through the
- * command: complex .npy in and out, hostile complex files refused with exit 2, and a 0-d
- * result judged as its (1,) twin. */
+ * own arithmetic (a radix-2 FFT, a direct DFT, an f32 Gaussian elimination, an in-order stencil,
+ * sinf applied k times), judged by gv_judge (`gpuval judge`). Each must PASS; the same outputs
+ * corrupted (one element off by many ulps, a conjugated spectrum, a transposed solve) must FAIL.
+ * Through the command: complex .npy in and out, hostile complex files refused with exit 2, and a
+ * 0-d result judged as its (1,) twin. */
 #include <complex.h>
 #include <jansson.h>
 #include <stdarg.h>
@@ -93,68 +93,88 @@ static void bump_largest(int dtype, void *p, int64_t count, double rel)
 
 /* ---- FFT: an f32 radix-2 FFT, a direct DFT in the dtype, or one in long double ------------- */
 
-/* y = sum_j x_j e^{sign 2 pi i jk/n} for one row of n complex values (interleaved), in the
-   dtype's own arithmetic: radix 2 by decimation in time where n is a power of 2 (as an FFT
-   library does it), else the direct sum with twiddles rounded to the dtype. f64 rows are
-   summed in long double and rounded once (what np.fft's f64 result is, to within its own
-   error). */
+/* Radix 2 by decimation in time on a (n a power of 2), in T's arithmetic, twiddles rounded
+   to T: what an FFT library does. */
+#define RADIX2(T, a, n, sign)                                                                      \
+    do {                                                                                           \
+        for (int64_t len = 2; len <= (n); len *= 2)                                                \
+            for (int64_t s0 = 0; s0 < (n); s0 += len)                                              \
+                for (int64_t j = 0; j < len / 2; j++) {                                            \
+                    double ang = (sign)*2.0 * M_PI * (double)j / (double)len;                      \
+                    T w = (T)cos(ang) + (T)sin(ang) * I;                                           \
+                    T u = (a)[s0 + j], v = (a)[s0 + j + len / 2] * w;                              \
+                    (a)[s0 + j] = u + v;                                                           \
+                    (a)[s0 + j + len / 2] = u - v;                                                 \
+                }                                                                                  \
+    } while (0)
+
+static int64_t bit_reverse(int64_t j, int bits)
+{
+    int64_t r = 0;
+    for (int b = 0; b < bits; b++)
+        r |= ((j >> b) & 1) << (bits - 1 - b);
+    return r;
+}
+
+/* y = sum_j x_j e^{sign 2 pi i jk/n} for one row of n complex values, in the dtype's own
+   arithmetic: radix 2 where n is a power of 2 (as an FFT library does it); else the direct sum,
+   in float with twiddles rounded to float for f32, in long double rounded once for f64. */
 static void dft_row(int dtype, int sign, int64_t n, const double *xr, const double *xi, double *yr,
                     double *yi)
 {
-    if (dtype == GV_DTYPE_F64) {
-        for (int64_t k = 0; k < n; k++) {
-            long double sr = 0, si = 0;
-            for (int64_t j = 0; j < n; j++) {
-                long double a = sign * 2.0L * 3.14159265358979323846264338327950288L *
-                                (long double)((j * k) % n) / (long double)n;
-                long double c = cosl(a), s = sinl(a);
-                sr += xr[j] * c - xi[j] * s;
-                si += xr[j] * s + xi[j] * c;
-            }
-            yr[k] = (double)sr;
-            yi[k] = (double)si;
-        }
-        return;
-    }
     if ((n & (n - 1)) == 0) {
-        float complex *a = malloc((size_t)n * sizeof *a);
-        cr_assert_not_null(a);
         int bits = 0;
         while ((INT64_C(1) << bits) < n)
             bits++;
-        for (int64_t j = 0; j < n; j++) { /* bit-reversed order */
-            int64_t r = 0;
-            for (int b = 0; b < bits; b++)
-                r |= ((j >> b) & 1) << (bits - 1 - b);
-            a[r] = (float)xr[j] + (float)xi[j] * I;
+        if (dtype == GV_DTYPE_F64) {
+            double complex *a = malloc((size_t)n * sizeof *a);
+            cr_assert_not_null(a);
+            for (int64_t j = 0; j < n; j++)
+                a[bit_reverse(j, bits)] = xr[j] + xi[j] * I;
+            RADIX2(double complex, a, n, sign);
+            for (int64_t k = 0; k < n; k++)
+                yr[k] = creal(a[k]), yi[k] = cimag(a[k]);
+            free(a);
+        } else {
+            float complex *a = malloc((size_t)n * sizeof *a);
+            cr_assert_not_null(a);
+            for (int64_t j = 0; j < n; j++)
+                a[bit_reverse(j, bits)] = (float)xr[j] + (float)xi[j] * I;
+            RADIX2(float complex, a, n, sign);
+            for (int64_t k = 0; k < n; k++)
+                yr[k] = crealf(a[k]), yi[k] = cimagf(a[k]);
+            free(a);
         }
-        for (int64_t len = 2; len <= n; len *= 2)
-            for (int64_t s = 0; s < n; s += len)
-                for (int64_t j = 0; j < len / 2; j++) {
-                    double ang = sign * 2.0 * M_PI * (double)j / (double)len;
-                    float complex w = (float)cos(ang) + (float)sin(ang) * I;
-                    float complex u = a[s + j], v = a[s + j + len / 2] * w;
-                    a[s + j] = u + v;
-                    a[s + j + len / 2] = u - v;
-                }
-        for (int64_t k = 0; k < n; k++) {
-            yr[k] = crealf(a[k]);
-            yi[k] = cimagf(a[k]);
-        }
-        free(a);
         return;
     }
-    for (int64_t k = 0; k < n; k++) {
-        float sr = 0, si = 0;
-        for (int64_t j = 0; j < n; j++) {
-            double ang = sign * 2.0 * M_PI * (double)((j * k) % n) / (double)n;
-            float c = (float)cos(ang), s = (float)sin(ang);
-            sr += (float)xr[j] * c - (float)xi[j] * s;
-            si += (float)xr[j] * s + (float)xi[j] * c;
-        }
-        yr[k] = sr;
-        yi[k] = si;
+    /* the n twiddles e^{sign 2 pi i m/n}, each rounded once to the arithmetic */
+    long double *c = malloc((size_t)n * sizeof *c), *sn = malloc((size_t)n * sizeof *sn);
+    cr_assert(c && sn);
+    for (int64_t m = 0; m < n; m++) {
+        long double a =
+            sign * 2.0L * 3.14159265358979323846264338327950288L * (long double)m / (long double)n;
+        c[m] = dtype == GV_DTYPE_F64 ? cosl(a) : (float)cosl(a);
+        sn[m] = dtype == GV_DTYPE_F64 ? sinl(a) : (float)sinl(a);
     }
+    for (int64_t k = 0; k < n; k++) {
+        long double lr = 0, li = 0;
+        float fr = 0, fi = 0;
+        for (int64_t j = 0; j < n; j++) {
+            int64_t m = (j * k) % n;
+            if (dtype == GV_DTYPE_F64) {
+                lr += xr[j] * c[m] - xi[j] * sn[m];
+                li += xr[j] * sn[m] + xi[j] * c[m];
+            } else {
+                float cf = (float)c[m], sf = (float)sn[m];
+                fr += (float)xr[j] * cf - (float)xi[j] * sf;
+                fi += (float)xr[j] * sf + (float)xi[j] * cf;
+            }
+        }
+        yr[k] = dtype == GV_DTYPE_F64 ? (double)lr : fr;
+        yi[k] = dtype == GV_DTYPE_F64 ? (double)li : fi;
+    }
+    free(c);
+    free(sn);
 }
 
 typedef enum { C2C_FWD, C2C_INV, R2C, C2R } fft_kind;
@@ -211,7 +231,7 @@ Test(judge_anywhere, fft_outputs_of_another_implementation_pass_and_corrupted_on
 {
     static const struct {
         int64_t n, batch;
-    } sizes[] = {{64, 3}, {17, 2}, {1024, 2}};
+    } sizes[] = {{64, 3}, {17, 2}, {1024, 2}, {4097, 1}, {65536, 1}};
     for (size_t o = 0; o < sizeof fft_ops / sizeof fft_ops[0]; o++)
         for (int dt = GV_DTYPE_F32; dt <= GV_DTYPE_F64; dt++)
             for (size_t s = 0; s < sizeof sizes / sizeof sizes[0]; s++) {
@@ -224,8 +244,11 @@ Test(judge_anywhere, fft_outputs_of_another_implementation_pass_and_corrupted_on
                 gv_judgement j = judge(op, size, &ci, &y);
                 expect_verdict(&j, GV_VERDICT_PASS, "another FFT", op, size, dt, NULL);
 
+                /* 1% of the largest bin: the model's allowance is u d ||y_b||_2 in every bin
+                   (normwise, Higham ASNA Thm 24.2), which at n = 2^16 in f32 is about 1e-3 of
+                   the largest bin of uniform [-1, 1) data */
                 void *bad = copy_out(dt, y, ci.out_count[0]);
-                bump_largest(dt, bad, ci.out_count[0], 1e-3);
+                bump_largest(dt, bad, ci.out_count[0], 1e-2);
                 j = judge(op, size, &ci, &bad);
                 expect_verdict(&j, GV_VERDICT_FAIL, "one bin off", op, size, dt, NULL);
                 free(bad);
