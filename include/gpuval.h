@@ -243,7 +243,9 @@ int gv_judge(const gv_judge_spec *spec, gv_judgement *j);
 void gv_judgement_free(gv_judgement *j); /* frees j->json; safe on a zeroed struct */
 
 /* The inputs gpuval generates for one case (canaries and exact probes included), in the
-   case's dtype, and the shapes of the inputs and outputs. Library-owned until freed. */
+   case's dtype, and the shapes of the inputs and outputs. Library-owned until freed. A
+   complex tensor (gv_op_info's complex_inputs, complex_outputs: the FFTs') holds interleaved
+   (re, im) pairs: its shape's last dim is that pair's 2 and its count twice the complex one. */
 typedef struct gv_case_inputs {
     int dtype;
     int n_in, n_out;

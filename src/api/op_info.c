@@ -55,6 +55,14 @@ json_t *gv_op_json(const gv_op *op)
     json_object_set_new(o, "planted_slow", str_or_null(op->planted_slow));
     json_object_set_new(o, "nondeterministic", str_or_null(op->nondeterministic));
     json_object_set_new(o, "takes_inputs", json_boolean(op->in_dims != NULL));
+    /* the indices of the complex tensors (op.h): their arrays are complex64 / complex128 */
+    json_t *ci = json_array(), *co = json_array();
+    for (int i = 0; i < 32; i++) {
+        if (op->complex_in >> i & 1u) json_array_append_new(ci, json_integer(i));
+        if (op->complex_out >> i & 1u) json_array_append_new(co, json_integer(i));
+    }
+    json_object_set_new(o, "complex_inputs", ci);
+    json_object_set_new(o, "complex_outputs", co);
     return o;
 }
 

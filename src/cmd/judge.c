@@ -172,10 +172,11 @@ _Static_assert(GV_NOPTS(inputs_opts) <= GV_OPTS_MAX, "inputs' options fit the pa
 
 /* ---- gpuval inputs ------------------------------------------------------------------------ */
 
-static json_t *shape_json(int nd, const int64_t *shape)
+/* A complex tensor's shape as its complex .npy has it: without the (re, im) dim. */
+static json_t *shape_json(int nd, const int64_t *shape, bool cplx)
 {
     json_t *a = json_array();
-    for (int k = 0; k < nd; k++)
+    for (int k = 0; k < nd - (cplx && nd > 1); k++)
         json_array_append_new(a, json_integer(shape[k]));
     return a;
 }
@@ -201,6 +202,7 @@ static void tensor_file(const char *name, int i, char *buf, size_t len)
 
 /* What fill_case_dir writes: the arrays under their file names, and case.json. */
 typedef struct inputs_fill {
+    const gv_op *op;
     const gv_case_inputs *ci;
     char (*files)[128];
     json_t *doc;
@@ -215,7 +217,11 @@ static int fill_case_dir(const char *tmp, void *ctx)
     char path[4352];
     for (int i = 0; i < f->ci->n_in; i++) {
         snprintf(path, sizeof path, "%s/%s", tmp, f->files[i]);
-        if (gv_npy_write(path, t, f->ci->in_ndim[i], f->ci->in_shape[i], f->ci->in[i]) != 0)
+        /* a complex tensor as NumPy's complex64 / complex128: the same bytes, the pair's dim
+           dropped from the shape */
+        bool cplx = gv_tensor_complex(f->op, false, i) && f->ci->in_ndim[i] > 1;
+        gv_npy_type ti = cplx ? (t == GV_NPY_F64 ? GV_NPY_C128 : GV_NPY_C64) : t;
+        if (gv_npy_write(path, ti, f->ci->in_ndim[i] - cplx, f->ci->in_shape[i], f->ci->in[i]) != 0)
             return -1;
     }
     snprintf(path, sizeof path, "%s/case.json", tmp);
@@ -309,13 +315,19 @@ int gv_cmd_inputs(int argc, char **argv)
         return GV_EXIT_USAGE;
     }
     json_t *ins = json_array(), *outs = json_array();
-    for (int i = 0; i < ci.n_in; i++)
-        json_array_append_new(ins,
-                              json_pack("{s:s, s:s, s:o}", "name", ci.in_names[i], "file", files[i],
-                                        "shape", shape_json(ci.in_ndim[i], ci.in_shape[i])));
-    for (int i = 0; i < ci.n_out; i++)
-        json_array_append_new(outs, json_pack("{s:s, s:o}", "name", ci.out_names[i], "shape",
-                                              shape_json(ci.out_ndim[i], ci.out_shape[i])));
+    for (int i = 0; i < ci.n_in; i++) {
+        bool cplx = gv_tensor_complex(o, false, i);
+        json_array_append_new(ins, json_pack("{s:s, s:s, s:o, s:b}", "name", ci.in_names[i], "file",
+                                             files[i], "shape",
+                                             shape_json(ci.in_ndim[i], ci.in_shape[i], cplx),
+                                             "complex", cplx));
+    }
+    for (int i = 0; i < ci.n_out; i++) {
+        bool cplx = gv_tensor_complex(o, true, i);
+        json_array_append_new(outs, json_pack("{s:s, s:o, s:b}", "name", ci.out_names[i], "shape",
+                                              shape_json(ci.out_ndim[i], ci.out_shape[i], cplx),
+                                              "complex", cplx));
+    }
     json_t *doc = json_pack("{s:s, s:s, s:s, s:s, s:s, s:s, s:o, s:o, s:o}", "schema",
                             gv_schema(GV_DOC_INPUTS), "op", o->name, "dtype",
                             ci.dtype == GV_DTYPE_F64 ? "f64" : "f32", "mode",
@@ -327,7 +339,7 @@ int gv_cmd_inputs(int argc, char **argv)
     for (int i = 0; i < ci.n_in; i++)
         names[i] = files[i];
     names[ci.n_in] = "case.json";
-    inputs_fill fill = {&ci, files, doc};
+    inputs_fill fill = {o, &ci, files, doc};
     char why[4352];
     rc = GV_EXIT_OK;
     if (!doc || gv_write_dir(out, names, ci.n_in + 1, fill_case_dir, &fill, why, sizeof why) != 0) {
@@ -477,7 +489,9 @@ static int load_case(judge_job *j)
 static int read_array(const char *path, gv_npy *a)
 {
     char err[512];
-    if (gv_npy_read(path, a, err, sizeof err) != GV_OK) {
+    if (gv_npy_read(path, a, err, sizeof err) != GV_OK ||
+        gv_npy_complex_view(path, a, err, sizeof err) != GV_OK) {
+        gv_npy_free(a);
         gv_usage_error("%s", err);
         return -1;
     }
@@ -507,8 +521,15 @@ static int check_shape(const char *path, const gv_npy *a, const gv_case *c, cons
     int64_t want[GV_MAX_DIMS];
     int nd = gv_judge_tensor_shape(c, l, output, i, want);
     int64_t count = output ? l->out[i].count : l->in[i].count;
+    if (a->complex_view && !gv_tensor_complex(c->op, output, i)) {
+        gv_usage_error("%s: a complex array, but %s's %s %d is real", path, c->op->name,
+                       output ? "output" : "input", i);
+        return -1;
+    }
     if (a->count != count) return 0; /* the judge's own message names the counts */
     if (a->nd <= 1) return 0;
+    /* a flat complex array (n, 2) for a complex tensor: flat too */
+    if (a->nd == 2 && a->shape[1] == 2 && gv_tensor_complex(c->op, output, i)) return 0;
     bool same = a->nd == nd;
     for (int k = 0; same && k < nd; k++)
         same = a->shape[k] == want[k];

@@ -74,8 +74,9 @@ typedef struct gv_op {
     const char *dims;    /* names of the shape's dims, "m,k,n" */
     /* The tensors' shapes in terms of dims, for arrays a user gives (check --inputs) and a
        dumped case's files: each tensor's dims by ',', tensors by ';' ("m,k;k,n" in, "m,n"
-       out); an empty entry is a flat tensor. in_dims NULL: the op takes no --inputs (complex
-       layouts, sparse values, dims that no input carries). */
+       out); an empty entry is a flat tensor, or one whose shape the tensor_shape hook gives (its
+       dims are then not read off it). A complex tensor's entry leaves out the pair's last dim
+       (complex_in, complex_out). in_dims NULL: the op takes no --inputs. */
     const char *in_dims, *out_dims;
     /* Optional, for ops without in_dims (or out_dims): the shape of input i (output when
        `output`) as an array, C order, into shape[GV_MAX_DIMS]; returns nd (1 to GV_MAX_DIMS),
@@ -83,6 +84,11 @@ typedef struct gv_op {
        and `judge` reads (complex values interleaved as a last dim of 2, a matrix n x n); it
        does not make the op take --inputs. NULL: the flat count. */
     int (*tensor_shape)(const gv_case *c, const gv_layout *l, bool output, int i, int64_t *shape);
+    /* Bit i: input (complex_in) or output (complex_out) i holds complex values, (re, im) pairs
+       of the case's dtype interleaved, its shape's last dim the pair's 2. Its arrays are
+       NumPy's complex64 ('<c8', f32) and complex128 ('<c16', f64) without that dim: `gpuval
+       inputs` writes them so and judge takes them so (the same bytes). */
+    unsigned complex_in, complex_out;
     /* out[0] = in[0] . in[1], a product of two operands: the input-rounding floor of the
        probabilistic model applies (model_floor.h). */
     bool floor_from_operands;

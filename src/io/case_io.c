@@ -77,9 +77,19 @@ static int infer_dims(const gv_op *op, const char *const *paths, const gv_npy *a
         char expr[64], have[160];
         int idx[GV_NPY_MAX_DIMS];
         gv_dims_field(op->in_dims, i, expr, sizeof expr);
+        /* an empty entry carries none of the op's dims (a half spectrum, sparse values):
+           its shape is checked against the case once the dims are known */
+        if (!expr[0]) continue;
         int want = gv_dims_expr(op->dims, expr, idx);
         format_dims(&arrays[i], have, sizeof have);
-        if (arrays[i].nd != want)
+        /* a complex input's (re, im) pairs are its last dim (gv_npy_complex_view) */
+        bool cplx = gv_tensor_complex(op, false, i);
+        if (cplx && (arrays[i].nd != want + 1 || arrays[i].shape[want] != 2))
+            return say(err, errlen, GV_EINVAL,
+                       "%s: shape %s; input %d of %s is complex (%s), a complex64 or complex128 "
+                       "array of %d dims",
+                       paths[i], have, i + 1, op->name, expr, want);
+        if (!cplx && arrays[i].nd != want)
             return say(err, errlen, GV_EINVAL,
                        "%s: shape %s has %d dims; input %d of %s is (%s), %d dims", paths[i], have,
                        arrays[i].nd, i + 1, op->name, expr, want);
@@ -159,6 +169,16 @@ int gv_inputs_load(const gv_op *op, const char *files, gv_npy *arrays, int *n, g
         rc = gv_npy_read(paths[i], &arrays[i], err, errlen);
         if (rc != GV_OK) goto out;
         *n = i + 1;
+        /* a complex tensor is a complex file, or its reals with a last dim of 2 (as a dumped
+           case holds it: infer_dims checks that dim); a complex file for a real one is no
+           array of the op's */
+        if (gv_npy_type_complex(arrays[i].type) && !gv_tensor_complex(op, false, i)) {
+            rc = say(err, errlen, GV_EINVAL, "%s: dtype %s, but input %d of %s is real", paths[i],
+                     gv_npy_type_name(arrays[i].type), i + 1, op->name);
+            goto out;
+        }
+        rc = gv_npy_complex_view(paths[i], &arrays[i], err, errlen);
+        if (rc != GV_OK) goto out;
         gv_npy_type t = arrays[i].type;
         if (t != GV_NPY_F32 && t != GV_NPY_F64) {
             rc = say(err, errlen, GV_EINVAL,

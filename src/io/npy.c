@@ -28,7 +28,12 @@ static const struct {
     [GV_NPY_F64] = {"f64", "<f8", 8},
     [GV_NPY_F16] = {"f16", "<f2", 2},
     [GV_NPY_BF16] = {"bf16", "<V2", 2},
+    [GV_NPY_C64] = {"c64", "<c8", 8},
+    [GV_NPY_C128] = {"c128", "<c16", 16},
 };
+
+static int fault(char *err, size_t len, const char *name, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
 
 const char *gv_npy_type_name(gv_npy_type t)
 {
@@ -41,6 +46,28 @@ const char *gv_npy_descr(gv_npy_type t)
 size_t gv_npy_type_size(gv_npy_type t)
 {
     return type_table[t].bytes;
+}
+bool gv_npy_type_complex(gv_npy_type t)
+{
+    return t == GV_NPY_C64 || t == GV_NPY_C128;
+}
+gv_npy_type gv_npy_component(gv_npy_type t)
+{
+    return t == GV_NPY_C64 ? GV_NPY_F32 : t == GV_NPY_C128 ? GV_NPY_F64 : t;
+}
+
+int gv_npy_complex_view(const char *name, gv_npy *a, char *err, size_t errlen)
+{
+    if (!gv_npy_type_complex(a->type)) return GV_OK;
+    if (a->nd >= GV_NPY_MAX_DIMS)
+        return fault(err, errlen, name,
+                     "a complex array of %d dims has no room for its (re, im) dim (at most %d)",
+                     a->nd, GV_NPY_MAX_DIMS - 1);
+    a->type = gv_npy_component(a->type);
+    a->complex_view = true;
+    a->shape[a->nd++] = 2;
+    a->count *= 2;
+    return GV_OK;
 }
 
 /* IEEE binary16 to f64, exactly (subnormals, infinities and NaN payloads kept). */
@@ -60,7 +87,7 @@ static double half_to_double(uint16_t h)
 double gv_npy_load(gv_npy_type t, const void *data, int64_t i)
 {
     const char *p = (const char *)data;
-    switch (t) {
+    switch (gv_npy_component(t)) {
     case GV_NPY_F32: {
         float v;
         memcpy(&v, p + (size_t)i * 4, 4);
@@ -88,8 +115,6 @@ double gv_npy_load(gv_npy_type t, const void *data, int64_t i)
     }
 }
 
-static int fault(char *err, size_t len, const char *name, const char *fmt, ...)
-    __attribute__((format(printf, 4, 5)));
 static int fault(char *err, size_t len, const char *name, const char *fmt, ...)
 {
     int used = snprintf(err, len, "%s: ", name);
@@ -223,14 +248,16 @@ static int parse_descr(const char *name, const char *d, gv_npy *a, char *err, si
         a->type = GV_NPY_BF16;
         return GV_OK;
     }
-    if (d[0] == '>' && (strcmp(d + 1, "f2") == 0 || strcmp(d + 1, "f4") == 0 ||
-                        strcmp(d + 1, "f8") == 0 || strcmp(d + 1, "V2") == 0))
+    if (d[0] == '>' &&
+        (strcmp(d + 1, "f2") == 0 || strcmp(d + 1, "f4") == 0 || strcmp(d + 1, "f8") == 0 ||
+         strcmp(d + 1, "V2") == 0 || strcmp(d + 1, "c8") == 0 || strcmp(d + 1, "c16") == 0))
         return fault(err, errlen, name,
                      "big-endian dtype '%s' is not supported (save it little-endian: "
                      "a.astype('<%s'))",
                      d, d + 1);
     return fault(err, errlen, name,
-                 "unsupported dtype '%s' (gpuval reads <f4, <f8, <f2, and <V2 or |V2 as bfloat16)",
+                 "unsupported dtype '%s' (gpuval reads <f4, <f8, <f2, <V2 or |V2 as bfloat16, and "
+                 "complex <c8 and <c16)",
                  d);
 }
 
@@ -298,6 +325,13 @@ static int parse_header(const char *name, const char *h, size_t hlen, gv_npy *a,
                      !seen_descr   ? "descr"
                      : !seen_order ? "fortran_order"
                                    : "shape");
+    /* a complex file in Fortran order is refused: its pairs would have to be transposed as
+       units, and a caller that forgot np.ascontiguousarray should hear of it, not get a
+       silently reordered spectrum */
+    if (gv_npy_type_complex(a->type) && a->fortran_order && a->nd > 1)
+        return fault(err, errlen, name,
+                     "a complex array in Fortran order (fortran_order True) is not read: save "
+                     "np.ascontiguousarray(a)");
     int64_t count = 1;
     for (int i = 0; i < a->nd; i++)
         if (__builtin_mul_overflow(count, a->shape[i], &count))

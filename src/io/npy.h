@@ -2,7 +2,10 @@
  * 2.0 and 3.0 (3.0: the header is UTF-8), little-endian f32 '<f4', f64 '<f8', f16 '<f2' and
  * bfloat16. NumPy has no bfloat16: gpuval writes it as the 2-byte opaque type '<V2' and reads
  * '<V2' and '|V2' as bfloat16 bits (NumPy loads such a file as void '|V2'; its values as f32
- * are (a.view('<u2').astype('<u4') << 16).view('<f4')).
+ * are (a.view('<u2').astype('<u4') << 16).view('<f4')). Complex '<c8' and '<c16' (NumPy's
+ * complex64 and complex128: interleaved re, im) are read and written in C order only: a
+ * Fortran-order complex file is refused (np.ascontiguousarray first), as is any other
+ * complex itemsize ('<c4', '<c32') or a big-endian one.
  *
  * The reader is written for hostile files: the header length is bounded before anything is
  * allocated, the shape's element and byte counts are checked for int64 overflow, and the file
@@ -21,6 +24,11 @@ typedef enum gv_npy_type {
     GV_NPY_F64,
     GV_NPY_F16,
     GV_NPY_BF16,
+    /* complex values as NumPy lays them out: (re, im) pairs of f32 ('<c8') and f64 ('<c16').
+       gpuval's complex tensors hold the same bytes as reals with a last dim of 2
+       (gv_npy_complex_view) */
+    GV_NPY_C64,
+    GV_NPY_C128,
     GV_NPY_NTYPES
 } gv_npy_type;
 
@@ -36,13 +44,23 @@ typedef struct gv_npy {
     int64_t count;      /* elements: the product of shape */
     bool fortran_order; /* as the file said; data is row-major either way */
     int version;        /* 1, 2 or 3 */
+    bool complex_view;  /* the file was complex: gv_npy_complex_view made these its reals */
     void *data;         /* count elements of type, row-major */
 } gv_npy;
 
-const char *gv_npy_type_name(gv_npy_type t); /* "f32", "f64", "f16", "bf16" */
-const char *gv_npy_descr(gv_npy_type t);     /* "<f4", "<f8", "<f2", "<V2" */
+const char *gv_npy_type_name(gv_npy_type t); /* "f32", "f64", "f16", "bf16", "c64", "c128" */
+const char *gv_npy_descr(gv_npy_type t);     /* "<f4", "<f8", "<f2", "<V2", "<c8", "<c16" */
 size_t gv_npy_type_size(gv_npy_type t);
-/* Element i as f64 (exact for every type: each converts to f64 without rounding). */
+bool gv_npy_type_complex(gv_npy_type t);
+/* The real type a complex type's components have (F32 for C64, F64 for C128); t itself for
+   a real type. */
+gv_npy_type gv_npy_component(gv_npy_type t);
+/* A complex array as the reals it holds: type F32 or F64, a last dim of 2 appended (re, im),
+   count doubled, the data untouched. GV_OK (a real array is left as it is), or GV_EINVAL with
+   the fault in err when the shape has no room for the extra dim. */
+int gv_npy_complex_view(const char *name, gv_npy *a, char *err, size_t errlen);
+/* Element i as f64 (exact for every type: each converts to f64 without rounding; a complex
+   type's element i is component i of its real view). */
 double gv_npy_load(gv_npy_type t, const void *data, int64_t i);
 
 /* Parse a whole .npy image (buf, len bytes) into a (data allocated; gv_npy_free). GV_OK, or

@@ -48,25 +48,35 @@ int gv_dims_expr(const char *dims, const char *expr, int *idx)
     return nd;
 }
 
+bool gv_tensor_complex(const gv_op *op, bool output, int i)
+{
+    unsigned mask = output ? op->complex_out : op->complex_in;
+    return i >= 0 && i < 32 && (mask >> i) & 1u;
+}
+
 int gv_tensor_shape(const gv_case *c, const gv_layout *l, bool output, int i, int64_t *shape)
 {
     assert(i >= 0 && i < (output ? l->n_out : l->n_in));
     int64_t count = output ? l->out[i].count : l->in[i].count;
     const char *list = output ? c->op->out_dims : c->op->in_dims;
+    bool cplx = gv_tensor_complex(c->op, output, i);
+    char expr[64] = "";
     if (list) {
         /* The descriptor's contract (op.h): one ';'-entry per tensor of the layout, each naming
-           dims of the op's own, whose product is the layout's count. --inputs matches files to
-           the layout by it and a dump writes its shapes by it. */
+           dims of the op's own, whose product is the layout's count (half of it for a complex
+           tensor, whose pairs are a last dim of 2). --inputs matches files to the layout by it
+           and a dump writes its shapes by it. An empty entry leaves the shape to the hook. */
         int fields = 1;
         for (const char *p = list; *p; p++)
             fields += *p == ';';
         assert(fields == (output ? l->n_out : l->n_in));
-        char expr[64];
-        int idx[GV_NPY_MAX_DIMS];
         gv_dims_field(list, i, expr, sizeof expr);
+    }
+    if (expr[0]) {
+        int idx[GV_NPY_MAX_DIMS];
         int nd = gv_dims_expr(c->op->dims, expr, idx);
-        int64_t prod = 1;
-        bool ok = nd > 0;
+        int64_t prod = cplx ? 2 : 1;
+        bool ok = nd > 0 && nd + cplx <= GV_MAX_DIMS;
         for (int k = 0; k < nd && ok; k++) {
             assert(idx[k] >= 0 && idx[k] < c->shape.nd); /* a dim of the op's, in the shape */
             ok = idx[k] >= 0 && idx[k] < c->shape.nd;
@@ -76,15 +86,25 @@ int gv_tensor_shape(const gv_case *c, const gv_layout *l, bool output, int i, in
             }
         }
         assert(!ok || prod == count);
-        if (ok && prod == count) return nd;
+        if (ok && prod == count) {
+            if (cplx) shape[nd++] = 2;
+            return nd;
+        }
     }
-    if (!list && c->op->tensor_shape) {
+    if (c->op->tensor_shape) {
         int nd = c->op->tensor_shape(c, l, output, i, shape);
         int64_t prod = 1;
         for (int k = 0; k < nd && nd <= GV_MAX_DIMS; k++)
             prod *= shape[k];
         assert(nd >= 1 && nd <= GV_MAX_DIMS && prod == count); /* the hook's contract (op.h) */
+        /* a complex tensor's pairs are its last dim */
+        assert(!cplx || (nd >= 1 && nd <= GV_MAX_DIMS && shape[nd - 1] == 2));
         if (nd >= 1 && nd <= GV_MAX_DIMS && prod == count) return nd;
+    }
+    if (cplx && count % 2 == 0) {
+        shape[0] = count / 2;
+        shape[1] = 2;
+        return 2;
     }
     shape[0] = count;
     return 1;

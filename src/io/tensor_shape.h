@@ -12,9 +12,14 @@
 #include "core/op.h"
 
 /* The shape of a case's input i (or output i) as an array: the op's tensor shapes in terms of
- * its dims (a gemm's A is m x k), where the op's family declares them; otherwise the flat
- * count. Returns nd (at most GV_NPY_MAX_DIMS, io/npy.h). */
+ * its dims (a gemm's A is m x k), where the op's family declares them, with a last dim of 2
+ * for a complex tensor; else the op's tensor_shape hook; otherwise the flat count. Returns nd (at
+ * most GV_NPY_MAX_DIMS, io/npy.h). */
 int gv_tensor_shape(const gv_case *c, const gv_layout *l, bool output, int i, int64_t *shape);
+
+/* Whether input i (output i when output) of op holds complex values (op.h's complex_in and
+   complex_out): its shape's last dim is the (re, im) pair. */
+bool gv_tensor_complex(const gv_op *op, bool output, int i);
 
 /* Field i of a ';'-list ("m,k;k,n") into buf: "" when absent. */
 void gv_dims_field(const char *list, int i, char *buf, size_t len);

@@ -259,6 +259,10 @@ FFT_HOOKS(FFT_C2R, c2r)
 
 static const gv_op fft_c2c_fwd = {
     .name = "fft.c2c.fwd",
+    .in_dims = "batch,n",
+    .out_dims = "batch,n",
+    .complex_in = 1,
+    .complex_out = 1,
     .summary = "forward complex FFT, e^{-2pi i jk/n}, batched; cuFFT C2C/Z2Z (seed 001)",
     .shapes = FFT_SHAPES,
     .test_shapes = FFT_TEST_SHAPES,
@@ -269,6 +273,10 @@ static const gv_op fft_c2c_fwd = {
 
 static const gv_op fft_c2c_inv = {
     .name = "fft.c2c.inv",
+    .in_dims = "batch,n",
+    .out_dims = "batch,n",
+    .complex_in = 1,
+    .complex_out = 1,
     .summary = "inverse complex FFT, e^{+2pi i jk/n}, unnormalised (no 1/n); cuFFT C2C/Z2Z",
     .shapes = FFT_SHAPES,
     .test_shapes = FFT_TEST_SHAPES,
@@ -279,6 +287,9 @@ static const gv_op fft_c2c_inv = {
 
 static const gv_op fft_r2c_fwd = {
     .name = "fft.r2c.fwd",
+    .in_dims = "batch,n",
+    .out_dims = "",
+    .complex_out = 1,
     .summary = "forward real-to-complex FFT, n reals -> n/2+1 complex; cuFFT R2C/D2Z",
     .shapes = FFT_SHAPES,
     .test_shapes = FFT_TEST_SHAPES,
@@ -289,6 +300,9 @@ static const gv_op fft_r2c_fwd = {
 
 static const gv_op fft_c2r_inv = {
     .name = "fft.c2r.inv",
+    .in_dims = "",
+    .out_dims = "batch,n",
+    .complex_in = 1,
     .summary = "inverse complex-to-real FFT, n/2+1 complex -> n reals, unnormalised; C2R/Z2D",
     .shapes = FFT_SHAPES,
     .test_shapes = FFT_TEST_SHAPES,
@@ -300,6 +314,10 @@ static const gv_op fft_c2r_inv = {
 /* A direction mix-up is the classic FFT mistake; for n > 2 it changes every bin but DC. */
 static const gv_op fft_c2c_fwd_wrongsign = {
     .name = "fft.c2c.fwd.wrongsign",
+    .in_dims = "batch,n",
+    .out_dims = "batch,n",
+    .complex_in = 1,
+    .complex_out = 1,
     .summary = "planted bug: the forward transform executed with CUFFT_INVERSE",
     .planted_bug = "wrong transform direction",
     .shapes = "1000x4",

@@ -133,7 +133,7 @@ static int sin_iter_oracle(gv_problem *p)
     (GV_BIT(GV_DIST_UNIFORM01) | GV_BIT(GV_DIST_UNIFORM11) | GV_BIT(GV_DIST_SPECIAL))
 
 #define SIN_ITER_COMMON                                                                            \
-    .family = "sin_iter", .dims = "n,k", .dists = SIN_ITER_DISTS,                                  \
+    .family = "sin_iter", .dims = "n,k", .in_dims = "n", .out_dims = "n", .dists = SIN_ITER_DISTS, \
     .default_dist = GV_DIST_UNIFORM11, .check_shape = sin_iter_check_shape,                        \
     .mode_valid = sin_iter_mode_valid, .layout = sin_iter_layout, .flops = sin_iter_flops,         \
     .bytes = sin_iter_bytes, .make_inputs = sin_iter_inputs, .oracle = sin_iter_oracle,            \

@@ -452,12 +452,13 @@ static int solve_tensor_shape(const gv_case *c, const gv_layout *l, bool output,
 }
 
 #define SOLVE_COMMON                                                                               \
-    .family = "solve", .dims = "n,log10kappa", .dtypes = GV_BOTH_DTYPES,                           \
-    .dists = GV_BIT(GV_DIST_UNIFORM11), .default_dist = GV_DIST_UNIFORM11,                         \
-    .check_shape = solve_check_shape, .layout = solve_layout, .bytes = solve_bytes,                \
-    .make_inputs = solve_inputs, .oracle = solve_oracle, .depth = solve_depth,                     \
-    .ratio_bound = SOLVE_RESIDUAL_BOUND, .expected_tier = solve_expected_tier,                     \
-    .measure = solve_measure, .error_model = SOLVE_ERROR_MODEL, .tensor_shape = solve_tensor_shape
+    .family = "solve", .dims = "n,log10kappa", .in_dims = "n,n;n", .out_dims = "n;",               \
+    .dtypes = GV_BOTH_DTYPES, .dists = GV_BIT(GV_DIST_UNIFORM11),                                  \
+    .default_dist = GV_DIST_UNIFORM11, .check_shape = solve_check_shape, .layout = solve_layout,   \
+    .bytes = solve_bytes, .make_inputs = solve_inputs, .oracle = solve_oracle,                     \
+    .depth = solve_depth, .ratio_bound = SOLVE_RESIDUAL_BOUND,                                     \
+    .expected_tier = solve_expected_tier, .measure = solve_measure,                                \
+    .error_model = SOLVE_ERROR_MODEL, .tensor_shape = solve_tensor_shape
 
 static const gv_op solve_gesv = {
     .name = "solve.gesv",
@@ -495,11 +496,12 @@ static const gv_op solve_gesv_nopivot = {
 };
 
 #define SINGULAR_COMMON                                                                            \
-    .family = "solve", .dims = "n,k", .dtypes = GV_BOTH_DTYPES, .modes = GV_BIT(GV_MODE_NATIVE),   \
-    .dists = GV_BIT(GV_DIST_UNIFORM11), .default_dist = GV_DIST_UNIFORM11,                         \
-    .check_shape = singular_check_shape, .layout = singular_layout, .bytes = singular_bytes,       \
-    .make_inputs = singular_inputs, .oracle = singular_oracle, .depth = singular_depth,            \
-    .measure = singular_measure, .shapes = "100x50,1000x1000", .tensor_shape = solve_tensor_shape, \
+    .family = "solve", .dims = "n,k", .in_dims = "n,n", .out_dims = "", .dtypes = GV_BOTH_DTYPES,  \
+    .modes = GV_BIT(GV_MODE_NATIVE), .dists = GV_BIT(GV_DIST_UNIFORM11),                           \
+    .default_dist = GV_DIST_UNIFORM11, .check_shape = singular_check_shape,                        \
+    .layout = singular_layout, .bytes = singular_bytes, .make_inputs = singular_inputs,            \
+    .oracle = singular_oracle, .depth = singular_depth, .measure = singular_measure,               \
+    .shapes = "100x50,1000x1000", .tensor_shape = solve_tensor_shape,                              \
     .test_shapes = "1x1,2x1,37x20,257x257,1000x500"
 
 static const gv_op solve_gesv_singular = {

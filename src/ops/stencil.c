@@ -259,6 +259,8 @@ static const gv_op diffusion_fixed = {
     .summary = "N steps f -= 0.25 lapl(f), fixed edges (seed 002), up to 8 steps a launch in "
                "shared memory",
     .dims = "ny,nx,steps",
+    .in_dims = "ny,nx",
+    .out_dims = "ny,nx",
     .shapes = "640x640x1,640x640x10,640x640x100,640x640x1000,511x1025x100,1999x2003x10,"
               "2000x2000x1,2000x2000x100",
     .test_shapes = "1x1x1,1x97x5,97x1x5,2x3x7,37x53x1,37x53x50,300x257x20,256x256x1,"
@@ -279,6 +281,8 @@ static const gv_op diffusion_periodic = {
     .summary = "N steps f += 0.1 (sum of 4 rolled - 4f), periodic edges (seed 003's roll), up "
                "to 8 steps a launch in shared memory",
     .dims = "ny,nx,steps",
+    .in_dims = "ny,nx",
+    .out_dims = "ny,nx",
     .shapes = "640x640x1,640x640x10,640x640x100,640x640x1000,511x1025x100,1999x2003x10,"
               "2000x2000x100",
     .test_shapes = "1x1x3,1x97x5,97x1x5,2x3x7,37x53x1,37x53x50,300x257x20,256x256x1,"
@@ -300,6 +304,8 @@ static const gv_op diffusion_fixed_perstep = {
     .name = "diffusion.fixed.perstep",
     .summary = "diffusion.fixed with one launch per step (shared-memory tiles, ping-pong buffers)",
     .dims = "ny,nx,steps",
+    .in_dims = "ny,nx",
+    .out_dims = "ny,nx",
     .shapes = "640x640x100,2000x2000x1,2000x2000x100",
     .test_shapes = "1x1x1,1x97x5,97x1x5,37x53x50,300x257x20,1999x2003x3",
     .oracle_scratch_bytes = diffusion_scratch_bytes,
@@ -317,6 +323,8 @@ static const gv_op diffusion_periodic_perstep = {
     .summary = "diffusion.periodic with one launch per step (shared-memory tiles, ping-pong "
                "buffers)",
     .dims = "ny,nx,steps",
+    .in_dims = "ny,nx",
+    .out_dims = "ny,nx",
     .shapes = "640x640x100,2000x2000x100",
     .test_shapes = "1x1x3,1x97x5,97x1x5,37x53x50,300x257x20,1999x2003x3",
     .oracle_scratch_bytes = diffusion_scratch_bytes,
@@ -335,6 +343,8 @@ static const gv_op diffusion_fixed_edge = {
                "its missing right neighbour",
     .planted_bug = "wrong stencil edge: last column reads the wrap-around neighbour",
     .dims = "ny,nx,steps",
+    .in_dims = "ny,nx",
+    .out_dims = "ny,nx",
     .shapes = "37x53x50",
     .test_shapes = "1x1x1,37x53x1,37x53x50,300x257x20",
     .flops = diffusion_flops,
@@ -352,6 +362,8 @@ static const gv_op diffusion_periodic_clamp = {
                "of wrapping to the first column",
     .planted_bug = "wrong stencil edge: last column clamps instead of wrapping",
     .dims = "ny,nx,steps",
+    .in_dims = "ny,nx",
+    .out_dims = "ny,nx",
     .shapes = "37x53x50",
     .test_shapes = "37x53x1,37x53x50,300x257x20",
     .flops = diffusion_flops,
@@ -372,6 +384,8 @@ static const gv_op diffusion_periodic_shorthalo = {
                "fuses",
     .planted_bug = "a halo one cell short: tile edges a step behind after a fused launch",
     .dims = "ny,nx,steps",
+    .in_dims = "ny,nx",
+    .out_dims = "ny,nx",
     .shapes = "300x257x20",
     .test_shapes = "37x53x50,300x257x20,1x97x8,300x256x1,1x97x1",
     .flops = diffusion_flops,

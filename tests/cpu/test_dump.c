@@ -162,7 +162,9 @@ static void expect_tensor_dims(const gv_case *c, const char *list, const gv_tens
         end = strchr(p, ';');
         if (end) *end = '\0';
         if (entries >= n || !p[0]) continue;
-        int64_t want = entry_count(c, p);
+        /* a complex tensor's entry leaves out its (re, im) pairs' dim of 2 */
+        int64_t want =
+            entry_count(c, p) * (gv_tensor_complex(c->op, side[0] == 'o', entries) ? 2 : 1);
         cr_expect_eq(want, t[entries].count,
                      "%s at %s: %s tensor %d (%s) is '%s' = %lld elements, the layout has %lld",
                      c->op->name, shape, side, entries, t[entries].name, p, (long long)want,
@@ -339,8 +341,11 @@ Test(check_inputs, usage_errors_exit_2_and_write_nothing)
     snprintf(a, sizeof a, "'%s/fixtures/vadd_f64_a.npy'", src);
     snprintf(args, sizeof args, "--op gemm.cublas --inputs %s,%s", a, b);
     expect_check_usage(args, "has 1 dims; input 1 of gemm.cublas is (m,k), 2 dims");
-    snprintf(args, sizeof args, "--op sin_iter --inputs %s", a);
+    snprintf(args, sizeof args, "--op lsmr.ridge --inputs %s", a);
     expect_check_usage(args, "takes no .npy inputs");
+    /* sin_iter's x carries n but not k, the applications */
+    snprintf(args, sizeof args, "--op sin_iter --inputs %s", a);
+    expect_check_usage(args, "no input carries its dim k");
     snprintf(args, sizeof args, "--op vadd --inputs %s,/nonexistent.npy", a);
     expect_check_usage(args, "/nonexistent.npy: cannot open");
 }

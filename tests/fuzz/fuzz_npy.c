@@ -64,13 +64,16 @@ static void check_sane(const gv_npy *a)
    multiple of 2^-24 no larger than 65504). */
 static void check_loads(const gv_npy *a)
 {
-    size_t es = gv_npy_type_size(a->type);
-    for (int64_t k = 0; k < a->count; k++) {
+    /* a complex array's elements are its (re, im) components, as gv_npy_load reads them */
+    gv_npy_type t = gv_npy_component(a->type);
+    size_t es = gv_npy_type_size(t);
+    int64_t n = a->count * (gv_npy_type_complex(a->type) ? 2 : 1);
+    for (int64_t k = 0; k < n; k++) {
         const unsigned char *p = (const unsigned char *)a->data + (size_t)k * es;
         uint64_t bits = 0;
         memcpy(&bits, p, es); /* little-endian host, as the reader assumes */
         bool nan, neg = bits >> (8 * es - 1);
-        switch (a->type) {
+        switch (t) {
         case GV_NPY_F32: nan = (bits & 0x7f800000u) == 0x7f800000u && (bits & 0x7fffffu); break;
         case GV_NPY_F64:
             nan = (bits & 0x7ff0000000000000u) == 0x7ff0000000000000u && (bits & 0xfffffffffffffu);
@@ -83,8 +86,8 @@ static void check_loads(const gv_npy *a)
         GV_FUZZ_CHECK(isnan(v) == nan);
         if (nan) continue;
         GV_FUZZ_CHECK(!!signbit(v) == neg);
-        if (a->type == GV_NPY_F16 || a->type == GV_NPY_BF16) GV_FUZZ_CHECK((double)(float)v == v);
-        if (a->type == GV_NPY_F16 && isfinite(v)) {
+        if (t == GV_NPY_F16 || t == GV_NPY_BF16) GV_FUZZ_CHECK((double)(float)v == v);
+        if (t == GV_NPY_F16 && isfinite(v)) {
             GV_FUZZ_CHECK(fabs(v) <= 65504.0);
             GV_FUZZ_CHECK(ldexp(v, 24) == trunc(ldexp(v, 24)));
         }

@@ -26,10 +26,12 @@ def to_numpy(x, what="array"):
         return sys.modules["cupy"].asnumpy(x)
     if mod == "torch" and "torch" in sys.modules:
         t = x.detach()
-        if t.is_complex() or t.dtype not in (sys.modules["torch"].float32,
-                                             sys.modules["torch"].float64):
+        torch = sys.modules["torch"]
+        if t.dtype not in (torch.float32, torch.float64, torch.complex64, torch.complex128):
             raise TypeError(f"{what}: a torch tensor of {t.dtype}; gpuval judges float32 or "
-                            "float64 arrays")
+                            "float64 arrays (complex64 or complex128 for complex tensors)")
+        if t.is_conj():  # a lazily conjugated view: its bits are not yet the conjugate's
+            t = t.resolve_conj()
         return t.cpu().numpy()
     if hasattr(x, "__dlpack__"):
         try:

@@ -20,6 +20,25 @@ _DTYPES = {"f32": (_lib.DTYPE_F32, np.dtype(np.float32)),
            "f64": (_lib.DTYPE_F64, np.dtype(np.float64))}
 _CODE_OF_NP = {np.dtype(np.float32): _lib.DTYPE_F32, np.dtype(np.float64): _lib.DTYPE_F64}
 _NAME_OF_CODE = {_lib.DTYPE_F32: "f32", _lib.DTYPE_F64: "f64"}
+# NumPy's complex types and the real type of their (re, im) parts: an op's complex tensors
+# (its description's complex_inputs and complex_outputs: the FFTs') hold those pairs
+_COMPLEX_OF = {np.dtype(np.float32): np.dtype(np.complex64),
+               np.dtype(np.float64): np.dtype(np.complex128)}
+_REAL_OF = {c: r for r, c in _COMPLEX_OF.items()}
+
+
+def _complex_sets(info):
+    """The indices of the op's complex inputs and outputs, as sets."""
+    return set(info.get("complex_inputs") or ()), set(info.get("complex_outputs") or ())
+
+
+def _as_reals(a):
+    """A complex array as the reals it holds, (re, im) a last dim of 2 (the same bytes, as
+    libgpuval lays complex tensors out); a real array as it is."""
+    if a.dtype in _REAL_OF:
+        a = np.ascontiguousarray(a)
+        return a.view(_REAL_OF[a.dtype]).reshape(a.shape + (2,))
+    return a
 
 # The tensors' dims of the ops whose size judge() infers when the op's description does not
 # give them (src/ops/gemm.c: A is m x k, B is k x n, C is m x n; its size is MxKxN).
@@ -167,6 +186,7 @@ def inputs(op, dtype="f32", size=None, dist=None, seed=0, mode="native"):
                             ctypes.byref(ci), err, len(err))
     if rc != 0:
         raise _lib.GpuvalError(rc, err.value.decode(errors="replace"))
+    cin, cout = _complex_sets(info)
     try:
         npdt = np.dtype(np.float32) if ci.dtype == _lib.DTYPE_F32 else np.dtype(np.float64)
         arrays, names = [], []
@@ -175,10 +195,14 @@ def inputs(op, dtype="f32", size=None, dist=None, seed=0, mode="native"):
             count = ci.in_count[i]
             assert math.prod(shape) == count, "gv_make_inputs: shape and count disagree"
             buf = (ctypes.c_char * (count * npdt.itemsize)).from_address(ci.inputs[i])
-            arrays.append(np.frombuffer(buf, dtype=npdt, count=count).reshape(shape).copy())
+            a = np.frombuffer(buf, dtype=npdt, count=count).reshape(shape).copy()
+            if i in cin:  # (re, im) pairs as NumPy's complex, the pair's dim dropped
+                a = a.view(_COMPLEX_OF[npdt]).reshape(shape[:-1])
+            arrays.append(a)
             names.append((ci.in_names[i] or f"in{i}".encode()).decode())
         out_names = [(ci.out_names[j] or f"out{j}".encode()).decode() for j in range(ci.n_out)]
-        out_shapes = [tuple(ci.out_shape[j][d] for d in range(ci.out_ndim[j]))
+        out_shapes = [tuple(ci.out_shape[j][d]
+                            for d in range(ci.out_ndim[j] - (1 if j in cout else 0)))
                       for j in range(ci.n_out)]
     finally:
         lib.gv_case_inputs_free(ctypes.byref(ci))
@@ -246,13 +270,21 @@ def _infer_size(op, ins, outs):
         raise ValueError(f"op {op!r}: give size= (the shape's {','.join(dims)}); it is "
                          "inferred from the arrays for gemm only")
     per_tensor = [_names(s) for s in in_dims.split(";")] + [_names(s) for s in out_dims.split(";")]
+    cin, cout = _complex_sets(info)
+    # a complex tensor's (re, im) dim is none of the op's
+    ins = [a[..., 0] if i in cin and a.ndim >= 1 and a.shape[-1] == 2 else a
+           for i, a in enumerate(ins)]
+    outs = [a[..., 0] if j in cout and a.ndim >= 1 and a.shape[-1] == 2 else a
+            for j, a in enumerate(outs)]
     arrays = list(ins) + list(outs)
     if len(arrays) != len(per_tensor):
         raise ValueError(f"op {op!r} takes {len(in_dims.split(';'))} inputs and "
                          f"{len(out_dims.split(';'))} outputs; got {len(ins)} and {len(outs)}")
     value = {}
     for a, names in zip(arrays, per_tensor):
-        if a.size == 1 and (a.ndim == 0 or not names):
+        if not names:
+            continue  # a tensor that carries none of the dims (a half spectrum, info)
+        if a.size == 1 and a.ndim == 0:
             # a one-element result, 0-d (x.sum()) or (1,): its dims, if any, are 1
             for n in names:
                 if value.setdefault(n, 1) != 1:
@@ -266,6 +298,10 @@ def _infer_size(op, ins, outs):
             if value.setdefault(n, v) != v:
                 raise ValueError(f"op {op!r}: dim {n} is {value[n]} in one array and {v} in "
                                  "another")
+    missing = [d for d in dims if d not in value]
+    if missing:
+        raise ValueError(f"op {op!r}: no array carries its dim {','.join(missing)}: give size= "
+                         f"(the shape's {','.join(dims)})")
     return "x".join(str(value[d]) for d in dims)
 
 
@@ -305,8 +341,10 @@ def judge(op, inputs, outputs, *, mode="native", size=None, dist=None, seed=0, a
     claimed = mode + (f"+order={order}" if order else "") + ("+ftz" if allow else "")
     in_list, in_names = _as_list(inputs, "in")
     out_list, out_names = _as_list(outputs, "out")
-    ins = [np.ascontiguousarray(to_numpy(a, f"input {n}")) for a, n in zip(in_list, in_names)]
-    outs = [np.ascontiguousarray(to_numpy(a, f"output {n}")) for a, n in zip(out_list, out_names)]
+    ins = [_as_reals(np.ascontiguousarray(to_numpy(a, f"input {n}")))
+           for a, n in zip(in_list, in_names)]
+    outs = [_as_reals(np.ascontiguousarray(to_numpy(a, f"output {n}")))
+            for a, n in zip(out_list, out_names)]
     dtypes = {a.dtype for a in ins + outs}
     bad = [d for d in dtypes if d not in _CODE_OF_NP]
     if bad:
@@ -385,7 +423,8 @@ def run_case(fn, case, framework="numpy", device=None, allow=None):
         if tuple(h.shape) != tuple(want):
             raise ValueError(f"{case.op}: output {name} has shape {tuple(h.shape)}, expected "
                              f"{tuple(want)}")
-        if h.dtype != _DTYPES[case.dtype][1]:
+        real = _DTYPES[case.dtype][1]
+        if h.dtype != real and h.dtype != _COMPLEX_OF[real]:
             raise TypeError(f"{case.op}: output {name} is {h.dtype}; the case is {case.dtype}")
         host.append(h)
     # the inputs as the kernel left them: gpuval judges a kernel that leaves its inputs alone
