@@ -254,6 +254,18 @@ typedef struct gv_op {
        them"). */
     unsigned takes_layouts;
 
+    /* Optional, for ops whose operands a mode converts (the mode table's probe_in format: tf32,
+       bf16, f16, e4m3): the reference as the conversion leaves the operands, where it differs
+       in kind from the oracle's (docs/error-models.md, "Range of the converted operands"). ref
+       holds a copy of out[0].ref; the hook rewrites the elements whose operands the conversion
+       made infinite (an f32 above tf32's or bf16's largest, above f16's 65504), NaN, finite (an
+       infinity that e4m3 saturates to 448) or zero beside an infinity (0x1p-140 under tf32:
+       inf 0 is NaN), and the outputs that may overflow the output format, recomputed from the
+       converted operands in IEEE arithmetic; *patched counts them. Elsewhere the oracle's
+       reference stands and the models allow for the rounding. Called by the judge only in such
+       a mode; a mode-free cache entry stays valid (the oracle itself never reads the mode). */
+    int (*mode_reference)(const gv_problem *p, double *ref, int64_t *patched);
+
     const gk_op *device;
 } gv_op;
 
