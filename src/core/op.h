@@ -269,6 +269,41 @@ typedef struct gv_op {
     const gk_op *device;
 } gv_op;
 
+/* Why a case FAILed, from one fixed vocabulary (docs/error-models.md, "Causes"): the judge
+ * (gv_decide) names one with every FAIL, the run document writes it as "cause", and the
+ * Python package reads the same names (python/src/gpuval/_core.py, CAUSES; test_judge checks
+ * the two lists agree). X(ENUM, name, meaning) */
+#define GV_CAUSES(X)                                                                               \
+    X(GV_CAUSE_NONE, "none", "no FAIL (PASS, SKIP or ERROR)")                                      \
+    X(GV_CAUSE_GUARD, "guard band", "a red zone or an input was written")                          \
+    X(GV_CAUSE_UNWRITTEN, "unwritten", "outputs left as the poison")                               \
+    X(GV_CAUSE_INTERMEDIATE_OVERFLOW, "intermediate overflow",                                     \
+      "NaN or Inf where the result is finite: an intermediate overflowed or was invalid")          \
+    X(GV_CAUSE_LOST_NONFINITE, "lost NaN/Inf", "a finite value where the result is NaN or Inf")    \
+    X(GV_CAUSE_NONFINITE_PLACEMENT, "NaN/Inf placement", "NaN for Inf, or an Inf of the wrong sign") \
+    X(GV_CAUSE_ZERO_SIGN, "zero sign", "a zero of the sign IEEE does not give")                    \
+    X(GV_CAUSE_LOST_RANGE, "lost range",                                                           \
+      "subnormal results returned as zero beside others kept: an intermediate overflowed")         \
+    X(GV_CAUSE_FLUSHED, "flushed subnormals", "subnormal results returned as zero (FTZ)")          \
+    X(GV_CAUSE_RESIDUAL, "op residual", "an op's own measurement over its bound")                  \
+    X(GV_CAUSE_ORDER, "order", "outside every legal order of the claimed arithmetic (envelope)")   \
+    X(GV_CAUSE_PRECISION, "precision",                                                             \
+      "errors past the claimed arithmetic's model: input rounding or accumulation narrower "      \
+      "than claimed")                                                                              \
+    X(GV_CAUSE_BIAS, "bias", "errors lean one way: not round-to-nearest")                         \
+    X(GV_CAUSE_INEXACT, "inexact", "an exact probe's result is not exact")                         \
+    X(GV_CAUSE_TIER, "tier", "the expected tier missed")
+
+typedef enum gv_cause {
+#define GV_CAUSE_ENUM_(e, name, what) e,
+    GV_CAUSES(GV_CAUSE_ENUM_)
+#undef GV_CAUSE_ENUM_
+        GV_NCAUSES
+} gv_cause;
+
+/* The cause's name ("flushed subnormals"), "?" out of range (judge.c). */
+const char *gv_cause_name(gv_cause c);
+
 typedef struct gv_result {
     gv_case c;
     /* where the case's inputs came from (gv.h); set with gv_result_set_inputs (inputs.h),
@@ -276,6 +311,7 @@ typedef struct gv_result {
     gv_inputs inputs;
     gv_verdict verdict;
     char reason[256]; /* FAIL: why; SKIP: why; ERROR: the error's name */
+    gv_cause cause;   /* FAIL: which of the fixed causes (GV_CAUSES); else GV_CAUSE_NONE */
     gv_tiers tiers;
     gv_metrics m;
     double expected_tier;               /* 0: none */

@@ -9,11 +9,11 @@ The verdicts come from libgpuval (include/gpuval.h, API 1.2), loaded with ctypes
 GPUVAL_LIB, pkg-config's libdir for gpuval, or the system's library path.
 """
 
-from ._core import Case, CaseInputs, Judgement, cases, check, inputs, judge, op_info, run_case
+from ._core import CAUSES, Case, CaseInputs, Judgement, cases, check, inputs, judge, op_info, run_case
 from ._arrays import from_numpy, to_numpy
 from ._lib import GpuvalError, LibraryNotFound, lib_path
 
-__all__ = ["Case", "CaseInputs", "GpuvalError", "Judgement", "LibraryNotFound", "cases", "check",
+__all__ = ["CAUSES", "Case", "CaseInputs", "GpuvalError", "Judgement", "LibraryNotFound", "cases", "check",
            "from_numpy", "inputs", "judge", "lib_path", "op_info", "run_case", "to_numpy"]
 # gpuval's version (meson.build's project version; tests/cpu/test_version.c holds them equal)
 __version__ = "1.2.0"
