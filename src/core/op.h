@@ -280,7 +280,8 @@ typedef struct gv_op {
     X(GV_CAUSE_INTERMEDIATE_OVERFLOW, "intermediate overflow",                                     \
       "NaN or Inf where the result is finite: an intermediate overflowed or was invalid")          \
     X(GV_CAUSE_LOST_NONFINITE, "lost NaN/Inf", "a finite value where the result is NaN or Inf")    \
-    X(GV_CAUSE_NONFINITE_PLACEMENT, "NaN/Inf placement", "NaN for Inf, or an Inf of the wrong sign") \
+    X(GV_CAUSE_NONFINITE_PLACEMENT, "NaN/Inf placement",                                           \
+      "NaN for Inf, or an Inf of the wrong sign")                                                  \
     X(GV_CAUSE_ZERO_SIGN, "zero sign", "a zero of the sign IEEE does not give")                    \
     X(GV_CAUSE_LOST_RANGE, "lost range",                                                           \
       "subnormal results returned as zero beside others kept: an intermediate overflowed")         \
@@ -288,9 +289,9 @@ typedef struct gv_op {
     X(GV_CAUSE_RESIDUAL, "op residual", "an op's own measurement over its bound")                  \
     X(GV_CAUSE_ORDER, "order", "outside every legal order of the claimed arithmetic (envelope)")   \
     X(GV_CAUSE_PRECISION, "precision",                                                             \
-      "errors past the claimed arithmetic's model: input rounding or accumulation narrower "      \
+      "errors past the claimed arithmetic's model: input rounding or accumulation narrower "       \
       "than claimed")                                                                              \
-    X(GV_CAUSE_BIAS, "bias", "errors lean one way: not round-to-nearest")                         \
+    X(GV_CAUSE_BIAS, "bias", "errors lean one way: not round-to-nearest")                          \
     X(GV_CAUSE_INEXACT, "inexact", "an exact probe's result is not exact")                         \
     X(GV_CAUSE_TIER, "tier", "the expected tier missed")
 

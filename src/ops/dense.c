@@ -193,8 +193,7 @@ static int dense_mode_reference(const gv_problem *p, double *ref, int64_t *patch
     .mode_valid = dense_mode_valid, .layout = dense_layout, .flops = dense_flops,                  \
     .bytes = dense_bytes, .make_inputs = dense_inputs, .oracle = dense_oracle,                     \
     .gauge = dense_gauge, .pgauge = dense_pgauge, .depth = dense_depth,                            \
-    .subnormals_unpromised = true,                                                                 \
-    .mode_reference = dense_mode_reference,                                                        \
+    .subnormals_unpromised = true, .mode_reference = dense_mode_reference,                         \
     .error_model = "|Y-r| <= 0.25 gamma_{k+1}(|W||X|+|b|) + sigmoid eval (Higham ASNA eq. 3.13): " \
                    "gauge 0.25(|W||X|+|b|)+|Y|, depth k+7, fastmath k+11, tf32 4+(k+1)/2^13 at "   \
                    "u = 2^-11 (docs/error-models.md)"

@@ -264,8 +264,8 @@ Test(dense_model, tf32_on_huge_passes_as_tf32, .timeout = 120)
     for (size_t s = 0; s < 2; s++)
         for (size_t q = 0; q < 2; q++) {
             gv_shape sh = {3, {shapes[s].m, shapes[s].k, shapes[s].n}};
-            gv_case c = gv_test_case("dense.sigmoid", GV_F32, GV_MODE_TF32, GV_DIST_HUGE, sh,
-                                     seeds[q]);
+            gv_case c =
+                gv_test_case("dense.sigmoid", GV_F32, GV_MODE_TF32, GV_DIST_HUGE, sh, seeds[q]);
             gv_problem p;
             gv_test_problem(&p, &c);
             double *y = gv_test_alloc(p.out[0].count);

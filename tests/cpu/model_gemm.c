@@ -167,8 +167,8 @@ static void emu_gemm(const gv_problem *p, emu_mode e, double *y)
 /* The verdict of gemm.cublas under label `mode` for outputs emulated as e; *misplaced: the
    outputs whose NaN/Inf class differs from the oracle's plain reference (what the judge saw
    before the converted operands were modelled). */
-static gv_result judge_emulated(gv_mode mode, emu_mode e, gv_dist dist, gv_shape s,
-                                uint64_t seed, int64_t *misplaced)
+static gv_result judge_emulated(gv_mode mode, emu_mode e, gv_dist dist, gv_shape s, uint64_t seed,
+                                int64_t *misplaced)
 {
     gv_case c = gv_test_case("gemm.cublas", GV_F32, mode, dist, s, seed);
     gv_problem p;
@@ -179,8 +179,8 @@ static gv_result judge_emulated(gv_mode mode, emu_mode e, gv_dist dist, gv_shape
     *misplaced = 0;
     for (int64_t i = 0; i < p.out[0].count; i++) {
         double r = gv_dtype_round(GV_F32, p.out[0].ref[i]);
-        *misplaced += isfinite(r) != isfinite(y[i]) || isnan(r) != isnan(y[i]) ||
-                      (isinf(r) && r != y[i]);
+        *misplaced +=
+            isfinite(r) != isfinite(y[i]) || isnan(r) != isnan(y[i]) || (isinf(r) && r != y[i]);
     }
     gv_test_store(&p, 0, y);
     gv_result r = gv_test_judge(&p);
@@ -241,8 +241,10 @@ Test(gemm_range, a_wrong_label_still_fails, .timeout = 120)
         gv_mode label;
         emu_mode e;
         gv_dist dist;
-    } wrong[] = {{GV_MODE_TF32, EMU_BF16, GV_DIST_SPECIAL}, {GV_MODE_TF32, EMU_BF16, GV_DIST_HUGE},
-                 {GV_MODE_BF16, EMU_F16, GV_DIST_SPECIAL},  {GV_MODE_BF16, EMU_F16, GV_DIST_HUGE},
+    } wrong[] = {{GV_MODE_TF32, EMU_BF16, GV_DIST_SPECIAL},
+                 {GV_MODE_TF32, EMU_BF16, GV_DIST_HUGE},
+                 {GV_MODE_BF16, EMU_F16, GV_DIST_SPECIAL},
+                 {GV_MODE_BF16, EMU_F16, GV_DIST_HUGE},
                  {GV_MODE_TF32, EMU_F16, GV_DIST_HUGE}};
     for (size_t w = 0; w < sizeof wrong / sizeof wrong[0]; w++)
         for (uint64_t seed = 0; seed <= 81; seed += 81) {
@@ -252,8 +254,8 @@ Test(gemm_range, a_wrong_label_still_fails, .timeout = 120)
             gv_result r =
                 judge_emulated(wrong[w].label, wrong[w].e, wrong[w].dist, s, seed, &misplaced);
             cr_expect_eq(r.verdict, GV_FAIL, "emulation %d under %s on %s, seed %llu: %s",
-                         (int)wrong[w].e, gv_mode_name(wrong[w].label),
-                         gv_dist_name(wrong[w].dist), (unsigned long long)seed, r.reason);
+                         (int)wrong[w].e, gv_mode_name(wrong[w].label), gv_dist_name(wrong[w].dist),
+                         (unsigned long long)seed, r.reason);
         }
 }
 

@@ -206,8 +206,7 @@ Test(verdict, every_fail_names_its_cause)
                  gv_cause_name(r.cause), r.reason);
     r.m.subnormal_kept = 0;
     gv_decide(&r);
-    cr_expect_eq(r.cause, GV_CAUSE_FLUSHED, "none kept: %s (%s)", gv_cause_name(r.cause),
-                 r.reason);
+    cr_expect_eq(r.cause, GV_CAUSE_FLUSHED, "none kept: %s (%s)", gv_cause_name(r.cause), r.reason);
     r = clean();
     gv_result_check(&r, "residual", 100.0, 16.0, "residual 100 over 16");
     gv_decide(&r);
@@ -255,8 +254,7 @@ Test(verdict, python_knows_the_same_causes)
     int quoted = 0;
     for (char *q = strchr(start, '"'); q; q = strchr(q + 1, '"'))
         quoted++;
-    cr_expect_eq(quoted, 2 * GV_NCAUSES, "CAUSES holds %d names, C has %d", quoted / 2,
-                 GV_NCAUSES);
+    cr_expect_eq(quoted, 2 * GV_NCAUSES, "CAUSES holds %d names, C has %d", quoted / 2, GV_NCAUSES);
     for (int c = 0; c < GV_NCAUSES; c++) {
         char want[80];
         snprintf(want, sizeof want, "\"%s\"", gv_cause_name((gv_cause)c));
