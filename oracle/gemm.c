@@ -226,3 +226,39 @@ int go_gemm_sqgauge(int64_t m, int64_t k, int64_t n, const double *a, int64_t ld
 {
     return gauge_impl(__func__, m, k, n, a, lda, b, ldb, g, ldg, 1);
 }
+
+double go_round_format(double x, int p, int emin, double max_finite, int saturate)
+{
+    assert(p >= 2 && p <= 53 && emin > -1000 && max_finite > 0);
+    if (isnan(x)) return x;
+    if (isinf(x)) return saturate ? copysign(max_finite, x) : x;
+    if (x == 0.0) return x;
+    /* the quantum of x's binade, or of the subnormals below 2^emin: a power of two well inside
+       f64's normal range for every format gpuval converts to, so x / q and r q are exact */
+    int e = ilogb(x);
+    if (e < emin) e = emin;
+    double q = ldexp(1.0, e - (p - 1));
+    double r = nearbyint(x / q) * q; /* the default rounding mode: to nearest, ties to even */
+    if (fabs(r) > max_finite) r = saturate ? copysign(max_finite, x) : copysign(INFINITY, x);
+    return r;
+}
+
+int go_gemm_marked(int64_t m, int64_t k, int64_t n, const double *a, int64_t lda, const double *b,
+                   int64_t ldb, const unsigned char *mark, double *c, int64_t ldc)
+{
+    int rc = check_gemm_args(__func__, m, k, n, a, lda, b, ldb, c, ldc, 0);
+    if (rc) return rc;
+    if (!mark) return go_xerbla(__func__, 10, "mark");
+        /* plain IEEE f64 in index order: an infinite product, inf - inf and 0 inf give what
+           they give in any order, and those are what this reference is for */
+#pragma omp parallel for schedule(dynamic, 16) if ((double)m * (double)n >= GO_PAR_MIN / 16)
+    for (int64_t i = 0; i < m; i++)
+        for (int64_t j = 0; j < n; j++) {
+            if (!mark[i * n + j]) continue;
+            double s = 0.0;
+            for (int64_t l = 0; l < k; l++)
+                s += a[i * lda + l] * b[l * ldb + j];
+            c[i * ldc + j] = s;
+        }
+    return 0;
+}

@@ -59,6 +59,18 @@ double go_pow2_scale(int64_t rows, int64_t cols, const double *x, int64_t ld);
 /* The largest finite |x| of a rows x cols matrix (leading dimension ld), on every core; 0 when
  * none (oracle/gemm.c; the sums' and products' lift out of the subnormals both ask it). */
 double go_max_finite_abs(int64_t rows, int64_t cols, const double *x, int64_t ld);
+/* x rounded to a binary format of p significand bits (smallest normal 2^emin, largest finite
+ * max_finite) to nearest, ties to even, with gradual underflow (a zero keeps x's sign); past
+ * max_finite (and an infinite x) +-inf, or with saturate +-max_finite (e4m3 under cuda_fp8.h's
+ * __NV_SATFINITE, which has no infinity); NaN stays NaN. The operands of a tensor-core mode as
+ * its conversion leaves them (oracle/gemm.c). */
+double go_round_format(double x, int p, int emin, double max_finite, int saturate);
+/* C_ij = sum_l A_il B_lj in plain f64, index order, for the elements with mark[i n + j] != 0
+ * (row-major m x n); the others are left as they are. For the few outputs whose operands a
+ * mode's conversion made infinite, NaN or zero beside an infinity: IEEE arithmetic gives their
+ * NaN and Inf in any order. */
+int go_gemm_marked(int64_t m, int64_t k, int64_t n, const double *a, int64_t lda, const double *b,
+                   int64_t ldb, const unsigned char *mark, double *c, int64_t ldc);
 int go_gemm_sqgauge(int64_t m, int64_t k, int64_t n, const double *a, int64_t lda, const double *b,
                     int64_t ldb, double *g, int64_t ldg);
 

@@ -146,6 +146,22 @@ static int parse_args(int argc, char **argv, probe_args *a)
     return gv_probe_outputs(1, outs, out_opts) != 0 ? GV_EXIT_USAGE : -1;
 }
 
+/* A glob of no registered op is read (plugins and synthetic names are legal) but judges
+   nothing: a misspelt op name would leave its features NEW without a word. Each is named on
+   stderr, with its line. */
+static void warn_unmatched(const gv_fp_expect *ex)
+{
+    const gv_fp_rule *none[16];
+    int k = gv_fp_expect_unmatched(ex, none, 16);
+    for (int i = 0; i < k && i < 16; i++) {
+        char shown[256], path[600];
+        fprintf(stderr, "gpuval probe: warning: %s:%d: OPS '%s' matches no registered op\n",
+                gv_printable(ex->path, path, sizeof path), none[i]->line,
+                gv_printable(none[i]->ops, shown, sizeof shown));
+    }
+    if (k > 16) fprintf(stderr, "gpuval probe: warning: %d more such lines\n", k - 16);
+}
+
 /* The built-in expectations of compute capability sm into ex, saying on stderr where there are
    none; a user's file (read before any device is looked for) is only checked against sm. */
 static bool device_expect(const probe_args *a, int sm, gv_fp_expect *ex, bool have)
@@ -162,6 +178,7 @@ static bool device_expect(const probe_args *a, int sm, gv_fp_expect *ex, bool ha
     if (strcmp(ex->arch, "*") != 0 && strcmp(ex->arch, want) != 0)
         fprintf(stderr, "gpuval probe: %s describes %s; this device is %s\n", ex->path, ex->arch,
                 want);
+    if (!a->expect_path) warn_unmatched(ex); /* a user's file was warned of when read */
     return true;
 }
 
@@ -266,6 +283,7 @@ int gv_cmd_probe(int argc, char **argv)
             return GV_EXIT_USAGE;
         }
         have_expect = true;
+        warn_unmatched(&ex);
     }
     gv_probe_row *rows;
     int n;

@@ -9,6 +9,7 @@
 #include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "core/envelope.h"
@@ -174,6 +175,16 @@ static int tier_index(gv_result *r, double t)
     return r->tiers.n++;
 }
 
+const char *gv_cause_name(gv_cause c)
+{
+    static const char *const names[GV_NCAUSES] = {
+#define GV_CAUSE_NAME_(e, name, what) name,
+        GV_CAUSES(GV_CAUSE_NAME_)
+#undef GV_CAUSE_NAME_
+    };
+    return (int)c >= 0 && c < GV_NCAUSES ? names[c] : "?";
+}
+
 void gv_decide(gv_result *r)
 {
     gv_result_assert_bounds(r);
@@ -181,12 +192,15 @@ void gv_decide(gv_result *r)
     char *why = r->reason;
     size_t len = sizeof r->reason;
     r->verdict = GV_FAIL;
+    r->cause = GV_CAUSE_NONE;
     why[0] = '\0';
     if (r->guard[0]) {
+        r->cause = GV_CAUSE_GUARD;
         snprintf(why, len, "%s", r->guard);
         return;
     }
     if (m->poisoned) {
+        r->cause = GV_CAUSE_UNWRITTEN;
         snprintf(why, len, "%lld unwritten elements (first at %lld)", (long long)m->poisoned,
                  (long long)m->first_poisoned_index);
         return;
@@ -202,6 +216,7 @@ void gv_decide(gv_result *r)
         return;
     }
     if (m->nonfinite_spurious) {
+        r->cause = GV_CAUSE_INTERMEDIATE_OVERFLOW;
         snprintf(why, len,
                  "%lld NaN/Inf where the result is finite, in the dtype's range (first at %lld): "
                  "an intermediate overflowed or an operation was invalid",
@@ -209,6 +224,7 @@ void gv_decide(gv_result *r)
         return;
     }
     if (m->nonfinite_lost) {
+        r->cause = GV_CAUSE_LOST_NONFINITE;
         snprintf(why, len,
                  "%lld finite values where the result is NaN or infinite (first at %lld): "
                  "a NaN or an infinity was dropped",
@@ -216,11 +232,13 @@ void gv_decide(gv_result *r)
         return;
     }
     if (m->nonfinite_mismatches) {
+        r->cause = GV_CAUSE_NONFINITE_PLACEMENT;
         snprintf(why, len, "%lld NaN/Inf not where the oracle has them (first at %lld)",
                  (long long)m->nonfinite_mismatches, (long long)m->first_nonfinite_index);
         return;
     }
     if (m->zero_sign_wrong) {
+        r->cause = GV_CAUSE_ZERO_SIGN;
         snprintf(why, len,
                  "%lld zeros of the wrong sign (first at %lld): IEEE fixes the sign of "
                  "this op's zero results",
@@ -230,6 +248,7 @@ void gv_decide(gv_result *r)
     const bool ieee_subnormals = gv_mode_get(r->c.mode)->promises_rn &&
                                  !r->c.op->subnormals_unpromised && !r->ftz_allowed;
     if (m->flushed && m->subnormal_kept && ieee_subnormals) {
+        r->cause = GV_CAUSE_LOST_RANGE;
         /* zeros where the result is subnormal, beside subnormals returned as such: no
            flush-to-zero (which returns none), but a loss of range, as 1 / (1 + exp(-x)) has
            where exp(-x) overflows to inf while the true value is a subnormal */
@@ -243,6 +262,7 @@ void gv_decide(gv_result *r)
         return;
     }
     if (m->flushed && ieee_subnormals) {
+        r->cause = GV_CAUSE_FLUSHED;
         snprintf(why, len,
                  "FTZ: %lld of %lld outputs below 2^%d flushed to zero (first at %lld); "
                  "mode %s promises IEEE subnormals",
@@ -252,6 +272,7 @@ void gv_decide(gv_result *r)
     }
     for (int i = 0; i < r->n_checks; i++) {
         if (!(r->checks[i].value <= r->checks[i].bound)) {
+            r->cause = GV_CAUSE_RESIDUAL;
             snprintf(why, len, "%s", r->checks[i].why);
             return;
         }
@@ -260,29 +281,37 @@ void gv_decide(gv_result *r)
        on them in any legal order, and the lean of the outputs across that envelope. Before
        the worst case, which it is sharper than (an output past that bound lies far outside
        the envelope), so that the reason names the arithmetic the output matches. */
-    if (r->env.judged && gv_envelope_fails(r, why, len)) return;
+    if (r->env.judged && gv_envelope_fails(r, why, len)) {
+        r->cause = GV_CAUSE_ORDER;
+        return;
+    }
     if (!(m->ratio <= r->ratio_bound)) {
+        r->cause = GV_CAUSE_PRECISION;
         snprintf(why, len, "error model: ratio %.3g over bound %.3g", m->ratio, r->ratio_bound);
         return;
     }
     if (r->prob.on && !r->prob.reported_only && !(m->prob_max <= GV_PROB_MAX_BOUND)) {
+        r->cause = GV_CAUSE_PRECISION;
         snprintf(why, len, "probabilistic model: max R %.3g over %.3g at element %lld", m->prob_max,
                  GV_PROB_MAX_BOUND, (long long)m->prob_worst_index);
         return;
     }
     if (r->prob.on && !r->prob.reported_only && m->prob_n >= GV_PROB_RMS_MIN_N &&
         !(m->prob_rms <= GV_PROB_RMS_BOUND)) {
+        r->cause = GV_CAUSE_PRECISION;
         snprintf(why, len, "probabilistic model: RMS R %.3g over %.3g (%.1f effective bits)",
                  m->prob_rms, GV_PROB_RMS_BOUND, m->eff_bits);
         return;
     }
     if (r->bias.judged && gv_bias_over(m)) {
+        r->cause = GV_CAUSE_BIAS;
         char lean[160];
         gv_bias_lean(m, r->prob.on, lean, sizeof lean);
         snprintf(why, len, "bias: %s", lean);
         return;
     }
     if (r->exact && m->inexact) {
+        r->cause = GV_CAUSE_INEXACT;
         snprintf(why, len, "exact probe: %lld of %lld elements inexact (first at %lld)",
                  (long long)m->inexact, (long long)m->n, (long long)m->first_inexact_index);
         return;
@@ -299,12 +328,14 @@ void gv_decide(gv_result *r)
             return;
         }
         if (!gv_tier_met(m, k)) {
+            r->cause = GV_CAUSE_TIER;
             snprintf(why, len, "expected tier %.0e missed: %lld elements", r->expected_tier,
                      (long long)m->mismatches[k]);
             return;
         }
     }
     r->verdict = GV_PASS;
+    r->cause = GV_CAUSE_NONE;
 }
 
 /* On generated inputs a tier t is promised only where the probabilistic model guarantees it
@@ -400,6 +431,28 @@ void gv_judge_problem(const gv_problem *p, gv_result *r)
     native.mode = GV_MODE_NATIVE;
     const double eta_terms =
         c->op->underflow_terms ? c->op->underflow_terms(c) : c->op->depth(&native);
+    /* The range of the converted operands (op.h, mode_reference): where the mode's conversion
+       makes an operand infinite, NaN, saturated or zero beside an infinity, output 0 is judged
+       against the reference of the converted operands, so that NaN and Inf sit where the
+       claimed arithmetic puts them; elsewhere the oracle's stands. */
+    double *mode_ref = NULL;
+    int64_t range_patched = 0;
+    if (c->op->mode_reference && gv_format_get(gv_mode_get(c->mode)->probe_in)->p > 0 &&
+        p->l.n_out > 0) {
+        mode_ref = malloc(sizeof *mode_ref * (size_t)p->out[0].count + 1);
+        int rc = mode_ref ? GV_OK : GV_ENOMEM;
+        if (rc == GV_OK) {
+            memcpy(mode_ref, p->out[0].ref, sizeof *mode_ref * (size_t)p->out[0].count);
+            rc = c->op->mode_reference(p, mode_ref, &range_patched);
+        }
+        if (rc != GV_OK)
+            snprintf(r->internal, sizeof r->internal, "%s: the converted operands' reference: %s",
+                     c->op->name, gv_strerror(rc));
+        if (rc != GV_OK || range_patched == 0) {
+            free(mode_ref);
+            mode_ref = NULL;
+        }
+    }
     for (int i = 0; i < p->l.n_out; i++) {
         const gv_tensor *t = &p->out[i];
         gv_error_model em = {
@@ -420,7 +473,8 @@ void gv_judge_problem(const gv_problem *p, gv_result *r)
             /* flushed operands and results lose the sign IEEE gives a zero */
             .zero_sign = c->op->zero_sign && !r->ftz_allowed};
         gv_metrics m;
-        gv_compare(t->data, c->dtype, t->ref, t->count, &r->tiers, &em, bits, &m);
+        gv_compare(t->data, c->dtype, i == 0 && mode_ref ? mode_ref : t->ref, t->count, &r->tiers,
+                   &em, bits, &m);
         if (i == 0)
             r->m = m;
         else
@@ -434,6 +488,8 @@ void gv_judge_problem(const gv_problem *p, gv_result *r)
         pthread_join(th_hash, NULL);
     else
         side_hash(&side);
+    free(mode_ref);
+    if (range_patched) gv_result_extra(r, "range_converted_outputs", (double)range_patched);
     r->prob.floor_rms = side.floor_rms;
     r->output_hash = side.hash;
     r->have_hash = true;

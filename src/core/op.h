@@ -266,8 +266,56 @@ typedef struct gv_op {
        them"). */
     unsigned takes_layouts;
 
+    /* Optional, for ops whose operands a mode converts (the mode table's probe_in format: tf32,
+       bf16, f16, e4m3): the reference as the conversion leaves the operands, where it differs
+       in kind from the oracle's (docs/error-models.md, "Range of the converted operands"). ref
+       holds a copy of out[0].ref; the hook rewrites the elements whose operands the conversion
+       made infinite (an f32 above tf32's or bf16's largest, above f16's 65504), NaN, finite (an
+       infinity that e4m3 saturates to 448) or zero beside an infinity (0x1p-140 under tf32:
+       inf 0 is NaN), and the outputs that may overflow the output format, recomputed from the
+       converted operands in IEEE arithmetic; *patched counts them. Elsewhere the oracle's
+       reference stands and the models allow for the rounding. Called by the judge only in such
+       a mode; a mode-free cache entry stays valid (the oracle itself never reads the mode). */
+    int (*mode_reference)(const gv_problem *p, double *ref, int64_t *patched);
+
     const gk_op *device;
 } gv_op;
+
+/* Why a case FAILed, from one fixed vocabulary (docs/error-models.md, "Causes"): the judge
+ * (gv_decide) names one with every FAIL, the run document writes it as "cause", and the
+ * Python package reads the same names (python/src/gpuval/_core.py, CAUSES; test_judge checks
+ * the two lists agree). X(ENUM, name, meaning) */
+#define GV_CAUSES(X)                                                                               \
+    X(GV_CAUSE_NONE, "none", "no FAIL (PASS, SKIP or ERROR)")                                      \
+    X(GV_CAUSE_GUARD, "guard band", "a red zone or an input was written")                          \
+    X(GV_CAUSE_UNWRITTEN, "unwritten", "outputs left as the poison")                               \
+    X(GV_CAUSE_INTERMEDIATE_OVERFLOW, "intermediate overflow",                                     \
+      "NaN or Inf where the result is finite: an intermediate overflowed or was invalid")          \
+    X(GV_CAUSE_LOST_NONFINITE, "lost NaN/Inf", "a finite value where the result is NaN or Inf")    \
+    X(GV_CAUSE_NONFINITE_PLACEMENT, "NaN/Inf placement",                                           \
+      "NaN for Inf, or an Inf of the wrong sign")                                                  \
+    X(GV_CAUSE_ZERO_SIGN, "zero sign", "a zero of the sign IEEE does not give")                    \
+    X(GV_CAUSE_LOST_RANGE, "lost range",                                                           \
+      "subnormal results returned as zero beside others kept: an intermediate overflowed")         \
+    X(GV_CAUSE_FLUSHED, "flushed subnormals", "subnormal results returned as zero (FTZ)")          \
+    X(GV_CAUSE_RESIDUAL, "op residual", "an op's own measurement over its bound")                  \
+    X(GV_CAUSE_ORDER, "order", "outside every legal order of the claimed arithmetic (envelope)")   \
+    X(GV_CAUSE_PRECISION, "precision",                                                             \
+      "errors past the claimed arithmetic's model: input rounding or accumulation narrower "       \
+      "than claimed")                                                                              \
+    X(GV_CAUSE_BIAS, "bias", "errors lean one way: not round-to-nearest")                          \
+    X(GV_CAUSE_INEXACT, "inexact", "an exact probe's result is not exact")                         \
+    X(GV_CAUSE_TIER, "tier", "the expected tier missed")
+
+typedef enum gv_cause {
+#define GV_CAUSE_ENUM_(e, name, what) e,
+    GV_CAUSES(GV_CAUSE_ENUM_)
+#undef GV_CAUSE_ENUM_
+        GV_NCAUSES
+} gv_cause;
+
+/* The cause's name ("flushed subnormals"), "?" out of range (judge.c). */
+const char *gv_cause_name(gv_cause c);
 
 typedef struct gv_result {
     gv_case c;
@@ -276,6 +324,7 @@ typedef struct gv_result {
     gv_inputs inputs;
     gv_verdict verdict;
     char reason[256]; /* FAIL: why; SKIP: why; ERROR: the error's name */
+    gv_cause cause;   /* FAIL: which of the fixed causes (GV_CAUSES); else GV_CAUSE_NONE */
     gv_tiers tiers;
     gv_metrics m;
     double expected_tier;               /* 0: none */

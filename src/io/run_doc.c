@@ -214,6 +214,7 @@ static json_t *result_json(const gv_result *r)
                         r->c.op->planted_bug ? json_string(r->c.op->planted_bug) : json_null());
     json_object_set_new(o, "verdict", json_string(gv_verdict_name(r->verdict)));
     json_object_set_new(o, "reason", json_string(r->reason));
+    json_object_set_new(o, "cause", json_string(gv_cause_name(r->cause)));
     json_object_set_new(o, "expected_tier",
                         r->expected_tier > 0 ? json_real(r->expected_tier) : json_null());
     json_object_set_new(o, "expected_tier_why",

@@ -94,7 +94,15 @@ static int dense_gauge(gv_problem *p)
    normal range (z < -87 in f32) loses relative precision: an absolute floor of 4 subnormal
    spacings eta (exp's 2 ulp of a subnormal, the rounding and the division) enters as
    4 eta / (u sqrt(d)):
-       G = sigma'(z) (|z| + S) + 6 |y| / sqrt(d) + 4 eta / (u sqrt(d)). */
+       G = sigma'(z) (|z| + S) + 6 |y| / sqrt(d) + 4 eta / (u sqrt(d)).
+   sigma'(z) is the slope at z, right while z's error is small beside sigma's curvature; but
+   the model lets z err by up to D = 8 w (|z| + S) (w the case's mode's unit: tf32's 2^-10 on
+   huge data is D ~ 2^90 for |z| ~ 2^100), and where |z| < D the error can carry z across 0
+   and y from 0 to 1, which sigma'(z) ~ 0 calls an error of 1e35 R (issue 38: tf32 on huge).
+   So the slope is the larger of sigma'(z) and the steepest secant over [z - D, z + D],
+   max(sigma(z + D) - sigma(z), sigma(z) - sigma(z - D)) / D: the same slope where D is small
+   (every native case), and an output that moves by sigma's whole step only where z's own
+   allowed error reaches across it. w depends on the mode: the reference is cached per mode. */
 static int dense_pgauge(gv_problem *p)
 {
     int64_t m = p->c.shape.d[0], k = p->c.shape.d[1], n = p->c.shape.d[2];
@@ -115,6 +123,15 @@ static int dense_pgauge(gv_problem *p)
     double u = gv_unit_roundoff(p->c.dtype, GV_MODE_NATIVE);
     double eta = gv_dtype_subnormal_min(p->c.dtype);
     double floor_g = 4.0 * eta / (u * sqrt_d);
+    /* the case's own unit w, as the judge will set it (gv_result_init) */
+    gv_result *unit = malloc(sizeof *unit);
+    if (!unit) {
+        free(z);
+        return GV_ENOMEM;
+    }
+    gv_result_init(unit, &p->c);
+    double reach = GV_PROB_MAX_BOUND * (unit->prob.on ? unit->prob.w : 0.0);
+    free(unit);
     /* element-wise: rows on all cores, each element as on one thread (the same bits) */
 #pragma omp parallel for schedule(static) if (rc == 0 && (double)m * (double)n >= GO_PAR_MIN / 16)
     for (int64_t i = 0; i < m; i++)
@@ -125,6 +142,12 @@ static int dense_pgauge(gv_problem *p)
             double slope = t / ((1.0 + t) * (1.0 + t));
             /* where the sigmoid is flat to the last bit (slope 0, z infinite) z's error does
                not reach y: its term is 0, not 0 times an infinite spread */
+            double D = reach * (fabs(zij) + S);
+            if (D > 0 && isfinite(D)) {
+                double y0 = go_sigmoid(zij);
+                double secant = fmax(go_sigmoid(zij + D) - y0, y0 - go_sigmoid(zij - D)) / D;
+                if (secant > slope) slope = secant;
+            }
             double through_z = slope > 0 && isfinite(zij) ? slope * (fabs(zij) + S) : 0.0;
             Y->pgauge[i * n + j] = through_z + eval * fabs(Y->ref[i * n + j]) + floor_g;
         }
@@ -132,17 +155,45 @@ static int dense_pgauge(gv_problem *p)
     return gv_oracle_rc(rc);
 }
 
+/* The range of the converted operands (op.h, mode_reference): in tf32 an f32 W or X above
+   TF32's largest finite rounds to inf, and one below its least subnormal to zero (0 inf is
+   NaN), so Y there is the sigmoid of the converted product plus b (b is added in f32 by the
+   epilogue, unconverted). The sigmoid of an infinite z is 0 or 1, as the kernel's stable form
+   gives it. */
+static int dense_mode_reference(const gv_problem *p, double *ref, int64_t *patched)
+{
+    int64_t m = p->c.shape.d[0], n = p->c.shape.d[2];
+    const double *b = p->in[2].ref;
+    unsigned char *mark = malloc((size_t)(m * n) + 1);
+    double *z = malloc(sizeof *z * (size_t)(m * n) + 1);
+    int64_t marked = 0;
+    int rc = mark && z ? GV_OK : GV_ENOMEM;
+    *patched = 0;
+    /* no gauge: an overflowing z is an infinite one, whose sigmoid (0 or 1) is the finite z's */
+    if (rc == GV_OK) rc = gv_converted_product(p, 0, 1, NULL, mark, z, &marked);
+    for (int64_t i = 0; rc == GV_OK && marked && i < m; i++)
+        for (int64_t j = 0; j < n; j++) {
+            if (!mark[i * n + j]) continue;
+            double y = go_sigmoid(z[i * n + j] + b[i]), *r = &ref[i * n + j];
+            *patched += !(y == *r || (isnan(y) && isnan(*r)));
+            *r = y;
+        }
+    free(mark);
+    free(z);
+    return rc;
+}
+
 #define DENSE_COMMON DENSE_BASE, .default_dist = GV_DIST_UNIFORM11
 
-/* The references never read the mode (dense_pgauge takes the native depth): one cache entry
-   serves every mode of a case. */
+/* The probabilistic gauge reads the mode (dense_pgauge: the reach of z's allowed error is
+   the mode's w), so each mode has its own cache entry. */
 #define DENSE_BASE                                                                                 \
     .family = "dense", .dims = "m,k,n", .in_dims = "m,k;k,n;m", .out_dims = "m,n",                 \
     .dists = GV_FINITE_DISTS | GV_EDGE_DISTS, .check_shape = dense_check_shape, .range_degree = 2, \
     .mode_valid = dense_mode_valid, .layout = dense_layout, .flops = dense_flops,                  \
     .bytes = dense_bytes, .make_inputs = dense_inputs, .oracle = dense_oracle,                     \
     .gauge = dense_gauge, .pgauge = dense_pgauge, .depth = dense_depth,                            \
-    .reference_ignores_mode = true, .subnormals_unpromised = true,                                 \
+    .subnormals_unpromised = true, .mode_reference = dense_mode_reference,                         \
     .error_model = "|Y-r| <= 0.25 gamma_{k+1}(|W||X|+|b|) + sigmoid eval (Higham ASNA eq. 3.13): " \
                    "gauge 0.25(|W||X|+|b|)+|Y|, depth k+7, fastmath k+11, tf32 4+(k+1)/2^13 at "   \
                    "u = 2^-11 (docs/error-models.md)"

@@ -2,6 +2,8 @@
  * register-blocked FFMA kernel, and their planted bugs (TF32 behind a pedantic label, a
  * dropped K tail, a store one ulp up, a mode not in effect) and the mode probes.
  * Error model: docs/error-models.md, section gemm. */
+#include <assert.h>
+#include <float.h>
 #include <stdlib.h>
 
 #include "../../abi/gemm.h"
@@ -363,6 +365,130 @@ static int gemm_pgauge(gv_problem *p)
     return gv_oracle_rc(rc);
 }
 
+/* ---- the range of the converted operands (op.h, mode_reference) ----------------------- */
+
+/* An f32 value's class as far as NaN and Inf placement go: 0 zero, 1 finite non-zero, 2 inf,
+   3 NaN. */
+static int value_class(double x)
+{
+    return isnan(x) ? 3 : isinf(x) ? 2 : x != 0.0 ? 1 : 0;
+}
+
+/* The largest finite number of format f (e4m3's 448 is its scale_to: its top significand at
+   the top binade is NaN), or of dtype t for GV_FMT_OWN. */
+static double format_max(const gv_format_info *f, gv_dtype t)
+{
+    if (f->p == 0) return gv_dtype_round(t, DBL_MAX); /* the dtype's: DBL_MAX, or FLT_MAX */
+    if (f->scale_to > 0) return f->scale_to;
+    return ldexp(2.0 - ldexp(1.0, 1 - f->p), f->emax);
+}
+
+/* x's tensor (n values) as the mode's conversion leaves it, into y. Formats with scale_to
+   (e4m3) are scaled first, as kernels/gemm.cu does: s = scale_to / amax in f32 (1 where amax
+   is 0, Inf or NaN), x s in f32, rounded saturating (__NV_SATFINITE), then multiplied by the
+   descale 1 / s that cuBLASLt applies. The others round to nearest even, as the probe measured
+   cuBLAS's TF32 conversion (probe/sm_90.expect, in_round RNE) and __float2half and
+   __float2bfloat16 do, overflowing to inf. */
+static void convert_tensor(const gv_format_info *f, const double *x, int64_t n, double *y)
+{
+    double max = format_max(f, GV_F32);
+    if (f->scale_to > 0) {
+        float amax = 0.0f;
+        for (int64_t i = 0; i < n; i++) {
+            float a = fabsf((float)x[i]);
+            if (a > amax || isnan(a)) amax = a;
+            if (isnan(a)) break;
+        }
+        float s = amax > 0.0f && amax <= FLT_MAX ? (float)f->scale_to / amax : 1.0f;
+        double descale = (double)(1.0f / s);
+        for (int64_t i = 0; i < n; i++)
+            y[i] = go_round_format((double)((float)x[i] * s), f->p, f->emin, max, 1) * descale;
+        return;
+    }
+    for (int64_t i = 0; i < n; i++)
+        y[i] = go_round_format(x[i], f->p, f->emin, max, 0);
+}
+
+int gv_converted_product(const gv_problem *p, int ia, int ib, const double *gauge,
+                         unsigned char *mark, double *z, int64_t *marked)
+{
+    const gv_case *c = &p->c;
+    int64_t m = c->shape.d[0], k = c->shape.d[1], n = c->shape.d[2];
+    const gv_mode_info *mi = gv_mode_get(c->mode);
+    const gv_format_info *fin = gv_format_get(mi->probe_in), *fout = gv_format_get(mi->probe_out);
+    *marked = 0;
+    if (fin->p == 0) return GV_OK; /* the operands reach the arithmetic as stored */
+    assert(p->in[ia].count == m * k && p->in[ib].count == k * n);
+    const double *a = p->in[ia].ref, *b = p->in[ib].ref;
+    double *ra = malloc(sizeof *ra * (size_t)(m * k + k * n));
+    /* per row of A and column of B: 1 an operand changed between finite and not, 2 one holds
+       a non-finite value after the conversion, 4 one became zero */
+    unsigned char *row = calloc((size_t)(m + n), 1), *col = row ? row + m : NULL;
+    if (!ra || !row) {
+        free(ra);
+        free(row);
+        return GV_ENOMEM;
+    }
+    double *rb = ra + m * k;
+    convert_tensor(fin, a, m * k, ra);
+    convert_tensor(fin, b, k * n, rb);
+    for (int64_t i = 0; i < m; i++)
+        for (int64_t l = 0; l < k; l++) {
+            int was = value_class(a[i * k + l]), now = value_class(ra[i * k + l]);
+            row[i] |= (was >= 2) != (now >= 2) ? 1 : 0;
+            row[i] |= now >= 2 ? 2 : 0;
+            row[i] |= was != 0 && now == 0 ? 4 : 0;
+        }
+    for (int64_t l = 0; l < k; l++)
+        for (int64_t j = 0; j < n; j++) {
+            int was = value_class(b[l * n + j]), now = value_class(rb[l * n + j]);
+            col[j] |= (was >= 2) != (now >= 2) ? 1 : 0;
+            col[j] |= now >= 2 ? 2 : 0;
+            col[j] |= was != 0 && now == 0 ? 4 : 0;
+        }
+    /* a sum whose gauge is within a factor 4 of the output's largest finite may overflow
+       where the oracle's does not (or the reverse), its operands rounded up by up to 2^(1-p)
+       each; below that neither the oracle's nor the converted sum can reach it */
+    double out_max = format_max(fout, c->dtype);
+    for (int64_t i = 0; i < m; i++)
+        for (int64_t j = 0; j < n; j++) {
+            bool on = (row[i] & 1) || (col[j] & 1) || ((row[i] & 2) && (col[j] & 4)) ||
+                      ((col[j] & 2) && (row[i] & 4)) ||
+                      (gauge && !(gauge[i * n + j] < out_max / 4));
+            mark[i * n + j] = on;
+            *marked += on;
+        }
+    int rc = *marked ? go_gemm_marked(m, k, n, ra, k, rb, n, mark, z, n) : 0;
+    /* an output format narrower than the dtype (f16acc's f16 C) overflows at its own maximum */
+    if (rc == 0 && fout->p > 0)
+        for (int64_t i = 0; i < m * n; i++)
+            if (mark[i] && fabs(z[i]) > out_max) z[i] = copysign(INFINITY, z[i]);
+    free(ra);
+    free(row);
+    return gv_oracle_rc(rc);
+}
+
+/* gemm's mode_reference: C from the converted operands where they change its kind. */
+static int gemm_mode_reference(const gv_problem *p, double *ref, int64_t *patched)
+{
+    int64_t mn = p->out[0].count;
+    unsigned char *mark = malloc((size_t)mn + 1);
+    double *z = malloc(sizeof *z * (size_t)mn + 1);
+    int64_t marked = 0;
+    int rc = mark && z ? GV_OK : GV_ENOMEM;
+    *patched = 0;
+    if (rc == GV_OK) rc = gv_converted_product(p, 0, 1, p->out[0].gauge, mark, z, &marked);
+    for (int64_t i = 0; rc == GV_OK && marked && i < mn; i++)
+        if (mark[i]) {
+            bool same = z[i] == ref[i] || (isnan(z[i]) && isnan(ref[i]));
+            *patched += !same;
+            ref[i] = z[i];
+        }
+    free(mark);
+    free(z);
+    return rc;
+}
+
 #define GEMM_DISTS                                                                                 \
     (GV_ALL_DISTS | GV_BIT(GV_DIST_TIE) | GV_BIT(GV_DIST_PERM2) | GV_BIT(GV_DIST_WIDE) |           \
      GV_BIT(GV_DIST_NARROW) | GV_BIT(GV_DIST_WIDTH) | GV_EDGE_DISTS)
@@ -385,6 +511,7 @@ static int gemm_pgauge(gv_problem *p)
     .oracle = gemm_oracle, .gauge = gemm_gauge, .exact_reference = gemm_exact_reference,           \
     .pgauge = gemm_pgauge, .exact = gemm_exact, .depth = gemm_depth, .measure = gemm_measure,      \
     .bias_dists = GV_BIT(GV_DIST_UNIFORM11), .reference_ignores_mode = true,                       \
+    .mode_reference = gemm_mode_reference,                                                         \
     .error_model = "|C-r| <= gamma_k |A||B| (Higham ASNA eq. 3.13): gauge |A||B|, depth k; "       \
                    "tf32: depth 4 + k/2^13 at u = 2^-11 (docs/error-models.md)"
 

@@ -48,4 +48,14 @@ static inline int gv_oracle_rc(int rc)
     return rc == 0 ? GV_OK : rc == GO_ENOMEM ? GV_ENOMEM : GV_EINVAL;
 }
 
+/* gemm.c: Z = A B (A = in[ia], m x k; B = in[ib], k x n; the case's shape m x k x n) from the
+   operands as the case's mode converts them (the mode table's probe_in format), at the
+   elements whose NaN and Inf placement the conversion may change: a row of A or column of B
+   whose operand went between finite and not, an infinity beside an operand that became zero,
+   and, given the plain gauge |A||B|, a sum near the output format's overflow. mark (m n bytes)
+   says which, *marked how many; z (m n) is written there only. A mode without a conversion
+   marks none. For the ops' mode_reference hooks (op.h). */
+int gv_converted_product(const gv_problem *p, int ia, int ib, const double *gauge,
+                         unsigned char *mark, double *z, int64_t *marked);
+
 #endif

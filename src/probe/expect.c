@@ -2,6 +2,8 @@
 #include "probe/expect.h"
 #include "probe/expect_files.h"
 
+#include "core/registry.h"
+
 #include <ctype.h>
 #include <errno.h>
 #include <fnmatch.h>
@@ -94,6 +96,12 @@ static int fault(reader *rd, const char *what)
 static int header_line(reader *rd, gv_fp_expect *e, char w[][80], int n)
 {
     char what[160];
+    if ((strcmp(w[0], "version") == 0 || strcmp(w[0], "arch") == 0) && n != 2) {
+        /* the word count first: "version 1 2" is a version line with a stray word, not a file
+           that lacks its version line */
+        snprintf(what, sizeof what, "'%s' takes one word, got %d", w[0], n - 1);
+        return fault(rd, what);
+    }
     if (strcmp(w[0], "version") == 0 && n == 2) {
         if (e->version) return fault(rd, "a second 'version' line");
         e->version = strcmp(w[1], "1") == 0 ? 1 : -1; /* "1x", "01", " 1": not version 1 */
@@ -299,6 +307,11 @@ static bool alt_ok(const char *want, const gv_fp_value *v)
         if (*end) return false;
         return isfinite(v->num) && v->num >= lo && v->num <= hi && strncmp(v->text, ">=", 2) != 0;
     }
+    /* a numeric feature's literal is a number: "8" and "8.0" (or "1e1" and "10") are the same
+       value, where comparing text would FAIL a measurement written one way against a rule
+       written the other; words ("RNE", "kept", "n/a") compare as text */
+    if (number_ok(want, strlen(want)) && number_ok(v->text, strlen(v->text)))
+        return strtod(want, NULL) == strtod(v->text, NULL);
     return strcmp(want, v->text) == 0;
 }
 
@@ -310,4 +323,18 @@ gv_fp_verdict gv_fp_judge(const gv_fp_rule *r, const gv_fp_value *v)
     for (char *save = NULL, *a = strtok_r(buf, "|", &save); a; a = strtok_r(NULL, "|", &save))
         if (alt_ok(a, v)) return GV_FP_PASS;
     return GV_FP_FAIL;
+}
+
+int gv_fp_expect_unmatched(const gv_fp_expect *e, const gv_fp_rule **out, int max)
+{
+    int n = 0;
+    for (int i = 0; i < e->n; i++) {
+        bool hit = false;
+        for (const gv_op *const *p = gv_registry(); *p && !hit; p++)
+            hit = fnmatch(e->rules[i].ops, (*p)->name, 0) == 0;
+        if (hit) continue;
+        if (n < max) out[n] = &e->rules[i];
+        n++;
+    }
+    return n;
 }

@@ -48,6 +48,13 @@ void gv_fp_expect_free(gv_fp_expect *e);
 const gv_fp_rule *gv_fp_expect_find(const gv_fp_expect *e, const char *op, gv_dtype t, gv_mode m,
                                     int feature);
 
+/* The rules whose OPS glob matches no op registered now (gv_registry: the built-in ops and
+   the plugins loaded), in file order, the first max into out; returns how many there are.
+   Such a glob is read, not refused (a plugin's op or a synthetic name may be meant), but it
+   judges nothing: a misspelt "gemm.cubals*" leaves every feature it meant NEW. The probe
+   warns of each on stderr when it judges. */
+int gv_fp_expect_unmatched(const gv_fp_expect *e, const gv_fp_rule **out, int max);
+
 typedef enum { GV_FP_PASS, GV_FP_FAIL, GV_FP_NEW } gv_fp_verdict;
 const char *gv_fp_verdict_name(gv_fp_verdict v);
 

@@ -80,7 +80,9 @@ Test(probe_expect_rules, version_is_required_first_and_once_and_exactly_1)
     refused("version 2\narch sm_90\n", 1, "version 2");
     refused("version 01\narch sm_90\n", 1, "version 01");
     refused("version 1\nversion 1\narch sm_90\n", 2, "a second 'version' line");
-    refused("version 1 2\narch sm_90\n", 1, "the first line must be 'version 1'");
+    /* a version line with a stray word is named as such, not as a missing version line */
+    refused("version 1 2\narch sm_90\n", 1, "'version' takes one word, got 2");
+    refused("version\narch sm_90\n", 1, "'version' takes one word, got 0");
     refused("version 1\narch sm_90\nversion 1 2\n", 3, "'version' takes one word, got 2");
     gv_fp_expect e;
     accepted("# comments and blank lines before it\n\nversion 1\narch sm_90\n", &e);
@@ -226,13 +228,26 @@ Test(probe_expect_rules, files_that_cannot_be_read_are_eio)
 
 /* ---- how a rule judges ---- */
 
-Test(probe_expect_rules, a_literal_is_the_measured_text_exactly)
+Test(probe_expect_rules, a_literal_word_is_the_measured_text_exactly)
 {
     cr_expect_eq(judge("RNE", "RNE", NAN), GV_FP_PASS);
     cr_expect_eq(judge("RNE", "rne", NAN), GV_FP_FAIL, "case counts");
-    cr_expect_eq(judge("8", "8", 8), GV_FP_PASS);
-    cr_expect_eq(judge("8", "8.0", 8), GV_FP_FAIL, "a literal number is compared as text");
     cr_expect_eq(judge("n/a", "n/a", NAN), GV_FP_PASS);
+    cr_expect_eq(judge("n/a", "0", 0), GV_FP_FAIL);
+}
+
+/* A numeric literal is a number: "8" in a file and "8.0" measured (or "1e1" and "10") are the
+   same value; text comparison FAILed them. Different numbers still FAIL. */
+Test(probe_expect_rules, a_literal_number_is_compared_as_a_number)
+{
+    cr_expect_eq(judge("8", "8", 8), GV_FP_PASS);
+    cr_expect_eq(judge("8", "8.0", 8), GV_FP_PASS, "8 and 8.0 are one value");
+    cr_expect_eq(judge("8.0", "8", 8), GV_FP_PASS);
+    cr_expect_eq(judge("1e1", "10", 10), GV_FP_PASS);
+    cr_expect_eq(judge("8", "9", 9), GV_FP_FAIL);
+    cr_expect_eq(judge("8", "8.5", 8.5), GV_FP_FAIL);
+    cr_expect_eq(judge("11|8", "8.0", 8), GV_FP_PASS, "within alternatives too");
+    cr_expect_eq(judge("8", "n/a", NAN), GV_FP_FAIL, "a word is no number");
 }
 
 Test(probe_expect_rules, at_least_n)
@@ -373,4 +388,47 @@ Test(probe_expect_rules, sm_90_judges_the_h100_document_with_no_fail_and_new_onl
     cr_expect_eq(order_new, 8, "order NEW in %d rows", order_new);
     json_decref(doc);
     gv_fp_expect_free(&e);
+}
+
+/* An OPS glob that matches no registered op is read (a plugin's op or a synthetic name may be
+   meant), not refused; gv_fp_expect_unmatched names it, for the probe's warning. The old
+   reader gave no sign of a misspelt name: its features were NEW in silence. */
+Test(probe_expect_rules, an_ops_glob_of_no_registered_op_is_read_and_named)
+{
+    gv_fp_expect e;
+    accepted(HEAD "gemm.cublas f32 tf32 block 4\n"
+                  "gemm.cubals* f32 tf32 block 4\n"
+                  "myplugin.gemm * * * ?\n"
+                  "gemm.* * * * ?\n",
+             &e);
+    const gv_fp_rule *none[4] = {NULL};
+    int k = gv_fp_expect_unmatched(&e, none, 4);
+    cr_expect_eq(k, 2, "two globs match no op: %d", k);
+    cr_assert(k >= 2);
+    cr_expect_str_eq(none[0]->ops, "gemm.cubals*");
+    cr_expect_eq(none[0]->line, 4);
+    cr_expect_str_eq(none[1]->ops, "myplugin.gemm");
+    cr_expect_eq(gv_fp_expect_unmatched(&e, none, 1), 2, "the count past max");
+    gv_fp_expect_free(&e);
+}
+
+/* gpuval probe --expect FILE warns on stderr of each such glob, naming the file's line, when
+   it reads the file (before any device is looked for: the warning shows on a CPU machine). */
+Test(probe_expect_rules, probe_warns_of_a_glob_of_no_registered_op, .timeout = 60)
+{
+    const char *bin = getenv("GPUVAL");
+    cr_assert_not_null(bin, "GPUVAL must name the gpuval binary");
+    const char *p = write_tmp(HEAD "gemm.cubals* f32 tf32 block 4\ngemm.cublas f32 tf32 block 4\n");
+    char cmd[1024], out[4096];
+    snprintf(cmd, sizeof cmd, "'%s' probe --expect '%s' --op gemm.cublas 2>&1 >/dev/null", bin, p);
+    FILE *f = popen(cmd, "r");
+    cr_assert_not_null(f);
+    size_t used = fread(out, 1, sizeof out - 1, f);
+    out[used] = '\0';
+    pclose(f);
+    char want[600];
+    snprintf(want, sizeof want, "%s:3: OPS 'gemm.cubals*' matches no registered op", p);
+    cr_expect_not_null(strstr(out, want), "stderr: %s", out);
+    cr_expect_null(strstr(out, "OPS 'gemm.cublas'"), "a glob that matches is not named: %s", out);
+    unlink(p);
 }

@@ -3,6 +3,8 @@
  * results set by hand, so a reordering of gv_decide fails here. */
 #include <criterion/criterion.h>
 #include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "cmd/cli.h"
@@ -186,4 +188,103 @@ Test(verdict, every_status_maps_to_one_exit_code)
     gv_err_add(&e, GV_ST_BAD_INPUT, "second");
     cr_expect_str_eq(e.msg, "first 1\nsecond");
     cr_expect_eq(gv_cmd_exit(e.status), GV_EXIT_USAGE);
+}
+
+/* Every FAIL names its cause from the one vocabulary (op.h, GV_CAUSES), each rule its own;
+   PASS, SKIP and ERROR name none. Among them the two that were confused: zeros where results
+   are subnormal beside subnormals kept are lost range (an intermediate overflowed, as
+   1 / (1 + exp(-x)) does), and flushed subnormals only where none was kept. */
+Test(verdict, every_fail_names_its_cause)
+{
+    gv_result r = clean();
+    cr_expect_eq(r.cause, GV_CAUSE_NONE);
+    cr_expect_str_eq(gv_cause_name(r.cause), "none");
+    snprintf(r.guard, sizeof r.guard, "wrote past the end");
+    gv_decide(&r);
+    cr_expect_eq(r.cause, GV_CAUSE_GUARD, "%s", gv_cause_name(r.cause));
+    r = clean();
+    r.m.poisoned = 1, r.m.first_poisoned_index = 0;
+    gv_decide(&r);
+    cr_expect_eq(r.cause, GV_CAUSE_UNWRITTEN, "%s", gv_cause_name(r.cause));
+    r = clean();
+    snprintf(r.internal, sizeof r.internal, "broken");
+    gv_decide(&r);
+    cr_expect(r.verdict == GV_ERROR && r.cause == GV_CAUSE_NONE, "an ERROR names no cause");
+    r = clean();
+    r.m.nonfinite_mismatches = r.m.nonfinite_spurious = 1;
+    gv_decide(&r);
+    cr_expect_eq(r.cause, GV_CAUSE_INTERMEDIATE_OVERFLOW, "%s", gv_cause_name(r.cause));
+    r = clean();
+    r.m.nonfinite_mismatches = r.m.nonfinite_lost = 1;
+    gv_decide(&r);
+    cr_expect_eq(r.cause, GV_CAUSE_LOST_NONFINITE, "%s", gv_cause_name(r.cause));
+    r = clean();
+    r.m.nonfinite_mismatches = 1;
+    gv_decide(&r);
+    cr_expect_eq(r.cause, GV_CAUSE_NONFINITE_PLACEMENT, "%s", gv_cause_name(r.cause));
+    r = clean();
+    r.m.zero_sign_wrong = 1;
+    gv_decide(&r);
+    cr_expect_eq(r.cause, GV_CAUSE_ZERO_SIGN, "%s", gv_cause_name(r.cause));
+    r = clean();
+    r.m.subnormal_ref = 10, r.m.flushed = 4, r.m.subnormal_kept = 6;
+    gv_decide(&r);
+    cr_expect_eq(r.cause, GV_CAUSE_LOST_RANGE, "kept subnormals beside zeros: %s (%s)",
+                 gv_cause_name(r.cause), r.reason);
+    r.m.subnormal_kept = 0;
+    gv_decide(&r);
+    cr_expect_eq(r.cause, GV_CAUSE_FLUSHED, "none kept: %s (%s)", gv_cause_name(r.cause), r.reason);
+    r = clean();
+    gv_result_check(&r, "residual", 100.0, 16.0, "residual 100 over 16");
+    gv_decide(&r);
+    cr_expect_eq(r.cause, GV_CAUSE_RESIDUAL, "%s", gv_cause_name(r.cause));
+    r = clean();
+    r.m.ratio = 1e9;
+    gv_decide(&r);
+    cr_expect_eq(r.cause, GV_CAUSE_PRECISION, "%s", gv_cause_name(r.cause));
+    r = clean();
+    r.m.prob_max = 1e9;
+    gv_decide(&r);
+    cr_expect_eq(r.cause, GV_CAUSE_PRECISION, "%s", gv_cause_name(r.cause));
+    r = clean();
+    r.exact = true, r.m.inexact = 1;
+    gv_decide(&r);
+    cr_expect_eq(r.cause, GV_CAUSE_INEXACT, "%s", gv_cause_name(r.cause));
+    r = clean();
+    r.m.mismatches[1] = 1;
+    gv_decide(&r);
+    cr_expect_eq(r.cause, GV_CAUSE_TIER, "%s", gv_cause_name(r.cause));
+    r.m.mismatches[1] = 0;
+    gv_decide(&r);
+    cr_expect(r.verdict == GV_PASS && r.cause == GV_CAUSE_NONE, "a PASS clears it");
+}
+
+/* The Python package reads the same names (python/src/gpuval/_core.py, CAUSES): each of C's
+   is there, quoted, and the tuple holds no other. */
+Test(verdict, python_knows_the_same_causes)
+{
+    const char *src = getenv("GPUVAL_SRCDIR");
+    cr_assert_not_null(src, "GPUVAL_SRCDIR names the source tree");
+    char path[1024];
+    snprintf(path, sizeof path, "%s/python/src/gpuval/_core.py", src);
+    FILE *f = fopen(path, "r");
+    cr_assert_not_null(f, "%s", path);
+    static char text[1 << 17];
+    size_t n = fread(text, 1, sizeof text - 1, f);
+    text[n] = '\0';
+    fclose(f);
+    char *start = strstr(text, "CAUSES = (");
+    cr_assert_not_null(start, "_core.py defines CAUSES = (...)");
+    char *end = strstr(start, ")\n");
+    cr_assert_not_null(end);
+    *end = '\0';
+    int quoted = 0;
+    for (char *q = strchr(start, '"'); q; q = strchr(q + 1, '"'))
+        quoted++;
+    cr_expect_eq(quoted, 2 * GV_NCAUSES, "CAUSES holds %d names, C has %d", quoted / 2, GV_NCAUSES);
+    for (int c = 0; c < GV_NCAUSES; c++) {
+        char want[80];
+        snprintf(want, sizeof want, "\"%s\"", gv_cause_name((gv_cause)c));
+        cr_expect_not_null(strstr(start, want), "CAUSES lacks %s", want);
+    }
 }

@@ -11,12 +11,13 @@ CPU-only library a wheel carries, or a CPU-only build found as a CUDA one is (gp
 says which).
 """
 
-from ._core import Case, CaseInputs, Judgement, cases, check, inputs, judge, op_info, run_case
+from ._core import (CAUSES, Case, CaseInputs, Judgement, cases, check, inputs, judge, op_info,
+                    run_case)
 from ._arrays import from_numpy, to_numpy
 from ._lib import GpuvalError, LibraryNotFound, lib_info, lib_path
 
-__all__ = ["Case", "CaseInputs", "GpuvalError", "Judgement", "LibraryNotFound", "cases", "check",
-           "from_numpy", "inputs", "judge", "lib_info", "lib_path", "op_info", "run_case",
-           "to_numpy"]
+__all__ = ["CAUSES", "Case", "CaseInputs", "GpuvalError", "Judgement", "LibraryNotFound",
+           "cases", "check", "from_numpy", "inputs", "judge", "lib_info", "lib_path", "op_info",
+           "run_case", "to_numpy"]
 # gpuval's version (meson.build's project version; tests/cpu/test_version.c holds them equal)
 __version__ = "1.2.0"

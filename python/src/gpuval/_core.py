@@ -209,6 +209,28 @@ def inputs(op, dtype="f32", size=None, dist=None, seed=0, mode="native"):
     return CaseInputs(op, dname, mode, size, dist, seed, names, arrays, out_names, out_shapes)
 
 
+# Why a case FAILed, from the one vocabulary the C judge names (src/core/op.h, GV_CAUSES; the
+# CPU test verdict::python_knows_the_same_causes checks the two agree). "none" for PASS, SKIP
+# and ERROR.
+CAUSES = (
+    "none",
+    "guard band",
+    "unwritten",
+    "intermediate overflow",
+    "lost NaN/Inf",
+    "NaN/Inf placement",
+    "zero sign",
+    "lost range",
+    "flushed subnormals",
+    "op residual",
+    "order",
+    "precision",
+    "bias",
+    "inexact",
+    "tier",
+)
+
+
 class Judgement:
     """gpuval's verdict on one case. True (bool) only for a PASS.
 
@@ -231,6 +253,13 @@ class Judgement:
     def case(self):
         """The JSON case as a dict ({} where the library wrote none)."""
         return _json.loads(self.json) if self.json else {}
+
+    @property
+    def cause(self):
+        """Why it FAILed, one of CAUSES ("flushed subnormals", "lost range", "precision",
+        ...), from the case's JSON; "none" for PASS, SKIP and ERROR."""
+        c = self.case.get("cause", "none")
+        return c if c in CAUSES else "none"
 
     def __bool__(self):
         return self.verdict == "PASS"
