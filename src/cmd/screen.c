@@ -5,6 +5,7 @@
  * Prometheus textfile, a Kubernetes node condition, the run documents. Options are checked and
  * every input file read before any GPU work. */
 #include <errno.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -31,7 +32,7 @@
 #include "io/run_info.h"
 #include "runs/run_files.h"
 
-enum { O_TIER = 256, O_DEVICE, O_GOLDEN, O_RECORD, O_DRAIN, O_PROM, O_K8S, O_JSON };
+enum { O_TIER = 256, O_DEVICE, O_GOLDEN, O_RECORD, O_DRAIN, O_PROM, O_K8S, O_JSON, O_TIMEBOX };
 
 /* The parent keeps the device list, the golden file and every output; a worker gets the tier. */
 static const gv_opt screen_opts[] = {
@@ -80,6 +81,13 @@ static const gv_opt screen_opts[] = {
      .parent_only = true,
      .help = "one GPU: its run (gpuval-run/1 with a screen block); several: the\n"
              "node's verdict (gpuval-screen/1) and NAME.devI.json per GPU"},
+    {.name = "time-box",
+     .id = O_TIMEBOX,
+     .arg = "S",
+     .parent_only = true,
+     .help = "stop the screen S seconds after its start (default: the tier's\n"
+             "budget, 45 s for prolog and 600 s for drain; 0: none): a GPU\n"
+             "not finished by then is not judged, and the exit code is 3"},
     {.name = "quiet", .id = 'q', .help = "print only failures and the verdict"},
     {.name = "help", .id = 'h'},
 };
@@ -124,6 +132,7 @@ typedef struct screen_job {
     const char *tier_name, *device_spec, *golden_path, *record_path, *prom_path, *k8s_path,
         *json_path;
     bool drain_line;
+    const char *time_box; /* --time-box S, NULL: the tier's budget */
     int quiet;
     const gv_screen_tier *tier;
     json_t *golden, *prev_record;
@@ -153,6 +162,7 @@ static int parse_args(int argc, char **argv, screen_job *j)
         case O_PROM: j->prom_path = optarg; break;
         case O_K8S: j->k8s_path = optarg; break;
         case O_JSON: j->json_path = optarg; break;
+        case O_TIMEBOX: j->time_box = optarg; break;
         case 'q': j->quiet = 1; break;
         case 'h': gv_cmd_help_print(stdout, &screen_help); return GV_EXIT_OK;
         default: gv_cmd_bad_option("screen", argv); return GV_EXIT_USAGE;
@@ -179,6 +189,19 @@ static int prepare(screen_job *j)
         gv_cmd_usage_cmd("screen", "--golden compares with a golden file and --record writes one: "
                                    "give one of them");
         return GV_EXIT_USAGE;
+    }
+    j->plan.time_box_s = j->tier->budget_s;
+    if (j->time_box) {
+        char *end;
+        errno = 0;
+        double s = strtod(j->time_box, &end);
+        char shown[64];
+        if (end == j->time_box || *end || errno || !(s >= 0 && s <= 86400)) {
+            gv_cmd_usage_cmd("screen", "--time-box '%s': expected seconds from 0 (none) to 86400",
+                             gv_printable(j->time_box, shown, sizeof shown));
+            return GV_EXIT_USAGE;
+        }
+        j->plan.time_box_s = s;
     }
     const char *spec = gv_knobs()->screen_fault;
     gv_fault fault;
@@ -384,6 +407,37 @@ static int judge_and_write(screen_job *j, json_t **docs, const char *const *name
     return rc;
 }
 
+/* The hard time box of a screen of one GPU, which runs in this process: at the box, the drain
+   line says so and the process ends (exit 3); the case runner's child ends with it
+   (core/runner.c). Several GPUs are boxed by their parent (gv_fleet_spawn). */
+static int box_fd = -1;
+static char box_line[256];
+static size_t box_len;
+
+static void box_expired(int sig)
+{
+    (void)sig;
+    if (box_fd >= 0 && write(box_fd, box_line, box_len) < 0) {
+        /* nothing more can be said from a signal handler */
+    }
+    _exit(GV_EXIT_RUNTIME);
+}
+
+static void box_arm(const screen_job *j, double t0)
+{
+    double left = j->plan.time_box_s - (now_s() - t0);
+    if (!(j->plan.time_box_s > 0)) return;
+    int n = snprintf(box_line, sizeof box_line,
+                     "gpuval screen: not judged: the GPU had not finished at the time box of "
+                     "%.0f s\n",
+                     j->plan.time_box_s);
+    box_len = n > 0 && (size_t)n < sizeof box_line ? (size_t)n : 0;
+    fflush(stdout);
+    box_fd = j->line_out ? fileno(j->line_out) : 1;
+    signal(SIGALRM, box_expired);
+    alarm(left > 1 ? (unsigned)(left + 0.5) : 1);
+}
+
 /* Each GPU of the plan by a worker process; their runs judged. */
 static int run_workers(screen_job *j, int argc, char **argv, double t0)
 {
@@ -416,9 +470,11 @@ int gv_cmd_screen(int argc, char **argv)
     int rc = parse_args(argc, argv, &j);
     if (rc < 0) rc = prepare(&j);
     gv_error e;
+    double time_box_s = j.plan.time_box_s;
     if (rc < 0 && !gv_device_plan_make(j.device_spec ? j.device_spec : "all", &j.plan,
                                        gv_isolated_device_count, &e))
         rc = gv_cmd_fail(&e);
+    j.plan.time_box_s = time_box_s;
     if (rc < 0 && j.drain_line) {
         /* standard output keeps the drain line alone: everything else goes to standard error,
            the workers' captured tables included */
@@ -433,7 +489,9 @@ int gv_cmd_screen(int argc, char **argv)
     if (rc < 0 && j.plan.n > 1) {
         rc = run_workers(&j, argc, argv, t0);
     } else if (rc < 0) {
+        box_arm(&j, t0);
         json_t *doc = run_here(&j, argc, argv);
+        alarm(0);
         const char *name = j.json_path;
         rc = doc ? judge_and_write(&j, &doc, &name, 1, t0, true) : GV_EXIT_RUNTIME;
         json_decref(doc);

@@ -10,12 +10,14 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <signal.h>
 #include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "core/gv.h"
@@ -274,6 +276,45 @@ static pid_t spawn_worker(const char *exe, char **w, const char *outp, const cha
     return pid;
 }
 
+/* Wait for every worker of pid[0..n) (-1: none started) into rc[]; with time_box_s > 0, a
+   worker still running that long after `start` is killed (its case runner follows it: the
+   runner's child dies with its parent, core/runner.c) and marked in killed[]. */
+static void wait_workers(const pid_t *pid, int n, double start, double time_box_s, int *rc,
+                         bool *killed)
+{
+    int left = 0;
+    for (int i = 0; i < n; i++) {
+        rc[i] = -1;
+        killed[i] = false;
+        left += pid[i] > 0;
+    }
+    bool done[GV_FLEET_MAX_DEVICES] = {false};
+    while (left > 0) {
+        struct timespec now;
+        clock_gettime(CLOCK_MONOTONIC, &now);
+        bool over = time_box_s > 0 && now.tv_sec + now.tv_nsec * 1e-9 - start > time_box_s;
+        for (int i = 0; over && i < n; i++)
+            if (pid[i] > 0 && !done[i]) {
+                kill(pid[i], SIGKILL);
+                killed[i] = true;
+            }
+        for (int i = 0; i < n; i++) {
+            if (pid[i] <= 0 || done[i]) continue;
+            int st;
+            /* once over, every worker left was killed: the blocking wait reaps it */
+            pid_t r = waitpid(pid[i], &st, over ? 0 : WNOHANG);
+            if (r == 0) continue;
+            if (r == pid[i] && WIFEXITED(st)) rc[i] = WEXITSTATUS(st);
+            done[i] = true;
+            left--;
+        }
+        if (left > 0) {
+            struct timespec nap = {0, 20 * 1000 * 1000};
+            nanosleep(&nap, NULL);
+        }
+    }
+}
+
 static int wait_worker(pid_t pid)
 {
     int st;
@@ -331,6 +372,9 @@ gv_fleet_runs *gv_fleet_spawn(const char *exe, const gv_opt_table *cmd, const gv
     printf("\n");
     fflush(stdout);
     int worker_rc[GV_FLEET_MAX_DEVICES];
+    bool killed[GV_FLEET_MAX_DEVICES] = {false};
+    struct timespec t0;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
     for (int i = 0; i < n; i++) {
         pid[i] = -1;
         worker_rc[i] = -1;
@@ -351,8 +395,7 @@ gv_fleet_runs *gv_fleet_spawn(const char *exe, const gv_opt_table *cmd, const gv
         if (serial) worker_rc[i] = wait_worker(pid[i]);
     }
     if (!serial)
-        for (int i = 0; i < n; i++)
-            worker_rc[i] = wait_worker(pid[i]);
+        wait_workers(pid, n, t0.tv_sec + t0.tv_nsec * 1e-9, plan->time_box_s, worker_rc, killed);
     for (int i = 0; i < n; i++) {
         printf("\n== device %d (worker exit %d) ==\n", plan->index[i], worker_rc[i]);
         fflush(stdout);
@@ -371,8 +414,14 @@ gv_fleet_runs *gv_fleet_spawn(const char *exe, const gv_opt_table *cmd, const gv
             /* said here, between the workers' own output, so it stands beside its device's */
             char shown[2048];
             fflush(stdout);
-            fprintf(stderr, "gpuval: device %d left no run: %s\n", plan->index[i],
-                    gv_printable(err, shown, sizeof shown));
+            if (killed[i])
+                fprintf(stderr,
+                        "gpuval: device %d left no run: its worker was still running at the "
+                        "time box of %.0f s and was killed\n",
+                        plan->index[i], plan->time_box_s);
+            else
+                fprintf(stderr, "gpuval: device %d left no run: %s\n", plan->index[i],
+                        gv_printable(err, shown, sizeof shown));
             runs->lost = true;
         }
         unlink(outp[i]);

@@ -19,6 +19,8 @@ typedef struct gv_device_plan {
     int n; /* 0: the default device; 1: index[0]; > 1: one worker each */
     int index[GV_FLEET_MAX_DEVICES];
     gv_rank rank; /* the launcher's (rank.launcher NULL: not a rank) */
+    double time_box_s; /* > 0: a worker still running this long after the start is killed and
+                          its device left without a run (screen's hard time box); 0: none */
 } gv_device_plan;
 
 /* Parse --device SPEC ("N", "N,M,...", "all"; NULL when not given) and the launcher's

@@ -6,13 +6,19 @@
 #include <jansson.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
 
+#include "cmd/screen.h" /* gv_screen_options */
 #include "core/fault.h"
 #include "core/power.h"
 #include "fleet/screen_golden.h"
 #include "fleet/screen_health.h"
 #include "fleet/screen_judge.h"
 #include "fleet/screen_out.h"
+#include "fleet/workers.h"
+#include "testkit.h"
 
 /* A healthy H100 as NVML reads it: ECC on with a few old corrected errors, no remapped row
    pending, clocks at their maximum. */
@@ -325,4 +331,68 @@ Test(screen_perf, a_failing_board_is_named_for_its_health_with_the_counter)
     gv_screen_verdict_free(&v);
     json_decref(docs[0]);
     json_decref(docs[1]);
+}
+
+/* ---- the hard time box ------------------------------------------------------------------- */
+
+Test(screen_time_box, a_worker_still_running_at_the_box_is_killed_and_its_gpu_left_unjudged,
+     .timeout = 60)
+{
+    /* a "worker" that would take 30 s: the spawn, the wait and the kill a real node goes
+       through, with a box of 1 s */
+    char exe[] = "/tmp/gv-slow-worker-XXXXXX";
+    int fd = mkstemp(exe);
+    cr_assert_geq(fd, 0);
+    const char *body = "#!/bin/sh\nsleep 30\n";
+    cr_assert_eq(write(fd, body, strlen(body)), (ssize_t)strlen(body));
+    close(fd);
+    chmod(exe, 0700);
+    gv_device_plan plan = {.n = 2, .index = {0, 1}, .time_box_s = 1};
+    char *argv[] = {"screen", "--device", "0,1", NULL};
+    char out[] = "/tmp/gv-box-out-XXXXXX";
+    int ofd = mkstemp(out);
+    cr_assert_geq(ofd, 0);
+    fflush(stdout);
+    fflush(stderr);
+    int saved = dup(1), saved_err = dup(2);
+    cr_assert(dup2(ofd, 1) >= 0 && dup2(ofd, 2) >= 0);
+    struct timespec a, b;
+    clock_gettime(CLOCK_MONOTONIC, &a);
+    gv_error e;
+    gv_fleet_runs *runs =
+        gv_fleet_spawn(exe, &gv_screen_options, &plan, 3, argv, NULL, false, gv_fleet_load, &e);
+    clock_gettime(CLOCK_MONOTONIC, &b);
+    fflush(stdout);
+    fflush(stderr);
+    dup2(saved, 1);
+    dup2(saved_err, 2);
+    close(saved);
+    close(saved_err);
+    close(ofd);
+    char text[8192] = "";
+    FILE *f = fopen(out, "r");
+    size_t got = f ? fread(text, 1, sizeof text - 1, f) : 0;
+    text[got] = '\0';
+    if (f) fclose(f);
+    unlink(out);
+    unlink(exe);
+    double s = (double)(b.tv_sec - a.tv_sec) + (b.tv_nsec - a.tv_nsec) * 1e-9;
+    cr_assert_not_null(runs);
+    cr_expect(runs->lost);
+    cr_expect_eq(runs->n, 0);
+    cr_expect_lt(s, 10, "the box of 1 s held the spawn %.1f s", s);
+    cr_expect_not_null(strstr(text, "device 0 left no run: its worker was still running at the "
+                                    "time box of 1 s and was killed"),
+                       "%s", text);
+    cr_expect_not_null(strstr(text, "device 1 left no run: its worker was still running"), "%s",
+                       text);
+    gv_fleet_runs_free(runs);
+}
+
+Test(screen_time_box, a_bad_time_box_is_a_usage_error)
+{
+    char out[4096];
+    cr_expect_eq(gv_test_run_cli("screen --time-box x", out, sizeof out), 2, "%s", out);
+    cr_expect_not_null(strstr(out, "--time-box 'x'"), "%s", out);
+    cr_expect_eq(gv_test_run_cli("screen --time-box -1", out, sizeof out), 2, "%s", out);
 }
