@@ -213,7 +213,8 @@ static void judge_perf(gv_screen_verdict *v, json_t *const *docs, int n, const j
                             val[g]);
     for (int g = 0; g < n; g++) {
         if (!docs[g]) continue;
-        const gv_screen_gpu *gpu = &v->gpus[g];
+        gv_screen_gpu *gpu = &v->gpus[g];
+        memcpy(gpu->perf, val[g], sizeof gpu->perf);
         double gold[GV_SCREEN_NPERF] = {0};
         if (golden)
             gv_screen_perf_read(json_object_get(gv_screen_golden_entry(golden, gpu->key), "perf"),

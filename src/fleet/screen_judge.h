@@ -10,6 +10,7 @@
 #include <stdbool.h>
 #include <stdio.h>
 
+#include "fleet/screen_health.h"
 #include "fleet/screen_tiers.h"
 #include "runs/run_files.h" /* GV_FLEET_MAX_DEVICES */
 
@@ -53,6 +54,7 @@ typedef struct gv_screen_gpu {
     int golden_matched, golden_differ, golden_missing;
     int unit_failures[GV_SCREEN_NUNITS]; /* failing cases per unit */
     int n_failures;                      /* failing cases, all units */
+    double perf[GV_SCREEN_NPERF];        /* its timed speeds (screen_health.h); 0: not timed */
     bool ok;                             /* judged, and no case failed any judgement */
 } gv_screen_gpu;
 

@@ -164,6 +164,16 @@ int gv_screen_write_prom(FILE *f, const gv_screen_verdict *v)
         prom_labels(f, v, &v->gpus[g]);
         fprintf(f, "} %.3f\n", v->gpus[g].seconds);
     }
+    fputs("# HELP gpuval_screen_speed the GPU's timed copy (GB/s) and f32/f64 products (TFLOP/s), "
+          "as screen judges its speed\n# TYPE gpuval_screen_speed gauge\n",
+          f);
+    for (int g = 0; g < v->n; g++)
+        for (int i = 0; i < GV_SCREEN_NPERF; i++) {
+            if (!(v->gpus[g].perf[i] > 0)) continue; /* not timed: no sample */
+            fputs("gpuval_screen_speed", f);
+            prom_labels(f, v, &v->gpus[g]);
+            fprintf(f, ",speed=\"%s\"} %.4g\n", gv_screen_perf_key(i), v->gpus[g].perf[i]);
+        }
     fprintf(f,
             "# HELP gpuval_screen_node_seconds wall time of the node's screen\n"
             "# TYPE gpuval_screen_node_seconds gauge\ngpuval_screen_node_seconds{tier=\"%s\"} "
@@ -229,6 +239,11 @@ json_t *gv_screen_doc(const gv_screen_verdict *v, const char *const *run_files)
                       gpu->skipped, "errors", gpu->errors, "golden", "state", golden[gpu->golden],
                       "matched", gpu->golden_matched, "differ", gpu->golden_differ, "missing",
                       gpu->golden_missing, "unit_failures", units, "failures", fails));
+        json_t *perf = json_object();
+        for (int i = 0; i < GV_SCREEN_NPERF; i++)
+            if (gpu->perf[i] > 0)
+                json_object_set_new(perf, gv_screen_perf_key(i), json_real(gpu->perf[i]));
+        json_object_set_new(json_array_get(gpus, json_array_size(gpus) - 1), "perf", perf);
     }
     json_t *notes = json_array();
     for (int i = 0; i < v->n_notes; i++)

@@ -255,6 +255,21 @@ Test(screen_perf, a_board_three_times_slower_is_named_among_eight_and_between_tw
     cr_expect_not_null(strstr(line, "GPU 5"), "%s", line);
     cr_expect_not_null(strstr(line, "copy_gbs 966.7 GB/s is 0.33 of the median of its 7 peers"),
                        "%s", line);
+    /* the speeds reach the Prometheus textfile and the node document */
+    char *text = NULL;
+    size_t size = 0;
+    FILE *pf = open_memstream(&text, &size);
+    cr_assert_eq(gv_screen_write_prom(pf, &v), 0);
+    fclose(pf);
+    cr_expect_not_null(strstr(text, "gpuval_screen_speed{gpu=\"5\""), "%s", text);
+    cr_expect_not_null(strstr(text, ",speed=\"copy_gbs\"} 966.7\n"), "%s", text);
+    cr_expect_not_null(strstr(text, ",unit=\"perf\"} 1\n"), "%s", text);
+    free(text);
+    json_t *node = gv_screen_doc(&v, NULL);
+    const json_t *g5 = json_array_get(json_object_get(node, "gpus"), 5);
+    cr_expect_float_eq(json_real_value(json_object_get(json_object_get(g5, "perf"), "copy_gbs")),
+                       2900.0 / 3, 1e-9);
+    json_decref(node);
     gv_screen_verdict_free(&v);
     /* two boards: the slower one only (a faster board is never the fault) */
     json_t *pair[2] = {docs[4], docs[5]};
