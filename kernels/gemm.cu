@@ -688,3 +688,74 @@ template <bool DropTail> static int regblock_gemm(gk_launch *L)
 
 extern "C" const gk_op gk_gemm_regblock = {NULL, regblock_gemm<false>, NULL};
 extern "C" const gk_op gk_gemm_regblock_droptail = {NULL, regblock_gemm<true>, NULL};
+
+/* ---- gemm.batched: C_q = op(A_q) op(B_q), strided batched (src/ops/gemm.c) ---------------
+ * cublasSgemmStridedBatched / cublasDgemmStridedBatched with the handle's math mode (gk_cublas:
+ * pedantic, default or TF32). Every matrix packed row-major, batch after batch. As gemm_placed
+ * does, the row-major C_q = op(A_q) op(B_q) is the column-major C_q^T = op(B_q)^T op(A_q)^T, B
+ * first: a row-major B (k x n) is B^T to cuBLAS with ld n (CUBLAS_OP_N); one stored n x k
+ * (.nt) is B with ld k, so CUBLAS_OP_T gives B^T; likewise A: m x k with ld k (OP_N), or
+ * stored k x m (.tn) with ld m (OP_T). Planted gemm.batched.stride: batch 0 alone, then
+ * batches 1.. with B's base pointer left at batch 0, so batch q reads batch q - 1's B. */
+static inline cublasStatus_t gemm_sb(cublasHandle_t h, cublasOperation_t ta, cublasOperation_t tb,
+                                     int m, int n, int k, const float *one, const float *a, int lda,
+                                     long long sa, const float *b, int ldb, long long sb,
+                                     const float *zero, float *c, int ldc, long long sc, int batch)
+{
+    return cublasSgemmStridedBatched(h, ta, tb, m, n, k, one, a, lda, sa, b, ldb, sb, zero, c, ldc,
+                                     sc, batch);
+}
+static inline cublasStatus_t gemm_sb(cublasHandle_t h, cublasOperation_t ta, cublasOperation_t tb,
+                                     int m, int n, int k, const double *one, const double *a,
+                                     int lda, long long sa, const double *b, int ldb, long long sb,
+                                     const double *zero, double *c, int ldc, long long sc,
+                                     int batch)
+{
+    return cublasDgemmStridedBatched(h, ta, tb, m, n, k, one, a, lda, sa, b, ldb, sb, zero, c, ldc,
+                                     sc, batch);
+}
+
+enum { BATCHED_TRANS_A = 1, BATCHED_TRANS_B = 2 };
+
+template <typename T, int Trans, bool StrideBug>
+static int batched_gemm_t(cublasHandle_t h, gk_launch *L)
+{
+    int64_t batch = L->dims[0], m = L->dims[1], k = L->dims[2], n = L->dims[3];
+    if (batch > 2147483647) return gk_fail_unsupported("gemm.batched: batch beyond cuBLAS's int");
+    bool ta = Trans & BATCHED_TRANS_A, tb = Trans & BATCHED_TRANS_B;
+    cublasOperation_t opa = ta ? CUBLAS_OP_T : CUBLAS_OP_N, opb = tb ? CUBLAS_OP_T : CUBLAS_OP_N;
+    int lda = (int)(ta ? m : k), ldb = (int)(tb ? k : n), ldc = (int)n;
+    /* cuBLAS wants ld >= 1 even where the dim is 0 */
+    lda = lda > 0 ? lda : 1, ldb = ldb > 0 ? ldb : 1, ldc = ldc > 0 ? ldc : 1;
+    long long sa = (long long)(m * k), sb = (long long)(k * n), sc = (long long)(m * n);
+    const T one = 1, zero = 0;
+    const T *A = (const T *)L->in[0], *B = (const T *)L->in[1];
+    T *C = (T *)L->out[0];
+    if constexpr (!StrideBug) {
+        GK_CUBLAS(gemm_sb(h, opb, opa, (int)n, (int)m, (int)k, &one, B, ldb, sb, A, lda, sa, &zero,
+                          C, ldc, sc, (int)batch));
+    } else {
+        GK_CUBLAS(gemm_sb(h, opb, opa, (int)n, (int)m, (int)k, &one, B, ldb, sb, A, lda, sa, &zero,
+                          C, ldc, sc, 1));
+        if (batch > 1)
+            GK_CUBLAS(gemm_sb(h, opb, opa, (int)n, (int)m, (int)k, &one, B, ldb, sb, A + sa, lda,
+                              sa, &zero, C + sc, ldc, sc, (int)batch - 1));
+    }
+    return GV_OK;
+}
+
+template <int Trans, bool StrideBug> static int batched_gemm(gk_launch *L)
+{
+    if (L->mode != GV_MODE_NATIVE && L->mode != GV_MODE_DEFAULT && L->mode != GV_MODE_TF32)
+        return gk_fail_unsupported("gemm.batched: native, default and tf32 modes only");
+    cublasHandle_t h;
+    int rc = gk_cublas(L, &h); /* the mode's math mode on the handle, and its name */
+    if (rc) return rc;
+    return gk_by_dtype(L->dtype,
+                       [&](auto x) { return batched_gemm_t<decltype(x), Trans, StrideBug>(h, L); });
+}
+
+extern "C" const gk_op gk_gemm_batched = {NULL, batched_gemm<0, false>, NULL};
+extern "C" const gk_op gk_gemm_batched_tn = {NULL, batched_gemm<BATCHED_TRANS_A, false>, NULL};
+extern "C" const gk_op gk_gemm_batched_nt = {NULL, batched_gemm<BATCHED_TRANS_B, false>, NULL};
+extern "C" const gk_op gk_gemm_batched_stride = {NULL, batched_gemm<0, true>, NULL};

@@ -271,3 +271,23 @@ int go_loss_xent_gauge(int64_t m, int64_t n, const double *x, int64_t ldx, const
 int go_pool_max2d(int64_t nc, int64_t h, int64_t w, int64_t k, const double *x, double *y);
 int go_pool_avg2d(int64_t nc, int64_t h, int64_t w, int64_t k, const double *x, double *y);
 int go_pool_avg2d_gauge(int64_t nc, int64_t h, int64_t w, int64_t k, const double *x, double *g);
+
+/* act (oracle/act.c): y(n) = f(x(n)) element-wise for the activations as PyTorch defines them:
+ * GO_ACT_GELU x/2 (1 + erf(x / sqrt 2)), GO_ACT_GELU_TANH x/2 (1 + tanh(sqrt(2/pi) (x +
+ * 0.044715 x^3))), GO_ACT_SILU x / (1 + exp(-x)); in long double, in forms that do not cancel
+ * (1 + erf(t) = erfc(-t)), rounded once. go_act_eval: one element, before the rounding to f64.
+ * The gauge is the op's (src/ops/act.c: docs/error-models.md, section act). */
+enum { GO_ACT_GELU = 0, GO_ACT_GELU_TANH, GO_ACT_SILU, GO_ACT_NFN };
+int go_act(int fn, int64_t n, const double *x, double *y);
+long double go_act_eval(int fn, long double x);
+
+/* gemm.batched (oracle/gemm.c): C_q = op(A_q) op(B_q) for q < batch, every matrix packed
+ * row-major one after another (C_q m x n at c + q m n); op(A) = A stored m x k, or with
+ * GO_GEMM_TRANS_A A^T of an A stored k x m; op(B) = B stored k x n, or with GO_GEMM_TRANS_B
+ * B^T of a B stored n x k. what: GO_GEMM_VALUE the product (go_gemm), GO_GEMM_GAUGE
+ * |op(A)||op(B)| (go_gemm_gauge), GO_GEMM_SQGAUGE sqrt((op(A) o op(A))(op(B) o op(B)))
+ * (go_gemm_sqgauge), each on one batch's operands packed into op form. */
+enum { GO_GEMM_VALUE = 0, GO_GEMM_GAUGE = 1, GO_GEMM_SQGAUGE = 2 };
+enum { GO_GEMM_TRANS_A = 1, GO_GEMM_TRANS_B = 2 };
+int go_gemm_batched(int what, int trans, int64_t batch, int64_t m, int64_t k, int64_t n,
+                    const double *a, const double *b, double *c);

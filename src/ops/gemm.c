@@ -5,6 +5,7 @@
 #include <assert.h>
 #include <float.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "../../abi/gemm.h"
 #include "core/gen.h"
@@ -15,6 +16,7 @@ extern const gk_op gk_gemm_cublas, gk_gemm_cublas_tf32native, gk_gemm_tiled, gk_
     gk_gemm_cublas_tf32off, gk_gemm_cublas_emunative, gk_gemm_cublas_fp8fast,
     gk_gemm_cublas_bf16tf32, gk_gemm_cublas_emuwidth, gk_gemm_cublas_rzconv, gk_gemm_tiled_unfused,
     gk_gemm_tiled_ftz;
+extern const gk_op gk_gemm_batched, gk_gemm_batched_tn, gk_gemm_batched_nt, gk_gemm_batched_stride;
 
 static int gemm_layout(const gv_case *c, gv_layout *l)
 {
@@ -839,6 +841,207 @@ static const gv_op gemm_tiled_ftz = {
     GEMM_COMMON,
 };
 
+/* ---- gemm.batched: C_q = op(A_q) op(B_q), strided batched through cuBLAS ------------------ */
+
+/* Dims b,m,k,n (the shape batch x m x k x n; GV_MAX_DIMS is 4 and dims are numbers, so the
+   transposes are the op's name: gemm.batched is NN, .tn takes A stored k x m per batch, .nt B
+   stored n x k, as torch.bmm(a.transpose(1, 2), b) and torch.bmm(a, b.transpose(1, 2)) read
+   them). Every matrix packed row-major, batch after batch (strides m k, k n, m n). The model is
+   gemm's per batch element (gauge |op(A_q)||op(B_q)|, depth k; tf32: 4 + k/2^13 at 2^-11), and
+   so is the probabilistic one. */
+static int batched_check_shape(const gv_shape *s, char *why, size_t len)
+{
+    if (s->nd != 4) {
+        snprintf(why, len, "gemm.batched takes batch x m x k x n");
+        return GV_EINVAL;
+    }
+    for (int i = 0; i < 4; i++)
+        if (s->d[i] > 2147483647 / 2) {
+            snprintf(why, len, "gemm.batched dims must be below 2^30 (cuBLAS takes int)");
+            return GV_EINVAL;
+        }
+    double b = (double)s->d[0], m = (double)s->d[1], k = (double)s->d[2], n = (double)s->d[3];
+    if (b * m * n > 4e9 || b * m * k > 4e9 || b * k * n > 4e9) {
+        snprintf(why, len, "gemm.batched tensors must hold fewer than 4e9 elements each");
+        return GV_EINVAL;
+    }
+    return GV_OK;
+}
+
+/* The gemm family's per-product facts, for one batch element's m x k x n */
+static gv_case batched_one(const gv_case *c)
+{
+    gv_case one = *c;
+    one.shape = (gv_shape){3, {c->shape.d[1], c->shape.d[2], c->shape.d[3]}};
+    return one;
+}
+
+static int batched_layout(const gv_case *c, gv_layout *l)
+{
+    int64_t b = c->shape.d[0], m = c->shape.d[1], k = c->shape.d[2], n = c->shape.d[3];
+    *l = (gv_layout){.n_in = 2, .n_out = 1};
+    l->in[0] = (gv_tensor_spec){"A", b * m * k};
+    l->in[1] = (gv_tensor_spec){"B", b * k * n};
+    l->out[0] = (gv_tensor_spec){"C", b * m * n};
+    return GV_OK;
+}
+
+static double batched_flops(const gv_case *c)
+{
+    gv_case one = batched_one(c);
+    return (double)c->shape.d[0] * gemm_flops(&one);
+}
+
+static double batched_bytes(const gv_case *c)
+{
+    gv_case one = batched_one(c);
+    return (double)c->shape.d[0] * gemm_bytes(&one);
+}
+
+static double batched_depth(const gv_case *c)
+{
+    gv_case one = batched_one(c);
+    return gemm_depth(&one);
+}
+
+static double batched_expected_tier(const gv_case *c, char *why, size_t len)
+{
+    gv_case one = batched_one(c);
+    return gemm_expected_tier(&one, why, len);
+}
+
+static int batched_inputs(gv_problem *p)
+{
+    gv_fill(p, 0, p->c.dist);
+    gv_fill(p, 1, p->c.dist);
+    return GV_OK;
+}
+
+static int batched_run(gv_problem *p, int what, int trans, double *out)
+{
+    const int64_t *d = p->c.shape.d;
+    return gv_oracle_rc(
+        go_gemm_batched(what, trans, d[0], d[1], d[2], d[3], p->in[0].ref, p->in[1].ref, out));
+}
+
+/* G = |C| + sqrt((A o A)(B o B)) per batch element (docs/error-models.md) */
+static int batched_pgauge(gv_problem *p, int trans)
+{
+    gv_tensor *C = &p->out[0];
+    int rc = batched_run(p, GO_GEMM_SQGAUGE, trans, C->pgauge);
+    for (int64_t i = 0; rc == GV_OK && i < C->count; i++)
+        C->pgauge[i] += fabs(C->ref[i]);
+    return rc;
+}
+
+/* One set of hooks a transpose: ops of a family with the same hooks share cached references
+   (gv_reference_name), and each transpose's reference is its own. */
+#define BATCHED_HOOKS(t, TRANS)                                                                    \
+    static int batched_##t##_oracle(gv_problem *p)                                                 \
+    {                                                                                              \
+        return batched_run(p, GO_GEMM_VALUE, TRANS, p->out[0].ref);                                \
+    }                                                                                              \
+    static int batched_##t##_gauge(gv_problem *p)                                                  \
+    {                                                                                              \
+        return batched_run(p, GO_GEMM_GAUGE, TRANS, p->out[0].gauge);                              \
+    }                                                                                              \
+    static int batched_##t##_pgauge(gv_problem *p)                                                 \
+    {                                                                                              \
+        return batched_pgauge(p, TRANS);                                                           \
+    }
+BATCHED_HOOKS(nn, 0)
+BATCHED_HOOKS(tn, GO_GEMM_TRANS_A)
+BATCHED_HOOKS(nt, GO_GEMM_TRANS_B)
+
+/* one batch's op(A) and op(B) packed (go_gemm_batched), and go_gemm's lifted copies */
+static double batched_scratch_bytes(const gv_case *c)
+{
+    double m = (double)c->shape.d[1], k = (double)c->shape.d[2], n = (double)c->shape.d[3];
+    return 2.0 * (m * k + k * n) * sizeof(double);
+}
+
+/* cuBLAS's strided batched S/Dgemm honours the handle's math mode (native: pedantic; default;
+   TF32 tensor ops); the emulations and the 16-bit and fp8 modes are gemm.cublas's alone. */
+#define BATCHED_MODES (GV_BIT(GV_MODE_NATIVE) | GV_BIT(GV_MODE_DEFAULT) | GV_BIT(GV_MODE_TF32))
+
+/* Finite inputs: gemm's probes (tie, perm2, width, narrow) lay out one m x k x n product, and
+   the edge dists' lift of the subnormals is go_gemm's per batch already but untested here. */
+#define BATCHED_DISTS (GV_FINITE_DISTS | GV_BIT(GV_DIST_WIDE))
+
+#define BATCHED_COMMON                                                                             \
+    .family = "gemm", .dims = "b,m,k,n", .out_dims = "b,m,n", .dtypes = GV_BOTH_DTYPES,            \
+    .dists = BATCHED_DISTS, .default_dist = GV_DIST_UNIFORM01, .check_shape = batched_check_shape, \
+    .layout = batched_layout, .flops = batched_flops, .bytes = batched_bytes,                      \
+    .make_inputs = batched_inputs, .depth = batched_depth, .expected_tier = batched_expected_tier, \
+    .oracle_scratch_bytes = batched_scratch_bytes, .range_degree = 2,                              \
+    .bias_dists = GV_BIT(GV_DIST_UNIFORM11), .reference_ignores_mode = true,                       \
+    .error_model = "per batch element, gemm's: |C_q-r| <= gamma_k |op(A_q)||op(B_q)| (Higham "     \
+                   "ASNA eq. 3.13): gauge |op(A)||op(B)|, depth k; tf32: depth 4 + k/2^13 at "     \
+                   "u = 2^-11 (docs/error-models.md, gemm.batched)"
+
+/* The catalogue's and the tests' shapes, and a native zero-mean canary at k = 4096 (as every op
+   with a TF32 mode carries: reduced precision under a native label shows there) */
+#define BATCHED_SHAPES                                                                             \
+    .shapes = "16x128x128x128,8x1000x999x1001,512x64x64x64",                                       \
+    .test_shapes = "1x1x1x1,3x64x64x64,5x100x37x129,2x129x65x33",                                  \
+    .canaries = "uniform11:4x256x4096x256", .test_canaries = "uniform11:2x64x4096x64"
+
+static const gv_op gemm_batched = {
+    .name = "gemm.batched",
+    .summary = "C_q = A_q B_q for each batch q: cuBLAS strided batched S/Dgemm (torch.bmm)",
+    .in_dims = "b,m,k;b,k,n",
+    .modes = BATCHED_MODES,
+    BATCHED_SHAPES,
+    .device = GV_KERNEL(gk_gemm_batched),
+    .oracle = batched_nn_oracle,
+    .gauge = batched_nn_gauge,
+    .pgauge = batched_nn_pgauge,
+    BATCHED_COMMON,
+};
+
+static const gv_op gemm_batched_tn = {
+    .name = "gemm.batched.tn",
+    .summary = "C_q = A_q^T B_q, A stored k x m per batch (CUBLAS_OP_T): bmm(a.transpose(1,2), b)",
+    .in_dims = "b,k,m;b,k,n",
+    .modes = BATCHED_MODES,
+    BATCHED_SHAPES,
+    .device = GV_KERNEL(gk_gemm_batched_tn),
+    .oracle = batched_tn_oracle,
+    .gauge = batched_tn_gauge,
+    .pgauge = batched_tn_pgauge,
+    BATCHED_COMMON,
+};
+
+static const gv_op gemm_batched_nt = {
+    .name = "gemm.batched.nt",
+    .summary = "C_q = A_q B_q^T, B stored n x k per batch (CUBLAS_OP_T): bmm(a, b.transpose(1,2))",
+    .in_dims = "b,m,k;b,n,k",
+    .modes = BATCHED_MODES,
+    BATCHED_SHAPES,
+    .device = GV_KERNEL(gk_gemm_batched_nt),
+    .oracle = batched_nt_oracle,
+    .gauge = batched_nt_gauge,
+    .pgauge = batched_nt_pgauge,
+    BATCHED_COMMON,
+};
+
+/* Batch q > 0 reads batch q - 1's B (B's stride off by one batch): every output of those
+   batches is another product, O(sqrt k) away on uniform01 inputs. Needs batch >= 2. */
+static const gv_op gemm_batched_stride = {
+    .name = "gemm.batched.stride",
+    .summary = "planted bug: batch q reads batch q-1's B (the B stride off by one batch)",
+    .planted_bug = "B's batch stride off by one: batches 1.. multiply the previous batch's B",
+    .in_dims = "b,m,k;b,k,n",
+    .modes = GV_BIT(GV_MODE_NATIVE),
+    .shapes = "16x128x128x128",
+    .test_shapes = "3x64x64x64,2x129x65x33",
+    .device = GV_KERNEL(gk_gemm_batched_stride),
+    .oracle = batched_nn_oracle,
+    .gauge = batched_nn_gauge,
+    .pgauge = batched_nn_pgauge,
+    BATCHED_COMMON,
+};
+
 const gv_op *const gv_family_gemm[] = {&gemm_cublas,
                                        &gemm_cublas_strided,
                                        &gemm_cublas_transposed,
@@ -860,4 +1063,8 @@ const gv_op *const gv_family_gemm[] = {&gemm_cublas,
                                        &gemm_cublas_rzconv,
                                        &gemm_tiled_unfused,
                                        &gemm_tiled_ftz,
+                                       &gemm_batched,
+                                       &gemm_batched_tn,
+                                       &gemm_batched_nt,
+                                       &gemm_batched_stride,
                                        NULL};
