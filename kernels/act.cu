@@ -80,9 +80,9 @@ static const char *act_name(int fn, bool f32, bool fast)
     case ACT_GELU: return f32 ? "gelu: erff (CUDA math)" : "gelu: erf (CUDA math)";
     case ACT_GELU_TANH: return f32 ? "gelu tanh: tanhf (CUDA math)" : "gelu tanh: tanh (CUDA math)";
     default:
-        return fast  ? "silu: __expf (SFU intrinsic), IEEE division"
-               : f32 ? "silu: expf (CUDA math), IEEE division"
-                     : "silu: exp (CUDA math), IEEE division";
+        return fast  ? "silu: __expf (SFU), IEEE div"
+               : f32 ? "silu: expf (CUDA math), IEEE div"
+                     : "silu: exp (CUDA math), IEEE div";
     }
 }
 

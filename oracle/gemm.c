@@ -262,6 +262,7 @@ int go_gemm_marked(int64_t m, int64_t k, int64_t n, const double *a, int64_t lda
             c[i * ldc + j] = s;
         }
     return 0;
+}
 
 /* ---- batched and transposed products (gemm.batched*) ------------------------------------ */
 
