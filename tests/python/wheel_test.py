@@ -18,7 +18,8 @@ with nothing of the build, the repository or the system's libraries beyond glibc
 4. ldd on the installed libgpuval: every dependency resolves inside the installed gpuval/_libs
    or to glibc and libgcc_s (build_wheel.SYSTEM), with no loader warning.
 
-Exit 77 (skipped, with the reason): a sanitizer build's library (python3 cannot load it), no
+Exit 77 (skipped, with the reason): a CUDA build's library (the CPU-only build runs it), a
+sanitizer build's library (python3 cannot load it), no
 venv/ensurepip (Debian's python3-venv), no patchelf, or numpy and pytest neither reachable nor
 in GPUVAL_WHEELHOUSE.
 """
@@ -63,6 +64,9 @@ def sh(cmd, **kw):
 ldd_lib = sh(["ldd", lib]).stdout
 if any(s in ldd_lib for s in ("libasan", "libubsan", "libtsan")):
     skip(f"{lib} is built with sanitizers, which a python3 process cannot load")
+if "libcudart" in sh(["readelf", "-d", lib]).stdout:
+    skip(f"{lib} is a CUDA build; the wheel carries a CPU-only libgpuval (the CPU-only build "
+         "of CI runs this test)")
 if sh([sys.executable, "-c", "import venv, ensurepip"]).returncode != 0:
     skip("python3 has no venv/ensurepip (apt-get install python3-venv)")
 if not shutil.which("patchelf"):
