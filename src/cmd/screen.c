@@ -206,7 +206,7 @@ static int prepare(screen_job *j)
     const char *spec = gv_knobs()->screen_fault;
     gv_fault fault;
     char err[1024];
-    if (spec && gv_fault_parse(spec, &fault, err, sizeof err) != GV_OK) {
+    if (spec && *spec && gv_fault_parse(spec, &fault, err, sizeof err) != GV_OK) {
         gv_usage_error("%s", err);
         return GV_EXIT_USAGE;
     }
