@@ -259,9 +259,9 @@ Test(dense_model, tf32_on_huge_passes_as_tf32, .timeout = 120)
 {
     const struct {
         int64_t m, k, n;
-    } shapes[] = {{64, 256, 64}, {256, 512, 128}};
+    } shapes[] = {{64, 256, 64}, {256, 512, 128}, {512, 784, 256}};
     const uint64_t seeds[] = {0, 81};
-    for (size_t s = 0; s < 2; s++)
+    for (size_t s = 0; s < 3; s++)
         for (size_t q = 0; q < 2; q++) {
             gv_shape sh = {3, {shapes[s].m, shapes[s].k, shapes[s].n}};
             gv_case c =
