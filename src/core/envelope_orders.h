@@ -6,13 +6,15 @@
  * roundings, and nothing is reassociated (no -ffast-math): each order is the order written.
  * Not a header with a guard: a template, one instance per ENV_T. */
 
-/* The tree of L (a power of two) lanes' partials, adjacent pairs level by level. */
-static inline ENV_T ENV_NAME(lanes)(ENV_T *v, int L)
+/* The pairwise tree of v[0..k), in place, adjacent pairs level by level (an odd one out waits
+   for the next level): v[0], or 0 for k = 0. Lanes' partials (k a power of two) and the pairwise
+   order of every sum alike. */
+static inline ENV_T ENV_NAME(pairwise)(ENV_T *v, int64_t k)
 {
-    for (int s = 1; s < L; s <<= 1)
-        for (int i = 0; i + s < L; i += 2 * s)
+    for (int64_t s = 1; s < k; s <<= 1)
+        for (int64_t i = 0; i + s < k; i += 2 * s)
             v[i] = v[i] + v[i + s];
-    return v[0];
+    return k > 0 ? v[0] : (ENV_T)0;
 }
 
 /* The scale of the rounding errors of any order, not only the modelled ones: every partial sum
@@ -120,9 +122,7 @@ static ENV_CLONES void ENV_NAME(dot)(const ENV_T *x, const ENV_T *y, int64_t k, 
     if (k & 31) t32 = t32 + a32;
     if (k & 63) t64 = t64 + a64;
     if (k & 255) t256 = t256 + a256;
-    for (int64_t s = 1; s < k; s <<= 1)
-        for (int64_t i = 0; i + s < k; i += 2 * s)
-            tmp[i] = tmp[i] + tmp[i + s];
+    ENV_NAME(pairwise)(tmp, k);
     res[0] = seq;
     res[1] = unf;
     res[2] = t4;
@@ -132,9 +132,9 @@ static ENV_CLONES void ENV_NAME(dot)(const ENV_T *x, const ENV_T *y, int64_t k, 
     res[6] = t256;
     res[7] = k > 0 ? tmp[0] : 0;
     res[8] = rev;
-    res[9] = ENV_NAME(lanes)(l8, 8);
-    res[10] = ENV_NAME(lanes)(l32, 32);
-    res[11] = ENV_NAME(lanes)(sl, 4);
+    res[9] = ENV_NAME(pairwise)(l8, 8);
+    res[10] = ENV_NAME(pairwise)(l32, 32);
+    res[11] = ENV_NAME(pairwise)(sl, 4);
     for (int i = 0; i < ENV_NCONT; i++) {
         res[ENV_NDOT0 + i] = ctot[i];
         if (sqc[i] > sq_split) sq_split = sqc[i];
@@ -259,9 +259,7 @@ static ENV_CLONES void ENV_NAME(sum)(const ENV_T *x, int64_t k, ENV_T *tmp, doub
     if (k & 31) t32 = t32 + a32;
     if (k & 63) t64 = t64 + a64;
     if (k & 255) t256 = t256 + a256;
-    for (int64_t s = 1; s < k; s <<= 1)
-        for (int64_t i = 0; i + s < k; i += 2 * s)
-            tmp[i] = tmp[i] + tmp[i + s];
+    ENV_NAME(pairwise)(tmp, k);
     res[0] = seq;
     res[1] = t4;
     res[2] = t16;
@@ -270,8 +268,8 @@ static ENV_CLONES void ENV_NAME(sum)(const ENV_T *x, int64_t k, ENV_T *tmp, doub
     res[5] = t256;
     res[6] = k > 0 ? tmp[0] : 0;
     res[7] = rev;
-    res[8] = ENV_NAME(lanes)(l8, 8);
-    res[9] = ENV_NAME(lanes)(l32, 32);
+    res[8] = ENV_NAME(pairwise)(l8, 8);
+    res[9] = ENV_NAME(pairwise)(l32, 32);
     res[10] = ENV_NAME(block_tree)(x, k, tmp, false); /* tmp's pairwise sums are spent */
     *sq = ENV_NAME(any_order)(sq_acc, g_abs, k);
 }
@@ -286,10 +284,7 @@ static ENV_CLONES void ENV_NAME(sum_order)(const ENV_T *x, int64_t k, const gv_e
     case GV_ORDER_PAIRWISE:
         for (int64_t l = 0; l < k; l++)
             tmp[l] = x[l];
-        for (int64_t s = 1; s < k; s <<= 1)
-            for (int64_t i = 0; i + s < k; i += 2 * s)
-                tmp[i] = tmp[i] + tmp[i + s];
-        res[0] = k > 0 ? tmp[0] : 0;
+        res[0] = ENV_NAME(pairwise)(tmp, k);
         return;
     case GV_ORDER_BLOCKED:
         for (int64_t l = 0; l < k; l++) {
@@ -324,10 +319,7 @@ static ENV_CLONES void ENV_NAME(dot_order)(const ENV_T *x, const ENV_T *y, int64
     case GV_ORDER_PAIRWISE:
         for (int64_t l = 0; l < k; l++)
             tmp[l] = x[l] * y[l];
-        for (int64_t s = 1; s < k; s <<= 1)
-            for (int64_t i = 0; i + s < k; i += 2 * s)
-                tmp[i] = tmp[i] + tmp[i + s];
-        res[0] = k > 0 ? tmp[0] : 0;
+        res[0] = ENV_NAME(pairwise)(tmp, k);
         *nres = 1;
         return;
     case GV_ORDER_BLOCKED:
@@ -347,8 +339,8 @@ static ENV_CLONES void ENV_NAME(dot_order)(const ENV_T *x, const ENV_T *y, int64
             l8[l & 7] = ENV_FMA(x[l], y[l], l8[l & 7]);
             l32[l & 31] = ENV_FMA(x[l], y[l], l32[l & 31]);
         }
-        fma_acc = ENV_NAME(lanes)(l8, 8);
-        unf_acc = ENV_NAME(lanes)(l32, 32);
+        fma_acc = ENV_NAME(pairwise)(l8, 8);
+        unf_acc = ENV_NAME(pairwise)(l32, 32);
         break;
     default: /* GV_ORDER_K */
         for (int64_t l = 0; l < k; l++) {
