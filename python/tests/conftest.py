@@ -1,3 +1,30 @@
 # python/tests: the package over NumPy only (no GPU, CuPy or torch needed); libgpuval from
-# GPUVAL_LIB (tests/python/run_pytest.sh sets it to the build's).
+# GPUVAL_LIB (tests/python/run_pytest.sh sets it to the build's). The conformance suite's
+# table of counts is printed here, at the end of the session, and written to
+# $GPUVAL_CONFORMANCE_OUT (JSON) when set: test_conformance.py gathers the records.
+import json
+import os
+import sys
+
 pytest_plugins = ["pytester"]
+
+
+def pytest_terminal_summary(terminalreporter):
+    mod = sys.modules.get("test_conformance")
+    records = getattr(mod, "RESULTS", None)
+    if not records:
+        return
+    rows = mod.summary(records)
+    tr = terminalreporter
+    tr.section("gpuval conformance: library calls judged")
+    tr.write_line(f"{'framework':<9} {'dtype':<5} {'label':<7} {'cases':>6} {'PASS right':>10} "
+                  f"{'FAIL wrong':>10} {'of judged':>9} {'needs allow':>11}")
+    for r in rows:
+        tr.write_line(f"{r['framework']:<9} {r['dtype']:<5} {r['label']:<7} {r['cases']:>6} "
+                      f"{r['pass_right']:>10} {r['fail_wrong']:>10} {r['wrong_judged']:>9} "
+                      f"{r['declared']:>11}")
+    out = os.environ.get("GPUVAL_CONFORMANCE_OUT")
+    if out:
+        with open(out, "w") as f:
+            json.dump({"summary": rows, "cases": records}, f, indent=1)
+        tr.write_line(f"conformance records: {out}")
