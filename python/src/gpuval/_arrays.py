@@ -63,5 +63,40 @@ def from_numpy(a, framework, device=None):
     if framework == "torch":
         import torch  # noqa: the caller asked for torch tensors
 
-        return torch.from_numpy(a.copy()).to(device or "cuda")
+        t = torch.from_numpy(a)  # shares a's memory: .to() below makes the one copy
+        moved = t.to(device or "cuda")
+        return moved.clone() if moved.data_ptr() == t.data_ptr() else moved
     raise ValueError(f"framework {framework!r}: one of {', '.join(FRAMEWORKS)}")
+
+
+_INT_OF_SIZE = {4: "int32", 8: "int64", 16: "int64"}
+
+
+def same_bits(framework, now, before):
+    """Whether the framework arrays now and before hold the same bits, compared where they
+    live (on the device for cupy and torch: no copy to the host). None where the framework
+    cannot tell (the caller then compares on the host)."""
+    if framework == "cupy":
+        import cupy  # noqa: the arrays are CuPy's
+
+        if now.dtype.kind == "c":
+            now, before = now.view(now.real.dtype), before.view(before.real.dtype)
+        n = _INT_OF_SIZE[now.dtype.itemsize]
+        return bool(cupy.array_equal(now.view(n), before.view(n)))
+    if framework == "torch":
+        import torch  # noqa: the arrays are torch's
+
+        if now.is_complex():
+            now, before = torch.view_as_real(now), torch.view_as_real(before)
+        n = getattr(torch, _INT_OF_SIZE[now.element_size()])
+        return bool(torch.equal(now.view(n), before.view(n)))
+    return None
+
+
+def device_copy(framework, x):
+    """A copy of the framework array x on its own device (for same_bits), or None."""
+    if framework == "cupy":
+        return x.copy()
+    if framework == "torch":
+        return x.clone()
+    return None

@@ -14,7 +14,9 @@ from collections import namedtuple
 import numpy as np
 
 from . import _lib
-from ._arrays import from_numpy, to_numpy
+import time
+
+from ._arrays import device_copy, from_numpy, same_bits, to_numpy
 
 _DTYPES = {"f32": (_lib.DTYPE_F32, np.dtype(np.float32)),
            "f64": (_lib.DTYPE_F64, np.dtype(np.float64))}
@@ -247,6 +249,7 @@ class Judgement:
         self.meets_1e8, self.meets_1e4 = bool(raw.meets_1e8), bool(raw.meets_1e4)
         self.json = raw.json.decode(errors="replace") if raw.json else ""
         self.op, self.dtype, self.mode, self.size = op, dtype, mode, size
+        self.times = {}  # run_case: the seconds of each phase
         self.dist, self.seed = dist, seed
 
     @property
@@ -433,10 +436,25 @@ def cases(op="gemm", dtype="f32", sizes=None, dists=None, modes=None, seed=0):
 
 def run_case(fn, case, framework="numpy", device=None, allow=None):
     """Make the case's inputs, call fn(*inputs) with them as framework's arrays, bring the
-    outputs back and judge them: a Judgement. An output of the wrong shape or dtype is a
+    outputs back and judge them: a Judgement, its .times the seconds of each phase (inputs,
+    to_device, fn, to_host, inputs_check, judge). An output of the wrong shape or dtype is a
     TypeError or ValueError (a harness fault, not a numerical verdict)."""
+    times = {}
+    t0 = time.perf_counter()
+
+    def lap(name):
+        nonlocal t0
+        t = time.perf_counter()
+        times[name] = t - t0
+        t0 = t
+
     ci = inputs(case.op, case.dtype, case.size, case.dist, case.seed, case.mode)
+    lap("inputs")
     args = ci.to(framework, device)
+    # a device copy of each input, to see on the device whether fn wrote to it (a copy there
+    # is far cheaper than bringing every input back to the host)
+    before = [device_copy(framework, a) for a in args]
+    lap("to_device")
     out = fn(*args)
     outs = list(out) if isinstance(out, (tuple, list)) else [out]
     if len(outs) != len(ci.out_names):
@@ -444,7 +462,7 @@ def run_case(fn, case, framework="numpy", device=None, allow=None):
                          f"{len(ci.out_names)} ({', '.join(ci.out_names)})")
     host = []
     for o, name in zip(outs, ci.out_names):
-        h = to_numpy(o, f"output {name}")
+        h = to_numpy(o, f"output {name}")  # waits for fn's work on the device
         want = ci.out_shapes[name]
         if h.ndim == 0 and math.prod(want) == 1:
             # a one-element result as 0-d (torch's and CuPy's x.sum(), NumPy's np.sum(x))
@@ -456,14 +474,24 @@ def run_case(fn, case, framework="numpy", device=None, allow=None):
         if h.dtype != real and h.dtype != _COMPLEX_OF[real]:
             raise TypeError(f"{case.op}: output {name} is {h.dtype}; the case is {case.dtype}")
         host.append(h)
+    lap("fn_and_to_host")
     # the inputs as the kernel left them: gpuval judges a kernel that leaves its inputs alone
-    seen = [to_numpy(a, f"input {n}") for a, n in zip(args, ci.names)]
-    for a, orig, name in zip(seen, ci.arrays, ci.names):
-        same = (a == orig) | (np.isnan(a) & np.isnan(orig))
-        if not same.all():
-            raise ValueError(f"{case.op}: fn wrote to its input {name} "
-                             f"({int(same.size - same.sum())} elements changed)")
-    return judge(case.op, ci, host, allow=allow)
+    for a, b, orig, name in zip(args, before, ci.arrays, ci.names):
+        same = same_bits(framework, a, b) if b is not None else None
+        if same is None:
+            seen = to_numpy(a, f"input {name}")
+            eq = (seen == orig) | (np.isnan(seen) & np.isnan(orig))
+            same, changed = bool(eq.all()), int(eq.size - eq.sum())
+        else:
+            changed = "some"
+        if not same:
+            raise ValueError(f"{case.op}: fn wrote to its input {name} ({changed} elements "
+                             "changed)")
+    lap("inputs_check")
+    j = judge(case.op, ci, host, allow=allow)
+    lap("judge")
+    j.times = times
+    return j
 
 
 def check(fn, op="gemm", dtype="f32", sizes=None, dists=None, modes=None, framework="numpy",
