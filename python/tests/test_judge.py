@@ -268,3 +268,19 @@ def test_a_sigmoid_that_loses_range_is_not_called_ftz():
     assert j.cause in gpuval.CAUSES
     assert j, j.row
 
+
+
+def test_generated_inputs_are_named_by_their_case_and_given_ones_hashed():
+    """A generated case's inputs were checked bit for bit against the generator, so its record
+    names them (generated) instead of hashing them; given inputs and every output are hashed.
+    A different output has a different hash."""
+    ci = gpuval.inputs("vadd", "f32", "1000", "uniform11", seed=4)
+    out = ci[0] + ci[1]
+    gen = gpuval.judge("vadd", ci, [out]).case["arrays"]
+    assert all(a.get("generated") is True and "sha256" not in a for a in gen["inputs"]), gen
+    given = gpuval.judge("vadd", list(ci), [out], size="1000").case["arrays"]
+    assert all(len(a["sha256"]) == 64 and "generated" not in a for a in given["inputs"]), given
+    assert gen["outputs"][0]["sha256"] == given["outputs"][0]["sha256"]
+    out[3] = np.nextafter(out[3], np.float32(np.inf))
+    other = gpuval.judge("vadd", ci, [out]).case["arrays"]
+    assert other["outputs"][0]["sha256"] != gen["outputs"][0]["sha256"]

@@ -54,17 +54,26 @@ static void list_tensors(const gv_case *c, const gv_layout *l, bool output, char
     }
 }
 
-static json_t *array_record(const gv_array *a, const char *side, int i)
+/* One array's record in the case: its name, dtype, count and the SHA-256 of its data. A
+   generated input's bits were checked against the generator's (gv_given_match), so the case's
+   op, dtype, dist, size and seed already name them: it is recorded as generated, unhashed
+   (hashing gigabytes of inputs a case cost more than judging them). */
+static json_t *array_record(const gv_array *a, const char *side, int i, bool generated)
 {
-    gv_sha256 h;
-    char hex[65];
-    gv_sha256_init(&h);
-    gv_sha256_update(&h, a->data, (size_t)a->count * gv_dtype_size((gv_dtype)a->dtype));
-    gv_sha256_final(&h, hex);
-    json_t *o =
-        json_pack("{s:s, s:i, s:s, s:I, s:s}", "side", side, "index", i, "dtype",
-                  gv_dtype_name((gv_dtype)a->dtype), "count", (json_int_t)a->count, "sha256", hex);
-    if (o && a->name) json_object_set_new(o, "name", json_string(a->name));
+    json_t *o = json_pack("{s:s, s:i, s:s, s:I}", "side", side, "index", i, "dtype",
+                          gv_dtype_name((gv_dtype)a->dtype), "count", (json_int_t)a->count);
+    if (!o) return NULL;
+    if (generated) {
+        json_object_set_new(o, "generated", json_true());
+    } else {
+        gv_sha256 h;
+        char hex[65];
+        gv_sha256_init(&h);
+        gv_sha256_update(&h, a->data, (size_t)a->count * gv_dtype_size((gv_dtype)a->dtype));
+        gv_sha256_final(&h, hex);
+        json_object_set_new(o, "sha256", json_string(hex));
+    }
+    if (a->name) json_object_set_new(o, "name", json_string(a->name));
     return o;
 }
 
@@ -242,9 +251,9 @@ int gv_judge_run(const gv_judge_spec *s, gv_result *r, json_t **arrays, char *er
     if (arrays) {
         json_t *ins = json_array(), *outs = json_array();
         for (int i = 0; i < s->n_in; i++)
-            json_array_append_new(ins, array_record(&s->in[i], "input", i));
+            json_array_append_new(ins, array_record(&s->in[i], "input", i, s->dist != NULL));
         for (int i = 0; i < s->n_out; i++)
-            json_array_append_new(outs, array_record(&s->out[i], "output", i));
+            json_array_append_new(outs, array_record(&s->out[i], "output", i, false));
         *arrays = json_pack("{s:o, s:o}", "inputs", ins, "outputs", outs);
     }
     return GV_OK;
