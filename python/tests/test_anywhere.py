@@ -100,7 +100,8 @@ def test_numpy_diffusion_passes(op, dtype):
 
 def test_ops_that_took_no_inputs_now_do():
     for op in ["fft.c2c.fwd", "fft.r2c.fwd", "fft.c2r.inv", "solve.gesv", "solve.posv",
-               "solve.gesv.singular", "diffusion.fixed", "diffusion.periodic", "sin_iter"]:
+               "solve.gesv.singular", "diffusion.fixed", "diffusion.periodic", "sin_iter",
+               "lsmr.ridge"]:
         assert gpuval.op_info(op)["takes_inputs"], op
     assert gpuval.op_info("fft.c2c.fwd")["complex_inputs"] == [0]
     assert gpuval.op_info("fft.r2c.fwd")["complex_inputs"] == []
@@ -118,3 +119,40 @@ def test_a_0d_sum_is_judged_as_its_1_element_twin(dtype):
     assert gpuval.judge("reduce.sum", [x], [s0]).verdict == "PASS"  # size read off x
     js = gpuval.check(lambda v: v.sum(), op="reduce.sum", dtype=dtype, sizes="1000,4097")
     assert js and all(j.verdict == "PASS" for j in js), [j.row for j in js]
+
+
+def _ridge_dense(case):
+    """lsmr.ridge's A (m x n) from the case's CSR arrays, and its lambda_k (src/ops/lsmr.c:
+    geomspace(1e-1, 5e3, 10)[k - 1], seed 002's L-curve)."""
+    m, n, k = (int(d) for d in case.size.split("x"))
+    vals, b, row_ptr, col_idx = case
+    rows = np.repeat(np.arange(m), np.diff(row_ptr.astype(np.int64)))
+    A = np.zeros((m, n), dtype=np.float64)
+    A[rows, col_idx.astype(np.int64)] = vals
+    return A, b.astype(np.float64), float(np.geomspace(1e-1, 5e3, 10)[k - 1])
+
+
+@pytest.mark.parametrize("dtype", ["f32", "f64"])
+@pytest.mark.parametrize("size", ["61x97x1", "97x61x4", "300x200x6"])
+def test_a_ridge_solution_from_elsewhere_is_judged_without_lsmrs_tolerance(dtype, size):
+    """lsmr.ridge on outputs computed elsewhere: NumPy's lstsq of the stacked system
+    [A; lambda I] x = [b; 0] (no LSMR, no stopping tolerance, info left zero) PASSes by the
+    normal-equations residual; the same x with its largest element 0.1 % off FAILs it."""
+    case = gpuval.inputs("lsmr.ridge", dtype, size, "uniform11", seed=2)
+    A, b, lam = _ridge_dense(case)
+    assert case["A_row_ptr"][-1] == case["A_values"].size  # the CSR is whole
+    n = A.shape[1]
+    x = np.linalg.lstsq(np.vstack([A, lam * np.eye(n)]), np.concatenate([b, np.zeros(n)]),
+                        rcond=None)[0].astype(case["b"].dtype)
+    info = np.zeros(6, dtype=x.dtype)
+    j = gpuval.judge("lsmr.ridge", case, [x, info])
+    assert j.verdict == "PASS", j.row
+    bad = x.copy()
+    bad[np.argmax(np.abs(bad))] *= 1.001
+    jb = gpuval.judge("lsmr.ridge", case, [bad, info])
+    assert jb.verdict == "FAIL" and "normal-equations residual" in jb.reason, jb.row
+    # a pattern that is not the seed's: refused by name, whatever x is
+    other = list(case)
+    other[3] = np.roll(other[3], 1)
+    jp = gpuval.judge("lsmr.ridge", other, [x, info], size=size, seed=2)
+    assert jp.verdict == "FAIL" and "pattern" in jp.reason, jp.row

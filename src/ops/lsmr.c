@@ -102,15 +102,26 @@ static int64_t lsmr_pattern(uint64_t seed, int64_t m, int64_t n, int32_t *row_pt
     return row_ptr[m];
 }
 
+/* The pattern's indices travel as values of the case's dtype (every tensor of a case has one
+   dtype): f32 holds integers exactly up to 2^24. */
+#define LSMR_F32_INDEX_MAX 16777216.0
+
 static int lsmr_layout(const gv_case *c, gv_layout *l)
 {
     int64_t m = c->shape.d[0], n = c->shape.d[1];
     int64_t nnz = lsmr_pattern(c->seed, m, n, NULL, NULL);
     if (nnz > INT32_MAX) return GV_EINVAL; /* cuSPARSE's int32 CSR; check_shape keeps it far */
+    if (c->dtype == GV_F32 && ((double)nnz > LSMR_F32_INDEX_MAX || (double)n > LSMR_F32_INDEX_MAX))
+        return GV_EINVAL; /* the indices would not be exact; check_shape keeps the shapes far */
     int64_t es = (int64_t)gv_dtype_size(c->dtype);
-    *l = (gv_layout){.n_in = 2, .n_out = 2};
+    /* A as CSR: its values, then (inputs 2 and 3) its row pointers and column indices, so that
+       a solver elsewhere has the whole matrix (gpuval inputs, gv_make_inputs); the kernel reads
+       the pattern from host_aux, the same arrays as integers */
+    *l = (gv_layout){.n_in = 4, .n_out = 2};
     l->in[0] = (gv_tensor_spec){"A_values", nnz};
     l->in[1] = (gv_tensor_spec){"b", m};
+    l->in[2] = (gv_tensor_spec){"A_row_ptr", m + 1};
+    l->in[3] = (gv_tensor_spec){"A_col_idx", nnz};
     l->out[0] = (gv_tensor_spec){"x", n};
     l->out[1] = (gv_tensor_spec){"info", GK_LSMR_INFO_COUNT};
     l->workspace_bytes = gk_lsmr_workspace_bytes(m, n, nnz, es); /* abi/lsmr.h's carve */
@@ -176,7 +187,26 @@ static int lsmr_inputs(gv_problem *p)
         p->in[1].ref[i] = 3.0 + sqrt(-2.0 * log(1.0 - u1)) * cos(2.0 * M_PI * u2);
     }
     gv_store_rounded(p, 1);
+    for (int64_t i = 0; i <= m; i++) /* exact in the dtype: lsmr_layout refuses larger */
+        p->in[2].ref[i] = (double)ax->row_ptr[i];
+    for (int64_t k = 0; k < nnz; k++)
+        p->in[3].ref[k] = (double)ax->col_idx[k];
+    gv_store_rounded(p, 2);
+    gv_store_rounded(p, 3);
     return GV_OK;
+}
+
+/* Elements of the inputs' pattern (inputs 2 and 3) that are not the seed's: given data judged
+   on another pattern than the one the oracle and the kernel use. */
+static int64_t lsmr_pattern_mismatches(const gv_problem *p)
+{
+    const gk_lsmr_aux *ax = p->aux;
+    int64_t bad = 0;
+    for (int64_t i = 0; i <= ax->m; i++)
+        bad += p->in[2].ref[i] != (double)ax->row_ptr[i];
+    for (int64_t k = 0; k < ax->nnz; k++)
+        bad += p->in[3].ref[k] != (double)ax->col_idx[k];
+    return bad;
 }
 
 static int lsmr_oracle(gv_problem *p)
@@ -259,13 +289,27 @@ static void lsmr_measure(const gv_problem *p, gv_result *r)
         r->m.poisoned += info_poisoned;
     }
     if (r->m.poisoned || r->m.nonfinite_mismatches) return; /* gv_decide says which */
-    bool info_ok = iters >= 0 && iters == floor(iters) && istop >= 0 && istop <= GK_LSMR_MAXITER;
-    gv_result_check(r, "info", info_ok ? 0.0 : 1.0, 0.0,
-                    "info holds no LSMR result (iterations %g, stop reason %g)", iters, istop);
-    if (!info_ok) return;
-    /* the descriptor's numbers are per iteration; set, not scaled, so judging twice is safe */
-    r->flops = c->op->flops(c) * (iters > 1 ? iters : 1);
-    r->bytes = c->op->bytes(c) * (iters > 1 ? iters : 1);
+    int64_t off_pattern = lsmr_pattern_mismatches(p);
+    gv_result_check(r, "pattern", (double)off_pattern, 0.0,
+                    "%g entries of A_row_ptr and A_col_idx are not the seed's pattern, which A's "
+                    "values, the oracle and the kernel use",
+                    (double)off_pattern);
+    if (off_pattern) return;
+    /* Outputs computed elsewhere (gv_judge) come from a solver that need not be LSMR, nor stop
+       at gpuval's atol: info is not read, and x is held to the backward-stable floor alone (the
+       normal-equations residual a solver stable for [A; lambda I] x = [b; 0] leaves: QR, an
+       SVD, Cholesky of the normal equations, or any iteration run to that accuracy) */
+    bool foreign = r->env.foreign;
+    if (!foreign) {
+        bool info_ok =
+            iters >= 0 && iters == floor(iters) && istop >= 0 && istop <= GK_LSMR_MAXITER;
+        gv_result_check(r, "info", info_ok ? 0.0 : 1.0, 0.0,
+                        "info holds no LSMR result (iterations %g, stop reason %g)", iters, istop);
+        if (!info_ok) return;
+        /* the descriptor's numbers are per iteration; set, not scaled, so judging twice is safe */
+        r->flops = c->op->flops(c) * (iters > 1 ? iters : 1);
+        r->bytes = c->op->bytes(c) * (iters > 1 ? iters : 1);
+    }
 
     /* the device's x in f64, its residuals, and the oracle's */
     double *x = malloc((size_t)ax->n * sizeof *x + 1);
@@ -298,7 +342,7 @@ static void lsmr_measure(const gv_problem *p, gv_result *r)
         b2 += p->in[1].ref[i] * p->in[1].ref[i];
     double fro = sqrt(fro2), normb = sqrt(b2);
     double promise =
-        atol * fro * nd[GO_LSMR_NORM_RBAR] +
+        (foreign ? 0.0 : atol * fro * nd[GO_LSMR_NORM_RBAR]) +
         r->u * r->depth * ((fro2 + lambda * lambda) * nd[GO_LSMR_NORM_X] + fro * normb);
     double g = nd[GO_LSMR_NORM_G];
     double ratio = g == 0.0 ? 0.0 : g / promise;
@@ -314,10 +358,13 @@ static void lsmr_measure(const gv_problem *p, gv_result *r)
                     fro * nd[GO_LSMR_NORM_RBAR] > 0 ? g / (fro * nd[GO_LSMR_NORM_RBAR]) : 0.0);
     gv_result_extra(r, "forward_ratio", fwd);
     gv_result_extra(r, "kappa_f", lambda > 0 ? fro / lambda : INFINITY);
-    gv_result_extra(r, "atol", atol);
+    gv_result_extra(r, "atol", foreign ? 0.0 : atol); /* 0: no stopping tolerance judged */
 
     gv_result_check(r, "lsmr_residual", ratio, r->ratio_bound,
-                    "LSMR residual ||A^T r - lambda^2 x|| is %.3g x its promise (bound %.3g)",
+                    foreign ? "normal-equations residual ||A^T r - lambda^2 x|| is %.3g x a "
+                              "backward-stable solver's (bound %.3g)"
+                            : "LSMR residual ||A^T r - lambda^2 x|| is %.3g x its promise "
+                              "(bound %.3g)",
                     ratio, r->ratio_bound);
     gv_result_check(r, "forward_ratio", fwd, r->ratio_bound,
                     "||x - x*|| is %.3g x what its residual allows (bound %.3g): oracle disagrees",
@@ -325,7 +372,8 @@ static void lsmr_measure(const gv_problem *p, gv_result *r)
 }
 
 #define LSMR_COMMON                                                                                \
-    .family = "lsmr", .dims = "m,n,k", .dtypes = GV_BOTH_DTYPES, .modes = GV_BIT(GV_MODE_NATIVE),  \
+    .family = "lsmr", .dims = "m,n,k", .in_dims = ";m;;", .out_dims = "n;",                        \
+    .dtypes = GV_BOTH_DTYPES, .modes = GV_BIT(GV_MODE_NATIVE),                                     \
     .dists = GV_BIT(GV_DIST_UNIFORM01) | GV_BIT(GV_DIST_UNIFORM11),                                \
     .default_dist = GV_DIST_UNIFORM01, .check_shape = lsmr_check_shape, .layout = lsmr_layout,     \
     .flops = lsmr_flops, .bytes = lsmr_bytes, .make_inputs = lsmr_inputs, .oracle = lsmr_oracle,   \

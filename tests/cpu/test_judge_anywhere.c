@@ -480,7 +480,8 @@ Test(judge_anywhere, every_catalogue_op_takes_inputs_and_names_its_complex_tenso
                                 "diffusion.periodic",
                                 "diffusion.fixed.perstep",
                                 "diffusion.periodic.perstep",
-                                "sin_iter"};
+                                "sin_iter",
+                                "lsmr.ridge"};
     for (size_t i = 0; i < sizeof ops / sizeof ops[0]; i++) {
         char *js = NULL;
         cr_assert_eq(gv_op_info(ops[i], &js), GV_API_OK, "%s", ops[i]);
