@@ -250,8 +250,8 @@ def test_flush_to_zero_is_declared_with_allow():
                             allow="ftz")[0]
     assert declared.verdict == "PASS", declared.row
     assert "[FTZ allowed: " in declared.row
-    with pytest.raises(ValueError):
-        gpuval.check(add, op="vadd", dtype="f32", sizes="100003", dists="tiny", allow="daz")
+    with pytest.raises(ValueError):  # a behaviour gpuval has no words for
+        gpuval.check(add, op="vadd", dtype="f32", sizes="100003", dists="tiny", allow="fast")
 
 
 def test_a_sigmoid_that_loses_range_is_not_called_ftz():
@@ -284,3 +284,46 @@ def test_generated_inputs_are_named_by_their_case_and_given_ones_hashed():
     out[3] = np.nextafter(out[3], np.float32(np.inf))
     other = gpuval.judge("vadd", ci, [out]).case["arrays"]
     assert other["outputs"][0]["sha256"] != gen["outputs"][0]["sha256"]
+
+
+def _daz(x):
+    """x with its subnormals read as zeros of their sign (denormals-are-zero)."""
+    tiny = np.finfo(x.dtype).tiny
+    return np.where(np.abs(x) < tiny, np.copysign(np.zeros_like(x), x), x)
+
+
+@pytest.mark.parametrize("size", ["1000", "100003"])
+def test_daz_declared_passes_an_ieee_sum_of_flushed_inputs_and_nothing_more(size):
+    """a + b of the tiny dist's inputs with their subnormals read as zero, the sum IEEE: FAIL
+    undeclared (subnormals lost), PASS with allow="daz" (the oracle reads them as zero too) and
+    the row says how many were. Results flushed as well are flush-to-zero, not DAZ: FAIL
+    under allow="daz" for flushed subnormals, PASS under allow="ftz". One result 1 % off
+    FAILs whatever is declared."""
+    ci = gpuval.inputs("vadd", "f32", size, "tiny")
+    a, b = ci
+    out = _daz(a) + _daz(b)
+    assert gpuval.judge("vadd", ci, [out]).verdict == "FAIL"
+    j = gpuval.judge("vadd", ci, [out], allow="daz")
+    assert j.verdict == "PASS", j.row
+    zeroed = int(np.sum((np.abs(a) < np.finfo(a.dtype).tiny) & (a != 0))
+                 + np.sum((np.abs(b) < np.finfo(b.dtype).tiny) & (b != 0)))
+    assert zeroed > 0 and f"[DAZ allowed: {zeroed} subnormal inputs read as zero]" in j.row
+    assert j.case["daz_allowed"] is True and j.case["daz_inputs"] == zeroed
+    both = gpuval.judge("vadd", ci, [out], allow=("ftz", "daz"))
+    assert both.verdict == "PASS" and "DAZ allowed" in both.row and "FTZ allowed" in both.row
+    # normal inputs whose sums are subnormal (1.5 - 1.25 = 0.25 of the smallest normal), the
+    # sums flushed: flush-to-zero, which DAZ alone does not declare
+    tiny = np.finfo(np.float32).tiny
+    x = np.full(64, 1.5 * tiny, dtype=np.float32)
+    y = np.full(64, -1.25 * tiny, dtype=np.float32)
+    flushed = _daz(x + y)
+    assert np.all(flushed == 0) and np.all(x + y != 0)
+    jf = gpuval.judge("vadd", [x, y], [flushed], size="64", allow="daz")
+    assert jf.verdict == "FAIL" and jf.cause == "flushed subnormals", jf.row
+    assert gpuval.judge("vadd", [x, y], [flushed], size="64", allow="ftz").verdict == "PASS"
+    u = gpuval.inputs("vadd", "f32", size, "uniform11")
+    off = u[0] + u[1]
+    off[7] *= np.float32(1.01)
+    assert gpuval.judge("vadd", u, [off], allow="daz").verdict == "FAIL"
+    with pytest.raises(ValueError, match="allows 'ftz', 'daz'"):
+        gpuval.judge("vadd", ci, [out], allow="fast")

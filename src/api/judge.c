@@ -77,6 +77,25 @@ static json_t *array_record(const gv_array *a, const char *side, int i, bool gen
     return o;
 }
 
+/* Denormals-are-zero: each input value below the dtype's normal range read as a zero of its
+   sign, in the f64 copies the oracle, the gauges and the measure hooks read (the stored data
+   stay as given: they were checked against the generator's). The oracle cache keys on those
+   copies, so a DAZ reference never meets the other. Returns the values zeroed. */
+static int64_t zero_subnormal_inputs(gv_problem *p)
+{
+    double tiny = gv_dtype_normal_min(p->c.dtype);
+    int64_t zeroed = 0;
+    for (int i = 0; i < p->l.n_in; i++)
+        for (int64_t k = 0; k < p->in[i].count; k++) {
+            double v = p->in[i].ref[k];
+            if (v != 0.0 && fabs(v) < tiny) {
+                p->in[i].ref[k] = copysign(0.0, v);
+                zeroed++;
+            }
+        }
+    return zeroed;
+}
+
 /* The spec's arrays against the case: counts, dtypes, data. */
 static int check_arrays(const gv_judge_spec *s, const gv_case *c, const gv_layout *l, char *err,
                         size_t errlen)
@@ -164,17 +183,24 @@ int gv_judge_run(const gv_judge_spec *s, gv_result *r, json_t **arrays, char *er
     char owhy[160];
     if (gv_env_order_parse(order, &declared, owhy, sizeof owhy) != GV_OK)
         return gv_api_error(err, errlen, GV_EINVAL, "%s", owhy);
+    /* the declared behaviours, "+daz" and "+ftz" after the mode, in either order */
     char ftz_buf[64];
-    bool ftz = false;
+    bool ftz = false, daz = false;
     size_t ml = mode ? strlen(mode) : 0;
-    if (ml >= 4 && strcmp(mode + ml - 4, "+ftz") == 0) {
+    for (;;) {
+        bool *flag = ml >= 4 && strncmp(mode + ml - 4, "+ftz", 4) == 0   ? &ftz
+                     : ml >= 4 && strncmp(mode + ml - 4, "+daz", 4) == 0 ? &daz
+                                                                         : NULL;
+        if (!flag) break;
         if (ml - 4 >= sizeof ftz_buf || ml == 4)
             return gv_api_error(err, errlen, GV_EINVAL,
-                                "no mode '%.60s' (gpuval list --modes; +ftz after one)", mode);
-        memcpy(ftz_buf, mode, ml - 4);
+                                "no mode '%.60s' (gpuval list --modes; +ftz or +daz after one)",
+                                mode);
+        memmove(ftz_buf, mode, ml - 4);
         ftz_buf[ml - 4] = '\0';
         mode = ftz_buf;
-        ftz = true;
+        ml -= 4;
+        *flag = true;
     }
     gv_case c;
     gv_layout l;
@@ -188,6 +214,7 @@ int gv_judge_run(const gv_judge_spec *s, gv_result *r, json_t **arrays, char *er
 
     gv_result_init(r, &c);
     r->ftz_allowed = ftz;
+    r->daz_allowed = daz;
     if (ftz && r->bias.judged) { /* each flush errs toward zero: a lean by construction */
         r->bias.judged = false;
         snprintf(r->bias.why_not, sizeof r->bias.why_not,
@@ -239,6 +266,7 @@ int gv_judge_run(const gv_judge_spec *s, gv_result *r, json_t **arrays, char *er
             return gv_api_error(err, errlen, GV_EINTERNAL, "the inputs do not fit the layout");
         }
     }
+    if (daz) r->daz_inputs = zero_subnormal_inputs(&p);
     rc = gv_problem_oracle(&p, r);
     if (rc == GV_OK) {
         for (int i = 0; i < s->n_out; i++)

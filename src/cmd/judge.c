@@ -69,10 +69,12 @@ static const gv_opt judge_opts[] = {
      .help = "the arithmetic the outputs claim (default native; gpuval list --modes)"},
     {.name = "allow",
      .id = O_ALLOW,
-     .arg = "ftz",
+     .arg = "B[,B]",
      .help = "ftz: the outputs come from flush-to-zero arithmetic (subnormal inputs read\n"
              "as 0, subnormal results returned as 0: CuPy's kernels, --use_fast_math);\n"
-             "an underflow may err by the smallest normal, and flushes are noted"},
+             "an underflow may err by the smallest normal, and flushes are noted.\n"
+             "daz: subnormal inputs were read as 0 (denormals-are-zero), the arithmetic\n"
+             "IEEE otherwise: the oracle reads them as 0 too. ftz,daz: both"},
     {.name = "order",
      .id = O_ORDER,
      .arg = "O",
@@ -115,7 +117,7 @@ static const gv_exit_line judge_exits[] = {
 
 static const char judge_head[] =
     "usage: gpuval judge --op OP --inputs A.npy,B.npy --outputs C.npy [--size S] [--dtype D]\n"
-    "                    [--mode M] [--allow ftz] [--order O] [--dist D --seed N]\n"
+    "                    [--mode M] [--allow B[,B]] [--order O] [--dist D --seed N]\n"
     "                    [--json FILE|-] [-q]\n"
     "       gpuval judge --case DIR/case.json --outputs C.npy [--json FILE|-] [-q]\n"
     "\n"
@@ -365,8 +367,8 @@ typedef struct judge_job {
     const char *op, *inputs, *outputs, *size, *mode, *dist, *case_path, *json_path, *order;
     unsigned dtypes;
     uint64_t seed;
-    bool seed_given, quiet, allow_ftz;
-    char mode_ftz[64]; /* the mode with "+order=O" (--order) and "+ftz" (--allow ftz) */
+    bool seed_given, quiet, allow_ftz, allow_daz;
+    char mode_ftz[80]; /* the mode with "+order=O" (--order), "+daz" and "+ftz" (--allow) */
     /* from --case */
     json_t *case_doc;
     char case_inputs[4096];
@@ -580,11 +582,16 @@ static int parse_args(int argc, char **argv, judge_job *j)
             break;
         case O_MODE: j->mode = optarg; break;
         case O_ALLOW:
-            if (strcmp(optarg, "ftz") != 0) {
-                gv_cmd_usage_cmd("judge", "--allow takes ftz ('%s')", optarg);
+            if (strcmp(optarg, "ftz") == 0) {
+                j->allow_ftz = true;
+            } else if (strcmp(optarg, "daz") == 0) {
+                j->allow_daz = true;
+            } else if (strcmp(optarg, "ftz,daz") == 0 || strcmp(optarg, "daz,ftz") == 0) {
+                j->allow_ftz = j->allow_daz = true;
+            } else {
+                gv_cmd_usage_cmd("judge", "--allow takes ftz, daz or ftz,daz ('%s')", optarg);
                 return GV_EXIT_USAGE;
             }
-            j->allow_ftz = true;
             break;
         case O_ORDER: {
             gv_env_order o;
@@ -743,9 +750,10 @@ static int prepare(judge_job *j, gv_judge_spec *spec, gv_array *ins, gv_array *o
     for (int i = 0; i < j->n_out; i++)
         outs[i] = (gv_array){dt, j->out[i].data, j->out[i].count, j->out_path[i]};
     const char *mode = j->mode;
-    if (j->allow_ftz || j->order) {
-        snprintf(j->mode_ftz, sizeof j->mode_ftz, "%.24s%s%.28s%s", j->mode ? j->mode : "native",
-                 j->order ? "+order=" : "", j->order ? j->order : "", j->allow_ftz ? "+ftz" : "");
+    if (j->allow_ftz || j->allow_daz || j->order) {
+        snprintf(j->mode_ftz, sizeof j->mode_ftz, "%.24s%s%.24s%s%s", j->mode ? j->mode : "native",
+                 j->order ? "+order=" : "", j->order ? j->order : "", j->allow_daz ? "+daz" : "",
+                 j->allow_ftz ? "+ftz" : "");
         mode = j->mode_ftz;
     }
     *spec = (gv_judge_spec){.op = op->name,

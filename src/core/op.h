@@ -388,6 +388,12 @@ typedef struct gv_result {
        judged with an error of up to the smallest normal allowed at each underflow, and
        flushes noted, not failed (given outputs: mode "M+ftz", judge --allow ftz) */
     bool ftz_allowed;
+    /* the outputs claim IEEE arithmetic on inputs whose subnormals were read as zero
+       (denormals-are-zero, as SSE's DAZ and some libraries' input conversion run): the oracle
+       computes on the inputs with those values zeroed, every other rule as before (given
+       outputs: mode "M+daz", judge --allow daz); daz_inputs counts the values zeroed */
+    bool daz_allowed;
+    int64_t daz_inputs;
     /* the oracle cache's part in this case (counted in the process that ran it) */
     struct {
         int hits, misses, stored, rejected;

@@ -119,6 +119,9 @@ void gv_table_row(FILE *f, const gv_result *r)
                 (long long)r->m.flushed, (long long)r->m.subnormal_ref,
                 gv_dtype_min_exp(r->c.dtype),
                 r->m.subnormal_kept ? "lost range, the others kept" : "all flushed", r->c.op->name);
+    if (judged && r->daz_allowed)
+        fprintf(f, " [DAZ allowed: %lld subnormal inputs read as zero]",
+                (long long)r->daz_inputs);
     if (judged && r->prob.on && r->prob.reported_only)
         fprintf(f, " [R reported, not judged: %s]", GV_PROB_NOT_VALID);
     if (judged && r->env.judged) /* given inputs judged against the claimed arithmetic */
@@ -225,6 +228,10 @@ static json_t *result_json(const gv_result *r)
     json_object_set_new(o, "tiers_met", met_arr);
     json_object_set_new(o, "math_mode", json_string(r->math_mode));
     if (r->ftz_allowed) json_object_set_new(o, "ftz_allowed", json_true());
+    if (r->daz_allowed) {
+        json_object_set_new(o, "daz_allowed", json_true());
+        json_object_set_new(o, "daz_inputs", json_integer((json_int_t)r->daz_inputs));
+    }
     /* what the outputs were judged against: the exact result (oracle/exact.c) or the f64
        oracle's */
     json_object_set_new(o, "reference", json_string(judged && r->ref_exact ? "exact" : "f64"));

@@ -437,6 +437,53 @@ Test(judge_api, ftz_declared_passes_undeclared_fails, .timeout = 60)
     gv_case_inputs_free(&ci);
 }
 
+/* Denormals-are-zero declared ("native+daz", judge --allow daz): an IEEE sum of inputs whose
+   subnormals were read as zero PASSes and says how many were; undeclared it FAILs; "+daz" and
+   "+ftz" stack in either order; "+daz" alone is no mode. */
+Test(judge_api, daz_declared_reads_subnormal_inputs_as_zero, .timeout = 60)
+{
+    gv_case_inputs ci;
+    char err[256];
+    cr_assert_eq(
+        gv_make_inputs("vadd", GV_DTYPE_F32, NULL, "100003", "tiny", 3, &ci, err, sizeof err),
+        GV_API_OK, "%s", err);
+    int64_t n = ci.out_count[0], zeroed = 0;
+    float *c = malloc(sizeof *c * (size_t)n);
+    cr_assert_not_null(c);
+    const float *a = ci.in[0], *b = ci.in[1];
+    for (int64_t i = 0; i < n; i++) {
+        c[i] = ftz32(a[i]) + ftz32(b[i]); /* the inputs flushed, the sum IEEE */
+        zeroed += (a[i] != 0.0f && ftz32(a[i]) == 0.0f) + (b[i] != 0.0f && ftz32(b[i]) == 0.0f);
+    }
+    cr_assert_gt(zeroed, 100, "the tiny dist holds subnormal inputs");
+    gv_judgement j = judge_vadd(&ci, "tiny", NULL, c);
+    cr_expect_eq(j.verdict, GV_VERDICT_FAIL, "%s", j.reason);
+    gv_judgement_free(&j);
+    char note[96];
+    snprintf(note, sizeof note, "[DAZ allowed: %lld subnormal inputs read as zero]",
+             (long long)zeroed);
+    static const char *modes[] = {"native+daz", "native+daz+ftz", "native+ftz+daz"};
+    for (size_t k = 0; k < sizeof modes / sizeof modes[0]; k++) {
+        j = judge_vadd(&ci, "tiny", modes[k], c);
+        cr_expect_eq(j.verdict, GV_VERDICT_PASS, "%s: %s", modes[k], j.reason);
+        cr_expect(j.json && strstr(j.json, note) && strstr(j.json, "\"daz_allowed\": true"),
+                  "%s: %s", modes[k], j.json ? j.json : "(no json)");
+        cr_expect_eq(k > 0, j.json && strstr(j.json, "\"ftz_allowed\": true") != NULL, "%s",
+                     modes[k]);
+        gv_judgement_free(&j);
+    }
+    gv_array in[2] = {{GV_DTYPE_F32, ci.in[0], ci.in_count[0], "a"},
+                      {GV_DTYPE_F32, ci.in[1], ci.in_count[1], "b"}};
+    gv_array out = {GV_DTYPE_F32, c, n, "c"};
+    gv_judge_spec s = {.op = "vadd", .mode = "+daz", .size = "100003", .n_in = 2, .n_out = 1,
+                       .in = in, .out = &out};
+    memset(&j, 0, sizeof j);
+    cr_expect_eq(gv_judge(&s, &j), GV_API_EINVAL, "%s", j.reason);
+    gv_judgement_free(&j);
+    free(c);
+    gv_case_inputs_free(&ci);
+}
+
 /* Specs that cannot be judged: each refused with its reason. */
 Test(judge_api, bad_specs_are_refused_with_a_reason)
 {

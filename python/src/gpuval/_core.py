@@ -337,6 +337,21 @@ def _infer_size(op, ins, outs):
     return "x".join(str(value[d]) for d in dims)
 
 
+_BEHAVIOURS = ("ftz", "daz")
+
+
+def _allowed(allow):
+    """allow as a set of declared behaviours: None, "ftz", "daz", "ftz,daz" or a sequence of
+    them; anything else is refused by name."""
+    if allow is None:
+        return set()
+    items = _names(allow) if isinstance(allow, str) else list(allow)
+    bad = [a for a in items if a not in _BEHAVIOURS]
+    if bad or not items:
+        raise ValueError(f"allow={allow!r}: gpuval allows 'ftz', 'daz' or both (or None)")
+    return set(items)
+
+
 def judge(op, inputs, outputs, *, mode="native", size=None, dist=None, seed=0, allow=None,
           order=None):
     """gpuval's verdict on outputs computed from inputs, as a Judgement.
@@ -350,6 +365,8 @@ def judge(op, inputs, outputs, *, mode="native", size=None, dist=None, seed=0, a
     ("512x256x128"); None infers it (gemm) from the shapes. allow="ftz": the outputs come
     from flush-to-zero arithmetic (subnormal inputs read as 0 and results returned as 0, as
     CuPy's kernels run): an underflow may err by the smallest normal, flushes are noted.
+    allow="daz": subnormal inputs were read as 0 (denormals-are-zero), the arithmetic IEEE
+    otherwise: the f64 oracle reads them as 0 too. Both: allow=("ftz", "daz").
     order: the summation order the outputs were computed in, as `gpuval judge --order`
     takes it ("k", "pairwise", "blocked:B", "tree"); None: every legal order. A declared
     order is judged against that order's results bit for bit (and the exact result).
@@ -366,11 +383,11 @@ def judge(op, inputs, outputs, *, mode="native", size=None, dist=None, seed=0, a
         mode = case.mode if mode == "native" else mode
     seed = _seed(seed)
     size = _size(size)
-    if allow not in (None, "ftz"):
-        raise ValueError(f"allow={allow!r}: gpuval allows 'ftz' (or None)")
+    allowed = _allowed(allow)
     if order is not None and (not isinstance(order, str) or not order or "+" in order):
         raise ValueError(f"order={order!r}: k, pairwise, blocked:B or tree (or None)")
-    claimed = mode + (f"+order={order}" if order else "") + ("+ftz" if allow else "")
+    claimed = (mode + (f"+order={order}" if order else "") + ("+daz" if "daz" in allowed else "")
+               + ("+ftz" if "ftz" in allowed else ""))
     in_list, in_names = _as_list(inputs, "in")
     out_list, out_names = _as_list(outputs, "out")
     ins = [_as_reals(np.ascontiguousarray(to_numpy(a, f"input {n}")))
