@@ -71,6 +71,7 @@ SIZES = {
     "fft.c2r.inv": ["64x3", "17x2"],
     "solve.gesv": ["37x1"],
     "solve.posv": ["37x1"],
+    "lsmr.ridge": ["61x97x1", "97x61x4"],
 }
 
 # src/ops/stencil.c and abi/stencil.h: seed 003's dt * D; abi/softmax.h: the norms' eps.
@@ -81,6 +82,50 @@ LAPLACE_3X3 = [[0.0, -1.0, 0.0], [-1.0, 4.0, -1.0], [0.0, -1.0, 0.0]]
 
 def _dims(size):
     return [int(float(s)) for s in size.split("x")]
+
+
+def _ridge_lambda(size):
+    """lsmr.ridge's damping lambda_k = geomspace(1e-1, 5e3, 10)[k - 1] (src/ops/lsmr.c)."""
+    return float(np.geomspace(1e-1, 5e3, 10)[_dims(size)[2] - 1])
+
+
+def _ridge_xp(xp):
+    """lsmr.ridge by a direct solver over NumPy or CuPy: A from its CSR inputs, then the
+    least-squares solution of [A; lambda I] x = [b; 0] by lstsq (no LSMR: judged by the
+    normal-equations residual alone); info left zero."""
+    def make(size):
+        m, n, _ = _dims(size)
+        lam = _ridge_lambda(size)
+
+        def run(vals, b, row_ptr, col_idx):
+            rows = xp.repeat(xp.arange(m), (row_ptr[1:] - row_ptr[:-1]).astype(xp.int64))
+            A = xp.zeros((m, n), dtype=vals.dtype)
+            A[rows, col_idx.astype(xp.int64)] = vals
+            S = xp.concatenate([A, vals.dtype.type(lam) * xp.eye(n, dtype=vals.dtype)])
+            rhs = xp.concatenate([b, xp.zeros(n, dtype=b.dtype)])
+            return xp.linalg.lstsq(S, rhs, rcond=None)[0], xp.zeros(6, dtype=vals.dtype)
+        return run
+    return make
+
+
+def _ridge_torch(torch):
+    """lsmr.ridge as _ridge_xp, with torch.linalg.lstsq (QR, cuSOLVER's gels, on CUDA)."""
+    def make(size):
+        m, n, _ = _dims(size)
+        lam = _ridge_lambda(size)
+
+        def run(vals, b, row_ptr, col_idx):
+            dev, dt = vals.device, vals.dtype
+            rows = torch.repeat_interleave(torch.arange(m, device=dev),
+                                           (row_ptr[1:] - row_ptr[:-1]).long())
+            A = torch.zeros((m, n), dtype=dt, device=dev)
+            A[rows, col_idx.long()] = vals
+            S = torch.cat([A, lam * torch.eye(n, dtype=dt, device=dev)])
+            rhs = torch.cat([b, torch.zeros(n, dtype=dt, device=dev)])
+            x = torch.linalg.lstsq(S, rhs[:, None]).solution[:, 0]
+            return x, torch.zeros(6, dtype=dt, device=dev)
+        return run
+    return make
 
 
 # ---------------------------------------------------------------------------------------
@@ -127,6 +172,7 @@ def _xp_calls(xp, special, ndimage):
         "fft.c2r.inv": lambda s: lambda x: f.irfft(x, n=_dims(s)[0]) * _dims(s)[0],
         "solve.gesv": lambda s: solve,
         "solve.posv": lambda s: solve,
+        "lsmr.ridge": _ridge_xp(xp),
     }
     if special is not None:
         calls["math.sigmoid"] = lambda s: special.expit
@@ -211,6 +257,7 @@ def _torch_calls(torch):
         "fft.c2r.inv": lambda s: lambda x: torch.fft.irfft(x, n=n(s), dim=-1) * n(s),
         "solve.gesv": lambda s: solve,
         "solve.posv": lambda s: solve,
+        "lsmr.ridge": _ridge_torch(torch),
     }
 
 
