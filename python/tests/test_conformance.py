@@ -98,7 +98,8 @@ def _ridge_xp(xp):
         lam = _ridge_lambda(size)
 
         def run(vals, b, row_ptr, col_idx):
-            rows = xp.repeat(xp.arange(m), (row_ptr[1:] - row_ptr[:-1]).astype(xp.int64))
+            # the row of each stored entry (CuPy's repeat takes no array of counts)
+            rows = xp.searchsorted(row_ptr[1:], xp.arange(vals.size), side="right")
             A = xp.zeros((m, n), dtype=vals.dtype)
             A[rows, col_idx.astype(xp.int64)] = vals
             S = xp.concatenate([A, vals.dtype.type(lam) * xp.eye(n, dtype=vals.dtype)])
@@ -324,10 +325,18 @@ def _torch_knob(torch, knob):
     """torch's precision switches as the knob sets them, restored after; "off" sets TF32 off
     for matmuls and cuDNN (cuDNN's default is on: a native label needs it off)."""
     m, c = torch.backends.cuda.matmul, torch.backends.cudnn
-    saved = (m.allow_tf32, c.allow_tf32, m.allow_fp16_reduced_precision_reduction)
-    m.allow_tf32 = c.allow_tf32 = knob == "tf32"
+    tf32 = knob == "tf32"
+    # torch 2.9 and later: fp32_precision ("tf32" or "ieee"); the allow_tf32 flags before
+    new_api = hasattr(m, "fp32_precision") and hasattr(getattr(c, "conv", None), "fp32_precision")
+    if new_api:
+        saved = (m.fp32_precision, c.conv.fp32_precision)
+        m.fp32_precision = c.conv.fp32_precision = "tf32" if tf32 else "ieee"
+    else:
+        saved = (m.allow_tf32, c.allow_tf32)
+        m.allow_tf32 = c.allow_tf32 = tf32
     # f16acc's model accumulates in f32; torch's default lets cuBLAS reduce split-K partial
     # sums in f16, an arithmetic gpuval has no label for: judged with it off
+    saved_f16 = m.allow_fp16_reduced_precision_reduction
     m.allow_fp16_reduced_precision_reduction = False
     try:
         if knob == "autocast-f16":
@@ -336,7 +345,11 @@ def _torch_knob(torch, knob):
         else:
             yield
     finally:
-        m.allow_tf32, c.allow_tf32, m.allow_fp16_reduced_precision_reduction = saved
+        m.allow_fp16_reduced_precision_reduction = saved_f16
+        if new_api:
+            m.fp32_precision, c.conv.fp32_precision = saved
+        else:
+            m.allow_tf32, c.allow_tf32 = saved
 
 
 def _bf16_operands(torch, fn_maker):
