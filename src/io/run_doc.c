@@ -120,8 +120,7 @@ void gv_table_row(FILE *f, const gv_result *r)
                 gv_dtype_min_exp(r->c.dtype),
                 r->m.subnormal_kept ? "lost range, the others kept" : "all flushed", r->c.op->name);
     if (judged && r->daz_allowed)
-        fprintf(f, " [DAZ allowed: %lld subnormal inputs read as zero]",
-                (long long)r->daz_inputs);
+        fprintf(f, " [DAZ allowed: %lld subnormal inputs read as zero]", (long long)r->daz_inputs);
     if (judged && r->prob.on && r->prob.reported_only)
         fprintf(f, " [R reported, not judged: %s]", GV_PROB_NOT_VALID);
     if (judged && r->env.judged) /* given inputs judged against the claimed arithmetic */

@@ -377,8 +377,8 @@ static void lsmr_measure(const gv_problem *p, gv_result *r)
     .dists = GV_BIT(GV_DIST_UNIFORM01) | GV_BIT(GV_DIST_UNIFORM11),                                \
     .default_dist = GV_DIST_UNIFORM01, .check_shape = lsmr_check_shape, .layout = lsmr_layout,     \
     .flops = lsmr_flops, .bytes = lsmr_bytes, .make_inputs = lsmr_inputs, .oracle = lsmr_oracle,   \
-    .bytes_model = "each iteration (the run's count): A's values and column indices read twice "    \
-                   "(A v and A^T u), its row pointers once, and 6m + 14n vector elements",        \
+    .bytes_model = "each iteration (the run's count): A's values and column indices read twice "   \
+                   "(A v and A^T u), its row pointers once, and 6m + 14n vector elements",         \
     .depth = lsmr_depth, .expected_tier = lsmr_expected_tier, .measure = lsmr_measure,             \
     .error_model = "||A^T r - lambda^2 x|| <= atol ||A||_F ||[r; lambda x]|| + u d "               \
                    "((||A||_F^2 + lambda^2) ||x|| + ||A||_F ||b||), gauge ||A||_F, depth 1: "      \
