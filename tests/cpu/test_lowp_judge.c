@@ -15,8 +15,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <unistd.h>
+
 #include "../../include/gpuval.h"
 #include "api/lowp.h"
+#include "testkit.h"
 
 /* ---- this file's own encoders (round to nearest even) ---------------------------------- */
 
@@ -412,4 +415,138 @@ Test(lowp, ops_not_judged_element_by_element_refuse_low_precision)
     cr_expect_eq(gv_judge(&s, &j), GV_API_EINVAL);
     cr_expect_not_null(strstr(j.reason, "dtype 9"), "%s", j.reason);
     gv_judgement_free(&j);
+}
+
+/* ---- gpuval judge with .npy files of these dtypes -------------------------------------- */
+
+static void write_file(const char *path, const void *bytes, size_t n)
+{
+    FILE *f = fopen(path, "wb");
+    cr_assert_not_null(f, "%s", path);
+    cr_assert_eq(fwrite(bytes, 1, n, f), n);
+    fclose(f);
+}
+
+/* A version 1.0 .npy of one dim with the descr given, data of n elements of es bytes. */
+static void write_npy(const char *path, const char *descr, int64_t n, const void *data, size_t es)
+{
+    char head[128];
+    int hl =
+        snprintf(head, sizeof head, "{'descr': '%s', 'fortran_order': False, 'shape': (%lld,), }",
+                 descr, (long long)n);
+    int total = 10 + hl + 1;
+    int pad = (64 - total % 64) % 64;
+    unsigned char buf[256 + 8192];
+    cr_assert((size_t)(total + pad) + (size_t)n * es <= sizeof buf);
+    memcpy(buf, "\x93NUMPY\x01\x00", 8);
+    buf[8] = (unsigned char)((hl + pad + 1) & 0xff);
+    buf[9] = (unsigned char)((hl + pad + 1) >> 8);
+    memcpy(buf + 10, head, (size_t)hl);
+    memset(buf + 10 + hl, ' ', (size_t)pad);
+    buf[10 + hl + pad] = '\n';
+    memcpy(buf + total + pad, data, (size_t)n * es);
+    write_file(path, buf, (size_t)(total + pad) + (size_t)n * es);
+}
+
+Test(lowp, judge_cli_reads_f16_bf16_and_declared_raw_bits_and_refuses_hostile_files, .timeout = 120)
+{
+    char dir[] = "/tmp/gv_lowp_XXXXXX";
+    cr_assert_not_null(mkdtemp(dir));
+    enum { N = 512 };
+    static float a[N], b[N];
+    static uint16_t ha[N], hb[N], hc[N], bc[N];
+    static uint8_t ec[N];
+    uint64_t s = 5;
+    for (int i = 0; i < N; i++) {
+        ha[i] = f16_of((float)uni(&s, -2, 2));
+        hb[i] = f16_of((float)uni(&s, -2, 2));
+        _Float16 fa, fb; /* the f16 values, exact in f32 */
+        memcpy(&fa, &ha[i], 2);
+        memcpy(&fb, &hb[i], 2);
+        a[i] = (float)fa;
+        b[i] = (float)fb;
+        hc[i] = f16_of(a[i] + b[i]);
+        bc[i] = bf16_of(a[i] + b[i]);
+        ec[i] = e4m3_of(a[i] + b[i]);
+    }
+    char pa[96], pb[96], pc[96], pbf[96], praw[96], pe[96], pv1[96], ptr[96], pf[96];
+    snprintf(pa, sizeof pa, "%s/a.npy", dir);
+    snprintf(pb, sizeof pb, "%s/b.npy", dir);
+    snprintf(pc, sizeof pc, "%s/c16.npy", dir);
+    snprintf(pbf, sizeof pbf, "%s/cbf.npy", dir);
+    snprintf(praw, sizeof praw, "%s/craw.npy", dir);
+    snprintf(pe, sizeof pe, "%s/c8.npy", dir);
+    snprintf(pv1, sizeof pv1, "%s/c8v.npy", dir);
+    snprintf(ptr, sizeof ptr, "%s/trunc.npy", dir);
+    snprintf(pf, sizeof pf, "%s/cf32.npy", dir);
+    write_npy(pa, "<f2", N, ha, 2); /* f16 inputs: the size read off their shapes */
+    write_npy(pb, "<f2", N, hb, 2);
+    write_npy(pc, "<f2", N, hc, 2);
+    write_npy(pbf, "<V2", N, bc, 2);  /* ml_dtypes' bfloat16 */
+    write_npy(praw, "<u2", N, bc, 2); /* raw bits: --dtype bf16 names them */
+    write_npy(pe, "|u1", N, ec, 1);
+    write_npy(pv1, "|V1", N, ec, 1); /* ml_dtypes' float8_e4m3fn */
+    float sum32[N];
+    for (int i = 0; i < N; i++)
+        sum32[i] = a[i] + b[i];
+    write_npy(pf, "<f4", N, sum32, 4); /* mixed: f16 inputs, the f32 output */
+    char args[1024], out[8192];
+#define JUDGE(extra, outs)                                                                         \
+    snprintf(args, sizeof args, "judge --op vadd --inputs %s,%s --outputs %s %s", pa, pb, outs,    \
+             extra)
+    JUDGE("", pc);
+    cr_expect_eq(gv_test_run_cli(args, out, sizeof out), 0, "f16 in and out: %s", out);
+    JUDGE("", pbf);
+    cr_expect_eq(gv_test_run_cli(args, out, sizeof out), 0, "bf16 out (<V2): %s", out);
+    JUDGE("", pf);
+    cr_expect_eq(gv_test_run_cli(args, out, sizeof out), 0, "f32 out of f16 inputs: %s", out);
+    /* raw bf16 bits beside f32 inputs (beside f16 files they would be a mix-up: below) */
+    char pa32[96], pb32[96];
+    snprintf(pa32, sizeof pa32, "%s/a32.npy", dir);
+    snprintf(pb32, sizeof pb32, "%s/b32.npy", dir);
+    write_npy(pa32, "<f4", N, a, 4);
+    write_npy(pb32, "<f4", N, b, 4);
+    snprintf(args, sizeof args, "judge --op vadd --inputs %s,%s --outputs %s --dtype bf16", pa32,
+             pb32, praw);
+    cr_expect_eq(gv_test_run_cli(args, out, sizeof out), 0, "raw <u2 as bf16: %s", out);
+    JUDGE("--dtype e4m3", pe);
+    cr_expect_eq(gv_test_run_cli(args, out, sizeof out), 0, "raw |u1 as e4m3: %s", out);
+    JUDGE("--dtype e4m3", pv1);
+    cr_expect_eq(gv_test_run_cli(args, out, sizeof out), 0, "|V1 as e4m3: %s", out);
+    /* the same fp8 codes read as e5m2 are other numbers: a FAIL, not a usage error */
+    JUDGE("--dtype e5m2", pe);
+    cr_expect_eq(gv_test_run_cli(args, out, sizeof out), 1, "e4m3 codes as e5m2: %s", out);
+    /* hostile and undeclared */
+    JUDGE("", praw);
+    cr_expect_eq(gv_test_run_cli(args, out, sizeof out), 2, "%s", out);
+    cr_expect_not_null(strstr(out, "--dtype"), "raw bits without --dtype: %s", out);
+    JUDGE("", pe);
+    cr_expect_eq(gv_test_run_cli(args, out, sizeof out), 2, "%s", out);
+    cr_expect_not_null(strstr(out, "e4m3 or e5m2"), "%s", out);
+    JUDGE("--dtype bf16", pc);
+    cr_expect_eq(gv_test_run_cli(args, out, sizeof out), 2, "%s", out);
+    cr_expect_not_null(strstr(out, "--dtype says bf16"), "an f16 file declared bf16: %s", out);
+    JUDGE("--dtype bf16", pe);
+    cr_expect_eq(gv_test_run_cli(args, out, sizeof out), 2, "1-byte bits as bf16: %s", out);
+    write_npy(ptr, "<f2", N, hc, 2);
+    cr_assert_eq(truncate(ptr, 128 + 2 * (N - 3)), 0); /* short data */
+    JUDGE("", ptr);
+    cr_expect_eq(gv_test_run_cli(args, out, sizeof out), 2, "truncated: %s", out);
+    cr_expect_not_null(strstr(out, "trunc.npy"), "%s", out);
+    write_npy(ptr, "<V3", N / 2, hc, 3); /* no format of 3 bytes */
+    JUDGE("", ptr);
+    cr_expect_eq(gv_test_run_cli(args, out, sizeof out), 2, "<V3: %s", out);
+    cr_expect_not_null(strstr(out, "unsupported dtype"), "%s", out);
+    write_npy(ptr, ">u2", N, bc, 2);
+    JUDGE("--dtype bf16", ptr);
+    cr_expect_eq(gv_test_run_cli(args, out, sizeof out), 2, "big-endian: %s", out);
+    /* an op judged by its backward error: exit 2 naming the op and the dtype */
+    snprintf(args, sizeof args, "judge --op solve --size 8x1 --inputs %s,%s --outputs %s", pa, pb,
+             pc);
+    cr_expect_eq(gv_test_run_cli(args, out, sizeof out), 2, "%s", out);
+    cr_expect_not_null(strstr(out, "f16"), "%s", out);
+#undef JUDGE
+    char rm[128];
+    snprintf(rm, sizeof rm, "rm -rf '%s'", dir);
+    cr_expect_eq(system(rm), 0);
 }
