@@ -135,3 +135,20 @@ def test_bf16_npy_of_raw_bits_is_judged_by_the_cli(tmp_path):
     assert subprocess.run(args + ["--dtype", "bf16"], capture_output=True).returncode == 0
     r = subprocess.run(args, capture_output=True, text=True)
     assert r.returncode == 2 and "--dtype" in r.stdout + r.stderr
+
+
+def test_check_takes_float16_outputs_of_a_kernel():
+    """gpuval.check on gpuval's generated f32 inputs: a float16 result of an f32 product PASSes
+    (the probabilistic model judges generated inputs), one accumulated in float16 FAILs."""
+    good = gpuval.check(lambda A, B: (A @ B).astype(np.float16), op="gemm", sizes="16x2048x16",
+                        dists="uniform11")
+    assert good and all(j.verdict == "PASS" for j in good), [j.row for j in good]
+
+    def f16_accumulated(A, B):
+        acc = np.zeros((A.shape[0], B.shape[1]), np.float16)
+        for p in range(A.shape[1]):
+            acc = (acc + np.outer(A[:, p], B[p, :])).astype(np.float16)
+        return acc
+
+    bad = gpuval.check(f16_accumulated, op="gemm", sizes="16x2048x16", dists="uniform11")
+    assert bad and all(j.verdict == "FAIL" for j in bad), [j.row for j in bad]
