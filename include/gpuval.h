@@ -252,7 +252,8 @@ typedef struct gv_judgement {
 
 /* GV_API_OK when a verdict was reached (whatever it is: read j->verdict); a negative code,
    with the reason in j->reason, for a spec that cannot be judged (unknown op or mode, counts
-   that do not match the size, mixed dtypes). Needs no GPU. */
+   that do not match the size, f32 beside f64 arrays, low-precision arrays on an op that
+   refuses them). Needs no GPU. */
 int gv_judge(const gv_judge_spec *spec, gv_judgement *j);
 void gv_judgement_free(gv_judgement *j); /* frees j->json; safe on a zeroed struct */
 
