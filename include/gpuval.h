@@ -53,6 +53,16 @@ int gv_api_version(void);
 /* Storage dtypes, as gv_launch_args.dtype and gv_case_info.dtype give them. */
 #define GV_DTYPE_F32 0
 #define GV_DTYPE_F64 1
+/* Low-precision storage, for gv_array alone (gv_judge): bfloat16 and IEEE binary16 (2
+   bytes, little-endian bit patterns), OCP FP8 E4M3 (no infinity, largest 448) and E5M2 (1 byte
+   each). The arithmetic is f32, or f64 where the spec's other arrays are f64: bf16 arrays
+   alone are bf16 storage with f32 compute, as PyTorch computes bf16 tensors. An output of
+   these is judged by the compute dtype's model plus its own rounding to nearest
+   (docs/error-models.md, "Low-precision outputs"). */
+#define GV_DTYPE_BF16 2
+#define GV_DTYPE_F16  3
+#define GV_DTYPE_E4M3 4
+#define GV_DTYPE_E5M2 5
 
 /* Most tensors an op may have on each side, and most dims of a shape. */
 #define GV_API_MAX_TENSORS 6
@@ -200,7 +210,7 @@ typedef const gv_family *const *(*gv_plugin_entry)(void);
 
 /* A caller-owned host array: dense, C order, `count` elements of `dtype`. */
 typedef struct gv_array {
-    int dtype; /* GV_DTYPE_F32 or GV_DTYPE_F64 */
+    int dtype; /* GV_DTYPE_F32, F64, or BF16, F16, E4M3, E5M2 */
     const void *data;
     int64_t count;
     const char *name; /* optional: where it came from ("c.npy"), recorded in the run */
@@ -218,8 +228,12 @@ typedef struct gv_judge_spec {
     const char *dist;
     uint64_t seed;
     int n_in, n_out;
-    const gv_array *in;  /* the op's inputs in its order, all of one dtype */
-    const gv_array *out; /* the op's outputs in its order, same dtype */
+    /* the op's inputs and outputs in its order: the f32 and f64 ones of one dtype, the
+       compute dtype; bf16, f16, e4m3 and e5m2 ones beside them, on ops judged element
+       by element (vadd, gemm, colsum, dense, act, mathfn, softmax, scan, loss, pool, reduce;
+       others refuse them with GV_API_EINVAL); such inputs are the caller's own (no dist) */
+    const gv_array *in;
+    const gv_array *out;
 } gv_judge_spec;
 
 #define GV_VERDICT_PASS  0
@@ -238,7 +252,8 @@ typedef struct gv_judgement {
 
 /* GV_API_OK when a verdict was reached (whatever it is: read j->verdict); a negative code,
    with the reason in j->reason, for a spec that cannot be judged (unknown op or mode, counts
-   that do not match the size, mixed dtypes). Needs no GPU. */
+   that do not match the size, f32 beside f64 arrays, low-precision arrays on an op that
+   refuses them). Needs no GPU. */
 int gv_judge(const gv_judge_spec *spec, gv_judgement *j);
 void gv_judgement_free(gv_judgement *j); /* frees j->json; safe on a zeroed struct */
 

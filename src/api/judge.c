@@ -10,6 +10,7 @@
 
 #include "api/case.h"
 #include "api/judge.h"
+#include "api/lowp.h"
 #include "core/inputs.h"
 #include "core/envelope.h"
 #include "core/judge.h"
@@ -61,7 +62,7 @@ static void list_tensors(const gv_case *c, const gv_layout *l, bool output, char
 static json_t *array_record(const gv_array *a, const char *side, int i, bool generated)
 {
     json_t *o = json_pack("{s:s, s:i, s:s, s:I}", "side", side, "index", i, "dtype",
-                          gv_dtype_name((gv_dtype)a->dtype), "count", (json_int_t)a->count);
+                          gv_lowp_dtype_name(a->dtype), "count", (json_int_t)a->count);
     if (!o) return NULL;
     if (generated) {
         json_object_set_new(o, "generated", json_true());
@@ -69,7 +70,7 @@ static json_t *array_record(const gv_array *a, const char *side, int i, bool gen
         gv_sha256 h;
         char hex[65];
         gv_sha256_init(&h);
-        gv_sha256_update(&h, a->data, (size_t)a->count * gv_dtype_size((gv_dtype)a->dtype));
+        gv_sha256_update(&h, a->data, (size_t)a->count * (size_t)gv_lowp_dtype_bytes(a->dtype));
         gv_sha256_final(&h, hex);
         json_object_set_new(o, "sha256", json_string(hex));
     }
@@ -134,19 +135,56 @@ static int check_arrays(const gv_judge_spec *s, const gv_case *c, const gv_layou
                     from[0] ? " (" : "", from, from[0] ? ")" : "", (long long)a->count, who,
                     gv_shape_format(&c->shape, sz, sizeof sz), (long long)t->count, shape);
             }
-            if (a->dtype != (int)c->dtype)
+            /* a low-precision array beside the compute dtype's (lowp.h); the f32 and f64
+               ones are the compute dtype itself */
+            if (a->dtype != (int)c->dtype && !gv_lowp_get(a->dtype))
                 return gv_api_error(
                     err, errlen, GV_EINVAL,
-                    "%s %s%s%s%s is %s, but the case is %s: all arrays share one dtype", op, who,
-                    from[0] ? " (" : "", from, from[0] ? ")" : "",
-                    a->dtype == GV_F32 || a->dtype == GV_F64 ? gv_dtype_name((gv_dtype)a->dtype)
-                                                             : "of no gpuval dtype",
+                    "%s %s%s%s%s is %s, but the case is %s: the f32 and f64 arrays share one "
+                    "dtype, the compute dtype (bf16, f16, e4m3 and e5m2 arrays may join it)",
+                    op, who, from[0] ? " (" : "", from, from[0] ? ")" : "",
+                    gv_lowp_dtype_bytes(a->dtype) ? gv_lowp_dtype_name(a->dtype)
+                                                  : "of no gpuval dtype",
                     gv_dtype_name(c->dtype));
             if (!a->data && a->count > 0)
                 return gv_api_error(err, errlen, GV_EINVAL, "%s %s: no data", op, who);
         }
     }
     return GV_OK;
+}
+
+/* The measured errors of the stored outputs (metrics.h: max_abs, max_rel, normwise_rel, bits,
+   the tiers' mismatches), in place of those of the points the models judged (lowp.h): a bf16
+   output's bits are its own, never the preimage's. Those stay among the extras. */
+static void stored_metrics(const gv_judge_spec *s, const gv_problem *p, gv_result *r)
+{
+    gv_result_extra(r, "preimage_max_rel", r->m.max_rel);
+    gv_result_extra(r, "preimage_bits", r->m.bits);
+    double max_abs = 0.0, max_rel = 0.0, e2 = 0.0, r2 = 0.0;
+    int64_t mism[GV_MAX_TIERS] = {0};
+    for (int i = 0; i < s->n_out; i++) {
+        const gv_lowp_info *f = gv_lowp_get(s->out[i].dtype);
+        for (int64_t k = 0; k < p->out[i].count; k++) {
+            double c = f ? gv_lowp_decode(f, s->out[i].data, k)
+                         : gv_dtype_load(p->c.dtype, p->out[i].data, k);
+            double ref = p->out[i].ref[k];
+            if (!isfinite(c) || !isfinite(ref)) continue; /* the placement rules' */
+            double d = fabs(c - ref);
+            if (d > max_abs) max_abs = d;
+            if (ref != 0 && d / fabs(ref) > max_rel) max_rel = d / fabs(ref);
+            e2 += d * d;
+            r2 += ref * ref;
+            for (int t = 0; t < r->tiers.n; t++)
+                if (!(d <= r->tiers.t[t] * (1.0 + fabs(ref)))) mism[t]++;
+        }
+    }
+    r->m.max_abs = max_abs;
+    r->m.max_rel = max_rel;
+    r->m.normwise_rel = r2 > 0 ? sqrt(e2 / r2) : (e2 > 0 ? INFINITY : 0.0);
+    r->m.bits = r->m.normwise_rel > 0 ? -log2(r->m.normwise_rel) : INFINITY;
+    if (r->m.bits < 0) r->m.bits = 0;
+    for (int t = 0; t < r->tiers.n; t++)
+        r->m.mismatches[t] = mism[t];
 }
 
 int gv_judge_run(const gv_judge_spec *s, gv_result *r, json_t **arrays, char *err, size_t errlen)
@@ -160,7 +198,18 @@ int gv_judge_run(const gv_judge_spec *s, gv_result *r, json_t **arrays, char *er
             "%d inputs and %d outputs: an op has 0 to %d inputs and 1 to %d outputs, "
             "each array given",
             s->n_in, s->n_out, GV_MAX_TENSORS, GV_MAX_TENSORS);
-    int dtype = s->n_in > 0 ? s->in[0].dtype : s->out[0].dtype;
+    /* the compute dtype: that of the f32 or f64 arrays; f32 where every array is stored in a
+       low-precision format (bf16 storage, f32 compute, as PyTorch computes bf16 tensors) */
+    int dtype = -1;
+    bool lowp_in = false, lowp_out = false;
+    for (int i = 0; i < s->n_in + s->n_out; i++) {
+        int d = i < s->n_in ? s->in[i].dtype : s->out[i - s->n_in].dtype;
+        if (gv_lowp_get(d))
+            *(i < s->n_in ? &lowp_in : &lowp_out) = true;
+        else if (dtype < 0)
+            dtype = d;
+    }
+    if (dtype < 0) dtype = GV_DTYPE_F32;
     /* "MODE+order=O": the outputs declare their summation order (core/envelope.h), the
        envelope then judges against that order alone; before any "+ftz" */
     char mode_buf[64], order_buf[64];
@@ -206,6 +255,22 @@ int gv_judge_run(const gv_judge_spec *s, gv_result *r, json_t **arrays, char *er
     gv_layout l;
     int rc = gv_judge_case_make(s->op, dtype, mode, s->size, s->dist, s->seed, &c, &l, err, errlen);
     if (rc != GV_OK) return rc;
+    if (lowp_in || lowp_out) {
+        const char *refused = gv_lowp_family_refused(c.op->family);
+        int d = -1;
+        for (int i = 0; i < s->n_in + s->n_out && d < 0; i++) {
+            int di = i < s->n_in ? s->in[i].dtype : s->out[i - s->n_in].dtype;
+            if (gv_lowp_get(di)) d = di;
+        }
+        if (refused)
+            return gv_api_error(err, errlen, GV_EINVAL, "%s with %s arrays: %s %s", c.op->name,
+                                gv_lowp_dtype_name(d), c.op->family, refused);
+        if (lowp_in && s->dist)
+            return gv_api_error(err, errlen, GV_EINVAL,
+                                "%s inputs are not the ones gpuval generates (its inputs are %s): "
+                                "leave the distribution out to judge them as given data",
+                                gv_lowp_dtype_name(d), gv_dtype_name(c.dtype));
+    }
     rc = check_arrays(s, &c, &l, err, errlen);
     if (rc != GV_OK) return rc;
     char why[160];
@@ -225,6 +290,29 @@ int gv_judge_run(const gv_judge_spec *s, gv_result *r, json_t **arrays, char *er
     gv_result_order_free(r);
     r->env.order = declared;
     snprintf(r->math_mode, sizeof r->math_mode, "outputs given");
+    for (int i = 0; i < s->n_out; i++) {
+        const gv_lowp_info *f = gv_lowp_get(s->out[i].dtype);
+        if (!f) continue;
+        snprintf(r->math_mode, sizeof r->math_mode, "outputs given as %s (%s compute)", f->name,
+                 gv_dtype_name(c.dtype));
+        gv_result_extra(r, "output_rounding_u", ldexp(1.0, -f->p));
+        /* the models judge the computation; the stored values reach the tier they reach, as
+           a reduced mode's do (a bf16 result is 2^-9 off by its rounding alone) */
+        if (r->expected_tier > 0)
+            snprintf(r->tier_note, sizeof r->tier_note,
+                     "outputs stored in %s (rounding up to 2^-%d): tiers reported, not expected",
+                     f->name, f->p);
+        r->expected_tier = 0.0;
+        /* each output is a rounding of its computed value, RN's errors as symmetric as any,
+           but judged at its preimage's point nearest the reference (lowp.h), where most
+           errors are 0: the lean rule has no model of those */
+        if (r->bias.judged) {
+            r->bias.judged = false;
+            snprintf(r->bias.why_not, sizeof r->bias.why_not,
+                     "outputs stored in %s: judged at their preimages' nearest points", f->name);
+        }
+        break;
+    }
     gv_problem p;
     double t0 = now_ms();
     rc = gv_problem_init(&p, &c);
@@ -240,9 +328,24 @@ int gv_judge_run(const gv_judge_spec *s, gv_result *r, json_t **arrays, char *er
     gv_given_inputs given;
     memset(&given, 0, sizeof given);
     given.n = s->n_in;
+    void *decoded[GV_MAX_TENSORS] = {0}; /* low-precision inputs in the compute dtype */
     for (int i = 0; i < s->n_in; i++) {
         given.data[i] = s->in[i].data;
         given.count[i] = s->in[i].count;
+        const gv_lowp_info *f = gv_lowp_get(s->in[i].dtype);
+        if (!f) continue;
+        size_t es = gv_dtype_size(c.dtype);
+        decoded[i] = malloc(s->in[i].count > 0 ? (size_t)s->in[i].count * es : 1);
+        if (!decoded[i]) {
+            for (int k = 0; k < i; k++)
+                free(decoded[k]);
+            gv_problem_free(&p);
+            return gv_api_error(err, errlen, GV_ENOMEM, "too little host memory for the inputs");
+        }
+        /* exact in f32 and f64 alike: the oracle computes on the stored values */
+        for (int64_t k = 0; k < s->in[i].count; k++)
+            gv_dtype_store(c.dtype, decoded[i], k, gv_lowp_decode(f, s->in[i].data, k));
+        given.data[i] = decoded[i];
     }
     if (s->dist) {
         /* a generated case: judged as gpuval's own only on gpuval's own inputs */
@@ -261,7 +364,12 @@ int gv_judge_run(const gv_judge_spec *s, gv_result *r, json_t **arrays, char *er
         gv_result_set_inputs(r, GV_INPUTS_GENERATED);
     } else {
         given.inputs = GV_INPUTS_GIVEN;
-        if (gv_problem_given(&p, &given, r) != GV_OK) {
+        rc = gv_problem_given(&p, &given, r);
+        for (int i = 0; i < s->n_in; i++) { /* copied into p */
+            free(decoded[i]);
+            decoded[i] = NULL;
+        }
+        if (rc != GV_OK) {
             gv_problem_free(&p);
             return gv_api_error(err, errlen, GV_EINTERNAL, "the inputs do not fit the layout");
         }
@@ -269,13 +377,32 @@ int gv_judge_run(const gv_judge_spec *s, gv_result *r, json_t **arrays, char *er
     if (daz) r->daz_inputs = zero_subnormal_inputs(&p);
     rc = gv_problem_oracle(&p, r);
     if (rc == GV_OK) {
-        for (int i = 0; i < s->n_out; i++)
-            memcpy(p.out[i].data, s->out[i].data, (size_t)p.out[i].count * gv_dtype_size(c.dtype));
-        t0 = now_ms();
-        gv_judge_problem(&p, r);
-        r->judge_ms = now_ms() - t0;
+        for (int i = 0; i < s->n_out && rc == GV_OK; i++) {
+            const gv_lowp_info *f = gv_lowp_get(s->out[i].dtype);
+            if (!f) {
+                memcpy(p.out[i].data, s->out[i].data,
+                       (size_t)p.out[i].count * gv_dtype_size(c.dtype));
+                continue;
+            }
+            double *x = malloc(sizeof *x * (size_t)p.out[i].count + 1);
+            if (!x) {
+                rc = GV_ENOMEM;
+                break;
+            }
+            gv_lowp_project(f, s->out[i].data, p.out[i].ref, p.out[i].count, x);
+            gv_dtype_store_n(c.dtype, p.out[i].data, x, p.out[i].count);
+            free(x);
+        }
+        if (rc == GV_OK) {
+            t0 = now_ms();
+            gv_judge_problem(&p, r);
+            r->judge_ms = now_ms() - t0;
+            if (lowp_out) stored_metrics(s, &p, r);
+        }
     }
     gv_problem_free(&p);
+    if (rc == GV_ENOMEM)
+        return gv_api_error(err, errlen, rc, "too little host memory for the outputs");
     if (arrays) {
         json_t *ins = json_array(), *outs = json_array();
         for (int i = 0; i < s->n_in; i++)

@@ -15,6 +15,7 @@
 #include "cmd/judge.h"
 #include "api/case.h"
 #include "api/judge.h"
+#include "api/lowp.h"
 #include "core/envelope.h"
 #include "io/case_io.h"
 #include "io/infile.h"
@@ -62,7 +63,12 @@ static const gv_opt judge_opts[] = {
      .arg = "SHAPE",
      .help = "the case's shape in the op's dims (default: read off the inputs' shapes,\n"
              "for ops whose inputs carry every dim)"},
-    {.name = "dtype", .id = O_DTYPE, .arg = "D", .help = "f32 or f64: must be the arrays' own"},
+    {.name = "dtype",
+     .id = O_DTYPE,
+     .arg = "D",
+     .help = "f32 or f64: must be the arrays' own; bf16, f16, e4m3 or e5m2: the\n"
+             "low-precision arrays' format, computed in f32 (raw bits |u1 and <u2\n"
+             "need it; docs/error-models.md, \"Low-precision outputs\")"},
     {.name = "mode",
      .id = O_MODE,
      .arg = "M",
@@ -366,6 +372,7 @@ int gv_cmd_inputs(int argc, char **argv)
 typedef struct judge_job {
     const char *op, *inputs, *outputs, *size, *mode, *dist, *case_path, *json_path, *order;
     unsigned dtypes;
+    int lowp; /* --dtype bf16, f16, e4m3, e5m2: its GV_DTYPE_* (never 0, f32's); 0 none */
     uint64_t seed;
     bool seed_given, quiet, allow_ftz, allow_daz;
     char mode_ftz[80]; /* the mode with "+order=O" (--order), "+daz" and "+ftz" (--allow) */
@@ -487,7 +494,7 @@ static int load_case(judge_job *j)
     return 0;
 }
 
-/* Read one array and check it is f32 or f64. */
+/* Read one array and check it is f32, f64, or of a low-precision format (api/lowp.h). */
 static int read_array(const char *path, gv_npy *a)
 {
     char err[512];
@@ -497,9 +504,11 @@ static int read_array(const char *path, gv_npy *a)
         gv_usage_error("%s", err);
         return -1;
     }
-    if (a->type != GV_NPY_F32 && a->type != GV_NPY_F64) {
-        gv_usage_error("%s: dtype %s (%s) has no gpuval storage dtype: judge takes f32 (<f4) and "
-                       "f64 (<f8)",
+    if (a->type != GV_NPY_F32 && a->type != GV_NPY_F64 && a->type != GV_NPY_F16 &&
+        a->type != GV_NPY_BF16 && a->type != GV_NPY_U8 && a->type != GV_NPY_U16) {
+        gv_usage_error("%s: dtype %s (%s) has no gpuval storage dtype: judge takes f32 (<f4), "
+                       "f64 (<f8), f16 (<f2), bf16 (<V2), and raw bits (|u1, |V1, <u2) of the "
+                       "format --dtype names",
                        path, gv_npy_type_name(a->type), gv_npy_descr(a->type));
         gv_npy_free(a); /* the caller counts only the arrays it keeps */
         return -1;
@@ -574,6 +583,18 @@ static int parse_args(int argc, char **argv, judge_job *j)
         case O_OUTPUTS: j->outputs = optarg; break;
         case O_SIZE: j->size = optarg; break;
         case O_DTYPE:
+            if (gv_lowp_get(gv_lowp_dtype_parse(optarg))) { /* bf16 storage, f32 compute */
+                if (j->lowp || j->dtypes) {
+                    gv_usage_error("judge judges one case: one --dtype");
+                    return GV_EXIT_USAGE;
+                }
+                j->lowp = gv_lowp_dtype_parse(optarg);
+                break;
+            }
+            if (j->lowp) {
+                gv_usage_error("judge judges one case: one --dtype");
+                return GV_EXIT_USAGE;
+            }
             if (gv_cmd_parse_dtype_list(optarg, &j->dtypes)) return GV_EXIT_USAGE;
             if (j->dtypes & (j->dtypes - 1)) {
                 gv_usage_error("judge judges one case: one --dtype");
@@ -686,7 +707,7 @@ static int prepare(judge_job *j, gv_judge_spec *spec, gv_array *ins, gv_array *o
             }
             gv_dtype dt;
             gv_shape shape;
-            if (gv_inputs_load(op, j->inputs, j->in, &j->n_in, &dt, &shape, err, sizeof err) !=
+            if (gv_inputs_load_lowp(op, j->inputs, j->in, &j->n_in, &dt, &shape, err, sizeof err) !=
                 GV_OK) {
                 gv_usage_error("%s%s", err,
                                strstr(err, "no input carries") ? " (give --size in its dims)" : "");
@@ -714,21 +735,49 @@ static int prepare(judge_job *j, gv_judge_spec *spec, gv_array *ins, gv_array *o
         if (read_array(j->out_path[i], &j->out[i]) != 0) return GV_EXIT_USAGE;
         j->n_out = i + 1;
     }
-    int dt = j->n_in ? (int)j->in[0].type : (int)j->out[0].type; /* GV_NPY_F32/F64 = 0/1 */
+    /* each array's dtype (api/lowp.h): f32 and f64 files are the compute dtype and agree;
+       f16 and bf16 files are those formats; raw bits are the format --dtype names */
+    int adt[2][GV_MAX_TENSORS], dt = -1;
     _Static_assert(GV_NPY_F32 == (int)GV_F32 && GV_NPY_F64 == (int)GV_F64, "npy dtype numbers");
     for (int side = 0; side < 2; side++) {
         int n = side ? j->n_out : j->n_in;
         const gv_npy *a = side ? j->out : j->in;
         const char *const *p = side ? j->out_path : j->in_path;
-        const char *p0 = j->n_in ? j->in_path[0] : j->out_path[0];
-        for (int i = 0; i < n; i++)
-            if ((int)a[i].type != dt) {
-                gv_usage_error("%s: dtype %s, but %s is %s: inputs and outputs share one dtype",
-                               p[i], gv_npy_type_name(a[i].type), p0,
-                               gv_npy_type_name((gv_npy_type)dt));
+        for (int i = 0; i < n; i++) {
+            gv_npy_type t = a[i].type;
+            int d = t == GV_NPY_F32    ? GV_DTYPE_F32
+                    : t == GV_NPY_F64  ? GV_DTYPE_F64
+                    : t == GV_NPY_F16  ? GV_DTYPE_F16
+                    : t == GV_NPY_BF16 ? GV_DTYPE_BF16
+                                       : j->lowp;
+            bool raw = t == GV_NPY_U8 || t == GV_NPY_U16;
+            if (raw && (!d || gv_lowp_dtype_bytes(d) != (int)gv_npy_type_size(t))) {
+                gv_usage_error("%s: raw %d-byte bits (%s): name their format with --dtype (%s)",
+                               p[i], (int)gv_npy_type_size(t), gv_npy_descr(t),
+                               t == GV_NPY_U8 ? "e4m3 or e5m2" : "bf16 or f16");
                 return GV_EXIT_USAGE;
             }
+            /* --dtype names the raw bits' format; a typed file of the other 2-byte format
+               beside it is a mix-up (f16 data labelled bf16), not a mixed-precision case */
+            if (!raw && j->lowp && gv_lowp_get(d) && d != j->lowp &&
+                gv_lowp_dtype_bytes(d) == gv_lowp_dtype_bytes(j->lowp)) {
+                gv_usage_error("%s: dtype %s (%s), but --dtype says %s", p[i], gv_npy_type_name(t),
+                               gv_npy_descr(t), gv_lowp_dtype_name(j->lowp));
+                return GV_EXIT_USAGE;
+            }
+            adt[side][i] = d;
+            if (gv_lowp_get(d)) continue;
+            if (dt < 0) {
+                dt = d;
+            } else if (d != dt) {
+                gv_usage_error("%s: dtype %s, but another array is %s: the f32 and f64 arrays "
+                               "share one dtype",
+                               p[i], gv_npy_type_name(t), gv_npy_type_name((gv_npy_type)dt));
+                return GV_EXIT_USAGE;
+            }
+        }
     }
+    if (dt < 0) dt = GV_DTYPE_F32; /* low-precision storage alone: f32 compute, as PyTorch */
     if (j->dtypes && !(j->dtypes & (1u << dt))) {
         gv_usage_error("the arrays are %s, which --dtype leaves out", gv_dtype_name((gv_dtype)dt));
         return GV_EXIT_USAGE;
@@ -746,9 +795,9 @@ static int prepare(judge_job *j, gv_judge_spec *spec, gv_array *ins, gv_array *o
     for (int i = 0; i < j->n_out && i < l.n_out; i++)
         if (check_shape(j->out_path[i], &j->out[i], &c, &l, true, i) != 0) return GV_EXIT_USAGE;
     for (int i = 0; i < j->n_in; i++)
-        ins[i] = (gv_array){dt, j->in[i].data, j->in[i].count, j->in_path[i]};
+        ins[i] = (gv_array){adt[0][i], j->in[i].data, j->in[i].count, j->in_path[i]};
     for (int i = 0; i < j->n_out; i++)
-        outs[i] = (gv_array){dt, j->out[i].data, j->out[i].count, j->out_path[i]};
+        outs[i] = (gv_array){adt[1][i], j->out[i].data, j->out[i].count, j->out_path[i]};
     const char *mode = j->mode;
     if (j->allow_ftz || j->allow_daz || j->order) {
         snprintf(j->mode_ftz, sizeof j->mode_ftz, "%.24s%s%.24s%s%s", j->mode ? j->mode : "native",

@@ -122,8 +122,8 @@ static int infer_dims(const gv_op *op, const char *const *paths, const gv_npy *a
     return GV_OK;
 }
 
-int gv_inputs_load(const gv_op *op, const char *files, gv_npy *arrays, int *n, gv_dtype *dtype,
-                   gv_shape *shape, char *err, size_t errlen)
+static int inputs_load(const gv_op *op, const char *files, gv_npy *arrays, int *n, gv_dtype *dtype,
+                       gv_shape *shape, bool lowp, char *err, size_t errlen)
 {
     *n = 0;
     if (!op->in_dims) {
@@ -159,7 +159,7 @@ int gv_inputs_load(const gv_op *op, const char *files, gv_npy *arrays, int *n, g
         }
         paths[got++] = tok;
     }
-    int rc = GV_OK;
+    int rc = GV_OK, first_real = -1;
     if (got != want) {
         rc = say(err, errlen, GV_EINVAL, "--inputs: %s takes %d input files (%s), not %d", op->name,
                  want, op->in_dims, got);
@@ -180,6 +180,8 @@ int gv_inputs_load(const gv_op *op, const char *files, gv_npy *arrays, int *n, g
         rc = gv_npy_complex_view(paths[i], &arrays[i], err, errlen);
         if (rc != GV_OK) goto out;
         gv_npy_type t = arrays[i].type;
+        if (lowp && (t == GV_NPY_F16 || t == GV_NPY_BF16 || t == GV_NPY_U8 || t == GV_NPY_U16))
+            continue; /* judged beside the compute dtype's arrays (api/lowp.h) */
         if (t != GV_NPY_F32 && t != GV_NPY_F64) {
             rc = say(err, errlen, GV_EINVAL,
                      "%s: dtype %s (%s) has no gpuval storage dtype: check runs f32 (<f4) and "
@@ -187,13 +189,15 @@ int gv_inputs_load(const gv_op *op, const char *files, gv_npy *arrays, int *n, g
                      paths[i], gv_npy_type_name(t), gv_npy_descr(t));
             goto out;
         }
-        if (t != arrays[0].type) {
+        if (first_real < 0) first_real = i;
+        if (t != arrays[first_real].type) {
             rc = say(err, errlen, GV_EINVAL, "%s: dtype %s, but %s is %s: all inputs share one",
-                     paths[i], gv_npy_type_name(t), paths[0], gv_npy_type_name(arrays[0].type));
+                     paths[i], gv_npy_type_name(t), paths[first_real],
+                     gv_npy_type_name(arrays[first_real].type));
             goto out;
         }
     }
-    *dtype = arrays[0].type == GV_NPY_F32 ? GV_F32 : GV_F64;
+    *dtype = first_real < 0 || arrays[first_real].type == GV_NPY_F32 ? GV_F32 : GV_F64;
     if (!(op->dtypes & (1u << *dtype))) {
         rc = say(err, errlen, GV_EINVAL, "%s: dtype %s, which %s does not run", paths[0],
                  gv_dtype_name(*dtype), op->name);
@@ -372,4 +376,16 @@ int gv_dump_case(const char *dir, const gv_problem *p, const gv_result *r, const
     json_decref(doc);
     if (rc != 0) return say(err, errlen, -1, "%s: %s", path, strerror(errno));
     return 0;
+}
+
+int gv_inputs_load(const gv_op *op, const char *files, gv_npy *arrays, int *n, gv_dtype *dtype,
+                   gv_shape *shape, char *err, size_t errlen)
+{
+    return inputs_load(op, files, arrays, n, dtype, shape, false, err, errlen);
+}
+
+int gv_inputs_load_lowp(const gv_op *op, const char *files, gv_npy *arrays, int *n, gv_dtype *dtype,
+                        gv_shape *shape, char *err, size_t errlen)
+{
+    return inputs_load(op, files, arrays, n, dtype, shape, true, err, errlen);
 }

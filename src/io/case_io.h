@@ -18,6 +18,11 @@
  * GV_OK, or GV_EINVAL / GV_EIO with the file and the fault in err. */
 int gv_inputs_load(const gv_op *op, const char *files, gv_npy *arrays, int *n, gv_dtype *dtype,
                    gv_shape *shape, char *err, size_t errlen);
+/* The same for `gpuval judge`, which also takes inputs stored in low-precision formats (f16,
+   bf16, raw bits: GV_NPY_F16, BF16, U8, U16) beside f32 or f64 ones: *dtype is then the f32
+   or f64 arrays' dtype, f32 where there is none (the compute dtype, api/lowp.h). */
+int gv_inputs_load_lowp(const gv_op *op, const char *files, gv_npy *arrays, int *n,
+                        gv_dtype *dtype, gv_shape *shape, char *err, size_t errlen);
 /* The loaded arrays as given inputs for gv_run_case_io, with what the caller says they are
    (gv_inputs, gv.h: a user's arrays are GIVEN). */
 void gv_inputs_given(const gv_npy *arrays, int n, gv_inputs in, gv_given_inputs *given);

@@ -30,6 +30,8 @@ static const struct {
     [GV_NPY_BF16] = {"bf16", "<V2", 2},
     [GV_NPY_C64] = {"c64", "<c8", 8},
     [GV_NPY_C128] = {"c128", "<c16", 16},
+    [GV_NPY_U8] = {"u8", "|u1", 1},
+    [GV_NPY_U16] = {"u16", "<u2", 2},
 };
 
 static int fault(char *err, size_t len, const char *name, const char *fmt, ...)
@@ -110,6 +112,12 @@ double gv_npy_load(gv_npy_type t, const void *data, int64_t i)
         float v;
         memcpy(&v, &bits, 4);
         return v;
+    }
+    case GV_NPY_U8: return ((const unsigned char *)p)[i];
+    case GV_NPY_U16: {
+        uint16_t h;
+        memcpy(&h, p + (size_t)i * 2, 2);
+        return h;
     }
     default: return NAN;
     }
@@ -248,16 +256,21 @@ static int parse_descr(const char *name, const char *d, gv_npy *a, char *err, si
         a->type = GV_NPY_BF16;
         return GV_OK;
     }
+    if (strcmp(d, "|V1") == 0 || strcmp(d, "<u1") == 0) { /* fp8 codes (ml_dtypes), bytes */
+        a->type = GV_NPY_U8;
+        return GV_OK;
+    }
     if (d[0] == '>' &&
         (strcmp(d + 1, "f2") == 0 || strcmp(d + 1, "f4") == 0 || strcmp(d + 1, "f8") == 0 ||
-         strcmp(d + 1, "V2") == 0 || strcmp(d + 1, "c8") == 0 || strcmp(d + 1, "c16") == 0))
+         strcmp(d + 1, "V2") == 0 || strcmp(d + 1, "c8") == 0 || strcmp(d + 1, "c16") == 0 ||
+         strcmp(d + 1, "u2") == 0))
         return fault(err, errlen, name,
                      "big-endian dtype '%s' is not supported (save it little-endian: "
                      "a.astype('<%s'))",
                      d, d + 1);
     return fault(err, errlen, name,
-                 "unsupported dtype '%s' (gpuval reads <f4, <f8, <f2, <V2 or |V2 as bfloat16, and "
-                 "complex <c8 and <c16)",
+                 "unsupported dtype '%s' (gpuval reads <f4, <f8, <f2, <V2 or |V2 as bfloat16, "
+                 "complex <c8 and <c16, and raw bits |u1, |V1, <u2 of a declared --dtype)",
                  d);
 }
 

@@ -1,6 +1,6 @@
 /* npy.h: NumPy .npy files in and out (npy.c) — the format of numpy.lib.format, versions 1.0,
- * 2.0 and 3.0 (3.0: the header is UTF-8), little-endian f32 '<f4', f64 '<f8', f16 '<f2' and
- * bfloat16. NumPy has no bfloat16: gpuval writes it as the 2-byte opaque type '<V2' and reads
+ * 2.0 and 3.0 (3.0: the header is UTF-8), little-endian f32 '<f4', f64 '<f8', f16 '<f2',
+ * bfloat16, and raw bit patterns '|u1' / '|V1' and '<u2' (GV_NPY_U8, GV_NPY_U16). NumPy has no bfloat16: gpuval writes it as the 2-byte opaque type '<V2' and reads
  * '<V2' and '|V2' as bfloat16 bits (NumPy loads such a file as void '|V2'; its values as f32
  * are (a.view('<u2').astype('<u4') << 16).view('<f4')). Complex '<c8' and '<c16' (NumPy's
  * complex64 and complex128: interleaved re, im) are read and written in C order only: a
@@ -29,6 +29,12 @@ typedef enum gv_npy_type {
        (gv_npy_complex_view) */
     GV_NPY_C64,
     GV_NPY_C128,
+    /* raw bit patterns of a low-precision format the reader declares (`gpuval judge --dtype`):
+       unsigned '|u1' (also read: the opaque '|V1' that ml_dtypes' float8_e4m3fn and
+       float8_e5m2 arrays save as) for fp8 codes, '<u2' for bf16 or f16 codes (a torch bf16
+       tensor saved as t.view(torch.int16).numpy().view('<u2')). Loaded as the integers. */
+    GV_NPY_U8,
+    GV_NPY_U16,
     GV_NPY_NTYPES
 } gv_npy_type;
 
@@ -48,8 +54,10 @@ typedef struct gv_npy {
     void *data;         /* count elements of type, row-major */
 } gv_npy;
 
-const char *gv_npy_type_name(gv_npy_type t); /* "f32", "f64", "f16", "bf16", "c64", "c128" */
-const char *gv_npy_descr(gv_npy_type t);     /* "<f4", "<f8", "<f2", "<V2", "<c8", "<c16" */
+/* "f32", "f64", "f16", "bf16", "c64", "c128", "u8", "u16" */
+const char *gv_npy_type_name(gv_npy_type t);
+/* "<f4", "<f8", "<f2", "<V2", "<c8", "<c16", "|u1", "<u2" */
+const char *gv_npy_descr(gv_npy_type t);
 size_t gv_npy_type_size(gv_npy_type t);
 bool gv_npy_type_complex(gv_npy_type t);
 /* The real type a complex type's components have (F32 for C64, F64 for C128); t itself for

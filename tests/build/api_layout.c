@@ -76,10 +76,11 @@ int main(void)
            "\"GPUVAL_API_VERSION_MINOR\": %d, \"GV_VERDICT_PASS\": %d, \"GV_VERDICT_FAIL\": %d, "
            "\"GV_VERDICT_SKIP\": %d, \"GV_VERDICT_ERROR\": %d, \"GV_API_OK\": %d, "
            "\"GV_API_EINVAL\": %d, \"GV_API_ENOMEM\": %d, \"GV_API_EABI\": %d, "
-           "\"GV_API_EEXIST\": %d}\n}\n",
+           "\"GV_API_EEXIST\": %d, \"GV_DTYPE_BF16\": %d, \"GV_DTYPE_F16\": %d, "
+           "\"GV_DTYPE_E4M3\": %d, \"GV_DTYPE_E5M2\": %d}\n}\n",
            GV_API_MAX_TENSORS, GV_API_MAX_DIMS, GV_DTYPE_F32, GV_DTYPE_F64,
            GPUVAL_API_VERSION_MAJOR, GPUVAL_API_VERSION_MINOR, GV_VERDICT_PASS, GV_VERDICT_FAIL,
            GV_VERDICT_SKIP, GV_VERDICT_ERROR, GV_API_OK, GV_API_EINVAL, GV_API_ENOMEM, GV_API_EABI,
-           GV_API_EEXIST);
+           GV_API_EEXIST, GV_DTYPE_BF16, GV_DTYPE_F16, GV_DTYPE_E4M3, GV_DTYPE_E5M2);
     return 0;
 }

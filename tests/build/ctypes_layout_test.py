@@ -110,6 +110,8 @@ def main():
     k = c["constants"]
     want = {"MAX_TENSORS": k["GV_API_MAX_TENSORS"], "MAX_DIMS": k["GV_API_MAX_DIMS"],
             "DTYPE_F32": k["GV_DTYPE_F32"], "DTYPE_F64": k["GV_DTYPE_F64"],
+            "DTYPE_BF16": k["GV_DTYPE_BF16"], "DTYPE_F16": k["GV_DTYPE_F16"],
+            "DTYPE_E4M3": k["GV_DTYPE_E4M3"], "DTYPE_E5M2": k["GV_DTYPE_E5M2"],
             "API_MAJOR": k["GPUVAL_API_VERSION_MAJOR"]}
     for attr, value in want.items():
         if getattr(lib, attr, None) != value:

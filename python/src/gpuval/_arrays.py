@@ -51,6 +51,53 @@ def to_numpy(x, what="array"):
                     "torch, or anything with __dlpack__)")
 
 
+# Low-precision formats, by name: what libgpuval calls them (include/gpuval.h GV_DTYPE_BF16 ...)
+# and the width of their bit patterns. NumPy has float16 only; bf16 and fp8 travel as raw bits.
+LOWP_FORMATS = {"bf16": np.dtype("<u2"), "f16": np.dtype("<u2"), "e4m3": np.dtype("u1"),
+                "e5m2": np.dtype("u1")}
+# torch's and ml_dtypes' names of those formats
+_LOWP_OF_NAME = {"bfloat16": "bf16", "float16": "f16", "float8_e4m3fn": "e4m3",
+                 "float8_e5m2": "e5m2"}
+
+
+def to_numpy_lowp(x, what="array", declared=None):
+    """(host array, format) for judge(): format is None for float32/float64 (and complex)
+    arrays, else "bf16", "f16", "e4m3" or "e5m2" with the array holding the raw bit patterns
+    (uint16 or uint8; a NumPy float16 array stays float16). torch tensors of bfloat16, float16,
+    float8_e4m3fn and float8_e5m2 are taken directly (viewed as integers of their width on the
+    device, then copied); ml_dtypes arrays likewise. Unsigned 16- and 8-bit arrays are raw bits
+    of the format declared (judge's dtype=), which they need."""
+    mod = _module_of(x)
+    if mod == "torch" and "torch" in sys.modules:
+        torch = sys.modules["torch"]
+        name = str(x.dtype).split(".")[-1]
+        fmt = _LOWP_OF_NAME.get(name)
+        if fmt is not None:
+            t = x.detach().contiguous()
+            wide = torch.int16 if t.element_size() == 2 else torch.uint8
+            a = t.view(wide).cpu().numpy().view(LOWP_FORMATS[fmt])
+            return _declared_agrees(a, fmt, declared, what)
+    elif isinstance(x, np.ndarray) and x.dtype.name in _LOWP_OF_NAME and x.dtype.kind == "V":
+        fmt = _LOWP_OF_NAME[x.dtype.name]  # ml_dtypes' bfloat16, float8_*: opaque to NumPy
+        a = np.ascontiguousarray(x).view(LOWP_FORMATS[fmt])
+        return _declared_agrees(a, fmt, declared, what)
+    a = to_numpy(x, what)
+    if a.dtype == np.float16:
+        return _declared_agrees(a, "f16", declared, what)
+    if a.dtype.kind == "u" and a.dtype.itemsize in (1, 2):
+        if declared is None or LOWP_FORMATS[declared].itemsize != a.dtype.itemsize:
+            raise TypeError(f"{what}: {a.dtype} raw bits: name their format with dtype= "
+                            f"({'e4m3 or e5m2' if a.dtype.itemsize == 1 else 'bf16 or f16'})")
+        return a.view(LOWP_FORMATS[declared]), declared
+    return a, None
+
+
+def _declared_agrees(a, fmt, declared, what):
+    if declared is not None and declared != fmt:
+        raise TypeError(f"{what}: an array of {fmt}, but dtype={declared!r}")
+    return a, fmt
+
+
 def from_numpy(a, framework, device=None):
     """A framework's own copy of the host array a: on the GPU for cupy and torch (device, for
     torch, defaults to "cuda")."""

@@ -16,12 +16,16 @@ import numpy as np
 from . import _lib
 import time
 
-from ._arrays import device_copy, from_numpy, same_bits, to_numpy
+from ._arrays import (LOWP_FORMATS, device_copy, from_numpy, same_bits, to_numpy,
+                      to_numpy_lowp)
 
 _DTYPES = {"f32": (_lib.DTYPE_F32, np.dtype(np.float32)),
            "f64": (_lib.DTYPE_F64, np.dtype(np.float64))}
 _CODE_OF_NP = {np.dtype(np.float32): _lib.DTYPE_F32, np.dtype(np.float64): _lib.DTYPE_F64}
 _NAME_OF_CODE = {_lib.DTYPE_F32: "f32", _lib.DTYPE_F64: "f64"}
+# judge()'s low-precision arrays (bit patterns; the library decodes them exactly)
+_LOWP_CODE = {"bf16": _lib.DTYPE_BF16, "f16": _lib.DTYPE_F16, "e4m3": _lib.DTYPE_E4M3,
+              "e5m2": _lib.DTYPE_E5M2}
 # NumPy's complex types and the real type of their (re, im) parts: an op's complex tensors
 # (its description's complex_inputs and complex_outputs: the FFTs') hold those pairs
 _COMPLEX_OF = {np.dtype(np.float32): np.dtype(np.complex64),
@@ -353,7 +357,7 @@ def _allowed(allow):
 
 
 def judge(op, inputs, outputs, *, mode="native", size=None, dist=None, seed=0, allow=None,
-          order=None):
+          order=None, dtype=None):
     """gpuval's verdict on outputs computed from inputs, as a Judgement.
 
     op: a built-in op ("gemm.cublas") or family ("gemm"). inputs and outputs: arrays (NumPy,
@@ -370,6 +374,14 @@ def judge(op, inputs, outputs, *, mode="native", size=None, dist=None, seed=0, a
     order: the summation order the outputs were computed in, as `gpuval judge --order`
     takes it ("k", "pairwise", "blocked:B", "tree"); None: every legal order. A declared
     order is judged against that order's results bit for bit (and the exact result).
+
+    Low-precision arrays: torch tensors of bfloat16, float16, float8_e4m3fn and float8_e5m2,
+    NumPy float16 and ml_dtypes arrays are taken as they are; unsigned 16- or 8-bit arrays
+    are raw bit patterns of the format dtype= names ("bf16", "f16", "e4m3", "e5m2"). They
+    are computed in f32 (f64 where the other arrays are float64), as PyTorch computes bf16
+    tensors with f32 accumulation; a low-precision output is judged by that model plus its
+    own rounding (docs/error-models.md, "Low-precision outputs"). A float32 output is judged
+    as f32 whatever its inputs were: label a bf16 result as bf16, not as its f32 cast.
 
     Raises GpuvalError where the library cannot judge the request (unknown op, mode or order,
     element counts that do not match the size, generated inputs that differ from dist's)."""
@@ -390,27 +402,41 @@ def judge(op, inputs, outputs, *, mode="native", size=None, dist=None, seed=0, a
                + ("+ftz" if "ftz" in allowed else ""))
     in_list, in_names = _as_list(inputs, "in")
     out_list, out_names = _as_list(outputs, "out")
-    ins = [_as_reals(np.ascontiguousarray(to_numpy(a, f"input {n}")))
-           for a, n in zip(in_list, in_names)]
-    outs = [_as_reals(np.ascontiguousarray(to_numpy(a, f"output {n}")))
-            for a, n in zip(out_list, out_names)]
-    dtypes = {a.dtype for a in ins + outs}
+    if dtype is not None and dtype not in _LOWP_CODE:
+        raise ValueError(f"dtype={dtype!r}: bf16, f16, e4m3 or e5m2 (the format of raw-bit "
+                         "arrays), or None")
+    tagged = [to_numpy_lowp(a, f"{side} {n}", dtype)
+              for side, lst, names in (("input", in_list, in_names),
+                                       ("output", out_list, out_names))
+              for a, n in zip(lst, names)]
+    hosts = [(_as_reals(np.ascontiguousarray(h)) if f is None else np.ascontiguousarray(h), f)
+             for h, f in tagged]
+    ins = [h for h, _ in hosts[:len(in_list)]]
+    outs = [h for h, _ in hosts[len(in_list):]]
+    fmts = [f for _, f in hosts]
+    reals = [a for a, f in zip(ins + outs, fmts) if f is None]
+    dtypes = {a.dtype for a in reals}
     bad = [d for d in dtypes if d not in _CODE_OF_NP]
     if bad:
         raise TypeError(f"arrays of {', '.join(map(str, bad))}: gpuval judges float32 or "
-                        "float64 arrays")
+                        "float64 arrays, and bf16, f16, e4m3 or e5m2 ones")
     if len(dtypes) > 1:
         listing = ", ".join(f"{n} {a.dtype}" for n, a in zip(in_names + out_names, ins + outs))
-        raise TypeError(f"mixed dtypes ({listing}): inputs and outputs are all of one dtype")
+        raise TypeError(f"mixed dtypes ({listing}): the float32 and float64 arrays are all of "
+                        "one dtype, the compute dtype")
     if size is None:
         size = _infer_size(op, ins, outs)
-    code = _CODE_OF_NP[(ins + outs)[0].dtype]
+    code = _CODE_OF_NP[reals[0].dtype] if reals else _lib.DTYPE_F32
+    codes = [code if f is None else _LOWP_CODE[f] for f in fmts]
+    out_fmt = next((f for f in fmts[len(in_list):] if f is not None), None)
 
-    def arr(a, name):
-        return _lib.GvArray(code, a.ctypes.data, a.size, _b(name))
+    def arr(a, name, k):
+        return _lib.GvArray(k, a.ctypes.data, a.size, _b(name))
 
-    c_in = (_lib.GvArray * max(1, len(ins)))(*[arr(a, n) for a, n in zip(ins, in_names)])
-    c_out = (_lib.GvArray * max(1, len(outs)))(*[arr(a, n) for a, n in zip(outs, out_names)])
+    c_in = (_lib.GvArray * max(1, len(ins)))(
+        *[arr(a, n, k) for a, n, k in zip(ins, in_names, codes)])
+    c_out = (_lib.GvArray * max(1, len(outs)))(
+        *[arr(a, n, k) for a, n, k in zip(outs, out_names, codes[len(ins):])])
     spec = _lib.GvJudgeSpec(_b(op), _b(claimed), _b(size), _b(dist), seed, len(ins), len(outs),
                             c_in, c_out)
     raw = _lib.GvJudgement()
@@ -419,7 +445,7 @@ def judge(op, inputs, outputs, *, mode="native", size=None, dist=None, seed=0, a
     try:
         if rc != 0:
             raise _lib.GpuvalError(rc, raw.reason.decode(errors="replace"))
-        return Judgement(raw, op, _NAME_OF_CODE[code], mode, size, dist, seed)
+        return Judgement(raw, op, out_fmt or _NAME_OF_CODE[code], mode, size, dist, seed)
     finally:
         lib.gv_judgement_free(ctypes.byref(raw))
 
@@ -479,7 +505,13 @@ def run_case(fn, case, framework="numpy", device=None, allow=None):
                          f"{len(ci.out_names)} ({', '.join(ci.out_names)})")
     host = []
     for o, name in zip(outs, ci.out_names):
-        h = to_numpy(o, f"output {name}")  # waits for fn's work on the device
+        h, fmt = to_numpy_lowp(o, f"output {name}")  # waits for fn's work on the device
+        if fmt is not None:  # a bf16/f16/fp8 result of the case's arithmetic: judge() tags it
+            if tuple(h.shape) != tuple(ci.out_shapes[name]):
+                raise ValueError(f"{case.op}: output {name} has shape {tuple(h.shape)}, "
+                                 f"expected {tuple(ci.out_shapes[name])}")
+            host.append(o)
+            continue
         want = ci.out_shapes[name]
         if h.ndim == 0 and math.prod(want) == 1:
             # a one-element result as 0-d (torch's and CuPy's x.sum(), NumPy's np.sum(x))

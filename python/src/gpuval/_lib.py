@@ -18,6 +18,11 @@ MAX_TENSORS = 6  # GV_API_MAX_TENSORS
 MAX_DIMS = 4  # GV_API_MAX_DIMS
 DTYPE_F32 = 0
 DTYPE_F64 = 1
+# low-precision storage for judge's arrays (bit patterns; f32 compute unless an array is f64)
+DTYPE_BF16 = 2
+DTYPE_F16 = 3
+DTYPE_E4M3 = 4
+DTYPE_E5M2 = 5
 API_MAJOR = 1
 API_MINOR_NEEDED = 2  # gv_judge, gv_make_inputs, gv_op_info
 VERDICTS = ("PASS", "FAIL", "SKIP", "ERROR")  # GV_VERDICT_* in order
