@@ -97,9 +97,11 @@ static size_t read_full(int fd, void *buf, size_t len)
  * of its neighbours, where before it overlapped only its own oracle. Two cases at most are
  * held at a time (a byte budget: ahead_fits), device runs stay one at a time and in order, and
  * every case's steps are those of one case alone: the same inputs, reference, outputs and
- * verdict. GPUVAL_SERIAL_CASE=1 runs every step of every case in order on this thread. (An
- * earlier cross-case pipeline also judged on a thread of its own and was measured not to pay
- * on a warm cache; this one keeps all host work on one thread: docs/performance.md.) */
+ * verdict. GPUVAL_NO_PIPELINE=1 keeps each case's steps apart from its neighbours' (the device
+ * run overlapping only its own oracle); GPUVAL_SERIAL_CASE=1 runs every step of every case in
+ * order on this thread. (An earlier opt-in pipeline made only the next case's inputs ahead
+ * and was measured not to pay on a warm cache, docs/DESIGN.md; this one also makes its
+ * reference, what a cold cache spends most of its time on.) */
 typedef struct loop_out {
     int fd; /* isolated: the pipe to the parent */
     bool failed;
@@ -164,7 +166,9 @@ static double case_host_bytes(const gv_case *c)
    at a time (supervise), which would double its wait. */
 static bool ahead_fits(const loop_args *a, const gv_case_run *cr, int i, int j)
 {
-    if (gv_knobs()->serial_case || !cr->device_pending || j < a->serial_until) return false;
+    if (gv_knobs()->serial_case || gv_knobs()->no_pipeline || !cr->device_pending ||
+        j < a->serial_until)
+        return false;
     const gv_case *ci = &a->cases[i], *cj = &a->cases[j];
     if (ci->op->planted_fault || cj->op->planted_fault) return false;
     double budget = fmin(16.0 * (double)(1u << 30), gv_host_memory_bytes() / 4);
@@ -211,7 +215,10 @@ static bool run_loop(const loop_args *a, loop_out *o)
     for (;;) {
         int j = next_case(a, i + 1);
         bool ahead = j < a->end && ahead_fits(a, cur, i, j);
-        if (ahead) case_begin(a, o, nxt, j, true);
+        if (ahead) {
+            case_begin(a, o, nxt, j, true);
+            if (o->fd < 0 && a->run->made_ahead) (*a->run->made_ahead)++;
+        }
         gv_case_device_wait(cur);
         /* case j's device run beside case i's judge, unless i's verdict still needs the device
            (a repeat's launches) or i's run failed there (the context may be lost) */
