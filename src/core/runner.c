@@ -420,6 +420,7 @@ static void supervise(pid_t pid, int fd, reporter *rp, int *serial_until)
                 deadline = ahead_started + limit;
             }
             rep_decide(rp, i);
+            if (flight >= 0) rep_start(rp, flight); /* its START came before i's row */
             break;
         default: ok = false;
         }
