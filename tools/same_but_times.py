@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """same_but_times.py: two check run documents (gpuval-run/1) hold the same results, timings
 aside: the same cases in the same order, and in each case every member equal except the wall
-times (*_ms), the free device memory seen (device_bytes.free, where present) and whether the
+times (*_ms, and the envelope's own ms), the free device memory seen (device_bytes.free, where present) and whether the
 oracle cache hit (oracle_cache: a cold run stores what a warm one reads).
 
     tools/same_but_times.py A.json B.json
@@ -21,7 +21,7 @@ def strip(v, path=""):
     if isinstance(v, dict):
         out = {}
         for k, x in v.items():
-            if k.endswith("_ms") or k in IGNORED:
+            if k.endswith("_ms") or k == "ms" or k in IGNORED:
                 continue
             if path.endswith("device_bytes") and k == "free":
                 continue
