@@ -2,6 +2,7 @@
  * emptying it. The cache itself is cache.c. */
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "core/cache.h"
 #include "core/reference.h"
@@ -25,7 +26,8 @@ static const char cache_head[] =
     "took longer than reading it back would: GPUVAL_CACHE_MIN_MS (default 1) plus its bytes\n"
     "at 4 GB/s; the others are \"cheap\" in a run's oracle_cache and its last line.\n"
     "\n"
-    "  info   the directory, its entries, temporaries and bytes, the cap and the store rule\n"
+    "  info   the directory, its entries, temporaries and bytes, the cap and the store rule,\n"
+    "         and the last check's hits and misses, its misses by op and why each missed\n"
     "  clear  remove every entry and every stale temporary\n";
 
 static const gv_exit_line cache_exits[] = {
@@ -36,6 +38,25 @@ static const gv_exit_line cache_exits[] = {
 
 static const gv_help cache_help = {
     .head = cache_head, .exits = cache_exits, .n_exits = GV_NEXITS(cache_exits)};
+
+/* The note the last check left in dir (gv_cache_note_run): its counts and its misses by op,
+   each with why. A note that is not a regular file, or an unreadable one, is left unsaid. */
+static void print_last_run(const char *dir)
+{
+    char path[4200];
+    snprintf(path, sizeof path, "%s/" GV_CACHE_NOTE_NAME, dir);
+    struct stat st;
+    if (lstat(path, &st) != 0 || !S_ISREG(st.st_mode) || st.st_size > (1 << 20)) {
+        printf("last run   none noted (a check with the cache on leaves its misses here)\n");
+        return;
+    }
+    FILE *f = fopen(path, "r");
+    if (!f) return;
+    char line[1024];
+    while (fgets(line, sizeof line, f))
+        fputs(line, stdout);
+    fclose(f);
+}
 
 int gv_cmd_cache(int argc, char **argv)
 {
@@ -70,5 +91,6 @@ int gv_cmd_cache(int argc, char **argv)
     printf("stores     references whose oracle took over %g ms + their bytes at %g GB/s "
            "(GPUVAL_CACHE_MIN_MS)\n",
            gv_cache_min_ms(), GV_CACHE_READ_BYTES_PER_MS / 1e6);
+    print_last_run(dir);
     return GV_EXIT_OK;
 }

@@ -657,6 +657,7 @@ static int run_cases(check_job *j, const gv_run_info *info, gv_result *results)
         char line[512];
         gv_cache_counts_line(&cc, line, sizeof line);
         fprintf(stderr, "gpuval: %s\n", line); /* with -q too: every miss explained */
+        gv_cache_note_run("check", results, n); /* and by op in `gpuval cache info` */
     }
     if (j->save_path && gv_json_write(j->save_path, info, results, n, &sum) != GV_OK) {
         gv_write_error(j->save_path);

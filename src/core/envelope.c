@@ -30,6 +30,8 @@
 /* split-K's slice counts: contiguous, round-robin over tiles of ENV_RR_TILE (envelope_orders.h) */
 enum { ENV_NCONT = 6, ENV_NRR = 4, ENV_RR_TILE = 8 };
 #define ENV_NSUM 11
+/* tiles of 2048 from which a kernel tree's first level is replayed on all cores (block_tree) */
+#define ENV_TREE_PAR_TILES 64
 
 #define ENV_T        float
 #define ENV_FMA      fmaf
@@ -168,6 +170,7 @@ static double now_ms(void)
    for a product, the summed tensor transposed (cols x rows: each sum contiguous) for sums. */
 typedef struct operands {
     void *a, *bt;
+    bool a_borrowed; /* a is the tensor's own f64 values (not a copy): not freed */
 } operands;
 
 static void *operand_copy(const double *src, int64_t rows, int64_t cols, bool transpose, int bits,
@@ -301,6 +304,12 @@ void gv_envelope_judge(const gv_problem *p, gv_result *r)
         if (product) {
             ops[a].a = operand_copy(p->in[0].ref, m, k, false, ar[a]->bits, f32);
             ops[a].bt = operand_copy(p->in[1].ref, k, n, true, ar[a]->bits, f32);
+        } else if (!f32 && ar[a]->bits == 0 && n == 1) {
+            /* one f64 sum taken as given: its transposed copy would be the tensor itself
+               (10^8 terms: 800 MB of fresh pages), so the orders read the tensor */
+            ops[a].a = (void *)p->in[0].ref;
+            ops[a].a_borrowed = true;
+            ops[a].bt = NULL;
         } else {
             ops[a].a = operand_copy(p->in[0].ref, k, n, true, ar[a]->bits, f32);
             ops[a].bt = NULL;
@@ -327,7 +336,9 @@ void gv_envelope_judge(const gv_problem *p, gv_result *r)
     env->sampled_of = keep == UINT64_MAX ? 0 : n_el;
     if (ok) {
         size_t es = f32 ? sizeof(float) : sizeof(double);
-#pragma omp parallel
+        /* one element (a whole-vector sum of 1e8 terms): its orders spread their own work over
+           the cores (block_tree), which they cannot inside an active region */
+#pragma omp parallel if (n_el > 1)
         {
             void *tmp = NULL; /* taken by a thread that gets an element (a long sum has one) */
 #pragma omp for schedule(dynamic, 16)
@@ -480,7 +491,7 @@ void gv_envelope_judge(const gv_problem *p, gv_result *r)
     }
     for (int a = 0; a < na; a++) {
         if (a > 0 && ops[a].a == ops[0].a) continue;
-        free(ops[a].a);
+        if (!ops[a].a_borrowed) free(ops[a].a);
         free(ops[a].bt);
     }
     free(d);

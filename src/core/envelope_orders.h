@@ -204,9 +204,30 @@ static ENV_T ENV_NAME(block_tree)(const ENV_T *x, int64_t n, ENV_T *tmp, bool on
             }
             return s;
         }
-        for (int64_t b = 0; b < tiles; b++) {
-            int64_t start = b * 2048, left = len - start;
-            tmp[b] = ENV_NAME(tile)(src + start, left < 2048 ? (left > 0 ? left : 0) : 2048);
+        if (src == x) {
+            /* the first level on all cores where this is the only element being judged (the
+               caller's loop over elements is not a parallel region then): each tile is its own
+               sum, so the same bits on any thread count. The threads take the caller's
+               rounding mode (rz replays run toward zero) and give theirs back. A later level
+               sums tmp in place (tile b's sum lands in an earlier tile's span): one core. */
+            int mode = fegetround();
+#pragma omp parallel if (tiles >= ENV_TREE_PAR_TILES)
+            {
+                int own = fegetround();
+                fesetround(mode);
+#pragma omp for schedule(static)
+                for (int64_t b = 0; b < tiles; b++) {
+                    int64_t start = b * 2048, left = len - start;
+                    tmp[b] =
+                        ENV_NAME(tile)(src + start, left < 2048 ? (left > 0 ? left : 0) : 2048);
+                }
+                fesetround(own);
+            }
+        } else {
+            for (int64_t b = 0; b < tiles; b++) {
+                int64_t start = b * 2048, left = len - start;
+                tmp[b] = ENV_NAME(tile)(src + start, left < 2048 ? (left > 0 ? left : 0) : 2048);
+            }
         }
         if (tiles == 1) return tmp[0];
         src = tmp, len = tiles;

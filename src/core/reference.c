@@ -15,6 +15,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "oracle_version.h" /* GV_ORACLE_SRC_HASH, written at build time (meson.build) */
 #include "core/cache.h"
@@ -256,4 +258,72 @@ int gv_cache_memo(const char *key, int nbuf, void *const *bufs, const size_t *si
                      gv_cache_max_bytes());
     gv_cache_unlock(lock);
     return rc;
+}
+
+/* ---- The last run's note: `cache info` explains a warm run's misses ----------------------- */
+
+/* One op's misses in a run: how many cases, the oracle's summed ms, and of what kind. */
+typedef struct miss_row {
+    const char *op;
+    int cases, cheap, stored, other;
+    double oracle_ms, max_ms;
+} miss_row;
+
+void gv_cache_note_run(const char *command, const gv_result *results, int n)
+{
+    char dir[4096];
+    if (!cache_dir(dir, sizeof dir) || n <= 0) return;
+    gv_cache_counts t = {0};
+    miss_row rows[64];
+    int nrows = 0;
+    for (int i = 0; i < n; i++) {
+        const gv_result *r = &results[i];
+        t.hits += r->cache.hits, t.misses += r->cache.misses, t.stored += r->cache.stored;
+        t.cheap += r->cache.cheap, t.rejected += r->cache.rejected;
+        if (r->cache.misses <= 0 || !r->c.op) continue;
+        int k = 0;
+        while (k < nrows && strcmp(rows[k].op, r->c.op->name) != 0)
+            k++;
+        if (k == nrows) {
+            if (nrows == 64) continue; /* the counts above still hold every case */
+            rows[nrows++] = (miss_row){.op = r->c.op->name};
+        }
+        miss_row *m = &rows[k];
+        m->cases++;
+        m->cheap += r->cache.cheap;
+        m->stored += r->cache.stored;
+        m->other += r->cache.misses - r->cache.cheap - r->cache.stored;
+        m->oracle_ms += r->oracle_ms;
+        if (r->oracle_ms > m->max_ms) m->max_ms = r->oracle_ms;
+    }
+    /* written beside the entries as a name no entry or temporary has (cache.c lists only
+       those), whole or not at all: a temporary name of its own, then renamed */
+    char path[4200], tmp[4200];
+    snprintf(path, sizeof path, "%s/" GV_CACHE_NOTE_NAME, dir);
+    snprintf(tmp, sizeof tmp, "%s/" GV_CACHE_NOTE_NAME ".%ld", dir, (long)getpid());
+    mkdir(dir, 0755); /* a run that stored nothing yet: the directory may not exist */
+    FILE *f = fopen(tmp, "wx");
+    if (!f) return;
+    time_t now = time(NULL);
+    struct tm tm;
+    char when[64] = "";
+    if (gmtime_r(&now, &tm)) strftime(when, sizeof when, "%Y-%m-%d %H:%M:%S UTC", &tm);
+    char line[512];
+    gv_cache_counts_line(&t, line, sizeof line);
+    fprintf(f, "last run   %s, %s, %d cases\n           %s\n", command, when, n, line);
+    if (nrows > 0)
+        fprintf(f, "misses     %-28s %5s %10s %10s  %s\n", "op", "cases", "oracle ms", "max ms",
+                "why");
+    for (int k = 0; k < nrows; k++) {
+        const miss_row *m = &rows[k];
+        const char *why = m->cheap == m->cases   ? "cheap: computing beat reading it back"
+                          : m->stored == m->cases ? "stored now: no entry (a new case, a new "
+                                                    "version, evicted or rejected)"
+                                                  : "mixed: cheap, stored or not kept";
+        if (m->other == m->cases) why = "not kept: an oracle error, over the cap, not writable";
+        fprintf(f, "           %-28s %5d %10.1f %10.1f  %s\n", m->op, m->cases, m->oracle_ms,
+                m->max_ms, why);
+    }
+    bool ok = fclose(f) == 0;
+    if (!ok || rename(tmp, path) != 0) remove(tmp);
 }

@@ -68,4 +68,13 @@ double gv_cache_min_ms(void);
  * writable), 0 rejected". */
 void gv_cache_counts_line(const gv_cache_counts *c, char *buf, size_t len);
 
+/* The file in the cache's directory where a run leaves its note (gv_cache_note_run). */
+#define GV_CACHE_NOTE_NAME "last-run.txt"
+/* After a run of n cases (results as the run reported them, counted where each ran): a note
+ * in the cache's directory that `gpuval cache info` prints, the run's counts line and its
+ * misses by op with why each missed (cheap: the oracle took less than a read of its entry
+ * would; stored: there was no entry), so that a warm run's misses are explained where the
+ * cache is looked at. Nothing when the cache is off or unusable; best effort. */
+void gv_cache_note_run(const char *command, const gv_result *results, int n);
+
 #endif

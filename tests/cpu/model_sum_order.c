@@ -15,6 +15,7 @@
 #include <criterion/criterion.h>
 #include <fenv.h>
 #include <math.h>
+#include <omp.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -210,6 +211,37 @@ Test(model_sum_order, generated_rz_tree_fails_2e7, .timeout = 600)
     mutant_fails("reduce.sum", GV_F32, 20000000, 0);
     mutant_fails("reduce.sum", GV_F64, 20000000, 5);
     mutant_fails("reduce.sum.onepass", GV_F32, 20000000, 0);
+}
+
+/* The tree's first level is replayed on every core where one sum is judged: one thread and
+   two give the same judgement to the bit, for the correct tree and the mutant (whose replay
+   runs toward zero on every thread: a worker left to nearest would move the rz arithmetic's
+   results, and with them its share and the mutant's distances). */
+Test(model_sum_order, one_sum_replay_thread_count_free, .timeout = 600)
+{
+    for (int d = 0; d < 2; d++)
+        for (int rz = 0; rz < 2; rz++) {
+            gv_dtype dt = d ? GV_F64 : GV_F32;
+            omp_set_num_threads(1);
+            gv_result one = generated("reduce.sum", dt, GV_DIST_UNIFORM01, 3000001, 4, rz);
+            omp_set_num_threads(2);
+            gv_result two = generated("reduce.sum", dt, GV_DIST_UNIFORM01, 3000001, 4, rz);
+            cr_assert(one.env.judged && two.env.judged, "%s / %s", one.env.why_not,
+                      two.env.why_not);
+            cr_expect_eq(one.verdict, rz ? GV_FAIL : GV_PASS, "%s", one.reason);
+            cr_expect_eq(one.verdict, two.verdict);
+            cr_expect_eq(one.env.d_max, two.env.d_max, "%s rz %d: d_max %.17g and %.17g",
+                         gv_dtype_name(dt), rz, one.env.d_max, two.env.d_max);
+            cr_expect_eq(one.env.z, two.env.z);
+            cr_expect_eq(one.env.n_arith, two.env.n_arith);
+            for (int a = 0; a < one.env.n_arith; a++)
+                cr_expect_eq(one.env.arith[a].share, two.env.arith[a].share, "arith %d", a);
+            cr_expect_str_eq(one.reason, two.reason);
+            char line[300];
+            snprintf(line, sizeof line, "reduce.sum %s n=3000001 rz %d: envelope %.1f ms on 1 "
+                     "thread, %.1f ms on 2", gv_dtype_name(dt), rz, one.env.ms, two.env.ms);
+            emit(line);
+        }
 }
 
 /* The planted op: its case is reduce.sum's, its kernel the mutant. */

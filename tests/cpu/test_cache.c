@@ -582,6 +582,45 @@ Test(cache, the_cache_command_reports_and_clears, .init = make_tmp, .fini = rm_t
         0, "%s", out);
 }
 
+/* A run's note: `cache info` says none before a run, then the last run's counts and its misses
+   by op, each with why; a case that hit has no row. */
+Test(cache, cache_info_explains_the_last_runs_misses, .init = make_tmp, .fini = rm_tmp)
+{
+    char out[8192];
+    cr_assert_eq(gv_test_run_cli("cache info", out, sizeof out), 0, "%s", out);
+    cr_expect(strstr(out, "last run   none noted"), "%s", out);
+    gv_result res[4];
+    memset(res, 0, sizeof res);
+    const char *ops[4] = {"vadd", "vadd", "gemm.cublas", "solve.gesv"};
+    for (int i = 0; i < 4; i++)
+        res[i].c.op = gv_op_find(ops[i]);
+    res[0].cache.misses = res[0].cache.cheap = 1, res[0].oracle_ms = 0.25;
+    res[1].cache.misses = res[1].cache.cheap = 1, res[1].oracle_ms = 0.5;
+    res[2].cache.hits = 1, res[2].oracle_ms = 3.0;
+    res[3].cache.misses = res[3].cache.stored = 1, res[3].oracle_ms = 688.0;
+    gv_cache_usable(); /* the directory made, as check makes it before its cases */
+    gv_cache_note_run("check", res, 4);
+    cr_assert_eq(gv_test_run_cli("cache info", out, sizeof out), 0, "%s", out);
+    cr_expect(strstr(out, "last run   check, "), "%s", out);
+    cr_expect(strstr(out, ", 4 cases"), "%s", out);
+    cr_expect(strstr(out, "oracle cache: 1 hits, 3 misses (1 stored; 2 cheap"), "%s", out);
+    const char *vadd = strstr(out, "           vadd ");
+    cr_assert_not_null(vadd, "%s", out);
+    int cases = 0;
+    double ms = 0, max_ms = 0;
+    cr_expect_eq(sscanf(vadd, " vadd %d %lf %lf", &cases, &ms, &max_ms), 3, "%s", vadd);
+    cr_expect_eq(cases, 2);
+    cr_expect_eq(ms, 0.8); /* 0.75 printed to one decimal */
+    cr_expect_eq(max_ms, 0.5);
+    cr_expect(strncmp(strstr(vadd, "cheap") ? strstr(vadd, "cheap") : "", "cheap", 5) == 0 &&
+                  strstr(vadd, "cheap") < strchr(vadd, '\n'),
+              "%s", vadd);
+    const char *gesv = strstr(out, "           solve.gesv ");
+    cr_assert_not_null(gesv, "%s", out);
+    cr_expect(strstr(gesv, "stored now: no entry") != NULL, "%s", gesv);
+    cr_expect_null(strstr(out, "           gemm.cublas "), "a hit has no row: %s", out);
+}
+
 /* An op whose reference never reads the mode (the column sums) keeps one entry for all its
    modes; one whose gauge does (sin_iter's fast-math gauge) keeps one per mode. */
 Test(cache, modes_share_an_entry_only_where_the_reference_ignores_them, .init = make_tmp,

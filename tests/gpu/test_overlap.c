@@ -2,7 +2,10 @@
  * (src/core/run.c), must give what the serial order gives: the same verdict, the same output
  * bits (the output hash) and the same error metrics, for ops whose device runs take
  * inputs, aux data (lsmr's sparse pattern), a workspace, cuBLAS, cuSOLVER, cuFFT and
- * hand-written kernels, and for a planted bug that must still FAIL. */
+ * hand-written kernels, and for a planted bug that must still FAIL. The same across cases
+ * (src/core/runner.c: the next case's host work made while one is on the device, the next
+ * device run beside this one's judge): a run of many cases, pipelined and serial, must give
+ * every case the same verdict, reason, output bits and metrics. */
 #include <criterion/criterion.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,6 +15,7 @@
 #include "core/judge.h"
 #include "core/reference.h"
 #include "core/run.h"
+#include "core/runner.h"
 
 static gv_result run_one(const char *op, gv_dtype t, gv_shape s, bool serial)
 {
@@ -58,4 +62,74 @@ Test(gpu_overlap, overlapped_and_serial_runs_agree, .timeout = 300)
     same("solve.gesv", GV_F64, (gv_shape){2, {257, 6}}, GV_PASS);
     same("fft.c2c.fwd", GV_F32, (gv_shape){2, {1000, 4}}, GV_PASS);
     same("einsum.colsum.lastchunk", GV_F32, (gv_shape){3, {10000, 500, 300}}, GV_FAIL);
+}
+
+/* The cases of the cross-case test: several families at test sizes (inputs, workspaces, cuBLAS,
+   cuSOLVER, cuFFT, sums with the envelope, canaries and repeat canaries, whose launches the
+   next device run must wait for) and planted bugs, whose FAILs are compared as PASSes are. */
+static gv_case *pipeline_cases(int *n)
+{
+    gv_selection sel = {.op_glob = "vadd,gemm.cublas,reduce.sum,reduce.colsum,solve.gesv,"
+                                   "fft.c2c.fwd,diffusion.periodic,lsmr.ridge,softmax.rows,"
+                                   "vadd.rz,vadd.pastend,reduce.sum.rz,einsum.colsum.lastchunk",
+                        .dist = -1,
+                        .test_shapes = true,
+                        .planted = true,
+                        .seed = 11};
+    gv_case *cases = NULL;
+    char err[256] = "";
+    *n = gv_select(&sel, &cases, err, sizeof err);
+    cr_assert_gt(*n, 20, "selection: %s", err);
+    return cases;
+}
+
+static gv_result *run_all(const gv_case *cases, int n, bool serial, int *ahead)
+{
+    if (serial)
+        setenv("GPUVAL_SERIAL_CASE", "1", 1);
+    else
+        unsetenv("GPUVAL_SERIAL_CASE");
+    gv_knobs_reload();
+    gv_result *res = calloc((size_t)n, sizeof *res);
+    cr_assert_not_null(res);
+    *ahead = 0;
+    gv_runner run = {.isolate = false, .repeat = 1, .made_ahead = ahead};
+    cr_assert_eq(gv_run_cases(cases, n, &run, res), GV_OK);
+    unsetenv("GPUVAL_SERIAL_CASE");
+    gv_knobs_reload();
+    return res;
+}
+
+Test(gpu_overlap, pipelined_and_serial_runs_agree, .timeout = 600)
+{
+    gv_cache_enable(false); /* both runs compute every reference: nothing read back */
+    int n = 0;
+    gv_case *cases = pipeline_cases(&n);
+    int ahead_p = 0, ahead_s = 0;
+    gv_result *p = run_all(cases, n, false, &ahead_p), *s = run_all(cases, n, true, &ahead_s);
+    cr_log_info("%d cases: %d made ahead pipelined, %d serial", n, ahead_p, ahead_s);
+    /* the pipeline ran (a test of nothing otherwise) and the serial knob turns it off */
+    cr_expect_gt(ahead_p, n / 2, "only %d of %d cases made ahead", ahead_p, n);
+    cr_expect_eq(ahead_s, 0);
+    int pass = 0, fail = 0;
+    for (int i = 0; i < n; i++) {
+        char label[160];
+        gv_case_label(&cases[i], label, sizeof label);
+        cr_expect_eq(p[i].verdict, s[i].verdict, "%s: pipelined %s (%s), serial %s (%s)", label,
+                     gv_verdict_name(p[i].verdict), p[i].reason, gv_verdict_name(s[i].verdict),
+                     s[i].reason);
+        cr_expect_str_eq(p[i].reason, s[i].reason, "%s", label);
+        cr_expect_eq(p[i].have_hash, s[i].have_hash, "%s", label);
+        cr_expect(p[i].output_hash == s[i].output_hash, "%s: the outputs differ", label);
+        cr_expect(memcmp(&p[i].m, &s[i].m, sizeof p[i].m) == 0, "%s: the metrics differ", label);
+        cr_expect(p[i].verdict != GV_ERROR, "%s: ERROR %s", label, p[i].reason);
+        pass += p[i].verdict == GV_PASS;
+        fail += p[i].verdict == GV_FAIL;
+    }
+    cr_expect_gt(pass, 0);
+    cr_expect_gt(fail, 0, "no planted bug FAILed"); /* a FAIL is compared too, not only PASSes */
+    free(p);
+    free(s);
+    free(cases);
+    gv_cache_enable(true);
 }
