@@ -97,7 +97,9 @@ enum {
     GK_FP8_HONEST = 0,    /* the mode as its row says */
     GK_FP8_NOSCALE = 1,   /* planted: every scale 1 (the operands converted as they are) */
     GK_FP8_ROWTENSOR = 2, /* planted, fp8row: amax over the whole tensor in every row's slot */
-    GK_FP8_E5M2B = 3,     /* planted, e4m3 modes: B quantised to e5m2 under the e4m3 label */
+    GK_FP8_E5M2B = 3,     /* planted, e4m3 modes: B rounded to e5m2 (3 significand bits),
+                             stored in e4m3 bytes under the e4m3 label: e5m2's arithmetic on
+                             a path cuBLASLt runs for e4m3, whatever it offers e5m2 */
     GK_FP8_BLKROW = 4,    /* planted, fp8blk: one scale per row of A and column of B, applied
                              after the sum over the whole K, where the label scales each block */
 };
@@ -106,12 +108,13 @@ typedef struct gk_fp8_recipe {
     int amax_a, amax_b;   /* GK_FP8_*: the elements one amax covers */
     int e5m2_a, e5m2_b;   /* 1: e5m2, 0: e4m3 */
     int unit_scales;      /* 1: s = 1 everywhere */
+    int e5m2_round_b;     /* 1: B's scaled values rounded to e5m2 first, then to its format */
 } gk_fp8_recipe;
 
 /* The recipe of mode (a gv_mode) under plant; 0 where the mode is not a scaled fp8 mode. */
 static inline int gk_fp8_recipe_of(int mode, int plant, gk_fp8_recipe *r)
 {
-    gk_fp8_recipe z = {GK_FP8_TENSOR, GK_FP8_TENSOR, GK_FP8_TENSOR, GK_FP8_TENSOR, 0, 0, 0};
+    gk_fp8_recipe z = {GK_FP8_TENSOR, GK_FP8_TENSOR, GK_FP8_TENSOR, GK_FP8_TENSOR, 0, 0, 0, 0};
     if (mode == GV_MODE_FP8E5M2)
         z.e5m2_b = 1;
     else if (mode == GV_MODE_FP8ROW)
@@ -122,7 +125,7 @@ static inline int gk_fp8_recipe_of(int mode, int plant, gk_fp8_recipe *r)
         return 0;
     if (plant == GK_FP8_NOSCALE) z.unit_scales = 1;
     if (plant == GK_FP8_ROWTENSOR) z.amax_a = z.amax_b = GK_FP8_TENSOR;
-    if (plant == GK_FP8_E5M2B) z.e5m2_b = 1;
+    if (plant == GK_FP8_E5M2B) z.e5m2_round_b = !z.e5m2_b;
     if (plant == GK_FP8_BLKROW) z.group_a = z.group_b = z.amax_a = z.amax_b = GK_FP8_OUTER;
     *r = z;
     return 1;

@@ -50,9 +50,15 @@ __global__ void fp8s_descale_kernel(const unsigned *amax_bits, int64_t count, in
         descale[g] = 1.0f / fp8s_scale(amax_bits[per_tensor ? 0 : g], target, unit);
 }
 
-__device__ static __nv_fp8_storage_t fp8s_cvt(float x, float s, int e5m2)
+__device__ static __nv_fp8_storage_t fp8s_cvt(float x, float s, int e5m2, int e5m2_first = 0)
 {
-    return __nv_cvt_float_to_fp8(x * s, __NV_SATFINITE, e5m2 ? __NV_E5M2 : __NV_E4M3);
+    float v = x * s;
+    if (e5m2_first) { /* the planted e5m2 rounding, back to float exactly (3 bits fit a half) */
+        __half_raw h = __nv_cvt_fp8_to_halfraw(__nv_cvt_float_to_fp8(v, __NV_SATFINITE, __NV_E5M2),
+                                               __NV_E5M2);
+        v = __half2float(__half(h));
+    }
+    return __nv_cvt_float_to_fp8(v, __NV_SATFINITE, e5m2 ? __NV_E5M2 : __NV_E4M3);
 }
 
 /* A (m x k) quantised in place of its layout: a8[i k + l] */
@@ -91,7 +97,7 @@ __global__ void fp8s_quant_bt_kernel(const float *__restrict__ x,
                 if (l < k && j < n) {
                     float s = fp8s_scale(amax[gk_fp8_amax_index(&r, 1, l, j, 0, k)], target,
                                          r.unit_scales);
-                    bt[j * k + l] = fp8s_cvt(tile[threadIdx.x][rr], s, r.e5m2_b);
+                    bt[j * k + l] = fp8s_cvt(tile[threadIdx.x][rr], s, r.e5m2_b, r.e5m2_round_b);
                 }
             }
             __syncthreads();

@@ -788,8 +788,9 @@ static const gv_op gemm_cublas_fp8rowtensor = {
 
 static const gv_op gemm_cublas_fp8e5m2b = {
     .name = "gemm.cublas.fp8e5m2b",
-    .summary = "planted bug: B quantised to e5m2 under the e4m3 label of fp8row and fp8blk",
-    .planted_bug = "e5m2 (3 significand bits) where the label says e4m3 (4)",
+    .summary = "planted bug: B rounded to e5m2 under the e4m3 label of fp8row and fp8blk",
+    .planted_bug = "e5m2's 3 significand bits where the label says e4m3's 4 (B rounded to e5m2, "
+                   "stored in e4m3)",
     .modes = GV_BIT(GV_MODE_FP8ROW) | GV_BIT(GV_MODE_FP8BLK),
     .device = GV_KERNEL(gk_gemm_cublas_fp8e5m2b),
     GEMM_FP8_PLANT,

@@ -7,6 +7,7 @@
 #include <assert.h>
 #include <float.h>
 #include <math.h>
+#include <stdbool.h>
 #include <stdlib.h>
 
 #include "../../oracle/go.h"
@@ -51,14 +52,18 @@ int gv_fp8_quantise(const gk_fp8_recipe *r, int operand, int64_t m, int64_t k, i
     if (descale)
         for (int64_t g = 0; g < n_scale; g++)
             descale[g] = 1.0f / s[amax_g == GK_FP8_TENSOR ? 0 : g];
-    int p, emin;
-    double max;
+    int p, emin, p5, emin5;
+    double max, max5;
     format_of(e5m2, &p, &emin, &max);
+    format_of(1, &p5, &emin5, &max5);
+    bool twice = operand == 1 && r->e5m2_round_b; /* the planted e5m2 rounding first */
     for (int64_t row = 0; row < rows; row++)
         for (int64_t col = 0; col < cols; col++) {
             int64_t i = row * cols + col;
             float sg = s[gk_fp8_amax_index(r, operand, row, col, m, k)];
-            double v = go_round_format((double)((float)x[i] * sg), p, emin, max, 1);
+            double v = (double)((float)x[i] * sg);
+            if (twice) v = go_round_format(v, p5, emin5, max5, 1);
+            v = go_round_format(v, p, emin, max, 1);
             if (q) q[i] = v;
             if (deq) deq[i] = v * (double)(1.0f / sg);
         }

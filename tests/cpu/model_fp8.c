@@ -101,7 +101,7 @@ Test(model_fp8, quantisation_is_the_formats_rounding_with_the_f32_scale)
     }
     for (int e5 = 0; e5 <= 1; e5++)
         for (int g = GK_FP8_TENSOR; g <= GK_FP8_BLOCK; g++) {
-            gk_fp8_recipe r = {g, g, g, g, e5, e5, 0};
+            gk_fp8_recipe r = {g, g, g, g, e5, e5, 0, 0};
             cr_assert_eq(gv_fp8_quantise(&r, 0, m, k, n, a, q, ds, deq), GV_OK);
             int p = e5 ? 3 : 4, emin = e5 ? -14 : -6;
             double max = e5 ? 57344.0 : 448.0;
