@@ -398,7 +398,13 @@ static inline const gv_mode_info *gv_mode_get(int m)
  *    cuBLAS", 2025); on an H100 (9.0) it gave the bits of pedantic f32.
  *  - fp64emu*: measured in effect on 9.0 (gpuval probe: fixed_point, the claimed widths);
  *    NVIDIA documents it for Blackwell's integer tensor cores; before 9.0 nobody has shown it
- *    engages, so it is not run there under its label. */
+ *    engages, so it is not run there under its label.
+ *  - fp8e5m2: e4m3 x e5m2 on the fp8 tensor cores, from 8.9 as fp8 (cuBLASLt's FP8 type
+ *    combinations).
+ *  - fp8row, fp8blk: 9.0 only. cuBLASLt's VEC128_32F and BLK128x128_32F scale modes are
+ *    Hopper's (cuBLAS 12.9+; NVIDIA's answer in NVIDIA/CUDALibrarySamples issue 310: "Hopper
+ *    (sm_90) only"); outer-vector scaling is held to the same range because the judge's
+ *    model of the sums (14-bit truncated, promoted every 128) is Hopper's. */
 static inline const char *gv_mode_need(int mode, int cc, char *why, size_t len)
 {
     const gv_mode_info *m = gv_mode_get(mode);
