@@ -249,7 +249,16 @@ static inline const gv_format_info *gv_format_get(int f)
  *   what it is)
  * A mode an op offers is named in the op's descriptor; this table says what the mode is.
  * fp8's 4 input bits are e4m3's (3 stored, 1 implicit; largest finite 448): the scaling of
- * each tensor by 448 / amax (kernels/gemm.cu) keeps the inputs in its normal range. */
+ * each tensor by 448 / amax (kernels/gemm.cu) keeps the inputs in its normal range.
+ * The scaled fp8 modes (fp8e5m2, fp8row, fp8blk; gv_mode_scaled) write input bits 0 and
+ * accumulation bits 14: their reference quantises the operands as the kernel does (same
+ * scales, same rounding: src/ops/gemm_fp8.c), so the operands' rounding is inside the
+ * reference and what is left to judge is the accumulation, Hopper's fp8 tensor-core sums of
+ * 14 significant bits (13 fraction bits, truncated: [KM25], src/probe/bfma.c) promoted to f32
+ * every 128 products (probe/sm_90.expect, measured). The probe builds no operands for them
+ * yet (GV_FMT_NONE). fp8row and fp8blk end before 10.0: the blockwise scale modes are
+ * Hopper-only (NVIDIA/CUDALibrarySamples issue 310, cuBLAS 12.9+), and the outer-vector one
+ * is run where the 14-bit accumulator model is the architecture's. */
 #define GV_MODES(X)                                                                                \
     X(GV_MODE_NATIVE, "native", 0, 0, 3, 1, 1, 1, GV_FMT_OWN, GV_FMT_OWN, NULL, 0,                 \
       0, 0, NULL,                                                                                  \
@@ -322,7 +331,19 @@ static inline const gv_format_info *gv_format_get(int f)
     X(GV_MODE_FP8, "fp8", 4, 0, 1, 0, 0, 0, GV_FMT_E4M3, GV_FMT_OWN, "e4m3", 0,                    \
       89, 0, "fp8 needs compute capability 8.9 or newer",                                          \
       NULL, 0,                                                                                     \
-      "inputs scaled to 448/amax, stored in e4m3, f32 accumulation (cuBLASLt)")
+      "inputs scaled to 448/amax, stored in e4m3, f32 accumulation (cuBLASLt)")                    \
+    X(GV_MODE_FP8E5M2, "fp8e5m2", 0, 14, 1, 0, 0, 0, GV_FMT_NONE, GV_FMT_NONE, NULL, 0,            \
+      89, 0, "fp8 needs compute capability 8.9 or newer",                                          \
+      NULL, 0,                                                                                     \
+      "A e4m3 (448/amax), B e5m2 (57344/amax), per-tensor scales, 14-bit tensor-core sums")        \
+    X(GV_MODE_FP8ROW, "fp8row", 0, 14, 1, 0, 0, 0, GV_FMT_NONE, GV_FMT_NONE, NULL, 0,              \
+      90, 100, "cuBLASLt's outer-vector fp8 scaling is run on compute capability 9.0 only",        \
+      "; the accumulator model is Hopper's", 0,                                                    \
+      "e4m3, one scale per row of A and column of B (448/amax of each), OUTER_VEC_32F")            \
+    X(GV_MODE_FP8BLK, "fp8blk", 0, 14, 1, 0, 0, 0, GV_FMT_NONE, GV_FMT_NONE, NULL, 0,              \
+      90, 100, "cuBLASLt's blockwise fp8 scaling runs on compute capability 9.0 only",             \
+      NULL, 0,                                                                                     \
+      "e4m3, scales per 1x128 block of A and 128x128 block of B (DeepSeek-V3 recipe)")
 
 typedef enum gv_mode {
 #define GV_MODE_ENUM_(e, name, bits, acc, dtypes, tier, rn, catalogue, in, out, bfma, cublas,      \
@@ -377,7 +398,13 @@ static inline const gv_mode_info *gv_mode_get(int m)
  *    cuBLAS", 2025); on an H100 (9.0) it gave the bits of pedantic f32.
  *  - fp64emu*: measured in effect on 9.0 (gpuval probe: fixed_point, the claimed widths);
  *    NVIDIA documents it for Blackwell's integer tensor cores; before 9.0 nobody has shown it
- *    engages, so it is not run there under its label. */
+ *    engages, so it is not run there under its label.
+ *  - fp8e5m2: e4m3 x e5m2 on the fp8 tensor cores, from 8.9 as fp8 (cuBLASLt's FP8 type
+ *    combinations).
+ *  - fp8row, fp8blk: 9.0 only. cuBLASLt's VEC128_32F and BLK128x128_32F scale modes are
+ *    Hopper's (cuBLAS 12.9+; NVIDIA's answer in NVIDIA/CUDALibrarySamples issue 310: "Hopper
+ *    (sm_90) only"); outer-vector scaling is held to the same range because the judge's
+ *    model of the sums (14-bit truncated, promoted every 128) is Hopper's. */
 static inline const char *gv_mode_need(int mode, int cc, char *why, size_t len)
 {
     const gv_mode_info *m = gv_mode_get(mode);
@@ -386,6 +413,15 @@ static inline const char *gv_mode_need(int mode, int cc, char *why, size_t len)
     snprintf(why, len, "%s (device: %d.%d)%s", m->need, cc / 10, cc % 10,
              m->need_after ? m->need_after : "");
     return why;
+}
+
+/* The scaled fp8 modes (the table's comment): input bits 0 with accumulation bits of their
+ * own. Their reference holds the operands' rounding, their judge's units are the
+ * accumulator's, and their truncating sums are outside the probabilistic model's form. */
+static inline int gv_mode_scaled(int mode)
+{
+    const gv_mode_info *m = gv_mode_get(mode);
+    return m->input_bits == 0 && m->acc_bits > 0;
 }
 
 /* ---- memory patterns of a device run -------------------------------------------------------

@@ -216,7 +216,19 @@ typedef struct fp8_plan {
     /* the heuristic's candidate that ran (first launch tries them in order), -1 before, and
        FP8_LIB_CHOICE when only cublasLtMatmul's own choice (algo NULL) ran */
     int chosen;
+    bool scaled;          /* a scaled mode's plan (gemm_fp8scaled.cuh), by its recipe */
+    gk_fp8_recipe recipe; /* abi/gemm.h */
 } fp8_plan;
+
+/* What a plan tells cuBLASLt about its operands: X (cuBLASLt's A = our B^T) and Y (its B =
+   our A^T), their fp8 types, their scale modes (set only where set_modes: the fp8 mode leaves
+   the library's default, one scalar) and their descale pointers. */
+typedef struct fp8_types {
+    cudaDataType x_type, y_type;
+    cublasLtMatmulMatrixScale_t x_mode, y_mode;
+    const float *sx, *sy;
+    bool set_modes;
+} fp8_types;
 #define FP8_LIB_CHOICE FP8_MAX_ALGOS
 
 static void fp8_plan_free(fp8_plan *p)
@@ -232,14 +244,19 @@ static void fp8_plan_free(fp8_plan *p)
 /* Column-major, cuBLASLt's view: D (n x m, ld n) = op(X) op(Y) with X = B^T stored k x n
    (ld k: our transposed e4m3 copy of B) under CUBLAS_OP_T and Y = A^T stored k x m (ld k: the
    row-major A as it is) under CUBLAS_OP_N. X's scale is B's descale, Y's is A's. */
-static int fp8_plan_make(gk_launch *L, fp8_plan *p, bool fast_accum)
+static int fp8_plan_make_as(gk_launch *L, fp8_plan *p, bool fast_accum, const fp8_types *t)
 {
     int64_t m = L->dims[0], k = L->dims[1], n = L->dims[2];
-    float *descale_a = fp8_descale(L, 0), *descale_b = fp8_descale(L, 1);
     if (!g_lt) GK_LT(cublasLtCreate(&g_lt));
     GK_LT(cublasLtMatmulDescCreate(&p->op, CUBLAS_COMPUTE_32F, CUDA_R_32F));
     cublasOperation_t ta = CUBLAS_OP_T, tb = CUBLAS_OP_N;
-    const float *sx = descale_b, *sy = descale_a;
+    const float *sx = t->sx, *sy = t->sy;
+    if (t->set_modes) {
+        GK_LT(cublasLtMatmulDescSetAttribute(p->op, CUBLASLT_MATMUL_DESC_A_SCALE_MODE, &t->x_mode,
+                                             sizeof t->x_mode));
+        GK_LT(cublasLtMatmulDescSetAttribute(p->op, CUBLASLT_MATMUL_DESC_B_SCALE_MODE, &t->y_mode,
+                                             sizeof t->y_mode));
+    }
     GK_LT(cublasLtMatmulDescSetAttribute(p->op, CUBLASLT_MATMUL_DESC_TRANSA, &ta, sizeof ta));
     GK_LT(cublasLtMatmulDescSetAttribute(p->op, CUBLASLT_MATMUL_DESC_TRANSB, &tb, sizeof tb));
     GK_LT(cublasLtMatmulDescSetAttribute(p->op, CUBLASLT_MATMUL_DESC_A_SCALE_POINTER, &sx,
@@ -268,8 +285,8 @@ static int fp8_plan_make(gk_launch *L, fp8_plan *p, bool fast_accum)
     if (st != CUBLAS_STATUS_SUCCESS || n_found < 1) {
         char why[160];
         snprintf(why, sizeof why,
-                 "fp8: cuBLASLt has no e4m3 kernel for m x k x n = %lld x %lld x %lld (%s)",
-                 (long long)m, (long long)k, (long long)n,
+                 "%s: cuBLASLt has no kernel for m x k x n = %lld x %lld x %lld (%s)",
+                 gv_mode_get(L->mode)->name, (long long)m, (long long)k, (long long)n,
                  st != CUBLAS_STATUS_SUCCESS ? gk_cublas_status_name(st) : "no algorithm found");
         return gk_fail_unsupported(why);
     }
@@ -277,6 +294,18 @@ static int fp8_plan_make(gk_launch *L, fp8_plan *p, bool fast_accum)
         if (found[i].state == CUBLAS_STATUS_SUCCESS) p->algo[p->n_algo++] = found[i].algo;
     p->chosen = -1;
     return GV_OK;
+}
+
+static int fp8_plan_make(gk_launch *L, fp8_plan *p, bool fast_accum)
+{
+    fp8_types t = {CUDA_R_8F_E4M3,
+                   CUDA_R_8F_E4M3,
+                   CUBLASLT_MATMUL_MATRIX_SCALE_SCALAR_32F,
+                   CUBLASLT_MATMUL_MATRIX_SCALE_SCALAR_32F,
+                   fp8_descale(L, 1),
+                   fp8_descale(L, 0),
+                   false};
+    return fp8_plan_make_as(L, p, fast_accum, &t);
 }
 
 static int fp8_setup_as(gk_launch *L, bool fast_accum)
@@ -300,6 +329,8 @@ static int fp8_setup(gk_launch *L)
     return fp8_setup_as(L, false);
 }
 
+static int fp8_run(gk_launch *L, fp8_plan *p, const void *b8t, const void *a8, const char *what);
+
 static int fp8_gemm(gk_launch *L)
 {
     fp8_plan *p = (fp8_plan *)L->state;
@@ -309,7 +340,6 @@ static int fp8_gemm(gk_launch *L)
     __nv_fp8_storage_t *b8t = (__nv_fp8_storage_t *)ws_part(L, 1);
     unsigned *amax = (unsigned *)ws_part(L, 2); /* [0] A's, [1] B's */
     float *descale_a = fp8_descale(L, 0), *descale_b = fp8_descale(L, 1);
-    void *lt_ws = ws_part(L, 3);
     cudaStream_t s = gk_stream(L);
     const float *A = (const float *)L->in[0], *B = (const float *)L->in[1];
     GK_CUDA(cudaMemsetAsync(amax, 0, 2 * sizeof *amax, s));
@@ -322,6 +352,16 @@ static int fp8_gemm(gk_launch *L)
     dim3 grid((unsigned)gk_blocks(n, 32, 65535), (unsigned)gk_blocks(k, 32, 65535));
     quant_transpose_kernel<<<grid, block, 0, s>>>(B, b8t, k, n, amax + 1, descale_b);
     GK_LAUNCHED("quant_transpose_kernel");
+    return fp8_run(L, p, b8t, a8, "e4m3 scaled");
+}
+
+/* cublasLtMatmul on the quantised operands (b8t: B^T, n x k; a8: A, m x k) by plan p; what
+   names the arithmetic in math_mode and in a SKIP's reason. */
+static int fp8_run(gk_launch *L, fp8_plan *p, const void *b8t, const void *a8, const char *what)
+{
+    int64_t m = L->dims[0], k = L->dims[1], n = L->dims[2];
+    void *lt_ws = ws_part(L, 3);
+    cudaStream_t s = gk_stream(L);
     const float one = 1.0f, zero = 0.0f;
     /* The heuristic's candidates in order until one runs, then cublasLtMatmul's own choice
        (algo NULL); the one that ran is kept for every later launch of the case. A candidate
@@ -344,20 +384,23 @@ static int fp8_gemm(gk_launch *L)
            f32 C and D, device scale pointers): the mode is a SKIP that says so */
         char why[240];
         snprintf(why, sizeof why,
-                 "fp8: cublasLtMatmul returned CUBLAS_STATUS_NOT_SUPPORTED for all %d candidates "
-                 "(%d from the heuristic, then its own choice) for e4m3 TN with f32 C/D at "
+                 "%s: cublasLtMatmul returned CUBLAS_STATUS_NOT_SUPPORTED for all %d candidates "
+                 "(%d from the heuristic, then its own choice) for %s TN with f32 C/D at "
                  "%lld x %lld x %lld",
-                 declined, p->n_algo, (long long)m, (long long)k, (long long)n);
+                 gv_mode_get(L->mode)->name, declined, p->n_algo, what, (long long)m, (long long)k,
+                 (long long)n);
         return gk_fail_unsupported(why);
     }
     GK_LT(st);
     if (p->chosen < p->n_algo)
-        snprintf(L->math_mode, sizeof L->math_mode, "cuBLASLt e4m3 scaled, COMPUTE_32F, algo %d/%d",
+        snprintf(L->math_mode, sizeof L->math_mode, "cuBLASLt %s, COMPUTE_32F, algo %d/%d", what,
                  (p->chosen + 1) & 15, p->n_algo & 15); /* both <= FP8_MAX_ALGOS */
     else
-        snprintf(L->math_mode, sizeof L->math_mode, "cuBLASLt e4m3 scaled, COMPUTE_32F, algo NULL");
+        snprintf(L->math_mode, sizeof L->math_mode, "cuBLASLt %s, COMPUTE_32F, algo NULL", what);
     return GV_OK;
 }
+
+#include "gemm_fp8scaled.cuh"
 
 /* cuBLAS S/Dgemm with explicit operations and leading dimensions. */
 static inline cublasStatus_t gemm_call_op(cublasHandle_t h, cublasOperation_t ta,
@@ -407,12 +450,13 @@ static bool operands_dense(const gk_launch *L)
 
 static int cublas_gemm_setup(gk_launch *L)
 {
+    if (gv_mode_scaled(L->mode)) return fp8s_setup(L, GK_FP8_HONEST);
     return L->mode == GV_MODE_FP8 ? fp8_setup(L) : GV_OK;
 }
 
 static void cublas_gemm_teardown(gk_launch *L)
 {
-    if (L->mode == GV_MODE_FP8) fp8_plan_free((fp8_plan *)L->state);
+    if (L->mode == GV_MODE_FP8 || gv_mode_scaled(L->mode)) fp8_plan_free((fp8_plan *)L->state);
     L->state = NULL;
 }
 
@@ -422,7 +466,7 @@ template <bool Rz = false> static int cublas_gemm_as(gk_launch *L)
     int rc = gk_cublas(L, &h);
     if (rc) return rc;
     bool converts = L->mode == GV_MODE_F16 || L->mode == GV_MODE_BF16 ||
-                    L->mode == GV_MODE_F16ACC || L->mode == GV_MODE_FP8;
+                    L->mode == GV_MODE_F16ACC || L->mode == GV_MODE_FP8 || gv_mode_scaled(L->mode);
     if (converts && !operands_dense(L))
         return gk_fail_unsupported("the 16-bit and fp8 modes take dense operands only");
     if (L->mode == GV_MODE_F16 || L->mode == GV_MODE_BF16 || L->mode == GV_MODE_F16ACC) {
@@ -432,6 +476,7 @@ template <bool Rz = false> static int cublas_gemm_as(gk_launch *L)
                    : half_gemm<__half, Rz>(L, h, CUDA_R_16F, L->mode == GV_MODE_F16ACC);
     }
     if (L->mode == GV_MODE_FP8) return fp8_gemm(L);
+    if (gv_mode_scaled(L->mode)) return fp8s_gemm(L);
     return gk_by_dtype(L->dtype, [&](auto x) { return gemm_placed<decltype(x)>(h, L); });
 }
 
@@ -584,6 +629,21 @@ static int cublas_gemm_fp8fast_setup(gk_launch *L)
 }
 extern "C" const gk_op gk_gemm_cublas_fp8fast = {cublas_gemm_fp8fast_setup, cublas_gemm,
                                                  cublas_gemm_teardown};
+
+/* Planted scaled fp8 done wrong under the scaled modes' labels (abi/gemm.h's plants): the
+   setup builds the plant's recipe, the launch and teardown are gemm.cublas's. */
+template <int Plant> static int cublas_gemm_fp8plant_setup(gk_launch *L)
+{
+    return gv_mode_scaled(L->mode) ? fp8s_setup(L, Plant) : GV_OK;
+}
+extern "C" const gk_op gk_gemm_cublas_fp8noscale = {cublas_gemm_fp8plant_setup<GK_FP8_NOSCALE>,
+                                                    cublas_gemm, cublas_gemm_teardown};
+extern "C" const gk_op gk_gemm_cublas_fp8rowtensor = {cublas_gemm_fp8plant_setup<GK_FP8_ROWTENSOR>,
+                                                      cublas_gemm, cublas_gemm_teardown};
+extern "C" const gk_op gk_gemm_cublas_fp8e5m2b = {cublas_gemm_fp8plant_setup<GK_FP8_E5M2B>,
+                                                  cublas_gemm, cublas_gemm_teardown};
+extern "C" const gk_op gk_gemm_cublas_fp8blkrow = {cublas_gemm_fp8plant_setup<GK_FP8_BLKROW>,
+                                                   cublas_gemm, cublas_gemm_teardown};
 
 /* Planted for gpuval probe: the arithmetic of another mode under a mode's label. bf16tf32: the
    tf32 mode converts the operands to bfloat16 (8 bits where TF32 keeps 11); the workspace is

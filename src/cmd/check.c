@@ -86,7 +86,9 @@ static const gv_opt check_opts[] = {
      .arg = "NAME",
      .help = "inputs: uniform01 uniform11 smallint special offgrid tie perm2 wide;\n"
              "the edges tiny huge sparse-special (docs/error-models.md);\n"
-             "the mode probes narrow and width (gemm; docs/error-models.md)\n"
+             "the mode probes narrow and width (gemm; docs/error-models.md);\n"
+             "wide in gemm's scaled fp8 modes is their mode probe (magnitudes by\n"
+             "row, column and K-block)\n"
              "(default: each op's own, plus its canaries and mode probes)"},
     {.name = "seed",
      .id = O_SEED,

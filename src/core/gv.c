@@ -369,6 +369,9 @@ bool gv_probe_applies(gv_dist probe, gv_dtype t, gv_mode m)
         /* the mode table's emulated rows that fix their significand (fp64emu32 ... 56) */
         return t == GV_F64 && gv_mode_get(m)->emulated && gv_mode_get(m)->input_bits > 0 &&
                (gv_mode_get(m)->dtypes & (1u << GV_F64));
+    case GV_DIST_WIDE:
+        /* the scaled fp8 modes' layout of it: magnitudes by row, column and K-block (gemm.c) */
+        return t == GV_F32 && gv_mode_scaled(m);
     default: return false;
     }
 }

@@ -120,8 +120,9 @@ void gv_result_init(gv_result *r, const gv_case *c)
        dtype's u and depth (f16acc's at 2^-11), inputs rounded to the mode's input bits where
        it has fewer than the dtype (tf32 2^-11, bf16 2^-8, fp8 2^-4, a fixed-point emulation
        2^-bits). Fast-math modes have function errors outside its form and keep the
-       worst-case model alone. */
-    if (op->pgauge && c->mode != GV_MODE_FASTMATH) {
+       worst-case model alone; so do the scaled fp8 modes, whose tensor-core sums truncate
+       (errors that lean one way and grow like k, not sqrt(k)). */
+    if (op->pgauge && c->mode != GV_MODE_FASTMATH && !gv_mode_scaled(c->mode)) {
         gv_case native = *c;
         native.mode = GV_MODE_NATIVE;
         int in_bits = gv_mode_get(c->mode)->input_bits;

@@ -120,7 +120,8 @@ const char *gv_cache_version(void)
 }
 
 /* The key: the case and a hash of its generated inputs (so storage modes that round the inputs
-   differently never share an entry); the mode only where the op's reference reads it. */
+   differently never share an entry); the mode only where the op's reference reads it (a
+   scaled fp8 mode's always: its reference is of the operands as the mode quantises them). */
 void gv_cache_case_key(const gv_problem *p, char *buf, size_t len)
 {
     const gv_case *c = &p->c;
@@ -133,11 +134,12 @@ void gv_cache_case_key(const gv_problem *p, char *buf, size_t len)
        find the other's entry of other sizes stale and replace it, every run */
     const char *holds = p->out[0].pgauge ? (p->out[0].ref_lo ? "gpl" : "gp")
                                          : (p->out[0].ref_lo ? "gl" : "g");
+    bool any_mode = c->op->reference_ignores_mode && !gv_mode_scaled(c->mode);
     int n = snprintf(buf, len,
                      "reference=%s;family=%s;dtype=%s;mode=%s;dist=%s;seed=%" PRIu64
                      ";inputs=%016" PRIx64 ";holds=%s;shape=",
                      gv_reference_name(c->op), c->op->family, gv_dtype_name(c->dtype),
-                     c->op->reference_ignores_mode ? "any" : gv_mode_name(c->mode),
+                     any_mode ? "any" : gv_mode_name(c->mode),
                      gv_dist_name(c->dist), c->seed, in_hash, holds);
     for (int i = 0; i < c->shape.nd && n > 0 && (size_t)n < len; i++)
         n += snprintf(buf + n, len - (size_t)n, "%s%" PRId64, i ? "x" : "", c->shape.d[i]);

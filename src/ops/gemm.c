@@ -9,6 +9,7 @@
 
 #include "../../abi/gemm.h"
 #include "core/gen.h"
+#include "ops/gemm_fp8.h"
 #include "ops/opkit.h"
 
 extern const gk_op gk_gemm_cublas, gk_gemm_cublas_tf32native, gk_gemm_tiled, gk_gemm_tiled_droptail,
@@ -16,6 +17,8 @@ extern const gk_op gk_gemm_cublas, gk_gemm_cublas_tf32native, gk_gemm_tiled, gk_
     gk_gemm_cublas_tf32off, gk_gemm_cublas_emunative, gk_gemm_cublas_fp8fast,
     gk_gemm_cublas_bf16tf32, gk_gemm_cublas_emuwidth, gk_gemm_cublas_rzconv, gk_gemm_tiled_unfused,
     gk_gemm_tiled_ftz;
+extern const gk_op gk_gemm_cublas_fp8noscale, gk_gemm_cublas_fp8rowtensor, gk_gemm_cublas_fp8e5m2b,
+    gk_gemm_cublas_fp8blkrow;
 extern const gk_op gk_gemm_batched, gk_gemm_batched_tn, gk_gemm_batched_nt, gk_gemm_batched_stride;
 
 static int gemm_layout(const gv_case *c, gv_layout *l)
@@ -95,11 +98,39 @@ static double gemm_bytes(const gv_case *c)
     return (m * k + k * n + m * n) * gv_esize(c);
 }
 
+/* The scaled fp8 modes' sums (in units of u = 2^(1 - acc bits) = 2^-13, gemm_unit_roundoff):
+   Hopper's fp8 tensor core adds 32 products a block into a running sum, every term aligned to
+   the block's largest exponent and truncated to 13 fraction bits, the sum truncated to 14
+   significant bits ([KM25]: src/probe/bfma.c, H100TC.m); cuBLASLt starts a fresh sum every 128
+   products and adds it into an f32 accumulator (probe/sm_90.expect: promotion 128, measured),
+   the blockwise mode after multiplying it by its two block descales. So one output is at most
+   ceil(min(k, 128) / 32) truncating block sums deep below an f32 sum of ceil(k / 128) chunks,
+   each with up to two f32 roundings (2^-24 = 2^-11 u), and the descales' product and the
+   final scaling, two more. The truncations lean one way and each can lose up to the sum's
+   last place: the ratio bound's 16 of them a block is the headroom (tests/cpu/model_fp8.c
+   measures the emulated kernel's ratio against it). */
+static double scaled_fp8_depth(const gv_case *c)
+{
+    int64_t k = c->shape.d[1];
+    int64_t chunk = k < GK_FP8_BLOCK_K ? k : GK_FP8_BLOCK_K;
+    double blocks = (double)gk_fp8_cdiv(chunk > 0 ? chunk : 1, 32);
+    return blocks + (2.0 * (double)gk_fp8_cdiv(k > 0 ? k : 1, GK_FP8_BLOCK_K) + 2.0) * 0x1p-11;
+}
+
 static double gemm_depth(const gv_case *c)
 {
     double k = (double)c->shape.d[1];
     if (c->mode == GV_MODE_TF32) return 4.0 + k * ldexp(1.0, -13);
+    if (gv_mode_scaled(c->mode)) return scaled_fp8_depth(c);
     return k;
+}
+
+/* u of the worst-case model: a scaled fp8 mode's is its accumulator's last place (14 bits,
+   truncated: 2^-13), its operands' rounding being inside its reference (gemm_oracle). */
+static double gemm_unit_roundoff(const gv_case *c)
+{
+    if (gv_mode_scaled(c->mode)) return ldexp(1.0, 1 - gv_mode_get(c->mode)->acc_bits);
+    return gv_unit_roundoff(c->dtype, c->mode);
 }
 
 /* What a mode that rounds its inputs below the 1e-4 tier can be expected to reach: no tier,
@@ -113,6 +144,11 @@ static double gemm_expected_tier(const gv_case *c, char *why, size_t len)
                  "e4m3 inputs keep %d significand bits: each is off by up to 2^-%d "
                  "before any sum",
                  mi->input_bits, mi->input_bits);
+    else if (gv_mode_scaled(c->mode))
+        snprintf(why, len,
+                 "fp8 operands (4 or 3 significand bits) and %d-bit tensor-core sums: judged "
+                 "against the exact product of the quantised operands",
+                 mi->acc_bits);
     else if (c->mode == GV_MODE_F16ACC)
         snprintf(why, len, "f16 inputs and f16 accumulation: u = 2^-%d on each of %lld additions",
                  mi->acc_bits, (long long)c->shape.d[1]);
@@ -162,9 +198,54 @@ static bool gemm_dist_shape_ok(gv_dist d, const gv_shape *s, char *why, size_t l
     return false;
 }
 
+/* wide, in a scaled fp8 mode: magnitudes that differ by row of A, column of B and 128-block of
+   K, the ranges a scale has to cover (docs/error-models.md, "Scaled fp8"). Positive values
+   mu 2^(e), mu in {1.125, 1.625} (e4m3 keeps both, e5m2 neither), e = alpha_i + beta_b +
+   eps (A) or gamma_j - beta_b + eps (B), eps in {0, -1, -2, -3}; the first element of every
+   row-block of A and of every (K-block, column) of B is 1.75 2^(alpha_i + beta_b) (resp.
+   gamma_j - beta_b), so every group's amax, for any grouping, is 1.75 times a power of two
+   and every scale 448 / amax (or 57344 / amax) a power of two: the right scaling keeps each
+   value that lies within 14 binades of its group's amax exactly. alpha_i = -6 (i mod 5),
+   gamma_j = -6 (j mod 5), beta_b = -10 (b mod 3). So per-tensor scaling flushes the small
+   rows that a row scale keeps; a scale per row of A flushes the blocks 20 binades down that
+   a 1 x 128 block scale keeps; every scale 1 flushes the small values and saturates B's
+   large ones; e5m2 rounds every mu down by 1/9 or 1/13. Each is a loss of a whole term
+   against the exact product of the right quantisation: far outside the 2^-13 sums' model. */
+static uint64_t wide_hash(uint64_t seed, uint64_t t, uint64_t i)
+{
+    uint64_t z = seed * 0x9e3779b97f4a7c15ull ^ (t + 1) * 0xbf58476d1ce4e5b9ull ^ i;
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+    return z ^ (z >> 31);
+}
+
+static int scaled_wide_inputs(gv_problem *p)
+{
+    int64_t m = p->c.shape.d[0], k = p->c.shape.d[1], n = p->c.shape.d[2];
+    double *a = p->in[0].ref, *b = p->in[1].ref;
+    for (int64_t i = 0; i < m; i++)
+        for (int64_t l = 0; l < k; l++) {
+            uint64_t h = wide_hash(p->c.seed, 0, (uint64_t)(i * k + l));
+            int e = -6 * (int)(i % 5) - 10 * (int)((l / GK_FP8_BLOCK_K) % 3);
+            double mu = l % GK_FP8_BLOCK_K == 0 ? 1.75 : (h & 1) ? 1.625 : 1.125;
+            a[i * k + l] = ldexp(mu, e - (l % GK_FP8_BLOCK_K == 0 ? 0 : (int)((h >> 1) & 3)));
+        }
+    for (int64_t l = 0; l < k; l++)
+        for (int64_t j = 0; j < n; j++) {
+            uint64_t h = wide_hash(p->c.seed, 1, (uint64_t)(l * n + j));
+            int e = -6 * (int)(j % 5) + 10 * (int)((l / GK_FP8_BLOCK_K) % 3);
+            double mu = l % GK_FP8_BLOCK_K == 0 ? 1.75 : (h & 1) ? 1.625 : 1.125;
+            b[l * n + j] = ldexp(mu, e - (l % GK_FP8_BLOCK_K == 0 ? 0 : (int)((h >> 1) & 3)));
+        }
+    gv_store_rounded(p, 0);
+    gv_store_rounded(p, 1);
+    return GV_OK;
+}
+
 static int gemm_inputs(gv_problem *p)
 {
     if (p->c.dist == GV_DIST_WIDTH) return width_inputs(p);
+    if (p->c.dist == GV_DIST_WIDE && gv_mode_scaled(p->c.mode)) return scaled_wide_inputs(p);
     gv_fill(p, 0, p->c.dist);
     if (p->c.dist == GV_DIST_PERM2) {
         gv_gen_perm2(p->in[1].ref, p->c.shape.d[1], p->c.shape.d[2], p->c.seed, 1);
@@ -296,9 +377,20 @@ static void gemm_measure(const gv_problem *p, gv_result *r)
     if (c->dist == GV_DIST_WIDTH) probe_width(p, r);
 }
 
+/* A scaled fp8 mode's reference is the f64 product of the operands as its label quantises
+   them (gemm_fp8.c): the exact result of the quantised problem to dgemm's 2^-53 k, so that
+   the judge measures the accumulation, not the scaling it claims. */
 static int gemm_oracle(gv_problem *p)
 {
     int64_t m = p->c.shape.d[0], k = p->c.shape.d[1], n = p->c.shape.d[2];
+    if (gv_mode_scaled(p->c.mode)) {
+        double *da, *db;
+        int rc = gv_fp8_dequantised(p->c.mode, m, k, n, p->in[0].ref, p->in[1].ref, &da, &db);
+        if (rc != GV_OK) return rc;
+        rc = gv_oracle_rc(go_gemm(m, k, n, da, k, db, n, p->out[0].ref, n));
+        free(da);
+        return rc;
+    }
     return gv_oracle_rc(go_gemm(m, k, n, p->in[0].ref, k, p->in[1].ref, n, p->out[0].ref, n));
 }
 
@@ -348,6 +440,14 @@ static int width_gauge_add(const gv_problem *p, double *g)
 static int gemm_gauge(gv_problem *p)
 {
     int64_t m = p->c.shape.d[0], k = p->c.shape.d[1], n = p->c.shape.d[2];
+    if (gv_mode_scaled(p->c.mode)) { /* |A_q||B_q|: the sums the tensor cores add */
+        double *da, *db;
+        int rc = gv_fp8_dequantised(p->c.mode, m, k, n, p->in[0].ref, p->in[1].ref, &da, &db);
+        if (rc != GV_OK) return rc;
+        rc = go_gemm_gauge_given(m, k, n, da, k, db, n, p->out[0].ref, n, p->out[0].gauge, n);
+        free(da);
+        return gv_oracle_rc(rc);
+    }
     /* the oracle has run (gv_reference, bench): its C is the gauge on non-negative inputs */
     int rc = go_gemm_gauge_given(m, k, n, p->in[0].ref, k, p->in[1].ref, n, p->out[0].ref, n,
                                  p->out[0].gauge, n);
@@ -531,6 +631,7 @@ static int gemm_mode_reference(const gv_problem *p, double *ref, int64_t *patche
     .dist_shape_ok = gemm_dist_shape_ok,                                                           \
     .oracle = gemm_oracle, .gauge = gemm_gauge, .exact_reference = gemm_exact_reference,           \
     .pgauge = gemm_pgauge, .exact = gemm_exact, .depth = gemm_depth, .measure = gemm_measure,      \
+    .unit_roundoff = gemm_unit_roundoff,                                                           \
     .bias_dists = GV_BIT(GV_DIST_UNIFORM11), .reference_ignores_mode = true,                       \
     .mode_reference = gemm_mode_reference,                                                         \
     .error_model = "|C-r| <= gamma_k |A||B| (Higham ASNA eq. 3.13): gauge |A||B|, depth k; "       \
@@ -543,15 +644,21 @@ static int gemm_mode_reference(const gv_problem *p, double *ref, int64_t *patche
                 "sparse-special:256x1024x256",                                                     \
     .test_canaries = "uniform11:100x37x129,uniform11:64x1024x64,tie:129x65x33,perm2:100x37x129,"   \
                      "tiny:64x256x64,huge:64x256x64,sparse-special:64x256x64",                     \
-    .mode_probes = "tie:1024x4095x1024,narrow:1024x4096x1024,width:256x256x256",                   \
-    .test_mode_probes = "tie:64x255x64,narrow:64x1024x64,width:128x64x128"
+    .mode_probes = "tie:1024x4095x1024,narrow:1024x4096x1024,width:256x256x256,"                   \
+                   "wide:640x1536x640",                                                            \
+    .test_mode_probes = "tie:64x255x64,narrow:64x1024x64,width:128x64x128,wide:80x768x80"
+
+/* the scaled fp8 modes (abi/gv_abi.h's rows, kept together) */
+#define GEMM_SCALED_MODES                                                                          \
+    (GV_BIT(GV_MODE_FP8E5M2) | GV_BIT(GV_MODE_FP8ROW) | GV_BIT(GV_MODE_FP8BLK))
 
 static const gv_op gemm_cublas = {
     .name = "gemm.cublas",
     .dtypes = GV_BOTH_DTYPES,
     .summary = "C = A B through cuBLAS (every math mode and emulation cuBLAS offers)",
     .modes = GV_BIT(GV_MODE_NATIVE) | GV_BIT(GV_MODE_TF32) | GV_CUBLAS_MODES | GV_BIT(GV_MODE_F16) |
-             GV_BIT(GV_MODE_BF16) | GV_BIT(GV_MODE_F16ACC) | GV_BIT(GV_MODE_FP8),
+             GV_BIT(GV_MODE_BF16) | GV_BIT(GV_MODE_F16ACC) | GV_BIT(GV_MODE_FP8) |
+             GEMM_SCALED_MODES,
     .expected_tier = gemm_expected_tier,
     .shapes = "128x128x128,1000x999x1001,1537x515x263,4096x4096x4096",
     .test_shapes = "64x64x64,100x37x129,129x65x33,512x515x260",
@@ -647,6 +754,56 @@ static const gv_op gemm_cublas_fp8fast = {
     GEMM_CUBLAS_CANARIES,
     .device = GV_KERNEL(gk_gemm_cublas_fp8fast),
     GEMM_COMMON,
+};
+
+/* Scaled fp8 done wrong under the scaled modes' labels (kernels/gemm.cu, abi/gemm.h's plants).
+   Their default inputs are wide's scaled layout (scaled_wide_inputs), on which each loses or
+   changes whole terms of the exact product of the label's quantisation: check FAILs every
+   case on the model (a term lost is some 2^13 / 4 units of the sums' model;
+   tests/cpu/model_fp8.c). Their modes are not in the default catalogue, so they are marked
+   planted_in_probes: every mode they take is selected without --mode, and wide, their
+   default, is those modes' probe (gv_probe_applies), which must FAIL. */
+#define GEMM_FP8_PLANT                                                                             \
+    .dtypes = GV_BIT(GV_F32), .shapes = "640x1536x640", .test_shapes = "80x768x80,160x384x96",     \
+    .planted_in_probes = true, GEMM_BASE, .default_dist = GV_DIST_WIDE
+
+static const gv_op gemm_cublas_fp8noscale = {
+    .name = "gemm.cublas.fp8noscale",
+    .summary = "planted bug: the scaled fp8 modes quantise with every scale 1",
+    .planted_bug = "scales ignored (s = 1): small values flush to zero and large ones saturate",
+    .modes = GEMM_SCALED_MODES,
+    .device = GV_KERNEL(gk_gemm_cublas_fp8noscale),
+    GEMM_FP8_PLANT,
+};
+
+static const gv_op gemm_cublas_fp8rowtensor = {
+    .name = "gemm.cublas.fp8rowtensor",
+    .summary = "planted bug: fp8row's row and column scales all taken from the tensor's amax",
+    .planted_bug = "one per-tensor scale in every row's slot: rows far below the largest lose "
+                   "their bits",
+    .modes = GV_BIT(GV_MODE_FP8ROW),
+    .device = GV_KERNEL(gk_gemm_cublas_fp8rowtensor),
+    GEMM_FP8_PLANT,
+};
+
+static const gv_op gemm_cublas_fp8e5m2b = {
+    .name = "gemm.cublas.fp8e5m2b",
+    .summary = "planted bug: B rounded to e5m2 under the e4m3 label of fp8row and fp8blk",
+    .planted_bug = "e5m2's 3 significand bits where the label says e4m3's 4 (B rounded to e5m2, "
+                   "stored in e4m3)",
+    .modes = GV_BIT(GV_MODE_FP8ROW) | GV_BIT(GV_MODE_FP8BLK),
+    .device = GV_KERNEL(gk_gemm_cublas_fp8e5m2b),
+    GEMM_FP8_PLANT,
+};
+
+static const gv_op gemm_cublas_fp8blkrow = {
+    .name = "gemm.cublas.fp8blkrow",
+    .summary = "planted bug: fp8blk scales each row of A and column of B once, after the whole K",
+    .planted_bug = "one scale per row (outer vector) under the blockwise label: blocks far below "
+                   "the row's largest lose their bits",
+    .modes = GV_BIT(GV_MODE_FP8BLK),
+    .device = GV_KERNEL(gk_gemm_cublas_fp8blkrow),
+    GEMM_FP8_PLANT,
 };
 
 static const gv_op gemm_tiled = {
@@ -1068,6 +1225,10 @@ const gv_op *const gv_family_gemm[] = {&gemm_cublas,
                                        &gemm_cublas_tf32off,
                                        &gemm_cublas_emunative,
                                        &gemm_cublas_fp8fast,
+                                       &gemm_cublas_fp8noscale,
+                                       &gemm_cublas_fp8rowtensor,
+                                       &gemm_cublas_fp8e5m2b,
+                                       &gemm_cublas_fp8blkrow,
                                        &gemm_tiled,
                                        &gemm_tiled_strided,
                                        &gemm_tiled_ignoreld,
