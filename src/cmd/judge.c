@@ -683,21 +683,23 @@ static int json_not_read(const judge_job *j)
     return rc;
 }
 
-/* Everything read and checked before the judge: -1 to go on, or the exit code. */
-static int prepare(judge_job *j, gv_judge_spec *spec, gv_array *ins, gv_array *outs)
+/* What the request needs before any array is read: the case (--case), the op, the outputs,
+   a --dist beside --seed, a --json path that can be written, the inputs where the op has
+   any. -1 to go on (*op set), or the exit code of a usage error. */
+static int check_request(judge_job *j, const gv_op **op)
 {
     if (j->case_path && load_case(j) != 0) return GV_EXIT_USAGE;
     if (!j->op) {
         gv_cmd_usage_cmd("judge", "judge needs --op (or --case)");
         return GV_EXIT_USAGE;
     }
-    const gv_op *op = gv_judge_find_op(j->op);
-    if (!op) {
+    *op = gv_judge_find_op(j->op);
+    if (!*op) {
         gv_usage_error("no op '%s' (gpuval list --all)", j->op);
         return GV_EXIT_USAGE;
     }
     if (!j->outputs) {
-        gv_usage_error("judge needs --outputs, one .npy per output of %s", op->name);
+        gv_usage_error("judge needs --outputs, one .npy per output of %s", (*op)->name);
         return GV_EXIT_USAGE;
     }
     if (j->seed_given && !j->dist) {
@@ -708,51 +710,64 @@ static int prepare(judge_job *j, gv_judge_spec *spec, gv_array *ins, gv_array *o
         const char *outs_[1] = {j->json_path}, *opts[1] = {"--json"};
         if (json_not_read(j) != 0 || gv_probe_outputs(1, outs_, opts) != 0) return GV_EXIT_USAGE;
     }
-    if (!j->inputs && op->in_dims && strlen(op->in_dims) > 0) {
-        gv_usage_error("judge needs --inputs, one .npy per input of %s (%s)", op->name,
-                       op->in_dims);
+    if (!j->inputs && (*op)->in_dims && strlen((*op)->in_dims) > 0) {
+        gv_usage_error("judge needs --inputs, one .npy per input of %s (%s)", (*op)->name,
+                       (*op)->in_dims);
         return GV_EXIT_USAGE;
+    }
+    return -1;
+}
+
+/* Read --inputs (the size read off their shapes when --size is not given): 0, or -1 after a
+   message. */
+static int read_inputs(judge_job *j, const gv_op *op)
+{
+    if (j->size) {
+        if (split_files("--inputs", j->inputs, &j->in_list, j->in_path, &j->n_in) != 0) return -1;
+        int n = j->n_in;
+        j->n_in = 0;
+        for (int i = 0; i < n; i++) {
+            if (read_array(j->in_path[i], &j->in[i]) != 0) return -1;
+            j->n_in = i + 1;
+        }
+        return 0;
+    }
+    /* the dims read off the inputs' shapes, where the op's inputs carry them all */
+    if (!op->in_dims) {
+        gv_usage_error("%s: give --size in its dims %s (its inputs do not carry them as "
+                       "plain array shapes)",
+                       op->name, op->dims);
+        return -1;
     }
     char err[512];
-    if (j->inputs) {
-        if (!j->size) {
-            /* the dims read off the inputs' shapes, where the op's inputs carry them all */
-            if (!op->in_dims) {
-                gv_usage_error("%s: give --size in its dims %s (its inputs do not carry them as "
-                               "plain array shapes)",
-                               op->name, op->dims);
-                return GV_EXIT_USAGE;
-            }
-            gv_dtype dt;
-            gv_shape shape;
-            if (gv_inputs_load(op, j->inputs, j->in, &j->n_in, &dt, &shape, err, sizeof err) !=
-                GV_OK) {
-                gv_usage_error("%s%s", err,
-                               strstr(err, "no input carries") ? " (give --size in its dims)" : "");
-                return GV_EXIT_USAGE;
-            }
-            gv_shape_format(&shape, j->size_buf, sizeof j->size_buf);
-            j->size = j->size_buf;
-            if (split_files("--inputs", j->inputs, &j->in_list, j->in_path, &(int){0}) != 0)
-                return GV_EXIT_USAGE;
-        } else {
-            if (split_files("--inputs", j->inputs, &j->in_list, j->in_path, &j->n_in) != 0)
-                return GV_EXIT_USAGE;
-            int n = j->n_in;
-            j->n_in = 0;
-            for (int i = 0; i < n; i++) {
-                if (read_array(j->in_path[i], &j->in[i]) != 0) return GV_EXIT_USAGE;
-                j->n_in = i + 1;
-            }
-        }
+    gv_dtype dt;
+    gv_shape shape;
+    if (gv_inputs_load(op, j->inputs, j->in, &j->n_in, &dt, &shape, err, sizeof err) != GV_OK) {
+        gv_usage_error("%s%s", err,
+                       strstr(err, "no input carries") ? " (give --size in its dims)" : "");
+        return -1;
     }
+    gv_shape_format(&shape, j->size_buf, sizeof j->size_buf);
+    j->size = j->size_buf;
+    return split_files("--inputs", j->inputs, &j->in_list, j->in_path, &(int){0}) != 0 ? -1 : 0;
+}
+
+/* Read --outputs: 0, or -1 after a message. */
+static int read_outputs(judge_job *j)
+{
     int n_out = 0;
-    if (split_files("--outputs", j->outputs, &j->out_list, j->out_path, &n_out) != 0)
-        return GV_EXIT_USAGE;
+    if (split_files("--outputs", j->outputs, &j->out_list, j->out_path, &n_out) != 0) return -1;
     for (int i = 0; i < n_out; i++) {
-        if (read_array(j->out_path[i], &j->out[i]) != 0) return GV_EXIT_USAGE;
+        if (read_array(j->out_path[i], &j->out[i]) != 0) return -1;
         j->n_out = i + 1;
     }
+    return 0;
+}
+
+/* The arrays' one dtype (the first array's), which --dtype must not leave out: GV_F32 or
+   GV_F64, or -1 after a message. */
+static int arrays_dtype(const judge_job *j)
+{
     int dt = j->n_in ? (int)j->in[0].type : (int)j->out[0].type; /* GV_NPY_F32/F64 = 0/1 */
     _Static_assert(GV_NPY_F32 == (int)GV_F32 && GV_NPY_F64 == (int)GV_F64, "npy dtype numbers");
     for (int side = 0; side < 2; side++) {
@@ -765,25 +780,40 @@ static int prepare(judge_job *j, gv_judge_spec *spec, gv_array *ins, gv_array *o
                 gv_usage_error("%s: dtype %s, but %s is %s: inputs and outputs share one dtype",
                                p[i], gv_npy_type_name(a[i].type), p0,
                                gv_npy_type_name((gv_npy_type)dt));
-                return GV_EXIT_USAGE;
+                return -1;
             }
     }
     if (j->dtypes && !(j->dtypes & (1u << dt))) {
         gv_usage_error("the arrays are %s, which --dtype leaves out", gv_dtype_name((gv_dtype)dt));
-        return GV_EXIT_USAGE;
+        return -1;
     }
-    /* the case, for the shapes' check; the judge checks it again with the arrays */
+    return dt;
+}
+
+/* Each array's shape is the one the case lays out: 0, or -1 after a message. The case is made
+   for this check alone; the judge makes it again with the arrays. */
+static int arrays_fit(const judge_job *j, const gv_op *op, int dt)
+{
     gv_case c;
     gv_layout l;
+    char err[512];
     if (gv_judge_case_make(op->name, dt, j->mode, j->size, j->dist, j->seed, &c, &l, err,
                            sizeof err) != GV_OK) {
         gv_usage_error("%s", err);
-        return GV_EXIT_USAGE;
+        return -1;
     }
     for (int i = 0; i < j->n_in && i < l.n_in; i++)
-        if (check_shape(j->in_path[i], &j->in[i], &c, &l, false, i) != 0) return GV_EXIT_USAGE;
+        if (check_shape(j->in_path[i], &j->in[i], &c, &l, false, i) != 0) return -1;
     for (int i = 0; i < j->n_out && i < l.n_out; i++)
-        if (check_shape(j->out_path[i], &j->out[i], &c, &l, true, i) != 0) return GV_EXIT_USAGE;
+        if (check_shape(j->out_path[i], &j->out[i], &c, &l, true, i) != 0) return -1;
+    return 0;
+}
+
+/* The public judge's request from the job: the arrays as gv_array, the mode with its
+   "+order=O" and "+ftz" suffixes. */
+static void fill_spec(judge_job *j, const gv_op *op, int dt, gv_judge_spec *spec, gv_array *ins,
+                      gv_array *outs)
+{
     for (int i = 0; i < j->n_in; i++)
         ins[i] = (gv_array){dt, j->in[i].data, j->in[i].count, j->in_path[i]};
     for (int i = 0; i < j->n_out; i++)
@@ -803,7 +833,84 @@ static int prepare(judge_job *j, gv_judge_spec *spec, gv_array *ins, gv_array *o
                             .n_out = j->n_out,
                             .in = ins,
                             .out = outs};
+}
+
+/* Check the request, read the arrays and check them against the case: -1 with *spec filled
+   (its arrays in ins and outs), or the exit code of a usage error. */
+static int prepare(judge_job *j, gv_judge_spec *spec, gv_array *ins, gv_array *outs)
+{
+    const gv_op *op = NULL;
+    int rc = check_request(j, &op);
+    if (rc >= 0) return rc;
+    if (j->inputs && read_inputs(j, op) != 0) return GV_EXIT_USAGE;
+    if (read_outputs(j) != 0) return GV_EXIT_USAGE;
+    int dt = arrays_dtype(j);
+    if (dt < 0 || arrays_fit(j, op, dt) != 0) return GV_EXIT_USAGE;
+    fill_spec(j, op, dt, spec, ins, outs);
     return -1;
+}
+
+/* The table (quiet: only a FAIL or an ERROR row) and the count, unless the run goes to the
+   standard output. */
+static void print_judgement(const judge_job *j, const gv_result *r, const gv_summary *sum)
+{
+    if (j->json_path && strcmp(j->json_path, "-") == 0) return;
+    if (!j->quiet) gv_table_header(stdout);
+    if (!j->quiet || r->verdict == GV_FAIL || r->verdict == GV_ERROR) {
+        gv_table_row(stdout, r);
+        fflush(stdout);
+    }
+    gv_summary_print(stdout, sum);
+}
+
+/* The input files' names and SHA-256 digests into files: given data are part of the case's
+   identity (as check --inputs records them), so that compare never matches judgements of
+   other data. 0, or -1 after a message (a file that cannot be read). */
+static int input_digests(const judge_job *j, gv_input_file *files)
+{
+    for (int i = 0; i < j->n_in; i++) {
+        snprintf(files[i].name, sizeof files[i].name, "%s", j->in_path[i]);
+        if (gv_sha256_file(j->in_path[i], files[i].sha256) != 0) {
+            gv_usage_error("--inputs %s: reading it for its SHA-256: %s", j->in_path[i],
+                           strerror(errno));
+            return -1;
+        }
+    }
+    return 0;
+}
+
+/* The run document to --json, with the arrays' records (the judge's arrays, may be NULL):
+   true when it was not written whole (lost). */
+static bool write_judgement(const judge_job *j, const gv_result *r, const gv_summary *sum,
+                            json_t *arrays, int argc, char **argv)
+{
+    gv_run_info info;
+    memset(&info, 0, sizeof info);
+    info.command = "judge";
+    info.oracle_threads = openblas_get_num_threads();
+    info.argv_joined = gv_cmd_join_args(argc, argv);
+    info.device_count = info.device_index = -1;
+    gv_fleet_info_fill(&info.fleet, NULL, -1, -1);
+    /* the run document writes the digests only where the inputs are not generated */
+    gv_input_file files[GV_MAX_TENSORS];
+    bool lost = input_digests(j, files) != 0;
+    info.input_files = files;
+    info.n_input_files = lost ? 0 : j->n_in;
+    json_t *doc = lost ? NULL : gv_run_json(&info, r, 1, sum);
+    json_t *res = json_array_get(json_object_get(doc, "cases"), 0);
+    if (arrays) {
+        file_records(arrays, "inputs", j->in_path, j->n_in);
+        file_records(arrays, "outputs", j->out_path, j->n_out);
+        if (res) json_object_set(res, "arrays", arrays);
+    }
+    /* a run without its digests is not written (lost): it would match other data */
+    if (!lost && (!doc || gv_write_file(j->json_path, emit_json, doc) != 0)) {
+        gv_write_error(j->json_path);
+        lost = true;
+    }
+    json_decref(doc);
+    free((char *)info.argv_joined);
+    return lost;
 }
 
 int gv_cmd_judge(int argc, char **argv)
@@ -828,55 +935,10 @@ int gv_cmd_judge(int argc, char **argv)
         judge_job_free(&j);
         return jrc == GV_ENOMEM ? GV_EXIT_RUNTIME : GV_EXIT_USAGE;
     }
-    bool to_stdout = j.json_path && strcmp(j.json_path, "-") == 0;
     gv_summary sum = {0};
     gv_summary_add(&sum, r);
-    if (!to_stdout) {
-        if (!j.quiet) gv_table_header(stdout);
-        if (!j.quiet || r->verdict == GV_FAIL || r->verdict == GV_ERROR) {
-            gv_table_row(stdout, r);
-            fflush(stdout);
-        }
-        gv_summary_print(stdout, &sum);
-    }
-    bool lost = false;
-    if (j.json_path) {
-        gv_run_info info;
-        memset(&info, 0, sizeof info);
-        info.command = "judge";
-        info.oracle_threads = openblas_get_num_threads();
-        info.argv_joined = gv_cmd_join_args(argc, argv);
-        info.device_count = info.device_index = -1;
-        gv_fleet_info_fill(&info.fleet, NULL, -1, -1);
-        /* given data: the input files' digests are part of the case's identity (as check
-           --inputs records them), so that compare never matches judgements of other data;
-           the run document writes them only where the inputs are not generated */
-        gv_input_file files[GV_MAX_TENSORS];
-        for (int i = 0; i < j.n_in && !lost; i++) {
-            snprintf(files[i].name, sizeof files[i].name, "%s", j.in_path[i]);
-            if (gv_sha256_file(j.in_path[i], files[i].sha256) != 0) {
-                gv_usage_error("--inputs %s: reading it for its SHA-256: %s", j.in_path[i],
-                               strerror(errno));
-                lost = true;
-            }
-        }
-        info.input_files = files;
-        info.n_input_files = lost ? 0 : j.n_in;
-        json_t *doc = lost ? NULL : gv_run_json(&info, r, 1, &sum);
-        json_t *res = json_array_get(json_object_get(doc, "cases"), 0);
-        if (arrays) {
-            file_records(arrays, "inputs", j.in_path, j.n_in);
-            file_records(arrays, "outputs", j.out_path, j.n_out);
-            if (res) json_object_set(res, "arrays", arrays);
-        }
-        /* a run without its digests is not written (lost): it would match other data */
-        if (!lost && (!doc || gv_write_file(j.json_path, emit_json, doc) != 0)) {
-            gv_write_error(j.json_path);
-            lost = true;
-        }
-        json_decref(doc);
-        free((char *)info.argv_joined);
-    }
+    print_judgement(&j, r, &sum);
+    bool lost = j.json_path && write_judgement(&j, r, &sum, arrays, argc, argv);
     json_decref(arrays);
     /* the device is not needed: a case judged is a case run */
     rc = gv_exit_code(sum.fail, sum.error, sum.pass, true, lost);
