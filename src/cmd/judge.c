@@ -236,29 +236,35 @@ static int fill_case_dir(const char *tmp, void *ctx)
     return gv_write_file(path, emit_doc, f->doc);
 }
 
-int gv_cmd_inputs(int argc, char **argv)
+/* What `gpuval inputs` was asked for. */
+typedef struct inputs_args {
+    const char *op, *mode, *size, *dist, *out;
+    unsigned dtypes;
+    uint64_t seed;
+    bool force;
+} inputs_args;
+
+/* Read the options into a: -1 to go on, or the exit code (help printed, or a usage error). */
+static int parse_inputs_args(int argc, char **argv, inputs_args *a)
 {
-    const char *op = NULL, *mode = NULL, *size = NULL, *dist = NULL, *out = NULL;
-    unsigned dtypes = 0;
-    uint64_t seed = 0;
-    bool force = false;
+    *a = (inputs_args){0};
     gv_getopt g;
     gv_cmd_getopt_init(&g, &gv_inputs_options);
     int c;
     while ((c = gv_cmd_getopt_next(&g, argc, argv)) != -1) {
         switch (c) {
-        case O_OP: op = optarg; break;
+        case O_OP: a->op = optarg; break;
         case O_DTYPE:
-            if (gv_cmd_parse_dtype_list(optarg, &dtypes)) return GV_EXIT_USAGE;
+            if (gv_cmd_parse_dtype_list(optarg, &a->dtypes)) return GV_EXIT_USAGE;
             break;
-        case O_MODE: mode = optarg; break;
-        case O_SIZE: size = optarg; break;
-        case O_DIST: dist = optarg; break;
+        case O_MODE: a->mode = optarg; break;
+        case O_SIZE: a->size = optarg; break;
+        case O_DIST: a->dist = optarg; break;
         case O_SEED:
-            if (gv_cmd_parse_seed(optarg, &seed)) return GV_EXIT_USAGE;
+            if (gv_cmd_parse_seed(optarg, &a->seed)) return GV_EXIT_USAGE;
             break;
-        case O_OUT: out = optarg; break;
-        case O_FORCE: force = true; break;
+        case O_OUT: a->out = optarg; break;
+        case O_FORCE: a->force = true; break;
         case 'h': gv_cmd_help_print(stdout, &inputs_help); return GV_EXIT_OK;
         default: gv_cmd_bad_option("inputs", argv); return GV_EXIT_USAGE;
         }
@@ -267,101 +273,141 @@ int gv_cmd_inputs(int argc, char **argv)
         gv_cmd_usage_cmd("inputs", "inputs takes no positional arguments ('%s')", argv[optind]);
         return GV_EXIT_USAGE;
     }
-    if (!op || !out) {
+    if (!a->op || !a->out) {
         gv_cmd_usage_cmd("inputs", "inputs needs --op and --out DIR");
         return GV_EXIT_USAGE;
     }
-    const gv_op *o = gv_judge_find_op(op);
-    if (!o) {
-        gv_usage_error("no op '%s' (gpuval list --all)", op);
+    return -1;
+}
+
+/* The op, its one dtype and its size (the op's first test shape unless given, kept in first):
+   -1 to go on, or the exit code of a usage error. */
+static int resolve_case(inputs_args *a, const gv_op **o, int *dtype, char first[96])
+{
+    *o = gv_judge_find_op(a->op);
+    if (!*o) {
+        gv_usage_error("no op '%s' (gpuval list --all)", a->op);
         return GV_EXIT_USAGE;
     }
-    if (dtypes && (dtypes & (dtypes - 1))) {
+    if (a->dtypes && (a->dtypes & (a->dtypes - 1))) {
         gv_usage_error("inputs writes one case: one --dtype");
         return GV_EXIT_USAGE;
     }
-    int dtype = dtypes ? __builtin_ctz(dtypes) : __builtin_ctz(o->dtypes);
-    char first[96] = "";
-    if (!size) { /* the op's first test shape */
-        const char *s = o->test_shapes ? o->test_shapes : o->shapes;
+    *dtype = a->dtypes ? __builtin_ctz(a->dtypes) : __builtin_ctz((*o)->dtypes);
+    if (!a->size) {
+        const char *s = (*o)->test_shapes ? (*o)->test_shapes : (*o)->shapes;
         size_t n = strcspn(s, ",");
-        snprintf(first, sizeof first, "%.*s", (int)(n < sizeof first ? n : sizeof first - 1), s);
-        size = first;
+        snprintf(first, 96, "%.*s", (int)(n < 96 ? n : 95), s);
+        a->size = first;
     }
+    return -1;
+}
+
+/* Each input's file name in DIR (its tensor's name, or in%d.npy where that is no plain name or
+   one taken before); GV_EXIT_USAGE when one of them or case.json exists and force is off. */
+static int name_files(const inputs_args *a, const gv_case_inputs *ci, char files[][128])
+{
+    for (int i = 0; i < ci->n_in; i++) {
+        tensor_file(ci->in_names[i], i, files[i], sizeof files[i]);
+        for (int k = 0; k < i; k++)
+            if (strcmp(files[k], files[i]) == 0) snprintf(files[i], sizeof files[i], "in%d.npy", i);
+    }
+    char path[4096];
+    struct stat st;
+    for (int i = 0; i <= ci->n_in && !a->force; i++) {
+        snprintf(path, sizeof path, "%s/%s", a->out, i < ci->n_in ? files[i] : "case.json");
+        if (lstat(path, &st) == 0) {
+            gv_usage_error("%s exists (replaced only with --force)", path);
+            return GV_EXIT_USAGE;
+        }
+    }
+    return GV_EXIT_OK;
+}
+
+/* case.json (GV_DOC_INPUTS): the case and each tensor's name, file and shape. */
+static json_t *case_doc(const inputs_args *a, const gv_op *o, const gv_case_inputs *ci, gv_dist d,
+                        char files[][128])
+{
+    json_t *ins = json_array(), *outs = json_array();
+    for (int i = 0; i < ci->n_in; i++) {
+        bool cplx = gv_tensor_complex(o, false, i);
+        json_array_append_new(ins, json_pack("{s:s, s:s, s:o, s:b}", "name", ci->in_names[i],
+                                             "file", files[i], "shape",
+                                             shape_json(ci->in_ndim[i], ci->in_shape[i], cplx),
+                                             "complex", cplx));
+    }
+    for (int i = 0; i < ci->n_out; i++) {
+        bool cplx = gv_tensor_complex(o, true, i);
+        json_array_append_new(outs, json_pack("{s:s, s:o, s:b}", "name", ci->out_names[i], "shape",
+                                              shape_json(ci->out_ndim[i], ci->out_shape[i], cplx),
+                                              "complex", cplx));
+    }
+    return json_pack("{s:s, s:s, s:s, s:s, s:s, s:s, s:o, s:o, s:o}", "schema",
+                     gv_schema(GV_DOC_INPUTS), "op", o->name, "dtype",
+                     ci->dtype == GV_DTYPE_F64 ? "f64" : "f32", "mode",
+                     a->mode ? a->mode : "native", "size", a->size, "dist", gv_dist_name(d), "seed",
+                     gv_json_seed(a->seed), "inputs", ins, "outputs", outs);
+}
+
+/* Every file into a temporary directory beside DIR, which then takes DIR's place: DIR holds
+   the earlier case or this one, whole, never half of each. The exit code. */
+static int write_case_dir(const inputs_args *a, const gv_op *o, const gv_case_inputs *ci,
+                          char files[][128], json_t *doc)
+{
+    const char *names[GV_API_MAX_TENSORS + 1];
+    for (int i = 0; i < ci->n_in; i++)
+        names[i] = files[i];
+    names[ci->n_in] = "case.json";
+    inputs_fill fill = {o, ci, files, doc};
+    char why[4352];
+    if (doc &&
+        gv_write_dir(a->out, names, ci->n_in + 1, fill_case_dir, &fill, why, sizeof why) == 0)
+        return GV_EXIT_OK;
+    int e = doc ? errno : ENOMEM;
+    gv_usage_error("--out %s: %s", a->out, doc ? why : strerror(e));
+    return gv_write_exit_code(e);
+}
+
+int gv_cmd_inputs(int argc, char **argv)
+{
+    inputs_args a;
+    int rc = parse_inputs_args(argc, argv, &a);
+    if (rc >= 0) return rc;
+    const gv_op *o;
+    int dtype;
+    char first[96] = "";
+    rc = resolve_case(&a, &o, &dtype, first);
+    if (rc >= 0) return rc;
     char probe_why[4352];
-    if (gv_probe_dir(out, probe_why, sizeof probe_why) != 0) {
-        gv_usage_error("--out %s: %s", out, probe_why);
+    if (gv_probe_dir(a.out, probe_why, sizeof probe_why) != 0) {
+        gv_usage_error("--out %s: %s", a.out, probe_why);
         return gv_write_exit_code(errno);
     }
     gv_case_inputs ci;
     char err[512];
-    int rc = gv_make_inputs(o->name, dtype, mode, size, dist, seed, &ci, err, sizeof err);
+    rc = gv_make_inputs(o->name, dtype, a.mode, a.size, a.dist, a.seed, &ci, err, sizeof err);
     if (rc != GV_API_OK) {
         gv_usage_error("%s", err);
         return rc == GV_API_ENOMEM ? GV_EXIT_RUNTIME : GV_EXIT_USAGE;
     }
-    char files[GV_API_MAX_TENSORS][128], path[4096];
-    struct stat st;
-    for (int i = 0; i < ci.n_in; i++) {
-        tensor_file(ci.in_names[i], i, files[i], sizeof files[i]);
-        for (int k = 0; k < i; k++)
-            if (strcmp(files[k], files[i]) == 0) snprintf(files[i], sizeof files[i], "in%d.npy", i);
-    }
-    for (int i = 0; i <= ci.n_in && !force; i++) {
-        snprintf(path, sizeof path, "%s/%s", out, i < ci.n_in ? files[i] : "case.json");
-        if (lstat(path, &st) == 0) {
-            gv_usage_error("%s exists (replaced only with --force)", path);
-            gv_case_inputs_free(&ci);
-            return GV_EXIT_USAGE;
-        }
-    }
-    gv_dist d;
-    if (!dist) {
-        d = o->default_dist;
-    } else if (gv_dist_parse(dist, &d) != GV_OK) { /* gv_make_inputs checked it */
+    char files[GV_API_MAX_TENSORS][128];
+    gv_dist d = o->default_dist;
+    rc = name_files(&a, &ci, files);
+    if (rc == GV_EXIT_OK && a.dist && gv_dist_parse(a.dist, &d) != GV_OK)
+        rc = GV_EXIT_USAGE; /* gv_make_inputs checked it */
+    if (rc != GV_EXIT_OK) {
         gv_case_inputs_free(&ci);
-        return GV_EXIT_USAGE;
+        return rc;
     }
-    json_t *ins = json_array(), *outs = json_array();
-    for (int i = 0; i < ci.n_in; i++) {
-        bool cplx = gv_tensor_complex(o, false, i);
-        json_array_append_new(ins, json_pack("{s:s, s:s, s:o, s:b}", "name", ci.in_names[i], "file",
-                                             files[i], "shape",
-                                             shape_json(ci.in_ndim[i], ci.in_shape[i], cplx),
-                                             "complex", cplx));
-    }
-    for (int i = 0; i < ci.n_out; i++) {
-        bool cplx = gv_tensor_complex(o, true, i);
-        json_array_append_new(outs, json_pack("{s:s, s:o, s:b}", "name", ci.out_names[i], "shape",
-                                              shape_json(ci.out_ndim[i], ci.out_shape[i], cplx),
-                                              "complex", cplx));
-    }
-    json_t *doc = json_pack("{s:s, s:s, s:s, s:s, s:s, s:s, s:o, s:o, s:o}", "schema",
-                            gv_schema(GV_DOC_INPUTS), "op", o->name, "dtype",
-                            ci.dtype == GV_DTYPE_F64 ? "f64" : "f32", "mode",
-                            mode ? mode : "native", "size", size, "dist", gv_dist_name(d), "seed",
-                            gv_json_seed(seed), "inputs", ins, "outputs", outs);
-    /* every file into a temporary directory beside DIR, which then takes DIR's place: DIR
-       holds the earlier case or this one, whole, never half of each */
-    const char *names[GV_API_MAX_TENSORS + 1];
-    for (int i = 0; i < ci.n_in; i++)
-        names[i] = files[i];
-    names[ci.n_in] = "case.json";
-    inputs_fill fill = {o, &ci, files, doc};
-    char why[4352];
-    rc = GV_EXIT_OK;
-    if (!doc || gv_write_dir(out, names, ci.n_in + 1, fill_case_dir, &fill, why, sizeof why) != 0) {
-        int e = doc ? errno : ENOMEM;
-        gv_usage_error("--out %s: %s", out, doc ? why : strerror(e));
-        rc = gv_write_exit_code(e);
-    }
+    json_t *doc = case_doc(&a, o, &ci, d, files);
+    rc = write_case_dir(&a, o, &ci, files, doc);
     json_decref(doc);
     if (rc == GV_EXIT_OK) {
         printf("%s %s %s %s %s seed %llu: ", o->name, ci.dtype == GV_DTYPE_F64 ? "f64" : "f32",
-               mode ? mode : "native", gv_dist_name(d), size, (unsigned long long)seed);
+               a.mode ? a.mode : "native", gv_dist_name(d), a.size, (unsigned long long)a.seed);
         for (int i = 0; i < ci.n_in; i++)
-            printf("%s%s/%s", i ? ", " : "", out, files[i]);
-        printf("%s%s/case.json\n", ci.n_in ? ", " : "", out);
+            printf("%s%s/%s", i ? ", " : "", a.out, files[i]);
+        printf("%s%s/case.json\n", ci.n_in ? ", " : "", a.out);
     }
     gv_case_inputs_free(&ci);
     return rc;

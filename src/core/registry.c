@@ -234,15 +234,24 @@ int gv_mode_probe_cases(const gv_op *op, gv_dtype t, gv_mode m, bool test_sizes,
     return n;
 }
 
-static int push_case(gv_case **out, int *n, int *cap, gv_case c)
+/* The cases selected so far, grown as they come. */
+typedef struct case_list {
+    gv_case *v;
+    int n, cap;
+} case_list;
+
+static int push_case(case_list *l, gv_case c, char *err, size_t errlen)
 {
-    if (*n == *cap) {
-        gv_case *grown = realloc(*out, sizeof **out * (size_t)(*cap * 2));
-        if (!grown) return GV_ENOMEM;
-        *out = grown;
-        *cap *= 2;
+    if (l->n == l->cap) {
+        gv_case *grown = realloc(l->v, sizeof *l->v * (size_t)(l->cap * 2));
+        if (!grown) {
+            snprintf(err, errlen, "out of host memory selecting cases (%d so far)", l->n);
+            return GV_ENOMEM;
+        }
+        l->v = grown;
+        l->cap *= 2;
     }
-    (*out)[(*n)++] = c;
+    l->v[l->n++] = c;
     return GV_OK;
 }
 
@@ -267,194 +276,207 @@ bool gv_op_matches(const char *globs, const char *name, bool *exact)
     return hit;
 }
 
+/* Whether the selection takes op (*named: one of its globs is the op's own name): 1 or 0, or
+   GV_EINVAL for a bug of the large tier named outside that tier (err says how to run it). */
+static int op_chosen(const gv_selection *sel, const gv_op *op, bool *named, char *err,
+                     size_t errlen)
+{
+    if (!gv_op_matches(sel->op_glob, op->name, named)) return 0;
+    if ((op->planted_bug || op->planted_slow) && !sel->planted && !*named) return 0;
+    /* the large tier takes the ops that have one; a bug planted in it is right below 2^31,
+       so its op is left out of every other selection of the op's own shapes */
+    if (sel->large && !op->large_shapes) return 0;
+    if (!sel->large && !sel->shapes && op->planted_bug && op->large_shapes) {
+        if (!*named) return 0;
+        snprintf(err, errlen,
+                 "%s is a bug of the large tier, right below 2^31 elements: "
+                 "run it with --large (or --size)",
+                 op->name);
+        return GV_EINVAL;
+    }
+    return 1;
+}
+
+/* The shapes to run, each one the op takes (and, where the user named them, one its layout
+   for the distribution takes): GV_OK, or GV_EINVAL with the op's reason in err. */
+static int shapes_fit(const gv_selection *sel, const gv_op *op, gv_dist dist,
+                      const gv_shape *shapes, int ns, char *err, size_t errlen)
+{
+    for (int s = 0; s < ns; s++) {
+        char why[256];
+        if (!gv_shape_ok(op, &shapes[s], why, sizeof why) ||
+            (sel->shapes && op->dist_shape_ok &&
+             !op->dist_shape_ok(dist, &shapes[s], why, sizeof why))) {
+            snprintf(err, errlen, "%s", why);
+            return GV_EINVAL;
+        }
+    }
+    return GV_OK;
+}
+
+/* n, the count of a list parsed from the descriptor (or its negative status), once every
+   shape of it is one the op takes; GV_EINVAL at the first that is not, naming the list (what). */
+static int extra_shapes_fit(const gv_op *op, const gv_shape *shapes, int n, const char *what,
+                            char *err, size_t errlen)
+{
+    for (int s = 0; s < n; s++) {
+        char why[256];
+        if (!gv_shape_ok(op, &shapes[s], why, sizeof why)) {
+            snprintf(err, errlen, "%s (%s)", why, what);
+            return GV_EINVAL;
+        }
+    }
+    return n;
+}
+
+/* The cases an op's own catalogue adds beside its shapes: canaries (native), mode probes (in
+   the modes they probe) and repeat canaries (core/repeat.h, native). */
+typedef struct op_extras {
+    gv_dist cdist[16], pdist[8], rdist[GV_MAX_REPEAT_CANARIES];
+    gv_shape cshape[16], pshape[8], rshape[GV_MAX_REPEAT_CANARIES];
+    int rlaunches[GV_MAX_REPEAT_CANARIES];
+    int nc, np, nr;
+} op_extras;
+
+/* Parse op's extras into x, all three only when the op's own catalogue is asked for (no shape,
+   tier or distribution chosen): GV_OK, or GV_EINVAL (a descriptor's own mistake, in err). */
+static int parse_extras(const gv_selection *sel, const gv_op *op, op_extras *x, char *err,
+                        size_t errlen)
+{
+    x->nc = x->np = x->nr = 0;
+    if (sel->shapes || sel->large || sel->dist >= 0) return GV_OK;
+    const char *cspec = sel->test_shapes ? op->test_canaries : op->canaries;
+    if (cspec) {
+        x->nc = parse_canaries(op, cspec, x->cdist, x->cshape, 16, err, errlen);
+        x->nc = extra_shapes_fit(op, x->cshape, x->nc, "canary", err, errlen);
+        if (x->nc < 0) return x->nc;
+    }
+    const char *pspec = sel->test_shapes ? op->test_mode_probes : op->mode_probes;
+    if (pspec) {
+        x->np = parse_canaries(op, pspec, x->pdist, x->pshape, 8, err, errlen);
+        x->np = extra_shapes_fit(op, x->pshape, x->np, "mode probe", err, errlen);
+        if (x->np < 0) return x->np;
+    }
+    if (op->repeat_canaries) {
+        x->nr = gv_repeat_canaries_parse(op, x->rdist, x->rshape, x->rlaunches,
+                                         GV_MAX_REPEAT_CANARIES, err, errlen);
+        x->nr = extra_shapes_fit(op, x->rshape, x->nr, "repeat canary", err, errlen);
+        if (x->nr < 0) return x->nr;
+    }
+    return GV_OK;
+}
+
+/* Whether the selection runs op in (t, m). */
+static bool mode_chosen(const gv_selection *sel, const gv_op *op, gv_dtype t, gv_mode m)
+{
+    if (sel->dtypes && !(sel->dtypes & (1u << t))) return false;
+    if (sel->modes && !(sel->modes & (1u << m))) return false;
+    /* a mode not in the catalogue runs when named, or in a variant planted in it */
+    if (!sel->modes && !gv_mode_get(m)->catalogue && !op->planted_in_probes &&
+        !op->planted_for_probe)
+        return false;
+    /* the large tier checks indices, not precision: native unless named */
+    if (sel->large && !sel->modes && m != GV_MODE_NATIVE) return false;
+    return gv_mode_ok(op, t, m);
+}
+
+/* One op's cases in (t, m), in the catalogue's order: its shapes, its mode probes, then (in
+   native mode) its canaries and its repeat canaries. */
+static int add_mode_cases(const gv_selection *sel, const gv_op *op, gv_dtype t, gv_mode m,
+                          gv_dist dist, const gv_shape *shapes, int ns, const op_extras *x,
+                          case_list *out, char *err, size_t errlen)
+{
+    int rc = GV_OK;
+    for (int s = 0; s < ns && rc == GV_OK; s++)
+        if (dist_fits(op, dist, &shapes[s]))
+            rc = push_case(out, (gv_case){op, t, m, dist, shapes[s], sel->seed}, err, errlen);
+    for (int s = 0; s < x->np && rc == GV_OK; s++)
+        if (gv_probe_applies(x->pdist[s], t, m))
+            rc = push_case(out, (gv_case){op, t, m, x->pdist[s], x->pshape[s], sel->seed}, err,
+                           errlen);
+    if (m != GV_MODE_NATIVE) return rc;
+    for (int s = 0; s < x->nc && rc == GV_OK; s++)
+        rc = push_case(out, (gv_case){op, t, GV_MODE_NATIVE, x->cdist[s], x->cshape[s], sel->seed},
+                       err, errlen);
+    for (int s = 0; s < x->nr && rc == GV_OK; s++) {
+        /* a plain case of the same key is already a repeat canary (gv_case_repeats) */
+        bool dup = false;
+        for (int k = 0; k < ns && x->rdist[s] == dist; k++)
+            dup = dup || gv_repeat_same_shape(&shapes[k], &x->rshape[s]);
+        if (!dup)
+            rc = push_case(out,
+                           (gv_case){op, t, GV_MODE_NATIVE, x->rdist[s], x->rshape[s], sel->seed},
+                           err, errlen);
+    }
+    return rc;
+}
+
+/* Every case of one chosen op (named: by its own name): GV_OK, or a negative status with err.
+   An op that does not take the chosen distribution adds nothing, or is refused when named. */
+static int add_op_cases(const gv_selection *sel, const gv_op *op, bool named, case_list *out,
+                        char *err, size_t errlen)
+{
+    gv_shape own[32];
+    const gv_shape *shapes = sel->shapes;
+    int ns = sel->n_shapes;
+    if (!shapes) {
+        const char *spec = sel->large                            ? op->large_shapes
+                           : sel->test_shapes && op->test_shapes ? op->test_shapes
+                                                                 : op->shapes;
+        ns = gv_size_spec_parse(spec, own, 32, err, errlen);
+        if (ns < 0) return ns;
+        shapes = own;
+    }
+    gv_dist dist = sel->dist >= 0 ? (gv_dist)sel->dist : op->default_dist;
+    if (!(op->dists & (1u << dist))) {
+        /* an explicit distribution the op does not take: skip the op when a glob chose
+           several, refuse when it was named */
+        if (!named) return GV_OK;
+        snprintf(err, errlen, "%s does not take input distribution '%s'", op->name,
+                 gv_dist_name(dist));
+        return GV_EINVAL;
+    }
+    int rc = shapes_fit(sel, op, dist, shapes, ns, err, errlen);
+    op_extras x;
+    if (rc == GV_OK) rc = parse_extras(sel, op, &x, err, errlen);
+    for (int t = 0; t < GV_NDTYPES && rc == GV_OK; t++)
+        for (int m = 0; m < GV_NMODES && rc == GV_OK; m++)
+            if (mode_chosen(sel, op, (gv_dtype)t, (gv_mode)m))
+                rc = add_mode_cases(sel, op, (gv_dtype)t, (gv_mode)m, dist, shapes, ns, &x, out,
+                                    err, errlen);
+    return rc;
+}
+
 int gv_select(const gv_selection *sel, gv_case **cases, char *err, size_t errlen)
 {
-    int cap = 64, n = 0, matched_ops = 0;
+    int matched_ops = 0, rc = GV_OK;
     if (errlen) err[0] = '\0';
-    gv_case *out = malloc(sizeof *out * (size_t)cap);
-    if (!out) {
+    case_list out = {.v = malloc(sizeof(gv_case) * 64), .cap = 64};
+    if (!out.v) {
         snprintf(err, errlen, "out of host memory selecting cases");
         return GV_ENOMEM;
     }
-    for (const gv_op *const *opp = gv_registry(); *opp; opp++) {
-        const gv_op *op = *opp;
+    for (const gv_op *const *opp = gv_registry(); *opp && rc == GV_OK; opp++) {
         bool named = false;
-        if (!gv_op_matches(sel->op_glob, op->name, &named)) continue;
-        if ((op->planted_bug || op->planted_slow) && !sel->planted && !named) continue;
-        /* the large tier takes the ops that have one; a bug planted in it is right below 2^31,
-           so its op is left out of every other selection of the op's own shapes */
-        if (sel->large && !op->large_shapes) continue;
-        if (!sel->large && !sel->shapes && op->planted_bug && op->large_shapes) {
-            if (!named) continue;
-            snprintf(err, errlen,
-                     "%s is a bug of the large tier, right below 2^31 elements: "
-                     "run it with --large (or --size)",
-                     op->name);
-            free(out);
-            return GV_EINVAL;
-        }
+        int chosen = op_chosen(sel, *opp, &named, err, errlen);
+        if (chosen < 0) rc = chosen;
+        if (chosen <= 0) continue;
         matched_ops++;
-        gv_shape own[32];
-        const gv_shape *shapes = sel->shapes;
-        int ns = sel->n_shapes;
-        if (!shapes) {
-            const char *spec = sel->large                            ? op->large_shapes
-                               : sel->test_shapes && op->test_shapes ? op->test_shapes
-                                                                     : op->shapes;
-            ns = gv_size_spec_parse(spec, own, 32, err, errlen);
-            if (ns < 0) {
-                free(out);
-                return ns;
-            }
-            shapes = own;
-        }
-        gv_dist dist = sel->dist >= 0 ? (gv_dist)sel->dist : op->default_dist;
-        if (!(op->dists & (1u << dist))) {
-            /* an explicit distribution the op does not take: skip the op when a glob chose
-               several, refuse when it was named */
-            if (named) {
-                snprintf(err, errlen, "%s does not take input distribution '%s'", op->name,
-                         gv_dist_name(dist));
-                free(out);
-                return GV_EINVAL;
-            }
-            continue;
-        }
-        for (int s = 0; s < ns; s++) {
-            char why[256];
-            if (!gv_shape_ok(op, &shapes[s], why, sizeof why) ||
-                (sel->shapes && op->dist_shape_ok &&
-                 !op->dist_shape_ok(dist, &shapes[s], why, sizeof why))) {
-                snprintf(err, errlen, "%s", why);
-                free(out);
-                return GV_EINVAL;
-            }
-        }
-        /* canaries: extra native cases when the op's own catalogue is asked for */
-        gv_dist cdist[16];
-        gv_shape cshape[16];
-        int nc = 0;
-        const char *cspec = sel->test_shapes ? op->test_canaries : op->canaries;
-        if (!sel->shapes && !sel->large && sel->dist < 0 && cspec) {
-            nc = parse_canaries(op, cspec, cdist, cshape, 16, err, errlen);
-            for (int s = 0; s < nc; s++) {
-                char why[256];
-                if (!gv_shape_ok(op, &cshape[s], why, sizeof why)) {
-                    snprintf(err, errlen, "%s (canary)", why);
-                    nc = GV_EINVAL;
-                }
-            }
-            if (nc < 0) {
-                free(out);
-                return nc;
-            }
-        }
-        /* mode probes: extra cases in the modes they probe, under the same condition */
-        gv_dist pdist[8];
-        gv_shape pshape[8];
-        int np = 0;
-        const char *pspec = sel->test_shapes ? op->test_mode_probes : op->mode_probes;
-        if (!sel->shapes && !sel->large && sel->dist < 0 && pspec) {
-            np = parse_canaries(op, pspec, pdist, pshape, 8, err, errlen);
-            for (int s = 0; s < np; s++) {
-                char why[256];
-                if (!gv_shape_ok(op, &pshape[s], why, sizeof why)) {
-                    snprintf(err, errlen, "%s (mode probe)", why);
-                    np = GV_EINVAL;
-                }
-            }
-            if (np < 0) {
-                free(out);
-                return np;
-            }
-        }
-        /* repeat canaries (core/repeat.h): under the same condition, at every size choice */
-        gv_dist rdist[GV_MAX_REPEAT_CANARIES];
-        gv_shape rshape[GV_MAX_REPEAT_CANARIES];
-        int rlaunches[GV_MAX_REPEAT_CANARIES], nr = 0;
-        if (!sel->shapes && !sel->large && sel->dist < 0 && op->repeat_canaries) {
-            nr = gv_repeat_canaries_parse(op, rdist, rshape, rlaunches, GV_MAX_REPEAT_CANARIES, err,
-                                          errlen);
-            for (int s = 0; s < nr; s++) {
-                char why[256];
-                if (!gv_shape_ok(op, &rshape[s], why, sizeof why)) {
-                    snprintf(err, errlen, "%s (repeat canary)", why);
-                    nr = GV_EINVAL;
-                }
-            }
-            if (nr < 0) {
-                free(out);
-                return nr;
-            }
-        }
-        for (int t = 0; t < GV_NDTYPES; t++) {
-            if (sel->dtypes && !(sel->dtypes & (1u << t))) continue;
-            for (int m = 0; m < GV_NMODES; m++) {
-                if (sel->modes && !(sel->modes & (1u << m))) continue;
-                /* a mode not in the catalogue runs when named, or in a variant planted in it */
-                if (!sel->modes && !gv_mode_get(m)->catalogue && !op->planted_in_probes &&
-                    !op->planted_for_probe)
-                    continue;
-                /* the large tier checks indices, not precision: native unless named */
-                if (sel->large && !sel->modes && m != GV_MODE_NATIVE) continue;
-                if (!gv_mode_ok(op, (gv_dtype)t, (gv_mode)m)) continue;
-                for (int s = 0; s < ns; s++) {
-                    if (!dist_fits(op, dist, &shapes[s])) continue;
-                    gv_case c = {op, (gv_dtype)t, (gv_mode)m, dist, shapes[s], sel->seed};
-                    if (push_case(&out, &n, &cap, c) != GV_OK) {
-                        free(out);
-                        snprintf(err, errlen, "out of host memory selecting cases (%d so far)", n);
-                        return GV_ENOMEM;
-                    }
-                }
-                for (int s = 0; s < np; s++) {
-                    if (!gv_probe_applies(pdist[s], (gv_dtype)t, (gv_mode)m)) continue;
-                    gv_case c = {op, (gv_dtype)t, (gv_mode)m, pdist[s], pshape[s], sel->seed};
-                    if (push_case(&out, &n, &cap, c) != GV_OK) {
-                        free(out);
-                        snprintf(err, errlen, "out of host memory selecting cases (%d so far)", n);
-                        return GV_ENOMEM;
-                    }
-                }
-                if (m != GV_MODE_NATIVE) continue;
-                for (int s = 0; s < nc; s++) {
-                    gv_case c = {op, (gv_dtype)t, GV_MODE_NATIVE, cdist[s], cshape[s], sel->seed};
-                    if (push_case(&out, &n, &cap, c) != GV_OK) {
-                        free(out);
-                        snprintf(err, errlen, "out of host memory selecting cases (%d so far)", n);
-                        return GV_ENOMEM;
-                    }
-                }
-                for (int s = 0; s < nr; s++) {
-                    gv_case c = {op, (gv_dtype)t, GV_MODE_NATIVE, rdist[s], rshape[s], sel->seed};
-                    /* a plain case of the same key is already a repeat canary (gv_case_repeats) */
-                    bool dup = false;
-                    for (int k = 0; k < ns && rdist[s] == dist; k++)
-                        dup = dup || gv_repeat_same_shape(&shapes[k], &rshape[s]);
-                    if (dup) continue;
-                    if (push_case(&out, &n, &cap, c) != GV_OK) {
-                        free(out);
-                        snprintf(err, errlen, "out of host memory selecting cases (%d so far)", n);
-                        return GV_ENOMEM;
-                    }
-                }
-            }
-        }
+        rc = add_op_cases(sel, *opp, named, &out, err, errlen);
     }
-    if (matched_ops == 0 && sel->large) {
-        snprintf(err, errlen, "no op matching '%s' has large shapes (check --help lists them)",
+    if (rc == GV_OK && matched_ops == 0) {
+        snprintf(err, errlen,
+                 sel->large ? "no op matching '%s' has large shapes (check --help lists them)"
+                            : "no op matches '%s' (gpuval list shows the ops)",
                  sel->op_glob ? sel->op_glob : "*");
-        free(out);
-        return GV_EINVAL;
+        rc = GV_EINVAL;
     }
-    if (matched_ops == 0) {
-        snprintf(err, errlen, "no op matches '%s' (gpuval list shows the ops)",
-                 sel->op_glob ? sel->op_glob : "*");
-        free(out);
-        return GV_EINVAL;
+    if (rc != GV_OK) {
+        free(out.v);
+        return rc;
     }
-    *cases = out;
-    return n;
+    *cases = out.v;
+    return out.n;
 }
 
 int gv_select_as(gv_case *cases, int n, const char *name, char *err, size_t errlen)

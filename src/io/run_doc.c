@@ -188,21 +188,12 @@ static json_t *worst_at_json(const gv_result *r)
     return json_null(); /* an index past the outputs: the layout and the metrics disagree */
 }
 
-static json_t *result_json(const gv_result *r)
+/* The case: which op, in what arithmetic, on which inputs. */
+static void set_case_members(json_t *o, const gv_result *r)
 {
-    gv_result_assert_bounds(r); /* its tiers, checks and extras are written below */
-    json_t *shape = json_array(), *tiers = json_array(), *met_arr = json_array(),
-           *mism = json_array();
+    json_t *shape = json_array();
     for (int i = 0; i < r->c.shape.nd; i++)
         json_array_append_new(shape, json_integer(r->c.shape.d[i]));
-    bool judged = r->verdict == GV_PASS || r->verdict == GV_FAIL;
-    for (int k = 0; k < r->tiers.n; k++) {
-        json_array_append_new(tiers, json_real(r->tiers.t[k]));
-        if (judged && gv_tier_met(&r->m, k))
-            json_array_append_new(met_arr, json_real(r->tiers.t[k]));
-        json_array_append_new(mism, json_integer(r->m.mismatches[k]));
-    }
-    json_t *o = json_object();
     json_object_set_new(o, "op", json_string(r->c.op->name));
     json_object_set_new(o, "family", json_string(r->c.op->family));
     json_object_set_new(o, "dtype", json_string(gv_dtype_name(r->c.dtype)));
@@ -214,6 +205,17 @@ static json_t *result_json(const gv_result *r)
     json_object_set_new(o, "inputs", json_string(gv_inputs_name(r->inputs)));
     json_object_set_new(o, "planted_bug",
                         r->c.op->planted_bug ? json_string(r->c.op->planted_bug) : json_null());
+}
+
+/* The verdict, its reason and the tiers it was judged at (judged: PASS or FAIL). */
+static void set_verdict_members(json_t *o, const gv_result *r, bool judged)
+{
+    json_t *tiers = json_array(), *met_arr = json_array();
+    for (int k = 0; k < r->tiers.n; k++) {
+        json_array_append_new(tiers, json_real(r->tiers.t[k]));
+        if (judged && gv_tier_met(&r->m, k))
+            json_array_append_new(met_arr, json_real(r->tiers.t[k]));
+    }
     json_object_set_new(o, "verdict", json_string(gv_verdict_name(r->verdict)));
     json_object_set_new(o, "reason", json_string(r->reason));
     json_object_set_new(o, "cause", json_string(gv_cause_name(r->cause)));
@@ -234,55 +236,63 @@ static json_t *result_json(const gv_result *r)
     /* what the outputs were judged against: the exact result (oracle/exact.c) or the f64
        oracle's */
     json_object_set_new(o, "reference", json_string(judged && r->ref_exact ? "exact" : "f64"));
-    if (judged) {
-        json_t *m = json_object();
-        json_object_set_new(m, "n", json_integer(r->m.n));
-        json_object_set_new(m, "max_abs", gv_json_num(r->m.max_abs));
-        json_object_set_new(m, "max_rel", gv_json_num(r->m.max_rel));
-        json_object_set_new(m, "normwise_rel", gv_json_num(r->m.normwise_rel));
-        json_object_set_new(m, "accurate_bits", gv_json_num(r->m.bits));
-        json_object_set_new(m, "claimed_bits", json_integer(r->m.precision_bits));
-        json_object_set_new(m, "max_ulp", gv_json_num(r->m.max_ulp));
-        json_object_set_new(m, "mismatches", mism);
-        json_object_set_new(m, "nonfinite_mismatches", json_integer(r->m.nonfinite_mismatches));
-        json_object_set_new(m, "nonfinite_spurious", json_integer(r->m.nonfinite_spurious));
-        json_object_set_new(m, "nonfinite_lost", json_integer(r->m.nonfinite_lost));
-        json_object_set_new(m, "subnormal_outputs", json_integer(r->m.subnormal_ref));
-        json_object_set_new(m, "flushed", json_integer(r->m.flushed));
-        json_object_set_new(m, "subnormal_kept", json_integer(r->m.subnormal_kept));
-        json_object_set_new(m, "zero_sign_wrong", json_integer(r->m.zero_sign_wrong));
-        json_object_set_new(m, "poisoned", json_integer(r->m.poisoned));
-        json_object_set_new(m, "worst_index", json_integer(r->m.worst_index));
-        json_object_set_new(m, "worst_value", gv_json_num(r->m.worst_value));
-        json_object_set_new(m, "worst_ref", gv_json_num(r->m.worst_ref));
-        json_object_set_new(m, "worst_at", worst_at_json(r));
-        json_object_set_new(m, "ulp_p50", gv_json_num(r->m.ulp_p50));
-        json_object_set_new(m, "ulp_p99", gv_json_num(r->m.ulp_p99));
-        if (r->prob.on) {
-            json_object_set_new(m, "prob_max", gv_json_num(r->m.prob_max));
-            json_object_set_new(m, "prob_rms", gv_json_num(r->m.prob_rms));
-            json_object_set_new(m, "prob_bias", gv_json_num(r->m.prob_bias));
-            json_object_set_new(m, "prob_worst_index", json_integer(r->m.prob_worst_index));
-            json_object_set_new(m, "effective_bits", gv_json_num(r->m.eff_bits));
-        }
-        if (r->ref_exact) /* the share of outputs equal to the exact result rounded to nearest */
-            json_object_set_new(m, "correctly_rounded", gv_json_num(r->m.cr_frac));
-        /* the bias rule's measurements (judged or not: bias_rule below says) */
-        json_object_set_new(m, "bias_unit", json_string(r->prob.on ? "R" : "ulp"));
-        json_object_set_new(m, "bias_n", json_integer(r->m.bias_n));
-        json_object_set_new(m, "bias_mean", gv_json_num(r->m.bias_mean));
-        json_object_set_new(m, "bias_z", gv_json_num(r->m.bias_z));
-        json_object_set_new(m, "bias_mean_sign_r", gv_json_num(r->m.bias_mean_sr));
-        json_object_set_new(m, "bias_z_sign_r", gv_json_num(r->m.bias_z_sr));
-        if (r->exact) {
-            json_object_set_new(m, "inexact", json_integer(r->m.inexact));
-            json_object_set_new(m, "first_inexact_index", json_integer(r->m.first_inexact_index));
-        }
-        json_object_set_new(o, "metrics", m);
-    } else {
-        json_decref(mism);
-        json_object_set_new(o, "metrics", json_null());
+}
+
+/* The measurements of a judged case (metrics). */
+static json_t *metrics_json(const gv_result *r)
+{
+    json_t *mism = json_array();
+    for (int k = 0; k < r->tiers.n; k++)
+        json_array_append_new(mism, json_integer(r->m.mismatches[k]));
+    json_t *m = json_object();
+    json_object_set_new(m, "n", json_integer(r->m.n));
+    json_object_set_new(m, "max_abs", gv_json_num(r->m.max_abs));
+    json_object_set_new(m, "max_rel", gv_json_num(r->m.max_rel));
+    json_object_set_new(m, "normwise_rel", gv_json_num(r->m.normwise_rel));
+    json_object_set_new(m, "accurate_bits", gv_json_num(r->m.bits));
+    json_object_set_new(m, "claimed_bits", json_integer(r->m.precision_bits));
+    json_object_set_new(m, "max_ulp", gv_json_num(r->m.max_ulp));
+    json_object_set_new(m, "mismatches", mism);
+    json_object_set_new(m, "nonfinite_mismatches", json_integer(r->m.nonfinite_mismatches));
+    json_object_set_new(m, "nonfinite_spurious", json_integer(r->m.nonfinite_spurious));
+    json_object_set_new(m, "nonfinite_lost", json_integer(r->m.nonfinite_lost));
+    json_object_set_new(m, "subnormal_outputs", json_integer(r->m.subnormal_ref));
+    json_object_set_new(m, "flushed", json_integer(r->m.flushed));
+    json_object_set_new(m, "subnormal_kept", json_integer(r->m.subnormal_kept));
+    json_object_set_new(m, "zero_sign_wrong", json_integer(r->m.zero_sign_wrong));
+    json_object_set_new(m, "poisoned", json_integer(r->m.poisoned));
+    json_object_set_new(m, "worst_index", json_integer(r->m.worst_index));
+    json_object_set_new(m, "worst_value", gv_json_num(r->m.worst_value));
+    json_object_set_new(m, "worst_ref", gv_json_num(r->m.worst_ref));
+    json_object_set_new(m, "worst_at", worst_at_json(r));
+    json_object_set_new(m, "ulp_p50", gv_json_num(r->m.ulp_p50));
+    json_object_set_new(m, "ulp_p99", gv_json_num(r->m.ulp_p99));
+    if (r->prob.on) {
+        json_object_set_new(m, "prob_max", gv_json_num(r->m.prob_max));
+        json_object_set_new(m, "prob_rms", gv_json_num(r->m.prob_rms));
+        json_object_set_new(m, "prob_bias", gv_json_num(r->m.prob_bias));
+        json_object_set_new(m, "prob_worst_index", json_integer(r->m.prob_worst_index));
+        json_object_set_new(m, "effective_bits", gv_json_num(r->m.eff_bits));
     }
+    if (r->ref_exact) /* the share of outputs equal to the exact result rounded to nearest */
+        json_object_set_new(m, "correctly_rounded", gv_json_num(r->m.cr_frac));
+    /* the bias rule's measurements (judged or not: bias_rule below says) */
+    json_object_set_new(m, "bias_unit", json_string(r->prob.on ? "R" : "ulp"));
+    json_object_set_new(m, "bias_n", json_integer(r->m.bias_n));
+    json_object_set_new(m, "bias_mean", gv_json_num(r->m.bias_mean));
+    json_object_set_new(m, "bias_z", gv_json_num(r->m.bias_z));
+    json_object_set_new(m, "bias_mean_sign_r", gv_json_num(r->m.bias_mean_sr));
+    json_object_set_new(m, "bias_z_sign_r", gv_json_num(r->m.bias_z_sr));
+    if (r->exact) {
+        json_object_set_new(m, "inexact", json_integer(r->m.inexact));
+        json_object_set_new(m, "first_inexact_index", json_integer(r->m.first_inexact_index));
+    }
+    return m;
+}
+
+/* The error models and rules the case was judged by, with their bounds. */
+static void set_model_members(json_t *o, const gv_result *r, bool judged)
+{
     json_object_set_new(o, "error_model",
                         json_pack("{s:o, s:o, s:o, s:o}", "u", gv_json_num(r->u), "depth",
                                   gv_json_num(r->depth), "bound", gv_json_num(r->ratio_bound),
@@ -311,6 +321,11 @@ static json_t *result_json(const gv_result *r)
                       r->env.judged ? json_string(r->env.note) : json_null(), "bound",
                       gv_json_num(GV_ENV_BOUND), "ms", gv_json_num(r->env.ms), "elements",
                       (json_int_t)r->env.n, "sampled_of", (json_int_t)r->env.sampled_of));
+}
+
+/* How the case ran: probes and guards, its costs and times, its digest and extras. */
+static void set_run_members(json_t *o, const gv_result *r)
+{
     json_object_set_new(o, "exact_probe", json_boolean(r->exact));
     json_object_set_new(o, "guard", r->guard[0] ? json_string(r->guard) : json_null());
     if (r->n_checks) {
@@ -351,6 +366,20 @@ static json_t *result_json(const gv_result *r)
         json_object_set_new(o, "device_bytes",
                             json_pack("{s:I, s:I}", "needed", (json_int_t)r->bytes_needed, "free",
                                       (json_int_t)r->bytes_free));
+}
+
+/* One case of a run document. Its members in the order readers and diffs expect; a new member
+   goes into the group it belongs to, one line. */
+static json_t *result_json(const gv_result *r)
+{
+    gv_result_assert_bounds(r); /* its tiers, checks and extras are written below */
+    bool judged = r->verdict == GV_PASS || r->verdict == GV_FAIL;
+    json_t *o = json_object();
+    set_case_members(o, r);
+    set_verdict_members(o, r, judged);
+    json_object_set_new(o, "metrics", judged ? metrics_json(r) : json_null());
+    set_model_members(o, r, judged);
+    set_run_members(o, r);
     return o;
 }
 

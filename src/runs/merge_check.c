@@ -345,12 +345,25 @@ static void count_verdict(fm_dev *d, const json_t *c)
         d->skip++;
 }
 
-gv_status gv_fleet_merge(json_t *const *docs, const char *const *names, int n, int quiet,
-                         FILE *out, json_t **fleet, char **md, gv_error *e)
+/* One merge as it is worked out: the devices and their model groups, the case keys in the
+   order first seen and each case's decision, and where the tables go (out, and the Markdown
+   when asked for). */
+typedef struct fm_merge {
+    int n;
+    fm_dev *devs;
+    char groups[FM_MAX_DEVICES][400];
+    int n_groups;
+    json_t *keyset; /* key -> first case, in order via keys[] */
+    const char **keys;
+    int n_keys;
+    fm_case *fcs;
+    int identical, differ, not_compared;
+    FILE *out;
+    fm_buf *mb;
+} fm_merge;
+
+static bool on_several_hosts(json_t *const *docs, int n)
 {
-    if (n > FM_MAX_DEVICES)
-        return gv_err_set(e, GV_ST_BAD_INPUT, "merge takes at most %d run files, not %d",
-                          FM_MAX_DEVICES, n);
     bool several_hosts = false;
     for (int k = 1; k < n; k++) {
         const char *a = gv_jstr(docs[0], "fleet.host"), *b = gv_jstr(docs[k], "fleet.host");
@@ -358,70 +371,118 @@ gv_status gv_fleet_merge(json_t *const *docs, const char *const *names, int n, i
         if (!b[0]) b = gv_jstr(docs[k], "host.hostname");
         if (strcmp(a, b) != 0) several_hosts = true;
     }
-    fm_dev *devs = calloc((size_t)n, sizeof *devs);
-    json_t *keyset = json_object(); /* key -> first case, in order via keys[] */
-    const char **keys = NULL;
-    int n_keys = 0;
-    char groups[FM_MAX_DEVICES][400];
-    int n_groups = 0;
-    for (int d = 0; d < n; d++) {
-        describe_device(&devs[d], docs[d], d, several_hosts);
-        for (int e = 0; e < d; e++)
-            if (strcmp(devs[e].label, devs[d].label) == 0) {
-                char own[96];
-                snprintf(own, sizeof own, "%.80s#%d", devs[d].label, d);
-                snprintf(devs[d].label, sizeof devs[d].label, "%s", own);
-            }
-        int g = 0;
-        while (g < n_groups && strcmp(groups[g], devs[d].group) != 0)
-            g++;
-        if (g == n_groups) snprintf(groups[n_groups++], sizeof groups[0], "%s", devs[d].group);
-        json_t *map = json_object();
-        devs[d].cases = map;
-        size_t i;
-        json_t *c;
-        json_array_foreach(json_object_get(docs[d], "cases"), i, c)
-        {
-            char key[512];
-            case_key(c, key, sizeof key);
-            json_object_set(map, key, c);
-            count_verdict(&devs[d], c);
-            if (!json_object_get(keyset, key)) {
-                json_object_set(keyset, key, c);
-                const char **grown = realloc(keys, sizeof *keys * (size_t)(n_keys + 1));
-                if (!grown) continue;
-                keys = grown;
-                keys[n_keys++] = json_object_iter_key(json_object_iter_at(keyset, key));
-            }
+    return several_hosts;
+}
+
+/* Index device d's cases by key, count its verdicts and add the keys not seen before. */
+static void gather_cases(fm_merge *m, int d)
+{
+    json_t *map = json_object();
+    m->devs[d].cases = map;
+    size_t i;
+    json_t *c;
+    json_array_foreach(json_object_get(m->devs[d].doc, "cases"), i, c)
+    {
+        char key[512];
+        case_key(c, key, sizeof key);
+        json_object_set(map, key, c);
+        count_verdict(&m->devs[d], c);
+        if (!json_object_get(m->keyset, key)) {
+            json_object_set(m->keyset, key, c);
+            const char **grown = realloc(m->keys, sizeof *m->keys * (size_t)(m->n_keys + 1));
+            if (!grown) continue;
+            m->keys = grown;
+            m->keys[m->n_keys++] = json_object_iter_key(json_object_iter_at(m->keyset, key));
         }
     }
-    fm_case *fcs = calloc((size_t)(n_keys ? n_keys : 1), sizeof *fcs);
-    int identical = 0, differ = 0, not_compared = 0;
-    for (int k = 0; k < n_keys; k++) {
-        fcs[k].key = keys[k];
-        fcs[k].any = json_object_get(keyset, keys[k]);
-        decide_case(&fcs[k], devs, n, groups, n_groups);
+}
+
+/* Each run file as a device: a label of its own, its model group, its cases. */
+static void gather(fm_merge *m, json_t *const *docs)
+{
+    bool several_hosts = on_several_hosts(docs, m->n);
+    m->devs = calloc((size_t)m->n, sizeof *m->devs);
+    m->keyset = json_object();
+    for (int d = 0; d < m->n; d++) {
+        fm_dev *v = &m->devs[d];
+        describe_device(v, docs[d], d, several_hosts);
+        for (int e = 0; e < d; e++)
+            if (strcmp(m->devs[e].label, v->label) == 0) {
+                char own[96];
+                snprintf(own, sizeof own, "%.80s#%d", v->label, d);
+                snprintf(v->label, sizeof v->label, "%s", own);
+            }
+        int g = 0;
+        while (g < m->n_groups && strcmp(m->groups[g], v->group) != 0)
+            g++;
+        if (g == m->n_groups)
+            snprintf(m->groups[m->n_groups++], sizeof m->groups[0], "%s", v->group);
+        gather_cases(m, d);
+    }
+}
+
+/* Decide each case's agreement and count the cases identical, differing and not compared. */
+static void judge_cases(fm_merge *m)
+{
+    m->fcs = calloc((size_t)(m->n_keys ? m->n_keys : 1), sizeof *m->fcs);
+    for (int k = 0; k < m->n_keys; k++) {
+        fm_case *fc = &m->fcs[k];
+        fc->key = m->keys[k];
+        fc->any = json_object_get(m->keyset, m->keys[k]);
+        decide_case(fc, m->devs, m->n, m->groups, m->n_groups);
         bool out_here = false;
-        for (int d = 0; d < n; d++)
-            if (fcs[k].outlier[d]) {
-                devs[d].outlier_cases++;
+        for (int d = 0; d < m->n; d++)
+            if (fc->outlier[d]) {
+                m->devs[d].outlier_cases++;
                 out_here = true;
             }
-        if (out_here || fcs[k].undecided)
-            differ++;
-        else if (fcs[k].compared)
-            identical++;
+        if (out_here || fc->undecided)
+            m->differ++;
+        else if (fc->compared)
+            m->identical++;
         else
-            not_compared++;
+            m->not_compared++;
     }
-    time_devices(devs, n, keys, n_keys);
+}
 
-    fm_buf mdb = {0}, *mb = md ? &mdb : NULL;
-    /* devices */
-    fprintf(out, "\nfleet: %d run%s, %d device model%s\n", n, n == 1 ? "" : "s", n_groups,
-            n_groups == 1 ? "" : "s");
-    for (int g = 0; g < n_groups; g++)
-        fprintf(out, "  model %d: %s\n", g, T(groups[g]));
+static int group_of(const fm_merge *m, const fm_dev *v)
+{
+    int g = 0;
+    while (strcmp(m->groups[g], v->group) != 0)
+        g++;
+    return g;
+}
+
+/* A device's row of the fleet document. */
+static json_t *device_json(const fm_dev *v, const char *file, int g)
+{
+    json_t *jd = json_object();
+    json_object_set_new(jd, "label", json_string(v->label));
+    json_object_set_new(jd, "file", json_string(file));
+    json_object_set_new(jd, "model", json_integer(g));
+    json_object_set(jd, "device", json_object_get(v->doc, "device"));
+    json_object_set(jd, "fleet", json_object_get(v->doc, "fleet"));
+    json_object_set_new(jd, "summary",
+                        json_pack("{s:i, s:i, s:i, s:i}", "passed", v->pass, "failed", v->fail,
+                                  "skipped", v->skip, "errors", v->error));
+    json_object_set_new(jd, "device_ms_total",
+                        isfinite(v->vs_median) ? json_real(v->time_ms) : json_null());
+    json_object_set_new(jd, "vs_node_median",
+                        isfinite(v->vs_median) ? json_real(v->vs_median) : json_null());
+    json_object_set_new(jd, "slow", json_boolean(v->slow));
+    json_object_set_new(jd, "outlier_cases", json_integer(v->outlier_cases));
+    return jd;
+}
+
+/* The model groups and the device table (terminal and Markdown); the devices' JSON rows. */
+static json_t *write_devices(const fm_merge *m, const char *const *names)
+{
+    FILE *out = m->out;
+    fm_buf *mb = m->mb;
+    fprintf(out, "\nfleet: %d run%s, %d device model%s\n", m->n, m->n == 1 ? "" : "s", m->n_groups,
+            m->n_groups == 1 ? "" : "s");
+    for (int g = 0; g < m->n_groups; g++)
+        fprintf(out, "  model %d: %s\n", g, T(m->groups[g]));
     fprintf(out, "%-16s %-16s %5s %-36s %-10s %-12s %5s %5s %5s %5s %11s %9s %8s\n", "device",
             "host", "model", "uuid", "pcie", "sm MHz/max", "pass", "fail", "skip", "err",
             "device ms", "vs median", "outliers");
@@ -430,11 +491,9 @@ gv_status gv_fleet_merge(json_t *const *docs, const char *const *names, int n, i
             "device ms | vs node median | outlier cases |\n|---|---|---|---|---|---|---|---|---|"
             "---|---|---|---|\n");
     json_t *jdevs = json_array();
-    for (int d = 0; d < n; d++) {
-        fm_dev *v = &devs[d];
-        int g = 0;
-        while (strcmp(groups[g], v->group) != 0)
-            g++;
+    for (int d = 0; d < m->n; d++) {
+        const fm_dev *v = &m->devs[d];
+        int g = group_of(m, v);
         char link[48], clk[32], tms[32] = "-", vsm[32] = "-";
         gv_fleet_link_text(v->doc, link, sizeof link);
         gv_fleet_clock_text(v->doc, clk, sizeof clk);
@@ -449,68 +508,72 @@ gv_status gv_fleet_merge(json_t *const *docs, const char *const *names, int n, i
         bprintf(mb, "| %s | %s | %d | %s | %s | %s | %d | %d | %d | %d | %s | %s | %d |\n",
                 M(v->label), M(v->host), g, uuid[0] ? M(uuid) : "-", M(link), M(clk), v->pass,
                 v->fail, v->skip, v->error, tms, vsm, v->outlier_cases);
-        json_t *jd = json_object();
-        json_object_set_new(jd, "label", json_string(v->label));
-        json_object_set_new(jd, "file", json_string(names[d]));
-        json_object_set_new(jd, "model", json_integer(g));
-        json_object_set(jd, "device", json_object_get(v->doc, "device"));
-        json_object_set(jd, "fleet", json_object_get(v->doc, "fleet"));
-        json_object_set_new(jd, "summary",
-                            json_pack("{s:i, s:i, s:i, s:i}", "passed", v->pass, "failed", v->fail,
-                                      "skipped", v->skip, "errors", v->error));
-        json_object_set_new(jd, "device_ms_total",
-                            isfinite(v->vs_median) ? json_real(v->time_ms) : json_null());
-        json_object_set_new(jd, "vs_node_median",
-                            isfinite(v->vs_median) ? json_real(v->vs_median) : json_null());
-        json_object_set_new(jd, "slow", json_boolean(v->slow));
-        json_object_set_new(jd, "outlier_cases", json_integer(v->outlier_cases));
-        json_array_append_new(jdevs, jd);
+        json_array_append_new(jdevs, device_json(v, names[d], g));
     }
-    /* cases */
+    return jdevs;
+}
+
+/* A case key without its seed, as the tables show it (the seed stays in the JSON). */
+static void key_label(const char *key, char *label, size_t len)
+{
+    snprintf(label, len, "%s", key);
+    char *bar = strrchr(label, '|');
+    if (bar) *bar = '\0';
+}
+
+/* One case on each device, for the fleet document; *all_pass: every device has it and passed. */
+static json_t *case_devices_json(const fm_merge *m, const fm_case *fc, bool *all_pass)
+{
+    *all_pass = true;
+    json_t *per = json_array();
+    for (int d = 0; d < m->n; d++) {
+        const json_t *c = json_object_get(m->devs[d].cases, fc->key);
+        if (!c || strcmp(gv_jstr(c, "verdict"), "PASS") != 0) *all_pass = false;
+        json_t *pd = json_object();
+        json_object_set_new(pd, "device", json_string(m->devs[d].label));
+        json_object_set_new(pd, "verdict", c ? json_string(gv_jstr(c, "verdict")) : json_null());
+        json_object_set(pd, "output_hash", c ? json_object_get(c, "output_hash") : json_null());
+        const json_t *mt = c ? json_object_get(c, "metrics") : NULL;
+        json_object_set(pd, "max_rel", mt ? json_object_get(mt, "max_rel") : json_null());
+        json_object_set(pd, "normwise_rel", mt ? json_object_get(mt, "normwise_rel") : json_null());
+        json_object_set(pd, "worst_index", mt ? json_object_get(mt, "worst_index") : json_null());
+        json_object_set(pd, "worst_value", mt ? json_object_get(mt, "worst_value") : json_null());
+        json_object_set(pd, "device_ms", c ? json_object_get(c, "device_ms") : json_null());
+        json_object_set_new(pd, "outlier", json_boolean(fc->outlier[d]));
+        json_array_append_new(per, pd);
+    }
+    return per;
+}
+
+/* The case table (quiet: only the cases that did not agree or did not pass everywhere); the
+   cases' JSON rows. */
+static json_t *write_cases(const fm_merge *m, int quiet)
+{
+    FILE *out = m->out;
+    fm_buf *mb = m->mb;
     fprintf(out, "\n%-56s", "case");
     bprintf(mb, "\n| case |");
-    for (int d = 0; d < n; d++) {
-        fprintf(out, " %-7.16s", T(devs[d].label));
-        bprintf(mb, " %s |", M(devs[d].label));
+    for (int d = 0; d < m->n; d++) {
+        fprintf(out, " %-7.16s", T(m->devs[d].label));
+        bprintf(mb, " %s |", M(m->devs[d].label));
     }
     fprintf(out, "  outputs\n");
     bprintf(mb, " outputs |\n|---|");
-    for (int d = 0; d <= n; d++)
+    for (int d = 0; d <= m->n; d++)
         bprintf(mb, "---|");
     bprintf(mb, "\n");
     json_t *jcases = json_array();
-    for (int k = 0; k < n_keys; k++) {
-        fm_case *fc = &fcs[k];
+    for (int k = 0; k < m->n_keys; k++) {
+        const fm_case *fc = &m->fcs[k];
         char label[512];
-        snprintf(label, sizeof label, "%s", fc->key);
-        char *bar = strrchr(label, '|');
-        if (bar) *bar = '\0'; /* the seed stays in the JSON */
-        bool all_pass = true;
-        json_t *per = json_array();
-        for (int d = 0; d < n; d++) {
-            const json_t *c = json_object_get(devs[d].cases, fc->key);
-            if (!c || strcmp(gv_jstr(c, "verdict"), "PASS") != 0) all_pass = false;
-            json_t *pd = json_object();
-            json_object_set_new(pd, "device", json_string(devs[d].label));
-            json_object_set_new(pd, "verdict",
-                                c ? json_string(gv_jstr(c, "verdict")) : json_null());
-            json_object_set(pd, "output_hash", c ? json_object_get(c, "output_hash") : json_null());
-            const json_t *m = c ? json_object_get(c, "metrics") : NULL;
-            json_object_set(pd, "max_rel", m ? json_object_get(m, "max_rel") : json_null());
-            json_object_set(pd, "normwise_rel",
-                            m ? json_object_get(m, "normwise_rel") : json_null());
-            json_object_set(pd, "worst_index", m ? json_object_get(m, "worst_index") : json_null());
-            json_object_set(pd, "worst_value", m ? json_object_get(m, "worst_value") : json_null());
-            json_object_set(pd, "device_ms", c ? json_object_get(c, "device_ms") : json_null());
-            json_object_set_new(pd, "outlier", json_boolean(fc->outlier[d]));
-            json_array_append_new(per, pd);
-        }
-        bool show = !quiet || !all_pass || strncmp(fc->agreement, "DIFFER", 6) == 0;
-        if (show) {
+        key_label(fc->key, label, sizeof label);
+        bool all_pass;
+        json_t *per = case_devices_json(m, fc, &all_pass);
+        if (!quiet || !all_pass || strncmp(fc->agreement, "DIFFER", 6) == 0) {
             fprintf(out, "%-56.56s", T(label));
             bprintf(mb, "| %s |", M(label));
-            for (int d = 0; d < n; d++) {
-                const json_t *c = json_object_get(devs[d].cases, fc->key);
+            for (int d = 0; d < m->n; d++) {
+                const json_t *c = json_object_get(m->devs[d].cases, fc->key);
                 fprintf(out, " %-7s", c ? T(gv_jstr(c, "verdict")) : "absent");
                 bprintf(mb, " %s |", c ? M(gv_jstr(c, "verdict")) : "absent");
             }
@@ -518,125 +581,171 @@ gv_status gv_fleet_merge(json_t *const *docs, const char *const *names, int n, i
             bprintf(mb, " %s |\n", fc->agreement);
         }
         json_t *jc = json_object();
-        const json_t *a = fc->any;
         const char *fields[] = {"op", "dtype", "mode", "dist", "shape", "seed"};
         for (size_t f = 0; f < sizeof fields / sizeof fields[0]; f++)
-            json_object_set(jc, fields[f], json_object_get(a, fields[f]));
+            json_object_set(jc, fields[f], json_object_get(fc->any, fields[f]));
         json_object_set_new(jc, "deterministic", json_boolean(fc->deterministic));
         json_object_set_new(jc, "compared", json_boolean(fc->compared));
         json_object_set_new(jc, "agreement", json_string(fc->agreement));
         json_object_set_new(jc, "devices", per);
         json_array_append_new(jcases, jc);
     }
-    /* outliers, with their numbers against the reference */
+    return jcases;
+}
+
+/* Whether a case has a line in the outliers' list: an outlier named, or undecided. */
+static bool has_outlier(const fm_merge *m, const fm_case *fc)
+{
+    bool here = fc->undecided;
+    for (int d = 0; d < m->n; d++)
+        here = here || fc->outlier[d];
+    return here;
+}
+
+/* A case's outlier devices (every device that has it, when undecided), each with its numbers
+   against the reference; their JSON rows go into jout. */
+static void write_case_outliers(const fm_merge *m, const fm_case *fc, json_t *jout)
+{
+    char label[512];
+    key_label(fc->key, label, sizeof label);
+    const fm_dev *ref = fc->reference >= 0 ? &m->devs[fc->reference] : NULL;
+    const json_t *rc = ref ? json_object_get(ref->cases, fc->key) : NULL;
+    for (int d = 0; d < m->n; d++) {
+        if (!fc->outlier[d] && !(fc->undecided && json_object_get(m->devs[d].cases, fc->key)))
+            continue;
+        const json_t *c = json_object_get(m->devs[d].cases, fc->key);
+        char line[1024];
+        snprintf(line, sizeof line,
+                 "%s: %s%s digest %s, max_rel %.3g, normwise %.3g, worst element %lld = %.17g "
+                 "(oracle %.17g)",
+                 label, m->devs[d].label, fc->undecided ? " (undecided)" : "",
+                 gv_jstr(c, "output_hash"), gv_jnum(c, "metrics.max_rel"),
+                 gv_jnum(c, "metrics.normwise_rel"), (long long)gv_jnum(c, "metrics.worst_index"),
+                 gv_jnum(c, "metrics.worst_value"), gv_jnum(c, "metrics.worst_ref"));
+        char refs[256] = "";
+        if (rc)
+            snprintf(refs, sizeof refs, "; reference %s: digest %s, max_rel %.3g, normwise %.3g",
+                     ref->label, gv_jstr(rc, "output_hash"), gv_jnum(rc, "metrics.max_rel"),
+                     gv_jnum(rc, "metrics.normwise_rel"));
+        fprintf(m->out, "  %s%s\n", T(line), T(refs));
+        bprintf(m->mb, "- %s%s\n", M(line), M(refs));
+        json_array_append_new(jout, json_pack("{s:s, s:s, s:b, s:s}", "case", label, "device",
+                                              m->devs[d].label, "undecided", fc->undecided,
+                                              "reference", rc ? ref->label : ""));
+    }
+}
+
+/* The outliers, with their numbers against the reference; their JSON rows. */
+static json_t *write_outliers(const fm_merge *m)
+{
     json_t *jout = json_array();
     bool any_outlier = false;
-    for (int k = 0; k < n_keys; k++) {
-        fm_case *fc = &fcs[k];
-        if (!fc->undecided) {
-            bool here = false;
-            for (int d = 0; d < n; d++)
-                here = here || fc->outlier[d];
-            if (!here) continue;
-        }
+    for (int k = 0; k < m->n_keys; k++) {
+        if (!has_outlier(m, &m->fcs[k])) continue;
         if (!any_outlier) {
-            fprintf(out, "\noutliers (output digest differs from its model's reference):\n");
-            bprintf(mb, "\n**Outliers** (output digest differs from its model's reference):\n\n");
+            fprintf(m->out, "\noutliers (output digest differs from its model's reference):\n");
+            bprintf(m->mb,
+                    "\n**Outliers** (output digest differs from its model's reference):\n\n");
         }
         any_outlier = true;
-        char label[512];
-        snprintf(label, sizeof label, "%s", fc->key);
-        char *bar = strrchr(label, '|');
-        if (bar) *bar = '\0';
-        const json_t *rc =
-            fc->reference >= 0 ? json_object_get(devs[fc->reference].cases, fc->key) : NULL;
-        for (int d = 0; d < n; d++) {
-            if (!fc->outlier[d] && !(fc->undecided && json_object_get(devs[d].cases, fc->key)))
-                continue;
-            const json_t *c = json_object_get(devs[d].cases, fc->key);
-            char line[1024];
-            snprintf(line, sizeof line,
-                     "%s: %s%s digest %s, max_rel %.3g, normwise %.3g, worst element %lld = %.17g "
-                     "(oracle %.17g)",
-                     label, devs[d].label, fc->undecided ? " (undecided)" : "",
-                     gv_jstr(c, "output_hash"), gv_jnum(c, "metrics.max_rel"),
-                     gv_jnum(c, "metrics.normwise_rel"),
-                     (long long)gv_jnum(c, "metrics.worst_index"),
-                     gv_jnum(c, "metrics.worst_value"), gv_jnum(c, "metrics.worst_ref"));
-            char ref[256] = "";
-            if (rc)
-                snprintf(ref, sizeof ref, "; reference %s: digest %s, max_rel %.3g, normwise %.3g",
-                         devs[fc->reference].label, gv_jstr(rc, "output_hash"),
-                         gv_jnum(rc, "metrics.max_rel"), gv_jnum(rc, "metrics.normwise_rel"));
-            fprintf(out, "  %s%s\n", T(line), T(ref));
-            bprintf(mb, "- %s%s\n", M(line), M(ref));
-            json_array_append_new(jout,
-                                  json_pack("{s:s, s:s, s:b, s:s}", "case", label, "device",
-                                            devs[d].label, "undecided", fc->undecided, "reference",
-                                            rc ? devs[fc->reference].label : ""));
-        }
+        write_case_outliers(m, &m->fcs[k], jout);
     }
-    /* notes */
+    return jout;
+}
+
+/* The notes: several models compared apart, slow devices; printed, and returned as JSON. */
+static json_t *write_notes(const fm_merge *m)
+{
     json_t *notes = json_array();
     char note[512];
-    if (n_groups > 1) {
+    if (m->n_groups > 1) {
         snprintf(note, sizeof note,
                  "%d device models or software versions: outputs are compared bit for bit only "
                  "within each",
-                 n_groups);
+                 m->n_groups);
         json_array_append_new(notes, json_string(note));
     }
-    for (int d = 0; d < n; d++)
-        if (devs[d].slow) {
+    for (int d = 0; d < m->n; d++)
+        if (m->devs[d].slow) {
             char link[48], clk[32];
-            gv_fleet_link_text(devs[d].doc, link, sizeof link);
-            gv_fleet_clock_text(devs[d].doc, clk, sizeof clk);
+            gv_fleet_link_text(m->devs[d].doc, link, sizeof link);
+            gv_fleet_clock_text(m->devs[d].doc, clk, sizeof clk);
             snprintf(note, sizeof note,
                      "%s is %.1f%% slower than its node's median over the cases every device "
                      "judged (PCIe %s, SM clock %s MHz); correctness-run times, not a benchmark",
-                     devs[d].label, 100 * devs[d].vs_median, link, clk);
+                     m->devs[d].label, 100 * m->devs[d].vs_median, link, clk);
             json_array_append_new(notes, json_string(note));
         }
     size_t i;
     json_t *nv;
-    if (json_array_size(notes)) bprintf(mb, "\n");
+    if (json_array_size(notes)) bprintf(m->mb, "\n");
     json_array_foreach(notes, i, nv)
     {
-        fprintf(out, "note: %s\n", T(json_string_value(nv)));
-        bprintf(mb, "Note: %s\n\n", M(json_string_value(nv)));
+        fprintf(m->out, "note: %s\n", T(json_string_value(nv)));
+        bprintf(m->mb, "Note: %s\n\n", M(json_string_value(nv)));
     }
-    int pass = 0, fail = 0, error = 0;
+    return notes;
+}
+
+/* The summary line, and the merge's status from the verdicts over every device. */
+static gv_status write_summary(const fm_merge *m)
+{
+    int pass = 0, fail = 0, error = 0, outlier_devices = 0;
     bool any_device = false;
-    for (int d = 0; d < n; d++) {
-        pass += devs[d].pass;
-        fail += devs[d].fail;
-        error += devs[d].error;
-        any_device = any_device || json_is_object(json_object_get(devs[d].doc, "device"));
+    for (int d = 0; d < m->n; d++) {
+        pass += m->devs[d].pass;
+        fail += m->devs[d].fail;
+        error += m->devs[d].error;
+        any_device = any_device || json_is_object(json_object_get(m->devs[d].doc, "device"));
+        outlier_devices += m->devs[d].outlier_cases > 0;
     }
-    int outlier_devices = 0;
-    for (int d = 0; d < n; d++)
-        outlier_devices += devs[d].outlier_cases > 0;
-    fprintf(out,
+    fprintf(m->out,
             "\n%d cases on %d runs: %d identical, %d differ, %d not compared; %d outlier "
             "device%s\n",
-            n_keys, n, identical, differ, not_compared, outlier_devices,
+            m->n_keys, m->n, m->identical, m->differ, m->not_compared, outlier_devices,
             outlier_devices == 1 ? "" : "s");
     gv_status rc = gv_run_status(fail, error, pass, any_device, false);
-    if (rc == GV_ST_OK && differ > 0) rc = GV_ST_OUTLIER;
+    if (rc == GV_ST_OK && m->differ > 0) rc = GV_ST_OUTLIER;
+    return rc;
+}
+
+/* The gpuval-fleet/1 document; it takes the four arrays. */
+static json_t *fleet_doc(const fm_merge *m, json_t *jdevs, json_t *jcases, json_t *jout,
+                         json_t *notes)
+{
+    json_t *root = json_object();
+    char when[64];
+    json_object_set_new(root, "schema", json_string(gv_schema(GV_DOC_FLEET)));
+    json_object_set_new(root, "created", json_string(gv_json_now(when, sizeof when)));
+    json_object_set_new(root, "devices", jdevs);
+    json_object_set_new(root, "cases", jcases);
+    json_object_set_new(root, "outliers", jout);
+    json_object_set_new(root, "notes", notes);
+    json_object_set_new(root, "summary",
+                        json_pack("{s:i, s:i, s:i, s:i, s:f}", "cases", m->n_keys, "identical",
+                                  m->identical, "differ", m->differ, "not_compared",
+                                  m->not_compared, "slow_fraction", GV_FLEET_SLOW_FRACTION));
+    return root;
+}
+
+gv_status gv_fleet_merge(json_t *const *docs, const char *const *names, int n, int quiet, FILE *out,
+                         json_t **fleet, char **md, gv_error *e)
+{
+    if (n > FM_MAX_DEVICES)
+        return gv_err_set(e, GV_ST_BAD_INPUT, "merge takes at most %d run files, not %d",
+                          FM_MAX_DEVICES, n);
+    fm_buf mdb = {0};
+    fm_merge m = {.n = n, .out = out, .mb = md ? &mdb : NULL};
+    gather(&m, docs);
+    judge_cases(&m);
+    time_devices(m.devs, n, m.keys, m.n_keys);
+    json_t *jdevs = write_devices(&m, names);
+    json_t *jcases = write_cases(&m, quiet);
+    json_t *jout = write_outliers(&m);
+    json_t *notes = write_notes(&m);
+    gv_status rc = write_summary(&m);
     if (fleet) {
-        json_t *root = json_object();
-        char when[64];
-        json_object_set_new(root, "schema", json_string(gv_schema(GV_DOC_FLEET)));
-        json_object_set_new(root, "created", json_string(gv_json_now(when, sizeof when)));
-        json_object_set_new(root, "devices", jdevs);
-        json_object_set_new(root, "cases", jcases);
-        json_object_set_new(root, "outliers", jout);
-        json_object_set_new(root, "notes", notes);
-        json_object_set_new(root, "summary",
-                            json_pack("{s:i, s:i, s:i, s:i, s:f}", "cases", n_keys,
-                                      "identical", identical, "differ", differ, "not_compared",
-                                      not_compared, "slow_fraction", GV_FLEET_SLOW_FRACTION));
-        *fleet = root;
+        *fleet = fleet_doc(&m, jdevs, jcases, jout, notes);
     } else {
         json_decref(jdevs);
         json_decref(jcases);
@@ -646,10 +755,10 @@ gv_status gv_fleet_merge(json_t *const *docs, const char *const *names, int n, i
     if (md) *md = mdb.s;
     esc_ring_free();
     for (int d = 0; d < n; d++)
-        json_decref((json_t *)devs[d].cases);
-    json_decref(keyset);
-    free(keys);
-    free(fcs);
-    free(devs);
+        json_decref((json_t *)m.devs[d].cases);
+    json_decref(m.keyset);
+    free(m.keys);
+    free(m.fcs);
+    free(m.devs);
     return rc;
 }

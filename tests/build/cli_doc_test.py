@@ -6,10 +6,14 @@
   and no other;
 - `gpuval --help` (when the binary is given) lists the same commands, plus `help`;
 - the API version it quotes (`api X.Y`, as `gpuval -V` prints it) is include/gpuval.h's
-  GPUVAL_API_VERSION_MAJOR.MINOR, and so is the one `gpuval -V` prints.
+  GPUVAL_API_VERSION_MAJOR.MINOR, and so is the one `gpuval -V` prints;
+- the README's count of the default catalogue ("now holds N cases: `gpuval check` ends with
+  `N cases: ...`") is the count `gpuval check -q` ends with (when the binary is given: run with
+  no visible CUDA device, so that every case is a SKIP and nothing runs on a GPU).
 
-GPUVAL_CLI_DOC names another copy of cli.md (a planted drift: a row removed, a version changed)
-so that the test can be shown to fail. Exit 0 when all hold, 1 with every difference named.
+GPUVAL_CLI_DOC names another copy of cli.md and GPUVAL_README another copy of README.md (a
+planted drift: a row removed, a version or a count changed) so that the test can be shown to
+fail. Exit 0 when all hold, 1 with every difference named.
 """
 import os
 import re
@@ -62,6 +66,24 @@ def help_commands(gpuval):
     return [m.group(1) for m in re.finditer(r"^  ([a-z][a-z0-9_-]*)", block, re.M)]
 
 
+def readme_counts(readme):
+    """The catalogue counts README.md states: 'now holds N cases' and 'ends with `N cases:'."""
+    text = open(readme, encoding="utf-8").read()
+    held = re.findall(r"default catalogue now holds (\d+) cases", text)
+    ends = re.findall(r"`gpuval check` ends with\s+`(\d+) cases:", text)
+    return held, ends
+
+
+def check_count(gpuval):
+    """The case count `gpuval check -q` ends with when no CUDA device is visible (every case is
+    listed as a SKIP), or None when its last line is not a count."""
+    env = dict(os.environ, CUDA_VISIBLE_DEVICES="")
+    out = subprocess.run([gpuval, "check", "-q"], capture_output=True, text=True, timeout=120,
+                         env=env).stdout.strip().splitlines()
+    m = re.match(r"(\d+) cases: ", out[-1]) if out else None
+    return int(m.group(1)) if m else None
+
+
 def main():
     src = sys.argv[1]
     gpuval = sys.argv[2] if len(sys.argv) > 2 else None
@@ -93,9 +115,22 @@ def main():
                                  timeout=60).stdout.splitlines()
         if len(version) < 2 or not version[1].startswith(f"api {api} "):
             faults.append(f"gpuval -V: second line {version[1:2]}, expected 'api {api} ...'")
+        readme = os.environ.get("GPUVAL_README") or os.path.join(src, "README.md")
+        held, ends = readme_counts(readme)
+        count = check_count(gpuval)
+        if count is None:
+            faults.append("gpuval check -q: its last line is not 'N cases: ...'")
+        if not held or not ends:
+            faults.append(f"{readme}: states no count of the default catalogue ('now holds N "
+                          f"cases: `gpuval check` ends with `N cases: ...`')")
+        for n in sorted(set(held + ends) - {str(count)}):
+            faults.append(f"{readme}: says the default catalogue holds {n} cases; "
+                          f"gpuval check ends with {count}")
 
     for f in faults:
         print(f)
+    if gpuval:
+        print(f"the default catalogue: {count} cases (gpuval check -q)")
     print(f"{len(table)} commands dispatched, {len(doc)} rows in {cli_md}, API {api}: "
           f"{'ok' if not faults else f'{len(faults)} differences'}")
     return 1 if faults else 0
