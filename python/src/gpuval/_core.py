@@ -335,7 +335,7 @@ def _infer_size(op, ins, outs):
 
 
 def judge(op, inputs, outputs, *, mode="native", size=None, dist=None, seed=0, allow=None,
-          order=None):
+          order=None, arch=None):
     """gpuval's verdict on outputs computed from inputs, as a Judgement.
 
     op: a built-in op ("gemm.cublas") or family ("gemm"). inputs and outputs: arrays (NumPy,
@@ -350,6 +350,9 @@ def judge(op, inputs, outputs, *, mode="native", size=None, dist=None, seed=0, a
     order: the summation order the outputs were computed in, as `gpuval judge --order`
     takes it ("k", "pairwise", "blocked:B", "tree"); None: every legal order. A declared
     order is judged against that order's results bit for bit (and the exact result).
+    arch: the architecture ("sm_80", "sm_90") whose tensor-core block-FMA model judges a
+    tensor-core mode (tf32, bf16, f16, f16acc) on the inputs, as `gpuval judge --arch`;
+    None: sm_90.
 
     Raises GpuvalError where the library cannot judge the request (unknown op, mode or order,
     element counts that do not match the size, generated inputs that differ from dist's)."""
@@ -367,7 +370,11 @@ def judge(op, inputs, outputs, *, mode="native", size=None, dist=None, seed=0, a
         raise ValueError(f"allow={allow!r}: gpuval allows 'ftz' (or None)")
     if order is not None and (not isinstance(order, str) or not order or "+" in order):
         raise ValueError(f"order={order!r}: k, pairwise, blocked:B or tree (or None)")
-    claimed = mode + (f"+order={order}" if order else "") + ("+ftz" if allow else "")
+    if arch is not None and (not isinstance(arch, str) or not arch.startswith("sm_")
+                             or "+" in arch):
+        raise ValueError(f"arch={arch!r}: an architecture as sm_XY ('sm_90'), or None")
+    claimed = (mode + (f"+order={order}" if order else "") + (f"+arch={arch}" if arch else "")
+               + ("+ftz" if allow else ""))
     in_list, in_names = _as_list(inputs, "in")
     out_list, out_names = _as_list(outputs, "out")
     ins = [_as_reals(np.ascontiguousarray(to_numpy(a, f"input {n}")))
