@@ -185,6 +185,32 @@ static void split(double x, int emin, int frac_bits, uint64_t *sig, int *exp)
     *sig = (uint64_t)ldexp(fabs(x), frac_bits - e);
 }
 
+/* 2^e as a double, exactly, for -1022 <= e <= 1023 (built from its bits: ldexp is a call, and
+ * the envelope of a tensor-core mode rounds one block sum per block and order) */
+static inline double pow2(int e)
+{
+    assert(e >= -1022 && e <= 1023);
+    union {
+        double d;
+        uint64_t u;
+    } v = {.u = (uint64_t)(e + 1023) << 52};
+    return v.d;
+}
+
+/* split(c, -126, 23, ...) of a finite non-zero f32 value from its bits: the stored fraction
+ * with the implicit bit, and the exponent (-126 for subnormals, whose value is frac 2^-149) */
+static inline void split_f32(float c, uint64_t *sig, int *exp)
+{
+    union {
+        float f;
+        uint32_t u;
+    } v = {.f = c};
+    int biased = (int)((v.u >> 23) & 0xff);
+    uint32_t frac = v.u & 0x7fffffu;
+    *exp = biased ? biased - 127 : -126;
+    *sig = biased ? (frac | 0x800000u) : frac;
+}
+
 /* floor(mag * 2^shift_left), mag < 2^32; shift_left <= 31 (asserted by the caller's ranges). */
 static int64_t scale_floor(uint64_t mag, int shift_left)
 {
@@ -219,8 +245,8 @@ static float round_sum(const gv_bfma_model *m, int64_t s, int q)
         }
         t = kept;
     }
-    double y = ldexp((double)t, grid);
-    if (y >= ldexp(1.0, m->out.emax + 1)) return neg ? -INFINITY : INFINITY;
+    double y = (double)t * pow2(grid); /* exact: t has at most 25 bits */
+    if (y >= pow2(m->out.emax + 1)) return neg ? -INFINITY : INFINITY;
     if (!m->out_subnormals && y < ldexp(1.0, m->out.emin)) return 0.0f;
     return (float)(neg ? -y : y);
 }
@@ -299,7 +325,7 @@ float gv_bfma_block_sum(const gv_bfma_model *m, const gv_bfma_prods *p, float c)
      * Generic_BFMA_TC.m's AlignSignficand takes of c, whatever the output format) */
     uint64_t cmag = 0;
     int cexp = 0;
-    if (c != 0.0f) split(c, -126, 23, &cmag, &cexp);
+    if (c != 0.0f) split_f32(c, &cmag, &cexp);
 
     int E = p->emax; /* already at least min_align_exp */
     if (c != 0.0f && cexp > E) E = cexp;

@@ -426,8 +426,12 @@ void gv_envelope_judge(const gv_problem *p, gv_result *r)
     /* each arithmetic's excess beyond its own [lo, hi], in its widths: the tie-break of the
        match when two hold the same share (an output inside both within the slack) */
     double *ex = malloc(sizeof(double) * (size_t)(n_el * na));
-    unsigned char *within = malloc((size_t)n_el), *agree = malloc((size_t)n_el);
-    ok = ok && d && e && near && ex && within && agree;
+    unsigned char *within = malloc((size_t)n_el), *agree = malloc((size_t)n_el),
+                  *off_fmt = calloc((size_t)n_el, 1);
+    ok = ok && d && e && near && ex && within && agree && off_fmt;
+    /* a narrower output format (f16acc's binary16): every output must be one of its values */
+    const gv_bfma_format *ofmt =
+        ops[0].model && ops[0].model->out.sig_bits < 24 ? &ops[0].model->out : NULL;
     bool lost = false; /* a thread without its scratch: the envelope is not judged */
     /* The budget: at most GV_ENV_BUDGET terms (output elements times k) are emulated, the
        elements past it a fixed pseudo-random sample of the output (the same on every run
@@ -460,6 +464,7 @@ void gv_envelope_judge(const gv_problem *p, gv_result *r)
                     continue;
                 }
                 if (!isfinite(cv) || !isfinite(ref)) continue;
+                if (ofmt && !gv_bfma_in_format(ofmt, (float)cv)) off_fmt[at] = 1;
                 for (int a = 0; a < na; a++) {
                     double sq = 0.0;
                     /* the arithmetic's precision: the claimed dtype's, or its own */
@@ -537,9 +542,13 @@ void gv_envelope_judge(const gv_problem *p, gv_result *r)
         double se = 0.0, se_sr = 0.0, se2 = 0.0, sum_ex[GV_ENV_MAX_ARITH] = {0};
         env->d_max = 0.0;
         env->worst = -1;
+        env->off_format = 0;
+        env->first_off_format = -1;
+        env->out_format = ofmt ? ofmt->name : NULL;
         for (int64_t at = 0; at < n_el; at++) {
             if (isnan(d[at])) continue;
             cnt++;
+            if (off_fmt[at] && env->off_format++ == 0) env->first_off_format = at;
             for (int a = 0; a < na; a++) {
                 if (within[at] >> a & 1u) cnt_in[a]++;
                 sum_ex[a] += ex[a * n_el + at];
@@ -625,6 +634,7 @@ void gv_envelope_judge(const gv_problem *p, gv_result *r)
     free(ex);
     free(within);
     free(agree);
+    free(off_fmt);
     env->ms = now_ms() - t0;
     if (!env->judged) return;
 
@@ -671,6 +681,14 @@ bool gv_envelope_fails(const gv_result *r, char *why, size_t len)
     else
         snprintf(match, sizeof match, "; nearest to %s (%.4g %% inside)", env->claimed,
                  100.0 * env->arith[0].share);
+    if (env->off_format > 0) {
+        snprintf(why, len,
+                 "%lld of %lld outputs are no %s values (first at flat index %lld): %s return "
+                 "%s results%s",
+                 (long long)env->off_format, (long long)env->n, env->out_format,
+                 (long long)env->first_off_format, env->claimed, env->out_format, match);
+        return true;
+    }
     if (!(env->d_max <= GV_ENV_BOUND)) {
         snprintf(why, len,
                  "outside the envelope of %s at element (%lld, %lld): distance %.3g widths, "

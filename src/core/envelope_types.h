@@ -93,6 +93,10 @@ typedef struct gv_envelope {
     int best; /* the arithmetic with the largest share, then the least mean excess (the
                  claimed one where both tie, and wherever it holds every element) */
     int best_any; /* the same without the claimed one's preference (a lean's reason) */
+    /* a tensor-core mode whose output format is narrower than the dtype (f16acc: binary16
+       results held in f32): outputs that are no value of it, which the mode cannot return */
+    int64_t off_format, first_off_format;
+    const char *out_format; /* "binary16"; NULL: the dtype's own */
     char note[320];  /* what the row says beside the verdict */
     double ms;       /* wall time of the computation */
 } gv_envelope;

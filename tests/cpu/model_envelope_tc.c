@@ -13,6 +13,8 @@
  *   - impostors, each of which must FAIL where it differs from the model and name what it
  *     matches: bf16 operands under the tf32 label (the model of bf16), tf32 under bf16, plain
  *     f32 (the mode not in effect) under every label;
+ *   - f16acc: an f32 accumulation lies within f16 accumulation's wide envelope, but its outputs
+ *     are no binary16 values, which f16acc cannot return: that FAILs;
  *   - where an impostor's bits are the model's (small integers: tf32, bf16 and f32 products
  *     exact), it PASSes and the row says the two agree exactly on these inputs.
  * fp8 and the architectures without a model keep today's rules and say why. */
@@ -215,6 +217,9 @@ static gv_mode impostor_mode(gv_mode claimed)
 /* the name the FAIL must carry for an impostor */
 static const char *impostor_name(gv_mode claimed, kern q)
 {
+    /* f16 accumulation's envelope is as wide as its 11 bits: an f32 accumulation lies inside
+       it, but its outputs are no f16 values, which f16acc cannot return */
+    if (claimed == GV_MODE_F16ACC) return "are no binary16 values";
     if (q == I_F32) return "consistent with f32 in any order";
     switch (impostor_mode(claimed)) {
     case GV_MODE_BF16: return "consistent with bf16 tensor cores";
@@ -406,4 +411,64 @@ Test(model_envelope_tc, families_f16, .timeout = 600)
 Test(model_envelope_tc, families_f16acc, .timeout = 600)
 {
     run_mode(GV_MODE_F16ACC);
+}
+
+/* Generated inputs keep today's models; fp8 and an architecture without the mode's model say
+   why the envelope does not judge them. */
+Test(model_envelope_tc, where_it_does_not_apply, .timeout = 120)
+{
+    const int64_t m = 16, k = 256, n = 16;
+    double *A = gv_test_alloc(m * k), *B = gv_test_alloc(k * n);
+    make_family(F_UNIFORM, m, k, n, A, B);
+    float *out = malloc(sizeof(float) * (size_t)(m * n));
+    cr_assert_not_null(out);
+    emulate(A, B, m, k, n, GV_MODE_TF32, 90, K_MODEL, out);
+    gv_result fp8 = judge(A, B, m, k, n, GV_MODE_FP8, 0, out);
+    cr_assert_not(fp8.env.judged);
+    cr_assert(strstr(fp8.env.why_not, "fp8") != NULL, "%s", fp8.env.why_not);
+    gv_result v100 = judge(A, B, m, k, n, GV_MODE_TF32, 70, out); /* V100: no TF32 */
+    cr_assert_not(v100.env.judged);
+    cr_assert(strstr(v100.env.why_not, "no published tf32 model for sm_70") != NULL, "%s",
+              v100.env.why_not);
+    gv_result a100 = judge(A, B, m, k, n, GV_MODE_TF32, 80, out);
+    cr_assert(a100.env.judged, "%s", a100.env.why_not);
+    cr_assert(strstr(a100.env.claimed, "sm_80") != NULL, "%s", a100.env.claimed);
+
+    /* generated inputs: the models of gpuval's own inputs judge, as before */
+    gv_case c = gv_test_case("gemm.cublas", GV_F32, GV_MODE_TF32, GV_DIST_UNIFORM11,
+                             (gv_shape){3, {m, k, n}}, 1);
+    gv_problem p;
+    gv_result r;
+    gv_result_init(&r, &c);
+    cr_assert_eq(gv_problem_init(&p, &c), GV_OK);
+    cr_assert_eq(gv_reference(&p), GV_OK);
+    gv_judge_problem(&p, &r);
+    cr_assert_not(r.env.judged);
+    cr_assert(strstr(r.env.why_not, "generated inputs") != NULL, "%s", r.env.why_not);
+    gv_problem_free(&p);
+    free(A);
+    free(B);
+    free(out);
+}
+
+/* The budget's case: 256 x 4096 x 256 under tf32, the envelope's own time on this machine's
+   threads (tf32 and bf16 models with 7 orders each and 22 f32 orders over their operands, and
+   plain f32's 22). */
+Test(model_envelope_tc, time_256x4096x256, .timeout = 600)
+{
+    const int64_t m = 256, k = 4096, n = 256;
+    double *A = gv_test_alloc(m * k), *B = gv_test_alloc(k * n);
+    make_family(F_UNIFORM, m, k, n, A, B);
+    float *out = malloc(sizeof(float) * (size_t)(m * n));
+    cr_assert_not_null(out);
+    emulate(A, B, m, k, n, GV_MODE_TF32, 90, K_ROUND32, out);
+    gv_result r = judge(A, B, m, k, n, GV_MODE_TF32, 0, out);
+    cr_assert_eq(r.verdict, GV_PASS, "%s", r.reason);
+    char line[600];
+    snprintf(line, sizeof line, "256x4096x256 tf32: envelope %.0f ms on %d threads; %s", r.env.ms,
+             omp_get_max_threads(), r.env.note);
+    emit(line);
+    free(A);
+    free(B);
+    free(out);
 }
