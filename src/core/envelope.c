@@ -662,10 +662,10 @@ void gv_envelope_judge(const gv_problem *p, gv_result *r)
                             env->arith[0].key);
         else if (env->arith[a].share >= 1.0 && env->arith[0].share >= 1.0)
             /* not the same bits, but every output lies within both envelopes: on this data
-               the widths cover the difference, and the verdict cannot see which ran */
+               the widths cover the difference, and these outputs cannot show which ran */
             len += snprintf(env->note + len, sizeof env->note - (size_t)len,
-                            "; %s and %s cannot be told apart on these inputs (every output "
-                            "within both)",
+                            "; every output is within %s's envelope too: these outputs do not "
+                            "tell it from %s",
                             env->arith[a].key, env->arith[0].key);
     }
 }
