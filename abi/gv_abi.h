@@ -237,7 +237,7 @@ static inline const gv_format_info *gv_format_get(int f)
  *   default,
  *   the GEMM operands' format after the mode's conversion and the output's (GV_FORMATS; NONE:
  *   `gpuval probe` has nothing to measure), the name of the published tensor-core block-FMA
- *   model the probe's replay compares it with on f32 cases (src/probe/bfma.c: "tf32", "f16",
+ *   model the probe's replay compares it with on f32 cases (src/core/bfma.c: "tf32", "f16",
  *   "bf16", "f16acc", "e4m3"; NULL: no tensor-core block FMA), 1 if it is a cuBLAS math mode
  *   or emulation that every op built on cuBLAS S/Dgemm can run (GV_CUBLAS_MODES, src/ops/opkit.h),
  *   what it needs of the device (gv_mode_need): the oldest compute capability it runs on

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """bfma_vectors.py: write tests/cpu/bfma/*.txt, the GPU-measured dot products that
-tests/cpu/probe_bfma.c replays through src/probe/bfma.c, from the model_validation/ folder of a
+tests/cpu/probe_bfma.c replays through src/core/bfma.c, from the model_validation/ folder of a
 checkout of github.com/north-numerical-computing/MATLAB-tensor-core (Khattak and Mikaitis,
 BSD-2-Clause; commit b12b5a7 was used). Each of their files holds 5000 vectors measured on the
 GPU (a_*, b_*: hex binary32 words, one vector a row; c_*, d_*: binary32 bit strings), which

@@ -327,3 +327,66 @@ def test_daz_declared_passes_an_ieee_sum_of_flushed_inputs_and_nothing_more(size
     assert gpuval.judge("vadd", u, [off], allow="daz").verdict == "FAIL"
     with pytest.raises(ValueError, match="allows 'ftz', 'daz'"):
         gpuval.judge("vadd", ci, [out], allow="fast")
+
+
+def _sum_by_blocks(x, block):
+    """float32 chains over blocks of `block` terms, the blocks' partials added in order."""
+    parts = [np.cumsum(x[i:i + block], dtype=np.float32)[-1] for i in range(0, x.size, block)]
+    return np.cumsum(np.array(parts, dtype=np.float32), dtype=np.float32)[-1]
+
+
+def test_a_declared_order_is_judged_bit_for_bit():
+    """order= declares the summation order: a sequential sum PASSes declared "k" and a sum in
+    blocks of 64 PASSes declared "blocked:64"; the sequential sum (hundreds of ulps from the
+    exact result at 10^6 terms) declared "pairwise" FAILs naming that order (a declared order's
+    legal values are its own results and the exact one, so only an output far from both can
+    fail); an unknown order is refused."""
+    x = gpuval.inputs("reduce.sum", "f32", "1000000", "uniform01", seed=3)["x"]
+    seq = np.cumsum(x, dtype=np.float32)[-1]
+    blocked = _sum_by_blocks(x, 64)
+    assert seq != blocked  # the data must tell the two orders apart
+    assert gpuval.judge("reduce.sum", x, seq, order="k")
+    assert gpuval.judge("reduce.sum", x, blocked, order="blocked:64")
+    assert gpuval.judge("reduce.sum", x, blocked)  # undeclared: every legal order
+    wrong = gpuval.judge("reduce.sum", x, seq, order="pairwise")
+    assert wrong.verdict == "FAIL", wrong.row
+    assert "in pairwise order" in wrong.reason, wrong.reason
+    with pytest.raises(gpuval.GpuvalError):
+        gpuval.judge("reduce.sum", x, seq, order="spiral")
+    with pytest.raises(ValueError):
+        gpuval.judge("reduce.sum", x, seq, order="k+ftz")
+
+
+def _round_bits(a, bits):
+    """float32 values rounded to `bits` significant bits, to nearest even (TF32: 11, bf16: 8)."""
+    m, e = np.frexp(a.astype(np.float64))
+    return np.ldexp(np.rint(np.ldexp(m, bits)), e - bits).astype(np.float32)
+
+
+def _chain(A, B):
+    """C = A B as float32 FMA-free chains in k order (a product, then a sum, each rounded)."""
+    C = np.zeros((A.shape[0], B.shape[1]), dtype=np.float32)
+    for l in range(A.shape[1]):
+        C = (C + np.outer(A[:, l], B[l, :]).astype(np.float32)).astype(np.float32)
+    return C
+
+
+def test_a_tensor_core_mode_is_judged_against_its_model():
+    """mode="tf32": TF32 operands with an f32 chain PASS on sm_90's model and on sm_80's
+    (arch=); bf16 operands behind the tf32 label FAIL, naming bf16 tensor cores; an
+    architecture without a model is refused."""
+    rng = np.random.default_rng(11)
+    A = rng.uniform(-1, 1, (24, 512)).astype(np.float32)
+    B = rng.uniform(-1, 1, (512, 24)).astype(np.float32)
+    good = _chain(_round_bits(A, 11), _round_bits(B, 11))
+    for arch in (None, "sm_80"):
+        j = gpuval.judge("gemm.cublas", [A, B], [good], mode="tf32", arch=arch)
+        assert j, j.row
+        assert ("sm_80's model" if arch else "sm_90's model") in j.row, j.row
+    bad = _chain(_round_bits(A, 8), _round_bits(B, 8))
+    j = gpuval.judge("gemm.cublas", [A, B], [bad], mode="tf32")
+    assert j.verdict == "FAIL" and "consistent with bf16 tensor cores" in j.reason, j.row
+    with pytest.raises(gpuval.GpuvalError):
+        gpuval.judge("gemm.cublas", [A, B], [good], mode="tf32", arch="sm_99")
+    with pytest.raises(ValueError):
+        gpuval.judge("gemm.cublas", [A, B], [good], mode="tf32", arch="90")

@@ -13,6 +13,7 @@
 #include "api/lowp.h"
 #include "core/inputs.h"
 #include "core/envelope.h"
+#include "core/envelope_tc.h"
 #include "core/judge.h"
 #include "core/problem.h"
 #include "core/reference.h"
@@ -229,9 +230,29 @@ int gv_judge_run(const gv_judge_spec *s, gv_result *r, json_t **arrays, char *er
         order = order_buf;
     }
     gv_env_order declared;
-    char owhy[160];
+    char owhy[200];
     if (gv_env_order_parse(order, &declared, owhy, sizeof owhy) != GV_OK)
         return gv_api_error(err, errlen, GV_EINVAL, "%s", owhy);
+    /* "MODE+arch=sm_XY": the architecture whose tensor-core model judges a tensor-core mode
+       (core/envelope_tc.h; default sm_90); before any "+ftz" too */
+    char arch_mode[64];
+    int arch = 0;
+    const char *aat = mode ? strstr(mode, "+arch=") : NULL;
+    if (aat) {
+        const char *v = aat + 6, *end = strchr(v, '+');
+        size_t vl = end ? (size_t)(end - v) : strlen(v);
+        size_t head = (size_t)(aat - mode), tail = end ? strlen(end) : 0;
+        char val[24];
+        if (vl >= sizeof val || head + tail >= sizeof arch_mode)
+            return gv_api_error(err, errlen, GV_EINVAL, "mode '%.60s': too long", mode);
+        memcpy(val, v, vl);
+        val[vl] = '\0';
+        if (gv_env_tc_arch_parse(val, &arch, owhy, sizeof owhy) != GV_OK)
+            return gv_api_error(err, errlen, GV_EINVAL, "%s", owhy);
+        memcpy(arch_mode, mode, head);
+        memcpy(arch_mode + head, end ? end : "", tail + 1);
+        mode = arch_mode[0] ? arch_mode : NULL;
+    }
     /* the declared behaviours, "+daz" and "+ftz" after the mode, in either order */
     char ftz_buf[64];
     bool ftz = false, daz = false;
@@ -289,6 +310,7 @@ int gv_judge_run(const gv_judge_spec *s, gv_result *r, json_t **arrays, char *er
        whose summation order need not be gpuval's kernel's tree or chunks */
     gv_result_order_free(r);
     r->env.order = declared;
+    r->env.arch = arch;
     snprintf(r->math_mode, sizeof r->math_mode, "outputs given");
     for (int i = 0; i < s->n_out; i++) {
         const gv_lowp_info *f = gv_lowp_get(s->out[i].dtype);

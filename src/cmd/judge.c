@@ -17,6 +17,7 @@
 #include "api/judge.h"
 #include "api/lowp.h"
 #include "core/envelope.h"
+#include "core/envelope_tc.h"
 #include "io/case_io.h"
 #include "io/infile.h"
 #include "io/json_util.h"
@@ -42,6 +43,7 @@ enum {
     O_FORCE,
     O_ALLOW,
     O_ORDER,
+    O_ARCH,
 };
 
 static const gv_opt judge_opts[] = {
@@ -88,6 +90,12 @@ static const gv_opt judge_opts[] = {
              "blocked:B (chains of B terms, the blocks added in order) or tree (reduce.sum's\n"
              "block tree); the envelope then judges against that order's results bit for\n"
              "bit (and the exact result). Default: every legal order"},
+    {.name = "arch",
+     .id = O_ARCH,
+     .arg = "sm_XY",
+     .help = "the architecture whose tensor-core block-FMA model judges a tensor-core mode\n"
+             "(tf32, bf16, f16, f16acc): the outputs are judged against what that model\n"
+             "computes on the inputs. Default: sm_90 (H100, H200)"},
     {.name = "dist",
      .id = O_DIST,
      .arg = "D",
@@ -123,8 +131,8 @@ static const gv_exit_line judge_exits[] = {
 
 static const char judge_head[] =
     "usage: gpuval judge --op OP --inputs A.npy,B.npy --outputs C.npy [--size S] [--dtype D]\n"
-    "                    [--mode M] [--allow B[,B]] [--order O] [--dist D --seed N]\n"
-    "                    [--json FILE|-] [-q]\n"
+    "                    [--mode M] [--allow B[,B]] [--order O] [--arch sm_XY]\n"
+    "                    [--dist D --seed N] [--json FILE|-] [-q]\n"
     "       gpuval judge --case DIR/case.json --outputs C.npy [--json FILE|-] [-q]\n"
     "\n"
     "Judge outputs computed anywhere (another framework, another machine) from the given\n"
@@ -417,11 +425,13 @@ int gv_cmd_inputs(int argc, char **argv)
 
 typedef struct judge_job {
     const char *op, *inputs, *outputs, *size, *mode, *dist, *case_path, *json_path, *order;
+    const char *arch; /* --arch sm_XY (checked when parsed) */
     unsigned dtypes;
     int lowp; /* --dtype bf16, f16, e4m3, e5m2: its GV_DTYPE_* (never 0, f32's); 0 none */
     uint64_t seed;
     bool seed_given, quiet, allow_ftz, allow_daz;
-    char mode_ftz[80]; /* the mode with "+order=O" (--order), "+daz" and "+ftz" (--allow) */
+    char mode_ftz[112]; /* the mode with "+order=O" (--order), "+arch=A" (--arch), "+daz"
+                           and "+ftz" (--allow) */
     /* from --case */
     json_t *case_doc;
     char case_inputs[4096];
@@ -670,6 +680,16 @@ static int parse_args(int argc, char **argv, judge_job *j)
             j->order = optarg;
             break;
         }
+        case O_ARCH: {
+            int sm;
+            char why[200];
+            if (gv_env_tc_arch_parse(optarg, &sm, why, sizeof why) != GV_OK) {
+                gv_cmd_usage_cmd("judge", "--arch: %s", why);
+                return GV_EXIT_USAGE;
+            }
+            j->arch = optarg;
+            break;
+        }
         case O_DIST: j->dist = optarg; break;
         case O_SEED:
             if (gv_cmd_parse_seed(optarg, &j->seed)) return GV_EXIT_USAGE;
@@ -845,9 +865,10 @@ static int prepare(judge_job *j, gv_judge_spec *spec, gv_array *ins, gv_array *o
     for (int i = 0; i < j->n_out; i++)
         outs[i] = (gv_array){adt[1][i], j->out[i].data, j->out[i].count, j->out_path[i]};
     const char *mode = j->mode;
-    if (j->allow_ftz || j->allow_daz || j->order) {
-        snprintf(j->mode_ftz, sizeof j->mode_ftz, "%.24s%s%.24s%s%s", j->mode ? j->mode : "native",
-                 j->order ? "+order=" : "", j->order ? j->order : "", j->allow_daz ? "+daz" : "",
+    if (j->allow_ftz || j->allow_daz || j->order || j->arch) {
+        snprintf(j->mode_ftz, sizeof j->mode_ftz, "%.24s%s%.28s%s%.12s%s%s",
+                 j->mode ? j->mode : "native", j->order ? "+order=" : "", j->order ? j->order : "",
+                 j->arch ? "+arch=" : "", j->arch ? j->arch : "", j->allow_daz ? "+daz" : "",
                  j->allow_ftz ? "+ftz" : "");
         mode = j->mode_ftz;
     }

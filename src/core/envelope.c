@@ -3,6 +3,7 @@
  * precision and in its impostors', and the distance of the output to them. Not part of the
  * oracle cache's version: it decides verdicts, never references. */
 #include "core/envelope.h"
+#include "core/envelope_tc.h"
 
 #include <assert.h>
 #include <fenv.h>
@@ -50,20 +51,80 @@ enum { ENV_NCONT = 6, ENV_NRR = 4, ENV_RR_TILE = 8 };
 
 /* The arithmetics an envelope models. Operand rounding (bits > 0) rounds each input to that
    many significant bits, to nearest even, before the claimed precision's orders run; rz runs
-   them rounding toward zero. */
+   them rounding toward zero. A tensor-core arithmetic (tc, a mode with a block-FMA model:
+   envelope_tc.h) rounds the operands into the model's input format and runs the model's block
+   orders, and where f32_orders also the f32 orders over the same operands (a TF32 product
+   on CUDA cores, or on an architecture whose block is another: the same operands, each
+   order legal); its results are rounded to acc_bits (0: the dtype's) with normals from
+   2^acc_emin. */
 typedef struct arith {
     const char *name, *key, *extra; /* "tf32 operands", "tf32", "envelope_match_tf32" */
     int bits;                       /* operands rounded to this many bits; 0: as given */
     bool rz;                        /* every operation rounds toward zero */
+    gv_mode tc;                     /* the tensor-core mode modelled; GV_MODE_NATIVE: none */
+    bool f32_orders;
+    int acc_bits, acc_emin;
 } arith;
 
-static const arith A_F32 = {"f32 in any order", "f32", "envelope_match_f32", 0, false};
-static const arith A_F64 = {"f64 in any order", "f64", "envelope_match_f64", 0, false};
-static const arith A_TF32 = {"tf32 operands", "tf32", "envelope_match_tf32", 11, false};
-static const arith A_BF16 = {"bf16 operands", "bf16", "envelope_match_bf16", 8, false};
-static const arith A_OP40 = {"40-bit operands", "op40", "envelope_match_op40", 40, false};
-static const arith A_RZ32 = {"round-toward-zero accumulation", "rz", "envelope_match_rz", 0, true};
-static const arith A_RZ64 = {"round-toward-zero accumulation", "rz", "envelope_match_rz", 0, true};
+static const arith A_F32 = {
+    .name = "f32 in any order", .key = "f32", .extra = "envelope_match_f32"};
+static const arith A_F64 = {
+    .name = "f64 in any order", .key = "f64", .extra = "envelope_match_f64"};
+static const arith A_TF32 = {
+    .name = "tf32 operands", .key = "tf32", .extra = "envelope_match_tf32", .bits = 11};
+static const arith A_BF16 = {
+    .name = "bf16 operands", .key = "bf16", .extra = "envelope_match_bf16", .bits = 8};
+static const arith A_OP40 = {
+    .name = "40-bit operands", .key = "op40", .extra = "envelope_match_op40", .bits = 40};
+static const arith A_RZ32 = {.name = "round-toward-zero accumulation",
+                             .key = "rz",
+                             .extra = "envelope_match_rz",
+                             .rz = true};
+static const arith A_RZ64 = {.name = "round-toward-zero accumulation",
+                             .key = "rz",
+                             .extra = "envelope_match_rz",
+                             .rz = true};
+static const arith A_TC_TF32 = {.name = "tf32 tensor cores",
+                                .key = "tf32",
+                                .extra = "envelope_match_tf32",
+                                .tc = GV_MODE_TF32,
+                                .f32_orders = true};
+static const arith A_TC_BF16 = {.name = "bf16 tensor cores",
+                                .key = "bf16",
+                                .extra = "envelope_match_bf16",
+                                .tc = GV_MODE_BF16,
+                                .f32_orders = true};
+static const arith A_TC_F16 = {.name = "f16 tensor cores",
+                               .key = "f16",
+                               .extra = "envelope_match_f16",
+                               .tc = GV_MODE_F16,
+                               .f32_orders = true};
+static const arith A_TC_F16ACC = {.name = "f16 tensor cores with f16 accumulation",
+                                  .key = "f16acc",
+                                  .extra = "envelope_match_f16acc",
+                                  .tc = GV_MODE_F16ACC,
+                                  .acc_bits = 11,
+                                  .acc_emin = -14};
+
+/* A tensor-core mode's arithmetics: the claimed one first, then the impostors told apart from
+   it (another operand format behind the label; plain f32, the mode not in effect). An
+   impostor whose model the architecture lacks is left out. */
+static int tc_ariths(gv_mode mode, int sm, const arith **ar)
+{
+    const arith *list[3] = {NULL, NULL, &A_F32};
+    switch (mode) {
+    case GV_MODE_TF32: list[0] = &A_TC_TF32, list[1] = &A_TC_BF16; break;
+    case GV_MODE_BF16: list[0] = &A_TC_BF16, list[1] = &A_TC_TF32; break;
+    case GV_MODE_F16: list[0] = &A_TC_F16, list[1] = &A_TC_BF16; break;
+    case GV_MODE_F16ACC: list[0] = &A_TC_F16ACC, list[1] = &A_TC_F16; break;
+    default: return 0;
+    }
+    int na = 0;
+    char why[96];
+    for (int i = 0; i < 3; i++)
+        if (i == 2 || gv_env_tc_model(list[i]->tc, sm, why, sizeof why)) ar[na++] = list[i];
+    return na;
+}
 
 int gv_env_order_parse(const char *s, gv_env_order *o, char *why, size_t len)
 {
@@ -124,9 +185,11 @@ bool gv_envelope_applies(gv_result *r)
         snprintf(why, len, "%s has no envelope model", c->op->name);
     else if (r->inputs == GV_INPUTS_GENERATED && r->env.used.kind == GV_ORDER_ANY)
         snprintf(why, len, "generated inputs: the models of gpuval's inputs judge");
-    else if (c->mode != GV_MODE_NATIVE)
-        snprintf(why, len, "mode %s: the envelope models native arithmetic only",
+    else if (c->mode != GV_MODE_NATIVE && c->op->envelope != GV_ENV_PRODUCT)
+        snprintf(why, len, "mode %s: the envelope of a sum models native arithmetic only",
                  gv_mode_name(c->mode));
+    else if (c->mode != GV_MODE_NATIVE && !gv_env_tc_model(c->mode, r->env.arch, why, len))
+        ; /* why: the mode has no tensor-core model here, in its own words */
     else if (c->dtype != GV_F32 && c->dtype != GV_F64)
         snprintf(why, len, "dtype %s: the envelope models f32 and f64", gv_dtype_name(c->dtype));
     else if (off && (strcmp(off, "0") == 0 || strcmp(off, "off") == 0))
@@ -171,6 +234,8 @@ static double now_ms(void)
 typedef struct operands {
     void *a, *bt;
     bool a_borrowed; /* a is the tensor's own f64 values (not a copy): not freed */
+    const gv_bfma_model *model; /* a tensor-core arithmetic's; NULL: none */
+    gv_env_tc_operand ta, tbt;  /* its operands (a and bt are their f32 values) */
 } operands;
 
 static void *operand_copy(const double *src, int64_t rows, int64_t cols, bool transpose, int bits,
@@ -242,6 +307,37 @@ static void orders_of(const operands *o, bool f32, bool product, bool rz, const 
     if (rz) fesetround(saved);
 }
 
+/* The legal results of product element `at` in a tensor-core arithmetic: the model's block
+   orders (envelope_tc.h), then where f32_orders the f32 orders over the same converted
+   operands (orders_of: every modelled order, or the declared one). *sq is theirs either way
+   (the width's floor); res NaN where an operand is not finite after the conversion (an f16
+   overflow: the placement rules judge the element). */
+static void tc_orders_of(const operands *o, bool f32_orders, const gv_env_order *ord, int64_t at,
+                         int64_t n, int64_t k, void *tmp, double *res, int *nres, double *sq)
+{
+    int64_t i = at / n, j = at % n;
+    if (!o->ta.finite[i] || !o->tbt.finite[j]) {
+        res[0] = NAN;
+        *nres = 1;
+        *sq = 0.0;
+        return;
+    }
+    gv_env_tc_dot(o->model, o->ta.s + i * k, o->tbt.s + j * k, k, res);
+    /* the exact result on the converted operands (to f64's rounding): the mode's own "exact
+       output", where the native envelope takes the f64 reference on the operands as given,
+       which a mode in effect need not come near */
+    const float *x = (const float *)o->a + i * k, *y = (const float *)o->bt + j * k;
+    double exact = 0.0;
+    for (int64_t l = 0; l < k; l++)
+        exact = fma((double)x[l], (double)y[l], exact);
+    res[GV_ENV_TC_NORD] = exact;
+    int more = 0;
+    double scratch[ENV_NDOT];
+    orders_of(o, true, true, false, ord, at, n, k, tmp,
+              f32_orders ? res + GV_ENV_TC_NORD + 1 : scratch, &more, sq);
+    *nres = GV_ENV_TC_NORD + 1 + (f32_orders ? more : 0);
+}
+
 /* The distance of c to the envelope [lo, hi] of width w, in widths: 0 within a width of it. */
 /* Whether output element at is in the sample (keep: the largest hash kept; UINT64_MAX: all):
    splitmix64's finaliser of the index, so the sample does not line up with rows or columns. */
@@ -269,7 +365,6 @@ void gv_envelope_judge(const gv_problem *p, gv_result *r)
     bool f32 = c->dtype == GV_F32, product = c->op->envelope == GV_ENV_PRODUCT;
     const bool declared = env->used.kind != GV_ORDER_ANY;
     int bits = f32 ? 24 : 53, emin = f32 ? -126 : -1022;
-    const double unit = ldexp(1.0, -bits); /* u: the claimed precision's unit roundoff */
     const gv_tensor *out = &p->out[0];
     int64_t n_el = out->count, m, k, n;
     if (product) {
@@ -278,26 +373,45 @@ void gv_envelope_judge(const gv_problem *p, gv_result *r)
     } else {
         n = out->count, m = 1, k = n > 0 ? p->in[0].count / n : 0;
     }
-    if (n_el <= 0 || k <= 0 || (product ? m * n != n_el || p->in[0].count != m * k ||
-                                              p->in[1].count != k * n
-                                        : k * n != p->in[0].count)) {
+    if (n_el <= 0 || k <= 0 ||
+        (product ? m * n != n_el || p->in[0].count != m * k || p->in[1].count != k * n
+                 : k * n != p->in[0].count)) {
         snprintf(env->why_not, sizeof env->why_not, "the tensors do not have the op's shape");
         return;
     }
     /* the arithmetics: the claimed one, then the impostors it is told apart from */
     const arith *ar[GV_ENV_MAX_ARITH];
     int na = 0;
-    ar[na++] = f32 ? &A_F32 : &A_F64;
-    if (product && f32) ar[na++] = &A_TF32, ar[na++] = &A_BF16;
-    if (product && !f32) ar[na++] = &A_OP40;
-    ar[na++] = f32 ? &A_RZ32 : &A_RZ64;
-    assert(na <= GV_ENV_MAX_ARITH);
+    const int sm = env->arch > 0 ? env->arch : GV_ENV_TC_ARCH_DEFAULT;
+    if (c->mode != GV_MODE_NATIVE) {
+        /* a tensor-core mode (gv_envelope_applies let only those with a model through) */
+        assert(product && f32);
+        na = tc_ariths(c->mode, sm, ar);
+    } else {
+        ar[na++] = f32 ? &A_F32 : &A_F64;
+        if (product && f32) ar[na++] = &A_TF32, ar[na++] = &A_BF16;
+        if (product && !f32) ar[na++] = &A_OP40;
+        ar[na++] = f32 ? &A_RZ32 : &A_RZ64;
+    }
+    assert(na >= 1 && na <= GV_ENV_MAX_ARITH);
 
     /* operands per arithmetic (those with the claimed operands share its copy) */
     operands ops[GV_ENV_MAX_ARITH] = {{0}};
     bool ok = true;
     for (int a = 0; a < na; a++) {
-        if (a > 0 && ar[a]->bits == 0) {
+        if (ar[a]->tc != GV_MODE_NATIVE) {
+            char why[96];
+            ops[a].model = gv_env_tc_model(ar[a]->tc, sm, why, sizeof why);
+            assert(ops[a].model && product && f32);
+            ok = ok &&
+                 gv_env_tc_operand_make(ops[a].model, p->in[0].ref, m, k, false, &ops[a].ta) ==
+                     GV_OK &&
+                 gv_env_tc_operand_make(ops[a].model, p->in[1].ref, k, n, true, &ops[a].tbt) ==
+                     GV_OK;
+            ops[a].a = ops[a].ta.v, ops[a].bt = ops[a].tbt.v;
+            continue;
+        }
+        if (a > 0 && ar[a]->bits == 0 && ar[0]->tc == GV_MODE_NATIVE) {
             ops[a] = ops[0];
             continue;
         }
@@ -321,8 +435,12 @@ void gv_envelope_judge(const gv_problem *p, gv_result *r)
     /* each arithmetic's excess beyond its own [lo, hi], in its widths: the tie-break of the
        match when two hold the same share (an output inside both within the slack) */
     double *ex = malloc(sizeof(double) * (size_t)(n_el * na));
-    unsigned char *within = malloc((size_t)n_el), *agree = malloc((size_t)n_el);
-    ok = ok && d && e && near && ex && within && agree;
+    unsigned char *within = malloc((size_t)n_el), *agree = malloc((size_t)n_el),
+                  *off_fmt = calloc((size_t)n_el, 1);
+    ok = ok && d && e && near && ex && within && agree && off_fmt;
+    /* a narrower output format (f16acc's binary16): every output must be one of its values */
+    const gv_bfma_format *ofmt =
+        ops[0].model && ops[0].model->out.sig_bits < 24 ? &ops[0].model->out : NULL;
     bool lost = false; /* a thread without its scratch: the envelope is not judged */
     /* The budget: at most GV_ENV_BUDGET terms (output elements times k) are emulated, the
        elements past it a fixed pseudo-random sample of the output (the same on every run
@@ -348,7 +466,7 @@ void gv_envelope_judge(const gv_problem *p, gv_result *r)
                 within[at] = agree[at] = 0;
                 if (!sampled(at, keep)) continue;
                 if (!tmp) tmp = malloc(es * (size_t)k);
-                double res[ENV_NDOT], claimed_first = 0.0;
+                double res[GV_ENV_TC_NORD + 1 + ENV_NDOT], claimed_first = 0.0;
                 int nres = 0;
                 double cv = gv_dtype_load(c->dtype, out->data, at), ref = out->ref[at];
                 if (!tmp) {
@@ -357,10 +475,20 @@ void gv_envelope_judge(const gv_problem *p, gv_result *r)
                     continue;
                 }
                 if (!isfinite(cv) || !isfinite(ref)) continue;
+                if (ofmt && !gv_bfma_in_format(ofmt, (float)cv)) off_fmt[at] = 1;
                 for (int a = 0; a < na; a++) {
                     double sq = 0.0;
-                    orders_of(&ops[a], f32, product, ar[a]->rz, &env->used, at, n, k, tmp, res,
-                              &nres, &sq);
+                    /* the arithmetic's precision: the claimed dtype's, or its own */
+                    const int abits = ar[a]->acc_bits ? ar[a]->acc_bits : bits,
+                              aemin = ar[a]->acc_bits ? ar[a]->acc_emin : emin;
+                    const double aunit = ldexp(1.0, -abits);
+                    if (ops[a].model) {
+                        tc_orders_of(&ops[a], ar[a]->f32_orders, &env->used, at, n, k, tmp, res,
+                                     &nres, &sq);
+                    } else {
+                        orders_of(&ops[a], f32, product, ar[a]->rz, &env->used, at, n, k, tmp, res,
+                                  &nres, &sq);
+                    }
                     double lo = res[0], hi = res[0];
                     for (int q = 1; q < nres; q++) {
                         if (res[q] < lo) lo = res[q];
@@ -374,12 +502,13 @@ void gv_envelope_judge(const gv_problem *p, gv_result *r)
                            the legal values, with an ulp's slack, and so is the exact result
                            (an exact output never FAILs); nothing between them */
                         w = hi - lo;
-                        double u = ulp_in(0.5 * (lo + hi), bits, emin);
+                        double u = ulp_in(0.5 * (lo + hi), abits, aemin);
                         if (!(w >= u)) w = u;
                         if (a == 0) {
                             claimed_first = res[0];
-                            double wr = ulp_in(ref, bits, emin);
-                            if (distance(cv, ref, ref, wr) < distance(cv, lo, hi, w))
+                            double wr = ulp_in(ref, abits, aemin);
+                            if (!ops[0].model &&
+                                distance(cv, ref, ref, wr) < distance(cv, lo, hi, w))
                                 lo = hi = ref, w = wr;
                             near[at] = cv < lo ? lo : cv > hi ? hi : cv;
                         }
@@ -388,8 +517,11 @@ void gv_envelope_judge(const gv_problem *p, gv_result *r)
                             /* the nearest legal result, before r widens the range */
                             near[at] = cv < lo ? lo : cv > hi ? hi : cv;
                             claimed_first = res[0];
-                            if (ref < lo) lo = ref;
-                            if (ref > hi) hi = ref;
+                            /* the f64 reference is legal for native arithmetic; a
+                               tensor-core mode's exact result is among its own (on the
+                               converted operands) */
+                            if (!ops[0].model && ref < lo) lo = ref;
+                            if (!ops[0].model && ref > hi) hi = ref;
                         }
                         /* the width: the legal spread, at least one ulp of r (an output one
                            ulp off every modelled order is still legal) and at least
@@ -397,11 +529,10 @@ void gv_envelope_judge(const gv_problem *p, gv_result *r)
                            these inputs (a few orders' spread can be narrow by chance: they
                            share structure) */
                         w = hi - lo;
-                        double u = ulp_in(a == 0 ? ref : 0.5 * (lo + hi), bits, emin);
-                        double sigma = unit * sqrt(sq / 3.0);
+                        double u = ulp_in(a == 0 ? ref : 0.5 * (lo + hi), abits, aemin);
+                        double sigma = aunit * sqrt(sq / 3.0);
                         if (!(w >= u)) w = u;
-                        if (isfinite(sigma) && w < GV_ENV_SIGMAS * sigma)
-                            w = GV_ENV_SIGMAS * sigma;
+                        if (isfinite(sigma) && w < GV_ENV_SIGMAS * sigma) w = GV_ENV_SIGMAS * sigma;
                     }
                     double da = distance(cv, lo, hi, w);
                     ex[a * n_el + at] = cv > hi ? (cv - hi) / w : cv < lo ? (lo - cv) / w : 0.0;
@@ -422,9 +553,13 @@ void gv_envelope_judge(const gv_problem *p, gv_result *r)
         double se = 0.0, se_sr = 0.0, se2 = 0.0, sum_ex[GV_ENV_MAX_ARITH] = {0};
         env->d_max = 0.0;
         env->worst = -1;
+        env->off_format = 0;
+        env->first_off_format = -1;
+        env->out_format = ofmt ? ofmt->name : NULL;
         for (int64_t at = 0; at < n_el; at++) {
             if (isnan(d[at])) continue;
             cnt++;
+            if (off_fmt[at] && env->off_format++ == 0) env->first_off_format = at;
             for (int a = 0; a < na; a++) {
                 if (within[at] >> a & 1u) cnt_in[a]++;
                 sum_ex[a] += ex[a * n_el + at];
@@ -442,7 +577,12 @@ void gv_envelope_judge(const gv_problem *p, gv_result *r)
         env->bias_n = cnt;
         env->z = se2 > 0 ? se / sqrt(se2) : 0.0;
         env->z_sr = se2 > 0 ? se_sr / sqrt(se2) : 0.0;
-        if (declared) {
+        if (ops[0].model) {
+            char on[48];
+            snprintf(env->claimed, sizeof env->claimed, "%s (sm_%d's model%s%s)", ar[0]->name, sm,
+                     declared ? ", f32 in " : "",
+                     declared ? gv_env_order_name(&env->used, on, sizeof on) : "");
+        } else if (declared) {
             char on[48];
             snprintf(env->claimed, sizeof env->claimed, "%s in %s order", f32 ? "f32" : "f64",
                      gv_env_order_name(&env->used, on, sizeof on));
@@ -466,8 +606,8 @@ void gv_envelope_judge(const gv_problem *p, gv_result *r)
         env->best_any = 0;
         for (int a = 1; a < na; a++) {
             const double sa = env->arith[a].share, sb = env->arith[env->best_any].share;
-            if (sa > sb || (sa == sb && env->arith[a].mean_excess <
-                                            env->arith[env->best_any].mean_excess))
+            if (sa > sb ||
+                (sa == sb && env->arith[a].mean_excess < env->arith[env->best_any].mean_excess))
                 env->best_any = a;
         }
         /* an impostor that holds no element is no match either: the row then names the
@@ -490,6 +630,11 @@ void gv_envelope_judge(const gv_problem *p, gv_result *r)
         snprintf(env->why_not, sizeof env->why_not, "too little host memory for the envelope");
     }
     for (int a = 0; a < na; a++) {
+        if (ops[a].model) {
+            gv_env_tc_operand_free(&ops[a].ta);
+            gv_env_tc_operand_free(&ops[a].tbt);
+            continue;
+        }
         if (a > 0 && ops[a].a == ops[0].a) continue;
         if (!ops[a].a_borrowed) free(ops[a].a);
         free(ops[a].bt);
@@ -500,12 +645,14 @@ void gv_envelope_judge(const gv_problem *p, gv_result *r)
     free(ex);
     free(within);
     free(agree);
+    free(off_fmt);
     env->ms = now_ms() - t0;
     if (!env->judged) return;
 
     /* the row's note: how much lies inside, what it matches, what cannot be told apart */
-    int len = snprintf(env->note, sizeof env->note, "envelope of %s: %.4g %% inside, max %.3g widths",
-                       env->claimed, 100.0 * env->arith[0].share, env->d_max);
+    int len =
+        snprintf(env->note, sizeof env->note, "envelope of %s: %.4g %% inside, max %.3g widths",
+                 env->claimed, 100.0 * env->arith[0].share, env->d_max);
     if (env->sampled_of && len > 0 && (size_t)len < sizeof env->note)
         len += snprintf(env->note + len, sizeof env->note - (size_t)len,
                         " (a sample of %lld of %lld elements)", (long long)env->n,
@@ -518,11 +665,20 @@ void gv_envelope_judge(const gv_problem *p, gv_result *r)
         len += snprintf(env->note + len, sizeof env->note - (size_t)len,
                         "; one sum in any order cannot show a tree rounding toward zero "
                         "(--order judges it)");
-    for (int a = 1; a < na; a++)
-        if (env->arith[a].agrees && len > 0 && (size_t)len < sizeof env->note)
+    for (int a = 1; a < na; a++) {
+        if (!(len > 0 && (size_t)len < sizeof env->note)) break;
+        if (env->arith[a].agrees)
             len += snprintf(env->note + len, sizeof env->note - (size_t)len,
                             "; %s and %s agree exactly on these inputs", env->arith[a].key,
                             env->arith[0].key);
+        else if (env->arith[a].share >= 1.0 && env->arith[0].share >= 1.0)
+            /* not the same bits, but every output lies within both envelopes: on this data
+               the widths cover the difference, and these outputs cannot show which ran */
+            len += snprintf(env->note + len, sizeof env->note - (size_t)len,
+                            "; every output is within %s's envelope too: these outputs do not "
+                            "tell it from %s",
+                            env->arith[a].key, env->arith[0].key);
+    }
 }
 
 bool gv_envelope_fails(const gv_result *r, char *why, size_t len)
@@ -536,6 +692,14 @@ bool gv_envelope_fails(const gv_result *r, char *why, size_t len)
     else
         snprintf(match, sizeof match, "; nearest to %s (%.4g %% inside)", env->claimed,
                  100.0 * env->arith[0].share);
+    if (env->off_format > 0) {
+        snprintf(why, len,
+                 "%lld of %lld outputs are no %s values (first at flat index %lld): %s return "
+                 "%s results%s",
+                 (long long)env->off_format, (long long)env->n, env->out_format,
+                 (long long)env->first_off_format, env->claimed, env->out_format, match);
+        return true;
+    }
     if (!(env->d_max <= GV_ENV_BOUND)) {
         snprintf(why, len,
                  "outside the envelope of %s at element (%lld, %lld): distance %.3g widths, "
@@ -551,11 +715,11 @@ bool gv_envelope_fails(const gv_result *r, char *why, size_t len)
         (fabs(env->z) > GV_BIAS_Z_BOUND || fabs(env->z_sr) > GV_BIAS_Z_BOUND)) {
         bool by_sr = !(fabs(env->z) > fabs(env->z_sr));
         double z = by_sr ? env->z_sr : env->z;
-        const char *way = by_sr ? (z < 0 ? "toward zero" : "away from zero")
-                                : (z < 0 ? "downward" : "upward");
+        const char *way =
+            by_sr ? (z < 0 ? "toward zero" : "away from zero") : (z < 0 ? "downward" : "upward");
         snprintf(why, len,
-                 "bias: outputs lean %s of the envelope of %s (z = %+.1f over %lld outputs)%s",
-                 way, env->claimed, z, (long long)env->bias_n, match);
+                 "bias: outputs lean %s of the envelope of %s (z = %+.1f over %lld outputs)%s", way,
+                 env->claimed, z, (long long)env->bias_n, match);
         return true;
     }
     return false;

@@ -8,7 +8,8 @@
  * reference) and a width w = max(hi - lo, ulp(r)). An output's distance is 0 inside
  * [lo - w, hi + w], else its excess over that in widths. The same is computed for the
  * impostor arithmetics, so that the verdict names the arithmetic the output matches
- * (docs/error-models.md, "The envelope of the claimed arithmetic"). */
+ * (docs/error-models.md, "The envelope of the claimed arithmetic"). Under a tensor-core mode
+ * the claimed arithmetic is the mode's block-FMA model of one architecture (envelope_tc.h). */
 #ifndef GV_ENVELOPE_H
 #define GV_ENVELOPE_H
 
@@ -27,7 +28,8 @@ const char *gv_env_order_name(const gv_env_order *o, char *buf, size_t len);
 
 /* Whether the envelope judges r's case (given inputs, or an order declared or known: gpuval's
    own kernel's for its own outputs, gv_op.env_order; an op with an envelope kind, native
-   mode, f32 or f64, not switched off by GPUVAL_ENVELOPE=0); else why not into
+   mode, f32 or f64, or a product under a tensor-core mode with a model on r->env.arch, not
+   switched off by GPUVAL_ENVELOPE=0); else why not into
    r->env.why_not. Sets r->env.used. Called by gv_judge_problem. */
 bool gv_envelope_applies(struct gv_result *r);
 

@@ -64,6 +64,9 @@ typedef struct gv_envelope {
        gpuval's own kernel's order never judges them */
     gv_env_order order;
     bool foreign;
+    /* Set before the judge too: the compute capability whose tensor-core models judge a
+       tensor-core mode (90 for sm_90; 0: envelope_tc.h's default); kept by gv_judge_problem */
+    int arch;
     gv_env_order used; /* the order judged against (the declared, the kernel's, or ANY) */
     char claimed[72]; /* "f32 in any order", "f32 in k order" */
     int64_t n;        /* elements with a finite output and a finite envelope */
@@ -90,7 +93,11 @@ typedef struct gv_envelope {
     int best; /* the arithmetic with the largest share, then the least mean excess (the
                  claimed one where both tie, and wherever it holds every element) */
     int best_any; /* the same without the claimed one's preference (a lean's reason) */
-    char note[200];  /* what the row says beside the verdict */
+    /* a tensor-core mode whose output format is narrower than the dtype (f16acc: binary16
+       results held in f32): outputs that are no value of it, which the mode cannot return */
+    int64_t off_format, first_off_format;
+    const char *out_format; /* "binary16"; NULL: the dtype's own */
+    char note[320];  /* what the row says beside the verdict */
     double ms;       /* wall time of the computation */
 } gv_envelope;
 

@@ -494,9 +494,10 @@ void gv_judge_problem(const gv_problem *p, gv_result *r)
     r->prob.floor_rms = side.floor_rms;
     r->output_hash = side.hash;
     r->have_hash = true;
-    /* the envelope starts afresh, with what its caller set: the declared order, and whether
-       the outputs are gpuval's own (whose kernel's order is known) */
-    r->env = (gv_envelope){.worst = -1, .order = r->env.order, .foreign = r->env.foreign};
+    /* the envelope starts afresh, with what its caller set: the declared order, whether the
+       outputs are gpuval's own (whose kernel's order is known), the architecture */
+    r->env = (gv_envelope){
+        .worst = -1, .order = r->env.order, .foreign = r->env.foreign, .arch = r->env.arch};
     if (gv_envelope_applies(r)) gv_envelope_judge(p, r);
     if (r->env.judged) { /* its numbers under "extra" in the JSON */
         gv_result_extra(r, "envelope_d_max", r->env.d_max);

@@ -236,6 +236,12 @@ void gv_case_finish(gv_case_run *cr, gv_problem *keep)
             snprintf(r->reason, sizeof r->reason, "%.250s", err);
         } else {
             double t0 = now_ms();
+            /* outputs of this device on given inputs under a tensor-core mode: the envelope
+               takes the model of this device's architecture (core/envelope_tc.h) */
+            gk_device_info di;
+            if (r->env.arch == 0 && r->inputs != GV_INPUTS_GENERATED &&
+                gv_mode_get(r->c.mode)->bfma && gk_device_info_get(&di) == GV_OK)
+                r->env.arch = di.cc_major * 10 + di.cc_minor;
             gv_judge_problem(p, r);
             r->judge_ms = now_ms() - t0;
             if (cr->repeat > 1) gv_repeat_judge(p, &cr->L, r, cr->repeat);

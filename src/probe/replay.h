@@ -3,7 +3,7 @@
 #ifndef GV_REPLAY_H
 #define GV_REPLAY_H
 
-#include "probe/bfma.h"
+#include "core/bfma.h"
 #include "probe/fprint.h"
 
 /* The model's lookup name for a mode on f32 cases ("tf32", "f16", "bf16", "f16acc", "e4m3"),

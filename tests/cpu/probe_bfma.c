@@ -1,4 +1,4 @@
-/* probe_bfma.c: the port of the published tensor-core models (src/probe/bfma.c) against the
+/* probe_bfma.c: the port of the published tensor-core models (src/core/bfma.c) against the
  * dot products measured on GPUs and published with them (tests/cpu/bfma/, from Khattak and
  * Mikaitis's model_validation/ data: every one must agree bit for bit), and against properties
  * whose expected values are worked out by hand in each test from the published description:
@@ -13,7 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "probe/bfma.h"
+#include "core/bfma.h"
 
 static uint32_t bits_of(float x)
 {

@@ -1,7 +1,7 @@
 /* probe_fprint.c: the probes' constructions (src/probe/fprint.c) on arithmetics simulated on the
  * CPU, where the answer of every feature is known from the simulation's definition: an IEEE
  * FMA chain in f32 and f64, the same unfused and flushing subnormals, the published tensor-core
- * block FMA models (src/probe/bfma.c) behind a conversion that rounds or truncates, fp8 with
+ * block FMA models (src/core/bfma.c) behind a conversion that rounds or truncates, fp8 with
  * and without promotion of its partial sums, and a fixed-point row emulation. A construction
  * that cannot tell these apart fails here before it reaches a GPU. Also the expectation files'
  * reader and judge. */
@@ -13,7 +13,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "probe/bfma.h"
+#include "core/bfma.h"
 #include "probe/expect.h"
 #include "probe/expect_files.h"
 #include "probe/fprint.h"

@@ -357,7 +357,7 @@ def _allowed(allow):
 
 
 def judge(op, inputs, outputs, *, mode="native", size=None, dist=None, seed=0, allow=None,
-          order=None, dtype=None):
+          order=None, dtype=None, arch=None):
     """gpuval's verdict on outputs computed from inputs, as a Judgement.
 
     op: a built-in op ("gemm.cublas") or family ("gemm"). inputs and outputs: arrays (NumPy,
@@ -374,6 +374,9 @@ def judge(op, inputs, outputs, *, mode="native", size=None, dist=None, seed=0, a
     order: the summation order the outputs were computed in, as `gpuval judge --order`
     takes it ("k", "pairwise", "blocked:B", "tree"); None: every legal order. A declared
     order is judged against that order's results bit for bit (and the exact result).
+    arch: the architecture ("sm_80", "sm_90") whose tensor-core block-FMA model judges a
+    tensor-core mode (tf32, bf16, f16, f16acc) on the inputs, as `gpuval judge --arch`;
+    None: sm_90.
 
     Low-precision arrays: torch tensors of bfloat16, float16, float8_e4m3fn and float8_e5m2,
     NumPy float16 and ml_dtypes arrays are taken as they are; unsigned 16- or 8-bit arrays
@@ -398,8 +401,11 @@ def judge(op, inputs, outputs, *, mode="native", size=None, dist=None, seed=0, a
     allowed = _allowed(allow)
     if order is not None and (not isinstance(order, str) or not order or "+" in order):
         raise ValueError(f"order={order!r}: k, pairwise, blocked:B or tree (or None)")
-    claimed = (mode + (f"+order={order}" if order else "") + ("+daz" if "daz" in allowed else "")
-               + ("+ftz" if "ftz" in allowed else ""))
+    if arch is not None and (not isinstance(arch, str) or not arch.startswith("sm_")
+                             or "+" in arch):
+        raise ValueError(f"arch={arch!r}: an architecture as sm_XY ('sm_90'), or None")
+    claimed = (mode + (f"+order={order}" if order else "") + (f"+arch={arch}" if arch else "")
+               + ("+daz" if "daz" in allowed else "") + ("+ftz" if "ftz" in allowed else ""))
     in_list, in_names = _as_list(inputs, "in")
     out_list, out_names = _as_list(outputs, "out")
     if dtype is not None and dtype not in _LOWP_CODE:

@@ -33,6 +33,7 @@
 #define GV_BFMA_H
 
 #include <stdbool.h>
+#include <stdint.h>
 
 typedef enum gv_bfma_round {
     GV_BFMA_RZ = 0, /* toward zero (truncation) */
@@ -105,5 +106,38 @@ float gv_bfma_block(const gv_bfma_model *m, const float *a, const float *b, int 
  * Before the first block, GEMM.m's NaN/Inf rule is applied to all k products and c. k >= 0.
  * Same input contract as gv_bfma_block. */
 float gv_bfma_dot(const gv_bfma_model *m, const float *a, const float *b, int k, float c);
+
+/* ---- the same block in steps, for callers that replay many blocks over the same operands
+ * (the envelope of a tensor-core mode, core/envelope_tc.c): each operand split once, each
+ * block's products once, then the sum with as many different c as the caller's orders have.
+ * gv_bfma_block is these three steps; so the results are its own, bit for bit. */
+
+/* The widest block the exact sum is sized for (the table's widest is 32). */
+#define GV_BFMA_MAX_BLOCK 64
+
+/* An input as the block sees it: |x| = sig 2^(exp - (in.sig_bits - 1)); sig 0: zero (or a
+ * subnormal the model flushes). */
+typedef struct gv_bfma_operand {
+    uint32_t sig;
+    int exp;
+    bool neg;
+} gv_bfma_operand;
+
+/* One block's non-zero products, exact: mag 2^(exp - 2 (in.sig_bits - 1)); emax the largest
+ * exponent, at least m->min_align_exp. */
+typedef struct gv_bfma_prods {
+    uint64_t mag[GV_BFMA_MAX_BLOCK];
+    int exp[GV_BFMA_MAX_BLOCK];
+    bool neg[GV_BFMA_MAX_BLOCK];
+    int terms, emax;
+} gv_bfma_prods;
+
+/* x (finite, a value of m->in) split into *o. */
+void gv_bfma_split_in(const gv_bfma_model *m, float x, gv_bfma_operand *o);
+/* The products of a[0..n) and b[0..n), n <= m->block, into *p. */
+void gv_bfma_products(const gv_bfma_model *m, const gv_bfma_operand *a, const gv_bfma_operand *b,
+                      int n, gv_bfma_prods *p);
+/* c + the products of p as the block computes it (c finite, a value of m->out). */
+float gv_bfma_block_sum(const gv_bfma_model *m, const gv_bfma_prods *p, float c);
 
 #endif

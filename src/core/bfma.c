@@ -2,7 +2,7 @@
  * parameters, the rounding of a value into a format, one block and a chain of blocks. The
  * arithmetic is exact: every aligned term is an integer on the grid 2^(E - align_frac_bits),
  * below 2^30 in magnitude, and a block of at most 64 of them sums exactly in an int64_t. */
-#include "probe/bfma.h"
+#include "core/bfma.h"
 
 #include <assert.h>
 #include <math.h>
@@ -117,7 +117,7 @@ static const gv_bfma_model MODELS[] = {
 enum { N_MODELS = sizeof MODELS / sizeof MODELS[0] };
 
 /* The widest block the exact sum below is sized for (the table's widest is 32). */
-enum { MAX_BLOCK = 64 };
+enum { MAX_BLOCK = GV_BFMA_MAX_BLOCK };
 
 const gv_bfma_model *gv_bfma_find(int sm, const char *fmt)
 {
@@ -185,6 +185,32 @@ static void split(double x, int emin, int frac_bits, uint64_t *sig, int *exp)
     *sig = (uint64_t)ldexp(fabs(x), frac_bits - e);
 }
 
+/* 2^e as a double, exactly, for -1022 <= e <= 1023 (built from its bits: ldexp is a call, and
+ * the envelope of a tensor-core mode rounds one block sum per block and order) */
+static inline double pow2(int e)
+{
+    assert(e >= -1022 && e <= 1023);
+    union {
+        double d;
+        uint64_t u;
+    } v = {.u = (uint64_t)(e + 1023) << 52};
+    return v.d;
+}
+
+/* split(c, -126, 23, ...) of a finite non-zero f32 value from its bits: the stored fraction
+ * with the implicit bit, and the exponent (-126 for subnormals, whose value is frac 2^-149) */
+static inline void split_f32(float c, uint64_t *sig, int *exp)
+{
+    union {
+        float f;
+        uint32_t u;
+    } v = {.f = c};
+    int biased = (int)((v.u >> 23) & 0xff);
+    uint32_t frac = v.u & 0x7fffffu;
+    *exp = biased ? biased - 127 : -126;
+    *sig = biased ? (frac | 0x800000u) : frac;
+}
+
 /* floor(mag * 2^shift_left), mag < 2^32; shift_left <= 31 (asserted by the caller's ranges). */
 static int64_t scale_floor(uint64_t mag, int shift_left)
 {
@@ -219,8 +245,8 @@ static float round_sum(const gv_bfma_model *m, int64_t s, int q)
         }
         t = kept;
     }
-    double y = ldexp((double)t, grid);
-    if (y >= ldexp(1.0, m->out.emax + 1)) return neg ? -INFINITY : INFINITY;
+    double y = (double)t * pow2(grid); /* exact: t has at most 25 bits */
+    if (y >= pow2(m->out.emax + 1)) return neg ? -INFINITY : INFINITY;
     if (!m->out_subnormals && y < ldexp(1.0, m->out.emin)) return 0.0f;
     return (float)(neg ? -y : y);
 }
@@ -257,59 +283,77 @@ static bool inputs_ok(const gv_bfma_model *m, const float *a, const float *b, in
     return true;
 }
 
-/* The block on finite inputs already checked. */
-static float block_finite(const gv_bfma_model *m, const float *a, const float *b, int n, float c)
+void gv_bfma_split_in(const gv_bfma_model *m, float x, gv_bfma_operand *o)
+{
+    assert(isfinite(x));
+    o->neg = signbit(x) != 0;
+    o->sig = 0;
+    o->exp = 0;
+    if (x == 0.0f || (!m->in_subnormals && fabsf(x) < ldexp(1.0, m->in.emin))) return;
+    uint64_t sig;
+    int e;
+    split(x, m->in.emin, m->in.sig_bits - 1, &sig, &e);
+    o->sig = (uint32_t)sig;
+    o->exp = e;
+}
+
+void gv_bfma_products(const gv_bfma_model *m, const gv_bfma_operand *a, const gv_bfma_operand *b,
+                      int n, gv_bfma_prods *p)
+{
+    assert(n >= 0 && n <= m->block && n <= GV_BFMA_MAX_BLOCK);
+    p->terms = 0;
+    p->emax = m->min_align_exp;
+    for (int i = 0; i < n; i++) {
+        if (a[i].sig == 0 || b[i].sig == 0) continue; /* zero products are removed */
+        /* the exact product, sx sy 2^(ex + ey - 2 pin): significand in [0, 4), not normalised */
+        int t = p->terms++;
+        p->mag[t] = (uint64_t)a[i].sig * b[i].sig;
+        p->exp[t] = a[i].exp + b[i].exp;
+        p->neg[t] = a[i].neg != b[i].neg;
+        if (p->exp[t] > p->emax) p->emax = p->exp[t];
+    }
+}
+
+float gv_bfma_block_sum(const gv_bfma_model *m, const gv_bfma_prods *p, float c)
 {
     const int pin = m->in.sig_bits - 1; /* fraction bits of an input significand */
     const int F = m->align_frac_bits;
-    double in_min = ldexp(1.0, m->in.emin);
     if (!m->out_subnormals && fabsf(c) < ldexp(1.0, m->out.emin)) c = 0.0f;
-
-    uint64_t mag[MAX_BLOCK];
-    int exp[MAX_BLOCK];
-    bool neg[MAX_BLOCK];
-    int terms = 0;
-    for (int i = 0; i < n; i++) {
-        double x = a[i], y = b[i];
-        if (!m->in_subnormals) {
-            if (fabs(x) < in_min) x = 0.0;
-            if (fabs(y) < in_min) y = 0.0;
-        }
-        if (x == 0.0 || y == 0.0) continue; /* zero products are removed */
-        uint64_t sx, sy;
-        int ex, ey;
-        split(x, m->in.emin, pin, &sx, &ex);
-        split(y, m->in.emin, pin, &sy, &ey);
-        /* the exact product, sx sy 2^(ex + ey - 2 pin): significand in [0, 4), not normalised */
-        mag[terms] = sx * sy;
-        exp[terms] = ex + ey;
-        neg[terms] = (x < 0) != (y < 0);
-        terms++;
-    }
-    if (terms == 0 && c == 0.0f) return 0.0f;
+    if (p->terms == 0 && c == 0.0f) return 0.0f;
 
     /* c: 23 fraction bits below its exponent, max(floor(log2|c|), -126) (the binary32 view
      * Generic_BFMA_TC.m's AlignSignficand takes of c, whatever the output format) */
     uint64_t cmag = 0;
     int cexp = 0;
-    if (c != 0.0f) split(c, -126, 23, &cmag, &cexp);
+    if (c != 0.0f) split_f32(c, &cmag, &cexp);
 
-    int E = m->min_align_exp;
-    for (int i = 0; i < terms; i++)
-        if (exp[i] > E) E = exp[i];
+    int E = p->emax; /* already at least min_align_exp */
     if (c != 0.0f && cexp > E) E = cexp;
 
     /* each magnitude truncated to the grid 2^(E - F): floor(|term| 2^(F - E)) */
     int64_t sum = 0;
-    for (int i = 0; i < terms; i++) {
-        int64_t t = scale_floor(mag[i], exp[i] - 2 * pin + F - E);
-        sum += neg[i] ? -t : t;
+    for (int i = 0; i < p->terms; i++) {
+        int64_t t = scale_floor(p->mag[i], p->exp[i] - 2 * pin + F - E);
+        sum += p->neg[i] ? -t : t;
     }
     if (c != 0.0f) {
         int64_t t = scale_floor(cmag, cexp - 23 + F - E);
         sum += c < 0 ? -t : t;
     }
     return round_sum(m, sum, E - F);
+}
+
+/* The block on finite inputs already checked: the operands split, their products, the sum. */
+static float block_finite(const gv_bfma_model *m, const float *a, const float *b, int n, float c)
+{
+    gv_bfma_operand sa[MAX_BLOCK], sb[MAX_BLOCK];
+    for (int i = 0; i < n; i++) {
+        gv_bfma_split_in(m, a[i], &sa[i]);
+        gv_bfma_split_in(m, b[i], &sb[i]);
+    }
+    gv_bfma_prods p;
+    gv_bfma_products(m, sa, sb, n, &p);
+    return gv_bfma_block_sum(m, &p, c);
 }
 
 float gv_bfma_block(const gv_bfma_model *m, const float *a, const float *b, int n, float c)

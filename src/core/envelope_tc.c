@@ -1,0 +1,149 @@
+/* envelope_tc.c: the envelope of a tensor-core mode on the user's own data (envelope_tc.h):
+ * the mode's block-FMA model chosen by architecture, the operands rounded into its input
+ * format and split once, and the model's block orders of one dot product. envelope.c judges
+ * with them as it judges with the native orders. */
+#include "core/envelope_tc.h"
+
+#include <assert.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/gen.h" /* GV_PAR_MIN */
+
+const gv_bfma_model *gv_env_tc_model(gv_mode mode, int sm, char *why, size_t len)
+{
+    const char *fmt = (int)mode >= 0 && mode < GV_NMODES ? gv_mode_get(mode)->bfma : NULL;
+    if (sm <= 0) sm = GV_ENV_TC_ARCH_DEFAULT;
+    if (!fmt) {
+        snprintf(why, len, "mode %s: the envelope models native arithmetic and tensor-core modes",
+                 gv_mode_name(mode));
+        return NULL;
+    }
+    if (mode == GV_MODE_FP8) {
+        /* the kernel scales each tensor by 448 / amax and cuBLASLt promotes partial sums to
+           f32 every 128 products and applies the descales: the model of one block is ported,
+           the scaling around it is not, so no bit-for-bit envelope yet */
+        snprintf(why, len, "mode fp8: its scaling and promotion are not modelled");
+        return NULL;
+    }
+    const gv_bfma_model *m = gv_bfma_find(sm, fmt);
+    if (!m) {
+        snprintf(why, len, "mode %s: no published %s model for sm_%d", gv_mode_name(mode), fmt, sm);
+        return NULL;
+    }
+    if (m->unconfirmed) {
+        snprintf(why, len, "mode %s: sm_%d's %s model is unconfirmed (core/bfma.c)",
+                 gv_mode_name(mode), sm, fmt);
+        return NULL;
+    }
+    return m;
+}
+
+int gv_env_tc_arch_parse(const char *s, int *sm, char *why, size_t len)
+{
+    char *end = NULL;
+    long v = -1;
+    if (s && strncmp(s, "sm_", 3) == 0) v = strtol(s + 3, &end, 10);
+    bool known = false;
+    for (int i = 0; v > 0 && end && *end == '\0' && gv_bfma_at(i); i++)
+        known = known || gv_bfma_at(i)->sm == v;
+    if (!known) {
+        char list[160] = "";
+        size_t at = 0;
+        for (int i = 0, last = 0; gv_bfma_at(i) && at < sizeof list; i++)
+            if (gv_bfma_at(i)->sm != last) {
+                last = gv_bfma_at(i)->sm;
+                at +=
+                    (size_t)snprintf(list + at, sizeof list - at, "%ssm_%d", at ? ", " : "", last);
+            }
+        snprintf(why, len, "architecture '%.20s': the tensor-core models are of %s", s ? s : "",
+                 list);
+        return GV_EINVAL;
+    }
+    *sm = (int)v;
+    return GV_OK;
+}
+
+int gv_env_tc_operand_make(const gv_bfma_model *m, const double *src, int64_t rows, int64_t cols,
+                           bool transpose, gv_env_tc_operand *o)
+{
+    int64_t count = rows * cols, lines = transpose ? cols : rows;
+    o->v = malloc(sizeof *o->v * (size_t)count);
+    o->s = malloc(sizeof *o->s * (size_t)count);
+    o->finite = malloc(sizeof *o->finite * (size_t)lines);
+    if (!o->v || !o->s || !o->finite) {
+        gv_env_tc_operand_free(o);
+        return GV_ENOMEM;
+    }
+#pragma omp parallel for schedule(static) if (count >= GV_PAR_MIN)
+    for (int64_t i = 0; i < rows; i++)
+        for (int64_t j = 0; j < cols; j++) {
+            int64_t at = transpose ? j * rows + i : i * cols + j;
+            float x = gv_bfma_round_to(&m->in, (float)src[i * cols + j], GV_BFMA_RN);
+            o->v[at] = x;
+            if (isfinite(x))
+                gv_bfma_split_in(m, x, &o->s[at]);
+            else
+                o->s[at] = (gv_bfma_operand){0, 0, false};
+        }
+    const int64_t per = count / (lines > 0 ? lines : 1); /* values a stored line */
+#pragma omp parallel for schedule(static) if (count >= GV_PAR_MIN)
+    for (int64_t r = 0; r < lines; r++) {
+        bool all = true;
+        for (int64_t l = 0; l < per; l++)
+            all = all && isfinite(o->v[r * per + l]);
+        o->finite[r] = all;
+    }
+    return GV_OK;
+}
+
+void gv_env_tc_operand_free(gv_env_tc_operand *o)
+{
+    free(o->v);
+    free(o->s);
+    free(o->finite);
+    *o = (gv_env_tc_operand){0};
+}
+
+/* a + b, two values of the model's output format, rounded to nearest into it: the f32 adds
+   of a split-K reduce (f16's sum is exact in f64, then rounded once) */
+static float out_add(const gv_bfma_model *m, float a, float b)
+{
+    if (m->out.sig_bits == 24) return a + b;
+    return gv_bfma_round_to(&m->out, (float)((double)a + (double)b), GV_BFMA_RN);
+}
+
+void gv_env_tc_dot(const gv_bfma_model *m, const gv_bfma_operand *x, const gv_bfma_operand *y,
+                   int64_t k, double *res)
+{
+    static const int slices[GV_ENV_TC_NORD] = {1, 2, 4, 8, 16, 32, 64};
+    const int64_t B = m->block, blocks = (k + B - 1) / B;
+    int64_t len[GV_ENV_TC_NORD]; /* blocks per slice */
+    float c[GV_ENV_TC_NORD], tot[GV_ENV_TC_NORD];
+    bool started[GV_ENV_TC_NORD];
+    for (int v = 0; v < GV_ENV_TC_NORD; v++) {
+        len[v] = (blocks + slices[v] - 1) / slices[v];
+        if (len[v] < 1) len[v] = 1;
+        c[v] = tot[v] = 0.0f;
+        started[v] = false;
+    }
+    gv_bfma_prods p;
+    for (int64_t b = 0; b < blocks; b++) {
+        int64_t k0 = b * B;
+        int n = (int)(k - k0 < B ? k - k0 : B);
+        gv_bfma_products(m, x + k0, y + k0, n, &p);
+        for (int v = 0; v < GV_ENV_TC_NORD; v++) {
+            if (b > 0 && b % len[v] == 0) { /* a slice ends: its partial joins the total */
+                tot[v] = started[v] ? out_add(m, tot[v], c[v]) : c[v];
+                started[v] = true;
+                c[v] = 0.0f;
+            }
+            /* an overflow to +-Inf carries on as c (gv_bfma_dot's rule) */
+            if (isfinite(c[v])) c[v] = gv_bfma_block_sum(m, &p, c[v]);
+        }
+    }
+    for (int v = 0; v < GV_ENV_TC_NORD; v++)
+        res[v] = started[v] ? out_add(m, tot[v], c[v]) : c[v];
+}
