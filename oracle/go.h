@@ -291,3 +291,15 @@ enum { GO_GEMM_VALUE = 0, GO_GEMM_GAUGE = 1, GO_GEMM_SQGAUGE = 2 };
 enum { GO_GEMM_TRANS_A = 1, GO_GEMM_TRANS_B = 2 };
 int go_gemm_batched(int what, int trans, int64_t batch, int64_t m, int64_t k, int64_t n,
                     const double *a, const double *b, double *c);
+
+/* conv (oracle/conv.c): y (n x o x oh x ow) = the direct convolution of the NCHW x (n x c x h x
+ * w) by wt (o x c x kh x kw), stride and zero padding ph, pw, plus bias (o), as PyTorch's
+ * conv2d (no flip), oh and ow gk_conv_out_side's (abi/conv.h); long double sums rounded once.
+ * go_conv_gauge: sum |x||w| + |bias| (docs/error-models.md, section conv). */
+int go_conv(int64_t n, int64_t c, int64_t h, int64_t w, int64_t o, int64_t kh, int64_t kw,
+            int64_t stride, int64_t ph, int64_t pw, const double *x, const double *wt,
+            const double *bias, double *y);
+int go_conv_gauge(int64_t n, int64_t c, int64_t h, int64_t w, int64_t o, int64_t kh, int64_t kw,
+                  int64_t stride, int64_t ph, int64_t pw, const double *x, const double *wt,
+                  const double *bias, double *g);
+
