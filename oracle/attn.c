@@ -60,14 +60,14 @@ int go_attn_sdpa(int64_t b, int64_t h, int64_t s, int64_t d, int causal, const d
     bool nomem = false;
 #pragma omp parallel ATTN_PARALLEL
     {
-        long double *sc = malloc((size_t)s * sizeof *sc);
-        if (!sc) {
+        long double *sc = malloc((size_t)s * sizeof *sc), *acc = malloc((size_t)d * sizeof *acc);
+        if (!sc || !acc) {
 #pragma omp atomic write
             nomem = true;
         }
 #pragma omp for schedule(static)
         for (int64_t row = 0; row < b * h * s; row++) {
-            if (!sc) continue;
+            if (!sc || !acc) continue;
             const int64_t bh = row / s, i = row % s;
             long double mx, sum = 0;
             int64_t keys = row_scores(s, d, causal, q, k, bh, i, sc, NULL, &mx);
@@ -75,15 +75,18 @@ int go_attn_sdpa(int64_t b, int64_t h, int64_t s, int64_t d, int causal, const d
                 sc[j] = expl(sc[j] - mx);
                 sum += sc[j];
             }
+            /* V's rows in order, each added to the d sums (V read along its rows) */
             const double *vb = v + bh * s * d;
-            for (int64_t c = 0; c < d; c++) {
-                long double acc = 0;
-                for (int64_t j = 0; j < keys; j++)
-                    acc += sc[j] * vb[j * d + c];
-                y[row * d + c] = (double)(acc / sum);
-            }
+            for (int64_t c = 0; c < d; c++)
+                acc[c] = 0;
+            for (int64_t j = 0; j < keys; j++)
+                for (int64_t c = 0; c < d; c++)
+                    acc[c] += sc[j] * vb[j * d + c];
+            for (int64_t c = 0; c < d; c++)
+                y[row * d + c] = (double)(acc[c] / sum);
         }
         free(sc);
+        free(acc);
     }
     return nomem ? go_enomem(__func__) : 0;
 }
@@ -108,14 +111,14 @@ int go_attn_sdpa_gauge(int64_t b, int64_t h, int64_t s, int64_t d, int causal, c
     {
         long double *sc = malloc((size_t)s * sizeof *sc);
         double *a = malloc((size_t)s * sizeof *a), *w = malloc((size_t)s * sizeof *w);
-        double *rho = malloc((size_t)s * sizeof *rho);
-        if (!sc || !a || !w || !rho) {
+        double *rho = malloc((size_t)s * sizeof *rho), *col = malloc(4 * (size_t)d * sizeof *col);
+        if (!sc || !a || !w || !rho || !col) {
 #pragma omp atomic write
             nomem = true;
         }
 #pragma omp for schedule(static)
         for (int64_t row = 0; row < b * h * s; row++) {
-            if (!sc || !a || !w || !rho) continue;
+            if (!sc || !a || !w || !rho || !col) continue;
             const int64_t bh = row / s, i = row % s;
             long double mx, sum = 0;
             int64_t keys = row_scores(s, d, causal, q, k, bh, i, sc, a, &mx);
@@ -134,19 +137,23 @@ int go_attn_sdpa_gauge(int64_t b, int64_t h, int64_t s, int64_t d, int causal, c
                 rho[j] = expm1(rho[j] + big_delta) +
                          u * (h_j + share + 2.0 * exp_units + 2.0 + (double)keys);
             }
+            /* per column c: S1 = sum w |v|, W before its cap, max |v|, sum |v| (V along rows) */
             const double *vb = v + bh * s * d;
-            for (int64_t c = 0; c < d; c++) {
-                double s1 = 0, wt = 0, vmax = 0, vsum = 0;
-                for (int64_t j = 0; j < keys; j++) {
+            double *s1 = col, *wts = col + d, *vmax = col + 2 * d, *vsum = col + 3 * d;
+            for (int64_t c = 0; c < 4 * d; c++)
+                col[c] = 0;
+            for (int64_t j = 0; j < keys; j++)
+                for (int64_t c = 0; c < d; c++) {
                     double av = fabs(vb[j * d + c]);
-                    s1 += w[j] * av;
-                    if (w[j] > 0) wt += w[j] * rho[j] * av; /* no 0 inf */
-                    vmax = fmax(vmax, av);
-                    vsum += av;
+                    s1[c] += w[j] * av;
+                    if (w[j] > 0) wts[c] += w[j] * rho[j] * av; /* no 0 inf */
+                    vmax[c] = fmax(vmax[c], av);
+                    vsum[c] += av;
                 }
-                wt = fmin(wt, 2.0 * vmax);
-                double bound = wt + u * ((double)keys + 3.0) * (s1 + wt) +
-                               (0.5 * exp_units + 1.0) * spacing * vsum;
+            for (int64_t c = 0; c < d; c++) {
+                double wt = fmin(wts[c], 2.0 * vmax[c]);
+                double bound = wt + u * ((double)keys + 3.0) * (s1[c] + wt) +
+                               (0.5 * exp_units + 1.0) * spacing * vsum[c];
                 g[row * d + c] = fmax(fabs(y[row * d + c]), bound / (u * depth));
             }
         }
@@ -154,6 +161,7 @@ int go_attn_sdpa_gauge(int64_t b, int64_t h, int64_t s, int64_t d, int causal, c
         free(a);
         free(w);
         free(rho);
+        free(col);
     }
     return nomem ? go_enomem(__func__) : 0;
 }

@@ -145,7 +145,7 @@ static double attn_expected_tier(const gv_case *c, char *why, size_t len)
 #define CAUSAL_HOOKS .oracle = causal_oracle, .gauge = causal_gauge
 
 #define ATTN_SHAPES                                                                                \
-    .shapes = "2x8x256x64,1x4x1024x64", .test_shapes = "1x1x1x1,2x3x17x8,1x2x100x64,1x1x1024x32"
+    .shapes = "2x8x256x64,1x2x1024x64", .test_shapes = "1x1x1x1,2x3x17x8,1x2x100x64,1x1x1024x32"
 #define ATTN_CANARIES                                                                              \
     .canaries = "wide:1x8x256x64,smallint:1x8x256x64",                                             \
     .test_canaries = "wide:1x2x100x64,smallint:1x2x100x64"
