@@ -17,6 +17,11 @@
     X(k7s2, 7, 7, 2, 3, 3)                                                                         \
     X(c1d, 1, 3, 1, 0, 1)
 
+/* Whether a geometry is conv.1d's, a plane of one row (dims n, c, l, o): a window of one row,
+   no padding of the rows, and more than one column (a 1 x 1 window is conv.2d.k1's). A
+   constant expression: the descriptors' static geometries use it. */
+#define GK_CONV_ONE_ROW(kh, kw, ph) ((kh) == 1 && (ph) == 0 && (kw) > 1)
+
 /* An output side: PyTorch's floor((in + 2 pad - window) / stride) + 1; 0 where the padded
    input is shorter than the window. */
 static inline int64_t gk_conv_out_side(int64_t in, int64_t window, int64_t stride, int64_t pad)

@@ -60,7 +60,7 @@ template <typename T, int KH, int KW, int S, int PH, int PW, int Bug>
 static int conv_t(gk_launch *L)
 {
     /* dims n, c, s, o: an s x s plane (conv.1d: a row of s) */
-    const bool one_row = KH == 1 && PH == 0 && KW > 1;
+    const bool one_row = GK_CONV_ONE_ROW(KH, KW, PH);
     const int64_t n = L->dims[0], c = L->dims[1], o = L->dims[3];
     const int64_t h = one_row ? 1 : L->dims[2], w = L->dims[2];
     const int64_t oh = gk_conv_out_side(h, KH, S, PH), ow = gk_conv_out_side(w, KW, S, PW);

@@ -18,7 +18,7 @@ typedef struct conv_geom {
 } conv_geom;
 
 #define CONV_GEOM_(name, kh, kw, s, ph, pw)                                                        \
-    static const conv_geom geom_##name = {kh, kw, s, ph, pw, kh == 1 && ph == 0 && kw > 1};
+    static const conv_geom geom_##name = {kh, kw, s, ph, pw, GK_CONV_ONE_ROW(kh, kw, ph)};
 GK_CONV_GEOMETRIES(CONV_GEOM_)
 #undef CONV_GEOM_
 
