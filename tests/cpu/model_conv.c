@@ -160,6 +160,19 @@ Test(conv_model, correct_arithmetic_passes_on_every_dist_and_seed, .timeout = 30
     }
 }
 
+/* At the catalogue's size, 200704 outputs: the bias rule (errors leaning one way) judges the
+   uniform [-1, 1) cases there, and round-to-nearest FMA chains must not trip it. */
+Test(conv_model, catalogue_size_passes_with_the_bias_rule, .timeout = 300)
+{
+    for (int t = 0; t < 2; t++) {
+        gv_dtype dt = t ? GV_F64 : GV_F32;
+        gv_result r = judge_sim(&geoms[0], dt, GV_DIST_UNIFORM11, (gv_shape){4, {1, 64, 56, 64}}, 1,
+                                V_OK, NULL);
+        cr_expect_eq(r.verdict, GV_PASS, "%s: %s", gv_dtype_name(dt), r.reason);
+        cr_expect(r.bias.judged, "the bias rule judged: %s", r.bias.why_not);
+    }
+}
+
 Test(conv_model, planted_bugs_and_f32_inside_f64_fail, .timeout = 120)
 {
     const struct {
