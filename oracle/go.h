@@ -291,3 +291,25 @@ enum { GO_GEMM_VALUE = 0, GO_GEMM_GAUGE = 1, GO_GEMM_SQGAUGE = 2 };
 enum { GO_GEMM_TRANS_A = 1, GO_GEMM_TRANS_B = 2 };
 int go_gemm_batched(int what, int trans, int64_t batch, int64_t m, int64_t k, int64_t n,
                     const double *a, const double *b, double *c);
+
+/* conv (oracle/conv.c): y (n x o x oh x ow) = the direct convolution of the NCHW x (n x c x h x
+ * w) by wt (o x c x kh x kw), stride and zero padding ph, pw, plus bias (o), as PyTorch's
+ * conv2d (no flip), oh and ow gk_conv_out_side's (abi/conv.h); long double sums rounded once.
+ * go_conv_gauge: sum |x||w| + |bias| (docs/error-models.md, section conv). */
+int go_conv(int64_t n, int64_t c, int64_t h, int64_t w, int64_t o, int64_t kh, int64_t kw,
+            int64_t stride, int64_t ph, int64_t pw, const double *x, const double *wt,
+            const double *bias, double *y);
+int go_conv_gauge(int64_t n, int64_t c, int64_t h, int64_t w, int64_t o, int64_t kh, int64_t kw,
+                  int64_t stride, int64_t ph, int64_t pw, const double *x, const double *wt,
+                  const double *bias, double *g);
+
+/* attn (oracle/attn.c): y = softmax(Q K^T / sqrt(d) [+ causal mask: key j <= query i]) V for
+ * Q, K, V, y of b x h x s x d (row-major), as PyTorch's scaled_dot_product_attention without
+ * dropout; each query row in long double, rounded once. go_attn_sdpa_gauge: the error model's
+ * gauge given y, the dtype's u, exp's error E in units of u, the subnormal spacing and the depth
+ * D (docs/error-models.md, section attn). */
+int go_attn_sdpa(int64_t b, int64_t h, int64_t s, int64_t d, int causal, const double *q,
+                 const double *k, const double *v, double *y);
+int go_attn_sdpa_gauge(int64_t b, int64_t h, int64_t s, int64_t d, int causal, const double *q,
+                       const double *k, const double *v, const double *y, double u,
+                       double exp_units, double spacing, double depth, double *g);

@@ -21,7 +21,7 @@
 #include "core/reference.h"
 #include "core/registry.h"
 #include "ops/gemm_fp8.h"
-#include "probe/bfma.h"
+#include "core/bfma.h"
 
 /* ---- the scale layouts (abi/gemm.h against the cuBLAS guide's strides) ------------------ */
 

@@ -1,0 +1,33 @@
+/* conv.h: the geometry of each op of the conv family, the contract kernels/conv.cu and
+ * src/ops/conv.c share. A case's dims are at most four numbers (n, c, s, o: batch, input
+ * channels, the image's side, output channels), so the window, the stride and the zero
+ * padding are facts of the op, named in it: conv.2d is PyTorch's conv2d(x, w, b, stride=1,
+ * padding=1) with a 3 x 3 window, conv.2d.k1 its 1 x 1, conv.2d.k7s2 ResNet's stem (7 x 7,
+ * stride 2, padding 3), conv.1d conv1d(x, w, b, padding=1) with a window of 3, taken as a
+ * plane of one row and a 1 x 3 window. */
+#ifndef GV_ABI_CONV_H
+#define GV_ABI_CONV_H
+
+#include <stdint.h>
+
+/* X(name, window rows, window columns, stride, padding of the rows, padding of the columns) */
+#define GK_CONV_GEOMETRIES(X)                                                                      \
+    X(k3, 3, 3, 1, 1, 1)                                                                           \
+    X(k1, 1, 1, 1, 0, 0)                                                                           \
+    X(k7s2, 7, 7, 2, 3, 3)                                                                         \
+    X(c1d, 1, 3, 1, 0, 1)
+
+/* Whether a geometry is conv.1d's, a plane of one row (dims n, c, l, o): a window of one row,
+   no padding of the rows, and more than one column (a 1 x 1 window is conv.2d.k1's). A
+   constant expression: the descriptors' static geometries use it. */
+#define GK_CONV_ONE_ROW(kh, kw, ph) ((kh) == 1 && (ph) == 0 && (kw) > 1)
+
+/* An output side: PyTorch's floor((in + 2 pad - window) / stride) + 1; 0 where the padded
+   input is shorter than the window. */
+static inline int64_t gk_conv_out_side(int64_t in, int64_t window, int64_t stride, int64_t pad)
+{
+    int64_t span = in + 2 * pad - window;
+    return span < 0 ? 0 : span / stride + 1;
+}
+
+#endif

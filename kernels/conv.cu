@@ -1,0 +1,94 @@
+/* conv.cu: direct 2-D and 1-D convolutions of an NCHW input, as torch.nn.functional.conv2d and
+ * conv1d compute them (cross-correlation: no flip of the window), with zero padding and a bias:
+ * y(b, oc, i, j) = bias(oc) + sum over ci, a, e of x(b, ci, i S - PH + a, j S - PW + e)
+ * w(oc, ci, a, e), the terms that fall in the padding left out (their zeros are exact). The
+ * geometry (window, stride, padding) is the op's (abi/conv.h). One thread an output,
+ * grid-stride, the c KH KW terms added one after another with FMAs, then the bias: a dot
+ * product of c KH KW + 1 terms.
+ * Planted bugs (each must FAIL): conv.2d.wrap (the columns' padding reads the other edge of
+ * the row, circular padding where zeros belong), conv.2d.flipped (the window flipped: a
+ * convolution where conv2d is a correlation), conv.2d.f16acc (products and sum rounded to
+ * f16), conv.2d.nobias (the bias dropped). */
+#include <cuda_fp16.h>
+
+#include "../abi/conv.h"
+#include "gk_cuda.h"
+
+enum conv_bug { BUG_NONE, BUG_WRAP, BUG_FLIPPED, BUG_F16ACC, BUG_NOBIAS };
+
+template <typename T, int KH, int KW, int S, int PH, int PW, int Bug>
+__global__ void conv_kernel(const T *__restrict__ x, const T *__restrict__ wt,
+                            const T *__restrict__ bias, T *__restrict__ y, int64_t n, int64_t c,
+                            int64_t h, int64_t w, int64_t o, int64_t oh, int64_t ow)
+{
+    const int64_t total = n * o * oh * ow;
+    for (int64_t idx = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; idx < total;
+         idx += (int64_t)gridDim.x * blockDim.x) {
+        const int64_t j = idx % ow, i = (idx / ow) % oh, oc = (idx / (ow * oh)) % o,
+                      b = idx / (ow * oh * o);
+        T acc = T(0);
+        __half acc16 = __float2half_rn(0.0f);
+        for (int64_t ci = 0; ci < c; ci++) {
+            const T *xp = x + (b * c + ci) * h * w;
+            const T *wp = wt + (oc * c + ci) * KH * KW;
+            for (int a = 0; a < KH; a++) {
+                const int64_t ih = i * S - PH + a;
+                if (ih < 0 || ih >= h) continue; /* the padding's zeros add nothing */
+                for (int e = 0; e < KW; e++) {
+                    int64_t iw = j * S - PW + e;
+                    if (iw < 0 || iw >= w) {
+                        if (Bug != BUG_WRAP) continue;
+                        iw = ((iw % w) + w) % w; /* the planted bug: the row's other edge */
+                    }
+                    /* the planted bug BUG_FLIPPED: the window read back to front */
+                    const int wa = Bug == BUG_FLIPPED ? KH - 1 - a : a;
+                    const int we = Bug == BUG_FLIPPED ? KW - 1 - e : e;
+                    const T xv = xp[ih * w + iw], wv = wp[wa * KW + we];
+                    if (Bug == BUG_F16ACC)
+                        acc16 = __hadd(acc16, __float2half_rn((float)(xv * wv)));
+                    else
+                        acc = fma(xv, wv, acc);
+                }
+            }
+        }
+        if (Bug == BUG_F16ACC) acc = T(__half2float(acc16));
+        y[idx] = Bug == BUG_NOBIAS ? acc : acc + bias[oc];
+    }
+}
+
+template <typename T, int KH, int KW, int S, int PH, int PW, int Bug>
+static int conv_t(gk_launch *L)
+{
+    /* dims n, c, s, o: an s x s plane (conv.1d: a row of s) */
+    const bool one_row = GK_CONV_ONE_ROW(KH, KW, PH);
+    const int64_t n = L->dims[0], c = L->dims[1], o = L->dims[3];
+    const int64_t h = one_row ? 1 : L->dims[2], w = L->dims[2];
+    const int64_t oh = gk_conv_out_side(h, KH, S, PH), ow = gk_conv_out_side(w, KW, S, PW);
+    snprintf(L->math_mode, sizeof L->math_mode, "one thread an output, direct");
+    const int64_t total = n * o * oh * ow;
+    if (total == 0) return GV_OK;
+    const int threads = 256;
+    const int64_t want = (total + threads - 1) / threads;
+    const unsigned blocks = (unsigned)(want < (1 << 20) ? want : (1 << 20));
+    conv_kernel<T, KH, KW, S, PH, PW, Bug><<<blocks, threads, 0, gk_stream(L)>>>(
+        (const T *)L->in[0], (const T *)L->in[1], (const T *)L->in[2], (T *)L->out[0], n, c, h, w,
+        o, oh, ow);
+    GK_LAUNCHED("conv_kernel");
+    return GV_OK;
+}
+
+template <int KH, int KW, int S, int PH, int PW, int Bug> static int conv_launch(gk_launch *L)
+{
+    return gk_by_dtype(L->dtype,
+                       [&](auto v) { return conv_t<decltype(v), KH, KW, S, PH, PW, Bug>(L); });
+}
+
+#define GK_CONV_OP_(name, kh, kw, s, ph, pw)                                                       \
+    extern "C" const gk_op gk_conv_##name = {NULL, conv_launch<kh, kw, s, ph, pw, BUG_NONE>, NULL};
+GK_CONV_GEOMETRIES(GK_CONV_OP_)
+#undef GK_CONV_OP_
+
+extern "C" const gk_op gk_conv_k3_wrap = {NULL, conv_launch<3, 3, 1, 1, 1, BUG_WRAP>, NULL};
+extern "C" const gk_op gk_conv_k3_flipped = {NULL, conv_launch<3, 3, 1, 1, 1, BUG_FLIPPED>, NULL};
+extern "C" const gk_op gk_conv_k3_f16acc = {NULL, conv_launch<3, 3, 1, 1, 1, BUG_F16ACC>, NULL};
+extern "C" const gk_op gk_conv_k3_nobias = {NULL, conv_launch<3, 3, 1, 1, 1, BUG_NOBIAS>, NULL};

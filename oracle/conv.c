@@ -1,0 +1,87 @@
+/* conv.c: oracles for the conv family (docs/error-models.md, section conv): the direct
+ * convolution of an NCHW input x (n x c x h x w) by the weights wt (o x c x kh x kw) with
+ * stride and zero padding, plus the bias (o), as torch.nn.functional.conv2d (a correlation:
+ * the window is not flipped), into y (n x o x oh x ow); and the gauge sum |x||w| + |bias|.
+ * Each output's c kh kw + 1 terms are summed in long double (a sum of K terms within K 2^-64
+ * of the sum of |terms|, far inside what an f64 kernel is allowed) and rounded once. Terms
+ * that fall in the padding are left out: its zeros are exact in any kernel. Non-finite terms
+ * give the IEEE sum's outcome, which every order shares. */
+#include <math.h>
+#include <stdbool.h>
+
+#include "../abi/conv.h"
+#include "go.h"
+
+static int check_conv_args(const char *fn, int64_t n, int64_t c, int64_t h, int64_t w, int64_t o,
+                           int64_t kh, int64_t kw, int64_t stride, int64_t ph, int64_t pw,
+                           const double *x, const double *wt, const double *bias, const double *y)
+{
+    if (n < 0) return go_xerbla(fn, 1, "n");
+    if (c < 1) return go_xerbla(fn, 2, "c");
+    if (h < 1) return go_xerbla(fn, 3, "h");
+    if (w < 1) return go_xerbla(fn, 4, "w");
+    if (o < 0) return go_xerbla(fn, 5, "o");
+    if (kh < 1) return go_xerbla(fn, 6, "kh");
+    if (kw < 1) return go_xerbla(fn, 7, "kw");
+    if (stride < 1) return go_xerbla(fn, 8, "stride");
+    if (ph < 0 || ph >= kh) return go_xerbla(fn, 9, "ph");
+    if (pw < 0 || pw >= kw) return go_xerbla(fn, 10, "pw");
+    if (!x) return go_xerbla(fn, 11, "x");
+    if (!wt) return go_xerbla(fn, 12, "wt");
+    if (!bias) return go_xerbla(fn, 13, "bias");
+    if (!y) return go_xerbla(fn, 14, "y");
+    return 0;
+}
+
+/* gauge false: y = the sum; true: y = the sum of the terms' absolute values */
+static void conv(bool gauge, int64_t n, int64_t c, int64_t h, int64_t w, int64_t o, int64_t kh,
+                 int64_t kw, int64_t stride, int64_t ph, int64_t pw, const double *x,
+                 const double *wt, const double *bias, double *y)
+{
+    const int64_t oh = gk_conv_out_side(h, kh, stride, ph),
+                  ow = gk_conv_out_side(w, kw, stride, pw);
+    const int64_t total = n * o * oh * ow;
+#pragma omp parallel for schedule(static) if ((double)total * (double)(c * kh * kw) >= GO_PAR_MIN)
+    for (int64_t idx = 0; idx < total; idx++) {
+        const int64_t j = idx % ow, i = (idx / ow) % oh, oc = (idx / (ow * oh)) % o,
+                      b = idx / (ow * oh * o);
+        long double acc = 0.0L;
+        for (int64_t ci = 0; ci < c; ci++) {
+            const double *xp = x + (b * c + ci) * h * w, *wp = wt + (oc * c + ci) * kh * kw;
+            for (int64_t a = 0; a < kh; a++) {
+                const int64_t ih = i * stride - ph + a;
+                if (ih < 0 || ih >= h) continue;
+                for (int64_t e = 0; e < kw; e++) {
+                    const int64_t iw = j * stride - pw + e;
+                    if (iw < 0 || iw >= w) continue;
+                    long double t = (long double)xp[ih * w + iw] * wp[a * kw + e];
+                    acc += gauge ? fabsl(t) : t;
+                }
+            }
+        }
+        acc += gauge ? fabsl((long double)bias[oc]) : (long double)bias[oc];
+        y[idx] = (double)acc;
+    }
+}
+
+int go_conv(int64_t n, int64_t c, int64_t h, int64_t w, int64_t o, int64_t kh, int64_t kw,
+            int64_t stride, int64_t ph, int64_t pw, const double *x, const double *wt,
+            const double *bias, double *y)
+{
+    int rc = check_conv_args(__func__, n, c, h, w, o, kh, kw, stride, ph, pw, x, wt, bias, y);
+    if (rc) return rc;
+    conv(false, n, c, h, w, o, kh, kw, stride, ph, pw, x, wt, bias, y);
+    return 0;
+}
+
+/* g = sum |x||w| + |bias| over the output's terms, >= |y| (ASNA eq. 3.13's |A||B| for one dot
+   product; the bias is its last term) */
+int go_conv_gauge(int64_t n, int64_t c, int64_t h, int64_t w, int64_t o, int64_t kh, int64_t kw,
+                  int64_t stride, int64_t ph, int64_t pw, const double *x, const double *wt,
+                  const double *bias, double *g)
+{
+    int rc = check_conv_args(__func__, n, c, h, w, o, kh, kw, stride, ph, pw, x, wt, bias, g);
+    if (rc) return rc;
+    conv(true, n, c, h, w, o, kh, kw, stride, ph, pw, x, wt, bias, g);
+    return 0;
+}

@@ -1,0 +1,301 @@
+/* conv.c: op descriptors for the convolutions of an NCHW input as torch.nn.functional.conv2d
+ * and conv1d compute them (a correlation, zero padding, a bias a channel): conv.2d (3 x 3,
+ * padding 1), conv.2d.k1 (1 x 1), conv.2d.k7s2 (7 x 7, stride 2, padding 3: ResNet's stem) and
+ * conv.1d (a window of 3, padding 1), one thread an output on the device, and their planted
+ * bugs. Dims n, c, s, o (conv.1d: n, c, l, o): batch, input channels, the square plane's side
+ * (the row's length), output channels; the window, stride and padding are the op's
+ * (abi/conv.h: four dims hold no more).
+ * Error model: docs/error-models.md, section conv. */
+#include "../../abi/conv.h"
+#include "ops/opkit.h"
+
+extern const gk_op gk_conv_k3, gk_conv_k1, gk_conv_k7s2, gk_conv_c1d, gk_conv_k3_wrap,
+    gk_conv_k3_flipped, gk_conv_k3_f16acc, gk_conv_k3_nobias;
+
+typedef struct conv_geom {
+    int64_t kh, kw, stride, ph, pw;
+    bool one_d; /* a plane of one row: dims n, c, l, o */
+} conv_geom;
+
+#define CONV_GEOM_(name, kh, kw, s, ph, pw)                                                        \
+    static const conv_geom geom_##name = {kh, kw, s, ph, pw, GK_CONV_ONE_ROW(kh, kw, ph)};
+GK_CONV_GEOMETRIES(CONV_GEOM_)
+#undef CONV_GEOM_
+
+/* The case's plane (h x w) and output plane (oh x ow). */
+typedef struct conv_sizes {
+    int64_t n, c, h, w, o, oh, ow;
+} conv_sizes;
+
+static conv_sizes sizes_of(const gv_shape *s, const conv_geom *g)
+{
+    conv_sizes z = {
+        .n = s->d[0], .c = s->d[1], .h = g->one_d ? 1 : s->d[2], .w = s->d[2], .o = s->d[3]};
+    z.oh = gk_conv_out_side(z.h, g->kh, g->stride, g->ph);
+    z.ow = gk_conv_out_side(z.w, g->kw, g->stride, g->pw);
+    return z;
+}
+
+static int check_shape_g(const gv_shape *s, char *why, size_t len, const conv_geom *g)
+{
+    conv_sizes z = sizes_of(s, g);
+    double in = (double)z.n * z.c * z.h * z.w, out = (double)z.n * z.o * z.oh * z.ow;
+    if (s->nd != 4 || z.c < 1 || z.w < 1 || z.oh < 1 || z.ow < 1 || in > 4e9 || out > 4e9 ||
+        (double)z.o * z.c * g->kh * g->kw > 4e9) {
+        snprintf(why, len,
+                 "the convolution takes n x c x %s x o with c >= 1, a side the %lldx%lld window "
+                 "covers once padded, and fewer than 4e9 elements a tensor",
+                 g->one_d ? "l" : "s", (long long)g->kh, (long long)g->kw);
+        return GV_EINVAL;
+    }
+    return GV_OK;
+}
+
+static int layout_g(const gv_case *c, gv_layout *l, const conv_geom *g)
+{
+    conv_sizes z = sizes_of(&c->shape, g);
+    *l = (gv_layout){.n_in = 3, .n_out = 1};
+    l->in[0] = (gv_tensor_spec){"x", z.n * z.c * z.h * z.w};
+    l->in[1] = (gv_tensor_spec){"w", z.o * z.c * g->kh * g->kw};
+    l->in[2] = (gv_tensor_spec){"bias", z.o};
+    l->out[0] = (gv_tensor_spec){"y", z.n * z.o * z.oh * z.ow};
+    return GV_OK;
+}
+
+/* x (n, c, s, s), w (o, c, kh, kw), bias (o), y (n, o, oh, ow); conv.1d without the plane's
+   one row: x (n, c, l), w (o, c, k), y (n, o, ol), as conv1d takes them */
+static int tensor_shape_g(const gv_case *c, bool output, int i, int64_t *shape, const conv_geom *g)
+{
+    conv_sizes z = sizes_of(&c->shape, g);
+    int nd = 0;
+    if (output) {
+        shape[nd++] = z.n;
+        shape[nd++] = z.o;
+        if (!g->one_d) shape[nd++] = z.oh;
+        shape[nd++] = z.ow;
+    } else if (i == 0) {
+        shape[nd++] = z.n;
+        shape[nd++] = z.c;
+        if (!g->one_d) shape[nd++] = z.h;
+        shape[nd++] = z.w;
+    } else if (i == 1) {
+        shape[nd++] = z.o;
+        shape[nd++] = z.c;
+        if (!g->one_d) shape[nd++] = g->kh;
+        shape[nd++] = g->kw;
+    } else {
+        shape[nd++] = z.o;
+    }
+    return nd;
+}
+
+/* c kh kw multiply-adds and the bias an output (padding's terms counted: the kernel skips them) */
+static double flops_g(const gv_case *c, const conv_geom *g)
+{
+    conv_sizes z = sizes_of(&c->shape, g);
+    return (double)z.n * z.o * z.oh * z.ow * (2.0 * z.c * g->kh * g->kw + 1.0);
+}
+
+static double bytes_g(const gv_case *c, const conv_geom *g)
+{
+    gv_layout l;
+    layout_g(c, &l, g);
+    return (double)(l.in[0].count + l.in[1].count + l.in[2].count + l.out[0].count) * gv_esize(c);
+}
+
+/* Each output is a dot product of c kh kw + 1 terms (the bias the last): gemm's model, ASNA eq.
+   3.13, |y^ - y| <= gamma_K sum |x||w| + |bias|, K = c kh kw + 1, in any order. Terms of the
+   padding are exact zeros; counting them keeps K the same at every output. */
+static double depth_g(const gv_case *c, const conv_geom *g)
+{
+    return (double)c->shape.d[1] * (double)(g->kh * g->kw) + 1.0;
+}
+
+#define CONV_ARGS(p, g, z)                                                                         \
+    z.n, z.c, z.h, z.w, z.o, g->kh, g->kw, g->stride, g->ph, g->pw, p->in[0].ref, p->in[1].ref,    \
+        p->in[2].ref
+
+static int oracle_g(gv_problem *p, const conv_geom *g)
+{
+    conv_sizes z = sizes_of(&p->c.shape, g);
+    return gv_oracle_rc(go_conv(CONV_ARGS(p, g, z), p->out[0].ref));
+}
+
+static int gauge_g(gv_problem *p, const conv_geom *g)
+{
+    conv_sizes z = sizes_of(&p->c.shape, g);
+    return gv_oracle_rc(go_conv_gauge(CONV_ARGS(p, g, z), p->out[0].gauge));
+}
+
+/* One set of hooks a geometry: ops of a family with the same hooks share cached references
+   (gv_reference_name), and each geometry's reference is its own. */
+#define CONV_HOOKS(name)                                                                           \
+    static int name##_check_shape(const gv_shape *s, char *why, size_t len)                        \
+    {                                                                                              \
+        return check_shape_g(s, why, len, &geom_##name);                                           \
+    }                                                                                              \
+    static int name##_layout(const gv_case *c, gv_layout *l)                                       \
+    {                                                                                              \
+        return layout_g(c, l, &geom_##name);                                                       \
+    }                                                                                              \
+    static int name##_tensor_shape(const gv_case *c, const gv_layout *l, bool output, int i,       \
+                                   int64_t *shape)                                                 \
+    {                                                                                              \
+        (void)l;                                                                                   \
+        return tensor_shape_g(c, output, i, shape, &geom_##name);                                  \
+    }                                                                                              \
+    static double name##_flops(const gv_case *c)                                                   \
+    {                                                                                              \
+        return flops_g(c, &geom_##name);                                                           \
+    }                                                                                              \
+    static double name##_bytes(const gv_case *c)                                                   \
+    {                                                                                              \
+        return bytes_g(c, &geom_##name);                                                           \
+    }                                                                                              \
+    static double name##_depth(const gv_case *c)                                                   \
+    {                                                                                              \
+        return depth_g(c, &geom_##name);                                                           \
+    }                                                                                              \
+    static int name##_oracle(gv_problem *p)                                                        \
+    {                                                                                              \
+        return oracle_g(p, &geom_##name);                                                          \
+    }                                                                                              \
+    static int name##_gauge(gv_problem *p)                                                         \
+    {                                                                                              \
+        return gauge_g(p, &geom_##name);                                                           \
+    }
+CONV_HOOKS(k3)
+CONV_HOOKS(k1)
+CONV_HOOKS(k7s2)
+CONV_HOOKS(c1d)
+
+static int conv_inputs(gv_problem *p)
+{
+    for (int i = 0; i < 3; i++)
+        gv_fill(p, i, p->c.dist);
+    return GV_OK;
+}
+
+/* The dtype's tier, except on wide inputs (+-exp(2 N(0,1)), six decades either way): an output
+   of terms up to 10^5 cancels to |y| far below sum |x||w|, where the f32 sums' own rounding
+   (u K sum |x||w|, the model's) exceeds 1e-4 (1 + |y|). The model alone judges there. */
+static double conv_expected_tier(const gv_case *c, char *why, size_t len)
+{
+    if (c->dist != GV_DIST_WIDE) return gv_dtype_tier(c->dtype);
+    snprintf(why, len,
+             "wide inputs: an output cancels to |y| far below sum |x||w|, where the sums' "
+             "rounding exceeds the tier");
+    return 0.0;
+}
+
+/* Finite inputs: a NaN or an infinity beside the padding would ask whether a kernel multiplies
+   the padding's zeros (cuDNN's implicit GEMM does: Inf 0 = NaN) or skips them (this kernel),
+   which conv2d's definition leaves open. */
+#define CONV_DISTS (GV_FINITE_DISTS | GV_BIT(GV_DIST_WIDE))
+
+#define CONV2D .dims = "n,c,s,o", .in_dims = "n,c,s,s;;o"
+
+#define CONV_COMMON(name)                                                                          \
+    .family = "conv", .tensor_shape = name##_tensor_shape, .dtypes = GV_BOTH_DTYPES,               \
+    .modes = GV_BIT(GV_MODE_NATIVE), .dists = CONV_DISTS, .default_dist = GV_DIST_UNIFORM11,       \
+    .check_shape = name##_check_shape, .layout = name##_layout, .flops = name##_flops,             \
+    .bytes = name##_bytes, .make_inputs = conv_inputs, .oracle = name##_oracle,                    \
+    .gauge = name##_gauge, .depth = name##_depth, .expected_tier = conv_expected_tier,             \
+    .reference_ignores_mode = true, .range_degree = 2, .bias_dists = GV_BIT(GV_DIST_UNIFORM11),    \
+    .error_model = "|y-r| <= gamma_K (sum |x||w| + |bias|), K = c kh kw + 1: gemm's dot-product "  \
+                   "model, any order, the padding's zeros exact (docs/error-models.md, conv)"
+
+static const gv_op conv_2d = {
+    .name = "conv.2d",
+    .summary = "y = conv2d(x, w, bias, padding=1), 3 x 3 window, NCHW: one thread an output",
+    .shapes = "1x64x56x64,4x128x14x128",
+    .test_shapes = "1x1x1x1,2x3x7x5,1x16x17x8,2x64x14x32",
+    .canaries = "wide:1x64x56x64",
+    .test_canaries = "wide:1x16x17x8",
+    .device = GV_KERNEL(gk_conv_k3),
+    CONV2D,
+    CONV_COMMON(k3),
+};
+
+static const gv_op conv_2d_k1 = {
+    .name = "conv.2d.k1",
+    .summary = "y = conv2d(x, w, bias), 1 x 1 window (a channel mix), NCHW",
+    .shapes = "1x256x56x64",
+    .test_shapes = "1x1x1x1,2x32x15x16",
+    .device = GV_KERNEL(gk_conv_k1),
+    CONV2D,
+    CONV_COMMON(k1),
+};
+
+static const gv_op conv_2d_k7s2 = {
+    .name = "conv.2d.k7s2",
+    .summary = "y = conv2d(x, w, bias, stride=2, padding=3), 7 x 7 window: ResNet's stem",
+    .shapes = "1x3x224x64",
+    .test_shapes = "1x1x1x1,1x3x7x2,2x3x32x8,1x3x65x4",
+    .device = GV_KERNEL(gk_conv_k7s2),
+    CONV2D,
+    CONV_COMMON(k7s2),
+};
+
+static const gv_op conv_1d = {
+    .name = "conv.1d",
+    .summary = "y = conv1d(x, w, bias, padding=1), window 3, NCL: one thread an output",
+    .shapes = "8x64x1024x64",
+    .test_shapes = "1x1x1x1,2x4x100x8,4x32x257x16",
+    .device = GV_KERNEL(gk_conv_c1d),
+    CONV_COMMON(c1d),
+    .dims = "n,c,l,o",
+    .in_dims = "n,c,l;;o",
+};
+
+/* The planted bugs, on conv.2d's geometry and hooks (its reference, cached once). Each differs
+   from conv2d by O(1) terms of the sum at the outputs it touches, where the model allows
+   O(K u) of sum |x||w|: derived in docs/error-models.md and emulated in
+   tests/cpu/model_conv.c. */
+#define CONV_PLANTED .shapes = "1x64x56x64", .test_shapes = "2x3x7x5,1x16x17x8"
+
+static const gv_op conv_2d_wrap = {
+    .name = "conv.2d.wrap",
+    .summary = "planted bug: the columns' padding reads the row's other edge (circular padding)",
+    .planted_bug = "padding off by a wrap: a column before 0 reads column w - 1, past w - 1 "
+                   "column 0, where zeros belong",
+    CONV_PLANTED,
+    .device = GV_KERNEL(gk_conv_k3_wrap),
+    CONV2D,
+    CONV_COMMON(k3),
+};
+
+static const gv_op conv_2d_flipped = {
+    .name = "conv.2d.flipped",
+    .summary = "planted bug: the window flipped (a convolution where conv2d correlates)",
+    .planted_bug = "weights read back to front, w(o, c, kh-1-a, kw-1-e): convolution vs "
+                   "correlation",
+    CONV_PLANTED,
+    .device = GV_KERNEL(gk_conv_k3_flipped),
+    CONV2D,
+    CONV_COMMON(k3),
+};
+
+static const gv_op conv_2d_f16acc = {
+    .name = "conv.2d.f16acc",
+    .summary = "planted bug: each product rounded to f16 and summed in f16",
+    .planted_bug = "f16 accumulation (u = 2^-11) under an f32 or f64 label",
+    CONV_PLANTED,
+    .device = GV_KERNEL(gk_conv_k3_f16acc),
+    CONV2D,
+    CONV_COMMON(k3),
+};
+
+static const gv_op conv_2d_nobias = {
+    .name = "conv.2d.nobias",
+    .summary = "planted bug: the bias dropped",
+    .planted_bug = "no bias: every output off by bias(o)",
+    CONV_PLANTED,
+    .device = GV_KERNEL(gk_conv_k3_nobias),
+    CONV2D,
+    CONV_COMMON(k3),
+};
+
+const gv_op *const gv_family_conv[] = {&conv_2d,        &conv_2d_k1,     &conv_2d_k7s2,
+                                       &conv_1d,        &conv_2d_wrap,   &conv_2d_flipped,
+                                       &conv_2d_f16acc, &conv_2d_nobias, NULL};
