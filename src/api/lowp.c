@@ -94,12 +94,6 @@ double gv_lowp_decode(const gv_lowp_info *f, const void *buf, int64_t i)
     return decode_bits(f, b);
 }
 
-void gv_lowp_to_f32(const gv_lowp_info *f, const void *buf, int64_t n, float *dst)
-{
-    for (int64_t i = 0; i < n; i++)
-        dst[i] = (float)gv_lowp_decode(f, buf, i); /* exact: p <= 11, emin >= -126 */
-}
-
 void gv_lowp_preimage(const gv_lowp_info *f, double c, double *lo, double *hi)
 {
     if (isnan(c)) {

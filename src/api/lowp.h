@@ -40,8 +40,6 @@ int gv_lowp_dtype_bytes(int dtype);
 
 /* Element i of a low-precision buffer as a double, exactly (NaN, infinities, subnormals). */
 double gv_lowp_decode(const gv_lowp_info *f, const void *buf, int64_t i);
-/* n elements decoded into f32 (exact: every value of these formats is an f32). */
-void gv_lowp_to_f32(const gv_lowp_info *f, const void *buf, int64_t n, float *dst);
 /* [*lo, *hi]: the reals that round to the stored value c under round-to-nearest-even (E4M3:
    saturating to +-448). NaN c gives NaN bounds. Both bounds are f32 values. */
 void gv_lowp_preimage(const gv_lowp_info *f, double c, double *lo, double *hi);
