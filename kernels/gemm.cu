@@ -268,8 +268,8 @@ static int fp8_plan_make_as(gk_launch *L, fp8_plan *p, bool fast_accum, const fp
     int8_t fast = fast_accum ? 1 : 0;
     GK_LT(
         cublasLtMatmulDescSetAttribute(p->op, CUBLASLT_MATMUL_DESC_FAST_ACCUM, &fast, sizeof fast));
-    GK_LT(cublasLtMatrixLayoutCreate(&p->a, CUDA_R_8F_E4M3, (uint64_t)k, (uint64_t)n, k));
-    GK_LT(cublasLtMatrixLayoutCreate(&p->b, CUDA_R_8F_E4M3, (uint64_t)k, (uint64_t)m, k));
+    GK_LT(cublasLtMatrixLayoutCreate(&p->a, t->x_type, (uint64_t)k, (uint64_t)n, k));
+    GK_LT(cublasLtMatrixLayoutCreate(&p->b, t->y_type, (uint64_t)k, (uint64_t)m, k));
     GK_LT(cublasLtMatrixLayoutCreate(&p->c, CUDA_R_32F, (uint64_t)n, (uint64_t)m, n));
     cublasLtMatmulPreference_t pref;
     GK_LT(cublasLtMatmulPreferenceCreate(&pref));

@@ -450,6 +450,31 @@ def run_group(framework, mod, op, dtype, knob):
 RESULTS = []  # every record of the session, for conftest.py's table and the JSON
 
 
+# Groups that failed on an NVIDIA H100 (torch and CuPy as installed there) and are open: each
+# is either a verdict of gpuval's to change or a deviation of the library to declare, and which
+# has not been decided. Strict: a group that starts to pass fails, so this list is kept true.
+_DENSE_F64 = ("an f32 sigmoid claimed as f64 PASSes on smallint 1x300x7: outputs near 1e-90 "
+              "returned as 0 are far below the normwise bound dense's given-data rule applies")
+_CUPY_SUB = ("CuPy reads subnormal inputs as zero here as well as flushing results: without "
+             "allow=ftz the FAIL is named {} rather than flushed subnormals (daz not declared)")
+_CUPY_SOFTMAX = ("cupyx.scipy.special softmax/log_softmax FAIL under native: exp's subnormal "
+                 "results flushed (offgrid) and NaN placement on the special dist; not declared")
+_CUPY_TF32_BATCHED = ("CUPY_TF32=1 changes batched matmul's bits but not to TF32's error: every "
+                      "case PASSes as native, so the knob does not reach this call")
+OPEN = {
+    "torch-off-dense.sigmoid-f32": _DENSE_F64,
+    "cupy-off-dense.sigmoid-f32": _DENSE_F64,
+    "cupy-off-reduce.colsum-f32": _CUPY_SUB.format("precision"),
+    "cupy-off-scan.cumsum-f32": _CUPY_SUB.format("lost range"),
+    "cupy-off-softmax.rows-f32": _CUPY_SOFTMAX,
+    "cupy-off-softmax.log-f32": _CUPY_SOFTMAX,
+    "cupy-off-softmax.log-f64": _CUPY_SOFTMAX,
+    "cupy-cupy-tf32-gemm.batched-f32": _CUPY_TF32_BATCHED,
+    "cupy-cupy-tf32-gemm.batched.tn-f32": _CUPY_TF32_BATCHED,
+    "cupy-cupy-tf32-gemm.batched.nt-f32": _CUPY_TF32_BATCHED,
+}
+
+
 def _groups():
     for knob, (fws, dtypes, label, knob_ops) in KNOBS.items():
         for fw in fws:
@@ -457,7 +482,10 @@ def _groups():
                 if knob_ops is not None and op not in knob_ops:
                     continue
                 for dt in dtypes:
-                    yield pytest.param(fw, op, dt, knob, id=f"{fw}-{knob}-{op}-{dt}")
+                    gid = f"{fw}-{knob}-{op}-{dt}"
+                    marks = ([pytest.mark.xfail(strict=True, reason="open: " + OPEN[gid])]
+                             if gid in OPEN else [])
+                    yield pytest.param(fw, op, dt, knob, id=gid, marks=marks)
 
 
 def _applies(framework, mod, op, knob):
