@@ -124,7 +124,7 @@ static int rows_of(const char *out, const char *op, char *rows, size_t len)
 Test(gpu_faults, onepass_repeat_canary_passes_bit_identical, .timeout = 600)
 {
     static char out[1 << 16];
-    char rows[4096];
+    char rows[1 << 14];
     int rc = gv_test_run_cli("check --test-sizes --op reduce.sum.onepass", out, sizeof out);
     cr_expect_eq(rc, 0, "exit %d:\n%s", rc, out);
     int n = rows_of(out, "reduce.sum.onepass", rows, sizeof rows);
@@ -162,7 +162,7 @@ Test(gpu_faults, nofence_repeat_canary_is_judged, .timeout = 600)
 {
     skip_under_sanitizer();
     static char out[1 << 16];
-    char rows[4096];
+    char rows[1 << 14];
     int rc = gv_test_run_cli("check --op reduce.sum.nofence --dist uniform01 --size 2097152", out,
                              sizeof out);
     cr_expect(rc == 0 || rc == 1, "exit %d:\n%s", rc, out);
