@@ -65,7 +65,9 @@ def main():
     defined = set()
     for line in nm(["--defined-only", "-g"], wings):
         parts = line.split()
-        if len(parts) == 3 and parts[1] in "TDRBG":
+        # names with a leading "__" are the toolchain's, not gpuval's: the sanitizer build
+        # defines an __odr_asan.NAME guard beside every global
+        if len(parts) == 3 and parts[1] in "TDRBG" and not parts[2].startswith("__"):
             defined.add(parts[2])
     referenced = {line.split()[-1] for line in nm(["-u"], all_objects(build)) if line.strip()
                   and not line.endswith(":")}
