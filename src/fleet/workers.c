@@ -10,6 +10,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <sched.h>
 #include <signal.h>
 #include <spawn.h>
 #include <stdio.h>
@@ -335,6 +336,23 @@ static int n_parallel_workers(const gv_device_plan *plan, bool serial)
     return serial ? 1 : plan->n;
 }
 
+/* Workers at once each get an equal share of the host's cores for their oracle (OpenMP and
+   OpenBLAS), unless the user chose a thread count. With every worker taking every core, a
+   prolog screen of four H200s (64 cores) took 10.0 s against 4.9 s for two: the workers'
+   oracles time-share the cores with each other's spinning and context switches. */
+static void share_host_threads(int workers)
+{
+    if (workers <= 1 || gv_env("OMP_NUM_THREADS") || gv_env("OPENBLAS_NUM_THREADS")) return;
+    cpu_set_t set;
+    long cores = sched_getaffinity(0, sizeof set, &set) == 0 ? CPU_COUNT(&set)
+                                                              : sysconf(_SC_NPROCESSORS_ONLN);
+    long share = cores / workers > 1 ? cores / workers : 1;
+    char v[24];
+    snprintf(v, sizeof v, "%ld", share);
+    setenv("OMP_NUM_THREADS", v, 1);
+    setenv("OPENBLAS_NUM_THREADS", v, 1);
+}
+
 gv_fleet_runs *gv_fleet_spawn(const char *exe, const gv_opt_table *cmd, const gv_device_plan *plan,
                               int argc, char **argv, const char *json_path, bool serial,
                               int (*load)(const char *path, json_t **doc, char *err, size_t len),
@@ -352,6 +370,7 @@ gv_fleet_runs *gv_fleet_spawn(const char *exe, const gv_opt_table *cmd, const gv
        47.3 s). The user's own choice stands. */
     if (n_parallel_workers(plan, serial) > 1 && !gv_env("OMP_WAIT_POLICY"))
         setenv("OMP_WAIT_POLICY", "passive", 1);
+    share_host_threads(n_parallel_workers(plan, serial));
     const char *tmp = gv_env("TMPDIR");
     char tmpdir[PATH_MAX];
     snprintf(tmpdir, sizeof tmpdir, "%s/gpuval-fleet-XXXXXX", tmp && *tmp ? tmp : "/tmp");

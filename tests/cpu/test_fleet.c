@@ -4,8 +4,10 @@
  * (identical, one outlier, two devices that differ, a slow device, mismatched models, a
  * non-deterministic op, a bad file) and two ranks launched by hand and merged. */
 #include <criterion/criterion.h>
+#include <fcntl.h>
 #include <jansson.h>
 #include <math.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -416,6 +418,8 @@ Test(fleet_workers, workers_run_their_output_is_shown_and_a_missing_run_is_an_er
     cr_assert(dup2(fd, 1) >= 0 && dup2(fd, 2) >= 0);
     gv_fleet_end end;
     gv_error e;
+    unsetenv("OMP_NUM_THREADS");
+    unsetenv("OPENBLAS_NUM_THREADS");
     gv_status st = gv_fleet_run_workers(gv_test_gpuval_bin(), &gv_check_options, &plan, 8, argv,
                                         NULL, 1, &end, &e);
     cr_expect_eq(st, GV_ST_RUNTIME, "the library says runtime (%s)", gv_status_name(st));
@@ -438,6 +442,38 @@ Test(fleet_workers, workers_run_their_output_is_shown_and_a_missing_run_is_an_er
     cr_expect_not_null(strstr(out, "gpuval: device 7 requested, "), "%s", out);
     cr_expect_not_null(strstr(out, "gpuval: device 8 requested, "), "%s", out);
     cr_expect_not_null(strstr(out, "device 7 left no run"), "%s", out);
+    /* two workers at once: each one's oracle got half of this process's cores */
+    long cores = sysconf(_SC_NPROCESSORS_ONLN);
+    cpu_set_t set;
+    if (sched_getaffinity(0, sizeof set, &set) == 0) cores = CPU_COUNT(&set);
+    char want[24];
+    snprintf(want, sizeof want, "%ld", cores / 2 > 1 ? cores / 2 : 1);
+    cr_expect_str_eq(getenv("OMP_NUM_THREADS"), want);
+    cr_expect_str_eq(getenv("OPENBLAS_NUM_THREADS"), want);
+}
+
+Test(fleet_workers, a_thread_count_the_user_chose_reaches_the_workers_unchanged, .timeout = 120)
+{
+    gv_device_plan plan = {.n = 2, .index = {7, 8}};
+    char *argv[] = {"check", "--op", "vadd", "--size", "1000", "-q", "--device", "7,8", NULL};
+    setenv("OMP_NUM_THREADS", "3", 1);
+    unsetenv("OPENBLAS_NUM_THREADS");
+    fflush(stdout);
+    int saved = dup(1), saved_err = dup(2), null = open("/dev/null", O_WRONLY);
+    cr_assert(saved >= 0 && saved_err >= 0 && null >= 0);
+    dup2(null, 1);
+    dup2(null, 2);
+    gv_fleet_end end;
+    gv_error e;
+    gv_fleet_run_workers(gv_test_gpuval_bin(), &gv_check_options, &plan, 8, argv, NULL, 1, &end,
+                         &e);
+    gv_cmd_fleet_end(&end, NULL, &e);
+    fflush(stdout);
+    dup2(saved, 1);
+    dup2(saved_err, 2);
+    close(null);
+    cr_expect_str_eq(getenv("OMP_NUM_THREADS"), "3");
+    cr_expect_null(getenv("OPENBLAS_NUM_THREADS"));
 }
 
 /* ---- gpuval merge on synthetic run files ------------------------------------------------- */
