@@ -337,9 +337,9 @@ static int n_parallel_workers(const gv_device_plan *plan, bool serial)
 }
 
 /* Workers at once each get an equal share of the host's cores for their oracle (OpenMP and
-   OpenBLAS), unless the user chose a thread count. With every worker taking every core, a
-   prolog screen of four H200s (64 cores) took 10.0 s against 4.9 s for two: the workers'
-   oracles time-share the cores with each other's spinning and context switches. */
+   OpenBLAS), unless the user chose a thread count. On four H200s (64 cores) the prolog screen
+   took a median 10.12 s so against 11.27 s with every worker taking every core (six runs each,
+   alternating). */
 static void share_host_threads(int workers)
 {
     if (workers <= 1 || gv_env("OMP_NUM_THREADS") || gv_env("OPENBLAS_NUM_THREADS")) return;
