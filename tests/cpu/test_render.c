@@ -18,6 +18,7 @@
 #include "render/bench_seeds.h"
 #include "render/bench_text.h"
 #include "render/progress.h"
+#include "io/schemas.h"
 #include "render/render.h"
 #include "testkit.h"
 
@@ -702,6 +703,79 @@ Test(render, tradeoffs_markdown_shows_what_both_printers_showed)
     json_decref(doc);
 }
 
+/* Every kind of io/schemas.h's table renders: those without a renderer of their own through
+   render_doc.c, opening with what failed. Each synthetic document holds one failing row (its
+   kind's own way of failing) among passing ones, and a string that would break the page, a
+   Markdown row or a heading if it were not escaped. */
+Test(render, every_document_kind_renders_failures_first)
+{
+    static const struct {
+        gv_doc_kind kind;
+        const char *array, *bad_member, *bad, *good;
+    } kinds[] = {
+        {GV_DOC_FLEET, "cases", "agreement", "DIFFER: outlier dev1", "identical"},
+        {GV_DOC_FLEET_PERF, "cases", "verdict", "FAIL", "PASS"},
+        {GV_DOC_COMPARE, "cases", "outcome", "REGRESSED", "SAME"},
+        {GV_DOC_OPS, "ops", "verdict", "ERROR", "PASS"},
+        {GV_DOC_FLEET_PROBE, "features", "fail", NULL, NULL},
+        {GV_DOC_INPUTS, "inputs", "verdict", "FAIL", "PASS"},
+        {GV_DOC_SCREEN, "gpus", "verdict", "FAIL", "PASS"},
+        {GV_DOC_GOLDEN, "entries", "outcome", "INCONCLUSIVE", "SAME"},
+    };
+    for (size_t k = 0; k < sizeof kinds / sizeof kinds[0]; k++) {
+        const char *schema = gv_schema(kinds[k].kind);
+        json_t *rows = json_array();
+        for (int i = 0; i < 3; i++) {
+            json_t *row = json_pack("{s:s, s:i, s:[i,i]}", "op", i == 1 ? "<b>|# x](y)" : "vadd",
+                                    "seed", i, "shape", 4, 5);
+            if (kinds[k].bad)
+                json_object_set_new(row, kinds[k].bad_member,
+                                    json_string(i == 1 ? kinds[k].bad : kinds[k].good));
+            else
+                json_object_set_new(row, kinds[k].bad_member, json_boolean(i == 1));
+            json_object_set_new(row, "reason", json_string(i == 1 ? "planted fault 7" : ""));
+            json_array_append_new(rows, row);
+        }
+        json_t *doc = json_pack("{s:s, s:{s:i, s:f}, s:o}", "schema", schema, "summary", "cases", 3,
+                                "ratio", 1.5, kinds[k].array, rows);
+        cr_expect_eq(gv_render_kind_of(doc), GV_RENDER_DOC, "%s renders", schema);
+        char *md = render(doc, false);
+        cr_expect_geq(check_md(md), 3, "%s: failures, summary and rows as tables:\n%s", schema, md);
+        long fails = at(md, "\n### Failures\n"), table = at(md, "\n### summary\n");
+        cr_expect_lt(fails, table, "%s: Failures lead:\n%s", schema, md);
+        char section[4096];
+        snprintf(section, sizeof section, "%.*s", (int)(table - fails), md + fails);
+        char where[64];
+        snprintf(where, sizeof where, "| %s[1] |", kinds[k].array);
+        cr_expect_not_null(strstr(section, where), "%s: the failing row:\n%s", schema, section);
+        cr_expect_not_null(strstr(section, "planted fault 7"), "%s: its reason", schema);
+        cr_expect_null(strstr(section, "[0]"), "%s: a passing row is no failure:\n%s", schema,
+                       section);
+        cr_expect_null(strstr(section, "[2]"), "%s: a passing row is no failure", schema);
+        cr_expect_null(strstr(md, "\n# x"), "%s: no heading injected", schema);
+        cr_expect_null(strstr(md, "<b>"), "%s: no tag injected", schema);
+        char *h = render(doc, true);
+        html_check c;
+        cr_expect(check_html(h, doc, &c), "%s: %s", schema, c.why);
+        cr_expect_eq(c.bad_values, 0, "%s: %s", schema, c.why);
+        cr_expect_gt(c.values, 0, "%s: the summary's numbers carry their values", schema);
+        no_outside_refs(h);
+        cr_expect_lt(at(h, "<section id=\"failures\">"), at(h, "<caption>summary</caption>"),
+                     "%s: Failures before the summary", schema);
+        cr_expect_null(strstr(h, "<b>"), "%s: no tag injected", schema);
+        free(h);
+        free(md);
+        json_decref(doc);
+    }
+    /* nothing failed: said so, and no failure table */
+    json_t *doc = json_pack("{s:s, s:[{s:s}]}", "schema", gv_schema(GV_DOC_COMPARE), "cases",
+                            "outcome", "SAME");
+    char *md = render(doc, false);
+    cr_expect_not_null(strstr(md, "### Failures\n\nnothing failed\n"), "%s", md);
+    free(md);
+    json_decref(doc);
+}
+
 Test(render, checker_rejects_what_it_should)
 {
     cr_expect_eq(sep_row_cells("| --- | --: | :-: |", 19), 3, "alignments are separators");
@@ -773,6 +847,53 @@ Test(render_cli, a_commands_markdown_is_reports_markdown)
         free(b);
         gv_test_remove_dir(dir);
     }
+}
+
+/* `report` takes every document gpuval writes: compare's, a merge's, case.json (it refused all
+   three before render_doc.c); the same strict file rules (a FIFO, a directory) still hold. */
+Test(render_cli, every_document_gpuval_writes_is_reported)
+{
+    char dir[512], in[600], md[600], args[2048];
+    gv_test_scratch_dir(dir, sizeof dir, "anydoc");
+    snprintf(in, sizeof in, "%s/doc.json", dir);
+    snprintf(md, sizeof md, "%s/doc.md", dir);
+    static const char *const docs[] = {
+        "{\"schema\": \"gpuval-compare/1\", \"outcome\": \"REGRESSED\", \"cases\": [{\"op\": "
+        "\"vadd\", \"outcome\": \"REGRESSED\", \"items\": [{\"what\": \"accurate bits\", "
+        "\"outcome\": \"REGRESSED\", \"why\": \"lost 8.0 accurate bits\"}]}]}",
+        "{\"schema\": \"gpuval-inputs/1\", \"op\": \"vadd\", \"inputs\": [{\"name\": \"a\", "
+        "\"file\": \"a.npy\"}]}",
+        "{\"schema\": \"gpuval-fleet/1\", \"cases\": [{\"op\": \"vadd\", \"agreement\": "
+        "\"DIFFER: outlier dev1\"}], \"outliers\": []}"};
+    for (size_t i = 0; i < sizeof docs / sizeof docs[0]; i++) {
+        FILE *f = fopen(in, "w");
+        fputs(docs[i], f);
+        fclose(f);
+        snprintf(args, sizeof args, "report '%s' --md '%s'", in, md);
+        int rc = gv_test_run_cli_split(args, out, sizeof out, err, sizeof err);
+        cr_expect_eq(rc, 0, "doc %zu: rc %d: %s", i, rc, err);
+        char *text = exists(md) ? slurp(md) : strdup("");
+        cr_expect_not_null(strstr(text, "## gpuval document: gpuval-"), "doc %zu:\n%s", i, text);
+        if (i == 0)
+            cr_expect_not_null(strstr(text, "| cases[0].items[0] | what accurate bits | "
+                                            "REGRESSED: lost 8.0 accurate bits |"),
+                               "the regression leads:\n%s", text);
+        free(text);
+        unlink(md);
+    }
+    /* a document that is not an object, and an unknown gpuval schema: refused, exit 2 */
+    static const char *const bad[] = {"[1, 2]", "{\"schema\": \"gpuval-nope/1\"}"};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        FILE *f = fopen(in, "w");
+        fputs(bad[i], f);
+        fclose(f);
+        snprintf(args, sizeof args, "report '%s' --md '%s'", in, md);
+        cr_expect_eq(gv_test_run_cli_split(args, out, sizeof out, err, sizeof err), 2, "%s",
+                     bad[i]);
+        cr_expect_not(exists(md), "nothing written for %s", bad[i]);
+    }
+    unlink(in);
+    rmdir(dir);
 }
 
 Test(render_cli, bad_input_exits_2_and_writes_nothing)
