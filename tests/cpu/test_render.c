@@ -19,6 +19,7 @@
 #include "render/bench_text.h"
 #include "render/progress.h"
 #include "io/schemas.h"
+#include "io/run_doc.h"
 #include "render/render.h"
 #include "testkit.h"
 
@@ -1011,4 +1012,124 @@ Test(progress, check_shows_it_on_a_terminal_only_and_never_with_q)
     int rc = gv_test_run_cli_split("check --op vadd", out, sizeof out, err, sizeof err);
     cr_expect(rc == 0 || rc == 77, "rc %d", rc);
     cr_expect_null(strstr(err, "case 1/"), "stderr in a file: no progress line: %.400s", err);
+}
+
+/* ---- rows that fit a terminal ---- */
+
+/* The widest line of text in UTF-8 characters, and the number of lines. */
+static int widest(const char *text, int *lines)
+{
+    int w = 0, cur = 0;
+    *lines = 0;
+    for (const char *p = text; *p; p++) {
+        if (*p == '\n') {
+            ++*lines;
+            cur = 0;
+            continue;
+        }
+        if (*p != '\r' && ((unsigned char)*p & 0xC0) != 0x80 && ++cur > w) w = cur;
+    }
+    return w;
+}
+
+static char *wrapped(const char *line, int cols)
+{
+    char *text = NULL;
+    size_t len = 0;
+    FILE *m = open_memstream(&text, &len);
+    gv_wrap_row(m, line, cols);
+    fclose(m);
+    return text;
+}
+
+Test(rows, wrap_keeps_every_word_and_breaks_before_a_note)
+{
+    char line[600];
+    snprintf(line, sizeof line,
+             "%-137s FAIL (error model: ratio 1.67e+07 over bound 16) [expects "
+             "1e-04: f32 \xc3\x97 %s]",
+             "vadd f32 native", "depth 1");
+    int lines, w;
+    char *t = wrapped(line, 160);
+    w = widest(t, &lines);
+    cr_expect_leq(w, 160, "%d columns:\n%s", w, t);
+    cr_expect_eq(lines, 2, "%s", t);
+    cr_expect_not_null(
+        strstr(t, "FAIL\n      (error model: ratio 1.67e+07 over bound 16) [expects"),
+        "the break comes before the reason, which is indented:\n%s", t);
+    free(t);
+    /* every word kept, in order: the line without its breaks is the line */
+    t = wrapped(line, 60);
+    w = widest(t, &lines);
+    cr_expect_leq(w, 60, "%d columns:\n%s", w, t);
+    char joined[800] = "";
+    for (char *tok = strtok(t, " \n"); tok; tok = strtok(NULL, " \n")) {
+        strcat(joined, *joined ? " " : "");
+        strcat(joined, tok);
+    }
+    char words[800] = "";
+    char copy[600];
+    snprintf(copy, sizeof copy, "%s", line);
+    for (char *tok = strtok(copy, " "); tok; tok = strtok(NULL, " ")) {
+        strcat(words, *words ? " " : "");
+        strcat(words, tok);
+    }
+    cr_expect_str_eq(joined, words);
+    free(t);
+    /* a word longer than a line is cut, never a UTF-8 character */
+    memset(line, 'x', 300);
+    line[300] = '\0';
+    memcpy(line + 158, "\xc3\x97", 2);
+    t = wrapped(line, 160);
+    w = widest(t, &lines);
+    cr_expect_leq(w, 160, "%d", w);
+    cr_expect_not_null(strstr(t, "\xc3\x97"), "the character whole");
+    free(t);
+    /* a line that fits is written as it is */
+    t = wrapped("vadd PASS", 160);
+    cr_expect_str_eq(t, "vadd PASS\n");
+    free(t);
+}
+
+/* judge's FAIL row on a terminal fits 160 columns (it was 178), -w keeps it one line, and into
+   a pipe it is one line whatever the width. */
+Test(rows, a_failing_row_fits_a_terminal_and_w_keeps_it_whole)
+{
+    if (system("command -v script >/dev/null 2>&1") != 0)
+        cr_skip_test("script(1) is not installed: no terminal to run judge on");
+    char dir[512], cmd[4096], buf[8192];
+    gv_test_scratch_dir(dir, sizeof dir, "rowfit");
+    snprintf(cmd, sizeof cmd, "'%s' inputs --op vadd --size 1000 --out '%s/c' >/dev/null",
+             gv_test_gpuval_bin(), dir);
+    cr_assert_eq(system(cmd), 0, "%s", cmd);
+    /* c = a: far off a + b, a FAIL with its reason */
+    const char *forms[] = {"", " -w", "PIPE"};
+    for (int k = 0; k < 3; k++) {
+        const char *judge = "judge --case '%s/c/case.json' --outputs '%s/c/a.npy'";
+        char args[1200];
+        snprintf(args, sizeof args, judge, dir, dir);
+        if (k < 2)
+            snprintf(cmd, sizeof cmd, "script -qec \"'%s' %s%s\" /dev/null </dev/null",
+                     gv_test_gpuval_bin(), args, forms[k]);
+        else
+            snprintf(cmd, sizeof cmd, "'%s' %s", gv_test_gpuval_bin(), args);
+        FILE *p = popen(cmd, "r");
+        cr_assert_not_null(p);
+        size_t n = fread(buf, 1, sizeof buf - 1, p);
+        buf[n] = '\0';
+        pclose(p);
+        cr_assert_not_null(strstr(buf, "FAIL"), "%s", buf);
+        cr_assert_not_null(strstr(buf, "over bound"), "the reason: %s", buf);
+        int lines, w = widest(buf, &lines);
+        if (k == 0) {
+            cr_expect_leq(w, 160, "a row on a terminal fits 160 columns (%d):\n%s", w, buf);
+            cr_expect_eq(lines, 4, "header, row, its reason, summary:\n%s", buf);
+        } else {
+            cr_expect_gt(w, 160, "%s: the row on one line (%d):\n%s", k == 1 ? "-w" : "a pipe", w,
+                         buf);
+            cr_expect_eq(lines, 3, "header, row, summary:\n%s", buf);
+        }
+    }
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+    cr_expect_eq(system(cmd), 0);
 }
