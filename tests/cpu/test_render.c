@@ -14,6 +14,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "render/bench_cells.h"
 #include "render/bench_csv.h"
 #include "render/bench_seeds.h"
 #include "render/bench_text.h"
@@ -641,10 +642,13 @@ Test(render, bench_markdown_shows_what_both_printers_showed)
         "Device: NVIDIA H100 80GB HBM3, CC 9.0, 132 SMs",
         "CPU: Synthetic CPU, the f64 oracle with 4 OpenBLAS threads",
         "ceiling: gemm f64 not measured (out of memory)",
+        "| e2e ms | noise % | speed-up e2e [95%] |",
         "| GFLOP/s (% gemm) | GB/s (% copy) | bits | sanity |\n"
-        "| --- | --- | --- | --- | --: | --: | --: | --: | --- | --: | --: | --: | --: | --- |\n",
-        "| vadd | f32 | native | 1000000 | 1.2 | 0.011 | 0.0132 | 0.9 | 1.33 [1.29, 1.37] | 109 | "
-        "90.91 (0.1%) | 1091 (2%) | 22.6 | ok |",
+        "| --- | --- | --- | --- | --: | --: | --: | --: | --: | --- | --: | --: | --: | --: | --- "
+        "|\n",
+        /* the noise: the widest relative half-width of a median's interval, in % */
+        "| vadd | f32 | native | 1000000 | 1.2 | 0.011 | 0.0132 | 0.9 | 1 | 1.33 [1.29, 1.37] | 109 "
+        "| 90.91 (0.1%) | 1091 (2%) | 22.6 | ok |",
         "| 8.4 | SANITY FAILED: max_rel 3e-3 > 1e-4 \\| tier |",
         "### Crossover: vadd f32, n swept (found)\n",
         "### Crossover: gemm.tiled f32, n swept (not found: the GPU never wins)\n",
@@ -660,6 +664,32 @@ Test(render, bench_markdown_shows_what_both_printers_showed)
 /* Likewise `gpuval tradeoffs --md` and `gpuval report --md` of a trade-off run: the terminal
    table's columns with the normwise error and the tiers met, each group's seed, the notes and
    flags under it, and the counts. */
+/* A bench row's noise is the widest relative half-width among its timings, whichever scope it
+   is in: a noisy CPU median shows as much as a noisy kernel's; none timed is "-". */
+Test(render, bench_noise_is_the_widest_interval_of_the_row)
+{
+    json_t *c = json_pack("{s:s, s:{s:{s:f, s:f}, s:{s:f, s:f}, s:{s:f, s:f}, s:{s:f, s:f}}}",
+                          "op", "vadd", "timings", "kernel_hot", "median_ms", 1.0, "rel_spread",
+                          0.02, "kernel_cold", "median_ms", 1.0, "rel_spread", 0.004, "e2e",
+                          "median_ms", 2.0, "rel_spread", 0.01, "cpu", "median_ms", 9.0,
+                          "rel_spread", 0.125);
+    gv_bench_row v;
+    gv_bench_cells r;
+    gv_bench_row_of_json(&v, c);
+    gv_bench_cells_fill(&r, &v);
+    cr_expect_str_eq(r.noise, "12", "the CPU's 12.5%% is the widest (%%.2g)");
+    json_object_set_new(json_object_get(json_object_get(c, "timings"), "cpu"), "rel_spread",
+                        json_real(0.003));
+    gv_bench_row_of_json(&v, c);
+    gv_bench_cells_fill(&r, &v);
+    cr_expect_str_eq(r.noise, "2", "the hot kernel's 2%%");
+    json_object_del(c, "timings");
+    gv_bench_row_of_json(&v, c);
+    gv_bench_cells_fill(&r, &v);
+    cr_expect_str_eq(r.noise, "-", "nothing timed, no noise");
+    json_decref(c);
+}
+
 Test(render, tradeoffs_markdown_shows_what_both_printers_showed)
 {
     json_t *doc = fixture("tradeoffs-synthetic.json");
