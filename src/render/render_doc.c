@@ -48,10 +48,20 @@ const char *gv_render_doc_failed(const json_t *row)
     return NULL;
 }
 
-/* A scalar's display text in buf: strings as they are (escaped by the caller), numbers %.6g or
-   the integer, booleans yes/no, null "-"; an array of scalars joined by "x" (a shape) or ", ";
-   anything else compact JSON, which the caller frees through *heap. */
-static const char *cell_text(const json_t *v, char *buf, size_t len, char **heap)
+/* Whether arr is a non-empty array of numbers and strings only. */
+static bool scalar_array(const json_t *arr)
+{
+    size_t i;
+    const json_t *e;
+    json_array_foreach(arr, i, e) if (!json_is_number(e) && !json_is_string(e)) return false;
+    return json_array_size(arr) > 0;
+}
+
+/* A value's display text: strings as they are (escaped by the caller), numbers %.6g or the
+   integer, booleans yes/no, null "-"; an array of numbers and strings joined by "x" under a
+   member named shape (4x5, as every row prints a shape), else by ", "; anything else compact
+   JSON. The text is buf's, the value's own, or in *heap, which the caller frees. */
+static const char *cell_text(const char *key, const json_t *v, char *buf, size_t len, char **heap)
 {
     *heap = NULL;
     if (json_is_string(v)) return json_string_value(v);
@@ -65,6 +75,30 @@ static const char *cell_text(const json_t *v, char *buf, size_t len, char **heap
     }
     if (json_is_boolean(v)) return json_is_true(v) ? "yes" : "no";
     if (!v || json_is_null(v)) return "-";
+    if (json_is_array(v) && scalar_array(v)) {
+        const char *sep = key && strcmp(key, "shape") == 0 ? "x" : ", ";
+        size_t cap = 64, used = 0;
+        char *out = malloc(cap);
+        size_t i;
+        const json_t *e;
+        json_array_foreach(v, i, e)
+        {
+            char num[64], *inner;
+            const char *t = cell_text(NULL, e, num, sizeof num, &inner);
+            size_t need = used + strlen(sep) + strlen(t) + 1;
+            if (out && need > cap) {
+                while (cap < need)
+                    cap *= 2;
+                char *grown = realloc(out, cap);
+                if (!grown) free(out);
+                out = grown;
+            }
+            if (out) used += (size_t)sprintf(out + used, "%s%s", i ? sep : "", t);
+            free(inner);
+        }
+        *heap = out;
+        return out ? out : "?";
+    }
     *heap = json_dumps(v, JSON_COMPACT | JSON_REAL_PRECISION(17) | JSON_ENCODE_ANY);
     return *heap ? *heap : "?";
 }
@@ -81,12 +115,13 @@ static void row_what(const json_t *row, const char *member, char *buf, size_t le
     json_object_foreach((json_t *)row, key, v)
     {
         if (shown == 6 || used >= len) break;
-        bool scalar = json_is_string(v) || json_is_number(v);
+        bool scalar = json_is_string(v) || json_is_number(v) ||
+                      (strcmp(key, "shape") == 0 && scalar_array(v));
         if (!scalar || strcmp(key, "reason") == 0 || strcmp(key, "why") == 0 ||
             (member && strcmp(key, member) == 0)) /* said under why */
             continue;
         char num[64], *heap;
-        const char *t = cell_text(v, num, sizeof num, &heap);
+        const char *t = cell_text(key, v, num, sizeof num, &heap);
         used += (size_t)snprintf(buf + used, len - used, "%s%s %s", shown ? ", " : "", key, t);
         free(heap);
         shown++;
@@ -207,10 +242,10 @@ static bool objects_only(const json_t *arr)
     return json_array_size(arr) > 0;
 }
 
-static void cell(FILE *f, bool html, const json_t *v)
+static void cell(FILE *f, bool html, const char *key, const json_t *v)
 {
     char num[64], *heap;
-    const char *t = cell_text(v, num, sizeof num, &heap);
+    const char *t = cell_text(key, v, num, sizeof num, &heap);
     if (html)
         gv_rk_td_str(f, t, json_is_number(v) ? "n" : (heap || strlen(t) > 40 ? "reason" : NULL));
     else
@@ -249,7 +284,7 @@ static void table(FILE *f, bool html, const char *name, const json_t *arr)
     {
         fputs(html ? "<tr>" : "|", f);
         for (size_t c = 0; c < n; c++)
-            cell(f, html, json_object_get(row, cols[c]));
+            cell(f, html, cols[c], json_object_get(row, cols[c]));
         fputs(html ? "</tr>\n" : "\n", f);
     }
     if (html) fputs("</tbody></table></div>\n", f);
@@ -299,7 +334,7 @@ static void scalars(FILE *f, bool html, const json_t *doc)
             {
                 fputs("|", f);
                 gv_rk_md_str(f, key);
-                cell(f, false, v);
+                cell(f, false, key, v);
                 fputc('\n', f);
             }
         }

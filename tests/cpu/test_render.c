@@ -668,11 +668,10 @@ Test(render, bench_markdown_shows_what_both_printers_showed)
    is in: a noisy CPU median shows as much as a noisy kernel's; none timed is "-". */
 Test(render, bench_noise_is_the_widest_interval_of_the_row)
 {
-    json_t *c = json_pack("{s:s, s:{s:{s:f, s:f}, s:{s:f, s:f}, s:{s:f, s:f}, s:{s:f, s:f}}}",
-                          "op", "vadd", "timings", "kernel_hot", "median_ms", 1.0, "rel_spread",
-                          0.02, "kernel_cold", "median_ms", 1.0, "rel_spread", 0.004, "e2e",
-                          "median_ms", 2.0, "rel_spread", 0.01, "cpu", "median_ms", 9.0,
-                          "rel_spread", 0.125);
+    json_t *c = json_pack("{s:s, s:{s:{s:f, s:f}, s:{s:f, s:f}, s:{s:f, s:f}, s:{s:f, s:f}}}", "op",
+                          "vadd", "timings", "kernel_hot", "median_ms", 1.0, "rel_spread", 0.02,
+                          "kernel_cold", "median_ms", 1.0, "rel_spread", 0.004, "e2e", "median_ms",
+                          2.0, "rel_spread", 0.01, "cpu", "median_ms", 9.0, "rel_spread", 0.125);
     gv_bench_row v;
     gv_bench_cells r;
     gv_bench_row_of_json(&v, c);
@@ -780,6 +779,9 @@ Test(render, every_document_kind_renders_failures_first)
         snprintf(where, sizeof where, "| %s[1] |", kinds[k].array);
         cr_expect_not_null(strstr(section, where), "%s: the failing row:\n%s", schema, section);
         cr_expect_not_null(strstr(section, "planted fault 7"), "%s: its reason", schema);
+        cr_expect_not_null(strstr(section, "seed 1, shape 4x5"), "%s: its identity:\n%s", schema,
+                           section);
+        cr_expect_not_null(strstr(md, "| 4x5 |"), "%s: a shape as rows print it", schema);
         cr_expect_null(strstr(section, "[0]"), "%s: a passing row is no failure:\n%s", schema,
                        section);
         cr_expect_null(strstr(section, "[2]"), "%s: a passing row is no failure", schema);
