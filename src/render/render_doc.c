@@ -179,6 +179,13 @@ static void failures_in(failure_sink *s, const json_t *obj, const char *prefix, 
     const json_t *arr;
     json_object_foreach((json_t *)obj, key, arr)
     {
+        if (json_is_object(arr)) { /* a case.json's "result", a document's own verdict */
+            const char *member = gv_render_doc_failed(arr);
+            char where[256];
+            snprintf(where, sizeof where, "%s%s", prefix, key);
+            if (member) failure_row(s, where, arr, member);
+            continue;
+        }
         if (!json_is_array(arr)) continue;
         bool all = failure_array(key);
         size_t i;
@@ -371,6 +378,8 @@ static void render(FILE *f, const json_t *doc, bool html)
         gv_rk_md_esc(f, kind);
         fputs("\n\n### Failures\n", f);
     }
+    const char *member = gv_render_doc_failed(doc); /* a case.json is one case */
+    if (member) failure_row(&s, "document", doc, member);
     failures_in(&s, doc, "", 1);
     if (s.n == 0)
         fputs(html ? "<p class=\"PASS\">nothing failed</p>\n" : "\nnothing failed\n", f);

@@ -751,6 +751,7 @@ Test(render, every_document_kind_renders_failures_first)
         {GV_DOC_INPUTS, "inputs", "verdict", "FAIL", "PASS"},
         {GV_DOC_SCREEN, "gpus", "verdict", "FAIL", "PASS"},
         {GV_DOC_GOLDEN, "entries", "outcome", "INCONCLUSIVE", "SAME"},
+        {GV_DOC_COLLECTIVES, "collectives", "rank_verdict", "ERROR", "PASS"},
     };
     for (size_t k = 0; k < sizeof kinds / sizeof kinds[0]; k++) {
         const char *schema = gv_schema(kinds[k].kind);
@@ -800,6 +801,18 @@ Test(render, every_document_kind_renders_failures_first)
         free(md);
         json_decref(doc);
     }
+    /* a document that is one case (a dumped case.json, with its result) fails as itself */
+    json_t *one = json_pack("{s:s, s:s, s:s, s:s, s:{s:s, s:s}}", "schema", gv_schema(GV_DOC_CASE),
+                            "op", "gemm", "verdict", "FAIL", "reason", "planted fault 9",
+                            "result", "verdict", "ERROR", "reason", "planted fault 10");
+    cr_expect_eq(gv_render_kind_of(one), GV_RENDER_DOC);
+    char *one_md = render(one, false);
+    cr_expect_not_null(strstr(one_md, "| document | schema gpuval-case/1, op gemm | FAIL: planted "
+                                      "fault 9 |"),
+                       "%s", one_md);
+    cr_expect_not_null(strstr(one_md, "| result | - | ERROR: planted fault 10 |"), "%s", one_md);
+    free(one_md);
+    json_decref(one);
     /* nothing failed: said so, and no failure table */
     json_t *doc = json_pack("{s:s, s:[{s:s}]}", "schema", gv_schema(GV_DOC_COMPARE), "cases",
                             "outcome", "SAME");
