@@ -195,6 +195,11 @@ static const gv_opt check_opts[] = {
              "NAME.devI.json per device). Under srun or mpirun the local rank picks\n"
              "the device and --json/--save gain .rankN (or replace %r in the path)"},
     {.name = "quiet", .id = 'q', .help = "print only failures and the summary"},
+    {.name = "wide",
+     .id = 'w',
+     .help = "each row on one line; without it a row wider than 160 columns carries\n"
+             "its reason and notes onto the next lines on a terminal (never into a\n"
+             "file or a pipe)"},
     {.name = "help", .id = 'h'},
 };
 _Static_assert(GV_NOPTS(check_opts) <= GV_OPTS_MAX, "check has more options than GV_OPTS_MAX");
@@ -322,6 +327,7 @@ typedef struct check_progress {
     const gv_run_info *info;
     bool force, lost;
     FILE *table; /* stdout, or stderr when stdout carries a document */
+    int cols;    /* the rows' width (GV_ROW_COLS on a terminal), 0: one line each */
 } check_progress;
 
 static double monotonic_s(void)
@@ -366,7 +372,8 @@ static void case_done(int i, const gv_result *r, void *ctx)
     if (r->output_lost) cp->lost = true;
     if (cp->progress) fprintf(stderr, "\r%-*s\r", GV_PROGRESS_COLS, "");
     gv_summary_add(cp->sum, r);
-    if (!cp->quiet || r->verdict == GV_FAIL || r->verdict == GV_ERROR) gv_table_row(cp->table, r);
+    if (!cp->quiet || r->verdict == GV_FAIL || r->verdict == GV_ERROR)
+        gv_table_row_fit(cp->table, r, cp->cols);
     fflush(cp->table);
 }
 
@@ -390,6 +397,7 @@ typedef struct check_job {
     const char *as_name, *device_spec;
     bool force, isolate, case_timeout_given, prob_model;
     int quiet, repeat;
+    bool wide; /* -w: every row one line, on a terminal too */
     double case_timeout_s;
 
     gv_device_plan plan;
@@ -459,6 +467,7 @@ static int parse_args(int argc, char **argv, check_job *j)
             break;
         case O_NO_ISOLATE: j->isolate = false; break;
         case 'q': j->quiet = 1; break;
+        case 'w': j->wide = true; break;
         case 'h': print_check_help(stdout); return GV_EXIT_OK;
         default: gv_cmd_bad_option("check", argv); return GV_EXIT_USAGE;
         }
@@ -631,7 +640,8 @@ static int run_cases(check_job *j, const gv_run_info *info, gv_result *results)
                          .info = info,
                          .force = j->force,
                          .lost = false,
-                         .table = table};
+                         .table = table,
+                         .cols = j->wide || !isatty(fileno(table)) ? 0 : GV_ROW_COLS};
     if (!j->quiet) gv_table_header(table);
     gv_runner runner = {.isolate = j->isolate,
                         .case_timeout_s = j->case_timeout_s,

@@ -7,6 +7,7 @@
 #include <jansson.h>
 #include <libgen.h>
 #include <stdio.h>
+#include <unistd.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -118,6 +119,11 @@ static const gv_opt judge_opts[] = {
      .help = "write the run as check --json does (one case; the arrays' files and\n"
              "SHA-256 recorded); - for stdout"},
     {.name = "quiet", .id = 'q', .help = "print the row only when it does not pass"},
+    {.name = "wide",
+     .id = 'w',
+     .help = "each row on one line; without it a row wider than 160 columns carries\n"
+             "its reason and notes onto the next lines on a terminal (never into a\n"
+             "file or a pipe)"},
     {.name = "help", .id = 'h'},
 };
 const gv_opt_table gv_judge_options = {"judge", judge_opts, GV_NOPTS(judge_opts)};
@@ -430,6 +436,7 @@ typedef struct judge_job {
     int lowp; /* --dtype bf16, f16, e4m3, e5m2: its GV_DTYPE_* (never 0, f32's); 0 none */
     uint64_t seed;
     bool seed_given, quiet, allow_ftz, allow_daz;
+    bool wide; /* -w: the row on one line, on a terminal too */
     char mode_ftz[112]; /* the mode with "+order=O" (--order), "+arch=A" (--arch), "+daz"
                            and "+ftz" (--allow) */
     /* from --case */
@@ -698,6 +705,7 @@ static int parse_args(int argc, char **argv, judge_job *j)
         case O_CASE: j->case_path = optarg; break;
         case O_JSON: j->json_path = optarg; break;
         case 'q': j->quiet = true; break;
+        case 'w': j->wide = true; break;
         case 'h': gv_cmd_help_print(stdout, &judge_help); return GV_EXIT_OK;
         default: gv_cmd_bad_option("judge", argv); return GV_EXIT_USAGE;
         }
@@ -912,7 +920,7 @@ int gv_cmd_judge(int argc, char **argv)
     if (!to_stdout) {
         if (!j.quiet) gv_table_header(stdout);
         if (!j.quiet || r->verdict == GV_FAIL || r->verdict == GV_ERROR) {
-            gv_table_row(stdout, r);
+            gv_table_row_fit(stdout, r, j.wide || !isatty(STDOUT_FILENO) ? 0 : GV_ROW_COLS);
             fflush(stdout);
         }
         gv_summary_print(stdout, &sum);

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "io/case_io.h"
 #include "io/infile.h"
@@ -17,6 +18,11 @@
 
 /* replay's options: its one table (a case directory is its argument). */
 static const gv_opt replay_opts[] = {
+    {.name = "wide",
+     .id = 'w',
+     .help = "each row on one line; without it a row wider than 160 columns carries\n"
+             "its reason and notes onto the next lines on a terminal (never into a\n"
+             "file or a pipe)"},
     {.name = "help", .id = 'h'},
 };
 const gv_opt_table gv_replay_options = {"replay", replay_opts, GV_NOPTS(replay_opts)};
@@ -173,10 +179,15 @@ int gv_cmd_replay(int argc, char **argv)
     gv_getopt g;
     gv_cmd_getopt_init(&g, &gv_replay_options);
     int ch;
+    bool wide = false;
     while ((ch = gv_cmd_getopt_next(&g, argc, argv)) != -1) {
         if (ch == 'h') {
             gv_cmd_help_print(stdout, &replay_help);
             return GV_EXIT_OK;
+        }
+        if (ch == 'w') {
+            wide = true;
+            continue;
         }
         gv_cmd_bad_option("replay", argv);
         return GV_EXIT_USAGE;
@@ -240,7 +251,7 @@ int gv_cmd_replay(int argc, char **argv)
     gv_problem p;
     gv_run_case_io(&c, &r, &given, &p);
     gv_table_header(stdout);
-    gv_table_row(stdout, &r);
+    gv_table_row_fit(stdout, &r, wide || !isatty(STDOUT_FILENO) ? 0 : GV_ROW_COLS);
     if (r.inputs != inputs && !c.op->user_inputs) /* a user's make_inputs: given anyway */
         printf("inputs: case.json says %s, but the dumped inputs are not the generator's bits for "
                "this case: judged as %s inputs\n",

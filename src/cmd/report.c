@@ -33,8 +33,10 @@ const gv_opt_table gv_report_options = {"report", report_opts, GV_NOPTS(report_o
 static const char report_head[] =
     "usage: gpuval report RUN.json [--html FILE] [--md FILE]\n"
     "\n"
-    "Render a gpuval run file (check, bench, trade-offs or a probe document: by its\n"
-    "\"schema\") for people.\n";
+    "Render a gpuval document for people, by its \"schema\": check, judge, bench,\n"
+    "trade-offs and probe runs with their own charts; any other document gpuval writes\n"
+    "(merge, compare, screen, collectives, list --json, case.json) as its tables. Every\n"
+    "report opens with what failed.\n";
 
 static const char report_tail[] =
     "At least one of --html and --md. Files are written whole (temporary file + rename).\n";
@@ -81,7 +83,7 @@ int gv_cmd_report(int argc, char **argv)
         return GV_EXIT_USAGE;
     char err[1024];
     json_t *doc;
-    if (gv_run_read(in, NULL, &doc, err, sizeof err) != GV_OK) { /* the strict reader */
+    if (gv_doc_read(in, &doc, err, sizeof err) != GV_OK) { /* the strict reader */
         gv_usage_error("%s", err);
         return GV_EXIT_USAGE;
     }

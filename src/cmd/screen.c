@@ -89,6 +89,10 @@ static const gv_opt screen_opts[] = {
              "budget, 45 s for prolog and 600 s for drain; 0: none): a GPU\n"
              "not finished by then is not judged, and the exit code is 3"},
     {.name = "quiet", .id = 'q', .help = "print only failures and the verdict"},
+    {.name = "wide",
+     .id = 'w',
+     .help = "each row on one line; without it a row wider than 160 columns carries\n"
+             "its reason and notes onto the next lines on a terminal"},
     {.name = "help", .id = 'h'},
 };
 _Static_assert(GV_NOPTS(screen_opts) <= GV_OPTS_MAX, "screen has more options than GV_OPTS_MAX");
@@ -134,6 +138,7 @@ typedef struct screen_job {
     bool drain_line;
     const char *time_box; /* --time-box S, NULL: the tier's budget */
     int quiet;
+    bool wide; /* -w: each row one line, on a terminal too */
     const gv_screen_tier *tier;
     json_t *golden, *prev_record;
     gv_device_plan plan;
@@ -164,6 +169,7 @@ static int parse_args(int argc, char **argv, screen_job *j)
         case O_JSON: j->json_path = optarg; break;
         case O_TIMEBOX: j->time_box = optarg; break;
         case 'q': j->quiet = 1; break;
+        case 'w': j->wide = true; break;
         case 'h': gv_cmd_help_print(stdout, &screen_help); return GV_EXIT_OK;
         default: gv_cmd_bad_option("screen", argv); return GV_EXIT_USAGE;
         }
@@ -235,6 +241,7 @@ static int prepare(screen_job *j)
 typedef struct screen_progress {
     gv_summary *sum;
     int quiet;
+    int cols; /* the rows' width (GV_ROW_COLS on a terminal), 0: one line each */
 } screen_progress;
 
 static void case_done(int i, const gv_result *r, void *ctx)
@@ -242,7 +249,8 @@ static void case_done(int i, const gv_result *r, void *ctx)
     screen_progress *sp = ctx;
     (void)i;
     gv_summary_add(sp->sum, r);
-    if (!sp->quiet || r->verdict == GV_FAIL || r->verdict == GV_ERROR) gv_table_row(stdout, r);
+    if (!sp->quiet || r->verdict == GV_FAIL || r->verdict == GV_ERROR)
+        gv_table_row_fit(stdout, r, sp->cols);
     fflush(stdout);
 }
 
@@ -274,7 +282,7 @@ static json_t *run_here(screen_job *j, int argc, char **argv)
     gv_xid_watch *watch = uuid ? gv_xid_watch_start(uuid, watch_why, sizeof watch_why) : NULL;
     if (!uuid) snprintf(watch_why, sizeof watch_why, "no device");
     gv_summary sum = {0};
-    screen_progress sp = {&sum, j->quiet};
+    screen_progress sp = {&sum, j->quiet, j->wide || !isatty(STDOUT_FILENO) ? 0 : GV_ROW_COLS};
     if (!j->quiet) gv_table_header(stdout);
     gv_runner runner = {.isolate = true,
                         .case_timeout_s = j->tier->case_timeout_s,

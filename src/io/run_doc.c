@@ -17,7 +17,9 @@
 
 #include <jansson.h>
 #include <math.h>
+#include <assert.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
@@ -130,6 +132,77 @@ void gv_table_row(FILE *f, const gv_result *r)
         fprintf(f, " [envelope not judged: %s]", r->env.why_not);
     repeat_note(f, r);
     fputc('\n', f);
+}
+
+/* The bytes of s that make its first cols characters (a UTF-8 continuation byte never starts
+   one), and their count of characters in *chars. */
+static size_t prefix_bytes(const char *s, size_t cols, size_t *chars)
+{
+    size_t b = 0, c = 0;
+    while (s[b]) {
+        if (((unsigned char)s[b] & 0xC0) != 0x80) {
+            if (c == cols) break;
+            c++;
+        }
+        b++;
+    }
+    *chars = c;
+    return b;
+}
+
+void gv_wrap_row(FILE *f, const char *line, int cols)
+{
+    assert(!strchr(line, '\n'));
+    size_t chars, n = strlen(line);
+    if (cols <= GV_ROW_INDENT + 1 || prefix_bytes(line, (size_t)cols, &chars) == n) {
+        fprintf(f, "%s\n", line);
+        return;
+    }
+    const char *p = line;
+    size_t room = (size_t)cols;
+    while (*p) {
+        size_t take = prefix_bytes(p, room, &chars);
+        if (p[take]) { /* more than fits: break before the last note ("(...)" or "[...]")
+                          that starts in the line's second half, else at the last space, else
+                          cut the word */
+            size_t sp = take, note = take;
+            while (sp > 0 && p[sp] != ' ')
+                sp--;
+            while (note > take / 2 &&
+                   !(p[note] == ' ' && (p[note + 1] == '(' || p[note + 1] == '[')))
+                note--;
+            if (note > take / 2)
+                take = note;
+            else if (sp > 0)
+                take = sp;
+        }
+        if (p != line) fprintf(f, "%*s", GV_ROW_INDENT, "");
+        fprintf(f, "%.*s\n", (int)take, p);
+        p += take;
+        while (*p == ' ')
+            p++;
+        room = (size_t)cols - GV_ROW_INDENT;
+    }
+}
+
+void gv_table_row_fit(FILE *f, const gv_result *r, int cols)
+{
+    if (cols <= 0) {
+        gv_table_row(f, r);
+        return;
+    }
+    char *text = NULL;
+    size_t len = 0;
+    FILE *m = open_memstream(&text, &len);
+    if (!m) { /* no memory for the text: the row as one line is still the row */
+        gv_table_row(f, r);
+        return;
+    }
+    gv_table_row(m, r);
+    fclose(m);
+    if (len > 0 && text[len - 1] == '\n') text[--len] = '\0';
+    gv_wrap_row(f, text, cols);
+    free(text);
 }
 
 void gv_summary_add(gv_summary *s, const gv_result *r)

@@ -33,6 +33,20 @@ typedef struct gv_run_info {
 void gv_table_header(FILE *f);
 void gv_table_row(FILE *f, const gv_result *r);
 
+/* The width a row fits on a terminal by default (check, judge, replay: -w keeps each row one
+ * line, as a file or a pipe always gets it). */
+#define GV_ROW_COLS 160
+/* Continuation lines of a wrapped row start with this many spaces: under the op column, so the
+ * next case's name stands out. */
+#define GV_ROW_INDENT 6
+/* gv_table_row fitted to cols columns: the row as it is when it fits; otherwise its tail (the
+ * reason and the notes) carried onto continuation lines at spaces, each at most cols columns
+ * (a word longer than a line is cut). cols <= 0: one line, as gv_table_row. */
+void gv_table_row_fit(FILE *f, const gv_result *r, int cols);
+/* The same for one line of text (no newline in it): written with its newline(s). Columns are
+ * counted in UTF-8 characters, and a character is never split. */
+void gv_wrap_row(FILE *f, const char *line, int cols);
+
 typedef struct gv_summary {
     int pass, fail, skip, error, skip_nodev;
 } gv_summary;

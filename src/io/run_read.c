@@ -465,7 +465,9 @@ int gv_run_validate(const json_t *doc, const char *name, char *err, size_t len)
 
 /* ---- the file ----------------------------------------------------------------------------- */
 
-int gv_run_read(const char *path, const char *const *schemas, json_t **doc, char *err, size_t len)
+/* Load path as JSON: a regular file, not empty, whole. GV_OK with *doc, or GV_EINVAL with *doc
+   NULL and the fault in err. */
+static int load(const char *path, json_t **doc, char *err, size_t len)
 {
     *doc = NULL;
     /* O_NONBLOCK: a FIFO nobody writes is refused below instead of blocking the open */
@@ -506,6 +508,12 @@ int gv_run_read(const char *path, const char *const *schemas, json_t **doc, char
                      jerr.line, jerr.column);
         return GV_EINVAL;
     }
+    return GV_OK;
+}
+
+int gv_run_read(const char *path, const char *const *schemas, json_t **doc, char *err, size_t len)
+{
+    if (load(path, doc, err, len) != GV_OK) return GV_EINVAL;
     const char *schema = json_string_value(json_object_get(*doc, "schema"));
     bool taken = schemas == NULL, known_schema = false;
     for (int i = 0; !taken && schemas[i]; i++)
@@ -528,6 +536,29 @@ int gv_run_read(const char *path, const char *const *schemas, json_t **doc, char
     } else if (gv_run_validate(*doc, path, err, len) == GV_OK) {
         return GV_OK;
     }
+    json_decref(*doc);
+    *doc = NULL;
+    return GV_EINVAL;
+}
+
+int gv_doc_read(const char *path, json_t **doc, char *err, size_t len)
+{
+    if (load(path, doc, err, len) != GV_OK) return GV_EINVAL;
+    const char *schema = json_string_value(json_object_get(*doc, "schema"));
+    for (int k = 0; schema && k < N_KNOWN; k++)
+        if (gv_schema_is(schema, known[k].kind)) {
+            if (gv_run_validate(*doc, path, err, len) == GV_OK) return GV_OK;
+            json_decref(*doc);
+            *doc = NULL;
+            return GV_EINVAL;
+        }
+    if (json_is_object(*doc) && gv_doc_kind_of(schema) != GV_DOC_COUNT) return GV_OK;
+    if (!json_is_object(*doc))
+        snprintf(err, len, "%s: document: not a JSON object", path);
+    else if (schema)
+        snprintf(err, len, "%s: schema: unknown schema '%s'", path, schema);
+    else
+        snprintf(err, len, "%s: no \"schema\" string: not a gpuval document", path);
     json_decref(*doc);
     *doc = NULL;
     return GV_EINVAL;

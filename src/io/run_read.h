@@ -35,6 +35,11 @@
  * the schemas the caller takes, NULL-terminated; NULL takes any the reader knows. */
 int gv_run_read(const char *path, const char *const *schemas, json_t **doc, char *err, size_t len);
 
+/* Load any document of io/schemas.h's table (report renders them all): those gv_run_read knows
+ * held to their schema the same way, any other kind only to being a JSON object (the file rules
+ * above hold for all). GV_OK with *doc, or GV_EINVAL with *doc NULL and the fault in err. */
+int gv_doc_read(const char *path, json_t **doc, char *err, size_t len);
+
 /* Hold an already parsed document to its schema (gv_run_read's checks after the JSON); name
  * stands for the file in err. GV_OK or GV_EINVAL. */
 int gv_run_validate(const json_t *doc, const char *name, char *err, size_t len);

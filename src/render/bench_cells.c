@@ -75,8 +75,14 @@ void gv_bench_row_of_json(gv_bench_row *v, const json_t *c)
     for (int k = 0; k < 5; k++)
         *to[k] = gv_rk_term_str(gv_jstr(c, keys[k]), v->text[k], sizeof v->text[k]);
     gv_rk_term_str(gv_jstr(c, "shape_label"), v->shape, sizeof v->shape);
-    for (int i = 0; i < GV_NTIMINGS; i++)
+    v->noise = NAN;
+    for (int i = 0; i < GV_NTIMINGS; i++) {
         v->ms[i] = gv_bench_scope_ms(c, gv_timing_key(i));
+        char path[64];
+        snprintf(path, sizeof path, "timings.%s.rel_spread", gv_timing_key(i));
+        double rs = gv_jnum(c, path);
+        if (rs >= 0 && !(rs <= v->noise)) v->noise = rs; /* NaN: absent, never the widest */
+    }
     const json_t *s = json_object_get(json_object_get(c, "speedup"), "e2e");
     v->has_sp = s != NULL;
     v->sp = gv_jnum(s, "ratio");
@@ -106,8 +112,12 @@ void gv_bench_row_of_result(gv_bench_row *v, const gv_bench_case_result *r)
     v->verdict = gv_verdict_name(r->bc.sanity.verdict);
     v->reason = r->bc.sanity.reason;
     gv_shape_format(&c->shape, v->shape, sizeof v->shape);
-    for (int i = 0; i < GV_NTIMINGS; i++)
+    v->noise = NAN;
+    for (int i = 0; i < GV_NTIMINGS; i++) {
         v->ms[i] = gv_bench_median_ms(r, (gv_timing_id)i);
+        double rs = r->has[i] ? r->t[i].rel_spread : NAN;
+        if (rs >= 0 && !(rs <= v->noise)) v->noise = rs;
+    }
     const gv_bench_speedup *s = &r->speedup[GV_T_E2E];
     v->has_sp = s->present;
     v->sp = s->present ? s->r.ratio : NAN;
@@ -135,6 +145,7 @@ void gv_bench_cells_fill(gv_bench_cells *r, const gv_bench_row *v)
     gv_bench_fmt_g(r->hot, sizeof r->hot, v->ms[GV_T_HOT], 4);
     gv_bench_fmt_g(r->cold, sizeof r->cold, v->ms[GV_T_COLD], 4);
     gv_bench_fmt_g(r->e2e, sizeof r->e2e, v->ms[GV_T_E2E], 4);
+    gv_bench_fmt_g(r->noise, sizeof r->noise, 100 * v->noise, 2);
     if (!v->has_sp)
         snprintf(r->speedup, sizeof r->speedup, "-");
     else /* '*': too few samples (a CPU budget) for the interval to hold at 95% */

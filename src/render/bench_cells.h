@@ -36,6 +36,9 @@ typedef struct gv_bench_row {
     double ms[GV_NTIMINGS];
     bool has_sp;
     double sp, sp_lo, sp_hi, sp_cov, x_hot, gflops, frac_gemm, gbps, frac_copy;
+    /* the noise of the row: the widest relative half-width of a median's 95% interval among
+       its timings (rel_spread: (hi - lo) / (2 median)); NaN when none was timed */
+    double noise;
     bool cpu_budget;
     double cpu_n, hold_timeouts;
     bool throttled; /* NVML reported a slowdown around the GPU scopes */
@@ -47,7 +50,7 @@ void gv_bench_row_of_result(gv_bench_row *v, const gv_bench_case_result *r);
 
 /* The formatted cells of one row, shared by the terminal table and Markdown. */
 typedef struct gv_bench_cells {
-    char cpu[32], hot[32], cold[32], e2e[32], speedup[64], x_hot[32];
+    char cpu[32], hot[32], cold[32], e2e[32], noise[32], speedup[64], x_hot[32];
     char gflops[32], pct_gemm[32], gbps[32], pct_copy[32], verdict[320];
 } gv_bench_cells;
 

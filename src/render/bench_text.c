@@ -22,18 +22,18 @@ static const char *tx(const json_t *o, const char *path, char *buf, size_t len)
 
 void gv_bench_render_header(FILE *f)
 {
-    fprintf(f, "%-24s %-5s %-8s %-16s %9s %9s %9s %9s %-22s %8s %8s %5s %7s %5s  %s\n", "op",
-            "dtype", "mode", "shape", "cpu ms", "hot ms", "cold ms", "e2e ms", "speed-up e2e [95%]",
-            "x hot", "GFLOP/s", "%gemm", "GB/s", "%copy", "sanity");
+    fprintf(f, "%-24s %-5s %-8s %-16s %9s %9s %9s %9s %6s %-22s %8s %8s %5s %7s %5s  %s\n", "op",
+            "dtype", "mode", "shape", "cpu ms", "hot ms", "cold ms", "e2e ms", "noise%",
+            "speed-up e2e [95%]", "x hot", "GFLOP/s", "%gemm", "GB/s", "%copy", "sanity");
 }
 
 static void render_row(FILE *f, const gv_bench_row *v)
 {
     gv_bench_cells r;
     gv_bench_cells_fill(&r, v);
-    fprintf(f, "%-24s %-5s %-8s %-16s %9s %9s %9s %9s %-22s %8s %8s %5s %7s %5s  %s", v->op,
-            v->dtype, v->mode, v->shape, r.cpu, r.hot, r.cold, r.e2e, r.speedup, r.x_hot, r.gflops,
-            r.pct_gemm, r.gbps, r.pct_copy, r.verdict);
+    fprintf(f, "%-24s %-5s %-8s %-16s %9s %9s %9s %9s %6s %-22s %8s %8s %5s %7s %5s  %s", v->op,
+            v->dtype, v->mode, v->shape, r.cpu, r.hot, r.cold, r.e2e, r.noise, r.speedup, r.x_hot,
+            r.gflops, r.pct_gemm, r.gbps, r.pct_copy, r.verdict);
     if (v->cpu_budget)
         fprintf(f, " [cpu: %.0f sample%s within the budget; * interval below 95%%]", v->cpu_n,
                 v->cpu_n == 1 ? "" : "s");

@@ -8,6 +8,7 @@
 #include "io/outfile.h"
 #include "render/render_bench.h"
 #include "render/render_check.h"
+#include "render/render_doc.h"
 #include "render/render_probe.h"
 #include "render/render_tradeoffs.h"
 #include "io/schemas.h"
@@ -20,6 +21,7 @@ gv_render_kind gv_render_kind_of(const json_t *doc)
     if (gv_schema_is(s, GV_DOC_BENCH)) return GV_RENDER_BENCH;
     if (gv_schema_is(s, GV_DOC_TRADEOFFS)) return GV_RENDER_TRADEOFFS;
     if (gv_schema_is(s, GV_DOC_PROBE)) return GV_RENDER_PROBE;
+    if (gv_doc_kind_of(s) != GV_DOC_COUNT) return GV_RENDER_DOC;
     return GV_RENDER_UNKNOWN;
 }
 
@@ -30,6 +32,7 @@ void gv_render_html(FILE *f, const json_t *doc)
     case GV_RENDER_BENCH: gv_render_bench_html(f, doc); break;
     case GV_RENDER_TRADEOFFS: gv_render_tradeoffs_html(f, doc); break;
     case GV_RENDER_PROBE: gv_render_probe_html(f, doc); break;
+    case GV_RENDER_DOC: gv_render_doc_html(f, doc); break;
     case GV_RENDER_UNKNOWN: break;
     }
 }
@@ -41,6 +44,7 @@ void gv_render_md(FILE *f, const json_t *doc)
     case GV_RENDER_BENCH: gv_render_bench_md(f, doc); break;
     case GV_RENDER_TRADEOFFS: gv_render_tradeoffs_md(f, doc); break;
     case GV_RENDER_PROBE: gv_render_probe_md(f, doc); break;
+    case GV_RENDER_DOC: gv_render_doc_md(f, doc); break;
     case GV_RENDER_UNKNOWN: break;
     }
 }

@@ -16,10 +16,12 @@ typedef enum gv_render_kind {
     GV_RENDER_CHECK,     /* gpuval-run/1 */
     GV_RENDER_BENCH,     /* gpuval-bench/1 */
     GV_RENDER_TRADEOFFS, /* gpuval-tradeoffs/1 */
-    GV_RENDER_PROBE      /* gpuval-probe/1 */
+    GV_RENDER_PROBE,     /* gpuval-probe/1 */
+    GV_RENDER_DOC        /* any other schema of io/schemas.h: render_doc.h's generic report */
 } gv_render_kind;
 
-/* The kinds of document the renderers know (io/schemas.h), in gv_render_kind's order. */
+/* The kinds of document with a renderer of their own (io/schemas.h), in gv_render_kind's
+ * order; every other kind of the schema table is GV_RENDER_DOC. */
 #define GV_RENDER_DOCS                                                                             \
     {                                                                                              \
         GV_DOC_RUN, GV_DOC_BENCH, GV_DOC_TRADEOFFS, GV_DOC_PROBE                                           \

@@ -306,10 +306,10 @@ void gv_render_bench_html(FILE *f, const json_t *doc)
 
 /* ---- Markdown: the one rendering of `gpuval bench --md` and `gpuval report --md` ---- */
 
-static const char md_names[] = "op|dtype|mode|shape|CPU ms|hot ms|cold ms|e2e ms|"
+static const char md_names[] = "op|dtype|mode|shape|CPU ms|hot ms|cold ms|e2e ms|noise %|"
                                "speed-up e2e [95%]|speed-up hot|GFLOP/s (% gemm)|GB/s (% copy)|"
                                "bits|sanity";
-static const char md_align[] = "llllrrrrlrrrrl";
+static const char md_align[] = "llllrrrrrlrrrrl";
 
 /* One case or sweep point: the terminal row's cells (bench_cells.h), and its accurate bits. */
 static void md_row(FILE *f, const json_t *c)
@@ -322,8 +322,8 @@ static void md_row(FILE *f, const json_t *c)
     snprintf(gflops, sizeof gflops, "%s (%s%%)", r.gflops, r.pct_gemm);
     snprintf(gbps, sizeof gbps, "%s (%s%%)", r.gbps, r.pct_copy);
     gv_rk_fmtnum(bits, sizeof bits, gv_jget(c, "sanity.accurate_bits"), GV_RK_F1);
-    const char *cells[] = {v.op,  v.dtype,   v.mode,  v.shape, r.cpu, r.hot, r.cold,
-                           r.e2e, r.speedup, r.x_hot, gflops,  gbps,  bits,  r.verdict};
+    const char *cells[] = {v.op,    v.dtype,   v.mode,  v.shape, r.cpu, r.hot, r.cold,   r.e2e,
+                           r.noise, r.speedup, r.x_hot, gflops,  gbps,  bits,  r.verdict};
     fputc('|', f);
     for (size_t k = 0; k < sizeof cells / sizeof cells[0]; k++)
         gv_rk_md_str(f, cells[k]);

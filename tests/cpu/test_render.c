@@ -14,10 +14,13 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "render/bench_cells.h"
 #include "render/bench_csv.h"
 #include "render/bench_seeds.h"
 #include "render/bench_text.h"
 #include "render/progress.h"
+#include "io/schemas.h"
+#include "io/run_doc.h"
 #include "render/render.h"
 #include "testkit.h"
 
@@ -639,10 +642,13 @@ Test(render, bench_markdown_shows_what_both_printers_showed)
         "Device: NVIDIA H100 80GB HBM3, CC 9.0, 132 SMs",
         "CPU: Synthetic CPU, the f64 oracle with 4 OpenBLAS threads",
         "ceiling: gemm f64 not measured (out of memory)",
+        "| e2e ms | noise % | speed-up e2e [95%] |",
         "| GFLOP/s (% gemm) | GB/s (% copy) | bits | sanity |\n"
-        "| --- | --- | --- | --- | --: | --: | --: | --: | --- | --: | --: | --: | --: | --- |\n",
-        "| vadd | f32 | native | 1000000 | 1.2 | 0.011 | 0.0132 | 0.9 | 1.33 [1.29, 1.37] | 109 | "
-        "90.91 (0.1%) | 1091 (2%) | 22.6 | ok |",
+        "| --- | --- | --- | --- | --: | --: | --: | --: | --: | --- | --: | --: | --: | --: | --- "
+        "|\n",
+        /* the noise: the widest relative half-width of a median's interval, in % */
+        "| vadd | f32 | native | 1000000 | 1.2 | 0.011 | 0.0132 | 0.9 | 1 | 1.33 [1.29, 1.37] | 109 "
+        "| 90.91 (0.1%) | 1091 (2%) | 22.6 | ok |",
         "| 8.4 | SANITY FAILED: max_rel 3e-3 > 1e-4 \\| tier |",
         "### Crossover: vadd f32, n swept (found)\n",
         "### Crossover: gemm.tiled f32, n swept (not found: the GPU never wins)\n",
@@ -658,6 +664,31 @@ Test(render, bench_markdown_shows_what_both_printers_showed)
 /* Likewise `gpuval tradeoffs --md` and `gpuval report --md` of a trade-off run: the terminal
    table's columns with the normwise error and the tiers met, each group's seed, the notes and
    flags under it, and the counts. */
+/* A bench row's noise is the widest relative half-width among its timings, whichever scope it
+   is in: a noisy CPU median shows as much as a noisy kernel's; none timed is "-". */
+Test(render, bench_noise_is_the_widest_interval_of_the_row)
+{
+    json_t *c = json_pack("{s:s, s:{s:{s:f, s:f}, s:{s:f, s:f}, s:{s:f, s:f}, s:{s:f, s:f}}}", "op",
+                          "vadd", "timings", "kernel_hot", "median_ms", 1.0, "rel_spread", 0.02,
+                          "kernel_cold", "median_ms", 1.0, "rel_spread", 0.004, "e2e", "median_ms",
+                          2.0, "rel_spread", 0.01, "cpu", "median_ms", 9.0, "rel_spread", 0.125);
+    gv_bench_row v;
+    gv_bench_cells r;
+    gv_bench_row_of_json(&v, c);
+    gv_bench_cells_fill(&r, &v);
+    cr_expect_str_eq(r.noise, "12", "the CPU's 12.5%% is the widest (%%.2g)");
+    json_object_set_new(json_object_get(json_object_get(c, "timings"), "cpu"), "rel_spread",
+                        json_real(0.003));
+    gv_bench_row_of_json(&v, c);
+    gv_bench_cells_fill(&r, &v);
+    cr_expect_str_eq(r.noise, "2", "the hot kernel's 2%%");
+    json_object_del(c, "timings");
+    gv_bench_row_of_json(&v, c);
+    gv_bench_cells_fill(&r, &v);
+    cr_expect_str_eq(r.noise, "-", "nothing timed, no noise");
+    json_decref(c);
+}
+
 Test(render, tradeoffs_markdown_shows_what_both_printers_showed)
 {
     json_t *doc = fixture("tradeoffs-synthetic.json");
@@ -698,6 +729,95 @@ Test(render, tradeoffs_markdown_shows_what_both_printers_showed)
         "\n15 rows: 13 passed, 1 failed, 1 skipped, - errors\n"};
     for (size_t k = 0; k < sizeof want / sizeof want[0]; k++)
         cr_expect_not_null(strstr(md, want[k]), "missing '%s' in\n%s", want[k], md);
+    free(md);
+    json_decref(doc);
+}
+
+/* Every kind of io/schemas.h's table renders: those without a renderer of their own through
+   render_doc.c, opening with what failed. Each synthetic document holds one failing row (its
+   kind's own way of failing) among passing ones, and a string that would break the page, a
+   Markdown row or a heading if it were not escaped. */
+Test(render, every_document_kind_renders_failures_first)
+{
+    static const struct {
+        gv_doc_kind kind;
+        const char *array, *bad_member, *bad, *good;
+    } kinds[] = {
+        {GV_DOC_FLEET, "cases", "agreement", "DIFFER: outlier dev1", "identical"},
+        {GV_DOC_FLEET_PERF, "cases", "verdict", "FAIL", "PASS"},
+        {GV_DOC_COMPARE, "cases", "outcome", "REGRESSED", "SAME"},
+        {GV_DOC_OPS, "ops", "verdict", "ERROR", "PASS"},
+        {GV_DOC_FLEET_PROBE, "features", "fail", NULL, NULL},
+        {GV_DOC_INPUTS, "inputs", "verdict", "FAIL", "PASS"},
+        {GV_DOC_SCREEN, "gpus", "verdict", "FAIL", "PASS"},
+        {GV_DOC_GOLDEN, "entries", "outcome", "INCONCLUSIVE", "SAME"},
+        {GV_DOC_COLLECTIVES, "collectives", "rank_verdict", "ERROR", "PASS"},
+    };
+    for (size_t k = 0; k < sizeof kinds / sizeof kinds[0]; k++) {
+        const char *schema = gv_schema(kinds[k].kind);
+        json_t *rows = json_array();
+        for (int i = 0; i < 3; i++) {
+            json_t *row = json_pack("{s:s, s:i, s:[i,i]}", "op", i == 1 ? "<b>|# x](y)" : "vadd",
+                                    "seed", i, "shape", 4, 5);
+            if (kinds[k].bad)
+                json_object_set_new(row, kinds[k].bad_member,
+                                    json_string(i == 1 ? kinds[k].bad : kinds[k].good));
+            else
+                json_object_set_new(row, kinds[k].bad_member, json_boolean(i == 1));
+            json_object_set_new(row, "reason", json_string(i == 1 ? "planted fault 7" : ""));
+            json_array_append_new(rows, row);
+        }
+        json_t *doc = json_pack("{s:s, s:{s:i, s:f}, s:o}", "schema", schema, "summary", "cases", 3,
+                                "ratio", 1.5, kinds[k].array, rows);
+        cr_expect_eq(gv_render_kind_of(doc), GV_RENDER_DOC, "%s renders", schema);
+        char *md = render(doc, false);
+        cr_expect_geq(check_md(md), 3, "%s: failures, summary and rows as tables:\n%s", schema, md);
+        long fails = at(md, "\n### Failures\n"), table = at(md, "\n### summary\n");
+        cr_expect_lt(fails, table, "%s: Failures lead:\n%s", schema, md);
+        char section[4096];
+        snprintf(section, sizeof section, "%.*s", (int)(table - fails), md + fails);
+        char where[64];
+        snprintf(where, sizeof where, "| %s[1] |", kinds[k].array);
+        cr_expect_not_null(strstr(section, where), "%s: the failing row:\n%s", schema, section);
+        cr_expect_not_null(strstr(section, "planted fault 7"), "%s: its reason", schema);
+        cr_expect_not_null(strstr(section, "seed 1, shape 4x5"), "%s: its identity:\n%s", schema,
+                           section);
+        cr_expect_not_null(strstr(md, "| 4x5 |"), "%s: a shape as rows print it", schema);
+        cr_expect_null(strstr(section, "[0]"), "%s: a passing row is no failure:\n%s", schema,
+                       section);
+        cr_expect_null(strstr(section, "[2]"), "%s: a passing row is no failure", schema);
+        cr_expect_null(strstr(md, "\n# x"), "%s: no heading injected", schema);
+        cr_expect_null(strstr(md, "<b>"), "%s: no tag injected", schema);
+        char *h = render(doc, true);
+        html_check c;
+        cr_expect(check_html(h, doc, &c), "%s: %s", schema, c.why);
+        cr_expect_eq(c.bad_values, 0, "%s: %s", schema, c.why);
+        cr_expect_gt(c.values, 0, "%s: the summary's numbers carry their values", schema);
+        no_outside_refs(h);
+        cr_expect_lt(at(h, "<section id=\"failures\">"), at(h, "<caption>summary</caption>"),
+                     "%s: Failures before the summary", schema);
+        cr_expect_null(strstr(h, "<b>"), "%s: no tag injected", schema);
+        free(h);
+        free(md);
+        json_decref(doc);
+    }
+    /* a document that is one case (a dumped case.json, with its result) fails as itself */
+    json_t *one = json_pack("{s:s, s:s, s:s, s:s, s:{s:s, s:s}}", "schema", gv_schema(GV_DOC_CASE),
+                            "op", "gemm", "verdict", "FAIL", "reason", "planted fault 9",
+                            "result", "verdict", "ERROR", "reason", "planted fault 10");
+    cr_expect_eq(gv_render_kind_of(one), GV_RENDER_DOC);
+    char *one_md = render(one, false);
+    cr_expect_not_null(strstr(one_md, "| document | schema gpuval-case/1, op gemm | FAIL: planted "
+                                      "fault 9 |"),
+                       "%s", one_md);
+    cr_expect_not_null(strstr(one_md, "| result | - | ERROR: planted fault 10 |"), "%s", one_md);
+    free(one_md);
+    json_decref(one);
+    /* nothing failed: said so, and no failure table */
+    json_t *doc = json_pack("{s:s, s:[{s:s}]}", "schema", gv_schema(GV_DOC_COMPARE), "cases",
+                            "outcome", "SAME");
+    char *md = render(doc, false);
+    cr_expect_not_null(strstr(md, "### Failures\n\nnothing failed\n"), "%s", md);
     free(md);
     json_decref(doc);
 }
@@ -773,6 +893,53 @@ Test(render_cli, a_commands_markdown_is_reports_markdown)
         free(b);
         gv_test_remove_dir(dir);
     }
+}
+
+/* `report` takes every document gpuval writes: compare's, a merge's, case.json (it refused all
+   three before render_doc.c); the same strict file rules (a FIFO, a directory) still hold. */
+Test(render_cli, every_document_gpuval_writes_is_reported)
+{
+    char dir[512], in[600], md[600], args[2048];
+    gv_test_scratch_dir(dir, sizeof dir, "anydoc");
+    snprintf(in, sizeof in, "%s/doc.json", dir);
+    snprintf(md, sizeof md, "%s/doc.md", dir);
+    static const char *const docs[] = {
+        "{\"schema\": \"gpuval-compare/1\", \"outcome\": \"REGRESSED\", \"cases\": [{\"op\": "
+        "\"vadd\", \"outcome\": \"REGRESSED\", \"items\": [{\"what\": \"accurate bits\", "
+        "\"outcome\": \"REGRESSED\", \"why\": \"lost 8.0 accurate bits\"}]}]}",
+        "{\"schema\": \"gpuval-inputs/1\", \"op\": \"vadd\", \"inputs\": [{\"name\": \"a\", "
+        "\"file\": \"a.npy\"}]}",
+        "{\"schema\": \"gpuval-fleet/1\", \"cases\": [{\"op\": \"vadd\", \"agreement\": "
+        "\"DIFFER: outlier dev1\"}], \"outliers\": []}"};
+    for (size_t i = 0; i < sizeof docs / sizeof docs[0]; i++) {
+        FILE *f = fopen(in, "w");
+        fputs(docs[i], f);
+        fclose(f);
+        snprintf(args, sizeof args, "report '%s' --md '%s'", in, md);
+        int rc = gv_test_run_cli_split(args, out, sizeof out, err, sizeof err);
+        cr_expect_eq(rc, 0, "doc %zu: rc %d: %s", i, rc, err);
+        char *text = exists(md) ? slurp(md) : strdup("");
+        cr_expect_not_null(strstr(text, "## gpuval document: gpuval-"), "doc %zu:\n%s", i, text);
+        if (i == 0)
+            cr_expect_not_null(strstr(text, "| cases[0].items[0] | what accurate bits | "
+                                            "REGRESSED: lost 8.0 accurate bits |"),
+                               "the regression leads:\n%s", text);
+        free(text);
+        unlink(md);
+    }
+    /* a document that is not an object, and an unknown gpuval schema: refused, exit 2 */
+    static const char *const bad[] = {"[1, 2]", "{\"schema\": \"gpuval-nope/1\"}"};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        FILE *f = fopen(in, "w");
+        fputs(bad[i], f);
+        fclose(f);
+        snprintf(args, sizeof args, "report '%s' --md '%s'", in, md);
+        cr_expect_eq(gv_test_run_cli_split(args, out, sizeof out, err, sizeof err), 2, "%s",
+                     bad[i]);
+        cr_expect_not(exists(md), "nothing written for %s", bad[i]);
+    }
+    unlink(in);
+    rmdir(dir);
 }
 
 Test(render_cli, bad_input_exits_2_and_writes_nothing)
@@ -890,4 +1057,124 @@ Test(progress, check_shows_it_on_a_terminal_only_and_never_with_q)
     int rc = gv_test_run_cli_split("check --op vadd", out, sizeof out, err, sizeof err);
     cr_expect(rc == 0 || rc == 77, "rc %d", rc);
     cr_expect_null(strstr(err, "case 1/"), "stderr in a file: no progress line: %.400s", err);
+}
+
+/* ---- rows that fit a terminal ---- */
+
+/* The widest line of text in UTF-8 characters, and the number of lines. */
+static int widest(const char *text, int *lines)
+{
+    int w = 0, cur = 0;
+    *lines = 0;
+    for (const char *p = text; *p; p++) {
+        if (*p == '\n') {
+            ++*lines;
+            cur = 0;
+            continue;
+        }
+        if (*p != '\r' && ((unsigned char)*p & 0xC0) != 0x80 && ++cur > w) w = cur;
+    }
+    return w;
+}
+
+static char *wrapped(const char *line, int cols)
+{
+    char *text = NULL;
+    size_t len = 0;
+    FILE *m = open_memstream(&text, &len);
+    gv_wrap_row(m, line, cols);
+    fclose(m);
+    return text;
+}
+
+Test(rows, wrap_keeps_every_word_and_breaks_before_a_note)
+{
+    char line[600];
+    snprintf(line, sizeof line,
+             "%-137s FAIL (error model: ratio 1.67e+07 over bound 16) [expects "
+             "1e-04: f32 \xc3\x97 %s]",
+             "vadd f32 native", "depth 1");
+    int lines, w;
+    char *t = wrapped(line, 160);
+    w = widest(t, &lines);
+    cr_expect_leq(w, 160, "%d columns:\n%s", w, t);
+    cr_expect_eq(lines, 2, "%s", t);
+    cr_expect_not_null(
+        strstr(t, "FAIL\n      (error model: ratio 1.67e+07 over bound 16) [expects"),
+        "the break comes before the reason, which is indented:\n%s", t);
+    free(t);
+    /* every word kept, in order: the line without its breaks is the line */
+    t = wrapped(line, 60);
+    w = widest(t, &lines);
+    cr_expect_leq(w, 60, "%d columns:\n%s", w, t);
+    char joined[800] = "";
+    for (char *tok = strtok(t, " \n"); tok; tok = strtok(NULL, " \n")) {
+        strcat(joined, *joined ? " " : "");
+        strcat(joined, tok);
+    }
+    char words[800] = "";
+    char copy[600];
+    snprintf(copy, sizeof copy, "%s", line);
+    for (char *tok = strtok(copy, " "); tok; tok = strtok(NULL, " ")) {
+        strcat(words, *words ? " " : "");
+        strcat(words, tok);
+    }
+    cr_expect_str_eq(joined, words);
+    free(t);
+    /* a word longer than a line is cut, never a UTF-8 character */
+    memset(line, 'x', 300);
+    line[300] = '\0';
+    memcpy(line + 158, "\xc3\x97", 2);
+    t = wrapped(line, 160);
+    w = widest(t, &lines);
+    cr_expect_leq(w, 160, "%d", w);
+    cr_expect_not_null(strstr(t, "\xc3\x97"), "the character whole");
+    free(t);
+    /* a line that fits is written as it is */
+    t = wrapped("vadd PASS", 160);
+    cr_expect_str_eq(t, "vadd PASS\n");
+    free(t);
+}
+
+/* judge's FAIL row on a terminal fits 160 columns (it was 178), -w keeps it one line, and into
+   a pipe it is one line whatever the width. */
+Test(rows, a_failing_row_fits_a_terminal_and_w_keeps_it_whole)
+{
+    if (system("command -v script >/dev/null 2>&1") != 0)
+        cr_skip_test("script(1) is not installed: no terminal to run judge on");
+    char dir[512], cmd[4096], buf[8192];
+    gv_test_scratch_dir(dir, sizeof dir, "rowfit");
+    snprintf(cmd, sizeof cmd, "'%s' inputs --op vadd --size 1000 --out '%s/c' >/dev/null",
+             gv_test_gpuval_bin(), dir);
+    cr_assert_eq(system(cmd), 0, "%s", cmd);
+    /* c = a: far off a + b, a FAIL with its reason */
+    const char *forms[] = {"", " -w", "PIPE"};
+    for (int k = 0; k < 3; k++) {
+        const char *judge = "judge --case '%s/c/case.json' --outputs '%s/c/a.npy'";
+        char args[1200];
+        snprintf(args, sizeof args, judge, dir, dir);
+        if (k < 2)
+            snprintf(cmd, sizeof cmd, "script -qec \"'%s' %s%s\" /dev/null </dev/null",
+                     gv_test_gpuval_bin(), args, forms[k]);
+        else
+            snprintf(cmd, sizeof cmd, "'%s' %s", gv_test_gpuval_bin(), args);
+        FILE *p = popen(cmd, "r");
+        cr_assert_not_null(p);
+        size_t n = fread(buf, 1, sizeof buf - 1, p);
+        buf[n] = '\0';
+        pclose(p);
+        cr_assert_not_null(strstr(buf, "FAIL"), "%s", buf);
+        cr_assert_not_null(strstr(buf, "over bound"), "the reason: %s", buf);
+        int lines, w = widest(buf, &lines);
+        if (k == 0) {
+            cr_expect_leq(w, 160, "a row on a terminal fits 160 columns (%d):\n%s", w, buf);
+            cr_expect_eq(lines, 4, "header, row, its reason, summary:\n%s", buf);
+        } else {
+            cr_expect_gt(w, 160, "%s: the row on one line (%d):\n%s", k == 1 ? "-w" : "a pipe", w,
+                         buf);
+            cr_expect_eq(lines, 3, "header, row, summary:\n%s", buf);
+        }
+    }
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+    cr_expect_eq(system(cmd), 0);
 }

@@ -846,6 +846,103 @@ def plugins():
             os.remove("keep-marker")
 
 
+def every_document():
+    """report of every kind of document gpuval writes (io/schemas.h), each with every string
+    poisoned: exit 0, nothing injected into the HTML or the Markdown, no control byte; kinds
+    with odd bodies, non-objects and a wide, long document: refused (2) or rendered (0), never
+    a crash, in seconds. -w (check, judge, replay) and its misuse."""
+    docs = {}
+    p = run(["compare", "check.json", "check.json", "--json", "keep-d-compare.json"], {0, 5},
+            keep=("keep-d-compare.json",), no_work=False)
+    if p is not None and os.path.exists("keep-d-compare.json"):
+        docs["compare"] = json.load(open("keep-d-compare.json"))
+        os.remove("keep-d-compare.json")
+    p = run(["merge", "check.json", "check.json", "--json", "keep-d-fleet.json"], {0, 1, 6},
+            keep=("keep-d-fleet.json",), no_work=False)
+    if p is not None and os.path.exists("keep-d-fleet.json"):
+        docs["fleet"] = json.load(open("keep-d-fleet.json"))
+        os.remove("keep-d-fleet.json")
+    p = run(["list", "--json", "keep-d-ops.json"], 0, keep=("keep-d-ops.json",), no_work=False)
+    if p is not None and os.path.exists("keep-d-ops.json"):
+        docs["ops"] = json.load(open("keep-d-ops.json"))
+        os.remove("keep-d-ops.json")
+    p = run(["inputs", "--op", "vadd", "--size", "16", "--out", "keep-d-case"], 0,
+            keep=("keep-d-case",), no_work=False)
+    if p is not None and os.path.exists("keep-d-case/case.json"):
+        docs["inputs"] = json.load(open("keep-d-case/case.json"))
+    shutil.rmtree("keep-d-case", ignore_errors=True)
+    # the kinds this machine cannot write without devices, in the shape their writers give
+    docs["screen"] = {"schema": "gpuval-screen/1", "tier": "t1", "exit_code": 6,
+                      "gpus": [{"index": 0, "uuid": "GPU-0", "verdict": "FAIL",
+                                "failures": [{"label": "gemm f32", "why": "differs"}]},
+                               {"index": 1, "uuid": "GPU-1", "verdict": "PASS", "failures": []}],
+                      "notes": ["a note"]}
+    docs["golden"] = {"schema": "gpuval-golden/1", "entries": [{"key": "vadd f32", "digest": "ab"}]}
+    docs["fleet-probe"] = {"schema": "gpuval-fleet-probe/1", "devices": [{"label": "d0"}],
+                           "features": [{"row": "gemm", "feature": "acc", "values": ["a", "b"],
+                                         "agree": False, "fail": True}], "outliers": ["d1"]}
+    docs["fleet-perf"] = {"schema": "gpuval-fleet-perf/1", "cases": [{"op": "vadd",
+                                                                      "verdict": "ERROR"}]}
+    for kind, doc in docs.items():
+        name = f"inj-doc-{kind}.json"
+        with open(name, "w") as f:
+            json.dump(poisoned(doc), f)
+        for opt, md in (("--html", False), ("--md", True)):
+            p = run(["report", name, opt, "keep-doc.out"], 0, keep=("keep-doc.out",),
+                    no_work=False, timeout=HANG_SECONDS)
+            if p is not None and os.path.exists("keep-doc.out"):
+                data = open("keep-doc.out", "rb").read()
+                injected(f"report {kind} {opt}", data, md)
+                controls(f"report {kind} {opt}", data)
+                if b"Failures" not in data:
+                    problem("bad messages", f"report {kind} {opt}: no Failures section")
+                os.remove("keep-doc.out")
+        os.remove(name)
+    # odd bodies of known kinds render; what is not a gpuval document is refused
+    odd = {"odd-screen.json": ({"schema": "gpuval-screen/1", "gpus": 5}, 0, None),
+           "odd-golden.json": ({"schema": "gpuval-golden/1"}, 0, None),
+           "odd-mixed.json": ({"schema": "gpuval-ops/1", "ops": [1, "x", None, {"a": [[[]]]}]},
+                              0, None),
+           "odd-array.json": ([{"schema": "gpuval-ops/1"}], 2, "not a JSON object"),
+           "odd-nested.json": ("[" * 5000 + "]" * 5000, 2, "odd-nested.json"),
+           "odd-unknown.json": ({"schema": "gpuval-fleet/9"}, 2, "unknown schema")}
+    for name, (doc, code, msg) in odd.items():
+        with open(name, "w") as f:
+            f.write(doc if isinstance(doc, str) else json.dumps(doc))
+        victim(name)
+        run(["report", name, "--md", "keep-odd.md"], code, msg, keep=("keep-odd.md",),
+            no_work=code == 2, timeout=HANG_SECONDS)
+        if os.path.exists("keep-odd.md"):
+            os.remove("keep-odd.md")
+        victims.pop(name, None)
+        os.remove(name)
+    # wide and long: 200 members a row, 20000 rows, a 5 MB reason: linear, seconds
+    rows = [{f"m{k}": k for k in range(200)} for _ in range(200)]
+    rows += [{"op": "vadd", "verdict": "FAIL", "reason": "r" * (5 << 20)}]
+    rows += [{"op": f"o{i}", "outcome": "REGRESSED"} for i in range(20000)]
+    with open("big-doc.json", "w") as f:
+        json.dump({"schema": "gpuval-compare/1", "cases": rows}, f)
+    for opt in ("--md", "--html"):
+        t0 = time.monotonic()
+        run(["report", "big-doc.json", opt, "keep-big.out"], 0, keep=("keep-big.out",),
+            no_work=False, timeout=HANG_SECONDS)
+        if time.monotonic() - t0 > 10:
+            problem("hangs", f"report {opt} of a wide, long document: "
+                    f"{time.monotonic() - t0:.0f} s")
+        if os.path.exists("keep-big.out"):
+            os.remove("keep-big.out")
+    os.remove("big-doc.json")
+    # -w: taken by check, judge and replay; refused with a value, and by commands without it
+    run(["check", "-w", "--op", "vadd", "--size", "8"], {0, 77}, no_work=False)
+    run(["check", "--wide", "-q", "--op", "vadd", "--size", "8"], {0, 77}, no_work=False)
+    for args, msg in ((["check", "--wide=3"], "--wide"), (["judge", "-w"], "judge"),
+                      (["replay", "-w"], "replay"), (["replay", "-w", "adir"], "adir"),
+                      (["report", "-w", "check.json", "--md", "-"], "-w"),
+                      (["bench", "-w"], "-w"), (["compare", "-w", "check.json", "check.json"],
+                                                "-w")):
+        run(args, 2, msg)
+
+
 def require_gpu():
     if TEST_GPU is None or device_present():
         return
@@ -860,7 +957,7 @@ def main():
     t0 = time.monotonic()
     parts = (seeds, sizes, sweeps, names, outputs, run_files, fifo_inputs, colliding_outputs,
              injection, provenance, concurrent, judge_inputs, expectations, long_strings,
-             merge_injection, plugins, require_gpu)
+             merge_injection, plugins, every_document, require_gpu)
     only = os.environ.get("HOSTILE_PARTS")  # e.g. "judge_inputs,plugins": a part at a time
     for part in parts:
         if not only or part.__name__ in only.split(","):
