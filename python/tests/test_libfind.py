@@ -91,7 +91,11 @@ def _core_world(monkeypatch, detected, flags):
     from gpuval import _lib
 
     for k in ("OPENBLAS_CORETYPE", "GPUVAL_OPENBLAS_CORE_FROM"):
-        monkeypatch.delenv(k, raising=False)
+        # set, then removed: monkeypatch then restores the variable as it was after the test,
+        # removing what _name_openblas_core set (left behind, a SkylakeX core named here would
+        # reach every later process of the session, numpy's OpenBLAS too)
+        monkeypatch.setenv(k, "unset")
+        monkeypatch.delenv(k)
     monkeypatch.setattr(subprocess, "run", lambda *a, **k: subprocess.CompletedProcess(
         a, 0, stdout=detected + "\n", stderr=""))
     monkeypatch.setattr(_lib, "_cpu_flags", lambda: set(flags))

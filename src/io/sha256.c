@@ -8,6 +8,7 @@
 #include "io/infile.h"
 
 #include <assert.h>
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
@@ -108,17 +109,23 @@ compress_shani(uint32_t h[8], const unsigned char *b, size_t blocks)
 }
 #endif
 
-/* -1 not asked yet; gv_sha256_use_hardware may turn the extensions off (tests compare) */
-static int use_hw = -1;
+#ifdef GV_SHA256_X86
+/* Whether the CPU has the extensions: -1 not asked yet (asked once, on first use); 0 also where
+   gv_sha256_use_hardware turned them off so that tests can compare the two paths. Atomic: the
+   judge may hash on several threads at once. */
+static _Atomic int use_hw = -1;
+#endif
 
 static bool hw_on(void)
 {
 #ifdef GV_SHA256_X86
-    if (use_hw < 0) {
+    int v = atomic_load(&use_hw);
+    if (v < 0) {
         __builtin_cpu_init();
-        use_hw = __builtin_cpu_supports("sha") && __builtin_cpu_supports("sse4.1");
+        v = __builtin_cpu_supports("sha") && __builtin_cpu_supports("sse4.1");
+        atomic_store(&use_hw, v);
     }
-    return use_hw == 1;
+    return v == 1;
 #else
     return false;
 #endif
@@ -128,12 +135,7 @@ bool gv_sha256_use_hardware(bool on)
 {
     bool was = hw_on();
 #ifdef GV_SHA256_X86
-    if (!on)
-        use_hw = 0;
-    else {
-        use_hw = -1;
-        (void)hw_on();
-    }
+    atomic_store(&use_hw, on ? -1 : 0); /* on: as the CPU has them */
 #else
     (void)on;
 #endif
