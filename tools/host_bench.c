@@ -6,10 +6,10 @@
  *   gpuval-host-bench [--op GLOB] [--dtype f32|f64] [--dist NAME] [--steps] [--max-elems N]
  *                     [--repeat R]
  *
- * One line per case (milliseconds of CPU time, all threads: on a shared machine steadier than
- * wall time; the judge's wall time too, where its parallel parts show), then the sums per op
- * and overall. The oracle cache is the
- * command's ($XDG_CACHE_HOME/gpuval); run twice for cold and warm. */
+ * One line per case (milliseconds of each phase, CPU time of all threads — on a shared machine
+ * steadier than wall time — and wall time: a phase whose wall time does not fall from
+ * OMP_NUM_THREADS=1 to 2 runs on one core), then the sums per op and overall. The oracle cache is
+ * the command's ($XDG_CACHE_HOME/gpuval); run twice for cold and warm. */
 #include <getopt.h>
 #include <math.h>
 #include <stdbool.h>
@@ -112,16 +112,18 @@ int main(int argc, char **argv)
         fprintf(stderr, "%s\n", err);
         return 2;
     }
-    double tot[4] = {0, 0, 0, 0}, op_tot[4] = {0, 0, 0, 0};
+    double tot[6] = {0}, op_tot[6] = {0};
     const gv_op *op_now = NULL;
     int op_cases = 0;
-    printf("%-24s %-5s %-10s %-18s %10s %10s %10s %10s %s\n", "op", "dtype", "mode", "shape",
-           "in_cpu_ms", "or_cpu_ms", "ju_cpu_ms", "ju_wall_ms", "verdict digest dist");
+    printf("%-24s %-5s %-10s %-18s %10s %10s %10s %10s %10s %10s %s\n", "op", "dtype", "mode",
+           "shape", "in_cpu_ms", "in_wall_ms", "or_cpu_ms", "or_wall_ms", "ju_cpu_ms", "ju_wall_ms",
+           "verdict digest dist");
     for (int i = 0; i <= n; i++) {
         if (i == n || cases[i].op != op_now) {
             if (op_now)
-                printf("= %-22s %d cases %40.0f %10.0f %10.0f %10.0f\n", op_now->name, op_cases,
-                       op_tot[0], op_tot[1], op_tot[2], op_tot[3]);
+                printf("= %-22s %4d cases %37.0f %10.0f %10.0f %10.0f %10.0f %10.0f\n",
+                       op_now->name, op_cases, op_tot[0], op_tot[1], op_tot[2], op_tot[3],
+                       op_tot[4], op_tot[5]);
             if (i == n) break;
             op_now = cases[i].op;
             op_cases = 0;
@@ -133,17 +135,17 @@ int main(int argc, char **argv)
             gv_problem p;
             gv_result r;
             gv_result_init(&r, c);
-            double t0 = now_ms();
+            double t0 = now_ms(), w0 = wall_ms();
             int rc = gv_problem_init(&p, c);
-            double t_in = now_ms() - t0;
+            double t_in = now_ms() - t0, w_in = wall_ms() - w0;
             if (rc != GV_OK) {
                 printf("%s: inputs: %s\n", c->op->name, gv_strerror(rc));
                 continue;
             }
             bool hit;
-            t0 = now_ms();
+            t0 = now_ms(), w0 = wall_ms();
             rc = gv_cached_reference(&p, &hit);
-            double t_or = now_ms() - t0;
+            double t_or = now_ms() - t0, w_or = wall_ms() - w0;
             if (rc != GV_OK) {
                 printf("%s: oracle: %s\n", c->op->name, gv_strerror(rc));
                 gv_problem_free(&p);
@@ -161,8 +163,7 @@ int main(int argc, char **argv)
                     gv_dtype_store_n(c->dtype, (char *)p.out[k].data + e * gv_dtype_size(c->dtype),
                                      &v, 1);
                 }
-            t0 = now_ms();
-            double w0 = wall_ms();
+            t0 = now_ms(), w0 = wall_ms();
             gv_judge_problem(&p, &r);
             double t_j = now_ms() - t0, w_j = wall_ms() - w0;
             /* what the case computed from: inputs, reference and gauges, for comparing builds */
@@ -214,17 +215,20 @@ int main(int argc, char **argv)
             for (int d = 0; d < c->shape.nd; d++)
                 len += snprintf(shape + len, sizeof shape - (size_t)len, "%s%lld", d ? "x" : "",
                                 (long long)c->shape.d[d]);
-            printf("%-24s %-5s %-10s %-18s %10.1f %10.1f %10.1f %10.1f %s %016llx %016llx %s%s\n",
-                   c->op->name, gv_dtype_name(c->dtype), gv_mode_name(c->mode), shape, t_in, t_or,
-                   t_j, w_j, gv_verdict_name(r.verdict), (unsigned long long)digest,
+            printf("%-24s %-5s %-10s %-18s %10.1f %10.1f %10.1f %10.1f %10.1f %10.1f %s %016llx "
+                   "%016llx %s%s\n",
+                   c->op->name, gv_dtype_name(c->dtype), gv_mode_name(c->mode), shape, t_in, w_in,
+                   t_or, w_or, t_j, w_j, gv_verdict_name(r.verdict), (unsigned long long)digest,
                    (unsigned long long)jdig, gv_dist_name(c->dist), hit ? " (cached)" : "");
             fflush(stdout);
-            op_tot[0] += t_in, op_tot[1] += t_or, op_tot[2] += t_j, op_tot[3] += w_j;
-            tot[0] += t_in, tot[1] += t_or, tot[2] += t_j, tot[3] += w_j;
+            double ph[6] = {t_in, w_in, t_or, w_or, t_j, w_j};
+            for (int k = 0; k < 6; k++)
+                op_tot[k] += ph[k], tot[k] += ph[k];
         }
         op_cases++;
     }
-    printf("= total %57.0f %10.0f %10.0f %10.0f\n", tot[0], tot[1], tot[2], tot[3]);
+    printf("= total %54.0f %10.0f %10.0f %10.0f %10.0f %10.0f\n", tot[0], tot[1], tot[2], tot[3],
+           tot[4], tot[5]);
     free(cases);
     return 0;
 }

@@ -6,8 +6,8 @@ oracle cache hit (oracle_cache: a cold run stores what a warm one reads).
 
     tools/same_but_times.py A.json B.json
 
-How a change that only moves work in time (check's pipeline across cases, GPUVAL_NO_PIPELINE,
-GPUVAL_SERIAL_CASE; a faster judge) is shown to change no verdict, metric or output bit. Prints
+How a change that only moves work in time (GPUVAL_SERIAL_CASE, a judge or generator on more
+cores) is shown to change no verdict, metric or output bit. Prints
 the first differences (at most 20) and exits 1 when there is one, 0 when none, 2 on bad input.
 """
 import json

@@ -390,3 +390,22 @@ def test_a_tensor_core_mode_is_judged_against_its_model():
         gpuval.judge("gemm.cublas", [A, B], [good], mode="tf32", arch="sm_99")
     with pytest.raises(ValueError):
         gpuval.judge("gemm.cublas", [A, B], [good], mode="tf32", arch="90")
+
+
+def test_inputs_are_views_that_outlive_their_case():
+    # gpuval.inputs hands out views of the library's buffers (no copy); the buffers are freed
+    # when the last view is gone, never while one is still readable
+    import gc
+
+    import numpy as np
+
+    keep = gpuval.inputs("vadd", "f32", size="100003", dist="wide", seed=3)["b"]
+    gc.collect()
+    again = gpuval.inputs("vadd", "f32", size="100003", dist="wide", seed=3)["b"]
+    assert keep.base is not None and keep.flags.writeable
+    assert np.array_equal(keep.view(np.uint32), again.view(np.uint32))
+    case = gpuval.inputs("gemm.cublas", "f64", size="33x17x9", seed=1)
+    a = case["A"]
+    del case
+    gc.collect()
+    assert a.shape == (33, 17) and np.isfinite(a).all()

@@ -84,3 +84,49 @@ def test_a_build_copied_without_its_symlinks_is_found(tmp_path):
     path, cuda = res.stdout.split()
     assert path == str(libdir / "libgpuval.so.1.2.0")
     assert cuda == str(_libfind.has_cuda(built_lib()))
+
+
+def _core_world(monkeypatch, detected, flags):
+    """_lib._name_openblas_core with OpenBLAS's detection and the CPU's flags made up."""
+    from gpuval import _lib
+
+    for k in ("OPENBLAS_CORETYPE", "GPUVAL_OPENBLAS_CORE_FROM"):
+        # set, then removed: monkeypatch then restores the variable as it was after the test,
+        # removing what _name_openblas_core set (left behind, a SkylakeX core named here would
+        # reach every later process of the session, numpy's OpenBLAS too)
+        monkeypatch.setenv(k, "unset")
+        monkeypatch.delenv(k)
+    monkeypatch.setattr(subprocess, "run", lambda *a, **k: subprocess.CompletedProcess(
+        a, 0, stdout=detected + "\n", stderr=""))
+    monkeypatch.setattr(_lib, "_cpu_flags", lambda: set(flags))
+    _lib._name_openblas_core("/x/libgpuval.so")
+    return os.environ.get("OPENBLAS_CORETYPE"), os.environ.get("GPUVAL_OPENBLAS_CORE_FROM")
+
+
+def test_a_prescott_fallback_names_the_core_the_command_names(monkeypatch):
+    # the command's rule (src/cmd/gpuval_main.c), so that the Python route's oracles run the
+    # same kernels and its cache entries carry the same version as `gpuval check`'s
+    avx512 = {"avx512f", "avx512dq", "avx512bw", "avx512vl", "avx2", "fma"}
+    assert _core_world(monkeypatch, "Prescott", avx512) == ("SkylakeX", "Prescott")
+    assert _core_world(monkeypatch, "Prescott", {"avx2", "fma"}) == ("Haswell", "Prescott")
+    assert _core_world(monkeypatch, "Prescott", {"sse3"}) == (None, None)
+    assert _core_world(monkeypatch, "Zen", avx512) == (None, None)  # a core OpenBLAS knew
+
+
+def test_a_core_the_user_named_is_kept(monkeypatch):
+    from gpuval import _lib
+
+    monkeypatch.setenv("OPENBLAS_CORETYPE", "Haswell")
+    monkeypatch.setattr(subprocess, "run", lambda *a, **k: pytest.fail("asked OpenBLAS anyway"))
+    _lib._name_openblas_core("/x/libgpuval.so")
+    assert os.environ["OPENBLAS_CORETYPE"] == "Haswell"
+
+
+def test_the_core_probe_reads_what_openblas_detected():
+    from gpuval import _lib
+
+    env = {k: v for k, v in os.environ.items() if k != "OPENBLAS_CORETYPE"}
+    res = subprocess.run([sys.executable, "-c", _lib._CORE_PROBE, built_lib()], env=env,
+                         capture_output=True, text=True, timeout=120)
+    assert res.returncode == 0, res.stderr
+    assert res.stdout.strip(), "openblas_get_corename gave nothing"

@@ -371,9 +371,10 @@ static void tier_within_model(const gv_problem *p, gv_result *r)
     }
 }
 
-/* The judge's serial passes over whole tensors: the output hash (XXH64, one stream) and the
-   probabilistic floor (sums in one order). Each reads only p and r->prob, which the compare
-   leaves alone, so on large outputs each runs on a thread of its own beside it. */
+/* The judge's serial pass over whole tensors, the output hash (XXH64, one stream), reads only
+   p, which the compare leaves alone: on large outputs it runs on a thread of its own beside
+   it. The probabilistic floor sums in fixed chunks on every core (model_floor.c), after the
+   compare: beside it, its OpenMP team would double the threads on the cores. */
 typedef struct judge_side {
     const gv_problem *p;
     const gv_result *r;
@@ -415,12 +416,10 @@ void gv_judge_problem(const gv_problem *p, gv_result *r)
     int64_t out_elems = 0;
     for (int i = 0; i < p->l.n_out; i++)
         out_elems += p->out[i].count;
-    pthread_t th_hash, th_floor;
-    bool on_hash = false, on_floor = false;
-    if (out_elems >= ((int64_t)1 << 20)) {
+    pthread_t th_hash;
+    bool on_hash = false;
+    if (out_elems >= ((int64_t)1 << 20))
         on_hash = pthread_create(&th_hash, NULL, side_hash, &side) == 0;
-        on_floor = pthread_create(&th_floor, NULL, side_floor, &side) == 0;
-    }
     tier_within_model(p, r);
     if (r->expected_tier > 0 && tier_index(r, r->expected_tier) < 0)
         snprintf(r->internal, sizeof r->internal, "no room to measure the expected tier %.0e",
@@ -481,10 +480,7 @@ void gv_judge_problem(const gv_problem *p, gv_result *r)
         else
             gv_metrics_merge(&r->m, &m, r->tiers.n);
     }
-    if (on_floor)
-        pthread_join(th_floor, NULL);
-    else
-        side_floor(&side);
+    side_floor(&side);
     if (on_hash)
         pthread_join(th_hash, NULL);
     else

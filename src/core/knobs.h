@@ -12,10 +12,7 @@
  * the value as set (NULL when unset); INT is a decimal integer (-1 when unset or not one). */
 #define GV_KNOBS(X)                                                                                \
     X(serial_case, "GPUVAL_SERIAL_CASE", FLAG,                                                     \
-      "every step of every case on one thread: no device run overlaps host work")                  \
-    X(no_pipeline, "GPUVAL_NO_PIPELINE", FLAG,                                                     \
-      "no case's host work made while the case before it is on the device (runner.c); a case's "   \
-      "device run still overlaps its own oracle")                                                  \
+      "every step of a case on one thread: the device run does not overlap the oracle")            \
     X(inject_fault, "GPUVAL_INJECT_FAULT", TEXT,                                                   \
       "for the tests: KIND:GLOB makes the host code of matching cases crash, abort or hang; "      \
       "'launch' makes every device run stop where it would launch")                                \

@@ -8,9 +8,9 @@
 #include "core/model_floor.h"
 
 #include <math.h>
-#include <pthread.h>
 #include <stdbool.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "core/metrics.h"
@@ -39,35 +39,42 @@ double gv_round_bits(double x, int p)
     return round_bits(x, p);
 }
 
+/* Fixed chunks of the floor's sums, each summed in index order and the chunks merged in
+   order: the same bits on any thread count (a sum's association is the chunks', never the
+   threads'). 2^16 elements, as the compare's. */
+enum { FLOOR_CHUNK = 1 << 16 };
+
 double gv_rounding_msq(const double *x, int64_t n, int p)
 {
     /* scaled sums (gv_ssq): inputs near the overflow threshold (huge) or subnormal (tiny)
        neither overflow to inf / inf nor underflow to 0 / 0; ordinary data gives err / mag as the
-       plain sums did, bit for bit */
+       plain sums did */
     gv_ssq err = {0, 0, 0}, mag = {0, 0, 0};
-    for (int64_t i = 0; i < n; i++) {
-        if (!isfinite(x[i])) continue;
-        gv_ssq_add(&err, fabs(round_bits(x[i], p) - x[i]));
-        gv_ssq_add(&mag, fabs(x[i]));
+    int64_t nchunks = (n + FLOOR_CHUNK - 1) / FLOOR_CHUNK;
+    gv_ssq *part = nchunks > 1 ? malloc(sizeof *part * 2 * (size_t)nchunks) : NULL;
+#pragma omp parallel for schedule(static) if (part != NULL)
+    for (int64_t c = 0; c < (part ? nchunks : 1); c++) {
+        gv_ssq e = {0, 0, 0}, m = {0, 0, 0};
+        int64_t end = part && (c + 1) * FLOOR_CHUNK < n ? (c + 1) * FLOOR_CHUNK : n;
+        for (int64_t i = part ? c * FLOOR_CHUNK : 0; i < end; i++) {
+            if (!isfinite(x[i])) continue;
+            gv_ssq_add(&e, fabs(round_bits(x[i], p) - x[i]));
+            gv_ssq_add(&m, fabs(x[i]));
+        }
+        if (part)
+            part[2 * c] = e, part[2 * c + 1] = m;
+        else
+            err = e, mag = m;
     }
+    for (int64_t c = 0; part && c < nchunks; c++) {
+        gv_ssq_merge(&err, &part[2 * c]);
+        gv_ssq_merge(&mag, &part[2 * c + 1]);
+    }
+    free(part);
     if (err.sml == 0 && err.big == 0 && mag.sml == 0 && mag.big == 0)
         return mag.med > 0 ? err.med / mag.med : 0.0;
     double q = gv_ssq_ratio(&err, &mag);
     return isinf(q) ? 0.0 : q * q; /* +inf: every x is 0, whose rounding error is 0 too */
-}
-
-typedef struct msq_job {
-    const double *x;
-    int64_t n;
-    int p;
-    double msq;
-} msq_job;
-
-static void *msq_thread(void *arg)
-{
-    msq_job *j = arg;
-    j->msq = gv_rounding_msq(j->x, j->n, j->p);
-    return NULL;
 }
 
 double gv_prob_floor(const gv_problem *p, const gv_result *r)
@@ -79,26 +86,39 @@ double gv_prob_floor(const gv_problem *p, const gv_result *r)
         return 0.0;
     const gv_tensor *C = &p->out[0];
     if (!C->pgauge || !C->ref) return 0.0;
-    /* the two sums at once, each in its own order: B's on a thread of its own */
-    msq_job jb = {p->in[1].ref, p->in[1].count, bits, 0.0};
-    pthread_t th;
-    bool threaded = jb.n >= ((int64_t)1 << 20) && pthread_create(&th, NULL, msq_thread, &jb) == 0;
-    double sa = gv_rounding_msq(p->in[0].ref, p->in[0].count, bits);
-    if (threaded)
-        pthread_join(th, NULL);
-    else
-        msq_thread(&jb);
-    double s = sa + jb.msq;
-    double sum = 0.0, w = r->prob.w;
-    int64_t n = 0;
-    for (int64_t i = 0; i < C->count; i++) {
-        double g = C->pgauge[i], ref = C->ref[i];
-        if (!isfinite(ref) || !isfinite(g) || !(g > 0)) continue;
-        double spread = g - fabs(ref); /* sqrt(sum_k (a_k b_k)^2) */
-        if (spread < 0) spread = 0;
-        double q = spread / (w * g);
-        sum += s * q * q;
-        n++;
+    /* the two sums, each on every core in fixed chunks (gv_rounding_msq) */
+    double s = gv_rounding_msq(p->in[0].ref, p->in[0].count, bits) +
+               gv_rounding_msq(p->in[1].ref, p->in[1].count, bits);
+    double w = r->prob.w, sum = 0.0;
+    int64_t n = 0, count = C->count, nchunks = (count + FLOOR_CHUNK - 1) / FLOOR_CHUNK;
+    double *psum = nchunks > 1 ? malloc(sizeof *psum * (size_t)nchunks) : NULL;
+    int64_t *pn = psum ? malloc(sizeof *pn * (size_t)nchunks) : NULL;
+    if (!pn) {
+        free(psum);
+        psum = NULL;
     }
+#pragma omp parallel for schedule(static) if (psum != NULL)
+    for (int64_t c = 0; c < (psum ? nchunks : 1); c++) {
+        double cs = 0.0;
+        int64_t cn = 0;
+        int64_t end = psum && (c + 1) * FLOOR_CHUNK < count ? (c + 1) * FLOOR_CHUNK : count;
+        for (int64_t i = psum ? c * FLOOR_CHUNK : 0; i < end; i++) {
+            double g = C->pgauge[i], ref = C->ref[i];
+            if (!isfinite(ref) || !isfinite(g) || !(g > 0)) continue;
+            double spread = g - fabs(ref); /* sqrt(sum_k (a_k b_k)^2) */
+            if (spread < 0) spread = 0;
+            double q = spread / (w * g);
+            cs += s * q * q;
+            cn++;
+        }
+        if (psum)
+            psum[c] = cs, pn[c] = cn;
+        else
+            sum = cs, n = cn;
+    }
+    for (int64_t c = 0; psum && c < nchunks; c++)
+        sum += psum[c], n += pn[c];
+    free(psum);
+    free(pn);
     return n > 0 ? sqrt(sum / (double)n) : 0.0;
 }

@@ -90,42 +90,23 @@ static size_t read_full(int fd, void *buf, size_t len)
 
 /* ---- The loop that runs the cases (in the child, or in this process without isolation) ----
  *
- * Within a case the device run goes on a thread of its own while the oracle runs on this one
- * (core/run.h). Across cases, while case i's device run is in flight, this thread makes case
- * i+1's inputs and reference (its host work, ahead); when case i's device run ends, case
- * i+1's starts at once and case i is judged beside it. So every device run overlaps host work
- * of its neighbours, where before it overlapped only its own oracle. Two cases at most are
- * held at a time (a byte budget: ahead_fits), device runs stay one at a time and in order, and
- * every case's steps are those of one case alone: the same inputs, reference, outputs and
- * verdict. GPUVAL_NO_PIPELINE=1 keeps each case's steps apart from its neighbours' (the device
- * run overlapping only its own oracle); GPUVAL_SERIAL_CASE=1 runs every step of every case in
- * order on this thread. (An earlier opt-in pipeline made only the next case's inputs ahead
- * and was measured not to pay on a warm cache, docs/DESIGN.md; this one also makes its
- * reference, what a cold cache spends most of its time on.) */
+ * One case at a time; within a case, the device run goes on a thread of its own while the
+ * oracle runs on this one (core/run.h), unless GPUVAL_SERIAL_CASE=1. (An overlap of the next
+ * case's host work with this case's device run was built twice and measured twice: it did not
+ * pay, since the oracle already uses every core and each device run already overlaps its own
+ * oracle, and it doubled this file; docs/performance.md keeps the numbers.) */
 typedef struct loop_out {
     int fd; /* isolated: the pipe to the parent */
     bool failed;
     const gv_runner *run; /* in process (fd < 0): the callbacks */
-    int in_flight;        /* in process: cases started and not yet done */
-    int deferred;         /* in process: a case started ahead, whose on_start waits, or -1 */
 } loop_out;
 
 static void emit(loop_out *o, int kind, int index, const gv_result *r)
 {
-    if (o->fd < 0) { /* in process: the callbacks directly, on_start in case order */
+    if (o->fd < 0) { /* in process: the callbacks directly */
         const gv_runner *run = o->run;
-        if (kind == REC_START) {
-            if (o->in_flight++ > 0)
-                o->deferred = index; /* started ahead: announced when the one before is done */
-            else if (run->on_start)
-                run->on_start(index, run->ctx);
-        }
-        if (kind == REC_DONE) {
-            o->in_flight--;
-            if (run->on_done) run->on_done(index, r, run->ctx);
-            if (o->deferred >= 0 && run->on_start) run->on_start(o->deferred, run->ctx);
-            o->deferred = -1;
-        }
+        if (kind == REC_START && run->on_start) run->on_start(index, run->ctx);
+        if (kind == REC_DONE && run->on_done) run->on_done(index, r, run->ctx);
         return;
     }
     rec_head h = {kind, index};
@@ -140,7 +121,6 @@ typedef struct loop_args {
     const bool *decided; /* cases already reported: skipped (NULL: none) */
     int first, end, repeat;
     bool stop_on_error; /* a child: an ERROR may have lost the context, stop after it */
-    int serial_until;   /* no case before this index is made ahead (after an unplaced fault) */
 } loop_args;
 
 static int next_case(const loop_args *a, int i)
@@ -150,55 +130,24 @@ static int next_case(const loop_args *a, int i)
     return i;
 }
 
-/* The host bytes case c needs (gv_case_host_bytes), or +inf when its layout fails. */
-static double case_host_bytes(const gv_case *c)
-{
-    gv_layout l;
-    if (c->op->layout(c, &l) != GV_OK) return INFINITY;
-    return gv_case_host_bytes(c, &l);
-}
-
-/* Whether case j's host work may be made while case i (held in cr) is on the device. Only
-   where the two fit the budget together: min(16 GiB, a quarter of the host's memory), each
-   under the size whose host check depends on what is free now (GV_HOST_AVAILABLE_CHECK_BYTES),
-   so that the check gives case j the verdict it gives it alone. Never beside a planted fault
-   (a hang by design): a fault with two cases in flight is placed by running both again one
-   at a time (supervise), which would double its wait. */
-static bool ahead_fits(const loop_args *a, const gv_case_run *cr, int i, int j)
-{
-    if (gv_knobs()->serial_case || gv_knobs()->no_pipeline || !cr->device_pending ||
-        j < a->serial_until)
-        return false;
-    const gv_case *ci = &a->cases[i], *cj = &a->cases[j];
-    if (ci->op->planted_fault || cj->op->planted_fault) return false;
-    double budget = fmin(16.0 * (double)(1u << 30), gv_host_memory_bytes() / 4);
-    double bi = case_host_bytes(ci), bj = case_host_bytes(cj);
-    return bj < GV_HOST_AVAILABLE_CHECK_BYTES && bi + bj <= budget;
-}
-
-/* Case i's host steps up to its reference; ahead: before the device run (which then waits for
-   the one in flight), else the device run starts first and overlaps the oracle. */
-static void case_begin(const loop_args *a, loop_out *o, gv_case_run *cr, int i, bool ahead)
-{
-    emit(o, REC_START, i, NULL);
-    gv_inject_host_fault(&a->cases[i]);
-    gv_case_prepare(cr, &a->cases[i], a->repeat, &a->results[i], a->run->given);
-    if (!ahead && gv_case_admit(cr)) gv_case_device_start(cr, !gv_knobs()->serial_case);
-    gv_case_oracle(cr);
-}
-
-/* Case i's verdict and report (its device run waited for); true when it was an ERROR. */
-static bool case_end(const loop_args *a, loop_out *o, gv_case_run *cr, int i)
+/* Case i from start to its report; true when it was an ERROR. */
+static bool one_case(const loop_args *a, loop_out *o, int i)
 {
     const gv_runner *run = a->run;
     gv_result *r = &a->results[i];
+    emit(o, REC_START, i, NULL);
+    gv_inject_host_fault(&a->cases[i]);
+    gv_case_run cr; /* about 2 KB; its address is fixed while its device run is in flight */
+    gv_case_prepare(&cr, &a->cases[i], a->repeat, r, run->given);
+    if (gv_case_admit(&cr)) gv_case_device_start(&cr, !gv_knobs()->serial_case);
+    gv_case_oracle(&cr);
     if (run->on_kept) {
         gv_problem kept;
-        gv_case_finish(cr, &kept);
+        gv_case_finish(&cr, &kept);
         if (run->on_kept(i, &kept, r, run->ctx) != 0) r->output_lost = true;
         gv_problem_free(&kept);
     } else {
-        gv_case_finish(cr, NULL);
+        gv_case_finish(&cr, NULL);
     }
     emit(o, REC_DONE, i, r);
     return r->verdict == GV_ERROR;
@@ -207,40 +156,9 @@ static bool case_end(const loop_args *a, loop_out *o, gv_case_run *cr, int i)
 /* Runs the cases of a in order; true when it stopped after an ERROR (stop_on_error). */
 static bool run_loop(const loop_args *a, loop_out *o)
 {
-    /* two runs of about 2 KB each; their addresses are fixed while a device run is in flight */
-    gv_case_run runs[2], *cur = &runs[0], *nxt = &runs[1];
-    int i = next_case(a, a->first);
-    if (i >= a->end) return false;
-    case_begin(a, o, cur, i, false);
-    for (;;) {
-        int j = next_case(a, i + 1);
-        bool ahead = j < a->end && ahead_fits(a, cur, i, j);
-        if (ahead) {
-            case_begin(a, o, nxt, j, true);
-            if (o->fd < 0 && a->run->made_ahead) (*a->run->made_ahead)++;
-        }
-        gv_case_device_wait(cur);
-        /* case j's device run beside case i's judge, unless i's verdict still needs the device
-           (a repeat's launches) or i's run failed there (the context may be lost) */
-        bool started = false;
-        if (ahead && cur->repeat <= 1 && cur->device_rc == GV_OK) {
-            if (gv_case_admit(nxt)) gv_case_device_start(nxt, true);
-            started = true;
-        }
-        if (case_end(a, o, cur, i) && a->stop_on_error) {
-            if (ahead) gv_case_finish(nxt, NULL); /* unreported: it runs again in a fresh child */
-            return true;
-        }
-        if (j >= a->end) return false;
-        if (!ahead)
-            case_begin(a, o, nxt, j, false);
-        else if (!started && gv_case_admit(nxt))
-            gv_case_device_start(nxt, true);
-        gv_case_run *t = cur;
-        cur = nxt;
-        nxt = t;
-        i = j;
-    }
+    for (int i = next_case(a, a->first); i < a->end; i = next_case(a, i + 1))
+        if (one_case(a, o, i) && a->stop_on_error) return true;
+    return false;
 }
 
 /* The child: the cases of a. A case that ends in ERROR ends the child: its CUDA context may
@@ -250,7 +168,7 @@ static void child_main(int fd, const loop_args *a, pid_t parent)
     /* a parent killed outright takes its child along: no orphan left spinning on a GPU */
     prctl(PR_SET_PDEATHSIG, SIGKILL);
     if (getppid() != parent) _exit(1);
-    loop_out o = {.fd = fd, .run = a->run, .deferred = -1};
+    loop_out o = {.fd = fd, .run = a->run};
     /* the CUDA context is made before the first case starts its clock: set-up is the
        child's, not the case's */
     int64_t free_b, total_b;
@@ -331,30 +249,13 @@ static void rep_decide(reporter *rp, int i)
     }
 }
 
-/* Case i's time limit, and whether it is a planted fault's (shorter unless one was given). */
-static double case_limit(const gv_runner *run, const gv_case *c, bool *planted)
-{
-    *planted = false;
-    if (c->op->planted_fault && !run->case_timeout_given &&
-        (run->case_timeout_s <= 0 || run->case_timeout_s > GV_FAULT_TIMEOUT_DEFAULT_S)) {
-        *planted = true;
-        return GV_FAULT_TIMEOUT_DEFAULT_S;
-    }
-    return run->case_timeout_s;
-}
-
 /* Watch one child until it is gone. Reported cases are decided; the case in flight when the
-   child died or hung is failed and decided. Two cases may be in flight (the child makes the
-   next one's host work while one is on the device: run_loop): a fault then cannot be placed,
-   so neither is decided and *serial_until makes the next child run both one at a time, where
-   a repeated fault is the one case's. */
-static void supervise(pid_t pid, int fd, reporter *rp, int *serial_until)
+   child died or hung is failed and decided. */
+static void supervise(pid_t pid, int fd, reporter *rp)
 {
     const gv_runner *run = rp->run;
     const gv_case *cases = rp->cases;
-    int flight = -1;         /* the first case started and not yet reported */
-    int ahead = -1;          /* a second one, started while flight is in flight, or -1 */
-    double ahead_started = 0; /* when ahead started: its limit counts from then */
+    int flight = -1; /* the case started and not yet reported */
     double deadline = 0, limit = 0;
     bool planted_limit = false, started = false, on_purpose = false;
     for (;;) {
@@ -370,10 +271,6 @@ static void supervise(pid_t pid, int fd, reporter *rp, int *serial_until)
             kill(pid, SIGKILL);
             int st;
             reap(pid, &st);
-            if (ahead >= 0) { /* either case's host work, or flight's device run: again */
-                *serial_until = ahead + 1;
-                return;
-            }
             char t[64];
             snprintf(t, sizeof t, "%g", limit);
             fail_case(&cases[flight], &rp->results[flight],
@@ -390,19 +287,19 @@ static void supervise(pid_t pid, int fd, reporter *rp, int *serial_until)
         int i = h.index;
         switch (h.kind) {
         case REC_START:
-            if (ahead >= 0 || i < rp->next || i >= rp->n || rp->decided[i] ||
-                (flight >= 0 && i <= flight)) {
+            if (flight >= 0 || i < rp->next || i >= rp->n || rp->decided[i]) {
                 ok = false;
                 break;
             }
             started = true;
-            if (flight >= 0) { /* made ahead: its clock starts when flight is reported */
-                ahead = i;
-                ahead_started = now_s();
-                break;
-            }
             flight = i;
-            limit = case_limit(run, &cases[i], &planted_limit);
+            limit = run->case_timeout_s;
+            planted_limit = false;
+            if (cases[i].op->planted_fault && !run->case_timeout_given &&
+                (run->case_timeout_s <= 0 || run->case_timeout_s > GV_FAULT_TIMEOUT_DEFAULT_S)) {
+                limit = GV_FAULT_TIMEOUT_DEFAULT_S;
+                planted_limit = true;
+            }
             deadline = now_s() + limit;
             rep_start(rp, i);
             break;
@@ -413,14 +310,8 @@ static void supervise(pid_t pid, int fd, reporter *rp, int *serial_until)
                 ok = false;
                 break;
             }
-            flight = ahead;
-            ahead = -1;
-            if (flight >= 0) {
-                limit = case_limit(run, &cases[flight], &planted_limit);
-                deadline = ahead_started + limit;
-            }
+            flight = -1;
             rep_decide(rp, i);
-            if (flight >= 0) rep_start(rp, flight); /* its START came before i's row */
             break;
         default: ok = false;
         }
@@ -433,10 +324,6 @@ static void supervise(pid_t pid, int fd, reporter *rp, int *serial_until)
     reap(pid, &st);
     if (flight < 0 && started) return;       /* ended between cases (after an ERROR) */
     if (on_purpose && flight >= 0) return;   /* after an ERROR: it runs again */
-    if (ahead >= 0) {                        /* two in flight: which one is not known */
-        *serial_until = ahead + 1;
-        return;
-    }
     int c = flight >= 0 ? flight : rp->next; /* none started: the first waiting */
     /* a child is started only while a case waits (gv_run_cases' loop), and one that reported
        none has decided none: there is a case to blame */
@@ -453,7 +340,7 @@ int gv_run_cases(const gv_case *cases, int n, const gv_runner *run, gv_result *r
     loop_args a = {
         .run = run, .cases = cases, .results = results, .first = 0, .end = n, .repeat = repeat};
     if (!run->isolate) {
-        loop_out o = {.fd = -1, .run = run, .deferred = -1};
+        loop_out o = {.fd = -1, .run = run};
         run_loop(&a, &o);
         return GV_OK;
     }
@@ -493,7 +380,7 @@ int gv_run_cases(const gv_case *cases, int n, const gv_runner *run, gv_result *r
             child_main(fds[1], &a, self);
         }
         close(fds[1]);
-        supervise(pid, fds[0], &rp, &a.serial_until);
+        supervise(pid, fds[0], &rp);
         close(fds[0]);
     }
     free(decided);

@@ -34,9 +34,6 @@ typedef struct gv_runner {
     void (*on_start)(int i, void *ctx);
     void (*on_done)(int i, const gv_result *r, void *ctx);
     void *ctx;
-    /* when set, in process only (isolate false): the count of cases whose host work was made
-       while the case before them was on the device (runner.c), for the tests */
-    int *made_ahead;
 } gv_runner;
 
 /* Run cases[0..n) into results[0..n): every case gets a result, whatever happens to the

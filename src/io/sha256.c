@@ -1,12 +1,22 @@
 /* sha256.c: SHA-256 as FIPS 180-4 section 6.2 describes it — 64-byte blocks, a 64-word message
  * schedule, 64 rounds with the constants K (the first 32 bits of the fractional parts of the
- * cube roots of the first 64 primes), the length in bits appended big-endian after a 1 bit. */
+ * cube roots of the first 64 primes), the length in bits appended big-endian after a 1 bit.
+ * On x86 CPUs with the SHA extensions the same rounds run on them (about 6x the portable
+ * loop's bytes a second): the judge's records hash every output they are given, 400 MB for a
+ * 10^8-element f32 vector, on one core. */
 #include "io/sha256.h"
 #include "io/infile.h"
 
 #include <assert.h>
+#include <stdatomic.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
+
+#if defined(__x86_64__) && defined(__GNUC__)
+#include <immintrin.h>
+#define GV_SHA256_X86 1
+#endif
 
 static const uint32_t K[64] = {
     0x428a2f98, 0x71374491, 0xb5c0fbcf, 0xe9b5dba5, 0x3956c25b, 0x59f111f1, 0x923f82a4, 0xab1c5ed5,
@@ -58,6 +68,92 @@ static void compress(uint32_t h[8], const unsigned char *b)
     h[7] += hh;
 }
 
+#ifdef GV_SHA256_X86
+/* The same compression on the SHA extensions, blocks at a time: the state held as ABEF and
+   CDGH (the layout sha256rnds2 takes), four rounds a step, the message schedule by
+   sha256msg1/msg2 (W[t] = s1(W[t-2]) + W[t-7] + s0(W[t-15]) + W[t-16], four words at once).
+   Checked against the portable loop and the FIPS vectors (tests/cpu/test_npy.c). */
+__attribute__((target("sha,sse4.1"))) static void
+compress_shani(uint32_t h[8], const unsigned char *b, size_t blocks)
+{
+    const __m128i bswap = _mm_set_epi64x(0x0c0d0e0f08090a0bULL, 0x0405060700010203ULL);
+    __m128i tmp = _mm_shuffle_epi32(_mm_loadu_si128((const __m128i *)&h[0]), 0xB1); /* CDAB */
+    __m128i st1 = _mm_shuffle_epi32(_mm_loadu_si128((const __m128i *)&h[4]), 0x1B); /* EFGH */
+    __m128i st0 = _mm_alignr_epi8(tmp, st1, 8);                                     /* ABEF */
+    st1 = _mm_blend_epi16(st1, tmp, 0xF0);                                          /* CDGH */
+    for (; blocks > 0; blocks--, b += 64) {
+        __m128i abef = st0, cdgh = st1, w[4];
+        for (int i = 0; i < 16; i++) {
+            __m128i wi;
+            if (i < 4)
+                wi = _mm_shuffle_epi8(_mm_loadu_si128((const __m128i *)(b + 16 * i)), bswap);
+            else
+                wi = _mm_sha256msg2_epu32(
+                    _mm_add_epi32(_mm_sha256msg1_epu32(w[i & 3], w[(i + 1) & 3]),
+                                  _mm_alignr_epi8(w[(i + 3) & 3], w[(i + 2) & 3], 4)),
+                    w[(i + 3) & 3]);
+            w[i & 3] = wi;
+            __m128i msg = _mm_add_epi32(wi, _mm_loadu_si128((const __m128i *)&K[4 * i]));
+            st1 = _mm_sha256rnds2_epu32(st1, st0, msg);
+            st0 = _mm_sha256rnds2_epu32(st0, st1, _mm_shuffle_epi32(msg, 0x0E));
+        }
+        st0 = _mm_add_epi32(st0, abef);
+        st1 = _mm_add_epi32(st1, cdgh);
+    }
+    tmp = _mm_shuffle_epi32(st0, 0x1B);    /* FEBA */
+    st1 = _mm_shuffle_epi32(st1, 0xB1);    /* DCHG */
+    st0 = _mm_blend_epi16(tmp, st1, 0xF0); /* DCBA */
+    st1 = _mm_alignr_epi8(st1, tmp, 8);    /* HGFE */
+    _mm_storeu_si128((__m128i *)&h[0], st0);
+    _mm_storeu_si128((__m128i *)&h[4], st1);
+}
+#endif
+
+#ifdef GV_SHA256_X86
+/* Whether the CPU has the extensions: -1 not asked yet (asked once, on first use); 0 also where
+   gv_sha256_use_hardware turned them off so that tests can compare the two paths. Atomic: the
+   judge may hash on several threads at once. */
+static _Atomic int use_hw = -1;
+#endif
+
+static bool hw_on(void)
+{
+#ifdef GV_SHA256_X86
+    int v = atomic_load(&use_hw);
+    if (v < 0) {
+        __builtin_cpu_init();
+        v = __builtin_cpu_supports("sha") && __builtin_cpu_supports("sse4.1");
+        atomic_store(&use_hw, v);
+    }
+    return v == 1;
+#else
+    return false;
+#endif
+}
+
+bool gv_sha256_use_hardware(bool on)
+{
+    bool was = hw_on();
+#ifdef GV_SHA256_X86
+    atomic_store(&use_hw, on ? -1 : 0); /* on: as the CPU has them */
+#else
+    (void)on;
+#endif
+    return was;
+}
+
+static void compress_blocks(uint32_t h[8], const unsigned char *b, size_t blocks)
+{
+#ifdef GV_SHA256_X86
+    if (hw_on()) {
+        compress_shani(h, b, blocks);
+        return;
+    }
+#endif
+    for (; blocks > 0; blocks--, b += 64)
+        compress(h, b);
+}
+
 void gv_sha256_init(gv_sha256 *s)
 {
     static const uint32_t h0[8] = {0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a,
@@ -73,13 +169,20 @@ void gv_sha256_update(gv_sha256 *s, const void *data, size_t len)
     assert(s->used < 64); /* a full block is compressed at once */
     s->total_bytes += len;
     while (len > 0) {
+        if (s->used == 0 && len >= 64) { /* whole blocks straight from the data */
+            size_t blocks = len / 64;
+            compress_blocks(s->h, p, blocks);
+            p += blocks * 64;
+            len -= blocks * 64;
+            continue;
+        }
         size_t take = 64 - s->used < len ? 64 - s->used : len;
         memcpy(s->block + s->used, p, take);
         s->used += take;
         p += take;
         len -= take;
         if (s->used == 64) {
-            compress(s->h, s->block);
+            compress_blocks(s->h, s->block, 1);
             s->used = 0;
         }
     }

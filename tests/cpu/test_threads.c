@@ -11,6 +11,7 @@
 #include "../oracle/go.h"
 #include "core/metrics.h"
 #include "core/gen.h"
+#include "core/hash.h"
 #include "core/registry.h"
 #include "core/judge.h"
 #include "core/reference.h"
@@ -360,4 +361,117 @@ Test(threads, the_math_functions_worst_element_is_the_same_on_any_threads)
     omp_set_num_threads(omp_get_num_procs());
     cr_expect_neq(p.in[0].ref[tie[0]], p.in[0].ref[tie[1]], "the ties are told apart by x");
     gv_problem_free(&p);
+}
+
+/* ---- whole cases: inputs, reference, gauges and the judgement ---------------------------- */
+
+/* A digest of what a case computed (inputs, references, gauges) and of its judgement (verdict,
+   reason, metrics, checks and extras), field by field as tools/host_bench.c makes its digests. */
+static void case_digests(const gv_case *c, uint64_t *data, uint64_t *judged)
+{
+    gv_problem p;
+    gv_result r;
+    gv_result_init(&r, c);
+    cr_assert_eq(gv_problem_init(&p, c), GV_OK, "%s: inputs", c->op->name);
+    cr_assert_eq(gv_reference(&p), GV_OK, "%s: reference", c->op->name);
+    /* the "device" output: the reference off by -3..3 units of the dtype's roundoff, so that
+       the judge's sums, maxima and histograms are not all zero */
+    double u = gv_unit_roundoff(c->dtype, GV_MODE_NATIVE);
+    for (int k = 0; k < p.l.n_out; k++)
+        for (int64_t e = 0; e < p.out[k].count; e++) {
+            double v = p.out[k].ref[e] * (1.0 + u * (double)(e % 7 - 3));
+            gv_dtype_store_n(c->dtype, (char *)p.out[k].data + e * gv_dtype_size(c->dtype), &v, 1);
+        }
+    gv_judge_problem(&p, &r);
+    uint64_t d = 0;
+    for (int k = 0; k < p.l.n_in; k++) {
+        d = gv_xxh64(p.in[k].ref, (size_t)p.in[k].count * sizeof(double), d);
+        d = gv_xxh64(p.in[k].data, (size_t)p.in[k].count * gv_dtype_size(c->dtype), d);
+    }
+    for (int k = 0; k < p.l.n_out; k++) {
+        size_t b = (size_t)p.out[k].count * sizeof(double);
+        d = gv_xxh64(p.out[k].ref, b, d);
+        d = gv_xxh64(p.out[k].gauge, b, d);
+        if (p.out[k].pgauge) d = gv_xxh64(p.out[k].pgauge, b, d);
+    }
+    gv_problem_free(&p);
+    const gv_metrics *m = &r.m;
+    double v[] = {m->max_abs,      m->max_rel,    m->normwise_rel, m->max_ulp,    m->ratio,
+                  m->worst_value,  m->worst_ref,  m->prob_max,     m->prob_sq,    m->prob_signed,
+                  m->rel_sq,       m->ulp_p50,    m->ulp_p99,      m->sq_err.med, m->sq_err.sml,
+                  m->sq_err.big,   m->sq_ref.med, m->sq_ref.sml,   m->sq_ref.big, r.prob.floor_rms,
+                  r.expected_tier, r.env.d_max,   r.env.z};
+    int64_t iv[] = {r.verdict,
+                    m->n,
+                    m->nonfinite_mismatches,
+                    m->poisoned,
+                    m->worst_index,
+                    m->prob_n,
+                    m->prob_worst_index,
+                    m->inexact,
+                    m->mismatches[0],
+                    m->mismatches[1],
+                    (int64_t)r.output_hash,
+                    r.n_checks,
+                    r.n_extra};
+    uint64_t j = gv_xxh64(v, sizeof v, 0);
+    j = gv_xxh64(iv, sizeof iv, j);
+    j = gv_xxh64(m->ulp_hist, sizeof m->ulp_hist, j);
+    for (int k = 0; k < r.n_checks; k++)
+        j = gv_xxh64(&r.checks[k].value, sizeof(double), j);
+    for (int k = 0; k < r.n_extra; k++)
+        j = gv_xxh64(&r.extra[k].value, sizeof(double), j);
+    j = gv_xxh64(r.reason, strlen(r.reason), j);
+    *data = d;
+    *judged = j;
+}
+
+/* Every op family whose inputs, reference or judge runs on all cores, at sizes past the
+   parallel thresholds (GV_PAR_MIN, GO_PAR_MIN, the compare's 2^16-element chunks) and with
+   ragged ends: one thread, two and three give the same bits and the same judgement. The
+   BLAS-backed references (gemm, solve, lsmr) are OpenBLAS's, whose own threads are not
+   OpenMP's: this varies OpenMP's alone, the one count the rest of the host work reads. */
+Test(threads, whole_cases_are_the_same_on_any_threads, .timeout = 600)
+{
+    static const struct {
+        const char *op;
+        gv_dtype dtype;
+        gv_mode mode;
+        gv_dist dist;
+        gv_shape shape;
+    } cases[] = {
+        {"vadd", GV_F32, GV_MODE_NATIVE, GV_DIST_WIDE, {1, {1000003}}},
+        {"vadd", GV_F64, GV_MODE_NATIVE, GV_DIST_TINY, {1, {1000003}}},
+        {"reduce.sum", GV_F32, GV_MODE_NATIVE, GV_DIST_UNIFORM01, {1, {2000003}}},
+        {"reduce.colsum", GV_F64, GV_MODE_NATIVE, GV_DIST_UNIFORM11, {2, {1001, 701}}},
+        {"softmax.rows", GV_F32, GV_MODE_NATIVE, GV_DIST_UNIFORM11, {2, {67, 8193}}},
+        {"softmax.log", GV_F64, GV_MODE_NATIVE, GV_DIST_UNIFORM11, {2, {301, 1024}}},
+        {"scan.cumsum", GV_F64, GV_MODE_NATIVE, GV_DIST_UNIFORM11, {2, {257, 4097}}},
+        {"math.sin", GV_F32, GV_MODE_NATIVE, GV_DIST_UNIFORM11, {1, {1000003}}},
+        {"diffusion.periodic", GV_F32, GV_MODE_NATIVE, GV_DIST_UNIFORM11, {3, {601, 457, 5}}},
+        {"gemm.cublas", GV_F32, GV_MODE_TF32, GV_DIST_UNIFORM01, {3, {301, 129, 257}}},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        gv_case c = {gv_op_find(cases[i].op), cases[i].dtype, cases[i].mode,
+                     cases[i].dist,           cases[i].shape, 7};
+        cr_assert_not_null(c.op, "%s is registered", cases[i].op);
+        char why[256] = "";
+        cr_assert(gv_shape_ok(c.op, &c.shape, why, sizeof why), "%s: %s", cases[i].op, why);
+        uint64_t d1 = 0, j1 = 0;
+        const int threads[3] = {1, 2, 3};
+        for (int t = 0; t < 3; t++) {
+            omp_set_num_threads(threads[t]);
+            uint64_t d, j;
+            case_digests(&c, &d, &j);
+            if (t == 0) {
+                d1 = d, j1 = j;
+                continue;
+            }
+            cr_expect_eq(d, d1, "%s %s %s: inputs, reference or gauges differ on %d threads",
+                         c.op->name, gv_dtype_name(c.dtype), gv_dist_name(c.dist), threads[t]);
+            cr_expect_eq(j, j1, "%s %s %s: the judgement differs on %d threads", c.op->name,
+                         gv_dtype_name(c.dtype), gv_dist_name(c.dist), threads[t]);
+        }
+    }
+    omp_set_num_threads(omp_get_num_procs());
 }

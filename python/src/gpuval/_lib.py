@@ -106,8 +106,55 @@ def _check_version(lib, path):
                               f"{API_MAJOR}.{API_MINOR_NEEDED} or a later {API_MAJOR}.x")
 
 
+_CORE_PROBE = ("import ctypes, sys\n"
+               "f = ctypes.CDLL(sys.argv[1]).openblas_get_corename\n"
+               "f.restype = ctypes.c_char_p\n"
+               "print((f() or b'').decode())\n")
+
+
+def _cpu_flags():
+    try:
+        with open("/proc/cpuinfo") as f:
+            for line in f:
+                if line.startswith("flags"):
+                    return set(line.split(":", 1)[1].split())
+    except OSError:
+        pass
+    return set()
+
+
+def _name_openblas_core(path):
+    """As the gpuval command does (src/cmd/gpuval_main.c): where OpenBLAS would take this CPU
+    for a "Prescott" (SSE3 kernels) and the CPU has AVX-512 or AVX2 with FMA, name the wider
+    core in OPENBLAS_CORETYPE before OpenBLAS loads (it reads the variable only then). Besides
+    the speed of the f64 oracles, the oracle cache's version names the core: a process that
+    kept Prescott found every entry `gpuval check` had stored "stale" and replaced it, and the
+    next check replaced it back. What OpenBLAS detects is asked of a child process, once, since
+    loading it here would fix the choice for this one."""
+    if "OPENBLAS_CORETYPE" in os.environ or "GPUVAL_OPENBLAS_CORE_FROM" in os.environ:
+        return
+    import subprocess
+    import sys
+
+    try:
+        p = subprocess.run([sys.executable, "-c", _CORE_PROBE, path], capture_output=True,
+                           text=True, timeout=60)
+    except (OSError, subprocess.SubprocessError):
+        return
+    core = p.stdout.strip() if p.returncode == 0 else ""
+    if core != "Prescott":
+        return
+    flags = _cpu_flags()
+    want = ("SkylakeX" if {"avx512f", "avx512dq", "avx512bw", "avx512vl"} <= flags
+            else "Haswell" if {"avx2", "fma"} <= flags else None)
+    if want:
+        os.environ["OPENBLAS_CORETYPE"] = want
+        os.environ["GPUVAL_OPENBLAS_CORE_FROM"] = core
+
+
 def _open(path):
     """The library at path with the API declared, or an error string saying why not."""
+    _name_openblas_core(path)
     try:
         lib = ctypes.CDLL(path)
     except OSError as e:
