@@ -177,7 +177,8 @@ __device__ __forceinline__ void quant_transpose_tiles(const float *__restrict__ 
             int64_t row = ty * 32 + threadIdx.x;
             for (int r = threadIdx.y; r < 32; r += 8) {
                 int64_t col = tx * 32 + r;
-                if (row < rows && col < cols) yt[col * rows + row] = q(tile[threadIdx.x][r], row, col);
+                if (row < rows && col < cols)
+                    yt[col * rows + row] = q(tile[threadIdx.x][r], row, col);
             }
             __syncthreads();
         }

@@ -268,8 +268,8 @@ static bool decide_subnormals(gv_result *r)
     const gv_metrics *m = &r->m;
     char *why = r->reason;
     size_t len = sizeof r->reason;
-    const bool ieee_subnormals = gv_mode_get(r->c.mode)->promises_rn &&
-                                 !r->c.op->subnormals_unpromised && !r->ftz_allowed;
+    const bool ieee_subnormals =
+        gv_mode_get(r->c.mode)->promises_rn && !r->c.op->subnormals_unpromised && !r->ftz_allowed;
     if (m->flushed && m->subnormal_kept && ieee_subnormals) {
         r->cause = GV_CAUSE_LOST_RANGE;
         /* zeros where the result is subnormal, beside subnormals returned as such: no
