@@ -226,36 +226,27 @@ static bool decide_integrity(gv_result *r)
 static bool decide_nonfinite(gv_result *r)
 {
     const gv_metrics *m = &r->m;
-    char *why = r->reason;
-    size_t len = sizeof r->reason;
-    if (m->nonfinite_spurious) {
-        r->cause = GV_CAUSE_INTERMEDIATE_OVERFLOW;
-        snprintf(why, len,
-                 "%lld NaN/Inf where the result is finite, in the dtype's range (first at %lld): "
-                 "an intermediate overflowed or an operation was invalid",
-                 (long long)m->nonfinite_spurious, (long long)m->first_spurious_index);
-        return true;
-    }
-    if (m->nonfinite_lost) {
-        r->cause = GV_CAUSE_LOST_NONFINITE;
-        snprintf(why, len,
-                 "%lld finite values where the result is NaN or infinite (first at %lld): "
-                 "a NaN or an infinity was dropped",
-                 (long long)m->nonfinite_lost, (long long)m->first_lost_index);
-        return true;
-    }
-    if (m->nonfinite_mismatches) {
-        r->cause = GV_CAUSE_NONFINITE_PLACEMENT;
-        snprintf(why, len, "%lld NaN/Inf not where the oracle has them (first at %lld)",
-                 (long long)m->nonfinite_mismatches, (long long)m->first_nonfinite_index);
-        return true;
-    }
-    if (m->zero_sign_wrong) {
-        r->cause = GV_CAUSE_ZERO_SIGN;
-        snprintf(why, len,
-                 "%lld zeros of the wrong sign (first at %lld): IEEE fixes the sign of "
-                 "this op's zero results",
-                 (long long)m->zero_sign_wrong, (long long)m->first_zero_sign_index);
+    /* each a count, its first element, and the reason "N what (first at I)then" */
+    const struct {
+        int64_t n, first;
+        gv_cause cause;
+        const char *what, *then;
+    } rules[] = {
+        {m->nonfinite_spurious, m->first_spurious_index, GV_CAUSE_INTERMEDIATE_OVERFLOW,
+         "NaN/Inf where the result is finite, in the dtype's range",
+         ": an intermediate overflowed or an operation was invalid"},
+        {m->nonfinite_lost, m->first_lost_index, GV_CAUSE_LOST_NONFINITE,
+         "finite values where the result is NaN or infinite", ": a NaN or an infinity was dropped"},
+        {m->nonfinite_mismatches, m->first_nonfinite_index, GV_CAUSE_NONFINITE_PLACEMENT,
+         "NaN/Inf not where the oracle has them", ""},
+        {m->zero_sign_wrong, m->first_zero_sign_index, GV_CAUSE_ZERO_SIGN,
+         "zeros of the wrong sign", ": IEEE fixes the sign of this op's zero results"},
+    };
+    for (size_t i = 0; i < sizeof rules / sizeof rules[0]; i++) {
+        if (!rules[i].n) continue;
+        r->cause = rules[i].cause;
+        snprintf(r->reason, sizeof r->reason, "%lld %s (first at %lld)%s", (long long)rules[i].n,
+                 rules[i].what, (long long)rules[i].first, rules[i].then);
         return true;
     }
     return false;
