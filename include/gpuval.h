@@ -43,7 +43,10 @@ extern "C" {
 /* 1.1: judge_as takes a depth; without one, the operation's order-free depth (not the depth
    of the built-in's own kernel) */
 /* 1.2: gv_judge (judge outputs computed anywhere), gv_make_inputs, gv_op_info */
-#define GPUVAL_API_VERSION_MINOR 2
+/* 1.3: gv_judge's arrays take the low-precision dtypes GV_DTYPE_BF16, GV_DTYPE_F16,
+   GV_DTYPE_E4M3 and GV_DTYPE_E5M2 (added after 1.2's release: a 1.2 library may refuse
+   them); no new function */
+#define GPUVAL_API_VERSION_MINOR 3
 /* major * 1000 + minor */
 #define GPUVAL_API_VERSION (GPUVAL_API_VERSION_MAJOR * 1000 + GPUVAL_API_VERSION_MINOR)
 

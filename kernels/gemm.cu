@@ -156,16 +156,15 @@ __global__ void quant_kernel(const float *__restrict__ x, __nv_fp8_storage_t *__
         y[i] = to_e4m3(x[i], s);
 }
 
-/* yt (cols x rows, row-major) = e4m3(x s)^T for x (rows x cols, row-major), through 32 x 32
-   tiles in shared memory; blocks of 32 x 8 threads stride over the tiles. */
-__global__ void quant_transpose_kernel(const float *__restrict__ x,
-                                       __nv_fp8_storage_t *__restrict__ yt, int64_t rows,
-                                       int64_t cols, const unsigned *amax_bits, float *descale)
+/* yt (cols x rows, row-major) = q(x)^T for x (rows x cols, row-major), through 32 x 32 tiles
+   in shared memory; blocks of 32 x 8 threads stride over the tiles. q(v, row, col) rounds
+   x[row][col] = v to fp8 with its scale; it is called for the elements in range alone. */
+template <typename Q>
+__device__ __forceinline__ void quant_transpose_tiles(const float *__restrict__ x,
+                                                      __nv_fp8_storage_t *__restrict__ yt,
+                                                      int64_t rows, int64_t cols, Q q)
 {
     __shared__ float tile[32][33];
-    float s = fp8_scale(*amax_bits);
-    if (blockIdx.x == 0 && blockIdx.y == 0 && threadIdx.x == 0 && threadIdx.y == 0)
-        *descale = 1.0f / s;
     int64_t row_tiles = (rows + 31) / 32, col_tiles = (cols + 31) / 32;
     for (int64_t ty = blockIdx.y; ty < row_tiles; ty += gridDim.y)
         for (int64_t tx = blockIdx.x; tx < col_tiles; tx += gridDim.x) {
@@ -179,10 +178,23 @@ __global__ void quant_transpose_kernel(const float *__restrict__ x,
             for (int r = threadIdx.y; r < 32; r += 8) {
                 int64_t col = tx * 32 + r;
                 if (row < rows && col < cols)
-                    yt[col * rows + row] = to_e4m3(tile[threadIdx.x][r], s);
+                    yt[col * rows + row] = q(tile[threadIdx.x][r], row, col);
             }
             __syncthreads();
         }
+}
+
+/* yt = e4m3(x s)^T, one scale s for the tensor; the first thread also stores the descale
+   1 / s for cuBLASLt. */
+__global__ void quant_transpose_kernel(const float *__restrict__ x,
+                                       __nv_fp8_storage_t *__restrict__ yt, int64_t rows,
+                                       int64_t cols, const unsigned *amax_bits, float *descale)
+{
+    float s = fp8_scale(*amax_bits);
+    if (blockIdx.x == 0 && blockIdx.y == 0 && threadIdx.x == 0 && threadIdx.y == 0)
+        *descale = 1.0f / s;
+    quant_transpose_tiles(x, yt, rows, cols,
+                          [s](float v, int64_t, int64_t) { return to_e4m3(v, s); });
 }
 
 /* The scales part of the workspace: the two amax words at its start, then A's and B's descale

@@ -74,34 +74,17 @@ __global__ void fp8s_quant_a_kernel(const float *__restrict__ x, __nv_fp8_storag
     }
 }
 
-/* B (k x n) quantised and transposed into bt (n x k), through 32 x 32 tiles as gemm.cu's
-   quant_transpose_kernel */
+/* B (k x n) quantised and transposed into bt (n x k), each element with its own scale,
+   through gemm.cu's tiles (quant_transpose_tiles) */
 __global__ void fp8s_quant_bt_kernel(const float *__restrict__ x,
                                      __nv_fp8_storage_t *__restrict__ bt, int64_t k, int64_t n,
                                      gk_fp8_recipe r, const unsigned *amax)
 {
-    __shared__ float tile[32][33];
     float target = r.e5m2_b ? 57344.0f : 448.0f;
-    int64_t row_tiles = (k + 31) / 32, col_tiles = (n + 31) / 32;
-    for (int64_t ty = blockIdx.y; ty < row_tiles; ty += gridDim.y)
-        for (int64_t tx = blockIdx.x; tx < col_tiles; tx += gridDim.x) {
-            int64_t c = tx * 32 + threadIdx.x;
-            for (int rr = threadIdx.y; rr < 32; rr += 8) {
-                int64_t row = ty * 32 + rr;
-                tile[rr][threadIdx.x] = (row < k && c < n) ? x[row * n + c] : 0.0f;
-            }
-            __syncthreads();
-            int64_t l = ty * 32 + threadIdx.x;
-            for (int rr = threadIdx.y; rr < 32; rr += 8) {
-                int64_t j = tx * 32 + rr;
-                if (l < k && j < n) {
-                    float s = fp8s_scale(amax[gk_fp8_amax_index(&r, 1, l, j, 0, k)], target,
-                                         r.unit_scales);
-                    bt[j * k + l] = fp8s_cvt(tile[threadIdx.x][rr], s, r.e5m2_b, r.e5m2_round_b);
-                }
-            }
-            __syncthreads();
-        }
+    quant_transpose_tiles(x, bt, k, n, [&](float v, int64_t l, int64_t j) {
+        float s = fp8s_scale(amax[gk_fp8_amax_index(&r, 1, l, j, 0, k)], target, r.unit_scales);
+        return fp8s_cvt(v, s, r.e5m2_b, r.e5m2_round_b);
+    });
 }
 
 /* The scales part's four arrays (abi/gemm.h: gk_fp8_scales_bytes) */

@@ -8,6 +8,7 @@ import sys
 
 import pytest
 
+import gpuval
 from gpuval import _libfind
 
 
@@ -67,14 +68,14 @@ def test_without_a_wheel_a_cpu_build_is_used(monkeypatch, tmp_path):
 
 
 def test_a_build_copied_without_its_symlinks_is_found(tmp_path):
-    # the file libgpuval.so.1.2.0 alone, without the libgpuval.so and .so.1 links
+    # the file libgpuval.so.MAJOR.MINOR.PATCH alone, without the libgpuval.so and .so.1 links
     if not shutil.which("pkg-config"):
         pytest.skip("no pkg-config")
     libdir = tmp_path / "lib"
     libdir.mkdir()
-    shutil.copyfile(built_lib(), libdir / "libgpuval.so.1.2.0")
+    shutil.copyfile(built_lib(), libdir / f"libgpuval.so.{gpuval.__version__}")
     (tmp_path / "gpuval.pc").write_text(f"libdir={libdir}\nName: gpuval\nDescription: test\n"
-                                        "Version: 1.2\nLibs: -L${libdir} -lgpuval\n")
+                                        "Version: 1.3\nLibs: -L${libdir} -lgpuval\n")
     env = {k: v for k, v in os.environ.items() if k != "GPUVAL_LIB"}
     env["PKG_CONFIG_PATH"] = str(tmp_path)
     res = subprocess.run([sys.executable, "-c", "import gpuval; i = gpuval.lib_info(); "
@@ -82,7 +83,7 @@ def test_a_build_copied_without_its_symlinks_is_found(tmp_path):
                          text=True, timeout=120)
     assert res.returncode == 0, res.stderr
     path, cuda = res.stdout.split()
-    assert path == str(libdir / "libgpuval.so.1.2.0")
+    assert path == str(libdir / f"libgpuval.so.{gpuval.__version__}")
     assert cuda == str(_libfind.has_cuda(built_lib()))
 
 

@@ -33,7 +33,7 @@ def test_a_library_without_the_api_is_refused():
     # libm loads but has no gv_judge
     res = run_probe(dict(os.environ, GPUVAL_LIB="libm.so.6"))
     assert res.returncode != 0
-    assert "not libgpuval 1.2" in res.stderr
+    assert "not libgpuval 1.3" in res.stderr
 
 
 def test_pkg_config_names_the_libdir(tmp_path):
@@ -45,7 +45,7 @@ def test_pkg_config_names_the_libdir(tmp_path):
         pytest.skip("no pkg-config")
     libdir = os.path.dirname(os.environ["GPUVAL_LIB"])
     (tmp_path / "gpuval.pc").write_text(f"libdir={libdir}\nName: gpuval\nDescription: test\n"
-                                        "Version: 1.2\nLibs: -L${libdir} -lgpuval\n")
+                                        "Version: 1.3\nLibs: -L${libdir} -lgpuval\n")
     env = {k: v for k, v in os.environ.items() if k != "GPUVAL_LIB"}
     env["PKG_CONFIG_PATH"] = str(tmp_path)
     res = run_probe(env)

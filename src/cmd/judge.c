@@ -739,79 +739,94 @@ static int json_not_read(const judge_job *j)
     return rc;
 }
 
-/* Everything read and checked before the judge: -1 to go on, or the exit code. */
-static int prepare(judge_job *j, gv_judge_spec *spec, gv_array *ins, gv_array *outs)
+/* The request's own checks, before any array is read: the op (from --op or --case), the
+   outputs, a seed's dist, where --json may go, and the inputs an op with inputs needs. NULL
+   after a message. */
+static const gv_op *check_request(judge_job *j)
 {
-    if (j->case_path && load_case(j) != 0) return GV_EXIT_USAGE;
+    if (j->case_path && load_case(j) != 0) return NULL;
     if (!j->op) {
         gv_cmd_usage_cmd("judge", "judge needs --op (or --case)");
-        return GV_EXIT_USAGE;
+        return NULL;
     }
     const gv_op *op = gv_judge_find_op(j->op);
     if (!op) {
         gv_usage_error("no op '%s' (gpuval list --all)", j->op);
-        return GV_EXIT_USAGE;
+        return NULL;
     }
     if (!j->outputs) {
         gv_usage_error("judge needs --outputs, one .npy per output of %s", op->name);
-        return GV_EXIT_USAGE;
+        return NULL;
     }
     if (j->seed_given && !j->dist) {
         gv_usage_error("--seed names generated inputs: give their --dist too");
-        return GV_EXIT_USAGE;
+        return NULL;
     }
     if (j->json_path) {
         const char *outs_[1] = {j->json_path}, *opts[1] = {"--json"};
-        if (json_not_read(j) != 0 || gv_probe_outputs(1, outs_, opts) != 0) return GV_EXIT_USAGE;
+        if (json_not_read(j) != 0 || gv_probe_outputs(1, outs_, opts) != 0) return NULL;
     }
     if (!j->inputs && op->in_dims && strlen(op->in_dims) > 0) {
         gv_usage_error("judge needs --inputs, one .npy per input of %s (%s)", op->name,
                        op->in_dims);
-        return GV_EXIT_USAGE;
+        return NULL;
+    }
+    return op;
+}
+
+/* --inputs into j->in: with --size as they are, without it read with the case's dims off
+   their shapes (where the op's inputs carry them all). -1 after a message. */
+static int load_inputs(judge_job *j, const gv_op *op)
+{
+    if (!j->inputs) return 0;
+    if (j->size) {
+        if (split_files("--inputs", j->inputs, &j->in_list, j->in_path, &j->n_in) != 0) return -1;
+        int n = j->n_in;
+        j->n_in = 0;
+        for (int i = 0; i < n; i++) {
+            if (read_array(j->in_path[i], &j->in[i]) != 0) return -1;
+            j->n_in = i + 1;
+        }
+        return 0;
+    }
+    if (!op->in_dims) {
+        gv_usage_error("%s: give --size in its dims %s (its inputs do not carry them as "
+                       "plain array shapes)",
+                       op->name, op->dims);
+        return -1;
     }
     char err[512];
-    if (j->inputs) {
-        if (!j->size) {
-            /* the dims read off the inputs' shapes, where the op's inputs carry them all */
-            if (!op->in_dims) {
-                gv_usage_error("%s: give --size in its dims %s (its inputs do not carry them as "
-                               "plain array shapes)",
-                               op->name, op->dims);
-                return GV_EXIT_USAGE;
-            }
-            gv_dtype dt;
-            gv_shape shape;
-            if (gv_inputs_load_lowp(op, j->inputs, j->in, &j->n_in, &dt, &shape, err, sizeof err) !=
-                GV_OK) {
-                gv_usage_error("%s%s", err,
-                               strstr(err, "no input carries") ? " (give --size in its dims)" : "");
-                return GV_EXIT_USAGE;
-            }
-            gv_shape_format(&shape, j->size_buf, sizeof j->size_buf);
-            j->size = j->size_buf;
-            if (split_files("--inputs", j->inputs, &j->in_list, j->in_path, &(int){0}) != 0)
-                return GV_EXIT_USAGE;
-        } else {
-            if (split_files("--inputs", j->inputs, &j->in_list, j->in_path, &j->n_in) != 0)
-                return GV_EXIT_USAGE;
-            int n = j->n_in;
-            j->n_in = 0;
-            for (int i = 0; i < n; i++) {
-                if (read_array(j->in_path[i], &j->in[i]) != 0) return GV_EXIT_USAGE;
-                j->n_in = i + 1;
-            }
-        }
+    gv_dtype dt;
+    gv_shape shape;
+    if (gv_inputs_load_lowp(op, j->inputs, j->in, &j->n_in, &dt, &shape, err, sizeof err) !=
+        GV_OK) {
+        gv_usage_error("%s%s", err,
+                       strstr(err, "no input carries") ? " (give --size in its dims)" : "");
+        return -1;
     }
+    gv_shape_format(&shape, j->size_buf, sizeof j->size_buf);
+    j->size = j->size_buf;
+    return split_files("--inputs", j->inputs, &j->in_list, j->in_path, &(int){0});
+}
+
+/* --outputs into j->out. -1 after a message. */
+static int load_outputs(judge_job *j)
+{
     int n_out = 0;
-    if (split_files("--outputs", j->outputs, &j->out_list, j->out_path, &n_out) != 0)
-        return GV_EXIT_USAGE;
+    if (split_files("--outputs", j->outputs, &j->out_list, j->out_path, &n_out) != 0) return -1;
     for (int i = 0; i < n_out; i++) {
-        if (read_array(j->out_path[i], &j->out[i]) != 0) return GV_EXIT_USAGE;
+        if (read_array(j->out_path[i], &j->out[i]) != 0) return -1;
         j->n_out = i + 1;
     }
-    /* each array's dtype (api/lowp.h): f32 and f64 files are the compute dtype and agree;
-       f16 and bf16 files are those formats; raw bits are the format --dtype names */
-    int adt[2][GV_MAX_TENSORS], dt = -1;
+    return 0;
+}
+
+/* Each array's dtype into adt[side][i] (side 0 the inputs, 1 the outputs; api/lowp.h): f32
+   and f64 files are the compute dtype and agree; f16 and bf16 files are those formats; raw
+   bits are the format --dtype names. The compute dtype into *dt_out. -1 after a message. */
+static int array_dtypes(const judge_job *j, int adt[2][GV_MAX_TENSORS], int *dt_out)
+{
+    int dt = -1;
     _Static_assert(GV_NPY_F32 == (int)GV_F32 && GV_NPY_F64 == (int)GV_F64, "npy dtype numbers");
     for (int side = 0; side < 2; side++) {
         int n = side ? j->n_out : j->n_in;
@@ -829,7 +844,7 @@ static int prepare(judge_job *j, gv_judge_spec *spec, gv_array *ins, gv_array *o
                 gv_usage_error("%s: raw %d-byte bits (%s): name their format with --dtype (%s)",
                                p[i], (int)gv_npy_type_size(t), gv_npy_descr(t),
                                t == GV_NPY_U8 ? "e4m3 or e5m2" : "bf16 or f16");
-                return GV_EXIT_USAGE;
+                return -1;
             }
             /* --dtype names the raw bits' format; a typed file of the other 2-byte format
                beside it is a mix-up (f16 data labelled bf16), not a mixed-precision case */
@@ -837,7 +852,7 @@ static int prepare(judge_job *j, gv_judge_spec *spec, gv_array *ins, gv_array *o
                 gv_lowp_dtype_bytes(d) == gv_lowp_dtype_bytes(j->lowp)) {
                 gv_usage_error("%s: dtype %s (%s), but --dtype says %s", p[i], gv_npy_type_name(t),
                                gv_npy_descr(t), gv_lowp_dtype_name(j->lowp));
-                return GV_EXIT_USAGE;
+                return -1;
             }
             adt[side][i] = d;
             if (gv_lowp_get(d)) continue;
@@ -847,41 +862,64 @@ static int prepare(judge_job *j, gv_judge_spec *spec, gv_array *ins, gv_array *o
                 gv_usage_error("%s: dtype %s, but another array is %s: the f32 and f64 arrays "
                                "share one dtype",
                                p[i], gv_npy_type_name(t), gv_npy_type_name((gv_npy_type)dt));
-                return GV_EXIT_USAGE;
+                return -1;
             }
         }
     }
     if (dt < 0) dt = GV_DTYPE_F32; /* low-precision storage alone: f32 compute, as PyTorch */
     if (j->dtypes && !(j->dtypes & (1u << dt))) {
         gv_usage_error("the arrays are %s, which --dtype leaves out", gv_dtype_name((gv_dtype)dt));
-        return GV_EXIT_USAGE;
+        return -1;
     }
-    /* the case, for the shapes' check; the judge checks it again with the arrays */
+    *dt_out = dt;
+    return 0;
+}
+
+/* The case made from the request, for the arrays' shapes; the judge checks it again with the
+   arrays. -1 after a message. */
+static int check_shapes(const judge_job *j, const gv_op *op, int dt)
+{
+    char err[512];
     gv_case c;
     gv_layout l;
     if (gv_judge_case_make(op->name, dt, j->mode, j->size, j->dist, j->seed, &c, &l, err,
                            sizeof err) != GV_OK) {
         gv_usage_error("%s", err);
-        return GV_EXIT_USAGE;
+        return -1;
     }
     for (int i = 0; i < j->n_in && i < l.n_in; i++)
-        if (check_shape(j->in_path[i], &j->in[i], &c, &l, false, i) != 0) return GV_EXIT_USAGE;
+        if (check_shape(j->in_path[i], &j->in[i], &c, &l, false, i) != 0) return -1;
     for (int i = 0; i < j->n_out && i < l.n_out; i++)
-        if (check_shape(j->out_path[i], &j->out[i], &c, &l, true, i) != 0) return GV_EXIT_USAGE;
+        if (check_shape(j->out_path[i], &j->out[i], &c, &l, true, i) != 0) return -1;
+    return 0;
+}
+
+/* The mode the judge is asked for: --mode, with what --order, --arch and --allow declare
+   appended (in j->mode_ftz). */
+static const char *claimed_mode(judge_job *j)
+{
+    if (!(j->allow_ftz || j->allow_daz || j->order || j->arch)) return j->mode;
+    snprintf(j->mode_ftz, sizeof j->mode_ftz, "%.24s%s%.28s%s%.12s%s%s",
+             j->mode ? j->mode : "native", j->order ? "+order=" : "", j->order ? j->order : "",
+             j->arch ? "+arch=" : "", j->arch ? j->arch : "", j->allow_daz ? "+daz" : "",
+             j->allow_ftz ? "+ftz" : "");
+    return j->mode_ftz;
+}
+
+/* Everything read and checked before the judge: -1 to go on, or the exit code. */
+static int prepare(judge_job *j, gv_judge_spec *spec, gv_array *ins, gv_array *outs)
+{
+    const gv_op *op = check_request(j);
+    int adt[2][GV_MAX_TENSORS], dt = -1;
+    if (!op || load_inputs(j, op) != 0 || load_outputs(j) != 0 || array_dtypes(j, adt, &dt) != 0 ||
+        check_shapes(j, op, dt) != 0)
+        return GV_EXIT_USAGE;
     for (int i = 0; i < j->n_in; i++)
         ins[i] = (gv_array){adt[0][i], j->in[i].data, j->in[i].count, j->in_path[i]};
     for (int i = 0; i < j->n_out; i++)
         outs[i] = (gv_array){adt[1][i], j->out[i].data, j->out[i].count, j->out_path[i]};
-    const char *mode = j->mode;
-    if (j->allow_ftz || j->allow_daz || j->order || j->arch) {
-        snprintf(j->mode_ftz, sizeof j->mode_ftz, "%.24s%s%.28s%s%.12s%s%s",
-                 j->mode ? j->mode : "native", j->order ? "+order=" : "", j->order ? j->order : "",
-                 j->arch ? "+arch=" : "", j->arch ? j->arch : "", j->allow_daz ? "+daz" : "",
-                 j->allow_ftz ? "+ftz" : "");
-        mode = j->mode_ftz;
-    }
     *spec = (gv_judge_spec){.op = op->name,
-                            .mode = mode,
+                            .mode = claimed_mode(j),
                             .size = j->size,
                             .dist = j->dist,
                             .seed = j->seed,
@@ -890,6 +928,63 @@ static int prepare(judge_job *j, gv_judge_spec *spec, gv_array *ins, gv_array *o
                             .in = ins,
                             .out = outs};
     return -1;
+}
+
+/* The row and the summary on stdout, unless the run document goes there (--json -); -q keeps
+   the row of a failure or an error only. */
+static void print_result(const judge_job *j, const gv_result *r, const gv_summary *sum)
+{
+    if (j->json_path && strcmp(j->json_path, "-") == 0) return;
+    if (!j->quiet) gv_table_header(stdout);
+    if (!j->quiet || r->verdict == GV_FAIL || r->verdict == GV_ERROR) {
+        gv_table_row_fit(stdout, r, j->wide || !isatty(STDOUT_FILENO) ? 0 : GV_ROW_COLS);
+        fflush(stdout);
+    }
+    gv_summary_print(stdout, sum);
+}
+
+/* The run document of the one case to --json, with the given arrays' records (their files
+   and digests) in it. true where it was not written (lost), after a message. */
+static bool write_run(const judge_job *j, int argc, char **argv, const gv_result *r,
+                      const gv_summary *sum, json_t *arrays)
+{
+    bool lost = false;
+    gv_run_info info;
+    memset(&info, 0, sizeof info);
+    info.command = "judge";
+    info.oracle_threads = openblas_get_num_threads();
+    info.argv_joined = gv_cmd_join_args(argc, argv);
+    info.device_count = info.device_index = -1;
+    gv_fleet_info_fill(&info.fleet, NULL, -1, -1);
+    /* given data: the input files' digests are part of the case's identity (as check
+       --inputs records them), so that compare never matches judgements of other data;
+       the run document writes them only where the inputs are not generated */
+    gv_input_file files[GV_MAX_TENSORS];
+    for (int i = 0; i < j->n_in && !lost; i++) {
+        snprintf(files[i].name, sizeof files[i].name, "%s", j->in_path[i]);
+        if (gv_sha256_file(j->in_path[i], files[i].sha256) != 0) {
+            gv_usage_error("--inputs %s: reading it for its SHA-256: %s", j->in_path[i],
+                           strerror(errno));
+            lost = true;
+        }
+    }
+    info.input_files = files;
+    info.n_input_files = lost ? 0 : j->n_in;
+    json_t *doc = lost ? NULL : gv_run_json(&info, r, 1, sum);
+    json_t *res = json_array_get(json_object_get(doc, "cases"), 0);
+    if (arrays) {
+        file_records(arrays, "inputs", j->in_path, j->n_in);
+        file_records(arrays, "outputs", j->out_path, j->n_out);
+        if (res) json_object_set(res, "arrays", arrays);
+    }
+    /* a run without its digests is not written (lost): it would match other data */
+    if (!lost && (!doc || gv_write_file(j->json_path, emit_json, doc) != 0)) {
+        gv_write_error(j->json_path);
+        lost = true;
+    }
+    json_decref(doc);
+    free((char *)info.argv_joined);
+    return lost;
 }
 
 int gv_cmd_judge(int argc, char **argv)
@@ -914,55 +1009,10 @@ int gv_cmd_judge(int argc, char **argv)
         judge_job_free(&j);
         return jrc == GV_ENOMEM ? GV_EXIT_RUNTIME : GV_EXIT_USAGE;
     }
-    bool to_stdout = j.json_path && strcmp(j.json_path, "-") == 0;
     gv_summary sum = {0};
     gv_summary_add(&sum, r);
-    if (!to_stdout) {
-        if (!j.quiet) gv_table_header(stdout);
-        if (!j.quiet || r->verdict == GV_FAIL || r->verdict == GV_ERROR) {
-            gv_table_row_fit(stdout, r, j.wide || !isatty(STDOUT_FILENO) ? 0 : GV_ROW_COLS);
-            fflush(stdout);
-        }
-        gv_summary_print(stdout, &sum);
-    }
-    bool lost = false;
-    if (j.json_path) {
-        gv_run_info info;
-        memset(&info, 0, sizeof info);
-        info.command = "judge";
-        info.oracle_threads = openblas_get_num_threads();
-        info.argv_joined = gv_cmd_join_args(argc, argv);
-        info.device_count = info.device_index = -1;
-        gv_fleet_info_fill(&info.fleet, NULL, -1, -1);
-        /* given data: the input files' digests are part of the case's identity (as check
-           --inputs records them), so that compare never matches judgements of other data;
-           the run document writes them only where the inputs are not generated */
-        gv_input_file files[GV_MAX_TENSORS];
-        for (int i = 0; i < j.n_in && !lost; i++) {
-            snprintf(files[i].name, sizeof files[i].name, "%s", j.in_path[i]);
-            if (gv_sha256_file(j.in_path[i], files[i].sha256) != 0) {
-                gv_usage_error("--inputs %s: reading it for its SHA-256: %s", j.in_path[i],
-                               strerror(errno));
-                lost = true;
-            }
-        }
-        info.input_files = files;
-        info.n_input_files = lost ? 0 : j.n_in;
-        json_t *doc = lost ? NULL : gv_run_json(&info, r, 1, &sum);
-        json_t *res = json_array_get(json_object_get(doc, "cases"), 0);
-        if (arrays) {
-            file_records(arrays, "inputs", j.in_path, j.n_in);
-            file_records(arrays, "outputs", j.out_path, j.n_out);
-            if (res) json_object_set(res, "arrays", arrays);
-        }
-        /* a run without its digests is not written (lost): it would match other data */
-        if (!lost && (!doc || gv_write_file(j.json_path, emit_json, doc) != 0)) {
-            gv_write_error(j.json_path);
-            lost = true;
-        }
-        json_decref(doc);
-        free((char *)info.argv_joined);
-    }
+    print_result(&j, r, &sum);
+    bool lost = j.json_path && write_run(&j, argc, argv, r, &sum, arrays);
     json_decref(arrays);
     /* the device is not needed: a case judged is a case run */
     rc = gv_exit_code(sum.fail, sum.error, sum.pass, true, lost);

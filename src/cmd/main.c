@@ -359,7 +359,7 @@ static int stdout_checked(int rc)
     return rc == GV_EXIT_OK || rc == GV_EXIT_FAIL ? GV_EXIT_RUNTIME : rc;
 }
 
-/* -V, --version: "gpuval 1.2.0" first (meson's project version; scripts read that line), then
+/* -V, --version: "gpuval 1.3.0" first (meson's project version; scripts read that line), then
    the rest of the build. */
 static void print_version(FILE *f)
 {

@@ -186,68 +186,81 @@ const char *gv_cause_name(gv_cause c)
     return (int)c >= 0 && c < GV_NCAUSES ? names[c] : "?";
 }
 
-void gv_decide(gv_result *r)
+/* The verdict's rules, one job each, in the verdict's one order (DESIGN.md, "Compare"): each
+   returns true where it decided r (cause and reason set; the verdict FAIL unless it sets
+   another) and false to hand r to the next rule. */
+
+/* What makes the outputs unreadable or the case unjudgeable: guard bands, unwritten elements,
+   the harness's own errors, a case the models cannot judge. */
+static bool decide_integrity(gv_result *r)
 {
-    gv_result_assert_bounds(r);
     const gv_metrics *m = &r->m;
     char *why = r->reason;
     size_t len = sizeof r->reason;
-    r->verdict = GV_FAIL;
-    r->cause = GV_CAUSE_NONE;
-    why[0] = '\0';
     if (r->guard[0]) {
         r->cause = GV_CAUSE_GUARD;
         snprintf(why, len, "%s", r->guard);
-        return;
+        return true;
     }
     if (m->poisoned) {
         r->cause = GV_CAUSE_UNWRITTEN;
         snprintf(why, len, "%lld unwritten elements (first at %lld)", (long long)m->poisoned,
                  (long long)m->first_poisoned_index);
-        return;
+        return true;
     }
     if (r->internal[0]) {
         r->verdict = GV_ERROR;
         snprintf(why, len, "internal: %s", r->internal);
-        return;
+        return true;
     }
     if (r->unjudgeable[0]) {
         r->verdict = GV_SKIP;
         snprintf(why, len, "%s", r->unjudgeable);
-        return;
+        return true;
     }
-    if (m->nonfinite_spurious) {
-        r->cause = GV_CAUSE_INTERMEDIATE_OVERFLOW;
-        snprintf(why, len,
-                 "%lld NaN/Inf where the result is finite, in the dtype's range (first at %lld): "
-                 "an intermediate overflowed or an operation was invalid",
-                 (long long)m->nonfinite_spurious, (long long)m->first_spurious_index);
-        return;
+    return false;
+}
+
+/* NaN and infinities where the oracle has none, finite values where it has them, NaN/Inf
+   elsewhere misplaced, and zeros of the wrong sign where IEEE fixes it. */
+static bool decide_nonfinite(gv_result *r)
+{
+    const gv_metrics *m = &r->m;
+    /* each a count, its first element, and the reason "N what (first at I)then" */
+    const struct {
+        int64_t n, first;
+        gv_cause cause;
+        const char *what, *then;
+    } rules[] = {
+        {m->nonfinite_spurious, m->first_spurious_index, GV_CAUSE_INTERMEDIATE_OVERFLOW,
+         "NaN/Inf where the result is finite, in the dtype's range",
+         ": an intermediate overflowed or an operation was invalid"},
+        {m->nonfinite_lost, m->first_lost_index, GV_CAUSE_LOST_NONFINITE,
+         "finite values where the result is NaN or infinite", ": a NaN or an infinity was dropped"},
+        {m->nonfinite_mismatches, m->first_nonfinite_index, GV_CAUSE_NONFINITE_PLACEMENT,
+         "NaN/Inf not where the oracle has them", ""},
+        {m->zero_sign_wrong, m->first_zero_sign_index, GV_CAUSE_ZERO_SIGN,
+         "zeros of the wrong sign", ": IEEE fixes the sign of this op's zero results"},
+    };
+    for (size_t i = 0; i < sizeof rules / sizeof rules[0]; i++) {
+        if (!rules[i].n) continue;
+        r->cause = rules[i].cause;
+        snprintf(r->reason, sizeof r->reason, "%lld %s (first at %lld)%s", (long long)rules[i].n,
+                 rules[i].what, (long long)rules[i].first, rules[i].then);
+        return true;
     }
-    if (m->nonfinite_lost) {
-        r->cause = GV_CAUSE_LOST_NONFINITE;
-        snprintf(why, len,
-                 "%lld finite values where the result is NaN or infinite (first at %lld): "
-                 "a NaN or an infinity was dropped",
-                 (long long)m->nonfinite_lost, (long long)m->first_lost_index);
-        return;
-    }
-    if (m->nonfinite_mismatches) {
-        r->cause = GV_CAUSE_NONFINITE_PLACEMENT;
-        snprintf(why, len, "%lld NaN/Inf not where the oracle has them (first at %lld)",
-                 (long long)m->nonfinite_mismatches, (long long)m->first_nonfinite_index);
-        return;
-    }
-    if (m->zero_sign_wrong) {
-        r->cause = GV_CAUSE_ZERO_SIGN;
-        snprintf(why, len,
-                 "%lld zeros of the wrong sign (first at %lld): IEEE fixes the sign of "
-                 "this op's zero results",
-                 (long long)m->zero_sign_wrong, (long long)m->first_zero_sign_index);
-        return;
-    }
-    const bool ieee_subnormals = gv_mode_get(r->c.mode)->promises_rn &&
-                                 !r->c.op->subnormals_unpromised && !r->ftz_allowed;
+    return false;
+}
+
+/* Subnormal results returned as zero where the mode promises IEEE subnormals (and no
+   flush-to-zero was declared): a loss of range beside kept subnormals, else a flush. */
+static bool decide_subnormals(gv_result *r)
+{
+    const gv_metrics *m = &r->m;
+    char *why = r->reason;
+    size_t len = sizeof r->reason;
+    const bool ieee_subnormals =
+        gv_mode_get(r->c.mode)->promises_rn && !r->c.op->subnormals_unpromised && !r->ftz_allowed;
     if (m->flushed && m->subnormal_kept && ieee_subnormals) {
         r->cause = GV_CAUSE_LOST_RANGE;
         /* zeros where the result is subnormal, beside subnormals returned as such: no
@@ -260,7 +273,7 @@ void gv_decide(gv_result *r)
                  (long long)m->flushed, (long long)m->subnormal_ref, gv_dtype_min_exp(r->c.dtype),
                  (long long)m->first_flushed_index, (long long)m->subnormal_kept,
                  gv_mode_name(r->c.mode));
-        return;
+        return true;
     }
     if (m->flushed && ieee_subnormals) {
         r->cause = GV_CAUSE_FLUSHED;
@@ -269,72 +282,110 @@ void gv_decide(gv_result *r)
                  "mode %s promises IEEE subnormals",
                  (long long)m->flushed, (long long)m->subnormal_ref, gv_dtype_min_exp(r->c.dtype),
                  (long long)m->first_flushed_index, gv_mode_name(r->c.mode));
-        return;
+        return true;
     }
+    return false;
+}
+
+/* The op's own residual checks (a solver's backward error, ...), in the op's order. */
+static bool decide_residuals(gv_result *r)
+{
     for (int i = 0; i < r->n_checks; i++) {
         if (!(r->checks[i].value <= r->checks[i].bound)) {
             r->cause = GV_CAUSE_RESIDUAL;
-            snprintf(why, len, "%s", r->checks[i].why);
-            return;
+            snprintf(r->reason, sizeof r->reason, "%s", r->checks[i].why);
+            return true;
         }
     }
+    return false;
+}
+
+/* The error models: the envelope (given inputs), the worst case, the probabilistic model's
+   maximum and RMS, the bias, and an exact probe's exactness. */
+static bool decide_models(gv_result *r)
+{
+    const gv_metrics *m = &r->m;
+    char *why = r->reason;
+    size_t len = sizeof r->reason;
     /* given inputs of a product or a sum: the distance to what the claimed arithmetic produces
        on them in any legal order, and the lean of the outputs across that envelope. Before
        the worst case, which it is sharper than (an output past that bound lies far outside
        the envelope), so that the reason names the arithmetic the output matches. */
     if (r->env.judged && gv_envelope_fails(r, why, len)) {
         r->cause = GV_CAUSE_ORDER;
-        return;
+        return true;
     }
     if (!(m->ratio <= r->ratio_bound)) {
         r->cause = GV_CAUSE_PRECISION;
         snprintf(why, len, "error model: ratio %.3g over bound %.3g", m->ratio, r->ratio_bound);
-        return;
+        return true;
     }
     if (r->prob.on && !r->prob.reported_only && !(m->prob_max <= GV_PROB_MAX_BOUND)) {
         r->cause = GV_CAUSE_PRECISION;
         snprintf(why, len, "probabilistic model: max R %.3g over %.3g at element %lld", m->prob_max,
                  GV_PROB_MAX_BOUND, (long long)m->prob_worst_index);
-        return;
+        return true;
     }
     if (r->prob.on && !r->prob.reported_only && m->prob_n >= GV_PROB_RMS_MIN_N &&
         !(m->prob_rms <= GV_PROB_RMS_BOUND)) {
         r->cause = GV_CAUSE_PRECISION;
         snprintf(why, len, "probabilistic model: RMS R %.3g over %.3g (%.1f effective bits)",
                  m->prob_rms, GV_PROB_RMS_BOUND, m->eff_bits);
-        return;
+        return true;
     }
     if (r->bias.judged && gv_bias_over(m)) {
         r->cause = GV_CAUSE_BIAS;
         char lean[160];
         gv_bias_lean(m, r->prob.on, lean, sizeof lean);
         snprintf(why, len, "bias: %s", lean);
-        return;
+        return true;
     }
     if (r->exact && m->inexact) {
         r->cause = GV_CAUSE_INEXACT;
         snprintf(why, len, "exact probe: %lld of %lld elements inexact (first at %lld)",
                  (long long)m->inexact, (long long)m->n, (long long)m->first_inexact_index);
-        return;
+        return true;
     }
-    if (r->expected_tier > 0) {
-        int k = -1;
-        for (int i = 0; i < r->tiers.n; i++)
-            if (r->tiers.t[i] == r->expected_tier) k = i;
-        if (k < 0) {
-            /* gv_judge_problem measures it; a result decided without that is the harness's bug */
-            r->verdict = GV_ERROR;
-            snprintf(why, len, "internal: the expected tier %.0e was not measured",
-                     r->expected_tier);
-            return;
-        }
-        if (!gv_tier_met(m, k)) {
-            r->cause = GV_CAUSE_TIER;
-            snprintf(why, len, "expected tier %.0e missed: %lld elements", r->expected_tier,
-                     (long long)m->mismatches[k]);
-            return;
-        }
+    return false;
+}
+
+/* The expected tier, where the case has one: measured (or the harness erred) and met. */
+static bool decide_tier(gv_result *r)
+{
+    if (!(r->expected_tier > 0)) return false;
+    char *why = r->reason;
+    size_t len = sizeof r->reason;
+    int k = -1;
+    for (int i = 0; i < r->tiers.n; i++)
+        if (r->tiers.t[i] == r->expected_tier) k = i;
+    if (k < 0) {
+        /* gv_judge_problem measures it; a result decided without that is the harness's bug */
+        r->verdict = GV_ERROR;
+        snprintf(why, len, "internal: the expected tier %.0e was not measured", r->expected_tier);
+        return true;
     }
+    if (!gv_tier_met(&r->m, k)) {
+        r->cause = GV_CAUSE_TIER;
+        snprintf(why, len, "expected tier %.0e missed: %lld elements", r->expected_tier,
+                 (long long)r->m.mismatches[k]);
+        return true;
+    }
+    return false;
+}
+
+void gv_decide(gv_result *r)
+{
+    /* the one order: integrity > NaN/Inf placement > subnormals > op residuals > error
+       models > expected tier */
+    static bool (*const rules[])(gv_result *) = {decide_integrity,  decide_nonfinite,
+                                                 decide_subnormals, decide_residuals,
+                                                 decide_models,     decide_tier};
+    gv_result_assert_bounds(r);
+    r->verdict = GV_FAIL;
+    r->cause = GV_CAUSE_NONE;
+    r->reason[0] = '\0';
+    for (size_t i = 0; i < sizeof rules / sizeof rules[0]; i++)
+        if (rules[i](r)) return;
     r->verdict = GV_PASS;
     r->cause = GV_CAUSE_NONE;
 }

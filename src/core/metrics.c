@@ -309,190 +309,267 @@ static void metrics_assert_counts(const gv_metrics *m, int ntiers)
     assert((m->first_inexact_index >= 0) == (m->inexact > 0));
 }
 
-/* One range, in order: gv_compare's whole arithmetic. Inlined into one copy per dtype, so the
-   loads and the ulp's exponent range are constants of the loop. */
-static inline __attribute__((always_inline)) void
-compare_range_t(const void *got, gv_dtype t, const double *ref, int64_t n, const gv_tiers *tiers,
-                const gv_error_model *em, int precision_bits, gv_metrics *m)
+#define RANGE_INLINE static inline __attribute__((always_inline))
+
+/* What one range's loop reads of the dtype and the error model: constants of the loop (with
+   the dtype a constant, folded where compare_range_t is specialised). */
+typedef struct range_consts {
+    int min_exp;
+    /* the dtype's largest finite number and its smallest normal: past the one the reference
+       is rounded to the dtype's range, below the other a result is subnormal */
+    double max_finite, normal_min;
+    bool exact, zero_sign;
+    const double *pgauge, *gauge, *ref_lo;
+    double pw, eu, edepth;
+    double eta_d;      /* the underflow term of both models */
+    double ieee_eta_d; /* what IEEE gradual underflow allows, whatever the mode allows */
+} range_consts;
+
+RANGE_INLINE range_consts range_consts_make(gv_dtype t, const gv_error_model *em)
 {
-    memset(m, 0, sizeof *m);
-    m->n = n;
-    m->first_nonfinite_index = m->first_poisoned_index = m->worst_index = -1;
-    m->prob_worst_index = m->first_inexact_index = -1;
-    m->first_spurious_index = m->first_lost_index = m->first_flushed_index = -1;
-    m->first_zero_sign_index = -1;
-    m->precision_bits = precision_bits;
-    int min_exp = gv_dtype_min_exp(t);
-    /* the dtype's largest finite number, (2 - 2^(1-p)) 2^emax with emax = 1 - emin, and its
-       smallest normal: past the one the reference is rounded to the dtype's range, below the
-       other a result is subnormal */
-    const double max_finite = ldexp(2.0 - ldexp(1.0, 1 - gv_dtype_mantissa_bits(t)), 1 - min_exp);
-    const double normal_min = gv_dtype_normal_min(t);
-    bin_buckets buckets;
-    bin_buckets_init(&buckets);
-    /* The running sums, maxima and counts in locals, written to m at the end: through m they
-       would be stored and loaded back every element (the inputs could alias them), one chain
-       of memory round trips per sum. The same operations in the same order: the same bits.
-       The histogram counts go to four copies in turn, summed at the end, so that a run of
-       elements in one bin does not wait on its own previous increment. */
-    const int ntiers = tiers->n;
-    gv_ssq sq_err = {0, 0, 0}, sq_ref = {0, 0, 0}, bias_sq = {0, 0, 0};
-    double max_abs = 0.0, max_rel = 0.0, max_ulp = 0.0, ratio = 0.0;
-    double prob_max = 0.0, prob_sq = 0.0, prob_signed = 0.0, rel_sq = 0.0;
-    double bias_sum = 0.0, bias_sum_sr = 0.0;
-    int64_t bias_n = 0;
-    double worst_value = 0.0, worst_ref = 0.0, worst_scaled = -1.0;
-    int64_t poisoned = 0, first_poisoned = -1, nonfinite = 0, first_nonfinite = -1;
-    int64_t inexact = 0, first_inexact = -1, prob_n = 0, prob_worst = -1, worst_index = -1;
-    int64_t spurious = 0, first_spurious = -1, lost = 0, first_lost = -1;
-    int64_t subnormal_ref = 0, flushed = 0, first_flushed = -1, zsign = 0, first_zsign = -1;
-    int64_t subnormal_kept = 0;
-    int64_t mismatches[GV_MAX_TIERS] = {0};
-    int64_t hist[4][GV_ULP_NBINS];
-    memset(hist, 0, sizeof hist);
-    const bool exact = em && em->exact;
-    const double *pgauge = em ? em->pgauge : NULL, *gauge = em ? em->gauge : NULL;
-    const double *ref_lo = em ? em->ref_lo : NULL;
-    int64_t cr_n = 0, cr = 0;
-    const double pw = em ? em->pw : 0.0, eu = em ? em->u : 0.0, edepth = em ? em->depth : 0.0;
-    /* the underflow term of both models: eta per operation of the depth */
-    double eta_n = em && em->eta_terms > edepth ? em->eta_terms : edepth;
+    range_consts k;
+    k.min_exp = gv_dtype_min_exp(t);
+    /* (2 - 2^(1-p)) 2^emax with emax = 1 - emin */
+    k.max_finite = ldexp(2.0 - ldexp(1.0, 1 - gv_dtype_mantissa_bits(t)), 1 - k.min_exp);
+    k.normal_min = gv_dtype_normal_min(t);
+    k.exact = em && em->exact;
+    k.pgauge = em ? em->pgauge : NULL;
+    k.gauge = em ? em->gauge : NULL;
+    k.ref_lo = em ? em->ref_lo : NULL;
+    k.pw = em ? em->pw : 0.0;
+    k.eu = em ? em->u : 0.0;
+    k.edepth = em ? em->depth : 0.0;
+    /* eta per operation of the depth */
+    double eta_n = em && em->eta_terms > k.edepth ? em->eta_terms : k.edepth;
     if (!(eta_n >= 1.0)) eta_n = 1.0;
     /* eta n = (2 eta) (n / 2), at least 2 eta: half of f64's subnormal spacing is no double */
     const double half_n = eta_n / 2 > 1.0 ? eta_n / 2 : 1.0;
-    const double eta_d = em ? em->eta * half_n : 0.0;
-    /* what IEEE gradual underflow allows (whatever the mode allows): past it, a zero where the
-       result is subnormal was flushed */
-    const double ieee_eta_d = gv_underflow_eta(t) * half_n;
-    const bool zero_sign = em && em->zero_sign;
+    k.eta_d = em ? em->eta * half_n : 0.0;
+    /* past it, a zero where the result is subnormal was flushed */
+    k.ieee_eta_d = gv_underflow_eta(t) * half_n;
+    k.zero_sign = em && em->zero_sign;
+    return k;
+}
+
+/* The running sums, maxima and counts of one range, in a local written to m at the end
+   (range_acc_store): through m they would be stored and loaded back every element (the
+   inputs could alias them), one chain of memory round trips per sum. The same operations in
+   the same order: the same bits. */
+typedef struct range_acc {
+    gv_ssq sq_err, sq_ref, bias_sq;
+    double max_abs, max_rel, max_ulp, ratio;
+    double prob_max, prob_sq, prob_signed, rel_sq;
+    double bias_sum, bias_sum_sr;
+    double worst_value, worst_ref, worst_scaled;
+    int64_t bias_n, poisoned, first_poisoned, nonfinite, first_nonfinite;
+    int64_t inexact, first_inexact, prob_n, prob_worst, worst_index;
+    int64_t spurious, first_spurious, lost, first_lost;
+    int64_t subnormal_ref, flushed, first_flushed, zsign, first_zsign, subnormal_kept;
+    int64_t cr_n, cr;
+} range_acc;
+
+/* A pair of which one is NaN or infinite: NaN must meet NaN, and an infinity the same
+   infinity. */
+RANGE_INLINE void acc_nonfinite(range_acc *a, int64_t i, double c, double r)
+{
+    bool same = (isnan(r) && isnan(c)) || (isinf(r) && c == r);
+    if (same) return;
+    if (a->nonfinite++ == 0) a->first_nonfinite = i;
+    if (isfinite(r) && a->spurious++ == 0) a->first_spurious = i;
+    if (isfinite(c) && a->lost++ == 0) a->first_lost = i;
+}
+
+/* A finite pair's error (diff = c - r, against the exact result where ref_lo knows it) into
+   the norms, the maxima and the exact counts; its size in ulps of the precision returned. */
+RANGE_INLINE double acc_error(range_acc *a, const range_consts *k, int precision_bits, int64_t i,
+                              double c, double r, double diff)
+{
+    double err = fabs(diff), ar = fabs(r);
+    if (k->ref_lo) {
+        a->cr_n++;
+        a->cr += c == r; /* r is the exact result rounded to nearest */
+    }
+    if (err <= GV_SSQ_TBIG) {
+        gv_ssq_add(&a->sq_err, err);
+    } else {
+        /* c - r may have overflowed (c and r finite, of opposite signs, near the dtype's
+           maximum): the difference of the scaled values is the scaled difference, finite */
+        double ds = c * GV_SSQ_SBIG - r * GV_SSQ_SBIG;
+        if (k->ref_lo) ds -= k->ref_lo[i] * GV_SSQ_SBIG;
+        a->sq_err.big += ds * ds;
+    }
+    gv_ssq_add(&a->sq_ref, ar);
+    if (err > a->max_abs) a->max_abs = err;
+    if (ar > 0 && gv_quot_may_exceed(err, ar, a->max_rel) && err / ar > a->max_rel)
+        a->max_rel = err / ar;
+    double ulps = err == 0 ? 0.0 : ulps_at_bits(err, r, precision_bits, k->min_exp);
+    if (ulps > a->max_ulp) a->max_ulp = ulps;
+    if (k->exact && c != r && a->inexact++ == 0) a->first_inexact = i;
+    return ulps;
+}
+
+/* The probabilistic model's R of element i (gauge G = pgauge[i]) into its maximum and sums;
+   the signed R returned, the bias's normalised error where this model judges. */
+RANGE_INLINE double acc_prob(range_acc *a, const range_consts *k, int64_t i, double diff,
+                             double err)
+{
+    double G = k->pgauge[i];
+    /* a NaN G (never computed) or a G of 0 under an error: no model covers it. The
+       denominator only where there is an error to divide: near the underflow G is subnormal,
+       and each product or quotient with it costs a slow assist on x86 for a value an exact
+       element never uses (the same numbers either way) */
+    double R = isnan(G) ? INFINITY : 0.0, signed_R = 0.0;
+    if (err != 0) {
+        double pden = k->pw * G + k->eta_d;
+        if (!isnan(G)) R = pden > 0 && k->pw > 0 ? err / pden : INFINITY;
+        /* (c - r) / pden is +-R: c - r and err differ in sign only, and so do quotients */
+        signed_R = pden > 0 && k->pw > 0 ? (diff < 0 ? -R : R) : diff / pden;
+    }
+    a->prob_n++;
+    if (R > a->prob_max || a->prob_worst < 0) {
+        if (R > a->prob_max) a->prob_max = R;
+        if (R >= a->prob_max) a->prob_worst = i;
+    }
+    a->prob_sq += R * R;
+    a->prob_signed += signed_R;
+    if (G > 0 && err != 0) a->rel_sq += (err / G) * (err / G); /* else it adds +0 */
+    return signed_R;
+}
+
+/* The bias's normalised error (metrics.h) of a pair into its sums. */
+RANGE_INLINE void acc_bias(range_acc *a, double r, double ar, double bias_e)
+{
+    if (!(ar > 0 && isfinite(bias_e))) return; /* r = 0 has no sign; an infinite R no measure */
+    a->bias_n++;
+    a->bias_sum += bias_e;
+    a->bias_sum_sr += r > 0 ? bias_e : -bias_e;
+    gv_ssq_add(&a->bias_sq, fabs(bias_e));
+}
+
+/* A subnormal result (in the dtype t) returned as zero beyond what the worst-case model
+   allows it: flushed (FTZ), not rounded; and one returned as a subnormal, kept. */
+RANGE_INLINE void acc_subnormal(range_acc *a, const range_consts *k, gv_dtype t, int64_t i,
+                                double c, double r, double ar, double err, double g)
+{
+    if (!(ar < k->normal_min && gv_dtype_round(t, r) != 0)) return;
+    a->subnormal_ref++;
+    if (c == 0 && err > k->eu * g * k->edepth + k->ieee_eta_d && a->flushed++ == 0)
+        a->first_flushed = i;
+    if (c != 0 && fabs(c) < k->normal_min) a->subnormal_kept++;
+}
+
+/* The worst-case model's ratio err / (u g d + eta) into its maximum. */
+RANGE_INLINE void acc_ratio(range_acc *a, const range_consts *k, double err, double g)
+{
+    double denom = k->eu * g * k->edepth + k->eta_d;
+    if (!(denom > 0))
+        a->ratio = INFINITY > a->ratio ? INFINITY : a->ratio;
+    else if (gv_quot_may_exceed(err, denom, a->ratio) && err / denom > a->ratio)
+        a->ratio = err / denom;
+}
+
+/* The worst element by err / (1 + |r|), the quotient computed only where it may be larger. */
+RANGE_INLINE void acc_worst(range_acc *a, int64_t i, double c, double r, double err, double ar)
+{
+    if ((err == 0 && a->worst_scaled >= 0) || !gv_quot_may_exceed(err, 1.0 + ar, a->worst_scaled))
+        return;
+    double scaled = err / (1.0 + ar);
+    if (scaled > a->worst_scaled) {
+        a->worst_scaled = scaled;
+        a->worst_index = i;
+        a->worst_value = c;
+        a->worst_ref = r;
+    }
+}
+
+/* The range's sums, the tiers' mismatches and the histogram's four copies into m. */
+static void range_acc_store(const range_acc *a, const int64_t *mismatches, int ntiers,
+                            int64_t hist[4][GV_ULP_NBINS], gv_metrics *m)
+{
+    m->sq_err = a->sq_err, m->sq_ref = a->sq_ref, m->max_abs = a->max_abs;
+    m->max_rel = a->max_rel, m->max_ulp = a->max_ulp, m->ratio = a->ratio;
+    m->prob_n = a->prob_n, m->prob_max = a->prob_max, m->prob_sq = a->prob_sq;
+    m->prob_signed = a->prob_signed, m->rel_sq = a->rel_sq, m->prob_worst_index = a->prob_worst;
+    m->poisoned = a->poisoned, m->first_poisoned_index = a->first_poisoned;
+    m->nonfinite_mismatches = a->nonfinite, m->first_nonfinite_index = a->first_nonfinite;
+    m->nonfinite_spurious = a->spurious, m->first_spurious_index = a->first_spurious;
+    m->nonfinite_lost = a->lost, m->first_lost_index = a->first_lost;
+    m->subnormal_ref = a->subnormal_ref, m->flushed = a->flushed;
+    m->first_flushed_index = a->first_flushed, m->subnormal_kept = a->subnormal_kept;
+    m->zero_sign_wrong = a->zsign, m->first_zero_sign_index = a->first_zsign;
+    m->inexact = a->inexact, m->first_inexact_index = a->first_inexact;
+    m->cr_n = a->cr_n, m->cr = a->cr;
+    m->bias_n = a->bias_n, m->bias_sum = a->bias_sum, m->bias_sum_sr = a->bias_sum_sr;
+    m->bias_sq = a->bias_sq;
+    m->worst_index = a->worst_index, m->worst_value = a->worst_value, m->worst_ref = a->worst_ref;
+    for (int k = 0; k < ntiers; k++)
+        m->mismatches[k] = mismatches[k];
+    for (int b = 0; b < GV_ULP_NBINS; b++)
+        m->ulp_hist[b] = hist[0][b] + hist[1][b] + hist[2][b] + hist[3][b];
+}
+
+/* One range, in order: gv_compare's whole arithmetic. Inlined into one copy per dtype, so the
+   loads and the ulp's exponent range are constants of the loop. */
+RANGE_INLINE void compare_range_t(const void *got, gv_dtype t, const double *ref, int64_t n,
+                                  const gv_tiers *tiers, const gv_error_model *em,
+                                  int precision_bits, gv_metrics *m)
+{
+    memset(m, 0, sizeof *m);
+    m->n = n;
+    m->precision_bits = precision_bits;
+    const range_consts k = range_consts_make(t, em);
+    bin_buckets buckets;
+    bin_buckets_init(&buckets);
+    const int ntiers = tiers->n;
+    range_acc a = {.worst_scaled = -1.0,
+                   .first_poisoned = -1,
+                   .first_nonfinite = -1,
+                   .first_inexact = -1,
+                   .prob_worst = -1,
+                   .worst_index = -1,
+                   .first_spurious = -1,
+                   .first_lost = -1,
+                   .first_flushed = -1,
+                   .first_zsign = -1};
+    int64_t mismatches[GV_MAX_TIERS] = {0};
+    /* The histogram counts go to four copies in turn, summed at the end, so that a run of
+       elements in one bin does not wait on its own previous increment. */
+    int64_t hist[4][GV_ULP_NBINS];
+    memset(hist, 0, sizeof hist);
     for (int64_t i = 0; i < n; i++) {
         bool poison;
         double c = load_poison(got, t, i, &poison);
         double r = ref[i];
         if (poison) {
-            if (poisoned++ == 0) first_poisoned = i;
+            if (a.poisoned++ == 0) a.first_poisoned = i;
             continue;
         }
         /* IEEE rounds a result past the dtype's range to an infinity: so does the reference */
-        if (fabs(r) > max_finite) r = gv_dtype_round(t, r);
+        if (fabs(r) > k.max_finite) r = gv_dtype_round(t, r);
         if (!isfinite(r) || !isfinite(c)) {
-            /* NaN must meet NaN, and an infinity the same infinity */
-            bool same = (isnan(r) && isnan(c)) || (isinf(r) && c == r);
-            if (!same) {
-                if (nonfinite++ == 0) first_nonfinite = i;
-                if (isfinite(r) && spurious++ == 0) first_spurious = i;
-                if (isfinite(c) && lost++ == 0) first_lost = i;
-            }
+            acc_nonfinite(&a, i, c, r);
             continue;
         }
-        if (zero_sign && c == 0 && gv_dtype_round(t, r) == 0 && signbit(c) != signbit(r) &&
-            zsign++ == 0)
-            first_zsign = i;
+        if (k.zero_sign && c == 0 && gv_dtype_round(t, r) == 0 && signbit(c) != signbit(r) &&
+            a.zsign++ == 0)
+            a.first_zsign = i;
         /* against the exact result where it is known: (c - r) is exact where c and r are
            close (Sterbenz), and ref_lo is at most half an ulp of r */
-        double diff = ref_lo ? (c - r) - ref_lo[i] : c - r;
-        double err = fabs(diff);
-        double ar = fabs(r);
-        if (ref_lo) {
-            cr_n++;
-            cr += c == r; /* r is the exact result rounded to nearest */
-        }
-        if (err <= GV_SSQ_TBIG) {
-            gv_ssq_add(&sq_err, err);
-        } else {
-            /* c - r may have overflowed (c and r finite, of opposite signs, near the dtype's
-               maximum): the difference of the scaled values is the scaled difference, finite */
-            double ds = c * GV_SSQ_SBIG - r * GV_SSQ_SBIG;
-            if (ref_lo) ds -= ref_lo[i] * GV_SSQ_SBIG;
-            sq_err.big += ds * ds;
-        }
-        gv_ssq_add(&sq_ref, ar);
-        if (err > max_abs) max_abs = err;
-        if (ar > 0 && gv_quot_may_exceed(err, ar, max_rel) && err / ar > max_rel)
-            max_rel = err / ar;
-        double ulps = err == 0 ? 0.0 : ulps_at_bits(err, r, precision_bits, min_exp);
-        if (ulps > max_ulp) max_ulp = ulps;
+        double diff = k.ref_lo ? (c - r) - k.ref_lo[i] : c - r;
+        double err = fabs(diff), ar = fabs(r);
+        double ulps = acc_error(&a, &k, precision_bits, i, c, r, diff);
         hist[i & 3][ulp_bin_fast(ulps, &buckets)]++;
-        if (exact && c != r && inexact++ == 0) first_inexact = i;
-        /* the bias's normalised error (metrics.h): signed ulps, or the signed R below */
-        double bias_e = diff < 0 ? -ulps : ulps;
-        if (pgauge) {
-            double G = pgauge[i];
-            /* a NaN G (never computed) or a G of 0 under an error: no model covers it. The
-               denominator only where there is an error to divide: near the underflow G is
-               subnormal, and each product or quotient with it costs a slow assist on x86 for
-               a value an exact element never uses (the same numbers either way) */
-            double R = isnan(G) ? INFINITY : 0.0, signed_R = 0.0;
-            if (err != 0) {
-                double pden = pw * G + eta_d;
-                if (!isnan(G)) R = pden > 0 && pw > 0 ? err / pden : INFINITY;
-                /* (c - r) / pden is +-R: c - r and err differ in sign only, and so do
-                   quotients */
-                signed_R = pden > 0 && pw > 0 ? (diff < 0 ? -R : R) : diff / pden;
-            }
-            prob_n++;
-            if (R > prob_max || prob_worst < 0) {
-                if (R > prob_max) prob_max = R;
-                if (R >= prob_max) prob_worst = i;
-            }
-            prob_sq += R * R;
-            prob_signed += signed_R;
-            bias_e = signed_R;
-            if (G > 0 && err != 0) rel_sq += (err / G) * (err / G); /* else it adds +0 */
-        }
-        if (ar > 0 && isfinite(bias_e)) { /* r = 0 has no sign; an infinite R is no measure */
-            bias_n++;
-            bias_sum += bias_e;
-            bias_sum_sr += r > 0 ? bias_e : -bias_e;
-            gv_ssq_add(&bias_sq, fabs(bias_e));
-        }
-        for (int k = 0; k < ntiers; k++)
-            if (!(err <= tiers->t[k] * (1.0 + ar))) mismatches[k]++;
-        double g = gauge ? gauge[i] : ar;
-        /* a subnormal result returned as zero beyond what the worst-case model allows it:
-           flushed (FTZ), not rounded */
-        if (ar < normal_min && gv_dtype_round(t, r) != 0) {
-            subnormal_ref++;
-            if (c == 0 && err > eu * g * edepth + ieee_eta_d && flushed++ == 0) first_flushed = i;
-            if (c != 0 && fabs(c) < normal_min) subnormal_kept++;
-        }
-        if (em && err > 0) {
-            double denom = eu * g * edepth + eta_d;
-            if (!(denom > 0))
-                ratio = INFINITY > ratio ? INFINITY : ratio;
-            else if (gv_quot_may_exceed(err, denom, ratio) && err / denom > ratio)
-                ratio = err / denom;
-        }
-        /* err / (1 + ar) > worst_scaled, the quotient computed only where it may be */
-        if ((err == 0 && worst_scaled >= 0) || !gv_quot_may_exceed(err, 1.0 + ar, worst_scaled))
-            continue;
-        double scaled = err / (1.0 + ar);
-        if (scaled > worst_scaled) {
-            worst_scaled = scaled;
-            worst_index = i;
-            worst_value = c;
-            worst_ref = r;
-        }
+        /* the bias's normalised error (metrics.h): signed ulps, or the signed R */
+        double bias_e = k.pgauge ? acc_prob(&a, &k, i, diff, err) : diff < 0 ? -ulps : ulps;
+        acc_bias(&a, r, ar, bias_e);
+        for (int j = 0; j < ntiers; j++)
+            if (!(err <= tiers->t[j] * (1.0 + ar))) mismatches[j]++;
+        double g = k.gauge ? k.gauge[i] : ar;
+        acc_subnormal(&a, &k, t, i, c, r, ar, err, g);
+        if (em && err > 0) acc_ratio(&a, &k, err, g);
+        acc_worst(&a, i, c, r, err, ar);
     }
-    m->sq_err = sq_err, m->sq_ref = sq_ref, m->max_abs = max_abs, m->max_rel = max_rel;
-    m->max_ulp = max_ulp, m->ratio = ratio;
-    m->prob_n = prob_n, m->prob_max = prob_max, m->prob_sq = prob_sq;
-    m->prob_signed = prob_signed, m->rel_sq = rel_sq, m->prob_worst_index = prob_worst;
-    m->poisoned = poisoned, m->first_poisoned_index = first_poisoned;
-    m->nonfinite_mismatches = nonfinite, m->first_nonfinite_index = first_nonfinite;
-    m->nonfinite_spurious = spurious, m->first_spurious_index = first_spurious;
-    m->nonfinite_lost = lost, m->first_lost_index = first_lost;
-    m->subnormal_ref = subnormal_ref, m->flushed = flushed, m->first_flushed_index = first_flushed;
-    m->subnormal_kept = subnormal_kept;
-    m->zero_sign_wrong = zsign, m->first_zero_sign_index = first_zsign;
-    m->inexact = inexact, m->first_inexact_index = first_inexact;
-    m->cr_n = cr_n, m->cr = cr;
-    m->bias_n = bias_n, m->bias_sum = bias_sum, m->bias_sum_sr = bias_sum_sr, m->bias_sq = bias_sq;
-    m->worst_index = worst_index, m->worst_value = worst_value, m->worst_ref = worst_ref;
-    for (int k = 0; k < ntiers; k++)
-        m->mismatches[k] = mismatches[k];
-    for (int b = 0; b < GV_ULP_NBINS; b++)
-        m->ulp_hist[b] = hist[0][b] + hist[1][b] + hist[2][b] + hist[3][b];
+    range_acc_store(&a, mismatches, ntiers, hist, m);
     gv_metrics_finish(m, precision_bits);
     metrics_assert_counts(m, ntiers);
 }

@@ -80,19 +80,27 @@ static const nvml_api *nvml(char *why, size_t len)
     return state > 0 ? &api : NULL;
 }
 
+/* The device with this UUID (without "GPU-"), or NULL with why. */
+static nvml_device device_of(const nvml_api *api, const char *uuid, char *why, size_t len)
+{
+    char id[64];
+    snprintf(id, sizeof id, "GPU-%s", uuid ? uuid : "");
+    nvml_device dev = NULL;
+    if (api->by_uuid(id, &dev) != 0) {
+        snprintf(why, len, "NVML does not know device %s", id);
+        return NULL;
+    }
+    return dev;
+}
+
 void gv_power_read(const char *uuid, gv_power *out)
 {
     memset(out, 0, sizeof *out);
     const nvml_api *api = nvml(out->why, sizeof out->why);
     if (!api) return;
-    char id[64];
-    snprintf(id, sizeof id, "GPU-%s", uuid ? uuid : "");
-    nvml_device dev = NULL;
+    nvml_device dev = device_of(api, uuid, out->why, sizeof out->why);
+    if (!dev) return;
     unsigned long long mj = 0;
-    if (api->by_uuid(id, &dev) != 0) {
-        snprintf(out->why, sizeof out->why, "NVML does not know device %s", id);
-        return;
-    }
     if (api->energy(dev, &mj) != 0) {
         snprintf(out->why, sizeof out->why, "this board reports no energy counter");
         return;
@@ -152,13 +160,8 @@ void gv_link_read(const char *uuid, gv_link *out)
     memset(out, 0, sizeof *out);
     const nvml_api *api = nvml(out->why, sizeof out->why);
     if (!api) return;
-    char id[64];
-    snprintf(id, sizeof id, "GPU-%s", uuid ? uuid : "");
-    nvml_device dev = NULL;
-    if (api->by_uuid(id, &dev) != 0) {
-        snprintf(out->why, sizeof out->why, "NVML does not know device %s", id);
-        return;
-    }
+    nvml_device dev = device_of(api, uuid, out->why, sizeof out->why);
+    if (!dev) return;
     out->pcie_gen = query_u(api->pcie_gen, dev);
     out->pcie_width = query_u(api->pcie_width, dev);
     out->pcie_gen_max = query_u(api->pcie_gen_max, dev);
@@ -167,19 +170,6 @@ void gv_link_read(const char *uuid, gv_link *out)
     if (!api->clock_max || api->clock_max(dev, 1, &out->sm_clock_max_mhz) != 0)
         out->sm_clock_max_mhz = 0;
     out->ok = true;
-}
-
-/* The device with this UUID (without "GPU-"), or NULL with why. */
-static nvml_device device_of(const nvml_api *api, const char *uuid, char *why, size_t len)
-{
-    char id[64];
-    snprintf(id, sizeof id, "GPU-%s", uuid ? uuid : "");
-    nvml_device dev = NULL;
-    if (api->by_uuid(id, &dev) != 0) {
-        snprintf(why, len, "NVML does not know device %s", id);
-        return NULL;
-    }
-    return dev;
 }
 
 void gv_health_read(const char *uuid, gv_health *out)

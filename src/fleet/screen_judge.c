@@ -35,31 +35,34 @@ const char *gv_screen_by_text(int by, char *buf, size_t len)
     return buf;
 }
 
+enum { SHAPE_TEXT = 128 };
+
+/* A case's shape as "AxBxC" (its run document's "shape"). */
+static void case_shape(const json_t *c, char shape[SHAPE_TEXT])
+{
+    size_t used = 0, i;
+    const json_t *d;
+    shape[0] = '\0';
+    json_array_foreach(json_object_get(c, "shape"), i, d)
+    {
+        used += (size_t)snprintf(shape + used, used < SHAPE_TEXT ? SHAPE_TEXT - used : 0, "%s%lld",
+                                 i ? "x" : "", (long long)json_integer_value(d));
+    }
+}
+
 /* "op dtype mode dist shape": how merge labels a case (its key before '|'), and the failures'. */
 static void case_label(const json_t *c, char *buf, size_t len)
 {
-    char shape[128] = "";
-    size_t used = 0, i;
-    const json_t *d;
-    json_array_foreach(json_object_get(c, "shape"), i, d)
-    {
-        used += (size_t)snprintf(shape + used, used < sizeof shape ? sizeof shape - used : 0,
-                                 "%s%lld", i ? "x" : "", (long long)json_integer_value(d));
-    }
+    char shape[SHAPE_TEXT];
+    case_shape(c, shape);
     snprintf(buf, len, "%s %s %s %s %s", gv_jstr(c, "op"), gv_jstr(c, "dtype"), gv_jstr(c, "mode"),
              gv_jstr(c, "dist"), shape);
 }
 
 static int case_unit(const gv_screen_tier *tier, const json_t *c)
 {
-    char shape[128] = "";
-    size_t used = 0, i;
-    const json_t *d;
-    json_array_foreach(json_object_get(c, "shape"), i, d)
-    {
-        used += (size_t)snprintf(shape + used, used < sizeof shape ? sizeof shape - used : 0,
-                                 "%s%lld", i ? "x" : "", (long long)json_integer_value(d));
-    }
+    char shape[SHAPE_TEXT];
+    case_shape(c, shape);
     return gv_screen_unit_of(tier, gv_jstr(c, "op"), gv_jstr(c, "dtype"), gv_jstr(c, "mode"),
                              gv_jstr(c, "dist"), shape);
 }

@@ -70,19 +70,29 @@ static char *temp_name(const char *path)
     return tmp;
 }
 
+/* A temporary made beside path (temp_name): its open descriptor, its name in *tmp (allocated);
+   -1 with errno and *tmp NULL where none could be made. */
+static int make_temp(const char *path, char **tmp)
+{
+    *tmp = temp_name(path);
+    if (!*tmp) return -1;
+    int fd = mkstemp(*tmp);
+    if (fd < 0) {
+        int e = errno;
+        free(*tmp);
+        *tmp = NULL;
+        errno = e;
+    }
+    return fd;
+}
+
 /* Can a temporary be made beside path (the directory's file system, permissions, immutable
    flag, name length)? One is created and removed at once. 0 or -1 with errno. */
 static int try_temp(const char *path)
 {
-    char *tmp = temp_name(path);
-    if (!tmp) return -1;
-    int fd = mkstemp(tmp);
-    if (fd < 0) {
-        int e = errno;
-        free(tmp);
-        errno = e;
-        return -1;
-    }
+    char *tmp;
+    int fd = make_temp(path, &tmp);
+    if (fd < 0) return -1;
     close(fd);
     unlink(tmp); /* only ever the file mkstemp made */
     free(tmp);
@@ -154,15 +164,9 @@ int gv_write_file(const char *path, int (*emit)(FILE *f, void *ctx), void *ctx)
         if (may_replace(path, &st) != 0) return -1;
     }
     /* ".NAME.XXXXXX" beside path: the same file system, so the rename is atomic */
-    char *tmp = temp_name(path);
-    if (!tmp) return -1;
-    int fd = mkstemp(tmp);
-    if (fd < 0) {
-        int e = errno;
-        free(tmp);
-        errno = e;
-        return -1;
-    }
+    char *tmp;
+    int fd = make_temp(path, &tmp);
+    if (fd < 0) return -1;
     mode_t mode;
     if (exists) {
         mode = st.st_mode & 07777;

@@ -1,6 +1,6 @@
 """judge, inputs and check: gpuval's verdict on outputs computed anywhere.
 
-Each call goes through libgpuval (include/gpuval.h, API 1.2): gv_op_info describes an op,
+Each call goes through libgpuval (include/gpuval.h, API 1.3): gv_op_info describes an op,
 gv_make_inputs makes a case's inputs exactly as `gpuval check` would (canaries and exact
 probes included), gv_judge measures outputs against the f64 oracle and applies the tiers
 and the error model. Nothing here judges by itself: every verdict is the library's.

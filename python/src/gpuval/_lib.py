@@ -1,4 +1,4 @@
-"""Loading libgpuval and declaring the part of its C API (include/gpuval.h, 1.2) that the
+"""Loading libgpuval and declaring the part of its C API (include/gpuval.h, 1.3) that the
 package calls, for ctypes.
 
 ctypes rather than a compiled extension: the package holds no Python extension, so one
@@ -24,7 +24,7 @@ DTYPE_F16 = 3
 DTYPE_E4M3 = 4
 DTYPE_E5M2 = 5
 API_MAJOR = 1
-API_MINOR_NEEDED = 2  # gv_judge, gv_make_inputs, gv_op_info
+API_MINOR_NEEDED = 3  # 1.2: gv_judge, gv_make_inputs, gv_op_info; 1.3: DTYPE_BF16 .. E5M2
 VERDICTS = ("PASS", "FAIL", "SKIP", "ERROR")  # GV_VERDICT_* in order
 
 _ERRNAMES = {0: "GV_API_OK", -1: "GV_API_EINVAL", -2: "GV_API_ENOMEM", -101: "GV_API_EABI",
@@ -160,7 +160,7 @@ def _open(path):
     except OSError as e:
         return None, f"{path}: cannot load it: {e}"
     if not hasattr(lib, "gv_judge"):
-        return None, f"{path}: not libgpuval 1.2 (no gv_judge)"
+        return None, f"{path}: not libgpuval {API_MAJOR}.{API_MINOR_NEEDED} (no gv_judge)"
     try:
         _check_version(lib, path)
     except LibraryNotFound as e:

@@ -97,7 +97,7 @@ def loaded_path(name):
             for line in f:
                 fields = line.split(None, 5)
                 base = os.path.basename(fields[5].strip()) if len(fields) == 6 else ""
-                # libgpuval.so.1 is a link to the file mapped, libgpuval.so.1.2.0
+                # libgpuval.so.1 is a link to the file mapped, libgpuval.so.1.3.0
                 if base == name or base.startswith(name + "."):
                     return fields[5].strip()
     except OSError:
@@ -125,7 +125,7 @@ def system_candidates():
     notes.append(note)
     if libdir:
         # libgpuval.so is the development link, libgpuval.so.1 the runtime name (its SONAME),
-        # libgpuval.so.1.2.0 the file: a build copied without its symlinks still has the last
+        # libgpuval.so.1.3.0 the file: a build copied without its symlinks still has the last
         names = ["libgpuval.so", SONAME] + sorted(glob.glob(os.path.join(libdir, SONAME + ".*")))
         paths += [p for p in (os.path.join(libdir, n) for n in names) if os.path.exists(p)]
         if not paths:
