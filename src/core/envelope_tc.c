@@ -115,17 +115,32 @@ static float out_add(const gv_bfma_model *m, float a, float b)
     return gv_bfma_round_to(&m->out, (float)((double)a + (double)b), GV_BFMA_RN);
 }
 
+/* The bits of an f32 value: two orders whose c has the same bits get the same block result */
+static inline uint32_t f32_bits(float x)
+{
+    uint32_t u;
+    memcpy(&u, &x, sizeof u);
+    return u;
+}
+
+/* The orders share much of their work, which is taken once a block: the products (once a
+   block for every order); a block's result wherever two orders enter it with the same c (every
+   order before its first slice ends; the 2S-slice order in the first half of each of the
+   S-slice order's slices); and the products' aligned sum for each distinct alignment exponent
+   (orders whose partial sums lie in the same binade). Each is the same arithmetic on the same
+   numbers, so every order's result is gv_bfma_block_sum's, bit for bit. */
 void gv_env_tc_dot(const gv_bfma_model *m, const gv_bfma_operand *x, const gv_bfma_operand *y,
                    int64_t k, double *res)
 {
     static const int slices[GV_ENV_TC_NORD] = {1, 2, 4, 8, 16, 32, 64};
     const int64_t B = m->block, blocks = (k + B - 1) / B;
-    int64_t len[GV_ENV_TC_NORD]; /* blocks per slice */
+    int64_t len[GV_ENV_TC_NORD], in_slice[GV_ENV_TC_NORD]; /* blocks per slice; so far */
     float c[GV_ENV_TC_NORD], tot[GV_ENV_TC_NORD];
     bool started[GV_ENV_TC_NORD];
     for (int v = 0; v < GV_ENV_TC_NORD; v++) {
         len[v] = (blocks + slices[v] - 1) / slices[v];
         if (len[v] < 1) len[v] = 1;
+        in_slice[v] = 0;
         c[v] = tot[v] = 0.0f;
         started[v] = false;
     }
@@ -134,15 +149,36 @@ void gv_env_tc_dot(const gv_bfma_model *m, const gv_bfma_operand *x, const gv_bf
         int64_t k0 = b * B;
         int n = (int)(k - k0 < B ? k - k0 : B);
         gv_bfma_products(m, x + k0, y + k0, n, &p);
+        uint32_t c_in[GV_ENV_TC_NORD];
+        int from[GV_ENV_TC_NORD]; /* the order whose block result this one takes; -1: its own */
+        int n_exp = 0, exps[GV_ENV_TC_NORD];
+        int64_t aligned[GV_ENV_TC_NORD];
         for (int v = 0; v < GV_ENV_TC_NORD; v++) {
-            if (b > 0 && b % len[v] == 0) { /* a slice ends: its partial joins the total */
+            if (in_slice[v] == len[v]) { /* a slice ends: its partial joins the total */
                 tot[v] = started[v] ? out_add(m, tot[v], c[v]) : c[v];
                 started[v] = true;
                 c[v] = 0.0f;
+                in_slice[v] = 0;
             }
+            in_slice[v]++;
+            from[v] = -1;
             /* an overflow to +-Inf carries on as c (gv_bfma_dot's rule) */
-            if (isfinite(c[v])) c[v] = gv_bfma_block_sum(m, &p, c[v]);
+            if (!isfinite(c[v])) {
+                c_in[v] = 0xffffffffu; /* a NaN's bits no finite c has */
+                continue;
+            }
+            c_in[v] = f32_bits(c[v]);
+            for (int u = 0; u < v && from[v] < 0; u++)
+                if (c_in[u] == c_in[v]) from[v] = u;
+            if (from[v] >= 0) continue;
+            int E = gv_bfma_align_exp(m, &p, c[v]), e = 0;
+            while (e < n_exp && exps[e] != E)
+                e++;
+            if (e == n_exp) exps[n_exp] = E, aligned[n_exp++] = gv_bfma_prods_aligned(m, &p, E);
+            c[v] = gv_bfma_block_finish(m, &p, aligned[e], E, c[v]);
         }
+        for (int v = 0; v < GV_ENV_TC_NORD; v++)
+            if (from[v] >= 0) c[v] = c[from[v]];
     }
     for (int v = 0; v < GV_ENV_TC_NORD; v++)
         res[v] = started[v] ? out_add(m, tot[v], c[v]) : c[v];
