@@ -69,6 +69,12 @@ typedef struct arith {
     gv_mode tc;                     /* the tensor-core mode modelled; GV_MODE_NATIVE: none */
     bool f32_orders;
     int acc_bits, acc_emin;
+    /* fp8: the operands scaled per tensor (gv_env_tc_operand), the sums promoted to f32 at
+       the architecture's interval (gv_env_tc_promotion; false: never, cuBLASLt's fast
+       accumulation), and sigma_bits the precision of the width's sigma (0: acc_bits'): the
+       promoted sums are f32's, the block results 14 bits (acc_bits: an ulp of them) */
+    bool scaled, promoted;
+    int sigma_bits;
 } arith;
 
 static const arith A_F32 = {
@@ -111,23 +117,54 @@ static const arith A_TC_F16ACC = {.name = "f16 tensor cores with f16 accumulatio
                                   .acc_bits = 11,
                                   .acc_emin = -14};
 
+/* fp8 (e4m3 A and B, one scale each): the block model of e4m3 with 14-bit block results,
+   each 128 products' chain promoted into f32 (probe/sm_90.expect), the product descaled in
+   f32; and the same without promotion, every block chained in the 14-bit accumulator
+   (cuBLASLt's fast accumulation, the planted gemm.cublas.fp8fast) */
+static const arith A_TC_FP8 = {.name = "fp8 tensor cores (e4m3, per-tensor scales)",
+                               .key = "fp8",
+                               .extra = "envelope_match_fp8",
+                               .tc = GV_MODE_FP8,
+                               .acc_bits = 14,
+                               .acc_emin = -126,
+                               .scaled = true,
+                               .promoted = true,
+                               .sigma_bits = 24};
+static const arith A_TC_FP8FAST = {.name = "fp8 tensor cores without promotion",
+                                   .key = "fp8fast",
+                                   .extra = "envelope_match_fp8fast",
+                                   .tc = GV_MODE_FP8,
+                                   .acc_bits = 14,
+                                   .acc_emin = -126,
+                                   .scaled = true,
+                                   .sigma_bits = 24};
+
 /* A tensor-core mode's arithmetics: the claimed one first, then the impostors told apart from
    it (another operand format behind the label; plain f32, the mode not in effect). An
    impostor whose model the architecture lacks is left out. */
 static int tc_ariths(gv_mode mode, int sm, const arith **ar)
 {
-    const arith *list[3] = {NULL, NULL, &A_F32};
+    const arith *list[GV_ENV_MAX_ARITH] = {NULL};
+    int nl = 0;
     switch (mode) {
-    case GV_MODE_TF32: list[0] = &A_TC_TF32, list[1] = &A_TC_BF16; break;
-    case GV_MODE_BF16: list[0] = &A_TC_BF16, list[1] = &A_TC_TF32; break;
-    case GV_MODE_F16: list[0] = &A_TC_F16, list[1] = &A_TC_BF16; break;
-    case GV_MODE_F16ACC: list[0] = &A_TC_F16ACC, list[1] = &A_TC_F16; break;
+    case GV_MODE_TF32: list[nl++] = &A_TC_TF32, list[nl++] = &A_TC_BF16; break;
+    case GV_MODE_BF16:
+        list[nl++] = &A_TC_BF16, list[nl++] = &A_TC_TF32, list[nl++] = &A_TC_FP8;
+        break;
+    case GV_MODE_F16: list[nl++] = &A_TC_F16, list[nl++] = &A_TC_BF16; break;
+    case GV_MODE_F16ACC: list[nl++] = &A_TC_F16ACC, list[nl++] = &A_TC_F16; break;
+    case GV_MODE_FP8:
+        list[nl++] = &A_TC_FP8, list[nl++] = &A_TC_FP8FAST, list[nl++] = &A_TC_BF16;
+        break;
     default: return 0;
     }
+    list[nl++] = &A_F32;
+    assert(nl <= GV_ENV_MAX_ARITH);
     int na = 0;
     char why[96];
-    for (int i = 0; i < 3; i++)
-        if (i == 2 || gv_env_tc_model(list[i]->tc, sm, why, sizeof why)) ar[na++] = list[i];
+    for (int i = 0; i < nl; i++)
+        if (list[i] == &A_F32 || gv_env_tc_model(list[i]->tc, sm, why, sizeof why))
+            ar[na++] = list[i];
     return na;
 }
 
@@ -241,6 +278,7 @@ typedef struct operands {
     bool a_borrowed;            /* a is the tensor's own f64 values (not a copy): not freed */
     const gv_bfma_model *model; /* a tensor-core arithmetic's; NULL: none */
     gv_env_tc_operand ta, tbt;  /* its operands (a and bt are their f32 values) */
+    int64_t promote;            /* products a promotion to f32 (gv_env_tc_promotion); 0: none */
 } operands;
 
 static void *operand_copy(const double *src, int64_t rows, int64_t cols, bool transpose, int bits,
@@ -347,7 +385,18 @@ static bool tc_orders_of(const operands *o, int64_t at, int64_t n, int64_t k, do
 {
     int64_t i = at / n, j = at % n;
     if (!o->ta.finite[i] || !o->tbt.finite[j]) return false;
-    gv_env_tc_dot(o->model, o->ta.s + i * k, o->tbt.s + j * k, k, res);
+    if (o->promote)
+        gv_env_tc_dot_promoted(o->model, o->ta.s + i * k, o->tbt.s + j * k, k, o->promote, res);
+    else
+        gv_env_tc_dot(o->model, o->ta.s + i * k, o->tbt.s + j * k, k, res);
+    const bool scaled = o->ta.descale != 1.0f || o->tbt.descale != 1.0f;
+    if (scaled) {
+        /* the product of the scaled operands descaled in f32, (da db) acc, as cuBLASLt is
+           given the two descales */
+        const float dd = o->ta.descale * o->tbt.descale;
+        for (int v = 0; v < GV_ENV_TC_NORD; v++)
+            res[v] = (double)(dd * (float)res[v]);
+    }
     /* the exact result on the converted operands (to f64's rounding): the mode's own "exact
        output", where the native envelope takes the f64 reference on the operands as given,
        which a mode in effect need not come near */
@@ -355,6 +404,7 @@ static bool tc_orders_of(const operands *o, int64_t at, int64_t n, int64_t k, do
     double exact = 0.0;
     for (int64_t l = 0; l < k; l++)
         exact = fma((double)x[l], (double)y[l], exact);
+    if (scaled) exact = exact * ((double)o->ta.descale * (double)o->tbt.descale);
     res[GV_ENV_TC_NORD] = exact;
     return true;
 }
@@ -442,10 +492,13 @@ static bool job_operands(env_job *j)
             char why[96];
             o->model = gv_env_tc_model(ar->tc, j->sm, why, sizeof why);
             assert(o->model && j->product && j->f32);
+            o->promote = ar->promoted ? gv_env_tc_promotion(ar->tc, j->sm) : 0;
+            assert(!ar->promoted || o->promote > 0); /* gv_env_tc_model said it is known */
             ok = ok &&
-                 gv_env_tc_operand_make(o->model, p->in[0].ref, j->m, j->k, false, &o->ta) ==
-                     GV_OK &&
-                 gv_env_tc_operand_make(o->model, p->in[1].ref, j->k, j->n, true, &o->tbt) == GV_OK;
+                 gv_env_tc_operand_make(o->model, p->in[0].ref, j->m, j->k, false, ar->scaled,
+                                        &o->ta) == GV_OK &&
+                 gv_env_tc_operand_make(o->model, p->in[1].ref, j->k, j->n, true, ar->scaled,
+                                        &o->tbt) == GV_OK;
             o->a = o->ta.v, o->bt = o->tbt.v;
             continue;
         }
@@ -518,7 +571,7 @@ static void judge_element(const env_job *j, int64_t at, const elem_orders *eo, v
         /* the arithmetic's precision: the claimed dtype's, or its own */
         const int abits = ar->acc_bits ? ar->acc_bits : j->bits,
                   aemin = ar->acc_bits ? ar->acc_emin : j->emin;
-        const double aunit = ldexp(1.0, -abits);
+        const double aunit = ldexp(1.0, -(ar->sigma_bits ? ar->sigma_bits : abits));
         /* the orders: a tensor-core model's first, then (where f32_orders) the f32 orders
            over the same converted operands, which give the width's floor either way */
         int first = 0;
@@ -541,6 +594,13 @@ static void judge_element(const env_job *j, int64_t at, const elem_orders *eo, v
             } else {
                 orders_of(o, j->f32, j->product, o->model ? false : ar->rz, &env->used, at, j->n,
                           j->k, tmp, to, &more, &sq);
+            }
+            /* fp8's f32 orders run on the scaled operands: their scale is the outputs' times
+               the scales (only their width's floor is taken, f32_orders being false) */
+            if (o->model && (o->ta.descale != 1.0f || o->tbt.descale != 1.0f)) {
+                assert(!keep);
+                const double dd = (double)o->ta.descale * (double)o->tbt.descale;
+                sq *= dd * dd;
             }
             nres = first + (keep ? more : 0);
         }
