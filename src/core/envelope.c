@@ -443,6 +443,9 @@ typedef struct env_job {
     const gv_bfma_format *ofmt; /* a narrower output format (f16acc's binary16); NULL: none */
     double *d, *e, *near, *ex;  /* distance, signed excess, nearest legal value; ex per arith */
     unsigned char *within, *agree, *off_fmt;
+    /* a declared or known order: bit a set where the output is one of arithmetic a's results
+       (a > 0) and none of the claimed one's legal values */
+    unsigned char *exact_as;
 } env_job;
 
 /* The shapes: m, k, n of a product; the sums' count n and length k. False: they do not fit. */
@@ -544,6 +547,7 @@ static void job_free(env_job *j)
     free(j->within);
     free(j->agree);
     free(j->off_fmt);
+    free(j->exact_as);
 }
 
 /* The results of one element in every arithmetic, as judge_element reads them: res[a] the
@@ -560,6 +564,8 @@ static void judge_element(const env_job *j, int64_t at, const elem_orders *eo, v
     const gv_envelope *env = j->env;
     const gv_tensor *out = &j->p->out[0];
     double res[GV_ENV_TC_NORD + 1 + ENV_NDOT], claimed_first = 0.0;
+    double claimed[GV_ENV_TC_NORD + 1 + ENV_NDOT];
+    int n_claimed = 0;
     int nres = 0;
     double cv = gv_dtype_load(j->c->dtype, out->data, at), ref = out->ref[at];
     if (!isfinite(cv) || !isfinite(ref)) return;
@@ -611,6 +617,22 @@ static void judge_element(const env_job *j, int64_t at, const elem_orders *eo, v
             if (res[q] > hi) hi = res[q];
         }
         if (!isfinite(lo) || !isfinite(hi)) break; /* an order overflowed */
+        if (j->declared) {
+            /* one order replayed: is the output exactly an impostor's result, and none of the
+               claimed arithmetic's legal values (its results and the exact one)? */
+            bool in_a = false;
+            for (int q = 0; q < nres; q++)
+                in_a = in_a || res[q] == cv;
+            if (a == 0) {
+                memcpy(claimed, res, sizeof(double) * (size_t)nres);
+                n_claimed = nres;
+            } else if (in_a) {
+                bool in_claimed = !o->model && cv == ref;
+                for (int q = 0; q < n_claimed; q++)
+                    in_claimed = in_claimed || claimed[q] == cv;
+                if (!in_claimed) j->exact_as[at] |= (unsigned char)(1u << a);
+            }
+        }
         if (a > 0 && res[0] == claimed_first) j->agree[at] |= (unsigned char)(1u << a);
         double w;
         if (j->declared) {
@@ -677,7 +699,7 @@ static bool judge_elements(const env_job *j)
     for (int64_t at = 0; at < j->n_el; at++) {
         /* NaN: not judged here (the placement rules judge it) */
         j->d[at] = j->e[at] = j->near[at] = NAN;
-        j->within[at] = j->agree[at] = 0;
+        j->within[at] = j->agree[at] = j->exact_as[at] = 0;
     }
     /* one element (a whole-vector sum of 1e8 terms): its orders spread their own work over
        the cores (block_tree), which they cannot inside an active region */
@@ -738,7 +760,7 @@ static void job_summarise(const env_job *j)
     gv_envelope *env = j->env;
     const gv_tensor *out = &j->p->out[0];
     const int na = j->na;
-    int64_t cnt = 0, outside = 0, cnt_in[GV_ENV_MAX_ARITH] = {0};
+    int64_t cnt = 0, outside = 0, cnt_in[GV_ENV_MAX_ARITH] = {0}, cnt_as[GV_ENV_MAX_ARITH] = {0};
     bool agrees[GV_ENV_MAX_ARITH];
     for (int a = 0; a < na; a++)
         agrees[a] = true;
@@ -756,6 +778,7 @@ static void job_summarise(const env_job *j)
             if (j->within[at] >> a & 1u) cnt_in[a]++;
             sum_ex[a] += j->ex[a * j->n_el + at];
             if (a > 0 && !(j->agree[at] >> a & 1u)) agrees[a] = false;
+            if (j->exact_as[at] >> a & 1u) cnt_as[a]++;
         }
         if (j->d[at] > GV_ENV_BOUND) outside++;
         if (env->worst < 0 || j->d[at] > env->d_max) env->worst = at, env->d_max = j->d[at];
@@ -789,6 +812,7 @@ static void job_summarise(const env_job *j)
         env->arith[a].share = cnt ? (double)cnt_in[a] / (double)cnt : 0.0;
         env->arith[a].agrees = a > 0 && cnt > 0 && agrees[a];
         env->arith[a].mean_excess = cnt ? sum_ex[a] / (double)cnt : 0.0;
+        env->arith[a].exact_as = cnt_as[a];
     }
     /* The match: the claimed arithmetic wherever it holds every element (an impostor whose
        own orders spread wide, as rounding toward zero's do from a pairwise tree's small drift
@@ -873,7 +897,8 @@ void gv_envelope_judge(const gv_problem *p, gv_result *r)
        arithmetic an element's judgement stopped before (an order overflowed) */
     j.ex = calloc(n_el * (size_t)j.na, sizeof(double));
     j.within = malloc(n_el), j.agree = malloc(n_el), j.off_fmt = calloc(n_el, 1);
-    ok = ok && j.d && j.e && j.near && j.ex && j.within && j.agree && j.off_fmt;
+    j.exact_as = malloc(n_el);
+    ok = ok && j.d && j.e && j.near && j.ex && j.within && j.agree && j.off_fmt && j.exact_as;
     /* a narrower output format (f16acc's binary16): every output must be one of its values */
     j.ofmt = j.ops[0].model && j.ops[0].model->out.sig_bits < 24 ? &j.ops[0].model->out : NULL;
     /* The budget: at most GV_ENV_BUDGET terms (output elements times k) are emulated, the
@@ -925,6 +950,21 @@ bool gv_envelope_fails(const gv_result *r, char *why, size_t len)
                  env->nearest, env->worst_value, (long long)env->outside, match);
         return true;
     }
+    /* One order replayed bit for bit (declared, or gpuval's own kernel's): where every output
+       is exactly an impostor's result and none is a legal value of the claimed arithmetic,
+       the outputs name what computed them, however close (a reduce.sum tree rounding toward
+       zero lies 1 or 2 widths out on zero-mean and tiny f64 data, inside the bound). A
+       correct kernel of that order gives the claimed replay's bits, never the impostor's
+       where the two differ. */
+    for (int a = 1; env->used.kind != GV_ORDER_ANY && a < env->n_arith; a++)
+        if (env->n > 0 && env->arith[a].exact_as == env->n) {
+            snprintf(why, len,
+                     "the outputs are %s's results bit for bit (%lld of %lld elements), none a "
+                     "legal value of %s (nearest %.17g, output %.17g)",
+                     env->arith[a].name, (long long)env->arith[a].exact_as, (long long)env->n,
+                     env->claimed, env->nearest, env->worst_value);
+            return true;
+        }
     if (env->best_any != 0) /* a lean names what the outputs are nearest to, claimed or not */
         snprintf(match, sizeof match, "; consistent with %s on %.4g %% of elements",
                  env->arith[env->best_any].name, 100.0 * env->arith[env->best_any].share);
