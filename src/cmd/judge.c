@@ -95,7 +95,7 @@ static const gv_opt judge_opts[] = {
      .id = O_ARCH,
      .arg = "sm_XY",
      .help = "the architecture whose tensor-core block-FMA model judges a tensor-core mode\n"
-             "(tf32, bf16, f16, f16acc): the outputs are judged against what that model\n"
+             "(tf32, bf16, f16, f16acc, fp8): the outputs are judged against what that model\n"
              "computes on the inputs. Default: sm_90 (H100, H200)"},
     {.name = "dist",
      .id = O_DIST,

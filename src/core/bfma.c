@@ -301,46 +301,94 @@ void gv_bfma_products(const gv_bfma_model *m, const gv_bfma_operand *a, const gv
                       int n, gv_bfma_prods *p)
 {
     assert(n >= 0 && n <= m->block && n <= GV_BFMA_MAX_BLOCK);
-    p->terms = 0;
-    p->emax = m->min_align_exp;
+    int terms = 0, emax = m->min_align_exp;
     for (int i = 0; i < n; i++) {
-        if (a[i].sig == 0 || b[i].sig == 0) continue; /* zero products are removed */
-        /* the exact product, sx sy 2^(ex + ey - 2 pin): significand in [0, 4), not normalised */
-        int t = p->terms++;
-        p->mag[t] = (uint64_t)a[i].sig * b[i].sig;
-        p->exp[t] = a[i].exp + b[i].exp;
-        p->neg[t] = a[i].neg != b[i].neg;
-        if (p->exp[t] > p->emax) p->emax = p->exp[t];
+        /* the exact product, sx sy 2^(ex + ey - 2 pin): significand in [0, 4), not normalised;
+           written at the next slot whatever it is, kept (the slot taken) where not zero: zero
+           products are removed, without a branch on the data */
+        uint64_t mag = (uint64_t)a[i].sig * b[i].sig;
+        int e = a[i].exp + b[i].exp;
+        p->mag[terms] = mag;
+        p->exp[terms] = e;
+        p->neg[terms] = a[i].neg != b[i].neg;
+        int keep = mag != 0;
+        e = keep ? e : emax;
+        emax = e > emax ? e : emax;
+        terms += keep;
     }
+    p->terms = terms;
+    p->emax = emax;
 }
 
-float gv_bfma_block_sum(const gv_bfma_model *m, const gv_bfma_prods *p, float c)
+/* c as the block reads it: an output subnormal flushed to +0 where the model flushes them */
+static inline float block_c(const gv_bfma_model *m, float c)
+{
+    if (!m->out_subnormals && fabsf(c) < ldexp(1.0, m->out.emin)) return 0.0f;
+    return c;
+}
+
+int gv_bfma_align_exp(const gv_bfma_model *m, const gv_bfma_prods *p, float c)
+{
+    c = block_c(m, c);
+    int E = p->emax; /* already at least min_align_exp */
+    if (c != 0.0f) {
+        uint64_t cmag;
+        int cexp;
+        split_f32(c, &cmag, &cexp);
+        if (cexp > E) E = cexp;
+    }
+    return E;
+}
+
+int64_t gv_bfma_prods_aligned(const gv_bfma_model *m, const gv_bfma_prods *p, int E)
 {
     const int pin = m->in.sig_bits - 1; /* fraction bits of an input significand */
     const int F = m->align_frac_bits;
-    if (!m->out_subnormals && fabsf(c) < ldexp(1.0, m->out.emin)) c = 0.0f;
-    if (p->terms == 0 && c == 0.0f) return 0.0f;
-
-    /* c: 23 fraction bits below its exponent, max(floor(log2|c|), -126) (the binary32 view
-     * Generic_BFMA_TC.m's AlignSignficand takes of c, whatever the output format) */
-    uint64_t cmag = 0;
-    int cexp = 0;
-    if (c != 0.0f) split_f32(c, &cmag, &cexp);
-
-    int E = p->emax; /* already at least min_align_exp */
-    if (c != 0.0f && cexp > E) E = cexp;
-
     /* each magnitude truncated to the grid 2^(E - F): floor(|term| 2^(F - E)) */
     int64_t sum = 0;
+    const int L = F - 2 * pin; /* the shift of a product at E itself: the largest */
+    if (L >= 0 && 2 * m->in.sig_bits + L <= 62) {
+        /* without branches (the shifts' signs follow the data): mag 2^L fits, so the floor is
+           (mag << L) >> (E - exp), every product's exponent at most E */
+        for (int i = 0; i < p->terms; i++) {
+            int right = E - p->exp[i];
+            assert(right >= 0);
+            int64_t t = right > 62 ? 0 : (int64_t)((p->mag[i] << L) >> right);
+            int64_t neg = -(int64_t)p->neg[i]; /* 0 or all ones */
+            sum += (t ^ neg) - neg;
+        }
+        return sum;
+    }
     for (int i = 0; i < p->terms; i++) {
         int64_t t = scale_floor(p->mag[i], p->exp[i] - 2 * pin + F - E);
         sum += p->neg[i] ? -t : t;
     }
+    return sum;
+}
+
+float gv_bfma_block_finish(const gv_bfma_model *m, const gv_bfma_prods *p, int64_t prods, int E,
+                           float c)
+{
+    const int F = m->align_frac_bits;
+    c = block_c(m, c);
+    if (p->terms == 0 && c == 0.0f) return 0.0f;
+    /* c: 23 fraction bits below its exponent, max(floor(log2|c|), -126) (the binary32 view
+     * Generic_BFMA_TC.m's AlignSignficand takes of c, whatever the output format) */
+    int64_t sum = prods;
     if (c != 0.0f) {
+        uint64_t cmag;
+        int cexp;
+        split_f32(c, &cmag, &cexp);
         int64_t t = scale_floor(cmag, cexp - 23 + F - E);
         sum += c < 0 ? -t : t;
     }
     return round_sum(m, sum, E - F);
+}
+
+float gv_bfma_block_sum(const gv_bfma_model *m, const gv_bfma_prods *p, float c)
+{
+    int E = gv_bfma_align_exp(m, p, c);
+    return gv_bfma_block_finish(m, p, gv_bfma_prods_aligned(m, p, E), E, c);
 }
 
 /* The block on finite inputs already checked: the operands split, their products, the sum. */

@@ -137,7 +137,16 @@ void gv_bfma_split_in(const gv_bfma_model *m, float x, gv_bfma_operand *o);
 /* The products of a[0..n) and b[0..n), n <= m->block, into *p. */
 void gv_bfma_products(const gv_bfma_model *m, const gv_bfma_operand *a, const gv_bfma_operand *b,
                       int n, gv_bfma_prods *p);
-/* c + the products of p as the block computes it (c finite, a value of m->out). */
+/* c + the products of p as the block computes it (c finite, a value of m->out): the three
+ * steps below. */
 float gv_bfma_block_sum(const gv_bfma_model *m, const gv_bfma_prods *p, float c);
+/* The exponent E the block aligns its terms to: the products' largest, or c's where larger. */
+int gv_bfma_align_exp(const gv_bfma_model *m, const gv_bfma_prods *p, float c);
+/* The products of p aligned to E and truncated, summed exactly (on the grid 2^(E - F)): the
+ * same for every c whose E is the same, so a caller with many c can keep it. */
+int64_t gv_bfma_prods_aligned(const gv_bfma_model *m, const gv_bfma_prods *p, int E);
+/* c aligned to E added to prods (gv_bfma_prods_aligned(m, p, E)), the sum rounded. */
+float gv_bfma_block_finish(const gv_bfma_model *m, const gv_bfma_prods *p, int64_t prods, int E,
+                           float c);
 
 #endif

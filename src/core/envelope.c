@@ -31,6 +31,11 @@
 /* split-K's slice counts: contiguous, round-robin over tiles of ENV_RR_TILE (envelope_orders.h) */
 enum { ENV_NCONT = 6, ENV_NRR = 4, ENV_RR_TILE = 8 };
 #define ENV_NSUM 11
+/* Product elements computed at once (envelope_orders.h, dot_lanes): one row of A against
+   ENV_W columns of B, each lane its own element. ENV_LANES asks the compiler to issue the
+   lanes' same operation together (OpenMP's simd: no reassociation, each lane's order kept). */
+#define ENV_W     8
+#define ENV_LANES _Pragma("omp simd")
 /* tiles of 2048 from which a kernel tree's first level is replayed on all cores (block_tree) */
 #define ENV_TREE_PAR_TILES 64
 
@@ -64,6 +69,12 @@ typedef struct arith {
     gv_mode tc;                     /* the tensor-core mode modelled; GV_MODE_NATIVE: none */
     bool f32_orders;
     int acc_bits, acc_emin;
+    /* fp8: the operands scaled per tensor (gv_env_tc_operand), the sums promoted to f32 at
+       the architecture's interval (gv_env_tc_promotion; false: never, cuBLASLt's fast
+       accumulation), and sigma_bits the precision of the width's sigma (0: acc_bits'): the
+       promoted sums are f32's, the block results 14 bits (acc_bits: an ulp of them) */
+    bool scaled, promoted;
+    int sigma_bits;
 } arith;
 
 static const arith A_F32 = {
@@ -106,23 +117,54 @@ static const arith A_TC_F16ACC = {.name = "f16 tensor cores with f16 accumulatio
                                   .acc_bits = 11,
                                   .acc_emin = -14};
 
+/* fp8 (e4m3 A and B, one scale each): the block model of e4m3 with 14-bit block results,
+   each 128 products' chain promoted into f32 (probe/sm_90.expect), the product descaled in
+   f32; and the same without promotion, every block chained in the 14-bit accumulator
+   (cuBLASLt's fast accumulation, the planted gemm.cublas.fp8fast) */
+static const arith A_TC_FP8 = {.name = "fp8 tensor cores (e4m3, per-tensor scales)",
+                               .key = "fp8",
+                               .extra = "envelope_match_fp8",
+                               .tc = GV_MODE_FP8,
+                               .acc_bits = 14,
+                               .acc_emin = -126,
+                               .scaled = true,
+                               .promoted = true,
+                               .sigma_bits = 24};
+static const arith A_TC_FP8FAST = {.name = "fp8 tensor cores without promotion",
+                                   .key = "fp8fast",
+                                   .extra = "envelope_match_fp8fast",
+                                   .tc = GV_MODE_FP8,
+                                   .acc_bits = 14,
+                                   .acc_emin = -126,
+                                   .scaled = true,
+                                   .sigma_bits = 24};
+
 /* A tensor-core mode's arithmetics: the claimed one first, then the impostors told apart from
    it (another operand format behind the label; plain f32, the mode not in effect). An
    impostor whose model the architecture lacks is left out. */
 static int tc_ariths(gv_mode mode, int sm, const arith **ar)
 {
-    const arith *list[3] = {NULL, NULL, &A_F32};
+    const arith *list[GV_ENV_MAX_ARITH] = {NULL};
+    int nl = 0;
     switch (mode) {
-    case GV_MODE_TF32: list[0] = &A_TC_TF32, list[1] = &A_TC_BF16; break;
-    case GV_MODE_BF16: list[0] = &A_TC_BF16, list[1] = &A_TC_TF32; break;
-    case GV_MODE_F16: list[0] = &A_TC_F16, list[1] = &A_TC_BF16; break;
-    case GV_MODE_F16ACC: list[0] = &A_TC_F16ACC, list[1] = &A_TC_F16; break;
+    case GV_MODE_TF32: list[nl++] = &A_TC_TF32, list[nl++] = &A_TC_BF16; break;
+    case GV_MODE_BF16:
+        list[nl++] = &A_TC_BF16, list[nl++] = &A_TC_TF32, list[nl++] = &A_TC_FP8;
+        break;
+    case GV_MODE_F16: list[nl++] = &A_TC_F16, list[nl++] = &A_TC_BF16; break;
+    case GV_MODE_F16ACC: list[nl++] = &A_TC_F16ACC, list[nl++] = &A_TC_F16; break;
+    case GV_MODE_FP8:
+        list[nl++] = &A_TC_FP8, list[nl++] = &A_TC_FP8FAST, list[nl++] = &A_TC_BF16;
+        break;
     default: return 0;
     }
+    list[nl++] = &A_F32;
+    assert(nl <= GV_ENV_MAX_ARITH);
     int na = 0;
     char why[96];
-    for (int i = 0; i < 3; i++)
-        if (i == 2 || gv_env_tc_model(list[i]->tc, sm, why, sizeof why)) ar[na++] = list[i];
+    for (int i = 0; i < nl; i++)
+        if (list[i] == &A_F32 || gv_env_tc_model(list[i]->tc, sm, why, sizeof why))
+            ar[na++] = list[i];
     return na;
 }
 
@@ -233,9 +275,10 @@ static double now_ms(void)
    for a product, the summed tensor transposed (cols x rows: each sum contiguous) for sums. */
 typedef struct operands {
     void *a, *bt;
-    bool a_borrowed; /* a is the tensor's own f64 values (not a copy): not freed */
+    bool a_borrowed;            /* a is the tensor's own f64 values (not a copy): not freed */
     const gv_bfma_model *model; /* a tensor-core arithmetic's; NULL: none */
     gv_env_tc_operand ta, tbt;  /* its operands (a and bt are their f32 values) */
+    int64_t promote;            /* products a promotion to f32 (gv_env_tc_promotion); 0: none */
 } operands;
 
 static void *operand_copy(const double *src, int64_t rows, int64_t cols, bool transpose, int bits,
@@ -258,13 +301,15 @@ static void *operand_copy(const double *src, int64_t rows, int64_t cols, bool tr
     return dst;
 }
 
-/* The legal orders of element `at` in one arithmetic: res[0..*nres), every modelled order
-   (o ANY) or the one o names. Under rz, the element's every operation rounds toward zero (the
-   thread's own rounding mode, restored after). */
+/* The legal orders of element `at` in one arithmetic, one at a time: res[0..*nres), every
+   modelled order of a sum (o ANY), or the one order o names (a sum's or a product's). A
+   product's every order comes from orders_lanes. Under rz, the element's every operation
+   rounds toward zero (the thread's own rounding mode, restored after). */
 static void orders_of(const operands *o, bool f32, bool product, bool rz, const gv_env_order *ord,
                       int64_t at, int64_t n, int64_t k, void *tmp, double *res, int *nres,
                       double *sq)
 {
+    assert(!(product && ord->kind == GV_ORDER_ANY));
     int saved = 0;
     if (rz) {
         saved = fegetround();
@@ -275,18 +320,11 @@ static void orders_of(const operands *o, bool f32, bool product, bool rz, const 
         int64_t i = at / n, j = at % n;
         if (f32) {
             const float *x = (const float *)o->a + i * k, *y = (const float *)o->bt + j * k;
-            if (any)
-                dot_f32(x, y, k, tmp, res, sq);
-            else
-                dot_order_f32(x, y, k, ord, tmp, res, nres);
+            dot_order_f32(x, y, k, ord, tmp, res, nres);
         } else {
             const double *x = (const double *)o->a + i * k, *y = (const double *)o->bt + j * k;
-            if (any)
-                dot_f64(x, y, k, tmp, res, sq);
-            else
-                dot_order_f64(x, y, k, ord, tmp, res, nres);
+            dot_order_f64(x, y, k, ord, tmp, res, nres);
         }
-        if (any) *nres = ENV_NDOT;
     } else {
         if (f32) {
             const float *x = (const float *)o->a + at * k;
@@ -307,22 +345,58 @@ static void orders_of(const operands *o, bool f32, bool product, bool rz, const 
     if (rz) fesetround(saved);
 }
 
-/* The legal results of product element `at` in a tensor-core arithmetic: the model's block
-   orders (envelope_tc.h), then where f32_orders the f32 orders over the same converted
-   operands (orders_of: every modelled order, or the declared one). *sq is theirs either way
-   (the width's floor); res NaN where an operand is not finite after the conversion (an f16
-   overflow: the placement rules judge the element). */
-static void tc_orders_of(const operands *o, bool f32_orders, const gv_env_order *ord, int64_t at,
-                         int64_t n, int64_t k, void *tmp, double *res, int *nres, double *sq)
+/* Every modelled order of ENV_W product elements of row i at once (columns js[0..nw), nw <=
+   ENV_W; the lanes past nw repeat the last column, their results unused): res[w ENV_NDOT +
+   q], sq[w]. y and tmp hold k ENV_W values each. The same numbers, element by element, as
+   the elements computed one at a time (dot_lanes). */
+static void orders_lanes(const operands *o, bool f32, bool rz, int64_t i, const int64_t *js, int nw,
+                         int64_t k, void *y, void *tmp, double *res, double *sq)
+{
+    assert(nw >= 1 && nw <= ENV_W);
+    for (int w = 0; w < ENV_W; w++) {
+        int64_t j = js[w < nw ? w : nw - 1];
+        if (f32) {
+            const float *col = (const float *)o->bt + j * k;
+            for (int64_t l = 0; l < k; l++)
+                ((float *)y)[l * ENV_W + w] = col[l];
+        } else {
+            const double *col = (const double *)o->bt + j * k;
+            for (int64_t l = 0; l < k; l++)
+                ((double *)y)[l * ENV_W + w] = col[l];
+        }
+    }
+    int saved = 0;
+    if (rz) {
+        saved = fegetround();
+        fesetround(FE_TOWARDZERO);
+    }
+    if (f32)
+        dot_lanes_f32((const float *)o->a + i * k, y, k, tmp, res, sq);
+    else
+        dot_lanes_f64((const double *)o->a + i * k, y, k, tmp, res, sq);
+    if (rz) fesetround(saved);
+}
+
+/* The model's block orders of product element `at` in a tensor-core arithmetic
+   (envelope_tc.h), then the exact result on the converted operands: res[0..GV_ENV_TC_NORD],
+   true; or false where an operand is not finite after the conversion (an f16 overflow: the
+   placement rules judge the element). */
+static bool tc_orders_of(const operands *o, int64_t at, int64_t n, int64_t k, double *res)
 {
     int64_t i = at / n, j = at % n;
-    if (!o->ta.finite[i] || !o->tbt.finite[j]) {
-        res[0] = NAN;
-        *nres = 1;
-        *sq = 0.0;
-        return;
+    if (!o->ta.finite[i] || !o->tbt.finite[j]) return false;
+    if (o->promote)
+        gv_env_tc_dot_promoted(o->model, o->ta.s + i * k, o->tbt.s + j * k, k, o->promote, res);
+    else
+        gv_env_tc_dot(o->model, o->ta.s + i * k, o->tbt.s + j * k, k, res);
+    const bool scaled = o->ta.descale != 1.0f || o->tbt.descale != 1.0f;
+    if (scaled) {
+        /* the product of the scaled operands descaled in f32, (da db) acc, as cuBLASLt is
+           given the two descales */
+        const float dd = o->ta.descale * o->tbt.descale;
+        for (int v = 0; v < GV_ENV_TC_NORD; v++)
+            res[v] = (double)(dd * (float)res[v]);
     }
-    gv_env_tc_dot(o->model, o->ta.s + i * k, o->tbt.s + j * k, k, res);
     /* the exact result on the converted operands (to f64's rounding): the mode's own "exact
        output", where the native envelope takes the f64 reference on the operands as given,
        which a mode in effect need not come near */
@@ -330,15 +404,11 @@ static void tc_orders_of(const operands *o, bool f32_orders, const gv_env_order 
     double exact = 0.0;
     for (int64_t l = 0; l < k; l++)
         exact = fma((double)x[l], (double)y[l], exact);
+    if (scaled) exact = exact * ((double)o->ta.descale * (double)o->tbt.descale);
     res[GV_ENV_TC_NORD] = exact;
-    int more = 0;
-    double scratch[ENV_NDOT];
-    orders_of(o, true, true, false, ord, at, n, k, tmp,
-              f32_orders ? res + GV_ENV_TC_NORD + 1 : scratch, &more, sq);
-    *nres = GV_ENV_TC_NORD + 1 + (f32_orders ? more : 0);
+    return true;
 }
 
-/* The distance of c to the envelope [lo, hi] of width w, in widths: 0 within a width of it. */
 /* Whether output element at is in the sample (keep: the largest hash kept; UINT64_MAX: all):
    splitmix64's finaliser of the index, so the sample does not line up with rows or columns. */
 static bool sampled(int64_t at, uint64_t keep)
@@ -350,6 +420,7 @@ static bool sampled(int64_t at, uint64_t keep)
     return (z ^ (z >> 31)) <= keep;
 }
 
+/* The distance of c to the envelope [lo, hi] of width w, in widths: 0 within a width of it. */
 static double distance(double c, double lo, double hi, double w)
 {
     if (c < lo - w) return (lo - w - c) / w;
@@ -357,299 +428,420 @@ static double distance(double c, double lo, double hi, double w)
     return 0.0;
 }
 
-void gv_envelope_judge(const gv_problem *p, gv_result *r)
-{
-    gv_envelope *env = &r->env;
-    double t0 = now_ms();
-    const gv_case *c = &p->c;
-    bool f32 = c->dtype == GV_F32, product = c->op->envelope == GV_ENV_PRODUCT;
-    const bool declared = env->used.kind != GV_ORDER_ANY;
-    int bits = f32 ? 24 : 53, emin = f32 ? -126 : -1022;
-    const gv_tensor *out = &p->out[0];
-    int64_t n_el = out->count, m, k, n;
-    if (product) {
-        assert(c->shape.nd == 3);
-        m = c->shape.d[0], k = c->shape.d[1], n = c->shape.d[2];
-    } else {
-        n = out->count, m = 1, k = n > 0 ? p->in[0].count / n : 0;
-    }
-    if (n_el <= 0 || k <= 0 ||
-        (product ? m * n != n_el || p->in[0].count != m * k || p->in[1].count != k * n
-                 : k * n != p->in[0].count)) {
-        snprintf(env->why_not, sizeof env->why_not, "the tensors do not have the op's shape");
-        return;
-    }
-    /* the arithmetics: the claimed one, then the impostors it is told apart from */
+/* One case's envelope in the making: the case, its arithmetics and their operands, and what
+   each element's judgement writes (indexed by the output's flat index). */
+typedef struct env_job {
+    const gv_problem *p;
+    const gv_case *c;
+    gv_envelope *env;
     const arith *ar[GV_ENV_MAX_ARITH];
-    int na = 0;
-    const int sm = env->arch > 0 ? env->arch : GV_ENV_TC_ARCH_DEFAULT;
-    if (c->mode != GV_MODE_NATIVE) {
-        /* a tensor-core mode (gv_envelope_applies let only those with a model through) */
-        assert(product && f32);
-        na = tc_ariths(c->mode, sm, ar);
-    } else {
-        ar[na++] = f32 ? &A_F32 : &A_F64;
-        if (product && f32) ar[na++] = &A_TF32, ar[na++] = &A_BF16;
-        if (product && !f32) ar[na++] = &A_OP40;
-        ar[na++] = f32 ? &A_RZ32 : &A_RZ64;
-    }
-    assert(na >= 1 && na <= GV_ENV_MAX_ARITH);
+    int na, sm, bits, emin;
+    operands ops[GV_ENV_MAX_ARITH];
+    bool f32, product, declared;
+    int64_t n_el, m, k, n;
+    uint64_t keep;              /* sampled()'s */
+    const gv_bfma_format *ofmt; /* a narrower output format (f16acc's binary16); NULL: none */
+    double *d, *e, *near, *ex;  /* distance, signed excess, nearest legal value; ex per arith */
+    unsigned char *within, *agree, *off_fmt;
+    /* a declared or known order: bit a set where the output is one of arithmetic a's results
+       (a > 0) and none of the claimed one's legal values */
+    unsigned char *exact_as;
+} env_job;
 
-    /* operands per arithmetic (those with the claimed operands share its copy) */
-    operands ops[GV_ENV_MAX_ARITH] = {{0}};
+/* The shapes: m, k, n of a product; the sums' count n and length k. False: they do not fit. */
+static bool job_shape(env_job *j)
+{
+    const gv_problem *p = j->p;
+    j->n_el = p->out[0].count;
+    if (j->product) {
+        assert(j->c->shape.nd == 3);
+        j->m = j->c->shape.d[0], j->k = j->c->shape.d[1], j->n = j->c->shape.d[2];
+    } else {
+        j->n = j->n_el, j->m = 1, j->k = j->n > 0 ? p->in[0].count / j->n : 0;
+    }
+    return j->n_el > 0 && j->k > 0 &&
+           (j->product ? j->m * j->n == j->n_el && p->in[0].count == j->m * j->k &&
+                             p->in[1].count == j->k * j->n
+                       : j->k * j->n == p->in[0].count);
+}
+
+/* The arithmetics: the claimed one, then the impostors it is told apart from. */
+static void job_ariths(env_job *j)
+{
+    j->na = 0;
+    if (j->c->mode != GV_MODE_NATIVE) {
+        /* a tensor-core mode (gv_envelope_applies let only those with a model through) */
+        assert(j->product && j->f32);
+        j->na = tc_ariths(j->c->mode, j->sm, j->ar);
+    } else {
+        j->ar[j->na++] = j->f32 ? &A_F32 : &A_F64;
+        if (j->product && j->f32) j->ar[j->na++] = &A_TF32, j->ar[j->na++] = &A_BF16;
+        if (j->product && !j->f32) j->ar[j->na++] = &A_OP40;
+        j->ar[j->na++] = j->f32 ? &A_RZ32 : &A_RZ64;
+    }
+    assert(j->na >= 1 && j->na <= GV_ENV_MAX_ARITH);
+}
+
+/* The operands of each arithmetic (those with the claimed operands share its copy); false
+   where memory ran out. */
+static bool job_operands(env_job *j)
+{
+    const gv_problem *p = j->p;
     bool ok = true;
-    for (int a = 0; a < na; a++) {
-        if (ar[a]->tc != GV_MODE_NATIVE) {
+    for (int a = 0; a < j->na; a++) {
+        operands *o = &j->ops[a];
+        const arith *ar = j->ar[a];
+        if (ar->tc != GV_MODE_NATIVE) {
             char why[96];
-            ops[a].model = gv_env_tc_model(ar[a]->tc, sm, why, sizeof why);
-            assert(ops[a].model && product && f32);
+            o->model = gv_env_tc_model(ar->tc, j->sm, why, sizeof why);
+            assert(o->model && j->product && j->f32);
+            o->promote = ar->promoted ? gv_env_tc_promotion(ar->tc, j->sm) : 0;
+            assert(!ar->promoted || o->promote > 0); /* gv_env_tc_model said it is known */
             ok = ok &&
-                 gv_env_tc_operand_make(ops[a].model, p->in[0].ref, m, k, false, &ops[a].ta) ==
-                     GV_OK &&
-                 gv_env_tc_operand_make(ops[a].model, p->in[1].ref, k, n, true, &ops[a].tbt) ==
-                     GV_OK;
-            ops[a].a = ops[a].ta.v, ops[a].bt = ops[a].tbt.v;
+                 gv_env_tc_operand_make(o->model, p->in[0].ref, j->m, j->k, false, ar->scaled,
+                                        &o->ta) == GV_OK &&
+                 gv_env_tc_operand_make(o->model, p->in[1].ref, j->k, j->n, true, ar->scaled,
+                                        &o->tbt) == GV_OK;
+            o->a = o->ta.v, o->bt = o->tbt.v;
             continue;
         }
-        if (a > 0 && ar[a]->bits == 0 && ar[0]->tc == GV_MODE_NATIVE) {
-            ops[a] = ops[0];
+        if (a > 0 && ar->bits == 0 && j->ar[0]->tc == GV_MODE_NATIVE) {
+            *o = j->ops[0];
             continue;
         }
-        if (product) {
-            ops[a].a = operand_copy(p->in[0].ref, m, k, false, ar[a]->bits, f32);
-            ops[a].bt = operand_copy(p->in[1].ref, k, n, true, ar[a]->bits, f32);
-        } else if (!f32 && ar[a]->bits == 0 && n == 1) {
+        if (j->product) {
+            o->a = operand_copy(p->in[0].ref, j->m, j->k, false, ar->bits, j->f32);
+            o->bt = operand_copy(p->in[1].ref, j->k, j->n, true, ar->bits, j->f32);
+        } else if (!j->f32 && ar->bits == 0 && j->n == 1) {
             /* one f64 sum taken as given: its transposed copy would be the tensor itself
                (10^8 terms: 800 MB of fresh pages), so the orders read the tensor */
-            ops[a].a = (void *)p->in[0].ref;
-            ops[a].a_borrowed = true;
-            ops[a].bt = NULL;
+            o->a = (void *)p->in[0].ref;
+            o->a_borrowed = true;
+            o->bt = NULL;
         } else {
-            ops[a].a = operand_copy(p->in[0].ref, k, n, true, ar[a]->bits, f32);
-            ops[a].bt = NULL;
+            o->a = operand_copy(p->in[0].ref, j->k, j->n, true, ar->bits, j->f32);
+            o->bt = NULL;
         }
-        ok = ok && ops[a].a && (!product || ops[a].bt);
+        ok = ok && o->a && (!j->product || o->bt);
     }
-    double *d = malloc(sizeof(double) * (size_t)n_el), *e = malloc(sizeof(double) * (size_t)n_el),
-           *near = malloc(sizeof(double) * (size_t)n_el);
-    /* each arithmetic's excess beyond its own [lo, hi], in its widths: the tie-break of the
-       match when two hold the same share (an output inside both within the slack) */
-    double *ex = malloc(sizeof(double) * (size_t)(n_el * na));
-    unsigned char *within = malloc((size_t)n_el), *agree = malloc((size_t)n_el),
-                  *off_fmt = calloc((size_t)n_el, 1);
-    ok = ok && d && e && near && ex && within && agree && off_fmt;
-    /* a narrower output format (f16acc's binary16): every output must be one of its values */
-    const gv_bfma_format *ofmt =
-        ops[0].model && ops[0].model->out.sig_bits < 24 ? &ops[0].model->out : NULL;
-    bool lost = false; /* a thread without its scratch: the envelope is not judged */
-    /* The budget: at most GV_ENV_BUDGET terms (output elements times k) are emulated, the
-       elements past it a fixed pseudo-random sample of the output (the same on every run
-       and thread count), so that a 4096^3 product costs what a 256x4096x256 one does. An
-       impostor moves nearly every element; the sample sees it as the whole would. */
-    uint64_t keep = UINT64_MAX; /* an element is judged where its hash is at most keep */
-    if ((double)n_el * (double)k > GV_ENV_BUDGET) {
-        double share = GV_ENV_BUDGET / ((double)n_el * (double)k);
-        keep = (uint64_t)(share * 18446744073709551615.0);
-    }
-    env->sampled_of = keep == UINT64_MAX ? 0 : n_el;
-    if (ok) {
-        size_t es = f32 ? sizeof(float) : sizeof(double);
-        /* one element (a whole-vector sum of 1e8 terms): its orders spread their own work over
-           the cores (block_tree), which they cannot inside an active region */
-#pragma omp parallel if (n_el > 1)
-        {
-            void *tmp = NULL; /* taken by a thread that gets an element (a long sum has one) */
-#pragma omp for schedule(dynamic, 16)
-            for (int64_t at = 0; at < n_el; at++) {
-                d[at] = e[at] = NAN; /* NaN: not judged here (the placement rules judge it) */
-                near[at] = NAN;
-                within[at] = agree[at] = 0;
-                if (!sampled(at, keep)) continue;
-                if (!tmp) tmp = malloc(es * (size_t)k);
-                double res[GV_ENV_TC_NORD + 1 + ENV_NDOT], claimed_first = 0.0;
-                int nres = 0;
-                double cv = gv_dtype_load(c->dtype, out->data, at), ref = out->ref[at];
-                if (!tmp) {
-#pragma omp atomic write
-                    lost = true;
-                    continue;
-                }
-                if (!isfinite(cv) || !isfinite(ref)) continue;
-                if (ofmt && !gv_bfma_in_format(ofmt, (float)cv)) off_fmt[at] = 1;
-                for (int a = 0; a < na; a++) {
-                    double sq = 0.0;
-                    /* the arithmetic's precision: the claimed dtype's, or its own */
-                    const int abits = ar[a]->acc_bits ? ar[a]->acc_bits : bits,
-                              aemin = ar[a]->acc_bits ? ar[a]->acc_emin : emin;
-                    const double aunit = ldexp(1.0, -abits);
-                    if (ops[a].model) {
-                        tc_orders_of(&ops[a], ar[a]->f32_orders, &env->used, at, n, k, tmp, res,
-                                     &nres, &sq);
-                    } else {
-                        orders_of(&ops[a], f32, product, ar[a]->rz, &env->used, at, n, k, tmp, res,
-                                  &nres, &sq);
-                    }
-                    double lo = res[0], hi = res[0];
-                    for (int q = 1; q < nres; q++) {
-                        if (res[q] < lo) lo = res[q];
-                        if (res[q] > hi) hi = res[q];
-                    }
-                    if (!isfinite(lo) || !isfinite(hi)) break; /* an order overflowed */
-                    if (a > 0 && res[0] == claimed_first) agree[at] |= (unsigned char)(1u << a);
-                    double w;
-                    if (declared) {
-                        /* one order: its results (the variants a kernel of it may take) are
-                           the legal values, with an ulp's slack, and so is the exact result
-                           (an exact output never FAILs); nothing between them */
-                        w = hi - lo;
-                        double u = ulp_in(0.5 * (lo + hi), abits, aemin);
-                        if (!(w >= u)) w = u;
-                        if (a == 0) {
-                            claimed_first = res[0];
-                            double wr = ulp_in(ref, abits, aemin);
-                            if (!ops[0].model &&
-                                distance(cv, ref, ref, wr) < distance(cv, lo, hi, w))
-                                lo = hi = ref, w = wr;
-                            near[at] = cv < lo ? lo : cv > hi ? hi : cv;
-                        }
-                    } else {
-                        if (a == 0) {
-                            /* the nearest legal result, before r widens the range */
-                            near[at] = cv < lo ? lo : cv > hi ? hi : cv;
-                            claimed_first = res[0];
-                            /* the f64 reference is legal for native arithmetic; a
-                               tensor-core mode's exact result is among its own (on the
-                               converted operands) */
-                            if (!ops[0].model && ref < lo) lo = ref;
-                            if (!ops[0].model && ref > hi) hi = ref;
-                        }
-                        /* the width: the legal spread, at least one ulp of r (an output one
-                           ulp off every modelled order is still legal) and at least
-                           GV_ENV_SIGMAS standard deviations of one order's rounding error on
-                           these inputs (a few orders' spread can be narrow by chance: they
-                           share structure) */
-                        w = hi - lo;
-                        double u = ulp_in(a == 0 ? ref : 0.5 * (lo + hi), abits, aemin);
-                        double sigma = aunit * sqrt(sq / 3.0);
-                        if (!(w >= u)) w = u;
-                        if (isfinite(sigma) && w < GV_ENV_SIGMAS * sigma) w = GV_ENV_SIGMAS * sigma;
-                    }
-                    double da = distance(cv, lo, hi, w);
-                    ex[a * n_el + at] = cv > hi ? (cv - hi) / w : cv < lo ? (lo - cv) / w : 0.0;
-                    if (da <= GV_ENV_BOUND) within[at] |= (unsigned char)(1u << a);
-                    if (a == 0) {
-                        d[at] = da;
-                        e[at] = cv > hi ? (cv - hi) / w : cv < lo ? (cv - lo) / w : 0.0;
-                    }
-                }
-            }
-            free(tmp);
-        }
-        /* the sums over elements in index order: the same on any number of threads */
-        int64_t cnt = 0, outside = 0, cnt_in[GV_ENV_MAX_ARITH] = {0};
-        bool agrees[GV_ENV_MAX_ARITH];
-        for (int a = 0; a < na; a++)
-            agrees[a] = true;
-        double se = 0.0, se_sr = 0.0, se2 = 0.0, sum_ex[GV_ENV_MAX_ARITH] = {0};
-        env->d_max = 0.0;
-        env->worst = -1;
-        env->off_format = 0;
-        env->first_off_format = -1;
-        env->out_format = ofmt ? ofmt->name : NULL;
-        for (int64_t at = 0; at < n_el; at++) {
-            if (isnan(d[at])) continue;
-            cnt++;
-            if (off_fmt[at] && env->off_format++ == 0) env->first_off_format = at;
-            for (int a = 0; a < na; a++) {
-                if (within[at] >> a & 1u) cnt_in[a]++;
-                sum_ex[a] += ex[a * n_el + at];
-                if (a > 0 && !(agree[at] >> a & 1u)) agrees[a] = false;
-            }
-            if (d[at] > GV_ENV_BOUND) outside++;
-            if (env->worst < 0 || d[at] > env->d_max) env->worst = at, env->d_max = d[at];
-            double s = out->ref[at] < 0 ? -1.0 : 1.0;
-            se += e[at];
-            se_sr += s * e[at];
-            se2 += e[at] * e[at];
-        }
-        env->n = cnt;
-        env->outside = outside;
-        env->bias_n = cnt;
-        env->z = se2 > 0 ? se / sqrt(se2) : 0.0;
-        env->z_sr = se2 > 0 ? se_sr / sqrt(se2) : 0.0;
-        if (ops[0].model) {
-            char on[48];
-            snprintf(env->claimed, sizeof env->claimed, "%s (sm_%d's model%s%s)", ar[0]->name, sm,
-                     declared ? ", f32 in " : "",
-                     declared ? gv_env_order_name(&env->used, on, sizeof on) : "");
-        } else if (declared) {
-            char on[48];
-            snprintf(env->claimed, sizeof env->claimed, "%s in %s order", f32 ? "f32" : "f64",
-                     gv_env_order_name(&env->used, on, sizeof on));
-        } else {
-            snprintf(env->claimed, sizeof env->claimed, "%s", ar[0]->name);
-        }
-        env->n_arith = na;
-        env->best = 0;
-        for (int a = 0; a < na; a++) {
-            env->arith[a].name = ar[a]->name;
-            env->arith[a].key = ar[a]->key;
-            env->arith[a].extra = ar[a]->extra;
-            env->arith[a].share = cnt ? (double)cnt_in[a] / (double)cnt : 0.0;
-            env->arith[a].agrees = a > 0 && cnt > 0 && agrees[a];
-            env->arith[a].mean_excess = cnt ? sum_ex[a] / (double)cnt : 0.0;
-        }
-        /* The match: the claimed arithmetic wherever it holds every element (an impostor
-           whose own orders spread wide, as rounding toward zero's do from a pairwise tree's
-           small drift to a chain's large one, may hold them too: that is no reason to name
-           it); else the largest share, then the smaller mean excess. */
-        env->best_any = 0;
-        for (int a = 1; a < na; a++) {
-            const double sa = env->arith[a].share, sb = env->arith[env->best_any].share;
-            if (sa > sb ||
-                (sa == sb && env->arith[a].mean_excess < env->arith[env->best_any].mean_excess))
-                env->best_any = a;
-        }
-        /* an impostor that holds no element is no match either: the row then names the
-           claimed arithmetic as the nearest */
-        if (env->arith[env->best_any].share <= 0.0) env->best_any = 0;
-        env->best = env->arith[0].share < 1.0 ? env->best_any : 0;
-        if (env->worst >= 0) {
-            int64_t at = env->worst;
-            env->worst_i = product ? at / n : 0;
-            env->worst_j = product ? at % n : at;
-            env->worst_value = gv_dtype_load(c->dtype, out->data, at);
-            env->nearest = near[at];
-        }
-        env->judged = cnt > 0 && !lost;
-        if (lost)
-            snprintf(env->why_not, sizeof env->why_not, "too little host memory for the envelope");
-        else if (!env->judged)
-            snprintf(env->why_not, sizeof env->why_not, "no finite output to judge");
-    } else {
-        snprintf(env->why_not, sizeof env->why_not, "too little host memory for the envelope");
-    }
-    for (int a = 0; a < na; a++) {
-        if (ops[a].model) {
-            gv_env_tc_operand_free(&ops[a].ta);
-            gv_env_tc_operand_free(&ops[a].tbt);
+    return ok;
+}
+
+static void job_free(env_job *j)
+{
+    for (int a = 0; a < j->na; a++) {
+        operands *o = &j->ops[a];
+        if (o->model) {
+            gv_env_tc_operand_free(&o->ta);
+            gv_env_tc_operand_free(&o->tbt);
             continue;
         }
-        if (a > 0 && ops[a].a == ops[0].a) continue;
-        if (!ops[a].a_borrowed) free(ops[a].a);
-        free(ops[a].bt);
+        if (a > 0 && o->a == j->ops[0].a) continue;
+        if (!o->a_borrowed) free(o->a);
+        free(o->bt);
     }
-    free(d);
-    free(e);
-    free(near);
-    free(ex);
-    free(within);
-    free(agree);
-    free(off_fmt);
-    env->ms = now_ms() - t0;
-    if (!env->judged) return;
+    free(j->d);
+    free(j->e);
+    free(j->near);
+    free(j->ex);
+    free(j->within);
+    free(j->agree);
+    free(j->off_fmt);
+    free(j->exact_as);
+}
 
-    /* the row's note: how much lies inside, what it matches, what cannot be told apart */
+/* The results of one element in every arithmetic, as judge_element reads them: res[a] the
+   legal results (nres[a] of them), sq[a] the width's floor; lanes[a] where a product's every
+   modelled order came from orders_lanes (NULL: computed here, one element at a time). */
+typedef struct elem_orders {
+    const double *lanes[GV_ENV_MAX_ARITH], *lanes_sq[GV_ENV_MAX_ARITH];
+} elem_orders;
+
+/* Judge output element at: its legal results in each arithmetic (from lanes, or computed
+   here), the range, the width and the distance into the job's per-element arrays. */
+static void judge_element(const env_job *j, int64_t at, const elem_orders *eo, void *tmp)
+{
+    const gv_envelope *env = j->env;
+    const gv_tensor *out = &j->p->out[0];
+    double res[GV_ENV_TC_NORD + 1 + ENV_NDOT], claimed_first = 0.0;
+    double claimed[GV_ENV_TC_NORD + 1 + ENV_NDOT];
+    int n_claimed = 0;
+    int nres = 0;
+    double cv = gv_dtype_load(j->c->dtype, out->data, at), ref = out->ref[at];
+    if (!isfinite(cv) || !isfinite(ref)) return;
+    if (j->ofmt && !gv_bfma_in_format(j->ofmt, (float)cv)) j->off_fmt[at] = 1;
+    for (int a = 0; a < j->na; a++) {
+        const arith *ar = j->ar[a];
+        const operands *o = &j->ops[a];
+        double sq = 0.0;
+        /* the arithmetic's precision: the claimed dtype's, or its own */
+        const int abits = ar->acc_bits ? ar->acc_bits : j->bits,
+                  aemin = ar->acc_bits ? ar->acc_emin : j->emin;
+        const double aunit = ldexp(1.0, -(ar->sigma_bits ? ar->sigma_bits : abits));
+        /* the orders: a tensor-core model's first, then (where f32_orders) the f32 orders
+           over the same converted operands, which give the width's floor either way */
+        int first = 0;
+        if (o->model) {
+            if (!tc_orders_of(o, at, j->n, j->k, res)) {
+                res[0] = NAN, nres = 1; /* judged by the placement rules */
+                goto range;
+            }
+            first = GV_ENV_TC_NORD + 1;
+        }
+        {
+            double scratch[ENV_NDOT + 4];
+            const bool keep = !o->model || ar->f32_orders;
+            double *to = keep ? res + first : scratch;
+            int more = 0;
+            if (eo->lanes[a]) {
+                memcpy(to, eo->lanes[a], sizeof(double) * ENV_NDOT);
+                more = ENV_NDOT;
+                sq = *eo->lanes_sq[a];
+            } else {
+                orders_of(o, j->f32, j->product, o->model ? false : ar->rz, &env->used, at, j->n,
+                          j->k, tmp, to, &more, &sq);
+            }
+            /* fp8's f32 orders run on the scaled operands: their scale is the outputs' times
+               the scales (only their width's floor is taken, f32_orders being false) */
+            if (o->model && (o->ta.descale != 1.0f || o->tbt.descale != 1.0f)) {
+                assert(!keep);
+                const double dd = (double)o->ta.descale * (double)o->tbt.descale;
+                sq *= dd * dd;
+            }
+            nres = first + (keep ? more : 0);
+        }
+    range:;
+        double lo = res[0], hi = res[0];
+        for (int q = 1; q < nres; q++) {
+            if (res[q] < lo) lo = res[q];
+            if (res[q] > hi) hi = res[q];
+        }
+        if (!isfinite(lo) || !isfinite(hi)) break; /* an order overflowed */
+        if (j->declared) {
+            /* one order replayed: is the output exactly an impostor's result, and none of the
+               claimed arithmetic's legal values (its results and the exact one)? */
+            bool in_a = false;
+            for (int q = 0; q < nres; q++)
+                in_a = in_a || res[q] == cv;
+            if (a == 0) {
+                memcpy(claimed, res, sizeof(double) * (size_t)nres);
+                n_claimed = nres;
+            } else if (in_a) {
+                bool in_claimed = !o->model && cv == ref;
+                for (int q = 0; q < n_claimed; q++)
+                    in_claimed = in_claimed || claimed[q] == cv;
+                if (!in_claimed) j->exact_as[at] |= (unsigned char)(1u << a);
+            }
+        }
+        if (a > 0 && res[0] == claimed_first) j->agree[at] |= (unsigned char)(1u << a);
+        double w;
+        if (j->declared) {
+            /* one order: its results (the variants a kernel of it may take) are the legal
+               values, with an ulp's slack, and so is the exact result (an exact output never
+               FAILs); nothing between them */
+            w = hi - lo;
+            double u = ulp_in(0.5 * (lo + hi), abits, aemin);
+            if (!(w >= u)) w = u;
+            if (a == 0) {
+                claimed_first = res[0];
+                double wr = ulp_in(ref, abits, aemin);
+                if (!o->model && distance(cv, ref, ref, wr) < distance(cv, lo, hi, w))
+                    lo = hi = ref, w = wr;
+                j->near[at] = cv < lo ? lo : cv > hi ? hi : cv;
+            }
+        } else {
+            if (a == 0) {
+                /* the nearest legal result, before r widens the range */
+                j->near[at] = cv < lo ? lo : cv > hi ? hi : cv;
+                claimed_first = res[0];
+                /* the f64 reference is legal for native arithmetic; a tensor-core mode's
+                   exact result is among its own (on the converted operands) */
+                if (!o->model && ref < lo) lo = ref;
+                if (!o->model && ref > hi) hi = ref;
+            }
+            /* the width: the legal spread, at least one ulp of r (an output one ulp off every
+               modelled order is still legal) and at least GV_ENV_SIGMAS standard deviations of
+               one order's rounding error on these inputs (a few orders' spread can be narrow
+               by chance: they share structure) */
+            w = hi - lo;
+            double u = ulp_in(a == 0 ? ref : 0.5 * (lo + hi), abits, aemin);
+            double sigma = aunit * sqrt(sq / 3.0);
+            if (!(w >= u)) w = u;
+            if (isfinite(sigma) && w < GV_ENV_SIGMAS * sigma) w = GV_ENV_SIGMAS * sigma;
+        }
+        double da = distance(cv, lo, hi, w);
+        j->ex[a * j->n_el + at] = cv > hi ? (cv - hi) / w : cv < lo ? (lo - cv) / w : 0.0;
+        if (da <= GV_ENV_BOUND) j->within[at] |= (unsigned char)(1u << a);
+        if (a == 0) {
+            j->d[at] = da;
+            j->e[at] = cv > hi ? (cv - hi) / w : cv < lo ? (cv - lo) / w : 0.0;
+        }
+    }
+}
+
+/* Columns judged a unit of work: a row of a product is cut into units of this many columns,
+   their sampled elements taken ENV_W at a time */
+enum { ENV_UNIT_COLS = 64 };
+
+/* Every sampled element judged, on all cores; false where a thread found no memory for its
+   scratch. A product's elements go ENV_W at a time through orders_lanes (a row's sampled
+   columns, in order), a sum's one at a time. */
+static bool judge_elements(const env_job *j)
+{
+    const bool lanes = j->product && !j->declared;
+    const size_t es = j->f32 ? sizeof(float) : sizeof(double);
+    const int64_t per_row = (j->n + ENV_UNIT_COLS - 1) / ENV_UNIT_COLS;
+    const int64_t units = j->product ? j->m * per_row : j->n_el;
+    /* scratch a thread: the lanes' operand and products (k ENV_W each), or one sum's k */
+    const size_t scratch = es * (size_t)j->k * (lanes ? 2 * ENV_W : 1);
+    bool lost = false;
+#pragma omp parallel for schedule(static) if (j->n_el >= GV_PAR_MIN)
+    for (int64_t at = 0; at < j->n_el; at++) {
+        /* NaN: not judged here (the placement rules judge it) */
+        j->d[at] = j->e[at] = j->near[at] = NAN;
+        j->within[at] = j->agree[at] = j->exact_as[at] = 0;
+    }
+    /* one element (a whole-vector sum of 1e8 terms): its orders spread their own work over
+       the cores (block_tree), which they cannot inside an active region */
+#pragma omp parallel if (units > 1)
+    {
+        void *tmp = NULL; /* taken by a thread that gets an element (a long sum has one) */
+        double *res = malloc(sizeof(double) * (size_t)(GV_ENV_MAX_ARITH * ENV_W * (ENV_NDOT + 1)));
+#pragma omp for schedule(dynamic, 1)
+        for (int64_t u = 0; u < units; u++) {
+            int64_t ats[ENV_UNIT_COLS], js[ENV_UNIT_COLS];
+            int cnt = 0;
+            if (j->product) {
+                int64_t i = u / per_row, j0 = (u % per_row) * ENV_UNIT_COLS;
+                for (int64_t col = j0; col < j->n && col < j0 + ENV_UNIT_COLS; col++)
+                    if (sampled(i * j->n + col, j->keep))
+                        js[cnt] = col, ats[cnt++] = i * j->n + col;
+            } else if (sampled(u, j->keep)) {
+                ats[cnt++] = u;
+            }
+            if (cnt == 0) continue;
+            if (!tmp) tmp = malloc(scratch);
+            if (!tmp || !res) {
+#pragma omp atomic write
+                lost = true;
+                continue;
+            }
+            for (int g = 0; g < cnt; g += ENV_W) {
+                const int nw = cnt - g < ENV_W ? cnt - g : ENV_W;
+                elem_orders eo = {{NULL}, {NULL}};
+                double *sq = res + GV_ENV_MAX_ARITH * ENV_W * ENV_NDOT;
+                if (lanes)
+                    for (int a = 0; a < j->na; a++) {
+                        const bool rz = j->ops[a].model ? false : j->ar[a]->rz;
+                        orders_lanes(&j->ops[a], j->f32, rz, ats[g] / j->n, js + g, nw, j->k, tmp,
+                                     (char *)tmp + es * (size_t)j->k * ENV_W,
+                                     res + a * ENV_W * ENV_NDOT, sq + a * ENV_W);
+                    }
+                for (int w = 0; w < nw; w++) {
+                    if (lanes)
+                        for (int a = 0; a < j->na; a++) {
+                            eo.lanes[a] = res + (a * ENV_W + w) * ENV_NDOT;
+                            eo.lanes_sq[a] = sq + a * ENV_W + w;
+                        }
+                    judge_element(j, ats[g + w], &eo, tmp);
+                }
+            }
+        }
+        free(tmp);
+        free(res);
+    }
+    return !lost;
+}
+
+/* The sums over elements in index order (the same on any number of threads) into env: the
+   count, the worst element, the lean, each arithmetic's share, the match. */
+static void job_summarise(const env_job *j)
+{
+    gv_envelope *env = j->env;
+    const gv_tensor *out = &j->p->out[0];
+    const int na = j->na;
+    int64_t cnt = 0, outside = 0, cnt_in[GV_ENV_MAX_ARITH] = {0}, cnt_as[GV_ENV_MAX_ARITH] = {0};
+    bool agrees[GV_ENV_MAX_ARITH];
+    for (int a = 0; a < na; a++)
+        agrees[a] = true;
+    double se = 0.0, se_sr = 0.0, se2 = 0.0, sum_ex[GV_ENV_MAX_ARITH] = {0};
+    env->d_max = 0.0;
+    env->worst = -1;
+    env->off_format = 0;
+    env->first_off_format = -1;
+    env->out_format = j->ofmt ? j->ofmt->name : NULL;
+    for (int64_t at = 0; at < j->n_el; at++) {
+        if (isnan(j->d[at])) continue;
+        cnt++;
+        if (j->off_fmt[at] && env->off_format++ == 0) env->first_off_format = at;
+        for (int a = 0; a < na; a++) {
+            if (j->within[at] >> a & 1u) cnt_in[a]++;
+            sum_ex[a] += j->ex[a * j->n_el + at];
+            if (a > 0 && !(j->agree[at] >> a & 1u)) agrees[a] = false;
+            if (j->exact_as[at] >> a & 1u) cnt_as[a]++;
+        }
+        if (j->d[at] > GV_ENV_BOUND) outside++;
+        if (env->worst < 0 || j->d[at] > env->d_max) env->worst = at, env->d_max = j->d[at];
+        double s = out->ref[at] < 0 ? -1.0 : 1.0;
+        se += j->e[at];
+        se_sr += s * j->e[at];
+        se2 += j->e[at] * j->e[at];
+    }
+    env->n = cnt;
+    env->outside = outside;
+    env->bias_n = cnt;
+    env->z = se2 > 0 ? se / sqrt(se2) : 0.0;
+    env->z_sr = se2 > 0 ? se_sr / sqrt(se2) : 0.0;
+    char on[48];
+    if (j->ops[0].model) {
+        snprintf(env->claimed, sizeof env->claimed, "%s (sm_%d's model%s%s)", j->ar[0]->name, j->sm,
+                 j->declared ? ", f32 in " : "",
+                 j->declared ? gv_env_order_name(&env->used, on, sizeof on) : "");
+    } else if (j->declared) {
+        snprintf(env->claimed, sizeof env->claimed, "%s in %s order", j->f32 ? "f32" : "f64",
+                 gv_env_order_name(&env->used, on, sizeof on));
+    } else {
+        snprintf(env->claimed, sizeof env->claimed, "%s", j->ar[0]->name);
+    }
+    env->n_arith = na;
+    env->best = 0;
+    for (int a = 0; a < na; a++) {
+        env->arith[a].name = j->ar[a]->name;
+        env->arith[a].key = j->ar[a]->key;
+        env->arith[a].extra = j->ar[a]->extra;
+        env->arith[a].share = cnt ? (double)cnt_in[a] / (double)cnt : 0.0;
+        env->arith[a].agrees = a > 0 && cnt > 0 && agrees[a];
+        env->arith[a].mean_excess = cnt ? sum_ex[a] / (double)cnt : 0.0;
+        env->arith[a].exact_as = cnt_as[a];
+    }
+    /* The match: the claimed arithmetic wherever it holds every element (an impostor whose
+       own orders spread wide, as rounding toward zero's do from a pairwise tree's small drift
+       to a chain's large one, may hold them too: that is no reason to name it); else the
+       largest share, then the smaller mean excess. */
+    env->best_any = 0;
+    for (int a = 1; a < na; a++) {
+        const double sa = env->arith[a].share, sb = env->arith[env->best_any].share;
+        if (sa > sb ||
+            (sa == sb && env->arith[a].mean_excess < env->arith[env->best_any].mean_excess))
+            env->best_any = a;
+    }
+    /* an impostor that holds no element is no match either: the row then names the claimed
+       arithmetic as the nearest */
+    if (env->arith[env->best_any].share <= 0.0) env->best_any = 0;
+    env->best = env->arith[0].share < 1.0 ? env->best_any : 0;
+    if (env->worst >= 0) {
+        int64_t at = env->worst;
+        env->worst_i = j->product ? at / j->n : 0;
+        env->worst_j = j->product ? at % j->n : at;
+        env->worst_value = gv_dtype_load(j->c->dtype, out->data, at);
+        env->nearest = j->near[at];
+    }
+}
+
+/* The row's note: how much lies inside, what it matches, what cannot be told apart. */
+static void job_note(const env_job *j)
+{
+    gv_envelope *env = j->env;
     int len =
         snprintf(env->note, sizeof env->note, "envelope of %s: %.4g %% inside, max %.3g widths",
                  env->claimed, 100.0 * env->arith[0].share, env->d_max);
@@ -661,11 +853,11 @@ void gv_envelope_judge(const gv_problem *p, gv_result *r)
         len += snprintf(env->note + len, sizeof env->note - (size_t)len,
                         "; consistent with %s on %.4g %%", env->arith[env->best].name,
                         100.0 * env->arith[env->best].share);
-    if (!declared && !product && n_el == 1 && len > 0 && (size_t)len < sizeof env->note)
+    if (!j->declared && !j->product && j->n_el == 1 && len > 0 && (size_t)len < sizeof env->note)
         len += snprintf(env->note + len, sizeof env->note - (size_t)len,
                         "; one sum in any order cannot show a tree rounding toward zero "
                         "(--order judges it)");
-    for (int a = 1; a < na; a++) {
+    for (int a = 1; a < j->na; a++) {
         if (!(len > 0 && (size_t)len < sizeof env->note)) break;
         if (env->arith[a].agrees)
             len += snprintf(env->note + len, sizeof env->note - (size_t)len,
@@ -679,6 +871,56 @@ void gv_envelope_judge(const gv_problem *p, gv_result *r)
                             "tell it from %s",
                             env->arith[a].key, env->arith[0].key);
     }
+}
+
+void gv_envelope_judge(const gv_problem *p, gv_result *r)
+{
+    gv_envelope *env = &r->env;
+    double t0 = now_ms();
+    env_job j = {.p = p, .c = &p->c, .env = env};
+    j.f32 = j.c->dtype == GV_F32;
+    j.product = j.c->op->envelope == GV_ENV_PRODUCT;
+    j.declared = env->used.kind != GV_ORDER_ANY;
+    j.bits = j.f32 ? 24 : 53, j.emin = j.f32 ? -126 : -1022;
+    j.sm = env->arch > 0 ? env->arch : GV_ENV_TC_ARCH_DEFAULT;
+    if (!job_shape(&j)) {
+        snprintf(env->why_not, sizeof env->why_not, "the tensors do not have the op's shape");
+        return;
+    }
+    job_ariths(&j);
+    bool ok = job_operands(&j);
+    const size_t n_el = (size_t)j.n_el;
+    j.d = malloc(sizeof(double) * n_el), j.e = malloc(sizeof(double) * n_el);
+    j.near = malloc(sizeof(double) * n_el);
+    /* each arithmetic's excess beyond its own [lo, hi], in its widths: the tie-break of the
+       match when two hold the same share (an output inside both within the slack); 0 for an
+       arithmetic an element's judgement stopped before (an order overflowed) */
+    j.ex = calloc(n_el * (size_t)j.na, sizeof(double));
+    j.within = malloc(n_el), j.agree = malloc(n_el), j.off_fmt = calloc(n_el, 1);
+    j.exact_as = malloc(n_el);
+    ok = ok && j.d && j.e && j.near && j.ex && j.within && j.agree && j.off_fmt && j.exact_as;
+    /* a narrower output format (f16acc's binary16): every output must be one of its values */
+    j.ofmt = j.ops[0].model && j.ops[0].model->out.sig_bits < 24 ? &j.ops[0].model->out : NULL;
+    /* The budget: at most GV_ENV_BUDGET terms (output elements times k) are emulated, the
+       elements past it a fixed pseudo-random sample of the output (the same on every run
+       and thread count), so that a 4096^3 product costs what a 256x4096x256 one does. An
+       impostor moves nearly every element; the sample sees it as the whole would. */
+    j.keep = UINT64_MAX; /* an element is judged where its hash is at most keep */
+    if ((double)j.n_el * (double)j.k > GV_ENV_BUDGET) {
+        double share = GV_ENV_BUDGET / ((double)j.n_el * (double)j.k);
+        j.keep = (uint64_t)(share * 18446744073709551615.0);
+    }
+    env->sampled_of = j.keep == UINT64_MAX ? 0 : j.n_el;
+    if (ok && judge_elements(&j)) {
+        job_summarise(&j);
+        env->judged = env->n > 0;
+        if (!env->judged) snprintf(env->why_not, sizeof env->why_not, "no finite output to judge");
+    } else {
+        snprintf(env->why_not, sizeof env->why_not, "too little host memory for the envelope");
+    }
+    job_free(&j);
+    env->ms = now_ms() - t0;
+    if (env->judged) job_note(&j);
 }
 
 bool gv_envelope_fails(const gv_result *r, char *why, size_t len)
@@ -708,6 +950,21 @@ bool gv_envelope_fails(const gv_result *r, char *why, size_t len)
                  env->nearest, env->worst_value, (long long)env->outside, match);
         return true;
     }
+    /* One order replayed bit for bit (declared, or gpuval's own kernel's): where every output
+       is exactly an impostor's result and none is a legal value of the claimed arithmetic,
+       the outputs name what computed them, however close (a reduce.sum tree rounding toward
+       zero lies 1 or 2 widths out on zero-mean and tiny f64 data, inside the bound). A
+       correct kernel of that order gives the claimed replay's bits, never the impostor's
+       where the two differ. */
+    for (int a = 1; env->used.kind != GV_ORDER_ANY && a < env->n_arith; a++)
+        if (env->n > 0 && env->arith[a].exact_as == env->n) {
+            snprintf(why, len,
+                     "the outputs are %s's results bit for bit (%lld of %lld elements), none a "
+                     "legal value of %s (nearest %.17g, output %.17g)",
+                     env->arith[a].name, (long long)env->arith[a].exact_as, (long long)env->n,
+                     env->claimed, env->nearest, env->worst_value);
+            return true;
+        }
     if (env->best_any != 0) /* a lean names what the outputs are nearest to, claimed or not */
         snprintf(match, sizeof match, "; consistent with %s on %.4g %% of elements",
                  env->arith[env->best_any].name, 100.0 * env->arith[env->best_any].share);

@@ -31,17 +31,32 @@ static inline double ENV_NAME(any_order)(double sq, double g_abs, int64_t k)
     return any > sq ? any : sq;
 }
 
-/* sum over l of x[l] y[l], into res[0..ENV_NDOT): the FMA chain in k order; the unfused chain
-   (rounded product, rounded sum) in k order; FMA chains over blocks of 4, 16, 32, 64, 256
-   terms, each block's partial added to a running total in order (a tile loop; also split-k
-   with that many chunks); the FMA chain in reverse order; 8 and 32 interleaved FMA chains
-   (term l to chain l mod L: SIMD lanes, a warp's threads), combined as a tree; sliced-K
-   (tiles of 8 terms dealt round-robin to 4 FMA chains, combined as a tree); and the pairwise
-   tree over the rounded products (adjacent pairs, level by level, an odd one carried up). tmp
-   holds k values. *sq: the scale of one order's rounding errors (envelope.c's width floor),
-   in f64: the sum of the rounded products squared plus the largest, over the chains (in
-   order, 8 and 32 lanes, sliced-K, the split-K slices), of the sum of their partial sums
-   squared.
+/* The pairwise tree of ENV_W interleaved sequences at once: v[l ENV_W + w] is term l of lane
+   w; each lane's sum into v[w], by pairwise's own steps. */
+static inline void ENV_NAME(pairwise_lanes)(ENV_T *v, int64_t k)
+{
+    for (int64_t s = 1; s < k; s <<= 1)
+        for (int64_t i = 0; i + s < k; i += 2 * s) {
+            ENV_T *to = v + i * ENV_W;
+            const ENV_T *from = v + (i + s) * ENV_W;
+            ENV_LANES
+            for (int w = 0; w < ENV_W; w++)
+                to[w] = to[w] + from[w];
+        }
+}
+
+/* sum over l of x[l] y_w[l] for ENV_W dot products that share x (one row of A, ENV_W columns
+   of B: y interleaved, y[l ENV_W + w] is term l of lane w), into res[w ENV_NDOT + q]: the FMA
+   chain in k order; the unfused chain (rounded product, rounded sum) in k order; FMA chains
+   over blocks of 4, 16, 32, 64, 256 terms, each block's partial added to a running total in
+   order (a tile loop; also split-k with that many chunks); the FMA chain in reverse order; 8
+   and 32 interleaved FMA chains (term l to chain l mod L: SIMD lanes, a warp's threads),
+   combined as a tree; sliced-K (tiles of 8 terms dealt round-robin to 4 FMA chains, combined
+   as a tree); and the pairwise tree over the rounded products (adjacent pairs, level by level,
+   an odd one carried up). tmp holds k ENV_W values. sq[w]: the scale of one order's rounding
+   errors (envelope.c's width floor), in f64: the sum of the rounded products squared plus the
+   largest, over the chains (in order, 8 and 32 lanes, sliced-K, the split-K slices), of the
+   sum of their partial sums squared.
    Then split-K as cuBLAS runs an f32 product (measured on an H100, cuBLAS 13.1 through torch
    2.11: each of seven products from 64x4096x64 to 1024x4096x1024 and 256x16384x256 matched one
    of these bit for bit on every sampled element, and none of the orders above): S slices, each
@@ -49,111 +64,164 @@ static inline double ENV_NAME(any_order)(double sq, double g_abs, int64_t k)
    slices (cublasLt's separate split-K reduce; S = 4, 16 and 64 seen): slice s takes terms
    [s L, (s + 1) L), L = ceil(k / S), for S = 2, 4, 8, 16, 32, 64. Round-robin (the in-kernel
    split-K of its FFMA kernels; S = 16 seen): tiles of 8 terms dealt to S slices in turn, for
-   S = 4, 8, 16, 32. res[ENV_NDOT0..ENV_NDOT). */
-static ENV_CLONES void ENV_NAME(dot)(const ENV_T *x, const ENV_T *y, int64_t k, ENV_T *tmp,
-                                     double *res, double *sq)
+   S = 4, 8, 16, 32. res[w ENV_NDOT + ENV_NDOT0 ..].
+   Every lane is its own dot product, computed by its own operations in its own order: the
+   lanes only let the compiler issue ENV_W of the same operation at once (ENV_LANES), so each
+   lane's results are those of one element computed alone, bit for bit (IEEE operations,
+   fmaf/fma correctly rounded, no contraction in C11 mode, no reassociation). Where and when a
+   block or slice ends depends on l alone, never on a lane's data. */
+static ENV_CLONES void ENV_NAME(dot_lanes)(const ENV_T *x, const ENV_T *y, int64_t k, ENV_T *tmp,
+                                           double *res, double *sq)
 {
+    enum { W = ENV_W };
     static const int cont_s[ENV_NCONT] = {2, 4, 8, 16, 32, 64}, rr_s[ENV_NRR] = {4, 8, 16, 32};
-    ENV_T cacc[ENV_NCONT] = {0}, ctot[ENV_NCONT] = {0}, racc[ENV_NRR][32] = {{0}};
+    ENV_T cacc[ENV_NCONT][W] = {{0}}, ctot[ENV_NCONT][W] = {{0}}, racc[ENV_NRR][32][W] = {{{0}}};
     int64_t clen[ENV_NCONT], cleft[ENV_NCONT];
     bool cstarted[ENV_NCONT] = {false};
-    double sq_split = 0.0, sqc[ENV_NCONT] = {0}, sqr[ENV_NRR] = {0}, g_abs = 0.0;
+    double sqc[ENV_NCONT][W] = {{0}}, sqr[ENV_NRR][W] = {{0}}, g_abs[W] = {0};
     for (int i = 0; i < ENV_NCONT; i++)
         clen[i] = cleft[i] = (k + cont_s[i] - 1) / cont_s[i];
-    double sq_acc = 0.0, sq_p = 0.0, sq8 = 0.0, sq32 = 0.0, sqs = 0.0;
-    ENV_T seq = 0, unf = 0, sl[4] = {0};
-    ENV_T a4 = 0, a16 = 0, a32 = 0, a64 = 0, a256 = 0;
-    ENV_T t4 = 0, t16 = 0, t32 = 0, t64 = 0, t256 = 0;
-    ENV_T rev = 0, l8[8] = {0}, l32[32] = {0};
+    double sq_acc[W] = {0}, sq_p[W] = {0}, sq8[W] = {0}, sq32[W] = {0}, sqs[W] = {0};
+    ENV_T seq[W] = {0}, unf[W] = {0}, sl[4][W] = {{0}};
+    ENV_T a4[W] = {0}, a16[W] = {0}, a32[W] = {0}, a64[W] = {0}, a256[W] = {0};
+    ENV_T t4[W] = {0}, t16[W] = {0}, t32[W] = {0}, t64[W] = {0}, t256[W] = {0};
+    ENV_T rev[W] = {0}, l8[8][W] = {{0}}, l32[32][W] = {{0}};
     for (int64_t l = 0; l < k; l++) {
-        ENV_T xl = x[l], yl = y[l];
-        ENV_T p = xl * yl;
-        tmp[l] = p;
-        seq = ENV_FMA(xl, yl, seq);
-        sq_acc += (double)seq * (double)seq;
-        sq_p += (double)p * (double)p;
-        g_abs += fabs((double)p);
-        rev = ENV_FMA(x[k - 1 - l], y[k - 1 - l], rev);
-        l8[l & 7] = ENV_FMA(xl, yl, l8[l & 7]);
-        sq8 += (double)l8[l & 7] * (double)l8[l & 7];
-        l32[l & 31] = ENV_FMA(xl, yl, l32[l & 31]);
-        sq32 += (double)l32[l & 31] * (double)l32[l & 31];
-        ENV_T *sli = &sl[(l >> 3) & 3];
-        *sli = ENV_FMA(xl, yl, *sli);
-        sqs += (double)*sli * (double)*sli;
-        unf = unf + p;
-        a4 = ENV_FMA(xl, yl, a4);
-        a16 = ENV_FMA(xl, yl, a16);
-        a32 = ENV_FMA(xl, yl, a32);
-        a64 = ENV_FMA(xl, yl, a64);
-        a256 = ENV_FMA(xl, yl, a256);
+        const ENV_T xl = x[l], xr = x[k - 1 - l];
+        const ENV_T *yl = y + l * W, *yr = y + (k - 1 - l) * W;
+        ENV_T *p = tmp + l * W, *c8 = l8[l & 7], *c32 = l32[l & 31], *sli = sl[(l >> 3) & 3];
+        ENV_LANES
+        for (int w = 0; w < W; w++) {
+            ENV_T pw = xl * yl[w];
+            p[w] = pw;
+            seq[w] = ENV_FMA(xl, yl[w], seq[w]);
+            sq_acc[w] += (double)seq[w] * (double)seq[w];
+            sq_p[w] += (double)pw * (double)pw;
+            g_abs[w] += fabs((double)pw);
+            rev[w] = ENV_FMA(xr, yr[w], rev[w]);
+            c8[w] = ENV_FMA(xl, yl[w], c8[w]);
+            sq8[w] += (double)c8[w] * (double)c8[w];
+            c32[w] = ENV_FMA(xl, yl[w], c32[w]);
+            sq32[w] += (double)c32[w] * (double)c32[w];
+            sli[w] = ENV_FMA(xl, yl[w], sli[w]);
+            sqs[w] += (double)sli[w] * (double)sli[w];
+            unf[w] = unf[w] + pw;
+            a4[w] = ENV_FMA(xl, yl[w], a4[w]);
+            a16[w] = ENV_FMA(xl, yl[w], a16[w]);
+            a32[w] = ENV_FMA(xl, yl[w], a32[w]);
+            a64[w] = ENV_FMA(xl, yl[w], a64[w]);
+            a256[w] = ENV_FMA(xl, yl[w], a256[w]);
+        }
         int64_t e = l + 1;
         if ((e & 3) == 0) {
-            t4 = t4 + a4, a4 = 0;
+            ENV_LANES
+            for (int w = 0; w < W; w++)
+                t4[w] = t4[w] + a4[w], a4[w] = 0;
             if ((e & 15) == 0) {
-                t16 = t16 + a16, a16 = 0;
+                ENV_LANES
+                for (int w = 0; w < W; w++)
+                    t16[w] = t16[w] + a16[w], a16[w] = 0;
                 if ((e & 31) == 0) {
-                    t32 = t32 + a32, a32 = 0;
+                    ENV_LANES
+                    for (int w = 0; w < W; w++)
+                        t32[w] = t32[w] + a32[w], a32[w] = 0;
                     if ((e & 63) == 0) {
-                        t64 = t64 + a64, a64 = 0;
-                        if ((e & 255) == 0) t256 = t256 + a256, a256 = 0;
+                        ENV_LANES
+                        for (int w = 0; w < W; w++)
+                            t64[w] = t64[w] + a64[w], a64[w] = 0;
+                        if ((e & 255) == 0) {
+                            ENV_LANES
+                            for (int w = 0; w < W; w++)
+                                t256[w] = t256[w] + a256[w], a256[w] = 0;
+                        }
                     }
                 }
             }
         }
         for (int i = 0; i < ENV_NCONT; i++) {
-            cacc[i] = ENV_FMA(xl, yl, cacc[i]);
-            sqc[i] += (double)cacc[i] * (double)cacc[i];
+            ENV_T *ca = cacc[i];
+            double *sc = sqc[i];
+            ENV_LANES
+            for (int w = 0; w < W; w++) {
+                ca[w] = ENV_FMA(xl, yl[w], ca[w]);
+                sc[w] += (double)ca[w] * (double)ca[w];
+            }
             if (--cleft[i] == 0 || e == k) { /* a slice ends: its partial joins the total */
-                ctot[i] = cstarted[i] ? ctot[i] + cacc[i] : cacc[i];
-                cstarted[i] = true, cacc[i] = 0, cleft[i] = clen[i];
+                ENV_T *ct = ctot[i];
+                if (cstarted[i]) {
+                    ENV_LANES
+                    for (int w = 0; w < W; w++)
+                        ct[w] = ct[w] + ca[w];
+                } else {
+                    for (int w = 0; w < W; w++)
+                        ct[w] = ca[w];
+                }
+                for (int w = 0; w < W; w++)
+                    ca[w] = 0;
+                cstarted[i] = true, cleft[i] = clen[i];
             }
         }
         int64_t tile = l / ENV_RR_TILE;
         for (int i = 0; i < ENV_NRR; i++) {
-            ENV_T *acc = &racc[i][tile % rr_s[i]];
-            *acc = ENV_FMA(xl, yl, *acc);
-            sqr[i] += (double)*acc * (double)*acc;
+            ENV_T *acc = racc[i][tile % rr_s[i]];
+            double *sr = sqr[i];
+            ENV_LANES
+            for (int w = 0; w < W; w++) {
+                acc[w] = ENV_FMA(xl, yl[w], acc[w]);
+                sr[w] += (double)acc[w] * (double)acc[w];
+            }
         }
     }
     /* the last, partial block (none where k is a multiple: adding its +0 would change a -0) */
-    if (k & 3) t4 = t4 + a4;
-    if (k & 15) t16 = t16 + a16;
-    if (k & 31) t32 = t32 + a32;
-    if (k & 63) t64 = t64 + a64;
-    if (k & 255) t256 = t256 + a256;
-    ENV_NAME(pairwise)(tmp, k);
-    res[0] = seq;
-    res[1] = unf;
-    res[2] = t4;
-    res[3] = t16;
-    res[4] = t32;
-    res[5] = t64;
-    res[6] = t256;
-    res[7] = k > 0 ? tmp[0] : 0;
-    res[8] = rev;
-    res[9] = ENV_NAME(pairwise)(l8, 8);
-    res[10] = ENV_NAME(pairwise)(l32, 32);
-    res[11] = ENV_NAME(pairwise)(sl, 4);
-    for (int i = 0; i < ENV_NCONT; i++) {
-        res[ENV_NDOT0 + i] = ctot[i];
-        if (sqc[i] > sq_split) sq_split = sqc[i];
+    for (int w = 0; w < W; w++) {
+        if (k & 3) t4[w] = t4[w] + a4[w];
+        if (k & 15) t16[w] = t16[w] + a16[w];
+        if (k & 31) t32[w] = t32[w] + a32[w];
+        if (k & 63) t64[w] = t64[w] + a64[w];
+        if (k & 255) t256[w] = t256[w] + a256[w];
     }
-    /* the round-robin slices that got a tile, their partials in slice order */
+    ENV_NAME(pairwise_lanes)(tmp, k);
+    ENV_NAME(pairwise_lanes)(&l8[0][0], 8);
+    ENV_NAME(pairwise_lanes)(&l32[0][0], 32);
+    ENV_NAME(pairwise_lanes)(&sl[0][0], 4);
+    /* the round-robin slices that got a tile */
     int64_t tiles = (k + ENV_RR_TILE - 1) / ENV_RR_TILE;
-    for (int i = 0; i < ENV_NRR; i++) {
-        int used = tiles < rr_s[i] ? (int)tiles : rr_s[i];
-        ENV_T t = used > 0 ? racc[i][0] : 0;
-        for (int s = 1; s < used; s++)
-            t = t + racc[i][s];
-        res[ENV_NDOT0 + ENV_NCONT + i] = t;
-        if (sqr[i] > sq_split) sq_split = sqr[i];
+    int used[ENV_NRR];
+    for (int i = 0; i < ENV_NRR; i++)
+        used[i] = tiles < rr_s[i] ? (int)tiles : rr_s[i];
+    for (int w = 0; w < W; w++) {
+        double *r = res + (int64_t)w * ENV_NDOT;
+        r[0] = seq[w];
+        r[1] = unf[w];
+        r[2] = t4[w];
+        r[3] = t16[w];
+        r[4] = t32[w];
+        r[5] = t64[w];
+        r[6] = t256[w];
+        r[7] = k > 0 ? tmp[w] : 0;
+        r[8] = rev[w];
+        r[9] = l8[0][w];
+        r[10] = l32[0][w];
+        r[11] = sl[0][w];
+        double sq_split = 0.0;
+        for (int i = 0; i < ENV_NCONT; i++) {
+            r[ENV_NDOT0 + i] = ctot[i][w];
+            if (sqc[i][w] > sq_split) sq_split = sqc[i][w];
+        }
+        /* the slices' partials in slice order */
+        for (int i = 0; i < ENV_NRR; i++) {
+            ENV_T t = used[i] > 0 ? racc[i][0][w] : 0;
+            for (int s = 1; s < used[i]; s++)
+                t = t + racc[i][s][w];
+            r[ENV_NDOT0 + ENV_NCONT + i] = t;
+            if (sqr[i][w] > sq_split) sq_split = sqr[i][w];
+        }
+        double mx = sq_acc[w] > sq8[w] ? sq_acc[w] : sq8[w];
+        mx = mx > sq32[w] ? mx : sq32[w];
+        mx = mx > sqs[w] ? mx : sqs[w];
+        mx = mx > sq_split ? mx : sq_split;
+        sq[w] = ENV_NAME(any_order)(mx + sq_p[w], g_abs[w], k);
     }
-    double mx = sq_acc > sq8 ? sq_acc : sq8;
-    mx = mx > sq32 ? mx : sq32;
-    mx = mx > sqs ? mx : sqs;
-    mx = mx > sq_split ? mx : sq_split;
-    *sq = ENV_NAME(any_order)(mx + sq_p, g_abs, k);
 }
 
 /* One tile of reduce.sum's kernel (kernels/reduce.cu, reduce_tile_kernel; reduce_onepass.cuh,

@@ -89,6 +89,8 @@ typedef struct gv_envelope {
         double share;     /* elements within its own envelope, of n */
         double mean_excess; /* the mean excess beyond its own [lo, hi], in its widths */
         bool agrees;      /* bit for bit the claimed arithmetic's results on every element */
+        int64_t exact_as; /* a declared or known order: elements whose output is exactly one
+                             of its results and no legal value of the claimed arithmetic */
     } arith[GV_ENV_MAX_ARITH];
     int best; /* the arithmetic with the largest share, then the least mean excess (the
                  claimed one where both tie, and wherever it holds every element) */

@@ -45,22 +45,9 @@
 #include "core/knobs.h"
 #include "io/run_doc.h"
 #include "testkit.h"
+#include "envelope_kit.h"
 
-/* The envelope is on unless GPUVAL_ENVELOPE says 0 or off (core/knobs.h): set here all the
-   same, so that a caller's environment cannot turn it off under these tests. */
-static void envelope_on(void)
-{
-    setenv("GPUVAL_ENVELOPE", "1", 1);
-    gv_knobs_reload();
-}
 TestSuite(model_envelope, .init = envelope_on);
-
-static void emit(const char *line)
-{
-    cr_log_info("%s", line);
-    printf("%s\n", line);
-    fflush(stdout);
-}
 
 static double now_ms(void)
 {
@@ -70,19 +57,6 @@ static double now_ms(void)
 }
 
 /* ---- the families, in f64 (rounded to the case's dtype when handed in) ------------------- */
-
-static uint64_t mix(uint64_t *s)
-{
-    uint64_t z = (*s += 0x9E3779B97F4A7C15ull);
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-    return z ^ (z >> 31);
-}
-
-static double unif(uint64_t *s) /* [0, 1) */
-{
-    return (double)(mix(s) >> 11) * 0x1p-53;
-}
 
 typedef struct dataset {
     const char *name;
@@ -96,13 +70,6 @@ static const char *const fam_names[NFAM] = {
     "banded Gaussian filter x smooth",
     "prefix sums of ordered data", "cancellation x, -x+small", "uniform [-1,1)",
     "small integers (exact in TF32)"};
-
-/* DCT-II, orthonormal: q_f(l) = s_f cos(pi (l + 1/2) f / K), s_0 = sqrt(1/K), else sqrt(2/K) */
-static double dct(int64_t f, int64_t l, int64_t k)
-{
-    double s = sqrt((f ? 2.0 : 1.0) / (double)k);
-    return s * cos(M_PI * ((double)l + 0.5) * (double)f / (double)k);
-}
 
 /* Frequencies K/32 apart plus a small offset: sampled at a stride of 128 or 256 terms (the
    slices of a split-K that deals tiles round-robin), products of two such rows alias to nearly
@@ -193,14 +160,6 @@ static const char *const kern_names[NKERN] = {
 static const char *const kern_match[NKERN] = {
     [I_TF32] = "tf32 operands", [I_BF16] = "bf16 operands",
     [I_RZ] = "round-toward-zero", [I_OP40] = "40-bit operands"};
-
-static double round_bits(double x, int p)
-{
-    if (x == 0.0 || !isfinite(x)) return x;
-    int e;
-    frexp(x, &e);
-    return ldexp(nearbyint(ldexp(x, p - e)), e - p);
-}
 
 /* One kernel on one dot product (x, y contiguous, k terms), in float and in double. */
 #define KERNELS(T, S, FMA)                                                                         \

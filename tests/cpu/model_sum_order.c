@@ -79,7 +79,7 @@ static void emit(const char *line)
     {                                                                                              \
         int64_t blocks = n < 1 ? 1 : (n + 2047) / 2048;                                            \
         T *part = calloc((size_t)blocks, sizeof(T)); /* zeroed: gcc -O2 with the sanitizers cannot \
-                                                        see that blocks >= 1 fills part[0] */     \
+                                                        see that blocks >= 1 fills part[0] */      \
         cr_assert_not_null(part);                                                                  \
         for (int64_t b = 0; b < blocks; b++)                                                       \
             part[b] = NAME##_block(x, b * 2048, n);                                                \
@@ -238,8 +238,10 @@ Test(model_sum_order, one_sum_replay_thread_count_free, .timeout = 600)
                 cr_expect_eq(one.env.arith[a].share, two.env.arith[a].share, "arith %d", a);
             cr_expect_str_eq(one.reason, two.reason);
             char line[300];
-            snprintf(line, sizeof line, "reduce.sum %s n=3000001 rz %d: envelope %.1f ms on 1 "
-                     "thread, %.1f ms on 2", gv_dtype_name(dt), rz, one.env.ms, two.env.ms);
+            snprintf(line, sizeof line,
+                     "reduce.sum %s n=3000001 rz %d: envelope %.1f ms on 1 "
+                     "thread, %.1f ms on 2",
+                     gv_dtype_name(dt), rz, one.env.ms, two.env.ms);
             emit(line);
         }
 }
@@ -429,4 +431,75 @@ Test(model_sum_order, declared_k, .timeout = 300)
     cr_expect(strstr(j.reason, "no order 'zigzag'") != NULL, "%s", j.reason);
     gv_judgement_free(&j);
     free(x);
+}
+
+/* Every dist reduce.sum's default cases and canaries take, at n = 10^5 and 1000003 (the
+   canaries' size), f32 and f64, on check's own outputs (the tree known): the correct tree
+   PASSes; the tree rounding toward zero FAILs naming round-toward-zero wherever its output
+   differs and is finite. Before the exact-impostor rule, f64 on uniform [-1, 1) at 1000003,
+   tiny at both sizes and huge at 10^5 lay 1 or 2 widths out (inside the bound) and PASSed;
+   now they FAIL as the outputs are the rz replay's bits. */
+Test(model_sum_order, generated_rz_tree_every_dist, .timeout = 600)
+{
+    static const gv_dist dists[] = {GV_DIST_UNIFORM01, GV_DIST_UNIFORM11, GV_DIST_TINY,
+                                    GV_DIST_HUGE, GV_DIST_SPARSE_SPECIAL};
+    static const int64_t ns[] = {100000, 1000003};
+    int failed = 0;
+    for (int t = 0; t < 2; t++)
+        for (size_t d = 0; d < sizeof dists / sizeof dists[0]; d++)
+            for (int i = 0; i < 2; i++) {
+                gv_dtype dt = t ? GV_F64 : GV_F32;
+                gv_result ok = generated("reduce.sum", dt, dists[d], ns[i], 3, false);
+                gv_result bad = generated("reduce.sum", dt, dists[d], ns[i], 3, true);
+                char what[160];
+                snprintf(what, sizeof what, "reduce.sum %s %s n=%lld generated, RN tree",
+                         gv_dtype_name(dt), gv_dist_name(dists[d]), (long long)ns[i]);
+                row(what, &ok);
+                cr_expect_eq(ok.verdict, GV_PASS, "%s: %s", what, ok.reason);
+                snprintf(what, sizeof what, "reduce.sum %s %s n=%lld generated, RZ tree",
+                         gv_dtype_name(dt), gv_dist_name(dists[d]), (long long)ns[i]);
+                row(what, &bad);
+                bool differs =
+                    bad.env.judged && ok.env.judged && bad.env.worst_value != ok.env.worst_value;
+                if (!differs) continue; /* NaN sums (sparse-special): nothing to see */
+                cr_expect_eq(bad.verdict, GV_FAIL, "%s: %s", what, bad.reason);
+                cr_expect(strstr(bad.reason, "round-toward-zero") != NULL, "%s: %s", what,
+                          bad.reason);
+                failed += bad.verdict == GV_FAIL;
+            }
+    cr_expect_geq(failed, 16, "%d RZ trees FAILed", failed);
+}
+
+/* Given inputs with check's own outputs (check --inputs: the kernel's tree known, not an
+   output computed elsewhere): the RZ tree FAILs, the correct one PASSes. */
+Test(model_sum_order, given_inputs_kernel_tree, .timeout = 300)
+{
+    for (int t = 0; t < 2; t++) {
+        gv_dtype dt = t ? GV_F64 : GV_F32;
+        const int64_t n = 100000;
+        void *x = uniform(dt, n, 5, -1.0);
+        for (int rz = 0; rz < 2; rz++) {
+            gv_case c = gv_test_case("reduce.sum", dt, GV_MODE_NATIVE, GV_DIST_UNIFORM01,
+                                     (gv_shape){1, {n}}, 0);
+            gv_given_inputs g = {1, {x}, {n}, GV_INPUTS_GIVEN};
+            gv_result r;
+            gv_problem p;
+            gv_result_init(&r, &c);
+            cr_assert_eq(gv_problem_init(&p, &c), GV_OK);
+            cr_assert_eq(gv_problem_given(&p, &g, &r), GV_OK);
+            cr_assert_eq(gv_reference(&p), GV_OK);
+            gv_dtype_store(dt, p.out[0].data, 0, sum_by(dt, x, n, S_TREE, rz, false));
+            gv_judge_problem(&p, &r);
+            gv_problem_free(&p);
+            char what[160];
+            snprintf(what, sizeof what, "reduce.sum %s n=%lld given, check's own %s tree",
+                     gv_dtype_name(dt), (long long)n, rz ? "RZ" : "RN");
+            row(what, &r);
+            cr_expect(r.env.judged, "%s: %s", what, r.env.why_not);
+            cr_expect_eq(r.verdict, rz ? GV_FAIL : GV_PASS, "%s: %s", what, r.reason);
+            if (rz)
+                cr_expect(strstr(r.reason, "round-toward-zero") != NULL, "%s: %s", what, r.reason);
+        }
+        free(x);
+    }
 }

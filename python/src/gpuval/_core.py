@@ -395,7 +395,7 @@ def judge(op, inputs, outputs, *, mode="native", size=None, dist=None, seed=0, a
     takes it ("k", "pairwise", "blocked:B", "tree"); None: every legal order. A declared
     order is judged against that order's results bit for bit (and the exact result).
     arch: the architecture ("sm_80", "sm_90") whose tensor-core block-FMA model judges a
-    tensor-core mode (tf32, bf16, f16, f16acc) on the inputs, as `gpuval judge --arch`;
+    tensor-core mode (tf32, bf16, f16, f16acc, fp8) on the inputs, as `gpuval judge --arch`;
     None: sm_90.
 
     Low-precision arrays: torch tensors of bfloat16, float16, float8_e4m3fn and float8_e5m2,
