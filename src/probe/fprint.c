@@ -1026,8 +1026,8 @@ static void scale_probe(ctx *c, int side)
     /* values of probe q at position l of K, and its selector; A = values (rows) for side 0 */
     int64_t col[3] = {0, 1, 2};
     if (side) col[0] = 128;
-#define VAL(q, l) (*(side ? &Q[(int64_t)(l) * N + col[q]] : &P[(int64_t)(q) * K + (l)]))
-#define SEL(q, l) (*(side ? &P[(int64_t)(q) * K + (l)] : &Q[(int64_t)(l) * N + col[q]]))
+#define VAL(q, l) (*(side ? &Q[(int64_t)(l)*N + col[q]] : &P[(int64_t)(q)*K + (l)]))
+#define SEL(q, l) (*(side ? &P[(int64_t)(q)*K + (l)] : &Q[(int64_t)(l)*N + col[q]]))
     VAL(0, 0) = w * p2(g);
     SEL(0, 0) = w;
     VAL(1, 0) = w;
@@ -1047,19 +1047,24 @@ static void scale_probe(ctx *c, int side)
         goto out;
     }
     double r0 = C[col[0]], r1 = C[N + col[1]], r2 = C[2 * N + col[2]];
-    bool big = r0 == w * p2(g) * w, sat = r0 == to * w, k1 = r1 == x * w,
-         k2 = r2 == x * p2(-g) * w, z2 = r2 == 0;
-    const char *name = sat                  ? "none"
-                       : !big               ? "other"
+    bool big = r0 == w * p2(g) * w, sat = r0 == to * w, k1 = r1 == x * w, k2 = r2 == x * p2(-g) * w,
+         z2 = r2 == 0;
+    const char *name = sat                    ? "none"
+                       : !big                 ? "other"
                        : !k1 && r1 == 0 && z2 ? "tensor"
-                       : k1 && z2           ? (side ? "column" : "row")
-                       : k1 && k2           ? "block"
-                                            : "other";
+                       : k1 && z2             ? (side ? "column" : "row")
+                       : k1 && k2             ? "block"
+                                              : "other";
     char det[160];
     snprintf(det, sizeof det,
              "[14*2^%d] -> %s, [14, x] -> x %s, [14 | 14*2^-%d, x*2^-%d] next block -> %s", g,
-             big ? "scaled" : sat ? "saturated (unscaled)" : "?", k1 ? "kept" : "lost", g, g,
-             k2 ? "kept" : z2 ? "0" : "?");
+             big   ? "scaled"
+             : sat ? "saturated (unscaled)"
+                   : "?",
+             k1 ? "kept" : "lost", g, g,
+             k2   ? "kept"
+             : z2 ? "0"
+                  : "?");
     setv(v, NAN, det, "%s", name);
 out:
     free(P);

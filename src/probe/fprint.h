@@ -78,9 +78,9 @@ typedef int (*gv_fp_gemm_fn)(void *ctx, int64_t m, int64_t k, int64_t n, const d
     X(ROW_BITS, "row_bits", "bits kept below a row's largest element (all: floating point)")       \
     X(FIXED_POINT, "fixed_point", "the row aligned to one exponent (an emulation): yes or no")     \
     X(MONOTONIC, "monotonic", "a larger operand never gives a smaller result: yes or no")          \
-    X(DETERMINISTIC, "deterministic", "the same bits over repeated calls: yes or no")             \
-    X(CR_SHARE, "cr_share", "% of a narrow-span f64 product's outputs correctly rounded")        \
-    X(SCALE_A, "scale_A", "elements of A that share a scale: none, tensor, row, block")         \
+    X(DETERMINISTIC, "deterministic", "the same bits over repeated calls: yes or no")              \
+    X(CR_SHARE, "cr_share", "% of a narrow-span f64 product's outputs correctly rounded")          \
+    X(SCALE_A, "scale_A", "elements of A that share a scale: none, tensor, row, block")            \
     X(SCALE_B, "scale_B", "elements of B that share a scale: none, tensor, column, block")
 
 typedef enum gv_fp_feature {

@@ -471,9 +471,8 @@ Test(probe_fprint, cr_share_tells_an_emulation_from_native, .timeout = 120)
     gv_fp_print pn = measure(GV_F64, GV_MODE_FP64EMU, &fma),
                 pe = measure(GV_F64, GV_MODE_FP64EMU, &w62),
                 p32 = measure(GV_F64, GV_MODE_FP64EMU_32, &w32);
-    cr_log_info("cr_share: fma %s (%s); fixed 62 %s (%s); fixed 32 %s",
-                pn.f[GV_FP_CR_SHARE].text, pn.f[GV_FP_CR_SHARE].detail,
-                pe.f[GV_FP_CR_SHARE].text, pe.f[GV_FP_CR_SHARE].detail,
+    cr_log_info("cr_share: fma %s (%s); fixed 62 %s (%s); fixed 32 %s", pn.f[GV_FP_CR_SHARE].text,
+                pn.f[GV_FP_CR_SHARE].detail, pe.f[GV_FP_CR_SHARE].text, pe.f[GV_FP_CR_SHARE].detail,
                 p32.f[GV_FP_CR_SHARE].text);
     double n = pn.f[GV_FP_CR_SHARE].num, e = pe.f[GV_FP_CR_SHARE].num,
            e32 = p32.f[GV_FP_CR_SHARE].num;
@@ -536,7 +535,8 @@ Test(probe_fprint, every_mode_row_gives_its_arithmetic)
             gv_fp_arith a;
             int rc = gv_fp_arith_of((gv_dtype)t, (gv_mode)m, &a);
             /* the scaled fp8 modes: their formats and groups from abi/gemm.h's recipe */
-            bool want = (mi->dtypes & (1u << t)) && (mi->probe_in != GV_FMT_NONE || gv_mode_scaled(m));
+            bool want =
+                (mi->dtypes & (1u << t)) && (mi->probe_in != GV_FMT_NONE || gv_mode_scaled(m));
             cr_expect_eq(rc == GV_OK, want, "%s %s: gv_fp_arith_of %d", mi->name,
                          gv_dtype_name((gv_dtype)t), rc);
             if (rc != GV_OK) continue;

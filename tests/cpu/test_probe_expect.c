@@ -445,10 +445,10 @@ static gv_fp_verdict shipped(const gv_fp_expect *e, const char *op, gv_dtype t, 
 }
 
 #define RIGHT(e, op, t, m, f, v)                                                                   \
-    cr_expect_eq(shipped(e, op, t, m, f, v), GV_FP_PASS, "%s %s %s %s = %s should PASS", op,      \
+    cr_expect_eq(shipped(e, op, t, m, f, v), GV_FP_PASS, "%s %s %s %s = %s should PASS", op,       \
                  gv_dtype_name(t), gv_mode_name(m), f, v)
 #define WRONG(e, op, t, m, f, v)                                                                   \
-    cr_expect_eq(shipped(e, op, t, m, f, v), GV_FP_FAIL, "%s %s %s %s = %s should FAIL", op,      \
+    cr_expect_eq(shipped(e, op, t, m, f, v), GV_FP_FAIL, "%s %s %s %s = %s should FAIL", op,       \
                  gv_dtype_name(t), gv_mode_name(m), f, v)
 
 static void builtin(int sm, gv_fp_expect *e)
@@ -480,7 +480,7 @@ Test(probe_expect_rules, tightened_rules_fail_a_planted_wrong_value)
     const struct {
         gv_dtype t;
         gv_mode m;
-    } seq[] = {{GV_F32, GV_MODE_NATIVE}, {GV_F64, GV_MODE_NATIVE}, {GV_F32, GV_MODE_DEFAULT},
+    } seq[] = {{GV_F32, GV_MODE_NATIVE},  {GV_F64, GV_MODE_NATIVE}, {GV_F32, GV_MODE_DEFAULT},
                {GV_F64, GV_MODE_DEFAULT}, {GV_F32, GV_MODE_TF32},   {GV_F32, GV_MODE_F16},
                {GV_F32, GV_MODE_BF16},    {GV_F64, GV_MODE_FP64EMU}};
     for (size_t i = 0; i < sizeof seq / sizeof seq[0]; i++) {
