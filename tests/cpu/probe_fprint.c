@@ -458,12 +458,11 @@ Test(probe_fprint, scaled_fp8_impostors_read_wrong, .timeout = 300)
     }
 }
 
-/* cr_share on f64: native DGEMM (an FMA chain in k order) returns few of a narrow-span
-   product's outputs correctly rounded; a fixed-point emulation as wide as fp64emu56 measures
-   (62 bits below each row's top) keeps every product of 53-bit operands in [1, 2) whole and
-   rounds the sum once; a 32-bit one none. The shipped sm_90 lines judge them: native under the
-   automatic emulation's label (gemm.cublas.emuauto, the fallback) and under fp64emu56 FAILs,
-   the emulation PASSes, and the emulation under the native label FAILs. */
+/* cr_share on f64 tells the arithmetics apart on models whose answers are known: an FMA
+   chain in k order returns few of the narrow-span product's outputs correctly rounded, a
+   fixed-point sum that keeps these operands whole (62 bits, fp64emu56's measured width) and
+   rounds once nearly all, a 32-bit one none; f32 outputs are not measured. (cuBLAS's own
+   values, 51.7 native and 70.6 emulated on an H100, are sm_90.expect's: test_probe_expect.) */
 Test(probe_fprint, cr_share_tells_an_emulation_from_native, .timeout = 120)
 {
     sim fma = {.kind = SIM_FMA, .t = GV_F64}, w62 = {.kind = SIM_FIXED, .t = GV_F64, .w = 62},
@@ -480,34 +479,9 @@ Test(probe_fprint, cr_share_tells_an_emulation_from_native, .timeout = 120)
     cr_expect_lt(n, 30, "an FMA chain of 1024: %g %% correctly rounded", n);
     cr_expect_gt(e, 90, "an exact sum rounded once: %g %%", e);
     cr_expect_lt(e32, 1, "32 bits: %g %%", e32);
-    /* f32 outputs: not measured */
     sim f32 = {.kind = SIM_FMA, .t = GV_F32};
     gv_fp_print p = measure(GV_F32, GV_MODE_NATIVE, &f32);
     EXPECT_F(p, CR_SHARE, "n/a");
-    /* judged by what is built in for sm_90 */
-    gv_fp_expect ex;
-    char err[256];
-    cr_assert_eq(gv_fp_expect_builtin(90, &ex, err, sizeof err), GV_OK, "%s", err);
-    const struct {
-        gv_mode m;
-        const gv_fp_value *v;
-        gv_fp_verdict want;
-    } j[] = {{GV_MODE_FP64EMU, &pn.f[GV_FP_CR_SHARE], GV_FP_FAIL},
-             {GV_MODE_FP64EMU, &pe.f[GV_FP_CR_SHARE], GV_FP_PASS},
-             {GV_MODE_FP64EMU_56, &pn.f[GV_FP_CR_SHARE], GV_FP_FAIL},
-             {GV_MODE_FP64EMU_56, &pe.f[GV_FP_CR_SHARE], GV_FP_PASS},
-             {GV_MODE_FP64EMU_48, &pe.f[GV_FP_CR_SHARE], GV_FP_PASS},
-             {GV_MODE_FP64EMU_48, &p32.f[GV_FP_CR_SHARE], GV_FP_FAIL},
-             {GV_MODE_FP64EMU_32, &p32.f[GV_FP_CR_SHARE], GV_FP_PASS},
-             {GV_MODE_NATIVE, &pn.f[GV_FP_CR_SHARE], GV_FP_PASS},
-             {GV_MODE_NATIVE, &pe.f[GV_FP_CR_SHARE], GV_FP_FAIL}};
-    for (size_t i = 0; i < sizeof j / sizeof j[0]; i++) {
-        const gv_fp_rule *r =
-            gv_fp_expect_find(&ex, "gemm.cublas.emuauto", GV_F64, j[i].m, GV_FP_CR_SHARE);
-        cr_expect_eq(gv_fp_judge(r, j[i].v), j[i].want, "%s: %s against line %d (%s)",
-                     gv_mode_name(j[i].m), j[i].v->text, r ? r->line : 0, r ? r->value : "?");
-    }
-    gv_fp_expect_free(&ex);
 }
 
 Test(probe_fprint, rounding_names)

@@ -488,6 +488,31 @@ Test(probe_expect_rules, tightened_rules_fail_a_planted_wrong_value)
         WRONG(&e, op, seq[i].t, seq[i].m, "order", "other");
         WRONG(&e, op, seq[i].t, seq[i].m, "order", "n/a");
     }
+    /* cr_share: the automatic emulation run natively (gemm.cublas.emuauto) reads native's
+       51.7, a 32-bit emulation under a wider label 0.0, the H100's emulations 70.6 */
+    RIGHT(&e, op, GV_F64, GV_MODE_FP64EMU, "cr_share", "70.6");
+    WRONG(&e, op, GV_F64, GV_MODE_FP64EMU, "cr_share", "51.7");
+    WRONG(&e, op, GV_F64, GV_MODE_FP64EMU, "cr_share", "0.0");
+    RIGHT(&e, op, GV_F64, GV_MODE_FP64EMU_56, "cr_share", "70.6");
+    WRONG(&e, op, GV_F64, GV_MODE_FP64EMU_56, "cr_share", "0.0");
+    WRONG(&e, op, GV_F64, GV_MODE_FP64EMU_56, "cr_share", "51.7");
+    RIGHT(&e, op, GV_F64, GV_MODE_FP64EMU_32, "cr_share", "0.0");
+    WRONG(&e, op, GV_F64, GV_MODE_FP64EMU_32, "cr_share", "70.6");
+    RIGHT(&e, op, GV_F64, GV_MODE_NATIVE, "cr_share", "51.7");
+    WRONG(&e, op, GV_F64, GV_MODE_NATIVE, "cr_share", "70.6"); /* an emulation under native */
+    RIGHT(&e, op, GV_F64, GV_MODE_DEFAULT, "cr_share", "51.7");
+    WRONG(&e, op, GV_F64, GV_MODE_DEFAULT, "cr_share", "70.6");
+    RIGHT(&e, op, GV_F32, GV_MODE_TF32, "cr_share", "n/a");
+    /* the scales the labels claim, and each planted impostor's reading */
+    RIGHT(&e, op, GV_F32, GV_MODE_FP8ROW, "scale_A", "row");
+    WRONG(&e, op, GV_F32, GV_MODE_FP8ROW, "scale_A", "tensor"); /* fp8rowtensor */
+    WRONG(&e, op, GV_F32, GV_MODE_FP8ROW, "scale_B", "none");   /* fp8noscale */
+    RIGHT(&e, op, GV_F32, GV_MODE_FP8BLK, "scale_A", "block");
+    WRONG(&e, op, GV_F32, GV_MODE_FP8BLK, "scale_A", "row"); /* fp8blkrow */
+    WRONG(&e, op, GV_F32, GV_MODE_FP8BLK, "in_bits_B", "3"); /* fp8e5m2b */
+    RIGHT(&e, op, GV_F32, GV_MODE_FP8E5M2, "in_bits_B", "3");
+    WRONG(&e, op, GV_F32, GV_MODE_FP8E5M2, "in_bits_B", "4"); /* e5m2 labelled, e4m3 run */
+    RIGHT(&e, op, GV_F32, GV_MODE_FP8, "scale_A", "tensor");
     gv_fp_expect_free(&e);
 
     builtin(89, &e);
