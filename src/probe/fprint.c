@@ -919,6 +919,7 @@ typedef unsigned __int128 u128;
 /* x 2^e rounded to nearest even at 53 bits (x > 0, e such that no underflow or overflow). */
 static double u128_ldexp_rne(u128 x, int e)
 {
+    assert(x > 0); /* sums of products of operands in [1, 2) */
     int len = 0;
     for (u128 t = x; t; t >>= 1)
         len++;
@@ -1014,6 +1015,7 @@ static void scale_probe(ctx *c, int side)
     const gv_fp_format *f = side ? &ar->in_b : &ar->in;
     double to = (side ? ar->scale_b : ar->scale) * SCALE_ANCHOR, w = SCALE_ANCHOR;
     int g = 2 - (f->emin - (f->p - 1));
+    assert(g > 0 && f->p >= 3); /* 1.25 = 1.01b must be exact in the format */
     double x = 1.25 * w / to;
     const int64_t M = 128, K = 2 * GK_FP8_BLOCK_K, N = 256;
     double *P = calloc((size_t)(M * K), sizeof *P), *Q = calloc((size_t)(K * N), sizeof *Q),
