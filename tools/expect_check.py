@@ -96,6 +96,9 @@ def from_detail(feature, d):
         if m:
             return m.group(2) if m.group(2) else f">={int(m.group(1)) + 1}"
     if feature == "promotion":
+        m = re.search(r"the first at position (\d+)", d)
+        if m:
+            return m.group(1)
         m = re.search(r"(\d+) of (\d+) terms 2\^-t M kept", d)
         if m:
             kept, k = int(m.group(1)), int(m.group(2)) + 1
@@ -151,6 +154,26 @@ def from_detail(feature, d):
         m = re.search(r": (\d+) of (\d+) results smaller", d)
         if m:
             return "yes" if m.group(1) == "0" else "no"
+    if feature == "cr_share":
+        m = re.search(r": (\d+) of (\d+) outputs correctly rounded", d)
+        if m:
+            return f"{100.0 * int(m.group(1)) / int(m.group(2)):.1f}"
+    if feature in ("scale_A", "scale_B"):
+        if "unscaled" in d and "->" not in d:
+            return "n/a"
+        m = re.search(r"-> (scaled|saturated \(unscaled\)|\?), \[14, x\] -> x (kept|lost), "
+                      r".* next block -> (kept|0|\?)$", d)
+        if m:
+            big, k1, k2 = m.groups()
+            if big.startswith("saturated"):
+                return "none"
+            if big != "scaled":
+                return "other"
+            if k1 == "lost":
+                return "tensor" if k2 == "0" else "other"
+            if k2 == "0":
+                return "row" if feature == "scale_A" else "column"
+            return "block" if k2 == "kept" else "other"
     if feature == "deterministic":
         m = re.search(r": (\d+) differ from the first", d)
         if m:

@@ -156,20 +156,22 @@ static double gemm_expected_tier(const gv_case *c, char *why, size_t len)
 }
 
 /* The width probe: row i of A is [1, 2^-j_i, 2^-70, 0, ...] with j_i = 1 + i mod 60; the first
-   two rows of B are ones but in the last column, which is [0, 0, 1, 0, ...]. So C_iq = 1 +
-   2^-j_i exactly (in f64 while j_i <= 52) for q < n - 1: an arithmetic that keeps w bits below
-   a row's largest element gives the term back for j < w and loses it after. And C_i,n-1 =
-   2^-70 exactly, the one product of its sum: native f64 keeps it, a fixed-point emulation that
-   aligns the row to its largest element (1) keeps no bit of it below 70 bits. That tells
-   native from an emulation whatever extra bits the emulation keeps over its name (about 4 on
-   an H100, enough to make a 48-bit emulation keep the 53 bits of the rows). Needs k >= 3 and
-   n >= 2: smaller shapes are refused. */
+   two rows of B are ones but in the last two columns: column n - 2 is [0, 1, 0, ...], column
+   n - 1 [0, 0, 1, 0, ...]. So C_iq = 1 + 2^-j_i exactly (in f64 while j_i <= 52) for q < n - 2,
+   and C_i,n-2 = 2^-j_i for every j_i up to 60: an arithmetic that keeps w bits below a row's
+   largest element gives the term back for j < w and loses it after, past f64's 53 bits too
+   (fp64emu56 is judged on its 56, not let off at 53). And C_i,n-1 = 2^-70 exactly, the one
+   product of its sum: native f64 keeps it, a fixed-point emulation that aligns the row to its
+   largest element (1) keeps no bit of it below 70 bits. That tells native from an emulation
+   whatever extra bits the emulation keeps over its name (6 on an H100, enough to make a 48-bit
+   emulation keep the 53 bits of the rows). Needs k >= 3 and n >= 3: smaller shapes are
+   refused. */
 enum { WIDTH_MAX_J = 60, WIDTH_TINY = -70 };
 static int width_inputs(gv_problem *p)
 {
     int64_t m = p->c.shape.d[0], k = p->c.shape.d[1], n = p->c.shape.d[2];
     double *a = p->in[0].ref, *b = p->in[1].ref;
-    if (k < 3 || n < 2) return GV_EINVAL;
+    if (k < 3 || n < 3) return GV_EINVAL;
     for (int64_t i = 0; i < m * k; i++)
         a[i] = 0.0;
     for (int64_t i = 0; i < k * n; i++)
@@ -179,10 +181,11 @@ static int width_inputs(gv_problem *p)
         a[i * k + 1] = ldexp(1.0, -(int)(1 + i % WIDTH_MAX_J));
         a[i * k + 2] = ldexp(1.0, WIDTH_TINY);
     }
-    for (int64_t j = 0; j < n - 1; j++) {
+    for (int64_t j = 0; j < n - 2; j++) {
         b[j] = 1.0;
         b[n + j] = 1.0;
     }
+    b[n + n - 2] = 1.0;
     b[2 * n + n - 1] = 1.0;
     gv_store_rounded(p, 0);
     gv_store_rounded(p, 1);
@@ -192,8 +195,8 @@ static int width_inputs(gv_problem *p)
 /* The width probe's room (width_inputs); every other dist fits any shape. */
 static bool gemm_dist_shape_ok(gv_dist d, const gv_shape *s, char *why, size_t len)
 {
-    if (d != GV_DIST_WIDTH || (s->d[1] >= 3 && s->d[2] >= 2)) return true;
-    snprintf(why, len, "the width probe needs k >= 3 and n >= 2 (shape %lldx%lldx%lld)",
+    if (d != GV_DIST_WIDTH || (s->d[1] >= 3 && s->d[2] >= 3)) return true;
+    snprintf(why, len, "the width probe needs k >= 3 and n >= 3 (shape %lldx%lldx%lld)",
              (long long)s->d[0], (long long)s->d[1], (long long)s->d[2]);
     return false;
 }
@@ -332,7 +335,8 @@ static void probe_narrow(const gv_problem *p, gv_result *r)
 }
 
 /* width: the bits kept below a row's largest element, w = 1 + the largest j_i up to which
-   every row i gives 1 + 2^-j_i back exactly (native f64 keeps 53: j up to 52). */
+   every row i gives 2^-j_i and 1 + 2^-j_i (where that is an f64) back exactly; native f64 and
+   every emulation of 60 or more bits read 61, the most the rows show. */
 static void probe_width(const gv_problem *p, gv_result *r)
 {
     const gv_tensor *C = &p->out[0];
@@ -344,19 +348,21 @@ static void probe_width(const gv_problem *p, gv_result *r)
     for (int64_t i = 0; i < m; i++) {
         tiny_kept += gv_dtype_load(p->c.dtype, C->data, i * n + n - 1) == ldexp(1.0, WIDTH_TINY);
         int j = (int)(1 + i % WIDTH_MAX_J);
+        if (gv_dtype_load(p->c.dtype, C->data, i * n + n - 2) != ldexp(1.0, -j))
+            row_ok[j] = false;
         if (j > 52) continue; /* 1 + 2^-j is not an f64 */
         double want = 1.0 + ldexp(1.0, -j);
-        for (int64_t q = 0; q < n - 1; q++)
+        for (int64_t q = 0; q < n - 2; q++)
             if (gv_dtype_load(p->c.dtype, C->data, i * n + q) != want) row_ok[j] = false;
     }
     int kept = 0;
-    while (kept < 52 && kept + 1 < m + 1 && row_ok[kept + 1])
+    while (kept < WIDTH_MAX_J && kept + 1 < m + 1 && row_ok[kept + 1])
         kept++;
     int width = kept + 1, claimed = gv_mode_get(p->c.mode)->input_bits;
     bool native = tiny_kept == m; /* every 2^-70 term kept beside its row's 1 */
     gv_result_extra(r, "probe_width_bits", width);
     gv_result_extra(r, "probe_tiny_kept", (double)tiny_kept);
-    if (claimed == 0 || claimed >= 53) return; /* the library's width, or not narrower than f64 */
+    if (claimed == 0) return; /* the library's automatic width: cr_share judges it (probe) */
     gv_result_check(r, "mode in effect", native ? 1.0 : 0.0, 0.0,
                     "%s not in effect: all %lld rows keep a term 2^70 below their largest "
                     "element, as native f64 does (%d bits claimed)",
@@ -973,7 +979,7 @@ static const gv_op gemm_cublas_emuauto = {
     .name = "gemm.cublas.emuauto",
     .summary = "planted for probe: the automatic f64 emulation falls back to native DGEMM",
     .planted_bug = "native DGEMM behind the automatic fixed-point emulation's label: probe's "
-                   "fixed_point FAILs",
+                   "cr_share FAILs",
     .dtypes = GV_BIT(GV_F64),
     .modes = GV_BIT(GV_MODE_FP64EMU),
     .device = GV_KERNEL(gk_gemm_cublas_emunative),

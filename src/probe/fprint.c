@@ -4,11 +4,14 @@
  * cores", PeerJ CS 2021; Xie et al., FPRev, USENIX ATC 2025). */
 #include "probe/fprint.h"
 
+#include <assert.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "../../abi/gemm.h" /* the scaled fp8 modes' scale groups */
 
 static const char *const feature_names[] = {
 #define GV_FP_NAME_(e, name, help) name,
@@ -43,6 +46,8 @@ static gv_fp_format format_of(int fmt, gv_dtype t)
 /* The anchor of a scaled format: scale_to / 14 is the op's scale (448 / 14 = 32 for fp8). */
 #define SCALE_ANCHOR 14
 
+static int scaled_arith_of(gv_dtype t, gv_mode m, gv_fp_arith *a);
+
 int gv_fp_arith_of(gv_dtype t, gv_mode m, gv_fp_arith *a)
 {
     memset(a, 0, sizeof *a);
@@ -50,6 +55,7 @@ int gv_fp_arith_of(gv_dtype t, gv_mode m, gv_fp_arith *a)
     a->mode = m;
     if ((int)t < 0 || t >= GV_NDTYPES || (int)m < 0 || m >= GV_NMODES) return GV_EUNSUPPORTED;
     const gv_mode_info *mi = gv_mode_get(m);
+    if (gv_mode_scaled(m)) return scaled_arith_of(t, m, a);
     if (!(mi->dtypes & (1u << t)) || mi->probe_in == GV_FMT_NONE) return GV_EUNSUPPORTED;
     a->in = format_of(mi->probe_in, t);
     a->out = format_of(mi->probe_out, t);
@@ -66,6 +72,36 @@ int gv_fp_arith_of(gv_dtype t, gv_mode m, gv_fp_arith *a)
         a->op_emax = (int)floor(log2(a->anchor));
         a->op_emin = a->in.emin - (int)log2(a->scale);
     }
+    a->group_a = a->group_b = -1;
+    a->in_b = a->in;
+    a->scale_b = a->scale;
+    return GV_OK;
+}
+
+/* The scaled fp8 modes: their row in the mode table names no format (their check judges the
+   accumulation against an oracle that quantises as the kernel does), so the probe takes the
+   formats and the groups the label claims from abi/gemm.h's recipe: A in E4M3 (OCP FP8 1.0:
+   4 bits, emin -6, 448), B in E4M3 or E5M2 (3 bits, emin -14, 57344), f32 output, each group
+   scaled to 448 (57344) / amax. */
+static int scaled_arith_of(gv_dtype t, gv_mode m, gv_fp_arith *a)
+{
+    gk_fp8_recipe r;
+    if (!gk_fp8_recipe_of(m, GK_FP8_HONEST, &r) || !(gv_mode_get(m)->dtypes & (1u << t)))
+        return GV_EUNSUPPORTED;
+    memset(a, 0, sizeof *a);
+    a->dtype = t;
+    a->mode = m;
+    const gv_format_info *e4 = gv_format_get(GV_FMT_E4M3);
+    a->in = (gv_fp_format){e4->p, e4->emin, e4->emax};
+    a->out = format_of(GV_FMT_OWN, t);
+    a->anchor = SCALE_ANCHOR;
+    a->scale = e4->scale_to / SCALE_ANCHOR;
+    a->op_emax = (int)floor(log2(a->anchor));
+    a->op_emin = a->in.emin - (int)log2(a->scale);
+    a->group_a = r.group_a;
+    a->group_b = r.group_b;
+    a->in_b = r.e5m2_b ? (gv_fp_format){3, -14, 15} : a->in;
+    a->scale_b = (r.e5m2_b ? 57344.0 : e4->scale_to) / SCALE_ANCHOR;
     return GV_OK;
 }
 
@@ -132,15 +168,39 @@ static int64_t padded(int64_t d)
     return (p + 15) / 16 * 16;
 }
 
+/* Blockwise scales (fp8blk): positions BLK_A and BLK_B of every 128-block of K hold the
+   anchors of A's 1 x 128 and B's 128 x 128 blocks (every group then has amax 14 and the scale
+   448 / 14 = 32, as plain fp8's one scale is), so a probe may not use them. */
+#define BLK_A (GK_FP8_BLOCK_K - 2)
+#define BLK_B (GK_FP8_BLOCK_K - 1)
+
+static bool hole(const gv_fp_arith *ar, int64_t l)
+{
+    return (ar->group_a == GK_FP8_BLOCK || ar->group_b == GK_FP8_BLOCK) &&
+           l % GK_FP8_BLOCK_K >= BLK_A;
+}
+
 static int run_full(ctx *c, int64_t m, int64_t k, int64_t n, const double *A, const double *B,
                     double *C)
 {
     if (c->rc) return c->rc;
-    double anchor = c->ar->anchor;
+    const gv_fp_arith *ar = c->ar;
+    double anchor = ar->anchor;
+    bool block = ar->group_a == GK_FP8_BLOCK || ar->group_b == GK_FP8_BLOCK;
+    bool outer = !block && (ar->group_a == GK_FP8_OUTER || ar->group_b == GK_FP8_OUTER);
+    bool row = anchor > 0 && !block && !outer; /* one scale per tensor: an extra row and column */
+    for (int64_t l = 0; block && l < k; l++) {
+        if (!hole(ar, l)) continue;
+        for (int64_t i = 0; i < m; i++)
+            if (A[i * k + l] != 0) return GV_EUNSUPPORTED; /* a probe on an anchor's place */
+        for (int64_t j = 0; j < n; j++)
+            if (B[l * n + j] != 0) return GV_EUNSUPPORTED;
+    }
     /* every call at least GV_FP_MIN_DIM in each dim, a multiple of 16 (fp8's kernels need it),
        zeros around: the library picks the kernels it picks for real products, not a small-
        matrix path; the zeros add nothing to any dot product */
-    int64_t M = padded(m + (anchor > 0)), N = padded(n + (anchor > 0)), K = padded(k);
+    int64_t M = padded(m + row), N = padded(n + row), K = padded(k + 2 * outer);
+    if (block) K = gk_fp8_cdiv(K, GK_FP8_BLOCK_K) * GK_FP8_BLOCK_K;
     double *a = calloc((size_t)(M * K), sizeof *a), *b = calloc((size_t)(K * N), sizeof *b),
            *cc = calloc((size_t)(M * N), sizeof *cc);
     int rc = GV_ENOMEM;
@@ -149,9 +209,18 @@ static int run_full(ctx *c, int64_t m, int64_t k, int64_t n, const double *A, co
             memcpy(a + i * K, A + i * k, sizeof *a * (size_t)k);
         for (int64_t l = 0; l < k; l++)
             memcpy(b + l * N, B + l * n, sizeof *b * (size_t)n);
-        if (anchor > 0) {
+        if (row) {
             a[m * K] = anchor; /* A[m][0] */
             b[n] = anchor;     /* B[0][n] */
+        }
+        /* an anchor in every row of A and every column of B, in a position of K where the
+           other operand is 0: per row and column past the probe's k; per block in each block */
+        for (int64_t l0 = 0; (outer || block) && l0 < K; l0 += block ? GK_FP8_BLOCK_K : K) {
+            int64_t la = block ? l0 + BLK_A : k, lb = block ? l0 + BLK_B : k + 1;
+            for (int64_t i = 0; i < M; i++)
+                a[i * K + la] = anchor;
+            for (int64_t j = 0; j < N; j++)
+                b[lb * N + j] = anchor;
         }
         rc = c->gemm(c->gctx, M, K, N, a, b, cc, c->why, c->len);
         if (rc == GV_OK)
@@ -193,7 +262,7 @@ static int pset_run(ctx *c, pset *s)
     free(A);
     free(B);
     free(C);
-    return c->rc;
+    return rc == GV_EUNSUPPORTED ? rc : c->rc; /* refused, not failed: the feature stays n/a */
 }
 
 static void setv(gv_fp_value *v, double num, const char *detail_fmt, const char *text_fmt, ...)
@@ -384,9 +453,11 @@ static void block(ctx *c)
         setv(v, NAN, "the format's range cannot separate a big and a small product", "n/a");
         return;
     }
+    /* blockwise scales: the positions below the first anchor of K (BLK_A) */
+    int bk = hole(c->ar, BLOCK_K - 1) ? BLK_A : BLOCK_K;
     pset s;
-    if (pset_init(&s, BLOCK_K - 2, BLOCK_K)) return;
-    for (int j = 1; j <= BLOCK_K - 2; j++) {
+    if (pset_init(&s, bk - 2, bk)) return;
+    for (int j = 1; j <= bk - 2; j++) {
         put(&s, j - 1, 0, p2(eb), p2(eb));
         put(&s, j - 1, j, -p2(eb), p2(eb));
         put(&s, j - 1, j + 1, p2(es), p2(es));
@@ -395,7 +466,7 @@ static void block(ctx *c)
         double small = p2(2 * es);
         int first = 0, kept = 0, other = 0;
         bool kept_at[BLOCK_K] = {false};
-        for (int j = 1; j <= BLOCK_K - 2; j++) {
+        for (int j = 1; j <= bk - 2; j++) {
             double o = s.out[j - 1];
             if (o == small) {
                 kept_at[j + 1] = true;
@@ -409,10 +480,10 @@ static void block(ctx *c)
         snprintf(det, sizeof det,
                  "+M at 0, -M at j, m at j+1 (M/m = 2^%d): m survives at %d of %d positions, "
                  "first %d",
-                 2 * (eb - es), kept, BLOCK_K - 2, first);
+                 2 * (eb - es), kept, bk - 2, first);
         /* the first positions where m survived, for an irregular pattern */
         int shown = 0;
-        for (int q = 2; q < BLOCK_K && shown < 8; q++)
+        for (int q = 2; q < bk && shown < 8; q++)
             if (kept_at[q]) {
                 snprintf(det + strlen(det), sizeof det - strlen(det), "%s%d", shown ? "," : "; at ",
                          q);
@@ -420,13 +491,13 @@ static void block(ctx *c)
             }
         if (other) {
             setv(v, NAN, det, "irregular");
-        } else if (kept == BLOCK_K - 2) {
+        } else if (kept == bk - 2) {
             setv(v, 1, det, "1");
         } else if (kept == 0) {
             setv(v, NAN, det, "none");
         } else {
             bool regular = true;
-            for (int q = 2; q < BLOCK_K; q++)
+            for (int q = 2; q < bk; q++)
                 if (kept_at[q] != (q % first == 0)) regular = false;
             if (regular)
                 setv(v, first, det, "%d", first);
@@ -550,10 +621,13 @@ static void acc_bits(ctx *c)
     }
     pset s;
     if (pset_init(&s, n, K)) return;
+    int terms = 0; /* K - 1, less the anchors' places under blockwise scales */
+    for (int l = 1; l < K; l++)
+        terms += !hole(ar, l);
     for (int i = 0; i < n; i++) {
         put(&s, i, 0, p2(eb), p2(eb));
         for (int l = 1; l < K; l++)
-            put(&s, i, l, p2(eb - (ts[i] + 1) / 2), p2(eb - ts[i] / 2));
+            if (!hole(ar, l)) put(&s, i, l, p2(eb - (ts[i] + 1) / 2), p2(eb - ts[i] / 2));
     }
     if (pset_run(c, &s) == GV_OK) {
         double big = p2(2 * eb);
@@ -561,17 +635,17 @@ static void acc_bits(ctx *c)
         double cnt[64];
         for (int i = 0; i < n; i++) {
             cnt[i] = (s.out[i] - big) / p2(2 * eb - ts[i]);
-            if (loss < 0 && cnt[i] != K - 1) loss = i;
+            if (loss < 0 && cnt[i] != terms) loss = i;
         }
         char det[160];
         if (loss < 0) {
-            snprintf(det, sizeof det, "M + %d terms 2^-t M: all kept up to t = %d", K - 1,
+            snprintf(det, sizeof det, "M + %d terms 2^-t M: all kept up to t = %d", terms,
                      ts[n - 1]);
             setv(va, ts[n - 1] + 1, det, ">=%d", ts[n - 1] + 1);
             setv(vp, NAN, det, "n/a");
         } else {
             snprintf(det, sizeof det,
-                     "M + %d terms 2^-t M: all kept up to t = %d, %.0f kept at t = %d", K - 1,
+                     "M + %d terms 2^-t M: all kept up to t = %d, %.0f kept at t = %d", terms,
                      ts[loss] - 1, cnt[loss], ts[loss]);
             setv(va, ts[loss], det, "%d", ts[loss]);
             /* past the first loss and below the output's own width: how many still count */
@@ -585,14 +659,22 @@ static void acc_bits(ctx *c)
                 for (int i = from; i <= to; i++)
                     if (cnt[i] != cnt[from]) same = false;
                 char d2[160];
+                /* the terms lost are those M's partial sum met: the promotion interval is the
+                   position of the first term kept (K - kept where no anchor holds a place) */
+                int lost = terms - (int)cnt[from], at = 0;
+                for (int l = 1, q = 0; l < K && !at; l++)
+                    if (!hole(ar, l) && q++ == lost) at = l;
                 snprintf(d2, sizeof d2, "%.0f of %d terms 2^-t M kept for t = %d..%d", cnt[from],
-                         K - 1, ts[from], ts[to]);
+                         terms, ts[from], ts[to]);
+                if (terms != K - 1 && at)
+                    snprintf(d2 + strlen(d2), sizeof d2 - strlen(d2),
+                             ", the first at position %d (anchors hold 2 of each 128)", at);
                 if (!same)
                     setv(vp, NAN, d2, "irregular");
                 else if (cnt[from] == 0)
                     setv(vp, NAN, d2, "none");
                 else
-                    setv(vp, K - cnt[from], d2, "%.0f", K - cnt[from]);
+                    setv(vp, at, d2, "%d", at);
             }
         }
     }
@@ -819,6 +901,179 @@ out:
     free(C2);
 }
 
+/* The correctly rounded share: a CR_M x CR_K x CR_N product of random operands in [1, 2) with
+   all 53 bits (one binade: the narrowest span a row can have), every output compared with the
+   exact dot product rounded to nearest even. Native DGEMM adds CR_K products with one rounding
+   each and returns the correctly rounded result for few outputs; a fixed-point emulation of
+   enough bits sums the slices' products exactly in integers and rounds once. So the share tells
+   an emulation from native DGEMM behind its label where every other feature cannot: cuBLAS's
+   automatic emulation chooses its width from the operands' exponent span, and on the other
+   probes' spans (2^-60 beside 1) it runs natively (docs/probe.md). f64 outputs only: the
+   emulations it judges are f64's. */
+#define CR_M 128
+#define CR_N 128
+#define CR_K 1024
+
+typedef unsigned __int128 u128;
+
+/* x 2^e rounded to nearest even at 53 bits (x > 0, e such that no underflow or overflow). */
+static double u128_ldexp_rne(u128 x, int e)
+{
+    assert(x > 0); /* sums of products of operands in [1, 2) */
+    int len = 0;
+    for (u128 t = x; t; t >>= 1)
+        len++;
+    if (len <= 53) return ldexp((double)(uint64_t)x, e);
+    int sh = len - 53;
+    u128 q = x >> sh, rem = x - (q << sh), half = (u128)1 << (sh - 1);
+    if (rem > half || (rem == half && (q & 1))) q++; /* a carry to 2^53 is still exact */
+    return ldexp((double)(uint64_t)q, e + sh);
+}
+
+static void cr_share(ctx *c)
+{
+    const gv_fp_arith *ar = c->ar;
+    gv_fp_value *v = &c->fp->f[GV_FP_CR_SHARE];
+    if (ar->out.p != 53 || ar->in.p != 53) {
+        setv(v, NAN, "measured where the operands and the output are f64", "n/a");
+        return;
+    }
+    const int fb = 52; /* an operand is an integer times 2^-52 */
+    double *A = malloc(sizeof *A * CR_M * CR_K), *B = malloc(sizeof *B * CR_K * CR_N),
+           *C = malloc(sizeof *C * CR_M * CR_N);
+    uint64_t *ia = malloc(sizeof *ia * CR_M * CR_K), *ib = malloc(sizeof *ib * CR_K * CR_N);
+    if (!A || !B || !C || !ia || !ib) {
+        if (!c->rc) {
+            snprintf(c->why, c->len, "no host memory for the correctly-rounded probe");
+            c->rc = GV_ENOMEM;
+        }
+        goto out;
+    }
+    uint64_t st = 777;
+    for (int i = 0; i < CR_M * CR_K; i++) {
+        A[i] = rnd_op(&st, 53, 0, 0, false);
+        ia[i] = (uint64_t)ldexp(A[i], fb);
+    }
+    for (int i = 0; i < CR_K * CR_N; i++) {
+        B[i] = rnd_op(&st, 53, 0, 0, false);
+        ib[i] = (uint64_t)ldexp(B[i], fb);
+    }
+    if (run_full(c, CR_M, CR_K, CR_N, A, B, C) != GV_OK) goto out;
+    int cr = 0, near = 0, bad = 0;
+    for (int i = 0; i < CR_M; i++) {
+        u128 sum[CR_N] = {0}; /* each < 2^(106 + 10): exact */
+        for (int l = 0; l < CR_K; l++) {
+            u128 x = ia[(size_t)i * CR_K + l];
+            for (int j = 0; j < CR_N; j++)
+                sum[j] += x * ib[(size_t)l * CR_N + j];
+        }
+        for (int j = 0; j < CR_N; j++) {
+            double r = u128_ldexp_rne(sum[j], -2 * fb), got = C[(size_t)i * CR_N + j];
+            if (!isfinite(got)) bad++;
+            cr += got == r;
+            near += fabs(got - r) <= nextafter(r, INFINITY) - r;
+        }
+    }
+    int all = CR_M * CR_N;
+    double share = 100.0 * cr / all;
+    char det[160];
+    snprintf(det, sizeof det,
+             "%dx%dx%d, operands in [1, 2) with 53 bits: %d of %d outputs correctly rounded, "
+             "%d within one ulp%s",
+             CR_M, CR_K, CR_N, cr, all, near, bad ? ", some not finite" : "");
+    setv(v, share, det, "%.1f", share);
+out:
+    free(A);
+    free(B);
+    free(C);
+    free(ia);
+    free(ib);
+}
+
+/* Which elements of one operand share a scale (side 0: A, 1: B), in one 128 x 256 x 256 call
+   of no anchors but its own. x is 1.25 once scaled by to / 14 (to: 448 for E4M3, 57344 for
+   E5M2) and 2^g is past the format's range below its smallest subnormal 2^sub (g = 2 - sub),
+   so scaled by 2^-g less it rounds to 0; every group's amax is 14 2^e, every scale a power of
+   two, every kept value exact. Three probes, each read through a selector of 14 on the other
+   side (for A: row i of A, column i of B; for B the same transposed, its first probe in
+   column 128, a 128-column block of its own):
+     v0 = [14 2^g]                      scaled: 14 2^g x 14; unscaled it saturates: to x 14
+     v1 = [14, x]                       x kept where the scale is v1's (row, column, block);
+                                        lost to the tensor's scale, set by v0
+     v2 = [14, 0 ... | 14 2^-g, x 2^-g] the second part in the next 128-block of K: kept only
+                                        where that block has a scale of its own
+   none: v0 saturated; tensor: v1 lost; row (column): v1 kept, v2 lost; block: both kept. */
+static void scale_probe(ctx *c, int side)
+{
+    const gv_fp_arith *ar = c->ar;
+    gv_fp_value *v = &c->fp->f[side ? GV_FP_SCALE_B : GV_FP_SCALE_A];
+    if (!(ar->anchor > 0)) {
+        setv(v, NAN, "the mode converts its operands as they are, unscaled", "n/a");
+        return;
+    }
+    if (c->rc) return;
+    const gv_fp_format *f = side ? &ar->in_b : &ar->in;
+    double to = (side ? ar->scale_b : ar->scale) * SCALE_ANCHOR, w = SCALE_ANCHOR;
+    int g = 2 - (f->emin - (f->p - 1));
+    assert(g > 0 && f->p >= 3); /* 1.25 = 1.01b must be exact in the format */
+    double x = 1.25 * w / to;
+    const int64_t M = 128, K = 2 * GK_FP8_BLOCK_K, N = 256;
+    double *P = calloc((size_t)(M * K), sizeof *P), *Q = calloc((size_t)(K * N), sizeof *Q),
+           *C = calloc((size_t)(M * N), sizeof *C);
+    if (!P || !Q || !C) {
+        snprintf(c->why, c->len, "no host memory for the scale probe");
+        c->rc = GV_ENOMEM;
+        goto out;
+    }
+    /* values of probe q at position l of K, and its selector; A = values (rows) for side 0 */
+    int64_t col[3] = {0, 1, 2};
+    if (side) col[0] = 128;
+#define VAL(q, l) (*(side ? &Q[(int64_t)(l)*N + col[q]] : &P[(int64_t)(q)*K + (l)]))
+#define SEL(q, l) (*(side ? &P[(int64_t)(q)*K + (l)] : &Q[(int64_t)(l)*N + col[q]]))
+    VAL(0, 0) = w * p2(g);
+    SEL(0, 0) = w;
+    VAL(1, 0) = w;
+    VAL(1, 1) = x;
+    SEL(1, 1) = w;
+    VAL(2, 0) = w;
+    VAL(2, GK_FP8_BLOCK_K + 1) = w * p2(-g);
+    VAL(2, GK_FP8_BLOCK_K + 2) = x * p2(-g);
+    SEL(2, GK_FP8_BLOCK_K + 2) = w;
+#undef VAL
+#undef SEL
+    int rc = c->gemm(c->gctx, M, K, N, P, Q, C, c->why, c->len);
+    c->fp->calls++;
+    c->fp->elements += 3;
+    if (rc != GV_OK) {
+        c->rc = rc;
+        goto out;
+    }
+    double r0 = C[col[0]], r1 = C[N + col[1]], r2 = C[2 * N + col[2]];
+    bool big = r0 == w * p2(g) * w, sat = r0 == to * w, k1 = r1 == x * w, k2 = r2 == x * p2(-g) * w,
+         z2 = r2 == 0;
+    const char *name = sat                    ? "none"
+                       : !big                 ? "other"
+                       : !k1 && r1 == 0 && z2 ? "tensor"
+                       : k1 && z2             ? (side ? "column" : "row")
+                       : k1 && k2             ? "block"
+                                              : "other";
+    char det[160];
+    snprintf(det, sizeof det,
+             "[14*2^%d] -> %s, [14, x] -> x %s, [14 | 14*2^-%d, x*2^-%d] next block -> %s", g,
+             big   ? "scaled"
+             : sat ? "saturated (unscaled)"
+                   : "?",
+             k1 ? "kept" : "lost", g, g,
+             k2   ? "kept"
+             : z2 ? "0"
+                  : "?");
+    setv(v, NAN, det, "%s", name);
+out:
+    free(P);
+    free(Q);
+    free(C);
+}
+
 int gv_fp_measure(const gv_fp_arith *a, gv_fp_gemm_fn gemm, void *gctx, gv_fp_print *fp, char *why,
                   size_t len)
 {
@@ -838,5 +1093,8 @@ int gv_fp_measure(const gv_fp_arith *a, gv_fp_gemm_fn gemm, void *gctx, gv_fp_pr
     subnormals(&c);
     row_bits(&c);
     monotonic_determinism(&c);
+    cr_share(&c);
+    scale_probe(&c, 0);
+    scale_probe(&c, 1);
     return c.rc;
 }

@@ -35,6 +35,14 @@ typedef struct gv_fp_arith {
     /* the largest and smallest-normal exponents of an operand as the probes may use it:
        in.emax and in.emin, or for a scaled format the ones its scaled values reach */
     int op_emax, op_emin;
+    /* The scaled fp8 modes (fp8e5m2, fp8row, fp8blk): the groups that share a scale as the
+       label claims them (abi/gemm.h: GK_FP8_TENSOR, _OUTER, _BLOCK; -1 for every other mode,
+       plain fp8's per-tensor scale included, which the extra anchor row and column fix), B's
+       format where it is not A's (e5m2) and B's scale by the same anchor. Every probe call
+       then carries an anchor in every group (run_full), so every scale is scale_to / 14. */
+    int group_a, group_b;
+    gv_fp_format in_b;
+    double scale_b;
 } gv_fp_arith;
 
 /* Every probe GEMM is at least this in each dim (zeros around the probes), so that the library
@@ -70,7 +78,10 @@ typedef int (*gv_fp_gemm_fn)(void *ctx, int64_t m, int64_t k, int64_t n, const d
     X(ROW_BITS, "row_bits", "bits kept below a row's largest element (all: floating point)")       \
     X(FIXED_POINT, "fixed_point", "the row aligned to one exponent (an emulation): yes or no")     \
     X(MONOTONIC, "monotonic", "a larger operand never gives a smaller result: yes or no")          \
-    X(DETERMINISTIC, "deterministic", "the same bits over repeated calls: yes or no")
+    X(DETERMINISTIC, "deterministic", "the same bits over repeated calls: yes or no")              \
+    X(CR_SHARE, "cr_share", "% of a narrow-span f64 product's outputs correctly rounded")          \
+    X(SCALE_A, "scale_A", "elements of A that share a scale: none, tensor, row, block")            \
+    X(SCALE_B, "scale_B", "elements of B that share a scale: none, tensor, column, block")
 
 typedef enum gv_fp_feature {
 #define GV_FP_ENUM_(e, name, help) GV_FP_##e,

@@ -72,16 +72,18 @@ Test(probes, tie_tells_tf32_inputs_from_the_f32_product)
 }
 
 /* A fixed-point emulation that keeps w bits below each row's largest element (1): the
-   width probe's C_iq = 1 + 2^-j_i comes back for j_i < w, as 1 after; the last column's
-   2^-70 survives only where w > 70 (native f64 keeps it: the one product of its sum). */
+   width probe's C_iq = 1 + 2^-j_i comes back for j_i < w, as 1 after (rounded to f64 where
+   j_i > 52), C_i,n-2 = 2^-j_i for j_i < w, 0 after; the last column's 2^-70 survives only
+   where w > 70 (native f64 keeps it: the one product of its sum). */
 static void emulate_width(const gv_problem *p, int w, double *c)
 {
     int64_t m = p->c.shape.d[0], n = p->c.shape.d[2];
     for (int64_t i = 0; i < m; i++) {
         int j = (int)(1 + i % 60);
         double v = j < w ? 1.0 + ldexp(1.0, -j) : 1.0;
-        for (int64_t q = 0; q < n - 1; q++)
+        for (int64_t q = 0; q < n - 2; q++)
             c[i * n + q] = v;
+        c[i * n + n - 2] = j < w ? ldexp(1.0, -j) : 0.0;
         c[i * n + n - 1] = w > 70 ? ldexp(1.0, -70) : 0.0;
     }
 }
@@ -112,20 +114,43 @@ Test(probes, width_measures_the_emulated_bits_and_tells_native)
     emulate_width(&p, 99, c); /* native f64: every term kept */
     gv_test_store(&p, 0, c);
     r = gv_test_judge(&p);
-    cr_expect_eq(gv_test_extra(&r, "probe_width_bits"), 53.0);
+    cr_expect_eq(gv_test_extra(&r, "probe_width_bits"), 61.0, "all the rows show");
     cr_expect_eq(r.verdict, GV_FAIL);
     cr_expect(strstr(r.reason, "fp64emu32 not in effect: all 128 rows keep a term 2^70 below") !=
                   NULL,
               "%s", r.reason);
     gv_problem_free(&p);
-    /* a 48-bit emulation that keeps 53 bits of the rows (as an H200 did) is still told from
+    /* a 48-bit emulation that keeps 54 bits of the rows (as the H100 did) is still told from
        native by the 2^-70 term it drops */
     p = probe_problem(GV_F64, GV_MODE_FP64EMU_48, GV_DIST_WIDTH, 128, 64, 16);
-    emulate_width(&p, 60, c);
+    emulate_width(&p, 54, c);
     gv_test_store(&p, 0, c);
     r = gv_test_judge(&p);
-    cr_expect_eq(gv_test_extra(&r, "probe_width_bits"), 53.0);
+    cr_expect_eq(gv_test_extra(&r, "probe_width_bits"), 54.0);
     cr_expect_eq(r.verdict, GV_PASS, "%s", r.reason);
+    gv_problem_free(&p);
+    /* fp64emu56 is judged past f64's 53 bits: the H100's 62 PASS (the rows show 61), a 48-bit
+       emulation under its label (54, which 'not narrower than f64' let off) FAILs, and native
+       under it FAILs the 2^-70 term */
+    p = probe_problem(GV_F64, GV_MODE_FP64EMU_56, GV_DIST_WIDTH, 128, 64, 16);
+    emulate_width(&p, 62, c);
+    gv_test_store(&p, 0, c);
+    r = gv_test_judge(&p);
+    cr_expect_eq(gv_test_extra(&r, "probe_width_bits"), 61.0);
+    cr_expect_eq(r.verdict, GV_PASS, "%s", r.reason);
+    emulate_width(&p, 54, c);
+    gv_test_store(&p, 0, c);
+    r = gv_test_judge(&p);
+    cr_expect_eq(gv_test_extra(&r, "probe_width_bits"), 54.0);
+    cr_expect_eq(r.verdict, GV_FAIL);
+    cr_expect(strstr(r.reason, "keeps 54 bits below each row's largest element, fewer than the "
+                               "56") != NULL,
+              "%s", r.reason);
+    emulate_width(&p, 99, c);
+    gv_test_store(&p, 0, c);
+    r = gv_test_judge(&p);
+    cr_expect_eq(r.verdict, GV_FAIL);
+    cr_expect(strstr(r.reason, "fp64emu56 not in effect") != NULL, "%s", r.reason);
     free(c);
     gv_problem_free(&p);
     /* the library's automatic emulation chooses its width from the inputs: no width probe */

@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "core/bfma.h"
+#include "ops/gemm_fp8.h"
 #include "probe/expect.h"
 #include "probe/expect_files.h"
 #include "probe/fprint.h"
@@ -28,6 +29,10 @@ typedef enum {
                     into an f32 accumulator */
     SIM_FIXED,   /* each row of A and column of B truncated to w bits below its largest
                     element's binade, the sum exact, rounded once to f64 */
+    SIM_FP8S,    /* a scaled fp8 mode (or a plant of it): the operands quantised by
+                    gv_fp8_quantise under abi/gemm.h's recipe of (mode, plant); each 128-chunk
+                    of K summed by the model and promoted to f32, the descales applied to each
+                    chunk's sum (blockwise) or to the whole sum (per tensor, row, column) */
 } sim_kind;
 
 typedef struct sim {
@@ -37,7 +42,62 @@ typedef struct sim {
     bool rz;      /* SIM_MODEL: truncate the conversion */
     bool promote; /* SIM_FP8 */
     int w;        /* SIM_FIXED */
+    gv_mode mode; /* SIM_FP8S: the label and the plant (GK_FP8_*) */
+    int plant;
 } sim;
+
+/* The H100 fp8 model with an input format wide enough for e4m3 and e5m2 operands alike (the
+   e4m3 and e5m2 models differ in nothing else: block 32, 13 fraction bits, RZ) */
+static gv_bfma_model fp8_any(void)
+{
+    gv_bfma_model m = *gv_bfma_find(90, "e4m3");
+    m.in = (gv_bfma_format){"e4m3|e5m2", 4, -14, 15, true, true};
+    return m;
+}
+
+static void sim_fp8s(const sim *s, int64_t m, int64_t k, int64_t n, const double *A,
+                     const double *B, double *C)
+{
+    gk_fp8_recipe r;
+    cr_assert(gk_fp8_recipe_of(s->mode, s->plant, &r));
+    gv_bfma_model model = fp8_any();
+    double *qa = malloc(sizeof *qa * (size_t)(m * k)), *qb = malloc(sizeof *qb * (size_t)(k * n));
+    float *da = malloc(sizeof *da * (size_t)gk_fp8_scale_count(r.group_a, 0, m, k, n)),
+          *db = malloc(sizeof *db * (size_t)gk_fp8_scale_count(r.group_b, 1, m, k, n));
+    float *a = malloc(sizeof *a * GK_FP8_BLOCK_K), *b = malloc(sizeof *b * GK_FP8_BLOCK_K);
+    cr_assert(qa && qb && da && db && a && b);
+    cr_assert_eq(gv_fp8_quantise(&r, 0, m, k, n, A, qa, da, NULL), GV_OK);
+    cr_assert_eq(gv_fp8_quantise(&r, 1, m, k, n, B, qb, db, NULL), GV_OK);
+    bool blk = r.group_a == GK_FP8_BLOCK;
+    for (int64_t i = 0; i < m; i++)
+        for (int64_t j = 0; j < n; j++) {
+            float d = 0;
+            for (int64_t l0 = 0; l0 < k; l0 += GK_FP8_BLOCK_K) {
+                int len = (int)(k - l0 < GK_FP8_BLOCK_K ? k - l0 : GK_FP8_BLOCK_K), any = 0;
+                for (int l = 0; l < len; l++) {
+                    a[l] = (float)qa[i * k + l0 + l];
+                    b[l] = (float)qb[(l0 + l) * n + j];
+                    any |= a[l] != 0 && b[l] != 0;
+                }
+                if (!any) continue;
+                float part = gv_bfma_dot(&model, a, b, len, 0.0f);
+                if (blk)
+                    part = part * da[gk_fp8_a_scale_index(r.group_a, i, l0, m)] *
+                           db[gk_fp8_b_scale_index(r.group_b, l0, j, k)];
+                d += part;
+            }
+            if (!blk)
+                d = d * da[gk_fp8_a_scale_index(r.group_a, i, 0, m)] *
+                    db[gk_fp8_b_scale_index(r.group_b, 0, j, k)];
+            C[i * n + j] = d;
+        }
+    free(qa);
+    free(qb);
+    free(da);
+    free(db);
+    free(a);
+    free(b);
+}
 
 static float ftz(float x)
 {
@@ -64,6 +124,10 @@ static int sim_gemm(void *ctx, int64_t m, int64_t k, int64_t n, const double *A,
     (void)why;
     (void)len;
     const sim *s = ctx;
+    if (s->kind == SIM_FP8S) {
+        sim_fp8s(s, m, k, n, A, B, C);
+        return GV_OK;
+    }
     double sa = 1, sb = 1;
     if (s->kind == SIM_FP8) {
         sa = 448 / amax(A, m * k);
@@ -319,6 +383,107 @@ Test(probe_fprint, fixed_point_rows_show_their_width, .timeout = 60)
     EXPECT_F(f32w, FIXED_POINT, "yes");
 }
 
+/* The scaled fp8 modes read as their labels claim on the model of each (the operands
+   quantised as the kernel does, Hopper's fp8 block FMA, cuBLASLt's promotion every 128, the
+   descales per tensor, row and column, or per 128-block): the scale groups, e5m2's 3 bits on B,
+   the 14-bit accumulator, the 32-product block, the truncated block result, the interval. */
+Test(probe_fprint, scaled_fp8_modes_read_as_their_labels, .timeout = 300)
+{
+    const struct {
+        gv_mode m;
+        const char *sa, *sb, *bits_b;
+    } want[] = {{GV_MODE_FP8E5M2, "tensor", "tensor", "3"},
+                {GV_MODE_FP8ROW, "row", "column", "4"},
+                {GV_MODE_FP8BLK, "block", "block", "4"}};
+    for (size_t i = 0; i < sizeof want / sizeof want[0]; i++) {
+        sim s = {.kind = SIM_FP8S, .t = GV_F32, .mode = want[i].m, .plant = GK_FP8_HONEST};
+        gv_fp_print fp = measure(GV_F32, want[i].m, &s);
+        for (int f = 0; f < GV_FP_NFEATURES; f++)
+            cr_log_info("%s %s = %s (%s)", gv_mode_name(want[i].m), gv_fp_feature_name(f),
+                        fp.f[f].text, fp.f[f].detail);
+        EXPECT_F(fp, SCALE_A, want[i].sa);
+        EXPECT_F(fp, SCALE_B, want[i].sb);
+        EXPECT_F(fp, IN_BITS_A, "4");
+        EXPECT_F(fp, IN_BITS_B, want[i].bits_b);
+        EXPECT_F(fp, BLOCK, "32");
+        EXPECT_F(fp, ACC_BITS, "14");
+        EXPECT_F(fp, PROMOTION, "128");
+        EXPECT_F(fp, BLOCK_ROUND, "RZ");
+        EXPECT_F(fp, CR_SHARE, "n/a");
+    }
+    /* plain fp8 (one scale per tensor, the anchor row and column) */
+    sim fp8 = {.kind = SIM_FP8, .t = GV_F32, .model = gv_bfma_find(90, "e4m3"), .promote = true};
+    gv_fp_print fp = measure(GV_F32, GV_MODE_FP8, &fp8);
+    EXPECT_F(fp, SCALE_A, "tensor");
+    EXPECT_F(fp, SCALE_B, "tensor");
+    /* modes that convert unscaled have no scale to read */
+    sim tf = {.kind = SIM_MODEL, .t = GV_F32, .model = gv_bfma_find(90, "tf32")};
+    fp = measure(GV_F32, GV_MODE_TF32, &tf);
+    EXPECT_F(fp, SCALE_A, "n/a");
+}
+
+/* The planted impostors of the scaled modes (abi/gemm.h), each read wrong by the feature that
+   tells it apart: scales ignored (none), fp8row's scales taken from the tensor (tensor), B
+   rounded to e5m2 under an e4m3 label (in_bits_B 3), fp8blk's scales per row and column applied
+   after the whole sum (row, column). */
+Test(probe_fprint, scaled_fp8_impostors_read_wrong, .timeout = 300)
+{
+    const struct {
+        gv_mode m;
+        int plant;
+        const char *sa, *sb, *bits_b;
+    } plant[] = {{GV_MODE_FP8E5M2, GK_FP8_NOSCALE, "none", "none", "3"},
+                 {GV_MODE_FP8ROW, GK_FP8_NOSCALE, "none", "none", "4"},
+                 {GV_MODE_FP8BLK, GK_FP8_NOSCALE, "none", "none", "4"},
+                 {GV_MODE_FP8ROW, GK_FP8_ROWTENSOR, "tensor", "tensor", "4"},
+                 {GV_MODE_FP8ROW, GK_FP8_E5M2B, "row", "column", "3"},
+                 {GV_MODE_FP8BLK, GK_FP8_E5M2B, "block", "block", "3"},
+                 {GV_MODE_FP8BLK, GK_FP8_BLKROW, "row", "column", "4"}};
+    for (size_t i = 0; i < sizeof plant / sizeof plant[0]; i++) {
+        gv_fp_arith a;
+        cr_assert_eq(gv_fp_arith_of(GV_F32, plant[i].m, &a), GV_OK);
+        sim s = {.kind = SIM_FP8S, .t = GV_F32, .mode = plant[i].m, .plant = plant[i].plant};
+        gv_fp_print fp;
+        char why[256] = "";
+        /* only the features that tell these apart: the scale probes and in_bits */
+        cr_assert_eq(gv_fp_measure(&a, sim_gemm, &s, &fp, why, sizeof why), GV_OK, "%s", why);
+        cr_expect_str_eq(fp.f[GV_FP_SCALE_A].text, plant[i].sa, "%s plant %d: scale_A %s (%s)",
+                         gv_mode_name(plant[i].m), plant[i].plant, fp.f[GV_FP_SCALE_A].text,
+                         fp.f[GV_FP_SCALE_A].detail);
+        cr_expect_str_eq(fp.f[GV_FP_SCALE_B].text, plant[i].sb, "%s plant %d: scale_B %s (%s)",
+                         gv_mode_name(plant[i].m), plant[i].plant, fp.f[GV_FP_SCALE_B].text,
+                         fp.f[GV_FP_SCALE_B].detail);
+        cr_expect_str_eq(fp.f[GV_FP_IN_BITS_B].text, plant[i].bits_b, "%s plant %d: in_bits_B %s",
+                         gv_mode_name(plant[i].m), plant[i].plant, fp.f[GV_FP_IN_BITS_B].text);
+    }
+}
+
+/* cr_share on f64 tells the arithmetics apart on models whose answers are known: an FMA
+   chain in k order returns few of the narrow-span product's outputs correctly rounded, a
+   fixed-point sum that keeps these operands whole (62 bits, fp64emu56's measured width) and
+   rounds once nearly all, a 32-bit one none; f32 outputs are not measured. (cuBLAS's own
+   values, 51.7 native and 70.6 emulated on an H100, are sm_90.expect's: test_probe_expect.) */
+Test(probe_fprint, cr_share_tells_an_emulation_from_native, .timeout = 120)
+{
+    sim fma = {.kind = SIM_FMA, .t = GV_F64}, w62 = {.kind = SIM_FIXED, .t = GV_F64, .w = 62},
+        w32 = {.kind = SIM_FIXED, .t = GV_F64, .w = 32};
+    gv_fp_print pn = measure(GV_F64, GV_MODE_FP64EMU, &fma),
+                pe = measure(GV_F64, GV_MODE_FP64EMU, &w62),
+                p32 = measure(GV_F64, GV_MODE_FP64EMU_32, &w32);
+    cr_log_info("cr_share: fma %s (%s); fixed 62 %s (%s); fixed 32 %s", pn.f[GV_FP_CR_SHARE].text,
+                pn.f[GV_FP_CR_SHARE].detail, pe.f[GV_FP_CR_SHARE].text, pe.f[GV_FP_CR_SHARE].detail,
+                p32.f[GV_FP_CR_SHARE].text);
+    double n = pn.f[GV_FP_CR_SHARE].num, e = pe.f[GV_FP_CR_SHARE].num,
+           e32 = p32.f[GV_FP_CR_SHARE].num;
+    cr_assert(isfinite(n) && isfinite(e) && isfinite(e32));
+    cr_expect_lt(n, 30, "an FMA chain of 1024: %g %% correctly rounded", n);
+    cr_expect_gt(e, 90, "an exact sum rounded once: %g %%", e);
+    cr_expect_lt(e32, 1, "32 bits: %g %%", e32);
+    sim f32 = {.kind = SIM_FMA, .t = GV_F32};
+    gv_fp_print p = measure(GV_F32, GV_MODE_NATIVE, &f32);
+    EXPECT_F(p, CR_SHARE, "n/a");
+}
+
 Test(probe_fprint, rounding_names)
 {
     cr_expect_str_eq(gv_fp_classify_rounding(1, 1, 0, 2), "RNE");
@@ -343,7 +508,9 @@ Test(probe_fprint, every_mode_row_gives_its_arithmetic)
         for (int t = 0; t < GV_NDTYPES; t++) {
             gv_fp_arith a;
             int rc = gv_fp_arith_of((gv_dtype)t, (gv_mode)m, &a);
-            bool want = (mi->dtypes & (1u << t)) && mi->probe_in != GV_FMT_NONE;
+            /* the scaled fp8 modes: their formats and groups from abi/gemm.h's recipe */
+            bool want =
+                (mi->dtypes & (1u << t)) && (mi->probe_in != GV_FMT_NONE || gv_mode_scaled(m));
             cr_expect_eq(rc == GV_OK, want, "%s %s: gv_fp_arith_of %d", mi->name,
                          gv_dtype_name((gv_dtype)t), rc);
             if (rc != GV_OK) continue;
@@ -369,6 +536,14 @@ Test(probe_fprint, every_mode_row_gives_its_arithmetic)
     cr_expect(a.in.p == 11 && a.in.emax == 15 && a.out.p == 11 && a.out.emin == -14);
     cr_assert_eq(gv_fp_arith_of(GV_F32, GV_MODE_FP8, &a), GV_OK);
     cr_expect(a.in.p == 4 && a.in.emin == -6 && a.in.emax == 8 && a.anchor == 14 && a.scale == 32);
+    cr_expect(a.group_a == -1 && a.group_b == -1 && a.in_b.p == 4 && a.scale_b == 32);
+    cr_assert_eq(gv_fp_arith_of(GV_F32, GV_MODE_FP8E5M2, &a), GV_OK);
+    cr_expect(a.in.p == 4 && a.in_b.p == 3 && a.in_b.emin == -14 && a.scale == 32 &&
+              a.scale_b == 4096 && a.group_a == GK_FP8_TENSOR && a.group_b == GK_FP8_TENSOR);
+    cr_assert_eq(gv_fp_arith_of(GV_F32, GV_MODE_FP8ROW, &a), GV_OK);
+    cr_expect(a.group_a == GK_FP8_OUTER && a.group_b == GK_FP8_OUTER && a.in_b.p == 4);
+    cr_assert_eq(gv_fp_arith_of(GV_F32, GV_MODE_FP8BLK, &a), GV_OK);
+    cr_expect(a.group_a == GK_FP8_BLOCK && a.group_b == GK_FP8_BLOCK);
     cr_assert_eq(gv_fp_arith_of(GV_F64, GV_MODE_FP64EMU_40, &a), GV_OK);
     cr_expect(a.in.p == 53 && a.in.emin == -1022 && a.in.emax == 1023 && a.anchor == 0);
     cr_expect_eq(gv_fp_arith_of(GV_F64, GV_MODE_TF32, &a), GV_EUNSUPPORTED, "tf32 is f32 only");

@@ -333,11 +333,10 @@ Test(probe_expect_rules, a_feature_without_a_rule_is_new_not_pass)
 }
 
 /* The shipped sm_90.expect on a real document (tests/fixtures/probe-h100.json: an H100, the
-   driver, CUDA and cuBLAS its measured lines name): every measured feature PASSes, and the only
-   NEW is the order of the kernels cuBLAS chooses (the file's head says why). A line edited to
-   a value the H100 did not measure FAILs here, and so does a '?' or a missing line for a feature
-   the file means to assert. */
-Test(probe_expect_rules, sm_90_judges_the_h100_document_with_no_fail_and_new_only_for_order)
+   driver, CUDA and cuBLAS its measured lines name): every feature PASSes, none is NEW (the
+   order of cuBLAS's own kernels included: measured, the file's head says why). A line edited to
+   a value the H100 did not measure FAILs here, and so does a '?' or a missing line. */
+Test(probe_expect_rules, sm_90_judges_the_h100_document_with_no_fail_and_no_new)
 {
     const char *src = getenv("GPUVAL_SRCDIR");
     cr_assert_not_null(src, "GPUVAL_SRCDIR must name the source tree");
@@ -385,7 +384,7 @@ Test(probe_expect_rules, sm_90_judges_the_h100_document_with_no_fail_and_new_onl
     }
     cr_expect_eq(n[GV_FP_PASS] + n[GV_FP_NEW], 252, "14 rows of 18 features: %d PASS, %d NEW",
                  n[GV_FP_PASS], n[GV_FP_NEW]);
-    cr_expect_eq(order_new, 8, "order NEW in %d rows", order_new);
+    cr_expect_eq(n[GV_FP_NEW], 0, "%d NEW (order in %d rows)", n[GV_FP_NEW], order_new);
     json_decref(doc);
     gv_fp_expect_free(&e);
 }
@@ -431,4 +430,108 @@ Test(probe_expect_rules, probe_warns_of_a_glob_of_no_registered_op, .timeout = 6
     cr_expect_not_null(strstr(out, want), "stderr: %s", out);
     cr_expect_null(strstr(out, "OPS 'gemm.cublas'"), "a glob that matches is not named: %s", out);
     unlink(p);
+}
+
+/* The verdict of the shipped file of sm on (op, t, m, feature) measured as text. */
+static gv_fp_verdict shipped(const gv_fp_expect *e, const char *op, gv_dtype t, gv_mode m,
+                             const char *feature, const char *text)
+{
+    int f = gv_fp_feature_parse(feature);
+    cr_assert_geq(f, 0, "feature %s", feature);
+    char *end;
+    double x = strtod(text, &end);
+    gv_fp_value v = measured(text, *end || end == text ? NAN : x);
+    return gv_fp_judge(gv_fp_expect_find(e, op, t, m, f), &v);
+}
+
+#define RIGHT(e, op, t, m, f, v)                                                                   \
+    cr_expect_eq(shipped(e, op, t, m, f, v), GV_FP_PASS, "%s %s %s %s = %s should PASS", op,       \
+                 gv_dtype_name(t), gv_mode_name(m), f, v)
+#define WRONG(e, op, t, m, f, v)                                                                   \
+    cr_expect_eq(shipped(e, op, t, m, f, v), GV_FP_FAIL, "%s %s %s %s = %s should FAIL", op,       \
+                 gv_dtype_name(t), gv_mode_name(m), f, v)
+
+static void builtin(int sm, gv_fp_expect *e)
+{
+    char err[512];
+    cr_assert_eq(gv_fp_expect_builtin(sm, e, err, sizeof err), GV_OK, "sm_%d: %s", sm, err);
+}
+
+/* Each rule the audit of issue 41 found unable to fail, now tight, with the value it asserts
+   PASSing and a planted wrong one FAILing: a 48-bit emulation under fp64emu56 (row_bits 54,
+   which ">=53" passed), fp8 promoting every 64 or 256 or never (">=1" passed any), the order
+   of cuBLAS's kernels (NEW before), Ada's bf16 alignment bit (missing before), Blackwell's fp8
+   (Hopper's 14-bit accumulator read on a B200 FAILs). */
+Test(probe_expect_rules, tightened_rules_fail_a_planted_wrong_value)
+{
+    gv_fp_expect e;
+    builtin(90, &e);
+    const char *op = "gemm.cublas";
+    RIGHT(&e, op, GV_F64, GV_MODE_FP64EMU_56, "row_bits", "62");
+    WRONG(&e, op, GV_F64, GV_MODE_FP64EMU_56, "row_bits", "54"); /* fp64emu48 under the label */
+    WRONG(&e, op, GV_F64, GV_MODE_FP64EMU_56, "row_bits", "61");
+    WRONG(&e, op, GV_F64, GV_MODE_FP64EMU_56, "row_bits", "all"); /* native under the label */
+    RIGHT(&e, op, GV_F64, GV_MODE_FP64EMU_48, "row_bits", "54");
+    WRONG(&e, op, GV_F64, GV_MODE_FP64EMU_48, "row_bits", "46");
+    RIGHT(&e, op, GV_F32, GV_MODE_FP8, "promotion", "128");
+    WRONG(&e, op, GV_F32, GV_MODE_FP8, "promotion", "64");
+    WRONG(&e, op, GV_F32, GV_MODE_FP8, "promotion", "256");
+    WRONG(&e, op, GV_F32, GV_MODE_FP8, "promotion", "none"); /* fast accumulation */
+    const struct {
+        gv_dtype t;
+        gv_mode m;
+    } seq[] = {{GV_F32, GV_MODE_NATIVE},  {GV_F64, GV_MODE_NATIVE}, {GV_F32, GV_MODE_DEFAULT},
+               {GV_F64, GV_MODE_DEFAULT}, {GV_F32, GV_MODE_TF32},   {GV_F32, GV_MODE_F16},
+               {GV_F32, GV_MODE_BF16},    {GV_F64, GV_MODE_FP64EMU}};
+    for (size_t i = 0; i < sizeof seq / sizeof seq[0]; i++) {
+        RIGHT(&e, op, seq[i].t, seq[i].m, "order", "sequential");
+        WRONG(&e, op, seq[i].t, seq[i].m, "order", "other");
+        WRONG(&e, op, seq[i].t, seq[i].m, "order", "n/a");
+    }
+    /* cr_share: the automatic emulation run natively (gemm.cublas.emuauto) reads native's
+       51.7, a 32-bit emulation under a wider label 0.0, the H100's emulations 70.6 */
+    RIGHT(&e, op, GV_F64, GV_MODE_FP64EMU, "cr_share", "70.6");
+    WRONG(&e, op, GV_F64, GV_MODE_FP64EMU, "cr_share", "51.7");
+    WRONG(&e, op, GV_F64, GV_MODE_FP64EMU, "cr_share", "0.0");
+    RIGHT(&e, op, GV_F64, GV_MODE_FP64EMU_56, "cr_share", "70.6");
+    WRONG(&e, op, GV_F64, GV_MODE_FP64EMU_56, "cr_share", "0.0");
+    WRONG(&e, op, GV_F64, GV_MODE_FP64EMU_56, "cr_share", "51.7");
+    RIGHT(&e, op, GV_F64, GV_MODE_FP64EMU_32, "cr_share", "0.0");
+    WRONG(&e, op, GV_F64, GV_MODE_FP64EMU_32, "cr_share", "70.6");
+    RIGHT(&e, op, GV_F64, GV_MODE_NATIVE, "cr_share", "51.7");
+    WRONG(&e, op, GV_F64, GV_MODE_NATIVE, "cr_share", "70.6"); /* an emulation under native */
+    RIGHT(&e, op, GV_F64, GV_MODE_DEFAULT, "cr_share", "51.7");
+    WRONG(&e, op, GV_F64, GV_MODE_DEFAULT, "cr_share", "70.6");
+    RIGHT(&e, op, GV_F32, GV_MODE_TF32, "cr_share", "n/a");
+    /* the scales the labels claim, and each planted impostor's reading */
+    RIGHT(&e, op, GV_F32, GV_MODE_FP8ROW, "scale_A", "row");
+    WRONG(&e, op, GV_F32, GV_MODE_FP8ROW, "scale_A", "tensor"); /* fp8rowtensor */
+    WRONG(&e, op, GV_F32, GV_MODE_FP8ROW, "scale_B", "none");   /* fp8noscale */
+    RIGHT(&e, op, GV_F32, GV_MODE_FP8BLK, "scale_A", "block");
+    WRONG(&e, op, GV_F32, GV_MODE_FP8BLK, "scale_A", "row"); /* fp8blkrow */
+    WRONG(&e, op, GV_F32, GV_MODE_FP8BLK, "in_bits_B", "3"); /* fp8e5m2b */
+    RIGHT(&e, op, GV_F32, GV_MODE_FP8E5M2, "in_bits_B", "3");
+    WRONG(&e, op, GV_F32, GV_MODE_FP8E5M2, "in_bits_B", "4"); /* e5m2 labelled, e4m3 run */
+    RIGHT(&e, op, GV_F32, GV_MODE_FP8, "scale_A", "tensor");
+    gv_fp_expect_free(&e);
+
+    builtin(89, &e);
+    RIGHT(&e, op, GV_F32, GV_MODE_BF16, "extra_bits", "1");
+    WRONG(&e, op, GV_F32, GV_MODE_BF16, "extra_bits", "2"); /* Hopper's */
+    WRONG(&e, op, GV_F32, GV_MODE_BF16, "extra_bits", "0");
+    RIGHT(&e, op, GV_F32, GV_MODE_FP8, "promotion", "128");
+    WRONG(&e, op, GV_F32, GV_MODE_FP8, "promotion", "32");
+    WRONG(&e, op, GV_F32, GV_MODE_FP8, "promotion", "none");
+    gv_fp_expect_free(&e);
+
+    builtin(100, &e);
+    RIGHT(&e, op, GV_F32, GV_MODE_FP8, "acc_bits", "24");
+    WRONG(&e, op, GV_F32, GV_MODE_FP8, "acc_bits", "14"); /* Hopper's fp8 accumulator */
+    RIGHT(&e, op, GV_F32, GV_MODE_FP8, "promotion", "n/a");
+    WRONG(&e, op, GV_F32, GV_MODE_FP8, "promotion", "128");
+    RIGHT(&e, op, GV_F32, GV_MODE_FP8, "extra_bits", "2");
+    WRONG(&e, op, GV_F32, GV_MODE_FP8, "extra_bits", "0");
+    RIGHT(&e, op, GV_F32, GV_MODE_FP8, "block", "32");
+    WRONG(&e, op, GV_F32, GV_MODE_FP8, "block", "16");
+    gv_fp_expect_free(&e);
 }

@@ -11,12 +11,15 @@
 #include "probe/expect.h"
 #include "probe/fprint_device.h"
 
+static int g_sm; /* the device's compute capability x 10, set by load */
+
 static bool load(gv_fp_expect *e)
 {
     gk_device_info info;
     if (gk_device_info_get(&info) != GV_OK) return false;
     char err[512];
-    return gv_fp_expect_builtin(info.cc_major * 10 + info.cc_minor, e, err, sizeof err) == GV_OK;
+    g_sm = info.cc_major * 10 + info.cc_minor;
+    return gv_fp_expect_builtin(g_sm, e, err, sizeof err) == GV_OK;
 }
 
 /* The fingerprint of (op, t, m) judged: returns the number of FAILs, the verdict of feature
@@ -72,6 +75,21 @@ Test(gpu_probe, every_mode_meets_its_architecture, .timeout = 120)
         cr_expect_eq(fails, 0, "%s %s %s: %d features FAIL their expectation", rows[i].op,
                      gv_dtype_name(rows[i].t), gv_mode_name(rows[i].m), fails);
     }
+    /* the emulations' correctly rounded share, and the scaled fp8 modes (9.0 only) */
+    static const gv_mode emu[] = {GV_MODE_FP64EMU, GV_MODE_FP64EMU_48, GV_MODE_FP64EMU_56};
+    for (size_t i = 0; i < sizeof emu / sizeof emu[0]; i++) {
+        gv_fp_verdict v;
+        char text[256];
+        cr_expect_eq(probe_one(&e, "gemm.cublas", GV_F64, emu[i], -1, &v, text, sizeof text), 0,
+                     "gemm.cublas f64 %s FAILs", gv_mode_name(emu[i]));
+    }
+    static const gv_mode scaled[] = {GV_MODE_FP8E5M2, GV_MODE_FP8ROW, GV_MODE_FP8BLK};
+    for (size_t i = 0; g_sm == 90 && i < sizeof scaled / sizeof scaled[0]; i++) {
+        gv_fp_verdict v;
+        char text[256];
+        cr_expect_eq(probe_one(&e, "gemm.cublas", GV_F32, scaled[i], -1, &v, text, sizeof text),
+                     0, "gemm.cublas f32 %s FAILs", gv_mode_name(scaled[i]));
+    }
     gv_fp_expect_free(&e);
 }
 
@@ -95,8 +113,20 @@ Test(gpu_probe, each_impostor_fails_its_feature, .timeout = 120)
         {"gemm.tiled.unfused", GV_F32, GV_MODE_NATIVE, GV_FP_PRODUCTS},
         {"gemm.tiled.unfused", GV_F64, GV_MODE_NATIVE, GV_FP_PRODUCTS},
         {"gemm.tiled.ftz", GV_F32, GV_MODE_NATIVE, GV_FP_SUBNORMAL_IN},
+        {"gemm.cublas.emuauto", GV_F64, GV_MODE_FP64EMU, GV_FP_CR_SHARE},
+        {"gemm.cublas.emuwidth", GV_F64, GV_MODE_FP64EMU_56, GV_FP_CR_SHARE},
+        /* the scaled fp8 plants: 9.0 only (the loop stops before them elsewhere) */
+        {"gemm.cublas.fp8noscale", GV_F32, GV_MODE_FP8E5M2, GV_FP_SCALE_A},
+        {"gemm.cublas.fp8noscale", GV_F32, GV_MODE_FP8ROW, GV_FP_SCALE_B},
+        {"gemm.cublas.fp8rowtensor", GV_F32, GV_MODE_FP8ROW, GV_FP_SCALE_A},
+        {"gemm.cublas.fp8e5m2b", GV_F32, GV_MODE_FP8ROW, GV_FP_IN_BITS_B},
+        {"gemm.cublas.fp8e5m2b", GV_F32, GV_MODE_FP8BLK, GV_FP_IN_BITS_B},
+        {"gemm.cublas.fp8blkrow", GV_F32, GV_MODE_FP8BLK, GV_FP_SCALE_A},
     };
     for (size_t i = 0; i < sizeof plants / sizeof plants[0]; i++) {
+        if (g_sm != 90 && strncmp(plants[i].op, "gemm.cublas.fp8", 15) == 0 &&
+            plants[i].m != GV_MODE_FP8)
+            continue;
         gv_fp_verdict v = GV_FP_NEW;
         char text[256] = "";
         probe_one(&e, plants[i].op, plants[i].t, plants[i].m, plants[i].feature, &v, text,
