@@ -373,12 +373,14 @@ typedef struct gv_result {
     gv_envelope env;
     /* gk_run found a red zone or an input written: the first verdict rule */
     char guard[192];
-    /* measurements with bounds from the op's measure hook: FAIL when !(value <= bound) */
+    /* measurements with bounds from the op's measure hook: FAIL when !(value <= bound), for
+       the check's cause (GV_CAUSE_NONE: an op residual) */
     int n_checks;
     struct {
         const char *name;
         double value, bound;
         char why[160];
+        gv_cause cause;
     } checks[GV_MAX_CHECKS];
     char unjudgeable[160]; /* measure hook: nothing to judge (SKIP with this reason) */
     char internal[160];    /* measure hook: a broken contract of the harness (ERROR) */
