@@ -263,8 +263,8 @@ void gv_decide(gv_result *r)
                  (long long)m->zero_sign_wrong, (long long)m->first_zero_sign_index);
         return;
     }
-    const bool ieee_subnormals =
-        gv_mode_get(r->c.mode)->promises_rn && !r->c.op->subnormals_unpromised && !r->ftz_allowed;
+    const bool ieee_subnormals = gv_mode_get(r->c.mode)->promises_rn &&
+                                 !r->c.op->subnormals_unpromised && !r->ftz_allowed;
     if (m->flushed && m->subnormal_kept && ieee_subnormals) {
         r->cause = GV_CAUSE_LOST_RANGE;
         /* zeros where the result is subnormal, beside subnormals returned as such: no
@@ -290,7 +290,8 @@ void gv_decide(gv_result *r)
     }
     for (int i = 0; i < r->n_checks; i++) {
         if (!(r->checks[i].value <= r->checks[i].bound)) {
-            r->cause = r->checks[i].cause != GV_CAUSE_NONE ? r->checks[i].cause : GV_CAUSE_RESIDUAL;
+            r->cause =
+                r->checks[i].cause != GV_CAUSE_NONE ? r->checks[i].cause : GV_CAUSE_RESIDUAL;
             snprintf(why, len, "%s", r->checks[i].why);
             return;
         }
@@ -473,22 +474,23 @@ void gv_judge_problem(const gv_problem *p, gv_result *r)
     }
     for (int i = 0; i < p->l.n_out; i++) {
         const gv_tensor *t = &p->out[i];
-        gv_error_model em = {.gauge = t->gauge,
-                             .depth = r->depth,
-                             .u = r->u,
-                             .pgauge = r->prob.on ? t->pgauge : NULL,
-                             .pw = r->prob.w,
-                             .exact = r->exact,
-                             .ref_lo = p->ref_exact ? t->ref_lo : NULL,
-                             /* a mode that promises IEEE arithmetic rounds into the
-                                subnormals; another may flush them, erring by up to 2^emin */
-                             .eta = gv_mode_get(c->mode)->promises_rn &&
-                                            !c->op->subnormals_unpromised && !r->ftz_allowed
-                                        ? gv_underflow_eta(c->dtype)
-                                        : 2.0 * gv_dtype_normal_min(c->dtype),
-                             .eta_terms = eta_terms,
-                             /* flushed operands and results lose the sign IEEE gives a zero */
-                             .zero_sign = c->op->zero_sign && !r->ftz_allowed};
+        gv_error_model em = {
+            .gauge = t->gauge,
+            .depth = r->depth,
+            .u = r->u,
+            .pgauge = r->prob.on ? t->pgauge : NULL,
+            .pw = r->prob.w,
+            .exact = r->exact,
+            .ref_lo = p->ref_exact ? t->ref_lo : NULL,
+            /* a mode that promises IEEE arithmetic rounds into the
+               subnormals; another may flush them, erring by up to 2^emin */
+            .eta = gv_mode_get(c->mode)->promises_rn && !c->op->subnormals_unpromised &&
+                           !r->ftz_allowed
+                       ? gv_underflow_eta(c->dtype)
+                       : 2.0 * gv_dtype_normal_min(c->dtype),
+            .eta_terms = eta_terms,
+            /* flushed operands and results lose the sign IEEE gives a zero */
+            .zero_sign = c->op->zero_sign && !r->ftz_allowed};
         gv_metrics m;
         gv_compare(t->data, c->dtype, i == 0 && mode_ref ? mode_ref : t->ref, t->count, &r->tiers,
                    &em, bits, &m);

@@ -45,8 +45,7 @@ void gv_judge_problem(const gv_problem *p, gv_result *r);
  * own broken contract (ERROR) > nothing to judge (SKIP) > NaN/Inf placement > the op's
  * checks (residuals against their bounds) > the envelope of the claimed arithmetic (given
  * inputs of products and sums: distance, then its bias; envelope.h) > worst-case error model >
- * probabilistic model > bias > exact probe > expected tier. Used by check, bench's sanity verdict
- * and the tests. */
+ * probabilistic model > bias > exact probe > expected tier. Used by check, bench's sanity verdict and the tests. */
 void gv_decide(gv_result *r);
 
 /* The bias of m in words, from the larger of its two z (metrics.h): "errors lean toward zero
