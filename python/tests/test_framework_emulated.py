@@ -6,6 +6,9 @@ the real calls on a GPU (test_conformance.py; issue 38's open groups):
   other than flushed subnormals ("precision", "lost range"): a FAIL that the same outputs do
   not have with ftz and daz declared is now named "flushed subnormals", and allow="ftz" alone
   (CUDA's ftz: inputs and results) PASSes them.
+- cupyx.scipy.special's softmax and log_softmax: the shape check allows a declared flush,
+  and log-softmax of a row holding +Inf may be SciPy's limit -Inf as well as the stable
+  form's NaN.
 """
 
 import numpy as np
@@ -81,3 +84,77 @@ def test_an_error_flushing_does_not_explain_keeps_its_cause():
     out[1] *= np.float32(1.01)
     j = gpuval.judge("reduce.colsum", ci, [out])
     assert j.verdict == "FAIL" and j.cause != "flushed subnormals", j.row
+
+
+# cupyx.scipy.special's softmax and log_softmax, as SciPy writes them, in NumPy; f32 with
+# CUDA's -ftz where CuPy's kernels flush (every operand and result below 2^-126).
+def _ftz(a, on):
+    return flush(a) if on else a
+
+
+def cupy_softmax(x, ftz):
+    x = _ftz(x, ftz)
+    with np.errstate(all="ignore"):
+        e = _ftz(np.exp(_ftz(x - np.amax(x, axis=-1, keepdims=True), ftz)), ftz)
+        return _ftz(e / _ftz(np.sum(e, axis=-1, keepdims=True, dtype=x.dtype), ftz), ftz)
+
+
+def cupy_log_softmax(x, ftz):
+    x = _ftz(x, ftz)
+    m = np.amax(x, axis=-1, keepdims=True)
+    m[~np.isfinite(m)] = 0  # SciPy's form: an infinite or NaN max is reset to 0
+    with np.errstate(all="ignore"):
+        tmp = _ftz(x - m, ftz)
+        s = _ftz(np.sum(_ftz(np.exp(tmp), ftz), axis=-1, keepdims=True, dtype=x.dtype), ftz)
+        return _ftz(tmp - np.log(s), ftz)
+
+
+def stable_log_softmax(x):
+    """The max-shifted form of PyTorch and gpuval's kernel: a +Inf makes the row NaN."""
+    with np.errstate(all="ignore"):
+        t = x - np.amax(x, axis=-1, keepdims=True)
+        return t - np.log(np.sum(np.exp(t), axis=-1, keepdims=True))
+
+
+@pytest.mark.parametrize("dtype", ["f32", "f64"])
+@pytest.mark.parametrize("op,fn", [("softmax.rows", cupy_softmax),
+                                   ("softmax.log", cupy_log_softmax)])
+@pytest.mark.parametrize("dist", ["offgrid", "special", "uniform11", "wide"])
+def test_cupy_softmax_emulated_passes(op, fn, dtype, dist):
+    """CuPy's softmax and log_softmax FAILed under native on an H100: offgrid f32 (the shape
+    check took exp's flushed results for wrong ones, 1.95e5 times its bound, with FTZ
+    declared) and special f32/f64 (487 NaN/Inf not where the oracle has them: rows holding
+    +Inf, where SciPy's form returns log-softmax's limit -Inf and the stable form NaN)."""
+    ftz = dtype == "f32"
+    ci = gpuval.inputs(op, dtype, "33x100", dist, 0, "native")
+    out = fn(ci.arrays[0], ftz).astype(ci.arrays[0].dtype)
+    j = gpuval.judge(op, ci, [out], allow="ftz" if ftz else None)
+    assert j.verdict == "PASS", j.row
+
+
+def test_log_softmax_of_a_row_with_inf_takes_the_limit_or_nan_and_nothing_else():
+    ci = gpuval.inputs("softmax.log", "f64", "33x100", "special", 0, "native")
+    x = ci.arrays[0]
+    rows = np.isposinf(x).any(1) & ~np.isnan(x).any(1)
+    assert rows.any(), "the special dist holds no row with +Inf and no NaN: no test"
+    scipy_form, stable = cupy_log_softmax(x, False), stable_log_softmax(x)
+    assert np.isnan(stable[rows]).all() and np.isneginf(scipy_form[rows][~np.isposinf(x[rows])]).all()
+    for out in (scipy_form, stable):
+        assert gpuval.judge("softmax.log", ci, [out]).verdict == "PASS"
+    # a finite value where the limit is -Inf: lost
+    wrong = scipy_form.copy()
+    r = np.flatnonzero(rows)[0]
+    j = np.flatnonzero(np.isfinite(x[r]))[0]
+    wrong[r, j] = -1e300
+    bad = gpuval.judge("softmax.log", ci, [wrong])
+    assert bad.verdict == "FAIL" and bad.cause == "lost NaN/Inf", bad.row
+    # -Inf in a NaN row (its value is NaN however the formula goes): still a FAIL
+    wrong = stable.copy()
+    r = np.flatnonzero(np.isnan(x).any(1) & np.isfinite(x).any(1))[0]
+    wrong[r, np.flatnonzero(np.isfinite(x[r]))[0]] = -np.inf
+    assert gpuval.judge("softmax.log", ci, [wrong]).verdict == "FAIL"
+    # -Inf at the +Inf entry itself (its limit depends on how the infinities compare): FAIL
+    wrong = scipy_form.copy()
+    r = np.flatnonzero(rows)[0]
+    wrong[r, np.flatnonzero(np.isposinf(x[r]))[0]] = -np.inf
+    assert gpuval.judge("softmax.log", ci, [wrong]).verdict == "FAIL"

@@ -472,6 +472,26 @@ void gv_judge_problem(const gv_problem *p, gv_result *r)
             mode_ref = NULL;
         }
     }
+    /* The limits of the op's value that IEEE reaches by more than one formula (op.h,
+       limit_reference): on the same copy of output 0's reference */
+    if (c->op->limit_reference && p->l.n_out > 0 && !r->internal[0]) {
+        double *lim = mode_ref;
+        if (!lim) {
+            lim = malloc(sizeof *lim * (size_t)p->out[0].count + 1);
+            if (lim) memcpy(lim, p->out[0].ref, sizeof *lim * (size_t)p->out[0].count);
+        }
+        int64_t limits = 0;
+        int rc = lim ? c->op->limit_reference(p, lim, &limits) : GV_ENOMEM;
+        if (rc != GV_OK)
+            snprintf(r->internal, sizeof r->internal, "%s: the limits' reference: %s", c->op->name,
+                     gv_strerror(rc));
+        if (limits > 0 && rc == GV_OK) {
+            mode_ref = lim;
+            gv_result_extra(r, "limit_outputs", (double)limits);
+        } else if (lim != mode_ref) {
+            free(lim);
+        }
+    }
     for (int i = 0; i < p->l.n_out; i++) {
         const gv_tensor *t = &p->out[i];
         gv_error_model em = {

@@ -277,6 +277,12 @@ typedef struct gv_op {
        reference stands and the models allow for the rounding. Called by the judge only in such
        a mode; a mode-free cache entry stays valid (the oracle itself never reads the mode). */
     int (*mode_reference)(const gv_problem *p, double *ref, int64_t *patched);
+    /* Optional: where an input makes the op's value a limit that textbook formulas reach in
+       different IEEE ways (log-softmax of a row holding +Inf: the stable form's NaN, or the
+       limit -Inf that SciPy's form returns at the entries below +Inf), rewrite ref (a copy of
+       out[0].ref, NaN there) to the output's value where that output is the limit;
+       *patched counts them. Any mode; the judge calls it after mode_reference. */
+    int (*limit_reference)(const gv_problem *p, double *ref, int64_t *patched);
 
     const gk_op *device;
 } gv_op;
