@@ -77,9 +77,10 @@ static double default_expected_tier(const gv_case *c)
     return gv_mode_get(c->mode)->promises_tier ? gv_dtype_tier(c->dtype) : 0.0;
 }
 
-void gv_result_check(gv_result *r, const char *name, double value, double bound,
-                     const char *why_fmt, ...)
+static void result_check_v(gv_result *r, gv_cause cause, const char *name, double value,
+                           double bound, const char *why_fmt, va_list ap)
 {
+    assert(cause >= GV_CAUSE_NONE && cause < GV_NCAUSES);
     if (r->n_checks >= GV_MAX_CHECKS) {
         /* more checks than room is a bug of the op's hook, not a verdict to drop silently */
         snprintf(r->internal, sizeof r->internal, "more than %d checks from %s", GV_MAX_CHECKS,
@@ -90,9 +91,25 @@ void gv_result_check(gv_result *r, const char *name, double value, double bound,
     k->name = name;
     k->value = value;
     k->bound = bound;
+    k->cause = cause;
+    vsnprintf(k->why, sizeof k->why, why_fmt, ap);
+}
+
+void gv_result_check(gv_result *r, const char *name, double value, double bound,
+                     const char *why_fmt, ...)
+{
     va_list ap;
     va_start(ap, why_fmt);
-    vsnprintf(k->why, sizeof k->why, why_fmt, ap);
+    result_check_v(r, GV_CAUSE_NONE, name, value, bound, why_fmt, ap);
+    va_end(ap);
+}
+
+void gv_result_check_cause(gv_result *r, gv_cause cause, const char *name, double value,
+                           double bound, const char *why_fmt, ...)
+{
+    va_list ap;
+    va_start(ap, why_fmt);
+    result_check_v(r, cause, name, value, bound, why_fmt, ap);
     va_end(ap);
 }
 
@@ -292,7 +309,8 @@ static bool decide_residuals(gv_result *r)
 {
     for (int i = 0; i < r->n_checks; i++) {
         if (!(r->checks[i].value <= r->checks[i].bound)) {
-            r->cause = GV_CAUSE_RESIDUAL;
+            r->cause =
+                r->checks[i].cause != GV_CAUSE_NONE ? r->checks[i].cause : GV_CAUSE_RESIDUAL;
             snprintf(r->reason, sizeof r->reason, "%s", r->checks[i].why);
             return true;
         }
@@ -502,6 +520,26 @@ void gv_judge_problem(const gv_problem *p, gv_result *r)
         if (rc != GV_OK || range_patched == 0) {
             free(mode_ref);
             mode_ref = NULL;
+        }
+    }
+    /* The limits of the op's value that IEEE reaches by more than one formula (op.h,
+       limit_reference): on the same copy of output 0's reference */
+    if (c->op->limit_reference && p->l.n_out > 0 && !r->internal[0]) {
+        double *lim = mode_ref;
+        if (!lim) {
+            lim = malloc(sizeof *lim * (size_t)p->out[0].count + 1);
+            if (lim) memcpy(lim, p->out[0].ref, sizeof *lim * (size_t)p->out[0].count);
+        }
+        int64_t limits = 0;
+        int rc = lim ? c->op->limit_reference(p, lim, &limits) : GV_ENOMEM;
+        if (rc != GV_OK)
+            snprintf(r->internal, sizeof r->internal, "%s: the limits' reference: %s", c->op->name,
+                     gv_strerror(rc));
+        if (limits > 0 && rc == GV_OK) {
+            mode_ref = lim;
+            gv_result_extra(r, "limit_outputs", (double)limits);
+        } else if (lim != mode_ref) {
+            free(lim);
         }
     }
     for (int i = 0; i < p->l.n_out; i++) {

@@ -10,6 +10,11 @@ void gv_result_extra(struct gv_result *r, const char *name, double value);
 /* Record a measurement with its bound; why (printf-style) explains a failure in the row. */
 void gv_result_check(struct gv_result *r, const char *name, double value, double bound,
                      const char *why_fmt, ...) __attribute__((format(printf, 5, 6)));
+/* gv_result_check whose FAIL names cause (GV_CAUSES) rather than "op residual": a measure
+   hook's rule that tells the real cause apart (dense's lost range). */
+void gv_result_check_cause(struct gv_result *r, gv_cause cause, const char *name, double value,
+                           double bound, const char *why_fmt, ...)
+    __attribute__((format(printf, 6, 7)));
 
 /* Assert what every gv_result keeps, for the code that walks its arrays: 0..GV_MAX_TIERS
  * tiers, 0..GV_MAX_CHECKS checks and 0..GV_MAX_EXTRA extras, each with a name. A result made

@@ -277,6 +277,12 @@ typedef struct gv_op {
        reference stands and the models allow for the rounding. Called by the judge only in such
        a mode; a mode-free cache entry stays valid (the oracle itself never reads the mode). */
     int (*mode_reference)(const gv_problem *p, double *ref, int64_t *patched);
+    /* Optional: where an input makes the op's value a limit that textbook formulas reach in
+       different IEEE ways (log-softmax of a row holding +Inf: the stable form's NaN, or the
+       limit -Inf that SciPy's form returns at the entries below +Inf), rewrite ref (a copy of
+       out[0].ref, NaN there) to the output's value where that output is the limit;
+       *patched counts them. Any mode; the judge calls it after mode_reference. */
+    int (*limit_reference)(const gv_problem *p, double *ref, int64_t *patched);
 
     const gk_op *device;
 } gv_op;
@@ -373,12 +379,14 @@ typedef struct gv_result {
     gv_envelope env;
     /* gk_run found a red zone or an input written: the first verdict rule */
     char guard[192];
-    /* measurements with bounds from the op's measure hook: FAIL when !(value <= bound) */
+    /* measurements with bounds from the op's measure hook: FAIL when !(value <= bound), for
+       the check's cause (GV_CAUSE_NONE: an op residual) */
     int n_checks;
     struct {
         const char *name;
         double value, bound;
         char why[160];
+        gv_cause cause;
     } checks[GV_MAX_CHECKS];
     char unjudgeable[160]; /* measure hook: nothing to judge (SKIP with this reason) */
     char internal[160];    /* measure hook: a broken contract of the harness (ERROR) */

@@ -190,6 +190,92 @@ static int dense_mode_reference(const gv_problem *p, double *ref, int64_t *patch
     return rc;
 }
 
+/* gamma_n = n u / (1 - n u) (Higham, ASNA 3.1); infinite where n u >= 1 (no bound). */
+static double gamma_n(double n, double u)
+{
+    return n * u < 1.0 ? n * u / (1.0 - n * u) : INFINITY;
+}
+
+/* The relative rule (docs/error-models.md, section dense, "Relative rule"): the normwise and
+   gauge models bound |y - r| by a multiple of |W||X| + |b|, which says nothing of an output
+   near 1e-90 (z ~ -200): an f32 layer returns 0 there and passed as f64 (issue 38). Yet the
+   sigmoid's relative sensitivity to z is d(ln s)/dz = 1 - s <= 1, so an error dz of z moves
+   s by a factor within exp(+-|dz|), for any data:
+       |y - r| / r <= expm1(|dz_dev| + |dz_oracle|) + 8 u + 8 2^-53,
+       |dz| <= (gamma_{k+1}(u_acc) + 2 u_in + u_in^2) (|W||X| + |b|)   (Higham 3.5, any order),
+   8 u for the sigmoid's own evaluation (exp's 2 ulp twice over, 1 + t, the division, the
+   stored rounding; __expf's (2 + 1.16|z|) ulp stays inside |dz|'s (k+1) u |z| as well). It is
+   judged where the truth r is a normal number of the label's dtype (below that, relative
+   accuracy is not promised), in the modes whose product error has that form (native; tf32
+   with its 2^-11 operand rounding and a truncating 2^-23 accumulator); the gauge holds
+   g = (|W||X| + |b|) / 4 + |r|, so |W||X| + |b| is read back from it, with room for g's own
+   three roundings and |W||X|'s f64 sum. An output of 0 or a subnormal there is "lost range"
+   (1 / (1 + exp(-z)) with exp overflowing, or an f32 sigmoid judged as f64); a normal one
+   off by more is "precision". */
+static void dense_measure(const gv_problem *p, gv_result *r)
+{
+    const gv_case *c = &p->c;
+    double u_in = 0.0, u_acc = gv_unit_roundoff(c->dtype, GV_MODE_NATIVE);
+    if (c->mode == GV_MODE_TF32) {
+        u_in = 0x1p-11;
+        u_acc = 0x1p-23;
+    } else if (c->mode != GV_MODE_NATIVE) {
+        return; /* fast math, emulations: other function and product error forms */
+    }
+    const gv_tensor *Y = &p->out[0];
+    if (!Y->gauge || !Y->ref) return;
+    double k1 = (double)c->shape.d[1] + 1.0;
+    double unit_z = gamma_n(k1, u_acc) + 2.0 * u_in + u_in * u_in + gamma_n(k1, 0x1p-53);
+    double eval = 8.0 * gv_unit_roundoff(c->dtype, GV_MODE_NATIVE) + 8.0 * 0x1p-53;
+    double normal = gv_dtype_normal_min(c->dtype);
+    double worst = 0.0, worst_rel = 0.0, worst_bound = 0.0, worst_y = 0.0, worst_r = 0.0;
+    int64_t worst_at = -1, lost = 0, first_lost = -1, judged = 0;
+    for (int64_t i = 0; i < Y->count; i++) {
+        double ref = Y->ref[i], y = gv_dtype_load(c->dtype, Y->data, i);
+        if (!isfinite(ref) || !(fabs(ref) >= normal) || !isfinite(y)) continue;
+        double g = Y->gauge[i];
+        double wxb = fmax(4.0 * (g - fabs(ref)), 0.0) * (1.0 + 2.0 * k1 * 0x1p-53) + 0x1p-48 * g;
+        double dz = unit_z * wxb;
+        if (!isfinite(dz)) continue;
+        judged++;
+        double rel = fabs(y - ref) / fabs(ref);
+        if (!(rel > eval)) continue; /* within the evaluation's own error: no expm1 needed */
+        /* 2^-20: room for this bound's own roundings, far below any error it tells apart */
+        double bound = (expm1(dz) + eval) * (1.0 + 0x1p-20);
+        double q = rel / bound;
+        bool range = y == 0.0 || fabs(y) < normal;
+        if (range && q > 1.0) {
+            if (first_lost < 0) first_lost = i;
+            lost++;
+        }
+        if (q > worst) {
+            worst = q;
+            worst_at = i;
+            worst_rel = rel;
+            worst_bound = bound;
+            worst_y = y;
+            worst_r = ref;
+        }
+    }
+    gv_result_extra(r, "sigmoid_rel_judged", (double)judged);
+    if (judged == 0) return;
+    if (lost) {
+        int64_t i = first_lost;
+        double y = gv_dtype_load(c->dtype, Y->data, i), ref = Y->ref[i];
+        gv_result_check_cause(
+            r, GV_CAUSE_LOST_RANGE, "sigmoid relative error", worst, 1.0,
+            "lost range: %lld outputs are 0 or subnormal where the sigmoid is a normal %s "
+            "(first at %lld: %.3g for %.3g): exp overflowed or the range is narrower than %s",
+            (long long)lost, gv_dtype_name(c->dtype), (long long)i, y, ref,
+            gv_dtype_name(c->dtype));
+        return;
+    }
+    gv_result_check_cause(r, GV_CAUSE_PRECISION, "sigmoid relative error", worst, 1.0,
+                          "sigmoid relative error %.3g at %lld (%.6g for %.6g) is %.3g times what "
+                          "z's error and the sigmoid's evaluation allow (%.3g)",
+                          worst_rel, (long long)worst_at, worst_y, worst_r, worst, worst_bound);
+}
+
 #define DENSE_COMMON DENSE_BASE, .default_dist = GV_DIST_UNIFORM11
 
 /* The probabilistic gauge reads the mode (dense_pgauge: the reach of z's allowed error is
@@ -201,6 +287,7 @@ static int dense_mode_reference(const gv_problem *p, double *ref, int64_t *patch
     .bytes = dense_bytes, .make_inputs = dense_inputs, .oracle = dense_oracle,                     \
     .gauge = dense_gauge, .pgauge = dense_pgauge, .depth = dense_depth,                            \
     .subnormals_unpromised = true, .mode_reference = dense_mode_reference,                         \
+    .measure = dense_measure,                                                                      \
     .error_model = "|Y-r| <= 0.25 gamma_{k+1}(|W||X|+|b|) + sigmoid eval (Higham ASNA eq. 3.13): " \
                    "gauge 0.25(|W||X|+|b|)+|Y|, depth k+7, fastmath k+11, tf32 4+(k+1)/2^13 at "   \
                    "u = 2^-11 (docs/error-models.md)"

@@ -215,8 +215,8 @@ static double fit_factor(const double *e, const double *w, int64_t n)
 
 /* One row's e and w (see above); returns the elements kept, or -1 where the row is judged by
    NaN/Inf placement alone; *abs_k: the factor of outputs whose reference is 0. */
-static int64_t row_terms(const gv_problem *p, int64_t i, bool log_form, double *e, double *w,
-                         double *abs_k)
+static int64_t row_terms(const gv_problem *p, int64_t i, bool log_form, double flush, double *e,
+                         double *w, double *abs_k)
 {
     int64_t n = p->c.shape.d[1];
     const double *x = p->in[0].ref + i * n, *r = p->out[0].ref + i * n;
@@ -247,6 +247,11 @@ static int64_t row_terms(const gv_problem *p, int64_t i, bool log_form, double *
         /* a subnormal exp's (E/2 spacings), the division's rounding and the reference's
            (half of one each) */
         double a = 0.5 * (big_e + 2.0) * spacing;
+        /* flush-to-zero declared (CuPy's -ftz): an exp or a quotient below the normal range
+           may be returned as 0, an error of up to the smallest normal, as the models allow
+           at each underflow; y_j <= exp(t_j) (the sum is at least 1), so only elements whose
+           reference is below the normal range get it */
+        a = fmax(a, flush);
         if (r[j] == 0) {
             if (c != 0) *abs_k = fmax(*abs_k, c != c ? INFINITY : fabs(c) / a);
             continue;
@@ -264,6 +269,7 @@ static void rows_shape_check(const gv_problem *p, gv_result *r, bool log_form)
     double worst = 0;
     int64_t worst_row = -1;
     bool nomem = false;
+    const double flush = r->ftz_allowed ? gv_dtype_normal_min(p->c.dtype) : 0.0;
 #pragma omp parallel if ((double)m * (double)n >= GO_PAR_MIN)
     {
         double *e = malloc((size_t)n * sizeof *e), *w = malloc((size_t)n * sizeof *w);
@@ -277,7 +283,7 @@ static void rows_shape_check(const gv_problem *p, gv_result *r, bool log_form)
         for (int64_t i = 0; i < m; i++) {
             if (!e || !w) continue;
             double abs_k = 0;
-            int64_t kept = row_terms(p, i, log_form, e, w, &abs_k);
+            int64_t kept = row_terms(p, i, log_form, flush, e, w, &abs_k);
             if (kept < 0) continue;
             double k = fmax(fit_factor(e, w, kept), abs_k);
             if (!(k <= my_worst)) {
@@ -381,6 +387,37 @@ static const gv_op softmax_rows_partialsum = {
     SOFTMAX_COMMON,
 };
 
+/* The limits of log-softmax on a row that holds +Inf and no NaN (op.h, limit_reference). The
+   stable form the oracle follows (x - M with M = +Inf) makes the whole row NaN, as PyTorch and
+   gpuval's kernel return it; SciPy's form (cupyx.scipy.special.log_softmax: the max reset to
+   0 where it is not finite, then x - log sum exp x) returns -Inf at every entry below +Inf
+   and NaN at the +Inf ones. -Inf there is the value's limit whichever way the infinite
+   entries grow (y_j = x_j - log sum exp x -> -Inf for every finite or -Inf x_j), so it is
+   accepted beside NaN; NaN stays the only value at the +Inf entries (their limit depends on
+   how the infinities compare), and NaN rows stay NaN. */
+static int log_limits(const gv_problem *p, double *ref, int64_t *patched)
+{
+    int64_t m = p->c.shape.d[0], n = p->c.shape.d[1];
+    *patched = 0;
+    for (int64_t i = 0; i < m; i++) {
+        const double *x = p->in[0].ref + i * n;
+        bool pinf = false, nan = false;
+        for (int64_t j = 0; j < n; j++) {
+            pinf |= x[j] == INFINITY;
+            nan |= x[j] != x[j];
+        }
+        if (!pinf || nan) continue;
+        for (int64_t j = 0; j < n; j++) {
+            double c = gv_dtype_load(p->c.dtype, p->out[0].data, i * n + j);
+            if (x[j] < INFINITY && c == -INFINITY && ref[i * n + j] != ref[i * n + j]) {
+                ref[i * n + j] = -INFINITY;
+                (*patched)++;
+            }
+        }
+    }
+    return GV_OK;
+}
+
 static const gv_op softmax_log = {
     .name = "softmax.log",
     .dtypes = GV_BOTH_DTYPES,
@@ -393,6 +430,7 @@ static const gv_op softmax_log = {
     ROWS_COMMON,
     .dists = SOFTMAX_DISTS,
     .oracle = log_oracle,
+    .limit_reference = log_limits,
     .gauge = log_gauge,
     .depth = log_depth,
     .order_free_depth = log_of_depth,

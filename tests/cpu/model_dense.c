@@ -283,3 +283,58 @@ Test(dense_model, tf32_on_huge_passes_as_tf32, .timeout = 120)
             gv_problem_free(&p);
         }
 }
+
+/* The relative rule (src/ops/dense.c, dense_measure; issue 38): an f32 layer judged as f64
+   PASSed on smallint 1x300x7, its outputs near 1e-90 returned as 0 far below the gauge's
+   bound. The rule must pass gpuval's own kernels' arithmetic (emulated: the FMA chain, the
+   stable sigmoid with expf or exp, tf32's operand rounding) on every dist the op takes, at
+   the conformance suite's sizes and a catalogue one, and fail the f32 layer claimed as f64
+   there, naming the loss of range. */
+Test(dense_model, relative_rule_passes_the_kernels_on_every_dist, .timeout = 240)
+{
+    const int64_t shapes[][3] = {{1, 300, 7}, {33, 70, 17}, {64, 256, 64}};
+    const struct {
+        gv_dtype t;
+        gv_mode mode;
+        sim_fn sim;
+    } ks[] = {{GV_F32, GV_MODE_NATIVE, sim_f32_native},
+              {GV_F32, GV_MODE_TF32, sim_f32_tf32},
+              {GV_F64, GV_MODE_NATIVE, sim_f64_native}};
+    const gv_op *op = gv_op_find("dense.sigmoid");
+    cr_assert_not_null(op);
+    int judged = 0;
+    for (int d = 0; d < GV_NDISTS; d++) {
+        if (!(op->dists & (1u << d))) continue;
+        for (size_t s = 0; s < sizeof shapes / sizeof shapes[0]; s++)
+            for (size_t q = 0; q < sizeof ks / sizeof ks[0]; q++) {
+                const int64_t *sh = shapes[s];
+                gv_result r = judge_sim("dense.sigmoid", ks[q].t, ks[q].mode, (gv_dist)d, sh[0],
+                                        sh[1], sh[2], ks[q].sim);
+                cr_expect_eq(r.verdict, GV_PASS, "%s %s %s %lldx%lldx%lld: %s",
+                             gv_dtype_name(ks[q].t), gv_mode_name(ks[q].mode),
+                             gv_dist_name((gv_dist)d), (long long)sh[0], (long long)sh[1],
+                             (long long)sh[2], r.reason);
+                for (int i = 0; i < r.n_checks; i++)
+                    if (strcmp(r.checks[i].name, "sigmoid relative error") == 0) judged++;
+            }
+    }
+    cr_expect_gt(judged, 0, "the relative rule judged no case");
+}
+
+Test(dense_model, f32_layer_claimed_as_f64_loses_range, .timeout = 60)
+{
+    const int64_t shapes[][3] = {{1, 300, 7}, {33, 70, 17}};
+    for (size_t s = 0; s < 2; s++) {
+        const int64_t *sh = shapes[s];
+        gv_result r = judge_sim("dense.sigmoid", GV_F64, GV_MODE_NATIVE, GV_DIST_SMALLINT, sh[0],
+                                sh[1], sh[2], sim_f64_in_f32);
+        cr_expect_eq(r.verdict, GV_FAIL, "%lldx%lldx%lld: %s", (long long)sh[0], (long long)sh[1],
+                     (long long)sh[2], r.reason);
+        cr_expect_eq(r.cause, GV_CAUSE_LOST_RANGE, "%lldx%lldx%lld: %s (%s)", (long long)sh[0],
+                     (long long)sh[1], (long long)sh[2], gv_cause_name(r.cause), r.reason);
+    }
+    /* the same f64 arithmetic, right: PASS (the rule fails the f32 one, not the data) */
+    gv_result ok = judge_sim("dense.sigmoid", GV_F64, GV_MODE_NATIVE, GV_DIST_SMALLINT, 1, 300, 7,
+                             sim_f64_native);
+    cr_expect_eq(ok.verdict, GV_PASS, "%s", ok.reason);
+}

@@ -387,10 +387,12 @@ def judge(op, inputs, outputs, *, mode="native", size=None, dist=None, seed=0, a
     (unless given) and the case is judged as gpuval's generated case. Otherwise dist=None
     means the inputs are the caller's own data. size: one shape in the op's dims
     ("512x256x128"); None infers it (gemm) from the shapes. allow="ftz": the outputs come
-    from flush-to-zero arithmetic (subnormal inputs read as 0 and results returned as 0, as
-    CuPy's kernels run): an underflow may err by the smallest normal, flushes are noted.
-    allow="daz": subnormal inputs were read as 0 (denormals-are-zero), the arithmetic IEEE
-    otherwise: the f64 oracle reads them as 0 too. Both: allow=("ftz", "daz").
+    from flush-to-zero arithmetic as CUDA's -ftz=true makes it (subnormal inputs read as 0 and
+    results returned as 0, one flag for both, as CuPy's f32 kernels run): an underflow may err
+    by the smallest normal, flushes are noted. allow="daz": subnormal inputs were read as 0
+    (denormals-are-zero), the arithmetic IEEE otherwise: the f64 oracle reads them as 0 too.
+    Both: allow=("ftz", "daz"). Undeclared, a FAIL whose outputs would PASS with both declared
+    has the cause "flushed subnormals", whichever rule caught it.
     order: the summation order the outputs were computed in, as `gpuval judge --order`
     takes it ("k", "pairwise", "blocked:B", "tree"); None: every legal order. A declared
     order is judged against that order's results bit for bit (and the exact result).
