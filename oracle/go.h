@@ -251,6 +251,17 @@ int go_norm_layer_gauge(int64_t m, int64_t n, const double *x, int64_t ldx, doub
 int go_scan_cumsum(int64_t m, int64_t n, const double *x, int64_t ldx, double *y, int64_t ldy);
 int go_scan_cumsum_gauge(int64_t m, int64_t n, const double *x, int64_t ldx, double *g,
                          int64_t ldg);
+/* y(i, j) = prod_{k <= j} x(i, k) (scan.cumprod), a running product in long double rounded
+ * once a prefix; the gauge from that y: g(i, j) = (j + 1) |y(i, j)| (docs/error-models.md,
+ * section scan.cumprod). */
+int go_scan_cumprod(int64_t m, int64_t n, const double *x, int64_t ldx, double *y, int64_t ldy);
+int go_scan_cumprod_gauge(int64_t m, int64_t n, const double *y, int64_t ldy, double *g,
+                          int64_t ldg);
+
+/* argmax (oracle/argmax.c): idx(i) = the first j of row i of x(m x n), row-major, whose value
+ * is the row's largest, a NaN counting as larger than every number (torch.argmax: the first
+ * NaN where the row has one; -0 and +0 are equal), stored as a double. Exact: no arithmetic. */
+int go_argmax_rows(int64_t m, int64_t n, const double *x, int64_t ldx, double *idx);
 
 /* loss (oracle/loss.c): l(i) = log sum_j exp(x(i, j)) - x(i, t(i)), the cross-entropy of each
  * row of the logits x(m x n), row-major, against the integer targets t (m of them, stored as
