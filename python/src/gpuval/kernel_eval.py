@@ -82,11 +82,35 @@ def _child(conn, spec, framework, device):
             args = [from_numpy(a, framework, device) for a in arrays]
             out = fn(*args)
             outs = list(out) if isinstance(out, (tuple, list)) else [out]
-            host = [np.array(to_numpy(o, "output"), copy=True) for o in outs]
+            host = [np.array(to_numpy(_int_as_int64(o), "output"), copy=True) for o in outs]
             seen = [np.array(to_numpy(a, "input"), copy=True) for a in args]
             conn.send(("ok", (host, seen)))
         except Exception as e:
             conn.send(("raised", f"{type(e).__name__}: {e}\n{traceback.format_exc(limit=3)}"))
+
+
+def _int_as_int64(x):
+    """An integer torch tensor (an index output: torch.argmax) as a host int64 array, which the
+    parent takes as indices; anything else as it is."""
+    if type(x).__module__.split(".", 1)[0] == "torch" and not x.is_floating_point() \
+            and not x.is_complex():
+        return x.detach().to(dtype=sys.modules["torch"].int64).cpu().numpy()
+    return x
+
+
+def _indices_as_dtype(outs, dtype):
+    """Integer outputs (the indices of reduce.argmax) as values of the case's dtype, where each
+    is exact there (|v| <= 2^24 in f32, 2^53 in f64); (outputs, "") or (None, why not)."""
+    fdt = np.float32 if dtype == "f32" else np.float64
+    limit = 2.0 ** (24 if dtype == "f32" else 53)
+    conv = []
+    for o in outs:
+        if np.issubdtype(o.dtype, np.integer) or o.dtype == np.bool_:
+            if o.size and np.abs(o.astype(np.float64)).max() > limit:
+                return None, f"integer outputs past {limit:.0f}, not exact in {dtype}"
+            o = o.astype(fdt)
+        conv.append(o)
+    return conv, ""
 
 
 def _digest(arrays):
@@ -131,7 +155,8 @@ def evaluate(op, candidate, *, dtype="f32", seeds=3, sizes=None, dists=None, fra
                     row.update(verdict="FAIL", reason=f"the candidate raised: {what.splitlines()[0]}")
                 else:
                     outs, left = what
-                    reason = _harness_rules(ci, outs, left, seen_outputs, case)
+                    outs, reason = _indices_as_dtype(outs, case.dtype)
+                    reason = reason or _harness_rules(ci, outs, left, seen_outputs, case)
                     if reason:
                         row.update(verdict="FAIL", reason=reason)
                     else:
