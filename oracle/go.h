@@ -263,6 +263,15 @@ int go_scan_cumprod_gauge(int64_t m, int64_t n, const double *y, int64_t ldy, do
  * NaN where the row has one; -0 and +0 are equal), stored as a double. Exact: no arithmetic. */
 int go_argmax_rows(int64_t m, int64_t n, const double *x, int64_t ldx, double *idx);
 
+/* bnorm (oracle/bnorm.c): y = training-mode batch norm of the NCHW tensor x (nb images, nc
+ * channels, hw values a plane, packed): each channel's nb hw values normalised by their mean
+ * and biased variance, as go_norm_layer normalises a row; the gauge as go_norm_layer_gauge's
+ * of the channel rows (docs/error-models.md, section norm.batch). */
+int go_norm_batch(int64_t nb, int64_t nc, int64_t hw, const double *x, double eps, double *y);
+int go_norm_batch_gauge(int64_t nb, int64_t nc, int64_t hw, const double *x, double eps,
+                        const double *y, double u, double spacing, double depth, double sum_depth,
+                        double *g);
+
 /* loss (oracle/loss.c): l(i) = log sum_j exp(x(i, j)) - x(i, t(i)), the cross-entropy of each
  * row of the logits x(m x n), row-major, against the integer targets t (m of them, stored as
  * doubles; one outside [0, n) or not an integer gives NaN), in long double with a compensated
