@@ -38,6 +38,7 @@ def _ref(op):
         "reduce.argmax": lambda x: torch.argmax(x, dim=-1).to(x.dtype),
         "norm.layer": lambda x: F.layer_norm(x, (x.shape[-1],), eps=1e-5),
         "norm.rms": lambda x: x * torch.rsqrt(x.pow(2).mean(-1, keepdim=True) + 1e-6),
+        "norm.batch": lambda x: F.batch_norm(x, None, None, training=True, eps=1e-5),
         "act.gelu": lambda x: F.gelu(x),
         "act.silu": lambda x: F.silu(x),
         "gemm.cublas": lambda a, b: a @ b,
@@ -53,7 +54,7 @@ def _candidate(op):
 
 
 for _op in ("softmax.rows", "softmax.log", "scan.cumsum", "scan.cumprod", "reduce.argmax",
-            "norm.layer", "norm.rms", "act.gelu", "act.silu", "gemm.cublas"):
+            "norm.layer", "norm.rms", "norm.batch", "act.gelu", "act.silu", "gemm.cublas"):
     globals()[f"cand_{_op.replace('.', '_')}"] = (lambda o: lambda *a: _ref(o)(*a))(_op)
 
 

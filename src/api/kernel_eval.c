@@ -96,10 +96,11 @@ static const char bootstrap[] =
     "    if e.name not in ('gpuval', 'gpuval.kernel_eval', 'numpy'):\n"
     "        raise\n"
     "    where = os.environ.get('GPUVAL_KERNEL_EVAL_PKG') or 'the installed packages'\n"
+    "    fix = ('install numpy for this python3' if e.name == 'numpy' else\n"
+    "           'install the package (pip install ./python) or run the gpuval of a build '\n"
+    "           'directory inside the source tree')\n"
     "    sys.stderr.write('gpuval kernel-eval: cannot import the Python gate (%s; looked in %s '\n"
-    "                     'and on PYTHONPATH): install the package (pip install ./python, which '\n"
-    "                     'brings numpy) or run the gpuval of a build directory inside the '\n"
-    "                     'source tree\\n' % (e, where))\n"
+    "                     'and on PYTHONPATH): %s\\n' % (e, where, fix))\n"
     "    sys.exit(2)\n"
     "sys.exit(kernel_eval.main(sys.argv[1:]))\n";
 

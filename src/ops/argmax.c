@@ -125,11 +125,17 @@ static void argmax_measure(const gv_problem *p, gv_result *r)
         return;
     }
     const double mx = p->in[0].ref[first * n + (int64_t)p->out[0].ref[first]];
+    const bool is_index = got_first >= 0 && got_first < (double)n && got_first == floor(got_first);
+    char got_txt[96];
+    if (is_index)
+        snprintf(got_txt, sizeof got_txt, "index %.0f, value %.9g", got_first, val_first);
+    else
+        snprintf(got_txt, sizeof got_txt, "%.9g, not an index of the row", got_first);
     gv_result_check(r, "argmax_wrong_rows", (double)wrong, 0.0,
-                    "argmax: %lld of %lld rows wrong (first row %lld: index %.9g, value %.9g; "
-                    "the first max at %.0f, value %.9g)",
-                    (long long)wrong, (long long)m, (long long)first, got_first, val_first,
-                    p->out[0].ref[first], mx);
+                    "argmax: %lld of %lld rows wrong (first row %lld: %s; the first max at %.0f, "
+                    "value %.9g)",
+                    (long long)wrong, (long long)m, (long long)first, got_txt, p->out[0].ref[first],
+                    mx);
 }
 
 #define ARGMAX_DISTS (GV_ALL_DISTS | GV_BIT(GV_DIST_WIDE) | GV_EDGE_DISTS)
