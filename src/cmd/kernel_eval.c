@@ -12,6 +12,7 @@
 
 #include "api/kernel_eval.h"
 #include "cmd/cli.h"
+#include "io/infile.h"
 
 /* The parser's labels for kernel-eval's options. */
 enum { O_OP = 256, O_CANDIDATE, O_DTYPE, O_SEEDS, O_SIZES, O_DISTS, O_FRAMEWORK, O_ALLOW, O_JSON };
@@ -94,20 +95,24 @@ int gv_cmd_kernel_eval(int argc, char **argv)
     }
     memcpy(given, argv, sizeof *given * (size_t)argc);
     bool have_op = false, have_candidate = false;
+    const char *candidate = NULL, *json_path = NULL;
     gv_getopt g;
     gv_cmd_getopt_init(&g, &gv_kernel_eval_options);
     int c;
     while ((c = gv_cmd_getopt_next(&g, argc, argv)) != -1) {
         switch (c) {
         case O_OP: have_op = true; break;
-        case O_CANDIDATE: have_candidate = true; break;
+        case O_CANDIDATE:
+            have_candidate = true;
+            candidate = optarg;
+            break;
+        case O_JSON: json_path = optarg; break;
         case O_DTYPE:
         case O_SEEDS:
         case O_SIZES:
         case O_DISTS:
         case O_FRAMEWORK:
         case O_ALLOW:
-        case O_JSON:
         case 'q': break; /* the gate checks their values */
         case 'h':
             free(given);
@@ -127,6 +132,29 @@ int gv_cmd_kernel_eval(int argc, char **argv)
     if (!have_op || !have_candidate) {
         free(given);
         gv_cmd_usage_cmd("kernel-eval", "kernel-eval needs --op and --candidate");
+        return GV_EXIT_USAGE;
+    }
+    /* before python3 starts: a FIFO or a directory as the candidate's file or as --json would
+       hang or fail inside the gate; the gate itself writes "-" to its standard output */
+    const char *colon = strrchr(candidate, ':');
+    if (colon && colon > candidate) {
+        char file[4096];
+        snprintf(file, sizeof file, "%.*s", (int)(colon - candidate), candidate);
+        size_t fl = strlen(file);
+        if (strchr(file, '/') || (fl > 3 && strcmp(file + fl - 3, ".py") == 0)) {
+            char why[256];
+            FILE *f = gv_fopen_regular(file, why, sizeof why);
+            if (!f) {
+                free(given);
+                gv_usage_error("kernel-eval: --candidate %s: %s", file, why);
+                return GV_EXIT_USAGE;
+            }
+            fclose(f);
+        }
+    }
+    const char *outs[1] = {json_path}, *out_opts[1] = {"--json"};
+    if (json_path && strcmp(json_path, "-") != 0 && gv_probe_outputs(1, outs, out_opts) != 0) {
+        free(given);
         return GV_EXIT_USAGE;
     }
     gv_kernel_eval_paths paths;

@@ -1,7 +1,8 @@
 /* test_kernel_eval.c: `gpuval kernel-eval`'s own paths, the real binary run (the gate itself,
  * Python, has python/tests/test_kernel_eval.py): its help; its usage errors (no --op or
  * --candidate, an unknown option, a stray argument: exit 2 before any python3 runs); python3
- * missing from PATH and the package missing (exit 2, saying so); and, with a stand-in python3
+ * missing from PATH and the package missing (exit 2, saying so); a FIFO or a directory as the
+ * candidate's file or --json (exit 2: the gate would hang); and, with a stand-in python3
  * on PATH, what the gate is handed: the arguments in their order, GPUVAL_LIB naming this
  * build's libgpuval, the package beside the build first on PYTHONPATH, and its exit code
  * passed back (0, 1, 2, 3). */
@@ -11,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "testkit.h"
 
@@ -78,6 +80,20 @@ Test(kernel_eval_cli, usage_errors_exit_2_before_python)
     cr_expect(strstr(out, "stray") != NULL, "%s", out);
     cr_expect_eq(run_env(env, bin, "--op softmax.rows --candidate"), 2, "%s", out);
     cr_expect(strstr(out, "lib=") == NULL, "python3 ran: %s", out);
+    /* a FIFO as the candidate's file or as --json would hang the gate: refused here */
+    char fifo[600], args[1400];
+    snprintf(fifo, sizeof fifo, "%s/k.py", dir);
+    cr_assert_eq(mkfifo(fifo, 0600), 0);
+    snprintf(args, sizeof args, "--op softmax.rows --candidate '%s:f'", fifo);
+    cr_expect_eq(run_env(env, bin, args), 2, "%s", out);
+    cr_expect(strstr(out, "FIFO") != NULL, "%s", out);
+    snprintf(args, sizeof args, "--op softmax.rows --candidate m:f --json '%s'", fifo);
+    cr_expect_eq(run_env(env, bin, args), 2, "%s", out);
+    cr_expect(strstr(out, "FIFO") != NULL, "%s", out);
+    snprintf(args, sizeof args, "--op softmax.rows --candidate m:f --json '%s'", dir);
+    cr_expect_eq(run_env(env, bin, args), 2, "%s", out);
+    cr_expect(strstr(out, "lib=") == NULL, "python3 ran: %s", out);
+    unlink(fifo);
     gv_test_remove_dir(dir);
 }
 
@@ -86,7 +102,7 @@ Test(kernel_eval_cli, the_gate_gets_the_arguments_the_library_and_the_package)
     char dir[512], env[800];
     fake_python(dir, sizeof dir);
     const char *bin = gv_test_gpuval_bin();
-    const char *args = "--candidate k.py:f --seeds 4 --op softmax.rows -q --json -";
+    const char *args = "--candidate kmod:f --seeds 4 --op softmax.rows -q --json -";
     for (int want = 0; want <= 3; want++) {
         snprintf(env, sizeof env, "FAKE_RC=%d PYTHONPATH=/elsewhere PATH='%s':\"$PATH\"", want,
                  dir);
@@ -94,7 +110,7 @@ Test(kernel_eval_cli, the_gate_gets_the_arguments_the_library_and_the_package)
                      out);
     }
     /* the order as given (getopt permutes argv; the gate gets the original) */
-    cr_expect(strstr(out, "arg=--candidate\narg=k.py:f\narg=--seeds\narg=4\narg=--op\n"
+    cr_expect(strstr(out, "arg=--candidate\narg=kmod:f\narg=--seeds\narg=4\narg=--op\n"
                           "arg=softmax.rows\narg=-q\narg=--json\narg=-\n") != NULL,
               "%s", out);
     cr_expect(strstr(out, "flag=-c\n") != NULL, "%s", out);
