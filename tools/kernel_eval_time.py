@@ -150,7 +150,7 @@ def main(argv=None):
         c = run_child("allclose", o, a)
         row = {"op": o, "dtype": a.dtype, "seeds": a.seed_list, "gate": g, "allclose": c}
         rows.append(row)
-        if "error" in g or "error" in c:
+        if g.get("error") or c.get("error"):
             print(f"{o:<16} error: gate {g.get('error')} allclose {c.get('error')}")
             continue
         print(f"{o:<16} {g['cases']:>5} {g['wall_s']:>8.2f} {g['inside_s']:>9.2f} "
