@@ -251,6 +251,26 @@ int go_norm_layer_gauge(int64_t m, int64_t n, const double *x, int64_t ldx, doub
 int go_scan_cumsum(int64_t m, int64_t n, const double *x, int64_t ldx, double *y, int64_t ldy);
 int go_scan_cumsum_gauge(int64_t m, int64_t n, const double *x, int64_t ldx, double *g,
                          int64_t ldg);
+/* y(i, j) = prod_{k <= j} x(i, k) (scan.cumprod), a running product in long double rounded
+ * once a prefix; the gauge from that y: g(i, j) = (j + 1) |y(i, j)| (docs/error-models.md,
+ * section scan.cumprod). */
+int go_scan_cumprod(int64_t m, int64_t n, const double *x, int64_t ldx, double *y, int64_t ldy);
+int go_scan_cumprod_gauge(int64_t m, int64_t n, const double *y, int64_t ldy, double *g,
+                          int64_t ldg);
+
+/* argmax (oracle/argmax.c): idx(i) = the first j of row i of x(m x n), row-major, whose value
+ * is the row's largest, a NaN counting as larger than every number (torch.argmax: the first
+ * NaN where the row has one; -0 and +0 are equal), stored as a double. Exact: no arithmetic. */
+int go_argmax_rows(int64_t m, int64_t n, const double *x, int64_t ldx, double *idx);
+
+/* bnorm (oracle/bnorm.c): y = training-mode batch norm of the NCHW tensor x (nb images, nc
+ * channels, hw values a plane, packed): each channel's nb hw values normalised by their mean
+ * and biased variance, as go_norm_layer normalises a row; the gauge as go_norm_layer_gauge's
+ * of the channel rows (docs/error-models.md, section norm.batch). */
+int go_norm_batch(int64_t nb, int64_t nc, int64_t hw, const double *x, double eps, double *y);
+int go_norm_batch_gauge(int64_t nb, int64_t nc, int64_t hw, const double *x, double eps,
+                        const double *y, double u, double spacing, double depth, double sum_depth,
+                        double *g);
 
 /* loss (oracle/loss.c): l(i) = log sum_j exp(x(i, j)) - x(i, t(i)), the cross-entropy of each
  * row of the logits x(m x n), row-major, against the integer targets t (m of them, stored as

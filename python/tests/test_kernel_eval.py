@@ -71,3 +71,33 @@ def test_command_line_exit_codes(tmp_path):
     usage = subprocess.run(base + ["--candidate", "nocolon"], env=env, capture_output=True,
                            text=True, timeout=300)
     assert usage.returncode == 2, usage.stdout + usage.stderr
+
+
+KB_OPS = os.path.join(HERE, "exploits", "kb_ops.py")
+
+
+@pytest.mark.parametrize("op, name, sizes, dists", [
+    ("reduce.argmax", "argmax", "1x1,33x100,7x1025", "smallint,special,uniform01"),
+    ("scan.cumprod", "cumprod", "3x7,16x1000,4x4097", "uniform01,uniform11"),
+    ("norm.batch", "batch_norm", "1x1x1x1,4x16x8x8", "uniform11,smallint"),
+])
+def test_kernelbench_families_pass_correct_kernels(op, name, sizes, dists):
+    """int64 indices are taken as indices; right answers that coincide across inputs (an
+    argmax of one value, a norm of one value) are not stale."""
+    doc = ke.evaluate(op, f"{KB_OPS}:{name}", seeds=3, sizes=sizes, dists=dists)
+    assert "error" not in doc, doc.get("error")
+    assert doc["failed"] == 0, [c["reason"] for c in doc["cases"] if c["verdict"] != "PASS"]
+    assert doc["passed"] == 3 * len(sizes.split(",")) * len(dists.split(","))
+
+
+@pytest.mark.parametrize("op, name, sizes, dists, words", [
+    ("reduce.argmax", "argmax_last_of_ties", "33x100", "smallint", "argmax:"),
+    ("reduce.argmax", "argmax_skips_nan", "33x100", "special", "argmax:"),
+    ("scan.cumprod", "cumprod_exclusive", "16x1000", "uniform01", ""),
+    ("norm.batch", "instance_norm", "4x16x8x8", "uniform11", "error model"),
+])
+def test_kernelbench_families_fail_wrong_kernels(op, name, sizes, dists, words):
+    doc = ke.evaluate(op, f"{KB_OPS}:{name}", seeds=2, sizes=sizes, dists=dists)
+    assert "error" not in doc, doc.get("error")
+    assert doc["passed"] == 0, [c for c in doc["cases"] if c["verdict"] == "PASS"]
+    assert all(words in c["reason"] for c in doc["cases"]), [c["reason"] for c in doc["cases"]]

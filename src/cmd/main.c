@@ -20,6 +20,7 @@
 #include "cmd/cli.h"
 #include "cmd/compare.h"
 #include "cmd/judge.h"
+#include "cmd/kernel_eval.h"
 #include "api/op_info.h"
 #include "cmd/main.h"
 #include "cmd/merge.h"
@@ -284,6 +285,8 @@ static const char main_head[] =
     "  compare  regression check of a run file against a baseline: accuracy and timing\n"
     "  replay   rerun a case dumped by check --dump-failures, same inputs, same bits\n"
     "  judge    judge outputs computed anywhere (.npy) by an op's oracle; no GPU needed\n"
+    "  kernel-eval the generated-kernel gate: a candidate callable in a child process,\n"
+    "           unpredictable seeds, judged by the op's oracle (runs the Python gate)\n"
     "  inputs   write the inputs gpuval generates for one case as .npy, with case.json\n"
     "  cache    the oracle cache: info, clear\n"
     "  merge    run files of several GPUs or ranks as one fleet: agreement, outliers\n"
@@ -393,7 +396,7 @@ static const struct {
                 {"inputs", &gv_inputs_options},    {"merge", &gv_merge_options},
                 {"collectives", &gv_coll_options}, {"probe", &gv_probe_options},
                 {"info", &info_options},           {"cache", &cache_options},
-                {"screen", &gv_screen_options}};
+                {"screen", &gv_screen_options},    {"kernel-eval", &gv_kernel_eval_options}};
 
 /* check_options_first's answer when the command line asks for the version. */
 enum { VERSION_ASKED = -1 };
@@ -483,7 +486,7 @@ int gv_cmd_main(int argc, char **argv)
                 {"replay", gv_cmd_replay}, {"judge", gv_cmd_judge},
                 {"inputs", gv_cmd_inputs}, {"cache", gv_cmd_cache},
                 {"merge", gv_cmd_merge},   {"collectives", gv_cmd_collectives},
-                {"screen", gv_cmd_screen}};
+                {"screen", gv_cmd_screen}, {"kernel-eval", gv_cmd_kernel_eval}};
     if (strcmp(cmd, "help") == 0) {
         if (argc < 3) {
             gv_cmd_help_print(stdout, &main_help);

@@ -1,17 +1,20 @@
-/* scan.c: op descriptors for the inclusive prefix sum along the rows of a row-major m x n
- * matrix (scan.cumsum: torch.cumsum(x, dim=-1)), a block-wise scan on the device, and its
- * planted bugs (an exclusive scan; the carry between tiles dropped).
- * Error model: docs/error-models.md, section scan. */
+/* scan.c: op descriptors for the inclusive prefix sum and prefix product along the rows of a
+ * row-major m x n matrix (scan.cumsum: torch.cumsum(x, dim=-1); scan.cumprod: torch.cumprod),
+ * a block-wise scan on the device, and their planted bugs (an exclusive scan; the carry
+ * between tiles dropped).
+ * Error models: docs/error-models.md, sections scan and scan.cumprod. */
 #include "../../abi/scan.h"
 #include "ops/opkit.h"
 
 extern const gk_op gk_scan_cumsum, gk_scan_cumsum_exclusive, gk_scan_cumsum_nocarry;
+extern const gk_op gk_scan_cumprod, gk_scan_cumprod_exclusive, gk_scan_cumprod_nocarry;
 
 static int scan_check_shape(const gv_shape *s, char *why, size_t len)
 {
     if (s->d[1] < 1 || (double)s->d[0] * (double)s->d[1] > 4e9 || s->d[0] > 2147483647) {
         snprintf(why, len,
-                 "scan.cumsum takes rows of at least one element, fewer than 4e9 elements and m "
+                 "scan.cumsum and scan.cumprod take rows of at least one element, fewer than 4e9 "
+                 "elements and m "
                  "below 2^31 (got %lldx%lld)",
                  (long long)s->d[0], (long long)s->d[1]);
         return GV_EINVAL;
@@ -156,5 +159,113 @@ static const gv_op scan_cumsum_nocarry = {
     SCAN_COMMON,
 };
 
-const gv_op *const gv_family_scan[] = {&scan_cumsum, &scan_cumsum_exclusive, &scan_cumsum_nocarry,
-                                       NULL};
+/* ---- scan.cumprod ---------------------------------------------------------------------- */
+
+static int cumprod_oracle(gv_problem *p)
+{
+    int64_t m = p->c.shape.d[0], n = p->c.shape.d[1];
+    return gv_oracle_rc(go_scan_cumprod(m, n, p->in[0].ref, n, p->out[0].ref, n));
+}
+
+/* g = (j + 1) |r|: the j rounded multiplications of any order a prefix of j + 1 terms may be
+   multiplied in (ASNA Lemma 3.1), carried by the gauge, so the depth is 1 for any order */
+static int cumprod_gauge(gv_problem *p)
+{
+    int64_t m = p->c.shape.d[0], n = p->c.shape.d[1];
+    return gv_oracle_rc(go_scan_cumprod_gauge(m, n, p->out[0].ref, n, p->out[0].gauge, n));
+}
+
+static double cumprod_depth(const gv_case *c)
+{
+    (void)c;
+    return 1.0;
+}
+
+/* Each of the n - 1 multiplications of a row's last prefix may round into the subnormals and
+   err by eta there; with |x| < 1 (the op's inputs) a later factor only shrinks that error. */
+static double cumprod_underflow_terms(const gv_case *c)
+{
+    return (double)c->shape.d[1];
+}
+
+/* The dtype's tier where the model implies it for every prefix: |x| < 1 keeps |r| <= 1, so
+   gamma_{n-1} |r| <= t (1 + |r|) once u n <= t (f32: rows up to 1677). Past that only the
+   model judges: a long prefix of uniform inputs is far below 1 and holds the tier in practice,
+   but nothing in the model says so. */
+static double cumprod_expected_tier(const gv_case *c, char *why, size_t len)
+{
+    double t = gv_dtype_tier(c->dtype), n = (double)c->shape.d[1];
+    double u = gv_unit_roundoff(c->dtype, c->mode);
+    if (u * n <= t) return t;
+    snprintf(why, len,
+             "rows of %.0f: the model allows gamma_(n-1) |r| with u n = %.2g over the tier", n,
+             u * n);
+    return 0.0;
+}
+
+/* Inputs of |x| < 1 only (uniform01, uniform11): their partial products in any order stay
+   within [-1, 1], so none overflows, and an underflow errs by eta at most. Inputs past 1
+   (smallint, offgrid, wide, huge) make some order's partial product overflow where the exact
+   prefix does not, and the specials make the outcome depend on the order (an infinity times
+   a partial product that underflowed to 0 in one order and not in another: NaN or Inf): no
+   reference is right for every correct kernel there, so the op does not take them. */
+#define CUMPROD_DISTS (GV_BIT(GV_DIST_UNIFORM01) | GV_BIT(GV_DIST_UNIFORM11))
+
+/* Products share the carry and the tile's partial products as the sums do: no bias rule, no
+   probabilistic model. */
+#define CUMPROD_COMMON                                                                             \
+    .family = "scan", .dims = "m,n", .in_dims = "m,n", .out_dims = "m,n",                          \
+    .dtypes = GV_BOTH_DTYPES, .modes = GV_BIT(GV_MODE_NATIVE), .dists = CUMPROD_DISTS,             \
+    .check_shape = scan_check_shape, .layout = scan_layout, .flops = scan_flops,                   \
+    .bytes = scan_bytes, .make_inputs = scan_inputs, .oracle = cumprod_oracle,                     \
+    .gauge = cumprod_gauge, .depth = cumprod_depth, .underflow_terms = cumprod_underflow_terms,    \
+    .expected_tier = cumprod_expected_tier, .reference_ignores_mode = true, .range_degree = 1,     \
+    .error_model = "|y-r| <= gamma_j |r| + j eta: a product of j + 1 terms makes j rounded "       \
+                   "multiplications in any order (Higham ASNA Lemma 3.1); gauge (j + 1)|r|, "      \
+                   "depth 1 (docs/error-models.md)"
+
+static const gv_op scan_cumprod = {
+    .name = "scan.cumprod",
+    .summary = "y = inclusive prefix product along each row (torch.cumprod(x, dim=-1)): the "
+               "block scan of scan.cumsum with * for +",
+    .default_dist = GV_DIST_UNIFORM01,
+    .shapes = "4096x1024,64x65536",
+    .test_shapes = "1x1,3x7,33x100,16x1000,7x1025,4x4097,2x65536",
+    .canaries = "uniform11:4096x1024",
+    .test_canaries = "uniform11:33x100,uniform11:4x4097",
+    .device = GV_KERNEL(gk_scan_cumprod),
+    CUMPROD_COMMON,
+};
+
+/* y_j = prod_{k<j} x_k: off by the factor x_j everywhere (y_0 = 1) */
+static const gv_op scan_cumprod_exclusive = {
+    .name = "scan.cumprod.exclusive",
+    .summary = "planted bug: the exclusive product (of the elements before j), where cumprod "
+               "is inclusive",
+    .planted_bug = "exclusive instead of inclusive: every output lacks its own factor",
+    .default_dist = GV_DIST_UNIFORM01,
+    .shapes = "4096x1024",
+    .test_shapes = "3x7,33x100",
+    .device = GV_KERNEL(gk_scan_cumprod_exclusive),
+    CUMPROD_COMMON,
+};
+
+/* The tiles after the first restart from 1: outputs past element 1023 of a row are the
+   tile's own product, where the true prefix has long underflowed to 0 (uniform01) */
+static const gv_op scan_cumprod_nocarry = {
+    .name = "scan.cumprod.nocarry",
+    .summary = "planted bug: each 1024-element tile multiplied alone, the carry of the earlier "
+               "tiles dropped",
+    .planted_bug = "dropped block carry: outputs past the first tile miss the earlier tiles' "
+                   "product",
+    .default_dist = GV_DIST_UNIFORM01,
+    .shapes = "64x65536",
+    .test_shapes = "7x1025,4x4097",
+    .device = GV_KERNEL(gk_scan_cumprod_nocarry),
+    CUMPROD_COMMON,
+};
+
+const gv_op *const gv_family_scan[] = {
+    &scan_cumsum,  &scan_cumsum_exclusive,  &scan_cumsum_nocarry,
+    &scan_cumprod, &scan_cumprod_exclusive, &scan_cumprod_nocarry,
+    NULL};

@@ -15,7 +15,7 @@
    at test sizes, f32, none planted: 6 vadd cases, 8 sums and 5 column sums, plus each one's four
    canaries (one of its own and the three edges: tiny, huge, sparse-special), 7 one-pass sums and
    its repeat canary, and the column sums' repeat canary (src/ops/vadd.c, src/ops/reduce.c). */
-#define OPS       "--op 'vadd,red*' --test-sizes --dtype f32"
+#define OPS       "--op 'vadd,reduce.sum*,reduce.colsum*' --test-sizes --dtype f32"
 #define N_VADD    10
 #define N_SUM     12
 #define N_ONEPASS 8

@@ -838,7 +838,7 @@ def plugins():
         run(["list", "--plugin", lib], 2, [fault, lib])
         run(["check", "--op", "vadd", "--plugin", lib], 2, [fault, lib])
     lib = os.path.join(pdir, "libtplugin_ctorfault.so")
-    for args in (["check", "--nosuch"], ["judge", "--op"], ["nosuch"]):
+    for args in (["check", "--nosuch"], ["judge", "--op"], ["nosuch"], ["kernel-eval", "--op"]):
         run(args + ["--plugin", lib], 2, env={"GPUVAL_TEST_MARKER": "keep-marker",
                                              "GPUVAL_TEST_NO_FAULT": "1"})
         if os.path.exists("keep-marker"):
@@ -943,6 +943,21 @@ def every_document():
         run(args, 2, msg)
 
 
+def kernel_eval():
+    """kernel-eval: a FIFO or a directory as the candidate's file or as --json, refused before
+    python3 starts (the gate would block opening them); missing values and stray arguments."""
+    os.mkfifo("keep-fifo.py")
+    for args in (["--candidate", "keep-fifo.py:f"], ["--candidate", "adir/k.py:f"],
+                 ["--candidate", "m:f", "--json", "keep-fifo.py"],
+                 ["--candidate", "m:f", "--json", "adir"]):
+        run(["kernel-eval", "--op", "softmax.rows"] + args, 2, timeout=HANG_SECONDS,
+            keep=("keep-fifo.py",))
+    os.remove("keep-fifo.py")
+    for args in (["--op"], ["--op", "softmax.rows", "--candidate"], ["--candidate", "m:f"],
+                 ["--op", "softmax.rows", "--candidate", "m:f", "stray"]):
+        run(["kernel-eval"] + args, 2)
+
+
 def require_gpu():
     if TEST_GPU is None or device_present():
         return
@@ -957,7 +972,7 @@ def main():
     t0 = time.monotonic()
     parts = (seeds, sizes, sweeps, names, outputs, run_files, fifo_inputs, colliding_outputs,
              injection, provenance, concurrent, judge_inputs, expectations, long_strings,
-             merge_injection, plugins, every_document, require_gpu)
+             merge_injection, plugins, every_document, kernel_eval, require_gpu)
     only = os.environ.get("HOSTILE_PARTS")  # e.g. "judge_inputs,plugins": a part at a time
     for part in parts:
         if not only or part.__name__ in only.split(","):

@@ -12,7 +12,9 @@ case, canaries and exact probes included) and adds the rules a harness needs:
 
   - inputs unchanged: a kernel that writes into its inputs FAILs;
   - outputs fresh: two runs on different inputs must not return the same bits (an answer
-    cached from an earlier call or seed, a stale output buffer);
+    cached from an earlier call or seed, a stale output buffer), unless the judge passes
+    them for both (an argmax of a 1 x 1 input, a norm of one value: right answers that
+    coincide);
   - NaN never passes (the judge's own rule: a NaN where the result is finite FAILs);
   - nothing timed: correctness runs only, one call a case.
 
@@ -82,11 +84,35 @@ def _child(conn, spec, framework, device):
             args = [from_numpy(a, framework, device) for a in arrays]
             out = fn(*args)
             outs = list(out) if isinstance(out, (tuple, list)) else [out]
-            host = [np.array(to_numpy(o, "output"), copy=True) for o in outs]
+            host = [np.array(to_numpy(_int_as_int64(o), "output"), copy=True) for o in outs]
             seen = [np.array(to_numpy(a, "input"), copy=True) for a in args]
             conn.send(("ok", (host, seen)))
         except Exception as e:
             conn.send(("raised", f"{type(e).__name__}: {e}\n{traceback.format_exc(limit=3)}"))
+
+
+def _int_as_int64(x):
+    """An integer torch tensor (an index output: torch.argmax) as a host int64 array, which the
+    parent takes as indices; anything else as it is."""
+    if type(x).__module__.split(".", 1)[0] == "torch" and not x.is_floating_point() \
+            and not x.is_complex():
+        return x.detach().to(dtype=sys.modules["torch"].int64).cpu().numpy()
+    return x
+
+
+def _indices_as_dtype(outs, dtype):
+    """Integer outputs (the indices of reduce.argmax) as values of the case's dtype, where each
+    is exact there (|v| <= 2^24 in f32, 2^53 in f64); (outputs, "") or (None, why not)."""
+    fdt = np.float32 if dtype == "f32" else np.float64
+    limit = 2.0 ** (24 if dtype == "f32" else 53)
+    conv = []
+    for o in outs:
+        if np.issubdtype(o.dtype, np.integer) or o.dtype == np.bool_:
+            if o.size and np.abs(o.astype(np.float64)).max() > limit:
+                return None, f"integer outputs past {limit:.0f}, not exact in {dtype}"
+            o = o.astype(fdt)
+        conv.append(o)
+    return conv, ""
 
 
 def _digest(arrays):
@@ -131,7 +157,8 @@ def evaluate(op, candidate, *, dtype="f32", seeds=3, sizes=None, dists=None, fra
                     row.update(verdict="FAIL", reason=f"the candidate raised: {what.splitlines()[0]}")
                 else:
                     outs, left = what
-                    reason = _harness_rules(ci, outs, left, seen_outputs, case)
+                    outs, reason = _indices_as_dtype(outs, case.dtype)
+                    reason = reason or _harness_rules(ci, outs, left, case)
                     if reason:
                         row.update(verdict="FAIL", reason=reason)
                     else:
@@ -140,6 +167,12 @@ def evaluate(op, candidate, *, dtype="f32", seeds=3, sizes=None, dists=None, fra
                             row.update(verdict=j.verdict, reason=j.reason, row=j.row)
                         except (TypeError, ValueError) as e:
                             row.update(verdict="FAIL", reason=f"outputs: {e}")
+                        # the same bits as for other inputs: a stale answer, named as such, but
+                        # only where the judge did not pass them (an argmax of a 1 x 1 input,
+                        # a norm of one value: right answers that coincide)
+                        stale = _stale(ci, outs, seen_outputs, case)
+                        if stale and row["verdict"] != "PASS":
+                            row.update(verdict="FAIL", reason=stale)
                 doc["cases"].append(row)
                 doc["passed" if row["verdict"] == "PASS" else "failed"] += 1
     except (EOFError, BrokenPipeError, ConnectionResetError):
@@ -155,14 +188,19 @@ def evaluate(op, candidate, *, dtype="f32", seeds=3, sizes=None, dists=None, fra
     return doc
 
 
-def _harness_rules(ci, outs, left, seen_outputs, case):
-    """The rules besides the numbers: inputs as given, outputs of the op's shapes and fresh."""
+def _harness_rules(ci, outs, left, case):
+    """The rules besides the numbers: inputs as given, outputs of the op's count."""
     for a, orig, name in zip(left, ci.arrays, ci.names):
         if a.shape != orig.shape or not ((a == orig) | (np.isnan(a) & np.isnan(orig))).all():
             return f"the candidate wrote to its input {name}"
     if len(outs) != len(ci.out_names):
         return f"{len(outs)} outputs; the op has {len(ci.out_names)}"
-    # fresh: the same bits for other inputs of the same shape are an earlier answer
+    return ""
+
+
+def _stale(ci, outs, seen_outputs, case):
+    """Fresh outputs: the same bits as for other inputs of the same shape are an earlier
+    answer (a cached result, a stale buffer); "" where they are not."""
     key = case.size
     d = _digest(outs)
     earlier = seen_outputs.setdefault(key, {})

@@ -1,0 +1,191 @@
+/* argmax.c: op descriptors for reduce.argmax, the index of each row's largest value of a
+ * row-major m x n matrix (torch.argmax(x, dim=-1): the first index of the maximum, NaN the
+ * largest), and its planted bugs (ties kept last; NaN never the max).
+ * Error model: docs/error-models.md, section reduce.argmax. */
+#include <assert.h>
+
+#include "ops/opkit.h"
+
+extern const gk_op gk_reduce_argmax, gk_reduce_argmax_lastties, gk_reduce_argmax_nonan;
+
+/* The index is stored as a value of the dtype: exact below 2^24 in f32 (2^53 in f64). */
+#define ARGMAX_MAX_N ((int64_t)1 << 24)
+
+static int argmax_check_shape(const gv_shape *s, char *why, size_t len)
+{
+    if (s->d[1] < 1 || s->d[1] > ARGMAX_MAX_N || s->d[0] > 2147483647 ||
+        (double)s->d[0] * (double)s->d[1] > 4e9) {
+        snprintf(why, len,
+                 "reduce.argmax takes rows of 1 to 2^24 elements (the index is exact in f32 "
+                 "below 2^24), fewer than 4e9 elements and m below 2^31 (got %lldx%lld)",
+                 (long long)s->d[0], (long long)s->d[1]);
+        return GV_EINVAL;
+    }
+    return GV_OK;
+}
+
+static int argmax_layout(const gv_case *c, gv_layout *l)
+{
+    int64_t m = c->shape.d[0], n = c->shape.d[1];
+    *l = (gv_layout){.n_in = 1, .n_out = 1};
+    l->in[0] = (gv_tensor_spec){"x", m * n};
+    l->out[0] = (gv_tensor_spec){"idx", m};
+    return GV_OK;
+}
+
+/* one comparison an element */
+static double argmax_flops(const gv_case *c)
+{
+    return (double)c->shape.d[0] * (double)c->shape.d[1];
+}
+
+static double argmax_bytes(const gv_case *c)
+{
+    return ((double)c->shape.d[0] * (double)c->shape.d[1] + (double)c->shape.d[0]) * gv_esize(c);
+}
+
+static int argmax_inputs(gv_problem *p)
+{
+    gv_fill(p, 0, p->c.dist);
+    return GV_OK;
+}
+
+static int argmax_oracle(gv_problem *p)
+{
+    int64_t m = p->c.shape.d[0], n = p->c.shape.d[1];
+    return gv_oracle_rc(go_argmax_rows(m, n, p->in[0].ref, n, p->out[0].ref));
+}
+
+/* No arithmetic: the index is exact, gauge 0, so that any other index fails the worst-case
+   model too (and the exact rule), after the index rule below has named the row. */
+static int argmax_gauge(gv_problem *p)
+{
+    for (int64_t i = 0; i < p->out[0].count; i++)
+        p->out[0].gauge[i] = 0.0;
+    return GV_OK;
+}
+
+static double argmax_depth(const gv_case *c)
+{
+    (void)c;
+    return 1.0;
+}
+
+static bool argmax_exact(const gv_case *c)
+{
+    (void)c;
+    return true;
+}
+
+/* The index rule (docs/error-models.md, section reduce.argmax). A row's tie band is the set of
+   indices whose value lies within u_in |max| of its maximum, u_in the rounding the claimed
+   arithmetic applies to the inputs before it compares them: 0 in native mode (the stored
+   values are compared, exactly), so the band holds the exact ties alone, where torch's rule
+   (the first index) decides, and every row has one right answer. Where u_in > 0 (a mode that
+   converts the inputs) an index of the band is accepted by its value. The check counts the
+   rows whose index is wrong (not an integer in [0, n), or outside the rule), bound 0; the
+   reason names the first with the value at the index returned beside the max, so that a
+   near-tie (an ulp below: a comparison in a narrower precision) reads apart from a gross
+   error. */
+static void argmax_measure(const gv_problem *p, gv_result *r)
+{
+    const gv_case *c = &p->c;
+    const int64_t m = c->shape.d[0], n = c->shape.d[1];
+    const double u = gv_unit_roundoff(c->dtype, c->mode);
+    const double u_in = c->mode == GV_MODE_NATIVE ? 0.0 : u;
+    int64_t wrong = 0, first = -1, tied = 0;
+    double got_first = 0, val_first = NAN;
+    for (int64_t i = 0; i < m; i++) {
+        const double *xr = p->in[0].ref + i * n;
+        const double ref = p->out[0].ref[i];
+        assert(ref >= 0 && ref < (double)n && ref == floor(ref));
+        const double mx = xr[(int64_t)ref];
+        bool poison;
+        const double got = gv_load(p->out[0].data, c->dtype, i, &poison);
+        bool ok = got == ref;
+        double v = NAN;
+        if (!ok && got >= 0 && got < (double)n && got == floor(got)) {
+            v = xr[(int64_t)got];
+            const double gap = mx - v;
+            /* a near-tie accepted by value only where the inputs are rounded before the
+               comparison; an exact tie (gap 0) is torch's first index or wrong */
+            ok = u_in > 0 && !isnan(mx) && gap > 0 && gap <= u_in * fabs(mx);
+        }
+        for (int64_t j = (int64_t)ref + 1; j < n && !isnan(mx); j++)
+            if (xr[j] == mx) {
+                tied++;
+                break;
+            }
+        if (!ok && wrong++ == 0) first = i, got_first = got, val_first = v;
+    }
+    gv_result_extra(r, "argmax_wrong_rows", (double)wrong);
+    gv_result_extra(r, "argmax_tied_rows", (double)tied);
+    if (wrong == 0) {
+        gv_result_check(r, "argmax_wrong_rows", 0.0, 0.0, "every row's index right");
+        return;
+    }
+    const double mx = p->in[0].ref[first * n + (int64_t)p->out[0].ref[first]];
+    const bool is_index = got_first >= 0 && got_first < (double)n && got_first == floor(got_first);
+    char got_txt[96];
+    if (is_index)
+        snprintf(got_txt, sizeof got_txt, "index %.0f, value %.9g", got_first, val_first);
+    else
+        snprintf(got_txt, sizeof got_txt, "%.9g, not an index of the row", got_first);
+    gv_result_check(r, "argmax_wrong_rows", (double)wrong, 0.0,
+                    "argmax: %lld of %lld rows wrong (first row %lld: %s; the first max at %.0f, "
+                    "value %.9g)",
+                    (long long)wrong, (long long)m, (long long)first, got_txt, p->out[0].ref[first],
+                    mx);
+}
+
+#define ARGMAX_DISTS (GV_ALL_DISTS | GV_BIT(GV_DIST_WIDE) | GV_EDGE_DISTS)
+
+#define ARGMAX_COMMON                                                                              \
+    .family = "argmax", .dims = "m,n", .in_dims = "m,n", .out_dims = "m",                          \
+    .dtypes = GV_BOTH_DTYPES, .modes = GV_BIT(GV_MODE_NATIVE), .dists = ARGMAX_DISTS,              \
+    .check_shape = argmax_check_shape, .layout = argmax_layout, .flops = argmax_flops,             \
+    .bytes = argmax_bytes, .make_inputs = argmax_inputs, .oracle = argmax_oracle,                  \
+    .gauge = argmax_gauge, .depth = argmax_depth, .exact = argmax_exact,                           \
+    .measure = argmax_measure, .reference_ignores_mode = true, .range_degree = 1,                  \
+    .error_model = "idx = r exactly: comparisons never round; ties and NaN as torch.argmax "       \
+                   "(the first index; NaN the largest) (docs/error-models.md)"
+
+static const gv_op reduce_argmax = {
+    .name = "reduce.argmax",
+    .summary = "idx = the first index of each row's largest value, NaN the largest "
+               "(torch.argmax(x, dim=-1)): one block a row",
+    .default_dist = GV_DIST_UNIFORM01,
+    .shapes = "4096x4095,128x65536",
+    .test_shapes = "1x1,3x7,33x100,16x1000,7x1025,2x65536",
+    .canaries = "smallint:4096x4095,special:4096x4095,sparse-special:4096x4095",
+    .test_canaries = "smallint:33x100,special:33x100,sparse-special:16x1000,wide:16x1000",
+    .device = GV_KERNEL(gk_reduce_argmax),
+    ARGMAX_COMMON,
+};
+
+/* integers in [-8, 8]: the max of a row of 100 recurs, the last of them is not the first */
+static const gv_op reduce_argmax_lastties = {
+    .name = "reduce.argmax.lastties",
+    .summary = "planted bug: a tie keeps the later index (>= for >), where torch keeps the first",
+    .planted_bug = "ties resolved to the last index: rows whose max recurs get a later index",
+    .default_dist = GV_DIST_SMALLINT,
+    .shapes = "4096x4095",
+    .test_shapes = "33x100,16x1000",
+    .device = GV_KERNEL(gk_reduce_argmax_lastties),
+    ARGMAX_COMMON,
+};
+
+/* one value in 8 special, NaN among them: most rows of 100 hold a NaN */
+static const gv_op reduce_argmax_nonan = {
+    .name = "reduce.argmax.nonan",
+    .summary = "planted bug: a NaN never wins (fmax's rule), where torch.argmax returns the NaN",
+    .planted_bug = "NaN skipped: rows holding a NaN get the largest number's index",
+    .default_dist = GV_DIST_SPECIAL,
+    .shapes = "4096x4095",
+    .test_shapes = "33x100,16x1000",
+    .device = GV_KERNEL(gk_reduce_argmax_nonan),
+    ARGMAX_COMMON,
+};
+
+const gv_op *const gv_family_argmax[] = {&reduce_argmax, &reduce_argmax_lastties,
+                                         &reduce_argmax_nonan, NULL};

@@ -1,0 +1,60 @@
+/* oracle_argmax.c: reduce.argmax's oracle (oracle/argmax.c) against a plain search, on the
+ * rules torch.argmax documents: the first index of the maximum, NaN the largest (its first),
+ * -0 equal to +0, infinities as values; and its bad arguments. */
+#include <criterion/criterion.h>
+#include <math.h>
+#include <stdlib.h>
+
+#include "go.h"
+#include "testkit.h"
+
+Test(argmax_oracle, first_index_of_the_max)
+{
+    double x[6][5] = {
+        {1.0, 3.0, 2.0, 3.0, -1.0},     /* a tie: the first */
+        {-0.0, 0.0, -1.0, -2.0, -0.0},  /* -0 == +0: index 0 */
+        {1.0, NAN, 5.0, NAN, INFINITY}, /* NaN the largest: the first NaN */
+        {-INFINITY, -INFINITY, -INFINITY, -5.0, -INFINITY},
+        {-INFINITY, -INFINITY, -INFINITY, -INFINITY, -INFINITY}, /* all equal: 0 */
+        {0.5, 0.25, INFINITY, 1e308, INFINITY},
+    };
+    double idx[6];
+    cr_assert_eq(go_argmax_rows(6, 5, &x[0][0], 5, idx), 0);
+    const double want[6] = {1, 0, 1, 3, 0, 2};
+    for (int i = 0; i < 6; i++)
+        cr_expect_eq(idx[i], want[i], "row %d: %g, want %g", i, idx[i], want[i]);
+}
+
+Test(argmax_oracle, against_a_plain_search_with_ld)
+{
+    const int64_t m = 50, n = 777, ld = 780;
+    double *x = gv_test_matrix(m, n, ld, 5, 0);
+    /* a few rows with their max repeated later, to test the first-index rule at size */
+    for (int64_t i = 0; i < m; i += 7) {
+        double mx = -INFINITY;
+        for (int64_t j = 0; j < n; j++)
+            mx = fmax(mx, x[i * ld + j]);
+        x[i * ld + n - 1] = mx;
+    }
+    double *idx = gv_test_alloc(m);
+    cr_assert_eq(go_argmax_rows(m, n, x, ld, idx), 0);
+    for (int64_t i = 0; i < m; i++) {
+        int64_t best = 0;
+        for (int64_t j = 0; j < n; j++)
+            if (x[i * ld + j] > x[i * ld + best]) best = j;
+        cr_expect_eq(idx[i], (double)best, "row %lld", (long long)i);
+        cr_expect_lt(idx[i], (double)(n - 1), "row %lld: the later copy of the max", (long long)i);
+    }
+    free(x);
+    free(idx);
+}
+
+Test(argmax_oracle, bad_arguments_name_themselves)
+{
+    double x[4] = {0}, idx[1];
+    cr_expect_eq(go_argmax_rows(-1, 4, x, 4, idx), -1);
+    cr_expect_eq(go_argmax_rows(1, 0, x, 4, idx), -2);
+    cr_expect_eq(go_argmax_rows(1, 4, NULL, 4, idx), -3);
+    cr_expect_eq(go_argmax_rows(1, 4, x, 3, idx), -4);
+    cr_expect_eq(go_argmax_rows(1, 4, x, 4, NULL), -5);
+}
