@@ -276,6 +276,11 @@ int gk_cublas(gk_launch *L, cublasHandle_t *h)
         GK_CUBLAS(cublasSetFixedPointEmulationMaxMantissaBitCount(g_cublas, fixed_bits));
         snprintf(L->math_mode, sizeof L->math_mode, "%s,%db", name, fixed_bits & 127); /* <= 64 */
     } else {
+        /* the handle is shared by every case of the process: a fixed width set by an earlier
+           fp64emuNN case would otherwise cap the automatic emulation's dynamic width (seen on
+           an H100: the automatic row's cr_share read 43.2 after the fixed rows, 70.6 alone).
+           0 restores cuBLAS's default maximum. */
+        GK_CUBLAS(cublasSetFixedPointEmulationMaxMantissaBitCount(g_cublas, 0));
         GK_CUBLAS(cublasSetFixedPointEmulationMantissaControl(
             g_cublas, CUDA_EMULATION_MANTISSA_CONTROL_DYNAMIC));
         snprintf(L->math_mode, sizeof L->math_mode, "%s", name);

@@ -67,6 +67,9 @@ def alt_ok(want, text):
     if ".." in want:
         lo, hi = (float(x) for x in want.split(".."))
         return math.isfinite(v) and lo <= v <= hi and not text.startswith(">=")
+    # numbers compare as numbers ("0" and "0.0" are one value), words as text: as expect.c
+    if re.fullmatch(r"[-+]?[0-9.]+(e[-+]?\d+)?", want) and math.isfinite(v):
+        return float(want) == v
     return want == text
 
 
