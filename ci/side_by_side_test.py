@@ -1,7 +1,8 @@
-"""ci/side_by_side_test.py: ci/side_by_side.py --selftest, without a GPU or CuPy: the statistics,
-the bench JSON parsing, the table, the whole run against a stand-in gpuval (and with numpy in
-CuPy's place where numpy is installed), and, where there is no CUDA device, every row's command
-line against the real gpuval. Prints one line per check and exits 1 when one failed."""
+"""ci/side_by_side_test.py: ci/side_by_side.py --selftest (which runs this file as a program),
+without a GPU or CuPy: the statistics, the bench JSON parsing, the table, the whole run against
+a stand-in gpuval (and with numpy in CuPy's place where numpy is installed), and, where there
+is no CUDA device, every row's command line against the real gpuval. Prints one line per check
+and exits 1 when one failed."""
 
 import json
 import os
@@ -314,3 +315,10 @@ def selftest(real_gpuval):
                        pr.returncode)
     print("selftest: %d checks, %d failed" % (checks[0], len(failures)))
     return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    import argparse
+    ap = argparse.ArgumentParser(description="ci/side_by_side.py's selftest")
+    ap.add_argument("--gpuval", help="the real gpuval, for the rows' command lines")
+    sys.exit(selftest(ap.parse_args().gpuval))
