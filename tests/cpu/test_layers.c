@@ -23,8 +23,10 @@
  * lives below cmd, in api/ and the wings under it); the exceptions, in CMD_EXPORTS, are the
  * names that must stay: the gpuval command's main and the public gv_main and gv_main_all of
  * include/gpuval.h, which run the command line and so are cmd's. The checker also runs on trees
- * it plants with each kind of violation, so it is shown to fail. GPUVAL_SRCDIR (set by
- * tests/meson.build) names the source tree. */
+ * it plants with each kind of violation, so it is shown to fail. RULES steps down the floors
+ * of docs/DESIGN.md's **Floors** table (each wing includes only wings of lower floors), the
+ * table tools/structure.py holds the whole tree to, Python's imports included (the cpu test
+ * `structure`). GPUVAL_SRCDIR (set by tests/meson.build) names the source tree. */
 #include <criterion/criterion.h>
 #include <ctype.h>
 #include <stdarg.h>
@@ -759,6 +761,90 @@ Test(layers, each_kind_of_violation_is_seen)
     cr_expect_eq(f.exports, 1, "command-wing exports:\n%s", f.text);
     cr_expect_not_null(strstr(f.text, "src/cmd/leak.c defines gv_parse_thing"), "%s", f.text);
     remove_root(root);
+}
+
+/* ---- the rule and DESIGN.md's floors ------------------------------------------------------ */
+
+/* The floor of each wing in DESIGN.md's **Floors** table (the fenced block after that line, one
+   line a floor: its number, then its wings), which tools/structure.py reads too; -1 for a
+   wing the table does not name. */
+static int floor_of(const char *design, const char *wing)
+{
+    const char *t = strstr(design, "**Floors**");
+    t = t ? strstr(t, "```\n") : NULL;
+    if (!t) return -1;
+    t += 4;
+    const char *end = strstr(t, "```");
+    size_t wl = strlen(wing);
+    for (const char *line = t; end && line < end;) {
+        const char *nl = strchr(line, '\n');
+        if (!nl) break;
+        int floor = atoi(line);
+        for (const char *p = line; p + wl <= nl; p++)
+            if (strncmp(p, wing, wl) == 0 && (p == line || p[-1] == ' ') &&
+                (p + wl == nl || p[wl] == ' '))
+                return isdigit((unsigned char)line[0]) ? floor : -1;
+        line = nl + 1;
+    }
+    return -1;
+}
+
+/* Each wing of RULES on a floor, and each wing it may include (not itself) on a lower one:
+   the count of disagreements, each named in why. */
+static int rule_against_floors(const char *design, char *why, size_t len)
+{
+    int bad = 0;
+    why[0] = '\0';
+    for (int i = 0; i < N_RULES; i++) {
+        int f = floor_of(design, RULES[i].wing);
+        if (f < 0) {
+            bad++;
+            snprintf(why + strlen(why), len - strlen(why), "  %s has no floor\n", RULES[i].wing);
+            continue;
+        }
+        for (int k = 0; k < 10 && RULES[i].may[k]; k++) {
+            if (strcmp(RULES[i].may[k], RULES[i].wing) == 0) continue;
+            int g = floor_of(design, RULES[i].may[k]);
+            if (g < 0 || g >= f) {
+                bad++;
+                snprintf(why + strlen(why), len - strlen(why),
+                         "  %s (floor %d) may include %s (floor %d)\n", RULES[i].wing, f,
+                         RULES[i].may[k], g);
+            }
+        }
+    }
+    return bad;
+}
+
+static char *slurp(const char *path)
+{
+    FILE *f = fopen(path, "r");
+    cr_assert_not_null(f, "%s", path);
+    static char text[1 << 18];
+    size_t n = fread(text, 1, sizeof text - 1, f);
+    text[n] = '\0';
+    fclose(f);
+    return text;
+}
+
+Test(layers, the_rule_steps_down_design_md_floors)
+{
+    char path[PATH_MAX];
+    snprintf(path, sizeof path, "%s/docs/DESIGN.md", srcdir());
+    const char *design = slurp(path);
+    char why[4096];
+    cr_expect_eq(rule_against_floors(design, why, sizeof why), 0,
+                 "RULES and docs/DESIGN.md's Floors disagree:\n%s", why);
+    /* the checker on planted tables: cmd put under fleet, and the api wing left out */
+    const char *swapped = "**Floors**\n```\n0  abi\n2  core\n3  ops io\n4  bench coll api probe\n"
+                          "5  render runs\n6  cmd\n7  fleet\n```\n";
+    cr_expect_eq(rule_against_floors(swapped, why, sizeof why), 1, "%s", why);
+    cr_expect_not_null(strstr(why, "cmd (floor 6) may include fleet (floor 7)"), "%s", why);
+    const char *no_api = "**Floors**\n```\n2  core\n3  ops io\n4  bench coll probe\n"
+                         "5  render runs\n6  fleet\n7  cmd\n```\n";
+    cr_expect_eq(rule_against_floors(no_api, why, sizeof why), 2, "%s", why);
+    cr_expect_not_null(strstr(why, "api has no floor"), "%s", why);
+    cr_expect_not_null(strstr(why, "cmd (floor 7) may include api (floor -1)"), "%s", why);
 }
 
 /* The oracle cache's version (meson.build's oracle_version.h) hashes what can change a
