@@ -474,19 +474,25 @@ static json_t *fleet_doc(const pf_merge *m, const char *const *names, json_t *no
     json_object_set(root, "notes", notes);
     json_object_set_new(root, "summary",
                         json_pack("{s:i, s:i, s:i, s:f}", "cases", m->n_keys, "differ", differ,
-                                  "slow_flags", slow_flags, "slow_fraction", GV_FLEET_SLOW_FRACTION));
+                                  "slow_flags", slow_flags, "slow_fraction",
+                                  GV_FLEET_SLOW_FRACTION));
     return root;
 }
 
-gv_status gv_fleet_perf_merge(json_t *const *docs, const char *const *names, int n, FILE *out,
-                              json_t **fleet, char **md, gv_error *e)
+static void merge_free(pf_merge *m)
 {
-    if (n < 1 || n > PF_MAX)
-        return gv_err_set(e, GV_ST_BAD_INPUT, "merge takes 1 to %d run files, not %d", PF_MAX, n);
-    pf_merge *m = calloc(1, sizeof *m);
-    if (!m) return gv_err_set(e, GV_ST_RUNTIME, "out of host memory merging");
-    m->n = n;
-    m->trade = strcmp(gv_jstr(docs[0], "schema"), gv_schema(GV_DOC_TRADEOFFS)) == 0;
+    for (int k = 0; k < m->n_keys; k++)
+        for (int d = 0; d < m->n; d++)
+            json_decref(m->keys[k].dev[d].ci);
+    free(m->keys);
+    free(m);
+}
+
+/* Each run read into m: every document of the first one's schema (each one that is not is
+   named), its device described and labelled apart from the others, its items added. */
+static gv_status read_runs(pf_merge *m, json_t *const *docs, const char *const *names, gv_error *e)
+{
+    const int n = m->n;
     bool several_hosts = false;
     gv_status rc = GV_ST_OK;
     e->msg[0] = '\0';
@@ -504,8 +510,8 @@ gv_status gv_fleet_perf_merge(json_t *const *docs, const char *const *names, int
     }
     for (int d = 0; d < n && rc == GV_ST_OK; d++) {
         describe(&m->devs[d], docs[d], d, several_hosts);
-        for (int e = 0; e < d; e++)
-            if (strcmp(m->devs[e].label, m->devs[d].label) == 0) {
+        for (int prev = 0; prev < d; prev++)
+            if (strcmp(m->devs[prev].label, m->devs[d].label) == 0) {
                 char own[96];
                 snprintf(own, sizeof own, "%.80s#%d", m->devs[d].label, d);
                 snprintf(m->devs[d].label, sizeof m->devs[d].label, "%s", own);
@@ -513,40 +519,41 @@ gv_status gv_fleet_perf_merge(json_t *const *docs, const char *const *names, int
         if ((m->trade ? add_trade(m, d, docs[d]) : add_bench(m, d, docs[d])) != GV_OK)
             rc = GV_ST_RUNTIME; /* out of memory: nothing to add to what ran out */
     }
-    if (rc != GV_ST_OK) {
-        for (int k = 0; k < m->n_keys; k++)
-            for (int d = 0; d < n; d++)
-                json_decref(m->keys[k].dev[d].ci);
-        free(m->keys);
-        free(m);
-        return rc;
-    }
-    int fail = 0, error = 0, judged = 0, differ = 0, slow_flags = 0;
-    bool any_device = false;
-    for (int d = 0; d < n; d++)
-        any_device = any_device || json_is_object(json_object_get(docs[d], "device"));
+    return rc;
+}
+
+/* What the merge counts over every item and device: verdicts for the run's status, rows that
+   differ between devices and slow flags. */
+typedef struct pf_tally {
+    int fail, error, judged, differ, slow_flags;
+} pf_tally;
+
+static pf_tally judge_items(pf_merge *m)
+{
+    pf_tally t = {0};
     for (int k = 0; k < m->n_keys; k++) {
         pf_key *key = &m->keys[k];
         if (!m->trade) bench_scope(m, key);
         against_node(m, key);
         if (m->trade) agreement(m, key);
-        differ += key->differ;
-        for (int d = 0; d < n; d++) {
+        t.differ += key->differ;
+        for (int d = 0; d < m->n; d++) {
             if (!key->present[d]) continue;
             const char *v = key->dev[d].verdict;
-            fail += strcmp(v, "FAIL") == 0;
-            error += strcmp(v, "ERROR") == 0;
-            judged += strcmp(v, "PASS") == 0 || strcmp(v, "FAIL") == 0;
-            slow_flags += key->dev[d].slow;
+            t.fail += strcmp(v, "FAIL") == 0;
+            t.error += strcmp(v, "ERROR") == 0;
+            t.judged += strcmp(v, "PASS") == 0 || strcmp(v, "FAIL") == 0;
+            t.slow_flags += key->dev[d].slow;
         }
     }
-    char *text = NULL;
-    size_t text_len = 0;
-    FILE *mem = md ? open_memstream(&text, &text_len) : NULL;
-    render(m, out);
-    if (mem) render(m, mem);
+    return t;
+}
+
+/* The notes under the table: each slow device with its link and clock, and rows that differ. */
+static json_t *merge_notes(const pf_merge *m, int differ)
+{
     json_t *notes = json_array();
-    for (int d = 0; d < n; d++) {
+    for (int d = 0; d < m->n; d++) {
         const pf_dev *v = &m->devs[d];
         if (!v->slow_cases) continue;
         char link[48], clk[32], note[512];
@@ -561,57 +568,86 @@ gv_status gv_fleet_perf_merge(json_t *const *docs, const char *const *names, int
     if (differ)
         json_array_append_new(notes, json_string("a deterministic row's accurate bits or output "
                                                  "digest differ between devices of one model"));
+    return notes;
+}
+
+static void print_notes(FILE *f, const json_t *notes)
+{
     size_t i;
     json_t *nv;
     json_array_foreach(notes, i, nv)
     {
-        fputs("note: ", out);
-        gv_esc_term(out, json_string_value(nv));
-        fputc('\n', out);
-        if (mem) {
-            fputs("note: ", mem);
-            gv_esc_term(mem, json_string_value(nv));
-            fputc('\n', mem);
-        }
+        fputs("note: ", f);
+        gv_esc_term(f, json_string_value(nv));
+        fputc('\n', f);
     }
-    fprintf(out, "\n%d cases on %d runs: %d slow flags%s", m->n_keys, n, slow_flags,
+}
+
+/* text in a fence longer than any run of backticks in it: no string in it (a device label that
+   is "```") can close the fence and go on as Markdown. NULL when out of memory. */
+static char *fenced(const char *text)
+{
+    size_t run = 0, fence = 3;
+    for (const char *p = text ? text : ""; *p; p++) {
+        run = *p == '`' ? run + 1 : 0;
+        if (run >= fence) fence = run + 1;
+    }
+    size_t body = text ? strlen(text) : 0;
+    char *md = malloc(body + 2 * fence + 3);
+    if (!md) return NULL;
+    char *q = md;
+    memset(q, '`', fence);
+    q += fence;
+    *q++ = '\n';
+    if (body) memcpy(q, text, body);
+    q += body;
+    memset(q, '`', fence);
+    q += fence;
+    *q++ = '\n';
+    *q = '\0';
+    return md;
+}
+
+gv_status gv_fleet_perf_merge(json_t *const *docs, const char *const *names, int n, FILE *out,
+                              json_t **fleet, char **md, gv_error *e)
+{
+    if (n < 1 || n > PF_MAX)
+        return gv_err_set(e, GV_ST_BAD_INPUT, "merge takes 1 to %d run files, not %d", PF_MAX, n);
+    pf_merge *m = calloc(1, sizeof *m);
+    if (!m) return gv_err_set(e, GV_ST_RUNTIME, "out of host memory merging");
+    m->n = n;
+    m->trade = strcmp(gv_jstr(docs[0], "schema"), gv_schema(GV_DOC_TRADEOFFS)) == 0;
+    gv_status rc = read_runs(m, docs, names, e);
+    if (rc != GV_ST_OK) {
+        merge_free(m);
+        return rc;
+    }
+    bool any_device = false;
+    for (int d = 0; d < n; d++)
+        any_device = any_device || json_is_object(json_object_get(docs[d], "device"));
+    pf_tally t = judge_items(m);
+    char *text = NULL;
+    size_t text_len = 0;
+    FILE *mem = md ? open_memstream(&text, &text_len) : NULL;
+    render(m, out);
+    if (mem) render(m, mem);
+    json_t *notes = merge_notes(m, t.differ);
+    print_notes(out, notes);
+    if (mem) print_notes(mem, notes);
+    fprintf(out, "\n%d cases on %d runs: %d slow flags%s", m->n_keys, n, t.slow_flags,
             m->trade ? "" : "\n");
     if (m->trade)
-        fprintf(out, ", %d row%s differ%s between devices\n", differ, differ == 1 ? "" : "s",
-                differ == 1 ? "s" : "");
-    rc = gv_run_status(fail, error, judged, any_device, false);
-    if (rc == GV_ST_OK && differ > 0) rc = GV_ST_OUTLIER;
-    if (fleet) *fleet = fleet_doc(m, names, notes, differ, slow_flags);
+        fprintf(out, ", %d row%s differ%s between devices\n", t.differ, t.differ == 1 ? "" : "s",
+                t.differ == 1 ? "s" : "");
+    rc = gv_run_status(t.fail, t.error, t.judged, any_device, false);
+    if (rc == GV_ST_OK && t.differ > 0) rc = GV_ST_OUTLIER;
+    if (fleet) *fleet = fleet_doc(m, names, notes, t.differ, t.slow_flags);
     json_decref(notes);
     if (mem) {
         fclose(mem);
-        /* the text in a fence longer than any run of backticks in it: no string in it (a
-           device label that is "```") can close the fence and go on as Markdown */
-        size_t run = 0, fence = 3;
-        for (const char *p = text ? text : ""; *p; p++) {
-            run = *p == '`' ? run + 1 : 0;
-            if (run >= fence) fence = run + 1;
-        }
-        size_t body = text ? strlen(text) : 0;
-        *md = malloc(body + 2 * fence + 3);
-        if (*md) {
-            char *q = *md;
-            memset(q, '`', fence);
-            q += fence;
-            *q++ = '\n';
-            if (body) memcpy(q, text, body);
-            q += body;
-            memset(q, '`', fence);
-            q += fence;
-            *q++ = '\n';
-            *q = '\0';
-        }
+        *md = fenced(text);
         free(text);
     }
-    for (int k = 0; k < m->n_keys; k++)
-        for (int d = 0; d < n; d++)
-            json_decref(m->keys[k].dev[d].ci);
-    free(m->keys);
-    free(m);
+    merge_free(m);
     return rc;
 }
