@@ -256,18 +256,18 @@ static json_t *fleet_json(const pm_key *keys, int m, const pm_dev *devs, int n, 
                      "disagree", disagree);
 }
 
-gv_status gv_probe_merge(json_t *const *docs, const char *const *names, int n, int quiet,
-                         FILE *out, json_t **fleet, char **md)
+/* Each document as a device: its label, its rows by key, its group (the first device of its
+   model). Returns GV_ST_RUNTIME when a row table could not be made; *errors counts the
+   documents that recorded errors. */
+static gv_status read_devices(pm_dev *devs, json_t *const *docs, const char *const *names, int n,
+                              int *errors)
 {
-    assert(n >= 1 && n <= PM_MAX); /* merge.c refuses more files */
-    pm_dev devs[PM_MAX];
-    memset(devs, 0, sizeof devs);
     bool several_hosts = false;
     for (int d = 1; d < n; d++)
         several_hosts |=
             strcmp(gv_jstr(docs[d], "host.hostname"), gv_jstr(docs[0], "host.hostname")) != 0;
     gv_status rc = GV_ST_OK;
-    int errors = 0;
+    *errors = 0;
     for (int d = 0; d < n; d++) {
         devs[d].file = names[d];
         label_device(&devs[d], docs[d], d, several_hosts);
@@ -287,7 +287,7 @@ gv_status gv_probe_merge(json_t *const *docs, const char *const *names, int n, i
                 devs[d].group = devs[e].group;
                 break;
             }
-        errors += gv_jint(docs[d], "summary.errors", 0) > 0;
+        *errors += gv_jint(docs[d], "summary.errors", 0) > 0;
     }
     /* documents written under CUDA_VISIBLE_DEVICES all say device 0: labels that repeat
        would name no one, so then every device is named by its place on the command line */
@@ -297,37 +297,41 @@ gv_status gv_probe_merge(json_t *const *docs, const char *const *names, int n, i
             repeated |= strcmp(devs[d].label, devs[e].label) == 0;
     for (int d = 0; repeated && d < n; d++)
         snprintf(devs[d].label, sizeof devs[d].label, "run%d", d);
-    int m = 0;
-    pm_key *keys = rc == GV_ST_OK ? collect(devs, n, docs, &m) : NULL;
-    if (!keys) {
-        for (int d = 0; d < n; d++)
-            json_decref(devs[d].rows);
-        fprintf(stderr, "gpuval merge: out of memory\n");
-        return GV_ST_RUNTIME;
-    }
-    int disagree = 0, fails = 0;
-    for (int k = 0; k < m; k++) {
-        fill_values(&keys[k], devs, n);
-        vote(&keys[k], devs, n);
-        disagree += keys[k].disagree;
-        fails += keys[k].any_fail;
-    }
-    rc = disagree ? GV_ST_OUTLIER : errors ? GV_ST_RUNTIME : fails ? GV_ST_FAIL : GV_ST_OK;
+    return rc;
+}
 
+/* The counts a merge ends with. */
+typedef struct pm_tally {
+    int features, disagree, fails;
+} pm_tally;
+
+/* A device's line: label, file, model and group, on the terminal or as a Markdown row. */
+static void print_device(FILE *f, const pm_dev *v, bool md)
+{
+    void (*esc)(FILE *, const char *) = md ? md_esc : term_esc;
+    const char *sep = md ? " | " : "  ";
+    fputs(md ? "| " : "  ", f);
+    esc(f, v->label);
+    fputs(sep, f);
+    esc(f, v->file);
+    fputs(sep, f);
+    esc(f, v->model);
+    if (md)
+        fprintf(f, " | %d |\n", v->group);
+    else
+        fprintf(f, "  (group %d)\n", v->group);
+}
+
+static void print_text(FILE *out, const pm_key *keys, const pm_dev *devs, int n, int quiet,
+                       pm_tally t)
+{
     fprintf(out, "gpuval merge: %d probe document%s\n", n, n == 1 ? "" : "s");
-    for (int d = 0; d < n; d++) {
-        fputs("  ", out);
-        term_esc(out, devs[d].label);
-        fputs("  ", out);
-        term_esc(out, devs[d].file);
-        fputs("  ", out);
-        term_esc(out, devs[d].model);
-        fprintf(out, "  (group %d)\n", devs[d].group);
-    }
+    for (int d = 0; d < n; d++)
+        print_device(out, &devs[d], false);
     fputc('\n', out);
-    print_table(out, keys, m, devs, n, quiet);
+    print_table(out, keys, t.features, devs, n, quiet);
     fputc('\n', out);
-    for (int k = 0; k < m; k++)
+    for (int k = 0; k < t.features; k++)
         print_outliers(out, &keys[k], devs, n, false);
     int groups = 0;
     for (int d = 0; d < n; d++)
@@ -337,33 +341,56 @@ gv_status gv_probe_merge(json_t *const *docs, const char *const *names, int n, i
                 "note: %d groups of model and software: devices are compared within their "
                 "group only\n",
                 groups);
-    fprintf(out, "%d row features on %d devices: %d agree, %d disagree, %d FAIL somewhere\n", m, n,
-            m - disagree, disagree, fails);
-    if (fleet) *fleet = fleet_json(keys, m, devs, n, disagree);
-    if (md) {
-        size_t size = 0;
-        FILE *f = open_memstream(md, &size);
-        if (f) {
-            fprintf(f, "## gpuval merge: %d probe documents\n\n", n);
-            fputs("| device | file | model | group |\n|---|---|---|---|\n", f);
-            for (int d = 0; d < n; d++) {
-                fputs("| ", f);
-                md_esc(f, devs[d].label);
-                fputs(" | ", f);
-                md_esc(f, devs[d].file);
-                fputs(" | ", f);
-                md_esc(f, devs[d].model);
-                fprintf(f, " | %d |\n", devs[d].group);
-            }
-            fprintf(f, "\n%d row features: %d agree, %d disagree, %d FAIL somewhere.\n\n", m,
-                    m - disagree, disagree, fails);
-            for (int k = 0; k < m; k++)
-                print_outliers(f, &keys[k], devs, n, true);
-            fclose(f);
-        } else {
-            *md = NULL;
-        }
+    fprintf(out, "%d row features on %d devices: %d agree, %d disagree, %d FAIL somewhere\n",
+            t.features, n, t.features - t.disagree, t.disagree, t.fails);
+}
+
+/* The Markdown section, or NULL when out of memory. */
+static char *markdown(const pm_key *keys, const pm_dev *devs, int n, pm_tally t)
+{
+    char *md = NULL;
+    size_t size = 0;
+    FILE *f = open_memstream(&md, &size);
+    if (!f) return NULL;
+    fprintf(f, "## gpuval merge: %d probe documents\n\n", n);
+    fputs("| device | file | model | group |\n|---|---|---|---|\n", f);
+    for (int d = 0; d < n; d++)
+        print_device(f, &devs[d], true);
+    fprintf(f, "\n%d row features: %d agree, %d disagree, %d FAIL somewhere.\n\n", t.features,
+            t.features - t.disagree, t.disagree, t.fails);
+    for (int k = 0; k < t.features; k++)
+        print_outliers(f, &keys[k], devs, n, true);
+    fclose(f);
+    return md;
+}
+
+gv_status gv_probe_merge(json_t *const *docs, const char *const *names, int n, int quiet,
+                         FILE *out, json_t **fleet, char **md)
+{
+    assert(n >= 1 && n <= PM_MAX); /* merge.c refuses more files */
+    pm_dev devs[PM_MAX];
+    memset(devs, 0, sizeof devs);
+    int errors;
+    gv_status rc = read_devices(devs, docs, names, n, &errors);
+    int m = 0;
+    pm_key *keys = rc == GV_ST_OK ? collect(devs, n, docs, &m) : NULL;
+    if (!keys) {
+        for (int d = 0; d < n; d++)
+            json_decref(devs[d].rows);
+        fprintf(stderr, "gpuval merge: out of memory\n");
+        return GV_ST_RUNTIME;
     }
+    pm_tally t = {m, 0, 0};
+    for (int k = 0; k < m; k++) {
+        fill_values(&keys[k], devs, n);
+        vote(&keys[k], devs, n);
+        t.disagree += keys[k].disagree;
+        t.fails += keys[k].any_fail;
+    }
+    rc = t.disagree ? GV_ST_OUTLIER : errors ? GV_ST_RUNTIME : t.fails ? GV_ST_FAIL : GV_ST_OK;
+    print_text(out, keys, devs, n, quiet, t);
+    if (fleet) *fleet = fleet_json(keys, m, devs, n, t.disagree);
+    if (md) *md = markdown(keys, devs, n, t);
     for (int d = 0; d < n; d++)
         json_decref(devs[d].rows);
     free(keys);
