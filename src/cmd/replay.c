@@ -174,6 +174,103 @@ static int64_t differing(const void *a, const void *b, int64_t n, size_t es, int
     return diff;
 }
 
+/* What a case directory holds: the case, its dumped verdict and inputs' origin, its layout,
+   the inputs and the GPU's outputs that were dumped (a case that stopped before the device ran
+   has none). */
+typedef struct dumped_case {
+    gv_case c;
+    gv_verdict verdict;
+    gv_inputs inputs;
+    gv_layout l;
+    gv_npy in[GV_MAX_TENSORS], gpu[GV_MAX_TENSORS];
+    bool have_gpu[GV_MAX_TENSORS];
+    int n_in; /* inputs loaded */
+} dumped_case;
+
+static void dump_free(dumped_case *d)
+{
+    for (int i = 0; i < d->n_in; i++)
+        gv_npy_free(&d->in[i]);
+    for (int i = 0; i < d->l.n_out; i++)
+        if (d->have_gpu[i]) gv_npy_free(&d->gpu[i]);
+}
+
+/* DIR/case.json and its tensors into d; -1 with a message (what was loaded is freed). */
+static int load_dump(const char *dir, dumped_case *d)
+{
+    memset(d, 0, sizeof *d);
+    struct stat st;
+    if (stat(dir, &st) != 0 || !S_ISDIR(st.st_mode)) {
+        gv_usage_error("replay %s: not a case directory", dir);
+        return -1;
+    }
+    char path[4096];
+    snprintf(path, sizeof path, "%s/case.json", dir);
+    const char *const schemas[] = {gv_schema(GV_DOC_CASE), NULL};
+    char err[1024];
+    json_t *doc;
+    if (gv_run_read(path, schemas, &doc, err, sizeof err) != GV_OK) { /* the strict reader */
+        gv_usage_error("%s", err);
+        return -1;
+    }
+    int rc = read_case(path, doc, &d->c, &d->verdict, &d->inputs);
+    json_decref(doc);
+    if (rc != 0) return -1;
+    if (d->c.op->layout(&d->c, &d->l) != GV_OK || d->l.n_in > GV_MAX_TENSORS ||
+        d->l.n_out > GV_MAX_TENSORS) {
+        memset(&d->l, 0, sizeof d->l);
+        gv_usage_error("%s: the case has no layout", path);
+        return -1;
+    }
+    for (; d->n_in < d->l.n_in; d->n_in++) {
+        char file[128];
+        snprintf(file, sizeof file, "in_%s.npy", d->l.in[d->n_in].name);
+        if (load_tensor(dir, file, &d->c, d->l.in[d->n_in].count, &d->in[d->n_in]) != 0) {
+            dump_free(d);
+            return -1;
+        }
+    }
+    for (int i = 0; i < d->l.n_out; i++) {
+        char file[128], p2[4096];
+        snprintf(file, sizeof file, "out_%s.gpu.npy", d->l.out[i].name);
+        snprintf(p2, sizeof p2, "%s/%s", dir, file);
+        if (stat(p2, &st) != 0) continue; /* a case that stopped before the device ran */
+        if (load_tensor(dir, file, &d->c, d->l.out[i].count, &d->gpu[i]) != 0) {
+            dump_free(d);
+            return -1;
+        }
+        d->have_gpu[i] = true;
+    }
+    return 0;
+}
+
+/* One line per output: bit-identical to the dump, how many elements differ, or why it was not
+   compared. False when one differs. */
+static bool same_outputs(const dumped_case *d, const gv_problem *p, bool ran)
+{
+    bool same = true;
+    for (int i = 0; i < d->l.n_out; i++) {
+        const char *name = d->l.out[i].name;
+        if (!d->have_gpu[i] || !ran) {
+            printf("output %s: not compared (%s)\n", name,
+                   !d->have_gpu[i] ? "no dumped GPU output" : "the device did not run");
+            continue;
+        }
+        int64_t first, count = d->l.out[i].count;
+        int64_t diff =
+            differing(p->out[i].data, d->gpu[i].data, count, gv_dtype_size(d->c.dtype), &first);
+        if (diff == 0)
+            printf("output %s: bit-identical to the dump (%lld elements)\n", name,
+                   (long long)count);
+        else {
+            printf("output %s: %lld of %lld elements differ from the dump (first at %lld)\n", name,
+                   (long long)diff, (long long)count, (long long)first);
+            same = false;
+        }
+    }
+    return same;
+}
+
 int gv_cmd_replay(int argc, char **argv)
 {
     gv_getopt g;
@@ -197,96 +294,35 @@ int gv_cmd_replay(int argc, char **argv)
                                    "--dump-failures)");
         return GV_EXIT_USAGE;
     }
-    const char *dir = argv[optind];
-    struct stat st;
-    if (stat(dir, &st) != 0 || !S_ISDIR(st.st_mode)) {
-        gv_usage_error("replay %s: not a case directory", dir);
-        return GV_EXIT_USAGE;
-    }
-    char path[4096];
-    snprintf(path, sizeof path, "%s/case.json", dir);
-    const char *const schemas[] = {gv_schema(GV_DOC_CASE), NULL};
-    char err[1024];
-    json_t *doc;
-    if (gv_run_read(path, schemas, &doc, err, sizeof err) != GV_OK) { /* the strict reader */
-        gv_usage_error("%s", err);
-        return GV_EXIT_USAGE;
-    }
-    gv_case c;
-    gv_verdict dumped;
-    gv_inputs inputs;
-    int rc = read_case(path, doc, &c, &dumped, &inputs);
-    json_decref(doc);
-    if (rc != 0) return GV_EXIT_USAGE;
-    gv_layout l;
-    memset(&l, 0, sizeof l);
-    if (c.op->layout(&c, &l) != GV_OK || l.n_in > GV_MAX_TENSORS || l.n_out > GV_MAX_TENSORS) {
-        gv_usage_error("%s: the case has no layout", path);
-        return GV_EXIT_USAGE;
-    }
-    gv_npy in[GV_MAX_TENSORS], gpu[GV_MAX_TENSORS];
-    bool have_gpu[GV_MAX_TENSORS] = {false};
-    int n_in = 0;
-    rc = GV_EXIT_USAGE;
-    for (; n_in < l.n_in; n_in++) {
-        char file[128];
-        snprintf(file, sizeof file, "in_%s.npy", l.in[n_in].name);
-        if (load_tensor(dir, file, &c, l.in[n_in].count, &in[n_in]) != 0) goto out;
-    }
-    for (int i = 0; i < l.n_out; i++) {
-        char file[128], p2[4096];
-        snprintf(file, sizeof file, "out_%s.gpu.npy", l.out[i].name);
-        snprintf(p2, sizeof p2, "%s/%s", dir, file);
-        if (stat(p2, &st) != 0) continue; /* a case that stopped before the device ran */
-        if (load_tensor(dir, file, &c, l.out[i].count, &gpu[i]) != 0) goto out;
-        have_gpu[i] = true;
-    }
+    dumped_case d;
+    if (load_dump(argv[optind], &d) != 0) return GV_EXIT_USAGE;
+    const gv_case *c = &d.c;
 
     gv_run_info info;
     gv_cmd_run_start(&info, "replay", argc, argv);
     free((char *)info.argv_joined);
     gv_given_inputs given;
-    gv_inputs_given(in, n_in, inputs, &given);
+    gv_inputs_given(d.in, d.n_in, d.inputs, &given);
     gv_result r;
     gv_problem p;
-    gv_run_case_io(&c, &r, &given, &p);
+    gv_run_case_io(c, &r, &given, &p);
     gv_table_header(stdout);
     gv_table_row_fit(stdout, &r, wide || !isatty(STDOUT_FILENO) ? 0 : GV_ROW_COLS);
-    if (r.inputs != inputs && !c.op->user_inputs) /* a user's make_inputs: given anyway */
+    if (r.inputs != d.inputs && !c->op->user_inputs) /* a user's make_inputs: given anyway */
         printf("inputs: case.json says %s, but the dumped inputs are not the generator's bits for "
                "this case: judged as %s inputs\n",
-               gv_inputs_name(inputs), gv_inputs_name(r.inputs));
-    bool same = r.verdict == dumped;
-    printf("verdict: %s, dumped %s: %s\n", gv_verdict_name(r.verdict), gv_verdict_name(dumped),
+               gv_inputs_name(d.inputs), gv_inputs_name(r.inputs));
+    bool same = r.verdict == d.verdict;
+    printf("verdict: %s, dumped %s: %s\n", gv_verdict_name(r.verdict), gv_verdict_name(d.verdict),
            same ? "the same" : "DIFFERENT");
     bool ran = p.l.n_out > 0 && (r.verdict == GV_PASS || r.verdict == GV_FAIL);
-    for (int i = 0; i < l.n_out; i++) {
-        if (!have_gpu[i] || !ran) {
-            printf("output %s: not compared (%s)\n", l.out[i].name,
-                   !have_gpu[i] ? "no dumped GPU output" : "the device did not run");
-            continue;
-        }
-        int64_t first;
-        int64_t diff =
-            differing(p.out[i].data, gpu[i].data, l.out[i].count, gv_dtype_size(c.dtype), &first);
-        if (diff == 0)
-            printf("output %s: bit-identical to the dump (%lld elements)\n", l.out[i].name,
-                   (long long)l.out[i].count);
-        else {
-            printf("output %s: %lld of %lld elements differ from the dump (first at %lld)\n",
-                   l.out[i].name, (long long)diff, (long long)l.out[i].count, (long long)first);
-            same = false;
-        }
-    }
+    same = same_outputs(&d, &p, ran) && same;
     gv_problem_free(&p);
+    int rc;
     if (r.verdict == GV_SKIP && !info.have_device)
         rc = GV_EXIT_NODEV;
     else
         rc = same ? GV_EXIT_OK : GV_EXIT_FAIL;
-out:
-    for (int i = 0; i < n_in; i++)
-        gv_npy_free(&in[i]);
-    for (int i = 0; i < l.n_out; i++)
-        if (have_gpu[i]) gv_npy_free(&gpu[i]);
+    dump_free(&d);
     return rc;
 }
