@@ -289,6 +289,94 @@ static int check_spec(const gv_op *op, const char *spec, const char *field, char
     return GV_OK;
 }
 
+/* op takes the built-in's model whole (d->judge_as); the user's name, sizes, dtypes, modes and
+   kernel stay. */
+static int as_builtin(api_op *a, const gv_op_desc *d, char *err, size_t errlen)
+{
+    const char *name = d->name;
+    gv_op *op = &a->op;
+    const gv_op *as = gv_builtin_find(d->judge_as);
+    if (!as) return fail(err, errlen, name, "judge_as names no built-in op or family", d->judge_as);
+    if (d->n_in || d->n_out || d->layout || d->flops || d->bytes || d->make_inputs ||
+        d->reference || d->gauge || d->ratio_bound != 0)
+        return fail(err, errlen, name,
+                    "judge_as takes the built-in's model: leave n_in, n_out, layout, flops, "
+                    "bytes, make_inputs, reference, gauge and ratio_bound zero (depth: your "
+                    "kernel's own, or zero for the operation's order-free depth)",
+                    NULL);
+    if (d->dims && strcmp(d->dims, as->dims) != 0)
+        return fail(err, errlen, name, "dims differ from the built-in's", as->dims);
+    a->as = as;
+    /* the built-in's model, whole; the user's name, sizes, dtypes, modes and kernel */
+    op->dims = as->dims;
+    op->error_model = d->error_model ? d->error_model : as->error_model;
+    op->dists = as->dists;
+    op->default_dist = as->default_dist;
+    op->check_shape = as->check_shape;
+    op->mode_valid = as->mode_valid;
+    op->layout = as->layout;
+    op->flops = as->flops;
+    op->bytes = as->bytes;
+    op->make_inputs = as->make_inputs;
+    op->oracle = as->oracle;
+    op->gauge = as->gauge;
+    /* Depths belong to the kernel that has them: the built-in's may be its own order (a
+       tree, chunks), which the user's kernel need not share. The user's declared depth,
+       else the operation's depth in any order (docs/error-models.md, "Data gpuval did
+       not make"). The oracle keeps its own. */
+    op->depth = d->depth ? api_depth : as->order_free_depth ? as->order_free_depth : as->depth;
+    op->unit_roundoff = as->unit_roundoff;
+    op->ratio_bound = as->ratio_bound;
+    op->expected_tier = as->expected_tier;
+    op->pgauge = as->pgauge;
+    op->oracle_depth = op->depth == as->depth ? as->oracle_depth : api_as_oracle_depth;
+    op->exact = as->exact;
+    op->measure = as->measure;
+    op->envelope = as->envelope; /* the same sums, judged order-free on given inputs */
+    if ((op->dtypes & ~as->dtypes) != 0)
+        return fail(err, errlen, name, "a dtype the built-in does not take:", d->dtypes);
+    if ((op->modes & ~as->modes) != 0)
+        return fail(err, errlen, name, "a mode the built-in does not take:", d->modes);
+    return GV_OK;
+}
+
+/* op's model is the user's own: its layout, reference, gauge and depth through the api_
+   hooks. */
+static int own_model(api_op *a, const gv_op_desc *d, char *err, size_t errlen)
+{
+    const char *name = d->name;
+    gv_op *op = &a->op;
+    char bad[64];
+    int first;
+    if (!d->dims || !d->dims[0]) return fail(err, errlen, name, "dims is required", NULL);
+    if (count_names(d->dims) > GV_API_MAX_DIMS)
+        return fail(err, errlen, name, "more than 4 dims:", d->dims);
+    if (d->n_in < 0 || d->n_in > GV_API_MAX_TENSORS || d->n_out < 1 ||
+        d->n_out > GV_API_MAX_TENSORS)
+        return fail(err, errlen, name, "n_in must be 0..6 and n_out 1..6", NULL);
+    if (!d->layout) return fail(err, errlen, name, "layout is required", NULL);
+    if (!d->reference)
+        return fail(err, errlen, name, "reference is required without judge_as", NULL);
+    if (!d->depth) return fail(err, errlen, name, "depth is required without judge_as", NULL);
+    if (!(d->ratio_bound >= 0)) return fail(err, errlen, name, "ratio_bound must be >= 0", NULL);
+    op->dims = d->dims;
+    op->error_model = d->error_model ? d->error_model : "(the op's own)";
+    if (parse_names(d->dists ? d->dists : "uniform01,uniform11,smallint,offgrid,wide", parse_dist_i,
+                    &op->dists, &first, bad, sizeof bad) != GV_OK)
+        return fail(err, errlen, name, "unknown input distribution", bad);
+    op->default_dist = (gv_dist)first;
+    op->layout = api_layout;
+    op->flops = api_flops;
+    op->bytes = api_bytes;
+    op->make_inputs = api_inputs;
+    op->user_inputs = d->make_inputs != NULL; /* else gpuval's generator (api_inputs) */
+    op->oracle = api_reference;
+    op->gauge = api_gauge;
+    op->depth = api_depth;
+    op->ratio_bound = d->ratio_bound;
+    return GV_OK;
+}
+
 /* Build a's gv_op from its descriptor d, checking every field; GV_OK or GV_EINVAL in err. */
 static int build_op(api_op *a, const gv_op_desc *d, char *err, size_t errlen)
 {
@@ -318,86 +406,15 @@ static int build_op(api_op *a, const gv_op_desc *d, char *err, size_t errlen)
                     sizeof bad) != GV_OK)
         return fail(err, errlen, name, "unknown mode", bad);
 
-    if (d->judge_as) {
-        const gv_op *as = gv_builtin_find(d->judge_as);
-        if (!as)
-            return fail(err, errlen, name, "judge_as names no built-in op or family", d->judge_as);
-        if (d->n_in || d->n_out || d->layout || d->flops || d->bytes || d->make_inputs ||
-            d->reference || d->gauge || d->ratio_bound != 0)
-            return fail(err, errlen, name,
-                        "judge_as takes the built-in's model: leave n_in, n_out, layout, flops, "
-                        "bytes, make_inputs, reference, gauge and ratio_bound zero (depth: your "
-                        "kernel's own, or zero for the operation's order-free depth)",
-                        NULL);
-        if (d->dims && strcmp(d->dims, as->dims) != 0)
-            return fail(err, errlen, name, "dims differ from the built-in's", as->dims);
-        a->as = as;
-        /* the built-in's model, whole; the user's name, sizes, dtypes, modes and kernel */
-        op->dims = as->dims;
-        op->error_model = d->error_model ? d->error_model : as->error_model;
-        op->dists = as->dists;
-        op->default_dist = as->default_dist;
-        op->check_shape = as->check_shape;
-        op->mode_valid = as->mode_valid;
-        op->layout = as->layout;
-        op->flops = as->flops;
-        op->bytes = as->bytes;
-        op->make_inputs = as->make_inputs;
-        op->oracle = as->oracle;
-        op->gauge = as->gauge;
-        /* Depths belong to the kernel that has them: the built-in's may be its own order (a
-           tree, chunks), which the user's kernel need not share. The user's declared depth,
-           else the operation's depth in any order (docs/error-models.md, "Data gpuval did
-           not make"). The oracle keeps its own. */
-        op->depth = d->depth ? api_depth : as->order_free_depth ? as->order_free_depth : as->depth;
-        op->unit_roundoff = as->unit_roundoff;
-        op->ratio_bound = as->ratio_bound;
-        op->expected_tier = as->expected_tier;
-        op->pgauge = as->pgauge;
-        op->oracle_depth = op->depth == as->depth ? as->oracle_depth : api_as_oracle_depth;
-        op->exact = as->exact;
-        op->measure = as->measure;
-        op->envelope = as->envelope; /* the same sums, judged order-free on given inputs */
-        if ((op->dtypes & ~as->dtypes) != 0)
-            return fail(err, errlen, name, "a dtype the built-in does not take:", d->dtypes);
-        if ((op->modes & ~as->modes) != 0)
-            return fail(err, errlen, name, "a mode the built-in does not take:", d->modes);
-    } else {
-        if (!d->dims || !d->dims[0]) return fail(err, errlen, name, "dims is required", NULL);
-        if (count_names(d->dims) > GV_API_MAX_DIMS)
-            return fail(err, errlen, name, "more than 4 dims:", d->dims);
-        if (d->n_in < 0 || d->n_in > GV_API_MAX_TENSORS || d->n_out < 1 ||
-            d->n_out > GV_API_MAX_TENSORS)
-            return fail(err, errlen, name, "n_in must be 0..6 and n_out 1..6", NULL);
-        if (!d->layout) return fail(err, errlen, name, "layout is required", NULL);
-        if (!d->reference)
-            return fail(err, errlen, name, "reference is required without judge_as", NULL);
-        if (!d->depth) return fail(err, errlen, name, "depth is required without judge_as", NULL);
-        if (!(d->ratio_bound >= 0))
-            return fail(err, errlen, name, "ratio_bound must be >= 0", NULL);
-        op->dims = d->dims;
-        op->error_model = d->error_model ? d->error_model : "(the op's own)";
-        if (parse_names(d->dists ? d->dists : "uniform01,uniform11,smallint,offgrid,wide",
-                        parse_dist_i, &op->dists, &first, bad, sizeof bad) != GV_OK)
-            return fail(err, errlen, name, "unknown input distribution", bad);
-        op->default_dist = (gv_dist)first;
-        op->layout = api_layout;
-        op->flops = api_flops;
-        op->bytes = api_bytes;
-        op->make_inputs = api_inputs;
-        op->user_inputs = d->make_inputs != NULL; /* else gpuval's generator (api_inputs) */
-        op->oracle = api_reference;
-        op->gauge = api_gauge;
-        op->depth = api_depth;
-        op->ratio_bound = d->ratio_bound;
-    }
+    int rc = d->judge_as ? as_builtin(a, d, err, errlen) : own_model(a, d, err, errlen);
+    if (rc != GV_OK) return rc;
     /* some pair of dtype and mode must exist */
     bool any = false;
     for (int t = 0; t < GV_NDTYPES; t++)
         for (int m = 0; m < GV_NMODES; m++)
             any = any || gv_mode_ok(op, (gv_dtype)t, (gv_mode)m);
     if (!any) return fail(err, errlen, name, "no valid (dtype, mode) pair among", d->modes);
-    int rc = check_spec(op, op->shapes, "bad shapes", err, errlen);
+    rc = check_spec(op, op->shapes, "bad shapes", err, errlen);
     if (rc == GV_OK) rc = check_spec(op, op->test_shapes, "bad test_shapes", err, errlen);
     if (rc != GV_OK) return rc;
     a->dev.launch = api_launch;
