@@ -31,6 +31,16 @@ void gv_cmd_getopt_init(gv_getopt *g, const gv_opt_table *t);
  * holds its value. */
 int gv_cmd_getopt_next(const gv_getopt *g, int argc, char **argv);
 
+/* --wide, -w: the table rows' option, one entry for the commands that print gv_table_row_fit
+ * rows (an entry of a static gv_opt array, so a macro). */
+#define GV_CMD_OPT_WIDE                                                                            \
+    {                                                                                              \
+        .name = "wide", .id = 'w',                                                                 \
+        .help = "each row on one line; without it a row wider than 160 columns carries\n"          \
+                "its reason and notes onto the next lines on a terminal (never into a\n"           \
+                "file or a pipe)"                                                                  \
+    }
+
 /* One exit code of a command's help, with what it means for this command (NULL: the words of
  * GV_EXIT_CODES, core/gv.h). */
 typedef struct gv_exit_line {

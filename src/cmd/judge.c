@@ -119,11 +119,7 @@ static const gv_opt judge_opts[] = {
      .help = "write the run as check --json does (one case; the arrays' files and\n"
              "SHA-256 recorded); - for stdout"},
     {.name = "quiet", .id = 'q', .help = "print the row only when it does not pass"},
-    {.name = "wide",
-     .id = 'w',
-     .help = "each row on one line; without it a row wider than 160 columns carries\n"
-             "its reason and notes onto the next lines on a terminal (never into a\n"
-             "file or a pipe)"},
+    GV_CMD_OPT_WIDE,
     {.name = "help", .id = 'h'},
 };
 const gv_opt_table gv_judge_options = {"judge", judge_opts, GV_NOPTS(judge_opts)};

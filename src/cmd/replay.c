@@ -18,11 +18,7 @@
 
 /* replay's options: its one table (a case directory is its argument). */
 static const gv_opt replay_opts[] = {
-    {.name = "wide",
-     .id = 'w',
-     .help = "each row on one line; without it a row wider than 160 columns carries\n"
-             "its reason and notes onto the next lines on a terminal (never into a\n"
-             "file or a pipe)"},
+    GV_CMD_OPT_WIDE,
     {.name = "help", .id = 'h'},
 };
 const gv_opt_table gv_replay_options = {"replay", replay_opts, GV_NOPTS(replay_opts)};
