@@ -24,6 +24,7 @@
 #include "core/judge.h"
 #include "core/reference.h"
 #include "core/run.h"
+#include "case_digest.h"
 
 /* CPU time of the whole process (all threads), in ms: on a shared machine the work done is
    steadier than the wall time. */
@@ -32,24 +33,6 @@ static double now_ms(void)
     struct timespec ts;
     clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
     return ts.tv_sec * 1e3 + ts.tv_nsec * 1e-6;
-}
-
-/* r rounded to the dtype, then moved k steps of the dtype (k < 0: down) */
-static double step_off(gv_dtype t, double r, int k)
-{
-    if (t == GV_F32) {
-        float f = (float)r;
-        for (; k > 0; k--)
-            f = nextafterf(f, INFINITY);
-        for (; k < 0; k++)
-            f = nextafterf(f, -INFINITY);
-        return f;
-    }
-    for (; k > 0; k--)
-        r = nextafter(r, INFINITY);
-    for (; k < 0; k++)
-        r = nextafter(r, -INFINITY);
-    return r;
 }
 
 /* Wall time, ms: what the judge's parallel parts save shows here, not in CPU time. */
@@ -151,65 +134,14 @@ int main(int argc, char **argv)
                 gv_problem_free(&p);
                 continue;
             }
-            /* the "device" output: the reference off by -3..3 units of the dtype's roundoff,
-               so that the judge's sums, maxima and histograms are not all zero; with --steps,
-               off by -3..3 steps of the dtype (nextafter) at every magnitude, subnormals too,
-               as a GPU's few-ulp errors are */
-            double u = gv_unit_roundoff(c->dtype, GV_MODE_NATIVE);
-            for (int k = 0; k < p.l.n_out; k++)
-                for (int64_t e = 0; e < p.out[k].count; e++) {
-                    double v = p.out[k].ref[e] * (1.0 + u * (double)(e % 7 - 3));
-                    if (steps) v = step_off(c->dtype, p.out[k].ref[e], (int)(e % 7) - 3);
-                    gv_dtype_store_n(c->dtype, (char *)p.out[k].data + e * gv_dtype_size(c->dtype),
-                                     &v, 1);
-                }
+            case_fake_output(&p, c->dtype, steps);
             t0 = now_ms(), w0 = wall_ms();
             gv_judge_problem(&p, &r);
             double t_j = now_ms() - t0, w_j = wall_ms() - w0;
-            /* what the case computed from: inputs, reference and gauges, for comparing builds */
-            uint64_t digest = 0;
-            for (int k = 0; k < p.l.n_in; k++)
-                digest = gv_xxh64(p.in[k].ref, (size_t)p.in[k].count * sizeof(double), digest);
-            for (int k = 0; k < p.l.n_out; k++) {
-                size_t b = (size_t)p.out[k].count * sizeof(double);
-                digest = gv_xxh64(p.out[k].ref, b, digest);
-                digest = gv_xxh64(p.out[k].gauge, b, digest);
-                if (p.out[k].pgauge) digest = gv_xxh64(p.out[k].pgauge, b, digest);
-            }
+            /* what the case computed from and its judgement, for comparing builds */
+            uint64_t digest = case_data_digest(&p, c->dtype);
             gv_problem_free(&p);
-            const gv_metrics *m = &r.m;
-            char jm[2048];
-            int jl = snprintf(
-                jm, sizeof jm, "%d %a %a %a %a %a %a %a %a %a %a %a %a %a %a %a %a %a", r.verdict,
-                m->max_abs, m->max_rel, m->normwise_rel, m->max_ulp, m->ratio, m->worst_value,
-                m->worst_ref, m->prob_max, m->prob_sq, m->prob_signed, m->rel_sq, m->ulp_p50,
-                m->ulp_p99, m->sq_err.med, m->sq_ref.med, r.prob.floor_rms, r.expected_tier);
-            /* the scaled sums' small and big parts where there are any: a digest of ordinary
-               data is the one the plain sums gave */
-            if (m->sq_err.sml > 0 || m->sq_err.big > 0 || m->sq_ref.sml > 0 || m->sq_ref.big > 0)
-                jl += snprintf(jm + jl, sizeof jm - (size_t)jl, " %a %a %a %a", m->sq_err.sml,
-                               m->sq_err.big, m->sq_ref.sml, m->sq_ref.big);
-            int64_t iv[] = {m->n,
-                            m->nonfinite_mismatches,
-                            m->first_nonfinite_index,
-                            m->poisoned,
-                            m->worst_index,
-                            m->prob_n,
-                            m->prob_worst_index,
-                            m->inexact,
-                            m->first_inexact_index,
-                            m->mismatches[0],
-                            m->mismatches[1],
-                            (int64_t)r.output_hash};
-            uint64_t jdig = gv_xxh64(jm, (size_t)jl, 0);
-            jdig = gv_xxh64(iv, sizeof iv, jdig);
-            jdig = gv_xxh64(m->ulp_hist, sizeof m->ulp_hist, jdig);
-            for (int k = 0; k < r.n_checks; k++)
-                jdig = gv_xxh64(&r.checks[k].value, sizeof(double), jdig);
-            /* the op's measurements (worst elements among them) and the verdict's words */
-            for (int k = 0; k < r.n_extra; k++)
-                jdig = gv_xxh64(&r.extra[k].value, sizeof(double), jdig);
-            jdig = gv_xxh64(r.reason, strlen(r.reason), jdig);
+            uint64_t jdig = case_judged_digest(&r);
             char shape[64];
             int len = 0;
             for (int d = 0; d < c->shape.nd; d++)

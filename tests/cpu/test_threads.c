@@ -16,6 +16,7 @@
 #include "core/judge.h"
 #include "core/reference.h"
 #include "core/run.h"
+#include "../../tools/case_digest.h"
 
 /* A field of n values in [-1, 1) from the generator (seeded, the same on every machine). */
 static double *field(int64_t n, uint64_t tensor)
@@ -365,8 +366,8 @@ Test(threads, the_math_functions_worst_element_is_the_same_on_any_threads)
 
 /* ---- whole cases: inputs, reference, gauges and the judgement ---------------------------- */
 
-/* A digest of what a case computed (inputs, references, gauges) and of its judgement (verdict,
-   reason, metrics, checks and extras), field by field as tools/host_bench.c makes its digests. */
+/* A digest of what a case computed (inputs, references, gauges) and of its judgement, as
+   tools/host_bench.c prints them (tools/case_digest.h). */
 static void case_digests(const gv_case *c, uint64_t *data, uint64_t *judged)
 {
     gv_problem p;
@@ -374,56 +375,11 @@ static void case_digests(const gv_case *c, uint64_t *data, uint64_t *judged)
     gv_result_init(&r, c);
     cr_assert_eq(gv_problem_init(&p, c), GV_OK, "%s: inputs", c->op->name);
     cr_assert_eq(gv_reference(&p), GV_OK, "%s: reference", c->op->name);
-    /* the "device" output: the reference off by -3..3 units of the dtype's roundoff, so that
-       the judge's sums, maxima and histograms are not all zero */
-    double u = gv_unit_roundoff(c->dtype, GV_MODE_NATIVE);
-    for (int k = 0; k < p.l.n_out; k++)
-        for (int64_t e = 0; e < p.out[k].count; e++) {
-            double v = p.out[k].ref[e] * (1.0 + u * (double)(e % 7 - 3));
-            gv_dtype_store_n(c->dtype, (char *)p.out[k].data + e * gv_dtype_size(c->dtype), &v, 1);
-        }
+    case_fake_output(&p, c->dtype, false);
     gv_judge_problem(&p, &r);
-    uint64_t d = 0;
-    for (int k = 0; k < p.l.n_in; k++) {
-        d = gv_xxh64(p.in[k].ref, (size_t)p.in[k].count * sizeof(double), d);
-        d = gv_xxh64(p.in[k].data, (size_t)p.in[k].count * gv_dtype_size(c->dtype), d);
-    }
-    for (int k = 0; k < p.l.n_out; k++) {
-        size_t b = (size_t)p.out[k].count * sizeof(double);
-        d = gv_xxh64(p.out[k].ref, b, d);
-        d = gv_xxh64(p.out[k].gauge, b, d);
-        if (p.out[k].pgauge) d = gv_xxh64(p.out[k].pgauge, b, d);
-    }
+    *data = case_data_digest(&p, c->dtype);
     gv_problem_free(&p);
-    const gv_metrics *m = &r.m;
-    double v[] = {m->max_abs,      m->max_rel,    m->normwise_rel, m->max_ulp,    m->ratio,
-                  m->worst_value,  m->worst_ref,  m->prob_max,     m->prob_sq,    m->prob_signed,
-                  m->rel_sq,       m->ulp_p50,    m->ulp_p99,      m->sq_err.med, m->sq_err.sml,
-                  m->sq_err.big,   m->sq_ref.med, m->sq_ref.sml,   m->sq_ref.big, r.prob.floor_rms,
-                  r.expected_tier, r.env.d_max,   r.env.z};
-    int64_t iv[] = {r.verdict,
-                    m->n,
-                    m->nonfinite_mismatches,
-                    m->poisoned,
-                    m->worst_index,
-                    m->prob_n,
-                    m->prob_worst_index,
-                    m->inexact,
-                    m->mismatches[0],
-                    m->mismatches[1],
-                    (int64_t)r.output_hash,
-                    r.n_checks,
-                    r.n_extra};
-    uint64_t j = gv_xxh64(v, sizeof v, 0);
-    j = gv_xxh64(iv, sizeof iv, j);
-    j = gv_xxh64(m->ulp_hist, sizeof m->ulp_hist, j);
-    for (int k = 0; k < r.n_checks; k++)
-        j = gv_xxh64(&r.checks[k].value, sizeof(double), j);
-    for (int k = 0; k < r.n_extra; k++)
-        j = gv_xxh64(&r.extra[k].value, sizeof(double), j);
-    j = gv_xxh64(r.reason, strlen(r.reason), j);
-    *data = d;
-    *judged = j;
+    *judged = case_judged_digest(&r);
 }
 
 /* Every op family whose inputs, reference or judge runs on all cores, at sizes past the
