@@ -141,6 +141,26 @@ static void set_verdict(gv_result *r, gv_verdict v, const char *why)
 }
 
 /* A device-side failure as the verdict: SKIP for memory and unsupported modes, else ERROR. */
+/* The case opened on dev for timing: L and io are what the bench points at, so they are the
+   caller's and outlive *b. */
+static int open_case(const gv_bench_device *dev, const gv_problem *p, gk_launch *L, gk_host_io *io,
+                     gk_bench **b)
+{
+    gv_problem_launch(p, L, io);
+    *b = NULL;
+    return dev->open(p->c.op->device, L, io, b);
+}
+
+/* "setup: WHY" for an open that failed with rc: the device layer's own words where the error
+   is the device's or its library's. */
+static void setup_why(int rc, char *why, size_t len)
+{
+    snprintf(why, len, "setup: %s",
+             rc == GV_ECUDA || rc == GV_ELIB || rc == GV_EDEVMEM || rc == GV_EUNSUPPORTED
+                 ? gk_last_error()
+                 : gv_strerror(rc));
+}
+
 static void device_failure(gv_result *r, int rc, const char *when)
 {
     char why[256];
@@ -195,9 +215,8 @@ static int time_gpu(gv_problem *p, const gv_bench_opts *o, bool repeat, gv_bench
     const gv_bench_device *dev = dev_of(o);
     gk_launch L;
     gk_host_io io;
-    gv_problem_launch(p, &L, &io);
-    gk_bench *b = NULL;
-    int rc = dev->open(p->c.op->device, &L, &io, &b);
+    gk_bench *b;
+    int rc = open_case(dev, p, &L, &io, &b);
     if (rc != GV_OK) {
         device_failure(&bc->sanity, rc, "setup");
         return GV_OK;
@@ -362,18 +381,14 @@ int gv_bench_time_hot(const gv_problem *p, const gv_bench_opts *o, gv_samples *s
                       gk_bench_info *info, char *why, size_t len)
 {
     const gv_bench_device *dev = dev_of(o);
-    gk_launch L;
-    gk_host_io io;
-    gv_problem_launch(p, &L, &io);
     memset(info, 0, sizeof *info);
     why[0] = '\0';
-    gk_bench *b = NULL;
-    int rc = dev->open(p->c.op->device, &L, &io, &b);
+    gk_launch L;
+    gk_host_io io;
+    gk_bench *b;
+    int rc = open_case(dev, p, &L, &io, &b);
     if (rc != GV_OK) {
-        snprintf(why, len, "setup: %s",
-                 rc == GV_ECUDA || rc == GV_ELIB || rc == GV_EDEVMEM || rc == GV_EUNSUPPORTED
-                     ? gk_last_error()
-                     : gv_strerror(rc));
+        setup_why(rc, why, len);
         return rc;
     }
     int reps = 1;
@@ -446,14 +461,10 @@ void gv_bench_energy_window(const gv_problem *p, const gv_bench_opts *o, const c
     }
     gk_launch L;
     gk_host_io io;
-    gv_problem_launch(p, &L, &io);
-    gk_bench *b = NULL;
-    int rc = dev->open(p->c.op->device, &L, &io, &b);
+    gk_bench *b;
+    int rc = open_case(dev, p, &L, &io, &b);
     if (rc != GV_OK) {
-        snprintf(e->why, sizeof e->why, "setup: %s",
-                 rc == GV_ECUDA || rc == GV_ELIB || rc == GV_EDEVMEM || rc == GV_EUNSUPPORTED
-                     ? gk_last_error()
-                     : gv_strerror(rc));
+        setup_why(rc, e->why, sizeof e->why);
         return;
     }
     int reps = 1;
