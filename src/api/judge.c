@@ -2,6 +2,7 @@
  * its inputs (the generator's, or the caller's), the f64 reference and the judge of check's own
  * cases, without a device; and the public gv_judge of include/gpuval.h on top of it. `gpuval
  * judge` (cmd/judge.c) takes the same path. */
+#include <assert.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -14,6 +15,7 @@
 #include "core/inputs.h"
 #include "core/envelope.h"
 #include "core/envelope_tc.h"
+#include "core/gen.h" /* GV_PAR_MIN */
 #include "core/judge.h"
 #include "core/problem.h"
 #include "core/reference.h"
@@ -188,10 +190,51 @@ static void stored_metrics(const gv_judge_spec *s, const gv_problem *p, gv_resul
         r->m.mismatches[t] = mism[t];
 }
 
-static int judge_run_once(const gv_judge_spec *s, gv_result *r, json_t **arrays, char *err,
-                          size_t errlen)
+/* Whether judging these outputs again with ftz and daz declared could turn a FAIL into a
+   PASS (gv_judge_run). Declaring them changes only: the reference, where an input is
+   subnormal (daz zeroes it); the subnormal and zero-sign rules, which need an output zero or
+   a reference below the normal range; the bias rule, off under ftz, whose lean flushing can
+   only make where results reach the underflow range; and the models' absolute allowance for
+   underflow, 2^emin per operation (eta_terms of them) in place of IEEE's half a subnormal
+   spacing. Where every output and its reference lie above scale = 2^(p+8) times that whole
+   allowance, it is under 2^-8 of one rounding of the result, which every model allows
+   already: flushing has nothing there to change. */
+static bool flushing_can_matter(const gv_problem *p, const gv_result *r)
+{
+    const gv_case *c = &p->c;
+    const double tiny = gv_dtype_normal_min(c->dtype);
+    for (int i = 0; i < p->l.n_in; i++)
+        for (int64_t k = 0; k < p->in[i].count; k++) {
+            const double v = p->in[i].ref[k];
+            if (v != 0.0 && fabs(v) < tiny) return true;
+        }
+    gv_case native = *c;
+    native.mode = GV_MODE_NATIVE;
+    double terms = c->op->underflow_terms ? c->op->underflow_terms(c) : c->op->depth(&native);
+    if (!(terms >= r->depth)) terms = r->depth;
+    const double half = terms / 2 > 1.0 ? terms / 2 : 1.0;
+    const double scale = ldexp(2.0 * tiny * half, gv_dtype_mantissa_bits(c->dtype) + 8);
+    assert(scale > 0.0 && isfinite(scale));
+    bool matters = false;
+    for (int i = 0; i < p->l.n_out && !matters; i++) {
+        const gv_tensor *t = &p->out[i];
+#pragma omp parallel for schedule(static) reduction(|| : matters) if (t->count >= GV_PAR_MIN)
+        for (int64_t k = 0; k < t->count; k++) {
+            const double out = gv_dtype_load(c->dtype, t->data, k), ref = t->ref[k];
+            if (out == 0.0 && ref == 0.0)
+                matters = matters || signbit(out) != signbit(ref); /* a flushed operand's sign */
+            else
+                matters = matters || fabs(out) < scale || fabs(ref) < scale;
+        }
+    }
+    return matters;
+}
+
+static int judge_run_once(const gv_judge_spec *s, gv_result *r, json_t **arrays,
+                          bool *flush_matters, char *err, size_t errlen)
 {
     if (arrays) *arrays = NULL;
+    if (flush_matters) *flush_matters = false;
     if (!s || !r) return gv_api_error(err, errlen, GV_EINVAL, "no spec");
     if (s->n_in < 0 || s->n_in > GV_MAX_TENSORS || s->n_out < 1 || s->n_out > GV_MAX_TENSORS ||
         (s->n_in > 0 && !s->in) || !s->out)
@@ -419,6 +462,8 @@ static int judge_run_once(const gv_judge_spec *s, gv_result *r, json_t **arrays,
         if (rc == GV_OK) {
             t0 = now_ms();
             gv_judge_problem(&p, r);
+            r->judgements = 1;
+            if (flush_matters && r->verdict == GV_FAIL) *flush_matters = flushing_can_matter(&p, r);
             r->judge_ms = now_ms() - t0;
             if (lowp_out) stored_metrics(s, &p, r);
         }
@@ -445,7 +490,8 @@ static bool declares(const char *mode, const char *name)
 
 int gv_judge_run(const gv_judge_spec *s, gv_result *r, json_t **arrays, char *err, size_t errlen)
 {
-    int rc = judge_run_once(s, r, arrays, err, errlen);
+    bool flush_matters = false;
+    int rc = judge_run_once(s, r, arrays, &flush_matters, err, errlen);
     if (rc != GV_OK || r->verdict != GV_FAIL) return rc;
     /* The cause of a FAIL that flush-to-zero explains (docs/error-models.md, "Underflow that
        is not promised, and flush-to-zero declared"). CUDA's -ftz, which CuPy's f32 kernels
@@ -455,8 +501,11 @@ int gv_judge_run(const gv_judge_spec *s, gv_result *r, json_t **arrays, char *er
        range. Where the same outputs PASS with ftz and daz both declared, flushing is the
        whole deviation, so the FAIL is named for it; the verdict stays FAIL (nothing was
        declared) and the reason says what declaring would do. Guard and poison are never
-       flushing; a FAIL with both declared already has nothing left to try. */
-    if (r->cause == GV_CAUSE_GUARD || r->cause == GV_CAUSE_UNWRITTEN ||
+       flushing; a FAIL with both declared already has nothing left to try; and where no
+       input, output or reference comes near the underflow range (flushing_can_matter) the
+       second judgement would repeat the first, at its whole cost (a large product's oracle
+       and envelope), to the same FAIL. */
+    if (!flush_matters || r->cause == GV_CAUSE_GUARD || r->cause == GV_CAUSE_UNWRITTEN ||
         r->cause == GV_CAUSE_FLUSHED || (declares(s->mode, "+ftz") && declares(s->mode, "+daz")))
         return rc;
     char mode[96];
@@ -469,7 +518,8 @@ int gv_judge_run(const gv_judge_spec *s, gv_result *r, json_t **arrays, char *er
     gv_judge_spec s2 = *s;
     s2.mode = mode;
     char err2[256];
-    if (judge_run_once(&s2, flushed, NULL, err2, sizeof err2) == GV_OK &&
+    r->judgements = 2;
+    if (judge_run_once(&s2, flushed, NULL, NULL, err2, sizeof err2) == GV_OK &&
         flushed->verdict == GV_PASS) {
         char was[sizeof r->reason];
         snprintf(was, sizeof was, "%s", r->reason);

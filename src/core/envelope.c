@@ -3,6 +3,7 @@
  * precision and in its impostors', and the distance of the output to them. Not part of the
  * oracle cache's version: it decides verdicts, never references. */
 #include "core/envelope.h"
+#include "core/envelope_arith.h"
 #include "core/envelope_tc.h"
 
 #include <assert.h>
@@ -53,163 +54,6 @@ enum { ENV_NCONT = 6, ENV_NRR = 4, ENV_RR_TILE = 8 };
 #undef ENV_T
 #undef ENV_FMA
 #undef ENV_NAME
-
-/* The arithmetics an envelope models. Operand rounding (bits > 0) rounds each input to that
-   many significant bits, to nearest even, before the claimed precision's orders run; rz runs
-   them rounding toward zero. A tensor-core arithmetic (tc, a mode with a block-FMA model:
-   envelope_tc.h) rounds the operands into the model's input format and runs the model's block
-   orders, and where f32_orders also the f32 orders over the same operands (a TF32 product
-   on CUDA cores, or on an architecture whose block is another: the same operands, each
-   order legal); its results are rounded to acc_bits (0: the dtype's) with normals from
-   2^acc_emin. */
-typedef struct arith {
-    const char *name, *key, *extra; /* "tf32 operands", "tf32", "envelope_match_tf32" */
-    int bits;                       /* operands rounded to this many bits; 0: as given */
-    bool rz;                        /* every operation rounds toward zero */
-    gv_mode tc;                     /* the tensor-core mode modelled; GV_MODE_NATIVE: none */
-    bool f32_orders;
-    int acc_bits, acc_emin;
-    /* fp8: the operands scaled per tensor (gv_env_tc_operand), the sums promoted to f32 at
-       the architecture's interval (gv_env_tc_promotion; false: never, cuBLASLt's fast
-       accumulation), and sigma_bits the precision of the width's sigma (0: acc_bits'): the
-       promoted sums are f32's, the block results 14 bits (acc_bits: an ulp of them) */
-    bool scaled, promoted;
-    int sigma_bits;
-} arith;
-
-static const arith A_F32 = {
-    .name = "f32 in any order", .key = "f32", .extra = "envelope_match_f32"};
-static const arith A_F64 = {
-    .name = "f64 in any order", .key = "f64", .extra = "envelope_match_f64"};
-static const arith A_TF32 = {
-    .name = "tf32 operands", .key = "tf32", .extra = "envelope_match_tf32", .bits = 11};
-static const arith A_BF16 = {
-    .name = "bf16 operands", .key = "bf16", .extra = "envelope_match_bf16", .bits = 8};
-static const arith A_OP40 = {
-    .name = "40-bit operands", .key = "op40", .extra = "envelope_match_op40", .bits = 40};
-static const arith A_RZ32 = {.name = "round-toward-zero accumulation",
-                             .key = "rz",
-                             .extra = "envelope_match_rz",
-                             .rz = true};
-static const arith A_RZ64 = {.name = "round-toward-zero accumulation",
-                             .key = "rz",
-                             .extra = "envelope_match_rz",
-                             .rz = true};
-static const arith A_TC_TF32 = {.name = "tf32 tensor cores",
-                                .key = "tf32",
-                                .extra = "envelope_match_tf32",
-                                .tc = GV_MODE_TF32,
-                                .f32_orders = true};
-static const arith A_TC_BF16 = {.name = "bf16 tensor cores",
-                                .key = "bf16",
-                                .extra = "envelope_match_bf16",
-                                .tc = GV_MODE_BF16,
-                                .f32_orders = true};
-static const arith A_TC_F16 = {.name = "f16 tensor cores",
-                               .key = "f16",
-                               .extra = "envelope_match_f16",
-                               .tc = GV_MODE_F16,
-                               .f32_orders = true};
-static const arith A_TC_F16ACC = {.name = "f16 tensor cores with f16 accumulation",
-                                  .key = "f16acc",
-                                  .extra = "envelope_match_f16acc",
-                                  .tc = GV_MODE_F16ACC,
-                                  .acc_bits = 11,
-                                  .acc_emin = -14};
-
-/* fp8 (e4m3 A and B, one scale each): the block model of e4m3 with 14-bit block results,
-   each 128 products' chain promoted into f32 (probe/sm_90.expect), the product descaled in
-   f32; and the same without promotion, every block chained in the 14-bit accumulator
-   (cuBLASLt's fast accumulation, the planted gemm.cublas.fp8fast) */
-static const arith A_TC_FP8 = {.name = "fp8 tensor cores (e4m3, per-tensor scales)",
-                               .key = "fp8",
-                               .extra = "envelope_match_fp8",
-                               .tc = GV_MODE_FP8,
-                               .acc_bits = 14,
-                               .acc_emin = -126,
-                               .scaled = true,
-                               .promoted = true,
-                               .sigma_bits = 24};
-static const arith A_TC_FP8FAST = {.name = "fp8 tensor cores without promotion",
-                                   .key = "fp8fast",
-                                   .extra = "envelope_match_fp8fast",
-                                   .tc = GV_MODE_FP8,
-                                   .acc_bits = 14,
-                                   .acc_emin = -126,
-                                   .scaled = true,
-                                   .sigma_bits = 24};
-
-/* A tensor-core mode's arithmetics: the claimed one first, then the impostors told apart from
-   it (another operand format behind the label; plain f32, the mode not in effect). An
-   impostor whose model the architecture lacks is left out. */
-static int tc_ariths(gv_mode mode, int sm, const arith **ar)
-{
-    const arith *list[GV_ENV_MAX_ARITH] = {NULL};
-    int nl = 0;
-    switch (mode) {
-    case GV_MODE_TF32: list[nl++] = &A_TC_TF32, list[nl++] = &A_TC_BF16; break;
-    case GV_MODE_BF16:
-        list[nl++] = &A_TC_BF16, list[nl++] = &A_TC_TF32, list[nl++] = &A_TC_FP8;
-        break;
-    case GV_MODE_F16: list[nl++] = &A_TC_F16, list[nl++] = &A_TC_BF16; break;
-    case GV_MODE_F16ACC: list[nl++] = &A_TC_F16ACC, list[nl++] = &A_TC_F16; break;
-    case GV_MODE_FP8:
-        list[nl++] = &A_TC_FP8, list[nl++] = &A_TC_FP8FAST, list[nl++] = &A_TC_BF16;
-        break;
-    default: return 0;
-    }
-    list[nl++] = &A_F32;
-    assert(nl <= GV_ENV_MAX_ARITH);
-    int na = 0;
-    char why[96];
-    for (int i = 0; i < nl; i++)
-        if (list[i] == &A_F32 || gv_env_tc_model(list[i]->tc, sm, why, sizeof why))
-            ar[na++] = list[i];
-    return na;
-}
-
-int gv_env_order_parse(const char *s, gv_env_order *o, char *why, size_t len)
-{
-    *o = (gv_env_order){GV_ORDER_ANY, 0, false};
-    if (!s || !s[0] || strcmp(s, "any") == 0) return GV_OK;
-    if (strcmp(s, "k") == 0)
-        o->kind = GV_ORDER_K;
-    else if (strcmp(s, "pairwise") == 0)
-        o->kind = GV_ORDER_PAIRWISE;
-    else if (strcmp(s, "tree") == 0)
-        o->kind = GV_ORDER_TREE;
-    else if (strncmp(s, "blocked:", 8) == 0) {
-        char *end = NULL;
-        long long b = strtoll(s + 8, &end, 10);
-        if (!(end && end != s + 8 && *end == '\0' && b >= 1 && b <= ((int64_t)1 << 40))) {
-            snprintf(why, len, "order '%.40s': blocked:B takes a block size B >= 1 (blocked:32)",
-                     s);
-            return GV_EINVAL;
-        }
-        o->kind = GV_ORDER_BLOCKED;
-        o->block = b;
-    } else {
-        snprintf(why, len,
-                 "no order '%.40s': k, pairwise, blocked:B (B terms a block) or tree "
-                 "(docs/cli.md, judge)",
-                 s);
-        return GV_EINVAL;
-    }
-    return GV_OK;
-}
-
-const char *gv_env_order_name(const gv_env_order *o, char *buf, size_t len)
-{
-    switch (o->kind) {
-    case GV_ORDER_K: snprintf(buf, len, "k"); break;
-    case GV_ORDER_PAIRWISE: snprintf(buf, len, "pairwise"); break;
-    case GV_ORDER_BLOCKED: snprintf(buf, len, "blocked:%lld", (long long)o->block); break;
-    case GV_ORDER_TREE: snprintf(buf, len, o->kernel ? "its kernel's tree" : "tree"); break;
-    case GV_ORDER_TREE_ONEPASS: snprintf(buf, len, "its kernel's one-pass tree"); break;
-    default: snprintf(buf, len, "any"); break;
-    }
-    return buf;
-}
 
 bool gv_envelope_applies(gv_result *r)
 {
@@ -434,7 +278,7 @@ typedef struct env_job {
     const gv_problem *p;
     const gv_case *c;
     gv_envelope *env;
-    const arith *ar[GV_ENV_MAX_ARITH];
+    const gv_env_arith *ar[GV_ENV_MAX_ARITH];
     int na, sm, bits, emin;
     operands ops[GV_ENV_MAX_ARITH];
     bool f32, product, declared;
@@ -468,18 +312,7 @@ static bool job_shape(env_job *j)
 /* The arithmetics: the claimed one, then the impostors it is told apart from. */
 static void job_ariths(env_job *j)
 {
-    j->na = 0;
-    if (j->c->mode != GV_MODE_NATIVE) {
-        /* a tensor-core mode (gv_envelope_applies let only those with a model through) */
-        assert(j->product && j->f32);
-        j->na = tc_ariths(j->c->mode, j->sm, j->ar);
-    } else {
-        j->ar[j->na++] = j->f32 ? &A_F32 : &A_F64;
-        if (j->product && j->f32) j->ar[j->na++] = &A_TF32, j->ar[j->na++] = &A_BF16;
-        if (j->product && !j->f32) j->ar[j->na++] = &A_OP40;
-        j->ar[j->na++] = j->f32 ? &A_RZ32 : &A_RZ64;
-    }
-    assert(j->na >= 1 && j->na <= GV_ENV_MAX_ARITH);
+    j->na = gv_env_ariths(j->c->mode, j->sm, j->f32, j->product, j->ar);
 }
 
 /* The operands of each arithmetic (those with the claimed operands share its copy); false
@@ -490,7 +323,7 @@ static bool job_operands(env_job *j)
     bool ok = true;
     for (int a = 0; a < j->na; a++) {
         operands *o = &j->ops[a];
-        const arith *ar = j->ar[a];
+        const gv_env_arith *ar = j->ar[a];
         if (ar->tc != GV_MODE_NATIVE) {
             char why[96];
             o->model = gv_env_tc_model(ar->tc, j->sm, why, sizeof why);
@@ -571,7 +404,7 @@ static void judge_element(const env_job *j, int64_t at, const elem_orders *eo, v
     if (!isfinite(cv) || !isfinite(ref)) return;
     if (j->ofmt && !gv_bfma_in_format(j->ofmt, (float)cv)) j->off_fmt[at] = 1;
     for (int a = 0; a < j->na; a++) {
-        const arith *ar = j->ar[a];
+        const gv_env_arith *ar = j->ar[a];
         const operands *o = &j->ops[a];
         double sq = 0.0;
         /* the arithmetic's precision: the claimed dtype's, or its own */

@@ -38,9 +38,7 @@ void gv_result_extra(gv_result *r, const char *name, double value)
     r->n_extra++;
 }
 
-/* The bias rule judges a case when its op's errors are independent and symmetric on these
-   inputs (op->bias_dists) and its mode rounds to nearest; else why_not says which is missing. */
-static bool bias_judged(const gv_case *c, char *why_not, size_t len)
+bool gv_bias_premise(const gv_case *c, char *why_not, size_t len)
 {
     why_not[0] = '\0';
     if (!c->op->bias_dists)
@@ -155,7 +153,7 @@ void gv_result_init(gv_result *r, const gv_case *c)
                     0x1p-53 * sqrt(r->prob.oracle_depth > 1 ? r->prob.oracle_depth : 1.0);
     }
     r->exact = op->exact && op->exact(c);
-    r->bias.judged = bias_judged(c, r->bias.why_not, sizeof r->bias.why_not);
+    r->bias.judged = gv_bias_premise(c, r->bias.why_not, sizeof r->bias.why_not);
     gv_result_set_inputs(r, GV_INPUTS_GENERATED); /* the run says otherwise where they are not */
 }
 

@@ -48,6 +48,11 @@ void gv_judge_problem(const gv_problem *p, gv_result *r);
  * probabilistic model > bias > exact probe > expected tier. Used by check, bench's sanity verdict and the tests. */
 void gv_decide(gv_result *r);
 
+/* The bias rule's premise (the per-case rule and the pooled one, bias_pool.h): the op's
+ * errors are independent and symmetric on the case's inputs (op->bias_dists) and its mode
+ * rounds to nearest; else why_not says which is missing. */
+bool gv_bias_premise(const gv_case *c, char *why_not, size_t len);
+
 /* The bias of m in words, from the larger of its two z (metrics.h): "errors lean toward zero
  * (z = -11.3 over 16384 outputs, mean -0.42 ulp)"; "upward"/"downward" where the signed z is
  * the larger. The mean is in R where the probabilistic model is on (in_r), else in ulps. */

@@ -340,6 +340,9 @@ typedef struct gv_result {
     double flops, bytes;
     double oracle_ms, device_ms; /* wall times of the correctness run (not a benchmark) */
     double inputs_ms, judge_ms;  /* the host's other two steps: making inputs, judging */
+    /* how many times these outputs were judged: 1, or 2 where gv_judge_run judged a FAIL
+       again with flush-to-zero declared to name its cause (api/judge.h); 0: not by it */
+    int judgements;
     /* the digest of the output bytes the device wrote, all outputs in order (core/hash.h's
        gv_output_hash), set by gv_judge_problem; have_hash: the outputs came back and were judged (a
        PASS, a FAIL or a guard violation) */
