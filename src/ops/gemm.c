@@ -282,24 +282,50 @@ static bool gemm_exact(const gv_case *c)
    bits lie on the 2^-(p-1) grid, and so does every sum of their products however it is
    rounded (a rounding to a coarser grid stays on it); with k odd the f32 product is an odd
    multiple of 2^-11 and lies off it. An output off the grid is one the claimed inputs cannot
-   produce. */
+   produce.
+
+   The grid alone lets a narrower conversion through (bfloat16's 2^-7 grid lies on TF32's
+   2^-10): the size of the conversion's errors tells it. Where the sums are exact (an f32
+   accumulator the mode claims, k <= 4096: gemm_exact) and the reference is the exact product
+   of the unrounded inputs, c_ij - r_ij = sum_l b_lj e_il with e_il the conversion's error of
+   a_il; B's signs are independent of A and zero-mean, so the mean over the outputs of
+   (c - r)^2 / k is the mean of e^2. A conversion to p bits moves a value of [1, 2) to one of
+   its two neighbours on the 2^-(p-1) grid, by less than 2^-(p-1) = 2h with h = 2^-p: the
+   rms error in units of h is below 2 for every rounding rule. For TF32 and f16 (p = 11) every
+   input is a midpoint and every rounding rule moves it by exactly h (rms 1); bfloat16 under
+   those labels moves them by up to 2^-8 (rms 4.6 when it rounds to nearest, 8.3 when it
+   truncates: the residues 1, 5, 9, 13 of A's low bits, tests/cpu/model_probes.c). */
 static void probe_tie(const gv_problem *p, gv_result *r)
 {
     const gv_tensor *C = &p->out[0];
-    int bits = gv_mode_get(p->c.mode)->input_bits;
+    const gv_mode_info *mi = gv_mode_get(p->c.mode);
+    int bits = mi->input_bits;
+    int64_t k = p->c.shape.d[1];
     int64_t off = 0, finite = 0;
+    double sq = 0.0;
     for (int64_t i = 0; i < C->count; i++) {
         double c = gv_dtype_load(p->c.dtype, C->data, i);
         if (!isfinite(c)) continue;
         finite++;
         double scaled = ldexp(c, bits - 1);
         off += scaled != floor(scaled);
+        double e = ldexp(c - C->ref[i], bits); /* in units of h = 2^-bits */
+        sq += e * e;
     }
     gv_result_extra(r, "probe_off_grid", (double)off);
     gv_result_check(r, "mode in effect", (double)off, 0.0,
                     "%s not in effect: %lld of %lld outputs carry bits that %d-bit inputs cannot "
                     "(finer than 2^-%d)",
                     gv_mode_name(p->c.mode), (long long)off, (long long)finite, bits, bits - 1);
+    /* a narrow accumulator the mode claims (f16acc) rounds the sums: no exact difference */
+    int64_t kmax = (int64_t)1 << (gv_dtype_mantissa_bits(p->c.dtype) - 12);
+    if (mi->acc_bits > 0 || k > kmax || finite == 0) return;
+    double rms = sqrt(sq / ((double)finite * (double)k));
+    gv_result_extra(r, "probe_input_err", rms);
+    gv_result_check(r, "input rounding", rms, 2.0,
+                    "%s not in effect: the inputs were rounded by %.2f units of 2^-%d (rms, from "
+                    "%lld outputs), more than a conversion to %d bits can (below 2)",
+                    gv_mode_name(p->c.mode), rms, bits, (long long)finite, bits);
 }
 
 /* narrow: inputs exact in the narrow format (fp8 scales them by 32), products exact and every
@@ -650,6 +676,11 @@ static int gemm_mode_reference(const gv_problem *p, double *ref, int64_t *patche
                 "sparse-special:256x1024x256",                                                     \
     .test_canaries = "uniform11:100x37x129,uniform11:64x1024x64,tie:129x65x33,perm2:100x37x129,"   \
                      "tiny:64x256x64,huge:64x256x64,sparse-special:64x256x64",                     \
+    GEMM_CUBLAS_MODE_PROBES
+
+/* the catalogue's mode probes of gemm.cublas (gv_probe_applies says in which modes each runs),
+   which the impostors under its mode labels run too, so that `check` shows they catch them */
+#define GEMM_CUBLAS_MODE_PROBES                                                                    \
     .mode_probes = "tie:1024x4095x1024,narrow:1024x4096x1024,width:256x256x256,"                   \
                    "wide:640x1536x640",                                                            \
     .test_mode_probes = "tie:64x255x64,narrow:64x1024x64,width:128x64x128,wide:80x768x80"
@@ -950,6 +981,11 @@ static int gemm_bf16ws_layout(const gv_case *c, gv_layout *l)
 #define GEMM_PROBE_PLANT                                                                           \
     .planted_for_probe = true, .shapes = "128x128x128", .test_shapes = "64x64x64"
 
+/* a cuBLAS impostor under another mode's label also runs the catalogue's mode probes of that
+   mode: bf16 under tf32 FAILs the tie probe's input rounding, a 32-bit emulation under the
+   40/48/56-bit labels the width probe's width (check, not only probe) */
+#define GEMM_CUBLAS_PROBE_PLANT GEMM_PROBE_PLANT, GEMM_CUBLAS_MODE_PROBES
+
 static const gv_op gemm_cublas_bf16tf32 = {
     .name = "gemm.cublas.bf16tf32",
     .summary = "planted for probe: the tf32 mode converts its operands to bfloat16",
@@ -958,7 +994,7 @@ static const gv_op gemm_cublas_bf16tf32 = {
     .modes = GV_BIT(GV_MODE_TF32),
     .layout = gemm_bf16ws_layout,
     .device = GV_KERNEL(gk_gemm_cublas_bf16tf32),
-    GEMM_PROBE_PLANT,
+    GEMM_CUBLAS_PROBE_PLANT,
     GEMM_HOOKS,
     .default_dist = GV_DIST_UNIFORM01,
 };
@@ -971,7 +1007,7 @@ static const gv_op gemm_cublas_emuwidth = {
     .dtypes = GV_BIT(GV_F64),
     .modes = GV_BIT(GV_MODE_FP64EMU_40) | GV_BIT(GV_MODE_FP64EMU_48) | GV_BIT(GV_MODE_FP64EMU_56),
     .device = GV_KERNEL(gk_gemm_cublas_emuwidth),
-    GEMM_PROBE_PLANT,
+    GEMM_CUBLAS_PROBE_PLANT,
     GEMM_COMMON,
 };
 
@@ -983,7 +1019,7 @@ static const gv_op gemm_cublas_emuauto = {
     .dtypes = GV_BIT(GV_F64),
     .modes = GV_BIT(GV_MODE_FP64EMU),
     .device = GV_KERNEL(gk_gemm_cublas_emunative),
-    GEMM_PROBE_PLANT,
+    GEMM_CUBLAS_PROBE_PLANT,
     GEMM_COMMON,
 };
 
@@ -995,7 +1031,7 @@ static const gv_op gemm_cublas_rzconv = {
     .dtypes = GV_BIT(GV_F32),
     .modes = GV_BIT(GV_MODE_F16) | GV_BIT(GV_MODE_BF16) | GV_BIT(GV_MODE_F16ACC),
     .device = GV_KERNEL(gk_gemm_cublas_rzconv),
-    GEMM_PROBE_PLANT,
+    GEMM_CUBLAS_PROBE_PLANT,
     GEMM_COMMON,
 };
 
