@@ -155,18 +155,20 @@ static double gemm_expected_tier(const gv_case *c, char *why, size_t len)
     return 0.0;
 }
 
-/* The width probe: row i of A is [1, 2^-j_i, 2^-70, 0, ...] with j_i = 1 + i mod 60; the first
+/* The width probe: row i of A is [1, 2^-j_i, 2^-70, 0, ...] with j_i = 1 + i mod 64; the first
    two rows of B are ones but in the last two columns: column n - 2 is [0, 1, 0, ...], column
    n - 1 [0, 0, 1, 0, ...]. So C_iq = 1 + 2^-j_i exactly (in f64 while j_i <= 52) for q < n - 2,
-   and C_i,n-2 = 2^-j_i for every j_i up to 60: an arithmetic that keeps w bits below a row's
+   and C_i,n-2 = 2^-j_i for every j_i up to 64: an arithmetic that keeps w bits below a row's
    largest element gives the term back for j < w and loses it after, past f64's 53 bits too
    (fp64emu56 is judged on its 56, not let off at 53). And C_i,n-1 = 2^-70 exactly, the one
    product of its sum: native f64 keeps it, a fixed-point emulation that aligns the row to its
    largest element (1) keeps no bit of it below 70 bits. That tells native from an emulation
    whatever extra bits the emulation keeps over its name (6 on an H100, enough to make a 48-bit
-   emulation keep the 53 bits of the rows). Needs k >= 3 and n >= 3: smaller shapes are
-   refused. */
-enum { WIDTH_MAX_J = 60, WIDTH_TINY = -70 };
+   emulation keep the 53 bits of the rows). j reaches 64, past the 62 bits below 1 that `gpuval
+   probe` measured fp64emu56 to keep on an H100 (row_bits 62: this probe reads 63), so the width
+   is measured, not capped (it stopped at 61 before); 2^-70 stays 6 binades below the last j.
+   Needs k >= 3 and n >= 3: smaller shapes are refused; all 64 j need m >= 64 rows. */
+enum { WIDTH_MAX_J = 64, WIDTH_TINY = -70 };
 static int width_inputs(gv_problem *p)
 {
     int64_t m = p->c.shape.d[0], k = p->c.shape.d[1], n = p->c.shape.d[2];
@@ -361,8 +363,9 @@ static void probe_narrow(const gv_problem *p, gv_result *r)
 }
 
 /* width: the bits kept below a row's largest element, w = 1 + the largest j_i up to which
-   every row i gives 2^-j_i and 1 + 2^-j_i (where that is an f64) back exactly; native f64 and
-   every emulation of 60 or more bits read 61, the most the rows show. */
+   every row i gives 2^-j_i and 1 + 2^-j_i (where that is an f64) back exactly (the probe's
+   row_bits plus one: the row's leading bit counted); native f64 and every emulation of 64 or
+   more bits read 65, the most the rows show. */
 static void probe_width(const gv_problem *p, gv_result *r)
 {
     const gv_tensor *C = &p->out[0];
@@ -969,7 +972,9 @@ static const gv_op gemm_regblock_droptail = {
 
 /* Impostors for `gpuval probe` (src/probe/): another arithmetic under a mode's label, each a
    feature of the probe's fingerprint that must FAIL against the architecture's expectations
-   (probe/sm_90.expect). check may pass them: their errors stay inside some mode's model. */
+   (probe/sm_90.expect). check may pass them: their errors stay inside some mode's model; the
+   cuBLAS ones run their labels' mode probes in check, which catch bf16tf32 (the tie probe's
+   input rounding) and emuwidth (the width probe), not rzconv or emuauto. */
 static int gemm_bf16ws_layout(const gv_case *c, gv_layout *l)
 {
     int rc = gemm_layout(c, l);
