@@ -11,6 +11,7 @@
 #include "../../abi/gemm.h" /* GK_FP8_BLOCK_K */
 #include "core/registry.h"
 #include "probe/fprint_device.h"
+#include "probe/replay_scaled.h"
 
 /* Append (op, t, m) to rows[0..*n), growing *cap. GV_OK or GV_ENOMEM. */
 static int add_row(gv_probe_row **rows, int *n, int *cap, const gv_op *op, gv_dtype t, gv_mode m)

@@ -1,7 +1,7 @@
 /* replay_scaled.c: the scaled fp8 modes' replay (replay.h): random dot products through the
  * op's own call, against the block-FMA port (core/bfma.c) and against a second model written
  * from the published rules in plain double arithmetic, which shares no code with the port. */
-#include "probe/replay.h"
+#include "probe/replay_scaled.h"
 
 #include <assert.h>
 #include <limits.h>

@@ -14,7 +14,7 @@
 #include "../../abi/gemm.h"
 #include "core/bfma.h"
 #include "ops/gemm_fp8.h"
-#include "probe/replay.h"
+#include "probe/replay_scaled.h"
 
 typedef struct sim {
     gv_mode mode;
