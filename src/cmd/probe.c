@@ -50,7 +50,8 @@ static const gv_opt probe_opts[] = {
      .arg = "N",
      .help = "random dot products per tensor-core mode and length (one block, and 256\n"
              "products) against the published model of the architecture (default\n"
-             "100000; 0: none)"},
+             "100000; 0: none); the scaled fp8 modes at 128 and 512 products, each\n"
+             "against the block-FMA port and a second model"},
     {.name = "quiet", .id = O_QUIET, .help = "print the summary only"},
     {.name = "help", .id = 'h'},
 };

@@ -155,18 +155,20 @@ static double gemm_expected_tier(const gv_case *c, char *why, size_t len)
     return 0.0;
 }
 
-/* The width probe: row i of A is [1, 2^-j_i, 2^-70, 0, ...] with j_i = 1 + i mod 60; the first
+/* The width probe: row i of A is [1, 2^-j_i, 2^-70, 0, ...] with j_i = 1 + i mod 64; the first
    two rows of B are ones but in the last two columns: column n - 2 is [0, 1, 0, ...], column
    n - 1 [0, 0, 1, 0, ...]. So C_iq = 1 + 2^-j_i exactly (in f64 while j_i <= 52) for q < n - 2,
-   and C_i,n-2 = 2^-j_i for every j_i up to 60: an arithmetic that keeps w bits below a row's
+   and C_i,n-2 = 2^-j_i for every j_i up to 64: an arithmetic that keeps w bits below a row's
    largest element gives the term back for j < w and loses it after, past f64's 53 bits too
    (fp64emu56 is judged on its 56, not let off at 53). And C_i,n-1 = 2^-70 exactly, the one
    product of its sum: native f64 keeps it, a fixed-point emulation that aligns the row to its
    largest element (1) keeps no bit of it below 70 bits. That tells native from an emulation
    whatever extra bits the emulation keeps over its name (6 on an H100, enough to make a 48-bit
-   emulation keep the 53 bits of the rows). Needs k >= 3 and n >= 3: smaller shapes are
-   refused. */
-enum { WIDTH_MAX_J = 60, WIDTH_TINY = -70 };
+   emulation keep the 53 bits of the rows). j reaches 64, past the 62 bits below 1 that `gpuval
+   probe` measured fp64emu56 to keep on an H100 (row_bits 62: this probe reads 63), so the width
+   is measured, not capped (it stopped at 61 before); 2^-70 stays 6 binades below the last j.
+   Needs k >= 3 and n >= 3: smaller shapes are refused; all 64 j need m >= 64 rows. */
+enum { WIDTH_MAX_J = 64, WIDTH_TINY = -70 };
 static int width_inputs(gv_problem *p)
 {
     int64_t m = p->c.shape.d[0], k = p->c.shape.d[1], n = p->c.shape.d[2];
@@ -282,24 +284,50 @@ static bool gemm_exact(const gv_case *c)
    bits lie on the 2^-(p-1) grid, and so does every sum of their products however it is
    rounded (a rounding to a coarser grid stays on it); with k odd the f32 product is an odd
    multiple of 2^-11 and lies off it. An output off the grid is one the claimed inputs cannot
-   produce. */
+   produce.
+
+   The grid alone lets a narrower conversion through (bfloat16's 2^-7 grid lies on TF32's
+   2^-10): the size of the conversion's errors tells it. Where the sums are exact (an f32
+   accumulator the mode claims, k <= 4096: gemm_exact) and the reference is the exact product
+   of the unrounded inputs, c_ij - r_ij = sum_l b_lj e_il with e_il the conversion's error of
+   a_il; B's signs are independent of A and zero-mean, so the mean over the outputs of
+   (c - r)^2 / k is the mean of e^2. A conversion to p bits moves a value of [1, 2) to one of
+   its two neighbours on the 2^-(p-1) grid, by less than 2^-(p-1) = 2h with h = 2^-p: the
+   rms error in units of h is below 2 for every rounding rule. For TF32 and f16 (p = 11) every
+   input is a midpoint and every rounding rule moves it by exactly h (rms 1); bfloat16 under
+   those labels moves them by up to 2^-8 (rms 4.6 when it rounds to nearest, 8.3 when it
+   truncates: the residues 1, 5, 9, 13 of A's low bits, tests/cpu/model_probes.c). */
 static void probe_tie(const gv_problem *p, gv_result *r)
 {
     const gv_tensor *C = &p->out[0];
-    int bits = gv_mode_get(p->c.mode)->input_bits;
+    const gv_mode_info *mi = gv_mode_get(p->c.mode);
+    int bits = mi->input_bits;
+    int64_t k = p->c.shape.d[1];
     int64_t off = 0, finite = 0;
+    double sq = 0.0;
     for (int64_t i = 0; i < C->count; i++) {
         double c = gv_dtype_load(p->c.dtype, C->data, i);
         if (!isfinite(c)) continue;
         finite++;
         double scaled = ldexp(c, bits - 1);
         off += scaled != floor(scaled);
+        double e = ldexp(c - C->ref[i], bits); /* in units of h = 2^-bits */
+        sq += e * e;
     }
     gv_result_extra(r, "probe_off_grid", (double)off);
     gv_result_check(r, "mode in effect", (double)off, 0.0,
                     "%s not in effect: %lld of %lld outputs carry bits that %d-bit inputs cannot "
                     "(finer than 2^-%d)",
                     gv_mode_name(p->c.mode), (long long)off, (long long)finite, bits, bits - 1);
+    /* a narrow accumulator the mode claims (f16acc) rounds the sums: no exact difference */
+    int64_t kmax = (int64_t)1 << (gv_dtype_mantissa_bits(p->c.dtype) - 12);
+    if (mi->acc_bits > 0 || k > kmax || finite == 0) return;
+    double rms = sqrt(sq / ((double)finite * (double)k));
+    gv_result_extra(r, "probe_input_err", rms);
+    gv_result_check(r, "input rounding", rms, 2.0,
+                    "%s not in effect: the inputs were rounded by %.2f units of 2^-%d (rms, from "
+                    "%lld outputs), more than a conversion to %d bits can (below 2)",
+                    gv_mode_name(p->c.mode), rms, bits, (long long)finite, bits);
 }
 
 /* narrow: inputs exact in the narrow format (fp8 scales them by 32), products exact and every
@@ -335,8 +363,9 @@ static void probe_narrow(const gv_problem *p, gv_result *r)
 }
 
 /* width: the bits kept below a row's largest element, w = 1 + the largest j_i up to which
-   every row i gives 2^-j_i and 1 + 2^-j_i (where that is an f64) back exactly; native f64 and
-   every emulation of 60 or more bits read 61, the most the rows show. */
+   every row i gives 2^-j_i and 1 + 2^-j_i (where that is an f64) back exactly (the probe's
+   row_bits plus one: the row's leading bit counted); native f64 and every emulation of 64 or
+   more bits read 65, the most the rows show. */
 static void probe_width(const gv_problem *p, gv_result *r)
 {
     const gv_tensor *C = &p->out[0];
@@ -650,6 +679,11 @@ static int gemm_mode_reference(const gv_problem *p, double *ref, int64_t *patche
                 "sparse-special:256x1024x256",                                                     \
     .test_canaries = "uniform11:100x37x129,uniform11:64x1024x64,tie:129x65x33,perm2:100x37x129,"   \
                      "tiny:64x256x64,huge:64x256x64,sparse-special:64x256x64",                     \
+    GEMM_CUBLAS_MODE_PROBES
+
+/* the catalogue's mode probes of gemm.cublas (gv_probe_applies says in which modes each runs),
+   which the impostors under its mode labels run too, so that `check` shows they catch them */
+#define GEMM_CUBLAS_MODE_PROBES                                                                    \
     .mode_probes = "tie:1024x4095x1024,narrow:1024x4096x1024,width:256x256x256,"                   \
                    "wide:640x1536x640",                                                            \
     .test_mode_probes = "tie:64x255x64,narrow:64x1024x64,width:128x64x128,wide:80x768x80"
@@ -938,7 +972,9 @@ static const gv_op gemm_regblock_droptail = {
 
 /* Impostors for `gpuval probe` (src/probe/): another arithmetic under a mode's label, each a
    feature of the probe's fingerprint that must FAIL against the architecture's expectations
-   (probe/sm_90.expect). check may pass them: their errors stay inside some mode's model. */
+   (probe/sm_90.expect). check may pass them: their errors stay inside some mode's model; the
+   cuBLAS ones run their labels' mode probes in check, which catch bf16tf32 (the tie probe's
+   input rounding) and emuwidth (the width probe), not rzconv or emuauto. */
 static int gemm_bf16ws_layout(const gv_case *c, gv_layout *l)
 {
     int rc = gemm_layout(c, l);
@@ -950,6 +986,11 @@ static int gemm_bf16ws_layout(const gv_case *c, gv_layout *l)
 #define GEMM_PROBE_PLANT                                                                           \
     .planted_for_probe = true, .shapes = "128x128x128", .test_shapes = "64x64x64"
 
+/* a cuBLAS impostor under another mode's label also runs the catalogue's mode probes of that
+   mode: bf16 under tf32 FAILs the tie probe's input rounding, a 32-bit emulation under the
+   40/48/56-bit labels the width probe's width (check, not only probe) */
+#define GEMM_CUBLAS_PROBE_PLANT GEMM_PROBE_PLANT, GEMM_CUBLAS_MODE_PROBES
+
 static const gv_op gemm_cublas_bf16tf32 = {
     .name = "gemm.cublas.bf16tf32",
     .summary = "planted for probe: the tf32 mode converts its operands to bfloat16",
@@ -958,7 +999,7 @@ static const gv_op gemm_cublas_bf16tf32 = {
     .modes = GV_BIT(GV_MODE_TF32),
     .layout = gemm_bf16ws_layout,
     .device = GV_KERNEL(gk_gemm_cublas_bf16tf32),
-    GEMM_PROBE_PLANT,
+    GEMM_CUBLAS_PROBE_PLANT,
     GEMM_HOOKS,
     .default_dist = GV_DIST_UNIFORM01,
 };
@@ -971,7 +1012,7 @@ static const gv_op gemm_cublas_emuwidth = {
     .dtypes = GV_BIT(GV_F64),
     .modes = GV_BIT(GV_MODE_FP64EMU_40) | GV_BIT(GV_MODE_FP64EMU_48) | GV_BIT(GV_MODE_FP64EMU_56),
     .device = GV_KERNEL(gk_gemm_cublas_emuwidth),
-    GEMM_PROBE_PLANT,
+    GEMM_CUBLAS_PROBE_PLANT,
     GEMM_COMMON,
 };
 
@@ -983,7 +1024,7 @@ static const gv_op gemm_cublas_emuauto = {
     .dtypes = GV_BIT(GV_F64),
     .modes = GV_BIT(GV_MODE_FP64EMU),
     .device = GV_KERNEL(gk_gemm_cublas_emunative),
-    GEMM_PROBE_PLANT,
+    GEMM_CUBLAS_PROBE_PLANT,
     GEMM_COMMON,
 };
 
@@ -995,7 +1036,7 @@ static const gv_op gemm_cublas_rzconv = {
     .dtypes = GV_BIT(GV_F32),
     .modes = GV_BIT(GV_MODE_F16) | GV_BIT(GV_MODE_BF16) | GV_BIT(GV_MODE_F16ACC),
     .device = GV_KERNEL(gk_gemm_cublas_rzconv),
-    GEMM_PROBE_PLANT,
+    GEMM_CUBLAS_PROBE_PLANT,
     GEMM_COMMON,
 };
 

@@ -53,12 +53,17 @@ json_t *gv_probe_row_json(const gv_probe_row *r)
     }
     json_object_set_new(o, "features", fs);
     if (r->n_replay) {
-        assert(r->model && r->n_replay <= 2);
+        assert(r->model && r->n_replay <= (int)(sizeof r->replay / sizeof r->replay[0]));
         json_t *rp = json_array();
         for (int i = 0; i < r->n_replay; i++) {
             const gv_replay_result *q = &r->replay[i];
             json_t *x = json_object();
-            json_object_set_new(x, "model", json_string(r->model->source));
+            char model[128];
+            if (q->model)
+                snprintf(model, sizeof model, "%s, %s", r->model->source, q->model);
+            else
+                snprintf(model, sizeof model, "%s", r->model->source);
+            json_object_set_new(x, "model", json_string(model));
             json_object_set_new(x, "k", json_integer(q->k));
             json_object_set_new(x, "promote", json_integer(q->promote));
             json_object_set_new(x, "dots", json_integer(q->dots));

@@ -32,7 +32,7 @@ typedef struct gv_probe_row {
     int changed[GV_FP_NFEATURES];            /* repeats whose value differed from the first run */
     int fails;                               /* FAIL verdicts over all repeats */
     int n_replay;
-    gv_replay_result replay[2];
+    gv_replay_result replay[4]; /* two lengths; a scaled fp8 mode's against two models each */
     const gv_bfma_model *model; /* the replay's model (set when n_replay > 0) */
 } gv_probe_row;
 

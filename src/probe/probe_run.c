@@ -8,8 +8,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../../abi/gemm.h" /* GK_FP8_BLOCK_K */
 #include "core/registry.h"
 #include "probe/fprint_device.h"
+#include "probe/replay_scaled.h"
 
 /* Append (op, t, m) to rows[0..*n), growing *cap. GV_OK or GV_ENOMEM. */
 static int add_row(gv_probe_row **rows, int *n, int *cap, const gv_op *op, gv_dtype t, gv_mode m)
@@ -96,9 +98,31 @@ int gv_probe_measure(gv_probe_row *r, const gv_fp_expect *e, long repeat)
     return GV_OK;
 }
 
+/* A scaled fp8 mode's replay: one chunk of K (128) and four, each against the port and the
+   second model, the chunks the probe's measured promotion interval (128 where none was
+   measured: the blockwise scales are per 128 of K whatever the tensor core does). */
+static int replay_scaled(gv_probe_row *r, int sm, long dots)
+{
+    r->model = gv_bfma_find(sm, "e4m3");
+    if (!r->model || dots <= 0 || r->dtype != GV_F32) return GV_OK;
+    gv_fp_device dev = {.op = r->op, .dtype = r->dtype, .mode = r->mode};
+    double pr = r->fp.f[GV_FP_PROMOTION].num;
+    int promote = isfinite(pr) && pr >= 1 && pr <= 4096 ? (int)pr : GK_FP8_BLOCK_K;
+    int ks[2] = {GK_FP8_BLOCK_K, 4 * GK_FP8_BLOCK_K};
+    for (int q = 0; q < 2; q++) {
+        int rc = gv_replay_scaled_run(r->mode, r->model, gv_fp_device_gemm, &dev, ks[q], promote,
+                                      dots, 0x5ca1e + (uint64_t)q, &r->replay[r->n_replay], r->why,
+                                      sizeof r->why);
+        if (rc != GV_OK) return rc;
+        r->n_replay += 2;
+    }
+    return GV_OK;
+}
+
 int gv_probe_replay(gv_probe_row *r, int sm, long dots)
 {
     assert(!r->skipped);
+    if (gv_mode_scaled(r->mode)) return replay_scaled(r, sm, dots);
     const char *fmt = r->dtype == GV_F32 ? gv_replay_format(r->mode) : NULL;
     r->model = fmt && dots > 0 ? gv_bfma_find(sm, fmt) : NULL;
     if (!r->model) return GV_OK;

@@ -27,8 +27,10 @@ int gv_probe_measure(gv_probe_row *r, const gv_fp_expect *e, long repeat);
 
 /* Replay `dots` random dot products of one block and of 256 products through r's op against
    the published model of compute capability sm for r's format (f32 tensor-core modes only),
-   the model given the promotion interval the probe measured. GV_OK (r->n_replay 0 where no
-   model applies or dots is 0), or the failed call's error with r->why. Reported, not judged. */
+   the model given the promotion interval the probe measured. A scaled fp8 mode (fp8e5m2,
+   fp8row, fp8blk) replays 128 and 512 products, each against the block-FMA port and a
+   second model (gv_replay_scaled_run): four results. GV_OK (r->n_replay 0 where no model
+   applies or dots is 0), or the failed call's error with r->why. Reported, not judged. */
 int gv_probe_replay(gv_probe_row *r, int sm, long dots);
 
 /* r's replays short of bit for bit against a model that is confirmed (docs/probe.md). */

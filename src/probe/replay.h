@@ -17,6 +17,7 @@ typedef struct gv_replay_result {
     int64_t agree;                 /* bit for bit */
     double first_got, first_model; /* the first disagreement */
     int64_t first_index;
+    const char *model; /* which model of the row's architecture; NULL: its block-FMA port */
 } gv_replay_result;
 
 /* About `dots` random dot products of length k (a square product of ceil(sqrt(dots)) rows and
