@@ -262,6 +262,9 @@ int go_scan_cumprod_gauge(int64_t m, int64_t n, const double *y, int64_t ldy, do
  * is the row's largest, a NaN counting as larger than every number (torch.argmax: the first
  * NaN where the row has one; -0 and +0 are equal), stored as a double. Exact: no arithmetic. */
 int go_argmax_rows(int64_t m, int64_t n, const double *x, int64_t ldx, double *idx);
+/* go_argmin_rows: the same with the row's smallest (torch.argmin: a NaN still wins, the first
+ * index on a tie). */
+int go_argmin_rows(int64_t m, int64_t n, const double *x, int64_t ldx, double *idx);
 
 /* bnorm (oracle/bnorm.c): y = training-mode batch norm of the NCHW tensor x (nb images, nc
  * channels, hw values a plane, packed): each channel's nb hw values normalised by their mean
@@ -322,6 +325,16 @@ int go_conv(int64_t n, int64_t c, int64_t h, int64_t w, int64_t o, int64_t kh, i
 int go_conv_gauge(int64_t n, int64_t c, int64_t h, int64_t w, int64_t o, int64_t kh, int64_t kw,
                   int64_t stride, int64_t ph, int64_t pw, const double *x, const double *wt,
                   const double *bias, double *g);
+/* go_conv3d: the same over an NCDHW volume x (n x c x d x h x w) by wt (o x c x kd x kh x kw),
+ * stride and zero padding pd, ph, pw, into y (n x o x od x oh x ow); bias may be NULL (no bias:
+ * conv3d(bias=False)). go_conv is its d = kd = 1, pd = 0 case with a bias. go_conv3d_gauge:
+ * sum |x||w| (+ |bias|). */
+int go_conv3d(int64_t n, int64_t c, int64_t d, int64_t h, int64_t w, int64_t o, int64_t kd,
+              int64_t kh, int64_t kw, int64_t stride, int64_t pd, int64_t ph, int64_t pw,
+              const double *x, const double *wt, const double *bias, double *y);
+int go_conv3d_gauge(int64_t n, int64_t c, int64_t d, int64_t h, int64_t w, int64_t o, int64_t kd,
+                    int64_t kh, int64_t kw, int64_t stride, int64_t pd, int64_t ph, int64_t pw,
+                    const double *x, const double *wt, const double *bias, double *g);
 
 /* attn (oracle/attn.c): y = softmax(Q K^T / sqrt(d) [+ causal mask: key j <= query i]) V for
  * Q, K, V, y of b x h x s x d (row-major), as PyTorch's scaled_dot_product_attention without
