@@ -6,9 +6,9 @@
  * conv.2d.k7s2 ResNet's stem (7 x 7, stride 2, padding 3), conv.1d conv1d(x, w, b, padding=1)
  * with a window of 3, taken as a plane of one row and a 1 x 3 window; conv.2d.valid and
  * conv.1d.valid are nn.Conv2d's and nn.Conv1d's defaults as KernelBench writes them (padding
- * 0, bias=False); conv.3d is conv3d(x, w, b, padding=1) with a 3 x 3 x 3 window over an
- * s x s x s volume, and conv.3d.valid its padding-0, bias-free form. A 2-D geometry is a 3-D
- * one of depth 1 (kd 1, pd 0). */
+ * 0, bias=False), conv.2d.pointwise its 1 x 1 without a bias; conv.3d is conv3d(x, w, b, padding=1)
+ * with a 3 x 3 x 3 window over an s x s x s volume, and conv.3d.valid its padding-0, bias-free
+ * form. A 2-D geometry is a 3-D one of depth 1 (kd 1, pd 0). */
 #ifndef GV_ABI_CONV_H
 #define GV_ABI_CONV_H
 
@@ -22,6 +22,7 @@
     X(k7s2, 1, 7, 7, 2, 0, 3, 3, 1)                                                                \
     X(c1d, 1, 1, 3, 1, 0, 0, 1, 1)                                                                 \
     X(v3, 1, 3, 3, 1, 0, 0, 0, 0)                                                                  \
+    X(pw, 1, 1, 1, 1, 0, 0, 0, 0)                                                                  \
     X(c1dv, 1, 1, 3, 1, 0, 0, 0, 0)                                                                \
     X(k3d, 3, 3, 3, 1, 1, 1, 1, 1)                                                                 \
     X(v3d, 3, 3, 3, 1, 0, 0, 0, 0)

@@ -1,14 +1,15 @@
 /* argmax.cu: reduce.argmax and reduce.argmin, the index of each row's largest (smallest) value
  * of a row-major m x n matrix (torch.argmax and torch.argmin, dim=-1): the first index of the
  * extreme, a NaN beating every number in both (the first NaN of a row that has one), -0 equal
- * to +0. One kernel, the direction a parameter (Min): argmin is argmax of the order reversed. One block a row: each
- * thread walks its strided elements in increasing index, keeping the first best it meets; the
- * threads' candidates are then combined by warp shuffles and across the warps in shared
- * memory, each combination keeping the better value and, on a tie, the smaller index, so the
- * result is the first best whatever the order the combinations happen in. No arithmetic: the
- * result is exact, and stored as a value of the dtype (an index below 2^24 is exact in f32).
- * Planted bugs (each must FAIL), the same for argmin: reduce.argmax.lastties (a tie keeps the later index),
- * reduce.argmax.nonan (a NaN never wins, as fmax would have it). */
+ * to +0. One kernel, the direction a parameter (Min): argmin is argmax with the order reversed.
+ * One block a row: each thread walks its strided elements in increasing index, keeping the
+ * first best it meets; the threads' candidates are then combined by warp shuffles and across
+ * the warps in shared memory, each combination keeping the better value and, on a tie, the
+ * smaller index, so the result is the first best whatever the order the combinations happen
+ * in. No arithmetic: the result is exact, and stored as a value of the dtype (an index below
+ * 2^24 is exact in f32). Planted bugs (each must FAIL), the same for argmin:
+ * reduce.argmax.lastties (a tie keeps the later index), reduce.argmax.nonan (a NaN never wins,
+ * as fmax would have it). */
 #include "gk_cuda.h"
 
 enum argmax_bug { ARGMAX_OK, ARGMAX_LASTTIES, ARGMAX_NONAN };

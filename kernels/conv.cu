@@ -115,5 +115,5 @@ extern "C" const gk_op gk_conv_k3_nobias = {NULL, conv_launch<K3, BUG_NOBIAS>, N
 /* conv.2d.valid's padding-0 outputs computed with conv.2d's padding 1 */
 extern "C" const gk_op gk_conv_v3_padded = {NULL, conv_launch<1, 3, 3, 1, 0, 0, 0, 0, BUG_NONE, 1>,
                                             NULL};
-extern "C" const gk_op gk_conv_k3d_flipped = {NULL, conv_launch<3, 3, 3, 1, 1, 1, 1, 1, BUG_FLIPPED>,
-                                              NULL};
+extern "C" const gk_op gk_conv_k3d_flipped = {
+    NULL, conv_launch<3, 3, 3, 1, 1, 1, 1, 1, BUG_FLIPPED>, NULL};

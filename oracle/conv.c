@@ -3,10 +3,10 @@
  * with stride and zero padding, plus the bias (o) where there is one, as
  * torch.nn.functional.conv3d (a correlation: the window is not flipped), into
  * y (n x o x od x oh x ow); and the gauge sum |x||w| + |bias|. A 2-D convolution is the case
- * d = kd = 1, pd = 0 (go_conv). Each output's c kd kh kw (+ 1) terms are summed in long double (a sum of K terms within K 2^-64
- * of the sum of |terms|, far inside what an f64 kernel is allowed) and rounded once. Terms
- * that fall in the padding are left out: its zeros are exact in any kernel. Non-finite terms
- * give the IEEE sum's outcome, which every order shares. */
+ * d = kd = 1, pd = 0 (go_conv). Each output's c kd kh kw (+ 1) terms are summed in long double (a
+ * sum of K terms within K 2^-64 of the sum of |terms|, far inside what an f64 kernel is allowed)
+ * and rounded once. Terms that fall in the padding are left out: its zeros are exact in any kernel.
+ * Non-finite terms give the IEEE sum's outcome, which every order shares. */
 #include <math.h>
 #include <stdbool.h>
 
@@ -46,7 +46,8 @@ static void conv(bool gauge, int64_t n, int64_t c, int64_t d, int64_t h, int64_t
                   oh = gk_conv_out_side(h, kh, stride, ph),
                   ow = gk_conv_out_side(w, kw, stride, pw);
     const int64_t total = n * o * od * oh * ow;
-#pragma omp parallel for schedule(static) if ((double)total * (double)(c * kd * kh * kw) >= GO_PAR_MIN)
+#pragma omp parallel for schedule(static) if ((double)total * (double)(c * kd * kh * kw) >=        \
+                                              GO_PAR_MIN)
     for (int64_t idx = 0; idx < total; idx++) {
         const int64_t j = idx % ow, i = (idx / ow) % oh, k = (idx / (ow * oh)) % od,
                       oc = (idx / (ow * oh * od)) % o, b = idx / (ow * oh * od * o);
@@ -63,8 +64,8 @@ static void conv(bool gauge, int64_t n, int64_t c, int64_t d, int64_t h, int64_t
                     for (int64_t e = 0; e < kw; e++) {
                         const int64_t iw = j * stride - pw + e;
                         if (iw < 0 || iw >= w) continue;
-                        long double t = (long double)xp[(id * h + ih) * w + iw] *
-                                        wp[(z * kh + a) * kw + e];
+                        long double t =
+                            (long double)xp[(id * h + ih) * w + iw] * wp[(z * kh + a) * kw + e];
                         acc += gauge ? fabsl(t) : t;
                     }
                 }

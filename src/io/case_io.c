@@ -100,8 +100,8 @@ static int infer_dims(const gv_op *op, const char *const *paths, const gv_npy *a
                 if (v != GV_DIM_FIXED_SIDE(d))
                     return say(err, errlen, GV_EINVAL,
                                "%s: shape %s; axis %d of input %d of %s is fixed at %lld (%s)",
-                               paths[i], have, k, i + 1, op->name,
-                               (long long)GV_DIM_FIXED_SIDE(d), expr);
+                               paths[i], have, k, i + 1, op->name, (long long)GV_DIM_FIXED_SIDE(d),
+                               expr);
                 continue;
             }
             assert(d >= 0 && d < nd); /* in_dims names the op's own dims (gv_tensor_shape) */

@@ -18,7 +18,8 @@ static int argmax_check_shape(const gv_shape *s, char *why, size_t len)
     if (s->d[1] < 1 || s->d[1] > ARGMAX_MAX_N || s->d[0] > 2147483647 ||
         (double)s->d[0] * (double)s->d[1] > 4e9) {
         snprintf(why, len,
-                 "reduce.argmax and reduce.argmin take rows of 1 to 2^24 elements (the index is exact in f32 "
+                 "reduce.argmax and reduce.argmin take rows of 1 to 2^24 elements (the index is "
+                 "exact in f32 "
                  "below 2^24), fewer than 4e9 elements and m below 2^31 (got %lldx%lld)",
                  (long long)s->d[0], (long long)s->d[1]);
         return GV_EINVAL;
@@ -173,14 +174,16 @@ static void argmin_measure(const gv_problem *p, gv_result *r)
     .range_degree = 1
 
 #define ARGMAX_COMMON                                                                              \
-    ARG_COMMON, .oracle = argmax_oracle, .measure = argmax_measure,                                \
-    .error_model = "idx = r exactly: comparisons never round; ties and NaN as torch.argmax "       \
-                   "(the first index; NaN the largest) (docs/error-models.md)"
+    ARG_COMMON,                                                                                    \
+        .oracle = argmax_oracle, .measure = argmax_measure,                                        \
+        .error_model = "idx = r exactly: comparisons never round; ties and NaN as torch.argmax "   \
+                       "(the first index; NaN the largest) (docs/error-models.md)"
 
 #define ARGMIN_COMMON                                                                              \
-    ARG_COMMON, .oracle = argmin_oracle, .measure = argmin_measure,                                \
-    .error_model = "idx = r exactly: comparisons never round; ties and NaN as torch.argmin "       \
-                   "(the first index; a NaN wins) (docs/error-models.md)"
+    ARG_COMMON,                                                                                    \
+        .oracle = argmin_oracle, .measure = argmin_measure,                                        \
+        .error_model = "idx = r exactly: comparisons never round; ties and NaN as torch.argmin "   \
+                       "(the first index; a NaN wins) (docs/error-models.md)"
 
 static const gv_op reduce_argmax = {
     .name = "reduce.argmax",
@@ -256,6 +259,10 @@ static const gv_op reduce_argmin_nonan = {
     ARGMIN_COMMON,
 };
 
-const gv_op *const gv_family_argmax[] = {&reduce_argmax,       &reduce_argmax_lastties,
-                                         &reduce_argmax_nonan, &reduce_argmin,
-                                         &reduce_argmin_lastties, &reduce_argmin_nonan, NULL};
+const gv_op *const gv_family_argmax[] = {&reduce_argmax,
+                                         &reduce_argmax_lastties,
+                                         &reduce_argmax_nonan,
+                                         &reduce_argmin,
+                                         &reduce_argmin_lastties,
+                                         &reduce_argmin_nonan,
+                                         NULL};

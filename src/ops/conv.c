@@ -2,7 +2,8 @@
  * conv2d and conv1d compute them (a correlation, zero padding, a bias a channel or none):
  * conv.2d (3 x 3, padding 1), conv.2d.k1 (1 x 1), conv.2d.k7s2 (7 x 7, stride 2, padding 3:
  * ResNet's stem), conv.1d (a window of 3, padding 1), conv.2d.valid and conv.1d.valid (padding
- * 0, no bias: nn.Conv2d's and nn.Conv1d's defaults as KernelBench writes them), conv.3d
+ * 0, no bias: nn.Conv2d's and nn.Conv1d's defaults as KernelBench writes them),
+ * conv.2d.pointwise (1 x 1, no bias), conv.3d
  * (3 x 3 x 3, padding 1) and conv.3d.valid (padding 0, no bias), one thread an output on the
  * device, and their planted bugs. Dims n, c, s, o (conv.1d: n, c, l, o): batch, input
  * channels, the square plane's (cube's) side (the row's length), output channels; the window,
@@ -13,8 +14,8 @@
 #include "../../abi/conv.h"
 #include "ops/opkit.h"
 
-extern const gk_op gk_conv_k3, gk_conv_k1, gk_conv_k7s2, gk_conv_c1d, gk_conv_v3, gk_conv_c1dv,
-    gk_conv_k3d, gk_conv_v3d, gk_conv_k3_wrap, gk_conv_k3_flipped, gk_conv_k3_f16acc,
+extern const gk_op gk_conv_k3, gk_conv_k1, gk_conv_k7s2, gk_conv_c1d, gk_conv_v3, gk_conv_pw,
+    gk_conv_c1dv, gk_conv_k3d, gk_conv_v3d, gk_conv_k3_wrap, gk_conv_k3_flipped, gk_conv_k3_f16acc,
     gk_conv_k3_nobias, gk_conv_v3_padded, gk_conv_k3d_flipped;
 
 typedef struct conv_geom {
@@ -25,9 +26,8 @@ typedef struct conv_geom {
 } conv_geom;
 
 #define CONV_GEOM_(name, kd, kh, kw, s, pd, ph, pw, bias)                                          \
-    static const conv_geom geom_##name = {kd,   kh,   kw,   s,                                     \
-                                          pd,   ph,   pw,   bias,                                  \
-                                          GK_CONV_ONE_ROW(kh, kw, ph), GK_CONV_VOLUME(kd)};
+    static const conv_geom geom_##name = {                                                         \
+        kd, kh, kw, s, pd, ph, pw, bias, GK_CONV_ONE_ROW(kh, kw, ph), GK_CONV_VOLUME(kd)};
 GK_CONV_GEOMETRIES(CONV_GEOM_)
 #undef CONV_GEOM_
 
@@ -143,7 +143,7 @@ static double depth_g(const gv_case *c, const conv_geom *g)
 }
 
 #define CONV_ARGS(p, g, z)                                                                         \
-    z.n, z.c, z.d, z.h, z.w, z.o, g->kd, g->kh, g->kw, g->stride, g->pd, g->ph, g->pw,            \
+    z.n, z.c, z.d, z.h, z.w, z.o, g->kd, g->kh, g->kw, g->stride, g->pd, g->ph, g->pw,             \
         p->in[0].ref, p->in[1].ref, g->bias ? p->in[2].ref : NULL
 
 static int oracle_g(gv_problem *p, const conv_geom *g)
@@ -200,6 +200,7 @@ CONV_HOOKS(k1)
 CONV_HOOKS(k7s2)
 CONV_HOOKS(c1d)
 CONV_HOOKS(v3)
+CONV_HOOKS(pw)
 CONV_HOOKS(c1dv)
 CONV_HOOKS(k3d)
 CONV_HOOKS(v3d)
@@ -238,7 +239,7 @@ static double conv_expected_tier(const gv_case *c, char *why, size_t len)
     .gauge = name##_gauge, .depth = name##_depth, .expected_tier = conv_expected_tier,             \
     .reference_ignores_mode = true, .range_degree = 2, .bias_dists = GV_BIT(GV_DIST_UNIFORM11),    \
     .error_model = "|y-r| <= gamma_K (sum |x||w| + |bias|), K = c kd kh kw (+ 1 with a bias): "    \
-                   "gemm's dot-product model, any order, the padding's zeros exact "              \
+                   "gemm's dot-product model, any order, the padding's zeros exact "               \
                    "(docs/error-models.md, conv)"
 
 static const gv_op conv_2d = {
@@ -296,6 +297,18 @@ static const gv_op conv_2d_valid = {
     .dims = "n,c,s,o",
     .in_dims = "n,c,s,s;o,c,3,3",
     CONV_COMMON(v3),
+};
+
+static const gv_op conv_2d_pointwise = {
+    .name = "conv.2d.pointwise",
+    .summary = "y = conv2d(x, w), 1 x 1 window, no bias (nn.Conv2d(c, o, 1, bias=False)): a "
+               "channel mix, NCHW",
+    .shapes = "1x256x56x64",
+    .test_shapes = "1x1x1x1,2x32x15x16",
+    .device = GV_KERNEL(gk_conv_pw),
+    .dims = "n,c,s,o",
+    .in_dims = "n,c,s,s;o,c,1,1",
+    CONV_COMMON(pw),
 };
 
 static const gv_op conv_1d_valid = {
@@ -413,7 +426,7 @@ static const gv_op conv_3d_flipped = {
 };
 
 const gv_op *const gv_family_conv[] = {
-    &conv_2d,         &conv_2d_k1,     &conv_2d_k7s2,         &conv_1d,
-    &conv_2d_valid,   &conv_1d_valid,  &conv_3d,              &conv_3d_valid,
-    &conv_2d_wrap,    &conv_2d_flipped, &conv_2d_f16acc,      &conv_2d_nobias,
-    &conv_2d_valid_padded, &conv_3d_flipped, NULL};
+    &conv_2d,        &conv_2d_k1,           &conv_2d_k7s2,    &conv_1d,
+    &conv_2d_valid,  &conv_2d_pointwise,    &conv_1d_valid,   &conv_3d,
+    &conv_3d_valid,  &conv_2d_wrap,         &conv_2d_flipped, &conv_2d_f16acc,
+    &conv_2d_nobias, &conv_2d_valid_padded, &conv_3d_flipped, NULL};
