@@ -265,6 +265,10 @@ int go_argmax_rows(int64_t m, int64_t n, const double *x, int64_t ldx, double *i
 /* go_argmin_rows: the same with the row's smallest (torch.argmin: a NaN still wins, the first
  * index on a tie). */
 int go_argmin_rows(int64_t m, int64_t n, const double *x, int64_t ldx, double *idx);
+/* go_max_rows, go_min_rows: y(i) = the value at go_argmax_rows' (go_argmin_rows') index: the
+ * row's max (min), NaN where the row holds one (torch.amax, torch.amin). Exact. */
+int go_max_rows(int64_t m, int64_t n, const double *x, int64_t ldx, double *y);
+int go_min_rows(int64_t m, int64_t n, const double *x, int64_t ldx, double *y);
 
 /* bnorm (oracle/bnorm.c): y = training-mode batch norm of the NCHW tensor x (nb images, nc
  * channels, hw values a plane, packed): each channel's nb hw values normalised by their mean

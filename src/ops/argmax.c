@@ -1,14 +1,17 @@
 /* argmax.c: op descriptors for reduce.argmax and reduce.argmin, the index of each row's
  * largest (smallest) value of a row-major m x n matrix (torch.argmax and torch.argmin,
- * dim=-1: the first index of the extreme, a NaN beating every number), and their planted bugs
- * (ties kept last; NaN never the extreme). One set of hooks, the direction a parameter.
- * Error model: docs/error-models.md, sections reduce.argmax and reduce.argmin. */
+ * dim=-1: the first index of the extreme, a NaN beating every number), and for reduce.max and
+ * reduce.min, the value there (torch.amax and torch.amin, dim=-1: NaN where the row holds
+ * one), and their planted bugs (ties kept last; NaN never the extreme). One set of hooks, the
+ * direction and what is stored parameters.
+ * Error model: docs/error-models.md, section reduce.argmax. */
 #include <assert.h>
 
 #include "ops/opkit.h"
 
 extern const gk_op gk_reduce_argmax, gk_reduce_argmax_lastties, gk_reduce_argmax_nonan,
-    gk_reduce_argmin, gk_reduce_argmin_lastties, gk_reduce_argmin_nonan;
+    gk_reduce_argmin, gk_reduce_argmin_lastties, gk_reduce_argmin_nonan, gk_reduce_max,
+    gk_reduce_max_nonan, gk_reduce_min, gk_reduce_min_nonan;
 
 /* The index is stored as a value of the dtype: exact below 2^24 in f32 (2^53 in f64). */
 #define ARGMAX_MAX_N ((int64_t)1 << 24)
@@ -19,11 +22,33 @@ static int argmax_check_shape(const gv_shape *s, char *why, size_t len)
         (double)s->d[0] * (double)s->d[1] > 4e9) {
         snprintf(why, len,
                  "reduce.argmax and reduce.argmin take rows of 1 to 2^24 elements (the index is "
-                 "exact in f32 "
-                 "below 2^24), fewer than 4e9 elements and m below 2^31 (got %lldx%lld)",
+                 "exact in f32 below 2^24), fewer than 4e9 elements and m below 2^31 (got "
+                 "%lldx%lld)",
                  (long long)s->d[0], (long long)s->d[1]);
         return GV_EINVAL;
     }
+    return GV_OK;
+}
+
+/* The values' ops store no index: any row length a tensor holds */
+static int value_check_shape(const gv_shape *s, char *why, size_t len)
+{
+    if (s->d[1] < 1 || s->d[0] > 2147483647 || (double)s->d[0] * (double)s->d[1] > 4e9) {
+        snprintf(why, len,
+                 "reduce.max and reduce.min take rows of at least 1 element, fewer than 4e9 "
+                 "elements and m below 2^31 (got %lldx%lld)",
+                 (long long)s->d[0], (long long)s->d[1]);
+        return GV_EINVAL;
+    }
+    return GV_OK;
+}
+
+static int value_layout(const gv_case *c, gv_layout *l)
+{
+    int64_t m = c->shape.d[0], n = c->shape.d[1];
+    *l = (gv_layout){.n_in = 1, .n_out = 1};
+    l->in[0] = (gv_tensor_spec){"x", m * n};
+    l->out[0] = (gv_tensor_spec){"y", m};
     return GV_OK;
 }
 
@@ -59,6 +84,18 @@ static int argmax_oracle(gv_problem *p)
     return gv_oracle_rc(go_argmax_rows(m, n, p->in[0].ref, n, p->out[0].ref));
 }
 
+static int max_oracle(gv_problem *p)
+{
+    int64_t m = p->c.shape.d[0], n = p->c.shape.d[1];
+    return gv_oracle_rc(go_max_rows(m, n, p->in[0].ref, n, p->out[0].ref));
+}
+
+static int min_oracle(gv_problem *p)
+{
+    int64_t m = p->c.shape.d[0], n = p->c.shape.d[1];
+    return gv_oracle_rc(go_min_rows(m, n, p->in[0].ref, n, p->out[0].ref));
+}
+
 /* its own hook, so that argmin's cached reference is never argmax's (gv_reference_name) */
 static int argmin_oracle(gv_problem *p)
 {
@@ -66,8 +103,9 @@ static int argmin_oracle(gv_problem *p)
     return gv_oracle_rc(go_argmin_rows(m, n, p->in[0].ref, n, p->out[0].ref));
 }
 
-/* No arithmetic: the index is exact, gauge 0, so that any other index fails the worst-case
-   model too (and the exact rule), after the index rule below has named the row. */
+/* No arithmetic: the index (the value) is exact, gauge 0, so that any other index (value) fails
+   the worst-case model too (and the exact rule), after the index rule below has named the
+   row. */
 static int argmax_gauge(gv_problem *p)
 {
     for (int64_t i = 0; i < p->out[0].count; i++)
@@ -165,13 +203,29 @@ static void argmin_measure(const gv_problem *p, gv_result *r)
 
 #define ARGMAX_DISTS (GV_ALL_DISTS | GV_BIT(GV_DIST_WIDE) | GV_EDGE_DISTS)
 
-#define ARG_COMMON                                                                                 \
+#define EXT_COMMON                                                                                 \
     .family = "argmax", .dims = "m,n", .in_dims = "m,n", .out_dims = "m",                          \
     .dtypes = GV_BOTH_DTYPES, .modes = GV_BIT(GV_MODE_NATIVE), .dists = ARGMAX_DISTS,              \
-    .check_shape = argmax_check_shape, .layout = argmax_layout, .flops = argmax_flops,             \
-    .bytes = argmax_bytes, .make_inputs = argmax_inputs, .gauge = argmax_gauge,                    \
-    .depth = argmax_depth, .exact = argmax_exact, .reference_ignores_mode = true,                  \
-    .range_degree = 1
+    .flops = argmax_flops, .bytes = argmax_bytes, .make_inputs = argmax_inputs,                    \
+    .gauge = argmax_gauge, .depth = argmax_depth, .exact = argmax_exact,                           \
+    .reference_ignores_mode = true, .range_degree = 1
+
+#define ARG_COMMON EXT_COMMON, .check_shape = argmax_check_shape, .layout = argmax_layout
+
+/* The value of the extreme: no index rule, the exact rule and NaN's placement judge it */
+#define VALUE_COMMON EXT_COMMON, .check_shape = value_check_shape, .layout = value_layout
+
+#define MAX_COMMON                                                                                 \
+    VALUE_COMMON,                                                                                  \
+        .oracle = max_oracle,                                                                      \
+        .error_model = "y = r exactly: comparisons never round; NaN where the row holds one, as "  \
+                       "torch.amax (docs/error-models.md, reduce.argmax)"
+
+#define MIN_COMMON                                                                                 \
+    VALUE_COMMON,                                                                                  \
+        .oracle = min_oracle,                                                                      \
+        .error_model = "y = r exactly: comparisons never round; NaN where the row holds one, as "  \
+                       "torch.amin (docs/error-models.md, reduce.argmax)"
 
 #define ARGMAX_COMMON                                                                              \
     ARG_COMMON,                                                                                    \
@@ -257,6 +311,55 @@ static const gv_op reduce_argmin_nonan = {
     .test_shapes = "33x100,16x1000",
     .device = GV_KERNEL(gk_reduce_argmin_nonan),
     ARGMIN_COMMON,
+};
+
+static const gv_op reduce_max = {
+    .name = "reduce.max",
+    .summary = "y = each row's largest value, NaN where the row holds one (torch.amax(x, "
+               "dim=-1)): argmax's kernel storing the value",
+    .default_dist = GV_DIST_UNIFORM01,
+    .shapes = "4096x4095,128x65536",
+    .test_shapes = "1x1,3x7,33x100,16x1000,7x1025,2x65536",
+    .canaries = "special:4096x4095,sparse-special:4096x4095",
+    .test_canaries = "special:33x100,sparse-special:16x1000,wide:16x1000",
+    .device = GV_KERNEL(gk_reduce_max),
+    MAX_COMMON,
+};
+
+/* one value in 8 special, NaN among them: most rows of 100 hold a NaN */
+static const gv_op reduce_max_nonan = {
+    .name = "reduce.max.nonan",
+    .summary = "planted bug: a NaN never wins (fmax's rule), where torch.amax returns NaN",
+    .planted_bug = "NaN skipped: rows holding a NaN get their largest number",
+    .default_dist = GV_DIST_SPECIAL,
+    .shapes = "4096x4095",
+    .test_shapes = "33x100,16x1000",
+    .device = GV_KERNEL(gk_reduce_max_nonan),
+    MAX_COMMON,
+};
+
+static const gv_op reduce_min = {
+    .name = "reduce.min",
+    .summary = "y = each row's smallest value, NaN where the row holds one (torch.amin(x, "
+               "dim=-1)): argmin's kernel storing the value",
+    .default_dist = GV_DIST_UNIFORM01,
+    .shapes = "4096x4095,128x65536",
+    .test_shapes = "1x1,3x7,33x100,16x1000,7x1025,2x65536",
+    .canaries = "special:4096x4095,sparse-special:4096x4095",
+    .test_canaries = "special:33x100,sparse-special:16x1000,wide:16x1000",
+    .device = GV_KERNEL(gk_reduce_min),
+    MIN_COMMON,
+};
+
+static const gv_op reduce_min_nonan = {
+    .name = "reduce.min.nonan",
+    .summary = "planted bug: a NaN never wins (fmin's rule), where torch.amin returns NaN",
+    .planted_bug = "NaN skipped: rows holding a NaN get their smallest number",
+    .default_dist = GV_DIST_SPECIAL,
+    .shapes = "4096x4095",
+    .test_shapes = "33x100,16x1000",
+    .device = GV_KERNEL(gk_reduce_min_nonan),
+    MIN_COMMON,
 };
 
 const gv_op *const gv_family_argmax[] = {&reduce_argmax,

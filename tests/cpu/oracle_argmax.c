@@ -1,10 +1,12 @@
 /* oracle_argmax.c: reduce.argmax's and reduce.argmin's oracles (oracle/argmax.c) against a
  * plain search, on the rules torch.argmax and torch.argmin document: the first index of the
  * extreme, a NaN winning in both (its first), -0 equal to +0, infinities as values; argmin of x
- * against argmax of -x; and their bad arguments. */
+ * against argmax of -x; reduce.max's and reduce.min's values against fmax and fmin folds (NaN
+ * where the row holds one); and their bad arguments. */
 #include <criterion/criterion.h>
 #include <math.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "go.h"
 #include "testkit.h"
@@ -117,4 +119,52 @@ Test(argmin_oracle, bad_arguments_name_themselves)
     cr_expect_eq(go_argmin_rows(1, 4, NULL, 4, idx), -3);
     cr_expect_eq(go_argmin_rows(1, 4, x, 3, idx), -4);
     cr_expect_eq(go_argmin_rows(1, 4, x, 4, NULL), -5);
+}
+
+/* The values: a fold of fmax (fmin) over a NaN-free row, NaN where the row holds one, and the
+   value at the argmax (argmin) index in every row. */
+Test(max_oracle, values_are_the_extremes_and_nan_propagates)
+{
+    const int64_t m = 30, n = 301, ld = 305;
+    double *x = gv_test_matrix(m, n, ld, 13, 0);
+    x[4 * ld + 100] = NAN;
+    x[9 * ld + 0] = NAN;
+    x[11 * ld + 7] = INFINITY;
+    x[12 * ld + 8] = -INFINITY;
+    double *mx = gv_test_alloc(m), *mn = gv_test_alloc(m), *imx = gv_test_alloc(m),
+           *imn = gv_test_alloc(m);
+    cr_assert_eq(go_max_rows(m, n, x, ld, mx), 0);
+    cr_assert_eq(go_min_rows(m, n, x, ld, mn), 0);
+    cr_assert_eq(go_argmax_rows(m, n, x, ld, imx), 0);
+    cr_assert_eq(go_argmin_rows(m, n, x, ld, imn), 0);
+    for (int64_t i = 0; i < m; i++) {
+        const double *r = x + i * ld;
+        bool nan = false;
+        double fx = -INFINITY, fn = INFINITY;
+        for (int64_t j = 0; j < n; j++) {
+            nan |= isnan(r[j]);
+            fx = fmax(fx, r[j]);
+            fn = fmin(fn, r[j]);
+        }
+        if (nan) {
+            cr_expect(isnan(mx[i]) && isnan(mn[i]), "row %lld holds a NaN", (long long)i);
+        } else {
+            cr_expect_eq(mx[i], fx, "row %lld max", (long long)i);
+            cr_expect_eq(mn[i], fn, "row %lld min", (long long)i);
+        }
+        cr_expect(memcmp(&mx[i], &r[(int64_t)imx[i]], sizeof(double)) == 0, "row %lld",
+                  (long long)i);
+        cr_expect(memcmp(&mn[i], &r[(int64_t)imn[i]], sizeof(double)) == 0, "row %lld",
+                  (long long)i);
+    }
+    cr_expect_eq(mx[11], INFINITY);
+    cr_expect_eq(mn[12], -INFINITY);
+    double bad[1];
+    cr_expect_eq(go_max_rows(1, 0, x, ld, bad), -2);
+    cr_expect_eq(go_min_rows(1, 4, x, 4, NULL), -5);
+    free(x);
+    free(mx);
+    free(mn);
+    free(imx);
+    free(imn);
 }
