@@ -301,10 +301,28 @@ int go_pool_avg2d_gauge(int64_t nc, int64_t h, int64_t w, int64_t k, const doubl
 
 /* act (oracle/act.c): y(n) = f(x(n)) element-wise for the activations as PyTorch defines them:
  * GO_ACT_GELU x/2 (1 + erf(x / sqrt 2)), GO_ACT_GELU_TANH x/2 (1 + tanh(sqrt(2/pi) (x +
- * 0.044715 x^3))), GO_ACT_SILU x / (1 + exp(-x)); in long double, in forms that do not cancel
- * (1 + erf(t) = erfc(-t)), rounded once. go_act_eval: one element, before the rounding to f64.
- * The gauge is the op's (src/ops/act.c: docs/error-models.md, section act). */
-enum { GO_ACT_GELU = 0, GO_ACT_GELU_TANH, GO_ACT_SILU, GO_ACT_NFN };
+ * 0.044715 x^3))), GO_ACT_SILU x / (1 + exp(-x)), GO_ACT_TANH tanh x, GO_ACT_RELU max(x, 0),
+ * GO_ACT_LEAKY_RELU x or 0.01 x, GO_ACT_HARDTANH clamp(x, -1, 1), GO_ACT_SOFTSIGN x / (1 + |x|),
+ * GO_ACT_ELU x or expm1(x), GO_ACT_SELU scale (x or alpha expm1(x)), GO_ACT_HARDSIGMOID
+ * clamp(x + 3, 0, 6) / 6, GO_ACT_SOFTPLUS x above 20, else log1p(exp(x)) (abi/act.h's
+ * constants); in long double, in forms that do not cancel (1 + erf(t) = erfc(-t), expm1,
+ * log1p), rounded once. go_act_eval: one element, before the rounding to f64. The gauge is the
+ * op's (src/ops/act.c: docs/error-models.md, section act). */
+enum {
+    GO_ACT_GELU = 0,
+    GO_ACT_GELU_TANH,
+    GO_ACT_SILU,
+    GO_ACT_TANH,
+    GO_ACT_RELU,
+    GO_ACT_LEAKY_RELU,
+    GO_ACT_HARDTANH,
+    GO_ACT_SOFTSIGN,
+    GO_ACT_ELU,
+    GO_ACT_SELU,
+    GO_ACT_HARDSIGMOID,
+    GO_ACT_SOFTPLUS,
+    GO_ACT_NFN
+};
 int go_act(int fn, int64_t n, const double *x, double *y);
 long double go_act_eval(int fn, long double x);
 
