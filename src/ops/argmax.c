@@ -368,4 +368,8 @@ const gv_op *const gv_family_argmax[] = {&reduce_argmax,
                                          &reduce_argmin,
                                          &reduce_argmin_lastties,
                                          &reduce_argmin_nonan,
+                                         &reduce_max,
+                                         &reduce_max_nonan,
+                                         &reduce_min,
+                                         &reduce_min_nonan,
                                          NULL};
