@@ -18,6 +18,7 @@
  * guide's ulp figures come from "extensive but not exhaustive" tests and the first-order
  * propagation drops terms of order u^2. Such a bound is the whole model: the result of an
  * activation is no sum whose order a kernel chooses. */
+#include <assert.h>
 #include <float.h>
 
 #include "../../abi/act.h"
@@ -157,32 +158,25 @@ enum {
     ACT_SOFTPLUS = GO_ACT_SOFTPLUS
 };
 
+/* The f64 reference's own rounding (at most 2^-53 |y|): u |y| more in an f64 case, nothing
+   that matters in f32. The torch.nn functions below count it; their own bounds are a few u. */
+static double ref_err(double y)
+{
+    return 0x1p-53 * fabs(y);
+}
+
+static double torch_nn_bound(const gv_case *c, int fn, double x, double y);
+
 /* The bound on |y' - y| that case c's label allows at x with exact result y. */
 static double act_bound(const gv_case *c, int fn, double x, double y)
 {
+    if (fn >= ACT_TANH) return torch_nn_bound(c, fn, x, y);
     bool f32 = c->dtype == GV_F32;
     double u = act_u(c), smin = gv_dtype_subnormal_min(c->dtype);
     switch (fn) {
     case ACT_GELU: return bound_gelu(x, y, u, smin, f32 ? ACT_ERF_ULPS_F32 : ACT_ERF_ULPS_F64);
     case ACT_GELU_TANH:
         return bound_gelu_tanh(x, y, u, smin, f32 ? ACT_TANH_ULPS_F32 : ACT_TANH_ULPS_F64);
-    /* tanh: the library's ulps alone (the argument is the input itself) */
-    case ACT_TANH: return lib_err(y, f32 ? ACT_TANH_ULPS_F32 : ACT_TANH_ULPS_F64, u, smin);
-    /* comparisons and a selection: exact (the exact rule judges them: act_exact) */
-    case ACT_RELU:
-    case ACT_HARDTANH: return 0.0;
-    /* x times the slope rounded to the dtype (u) and the product rounded (u) */
-    case ACT_LEAKY_RELU: return x > 0 ? 0.0 : 2.01 * u * fabs(y) + smin;
-    /* 1 + |x| rounded and the quotient rounded: 2 u relative (to first order; 2.01 covers the
-       second) */
-    case ACT_SOFTSIGN: return 2.01 * u * fabs(y) + smin;
-    case ACT_ELU: return bound_elu(false, x, y, u, smin);
-    case ACT_SELU: return bound_elu(true, x, y, u, smin);
-    /* x + 3 rounded (relative to x + 3: the clamp keeps its sign), 1/6 rounded, the product
-       rounded: 3 u relative; a kernel dividing by 6 has one rounding fewer */
-    case ACT_HARDSIGMOID: return 3.01 * u * fabs(y) + smin;
-    case ACT_SOFTPLUS:
-        return bound_softplus(x, y, u, smin, f32 ? ACT_EXP_ULPS_F32 : ACT_EXP_ULPS_F64);
     default: {
         bool fast = c->mode == GV_MODE_FASTMATH;
         /* __expf at -x: 2 + floor(|1.173 x|) ulp, results below FLT_MIN flushed to 0 */
@@ -193,6 +187,37 @@ static double act_bound(const gv_case *c, int fn, double x, double y)
         return bound_silu(x, y, u, smin, ulps, fast ? FLT_MIN : 0.0, max_finite);
     }
     }
+}
+
+/* The torch.nn activations: each formula's roundings and library calls (docs/error-models.md,
+   act), plus the reference's own rounding where there is arithmetic. */
+static double torch_nn_bound(const gv_case *c, int fn, double x, double y)
+{
+    bool f32 = c->dtype == GV_F32;
+    double u = act_u(c), smin = gv_dtype_subnormal_min(c->dtype);
+    double b;
+    switch (fn) {
+    /* tanh: the library's ulps alone (the argument is the input itself) */
+    case ACT_TANH: b = lib_err(y, f32 ? ACT_TANH_ULPS_F32 : ACT_TANH_ULPS_F64, u, smin); break;
+    /* comparisons and a selection: exact (the exact rule judges them: act_exact) */
+    case ACT_RELU:
+    case ACT_HARDTANH: return 0.0;
+    /* x times the slope rounded to the dtype (u) and the product rounded (u) */
+    case ACT_LEAKY_RELU: b = x > 0 ? 0.0 : 2.01 * u * fabs(y) + smin; break;
+    /* 1 + |x| rounded and the quotient rounded: 2 u relative (to first order; 2.01 covers the
+       second) */
+    case ACT_SOFTSIGN: b = 2.01 * u * fabs(y) + smin; break;
+    case ACT_ELU: b = bound_elu(false, x, y, u, smin); break;
+    case ACT_SELU: b = bound_elu(true, x, y, u, smin); break;
+    /* x + 3 rounded (relative to x + 3: the clamp keeps its sign), 1/6 rounded, the product
+       rounded: 3 u relative; a kernel dividing by 6 has one rounding fewer */
+    case ACT_HARDSIGMOID: b = 3.01 * u * fabs(y) + smin; break;
+    case ACT_SOFTPLUS:
+        b = bound_softplus(x, y, u, smin, f32 ? ACT_EXP_ULPS_F32 : ACT_EXP_ULPS_F64);
+        break;
+    default: assert(0 && "an act function"); return 0.0;
+    }
+    return b + ref_err(y);
 }
 
 /* ---- the hooks ------------------------------------------------------------------------- */
