@@ -10,7 +10,10 @@
  * the row, circular padding where zeros belong), conv.2d.flipped (the window flipped: a
  * convolution where conv2d is a correlation), conv.2d.f16acc (products and sum rounded to
  * f16), conv.2d.nobias (the bias dropped); conv.2d.valid.padded (padding 1 where there is
- * none), conv.3d.flipped (the 3-D window flipped). */
+ * none), conv.3d.flipped (the 3-D window flipped), conv.2d.transposed.noflip (a transposed
+ * convolution computed as a padded correlation without flipping the window). The transposed
+ * ops (stride 1, padding 0) are correlations of the input padded by the window less one with
+ * the window flipped and the weights read (in, out): the geometry's TR. */
 #include <cuda_fp16.h>
 
 #include "../abi/conv.h"
@@ -18,7 +21,8 @@
 
 enum conv_bug { BUG_NONE, BUG_WRAP, BUG_FLIPPED, BUG_F16ACC, BUG_NOBIAS };
 
-template <typename T, int KD, int KH, int KW, int S, int PD, int PH, int PW, int BIAS, int Bug>
+template <typename T, int KD, int KH, int KW, int S, int PD, int PH, int PW, int BIAS, int TR,
+          int Bug>
 __global__ void conv_kernel(const T *__restrict__ x, const T *__restrict__ wt,
                             const T *__restrict__ bias, T *__restrict__ y, int64_t n, int64_t c,
                             int64_t d, int64_t h, int64_t w, int64_t o, int64_t od, int64_t oh,
@@ -33,7 +37,8 @@ __global__ void conv_kernel(const T *__restrict__ x, const T *__restrict__ wt,
         __half acc16 = __float2half_rn(0.0f);
         for (int64_t ci = 0; ci < c; ci++) {
             const T *xp = x + (b * c + ci) * d * h * w;
-            const T *wp = wt + (oc * c + ci) * KD * KH * KW;
+            /* transposed: the weights are (in, out), c x o x window */
+            const T *wp = wt + (TR ? ci * o + oc : oc * c + ci) * KD * KH * KW;
             for (int z = 0; z < KD; z++) {
                 const int64_t id = k * S - PD + z;
                 if (id < 0 || id >= d) continue; /* the padding's zeros add nothing */
@@ -46,10 +51,13 @@ __global__ void conv_kernel(const T *__restrict__ x, const T *__restrict__ wt,
                             if (Bug != BUG_WRAP) continue;
                             iw = ((iw % w) + w) % w; /* the planted bug: the row's other edge */
                         }
-                        /* the planted bug BUG_FLIPPED: the window read back to front */
-                        const int wz = Bug == BUG_FLIPPED ? KD - 1 - z : z;
-                        const int wa = Bug == BUG_FLIPPED ? KH - 1 - a : a;
-                        const int we = Bug == BUG_FLIPPED ? KW - 1 - e : e;
+                        /* transposed: the window read back to front; the planted bug
+                           BUG_FLIPPED: the other way round (a correlation flipped, a
+                           transposed convolution not) */
+                        const bool flip = (TR != 0) != (Bug == BUG_FLIPPED);
+                        const int wz = flip ? KD - 1 - z : z;
+                        const int wa = flip ? KH - 1 - a : a;
+                        const int we = flip ? KW - 1 - e : e;
                         const T xv = xp[(id * h + ih) * w + iw], wv = wp[(wz * KH + wa) * KW + we];
                         if (Bug == BUG_F16ACC)
                             acc16 = __hadd(acc16, __float2half_rn((float)(xv * wv)));
@@ -68,8 +76,8 @@ __global__ void conv_kernel(const T *__restrict__ x, const T *__restrict__ wt,
    conv.2d.valid.padded's planted bug reads G's padding-0 output positions from a padded
    input, so that each output is shifted by one row and one column and its edge terms are
    dropped. */
-template <typename T, int KD, int KH, int KW, int S, int PD, int PH, int PW, int BIAS, int Bug,
-          int P>
+template <typename T, int KD, int KH, int KW, int S, int PD, int PH, int PW, int BIAS, int TR,
+          int Bug, int P>
 static int conv_t(gk_launch *L)
 {
     /* dims n, c, s, o: an s x s plane (conv.1d: a row of s; conv.3d: an s x s x s volume) */
@@ -86,34 +94,38 @@ static int conv_t(gk_launch *L)
     const int64_t want = (total + threads - 1) / threads;
     const unsigned blocks = (unsigned)(want < (1 << 20) ? want : (1 << 20));
     constexpr int pd = P < 0 ? PD : (KD > 1 ? P : 0), ph = P < 0 ? PH : P, pw = P < 0 ? PW : P;
-    conv_kernel<T, KD, KH, KW, S, pd, ph, pw, BIAS, Bug><<<blocks, threads, 0, gk_stream(L)>>>(
+    conv_kernel<T, KD, KH, KW, S, pd, ph, pw, BIAS, TR, Bug><<<blocks, threads, 0, gk_stream(L)>>>(
         (const T *)L->in[0], (const T *)L->in[1], BIAS ? (const T *)L->in[2] : nullptr,
         (T *)L->out[0], n, c, d, h, w, o, od, oh, ow);
     GK_LAUNCHED("conv_kernel");
     return GV_OK;
 }
 
-template <int KD, int KH, int KW, int S, int PD, int PH, int PW, int BIAS, int Bug, int P = -1>
+template <int KD, int KH, int KW, int S, int PD, int PH, int PW, int BIAS, int TR, int Bug,
+          int P = -1>
 static int conv_launch(gk_launch *L)
 {
     return gk_by_dtype(L->dtype, [&](auto v) {
-        return conv_t<decltype(v), KD, KH, KW, S, PD, PH, PW, BIAS, Bug, P>(L);
+        return conv_t<decltype(v), KD, KH, KW, S, PD, PH, PW, BIAS, TR, Bug, P>(L);
     });
 }
 
-#define GK_CONV_OP_(name, kd, kh, kw, s, pd, ph, pw, bias)                                         \
+#define GK_CONV_OP_(name, kd, kh, kw, s, pd, ph, pw, bias, tr)                                     \
     extern "C" const gk_op gk_conv_##name = {                                                      \
-        NULL, conv_launch<kd, kh, kw, s, pd, ph, pw, bias, BUG_NONE>, NULL};
+        NULL, conv_launch<kd, kh, kw, s, pd, ph, pw, bias, tr, BUG_NONE>, NULL};
 GK_CONV_GEOMETRIES(GK_CONV_OP_)
 #undef GK_CONV_OP_
 
-#define K3 1, 3, 3, 1, 0, 1, 1, 1
+#define K3 1, 3, 3, 1, 0, 1, 1, 1, 0
 extern "C" const gk_op gk_conv_k3_wrap = {NULL, conv_launch<K3, BUG_WRAP>, NULL};
 extern "C" const gk_op gk_conv_k3_flipped = {NULL, conv_launch<K3, BUG_FLIPPED>, NULL};
 extern "C" const gk_op gk_conv_k3_f16acc = {NULL, conv_launch<K3, BUG_F16ACC>, NULL};
 extern "C" const gk_op gk_conv_k3_nobias = {NULL, conv_launch<K3, BUG_NOBIAS>, NULL};
 /* conv.2d.valid's padding-0 outputs computed with conv.2d's padding 1 */
-extern "C" const gk_op gk_conv_v3_padded = {NULL, conv_launch<1, 3, 3, 1, 0, 0, 0, 0, BUG_NONE, 1>,
-                                            NULL};
+extern "C" const gk_op gk_conv_v3_padded = {
+    NULL, conv_launch<1, 3, 3, 1, 0, 0, 0, 0, 0, BUG_NONE, 1>, NULL};
 extern "C" const gk_op gk_conv_k3d_flipped = {
-    NULL, conv_launch<3, 3, 3, 1, 1, 1, 1, 1, BUG_FLIPPED>, NULL};
+    NULL, conv_launch<3, 3, 3, 1, 1, 1, 1, 1, 0, BUG_FLIPPED>, NULL};
+/* conv.2d.transposed read as a correlation: the window not flipped */
+extern "C" const gk_op gk_conv_t3_noflip = {
+    NULL, conv_launch<1, 3, 3, 1, 0, 2, 2, 0, 1, BUG_FLIPPED>, NULL};

@@ -139,3 +139,63 @@ int go_conv_gauge(int64_t n, int64_t c, int64_t h, int64_t w, int64_t o, int64_t
     conv(true, n, c, 1, h, w, o, 1, kh, kw, stride, 0, ph, pw, x, wt, bias, g);
     return 0;
 }
+
+/* ConvTranspose at stride 1 and padding 0, from its definition: y(b, oc, k, i, j) = bias(oc) +
+   sum over ci, z, a, e of x(b, ci, k - z, i - a, j - e) wt(ci, oc, z, a, e), the input's
+   indices inside it; each output's terms in long double, rounded once (gauge: their absolute
+   values). The output is d + kd - 1 (h + kh - 1, w + kw - 1) a side. */
+static void conv_transposed(bool gauge, int64_t n, int64_t c, int64_t d, int64_t h, int64_t w,
+                            int64_t o, int64_t kd, int64_t kh, int64_t kw, const double *x,
+                            const double *wt, const double *bias, double *y)
+{
+    const int64_t od = d + kd - 1, oh = h + kh - 1, ow = w + kw - 1;
+    const int64_t total = n * o * od * oh * ow;
+#pragma omp parallel for schedule(static) if ((double)total * (double)(c * kd * kh * kw) >=        \
+                                              GO_PAR_MIN)
+    for (int64_t idx = 0; idx < total; idx++) {
+        const int64_t j = idx % ow, i = (idx / ow) % oh, k = (idx / (ow * oh)) % od,
+                      oc = (idx / (ow * oh * od)) % o, b = idx / (ow * oh * od * o);
+        long double acc = 0.0L;
+        for (int64_t ci = 0; ci < c; ci++) {
+            const double *xp = x + (b * c + ci) * d * h * w,
+                         *wp = wt + (ci * o + oc) * kd * kh * kw;
+            for (int64_t z = 0; z < kd; z++) {
+                const int64_t id = k - z;
+                if (id < 0 || id >= d) continue;
+                for (int64_t a = 0; a < kh; a++) {
+                    const int64_t ih = i - a;
+                    if (ih < 0 || ih >= h) continue;
+                    for (int64_t e = 0; e < kw; e++) {
+                        const int64_t iw = j - e;
+                        if (iw < 0 || iw >= w) continue;
+                        long double t =
+                            (long double)xp[(id * h + ih) * w + iw] * wp[(z * kh + a) * kw + e];
+                        acc += gauge ? fabsl(t) : t;
+                    }
+                }
+            }
+        }
+        if (bias) acc += gauge ? fabsl((long double)bias[oc]) : (long double)bias[oc];
+        y[idx] = (double)acc;
+    }
+}
+
+int go_conv3d_transposed(int64_t n, int64_t c, int64_t d, int64_t h, int64_t w, int64_t o,
+                         int64_t kd, int64_t kh, int64_t kw, const double *x, const double *wt,
+                         const double *bias, double *y)
+{
+    int rc = check_conv_args(__func__, n, c, d, h, w, o, kd, kh, kw, 1, 0, 0, 0, x, wt, y);
+    if (rc) return rc;
+    conv_transposed(false, n, c, d, h, w, o, kd, kh, kw, x, wt, bias, y);
+    return 0;
+}
+
+int go_conv3d_transposed_gauge(int64_t n, int64_t c, int64_t d, int64_t h, int64_t w, int64_t o,
+                               int64_t kd, int64_t kh, int64_t kw, const double *x,
+                               const double *wt, const double *bias, double *g)
+{
+    int rc = check_conv_args(__func__, n, c, d, h, w, o, kd, kh, kw, 1, 0, 0, 0, x, wt, g);
+    if (rc) return rc;
+    conv_transposed(true, n, c, d, h, w, o, kd, kh, kw, x, wt, bias, g);
+    return 0;
+}

@@ -357,6 +357,16 @@ int go_conv3d(int64_t n, int64_t c, int64_t d, int64_t h, int64_t w, int64_t o, 
 int go_conv3d_gauge(int64_t n, int64_t c, int64_t d, int64_t h, int64_t w, int64_t o, int64_t kd,
                     int64_t kh, int64_t kw, int64_t stride, int64_t pd, int64_t ph, int64_t pw,
                     const double *x, const double *wt, const double *bias, double *g);
+/* go_conv3d_transposed: ConvTranspose3d (2d, 1d: d = kd = 1, h = kh = 1) at stride 1, padding 0,
+ * from its definition, y(b, oc, k, i, j) = bias(oc) + sum x(b, ci, k - z, i - a, j - e)
+ * wt(ci, oc, z, a, e), wt c x o x kd x kh x kw (PyTorch's (in, out) order), bias NULL for
+ * none, y n x o x (d + kd - 1) x (h + kh - 1) x (w + kw - 1); _gauge: the terms' |.| summed. */
+int go_conv3d_transposed(int64_t n, int64_t c, int64_t d, int64_t h, int64_t w, int64_t o,
+                         int64_t kd, int64_t kh, int64_t kw, const double *x, const double *wt,
+                         const double *bias, double *y);
+int go_conv3d_transposed_gauge(int64_t n, int64_t c, int64_t d, int64_t h, int64_t w, int64_t o,
+                               int64_t kd, int64_t kh, int64_t kw, const double *x,
+                               const double *wt, const double *bias, double *g);
 
 /* attn (oracle/attn.c): y = softmax(Q K^T / sqrt(d) [+ causal mask: key j <= query i]) V for
  * Q, K, V, y of b x h x s x d (row-major), as PyTorch's scaled_dot_product_attention without

@@ -15,19 +15,21 @@
 #include "ops/opkit.h"
 
 extern const gk_op gk_conv_k3, gk_conv_k1, gk_conv_k7s2, gk_conv_c1d, gk_conv_v3, gk_conv_pw,
-    gk_conv_c1dv, gk_conv_k3d, gk_conv_v3d, gk_conv_k3_wrap, gk_conv_k3_flipped, gk_conv_k3_f16acc,
-    gk_conv_k3_nobias, gk_conv_v3_padded, gk_conv_k3d_flipped;
+    gk_conv_c1dv, gk_conv_k3d, gk_conv_v3d, gk_conv_t3, gk_conv_t1d, gk_conv_t3d, gk_conv_t3_noflip,
+    gk_conv_k3_wrap, gk_conv_k3_flipped, gk_conv_k3_f16acc, gk_conv_k3_nobias, gk_conv_v3_padded,
+    gk_conv_k3d_flipped;
 
 typedef struct conv_geom {
     int64_t kd, kh, kw, stride, pd, ph, pw;
-    bool bias;   /* a bias tensor, the third input */
-    bool one_d;  /* a plane of one row: dims n, c, l, o */
-    bool volume; /* an s x s x s volume (conv.3d) */
+    bool bias;       /* a bias tensor, the third input */
+    bool one_d;      /* a plane of one row: dims n, c, l, o */
+    bool volume;     /* an s x s x s volume (conv.3d) */
+    bool transposed; /* ConvTranspose: weights (in, out), the padding the window less one */
 } conv_geom;
 
-#define CONV_GEOM_(name, kd, kh, kw, s, pd, ph, pw, bias)                                          \
+#define CONV_GEOM_(name, kd, kh, kw, s, pd, ph, pw, bias, tr)                                      \
     static const conv_geom geom_##name = {                                                         \
-        kd, kh, kw, s, pd, ph, pw, bias, GK_CONV_ONE_ROW(kh, kw, ph), GK_CONV_VOLUME(kd)};
+        kd, kh, kw, s, pd, ph, pw, bias, GK_CONV_ONE_ROW(kh, kw, ph), GK_CONV_VOLUME(kd), tr};
 GK_CONV_GEOMETRIES(CONV_GEOM_)
 #undef CONV_GEOM_
 
@@ -101,9 +103,9 @@ static int tensor_shape_g(const gv_case *c, bool output, int i, int64_t *shape, 
         if (g->volume) shape[nd++] = z.d;
         if (!g->one_d) shape[nd++] = z.h;
         shape[nd++] = z.w;
-    } else if (i == 1) {
-        shape[nd++] = z.o;
-        shape[nd++] = z.c;
+    } else if (i == 1) { /* ConvTranspose's weights are (in, out) */
+        shape[nd++] = g->transposed ? z.c : z.o;
+        shape[nd++] = g->transposed ? z.o : z.c;
         if (g->volume) shape[nd++] = g->kd;
         if (!g->one_d) shape[nd++] = g->kh;
         shape[nd++] = g->kw;
@@ -146,15 +148,25 @@ static double depth_g(const gv_case *c, const conv_geom *g)
     z.n, z.c, z.d, z.h, z.w, z.o, g->kd, g->kh, g->kw, g->stride, g->pd, g->ph, g->pw,             \
         p->in[0].ref, p->in[1].ref, g->bias ? p->in[2].ref : NULL
 
+/* ConvTranspose from its definition (stride 1, padding 0: the geometry's padding is the
+   kernel's reformulation, not the layer's) */
+#define CONV_T_ARGS(p, g, z)                                                                       \
+    z.n, z.c, z.d, z.h, z.w, z.o, g->kd, g->kh, g->kw, p->in[0].ref, p->in[1].ref,                 \
+        g->bias ? p->in[2].ref : NULL
+
 static int oracle_g(gv_problem *p, const conv_geom *g)
 {
     conv_sizes z = sizes_of(&p->c.shape, g);
+    if (g->transposed)
+        return gv_oracle_rc(go_conv3d_transposed(CONV_T_ARGS(p, g, z), p->out[0].ref));
     return gv_oracle_rc(go_conv3d(CONV_ARGS(p, g, z), p->out[0].ref));
 }
 
 static int gauge_g(gv_problem *p, const conv_geom *g)
 {
     conv_sizes z = sizes_of(&p->c.shape, g);
+    if (g->transposed)
+        return gv_oracle_rc(go_conv3d_transposed_gauge(CONV_T_ARGS(p, g, z), p->out[0].gauge));
     return gv_oracle_rc(go_conv3d_gauge(CONV_ARGS(p, g, z), p->out[0].gauge));
 }
 
@@ -204,6 +216,9 @@ CONV_HOOKS(pw)
 CONV_HOOKS(c1dv)
 CONV_HOOKS(k3d)
 CONV_HOOKS(v3d)
+CONV_HOOKS(t3)
+CONV_HOOKS(t1d)
+CONV_HOOKS(t3d)
 
 static int conv_inputs(gv_problem *p)
 {
@@ -397,6 +412,60 @@ static const gv_op conv_2d_nobias = {
     CONV_COMMON(k3),
 };
 
+/* ConvTranspose2d/1d/3d(c, o, 3, bias=False), stride 1, padding 0: each output a dot product
+   of the inputs its window reaches, c kd kh kw terms at most (the rest exact zeros). */
+static const gv_op conv_2d_transposed = {
+    .name = "conv.2d.transposed",
+    .summary = "y = conv_transpose2d(x, w), 3 x 3 window, stride 1, padding 0, no bias "
+               "(nn.ConvTranspose2d(c, o, 3, bias=False)): s + 2 a side",
+    .shapes = "1x64x56x64,4x64x32x64",
+    .test_shapes = "1x1x1x1,2x3x7x5,1x16x17x8",
+    .canaries = "wide:1x64x56x64",
+    .test_canaries = "wide:1x16x17x8",
+    .device = GV_KERNEL(gk_conv_t3),
+    .dims = "n,c,s,o",
+    .in_dims = "n,c,s,s;c,o,3,3",
+    CONV_COMMON(t3),
+};
+
+static const gv_op conv_1d_transposed = {
+    .name = "conv.1d.transposed",
+    .summary = "y = conv_transpose1d(x, w), window 3, stride 1, padding 0, no bias "
+               "(nn.ConvTranspose1d(c, o, 3, bias=False)): l + 2 long",
+    .shapes = "8x64x1024x64",
+    .test_shapes = "1x1x1x1,2x4x100x8,4x32x257x16",
+    .device = GV_KERNEL(gk_conv_t1d),
+    CONV_COMMON(t1d),
+    .dims = "n,c,l,o",
+    .in_dims = "n,c,l;c,o,3",
+};
+
+static const gv_op conv_3d_transposed = {
+    .name = "conv.3d.transposed",
+    .summary = "y = conv_transpose3d(x, w), 3 x 3 x 3 window, stride 1, padding 0, no bias "
+               "(nn.ConvTranspose3d(c, o, 3, bias=False)): s + 2 a side",
+    .shapes = "1x16x30x32",
+    .test_shapes = "1x1x1x1,2x3x5x4,1x8x7x8",
+    .device = GV_KERNEL(gk_conv_t3d),
+    .dims = "n,c,s,o",
+    .in_dims = "n,c,s,s,s;c,o,3,3,3",
+    CONV_COMMON(t3d),
+};
+
+/* A transposed convolution computed as the padded correlation without flipping the window
+   (the weights' (in, out) order kept): each output's terms meet the wrong weights. */
+static const gv_op conv_2d_transposed_noflip = {
+    .name = "conv.2d.transposed.noflip",
+    .summary = "planted bug: conv_transpose2d as a padded correlation, the window not flipped",
+    .planted_bug = "the window read front to back: w(c, o, a, e) where w(c, o, 2-a, 2-e) belongs",
+    .shapes = "1x64x56x64",
+    .test_shapes = "2x3x7x5,1x16x17x8",
+    .device = GV_KERNEL(gk_conv_t3_noflip),
+    .dims = "n,c,s,o",
+    .in_dims = "n,c,s,s;c,o,3,3",
+    CONV_COMMON(t3),
+};
+
 /* conv.2d.valid's outputs (s - 2 a side) read as if the input were padded by 1: each output
    is the window one row up and one column left of its own, edge terms dropped. */
 static const gv_op conv_2d_valid_padded = {
@@ -425,8 +494,23 @@ static const gv_op conv_3d_flipped = {
     CONV_COMMON(k3d),
 };
 
-const gv_op *const gv_family_conv[] = {
-    &conv_2d,        &conv_2d_k1,           &conv_2d_k7s2,    &conv_1d,
-    &conv_2d_valid,  &conv_2d_pointwise,    &conv_1d_valid,   &conv_3d,
-    &conv_3d_valid,  &conv_2d_wrap,         &conv_2d_flipped, &conv_2d_f16acc,
-    &conv_2d_nobias, &conv_2d_valid_padded, &conv_3d_flipped, NULL};
+const gv_op *const gv_family_conv[] = {&conv_2d,
+                                       &conv_2d_k1,
+                                       &conv_2d_k7s2,
+                                       &conv_1d,
+                                       &conv_2d_valid,
+                                       &conv_2d_pointwise,
+                                       &conv_1d_valid,
+                                       &conv_3d,
+                                       &conv_3d_valid,
+                                       &conv_2d_transposed,
+                                       &conv_1d_transposed,
+                                       &conv_3d_transposed,
+                                       &conv_2d_wrap,
+                                       &conv_2d_flipped,
+                                       &conv_2d_f16acc,
+                                       &conv_2d_nobias,
+                                       &conv_2d_valid_padded,
+                                       &conv_3d_flipped,
+                                       &conv_2d_transposed_noflip,
+                                       NULL};

@@ -2,9 +2,9 @@
  * device results simulated on the CPU as kernels/conv.cu computes them (an FMA chain over the
  * window in the dtype, then the bias where there is one) and in the reverse order: correct f32
  * and f64 arithmetic passes on every dist at three seeds, in 1-D, 2-D and 3-D, padded and
- * valid, with and without a bias; each planted bug (the padding wrapped, the window flipped in
- * 2-D and 3-D, f16 accumulation, the bias dropped, a padding where the layer has none) and f32
- * arithmetic inside an f64 case fail. */
+ * valid, with and without a bias, transposed; each planted bug (the padding wrapped, the window
+ * flipped in 2-D and 3-D, f16 accumulation, the bias dropped, a padding where the layer has
+ * none, a transposed window not flipped) and f32 arithmetic inside an f64 case fail. */
 #include <criterion/criterion.h>
 #include <math.h>
 #include <stdlib.h>
@@ -22,19 +22,22 @@ enum variant { V_OK, V_REVERSE, V_WRAP, V_FLIPPED, V_F16ACC, V_NOBIAS, V_IN_F32,
 typedef struct {
     const char *op;
     int64_t kd, kh, kw, st, pd, ph, pw;
-    bool bias, one_d, volume;
+    bool bias, one_d, volume, tr;
 } geom;
 
-static const geom geoms[] = {{"conv.2d", 1, 3, 3, 1, 0, 1, 1, true, false, false},
-                             {"conv.2d.k1", 1, 1, 1, 1, 0, 0, 0, true, false, false},
-                             {"conv.2d.k7s2", 1, 7, 7, 2, 0, 3, 3, true, false, false},
-                             {"conv.1d", 1, 1, 3, 1, 0, 0, 1, true, true, false},
-                             {"conv.2d.valid", 1, 3, 3, 1, 0, 0, 0, false, false, false},
-                             {"conv.2d.pointwise", 1, 1, 1, 1, 0, 0, 0, false, false, false},
-                             {"conv.1d.valid", 1, 1, 3, 1, 0, 0, 0, false, true, false},
-                             {"conv.3d", 3, 3, 3, 1, 1, 1, 1, true, false, true},
-                             {"conv.3d.valid", 3, 3, 3, 1, 0, 0, 0, false, false, true}};
-enum { G_K3 = 0, G_V3 = 4, G_C1DV = 6, G_K3D = 7, G_V3D = 8 };
+static const geom geoms[] = {{"conv.2d", 1, 3, 3, 1, 0, 1, 1, true, false, false, false},
+                             {"conv.2d.k1", 1, 1, 1, 1, 0, 0, 0, true, false, false, false},
+                             {"conv.2d.k7s2", 1, 7, 7, 2, 0, 3, 3, true, false, false, false},
+                             {"conv.1d", 1, 1, 3, 1, 0, 0, 1, true, true, false, false},
+                             {"conv.2d.valid", 1, 3, 3, 1, 0, 0, 0, false, false, false, false},
+                             {"conv.2d.pointwise", 1, 1, 1, 1, 0, 0, 0, false, false, false, false},
+                             {"conv.1d.valid", 1, 1, 3, 1, 0, 0, 0, false, true, false, false},
+                             {"conv.3d", 3, 3, 3, 1, 1, 1, 1, true, false, true, false},
+                             {"conv.3d.valid", 3, 3, 3, 1, 0, 0, 0, false, false, true, false},
+                             {"conv.2d.transposed", 1, 3, 3, 1, 0, 2, 2, false, false, false, true},
+                             {"conv.1d.transposed", 1, 1, 3, 1, 0, 0, 2, false, true, false, true},
+                             {"conv.3d.transposed", 3, 3, 3, 1, 2, 2, 2, false, false, true, true}};
+enum { G_K3 = 0, G_V3 = 4, G_C1DV = 6, G_K3D = 7, G_V3D = 8, G_T3 = 9 };
 
 static double f16(double v)
 {
@@ -44,8 +47,8 @@ static double f16(double v)
 /* one output as kernels/conv.cu computes it (V_REVERSE: the terms in the opposite order;
    V_PADDED: the reads padded by 1 on every side, where the geometry has none) */
 static double sim_out(bool f32, enum variant v, const geom *g, const double *x, const double *wt,
-                      const double *bias, int64_t c, int64_t d, int64_t h, int64_t w, int64_t q,
-                      int64_t oc, int64_t k, int64_t i, int64_t j)
+                      const double *bias, int64_t c, int64_t no, int64_t d, int64_t h, int64_t w,
+                      int64_t q, int64_t oc, int64_t k, int64_t i, int64_t j)
 {
     double acc = 0;
     const int64_t win = g->kd * g->kh * g->kw, terms = c * win;
@@ -61,10 +64,13 @@ static double sim_out(bool f32, enum variant v, const geom *g, const double *x, 
             if (v != V_WRAP) continue;
             col = ((col % w) + w) % w;
         }
-        int64_t wz = v == V_FLIPPED ? g->kd - 1 - z : z, wa = v == V_FLIPPED ? g->kh - 1 - a : a,
-                we = v == V_FLIPPED ? g->kw - 1 - e : e;
+        /* transposed: flipped, weights (in, out); V_FLIPPED: the other way round */
+        bool flip = g->tr != (v == V_FLIPPED);
+        int64_t wz = flip ? g->kd - 1 - z : z, wa = flip ? g->kh - 1 - a : a,
+                we = flip ? g->kw - 1 - e : e;
+        int64_t wrow = g->tr ? ci * no + oc : oc * c + ci;
         double xv = x[(((q * c + ci) * d + dz) * h + r) * w + col],
-               wv = wt[(((oc * c + ci) * g->kd + wz) * g->kh + wa) * g->kw + we];
+               wv = wt[((wrow * g->kd + wz) * g->kh + wa) * g->kw + we];
         if (v == V_F16ACC)
             acc = f16(acc + f16(f32 ? (double)(float)(xv * wv) : xv * wv));
         else
@@ -96,7 +102,7 @@ static gv_result judge_sim(const geom *g, gv_dtype t, gv_dist dist, gv_shape s, 
                     for (int64_t j = 0; j < ow; j++)
                         y[(((q * o + oc) * od + k) * oh + i) * ow + j] =
                             sim_out(f32, v, g, p.in[0].ref, p.in[1].ref,
-                                    g->bias ? p.in[2].ref : NULL, ch, d, h, w, q, oc, k, i, j);
+                                    g->bias ? p.in[2].ref : NULL, ch, o, d, h, w, q, oc, k, i, j);
     gv_test_store(&p, 0, y);
     free(y);
     gv_result r = gv_test_judge(&p);
@@ -153,9 +159,10 @@ Test(conv_model, registered_with_dims_depths_shapes_and_planted_bugs)
     cr_expect(shape[0] == 8 && shape[1] == 4 && shape[2] == 3);
     char why[256];
     cr_expect_eq(c.op->check_shape(&(gv_shape){4, {1, 0, 7, 5}}, why, sizeof why), GV_EINVAL);
-    const char *bugs[] = {"conv.2d.wrap",   "conv.2d.flipped",      "conv.2d.f16acc",
-                          "conv.2d.nobias", "conv.2d.valid.padded", "conv.3d.flipped"};
-    for (int i = 0; i < 6; i++) {
+    const char *bugs[] = {
+        "conv.2d.wrap",         "conv.2d.flipped", "conv.2d.f16acc",           "conv.2d.nobias",
+        "conv.2d.valid.padded", "conv.3d.flipped", "conv.2d.transposed.noflip"};
+    for (int i = 0; i < 7; i++) {
         const gv_op *b = gv_op_find(bugs[i]);
         cr_assert_not_null(b, "%s", bugs[i]);
         cr_expect_not_null(b->planted_bug);
@@ -202,12 +209,25 @@ Test(conv_model, valid_and_3d_layouts_and_shapes)
     cr_assert_eq(v3.op->layout(&v3, &l), GV_OK);
     cr_expect(l.n_in == 2 && l.out[0].count == 8 * 7 * 7 * 7);
     cr_expect_float_eq(v3.op->depth(&v3), 8.0 * 27, 0);
+    /* ConvTranspose2d: w (c, o, 3, 3), y (n, o, s + 2, s + 2) */
+    gv_case t = gv_test_case("conv.2d.transposed", GV_F32, GV_MODE_NATIVE, GV_DIST_UNIFORM11,
+                             (gv_shape){4, {2, 3, 7, 5}}, 1);
+    cr_assert_eq(t.op->layout(&t, &l), GV_OK);
+    cr_expect(l.n_in == 2 && l.in[1].count == 3 * 5 * 9 && l.out[0].count == 2 * 5 * 81);
+    cr_expect_str_eq(t.op->in_dims, "n,c,s,s;c,o,3,3");
+    cr_expect_eq(gv_tensor_shape(&t, &l, false, 1, shape), 4);
+    cr_expect(shape[0] == 3 && shape[1] == 5 && shape[2] == 3 && shape[3] == 3);
+    cr_expect_eq(gv_tensor_shape(&t, &l, true, 0, shape), 4);
+    cr_expect(shape[0] == 2 && shape[1] == 5 && shape[2] == 9 && shape[3] == 9);
+    cr_expect_float_eq(t.op->depth(&t), 27.0, 0);
 }
 
 static const gv_shape shapes_2d[] = {
     {4, {1, 1, 3, 1}}, {4, {2, 3, 7, 5}}, {4, {1, 16, 17, 8}}, {4, {1, 64, 9, 4}}};
 static const gv_shape shapes_1d[] = {{4, {1, 1, 3, 1}}, {4, {2, 4, 100, 8}}, {4, {1, 32, 57, 4}}};
 static const gv_shape shapes_3d[] = {{4, {1, 1, 3, 1}}, {4, {2, 3, 5, 4}}, {4, {1, 8, 9, 8}}};
+/* ConvTranspose grows the output by 2 a side: smaller cubes */
+static const gv_shape shapes_3dt[] = {{4, {1, 1, 1, 1}}, {4, {2, 3, 5, 4}}, {4, {1, 8, 7, 8}}};
 
 Test(conv_model, correct_arithmetic_passes_on_every_dist_and_seed, .timeout = 300)
 {
@@ -215,7 +235,9 @@ Test(conv_model, correct_arithmetic_passes_on_every_dist_and_seed, .timeout = 30
                              GV_DIST_OFFGRID, GV_DIST_WIDE};
     for (size_t gi = 0; gi < sizeof geoms / sizeof geoms[0]; gi++) {
         const geom *g = &geoms[gi];
-        const gv_shape *sh = g->volume ? shapes_3d : g->one_d ? shapes_1d : shapes_2d;
+        const gv_shape *sh = g->volume  ? (g->tr ? shapes_3dt : shapes_3d)
+                             : g->one_d ? shapes_1d
+                                        : shapes_2d;
         size_t ns = g->one_d || g->volume ? 3 : 4;
         for (size_t s = 0; s < ns; s++)
             for (size_t d = 0; d < sizeof dists / sizeof dists[0]; d++)
@@ -284,8 +306,9 @@ Test(conv_model, planted_valid_and_3d_bugs_fail, .timeout = 120)
     } bugs[] = {
         {"conv.2d.valid.padded", G_V3, V_PADDED, {{4, {2, 3, 7, 5}}, {4, {1, 16, 17, 8}}}},
         {"conv.3d.flipped", G_K3D, V_FLIPPED, {{4, {2, 3, 5, 4}}, {4, {1, 8, 9, 8}}}},
+        {"conv.2d.transposed.noflip", G_T3, V_FLIPPED, {{4, {2, 3, 7, 5}}, {4, {1, 16, 17, 8}}}},
     };
-    for (int b = 0; b < 2; b++)
+    for (int b = 0; b < 3; b++)
         for (int t = 0; t < 2; t++)
             for (int s = 0; s < 2; s++) {
                 gv_dtype dt = t ? GV_F64 : GV_F32;

@@ -168,3 +168,71 @@ Test(conv_oracle, bad_3d_arguments_name_themselves)
     cr_expect_eq(go_conv3d(1, 1, 2, 2, 2, 1, 1, 1, 1, 1, 0, 0, 0, x, w, NULL, y), 0,
                  "no bias is no error");
 }
+
+/* ConvTranspose from its definition against a scatter in __float128 (each input's products
+   added to the outputs its window reaches: the other way of writing it), with and without a
+   bias; and against go_conv3d of the input padded by the window less one with the weights
+   flipped and read (in, out): the kernels' form, bit for bit where the sums are exact. */
+static void check_transposed(int64_t n, int64_t c, int64_t d, int64_t h, int64_t w, int64_t o,
+                             int64_t kd, int64_t kh, int64_t kw, bool with_bias)
+{
+    const int64_t od = d + kd - 1, oh = h + kh - 1, ow = w + kw - 1, ny = n * o * od * oh * ow;
+    double *x = gv_test_matrix(n * c * d * h, w, w, 81, 0);
+    double *wt = gv_test_matrix(c * o * kd * kh, kw, kw, 82, 0);
+    double *b = with_bias ? gv_test_matrix(1, o, o, 83, 0) : NULL;
+    double *y = gv_test_alloc(ny), *g = gv_test_alloc(ny);
+    __float128 *q = calloc((size_t)ny, sizeof *q);
+    cr_assert(q);
+    cr_assert_eq(go_conv3d_transposed(n, c, d, h, w, o, kd, kh, kw, x, wt, b, y), 0);
+    cr_assert_eq(go_conv3d_transposed_gauge(n, c, d, h, w, o, kd, kh, kw, x, wt, b, g), 0);
+    for (int64_t q0 = 0; q0 < n; q0++)
+        for (int64_t ci = 0; ci < c; ci++)
+            for (int64_t k = 0; k < d; k++)
+                for (int64_t i = 0; i < h; i++)
+                    for (int64_t j = 0; j < w; j++) {
+                        __float128 xv = x[(((q0 * c + ci) * d + k) * h + i) * w + j];
+                        for (int64_t oc = 0; oc < o; oc++)
+                            for (int64_t z = 0; z < kd; z++)
+                                for (int64_t a = 0; a < kh; a++)
+                                    for (int64_t e = 0; e < kw; e++)
+                                        q[(((q0 * o + oc) * od + k + z) * oh + i + a) * ow + j +
+                                          e] +=
+                                            xv * wt[(((ci * o + oc) * kd + z) * kh + a) * kw + e];
+                    }
+    for (int64_t at = 0; at < ny; at++) {
+        const int64_t oc = (at / (ow * oh * od)) % o;
+        double want = (double)(q[at] + (b ? b[oc] : 0));
+        cr_expect(fabs(y[at] - want) <= 0x1p-53 * fabs(want) + 0x1p-55 * g[at],
+                  "transposed %lldx%lldx%lld: y[%lld] %.17g, scatter %.17g", (long long)kd,
+                  (long long)kh, (long long)kw, (long long)at, y[at], want);
+        cr_expect(g[at] >= fabs(y[at]), "gauge below |y| at %lld", (long long)at);
+    }
+    /* the kernels' form: pad kd-1, kh-1, kw-1, flip, weights (in, out) */
+    double *wf = gv_test_alloc(o * c * kd * kh * kw), *yc = gv_test_alloc(ny);
+    for (int64_t ci = 0; ci < c; ci++)
+        for (int64_t oc = 0; oc < o; oc++)
+            for (int64_t t = 0; t < kd * kh * kw; t++)
+                wf[(oc * c + ci) * kd * kh * kw + (kd * kh * kw - 1 - t)] =
+                    wt[(ci * o + oc) * kd * kh * kw + t];
+    cr_assert_eq(go_conv3d(n, c, d, h, w, o, kd, kh, kw, 1, kd - 1, kh - 1, kw - 1, x, wf, b, yc),
+                 0);
+    for (int64_t at = 0; at < ny; at++)
+        cr_expect(fabs(yc[at] - y[at]) <= 0x1p-52 * g[at], "padded flipped correlation at %lld",
+                  (long long)at);
+    free(x);
+    free(wt);
+    free(b);
+    free(y);
+    free(g);
+    free(q);
+    free(wf);
+    free(yc);
+}
+
+Test(conv_oracle, transposed_against_a_scatter_and_the_flipped_padded_correlation)
+{
+    check_transposed(2, 3, 1, 7, 5, 4, 1, 3, 3, false);  /* conv.2d.transposed */
+    check_transposed(3, 4, 1, 1, 19, 5, 1, 1, 3, false); /* conv.1d.transposed */
+    check_transposed(1, 2, 4, 4, 4, 3, 3, 3, 3, false);  /* conv.3d.transposed */
+    check_transposed(2, 3, 1, 6, 6, 2, 1, 3, 3, true);   /* with a bias */
+}
