@@ -2,6 +2,12 @@
  *   GO_ACT_GELU       y = x Phi(x) = x/2 (1 + erf(x / sqrt 2))          (approximate='none')
  *   GO_ACT_GELU_TANH  y = x/2 (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3)))  (approximate='tanh')
  *   GO_ACT_SILU       y = x / (1 + exp(-x))                              (torch.nn.SiLU)
+ *   GO_ACT_TANH       y = tanh x; GO_ACT_RELU max(x, 0); GO_ACT_LEAKY_RELU x > 0 ? x : 0.01 x;
+ *   GO_ACT_HARDTANH   clamp(x, -1, 1); GO_ACT_SOFTSIGN x / (1 + |x|);
+ *   GO_ACT_ELU        x > 0 ? x : expm1(x) (alpha 1); GO_ACT_SELU scale (x > 0 ? x : alpha
+ *                     expm1(x)); GO_ACT_HARDSIGMOID clamp(x + 3, 0, 6) / 6;
+ *   GO_ACT_SOFTPLUS   x > 20 ? x : log1p(exp(x)) (beta 1, threshold 20: PyTorch's rule, so
+ *                     that above 20 the reference is x itself, as the module returns)
  * in long double (x86: a 64-bit significand, 11 bits beyond f64), rounded once to f64.
  * Each form is the one that stays accurate where the textbook form cancels: the GELU's
  * 1 + erf(t) for t < 0 is erfc(-t), and 1 + tanh(z) = 2 / (1 + exp(-2z)), so a tiny result
@@ -16,6 +22,7 @@
  * each as on one thread. */
 #include <math.h>
 
+#include "../abi/act.h"
 #include "go.h"
 
 /* 1 + erf(t), accurate for either sign */
@@ -39,6 +46,17 @@ long double go_act_eval(int fn, long double x)
         const long double beta = 0.797884560802865355879892119868763737L;
         return 0.5L * x * one_plus_tanh(beta * (x + 0.044715L * x * x * x));
     }
+    case GO_ACT_TANH: return tanhl(x);
+    case GO_ACT_RELU: return x > 0 ? x : 0.0L;
+    case GO_ACT_LEAKY_RELU: return x > 0 ? x : GK_ACT_LD(GK_ACT_LEAKY_SLOPE) * x;
+    case GO_ACT_HARDTANH: return x < -1 ? -1.0L : x > 1 ? 1.0L : x;
+    case GO_ACT_SOFTSIGN: return x / (1.0L + fabsl(x));
+    case GO_ACT_ELU: return x > 0 ? x : expm1l(x);
+    case GO_ACT_SELU:
+        return GK_ACT_LD(GK_ACT_SELU_SCALE) *
+               (x > 0 ? x : GK_ACT_LD(GK_ACT_SELU_ALPHA) * expm1l(x));
+    case GO_ACT_HARDSIGMOID: return x <= -3 ? 0.0L : x >= 3 ? 1.0L : (x + 3.0L) / 6.0L;
+    case GO_ACT_SOFTPLUS: return x > GK_ACT_SOFTPLUS_THRESHOLD ? x : log1pl(expl(x));
     default: return x / (1.0L + expl(-x));
     }
 }

@@ -1,20 +1,107 @@
 /* conv.c: oracles for the conv family (docs/error-models.md, section conv): the direct
- * convolution of an NCHW input x (n x c x h x w) by the weights wt (o x c x kh x kw) with
- * stride and zero padding, plus the bias (o), as torch.nn.functional.conv2d (a correlation:
- * the window is not flipped), into y (n x o x oh x ow); and the gauge sum |x||w| + |bias|.
- * Each output's c kh kw + 1 terms are summed in long double (a sum of K terms within K 2^-64
- * of the sum of |terms|, far inside what an f64 kernel is allowed) and rounded once. Terms
- * that fall in the padding are left out: its zeros are exact in any kernel. Non-finite terms
- * give the IEEE sum's outcome, which every order shares. */
+ * convolution of an NCDHW input x (n x c x d x h x w) by the weights wt (o x c x kd x kh x kw)
+ * with stride and zero padding, plus the bias (o) where there is one, as
+ * torch.nn.functional.conv3d (a correlation: the window is not flipped), into
+ * y (n x o x od x oh x ow); and the gauge sum |x||w| + |bias|. A 2-D convolution is the case
+ * d = kd = 1, pd = 0 (go_conv). Each output's c kd kh kw (+ 1) terms are summed in long double (a
+ * sum of K terms within K 2^-64 of the sum of |terms|, far inside what an f64 kernel is allowed)
+ * and rounded once. Terms that fall in the padding are left out: its zeros are exact in any kernel.
+ * Non-finite terms give the IEEE sum's outcome, which every order shares. */
 #include <math.h>
 #include <stdbool.h>
 
 #include "../abi/conv.h"
 #include "go.h"
 
-static int check_conv_args(const char *fn, int64_t n, int64_t c, int64_t h, int64_t w, int64_t o,
-                           int64_t kh, int64_t kw, int64_t stride, int64_t ph, int64_t pw,
-                           const double *x, const double *wt, const double *bias, const double *y)
+static int check_conv_args(const char *fn, int64_t n, int64_t c, int64_t d, int64_t h, int64_t w,
+                           int64_t o, int64_t kd, int64_t kh, int64_t kw, int64_t stride,
+                           int64_t pd, int64_t ph, int64_t pw, const double *x, const double *wt,
+                           const double *y)
+{
+    if (n < 0) return go_xerbla(fn, 1, "n");
+    if (c < 1) return go_xerbla(fn, 2, "c");
+    if (d < 1) return go_xerbla(fn, 3, "d");
+    if (h < 1) return go_xerbla(fn, 4, "h");
+    if (w < 1) return go_xerbla(fn, 5, "w");
+    if (o < 0) return go_xerbla(fn, 6, "o");
+    if (kd < 1) return go_xerbla(fn, 7, "kd");
+    if (kh < 1) return go_xerbla(fn, 8, "kh");
+    if (kw < 1) return go_xerbla(fn, 9, "kw");
+    if (stride < 1) return go_xerbla(fn, 10, "stride");
+    if (pd < 0 || pd >= kd) return go_xerbla(fn, 11, "pd");
+    if (ph < 0 || ph >= kh) return go_xerbla(fn, 12, "ph");
+    if (pw < 0 || pw >= kw) return go_xerbla(fn, 13, "pw");
+    if (!x) return go_xerbla(fn, 14, "x");
+    if (!wt) return go_xerbla(fn, 15, "wt");
+    if (!y) return go_xerbla(fn, 17, "y");
+    return 0;
+}
+
+/* gauge false: y = the sum; true: y = the sum of the terms' absolute values. bias NULL: none. */
+static void conv(bool gauge, int64_t n, int64_t c, int64_t d, int64_t h, int64_t w, int64_t o,
+                 int64_t kd, int64_t kh, int64_t kw, int64_t stride, int64_t pd, int64_t ph,
+                 int64_t pw, const double *x, const double *wt, const double *bias, double *y)
+{
+    const int64_t od = gk_conv_out_side(d, kd, stride, pd),
+                  oh = gk_conv_out_side(h, kh, stride, ph),
+                  ow = gk_conv_out_side(w, kw, stride, pw);
+    const int64_t total = n * o * od * oh * ow;
+#pragma omp parallel for schedule(static) if ((double)total * (double)(c * kd * kh * kw) >=        \
+                                              GO_PAR_MIN)
+    for (int64_t idx = 0; idx < total; idx++) {
+        const int64_t j = idx % ow, i = (idx / ow) % oh, k = (idx / (ow * oh)) % od,
+                      oc = (idx / (ow * oh * od)) % o, b = idx / (ow * oh * od * o);
+        long double acc = 0.0L;
+        for (int64_t ci = 0; ci < c; ci++) {
+            const double *xp = x + (b * c + ci) * d * h * w,
+                         *wp = wt + (oc * c + ci) * kd * kh * kw;
+            for (int64_t z = 0; z < kd; z++) {
+                const int64_t id = k * stride - pd + z;
+                if (id < 0 || id >= d) continue;
+                for (int64_t a = 0; a < kh; a++) {
+                    const int64_t ih = i * stride - ph + a;
+                    if (ih < 0 || ih >= h) continue;
+                    for (int64_t e = 0; e < kw; e++) {
+                        const int64_t iw = j * stride - pw + e;
+                        if (iw < 0 || iw >= w) continue;
+                        long double t =
+                            (long double)xp[(id * h + ih) * w + iw] * wp[(z * kh + a) * kw + e];
+                        acc += gauge ? fabsl(t) : t;
+                    }
+                }
+            }
+        }
+        if (bias) acc += gauge ? fabsl((long double)bias[oc]) : (long double)bias[oc];
+        y[idx] = (double)acc;
+    }
+}
+
+int go_conv3d(int64_t n, int64_t c, int64_t d, int64_t h, int64_t w, int64_t o, int64_t kd,
+              int64_t kh, int64_t kw, int64_t stride, int64_t pd, int64_t ph, int64_t pw,
+              const double *x, const double *wt, const double *bias, double *y)
+{
+    int rc = check_conv_args(__func__, n, c, d, h, w, o, kd, kh, kw, stride, pd, ph, pw, x, wt, y);
+    if (rc) return rc;
+    conv(false, n, c, d, h, w, o, kd, kh, kw, stride, pd, ph, pw, x, wt, bias, y);
+    return 0;
+}
+
+/* g = sum |x||w| + |bias| over the output's terms, >= |y| (ASNA eq. 3.13's |A||B| for one dot
+   product; the bias, where there is one, is its last term) */
+int go_conv3d_gauge(int64_t n, int64_t c, int64_t d, int64_t h, int64_t w, int64_t o, int64_t kd,
+                    int64_t kh, int64_t kw, int64_t stride, int64_t pd, int64_t ph, int64_t pw,
+                    const double *x, const double *wt, const double *bias, double *g)
+{
+    int rc = check_conv_args(__func__, n, c, d, h, w, o, kd, kh, kw, stride, pd, ph, pw, x, wt, g);
+    if (rc) return rc;
+    conv(true, n, c, d, h, w, o, kd, kh, kw, stride, pd, ph, pw, x, wt, bias, g);
+    return 0;
+}
+
+/* The 2-D forms keep their arguments' numbers (bias 13, y 14) and require the bias. */
+static int check_conv2d(const char *fn, int64_t n, int64_t c, int64_t h, int64_t w, int64_t o,
+                        int64_t kh, int64_t kw, int64_t stride, int64_t ph, int64_t pw,
+                        const double *x, const double *wt, const double *bias, const double *y)
 {
     if (n < 0) return go_xerbla(fn, 1, "n");
     if (c < 1) return go_xerbla(fn, 2, "c");
@@ -33,55 +120,82 @@ static int check_conv_args(const char *fn, int64_t n, int64_t c, int64_t h, int6
     return 0;
 }
 
-/* gauge false: y = the sum; true: y = the sum of the terms' absolute values */
-static void conv(bool gauge, int64_t n, int64_t c, int64_t h, int64_t w, int64_t o, int64_t kh,
-                 int64_t kw, int64_t stride, int64_t ph, int64_t pw, const double *x,
-                 const double *wt, const double *bias, double *y)
-{
-    const int64_t oh = gk_conv_out_side(h, kh, stride, ph),
-                  ow = gk_conv_out_side(w, kw, stride, pw);
-    const int64_t total = n * o * oh * ow;
-#pragma omp parallel for schedule(static) if ((double)total * (double)(c * kh * kw) >= GO_PAR_MIN)
-    for (int64_t idx = 0; idx < total; idx++) {
-        const int64_t j = idx % ow, i = (idx / ow) % oh, oc = (idx / (ow * oh)) % o,
-                      b = idx / (ow * oh * o);
-        long double acc = 0.0L;
-        for (int64_t ci = 0; ci < c; ci++) {
-            const double *xp = x + (b * c + ci) * h * w, *wp = wt + (oc * c + ci) * kh * kw;
-            for (int64_t a = 0; a < kh; a++) {
-                const int64_t ih = i * stride - ph + a;
-                if (ih < 0 || ih >= h) continue;
-                for (int64_t e = 0; e < kw; e++) {
-                    const int64_t iw = j * stride - pw + e;
-                    if (iw < 0 || iw >= w) continue;
-                    long double t = (long double)xp[ih * w + iw] * wp[a * kw + e];
-                    acc += gauge ? fabsl(t) : t;
-                }
-            }
-        }
-        acc += gauge ? fabsl((long double)bias[oc]) : (long double)bias[oc];
-        y[idx] = (double)acc;
-    }
-}
-
 int go_conv(int64_t n, int64_t c, int64_t h, int64_t w, int64_t o, int64_t kh, int64_t kw,
             int64_t stride, int64_t ph, int64_t pw, const double *x, const double *wt,
             const double *bias, double *y)
 {
-    int rc = check_conv_args(__func__, n, c, h, w, o, kh, kw, stride, ph, pw, x, wt, bias, y);
+    int rc = check_conv2d(__func__, n, c, h, w, o, kh, kw, stride, ph, pw, x, wt, bias, y);
     if (rc) return rc;
-    conv(false, n, c, h, w, o, kh, kw, stride, ph, pw, x, wt, bias, y);
+    conv(false, n, c, 1, h, w, o, 1, kh, kw, stride, 0, ph, pw, x, wt, bias, y);
     return 0;
 }
 
-/* g = sum |x||w| + |bias| over the output's terms, >= |y| (ASNA eq. 3.13's |A||B| for one dot
-   product; the bias is its last term) */
 int go_conv_gauge(int64_t n, int64_t c, int64_t h, int64_t w, int64_t o, int64_t kh, int64_t kw,
                   int64_t stride, int64_t ph, int64_t pw, const double *x, const double *wt,
                   const double *bias, double *g)
 {
-    int rc = check_conv_args(__func__, n, c, h, w, o, kh, kw, stride, ph, pw, x, wt, bias, g);
+    int rc = check_conv2d(__func__, n, c, h, w, o, kh, kw, stride, ph, pw, x, wt, bias, g);
     if (rc) return rc;
-    conv(true, n, c, h, w, o, kh, kw, stride, ph, pw, x, wt, bias, g);
+    conv(true, n, c, 1, h, w, o, 1, kh, kw, stride, 0, ph, pw, x, wt, bias, g);
+    return 0;
+}
+
+/* ConvTranspose at stride 1 and padding 0, from its definition: y(b, oc, k, i, j) = bias(oc) +
+   sum over ci, z, a, e of x(b, ci, k - z, i - a, j - e) wt(ci, oc, z, a, e), the input's
+   indices inside it; each output's terms in long double, rounded once (gauge: their absolute
+   values). The output is d + kd - 1 (h + kh - 1, w + kw - 1) a side. */
+static void conv_transposed(bool gauge, int64_t n, int64_t c, int64_t d, int64_t h, int64_t w,
+                            int64_t o, int64_t kd, int64_t kh, int64_t kw, const double *x,
+                            const double *wt, const double *bias, double *y)
+{
+    const int64_t od = d + kd - 1, oh = h + kh - 1, ow = w + kw - 1;
+    const int64_t total = n * o * od * oh * ow;
+#pragma omp parallel for schedule(static) if ((double)total * (double)(c * kd * kh * kw) >=        \
+                                              GO_PAR_MIN)
+    for (int64_t idx = 0; idx < total; idx++) {
+        const int64_t j = idx % ow, i = (idx / ow) % oh, k = (idx / (ow * oh)) % od,
+                      oc = (idx / (ow * oh * od)) % o, b = idx / (ow * oh * od * o);
+        long double acc = 0.0L;
+        for (int64_t ci = 0; ci < c; ci++) {
+            const double *xp = x + (b * c + ci) * d * h * w,
+                         *wp = wt + (ci * o + oc) * kd * kh * kw;
+            for (int64_t z = 0; z < kd; z++) {
+                const int64_t id = k - z;
+                if (id < 0 || id >= d) continue;
+                for (int64_t a = 0; a < kh; a++) {
+                    const int64_t ih = i - a;
+                    if (ih < 0 || ih >= h) continue;
+                    for (int64_t e = 0; e < kw; e++) {
+                        const int64_t iw = j - e;
+                        if (iw < 0 || iw >= w) continue;
+                        long double t =
+                            (long double)xp[(id * h + ih) * w + iw] * wp[(z * kh + a) * kw + e];
+                        acc += gauge ? fabsl(t) : t;
+                    }
+                }
+            }
+        }
+        if (bias) acc += gauge ? fabsl((long double)bias[oc]) : (long double)bias[oc];
+        y[idx] = (double)acc;
+    }
+}
+
+int go_conv3d_transposed(int64_t n, int64_t c, int64_t d, int64_t h, int64_t w, int64_t o,
+                         int64_t kd, int64_t kh, int64_t kw, const double *x, const double *wt,
+                         const double *bias, double *y)
+{
+    int rc = check_conv_args(__func__, n, c, d, h, w, o, kd, kh, kw, 1, 0, 0, 0, x, wt, y);
+    if (rc) return rc;
+    conv_transposed(false, n, c, d, h, w, o, kd, kh, kw, x, wt, bias, y);
+    return 0;
+}
+
+int go_conv3d_transposed_gauge(int64_t n, int64_t c, int64_t d, int64_t h, int64_t w, int64_t o,
+                               int64_t kd, int64_t kh, int64_t kw, const double *x,
+                               const double *wt, const double *bias, double *g)
+{
+    int rc = check_conv_args(__func__, n, c, d, h, w, o, kd, kh, kw, 1, 0, 0, 0, x, wt, g);
+    if (rc) return rc;
+    conv_transposed(true, n, c, d, h, w, o, kd, kh, kw, x, wt, bias, g);
     return 0;
 }

@@ -262,6 +262,13 @@ int go_scan_cumprod_gauge(int64_t m, int64_t n, const double *y, int64_t ldy, do
  * is the row's largest, a NaN counting as larger than every number (torch.argmax: the first
  * NaN where the row has one; -0 and +0 are equal), stored as a double. Exact: no arithmetic. */
 int go_argmax_rows(int64_t m, int64_t n, const double *x, int64_t ldx, double *idx);
+/* go_argmin_rows: the same with the row's smallest (torch.argmin: a NaN still wins, the first
+ * index on a tie). */
+int go_argmin_rows(int64_t m, int64_t n, const double *x, int64_t ldx, double *idx);
+/* go_max_rows, go_min_rows: y(i) = the value at go_argmax_rows' (go_argmin_rows') index: the
+ * row's max (min), NaN where the row holds one (torch.amax, torch.amin). Exact. */
+int go_max_rows(int64_t m, int64_t n, const double *x, int64_t ldx, double *y);
+int go_min_rows(int64_t m, int64_t n, const double *x, int64_t ldx, double *y);
 
 /* bnorm (oracle/bnorm.c): y = training-mode batch norm of the NCHW tensor x (nb images, nc
  * channels, hw values a plane, packed): each channel's nb hw values normalised by their mean
@@ -294,10 +301,28 @@ int go_pool_avg2d_gauge(int64_t nc, int64_t h, int64_t w, int64_t k, const doubl
 
 /* act (oracle/act.c): y(n) = f(x(n)) element-wise for the activations as PyTorch defines them:
  * GO_ACT_GELU x/2 (1 + erf(x / sqrt 2)), GO_ACT_GELU_TANH x/2 (1 + tanh(sqrt(2/pi) (x +
- * 0.044715 x^3))), GO_ACT_SILU x / (1 + exp(-x)); in long double, in forms that do not cancel
- * (1 + erf(t) = erfc(-t)), rounded once. go_act_eval: one element, before the rounding to f64.
- * The gauge is the op's (src/ops/act.c: docs/error-models.md, section act). */
-enum { GO_ACT_GELU = 0, GO_ACT_GELU_TANH, GO_ACT_SILU, GO_ACT_NFN };
+ * 0.044715 x^3))), GO_ACT_SILU x / (1 + exp(-x)), GO_ACT_TANH tanh x, GO_ACT_RELU max(x, 0),
+ * GO_ACT_LEAKY_RELU x or 0.01 x, GO_ACT_HARDTANH clamp(x, -1, 1), GO_ACT_SOFTSIGN x / (1 + |x|),
+ * GO_ACT_ELU x or expm1(x), GO_ACT_SELU scale (x or alpha expm1(x)), GO_ACT_HARDSIGMOID
+ * clamp(x + 3, 0, 6) / 6, GO_ACT_SOFTPLUS x above 20, else log1p(exp(x)) (abi/act.h's
+ * constants); in long double, in forms that do not cancel (1 + erf(t) = erfc(-t), expm1,
+ * log1p), rounded once. go_act_eval: one element, before the rounding to f64. The gauge is the
+ * op's (src/ops/act.c: docs/error-models.md, section act). */
+enum {
+    GO_ACT_GELU = 0,
+    GO_ACT_GELU_TANH,
+    GO_ACT_SILU,
+    GO_ACT_TANH,
+    GO_ACT_RELU,
+    GO_ACT_LEAKY_RELU,
+    GO_ACT_HARDTANH,
+    GO_ACT_SOFTSIGN,
+    GO_ACT_ELU,
+    GO_ACT_SELU,
+    GO_ACT_HARDSIGMOID,
+    GO_ACT_SOFTPLUS,
+    GO_ACT_NFN
+};
 int go_act(int fn, int64_t n, const double *x, double *y);
 long double go_act_eval(int fn, long double x);
 
@@ -322,6 +347,26 @@ int go_conv(int64_t n, int64_t c, int64_t h, int64_t w, int64_t o, int64_t kh, i
 int go_conv_gauge(int64_t n, int64_t c, int64_t h, int64_t w, int64_t o, int64_t kh, int64_t kw,
                   int64_t stride, int64_t ph, int64_t pw, const double *x, const double *wt,
                   const double *bias, double *g);
+/* go_conv3d: the same over an NCDHW volume x (n x c x d x h x w) by wt (o x c x kd x kh x kw),
+ * stride and zero padding pd, ph, pw, into y (n x o x od x oh x ow); bias may be NULL (no bias:
+ * conv3d(bias=False)). go_conv is its d = kd = 1, pd = 0 case with a bias. go_conv3d_gauge:
+ * sum |x||w| (+ |bias|). */
+int go_conv3d(int64_t n, int64_t c, int64_t d, int64_t h, int64_t w, int64_t o, int64_t kd,
+              int64_t kh, int64_t kw, int64_t stride, int64_t pd, int64_t ph, int64_t pw,
+              const double *x, const double *wt, const double *bias, double *y);
+int go_conv3d_gauge(int64_t n, int64_t c, int64_t d, int64_t h, int64_t w, int64_t o, int64_t kd,
+                    int64_t kh, int64_t kw, int64_t stride, int64_t pd, int64_t ph, int64_t pw,
+                    const double *x, const double *wt, const double *bias, double *g);
+/* go_conv3d_transposed: ConvTranspose3d (2d, 1d: d = kd = 1, h = kh = 1) at stride 1, padding 0,
+ * from its definition, y(b, oc, k, i, j) = bias(oc) + sum x(b, ci, k - z, i - a, j - e)
+ * wt(ci, oc, z, a, e), wt c x o x kd x kh x kw (PyTorch's (in, out) order), bias NULL for
+ * none, y n x o x (d + kd - 1) x (h + kh - 1) x (w + kw - 1); _gauge: the terms' |.| summed. */
+int go_conv3d_transposed(int64_t n, int64_t c, int64_t d, int64_t h, int64_t w, int64_t o,
+                         int64_t kd, int64_t kh, int64_t kw, const double *x, const double *wt,
+                         const double *bias, double *y);
+int go_conv3d_transposed_gauge(int64_t n, int64_t c, int64_t d, int64_t h, int64_t w, int64_t o,
+                               int64_t kd, int64_t kh, int64_t kw, const double *x,
+                               const double *wt, const double *bias, double *g);
 
 /* attn (oracle/attn.c): y = softmax(Q K^T / sqrt(d) [+ causal mask: key j <= query i]) V for
  * Q, K, V, y of b x h x s x d (row-major), as PyTorch's scaled_dot_product_attention without

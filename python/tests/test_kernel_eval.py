@@ -80,6 +80,12 @@ KB_OPS = os.path.join(HERE, "exploits", "kb_ops.py")
     ("reduce.argmax", "argmax", "1x1,33x100,7x1025", "smallint,special,uniform01"),
     ("scan.cumprod", "cumprod", "3x7,16x1000,4x4097", "uniform01,uniform11"),
     ("norm.batch", "batch_norm", "1x1x1x1,4x16x8x8", "uniform11,smallint"),
+    ("reduce.argmin", "argmin", "1x1,33x100,7x1025", "smallint,special,uniform01"),
+    ("reduce.max", "amax", "1x1,33x100,7x1025", "smallint,special,uniform01"),
+    ("conv.2d.valid", "conv2d_valid", "1x1x3x1,2x3x7x5,1x16x17x8", "uniform11,wide"),
+    ("act.relu", "relu", "1,1000,100003", "wide,uniform11"),
+    ("act.softsign", "softsign", "1,1000,100003", "wide,uniform11"),
+    ("act.softplus", "softplus", "1,1000,100003", "wide,uniform11"),
 ])
 def test_kernelbench_families_pass_correct_kernels(op, name, sizes, dists):
     """int64 indices are taken as indices; right answers that coincide across inputs (an
@@ -95,6 +101,11 @@ def test_kernelbench_families_pass_correct_kernels(op, name, sizes, dists):
     ("reduce.argmax", "argmax_skips_nan", "33x100", "special", "argmax:"),
     ("scan.cumprod", "cumprod_exclusive", "16x1000", "uniform01", ""),
     ("norm.batch", "instance_norm", "4x16x8x8", "uniform11", "error model"),
+    ("reduce.argmin", "argmin_skips_nan", "33x100", "special", "argmin:"),
+    ("reduce.max", "amax_fmax", "33x100", "special", "NaN"),
+    ("conv.2d.valid", "conv2d_valid_padded", "2x3x7x5,1x16x17x8", "uniform11", "error model"),
+    # the tail's tiny results come back 0: the judge names the subnormal ones (FTZ) first
+    ("act.softplus", "softplus_naive", "1000", "wide", "flushed to zero"),
 ])
 def test_kernelbench_families_fail_wrong_kernels(op, name, sizes, dists, words):
     doc = ke.evaluate(op, f"{KB_OPS}:{name}", seeds=2, sizes=sizes, dists=dists)

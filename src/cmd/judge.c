@@ -588,8 +588,8 @@ static void shape_text(int nd, const int64_t *s, char *buf, size_t len)
 static int check_shape(const char *path, const gv_npy *a, const gv_case *c, const gv_layout *l,
                        bool output, int i)
 {
-    int64_t want[GV_MAX_DIMS];
-    int nd = gv_judge_tensor_shape(c, l, output, i, want);
+    int64_t want[GV_NPY_MAX_DIMS]; /* conv.3d's tensors are 5-D: past the API's GV_MAX_DIMS */
+    int nd = gv_tensor_shape(c, l, output, i, want);
     int64_t count = output ? l->out[i].count : l->in[i].count;
     if (a->complex_view && !gv_tensor_complex(c->op, output, i)) {
         gv_usage_error("%s: a complex array, but %s's %s %d is real", path, c->op->name,

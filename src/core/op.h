@@ -76,10 +76,13 @@ typedef struct gv_op {
        dumped case's files: each tensor's dims by ',', tensors by ';' ("m,k;k,n" in, "m,n"
        out); an empty entry is a flat tensor, or one whose shape the tensor_shape hook gives (its
        dims are then not read off it). A complex tensor's entry leaves out the pair's last dim
-       (complex_in, complex_out). in_dims NULL: the op takes no --inputs. */
+       (complex_in, complex_out). A number in an entry is a side the op fixes, named by no dim
+       (a convolution's window: "o,c,3,3"). Up to GV_NPY_MAX_DIMS a tensor (io/npy.h: conv.3d's
+       are 5-D). in_dims NULL: the op takes no --inputs. */
     const char *in_dims, *out_dims;
     /* Optional, for ops without in_dims (or out_dims): the shape of input i (output when
-       `output`) as an array, C order, into shape[GV_MAX_DIMS]; returns nd (1 to GV_MAX_DIMS),
+       `output`) as an array, C order, into shape[8]; returns nd (1 to 8, io/npy.h's
+       GV_NPY_MAX_DIMS),
        the product of the dims being the layout's count. For the arrays `gpuval inputs` writes
        and `judge` reads (complex values interleaved as a last dim of 2, a matrix n x n); it
        does not make the op take --inputs. NULL: the flat count. */

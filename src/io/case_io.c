@@ -95,8 +95,16 @@ static int infer_dims(const gv_op *op, const char *const *paths, const gv_npy *a
                        arrays[i].nd, i + 1, op->name, expr, want);
         for (int k = 0; k < want; k++) {
             int d = idx[k];
-            assert(d >= 0 && d < nd); /* in_dims names the op's own dims (gv_tensor_shape) */
             int64_t v = arrays[i].shape[k];
+            if (GV_DIM_IS_FIXED(d)) { /* a side the op fixes (a window's): no dim of the case */
+                if (v != GV_DIM_FIXED_SIDE(d))
+                    return say(err, errlen, GV_EINVAL,
+                               "%s: shape %s; axis %d of input %d of %s is fixed at %lld (%s)",
+                               paths[i], have, k, i + 1, op->name, (long long)GV_DIM_FIXED_SIDE(d),
+                               expr);
+                continue;
+            }
+            assert(d >= 0 && d < nd); /* in_dims names the op's own dims (gv_tensor_shape) */
             if (v < 1)
                 return say(err, errlen, GV_EINVAL,
                            "%s: shape %s has an empty dim (gpuval's sizes are positive)", paths[i],

@@ -2,6 +2,7 @@
 #include "io/tensor_shape.h"
 
 #include <assert.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "io/npy.h"
@@ -41,7 +42,12 @@ int gv_dims_expr(const char *dims, const char *expr, int *idx)
     int nd = 0;
     for (const char *p = expr; *p && nd < GV_NPY_MAX_DIMS;) {
         size_t n = strcspn(p, ",");
-        idx[nd++] = dim_index(dims, p, n);
+        /* a number: a side the op fixes (1 to 99999), named by no dim */
+        size_t digits = strspn(p, "0123456789");
+        if (digits == n && n > 0 && n < 6 && p[0] != '0')
+            idx[nd++] = GV_DIM_FIXED(atoi(p));
+        else
+            idx[nd++] = dim_index(dims, p, n);
         p += n;
         if (*p == ',') p++;
     }
@@ -76,12 +82,14 @@ int gv_tensor_shape(const gv_case *c, const gv_layout *l, bool output, int i, in
         int idx[GV_NPY_MAX_DIMS];
         int nd = gv_dims_expr(c->op->dims, expr, idx);
         int64_t prod = cplx ? 2 : 1;
-        bool ok = nd > 0 && nd + cplx <= GV_MAX_DIMS;
+        bool ok = nd > 0 && nd + cplx <= GV_NPY_MAX_DIMS;
         for (int k = 0; k < nd && ok; k++) {
-            assert(idx[k] >= 0 && idx[k] < c->shape.nd); /* a dim of the op's, in the shape */
-            ok = idx[k] >= 0 && idx[k] < c->shape.nd;
+            const bool fixed = GV_DIM_IS_FIXED(idx[k]);
+            /* a dim of the op's, in the shape, or a fixed side */
+            assert(fixed || (idx[k] >= 0 && idx[k] < c->shape.nd));
+            ok = fixed || (idx[k] >= 0 && idx[k] < c->shape.nd);
             if (ok) {
-                shape[k] = c->shape.d[idx[k]];
+                shape[k] = fixed ? GV_DIM_FIXED_SIDE(idx[k]) : c->shape.d[idx[k]];
                 prod *= shape[k];
             }
         }
@@ -94,12 +102,12 @@ int gv_tensor_shape(const gv_case *c, const gv_layout *l, bool output, int i, in
     if (c->op->tensor_shape) {
         int nd = c->op->tensor_shape(c, l, output, i, shape);
         int64_t prod = 1;
-        for (int k = 0; k < nd && nd <= GV_MAX_DIMS; k++)
+        for (int k = 0; k < nd && nd <= GV_NPY_MAX_DIMS; k++)
             prod *= shape[k];
-        assert(nd >= 1 && nd <= GV_MAX_DIMS && prod == count); /* the hook's contract (op.h) */
+        assert(nd >= 1 && nd <= GV_NPY_MAX_DIMS && prod == count); /* the hook's contract */
         /* a complex tensor's pairs are its last dim */
-        assert(!cplx || (nd >= 1 && nd <= GV_MAX_DIMS && shape[nd - 1] == 2));
-        if (nd >= 1 && nd <= GV_MAX_DIMS && prod == count) return nd;
+        assert(!cplx || (nd >= 1 && nd <= GV_NPY_MAX_DIMS && shape[nd - 1] == 2));
+        if (nd >= 1 && nd <= GV_NPY_MAX_DIMS && prod == count) return nd;
     }
     if (cplx && count % 2 == 0) {
         shape[0] = count / 2;

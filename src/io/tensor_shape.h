@@ -24,7 +24,11 @@ bool gv_tensor_complex(const gv_op *op, bool output, int i);
 /* Field i of a ';'-list ("m,k;k,n") into buf: "" when absent. */
 void gv_dims_field(const char *list, int i, char *buf, size_t len);
 /* The indices among the op's dims ("m,k,n") of a tensor's expression ("m,k") into idx[] (-1 for
- * a name that is not one of them); returns how many (0: flat). */
+ * a name that is not one of them; GV_DIM_FIXED(N) for a number N >= 1, a side the op fixes: a
+ * convolution's window, "o,c,3,3"); returns how many (0: flat). */
 int gv_dims_expr(const char *dims, const char *expr, int *idx);
+#define GV_DIM_FIXED(n)      (-2 - (int)(n))
+#define GV_DIM_IS_FIXED(i)   ((i) <= -3)
+#define GV_DIM_FIXED_SIDE(i) ((int64_t)(-2 - (i)))
 
 #endif

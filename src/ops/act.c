@@ -1,7 +1,10 @@
 /* act.c: op descriptors for the element-wise activations kernel authors write, in PyTorch's
  * forms: act.gelu (GELU, erf form: approximate='none'), act.gelu_tanh (approximate='tanh'),
- * act.silu (x sigmoid(x)), f32 and f64; the fast-math SiLU (__expf) as a mode of its own; and
- * planted bugs: the tanh approximation under the erf label, __expf under the native label.
+ * act.silu (x sigmoid(x)), act.tanh, act.relu, act.leaky_relu, act.hardtanh, act.softsign,
+ * act.elu, act.selu, act.hardsigmoid, act.softplus (torch.nn's defaults: abi/act.h), f32 and
+ * f64; the fast-math SiLU (__expf) as a mode of its own; and planted bugs: the tanh
+ * approximation under the erf label, __expf under the native label, ELU's exp(x) - 1 and
+ * Softplus's log(1 + exp(x)) (the cancelling forms).
  * Dims n (elements).
  * Error model: docs/error-models.md, section act.
  *
@@ -15,13 +18,17 @@
  * guide's ulp figures come from "extensive but not exhaustive" tests and the first-order
  * propagation drops terms of order u^2. Such a bound is the whole model: the result of an
  * activation is no sum whose order a kernel chooses. */
+#include <assert.h>
 #include <float.h>
 
+#include "../../abi/act.h"
 #include "core/gen.h"
 #include "ops/opkit.h"
 
 extern const gk_op gk_act_gelu, gk_act_gelu_tanh, gk_act_silu, gk_act_gelu_tanhlabel,
-    gk_act_silu_fastexp;
+    gk_act_silu_fastexp, gk_act_tanh, gk_act_relu, gk_act_leaky_relu, gk_act_hardtanh,
+    gk_act_softsign, gk_act_elu, gk_act_selu, gk_act_hardsigmoid, gk_act_softplus, gk_act_elu_naive,
+    gk_act_softplus_naive;
 
 /* The documented maximum ulp errors (CUDA C++ Programming Guide 13.0, Math. Functions). */
 #define ACT_ERF_ULPS_F32  2.0 /* erff */
@@ -30,6 +37,8 @@ extern const gk_op gk_act_gelu, gk_act_gelu_tanh, gk_act_silu, gk_act_gelu_tanhl
 #define ACT_TANH_ULPS_F64 2.0 /* tanh */
 #define ACT_EXP_ULPS_F32  2.0 /* expf */
 #define ACT_EXP_ULPS_F64  1.0 /* exp */
+#define ACT_EXPM1_ULPS    1.0 /* expm1f, expm1 */
+#define ACT_LOG1P_ULPS    1.0 /* log1pf, log1p */
 #define ACT_RATIO_BOUND   2.0
 
 static double act_u(const gv_case *c)
@@ -111,11 +120,57 @@ static double bound_silu(double x, double y, double u, double smin, double ulps,
     return b;
 }
 
-enum { ACT_GELU = GO_ACT_GELU, ACT_GELU_TANH = GO_ACT_GELU_TANH, ACT_SILU = GO_ACT_SILU };
+/* Softplus below its threshold: E = exp(x) off by its library error e moves log1p(E) by at
+   most e / (1 + E - e) (log1p' = 1 / (1 + E)); log1p adds its own ulps; above the threshold
+   the result is x, exact. */
+static double bound_softplus(double x, double y, double u, double smin, double exp_ulps)
+{
+    if (x > GK_ACT_SOFTPLUS_THRESHOLD) return 0.0;
+    double E = (double)expl((long double)x);
+    double e = lib_err(E, exp_ulps, u, smin);
+    double d1 = e / (1.0 + E - e);
+    return d1 + lib_err(fabs(y) + d1, ACT_LOG1P_ULPS, u, smin) + smin;
+}
+
+/* ELU and SELU below 0: expm1 within its ulps, times negcoef (1 for ELU; SELU's alpha scale,
+   two constants and their product each rounded: 3 u) and the product rounded (u). Above 0:
+   x times poscoef (1 for ELU: exact; SELU's scale rounded, and the product: 2 u). */
+static double bound_elu(bool selu, double x, double y, double u, double smin)
+{
+    const double ns = GK_ACT_SELU_ALPHA * GK_ACT_SELU_SCALE;
+    if (x > 0) return selu ? 2.01 * u * fabs(y) + smin : 0.0;
+    if (!selu) return lib_err(y, ACT_EXPM1_ULPS, u, smin);
+    return ns * lib_err(y / ns, ACT_EXPM1_ULPS, u, smin) * (1.0 + u) + 4.01 * u * fabs(y) + smin;
+}
+
+enum {
+    ACT_GELU = GO_ACT_GELU,
+    ACT_GELU_TANH = GO_ACT_GELU_TANH,
+    ACT_SILU = GO_ACT_SILU,
+    ACT_TANH = GO_ACT_TANH,
+    ACT_RELU = GO_ACT_RELU,
+    ACT_LEAKY_RELU = GO_ACT_LEAKY_RELU,
+    ACT_HARDTANH = GO_ACT_HARDTANH,
+    ACT_SOFTSIGN = GO_ACT_SOFTSIGN,
+    ACT_ELU = GO_ACT_ELU,
+    ACT_SELU = GO_ACT_SELU,
+    ACT_HARDSIGMOID = GO_ACT_HARDSIGMOID,
+    ACT_SOFTPLUS = GO_ACT_SOFTPLUS
+};
+
+/* The f64 reference's own rounding (at most 2^-53 |y|): u |y| more in an f64 case, nothing
+   that matters in f32. The torch.nn functions below count it; their own bounds are a few u. */
+static double ref_err(double y)
+{
+    return 0x1p-53 * fabs(y);
+}
+
+static double torch_nn_bound(const gv_case *c, int fn, double x, double y);
 
 /* The bound on |y' - y| that case c's label allows at x with exact result y. */
 static double act_bound(const gv_case *c, int fn, double x, double y)
 {
+    if (fn >= ACT_TANH) return torch_nn_bound(c, fn, x, y);
     bool f32 = c->dtype == GV_F32;
     double u = act_u(c), smin = gv_dtype_subnormal_min(c->dtype);
     switch (fn) {
@@ -132,6 +187,37 @@ static double act_bound(const gv_case *c, int fn, double x, double y)
         return bound_silu(x, y, u, smin, ulps, fast ? FLT_MIN : 0.0, max_finite);
     }
     }
+}
+
+/* The torch.nn activations: each formula's roundings and library calls (docs/error-models.md,
+   act), plus the reference's own rounding where there is arithmetic. */
+static double torch_nn_bound(const gv_case *c, int fn, double x, double y)
+{
+    bool f32 = c->dtype == GV_F32;
+    double u = act_u(c), smin = gv_dtype_subnormal_min(c->dtype);
+    double b;
+    switch (fn) {
+    /* tanh: the library's ulps alone (the argument is the input itself) */
+    case ACT_TANH: b = lib_err(y, f32 ? ACT_TANH_ULPS_F32 : ACT_TANH_ULPS_F64, u, smin); break;
+    /* comparisons and a selection: exact (the exact rule judges them: act_exact) */
+    case ACT_RELU:
+    case ACT_HARDTANH: return 0.0;
+    /* x times the slope rounded to the dtype (u) and the product rounded (u) */
+    case ACT_LEAKY_RELU: b = x > 0 ? 0.0 : 2.01 * u * fabs(y) + smin; break;
+    /* 1 + |x| rounded and the quotient rounded: 2 u relative (to first order; 2.01 covers the
+       second) */
+    case ACT_SOFTSIGN: b = 2.01 * u * fabs(y) + smin; break;
+    case ACT_ELU: b = bound_elu(false, x, y, u, smin); break;
+    case ACT_SELU: b = bound_elu(true, x, y, u, smin); break;
+    /* x + 3 rounded (relative to x + 3: the clamp keeps its sign), 1/6 rounded, the product
+       rounded: 3 u relative; a kernel dividing by 6 has one rounding fewer */
+    case ACT_HARDSIGMOID: b = 3.01 * u * fabs(y) + smin; break;
+    case ACT_SOFTPLUS:
+        b = bound_softplus(x, y, u, smin, f32 ? ACT_EXP_ULPS_F32 : ACT_EXP_ULPS_F64);
+        break;
+    default: assert(0 && "an act function"); return 0.0;
+    }
+    return b + ref_err(y);
 }
 
 /* ---- the hooks ------------------------------------------------------------------------- */
@@ -266,6 +352,22 @@ static int act_gauge(gv_problem *p, int fn)
 ACT_HOOKS(gelu, ACT_GELU)
 ACT_HOOKS(gelu_tanh, ACT_GELU_TANH)
 ACT_HOOKS(silu, ACT_SILU)
+ACT_HOOKS(tanh, ACT_TANH)
+ACT_HOOKS(relu, ACT_RELU)
+ACT_HOOKS(leaky_relu, ACT_LEAKY_RELU)
+ACT_HOOKS(hardtanh, ACT_HARDTANH)
+ACT_HOOKS(softsign, ACT_SOFTSIGN)
+ACT_HOOKS(elu, ACT_ELU)
+ACT_HOOKS(selu, ACT_SELU)
+ACT_HOOKS(hardsigmoid, ACT_HARDSIGMOID)
+ACT_HOOKS(softplus, ACT_SOFTPLUS)
+
+/* ReLU and HardTanh compare and select: the result is an input or a constant, exact */
+static bool act_exact(const gv_case *c)
+{
+    (void)c;
+    return true;
+}
 
 /* Finite inputs only: the formulas PyTorch runs give NaN at x = -inf (-inf 0, -inf / inf),
    where the functions' limit is 0; the edge dists' values near the overflow threshold overflow
@@ -359,5 +461,102 @@ static const gv_op act_silu_fastexp = {
     ACT_COMMON(silu),
 };
 
-const gv_op *const gv_family_act[] = {&act_gelu,           &act_gelu_tanh,    &act_silu,
-                                      &act_gelu_tanhlabel, &act_silu_fastexp, NULL};
+/* The activations torch.nn has beside the GELUs and SiLU, each at torch's defaults (abi/act.h):
+   one kernel line and one oracle line each, the bound derived in docs/error-models.md, act. */
+#define ACT_SIMPLE(f, nm, sum, model)                                                              \
+    static const gv_op act_##f = {                                                                 \
+        .name = nm,                                                                                \
+        .summary = sum,                                                                            \
+        .error_model = model ACT_MODEL_TAIL,                                                       \
+        .modes = GV_BIT(GV_MODE_NATIVE),                                                           \
+        .mode_valid = act_native_only,                                                             \
+        .device = GV_KERNEL(gk_act_##f),                                                           \
+        ACT_CATALOGUE,                                                                             \
+        ACT_COMMON(f),                                                                             \
+    };
+ACT_SIMPLE(tanh, "act.tanh", "y = tanh(x), element-wise (torch.tanh)", "tanhf / tanh 2 ulp")
+ACT_SIMPLE(leaky_relu, "act.leaky_relu",
+           "y = x > 0 ? x : 0.01 x, element-wise (torch.nn.LeakyReLU())",
+           "the slope and the product rounded: 2 u |y| below 0, exact above")
+ACT_SIMPLE(softsign, "act.softsign", "y = x / (1 + |x|), element-wise (torch.nn.Softsign)",
+           "1 + |x| and the quotient rounded: 2 u |y|")
+ACT_SIMPLE(elu, "act.elu", "y = x > 0 ? x : expm1(x), element-wise (torch.nn.ELU(), alpha 1)",
+           "expm1f / expm1 1 ulp below 0, exact above")
+ACT_SIMPLE(selu, "act.selu", "y = scale (x > 0 ? x : alpha expm1(x)), element-wise (torch.nn.SELU)",
+           "expm1 1 ulp, alpha scale rounded (3 u) and the product (u) below 0; scale and the "
+           "product (2 u) above")
+ACT_SIMPLE(hardsigmoid, "act.hardsigmoid",
+           "y = clamp(x + 3, 0, 6) / 6, element-wise (torch.nn.Hardsigmoid)",
+           "x + 3, 1/6 and the product rounded: 3 u |y|")
+ACT_SIMPLE(softplus, "act.softplus",
+           "y = x > 20 ? x : log1p(exp(x)), element-wise (torch.nn.Softplus(), beta 1)",
+           "expf 2 ulp / exp 1 ulp through log1p' = 1/(1 + E), plus log1pf / log1p 1 ulp; x "
+           "above 20, exact")
+#undef ACT_SIMPLE
+
+#define ACT_EXACT(f, nm, sum)                                                                      \
+    static const gv_op act_##f = {                                                                 \
+        .name = nm,                                                                                \
+        .summary = sum,                                                                            \
+        .error_model = "y = r exactly: a comparison and a selection (docs/error-models.md, act)",  \
+        .modes = GV_BIT(GV_MODE_NATIVE),                                                           \
+        .mode_valid = act_native_only,                                                             \
+        .device = GV_KERNEL(gk_act_##f),                                                           \
+        .exact = act_exact,                                                                        \
+        ACT_CATALOGUE,                                                                             \
+        ACT_COMMON(f),                                                                             \
+    };
+ACT_EXACT(relu, "act.relu", "y = max(x, 0), element-wise (torch.relu): exact")
+ACT_EXACT(hardtanh, "act.hardtanh",
+          "y = clamp(x, -1, 1), element-wise (torch.nn.Hardtanh()): exact")
+#undef ACT_EXACT
+
+/* ELU through exp(x) - 1: near 0 (the wide classes' tiny arguments, 2^-30 to 2^-1) the
+   subtraction cancels, leaving u / |x| relative where expm1 keeps 1 ulp. */
+static const gv_op act_elu_naive = {
+    .name = "act.elu.naive",
+    .summary = "planted bug: ELU as exp(x) - 1, which cancels near 0, where torch uses expm1",
+    .planted_bug = "exp(x) - 1 for expm1(x): the small negative arguments lose their digits",
+    .error_model = "as act.elu",
+    .modes = GV_BIT(GV_MODE_NATIVE),
+    .mode_valid = act_native_only,
+    .dtypes = GV_BOTH_DTYPES,
+    .shapes = "1e5",
+    .test_shapes = "1000,100003",
+    .device = GV_KERNEL(gk_act_elu_naive),
+    ACT_COMMON(elu),
+};
+
+/* Softplus through log(1 + exp(x)): where exp(x) < u (x below -17 in f32, -37 in f64: the
+   wide classes' negative tail) 1 + exp(x) is 1 and the result 0, where y = exp(x). */
+static const gv_op act_softplus_naive = {
+    .name = "act.softplus.naive",
+    .summary = "planted bug: Softplus as log(1 + exp(x)), which returns 0 where exp(x) < u",
+    .planted_bug = "log(1 + exp(x)) for log1p(exp(x)): the negative tail is lost",
+    .error_model = "as act.softplus",
+    .modes = GV_BIT(GV_MODE_NATIVE),
+    .mode_valid = act_native_only,
+    .dtypes = GV_BOTH_DTYPES,
+    .shapes = "1e5",
+    .test_shapes = "1000,100003",
+    .device = GV_KERNEL(gk_act_softplus_naive),
+    ACT_COMMON(softplus),
+};
+
+const gv_op *const gv_family_act[] = {&act_gelu,
+                                      &act_gelu_tanh,
+                                      &act_silu,
+                                      &act_tanh,
+                                      &act_relu,
+                                      &act_leaky_relu,
+                                      &act_hardtanh,
+                                      &act_softsign,
+                                      &act_elu,
+                                      &act_selu,
+                                      &act_hardsigmoid,
+                                      &act_softplus,
+                                      &act_gelu_tanhlabel,
+                                      &act_silu_fastexp,
+                                      &act_elu_naive,
+                                      &act_softplus_naive,
+                                      NULL};

@@ -1,36 +1,52 @@
-/* conv.c: op descriptors for the convolutions of an NCHW input as torch.nn.functional.conv2d
- * and conv1d compute them (a correlation, zero padding, a bias a channel): conv.2d (3 x 3,
- * padding 1), conv.2d.k1 (1 x 1), conv.2d.k7s2 (7 x 7, stride 2, padding 3: ResNet's stem) and
- * conv.1d (a window of 3, padding 1), one thread an output on the device, and their planted
- * bugs. Dims n, c, s, o (conv.1d: n, c, l, o): batch, input channels, the square plane's side
- * (the row's length), output channels; the window, stride and padding are the op's
- * (abi/conv.h: four dims hold no more).
+/* conv.c: op descriptors for the convolutions of an NC(D)HW input as torch.nn.functional.conv3d,
+ * conv2d and conv1d compute them (a correlation, zero padding, a bias a channel or none):
+ * conv.2d (3 x 3, padding 1), conv.2d.k1 (1 x 1), conv.2d.k7s2 (7 x 7, stride 2, padding 3:
+ * ResNet's stem), conv.1d (a window of 3, padding 1), conv.2d.valid and conv.1d.valid (padding
+ * 0, no bias: nn.Conv2d's and nn.Conv1d's defaults as KernelBench writes them),
+ * conv.2d.pointwise (1 x 1, no bias), conv.3d
+ * (3 x 3 x 3, padding 1) and conv.3d.valid (padding 0, no bias), one thread an output on the
+ * device, and their planted bugs. Dims n, c, s, o (conv.1d: n, c, l, o): batch, input
+ * channels, the square plane's (cube's) side (the row's length), output channels; the window,
+ * stride, padding and bias are the op's (abi/conv.h: four dims hold no more).
  * Error model: docs/error-models.md, section conv. */
+#include <assert.h>
+
 #include "../../abi/conv.h"
 #include "ops/opkit.h"
 
-extern const gk_op gk_conv_k3, gk_conv_k1, gk_conv_k7s2, gk_conv_c1d, gk_conv_k3_wrap,
-    gk_conv_k3_flipped, gk_conv_k3_f16acc, gk_conv_k3_nobias;
+extern const gk_op gk_conv_k3, gk_conv_k1, gk_conv_k7s2, gk_conv_c1d, gk_conv_v3, gk_conv_pw,
+    gk_conv_c1dv, gk_conv_k3d, gk_conv_v3d, gk_conv_t3, gk_conv_t1d, gk_conv_t3d, gk_conv_t3_noflip,
+    gk_conv_k3_wrap, gk_conv_k3_flipped, gk_conv_k3_f16acc, gk_conv_k3_nobias, gk_conv_v3_padded,
+    gk_conv_k3d_flipped;
 
 typedef struct conv_geom {
-    int64_t kh, kw, stride, ph, pw;
-    bool one_d; /* a plane of one row: dims n, c, l, o */
+    int64_t kd, kh, kw, stride, pd, ph, pw;
+    bool bias;       /* a bias tensor, the third input */
+    bool one_d;      /* a plane of one row: dims n, c, l, o */
+    bool volume;     /* an s x s x s volume (conv.3d) */
+    bool transposed; /* ConvTranspose: weights (in, out), the padding the window less one */
 } conv_geom;
 
-#define CONV_GEOM_(name, kh, kw, s, ph, pw)                                                        \
-    static const conv_geom geom_##name = {kh, kw, s, ph, pw, GK_CONV_ONE_ROW(kh, kw, ph)};
+#define CONV_GEOM_(name, kd, kh, kw, s, pd, ph, pw, bias, tr)                                      \
+    static const conv_geom geom_##name = {                                                         \
+        kd, kh, kw, s, pd, ph, pw, bias, GK_CONV_ONE_ROW(kh, kw, ph), GK_CONV_VOLUME(kd), tr};
 GK_CONV_GEOMETRIES(CONV_GEOM_)
 #undef CONV_GEOM_
 
-/* The case's plane (h x w) and output plane (oh x ow). */
+/* The case's volume (d x h x w; d 1 for a plane) and output volume (od x oh x ow). */
 typedef struct conv_sizes {
-    int64_t n, c, h, w, o, oh, ow;
+    int64_t n, c, d, h, w, o, od, oh, ow;
 } conv_sizes;
 
 static conv_sizes sizes_of(const gv_shape *s, const conv_geom *g)
 {
-    conv_sizes z = {
-        .n = s->d[0], .c = s->d[1], .h = g->one_d ? 1 : s->d[2], .w = s->d[2], .o = s->d[3]};
+    conv_sizes z = {.n = s->d[0],
+                    .c = s->d[1],
+                    .d = g->volume ? s->d[2] : 1,
+                    .h = g->one_d ? 1 : s->d[2],
+                    .w = s->d[2],
+                    .o = s->d[3]};
+    z.od = gk_conv_out_side(z.d, g->kd, g->stride, g->pd);
     z.oh = gk_conv_out_side(z.h, g->kh, g->stride, g->ph);
     z.ow = gk_conv_out_side(z.w, g->kw, g->stride, g->pw);
     return z;
@@ -39,13 +55,19 @@ static conv_sizes sizes_of(const gv_shape *s, const conv_geom *g)
 static int check_shape_g(const gv_shape *s, char *why, size_t len, const conv_geom *g)
 {
     conv_sizes z = sizes_of(s, g);
-    double in = (double)z.n * z.c * z.h * z.w, out = (double)z.n * z.o * z.oh * z.ow;
-    if (s->nd != 4 || z.c < 1 || z.w < 1 || z.oh < 1 || z.ow < 1 || in > 4e9 || out > 4e9 ||
-        (double)z.o * z.c * g->kh * g->kw > 4e9) {
+    double in = (double)z.n * z.c * z.d * z.h * z.w, out = (double)z.n * z.o * z.od * z.oh * z.ow;
+    if (s->nd != 4 || z.c < 1 || z.w < 1 || z.od < 1 || z.oh < 1 || z.ow < 1 || in > 4e9 ||
+        out > 4e9 || (double)z.o * z.c * g->kd * g->kh * g->kw > 4e9) {
+        char win[48];
+        if (g->volume)
+            snprintf(win, sizeof win, "%lldx%lldx%lld", (long long)g->kd, (long long)g->kh,
+                     (long long)g->kw);
+        else
+            snprintf(win, sizeof win, "%lldx%lld", (long long)g->kh, (long long)g->kw);
         snprintf(why, len,
-                 "the convolution takes n x c x %s x o with c >= 1, a side the %lldx%lld window "
+                 "the convolution takes n x c x %s x o with c >= 1, a side the %s window "
                  "covers once padded, and fewer than 4e9 elements a tensor",
-                 g->one_d ? "l" : "s", (long long)g->kh, (long long)g->kw);
+                 g->one_d ? "l" : "s", win);
         return GV_EINVAL;
     }
     return GV_OK;
@@ -54,16 +76,17 @@ static int check_shape_g(const gv_shape *s, char *why, size_t len, const conv_ge
 static int layout_g(const gv_case *c, gv_layout *l, const conv_geom *g)
 {
     conv_sizes z = sizes_of(&c->shape, g);
-    *l = (gv_layout){.n_in = 3, .n_out = 1};
-    l->in[0] = (gv_tensor_spec){"x", z.n * z.c * z.h * z.w};
-    l->in[1] = (gv_tensor_spec){"w", z.o * z.c * g->kh * g->kw};
-    l->in[2] = (gv_tensor_spec){"bias", z.o};
-    l->out[0] = (gv_tensor_spec){"y", z.n * z.o * z.oh * z.ow};
+    *l = (gv_layout){.n_in = g->bias ? 3 : 2, .n_out = 1};
+    l->in[0] = (gv_tensor_spec){"x", z.n * z.c * z.d * z.h * z.w};
+    l->in[1] = (gv_tensor_spec){"w", z.o * z.c * g->kd * g->kh * g->kw};
+    if (g->bias) l->in[2] = (gv_tensor_spec){"bias", z.o};
+    l->out[0] = (gv_tensor_spec){"y", z.n * z.o * z.od * z.oh * z.ow};
     return GV_OK;
 }
 
 /* x (n, c, s, s), w (o, c, kh, kw), bias (o), y (n, o, oh, ow); conv.1d without the plane's
-   one row: x (n, c, l), w (o, c, k), y (n, o, ol), as conv1d takes them */
+   one row: x (n, c, l), w (o, c, k), y (n, o, ol), as conv1d takes them; conv.3d with the
+   volume's depth: x (n, c, s, s, s), w (o, c, kd, kh, kw), y (n, o, od, oh, ow) */
 static int tensor_shape_g(const gv_case *c, bool output, int i, int64_t *shape, const conv_geom *g)
 {
     conv_sizes z = sizes_of(&c->shape, g);
@@ -71,60 +94,80 @@ static int tensor_shape_g(const gv_case *c, bool output, int i, int64_t *shape, 
     if (output) {
         shape[nd++] = z.n;
         shape[nd++] = z.o;
+        if (g->volume) shape[nd++] = z.od;
         if (!g->one_d) shape[nd++] = z.oh;
         shape[nd++] = z.ow;
     } else if (i == 0) {
         shape[nd++] = z.n;
         shape[nd++] = z.c;
+        if (g->volume) shape[nd++] = z.d;
         if (!g->one_d) shape[nd++] = z.h;
         shape[nd++] = z.w;
-    } else if (i == 1) {
-        shape[nd++] = z.o;
-        shape[nd++] = z.c;
+    } else if (i == 1) { /* ConvTranspose's weights are (in, out) */
+        shape[nd++] = g->transposed ? z.c : z.o;
+        shape[nd++] = g->transposed ? z.o : z.c;
+        if (g->volume) shape[nd++] = g->kd;
         if (!g->one_d) shape[nd++] = g->kh;
         shape[nd++] = g->kw;
     } else {
+        assert(g->bias);
         shape[nd++] = z.o;
     }
     return nd;
 }
 
-/* c kh kw multiply-adds and the bias an output (padding's terms counted: the kernel skips them) */
+/* c kd kh kw multiply-adds and the bias an output (padding's terms counted: the kernel skips
+   them) */
 static double flops_g(const gv_case *c, const conv_geom *g)
 {
     conv_sizes z = sizes_of(&c->shape, g);
-    return (double)z.n * z.o * z.oh * z.ow * (2.0 * z.c * g->kh * g->kw + 1.0);
+    return (double)z.n * z.o * z.od * z.oh * z.ow *
+           (2.0 * z.c * g->kd * g->kh * g->kw + (g->bias ? 1.0 : 0.0));
 }
 
 static double bytes_g(const gv_case *c, const conv_geom *g)
 {
     gv_layout l;
     layout_g(c, &l, g);
-    return (double)(l.in[0].count + l.in[1].count + l.in[2].count + l.out[0].count) * gv_esize(c);
+    int64_t sum = l.out[0].count;
+    for (int i = 0; i < l.n_in; i++)
+        sum += l.in[i].count;
+    return (double)sum * gv_esize(c);
 }
 
-/* Each output is a dot product of c kh kw + 1 terms (the bias the last): gemm's model, ASNA eq.
-   3.13, |y^ - y| <= gamma_K sum |x||w| + |bias|, K = c kh kw + 1, in any order. Terms of the
-   padding are exact zeros; counting them keeps K the same at every output. */
+/* Each output is a dot product of c kd kh kw + 1 terms (the bias the last; no bias, c kd kh kw
+   terms): gemm's model, ASNA eq. 3.13, |y^ - y| <= gamma_K (sum |x||w| + |bias|), K = c kd kh
+   kw (+ 1), in any order. Terms of the padding are exact zeros; counting them keeps K the same
+   at every output. */
 static double depth_g(const gv_case *c, const conv_geom *g)
 {
-    return (double)c->shape.d[1] * (double)(g->kh * g->kw) + 1.0;
+    return (double)c->shape.d[1] * (double)(g->kd * g->kh * g->kw) + (g->bias ? 1.0 : 0.0);
 }
 
 #define CONV_ARGS(p, g, z)                                                                         \
-    z.n, z.c, z.h, z.w, z.o, g->kh, g->kw, g->stride, g->ph, g->pw, p->in[0].ref, p->in[1].ref,    \
-        p->in[2].ref
+    z.n, z.c, z.d, z.h, z.w, z.o, g->kd, g->kh, g->kw, g->stride, g->pd, g->ph, g->pw,             \
+        p->in[0].ref, p->in[1].ref, g->bias ? p->in[2].ref : NULL
+
+/* ConvTranspose from its definition (stride 1, padding 0: the geometry's padding is the
+   kernel's reformulation, not the layer's) */
+#define CONV_T_ARGS(p, g, z)                                                                       \
+    z.n, z.c, z.d, z.h, z.w, z.o, g->kd, g->kh, g->kw, p->in[0].ref, p->in[1].ref,                 \
+        g->bias ? p->in[2].ref : NULL
 
 static int oracle_g(gv_problem *p, const conv_geom *g)
 {
     conv_sizes z = sizes_of(&p->c.shape, g);
-    return gv_oracle_rc(go_conv(CONV_ARGS(p, g, z), p->out[0].ref));
+    if (g->transposed)
+        return gv_oracle_rc(go_conv3d_transposed(CONV_T_ARGS(p, g, z), p->out[0].ref));
+    return gv_oracle_rc(go_conv3d(CONV_ARGS(p, g, z), p->out[0].ref));
 }
 
 static int gauge_g(gv_problem *p, const conv_geom *g)
 {
     conv_sizes z = sizes_of(&p->c.shape, g);
-    return gv_oracle_rc(go_conv_gauge(CONV_ARGS(p, g, z), p->out[0].gauge));
+    if (g->transposed)
+        return gv_oracle_rc(go_conv3d_transposed_gauge(CONV_T_ARGS(p, g, z), p->out[0].gauge));
+    return gv_oracle_rc(go_conv3d_gauge(CONV_ARGS(p, g, z), p->out[0].gauge));
 }
 
 /* One set of hooks a geometry: ops of a family with the same hooks share cached references
@@ -168,10 +211,18 @@ CONV_HOOKS(k3)
 CONV_HOOKS(k1)
 CONV_HOOKS(k7s2)
 CONV_HOOKS(c1d)
+CONV_HOOKS(v3)
+CONV_HOOKS(pw)
+CONV_HOOKS(c1dv)
+CONV_HOOKS(k3d)
+CONV_HOOKS(v3d)
+CONV_HOOKS(t3)
+CONV_HOOKS(t1d)
+CONV_HOOKS(t3d)
 
 static int conv_inputs(gv_problem *p)
 {
-    for (int i = 0; i < 3; i++)
+    for (int i = 0; i < p->l.n_in; i++)
         gv_fill(p, i, p->c.dist);
     return GV_OK;
 }
@@ -202,8 +253,9 @@ static double conv_expected_tier(const gv_case *c, char *why, size_t len)
     .bytes = name##_bytes, .make_inputs = conv_inputs, .oracle = name##_oracle,                    \
     .gauge = name##_gauge, .depth = name##_depth, .expected_tier = conv_expected_tier,             \
     .reference_ignores_mode = true, .range_degree = 2, .bias_dists = GV_BIT(GV_DIST_UNIFORM11),    \
-    .error_model = "|y-r| <= gamma_K (sum |x||w| + |bias|), K = c kh kw + 1: gemm's dot-product "  \
-                   "model, any order, the padding's zeros exact (docs/error-models.md, conv)"
+    .error_model = "|y-r| <= gamma_K (sum |x||w| + |bias|), K = c kd kh kw (+ 1 with a bias): "    \
+                   "gemm's dot-product model, any order, the padding's zeros exact "               \
+                   "(docs/error-models.md, conv)"
 
 static const gv_op conv_2d = {
     .name = "conv.2d",
@@ -246,6 +298,70 @@ static const gv_op conv_1d = {
     CONV_COMMON(c1d),
     .dims = "n,c,l,o",
     .in_dims = "n,c,l;;o",
+};
+
+static const gv_op conv_2d_valid = {
+    .name = "conv.2d.valid",
+    .summary = "y = conv2d(x, w), 3 x 3 window, padding 0, no bias (nn.Conv2d(c, o, 3, "
+               "bias=False)), NCHW",
+    .shapes = "1x64x56x64,4x128x16x128",
+    .test_shapes = "1x1x3x1,2x3x7x5,1x16x17x8,2x64x14x32",
+    .canaries = "wide:1x64x56x64",
+    .test_canaries = "wide:1x16x17x8",
+    .device = GV_KERNEL(gk_conv_v3),
+    .dims = "n,c,s,o",
+    .in_dims = "n,c,s,s;o,c,3,3",
+    CONV_COMMON(v3),
+};
+
+static const gv_op conv_2d_pointwise = {
+    .name = "conv.2d.pointwise",
+    .summary = "y = conv2d(x, w), 1 x 1 window, no bias (nn.Conv2d(c, o, 1, bias=False)): a "
+               "channel mix, NCHW",
+    .shapes = "1x256x56x64",
+    .test_shapes = "1x1x1x1,2x32x15x16",
+    .device = GV_KERNEL(gk_conv_pw),
+    .dims = "n,c,s,o",
+    .in_dims = "n,c,s,s;o,c,1,1",
+    CONV_COMMON(pw),
+};
+
+static const gv_op conv_1d_valid = {
+    .name = "conv.1d.valid",
+    .summary = "y = conv1d(x, w), window 3, padding 0, no bias (nn.Conv1d(c, o, 3, bias=False)), "
+               "NCL",
+    .shapes = "8x64x1024x64",
+    .test_shapes = "1x1x3x1,2x4x100x8,4x32x257x16",
+    .device = GV_KERNEL(gk_conv_c1dv),
+    CONV_COMMON(c1dv),
+    .dims = "n,c,l,o",
+    .in_dims = "n,c,l;o,c,3",
+};
+
+static const gv_op conv_3d = {
+    .name = "conv.3d",
+    .summary = "y = conv3d(x, w, bias, padding=1), 3 x 3 x 3 window, NCDHW (an s x s x s "
+               "volume): one thread an output",
+    .shapes = "1x16x32x32,2x32x16x64",
+    .test_shapes = "1x1x1x1,2x3x5x4,1x8x9x8",
+    .canaries = "wide:1x16x32x32",
+    .test_canaries = "wide:1x8x9x8",
+    .device = GV_KERNEL(gk_conv_k3d),
+    .dims = "n,c,s,o",
+    .in_dims = "n,c,s,s,s;o,c,3,3,3;o",
+    CONV_COMMON(k3d),
+};
+
+static const gv_op conv_3d_valid = {
+    .name = "conv.3d.valid",
+    .summary = "y = conv3d(x, w), 3 x 3 x 3 window, padding 0, no bias (nn.Conv3d(c, o, 3, "
+               "bias=False)), NCDHW",
+    .shapes = "1x16x34x32",
+    .test_shapes = "1x1x3x1,2x3x5x4,1x8x9x8",
+    .device = GV_KERNEL(gk_conv_v3d),
+    .dims = "n,c,s,o",
+    .in_dims = "n,c,s,s,s;o,c,3,3,3",
+    CONV_COMMON(v3d),
 };
 
 /* The planted bugs, on conv.2d's geometry and hooks (its reference, cached once). Each differs
@@ -296,6 +412,105 @@ static const gv_op conv_2d_nobias = {
     CONV_COMMON(k3),
 };
 
-const gv_op *const gv_family_conv[] = {&conv_2d,        &conv_2d_k1,     &conv_2d_k7s2,
-                                       &conv_1d,        &conv_2d_wrap,   &conv_2d_flipped,
-                                       &conv_2d_f16acc, &conv_2d_nobias, NULL};
+/* ConvTranspose2d/1d/3d(c, o, 3, bias=False), stride 1, padding 0: each output a dot product
+   of the inputs its window reaches, c kd kh kw terms at most (the rest exact zeros). */
+static const gv_op conv_2d_transposed = {
+    .name = "conv.2d.transposed",
+    .summary = "y = conv_transpose2d(x, w), 3 x 3 window, stride 1, padding 0, no bias "
+               "(nn.ConvTranspose2d(c, o, 3, bias=False)): s + 2 a side",
+    .shapes = "1x64x56x64,4x64x32x64",
+    .test_shapes = "1x1x1x1,2x3x7x5,1x16x17x8",
+    .canaries = "wide:1x64x56x64",
+    .test_canaries = "wide:1x16x17x8",
+    .device = GV_KERNEL(gk_conv_t3),
+    .dims = "n,c,s,o",
+    .in_dims = "n,c,s,s;c,o,3,3",
+    CONV_COMMON(t3),
+};
+
+static const gv_op conv_1d_transposed = {
+    .name = "conv.1d.transposed",
+    .summary = "y = conv_transpose1d(x, w), window 3, stride 1, padding 0, no bias "
+               "(nn.ConvTranspose1d(c, o, 3, bias=False)): l + 2 long",
+    .shapes = "8x64x1024x64",
+    .test_shapes = "1x1x1x1,2x4x100x8,4x32x257x16",
+    .device = GV_KERNEL(gk_conv_t1d),
+    CONV_COMMON(t1d),
+    .dims = "n,c,l,o",
+    .in_dims = "n,c,l;c,o,3",
+};
+
+static const gv_op conv_3d_transposed = {
+    .name = "conv.3d.transposed",
+    .summary = "y = conv_transpose3d(x, w), 3 x 3 x 3 window, stride 1, padding 0, no bias "
+               "(nn.ConvTranspose3d(c, o, 3, bias=False)): s + 2 a side",
+    .shapes = "1x16x30x32",
+    .test_shapes = "1x1x1x1,2x3x5x4,1x8x7x8",
+    .device = GV_KERNEL(gk_conv_t3d),
+    .dims = "n,c,s,o",
+    .in_dims = "n,c,s,s,s;c,o,3,3,3",
+    CONV_COMMON(t3d),
+};
+
+/* A transposed convolution computed as the padded correlation without flipping the window
+   (the weights' (in, out) order kept): each output's terms meet the wrong weights. */
+static const gv_op conv_2d_transposed_noflip = {
+    .name = "conv.2d.transposed.noflip",
+    .summary = "planted bug: conv_transpose2d as a padded correlation, the window not flipped",
+    .planted_bug = "the window read front to back: w(c, o, a, e) where w(c, o, 2-a, 2-e) belongs",
+    .shapes = "1x64x56x64",
+    .test_shapes = "2x3x7x5,1x16x17x8",
+    .device = GV_KERNEL(gk_conv_t3_noflip),
+    .dims = "n,c,s,o",
+    .in_dims = "n,c,s,s;c,o,3,3",
+    CONV_COMMON(t3),
+};
+
+/* conv.2d.valid's outputs (s - 2 a side) read as if the input were padded by 1: each output
+   is the window one row up and one column left of its own, edge terms dropped. */
+static const gv_op conv_2d_valid_padded = {
+    .name = "conv.2d.valid.padded",
+    .summary = "planted bug: padding 1 applied where the layer has none (the window shifted)",
+    .planted_bug = "padding=1 read into a padding-0 layer: each output is its up-left "
+                   "neighbour's window",
+    .shapes = "1x64x56x64",
+    .test_shapes = "2x3x7x5,1x16x17x8",
+    .device = GV_KERNEL(gk_conv_v3_padded),
+    .dims = "n,c,s,o",
+    .in_dims = "n,c,s,s;o,c,3,3",
+    CONV_COMMON(v3),
+};
+
+static const gv_op conv_3d_flipped = {
+    .name = "conv.3d.flipped",
+    .summary = "planted bug: the 3-D window flipped in all three axes (a convolution where "
+               "conv3d correlates)",
+    .planted_bug = "weights read back to front, w(o, c, kd-1-z, kh-1-a, kw-1-e)",
+    .shapes = "1x16x32x32",
+    .test_shapes = "2x3x5x4,1x8x9x8",
+    .device = GV_KERNEL(gk_conv_k3d_flipped),
+    .dims = "n,c,s,o",
+    .in_dims = "n,c,s,s,s;o,c,3,3,3;o",
+    CONV_COMMON(k3d),
+};
+
+const gv_op *const gv_family_conv[] = {&conv_2d,
+                                       &conv_2d_k1,
+                                       &conv_2d_k7s2,
+                                       &conv_1d,
+                                       &conv_2d_valid,
+                                       &conv_2d_pointwise,
+                                       &conv_1d_valid,
+                                       &conv_3d,
+                                       &conv_3d_valid,
+                                       &conv_2d_transposed,
+                                       &conv_1d_transposed,
+                                       &conv_3d_transposed,
+                                       &conv_2d_wrap,
+                                       &conv_2d_flipped,
+                                       &conv_2d_f16acc,
+                                       &conv_2d_nobias,
+                                       &conv_2d_valid_padded,
+                                       &conv_3d_flipped,
+                                       &conv_2d_transposed_noflip,
+                                       NULL};

@@ -10,11 +10,63 @@
 #include <math.h>
 #include <stdlib.h>
 
+#include "../../abi/act.h"
 #include "core/registry.h"
 #include "testkit.h"
 
-enum fn { F_GELU, F_GELU_TANH, F_SILU };
-enum variant { V_OK, V_FASTEXP, V_IN_F32 };
+enum fn {
+    F_GELU,
+    F_GELU_TANH,
+    F_SILU,
+    F_TANH,
+    F_RELU,
+    F_LEAKY_RELU,
+    F_HARDTANH,
+    F_SOFTSIGN,
+    F_ELU,
+    F_SELU,
+    F_HARDSIGMOID,
+    F_SOFTPLUS,
+    F_NFN
+};
+enum variant { V_OK, V_FASTEXP, V_IN_F32, V_NAIVE };
+
+/* The torch.nn activations beside the GELUs and SiLU, in the kernels' formulas
+   (kernels/act.cu: PyTorch's) in type T, constants rounded to T; V_NAIVE: the planted forms
+   exp(x) - 1 (ELU, SELU) and log(1 + exp(x)) (Softplus). */
+#define SIM_MORE(T, SUF)                                                                           \
+    static T more_##SUF(enum fn f, enum variant v, T x)                                            \
+    {                                                                                              \
+        switch (f) {                                                                               \
+        case F_TANH: return tanh##SUF(x);                                                          \
+        case F_RELU: return x > 0 ? x : (T)0;                                                      \
+        case F_LEAKY_RELU: return x > 0 ? x : x * (T)GK_ACT_LEAKY_SLOPE;                           \
+        case F_HARDTANH: return x < -1 ? (T)-1 : (x > 1 ? (T)1 : x);                               \
+        case F_SOFTSIGN: return x / ((T)1 + fabs##SUF(x));                                         \
+        case F_ELU:                                                                                \
+        case F_SELU: {                                                                             \
+            T neg = f == F_SELU ? (T)(GK_ACT_SELU_ALPHA * GK_ACT_SELU_SCALE) : (T)1;               \
+            T pos = f == F_SELU ? (T)GK_ACT_SELU_SCALE : (T)1;                                     \
+            T em1 = v == V_NAIVE ? exp##SUF(x) - (T)1 : expm1##SUF(x);                             \
+            return x <= 0 ? em1 * neg : x * pos;                                                   \
+        }                                                                                          \
+        case F_HARDSIGMOID: {                                                                      \
+            T t = x + (T)3;                                                                        \
+            return (t < 0 ? (T)0 : (t > 6 ? (T)6 : t)) * (T)(1.0 / 6.0);                           \
+        }                                                                                          \
+        default:                                                                                   \
+            if (x > (T)GK_ACT_SOFTPLUS_THRESHOLD) return x;                                        \
+            return v == V_NAIVE ? log##SUF((T)1 + exp##SUF(x)) : log1p##SUF(exp##SUF(x));          \
+        }                                                                                          \
+    }
+SIM_MORE(float, f)
+#define fabs_  fabs
+#define tanh_  tanh
+#define exp_   exp
+#define expm1_ expm1
+#define log_   log
+#define log1p_ log1p
+SIM_MORE(double, _)
 
 /* __expf: the argument times log2(e) rounded to float, then 2^p (ex2.approx, within 2 ulp; its
    own error is left out: the product's rounding is what grows with |x|), results below FLT_MIN
@@ -29,6 +81,7 @@ static float fast_expf(float v)
 static double sim32(enum fn f, enum variant v, double xd)
 {
     float x = (float)xd;
+    if (f >= F_TANH) return more_f(f, v, x);
     switch (f) {
     case F_GELU: return x * 0.5f * (1.0f + erff(x * (float)M_SQRT1_2));
     case F_GELU_TANH: {
@@ -41,8 +94,9 @@ static double sim32(enum fn f, enum variant v, double xd)
     }
 }
 
-static double sim64(enum fn f, double x)
+static double sim64(enum fn f, enum variant v, double x)
 {
+    if (f >= F_TANH) return more__(f, v, x);
     switch (f) {
     case F_GELU: return x * 0.5 * (1.0 + erf(x * M_SQRT1_2));
     case F_GELU_TANH: {
@@ -65,7 +119,7 @@ static gv_result judge_sim(const char *op, enum fn f, gv_dtype t, gv_mode mode, 
     double *y = gv_test_alloc(n);
     bool f32 = t == GV_F32 || v == V_IN_F32;
     for (int64_t i = 0; i < n; i++)
-        y[i] = f32 ? sim32(f, v, p.in[0].ref[i]) : sim64(f, p.in[0].ref[i]);
+        y[i] = f32 ? sim32(f, v, p.in[0].ref[i]) : sim64(f, v, p.in[0].ref[i]);
     gv_test_store(&p, 0, y);
     free(y);
     gv_result r = gv_test_judge(&p);
@@ -76,7 +130,9 @@ static gv_result judge_sim(const char *op, enum fn f, gv_dtype t, gv_mode mode, 
     return r;
 }
 
-static const char *const ops[] = {"act.gelu", "act.gelu_tanh", "act.silu"};
+static const char *const ops[] = {"act.gelu", "act.gelu_tanh",  "act.silu",        "act.tanh",
+                                  "act.relu", "act.leaky_relu", "act.hardtanh",    "act.softsign",
+                                  "act.elu",  "act.selu",       "act.hardsigmoid", "act.softplus"};
 
 Test(act_model, registered_with_modes_dims_and_planted_bugs)
 {
@@ -166,5 +222,88 @@ Test(act_model, f32_arithmetic_under_f64_fails)
         gv_result r =
             judge_sim(ops[f], (enum fn)f, GV_F64, GV_MODE_NATIVE, GV_DIST_WIDE, 1000, 0, V_IN_F32);
         cr_expect_eq(r.verdict, GV_FAIL, "%s: %s", ops[f], r.reason);
+    }
+}
+
+/* The torch.nn activations: registered in the oracle's order, correct arithmetic inside the
+   bound on every dist, both dtypes, three seeds (ratio <= 1 of the bound 2; the exact ones
+   exactly), and f32 arithmetic under an f64 label FAILs where there is arithmetic. */
+Test(act_model, torch_nn_activations_pass_inside_the_bound, .timeout = 300)
+{
+    const gv_dist dists[] = {GV_DIST_WIDE, GV_DIST_UNIFORM11, GV_DIST_UNIFORM01, GV_DIST_SMALLINT,
+                             GV_DIST_OFFGRID};
+    for (int f = F_TANH; f < F_NFN; f++) {
+        const gv_op *op = gv_op_find(ops[f]);
+        cr_assert_not_null(op, "%s", ops[f]);
+        cr_expect_str_eq(op->family, "act");
+        cr_expect_str_eq(op->in_dims, "n");
+        cr_expect_null(op->planted_bug);
+        cr_expect_eq(op->exact != NULL, f == F_RELU || f == F_HARDTANH, "%s", ops[f]);
+        for (size_t d = 0; d < sizeof dists / sizeof dists[0]; d++)
+            for (int t = 0; t < 2; t++)
+                for (uint64_t seed = 0; seed < 3; seed++) {
+                    gv_dtype dt = t ? GV_F64 : GV_F32;
+                    gv_result r = judge_sim(ops[f], (enum fn)f, dt, GV_MODE_NATIVE, dists[d],
+                                            100003, seed, V_OK);
+                    cr_expect_eq(r.verdict, GV_PASS, "%s %s %s seed %llu: %s", ops[f],
+                                 gv_dtype_name(dt), gv_dist_name(dists[d]),
+                                 (unsigned long long)seed, r.reason);
+                    cr_expect_leq(r.m.ratio, 1.0, "%s %s %s: ratio %.3g", ops[f], gv_dtype_name(dt),
+                                  gv_dist_name(dists[d]), r.m.ratio);
+                }
+        if (f == F_RELU || f == F_HARDTANH) continue; /* no arithmetic to downgrade */
+        gv_result w =
+            judge_sim(ops[f], (enum fn)f, GV_F64, GV_MODE_NATIVE, GV_DIST_WIDE, 1000, 0, V_IN_F32);
+        cr_expect_eq(w.verdict, GV_FAIL, "%s f32 under f64: %s", ops[f], w.reason);
+    }
+}
+
+/* The planted forms: exp(x) - 1 loses the small arguments' digits (ELU), log(1 + exp(x)) the
+   negative tail (Softplus): FAIL in both dtypes on the wide classes; and a ReLU that lets a
+   negative through, a HardTanh clamped at 0.99, FAIL the exact rule. */
+Test(act_model, planted_naive_forms_and_wrong_clamps_fail)
+{
+    for (int t = 0; t < 2; t++) {
+        gv_dtype dt = t ? GV_F64 : GV_F32;
+        gv_result r =
+            judge_sim("act.elu.naive", F_ELU, dt, GV_MODE_NATIVE, GV_DIST_WIDE, 1000, 0, V_NAIVE);
+        cr_expect_eq(r.verdict, GV_FAIL, "elu naive %s: %s", gv_dtype_name(dt), r.reason);
+        cr_expect_gt(r.m.ratio, 100.0, "elu naive %s: ratio %.3g", gv_dtype_name(dt), r.m.ratio);
+        r = judge_sim("act.softplus.naive", F_SOFTPLUS, dt, GV_MODE_NATIVE, GV_DIST_WIDE, 1000, 0,
+                      V_NAIVE);
+        cr_expect_eq(r.verdict, GV_FAIL, "softplus naive %s: %s", gv_dtype_name(dt), r.reason);
+        cr_expect_gt(r.m.ratio, 100.0, "softplus naive %s: ratio %.3g", gv_dtype_name(dt),
+                     r.m.ratio);
+        /* SELU with ELU's exp(x) - 1 too: the bound is expm1's */
+        r = judge_sim("act.selu", F_SELU, dt, GV_MODE_NATIVE, GV_DIST_WIDE, 1000, 0, V_NAIVE);
+        cr_expect_eq(r.verdict, GV_FAIL, "selu naive %s: %s", gv_dtype_name(dt), r.reason);
+    }
+    const char *bugs[] = {"act.elu.naive", "act.softplus.naive"};
+    for (int i = 0; i < 2; i++) {
+        const gv_op *b = gv_op_find(bugs[i]);
+        cr_assert_not_null(b, "%s", bugs[i]);
+        cr_expect_not_null(b->planted_bug);
+    }
+    /* the exact ops: one element off FAILs */
+    const char *exact[] = {"act.relu", "act.hardtanh"};
+    const enum fn ef[] = {F_RELU, F_HARDTANH};
+    for (int e = 0; e < 2; e++) {
+        gv_case c = gv_test_case(exact[e], GV_F32, GV_MODE_NATIVE, GV_DIST_UNIFORM11,
+                                 (gv_shape){1, {1000}}, 0);
+        gv_problem p;
+        gv_test_problem(&p, &c);
+        double *y = gv_test_alloc(1000);
+        int64_t at = -1;
+        for (int64_t i = 0; i < 1000; i++) {
+            y[i] = sim32(ef[e], V_OK, p.in[0].ref[i]);
+            if (at < 0 && (e == 0 ? p.in[0].ref[i] < -0.5 : p.in[0].ref[i] > 0.995)) at = i;
+        }
+        cr_assert_geq(at, 0);
+        y[at] = e == 0 ? p.in[0].ref[at] : 0.99; /* a negative through; a clamp at 0.99 */
+        gv_test_store(&p, 0, y);
+        free(y);
+        gv_result r = gv_test_judge(&p);
+        gv_problem_free(&p);
+        cr_expect_eq(r.verdict, GV_FAIL, "%s one element off: %s", exact[e], r.reason);
     }
 }

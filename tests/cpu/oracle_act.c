@@ -6,8 +6,13 @@
 #include <quadmath.h>
 #include <stdlib.h>
 
+#include "../../abi/act.h"
 #include "core/gen.h"
 #include "go.h"
+
+/* a constant of abi/act.h as a __float128 literal */
+#define Q__(x) x##Q
+#define Q_(x)  Q__(x)
 
 static double one(int fn, double x)
 {
@@ -45,6 +50,16 @@ static __float128 q_eval(int fn, __float128 x)
         __float128 z = sqrtq(2 / M_PIq) * (x + 0.044715Q * x * x * x);
         return 0.5Q * x * (2 / (1 + expq(-2 * z)));
     }
+    case GO_ACT_TANH: return tanhq(x);
+    case GO_ACT_RELU: return x > 0 ? x : 0;
+    case GO_ACT_LEAKY_RELU: return x > 0 ? x : Q_(GK_ACT_LEAKY_SLOPE) * x;
+    case GO_ACT_HARDTANH: return x < -1 ? -1 : x > 1 ? 1 : x;
+    case GO_ACT_SOFTSIGN: return x / (1 + fabsq(x));
+    case GO_ACT_ELU: return x > 0 ? x : expm1q(x);
+    case GO_ACT_SELU:
+        return Q_(GK_ACT_SELU_SCALE) * (x > 0 ? x : Q_(GK_ACT_SELU_ALPHA) * expm1q(x));
+    case GO_ACT_HARDSIGMOID: return x <= -3 ? 0 : x >= 3 ? 1 : (x + 3) / 6;
+    case GO_ACT_SOFTPLUS: return x > GK_ACT_SOFTPLUS_THRESHOLD ? x : log1pq(expq(x));
     default: return x / (1 + expq(-x));
     }
 }
@@ -64,6 +79,32 @@ static double oracle_tol(int fn, double x, double want)
         cond += 2.0 * z * 5.0;
     }
     return (0x1p-53 + cond * 0x1p-64) * fabs(want) + 0x1p-1074;
+}
+
+/* The torch.nn activations at points whose values are known: tanh(1) = 0.76159415595576488812,
+   expm1(-1) = -0.63212055882855767840, log(2) = 0.69314718055994530942 (softplus(0)) */
+Test(oracle_act, torch_nn_known_values)
+{
+    cr_expect_float_eq(one(GO_ACT_TANH, 1.0), 0.76159415595576488812, 0x1p-53);
+    cr_expect_eq(one(GO_ACT_RELU, -2.5), 0.0);
+    cr_expect_eq(one(GO_ACT_RELU, 2.5), 2.5);
+    cr_expect_float_eq(one(GO_ACT_LEAKY_RELU, -2.0), -0.02, 0x1p-58);
+    cr_expect_eq(one(GO_ACT_HARDTANH, -3.0), -1.0);
+    cr_expect_eq(one(GO_ACT_HARDTANH, 0.25), 0.25);
+    cr_expect_eq(one(GO_ACT_SOFTSIGN, 3.0), 0.75);
+    cr_expect_float_eq(one(GO_ACT_ELU, -1.0), -0.63212055882855767840, 0x1p-53);
+    cr_expect_float_eq(one(GO_ACT_SELU, -1.0),
+                       -0.63212055882855767840 * 1.6732632423543772848 * 1.0507009873554804934,
+                       0x1p-51);
+    cr_expect_float_eq(one(GO_ACT_SELU, 2.0), 2.0 * 1.0507009873554804934, 0x1p-51);
+    cr_expect_eq(one(GO_ACT_HARDSIGMOID, 0.0), 0.5);
+    cr_expect_eq(one(GO_ACT_HARDSIGMOID, 4.0), 1.0);
+    cr_expect_eq(one(GO_ACT_HARDSIGMOID, -4.0), 0.0);
+    cr_expect_float_eq(one(GO_ACT_SOFTPLUS, 0.0), 0.69314718055994530942, 0x1p-53);
+    /* above the threshold x itself; below the far tail exp(x), not a cancelled 0 */
+    cr_expect_eq(one(GO_ACT_SOFTPLUS, 20.5), 20.5);
+    cr_expect_float_eq(one(GO_ACT_SOFTPLUS, -40.0), exp(-40.0), 1e-30);
+    cr_expect_float_eq(one(GO_ACT_ELU, -0x1p-30), -0x1p-30 + 0x1p-61, 0x1p-80);
 }
 
 Test(oracle_act, against_float128)

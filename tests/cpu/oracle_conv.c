@@ -1,6 +1,7 @@
-/* oracle_conv.c: the convolution oracle (oracle/conv.c) against sums in __float128 written out
- * by hand at small sizes (padding, stride 2, a plane of one row), its gauge g >= |y|, a window
- * that is not flipped (a correlation, as conv2d), and its bad arguments. */
+/* oracle_conv.c: the convolution oracles (oracle/conv.c) against sums in __float128 written
+ * out by hand at small sizes (padding, stride 2, a plane of one row; go_conv3d's volumes, with
+ * and without padding and bias), their gauges g >= |y|, a window that is not flipped (a
+ * correlation, as conv2d and conv3d), and their bad arguments. */
 #include <criterion/criterion.h>
 #include <math.h>
 #include <stdlib.h>
@@ -67,6 +68,85 @@ Test(conv_oracle, correlation_not_convolution)
     cr_expect_eq(y[0], 0.5, "top left: the padding's zero + bias");
 }
 
+/* go_conv3d over a volume, bias or none (NULL), against __float128 sums */
+static void check_3d_against_float128(int64_t n, int64_t c, int64_t d, int64_t h, int64_t w,
+                                      int64_t o, int64_t kd, int64_t kh, int64_t kw, int64_t st,
+                                      int64_t pd, int64_t ph, int64_t pw, bool with_bias)
+{
+    const int64_t od = gk_conv_out_side(d, kd, st, pd), oh = gk_conv_out_side(h, kh, st, ph),
+                  ow = gk_conv_out_side(w, kw, st, pw);
+    double *x = gv_test_matrix(n * c * d * h, w, w, 61, 0);
+    double *wt = gv_test_matrix(o * c * kd * kh, kw, kw, 62, 0);
+    double *b = with_bias ? gv_test_matrix(1, o, o, 63, 0) : NULL;
+    const int64_t ny = n * o * od * oh * ow;
+    double *y = gv_test_alloc(ny), *g = gv_test_alloc(ny);
+    cr_assert_eq(go_conv3d(n, c, d, h, w, o, kd, kh, kw, st, pd, ph, pw, x, wt, b, y), 0);
+    cr_assert_eq(go_conv3d_gauge(n, c, d, h, w, o, kd, kh, kw, st, pd, ph, pw, x, wt, b, g), 0);
+    for (int64_t at = 0; at < ny; at++) {
+        const int64_t j = at % ow, i = (at / ow) % oh, k = (at / (ow * oh)) % od,
+                      oc = (at / (ow * oh * od)) % o, q = at / (ow * oh * od * o);
+        __float128 sum = b ? b[oc] : 0, abs = b ? fabs(b[oc]) : 0;
+        for (int64_t ci = 0; ci < c; ci++)
+            for (int64_t z = 0; z < kd; z++)
+                for (int64_t a = 0; a < kh; a++)
+                    for (int64_t e = 0; e < kw; e++) {
+                        int64_t dz = k * st - pd + z, r = i * st - ph + a, col = j * st - pw + e;
+                        if (dz < 0 || dz >= d || r < 0 || r >= h || col < 0 || col >= w) continue;
+                        __float128 t = (__float128)x[(((q * c + ci) * d + dz) * h + r) * w + col] *
+                                       wt[(((oc * c + ci) * kd + z) * kh + a) * kw + e];
+                        sum += t;
+                        abs += t < 0 ? -t : t;
+                    }
+        double want = (double)sum;
+        /* one f64 rounding, and K 2^-64 of the gauge for the long double sum (K <= 2^8) */
+        cr_expect(fabs(y[at] - want) <= 0x1p-53 * fabs(want) + 0x1p-55 * g[at],
+                  "%lldx%lldx%lld bias %d: y[%lld] %.17g, float128 %.17g", (long long)kd,
+                  (long long)kh, (long long)kw, (int)with_bias, (long long)at, y[at], want);
+        cr_expect(fabs(g[at] - (double)abs) <= 0x1p-52 * (double)abs, "gauge at %lld",
+                  (long long)at);
+        cr_expect(g[at] >= fabs(y[at]), "gauge below |y| at %lld", (long long)at);
+    }
+    free(x);
+    free(wt);
+    free(b);
+    free(y);
+    free(g);
+}
+
+Test(conv_oracle, volumes_and_no_bias_against_float128)
+{
+    check_3d_against_float128(2, 3, 5, 5, 5, 4, 3, 3, 3, 1, 1, 1, 1, true);   /* conv.3d */
+    check_3d_against_float128(1, 8, 6, 6, 6, 3, 3, 3, 3, 1, 0, 0, 0, false);  /* conv.3d.valid */
+    check_3d_against_float128(2, 3, 1, 7, 5, 4, 1, 3, 3, 1, 0, 0, 0, false);  /* conv.2d.valid */
+    check_3d_against_float128(3, 4, 1, 1, 19, 5, 1, 1, 3, 1, 0, 0, 0, false); /* conv.1d.valid */
+    check_3d_against_float128(1, 2, 7, 7, 7, 2, 3, 3, 3, 2, 1, 1, 1, true);   /* stride 2 */
+}
+
+/* A plane is a volume of depth 1: go_conv3d with d = kd = 1 gives go_conv's bits, and with the
+   bias NULL, go_conv's output less the bias exactly where the sum is exact (small integers). */
+Test(conv_oracle, a_plane_is_a_volume_of_depth_one)
+{
+    const int64_t n = 2, c = 3, h = 7, w = 5, o = 4;
+    double *x = gv_test_matrix(n * c * h, w, w, 71, 0),
+           *wt = gv_test_matrix(o * c * 3, 3, 3, 72, 0);
+    double b[4] = {1, -2, 3, 0.5}, y2[2 * 4 * 49], y3[2 * 4 * 49];
+    cr_assert_eq(go_conv(n, c, h, w, o, 3, 3, 1, 1, 1, x, wt, b, y2), 0);
+    cr_assert_eq(go_conv3d(n, c, 1, h, w, o, 1, 3, 3, 1, 0, 1, 1, x, wt, b, y3), 0);
+    for (int i = 0; i < n * o * h * w; i++)
+        cr_expect_eq(y2[i], y3[i], "at %d", i);
+    double xi[2 * 3 * 49], wi[4 * 3 * 9];
+    for (int i = 0; i < 2 * 3 * 49; i++)
+        xi[i] = (double)(i % 7) - 3;
+    for (int i = 0; i < 4 * 3 * 9; i++)
+        wi[i] = (double)(i % 5) - 2;
+    cr_assert_eq(go_conv(n, c, h, w, o, 3, 3, 1, 1, 1, xi, wi, b, y2), 0);
+    cr_assert_eq(go_conv3d(n, c, 1, h, w, o, 1, 3, 3, 1, 0, 1, 1, xi, wi, NULL, y3), 0);
+    for (int i = 0; i < n * o * h * w; i++)
+        cr_expect_eq(y2[i] - b[(i / (h * w)) % o], y3[i], "no bias at %d", i);
+    free(x);
+    free(wt);
+}
+
 Test(conv_oracle, bad_arguments_name_themselves)
 {
     double x[4] = {0}, w[4] = {0}, b[1] = {0}, y[4];
@@ -75,4 +155,84 @@ Test(conv_oracle, bad_arguments_name_themselves)
     cr_expect_eq(go_conv(1, 1, 2, 2, 1, 1, 1, 0, 0, 0, x, w, b, y), -8);
     cr_expect_eq(go_conv(1, 1, 2, 2, 1, 3, 3, 1, 3, 1, x, w, b, y), -9);
     cr_expect_eq(go_conv(1, 1, 2, 2, 1, 1, 1, 1, 0, 0, x, w, NULL, y), -13);
+}
+
+Test(conv_oracle, bad_3d_arguments_name_themselves)
+{
+    double x[8] = {0}, w[8] = {0}, y[8];
+    cr_expect_eq(go_conv3d(1, 1, 0, 2, 2, 1, 1, 1, 1, 1, 0, 0, 0, x, w, NULL, y), -3);
+    cr_expect_eq(go_conv3d(1, 1, 2, 2, 2, 1, 0, 1, 1, 1, 0, 0, 0, x, w, NULL, y), -7);
+    cr_expect_eq(go_conv3d(1, 1, 2, 2, 2, 1, 1, 1, 1, 1, 1, 0, 0, x, w, NULL, y), -11);
+    cr_expect_eq(go_conv3d(1, 1, 2, 2, 2, 1, 1, 1, 1, 1, 0, 0, 0, NULL, w, NULL, y), -14);
+    cr_expect_eq(go_conv3d(1, 1, 2, 2, 2, 1, 1, 1, 1, 1, 0, 0, 0, x, w, NULL, NULL), -17);
+    cr_expect_eq(go_conv3d(1, 1, 2, 2, 2, 1, 1, 1, 1, 1, 0, 0, 0, x, w, NULL, y), 0,
+                 "no bias is no error");
+}
+
+/* ConvTranspose from its definition against a scatter in __float128 (each input's products
+   added to the outputs its window reaches: the other way of writing it), with and without a
+   bias; and against go_conv3d of the input padded by the window less one with the weights
+   flipped and read (in, out): the kernels' form, bit for bit where the sums are exact. */
+static void check_transposed(int64_t n, int64_t c, int64_t d, int64_t h, int64_t w, int64_t o,
+                             int64_t kd, int64_t kh, int64_t kw, bool with_bias)
+{
+    const int64_t od = d + kd - 1, oh = h + kh - 1, ow = w + kw - 1, ny = n * o * od * oh * ow;
+    double *x = gv_test_matrix(n * c * d * h, w, w, 81, 0);
+    double *wt = gv_test_matrix(c * o * kd * kh, kw, kw, 82, 0);
+    double *b = with_bias ? gv_test_matrix(1, o, o, 83, 0) : NULL;
+    double *y = gv_test_alloc(ny), *g = gv_test_alloc(ny);
+    __float128 *q = calloc((size_t)ny, sizeof *q);
+    cr_assert(q);
+    cr_assert_eq(go_conv3d_transposed(n, c, d, h, w, o, kd, kh, kw, x, wt, b, y), 0);
+    cr_assert_eq(go_conv3d_transposed_gauge(n, c, d, h, w, o, kd, kh, kw, x, wt, b, g), 0);
+    for (int64_t q0 = 0; q0 < n; q0++)
+        for (int64_t ci = 0; ci < c; ci++)
+            for (int64_t k = 0; k < d; k++)
+                for (int64_t i = 0; i < h; i++)
+                    for (int64_t j = 0; j < w; j++) {
+                        __float128 xv = x[(((q0 * c + ci) * d + k) * h + i) * w + j];
+                        for (int64_t oc = 0; oc < o; oc++)
+                            for (int64_t z = 0; z < kd; z++)
+                                for (int64_t a = 0; a < kh; a++)
+                                    for (int64_t e = 0; e < kw; e++)
+                                        q[(((q0 * o + oc) * od + k + z) * oh + i + a) * ow + j +
+                                          e] +=
+                                            xv * wt[(((ci * o + oc) * kd + z) * kh + a) * kw + e];
+                    }
+    for (int64_t at = 0; at < ny; at++) {
+        const int64_t oc = (at / (ow * oh * od)) % o;
+        double want = (double)(q[at] + (b ? b[oc] : 0));
+        cr_expect(fabs(y[at] - want) <= 0x1p-53 * fabs(want) + 0x1p-55 * g[at],
+                  "transposed %lldx%lldx%lld: y[%lld] %.17g, scatter %.17g", (long long)kd,
+                  (long long)kh, (long long)kw, (long long)at, y[at], want);
+        cr_expect(g[at] >= fabs(y[at]), "gauge below |y| at %lld", (long long)at);
+    }
+    /* the kernels' form: pad kd-1, kh-1, kw-1, flip, weights (in, out) */
+    double *wf = gv_test_alloc(o * c * kd * kh * kw), *yc = gv_test_alloc(ny);
+    for (int64_t ci = 0; ci < c; ci++)
+        for (int64_t oc = 0; oc < o; oc++)
+            for (int64_t t = 0; t < kd * kh * kw; t++)
+                wf[(oc * c + ci) * kd * kh * kw + (kd * kh * kw - 1 - t)] =
+                    wt[(ci * o + oc) * kd * kh * kw + t];
+    cr_assert_eq(go_conv3d(n, c, d, h, w, o, kd, kh, kw, 1, kd - 1, kh - 1, kw - 1, x, wf, b, yc),
+                 0);
+    for (int64_t at = 0; at < ny; at++)
+        cr_expect(fabs(yc[at] - y[at]) <= 0x1p-52 * g[at], "padded flipped correlation at %lld",
+                  (long long)at);
+    free(x);
+    free(wt);
+    free(b);
+    free(y);
+    free(g);
+    free(q);
+    free(wf);
+    free(yc);
+}
+
+Test(conv_oracle, transposed_against_a_scatter_and_the_flipped_padded_correlation)
+{
+    check_transposed(2, 3, 1, 7, 5, 4, 1, 3, 3, false);  /* conv.2d.transposed */
+    check_transposed(3, 4, 1, 1, 19, 5, 1, 1, 3, false); /* conv.1d.transposed */
+    check_transposed(1, 2, 4, 4, 4, 3, 3, 3, 3, false);  /* conv.3d.transposed */
+    check_transposed(2, 3, 1, 6, 6, 2, 1, 3, 3, true);   /* with a bias */
 }
