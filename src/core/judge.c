@@ -129,6 +129,7 @@ void gv_result_init(gv_result *r, const gv_case *c)
     r->m.worst_index = r->m.first_nonfinite_index = r->m.first_poisoned_index = -1;
     r->m.prob_worst_index = r->m.first_inexact_index = -1;
     r->m.first_spurious_index = r->m.first_lost_index = r->m.first_flushed_index = -1;
+    r->m.first_zero_normal_index = -1;
     r->m.first_zero_sign_index = -1;
     r->env.worst = -1;
     /* The probabilistic model judges the arithmetic the mode claims: accumulation at the
@@ -287,6 +288,20 @@ static bool decide_subnormals(gv_result *r)
                  "overflowed or underflowed; mode %s promises IEEE subnormals",
                  (long long)m->flushed, (long long)m->subnormal_ref, gv_dtype_min_exp(r->c.dtype),
                  (long long)m->first_flushed_index, (long long)m->subnormal_kept,
+                 gv_mode_name(r->c.mode));
+        return true;
+    }
+    if (m->flushed && m->zero_normal && ieee_subnormals) {
+        r->cause = GV_CAUSE_LOST_RANGE;
+        /* zeros where the result is normal too, as log(1 + exp(x)) gives for x below about
+           -17 in f32: flush-to-zero leaves normal results alone, so this is not it */
+        snprintf(why, len,
+                 "lost range: %lld outputs returned as zero where the result is far above the "
+                 "subnormals (first at %lld), beside %lld of %lld below 2^%d, so not "
+                 "flush-to-zero: an intermediate underflowed or overflowed; mode %s promises "
+                 "IEEE subnormals",
+                 (long long)m->zero_normal, (long long)m->first_zero_normal_index,
+                 (long long)m->flushed, (long long)m->subnormal_ref, gv_dtype_min_exp(r->c.dtype),
                  gv_mode_name(r->c.mode));
         return true;
     }

@@ -323,6 +323,10 @@ typedef struct range_consts {
     double pw, eu, edepth;
     double eta_d;      /* the underflow term of both models */
     double ieee_eta_d; /* what IEEE gradual underflow allows, whatever the mode allows */
+    /* a zero output where the result is at least this large is not flush-to-zero's, not even
+       of subnormal operands read as zero (daz), which can sum to at most about depth
+       smallest normals: 2^(p+8) smallest normals times the depth leaves that far behind */
+    double zero_normal_min;
 } range_consts;
 
 RANGE_INLINE range_consts range_consts_make(gv_dtype t, const gv_error_model *em)
@@ -339,6 +343,8 @@ RANGE_INLINE range_consts range_consts_make(gv_dtype t, const gv_error_model *em
     k.pw = em ? em->pw : 0.0;
     k.eu = em ? em->u : 0.0;
     k.edepth = em ? em->depth : 0.0;
+    k.zero_normal_min =
+        ldexp(k.normal_min, gv_dtype_mantissa_bits(t) + 8) * (k.edepth > 1.0 ? k.edepth : 1.0);
     /* eta per operation of the depth */
     double eta_n = em && em->eta_terms > k.edepth ? em->eta_terms : k.edepth;
     if (!(eta_n >= 1.0)) eta_n = 1.0;
@@ -365,6 +371,7 @@ typedef struct range_acc {
     int64_t inexact, first_inexact, prob_n, prob_worst, worst_index;
     int64_t spurious, first_spurious, lost, first_lost;
     int64_t subnormal_ref, flushed, first_flushed, zsign, first_zsign, subnormal_kept;
+    int64_t zero_normal, first_zero_normal;
     int64_t cr_n, cr;
 } range_acc;
 
@@ -447,10 +454,15 @@ RANGE_INLINE void acc_bias(range_acc *a, double r, double ar, double bias_e)
 }
 
 /* A subnormal result (in the dtype t) returned as zero beyond what the worst-case model
-   allows it: flushed (FTZ), not rounded; and one returned as a subnormal, kept. */
+   allows it: flushed (FTZ), not rounded; and one returned as a subnormal, kept. A normal
+   result returned as zero beyond the model is counted apart: flush-to-zero leaves normal
+   results alone, so zeros there mean an intermediate under- or overflowed. */
 RANGE_INLINE void acc_subnormal(range_acc *a, const range_consts *k, gv_dtype t, int64_t i,
                                 double c, double r, double ar, double err, double g)
 {
+    if (c == 0 && ar >= k->zero_normal_min && err > k->eu * g * k->edepth + k->ieee_eta_d &&
+        a->zero_normal++ == 0)
+        a->first_zero_normal = i; /* a zero where the result is normal: no flush-to-zero */
     if (!(ar < k->normal_min && gv_dtype_round(t, r) != 0)) return;
     a->subnormal_ref++;
     if (c == 0 && err > k->eu * g * k->edepth + k->ieee_eta_d && a->flushed++ == 0)
@@ -496,6 +508,7 @@ static void range_acc_store(const range_acc *a, const int64_t *mismatches, int n
     m->nonfinite_lost = a->lost, m->first_lost_index = a->first_lost;
     m->subnormal_ref = a->subnormal_ref, m->flushed = a->flushed;
     m->first_flushed_index = a->first_flushed, m->subnormal_kept = a->subnormal_kept;
+    m->zero_normal = a->zero_normal, m->first_zero_normal_index = a->first_zero_normal;
     m->zero_sign_wrong = a->zsign, m->first_zero_sign_index = a->first_zsign;
     m->inexact = a->inexact, m->first_inexact_index = a->first_inexact;
     m->cr_n = a->cr_n, m->cr = a->cr;
@@ -530,6 +543,7 @@ RANGE_INLINE void compare_range_t(const void *got, gv_dtype t, const double *ref
                    .first_spurious = -1,
                    .first_lost = -1,
                    .first_flushed = -1,
+                   .first_zero_normal = -1,
                    .first_zsign = -1};
     int64_t mismatches[GV_MAX_TIERS] = {0};
     /* The histogram counts go to four copies in turn, summed at the end, so that a run of
@@ -647,6 +661,8 @@ void gv_metrics_merge(gv_metrics *a, const gv_metrics *b, int ntiers)
              b->nonfinite_spurious},
             {&a->first_lost_index, &a->nonfinite_lost, b->first_lost_index, b->nonfinite_lost},
             {&a->first_flushed_index, &a->flushed, b->first_flushed_index, b->flushed},
+            {&a->first_zero_normal_index, &a->zero_normal, b->first_zero_normal_index,
+             b->zero_normal},
             {&a->first_zero_sign_index, &a->zero_sign_wrong, b->first_zero_sign_index,
              b->zero_sign_wrong},
         };

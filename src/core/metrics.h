@@ -172,6 +172,12 @@ typedef struct gv_metrics {
        (non-zero, below the dtype's smallest normal): flush-to-zero never returns one, so zeros
        beside them lost range some other way (an intermediate that overflowed) */
     int64_t subnormal_kept;
+    /* outputs returned as zero, beyond the worst-case model, where the result is far above
+       the subnormals (2^(p+8) smallest normals times the depth: more than subnormal operands
+       read as zero could have made), and the first: flush-to-zero never does that, so zeros
+       beside flushed subnormals then mean a loss of range (an intermediate that under- or
+       overflowed) */
+    int64_t zero_normal, first_zero_normal_index;
     /* zero_sign models: zeros of the wrong sign, and the first */
     int64_t zero_sign_wrong, first_zero_sign_index;
     int64_t poisoned;                 /* elements the device never wrote */

@@ -504,3 +504,45 @@ Test(model_edges, sigmoid_underflow_to_zero_passes)
     free(y);
     gv_problem_free(&p);
 }
+
+/* log(1 + exp(x)) in f32, the naive softplus: below x of about -17 exp(x) is under half an ulp
+   of 1 and every output is 0, where the results are normal numbers (e^-20 is 2e-9) as well as,
+   further down, subnormals. Flush-to-zero leaves normal results alone, so the verdict names a
+   loss of range, not FTZ; a flush of the subnormal results alone is still named FTZ. */
+Test(model_edges, zeros_of_normal_results_are_lost_range_not_ftz)
+{
+    gv_shape s = {.nd = 1, .d = {100000}};
+    gv_case c = gv_test_case("act.softplus", GV_F32, GV_MODE_NATIVE, GV_DIST_WIDE, s, 0);
+    gv_problem p;
+    gv_test_problem(&p, &c);
+    const float *x = p.in[0].data;
+    double *y = malloc(sizeof *y * (size_t)p.out[0].count);
+    cr_assert_not_null(y);
+    int64_t sub_zero = 0, normal_zero = 0;
+    for (int64_t i = 0; i < p.out[0].count; i++) {
+        float v = logf(1.0f + expf(x[i]));
+        y[i] = v;
+        double ref = p.out[0].ref[i];
+        sub_zero += v == 0.0f && ref != 0.0 && fabs(ref) < FLT_MIN;
+        normal_zero += v == 0.0f && fabs(ref) > 1e-20;
+    }
+    cr_assert_gt(sub_zero, 0, "the wide dist reaches subnormal softplus results");
+    cr_assert_gt(normal_zero, 0, "and normal ones the naive form returns as 0");
+    gv_test_store(&p, 0, y);
+    gv_result r = gv_test_judge(&p);
+    cr_expect_eq(r.verdict, GV_FAIL, "%s", r.reason);
+    cr_expect_eq(r.cause, GV_CAUSE_LOST_RANGE, "%s: %s", gv_cause_name(r.cause), r.reason);
+    cr_expect_gt(r.m.zero_normal, 0);
+    /* the correct values everywhere but the subnormal results, flushed: FTZ */
+    for (int64_t i = 0; i < p.out[0].count; i++) {
+        double ref = p.out[0].ref[i];
+        y[i] = fabs(ref) < FLT_MIN ? 0.0 : (double)(float)ref;
+    }
+    gv_test_store(&p, 0, y);
+    r = gv_test_judge(&p);
+    cr_expect_eq(r.m.zero_normal, 0);
+    if (r.verdict == GV_FAIL)
+        cr_expect_eq(r.cause, GV_CAUSE_FLUSHED, "%s: %s", gv_cause_name(r.cause), r.reason);
+    free(y);
+    gv_problem_free(&p);
+}

@@ -234,6 +234,14 @@ Test(verdict, every_fail_names_its_cause)
     r.m.subnormal_kept = 0;
     gv_decide(&r);
     cr_expect_eq(r.cause, GV_CAUSE_FLUSHED, "none kept: %s (%s)", gv_cause_name(r.cause), r.reason);
+    /* zeros where the result is far above the subnormals too (log(1 + exp(x)) for x below
+       about -17 in f32): no flush-to-zero does that */
+    r.m.zero_normal = 3, r.m.first_zero_normal_index = 7;
+    gv_decide(&r);
+    cr_expect_eq(r.cause, GV_CAUSE_LOST_RANGE, "zeros of normal results: %s (%s)",
+                 gv_cause_name(r.cause), r.reason);
+    cr_expect(strstr(r.reason, "3 outputs returned as zero") && strstr(r.reason, "first at 7"),
+              "%s", r.reason);
     r = clean();
     gv_result_check(&r, "residual", 100.0, 16.0, "residual 100 over 16");
     gv_decide(&r);
