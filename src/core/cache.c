@@ -162,9 +162,15 @@ typedef struct entry_head {
 static const char MAGIC[8] = {'G', 'V', 'C', 'A', 'C', 'H', 'E', '2'};
 enum { MAX_KEY = GV_CACHE_MAX_KEY, MAX_BUFS = 64 };
 
-static int entry_path(const char *dir, const char *key, char *buf, size_t len)
+/* The file is named by the key and the version together: processes of one machine whose
+   oracles differ (OPENBLAS_NUM_THREADS, an OpenBLAS core named or detected: the test programs
+   beside the gpuval command, which re-executes itself with the core named) each keep their own
+   entry of a case, where one file per key had each replace the other's as stale on every
+   alternation. Entries of a version no process uses any more age out under the cap (LRU). */
+static int entry_path(const char *dir, const char *key, const char *version, char *buf, size_t len)
 {
-    int n = snprintf(buf, len, "%s/%016" PRIx64 ".gvc", dir, gv_xxh64(key, strlen(key), 0));
+    uint64_t h = gv_xxh64(key, strlen(key), gv_xxh64(version, strlen(version), 0));
+    int n = snprintf(buf, len, "%s/%016" PRIx64 ".gvc", dir, h);
     return n > 0 && (size_t)n < len ? 0 : -1;
 }
 
@@ -369,7 +375,7 @@ int gv_cache_get(const char *dir, const char *key, const char *version, int nbuf
                  const size_t *sizes)
 {
     char path[4200];
-    if (nbuf < 0 || nbuf > MAX_BUFS || entry_path(dir, key, path, sizeof path)) return 0;
+    if (nbuf < 0 || nbuf > MAX_BUFS || entry_path(dir, key, version, path, sizeof path)) return 0;
     /* never through a link, never waiting on a FIFO: such a file is not an entry */
     int fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
     if (fd < 0) return 0;
@@ -467,7 +473,7 @@ int gv_cache_put(const char *dir, const char *key, const char *version, int nbuf
     char path[4200], tmp[4200];
     if (nbuf < 0 || nbuf > MAX_BUFS || strlen(key) > MAX_KEY || strlen(version) > MAX_KEY)
         return GV_EINVAL;
-    if (make_dirs(dir) != 0 || entry_path(dir, key, path, sizeof path)) return GV_EIO;
+    if (make_dirs(dir) != 0 || entry_path(dir, key, version, path, sizeof path)) return GV_EIO;
     size_t hlen;
     unsigned char *head = head_block(key, version, nbuf, sizes, &hlen);
     if (!head) return GV_ENOMEM;

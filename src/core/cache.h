@@ -1,8 +1,8 @@
 /* cache.h: the oracle cache's store (cache.c) — keyed buffers on disk; reference.h puts a case's
  * f64 reference and gauges there, so a second run of the same case skips the CPU oracle.
  *
- * Where: $XDG_CACHE_HOME/gpuval, else $HOME/.cache/gpuval. One file per case, named by a hash
- * of its key (op, family, dtype, mode, dist, seed, shape, the buffers it holds (with or without
+ * Where: $XDG_CACHE_HOME/gpuval, else $HOME/.cache/gpuval. One file per case and version,
+ * named by a hash of the version and the key (op, family, dtype, mode, dist, seed, shape, the buffers it holds (with or without
  * pgauge and the exact reference's ref_lo), and a hash of the inputs as generated;
  * the mode is "any" for ops whose reference never reads it, so their modes share one entry).
  * Each file holds a header (magic, the key in full, the version, the buffer sizes), the payload
@@ -12,8 +12,10 @@
  *
  * Version: the gpuval version, a hash of the sources that decide the reference (oracle/,
  * src/ops/, the generator and the dtype table, hashed at build time), the OpenBLAS build and
- * thread count, glibc's and FFTW's versions. An entry whose version differs is stale: reported,
- * recomputed and replaced.
+ * thread count, glibc's and FFTW's versions. Each version has its own file for a key (the test
+ * programs' OpenBLAS threads and core differ from the gpuval command's, and one file a key had
+ * them replace each other's entries as stale); an entry whose header's version differs all the
+ * same (a hash collision) is stale: reported, recomputed and replaced.
  *
  * Never trusted: an entry of the wrong size (truncated), a bad checksum (corrupt), another
  * format, a different key (hash collision) or version (stale) is reported once on stderr,

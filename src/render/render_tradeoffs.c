@@ -258,38 +258,70 @@ static void emu_curve(FILE *f, const json_t *g)
     free(pts);
 }
 
+/* One numeric cell of a row, its JSON pointer in data-k (a list's members joined). */
+typedef struct {
+    const char *key;
+    gv_rk_fmt fmt;
+} num_col;
+
+static void num_cells(FILE *f, const json_t *r, size_t gi, size_t i, const num_col *cols, size_t n)
+{
+    for (size_t k = 0; k < n; k++) {
+        char key[64], p[128];
+        snprintf(key, sizeof key, "%s", cols[k].key);
+        for (char *d = key; *d; d++)
+            if (*d == '.') *d = '/';
+        snprintf(p, sizeof p, "/groups/%zu/rows/%zu/%s", gi, i, key);
+        const json_t *v = gv_jget(r, cols[k].key);
+        if (json_is_array(v))
+            gv_rk_td_list(f, v, cols[k].fmt, ", ", p);
+        else
+            gv_rk_td(f, v, cols[k].fmt, p);
+    }
+}
+
+/* The columns a reader compares modes by (verdict, accurate bits, time, speed-ups, energy,
+   the Pareto front) lead, so that they sit within a 1400 px page; the fingerprint, the
+   model's numbers and the long texts follow and scroll with the table when it is wider. */
 static void rows_table(FILE *f, const json_t *g, size_t gi)
 {
-    fputs("<table><thead><tr><th>dtype</th><th>mode</th><th>math mode</th><th>verdict</th>"
-          "<th>reason</th><th>model flag</th><th>mode probe</th><th>input bits</th><th>acc "
-          "bits</th><th>block</th><th>rounding</th><th>subnormals</th><th>accurate "
-          "bits</th><th>claimed bits</th><th>correctly rounded</th><th>probe width</th>"
-          "<th>normwise</th><th>max_rel</th><th>tiers "
-          "met</th><th>ratio</th><th>prob R max</th><th>prob R RMS</th><th>median ms</th>"
-          "<th>lo ms</th><th>hi ms</th><th>n</th><th>speed-up vs f64</th><th>speed-up vs "
-          "default</th><th>J/call</th><th>Pareto</th></tr></thead>\n<tbody>\n",
+    static const num_col key_cols[] = {
+        {"accurate_bits", GV_RK_F1}, {"time_ms.median", GV_RK_G3}, {"time_ms.lo", GV_RK_G3},
+        {"time_ms.hi", GV_RK_G3},    {"speedup_vs_f64", GV_RK_G3}, {"speedup_vs_default", GV_RK_G3},
+        {"energy_j", GV_RK_G3}};
+    static const num_col more_cols[] = {{"claimed_bits", GV_RK_INT},
+                                        {"correctly_rounded", GV_RK_G3},
+                                        {"probe.width_bits", GV_RK_INT},
+                                        {"normwise_rel", GV_RK_SCI},
+                                        {"max_rel", GV_RK_SCI},
+                                        {"tiers_met", GV_RK_SCI},
+                                        {"ratio", GV_RK_F2},
+                                        {"prob_max", GV_RK_F2},
+                                        {"prob_rms", GV_RK_F2},
+                                        {"time_ms.n", GV_RK_INT}};
+    fputs("<table><thead><tr><th>dtype</th><th>mode</th><th>verdict</th><th>accurate "
+          "bits</th><th>median ms</th><th>lo ms</th><th>hi ms</th><th>speed-up vs f64</th>"
+          "<th>speed-up vs default</th><th>J/call</th><th>Pareto</th><th>reason</th>"
+          "<th>model flag</th><th>math mode</th><th>input bits</th><th>acc bits</th>"
+          "<th>block</th><th>rounding</th><th>subnormals</th><th>claimed bits</th>"
+          "<th>correctly rounded</th><th>probe width</th><th>normwise</th><th>max_rel</th>"
+          "<th>tiers met</th><th>ratio</th><th>prob R max</th><th>prob R RMS</th><th>n</th>"
+          "<th>mode probe</th></tr></thead>\n<tbody>\n",
           f);
     size_t i;
     const json_t *r;
     json_array_foreach(json_object_get(g, "rows"), i, r)
     {
-        char p[128];
         const char *verdict = gv_jstr(r, "verdict");
         fputs("<tr>", f);
         gv_rk_td_str(f, gv_jstr(r, "dtype"), NULL);
         gv_rk_td_str(f, gv_jstr(r, "mode"), NULL);
-        gv_rk_td_str(f, gv_jstr(r, "math_mode"), NULL);
         gv_rk_td_str(f, verdict, verdict);
+        num_cells(f, r, gi, i, key_cols, sizeof key_cols / sizeof key_cols[0]);
+        gv_rk_td_str(f, json_is_true(json_object_get(r, "pareto")) ? "yes" : "", NULL);
         gv_rk_td_str(f, gv_jstr(r, "reason"), "reason");
         gv_rk_td_str(f, gv_jstr(r, "model_flag"), "reason");
-        const json_t *probe = json_object_get(r, "probe");
-        char pw[320];
-        if (probe && !json_is_null(probe))
-            snprintf(pw, sizeof pw, "%s%s%s", gv_jstr(probe, "what"),
-                     *gv_jstr(probe, "reason") ? ": " : "", gv_jstr(probe, "reason"));
-        else
-            snprintf(pw, sizeof pw, "-");
-        gv_rk_td_str(f, pw, "reason");
+        gv_rk_td_str(f, gv_jstr(r, "math_mode"), NULL);
         /* the arithmetic fingerprint (gpuval probe), a FAILed feature's cell marked */
         const json_t *ar = json_object_get(r, "arith");
         bool have = ar && !json_is_null(ar);
@@ -300,31 +332,15 @@ static void rows_table(FILE *f, const json_t *g, size_t gi)
                          have && gv_jint(ar, "fails", 0) && strstr(gv_jstr(ar, "failed"), akeys[k])
                              ? "FAIL"
                              : NULL);
-        static const struct {
-            const char *key;
-            gv_rk_fmt fmt;
-        } cols[] = {{"accurate_bits", GV_RK_F1},     {"claimed_bits", GV_RK_INT},
-                    {"correctly_rounded", GV_RK_G3}, {"probe.width_bits", GV_RK_INT},
-                    {"normwise_rel", GV_RK_SCI},     {"max_rel", GV_RK_SCI},
-                    {"tiers_met", GV_RK_SCI},        {"ratio", GV_RK_F2},
-                    {"prob_max", GV_RK_F2},          {"prob_rms", GV_RK_F2},
-                    {"time_ms.median", GV_RK_G3},    {"time_ms.lo", GV_RK_G3},
-                    {"time_ms.hi", GV_RK_G3},        {"time_ms.n", GV_RK_INT},
-                    {"speedup_vs_f64", GV_RK_G3},    {"speedup_vs_default", GV_RK_G3},
-                    {"energy_j", GV_RK_G3}};
-        for (size_t k = 0; k < sizeof cols / sizeof cols[0]; k++) {
-            char key[64];
-            snprintf(key, sizeof key, "%s", cols[k].key);
-            for (char *d = key; *d; d++)
-                if (*d == '.') *d = '/';
-            snprintf(p, sizeof p, "/groups/%zu/rows/%zu/%s", gi, i, key);
-            const json_t *v = gv_jget(r, cols[k].key);
-            if (json_is_array(v))
-                gv_rk_td_list(f, v, cols[k].fmt, ", ", p);
-            else
-                gv_rk_td(f, v, cols[k].fmt, p);
-        }
-        gv_rk_td_str(f, json_is_true(json_object_get(r, "pareto")) ? "yes" : "", NULL);
+        num_cells(f, r, gi, i, more_cols, sizeof more_cols / sizeof more_cols[0]);
+        const json_t *probe = json_object_get(r, "probe");
+        char pw[320];
+        if (probe && !json_is_null(probe))
+            snprintf(pw, sizeof pw, "%s%s%s", gv_jstr(probe, "what"),
+                     *gv_jstr(probe, "reason") ? ": " : "", gv_jstr(probe, "reason"));
+        else
+            snprintf(pw, sizeof pw, "-");
+        gv_rk_td_str(f, pw, "reason");
         fputs("</tr>\n", f);
     }
     fputs("</tbody></table>\n", f);

@@ -61,9 +61,11 @@ static int put(const char *key, uint64_t cap)
     return gv_cache_put(dir, key, "v", 1, in, sizes, cap);
 }
 
+/* The entry's file: named by the key and the version ("v", as put_entry stores) together */
 static void entry_path(const char *key, char *buf, size_t len)
 {
-    snprintf(buf, len, "%s/%016llx.gvc", dir, (unsigned long long)gv_xxh64(key, strlen(key), 0));
+    uint64_t h = gv_xxh64(key, strlen(key), gv_xxh64("v", 1, 0));
+    snprintf(buf, len, "%s/%016llx.gvc", dir, (unsigned long long)h);
 }
 
 static void age(const char *path, time_t seconds)

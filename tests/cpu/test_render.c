@@ -497,6 +497,26 @@ Test(render, check_tables_lead_with_their_key_columns)
     json_decref(doc);
 }
 
+/* The trade-off table has 30 columns, wider than a 1400 px page: the ones modes are compared
+   by (verdict, accurate bits, time, speed-ups, energy, Pareto) lead, in that order, and the
+   fingerprint and the long texts come after them, in the part that scrolls. */
+Test(render, tradeoffs_table_leads_with_its_key_columns)
+{
+    json_t *doc = fixture("tradeoffs-synthetic.json");
+    char *h = render(doc, true);
+    cr_expect_not_null(strstr(h, "<tr><th>dtype</th><th>mode</th><th>verdict</th><th>accurate "
+                                 "bits</th><th>median ms</th><th>lo ms</th><th>hi ms</th>"
+                                 "<th>speed-up vs f64</th><th>speed-up vs default</th>"
+                                 "<th>J/call</th><th>Pareto</th><th>reason</th>"),
+                       "the key columns first: %.2000s", strstr(h, "<thead>"));
+    /* each row's cells in the header's order: the verdict third, its bits fourth */
+    const char *row = strstr(h, "<tr><td>f32</td><td>tf32</td><td class=\"PASS\">PASS</td>"
+                                "<td class=\"n\" data-k=\"/groups/0/rows/");
+    cr_expect_not_null(row, "a row's cells in the header's order: %.3000s", strstr(h, "<tbody>"));
+    free(h);
+    json_decref(doc);
+}
+
 /* Every chart fits the page (1400 px less its margins), however many cases an op has. */
 Test(render, charts_fit_the_page_width)
 {

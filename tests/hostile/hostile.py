@@ -794,6 +794,17 @@ def long_strings():
         run(args, {0, 5}, no_work=False, keep=("keep-l.md", "keep-l.html"), timeout=HANG_SECONDS)
         if time.monotonic() - t0 > 10:
             problem("hangs", f"{args[0]} of 5 MB strings: {time.monotonic() - t0:.0f} s")
+    # a long op that begins like a real one: the report groups cases by op, and compared each
+    # case's op with each op's in full (22 s of CPU under the sanitizers' strict string checks)
+    d["cases"][0]["op"] = "vadd" + "x" * (5 << 20)
+    with open("longv.json", "w") as f:
+        json.dump(d, f)
+    victim("longv.json")
+    t0 = time.monotonic()
+    run(["report", "longv.json", "--md", "keep-l.md", "--html", "keep-l.html"], {0, 5},
+        no_work=False, keep=("keep-l.md", "keep-l.html"), timeout=HANG_SECONDS)
+    if time.monotonic() - t0 > 10:
+        problem("hangs", f"report of a 5 MB op beginning vadd: {time.monotonic() - t0:.0f} s")
     for f in ("keep-l.md", "keep-l.html"):
         if os.path.exists(f):
             os.remove(f)

@@ -10,8 +10,9 @@ with nothing of the build, the repository or the system's libraries beyond glibc
 2. `python3 -m venv` (no system site packages) gets numpy and pytest from the package index
    (pip's cache in BUILDDIR/pip-cache) or, with GPUVAL_WHEELHOUSE=DIR, from that directory
    alone (--no-index: an offline CI); then the wheel, with --no-index, so nothing is built.
-3. From a directory outside the repository, with GPUVAL_LIB unset, LD_LIBRARY_PATH empty and
-   pkg-config pointed at an empty directory: `import gpuval; print(gpuval.judge(...).row)`
+3. From a directory outside the repository, with GPUVAL_LIB unset, LD_LIBRARY_PATH empty,
+   pkg-config pointed at an empty directory and PATH the venv's bin alone (no meson, ninja,
+   nvcc, compiler or pkg-config reachable, checked): `import gpuval; print(gpuval.judge(...).row)`
    PASSes a correct product and FAILs a wrong one, with the wheel's own library (lib_info: the
    bundled one, no CUDA); a tiny pytest file with @pytest.mark.gpuval passes, its wrong kernel
    failing as it must, and the summary names the library.
@@ -20,7 +21,7 @@ with nothing of the build, the repository or the system's libraries beyond glibc
 
 Given a CUDA build's library, it first builds a CPU-only libgpuval in BUILDDIR/wheel-cpu (the
 wheel carries that one). Exit 77 (skipped, with the reason): a sanitizer build's library
-(python3 cannot load it), no
+(no wheel ships one; the `python` test runs it under the sanitizers), no
 venv/ensurepip (Debian's python3-venv), no patchelf, or numpy and pytest neither reachable nor
 in GPUVAL_WHEELHOUSE.
 """
@@ -64,7 +65,10 @@ def sh(cmd, **kw):
 # --- what this test needs ---------------------------------------------------------------------
 ldd_lib = sh(["ldd", lib]).stdout
 if any(s in ldd_lib for s in ("libasan", "libubsan", "libtsan")):
-    skip(f"{lib} is built with sanitizers, which a python3 process cannot load")
+    # a wheel ships a plain library; the sanitizer build's library is run from Python by the
+    # `python` test (its runtime preloaded), and the plain build runs this one
+    skip(f"{lib} is built with sanitizers: no wheel is made of it (the python test runs it "
+         "under them; the plain build's python_wheel tests the wheel)")
 if sh([sys.executable, "-c", "import venv, ensurepip"]).returncode != 0:
     skip("python3 has no venv/ensurepip (apt-get install python3-venv)")
 if not shutil.which("patchelf"):
@@ -200,9 +204,17 @@ outside = tempfile.mkdtemp(prefix="gpuval-wheel-")
 empty = os.path.join(outside, "no-pkgconfig")
 os.makedirs(empty)
 env = {k: v for k, v in os.environ.items()
-       if k not in ("GPUVAL_LIB", "PYTHONPATH", "PYTHONHOME", "VIRTUAL_ENV")}
+       if k not in ("GPUVAL_LIB", "PYTHONPATH", "PYTHONHOME", "VIRTUAL_ENV", "CUDA_HOME",
+                    "CUDA_PATH")}
+# PATH is the venv's bin alone: a machine with only Python has no meson, ninja, nvcc, compiler
+# or pkg-config, and the package must not need one of them to load or judge
 env.update(LD_LIBRARY_PATH="", PKG_CONFIG_PATH=empty, PKG_CONFIG_LIBDIR=empty,
-           PYTHONNOUSERSITE="1", OPENBLAS_NUM_THREADS="1")
+           PYTHONNOUSERSITE="1", OPENBLAS_NUM_THREADS="1", PATH=os.path.join(venv, "bin"))
+TOOLS = ("meson", "ninja", "nvcc", "cc", "gcc", "pkg-config", "nvidia-smi")
+r = sh([py, "-c", "import shutil, sys; print([t for t in sys.argv[1:] if shutil.which(t)])"]
+       + list(TOOLS), env=env, cwd=outside)
+check(r.returncode == 0 and r.stdout.strip() == "[]",
+      f"no {', '.join(TOOLS)} on the venv's PATH: {r.stdout.strip()} {r.stderr.strip()[-200:]}")
 site = sh([py, "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
           env=env).stdout.strip()
 bundled = os.path.join(site, "gpuval", "_libs", "libgpuval.so.1")
@@ -260,7 +272,8 @@ check(f"gpuval: libgpuval 1.3 at {bundled}" in r.stdout and "CPU only, no CUDA" 
       "pytest's summary names the bundled CPU-only library")
 
 # --- 4. ldd on the installed library -------------------------------------------------------------
-r = sh(["ldd", bundled], env=env)
+# (ldd is a shell script of the system's: the system's PATH, the same empty LD_LIBRARY_PATH)
+r = sh(["ldd", bundled], env=dict(env, PATH=os.environ.get("PATH", "/usr/bin:/bin")))
 print(r.stdout + r.stderr)
 libs_dir = os.path.realpath(os.path.dirname(bundled))
 outside_deps = []
