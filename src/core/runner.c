@@ -38,11 +38,14 @@ typedef struct rec_head {
     int32_t index;
 } rec_head;
 
-bool gv_inject_host_fault(const gv_case *c)
+/* One KIND:GLOB entry (len bytes at f) applied to c: true for error. */
+static bool inject_one(const char *f, size_t len, const gv_case *c)
 {
-    const char *f = gv_knobs()->inject_fault;
-    const char *colon = f ? strchr(f, ':') : NULL;
-    if (!colon || fnmatch(colon + 1, c->op->name, 0) != 0) return false;
+    const char *colon = memchr(f, ':', len);
+    char glob[256];
+    if (!colon || (size_t)(f + len - colon) > sizeof glob) return false;
+    snprintf(glob, sizeof glob, "%.*s", (int)(f + len - colon - 1), colon + 1);
+    if (fnmatch(glob, c->op->name, 0) != 0) return false;
     size_t kind = (size_t)(colon - f);
     if (kind == 5 && strncmp(f, "error", 5) == 0) return true;
     if (kind == 5 && strncmp(f, "crash", 5) == 0) {
@@ -56,6 +59,21 @@ bool gv_inject_host_fault(const gv_case *c)
             sleep(1);
     }
     return false;
+}
+
+bool gv_inject_host_fault(const gv_case *c)
+{
+    /* entries joined by ';' (hang:vadd;crash:reduce.sum): faults of two kinds in one run, so
+       that a test can have one worker's case crash while another's is still in flight */
+    const char *f = gv_knobs()->inject_fault;
+    bool error = false;
+    while (f && *f) {
+        const char *semi = strchr(f, ';');
+        size_t len = semi ? (size_t)(semi - f) : strlen(f);
+        error |= inject_one(f, len, c);
+        f = semi ? semi + 1 : NULL;
+    }
+    return error;
 }
 
 static double now_s(void)

@@ -73,8 +73,8 @@ int gv_isolated_device_count(void);
 /* Fault injection for the tests (GPUVAL_INJECT_FAULT=KIND:GLOB, KIND crash, abort, hang or
  * error): the host code of every case whose op name matches GLOB dies of SIGSEGV, dies of
  * SIGABRT, or sleeps for an hour; for error it returns true and the caller makes the case an
- * ERROR without running it (what a lost CUDA context gives: the worker ends after it). Called
- * at the start of each case, isolated or not. */
+ * ERROR without running it (what a lost CUDA context gives: the worker ends after it). Several
+ * entries are joined by ';'. Called at the start of each case, isolated or not. */
 bool gv_inject_host_fault(const gv_case *c);
 
 #endif
