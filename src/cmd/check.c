@@ -58,6 +58,7 @@ enum {
     O_REPEAT,
     O_CASE_TIMEOUT,
     O_NO_ISOLATE,
+    O_JOBS,
     O_AS,
     O_NOCACHE,
     O_DEVICE,
@@ -180,7 +181,7 @@ static const gv_opt check_opts[] = {
              "fresh worker takes the cases after that one, so that a fault fails\n"
              "its own case only"},
     {.name = "jobs",
-     .id = 'j',
+     .id = O_JOBS,
      .arg = "N",
      .help = "worker processes at once on the device, each taking the next waiting\n"
              "case (1 to 64, or auto: 1 on hosts of fewer than 8 cores, else\n"
@@ -534,7 +535,7 @@ static int parse_args(int argc, char **argv, check_job *j)
             j->case_timeout_given = true;
             break;
         case O_NO_ISOLATE: j->isolate = false; break;
-        case 'j':
+        case O_JOBS:
             if (parse_jobs(optarg, &j->jobs)) return GV_EXIT_USAGE;
             j->jobs_given = true;
             break;
