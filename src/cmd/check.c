@@ -6,6 +6,8 @@
 #include <fnmatch.h>
 #include <getopt.h>
 #include <inttypes.h>
+#include <omp.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -29,6 +31,7 @@
 #include "io/run_read.h"
 #include "io/sha256.h"
 #include "core/judge.h"
+#include "core/knobs.h"
 #include "core/problem.h"
 #include "core/reference.h"
 #include "core/run.h"
@@ -56,6 +59,7 @@ enum {
     O_REPEAT,
     O_CASE_TIMEOUT,
     O_NO_ISOLATE,
+    O_JOBS,
     O_AS,
     O_NOCACHE,
     O_DEVICE,
@@ -173,10 +177,20 @@ static const gv_opt check_opts[] = {
     {.name = "no-isolate",
      .id = O_NO_ISOLATE,
      .help = "run every case in this process (for debuggers and sanitizers). By\n"
-             "default one worker process runs the cases, one after another; a\n"
-             "crash, a hang or an ERROR (a CUDA context that may be lost) ends it,\n"
-             "and the cases after that one run in a fresh worker, so that a fault\n"
-             "fails its own case only"},
+             "default worker processes run the cases (--jobs); a crash, a hang or\n"
+             "an ERROR (a CUDA context that may be lost) ends its worker, and a\n"
+             "fresh worker takes the cases after that one, so that a fault fails\n"
+             "its own case only"},
+    {.name = "jobs",
+     .id = O_JOBS,
+     .arg = "N",
+     .help = "worker processes at once on the device, each taking the next waiting\n"
+             "case (1 to 64, or auto: 1 on hosts of fewer than 8 cores, else\n"
+             "min(4, cores/4); 1 with --no-isolate and per device under --device\n"
+             "LIST). Each gets cores/N OpenMP and OpenBLAS threads unless\n"
+             "OMP_NUM_THREADS or OPENBLAS_NUM_THREADS is set; a case whose device\n"
+             "memory does not fit beside the others' runs alone at the end. The\n"
+             "rows and the results are those of --jobs 1"},
     {.name = "as",
      .id = O_AS,
      .arg = "OP",
@@ -302,6 +316,59 @@ static int parse_timeout(const char *s, double *out)
 }
 
 /* Parse --repeat: an integer from 1 to 1000. */
+/* The host's cores as this process may use them. */
+static int host_cores(void)
+{
+    cpu_set_t set;
+    long cores = sched_getaffinity(0, sizeof set, &set) == 0 ? CPU_COUNT(&set)
+                                                             : sysconf(_SC_NPROCESSORS_ONLN);
+    return cores > 0 ? (int)cores : 1;
+}
+
+/* --jobs auto: one worker where cores are few (CI runners, laptops: as before there was a
+   choice); on bigger hosts up to four, each with at least four cores for its oracles. On an
+   H100 host of 16 cores the device phase is idle CPU and the small oracles do not use 16
+   threads, so the phases of cases in different workers overlap (docs/performance.md). */
+static int auto_jobs(void)
+{
+    int cores = host_cores();
+    if (cores < 8) return 1;
+    return cores / 4 < 4 ? cores / 4 : 4;
+}
+
+/* --jobs VALUE: 1..GV_JOBS_MAX, or 0 for auto. */
+static int parse_jobs(const char *s, int *out)
+{
+    if (strcmp(s, "auto") == 0) {
+        *out = 0;
+        return 0;
+    }
+    char *end;
+    errno = 0;
+    long v = strtol(s, &end, 10);
+    if (end == s || *end || errno || v < 1 || v > GV_JOBS_MAX || s[0] == '+' || s[0] == ' ') {
+        char buf[64];
+        gv_usage_error("--jobs '%s': expected auto or an integer from 1 to %d",
+                       gv_printable(s, buf, sizeof buf), GV_JOBS_MAX);
+        return -1;
+    }
+    *out = (int)v;
+    return 0;
+}
+
+/* The threads of one of jobs workers (in the worker, forked: OpenBLAS and OpenMP read their
+   variables when they load, so the count is set here, before the worker's first oracle; the
+   parent never starts an OpenMP team, which would not survive the fork). The user's own
+   choice stands. */
+static void worker_threads(int jobs, void *ctx)
+{
+    (void)ctx;
+    if (gv_env("OMP_NUM_THREADS") || gv_env("OPENBLAS_NUM_THREADS")) return;
+    int share = host_cores() / jobs > 1 ? host_cores() / jobs : 1;
+    omp_set_num_threads(share);
+    openblas_set_num_threads(share);
+}
+
 static int parse_repeat(const char *s, int *out)
 {
     char *end;
@@ -400,6 +467,8 @@ typedef struct check_job {
     int quiet, repeat;
     bool wide; /* -w: every row one line, on a terminal too */
     double case_timeout_s;
+    int jobs;        /* --jobs; 0: auto */
+    bool jobs_given; /* --jobs was given */
 
     gv_device_plan plan;
     char json_buf[4096], save_buf[4096]; /* the per-rank paths */
@@ -467,6 +536,10 @@ static int parse_args(int argc, char **argv, check_job *j)
             j->case_timeout_given = true;
             break;
         case O_NO_ISOLATE: j->isolate = false; break;
+        case O_JOBS:
+            if (parse_jobs(optarg, &j->jobs)) return GV_EXIT_USAGE;
+            j->jobs_given = true;
+            break;
         case 'q': j->quiet = 1; break;
         case 'w': j->wide = true; break;
         case 'h': print_check_help(stdout); return GV_EXIT_OK;
@@ -475,6 +548,12 @@ static int parse_args(int argc, char **argv, check_job *j)
     }
     if (optind < argc) {
         gv_cmd_usage_cmd("check", "check takes no positional arguments ('%s')", argv[optind]);
+        return GV_EXIT_USAGE;
+    }
+    if (!j->isolate && j->jobs > 1) {
+        gv_usage_error("--jobs %d runs isolated worker processes; --no-isolate runs every case "
+                       "in this one",
+                       j->jobs);
         return GV_EXIT_USAGE;
     }
     return -1;
@@ -666,6 +745,8 @@ static int run_cases(check_job *j, const gv_run_info *info, gv_result *results)
                          .cols = j->wide || !isatty(fileno(table)) ? 0 : GV_ROW_COLS};
     if (!j->quiet) gv_table_header(table);
     gv_runner runner = {.isolate = j->isolate,
+                        .jobs = j->jobs,
+                        .on_worker = worker_threads,
                         .case_timeout_s = j->case_timeout_s,
                         .case_timeout_given = j->case_timeout_given,
                         .repeat = j->repeat,
@@ -758,6 +839,9 @@ static int run_check(check_job *j, int argc, char **argv)
         gv_cmd_run_start_probe(&info, "check", argc, argv, gv_isolated_device_probe);
     else
         gv_cmd_run_start(&info, "check", argc, argv);
+    if (j->jobs == 0) j->jobs = j->isolate ? auto_jobs() : 1;
+    if (j->jobs > 1 && !gv_env("OMP_NUM_THREADS") && !gv_env("OPENBLAS_NUM_THREADS"))
+        info.oracle_threads = host_cores() / j->jobs > 1 ? host_cores() / j->jobs : 1;
     gv_input_file files[GV_MAX_TENSORS];
     if (j->inputs_list) {
         if (hash_inputs(j->inputs_list, files, &info.n_input_files) != 0) {
@@ -795,7 +879,20 @@ int gv_cmd_check(int argc, char **argv)
         check_job_free(&j); /* each worker selects and loads for itself */
         gv_fleet_end end;
         gv_error e;
-        gv_fleet_check(&gv_check_options, &j.plan, argc, argv, j.json_path, j.quiet, &end, &e);
+        /* one worker per device already shares the host: each runs its cases one at a time
+           unless --jobs says otherwise (it is passed through as given) */
+        char **wargv = calloc((size_t)argc + 3, sizeof *wargv);
+        int wargc = argc;
+        if (wargv) {
+            memcpy(wargv, argv, (size_t)argc * sizeof *wargv);
+            if (!j.jobs_given) {
+                wargv[wargc++] = "--jobs";
+                wargv[wargc++] = "1";
+            }
+        }
+        gv_fleet_check(&gv_check_options, &j.plan, wargv ? wargc : argc, wargv ? wargv : argv,
+                       j.json_path, j.quiet, &end, &e);
+        free(wargv);
         rc = gv_cmd_fleet_end(&end, j.json_path, &e);
     } else if (rc < 0) {
         rc = run_check(&j, argc, argv);

@@ -14,7 +14,8 @@
     X(serial_case, "GPUVAL_SERIAL_CASE", FLAG,                                                     \
       "every step of a case on one thread: the device run does not overlap the oracle")            \
     X(inject_fault, "GPUVAL_INJECT_FAULT", TEXT,                                                   \
-      "for the tests: KIND:GLOB makes the host code of matching cases crash, abort or hang; "      \
+      "for the tests: KIND:GLOB makes the host code of matching cases crash, abort, hang or "      \
+      "end in ERROR; "                                                                             \
       "'launch' makes every device run stop where it would launch")                                \
     X(cache_max, "GPUVAL_CACHE_MAX", TEXT,                                                         \
       "the oracle cache's size cap: bytes with an optional K, M, G or T (default 16G)")            \

@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <sys/socket.h>
 #include <sys/types.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -28,20 +29,25 @@
 /* Records, child to parent. START j: case j begins (its time limit starts). DONE j and the
    gv_result: case j's verdict. END: the child stops on purpose (after an ERROR); a case it
    started and did not report runs again. One case is in flight at a time, so a crash or a hang
-   is the case in flight's. */
-enum { REC_START = 1, REC_DONE, REC_END };
+   is the case in flight's. DEFER j (several workers only): case j does not fit in the device
+   memory beside its siblings' cases and did not run; it runs alone at the end (below). */
+enum { REC_START = 1, REC_DONE, REC_END, REC_DEFER };
 
 typedef struct rec_head {
     int32_t kind;
     int32_t index;
 } rec_head;
 
-void gv_inject_host_fault(const gv_case *c)
+/* One KIND:GLOB entry (len bytes at f) applied to c: true for error. */
+static bool inject_one(const char *f, size_t len, const gv_case *c)
 {
-    const char *f = gv_knobs()->inject_fault;
-    const char *colon = f ? strchr(f, ':') : NULL;
-    if (!colon || fnmatch(colon + 1, c->op->name, 0) != 0) return;
+    const char *colon = memchr(f, ':', len);
+    char glob[256];
+    if (!colon || (size_t)(f + len - colon) > sizeof glob) return false;
+    snprintf(glob, sizeof glob, "%.*s", (int)(f + len - colon - 1), colon + 1);
+    if (fnmatch(glob, c->op->name, 0) != 0) return false;
     size_t kind = (size_t)(colon - f);
+    if (kind == 5 && strncmp(f, "error", 5) == 0) return true;
     if (kind == 5 && strncmp(f, "crash", 5) == 0) {
         signal(SIGSEGV, SIG_DFL); /* a sanitizer's handler would turn the signal into an exit */
         raise(SIGSEGV);
@@ -52,6 +58,22 @@ void gv_inject_host_fault(const gv_case *c)
         for (int s = 0; s < 3600; s++) /* an hour: long enough to be a hang, yet finite */
             sleep(1);
     }
+    return false;
+}
+
+bool gv_inject_host_fault(const gv_case *c)
+{
+    /* entries joined by ';' (hang:vadd;crash:reduce.sum): faults of two kinds in one run, so
+       that a test can have one worker's case crash while another's is still in flight */
+    const char *f = gv_knobs()->inject_fault;
+    bool error = false;
+    while (f && *f) {
+        const char *semi = strchr(f, ';');
+        size_t len = semi ? (size_t)(semi - f) : strlen(f);
+        error |= inject_one(f, len, c);
+        f = semi ? semi + 1 : NULL;
+    }
+    return error;
 }
 
 static double now_s(void)
@@ -121,6 +143,7 @@ typedef struct loop_args {
     const bool *decided; /* cases already reported: skipped (NULL: none) */
     int first, end, repeat;
     bool stop_on_error; /* a child: an ERROR may have lost the context, stop after it */
+    int jobs;           /* workers at once: > 1 lets a case that does not fit DEFER */
 } loop_args;
 
 static int next_case(const loop_args *a, int i)
@@ -130,17 +153,48 @@ static int next_case(const loop_args *a, int i)
     return i;
 }
 
-/* Case i from start to its report; true when it was an ERROR. */
-static bool one_case(const loop_args *a, loop_out *o, int i)
+/* Whether case cr may take its device memory beside the siblings' cases: at most 1/jobs of
+   what is free now, so that the cases of all workers fit together. One that may not runs alone
+   at the end, where it sees the device as a single worker does: a SKIP for too little device
+   memory never depends on what a sibling held at that moment. */
+static bool fits_beside(const gv_case_run *cr, int jobs)
+{
+    int64_t free_b = 0, total_b = 0;
+    if (!cr->runnable || gk_mem_info(&free_b, &total_b) != GV_OK) return true;
+    return cr->r->bytes_needed <= free_b / jobs;
+}
+
+enum { CASE_DONE, CASE_ERROR, CASE_DEFER };
+
+/* Case i from start to its report: CASE_DONE, CASE_ERROR (reported, an ERROR), or CASE_DEFER
+   (several workers only: not run, DEFER sent). */
+static int one_case(const loop_args *a, loop_out *o, int i)
 {
     const gv_runner *run = a->run;
     gv_result *r = &a->results[i];
     emit(o, REC_START, i, NULL);
-    gv_inject_host_fault(&a->cases[i]);
+    bool injected = gv_inject_host_fault(&a->cases[i]);
     gv_case_run cr; /* about 2 KB; its address is fixed while its device run is in flight */
     gv_case_prepare(&cr, &a->cases[i], a->repeat, r, run->given);
-    if (gv_case_admit(&cr)) gv_case_device_start(&cr, !gv_knobs()->serial_case);
-    gv_case_oracle(&cr);
+    if (injected) {
+        r->verdict = GV_ERROR;
+        snprintf(r->reason, sizeof r->reason, "an injected fault (GPUVAL_INJECT_FAULT=error:...)");
+        cr.runnable = false;
+    }
+    bool defer = a->jobs > 1 && !fits_beside(&cr, a->jobs);
+    if (!defer && gv_case_admit(&cr)) gv_case_device_start(&cr, !gv_knobs()->serial_case);
+    if (!defer) gv_case_oracle(&cr);
+    if (!defer && a->jobs > 1 && cr.runnable) {
+        /* a sibling took the memory between the check and the allocation: alone, later */
+        gv_case_device_wait(&cr);
+        defer = cr.device_done && cr.device_rc == GV_EDEVMEM;
+    }
+    if (defer) {
+        cr.runnable = false;
+        gv_case_finish(&cr, NULL); /* frees the inputs; the verdict it may write is dropped */
+        emit(o, REC_DEFER, i, NULL);
+        return CASE_DEFER;
+    }
     if (run->on_kept) {
         gv_problem kept;
         gv_case_finish(&cr, &kept);
@@ -150,14 +204,14 @@ static bool one_case(const loop_args *a, loop_out *o, int i)
         gv_case_finish(&cr, NULL);
     }
     emit(o, REC_DONE, i, r);
-    return r->verdict == GV_ERROR;
+    return r->verdict == GV_ERROR ? CASE_ERROR : CASE_DONE;
 }
 
 /* Runs the cases of a in order; true when it stopped after an ERROR (stop_on_error). */
 static bool run_loop(const loop_args *a, loop_out *o)
 {
     for (int i = next_case(a, a->first); i < a->end; i = next_case(a, i + 1))
-        if (one_case(a, o, i) && a->stop_on_error) return true;
+        if (one_case(a, o, i) == CASE_ERROR && a->stop_on_error) return true;
     return false;
 }
 
@@ -225,8 +279,9 @@ typedef struct reporter {
     const gv_case *cases;
     gv_result *results;
     bool *decided;
-    int n, next; /* the first case not yet passed to on_done */
-    int started; /* the last case passed to on_start, or -1 */
+    int n, next;       /* the first case not yet passed to on_done */
+    int started;       /* the last case passed to on_start, or -1 */
+    const bool *begun; /* several workers: cases whose START came (NULL: one worker) */
 } reporter;
 
 static void rep_start(reporter *rp, int i)
@@ -247,6 +302,31 @@ static void rep_decide(reporter *rp, int i)
         if (rp->run->on_done) rp->run->on_done(rp->next, &rp->results[rp->next], rp->run->ctx);
         rp->next++;
     }
+    /* several workers: the case now first in order may have begun in another one already */
+    if (rp->begun && rp->next < rp->n && rp->begun[rp->next]) rep_start(rp, rp->next);
+}
+
+/* Case c's time limit (0: none); *planted when it is a planted fault's. */
+static double case_limit(const gv_runner *run, const gv_case *c, bool *planted)
+{
+    *planted = false;
+    if (c->op->planted_fault && !run->case_timeout_given &&
+        (run->case_timeout_s <= 0 || run->case_timeout_s > GV_FAULT_TIMEOUT_DEFAULT_S)) {
+        *planted = true;
+        return GV_FAULT_TIMEOUT_DEFAULT_S;
+    }
+    return run->case_timeout_s;
+}
+
+static void fail_timed_out(reporter *rp, int i, double limit, bool planted)
+{
+    char t[64];
+    snprintf(t, sizeof t, "%g", limit);
+    fail_case(&rp->cases[i], &rp->results[i],
+              planted ? "timed out after %s s (a planted fault's limit; --case-timeout sets it)"
+                      : "timed out after %s s (--case-timeout)",
+              t);
+    rep_decide(rp, i);
 }
 
 /* Watch one child until it is gone. Reported cases are decided; the case in flight when the
@@ -271,14 +351,7 @@ static void supervise(pid_t pid, int fd, reporter *rp)
             kill(pid, SIGKILL);
             int st;
             reap(pid, &st);
-            char t[64];
-            snprintf(t, sizeof t, "%g", limit);
-            fail_case(&cases[flight], &rp->results[flight],
-                      planted_limit ? "timed out after %s s (a planted fault's limit; "
-                                      "--case-timeout sets it)"
-                                    : "timed out after %s s (--case-timeout)",
-                      t);
-            rep_decide(rp, flight);
+            fail_timed_out(rp, flight, limit, planted_limit);
             return;
         }
         rec_head h;
@@ -293,13 +366,7 @@ static void supervise(pid_t pid, int fd, reporter *rp)
             }
             started = true;
             flight = i;
-            limit = run->case_timeout_s;
-            planted_limit = false;
-            if (cases[i].op->planted_fault && !run->case_timeout_given &&
-                (run->case_timeout_s <= 0 || run->case_timeout_s > GV_FAULT_TIMEOUT_DEFAULT_S)) {
-                limit = GV_FAULT_TIMEOUT_DEFAULT_S;
-                planted_limit = true;
-            }
+            limit = case_limit(run, &cases[i], &planted_limit);
             deadline = now_s() + limit;
             rep_start(rp, i);
             break;
@@ -334,6 +401,237 @@ static void supervise(pid_t pid, int fd, reporter *rp)
     rep_decide(rp, c);
 }
 
+/* ---- Several workers on one device (gv_runner.jobs > 1) ----
+ *
+ * The parent hands out cases one at a time over a socket pair, each to the first worker that
+ * is free, in case order: a costly case does not hold up the cheap ones queued behind it in
+ * the same worker, and the reporter (rep_decide) puts the results back in case order. Each
+ * worker keeps the guarantees of the single one: its case's time limit, a crash or a hang
+ * blamed on the case it was handed, an ERROR ending it (a fresh worker takes its place). */
+
+/* One worker as the parent sees it. */
+typedef struct worker {
+    pid_t pid; /* -1: this slot is free */
+    int fd;
+    int flight;      /* the case handed to it and not yet reported, or -1 */
+    bool started;    /* flight's START came: its clock runs */
+    bool on_purpose; /* END came: it stops after an ERROR */
+    bool planted;    /* flight's limit is a planted fault's */
+    double limit, deadline;
+} worker;
+
+/* Cases' state in the parallel phase (decided cases are the reporter's). */
+enum { WAITING = 0, HANDED, DEFERRED };
+
+typedef struct pool {
+    const loop_args *a;
+    reporter *rp;
+    char *state;
+    bool *begun;
+    int jobs, alive, cursor; /* cursor: no case before it is WAITING */
+    worker w[GV_JOBS_MAX];
+} pool;
+
+/* The first case waiting to be handed out, or n. */
+static int next_waiting(pool *pl)
+{
+    int n = pl->rp->n;
+    while (pl->cursor < n && (pl->state[pl->cursor] != WAITING || pl->rp->decided[pl->cursor]))
+        pl->cursor++;
+    return pl->cursor;
+}
+
+/* Worker k's side of the protocol: read the next case's index, run it, until told to stop
+   (-1 or the end of the socket), or after an ERROR. */
+static void worker_main(int fd, const loop_args *a, pid_t parent)
+{
+    prctl(PR_SET_PDEATHSIG, SIGKILL);
+    if (getppid() != parent) _exit(1);
+    const gv_runner *run = a->run;
+    if (run->on_worker) run->on_worker(a->jobs, run->ctx);
+    loop_out o = {.fd = fd, .run = run};
+    int64_t free_b, total_b;
+    if (gk_device_count() > 0) gk_mem_info(&free_b, &total_b); /* the context, before any clock */
+    for (;;) {
+        int32_t i;
+        if (read_full(fd, &i, sizeof i) != sizeof i || i < 0 || i >= a->end) break;
+        if (one_case(a, &o, i) == CASE_ERROR) {
+            emit(&o, REC_END, -1, NULL);
+            break;
+        }
+        if (o.failed) break;
+    }
+    fflush(NULL);
+    _exit(o.failed ? 1 : 0);
+}
+
+/* Hands worker k the next waiting case, or tells it to stop when none waits. A worker that is
+   already gone is seen at the end of its socket, with the case handed to it in flight. */
+static void hand_out(pool *pl, worker *k)
+{
+    int c = next_waiting(pl);
+    int32_t msg = c < pl->rp->n ? c : -1;
+    if (c < pl->rp->n) {
+        pl->state[c] = HANDED;
+        k->flight = c;
+        k->started = false;
+    }
+    (void)!send(k->fd, &msg, sizeof msg, MSG_NOSIGNAL);
+}
+
+/* A new worker in slot k: 0, or -1 when none could be started (errno says why). */
+static int spawn_worker(pool *pl, worker *k)
+{
+    int fds[2];
+    if (socketpair(AF_UNIX, SOCK_STREAM, 0, fds) != 0) return -1;
+    fflush(NULL); /* nothing buffered may be written twice */
+    pid_t self = getpid(), pid = fork();
+    if (pid < 0) {
+        int e = errno;
+        close(fds[0]);
+        close(fds[1]);
+        errno = e;
+        return -1;
+    }
+    if (pid == 0) {
+        close(fds[0]);
+        for (int j = 0; j < pl->jobs; j++) /* the siblings' sockets are the parent's alone */
+            if (pl->w[j].pid > 0) close(pl->w[j].fd);
+        worker_main(fds[1], pl->a, self);
+    }
+    close(fds[1]);
+    *k = (worker){.pid = pid, .fd = fds[0], .flight = -1};
+    pl->alive++;
+    return 0;
+}
+
+/* Worker k is gone (its socket ended, it broke the protocol or it was killed): reaped, and the
+   case handed to it and not reported failed with how the process ended. */
+static void worker_gone(pool *pl, worker *k)
+{
+    int st;
+    close(k->fd);
+    reap(k->pid, &st);
+    k->pid = -1;
+    pl->alive--;
+    int c = k->flight;
+    k->flight = -1;
+    if (c < 0) return; /* ended between cases (told to stop, or after an ERROR) */
+    assert(!pl->rp->decided[c] && pl->state[c] == HANDED);
+    if (k->on_purpose) { /* it stopped before this case: the case runs in another worker */
+        pl->state[c] = WAITING;
+        if (c < pl->cursor) pl->cursor = c;
+        return;
+    }
+    char why[160];
+    describe_status(st, why, sizeof why);
+    fail_case(&pl->rp->cases[c], &pl->rp->results[c], "the case's process %s", why);
+    rep_decide(pl->rp, c);
+}
+
+/* One record from worker k; false when the worker is to be treated as gone. */
+static bool worker_record(pool *pl, worker *k)
+{
+    reporter *rp = pl->rp;
+    rec_head h;
+    if (read_full(k->fd, &h, sizeof h) != sizeof h) return false;
+    int i = h.index;
+    bool ours = k->flight >= 0 && i == k->flight;
+    switch (h.kind) {
+    case REC_START:
+        if (!ours || k->started) break;
+        k->started = true;
+        k->limit = case_limit(rp->run, &rp->cases[i], &k->planted);
+        k->deadline = now_s() + k->limit;
+        pl->begun[i] = true;
+        rep_start(rp, i);
+        return true;
+    case REC_DONE:
+        if (!ours || !k->started ||
+            read_full(k->fd, &rp->results[i], sizeof rp->results[i]) != sizeof rp->results[i])
+            break;
+        k->flight = -1;
+        rep_decide(rp, i);
+        /* after an ERROR the worker ends (END, then the end of its socket): nothing more for
+           it, and a fresh worker takes the next case */
+        if (rp->results[i].verdict != GV_ERROR) hand_out(pl, k);
+        return true;
+    case REC_DEFER:
+        if (!ours || !k->started) break;
+        k->flight = -1;
+        pl->state[i] = DEFERRED;
+        pl->begun[i] = false;
+        hand_out(pl, k);
+        return true;
+    case REC_END: k->on_purpose = true; return true;
+    default: break;
+    }
+    kill(k->pid, SIGKILL); /* not our protocol: stop it; its case fails with the signal */
+    return false;
+}
+
+/* The cases by jobs workers at once until none waits. Returns GV_OK, or GV_EIO when no worker
+   could be started at all (the waiting cases are then ERRORs). Deferred cases stay undecided. */
+static int run_parallel(pool *pl)
+{
+    reporter *rp = pl->rp;
+    for (;;) {
+        for (int j = 0; j < pl->jobs && next_waiting(pl) < rp->n; j++) {
+            worker *k = &pl->w[j];
+            if (k->pid > 0) continue;
+            if (spawn_worker(pl, k) != 0) {
+                if (pl->alive > 0) break; /* the others go on: fewer at once */
+                char why[160];
+                snprintf(why, sizeof why, "%s", strerror(errno));
+                for (int i = next_waiting(pl); i < rp->n; i++) {
+                    if (rp->decided[i] || pl->state[i] != WAITING) continue;
+                    fail_case(&rp->cases[i], &rp->results[i],
+                              "could not start a process for it: %s", why);
+                    rep_decide(rp, i);
+                }
+                return GV_EIO;
+            }
+            hand_out(pl, k);
+        }
+        if (pl->alive == 0) return GV_OK;
+        struct pollfd pfd[GV_JOBS_MAX];
+        int slot[GV_JOBS_MAX], np = 0;
+        double now = now_s(), soonest = -1;
+        for (int j = 0; j < pl->jobs; j++) {
+            worker *k = &pl->w[j];
+            if (k->pid <= 0) continue;
+            pfd[np] = (struct pollfd){.fd = k->fd, .events = POLLIN};
+            slot[np++] = j;
+            if (k->flight >= 0 && k->started && k->limit > 0 &&
+                (soonest < 0 || k->deadline < soonest))
+                soonest = k->deadline;
+        }
+        int timeout_ms = -1;
+        if (soonest >= 0) {
+            double left = soonest - now;
+            timeout_ms = left <= 0 ? 0 : left > 2e6 ? 2000000000 : (int)ceil(left * 1e3);
+        }
+        int pr = poll(pfd, (nfds_t)np, timeout_ms);
+        if (pr < 0 && errno != EINTR) pr = 0; /* cannot happen with valid fds: go round */
+        for (int q = 0; q < np && pr > 0; q++) {
+            worker *k = &pl->w[slot[q]];
+            if (!pfd[q].revents || k->pid <= 0) continue;
+            if (!worker_record(pl, k)) worker_gone(pl, k);
+        }
+        now = now_s();
+        for (int j = 0; j < pl->jobs; j++) { /* the cases over their time limit */
+            worker *k = &pl->w[j];
+            if (k->pid <= 0 || k->flight < 0 || !k->started || k->limit <= 0 || now < k->deadline)
+                continue;
+            int c = k->flight;
+            kill(k->pid, SIGKILL);
+            k->flight = -1;
+            worker_gone(pl, k);
+            fail_timed_out(rp, c, k->limit, k->planted);
+        }
+    }
+}
+
 int gv_run_cases(const gv_case *cases, int n, const gv_runner *run, gv_result *results)
 {
     int repeat = run->repeat > 1 ? run->repeat : 1;
@@ -346,9 +644,35 @@ int gv_run_cases(const gv_case *cases, int n, const gv_runner *run, gv_result *r
     }
     bool *decided = calloc(n > 0 ? (size_t)n : 1, sizeof *decided);
     if (!decided) return GV_ENOMEM;
-    reporter rp = {run, cases, results, decided, n, 0, -1};
+    reporter rp = {run, cases, results, decided, n, 0, -1, NULL};
     a.decided = decided;
     a.stop_on_error = true;
+    a.jobs = 1;
+    int jobs = run->jobs < GV_JOBS_MAX ? run->jobs : GV_JOBS_MAX;
+    if (jobs > 1 && n > 1) {
+        pool *pl = calloc(1, sizeof *pl);
+        char *state = calloc((size_t)n, 1);
+        bool *begun = calloc((size_t)n, sizeof *begun);
+        int rc = GV_OK; /* short of memory for these: one worker, as below */
+        if (pl && state && begun) {
+            loop_args pa = a;
+            pa.jobs = jobs;
+            *pl = (pool){.a = &pa, .rp = &rp, .state = state, .begun = begun, .jobs = jobs};
+            for (int j = 0; j < GV_JOBS_MAX; j++)
+                pl->w[j].pid = -1;
+            rp.begun = begun;
+            rc = run_parallel(pl);
+            rp.begun = NULL;
+        }
+        free(pl);
+        free(state);
+        free(begun);
+        if (rc != GV_OK) {
+            free(decided);
+            return rc;
+        }
+        /* what is left are the deferred cases: one worker runs them alone, as below */
+    }
     /* One worker runs every remaining case: a CUDA context, its modules and the host buffers
        are set up once for the run instead of once per op. A crash, a timeout or an ERROR ends
        the worker; the cases after it run in a fresh one. */

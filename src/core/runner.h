@@ -3,7 +3,8 @@
  * before any CUDA context exists; the child streams each result back over a pipe. A case that
  * crashes its child, exceeds the per-case time limit, or ends in ERROR (a sticky CUDA error
  * such as cudaErrorIllegalAddress leaves the context unusable) ends that child; the remaining
- * cases run in a fresh child. The parent never creates a CUDA
+ * cases run in a fresh child. With jobs > 1, several such children run at once, each handed
+ * the next waiting case by the parent. The parent never creates a CUDA
  * context: the device is queried in a child too (gv_isolated_device_probe). */
 #ifndef GV_ISOLATE_H
 #define GV_ISOLATE_H
@@ -20,11 +21,21 @@
    --case-timeout was not given, so that `check --planted` does not wait the default ten
    minutes for each of its cases. */
 #define GV_FAULT_TIMEOUT_DEFAULT_S 20.0
+/* The most worker processes one check runs at once on one device (check --jobs). */
+#define GV_JOBS_MAX 64
 
 typedef struct gv_runner {
-    bool isolate;                 /* false: every case in this process (--no-isolate) */
-    double case_timeout_s;        /* isolated runs: a case over this is killed; 0 = no limit */
-    bool case_timeout_given;      /* --case-timeout was given: planted faults get it too */
+    bool isolate;            /* false: every case in this process (--no-isolate) */
+    double case_timeout_s;   /* isolated runs: a case over this is killed; 0 = no limit */
+    bool case_timeout_given; /* --case-timeout was given: planted faults get it too */
+    /* isolated runs: worker processes at once on the device (<= 1: one, as without it). Each
+       takes the next waiting case from the parent; on_done still sees the cases in order. A
+       case whose device memory does not fit beside the other workers' cases (more than 1/jobs
+       of what is free) runs alone after the others, so that its SKIP is a single worker's */
+    int jobs;
+    /* jobs > 1: called in each worker as it starts, before its first case, with jobs (the
+       share of the host's threads it may take is the caller's to set) */
+    void (*on_worker)(int jobs, void *ctx);
     int repeat;                   /* >= 1: launches per case (check --repeat) */
     const gv_given_inputs *given; /* check --inputs: these arrays instead of generated ones */
     /* when set: called in the process that ran case i, with the case's problem (inputs,
@@ -59,9 +70,11 @@ void gv_device_probe_here(gv_device_seen *seen, char *why, size_t len);
  * parent of isolated cases, which must not initialise CUDA before it forks. */
 int gv_isolated_device_count(void);
 
-/* Fault injection for the tests (GPUVAL_INJECT_FAULT=KIND:GLOB, KIND crash, abort or hang):
- * the host code of every case whose op name matches GLOB dies of SIGSEGV, dies of SIGABRT,
- * or sleeps for an hour. Called at the start of each case, isolated or not. */
-void gv_inject_host_fault(const gv_case *c);
+/* Fault injection for the tests (GPUVAL_INJECT_FAULT=KIND:GLOB, KIND crash, abort, hang or
+ * error): the host code of every case whose op name matches GLOB dies of SIGSEGV, dies of
+ * SIGABRT, or sleeps for an hour; for error it returns true and the caller makes the case an
+ * ERROR without running it (what a lost CUDA context gives: the worker ends after it). Several
+ * entries are joined by ';'. Called at the start of each case, isolated or not. */
+bool gv_inject_host_fault(const gv_case *c);
 
 #endif

@@ -431,7 +431,8 @@ Test(cli, check_help_says_how_cases_are_isolated)
     static char out[65536];
     cr_assert_eq(gv_test_run_cli("check --help", out, sizeof out), 0);
     cr_expect_null(strstr(out, "each op's cases run in a child process"), "%s", out);
-    cr_expect_not_null(strstr(out, "one worker process runs the cases"), "%s", out);
+    cr_expect_not_null(strstr(out, "worker processes run the cases (--jobs)"), "%s", out);
+    cr_expect_not_null(strstr(out, "--jobs N"), "%s", out);
     cr_expect_not_null(strstr(out, "fresh worker"), "%s", out);
     cr_expect_not_null(strstr(out, "replace %r in the path"), "%s", out);
 }
