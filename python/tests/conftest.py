@@ -17,10 +17,10 @@ def pytest_terminal_summary(terminalreporter):
     rows = mod.summary(records)
     tr = terminalreporter
     tr.section("gpuval conformance: library calls judged")
-    tr.write_line(f"{'framework':<9} {'dtype':<5} {'label':<7} {'cases':>6} {'PASS right':>10} "
+    tr.write_line(f"{'framework':<9} {'dtype':<5} {'label':<9} {'cases':>6} {'PASS right':>10} "
                   f"{'FAIL wrong':>10} {'of judged':>9} {'needs allow':>11}")
     for r in rows:
-        tr.write_line(f"{r['framework']:<9} {r['dtype']:<5} {r['label']:<7} {r['cases']:>6} "
+        tr.write_line(f"{r['framework']:<9} {r['dtype']:<5} {r['label']:<9} {r['cases']:>6} "
                       f"{r['pass_right']:>10} {r['fail_wrong']:>10} {r['wrong_judged']:>9} "
                       f"{r['declared']:>11}")
     out = os.environ.get("GPUVAL_CONFORMANCE_OUT")

@@ -1,14 +1,21 @@
 """Conformance: PyTorch's and CuPy's own library calls, which nobody here wrote, judged by
 gpuval on its generated inputs for every op that has a library equivalent, every dist the op
 takes, f32 and f64, and every framework knob that changes the arithmetic (torch's TF32 for
-matmuls and convolutions, autocast to f16 and bf16, CuPy's CUPY_TF32, which reaches its 2-D
-products only: the batched ones must keep their knob-off bits).
+matmuls and convolutions, autocast to f16 and bf16, CuPy's products of float16 operands,
+CuPy's CUPY_TF32, which reaches its 2-D products only: the batched ones must keep their knob-off
+bits).
 
 Each case is judged twice:
 
-- under the label it really has (native with every knob off; tf32 with TF32 on; f16acc for
-  autocast to f16, whose product comes back in f16; bf16 for bf16 operands with an f32
-  result): it must PASS. A behaviour a library documents is declared, never waived: CuPy's
+- under the label it really has (native with every knob off; tf32 with TF32 on; bf16 for
+  bf16 operands with an f32 result): it must PASS. Autocast to bf16 or f16 (and CuPy's f16
+  product) rounds the operands to the half type, accumulates in f32 (cuBLAS's
+  CUBLAS_COMPUTE_32F) and returns the product stored in the half type: the label is the
+  mode bf16 or f16 with a bf16 or f16 output, judged as that output (the mode's model plus the
+  output's rounding, docs/error-models.md "Low-precision outputs"). The batched products have
+  no bf16 or f16 mode of their own: each batch is judged as gemm on given data under that
+  label. An op without the label (einsum, (A @ B).sum(0), the dense layer: no bf16 or f16
+  mode) is skipped with that reason. A behaviour a library documents is declared, never waived: CuPy's
   f32 elementwise and reduction kernels flush subnormals (NVRTC's --ftz), so those cases are
   judged with allow="ftz" and must PASS so; judged again without it they may only FAIL for
   "flushed subnormals", and vadd on the tiny dist must (the flush is real there).
@@ -16,7 +23,8 @@ Each case is judged twice:
   outputs, widened, judged as the caller's own f64 data), and a knob's reduced arithmetic
   claimed as native. The f32-as-f64 claim must FAIL wherever the output is inexact and PASS
   where it is exact (an exact output never FAILs); a knob's group must FAIL somewhere under
-  native, and wherever its output is bit-identical to the knob-off output it must PASS.
+  native (a half-type output widened to f32 and claimed as native f32), and wherever its
+  output is bit-identical to the knob-off output it must PASS.
 
 The counts per framework x dtype x label (cases, PASS under the right label, FAIL under a
 wrong one) are printed at the end of the session (conftest.py) and written as JSON to
@@ -36,7 +44,7 @@ import numpy as np
 import pytest
 
 import gpuval
-from gpuval._arrays import to_numpy
+from gpuval._arrays import to_numpy, to_numpy_lowp
 
 # One size or two per op from its test shapes: an edge (1, 1x1) and a moderate one, so that
 # the whole table runs in minutes while every dist, dtype and knob is covered.
@@ -283,17 +291,34 @@ CUPY_FTZ_OPS = ("vadd", "matmul_colsum", "einsum.colsum", "dense.sigmoid", "redu
 CUPY_TF32_OPS = ("gemm.cublas", "matmul_colsum", "dense.sigmoid")
 CUPY_TF32_UNREACHED = ("gemm.batched", "gemm.batched.tn", "gemm.batched.nt")
 
+# The ops torch.autocast runs in the half type on CUDA (its lower-precision list: mm, bmm,
+# matmul, einsum, addmm and linear); a sum of such a product runs in f32 after it.
+AUTOCAST_OPS = ("gemm.cublas", "gemm.batched", "gemm.batched.tn", "gemm.batched.nt",
+                "matmul_colsum", "einsum.colsum", "dense.sigmoid")
+# CuPy has no autocast; its equivalent is the product of float16 operands (cublasGemmEx with
+# f16 A, B and C and an f32 compute type). CuPy has no bfloat16.
+CUPY_F16_OPS = ("gemm.cublas", "gemm.batched", "gemm.batched.tn", "gemm.batched.nt")
+
 # Each knob: (frameworks, dtypes, the label it really has, the ops it changes). A knob whose
 # label is native is documented not to reach its ops: they must PASS as native and return
 # the bits they return with the knob off.
 KNOBS = {
     "off": (("torch", "cupy", "numpy"), ("f32", "f64"), "native", None),
     "tf32": (("torch",), ("f32",), "tf32", MATMUL_OPS),
-    "autocast-f16": (("torch",), ("f32",), "f16acc", ("gemm.cublas",)),
+    "autocast-f16": (("torch",), ("f32",), "f16", AUTOCAST_OPS),
+    "autocast-bf16": (("torch",), ("f32",), "bf16", AUTOCAST_OPS),
     "bf16-operands": (("torch",), ("f32",), "bf16", ("gemm.cublas",)),
+    "cupy-f16": (("cupy",), ("f32",), "f16", CUPY_F16_OPS),
     "cupy-tf32": (("cupy",), ("f32",), "tf32", CUPY_TF32_OPS),
     "cupy-tf32-unreached": (("cupy",), ("f32",), "native", CUPY_TF32_UNREACHED),
 }
+# Knobs whose outputs come back in a half type: judged as that output (judge()'s low-precision
+# outputs), and widened exactly to f32 for the wrong label.
+HALF_OUTPUT_KNOBS = ("autocast-f16", "autocast-bf16", "cupy-f16")
+# The batched products as batches of gemm (A transposed, B transposed): their half-type labels
+# exist for gemm only.
+BATCH_SLICES = {"gemm.batched": (False, False), "gemm.batched.tn": (True, False),
+                "gemm.batched.nt": (False, True)}
 CUPY_ENV = {"cupy-tf32": {"CUPY_TF32": "1"}, "cupy-tf32-unreached": {"CUPY_TF32": "1"}}
 
 
@@ -349,18 +374,22 @@ def _torch_knob(torch, knob):
     else:
         saved = (m.allow_tf32, c.allow_tf32)
         m.allow_tf32 = c.allow_tf32 = tf32
-    # f16acc's model accumulates in f32; torch's default lets cuBLAS reduce split-K partial
-    # sums in f16, an arithmetic gpuval has no label for: judged with it off
-    saved_f16 = m.allow_fp16_reduced_precision_reduction
+    # the f16 and bf16 modes accumulate in f32; torch's default lets cuBLAS reduce split-K
+    # partial sums in the half type, an arithmetic gpuval has no label for: judged with it off
+    saved_half = (m.allow_fp16_reduced_precision_reduction,
+                  m.allow_bf16_reduced_precision_reduction)
     m.allow_fp16_reduced_precision_reduction = False
+    m.allow_bf16_reduced_precision_reduction = False
     try:
-        if knob == "autocast-f16":
-            with torch.autocast("cuda", dtype=torch.float16):
+        if knob in ("autocast-f16", "autocast-bf16"):
+            half = torch.float16 if knob == "autocast-f16" else torch.bfloat16
+            with torch.autocast("cuda", dtype=half):
                 yield
         else:
             yield
     finally:
-        m.allow_fp16_reduced_precision_reduction = saved_f16
+        (m.allow_fp16_reduced_precision_reduction,
+         m.allow_bf16_reduced_precision_reduction) = saved_half
         if new_api:
             m.fp32_precision, c.conv.fp32_precision = saved
         else:
@@ -370,9 +399,8 @@ def _torch_knob(torch, knob):
 def _bf16_operands(torch, fn_maker):
     """A@B on bf16 operands with an f32 result (gpuval's bf16 mode): torch.mm's out_dtype
     where this torch has it, else the bf16-rounded operands widened back (the same operands,
-    the product in f32). Autocast to bf16 itself returns the product rounded to bf16, which
-    no gpuval mode describes (bf16 is f32 out; judged as bf16 such outputs FAIL the narrow
-    probe, every output inexact, as they should): it is not among the knobs."""
+    the product in f32). Autocast to bf16 returns that product rounded to bf16: the knob
+    autocast-bf16, judged as a bf16 output of the same mode."""
     def make(size):
         def run(a, b):
             a16, b16 = a.to(torch.bfloat16), b.to(torch.bfloat16)
@@ -398,6 +426,73 @@ def _to_host(framework, out, want_shapes, dtype):
             h = h.reshape(want)
         host.append(np.ascontiguousarray(h))
     return host
+
+
+def _cupy_f16(cupy, fn_maker):
+    """CuPy's call on float16 operands (the f32 case's inputs cast): f16 out."""
+    def make(size):
+        call = fn_maker(size)
+
+        def run(*args):
+            return call(*[a.astype(cupy.float16) for a in args])
+        return run
+    return make
+
+
+def _half_host(out, want_shapes):
+    """Half-type outputs as (raw, fmt, widened): raw as judge() takes them (bf16 as uint16
+    bits, f16 as NumPy float16), fmt "bf16"/"f16" (None for an f32 output), and the values
+    widened exactly to float32."""
+    outs = list(out) if isinstance(out, (tuple, list)) else [out]
+    raws, fmts, wide = [], [], []
+    for o, want in zip(outs, want_shapes):
+        h, fmt = to_numpy_lowp(o, "output")
+        h = np.ascontiguousarray(h)
+        if fmt == "f16" and h.dtype.kind == "u":  # torch's float16 comes back as its bits
+            h = h.view(np.float16)
+        if fmt == "bf16":
+            w = (h.astype(np.uint32) << 16).view(np.float32)
+        else:
+            w = h.astype(np.float32)
+        if h.ndim == 0:
+            h, w = h.reshape(want), w.reshape(want)
+        raws.append(h)
+        fmts.append(fmt)
+        wide.append(np.ascontiguousarray(w))
+    return raws, fmts, wide
+
+
+def _half_cast(x, half):
+    """f32 values cast to bf16 (uint16 bits, round to nearest even; NaN kept NaN) or f16
+    (NumPy float16), as torch's .to() and CuPy's astype() cast them."""
+    x = np.ascontiguousarray(x, dtype=np.float32)
+    if half == "f16":
+        with np.errstate(over="ignore", invalid="ignore"):
+            return x.astype(np.float16)
+    b = x.view(np.uint32).astype(np.uint64)
+    r = (b + 0x7FFF + ((b >> 16) & 1)) >> 16
+    nan = np.isnan(x)
+    r[nan] = (b[nan] >> 16) | 0x40
+    return r.astype(np.uint16)
+
+
+def _judge_half(op, ci, raws, fmts, label, allow):
+    """The right label of a half-type output: the case judged with the output as it is stored
+    where the op has the label; a batched product batch by batch as gemm on given data, its
+    operands as autocast hands them to cuBLAS (cast to the half type: round to nearest even)."""
+    raw_dtype = "bf16" if label == "bf16" else None
+    if label in gpuval.op_info(op)["modes"]:
+        return gpuval.judge(op, ci, raws, allow=allow, dtype=raw_dtype), None
+    ta, tb = BATCH_SLICES[op]
+    A, B = ci.arrays[0], ci.arrays[1]
+    worst = None
+    for q in range(A.shape[0]):
+        a = _half_cast(A[q].T if ta else A[q], label)
+        b = _half_cast(B[q].T if tb else B[q], label)
+        j = gpuval.judge("gemm", [a, b], raws[0][q], mode=label, allow=allow, dtype=raw_dtype)
+        if worst is None or (worst.verdict == "PASS" and j.verdict != "PASS"):
+            worst = j
+    return worst, A.shape[0]
 
 
 def _widened(arrays):
@@ -428,23 +523,35 @@ def run_group(framework, mod, op, dtype, knob):
     maker = calls[op]
     if knob == "bf16-operands":
         maker = _bf16_operands(mod, maker)
+    if knob == "cupy-f16":
+        maker = _cupy_f16(mod, maker)
+    half = knob in HALF_OUTPUT_KNOBS
     info = gpuval.op_info(op)
     allow = ("ftz" if framework == "cupy" and dtype == "f32" and op in CUPY_FTZ_OPS else None)
     records = []
     for size in SIZES[op]:
         fn = maker(size)
         for dist in info["dists"]:
-            ci = gpuval.inputs(op, dtype, size, dist, 0, label)
+            # an op without the label (the batched products under a half type) makes its
+            # native case, judged batch by batch under the label (_judge_half)
+            made = label if label in info["modes"] else "native"
+            ci = gpuval.inputs(op, dtype, size, dist, 0, made)
             args = ci.to(framework)
             if framework == "torch":
                 with _torch_knob(mod, knob):
                     out = fn(*args)
             else:
                 out = fn(*args)
-            outs = _to_host(framework, out, [ci.out_shapes[n] for n in ci.out_names], dtype)
+            shapes = [ci.out_shapes[n] for n in ci.out_names]
             rec = {"framework": framework, "op": op, "dtype": dtype, "knob": knob,
                    "label": label, "size": size, "dist": dist, "allow": allow or ""}
-            right = gpuval.judge(op, ci, outs, allow=allow)
+            if half:
+                raws, fmts, outs = _half_host(out, shapes)
+                right, batches = _judge_half(op, ci, raws, fmts, label, allow)
+                rec.update(out_dtype=fmts[0] or dtype, batches=batches or 0)
+            else:
+                outs = _to_host(framework, out, shapes, dtype)
+                right = gpuval.judge(op, ci, outs, allow=allow)
             rec.update(verdict=right.verdict, cause=right.cause, row=right.row,
                        exact=_is_exact(right), out_sha=_digest(outs))
             if allow:  # the declaration shown to matter: judged again without it
@@ -500,6 +607,8 @@ def _applies(framework, mod, op, knob):
         return f"{framework} has no library call for {op}"
     label = KNOBS[knob][2]
     if label not in gpuval.op_info(op)["modes"]:
+        if knob in HALF_OUTPUT_KNOBS and op in BATCH_SLICES:
+            return None  # judged batch by batch as gemm (_judge_half)
         return f"{op} has no mode {label}"
     return None
 
@@ -565,11 +674,14 @@ def _in_subprocess(op, dtype, knob, env):
 
 
 def summary(records):
-    """Counts per framework x dtype x label: cases, PASS under the right label, cases judged
-    under a wrong label and FAIL there."""
+    """Counts per framework x dtype x label (with the output's half type where it has one):
+    cases, PASS under the right label, cases judged under a wrong label and FAIL there."""
     table = {}
     for r in records:
-        key = (r["framework"], r["dtype"], r["label"])
+        # a half-type output is part of the label: "bf16>bf16" (mode bf16, output stored in bf16)
+        out = r.get("out_dtype")
+        key = (r["framework"], r["dtype"],
+               r["label"] + (f">{out}" if out and out != r["dtype"] else ""))
         t = table.setdefault(key, {"cases": 0, "pass_right": 0, "wrong_judged": 0,
                                    "fail_wrong": 0, "declared": 0})
         t["cases"] += 1

@@ -362,6 +362,8 @@ static int judge_run_once(const gv_judge_spec *s, gv_result *r, json_t **arrays,
         snprintf(r->math_mode, sizeof r->math_mode, "outputs given as %s (%s compute)", f->name,
                  gv_dtype_name(c.dtype));
         gv_result_extra(r, "output_rounding_u", ldexp(1.0, -f->p));
+        /* the format's least subnormal: the width of a preimage near 0 (gemm's tie probe) */
+        gv_result_extra(r, "output_spacing_min", ldexp(1.0, f->emin - f->p + 1));
         /* the models judge the computation; the stored values reach the tier they reach, as
            a reduced mode's do (a bf16 result is 2^-9 off by its rounding alone) */
         if (r->expected_tier > 0)
@@ -377,6 +379,11 @@ static int judge_run_once(const gv_judge_spec *s, gv_result *r, json_t **arrays,
             snprintf(r->bias.why_not, sizeof r->bias.why_not,
                      "outputs stored in %s: judged at their preimages' nearest points", f->name);
         }
+        /* nor the envelope's lean: where the claimed arithmetic's envelope lies off the
+           reference (sm_90's truncating tensor cores, below it on same-signed products),
+           the points nearest the reference sit on one side of it, z = +6 for torch's correct
+           bf16 bmm on an H100 */
+        r->env.lean_unjudged = true;
         break;
     }
     gv_problem p;

@@ -801,7 +801,7 @@ bool gv_envelope_fails(const gv_result *r, char *why, size_t len)
     if (env->best_any != 0) /* a lean names what the outputs are nearest to, claimed or not */
         snprintf(match, sizeof match, "; consistent with %s on %.4g %% of elements",
                  env->arith[env->best_any].name, 100.0 * env->arith[env->best_any].share);
-    if (env->bias_n >= GV_BIAS_MIN_N &&
+    if (!env->lean_unjudged && env->bias_n >= GV_BIAS_MIN_N &&
         (fabs(env->z) > GV_BIAS_Z_BOUND || fabs(env->z_sr) > GV_BIAS_Z_BOUND)) {
         bool by_sr = !(fabs(env->z) > fabs(env->z_sr));
         double z = by_sr ? env->z_sr : env->z;

@@ -81,6 +81,10 @@ typedef struct gv_envelope {
        and signed by r (negative: toward zero), as the bias rule's (metrics.h) */
     double z, z_sr;
     int64_t bias_n;
+    /* set by the caller: the lean is not judged (outputs stored in a low-precision format
+       are judged at their preimages' points nearest the reference, which sit on the
+       reference's side of an envelope that lies off it: api/judge.c) */
+    bool lean_unjudged;
     int n_arith;
     struct {
         const char *name; /* "tf32 operands" */

@@ -593,9 +593,13 @@ void gv_judge_problem(const gv_problem *p, gv_result *r)
     r->output_hash = side.hash;
     r->have_hash = true;
     /* the envelope starts afresh, with what its caller set: the declared order, whether the
-       outputs are gpuval's own (whose kernel's order is known), the architecture */
-    r->env = (gv_envelope){
-        .worst = -1, .order = r->env.order, .foreign = r->env.foreign, .arch = r->env.arch};
+       outputs are gpuval's own (whose kernel's order is known), the architecture, whether
+       its lean is judged */
+    r->env = (gv_envelope){.worst = -1,
+                           .order = r->env.order,
+                           .foreign = r->env.foreign,
+                           .arch = r->env.arch,
+                           .lean_unjudged = r->env.lean_unjudged};
     if (gv_envelope_applies(r)) gv_envelope_judge(p, r);
     if (r->env.judged) { /* its numbers under "extra" in the JSON */
         gv_result_extra(r, "envelope_d_max", r->env.d_max);

@@ -201,32 +201,138 @@ static double gamma_n(double n, double u)
    near 1e-90 (z ~ -200): an f32 layer returns 0 there and passed as f64 (issue 38). Yet the
    sigmoid's relative sensitivity to z is d(ln s)/dz = 1 - s <= 1, so an error dz of z moves
    s by a factor within exp(+-|dz|), for any data:
-       |y - r| / r <= expm1(|dz_dev| + |dz_oracle|) + 8 u + 8 2^-53,
-       |dz| <= (gamma_{k+1}(u_acc) + 2 u_in + u_in^2) (|W||X| + |b|)   (Higham 3.5, any order),
-   8 u for the sigmoid's own evaluation (exp's 2 ulp twice over, 1 + t, the division, the
-   stored rounding; __expf's (2 + 1.16|z|) ulp stays inside |dz|'s (k+1) u |z| as well). It is
-   judged where the truth r is a normal number of the label's dtype (below that, relative
-   accuracy is not promised), in the modes whose product error has that form (native; tf32
-   with its 2^-11 operand rounding and a truncating 2^-23 accumulator); the gauge holds
-   g = (|W||X| + |b|) / 4 + |r|, so |W||X| + |b| is read back from it, with room for g's own
-   three roundings and |W||X|'s f64 sum. An output of 0 or a subnormal there is "lost range"
-   (1 / (1 + exp(-z)) with exp overflowing, or an f32 sigmoid judged as f64); a normal one
-   off by more is "precision". */
+       |y - r| / r <= expm1(|dz_dev| + |dz_oracle|) + eval,
+   with |dz| bounded by the mode's product error form (dense_z_form) and eval the sigmoid's
+   own evaluation (exp's 2 ulp twice over, 1 + t, the division, the stored rounding: 8 u;
+   fast math's __expf and __fdividef: 12 u, and __expf's 1.173 |z| ulp in dz). It is judged
+   where the truth r is a normal number of the label's dtype (below that, relative accuracy
+   is not promised); the gauge holds g = (|W||X| + |b|) / 4 + |r|, so |W||X| + |b| is read
+   back from it, with room for g's own three roundings and |W||X|'s f64 sum. An output of 0
+   or a subnormal there is "lost range" (1 / (1 + exp(-z)) with exp overflowing, or an f32
+   sigmoid judged as f64), unless the truth is so near the normal range's edge that the
+   allowed error reaches below it (a flush is then legal); a normal one off by more is
+   "precision". */
+
+/* z's error in one mode: |dz_ij| <= unit a_ij + fixed (Rw_i Sx_j + Sw_i Cx_j)
+   + split (Sw_i + Sx_j), a = |W||X| + |b|, Rw_i and Sw_i the largest and the sum of |W|'s
+   row i, Cx_j and Sx_j those of X's column j. */
+typedef struct dense_z_form {
+    double unit;  /* per unit of a: roundings relative to each term (Higham 3.5, any order) */
+    double fixed; /* per unit of row max x column sum: a fixed-point emulation's truncation */
+    double split; /* per unit of row or column sum: operand pieces lost below a format's range */
+    double eval;  /* the sigmoid's evaluation, relative to y */
+} dense_z_form;
+
+/* The form of the case's mode; false where the mode's error has none this rule can state.
+   - native: gamma_{k+1}(u) a.
+   - tf32 (f32): operands rounded to TF32 (2 u_in + u_in^2, u_in = 2^-11) and an f32
+     accumulator with room to truncate (2^-23 a step).
+   - fastmath (f32): native's product; __expf errs by (2 + 1.173|z|) ulp and __fdividef by
+     2 ulp (CUDA C++ Programming Guide, intrinsic functions): 2.35 u |z| <= 2.4 u a joins dz,
+     and eval is 12 u (exp's constant 2 ulp, 1 + t, the division's 2 ulp, the store).
+   - bf16x9 (f32): cuBLAS splits each f32 operand into three bf16 pieces (exact while they
+     stay in bf16's range) and sums the nine products of pieces of every term on tensor cores
+     in f32: 9k + 1 terms of magnitude within (1 + 2^-8)^2 of |w||x|, each sum step with room
+     to truncate (2^-23); a piece below bf16's least subnormal 2^-133 is lost, 2^-133 per
+     operand element (split).
+   - default: cuBLAS's default math, IEEE arithmetic of the dtype in any order with room to
+     truncate (2u a step); in f32 also bf16x9's form, which the environment can switch on
+     (CUBLAS_EMULATE_SINGLE_PRECISION) under the default math: the larger of the two.
+   - fp64emuN (f64): the fixed-point emulation aligns each row of W and column of X to its
+     largest element and keeps N bits below it (the probe reads 39, 47 and 53+ for 32, 40,
+     48: more, never fewer), so an element errs by up to 2^(2-N) times its row's or column's
+     largest (one place for the rounding and one for the alignment), the integer products are
+     exact, and the slices' sums, the conversion and the bias add are f64 roundings: k + 65
+     f64 steps of room.
+   - fp64emu (automatic): cuBLAS chooses the width from the inputs and promises no per-element
+     width (a row spanning many binades keeps fewer bits of its small elements): no form. */
+static bool dense_z_form_of(const gv_case *c, dense_z_form *f)
+{
+    double k1 = (double)c->shape.d[1] + 1.0;
+    double u = gv_unit_roundoff(c->dtype, GV_MODE_NATIVE);
+    double oracle = gamma_n(k1, 0x1p-53);
+    double bf16x9 = gamma_n(9.0 * (k1 - 1.0) + 1.0, 0x1p-23) * (1.0 + 0x1p-7);
+    *f = (dense_z_form){.eval = 8.0 * u + 8.0 * 0x1p-53};
+    switch (c->mode) {
+    case GV_MODE_NATIVE: f->unit = gamma_n(k1, u); break;
+    case GV_MODE_TF32: f->unit = gamma_n(k1, 0x1p-23) + 2.0 * 0x1p-11 + 0x1p-22; break;
+    case GV_MODE_FASTMATH:
+        f->unit = gamma_n(k1, u) + 2.4 * u;
+        f->eval = 12.0 * u + 8.0 * 0x1p-53;
+        break;
+    case GV_MODE_BF16X9:
+        f->unit = bf16x9;
+        f->split = 0x1p-133;
+        break;
+    case GV_MODE_DEFAULT:
+        f->unit = gamma_n(k1, 2.0 * u);
+        if (c->dtype == GV_F32) {
+            f->unit = fmax(f->unit, bf16x9);
+            f->split = 0x1p-133;
+        }
+        break;
+    case GV_MODE_FP64EMU_32:
+    case GV_MODE_FP64EMU_40:
+    case GV_MODE_FP64EMU_48:
+    case GV_MODE_FP64EMU_56:
+        f->unit = gamma_n(k1 + 64.0, 0x1p-53);
+        f->fixed = ldexp(1.0, 2 - gv_mode_get(c->mode)->input_bits);
+        break;
+    default: return false; /* fp64emu (automatic): no per-element width promised */
+    }
+    f->unit += oracle;
+    return true;
+}
+
+/* Rw, Sw (m each) and Cx, Sx (n each): the largest and the sum of |W|'s rows and |X|'s
+   columns, for the fixed-point and split terms. */
+static bool dense_row_col_stats(const gv_problem *p, double *rw, double *sw, double *cx, double *sx)
+{
+    int64_t m = p->c.shape.d[0], k = p->c.shape.d[1], n = p->c.shape.d[2];
+    const double *w = p->in[0].ref, *x = p->in[1].ref;
+    if (!w || !x) return false;
+    for (int64_t i = 0; i < m; i++) {
+        rw[i] = sw[i] = 0.0;
+        for (int64_t l = 0; l < k; l++) {
+            double v = fabs(w[i * k + l]);
+            rw[i] = fmax(rw[i], v);
+            sw[i] += v;
+        }
+    }
+    for (int64_t j = 0; j < n; j++)
+        cx[j] = sx[j] = 0.0;
+    for (int64_t l = 0; l < k; l++)
+        for (int64_t j = 0; j < n; j++) {
+            double v = fabs(x[l * n + j]);
+            cx[j] = fmax(cx[j], v);
+            sx[j] += v;
+        }
+    /* room for the f64 sums' own roundings */
+    double room = 1.0 + 2.0 * ((double)k + 1.0) * 0x1p-53;
+    for (int64_t i = 0; i < m; i++)
+        sw[i] *= room;
+    for (int64_t j = 0; j < n; j++)
+        sx[j] *= room;
+    return true;
+}
+
 static void dense_measure(const gv_problem *p, gv_result *r)
 {
     const gv_case *c = &p->c;
-    double u_in = 0.0, u_acc = gv_unit_roundoff(c->dtype, GV_MODE_NATIVE);
-    if (c->mode == GV_MODE_TF32) {
-        u_in = 0x1p-11;
-        u_acc = 0x1p-23;
-    } else if (c->mode != GV_MODE_NATIVE) {
-        return; /* fast math, emulations: other function and product error forms */
-    }
+    dense_z_form form;
+    if (!dense_z_form_of(c, &form)) return;
     const gv_tensor *Y = &p->out[0];
     if (!Y->gauge || !Y->ref) return;
+    int64_t m = c->shape.d[0], n = c->shape.d[2];
     double k1 = (double)c->shape.d[1] + 1.0;
-    double unit_z = gamma_n(k1, u_acc) + 2.0 * u_in + u_in * u_in + gamma_n(k1, 0x1p-53);
-    double eval = 8.0 * gv_unit_roundoff(c->dtype, GV_MODE_NATIVE) + 8.0 * 0x1p-53;
+    double *stats = NULL; /* Rw, Sw (m each), Cx, Sx (n each) */
+    if (form.fixed > 0.0 || form.split > 0.0) {
+        stats = malloc(sizeof *stats * (size_t)(2 * m + 2 * n) + 1);
+        if (!stats || !dense_row_col_stats(p, stats, stats + m, stats + 2 * m, stats + 2 * m + n)) {
+            free(stats);
+            return; /* no room to state the bound: the rule is left out, never guessed */
+        }
+    }
     double normal = gv_dtype_normal_min(c->dtype);
     double worst = 0.0, worst_rel = 0.0, worst_bound = 0.0, worst_y = 0.0, worst_r = 0.0;
     int64_t worst_at = -1, lost = 0, first_lost = -1, judged = 0;
@@ -235,15 +341,27 @@ static void dense_measure(const gv_problem *p, gv_result *r)
         if (!isfinite(ref) || !(fabs(ref) >= normal) || !isfinite(y)) continue;
         double g = Y->gauge[i];
         double wxb = fmax(4.0 * (g - fabs(ref)), 0.0) * (1.0 + 2.0 * k1 * 0x1p-53) + 0x1p-48 * g;
-        double dz = unit_z * wxb;
+        double dz = form.unit * wxb;
+        if (stats) {
+            const double *rw = stats, *sw = stats + m, *cx = stats + 2 * m, *sx = cx + n;
+            int64_t row = i / n, col = i % n;
+            dz += form.fixed * (rw[row] * sx[col] + sw[row] * cx[col]) +
+                  form.split * (sw[row] + sx[col]);
+        }
         if (!isfinite(dz)) continue;
-        judged++;
         double rel = fabs(y - ref) / fabs(ref);
-        if (!(rel > eval)) continue; /* within the evaluation's own error: no expm1 needed */
-        /* 2^-20: room for this bound's own roundings, far below any error it tells apart */
-        double bound = (expm1(dz) + eval) * (1.0 + 0x1p-20);
-        double q = rel / bound;
         bool range = y == 0.0 || fabs(y) < normal;
+        if (!range && !(rel > form.eval)) { /* within the evaluation's own error */
+            judged++;
+            continue;
+        }
+        /* 2^-20: room for this bound's own roundings, far below any error it tells apart */
+        double bound = (expm1(dz) + form.eval) * (1.0 + 0x1p-20);
+        /* a truth whose allowed error reaches below the normal range may come back flushed
+           or subnormal: no relative accuracy is promised for it */
+        if (range && fabs(ref) * (1.0 - fmin(bound, 1.0)) < normal) continue;
+        judged++;
+        double q = rel / bound;
         if (range && q > 1.0) {
             if (first_lost < 0) first_lost = i;
             lost++;
@@ -257,6 +375,7 @@ static void dense_measure(const gv_problem *p, gv_result *r)
             worst_r = ref;
         }
     }
+    free(stats);
     gv_result_extra(r, "sigmoid_rel_judged", (double)judged);
     if (judged == 0) return;
     if (lost) {

@@ -93,7 +93,9 @@ static void sim_f32(const gv_problem *p, double *y, bool tf32, bool fast, bool b
             float t = expf(-fabsf(z));
             double ref = p->out[0].ref[i * n + j];
             /* worst documented exp error: expf 2 ulp; __expf 2 + floor(|1.173 x|) ulp */
-            int ulps = fast ? 2 + (int)floorf(fabsf(1.173f * z)) : 2;
+            /* (beyond |z| = 104 t is 0 or a few subnormal spacings: the count is capped
+               there, or huge data's |z| ~ 1e38 would step t for ever) */
+            int ulps = fast ? 2 + (int)floorf(1.173f * fminf(fabsf(z), 104.0f)) : 2;
             /* y falls as t grows when z >= 0, and rises when z < 0: push t the way that
                moves y away from the oracle */
             float y0 = (z >= 0.0f ? 1.0f : t) / (1.0f + t);
@@ -146,6 +148,121 @@ static void sim_f64_native(const gv_problem *p, double *y)
 static void sim_f64_colbias(const gv_problem *p, double *y)
 {
     sim_f64(p, y, true);
+}
+
+/* bf16's round to nearest even of an f32 value (8 significant bits, f32's exponent range;
+   below bf16's least subnormal 2^-133 the piece is lost as cuBLAS's would be). */
+static float bf16_round(float v)
+{
+    if (!isfinite(v)) return v;
+    if (fabsf(v) < 0x1p-133f) return 0.0f * v;
+    uint32_t u, t;
+    memcpy(&u, &v, 4);
+    t = u & 0xFFFF0000u; /* toward zero: where rounding up would overflow, the top piece */
+    u += 0x7FFFu + ((u >> 16) & 1u);
+    u &= 0xFFFF0000u;
+    if ((u & 0x7F800000u) == 0x7F800000u) u = t;
+    memcpy(&v, &u, 4);
+    return v;
+}
+
+/* cuBLAS's BF16x9 f32 emulation: each operand split into three bf16 pieces, the nine
+   products of the pieces of each term (exact in f32) summed in f32 by one FMA chain, the
+   bias added in f32, then native's f32 sigmoid with expf's 2 ulp pushed away. */
+static void sim_f32_bf16x9(const gv_problem *p, double *y)
+{
+    int64_t m = dm(p), k = dk(p), n = dn(p);
+    const double *w = p->in[0].ref, *x = p->in[1].ref, *b = p->in[2].ref;
+    for (int64_t i = 0; i < m; i++)
+        for (int64_t j = 0; j < n; j++) {
+            float acc = 0.0f;
+            for (int64_t l = 0; l < k; l++) {
+                float a[3], c[3], ra = (float)w[i * k + l], rc = (float)x[l * n + j];
+                if (!isfinite(ra) || !isfinite(rc)) { /* IEEE's own product for inf and NaN */
+                    acc = fmaf(ra, rc, acc);
+                    continue;
+                }
+                for (int q = 0; q < 3; q++) {
+                    a[q] = bf16_round(ra), c[q] = bf16_round(rc);
+                    ra -= a[q];
+                    rc -= c[q];
+                }
+                for (int qa = 0; qa < 3; qa++)
+                    for (int qc = 0; qc < 3; qc++)
+                        acc = fmaf(a[qa], c[qc], acc);
+            }
+            float z = acc + (float)b[i];
+            float t = expf(-fabsf(z));
+            double ref = p->out[0].ref[i * n + j];
+            float y0 = (z >= 0.0f ? 1.0f : t) / (1.0f + t);
+            bool grow_t = (z >= 0.0f) == (y0 < ref);
+            for (int u = 0; u < 2; u++)
+                t = nextafterf(t, grow_t ? INFINITY : 0.0f);
+            y[i * n + j] = (z >= 0.0f ? 1.0f : t) / (1.0f + t);
+        }
+}
+
+/* v rounded to a multiple of 2^(e + 1 - bits), 2^e <= top < 2^(e+1): a fixed-point slice
+   aligned to its row's (or column's) largest element. */
+static double fixed_round(double v, double top, int bits)
+{
+    if (top == 0.0 || !isfinite(top) || !isfinite(v)) return v;
+    double quantum = ldexp(1.0, ilogb(top) + 1 - bits);
+    return nearbyint(v / quantum) * quantum;
+}
+
+/* cuBLAS's fixed-point f64 emulation with `bits` bits: W's rows and X's columns each kept
+   to bits below their largest element, the product exact (an FMA chain of the kept
+   values), the bias added in f64, the f64 sigmoid. */
+static void sim_f64_fixed(const gv_problem *p, double *y, int bits)
+{
+    int64_t m = dm(p), k = dk(p), n = dn(p);
+    const double *w = p->in[0].ref, *x = p->in[1].ref, *b = p->in[2].ref;
+    double *rw = gv_test_alloc(m), *cx = gv_test_alloc(n);
+    memset(rw, 0, sizeof *rw * (size_t)m);
+    memset(cx, 0, sizeof *cx * (size_t)n);
+    for (int64_t i = 0; i < m; i++)
+        for (int64_t l = 0; l < k; l++)
+            rw[i] = fmax(rw[i], fabs(w[i * k + l]));
+    for (int64_t l = 0; l < k; l++)
+        for (int64_t j = 0; j < n; j++)
+            cx[j] = fmax(cx[j], fabs(x[l * n + j]));
+    for (int64_t i = 0; i < m; i++)
+        for (int64_t j = 0; j < n; j++) {
+            double acc = 0.0;
+            for (int64_t l = 0; l < k; l++)
+                acc = fma(fixed_round(w[i * k + l], rw[i], bits),
+                          fixed_round(x[l * n + j], cx[j], bits), acc);
+            y[i * n + j] = go_sigmoid(acc + b[i]);
+        }
+    free(rw);
+    free(cx);
+}
+
+static void sim_f64_fixed32(const gv_problem *p, double *y)
+{
+    sim_f64_fixed(p, y, 32);
+}
+static void sim_f64_fixed40(const gv_problem *p, double *y)
+{
+    sim_f64_fixed(p, y, 40);
+}
+static void sim_f64_fixed48(const gv_problem *p, double *y)
+{
+    sim_f64_fixed(p, y, 48);
+}
+static void sim_f64_fixed56(const gv_problem *p, double *y)
+{
+    sim_f64_fixed(p, y, 56);
+}
+
+/* An f32 layer whose sigmoid went through a narrower range (an exp in f16, say): outputs
+   below 2^-24 come back as 0, far inside the gauge's absolute bound. */
+static void sim_f32_narrow_range(const gv_problem *p, double *y)
+{
+    sim_f32(p, y, false, false, false);
+    for (int64_t i = 0; i < dm(p) * dn(p); i++)
+        if (y[i] < 0x1p-24) y[i] = 0.0;
 }
 
 /* An f64 case whose device silently did everything in f32. */
@@ -337,4 +454,103 @@ Test(dense_model, f32_layer_claimed_as_f64_loses_range, .timeout = 60)
     gv_result ok = judge_sim("dense.sigmoid", GV_F64, GV_MODE_NATIVE, GV_DIST_SMALLINT, 1, 300, 7,
                              sim_f64_native);
     cr_expect_eq(ok.verdict, GV_PASS, "%s", ok.reason);
+}
+
+/* The relative rule in the other modes (issue 38; dense_z_form_of): default (IEEE arithmetic
+   of the dtype, and in f32 BF16x9's form too), fastmath (__expf's |z|-proportional error),
+   bf16x9 (nine products of bf16 pieces a term) and the fixed-width f64 emulations (each row
+   of W and column of X kept to N bits below its largest element). Each mode's arithmetic,
+   emulated, PASSes on every dist the op takes (at the conformance suite's 33x70x17) with the
+   rule judging something; an f32 layer claimed as f64 under each f64 mode FAILs as lost
+   range (below). */
+static void passes_every_dist(gv_dtype t, gv_mode mode, sim_fn sim)
+{
+    const gv_op *op = gv_op_find("dense.sigmoid");
+    cr_assert_not_null(op);
+    cr_assert(gv_mode_ok(op, t, mode), "%s %s", gv_dtype_name(t), gv_mode_name(mode));
+    double judged = 0;
+    for (int d = 0; d < GV_NDISTS; d++) {
+        if (!(op->dists & (1u << d))) continue;
+        gv_result r = judge_sim("dense.sigmoid", t, mode, (gv_dist)d, 33, 70, 17, sim);
+        cr_expect_eq(r.verdict, GV_PASS, "%s %s %s: %s", gv_dtype_name(t), gv_mode_name(mode),
+                     gv_dist_name((gv_dist)d), r.reason);
+        for (int i = 0; i < r.n_extra; i++)
+            if (strcmp(r.extra[i].name, "sigmoid_rel_judged") == 0) judged += r.extra[i].value;
+    }
+    cr_expect_gt(judged, 0, "%s %s: the relative rule judged no element", gv_dtype_name(t),
+                 gv_mode_name(mode));
+}
+
+Test(dense_model, relative_rule_default_f32_passes_ieee_and_bf16x9, .timeout = 240)
+{
+    passes_every_dist(GV_F32, GV_MODE_DEFAULT, sim_f32_native);
+    passes_every_dist(GV_F32, GV_MODE_DEFAULT, sim_f32_bf16x9);
+}
+Test(dense_model, relative_rule_default_f64_passes, .timeout = 120)
+{
+    passes_every_dist(GV_F64, GV_MODE_DEFAULT, sim_f64_native);
+}
+Test(dense_model, relative_rule_fastmath_passes, .timeout = 120)
+{
+    passes_every_dist(GV_F32, GV_MODE_FASTMATH, sim_f32_fast);
+}
+Test(dense_model, relative_rule_bf16x9_passes, .timeout = 120)
+{
+    passes_every_dist(GV_F32, GV_MODE_BF16X9, sim_f32_bf16x9);
+}
+Test(dense_model, relative_rule_fp64emu_fixed_widths_pass, .timeout = 300)
+{
+    passes_every_dist(GV_F64, GV_MODE_FP64EMU_32, sim_f64_fixed32);
+    passes_every_dist(GV_F64, GV_MODE_FP64EMU_40, sim_f64_fixed40);
+    passes_every_dist(GV_F64, GV_MODE_FP64EMU_48, sim_f64_fixed48);
+    passes_every_dist(GV_F64, GV_MODE_FP64EMU_56, sim_f64_fixed56);
+}
+
+Test(dense_model, f32_layer_claimed_as_f64_loses_range_in_every_f64_mode, .timeout = 120)
+{
+    const gv_mode modes[] = {GV_MODE_DEFAULT, GV_MODE_FP64EMU_32, GV_MODE_FP64EMU_40,
+                             GV_MODE_FP64EMU_48, GV_MODE_FP64EMU_56};
+    const int64_t shapes[][3] = {{1, 300, 7}, {33, 70, 17}};
+    for (size_t q = 0; q < sizeof modes / sizeof modes[0]; q++)
+        for (size_t s = 0; s < 2; s++) {
+            const int64_t *sh = shapes[s];
+            gv_result r = judge_sim("dense.sigmoid", GV_F64, modes[q], GV_DIST_SMALLINT, sh[0],
+                                    sh[1], sh[2], sim_f64_in_f32);
+            cr_expect_eq(r.verdict, GV_FAIL, "%s %lldx%lldx%lld: %s", gv_mode_name(modes[q]),
+                         (long long)sh[0], (long long)sh[1], (long long)sh[2], r.reason);
+            cr_expect_eq(r.cause, GV_CAUSE_LOST_RANGE, "%s %lldx%lldx%lld: %s (%s)",
+                         gv_mode_name(modes[q]), (long long)sh[0], (long long)sh[1],
+                         (long long)sh[2], gv_cause_name(r.cause), r.reason);
+        }
+}
+
+/* The f32 modes: a sigmoid that loses the range below 2^-24 FAILs as lost range in each, on
+   smallint data (z down to -100s), where gpuval's absolute bounds let it through. */
+Test(dense_model, narrow_range_sigmoid_loses_range_in_every_f32_mode, .timeout = 120)
+{
+    const gv_mode modes[] = {GV_MODE_NATIVE, GV_MODE_DEFAULT, GV_MODE_FASTMATH, GV_MODE_BF16X9};
+    for (size_t q = 0; q < sizeof modes / sizeof modes[0]; q++) {
+        gv_result r = judge_sim("dense.sigmoid", GV_F32, modes[q], GV_DIST_SMALLINT, 33, 70, 17,
+                                sim_f32_narrow_range);
+        cr_expect_eq(r.verdict, GV_FAIL, "%s: %s", gv_mode_name(modes[q]), r.reason);
+        cr_expect_eq(r.cause, GV_CAUSE_LOST_RANGE, "%s: %s (%s)", gv_mode_name(modes[q]),
+                     gv_cause_name(r.cause), r.reason);
+    }
+}
+
+/* fp64emu (automatic width) has no per-element width to state: the rule stays out of it
+   and says nothing, where it would judge fp64emu48's same arithmetic. */
+Test(dense_model, relative_rule_stays_out_of_the_automatic_emulation, .timeout = 60)
+{
+    gv_result a = judge_sim("dense.sigmoid", GV_F64, GV_MODE_FP64EMU, GV_DIST_SMALLINT, 33, 70, 17,
+                            sim_f64_fixed48);
+    gv_result f = judge_sim("dense.sigmoid", GV_F64, GV_MODE_FP64EMU_48, GV_DIST_SMALLINT, 33, 70,
+                            17, sim_f64_fixed48);
+    bool in_a = false, in_f = false;
+    for (int i = 0; i < a.n_extra; i++)
+        in_a |= strcmp(a.extra[i].name, "sigmoid_rel_judged") == 0;
+    for (int i = 0; i < f.n_extra; i++)
+        in_f |= strcmp(f.extra[i].name, "sigmoid_rel_judged") == 0;
+    cr_expect_not(in_a, "the rule judged fp64emu (automatic)");
+    cr_expect(in_f, "the rule did not judge fp64emu48");
 }
