@@ -1,0 +1,107 @@
+"""torch's own calls for the operator families KernelBench's level 1 adds (activations, argmax
+and argmin, amax and amin, cumprod, batch norm, the bias-free, 3-D and transposed
+convolutions), judged through gpuval.check on every dist each op takes, f32 (TF32 off) and
+f64, at the op's test sizes and three seeds: a correct library call must PASS. A call that
+FAILs here is either a false alarm of gpuval's model or a documented deviation of torch's, and
+either way must be decided before a user meets it. Skipped, not failed, without torch or a
+CUDA device."""
+
+import pytest
+
+import gpuval
+
+SEEDS = [0, 1, 2]
+
+
+@pytest.fixture(scope="module")
+def torch():
+    torch = pytest.importorskip("torch")
+    if not torch.cuda.is_available():
+        pytest.skip("torch has no CUDA device")
+    m, c = torch.backends.cuda.matmul, torch.backends.cudnn
+    new_api = hasattr(m, "fp32_precision") and hasattr(getattr(c, "conv", None), "fp32_precision")
+    if new_api:
+        saved = (m.fp32_precision, c.conv.fp32_precision)
+        m.fp32_precision = c.conv.fp32_precision = "ieee"
+    else:
+        saved = (m.allow_tf32, c.allow_tf32)
+        m.allow_tf32 = c.allow_tf32 = False
+    try:
+        yield torch
+    finally:
+        if new_api:
+            m.fp32_precision, c.conv.fp32_precision = saved
+        else:
+            m.allow_tf32, c.allow_tf32 = saved
+
+
+def _calls(torch):
+    F = torch.nn.functional
+
+    def vol(f, pad, bias):
+        """conv.3d's tensors come flat (the API's shapes hold four sides): x is n c s s s,
+        w o c 3 3 3 (c o 3 3 3 transposed), y flat again."""
+        def make(size):
+            n, c, s, o = (int(v) for v in size.split("x"))
+
+            def run(x, w, *b):
+                wt = w.reshape(c, o, 3, 3, 3) if f is F.conv_transpose3d else \
+                    w.reshape(o, c, 3, 3, 3)
+                y = f(x.reshape(n, c, s, s, s), wt, b[0] if bias else None, padding=pad) \
+                    if f is F.conv3d else f(x.reshape(n, c, s, s, s), wt)
+                return y.reshape(-1)
+            return run
+        return make
+
+    same = lambda fn: lambda size: fn  # noqa: E731
+    return {
+        "act.tanh": same(torch.tanh),
+        "act.relu": same(F.relu),
+        "act.leaky_relu": same(F.leaky_relu),
+        "act.hardtanh": same(F.hardtanh),
+        "act.softsign": same(F.softsign),
+        "act.elu": same(F.elu),
+        "act.selu": same(F.selu),
+        "act.hardsigmoid": same(F.hardsigmoid),
+        "act.softplus": same(F.softplus),
+        "reduce.argmax": same(lambda x: torch.argmax(x, dim=-1)),
+        "reduce.argmin": same(lambda x: torch.argmin(x, dim=-1)),
+        "reduce.max": same(lambda x: torch.amax(x, dim=-1)),
+        "reduce.min": same(lambda x: torch.amin(x, dim=-1)),
+        "scan.cumprod": same(lambda x: torch.cumprod(x, dim=-1)),
+        "norm.batch": same(lambda x: F.batch_norm(x, None, None, training=True, eps=1e-5)),
+        "conv.2d.valid": same(lambda x, w: F.conv2d(x, w)),
+        "conv.2d.pointwise": same(lambda x, w: F.conv2d(x, w)),
+        "conv.1d.valid": same(lambda x, w: F.conv1d(x, w)),
+        "conv.2d.transposed": same(lambda x, w: F.conv_transpose2d(x, w)),
+        "conv.1d.transposed": same(lambda x, w: F.conv_transpose1d(x, w)),
+        "conv.3d": vol(F.conv3d, 1, True),
+        "conv.3d.valid": vol(F.conv3d, 0, False),
+        "conv.3d.transposed": vol(F.conv_transpose3d, 0, False),
+    }
+
+
+OPS = ["act.tanh", "act.relu", "act.leaky_relu", "act.hardtanh", "act.softsign", "act.elu",
+       "act.selu", "act.hardsigmoid", "act.softplus", "reduce.argmax", "reduce.argmin",
+       "reduce.max", "reduce.min", "scan.cumprod", "norm.batch", "conv.2d.valid",
+       "conv.2d.pointwise", "conv.1d.valid", "conv.2d.transposed", "conv.1d.transposed",
+       "conv.3d", "conv.3d.valid", "conv.3d.transposed"]
+
+
+@pytest.mark.parametrize("dtype", ["f32", "f64"])
+@pytest.mark.parametrize("op", OPS)
+def test_torch_call_passes(torch, op, dtype):
+    make = _calls(torch)[op]
+    shapes = gpuval.op_info(op)["test_shapes"]
+    sizes = [s.strip() for s in shapes.split(",")] if isinstance(shapes, str) else shapes
+    failed, judged = [], 0
+    for size in sizes:
+        fn = make(size)
+        for seed in SEEDS:
+            for j in gpuval.check(fn, op=op, dtype=dtype, sizes=size, framework="torch",
+                                  seed=seed):
+                judged += 1
+                if j.verdict != "PASS":
+                    failed.append(j.row)
+    assert judged > 0, "nothing judged: no test"
+    assert not failed, "\n".join(failed[:10])
