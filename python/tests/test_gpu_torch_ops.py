@@ -88,14 +88,29 @@ OPS = ["act.tanh", "act.relu", "act.leaky_relu", "act.hardtanh", "act.softsign",
        "conv.3d", "conv.3d.valid", "conv.3d.transposed"]
 
 
+# torch's deviations that gpuval rightly FAILs. hardsigmoid in f64 multiplies by 1/6 rounded
+# to f32 (its CUDA kernel's constant): every output between the clamps is off by the relative
+# 2.98e-8 of float(1/6) against 1/6, f32's error under an f64 label (measured on an H100,
+# torch 2.11.0+cu130: ratio 6.7e7 over the bound).
+DEVIATIONS = {("act.hardsigmoid", "f64"): "torch's f64 hardsigmoid uses 1/6 rounded to f32"}
+
+
+def _takes(op, size):
+    """Whether torch takes the case: batch norm in training refuses one value a channel."""
+    d = [int(v) for v in size.split("x")]
+    return not (op == "norm.batch" and d[0] * d[2] * d[3] == 1)
+
+
 @pytest.mark.parametrize("dtype", ["f32", "f64"])
 @pytest.mark.parametrize("op", OPS)
 def test_torch_call_passes(torch, op, dtype):
+    if (op, dtype) in DEVIATIONS:
+        pytest.xfail(DEVIATIONS[op, dtype])
     make = _calls(torch)[op]
     shapes = gpuval.op_info(op)["test_shapes"]
     sizes = [s.strip() for s in shapes.split(",")] if isinstance(shapes, str) else shapes
     failed, judged = [], 0
-    for size in sizes:
+    for size in (s for s in sizes if _takes(op, s)):
         fn = make(size)
         for seed in SEEDS:
             for j in gpuval.check(fn, op=op, dtype=dtype, sizes=size, framework="torch",
@@ -105,3 +120,17 @@ def test_torch_call_passes(torch, op, dtype):
                     failed.append(j.row)
     assert judged > 0, "nothing judged: no test"
     assert not failed, "\n".join(failed[:10])
+
+
+def test_torch_f64_hardsigmoid_is_caught_for_its_f32_constant(torch):
+    """The deviation above, asserted: FAIL by the error model wherever an output lies
+    between the clamps, and the same arithmetic with 1/6 in f64 PASSes."""
+    F = torch.nn.functional
+    js = gpuval.check(F.hardsigmoid, op="act.hardsigmoid", dtype="f64", sizes="1000",
+                      dists="uniform11", framework="torch")
+    assert js and all(j.verdict == "FAIL" and j.reason.startswith("error model") for j in js), \
+        [j.row for j in js]
+    exact = lambda x: torch.clamp(x + 3.0, 0.0, 6.0) / 6.0  # noqa: E731
+    js = gpuval.check(exact, op="act.hardsigmoid", dtype="f64", sizes="1000", dists="uniform11",
+                      framework="torch")
+    assert js and all(j.verdict == "PASS" for j in js), [j.row for j in js]

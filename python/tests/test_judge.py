@@ -409,3 +409,19 @@ def test_inputs_are_views_that_outlive_their_case():
     del case
     gc.collect()
     assert a.shape == (33, 17) and np.isfinite(a).all()
+
+
+def test_check_takes_integer_indices_as_torch_and_numpy_return_them():
+    """np.argmax and torch.argmax return int64: check() takes them as values of the case's
+    dtype (exact there), where it had refused them as "int64; the case is f32"; a wrong index
+    still FAILs."""
+    for dt in ("f32", "f64"):
+        js = gpuval.check(lambda x: np.argmax(x, axis=-1), op="reduce.argmax", dtype=dt,
+                          sizes="33x100", dists="uniform11,smallint")
+        assert js and all(j.verdict == "PASS" for j in js), [j.row for j in js]
+        js = gpuval.check(lambda x: np.argmin(x, axis=-1), op="reduce.argmin", dtype=dt,
+                          sizes="33x100", dists="uniform11,smallint")
+        assert js and all(j.verdict == "PASS" for j in js), [j.row for j in js]
+    (j,) = gpuval.check(lambda x: np.argmin(x, axis=-1), op="reduce.argmax", dtype="f32",
+                        sizes="33x100", dists="uniform11")
+    assert j.verdict == "FAIL", j.row

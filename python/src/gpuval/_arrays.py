@@ -27,9 +27,12 @@ def to_numpy(x, what="array"):
     if mod == "torch" and "torch" in sys.modules:
         t = x.detach()
         torch = sys.modules["torch"]
-        if t.dtype not in (torch.float32, torch.float64, torch.complex64, torch.complex128):
+        # int64 and int32: indices (torch.argmax's), taken as NumPy's are
+        if t.dtype not in (torch.float32, torch.float64, torch.complex64, torch.complex128,
+                           torch.int64, torch.int32):
             raise TypeError(f"{what}: a torch tensor of {t.dtype}; gpuval judges float32 or "
-                            "float64 arrays (complex64 or complex128 for complex tensors)")
+                            "float64 arrays (complex64 or complex128 for complex tensors, "
+                            "int64 or int32 for indices)")
         if t.is_conj():  # a lazily conjugated view: its bits are not yet the conjugate's
             t = t.resolve_conj()
         return t.cpu().numpy()
