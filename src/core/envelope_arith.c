@@ -8,7 +8,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/envelope.h"
 #include "core/envelope_tc.h"
 
 static const gv_env_arith A_F32 = {

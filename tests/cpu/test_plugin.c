@@ -13,7 +13,7 @@
 
 typedef struct plug_run {
     int status;
-    char out[65536];
+    char out[1 << 18]; /* list --all -v of every op and plant: 67 KB and growing */
     char err[8192];
 } plug_run;
 
