@@ -14,30 +14,9 @@ SEEDS = [0, 1, 2]
 
 
 @pytest.fixture
-def torch():
-    """torch with TF32 off for matmuls and cuDNN (cuDNN's default is on: a native f32 label
-    needs it off), restored after: fp32_precision ("ieee") from torch 2.9, the allow_tf32 flags
-    before; cuDNN's enabled flag restored too (the conv tests set it)."""
-    torch = pytest.importorskip("torch")
-    if not torch.cuda.is_available():
-        pytest.skip("torch has no CUDA device")
-    m, c = torch.backends.cuda.matmul, torch.backends.cudnn
-    new_api = hasattr(m, "fp32_precision") and hasattr(getattr(c, "conv", None), "fp32_precision")
-    if new_api:
-        saved = (m.fp32_precision, c.conv.fp32_precision)
-        m.fp32_precision = c.conv.fp32_precision = "ieee"
-    else:
-        saved = (m.allow_tf32, c.allow_tf32)
-        m.allow_tf32 = c.allow_tf32 = False
-    enabled = c.enabled
-    try:
-        yield torch
-    finally:
-        c.enabled = enabled
-        if new_api:
-            m.fp32_precision, c.conv.fp32_precision = saved
-        else:
-            m.allow_tf32, c.allow_tf32 = saved
+def torch(torch_ieee):
+    """torch with TF32 off (conftest.py, torch_ieee)."""
+    return torch_ieee
 
 
 def _conv_calls(F):

@@ -13,26 +13,10 @@ import gpuval
 SEEDS = [0, 1, 2]
 
 
-@pytest.fixture(scope="module")
-def torch():
-    torch = pytest.importorskip("torch")
-    if not torch.cuda.is_available():
-        pytest.skip("torch has no CUDA device")
-    m, c = torch.backends.cuda.matmul, torch.backends.cudnn
-    new_api = hasattr(m, "fp32_precision") and hasattr(getattr(c, "conv", None), "fp32_precision")
-    if new_api:
-        saved = (m.fp32_precision, c.conv.fp32_precision)
-        m.fp32_precision = c.conv.fp32_precision = "ieee"
-    else:
-        saved = (m.allow_tf32, c.allow_tf32)
-        m.allow_tf32 = c.allow_tf32 = False
-    try:
-        yield torch
-    finally:
-        if new_api:
-            m.fp32_precision, c.conv.fp32_precision = saved
-        else:
-            m.allow_tf32, c.allow_tf32 = saved
+@pytest.fixture
+def torch(torch_ieee):
+    """torch with TF32 off (conftest.py, torch_ieee)."""
+    return torch_ieee
 
 
 def _calls(torch):
