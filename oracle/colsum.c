@@ -180,7 +180,8 @@ static int einsum_impl(const char *fn, int64_t m, int64_t k, int64_t n, const do
     if (!w) return go_enomem(fn);
     int rc = colsum_impl(fn, m, k, a, lda, w, take_abs, pre_a);
     if (rc == 0 && take_abs == SUM_PLAIN) {
-        cblas_dgemv(CblasRowMajor, CblasTrans, (int)k, (int)n, 1.0, b, (int)ldb, w, 1, 0.0, s, 1);
+        GO_BLAS(cblas_dgemv(CblasRowMajor, CblasTrans, (int)k, (int)n, 1.0, b, (int)ldb, w, 1, 0.0,
+                            s, 1));
     } else if (rc == 0) {
         /* by blocks of columns, each summed over i in order: the bits of one thread */
         enum { BLOCK = 256 };

@@ -101,8 +101,8 @@ static int lifted_dgemm(const char *fn, int64_t m, int64_t k, int64_t n, const d
         free(bl);
         return go_enomem(fn);
     }
-    cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, (int)m, (int)n, (int)k, 1.0, al,
-                (int)(k > 1 ? k : 1), bl, (int)(n > 1 ? n : 1), 0.0, c, (int)ldc);
+    GO_BLAS(cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, (int)m, (int)n, (int)k, 1.0, al,
+                        (int)(k > 1 ? k : 1), bl, (int)(n > 1 ? n : 1), 0.0, c, (int)ldc));
     free(al);
     free(bl);
     unlift(m, n, c, ldc, ea + eb);
@@ -117,8 +117,8 @@ int go_gemm(int64_t m, int64_t k, int64_t n, const double *a, int64_t lda, const
     int ea, eb;
     tiny_lift(m, k, n, a, lda, b, ldb, &ea, &eb);
     if (ea + eb > 0) return lifted_dgemm(__func__, m, k, n, a, lda, b, ldb, c, ldc, ea, eb, 0);
-    cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, (int)m, (int)n, (int)k, 1.0, a, (int)lda,
-                b, (int)ldb, 0.0, c, (int)ldc);
+    GO_BLAS(cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, (int)m, (int)n, (int)k, 1.0, a,
+                        (int)lda, b, (int)ldb, 0.0, c, (int)ldc));
     return 0;
 }
 
@@ -169,8 +169,8 @@ static int gauge_impl(const char *fn, int64_t m, int64_t k, int64_t n, const dou
         free(ab);
         return go_enomem(fn);
     }
-    cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, (int)m, (int)n, (int)k, 1.0, aa,
-                (int)(k > 1 ? k : 1), ab, (int)(n > 1 ? n : 1), 0.0, g, (int)ldg);
+    GO_BLAS(cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, (int)m, (int)n, (int)k, 1.0, aa,
+                        (int)(k > 1 ? k : 1), ab, (int)(n > 1 ? n : 1), 0.0, g, (int)ldg));
     free(aa);
     free(ab);
     /* 1 / (sa sb), a power of two, as two exact factors: sa sb itself may be past the doubles

@@ -32,6 +32,28 @@ int go_check_rows(const char *fn, int64_t m, int64_t n, const double *x, int64_t
 const char *go_last_error(void);                       /* "" when none since go_clear_error() */
 void go_clear_error(void);
 
+/* OpenBLAS and LAPACK on a fixed thread count (blas_threads.c). Their results depend on the
+   thread count they run on (LU, QR and Cholesky split their panels by it; dot products and
+   some dgemm kernels split their sums), so every oracle call into them runs on
+   GO_BLAS_THREADS threads, whatever the host's cores, the worker count or OPENBLAS_NUM_THREADS:
+   a reference is the same bits on a 2-core laptop and a 16-core GPU host. go_blas_enter sets
+   the count and returns the caller's, go_blas_leave restores it; calls nest. Not for use
+   inside a parallel region (the count is process-wide). go_blas_fixed_threads(0) lets the
+   caller's count stand (bench times the CPU oracle on the threads it records); n > 0 fixes
+   n. */
+#define GO_BLAS_THREADS 4
+void go_blas_fixed_threads(int threads);
+int go_blas_threads(void); /* the count the oracle's BLAS runs on now (0: the caller's) */
+int go_blas_enter(void);
+void go_blas_leave(int prev);
+/* One statement (a BLAS or LAPACK call, or an assignment of one's result) on the fixed count. */
+#define GO_BLAS(stmt)                                                                              \
+    do {                                                                                           \
+        int go_blas_prev_ = go_blas_enter();                                                       \
+        stmt;                                                                                      \
+        go_blas_leave(go_blas_prev_);                                                              \
+    } while (0)
+
 /* vadd: c = a + b; gauge |a| + |b|. */
 int go_vadd(int64_t n, const double *a, const double *b, double *c);
 int go_vadd_gauge(int64_t n, const double *a, const double *b, double *g);

@@ -57,8 +57,9 @@ int go_lsmr_ridge(int64_t m, int64_t n, const int32_t *row_ptr, const int32_t *c
     for (int64_t j = 0; j < n; j++)
         a[j * rows + m + j] = lambda;
     memcpy(rhs, b, (size_t)m * sizeof *rhs);
-    lapack_int dgels_info = LAPACKE_dgels(LAPACK_COL_MAJOR, 'N', (lapack_int)rows, (lapack_int)n, 1,
-                                          a, (lapack_int)rows, rhs, (lapack_int)rows);
+    lapack_int dgels_info;
+    GO_BLAS(dgels_info = LAPACKE_dgels(LAPACK_COL_MAJOR, 'N', (lapack_int)rows, (lapack_int)n, 1, a,
+                                       (lapack_int)rows, rhs, (lapack_int)rows));
     if (dgels_info == 0) memcpy(x, rhs, (size_t)n * sizeof *x);
     free(a);
     free(rhs);

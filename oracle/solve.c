@@ -66,7 +66,9 @@ int go_solve_orthogonalise(int64_t n, double *g)
 {
     if (n < 1) return go_xerbla(__func__, 1, "n");
     if (!g) return go_xerbla(__func__, 2, "g");
-    return orthogonalise(__func__, n, g);
+    int rc;
+    GO_BLAS(rc = orthogonalise(__func__, n, g));
+    return rc;
 }
 
 /* Replace the n x n orthogonal q1 by q1 H, H a Householder reflection chosen so that
@@ -116,10 +118,23 @@ static int zero_leading_entry(const char *fn, int64_t n, double *q1, const doubl
     return 0;
 }
 
+/* The builder below on GO_BLAS_THREADS (go.h): the matrices are inputs, and an input is the
+   same bits on every host and thread count. */
+static int cond_matrix(int64_t n, double kappa, int kind, double *g1, double *g2, double *a,
+                       int64_t lda);
+
 int go_solve_cond_matrix(int64_t n, double kappa, int kind, double *g1, double *g2, double *a,
                          int64_t lda)
 {
-    const char *fn = __func__;
+    int rc;
+    GO_BLAS(rc = cond_matrix(n, kappa, kind, g1, g2, a, lda));
+    return rc;
+}
+
+static int cond_matrix(int64_t n, double kappa, int kind, double *g1, double *g2, double *a,
+                       int64_t lda)
+{
+    const char *fn = "go_solve_cond_matrix";
     if (n < 1) return go_xerbla(fn, 1, "n");
     if (!(kappa >= 1.0) || !isfinite(kappa) || (n == 1 && kappa != 1.0))
         return go_xerbla(fn, 2, "kappa");
@@ -220,7 +235,8 @@ int go_gesv(int64_t n, const double *a, int64_t lda, const double *b, double *x,
         free(ipiv);
         return go_enomem(__func__);
     }
-    lapack_int i = LAPACKE_dgesv(LAPACK_ROW_MAJOR, (lapack_int)n, 1, f, (lapack_int)n, ipiv, x, 1);
+    lapack_int i;
+    GO_BLAS(i = LAPACKE_dgesv(LAPACK_ROW_MAJOR, (lapack_int)n, 1, f, (lapack_int)n, ipiv, x, 1));
     free(f);
     free(ipiv);
     if (i < 0) /* as in orthogonalise: only n past lapack_int's range */
@@ -238,7 +254,8 @@ int go_posv(int64_t n, const double *a, int64_t lda, const double *b, double *x,
     double *f = copy_system(n, a, lda, b, x);
     if (!f) return go_enomem(__func__);
     /* row-major 'L' is the column-major upper triangle; A is symmetric, so either is A */
-    lapack_int i = LAPACKE_dposv(LAPACK_ROW_MAJOR, 'L', (lapack_int)n, 1, f, (lapack_int)n, x, 1);
+    lapack_int i;
+    GO_BLAS(i = LAPACKE_dposv(LAPACK_ROW_MAJOR, 'L', (lapack_int)n, 1, f, (lapack_int)n, x, 1));
     free(f);
     if (i < 0) /* as in orthogonalise: only n past lapack_int's range */
         return i == LAPACK_WORK_MEMORY_ERROR ? go_enomem(__func__) : go_xerbla(__func__, 1, "n");

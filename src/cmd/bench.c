@@ -26,6 +26,7 @@
 #include "io/run_doc.h"
 #include "cmd/cli.h"
 #include "fleet/perf_workers.h"
+#include "core/reference.h"
 #include "core/registry.h"
 #include "render/bench_files.h"
 #include "render/bench_seeds.h"
@@ -713,6 +714,8 @@ int gv_cmd_bench(int argc, char **argv)
     /* The timed CPU side keeps the element-wise oracles (sin_iter, vadd, stencils) on one core,
        as the seeds' NumPy baselines run; OMP_NUM_THREADS chooses otherwise. */
     if (!gv_env("OMP_NUM_THREADS")) omp_set_num_threads(1);
+    /* and its BLAS on the OpenBLAS threads recorded in the run (host.oracle_threads) */
+    gv_oracle_blas_fixed(false);
     gv_bench_opts o;
     gv_bench_opts_default(&o);
     plan *p = calloc(1, sizeof *p);

@@ -23,6 +23,7 @@
 #include "core/hash.h"
 #include "core/knobs.h"
 #include "core/registry.h"
+#include "../../oracle/go.h"
 
 #ifndef GV_VERSION
 #define GV_VERSION "unknown"
@@ -109,13 +110,21 @@ static double now_ms(void)
 }
 
 /* What decides a reference besides the case: the code and libraries that compute it. */
+void gv_oracle_blas_fixed(bool on)
+{
+    go_blas_fixed_threads(on ? GO_BLAS_THREADS : 0);
+}
+
 const char *gv_cache_version(void)
 {
     static char v[1024];
     if (!v[0])
+        /* the BLAS's thread count: GO_BLAS_THREADS wherever the oracle fixes it (go.h), so
+           runs of every --jobs and every host share their entries */
         snprintf(v, sizeof v, "gpuval %s; sources %016llx; %s; %d threads; glibc %s; %s",
                  GV_VERSION, (unsigned long long)GV_ORACLE_SRC_HASH, openblas_get_config(),
-                 openblas_get_num_threads(), gnu_get_libc_version(), fftw_version);
+                 go_blas_threads() > 0 ? go_blas_threads() : openblas_get_num_threads(),
+                 gnu_get_libc_version(), fftw_version);
     return v;
 }
 

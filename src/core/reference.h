@@ -14,6 +14,11 @@ int gv_reference(gv_problem *p);
  * so timed runs time the CPU's computation without the models' bookkeeping. */
 int gv_error_gauges(gv_problem *p);
 
+/* The oracle's BLAS and LAPACK calls on GO_BLAS_THREADS (oracle/go.h; on, the default:
+ * references the same bits on any host and --jobs) or on the process's OpenBLAS count (off:
+ * bench times the CPU oracle on the threads it records). */
+void gv_oracle_blas_fixed(bool on);
+
 /* Turn the cache on or off for this process (check --no-cache); on by default. */
 void gv_cache_enable(bool on);
 
