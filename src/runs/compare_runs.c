@@ -254,7 +254,10 @@ static void cmp_bits(gv_cmp_case *cc, double b, double n, const gv_cmp_opts *o)
     }
 }
 
-static void cmp_ratio(gv_cmp_case *cc, const char *what, double b, double n, const gv_cmp_opts *o)
+/* A ratio's change by more than o->ratio either way: REGRESSED or IMPROVED, unless both sides
+   stay below floor (0: none), where it is SAME and the reason says so (gv_cmp_opts). */
+static void cmp_ratio(gv_cmp_case *cc, const char *what, double b, double n, double floor,
+                      const gv_cmp_opts *o)
 {
     if (isnan(b) || isnan(n)) return;
     gv_cmp_item *it = add_item(cc, what);
@@ -264,7 +267,11 @@ static void cmp_ratio(gv_cmp_case *cc, const char *what, double b, double n, con
     if (!(b > 0) || isinf(b)) return; /* no scale to grow from */
     it->has_ratio = n > 0 && isfinite(n);
     it->ratio = n / b;
-    if (n > o->ratio * b) {
+    bool changed = n > o->ratio * b || n * o->ratio < b;
+    if (changed && floor > 0 && b < floor && n < floor) {
+        snprintf(it->why, sizeof it->why, "%s x%.3g, below the floor %.3g: rounding noise", what,
+                 n / b, floor);
+    } else if (n > o->ratio * b) {
         it->outcome = GV_CMP_REGRESSED;
         snprintf(it->why, sizeof it->why, "%s grew x%.3g (> x%g)", what, n / b, o->ratio);
     } else if (n * o->ratio < b) {
@@ -308,8 +315,13 @@ static void compare_case(const json_t *b, const json_t *n, bool bench, bool timi
     const char *pb = bench ? "sanity.prob_max" : "metrics.prob_max";
     int metrics_from = cc->n_items;
     cmp_bits(cc, gv_jnum(b, mb), gv_jnum(n, mb), o);
-    cmp_ratio(cc, "error ratio", gv_jnum(b, rb), gv_jnum(n, rb), o);
-    cmp_ratio(cc, "prob R max", gv_jnum(b, pb), gv_jnum(n, pb), o);
+    /* the floor from the case's bound, the new run's (its judge's) or else the base's; a bench
+       record's sanity run states none, and is judged without a floor */
+    double bound = bench ? NAN : gv_jnum(n, "error_model.bound");
+    if (!bench && !(bound > 0 && isfinite(bound))) bound = gv_jnum(b, "error_model.bound");
+    double floor = bound > 0 && isfinite(bound) ? o->ratio_floor * bound : 0.0;
+    cmp_ratio(cc, "error ratio", gv_jnum(b, rb), gv_jnum(n, rb), floor, o);
+    cmp_ratio(cc, "prob R max", gv_jnum(b, pb), gv_jnum(n, pb), 0.0, o);
     if (res->across_seeds) unjudged_from(cc, metrics_from);
     if (bench) {
         size_t nb, nn;
@@ -437,10 +449,11 @@ static void geomeans(gv_cmp_result *res)
     if (res->n_geomean_time) res->geomean_time = exp(log_time / res->n_geomean_time);
 }
 
-int gv_compare_runs(const json_t *base, const json_t *new_doc, const gv_cmp_opts *opts,
-                    gv_cmp_result *res, char *err, size_t err_len)
+/* The two documents' schemas: both run or both bench documents. GV_OK (res->bench set), or
+   GV_EINVAL with the message in err. */
+static int check_schemas(const json_t *base, const json_t *new_doc, gv_cmp_result *res, char *err,
+                         size_t err_len)
 {
-    memset(res, 0, sizeof *res);
     const char *sb = gv_jstr(base, "schema"), *sn = gv_jstr(new_doc, "schema");
     const char *known[] = {gv_schema(GV_DOC_RUN), gv_schema(GV_DOC_BENCH)};
     for (int side = 0; side < 2; side++) {
@@ -462,55 +475,53 @@ int gv_compare_runs(const json_t *base, const json_t *new_doc, const gv_cmp_opts
         return GV_EINVAL;
     }
     res->bench = strcmp(sb, known[1]) == 0;
-    res->device_differs =
-        gv_cmp_device_diff(base, new_doc, res->device_why, sizeof res->device_why);
-    gv_run_index ib, in;
-    int rc = index_side(cb, "base", &ib, err, err_len);
-    int rc2 = rc == GV_OK ? index_side(cn, "new", &in, err, err_len) : GV_OK;
-    if (rc != GV_OK || rc2 != GV_OK) {
-        gv_run_index_free(&ib);
-        if (rc == GV_OK) gv_run_index_free(&in);
-        return rc != GV_OK ? rc : rc2;
-    }
-    /* Runs of different seeds: no case matches with its seed, and each run's generated cases
-       have one seed. Matched without it, the verdicts are judged and the rest only shown. */
-    json_t *cb_any = NULL, *cn_any = NULL;
+    return GV_OK;
+}
+
+/* Runs of different seeds: no case matches with its seed, and each run's generated cases have
+   one seed. Then *ib and *in are replaced by indexes of seedless copies (kept in *cb_any and
+   *cn_any, which the indexes point into) and res->across_seeds is set: the verdicts are judged
+   and the rest only shown. Otherwise nothing changes. */
+static void match_across_seeds(const json_t *cb, const json_t *cn, gv_run_index *ib,
+                               gv_run_index *in, json_t **cb_any, json_t **cn_any,
+                               gv_cmp_result *res, char *err, size_t err_len)
+{
     bool any_match = false;
-    for (size_t i = 0; i < ib.n && !any_match; i++)
-        any_match = gv_run_index_find(&in, ib.keys[i]) >= 0;
-    if (!any_match && ib.n && in.n && one_seed(cb, res->seed_base, sizeof res->seed_base) &&
-        one_seed(cn, res->seed_new, sizeof res->seed_new) && res->seed_base[0] &&
-        res->seed_new[0] && strcmp(res->seed_base, res->seed_new) != 0) {
-        cb_any = seedless(cb);
-        cn_any = seedless(cn);
-        gv_run_index xb, xn;
-        if (cb_any && cn_any && index_side(cb_any, "base", &xb, err, err_len) == GV_OK) {
-            if (index_side(cn_any, "new", &xn, err, err_len) == GV_OK) {
-                gv_run_index_free(&ib);
-                gv_run_index_free(&in);
-                ib = xb;
-                in = xn;
-                res->across_seeds = true;
-            } else {
-                gv_run_index_free(&xb);
-            }
+    for (size_t i = 0; i < ib->n && !any_match; i++)
+        any_match = gv_run_index_find(in, ib->keys[i]) >= 0;
+    if (any_match || !ib->n || !in->n || !one_seed(cb, res->seed_base, sizeof res->seed_base) ||
+        !one_seed(cn, res->seed_new, sizeof res->seed_new) || !res->seed_base[0] ||
+        !res->seed_new[0] || strcmp(res->seed_base, res->seed_new) == 0)
+        return;
+    *cb_any = seedless(cb);
+    *cn_any = seedless(cn);
+    gv_run_index xb, xn;
+    if (*cb_any && *cn_any && index_side(*cb_any, "base", &xb, err, err_len) == GV_OK) {
+        if (index_side(*cn_any, "new", &xn, err, err_len) == GV_OK) {
+            gv_run_index_free(ib);
+            gv_run_index_free(in);
+            *ib = xb;
+            *in = xn;
+            res->across_seeds = true;
+        } else {
+            gv_run_index_free(&xb);
         }
-        err[0] = '\0';
     }
+    err[0] = '\0'; /* a seedless copy that does not index is matched with its seeds, as before */
+}
+
+/* Each base case with its match in the new run, compared; the cases of one side only listed,
+   and those of them the base ran counted as not run. GV_OK or GV_ENOMEM. */
+static int compare_matched(const json_t *cb, const json_t *cn, const gv_run_index *ib,
+                           const gv_run_index *in, const gv_cmp_opts *opts, gv_cmp_result *res)
+{
     res->cases = calloc(json_array_size(cb) + 1, sizeof *res->cases);
-    res->only_base = one_sided(&ib, &in, &res->n_only_base);
-    res->only_new = one_sided(&in, &ib, &res->n_only_new);
+    res->only_base = one_sided(ib, in, &res->n_only_base);
+    res->only_new = one_sided(in, ib, &res->n_only_new);
     res->only_base_ran = calloc(json_array_size(cb) + 1, sizeof *res->only_base_ran);
-    if (!res->cases || !res->only_base || !res->only_new || !res->only_base_ran) {
-        gv_run_index_free(&ib);
-        gv_run_index_free(&in);
-        json_decref(cb_any);
-        json_decref(cn_any);
-        gv_cmp_result_free(res);
-        return GV_ENOMEM;
-    }
-    for (size_t i = 0; i < ib.n; i++) {
-        long long j = gv_run_index_find(&in, ib.keys[i]);
+    if (!res->cases || !res->only_base || !res->only_new || !res->only_base_ran) return GV_ENOMEM;
+    for (size_t i = 0; i < ib->n; i++) {
+        long long j = gv_run_index_find(in, ib->keys[i]);
         if (j < 0) continue;
         gv_cmp_case *cc = &res->cases[res->n_cases++];
         const json_t *b = json_array_get(cb, i), *n = json_array_get(cn, (size_t)j);
@@ -521,25 +532,55 @@ int gv_compare_runs(const json_t *base, const json_t *new_doc, const gv_cmp_opts
         res->n_not_run += ran(vb) && !ran(vn) && !(strcmp(vb, "PASS") == 0 && bad_verdict(vn));
     }
     for (int k = 0; k < res->n_only_base; k++) {
-        long long i = gv_run_index_find(&ib, res->only_base[k]);
+        long long i = gv_run_index_find(ib, res->only_base[k]);
         res->only_base_ran[k] = i >= 0 && ran(gv_jstr(json_array_get(cb, (size_t)i), "verdict"));
         res->n_not_run += res->only_base_ran[k];
     }
+    return GV_OK;
+}
+
+/* The comparison's outcome from its cases' (gv_cmp_result.overall). */
+static gv_cmp_outcome overall_outcome(const gv_cmp_result *res)
+{
+    if (res->count[GV_CMP_REGRESSED]) return GV_CMP_REGRESSED;
+    /* INCONCLUSIVE over IMPROVED: a lost case is never a success */
+    if (res->n_not_run > 0) return GV_CMP_INCONCLUSIVE;
+    if (res->count[GV_CMP_IMPROVED]) return GV_CMP_IMPROVED;
+    if (res->n_timing > 0 && res->n_timing_inconclusive == res->n_timing)
+        return GV_CMP_INCONCLUSIVE;
+    return GV_CMP_SAME;
+}
+
+int gv_compare_runs(const json_t *base, const json_t *new_doc, const gv_cmp_opts *opts,
+                    gv_cmp_result *res, char *err, size_t err_len)
+{
+    memset(res, 0, sizeof *res);
+    int rc = check_schemas(base, new_doc, res, err, err_len);
+    if (rc != GV_OK) return rc;
+    const json_t *cb = json_object_get(base, "cases"), *cn = json_object_get(new_doc, "cases");
+    res->device_differs =
+        gv_cmp_device_diff(base, new_doc, res->device_why, sizeof res->device_why);
+    gv_run_index ib, in;
+    rc = index_side(cb, "base", &ib, err, err_len);
+    int rc2 = rc == GV_OK ? index_side(cn, "new", &in, err, err_len) : GV_OK;
+    if (rc != GV_OK || rc2 != GV_OK) {
+        gv_run_index_free(&ib);
+        if (rc == GV_OK) gv_run_index_free(&in);
+        return rc != GV_OK ? rc : rc2;
+    }
+    json_t *cb_any = NULL, *cn_any = NULL;
+    match_across_seeds(cb, cn, &ib, &in, &cb_any, &cn_any, res, err, err_len);
+    rc = compare_matched(cb, cn, &ib, &in, opts, res);
     gv_run_index_free(&ib);
     gv_run_index_free(&in);
     json_decref(cb_any);
     json_decref(cn_any);
+    if (rc != GV_OK) {
+        gv_cmp_result_free(res);
+        return rc;
+    }
     if (!res->across_seeds) geomeans(res);
-    if (res->count[GV_CMP_REGRESSED])
-        res->overall = GV_CMP_REGRESSED;
-    else if (res->n_not_run > 0)
-        res->overall = GV_CMP_INCONCLUSIVE; /* over IMPROVED: a lost case is never a success */
-    else if (res->count[GV_CMP_IMPROVED])
-        res->overall = GV_CMP_IMPROVED;
-    else if (res->n_timing > 0 && res->n_timing_inconclusive == res->n_timing)
-        res->overall = GV_CMP_INCONCLUSIVE;
-    else
-        res->overall = GV_CMP_SAME;
+    res->overall = overall_outcome(res);
     return GV_OK;
 }
 
