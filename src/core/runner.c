@@ -404,8 +404,10 @@ static void supervise(pid_t pid, int fd, reporter *rp)
 /* ---- Several workers on one device (gv_runner.jobs > 1) ----
  *
  * The parent hands out cases one at a time over a socket pair, each to the first worker that
- * is free, in case order: a costly case does not hold up the cheap ones queued behind it in
- * the same worker, and the reporter (rep_decide) puts the results back in case order. Each
+ * is free, the costliest first (case_order): a costly case does not hold up the cheap ones
+ * queued behind it in the same worker, none starts last to run alone while the others idle
+ * (longest-first list scheduling: the makespan is at most 4/3 of the best, Graham 1969), and
+ * the reporter (rep_decide) puts the results back in case order. Each
  * worker keeps the guarantees of the single one: its case's time limit, a crash or a hang
  * blamed on the case it was handed, an ERROR ending it (a fresh worker takes its place). */
 
@@ -428,17 +430,60 @@ typedef struct pool {
     reporter *rp;
     char *state;
     bool *begun;
-    int jobs, alive, cursor; /* cursor: no case before it is WAITING */
+    int *order;              /* the cases in the order they are handed out (case_order) */
+    int *pos;                /* pos[order[k]] = k */
+    int jobs, alive, cursor; /* cursor: no case at order[0..cursor) is WAITING */
     worker w[GV_JOBS_MAX];
 } pool;
+
+/* A case's cost as the runner guesses it before running it: the op's flops and device bytes
+   (src/ops' descriptors), the work its oracle and inputs scale with too. A guess orders the
+   hand-out only; nothing is judged by it. */
+static double case_cost(const gv_case *c)
+{
+    double f = c->op->flops ? c->op->flops(c) : 0, b = c->op->bytes ? c->op->bytes(c) : 0;
+    return (isfinite(f) && f > 0 ? f : 0) + (isfinite(b) && b > 0 ? b : 0);
+}
+
+typedef struct costed {
+    double cost;
+    int index;
+} costed;
+
+static int by_cost_desc(const void *x, const void *y)
+{
+    const costed *a = x, *b = y;
+    if (a->cost != b->cost) return a->cost < b->cost ? 1 : -1;
+    return (a->index > b->index) - (a->index < b->index); /* ties in case order */
+}
+
+/* order[0..n): the cases costliest first, ties in case order (short of memory: case order);
+   pos its inverse. */
+static void case_order(const gv_case *cases, int n, int *order, int *pos)
+{
+    costed *t = malloc((size_t)n * sizeof *t + 1);
+    for (int i = 0; i < n; i++)
+        order[i] = i;
+    if (t) {
+        for (int i = 0; i < n; i++)
+            t[i] = (costed){case_cost(&cases[i]), i};
+        qsort(t, (size_t)n, sizeof *t, by_cost_desc);
+        for (int k = 0; k < n; k++)
+            order[k] = t[k].index;
+        free(t);
+    }
+    for (int k = 0; k < n; k++)
+        pos[order[k]] = k;
+}
 
 /* The first case waiting to be handed out, or n. */
 static int next_waiting(pool *pl)
 {
     int n = pl->rp->n;
-    while (pl->cursor < n && (pl->state[pl->cursor] != WAITING || pl->rp->decided[pl->cursor]))
+    while (pl->cursor < n &&
+           (pl->state[pl->order[pl->cursor]] != WAITING || pl->rp->decided[pl->order[pl->cursor]]))
         pl->cursor++;
-    return pl->cursor;
+    return pl->cursor < n ? pl->order[pl->cursor] : n;
 }
 
 /* Worker k's side of the protocol: read the next case's index, run it, until told to stop
@@ -520,7 +565,7 @@ static void worker_gone(pool *pl, worker *k)
     assert(!pl->rp->decided[c] && pl->state[c] == HANDED);
     if (k->on_purpose) { /* it stopped before this case: the case runs in another worker */
         pl->state[c] = WAITING;
-        if (c < pl->cursor) pl->cursor = c;
+        if (pl->pos[c] < pl->cursor) pl->cursor = pl->pos[c];
         return;
     }
     char why[160];
@@ -583,7 +628,7 @@ static int run_parallel(pool *pl)
                 if (pl->alive > 0) break; /* the others go on: fewer at once */
                 char why[160];
                 snprintf(why, sizeof why, "%s", strerror(errno));
-                for (int i = next_waiting(pl); i < rp->n; i++) {
+                for (int i = 0; i < rp->n; i++) {
                     if (rp->decided[i] || pl->state[i] != WAITING) continue;
                     fail_case(&rp->cases[i], &rp->results[i],
                               "could not start a process for it: %s", why);
@@ -653,11 +698,19 @@ int gv_run_cases(const gv_case *cases, int n, const gv_runner *run, gv_result *r
         pool *pl = calloc(1, sizeof *pl);
         char *state = calloc((size_t)n, 1);
         bool *begun = calloc((size_t)n, sizeof *begun);
+        int *order = calloc((size_t)n, sizeof *order), *pos = calloc((size_t)n, sizeof *pos);
         int rc = GV_OK; /* short of memory for these: one worker, as below */
-        if (pl && state && begun) {
+        if (pl && state && begun && order && pos) {
             loop_args pa = a;
             pa.jobs = jobs;
-            *pl = (pool){.a = &pa, .rp = &rp, .state = state, .begun = begun, .jobs = jobs};
+            case_order(cases, n, order, pos);
+            *pl = (pool){.a = &pa,
+                         .rp = &rp,
+                         .state = state,
+                         .begun = begun,
+                         .order = order,
+                         .pos = pos,
+                         .jobs = jobs};
             for (int j = 0; j < GV_JOBS_MAX; j++)
                 pl->w[j].pid = -1;
             rp.begun = begun;
@@ -667,6 +720,8 @@ int gv_run_cases(const gv_case *cases, int n, const gv_runner *run, gv_result *r
         free(pl);
         free(state);
         free(begun);
+        free(order);
+        free(pos);
         if (rc != GV_OK) {
             free(decided);
             return rc;
