@@ -104,8 +104,10 @@ int gv_cache_put(const char *dir, const char *key, const char *version, int nbuf
  * worker per GPU, runs the same cases at the same time: each computing every oracle of a cold
  * cache on all cores measured 4x one GPU's cold run on a node of two). gv_cache_lock takes an
  * exclusive flock on one of GV_CACHE_LOCK_STRIPES files of dir chosen by the key's hash
- * ("lock-NN": not entries, never counted or removed), waiting while another process holds it;
- * the caller looks the key up again, computes and stores only on a second miss, then unlocks.
+ * ("lock-NN": not entries, never counted or removed), waiting while another process holds it
+ * for the same key (the holder writes its key's hash there; held for another key, it returns
+ * GV_CACHE_NOT_LOCKED at once and the caller computes on its own); the caller looks the key
+ * up again, computes and stores only on a second miss, then unlocks.
  * The kernel drops the lock of a process that dies. Not nested: while this thread holds one,
  * gv_cache_lock returns GV_CACHE_NOT_LOCKED at once (two keys of one stripe in one thread
  * would otherwise wait for each other); so does a directory where no lock file can be made.
