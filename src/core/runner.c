@@ -404,7 +404,7 @@ static void supervise(pid_t pid, int fd, reporter *rp)
 /* ---- Several workers on one device (gv_runner.jobs > 1) ----
  *
  * The parent hands out cases one at a time over a socket pair, each to the first worker that
- * is free, the costliest first (case_order): a costly case does not hold up the cheap ones
+ * is free, the costliest first (gv_runner_order): a costly case does not hold up the cheap ones
  * queued behind it in the same worker, none starts last to run alone while the others idle
  * (longest-first list scheduling: the makespan is at most 4/3 of the best, Graham 1969), and
  * the reporter (rep_decide) puts the results back in case order. Each
@@ -457,9 +457,7 @@ static int by_cost_desc(const void *x, const void *y)
     return (a->index > b->index) - (a->index < b->index); /* ties in case order */
 }
 
-/* order[0..n): the cases costliest first, ties in case order (short of memory: case order);
-   pos its inverse. */
-static void case_order(const gv_case *cases, int n, int *order, int *pos)
+void gv_runner_order(const gv_case *cases, int n, int *order, int *pos)
 {
     costed *t = malloc((size_t)n * sizeof *t + 1);
     for (int i = 0; i < n; i++)
@@ -703,7 +701,7 @@ int gv_run_cases(const gv_case *cases, int n, const gv_runner *run, gv_result *r
         if (pl && state && begun && order && pos) {
             loop_args pa = a;
             pa.jobs = jobs;
-            case_order(cases, n, order, pos);
+            gv_runner_order(cases, n, order, pos);
             *pl = (pool){.a = &pa,
                          .rp = &rp,
                          .state = state,

@@ -47,6 +47,12 @@ typedef struct gv_runner {
     void *ctx;
 } gv_runner;
 
+/* The order several workers (jobs > 1) are handed the cases in: order[0..n) the cases'
+ * indices, the costliest first by the op's flops and device bytes, ties in case order (short
+ * of memory: case order); pos[order[k]] = k. Results are reported in case order whatever
+ * this is. */
+void gv_runner_order(const gv_case *cases, int n, int *order, int *pos);
+
 /* Run cases[0..n) into results[0..n): every case gets a result, whatever happens to the
  * processes that run them. Returns GV_OK, or GV_EIO when no child could be started at all
  * (the affected cases are then ERRORs too). */
