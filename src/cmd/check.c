@@ -185,14 +185,13 @@ static const gv_opt check_opts[] = {
      .id = O_JOBS,
      .arg = "N",
      .help = "worker processes at once on the device, each taking the next waiting\n"
-             "case (default 1; up to 64, or auto: 1 on hosts of fewer than 8\n"
-             "cores, else min(4, cores/4); 1 with --no-isolate and per device\n"
-             "under --device LIST). Each gets cores/N OpenMP and OpenBLAS threads\n"
-             "unless OMP_NUM_THREADS or OPENBLAS_NUM_THREADS is set; a case whose\n"
-             "device memory does not fit beside the others' runs alone at the\n"
-             "end. Verdicts are those of --jobs 1, but some f64 references\n"
-             "differ in their last bits with the thread count: compare runs made\n"
-             "with the same --jobs"},
+             "case (default auto: 1 on hosts of fewer than 8 cores, else\n"
+             "min(4, cores/4); up to 64; 1 with --no-isolate and per device under\n"
+             "--device LIST). Each gets cores/N OpenMP threads unless\n"
+             "OMP_NUM_THREADS or OPENBLAS_NUM_THREADS is set; the oracle's BLAS\n"
+             "and LAPACK calls run on 4 threads whatever N, so that results and\n"
+             "references are the same bits at every N. A case whose device memory\n"
+             "does not fit beside the others' runs alone at the end"},
     {.name = "as",
      .id = O_AS,
      .arg = "OP",
@@ -870,10 +869,10 @@ int gv_cmd_check(int argc, char **argv)
     j.sel.dist = -1;
     j.isolate = true;
     j.repeat = 1;
-    /* one worker unless asked: workers of cores/N OpenBLAS threads each compute some f64
-       references (LAPACK's solves, norms) a few ulps apart from one worker of every core,
-       and compare then reads a run of the other setting as changed (docs/cli.md) */
-    j.jobs = 1;
+    /* auto unless asked: references are the same bits at every worker count (the oracle's
+       BLAS on a fixed thread count, oracle/go.h's GO_BLAS_THREADS; tests/cpu/
+       test_ref_threads.c), so a run's worker count is a matter of speed alone */
+    j.jobs = 0;
     j.case_timeout_s = GV_CASE_TIMEOUT_DEFAULT_S;
     int rc = parse_args(argc, argv, &j);
     if (rc < 0) rc = prepare(&j);
