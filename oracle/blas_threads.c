@@ -4,7 +4,7 @@
  * host's cores: two runs of one catalogue on 16 and 4 threads differed in 126 record members
  * and compare called one case REGRESSED. On a fixed count the partitions are fixed, and the
  * bits are the same on any host of one OpenBLAS core type, oversubscribed or not (measured:
- * 4 threads gave the same dgesv and dgeqrf bits on 1 and 2 cores as alone). */
+ * 4 threads gave the same dgesv and dgeqrf bits pinned to 1 core as on 2). */
 #include <assert.h>
 #include <cblas.h>
 #include <stdatomic.h>
