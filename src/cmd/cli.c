@@ -91,6 +91,16 @@ void gv_cmd_help_print(FILE *f, const gv_help *h)
     gv_exit_help(f, codes, whats, n);
 }
 
+/* The command main dispatched to: a value that does not parse (--dist nosuch, --seed -1) is
+   a usage error like an unknown option, and points at that command's help too, though the
+   parsers below are shared by every command and are not told which one called them. */
+static const char *current_cmd;
+
+void gv_cmd_set_current(const char *cmd)
+{
+    current_cmd = cmd;
+}
+
 void gv_cmd_usage_try(const char *cmd)
 {
     if (cmd)
@@ -161,6 +171,7 @@ static int parse_list(const char *s, unsigned *mask, int (*parse)(const char *, 
             char shown[256];
             gv_usage_error("empty item in the %s list '%s'", what,
                            gv_printable(s, shown, sizeof shown));
+            gv_cmd_usage_try(current_cmd);
             free(copy);
             return -1;
         }
@@ -171,6 +182,7 @@ static int parse_list(const char *s, unsigned *mask, int (*parse)(const char *, 
             for (int i = 0; i < n; i++)
                 fprintf(stderr, " %s", names[i]);
             fputc('\n', stderr);
+            gv_cmd_usage_try(current_cmd);
             free(copy);
             return -1;
         }
@@ -179,6 +191,7 @@ static int parse_list(const char *s, unsigned *mask, int (*parse)(const char *, 
     free(copy);
     if (!*mask) {
         gv_usage_error("empty %s list", what);
+        gv_cmd_usage_try(current_cmd);
         return -1;
     }
     return 0;
@@ -228,6 +241,7 @@ int gv_cmd_parse_dist(const char *s, int *dist)
     for (int i = 0; i < GV_NDISTS; i++)
         fprintf(stderr, " %s", gv_dist_name((gv_dist)i));
     fputc('\n', stderr);
+    gv_cmd_usage_try(current_cmd);
     return -1;
 }
 
@@ -264,11 +278,13 @@ int gv_cmd_parse_seed(const char *s, uint64_t *seed)
         gv_usage_error("--seed takes decimal digits or 0x and hex digits (no sign or spaces), "
                        "not '%s'",
                        gv_printable(s, shown, sizeof shown));
+        gv_cmd_usage_try(current_cmd);
         return -1;
     }
     if (over) {
         gv_usage_error("--seed '%s' exceeds the largest seed 18446744073709551615 (2^64-1)",
                        gv_printable(s, shown, sizeof shown));
+        gv_cmd_usage_try(current_cmd);
         return -1;
     }
     *seed = v;
@@ -281,6 +297,7 @@ int gv_cmd_parse_sizes(const char *spec, gv_shape *shapes, int max, gv_selection
     int ns = gv_size_spec_parse(spec, shapes, max, err, sizeof err);
     if (ns < 0) {
         gv_usage_error("%s", err);
+        gv_cmd_usage_try(current_cmd);
         return -1;
     }
     sel->shapes = shapes;

@@ -99,5 +99,9 @@ void gv_cmd_usage_cmd(const char *cmd, const char *fmt, ...) __attribute__((form
 /* "try 'gpuval CMD --help'" on stderr (cmd NULL: "try 'gpuval --help'"): a usage error is one
  * line and this pointer, never the whole help. */
 void gv_cmd_usage_try(const char *cmd);
+/* The command being run (main sets it before dispatching), for the "try" line of a value error
+ * found by the shared parsers below (gv_cmd_parse_dist, _seed, _sizes, the dtype and mode
+ * lists); NULL points at the main help. */
+void gv_cmd_set_current(const char *cmd);
 
 #endif

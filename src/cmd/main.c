@@ -511,7 +511,10 @@ int gv_cmd_main(int argc, char **argv)
         return GV_EXIT_USAGE;
     }
     for (size_t i = 0; i < sizeof cmds / sizeof cmds[0]; i++)
-        if (strcmp(cmd, cmds[i].name) == 0) return stdout_checked(cmds[i].fn(argc - 1, argv + 1));
+        if (strcmp(cmd, cmds[i].name) == 0) {
+            gv_cmd_set_current(cmds[i].name);
+            return stdout_checked(cmds[i].fn(argc - 1, argv + 1));
+        }
     /* the valid names from the table itself: a command added there is named here */
     char shown[256];
     fprintf(stderr, "gpuval: unknown command '%s'; valid:", gv_printable(cmd, shown, sizeof shown));

@@ -211,6 +211,32 @@ Test(cli, a_usage_error_is_one_line_and_a_pointer_to_the_help)
         cr_expect_str_empty(r->out, "gpuval %s: %s", cases[i].args, r->out);
         free(r);
     }
+    /* a value that does not parse is a usage error too: its line (naming the valid values where
+       there is a list), then the same pointer at the command's help, whichever command's
+       option it was (the parsers are shared, so each command is tried) */
+    static const struct {
+        const char *args, *cmd;
+    } values[] = {
+        {"check --dist nosuch", "check"},       {"check --seed -1", "check"},
+        {"check --size 0x", "check"},           {"check --dtype f33", "check"},
+        {"check --dtype f32,,f64", "check"},    {"check --mode nosuch", "check"},
+        {"bench --dist nosuch", "bench"},       {"tradeoffs --seed x", "tradeoffs"},
+        {"probe --dtype nosuch", "probe"},      {"judge --op vadd --seed 1x", "judge"},
+        {"collectives --dtype nosuch", "collectives"},
+    };
+    for (size_t i = 0; i < sizeof values / sizeof values[0]; i++) {
+        cli_run *r = run(values[i].args);
+        char want[128];
+        snprintf(want, sizeof want, "try 'gpuval %s --help'\n", values[i].cmd);
+        size_t n = strlen(r->err), w = strlen(want);
+        cr_expect_eq(r->status, 2, "gpuval %s: exit %d", values[i].args, r->status);
+        cr_expect(n > w && strcmp(r->err + n - w, want) == 0 && r->err[n - w - 1] == '\n' &&
+                      strncmp(r->err, "gpuval: ", 8) == 0,
+                  "gpuval %s: %s", values[i].args, r->err);
+        cr_expect_eq(strchr(r->err, '\n') + 1, r->err + n - w, "gpuval %s: not two lines: %s",
+                     values[i].args, r->err);
+        free(r);
+    }
     /* an unknown command: the line names the valid ones, then the main help's pointer */
     cli_run *r = run("frobnicate");
     cr_expect_eq(r->status, 2);

@@ -711,8 +711,11 @@ def concurrent():
 
 def judge_inputs():
     """judge --json over its own inputs, inputs --out onto a file or over a case, judge --case on
-    a FIFO: exit 2, nothing damaged, nothing half-written."""
-    p = run(["inputs", "--op", "gemm.cublas", "--size", "8x12x4", "--seed", "1", "--out",
+    a FIFO: exit 2, nothing damaged, nothing half-written. The case is square (8x8x8), so the
+    input A.npy has the output's shape: a judge given it as --outputs would run, and write its
+    --json over an input, were the collision not refused first (a non-square case refused
+    it anyway, for the output's size, and hid a missing collision check)."""
+    p = run(["inputs", "--op", "gemm.cublas", "--size", "8x8x8", "--seed", "1", "--out",
              "keep-case"], 0, keep=("keep-case",), no_work=False)
     if p is None or p.returncode != 0:
         return
@@ -739,9 +742,9 @@ def judge_inputs():
     # a case.json made read-only: the whole replacement refused, the old case whole
     os.chmod(case, 0o444)
     victim(case)
-    run(["inputs", "--op", "gemm.cublas", "--size", "8x12x4", "--seed", "2", "--out",
+    run(["inputs", "--op", "gemm.cublas", "--size", "8x8x8", "--seed", "2", "--out",
          "keep-case", "--force"], 2, "case.json", keep=("keep-case",))
-    run(["inputs", "--op", "gemm.cublas", "--size", "8x12x4", "--seed", "2", "--out",
+    run(["inputs", "--op", "gemm.cublas", "--size", "8x8x8", "--seed", "2", "--out",
          "keep-case"], 2, "--force", keep=("keep-case",))
     left = [f for f in os.listdir(".") if f.startswith(".keep-case.")]
     if left:
