@@ -281,6 +281,19 @@ PAIR_HOOKS(l1, GO_PAIR_L1)
 PAIR_HOOKS(sl1, GO_PAIR_SMOOTH_L1)
 PAIR_HOOKS(kl, GO_PAIR_KL)
 
+/* The KL's terms take both signs: on huge inputs (near the overflow threshold) the sum
+   cancels to |L| far below its gauge, where u D g may exceed the tier t (1 + |L|); the model
+   alone judges there (as pool.avg2d's huge cases). The other losses' terms are >= 0: no
+   cancellation, the dtype's tier. */
+static double kl_expected_tier(const gv_case *c, char *why, size_t len)
+{
+    if (c->dist != GV_DIST_HUGE) return gv_dtype_tier(c->dtype);
+    snprintf(why, len,
+             "huge inputs: the KL's terms of both signs cancel to |L| far below the gauge, "
+             "where u D g exceeds the tier");
+    return 0.0;
+}
+
 #define PAIR_COMMON(tag)                                                                           \
     .family = "loss", .dims = "m,n", .in_dims = "m,n;m,n", .out_dims = "",                         \
     .dtypes = GV_BOTH_DTYPES, .modes = GV_BIT(GV_MODE_NATIVE), .dists = XENT_DISTS,                \
@@ -298,7 +311,7 @@ PAIR_HOOKS(kl, GO_PAIR_KL)
 #define SL1_COMMON PAIR_COMMON(sl1), .range_degree = 2, .error_model = PAIR_POS_MODEL("3")
 #define KL_COMMON                                                                                  \
     PAIR_COMMON(kl),                                                                               \
-        .range_degree = 2,                                                                         \
+        .range_degree = 2, .expected_tier = kl_expected_tier,                                      \
         .error_model = "|L-r| <= u (d_s + E + 4) sum(|y log y| + |y x|) / m: each term's log "     \
                        "(E = 5 f32, 3 f64), products and subtraction, the block's sum, the "       \
                        "division by m (docs/error-models.md)"

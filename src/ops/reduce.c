@@ -464,13 +464,27 @@ static int mean_gauge(gv_problem *p)
     return gv_oracle_rc(go_reduce_mean_gauge(m, n, p->in[0].ref, n, p->out[0].gauge));
 }
 
+/* The dtype's tier, except on huge inputs (values near the overflow threshold, both signs): a
+   row's mean cancels to |y| far below mean|x|, where u (d_s + 2) mean|x| may exceed
+   t (1 + |y|) and a correct kernel's error too, as pool.avg2d's (src/ops/pool.c). The model
+   alone judges there. */
+static double mean_expected_tier(const gv_case *c, char *why, size_t len)
+{
+    if (c->dist != GV_DIST_HUGE) return gv_dtype_tier(c->dtype);
+    snprintf(why, len,
+             "huge inputs: a row's mean cancels to |y| far below mean|x|, where u d mean|x| "
+             "exceeds the tier");
+    return 0.0;
+}
+
 #define MEAN_COMMON                                                                                \
     .family = "reduce", .dims = "m,n", .in_dims = "m,n", .out_dims = "m",                          \
     .dtypes = GV_BOTH_DTYPES, .modes = GV_BIT(GV_MODE_NATIVE),                                     \
     .dists = GV_ALL_DISTS | GV_BIT(GV_DIST_WIDE) | GV_EDGE_DISTS, .check_shape = mean_check_shape, \
     .layout = mean_layout, .flops = colsum_flops, .bytes = mean_bytes,                             \
     .make_inputs = reduce_inputs, .oracle = mean_oracle, .gauge = mean_gauge, .depth = mean_depth, \
-    .order_free_depth = mean_of_depth, .reference_ignores_mode = true, .range_degree = 1,          \
+    .order_free_depth = mean_of_depth, .expected_tier = mean_expected_tier,                        \
+    .reference_ignores_mode = true, .range_degree = 1,                                             \
     .error_model = "|y-r| <= u (d_s + 2) mean|x|: gauge mean|x| a row, depth d_s + 2, the "        \
                    "row's sum (a thread's run of ceil(n/T), then a tree of log2 T) and the "       \
                    "division by n (docs/error-models.md)"
