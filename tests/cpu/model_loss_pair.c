@@ -156,9 +156,9 @@ Test(loss_pair_model, registered_with_dims_depths_and_planted_bugs)
 Test(loss_pair_model, correct_arithmetic_passes_on_every_dist, .timeout = 600)
 {
     const int64_t shapes[][2] = {{1, 1}, {3, 7}, {16, 1000}, {7, 4097}};
-    const gv_dist dists[] = {GV_DIST_UNIFORM11,     GV_DIST_UNIFORM01, GV_DIST_WIDE,
-                             GV_DIST_OFFGRID,       GV_DIST_TINY,      GV_DIST_HUGE,
-                             GV_DIST_SPARSE_SPECIAL};
+    const gv_dist dists[] = {GV_DIST_UNIFORM11,      GV_DIST_UNIFORM01, GV_DIST_WIDE,
+                             GV_DIST_OFFGRID,        GV_DIST_TINY,      GV_DIST_HUGE,
+                             GV_DIST_SPARSE_SPECIAL, GV_DIST_SMALLINT,  GV_DIST_SPECIAL};
     for (size_t o = 0; o < sizeof OPS / sizeof OPS[0]; o++)
         for (size_t sh = 0; sh < sizeof shapes / sizeof shapes[0]; sh++)
             for (size_t d = 0; d < sizeof dists / sizeof dists[0]; d++)

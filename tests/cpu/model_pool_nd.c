@@ -121,9 +121,9 @@ static const gv_shape S3[] = {{4, {1, 1, 1, 1}}, {4, {3, 7, 5, 2}}, {4, {16, 9, 
 Test(pool_nd_model, correct_arithmetic_passes_on_every_dist, .timeout = 240)
 {
     const char *ops[] = {"pool.max1d", "pool.avg1d", "pool.max3d", "pool.avg3d"};
-    const gv_dist dists[] = {GV_DIST_UNIFORM11,     GV_DIST_UNIFORM01, GV_DIST_WIDE,
-                             GV_DIST_OFFGRID,       GV_DIST_TINY,      GV_DIST_HUGE,
-                             GV_DIST_SPARSE_SPECIAL};
+    const gv_dist dists[] = {GV_DIST_UNIFORM11,      GV_DIST_UNIFORM01, GV_DIST_WIDE,
+                             GV_DIST_OFFGRID,        GV_DIST_TINY,      GV_DIST_HUGE,
+                             GV_DIST_SPARSE_SPECIAL, GV_DIST_SMALLINT,  GV_DIST_SPECIAL};
     for (int o = 0; o < 4; o++)
         for (int sh = 0; sh < 3; sh++)
             for (size_t di = 0; di < sizeof dists / sizeof dists[0]; di++)
