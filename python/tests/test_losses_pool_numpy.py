@@ -51,7 +51,7 @@ CALLS = {
     "loss.mse": same(lambda x, y: np.mean((x - y) ** 2)),
     "loss.l1": same(lambda x, y: np.mean(np.abs(x - y))),
     "loss.smooth_l1": same(_smooth_l1),
-    "loss.kl": same(lambda x, y: _kl_terms(x, y).sum() / x.shape[0]),
+    "loss.kl": same(lambda x, y: (_kl_terms(x, y).sum() / x.shape[0]).astype(x.dtype)),
     "reduce.mean": same(lambda x: np.mean(x, axis=-1)),
     "pool.max1d": _pool("max", 1),
     "pool.avg1d": _pool("avg", 1),
