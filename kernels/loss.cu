@@ -67,3 +67,77 @@ template <int Bug> static int xent_launch(gk_launch *L)
 extern "C" const gk_op gk_loss_xent = {NULL, xent_launch<XENT_OK>, NULL};
 extern "C" const gk_op gk_loss_xent_nomax = {NULL, xent_launch<XENT_NOMAX>, NULL};
 extern "C" const gk_op gk_loss_xent_naivelog = {NULL, xent_launch<XENT_NAIVELOG>, NULL};
+
+/* The losses that reduce two m x n tensors to one value (torch.nn.functional's defaults):
+ *  - loss.mse: mean((x - y)^2) (mse_loss, reduction='mean');
+ *  - loss.l1: mean(|x - y|) (l1_loss);
+ *  - loss.smooth_l1: mean of z < beta ? 0.5 z^2 / beta : z - 0.5 beta, z = |x - y|, beta = 1
+ *    (smooth_l1_loss's default; HuberLoss(delta) is delta times it with beta = delta, the same
+ *    at delta = 1);
+ *  - loss.kl: kl_div(x, y, reduction='batchmean'), x log-probabilities, y probabilities:
+ *    sum(xlogy(y, y) - y x) / m, xlogy(0, 0) = 0 as torch's.
+ * One block over the m n terms (the softmax family's thread counts and block tree,
+ * abi/softmax.h: depth gk_softmax_sum_depth(m n)), then thread 0 divides by the count (m n,
+ * or m for batchmean) rounded to the dtype. Planted bugs (each must FAIL): loss.mse.rowmean
+ * (divides by n: the mean of one row's length), loss.l1.noabs (mean of x - y),
+ * loss.smooth_l1.nooffset (the linear branch without - 0.5 beta), loss.kl.mean
+ * (reduction='mean', divides by m n: torch's own warning about it). */
+enum pair_kind { PAIR_MSE, PAIR_L1, PAIR_SMOOTH_L1, PAIR_KL };
+enum pair_bug { PAIR_OK, PAIR_ROWMEAN, PAIR_NOABS, PAIR_NOOFFSET, PAIR_MEAN };
+
+template <typename T, int Kind, int Bug> __device__ __forceinline__ T pair_term(T x, T y)
+{
+    if (Kind == PAIR_KL) {
+        const T xlogy = y == T(0) ? T(0) : y * log(y); /* xlogy(0, 0) = 0; NaN stays NaN */
+        return xlogy - y * x;
+    }
+    const T d = x - y;
+    if (Kind == PAIR_MSE) return d * d;
+    if (Kind == PAIR_L1) return Bug == PAIR_NOABS ? d : fabs(d);
+    const T z = fabs(d), beta = T(1);
+    if (z < beta) return T(0.5) * z * z / beta;
+    return Bug == PAIR_NOOFFSET ? z : z - T(0.5) * beta;
+}
+
+template <typename T, int Kind, int Bug>
+__global__ void pair_loss_kernel(const T *__restrict__ x, const T *__restrict__ y,
+                                 T *__restrict__ out, int64_t m, int64_t n)
+{
+    __shared__ T sh[33];
+    const int64_t total = m * n;
+    T s = T(0);
+    for (int64_t j = threadIdx.x; j < total; j += blockDim.x)
+        s += pair_term<T, Kind, Bug>(x[j], y[j]);
+    s = block_reduce<T, false>(s, sh);
+    if (threadIdx.x != 0) return;
+    const int64_t count = Bug == PAIR_ROWMEAN ? n
+                          : Bug == PAIR_MEAN  ? total
+                          : Kind == PAIR_KL   ? m
+                                              : total;
+    out[0] = s / T(count);
+}
+
+template <typename T, int Kind, int Bug> static int pair_t(gk_launch *L)
+{
+    const int64_t m = L->dims[0], n = L->dims[1];
+    snprintf(L->math_mode, sizeof L->math_mode, "one block");
+    pair_loss_kernel<T, Kind, Bug><<<1, gk_softmax_threads(m * n), 0, gk_stream(L)>>>(
+        (const T *)L->in[0], (const T *)L->in[1], (T *)L->out[0], m, n);
+    GK_LAUNCHED("pair_loss_kernel");
+    return GV_OK;
+}
+
+template <int Kind, int Bug> static int pair_launch(gk_launch *L)
+{
+    return gk_by_dtype(L->dtype, [&](auto v) { return pair_t<decltype(v), Kind, Bug>(L); });
+}
+
+extern "C" const gk_op gk_loss_mse = {NULL, pair_launch<PAIR_MSE, PAIR_OK>, NULL};
+extern "C" const gk_op gk_loss_mse_rowmean = {NULL, pair_launch<PAIR_MSE, PAIR_ROWMEAN>, NULL};
+extern "C" const gk_op gk_loss_l1 = {NULL, pair_launch<PAIR_L1, PAIR_OK>, NULL};
+extern "C" const gk_op gk_loss_l1_noabs = {NULL, pair_launch<PAIR_L1, PAIR_NOABS>, NULL};
+extern "C" const gk_op gk_loss_smooth_l1 = {NULL, pair_launch<PAIR_SMOOTH_L1, PAIR_OK>, NULL};
+extern "C" const gk_op gk_loss_smooth_l1_nooffset = {
+    NULL, pair_launch<PAIR_SMOOTH_L1, PAIR_NOOFFSET>, NULL};
+extern "C" const gk_op gk_loss_kl = {NULL, pair_launch<PAIR_KL, PAIR_OK>, NULL};
+extern "C" const gk_op gk_loss_kl_mean = {NULL, pair_launch<PAIR_KL, PAIR_MEAN>, NULL};

@@ -27,6 +27,8 @@
 #include <cassert>
 
 #include "../abi/reduce.h"
+#include "../abi/softmax.h"
+#include "block_reduce.cuh"
 #include "colsum.cuh"
 #include "reduce_onepass.cuh"
 
@@ -185,3 +187,43 @@ extern "C" const gk_op gk_reduce_sum_onepass = {reduce_onepass_setup, reduce_one
 extern "C" const gk_op gk_reduce_sum_nofence = {reduce_onepass_setup, reduce_onepass<false>, NULL};
 extern "C" const gk_op gk_reduce_colsum = {NULL, reduce_colsum<false>, NULL};
 extern "C" const gk_op gk_reduce_colsum_vectail = {NULL, reduce_colsum<true>, NULL};
+
+/* reduce.mean: the mean of each row of a row-major m x n matrix (torch.mean(x, dim=-1); a
+ * vector is m = 1), one block a row as the row-wise kernels of the softmax family (thread
+ * counts and the block tree of abi/softmax.h and block_reduce.cuh, so its depth is theirs):
+ * thread t adds x[t], x[t + T], ... one after another, the block adds the T partials by a
+ * tree, then thread 0 divides by n rounded to the dtype (exact up to 2^24 in f32, 2^53 in f64).
+ * Planted bug reduce.mean.nminus1: divides by n - 1 (the unbiased variance's denominator). */
+template <typename T, bool NMinus1>
+__global__ void row_mean_kernel(const T *__restrict__ x, T *__restrict__ y, int64_t m, int64_t n)
+{
+    __shared__ T sh[33];
+    for (int64_t row = blockIdx.x; row < m; row += gridDim.x) {
+        const T *xr = x + row * n;
+        T s = T(0);
+        for (int64_t j = threadIdx.x; j < n; j += blockDim.x)
+            s += xr[j];
+        s = block_reduce<T, false>(s, sh);
+        if (threadIdx.x == 0) y[row] = s / T(NMinus1 ? n - 1 : n);
+    }
+}
+
+template <typename T, bool NMinus1> static int row_mean_t(gk_launch *L)
+{
+    const int64_t m = L->dims[0], n = L->dims[1];
+    snprintf(L->math_mode, sizeof L->math_mode, "one block a row");
+    if (m == 0) return GV_OK;
+    const unsigned blocks = (unsigned)(m < (1 << 20) ? m : (1 << 20));
+    row_mean_kernel<T, NMinus1><<<blocks, gk_softmax_threads(n), 0, gk_stream(L)>>>(
+        (const T *)L->in[0], (T *)L->out[0], m, n);
+    GK_LAUNCHED("row_mean_kernel");
+    return GV_OK;
+}
+
+template <bool NMinus1> static int row_mean(gk_launch *L)
+{
+    return gk_by_dtype(L->dtype, [&](auto x) { return row_mean_t<decltype(x), NMinus1>(L); });
+}
+
+extern "C" const gk_op gk_reduce_mean = {NULL, row_mean<false>, NULL};
+extern "C" const gk_op gk_reduce_mean_nminus1 = {NULL, row_mean<true>, NULL};

@@ -175,6 +175,10 @@ int go_reduce_sum(int64_t n, const double *x, double *s);
 int go_reduce_sum_gauge(int64_t n, const double *x, double *g);
 int go_reduce_colsum(int64_t m, int64_t n, const double *x, int64_t ldx, double *s);
 int go_reduce_colsum_gauge(int64_t m, int64_t n, const double *x, int64_t ldx, double *g);
+/* reduce.mean: y(i) = the mean of row i of X(m x n), torch.mean(x, dim=-1) (the row's sum as
+ * go_reduce_sum's, divided by n); gauge the mean of |x| a row. */
+int go_reduce_mean(int64_t m, int64_t n, const double *x, int64_t ldx, double *y);
+int go_reduce_mean_gauge(int64_t m, int64_t n, const double *x, int64_t ldx, double *g);
 
 /* fft: batched 1-D DFTs through FFTW (f64, FFTW_ESTIMATE), unnormalised like cuFFT and
  * FFTW: forward (sign -1) y_k = sum_j x_j e^{-2 pi i jk/n}, inverse (sign +1) with e^{+...},
@@ -312,6 +316,15 @@ int go_loss_xent(int64_t m, int64_t n, const double *x, int64_t ldx, const doubl
 int go_loss_xent_gauge(int64_t m, int64_t n, const double *x, int64_t ldx, const double *t,
                        const double *l, double exp_units, double sum_depth, double depth,
                        double *g);
+/* The losses of two m x n tensors reduced to one value (oracle/loss.c): GO_PAIR_MSE
+ * mean((x - y)^2), GO_PAIR_L1 mean|x - y|, GO_PAIR_SMOOTH_L1 the mean of torch's smooth L1 with
+ * beta, GO_PAIR_KL kl_div(x, y, reduction='batchmean') = sum(xlogy(y, y) - y x) / m; the gauge
+ * |r| (non-negative terms) or, for the KL, sum(|y log y| + |y x|) / m. */
+enum { GO_PAIR_MSE = 0, GO_PAIR_L1 = 1, GO_PAIR_SMOOTH_L1 = 2, GO_PAIR_KL = 3 };
+int go_loss_pair(int kind, int64_t m, int64_t n, const double *x, const double *y, double beta,
+                 double *out);
+int go_loss_pair_gauge(int kind, int64_t m, int64_t n, const double *x, const double *y,
+                       double beta, double *g);
 
 /* pool (oracle/pool.c): 2-D pooling of nc planes of h x w (NCHW, row-major planes), window
  * k x k, stride k, no padding, into (nc, h / k, w / k): go_pool_max2d the window's largest
@@ -320,6 +333,14 @@ int go_loss_xent_gauge(int64_t m, int64_t n, const double *x, int64_t ldx, const
 int go_pool_max2d(int64_t nc, int64_t h, int64_t w, int64_t k, const double *x, double *y);
 int go_pool_avg2d(int64_t nc, int64_t h, int64_t w, int64_t k, const double *x, double *y);
 int go_pool_avg2d_gauge(int64_t nc, int64_t h, int64_t w, int64_t k, const double *x, double *g);
+/* 1-D (sz = {l}) and 3-D (sz = {d, h, w}) pooling, window k a side, stride k, no padding,
+ * out (nc, l / k) or (nc, d / k, h / k, w / k): max, mean and the mean of |x| as above. */
+int go_pool_max1d(int64_t nc, const int64_t *sz, int64_t k, const double *x, double *y);
+int go_pool_avg1d(int64_t nc, const int64_t *sz, int64_t k, const double *x, double *y);
+int go_pool_avg1d_gauge(int64_t nc, const int64_t *sz, int64_t k, const double *x, double *g);
+int go_pool_max3d(int64_t nc, const int64_t *sz, int64_t k, const double *x, double *y);
+int go_pool_avg3d(int64_t nc, const int64_t *sz, int64_t k, const double *x, double *y);
+int go_pool_avg3d_gauge(int64_t nc, const int64_t *sz, int64_t k, const double *x, double *g);
 
 /* act (oracle/act.c): y(n) = f(x(n)) element-wise for the activations as PyTorch defines them:
  * GO_ACT_GELU x/2 (1 + erf(x / sqrt 2)), GO_ACT_GELU_TANH x/2 (1 + tanh(sqrt(2/pi) (x +

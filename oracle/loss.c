@@ -107,3 +107,78 @@ int go_loss_xent_gauge(int64_t m, int64_t n, const double *x, int64_t ldx, const
     }
     return 0;
 }
+
+/* The losses of two m x n tensors reduced to one value (loss.mse, loss.l1, loss.smooth_l1,
+ * loss.kl; kind GO_PAIR_*): each term in long double from the rounded inputs, the finite terms
+ * added by Kahan's compensated sum (about one long double rounding of their sum, whatever m n),
+ * then the division by the count (m n, or m for the KL's batchmean), rounded once to f64.
+ * Non-finite terms give IEEE's order-free outcome, as any order of additions does: NaN where a
+ * term is NaN or both infinities occur, else the infinity. The KL term is xlogy(y, y) - y x
+ * with xlogy(0, 0) = 0 (torch's kl_div, log_target=False); a negative y gives NaN (its log).
+ * The gauge (docs/error-models.md, section loss): |r| for the losses of non-negative terms;
+ * for the KL sum(|y log y| + |y x|) / m, the first-order share of every term's roundings. */
+static long double pair_term(int kind, double x, double y, double beta, bool gauge)
+{
+    if (kind == GO_PAIR_KL) {
+        long double ly = y == 0 ? 0.0L : (long double)y * logl((long double)y);
+        long double yx = (long double)y * (long double)x;
+        return gauge ? fabsl(ly) + fabsl(yx) : ly - yx;
+    }
+    long double d = (long double)x - (long double)y;
+    if (kind == GO_PAIR_MSE) return d * d;
+    if (kind == GO_PAIR_L1) return fabsl(d);
+    long double z = fabsl(d);
+    return z < beta ? 0.5L * z * z / beta : z - 0.5L * beta;
+}
+
+static int pair_loss(const char *fn, int kind, int64_t m, int64_t n, const double *x,
+                     const double *y, double beta, bool gauge, double *out)
+{
+    if (kind < GO_PAIR_MSE || kind > GO_PAIR_KL) return go_xerbla(fn, 1, "kind");
+    if (m < 1) return go_xerbla(fn, 2, "m");
+    if (n < 1) return go_xerbla(fn, 3, "n");
+    if (!x) return go_xerbla(fn, 4, "x");
+    if (!y) return go_xerbla(fn, 5, "y");
+    if (!(beta > 0)) return go_xerbla(fn, 6, "beta");
+    if (!out) return go_xerbla(fn, 7, "out");
+    const int64_t total = m * n;
+    long double s = 0, c = 0;
+    bool nan = false, pinf = false, ninf = false;
+    for (int64_t j = 0; j < total; j++) {
+        long double t = pair_term(kind, x[j], y[j], beta, gauge);
+        if (isnan(t)) nan = true;
+        if (isinf(t) && t > 0) pinf = true;
+        if (isinf(t) && t < 0) ninf = true;
+        if (!isfinite(t)) continue;
+        long double v = t - c, u = s + v;
+        c = (u - s) - v;
+        s = u;
+    }
+    if (nan || (pinf && ninf)) {
+        *out = NAN;
+        return 0;
+    }
+    if (pinf || ninf) {
+        *out = pinf ? INFINITY : -INFINITY;
+        return 0;
+    }
+    *out = (double)(s / (long double)(kind == GO_PAIR_KL ? m : total));
+    return 0;
+}
+
+int go_loss_pair(int kind, int64_t m, int64_t n, const double *x, const double *y, double beta,
+                 double *out)
+{
+    return pair_loss(__func__, kind, m, n, x, y, beta, false, out);
+}
+
+int go_loss_pair_gauge(int kind, int64_t m, int64_t n, const double *x, const double *y,
+                       double beta, double *g)
+{
+    if (kind != GO_PAIR_KL) {
+        int rc = pair_loss(__func__, kind, m, n, x, y, beta, false, g);
+        if (rc == 0) *g = fabs(*g);
+        return rc;
+    }
+    return pair_loss(__func__, kind, m, n, x, y, beta, true, g);
+}

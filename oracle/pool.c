@@ -69,3 +69,66 @@ int go_pool_avg2d_gauge(int64_t nc, int64_t h, int64_t w, int64_t k, const doubl
     pool(2, nc, h, w, k, x, g);
     return 0;
 }
+
+/* 1-D and 3-D pooling (MaxPool1d/AvgPool1d(k) over nc rows of l; MaxPool3d/AvgPool3d(k) over
+ * nc volumes of d x h x w), window k a side, stride k, no padding: the same three modes as
+ * above over a window of k or k^3 terms. sz holds the rank's sides (l; or d, h, w). */
+static int check_pool_nd(const char *fn, int rank, int64_t nc, const int64_t *sz, int64_t k,
+                         const double *x, const double *y)
+{
+    if (nc < 0) return go_xerbla(fn, 1, "nc");
+    for (int r = 0; r < rank; r++)
+        if (sz[r] < k || k < 1)
+            return go_xerbla(fn, k < 1 ? rank + 2 : r + 2, k < 1 ? "k" : "side");
+    if (!x) return go_xerbla(fn, rank + 3, "x");
+    if (!y) return go_xerbla(fn, rank + 4, "y");
+    return 0;
+}
+
+static void pool_nd(int mode, int rank, int64_t nc, const int64_t *sz, int64_t k, const double *x,
+                    double *y)
+{
+    int64_t in_sz[3] = {1, 1, 1}, out_sz[3] = {1, 1, 1};
+    for (int r = 0; r < rank; r++) {
+        in_sz[3 - rank + r] = sz[r];
+        out_sz[3 - rank + r] = sz[r] / k;
+    }
+    const int64_t kd = rank == 3 ? k : 1, kh = rank >= 2 ? k : 1, kw = k;
+    const int64_t terms = kd * kh * kw, outs = out_sz[0] * out_sz[1] * out_sz[2];
+    const int64_t plane_in = in_sz[0] * in_sz[1] * in_sz[2];
+#pragma omp parallel for schedule(static) if ((double)nc * (double)plane_in >= GO_PAR_MIN)
+    for (int64_t p = 0; p < nc; p++)
+        for (int64_t o = 0; o < outs; o++) {
+            const int64_t i = o / (out_sz[1] * out_sz[2]), j = o / out_sz[2] % out_sz[1],
+                          l = o % out_sz[2];
+            long double acc = mode == 0 ? -INFINITY : 0.0L;
+            for (int64_t a = 0; a < kd; a++)
+                for (int64_t b = 0; b < kh; b++)
+                    for (int64_t c = 0; c < kw; c++) {
+                        double v =
+                            x[p * plane_in + ((i * kd + a) * in_sz[1] + j * kh + b) * in_sz[2] +
+                              l * kw + c];
+                        if (mode == 0)
+                            acc = isnan(acc) || isnan(v) ? NAN : (v > acc ? v : acc);
+                        else
+                            acc += mode == 1 ? (long double)v : fabsl((long double)v);
+                    }
+            y[p * outs + o] = mode == 0 ? (double)acc : (double)(acc / terms);
+        }
+}
+
+#define POOL_ND(name, rank, mode)                                                                  \
+    int name(int64_t nc, const int64_t *sz, int64_t k, const double *x, double *y)                 \
+    {                                                                                              \
+        int rc = check_pool_nd(#name, rank, nc, sz, k, x, y);                                      \
+        if (rc) return rc;                                                                         \
+        pool_nd(mode, rank, nc, sz, k, x, y);                                                      \
+        return 0;                                                                                  \
+    }
+
+POOL_ND(go_pool_max1d, 1, 0)
+POOL_ND(go_pool_avg1d, 1, 1)
+POOL_ND(go_pool_avg1d_gauge, 1, 2)
+POOL_ND(go_pool_max3d, 3, 0)
+POOL_ND(go_pool_avg3d, 3, 1)
+POOL_ND(go_pool_avg3d_gauge, 3, 2)

@@ -67,3 +67,33 @@ int go_reduce_colsum_gauge(int64_t m, int64_t n, const double *x, int64_t ldx, d
     fix_nonfinite(m, n, x, ldx, g, 1);
     return 0;
 }
+
+/* The mean of each row of X (m x n, leading dimension ldx): the row's sum as go_reduce_sum's
+ * (a row is an n x 1 matrix of leading dimension 1), divided by n in f64: two f64 roundings of
+ * the exact mean. take_abs: the mean of |x| (the gauge). */
+static int row_means(const char *fn, int64_t m, int64_t n, const double *x, int64_t ldx, double *y,
+                     int take_abs)
+{
+    if (m < 0) return go_xerbla(fn, 1, "m");
+    if (n < 1) return go_xerbla(fn, 2, "n");
+    if (!x) return go_xerbla(fn, 3, "x");
+    if (ldx < n) return go_xerbla(fn, 4, "ldx");
+    if (!y) return go_xerbla(fn, 5, "y");
+    for (int64_t i = 0; i < m; i++) {
+        int rc = take_abs ? go_reduce_sum_gauge(n, x + i * ldx, y + i)
+                          : go_reduce_sum(n, x + i * ldx, y + i);
+        if (rc) return rc == GO_ENOMEM ? go_enomem(fn) : rc;
+        y[i] /= (double)n;
+    }
+    return 0;
+}
+
+int go_reduce_mean(int64_t m, int64_t n, const double *x, int64_t ldx, double *y)
+{
+    return row_means(__func__, m, n, x, ldx, y, 0);
+}
+
+int go_reduce_mean_gauge(int64_t m, int64_t n, const double *x, int64_t ldx, double *g)
+{
+    return row_means(__func__, m, n, x, ldx, g, 1);
+}

@@ -1,6 +1,6 @@
 """torch's own calls for the operator families KernelBench's level 1 adds (activations, argmax
 and argmin, amax and amin, cumprod, batch norm, the bias-free, 3-D and transposed
-convolutions), judged through gpuval.check on every dist each op takes, f32 (TF32 off) and
+convolutions, the MSE, L1, smooth L1 and KL losses, the mean, 1-D and 3-D pooling), judged through gpuval.check on every dist each op takes, f32 (TF32 off) and
 f64, at the op's test sizes and three seeds: a correct library call must PASS. A call that
 FAILs here is either a false alarm of gpuval's model or a documented deviation of torch's, and
 either way must be decided before a user meets it. Skipped, not failed, without torch or a
@@ -72,6 +72,36 @@ OPS = ["act.tanh", "act.relu", "act.leaky_relu", "act.hardtanh", "act.softsign",
        "conv.3d", "conv.3d.valid", "conv.3d.transposed"]
 
 
+def _reduction_pool_calls(torch):
+    """The losses, the mean and the 1-D/3-D pooling: torch's calls with their defaults (the
+    losses' reduction 'mean', smooth L1's beta 1, kl_div's 'batchmean'). Pooling's planes
+    arrive (nc, l) or (nc, d, s, s): one channel each, as the 2-D ops' conformance calls."""
+    F = torch.nn.functional
+
+    def pool(f, rank):
+        def make(size):
+            k = int(size.split("x")[rank + 1 if rank == 1 else 3])
+            return lambda x: f(x[:, None], k)[:, 0]
+        return make
+
+    same = lambda fn: lambda size: fn  # noqa: E731
+    return {
+        "loss.mse": same(F.mse_loss),
+        "loss.l1": same(F.l1_loss),
+        "loss.smooth_l1": same(F.smooth_l1_loss),
+        "loss.kl": same(lambda x, y: F.kl_div(x, y, reduction="batchmean")),
+        "reduce.mean": same(lambda x: torch.mean(x, dim=-1)),
+        "pool.max1d": pool(F.max_pool1d, 1),
+        "pool.avg1d": pool(F.avg_pool1d, 1),
+        "pool.max3d": pool(F.max_pool3d, 3),
+        "pool.avg3d": pool(F.avg_pool3d, 3),
+    }
+
+
+OPS += ["loss.mse", "loss.l1", "loss.smooth_l1", "loss.kl", "reduce.mean", "pool.max1d",
+        "pool.avg1d", "pool.max3d", "pool.avg3d"]
+
+
 # torch's deviations that gpuval rightly FAILs. hardsigmoid in f64 multiplies by 1/6 rounded
 # to f32 (its CUDA kernel's constant): every output between the clamps is off by the relative
 # 2.98e-8 of float(1/6) against 1/6, f32's error under an f64 label (measured on an H100,
@@ -90,7 +120,7 @@ def _takes(op, size):
 def test_torch_call_passes(torch, op, dtype):
     if (op, dtype) in DEVIATIONS:
         pytest.xfail(DEVIATIONS[op, dtype])
-    make = _calls(torch)[op]
+    make = {**_calls(torch), **_reduction_pool_calls(torch)}[op]
     shapes = gpuval.op_info(op)["test_shapes"]
     sizes = [s.strip() for s in shapes.split(",")] if isinstance(shapes, str) else shapes
     failed, judged = [], 0
@@ -118,3 +148,21 @@ def test_torch_f64_hardsigmoid_is_caught_for_its_f32_constant(torch):
     js = gpuval.check(exact, op="act.hardsigmoid", dtype="f64", sizes="1000", dists="uniform11",
                       framework="torch")
     assert js and all(j.verdict == "PASS" for j in js), [j.row for j in js]
+
+
+def test_torch_huber_loss_is_smooth_l1_at_delta_one(torch):
+    """HuberLoss(delta) is delta * smooth_l1(beta = delta): at the default delta 1 torch's
+    huber_loss is judged as loss.smooth_l1 and must PASS."""
+    F = torch.nn.functional
+    js = gpuval.check(F.huber_loss, op="loss.smooth_l1", dtype="f32", sizes="16x1000",
+                      dists="uniform11", framework="torch")
+    assert js and all(j.verdict == "PASS" for j in js), [j.row for j in js]
+
+
+def test_torch_kl_div_mean_is_caught(torch):
+    """kl_div's reduction 'mean' (torch warns: not the KL divergence) divides by m n, not m:
+    judged as the batchmean loss.kl it FAILs."""
+    F = torch.nn.functional
+    js = gpuval.check(lambda x, y: F.kl_div(x, y, reduction="mean"), op="loss.kl", dtype="f32",
+                      sizes="16x1000", dists="uniform01", framework="torch")
+    assert js and all(j.verdict == "FAIL" for j in js), [j.row for j in js]

@@ -1,14 +1,16 @@
 /* reduce.c: op descriptors for the sum of a vector by a tree (reduce.sum), its planted bug,
- * and the column sums of a row-major m x n matrix (reduce.colsum: the "sum over axis 0"
- * half of seed 002's matmul -> sum test).
+ * the column sums of a row-major m x n matrix (reduce.colsum: the "sum over axis 0"
+ * half of seed 002's matmul -> sum test), and the mean of each row (reduce.mean:
+ * torch.mean(x, dim=-1), a vector being one row) with its planted n - 1 divisor.
  * Error model: docs/error-models.md, section reduce. */
 #include "../../abi/colsum.h"
 #include "../../abi/reduce.h"
+#include "../../abi/softmax.h"
 #include "ops/opkit.h"
 
 extern const gk_op gk_reduce_sum, gk_reduce_sum_droptail, gk_reduce_sum_dropnan, gk_reduce_sum_racy,
     gk_reduce_colsum, gk_reduce_colsum_vectail, gk_reduce_sum_onepass, gk_reduce_sum_nofence,
-    gk_reduce_sum_rz;
+    gk_reduce_sum_rz, gk_reduce_mean, gk_reduce_mean_nminus1;
 
 /* The sum kernel launches one block per tile: at most 2^31 - 1 blocks. */
 #define REDUCE_MAX_N ((int64_t)2147483647 * GK_REDUCE_TILE)
@@ -408,7 +410,111 @@ static const gv_op reduce_colsum_vectail = {
     .device = GV_KERNEL(gk_reduce_colsum_vectail),
 };
 
+/* reduce.mean: one block a row (kernels/reduce.cu, the softmax family's block sums). */
+static int mean_check_shape(const gv_shape *s, char *why, size_t len)
+{
+    if (s->d[1] < 1 || (double)s->d[0] * (double)s->d[1] > 4e9 || s->d[0] > 2147483647) {
+        snprintf(why, len,
+                 "reduce.mean takes n >= 1, fewer than 4e9 elements and m below 2^31 (got "
+                 "%lldx%lld)",
+                 (long long)s->d[0], (long long)s->d[1]);
+        return GV_EINVAL;
+    }
+    return GV_OK;
+}
+
+static int mean_layout(const gv_case *c, gv_layout *l)
+{
+    int64_t m = c->shape.d[0], n = c->shape.d[1];
+    *l = (gv_layout){.n_in = 1, .n_out = 1};
+    l->in[0] = (gv_tensor_spec){"x", m * n};
+    l->out[0] = (gv_tensor_spec){"y", m};
+    return GV_OK;
+}
+
+static double mean_bytes(const gv_case *c)
+{
+    double m = (double)c->shape.d[0], n = (double)c->shape.d[1];
+    return (m * n + m) * gv_esize(c);
+}
+
+/* The row's sum (gk_softmax_sum_depth: a thread's run, then the block tree), then the
+   division by n, whose divisor is rounded to the dtype where n passes 2^24 (f32) or 2^53: two
+   roundings more. |y^ - y| <= u (d_s + 2) mean|x| (docs/error-models.md, section reduce). */
+static double mean_depth(const gv_case *c)
+{
+    return (double)gk_softmax_sum_depth(c->shape.d[1]) + 2.0;
+}
+
+/* Any order: n - 1 additions a path, then a division or a product by a rounded 1/n. */
+static double mean_of_depth(const gv_case *c)
+{
+    return (double)c->shape.d[1] + 2.0;
+}
+
+static int mean_oracle(gv_problem *p)
+{
+    int64_t m = p->c.shape.d[0], n = p->c.shape.d[1];
+    return gv_oracle_rc(go_reduce_mean(m, n, p->in[0].ref, n, p->out[0].ref));
+}
+
+static int mean_gauge(gv_problem *p)
+{
+    int64_t m = p->c.shape.d[0], n = p->c.shape.d[1];
+    return gv_oracle_rc(go_reduce_mean_gauge(m, n, p->in[0].ref, n, p->out[0].gauge));
+}
+
+/* The dtype's tier, except on huge inputs (values near the overflow threshold, both signs): a
+   row's mean cancels to |y| far below mean|x|, where u (d_s + 2) mean|x| may exceed
+   t (1 + |y|) and a correct kernel's error too, as pool.avg2d's (src/ops/pool.c). The model
+   alone judges there. */
+static double mean_expected_tier(const gv_case *c, char *why, size_t len)
+{
+    if (c->dist != GV_DIST_HUGE) return gv_dtype_tier(c->dtype);
+    snprintf(why, len,
+             "huge inputs: a row's mean cancels to |y| far below mean|x|, where u d mean|x| "
+             "exceeds the tier");
+    return 0.0;
+}
+
+#define MEAN_COMMON                                                                                \
+    .family = "reduce", .dims = "m,n", .in_dims = "m,n", .out_dims = "m",                          \
+    .dtypes = GV_BOTH_DTYPES, .modes = GV_BIT(GV_MODE_NATIVE),                                     \
+    .dists = GV_ALL_DISTS | GV_BIT(GV_DIST_WIDE) | GV_EDGE_DISTS, .check_shape = mean_check_shape, \
+    .layout = mean_layout, .flops = colsum_flops, .bytes = mean_bytes,                             \
+    .make_inputs = reduce_inputs, .oracle = mean_oracle, .gauge = mean_gauge, .depth = mean_depth, \
+    .order_free_depth = mean_of_depth, .expected_tier = mean_expected_tier,                        \
+    .reference_ignores_mode = true, .range_degree = 1,                                             \
+    .error_model = "|y-r| <= u (d_s + 2) mean|x|: gauge mean|x| a row, depth d_s + 2, the "        \
+                   "row's sum (a thread's run of ceil(n/T), then a tree of log2 T) and the "       \
+                   "division by n (docs/error-models.md)"
+
+static const gv_op reduce_mean = {
+    .name = "reduce.mean",
+    .summary = "y = mean of each row of X (m x n; torch.mean(x, dim=-1)): one block a row",
+    .default_dist = GV_DIST_UNIFORM11,
+    .shapes = "4096x4096,1x10000000,65536x100",
+    .test_shapes = "1x1,1x2,3x7,33x1000,7x4097,1x1000003",
+    .canaries = "tiny:256x4097,huge:256x4097,sparse-special:256x4097",
+    .test_canaries = "tiny:7x4097,huge:7x4097,sparse-special:7x4097",
+    .device = GV_KERNEL(gk_reduce_mean),
+    MEAN_COMMON,
+};
+
+/* n / (n - 1) - 1 = 1 / (n - 1) relative: 1e-3 at n = 1001, far above u (d_s + 2). */
+static const gv_op reduce_mean_nminus1 = {
+    .name = "reduce.mean.nminus1",
+    .summary = "planted bug: the row's sum divided by n - 1",
+    .planted_bug = "divisor n - 1 (the unbiased variance's) for the mean's n",
+    .default_dist = GV_DIST_UNIFORM01,
+    .shapes = "4096x4096",
+    .test_shapes = "3x7,33x1000",
+    .device = GV_KERNEL(gk_reduce_mean_nminus1),
+    MEAN_COMMON,
+};
+
 const gv_op *const gv_family_reduce[] = {
-    &reduce_sum,         &reduce_sum_droptail, &reduce_sum_dropnan,   &reduce_sum_racy,
-    &reduce_sum_rz,      &reduce_sum_onepass,  &reduce_sum_nofence,   &reduce_colsum,
-    &reduce_colsum_vectail, NULL};
+    &reduce_sum,         &reduce_sum_droptail, &reduce_sum_dropnan,
+    &reduce_sum_racy,    &reduce_sum_rz,       &reduce_sum_onepass,
+    &reduce_sum_nofence, &reduce_colsum,       &reduce_colsum_vectail,
+    &reduce_mean,        &reduce_mean_nminus1, NULL};

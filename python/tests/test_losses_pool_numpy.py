@@ -1,0 +1,117 @@
+"""The losses, the mean and 1-D/3-D pooling (loss.mse, loss.l1, loss.smooth_l1, loss.kl,
+reduce.mean, pool.{max,avg}{1d,3d}) judged over NumPy kernels on the CPU: NumPy's own
+arithmetic (pairwise sums, another order than gpuval's kernels) must PASS on every dist each op
+takes, f32 and f64, at the test sizes; the mistakes kernel authors make (kl_div's 'mean' for
+'batchmean', a row's mean summed, n - 1, a window one too wide, the f32 answer under an f64
+label) must FAIL. No GPU needed."""
+
+import numpy as np
+import pytest
+
+import gpuval
+
+
+def _sizes(op):
+    """The op's test sizes whose dims multiply to at most 3e5 (the larger: the GPU suite's)."""
+    s = gpuval.op_info(op)["test_shapes"]
+    sizes = [v.strip() for v in s.split(",")] if isinstance(s, str) else list(s)
+    return [v for v in sizes if np.prod([float(d) for d in v.split("x")]) <= 3e5]
+
+
+def _smooth_l1(x, y):
+    z = np.abs(x - y)
+    return np.where(z < 1, 0.5 * z * z, z - 0.5).mean()
+
+
+def _kl_terms(x, y):
+    with np.errstate(all="ignore"):
+        return np.where(y == 0, np.zeros_like(y), y * np.log(y)) - y * x
+
+
+def _pool(kind, rank):
+    def make(size):
+        d = [int(v) for v in size.split("x")]
+        k = d[2] if rank == 1 else d[3]
+
+        def run(x):
+            f = np.max if kind == "max" else np.mean
+            nc = x.shape[0]
+            if rank == 1:
+                o = x.shape[1] // k
+                return f(x[:, :o * k].reshape(nc, o, k), axis=-1)
+            od, os_ = x.shape[1] // k, x.shape[2] // k
+            v = x[:, :od * k, :os_ * k, :os_ * k].reshape(nc, od, k, os_, k, os_, k)
+            return f(v, axis=(2, 4, 6))
+        return run
+    return make
+
+
+same = lambda fn: lambda size: fn  # noqa: E731
+CALLS = {
+    "loss.mse": same(lambda x, y: np.mean((x - y) ** 2)),
+    "loss.l1": same(lambda x, y: np.mean(np.abs(x - y))),
+    "loss.smooth_l1": same(_smooth_l1),
+    "loss.kl": same(lambda x, y: (_kl_terms(x, y).sum() / x.shape[0]).astype(x.dtype)),
+    "reduce.mean": same(lambda x: np.mean(x, axis=-1)),
+    "pool.max1d": _pool("max", 1),
+    "pool.avg1d": _pool("avg", 1),
+    "pool.max3d": _pool("max", 3),
+    "pool.avg3d": _pool("avg", 3),
+}
+
+
+@pytest.mark.parametrize("dtype", ["f32", "f64"])
+@pytest.mark.parametrize("op", list(CALLS))
+def test_numpy_passes_on_every_dist(op, dtype):
+    failed, judged = [], 0
+    with np.errstate(all="ignore"):
+        for size in _sizes(op):
+            for j in gpuval.check(CALLS[op](size), op=op, dtype=dtype, sizes=size):
+                judged += 1
+                if j.verdict != "PASS":
+                    failed.append(j.row)
+    assert judged > 0
+    assert not failed, "\n".join(failed[:10])
+
+
+def _wide_avg1d(size):
+    k = int(size.split("x")[2])
+
+    def run(x):
+        o = x.shape[1] // k
+        out = np.empty((x.shape[0], o), x.dtype)
+        for i in range(o):
+            hi = min(i * k + k + 1, x.shape[1])
+            out[:, i] = x[:, i * k:hi].sum(-1) / k
+        return out
+    return run
+
+
+MISTAKES = {
+    "kl_div 'mean'": ("loss.kl", lambda s: lambda x, y: _kl_terms(x, y).mean()),
+    "a row's mean summed": ("loss.mse", lambda s: lambda x, y: ((x - y) ** 2).mean(-1).sum()),
+    "n - 1": ("reduce.mean", lambda s: lambda x: x.sum(-1) / (x.shape[-1] - 1)),
+    "smooth L1 without its offset": (
+        "loss.smooth_l1",
+        lambda s: lambda x, y: np.where(np.abs(x - y) < 1, 0.5 * (x - y) ** 2,
+                                        np.abs(x - y)).mean()),
+    "a window one too wide": ("pool.avg1d", _wide_avg1d),
+}
+
+
+@pytest.mark.parametrize("name", list(MISTAKES))
+def test_mistakes_fail(name):
+    op, make = MISTAKES[name]
+    size = "16x1000" if op != "pool.avg1d" else "16x1001x3"
+    js = gpuval.check(make(size), op=op, dtype="f32", sizes=size,
+                      dists="uniform01" if op in ("loss.kl", "reduce.mean") else "uniform11")
+    assert js and all(j.verdict == "FAIL" for j in js), [j.row for j in js]
+
+
+@pytest.mark.parametrize("op", ["loss.mse", "loss.kl", "reduce.mean", "pool.avg3d"])
+def test_f32_under_an_f64_label_fails(op):
+    size = {"pool.avg3d": "16x9x13x3"}.get(op, "16x1000")
+    f = CALLS[op](size)
+    js = gpuval.check(lambda *a: np.asarray(f(*(v.astype(np.float32) for v in a)), np.float64),
+                      op=op, dtype="f64", sizes=size, dists="uniform01")
+    assert js and all(j.verdict == "FAIL" for j in js), [j.row for j in js]
