@@ -20,4 +20,4 @@ __all__ = ["CAUSES", "Case", "CaseInputs", "GpuvalError", "Judgement", "LibraryN
            "cases", "check", "from_numpy", "inputs", "judge", "lib_info", "lib_path", "op_info",
            "run_case", "to_numpy"]
 # gpuval's version (meson.build's project version; tests/cpu/test_version.c holds them equal)
-__version__ = "1.3.0"
+__version__ = "1.4.0"
