@@ -113,7 +113,8 @@ _REFS = ("softmax.rows", "softmax.log", "scan.cumsum", "scan.cumprod", "reduce.a
          "math.sigmoid", "reduce.argmin", "reduce.max", "reduce.min", "conv.2d.valid",
          "conv.2d.pointwise", "conv.1d.valid", "conv.3d.valid", "conv.2d.transposed",
          "conv.1d.transposed", "conv.3d.transposed", "conv.2d.k11s4", "conv.2d.depthwise",
-         "conv.1d.dilated", "conv.2d.depthwise.k3x1", "conv.2d.strided", "conv.2d.dilated", "conv.2d.grouped")
+         "conv.1d.dilated", "conv.2d.depthwise.k3x1", "conv.2d.strided", "conv.2d.dilated",
+         "conv.2d.grouped")
 for _op in _REFS:
     globals()[f"cand_{_op.replace('.', '_')}"] = (lambda o: lambda *a: _ref(o)(*a))(_op)
 

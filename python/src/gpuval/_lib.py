@@ -1,4 +1,4 @@
-"""Loading libgpuval and declaring the part of its C API (include/gpuval.h, 1.3) that the
+"""Loading libgpuval and declaring the part of its C API (include/gpuval.h, 1.3 and 1.4) that the
 package calls, for ctypes.
 
 ctypes rather than a compiled extension: the package holds no Python extension, so one
