@@ -46,7 +46,9 @@ extern "C" {
 /* 1.3: gv_judge's arrays take the low-precision dtypes GV_DTYPE_BF16, GV_DTYPE_F16,
    GV_DTYPE_E4M3 and GV_DTYPE_E5M2 (added after 1.2's release: a 1.2 library may refuse
    them); no new function */
-#define GPUVAL_API_VERSION_MINOR 3
+/* 1.4: gv_make_inputs_nd and gv_case_inputs_nd: the tensors' shapes with up to
+   GV_API_MAX_TENSOR_DIMS (8) dims (conv.3d's are 5-D), where gv_case_inputs holds 4 */
+#define GPUVAL_API_VERSION_MINOR 4
 /* major * 1000 + minor */
 #define GPUVAL_API_VERSION (GPUVAL_API_VERSION_MAJOR * 1000 + GPUVAL_API_VERSION_MINOR)
 
@@ -67,9 +69,11 @@ int gv_api_version(void);
 #define GV_DTYPE_E4M3 4
 #define GV_DTYPE_E5M2 5
 
-/* Most tensors an op may have on each side, and most dims of a shape. */
-#define GV_API_MAX_TENSORS 6
-#define GV_API_MAX_DIMS    4
+/* Most tensors an op may have on each side, most dims of a case's shape (the op's dims: "m,k,n"),
+   and (1.4) most dims of one tensor's shape (gv_case_inputs_nd). */
+#define GV_API_MAX_TENSORS     6
+#define GV_API_MAX_DIMS        4
+#define GV_API_MAX_TENSOR_DIMS 8
 
 /* Return codes of this API: 0 success, negative failures; -1 and -2 are gpuval's own
  * EINVAL and ENOMEM, codes below -100 this API's own. gv_api_strerror names them. A hook
@@ -195,10 +199,10 @@ typedef struct gv_family {
 int gv_register_family(const gv_family *family, char *err, size_t errlen);
 
 /* The gpuval command line (every command of `gpuval --help`: list, check, bench, judge, ...;
- * docs/cli.md) over the ops of `families` (NULL-terminated; checked and registered as gv_register_family
- * does). gv_main offers these ops only; gv_main_all gpuval's own as well. Returns the exit
- * status gpuval would: 0 all passed, 1 a case failed, 2 usage error or an invalid family,
- * 3 runtime error, 77 nothing could run (no CUDA device). */
+ * docs/cli.md) over the ops of `families` (NULL-terminated; checked and registered as
+ * gv_register_family does). gv_main offers these ops only; gv_main_all gpuval's own as well.
+ * Returns the exit status gpuval would: 0 all passed, 1 a case failed, 2 usage error or an invalid
+ * family, 3 runtime error, 77 nothing could run (no CUDA device). */
 int gv_main(int argc, char **argv, const gv_family *const *families);
 int gv_main_all(int argc, char **argv, const gv_family *const *families);
 
@@ -263,7 +267,9 @@ void gv_judgement_free(gv_judgement *j); /* frees j->json; safe on a zeroed stru
 /* The inputs gpuval generates for one case (canaries and exact probes included), in the
    case's dtype, and the shapes of the inputs and outputs. Library-owned until freed. A
    complex tensor (gv_op_info's complex_inputs, complex_outputs: the FFTs') holds interleaved
-   (re, im) pairs: its shape's last dim is that pair's 2 and its count twice the complex one. */
+   (re, im) pairs: its shape's last dim is that pair's 2 and its count twice the complex one.
+   A tensor of more than GV_API_MAX_DIMS dims (conv.3d's 5-D ones) has a flat shape here, its
+   count alone (ndim 1): gv_make_inputs_nd (1.4) gives it whole. */
 typedef struct gv_case_inputs {
     int dtype;
     int n_in, n_out;
@@ -277,9 +283,31 @@ typedef struct gv_case_inputs {
 
 /* dtype GV_DTYPE_*; mode NULL: "native"; dist NULL: the op's default. GV_API_OK, or a
    negative code with the reason in err. */
-int gv_make_inputs(const char *op, int dtype, const char *mode, const char *size,
-                   const char *dist, uint64_t seed, gv_case_inputs *ci, char *err, size_t errlen);
+int gv_make_inputs(const char *op, int dtype, const char *mode, const char *size, const char *dist,
+                   uint64_t seed, gv_case_inputs *ci, char *err, size_t errlen);
 void gv_case_inputs_free(gv_case_inputs *ci);
+
+/* ---- 1.4: tensors' shapes of up to GV_API_MAX_TENSOR_DIMS dims ---- */
+
+/* gv_case_inputs with each tensor's shape whole (up to GV_API_MAX_TENSOR_DIMS dims): a new
+   struct, so that a program built against 1.2 or 1.3 keeps its own layout and is served as
+   before. */
+typedef struct gv_case_inputs_nd {
+    int dtype;
+    int n_in, n_out;
+    void *in[GV_API_MAX_TENSORS];
+    int64_t in_count[GV_API_MAX_TENSORS], out_count[GV_API_MAX_TENSORS];
+    int in_ndim[GV_API_MAX_TENSORS], out_ndim[GV_API_MAX_TENSORS];
+    int64_t in_shape[GV_API_MAX_TENSORS][GV_API_MAX_TENSOR_DIMS]; /* C order */
+    int64_t out_shape[GV_API_MAX_TENSORS][GV_API_MAX_TENSOR_DIMS];
+    const char *in_names[GV_API_MAX_TENSORS], *out_names[GV_API_MAX_TENSORS];
+} gv_case_inputs_nd;
+
+/* gv_make_inputs into a gv_case_inputs_nd: the same inputs, every shape whole. */
+int gv_make_inputs_nd(const char *op, int dtype, const char *mode, const char *size,
+                      const char *dist, uint64_t seed, gv_case_inputs_nd *ci, char *err,
+                      size_t errlen);
+void gv_case_inputs_nd_free(gv_case_inputs_nd *ci);
 
 /* An op's description as `gpuval list --json` gives one op (name, family, summary, dims,
    dtypes, modes, shapes, test_shapes, dists, planted_bug...), malloc'd into *json; free with

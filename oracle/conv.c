@@ -6,7 +6,10 @@
  * d = kd = 1, pd = 0 (go_conv). Each output's c kd kh kw (+ 1) terms are summed in long double (a
  * sum of K terms within K 2^-64 of the sum of |terms|, far inside what an f64 kernel is allowed)
  * and rounded once. Terms that fall in the padding are left out: its zeros are exact in any kernel.
- * Non-finite terms give the IEEE sum's outcome, which every order shares. */
+ * Non-finite terms give the IEEE sum's outcome, which every order shares. go_conv3d_ex adds
+ * torch's dilation (the window's taps dilation apart) and groups (the channels split into
+ * groups parts, output channel oc reading the input channels of its part, oc / (o / groups),
+ * and weights (o x c / groups x kd x kh x kw)). */
 #include <math.h>
 #include <stdbool.h>
 
@@ -39,30 +42,32 @@ static int check_conv_args(const char *fn, int64_t n, int64_t c, int64_t d, int6
 
 /* gauge false: y = the sum; true: y = the sum of the terms' absolute values. bias NULL: none. */
 static void conv(bool gauge, int64_t n, int64_t c, int64_t d, int64_t h, int64_t w, int64_t o,
-                 int64_t kd, int64_t kh, int64_t kw, int64_t stride, int64_t pd, int64_t ph,
-                 int64_t pw, const double *x, const double *wt, const double *bias, double *y)
+                 int64_t kd, int64_t kh, int64_t kw, int64_t stride, int64_t dil, int64_t groups,
+                 int64_t pd, int64_t ph, int64_t pw, const double *x, const double *wt,
+                 const double *bias, double *y)
 {
-    const int64_t od = gk_conv_out_side(d, kd, stride, pd),
-                  oh = gk_conv_out_side(h, kh, stride, ph),
-                  ow = gk_conv_out_side(w, kw, stride, pw);
-    const int64_t total = n * o * od * oh * ow;
-#pragma omp parallel for schedule(static) if ((double)total * (double)(c * kd * kh * kw) >=        \
+    const int64_t od = gk_conv_out_side_dil(d, kd, stride, pd, dil),
+                  oh = gk_conv_out_side_dil(h, kh, stride, ph, dil),
+                  ow = gk_conv_out_side_dil(w, kw, stride, pw, dil);
+    const int64_t total = n * o * od * oh * ow, cg = c / groups, og = o / groups;
+#pragma omp parallel for schedule(static) if ((double)total * (double)(cg * kd * kh * kw) >=       \
                                               GO_PAR_MIN)
     for (int64_t idx = 0; idx < total; idx++) {
         const int64_t j = idx % ow, i = (idx / ow) % oh, k = (idx / (ow * oh)) % od,
                       oc = (idx / (ow * oh * od)) % o, b = idx / (ow * oh * od * o);
+        const int64_t c0 = oc / og * cg; /* the first input channel of oc's group */
         long double acc = 0.0L;
-        for (int64_t ci = 0; ci < c; ci++) {
-            const double *xp = x + (b * c + ci) * d * h * w,
-                         *wp = wt + (oc * c + ci) * kd * kh * kw;
+        for (int64_t ci = 0; ci < cg; ci++) {
+            const double *xp = x + (b * c + c0 + ci) * d * h * w,
+                         *wp = wt + (oc * cg + ci) * kd * kh * kw;
             for (int64_t z = 0; z < kd; z++) {
-                const int64_t id = k * stride - pd + z;
+                const int64_t id = k * stride - pd + z * dil;
                 if (id < 0 || id >= d) continue;
                 for (int64_t a = 0; a < kh; a++) {
-                    const int64_t ih = i * stride - ph + a;
+                    const int64_t ih = i * stride - ph + a * dil;
                     if (ih < 0 || ih >= h) continue;
                     for (int64_t e = 0; e < kw; e++) {
-                        const int64_t iw = j * stride - pw + e;
+                        const int64_t iw = j * stride - pw + e * dil;
                         if (iw < 0 || iw >= w) continue;
                         long double t =
                             (long double)xp[(id * h + ih) * w + iw] * wp[(z * kh + a) * kw + e];
@@ -82,7 +87,7 @@ int go_conv3d(int64_t n, int64_t c, int64_t d, int64_t h, int64_t w, int64_t o, 
 {
     int rc = check_conv_args(__func__, n, c, d, h, w, o, kd, kh, kw, stride, pd, ph, pw, x, wt, y);
     if (rc) return rc;
-    conv(false, n, c, d, h, w, o, kd, kh, kw, stride, pd, ph, pw, x, wt, bias, y);
+    conv(false, n, c, d, h, w, o, kd, kh, kw, stride, 1, 1, pd, ph, pw, x, wt, bias, y);
     return 0;
 }
 
@@ -94,7 +99,60 @@ int go_conv3d_gauge(int64_t n, int64_t c, int64_t d, int64_t h, int64_t w, int64
 {
     int rc = check_conv_args(__func__, n, c, d, h, w, o, kd, kh, kw, stride, pd, ph, pw, x, wt, g);
     if (rc) return rc;
-    conv(true, n, c, d, h, w, o, kd, kh, kw, stride, pd, ph, pw, x, wt, bias, g);
+    conv(true, n, c, d, h, w, o, kd, kh, kw, stride, 1, 1, pd, ph, pw, x, wt, bias, g);
+    return 0;
+}
+
+/* go_conv3d with dilation and groups: the arguments of go_conv3d with dilation and groups after
+   the stride (numbers 11 and 12; the paddings 13 to 15, x 16, wt 17, y 19). A padding may reach
+   the dilated window's extent less one, dil (k - 1); c and o multiples of groups. */
+static int check_conv_ex(const char *fn, int64_t n, int64_t c, int64_t d, int64_t h, int64_t w,
+                         int64_t o, int64_t kd, int64_t kh, int64_t kw, int64_t stride, int64_t dil,
+                         int64_t groups, int64_t pd, int64_t ph, int64_t pw, const double *x,
+                         const double *wt, const double *y)
+{
+    if (n < 0) return go_xerbla(fn, 1, "n");
+    if (c < 1) return go_xerbla(fn, 2, "c");
+    if (d < 1) return go_xerbla(fn, 3, "d");
+    if (h < 1) return go_xerbla(fn, 4, "h");
+    if (w < 1) return go_xerbla(fn, 5, "w");
+    if (o < 0) return go_xerbla(fn, 6, "o");
+    if (kd < 1) return go_xerbla(fn, 7, "kd");
+    if (kh < 1) return go_xerbla(fn, 8, "kh");
+    if (kw < 1) return go_xerbla(fn, 9, "kw");
+    if (stride < 1) return go_xerbla(fn, 10, "stride");
+    if (dil < 1) return go_xerbla(fn, 11, "dilation");
+    if (groups < 1 || c % groups || o % groups) return go_xerbla(fn, 12, "groups");
+    if (pd < 0 || pd > dil * (kd - 1)) return go_xerbla(fn, 13, "pd");
+    if (ph < 0 || ph > dil * (kh - 1)) return go_xerbla(fn, 14, "ph");
+    if (pw < 0 || pw > dil * (kw - 1)) return go_xerbla(fn, 15, "pw");
+    if (!x) return go_xerbla(fn, 16, "x");
+    if (!wt) return go_xerbla(fn, 17, "wt");
+    if (!y) return go_xerbla(fn, 19, "y");
+    return 0;
+}
+
+int go_conv3d_ex(int64_t n, int64_t c, int64_t d, int64_t h, int64_t w, int64_t o, int64_t kd,
+                 int64_t kh, int64_t kw, int64_t stride, int64_t dil, int64_t groups, int64_t pd,
+                 int64_t ph, int64_t pw, const double *x, const double *wt, const double *bias,
+                 double *y)
+{
+    int rc = check_conv_ex(__func__, n, c, d, h, w, o, kd, kh, kw, stride, dil, groups, pd, ph, pw,
+                           x, wt, y);
+    if (rc) return rc;
+    conv(false, n, c, d, h, w, o, kd, kh, kw, stride, dil, groups, pd, ph, pw, x, wt, bias, y);
+    return 0;
+}
+
+int go_conv3d_ex_gauge(int64_t n, int64_t c, int64_t d, int64_t h, int64_t w, int64_t o, int64_t kd,
+                       int64_t kh, int64_t kw, int64_t stride, int64_t dil, int64_t groups,
+                       int64_t pd, int64_t ph, int64_t pw, const double *x, const double *wt,
+                       const double *bias, double *g)
+{
+    int rc = check_conv_ex(__func__, n, c, d, h, w, o, kd, kh, kw, stride, dil, groups, pd, ph, pw,
+                           x, wt, g);
+    if (rc) return rc;
+    conv(true, n, c, d, h, w, o, kd, kh, kw, stride, dil, groups, pd, ph, pw, x, wt, bias, g);
     return 0;
 }
 
@@ -126,7 +184,7 @@ int go_conv(int64_t n, int64_t c, int64_t h, int64_t w, int64_t o, int64_t kh, i
 {
     int rc = check_conv2d(__func__, n, c, h, w, o, kh, kw, stride, ph, pw, x, wt, bias, y);
     if (rc) return rc;
-    conv(false, n, c, 1, h, w, o, 1, kh, kw, stride, 0, ph, pw, x, wt, bias, y);
+    conv(false, n, c, 1, h, w, o, 1, kh, kw, stride, 1, 1, 0, ph, pw, x, wt, bias, y);
     return 0;
 }
 
@@ -136,7 +194,7 @@ int go_conv_gauge(int64_t n, int64_t c, int64_t h, int64_t w, int64_t o, int64_t
 {
     int rc = check_conv2d(__func__, n, c, h, w, o, kh, kw, stride, ph, pw, x, wt, bias, g);
     if (rc) return rc;
-    conv(true, n, c, 1, h, w, o, 1, kh, kw, stride, 0, ph, pw, x, wt, bias, g);
+    conv(true, n, c, 1, h, w, o, 1, kh, kw, stride, 1, 1, 0, ph, pw, x, wt, bias, g);
     return 0;
 }
 

@@ -29,7 +29,7 @@ int go_enomem(const char *fn);                         /* records; returns GO_EN
    (row stride ldy): 0, or go_xerbla's code for the first bad one (softmax, norms, scan). */
 int go_check_rows(const char *fn, int64_t m, int64_t n, const double *x, int64_t ldx,
                   const double *y, int64_t ldy);
-const char *go_last_error(void);                       /* "" when none since go_clear_error() */
+const char *go_last_error(void); /* "" when none since go_clear_error() */
 void go_clear_error(void);
 
 /* OpenBLAS and LAPACK on a fixed thread count (blas_threads.c). Their results depend on the
@@ -400,6 +400,18 @@ int go_conv3d(int64_t n, int64_t c, int64_t d, int64_t h, int64_t w, int64_t o, 
 int go_conv3d_gauge(int64_t n, int64_t c, int64_t d, int64_t h, int64_t w, int64_t o, int64_t kd,
                     int64_t kh, int64_t kw, int64_t stride, int64_t pd, int64_t ph, int64_t pw,
                     const double *x, const double *wt, const double *bias, double *g);
+/* go_conv3d_ex: go_conv3d with torch's dilation (taps dil apart; out side floor((in + 2 p -
+ * dil (k - 1) - 1) / stride) + 1) and groups (c and o multiples of it; wt o x c/groups x kd x kh x
+ * kw; output channel oc reads the input channels of group oc / (o / groups)); a padding up to
+ * dil (k - 1). go_conv3d is its dil = groups = 1 case. go_conv3d_ex_gauge: sum |x||w| + |bias|. */
+int go_conv3d_ex(int64_t n, int64_t c, int64_t d, int64_t h, int64_t w, int64_t o, int64_t kd,
+                 int64_t kh, int64_t kw, int64_t stride, int64_t dil, int64_t groups, int64_t pd,
+                 int64_t ph, int64_t pw, const double *x, const double *wt, const double *bias,
+                 double *y);
+int go_conv3d_ex_gauge(int64_t n, int64_t c, int64_t d, int64_t h, int64_t w, int64_t o, int64_t kd,
+                       int64_t kh, int64_t kw, int64_t stride, int64_t dil, int64_t groups,
+                       int64_t pd, int64_t ph, int64_t pw, const double *x, const double *wt,
+                       const double *bias, double *g);
 /* go_conv3d_transposed: ConvTranspose3d (2d, 1d: d = kd = 1, h = kh = 1) at stride 1, padding 0,
  * from its definition, y(b, oc, k, i, j) = bias(oc) + sum x(b, ci, k - z, i - a, j - e)
  * wt(ci, oc, z, a, e), wt c x o x kd x kh x kw (PyTorch's (in, out) order), bias NULL for

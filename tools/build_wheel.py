@@ -5,7 +5,7 @@ machine with only Python (no meson, CUDA, OpenBLAS, LAPACKE, FFTW or jansson ins
 
     python3 tools/build_wheel.py --lib build/include/libgpuval.so --out dist
     python3 tools/build_wheel.py --builddir build-wheel --out dist   # configures and builds it
-    python3 tools/build_wheel.py --check dist/gpuval-1.3.0-py3-none-linux_x86_64.whl
+    python3 tools/build_wheel.py --check dist/gpuval-1.4.0-py3-none-linux_x86_64.whl
 
 What `auditwheel repair` does, for a library the package loads with ctypes rather than for a
 Python extension: every library in libgpuval's dependency closure (ldd) that is not in the

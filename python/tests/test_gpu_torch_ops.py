@@ -23,17 +23,12 @@ def _calls(torch):
     F = torch.nn.functional
 
     def vol(f, pad, bias):
-        """conv.3d's tensors come flat (the API's shapes hold four sides): x is n c s s s,
-        w o c 3 3 3 (c o 3 3 3 transposed), y flat again."""
+        """conv.3d's tensors come whole (API 1.4's shapes of up to 8 dims): x n c s s s,
+        w o c 3 3 3 (c o 3 3 3 transposed), y 5-D, as conv3d takes and gives them."""
         def make(size):
-            n, c, s, o = (int(v) for v in size.split("x"))
-
             def run(x, w, *b):
-                wt = w.reshape(c, o, 3, 3, 3) if f is F.conv_transpose3d else \
-                    w.reshape(o, c, 3, 3, 3)
-                y = f(x.reshape(n, c, s, s, s), wt, b[0] if bias else None, padding=pad) \
-                    if f is F.conv3d else f(x.reshape(n, c, s, s, s), wt)
-                return y.reshape(-1)
+                return f(x, w, b[0] if bias else None, padding=pad) if f is F.conv3d \
+                    else f(x, w)
             return run
         return make
 
@@ -166,3 +161,64 @@ def test_torch_kl_div_mean_is_caught(torch):
     js = gpuval.check(lambda x, y: F.kl_div(x, y, reduction="mean"), op="loss.kl", dtype="f32",
                       sizes="16x1000", dists="uniform01", framework="torch")
     assert js and all(j.verdict == "FAIL" for j in js), [j.row for j in js]
+
+def _strided_calls(torch):
+    """torch's calls with stride, dilation and groups, for the convolutions that have them
+    (abi/conv.h): each op's tensors as conv2d and conv1d take them (grouped weights
+    o x c / groups x 3 x 3)."""
+    F = torch.nn.functional
+    return {
+        "conv.2d.strided": lambda x, w: F.conv2d(x, w, stride=2, padding=1),
+        "conv.2d.k11s4": lambda x, w, b: F.conv2d(x, w, b, stride=4, padding=2),
+        "conv.2d.dilated": lambda x, w: F.conv2d(x, w, padding=2, dilation=2),
+        "conv.2d.grouped": lambda x, w, b: F.conv2d(x, w, b, padding=1, groups=4),
+        "conv.2d.depthwise": lambda x, w: F.conv2d(x, w, groups=x.shape[1]),
+        "conv.2d.depthwise.k3x1": lambda x, w: F.conv2d(x, w, groups=x.shape[1]),
+        "conv.1d.dilated": lambda x, w: F.conv1d(x, w, stride=3, dilation=4),
+    }
+
+
+STRIDED_OPS = ["conv.2d.strided", "conv.2d.k11s4", "conv.2d.dilated", "conv.2d.grouped",
+               "conv.2d.depthwise", "conv.2d.depthwise.k3x1", "conv.1d.dilated"]
+
+
+@pytest.mark.parametrize("dtype", ["f32", "f64"])
+@pytest.mark.parametrize("op", STRIDED_OPS)
+def test_torch_strided_dilated_grouped_call_passes(torch, op, dtype):
+    fn = _strided_calls(torch)[op]
+    shapes = gpuval.op_info(op)["test_shapes"]
+    sizes = [s.strip() for s in shapes.split(",")] if isinstance(shapes, str) else shapes
+    failed, judged = [], 0
+    for size in sizes:
+        for seed in SEEDS:
+            for j in gpuval.check(fn, op=op, dtype=dtype, sizes=size, framework="torch",
+                                  seed=seed):
+                judged += 1
+                if j.verdict != "PASS":
+                    failed.append(j.row)
+    assert judged > 0, "nothing judged: no test"
+    assert not failed, "\n".join(failed[:10])
+
+
+def test_torch_groups_and_stride_mistakes_fail(torch):
+    """The tests above can fail: torch's call with the stride dropped or the groups' channels
+    dealt round-robin FAILs every case of its op."""
+    F = torch.nn.functional
+
+    def roundrobin(x, w):
+        # output channel oc from group oc mod 4 where torch's is oc // (o / 4)
+        # (torch's channel perm[oc] is then the planted oc, its weights w[oc])
+        o, g = w.shape[0], 4
+        perm = [(oc % g) * (o // g) + oc // g for oc in range(o)]
+        inv = [perm.index(p) for p in range(o)]
+        return F.conv2d(x, w[inv], padding=1, groups=g)[:, perm]
+
+    cases = [(lambda x, w: F.conv2d(x, w, padding=1)[:, :, : (x.shape[2] + 1) // 2,
+                                                      : (x.shape[3] + 1) // 2],
+              "conv.2d.strided", "1x16x18x8"),
+             (lambda x, w, b: roundrobin(x, w) + b[None, :, None, None],
+              "conv.2d.grouped", "2x8x7x12")]
+    for fn, op, size in cases:
+        js = gpuval.check(fn, op=op, dtype="f32", sizes=size, dists="uniform11",
+                          framework="torch")
+        assert js and all(j.verdict == "FAIL" for j in js), [j.row for j in js]

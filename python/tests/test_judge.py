@@ -41,6 +41,31 @@ def test_inputs_have_the_ops_shapes_and_are_reproducible():
     assert f64["A"].dtype == np.float64
 
 
+def test_conv3d_inputs_have_their_5d_shapes_and_a_numpy_conv3d_passes():
+    """API 1.4's whole shapes: conv.3d's x, w and y are 5-D (the 1.3 struct gave them flat), and
+    a NumPy conv3d written against those shapes PASSes; its window flipped FAILs."""
+    case = gpuval.inputs("conv.3d.valid", "f64", "2x3x5x4", "uniform11", seed=1)
+    assert case["x"].shape == (2, 3, 5, 5, 5) and case["w"].shape == (4, 3, 3, 3, 3)
+    assert case.out_shapes == {"y": (2, 4, 3, 3, 3)}
+
+    def conv3d(x, w, flip=False):
+        if flip:
+            w = w[:, :, ::-1, ::-1, ::-1]
+        n, c, s = x.shape[0], x.shape[1], x.shape[2]
+        o, k = w.shape[0], w.shape[2]
+        m = s - k + 1
+        win = np.lib.stride_tricks.sliding_window_view(x, (k, k, k), axis=(2, 3, 4))
+        assert win.shape == (n, c, m, m, m, k, k, k)
+        return np.einsum("ncdhwxyz,ocxyz->nodhw", win, w)
+
+    ok = gpuval.check(conv3d, op="conv.3d.valid", dtype="f64", sizes="2x3x5x4",
+                      dists="uniform11")
+    assert ok and all(r.verdict == "PASS" for r in ok), [r.row for r in ok]
+    bad = gpuval.check(lambda x, w: conv3d(x, w, flip=True), op="conv.3d.valid", dtype="f64",
+                       sizes="2x3x5x4", dists="uniform11")
+    assert bad and all(r.verdict == "FAIL" for r in bad), [r.row for r in bad]
+
+
 # the special dists hold Inf and NaN inputs: NumPy warns where the products are invalid
 @pytest.mark.filterwarnings("ignore:invalid value encountered:RuntimeWarning")
 @pytest.mark.parametrize("dtype", ["f32", "f64"])

@@ -221,7 +221,7 @@ static void tensor_file(const char *name, int i, char *buf, size_t len)
 /* What fill_case_dir writes: the arrays under their file names, and case.json. */
 typedef struct inputs_fill {
     const gv_op *op;
-    const gv_case_inputs *ci;
+    const gv_case_inputs_nd *ci;
     char (*files)[128];
     json_t *doc;
 } inputs_fill;
@@ -315,7 +315,7 @@ static int resolve_case(inputs_args *a, const gv_op **o, int *dtype, char first[
 
 /* Each input's file name in DIR (its tensor's name, or in%d.npy where that is no plain name or
    one taken before); GV_EXIT_USAGE when one of them or case.json exists and force is off. */
-static int name_files(const inputs_args *a, const gv_case_inputs *ci, char files[][128])
+static int name_files(const inputs_args *a, const gv_case_inputs_nd *ci, char files[][128])
 {
     for (int i = 0; i < ci->n_in; i++) {
         tensor_file(ci->in_names[i], i, files[i], sizeof files[i]);
@@ -335,8 +335,8 @@ static int name_files(const inputs_args *a, const gv_case_inputs *ci, char files
 }
 
 /* case.json (GV_DOC_INPUTS): the case and each tensor's name, file and shape. */
-static json_t *case_doc(const inputs_args *a, const gv_op *o, const gv_case_inputs *ci, gv_dist d,
-                        char files[][128])
+static json_t *case_doc(const inputs_args *a, const gv_op *o, const gv_case_inputs_nd *ci,
+                        gv_dist d, char files[][128])
 {
     json_t *ins = json_array(), *outs = json_array();
     for (int i = 0; i < ci->n_in; i++) {
@@ -361,7 +361,7 @@ static json_t *case_doc(const inputs_args *a, const gv_op *o, const gv_case_inpu
 
 /* Every file into a temporary directory beside DIR, which then takes DIR's place: DIR holds
    the earlier case or this one, whole, never half of each. The exit code. */
-static int write_case_dir(const inputs_args *a, const gv_op *o, const gv_case_inputs *ci,
+static int write_case_dir(const inputs_args *a, const gv_op *o, const gv_case_inputs_nd *ci,
                           char files[][128], json_t *doc)
 {
     const char *names[GV_API_MAX_TENSORS + 1];
@@ -393,9 +393,9 @@ int gv_cmd_inputs(int argc, char **argv)
         gv_usage_error("--out %s: %s", a.out, probe_why);
         return gv_write_exit_code(errno);
     }
-    gv_case_inputs ci;
+    gv_case_inputs_nd ci;
     char err[512];
-    rc = gv_make_inputs(o->name, dtype, a.mode, a.size, a.dist, a.seed, &ci, err, sizeof err);
+    rc = gv_make_inputs_nd(o->name, dtype, a.mode, a.size, a.dist, a.seed, &ci, err, sizeof err);
     if (rc != GV_API_OK) {
         gv_usage_error("%s", err);
         return rc == GV_API_ENOMEM ? GV_EXIT_RUNTIME : GV_EXIT_USAGE;
@@ -406,7 +406,7 @@ int gv_cmd_inputs(int argc, char **argv)
     if (rc == GV_EXIT_OK && a.dist && gv_dist_parse(a.dist, &d) != GV_OK)
         rc = GV_EXIT_USAGE; /* gv_make_inputs checked it */
     if (rc != GV_EXIT_OK) {
-        gv_case_inputs_free(&ci);
+        gv_case_inputs_nd_free(&ci);
         return rc;
     }
     json_t *doc = case_doc(&a, o, &ci, d, files);
@@ -419,7 +419,7 @@ int gv_cmd_inputs(int argc, char **argv)
             printf("%s%s/%s", i ? ", " : "", a.out, files[i]);
         printf("%s%s/case.json\n", ci.n_in ? ", " : "", a.out);
     }
-    gv_case_inputs_free(&ci);
+    gv_case_inputs_nd_free(&ci);
     return rc;
 }
 
@@ -432,7 +432,7 @@ typedef struct judge_job {
     int lowp; /* --dtype bf16, f16, e4m3, e5m2: its GV_DTYPE_* (never 0, f32's); 0 none */
     uint64_t seed;
     bool seed_given, quiet, allow_ftz, allow_daz;
-    bool wide; /* -w: the row on one line, on a terminal too */
+    bool wide;          /* -w: the row on one line, on a terminal too */
     char mode_ftz[112]; /* the mode with "+order=O" (--order), "+arch=A" (--arch), "+daz"
                            and "+ftz" (--allow) */
     /* from --case */

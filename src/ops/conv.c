@@ -4,8 +4,13 @@
  * ResNet's stem), conv.1d (a window of 3, padding 1), conv.2d.valid and conv.1d.valid (padding
  * 0, no bias: nn.Conv2d's and nn.Conv1d's defaults as KernelBench writes them),
  * conv.2d.pointwise (1 x 1, no bias), conv.3d
- * (3 x 3 x 3, padding 1) and conv.3d.valid (padding 0, no bias), one thread an output on the
- * device, and their planted bugs. Dims n, c, s, o (conv.1d: n, c, l, o): batch, input
+ * (3 x 3 x 3, padding 1) and conv.3d.valid (padding 0, no bias); with torch's stride,
+ * dilation and groups: conv.2d.strided (3 x 3, stride 2, padding 1), conv.2d.k11s4 (AlexNet's
+ * 11 x 11, stride 4, padding 2), conv.2d.dilated (3 x 3, dilation 2, padding 2),
+ * conv.2d.grouped (3 x 3, padding 1, groups 4), conv.2d.depthwise (3 x 3, groups = c; and
+ * conv.2d.depthwise.k3x1, its 3 x 1 window) and
+ * conv.1d.dilated (window 3, stride 3, dilation 4); one thread an output on the device, and
+ * their planted bugs. Dims n, c, s, o (conv.1d: n, c, l, o): batch, input
  * channels, the square plane's (cube's) side (the row's length), output channels; the window,
  * stride, padding and bias are the op's (abi/conv.h: four dims hold no more).
  * Error model: docs/error-models.md, section conv. */
@@ -17,7 +22,9 @@
 extern const gk_op gk_conv_k3, gk_conv_k1, gk_conv_k7s2, gk_conv_c1d, gk_conv_v3, gk_conv_pw,
     gk_conv_c1dv, gk_conv_k3d, gk_conv_v3d, gk_conv_t3, gk_conv_t1d, gk_conv_t3d, gk_conv_t3_noflip,
     gk_conv_k3_wrap, gk_conv_k3_flipped, gk_conv_k3_f16acc, gk_conv_k3_nobias, gk_conv_v3_padded,
-    gk_conv_k3d_flipped;
+    gk_conv_k3d_flipped, gk_conv_s3, gk_conv_k11s4, gk_conv_d3, gk_conv_g3, gk_conv_dw3,
+    gk_conv_c1dd, gk_conv_dw31, gk_conv_s3_stride1, gk_conv_d3_nodil, gk_conv_g3_groupmap,
+    gk_conv_dw3_groupmap;
 
 typedef struct conv_geom {
     int64_t kd, kh, kw, stride, pd, ph, pw;
@@ -25,17 +32,21 @@ typedef struct conv_geom {
     bool one_d;      /* a plane of one row: dims n, c, l, o */
     bool volume;     /* an s x s x s volume (conv.3d) */
     bool transposed; /* ConvTranspose: weights (in, out), the padding the window less one */
+    int64_t dil;     /* torch's dilation: the window's taps dil apart */
+    int64_t groups;  /* torch's groups; 0: as many as the case's input channels (depthwise) */
 } conv_geom;
 
-#define CONV_GEOM_(name, kd, kh, kw, s, pd, ph, pw, bias, tr)                                      \
+#define CONV_GEOM_(name, kd, kh, kw, s, pd, ph, pw, bias, tr, dil, groups)                         \
     static const conv_geom geom_##name = {                                                         \
-        kd, kh, kw, s, pd, ph, pw, bias, GK_CONV_ONE_ROW(kh, kw, ph), GK_CONV_VOLUME(kd), tr};
+        kd, kh,  kw,    s, pd, ph, pw, bias, GK_CONV_ONE_ROW(kh, kw, ph), GK_CONV_VOLUME(kd),      \
+        tr, dil, groups};
 GK_CONV_GEOMETRIES(CONV_GEOM_)
 #undef CONV_GEOM_
 
-/* The case's volume (d x h x w; d 1 for a plane) and output volume (od x oh x ow). */
+/* The case's volume (d x h x w; d 1 for a plane) and output volume (od x oh x ow); its groups
+   and the input channels of one (cg). */
 typedef struct conv_sizes {
-    int64_t n, c, d, h, w, o, od, oh, ow;
+    int64_t n, c, d, h, w, o, od, oh, ow, groups, cg;
 } conv_sizes;
 
 static conv_sizes sizes_of(const gv_shape *s, const conv_geom *g)
@@ -46,9 +57,11 @@ static conv_sizes sizes_of(const gv_shape *s, const conv_geom *g)
                     .h = g->one_d ? 1 : s->d[2],
                     .w = s->d[2],
                     .o = s->d[3]};
-    z.od = gk_conv_out_side(z.d, g->kd, g->stride, g->pd);
-    z.oh = gk_conv_out_side(z.h, g->kh, g->stride, g->ph);
-    z.ow = gk_conv_out_side(z.w, g->kw, g->stride, g->pw);
+    z.od = gk_conv_out_side_dil(z.d, g->kd, g->stride, g->pd, g->dil);
+    z.oh = gk_conv_out_side_dil(z.h, g->kh, g->stride, g->ph, g->dil);
+    z.ow = gk_conv_out_side_dil(z.w, g->kw, g->stride, g->pw, g->dil);
+    z.groups = g->groups ? g->groups : z.c;
+    z.cg = z.groups > 0 ? z.c / z.groups : 0;
     return z;
 }
 
@@ -57,17 +70,24 @@ static int check_shape_g(const gv_shape *s, char *why, size_t len, const conv_ge
     conv_sizes z = sizes_of(s, g);
     double in = (double)z.n * z.c * z.d * z.h * z.w, out = (double)z.n * z.o * z.od * z.oh * z.ow;
     if (s->nd != 4 || z.c < 1 || z.w < 1 || z.od < 1 || z.oh < 1 || z.ow < 1 || in > 4e9 ||
-        out > 4e9 || (double)z.o * z.c * g->kd * g->kh * g->kw > 4e9) {
+        out > 4e9 || (double)z.o * z.c * g->kd * g->kh * g->kw > 4e9 || z.c % z.groups ||
+        z.o % z.groups) {
         char win[48];
         if (g->volume)
             snprintf(win, sizeof win, "%lldx%lldx%lld", (long long)g->kd, (long long)g->kh,
                      (long long)g->kw);
         else
             snprintf(win, sizeof win, "%lldx%lld", (long long)g->kh, (long long)g->kw);
+        char grp[64] = "";
+        if (g->groups == 0)
+            snprintf(grp, sizeof grp, ", o a multiple of c (groups = c)");
+        else if (g->groups > 1)
+            snprintf(grp, sizeof grp, ", c and o multiples of its %lld groups",
+                     (long long)g->groups);
         snprintf(why, len,
-                 "the convolution takes n x c x %s x o with c >= 1, a side the %s window "
-                 "covers once padded, and fewer than 4e9 elements a tensor",
-                 g->one_d ? "l" : "s", win);
+                 "the convolution takes n x c x %s x o with c >= 1, a side the %s window%s "
+                 "covers once padded%s, and fewer than 4e9 elements a tensor",
+                 g->one_d ? "l" : "s", win, g->dil > 1 ? " (dilated)" : "", grp);
         return GV_EINVAL;
     }
     return GV_OK;
@@ -78,7 +98,7 @@ static int layout_g(const gv_case *c, gv_layout *l, const conv_geom *g)
     conv_sizes z = sizes_of(&c->shape, g);
     *l = (gv_layout){.n_in = g->bias ? 3 : 2, .n_out = 1};
     l->in[0] = (gv_tensor_spec){"x", z.n * z.c * z.d * z.h * z.w};
-    l->in[1] = (gv_tensor_spec){"w", z.o * z.c * g->kd * g->kh * g->kw};
+    l->in[1] = (gv_tensor_spec){"w", z.o * z.cg * g->kd * g->kh * g->kw};
     if (g->bias) l->in[2] = (gv_tensor_spec){"bias", z.o};
     l->out[0] = (gv_tensor_spec){"y", z.n * z.o * z.od * z.oh * z.ow};
     return GV_OK;
@@ -103,9 +123,9 @@ static int tensor_shape_g(const gv_case *c, bool output, int i, int64_t *shape, 
         if (g->volume) shape[nd++] = z.d;
         if (!g->one_d) shape[nd++] = z.h;
         shape[nd++] = z.w;
-    } else if (i == 1) { /* ConvTranspose's weights are (in, out) */
+    } else if (i == 1) { /* ConvTranspose's weights are (in, out); groups': (o, c / groups) */
         shape[nd++] = g->transposed ? z.c : z.o;
-        shape[nd++] = g->transposed ? z.o : z.c;
+        shape[nd++] = g->transposed ? z.o : z.cg;
         if (g->volume) shape[nd++] = g->kd;
         if (!g->one_d) shape[nd++] = g->kh;
         shape[nd++] = g->kw;
@@ -122,7 +142,7 @@ static double flops_g(const gv_case *c, const conv_geom *g)
 {
     conv_sizes z = sizes_of(&c->shape, g);
     return (double)z.n * z.o * z.od * z.oh * z.ow *
-           (2.0 * z.c * g->kd * g->kh * g->kw + (g->bias ? 1.0 : 0.0));
+           (2.0 * z.cg * g->kd * g->kh * g->kw + (g->bias ? 1.0 : 0.0));
 }
 
 static double bytes_g(const gv_case *c, const conv_geom *g)
@@ -138,15 +158,17 @@ static double bytes_g(const gv_case *c, const conv_geom *g)
 /* Each output is a dot product of c kd kh kw + 1 terms (the bias the last; no bias, c kd kh kw
    terms): gemm's model, ASNA eq. 3.13, |y^ - y| <= gamma_K (sum |x||w| + |bias|), K = c kd kh
    kw (+ 1), in any order. Terms of the padding are exact zeros; counting them keeps K the same
-   at every output. */
+   at every output. With groups an output reads its group's c / groups channels alone: K =
+   (c / groups) kd kh kw (+ 1); dilation and stride move the taps, not their count. */
 static double depth_g(const gv_case *c, const conv_geom *g)
 {
-    return (double)c->shape.d[1] * (double)(g->kd * g->kh * g->kw) + (g->bias ? 1.0 : 0.0);
+    conv_sizes z = sizes_of(&c->shape, g);
+    return (double)z.cg * (double)(g->kd * g->kh * g->kw) + (g->bias ? 1.0 : 0.0);
 }
 
 #define CONV_ARGS(p, g, z)                                                                         \
-    z.n, z.c, z.d, z.h, z.w, z.o, g->kd, g->kh, g->kw, g->stride, g->pd, g->ph, g->pw,             \
-        p->in[0].ref, p->in[1].ref, g->bias ? p->in[2].ref : NULL
+    z.n, z.c, z.d, z.h, z.w, z.o, g->kd, g->kh, g->kw, g->stride, g->dil, z.groups, g->pd, g->ph,  \
+        g->pw, p->in[0].ref, p->in[1].ref, g->bias ? p->in[2].ref : NULL
 
 /* ConvTranspose from its definition (stride 1, padding 0: the geometry's padding is the
    kernel's reformulation, not the layer's) */
@@ -159,7 +181,7 @@ static int oracle_g(gv_problem *p, const conv_geom *g)
     conv_sizes z = sizes_of(&p->c.shape, g);
     if (g->transposed)
         return gv_oracle_rc(go_conv3d_transposed(CONV_T_ARGS(p, g, z), p->out[0].ref));
-    return gv_oracle_rc(go_conv3d(CONV_ARGS(p, g, z), p->out[0].ref));
+    return gv_oracle_rc(go_conv3d_ex(CONV_ARGS(p, g, z), p->out[0].ref));
 }
 
 static int gauge_g(gv_problem *p, const conv_geom *g)
@@ -167,7 +189,7 @@ static int gauge_g(gv_problem *p, const conv_geom *g)
     conv_sizes z = sizes_of(&p->c.shape, g);
     if (g->transposed)
         return gv_oracle_rc(go_conv3d_transposed_gauge(CONV_T_ARGS(p, g, z), p->out[0].gauge));
-    return gv_oracle_rc(go_conv3d_gauge(CONV_ARGS(p, g, z), p->out[0].gauge));
+    return gv_oracle_rc(go_conv3d_ex_gauge(CONV_ARGS(p, g, z), p->out[0].gauge));
 }
 
 /* One set of hooks a geometry: ops of a family with the same hooks share cached references
@@ -219,6 +241,13 @@ CONV_HOOKS(v3d)
 CONV_HOOKS(t3)
 CONV_HOOKS(t1d)
 CONV_HOOKS(t3d)
+CONV_HOOKS(s3)
+CONV_HOOKS(k11s4)
+CONV_HOOKS(d3)
+CONV_HOOKS(g3)
+CONV_HOOKS(dw3)
+CONV_HOOKS(c1dd)
+CONV_HOOKS(dw31)
 
 static int conv_inputs(gv_problem *p)
 {
@@ -494,6 +523,155 @@ static const gv_op conv_3d_flipped = {
     CONV_COMMON(k3d),
 };
 
+/* Stride, dilation and groups (torch's stride=, dilation=, groups=): the geometries s3, k11s4,
+   d3, g3, dw3 and c1dd of abi/conv.h. Grouped weights are (o, c / groups, kh, kw): the
+   tensor_shape hook gives them. */
+static const gv_op conv_2d_strided = {
+    .name = "conv.2d.strided",
+    .summary = "y = conv2d(x, w, stride=2, padding=1), 3 x 3 window, no bias: a downsampling "
+               "layer, NCHW",
+    .shapes = "1x64x56x128,2x128x28x128",
+    .test_shapes = "1x1x1x1,2x3x7x5,1x16x18x8,2x32x15x16",
+    .canaries = "wide:1x64x56x128",
+    .test_canaries = "wide:1x16x18x8",
+    .device = GV_KERNEL(gk_conv_s3),
+    .dims = "n,c,s,o",
+    .in_dims = "n,c,s,s;o,c,3,3",
+    CONV_COMMON(s3),
+};
+
+static const gv_op conv_2d_k11s4 = {
+    .name = "conv.2d.k11s4",
+    .summary = "y = conv2d(x, w, bias, stride=4, padding=2), 11 x 11 window: AlexNet's first "
+               "layer, NCHW",
+    .shapes = "1x3x224x64",
+    .test_shapes = "1x1x7x1,1x3x31x4,2x3x64x8",
+    .device = GV_KERNEL(gk_conv_k11s4),
+    CONV2D,
+    CONV_COMMON(k11s4),
+};
+
+static const gv_op conv_2d_dilated = {
+    .name = "conv.2d.dilated",
+    .summary = "y = conv2d(x, w, padding=2, dilation=2), 3 x 3 window (taps 2 apart), no bias, "
+               "NCHW",
+    .shapes = "1x64x56x64,2x64x28x64",
+    .test_shapes = "1x1x1x1,2x3x7x5,1x16x17x8,2x32x14x16",
+    .canaries = "wide:1x64x56x64",
+    .test_canaries = "wide:1x16x17x8",
+    .device = GV_KERNEL(gk_conv_d3),
+    .dims = "n,c,s,o",
+    .in_dims = "n,c,s,s;o,c,3,3",
+    CONV_COMMON(d3),
+};
+
+static const gv_op conv_2d_grouped = {
+    .name = "conv.2d.grouped",
+    .summary = "y = conv2d(x, w, bias, padding=1, groups=4), 3 x 3 window: c and o multiples of "
+               "4, each output reads its group's c / 4 channels, NCHW",
+    .shapes = "1x64x56x64,2x128x28x128",
+    .test_shapes = "1x4x1x4,2x8x7x12,1x16x17x8,2x64x14x32",
+    .canaries = "wide:1x64x56x64",
+    .test_canaries = "wide:1x16x17x8",
+    .device = GV_KERNEL(gk_conv_g3),
+    CONV2D,
+    CONV_COMMON(g3),
+};
+
+static const gv_op conv_2d_depthwise = {
+    .name = "conv.2d.depthwise",
+    .summary = "y = conv2d(x, w, groups=c), 3 x 3 window, padding 0, no bias (nn.Conv2d(c, o, "
+               "3, groups=c, bias=False)): o a multiple of c, NCHW",
+    .shapes = "1x64x112x64,4x128x56x256",
+    .test_shapes = "1x1x3x1,2x3x7x6,1x16x17x16,2x32x14x64",
+    .canaries = "wide:1x64x112x64",
+    .test_canaries = "wide:1x16x17x16",
+    .device = GV_KERNEL(gk_conv_dw3),
+    .dims = "n,c,s,o",
+    .in_dims = "n,c,s,s;",
+    CONV_COMMON(dw3),
+};
+
+static const gv_op conv_2d_depthwise_k3x1 = {
+    .name = "conv.2d.depthwise.k3x1",
+    .summary = "y = conv2d(x, w, groups=c), 3 x 1 window (kernel_size=(3, 1)), padding 0, no "
+               "bias: o a multiple of c, NCHW",
+    .shapes = "4x8x256x8",
+    .test_shapes = "1x1x3x1,2x3x7x6,1x16x17x16",
+    .device = GV_KERNEL(gk_conv_dw31),
+    .dims = "n,c,s,o",
+    .in_dims = "n,c,s,s;",
+    CONV_COMMON(dw31),
+};
+
+static const gv_op conv_1d_dilated = {
+    .name = "conv.1d.dilated",
+    .summary = "y = conv1d(x, w, stride=3, dilation=4), window 3, padding 0, no bias "
+               "(nn.Conv1d(c, o, 3, stride=3, dilation=4, bias=False)), NCL",
+    .shapes = "8x64x4096x64",
+    .test_shapes = "1x1x9x1,2x3x100x8,4x32x257x16",
+    .device = GV_KERNEL(gk_conv_c1dd),
+    CONV_COMMON(c1dd),
+    .dims = "n,c,l,o",
+    .in_dims = "n,c,l;o,c,3",
+};
+
+/* Their planted bugs: each moves the taps or the channels an output reads, O(1) of its terms
+   wrong where the model allows O(K u) of sum |x||w|. */
+static const gv_op conv_2d_strided_stride1 = {
+    .name = "conv.2d.strided.stride1",
+    .summary = "planted bug: a stride-2 layer's outputs read at stride 1 (the top-left quarter "
+               "of the stride-1 output)",
+    .planted_bug = "stride ignored in the reads: output (i, j) reads the window at (i, j), where "
+                   "(2 i, 2 j) belongs",
+    .shapes = "1x64x56x128",
+    .test_shapes = "2x3x7x5,1x16x18x8",
+    .device = GV_KERNEL(gk_conv_s3_stride1),
+    .dims = "n,c,s,o",
+    .in_dims = "n,c,s,s;o,c,3,3",
+    CONV_COMMON(s3),
+};
+
+static const gv_op conv_2d_dilated_nodil = {
+    .name = "conv.2d.dilated.nodil",
+    .summary = "planted bug: the dilation dropped (adjacent taps where they are 2 apart)",
+    .planted_bug = "dilation 1 read into a dilation-2 layer: the window's taps adjacent, the "
+                   "padding 2 kept",
+    .shapes = "1x64x56x64",
+    .test_shapes = "2x3x7x5,1x16x17x8",
+    .device = GV_KERNEL(gk_conv_d3_nodil),
+    .dims = "n,c,s,o",
+    .in_dims = "n,c,s,s;o,c,3,3",
+    CONV_COMMON(d3),
+};
+
+static const gv_op conv_2d_grouped_groupmap = {
+    .name = "conv.2d.grouped.groupmap",
+    .summary = "planted bug: output channel oc read from group oc mod 4 (where oc / (o / 4) "
+               "belongs)",
+    .planted_bug = "wrong group mapping: channels dealt round-robin to the groups, where torch "
+                   "gives each group o / groups consecutive outputs",
+    .shapes = "1x64x56x64",
+    .test_shapes = "2x8x7x12,1x16x17x8",
+    .device = GV_KERNEL(gk_conv_g3_groupmap),
+    CONV2D,
+    CONV_COMMON(g3),
+};
+
+static const gv_op conv_2d_depthwise_groupmap = {
+    .name = "conv.2d.depthwise.groupmap",
+    .summary = "planted bug: depthwise output channel oc read from input channel oc mod c "
+               "(where oc / (o / c) belongs)",
+    .planted_bug = "wrong group mapping at a channel multiplier above 1: outputs dealt "
+                   "round-robin to the input channels",
+    .shapes = "1x64x112x128",
+    .test_shapes = "2x3x7x6,1x16x17x32",
+    .device = GV_KERNEL(gk_conv_dw3_groupmap),
+    .dims = "n,c,s,o",
+    .in_dims = "n,c,s,s;",
+    CONV_COMMON(dw3),
+};
+
 const gv_op *const gv_family_conv[] = {&conv_2d,
                                        &conv_2d_k1,
                                        &conv_2d_k7s2,
@@ -506,6 +684,13 @@ const gv_op *const gv_family_conv[] = {&conv_2d,
                                        &conv_2d_transposed,
                                        &conv_1d_transposed,
                                        &conv_3d_transposed,
+                                       &conv_2d_strided,
+                                       &conv_2d_k11s4,
+                                       &conv_2d_dilated,
+                                       &conv_2d_grouped,
+                                       &conv_2d_depthwise,
+                                       &conv_2d_depthwise_k3x1,
+                                       &conv_1d_dilated,
                                        &conv_2d_wrap,
                                        &conv_2d_flipped,
                                        &conv_2d_f16acc,
@@ -513,4 +698,8 @@ const gv_op *const gv_family_conv[] = {&conv_2d,
                                        &conv_2d_valid_padded,
                                        &conv_3d_flipped,
                                        &conv_2d_transposed_noflip,
+                                       &conv_2d_strided_stride1,
+                                       &conv_2d_dilated_nodil,
+                                       &conv_2d_grouped_groupmap,
+                                       &conv_2d_depthwise_groupmap,
                                        NULL};

@@ -69,6 +69,21 @@ int main(void)
     MEMBER(gv_case_inputs, in_names);
     MEMBER(gv_case_inputs, out_names);
     STRUCT_END();
+
+    STRUCT_BEGIN(gv_case_inputs_nd);
+    MEMBER(gv_case_inputs_nd, dtype);
+    MEMBER(gv_case_inputs_nd, n_in);
+    MEMBER(gv_case_inputs_nd, n_out);
+    MEMBER(gv_case_inputs_nd, in);
+    MEMBER(gv_case_inputs_nd, in_count);
+    MEMBER(gv_case_inputs_nd, out_count);
+    MEMBER(gv_case_inputs_nd, in_ndim);
+    MEMBER(gv_case_inputs_nd, out_ndim);
+    MEMBER(gv_case_inputs_nd, in_shape);
+    MEMBER(gv_case_inputs_nd, out_shape);
+    MEMBER(gv_case_inputs_nd, in_names);
+    MEMBER(gv_case_inputs_nd, out_names);
+    STRUCT_END();
     printf("\n  },\n");
 
     printf("  \"constants\": {\"GV_API_MAX_TENSORS\": %d, \"GV_API_MAX_DIMS\": %d, "
@@ -77,10 +92,11 @@ int main(void)
            "\"GV_VERDICT_SKIP\": %d, \"GV_VERDICT_ERROR\": %d, \"GV_API_OK\": %d, "
            "\"GV_API_EINVAL\": %d, \"GV_API_ENOMEM\": %d, \"GV_API_EABI\": %d, "
            "\"GV_API_EEXIST\": %d, \"GV_DTYPE_BF16\": %d, \"GV_DTYPE_F16\": %d, "
-           "\"GV_DTYPE_E4M3\": %d, \"GV_DTYPE_E5M2\": %d}\n}\n",
+           "\"GV_DTYPE_E4M3\": %d, \"GV_DTYPE_E5M2\": %d, \"GV_API_MAX_TENSOR_DIMS\": %d}\n}\n",
            GV_API_MAX_TENSORS, GV_API_MAX_DIMS, GV_DTYPE_F32, GV_DTYPE_F64,
            GPUVAL_API_VERSION_MAJOR, GPUVAL_API_VERSION_MINOR, GV_VERDICT_PASS, GV_VERDICT_FAIL,
            GV_VERDICT_SKIP, GV_VERDICT_ERROR, GV_API_OK, GV_API_EINVAL, GV_API_ENOMEM, GV_API_EABI,
-           GV_API_EEXIST, GV_DTYPE_BF16, GV_DTYPE_F16, GV_DTYPE_E4M3, GV_DTYPE_E5M2);
+           GV_API_EEXIST, GV_DTYPE_BF16, GV_DTYPE_F16, GV_DTYPE_E4M3, GV_DTYPE_E5M2,
+           GV_API_MAX_TENSOR_DIMS);
     return 0;
 }

@@ -25,11 +25,11 @@ import sys
 
 # _lib.py's class -> the C struct it mirrors
 MIRRORS = {"GvArray": "gv_array", "GvJudgeSpec": "gv_judge_spec", "GvJudgement": "gv_judgement",
-           "GvCaseInputs": "gv_case_inputs"}
+           "GvCaseInputs": "gv_case_inputs", "GvCaseInputsNd": "gv_case_inputs_nd"}
 # members the mirror names otherwise: `in` is a Python keyword (`spec.in` cannot be written),
 # and gv_judge_spec's `out` is `outputs` beside it
 RENAMES = {("gv_judge_spec", "in"): "inputs", ("gv_judge_spec", "out"): "outputs",
-           ("gv_case_inputs", "in"): "inputs"}
+           ("gv_case_inputs", "in"): "inputs", ("gv_case_inputs_nd", "in"): "inputs"}
 
 
 def py_name(struct, c_name):
@@ -112,10 +112,14 @@ def main():
             "DTYPE_F32": k["GV_DTYPE_F32"], "DTYPE_F64": k["GV_DTYPE_F64"],
             "DTYPE_BF16": k["GV_DTYPE_BF16"], "DTYPE_F16": k["GV_DTYPE_F16"],
             "DTYPE_E4M3": k["GV_DTYPE_E4M3"], "DTYPE_E5M2": k["GV_DTYPE_E5M2"],
-            "API_MAJOR": k["GPUVAL_API_VERSION_MAJOR"]}
+            "API_MAJOR": k["GPUVAL_API_VERSION_MAJOR"],
+            "MAX_TENSOR_DIMS": k["GV_API_MAX_TENSOR_DIMS"]}
     for attr, value in want.items():
         if getattr(lib, attr, None) != value:
             faults.append(f"{lib_py}: {attr} = {getattr(lib, attr, None)}; gpuval.h: {value}")
+    if getattr(lib, "API_MINOR_ND", 0) > k["GPUVAL_API_VERSION_MINOR"]:
+        faults.append(f"{lib_py}: uses API minor {lib.API_MINOR_ND}'s functions; gpuval.h is "
+                      f"{k['GPUVAL_API_VERSION_MAJOR']}.{k['GPUVAL_API_VERSION_MINOR']}")
     if getattr(lib, "API_MINOR_NEEDED", 0) > k["GPUVAL_API_VERSION_MINOR"]:
         faults.append(f"{lib_py}: needs API minor {lib.API_MINOR_NEEDED}; gpuval.h is "
                       f"{k['GPUVAL_API_VERSION_MAJOR']}.{k['GPUVAL_API_VERSION_MINOR']}")

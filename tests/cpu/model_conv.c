@@ -4,7 +4,10 @@
  * and f64 arithmetic passes on every dist at three seeds, in 1-D, 2-D and 3-D, padded and
  * valid, with and without a bias, transposed; each planted bug (the padding wrapped, the window
  * flipped in 2-D and 3-D, f16 accumulation, the bias dropped, a padding where the layer has
- * none, a transposed window not flipped) and f32 arithmetic inside an f64 case fail. */
+ * none, a transposed window not flipped; a strided layer read at stride 1, a dilated one at
+ * dilation 1, a grouped or depthwise one with its channels dealt round-robin to the groups) and
+ * f32 arithmetic inside an f64 case fail. Strided, dilated, grouped and depthwise geometries
+ * pass like the others. */
 #include <criterion/criterion.h>
 #include <math.h>
 #include <stdlib.h>
@@ -15,7 +18,19 @@
 #include "io/tensor_shape.h"
 #include "testkit.h"
 
-enum variant { V_OK, V_REVERSE, V_WRAP, V_FLIPPED, V_F16ACC, V_NOBIAS, V_IN_F32, V_PADDED };
+enum variant {
+    V_OK,
+    V_REVERSE,
+    V_WRAP,
+    V_FLIPPED,
+    V_F16ACC,
+    V_NOBIAS,
+    V_IN_F32,
+    V_PADDED,
+    V_STRIDE1,
+    V_NODIL,
+    V_GROUPMAP
+};
 
 /* The geometries as the ops' summaries state them (abi/conv.h is what this checks, so the
    numbers are written out here rather than taken from it). */
@@ -23,21 +38,51 @@ typedef struct {
     const char *op;
     int64_t kd, kh, kw, st, pd, ph, pw;
     bool bias, one_d, volume, tr;
+    int64_t dil, groups; /* groups 0: as many as the input's channels */
 } geom;
 
-static const geom geoms[] = {{"conv.2d", 1, 3, 3, 1, 0, 1, 1, true, false, false, false},
-                             {"conv.2d.k1", 1, 1, 1, 1, 0, 0, 0, true, false, false, false},
-                             {"conv.2d.k7s2", 1, 7, 7, 2, 0, 3, 3, true, false, false, false},
-                             {"conv.1d", 1, 1, 3, 1, 0, 0, 1, true, true, false, false},
-                             {"conv.2d.valid", 1, 3, 3, 1, 0, 0, 0, false, false, false, false},
-                             {"conv.2d.pointwise", 1, 1, 1, 1, 0, 0, 0, false, false, false, false},
-                             {"conv.1d.valid", 1, 1, 3, 1, 0, 0, 0, false, true, false, false},
-                             {"conv.3d", 3, 3, 3, 1, 1, 1, 1, true, false, true, false},
-                             {"conv.3d.valid", 3, 3, 3, 1, 0, 0, 0, false, false, true, false},
-                             {"conv.2d.transposed", 1, 3, 3, 1, 0, 2, 2, false, false, false, true},
-                             {"conv.1d.transposed", 1, 1, 3, 1, 0, 0, 2, false, true, false, true},
-                             {"conv.3d.transposed", 3, 3, 3, 1, 2, 2, 2, false, false, true, true}};
-enum { G_K3 = 0, G_V3 = 4, G_C1DV = 6, G_K3D = 7, G_V3D = 8, G_T3 = 9 };
+static const geom geoms[] = {
+    {"conv.2d", 1, 3, 3, 1, 0, 1, 1, true, false, false, false, 1, 1},
+    {"conv.2d.k1", 1, 1, 1, 1, 0, 0, 0, true, false, false, false, 1, 1},
+    {"conv.2d.k7s2", 1, 7, 7, 2, 0, 3, 3, true, false, false, false, 1, 1},
+    {"conv.1d", 1, 1, 3, 1, 0, 0, 1, true, true, false, false, 1, 1},
+    {"conv.2d.valid", 1, 3, 3, 1, 0, 0, 0, false, false, false, false, 1, 1},
+    {"conv.2d.pointwise", 1, 1, 1, 1, 0, 0, 0, false, false, false, false, 1, 1},
+    {"conv.1d.valid", 1, 1, 3, 1, 0, 0, 0, false, true, false, false, 1, 1},
+    {"conv.3d", 3, 3, 3, 1, 1, 1, 1, true, false, true, false, 1, 1},
+    {"conv.3d.valid", 3, 3, 3, 1, 0, 0, 0, false, false, true, false, 1, 1},
+    {"conv.2d.transposed", 1, 3, 3, 1, 0, 2, 2, false, false, false, true, 1, 1},
+    {"conv.1d.transposed", 1, 1, 3, 1, 0, 0, 2, false, true, false, true, 1, 1},
+    {"conv.3d.transposed", 3, 3, 3, 1, 2, 2, 2, false, false, true, true, 1, 1},
+    {"conv.2d.strided", 1, 3, 3, 2, 0, 1, 1, false, false, false, false, 1, 1},
+    {"conv.2d.k11s4", 1, 11, 11, 4, 0, 2, 2, true, false, false, false, 1, 1},
+    {"conv.2d.dilated", 1, 3, 3, 1, 0, 2, 2, false, false, false, false, 2, 1},
+    {"conv.2d.grouped", 1, 3, 3, 1, 0, 1, 1, true, false, false, false, 1, 4},
+    {"conv.2d.depthwise", 1, 3, 3, 1, 0, 0, 0, false, false, false, false, 1, 0},
+    {"conv.1d.dilated", 1, 1, 3, 3, 0, 0, 0, false, true, false, false, 4, 1},
+    {"conv.2d.depthwise.k3x1", 1, 3, 1, 1, 0, 0, 0, false, false, false, false, 1, 0}};
+enum {
+    G_K3 = 0,
+    G_V3 = 4,
+    G_C1DV = 6,
+    G_K3D = 7,
+    G_V3D = 8,
+    G_T3 = 9,
+    G_S3 = 12,
+    G_D3 = 14,
+    G_G3 = 15,
+    G_DW3 = 16
+};
+
+/* a geometry's dilation, and its groups at c input channels (groups 0: depthwise, c) */
+static int64_t dil_of(const geom *g)
+{
+    return g->dil;
+}
+static int64_t groups_of(const geom *g, int64_t c)
+{
+    return g->groups ? g->groups : c;
+}
 
 static double f16(double v)
 {
@@ -51,14 +96,17 @@ static double sim_out(bool f32, enum variant v, const geom *g, const double *x, 
                       int64_t q, int64_t oc, int64_t k, int64_t i, int64_t j)
 {
     double acc = 0;
-    const int64_t win = g->kd * g->kh * g->kw, terms = c * win;
+    const int64_t groups = groups_of(g, c), cg = c / groups, og = no / groups;
+    const int64_t win = g->kd * g->kh * g->kw, terms = cg * win;
     const int64_t pd = v == V_PADDED && g->volume ? 1 : g->pd, ph = v == V_PADDED ? 1 : g->ph,
                   pw = v == V_PADDED ? 1 : g->pw;
+    const int64_t st = v == V_STRIDE1 ? 1 : g->st, dl = v == V_NODIL ? 1 : dil_of(g);
+    const int64_t c0 = (v == V_GROUPMAP ? oc % groups : oc / og) * cg;
     for (int64_t tt = 0; tt < terms; tt++) {
         int64_t t = v == V_REVERSE ? terms - 1 - tt : tt;
-        int64_t ci = t / win, z = (t / (g->kh * g->kw)) % g->kd, a = (t / g->kw) % g->kh,
-                e = t % g->kw;
-        int64_t dz = k * g->st - pd + z, r = i * g->st - ph + a, col = j * g->st - pw + e;
+        int64_t cl = t / win, z = (t / (g->kh * g->kw)) % g->kd, a = (t / g->kw) % g->kh,
+                e = t % g->kw, ci = c0 + cl;
+        int64_t dz = k * st - pd + z * dl, r = i * st - ph + a * dl, col = j * st - pw + e * dl;
         if (dz < 0 || dz >= d || r < 0 || r >= h) continue;
         if (col < 0 || col >= w) {
             if (v != V_WRAP) continue;
@@ -68,7 +116,7 @@ static double sim_out(bool f32, enum variant v, const geom *g, const double *x, 
         bool flip = g->tr != (v == V_FLIPPED);
         int64_t wz = flip ? g->kd - 1 - z : z, wa = flip ? g->kh - 1 - a : a,
                 we = flip ? g->kw - 1 - e : e;
-        int64_t wrow = g->tr ? ci * no + oc : oc * c + ci;
+        int64_t wrow = g->tr ? ci * no + oc : oc * cg + cl;
         double xv = x[(((q * c + ci) * d + dz) * h + r) * w + col],
                wv = wt[((wrow * g->kd + wz) * g->kh + wa) * g->kw + we];
         if (v == V_F16ACC)
@@ -88,9 +136,9 @@ static gv_result judge_sim(const geom *g, gv_dtype t, gv_dist dist, gv_shape s, 
     gv_test_problem(&p, &c);
     int64_t n = s.d[0], ch = s.d[1], d = g->volume ? s.d[2] : 1, h = g->one_d ? 1 : s.d[2],
             w = s.d[2], o = s.d[3];
-    int64_t od = gk_conv_out_side(d, g->kd, g->st, g->pd),
-            oh = gk_conv_out_side(h, g->kh, g->st, g->ph),
-            ow = gk_conv_out_side(w, g->kw, g->st, g->pw);
+    int64_t od = gk_conv_out_side_dil(d, g->kd, g->st, g->pd, dil_of(g)),
+            oh = gk_conv_out_side_dil(h, g->kh, g->st, g->ph, dil_of(g)),
+            ow = gk_conv_out_side_dil(w, g->kw, g->st, g->pw, dil_of(g));
     cr_assert_eq(p.out[0].count, n * o * od * oh * ow);
     cr_assert_eq(p.l.n_in, g->bias ? 3 : 2, "%s: a bias input where the layer has one", g->op);
     bool f32 = t == GV_F32 || v == V_IN_F32;
@@ -123,11 +171,12 @@ Test(conv_model, registered_with_dims_depths_shapes_and_planted_bugs)
         cr_expect_null(op->planted_bug);
         cr_expect_not_null(op->in_dims, "takes --inputs");
         cr_expect(gv_mode_ok(op, GV_F32, GV_MODE_NATIVE) && gv_mode_ok(op, GV_F64, GV_MODE_NATIVE));
-        /* the depth K = c kd kh kw (+ 1 with a bias) at c = 5 */
-        gv_shape sh = {4, {1, 5, 9, 2}};
+        /* the depth K = (c / groups) kd kh kw (+ 1 with a bias) at c = 8 */
+        gv_shape sh = {4, {1, 8, 19, 8}};
         gv_case k = gv_test_case(geoms[i].op, GV_F32, GV_MODE_NATIVE, GV_DIST_UNIFORM11, sh, 1);
         cr_expect_float_eq(op->depth(&k),
-                           5.0 * (double)(geoms[i].kd * geoms[i].kh * geoms[i].kw) +
+                           8.0 / (double)groups_of(&geoms[i], 8) *
+                                   (double)(geoms[i].kd * geoms[i].kh * geoms[i].kw) +
                                (geoms[i].bias ? 1 : 0),
                            0, "%s", geoms[i].op);
     }
@@ -159,10 +208,18 @@ Test(conv_model, registered_with_dims_depths_shapes_and_planted_bugs)
     cr_expect(shape[0] == 8 && shape[1] == 4 && shape[2] == 3);
     char why[256];
     cr_expect_eq(c.op->check_shape(&(gv_shape){4, {1, 0, 7, 5}}, why, sizeof why), GV_EINVAL);
-    const char *bugs[] = {
-        "conv.2d.wrap",         "conv.2d.flipped", "conv.2d.f16acc",           "conv.2d.nobias",
-        "conv.2d.valid.padded", "conv.3d.flipped", "conv.2d.transposed.noflip"};
-    for (int i = 0; i < 7; i++) {
+    const char *bugs[] = {"conv.2d.wrap",
+                          "conv.2d.flipped",
+                          "conv.2d.f16acc",
+                          "conv.2d.nobias",
+                          "conv.2d.valid.padded",
+                          "conv.3d.flipped",
+                          "conv.2d.transposed.noflip",
+                          "conv.2d.strided.stride1",
+                          "conv.2d.dilated.nodil",
+                          "conv.2d.grouped.groupmap",
+                          "conv.2d.depthwise.groupmap"};
+    for (int i = 0; i < 11; i++) {
         const gv_op *b = gv_op_find(bugs[i]);
         cr_assert_not_null(b, "%s", bugs[i]);
         cr_expect_not_null(b->planted_bug);
@@ -225,6 +282,15 @@ Test(conv_model, valid_and_3d_layouts_and_shapes)
 static const gv_shape shapes_2d[] = {
     {4, {1, 1, 3, 1}}, {4, {2, 3, 7, 5}}, {4, {1, 16, 17, 8}}, {4, {1, 64, 9, 4}}};
 static const gv_shape shapes_1d[] = {{4, {1, 1, 3, 1}}, {4, {2, 4, 100, 8}}, {4, {1, 32, 57, 4}}};
+/* groups 4: c and o multiples of 4; depthwise: o a multiple of c; the 11 x 11 window at
+   padding 2 needs a side of 7; window 3 at dilation 4 a length of 9 */
+static const gv_shape shapes_g4[] = {
+    {4, {1, 4, 1, 4}}, {4, {2, 8, 7, 12}}, {4, {1, 16, 17, 8}}, {4, {1, 64, 9, 4}}};
+static const gv_shape shapes_dw[] = {
+    {4, {1, 1, 3, 1}}, {4, {2, 3, 7, 6}}, {4, {1, 16, 17, 16}}, {4, {1, 8, 9, 24}}};
+static const gv_shape shapes_k11[] = {
+    {4, {1, 1, 7, 1}}, {4, {1, 3, 31, 4}}, {4, {2, 3, 20, 3}}, {4, {1, 3, 64, 2}}};
+static const gv_shape shapes_1dd[] = {{4, {1, 1, 9, 1}}, {4, {2, 4, 100, 8}}, {4, {1, 32, 57, 4}}};
 static const gv_shape shapes_3d[] = {{4, {1, 1, 3, 1}}, {4, {2, 3, 5, 4}}, {4, {1, 8, 9, 8}}};
 /* ConvTranspose grows the output by 2 a side: smaller cubes */
 static const gv_shape shapes_3dt[] = {{4, {1, 1, 1, 1}}, {4, {2, 3, 5, 4}}, {4, {1, 8, 7, 8}}};
@@ -235,9 +301,12 @@ Test(conv_model, correct_arithmetic_passes_on_every_dist_and_seed, .timeout = 30
                              GV_DIST_OFFGRID, GV_DIST_WIDE};
     for (size_t gi = 0; gi < sizeof geoms / sizeof geoms[0]; gi++) {
         const geom *g = &geoms[gi];
-        const gv_shape *sh = g->volume  ? (g->tr ? shapes_3dt : shapes_3d)
-                             : g->one_d ? shapes_1d
-                                        : shapes_2d;
+        const gv_shape *sh = g->volume        ? (g->tr ? shapes_3dt : shapes_3d)
+                             : g->one_d       ? (dil_of(g) > 1 ? shapes_1dd : shapes_1d)
+                             : g->groups == 4 ? shapes_g4
+                             : g->groups == 0 ? shapes_dw
+                             : g->kh == 11    ? shapes_k11
+                                              : shapes_2d;
         size_t ns = g->one_d || g->volume ? 3 : 4;
         for (size_t s = 0; s < ns; s++)
             for (size_t d = 0; d < sizeof dists / sizeof dists[0]; d++)
@@ -330,4 +399,87 @@ Test(conv_model, planted_valid_and_3d_bugs_fail, .timeout = 120)
         cr_expect_eq(w.verdict, GV_FAIL, "%s f32 in f64: %s", geoms[vg[i]].op, w.reason);
         cr_expect_gt(w.m.ratio, 1e3, "%s", geoms[vg[i]].op);
     }
+}
+
+/* Stride, dilation and groups: the tensors' shapes (grouped weights o x c / groups x 3 x 3) and
+   sizes, and each planted bug at its test shapes and the catalogue's, each dtype, FAILs by far:
+   a stride or dilation dropped moves every output's taps, a round-robin group mapping every
+   output channel oc with oc / (o / groups) != oc mod groups. */
+Test(conv_model, strided_dilated_grouped_layouts_and_planted_bugs_fail, .timeout = 120)
+{
+    gv_layout l;
+    int64_t shape[8];
+    gv_case g = gv_test_case("conv.2d.grouped", GV_F32, GV_MODE_NATIVE, GV_DIST_UNIFORM11,
+                             (gv_shape){4, {2, 8, 7, 12}}, 1);
+    cr_assert_eq(g.op->layout(&g, &l), GV_OK);
+    cr_expect(l.n_in == 3 && l.in[1].count == 12 * 2 * 9 && l.out[0].count == 2 * 12 * 49);
+    cr_expect_eq(gv_tensor_shape(&g, &l, false, 1, shape), 4);
+    cr_expect(shape[0] == 12 && shape[1] == 2 && shape[2] == 3 && shape[3] == 3);
+    cr_expect_float_eq(g.op->depth(&g), 19.0, 0);
+    char why[256];
+    cr_expect_eq(g.op->check_shape(&(gv_shape){4, {1, 6, 7, 8}}, why, sizeof why), GV_EINVAL,
+                 "c = 6 is no multiple of 4 groups");
+    cr_expect(strstr(why, "groups") != NULL, "%s", why);
+    gv_case dw = gv_test_case("conv.2d.depthwise", GV_F64, GV_MODE_NATIVE, GV_DIST_UNIFORM11,
+                              (gv_shape){4, {2, 3, 7, 6}}, 1);
+    cr_assert_eq(dw.op->layout(&dw, &l), GV_OK);
+    cr_expect(l.n_in == 2 && l.in[1].count == 6 * 9 && l.out[0].count == 2 * 6 * 25);
+    cr_expect_eq(gv_tensor_shape(&dw, &l, false, 1, shape), 4);
+    cr_expect(shape[0] == 6 && shape[1] == 1 && shape[2] == 3 && shape[3] == 3);
+    cr_expect_float_eq(dw.op->depth(&dw), 9.0, 0);
+    cr_expect_eq(dw.op->check_shape(&(gv_shape){4, {1, 4, 7, 6}}, why, sizeof why), GV_EINVAL,
+                 "o = 6 is no multiple of c = 4");
+    /* stride 2, padding 1: 18 -> 9; dilation 2, padding 2: 17 -> 17; AlexNet: 224 -> 55;
+       window 3, stride 3, dilation 4: 100 -> 31 */
+    const struct {
+        const char *op;
+        gv_shape s;
+        int64_t out;
+    } sizes[] = {{"conv.2d.strided", {4, {1, 16, 18, 8}}, 8 * 9 * 9},
+                 {"conv.2d.dilated", {4, {1, 16, 17, 8}}, 8 * 17 * 17},
+                 {"conv.2d.k11s4", {4, {1, 3, 224, 64}}, 64 * 55 * 55},
+                 {"conv.1d.dilated", {4, {2, 4, 100, 8}}, 2 * 8 * 31}};
+    for (int i = 0; i < 4; i++) {
+        gv_case c =
+            gv_test_case(sizes[i].op, GV_F32, GV_MODE_NATIVE, GV_DIST_UNIFORM11, sizes[i].s, 1);
+        cr_assert_eq(c.op->layout(&c, &l), GV_OK);
+        cr_expect_eq(l.out[0].count, sizes[i].out, "%s", sizes[i].op);
+    }
+
+    const struct {
+        const char *op;
+        int g;
+        enum variant v;
+        gv_shape shapes[2];
+    } bugs[] = {
+        {"conv.2d.strided.stride1", G_S3, V_STRIDE1, {{4, {2, 3, 7, 5}}, {4, {1, 16, 18, 8}}}},
+        {"conv.2d.dilated.nodil", G_D3, V_NODIL, {{4, {2, 3, 7, 5}}, {4, {1, 16, 17, 8}}}},
+        {"conv.2d.grouped.groupmap", G_G3, V_GROUPMAP, {{4, {2, 8, 7, 12}}, {4, {1, 16, 17, 8}}}},
+        {"conv.2d.depthwise.groupmap",
+         G_DW3,
+         V_GROUPMAP,
+         {{4, {2, 3, 7, 6}}, {4, {1, 16, 17, 32}}}},
+    };
+    for (int b = 0; b < 4; b++)
+        for (int t = 0; t < 2; t++)
+            for (int s = 0; s < 2; s++) {
+                gv_dtype dt = t ? GV_F64 : GV_F32;
+                const gv_op *op = gv_op_find(bugs[b].op);
+                cr_assert_not_null(op, "%s", bugs[b].op);
+                cr_expect_not_null(op->planted_bug);
+                gv_result r = judge_sim(&geoms[bugs[b].g], dt, op->default_dist, bugs[b].shapes[s],
+                                        1, bugs[b].v, bugs[b].op);
+                cr_expect_eq(r.verdict, GV_FAIL, "%s %s shape %d: %s", bugs[b].op,
+                             gv_dtype_name(dt), s, r.reason);
+                cr_expect_gt(r.m.ratio, 16.0, "%s %s shape %d: ratio %.3g", bugs[b].op,
+                             gv_dtype_name(dt), s, r.m.ratio);
+            }
+    /* f32 arithmetic inside an f64 case of the grouped and depthwise ops: K is c / groups
+       there, and the model still catches the downgrade */
+    gv_result w = judge_sim(&geoms[G_G3], GV_F64, GV_DIST_UNIFORM11, (gv_shape){4, {1, 64, 14, 8}},
+                            1, V_IN_F32, NULL);
+    cr_expect_eq(w.verdict, GV_FAIL, "grouped f32 in f64: %s", w.reason);
+    gv_result wd = judge_sim(&geoms[G_DW3], GV_F64, GV_DIST_UNIFORM11,
+                             (gv_shape){4, {1, 16, 30, 16}}, 1, V_IN_F32, NULL);
+    cr_expect_eq(wd.verdict, GV_FAIL, "depthwise f32 in f64: %s", wd.reason);
 }

@@ -236,3 +236,73 @@ Test(conv_oracle, transposed_against_a_scatter_and_the_flipped_padded_correlatio
     check_transposed(1, 2, 4, 4, 4, 3, 3, 3, 3, false);  /* conv.3d.transposed */
     check_transposed(2, 3, 1, 6, 6, 2, 1, 3, 3, true);   /* with a bias */
 }
+
+/* go_conv3d_ex's dilation and groups from identities with go_conv3d (each written another way,
+   bit for bit on small integers, whose sums are exact): groups g are g convolutions of the
+   channel slices, each output channel's group oc / (o / g) (not oc mod g); dilation d is the
+   window with d - 1 zeros between its taps (a window d (k - 1) + 1 a side), the same padding. */
+Test(conv_oracle, dilation_and_groups_by_their_definitions)
+{
+    const int64_t n = 2, c = 6, h = 9, w = 9, o = 4, g = 2, k = 3, cg = c / g, og = o / g;
+    double *x = gv_test_alloc(n * c * h * w), *wt = gv_test_alloc(o * cg * k * k),
+           *b = gv_test_alloc(o);
+    for (int64_t i = 0; i < n * c * h * w; i++)
+        x[i] = (double)((i * 7 + 3) % 11) - 5;
+    for (int64_t i = 0; i < o * cg * k * k; i++)
+        wt[i] = (double)((i * 5 + 1) % 9) - 4;
+    for (int64_t i = 0; i < o; i++)
+        b[i] = (double)i - 1.5;
+    /* groups: stride 2, padding 1 */
+    const int64_t oh = gk_conv_out_side(h, k, 2, 1);
+    double *y = gv_test_alloc(n * o * oh * oh);
+    cr_assert_eq(go_conv3d_ex(n, c, 1, h, w, o, 1, k, k, 2, 1, g, 0, 1, 1, x, wt, b, y), 0);
+    double *xs = gv_test_alloc(cg * h * w), *ys = gv_test_alloc(og * oh * oh);
+    for (int64_t q = 0; q < n; q++)
+        for (int64_t gi = 0; gi < g; gi++) {
+            for (int64_t i = 0; i < cg * h * w; i++)
+                xs[i] = x[(q * c + gi * cg) * h * w + i];
+            cr_assert_eq(go_conv3d(1, cg, 1, h, w, og, 1, k, k, 2, 0, 1, 1, xs,
+                                   wt + gi * og * cg * k * k, b + gi * og, ys),
+                         0);
+            for (int64_t i = 0; i < og * oh * oh; i++)
+                cr_expect_eq(y[(q * o + gi * og) * oh * oh + i], ys[i], "group %lld at %lld",
+                             (long long)gi, (long long)i);
+        }
+    free(y);
+    free(xs);
+    free(ys);
+    /* dilation 2, padding 2, groups 1 (weights o x c x 3 x 3 of the first o c 9 values) */
+    double *w6 = gv_test_alloc(o * c * k * k), *wd = gv_test_zeros(o * c * 5 * 5);
+    for (int64_t i = 0; i < o * c * k * k; i++)
+        w6[i] = (double)((i * 5 + 1) % 9) - 4;
+    for (int64_t p = 0; p < o * c; p++)
+        for (int64_t a = 0; a < k; a++)
+            for (int64_t e = 0; e < k; e++)
+                wd[(p * 5 + 2 * a) * 5 + 2 * e] = w6[(p * k + a) * k + e];
+    const int64_t od = gk_conv_out_side_dil(h, k, 1, 2, 2);
+    cr_expect_eq(od, gk_conv_out_side(h, 5, 1, 2));
+    double *yd = gv_test_alloc(n * o * od * od), *yz = gv_test_alloc(n * o * od * od);
+    cr_assert_eq(go_conv3d_ex(n, c, 1, h, w, o, 1, k, k, 1, 2, 1, 0, 2, 2, x, w6, NULL, yd), 0);
+    cr_assert_eq(go_conv3d(n, c, 1, h, w, o, 1, 5, 5, 1, 0, 2, 2, x, wd, NULL, yz), 0);
+    for (int64_t i = 0; i < n * o * od * od; i++)
+        cr_expect_eq(yd[i], yz[i], "dilated at %lld", (long long)i);
+    /* at groups 1 and dilation 1 it is go_conv3d */
+    cr_assert_eq(go_conv3d_ex(n, c, 1, h, w, o, 1, k, k, 1, 1, 1, 0, 1, 1, x, w6, b, yd), 0);
+    cr_assert_eq(go_conv3d(n, c, 1, h, w, o, 1, k, k, 1, 0, 1, 1, x, w6, b, yz), 0);
+    for (int64_t i = 0; i < n * o * h * w; i++)
+        cr_expect_eq(yd[i], yz[i], "plain at %lld", (long long)i);
+    /* bad arguments name themselves */
+    cr_expect_eq(go_conv3d_ex(n, c, 1, h, w, o, 1, k, k, 1, 0, 1, 0, 1, 1, x, w6, b, yd), -11);
+    cr_expect_eq(go_conv3d_ex(n, c, 1, h, w, o, 1, k, k, 1, 1, 4, 0, 1, 1, x, w6, b, yd), -12,
+                 "c = 6 is no multiple of 4 groups");
+    cr_expect_eq(go_conv3d_ex(n, c, 1, h, w, o, 1, k, k, 1, 2, 1, 0, 5, 1, x, w6, b, yd), -14,
+                 "a padding past the dilated window");
+    cr_expect_eq(go_conv3d_ex(n, c, 1, h, w, o, 1, k, k, 1, 1, 1, 0, 1, 1, x, w6, b, NULL), -19);
+    free(x);
+    free(wt);
+    free(b);
+    free(w6);
+    free(wd);
+    free(yd);
+    free(yz);
+}

@@ -365,13 +365,20 @@ static float ftz32(float x)
 }
 
 static gv_judgement judge_vadd(const gv_case_inputs *ci, const char *dist, const char *mode,
-                              const float *c)
+                               const float *c)
 {
     gv_array in[2] = {{GV_DTYPE_F32, ci->in[0], ci->in_count[0], "a"},
                       {GV_DTYPE_F32, ci->in[1], ci->in_count[1], "b"}};
     gv_array out = {GV_DTYPE_F32, c, ci->out_count[0], "c"};
-    gv_judge_spec s = {.op = "vadd", .mode = mode, .size = "100003", .dist = dist, .seed = 3,
-                       .n_in = 2, .n_out = 1, .in = in, .out = &out};
+    gv_judge_spec s = {.op = "vadd",
+                       .mode = mode,
+                       .size = "100003",
+                       .dist = dist,
+                       .seed = 3,
+                       .n_in = 2,
+                       .n_out = 1,
+                       .in = in,
+                       .out = &out};
     gv_judgement j;
     memset(&j, 0, sizeof j);
     cr_assert_eq(gv_judge(&s, &j), GV_API_OK, "%s: %s", mode, j.reason);
@@ -385,9 +392,9 @@ Test(judge_api, ftz_declared_passes_undeclared_fails, .timeout = 60)
 {
     gv_case_inputs ci;
     char err[256];
-    cr_assert_eq(gv_make_inputs("vadd", GV_DTYPE_F32, NULL, "100003", "tiny", 3, &ci, err,
-                                sizeof err),
-                 GV_API_OK, "%s", err);
+    cr_assert_eq(
+        gv_make_inputs("vadd", GV_DTYPE_F32, NULL, "100003", "tiny", 3, &ci, err, sizeof err),
+        GV_API_OK, "%s", err);
     int64_t n = ci.out_count[0], flushed = 0;
     float *c = malloc(sizeof *c * (size_t)n);
     cr_assert_not_null(c);
@@ -410,9 +417,9 @@ Test(judge_api, ftz_declared_passes_undeclared_fails, .timeout = 60)
        (on the tiny dist every value lies below 2^-120, within the smallest normal that a
        flush may cost: there, flush-to-zero arithmetic cannot be told from small errors) */
     gv_case_inputs cu;
-    cr_assert_eq(gv_make_inputs("vadd", GV_DTYPE_F32, NULL, "100003", "uniform11", 3, &cu, err,
-                                sizeof err),
-                 GV_API_OK, "%s", err);
+    cr_assert_eq(
+        gv_make_inputs("vadd", GV_DTYPE_F32, NULL, "100003", "uniform11", 3, &cu, err, sizeof err),
+        GV_API_OK, "%s", err);
     const float *ua = cu.in[0], *ub = cu.in[1];
     for (int64_t i = 0; i < n; i++)
         c[i] = ftz32(ftz32(ua[i]) + ftz32(ub[i]));
@@ -428,8 +435,13 @@ Test(judge_api, ftz_declared_passes_undeclared_fails, .timeout = 60)
     gv_array in[2] = {{GV_DTYPE_F32, ci.in[0], ci.in_count[0], "a"},
                       {GV_DTYPE_F32, ci.in[1], ci.in_count[1], "b"}};
     gv_array out = {GV_DTYPE_F32, c, n, "c"};
-    gv_judge_spec s = {.op = "vadd", .mode = "+ftz", .size = "100003", .n_in = 2, .n_out = 1,
-                       .in = in, .out = &out};
+    gv_judge_spec s = {.op = "vadd",
+                       .mode = "+ftz",
+                       .size = "100003",
+                       .n_in = 2,
+                       .n_out = 1,
+                       .in = in,
+                       .out = &out};
     memset(&j, 0, sizeof j);
     cr_expect_eq(gv_judge(&s, &j), GV_API_EINVAL, "%s", j.reason);
     gv_judgement_free(&j);
@@ -475,8 +487,13 @@ Test(judge_api, daz_declared_reads_subnormal_inputs_as_zero, .timeout = 60)
     gv_array in[2] = {{GV_DTYPE_F32, ci.in[0], ci.in_count[0], "a"},
                       {GV_DTYPE_F32, ci.in[1], ci.in_count[1], "b"}};
     gv_array out = {GV_DTYPE_F32, c, n, "c"};
-    gv_judge_spec s = {.op = "vadd", .mode = "+daz", .size = "100003", .n_in = 2, .n_out = 1,
-                       .in = in, .out = &out};
+    gv_judge_spec s = {.op = "vadd",
+                       .mode = "+daz",
+                       .size = "100003",
+                       .n_in = 2,
+                       .n_out = 1,
+                       .in = in,
+                       .out = &out};
     memset(&j, 0, sizeof j);
     cr_expect_eq(gv_judge(&s, &j), GV_API_EINVAL, "%s", j.reason);
     gv_judgement_free(&j);
@@ -596,6 +613,55 @@ Test(judge_api, make_inputs_gives_every_family_its_shapes, .timeout = 120)
     char *info = (char *)"untouched";
     cr_expect_eq(gv_op_info("nosuch", &info), GV_API_EINVAL);
     cr_expect_null(info);
+}
+
+/* 1.4: gv_make_inputs_nd gives conv.3d's 5-D tensors their shapes, with the same bytes as
+   gv_make_inputs, which gives them flat (its 1.3 struct holds 4 dims); a grouped convolution's
+   weights (o, c / groups, 3, 3) in both. */
+Test(judge_api, make_inputs_nd_gives_5d_shapes_and_the_old_struct_flat, .timeout = 60)
+{
+    char err[512];
+    gv_case_inputs_nd nd;
+    gv_case_inputs ci;
+    cr_assert_eq(
+        gv_make_inputs_nd("conv.3d", GV_DTYPE_F32, NULL, "2x3x5x4", NULL, 7, &nd, err, sizeof err),
+        GV_API_OK, "%s", err);
+    cr_assert_eq(
+        gv_make_inputs("conv.3d", GV_DTYPE_F32, NULL, "2x3x5x4", NULL, 7, &ci, err, sizeof err),
+        GV_API_OK, "%s", err);
+    const int64_t x[] = {2, 3, 5, 5, 5}, w[] = {4, 3, 3, 3, 3}, y[] = {2, 4, 5, 5, 5};
+    cr_assert_eq(nd.n_in, 3);
+    cr_assert_eq(nd.in_ndim[0], 5);
+    cr_assert_eq(nd.in_ndim[1], 5);
+    cr_assert_eq(nd.in_ndim[2], 1);
+    cr_assert_eq(nd.out_ndim[0], 5);
+    for (int d = 0; d < 5; d++) {
+        cr_expect_eq(nd.in_shape[0][d], x[d], "x dim %d", d);
+        cr_expect_eq(nd.in_shape[1][d], w[d], "w dim %d", d);
+        cr_expect_eq(nd.out_shape[0][d], y[d], "y dim %d", d);
+    }
+    cr_expect_eq(nd.in_shape[2][0], 4, "the bias");
+    /* the 1.3 struct: flat where a tensor has more than 4 dims, the same bytes */
+    cr_expect(ci.in_ndim[0] == 1 && ci.in_shape[0][0] == 2 * 3 * 125);
+    cr_expect(ci.out_ndim[0] == 1 && ci.out_shape[0][0] == 2 * 4 * 125);
+    cr_expect(ci.in_ndim[2] == 1 && ci.in_shape[2][0] == 4);
+    for (int i = 0; i < 3; i++) {
+        cr_assert_eq(ci.in_count[i], nd.in_count[i]);
+        cr_expect_eq(memcmp(ci.in[i], nd.in[i], (size_t)ci.in_count[i] * sizeof(float)), 0,
+                     "input %d", i);
+    }
+    gv_case_inputs_free(&ci);
+    gv_case_inputs_nd_free(&nd);
+
+    cr_assert_eq(gv_make_inputs_nd("conv.2d.grouped", GV_DTYPE_F64, NULL, "2x8x7x12", NULL, 1, &nd,
+                                   err, sizeof err),
+                 GV_API_OK, "%s", err);
+    cr_expect(nd.in_ndim[1] == 4 && nd.in_shape[1][0] == 12 && nd.in_shape[1][1] == 2 &&
+              nd.in_shape[1][2] == 3 && nd.in_shape[1][3] == 3);
+    gv_case_inputs_nd_free(&nd);
+    cr_expect_eq(
+        gv_make_inputs_nd("conv.3d", GV_DTYPE_F32, NULL, "2x3x5x4", NULL, 7, NULL, err, sizeof err),
+        GV_API_EINVAL);
 }
 
 /* ---- the commands ---------------------------------------------------------------------- */

@@ -268,7 +268,7 @@ r = sh([py, "-m", "pytest", "-q", "-p", "no:cacheprovider", "test_plugin_from_wh
 print(r.stdout + r.stderr)
 check(r.returncode == 0 and "2 passed, 1 xfailed" in r.stdout,
       "the pytest plugin: 2 cases pass, the wrong kernel fails (xfail strict)")
-check(f"gpuval: libgpuval 1.3 at {bundled}" in r.stdout and "CPU only, no CUDA" in r.stdout,
+check(f"gpuval: libgpuval 1.4 at {bundled}" in r.stdout and "CPU only, no CUDA" in r.stdout,
       "pytest's summary names the bundled CPU-only library")
 
 # --- 4. ldd on the installed library -------------------------------------------------------------

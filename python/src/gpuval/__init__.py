@@ -5,9 +5,9 @@ and error models, from NumPy, CuPy or PyTorch.
     results = gpuval.check(my_gemm, op="gemm", framework="cupy")
     assert all(results), "\\n".join(r.row for r in results if not r)
 
-The verdicts come from libgpuval (include/gpuval.h, API 1.3), loaded with ctypes from
-GPUVAL_LIB, a CUDA build of gpuval found by pkg-config or the system's library path, the
-CPU-only library a wheel carries, or a CPU-only build found as a CUDA one is (gpuval.lib_info()
+The verdicts come from libgpuval (include/gpuval.h, API 1.3 or later; 1.4 for whole 5-D
+shapes), loaded with ctypes from GPUVAL_LIB, a CUDA build of gpuval found by pkg-config or the
+system's library path, the CPU-only library a wheel carries, or a CPU-only build found as a CUDA one is (gpuval.lib_info()
 says which).
 """
 
@@ -20,4 +20,4 @@ __all__ = ["CAUSES", "Case", "CaseInputs", "GpuvalError", "Judgement", "LibraryN
            "cases", "check", "from_numpy", "inputs", "judge", "lib_info", "lib_path", "op_info",
            "run_case", "to_numpy"]
 # gpuval's version (meson.build's project version; tests/cpu/test_version.c holds them equal)
-__version__ = "1.3.0"
+__version__ = "1.4.0"

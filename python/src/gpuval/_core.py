@@ -182,7 +182,10 @@ class _CaseBuffers:
 
     def free(self):
         if self._ci is not None:
-            self._lib.gv_case_inputs_free(ctypes.byref(self._ci))
+            if isinstance(self._ci, _lib.GvCaseInputsNd):
+                self._lib.gv_case_inputs_nd_free(ctypes.byref(self._ci))
+            else:
+                self._lib.gv_case_inputs_free(ctypes.byref(self._ci))
             self._ci = None
 
     def __del__(self):
@@ -200,11 +203,15 @@ def inputs(op, dtype="f32", size=None, dist=None, seed=0, mode="native"):
         size = (_names(info.get("test_shapes")) or _names(info.get("shapes")))[0]
     if dist is None:
         dist = info.get("default_dist") or _names(info.get("dists"))[0]
-    ci = _lib.GvCaseInputs()
     err = ctypes.create_string_buffer(1024)
     lib = _lib.lib()
-    rc = lib.gv_make_inputs(_b(op), _DTYPES[dname][0], _b(mode), _b(size), _b(dist), seed,
-                            ctypes.byref(ci), err, len(err))
+    # 1.4's whole shapes (conv.3d's 5-D tensors) where the library has them; a 1.3 library's
+    # give a tensor of more than 4 dims flat
+    nd = _lib.has_nd(lib)
+    ci = _lib.GvCaseInputsNd() if nd else _lib.GvCaseInputs()
+    make = lib.gv_make_inputs_nd if nd else lib.gv_make_inputs
+    rc = make(_b(op), _DTYPES[dname][0], _b(mode), _b(size), _b(dist), seed, ctypes.byref(ci),
+              err, len(err))
     if rc != 0:
         raise _lib.GpuvalError(rc, err.value.decode(errors="replace"))
     cin, cout = _complex_sets(info)

@@ -1,4 +1,4 @@
-"""Loading libgpuval and declaring the part of its C API (include/gpuval.h, 1.3) that the
+"""Loading libgpuval and declaring the part of its C API (include/gpuval.h, 1.3 and 1.4) that the
 package calls, for ctypes.
 
 ctypes rather than a compiled extension: the package holds no Python extension, so one
@@ -16,6 +16,7 @@ import os
 # include/gpuval.h
 MAX_TENSORS = 6  # GV_API_MAX_TENSORS
 MAX_DIMS = 4  # GV_API_MAX_DIMS
+MAX_TENSOR_DIMS = 8  # GV_API_MAX_TENSOR_DIMS (1.4: gv_case_inputs_nd)
 DTYPE_F32 = 0
 DTYPE_F64 = 1
 # low-precision storage for judge's arrays (bit patterns; f32 compute unless an array is f64)
@@ -25,6 +26,7 @@ DTYPE_E4M3 = 4
 DTYPE_E5M2 = 5
 API_MAJOR = 1
 API_MINOR_NEEDED = 3  # 1.2: gv_judge, gv_make_inputs, gv_op_info; 1.3: DTYPE_BF16 .. E5M2
+API_MINOR_ND = 4  # 1.4: gv_make_inputs_nd, whole shapes (used where the library has it)
 VERDICTS = ("PASS", "FAIL", "SKIP", "ERROR")  # GV_VERDICT_* in order
 
 _ERRNAMES = {0: "GV_API_OK", -1: "GV_API_EINVAL", -2: "GV_API_ENOMEM", -101: "GV_API_EABI",
@@ -78,6 +80,23 @@ class GvCaseInputs(ctypes.Structure):
                 ("out_names", _NAMES)]
 
 
+_SHAPES_ND = (ctypes.c_int64 * MAX_TENSOR_DIMS) * MAX_TENSORS
+
+
+class GvCaseInputsNd(ctypes.Structure):
+    """gv_case_inputs_nd (1.4): gv_case_inputs with shapes of up to 8 dims."""
+    _fields_ = [("dtype", ctypes.c_int), ("n_in", ctypes.c_int), ("n_out", ctypes.c_int),
+                ("inputs", ctypes.c_void_p * MAX_TENSORS), ("in_count", _I64xT),
+                ("out_count", _I64xT), ("in_ndim", _INTxT), ("out_ndim", _INTxT),
+                ("in_shape", _SHAPES_ND), ("out_shape", _SHAPES_ND), ("in_names", _NAMES),
+                ("out_names", _NAMES)]
+
+
+def has_nd(lib):
+    """Whether lib has gv_make_inputs_nd (API 1.4): whole shapes of up to 8 dims."""
+    return lib.gv_api_version() % 1000 >= API_MINOR_ND
+
+
 def _declare(lib):
     c = ctypes
     lib.gv_api_version.restype = c.c_int
@@ -91,6 +110,13 @@ def _declare(lib):
                                    c.c_uint64, c.POINTER(GvCaseInputs), c.c_char_p, c.c_size_t]
     lib.gv_case_inputs_free.restype = None
     lib.gv_case_inputs_free.argtypes = [c.POINTER(GvCaseInputs)]
+    if has_nd(lib):
+        lib.gv_make_inputs_nd.restype = c.c_int
+        lib.gv_make_inputs_nd.argtypes = [c.c_char_p, c.c_int, c.c_char_p, c.c_char_p,
+                                          c.c_char_p, c.c_uint64, c.POINTER(GvCaseInputsNd),
+                                          c.c_char_p, c.c_size_t]
+        lib.gv_case_inputs_nd_free.restype = None
+        lib.gv_case_inputs_nd_free.argtypes = [c.POINTER(GvCaseInputsNd)]
     lib.gv_op_info.restype = c.c_int
     lib.gv_op_info.argtypes = [c.c_char_p, c.POINTER(c.c_void_p)]
     lib.gv_free.restype = None
