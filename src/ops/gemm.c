@@ -992,7 +992,8 @@ static const gv_op gemm_regblock_droptail = {
    feature of the probe's fingerprint that must FAIL against the architecture's expectations
    (probe/sm_90.expect). check may pass them: their errors stay inside some mode's model; the
    cuBLAS ones run their labels' mode probes in check, which catch bf16tf32 (the tie probe's
-   input rounding) and emuwidth (the width probe), not rzconv or emuauto. */
+   input rounding) and emuwidth (the width probe); rzconv and emuauto FAIL check through the
+   mode fingerprint it runs after the cases (src/probe/probe_check.h). */
 static int gemm_bf16ws_layout(const gv_case *c, gv_layout *l)
 {
     int rc = gemm_layout(c, l);
