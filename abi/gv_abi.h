@@ -361,7 +361,8 @@ typedef struct gv_mode_info {
     unsigned dtypes;   /* bit (1u << gv_dtype) */
     int promises_tier; /* 1: expected to meet the dtype's own tier */
     int promises_rn;   /* 1: every operation rounds to nearest (the bias rule judges) */
-    int catalogue;     /* 1: in `check`'s default selection */
+    int catalogue;     /* 1: in `check`'s default selection; 0: there through its mode
+                          probes alone (core/registry.c), its shapes when named */
     gv_format probe_in, probe_out; /* a GEMM's operands after the conversion, its output */
     const char *bfma;              /* the replay's block-FMA model on f32 cases; NULL: none */
     int cublas;                    /* 1: in GV_CUBLAS_MODES */

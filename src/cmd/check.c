@@ -35,6 +35,8 @@
 #include "core/problem.h"
 #include "core/reference.h"
 #include "core/run.h"
+#include "probe/probe_check.h"
+#include "probe/probe_run.h"
 #include "render/junit.h"
 #include "render/progress.h"
 
@@ -719,6 +721,65 @@ static void pool_bias(gv_result *results, int n, gv_summary *sum, FILE *table)
         gv_summary_add(sum, &results[i]);
 }
 
+/* The mode fingerprint of every (op, dtype, mode) the cases ran that `gpuval probe` measures
+   (src/probe/probe_check.h): each row probed once, judged against the device's built-in
+   expectations; a FAILed row FAILs its cases (their rows printed PASS above), a line each, and
+   the summary is counted again. Returns false where a row could not be measured (an error,
+   not the device lacking the mode): a check that was not done. */
+static bool fingerprint(check_job *j, const gv_run_info *info, gv_result *results, gv_summary *sum,
+                        FILE *table)
+{
+    if (!info->have_device || j->inputs_list) return true;
+    gv_probe_row *rows;
+    int nrows;
+    if (gv_probe_check_rows(j->cases, results, j->n, &rows, &nrows) != GV_OK) {
+        gv_usage_error("out of host memory for the mode fingerprint");
+        return false;
+    }
+    if (nrows == 0) return true;
+    int sm = info->device.cc_major * 10 + info->device.cc_minor;
+    gv_fp_expect ex;
+    char err[700];
+    if (gv_fp_expect_builtin(sm, &ex, err, sizeof err) != GV_OK) {
+        fprintf(stderr, "gpuval: mode fingerprint: no expectations for sm_%d (%s): not judged\n",
+                sm, err);
+        free(rows);
+        return true;
+    }
+    double t0 = monotonic_s();
+    int failed = 0, skipped = 0, errors = 0;
+    for (int k = 0; k < nrows; k++) {
+        gv_probe_row *r = &rows[k];
+        if (gv_probe_measure(r, &ex, 1) != GV_OK) {
+            skipped += r->unsupported;
+            errors += !r->unsupported;
+            if (!r->unsupported)
+                fprintf(stderr, "gpuval: mode fingerprint of %s %s %s: %s\n", r->op->name,
+                        gv_dtype_name(r->dtype), gv_mode_name(r->mode), r->why);
+            continue;
+        }
+        if (r->fails == 0) continue;
+        char reason[512];
+        gv_probe_check_reason(r, reason, sizeof reason);
+        fprintf(table, "FAIL %s %s %s: %s\n", r->op->name, gv_dtype_name(r->dtype),
+                gv_mode_name(r->mode), reason);
+        failed++;
+    }
+    int changed = gv_probe_check_apply(rows, nrows, j->cases, results, j->n);
+    fprintf(stderr,
+            "gpuval: mode fingerprint: %d (op, dtype, mode) rows probed against %s, %d FAIL, "
+            "%d SKIP, %d errors, %.2f s\n",
+            nrows, ex.path, failed, skipped, errors, monotonic_s() - t0);
+    gv_fp_expect_free(&ex);
+    free(rows);
+    if (changed) {
+        *sum = (gv_summary){0};
+        for (int i = 0; i < j->n; i++)
+            gv_summary_add(sum, &results[i]);
+    }
+    return errors == 0;
+}
+
 /* The cases of j run into results[j->n], printed, compared with the baseline and written;
    returns the exit code. */
 static int run_cases(check_job *j, const gv_run_info *info, gv_result *results)
@@ -760,6 +821,7 @@ static int run_cases(check_job *j, const gv_run_info *info, gv_result *results)
     gv_cache_usable();          /* an unusable cache said here, once, not by every isolated case */
     gv_run_cases(j->cases, n, &runner, results); /* every case has a result, ERROR if need be */
     bool lost = cp.lost; /* a failure that could not be dumped is a lost output */
+    if (!fingerprint(j, info, results, &sum, table)) lost = true;
     pool_bias(results, n, &sum, table);
     gv_summary_print(table, &sum);
     gv_cache_counts cc = {0}; /* counted where each case ran (a child, isolated) */

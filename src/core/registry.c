@@ -380,6 +380,23 @@ static bool mode_chosen(const gv_selection *sel, const gv_op *op, gv_dtype t, gv
     return gv_mode_ok(op, t, m);
 }
 
+/* Whether the op's own catalogue runs (t, m) through its mode probes alone: a mode that is not
+   in the default selection (f16, bf16, f16acc, fp8, the scaled fp8 modes, fp64emu32..56) is
+   still one the device offers, and an arithmetic under its label must FAIL `check`, not only
+   `gpuval probe`; its probes are the cheap cases that tell it (docs/error-models.md, "A mode
+   must be in effect"). Its shapes run only where the mode is named. A mode the device lacks
+   is a SKIP at run time, as every case of it. */
+static bool mode_probed_only(const gv_selection *sel, const gv_op *op, gv_dtype t, gv_mode m,
+                             const op_extras *x)
+{
+    if (x->np == 0 || sel->modes || sel->large || gv_mode_get(m)->catalogue) return false;
+    if (sel->dtypes && !(sel->dtypes & (1u << t))) return false;
+    bool any = false;
+    for (int s = 0; s < x->np; s++)
+        any = any || gv_probe_applies(x->pdist[s], t, m);
+    return any && gv_mode_ok(op, t, m);
+}
+
 /* One op's cases in (t, m), in the catalogue's order: its shapes, its mode probes, then (in
    native mode) its canaries and its repeat canaries. */
 static int add_mode_cases(const gv_selection *sel, const gv_op *op, gv_dtype t, gv_mode m,
@@ -444,6 +461,9 @@ static int add_op_cases(const gv_selection *sel, const gv_op *op, bool named, ca
             if (mode_chosen(sel, op, (gv_dtype)t, (gv_mode)m))
                 rc = add_mode_cases(sel, op, (gv_dtype)t, (gv_mode)m, dist, shapes, ns, &x, out,
                                     err, errlen);
+            else if (mode_probed_only(sel, op, (gv_dtype)t, (gv_mode)m, &x))
+                rc = add_mode_cases(sel, op, (gv_dtype)t, (gv_mode)m, dist, shapes, 0, &x, out, err,
+                                    errlen);
     return rc;
 }
 

@@ -4,7 +4,8 @@
  * dtypes x valid modes, plus the native canaries and repeat canaries) and must match, every op must
  * yield cases, and the canary rules hold: every op with a reduced-precision mode carries zero-mean
  * native canaries at K >= 4096 in its catalogue. Modes the mode table keeps out of the default
- * selection (catalogue 0: the fixed-width emulation sweep, 16-bit storage) run when named. */
+ * selection (catalogue 0: the fixed-width emulation sweep, 16-bit storage) run their mode
+ * probes there, and their shapes when named. */
 #include <criterion/criterion.h>
 #include <stdlib.h>
 #include <string.h>
@@ -70,10 +71,10 @@ static int expected_cases(const gv_op *op, bool test_sizes)
         bool native;
         int modes = valid_modes(op, (gv_dtype)t, &native);
         n += modes * shapes + (native ? canaries : 0);
-        /* a mode probe in every catalogue mode it probes */
+        /* a mode probe in every mode it probes: the catalogue's modes with their shapes, the
+           others (f16, bf16, fp8, fp64emu32..56, ...) through their probes alone */
         for (int m = 0; m < GV_NMODES; m++)
-            if (gv_mode_ok(op, (gv_dtype)t, (gv_mode)m) &&
-                (gv_mode_get(m)->catalogue || op->planted_in_probes || op->planted_for_probe))
+            if (gv_mode_ok(op, (gv_dtype)t, (gv_mode)m))
                 for (int s = 0; s < np; s++)
                     n += gv_probe_applies(probes[s], (gv_dtype)t, (gv_mode)m);
     }
@@ -165,9 +166,11 @@ Test(registry, canaries_are_native_and_not_added_when_the_user_chooses)
         cr_expect_eq(cases[i].mode, GV_MODE_NATIVE, "a canary runs in native mode");
     }
     cr_expect_eq(canaries, 2 * entries(op->canaries), "canaries for f32 and f64");
-    /* by default: the tie probe in tf32 (f32); the width probe's fixed-width emulations run
-       when named, and the automatic fp64emu, which chooses its own width, has none */
-    cr_expect_eq(probes, 1, "mode probes of the catalogue's reduced modes");
+    /* by default every mode's probes: tie in tf32, f16, bf16 and f16acc; narrow in f16, bf16
+       and fp8; wide in the three scaled fp8 modes; width in fp64emu32, 40, 48 and 56 (the
+       automatic fp64emu, which chooses its own width, has none: the mode fingerprint judges
+       it, src/probe/probe_check.h) */
+    cr_expect_eq(probes, 4 + 3 + 3 + 4, "mode probes of every reduced mode");
     free(cases);
     /* an explicit --dist or --size is the user's choice: no canaries */
     gv_selection chosen = {.dist = GV_DIST_UNIFORM01, .op_glob = "gemm.cublas", .seed = 0};
@@ -175,6 +178,56 @@ Test(registry, canaries_are_native_and_not_added_when_the_user_chooses)
     cr_assert_gt(n, 0, "%s", err);
     for (int i = 0; i < n; i++)
         cr_expect_eq(cases[i].dist, GV_DIST_UNIFORM01);
+    free(cases);
+}
+
+/* A mode out of the default selection (catalogue 0) runs its probes there and nothing else;
+   named, it runs its shapes too. So a mode impostor meets its label's probes in a plain check,
+   and the catalogue does not grow by the mode's full shapes. */
+Test(registry, modes_out_of_the_catalogue_run_their_probes_alone)
+{
+    const gv_op *op = gv_op_find("gemm.cublas");
+    cr_assert_not_null(op);
+    gv_selection sel = {.dist = -1, .op_glob = "gemm.cublas", .seed = 0};
+    gv_case *cases = NULL;
+    char err[256] = "";
+    int n = gv_select(&sel, &cases, err, sizeof err);
+    cr_assert_gt(n, 0, "%s", err);
+    const gv_mode reduced[] = {GV_MODE_F16,        GV_MODE_BF16,       GV_MODE_F16ACC,
+                               GV_MODE_FP8,        GV_MODE_FP8E5M2,    GV_MODE_FP8ROW,
+                               GV_MODE_FP8BLK,     GV_MODE_FP64EMU_32, GV_MODE_FP64EMU_40,
+                               GV_MODE_FP64EMU_48, GV_MODE_FP64EMU_56};
+    for (size_t k = 0; k < sizeof reduced / sizeof reduced[0]; k++) {
+        cr_assert_eq(gv_mode_get(reduced[k])->catalogue, 0, "%s", gv_mode_name(reduced[k]));
+        int in_mode = 0;
+        for (int i = 0; i < n; i++) {
+            if (cases[i].mode != reduced[k]) continue;
+            in_mode++;
+            cr_expect(gv_probe_applies(cases[i].dist, cases[i].dtype, cases[i].mode),
+                      "%s runs a case that is not its probe (dist %s)", gv_mode_name(reduced[k]),
+                      gv_dist_name(cases[i].dist));
+        }
+        cr_expect_gt(in_mode, 0, "%s has no case in the default catalogue",
+                     gv_mode_name(reduced[k]));
+    }
+    free(cases);
+    /* named, the mode runs its shapes beside its probes */
+    gv_selection named = {
+        .dist = -1, .op_glob = "gemm.cublas", .seed = 0, .modes = 1u << GV_MODE_F16};
+    n = gv_select(&named, &cases, err, sizeof err);
+    cr_assert_gt(n, 0, "%s", err);
+    int own = 0;
+    for (int i = 0; i < n; i++)
+        own += cases[i].dist == op->default_dist;
+    cr_expect_eq(own, entries(op->shapes), "--mode f16 runs the op's shapes");
+    free(cases);
+    /* a chosen distribution or size is the user's: no probes of other modes */
+    gv_selection chosen = {.dist = GV_DIST_UNIFORM01, .op_glob = "gemm.cublas", .seed = 0};
+    n = gv_select(&chosen, &cases, err, sizeof err);
+    cr_assert_gt(n, 0, "%s", err);
+    for (int i = 0; i < n; i++)
+        cr_expect(gv_mode_get(cases[i].mode)->catalogue, "%s selected with --dist",
+                  gv_mode_name(cases[i].mode));
     free(cases);
 }
 
