@@ -233,11 +233,12 @@ static bool tc_orders_of(const operands *o, int64_t at, int64_t n, int64_t k, do
         gv_env_tc_dot_promoted(o->model, o->ta.s + i * k, o->tbt.s + j * k, k, o->promote, res);
     else
         gv_env_tc_dot(o->model, o->ta.s + i * k, o->tbt.s + j * k, k, res);
-    const bool scaled = o->ta.descale != 1.0f || o->tbt.descale != 1.0f;
+    const float da = gv_env_tc_descale(&o->ta, i), db = gv_env_tc_descale(&o->tbt, j);
+    const bool scaled = da != 1.0f || db != 1.0f;
     if (scaled) {
         /* the product of the scaled operands descaled in f32, (da db) acc, as cuBLASLt is
-           given the two descales */
-        const float dd = o->ta.descale * o->tbt.descale;
+           given the two descales (per tensor, or fp8row's of row i and column j) */
+        const float dd = da * db;
         for (int v = 0; v < GV_ENV_TC_NORD; v++)
             res[v] = (double)(dd * (float)res[v]);
     }
@@ -248,7 +249,7 @@ static bool tc_orders_of(const operands *o, int64_t at, int64_t n, int64_t k, do
     double exact = 0.0;
     for (int64_t l = 0; l < k; l++)
         exact = fma((double)x[l], (double)y[l], exact);
-    if (scaled) exact = exact * ((double)o->ta.descale * (double)o->tbt.descale);
+    if (scaled) exact = exact * ((double)da * (double)db);
     res[GV_ENV_TC_NORD] = exact;
     return true;
 }
@@ -331,9 +332,9 @@ static bool job_operands(env_job *j)
             o->promote = ar->promoted ? gv_env_tc_promotion(ar->tc, j->sm) : 0;
             assert(!ar->promoted || o->promote > 0); /* gv_env_tc_model said it is known */
             ok = ok &&
-                 gv_env_tc_operand_make(o->model, p->in[0].ref, j->m, j->k, false, ar->scaled,
+                 gv_env_tc_operand_make(o->model, p->in[0].ref, j->m, j->k, false, ar->scaling,
                                         &o->ta) == GV_OK &&
-                 gv_env_tc_operand_make(o->model, p->in[1].ref, j->k, j->n, true, ar->scaled,
+                 gv_env_tc_operand_make(o->model, p->in[1].ref, j->k, j->n, true, ar->scaling,
                                         &o->tbt) == GV_OK;
             o->a = o->ta.v, o->bt = o->tbt.v;
             continue;
@@ -436,9 +437,11 @@ static void judge_element(const env_job *j, int64_t at, const elem_orders *eo, v
             }
             /* fp8's f32 orders run on the scaled operands: their scale is the outputs' times
                the scales (only their width's floor is taken, f32_orders being false) */
-            if (o->model && (o->ta.descale != 1.0f || o->tbt.descale != 1.0f)) {
+            const double dd = o->model ? (double)gv_env_tc_descale(&o->ta, at / j->n) *
+                                             (double)gv_env_tc_descale(&o->tbt, at % j->n)
+                                       : 1.0;
+            if (dd != 1.0) {
                 assert(!keep);
-                const double dd = (double)o->ta.descale * (double)o->tbt.descale;
                 sq *= dd * dd;
             }
             nres = first + (keep ? more : 0);
