@@ -62,10 +62,16 @@ for (m, k, n) in [(64, 1024, 64), (128, 4096, 128)]:
             Bc = qb.cuda().t().contiguous().t()  # k x n, column-major
             sa = da.reshape(m, 1).cuda() if how == "row" else da.reshape(()).cuda()
             sb = db.reshape(1, n).cuda() if how == "row" else db.reshape(()).cuda()
-            c = torch._scaled_mm(A, Bc, scale_a=sa, scale_b=sb, out_dtype=torch.float32,
-                                 use_fast_accum=False)
-            outs[how] = c.cpu().numpy()
-        differs = not np.array_equal(outs["row"], outs["tensor"])
+            try:
+                c = torch._scaled_mm(A, Bc, scale_a=sa, scale_b=sb, out_dtype=torch.float32,
+                                     use_fast_accum=False)
+                outs[how] = c.cpu().numpy()
+            except RuntimeError as e:  # rowwise scaling with bf16 outputs only: said, judged so
+                print(f"  f32 output refused ({str(e)[:80]}): bf16 output", flush=True)
+                c = torch._scaled_mm(A, Bc, scale_a=sa, scale_b=sb, out_dtype=torch.bfloat16,
+                                     use_fast_accum=False)
+                outs[how] = c.cpu()
+        differs = not torch.equal(torch.as_tensor(outs["row"]), torch.as_tensor(outs["tensor"]))
         for how, want in (("row", "PASS"), ("tensor", "FAIL" if differs else "PASS")):
             j = gpuval.judge("gemm.cublas", [a, b], outs[how], mode="fp8row")
             note = (j.case.get("envelope") or {}).get("note") or ""
