@@ -130,9 +130,10 @@ def test_pooled_bias_across_hidden_seeds(name, fails):
     assert g["seeds"] == 64 and g["judged"], g
     if fails:
         assert g["over"] and g["z_sign_r"] < -4.5, g
-        assert doc["failed"] > 0
+        assert doc["failed"] == 2 and doc["pool_failed"] == 62, (doc["failed"], doc["pool_failed"])
         assert all("bias across seeds" in c["reason"] and "toward zero" in c["reason"]
                    for c in doc["cases"] if c["verdict"] != "PASS"), doc["cases"][:3]
     else:
         assert not g["over"] and abs(g["z"]) < 4.5 and abs(g["z_sign_r"]) < 4.5, g
         assert doc["failed"] == 0, [c for c in doc["cases"] if c["verdict"] != "PASS"][:3]
+        assert doc["passed"] == 2 and doc["pool_passed"] == 62

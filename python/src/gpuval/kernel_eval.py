@@ -127,7 +127,8 @@ def evaluate(op, candidate, *, dtype="f32", seeds=3, sizes=None, dists=None, fra
              device=None, allow=None, seed_source=None, pool_seeds=64):
     """Run candidate (MODULE:CALLABLE) in a child process on op's cases, judge here. Returns a
     dict: op, candidate, cases (one per seed x size x dist, each with verdict, reason and row),
-    passed, failed, and error (the candidate could not run) where it is set.
+    passed, failed (of those cases; the hidden seeds' below in pool_passed and pool_failed),
+    and error (the candidate could not run) where it is set.
 
     Cases of few outputs (a sum: one) give the per-case bias rule nothing to judge; the rule
     pooled across seeds does (_pool_bias). Where the op has such cases, the largest of them
@@ -196,8 +197,12 @@ def evaluate(op, candidate, *, dtype="f32", seeds=3, sizes=None, dists=None, fra
         proc.join(timeout=10)
         if proc.is_alive():
             proc.kill()
+    # passed and failed count the cases asked for; the hidden seeds' apart (a lean they
+    # show FAILs the asked-for cases they were pooled with, so it is counted there too)
+    doc["pool_passed"] = doc["pool_failed"] = 0
     for row in doc["cases"]:
-        doc["passed" if row["verdict"] == "PASS" else "failed"] += 1
+        key = "passed" if row["verdict"] == "PASS" else "failed"
+        doc[("pool_" + key) if row.get("pool") else key] += 1
     return doc
 
 
@@ -346,6 +351,9 @@ def main(argv=None):
             print(f"seed {c['seed']}: {c.get('row') or (c['verdict'] + ' (' + c['reason'] + ')')}")
     print(f"{a.op} {a.candidate}: {doc['passed']} passed, {doc['failed']} failed over "
           f"{len(doc['seeds'])} seeds")
+    for g in doc.get("bias_pool", []):
+        print(f"bias pooled across seeds ({len(doc.get('pool_seeds', []))} hidden): "
+              f"{'FAIL' if g['over'] else 'PASS' if g['judged'] else 'not judged'}: {g['line']}")
     return 0 if doc["failed"] == 0 else 1
 
 
