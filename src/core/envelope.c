@@ -714,6 +714,9 @@ static void job_note(const env_job *j)
         len += snprintf(env->note + len, sizeof env->note - (size_t)len,
                         "; consistent with %s on %.4g %%", env->arith[env->best].name,
                         100.0 * env->arith[env->best].share);
+    if (j->c->mode == GV_MODE_FP8ROW && len > 0 && (size_t)len < sizeof env->note)
+        len += snprintf(env->note + len, sizeof env->note - (size_t)len,
+                        "; lean not judged (the rowwise epilogue is not replayed bit for bit)");
     if (!j->declared && !j->product && j->n_el == 1 && len > 0 && (size_t)len < sizeof env->note)
         len += snprintf(env->note + len, sizeof env->note - (size_t)len,
                         "; one sum in any order cannot show a tree rounding toward zero "
@@ -829,7 +832,12 @@ bool gv_envelope_fails(const gv_result *r, char *why, size_t len)
     if (env->best_any != 0) /* a lean names what the outputs are nearest to, claimed or not */
         snprintf(match, sizeof match, "; consistent with %s on %.4g %% of elements",
                  env->arith[env->best_any].name, 100.0 * env->arith[env->best_any].share);
-    if (!env->lean_unjudged && env->bias_n >= GV_BIAS_MIN_N &&
+    /* fp8row's lean is not judged: its epilogue (the row's and column's descales) is not
+       replayed bit for bit, and cuBLASLt's own correct rowwise outputs, every one inside the
+       envelope at 0 widths, leaned toward zero of it on an H200 (tools/fp8row_outputs.py,
+       uniform and row-scaled families); the impostors it tells apart lie far outside */
+    const bool lean_modelled = r->c.mode != GV_MODE_FP8ROW;
+    if (!env->lean_unjudged && lean_modelled && env->bias_n >= GV_BIAS_MIN_N &&
         (fabs(env->z) > GV_BIAS_Z_BOUND || fabs(env->z_sr) > GV_BIAS_Z_BOUND)) {
         bool by_sr = !(fabs(env->z) > fabs(env->z_sr));
         double z = by_sr ? env->z_sr : env->z;
