@@ -112,3 +112,28 @@ def test_kernelbench_families_fail_wrong_kernels(op, name, sizes, dists, words):
     assert "error" not in doc, doc.get("error")
     assert doc["passed"] == 0, [c for c in doc["cases"] if c["verdict"] == "PASS"]
     assert all(words in c["reason"] for c in doc["cases"]), [c["reason"] for c in doc["cases"]]
+
+
+SUMS = os.path.join(HERE, "exploits", "sums.py")
+
+
+@pytest.mark.parametrize("name, fails", [("pairwise", False), ("pairwise_rz", True)])
+def test_pooled_bias_across_hidden_seeds(name, fails):
+    """reduce.sum has one output a case: the per-case bias rule cannot judge it, and a tree
+    that rounds every addition toward zero lies within any order's envelope of one sum. The
+    gate draws hidden seeds until 64 have a case, pools their signed errors (one case a seed)
+    and FAILs the RZ tree for bias across seeds; the same tree rounding to nearest PASSes."""
+    doc = ke.evaluate("reduce.sum", f"{SUMS}:{name}", seeds=2, sizes="100000", dists="uniform11")
+    assert "error" not in doc, doc.get("error")
+    assert len(doc["pool_seeds"]) == 62
+    (g,) = doc["bias_pool"]
+    assert g["seeds"] == 64 and g["judged"], g
+    if fails:
+        assert g["over"] and g["z_sign_r"] < -4.5, g
+        assert doc["failed"] == 2 and doc["pool_failed"] == 62, (doc["failed"], doc["pool_failed"])
+        assert all("bias across seeds" in c["reason"] and "toward zero" in c["reason"]
+                   for c in doc["cases"] if c["verdict"] != "PASS"), doc["cases"][:3]
+    else:
+        assert not g["over"] and abs(g["z"]) < 4.5 and abs(g["z_sign_r"]) < 4.5, g
+        assert doc["failed"] == 0, [c for c in doc["cases"] if c["verdict"] != "PASS"][:3]
+        assert doc["passed"] == 2 and doc["pool_passed"] == 62

@@ -230,12 +230,85 @@ static bool flushing_can_matter(const gv_problem *p, const gv_result *r)
     return matters;
 }
 
-static int judge_run_once(const gv_judge_spec *s, gv_result *r, json_t **arrays,
-                          bool *flush_matters, char *err, size_t errlen)
+/* What a mode string declares beside the mode: "MODE+order=O" (the outputs' summation order,
+   core/envelope.h: the envelope then judges against that order alone), "MODE+arch=sm_XY" (the
+   architecture whose tensor-core model judges a tensor-core mode, core/envelope_tc.h; default
+   sm_90), both before any "+daz" and "+ftz" (the declared behaviours, in either order, last).
+   mode points into one of the buffers (or at the spec's string, or is NULL: native). */
+typedef struct declared {
+    const char *mode;
+    gv_env_order order;
+    int arch;
+    bool ftz, daz;
+    char order_buf[64], mode_buf[64], arch_buf[64], ftz_buf[64];
+} declared;
+
+/* "+KEY=VALUE" cut out of *mode (into rest, the mode without it; value into val): false where
+   the mode has none; GV_EINVAL into *rc where either would not fit. */
+static bool cut_suffix(const char **mode, const char *key, char *val, size_t vlen, char *rest,
+                       size_t rlen, int *rc, char *err, size_t errlen)
 {
-    if (arrays) *arrays = NULL;
-    if (flush_matters) *flush_matters = false;
-    if (!s || !r) return gv_api_error(err, errlen, GV_EINVAL, "no spec");
+    const char *at = *mode ? strstr(*mode, key) : NULL;
+    if (!at) return false;
+    const char *v = at + strlen(key), *end = strchr(v, '+');
+    size_t vl = end ? (size_t)(end - v) : strlen(v);
+    size_t head = (size_t)(at - *mode), tail = end ? strlen(end) : 0;
+    if (vl >= vlen || head + tail >= rlen) {
+        *rc = gv_api_error(err, errlen, GV_EINVAL, "mode '%.60s': too long", *mode);
+        return true;
+    }
+    memcpy(val, v, vl);
+    val[vl] = '\0';
+    memcpy(rest, *mode, head);
+    memcpy(rest + head, end ? end : "", tail + 1);
+    *mode = rest[0] ? rest : NULL;
+    return true;
+}
+
+static int parse_declared(const char *spec_mode, declared *d, char *err, size_t errlen)
+{
+    memset(d, 0, sizeof *d);
+    d->mode = spec_mode;
+    int rc = GV_OK;
+    char owhy[200];
+    const char *order = NULL;
+    if (cut_suffix(&d->mode, "+order=", d->order_buf, sizeof d->order_buf, d->mode_buf,
+                   sizeof d->mode_buf, &rc, err, errlen)) {
+        if (rc != GV_OK) return rc;
+        order = d->order_buf;
+    }
+    if (gv_env_order_parse(order, &d->order, owhy, sizeof owhy) != GV_OK)
+        return gv_api_error(err, errlen, GV_EINVAL, "%s", owhy);
+    char val[24];
+    if (cut_suffix(&d->mode, "+arch=", val, sizeof val, d->arch_buf, sizeof d->arch_buf, &rc, err,
+                   errlen)) {
+        if (rc != GV_OK) return rc;
+        if (gv_env_tc_arch_parse(val, &d->arch, owhy, sizeof owhy) != GV_OK)
+            return gv_api_error(err, errlen, GV_EINVAL, "%s", owhy);
+    }
+    size_t ml = d->mode ? strlen(d->mode) : 0;
+    for (;;) {
+        const char *mode = d->mode;
+        bool *flag = ml >= 4 && strncmp(mode + ml - 4, "+ftz", 4) == 0   ? &d->ftz
+                     : ml >= 4 && strncmp(mode + ml - 4, "+daz", 4) == 0 ? &d->daz
+                                                                         : NULL;
+        if (!flag) break;
+        if (ml - 4 >= sizeof d->ftz_buf || ml == 4)
+            return gv_api_error(err, errlen, GV_EINVAL,
+                                "no mode '%.60s' (gpuval list --modes; +ftz or +daz after one)",
+                                mode);
+        memmove(d->ftz_buf, mode, ml - 4);
+        d->ftz_buf[ml - 4] = '\0';
+        d->mode = d->ftz_buf;
+        ml -= 4;
+        *flag = true;
+    }
+    return GV_OK;
+}
+
+/* The spec's array counts against the limits of any op. */
+static int check_counts(const gv_judge_spec *s, char *err, size_t errlen)
+{
     if (s->n_in < 0 || s->n_in > GV_MAX_TENSORS || s->n_out < 1 || s->n_out > GV_MAX_TENSORS ||
         (s->n_in > 0 && !s->in) || !s->out)
         return gv_api_error(
@@ -243,109 +316,57 @@ static int judge_run_once(const gv_judge_spec *s, gv_result *r, json_t **arrays,
             "%d inputs and %d outputs: an op has 0 to %d inputs and 1 to %d outputs, "
             "each array given",
             s->n_in, s->n_out, GV_MAX_TENSORS, GV_MAX_TENSORS);
-    /* the compute dtype: that of the f32 or f64 arrays; f32 where every array is stored in a
-       low-precision format (bf16 storage, f32 compute, as PyTorch computes bf16 tensors) */
+    return GV_OK;
+}
+
+/* The compute dtype: that of the f32 or f64 arrays; f32 where every array is stored in a
+   low-precision format (bf16 storage, f32 compute, as PyTorch computes bf16 tensors). Which
+   sides hold low-precision arrays into lowp_in and lowp_out. */
+static int compute_dtype(const gv_judge_spec *s, bool *lowp_in, bool *lowp_out)
+{
     int dtype = -1;
-    bool lowp_in = false, lowp_out = false;
+    *lowp_in = *lowp_out = false;
     for (int i = 0; i < s->n_in + s->n_out; i++) {
         int d = i < s->n_in ? s->in[i].dtype : s->out[i - s->n_in].dtype;
         if (gv_lowp_get(d))
-            *(i < s->n_in ? &lowp_in : &lowp_out) = true;
+            *(i < s->n_in ? lowp_in : lowp_out) = true;
         else if (dtype < 0)
             dtype = d;
     }
-    if (dtype < 0) dtype = GV_DTYPE_F32;
-    /* "MODE+order=O": the outputs declare their summation order (core/envelope.h), the
-       envelope then judges against that order alone; before any "+ftz" */
-    char mode_buf[64], order_buf[64];
-    const char *mode = s->mode, *order = NULL;
-    const char *at = mode ? strstr(mode, "+order=") : NULL;
-    if (at) {
-        const char *o = at + 7, *end = strchr(o, '+');
-        size_t ol = end ? (size_t)(end - o) : strlen(o);
-        size_t head = (size_t)(at - mode), tail = end ? strlen(end) : 0;
-        if (ol >= sizeof order_buf || head + tail >= sizeof mode_buf)
-            return gv_api_error(err, errlen, GV_EINVAL, "mode '%.60s': too long", mode);
-        memcpy(order_buf, o, ol);
-        order_buf[ol] = '\0';
-        memcpy(mode_buf, mode, head);
-        memcpy(mode_buf + head, end ? end : "", tail + 1);
-        mode = mode_buf[0] ? mode_buf : NULL;
-        order = order_buf;
-    }
-    gv_env_order declared;
-    char owhy[200];
-    if (gv_env_order_parse(order, &declared, owhy, sizeof owhy) != GV_OK)
-        return gv_api_error(err, errlen, GV_EINVAL, "%s", owhy);
-    /* "MODE+arch=sm_XY": the architecture whose tensor-core model judges a tensor-core mode
-       (core/envelope_tc.h; default sm_90); before any "+ftz" too */
-    char arch_mode[64];
-    int arch = 0;
-    const char *aat = mode ? strstr(mode, "+arch=") : NULL;
-    if (aat) {
-        const char *v = aat + 6, *end = strchr(v, '+');
-        size_t vl = end ? (size_t)(end - v) : strlen(v);
-        size_t head = (size_t)(aat - mode), tail = end ? strlen(end) : 0;
-        char val[24];
-        if (vl >= sizeof val || head + tail >= sizeof arch_mode)
-            return gv_api_error(err, errlen, GV_EINVAL, "mode '%.60s': too long", mode);
-        memcpy(val, v, vl);
-        val[vl] = '\0';
-        if (gv_env_tc_arch_parse(val, &arch, owhy, sizeof owhy) != GV_OK)
-            return gv_api_error(err, errlen, GV_EINVAL, "%s", owhy);
-        memcpy(arch_mode, mode, head);
-        memcpy(arch_mode + head, end ? end : "", tail + 1);
-        mode = arch_mode[0] ? arch_mode : NULL;
-    }
-    /* the declared behaviours, "+daz" and "+ftz" after the mode, in either order */
-    char ftz_buf[64];
-    bool ftz = false, daz = false;
-    size_t ml = mode ? strlen(mode) : 0;
-    for (;;) {
-        bool *flag = ml >= 4 && strncmp(mode + ml - 4, "+ftz", 4) == 0   ? &ftz
-                     : ml >= 4 && strncmp(mode + ml - 4, "+daz", 4) == 0 ? &daz
-                                                                         : NULL;
-        if (!flag) break;
-        if (ml - 4 >= sizeof ftz_buf || ml == 4)
-            return gv_api_error(err, errlen, GV_EINVAL,
-                                "no mode '%.60s' (gpuval list --modes; +ftz or +daz after one)",
-                                mode);
-        memmove(ftz_buf, mode, ml - 4);
-        ftz_buf[ml - 4] = '\0';
-        mode = ftz_buf;
-        ml -= 4;
-        *flag = true;
-    }
-    gv_case c;
-    gv_layout l;
-    int rc = gv_judge_case_make(s->op, dtype, mode, s->size, s->dist, s->seed, &c, &l, err, errlen);
-    if (rc != GV_OK) return rc;
-    if (lowp_in || lowp_out) {
-        const char *refused = gv_lowp_family_refused(c.op->family);
-        int d = -1;
-        for (int i = 0; i < s->n_in + s->n_out && d < 0; i++) {
-            int di = i < s->n_in ? s->in[i].dtype : s->out[i - s->n_in].dtype;
-            if (gv_lowp_get(di)) d = di;
-        }
-        if (refused)
-            return gv_api_error(err, errlen, GV_EINVAL, "%s with %s arrays: %s %s", c.op->name,
-                                gv_lowp_dtype_name(d), c.op->family, refused);
-        if (lowp_in && s->dist)
-            return gv_api_error(err, errlen, GV_EINVAL,
-                                "%s inputs are not the ones gpuval generates (its inputs are %s): "
-                                "leave the distribution out to judge them as given data",
-                                gv_lowp_dtype_name(d), gv_dtype_name(c.dtype));
-    }
-    rc = check_arrays(s, &c, &l, err, errlen);
-    if (rc != GV_OK) return rc;
-    char why[160];
-    if (gv_host_memory_check(&c, &l, why, sizeof why) != GV_OK)
-        return gv_api_error(err, errlen, GV_ENOMEM, "%s", why);
+    return dtype < 0 ? GV_DTYPE_F32 : dtype;
+}
 
-    gv_result_init(r, &c);
-    r->ftz_allowed = ftz;
-    r->daz_allowed = daz;
-    if (ftz && r->bias.judged) { /* each flush errs toward zero: a lean by construction */
+/* Low-precision arrays on a case: refused for families without a model of them, and as
+   generated inputs (gpuval's are f32 or f64). */
+static int check_lowp(const gv_judge_spec *s, const gv_case *c, bool lowp_in, char *err,
+                      size_t errlen)
+{
+    const char *refused = gv_lowp_family_refused(c->op->family);
+    int d = -1;
+    for (int i = 0; i < s->n_in + s->n_out && d < 0; i++) {
+        int di = i < s->n_in ? s->in[i].dtype : s->out[i - s->n_in].dtype;
+        if (gv_lowp_get(di)) d = di;
+    }
+    if (refused)
+        return gv_api_error(err, errlen, GV_EINVAL, "%s with %s arrays: %s %s", c->op->name,
+                            gv_lowp_dtype_name(d), c->op->family, refused);
+    if (lowp_in && s->dist)
+        return gv_api_error(err, errlen, GV_EINVAL,
+                            "%s inputs are not the ones gpuval generates (its inputs are %s): "
+                            "leave the distribution out to judge them as given data",
+                            gv_lowp_dtype_name(d), gv_dtype_name(c->dtype));
+    return GV_OK;
+}
+
+/* r set up for outputs computed elsewhere: the declared behaviours, order and architecture,
+   and what outputs stored in a low-precision format change (the first such output names it). */
+static void result_declared(const gv_judge_spec *s, const gv_case *c, const declared *d,
+                            gv_result *r)
+{
+    gv_result_init(r, c);
+    r->ftz_allowed = d->ftz;
+    r->daz_allowed = d->daz;
+    if (d->ftz && r->bias.judged) { /* each flush errs toward zero: a lean by construction */
         r->bias.judged = false;
         snprintf(r->bias.why_not, sizeof r->bias.why_not,
                  "flush-to-zero allowed: flushed underflows lean toward zero");
@@ -353,14 +374,14 @@ static int judge_run_once(const gv_judge_spec *s, gv_result *r, json_t **arrays,
     /* Depths belong to the kernel that has them: these outputs come from another program,
        whose summation order need not be gpuval's kernel's tree or chunks */
     gv_result_order_free(r);
-    r->env.order = declared;
-    r->env.arch = arch;
+    r->env.order = d->order;
+    r->env.arch = d->arch;
     snprintf(r->math_mode, sizeof r->math_mode, "outputs given");
     for (int i = 0; i < s->n_out; i++) {
         const gv_lowp_info *f = gv_lowp_get(s->out[i].dtype);
         if (!f) continue;
         snprintf(r->math_mode, sizeof r->math_mode, "outputs given as %s (%s compute)", f->name,
-                 gv_dtype_name(c.dtype));
+                 gv_dtype_name(c->dtype));
         gv_result_extra(r, "output_rounding_u", ldexp(1.0, -f->p));
         /* the format's least subnormal: the width of a preimage near 0 (gemm's tie probe) */
         gv_result_extra(r, "output_spacing_min", ldexp(1.0, f->emin - f->p + 1));
@@ -386,6 +407,122 @@ static int judge_run_once(const gv_judge_spec *s, gv_result *r, json_t **arrays,
         r->env.lean_unjudged = true;
         break;
     }
+}
+
+/* The spec's inputs into p: gpuval's generated ones (checked bit for bit against the
+   generator's: a generated case is judged as gpuval's own only on gpuval's own inputs), or
+   the caller's (low-precision ones decoded into the compute dtype, exactly). GV_OK, or an
+   error message; p stays for the caller to free. */
+static int load_inputs(const gv_judge_spec *s, gv_problem *p, gv_result *r, char *err,
+                       size_t errlen)
+{
+    const gv_case *c = &p->c;
+    gv_given_inputs given;
+    memset(&given, 0, sizeof given);
+    given.n = s->n_in;
+    void *decoded[GV_MAX_TENSORS] = {0}; /* low-precision inputs in the compute dtype */
+    for (int i = 0; i < s->n_in; i++) {
+        given.data[i] = s->in[i].data;
+        given.count[i] = s->in[i].count;
+        const gv_lowp_info *f = gv_lowp_get(s->in[i].dtype);
+        if (!f) continue;
+        size_t es = gv_dtype_size(c->dtype);
+        decoded[i] = malloc(s->in[i].count > 0 ? (size_t)s->in[i].count * es : 1);
+        if (!decoded[i]) {
+            for (int k = 0; k < i; k++)
+                free(decoded[k]);
+            return gv_api_error(err, errlen, GV_ENOMEM, "too little host memory for the inputs");
+        }
+        /* exact in f32 and f64 alike: the oracle computes on the stored values */
+        for (int64_t k = 0; k < s->in[i].count; k++)
+            gv_dtype_store(c->dtype, decoded[i], k, gv_lowp_decode(f, s->in[i].data, k));
+        given.data[i] = decoded[i];
+    }
+    if (s->dist) {
+        given.inputs = GV_INPUTS_GENERATED;
+        if (!gv_given_match(p, &given)) {
+            char sz[96];
+            return gv_api_error(
+                err, errlen, GV_EINVAL,
+                "the inputs are not the ones gpuval generates for %s %s %s %s seed %llu "
+                "(gpuval inputs writes those); leave the distribution out to judge them "
+                "as given data",
+                c->op->name, gv_dtype_name(c->dtype), gv_dist_name(c->dist),
+                gv_shape_format(&c->shape, sz, sizeof sz), (unsigned long long)c->seed);
+        }
+        gv_result_set_inputs(r, GV_INPUTS_GENERATED);
+        return GV_OK;
+    }
+    given.inputs = GV_INPUTS_GIVEN;
+    int rc = gv_problem_given(p, &given, r);
+    for (int i = 0; i < s->n_in; i++) /* copied into p */
+        free(decoded[i]);
+    if (rc != GV_OK)
+        return gv_api_error(err, errlen, GV_EINTERNAL, "the inputs do not fit the layout");
+    return GV_OK;
+}
+
+/* The spec's outputs into p's output tensors: as given, or a low-precision output projected
+   to its preimage's point nearest the reference (lowp.h). GV_OK or GV_ENOMEM. */
+static int load_outputs(const gv_judge_spec *s, gv_problem *p)
+{
+    for (int i = 0; i < s->n_out; i++) {
+        const gv_lowp_info *f = gv_lowp_get(s->out[i].dtype);
+        if (!f) {
+            memcpy(p->out[i].data, s->out[i].data,
+                   (size_t)p->out[i].count * gv_dtype_size(p->c.dtype));
+            continue;
+        }
+        double *x = malloc(sizeof *x * (size_t)p->out[i].count + 1);
+        if (!x) return GV_ENOMEM;
+        gv_lowp_project(f, s->out[i].data, p->out[i].ref, p->out[i].count, x);
+        gv_dtype_store_n(p->c.dtype, p->out[i].data, x, p->out[i].count);
+        free(x);
+    }
+    return GV_OK;
+}
+
+/* Each array's record (array_record) for the case's JSON. */
+static json_t *arrays_json(const gv_judge_spec *s)
+{
+    json_t *ins = json_array(), *outs = json_array();
+    for (int i = 0; i < s->n_in; i++)
+        json_array_append_new(ins, array_record(&s->in[i], "input", i, s->dist != NULL));
+    for (int i = 0; i < s->n_out; i++)
+        json_array_append_new(outs, array_record(&s->out[i], "output", i, false));
+    return json_pack("{s:o, s:o}", "inputs", ins, "outputs", outs);
+}
+
+/* One judgement of the spec's outputs: the case it names, its inputs, the oracle, the judge;
+   whether a FAIL could turn with flushing declared into *flush_matters. */
+static int judge_run_once(const gv_judge_spec *s, gv_result *r, json_t **arrays,
+                          bool *flush_matters, char *err, size_t errlen)
+{
+    if (arrays) *arrays = NULL;
+    if (flush_matters) *flush_matters = false;
+    if (!s || !r) return gv_api_error(err, errlen, GV_EINVAL, "no spec");
+    int rc = check_counts(s, err, errlen);
+    if (rc != GV_OK) return rc;
+    bool lowp_in, lowp_out;
+    int dtype = compute_dtype(s, &lowp_in, &lowp_out);
+    declared d;
+    rc = parse_declared(s->mode, &d, err, errlen);
+    if (rc != GV_OK) return rc;
+    gv_case c;
+    gv_layout l;
+    rc = gv_judge_case_make(s->op, dtype, d.mode, s->size, s->dist, s->seed, &c, &l, err, errlen);
+    if (rc != GV_OK) return rc;
+    if (lowp_in || lowp_out) {
+        rc = check_lowp(s, &c, lowp_in, err, errlen);
+        if (rc != GV_OK) return rc;
+    }
+    rc = check_arrays(s, &c, &l, err, errlen);
+    if (rc != GV_OK) return rc;
+    char why[160];
+    if (gv_host_memory_check(&c, &l, why, sizeof why) != GV_OK)
+        return gv_api_error(err, errlen, GV_ENOMEM, "%s", why);
+
+    result_declared(s, &c, &d, r);
     gv_problem p;
     double t0 = now_ms();
     rc = gv_problem_init(&p, &c);
@@ -398,94 +535,26 @@ static int judge_run_once(const gv_judge_spec *s, gv_result *r, json_t **arrays,
         gv_oracle_reason(rc, "inputs", r->reason, sizeof r->reason);
         return GV_OK;
     }
-    gv_given_inputs given;
-    memset(&given, 0, sizeof given);
-    given.n = s->n_in;
-    void *decoded[GV_MAX_TENSORS] = {0}; /* low-precision inputs in the compute dtype */
-    for (int i = 0; i < s->n_in; i++) {
-        given.data[i] = s->in[i].data;
-        given.count[i] = s->in[i].count;
-        const gv_lowp_info *f = gv_lowp_get(s->in[i].dtype);
-        if (!f) continue;
-        size_t es = gv_dtype_size(c.dtype);
-        decoded[i] = malloc(s->in[i].count > 0 ? (size_t)s->in[i].count * es : 1);
-        if (!decoded[i]) {
-            for (int k = 0; k < i; k++)
-                free(decoded[k]);
-            gv_problem_free(&p);
-            return gv_api_error(err, errlen, GV_ENOMEM, "too little host memory for the inputs");
-        }
-        /* exact in f32 and f64 alike: the oracle computes on the stored values */
-        for (int64_t k = 0; k < s->in[i].count; k++)
-            gv_dtype_store(c.dtype, decoded[i], k, gv_lowp_decode(f, s->in[i].data, k));
-        given.data[i] = decoded[i];
+    rc = load_inputs(s, &p, r, err, errlen);
+    if (rc != GV_OK) {
+        gv_problem_free(&p);
+        return rc;
     }
-    if (s->dist) {
-        /* a generated case: judged as gpuval's own only on gpuval's own inputs */
-        given.inputs = GV_INPUTS_GENERATED;
-        if (!gv_given_match(&p, &given)) {
-            gv_problem_free(&p);
-            char sz[96];
-            return gv_api_error(
-                err, errlen, GV_EINVAL,
-                "the inputs are not the ones gpuval generates for %s %s %s %s seed %llu "
-                "(gpuval inputs writes those); leave the distribution out to judge them "
-                "as given data",
-                c.op->name, gv_dtype_name(c.dtype), gv_dist_name(c.dist),
-                gv_shape_format(&c.shape, sz, sizeof sz), (unsigned long long)c.seed);
-        }
-        gv_result_set_inputs(r, GV_INPUTS_GENERATED);
-    } else {
-        given.inputs = GV_INPUTS_GIVEN;
-        rc = gv_problem_given(&p, &given, r);
-        for (int i = 0; i < s->n_in; i++) { /* copied into p */
-            free(decoded[i]);
-            decoded[i] = NULL;
-        }
-        if (rc != GV_OK) {
-            gv_problem_free(&p);
-            return gv_api_error(err, errlen, GV_EINTERNAL, "the inputs do not fit the layout");
-        }
-    }
-    if (daz) r->daz_inputs = zero_subnormal_inputs(&p);
+    if (d.daz) r->daz_inputs = zero_subnormal_inputs(&p);
     rc = gv_problem_oracle(&p, r);
+    if (rc == GV_OK) rc = load_outputs(s, &p);
     if (rc == GV_OK) {
-        for (int i = 0; i < s->n_out && rc == GV_OK; i++) {
-            const gv_lowp_info *f = gv_lowp_get(s->out[i].dtype);
-            if (!f) {
-                memcpy(p.out[i].data, s->out[i].data,
-                       (size_t)p.out[i].count * gv_dtype_size(c.dtype));
-                continue;
-            }
-            double *x = malloc(sizeof *x * (size_t)p.out[i].count + 1);
-            if (!x) {
-                rc = GV_ENOMEM;
-                break;
-            }
-            gv_lowp_project(f, s->out[i].data, p.out[i].ref, p.out[i].count, x);
-            gv_dtype_store_n(c.dtype, p.out[i].data, x, p.out[i].count);
-            free(x);
-        }
-        if (rc == GV_OK) {
-            t0 = now_ms();
-            gv_judge_problem(&p, r);
-            r->judgements = 1;
-            if (flush_matters && r->verdict == GV_FAIL) *flush_matters = flushing_can_matter(&p, r);
-            r->judge_ms = now_ms() - t0;
-            if (lowp_out) stored_metrics(s, &p, r);
-        }
+        t0 = now_ms();
+        gv_judge_problem(&p, r);
+        r->judgements = 1;
+        if (flush_matters && r->verdict == GV_FAIL) *flush_matters = flushing_can_matter(&p, r);
+        r->judge_ms = now_ms() - t0;
+        if (lowp_out) stored_metrics(s, &p, r);
     }
     gv_problem_free(&p);
     if (rc == GV_ENOMEM)
         return gv_api_error(err, errlen, rc, "too little host memory for the outputs");
-    if (arrays) {
-        json_t *ins = json_array(), *outs = json_array();
-        for (int i = 0; i < s->n_in; i++)
-            json_array_append_new(ins, array_record(&s->in[i], "input", i, s->dist != NULL));
-        for (int i = 0; i < s->n_out; i++)
-            json_array_append_new(outs, array_record(&s->out[i], "output", i, false));
-        *arrays = json_pack("{s:o, s:o}", "inputs", ins, "outputs", outs);
-    }
+    if (arrays) *arrays = arrays_json(s);
     return GV_OK;
 }
 

@@ -17,7 +17,6 @@
 
 #include "io/case_io.h"
 #include "io/infile.h"
-#include "core/bias_pool.h"
 #include "core/cache.h"
 #include "cmd/check.h"
 #include "cmd/compare.h"
@@ -700,27 +699,6 @@ static int write_junit(const char *path, const gv_run_info *info, const gv_resul
     return gv_write_file(path, emit_junit, &c);
 }
 
-/* The bias rule pooled over the run's cases of one output each (core/bias_pool.h), once every
-   case is in: a group that leans FAILs its cases (their rows printed PASS above), a line each;
-   the summary is counted again. */
-static void pool_bias(gv_result *results, int n, gv_summary *sum, FILE *table)
-{
-    gv_bias_pool_group groups[64];
-    int ng = gv_bias_pool_judge(results, n, groups, 64);
-    bool over = false;
-    for (int g = 0; g < ng; g++) {
-        if (!groups[g].over) continue;
-        char line[256];
-        gv_bias_pool_line(results, &groups[g], line, sizeof line);
-        fprintf(table, "FAIL bias across cases: %s\n", line);
-        over = true;
-    }
-    if (!over) return;
-    *sum = (gv_summary){0};
-    for (int i = 0; i < n; i++)
-        gv_summary_add(sum, &results[i]);
-}
-
 /* The mode fingerprint of every (op, dtype, mode) the cases ran that `gpuval probe` measures
    (src/probe/probe_check.h): each row probed once, judged against the device's built-in
    expectations; a FAILed row FAILs its cases (their rows printed PASS above), a line each, and
@@ -822,7 +800,6 @@ static int run_cases(check_job *j, const gv_run_info *info, gv_result *results)
     gv_run_cases(j->cases, n, &runner, results); /* every case has a result, ERROR if need be */
     bool lost = cp.lost; /* a failure that could not be dumped is a lost output */
     if (!fingerprint(j, info, results, &sum, table)) lost = true;
-    pool_bias(results, n, &sum, table);
     gv_summary_print(table, &sum);
     gv_cache_counts cc = {0}; /* counted where each case ran (a child, isolated) */
     for (int i = 0; i < n; i++) {

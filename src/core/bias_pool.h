@@ -2,7 +2,11 @@
  * one output a case (reduce.sum) gives the per-case bias rule (metrics.h, GV_BIAS_MIN_N) one
  * signed error, which cannot show a lean; across the cases of one op, dtype and mode the
  * signed errors of an accumulation that rounds toward zero all lean one way, while a correct
- * round-to-nearest kernel's are fair coins. docs/error-models.md, "Bias pooled across cases". */
+ * round-to-nearest kernel's are fair coins. docs/error-models.md, "Bias pooled across cases".
+ * Its callers: the kernel gate, which pools across its hidden seeds from each case's JSON
+ * (io/run_doc.c writes gv_bias_pool_takes and the sums; python/src/gpuval/kernel_eval.py), and
+ * the tests that measure the rule (tests/cpu/model_bias_pool.c). check does not pool: a run has
+ * one seed, and the rule pools one case a seed. */
 #ifndef GV_CORE_BIAS_POOL_H
 #define GV_CORE_BIAS_POOL_H
 

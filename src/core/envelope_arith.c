@@ -60,7 +60,7 @@ static const gv_env_arith A_TC_FP8 = {.name = "fp8 tensor cores (e4m3, per-tenso
                                       .tc = GV_MODE_FP8,
                                       .acc_bits = 14,
                                       .acc_emin = -126,
-                                      .scaled = true,
+                                      .scaling = GV_ENV_TC_PER_TENSOR,
                                       .promoted = true,
                                       .sigma_bits = 24};
 static const gv_env_arith A_TC_FP8FAST = {.name = "fp8 tensor cores without promotion",
@@ -69,8 +69,31 @@ static const gv_env_arith A_TC_FP8FAST = {.name = "fp8 tensor cores without prom
                                           .tc = GV_MODE_FP8,
                                           .acc_bits = 14,
                                           .acc_emin = -126,
-                                          .scaled = true,
+                                          .scaling = GV_ENV_TC_PER_TENSOR,
                                           .sigma_bits = 24};
+/* fp8row (e4m3 A and B, one scale per row of A and per column of B, cuBLASLt's
+   OUTER_VEC_32F): fp8's blocks and promotion, each product descaled by its row's and
+   column's descales in f32; told apart from the same scaled per tensor (the planted
+   gemm.cublas.fp8rowtensor) and not scaled at all (gemm.cublas.fp8noscale: small rows
+   flushed, large ones saturated) */
+static const gv_env_arith A_TC_FP8ROW = {.name = "fp8 tensor cores (e4m3, per-row scales)",
+                                         .key = "fp8row",
+                                         .extra = "envelope_match_fp8row",
+                                         .tc = GV_MODE_FP8,
+                                         .acc_bits = 14,
+                                         .acc_emin = -126,
+                                         .scaling = GV_ENV_TC_PER_LINE,
+                                         .promoted = true,
+                                         .sigma_bits = 24};
+static const gv_env_arith A_TC_FP8NOSCALE = {.name = "fp8 tensor cores without scales",
+                                             .key = "fp8noscale",
+                                             .extra = "envelope_match_fp8noscale",
+                                             .tc = GV_MODE_FP8,
+                                             .acc_bits = 14,
+                                             .acc_emin = -126,
+                                             .scaling = GV_ENV_TC_UNSCALED,
+                                             .promoted = true,
+                                             .sigma_bits = 24};
 
 /* A tensor-core mode's arithmetics: the claimed one first, then the impostors told apart from
    it (another operand format behind the label; plain f32, the mode not in effect). An
@@ -88,6 +111,9 @@ static int tc_ariths(gv_mode mode, int sm, const gv_env_arith **ar)
     case GV_MODE_F16ACC: list[nl++] = &A_TC_F16ACC, list[nl++] = &A_TC_F16; break;
     case GV_MODE_FP8:
         list[nl++] = &A_TC_FP8, list[nl++] = &A_TC_FP8FAST, list[nl++] = &A_TC_BF16;
+        break;
+    case GV_MODE_FP8ROW:
+        list[nl++] = &A_TC_FP8ROW, list[nl++] = &A_TC_FP8, list[nl++] = &A_TC_FP8NOSCALE;
         break;
     default: return 0;
     }

@@ -25,11 +25,13 @@ typedef struct gv_env_arith {
     gv_mode tc;                     /* the tensor-core mode modelled; GV_MODE_NATIVE: none */
     bool f32_orders;
     int acc_bits, acc_emin;
-    /* fp8: the operands scaled per tensor (gv_env_tc_operand), the sums promoted to f32 at
-       the architecture's interval (gv_env_tc_promotion; false: never, cuBLASLt's fast
+    /* fp8: how the operands are scaled (GV_ENV_TC_UNSCALED, _PER_TENSOR, or _PER_LINE: per
+       row of A and column of B, fp8row; gv_env_tc_operand), the sums promoted to f32 at the
+       architecture's interval (gv_env_tc_promotion; false: never, cuBLASLt's fast
        accumulation), and sigma_bits the precision of the width's sigma (0: acc_bits'): the
        promoted sums are f32's, the block results 14 bits (acc_bits: an ulp of them) */
-    bool scaled, promoted;
+    int scaling;
+    bool promoted;
     int sigma_bits;
 } gv_env_arith;
 

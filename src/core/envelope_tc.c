@@ -13,8 +13,24 @@
 
 #include "core/gen.h" /* GV_PAR_MIN */
 
+/* fp8row runs fp8's kernels (e4m3 A and B, the same blocks and promotion), its scales
+   applied per row of A and column of B in the epilogue: fp8's model, scaled per line */
+static gv_mode model_mode(gv_mode mode)
+{
+    return mode == GV_MODE_FP8ROW ? GV_MODE_FP8 : mode;
+}
+
 const gv_bfma_model *gv_env_tc_model(gv_mode mode, int sm, char *why, size_t len)
 {
+    if (mode == GV_MODE_FP8BLK || mode == GV_MODE_FP8E5M2) {
+        snprintf(why, len,
+                 mode == GV_MODE_FP8BLK
+                     ? "mode fp8blk: its 1 x 128 and 128 x 128 block scales (applied per "
+                       "promoted chunk) are not modelled by the envelope yet"
+                     : "mode fp8e5m2: an e4m3 x e5m2 block model is not ported");
+        return NULL;
+    }
+    mode = model_mode(mode);
     const char *fmt = (int)mode >= 0 && mode < GV_NMODES ? gv_mode_get(mode)->bfma : NULL;
     if (sm <= 0) sm = GV_ENV_TC_ARCH_DEFAULT;
     if (!fmt) {
@@ -44,6 +60,7 @@ const gv_bfma_model *gv_env_tc_model(gv_mode mode, int sm, char *why, size_t len
 
 int gv_env_tc_promotion(gv_mode mode, int sm)
 {
+    mode = model_mode(mode);
     if (sm <= 0) sm = GV_ENV_TC_ARCH_DEFAULT;
     /* probe/sm_90.expect: "gemm.cublas* f32 fp8 promotion 128", measured on an H100 80GB
        HBM3, driver 580.159.04, CUDA 13.0, cuBLAS 13.1.0 */
@@ -78,11 +95,11 @@ int gv_env_tc_arch_parse(const char *s, int *sm, char *why, size_t len)
 
 /* The per-tensor scale of fp8 (gv_env_tc_operand): 448 / amax in f32, 1 where amax is 0,
    Inf or NaN; amax taken as kernels/gemm.cu's amax_kernel takes it (a NaN wins). */
-static float fp8_scale(const gv_bfma_model *m, const double *src, int64_t count)
+static float fp8_scale(const gv_bfma_model *m, const double *src, int64_t count, int64_t stride)
 {
     float amax = 0.0f;
     for (int64_t i = 0; i < count; i++) {
-        float a = fabsf((float)src[i]);
+        float a = fabsf((float)src[i * stride]);
         if (a > amax || isnan(a)) amax = a;
         if (isnan(amax)) break;
     }
@@ -92,28 +109,40 @@ static float fp8_scale(const gv_bfma_model *m, const double *src, int64_t count)
 }
 
 int gv_env_tc_operand_make(const gv_bfma_model *m, const double *src, int64_t rows, int64_t cols,
-                           bool transpose, bool scaled, gv_env_tc_operand *o)
+                           bool transpose, int scaling, gv_env_tc_operand *o)
 {
     int64_t count = rows * cols, lines = transpose ? cols : rows;
+    const bool per_line = scaling == GV_ENV_TC_PER_LINE, scaled = scaling != GV_ENV_TC_UNSCALED;
+    *o = (gv_env_tc_operand){0};
     o->v = malloc(sizeof *o->v * (size_t)count);
     o->s = malloc(sizeof *o->s * (size_t)count);
     o->finite = malloc(sizeof *o->finite * (size_t)lines);
-    if (!o->v || !o->s || !o->finite) {
+    float *scales = per_line ? malloc(sizeof *scales * (size_t)(lines > 0 ? lines : 1)) : NULL;
+    o->descales = per_line ? malloc(sizeof *o->descales * (size_t)(lines > 0 ? lines : 1)) : NULL;
+    if (!o->v || !o->s || !o->finite || (per_line && (!scales || !o->descales))) {
+        free(scales);
         gv_env_tc_operand_free(o);
         return GV_ENOMEM;
     }
-    const float scale = scaled ? fp8_scale(m, src, count) : 1.0f;
+    const float scale = scaling == GV_ENV_TC_PER_TENSOR ? fp8_scale(m, src, count, 1) : 1.0f;
     const float top = gv_bfma_round_to(&m->in, FLT_MAX, GV_BFMA_RZ);
     o->descale = 1.0f / scale; /* 1 exactly where not scaled */
+    /* a line: a row of src (A), or a column of it (B, stored transposed) */
+    for (int64_t r = 0; per_line && r < lines; r++) {
+        scales[r] =
+            transpose ? fp8_scale(m, src + r, rows, cols) : fp8_scale(m, src + r * cols, cols, 1);
+        o->descales[r] = 1.0f / scales[r];
+    }
 #pragma omp parallel for schedule(static) if (count >= GV_PAR_MIN)
     for (int64_t i = 0; i < rows; i++)
         for (int64_t j = 0; j < cols; j++) {
             int64_t at = transpose ? j * rows + i : i * cols + j;
             float in = (float)src[i * cols + j];
             if (scaled) {
+                const float scale_ij = per_line ? scales[transpose ? j : i] : scale;
                 /* x s in f32, then saturated: a value past the largest finite rounds to it
                    under __NV_SATFINITE (RN would take values up to 464 to 448 anyway) */
-                in = in * scale;
+                in = in * scale_ij;
                 if (in > top) in = top;
                 if (in < -top) in = -top;
             }
@@ -132,6 +161,7 @@ int gv_env_tc_operand_make(const gv_bfma_model *m, const double *src, int64_t ro
             all = all && isfinite(o->v[r * per + l]);
         o->finite[r] = all;
     }
+    free(scales);
     return GV_OK;
 }
 
@@ -140,6 +170,7 @@ void gv_env_tc_operand_free(gv_env_tc_operand *o)
     free(o->v);
     free(o->s);
     free(o->finite);
+    free(o->descales);
     *o = (gv_env_tc_operand){0};
 }
 

@@ -23,8 +23,9 @@
 #define GV_ENV_TC_NORD 7
 
 /* The model of mode `mode` on compute capability sm (0: GV_ENV_TC_ARCH_DEFAULT), or NULL
-   with why not into why: a mode without a tensor-core model (native, the emulations, the
-   scaled fp8 modes: their scale groups are not modelled here), an architecture the published
+   with why not into why: a mode without a tensor-core model (native, the emulations, and of
+   the scaled fp8 modes fp8blk and fp8e5m2: their block scales and e5m2 operand are not
+   modelled here; fp8row is fp8's model with per-line scales), an architecture the published
    models leave out, or fp8 where its promotion interval is not known (gv_env_tc_promotion). */
 const gv_bfma_model *gv_env_tc_model(gv_mode mode, int sm, char *why, size_t len);
 
@@ -54,11 +55,24 @@ typedef struct gv_env_tc_operand {
     gv_bfma_operand *s;
     bool *finite;
     float descale;
+    float *descales; /* per line (GV_ENV_TC_PER_LINE): line r's descale; NULL: descale */
 } gv_env_tc_operand;
 
-/* GV_OK or GV_ENOMEM (nothing left allocated). */
+/* How an operand is scaled before its rounding into an fp8 format: not at all; per tensor
+   (fp8: one amax); per line, a row of A or a column of B (fp8row, cuBLASLt's OUTER_VEC_32F:
+   s_r = 448 / amax of line r, the same recipe over each line, as src/ops/gemm_fp8.c's
+   GK_FP8_OUTER groups) */
+enum { GV_ENV_TC_UNSCALED = 0, GV_ENV_TC_PER_TENSOR = 1, GV_ENV_TC_PER_LINE = 2 };
+
+/* GV_OK or GV_ENOMEM (nothing left allocated). scaling: GV_ENV_TC_*. */
 int gv_env_tc_operand_make(const gv_bfma_model *m, const double *src, int64_t rows, int64_t cols,
-                           bool transpose, bool scaled, gv_env_tc_operand *o);
+                           bool transpose, int scaling, gv_env_tc_operand *o);
+
+/* The descale of line r of o (1 where not scaled). */
+static inline float gv_env_tc_descale(const gv_env_tc_operand *o, int64_t r)
+{
+    return o->descales ? o->descales[r] : o->descale;
+}
 void gv_env_tc_operand_free(gv_env_tc_operand *o);
 
 /* The model's orders of sum over l < k of x[l] y[l] (x, y rows of k split operands, all

@@ -5,6 +5,7 @@
 #include "io/run_doc.h"
 
 #include "core/gv.h"
+#include "core/bias_pool.h"
 #include "io/outfile.h"
 #include "core/hash.h"
 #include "core/inputs.h"
@@ -380,10 +381,21 @@ static void set_model_members(json_t *o, const gv_result *r, bool judged)
                                "judges", !r->prob.reported_only, "not_judged_why",
                                r->prob.reported_only ? json_string(GV_PROB_NOT_VALID) : json_null())
                    : json_null());
-    json_object_set_new(o, "bias_rule",
-                        json_pack("{s:b, s:o, s:o, s:i}", "judged", r->bias.judged, "why_not",
-                                  r->bias.judged ? json_null() : json_string(r->bias.why_not),
-                                  "z_bound", gv_json_num(GV_BIAS_Z_BOUND), "min_n", GV_BIAS_MIN_N));
+    json_t *bias = json_pack("{s:b, s:o, s:o, s:i}", "judged", r->bias.judged, "why_not",
+                             r->bias.judged ? json_null() : json_string(r->bias.why_not), "z_bound",
+                             gv_json_num(GV_BIAS_Z_BOUND), "min_n", GV_BIAS_MIN_N);
+    /* what a caller that runs many seeds' cases (kernel-eval's gate) pools across them
+       (core/bias_pool.h): whether the pooled rule takes the case, its signed errors' sums and
+       the root of their squares (2-norm, held in range by gv_ssq), and the pooled bound */
+    int k = 0;
+    double root = gv_ssq_root(&r->m.bias_sq, &k);
+    json_object_set_new(bias, "pool",
+                        json_pack("{s:b, s:o, s:o, s:o, s:o, s:i}", "takes", gv_bias_pool_takes(r),
+                                  "sum", gv_json_num(r->m.bias_sum), "sum_sign_r",
+                                  gv_json_num(r->m.bias_sum_sr), "root",
+                                  gv_json_num(ldexp(root, k)), "z_bound",
+                                  gv_json_num(GV_BIAS_POOL_Z), "min_n", GV_BIAS_POOL_MIN_N));
+    json_object_set_new(o, "bias_rule", bias);
     /* the envelope of the claimed arithmetic (given inputs of products and sums); its numbers
        are also under "extra" (envelope_d_max, envelope_match_KEY) */
     if (r->c.op->envelope != GV_ENV_NONE && r->inputs != GV_INPUTS_GENERATED)

@@ -27,6 +27,7 @@ import hashlib
 import importlib
 import importlib.util
 import json
+import math
 import multiprocessing as mp
 import os
 import secrets
@@ -123,10 +124,17 @@ def _digest(arrays):
 
 
 def evaluate(op, candidate, *, dtype="f32", seeds=3, sizes=None, dists=None, framework="numpy",
-             device=None, allow=None, seed_source=None):
+             device=None, allow=None, seed_source=None, pool_seeds=64):
     """Run candidate (MODULE:CALLABLE) in a child process on op's cases, judge here. Returns a
     dict: op, candidate, cases (one per seed x size x dist, each with verdict, reason and row),
-    passed, failed, and error (the candidate could not run) where it is set."""
+    passed, failed (of those cases; the hidden seeds' below in pool_passed and pool_failed),
+    and error (the candidate could not run) where it is set.
+
+    Cases of few outputs (a sum: one) give the per-case bias rule nothing to judge; the rule
+    pooled across seeds does (_pool_bias). Where the op has such cases, the largest of them
+    runs on further seeds drawn here until pool_seeds seeds have one (rows marked "pool",
+    their seeds in pool_seeds), so that a tree rounding every addition toward zero, which no
+    single sum shows, FAILs; bias_pool holds each group's z. pool_seeds=0: none drawn."""
     if framework not in _FRAMEWORKS:
         raise ValueError(f"framework {framework!r}: one of {', '.join(_FRAMEWORKS)}")
     if seeds < 2:
@@ -147,34 +155,38 @@ def evaluate(op, candidate, *, dtype="f32", seeds=3, sizes=None, dists=None, fra
             doc["error"] = what
             return doc
         seen_outputs = {}
+        takes = []  # (row, case) of the cases the pooled bias rule takes
         for seed in picked:
             for case in _core.cases(op, dtype, sizes, dists, None, seed):
-                ci = _core.inputs(case.op, case.dtype, case.size, case.dist, case.seed, case.mode)
-                parent.send([np.array(a, copy=True) for a in ci.arrays])
-                kind, what = parent.recv()
-                row = {"seed": seed, "size": case.size, "dist": case.dist}
-                if kind != "ok":
-                    row.update(verdict="FAIL", reason=f"the candidate raised: {what.splitlines()[0]}")
-                else:
-                    outs, left = what
-                    outs, reason = _indices_as_dtype(outs, case.dtype)
-                    reason = reason or _harness_rules(ci, outs, left, case)
-                    if reason:
-                        row.update(verdict="FAIL", reason=reason)
-                    else:
-                        try:
-                            j = _core.judge(case.op, ci, outs, allow=allow)
-                            row.update(verdict=j.verdict, reason=j.reason, row=j.row)
-                        except (TypeError, ValueError) as e:
-                            row.update(verdict="FAIL", reason=f"outputs: {e}")
-                        # the same bits as for other inputs: a stale answer, named as such, but
-                        # only where the judge did not pass them (an argmax of a 1 x 1 input,
-                        # a norm of one value: right answers that coincide)
-                        stale = _stale(ci, outs, seen_outputs, case)
-                        if stale and row["verdict"] != "PASS":
-                            row.update(verdict="FAIL", reason=stale)
+                row, j = _run_case(parent, case, seed, seen_outputs, allow)
                 doc["cases"].append(row)
-                doc["passed" if row["verdict"] == "PASS" else "failed"] += 1
+                if j is not None and _pool_takes(j):
+                    takes.append((row, case, j))
+        # hidden seeds for the pooled bias rule: the largest case it takes, on more seeds
+        have = {row["seed"] for row, _, _ in takes}
+        if takes and pool_seeds > len(have):
+            # the largest case up to 2^20 elements (an RZ tree's lean shows at 10^5 on 64
+            # seeds; 64 sums of 4 x 10^6 would cost the gate more than the rest), else the
+            # smallest
+            sized = sorted(takes, key=lambda t: _elements(t[1].size))
+            fit = [t for t in sized if _elements(t[1].size) <= 1 << 20]
+            big = (fit[-1] if fit else sized[0])[1]
+            extra = []
+            for _ in range(4 * pool_seeds):  # a seed source that repeats cannot loop forever
+                if len(have) + len(extra) >= pool_seeds:
+                    break
+                s_ = draw()
+                if s_ not in have and s_ not in extra:
+                    extra.append(s_)
+            for seed in extra:
+                case = next(iter(_core.cases(big.op, dtype, big.size, big.dist, None, seed)))
+                row, j = _run_case(parent, case, seed, seen_outputs, allow)
+                row["pool"] = True  # drawn for the pooled rule, judged as any case
+                doc["cases"].append(row)
+                if j is not None and _pool_takes(j):
+                    takes.append((row, case, j))
+            doc["pool_seeds"] = extra
+        doc["bias_pool"] = _pool_bias(takes)
     except (EOFError, BrokenPipeError, ConnectionResetError):
         doc["error"] = f"the candidate's process ended (exit code {proc.exitcode})"
     finally:
@@ -185,7 +197,100 @@ def evaluate(op, candidate, *, dtype="f32", seeds=3, sizes=None, dists=None, fra
         proc.join(timeout=10)
         if proc.is_alive():
             proc.kill()
+    # passed and failed count the cases asked for; the hidden seeds' apart (a lean they
+    # show FAILs the asked-for cases they were pooled with, so it is counted there too)
+    doc["pool_passed"] = doc["pool_failed"] = 0
+    for row in doc["cases"]:
+        key = "passed" if row["verdict"] == "PASS" else "failed"
+        doc[("pool_" + key) if row.get("pool") else key] += 1
     return doc
+
+
+def _run_case(parent, case, seed, seen_outputs, allow):
+    """One case: the candidate's outputs for gpuval's inputs, judged; (row, Judgement or
+    None where a harness rule or the candidate failed it first)."""
+    ci = _core.inputs(case.op, case.dtype, case.size, case.dist, case.seed, case.mode)
+    parent.send([np.array(a, copy=True) for a in ci.arrays])
+    kind, what = parent.recv()
+    row = {"seed": seed, "size": case.size, "dist": case.dist}
+    if kind != "ok":
+        row.update(verdict="FAIL", reason=f"the candidate raised: {what.splitlines()[0]}")
+        return row, None
+    outs, left = what
+    outs, reason = _indices_as_dtype(outs, case.dtype)
+    reason = reason or _harness_rules(ci, outs, left, case)
+    if reason:
+        row.update(verdict="FAIL", reason=reason)
+        return row, None
+    j = None
+    try:
+        j = _core.judge(case.op, ci, outs, allow=allow)
+        row.update(verdict=j.verdict, reason=j.reason, row=j.row)
+    except (TypeError, ValueError) as e:
+        row.update(verdict="FAIL", reason=f"outputs: {e}")
+    # the same bits as for other inputs: a stale answer, named as such, but only where the
+    # judge did not pass them (an argmax of a 1 x 1 input, a norm of one value: right answers
+    # that coincide)
+    stale = _stale(ci, outs, seen_outputs, case)
+    if stale and row["verdict"] != "PASS":
+        row.update(verdict="FAIL", reason=stale)
+    return row, j
+
+
+def _elements(size):
+    n = 1
+    for d in str(size).split("x"):
+        n *= int(d)
+    return n
+
+
+def _pool_takes(j):
+    """Whether the pooled bias rule takes a judged case (the library says: core/bias_pool.h,
+    the case JSON's bias_rule.pool.takes): a case of few outputs (one sum) on gpuval's own
+    inputs whose per-case bias rule had too few elements to judge."""
+    pool = ((j.case.get("bias_rule") or {}).get("pool")) or {}
+    return bool(pool.get("takes"))
+
+
+def _pool_bias(takes):
+    """The bias rule pooled across seeds (docs/error-models.md, "Bias pooled across cases"):
+    per (op, dtype, mode), one case a seed (cases of one seed share their inputs), the signed
+    errors summed over their root sum of squares, z and z against sign(r); past the bound
+    on at least min_n seeds, every pooled case that PASSed FAILs for bias. Returns the
+    groups as dicts."""
+    groups = {}
+    for row, case, j in takes:
+        c = j.case
+        key = (c.get("op"), c.get("dtype"), c.get("mode"))
+        g = groups.setdefault(key, {"op": key[0], "dtype": key[1], "mode": key[2], "rows": {},
+                                    "pool": c["bias_rule"]["pool"]})
+        g["rows"].setdefault(row["seed"], (row, c["bias_rule"]["pool"]))
+    out = []
+    for g in groups.values():
+        pools = [p for _, p in g["rows"].values()]
+        roots = [float(p["root"]) for p in pools]
+        norm = math.hypot(*roots)
+        z = sum(float(p["sum"]) for p in pools) / norm if norm > 0 else 0.0
+        z_sr = sum(float(p["sum_sign_r"]) for p in pools) / norm if norm > 0 else 0.0
+        bound, min_n = float(g["pool"]["z_bound"]), int(g["pool"]["min_n"])
+        judged = len(pools) >= min_n
+        over = judged and (abs(z) > bound or abs(z_sr) > bound)
+        by_sr = not abs(z) > abs(z_sr)
+        zz = z_sr if by_sr else z
+        way = (("toward zero" if zz < 0 else "away from zero") if by_sr
+               else ("downward" if zz < 0 else "upward"))
+        line = (f"{g['op']} {g['dtype']} {g['mode']}: errors lean {way} over {len(pools)} seeds "
+                f"(z = {zz:+.1f}, bound {bound:.1f})" if judged else
+                f"{g['op']} {g['dtype']} {g['mode']}: {len(pools)} seeds, under the {min_n} "
+                f"the pooled bias rule needs")
+        if over:
+            for row, _ in g["rows"].values():
+                if row["verdict"] == "PASS":
+                    row.update(verdict="FAIL", reason=f"bias across seeds: {line}")
+                    row.pop("row", None)
+        out.append({"op": g["op"], "dtype": g["dtype"], "mode": g["mode"], "seeds": len(pools),
+                    "z": z, "z_sign_r": z_sr, "judged": judged, "over": over, "line": line})
+    return out
 
 
 def _harness_rules(ci, outs, left, case):
@@ -246,6 +351,9 @@ def main(argv=None):
             print(f"seed {c['seed']}: {c.get('row') or (c['verdict'] + ' (' + c['reason'] + ')')}")
     print(f"{a.op} {a.candidate}: {doc['passed']} passed, {doc['failed']} failed over "
           f"{len(doc['seeds'])} seeds")
+    for g in doc.get("bias_pool", []):
+        print(f"bias pooled across seeds ({len(doc.get('pool_seeds', []))} hidden): "
+              f"{'FAIL' if g['over'] else 'PASS' if g['judged'] else 'not judged'}: {g['line']}")
     return 0 if doc["failed"] == 0 else 1
 
 
