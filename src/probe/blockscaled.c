@@ -89,7 +89,13 @@ unsigned gv_bs_encode(gv_bs_format f, double x, bool rz)
         return (unsigned)(c < 0 ? 0 : c > 254 ? 254 : c);
     }
     unsigned bits = (unsigned)(fi->ebits + fi->mbits), sign = 0;
-    if (isnan(x)) return (1u << bits) - 1; /* E4M3's and E5M2's NaN; FP6 and FP4 have none */
+    if (isnan(x)) {
+        /* E4M3's S.1111.111 and E5M2's S.11111.11; FP6 and FP4 have none, and their
+           all-ones code is their largest value: a NaN there would pass as a number */
+        bool has_nan = fi->ebits + fi->mbits >= 7;
+        assert(has_nan && "FP6 and FP4 have no NaN: the quantiser's scale carries it");
+        return has_nan ? (1u << bits) - 1 : 0;
+    }
     if (x < 0 || (x == 0 && signbit(x))) {
         sign = fi->sign ? 1u << bits : 0;
         x = fi->sign ? -x : 0; /* an unsigned format clamps a negative to 0 */
@@ -113,6 +119,7 @@ unsigned gv_bs_encode(gv_bs_format f, double x, bool rz)
 
 double gv_bs_round(gv_bs_format f, double x, bool rz)
 {
+    if (isnan(x)) return x;
     return gv_bs_decode(f, gv_bs_encode(f, x, rz));
 }
 
@@ -158,8 +165,10 @@ gv_bs_model gv_bs_model_of(gv_bs_kind k)
 static double absmax(const double *x, int64_t from, int64_t to)
 {
     double m = 0;
-    for (int64_t l = from; l < to; l++)
+    for (int64_t l = from; l < to; l++) {
+        if (isnan(x[l])) return NAN; /* a comparison would skip it */
         if (fabs(x[l]) > m) m = fabs(x[l]);
+    }
     return m;
 }
 
@@ -205,6 +214,15 @@ int gv_bs_model_quant(void *ctx, gv_bs_kind k, int64_t n, const double *x, doubl
             w1 = w0 + Q;
         }
         double amax = absmax(x, w0, w1), s;
+        if (!isfinite(amax)) {
+            /* [OCPMX] 6.3: a NaN (or Inf, which no MX element but E5M2 holds) in the block
+               makes its scale NaN, so every value of the block decodes as NaN: never a
+               number in its place */
+            scale[b] = NAN;
+            for (int64_t l = b * L; l < (b + 1) * L; l++)
+                elem[l] = 0;
+            continue;
+        }
         if (ki->scale == GV_BS_UE8M0)
             s = ldexp(1.0, mx_exponent(md, amax, emax_of(ki->elem)));
         else

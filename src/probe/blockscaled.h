@@ -63,10 +63,12 @@ const gv_bs_format_info *gv_bs_format_get(gv_bs_format f);
 double gv_bs_decode(gv_bs_format f, unsigned code);
 /* x to the nearest code, ties to the even code; beyond the largest finite value (and Inf)
    clamped to it ([OCPMX] 6.3; satfinite for FP8); NaN to a NaN code where the format has one.
-   rz: truncate toward zero instead (a planted conversion). For UE8M0, x must be a power of two
-   (the scale the quantiser computed) or 0, which encodes 2^-127. */
+   FP6 and FP4 have no NaN code: a NaN never reaches them, the quantiser carries a block's NaN
+   in its scale ([OCPMX] 6.3), and encoding one is a broken contract (an assert; the zero code
+   where asserts are off). rz: truncate toward zero instead (a planted conversion). For UE8M0,
+   x must be a power of two (the scale the quantiser computed) or 0, which encodes 2^-127. */
 unsigned gv_bs_encode(gv_bs_format f, double x, bool rz);
-/* x rounded to the format (gv_bs_decode of gv_bs_encode). */
+/* x rounded to the format (gv_bs_decode of gv_bs_encode); NaN stays NaN in every format. */
 double gv_bs_round(gv_bs_format f, double x, bool rz);
 
 /* The block-scaled kinds: element format, scale format, elements per scale, and whether a per-

@@ -110,6 +110,37 @@ Test(blockscaled_quant, nvfp4_scales_per_16_in_e4m3_under_a_tensor_scale)
     cr_expect_eq(el[17], 1.5);
 }
 
+/* NaN never passes: a NaN in a block makes its scale NaN ([OCPMX] 6.3), so every value of that
+   block, and every dot product through it, is NaN; the other blocks are untouched. */
+Test(blockscaled_quant, a_nan_makes_its_block_nan_and_the_dot_nan)
+{
+    for (int k = 0; k < GV_BS_NKINDS; k++) {
+        gv_bs_model md = gv_bs_model_of(k);
+        int64_t L = gv_bs_kind_get(k)->block;
+        double x[64] = {0}, el[64], sc[4], t, out;
+        x[0] = 1;
+        x[1] = NAN;
+        x[L] = 1.5;
+        x[2 * L - 1] = -3;
+        cr_assert_eq(gv_bs_model_quant(&md, k, 2 * L, x, el, sc, &t), GV_OK);
+        const char *kn = gv_bs_kind_get(k)->name;
+        for (int64_t l = 0; l < L; l++)
+            cr_expect(isnan(el[l] * sc[0] * t), "%s: element %lld of the NaN's block", kn,
+                      (long long)l);
+        cr_expect(isfinite(el[L] * sc[1] * t), "%s: the next block is not touched", kn);
+        double one[64];
+        for (int l = 0; l < 64; l++)
+            one[l] = 1;
+        cr_assert_eq(gv_bs_model_mma(&md, k, 2 * L, el, sc, one, one, t, 1, &out), GV_OK);
+        cr_expect(isnan(out), "%s: the dot through a NaN block is %g", kn, out);
+        x[1] = INFINITY;
+        cr_assert_eq(gv_bs_model_quant(&md, k, 2 * L, x, el, sc, &t), GV_OK);
+        cr_expect(isnan(el[0] * sc[0] * t), "%s: Inf in a block: NaN, not the largest value", kn);
+    }
+    cr_expect(isnan(gv_bs_round(GV_BS_E2M1, NAN, false)), "rounding keeps NaN in every format");
+    cr_expect(isnan(gv_bs_round(GV_BS_E4M3, NAN, false)));
+}
+
 /* ---- the features on the published model and on the impostors ------------------------------- */
 
 static const char *reading(const gv_bs_print *bp, int f)
