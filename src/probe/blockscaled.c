@@ -150,6 +150,7 @@ bool gv_bs_has(gv_bs_kind k, int sm, char *why, size_t len)
 gv_bs_model gv_bs_model_of(gv_bs_kind k)
 {
     int blk = gv_bs_kind_get(k)->block;
+    bool fp4 = gv_bs_kind_get(k)->elem == GV_BS_E2M1;
     return (gv_bs_model){.q_block = blk,
                          .q_tensor = false,
                          .q_xround = GV_BS_XFLOOR,
@@ -157,8 +158,9 @@ gv_bs_model gv_bs_model_of(gv_bs_kind k)
                          .q_elem_rz = false,
                          .mma_block = blk,
                          .mma_scale = GV_BS_USE_BLOCK,
-                         .group = 16,
-                         .frac_bits = 25,
+                         .inst_k = fp4 ? 64 : 32,
+                         .group = fp4 ? 16 : 1,
+                         .frac_bits = fp4 ? 35 : 25,
                          .acc_rn = false};
 }
 
@@ -245,37 +247,72 @@ static double round_p(double v, int p, bool rn)
     return ldexp(rn ? nearbyint(s) : trunc(s), e - p);
 }
 
-static int expo(double v)
+/* A value's significand and exponent as MMA-Sim splits them (extract_significand_exponent):
+   1 <= |sig| < 2 above the format's smallest normal exponent emin, a smaller sig at emin
+   below it; 0 has exponent -999 (never the largest). */
+static void split_se(double v, int emin, double *sig, int *e)
 {
-    int e;
-    frexp(v, &e);
-    return e - 1;
+    if (v == 0) {
+        *sig = 0;
+        *e = -999;
+        return;
+    }
+    int x;
+    double f = frexp(v, &x);
+    *sig = 2 * f;
+    *e = x - 1;
+    if (*e < emin) {
+        *sig = ldexp(*sig, *e - emin);
+        *e = emin;
+    }
 }
 
-/* The accumulator plus one group's exact sum ([MMASim]): both aligned to the larger exponent
-   and truncated to frac_bits fraction bits, added, the result truncated to f32's 24 bits; the
-   planted acc_rn adds exactly and rounds to nearest even. */
-static double acc_add(const gv_bs_model *md, double acc, double g)
+/* the smallest normal exponent of a format as MMA-Sim's table has it (f32 for C) */
+static int emin_of(gv_bs_format f)
 {
-    if (g == 0) return acc;
-    if (md->acc_rn) return round_p(acc + g, 24, true);
-    int e = acc == 0 ? expo(g) : expo(fabs(acc) > fabs(g) ? acc : g);
-    if (acc != 0 && expo(g) > e) e = expo(g);
-    double q = ldexp(1.0, e - md->frac_bits);
-    return round_p(trunc(acc / q) * q + trunc(g / q) * q, 24, false);
+    return f == GV_BS_UE8M0 ? -127 : 1 - gv_bs_format_get(f)->bias;
+}
+
+#define MAXTERMS 80 /* C and up to 64 products of one instruction, or its groups */
+
+/* One instruction ([MMASim] fused_sum, nv_fused_dot_add(_with_block_scale)): C and the terms
+   aligned to their largest exponent, each truncated to frac_bits fraction bits, added, the sum
+   truncated to f32. The planted acc_rn adds exactly and rounds to nearest even. */
+static double instruction(const gv_bs_model *md, int nt, const double *sig, const int *ex)
+{
+    int emax = -999;
+    for (int i = 0; i < nt; i++)
+        if (ex[i] > emax) emax = ex[i];
+    double sum = 0;
+    for (int i = 0; i < nt; i++) {
+        double x = ldexp(sig[i], md->frac_bits + ex[i] - emax);
+        sum += (md->acc_rn ? x : trunc(x));
+    }
+    return round_p(ldexp(sum, emax - md->frac_bits), 24, md->acc_rn);
 }
 
 int gv_bs_model_mma(void *ctx, gv_bs_kind k, int64_t n, const double *a, const double *sa,
                     const double *b, const double *sb, double ta, double tb, double *out)
 {
     const gv_bs_model *md = ctx;
-    int64_t L = gv_bs_kind_get(k)->block, nscales = n / L, G = md->group;
-    assert(n % L == 0 && G >= 1);
-    double acc = 0;
-    for (int64_t g0 = 0; g0 < n; g0 += G) {
-        double gsum = 0; /* exact on the probes' operands (a few bits each, one binade apart) */
-        for (int64_t l = g0; l < g0 + G && l < n; l++) {
-            int64_t q = l / md->mma_block;
+    const gv_bs_kind_info *ki = gv_bs_kind_get(k);
+    int64_t L = ki->block, nscales = n / L, G = md->group, K = md->inst_k;
+    assert(n % L == 0 && G >= 1 && K >= G && K % G == 0 && K / G + 1 <= MAXTERMS);
+    int es = emin_of(ki->scale), ee = emin_of(ki->elem);
+    double acc = 0, nan_check = 0;
+    for (int64_t l = 0; l < n; l++)
+        nan_check += a[l] * b[l] * sa[l / L] * sb[l / L];
+    if (!isfinite(nan_check)) {
+        *out = NAN; /* [MMASim]: a NaN or Inf anywhere is the fp64 sum's, never a number */
+        return GV_OK;
+    }
+    for (int64_t i0 = 0; i0 < n; i0 += K) {
+        double sig[MAXTERMS];
+        int ex[MAXTERMS], nt = 0;
+        split_se(acc, -126, &sig[nt], &ex[nt]);
+        nt++;
+        for (int64_t g0 = i0; g0 < i0 + K && g0 < n; g0 += G) {
+            int64_t q = g0 / md->mma_block;
             if (q >= nscales) q = nscales - 1; /* a planted reader past the label's scales */
             double fa = 1, fb = 1;
             if (md->mma_scale == GV_BS_USE_BLOCK) {
@@ -285,9 +322,30 @@ int gv_bs_model_mma(void *ctx, gv_bs_kind k, int64_t n, const double *a, const d
                 fa = sa[0];
                 fb = sb[0];
             }
-            gsum += a[l] * fa * b[l] * fb;
+            double s0, s1;
+            int e0, e1;
+            split_se(fa, es, &s0, &e0);
+            split_se(fb, es, &s1, &e1);
+            if (G == 1) {
+                /* kind::mxf8f6f4: each product a term, at its elements' and scales' exponents */
+                double s2, s3;
+                int e2, e3;
+                split_se(a[g0], ee, &s2, &e2);
+                split_se(b[g0], ee, &s3, &e3);
+                sig[nt] = s2 * s3 * s0 * s1;
+                ex[nt] = s2 * s3 == 0 ? -999 : e2 + e3 + e0 + e1;
+            } else {
+                /* kind::mxf4: a group's products summed exactly (e2m1: a few bits each), the
+                   term at its scales' exponent */
+                double gsum = 0;
+                for (int64_t l = g0; l < g0 + G && l < n; l++)
+                    gsum += a[l] * b[l];
+                sig[nt] = gsum * s0 * s1;
+                ex[nt] = gsum == 0 ? -999 : e0 + e1;
+            }
+            nt++;
         }
-        acc = acc_add(md, acc, gsum);
+        acc = instruction(md, nt, sig, ex);
     }
     *out = (double)(float)(acc * ta * tb); /* the per-tensor scales in the f32 epilogue */
     return GV_OK;
@@ -317,13 +375,6 @@ static void setn(gv_fp_value *v, int num, const char *detail)
     char t[16];
     snprintf(t, sizeof t, "%d", num);
     setv(v, num, t, detail);
-}
-
-/* The scale exponents an MMA probe may give a block: UE8M0 holds 2^-127..2^127, UE4M3's powers
-   of two 2^-9 (its smallest subnormal) .. 2^8 */
-static int scale_emin(const bctx *c)
-{
-    return c->ki->scale == GV_BS_UE8M0 ? -127 : -9;
 }
 
 /* One dot product through the MMA, the per-tensor scales 1; NAN after an error. */
@@ -428,87 +479,59 @@ static void scale_block(bctx *c, vecs *v)
         setn(f, (int)first, d);
 }
 
-/* The big product of the accumulator probes, 2^E with E as large as the scales allow (UE4M3's
-   2^8 x 2^8), and products c 2^e split over the two operands' scales. */
-#define ACC_PAST 64 /* the small products start here: past any group of up to 64 */
+/* The accumulator probes: C = 2^ACC_E from an earlier instruction (position 0: one element 1
+   under scales 2^8 and 2^8, so that its term's exponent is its value's also where the MMA
+   aligns groups at their scales' exponents), the small products from position ACC_PAST on:
+   past the first instruction of 32 or 64 and any group of up to 64. */
+#define ACC_PAST 64
+#define ACC_E    16
 
-static int big_e(const bctx *c)
-{
-    return c->ki->scale == GV_BS_UE8M0 ? 20 : 16;
-}
-
-/* c x 2^e at position l of v: a = c, b = 1 (every element format holds 1 and 1.5), the scales
-   of l's block 2^ceil(e/2) and 2^floor(e/2); false where the scale format cannot hold them. */
+/* coef x 2^e at position l of v: a = coef 2^ua, b = 2^ub, the scales of l's block 2^sa and
+   2^sb, the exponent carried by the scales as far as their format reaches (UE8M0 2^-127..2^127,
+   UE4M3's powers of two 2^-9..2^8) and by the elements past that; false where the formats
+   cannot hold it exactly. */
 static bool put_product(const bctx *c, vecs *v, int64_t l, double coef, int e)
 {
     int64_t L = c->ki->block;
-    int ea = (int)ceil(e / 2.0), eb = e - ea, emin = scale_emin(c), emax = 8;
-    if (c->ki->scale == GV_BS_UE8M0) emax = 127;
-    if (ea < emin || eb < emin || ea > emax || eb > emax) return false;
-    v->a[l] = coef;
-    v->b[l] = 1;
-    v->sa[l / L] = ldexp(1.0, ea);
-    v->sb[l / L] = ldexp(1.0, eb);
+    bool e8 = c->ki->scale == GV_BS_UE8M0;
+    int smin = e8 ? -127 : -9, smax = e8 ? 127 : 8;
+    int ea = (int)ceil(e / 2.0), eb = e - ea;
+    int sa = ea < smin   ? smin
+             : ea > smax ? smax
+                         : ea,
+        sb = eb < smin   ? smin
+             : eb > smax ? smax
+                         : eb;
+    double x = ldexp(coef, ea - sa), y = ldexp(1.0, eb - sb);
+    if (gv_bs_round(c->ki->elem, x, false) != x || gv_bs_round(c->ki->elem, y, false) != y)
+        return false;
+    v->a[l] = x;
+    v->b[l] = y;
+    v->sa[l / L] = ldexp(1.0, sa);
+    v->sb[l / L] = ldexp(1.0, sb);
     return true;
 }
 
-/* group: M = 2^E at 0, then two products of 0.75 ulp(M) at ACC_PAST and at r: in one group they
-   add to 1.5 ulp and M gains an ulp; in two each is lost to the truncation. The first r at
-   which they are lost, less ACC_PAST, is the group. */
-static void group(bctx *c, vecs *v)
-{
-    int64_t L = c->ki->block;
-    int E = big_e(c);
-    double M = ldexp(1.0, E), ulp = ldexp(1.0, E - 23);
-    int64_t first = 0;
-    bool other = false;
-    for (int64_t r = ACC_PAST + 1; r < v->n && !first && !c->rc; r++) {
-        vecs_clear(v, L, 1);
-        bool ok = put_product(c, v, 0, 1, E) && put_product(c, v, ACC_PAST, 1.5, E - 24) &&
-                  put_product(c, v, r, 1.5, E - 24);
-        assert(ok);
-        double o = dot(c, v->n, v->a, v->sa, v->b, v->sb);
-        if (o == M)
-            first = r;
-        else if (o != M + ulp)
-            other = true;
-    }
-    if (c->rc) return;
-    char d[160];
-    snprintf(d, sizeof d, "2^%d, then 0.75 ulp at %d and at r: both kept up to r = %lld", E,
-             ACC_PAST, (long long)(first ? first - 1 : v->n - 1));
-    gv_fp_value *f = &c->bp->f[GV_BS_GROUP];
-    if (other) {
-        setv(f, NAN, "irregular", d);
-    } else if (!first) {
-        char t[16];
-        snprintf(t, sizeof t, ">=%lld", (long long)(v->n - ACC_PAST));
-        setv(f, NAN, t, d);
-    } else {
-        setn(f, (int)(first - ACC_PAST), d);
-    }
-}
-
-/* acc_frac_bits: M = 2^E at 0, -2^(E - t) at ACC_PAST: the result falls below M while the
-   accumulator's alignment keeps 2^-t of M; the last such t. */
+/* acc_frac_bits: C = 2^E, then -2^(E - t) at ACC_PAST: the result falls below 2^E (truncated,
+   one f32 ulp below) while the alignment keeps 2^-t of the largest exponent; the last such t. */
 static void acc_frac_bits(bctx *c, vecs *v)
 {
     int64_t L = c->ki->block;
-    int E = 8, tmax = 0, kept = 0; /* 2^(8 - t) reaches UE4M3's 2^-18 at t = 26 */
-    for (int t = 1; t <= 40 && !c->rc; t++) {
+    int tmax = 0, kept = 0;
+    for (int t = 1; t <= 48 && !c->rc; t++) {
         vecs_clear(v, L, 1);
-        if (!put_product(c, v, 0, 1, E) || !put_product(c, v, ACC_PAST, -1, E - t)) break;
+        if (!put_product(c, v, 0, 1, ACC_E) || !put_product(c, v, ACC_PAST, -1, ACC_E - t)) break;
         tmax = t;
         double o = dot(c, v->n, v->a, v->sa, v->b, v->sb);
-        if (o < ldexp(1.0, E))
+        if (o < ldexp(1.0, ACC_E))
             kept = t;
         else
             break;
     }
     if (c->rc) return;
     char d[160];
-    snprintf(d, sizeof d, "2^%d then -2^(%d-t): below 2^%d up to t = %d (looked to %d)", E, E, E,
-             kept, tmax);
+    snprintf(d, sizeof d, "2^%d then -2^(%d-t): below 2^%d up to t = %d (looked to %d)", ACC_E,
+             ACC_E, ACC_E, kept, tmax);
     gv_fp_value *f = &c->bp->f[GV_BS_ACC_FRAC_BITS];
     if (kept == tmax) {
         char t[16];
@@ -519,18 +542,65 @@ static void acc_frac_bits(bctx *c, vecs *v)
     }
 }
 
-/* acc_round: M + 0.75u, -(M + 0.75u), M + 0.5u, M + 1.5u with u = ulp(M) in f32, M at 0 and the
-   small product at ACC_PAST (another group): the four results name the rounding. */
+/* group: C = 2^E, then -2^(E - F - 1) (half the alignment's last kept bit, F the measured
+   acc_frac_bits) at ACC_PAST and at r. Summed exactly in one group they make a whole unit that
+   the alignment keeps, and the result falls one f32 ulp below 2^E; as two terms each is
+   truncated away and the result is 2^E. The first r at which they are apart, less ACC_PAST,
+   is the group (1: every product a term of its own). */
+static void group(bctx *c, vecs *v)
+{
+    int64_t L = c->ki->block;
+    gv_fp_value *f = &c->bp->f[GV_BS_GROUP];
+    double F = c->bp->f[GV_BS_ACC_FRAC_BITS].num;
+    if (!(F >= 1)) {
+        setv(f, NAN, "n/a", "no accumulator width measured to place the halves at");
+        return;
+    }
+    double M = ldexp(1.0, ACC_E);
+    int64_t first = 0;
+    bool other = false, placed = true;
+    for (int64_t r = ACC_PAST + 1; r < v->n && !first && !c->rc && placed; r++) {
+        vecs_clear(v, L, 1);
+        int e = ACC_E - (int)F - 1;
+        placed = put_product(c, v, 0, 1, ACC_E) && put_product(c, v, ACC_PAST, -1, e) &&
+                 put_product(c, v, r, -1, e);
+        if (!placed) break;
+        double o = dot(c, v->n, v->a, v->sa, v->b, v->sb);
+        if (o == M)
+            first = r;
+        else if (!(o < M))
+            other = true;
+    }
+    if (c->rc) return;
+    char d[160];
+    snprintf(d, sizeof d, "2^%d, then -2^(%d-%d-1) at %d and at r: one term up to r = %lld", ACC_E,
+             ACC_E, (int)F, ACC_PAST, (long long)(first ? first - 1 : v->n - 1));
+    if (!placed) {
+        setv(f, NAN, "n/a", "the formats cannot hold half the alignment's last bit");
+    } else if (other) {
+        setv(f, NAN, "irregular", d);
+    } else if (!first) {
+        char t[16];
+        snprintf(t, sizeof t, ">=%lld", (long long)(v->n - ACC_PAST));
+        setv(f, NAN, t, d);
+    } else {
+        setn(f, (int)(first - ACC_PAST), d);
+    }
+}
+
+/* acc_round: C = M + 0.75u, -(M + 0.75u), M + 0.5u, M + 1.5u with u = ulp(M) in f32, M = 2^E
+   from an earlier instruction and the small product at ACC_PAST: the four results name the
+   rounding of the instruction's sum. */
 static void acc_round(bctx *c, vecs *v)
 {
     int64_t L = c->ki->block;
-    int E = 8;
-    double M = ldexp(1.0, E), u = ldexp(1.0, E - 23), d4[4];
+    double M = ldexp(1.0, ACC_E), u = ldexp(1.0, ACC_E - 23), d4[4];
     const double coef[4] = {1.5, -1.5, 1, 1.5};
-    const int es[4] = {E - 24, E - 24, E - 24, E - 23}, sign[4] = {1, -1, 1, 1};
+    const int es[4] = {ACC_E - 24, ACC_E - 24, ACC_E - 24, ACC_E - 23}, sign[4] = {1, -1, 1, 1};
     for (int i = 0; i < 4 && !c->rc; i++) {
         vecs_clear(v, L, 1);
-        bool ok = put_product(c, v, 0, sign[i], E) && put_product(c, v, ACC_PAST, coef[i], es[i]);
+        bool ok =
+            put_product(c, v, 0, sign[i], ACC_E) && put_product(c, v, ACC_PAST, coef[i], es[i]);
         assert(ok);
         double o = dot(c, v->n, v->a, v->sa, v->b, v->sb);
         d4[i] = (sign[i] * o - M) / u;
@@ -540,7 +610,7 @@ static void acc_round(bctx *c, vecs *v)
     snprintf(d, sizeof d,
              "M+0.75u -> M+%gu, -(M+0.75u) -> -(M+%gu), M+0.5u -> M+%gu, M+1.5u -> "
              "M+%gu (M = 2^%d, u its f32 ulp)",
-             d4[0], d4[1], d4[2], d4[3], E);
+             d4[0], d4[1], d4[2], d4[3], ACC_E);
     setv(&c->bp->f[GV_BS_ACC_ROUND], NAN, gv_fp_classify_rounding(d4[0], d4[1], d4[2], d4[3]), d);
 }
 
@@ -741,8 +811,8 @@ int gv_bs_measure(gv_bs_kind k, int sm, gv_bs_quant_fn quant, gv_bs_mma_fn mma, 
     if (vecs_init(&v, 2 * ACC_PAST, c.ki->block, 1)) {
         scale_apply(&c, &v);
         scale_block(&c, &v);
+        acc_frac_bits(&c, &v); /* group places its halves at the measured width */
         group(&c, &v);
-        acc_frac_bits(&c, &v);
         acc_round(&c, &v);
     } else if (!c.rc) {
         c.rc = GV_ENOMEM;
@@ -784,13 +854,14 @@ const char *gv_bs_expected(gv_bs_kind k, int sm, int f, const char **source)
         *source = "[OCPMX] each block's scale multiplies its products" UNCONF;
         return "block";
     case GV_BS_GROUP:
-        *source = fp4 ? "[MMASim] FP4: groups of 16 exact products (35 bits)" UNCONF
-                      : "no source gives the FP8 and FP6 group: NEW until measured";
-        return fp4 ? "16" : "?";
+        *source = fp4 ? "[MMASim] kind::mxf4(nvf4): 16 products summed exactly a term" UNCONF
+                      : "[MMASim] kind::mxf8f6f4: every product a term of its own" UNCONF;
+        return fp4 ? "16" : "1";
     case GV_BS_ACC_FRAC_BITS:
-        *source = "[MMASim] 25 accumulator fraction bits on Blackwell" UNCONF;
-        return "25";
-    case GV_BS_ACC_ROUND: *source = "[MMASim] the accumulator truncates" UNCONF; return "RZ";
+        *source = fp4 ? "[MMASim] kind::mxf4(nvf4): 35 fraction bits" UNCONF
+                      : "[MMASim] kind::mxf8f6f4: 25 fraction bits" UNCONF;
+        return fp4 ? "35" : "25";
+    case GV_BS_ACC_ROUND: *source = "[MMASim] terms and sum truncated (RZ)" UNCONF; return "RZ";
     default: return "?";
     }
 }

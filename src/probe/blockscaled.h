@@ -13,9 +13,13 @@
  *           Transformer Engine's NVFP4 quantiser): E2M1 elements, one E4M3 scale per 16 rounded
  *           to nearest, one f32 scale per tensor (amax / (6 x 448)).
  *  [MMASim] Xie, Wang, Yang, Yang, "MMA-Sim: Bit-Accurate Reference Model of Tensor Cores and
- *           Matrix Cores", arXiv:2511.10909 (2025): on Blackwell the block-scaled FP4 products
- *           are summed exactly in groups of 16 (35 bits), each group's sum added to an
- *           accumulator that keeps 25 fraction bits, truncated.
+ *           Matrix Cores", arXiv:2511.10909 (2025), and its simulator (github.com/microsoft/
+ *           MMA-Sim, mmasim/simulator/nv.py and functions.py): Blackwell's block-scaled MMA
+ *           aligns C and its terms to their largest exponent, truncates each to n fraction
+ *           bits, adds, and truncates the sum to f32 (RZ). kind::mxf8f6f4 (FP8, FP6; K = 32,
+ *           one scale per instruction): each product is a term, 25 fraction bits.
+ *           kind::mxf4 and mxf4nvf4 (FP4; K = 64): each group of 16 products is summed
+ *           exactly and scaled, a term whose exponent is its scales' own, 35 fraction bits.
  *
  * Nothing here runs on a device yet: the features are measured through two callbacks (the
  * quantiser, the MMA), which the CPU tests give simulated arithmetics (the published model
@@ -135,15 +139,15 @@ typedef struct gv_bs_model {
     /* product */
     int mma_block;             /* elements per scale as the MMA reads the scales */
     gv_bs_scale_use mma_scale; /* scales applied per block, ignored, or block 0's for all */
-    int group;                 /* products summed exactly before the accumulator sees them */
-    int frac_bits;             /* fraction bits the accumulator keeps when it aligns a sum */
-    bool acc_rn;               /* the accumulator rounds to nearest instead of truncating */
+    int inst_k;                /* products of one MMA instruction: one alignment, C as a term */
+    int group;                 /* products summed exactly into one term (1: each product one) */
+    int frac_bits;             /* fraction bits each term keeps below the largest exponent */
+    bool acc_rn;               /* the sum exact and rounded to nearest, not truncated */
 } gv_bs_model;
 
-/* The published model of kind k on compute capability sm (100, 103, 120): [OCPMX] or [NVFP4]
-   for the quantiser, [MMASim] for the product (groups of 16 for FP4, 25 fraction bits, RZ);
-   MMA-Sim's FP4 group size is used for FP8 and FP6 too, which no source gives (their `group`
-   expectation is NEW). */
+/* The published model of kind k: [OCPMX] or [NVFP4] for the quantiser, [MMASim]'s B200 for
+   the product: FP8 and FP6 as kind::mxf8f6f4 (K 32, every product a term, 25 fraction bits),
+   FP4 (MXFP4 and NVFP4) as kind::mxf4 / mxf4nvf4 (K 64, groups of 16, 35 fraction bits). */
 gv_bs_model gv_bs_model_of(gv_bs_kind k);
 
 /* The simulated quantiser and MMA of a gv_bs_model (ctx: a const gv_bs_model *), callbacks

@@ -165,14 +165,14 @@ Test(blockscaled_probe, the_published_model_reads_every_expected_value)
             measure(k, sms[s], &md, &bp);
             bool fp4 = gv_bs_kind_get(k)->elem == GV_BS_E2M1;
             for (int f = 0; f < GV_BS_NFEATURES; f++) {
-                gv_fp_verdict want = f == GV_BS_GROUP && !fp4 ? GV_FP_NEW : GV_FP_PASS;
-                cr_expect_eq(bp.verdict[f], want, "%s sm_%d %s: read %s (%s), expected %s",
+                cr_expect_eq(bp.verdict[f], GV_FP_PASS, "%s sm_%d %s: read %s (%s), expected %s",
                              gv_bs_kind_get(k)->name, sms[s], gv_bs_feature_name(f),
                              reading(&bp, f), bp.f[f].detail, bp.expect[f]);
                 cr_expect(bp.source[f] && *bp.source[f], "every expectation names its source");
             }
-            /* the FP8/FP6 group has no source: the model's 16 is measured, not asserted */
-            cr_expect_str_eq(reading(&bp, GV_BS_GROUP), "16");
+            /* MMA-Sim's two kinds: FP4 groups of 16 at 35 bits, FP8/FP6 single terms at 25 */
+            cr_expect_str_eq(reading(&bp, GV_BS_GROUP), fp4 ? "16" : "1");
+            cr_expect_str_eq(reading(&bp, GV_BS_ACC_FRAC_BITS), fp4 ? "35" : "25");
         }
     }
 }
@@ -255,6 +255,14 @@ static void group8(gv_bs_model *m)
 {
     m->group = 8;
 }
+static void group16(gv_bs_model *m)
+{
+    m->group = 16;
+}
+static void frac25(gv_bs_model *m)
+{
+    m->frac_bits = 25;
+}
 
 Test(blockscaled_probe, every_planted_impostor_fails_the_feature_that_tells_it)
 {
@@ -291,6 +299,10 @@ Test(blockscaled_probe, every_planted_impostor_fails_the_feature_that_tells_it)
         {"no alignment bits past f32's", GV_BS_NVFP4, no_extra_bits, GV_BS_ACC_FRAC_BITS, "23"},
         {"FP4 groups of 32", GV_BS_MXFP4, group32, GV_BS_GROUP, "32"},
         {"FP4 groups of 8", GV_BS_NVFP4, group8, GV_BS_GROUP, "8"},
+        {"FP8 products summed in groups of 16", GV_BS_MXFP8_E4M3, group16, GV_BS_GROUP, "16"},
+        {"FP6 products summed in groups of 16", GV_BS_MXFP6_E3M2, group16, GV_BS_GROUP, "16"},
+        {"FP4 aligned at FP8's 25 bits", GV_BS_MXFP4, frac25, GV_BS_ACC_FRAC_BITS, "25"},
+        {"FP4 aligned at FP8's 25 bits", GV_BS_NVFP4, frac25, GV_BS_ACC_FRAC_BITS, "25"},
     };
     for (size_t i = 0; i < sizeof p / sizeof p[0]; i++) {
         gv_bs_model md = gv_bs_model_of(p[i].kind);
