@@ -823,8 +823,9 @@ int gv_bs_measure(gv_bs_kind k, int sm, gv_bs_quant_fn quant, gv_bs_mma_fn mma, 
 
 /* ---- the published values ------------------------------------------------------------------ */
 
-/* Every value below is the published model's until a device of the architecture runs it
-   (sm_120's block-scaled MMA is mma.sync's, not tcgen05's: the B200 model is assumed for it). */
+/* Every value below is the published model's until a device of the architecture runs it. MMA-Sim
+   gives the same two algorithms for B200's tcgen05.mma (10.0; 10.3 is assumed to be 10.0) and
+   for RTX Blackwell's mma.sync (12.0): nv.py's TCGen05MMASim and MMASim. */
 #define UNCONF "; unconfirmed: from the published model, not yet run on this architecture"
 
 const char *gv_bs_expected(gv_bs_kind k, int sm, int f, const char **source)

@@ -25,7 +25,7 @@
  * quantiser, the MMA), which the CPU tests give simulated arithmetics (the published model
  * and planted impostors), and which a device layer would give the op's own kernels. On an
  * architecture without block-scaled MMAs (anything before 10.0: sm_90 included) every feature
- * is a SKIP that says so and no callback is called (gv_bs_probe). */
+ * is a SKIP that says so and no callback is called (gv_bs_measure). */
 #ifndef GV_BLOCKSCALED_H
 #define GV_BLOCKSCALED_H
 
