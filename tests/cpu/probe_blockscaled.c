@@ -379,3 +379,150 @@ Test(blockscaled_probe, a_callback_error_is_returned_and_leaves_features_na)
     cr_expect_str_eq(bp.f[GV_BS_SCALE_APPLY].text, "n/a");
     cr_expect_str_eq(bp.f[GV_BS_ACC_ROUND].text, "n/a");
 }
+
+/* ---- the model against a second one ------------------------------------------------------ */
+
+/* A second model of MMA-Sim's block-scaled instruction, written apart from blockscaled.c in
+   integers: every term an exact dyadic m 2^k (m an integer), shifted to the alignment's grid
+   2^(emax - F) in 128-bit integers with truncation toward zero, the sum truncated to 24
+   significant bits. Exponents follow the simulator's split (products: the elements' and the
+   scales' own exponents; FP4 groups: the scales' exponents only). */
+typedef __int128 i128;
+
+static int fexp(double v, int emin) /* floor(log2 |v|), at least emin; -999 for 0 */
+{
+    if (v == 0) return -999;
+    int e = ilogb(v);
+    return e < emin ? emin : e;
+}
+
+/* v = m 2^k with m an odd-or-zero integer (v a dyadic with at most 53 bits) */
+static void dyadic(double v, int64_t *m, int *k)
+{
+    if (v == 0) {
+        *m = 0;
+        *k = 0;
+        return;
+    }
+    int e;
+    double f = frexp(v, &e);
+    *m = (int64_t)ldexp(f, 53);
+    *k = e - 53;
+    while ((*m & 1) == 0) {
+        *m /= 2;
+        (*k)++;
+    }
+}
+
+static i128 on_grid(double v, int grid) /* trunc(v / 2^grid) */
+{
+    int64_t m;
+    int k;
+    dyadic(v, &m, &k);
+    int sh = k - grid;
+    if (sh >= 0) return (i128)m << sh;
+    if (-sh >= 100) return 0;
+    i128 mag = (i128)(m < 0 ? -m : m) >> -sh;
+    return m < 0 ? -mag : mag;
+}
+
+static double rz24(i128 s, int grid)
+{
+    if (s == 0) return 0;
+    bool neg = s < 0;
+    i128 a = neg ? -s : s;
+    int bits = 0;
+    for (i128 t = a; t; t >>= 1)
+        bits++;
+    if (bits > 24) {
+        a >>= bits - 24;
+        grid += bits - 24;
+    }
+    double r = ldexp((double)(int64_t)a, grid);
+    return neg ? -r : r;
+}
+
+static double second_model(gv_bs_kind k, int64_t n, const double *a, const double *sa,
+                           const double *b, const double *sb)
+{
+    const gv_bs_kind_info *ki = gv_bs_kind_get(k);
+    bool fp4 = ki->elem == GV_BS_E2M1;
+    int K = fp4 ? 64 : 32, G = fp4 ? 16 : 1, F = fp4 ? 35 : 25, L = ki->block;
+    int es = ki->scale == GV_BS_UE8M0 ? -127 : -6, ee = 1 - gv_bs_format_get(ki->elem)->bias;
+    double c = 0;
+    for (int64_t i0 = 0; i0 < n; i0 += K) {
+        double val[80];
+        int ex[80], nt = 0;
+        val[nt] = c;
+        ex[nt++] = fexp(c, -126);
+        for (int64_t g0 = i0; g0 < i0 + K; g0 += G) {
+            double s = sa[g0 / L] * sb[g0 / L], sum = 0;
+            for (int64_t l = g0; l < g0 + G; l++)
+                sum += a[l] * b[l];
+            val[nt] = sum * s;
+            ex[nt++] = sum == 0 ? -999
+                       : G == 1 ? fexp(a[g0], ee) + fexp(b[g0], ee) + fexp(sa[g0 / L], es) +
+                                      fexp(sb[g0 / L], es)
+                                : fexp(sa[g0 / L], es) + fexp(sb[g0 / L], es);
+        }
+        int emax = -999;
+        for (int i = 0; i < nt; i++)
+            if (ex[i] > emax) emax = ex[i];
+        i128 S = 0;
+        for (int i = 0; i < nt; i++)
+            S += on_grid(val[i], emax - F);
+        c = rz24(S, emax - F);
+    }
+    return c;
+}
+
+/* 10^4 random dot products of 128 per kind: random elements of the format, random scales (UE8M0
+   2^-20..2^20, UE4M3 any positive value), zeros and signs: the model and the second one agree
+   bit for bit; with the alignment 6 bits narrower the second one disagrees (the comparison can
+   fail). */
+Test(blockscaled_model, agrees_with_a_second_model_in_integers)
+{
+    uint64_t seed = 41;
+    for (int k = 0; k < GV_BS_NKINDS; k++) {
+        const gv_bs_kind_info *ki = gv_bs_kind_get(k);
+        const gv_bs_format_info *fe = gv_bs_format_get(ki->elem);
+        unsigned ncodes = 1u << (fe->ebits + fe->mbits + 1);
+        gv_bs_model md = gv_bs_model_of(k), narrow = md;
+        narrow.frac_bits -= 6;
+        int n = 128, agree = 0, agree_narrow = 0, dots = 10000;
+        double a[128], b[128], sa[8], sb[8];
+        for (int d = 0; d < dots; d++) {
+            for (int l = 0; l < n; l++) {
+                double x, y;
+                do {
+                    seed = seed * 6364136223846793005ull + 1442695040888963407ull;
+                    x = gv_bs_decode(ki->elem, (unsigned)(seed >> 33) % ncodes);
+                    y = gv_bs_decode(ki->elem, (unsigned)(seed >> 13) % ncodes);
+                } while (isnan(x) || isnan(y));
+                a[l] = x;
+                b[l] = y;
+            }
+            for (int q = 0; q < n / ki->block; q++) {
+                seed = seed * 6364136223846793005ull + 1442695040888963407ull;
+                if (ki->scale == GV_BS_UE8M0) {
+                    sa[q] = ldexp(1.0, (int)((seed >> 40) % 41) - 20);
+                    sb[q] = ldexp(1.0, (int)((seed >> 20) % 41) - 20);
+                } else {
+                    sa[q] = gv_bs_decode(GV_BS_UE4M3, 1 + (unsigned)((seed >> 40) % 126));
+                    sb[q] = gv_bs_decode(GV_BS_UE4M3, 1 + (unsigned)((seed >> 20) % 126));
+                }
+            }
+            double o, on, want = second_model(k, n, a, sa, b, sb);
+            gv_bs_model_mma(&md, k, n, a, sa, b, sb, 1, 1, &o);
+            gv_bs_model_mma(&narrow, k, n, a, sa, b, sb, 1, 1, &on);
+            agree += o == want;
+            agree_narrow += on == want;
+        }
+        cr_log_info("%s: %d of %d agree bit for bit; 6 bits narrower %d", ki->name, agree, dots,
+                    agree_narrow);
+        cr_expect_eq(agree, dots, "%s: %d of %d dot products agree bit for bit", ki->name, agree,
+                     dots);
+        cr_expect_lt(agree_narrow, dots, "%s: 6 bits narrower agrees on %d of %d", ki->name,
+                     agree_narrow, dots);
+    }
+}
