@@ -41,13 +41,6 @@ const gv_bs_kind_info *gv_bs_kind_get(gv_bs_kind k)
     return &kinds[k];
 }
 
-int gv_bs_kind_parse(const char *s)
-{
-    for (int k = 0; k < GV_BS_NKINDS; k++)
-        if (strcmp(s, kinds[k].name) == 0) return k;
-    return -1;
-}
-
 const char *gv_bs_feature_name(int f)
 {
     return f >= 0 && f < GV_BS_NFEATURES ? feature_names[f] : "?";

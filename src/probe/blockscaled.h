@@ -100,7 +100,6 @@ typedef struct gv_bs_kind_info {
 } gv_bs_kind_info;
 
 const gv_bs_kind_info *gv_bs_kind_get(gv_bs_kind k);
-int gv_bs_kind_parse(const char *s); /* the kind, or -1 */
 
 /* Whether compute capability sm (90 for 9.0) has block-scaled MMAs of kind k: 10.x (tcgen05's
    kind::mxf8f6f4 and kind::mxf4nvf4) and 12.x (mma.sync's block_scale); false with why
