@@ -502,6 +502,8 @@ Test(probe_expect_rules, tightened_rules_fail_a_planted_wrong_value)
     WRONG(&e, op, GV_F64, GV_MODE_NATIVE, "cr_share", "70.6"); /* an emulation under native */
     RIGHT(&e, op, GV_F64, GV_MODE_DEFAULT, "cr_share", "51.7");
     WRONG(&e, op, GV_F64, GV_MODE_DEFAULT, "cr_share", "70.6");
+    WRONG(&e, op, GV_F64, GV_MODE_DEFAULT, "cr_share", "0.0"); /* a 32-bit emulation: 0..60 passed */
+    WRONG(&e, op, GV_F64, GV_MODE_DEFAULT, "cr_share", "8.6"); /* an FMA chain in k order */
     RIGHT(&e, op, GV_F32, GV_MODE_TF32, "cr_share", "n/a");
     /* the scales the labels claim, and each planted impostor's reading */
     RIGHT(&e, op, GV_F32, GV_MODE_FP8ROW, "scale_A", "row");
@@ -533,5 +535,63 @@ Test(probe_expect_rules, tightened_rules_fail_a_planted_wrong_value)
     WRONG(&e, op, GV_F32, GV_MODE_FP8, "extra_bits", "0");
     RIGHT(&e, op, GV_F32, GV_MODE_FP8, "block", "32");
     WRONG(&e, op, GV_F32, GV_MODE_FP8, "block", "16");
+    /* the audit's additions: what was NEW forever on 10.0 now asserts the models' values */
+    RIGHT(&e, op, GV_F64, GV_MODE_FP64EMU_56, "row_bits", "62");
+    WRONG(&e, op, GV_F64, GV_MODE_FP64EMU_56, "row_bits", "54"); /* 48 bits under the label */
+    RIGHT(&e, op, GV_F32, GV_MODE_F16ACC, "acc_bits", "11");
+    WRONG(&e, op, GV_F32, GV_MODE_F16ACC, "acc_bits", "24"); /* f32 accumulation under f16acc */
+    RIGHT(&e, op, GV_F32, GV_MODE_TF32, "carry_round", "RZ");
+    WRONG(&e, op, GV_F32, GV_MODE_TF32, "carry_round", "RNE");
+    RIGHT(&e, op, GV_F64, GV_MODE_DEFAULT, "fixed_point", "no");
+    WRONG(&e, op, GV_F64, GV_MODE_DEFAULT, "fixed_point", "yes"); /* an emulation by default */
     gv_fp_expect_free(&e);
+}
+
+/* sm_103 and sm_120 are written from the published models before any such GPU ran: every rule
+   says "unconfirmed", names a source, and the models' values read right and wrong values FAIL.
+   The audited files (sm_80, sm_89, sm_100) mark every line they gained unconfirmed too. */
+Test(probe_expect_rules, unrun_architectures_are_unconfirmed_and_sourced)
+{
+    const int sms[] = {103, 120};
+    const char *op = "gemm.cublas";
+    for (size_t i = 0; i < sizeof sms / sizeof sms[0]; i++) {
+        gv_fp_expect e;
+        builtin(sms[i], &e);
+        for (int r = 0; r < e.n; r++) {
+            const gv_fp_rule *x = &e.rules[r];
+            if (strcmp(x->value, "?") == 0) continue;
+            cr_expect(strstr(x->source, "unconfirmed") != NULL, "%s:%d: %s %s %s %s = %s: %s",
+                      e.path, x->line, x->ops, x->dtype, x->mode, x->feature, x->value,
+                      x->source);
+            cr_expect(strstr(x->source, "unconfirmed") != x->source, "%s:%d: no source named: %s",
+                      e.path, x->line, x->source);
+        }
+        RIGHT(&e, op, GV_F32, GV_MODE_TF32, "block", "8"); /* B200TC.m */
+        WRONG(&e, op, GV_F32, GV_MODE_TF32, "block", "4"); /* Ampere's and Ada's */
+        RIGHT(&e, op, GV_F32, GV_MODE_F16, "extra_bits", "2");
+        WRONG(&e, op, GV_F32, GV_MODE_F16, "extra_bits", "1");
+        RIGHT(&e, op, GV_F32, GV_MODE_FP8, "acc_bits", "24");
+        WRONG(&e, op, GV_F32, GV_MODE_FP8, "acc_bits", "14"); /* Hopper's fp8 accumulator */
+        RIGHT(&e, op, GV_F64, GV_MODE_FP64EMU_40, "row_bits", "46");
+        WRONG(&e, op, GV_F64, GV_MODE_FP64EMU_40, "row_bits", "38");
+        RIGHT(&e, op, GV_F32, GV_MODE_NATIVE, "block", "1");
+        WRONG(&e, op, GV_F32, GV_MODE_NATIVE, "block", "8");
+        gv_fp_expect_free(&e);
+    }
+    const int audited[] = {80, 89, 100};
+    for (size_t i = 0; i < sizeof audited / sizeof audited[0]; i++) {
+        gv_fp_expect e;
+        builtin(audited[i], &e);
+        RIGHT(&e, op, GV_F32, GV_MODE_NATIVE, "acc_bits", "24");
+        WRONG(&e, op, GV_F32, GV_MODE_NATIVE, "acc_bits", "11");
+        RIGHT(&e, op, GV_F32, GV_MODE_BF16, "products", "exact");
+        WRONG(&e, op, GV_F32, GV_MODE_BF16, "products", "rounded");
+        RIGHT(&e, op, GV_F32, GV_MODE_F16, "deterministic", "yes");
+        WRONG(&e, op, GV_F32, GV_MODE_F16, "deterministic", "no");
+        const gv_fp_rule *r = gv_fp_expect_find(&e, op, GV_F32, GV_MODE_TF32, GV_FP_MONOTONIC);
+        cr_expect(r == NULL || strcmp(r->value, "?") == 0,
+                  "sm_%d: tf32 monotonic has no source (measured on sm_90 only): NEW",
+                  audited[i]);
+        gv_fp_expect_free(&e);
+    }
 }
