@@ -568,6 +568,87 @@ static int make_plan(cli *a, gv_bench_opts *o, plan *p)
     return 0;
 }
 
+/* What the run is on, before any case: the plan's notes, the device (or why none), the
+   environment's warnings and the CPU oracle. */
+static void print_run_header(const plan *p, const gv_bench_run_info *info)
+{
+    for (int i = 0; i < p->notes.n; i++)
+        fprintf(stderr, "gpuval: %s\n", p->notes.text[i]);
+    const gk_device_info *d = &info->device;
+    if (info->have_device)
+        printf("device: %s (cc %d.%d, %d SMs, %d/%d MHz, %.1f GiB, L2 %.0f MiB, ECC %s; driver %d, "
+               "runtime %d, cuBLAS %d)\n",
+               d->name, d->cc_major, d->cc_minor, d->sm_count, d->sm_clock_mhz, d->mem_clock_mhz,
+               (double)d->mem_total_bytes / 1073741824.0, (double)d->l2_bytes / 1048576.0,
+               d->ecc_enabled ? "on" : "off", d->driver_version, d->runtime_version,
+               d->cublas_version);
+    else
+        printf("device: none (%s)\n", gk_device_count() ? gk_last_error() : "no CUDA device");
+    gv_env_warn(stdout);
+    char cpu[256];
+    gv_bench_cpu_model(cpu, sizeof cpu);
+    printf("CPU oracle: f64 on %s, %d OpenBLAS threads\n", cpu, info->oracle_threads);
+}
+
+/* The dtypes of the plan's cases and sweep, one bit each: the ceilings to measure. */
+static unsigned plan_dtypes(const plan *p)
+{
+    unsigned dtypes = 0;
+    for (int i = 0; i < p->cases.n; i++)
+        dtypes |= 1u << p->cases.v[i].dtype;
+    if (p->have_sweep) dtypes |= 1u << p->sw.dtype;
+    return dtypes;
+}
+
+/* What a run measured and decided, for its one document. */
+typedef struct run_outcome {
+    const gv_ceilings *ceil;
+    const gv_bench_case_result *res; /* one per planned case */
+    const gv_bench_crossover *xo;
+    const gv_bench_target *targets;
+    int ntargets;
+    gv_bench_summary sum;
+} run_outcome;
+
+/* The one JSON document, from the structs, and its renderings on stdout, the count last. */
+static json_t *run_document(const cli *a, const plan *p, const gv_bench_run_info *info,
+                            const run_outcome *out)
+{
+    json_t *doc = gv_bench_doc_new(info);
+    for (int i = 0; i < p->notes.n; i++)
+        json_array_append_new(json_object_get(doc, "notes"), json_string(p->notes.text[i]));
+    json_object_set_new(doc, "ceilings", gv_bench_ceilings_json(out->ceil, info->opts->gpu.conf));
+    for (int i = 0; i < p->cases.n; i++)
+        json_array_append_new(json_object_get(doc, "cases"), gv_bench_case_json(&out->res[i]));
+    if (p->have_sweep) {
+        json_t *xj = gv_bench_crossover_json(out->xo);
+        json_array_append_new(json_object_get(doc, "crossovers"), xj);
+        gv_bench_render_crossover(stdout, xj);
+    }
+    json_object_set_new(doc, "targets", gv_bench_targets_json(out->targets, out->ntargets));
+    json_object_set_new(doc, "summary", gv_bench_summary_json(&out->sum));
+    gv_bench_render_targets(stdout, doc);
+    gv_bench_render_repeat(stdout, doc);
+    gv_bench_render_bytes_models(stdout, doc);
+    if (a->preset && strcmp(a->preset, "seed002") == 0) gv_bench_render_seed002(stdout, doc);
+    if (a->preset && strcmp(a->preset, "seed000") == 0) gv_bench_render_seed000(stdout, doc);
+    const gv_bench_summary *s = &out->sum;
+    printf("%d timed cases: %d sane, %d sanity failed, %d skipped, %d errors\n",
+           s->sane + s->failed + s->skipped + s->errors, s->sane, s->failed, s->skipped, s->errors);
+    return doc;
+}
+
+/* The plan's cases in turn, each row printed as it ends (none with -q). */
+static void time_cases(const cli *a, run_state *st, const plan *p, gv_bench_case_result *res)
+{
+    if (p->cases.n && !a->quiet) gv_bench_render_header(stdout);
+    for (int i = 0; i < p->cases.n; i++) {
+        time_case(st, &p->cases.v[i], &res[i]);
+        if (!a->quiet) gv_bench_render_row_result(stdout, &res[i]);
+        fflush(stdout);
+    }
+}
+
 /* The run itself: ceilings, cases, the sweep; the decisions (targets, counts, exit code)
    from their structs; then the one JSON document, its renderings and the files. */
 static int run_plan(const cli *a, const gv_bench_opts *o, const plan *p, const char *argv_joined)
@@ -582,28 +663,9 @@ static int run_plan(const cli *a, const gv_bench_opts *o, const plan *p, const c
     gv_bench_opts run_o = *o; /* NVML's clocks around each case need the device's UUID */
     run_o.uuid = info.have_device ? info.device.uuid : NULL;
     o = &run_o;
-    for (int i = 0; i < p->notes.n; i++)
-        fprintf(stderr, "gpuval: %s\n", p->notes.text[i]);
-    const gk_device_info *d = &info.device;
-    if (info.have_device)
-        printf("device: %s (cc %d.%d, %d SMs, %d/%d MHz, %.1f GiB, L2 %.0f MiB, ECC %s; driver %d, "
-               "runtime %d, cuBLAS %d)\n",
-               d->name, d->cc_major, d->cc_minor, d->sm_count, d->sm_clock_mhz, d->mem_clock_mhz,
-               (double)d->mem_total_bytes / 1073741824.0, (double)d->l2_bytes / 1048576.0,
-               d->ecc_enabled ? "on" : "off", d->driver_version, d->runtime_version,
-               d->cublas_version);
-    else
-        printf("device: none (%s)\n", gk_device_count() ? gk_last_error() : "no CUDA device");
-    gv_env_warn(stdout);
-    char cpu[256];
-    gv_bench_cpu_model(cpu, sizeof cpu);
-    printf("CPU oracle: f64 on %s, %d OpenBLAS threads\n", cpu, info.oracle_threads);
-    unsigned dtypes = 0;
-    for (int i = 0; i < p->cases.n; i++)
-        dtypes |= 1u << p->cases.v[i].dtype;
-    if (p->have_sweep) dtypes |= 1u << p->sw.dtype;
+    print_run_header(p, &info);
     gv_ceilings ceil;
-    gv_bench_ceilings(o, info.have_device ? dtypes : 0, &ceil);
+    gv_bench_ceilings(o, info.have_device ? plan_dtypes(p) : 0, &ceil);
     gv_bench_render_ceilings_of(stdout, &ceil, o->gpu.conf);
 
     run_state st = {.o = o,
@@ -621,52 +683,26 @@ static int run_plan(const cli *a, const gv_bench_opts *o, const plan *p, const c
         gv_ceilings_free(&ceil);
         return GV_EXIT_RUNTIME;
     }
-    if (p->cases.n && !a->quiet) gv_bench_render_header(stdout);
-    for (int i = 0; i < p->cases.n; i++) {
-        time_case(&st, &p->cases.v[i], &res[i]);
-        if (!a->quiet) gv_bench_render_row_result(stdout, &res[i]);
-        fflush(stdout);
-    }
+    time_cases(a, &st, p, res);
     bool lost = false; /* no memory for a sweep's point: an output lost */
     if (p->have_sweep && run_sweep(&st, &p->sw, p->sizes, p->nsizes, &xo) != GV_OK) lost = true;
 
     /* Decisions, from the structs. */
-    int ntargets = gv_bench_targets_eval(res, p->cases.n, &st.ceil, targets, p->cases.n);
-    gv_bench_summary sum = {0, 0, 0, 0};
+    run_outcome out = {.ceil = &ceil, .res = res, .xo = &xo, .targets = targets};
+    out.ntargets = gv_bench_targets_eval(res, p->cases.n, &st.ceil, targets, p->cases.n);
     for (int i = 0; i < p->cases.n; i++)
-        gv_bench_summary_add(&sum, &res[i]);
+        gv_bench_summary_add(&out.sum, &res[i]);
     for (int i = 0; i < xo.n; i++)
-        gv_bench_summary_add(&sum, &xo.pts[i]);
-
-    /* The document, once, from the structs. */
-    json_t *doc = gv_bench_doc_new(&info);
-    for (int i = 0; i < p->notes.n; i++)
-        json_array_append_new(json_object_get(doc, "notes"), json_string(p->notes.text[i]));
-    json_object_set_new(doc, "ceilings", gv_bench_ceilings_json(&ceil, o->gpu.conf));
-    for (int i = 0; i < p->cases.n; i++)
-        json_array_append_new(json_object_get(doc, "cases"), gv_bench_case_json(&res[i]));
-    if (p->have_sweep) {
-        json_t *xj = gv_bench_crossover_json(&xo);
-        json_array_append_new(json_object_get(doc, "crossovers"), xj);
-        gv_bench_render_crossover(stdout, xj);
-    }
-    json_object_set_new(doc, "targets", gv_bench_targets_json(targets, ntargets));
-    json_object_set_new(doc, "summary", gv_bench_summary_json(&sum));
-    gv_bench_render_targets(stdout, doc);
-    gv_bench_render_repeat(stdout, doc);
-    gv_bench_render_bytes_models(stdout, doc);
-    if (a->preset && strcmp(a->preset, "seed002") == 0) gv_bench_render_seed002(stdout, doc);
-    if (a->preset && strcmp(a->preset, "seed000") == 0) gv_bench_render_seed000(stdout, doc);
-    printf("%d timed cases: %d sane, %d sanity failed, %d skipped, %d errors\n",
-           sum.sane + sum.failed + sum.skipped + sum.errors, sum.sane, sum.failed, sum.skipped,
-           sum.errors);
+        gv_bench_summary_add(&out.sum, &xo.pts[i]);
+    json_t *doc = run_document(a, p, &info, &out);
     const gv_bench_format fmts[4] = {GV_FMT_JSON, GV_FMT_CSV, GV_FMT_MD, GV_FMT_JSON};
     for (int k = 0; k < 4; k++)
         if (a->out[k] && gv_bench_write(a->out[k], fmts[k], doc) != GV_OK) {
             gv_write_error(a->out[k]);
             lost = true;
         }
-    int rc = gv_exit_code(sum.failed, sum.errors, sum.sane + sum.failed, info.have_device, lost);
+    const gv_bench_summary *s = &out.sum;
+    int rc = gv_exit_code(s->failed, s->errors, s->sane + s->failed, info.have_device, lost);
     json_decref(doc);
     free(targets);
     for (int i = 0; i < p->cases.n; i++)

@@ -187,18 +187,19 @@ static bool gpus_distinct(const job *J, const rank_gpu *mine)
     return distinct;
 }
 
-/* MPI started: the checks every rank votes on, the communicator, then the rows. */
-static gv_status run_job(const gv_coll_plan *p, const gv_rank *launch, job *J, gv_error *e)
+/* Before any device, each voted on: this rank's JSON path (*json, checked writable), the
+   launcher's count of ranks against MPI's, and two ranks at least. GV_ST_OK to go on. */
+static gv_status job_preflight(const gv_coll_plan *p, const gv_rank *launch, const job *J,
+                               char *path_buf, size_t path_len, const char **json, gv_error *e)
 {
-    char path_buf[4096];
-    const char *json = NULL;
     bool ok = true;
+    *json = NULL;
     if (p->json_path) {
-        json = gv_rank_path(p->json_path, J->rank, path_buf, sizeof path_buf);
-        const char *outs[1] = {json}, *out_opts[1] = {"--json"};
-        if (!json)
+        *json = gv_rank_path(p->json_path, J->rank, path_buf, path_len);
+        const char *outs[1] = {*json}, *out_opts[1] = {"--json"};
+        if (!*json)
             gv_err_set(e, GV_ST_BAD_INPUT, "the per-rank path of '%s' is too long", p->json_path);
-        ok = json && gv_outputs_check(1, outs, out_opts, e) == 0;
+        ok = *json && gv_outputs_check(1, outs, out_opts, e) == 0;
     }
     if (!gv_mpi_all(ok)) return GV_ST_BAD_INPUT; /* e says why on the ranks that saw it */
     if (launch->world_size >= 0 && launch->world_size != J->size) {
@@ -213,13 +214,22 @@ static gv_status run_job(const gv_coll_plan *p, const gv_rank *launch, job *J, g
         printf("collectives: SKIP (1 rank; they need 2 or more)\n");
         return GV_ST_NODEV;
     }
-    int present = gk_device_count();
+    return GV_ST_OK;
+}
+
+/* This rank's device (*mine, *info; *present devices on its host), distinct from every other
+   rank's, and the communicator over them in J->comm: GV_ST_OK, or the job's SKIP or ERROR
+   with each rank's reason printed. */
+static gv_status job_open(const gv_rank *launch, job *J, rank_gpu *mine, gk_device_info *info,
+                          int *present)
+{
+    *present = gk_device_count();
     bool nccl = gk_coll_have_nccl() != 0;
-    if (!gv_mpi_all(present > 0 && nccl)) {
+    if (!gv_mpi_all(*present > 0 && nccl)) {
         /* every rank says its own reason: the test and the user see each one */
-        if (present == 0 || !nccl)
+        if (*present == 0 || !nccl)
             printf("collectives: SKIP rank %d of %d (%s)\n", J->rank, J->size,
-                   present == 0 ? "no CUDA device" : "this gpuval was built without NCCL");
+                   *present == 0 ? "no CUDA device" : "this gpuval was built without NCCL");
         else
             printf("collectives: SKIP rank %d of %d (another rank has no CUDA device or no "
                    "NCCL)\n",
@@ -227,35 +237,44 @@ static gv_status run_job(const gv_coll_plan *p, const gv_rank *launch, job *J, g
         return GV_ST_NODEV;
     }
     int local = launch->local_rank >= 0 ? launch->local_rank : J->rank;
-    rank_gpu mine = {.device = local % present};
-    gk_device_select(mine.device);
+    *mine = (rank_gpu){.device = local % *present};
+    gk_device_select(mine->device);
     gk_device_count(); /* makes it current */
-    gk_device_info info;
-    bool have_info = gk_device_info_get(&info) == GV_OK;
+    bool have_info = gk_device_info_get(info) == GV_OK;
     if (!have_info) fprintf(stderr, "gpuval: rank %d: %s\n", J->rank, gk_last_error());
-    snprintf(mine.uuid, sizeof mine.uuid, "%s", have_info ? info.uuid : "?");
-    gethostname(mine.host, sizeof mine.host - 1);
-    if (!gpus_distinct(J, &mine)) return GV_ST_NODEV;
+    snprintf(mine->uuid, sizeof mine->uuid, "%s", have_info ? info->uuid : "?");
+    gethostname(mine->host, sizeof mine->host - 1);
+    if (!gpus_distinct(J, mine)) return GV_ST_NODEV;
     if (!gv_mpi_all(have_info)) return GV_ST_RUNTIME;
 
     unsigned char id[GK_COLL_ID_BYTES] = {0};
-    ok = J->rank != 0 || gk_coll_unique_id(id) == GV_OK;
+    bool ok = J->rank != 0 || gk_coll_unique_id(id) == GV_OK;
     if (!ok) fprintf(stderr, "gpuval: rank 0: %s\n", gk_last_error());
     if (!gv_mpi_all(ok)) return GV_ST_RUNTIME;
     gv_mpi_bcast(id, GK_COLL_ID_BYTES, 0);
-    ok = gk_coll_comm_open(id, J->size, J->rank, mine.device, &J->comm) == GV_OK;
+    ok = gk_coll_comm_open(id, J->size, J->rank, mine->device, &J->comm) == GV_OK;
     if (!ok) fprintf(stderr, "gpuval: rank %d: %s\n", J->rank, gk_last_error());
     if (!gv_mpi_all(ok)) return GV_ST_RUNTIME;
+    return GV_ST_OK;
+}
 
+/* The counts of the job's rows by verdict. */
+typedef struct job_counts {
+    int pass, fail, error, skip;
+} job_counts;
+
+/* Every row of the plan on every rank, its verdict reduced over them and printed by rank 0;
+   one rank's NCCL or CUDA error stops the rest. Returns the rows' JSON. */
+static json_t *job_rows(const gv_coll_plan *p, job *J, job_counts *n, int *nccl_version)
+{
     if (J->rank == 0 && !p->quiet) gv_coll_print_header();
     json_t *rows = json_array();
-    int pass = 0, fail = 0, error = 0, skip = 0, nccl_version = 0;
     gv_coll_row row;
     for (int i = 0; gv_coll_plan_row(p, J->size, i, &row); i++) {
         uint64_t digest = 0;
         bool ran = false;
         if (!J->broken)
-            ran = run_rank(&row, J, p, &digest, &nccl_version);
+            ran = run_rank(&row, J, p, &digest, nccl_version);
         else {
             row.rank_verdict = GV_ERROR;
             snprintf(row.reason, sizeof row.reason, "not run after an NCCL or CUDA error");
@@ -264,16 +283,36 @@ static gv_status run_job(const gv_coll_plan *p, const gv_rank *launch, job *J, g
         J->broken = !gv_mpi_all(!J->broken); /* one rank's failure stops them all */
         reduce_row(&row, J, ran, digest);
         if (J->rank == 0 && !p->quiet) gv_coll_print_row(&row);
-        pass += row.verdict == GV_PASS;
-        fail += row.verdict == GV_FAIL;
-        error += row.verdict == GV_ERROR;
-        skip += row.verdict == GV_SKIP;
+        n->pass += row.verdict == GV_PASS;
+        n->fail += row.verdict == GV_FAIL;
+        n->error += row.verdict == GV_ERROR;
+        n->skip += row.verdict == GV_SKIP;
         json_array_append_new(rows, gv_coll_row_json(&row, J->size));
     }
+    return rows;
+}
+
+/* MPI started: the checks every rank votes on, the communicator, then the rows. */
+static gv_status run_job(const gv_coll_plan *p, const gv_rank *launch, job *J, gv_error *e)
+{
+    char path_buf[4096];
+    const char *json = NULL;
+    gv_status st = job_preflight(p, launch, J, path_buf, sizeof path_buf, &json, e);
+    if (st != GV_ST_OK) return st;
+    rank_gpu mine;
+    gk_device_info info;
+    int present = 0;
+    st = job_open(launch, J, &mine, &info, &present);
+    if (st != GV_ST_OK) return st;
+
+    job_counts n = {0, 0, 0, 0};
+    int nccl_version = 0;
+    json_t *rows = job_rows(p, J, &n, &nccl_version);
     if (J->rank == 0)
         printf("%d collectives over %d ranks: %d passed, %d failed, %d skipped, %d errors "
                "(NCCL %d)\n",
-               pass + fail + error + skip, J->size, pass, fail, skip, error, nccl_version);
+               n.pass + n.fail + n.error + n.skip, J->size, n.pass, n.fail, n.skip, n.error,
+               nccl_version);
     bool lost = false;
     if (json) {
         gv_fleet_info fleet;
@@ -288,7 +327,7 @@ static gv_status run_job(const gv_coll_plan *p, const gv_rank *launch, job *J, g
         json_decref(rows);
     }
     lost = !gv_mpi_all(!lost);
-    return gv_run_status(fail, error, pass, true, lost);
+    return gv_run_status(n.fail, n.error, n.pass, true, lost);
 }
 
 gv_status gv_coll_run_ranks(const gv_coll_plan *p, const gv_rank *launch, gv_error *e)

@@ -478,65 +478,47 @@ static void *side_floor(void *arg)
     return NULL;
 }
 
-void gv_judge_problem(const gv_problem *p, gv_result *r)
+/* w, the probabilistic model's unit. Which reference judges: an exact one (reference.h) has
+   no rounding of its own, so the model allows for the device's alone; the f64 oracle's own
+   error, about 2^-53 sqrt(its depth) of G, is added otherwise. Set before the side threads
+   start: the floor reads w. */
+static void set_prob_unit(const gv_problem *p, gv_result *r)
 {
-    const gv_case *c = &p->c;
-    int bits = gv_mode_precision_bits(c->dtype, c->mode);
-    r->n_checks = 0;
-    r->unjudgeable[0] = r->internal[0] = '\0';
-    /* Which reference judges: an exact one (reference.h) has no rounding of its own, so the
-       probabilistic model allows for the device's alone; the f64 oracle's own error, about
-       2^-53 sqrt(its depth) of G, is added to w otherwise. Set before the side threads start:
-       the floor reads w. */
     r->ref_exact = p->ref_exact;
     if (r->prob.on)
         r->prob.w =
             gv_prob_unit(r->prob.u, r->prob.depth, r->prob.u_in) +
             (p->ref_exact ? 0.0
                           : 0x1p-53 * sqrt(r->prob.oracle_depth > 1 ? r->prob.oracle_depth : 1.0));
-    judge_side side = {p, r, 0.0, 0};
-    int64_t out_elems = 0;
-    for (int i = 0; i < p->l.n_out; i++)
-        out_elems += p->out[i].count;
-    pthread_t th_hash;
-    bool on_hash = false;
-    if (out_elems >= ((int64_t)1 << 20))
-        on_hash = pthread_create(&th_hash, NULL, side_hash, &side) == 0;
-    tier_within_model(p, r);
-    if (r->expected_tier > 0 && tier_index(r, r->expected_tier) < 0)
-        snprintf(r->internal, sizeof r->internal, "no room to measure the expected tier %.0e",
-                 r->expected_tier);
-    /* the operations that may underflow: counted in the native arithmetic's terms (a mode's
-       depth may count blocks, as tf32's 4 + k/2^13 does, while each of the k products still
-       rounds into the subnormals on its own) */
-    gv_case native = *c;
-    native.mode = GV_MODE_NATIVE;
-    const double eta_terms =
-        c->op->underflow_terms ? c->op->underflow_terms(c) : c->op->depth(&native);
-    /* The range of the converted operands (op.h, mode_reference): where the mode's conversion
-       makes an operand infinite, NaN, saturated or zero beside an infinity, output 0 is judged
-       against the reference of the converted operands, so that NaN and Inf sit where the
-       claimed arithmetic puts them; elsewhere the oracle's stands. */
+}
+
+/* A copy of output 0's reference as the claimed arithmetic sees it, or NULL where the oracle's
+   stands. The range of the converted operands (op.h, mode_reference): where the mode's
+   conversion makes an operand infinite, NaN, saturated or zero beside an infinity, output 0 is
+   judged against the reference of the converted operands, so that NaN and Inf sit where the
+   claimed arithmetic puts them. The limits of the op's value that IEEE reaches by more than
+   one formula (op.h, limit_reference) go on the same copy. A failure is r->internal's. */
+static double *converted_reference(const gv_problem *p, gv_result *r, int64_t *range_patched)
+{
+    const gv_case *c = &p->c;
     double *mode_ref = NULL;
-    int64_t range_patched = 0;
+    *range_patched = 0;
     if (c->op->mode_reference && gv_format_get(gv_mode_get(c->mode)->probe_in)->p > 0 &&
         p->l.n_out > 0) {
         mode_ref = malloc(sizeof *mode_ref * (size_t)p->out[0].count + 1);
         int rc = mode_ref ? GV_OK : GV_ENOMEM;
         if (rc == GV_OK) {
             memcpy(mode_ref, p->out[0].ref, sizeof *mode_ref * (size_t)p->out[0].count);
-            rc = c->op->mode_reference(p, mode_ref, &range_patched);
+            rc = c->op->mode_reference(p, mode_ref, range_patched);
         }
         if (rc != GV_OK)
             snprintf(r->internal, sizeof r->internal, "%s: the converted operands' reference: %s",
                      c->op->name, gv_strerror(rc));
-        if (rc != GV_OK || range_patched == 0) {
+        if (rc != GV_OK || *range_patched == 0) {
             free(mode_ref);
             mode_ref = NULL;
         }
     }
-    /* The limits of the op's value that IEEE reaches by more than one formula (op.h,
-       limit_reference): on the same copy of output 0's reference */
     if (c->op->limit_reference && p->l.n_out > 0 && !r->internal[0]) {
         double *lim = mode_ref;
         if (!lim) {
@@ -555,6 +537,22 @@ void gv_judge_problem(const gv_problem *p, gv_result *r)
             free(lim);
         }
     }
+    return mode_ref;
+}
+
+/* Every output against its reference (output 0's may be ref0) under the op's error model,
+   merged into r->m. */
+static void compare_outputs(const gv_problem *p, gv_result *r, const double *ref0)
+{
+    const gv_case *c = &p->c;
+    int bits = gv_mode_precision_bits(c->dtype, c->mode);
+    /* the operations that may underflow: counted in the native arithmetic's terms (a mode's
+       depth may count blocks, as tf32's 4 + k/2^13 does, while each of the k products still
+       rounds into the subnormals on its own) */
+    gv_case native = *c;
+    native.mode = GV_MODE_NATIVE;
+    const double eta_terms =
+        c->op->underflow_terms ? c->op->underflow_terms(c) : c->op->depth(&native);
     for (int i = 0; i < p->l.n_out; i++) {
         const gv_tensor *t = &p->out[i];
         gv_error_model em = {
@@ -575,13 +573,55 @@ void gv_judge_problem(const gv_problem *p, gv_result *r)
             /* flushed operands and results lose the sign IEEE gives a zero */
             .zero_sign = c->op->zero_sign && !r->ftz_allowed};
         gv_metrics m;
-        gv_compare(t->data, c->dtype, i == 0 && mode_ref ? mode_ref : t->ref, t->count, &r->tiers,
-                   &em, bits, &m);
+        gv_compare(t->data, c->dtype, i == 0 && ref0 ? ref0 : t->ref, t->count, &r->tiers, &em,
+                   bits, &m);
         if (i == 0)
             r->m = m;
         else
             gv_metrics_merge(&r->m, &m, r->tiers.n);
     }
+}
+
+/* The envelope starts afresh, with what its caller set: the declared order, whether the
+   outputs are gpuval's own (whose kernel's order is known), the architecture, whether its lean
+   is judged; where it applies, its numbers go under "extra" in the JSON. */
+static void judge_envelope(const gv_problem *p, gv_result *r)
+{
+    r->env = (gv_envelope){.worst = -1,
+                           .order = r->env.order,
+                           .foreign = r->env.foreign,
+                           .arch = r->env.arch,
+                           .lean_unjudged = r->env.lean_unjudged};
+    if (gv_envelope_applies(r)) gv_envelope_judge(p, r);
+    if (!r->env.judged) return;
+    gv_result_extra(r, "envelope_d_max", r->env.d_max);
+    gv_result_extra(r, "envelope_bias_z",
+                    fabs(r->env.z) > fabs(r->env.z_sr) ? r->env.z : r->env.z_sr);
+    for (int a = 0; a < r->env.n_arith; a++)
+        gv_result_extra(r, r->env.arith[a].extra, r->env.arith[a].share);
+}
+
+void gv_judge_problem(const gv_problem *p, gv_result *r)
+{
+    const gv_case *c = &p->c;
+    r->n_checks = 0;
+    r->unjudgeable[0] = r->internal[0] = '\0';
+    set_prob_unit(p, r);
+    judge_side side = {p, r, 0.0, 0};
+    int64_t out_elems = 0;
+    for (int i = 0; i < p->l.n_out; i++)
+        out_elems += p->out[i].count;
+    pthread_t th_hash;
+    bool on_hash = false;
+    if (out_elems >= ((int64_t)1 << 20))
+        on_hash = pthread_create(&th_hash, NULL, side_hash, &side) == 0;
+    tier_within_model(p, r);
+    if (r->expected_tier > 0 && tier_index(r, r->expected_tier) < 0)
+        snprintf(r->internal, sizeof r->internal, "no room to measure the expected tier %.0e",
+                 r->expected_tier);
+    int64_t range_patched = 0;
+    double *mode_ref = converted_reference(p, r, &range_patched);
+    compare_outputs(p, r, mode_ref);
     side_floor(&side);
     if (on_hash)
         pthread_join(th_hash, NULL);
@@ -592,22 +632,7 @@ void gv_judge_problem(const gv_problem *p, gv_result *r)
     r->prob.floor_rms = side.floor_rms;
     r->output_hash = side.hash;
     r->have_hash = true;
-    /* the envelope starts afresh, with what its caller set: the declared order, whether the
-       outputs are gpuval's own (whose kernel's order is known), the architecture, whether
-       its lean is judged */
-    r->env = (gv_envelope){.worst = -1,
-                           .order = r->env.order,
-                           .foreign = r->env.foreign,
-                           .arch = r->env.arch,
-                           .lean_unjudged = r->env.lean_unjudged};
-    if (gv_envelope_applies(r)) gv_envelope_judge(p, r);
-    if (r->env.judged) { /* its numbers under "extra" in the JSON */
-        gv_result_extra(r, "envelope_d_max", r->env.d_max);
-        gv_result_extra(r, "envelope_bias_z",
-                        fabs(r->env.z) > fabs(r->env.z_sr) ? r->env.z : r->env.z_sr);
-        for (int a = 0; a < r->env.n_arith; a++)
-            gv_result_extra(r, r->env.arith[a].extra, r->env.arith[a].share);
-    }
+    judge_envelope(p, r);
     if (c->op->measure) c->op->measure(p, r);
     if (r->bias.judged && r->m.bias_n < GV_BIAS_MIN_N) /* the rule has no power: say so */
         snprintf(r->bias.why_not, sizeof r->bias.why_not, "%lld elements, under the %d it needs",

@@ -73,11 +73,95 @@ static bool only_members(const json_t *o, const char *const *names, const char *
     return true;
 }
 
+/* An entry's "perf": absent, or an object of known speeds with positive values. */
+static int validate_perf(const json_t *perf, const char *name, size_t i, char *err, size_t len)
+{
+    if (!perf) return GV_OK;
+    if (!json_is_object(perf)) {
+        snprintf(err, len, "%s: entry %zu: \"perf\" is not an object", name, i);
+        return GV_EINVAL;
+    }
+    const char *pk;
+    const json_t *pv;
+    json_object_foreach((json_t *)perf, pk, pv)
+    {
+        bool known = false;
+        for (int m = 0; m < GV_SCREEN_NPERF && !known; m++)
+            known = strcmp(pk, gv_screen_perf_key(m)) == 0;
+        double x = json_is_number(pv) ? json_number_value(pv) : -1;
+        if (!known || !(x > 0 && x < 1e12)) {
+            snprintf(err, len,
+                     "%s: entry %zu: perf \"%s\" is not a known speed with a positive "
+                     "value",
+                     name, i, pk);
+            return GV_EINVAL;
+        }
+    }
+    return GV_OK;
+}
+
+/* Entry i of entries on its own: its members, its key's fields, its digests and its perf; then
+   that no earlier entry has its key. */
+static int validate_entry(const json_t *entries, size_t i, const char *name, char *err, size_t len)
+{
+    static const char *const fields[] = {"gpu",     "driver",  "runtime", "cublas", "recorded",
+                                         "digests", "perf",    NULL};
+    const json_t *e = json_array_get(entries, i);
+    const char *bad = NULL;
+    if (!json_is_object(e)) {
+        snprintf(err, len, "%s: entry %zu is not an object", name, i);
+        return GV_EINVAL;
+    }
+    if (!only_members(e, fields, &bad)) {
+        snprintf(err, len, "%s: entry %zu: unknown member \"%s\"", name, i, bad);
+        return GV_EINVAL;
+    }
+    if (!json_is_string(json_object_get(e, "gpu")) ||
+        !json_is_integer(json_object_get(e, "driver")) ||
+        !json_is_integer(json_object_get(e, "runtime")) ||
+        !json_is_integer(json_object_get(e, "cublas"))) {
+        snprintf(err, len,
+                 "%s: entry %zu: needs \"gpu\" (a string) and \"driver\", \"runtime\", "
+                 "\"cublas\" (integers, as the run document records them)",
+                 name, i);
+        return GV_EINVAL;
+    }
+    const json_t *rec = json_object_get(e, "recorded");
+    if (rec && !json_is_string(rec)) {
+        snprintf(err, len, "%s: entry %zu: \"recorded\" is not a string", name, i);
+        return GV_EINVAL;
+    }
+    const json_t *digests = json_object_get(e, "digests");
+    if (!json_is_object(digests)) {
+        snprintf(err, len, "%s: entry %zu: \"digests\" is not an object", name, i);
+        return GV_EINVAL;
+    }
+    const char *k;
+    const json_t *d;
+    json_object_foreach((json_t *)digests, k, d)
+    {
+        if (!digest_ok(json_string_value(d))) {
+            snprintf(err, len, "%s: entry %zu: the digest of '%s' is not 0x and 16 hex digits",
+                     name, i, k);
+            return GV_EINVAL;
+        }
+    }
+    if (validate_perf(json_object_get(e, "perf"), name, i, err, len) != GV_OK) return GV_EINVAL;
+    char key[320], other[320];
+    entry_key(e, key, sizeof key);
+    for (size_t j = 0; j < i; j++) {
+        entry_key(json_array_get(entries, j), other, sizeof other);
+        if (strcmp(key, other) == 0) {
+            snprintf(err, len, "%s: entries %zu and %zu are both for %s", name, j, i, key);
+            return GV_EINVAL;
+        }
+    }
+    return GV_OK;
+}
+
 int gv_screen_golden_validate(const json_t *g, const char *name, char *err, size_t len)
 {
     static const char *const top[] = {"schema", "tool", "created", "entries", NULL};
-    static const char *const fields[] = {"gpu",     "driver",  "runtime", "cublas", "recorded",
-                                         "digests", "perf",    NULL};
     const char *bad = NULL;
     if (!json_is_object(g)) {
         snprintf(err, len, "%s: not a JSON object: not a golden file", name);
@@ -103,81 +187,8 @@ int gv_screen_golden_validate(const json_t *g, const char *name, char *err, size
         snprintf(err, len, "%s: \"entries\" is not an array", name);
         return GV_EINVAL;
     }
-    size_t i;
-    const json_t *e;
-    json_array_foreach(entries, i, e)
-    {
-        if (!json_is_object(e)) {
-            snprintf(err, len, "%s: entry %zu is not an object", name, i);
-            return GV_EINVAL;
-        }
-        if (!only_members(e, fields, &bad)) {
-            snprintf(err, len, "%s: entry %zu: unknown member \"%s\"", name, i, bad);
-            return GV_EINVAL;
-        }
-        if (!json_is_string(json_object_get(e, "gpu")) ||
-            !json_is_integer(json_object_get(e, "driver")) ||
-            !json_is_integer(json_object_get(e, "runtime")) ||
-            !json_is_integer(json_object_get(e, "cublas"))) {
-            snprintf(err, len,
-                     "%s: entry %zu: needs \"gpu\" (a string) and \"driver\", \"runtime\", "
-                     "\"cublas\" (integers, as the run document records them)",
-                     name, i);
-            return GV_EINVAL;
-        }
-        const json_t *rec = json_object_get(e, "recorded");
-        if (rec && !json_is_string(rec)) {
-            snprintf(err, len, "%s: entry %zu: \"recorded\" is not a string", name, i);
-            return GV_EINVAL;
-        }
-        const json_t *digests = json_object_get(e, "digests");
-        if (!json_is_object(digests)) {
-            snprintf(err, len, "%s: entry %zu: \"digests\" is not an object", name, i);
-            return GV_EINVAL;
-        }
-        const char *k;
-        const json_t *d;
-        json_object_foreach((json_t *)digests, k, d)
-        {
-            if (!digest_ok(json_string_value(d))) {
-                snprintf(err, len, "%s: entry %zu: the digest of '%s' is not 0x and 16 hex digits",
-                         name, i, k);
-                return GV_EINVAL;
-            }
-        }
-        const json_t *perf = json_object_get(e, "perf");
-        if (perf) {
-            if (!json_is_object(perf)) {
-                snprintf(err, len, "%s: entry %zu: \"perf\" is not an object", name, i);
-                return GV_EINVAL;
-            }
-            const char *pk;
-            const json_t *pv;
-            json_object_foreach((json_t *)perf, pk, pv)
-            {
-                bool known = false;
-                for (int m = 0; m < GV_SCREEN_NPERF && !known; m++)
-                    known = strcmp(pk, gv_screen_perf_key(m)) == 0;
-                double x = json_is_number(pv) ? json_number_value(pv) : -1;
-                if (!known || !(x > 0 && x < 1e12)) {
-                    snprintf(err, len,
-                             "%s: entry %zu: perf \"%s\" is not a known speed with a positive "
-                             "value",
-                             name, i, pk);
-                    return GV_EINVAL;
-                }
-            }
-        }
-        char key[320], other[320];
-        entry_key(e, key, sizeof key);
-        for (size_t j = 0; j < i; j++) {
-            entry_key(json_array_get(entries, j), other, sizeof other);
-            if (strcmp(key, other) == 0) {
-                snprintf(err, len, "%s: entries %zu and %zu are both for %s", name, j, i, key);
-                return GV_EINVAL;
-            }
-        }
-    }
+    for (size_t i = 0; i < json_array_size(entries); i++)
+        if (validate_entry(entries, i, name, err, len) != GV_OK) return GV_EINVAL;
     return GV_OK;
 }
 

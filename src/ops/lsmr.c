@@ -258,83 +258,69 @@ static double lsmr_expected_tier(const gv_case *c, char *why, size_t len)
     return 0.0;
 }
 
-/* Measurements for gv_decide, from x and info alone (gv_judge_problem merged the info output into
-   the element-wise metrics; it has no reference): x's metrics, info's validity, the LSMR
-   residual against its promise and the forward error against what that residual allows,
-   as checks. Idempotent: a result may be measured again. */
-static void lsmr_measure(const gv_problem *p, gv_result *r)
+/* info's numbers read back, with lambda, as the result's extras; a poisoned info element
+   counts as a poisoned output (after x's elements). */
+static void lsmr_read_info(const gv_problem *p, gv_result *r, double info[GK_LSMR_INFO_COUNT])
 {
     const gv_case *c = &p->c;
     const gk_lsmr_aux *ax = p->aux;
     const gv_tensor *xt = &p->out[0], *it = &p->out[1];
-    int bits = gv_mode_precision_bits(c->dtype, c->mode);
-    gv_error_model em = {.gauge = xt->gauge, .depth = r->depth, .u = r->u};
-    gv_compare(xt->data, c->dtype, xt->ref, xt->count, &r->tiers, &em, bits, &r->m);
-    r->n_extra = 0; /* the extras are this judge's own: a result judged again starts over */
-
-    double info[GK_LSMR_INFO_COUNT];
     int64_t info_poisoned = 0;
     for (int i = 0; i < GK_LSMR_INFO_COUNT; i++) {
         bool poison = false;
         info[i] = gv_load(it->data, c->dtype, i, &poison);
         info_poisoned += poison;
     }
-    double iters = info[GK_LSMR_INFO_ITERATIONS], istop = info[GK_LSMR_INFO_ISTOP];
-    double atol = gk_lsmr_atol(c->dtype), lambda = ax->lambda;
-    gv_result_extra(r, "lambda", lambda);
-    gv_result_extra(r, "iterations", iters);
-    gv_result_extra(r, "stop_reason", istop);
+    gv_result_extra(r, "lambda", ax->lambda);
+    gv_result_extra(r, "iterations", info[GK_LSMR_INFO_ITERATIONS]);
+    gv_result_extra(r, "stop_reason", info[GK_LSMR_INFO_ISTOP]);
     if (info_poisoned) {
         if (r->m.first_poisoned_index < 0) r->m.first_poisoned_index = xt->count;
         r->m.poisoned += info_poisoned;
     }
-    if (r->m.poisoned || r->m.nonfinite_mismatches) return; /* gv_decide says which */
-    int64_t off_pattern = lsmr_pattern_mismatches(p);
-    gv_result_check(r, "pattern", (double)off_pattern, 0.0,
-                    "%g entries of A_row_ptr and A_col_idx are not the seed's pattern, which A's "
-                    "values, the oracle and the kernel use",
-                    (double)off_pattern);
-    if (off_pattern) return;
-    /* Outputs computed elsewhere (gv_judge) come from a solver that need not be LSMR, nor stop
-       at gpuval's atol: info is not read, and x is held to the backward-stable floor alone (the
-       normal-equations residual a solver stable for [A; lambda I] x = [b; 0] leaves: QR, an
-       SVD, Cholesky of the normal equations, or any iteration run to that accuracy) */
-    bool foreign = r->env.foreign;
-    if (!foreign) {
-        bool info_ok =
-            iters >= 0 && iters == floor(iters) && istop >= 0 && istop <= GK_LSMR_MAXITER;
-        gv_result_check(r, "info", info_ok ? 0.0 : 1.0, 0.0,
-                        "info holds no LSMR result (iterations %g, stop reason %g)", iters, istop);
-        if (!info_ok) return;
-        /* the descriptor's numbers are per iteration; set, not scaled, so judging twice is safe */
-        r->flops = c->op->flops(c) * (iters > 1 ? iters : 1);
-        r->bytes = c->op->bytes(c) * (iters > 1 ? iters : 1);
-    }
+}
 
-    /* the device's x in f64, its residuals, and the oracle's */
+/* The residual norms of the device's x (nd) and the oracle's (no), and into err2 the squared
+   distance ||x - x*||^2; false, with r->internal saying why, where they could not be computed. */
+static bool lsmr_residuals(const gv_problem *p, gv_result *r, double nd[GO_LSMR_NNORMS],
+                           double no[GO_LSMR_NNORMS], double *err2)
+{
+    const gv_case *c = &p->c;
+    const gk_lsmr_aux *ax = p->aux;
+    const gv_tensor *xt = &p->out[0];
     double *x = malloc((size_t)ax->n * sizeof *x + 1);
-    double nd[GO_LSMR_NNORMS], no[GO_LSMR_NNORMS];
     if (!x) {
         snprintf(r->internal, sizeof r->internal, "no host memory for %lld doubles",
                  (long long)ax->n);
-        return;
+        return false;
     }
-    double err2 = 0.0;
+    *err2 = 0.0;
     for (int64_t j = 0; j < ax->n; j++) {
         bool poison;
         x[j] = gv_load(xt->data, c->dtype, j, &poison);
-        err2 += (x[j] - xt->ref[j]) * (x[j] - xt->ref[j]);
+        *err2 += (x[j] - xt->ref[j]) * (x[j] - xt->ref[j]);
     }
     int rc = go_lsmr_ridge_residuals(ax->m, ax->n, ax->row_ptr, ax->col_idx, p->in[0].ref,
-                                     p->in[1].ref, lambda, x, nd);
+                                     p->in[1].ref, ax->lambda, x, nd);
     if (!rc)
         rc = go_lsmr_ridge_residuals(ax->m, ax->n, ax->row_ptr, ax->col_idx, p->in[0].ref,
-                                     p->in[1].ref, lambda, xt->ref, no);
+                                     p->in[1].ref, ax->lambda, xt->ref, no);
     free(x);
     if (rc) {
         snprintf(r->internal, sizeof r->internal, "go_lsmr_ridge_residuals returned %d", rc);
-        return;
+        return false;
     }
+    return true;
+}
+
+/* The LSMR residual against its promise (a foreign solver's: the backward-stable floor alone)
+   and the forward error against what that residual allows, as checks, with their extras. */
+static void lsmr_judge_residuals(const gv_problem *p, gv_result *r, bool foreign,
+                                 const double nd[GO_LSMR_NNORMS], const double no[GO_LSMR_NNORMS],
+                                 double err2)
+{
+    const gk_lsmr_aux *ax = p->aux;
+    double atol = gk_lsmr_atol(p->c.dtype), lambda = ax->lambda;
     double fro2 = 0.0, b2 = 0.0;
     for (int64_t k = 0; k < ax->nnz; k++)
         fro2 += p->in[0].ref[k] * p->in[0].ref[k];
@@ -369,6 +355,50 @@ static void lsmr_measure(const gv_problem *p, gv_result *r)
     gv_result_check(r, "forward_ratio", fwd, r->ratio_bound,
                     "||x - x*|| is %.3g x what its residual allows (bound %.3g): oracle disagrees",
                     fwd, r->ratio_bound);
+}
+
+/* Measurements for gv_decide, from x and info alone (gv_judge_problem merged the info output into
+   the element-wise metrics; it has no reference): x's metrics, info's validity, the LSMR
+   residual against its promise and the forward error against what that residual allows,
+   as checks. Idempotent: a result may be measured again. */
+static void lsmr_measure(const gv_problem *p, gv_result *r)
+{
+    const gv_case *c = &p->c;
+    const gv_tensor *xt = &p->out[0];
+    int bits = gv_mode_precision_bits(c->dtype, c->mode);
+    gv_error_model em = {.gauge = xt->gauge, .depth = r->depth, .u = r->u};
+    gv_compare(xt->data, c->dtype, xt->ref, xt->count, &r->tiers, &em, bits, &r->m);
+    r->n_extra = 0; /* the extras are this judge's own: a result judged again starts over */
+
+    double info[GK_LSMR_INFO_COUNT];
+    lsmr_read_info(p, r, info);
+    double iters = info[GK_LSMR_INFO_ITERATIONS], istop = info[GK_LSMR_INFO_ISTOP];
+    if (r->m.poisoned || r->m.nonfinite_mismatches) return; /* gv_decide says which */
+    int64_t off_pattern = lsmr_pattern_mismatches(p);
+    gv_result_check(r, "pattern", (double)off_pattern, 0.0,
+                    "%g entries of A_row_ptr and A_col_idx are not the seed's pattern, which A's "
+                    "values, the oracle and the kernel use",
+                    (double)off_pattern);
+    if (off_pattern) return;
+    /* Outputs computed elsewhere (gv_judge) come from a solver that need not be LSMR, nor stop
+       at gpuval's atol: info is not read, and x is held to the backward-stable floor alone (the
+       normal-equations residual a solver stable for [A; lambda I] x = [b; 0] leaves: QR, an
+       SVD, Cholesky of the normal equations, or any iteration run to that accuracy) */
+    bool foreign = r->env.foreign;
+    if (!foreign) {
+        bool info_ok =
+            iters >= 0 && iters == floor(iters) && istop >= 0 && istop <= GK_LSMR_MAXITER;
+        gv_result_check(r, "info", info_ok ? 0.0 : 1.0, 0.0,
+                        "info holds no LSMR result (iterations %g, stop reason %g)", iters, istop);
+        if (!info_ok) return;
+        /* the descriptor's numbers are per iteration; set, not scaled, so judging twice is safe */
+        r->flops = c->op->flops(c) * (iters > 1 ? iters : 1);
+        r->bytes = c->op->bytes(c) * (iters > 1 ? iters : 1);
+    }
+    /* the device's x in f64, its residuals, and the oracle's */
+    double nd[GO_LSMR_NNORMS], no[GO_LSMR_NNORMS], err2 = 0.0;
+    if (!lsmr_residuals(p, r, nd, no, &err2)) return;
+    lsmr_judge_residuals(p, r, foreign, nd, no, err2);
 }
 
 #define LSMR_COMMON                                                                                \

@@ -128,77 +128,76 @@ static void descales(const gk_fp8_recipe *rc8, uint64_t seed, int64_t i, int64_t
     }
 }
 
-int gv_replay_scaled_run(gv_mode mode, const gv_bfma_model *e4m3, gv_fp_gemm_fn gemm, void *ctx,
-                         int k, int promote, int64_t dots, uint64_t seed, gv_replay_result r[2],
-                         char *why, size_t len)
-{
+/* One scaled replay's setting and buffers: the recipe, the model, the operands' formats, the
+   chunks, and the quantised operands (qa, qb, by row and by column) with their scaled copies
+   (A, B) and the op's product C (M x M, of which the leading side x side are judged). */
+typedef struct scaled_replay {
     gk_fp8_recipe rc8;
-    memset(r, 0, 2 * sizeof *r);
-    if (!gk_fp8_recipe_of(mode, GK_FP8_HONEST, &rc8) || k < GK_FP8_BLOCK_K ||
-        k % GK_FP8_BLOCK_K != 0) {
-        snprintf(why, len, "no scaled replay of mode %s at k = %d", gv_mode_name(mode), k);
-        return GV_EINVAL;
-    }
-    gv_bfma_model m = gv_replay_fp8_any(e4m3);
-    const gv_bfma_model *e5 = gv_bfma_find(e4m3->sm, "e5m2");
-    if (rc8.e5m2_b && !e5) {
-        snprintf(why, len, "no published e5m2 model for sm_%d", e4m3->sm);
-        return GV_EINVAL;
-    }
-    const gv_bfma_format *fa_fmt = &e4m3->in, *fb_fmt = rc8.e5m2_b ? &e5->in : fa_fmt;
-    int chunk = promote > 0 ? promote : k;
-    bool per_chunk = rc8.group_a == GK_FP8_BLOCK;
-    int64_t side = (int64_t)ceil(sqrt((double)dots));
-    int64_t M = (side + 15) / 16 * 16, nq = (k + chunk - 1) / chunk;
-    if (nq > GV_REPLAY_MAX_CHUNKS) {
-        snprintf(why, len, "a scaled replay of k = %d in chunks of %d: more than %d chunks", k,
-                 chunk, GV_REPLAY_MAX_CHUNKS);
-        return GV_EINVAL;
-    }
-    float *qa = calloc((size_t)(M * k), sizeof *qa), *qb = calloc((size_t)(M * k), sizeof *qb);
-    double *A = calloc((size_t)(M * k), sizeof *A), *B = calloc((size_t)(M * k), sizeof *B),
-           *C = calloc((size_t)(M * M), sizeof *C);
-    int rc = GV_ENOMEM;
-    if (!qa || !qb || !A || !B || !C) {
-        snprintf(why, len, "no host memory for the replay of %lld dot products", (long long)dots);
-        goto out;
-    }
-    /* Row i of A and column j of B (qa, qb: the quantised values, by row and by column). In
-       every 128-block of K, position 0 holds A's anchors (B zero there) and position 1 B's (A
-       zero there): each of them is the format's largest finite value target times 2^-g of its
-       group, so every group's amax is its anchor and its scale target / amax exactly 2^g
-       (abi/gemm.h's groups, any of the three), and every other value, a random normal fp8
-       value below target/2 stored times 2^-g, quantises back to itself. The anchors meet
-       only zeros: they add zero products, which the blocks leave out. */
-    double ta = 448.0, tb = rc8.e5m2_b ? 57344.0 : 448.0;
+    gv_bfma_model m;
+    const gv_bfma_format *fa_fmt, *fb_fmt;
+    uint64_t seed;
+    int k, chunk;
+    bool per_chunk;
+    int64_t side, M, nq;
+    float *qa, *qb;
+    double *A, *B, *C;
+} scaled_replay;
+
+/* Row i of A and column j of B (qa, qb: the quantised values, by row and by column). In every
+   128-block of K, position 0 holds A's anchors (B zero there) and position 1 B's (A zero
+   there): each of them is the format's largest finite value target times 2^-g of its group, so
+   every group's amax is its anchor and its scale target / amax exactly 2^g (abi/gemm.h's
+   groups, any of the three), and every other value, a random normal fp8 value below target/2
+   stored times 2^-g, quantises back to itself. The anchors meet only zeros: they add zero
+   products, which the blocks leave out. */
+static void scaled_operands(scaled_replay *s)
+{
+    int k = s->k;
+    int64_t M = s->M;
+    uint64_t seed = s->seed;
+    double ta = 448.0, tb = s->rc8.e5m2_b ? 57344.0 : 448.0;
     for (int64_t i = 0; i < M; i++)
         for (int l = 0; l < k; l++) {
             int pos = l % GK_FP8_BLOCK_K;
-            int ga = group_shift(seed, 0, gk_fp8_amax_index(&rc8, 0, i, l, M, k));
-            int gb = group_shift(seed, 1, gk_fp8_amax_index(&rc8, 1, l, i, M, k));
+            int ga = group_shift(seed, 0, gk_fp8_amax_index(&s->rc8, 0, i, l, M, k));
+            int gb = group_shift(seed, 1, gk_fp8_amax_index(&s->rc8, 1, l, i, M, k));
             uint64_t q = (uint64_t)(i * k + l);
             float va = pos == 0   ? (float)ta
                        : pos == 1 ? 0.0f
-                                  : rnd(seed * 0x100000001b3ull + q * 2, fa_fmt, -2, 7);
+                                  : rnd(seed * 0x100000001b3ull + q * 2, s->fa_fmt, -2, 7);
             float vb = pos == 1   ? (float)tb
                        : pos == 0 ? 0.0f
-                                  : rnd(seed * 0x100000001b3ull + q * 2 + 1, fb_fmt, -2, 7);
-            qa[i * k + l] = va;
-            qb[i * k + l] = vb;
-            A[i * k + l] = ldexp(va, -ga);
-            B[(int64_t)l * M + i] = ldexp(vb, -gb);
+                                  : rnd(seed * 0x100000001b3ull + q * 2 + 1, s->fb_fmt, -2, 7);
+            s->qa[i * k + l] = va;
+            s->qb[i * k + l] = vb;
+            s->A[i * k + l] = ldexp(va, -ga);
+            s->B[(int64_t)l * M + i] = ldexp(vb, -gb);
         }
-    rc = gemm(ctx, M, k, M, A, B, C, why, len);
-    if (rc != GV_OK) goto out;
+}
+
+/* Output (i, j) as the two models compute it: want[0] the block-FMA port's, want[1] the
+   second model's. */
+static void model_dots(const scaled_replay *s, int64_t i, int64_t j, float want[2])
+{
+    float sa[GV_REPLAY_MAX_CHUNKS], sb[GV_REPLAY_MAX_CHUNKS];
+    descales(&s->rc8, s->seed, i, j, s->M, s->k, s->chunk, s->nq, sa, sb);
+    const float *a = s->qa + i * s->k, *b = s->qb + j * s->k;
+    want[0] = port_dot(&s->m, a, b, s->k, s->chunk, sa, sb, s->per_chunk);
+    want[1] = km25_dot(&s->m, a, b, s->k, s->chunk, sa, sb, s->per_chunk);
+}
+
+/* The op's outputs against both models, bit for bit: r[0] the port's count of agreements and
+   first disagreement, r[1] the second model's. */
+static void scaled_judge(const scaled_replay *s, int promote, gv_replay_result r[2])
+{
+    int64_t side = s->side, M = s->M;
     int64_t agree[2] = {0, 0}, first[2] = {-1, -1};
 #pragma omp parallel for reduction(+ : agree[:2]) schedule(dynamic, 64)
     for (int64_t q = 0; q < side * side; q++) {
         int64_t i = q / side, j = q % side;
-        float sa[GV_REPLAY_MAX_CHUNKS], sb[GV_REPLAY_MAX_CHUNKS];
-        descales(&rc8, seed, i, j, M, k, chunk, nq, sa, sb);
-        float got = (float)C[i * M + j];
-        float want[2] = {port_dot(&m, qa + i * k, qb + j * k, k, chunk, sa, sb, per_chunk),
-                         km25_dot(&m, qa + i * k, qb + j * k, k, chunk, sa, sb, per_chunk)};
+        float want[2];
+        model_dots(s, i, j, want);
+        float got = (float)s->C[i * M + j];
         for (int w = 0; w < 2; w++) {
             if (memcmp(&want[w], &got, sizeof got) == 0) {
                 agree[w]++;
@@ -210,7 +209,7 @@ int gv_replay_scaled_run(gv_mode mode, const gv_bfma_model *e4m3, gv_fp_gemm_fn 
     }
     static const char *const names[2] = {"block-FMA port", "exact sums (second model)"};
     for (int w = 0; w < 2; w++) {
-        r[w] = (gv_replay_result){.k = k,
+        r[w] = (gv_replay_result){.k = s->k,
                                   .promote = promote,
                                   .dots = side * side,
                                   .agree = agree[w],
@@ -218,19 +217,61 @@ int gv_replay_scaled_run(gv_mode mode, const gv_bfma_model *e4m3, gv_fp_gemm_fn 
                                   .model = names[w]};
         if (first[w] >= 0) {
             int64_t i = first[w] / side, j = first[w] % side;
-            float sa[GV_REPLAY_MAX_CHUNKS], sb[GV_REPLAY_MAX_CHUNKS];
-            descales(&rc8, seed, i, j, M, k, chunk, nq, sa, sb);
-            r[w].first_got = C[i * M + j];
-            r[w].first_model =
-                w == 0 ? port_dot(&m, qa + i * k, qb + j * k, k, chunk, sa, sb, per_chunk)
-                       : km25_dot(&m, qa + i * k, qb + j * k, k, chunk, sa, sb, per_chunk);
+            float want[2];
+            model_dots(s, i, j, want);
+            r[w].first_got = s->C[i * M + j];
+            r[w].first_model = want[w];
         }
     }
-out:
-    free(qa);
-    free(qb);
-    free(A);
-    free(B);
-    free(C);
+}
+
+int gv_replay_scaled_run(gv_mode mode, const gv_bfma_model *e4m3, gv_fp_gemm_fn gemm, void *ctx,
+                         int k, int promote, int64_t dots, uint64_t seed, gv_replay_result r[2],
+                         char *why, size_t len)
+{
+    scaled_replay s = {.seed = seed, .k = k};
+    memset(r, 0, 2 * sizeof *r);
+    if (!gk_fp8_recipe_of(mode, GK_FP8_HONEST, &s.rc8) || k < GK_FP8_BLOCK_K ||
+        k % GK_FP8_BLOCK_K != 0) {
+        snprintf(why, len, "no scaled replay of mode %s at k = %d", gv_mode_name(mode), k);
+        return GV_EINVAL;
+    }
+    s.m = gv_replay_fp8_any(e4m3);
+    const gv_bfma_model *e5 = gv_bfma_find(e4m3->sm, "e5m2");
+    if (s.rc8.e5m2_b && !e5) {
+        snprintf(why, len, "no published e5m2 model for sm_%d", e4m3->sm);
+        return GV_EINVAL;
+    }
+    s.fa_fmt = &e4m3->in;
+    s.fb_fmt = s.rc8.e5m2_b ? &e5->in : s.fa_fmt;
+    s.chunk = promote > 0 ? promote : k;
+    s.per_chunk = s.rc8.group_a == GK_FP8_BLOCK;
+    s.side = (int64_t)ceil(sqrt((double)dots));
+    s.M = (s.side + 15) / 16 * 16;
+    s.nq = (k + s.chunk - 1) / s.chunk;
+    if (s.nq > GV_REPLAY_MAX_CHUNKS) {
+        snprintf(why, len, "a scaled replay of k = %d in chunks of %d: more than %d chunks", k,
+                 s.chunk, GV_REPLAY_MAX_CHUNKS);
+        return GV_EINVAL;
+    }
+    int64_t M = s.M;
+    s.qa = calloc((size_t)(M * k), sizeof *s.qa);
+    s.qb = calloc((size_t)(M * k), sizeof *s.qb);
+    s.A = calloc((size_t)(M * k), sizeof *s.A);
+    s.B = calloc((size_t)(M * k), sizeof *s.B);
+    s.C = calloc((size_t)(M * M), sizeof *s.C);
+    int rc = GV_ENOMEM;
+    if (!s.qa || !s.qb || !s.A || !s.B || !s.C) {
+        snprintf(why, len, "no host memory for the replay of %lld dot products", (long long)dots);
+    } else {
+        scaled_operands(&s);
+        rc = gemm(ctx, M, k, M, s.A, s.B, s.C, why, len);
+        if (rc == GV_OK) scaled_judge(&s, promote, r);
+    }
+    free(s.qa);
+    free(s.qb);
+    free(s.A);
+    free(s.B);
+    free(s.C);
     return rc;
 }
