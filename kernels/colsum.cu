@@ -7,9 +7,10 @@
  *    load one element at a time).
  *  - planted bug einsum.colsum.lastchunk: the column sum of A skips its last row chunk.
  *  - f16 and bf16 modes (f32 cases; kernels/half_ops.cuh): the operands rounded to the half
- *    type first. matmul_colsum's product is then cublasGemmEx with f32 accumulation (what
- *    autocast's mm runs); einsum.colsum sums the rounded values, held in f32, in f32. Their
- *    copies lie at the start of the workspace (abi/gemm.h) and the parts below follow them.
+ *    type first. matmul_colsum's product is then cublasGemmEx with f32 accumulation, stored
+ *    in the half type before the f32 column sum (what autocast's mm and sum run);
+ *    einsum.colsum sums the rounded values, held in f32, in f32. Their copies lie at the
+ *    start of the workspace (abi/gemm.h) and the parts below follow them.
  *  - planted bugs matmul_colsum.halfcount, einsum.colsum.halfcount: B's copy converted over
  *    A's element count (half_ops.cuh).
  * Workspace layout (bytes from the op's layout): see each launch. */
@@ -29,10 +30,11 @@ template <typename T, bool HalfCount> static int matmul_colsum_t(gk_launch *L)
     if (!L->workspace ||
         colsum_scratch_end<T>(scratch, n, m, n) > (const char *)L->workspace + L->workspace_bytes)
         return gk_fail_internal("matmul_colsum: workspace smaller than the layout promised");
-    if (half)
+    if (half) { /* the product stored in the half type, as autocast's mm returns it */
         rc = gk_half_gemm(L, h, (const float *)L->in[0], (const float *)L->in[1],
                           HalfCount ? m * k : k * n, (float *)prod);
-    else
+        if (rc == GV_OK) rc = gk_half_round_inplace(L, (float *)prod, m * n);
+    } else
         rc = gk_gemm_rowmajor<T>(h, m, k, n, (const T *)L->in[0], (const T *)L->in[1], prod);
     if (rc) return rc;
     return colsum_enqueue<T>(prod, m, n, NULL, scratch, (T *)L->out[0], gk_stream(L));

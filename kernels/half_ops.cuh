@@ -16,10 +16,11 @@
 #include "gk_cuda.h"
 
 /* rows x cols of x (leading dimension ld) rounded to H, stored packed into y as H (Wide false)
-   or as the rounded value widened back to f32 (Wide true: exact, every H is an f32). */
+   or as the rounded value widened back to f32 (Wide true: exact, every H is an f32). y may be
+   x (packed, Wide): each element is read and written by one thread. */
 template <typename H, bool Wide>
-__global__ void gk_half_round_kernel(const float *__restrict__ x, int64_t ld, int64_t cols,
-                                     void *__restrict__ y, int64_t count)
+__global__ void gk_half_round_kernel(const float *x, int64_t ld, int64_t cols, void *y,
+                                     int64_t count)
 {
     int64_t stride = (int64_t)gridDim.x * blockDim.x;
     for (int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; i < count; i += stride) {
@@ -85,6 +86,22 @@ static inline int gk_half_gemm(gk_launch *L, cublasHandle_t h, const float *a, c
                            CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT));
     snprintf(L->math_mode, sizeof L->math_mode, "cublasGemmEx %s in, COMPUTE_32F",
              ht == CUDA_R_16F ? "f16" : "bf16");
+    return GV_OK;
+}
+
+/* z (count f32 values) rounded to L's mode's half type in place, kept in f32: the product
+   stored in the half type, as autocast's mm returns it (overflowing to inf past the type's
+   largest finite, f16's 65504). */
+static inline int gk_half_round_inplace(gk_launch *L, float *z, int64_t count)
+{
+    if (count <= 0) return GV_OK;
+    if (L->mode == GV_MODE_BF16)
+        gk_half_round_kernel<__nv_bfloat16, true>
+            <<<gk_blocks(count, 256), 256, 0, gk_stream(L)>>>(z, count, count, z, count);
+    else
+        gk_half_round_kernel<__half, true>
+            <<<gk_blocks(count, 256), 256, 0, gk_stream(L)>>>(z, count, count, z, count);
+    GK_LAUNCHED("gk_half_round_kernel");
     return GV_OK;
 }
 
