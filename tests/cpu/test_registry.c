@@ -26,7 +26,8 @@ static int valid_modes(const gv_op *op, gv_dtype t, bool *native)
     int n = 0;
     *native = false;
     for (int m = 0; m < GV_NMODES; m++)
-        if (gv_mode_ok(op, t, (gv_mode)m) && (gv_mode_get(m)->catalogue || op->planted_in_probes || op->planted_for_probe)) {
+        if (gv_mode_ok(op, t, (gv_mode)m) &&
+            (gv_mode_get(m)->catalogue || gv_op_runs_off_catalogue(op))) {
             n++;
             if (m == GV_MODE_NATIVE) *native = true;
         }
@@ -73,7 +74,7 @@ static int expected_cases(const gv_op *op, bool test_sizes)
         /* a mode probe in every catalogue mode it probes */
         for (int m = 0; m < GV_NMODES; m++)
             if (gv_mode_ok(op, (gv_dtype)t, (gv_mode)m) &&
-                (gv_mode_get(m)->catalogue || op->planted_in_probes || op->planted_for_probe))
+                (gv_mode_get(m)->catalogue || gv_op_runs_off_catalogue(op)))
                 for (int s = 0; s < np; s++)
                     n += gv_probe_applies(probes[s], (gv_dtype)t, (gv_mode)m);
     }
