@@ -217,8 +217,7 @@ static inline bool gk_half_mode(int mode)
     return mode == GV_MODE_F16 || mode == GV_MODE_BF16;
 }
 
-static inline int64_t gk_half_operands_bytes(int mode, int64_t m, int64_t k, int64_t n,
-                                             int64_t es)
+static inline int64_t gk_half_operands_bytes(int mode, int64_t m, int64_t k, int64_t n, int64_t es)
 {
     if (!gk_half_mode(mode)) return 0;
     return gk_gemm_round256(m * k * es) + gk_gemm_round256(k * n * es);

@@ -92,8 +92,8 @@ template <typename T, bool LastChunk, bool HalfCount> static int einsum_colsum_t
     if (rc) return rc;
     rc = colsum_enqueue_zeroed<T>(a, rows, k, NULL, scratch, counter_cols, s, gk_stream(L), lda);
     if (rc) return rc;
-    return colsum_enqueue_zeroed<T>(b, k, n, s, scratch, counter_cols, (T *)L->out[0],
-                                    gk_stream(L), ldb);
+    return colsum_enqueue_zeroed<T>(b, k, n, s, scratch, counter_cols, (T *)L->out[0], gk_stream(L),
+                                    ldb);
 }
 
 template <bool LastChunk, bool HalfCount> static int einsum_colsum(gk_launch *L)
@@ -102,9 +102,8 @@ template <bool LastChunk, bool HalfCount> static int einsum_colsum(gk_launch *L)
         if (L->dtype != GV_F32) return gk_fail_unsupported("16-bit modes take f32 cases");
         return einsum_colsum_t<float, LastChunk, HalfCount>(L);
     }
-    return gk_by_dtype(L->dtype, [&](auto x) {
-        return einsum_colsum_t<decltype(x), LastChunk, HalfCount>(L);
-    });
+    return gk_by_dtype(
+        L->dtype, [&](auto x) { return einsum_colsum_t<decltype(x), LastChunk, HalfCount>(L); });
 }
 
 extern "C" const gk_op gk_matmul_colsum = {NULL, matmul_colsum<false>, NULL};

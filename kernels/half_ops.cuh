@@ -5,7 +5,7 @@
  * at the start of the workspace (abi/gemm.h, gk_half_operands_bytes).
  *
  * B's count: the planted *.halfcount variants convert only A's m*k elements of B (a copied
- * launch whose count was not changed); the rest of B's copy keeps what the workspace held. */
+ * launch whose count was not changed); the rest of B's copy is zero (fresh memory). */
 #ifndef GK_HALF_OPS_CUH
 #define GK_HALF_OPS_CUH
 
@@ -47,6 +47,10 @@ static int gk_half_operands_t(gk_launch *L, const float *a, int64_t lda, const f
     char *ws = (char *)L->workspace;
     void *a16 = ws, *b16 = ws + gk_gemm_round256(m * k * es);
     if (b_count > k * n) b_count = k * n;
+    /* the planted short conversion: the tail it leaves is zeroed first, so that it never holds
+       an earlier case's right values (the device pool reuses memory: a stale tail converted
+       by the honest kernel at the same shape would hide the bug) */
+    if (b_count < k * n) GK_CUDA(cudaMemsetAsync(b16, 0, (size_t)(k * n * es), gk_stream(L)));
     if (m * k > 0)
         gk_half_round_kernel<H, Wide>
             <<<gk_blocks(m * k, 256), 256, 0, gk_stream(L)>>>(a, lda, k, a16, m * k);

@@ -298,7 +298,7 @@ static int einsum_oracle(gv_problem *p)
 #define MATMUL_COLSUM_COMMON                                                                       \
     .layout = matmul_colsum_layout, .flops = matmul_colsum_flops, .oracle = einsum_oracle,         \
     .oracle_depth = einsum_oracle_depth, .depth = matmul_colsum_depth,                             \
-    .order_free_depth = matmul_colsum_order_free_depth, .bias_dists = GV_BIT(GV_DIST_UNIFORM11), \
+    .order_free_depth = matmul_colsum_order_free_depth, .bias_dists = GV_BIT(GV_DIST_UNIFORM11),   \
     .mode_reference = matmul_colsum_mode_reference
 
 /* the zero-mean canaries; matmul_colsum adds the edges, which its planted TF32 variant is not

@@ -507,6 +507,6 @@ static const gv_op dense_sigmoid_halfcount = {
     DENSE_COMMON,
 };
 
-const gv_op *const gv_family_dense[] = {&dense_sigmoid,       &dense_sigmoid_rowbias,
-                                        &dense_sigmoid_tf32native, &dense_sigmoid_naive,
-                                        &dense_sigmoid_halfcount,  NULL};
+const gv_op *const gv_family_dense[] = {
+    &dense_sigmoid,       &dense_sigmoid_rowbias,   &dense_sigmoid_tf32native,
+    &dense_sigmoid_naive, &dense_sigmoid_halfcount, NULL};
