@@ -3,6 +3,7 @@
 #ifndef GV_ABI_GEMM_H
 #define GV_ABI_GEMM_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "gv_abi.h"
@@ -202,6 +203,24 @@ static inline int64_t gk_gemm_workspace_bytes(int mode, int64_t m, int64_t k, in
         total += gk_gemm_round256(part[i]);
     }
     return total;
+}
+
+/* ---- products inside other families in the 16-bit modes (f16, bf16) --------------------------
+ * matmul_colsum, einsum.colsum and dense.sigmoid run their f16 and bf16 modes (f32 cases) on
+ * copies of their two matrix operands rounded to the half type: A (m x k) and B (k x n), each
+ * element es bytes (2: the half type itself, for cublasGemmEx; 4: the rounded value held in
+ * f32, for a kernel that sums in f32 itself). The copies sit at the start of the op's
+ * workspace, each on a 256-byte boundary, and the op's own parts follow them. Other modes: 0
+ * (the workspace is as it was). */
+static inline bool gk_half_mode(int mode)
+{
+    return mode == GV_MODE_F16 || mode == GV_MODE_BF16;
+}
+
+static inline int64_t gk_half_operands_bytes(int mode, int64_t m, int64_t k, int64_t n, int64_t es)
+{
+    if (!gk_half_mode(mode)) return 0;
+    return gk_gemm_round256(m * k * es) + gk_gemm_round256(k * n * es);
 }
 
 #endif

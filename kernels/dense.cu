@@ -17,10 +17,17 @@
  * types, outside gk_cublas's recorded math mode. One fused epilogue is one extra read and
  * write of m x n, small beside the 2mkn-flop product at the seed's shapes.
  *
+ * f16 and bf16 modes (f32 cases): W and X rounded to the half type, their product by
+ * cublasGemmEx with f32 accumulation (kernels/half_ops.cuh; the copies lie before Z in the
+ * workspace), then the same f32 epilogue: autocast's mm followed by the bias and the sigmoid
+ * in f32. b is added as stored. Planted bug dense.sigmoid.halfcount: X's copy converted over
+ * W's element count.
+ *
  * The sigmoid is kernels/mathfn.cuh's gk_sigmoid (native: expf or exp and IEEE division;
  * fastmath: __expf and __fdividef), the very function the mathfn family judges alone against
  * its ulp bound (math.sigmoid). */
 #include "gk_cuda.h"
+#include "half_ops.cuh"
 #include "mathfn.cuh"
 
 /* Y(i, j) = sigmoid(Z(i, j) + b(i)). Block x runs along a row (coalesced reads of Z and
@@ -49,17 +56,31 @@ template <typename T> static int dense_product(gk_launch *L, cublasHandle_t h, T
                                (const T *)L->in[1], z);
 }
 
-template <typename T, bool Fast, bool ColumnBias> static int dense_sigmoid_t(gk_launch *L)
+/* Z (m x n) of L's mode: a 16-bit mode's rounded operands (their copies before Z), else the
+   dtype's product; HalfCount: the planted conversion of X over W's count. */
+template <typename T, bool HalfCount> static int dense_z(gk_launch *L, cublasHandle_t h, T **z)
+{
+    int64_t m = L->dims[0], k = L->dims[1], n = L->dims[2];
+    int64_t half = gk_half_operands_bytes(L->mode, m, k, n, 2);
+    if (!L->workspace || L->workspace_bytes < half + m * n * (int64_t)sizeof(T))
+        return gk_fail_internal("dense: workspace smaller than the layout promised");
+    *z = (T *)((char *)L->workspace + half);
+    if (half)
+        return gk_half_gemm(L, h, (const float *)L->in[0], (const float *)L->in[1],
+                            HalfCount ? m * k : k * n, (float *)*z);
+    return dense_product<T>(L, h, *z);
+}
+
+template <typename T, bool Fast, bool ColumnBias, bool HalfCount = false>
+static int dense_sigmoid_t(gk_launch *L)
 {
     int64_t m = L->dims[0], n = L->dims[2]; /* workspace: m*n of T (the op's layout) */
     cublasHandle_t h;
     int rc = gk_cublas(L, &h);
     if (rc) return rc;
     if (Fast) snprintf(L->math_mode, sizeof L->math_mode, "CUBLAS_PEDANTIC_MATH+__expf,__fdividef");
-    if (!L->workspace || L->workspace_bytes < m * n * (int64_t)sizeof(T))
-        return gk_fail_internal("dense: workspace smaller than the layout promised");
-    T *z = (T *)L->workspace;
-    rc = dense_product<T>(L, h, z);
+    T *z = NULL;
+    rc = dense_z<T, HalfCount>(L, h, &z);
     if (rc) return rc;
     const int threads = 256;
     unsigned bx = gk_blocks(n, threads, 1024);
@@ -71,8 +92,12 @@ template <typename T, bool Fast, bool ColumnBias> static int dense_sigmoid_t(gk_
     return GV_OK;
 }
 
-template <bool ColumnBias> static int dense_sigmoid(gk_launch *L)
+template <bool ColumnBias, bool HalfCount = false> static int dense_sigmoid(gk_launch *L)
 {
+    if (gk_half_mode(L->mode)) {
+        if (L->dtype != GV_F32) return gk_fail_unsupported("16-bit modes take f32 cases");
+        return dense_sigmoid_t<float, false, ColumnBias, HalfCount>(L);
+    }
     if (L->mode == GV_MODE_FASTMATH) {
         if (L->dtype != GV_F32)
             return gk_fail_unsupported("fastmath intrinsics (__expf, __fdividef) are f32 only");
@@ -86,6 +111,7 @@ template <bool ColumnBias> static int dense_sigmoid(gk_launch *L)
 
 extern "C" const gk_op gk_dense_sigmoid = {NULL, dense_sigmoid<false>, NULL};
 extern "C" const gk_op gk_dense_sigmoid_rowbias = {NULL, dense_sigmoid<true>, NULL};
+extern "C" const gk_op gk_dense_sigmoid_halfcount = {NULL, dense_sigmoid<false, true>, NULL};
 
 /* planted bug dense.sigmoid.tf32native: the product secretly in TF32 (gk_secretly_tf32) */
 static int dense_sigmoid_tf32native(gk_launch *L)

@@ -19,7 +19,11 @@ One line per demonstration, "ok" or "NOT SHOWN" with the verdicts behind it:
   fft, solve   torch.fft.fft / cupy.fft.fft (cuFFT) on fft.c2c.fwd and torch.linalg.solve on
                solve.gesv, judged: PASS, f32 and f64
   autocast     torch.autocast to bf16 and f16 around A @ B: PASS as a bf16 / f16 output of the
-               mode bf16 / f16, FAIL widened and claimed as native f32
+               mode bf16 / f16, FAIL widened and claimed as native f32; the same around
+               (A @ B).sum(0), einsum("ij,jk->k") and sigmoid(W @ X + b) (matmul_colsum,
+               einsum.colsum, dense.sigmoid in their modes bf16 / f16; f32 or half-type outputs
+               as torch returns them), and gpuval's own kernels for them in those modes
+               (`gpuval check --mode bf16,f16`) PASS while their planted *.halfcount FAIL
 
 The Python route's time against check's is tools/python_route_time.py (minutes at vadd's
 default sizes). A part whose framework or device is missing says "skipped" and why. Exit 0
@@ -231,9 +235,54 @@ def autocast(fws):
             show("autocast", ok and fails > 0,
                  f"torch autocast {half} A@B, {n} dists: right label {half}>{half} "
                  f"{'all PASS' if ok else 'NOT all PASS'}; as native f32 {fails} FAIL")
+        inside = {"matmul_colsum": ("64x48x32,300x257x129", lambda a, b: (a @ b).sum(0)),
+                  "einsum.colsum": ("64x48x32,300x257x129",
+                                    lambda a, b: torch.einsum("ij,jk->k", a, b)),
+                  "dense.sigmoid": ("1x300x7,33x70x17",
+                                    lambda w, x, b: torch.sigmoid(w @ x + b[:, None]))}
+        for half, tdt in (("bf16", torch.bfloat16), ("f16", torch.float16)):
+            for op, (sizes, fn) in inside.items():
+                n = passed = fails = 0
+                outs = set()
+                for size in sizes.split(","):
+                    for dist in gpuval.op_info(op)["dists"]:
+                        ci = gpuval.inputs(op, "f32", size, dist, 0, half)
+                        with torch.autocast("cuda", dtype=tdt):
+                            c = fn(*ci.to("torch"))
+                        outs.add(str(c.dtype).split(".")[-1])
+                        right = gpuval.judge(op, ci, [c])
+                        n += 1
+                        passed += right.verdict == "PASS"
+                        if right.verdict != "PASS":
+                            print(f"    {op} {half} {size} {dist}: {right.row}")
+                        native = gpuval.inputs(op, "f32", size, dist, 0, "native")
+                        if all(np.array_equal(x, y, equal_nan=True)
+                               for x, y in zip(native.arrays, ci.arrays)):
+                            wrong = gpuval.judge(op, native, [c.float()])
+                            fails += wrong.verdict == "FAIL"
+                show("autocast", passed == n and fails > 0,
+                     f"torch autocast {half} {op} ({'/'.join(sorted(outs))} out), {n} cases: "
+                     f"right label {half} {passed} PASS; as native f32 {fails} FAIL")
     finally:
         (m.allow_tf32, m.allow_fp16_reduced_precision_reduction,
          m.allow_bf16_reduced_precision_reduction) = saved
+
+
+def own_half_modes(gpuval_cmd, fws):
+    """gpuval's own kernels of the three ops in the modes bf16 and f16 (test sizes, every dist
+    and canary): PASS; their planted *.halfcount variants: FAIL."""
+    if not gpuval_cmd or not ("torch" in fws or "cupy" in fws):
+        skipped("autocast", "gpuval check in the modes bf16, f16 needs a CUDA build and device")
+        return
+    ops = "matmul_colsum,einsum.colsum,dense.sigmoid"
+    for what, extra, want in (("kernels", ["--op", ops], 0),
+                              ("planted", ["--planted", "--op", "*.halfcount"], 1)):
+        cmd = gpuval_cmd + ["check", "-q", "--dtype", "f32", "--mode", "bf16,f16",
+                            "--test-sizes"] + extra
+        p = subprocess.run(cmd, capture_output=True, text=True, timeout=300)
+        last = (p.stdout.strip().splitlines() or [""])[-1]
+        show("autocast", p.returncode == want,
+             f"gpuval check {what} bf16,f16: exit {p.returncode} (want {want}) {last}")
 
 
 def main():
@@ -251,6 +300,7 @@ def main():
     takes_inputs(gpuval_cmd)
     fft_solve(fws)
     autocast(fws)
+    own_half_modes(gpuval_cmd, fws)
     shown = sum(RESULTS)
     print(f"issue 38 done-when: {shown} of {len(RESULTS)} shown")
     return 0 if shown == len(RESULTS) else 1

@@ -120,3 +120,104 @@ def test_a_product_accumulated_in_the_half_type_fails_the_half_label(half):
     assert np.isfinite(acc).all()
     j = gpuval.judge("gemm.cublas", ci, [half_store(acc, half)], dtype=raw_dtype(half))
     assert j.verdict == "FAIL", j.row
+
+
+# ---------------------------------------------------------------------------------------
+# The products inside other ops: (A @ B).sum(0), einsum("ij,jk->k") and the dense layer
+# sigmoid(W @ X + b), each as torch runs it under autocast (matmul, einsum and linear are on
+# autocast's lower-precision list; sum runs in f32, and a half-type tensor plus an f32 one is
+# f32). gpuval's mode bf16 or f16 of these ops (half operands, f32 sums) judges them.
+
+
+def sigmoid_f32(z):
+    """torch.sigmoid's value in f32 for an f32 z: the stable form, no overflow."""
+    z = np.asarray(z, np.float32)
+    with np.errstate(over="ignore", under="ignore", invalid="ignore"):
+        t = np.exp(-np.abs(z)).astype(np.float32)
+        pos = (np.float32(1) / (np.float32(1) + t)).astype(np.float32)
+        return np.where(z >= 0, pos, (t / (np.float32(1) + t)).astype(np.float32))
+
+
+def autocast_matmul_colsum(a, b, half):
+    """(A @ B).sum(0): the product stored in the half type, then summed in f32: f32 out."""
+    with np.errstate(all="ignore"):
+        z = half_round(np.matmul(half_round(a, half), half_round(b, half)), half)
+        return z.sum(0, dtype=np.float32)
+
+
+def autocast_einsum(a, b, half):
+    """einsum("ij,jk->k"): torch sums i out of the half-type A first (stored in the half
+    type), then contracts j with B: the half-type output."""
+    with np.errstate(all="ignore"):
+        s = half_round(half_round(a, half).sum(0, dtype=np.float32), half)
+        return half_store(np.matmul(s, half_round(b, half)), half)
+
+
+def autocast_dense(w, x, b, half):
+    """torch.sigmoid(W @ X + b[:, None]): the product in the half type, b added in f32
+    (type promotion), the sigmoid in f32: f32 out."""
+    with np.errstate(all="ignore"):
+        z = half_round(np.matmul(half_round(w, half), half_round(x, half)), half)
+        return sigmoid_f32(z + b[:, None])
+
+
+def autocast_linear(w, x, b, half):
+    """torch.sigmoid(F.linear(X.T, W, b)).T: linear casts b too and returns W X + b in the
+    half type; the sigmoid of a half-type tensor is computed in f32 and stored in it."""
+    with np.errstate(all="ignore"):
+        z = np.matmul(half_round(w, half), half_round(x, half)) + half_round(b, half)[:, None]
+        return half_store(sigmoid_f32(half_round(z.astype(np.float32), half)), half)
+
+
+AUTOCAST_CALLS = {
+    "matmul_colsum": (autocast_matmul_colsum, "64x48x32,300x257x129"),
+    "einsum.colsum": (autocast_einsum, "64x48x32,300x257x129"),
+    "dense.sigmoid": (autocast_dense, "1x300x7,33x70x17"),
+    "dense.sigmoid.linear": (autocast_linear, "1x300x7,33x70x17"),
+}
+
+
+def _widen_any(out, half):
+    return widened(out, half) if out.dtype != np.float32 else out
+
+
+@pytest.mark.parametrize("half", ["bf16", "f16"])
+@pytest.mark.parametrize("call", sorted(AUTOCAST_CALLS))
+def test_autocast_inside_ops_passes_as_half_mode_and_fails_as_native(call, half):
+    """Every dist, both sizes: PASS as mode bf16/f16 (with the half-type output where the
+    call returns one), and some case FAILs the same output widened and claimed as native."""
+    op = "dense.sigmoid" if call == "dense.sigmoid.linear" else call
+    fn, sizes = AUTOCAST_CALLS[call]
+    assert half in gpuval.op_info(op)["modes"], gpuval.op_info(op)["modes"]
+    wrong_fails = judged = 0
+    for size in sizes.split(","):
+        for dist in gpuval.op_info(op)["dists"]:
+            ci = gpuval.inputs(op, "f32", size, dist, 0, half)
+            out = fn(*ci.arrays, half)
+            raw = raw_dtype(half) if out.dtype != np.float32 else None
+            right = gpuval.judge(op, ci, [out], dtype=raw)
+            assert right.verdict == "PASS", f"{call} {half} {size} {dist}: {right.row}"
+            native = gpuval.inputs(op, "f32", size, dist, 0, "native")
+            if all(np.array_equal(x, y, equal_nan=True) for x, y in zip(native.arrays, ci.arrays)):
+                wrong = gpuval.judge(op, native, [_widen_any(out, half)])
+                wrong_fails += wrong.verdict == "FAIL"
+                judged += 1
+    assert judged and wrong_fails > 0, f"{call} {half}: no case FAILs as native f32"
+
+
+@pytest.mark.parametrize("half", ["bf16", "f16"])
+@pytest.mark.parametrize("op", ["matmul_colsum", "einsum.colsum", "dense.sigmoid"])
+def test_half_copy_of_b_over_a_count_fails(op, half):
+    """The planted *.halfcount kernels' arithmetic on the CPU: B's half copy made over A's
+    m k elements only, the rest of it zero (the workspace's stale bytes, here zeros), at a
+    shape where B is the larger (n > m). The half label FAILs it."""
+    ci = gpuval.inputs(op, "f32", "33x70x129", "uniform01", 0, half)
+    arrays = [a.copy() for a in ci.arrays]
+    m, k = 33, 70
+    b = arrays[1].reshape(-1)
+    b[m * k:] = 0.0
+    fn = {"matmul_colsum": autocast_matmul_colsum, "einsum.colsum": autocast_einsum,
+          "dense.sigmoid": autocast_dense}[op]
+    out = fn(*arrays, half)
+    j = gpuval.judge(op, ci, [out], dtype=raw_dtype(half) if out.dtype != np.float32 else None)
+    assert j.verdict == "FAIL", j.row

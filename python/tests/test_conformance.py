@@ -14,8 +14,10 @@ Each case is judged twice:
   mode bf16 or f16 with a bf16 or f16 output, judged as that output (the mode's model plus the
   output's rounding, docs/error-models.md "Low-precision outputs"). The batched products have
   no bf16 or f16 mode of their own: each batch is judged as gemm on given data under that
-  label. An op without the label (einsum, (A @ B).sum(0), the dense layer: no bf16 or f16
-  mode) is skipped with that reason. A behaviour a library documents is declared, never waived: CuPy's
+  label. einsum, (A @ B).sum(0) and the dense layer have the modes bf16 and f16 (half
+  operands, f32 sums; their models allow autocast's half-type intermediates): (A @ B).sum(0)
+  and sigmoid(W @ X + b) come back in f32 (sum runs in f32 under autocast, and the half-type
+  product plus an f32 b is f32), einsum in the half type. A behaviour a library documents is declared, never waived: CuPy's
   f32 elementwise and reduction kernels flush subnormals (NVRTC's --ftz), so those cases are
   judged with allow="ftz" and must PASS so; judged again without it they may only FAIL for
   "flushed subnormals", and vadd on the tiny dist must (the flush is real there).
@@ -292,7 +294,8 @@ CUPY_TF32_OPS = ("gemm.cublas", "matmul_colsum", "dense.sigmoid")
 CUPY_TF32_UNREACHED = ("gemm.batched", "gemm.batched.tn", "gemm.batched.nt")
 
 # The ops torch.autocast runs in the half type on CUDA (its lower-precision list: mm, bmm,
-# matmul, einsum, addmm and linear); a sum of such a product runs in f32 after it.
+# matmul, einsum, addmm and linear); a sum of such a product runs in f32 after it, and the
+# dense layer's bias add and sigmoid in f32 (the half-type product plus an f32 b).
 AUTOCAST_OPS = ("gemm.cublas", "gemm.batched", "gemm.batched.tn", "gemm.batched.nt",
                 "matmul_colsum", "einsum.colsum", "dense.sigmoid")
 # CuPy has no autocast; its equivalent is the product of float16 operands (cublasGemmEx with

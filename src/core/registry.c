@@ -178,6 +178,15 @@ bool gv_mode_ok(const gv_op *op, gv_dtype t, gv_mode m)
     return op->mode_valid ? op->mode_valid(t, m) : true;
 }
 
+bool gv_op_runs_off_catalogue(const gv_op *op)
+{
+    if (op->planted_in_probes || op->planted_for_probe) return true;
+    if (!op->planted_bug) return false;
+    for (int m = 0; m < GV_NMODES; m++)
+        if ((op->modes & (1u << m)) && gv_mode_get(m)->catalogue) return false;
+    return true;
+}
+
 /* Whether op's inputs can be laid out in dist at shape s (op.h, dist_shape_ok): the shapes of
    the op's own lists that a probe cannot take are left out for that dist; a shape the user named
    was refused before (gv_select). */
@@ -372,9 +381,7 @@ static bool mode_chosen(const gv_selection *sel, const gv_op *op, gv_dtype t, gv
     if (sel->dtypes && !(sel->dtypes & (1u << t))) return false;
     if (sel->modes && !(sel->modes & (1u << m))) return false;
     /* a mode not in the catalogue runs when named, or in a variant planted in it */
-    if (!sel->modes && !gv_mode_get(m)->catalogue && !op->planted_in_probes &&
-        !op->planted_for_probe)
-        return false;
+    if (!sel->modes && !gv_mode_get(m)->catalogue && !gv_op_runs_off_catalogue(op)) return false;
     /* the large tier checks indices, not precision: native unless named */
     if (sel->large && !sel->modes && m != GV_MODE_NATIVE) return false;
     return gv_mode_ok(op, t, m);

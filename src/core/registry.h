@@ -77,6 +77,11 @@ int gv_select_as(gv_case *cases, int n, const char *name, char *err, size_t errl
 /* True when the op accepts the shape; otherwise why holds the reason. */
 bool gv_shape_ok(const gv_op *op, const gv_shape *s, char *why, size_t len);
 bool gv_mode_ok(const gv_op *op, gv_dtype t, gv_mode m);
+/* Whether op's modes run without --mode although they are not in the catalogue: a variant
+   planted in a mode that is not in effect (planted_in_probes), one only the probe measures
+   (planted_for_probe), or a planted variant that has no catalogue mode at all (a bug of the
+   16-bit modes' path: no selection would reach it otherwise). */
+bool gv_op_runs_off_catalogue(const gv_op *op);
 
 /* Case label "op dtype mode shape" for messages. */
 char *gv_case_label(const gv_case *c, char *buf, size_t len);

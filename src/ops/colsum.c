@@ -1,11 +1,14 @@
 /* colsum.c: op descriptors for seed 002's "matmul -> sum" and the fused einsum
  * ij,jk->k, and their planted bugs. Both compute s(n) = sum_i (A B)(i, :).
  * Error model: docs/error-models.md, section colsum. */
+#include <stdlib.h>
+
 #include "../../abi/colsum.h"
+#include "../../abi/gemm.h"
 #include "ops/opkit.h"
 
 extern const gk_op gk_matmul_colsum, gk_matmul_colsum_tf32native, gk_einsum_colsum,
-    gk_einsum_colsum_lastchunk;
+    gk_einsum_colsum_lastchunk, gk_matmul_colsum_halfcount, gk_einsum_colsum_halfcount;
 
 static int64_t max64(int64_t a, int64_t b)
 {
@@ -20,7 +23,9 @@ static int matmul_colsum_layout(const gv_case *c, gv_layout *l)
     l->in[0] = (gv_tensor_spec){"A", m * k};
     l->in[1] = (gv_tensor_spec){"B", k * n};
     l->out[0] = (gv_tensor_spec){"s", n};
-    l->workspace_bytes = m * n * es + gk_colsum_scratch_bytes(m, n, es);
+    /* the 16-bit modes' operand copies (abi/gemm.h: 2-byte halves for cublasGemmEx) first */
+    l->workspace_bytes = gk_half_operands_bytes(c->mode, m, k, n, 2) + m * n * es +
+                         gk_colsum_scratch_bytes(m, n, es);
     return GV_OK;
 }
 
@@ -37,6 +42,8 @@ static int einsum_layout(const gv_case *c, gv_layout *l)
     l->workspace_bytes =
         k * es + gk_colsum_counters_bytes(max64(k, n)) +
         max64(gk_colsum_partials_bytes(m, k, es), gk_colsum_partials_bytes(k, n, es));
+    /* the 16-bit modes' operand copies (abi/gemm.h: rounded, held in f32) first */
+    l->workspace_bytes += gk_half_operands_bytes(c->mode, m, k, n, 4);
     return GV_OK;
 }
 
@@ -61,6 +68,105 @@ static int colsum_check_shape(const gv_shape *s, char *why, size_t len)
         return GV_EINVAL;
     }
     return GV_OK;
+}
+
+/* The 16-bit modes (f16, bf16) exist for f32 cases only, as gemm's: the operands are rounded
+   from f32 storage (autocast's cast, kernels/half_ops.cuh). */
+static bool colsum_mode_valid(gv_dtype t, gv_mode m)
+{
+    return !gk_half_mode(m) || t == GV_F32;
+}
+
+/* The range of the converted operands (op.h, mode_reference) in the 16-bit modes: an f32
+   operand above f16's 65504 (or bf16's largest) rounds to inf, one below the least subnormal
+   to zero, so a column sum that meets such an operand is the sum of the converted products
+   (IEEE: an inf or a NaN reaches s_j whatever the order). matmul_colsum's f16 and bf16 modes
+   also store the product in the half type before the column sum (autocast's mm returns it
+   so, kernels/colsum.cu does the same): a product past the type's largest finite is inf there
+   although every operand is finite (f16: 65520 and above), and s_j with it. Columns neither
+   marks keep the oracle's s_j: the models allow the roundings there. The converted product is
+   formed only where an operand is past the format's range or the products can reach its
+   largest finite (max |A| max |B| k above half of it); the ordinary dists never do. */
+static int colsum_reference_as(const gv_problem *p, double *ref, int64_t *patched,
+                               bool half_product)
+{
+    const gv_case *c = &p->c;
+    int64_t m = c->shape.d[0], k = c->shape.d[1], n = c->shape.d[2];
+    const gv_format_info *f = gv_format_get(gv_mode_get(c->mode)->probe_in);
+    unsigned char *mark = malloc((size_t)(m * n) + 1);
+    double *z = malloc(sizeof *z * (size_t)(m * n) + 1);
+    int64_t marked = 0;
+    int rc = mark && z ? GV_OK : GV_ENOMEM;
+    *patched = 0;
+    if (rc == GV_OK) rc = gv_converted_product(p, 0, 1, NULL, mark, z, &marked);
+    double max = f->p > 0 ? ldexp(2.0 - ldexp(1.0, 1 - f->p), f->emax) : INFINITY;
+    bool product_range = false;
+    if (rc == GV_OK && half_product && gk_half_mode(c->mode)) {
+        double amax = 0.0, bmax = 0.0;
+        for (int64_t i = 0; i < m * k; i++)
+            amax = fmax(amax, fabs(p->in[0].ref[i]));
+        for (int64_t i = 0; i < k * n; i++)
+            bmax = fmax(bmax, fabs(p->in[1].ref[i]));
+        /* amax bmax k bounds every |z_ij| of the converted operands to within their rounding
+           (2^(1-p) each): half the largest finite leaves room for it */
+        product_range = !(amax * bmax * (double)k < max / 2);
+    }
+    double *ra = NULL;
+    unsigned char *col = NULL; /* per column: gv_converted_product marked some row of it */
+    if (rc == GV_OK && (marked || product_range)) {
+        ra = malloc(sizeof *ra * (size_t)(m * k + k * n) + 1);
+        col = calloc((size_t)n + 1, 1);
+        if (!ra || !col) rc = GV_ENOMEM;
+        for (int64_t i = 0; rc == GV_OK && i < m * k; i++)
+            ra[i] = go_round_format(p->in[0].ref[i], f->p, f->emin, max, 0);
+        for (int64_t i = 0; rc == GV_OK && i < k * n; i++)
+            ra[m * k + i] = go_round_format(p->in[1].ref[i], f->p, f->emin, max, 0);
+        /* a marked column is recomputed whole: every row of it from the converted operands */
+        for (int64_t j = 0; rc == GV_OK && j < n; j++) {
+            for (int64_t i = 0; i < m && !col[j]; i++)
+                col[j] = mark[i * n + j];
+            for (int64_t i = 0; i < m; i++)
+                mark[i * n + j] = col[j] || product_range;
+        }
+        if (rc == GV_OK)
+            rc = gv_oracle_rc(go_gemm_marked(m, k, n, ra, k, ra + m * k, n, mark, z, n));
+        for (int64_t j = 0; rc == GV_OK && j < n; j++) {
+            if (!mark[j]) continue;
+            double sum = 0.0;
+            bool past = false; /* a product the half type stores as inf */
+            for (int64_t i = 0; i < m; i++) {
+                double zij = z[i * n + j];
+                if (product_range && isfinite(zij) && fabs(zij) > max) {
+                    double h = go_round_format(zij, f->p, f->emin, max, 0);
+                    if (isinf(h)) {
+                        zij = h;
+                        past = true;
+                    }
+                }
+                sum += zij;
+            }
+            /* a column that only the products' range put here keeps the oracle's s_j unless
+               a product overflowed: its finite sum differs from the oracle's by roundings */
+            if (!col[j] && !past) continue;
+            *patched += !(sum == ref[j] || (isnan(sum) && isnan(ref[j])));
+            ref[j] = sum;
+        }
+    }
+    free(col);
+    free(ra);
+    free(mark);
+    free(z);
+    return rc;
+}
+
+static int matmul_colsum_mode_reference(const gv_problem *p, double *ref, int64_t *patched)
+{
+    return colsum_reference_as(p, ref, patched, true);
+}
+
+static int einsum_mode_reference(const gv_problem *p, double *ref, int64_t *patched)
+{
+    return colsum_reference_as(p, ref, patched, false);
 }
 
 static double matmul_colsum_flops(const gv_case *c)
@@ -175,7 +281,16 @@ static int einsum_oracle(gv_problem *p)
     .range_degree = 2, .underflow_terms = colsum_product_underflow_terms,                          \
     .default_dist = GV_DIST_UNIFORM01, .check_shape = colsum_check_shape, .bytes = colsum_bytes,   \
     .exact_reference = colsum_exact_reference, .make_inputs = colsum_inputs,                       \
-    .gauge = colsum_gauge, .pgauge = colsum_pgauge, .reference_ignores_mode = true
+    .gauge = colsum_gauge, .pgauge = colsum_pgauge, .reference_ignores_mode = true,                \
+    .mode_valid = colsum_mode_valid
+
+/* The 16-bit modes (f32 cases): the operands rounded to f16 or bf16, the sums in f32, as
+   torch.autocast runs A @ B and einsum (kernels/half_ops.cuh). The worst-case model keeps the
+   depth at the mode's unit (2^-11, 2^-8): the operands' two roundings, autocast's rounding of
+   its half-type intermediate (the product A B before .sum(0), einsum's column sums of A) and
+   the f32 sums all fit in depth x u with depth >= 3; a half-type output's own rounding is the
+   judge's (docs/error-models.md, "Low-precision outputs"). */
+#define COLSUM_HALF_MODES (GV_BIT(GV_MODE_F16) | GV_BIT(GV_MODE_BF16))
 
 /* matmul_colsum and its planted variant: the same product, canaries and hooks. Each output is
    its own column's product and sum: independent errors, judged for bias on zero-mean inputs
@@ -183,7 +298,8 @@ static int einsum_oracle(gv_problem *p)
 #define MATMUL_COLSUM_COMMON                                                                       \
     .layout = matmul_colsum_layout, .flops = matmul_colsum_flops, .oracle = einsum_oracle,         \
     .oracle_depth = einsum_oracle_depth, .depth = matmul_colsum_depth,                             \
-    .order_free_depth = matmul_colsum_order_free_depth, .bias_dists = GV_BIT(GV_DIST_UNIFORM11)
+    .order_free_depth = matmul_colsum_order_free_depth, .bias_dists = GV_BIT(GV_DIST_UNIFORM11),   \
+    .mode_reference = matmul_colsum_mode_reference
 
 /* the zero-mean canaries; matmul_colsum adds the edges, which its planted TF32 variant is not
    made to fail (where products underflow, the model's underflow term is loose enough for it) */
@@ -198,7 +314,7 @@ static const gv_op matmul_colsum = {
                                                  "sparse-special:300x257x129",
     .dtypes = GV_BOTH_DTYPES,
     .summary = "s = sum over rows of A B: cuBLAS product, then column sum (seed 002)",
-    .modes = GV_BIT(GV_MODE_NATIVE) | GV_BIT(GV_MODE_TF32) | GV_CUBLAS_MODES,
+    .modes = GV_BIT(GV_MODE_NATIVE) | GV_BIT(GV_MODE_TF32) | GV_CUBLAS_MODES | COLSUM_HALF_MODES,
     .shapes = "1000x500x700,500x1000x300,10000x5000x7000",
     .test_shapes = "64x48x32,300x257x129,257x515x129,1000x500x700",
     /* the m x n product (device scratch only) holds 65536 x 32771 = 2^31 + 131072 elements;
@@ -234,7 +350,7 @@ static const gv_op einsum_colsum = {
     .name = "einsum.colsum",
     .dtypes = GV_BOTH_DTYPES,
     .summary = "einsum ij,jk->k fused: column sums of A, then s^T B; no m x n product",
-    .modes = GV_BIT(GV_MODE_NATIVE),
+    .modes = GV_BIT(GV_MODE_NATIVE) | COLSUM_HALF_MODES,
     .shapes = "1000x500x700,500x1000x300,10000x5000x7000",
     .test_shapes = "64x48x32,300x257x129,257x515x129,1000x500x700",
     /* A is (2^25 + 1) x 64 = 2^31 + 64 elements; B is 64 x 64 */
@@ -249,6 +365,7 @@ static const gv_op einsum_colsum = {
        sums of A that all outputs share, so the errors are not independent (a correct H100 run
        on uniform [0,1) inputs leans at z = -4.4 over 700 outputs): the bias is reported only */
     .layout = einsum_layout,
+    .mode_reference = einsum_mode_reference,
     .flops = einsum_flops,
     .oracle = einsum_oracle,
     .depth = einsum_depth,
@@ -293,6 +410,7 @@ static const gv_op einsum_colsum_lastchunk = {
     .shapes = "300x257x129",
     .test_shapes = "300x257x129,1000x500x700",
     .layout = einsum_layout,
+    .mode_reference = einsum_mode_reference,
     .flops = einsum_flops,
     .oracle = einsum_oracle,
     .depth = einsum_depth,
@@ -303,6 +421,44 @@ static const gv_op einsum_colsum_lastchunk = {
     COLSUM_COMMON,
 };
 
+/* A conversion launch copied from A's and left with A's count: B's copy is converted over m k
+   elements only, the rest of it is whatever the workspace held. Shapes with n > m (B larger
+   than A) show it. */
+static const gv_op matmul_colsum_halfcount = {
+    .name = "matmul_colsum.halfcount",
+    .dtypes = GV_BIT(GV_F32),
+    .summary = "planted bug: the 16-bit modes convert B over A's element count (m k, not k n)",
+    .planted_bug = "B's half-type copy converted over A's element count: its tail is stale",
+    .modes = COLSUM_HALF_MODES,
+    .shapes = "300x257x1000",
+    .test_shapes = "33x70x129,300x257x1000",
+    MATMUL_COLSUM_COMMON,
+    .error_model = "as matmul_colsum",
+    .device = GV_KERNEL(gk_matmul_colsum_halfcount),
+    COLSUM_COMMON,
+};
+
+static const gv_op einsum_colsum_halfcount = {
+    .name = "einsum.colsum.halfcount",
+    .dtypes = GV_BIT(GV_F32),
+    .summary = "planted bug: the 16-bit modes round B over A's element count (m k, not k n)",
+    .planted_bug = "B's rounded copy made over A's element count: its tail is stale",
+    .modes = COLSUM_HALF_MODES,
+    .shapes = "300x257x1000",
+    .test_shapes = "33x70x129,300x257x1000",
+    .layout = einsum_layout,
+    .mode_reference = einsum_mode_reference,
+    .flops = einsum_flops,
+    .oracle = einsum_oracle,
+    .depth = einsum_depth,
+    .order_free_depth = einsum_order_free_depth,
+    .oracle_depth = einsum_oracle_depth,
+    .error_model = "as einsum.colsum",
+    .device = GV_KERNEL(gk_einsum_colsum_halfcount),
+    COLSUM_COMMON,
+};
+
 const gv_op *const gv_family_colsum[] = {&matmul_colsum,           &matmul_colsum_tf32native,
                                          &einsum_colsum,           &einsum_colsum_strided,
-                                         &einsum_colsum_lastchunk, NULL};
+                                         &einsum_colsum_lastchunk, &matmul_colsum_halfcount,
+                                         &einsum_colsum_halfcount, NULL};

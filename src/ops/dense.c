@@ -3,10 +3,11 @@
  * Error model: docs/error-models.md, section dense. */
 #include <stdlib.h>
 
+#include "../../abi/gemm.h"
 #include "ops/opkit.h"
 
 extern const gk_op gk_dense_sigmoid, gk_dense_sigmoid_rowbias, gk_dense_sigmoid_tf32native,
-    gk_dense_sigmoid_naive;
+    gk_dense_sigmoid_naive, gk_dense_sigmoid_halfcount;
 
 static int dense_layout(const gv_case *c, gv_layout *l)
 {
@@ -16,7 +17,9 @@ static int dense_layout(const gv_case *c, gv_layout *l)
     l->in[1] = (gv_tensor_spec){"X", k * n};
     l->in[2] = (gv_tensor_spec){"b", m};
     l->out[0] = (gv_tensor_spec){"Y", m * n};
-    l->workspace_bytes = m * n * (int64_t)gv_dtype_size(c->dtype); /* the product Z = W X */
+    /* the 16-bit modes' copies of W and X (abi/gemm.h), then the product Z = W X */
+    l->workspace_bytes =
+        gk_half_operands_bytes(c->mode, m, k, n, 2) + m * n * (int64_t)gv_dtype_size(c->dtype);
     return GV_OK;
 }
 
@@ -37,8 +40,9 @@ static int dense_check_shape(const gv_shape *s, char *why, size_t len)
 
 static bool dense_mode_valid(gv_dtype t, gv_mode m)
 {
-    /* __expf/__fdividef exist only for f32; the mode table says which dtype the others take */
-    return m != GV_MODE_FASTMATH || t == GV_F32;
+    /* __expf/__fdividef exist only for f32, and the 16-bit modes round f32 operands; the mode
+       table says which dtype the others take */
+    return (m != GV_MODE_FASTMATH && !gk_half_mode(m)) || t == GV_F32;
 }
 
 /* The product's 2mkn, then per element of Y: the bias add, exp, 1 + t and the division. */
@@ -220,6 +224,7 @@ typedef struct dense_z_form {
     double unit;  /* per unit of a: roundings relative to each term (Higham 3.5, any order) */
     double fixed; /* per unit of row max x column sum: a fixed-point emulation's truncation */
     double split; /* per unit of row or column sum: operand pieces lost below a format's range */
+    double flat;  /* absolute: roundings of b and z in a format's subnormal range */
     double eval;  /* the sigmoid's evaluation, relative to y */
 } dense_z_form;
 
@@ -245,7 +250,13 @@ typedef struct dense_z_form {
      exact, and the slices' sums, the conversion and the bias add are f64 roundings: k + 65
      f64 steps of room.
    - fp64emu (automatic): cuBLAS chooses the width from the inputs and promises no per-element
-     width (a row spanning many binades keeps fewer bits of its small elements): no form. */
+     width (a row spanning many binades keeps fewer bits of its small elements): no form.
+   - f16, bf16 (f32): W and X rounded to the half type (u_h = 2^-11, 2^-8: 2 u_h + u_h^2 per
+     product), the sum in f32 (gamma_{k+1}(2^-23), room to truncate), and what autocast adds
+     (F.linear casts b to the half type, and W X + b comes back in it): b's rounding and z's,
+     u_h each, 3 u_h + 2 u_h^2 in all. Below the half type's normal range those roundings are
+     absolute: half its least subnormal per operand element (split: 2^-25 for f16, 2^-134 for
+     bf16, relative room 2 u_h) and for b and z (flat: twice that). */
 static bool dense_z_form_of(const gv_case *c, dense_z_form *f)
 {
     double k1 = (double)c->shape.d[1] + 1.0;
@@ -278,6 +289,15 @@ static bool dense_z_form_of(const gv_case *c, dense_z_form *f)
         f->unit = gamma_n(k1 + 64.0, 0x1p-53);
         f->fixed = ldexp(1.0, 2 - gv_mode_get(c->mode)->input_bits);
         break;
+    case GV_MODE_F16:
+    case GV_MODE_BF16: {
+        const gv_format_info *h = gv_format_get(gv_mode_get(c->mode)->probe_in);
+        double uh = ldexp(1.0, -h->p), half_sub = ldexp(1.0, h->emin - h->p);
+        f->unit = gamma_n(k1, 0x1p-23) + 3.0 * uh + 2.0 * uh * uh + 0x1p-22;
+        f->split = half_sub * (1.0 + 2.0 * uh);
+        f->flat = 2.0 * half_sub;
+        break;
+    }
     default: return false; /* fp64emu (automatic): no per-element width promised */
     }
     f->unit += oracle;
@@ -341,7 +361,7 @@ static void dense_measure(const gv_problem *p, gv_result *r)
         if (!isfinite(ref) || !(fabs(ref) >= normal) || !isfinite(y)) continue;
         double g = Y->gauge[i];
         double wxb = fmax(4.0 * (g - fabs(ref)), 0.0) * (1.0 + 2.0 * k1 * 0x1p-53) + 0x1p-48 * g;
-        double dz = form.unit * wxb;
+        double dz = form.unit * wxb + form.flat;
         if (stats) {
             const double *rw = stats, *sw = stats + m, *cx = stats + 2 * m, *sx = cx + n;
             int64_t row = i / n, col = i % n;
@@ -397,6 +417,11 @@ static void dense_measure(const gv_problem *p, gv_result *r)
 
 #define DENSE_COMMON DENSE_BASE, .default_dist = GV_DIST_UNIFORM11
 
+/* The 16-bit modes (f32 cases): W and X rounded to f16 or bf16, the product in f32
+   (kernels/half_ops.cuh), the epilogue in f32, as torch.autocast runs a linear layer; the
+   worst case keeps depth k + 7 at the mode's unit, the relative rule its form above. */
+#define DENSE_HALF_MODES (GV_BIT(GV_MODE_F16) | GV_BIT(GV_MODE_BF16))
+
 /* The probabilistic gauge reads the mode (dense_pgauge: the reach of z's allowed error is
    the mode's w), so each mode has its own cache entry. */
 #define DENSE_BASE                                                                                 \
@@ -415,8 +440,8 @@ static const gv_op dense_sigmoid = {
     .name = "dense.sigmoid",
     .dtypes = GV_BOTH_DTYPES,
     .summary = "Y = sigmoid(W X + b), b per row: cuBLAS product + one fused epilogue (seed 004)",
-    .modes =
-        GV_BIT(GV_MODE_NATIVE) | GV_BIT(GV_MODE_TF32) | GV_BIT(GV_MODE_FASTMATH) | GV_CUBLAS_MODES,
+    .modes = GV_BIT(GV_MODE_NATIVE) | GV_BIT(GV_MODE_TF32) | GV_BIT(GV_MODE_FASTMATH) |
+             GV_CUBLAS_MODES | DENSE_HALF_MODES,
     .shapes = "512x784x256,4096x2048x256",
     .test_shapes = "33x70x17,1x300x7,100x257x129,512x784x256",
     .canaries = "uniform11:1024x4096x256,tiny:256x512x128,huge:256x512x128,"
@@ -468,5 +493,20 @@ static const gv_op dense_sigmoid_naive = {
     .default_dist = GV_DIST_HUGE,
 };
 
-const gv_op *const gv_family_dense[] = {&dense_sigmoid, &dense_sigmoid_rowbias,
-                                        &dense_sigmoid_tf32native, &dense_sigmoid_naive, NULL};
+/* A conversion launch copied from W's and left with W's count: X's half copy is converted over
+   m k elements only (n > m shows it), the rest is whatever the workspace held. */
+static const gv_op dense_sigmoid_halfcount = {
+    .name = "dense.sigmoid.halfcount",
+    .dtypes = GV_BIT(GV_F32),
+    .summary = "planted bug: the 16-bit modes convert X over W's element count (m k, not k n)",
+    .planted_bug = "X's half-type copy converted over W's element count: its tail is stale",
+    .modes = DENSE_HALF_MODES,
+    .shapes = "256x512x1024",
+    .test_shapes = "33x70x129,64x256x512",
+    .device = GV_KERNEL(gk_dense_sigmoid_halfcount),
+    DENSE_COMMON,
+};
+
+const gv_op *const gv_family_dense[] = {
+    &dense_sigmoid,       &dense_sigmoid_rowbias,   &dense_sigmoid_tf32native,
+    &dense_sigmoid_naive, &dense_sigmoid_halfcount, NULL};

@@ -27,7 +27,8 @@ static int valid_modes(const gv_op *op, gv_dtype t, bool *native)
     int n = 0;
     *native = false;
     for (int m = 0; m < GV_NMODES; m++)
-        if (gv_mode_ok(op, t, (gv_mode)m) && (gv_mode_get(m)->catalogue || op->planted_in_probes || op->planted_for_probe)) {
+        if (gv_mode_ok(op, t, (gv_mode)m) &&
+            (gv_mode_get(m)->catalogue || gv_op_runs_off_catalogue(op))) {
             n++;
             if (m == GV_MODE_NATIVE) *native = true;
         }
