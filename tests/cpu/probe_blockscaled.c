@@ -420,7 +420,8 @@ static i128 on_grid(double v, int grid) /* trunc(v / 2^grid) */
     int k;
     dyadic(v, &m, &k);
     int sh = k - grid;
-    if (sh >= 0) return (i128)m << sh;
+    /* the magnitude is shifted, never a negative value (undefined behaviour in C) */
+    if (sh >= 0) return m < 0 ? -((i128)-m << sh) : (i128)m << sh;
     if (-sh >= 100) return 0;
     i128 mag = (i128)(m < 0 ? -m : m) >> -sh;
     return m < 0 ? -mag : mag;
