@@ -6,7 +6,7 @@
  *  - softmax.log: y_j = (x_j - M) - log S;
  *  - norm.layer: the mean, then the biased variance of x - mean (two passes), then
  *    (x - mean) * (1 / sqrt(var + eps));
- *  - norm.rms: (x * (1 / sqrt(mean(x^2) + eps)).
+ *  - norm.rms: (x * (1 / sqrt(mean(x^2) + eps)), eps 1e-6; norm.rms.eps5 the same at 1e-5.
  * Every sum of a row is each thread's strided terms added in order, then a tree over the
  * block (a warp's lanes, then the warps): the depth abi/softmax.h states, which the error
  * models use. The max is exact in any order. Deterministic: no atomics, a fixed order.
@@ -18,7 +18,7 @@
 #include "block_reduce.cuh"
 #include "mathfn.cuh"
 
-enum rows_kind { ROWS_SOFTMAX, ROWS_LOG, ROWS_LAYER, ROWS_RMS };
+enum rows_kind { ROWS_SOFTMAX, ROWS_LOG, ROWS_LAYER, ROWS_RMS, ROWS_RMS5 };
 enum rows_bug { BUG_NONE, BUG_NOMAX, BUG_PARTIAL, BUG_UNBIASED, BUG_NOEPS };
 
 template <typename T, int Bug> __device__ __forceinline__ T row_exp(T v)
@@ -75,8 +75,9 @@ __global__ void rows_kernel(const T *__restrict__ x, T *__restrict__ y, int64_t 
             for (int64_t j = threadIdx.x; j < n; j += step)
                 q += xr[j] * xr[j];
             const T ms = block_reduce<T, false>(q, sh) / T(n);
+            const T eps = T(Kind == ROWS_RMS5 ? GK_NORM_RMS_EPS5 : GK_NORM_RMS_EPS);
             /* the planted bug BUG_NOEPS: the mean square alone */
-            const T rstd = T(1) / sqrt(Bug == BUG_NOEPS ? ms : ms + T(GK_NORM_RMS_EPS));
+            const T rstd = T(1) / sqrt(Bug == BUG_NOEPS ? ms : ms + eps);
             for (int64_t j = threadIdx.x; j < n; j += step)
                 yr[j] = xr[j] * rstd;
         }
@@ -105,6 +106,7 @@ extern "C" const gk_op gk_softmax_rows = {NULL, rows_launch<ROWS_SOFTMAX, BUG_NO
 extern "C" const gk_op gk_softmax_log = {NULL, rows_launch<ROWS_LOG, BUG_NONE>, NULL};
 extern "C" const gk_op gk_norm_layer = {NULL, rows_launch<ROWS_LAYER, BUG_NONE>, NULL};
 extern "C" const gk_op gk_norm_rms = {NULL, rows_launch<ROWS_RMS, BUG_NONE>, NULL};
+extern "C" const gk_op gk_norm_rms_eps5 = {NULL, rows_launch<ROWS_RMS5, BUG_NONE>, NULL};
 extern "C" const gk_op gk_softmax_rows_nomax = {NULL, rows_launch<ROWS_SOFTMAX, BUG_NOMAX>, NULL};
 extern "C" const gk_op gk_softmax_rows_partialsum = {NULL, rows_launch<ROWS_SOFTMAX, BUG_PARTIAL>,
                                                      NULL};

@@ -7,7 +7,7 @@
 #include "../../abi/softmax.h"
 #include "ops/opkit.h"
 
-extern const gk_op gk_softmax_rows, gk_softmax_log, gk_norm_layer, gk_norm_rms,
+extern const gk_op gk_softmax_rows, gk_softmax_log, gk_norm_layer, gk_norm_rms, gk_norm_rms_eps5,
     gk_softmax_rows_nomax, gk_softmax_rows_partialsum,
     gk_norm_layer_unbiased, gk_norm_rms_noeps;
 
@@ -160,6 +160,11 @@ static int rms_oracle(gv_problem *p)
 {
     SHAPE_MN;
     return gv_oracle_rc(go_norm_rms(m, n, p->in[0].ref, n, GK_NORM_RMS_EPS, p->out[0].ref, n));
+}
+static int rms5_oracle(gv_problem *p)
+{
+    SHAPE_MN;
+    return gv_oracle_rc(go_norm_rms(m, n, p->in[0].ref, n, GK_NORM_RMS_EPS5, p->out[0].ref, n));
 }
 /* RMS norm's gauge is |y| itself: every error is relative to the element (d_s / 2 + 9 in the
    depth) */
@@ -477,11 +482,12 @@ static const gv_op norm_layer_unbiased = {
    row), and neither is a convention to hold kernels to; rows of finite values only. */
 #define RMS_DISTS (GV_FINITE_DISTS | GV_BIT(GV_DIST_WIDE) | GV_BIT(GV_DIST_TINY))
 
-#define RMS_COMMON                                                                                 \
-    ROWS_COMMON, .dists = RMS_DISTS, .oracle = rms_oracle, .gauge = rms_gauge,                    \
+#define RMS_COMMON_AT(oracle_fn, eps_text)                                                         \
+    ROWS_COMMON, .dists = RMS_DISTS, .oracle = oracle_fn, .gauge = rms_gauge,                     \
                  .depth = rms_depth, .order_free_depth = rms_of_depth,                             \
                  .error_model = "|y-r| <= u |y| (d_s/2 + 9): gauge |y|, depth d_s/2 + 9, eps "     \
-                                "1e-6 (docs/error-models.md)"
+                                eps_text " (docs/error-models.md)"
+#define RMS_COMMON RMS_COMMON_AT(rms_oracle, "1e-6")
 
 static const gv_op norm_rms = {
     .name = "norm.rms",
@@ -494,6 +500,38 @@ static const gv_op norm_rms = {
     .test_canaries = "wide:256x1024,tiny:64x256",
     .device = GV_KERNEL(gk_norm_rms),
     RMS_COMMON,
+};
+
+/* RMS norm at eps 1e-5 (nn.RMSNorm as KernelBench's problem 36 builds it): the model is
+   norm.rms's, which holds for any eps the dtype rounds once (docs/error-models.md) */
+#define RMS5_COMMON RMS_COMMON_AT(rms5_oracle, "1e-5")
+
+static const gv_op norm_rms_eps5 = {
+    .name = "norm.rms.eps5",
+    .dtypes = GV_BOTH_DTYPES,
+    .summary = "y = x / sqrt(mean(x^2) + 1e-5) along each row (no affine)",
+    .default_dist = GV_DIST_UNIFORM11,
+    SOFTMAX_SHAPES,
+    SOFTMAX_TEST_SHAPES,
+    .canaries = "wide:1024x1024,tiny:256x1024",
+    .test_canaries = "wide:256x1024,tiny:64x256",
+    .device = GV_KERNEL(gk_norm_rms_eps5),
+    RMS5_COMMON,
+};
+
+/* A kernel with the other eps constant (norm.rms's 1e-6) where 1e-5 is asked: on tiny inputs
+   (squares that vanish beside eps) y = x / sqrt(eps), off by sqrt(10) */
+static const gv_op norm_rms_eps5_eps6 = {
+    .name = "norm.rms.eps5.eps6",
+    .dtypes = GV_BOTH_DTYPES,
+    .summary = "planted bug: eps 1e-6 where the op's is 1e-5",
+    .planted_bug = "the wrong eps constant (1e-6 for 1e-5): rows of small values off by up to "
+                   "sqrt(10)",
+    .default_dist = GV_DIST_TINY,
+    .shapes = "256x1024",
+    .test_shapes = "64x256",
+    .device = GV_KERNEL(gk_norm_rms),
+    RMS5_COMMON,
 };
 
 /* Without eps a row of tiny values has mean(x^2) = 0 in the dtype (the squares underflow),
@@ -518,4 +556,6 @@ const gv_op *const gv_family_softmax[] = {&softmax_rows,
                                           &norm_layer_unbiased,
                                           &norm_rms,
                                           &norm_rms_noeps,
+                                          &norm_rms_eps5,
+                                          &norm_rms_eps5_eps6,
                                           NULL};
