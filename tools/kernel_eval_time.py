@@ -22,7 +22,13 @@ for each kind that has a torch reference here (KB_OPS, with the problems' number
 the per-op time is then the problem's own, the interpreter's and torch's start-up paid once a
 side, as a harness that judges many problems pays it. The gate's per-op time still includes
 starting that problem's child process (isolation is per problem). --budget-s stops starting
-ops once a side has spent that long (the rows measured are printed; the rest are named).
+ops once a side has spent that long (the rows measured are printed; the rest are named);
+--max-shapes N runs each op at the last N of its test shapes only (its largest; a shorter run
+over every kind: say so where its numbers are quoted).
+
+Precision: the gate's child asks torch for f32 before the candidate runs (TF32 off, as an f32
+label needs: gpuval/_precision.py); the allclose side keeps torch's defaults, as KernelBench's
+harness does (cuDNN may use TF32 there, in the candidate and the reference alike).
 """
 import argparse
 import json
@@ -46,6 +52,10 @@ def _ref(op):
         "reduce.argmax": lambda x: torch.argmax(x, dim=-1).to(x.dtype),
         "norm.layer": lambda x: F.layer_norm(x, (x.shape[-1],), eps=1e-5),
         "norm.rms": lambda x: x * torch.rsqrt(x.pow(2).mean(-1, keepdim=True) + 1e-6),
+        "norm.rms.eps5": lambda x: F.rms_norm(x, (x.shape[-1],), eps=1e-5),
+        "reduce.mean": lambda x: torch.mean(x, dim=-1),
+        "loss.mse": lambda p, t: F.mse_loss(p, t),
+        "loss.smooth_l1": lambda p, t: F.smooth_l1_loss(p, t),
         "norm.batch": lambda x: F.batch_norm(x, None, None, training=True, eps=1e-5),
         "act.gelu": lambda x: F.gelu(x),
         "act.silu": lambda x: F.silu(x),
@@ -98,13 +108,15 @@ KB_OPS = {
     "act.leaky_relu": "20", "math.sigmoid": "21", "act.tanh": "22", "softmax.rows": "23",
     "softmax.log": "24", "act.silu": "25", "act.gelu": "26", "act.selu": "27",
     "act.hardsigmoid": "28", "act.softplus": "29", "act.softsign": "30", "act.elu": "31",
-    "act.hardtanh": "32", "norm.batch": "33", "norm.layer": "34, 35, 40", "reduce.max": "49",
+    "act.hardtanh": "32", "norm.batch": "33", "norm.layer": "34, 35, 40", "norm.rms.eps5": "36",
+    "reduce.max": "49",
     "conv.2d.k11s4": "50", "reduce.argmax": "51", "reduce.argmin": "52", "reduce.min": "53",
     "conv.3d.valid": "54", "conv.2d.valid": "55, 63", "conv.2d.transposed": "57, 71",
     "conv.3d.transposed": "61, 70", "conv.1d.transposed": "64", "conv.1d.valid": "67",
     "conv.1d.dilated": "76", "conv.2d.depthwise": "82, 84",
     "conv.2d.depthwise.k3x1": "83", "conv.2d.pointwise": "87",
     "act.gelu_tanh": "88", "scan.cumsum": "89, 91, 92", "scan.cumprod": "90",
+    "reduce.mean": "48", "loss.mse": "94", "loss.smooth_l1": "96",
 }
 _REFS = ("softmax.rows", "softmax.log", "scan.cumsum", "scan.cumprod", "reduce.argmax",
          "norm.layer", "norm.rms", "norm.batch", "act.gelu", "act.silu", "gemm.cublas",
@@ -114,7 +126,7 @@ _REFS = ("softmax.rows", "softmax.log", "scan.cumsum", "scan.cumprod", "reduce.a
          "conv.2d.pointwise", "conv.1d.valid", "conv.3d.valid", "conv.2d.transposed",
          "conv.1d.transposed", "conv.3d.transposed", "conv.2d.k11s4", "conv.2d.depthwise",
          "conv.1d.dilated", "conv.2d.depthwise.k3x1", "conv.2d.strided", "conv.2d.dilated",
-         "conv.2d.grouped")
+         "conv.2d.grouped", "norm.rms.eps5", "reduce.mean", "loss.mse", "loss.smooth_l1")
 for _op in _REFS:
     globals()[f"cand_{_op.replace('.', '_')}"] = (lambda o: lambda *a: _ref(o)(*a))(_op)
 
@@ -159,13 +171,23 @@ def child_all(kind, ops, a, seeds):
             left.append(o)
             continue
         try:
-            r = (child_gate(o, a.dtype, seeds, a.sizes, a.dists) if kind == "gate"
-                 else child_allclose(o, a.dtype, seeds, a.sizes, a.dists, a.tol))
+            sizes = _sizes(o, a)
+            r = (child_gate(o, a.dtype, seeds, sizes, a.dists) if kind == "gate"
+                 else child_allclose(o, a.dtype, seeds, sizes, a.dists, a.tol))
         except Exception as e:  # one op's failure is its row's, not the run's
             r = {"error": [f"{type(e).__name__}: {e}"]}
         r["op"] = o
         rows.append(r)
     return {"rows": rows, "left": left}
+
+
+def _sizes(op, a):
+    """The sizes an op runs at: --sizes, else its test shapes (the last --max-shapes of them,
+    where that is given: an op lists its test shapes from the smallest up)."""
+    if a.sizes or not a.max_shapes:
+        return a.sizes
+    from gpuval import _core
+    return ",".join(_core._names(_core.op_info(op).get("test_shapes"))[-a.max_shapes:])
 
 
 def run_child(kind, op, a):
@@ -174,6 +196,8 @@ def run_child(kind, op, a):
            "--tol", str(a.tol)]
     if a.budget_s:
         cmd += ["--budget-s", str(a.budget_s)]
+    if a.max_shapes:
+        cmd += ["--max-shapes", str(a.max_shapes)]
     if a.sizes:
         cmd += ["--sizes", a.sizes]
     if a.dists:
@@ -203,6 +227,8 @@ def main(argv=None):
     ap.add_argument("--dtype", default="f32", choices=["f32", "f64"])
     ap.add_argument("--seeds", type=int, default=3, help="seeds (>= 2), the same for both sides")
     ap.add_argument("--sizes", help="sizes (default: every test shape of the op)")
+    ap.add_argument("--max-shapes", type=int, default=0,
+                    help="without --sizes: each op at the last (largest) N of its test shapes")
     ap.add_argument("--dists", help="dists (default: every dist the op takes)")
     ap.add_argument("--tol", type=float, default=1e-4, help="allclose's atol = rtol")
     ap.add_argument("--timeout", type=float, default=300)
@@ -225,8 +251,9 @@ def main(argv=None):
             r["inside_s"] = time.perf_counter() - t0
             print(json.dumps(r))
             return 0
-        r = (child_gate(a.op, a.dtype, seeds, a.sizes, a.dists) if a.child == "gate"
-             else child_allclose(a.op, a.dtype, seeds, a.sizes, a.dists, a.tol))
+        sizes = _sizes(a.op, a)
+        r = (child_gate(a.op, a.dtype, seeds, sizes, a.dists) if a.child == "gate"
+             else child_allclose(a.op, a.dtype, seeds, sizes, a.dists, a.tol))
         print(json.dumps(r))
         return 0
     if a.seeds < 2:
