@@ -7,7 +7,8 @@
  *  - norm.layer: the mean, then the biased variance of x - mean (two passes), then
  *    (x - mean) * (1 / sqrt(var + eps));
  *  - norm.rms: (x * (1 / sqrt(mean(x^2) + eps)), eps 1e-6; norm.rms.eps5 the same at 1e-5.
- *  - norm.l2: x / sqrt(sum x^2); norm.l1mean: x / (sum |x| / n) (KernelBench's "L1 norm").
+ *  - norm.l2: x / sqrt(sum x^2); norm.l1mean: x / (sum |x| / n) (KernelBench's "L1 norm");
+ *    norm.fro: norm.l2 of the whole tensor (Frobenius), one block.
  * Every sum of a row is each thread's strided terms added in order, then a tree over the
  * block (a warp's lanes, then the warps): the depth abi/softmax.h states, which the error
  * models use. The max is exact in any order. Deterministic: no atomics, a fixed order.
@@ -115,6 +116,19 @@ template <int Kind, int Bug> static int rows_launch(gk_launch *L)
     return gk_by_dtype(L->dtype, [&](auto v) { return rows_t<decltype(v), Kind, Bug>(L); });
 }
 
+/* norm.fro: the whole m x n tensor as one row of m n elements (one block: the sum's depth is
+   abi/softmax.h's for m n); the planted bug norm.fro.rows is norm.l2 judged as it */
+static int fro_launch(gk_launch *L)
+{
+    gk_launch whole = *L;
+    whole.dims[0] = 1;
+    whole.dims[1] = L->dims[0] * L->dims[1];
+    int rc = gk_by_dtype(L->dtype,
+                         [&](auto v) { return rows_t<decltype(v), ROWS_L2, BUG_NONE>(&whole); });
+    snprintf(L->math_mode, sizeof L->math_mode, "one block for the tensor");
+    return rc;
+}
+
 extern "C" const gk_op gk_softmax_rows = {NULL, rows_launch<ROWS_SOFTMAX, BUG_NONE>, NULL};
 extern "C" const gk_op gk_softmax_log = {NULL, rows_launch<ROWS_LOG, BUG_NONE>, NULL};
 extern "C" const gk_op gk_norm_layer = {NULL, rows_launch<ROWS_LAYER, BUG_NONE>, NULL};
@@ -124,6 +138,7 @@ extern "C" const gk_op gk_norm_l2 = {NULL, rows_launch<ROWS_L2, BUG_NONE>, NULL}
 extern "C" const gk_op gk_norm_l1mean = {NULL, rows_launch<ROWS_L1MEAN, BUG_NONE>, NULL};
 extern "C" const gk_op gk_norm_l2_partialsum = {NULL, rows_launch<ROWS_L2, BUG_PARTIAL>, NULL};
 extern "C" const gk_op gk_norm_l1mean_sum = {NULL, rows_launch<ROWS_L1MEAN, BUG_SUM>, NULL};
+extern "C" const gk_op gk_norm_fro = {NULL, fro_launch, NULL};
 extern "C" const gk_op gk_softmax_rows_nomax = {NULL, rows_launch<ROWS_SOFTMAX, BUG_NOMAX>, NULL};
 extern "C" const gk_op gk_softmax_rows_partialsum = {NULL, rows_launch<ROWS_SOFTMAX, BUG_PARTIAL>,
                                                      NULL};

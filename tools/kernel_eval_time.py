@@ -55,6 +55,7 @@ def _ref(op):
         "norm.rms.eps5": lambda x: F.rms_norm(x, (x.shape[-1],), eps=1e-5),
         "norm.l2": lambda x: x / torch.norm(x, p=2, dim=-1, keepdim=True),
         "norm.l1mean": lambda x: x / torch.mean(torch.abs(x), dim=-1, keepdim=True),
+        "norm.fro": lambda x: x / torch.norm(x, p="fro"),
         "reduce.mean": lambda x: torch.mean(x, dim=-1),
         "loss.mse": lambda p, t: F.mse_loss(p, t),
         "loss.smooth_l1": lambda p, t: F.smooth_l1_loss(p, t),
@@ -111,7 +112,7 @@ KB_OPS = {
     "softmax.log": "24", "act.silu": "25", "act.gelu": "26", "act.selu": "27",
     "act.hardsigmoid": "28", "act.softplus": "29", "act.softsign": "30", "act.elu": "31",
     "act.hardtanh": "32", "norm.batch": "33", "norm.layer": "34, 35, 40", "norm.rms.eps5": "36",
-    "norm.l1mean": "38", "norm.l2": "39",
+    "norm.fro": "37", "norm.l1mean": "38", "norm.l2": "39",
     "reduce.max": "49",
     "conv.2d.k11s4": "50", "reduce.argmax": "51", "reduce.argmin": "52", "reduce.min": "53",
     "conv.3d.valid": "54", "conv.2d.valid": "55, 63", "conv.2d.transposed": "57, 71",
@@ -130,7 +131,7 @@ _REFS = ("softmax.rows", "softmax.log", "scan.cumsum", "scan.cumprod", "reduce.a
          "conv.1d.transposed", "conv.3d.transposed", "conv.2d.k11s4", "conv.2d.depthwise",
          "conv.1d.dilated", "conv.2d.depthwise.k3x1", "conv.2d.strided", "conv.2d.dilated",
          "conv.2d.grouped", "norm.rms.eps5", "reduce.mean", "loss.mse", "loss.smooth_l1",
-         "norm.l2", "norm.l1mean")
+         "norm.l2", "norm.l1mean", "norm.fro")
 for _op in _REFS:
     globals()[f"cand_{_op.replace('.', '_')}"] = (lambda o: lambda *a: _ref(o)(*a))(_op)
 

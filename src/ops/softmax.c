@@ -1,7 +1,8 @@
 /* softmax.c: op descriptors for the row-wise family over the last dimension of a row-major
  * m x n input: softmax (softmax.rows), log-softmax (softmax.log), layer norm without affine
  * (norm.layer), RMS norm (norm.rms, norm.rms.eps5) and the L2 and mean-L1 row normalisations
- * (norm.l2, norm.l1mean), one block a row on the device, and their planted bugs.
+ * (norm.l2, norm.l1mean), one block a row on the device, the Frobenius normalisation of the
+ * whole tensor (norm.fro, one block), and their planted bugs.
  * Error model: docs/error-models.md, section softmax. */
 #include <stdlib.h>
 
@@ -10,7 +11,8 @@
 
 extern const gk_op gk_softmax_rows, gk_softmax_log, gk_norm_layer, gk_norm_rms, gk_norm_rms_eps5,
     gk_norm_l2, gk_norm_l1mean, gk_softmax_rows_nomax, gk_softmax_rows_partialsum,
-    gk_norm_layer_unbiased, gk_norm_rms_noeps, gk_norm_l2_partialsum, gk_norm_l1mean_sum;
+    gk_norm_layer_unbiased, gk_norm_rms_noeps, gk_norm_l2_partialsum, gk_norm_l1mean_sum,
+    gk_norm_fro;
 
 /* The bound of the shape check (softmax_measure): a correct kernel's per-element errors fit
    the first-order allowance once (second-order terms are of relative size u); 2 leaves room
@@ -125,6 +127,16 @@ static double l2_of_depth(const gv_case *c)
     return 0.5 * sum_depth_of(c, true) + 3.0;
 }
 
+/* norm.fro: norm.l2's model over the whole tensor, one sum of m n terms */
+static double fro_depth(const gv_case *c)
+{
+    return 0.5 * (double)gk_softmax_sum_depth(c->shape.d[0] * c->shape.d[1]) + 3.0;
+}
+static double fro_of_depth(const gv_case *c)
+{
+    return 0.5 * (double)c->shape.d[0] * (double)c->shape.d[1] + 3.0;
+}
+
 /* x / mean |x|: the sum of |x| (exact terms, d_s roundings at most), the division by n and the
    element's division, and one for the reference: d_s + 3 */
 static double l1mean_depth(const gv_case *c)
@@ -194,6 +206,11 @@ static int l2_oracle(gv_problem *p)
 {
     SHAPE_MN;
     return gv_oracle_rc(go_norm_l2(m, n, p->in[0].ref, n, p->out[0].ref, n));
+}
+static int fro_oracle(gv_problem *p)
+{
+    SHAPE_MN;
+    return gv_oracle_rc(go_norm_l2(1, m * n, p->in[0].ref, m * n, p->out[0].ref, m * n));
 }
 static int l1mean_oracle(gv_problem *p)
 {
@@ -638,6 +655,41 @@ static const gv_op norm_l1mean_sum = {
     L1MEAN_COMMON,
 };
 
+/* The Frobenius normalisation x / ||x||_F of the whole tensor (KernelBench's problem 37): norm.l2
+   of one row of m n elements, its dists and model */
+#define FRO_COMMON                                                                                 \
+    ROWS_COMMON, .dists = LP_DISTS, .oracle = fro_oracle, .gauge = rms_gauge,                     \
+                 .depth = fro_depth, .order_free_depth = fro_of_depth,                             \
+                 .error_model = "|y-r| <= u |y| (d_s/2 + 3): gauge |y|, d_s the depth of one sum "  \
+                                "over the tensor (docs/error-models.md)"
+
+static const gv_op norm_fro = {
+    .name = "norm.fro",
+    .dtypes = GV_BOTH_DTYPES,
+    .summary = "y = x / sqrt(sum of every x^2) (Frobenius normalisation of the whole tensor)",
+    .default_dist = GV_DIST_UNIFORM11,
+    .shapes = "1024x1024,64x65536",
+    SOFTMAX_TEST_SHAPES,
+    .canaries = "wide:1024x1024,offgrid:256x1024",
+    .test_canaries = "wide:256x1024,offgrid:64x256",
+    .device = GV_KERNEL(gk_norm_fro),
+    FRO_COMMON,
+};
+
+/* Each row by its own norm (dim=1) where the whole tensor's is asked: off by the share of the
+   row in the whole, about sqrt(m) */
+static const gv_op norm_fro_rows = {
+    .name = "norm.fro.rows",
+    .dtypes = GV_BOTH_DTYPES,
+    .summary = "planted bug: each row normalised by its own L2 norm, not the tensor's",
+    .planted_bug = "row norms where the Frobenius norm of the whole tensor is asked",
+    .default_dist = GV_DIST_UNIFORM11,
+    .shapes = "1024x1024",
+    .test_shapes = "33x100,64x1024",
+    .device = GV_KERNEL(gk_norm_l2),
+    FRO_COMMON,
+};
+
 /* Without eps a row of tiny values has mean(x^2) = 0 in the dtype (the squares underflow),
    and x / 0 is +-Inf where the result is about x / sqrt(1e-6). */
 static const gv_op norm_rms_noeps = {
@@ -666,4 +718,6 @@ const gv_op *const gv_family_softmax[] = {&softmax_rows,
                                           &norm_l2_partialsum,
                                           &norm_l1mean,
                                           &norm_l1mean_sum,
+                                          &norm_fro,
+                                          &norm_fro_rows,
                                           NULL};

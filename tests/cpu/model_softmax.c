@@ -210,6 +210,8 @@ Test(softmax_model, registered_with_dims_depths_and_planted_bugs)
         {"norm.rms", GV_F64, 1024, 15, 521},        {"norm.rms.eps5", GV_F32, 1024, 15, 521},
         {"norm.l2", GV_F32, 1024, 9, 515},          {"norm.l2", GV_F64, 65536, 40, 32771},
         {"norm.l1mean", GV_F32, 1024, 15, 1027},    {"norm.l1mean", GV_F32, 65536, 77, 65539},
+        /* one sum over 4096 x 1024: 4194304 / 1024 + 10 = 4106 */
+        {"norm.fro", GV_F32, 1024, 2056, 2097155},
     };
     for (size_t i = 0; i < sizeof want / sizeof want[0]; i++) {
         gv_case c = gv_test_case(want[i].op, want[i].t, GV_MODE_NATIVE, GV_DIST_UNIFORM11,
@@ -220,8 +222,8 @@ Test(softmax_model, registered_with_dims_depths_and_planted_bugs)
     }
     const char *bugs[] = {"softmax.rows.nomax", "softmax.rows.partialsum", "norm.layer.unbiased",
                           "norm.rms.noeps",     "norm.rms.eps5.eps6",      "norm.l2.partialsum",
-                          "norm.l1mean.sum"};
-    for (int i = 0; i < 7; i++) {
+                          "norm.l1mean.sum",    "norm.fro.rows"};
+    for (int i = 0; i < 8; i++) {
         const gv_op *op = gv_op_find(bugs[i]);
         cr_assert_not_null(op, "%s", bugs[i]);
         cr_expect_not_null(op->planted_bug, "%s", bugs[i]);
