@@ -23,8 +23,11 @@ the per-op time is then the problem's own, the interpreter's and torch's start-u
 side, as a harness that judges many problems pays it. The gate's per-op time still includes
 starting that problem's child process (isolation is per problem). --budget-s stops starting
 ops once a side has spent that long (the rows measured are printed; the rest are named);
---max-shapes N runs each op at the last N of its test shapes only (its largest; a shorter run
-over every kind: say so where its numbers are quoted).
+--kb-part K/N runs the K-th of N parts of those kinds (every N-th from the K-th), so that a
+run over every kind can be split over device slots shorter than the whole (the gate pays 4 to
+6 s a kind on an H100, mostly to start the problem's child process: docs/kernel-eval.md; 43
+kinds in 3 parts of 14 or 15); --max-shapes N runs each op at the last N of its test shapes
+only (its largest; say so where its numbers are quoted).
 
 Precision: the gate's child asks torch for f32 before the candidate runs (TF32 off, as an f32
 label needs: gpuval/_precision.py); the allclose side keeps torch's defaults, as KernelBench's
@@ -195,6 +198,18 @@ def _sizes(op, a):
     return ",".join(_core._names(_core.op_info(op).get("test_shapes"))[-a.max_shapes:])
 
 
+def _part(spec, n):
+    """--kb-part K/N -> (K - 1, N): every N-th kind from the K-th (parts of near-equal size,
+    each a mix of the table's families); (0, 1) without it; None when malformed."""
+    if not spec:
+        return (0, 1)
+    try:
+        k, parts = (int(v) for v in spec.split("/"))
+    except ValueError:
+        return None
+    return (k - 1, parts) if 1 <= k <= parts else None
+
+
 def run_child(kind, op, a):
     cmd = [sys.executable, os.path.abspath(__file__), "--child", kind, "--op", op,
            "--dtype", a.dtype, "--seed-list", ",".join(str(s) for s in a.seed_list),
@@ -225,6 +240,8 @@ def main(argv=None):
     ap.add_argument("--op", help="ops, comma separated (see _ref's table)")
     ap.add_argument("--kb", action="store_true",
                     help="the KernelBench Level-1 kinds gpuval judges (KB_OPS), after --op's")
+    ap.add_argument("--kb-part", help="with --kb: K/N, the K-th of N parts of its kinds (each "
+                    "part a run of its own, for a device slot shorter than the whole)")
     ap.add_argument("--one-process", action="store_true",
                     help="one process a side for all the ops (per-op times inside it)")
     ap.add_argument("--budget-s", type=float, default=0,
@@ -266,7 +283,12 @@ def main(argv=None):
         return 2
     ops = [o for o in (a.op or "").split(",") if o]
     if a.kb:
-        ops += [o for o in KB_OPS if o not in ops]
+        kb = [o for o in KB_OPS if o not in ops]
+        part = _part(a.kb_part, len(kb))
+        if part is None:
+            print("kernel_eval_time: --kb-part K/N with 1 <= K <= N", file=sys.stderr)
+            return 2
+        ops += kb[part[0]::part[1]]
     if not ops:
         print("kernel_eval_time: --op or --kb", file=sys.stderr)
         return 2
