@@ -35,5 +35,6 @@ static inline int64_t gk_softmax_sum_depth(int64_t n)
    models use (torch.nn.RMSNorm's default is the dtype's epsilon instead). */
 #define GK_NORM_LAYER_EPS 1e-5
 #define GK_NORM_RMS_EPS   1e-6
+#define GK_NORM_RMS_EPS5  1e-5 /* norm.rms.eps5: nn.RMSNorm as KernelBench writes it */
 
 #endif

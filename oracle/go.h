@@ -245,7 +245,8 @@ double go_round_to_odd(long double v);
  * double with compensated sums, rounded once: go_softmax_rows y = exp(x - M) / sum exp(x - M)
  * (M the row's largest); go_softmax_log y = (x - M) - log(sum exp(x - M)); go_norm_layer
  * y = (x - mean) / sqrt(var + eps), var the biased variance; go_norm_rms
- * y = x / sqrt(mean(x^2) + eps). Gauges (docs/error-models.md, section softmax), each
+ * y = x / sqrt(mean(x^2) + eps); go_norm_l2 y = x / sqrt(sum x^2); go_norm_l1mean
+ * y = x / mean |x| (KernelBench's "L1 norm"). Gauges (docs/error-models.md, section softmax), each
  * g >= |y|, given y from the matching oracle and the kernel's depth D (and for layer norm the
  * dtype's u, its subnormal spacing 2 eta and the depth of its sums):
  *   softmax:     y_j (1 + (h_j + A_i) / D), h_j = go_softmax_arg_units(x_j - M),
@@ -262,6 +263,8 @@ int go_norm_layer(int64_t m, int64_t n, const double *x, int64_t ldx, double eps
                   int64_t ldy);
 int go_norm_rms(int64_t m, int64_t n, const double *x, int64_t ldx, double eps, double *y,
                 int64_t ldy);
+int go_norm_l2(int64_t m, int64_t n, const double *x, int64_t ldx, double *y, int64_t ldy);
+int go_norm_l1mean(int64_t m, int64_t n, const double *x, int64_t ldx, double *y, int64_t ldy);
 double go_softmax_arg_units(double t);
 int go_softmax_rows_gauge(int64_t m, int64_t n, const double *x, int64_t ldx, const double *y,
                           int64_t ldy, double depth, double *g, int64_t ldg);

@@ -127,13 +127,19 @@ int go_norm_layer(int64_t m, int64_t n, const double *x, int64_t ldx, double eps
     return 0;
 }
 
-/* mean(x^2) of one row */
-static long double row_meansq(const double *x, int64_t n)
+/* sum(x^2) of one row (p = 2), or sum |x| (p = 1) */
+static long double row_sum_pow(const double *x, int64_t n, int p)
 {
     ksum k = {0, 0, 0};
     for (int64_t j = 0; j < n; j++)
-        ksum_add(&k, (long double)x[j] * x[j]);
-    return ksum_value(&k) / n;
+        ksum_add(&k, p == 2 ? (long double)x[j] * x[j] : fabsl((long double)x[j]));
+    return ksum_value(&k);
+}
+
+/* mean(x^2) of one row */
+static long double row_meansq(const double *x, int64_t n)
+{
+    return row_sum_pow(x, n, 2) / n;
 }
 
 int go_norm_rms(int64_t m, int64_t n, const double *x, int64_t ldx, double eps, double *y,
@@ -150,6 +156,33 @@ int go_norm_rms(int64_t m, int64_t n, const double *x, int64_t ldx, double eps, 
             y[i * ldy + j] = (double)(xr[j] / rms);
     }
     return 0;
+}
+
+/* y = x / sqrt(sum x^2) (p = 2) or x / mean |x| (p = 1) along each row */
+static int norm_by(const char *fn, int64_t m, int64_t n, const double *x, int64_t ldx, int p,
+                   double *y, int64_t ldy)
+{
+    int rc = go_check_rows(fn, m, n, x, ldx, y, ldy);
+    if (rc) return rc;
+#pragma omp parallel for schedule(static) ROWS_PARALLEL
+    for (int64_t i = 0; i < m; i++) {
+        const double *xr = x + i * ldx;
+        long double s = row_sum_pow(xr, n, p);
+        long double d = p == 2 ? sqrtl(s) : s / n;
+        for (int64_t j = 0; j < n; j++)
+            y[i * ldy + j] = (double)(xr[j] / d);
+    }
+    return 0;
+}
+
+int go_norm_l2(int64_t m, int64_t n, const double *x, int64_t ldx, double *y, int64_t ldy)
+{
+    return norm_by(__func__, m, n, x, ldx, 2, y, ldy);
+}
+
+int go_norm_l1mean(int64_t m, int64_t n, const double *x, int64_t ldx, double *y, int64_t ldy)
+{
+    return norm_by(__func__, m, n, x, ldx, 1, y, ldy);
 }
 
 /* ---- gauges (docs/error-models.md, section softmax) ------------------------------------- */

@@ -22,7 +22,16 @@ for each kind that has a torch reference here (KB_OPS, with the problems' number
 the per-op time is then the problem's own, the interpreter's and torch's start-up paid once a
 side, as a harness that judges many problems pays it. The gate's per-op time still includes
 starting that problem's child process (isolation is per problem). --budget-s stops starting
-ops once a side has spent that long (the rows measured are printed; the rest are named).
+ops once a side has spent that long (the rows measured are printed; the rest are named);
+--kb-part K/N runs the K-th of N parts of those kinds (every N-th from the K-th), so that a
+run over every kind can be split over device slots shorter than the whole (the gate pays 4 to
+6 s a kind on an H100, mostly to start the problem's child process: docs/kernel-eval.md; 43
+kinds in 3 parts of 14 or 15); --max-shapes N runs each op at the last N of its test shapes
+only (its largest; say so where its numbers are quoted).
+
+Precision: the gate's child asks torch for f32 before the candidate runs (TF32 off, as an f32
+label needs: gpuval/_precision.py); the allclose side keeps torch's defaults, as KernelBench's
+harness does (cuDNN may use TF32 there, in the candidate and the reference alike).
 """
 import argparse
 import json
@@ -46,6 +55,13 @@ def _ref(op):
         "reduce.argmax": lambda x: torch.argmax(x, dim=-1).to(x.dtype),
         "norm.layer": lambda x: F.layer_norm(x, (x.shape[-1],), eps=1e-5),
         "norm.rms": lambda x: x * torch.rsqrt(x.pow(2).mean(-1, keepdim=True) + 1e-6),
+        "norm.rms.eps5": lambda x: F.rms_norm(x, (x.shape[-1],), eps=1e-5),
+        "norm.l2": lambda x: x / torch.norm(x, p=2, dim=-1, keepdim=True),
+        "norm.l1mean": lambda x: x / torch.mean(torch.abs(x), dim=-1, keepdim=True),
+        "norm.fro": lambda x: x / torch.norm(x, p="fro"),
+        "reduce.mean": lambda x: torch.mean(x, dim=-1),
+        "loss.mse": lambda p, t: F.mse_loss(p, t),
+        "loss.smooth_l1": lambda p, t: F.smooth_l1_loss(p, t),
         "norm.batch": lambda x: F.batch_norm(x, None, None, training=True, eps=1e-5),
         "act.gelu": lambda x: F.gelu(x),
         "act.silu": lambda x: F.silu(x),
@@ -98,13 +114,16 @@ KB_OPS = {
     "act.leaky_relu": "20", "math.sigmoid": "21", "act.tanh": "22", "softmax.rows": "23",
     "softmax.log": "24", "act.silu": "25", "act.gelu": "26", "act.selu": "27",
     "act.hardsigmoid": "28", "act.softplus": "29", "act.softsign": "30", "act.elu": "31",
-    "act.hardtanh": "32", "norm.batch": "33", "norm.layer": "34, 35, 40", "reduce.max": "49",
+    "act.hardtanh": "32", "norm.batch": "33", "norm.layer": "34, 35, 40", "norm.rms.eps5": "36",
+    "norm.fro": "37", "norm.l1mean": "38", "norm.l2": "39",
+    "reduce.max": "49",
     "conv.2d.k11s4": "50", "reduce.argmax": "51", "reduce.argmin": "52", "reduce.min": "53",
     "conv.3d.valid": "54", "conv.2d.valid": "55, 63", "conv.2d.transposed": "57, 71",
     "conv.3d.transposed": "61, 70", "conv.1d.transposed": "64", "conv.1d.valid": "67",
     "conv.1d.dilated": "76", "conv.2d.depthwise": "82, 84",
     "conv.2d.depthwise.k3x1": "83", "conv.2d.pointwise": "87",
     "act.gelu_tanh": "88", "scan.cumsum": "89, 91, 92", "scan.cumprod": "90",
+    "reduce.mean": "48", "loss.mse": "94", "loss.smooth_l1": "96",
 }
 _REFS = ("softmax.rows", "softmax.log", "scan.cumsum", "scan.cumprod", "reduce.argmax",
          "norm.layer", "norm.rms", "norm.batch", "act.gelu", "act.silu", "gemm.cublas",
@@ -114,7 +133,8 @@ _REFS = ("softmax.rows", "softmax.log", "scan.cumsum", "scan.cumprod", "reduce.a
          "conv.2d.pointwise", "conv.1d.valid", "conv.3d.valid", "conv.2d.transposed",
          "conv.1d.transposed", "conv.3d.transposed", "conv.2d.k11s4", "conv.2d.depthwise",
          "conv.1d.dilated", "conv.2d.depthwise.k3x1", "conv.2d.strided", "conv.2d.dilated",
-         "conv.2d.grouped")
+         "conv.2d.grouped", "norm.rms.eps5", "reduce.mean", "loss.mse", "loss.smooth_l1",
+         "norm.l2", "norm.l1mean", "norm.fro")
 for _op in _REFS:
     globals()[f"cand_{_op.replace('.', '_')}"] = (lambda o: lambda *a: _ref(o)(*a))(_op)
 
@@ -159,13 +179,35 @@ def child_all(kind, ops, a, seeds):
             left.append(o)
             continue
         try:
-            r = (child_gate(o, a.dtype, seeds, a.sizes, a.dists) if kind == "gate"
-                 else child_allclose(o, a.dtype, seeds, a.sizes, a.dists, a.tol))
+            sizes = _sizes(o, a)
+            r = (child_gate(o, a.dtype, seeds, sizes, a.dists) if kind == "gate"
+                 else child_allclose(o, a.dtype, seeds, sizes, a.dists, a.tol))
         except Exception as e:  # one op's failure is its row's, not the run's
             r = {"error": [f"{type(e).__name__}: {e}"]}
         r["op"] = o
         rows.append(r)
     return {"rows": rows, "left": left}
+
+
+def _sizes(op, a):
+    """The sizes an op runs at: --sizes, else its test shapes (the last --max-shapes of them,
+    where that is given: an op lists its test shapes from the smallest up)."""
+    if a.sizes or not a.max_shapes:
+        return a.sizes
+    from gpuval import _core
+    return ",".join(_core._names(_core.op_info(op).get("test_shapes"))[-a.max_shapes:])
+
+
+def _part(spec, n):
+    """--kb-part K/N -> (K - 1, N): every N-th kind from the K-th (parts of near-equal size,
+    each a mix of the table's families); (0, 1) without it; None when malformed."""
+    if not spec:
+        return (0, 1)
+    try:
+        k, parts = (int(v) for v in spec.split("/"))
+    except ValueError:
+        return None
+    return (k - 1, parts) if 1 <= k <= parts else None
 
 
 def run_child(kind, op, a):
@@ -174,6 +216,8 @@ def run_child(kind, op, a):
            "--tol", str(a.tol)]
     if a.budget_s:
         cmd += ["--budget-s", str(a.budget_s)]
+    if a.max_shapes:
+        cmd += ["--max-shapes", str(a.max_shapes)]
     if a.sizes:
         cmd += ["--sizes", a.sizes]
     if a.dists:
@@ -196,6 +240,8 @@ def main(argv=None):
     ap.add_argument("--op", help="ops, comma separated (see _ref's table)")
     ap.add_argument("--kb", action="store_true",
                     help="the KernelBench Level-1 kinds gpuval judges (KB_OPS), after --op's")
+    ap.add_argument("--kb-part", help="with --kb: K/N, the K-th of N parts of its kinds (each "
+                    "part a run of its own, for a device slot shorter than the whole)")
     ap.add_argument("--one-process", action="store_true",
                     help="one process a side for all the ops (per-op times inside it)")
     ap.add_argument("--budget-s", type=float, default=0,
@@ -203,6 +249,8 @@ def main(argv=None):
     ap.add_argument("--dtype", default="f32", choices=["f32", "f64"])
     ap.add_argument("--seeds", type=int, default=3, help="seeds (>= 2), the same for both sides")
     ap.add_argument("--sizes", help="sizes (default: every test shape of the op)")
+    ap.add_argument("--max-shapes", type=int, default=0,
+                    help="without --sizes: each op at the last (largest) N of its test shapes")
     ap.add_argument("--dists", help="dists (default: every dist the op takes)")
     ap.add_argument("--tol", type=float, default=1e-4, help="allclose's atol = rtol")
     ap.add_argument("--timeout", type=float, default=300)
@@ -225,8 +273,9 @@ def main(argv=None):
             r["inside_s"] = time.perf_counter() - t0
             print(json.dumps(r))
             return 0
-        r = (child_gate(a.op, a.dtype, seeds, a.sizes, a.dists) if a.child == "gate"
-             else child_allclose(a.op, a.dtype, seeds, a.sizes, a.dists, a.tol))
+        sizes = _sizes(a.op, a)
+        r = (child_gate(a.op, a.dtype, seeds, sizes, a.dists) if a.child == "gate"
+             else child_allclose(a.op, a.dtype, seeds, sizes, a.dists, a.tol))
         print(json.dumps(r))
         return 0
     if a.seeds < 2:
@@ -234,7 +283,12 @@ def main(argv=None):
         return 2
     ops = [o for o in (a.op or "").split(",") if o]
     if a.kb:
-        ops += [o for o in KB_OPS if o not in ops]
+        kb = [o for o in KB_OPS if o not in ops]
+        part = _part(a.kb_part, len(kb))
+        if part is None:
+            print("kernel_eval_time: --kb-part K/N with 1 <= K <= N", file=sys.stderr)
+            return 2
+        ops += kb[part[0]::part[1]]
     if not ops:
         print("kernel_eval_time: --op or --kb", file=sys.stderr)
         return 2

@@ -1,6 +1,7 @@
 """torch's own calls for the operator families KernelBench's level 1 adds (activations, argmax
 and argmin, amax and amin, cumprod, batch norm, the bias-free, 3-D and transposed
-convolutions, the MSE, L1, smooth L1 and KL losses, the mean, 1-D and 3-D pooling), judged through gpuval.check on every dist each op takes, f32 (TF32 off) and
+convolutions, the MSE, L1, smooth L1 and KL losses, the mean, 1-D and 3-D pooling, RMS norm at eps 1e-5, the L2 and mean-L1
+row normalisations and the Frobenius one), judged through gpuval.check on every dist each op takes, f32 (TF32 off) and
 f64, at the op's test sizes and three seeds: a correct library call must PASS. A call that
 FAILs here is either a false alarm of gpuval's model or a documented deviation of torch's, and
 either way must be decided before a user meets it. Skipped, not failed, without torch or a
@@ -86,6 +87,10 @@ def _reduction_pool_calls(torch):
         "loss.smooth_l1": same(F.smooth_l1_loss),
         "loss.kl": same(lambda x, y: F.kl_div(x, y, reduction="batchmean")),
         "reduce.mean": same(lambda x: torch.mean(x, dim=-1)),
+        "norm.rms.eps5": same(lambda x: F.rms_norm(x, (x.shape[-1],), eps=1e-5)),
+        "norm.l2": same(lambda x: x / torch.norm(x, p=2, dim=-1, keepdim=True)),
+        "norm.l1mean": same(lambda x: x / torch.mean(torch.abs(x), dim=-1, keepdim=True)),
+        "norm.fro": same(lambda x: x / torch.norm(x, p="fro")),
         "pool.max1d": pool(F.max_pool1d, 1),
         "pool.avg1d": pool(F.avg_pool1d, 1),
         "pool.max3d": pool(F.max_pool3d, 3),
@@ -94,7 +99,8 @@ def _reduction_pool_calls(torch):
 
 
 OPS += ["loss.mse", "loss.l1", "loss.smooth_l1", "loss.kl", "reduce.mean", "pool.max1d",
-        "pool.avg1d", "pool.max3d", "pool.avg3d"]
+        "pool.avg1d", "pool.max3d", "pool.avg3d", "norm.rms.eps5", "norm.l2", "norm.l1mean",
+        "norm.fro"]
 
 
 # torch's deviations that gpuval rightly FAILs. hardsigmoid in f64 multiplies by 1/6 rounded

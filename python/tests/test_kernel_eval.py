@@ -137,3 +137,31 @@ def test_pooled_bias_across_hidden_seeds(name, fails):
         assert not g["over"] and abs(g["z"]) < 4.5 and abs(g["z_sign_r"]) < 4.5, g
         assert doc["failed"] == 0, [c for c in doc["cases"] if c["verdict"] != "PASS"][:3]
         assert doc["passed"] == 2 and doc["pool_passed"] == 62
+
+
+PRECISION = os.path.join(HERE, "exploits", "precision.py")
+
+
+@pytest.mark.parametrize("name, verdict", [
+    ("sees_f32", "PASS"),
+    ("turns_tf32_on_and_is_right", "PASS"),
+    ("turns_tf32_on_and_is_wrong", "FAIL"),
+])
+def test_the_child_asks_torch_for_f32_and_names_tf32_turned_back_on(name, verdict,
+                                                                     monkeypatch):
+    """With a stand-in torch (its flags only): the child sets cuDNN's and the matmuls' f32
+    precision to 'ieee' when torch is imported, here by the candidate's call; a candidate that
+    sets TF32 again is judged by its numbers, and a FAIL names the switch."""
+    monkeypatch.syspath_prepend(os.path.join(HERE, "exploits", "fake_torch"))
+    doc = ke.evaluate(OP, f"{PRECISION}:{name}", seeds=2, sizes="33x100", dists="uniform11")
+    assert "error" not in doc, doc.get("error")
+    assert doc["framework_precision"] == "tf32 off"
+    assert any(s.startswith("torch: cuda.matmul, cudnn.conv") for s in doc["precision_settings"])
+    assert "cupy: CUPY_TF32=0" in doc["precision_settings"]
+    assert {c["verdict"] for c in doc["cases"]} == {verdict}, doc["cases"]
+    if name == "sees_f32":
+        assert not any("tf32_turned_on" in c for c in doc["cases"])
+    else:
+        assert all("fp32_precision = 'tf32'" in c["tf32_turned_on"] for c in doc["cases"])
+    if verdict == "FAIL":
+        assert all("turned TF32 back on" in c["reason"] for c in doc["cases"])

@@ -1,15 +1,18 @@
 /* softmax.c: op descriptors for the row-wise family over the last dimension of a row-major
  * m x n input: softmax (softmax.rows), log-softmax (softmax.log), layer norm without affine
- * (norm.layer) and RMS norm (norm.rms), one block a row on the device, and their planted bugs.
+ * (norm.layer), RMS norm (norm.rms, norm.rms.eps5) and the L2 and mean-L1 row normalisations
+ * (norm.l2, norm.l1mean), one block a row on the device, the Frobenius normalisation of the
+ * whole tensor (norm.fro, one block), and their planted bugs.
  * Error model: docs/error-models.md, section softmax. */
 #include <stdlib.h>
 
 #include "../../abi/softmax.h"
 #include "ops/opkit.h"
 
-extern const gk_op gk_softmax_rows, gk_softmax_log, gk_norm_layer, gk_norm_rms,
-    gk_softmax_rows_nomax, gk_softmax_rows_partialsum,
-    gk_norm_layer_unbiased, gk_norm_rms_noeps;
+extern const gk_op gk_softmax_rows, gk_softmax_log, gk_norm_layer, gk_norm_rms, gk_norm_rms_eps5,
+    gk_norm_l2, gk_norm_l1mean, gk_softmax_rows_nomax, gk_softmax_rows_partialsum,
+    gk_norm_layer_unbiased, gk_norm_rms_noeps, gk_norm_l2_partialsum, gk_norm_l1mean_sum,
+    gk_norm_fro;
 
 /* The bound of the shape check (softmax_measure): a correct kernel's per-element errors fit
    the first-order allowance once (second-order terms are of relative size u); 2 leaves room
@@ -112,6 +115,39 @@ static double rms_of_depth(const gv_case *c)
     return 0.5 * sum_depth_of(c, true) + 9.0;
 }
 
+/* L2 row normalisation x / sqrt(sum x^2): the squares and their sum d_s roundings (positive
+   terms: relative), halved by the root, the root's and the division's: u (d_s/2 + 2), and one
+   for the reference: d_s/2 + 3 */
+static double l2_depth(const gv_case *c)
+{
+    return 0.5 * sum_depth_of(c, false) + 3.0;
+}
+static double l2_of_depth(const gv_case *c)
+{
+    return 0.5 * sum_depth_of(c, true) + 3.0;
+}
+
+/* norm.fro: norm.l2's model over the whole tensor, one sum of m n terms */
+static double fro_depth(const gv_case *c)
+{
+    return 0.5 * (double)gk_softmax_sum_depth(c->shape.d[0] * c->shape.d[1]) + 3.0;
+}
+static double fro_of_depth(const gv_case *c)
+{
+    return 0.5 * (double)c->shape.d[0] * (double)c->shape.d[1] + 3.0;
+}
+
+/* x / mean |x|: the sum of |x| (exact terms, d_s roundings at most), the division by n and the
+   element's division, and one for the reference: d_s + 3 */
+static double l1mean_depth(const gv_case *c)
+{
+    return sum_depth_of(c, false) + 3.0;
+}
+static double l1mean_of_depth(const gv_case *c)
+{
+    return sum_depth_of(c, true) + 3.0;
+}
+
 static int rows_inputs(gv_problem *p)
 {
     gv_fill(p, 0, p->c.dist);
@@ -160,6 +196,26 @@ static int rms_oracle(gv_problem *p)
 {
     SHAPE_MN;
     return gv_oracle_rc(go_norm_rms(m, n, p->in[0].ref, n, GK_NORM_RMS_EPS, p->out[0].ref, n));
+}
+static int rms5_oracle(gv_problem *p)
+{
+    SHAPE_MN;
+    return gv_oracle_rc(go_norm_rms(m, n, p->in[0].ref, n, GK_NORM_RMS_EPS5, p->out[0].ref, n));
+}
+static int l2_oracle(gv_problem *p)
+{
+    SHAPE_MN;
+    return gv_oracle_rc(go_norm_l2(m, n, p->in[0].ref, n, p->out[0].ref, n));
+}
+static int fro_oracle(gv_problem *p)
+{
+    SHAPE_MN;
+    return gv_oracle_rc(go_norm_l2(1, m * n, p->in[0].ref, m * n, p->out[0].ref, m * n));
+}
+static int l1mean_oracle(gv_problem *p)
+{
+    SHAPE_MN;
+    return gv_oracle_rc(go_norm_l1mean(m, n, p->in[0].ref, n, p->out[0].ref, n));
 }
 /* RMS norm's gauge is |y| itself: every error is relative to the element (d_s / 2 + 9 in the
    depth) */
@@ -477,11 +533,12 @@ static const gv_op norm_layer_unbiased = {
    row), and neither is a convention to hold kernels to; rows of finite values only. */
 #define RMS_DISTS (GV_FINITE_DISTS | GV_BIT(GV_DIST_WIDE) | GV_BIT(GV_DIST_TINY))
 
-#define RMS_COMMON                                                                                 \
-    ROWS_COMMON, .dists = RMS_DISTS, .oracle = rms_oracle, .gauge = rms_gauge,                    \
+#define RMS_COMMON_AT(oracle_fn, eps_text)                                                         \
+    ROWS_COMMON, .dists = RMS_DISTS, .oracle = oracle_fn, .gauge = rms_gauge,                     \
                  .depth = rms_depth, .order_free_depth = rms_of_depth,                             \
                  .error_model = "|y-r| <= u |y| (d_s/2 + 9): gauge |y|, depth d_s/2 + 9, eps "     \
-                                "1e-6 (docs/error-models.md)"
+                                eps_text " (docs/error-models.md)"
+#define RMS_COMMON RMS_COMMON_AT(rms_oracle, "1e-6")
 
 static const gv_op norm_rms = {
     .name = "norm.rms",
@@ -494,6 +551,143 @@ static const gv_op norm_rms = {
     .test_canaries = "wide:256x1024,tiny:64x256",
     .device = GV_KERNEL(gk_norm_rms),
     RMS_COMMON,
+};
+
+/* RMS norm at eps 1e-5 (nn.RMSNorm as KernelBench's problem 36 builds it): the model is
+   norm.rms's, which holds for any eps the dtype rounds once (docs/error-models.md) */
+#define RMS5_COMMON RMS_COMMON_AT(rms5_oracle, "1e-5")
+
+static const gv_op norm_rms_eps5 = {
+    .name = "norm.rms.eps5",
+    .dtypes = GV_BOTH_DTYPES,
+    .summary = "y = x / sqrt(mean(x^2) + 1e-5) along each row (no affine)",
+    .default_dist = GV_DIST_UNIFORM11,
+    SOFTMAX_SHAPES,
+    SOFTMAX_TEST_SHAPES,
+    .canaries = "wide:1024x1024,tiny:256x1024",
+    .test_canaries = "wide:256x1024,tiny:64x256",
+    .device = GV_KERNEL(gk_norm_rms_eps5),
+    RMS5_COMMON,
+};
+
+/* A kernel with the other eps constant (norm.rms's 1e-6) where 1e-5 is asked: on tiny inputs
+   (squares that vanish beside eps) y = x / sqrt(eps), off by sqrt(10) */
+static const gv_op norm_rms_eps5_eps6 = {
+    .name = "norm.rms.eps5.eps6",
+    .dtypes = GV_BOTH_DTYPES,
+    .summary = "planted bug: eps 1e-6 where the op's is 1e-5",
+    .planted_bug = "the wrong eps constant (1e-6 for 1e-5): rows of small values off by up to "
+                   "sqrt(10)",
+    .default_dist = GV_DIST_TINY,
+    .shapes = "256x1024",
+    .test_shapes = "64x256",
+    .device = GV_KERNEL(gk_norm_rms),
+    RMS5_COMMON,
+};
+
+/* The L2 and mean-L1 row normalisations (KernelBench's problems 39 and 38: x / torch.norm(x,
+   dim=1) and x / mean(|x|, dim=1)) have no eps: a row whose squares (or whose mean) fall into
+   the subnormals loses its relative accuracy in any kernel that does not rescale, and a row of
+   non-finite values gives what IEEE's division gives, which torch's norm need not: finite
+   rows of normal values only (tiny, huge and the specials left out). Gauge |y|, as RMS norm's
+   (docs/error-models.md, section softmax). */
+#define LP_DISTS (GV_FINITE_DISTS | GV_BIT(GV_DIST_WIDE))
+#define L2_COMMON                                                                                  \
+    ROWS_COMMON, .dists = LP_DISTS, .oracle = l2_oracle, .gauge = rms_gauge, .depth = l2_depth,   \
+                 .order_free_depth = l2_of_depth,                                                  \
+                 .error_model = "|y-r| <= u |y| (d_s/2 + 3): gauge |y|, depth d_s/2 + 3 "          \
+                                "(docs/error-models.md)"
+#define L1MEAN_COMMON                                                                              \
+    ROWS_COMMON, .dists = LP_DISTS, .oracle = l1mean_oracle, .gauge = rms_gauge,                  \
+                 .depth = l1mean_depth, .order_free_depth = l1mean_of_depth,                       \
+                 .error_model = "|y-r| <= u |y| (d_s + 3): gauge |y|, depth d_s + 3 "              \
+                                "(docs/error-models.md)"
+
+static const gv_op norm_l2 = {
+    .name = "norm.l2",
+    .dtypes = GV_BOTH_DTYPES,
+    .summary = "y = x / sqrt(sum x^2) along each row (L2 normalisation, no eps)",
+    .default_dist = GV_DIST_UNIFORM11,
+    SOFTMAX_SHAPES,
+    SOFTMAX_TEST_SHAPES,
+    .canaries = "wide:1024x1024,offgrid:256x1024",
+    .test_canaries = "wide:256x1024,offgrid:64x256",
+    .device = GV_KERNEL(gk_norm_l2),
+    L2_COMMON,
+};
+
+/* The sum stops after the block's first pass (256 of 1000 terms): the norm of a quarter */
+static const gv_op norm_l2_partialsum = {
+    .name = "norm.l2.partialsum",
+    .dtypes = GV_BOTH_DTYPES,
+    .summary = "planted bug: the row's sum of squares stops after the block's first pass",
+    .planted_bug = "normalised by a partial sum of squares (the first blockDim elements)",
+    .default_dist = GV_DIST_UNIFORM11,
+    .shapes = "4096x1024",
+    .test_shapes = "33x1000,4x65536",
+    .device = GV_KERNEL(gk_norm_l2_partialsum),
+    L2_COMMON,
+};
+
+static const gv_op norm_l1mean = {
+    .name = "norm.l1mean",
+    .dtypes = GV_BOTH_DTYPES,
+    .summary = "y = x / mean|x| along each row (KernelBench's L1 norm: the mean, not the sum)",
+    .default_dist = GV_DIST_UNIFORM11,
+    SOFTMAX_SHAPES,
+    SOFTMAX_TEST_SHAPES,
+    .canaries = "wide:1024x1024,offgrid:256x1024",
+    .test_canaries = "wide:256x1024,offgrid:64x256",
+    .device = GV_KERNEL(gk_norm_l1mean),
+    L1MEAN_COMMON,
+};
+
+/* The textbook L1 normalisation (x / sum |x|) where the problem asks for the mean: off by n */
+static const gv_op norm_l1mean_sum = {
+    .name = "norm.l1mean.sum",
+    .dtypes = GV_BOTH_DTYPES,
+    .summary = "planted bug: divided by sum |x| instead of its mean",
+    .planted_bug = "the sum of |x| where the mean is asked: every output n times too small",
+    .default_dist = GV_DIST_UNIFORM11,
+    .shapes = "4096x1024",
+    .test_shapes = "33x100,64x1024",
+    .device = GV_KERNEL(gk_norm_l1mean_sum),
+    L1MEAN_COMMON,
+};
+
+/* The Frobenius normalisation x / ||x||_F of the whole tensor (KernelBench's problem 37): norm.l2
+   of one row of m n elements, its dists and model */
+#define FRO_COMMON                                                                                 \
+    ROWS_COMMON, .dists = LP_DISTS, .oracle = fro_oracle, .gauge = rms_gauge,                     \
+                 .depth = fro_depth, .order_free_depth = fro_of_depth,                             \
+                 .error_model = "|y-r| <= u |y| (d_s/2 + 3): gauge |y|, d_s the depth of one sum "  \
+                                "over the tensor (docs/error-models.md)"
+
+static const gv_op norm_fro = {
+    .name = "norm.fro",
+    .dtypes = GV_BOTH_DTYPES,
+    .summary = "y = x / sqrt(sum of every x^2) (Frobenius normalisation of the whole tensor)",
+    .default_dist = GV_DIST_UNIFORM11,
+    .shapes = "1024x1024,64x65536",
+    SOFTMAX_TEST_SHAPES,
+    .canaries = "wide:1024x1024,offgrid:256x1024",
+    .test_canaries = "wide:256x1024,offgrid:64x256",
+    .device = GV_KERNEL(gk_norm_fro),
+    FRO_COMMON,
+};
+
+/* Each row by its own norm (dim=1) where the whole tensor's is asked: off by the share of the
+   row in the whole, about sqrt(m) */
+static const gv_op norm_fro_rows = {
+    .name = "norm.fro.rows",
+    .dtypes = GV_BOTH_DTYPES,
+    .summary = "planted bug: each row normalised by its own L2 norm, not the tensor's",
+    .planted_bug = "row norms where the Frobenius norm of the whole tensor is asked",
+    .default_dist = GV_DIST_UNIFORM11,
+    .shapes = "1024x1024",
+    .test_shapes = "33x100,64x1024",
+    .device = GV_KERNEL(gk_norm_l2),
+    FRO_COMMON,
 };
 
 /* Without eps a row of tiny values has mean(x^2) = 0 in the dtype (the squares underflow),
@@ -518,4 +712,12 @@ const gv_op *const gv_family_softmax[] = {&softmax_rows,
                                           &norm_layer_unbiased,
                                           &norm_rms,
                                           &norm_rms_noeps,
+                                          &norm_rms_eps5,
+                                          &norm_rms_eps5_eps6,
+                                          &norm_l2,
+                                          &norm_l2_partialsum,
+                                          &norm_l1mean,
+                                          &norm_l1mean_sum,
+                                          &norm_fro,
+                                          &norm_fro_rows,
                                           NULL};

@@ -178,8 +178,9 @@ static double check_value(const gv_result *r, const char *name)
 
 Test(softmax_model, registered_with_dims_depths_and_planted_bugs)
 {
-    const char *ops[] = {"softmax.rows", "softmax.log", "norm.layer", "norm.rms"};
-    for (int i = 0; i < 4; i++) {
+    const char *ops[] = {"softmax.rows", "softmax.log", "norm.layer", "norm.rms",
+                         "norm.rms.eps5", "norm.l2",      "norm.l1mean"};
+    for (int i = 0; i < 7; i++) {
         const gv_op *op = gv_op_find(ops[i]);
         cr_assert_not_null(op, "%s", ops[i]);
         cr_expect_str_eq(op->family, "softmax");
@@ -206,7 +207,11 @@ Test(softmax_model, registered_with_dims_depths_and_planted_bugs)
         {"softmax.rows", GV_F32, 1024, 24, 1036},   {"softmax.rows", GV_F64, 1024, 20, 1032},
         {"softmax.rows", GV_F32, 65536, 86, 65548}, {"softmax.log", GV_F32, 1024, 21, 1033},
         {"softmax.log", GV_F64, 1024, 19, 1031},    {"norm.layer", GV_F32, 1024, 22, 1034},
-        {"norm.rms", GV_F64, 1024, 15, 521},
+        {"norm.rms", GV_F64, 1024, 15, 521},        {"norm.rms.eps5", GV_F32, 1024, 15, 521},
+        {"norm.l2", GV_F32, 1024, 9, 515},          {"norm.l2", GV_F64, 65536, 40, 32771},
+        {"norm.l1mean", GV_F32, 1024, 15, 1027},    {"norm.l1mean", GV_F32, 65536, 77, 65539},
+        /* one sum over 4096 x 1024: 4194304 / 1024 + 10 = 4106 */
+        {"norm.fro", GV_F32, 1024, 2056, 2097155},
     };
     for (size_t i = 0; i < sizeof want / sizeof want[0]; i++) {
         gv_case c = gv_test_case(want[i].op, want[i].t, GV_MODE_NATIVE, GV_DIST_UNIFORM11,
@@ -216,21 +221,25 @@ Test(softmax_model, registered_with_dims_depths_and_planted_bugs)
         cr_expect_float_eq(c.op->order_free_depth(&c), want[i].of_depth, 0, "%s", want[i].op);
     }
     const char *bugs[] = {"softmax.rows.nomax", "softmax.rows.partialsum", "norm.layer.unbiased",
-                          "norm.rms.noeps"};
-    for (int i = 0; i < 4; i++) {
+                          "norm.rms.noeps",     "norm.rms.eps5.eps6",      "norm.l2.partialsum",
+                          "norm.l1mean.sum",    "norm.fro.rows"};
+    for (int i = 0; i < 8; i++) {
         const gv_op *op = gv_op_find(bugs[i]);
         cr_assert_not_null(op, "%s", bugs[i]);
         cr_expect_not_null(op->planted_bug, "%s", bugs[i]);
         cr_expect_str_eq(op->family, "softmax");
     }
-    /* the partial sum differs from the whole only where a row is longer than the block */
-    const gv_op *partial = gv_op_find("softmax.rows.partialsum");
-    gv_shape s[16];
-    char err[256];
-    int ns = gv_size_spec_parse(partial->test_shapes, s, 16, err, sizeof err);
-    cr_assert_gt(ns, 0, "%s", err);
-    for (int i = 0; i < ns; i++)
-        cr_expect_gt(s[i].d[1], gk_softmax_threads(s[i].d[1]));
+    /* the partial sums differ from the whole only where a row is longer than the block */
+    const char *partials[] = {"softmax.rows.partialsum", "norm.l2.partialsum"};
+    for (int k = 0; k < 2; k++) {
+        const gv_op *partial = gv_op_find(partials[k]);
+        gv_shape s[16];
+        char err[256];
+        int ns = gv_size_spec_parse(partial->test_shapes, s, 16, err, sizeof err);
+        cr_assert_gt(ns, 0, "%s", err);
+        for (int i = 0; i < ns; i++)
+            cr_expect_gt(s[i].d[1], gk_softmax_threads(s[i].d[1]), "%s", partials[k]);
+    }
 }
 
 Test(softmax_model, correct_arithmetic_passes_inside_the_bound, .timeout = 240)

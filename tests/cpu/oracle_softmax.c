@@ -116,6 +116,42 @@ Test(softmax_oracle, norms_against_shifted_moments)
     }
 }
 
+/* The L2 and mean-L1 row normalisations against plain long double sums (the terms of one
+   sign: no cancellation), and the rms at eps 1e-5 */
+Test(softmax_oracle, l2_l1mean_and_rms_eps5_against_long_double)
+{
+    const int64_t m = 5, n = 77;
+    double *x = rows_of(m, n, 3.0, 31);
+    double *a = gv_test_alloc(m * n), *b = gv_test_alloc(m * n), *r = gv_test_alloc(m * n);
+    cr_assert_eq(go_norm_l2(m, n, x, n, a, n), 0);
+    cr_assert_eq(go_norm_l1mean(m, n, x, n, b, n), 0);
+    cr_assert_eq(go_norm_rms(m, n, x, n, 1e-5, r, n), 0);
+    for (int64_t i = 0; i < m; i++) {
+        long double sq = 0, sa = 0;
+        for (int64_t j = 0; j < n; j++) {
+            sq += (long double)x[i * n + j] * x[i * n + j];
+            sa += fabsl((long double)x[i * n + j]);
+        }
+        for (int64_t j = 0; j < n; j++) {
+            long double v = x[i * n + j];
+            expect_close(a[i * n + j], v / sqrtl(sq), "l2", i * n + j);
+            expect_close(b[i * n + j], v / (sa / n), "l1mean", i * n + j);
+            expect_close(r[i * n + j], v / sqrtl(sq / n + 1e-5L), "rms eps5", i * n + j);
+        }
+    }
+    /* a row of zeros is 0 / 0 (NaN) in both, as IEEE's division gives it */
+    double z[3] = {0, 0, 0}, yz[3];
+    cr_assert_eq(go_norm_l2(1, 3, z, 3, yz, 3), 0);
+    cr_expect(isnan(yz[0]) && isnan(yz[2]));
+    cr_assert_eq(go_norm_l1mean(1, 3, z, 3, yz, 3), 0);
+    cr_expect(isnan(yz[1]));
+    cr_expect_lt(go_norm_l2(1, 3, z, 2, yz, 3), 0, "ldx below n");
+    free(x);
+    free(a);
+    free(b);
+    free(r);
+}
+
 Test(softmax_oracle, gauges_cover_the_result_and_reject_bad_arguments)
 {
     const int64_t m = 6, n = 40;

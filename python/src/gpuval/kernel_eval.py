@@ -16,7 +16,11 @@ case, canaries and exact probes included) and adds the rules a harness needs:
     them for both (an argmax of a 1 x 1 input, a norm of one value: right answers that
     coincide);
   - NaN never passes (the judge's own rule: a NaN where the result is finite FAILs);
-  - nothing timed: correctness runs only, one call a case.
+  - nothing timed: correctness runs only, one call a case;
+  - f32 asked of the frameworks: the child turns TF32 off in torch and CuPy before the
+    candidate loads (_precision.py; the verdict's "framework_precision": "tf32 off"), and
+    reads torch's flags back after each call: a case that FAILs after the candidate turned
+    TF32 back on names it ("tf32_turned_on" in its row).
 
 Exit 0 when every case of every problem PASSes, 1 when one fails, 2 for bad usage, 3 when
 the candidate could not be run (an import error, a crash: the child's message is shown).
@@ -36,7 +40,7 @@ import traceback
 
 import numpy as np
 
-from . import _core
+from . import _core, _precision
 
 _FRAMEWORKS = ("numpy", "torch", "cupy")
 
@@ -69,13 +73,18 @@ def _load(spec):
 def _child(conn, spec, framework, device):
     """The candidate's process: inputs in, outputs and inputs-as-left out. It holds no oracle
     and never learns a verdict."""
+    notes = []  # the frameworks' f32 settings, in words, as they are made
     try:
+        # an f32 label asks the frameworks for f32 (no TF32) before the candidate loads
+        _precision.strict_f32(notes)
+        if framework == "torch":
+            import torch  # noqa: F401  (its flags set now, before the candidate's import)
         fn = _load(spec)
         from ._arrays import from_numpy, to_numpy
     except Exception as e:  # reported to the parent as the reason the candidate cannot run
         conn.send(("error", f"{type(e).__name__}: {e}"))
         return
-    conn.send(("ready", None))
+    conn.send(("ready", list(notes)))
     while True:
         msg = conn.recv()
         if msg is None:
@@ -87,7 +96,9 @@ def _child(conn, spec, framework, device):
             outs = list(out) if isinstance(out, (tuple, list)) else [out]
             host = [np.array(to_numpy(_int_as_int64(o), "output"), copy=True) for o in outs]
             seen = [np.array(to_numpy(a, "input"), copy=True) for a in args]
-            conn.send(("ok", (host, seen)))
+            # torch imported by the call itself has its flags set by now; what the
+            # candidate switched back on is read after its call
+            conn.send(("ok", (host, seen, list(notes), _precision.tf32_turned_on())))
         except Exception as e:
             conn.send(("raised", f"{type(e).__name__}: {e}\n{traceback.format_exc(limit=3)}"))
 
@@ -154,11 +165,13 @@ def evaluate(op, candidate, *, dtype="f32", seeds=3, sizes=None, dists=None, fra
         if kind != "ready":
             doc["error"] = what
             return doc
+        doc["framework_precision"] = _precision.LINE
+        doc["precision_settings"] = what
         seen_outputs = {}
         takes = []  # (row, case) of the cases the pooled bias rule takes
         for seed in picked:
             for case in _core.cases(op, dtype, sizes, dists, None, seed):
-                row, j = _run_case(parent, case, seed, seen_outputs, allow)
+                row, j = _run_case(parent, case, seed, seen_outputs, allow, doc)
                 doc["cases"].append(row)
                 if j is not None and _pool_takes(j):
                     takes.append((row, case, j))
@@ -180,7 +193,7 @@ def evaluate(op, candidate, *, dtype="f32", seeds=3, sizes=None, dists=None, fra
                     extra.append(s_)
             for seed in extra:
                 case = next(iter(_core.cases(big.op, dtype, big.size, big.dist, None, seed)))
-                row, j = _run_case(parent, case, seed, seen_outputs, allow)
+                row, j = _run_case(parent, case, seed, seen_outputs, allow, doc)
                 row["pool"] = True  # drawn for the pooled rule, judged as any case
                 doc["cases"].append(row)
                 if j is not None and _pool_takes(j):
@@ -206,9 +219,10 @@ def evaluate(op, candidate, *, dtype="f32", seeds=3, sizes=None, dists=None, fra
     return doc
 
 
-def _run_case(parent, case, seed, seen_outputs, allow):
+def _run_case(parent, case, seed, seen_outputs, allow, doc):
     """One case: the candidate's outputs for gpuval's inputs, judged; (row, Judgement or
-    None where a harness rule or the candidate failed it first)."""
+    None where a harness rule or the candidate failed it first). doc's precision_settings
+    follow the child's (torch imported by the call adds its own)."""
     ci = _core.inputs(case.op, case.dtype, case.size, case.dist, case.seed, case.mode)
     parent.send([np.array(a, copy=True) for a in ci.arrays])
     kind, what = parent.recv()
@@ -216,7 +230,9 @@ def _run_case(parent, case, seed, seen_outputs, allow):
     if kind != "ok":
         row.update(verdict="FAIL", reason=f"the candidate raised: {what.splitlines()[0]}")
         return row, None
-    outs, left = what
+    outs, left, doc["precision_settings"], turned_on = what
+    if turned_on:
+        row["tf32_turned_on"] = turned_on
     outs, reason = _indices_as_dtype(outs, case.dtype)
     reason = reason or _harness_rules(ci, outs, left, case)
     if reason:
@@ -234,6 +250,9 @@ def _run_case(parent, case, seed, seen_outputs, allow):
     stale = _stale(ci, outs, seen_outputs, case)
     if stale and row["verdict"] != "PASS":
         row.update(verdict="FAIL", reason=stale)
+    if turned_on and row["verdict"] != "PASS":
+        # the cause, named: the gate asked for f32 and the candidate asked for less
+        row["reason"] += f"; the candidate turned TF32 back on ({turned_on})"
     return row, j
 
 
@@ -346,6 +365,8 @@ def main(argv=None):
     if "error" in doc:
         print(f"gpuval kernel-eval: the candidate could not run: {doc['error']}", file=sys.stderr)
         return 3
+    print(f"framework precision: {doc['framework_precision']} "
+          f"({'; '.join(doc['precision_settings'])})")
     for c in doc["cases"]:
         if c["verdict"] != "PASS" or not a.quiet:
             print(f"seed {c['seed']}: {c.get('row') or (c['verdict'] + ' (' + c['reason'] + ')')}")
