@@ -111,14 +111,15 @@ static const struct {
     {"src/core/registry.c", "a broken op descriptor: a warning at start-up"},
     {"src/core/reference.c", "the oracle cache not used: a warning; its last-run note file"},
     {"src/io/json_util.c", "the numerics environment's warning"},
-    /* printers still to move into render/ (their types live above or beside render) */
-    {"src/io/run_doc.c", "check's table rows and device block"},
+    /* printers still to move into render/: each prints as it computes or runs what it prints,
+       or (run_doc.c) serves a wing under render, api/'s judge, which returns a row as text */
+    {"src/io/run_doc.c", "check's table rows, summary line and device block"},
     {"src/runs/merge_check.c", "merge's fleet table"},
     {"src/runs/merge_perf.c", "merge's bench table"},
     {"src/runs/merge_probe.c", "merge's probe table"},
     {"src/runs/merge_coll.c", "merge's collectives table"},
     {"src/fleet/workers.c", "the workers' banner and relayed output"},
-    {"src/coll/coll_rank.c", "an MPI rank's own SKIP and error lines"},
+    {"src/coll/coll_rank.c", "an MPI rank's own SKIP, error and summary lines"},
 };
 enum { N_PRINT_HOMES = sizeof PRINT_HOMES / sizeof PRINT_HOMES[0] };
 
