@@ -1,8 +1,8 @@
 /* block_sum.h: a row's block reduction in the kernels' order (kernels/block_reduce.cuh), on the
  * CPU in f32 or f64 arithmetic: gk_softmax_threads(n) threads each sum their strided terms in
  * order, then an xor butterfly across each warp's lanes, then across the warps' lane 0 values.
- * Shared by the models of softmax and the losses (model_softmax.c, model_loss.c,
- * model_loss_pair.c). */
+ * Shared by the models of softmax, the losses and the norms (model_softmax.c, model_loss.c,
+ * model_loss_pair.c, model_bnorm.c). */
 #ifndef GV_TEST_BLOCK_SUM_H
 #define GV_TEST_BLOCK_SUM_H
 
