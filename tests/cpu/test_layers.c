@@ -117,7 +117,6 @@ static const struct {
     {"src/runs/merge_check.c", "merge's fleet table"},
     {"src/runs/merge_perf.c", "merge's bench table"},
     {"src/runs/merge_probe.c", "merge's probe table"},
-    {"src/runs/merge_coll.c", "merge's collectives table"},
     {"src/fleet/workers.c", "the workers' banner and relayed output"},
     {"src/coll/coll_rank.c", "an MPI rank's own SKIP, error and summary lines"},
 };
