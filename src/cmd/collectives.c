@@ -18,6 +18,7 @@
 #include "coll/coll_rank.h"
 #include "io/json_util.h"
 #include "io/run_doc.h"
+#include "render/coll_text.h"
 
 /* The parser's labels for collectives' options. */
 enum { O_OP = 256, O_DTYPE, O_BYTES, O_SEED, O_ITERS, O_JSON };
@@ -182,7 +183,7 @@ int gv_cmd_collectives(int argc, char **argv)
     }
     if (launch.launcher && launch.world_size != 1) {
         gv_error e;
-        gv_status st = gv_coll_run_ranks(&plan, &launch, &e);
+        gv_status st = gv_coll_run_ranks(&plan, &gv_coll_text_table, &launch, &e);
         return gv_cmd_end(st, &e);
     }
 

@@ -13,6 +13,7 @@
 #include "io/infile.h"
 #include "io/outfile.h"
 #include "io/run_doc.h"
+#include "render/coll_text.h"
 #include "runs/merge_check.h"
 #include "runs/merge_coll.h"
 #include "runs/merge_perf.h"
@@ -199,7 +200,10 @@ int gv_cmd_merge(int argc, char **argv)
             return GV_EXIT_USAGE;
         }
         gv_error e = {.status = GV_ST_OK};
-        gv_status st = gv_coll_merge((const char *const *)argv + optind, n, quiet, stdout, &e);
+        gv_coll_merged m;
+        gv_status st = gv_coll_merge((const char *const *)argv + optind, n, &m, &e);
+        if (m.merged) gv_coll_merge_print(stdout, &m, quiet);
+        gv_coll_merged_free(&m);
         return gv_cmd_end(st, &e);
     }
     json_t *docs[GV_FLEET_MAX_DEVICES] = {NULL};

@@ -26,6 +26,7 @@
 #include "fleet/screen_perf.h"
 #include "fleet/screen_judge.h"
 #include "fleet/screen_out.h"
+#include "render/screen_text.h"
 #include "fleet/workers.h"
 #include "io/json_util.h"
 #include "io/run_doc.h"

@@ -33,7 +33,8 @@ typedef struct rank_gpu {
 typedef struct job {
     int rank, size;
     gk_coll_comm *comm;
-    bool broken; /* an NCCL or CUDA call failed: no further collective is started */
+    bool broken;                /* an NCCL or CUDA call failed: no further collective is started */
+    const gv_coll_table *table; /* rank 0's printers of the table */
 } job;
 
 /* PASS < SKIP < FAIL < ERROR: the worst verdict of the ranks is the job's. */
@@ -267,7 +268,7 @@ typedef struct job_counts {
    one rank's NCCL or CUDA error stops the rest. Returns the rows' JSON. */
 static json_t *job_rows(const gv_coll_plan *p, job *J, job_counts *n, int *nccl_version)
 {
-    if (J->rank == 0 && !p->quiet) gv_coll_print_header();
+    if (J->rank == 0 && !p->quiet) J->table->header();
     json_t *rows = json_array();
     gv_coll_row row;
     for (int i = 0; gv_coll_plan_row(p, J->size, i, &row); i++) {
@@ -282,7 +283,7 @@ static json_t *job_rows(const gv_coll_plan *p, job *J, job_counts *n, int *nccl_
         row.per_rank = true;
         J->broken = !gv_mpi_all(!J->broken); /* one rank's failure stops them all */
         reduce_row(&row, J, ran, digest);
-        if (J->rank == 0 && !p->quiet) gv_coll_print_row(&row);
+        if (J->rank == 0 && !p->quiet) J->table->row(&row);
         n->pass += row.verdict == GV_PASS;
         n->fail += row.verdict == GV_FAIL;
         n->error += row.verdict == GV_ERROR;
@@ -330,11 +331,12 @@ static gv_status run_job(const gv_coll_plan *p, const gv_rank *launch, job *J, g
     return gv_run_status(n.fail, n.error, n.pass, true, lost);
 }
 
-gv_status gv_coll_run_ranks(const gv_coll_plan *p, const gv_rank *launch, gv_error *e)
+gv_status gv_coll_run_ranks(const gv_coll_plan *p, const gv_coll_table *table,
+                            const gv_rank *launch, gv_error *e)
 {
     e->status = GV_ST_OK;
     e->msg[0] = '\0';
-    job J = {.rank = launch->rank, .size = launch->world_size};
+    job J = {.rank = launch->rank, .size = launch->world_size, .table = table};
     char err[256];
     if (gv_mpi_start(&J.rank, &J.size, err, sizeof err) != 0) {
         if (gv_mpi_built()) {

@@ -1,6 +1,6 @@
 /* coll_rows.c: the rows of a `gpuval collectives` run (coll_rows.h) — which collective, dtype
- * and size each row is, its judgement against the f64 oracle on every rank (coll.h), its table
- * row and JSON, and one row run over every local GPU from one process. Shared by the command
+ * and size each row is, its judgement against the f64 oracle on every rank (coll.h), its JSON
+ * (its table row is render/coll_text.c's), and one row run over every local GPU from one process. Shared by the command
  * (cmd/collectives.c) and the ranks of an MPI job (coll_rank.c). */
 #include "coll/coll_rows.h"
 
@@ -78,25 +78,6 @@ void gv_coll_bandwidths(gv_coll_row *row, int nranks)
     row->algbw =
         gv_coll_algbw_bytes(kind, row->count, nranks, row->dtype) / (row->time_ms * 1e-3) / 1e9;
     row->busbw = row->algbw * gv_coll_busbw_factor(kind, nranks);
-}
-
-void gv_coll_print_header(void)
-{
-    printf("%-18s %-5s %12s %11s %7s %9s %11s %11s %11s  %s\n", "collective", "dtype", "bytes/rank",
-           "count", "#wrong", "ratio", "time us", "algbw GB/s", "busbw GB/s", "verdict");
-}
-
-void gv_coll_print_row(const gv_coll_row *row)
-{
-    printf("%-18s %-5s %12lld %11lld %7lld %9.3g %11.1f %11.2f %11.2f  %s", row->d->name,
-           gv_dtype_name((gv_dtype)row->dtype), (long long)row->bytes, (long long)row->count,
-           (long long)row->wrong, row->ratio, row->time_ms * 1e3, row->algbw, row->busbw,
-           gv_verdict_name(row->verdict));
-    if (row->reason[0]) printf(" (%s)", row->reason);
-    if (row->verdict == GV_PASS && !row->ranks_identical)
-        printf(" [ranks' outputs not bit-identical]");
-    printf("\n");
-    fflush(stdout);
 }
 
 /* One collective: inputs, oracle, device run, judgement on every rank. */

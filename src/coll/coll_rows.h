@@ -1,6 +1,7 @@
 /* coll_rows.h: the rows of a `gpuval collectives` run (coll_rows.c) — the plan the command
- * line makes, each row's judgement, table row and JSON, shared by the two drivers: every local
- * GPU from one process (gv_coll_run_local) and one GPU per rank of an MPI job (coll_rank.h). */
+ * line makes, each row's judgement and JSON (its table line: render/coll_text.h), shared by the two
+ * drivers: every local GPU from one process (gv_coll_run_local) and one GPU per rank of an MPI job
+ * (coll_rank.h). */
 #ifndef GV_COLL_ROWS_H
 #define GV_COLL_ROWS_H
 
@@ -60,8 +61,13 @@ void gv_coll_bandwidths(gv_coll_row *row, int nranks);
  * after 5 warm-up runs), judgement on every rank; the NCCL version into *nccl_version. */
 void gv_coll_run_local(gv_coll_row *row, int nranks, uint64_t seed, int iters, int *nccl_version);
 
-void gv_coll_print_header(void);
-void gv_coll_print_row(const gv_coll_row *row);
+/* The printers of a row's table line (render/coll_text.c's gv_coll_print_header and
+ * gv_coll_print_row, which the command passes): the MPI driver prints through them on rank 0. */
+typedef struct gv_coll_table {
+    void (*header)(void);
+    void (*row)(const gv_coll_row *row);
+} gv_coll_table;
+
 json_t *gv_coll_row_json(const gv_coll_row *row, int nranks);
 /* The gpuval-collectives/1 document (taking rows); extra's members (may be NULL) are added at
  * the top level. Returns false when the file could not be written (e says why). */

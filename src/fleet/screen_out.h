@@ -1,4 +1,5 @@
-/* screen_out.h: what `gpuval screen` hands to the machinery around a node (screen_out.c). */
+/* screen_out.h: what `gpuval screen` hands to the machinery around a node (screen_out.c); its
+ * Prometheus textfile and terminal summary are render/screen_text.h's. */
 #ifndef GV_SCREEN_OUT_H
 #define GV_SCREEN_OUT_H
 
@@ -12,9 +13,6 @@
  * failure, "; " between GPUs), or "gpuval screen: prolog/1 passed on 8 GPUs in 31.2 s". */
 void gv_screen_drain_line(const gv_screen_verdict *v, char *buf, size_t len);
 
-/* The Prometheus textfile (node_exporter's textfile collector) of v to f: 0, or -1. */
-int gv_screen_write_prom(FILE *f, const gv_screen_verdict *v);
-
 /* The Kubernetes node condition of v: {"type": "GpuvalScreen", "status": "True" when a GPU
  * failed (a problem condition, as node-problem-detector's), "False" when every GPU passed,
  * "Unknown" when a run was lost, "reason", "message" (the drain line), "lastProbeTime",
@@ -24,8 +22,5 @@ json_t *gv_screen_k8s_condition(const gv_screen_verdict *v);
 /* The node's screen document (gpuval-screen/1): tier, exit code, drain line, each GPU with its
  * judgements and failures, the notes. run_files[i]: GPU i's run document file, or NULL. */
 json_t *gv_screen_doc(const gv_screen_verdict *v, const char *const *run_files);
-
-/* The verdict as the terminal shows it: one line per GPU, then each failure and note. */
-void gv_screen_print(FILE *f, const gv_screen_verdict *v);
 
 #endif

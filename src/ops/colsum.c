@@ -301,6 +301,12 @@ static int einsum_oracle(gv_problem *p)
     .order_free_depth = matmul_colsum_order_free_depth, .bias_dists = GV_BIT(GV_DIST_UNIFORM11),   \
     .mode_reference = matmul_colsum_mode_reference
 
+/* The fused einsum's arithmetic (its flops, oracle and depths), the same for einsum.colsum and
+   each of its variants; their layouts and mode references are their own. */
+#define EINSUM_COLSUM_COMMON                                                                       \
+    .flops = einsum_flops, .oracle = einsum_oracle, .depth = einsum_depth,                         \
+    .order_free_depth = einsum_order_free_depth, .oracle_depth = einsum_oracle_depth
+
 /* the zero-mean canaries; matmul_colsum adds the edges, which its planted TF32 variant is not
    made to fail (where products underflow, the model's underflow term is loose enough for it) */
 #define MATMUL_COLSUM_CANARIES      "uniform11:1000x500x700,uniform11:10000x5000x7000"
@@ -366,11 +372,7 @@ static const gv_op einsum_colsum = {
        on uniform [0,1) inputs leans at z = -4.4 over 700 outputs): the bias is reported only */
     .layout = einsum_layout,
     .mode_reference = einsum_mode_reference,
-    .flops = einsum_flops,
-    .oracle = einsum_oracle,
-    .depth = einsum_depth,
-    .order_free_depth = einsum_order_free_depth,
-    .oracle_depth = einsum_oracle_depth,
+    EINSUM_COLSUM_COMMON,
     .error_model = "gauge colsum(|A|)|B|, depth colsum_depth(m) + colsum_depth(k) + 1 "
                    "(docs/error-models.md)",
     .takes_layouts = GK_TAKES_OFFSET | GK_TAKES_LD,
@@ -390,11 +392,7 @@ static const gv_op einsum_colsum_strided = {
     .shapes = "300x257x129,1000x500x700",
     .test_shapes = "1x1x1,64x48x32,300x257x129,257x515x129",
     .layout = einsum_strided_layout,
-    .flops = einsum_flops,
-    .oracle = einsum_oracle,
-    .depth = einsum_depth,
-    .order_free_depth = einsum_order_free_depth,
-    .oracle_depth = einsum_oracle_depth,
+    EINSUM_COLSUM_COMMON,
     .error_model = "as einsum.colsum",
     .takes_layouts = GK_TAKES_OFFSET | GK_TAKES_LD,
     .device = GV_KERNEL(gk_einsum_colsum),
@@ -411,11 +409,7 @@ static const gv_op einsum_colsum_lastchunk = {
     .test_shapes = "300x257x129,1000x500x700",
     .layout = einsum_layout,
     .mode_reference = einsum_mode_reference,
-    .flops = einsum_flops,
-    .oracle = einsum_oracle,
-    .depth = einsum_depth,
-    .order_free_depth = einsum_order_free_depth,
-    .oracle_depth = einsum_oracle_depth,
+    EINSUM_COLSUM_COMMON,
     .error_model = "as einsum.colsum",
     .device = GV_KERNEL(gk_einsum_colsum_lastchunk),
     COLSUM_COMMON,
@@ -448,11 +442,7 @@ static const gv_op einsum_colsum_halfcount = {
     .test_shapes = "33x70x129,300x257x1000",
     .layout = einsum_layout,
     .mode_reference = einsum_mode_reference,
-    .flops = einsum_flops,
-    .oracle = einsum_oracle,
-    .depth = einsum_depth,
-    .order_free_depth = einsum_order_free_depth,
-    .oracle_depth = einsum_oracle_depth,
+    EINSUM_COLSUM_COMMON,
     .error_model = "as einsum.colsum",
     .device = GV_KERNEL(gk_einsum_colsum_halfcount),
     COLSUM_COMMON,

@@ -1,14 +1,15 @@
 /* merge_coll.c: the per-rank collectives files of one MPI job as one table (merge_coll.h). Each
  * rank's file holds its own verdict, #wrong and median time for every collective (rank_*);
- * the job's figures are recomputed here from them, as the ranks' MPI reduction made them. */
+ * the job's figures are recomputed here from them, as the ranks' MPI reduction made them;
+ * render/coll_text.c prints the table. */
 #include "runs/merge_coll.h"
 #include "io/infile.h"
 #include "io/json_util.h"
 
 #include <jansson.h>
-#include <limits.h>
-#include <stdint.h>
 #include <math.h>
+#include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -97,89 +98,102 @@ static int order_ranks(json_t **loaded, const char *const *paths, int n, json_t 
     return 0;
 }
 
-static gv_status merge_docs(json_t **docs, int n, bool quiet, FILE *out)
+/* Rank r's row k, in m's arrays. */
+static size_t at(const gv_coll_merged *m, size_t k, int r)
 {
-    fprintf(out, "collectives of %d ranks:", n);
-    for (int r = 0; r < n; r++)
-        fprintf(out, " rank%d=%s:dev%d", r, gv_jstr(docs[r], "fleet.host"),
-                (int)gv_jint_in(docs[r], "fleet.device_index", INT_MIN, INT_MAX, -1));
-    fprintf(out, "\n%-18s %-5s %12s", "collective", "dtype", "bytes/rank");
-    for (int r = 0; r < n; r++) {
-        char name[16];
-        snprintf(name, sizeof name, "rank%d", r);
-        fprintf(out, "   %-6s %7s %10s", name, "#wrong", "time us");
-    }
-    fprintf(out, " %7s %11s  %s\n", "#wrong", "busbw GB/s", "verdict");
-    const json_t *rows0 = json_object_get(docs[0], "collectives");
-    size_t nrows = json_array_size(rows0);
-    double *rank_ms = calloc((size_t)n, sizeof *rank_ms);
-    if (!rank_ms) return GV_ST_RUNTIME;
-    int pass = 0, fail = 0, skip = 0, error = 0;
-    for (size_t k = 0; k < nrows; k++) {
-        const json_t *row0 = json_array_get(rows0, k);
-        const gv_coll_desc *d = gv_coll_find(gv_jstr(row0, "collective"));
-        int dt = strcmp(gv_jstr(row0, "dtype"), "f64") == 0 ? GV_F64 : GV_F32;
-        int worst = 0;
-        double wrong = 0, slowest = 0;
-        char cells[2048] = "";
-        size_t used = 0;
-        for (int r = 0; r < n; r++) {
-            const json_t *row = json_array_get(json_object_get(docs[r], "collectives"), k);
-            gv_verdict v = verdict_of(gv_jstr(row, "rank_verdict"));
-            double w = gv_jnum(row, "rank_wrong"), ms = gv_jnum(row, "rank_time_ms");
-            if (severity(v) > worst) worst = severity(v);
-            wrong += isfinite(w) ? w : 0;
-            if (isfinite(ms) && ms > slowest) slowest = ms;
-            if (isfinite(ms)) rank_ms[r] += ms;
-            if (used < sizeof cells)
-                used += (size_t)snprintf(cells + used, sizeof cells - used, "   %-6s %7.0f %10.1f",
-                                         gv_verdict_name(v), w, ms * 1e3);
-        }
-        gv_verdict job = worst == 0   ? GV_PASS
-                         : worst == 1 ? GV_SKIP
-                         : worst == 2 ? GV_FAIL
-                                      : GV_ERROR;
-        if (job == GV_PASS && wrong > 0) job = GV_FAIL; /* a count the verdicts did not carry */
-        pass += job == GV_PASS;
-        fail += job == GV_FAIL;
-        skip += job == GV_SKIP;
-        error += job == GV_ERROR;
-        double busbw = NAN;
-        if (d && slowest > 0)
-            busbw =
-                gv_coll_algbw_bytes(d->kind, gv_jint_in(row0, "count", 0, INT64_MAX, 0), n, dt) /
-                (slowest * 1e-3) / 1e9 * gv_coll_busbw_factor(d->kind, n);
-        if (quiet && job == GV_PASS) continue;
-        fprintf(out, "%-18s %-5s %12.0f%s %7.0f %11.2f  %s\n", gv_jstr(row0, "collective"),
-                gv_jstr(row0, "dtype"), gv_jnum(row0, "bytes_per_rank"), cells, wrong, busbw,
-                gv_verdict_name(job));
-    }
-    /* ranks against their median: a slow GPU or link shows in every collective it joins */
-    double *sorted = malloc((size_t)n * sizeof *sorted);
-    int slow = 0;
-    if (sorted) {
-        memcpy(sorted, rank_ms, (size_t)n * sizeof *sorted);
-        qsort(sorted, (size_t)n, sizeof *sorted, by_double);
-        double median = n % 2 ? sorted[n / 2] : 0.5 * (sorted[n / 2 - 1] + sorted[n / 2]);
-        fprintf(out, "\nrank time, summed medians (median of ranks %.3f ms):", median);
-        for (int r = 0; r < n; r++) {
-            bool is_slow = median > 0 && rank_ms[r] > median * (1 + GV_FLEET_SLOW_FRACTION);
-            slow += is_slow;
-            fprintf(out, " rank%d %.3f ms%s", r, rank_ms[r], is_slow ? " SLOW" : "");
-        }
-        fprintf(out, "\n");
-        free(sorted);
-    }
-    free(rank_ms);
-    fprintf(out,
-            "%d collectives on %d ranks: %d passed, %d failed, %d skipped, %d errors; %d slow "
-            "rank%s\n",
-            pass + fail + skip + error, n, pass, fail, skip, error, slow, slow == 1 ? "" : "s");
-    return gv_run_status(fail, error, pass, true, false);
+    return k * (size_t)m->n + (size_t)r;
 }
 
-gv_status gv_coll_merge(const char *const *paths, int n, bool quiet, FILE *out, gv_error *e)
+/* Row k of the job from its ranks' rows: the worst verdict, the #wrong summed, the slowest
+   rank's time and the bandwidth from it; each rank's time added to its sum. */
+static void merge_row(gv_coll_merged *m, size_t k)
 {
+    int n = m->n;
+    gv_coll_merged_row *out = &m->rows[k];
+    const json_t *row0 = json_array_get(json_object_get(m->docs[0], "collectives"), k);
+    const gv_coll_desc *d = gv_coll_find(gv_jstr(row0, "collective"));
+    int dt = strcmp(gv_jstr(row0, "dtype"), "f64") == 0 ? GV_F64 : GV_F32;
+    int worst = 0;
+    double wrong = 0, slowest = 0;
+    out->row0 = row0;
+    for (int r = 0; r < n; r++) {
+        const json_t *row = json_array_get(json_object_get(m->docs[r], "collectives"), k);
+        gv_verdict v = verdict_of(gv_jstr(row, "rank_verdict"));
+        double w = gv_jnum(row, "rank_wrong"), ms = gv_jnum(row, "rank_time_ms");
+        if (severity(v) > worst) worst = severity(v);
+        wrong += isfinite(w) ? w : 0;
+        if (isfinite(ms) && ms > slowest) slowest = ms;
+        if (isfinite(ms)) m->rank_ms[r] += ms;
+        m->cell_verdict[at(m, k, r)] = v;
+        m->cell_wrong[at(m, k, r)] = w;
+        m->cell_ms[at(m, k, r)] = ms;
+    }
+    gv_verdict job = worst == 0 ? GV_PASS : worst == 1 ? GV_SKIP : worst == 2 ? GV_FAIL : GV_ERROR;
+    if (job == GV_PASS && wrong > 0) job = GV_FAIL; /* a count the verdicts did not carry */
+    m->pass += job == GV_PASS;
+    m->fail += job == GV_FAIL;
+    m->skip += job == GV_SKIP;
+    m->error += job == GV_ERROR;
+    double busbw = NAN;
+    if (d && slowest > 0)
+        busbw = gv_coll_algbw_bytes(d->kind, gv_jint_in(row0, "count", 0, INT64_MAX, 0), n, dt) /
+                (slowest * 1e-3) / 1e9 * gv_coll_busbw_factor(d->kind, n);
+    out->verdict = job;
+    out->wrong = wrong;
+    out->busbw = busbw;
+}
+
+/* The job's rows from docs (rank r's at [r], taken), and the ranks against their median. */
+static gv_status merge_docs(json_t **docs, int n, gv_coll_merged *m)
+{
+    m->n = n;
+    m->docs = docs;
+    m->n_rows = json_array_size(json_object_get(docs[0], "collectives"));
+    size_t cells = m->n_rows * (size_t)n;
+    m->rows = calloc(m->n_rows ? m->n_rows : 1, sizeof *m->rows);
+    m->cell_verdict = calloc(cells ? cells : 1, sizeof *m->cell_verdict);
+    m->cell_wrong = calloc(cells ? cells : 1, sizeof *m->cell_wrong);
+    m->cell_ms = calloc(cells ? cells : 1, sizeof *m->cell_ms);
+    m->rank_ms = calloc((size_t)n, sizeof *m->rank_ms);
+    m->slow = calloc((size_t)n, sizeof *m->slow);
+    if (!m->rows || !m->cell_verdict || !m->cell_wrong || !m->cell_ms || !m->rank_ms || !m->slow)
+        return GV_ST_RUNTIME;
+    for (size_t k = 0; k < m->n_rows; k++)
+        merge_row(m, k);
+    /* ranks against their median: a slow GPU or link shows in every collective it joins */
+    double *sorted = malloc((size_t)n * sizeof *sorted);
+    if (sorted) {
+        memcpy(sorted, m->rank_ms, (size_t)n * sizeof *sorted);
+        qsort(sorted, (size_t)n, sizeof *sorted, by_double);
+        m->median = n % 2 ? sorted[n / 2] : 0.5 * (sorted[n / 2 - 1] + sorted[n / 2]);
+        m->have_median = true;
+        for (int r = 0; r < n; r++) {
+            m->slow[r] = m->median > 0 && m->rank_ms[r] > m->median * (1 + GV_FLEET_SLOW_FRACTION);
+            m->n_slow += m->slow[r];
+        }
+        free(sorted);
+    }
+    m->merged = true;
+    return gv_run_status(m->fail, m->error, m->pass, true, false);
+}
+
+void gv_coll_merged_free(gv_coll_merged *m)
+{
+    for (int r = 0; m->docs && r < m->n; r++)
+        json_decref(m->docs[r]);
+    free(m->docs);
+    free(m->rows);
+    free(m->cell_verdict);
+    free(m->cell_wrong);
+    free(m->cell_ms);
+    free(m->rank_ms);
+    free(m->slow);
+    memset(m, 0, sizeof *m);
+}
+
+gv_status gv_coll_merge(const char *const *paths, int n, gv_coll_merged *m, gv_error *e)
+{
+    memset(m, 0, sizeof *m);
     json_t **loaded = calloc((size_t)n, sizeof *loaded), **docs = calloc((size_t)n, sizeof *docs);
     gv_status rc = GV_ST_BAD_INPUT;
     char err[1024] = "";
@@ -200,7 +214,10 @@ gv_status gv_coll_merge(const char *const *paths, int n, bool quiet, FILE *out, 
         }
     }
     if (order_ranks(loaded, paths, n, docs, err, sizeof err) != 0) goto done;
-    rc = merge_docs(docs, n, quiet, out);
+    rc = merge_docs(docs, n, m); /* m holds the documents now */
+    docs = NULL;
+    free(loaded);
+    loaded = NULL;
 done:
     gv_err_set(e, rc, "%s", err);
     for (int i = 0; loaded && i < n; i++)

@@ -11,6 +11,7 @@
 
 #include "../../abi/softmax.h"
 #include "core/registry.h"
+#include "block_sum.h"
 #include "testkit.h"
 
 enum variant { V_OK, V_PERIMAGE, V_IN_F32 };
@@ -22,34 +23,10 @@ static double rnd(double x)
     return f32 ? (double)(float)x : x;
 }
 
-/* the block's sum of terms[0..n) in the kernel's order (block_reduce.cuh) */
+/* the block's sum of terms[0..n) in the kernel's order (block_sum.h) */
 static double block_sum(const double *terms, int64_t n)
 {
-    int threads = gk_softmax_threads(n);
-    double part[1024];
-    for (int t = 0; t < threads; t++) {
-        double acc = 0;
-        for (int64_t j = t; j < n; j += threads)
-            acc = rnd(acc + terms[j]);
-        part[t] = acc;
-    }
-    for (int w = 0; w < threads / 32; w++) {
-        double *v = part + 32 * w, nv[32];
-        for (int off = 16; off > 0; off >>= 1) {
-            for (int l = 0; l < 32; l++)
-                nv[l] = rnd(v[l] + v[l ^ off]);
-            memcpy(v, nv, sizeof nv);
-        }
-    }
-    double v[32] = {0}, nv[32];
-    for (int w = 0; w < threads / 32; w++)
-        v[w] = part[32 * w];
-    for (int off = 16; off > 0; off >>= 1) {
-        for (int l = 0; l < 32; l++)
-            nv[l] = rnd(v[l] + v[l ^ off]);
-        memcpy(v, nv, sizeof nv);
-    }
-    return v[0];
+    return block_sum_ordered(terms, n, n, f32);
 }
 
 /* norm.layer's arithmetic on one gathered row */

@@ -11,6 +11,7 @@
 
 #include "../../abi/softmax.h"
 #include "core/registry.h"
+#include "block_sum.h"
 #include "testkit.h"
 
 enum kind { K_MSE, K_L1, K_SL1, K_KL, K_MEAN };
@@ -36,35 +37,10 @@ static double sim_log(const sim *s, double v, double dir)
                   : nextafter(l, dir > 0 ? INFINITY : -INFINITY);
 }
 
-/* The block's sum of terms[0..n) in the kernel's order (kernels/block_reduce.cuh), as
-   tests/cpu/model_loss.c's. */
+/* The block's sum of terms[0..n) in the kernel's order (block_sum.h). */
 static double block_sum(const sim *s, const double *terms, int64_t n)
 {
-    int threads = gk_softmax_threads(n);
-    double part[1024];
-    for (int t = 0; t < threads; t++) {
-        double acc = 0;
-        for (int64_t j = t; j < n; j += threads)
-            acc = rnd(s, acc + terms[j]);
-        part[t] = acc;
-    }
-    for (int w = 0; w < threads / 32; w++) {
-        double *v = part + 32 * w, nv[32];
-        for (int off = 16; off > 0; off >>= 1) {
-            for (int l = 0; l < 32; l++)
-                nv[l] = rnd(s, v[l] + v[l ^ off]);
-            memcpy(v, nv, sizeof nv);
-        }
-    }
-    double v[32] = {0}, nv[32];
-    for (int w = 0; w < threads / 32; w++)
-        v[w] = part[32 * w];
-    for (int off = 16; off > 0; off >>= 1) {
-        for (int l = 0; l < 32; l++)
-            nv[l] = rnd(s, v[l] + v[l ^ off]);
-        memcpy(v, nv, sizeof nv);
-    }
-    return v[0];
+    return block_sum_ordered(terms, n, n, s->f32);
 }
 
 /* One term in the kernel's arithmetic (kernels/loss.cu, pair_term). */

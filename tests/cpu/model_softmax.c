@@ -14,6 +14,7 @@
 #include "core/judge.h"
 #include "core/reference.h"
 #include "core/run.h"
+#include "block_sum.h"
 #include "testkit.h"
 
 enum kind { K_SOFTMAX, K_LOG, K_LAYER, K_RMS };
@@ -62,32 +63,7 @@ static double sim_exp(const sim *s, double t, double dir)
 /* The block's sum of the row's terms f(j), in the kernel's order. */
 static double block_sum(const sim *s, const double *terms, int64_t n, int64_t end)
 {
-    int threads = gk_softmax_threads(n);
-    double part[1024];
-    for (int t = 0; t < threads; t++) {
-        double acc = 0;
-        for (int64_t j = t; j < end; j += threads)
-            acc = rnd(s, acc + terms[j]);
-        part[t] = acc;
-    }
-    /* the xor butterfly across each warp's lanes, then across the warps (lane 0's value) */
-    for (int w = 0; w < threads / 32; w++) {
-        double *v = part + 32 * w, nv[32];
-        for (int off = 16; off > 0; off >>= 1) {
-            for (int l = 0; l < 32; l++)
-                nv[l] = rnd(s, v[l] + v[l ^ off]);
-            memcpy(v, nv, sizeof nv);
-        }
-    }
-    double v[32] = {0}, nv[32];
-    for (int w = 0; w < threads / 32; w++)
-        v[w] = part[32 * w];
-    for (int off = 16; off > 0; off >>= 1) {
-        for (int l = 0; l < 32; l++)
-            nv[l] = rnd(s, v[l] + v[l ^ off]);
-        memcpy(v, nv, sizeof nv);
-    }
-    return v[0];
+    return block_sum_ordered(terms, n, end, s->f32);
 }
 
 static void sim_rows(const gv_problem *p, enum kind kind, sim s, double *y)

@@ -187,82 +187,31 @@ typedef struct plant {
     const char *reads;
 } plant;
 
-static void scale_ignored(gv_bs_model *m)
-{
-    m->mma_scale = GV_BS_USE_NONE;
-}
-static void scale_per_tensor_mma(gv_bs_model *m)
-{
-    m->mma_scale = GV_BS_USE_FIRST;
-}
-static void scale_per_tensor_quant(gv_bs_model *m)
-{
-    m->q_tensor = true;
-}
-static void mma_block16(gv_bs_model *m)
-{
-    m->mma_block = 16;
-}
-static void mma_block32(gv_bs_model *m)
-{
-    m->mma_block = 32;
-}
-static void mma_block64(gv_bs_model *m)
-{
-    m->mma_block = 64;
-}
-static void quant_block16(gv_bs_model *m)
-{
-    m->q_block = 16;
-}
-static void quant_block32(gv_bs_model *m)
-{
-    m->q_block = 32;
-}
-static void quant_block64(gv_bs_model *m)
-{
-    m->q_block = 64;
-}
-static void e8m0_ceil(gv_bs_model *m)
-{
-    m->q_xround = GV_BS_XCEIL;
-}
-static void e8m0_nearest(gv_bs_model *m)
-{
-    m->q_xround = GV_BS_XNEAREST;
-}
-static void ue4m3_rz(gv_bs_model *m)
-{
-    m->q_scale_rz = true;
-}
-static void elem_rz(gv_bs_model *m)
-{
-    m->q_elem_rz = true;
-}
-static void acc_rn(gv_bs_model *m)
-{
-    m->acc_rn = true;
-}
-static void no_extra_bits(gv_bs_model *m)
-{
-    m->frac_bits = 23;
-}
-static void group32(gv_bs_model *m)
-{
-    m->group = 32;
-}
-static void group8(gv_bs_model *m)
-{
-    m->group = 8;
-}
-static void group16(gv_bs_model *m)
-{
-    m->group = 16;
-}
-static void frac25(gv_bs_model *m)
-{
-    m->frac_bits = 25;
-}
+/* Each change sets one field of the model to one value. */
+#define CHANGE(name, field, value)                                                                 \
+    static void name(gv_bs_model *m)                                                               \
+    {                                                                                              \
+        m->field = value;                                                                          \
+    }
+CHANGE(scale_ignored, mma_scale, GV_BS_USE_NONE)
+CHANGE(scale_per_tensor_mma, mma_scale, GV_BS_USE_FIRST)
+CHANGE(scale_per_tensor_quant, q_tensor, true)
+CHANGE(mma_block16, mma_block, 16)
+CHANGE(mma_block32, mma_block, 32)
+CHANGE(mma_block64, mma_block, 64)
+CHANGE(quant_block16, q_block, 16)
+CHANGE(quant_block32, q_block, 32)
+CHANGE(quant_block64, q_block, 64)
+CHANGE(e8m0_ceil, q_xround, GV_BS_XCEIL)
+CHANGE(e8m0_nearest, q_xround, GV_BS_XNEAREST)
+CHANGE(ue4m3_rz, q_scale_rz, true)
+CHANGE(elem_rz, q_elem_rz, true)
+CHANGE(acc_rn, acc_rn, true)
+CHANGE(no_extra_bits, frac_bits, 23)
+CHANGE(group32, group, 32)
+CHANGE(group8, group, 8)
+CHANGE(group16, group, 16)
+CHANGE(frac25, frac_bits, 25)
 
 Test(blockscaled_probe, every_planted_impostor_fails_the_feature_that_tells_it)
 {

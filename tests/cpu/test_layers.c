@@ -2,7 +2,7 @@
  * calls. The rule (docs/DESIGN.md, "Layout"):
  *   abi/       the bottom: system headers and abi/ only
  *   kernels/   abi/ and kernels/;  oracle/: abi/ and oracle/;  include/: itself
- *   src/WING/  the wings below it in RULES (cmd -> fleet -> runs -> coll, render -> bench -> io
+ *   src/WING/  the wings below it in RULES (cmd -> render -> fleet -> runs -> coll, bench -> io
  *               -> core; ops -> core; cmd -> probe -> io; cmd -> api -> io), abi/, the device
  *              layer's C ABI kernels/gk.h; core and ops also the oracle's oracle/go.h; core,
  *              api and cmd the public API include/gpuval.h
@@ -16,14 +16,15 @@
  * kernels/ alike), <jansson.h> never in core/ or ops/, getopt only in cmd/; exit codes
  * (GV_EXIT_*, gv_exit_code) and usage errors (gv_usage_error) only in cmd/, for the wings below
  * return a gv_status and a gv_error that cmd maps (cmd/exit.c), but in src/core/gv.h and gv.c,
- * which hold the one exit table (with its status column) and the printer cmd calls. Every .c of a wing
- * has a header of its own stem (but ops/, whose files define gv_family_F, and the command's
+ * which hold the one exit table (with its status column) and the printer cmd calls. Every .c of a
+ * wing has a header of its own stem (but ops/, whose files define gv_family_F, and the command's
  * entry point). A .c of src/cmd/ defines no external function but one named gv_cmd_*, so that
  * the command line's helpers are never mistaken for library functions (the library's logic
  * lives below cmd, in api/ and the wings under it); the exceptions, in CMD_EXPORTS, are the
  * names that must stay: the gpuval command's main and the public gv_main and gv_main_all of
- * include/gpuval.h, which run the command line and so are cmd's. The checker also runs on trees
- * it plants with each kind of violation, so it is shown to fail. RULES steps down the floors
+ * include/gpuval.h, which run the command line and so are cmd's. No stdio printing call
+ * (PRINT_CALLS) in src/ outside render/ and cmd/, but in PRINT_HOMES. The checker also runs on
+ * trees it plants with each kind of violation, so it is shown to fail. RULES steps down the floors
  * of docs/DESIGN.md's **Floors** table (each wing includes only wings of lower floors), the
  * table tools/structure.py holds the whole tree to, Python's imports included (the cpu test
  * `structure`). GPUVAL_SRCDIR (set by tests/meson.build) names the source tree. */
@@ -52,10 +53,11 @@ static const struct {
     {"ops", {"ops", "core"}},
     {"io", {"io", "core"}},
     {"bench", {"bench", "io", "core"}},
-    {"render", {"render", "bench", "io", "core"}},
+    /* the printers, of every wing's data below them; only cmd calls them */
+    {"render", {"render", "fleet", "runs", "coll", "bench", "io", "core"}},
     {"coll", {"coll", "io", "core"}},
     {"runs", {"runs", "coll", "bench", "io", "core"}},
-    {"fleet", {"fleet", "runs", "coll", "render", "bench", "io", "core"}},
+    {"fleet", {"fleet", "runs", "coll", "bench", "io", "core"}},
     {"api", {"api", "io", "core"}}, /* the public library's judge, inputs, op description */
     {"cmd", {"cmd", "api", "fleet", "runs", "coll", "render", "bench", "io", "core", "probe"}},
     {"probe",
@@ -89,9 +91,40 @@ static const struct {
     {"src/cmd/gv_main.c", "gv_main_all"}, /* the command line over its own families */
 };
 
+/* Text for people is printed in src/render/ (and in src/cmd/: usage, errors, the command's own
+   lines); the other wings return data and errors. A call of a stdio printing function
+   (PRINT_CALLS) elsewhere in src/ is a violation, but in the files below, each for its reason.
+   The list only shrinks: a file on it that no longer prints is a finding too, so that an entry
+   never outlives its reason. */
+static const char *const PRINT_CALLS[] = {"printf", "vprintf", "fprintf", "vfprintf", "puts",
+                                          "fputs",  "putchar", "putc",    "fputc",    "perror"};
+static const struct {
+    const char *file, *why;
+} PRINT_HOMES[] = {
+    /* files' bytes, not text for people */
+    {"src/io/npy.c", "the .npy header's padding"},
+    {"src/io/case_io.c", "a case file's closing newline"},
+    {"src/io/escape.c", "the escapers that render's printers write through"},
+    /* one line on stderr where the library meets it, not a table */
+    {"src/core/gv.c", "the exit table and the error line cmd prints (EXIT_HOMES)"},
+    {"src/core/cache.c", "a cache entry left alone or recomputed: a warning"},
+    {"src/core/registry.c", "a broken op descriptor: a warning at start-up"},
+    {"src/core/reference.c", "the oracle cache not used: a warning; its last-run note file"},
+    {"src/io/json_util.c", "the numerics environment's warning"},
+    /* printers still to move into render/: each prints as it computes or runs what it prints,
+       or (run_doc.c) serves a wing under render, api/'s judge, which returns a row as text */
+    {"src/io/run_doc.c", "check's table rows, summary line and device block"},
+    {"src/runs/merge_check.c", "merge's fleet table"},
+    {"src/runs/merge_perf.c", "merge's bench table"},
+    {"src/runs/merge_probe.c", "merge's probe table"},
+    {"src/fleet/workers.c", "the workers' banner and relayed output"},
+    {"src/coll/coll_rank.c", "an MPI rank's own SKIP, error and summary lines"},
+};
+enum { N_PRINT_HOMES = sizeof PRINT_HOMES / sizeof PRINT_HOMES[0] };
+
 typedef struct findings {
     int files, bad; /* sources read; violations of every kind */
-    int upward, unresolved, circles, greps, headers, exports;
+    int upward, unresolved, circles, greps, headers, exports, prints;
     char text[32768];
 } findings;
 
@@ -283,6 +316,34 @@ static bool includes_system(const char *code_path, const char *header)
     return found;
 }
 
+static int print_home(const char *rel)
+{
+    for (int i = 0; i < N_PRINT_HOMES; i++)
+        if (strcmp(rel, PRINT_HOMES[i].file) == 0) return i;
+    return -1;
+}
+
+/* The first of PRINT_CALLS that code calls, or NULL. */
+static const char *print_call(const char *code)
+{
+    for (size_t i = 0; i < sizeof PRINT_CALLS / sizeof PRINT_CALLS[0]; i++)
+        if (calls(code, PRINT_CALLS[i])) return PRINT_CALLS[i];
+    return NULL;
+}
+
+/* The printing rule on one source of src/ (code: comments and strings blanked). */
+static void check_prints(const char *rel, const char *top, const char *wing, const char *code,
+                         findings *f)
+{
+    if (strcmp(top, "src") != 0 || strcmp(wing, "render") == 0 || strcmp(wing, "cmd") == 0) return;
+    const char *call = print_call(code);
+    if (call && print_home(rel) < 0)
+        note(f, &f->prints,
+             "  %s calls %s (text for people is printed in src/render/; a library returns "
+             "data and errors)",
+             rel, call);
+}
+
 /* The grep rules on one source. */
 static void check_calls(const char *root, const char *path, findings *f)
 {
@@ -310,6 +371,7 @@ static void check_calls(const char *root, const char *path, findings *f)
             note(f, &f->greps,
                  "  %s calls gv_usage_error or gv_exit_code (a library returns a gv_error)", rel);
     }
+    check_prints(rel, top, wing, code, f);
     free(code);
 }
 
@@ -600,6 +662,22 @@ Test(layers, the_tree_follows_the_rule)
     cr_expect_eq(f.bad, 0, "%d violations of the layering:\n%s", f.bad, f.text);
 }
 
+/* PRINT_HOMES only shrinks: each of its files is in the tree and still prints. */
+Test(layers, every_print_home_still_prints)
+{
+    for (int i = 0; i < N_PRINT_HOMES; i++) {
+        char p[PATH_MAX];
+        snprintf(p, sizeof p, "%s/%s", srcdir(), PRINT_HOMES[i].file);
+        char *code = code_of(p);
+        cr_expect_not_null(code, "%s, on PRINT_HOMES, is not in the tree", PRINT_HOMES[i].file);
+        if (code)
+            cr_expect_not_null(print_call(code),
+                               "%s prints no longer: take it off PRINT_HOMES (%s)",
+                               PRINT_HOMES[i].file, PRINT_HOMES[i].why);
+        free(code);
+    }
+}
+
 /* ---- the checker on planted trees ---------------------------------------------------------- */
 
 static void plant(const char *root, const char *rel, const char *text)
@@ -731,6 +809,24 @@ Test(layers, each_kind_of_violation_is_seen)
           "static const char *brace = \"}\";\n"
           "int gv_cmd_leak(void) { return brace[0] == '}'; }\n"
           "int\ngv_parse_thing(const char *s)\n{\n    return s[0];\n}\n");
+    /* a library wing printing; render/ and cmd/ may, and a comment or string naming it is
+       no call */
+    plant(root, "src/bench/say.h", "");
+    plant(root, "src/bench/say.c",
+          "#include <stdio.h>\n#include \"bench/say.h\"\n"
+          "void s(int n) { if (n) printf (\"%d\\n\", n); }\n");
+    plant(root, "src/render/show.h", "");
+    plant(root, "src/render/show.c",
+          "#include <stdio.h>\n#include \"render/show.h\"\n"
+          "void show(FILE *f) { fputs(\"printf(\", f); }\n");
+    plant(root, "src/cmd/tell.h", "");
+    plant(root, "src/cmd/tell.c",
+          "#include <stdio.h>\n#include \"cmd/tell.h\"\n"
+          "int gv_cmd_tell(void) { return fprintf(stderr, \"x\\n\"); }\n");
+    plant(root, "src/io/quiet.h", "");
+    plant(root, "src/io/quiet.c",
+          "#include \"io/quiet.h\"\n/* printf(\"in a comment\") */\n"
+          "int q(char *b) { return snprintf(b, 4, \"printf(\"); }\n");
     /* a test's include that resolves nowhere */
     plant(root, "tests/cpu/test_lost.c", "#include \"nothere.h\"\n");
     static findings f;
@@ -756,6 +852,9 @@ Test(layers, each_kind_of_violation_is_seen)
     cr_expect_not_null(strstr(f.text, "src/io/env.c calls getenv"), "%s", f.text);
     cr_expect_not_null(strstr(f.text, "src/core/js.h includes <jansson.h>"), "%s", f.text);
     cr_expect_not_null(strstr(f.text, "src/io/opt.c uses getopt"), "%s", f.text);
+    cr_expect_eq(f.prints, 1, "printing:\n%s", f.text);
+    cr_expect_not_null(strstr(f.text, "src/bench/say.c calls printf (text for people"), "%s",
+                       f.text);
     cr_expect_eq(f.headers, 1, "headers:\n%s", f.text);
     cr_expect_not_null(strstr(f.text, "src/runs/alone.c has no header"), "%s", f.text);
     cr_expect_eq(f.exports, 1, "command-wing exports:\n%s", f.text);
@@ -835,16 +934,16 @@ Test(layers, the_rule_steps_down_design_md_floors)
     char why[4096];
     cr_expect_eq(rule_against_floors(design, why, sizeof why), 0,
                  "RULES and docs/DESIGN.md's Floors disagree:\n%s", why);
-    /* the checker on planted tables: cmd put under fleet, and the api wing left out */
+    /* the checker on planted tables: cmd put under render, and the api wing left out */
     const char *swapped = "**Floors**\n```\n0  abi\n2  core\n3  ops io\n4  bench coll api probe\n"
-                          "5  render runs\n6  cmd\n7  fleet\n```\n";
+                          "5  runs\n6  fleet\n7  cmd\n8  render\n```\n";
     cr_expect_eq(rule_against_floors(swapped, why, sizeof why), 1, "%s", why);
-    cr_expect_not_null(strstr(why, "cmd (floor 6) may include fleet (floor 7)"), "%s", why);
+    cr_expect_not_null(strstr(why, "cmd (floor 7) may include render (floor 8)"), "%s", why);
     const char *no_api = "**Floors**\n```\n2  core\n3  ops io\n4  bench coll probe\n"
-                         "5  render runs\n6  fleet\n7  cmd\n```\n";
+                         "5  runs\n6  fleet\n7  render\n8  cmd\n```\n";
     cr_expect_eq(rule_against_floors(no_api, why, sizeof why), 2, "%s", why);
     cr_expect_not_null(strstr(why, "api has no floor"), "%s", why);
-    cr_expect_not_null(strstr(why, "cmd (floor 7) may include api (floor -1)"), "%s", why);
+    cr_expect_not_null(strstr(why, "cmd (floor 8) may include api (floor -1)"), "%s", why);
 }
 
 /* The oracle cache's version (meson.build's oracle_version.h) hashes what can change a

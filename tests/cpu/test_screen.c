@@ -22,6 +22,7 @@
 #include "fleet/screen_golden.h"
 #include "fleet/screen_judge.h"
 #include "fleet/screen_out.h"
+#include "render/screen_text.h"
 #include "fleet/workers.h"
 #include "io/run_read.h"
 #include "io/schemas.h"

@@ -17,6 +17,7 @@
 #include "fleet/screen_health.h"
 #include "fleet/screen_judge.h"
 #include "fleet/screen_out.h"
+#include "render/screen_text.h"
 #include "fleet/workers.h"
 #include "testkit.h"
 
