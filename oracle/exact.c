@@ -14,7 +14,7 @@
  * accumulator. A row or column with a non-finite value or a width over 62 bits (a value tiny
  * beside its neighbours) is off the grid: the call then says so and writes nothing, and the
  * caller keeps its floating-point oracle. The work is that of a naive triple loop in integers,
- * on all cores over rows. */
+ * on all cores over blocks of four rows (each column of B read once a block). */
 #include <assert.h>
 #include <math.h>
 #include <stdbool.h>
@@ -386,6 +386,55 @@ static void dot_ints(const int64_t *a, const int64_t *b, int64_t k, int wa, int 
     }
 }
 
+/* The same sums for four rows of A against one column b: a[r k + t], r < 4. Each b[t] is read
+   once for the four rows (a column of B is k int64 from memory: one row at a time streamed
+   all of B once a row), and the four i128 sums are independent chains. Every sum is exact,
+   so the result is the same as four calls of dot_ints. */
+static void dot_ints4(const int64_t *a, const int64_t *b, int64_t k, const int *wa, int wb,
+                      acc256 acc[4])
+{
+    int w = wa[0];
+    for (int r = 1; r < 4; r++)
+        w = wa[r] > w ? wa[r] : w;
+    int room = 126 - w - wb;
+    int64_t chunk = room >= 40 ? ((int64_t)1 << 40) : room > 0 ? ((int64_t)1 << room) : 1;
+    memset(acc, 0, 4 * sizeof *acc);
+    const int64_t *a0 = a, *a1 = a + k, *a2 = a + 2 * k, *a3 = a + 3 * k;
+    for (int64_t k0 = 0; k0 < k; k0 += chunk) {
+        int64_t k1 = k - k0 < chunk ? k : k0 + chunk;
+        i128 p0 = 0, p1 = 0, p2 = 0, p3 = 0;
+        for (int64_t t = k0; t < k1; t++) {
+            int64_t bt = b[t];
+            p0 += (i128)a0[t] * bt;
+            p1 += (i128)a1[t] * bt;
+            p2 += (i128)a2[t] * bt;
+            p3 += (i128)a3[t] * bt;
+        }
+        acc_add_i128(&acc[0], p0);
+        acc_add_i128(&acc[1], p1);
+        acc_add_i128(&acc[2], p2);
+        acc_add_i128(&acc[3], p3);
+    }
+}
+
+/* Rows i0 .. i0 + rows - 1 of C (rows <= 4) from A's rows as integers in ia (k apart). */
+static void exact_rows(const int64_t *ia, int64_t i0, int rows, int64_t k, int64_t n,
+                       const int64_t *ib, const int *sa, const int *wa, const int *sb,
+                       const int *wb, double *hi, double *lo, int64_t ldc)
+{
+    for (int64_t j = 0; j < n; j++) {
+        acc256 acc[4];
+        if (rows == 4)
+            dot_ints4(ia, ib + j * k, k, wa + i0, wb[j], acc);
+        else
+            for (int r = 0; r < rows; r++)
+                dot_ints(ia + r * k, ib + j * k, k, wa[i0 + r], wb[j], &acc[r]);
+        for (int r = 0; r < rows; r++)
+            acc_to_hilo(&acc[r], sa[i0 + r] + sb[j], &hi[(i0 + r) * ldc + j],
+                        &lo[(i0 + r) * ldc + j]);
+    }
+}
+
 /* ---- the entry points ------------------------------------------------------------------------ */
 
 int go_gemm_exact(int64_t m, int64_t k, int64_t n, const double *a, int64_t lda, const double *b,
@@ -442,17 +491,15 @@ int go_gemm_exact(int64_t m, int64_t k, int64_t n, const double *a, int64_t lda,
         int alloc_bad = 0;
 #pragma omp parallel reduction(| : alloc_bad) if ((double)m * (double)k * (double)n >= GO_PAR_MIN)
         {
-            int64_t *ia = malloc(sizeof(int64_t) * (size_t)(k > 0 ? k : 1));
+            int64_t *ia = malloc(sizeof(int64_t) * 4 * (size_t)(k > 0 ? k : 1));
             alloc_bad = !ia;
 #pragma omp for schedule(dynamic, 1)
-            for (int64_t i = 0; i < m; i++) {
+            for (int64_t i0 = 0; i0 < m; i0 += 4) {
                 if (!ia) continue;
-                to_ints(a + i * lda, k, sa[i], ia);
-                for (int64_t j = 0; j < n; j++) {
-                    acc256 acc;
-                    dot_ints(ia, ib + j * k, k, wa[i], wb[j], &acc);
-                    acc_to_hilo(&acc, sa[i] + sb[j], &hi[i * ldc + j], &lo[i * ldc + j]);
-                }
+                int rows = m - i0 < 4 ? (int)(m - i0) : 4;
+                for (int r = 0; r < rows; r++)
+                    to_ints(a + (i0 + r) * lda, k, sa[i0 + r], ia + r * k);
+                exact_rows(ia, i0, rows, k, n, ib, sa, wa, sb, wb, hi, lo, ldc);
             }
             free(ia);
         }

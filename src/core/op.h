@@ -158,6 +158,10 @@ typedef struct gv_op {
     /* oracle, gauge and pgauge never read the mode: the oracle cache keeps one reference for
        every mode (src/core/cache.c) */
     bool reference_ignores_mode;
+    /* the oracle never reads the mode but a gauge does (sin_iter's fast-math gauge): the cache
+       keeps one entry for every mode, as above, and recomputes the gauges after reading it, so
+       they must be cheap beside the oracle (src/core/reference.c) */
+    bool oracle_ignores_mode;
 
     /* Optional: reject a shape (beyond the dims count) with a reason; GV_OK or GV_EINVAL. */
     int (*check_shape)(const gv_shape *s, char *why, size_t len);

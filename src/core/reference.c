@@ -131,6 +131,12 @@ const char *gv_cache_version(void)
 /* The key: the case and a hash of its generated inputs (so storage modes that round the inputs
    differently never share an entry); the mode only where the op's reference reads it (a
    scaled fp8 mode's always: its reference is of the operands as the mode quantises them). */
+bool gv_cache_modes_share(const gv_case *c)
+{
+    return (c->op->reference_ignores_mode || c->op->oracle_ignores_mode) &&
+           !gv_mode_scaled(c->mode);
+}
+
 void gv_cache_case_key(const gv_problem *p, char *buf, size_t len)
 {
     const gv_case *c = &p->c;
@@ -143,7 +149,7 @@ void gv_cache_case_key(const gv_problem *p, char *buf, size_t len)
        find the other's entry of other sizes stale and replace it, every run */
     const char *holds = p->out[0].pgauge ? (p->out[0].ref_lo ? "gpl" : "gp")
                                          : (p->out[0].ref_lo ? "gl" : "g");
-    bool any_mode = c->op->reference_ignores_mode && !gv_mode_scaled(c->mode);
+    bool any_mode = gv_cache_modes_share(c);
     int n = snprintf(buf, len,
                      "reference=%s;family=%s;dtype=%s;mode=%s;dist=%s;seed=%" PRIu64
                      ";inputs=%016" PRIx64 ";holds=%s;shape=",
@@ -216,7 +222,11 @@ int gv_cached_reference(gv_problem *p, bool *hit)
         counts.hits++;
         *hit = true;
         p->ref_exact = kind == 1.0;
-        return GV_OK;
+        /* an entry shared by modes whose gauges differ holds the gauges of the mode that made
+           it: this case's own, from the reference read back */
+        return p->c.op->oracle_ignores_mode && !p->c.op->reference_ignores_mode
+                   ? gv_error_gauges(p)
+                   : GV_OK;
     }
     counts.misses++;
     if (got < 0) {

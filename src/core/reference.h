@@ -51,6 +51,9 @@ int gv_cache_memo(const char *key, int nbuf, void *const *bufs, const size_t *si
  * holds (pgauge, ref_lo) and the shape. Every one of them changes the reference or the entry;
  * tests/cpu/test_cache_key.c checks each changes the key. */
 void gv_cache_case_key(const gv_problem *p, char *buf, size_t len);
+/* Whether c's key names no mode ("any"): its op's oracle reads none (reference_ignores_mode,
+ * oracle_ignores_mode) and c's mode is not a scaled fp8 one, whose operands it quantises. */
+bool gv_cache_modes_share(const gv_case *c);
 /* The version an entry must carry to be read (the gpuval version, the hash of the oracle's
  * sources, the libraries): compared apart from the key, so a new oracle never reads an old
  * entry. */

@@ -76,7 +76,8 @@ const char *gv_reference_name(const gv_op *op)
             if (o == op) return op->name;
             if (strcmp(o->family, op->family) == 0 && o->make_inputs == op->make_inputs &&
                 o->oracle == op->oracle && o->gauge == op->gauge && o->pgauge == op->pgauge &&
-                o->reference_ignores_mode == op->reference_ignores_mode)
+                o->reference_ignores_mode == op->reference_ignores_mode &&
+                o->oracle_ignores_mode == op->oracle_ignores_mode)
                 return o->name;
         }
     return op->name;

@@ -49,7 +49,8 @@ typedef struct gv_runner {
 
 /* The order several workers (jobs > 1) are handed the cases in: order[0..n) the cases'
  * indices, the costliest first by the op's flops and device bytes, ties in case order (short
- * of memory: case order); pos[order[k]] = k. Results are reported in case order whatever
+ * of memory: case order); a case that will read the oracle cache entry an earlier case makes
+ * (another mode of the same reference) by its bytes only; pos[order[k]] = k. Results are reported in case order whatever
  * this is. */
 void gv_runner_order(const gv_case *cases, int n, int *order, int *pos);
 

@@ -107,15 +107,22 @@ static int sin_iter_inputs(gv_problem *p)
     return GV_OK;
 }
 
+/* The reference reads no mode: f32's native and fast-math cases share it (the oracle cache's
+   entry, oracle_ignores_mode); the gauge, which does read it, is sin_iter_gauge. */
 static int sin_iter_oracle(gv_problem *p)
 {
     int64_t n = p->c.shape.d[0], k = p->c.shape.d[1];
-    int rc = go_sin_iter(n, k, p->in[0].ref, p->out[0].ref);
-    if (rc) return gv_oracle_rc(rc);
+    return gv_oracle_rc(go_sin_iter(n, k, p->in[0].ref, p->out[0].ref));
+}
+
+/* fastmath: 1, the absolute model; native: max(|r|, the dtype's smallest normal). */
+static int sin_iter_gauge(gv_problem *p)
+{
+    int64_t n = p->c.shape.d[0];
     double *g = p->out[0].gauge;
     if (p->c.mode == GV_MODE_FASTMATH) {
         for (int64_t i = 0; i < n; i++)
-            g[i] = 1.0; /* absolute model */
+            g[i] = 1.0;
     } else {
         double tiny = gv_dtype_normal_min(p->c.dtype);
         for (int64_t i = 0; i < n; i++) {
@@ -137,6 +144,7 @@ static int sin_iter_oracle(gv_problem *p)
     .default_dist = GV_DIST_UNIFORM11, .check_shape = sin_iter_check_shape,                        \
     .mode_valid = sin_iter_mode_valid, .layout = sin_iter_layout, .flops = sin_iter_flops,         \
     .bytes = sin_iter_bytes, .make_inputs = sin_iter_inputs, .oracle = sin_iter_oracle,            \
+    .gauge = sin_iter_gauge, .oracle_ignores_mode = true,                                          \
     .depth = sin_iter_depth, .unit_roundoff = sin_iter_unit_roundoff,                              \
     .expected_tier = sin_iter_expected_tier,                                                       \
     .error_model = "native: |c-r| <= 5uk|r| (2.5 ulp a step, not amplified), gauge "               \

@@ -51,12 +51,13 @@ static void nudge_input(gv_problem *p)
 }
 
 /* The base case and one variant per field: each key differs from the base's and from every
-   other variant's. The mode is varied on sin_iter, whose fast-math gauge reads it. */
+   other variant's. The mode is varied on act.silu, whose fast-math oracle and gauge read it. */
 Test(cache_key, every_field_of_the_reference_changes_the_key, .init = make_tmp, .fini = rm_tmp)
 {
-    gv_shape s = {.nd = 2, .d = {3001, 50}}, s2 = {.nd = 2, .d = {3001, 51}};
-    gv_case base = gv_test_case("sin_iter", GV_F32, GV_MODE_NATIVE, GV_DIST_UNIFORM11, s, 3);
-    cr_assert(!base.op->reference_ignores_mode, "sin_iter's reference reads the mode");
+    gv_shape s = {.nd = 1, .d = {3001}}, s2 = {.nd = 1, .d = {3002}};
+    gv_case base = gv_test_case("act.silu", GV_F32, GV_MODE_NATIVE, GV_DIST_UNIFORM11, s, 3);
+    cr_assert(!base.op->reference_ignores_mode && !base.op->oracle_ignores_mode,
+              "act.silu's reference reads the mode");
     struct {
         const char *field;
         gv_case c;
@@ -112,8 +113,8 @@ Test(cache_key, another_oracle_version_is_never_served, .init = make_tmp, .fini 
                   "an entry of another oracle version is served");
 }
 
-/* Reference of c through the cache (after whatever is stored), against the one computed
-   without it: bit for bit, and *hit says whether it was served. */
+/* Reference and gauges of c through the cache (after whatever is stored), against the ones
+   computed without it: bit for bit, and *hit says whether it was served. */
 static void served_equals_computed(const gv_case *c, void (*edit)(gv_problem *), bool *hit,
                                    const char *what)
 {
@@ -126,10 +127,16 @@ static void served_equals_computed(const gv_case *c, void (*edit)(gv_problem *),
     }
     cr_assert_eq(gv_cached_reference(&cached, hit), GV_OK);
     cr_assert_eq(gv_reference(&plain), GV_OK);
-    for (int o = 0; o < cached.l.n_out; o++)
-        cr_expect_eq(memcmp(cached.out[o].ref, plain.out[o].ref,
-                            (size_t)plain.out[o].count * sizeof(double)),
-                     0, "%s: the reference served is another case's", what);
+    for (int o = 0; o < cached.l.n_out; o++) {
+        size_t b = (size_t)plain.out[o].count * sizeof(double);
+        cr_expect_eq(memcmp(cached.out[o].ref, plain.out[o].ref, b), 0,
+                     "%s: the reference served is another case's", what);
+        cr_expect_eq(memcmp(cached.out[o].gauge, plain.out[o].gauge, b), 0,
+                     "%s: the gauge served is another case's", what);
+        if (plain.out[o].pgauge)
+            cr_expect_eq(memcmp(cached.out[o].pgauge, plain.out[o].pgauge, b), 0,
+                         "%s: the probabilistic gauge served is another case's", what);
+    }
     gv_problem_free(&cached);
     gv_problem_free(&plain);
 }
@@ -138,8 +145,8 @@ static void served_equals_computed(const gv_case *c, void (*edit)(gv_problem *),
 Test(cache_key, a_stored_reference_is_never_served_to_another_case, .init = make_tmp,
      .fini = rm_tmp)
 {
-    gv_shape s = {.nd = 2, .d = {3001, 50}};
-    gv_case base = gv_test_case("sin_iter", GV_F32, GV_MODE_NATIVE, GV_DIST_UNIFORM11, s, 3);
+    gv_shape s = {.nd = 1, .d = {3001}};
+    gv_case base = gv_test_case("act.silu", GV_F32, GV_MODE_NATIVE, GV_DIST_UNIFORM11, s, 3);
     bool hit;
     served_equals_computed(&base, NULL, &hit, "base");
     cr_expect(!hit, "an empty cache");
@@ -149,7 +156,7 @@ Test(cache_key, a_stored_reference_is_never_served_to_another_case, .init = make
     const char *what[5] = {"dtype", "mode", "shape", "dist", "seed"};
     v[0].dtype = GV_F64;
     v[1].mode = GV_MODE_FASTMATH;
-    v[2].shape.d[1] = 51;
+    v[2].shape.d[0] = 3002;
     v[3].dist = GV_DIST_UNIFORM01;
     v[4].seed = 4;
     for (int i = 0; i < 5; i++) {
@@ -159,6 +166,24 @@ Test(cache_key, a_stored_reference_is_never_served_to_another_case, .init = make
     /* the same case with other inputs (--inputs): its own reference, not the generated one's */
     served_equals_computed(&base, nudge_input, &hit, "given inputs");
     cr_expect(!hit, "given inputs: the generated inputs' entry was served");
+}
+
+/* sin_iter's f32 native and fast-math cases share one entry (the oracle reads no mode), but
+   each is served its own gauge: max(|r|, FLT_MIN) and 1. Either mode may make the entry. */
+Test(cache_key, modes_sharing_an_oracle_get_their_own_gauges, .init = make_tmp, .fini = rm_tmp)
+{
+    gv_shape s = {.nd = 2, .d = {3001, 50}};
+    for (int first = 0; first < 2; first++) {
+        gv_case c[2] = {
+            gv_test_case("sin_iter", GV_F32, GV_MODE_NATIVE, GV_DIST_UNIFORM11, s, 3 + first),
+            gv_test_case("sin_iter", GV_F32, GV_MODE_FASTMATH, GV_DIST_UNIFORM11, s, 3 + first)};
+        cr_assert(c[0].op->oracle_ignores_mode && !c[0].op->reference_ignores_mode);
+        bool hit;
+        served_equals_computed(&c[first], NULL, &hit, gv_mode_name(c[first].mode));
+        cr_expect(!hit, "an empty cache");
+        served_equals_computed(&c[1 - first], NULL, &hit, gv_mode_name(c[1 - first].mode));
+        cr_expect(hit, "%s: the other mode's entry not shared", gv_mode_name(c[1 - first].mode));
+    }
 }
 
 /* solve's matrices are memos keyed on (kind, n, kappa, dist, seed): with the memo on, every
