@@ -300,7 +300,7 @@ typedef struct env_job {
     int ns;
     const operands *sig_ops[GV_ENV_MAX_SIG];
     operands sig_own[GV_ENV_MAX_SIG];
-    double *sig_e, *sig_d;
+    double *sig_e, *sig_d, *sig_s; /* sig_s: the claimed arithmetic's chain's own error */
 } env_job;
 
 /* The shapes: m, k, n of a product; the sums' count n and length k. False: they do not fit. */
@@ -410,6 +410,7 @@ static void job_free(env_job *j)
         free(j->sig_own[s].bt);
     }
     free(j->sig_e);
+    free(j->sig_s);
     free(j->sig_d);
     free(j->d);
     free(j->e);
@@ -536,42 +537,60 @@ static double width_free(const env_job *j, int a, int64_t at, double cv, double 
     return w;
 }
 
-/* Direction s's D of product element at: the exact result on its operands (x', y') less the
-   exact result on the claimed arithmetic's (x, y), summed as x'(y' - y) + (x' - x) y so that
-   it is not lost to cancellation (each difference exact, each product of an f32 pair exact in
-   f64; an f64 pair's rounded at 2^-53 of a term of D's own size). NaN where a converted
-   operand is not finite. */
-static double sig_dir(const env_job *j, int s, int64_t at)
+/* The FMA chain in k order of row i of o's A against column c of its B, in the claimed
+   precision. */
+static double sig_chain(const env_job *j, const operands *o, int64_t i, int64_t c)
+{
+    const int64_t k = j->k;
+    if (j->f32) {
+        const float *x = (const float *)o->a + i * k, *y = (const float *)o->bt + c * k;
+        float acc = 0.0f;
+        for (int64_t l = 0; l < k; l++)
+            acc = fmaf(x[l], y[l], acc);
+        return acc;
+    }
+    const double *x = (const double *)o->a + i * k, *y = (const double *)o->bt + c * k;
+    double acc = 0.0;
+    for (int64_t l = 0; l < k; l++)
+        acc = fma(x[l], y[l], acc);
+    return acc;
+}
+
+/* Direction s's D of product element at: the result on its operands less the result on the
+   claimed arithmetic's, both in one and the same order (the FMA chain in k order; a
+   tensor-core model's chain of blocks, first0 and firsts[s] from its results), so that D is
+   what the narrower operands change after the accumulator has rounded. Not the exact
+   difference: where the data's small parts lie below the accumulator's ulp (integers with
+   offsets of 2^-20), a correct f32 chain drops them as the TF32 operands do, its error then
+   is the exact difference, and only the same order's D (0 there) leaves it alone. NaN where
+   a converted operand is not finite. */
+static double sig_dir(const env_job *j, int s, int64_t at, double first0, double chain0,
+                      const double *firsts)
 {
     const operands *o0 = &j->ops[0], *o1 = j->sig_ops[s];
-    const int64_t i = at / j->n, c = at % j->n, k = j->k;
+    const int64_t i = at / j->n, c = at % j->n;
     if (o0->model && (!o0->ta.finite[i] || !o0->tbt.finite[c])) return NAN;
     if (o1->model && (!o1->ta.finite[i] || !o1->tbt.finite[c])) return NAN;
-    double d = 0.0;
-    if (j->f32) {
-        const float *x = (const float *)o0->a + i * k, *y = (const float *)o0->bt + c * k;
-        const float *x1 = (const float *)o1->a + i * k, *y1 = (const float *)o1->bt + c * k;
-        for (int64_t l = 0; l < k; l++)
-            d += (double)x1[l] * ((double)y1[l] - (double)y[l]) +
-                 ((double)x1[l] - (double)x[l]) * (double)y[l];
-    } else {
-        const double *x = (const double *)o0->a + i * k, *y = (const double *)o0->bt + c * k;
-        const double *x1 = (const double *)o1->a + i * k, *y1 = (const double *)o1->bt + c * k;
-        for (int64_t l = 0; l < k; l++)
-            d += x1[l] * (y1[l] - y[l]) + (x1[l] - x[l]) * y[l];
-    }
-    return d;
+    if (o1->model) return firsts[s] - first0;
+    return sig_chain(j, o1, i, c) - chain0;
 }
 
 /* The signature's numbers of element at: e = cv - exact (the claimed arithmetic's exact
-   result: the f64 reference, or a tensor-core mode's on its converted operands) and each
-   direction's D. */
-static void sig_element(const env_job *j, int64_t at, double cv, double exact)
+   result: the f64 reference, or a tensor-core mode's on its converted operands), each
+   direction's D, and the claimed arithmetic's chain's own error (the noise D must stand
+   above); first[a] arithmetic a's first result (a model's chain of blocks). */
+static void sig_element(const env_job *j, int64_t at, double cv, double exact, const double *first)
 {
     if (!isfinite(exact)) return;
     j->sig_e[at] = cv - exact;
+    const double chain0 =
+        j->ops[0].model ? first[0] : sig_chain(j, &j->ops[0], at / j->n, at % j->n);
+    j->sig_s[at] = chain0 - exact;
+    double firsts[GV_ENV_MAX_SIG];
     for (int s = 0; s < j->ns; s++)
-        j->sig_d[s * j->n_el + at] = sig_dir(j, s, at);
+        firsts[s] = j->sig_ops[s]->model ? first[j->sig_ops[s] - j->ops] : NAN;
+    for (int s = 0; s < j->ns; s++)
+        j->sig_d[s * j->n_el + at] = sig_dir(j, s, at, first[0], chain0, firsts);
 }
 
 /* Judge output element at: its legal results in each arithmetic (from lanes, or computed
@@ -583,6 +602,9 @@ static void judge_element(const env_job *j, int64_t at, const elem_orders *eo, v
     double claimed[GV_ENV_TC_NORD + 1 + ENV_NDOT];
     int n_claimed = 0;
     double cv = gv_dtype_load(j->c->dtype, out->data, at), ref = out->ref[at], exact = NAN;
+    double first[GV_ENV_MAX_ARITH];
+    for (int a = 0; a < GV_ENV_MAX_ARITH; a++)
+        first[a] = NAN;
     if (!isfinite(cv) || !isfinite(ref)) return;
     if (j->ofmt && !gv_bfma_in_format(j->ofmt, (float)cv)) j->off_fmt[at] = 1;
     for (int a = 0; a < j->na; a++) {
@@ -600,6 +622,7 @@ static void judge_element(const env_job *j, int64_t at, const elem_orders *eo, v
         }
         if (!isfinite(lo) || !isfinite(hi)) break; /* an order overflowed */
         if (a == 0) exact = j->ops[0].model ? res[GV_ENV_TC_NORD] : ref;
+        first[a] = res[0];
         if (j->declared) note_exact_as(j, a, at, cv, ref, res, nres, claimed, &n_claimed);
         if (a > 0 && res[0] == claimed_first) j->agree[at] |= (unsigned char)(1u << a);
         if (a == 0) claimed_first = res[0];
@@ -614,7 +637,7 @@ static void judge_element(const env_job *j, int64_t at, const elem_orders *eo, v
             j->e[at] = cv > hi ? (cv - hi) / w : cv < lo ? (cv - lo) / w : 0.0;
         }
     }
-    if (j->ns) sig_element(j, at, cv, exact);
+    if (j->ns) sig_element(j, at, cv, exact, first);
 }
 
 /* Columns judged a unit of work: a row of a product is cut into units of this many columns,
@@ -637,7 +660,7 @@ static bool judge_elements(const env_job *j)
     for (int64_t at = 0; at < j->n_el; at++) {
         /* NaN: not judged here (the placement rules judge it) */
         j->d[at] = j->e[at] = j->near[at] = NAN;
-        if (j->ns) j->sig_e[at] = NAN;
+        if (j->ns) j->sig_e[at] = j->sig_s[at] = NAN;
         for (int s = 0; s < j->ns; s++)
             j->sig_d[s * j->n_el + at] = NAN;
         j->within[at] = j->agree[at] = j->exact_as[at] = 0;
@@ -798,13 +821,14 @@ static void sig_summarise(const env_job *j)
                 top = fmax(top, fmax(fabs(j->sig_e[at]), fabs(dd[at])));
         int ex = 0;
         if (top > 0.0) frexp(top, &ex);
-        double sed = 0.0, sdd = 0.0, see = 0.0, sed2 = 0.0;
+        double sed = 0.0, sdd = 0.0, see = 0.0, sed2 = 0.0, sss = 0.0;
         int64_t n = 0;
         for (int64_t at = 0; at < j->n_el; at++) {
             if (!isfinite(j->sig_e[at]) || !isfinite(dd[at])) continue;
             const double e = ldexp(j->sig_e[at], -ex), d = ldexp(dd[at], -ex);
+            const double sg = isfinite(j->sig_s[at]) ? ldexp(j->sig_s[at], -ex) : 0.0;
             n += d != 0.0;
-            sed += e * d, sdd += d * d, see += e * e, sed2 += (e * d) * (e * d);
+            sed += e * d, sdd += d * d, see += e * e, sed2 += (e * d) * (e * d), sss += sg * sg;
         }
         const gv_env_arith *x = j->sig[s];
         env->sig[s].name = x->name, env->sig[s].key = x->key;
@@ -816,7 +840,9 @@ static void sig_summarise(const env_job *j)
         env->sig[s].beta = sdd > 0.0 ? sed / sdd : 0.0;
         env->sig[s].z = sed2 > 0.0 ? sed / sqrt(sed2) : 0.0;
         env->sig[s].r2 = sdd > 0.0 && see > 0.0 ? sed * sed / (sdd * see) : 0.0;
+        env->sig[s].d_sigma = sss > 0.0 ? sqrt(sdd / sss) : INFINITY;
         env->sig[s].significant = n >= GV_ENV_SIG_MIN_N && sdd > 0.0 &&
+                                  env->sig[s].d_sigma >= GV_ENV_SIG_D_SIGMA &&
                                   env->sig[s].z > GV_ENV_SIG_Z &&
                                   fabs(env->sig[s].beta - 1.0) < GV_ENV_SIG_BETA;
         if (env->sig[s].significant &&
@@ -860,9 +886,16 @@ static void job_note(const env_job *j)
     /* a direction with no element to show it: the inputs are exact in that format (or
        nearly), and its rounding leaves no signature */
     for (int s = 0; s < env->n_sig; s++) {
-        if (!(env->sig[s].n < GV_ENV_SIG_MIN_N && len > 0 && (size_t)len < sizeof env->note))
+        const bool weak = env->sig[s].n < GV_ENV_SIG_MIN_N ||
+                          !(env->sig[s].d_sigma >= GV_ENV_SIG_D_SIGMA);
+        if (!(weak && len > 0 && (size_t)len < sizeof env->note))
             continue;
-        if (env->sig[s].n == 0)
+        if (env->sig[s].n >= GV_ENV_SIG_MIN_N) /* D is there, but beneath the noise */
+            len += snprintf(env->note + len, sizeof env->note - (size_t)len,
+                            "; %s change the results by %.2g times a chain's own rounding "
+                            "error: too little for a rounding signature",
+                            env->sig[s].name, env->sig[s].d_sigma);
+        else if (env->sig[s].n == 0)
             len += snprintf(env->note + len, sizeof env->note - (size_t)len,
                             "; %s leave no rounding signature: the inputs are exact in that "
                             "format",
@@ -920,10 +953,10 @@ void gv_envelope_judge(const gv_problem *p, gv_result *r)
     j.ex = calloc(n_el * (size_t)j.na, sizeof(double));
     j.within = malloc(n_el), j.agree = malloc(n_el), j.off_fmt = calloc(n_el, 1);
     j.exact_as = malloc(n_el);
-    j.sig_e = malloc(sizeof(double) * n_el);
+    j.sig_e = malloc(sizeof(double) * n_el), j.sig_s = malloc(sizeof(double) * n_el);
     j.sig_d = malloc(sizeof(double) * n_el * (size_t)(j.ns > 0 ? j.ns : 1));
     ok = ok && j.d && j.e && j.near && j.ex && j.within && j.agree && j.off_fmt && j.exact_as &&
-         j.sig_e && j.sig_d;
+         j.sig_e && j.sig_d && j.sig_s;
     /* a narrower output format (f16acc's binary16): every output must be one of its values */
     j.ofmt = j.ops[0].model && j.ops[0].model->out.sig_bits < 24 ? &j.ops[0].model->out : NULL;
     /* The budget: at most GV_ENV_BUDGET terms (output elements times k) are emulated, the

@@ -67,6 +67,13 @@ typedef struct gv_env_order {
 #define GV_ENV_SIG_Z     6.0
 #define GV_ENV_SIG_BETA  0.5
 #define GV_ENV_SIG_MIN_N 64
+/* ... and where D stands above the rounding noise of the claimed arithmetic itself: its root
+   mean square at least this many times that of the claimed arithmetic's chain's own error on
+   these inputs (chain - exact). D is the difference of two chains, so part of it is that noise;
+   where D is not larger (small parts of the data below the accumulator's ulp, which a chain
+   drops whatever the operands' format), a correct kernel's error, of the same size as the
+   chain's, can share it, and its beta is at most rms(e) / rms(D): 1/4 at this bound. */
+#define GV_ENV_SIG_D_SIGMA 4.0
 
 typedef struct gv_envelope {
     bool judged;      /* computed, and the rule judges this case */
@@ -120,6 +127,8 @@ typedef struct gv_envelope {
         int64_t n;                   /* elements with a finite e and D != 0 */
         double beta, z, r2;          /* sum eD / sum D^2; sum eD / sqrt(sum (eD)^2); the
                                         share of sum e^2 that beta D explains */
+        double d_sigma;              /* D's root mean square over that of the claimed
+                                        arithmetic's chain's own error */
         bool significant;            /* z, beta and n past their bounds */
     } sig[GV_ENV_MAX_SIG];
     int sig_best; /* the significant direction with the largest r2; -1: none */

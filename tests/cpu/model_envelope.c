@@ -383,14 +383,16 @@ static double run_family(int fam, gv_dtype t, int64_t k, double *env_ms)
         if (!correct && len >= 0 && (size_t)len < sizeof line)
             len += snprintf(line + len, sizeof line - (size_t)len,
                             "\n    %-24s %s%s d_max %.3g, share f%s %.3g %%, best %s, "
-                            "signature %s beta %.3g z %.3g",
+                            "signature %s beta %.3g z %.3g (%s D %.3g sigma)",
                             kern_names[q], gv_verdict_name(r.verdict),
                             differs ? "" : " (same bits)", r.env.d_max,
                             t == GV_F32 ? "32" : "64", 100.0 * r.env.arith[0].share,
                             r.env.arith[r.env.best].name,
                             r.env.sig_best >= 0 ? r.env.sig[r.env.sig_best].key : "-",
                             r.env.sig_best >= 0 ? r.env.sig[r.env.sig_best].beta : 0.0,
-                            r.env.sig_best >= 0 ? r.env.sig[r.env.sig_best].z : 0.0);
+                            r.env.sig_best >= 0 ? r.env.sig[r.env.sig_best].z : 0.0,
+                            r.env.n_sig ? r.env.sig[0].key : "-",
+                            r.env.n_sig ? r.env.sig[0].d_sigma : 0.0);
     }
     char head[256];
     snprintf(head, sizeof head,
@@ -445,16 +447,18 @@ Test(model_envelope, families_k8192, .timeout = 600)
     run_dtype(GV_F64, ks_large, 1);
 }
 
-/* Small integers in [-8, 8], one entry in 16 moved by +-2^-14 (f32) or +-2^-42 (f64): a
-   narrower format rounds only those away, so its D is tiny beside the correct kernels' own
-   rounding of sums up to 2^19, and sparse. The correct kernels must PASS with no significant
-   signature; the impostors (their outputs within the correct ones' noise) are logged. */
-static void near_exact(int64_t m, int64_t k, int64_t n, bool f32, dataset *d)
+/* Small integers in [-8, 8], one entry in 16 moved by +-off: a narrower format rounds only
+   those moves away, so its D is sparse; with off 2^-14 (f32) or 2^-42 (f64) D is larger than
+   the correct kernels' own rounding, with 2^-20 or 2^-49 far smaller (D tiny). The correct
+   kernels must PASS with no significant signature either way; the impostors are logged (with
+   D tiny their outputs lie within the correct ones' noise). */
+static void near_exact(int64_t m, int64_t k, int64_t n, bool f32, bool tiny, dataset *d)
 {
-    *d = (dataset){"small integers, sparse tiny offsets", m, k, n, gv_test_alloc(m * k),
-                   gv_test_alloc(k * n)};
+    *d = (dataset){tiny ? "small integers, sparse offsets (D tiny)"
+                        : "small integers, sparse offsets",
+                   m, k, n, gv_test_alloc(m * k), gv_test_alloc(k * n)};
     uint64_t s = 4242;
-    const double off = f32 ? 0x1p-14 : 0x1p-42;
+    const double off = f32 ? (tiny ? 0x1p-20 : 0x1p-14) : (tiny ? 0x1p-49 : 0x1p-42);
     for (int64_t i = 0; i < m * k + k * n; i++) {
         double v = (double)((int64_t)(mix(&s) % 17) - 8);
         if (mix(&s) % 16 == 0) v += mix(&s) % 2 ? off : -off;
@@ -468,16 +472,17 @@ static void near_exact(int64_t m, int64_t k, int64_t n, bool f32, dataset *d)
 Test(model_envelope, signature_tiny_d, .timeout = 600)
 {
     static const int64_t ks[] = {1024, 8192};
-    for (int f = 0; f < 2; f++)
+    for (int f = 0; f < 4; f++)
         for (int q0 = 0; q0 < 2; q0++) {
-            const gv_dtype t = f == 0 ? GV_F32 : GV_F64;
+            const gv_dtype t = f % 2 == 0 ? GV_F32 : GV_F64;
             dataset d;
-            near_exact(32, ks[q0], 32, t == GV_F32, &d);
+            near_exact(32, ks[q0], 32, t == GV_F32, f >= 2, &d);
             gv_problem p;
             gv_result r0;
             given_problem(&d, t, &p, &r0);
             double sz = 0.0, sb = 0.0;
             int64_t dn = 0;
+            double dsig = 0.0;
             char line[1400];
             int len = 0;
             for (int q = 0; q < NKERN; q++) {
@@ -494,6 +499,7 @@ Test(model_envelope, signature_tiny_d, .timeout = 600)
                         sz = fmax(sz, fabs(r.env.sig[s].z));
                         sb = fmax(sb, fabs(r.env.sig[s].beta));
                         if (r.env.sig[s].n > dn) dn = r.env.sig[s].n;
+                        if (s == 0) dsig = r.env.sig[s].d_sigma;
                         cr_expect(!r.env.sig[s].significant, "%s: %s", kern_names[q], r.reason);
                     }
                 } else if (len >= 0 && (size_t)len < sizeof line) {
@@ -505,8 +511,9 @@ Test(model_envelope, signature_tiny_d, .timeout = 600)
             char head[1800];
             snprintf(head, sizeof head,
                      "%s %s K=%lld: correct kernels' signature max |z| %.3g, max |beta| %.3g "
-                     "(elements with D != 0: up to %lld)%s",
+                     "(elements with D != 0: up to %lld; %s D %.3g sigma)%s",
                      d.name, gv_dtype_name(t), (long long)ks[q0], sz, sb, (long long)dn,
+                     t == GV_F32 ? "tf32" : "op40", dsig,
                      len > 0 ? line : "");
             emit(head);
             gv_problem_free(&p);
