@@ -72,8 +72,9 @@ typedef struct gv_env_order {
    these inputs (chain - exact). D is the difference of two chains, so part of it is that noise;
    where D is not larger (small parts of the data below the accumulator's ulp, which a chain
    drops whatever the operands' format), a correct kernel's error, of the same size as the
-   chain's, can share it, and its beta is at most rms(e) / rms(D): 1/4 at this bound. */
-#define GV_ENV_SIG_D_SIGMA 4.0
+   chain's, can share it, and its beta is at most rms(e) / rms(D): at this bound 1/2, the
+   window's edge, and only with the whole error aligned with D's noise. */
+#define GV_ENV_SIG_D_SIGMA 2.0
 
 typedef struct gv_envelope {
     bool judged;      /* computed, and the rule judges this case */
