@@ -844,7 +844,8 @@ static void sig_summarise(const env_job *j)
         env->sig[s].significant = n >= GV_ENV_SIG_MIN_N && sdd > 0.0 &&
                                   env->sig[s].d_sigma >= GV_ENV_SIG_D_SIGMA &&
                                   env->sig[s].z > GV_ENV_SIG_Z &&
-                                  fabs(env->sig[s].beta - 1.0) < GV_ENV_SIG_BETA;
+                                  fabs(env->sig[s].beta - 1.0) < GV_ENV_SIG_BETA &&
+                                  env->sig[s].r2 >= GV_ENV_SIG_R2;
         if (env->sig[s].significant &&
             (env->sig_best < 0 || env->sig[s].r2 > env->sig[env->sig_best].r2))
             env->sig_best = s;
@@ -855,12 +856,15 @@ static void sig_summarise(const env_job *j)
         env->best = env->best_any = env->sig[env->sig_best].arith;
 }
 
-/* The signature in words into buf: "outputs carry tf32 operands' rounding: beta 0.97, z 41
-   over 1024 elements" (s the direction) */
+/* The signature in words into buf: "consistent with tf32 operands: the outputs carry its
+   operands' rounding (beta 0.97, z 41, r2 0.99 over 1024 elements)" (s the direction) */
 static void sig_words(const gv_envelope *env, int s, char *buf, size_t len)
 {
-    snprintf(buf, len, "outputs carry %s' rounding: beta %.3g, z %.3g over %lld elements",
-             env->sig[s].name, env->sig[s].beta, env->sig[s].z, (long long)env->sig[s].n);
+    snprintf(buf, len,
+             "consistent with %s: the outputs carry its operands' rounding (beta %.3g, z %.3g, "
+             "r2 %.2f over %lld elements)",
+             env->sig[s].name, env->sig[s].beta, env->sig[s].z, env->sig[s].r2,
+             (long long)env->sig[s].n);
 }
 
 /* The row's note: how much lies inside, what it matches, what cannot be told apart. */
@@ -1031,8 +1035,8 @@ bool gv_envelope_fails(const gv_result *r, char *why, size_t len)
        of a narrower operand format (beta near 1, z far past chance), however narrow the
        per-element distances; a correct kernel's errors are order noise uncorrelated with it */
     if (env->sig_best >= 0) {
-        snprintf(why, len, "%s, where the errors of %s are uncorrelated with it", match + 2,
-                 env->claimed);
+        snprintf(why, len, "operand rounding: %s; the errors of %s are uncorrelated with it",
+                 match + 2, env->claimed);
         return true;
     }
     if (env->best_any != 0) /* a lean names what the outputs are nearest to, claimed or not */

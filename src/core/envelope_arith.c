@@ -11,7 +11,8 @@
 #include "core/envelope_tc.h"
 
 static const gv_env_arith A_F32 = {
-    .name = "f32 in any order", .key = "f32", .extra = "envelope_match_f32"};
+    .name = "f32 in any order", .key = "f32", .extra = "envelope_match_f32",
+    .sig_beta = "envelope_sig_beta_f32", .sig_z = "envelope_sig_z_f32"};
 static const gv_env_arith A_F64 = {
     .name = "f64 in any order", .key = "f64", .extra = "envelope_match_f64"};
 static const gv_env_arith A_TF32 = {
@@ -211,6 +212,9 @@ int gv_env_sigs(const gv_env_arith *const *ar, int na, bool product, const gv_en
     /* a scaled claim's operands are not the given ones times one number per element: its
        exact result is not the reference a direction is measured from */
     if (ar[0]->tc != GV_MODE_NATIVE && ar[0]->scaling != GV_ENV_TC_UNSCALED) return 0;
+    /* under a tensor-core claim plain f32 is a direction too (the operands as given, against
+       the converted ones): an f32 product behind a bf16 label carries TF32's direction
+       nearly as well as its own, and only its own explains it fully */
     for (int a = 1; a < na && ns < GV_ENV_MAX_SIG; a++) {
         const gv_env_arith *x = ar[a];
         if (!x->sig_beta) continue;

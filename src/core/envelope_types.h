@@ -75,6 +75,12 @@ typedef struct gv_env_order {
    chain's, can share it, and its beta is at most rms(e) / rms(D): at this bound 1/2, the
    window's edge, and only with the whole error aligned with D's noise. */
 #define GV_ENV_SIG_D_SIGMA 2.0
+/* ... and where D explains at least this share of the errors' energy, r2 = (sum eD)^2 /
+   (sum D^2 sum e^2): an impostor's e is D plus its own order's noise, which at the bound
+   above (D at least twice a chain's noise) leaves r2 >= 4/5; an error of another kind that
+   merely correlates with D (an accumulation rounding toward zero on cancelling data, whose
+   lean follows the partial sums D's noise part also follows) explains e only in part. */
+#define GV_ENV_SIG_R2 0.5
 
 typedef struct gv_envelope {
     bool judged;      /* computed, and the rule judges this case */
