@@ -86,13 +86,15 @@ bool gv_envelope_applies(gv_result *r)
     return why[0] == '\0';
 }
 
-/* x rounded to p significant bits, to nearest with ties to even (p >= the dtype's: x). */
-static double round_bits(double x, int p)
+/* x rounded to p significant bits, to nearest with ties to even, or toward zero where trunc
+   (p >= the dtype's: x). */
+static double round_bits(double x, int p, bool trunc)
 {
     if (x == 0.0 || !isfinite(x)) return x;
     int e;
     frexp(x, &e);
-    return ldexp(nearbyint(ldexp(x, p - e)), e - p);
+    const double t = ldexp(x, p - e);
+    return ldexp(trunc ? floor(fabs(t)) * (t < 0 ? -1.0 : 1.0) : nearbyint(t), e - p);
 }
 
 /* One ulp of x in a precision of `bits` significant bits whose normals start at 2^emin: the
@@ -126,7 +128,7 @@ typedef struct operands {
 } operands;
 
 static void *operand_copy(const double *src, int64_t rows, int64_t cols, bool transpose, int bits,
-                          bool f32)
+                          bool trunc, bool f32)
 {
     size_t es = f32 ? sizeof(float) : sizeof(double);
     void *dst = malloc(es * (size_t)(rows * cols));
@@ -135,7 +137,7 @@ static void *operand_copy(const double *src, int64_t rows, int64_t cols, bool tr
     for (int64_t i = 0; i < rows; i++)
         for (int64_t j = 0; j < cols; j++) {
             double v = src[i * cols + j];
-            if (bits) v = round_bits(v, bits);
+            if (bits) v = round_bits(v, bits, trunc);
             int64_t at = transpose ? j * rows + i : i * cols + j;
             if (f32)
                 ((float *)dst)[at] = (float)v;
@@ -291,6 +293,14 @@ typedef struct env_job {
     /* a declared or known order: bit a set where the output is one of arithmetic a's results
        (a > 0) and none of the claimed one's legal values */
     unsigned char *exact_as;
+    /* the operand-rounding signature's directions (gv_env_sigs): sig_ops[s] their operands
+       (an arithmetic's, or sig_own[s] rounded for the direction alone); per element the
+       error e (sig_e) and each direction's D (sig_d, s n_el + at), NaN where not taken */
+    const gv_env_arith *sig[GV_ENV_MAX_SIG];
+    int ns;
+    const operands *sig_ops[GV_ENV_MAX_SIG];
+    operands sig_own[GV_ENV_MAX_SIG];
+    double *sig_e, *sig_d, *sig_s; /* sig_s: the claimed arithmetic's chain's own error */
 } env_job;
 
 /* The shapes: m, k, n of a product; the sums' count n and length k. False: they do not fit. */
@@ -310,10 +320,31 @@ static bool job_shape(env_job *j)
                        : j->k * j->n == p->in[0].count);
 }
 
-/* The arithmetics: the claimed one, then the impostors it is told apart from. */
+/* The arithmetics: the claimed one, then the impostors it is told apart from; and the
+   signature's directions. */
 static void job_ariths(env_job *j)
 {
     j->na = gv_env_ariths(j->c->mode, j->sm, j->f32, j->product, j->ar);
+    int of[GV_ENV_MAX_SIG];
+    j->ns = gv_env_sigs(j->ar, j->na, j->product, j->sig, of);
+    for (int s = 0; s < j->ns; s++)
+        j->sig_ops[s] = of[s] >= 0 ? &j->ops[of[s]] : &j->sig_own[s];
+}
+
+/* The operands of the directions that are no arithmetic's (TF32 by truncation); false where
+   memory ran out. */
+static bool sig_operands(env_job *j)
+{
+    bool ok = true;
+    for (int s = 0; s < j->ns; s++) {
+        if (j->sig_ops[s] != &j->sig_own[s]) continue;
+        const gv_env_arith *x = j->sig[s];
+        operands *o = &j->sig_own[s];
+        o->a = operand_copy(j->p->in[0].ref, j->m, j->k, false, x->bits, x->trunc, j->f32);
+        o->bt = operand_copy(j->p->in[1].ref, j->k, j->n, true, x->bits, x->trunc, j->f32);
+        ok = ok && o->a && o->bt;
+    }
+    return ok;
 }
 
 /* The operands of each arithmetic (those with the claimed operands share its copy); false
@@ -344,8 +375,8 @@ static bool job_operands(env_job *j)
             continue;
         }
         if (j->product) {
-            o->a = operand_copy(p->in[0].ref, j->m, j->k, false, ar->bits, j->f32);
-            o->bt = operand_copy(p->in[1].ref, j->k, j->n, true, ar->bits, j->f32);
+            o->a = operand_copy(p->in[0].ref, j->m, j->k, false, ar->bits, false, j->f32);
+            o->bt = operand_copy(p->in[1].ref, j->k, j->n, true, ar->bits, false, j->f32);
         } else if (!j->f32 && ar->bits == 0 && j->n == 1) {
             /* one f64 sum taken as given: its transposed copy would be the tensor itself
                (10^8 terms: 800 MB of fresh pages), so the orders read the tensor */
@@ -353,12 +384,12 @@ static bool job_operands(env_job *j)
             o->a_borrowed = true;
             o->bt = NULL;
         } else {
-            o->a = operand_copy(p->in[0].ref, j->k, j->n, true, ar->bits, j->f32);
+            o->a = operand_copy(p->in[0].ref, j->k, j->n, true, ar->bits, false, j->f32);
             o->bt = NULL;
         }
         ok = ok && o->a && (!j->product || o->bt);
     }
-    return ok;
+    return ok && sig_operands(j);
 }
 
 static void job_free(env_job *j)
@@ -374,6 +405,13 @@ static void job_free(env_job *j)
         if (!o->a_borrowed) free(o->a);
         free(o->bt);
     }
+    for (int s = 0; s < j->ns; s++) {
+        free(j->sig_own[s].a);
+        free(j->sig_own[s].bt);
+    }
+    free(j->sig_e);
+    free(j->sig_s);
+    free(j->sig_d);
     free(j->d);
     free(j->e);
     free(j->near);
@@ -499,6 +537,62 @@ static double width_free(const env_job *j, int a, int64_t at, double cv, double 
     return w;
 }
 
+/* The FMA chain in k order of row i of o's A against column c of its B, in the claimed
+   precision. */
+static double sig_chain(const env_job *j, const operands *o, int64_t i, int64_t c)
+{
+    const int64_t k = j->k;
+    if (j->f32) {
+        const float *x = (const float *)o->a + i * k, *y = (const float *)o->bt + c * k;
+        float acc = 0.0f;
+        for (int64_t l = 0; l < k; l++)
+            acc = fmaf(x[l], y[l], acc);
+        return acc;
+    }
+    const double *x = (const double *)o->a + i * k, *y = (const double *)o->bt + c * k;
+    double acc = 0.0;
+    for (int64_t l = 0; l < k; l++)
+        acc = fma(x[l], y[l], acc);
+    return acc;
+}
+
+/* Direction s's D of product element at: the result on its operands less the result on the
+   claimed arithmetic's, both in one and the same order (the FMA chain in k order; a
+   tensor-core model's chain of blocks, first0 and firsts[s] from its results), so that D is
+   what the narrower operands change after the accumulator has rounded. Not the exact
+   difference: where the data's small parts lie below the accumulator's ulp (integers with
+   offsets of 2^-20), a correct f32 chain drops them as the TF32 operands do, its error then
+   is the exact difference, and only the same order's D (0 there) leaves it alone. NaN where
+   a converted operand is not finite. */
+static double sig_dir(const env_job *j, int s, int64_t at, double first0, double chain0,
+                      const double *firsts)
+{
+    const operands *o0 = &j->ops[0], *o1 = j->sig_ops[s];
+    const int64_t i = at / j->n, c = at % j->n;
+    if (o0->model && (!o0->ta.finite[i] || !o0->tbt.finite[c])) return NAN;
+    if (o1->model && (!o1->ta.finite[i] || !o1->tbt.finite[c])) return NAN;
+    if (o1->model) return firsts[s] - first0;
+    return sig_chain(j, o1, i, c) - chain0;
+}
+
+/* The signature's numbers of element at: e = cv - exact (the claimed arithmetic's exact
+   result: the f64 reference, or a tensor-core mode's on its converted operands), each
+   direction's D, and the claimed arithmetic's chain's own error (the noise D must stand
+   above); first[a] arithmetic a's first result (a model's chain of blocks). */
+static void sig_element(const env_job *j, int64_t at, double cv, double exact, const double *first)
+{
+    if (!isfinite(exact)) return;
+    j->sig_e[at] = cv - exact;
+    const double chain0 =
+        j->ops[0].model ? first[0] : sig_chain(j, &j->ops[0], at / j->n, at % j->n);
+    j->sig_s[at] = chain0 - exact;
+    double firsts[GV_ENV_MAX_SIG];
+    for (int s = 0; s < j->ns; s++)
+        firsts[s] = j->sig_ops[s]->model ? first[j->sig_ops[s] - j->ops] : NAN;
+    for (int s = 0; s < j->ns; s++)
+        j->sig_d[s * j->n_el + at] = sig_dir(j, s, at, first[0], chain0, firsts);
+}
+
 /* Judge output element at: its legal results in each arithmetic (from lanes, or computed
    here), the range, the width and the distance into the job's per-element arrays. */
 static void judge_element(const env_job *j, int64_t at, const elem_orders *eo, void *tmp)
@@ -507,7 +601,10 @@ static void judge_element(const env_job *j, int64_t at, const elem_orders *eo, v
     double res[GV_ENV_TC_NORD + 1 + ENV_NDOT], claimed_first = 0.0;
     double claimed[GV_ENV_TC_NORD + 1 + ENV_NDOT];
     int n_claimed = 0;
-    double cv = gv_dtype_load(j->c->dtype, out->data, at), ref = out->ref[at];
+    double cv = gv_dtype_load(j->c->dtype, out->data, at), ref = out->ref[at], exact = NAN;
+    double first[GV_ENV_MAX_ARITH];
+    for (int a = 0; a < GV_ENV_MAX_ARITH; a++)
+        first[a] = NAN;
     if (!isfinite(cv) || !isfinite(ref)) return;
     if (j->ofmt && !gv_bfma_in_format(j->ofmt, (float)cv)) j->off_fmt[at] = 1;
     for (int a = 0; a < j->na; a++) {
@@ -524,6 +621,8 @@ static void judge_element(const env_job *j, int64_t at, const elem_orders *eo, v
             if (res[q] > hi) hi = res[q];
         }
         if (!isfinite(lo) || !isfinite(hi)) break; /* an order overflowed */
+        if (a == 0) exact = j->ops[0].model ? res[GV_ENV_TC_NORD] : ref;
+        first[a] = res[0];
         if (j->declared) note_exact_as(j, a, at, cv, ref, res, nres, claimed, &n_claimed);
         if (a > 0 && res[0] == claimed_first) j->agree[at] |= (unsigned char)(1u << a);
         if (a == 0) claimed_first = res[0];
@@ -538,6 +637,7 @@ static void judge_element(const env_job *j, int64_t at, const elem_orders *eo, v
             j->e[at] = cv > hi ? (cv - hi) / w : cv < lo ? (cv - lo) / w : 0.0;
         }
     }
+    if (j->ns) sig_element(j, at, cv, exact, first);
 }
 
 /* Columns judged a unit of work: a row of a product is cut into units of this many columns,
@@ -560,6 +660,9 @@ static bool judge_elements(const env_job *j)
     for (int64_t at = 0; at < j->n_el; at++) {
         /* NaN: not judged here (the placement rules judge it) */
         j->d[at] = j->e[at] = j->near[at] = NAN;
+        if (j->ns) j->sig_e[at] = j->sig_s[at] = NAN;
+        for (int s = 0; s < j->ns; s++)
+            j->sig_d[s * j->n_el + at] = NAN;
         j->within[at] = j->agree[at] = j->exact_as[at] = 0;
     }
     /* one element (a whole-vector sum of 1e8 terms): its orders spread their own work over
@@ -699,6 +802,71 @@ static void job_summarise(const env_job *j)
     }
 }
 
+/* The signature of each direction from the elements' e and D, in index order (the same on any
+   number of threads): e and D scaled by one power of two (beta, z and r2 do not change) so
+   that their squares neither underflow nor overflow; then the significant direction that
+   explains the most of e (largest r2) names the arithmetic. An impostor of a narrower format
+   is significant in its own direction and in the wider ones its rounding contains (bf16's
+   error holds most of TF32's: beta near 1 there too), but explains e fully only in its own. */
+static void sig_summarise(const env_job *j)
+{
+    gv_envelope *env = j->env;
+    env->n_sig = j->ns;
+    env->sig_best = -1;
+    for (int s = 0; s < j->ns; s++) {
+        const double *dd = j->sig_d + s * j->n_el;
+        double top = 0.0;
+        for (int64_t at = 0; at < j->n_el; at++)
+            if (isfinite(j->sig_e[at]) && isfinite(dd[at]))
+                top = fmax(top, fmax(fabs(j->sig_e[at]), fabs(dd[at])));
+        int ex = 0;
+        if (top > 0.0) frexp(top, &ex);
+        double sed = 0.0, sdd = 0.0, see = 0.0, sed2 = 0.0, sss = 0.0;
+        int64_t n = 0;
+        for (int64_t at = 0; at < j->n_el; at++) {
+            if (!isfinite(j->sig_e[at]) || !isfinite(dd[at])) continue;
+            const double e = ldexp(j->sig_e[at], -ex), d = ldexp(dd[at], -ex);
+            const double sg = isfinite(j->sig_s[at]) ? ldexp(j->sig_s[at], -ex) : 0.0;
+            n += d != 0.0;
+            sed += e * d, sdd += d * d, see += e * e, sed2 += (e * d) * (e * d), sss += sg * sg;
+        }
+        const gv_env_arith *x = j->sig[s];
+        env->sig[s].name = x->name, env->sig[s].key = x->key;
+        env->sig[s].extra_beta = x->sig_beta, env->sig[s].extra_z = x->sig_z;
+        env->sig[s].arith = -1;
+        for (int a = 1; a < j->na; a++)
+            if (j->ar[a] == x) env->sig[s].arith = a;
+        env->sig[s].n = n;
+        env->sig[s].beta = sdd > 0.0 ? sed / sdd : 0.0;
+        env->sig[s].z = sed2 > 0.0 ? sed / sqrt(sed2) : 0.0;
+        env->sig[s].r2 = sdd > 0.0 && see > 0.0 ? sed * sed / (sdd * see) : 0.0;
+        env->sig[s].d_sigma = sss > 0.0 ? sqrt(sdd / sss) : INFINITY;
+        env->sig[s].significant = n >= GV_ENV_SIG_MIN_N && sdd > 0.0 &&
+                                  env->sig[s].d_sigma >= GV_ENV_SIG_D_SIGMA &&
+                                  env->sig[s].z > GV_ENV_SIG_Z &&
+                                  fabs(env->sig[s].beta - 1.0) < GV_ENV_SIG_BETA &&
+                                  env->sig[s].r2 >= GV_ENV_SIG_R2;
+        if (env->sig[s].significant &&
+            (env->sig_best < 0 || env->sig[s].r2 > env->sig[env->sig_best].r2))
+            env->sig_best = s;
+    }
+    /* the signature names the match where it is significant (a FAIL outside the envelope
+       names what carries the rounding, not the arithmetic whose wide orders hold the most) */
+    if (env->sig_best >= 0 && env->sig[env->sig_best].arith > 0)
+        env->best = env->best_any = env->sig[env->sig_best].arith;
+}
+
+/* The signature in words into buf: "consistent with tf32 operands: the outputs carry its
+   operands' rounding (beta 0.97, z 41, r2 0.99 over 1024 elements)" (s the direction) */
+static void sig_words(const gv_envelope *env, int s, char *buf, size_t len)
+{
+    snprintf(buf, len,
+             "consistent with %s: the outputs carry its operands' rounding (beta %.3g, z %.3g, "
+             "r2 %.2f over %lld elements)",
+             env->sig[s].name, env->sig[s].beta, env->sig[s].z, env->sig[s].r2,
+             (long long)env->sig[s].n);
+}
+
 /* The row's note: how much lies inside, what it matches, what cannot be told apart. */
 static void job_note(const env_job *j)
 {
@@ -710,10 +878,37 @@ static void job_note(const env_job *j)
         len += snprintf(env->note + len, sizeof env->note - (size_t)len,
                         " (a sample of %lld of %lld elements)", (long long)env->n,
                         (long long)env->sampled_of);
-    if (env->best != 0 && len > 0 && (size_t)len < sizeof env->note)
+    if (env->sig_best >= 0 && len > 0 && (size_t)len < sizeof env->note) {
+        char sw[160];
+        sig_words(env, env->sig_best, sw, sizeof sw);
+        len += snprintf(env->note + len, sizeof env->note - (size_t)len, "; %s", sw);
+    } else if (env->best != 0 && len > 0 && (size_t)len < sizeof env->note) {
         len += snprintf(env->note + len, sizeof env->note - (size_t)len,
                         "; consistent with %s on %.4g %%", env->arith[env->best].name,
                         100.0 * env->arith[env->best].share);
+    }
+    /* a direction with no element to show it: the inputs are exact in that format (or
+       nearly), and its rounding leaves no signature */
+    for (int s = 0; s < env->n_sig; s++) {
+        const bool weak = env->sig[s].n < GV_ENV_SIG_MIN_N ||
+                          !(env->sig[s].d_sigma >= GV_ENV_SIG_D_SIGMA);
+        if (!(weak && len > 0 && (size_t)len < sizeof env->note))
+            continue;
+        if (env->sig[s].n >= GV_ENV_SIG_MIN_N) /* D is there, but beneath the noise */
+            len += snprintf(env->note + len, sizeof env->note - (size_t)len,
+                            "; %s change the results by %.2g times a chain's own rounding "
+                            "error: too little for a rounding signature",
+                            env->sig[s].name, env->sig[s].d_sigma);
+        else if (env->sig[s].n == 0)
+            len += snprintf(env->note + len, sizeof env->note - (size_t)len,
+                            "; %s leave no rounding signature: the inputs are exact in that "
+                            "format",
+                            env->sig[s].name);
+        else
+            len += snprintf(env->note + len, sizeof env->note - (size_t)len,
+                            "; %s leave a rounding signature on %lld elements only (it needs %d)",
+                            env->sig[s].name, (long long)env->sig[s].n, GV_ENV_SIG_MIN_N);
+    }
     if (j->c->mode == GV_MODE_FP8ROW && len > 0 && (size_t)len < sizeof env->note)
         len += snprintf(env->note + len, sizeof env->note - (size_t)len,
                         "; lean not judged (the rowwise epilogue is not replayed bit for bit)");
@@ -762,7 +957,10 @@ void gv_envelope_judge(const gv_problem *p, gv_result *r)
     j.ex = calloc(n_el * (size_t)j.na, sizeof(double));
     j.within = malloc(n_el), j.agree = malloc(n_el), j.off_fmt = calloc(n_el, 1);
     j.exact_as = malloc(n_el);
-    ok = ok && j.d && j.e && j.near && j.ex && j.within && j.agree && j.off_fmt && j.exact_as;
+    j.sig_e = malloc(sizeof(double) * n_el), j.sig_s = malloc(sizeof(double) * n_el);
+    j.sig_d = malloc(sizeof(double) * n_el * (size_t)(j.ns > 0 ? j.ns : 1));
+    ok = ok && j.d && j.e && j.near && j.ex && j.within && j.agree && j.off_fmt && j.exact_as &&
+         j.sig_e && j.sig_d && j.sig_s;
     /* a narrower output format (f16acc's binary16): every output must be one of its values */
     j.ofmt = j.ops[0].model && j.ops[0].model->out.sig_bits < 24 ? &j.ops[0].model->out : NULL;
     /* The budget: at most GV_ENV_BUDGET terms (output elements times k) are emulated, the
@@ -777,6 +975,7 @@ void gv_envelope_judge(const gv_problem *p, gv_result *r)
     env->sampled_of = j.keep == UINT64_MAX ? 0 : j.n_el;
     if (ok && judge_elements(&j)) {
         job_summarise(&j);
+        sig_summarise(&j);
         env->judged = env->n > 0;
         if (!env->judged) snprintf(env->why_not, sizeof env->why_not, "no finite output to judge");
     } else {
@@ -791,8 +990,11 @@ bool gv_envelope_fails(const gv_result *r, char *why, size_t len)
 {
     const gv_envelope *env = &r->env;
     if (!env->judged) return false;
-    char match[120] = "";
-    if (env->best != 0)
+    char match[200] = "";
+    if (env->sig_best >= 0) {
+        match[0] = ';', match[1] = ' ';
+        sig_words(env, env->sig_best, match + 2, sizeof match - 2);
+    } else if (env->best != 0)
         snprintf(match, sizeof match, "; consistent with %s on %.4g %% of elements",
                  env->arith[env->best].name, 100.0 * env->arith[env->best].share);
     else
@@ -829,6 +1031,14 @@ bool gv_envelope_fails(const gv_result *r, char *why, size_t len)
                      env->claimed, env->nearest, env->worst_value);
             return true;
         }
+    /* The operand-rounding signature: the outputs' errors carry the deterministic rounding
+       of a narrower operand format (beta near 1, z far past chance), however narrow the
+       per-element distances; a correct kernel's errors are order noise uncorrelated with it */
+    if (env->sig_best >= 0) {
+        snprintf(why, len, "operand rounding: %s; the errors of %s are uncorrelated with it",
+                 match + 2, env->claimed);
+        return true;
+    }
     if (env->best_any != 0) /* a lean names what the outputs are nearest to, claimed or not */
         snprintf(match, sizeof match, "; consistent with %s on %.4g %% of elements",
                  env->arith[env->best_any].name, 100.0 * env->arith[env->best_any].share);

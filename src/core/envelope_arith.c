@@ -11,15 +11,26 @@
 #include "core/envelope_tc.h"
 
 static const gv_env_arith A_F32 = {
-    .name = "f32 in any order", .key = "f32", .extra = "envelope_match_f32"};
+    .name = "f32 in any order", .key = "f32", .extra = "envelope_match_f32",
+    .sig_beta = "envelope_sig_beta_f32", .sig_z = "envelope_sig_z_f32"};
 static const gv_env_arith A_F64 = {
     .name = "f64 in any order", .key = "f64", .extra = "envelope_match_f64"};
 static const gv_env_arith A_TF32 = {
-    .name = "tf32 operands", .key = "tf32", .extra = "envelope_match_tf32", .bits = 11};
+    .name = "tf32 operands", .key = "tf32", .extra = "envelope_match_tf32",
+    .sig_beta = "envelope_sig_beta_tf32", .sig_z = "envelope_sig_z_tf32", .bits = 11};
 static const gv_env_arith A_BF16 = {
-    .name = "bf16 operands", .key = "bf16", .extra = "envelope_match_bf16", .bits = 8};
+    .name = "bf16 operands", .key = "bf16", .extra = "envelope_match_bf16",
+    .sig_beta = "envelope_sig_beta_bf16", .sig_z = "envelope_sig_z_bf16", .bits = 8};
 static const gv_env_arith A_OP40 = {
-    .name = "40-bit operands", .key = "op40", .extra = "envelope_match_op40", .bits = 40};
+    .name = "40-bit operands", .key = "op40", .extra = "envelope_match_op40",
+    .sig_beta = "envelope_sig_beta_op40", .sig_z = "envelope_sig_z_op40", .bits = 40};
+/* TF32 by truncation (some emulations drop the low 13 bits): a signature's direction only */
+static const gv_env_arith A_TF32TRUNC = {.name = "tf32 operands (truncated)",
+                                         .key = "tf32trunc",
+                                         .bits = 11,
+                                         .trunc = true,
+                                         .sig_beta = "envelope_sig_beta_tf32trunc",
+                                         .sig_z = "envelope_sig_z_tf32trunc"};
 static const gv_env_arith A_RZ32 = {.name = "round-toward-zero accumulation",
                                     .key = "rz",
                                     .extra = "envelope_match_rz",
@@ -31,16 +42,22 @@ static const gv_env_arith A_RZ64 = {.name = "round-toward-zero accumulation",
 static const gv_env_arith A_TC_TF32 = {.name = "tf32 tensor cores",
                                        .key = "tf32",
                                        .extra = "envelope_match_tf32",
+                                       .sig_beta = "envelope_sig_beta_tf32",
+                                       .sig_z = "envelope_sig_z_tf32",
                                        .tc = GV_MODE_TF32,
                                        .f32_orders = true};
 static const gv_env_arith A_TC_BF16 = {.name = "bf16 tensor cores",
                                        .key = "bf16",
                                        .extra = "envelope_match_bf16",
+                                       .sig_beta = "envelope_sig_beta_bf16",
+                                       .sig_z = "envelope_sig_z_bf16",
                                        .tc = GV_MODE_BF16,
                                        .f32_orders = true};
 static const gv_env_arith A_TC_F16 = {.name = "f16 tensor cores",
                                       .key = "f16",
                                       .extra = "envelope_match_f16",
+                                      .sig_beta = "envelope_sig_beta_f16",
+                                      .sig_z = "envelope_sig_z_f16",
                                       .tc = GV_MODE_F16,
                                       .f32_orders = true};
 static const gv_env_arith A_TC_F16ACC = {.name = "f16 tensor cores with f16 accumulation",
@@ -185,4 +202,27 @@ int gv_env_ariths(gv_mode mode, int sm, bool f32, bool product, const gv_env_ari
     }
     assert(na >= 1 && na <= GV_ENV_MAX_ARITH);
     return na;
+}
+
+int gv_env_sigs(const gv_env_arith *const *ar, int na, bool product, const gv_env_arith **sig,
+                int *of)
+{
+    int ns = 0;
+    if (!product) return 0;
+    /* a scaled claim's operands are not the given ones times one number per element: its
+       exact result is not the reference a direction is measured from */
+    if (ar[0]->tc != GV_MODE_NATIVE && ar[0]->scaling != GV_ENV_TC_UNSCALED) return 0;
+    /* under a tensor-core claim plain f32 is a direction too (the operands as given, against
+       the converted ones): an f32 product behind a bf16 label carries TF32's direction
+       nearly as well as its own, and only its own explains it fully */
+    for (int a = 1; a < na && ns < GV_ENV_MAX_SIG; a++) {
+        const gv_env_arith *x = ar[a];
+        if (!x->sig_beta) continue;
+        if (x->tc != GV_MODE_NATIVE && x->scaling != GV_ENV_TC_UNSCALED) continue;
+        /* f16 with f32 accumulation behind f16acc's label: the same operands, no direction */
+        if (x->tc == GV_MODE_F16 && ar[0]->tc == GV_MODE_F16ACC) continue;
+        sig[ns] = x, of[ns++] = a;
+    }
+    if (ar[0] == &A_F32 && ns < GV_ENV_MAX_SIG) sig[ns] = &A_TF32TRUNC, of[ns++] = -1;
+    return ns;
 }

@@ -33,6 +33,10 @@ typedef struct gv_env_arith {
     int scaling;
     bool promoted;
     int sigma_bits;
+    /* its operand-rounding signature's extras (envelope_sig_beta_KEY, envelope_sig_z_KEY);
+       NULL: no direction (the same operands as the claimed arithmetic's, or scaled ones) */
+    const char *sig_beta, *sig_z;
+    bool trunc; /* operands rounded toward zero to `bits` (a direction only, gv_env_sigs) */
 } gv_env_arith;
 
 /* The arithmetics of a case into ar[0..return): the claimed one first, then its impostors.
@@ -41,5 +45,13 @@ typedef struct gv_env_arith {
    order; for an f32 product tf32 and bf16 operands, for an f64 one 40-bit operands; then
    accumulation rounding toward zero. At most GV_ENV_MAX_ARITH. */
 int gv_env_ariths(gv_mode mode, int sm, bool f32, bool product, const gv_env_arith **ar);
+
+/* The operand-rounding signature's directions of a product whose arithmetics are ar[0..na)
+   into sig[0..return) (at most GV_ENV_MAX_SIG), of[s] the arithmetic whose operands direction
+   s takes (-1: its own, rounded as sig[s] says). Native f32: TF32 and bf16 operands to
+   nearest, TF32 operands truncated; native f64: 40-bit operands; a tensor-core claim without
+   scales: each impostor model without scales. None for a sum. */
+int gv_env_sigs(const gv_env_arith *const *ar, int na, bool product, const gv_env_arith **sig,
+                int *of);
 
 #endif

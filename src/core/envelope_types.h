@@ -54,6 +54,33 @@ typedef struct gv_env_order {
 #define GV_ENV_BUDGET 134217728.0
 /* The modelled arithmetics of one case: the claimed one first, then its impostors. */
 #define GV_ENV_MAX_ARITH 4
+/* The operand-rounding signature (docs/error-models.md, "The operand-rounding signature"): at
+   most this many directions a case; a direction's regression of the outputs' errors on its
+   deterministic difference D FAILs as precision where z > GV_ENV_SIG_Z (one-sided: the
+   self-normalised sum of independent symmetric terms exceeds 6 with probability under
+   exp(-18) = 1.5e-8) and |beta - 1| < GV_ENV_SIG_BETA (an impostor's errors are D: beta 1; a
+   correct kernel's are uncorrelated with D: beta 0; the window is half way to 0 and as wide
+   on the other side, so that a lean, which correlates with D on data whose D has a sign,
+   is not named as a format: rounding toward zero on prefix sums gave beta 5), over at least
+   GV_ENV_SIG_MIN_N elements whose D is not 0. */
+#define GV_ENV_MAX_SIG   3
+#define GV_ENV_SIG_Z     6.0
+#define GV_ENV_SIG_BETA  0.5
+#define GV_ENV_SIG_MIN_N 64
+/* ... and where D stands above the rounding noise of the claimed arithmetic itself: its root
+   mean square at least this many times that of the claimed arithmetic's chain's own error on
+   these inputs (chain - exact). D is the difference of two chains, so part of it is that noise;
+   where D is not larger (small parts of the data below the accumulator's ulp, which a chain
+   drops whatever the operands' format), a correct kernel's error, of the same size as the
+   chain's, can share it, and its beta is at most rms(e) / rms(D): at this bound 1/2, the
+   window's edge, and only with the whole error aligned with D's noise. */
+#define GV_ENV_SIG_D_SIGMA 2.0
+/* ... and where D explains at least this share of the errors' energy, r2 = (sum eD)^2 /
+   (sum D^2 sum e^2): an impostor's e is D plus its own order's noise, which at the bound
+   above (D at least twice a chain's noise) leaves r2 >= 4/5; an error of another kind that
+   merely correlates with D (an accumulation rounding toward zero on cancelling data, whose
+   lean follows the partial sums D's noise part also follows) explains e only in part. */
+#define GV_ENV_SIG_R2 0.5
 
 typedef struct gv_envelope {
     bool judged;      /* computed, and the rule judges this case */
@@ -96,6 +123,22 @@ typedef struct gv_envelope {
         int64_t exact_as; /* a declared or known order: elements whose output is exactly one
                              of its results and no legal value of the claimed arithmetic */
     } arith[GV_ENV_MAX_ARITH];
+    /* The operand-rounding signature of each direction (an operand format an impostor
+       rounds to): e = output - the claimed arithmetic's exact result, D = the exact result on
+       that format's operands - the same on the claimed ones, over the judged elements */
+    int n_sig;
+    struct {
+        const char *name, *key;      /* "tf32 operands", "tf32" */
+        const char *extra_beta, *extra_z; /* "envelope_sig_beta_tf32", "envelope_sig_z_tf32" */
+        int arith;                   /* its arithmetic among arith[] (-1: a direction only) */
+        int64_t n;                   /* elements with a finite e and D != 0 */
+        double beta, z, r2;          /* sum eD / sum D^2; sum eD / sqrt(sum (eD)^2); the
+                                        share of sum e^2 that beta D explains */
+        double d_sigma;              /* D's root mean square over that of the claimed
+                                        arithmetic's chain's own error */
+        bool significant;            /* z, beta and n past their bounds */
+    } sig[GV_ENV_MAX_SIG];
+    int sig_best; /* the significant direction with the largest r2; -1: none */
     int best; /* the arithmetic with the largest share, then the least mean excess (the
                  claimed one where both tie, and wherever it holds every element) */
     int best_any; /* the same without the claimed one's preference (a lean's reason) */
@@ -103,7 +146,7 @@ typedef struct gv_envelope {
        results held in f32): outputs that are no value of it, which the mode cannot return */
     int64_t off_format, first_off_format;
     const char *out_format; /* "binary16"; NULL: the dtype's own */
-    char note[320];  /* what the row says beside the verdict */
+    char note[512];  /* what the row says beside the verdict */
     double ms;       /* wall time of the computation */
 } gv_envelope;
 

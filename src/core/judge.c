@@ -343,7 +343,8 @@ static bool decide_models(gv_result *r)
        the worst case, which it is sharper than (an output past that bound lies far outside
        the envelope), so that the reason names the arithmetic the output matches. */
     if (r->env.judged && gv_envelope_fails(r, why, len)) {
-        r->cause = GV_CAUSE_ORDER;
+        /* outputs that carry a narrower operand format's rounding: a precision impostor */
+        r->cause = r->env.sig_best >= 0 ? GV_CAUSE_PRECISION : GV_CAUSE_ORDER;
         return true;
     }
     if (!(m->ratio <= r->ratio_bound)) {
@@ -599,6 +600,10 @@ static void judge_envelope(const gv_problem *p, gv_result *r)
                     fabs(r->env.z) > fabs(r->env.z_sr) ? r->env.z : r->env.z_sr);
     for (int a = 0; a < r->env.n_arith; a++)
         gv_result_extra(r, r->env.arith[a].extra, r->env.arith[a].share);
+    for (int s = 0; s < r->env.n_sig; s++) {
+        gv_result_extra(r, r->env.sig[s].extra_beta, r->env.sig[s].beta);
+        gv_result_extra(r, r->env.sig[s].extra_z, r->env.sig[s].z);
+    }
 }
 
 void gv_judge_problem(const gv_problem *p, gv_result *r)

@@ -11,7 +11,7 @@
 #include "core/gv.h"
 
 #define GV_MAX_TENSORS GK_MAX_TENSORS
-#define GV_MAX_EXTRA   16
+#define GV_MAX_EXTRA   24
 #define GV_MAX_CHECKS  4
 #define GV_WHY_LEN     256
 

@@ -18,7 +18,9 @@
  *     dealt round-robin. The last four are orders the envelope does not compute: they measure
  *     its slack.
  *   - impostors, each of which must FAIL wherever its output differs from the in-order FMA
- *     kernel's (TF32 and 40-bit operands up to K = 4096; at 8192 they are logged), naming the arithmetic it matches: TF32-rounded and bf16-rounded operands with
+ *     kernel's, at every K (at 8192 TF32's and 40-bit operands' per-element errors lie inside
+ *     the order-free width, and their operand-rounding signature FAILs them), naming the
+ *     arithmetic it matches: TF32-rounded and bf16-rounded operands with
  *     f32 accumulation, an accumulation that rounds toward zero (fesetround in this thread),
  *     f64 from operands rounded to 40 bits; where it does not differ (small integers), it PASSes
  *     and the row says that the two arithmetics agree exactly on these inputs.
@@ -311,6 +313,10 @@ static double share_of(const gv_result *r, const char *key)
     return NAN;
 }
 
+/* the correct kernels' largest signature |z| and |beta| over a run_dtype (beta where at least
+   GV_ENV_SIG_MIN_N elements have D != 0) */
+static double g_sig_z, g_sig_beta;
+
 /* Every kernel on one family at one dtype and K: correct ones PASS, impostors FAIL where they
    differ from the in-order FMA kernel and name their arithmetic; the numbers to the log.
    Returns the largest distance of a correct kernel. */
@@ -326,8 +332,8 @@ static double run_family(int fam, gv_dtype t, int64_t k, double *env_ms)
     void *ref_out = malloc(bytes);
     cr_assert_not_null(ref_out);
     emulate(&p, K_FMA, ref_out);
-    double worst_correct = 0.0, worst_z = 0.0;
-    char line[1024];
+    double worst_correct = 0.0, worst_z = 0.0, sig_z = 0.0, sig_beta = 0.0;
+    char line[1400];
     int len = 0;
     for (int q = 0; q < NKERN; q++) {
         bool correct = q < NCORRECT;
@@ -346,35 +352,54 @@ static double run_family(int fam, gv_dtype t, int64_t k, double *env_ms)
             if (r.env.d_max > worst_correct) worst_correct = r.env.d_max;
             double z = fmax(fabs(r.env.z), fabs(r.env.z_sr));
             if (z > worst_z) worst_z = z;
-        } else if (differs && !(k >= 8192 && (q == I_TF32 || q == I_OP40))) {
+            for (int s = 0; s < r.env.n_sig; s++) {
+                cr_expect(!r.env.sig[s].significant, "%s %s K=%lld %s: a correct kernel carries "
+                          "%s's signature (beta %g, z %g)", fam_names[fam], gv_dtype_name(t),
+                          (long long)k, kern_names[q], r.env.sig[s].name, r.env.sig[s].beta,
+                          r.env.sig[s].z);
+                sig_z = fmax(sig_z, fabs(r.env.sig[s].z));
+                if (r.env.sig[s].n >= GV_ENV_SIG_MIN_N)
+                    sig_beta = fmax(sig_beta, fabs(r.env.sig[s].beta));
+            }
+            if (sig_z > g_sig_z) g_sig_z = sig_z;
+            if (sig_beta > g_sig_beta) g_sig_beta = sig_beta;
+        } else if (differs) {
             cr_expect_eq(r.verdict, GV_FAIL, "%s %s K=%lld %s: an impostor got %s (%s) [%s]",
                          fam_names[fam], gv_dtype_name(t), (long long)k, kern_names[q],
                          gv_verdict_name(r.verdict), r.reason, r.env.note);
             cr_expect(strstr(r.reason, kern_match[q]) != NULL,
                       "%s %s K=%lld %s: the FAIL does not name '%s': %s", fam_names[fam],
                       gv_dtype_name(t), (long long)k, kern_names[q], kern_match[q], r.reason);
-        } else if (differs) {
-            /* TF32 and 40-bit operands at K = 8192: past what the width of any order can tell
-               apart on every family (docs/error-models.md, "What it cannot see"); logged */
         } else {
-            /* the same bits as a correct kernel: it PASSes, and the row says the two agree */
+            /* the same bits as a correct kernel: it PASSes, and the row says the two agree
+               and that the operand format leaves no signature (D = 0 on every element) */
             cr_expect_eq(r.verdict, GV_PASS, "%s: %s", kern_names[q], r.reason);
             cr_expect(strstr(r.env.note, "agree exactly on these inputs") != NULL, "%s: %s",
                       kern_names[q], r.env.note);
+            if (q != I_RZ)
+                cr_expect(strstr(r.env.note, "leave no rounding signature") != NULL, "%s: %s",
+                          kern_names[q], r.env.note);
         }
         if (!correct && len >= 0 && (size_t)len < sizeof line)
             len += snprintf(line + len, sizeof line - (size_t)len,
-                            "\n    %-24s %s%s d_max %.3g, share f%s %.3g %%, best %s",
+                            "\n    %-24s %s%s d_max %.3g, share f%s %.3g %%, best %s, "
+                            "signature %s beta %.3g z %.3g (%s D %.3g sigma)",
                             kern_names[q], gv_verdict_name(r.verdict),
                             differs ? "" : " (same bits)", r.env.d_max,
                             t == GV_F32 ? "32" : "64", 100.0 * r.env.arith[0].share,
-                            r.env.arith[r.env.best].name);
+                            r.env.arith[r.env.best].name,
+                            r.env.sig_best >= 0 ? r.env.sig[r.env.sig_best].key : "-",
+                            r.env.sig_best >= 0 ? r.env.sig[r.env.sig_best].beta : 0.0,
+                            r.env.sig_best >= 0 ? r.env.sig[r.env.sig_best].z : 0.0,
+                            r.env.n_sig ? r.env.sig[0].key : "-",
+                            r.env.n_sig ? r.env.sig[0].d_sigma : 0.0);
     }
     char head[256];
     snprintf(head, sizeof head,
-             "%-32s %s K=%-5lld correct kernels: max distance %.3g widths, max |z| %.2g", d.name,
-             gv_dtype_name(t), (long long)k, worst_correct, worst_z);
-    char all[1400];
+             "%-32s %s K=%-5lld correct kernels: max distance %.3g widths, max |z| %.2g, "
+             "signature max |z| %.2g, max |beta| %.2g",
+             d.name, gv_dtype_name(t), (long long)k, worst_correct, worst_z, sig_z, sig_beta);
+    char all[1800];
     snprintf(all, sizeof all, "%s%s", head, line);
     emit(all);
     (void)share_of;
@@ -386,6 +411,7 @@ static double run_family(int fam, gv_dtype t, int64_t k, double *env_ms)
 
 static void run_dtype(gv_dtype t, const int64_t *ks, int nk)
 {
+    g_sig_z = g_sig_beta = 0.0;
     double worst = 0.0, ms = 0.0, t0 = now_ms();
     for (int fam = 0; fam < NFAM; fam++)
         for (int q = 0; q < nk; q++) {
@@ -394,9 +420,11 @@ static void run_dtype(gv_dtype t, const int64_t *ks, int nk)
         }
     char line[256];
     snprintf(line, sizeof line,
-             "%s: every correct kernel's largest distance %.3g widths (bound %.0f); envelope "
-             "time %.0f ms of %.0f ms",
-             gv_dtype_name(t), worst, GV_ENV_BOUND, ms, now_ms() - t0);
+             "%s: every correct kernel's largest distance %.3g widths (bound %.0f); signature "
+             "max |z| %.3g (bound %.0f), max |beta| %.3g (bound %.1f); envelope time %.0f ms of "
+             "%.0f ms",
+             gv_dtype_name(t), worst, GV_ENV_BOUND, g_sig_z, GV_ENV_SIG_Z, g_sig_beta,
+             GV_ENV_SIG_BETA, ms, now_ms() - t0);
     emit(line);
 }
 
@@ -417,6 +445,80 @@ Test(model_envelope, families_k8192, .timeout = 600)
 {
     run_dtype(GV_F32, ks_large, 1);
     run_dtype(GV_F64, ks_large, 1);
+}
+
+/* Small integers in [-8, 8], one entry in 16 moved by +-off: a narrower format rounds only
+   those moves away, so its D is sparse; with off 2^-14 (f32) or 2^-42 (f64) D is larger than
+   the correct kernels' own rounding, with 2^-20 or 2^-49 far smaller (D tiny). The correct
+   kernels must PASS with no significant signature either way; the impostors are logged (with
+   D tiny their outputs lie within the correct ones' noise). */
+static void near_exact(int64_t m, int64_t k, int64_t n, bool f32, bool tiny, dataset *d)
+{
+    *d = (dataset){tiny ? "small integers, sparse offsets (D tiny)"
+                        : "small integers, sparse offsets",
+                   m, k, n, gv_test_alloc(m * k), gv_test_alloc(k * n)};
+    uint64_t s = 4242;
+    const double off = f32 ? (tiny ? 0x1p-20 : 0x1p-14) : (tiny ? 0x1p-49 : 0x1p-42);
+    for (int64_t i = 0; i < m * k + k * n; i++) {
+        double v = (double)((int64_t)(mix(&s) % 17) - 8);
+        if (mix(&s) % 16 == 0) v += mix(&s) % 2 ? off : -off;
+        if (i < m * k)
+            d->a[i] = v;
+        else
+            d->b[i - m * k] = v;
+    }
+}
+
+Test(model_envelope, signature_tiny_d, .timeout = 600)
+{
+    static const int64_t ks[] = {1024, 8192};
+    for (int f = 0; f < 4; f++)
+        for (int q0 = 0; q0 < 2; q0++) {
+            const gv_dtype t = f % 2 == 0 ? GV_F32 : GV_F64;
+            dataset d;
+            near_exact(32, ks[q0], 32, t == GV_F32, f >= 2, &d);
+            gv_problem p;
+            gv_result r0;
+            given_problem(&d, t, &p, &r0);
+            double sz = 0.0, sb = 0.0;
+            int64_t dn = 0;
+            double dsig = 0.0;
+            char line[1400];
+            int len = 0;
+            for (int q = 0; q < NKERN; q++) {
+                if (t == GV_F32 && q == I_OP40) continue;
+                if (t == GV_F64 && (q == I_TF32 || q == I_BF16)) continue;
+                emulate(&p, (kern)q, p.out[0].data);
+                gv_result r = r0;
+                gv_judge_problem(&p, &r);
+                cr_assert(r.env.judged, "%s", r.env.why_not);
+                if (q < NCORRECT) {
+                    cr_expect_eq(r.verdict, GV_PASS, "%s %s K=%lld: %s", kern_names[q],
+                                 gv_dtype_name(t), (long long)ks[q0], r.reason);
+                    for (int s = 0; s < r.env.n_sig; s++) {
+                        sz = fmax(sz, fabs(r.env.sig[s].z));
+                        sb = fmax(sb, fabs(r.env.sig[s].beta));
+                        if (r.env.sig[s].n > dn) dn = r.env.sig[s].n;
+                        if (s == 0) dsig = r.env.sig[s].d_sigma;
+                        cr_expect(!r.env.sig[s].significant, "%s: %s", kern_names[q], r.reason);
+                    }
+                } else if (len >= 0 && (size_t)len < sizeof line) {
+                    len += snprintf(line + len, sizeof line - (size_t)len,
+                                    "\n    %-24s %s: %s", kern_names[q],
+                                    gv_verdict_name(r.verdict), r.reason);
+                }
+            }
+            char head[1800];
+            snprintf(head, sizeof head,
+                     "%s %s K=%lld: correct kernels' signature max |z| %.3g, max |beta| %.3g "
+                     "(elements with D != 0: up to %lld; %s D %.3g sigma)%s",
+                     d.name, gv_dtype_name(t), (long long)ks[q0], sz, sb, (long long)dn,
+                     t == GV_F32 ? "tf32" : "op40", dsig,
+                     len > 0 ? line : "");
+            emit(head);
+            gv_problem_free(&p);
+            dataset_free(&d);
+        }
 }
 
 /* ---- sums: reduce.sum and reduce.colsum on given data ------------------------------------ */
@@ -500,7 +602,7 @@ static void sums_of(int64_t rows, int64_t cols)
     for (int q = 0; q < NSUMK; q++) {
         gv_result r = judge_sum(x, rows, cols, (sumk)q);
         cr_assert(r.env.judged, "%s", r.env.why_not);
-        char line[700];
+        char line[1000];
         snprintf(line, sizeof line, "%s %lld x %lld uniform [0,1) f32, %s: %s (%s) [%s] %.0f ms",
                  cols == 1 ? "reduce.sum" : "reduce.colsum", (long long)rows, (long long)cols,
                  sumk_names[q], gv_verdict_name(r.verdict), r.reason, r.env.note, r.env.ms);
@@ -592,7 +694,7 @@ Test(model_envelope, time_256x4096x256, .timeout = 300)
 {
     gv_result r = judge_tf32(false, 256, 4096, 256, K_FMA);
     cr_assert_eq(r.verdict, GV_PASS, "%s", r.reason);
-    char line[400];
+    char line[700];
     snprintf(line, sizeof line,
              "256x4096x256 f32 (22 orders x 4 arithmetics): envelope %.0f ms on %d threads; %s",
              r.env.ms, omp_get_max_threads(), r.env.note);

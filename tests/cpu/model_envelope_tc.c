@@ -642,7 +642,7 @@ Test(model_envelope_tc, fp8row_scales_per_row, .timeout = 300)
     for (size_t q = 0; q < sizeof runs / sizeof runs[0]; q++) {
         emulate_fp8row(A, B, m, k, n, runs[q].plant, runs[q].slices, out);
         gv_result r = judge(A, B, m, k, n, GV_MODE_FP8ROW, 0, out);
-        char line[640];
+        char line[900];
         snprintf(line, sizeof line, "fp8row %-18s %s d_max %.3g: %s | %s", runs[q].name,
                  gv_verdict_name(r.verdict), r.env.d_max, r.reason, r.env.note);
         emit(line);
