@@ -187,24 +187,47 @@ static void emulate(const gv_problem *p, const gk_fp8_recipe *r, float *out)
     free(cb);
 }
 
-/* Judge the recipe's emulated output for the mode's label. */
-static gv_result judge(gv_mode mode, int plant, gv_dist dist, int64_t m, int64_t k, int64_t n,
-                       uint64_t seed)
+/* The recipe of a mode: the scaled modes' rows, and fp8's own (e4m3, one scale per tensor
+   for each operand: the all-zero recipe; dense.sigmoid offers it on the same product). */
+static gk_fp8_recipe recipe_of(gv_mode mode, int plant)
 {
-    const gv_op *op = gv_op_find("gemm.cublas");
+    gk_fp8_recipe r = {GK_FP8_TENSOR, GK_FP8_TENSOR, GK_FP8_TENSOR, GK_FP8_TENSOR, 0, 0, 0, 0};
+    if (mode != GV_MODE_FP8) cr_assert(gk_fp8_recipe_of(mode, plant, &r));
+    return r;
+}
+
+/* Judge the recipe's emulated output for the mode's label, as op (gemm.cublas, or
+   dense.sigmoid: then Y = sigmoid(Z + b) in f32 after it, as kernels/dense.cu's epilogue
+   computes it, mathfn.cuh's stable form). */
+static gv_result judge_on(const char *opname, gv_mode mode, int plant, gv_dist dist, int64_t m,
+                          int64_t k, int64_t n, uint64_t seed)
+{
+    const gv_op *op = gv_op_find(opname);
     cr_assert_not_null(op);
     gv_case c = {op, GV_F32, mode, dist, {3, {m, k, n}}, seed};
     gv_problem p;
     cr_assert_eq(gv_problem_init(&p, &c), GV_OK);
     cr_assert_eq(gv_reference(&p), GV_OK);
-    gk_fp8_recipe r;
-    cr_assert(gk_fp8_recipe_of(mode, plant, &r));
-    emulate(&p, &r, (float *)p.out[0].data);
+    gk_fp8_recipe r = recipe_of(mode, plant);
+    float *y = (float *)p.out[0].data;
+    emulate(&p, &r, y);
+    for (int64_t i = 0; p.l.n_in == 3 && i < m; i++)
+        for (int64_t j = 0; j < n; j++) {
+            float v = y[i * n + j] + (float)p.in[2].ref[i];
+            float t = expf(-fabsf(v));
+            y[i * n + j] = (v >= 0.0f ? 1.0f : t) / (1.0f + t);
+        }
     gv_result res;
     gv_result_init(&res, &c);
     gv_judge_problem(&p, &res);
     gv_problem_free(&p);
     return res;
+}
+
+static gv_result judge(gv_mode mode, int plant, gv_dist dist, int64_t m, int64_t k, int64_t n,
+                       uint64_t seed)
+{
+    return judge_on("gemm.cublas", mode, plant, dist, m, k, n, seed);
 }
 
 static const gv_mode scaled[] = {GV_MODE_FP8E5M2, GV_MODE_FP8ROW, GV_MODE_FP8BLK};
@@ -241,7 +264,9 @@ Test(model_fp8, honest_kernels_pass_on_every_dist_shape_and_seed, .timeout = 300
     cr_expect_lt(worst, GV_DEFAULT_RATIO_BOUND / 2, "worst honest ratio %.3g", worst);
 }
 
-Test(model_fp8, planted_recipes_fail_on_the_wide_layout, .timeout = 300)
+/* Every planted recipe under each label it is planted in, judged as op on wide's layout at
+   each shape and seeds 1 to 3: each must FAIL. */
+static void plants_fail_on_wide(const char *opname, const int64_t (*shapes)[3], size_t ns)
 {
     static const struct {
         const char *name;
@@ -256,14 +281,14 @@ Test(model_fp8, planted_recipes_fail_on_the_wide_layout, .timeout = 300)
         {"e5m2 labelled e4m3", GV_MODE_FP8BLK, GK_FP8_E5M2B},
         {"block scale after the whole K", GV_MODE_FP8BLK, GK_FP8_BLKROW},
     };
-    static const int64_t shapes[][3] = {{20, 768, 20}, {10, 1000, 10}, {15, 384, 12}};
     for (size_t q = 0; q < sizeof plants / sizeof plants[0]; q++)
-        for (size_t s = 0; s < sizeof shapes / sizeof shapes[0]; s++)
+        for (size_t s = 0; s < ns; s++)
             for (uint64_t seed = 1; seed <= 3; seed++) {
-                gv_result r = judge(plants[q].mode, plants[q].plant, GV_DIST_WIDE, shapes[s][0],
-                                    shapes[s][1], shapes[s][2], seed);
+                gv_result r = judge_on(opname, plants[q].mode, plants[q].plant, GV_DIST_WIDE,
+                                       shapes[s][0], shapes[s][1], shapes[s][2], seed);
                 char line[400];
-                snprintf(line, sizeof line, "%s as %s, %lldx%lldx%lld seed %llu: %s ratio %.3g %s",
+                snprintf(line, sizeof line,
+                         "%s: %s as %s, %lldx%lldx%lld seed %llu: %s ratio %.3g %s", opname,
                          plants[q].name, gv_mode_name(plants[q].mode), (long long)shapes[s][0],
                          (long long)shapes[s][1], (long long)shapes[s][2], (unsigned long long)seed,
                          gv_verdict_name(r.verdict), r.m.ratio, r.reason);
@@ -271,6 +296,12 @@ Test(model_fp8, planted_recipes_fail_on_the_wide_layout, .timeout = 300)
                 if (seed == 1 && s == 0) printf("%s\n", line);
                 cr_expect_eq(r.verdict, GV_FAIL, "%s", line);
             }
+}
+
+Test(model_fp8, planted_recipes_fail_on_the_wide_layout, .timeout = 300)
+{
+    static const int64_t shapes[][3] = {{20, 768, 20}, {10, 1000, 10}, {15, 384, 12}};
+    plants_fail_on_wide("gemm.cublas", shapes, sizeof shapes / sizeof shapes[0]);
 }
 
 /* The wide layout is what the scaled modes' mode probe runs, and only theirs. */
@@ -328,42 +359,6 @@ Test(model_fp8, model_numbers_and_cache_keys)
 
 /* ---- dense.sigmoid's fp8 modes: the same product, then the f32 epilogue ------------------ */
 
-/* The recipe of a dense fp8 mode: the scaled modes' rows, and fp8's own (e4m3, one scale per
-   tensor for each operand: the all-zero recipe). */
-static gk_fp8_recipe dense_recipe(gv_mode mode, int plant)
-{
-    gk_fp8_recipe r = {GK_FP8_TENSOR, GK_FP8_TENSOR, GK_FP8_TENSOR, GK_FP8_TENSOR, 0, 0, 0, 0};
-    if (mode != GV_MODE_FP8) cr_assert(gk_fp8_recipe_of(mode, plant, &r));
-    return r;
-}
-
-/* Y = sigmoid(Z + b) in f32 as kernels/dense.cu's epilogue computes it (mathfn.cuh's stable
-   form), Z the emulated fp8 product of W and X by recipe r; judged for the mode's label. */
-static gv_result judge_dense(gv_mode mode, int plant, gv_dist dist, int64_t m, int64_t k, int64_t n,
-                             uint64_t seed)
-{
-    const gv_op *op = gv_op_find("dense.sigmoid");
-    cr_assert_not_null(op);
-    gv_case c = {op, GV_F32, mode, dist, {3, {m, k, n}}, seed};
-    gv_problem p;
-    cr_assert_eq(gv_problem_init(&p, &c), GV_OK);
-    cr_assert_eq(gv_reference(&p), GV_OK);
-    gk_fp8_recipe r = dense_recipe(mode, plant);
-    float *y = (float *)p.out[0].data;
-    emulate(&p, &r, y);
-    for (int64_t i = 0; i < m; i++)
-        for (int64_t j = 0; j < n; j++) {
-            float v = y[i * n + j] + (float)p.in[2].ref[i];
-            float t = expf(-fabsf(v));
-            y[i * n + j] = (v >= 0.0f ? 1.0f : t) / (1.0f + t);
-        }
-    gv_result res;
-    gv_result_init(&res, &c);
-    gv_judge_problem(&p, &res);
-    gv_problem_free(&p);
-    return res;
-}
-
 static const gv_mode dense_fp8[] = {GV_MODE_FP8, GV_MODE_FP8E5M2, GV_MODE_FP8ROW, GV_MODE_FP8BLK};
 
 Test(model_fp8, dense_honest_kernels_pass_on_every_dist_shape_and_seed, .timeout = 300)
@@ -382,8 +377,8 @@ Test(model_fp8, dense_honest_kernels_pass_on_every_dist_shape_and_seed, .timeout
         for (size_t q = 0; q < sizeof cases / sizeof cases[0]; q++)
             for (uint64_t seed = 1; seed <= 3; seed++) {
                 if (cases[q].dist == GV_DIST_WIDE && !gv_mode_scaled(dense_fp8[mi])) continue;
-                gv_result r = judge_dense(dense_fp8[mi], GK_FP8_HONEST, cases[q].dist, cases[q].m,
-                                          cases[q].k, cases[q].n, seed);
+                gv_result r = judge_on("dense.sigmoid", dense_fp8[mi], GK_FP8_HONEST, cases[q].dist,
+                                       cases[q].m, cases[q].k, cases[q].n, seed);
                 char line[400];
                 snprintf(line, sizeof line,
                          "dense %-8s %-10s %lldx%lldx%lld seed %llu: %s ratio %.3g %s",
@@ -402,35 +397,8 @@ Test(model_fp8, dense_honest_kernels_pass_on_every_dist_shape_and_seed, .timeout
 
 Test(model_fp8, dense_planted_recipes_fail_on_the_wide_layout, .timeout = 300)
 {
-    static const struct {
-        const char *name;
-        gv_mode mode;
-        int plant;
-    } plants[] = {
-        {"scales ignored", GV_MODE_FP8E5M2, GK_FP8_NOSCALE},
-        {"scales ignored", GV_MODE_FP8ROW, GK_FP8_NOSCALE},
-        {"scales ignored", GV_MODE_FP8BLK, GK_FP8_NOSCALE},
-        {"row scale per tensor", GV_MODE_FP8ROW, GK_FP8_ROWTENSOR},
-        {"e5m2 labelled e4m3", GV_MODE_FP8ROW, GK_FP8_E5M2B},
-        {"e5m2 labelled e4m3", GV_MODE_FP8BLK, GK_FP8_E5M2B},
-        {"block scale after the whole K", GV_MODE_FP8BLK, GK_FP8_BLKROW},
-    };
     static const int64_t shapes[][3] = {{80, 768, 80}, {160, 384, 96}, {10, 1000, 10}};
-    for (size_t q = 0; q < sizeof plants / sizeof plants[0]; q++)
-        for (size_t s = 0; s < sizeof shapes / sizeof shapes[0]; s++)
-            for (uint64_t seed = 1; seed <= 3; seed++) {
-                gv_result r = judge_dense(plants[q].mode, plants[q].plant, GV_DIST_WIDE,
-                                          shapes[s][0], shapes[s][1], shapes[s][2], seed);
-                char line[400];
-                snprintf(line, sizeof line,
-                         "dense: %s as %s, %lldx%lldx%lld seed %llu: %s ratio %.3g %s",
-                         plants[q].name, gv_mode_name(plants[q].mode), (long long)shapes[s][0],
-                         (long long)shapes[s][1], (long long)shapes[s][2], (unsigned long long)seed,
-                         gv_verdict_name(r.verdict), r.m.ratio, r.reason);
-                cr_log_info("%s", line);
-                if (seed == 1 && s == 0) printf("%s\n", line);
-                cr_expect_eq(r.verdict, GV_FAIL, "%s", line);
-            }
+    plants_fail_on_wide("dense.sigmoid", shapes, sizeof shapes / sizeof shapes[0]);
 }
 
 /* The dense layer's reference in a scaled mode is the f64 layer of W and X as the label
@@ -445,7 +413,7 @@ Test(model_fp8, dense_reference_is_the_layer_of_the_quantised_operands)
         gv_problem p;
         cr_assert_eq(gv_problem_init(&p, &c), GV_OK);
         cr_assert_eq(gv_reference(&p), GV_OK);
-        gk_fp8_recipe r = dense_recipe(dense_fp8[mi], GK_FP8_HONEST);
+        gk_fp8_recipe r = recipe_of(dense_fp8[mi], GK_FP8_HONEST);
         double *qw = malloc(sizeof *qw * (size_t)(m * k)),
                *qx = malloc(sizeof *qx * (size_t)(k * n));
         float *dw =
