@@ -397,7 +397,8 @@ Test(model_fp8, dense_honest_kernels_pass_on_every_dist_shape_and_seed, .timeout
 
 Test(model_fp8, dense_planted_recipes_fail_on_the_wide_layout, .timeout = 300)
 {
-    static const int64_t shapes[][3] = {{80, 768, 80}, {160, 384, 96}, {10, 1000, 10}};
+    static const int64_t shapes[][3] = {
+        {80, 768, 80}, {160, 384, 96}, {10, 1000, 10}, {24, 1536, 16}};
     plants_fail_on_wide("dense.sigmoid", shapes, sizeof shapes / sizeof shapes[0]);
 }
 
