@@ -205,6 +205,20 @@ static inline int64_t gk_gemm_workspace_bytes(int mode, int64_t m, int64_t k, in
     return total;
 }
 
+/* ---- products inside other families in the fp8 modes -------------------------------------
+ * dense.sigmoid runs fp8 and the scaled fp8 modes through gemm.cublas's own fp8 product
+ * (kernels/gemm.cu, gk_fp8_product): gemm's workspace of the mode sits at the start of the
+ * op's workspace, in gk_gemm_workspace_bytes's layout, and the op's own parts follow it. */
+static inline bool gk_fp8_mode(int mode)
+{
+    return mode == GV_MODE_FP8 || gv_mode_scaled(mode);
+}
+
+static inline int64_t gk_fp8_product_bytes(int mode, int64_t m, int64_t k, int64_t n)
+{
+    return gk_fp8_mode(mode) ? gk_gemm_workspace_bytes(mode, m, k, n, NULL) : 0;
+}
+
 /* ---- products inside other families in the 16-bit modes (f16, bf16) --------------------------
  * matmul_colsum, einsum.colsum and dense.sigmoid run their f16 and bf16 modes (f32 cases) on
  * copies of their two matrix operands rounded to the half type: A (m x k) and B (k x n), each

@@ -23,9 +23,17 @@
  * in f32. b is added as stored. Planted bug dense.sigmoid.halfcount: X's copy converted over
  * W's element count.
  *
+ * fp8 and the scaled fp8 modes (fp8e5m2, fp8row, fp8blk; f32 cases): cuBLASLt has no sigmoid
+ * epilogue, and its bias epilogue would broadcast along the wrong axis (above), so the product
+ * Z is gemm.cublas's own fp8 product (kernels/fp8_product.h: the same quantisation, scales and
+ * cublasLtMatmul call, f32 output; gemm's workspace of the mode before Z), then the same f32
+ * epilogue. Planted bugs dense.sigmoid.fp8noscale, .fp8rowtensor, .fp8e5m2b and .fp8blkrow run
+ * abi/gemm.h's planted recipes under the scaled labels.
+ *
  * The sigmoid is kernels/mathfn.cuh's gk_sigmoid (native: expf or exp and IEEE division;
  * fastmath: __expf and __fdividef), the very function the mathfn family judges alone against
  * its ulp bound (math.sigmoid). */
+#include "fp8_product.h"
 #include "gk_cuda.h"
 #include "half_ops.cuh"
 #include "mathfn.cuh"
@@ -56,15 +64,18 @@ template <typename T> static int dense_product(gk_launch *L, cublasHandle_t h, T
                                (const T *)L->in[1], z);
 }
 
-/* Z (m x n) of L's mode: a 16-bit mode's rounded operands (their copies before Z), else the
-   dtype's product; HalfCount: the planted conversion of X over W's count. */
+/* Z (m x n) of L's mode: a 16-bit mode's rounded operands (their copies before Z), an fp8
+   mode's product by gemm.cublas's fp8 path (its workspace before Z), else the dtype's product;
+   HalfCount: the planted conversion of X over W's count. */
 template <typename T, bool HalfCount> static int dense_z(gk_launch *L, cublasHandle_t h, T **z)
 {
     int64_t m = L->dims[0], k = L->dims[1], n = L->dims[2];
     int64_t half = gk_half_operands_bytes(L->mode, m, k, n, 2);
-    if (!L->workspace || L->workspace_bytes < half + m * n * (int64_t)sizeof(T))
+    int64_t fp8 = gk_fp8_product_bytes(L->mode, m, k, n);
+    if (!L->workspace || L->workspace_bytes < half + fp8 + m * n * (int64_t)sizeof(T))
         return gk_fail_internal("dense: workspace smaller than the layout promised");
-    *z = (T *)((char *)L->workspace + half);
+    *z = (T *)((char *)L->workspace + half + fp8);
+    if (fp8) return gk_fp8_product(L, (float *)*z);
     if (half)
         return gk_half_gemm(L, h, (const float *)L->in[0], (const float *)L->in[1],
                             HalfCount ? m * k : k * n, (float *)*z);
@@ -94,6 +105,10 @@ static int dense_sigmoid_t(gk_launch *L)
 
 template <bool ColumnBias, bool HalfCount = false> static int dense_sigmoid(gk_launch *L)
 {
+    if (gk_fp8_mode(L->mode)) {
+        if (L->dtype != GV_F32) return gk_fail_unsupported("the fp8 modes take f32 cases");
+        return dense_sigmoid_t<float, false, ColumnBias>(L);
+    }
     if (gk_half_mode(L->mode)) {
         if (L->dtype != GV_F32) return gk_fail_unsupported("16-bit modes take f32 cases");
         return dense_sigmoid_t<float, false, ColumnBias, HalfCount>(L);
@@ -109,7 +124,29 @@ template <bool ColumnBias, bool HalfCount = false> static int dense_sigmoid(gk_l
                        [&](auto x) { return dense_sigmoid_t<decltype(x), false, ColumnBias>(L); });
 }
 
-extern "C" const gk_op gk_dense_sigmoid = {NULL, dense_sigmoid<false>, NULL};
+/* the fp8 modes' plan (gemm.cu's, by abi/gemm.h's recipe Plant under the label) */
+template <int Plant> static int dense_fp8_setup(gk_launch *L)
+{
+    if (!gk_fp8_mode(L->mode)) return GV_OK;
+    if (L->dtype != GV_F32) return gk_fail_unsupported("the fp8 modes take f32 cases");
+    return gk_fp8_product_setup(L, Plant);
+}
+
+static void dense_fp8_teardown(gk_launch *L)
+{
+    if (gk_fp8_mode(L->mode)) gk_fp8_product_teardown(L);
+}
+
+extern "C" const gk_op gk_dense_sigmoid = {dense_fp8_setup<GK_FP8_HONEST>, dense_sigmoid<false>,
+                                           dense_fp8_teardown};
+extern "C" const gk_op gk_dense_sigmoid_fp8noscale = {dense_fp8_setup<GK_FP8_NOSCALE>,
+                                                      dense_sigmoid<false>, dense_fp8_teardown};
+extern "C" const gk_op gk_dense_sigmoid_fp8rowtensor = {dense_fp8_setup<GK_FP8_ROWTENSOR>,
+                                                        dense_sigmoid<false>, dense_fp8_teardown};
+extern "C" const gk_op gk_dense_sigmoid_fp8e5m2b = {dense_fp8_setup<GK_FP8_E5M2B>,
+                                                    dense_sigmoid<false>, dense_fp8_teardown};
+extern "C" const gk_op gk_dense_sigmoid_fp8blkrow = {dense_fp8_setup<GK_FP8_BLKROW>,
+                                                     dense_sigmoid<false>, dense_fp8_teardown};
 extern "C" const gk_op gk_dense_sigmoid_rowbias = {NULL, dense_sigmoid<true>, NULL};
 extern "C" const gk_op gk_dense_sigmoid_halfcount = {NULL, dense_sigmoid<false, true>, NULL};
 

@@ -41,6 +41,7 @@
 
 #include "../abi/gemm.h"
 #include "gemm_regblock.cuh"
+#include "fp8_product.h"
 #include "gk_cuda.h"
 
 /* f16 / bf16 storage modes: the f32 inputs rounded (to nearest) into the workspace; Rz: toward
@@ -341,9 +342,11 @@ static int fp8_setup(gk_launch *L)
     return fp8_setup_as(L, false);
 }
 
-static int fp8_run(gk_launch *L, fp8_plan *p, const void *b8t, const void *a8, const char *what);
+static int fp8_run(gk_launch *L, fp8_plan *p, const void *b8t, const void *a8, float *c,
+                   const char *what);
 
-static int fp8_gemm(gk_launch *L)
+/* C (m x n, f32, dense) = A B in the fp8 mode by L's plan */
+static int fp8_gemm(gk_launch *L, float *c)
 {
     fp8_plan *p = (fp8_plan *)L->state;
     if (!p) return gk_fail_internal("gemm fp8: launch without its setup");
@@ -364,12 +367,13 @@ static int fp8_gemm(gk_launch *L)
     dim3 grid((unsigned)gk_blocks(n, 32, 65535), (unsigned)gk_blocks(k, 32, 65535));
     quant_transpose_kernel<<<grid, block, 0, s>>>(B, b8t, k, n, amax + 1, descale_b);
     GK_LAUNCHED("quant_transpose_kernel");
-    return fp8_run(L, p, b8t, a8, "e4m3 scaled");
+    return fp8_run(L, p, b8t, a8, c, "e4m3 scaled");
 }
 
-/* cublasLtMatmul on the quantised operands (b8t: B^T, n x k; a8: A, m x k) by plan p; what
-   names the arithmetic in math_mode and in a SKIP's reason. */
-static int fp8_run(gk_launch *L, fp8_plan *p, const void *b8t, const void *a8, const char *what)
+/* cublasLtMatmul on the quantised operands (b8t: B^T, n x k; a8: A, m x k) by plan p into c
+   (m x n, f32, dense); what names the arithmetic in math_mode and in a SKIP's reason. */
+static int fp8_run(gk_launch *L, fp8_plan *p, const void *b8t, const void *a8, float *c,
+                   const char *what)
 {
     int64_t m = L->dims[0], k = L->dims[1], n = L->dims[2];
     void *lt_ws = ws_part(L, 3);
@@ -383,8 +387,8 @@ static int fp8_run(gk_launch *L, fp8_plan *p, const void *b8t, const void *a8, c
     int declined = 0;
     for (int i = first; i <= last; i++) {
         const cublasLtMatmulAlgo_t *algo = i < p->n_algo ? &p->algo[i] : NULL;
-        st = cublasLtMatmul(g_lt, p->op, &one, b8t, p->a, a8, p->b, &zero, L->out[0], p->c,
-                            L->out[0], p->c, algo, lt_ws, (size_t)GK_GEMM_FP8_LT_BYTES, s);
+        st = cublasLtMatmul(g_lt, p->op, &one, b8t, p->a, a8, p->b, &zero, c, p->c, c, p->c, algo,
+                            lt_ws, (size_t)GK_GEMM_FP8_LT_BYTES, s);
         if (st != CUBLAS_STATUS_NOT_SUPPORTED) {
             if (st == CUBLAS_STATUS_SUCCESS) p->chosen = i;
             break;
@@ -487,8 +491,8 @@ template <bool Rz = false> static int cublas_gemm_as(gk_launch *L)
                    ? half_gemm<__nv_bfloat16, Rz>(L, h, CUDA_R_16BF, false)
                    : half_gemm<__half, Rz>(L, h, CUDA_R_16F, L->mode == GV_MODE_F16ACC);
     }
-    if (L->mode == GV_MODE_FP8) return fp8_gemm(L);
-    if (gv_mode_scaled(L->mode)) return fp8s_gemm(L);
+    if (L->mode == GV_MODE_FP8) return fp8_gemm(L, (float *)L->out[0]);
+    if (gv_mode_scaled(L->mode)) return fp8s_gemm(L, (float *)L->out[0]);
     return gk_by_dtype(L->dtype, [&](auto x) { return gemm_placed<decltype(x)>(h, L); });
 }
 
@@ -656,6 +660,25 @@ extern "C" const gk_op gk_gemm_cublas_fp8e5m2b = {cublas_gemm_fp8plant_setup<GK_
                                                   cublas_gemm, cublas_gemm_teardown};
 extern "C" const gk_op gk_gemm_cublas_fp8blkrow = {cublas_gemm_fp8plant_setup<GK_FP8_BLKROW>,
                                                    cublas_gemm, cublas_gemm_teardown};
+
+/* gemm.cublas's fp8 product for another family (fp8_product.h) */
+int gk_fp8_product_setup(gk_launch *L, int plant)
+{
+    if (gv_mode_scaled(L->mode)) return fp8s_setup(L, plant);
+    return L->mode == GV_MODE_FP8 ? fp8_setup(L) : GV_OK;
+}
+
+int gk_fp8_product(gk_launch *L, float *c)
+{
+    if (L->mode == GV_MODE_FP8) return fp8_gemm(L, c);
+    if (gv_mode_scaled(L->mode)) return fp8s_gemm(L, c);
+    return gk_fail_internal("gk_fp8_product: not an fp8 mode");
+}
+
+void gk_fp8_product_teardown(gk_launch *L)
+{
+    cublas_gemm_teardown(L);
+}
 
 /* Planted for gpuval probe: the arithmetic of another mode under a mode's label. bf16tf32: the
    tf32 mode converts the operands to bfloat16 (8 bits where TF32 keeps 11); the workspace is

@@ -129,7 +129,7 @@ static int fp8s_setup(gk_launch *L, int plant)
     return GV_OK;
 }
 
-static int fp8s_gemm(gk_launch *L)
+static int fp8s_gemm(gk_launch *L, float *c)
 {
     fp8_plan *p = (fp8_plan *)L->state;
     if (!p || !p->scaled) return gk_fail_internal("gemm scaled fp8: launch without its setup");
@@ -166,5 +166,5 @@ static int fp8s_gemm(gk_launch *L)
     const char *what = L->mode == GV_MODE_FP8E5M2  ? "e4m3 x e5m2, per-tensor scales"
                        : L->mode == GV_MODE_FP8ROW ? "e4m3, OUTER_VEC_32F scales"
                                                    : "e4m3, VEC128_32F x BLK128x128_32F scales";
-    return fp8_run(L, p, b8t, a8, what);
+    return fp8_run(L, p, b8t, a8, c, what);
 }

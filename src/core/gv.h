@@ -41,8 +41,9 @@ typedef enum gv_dist {
                               two +-1 per column (gv_fill_perm2): every output is a +- b,
                               exact in the dtype, out of reach of any narrower arithmetic */
     GV_DIST_WIDE = 7,      /* wide dynamic range: +-exp(2 N(0,1)), ~6 decades either way; in
-                              gemm's scaled fp8 modes the op lays it out by row, column and
-                              K-block instead, the ranges a scale covers (their mode probe) */
+                              gemm's scaled fp8 modes, and in every mode of dense, the op lays
+                              it out by row, column and K-block instead, the ranges a scale
+                              covers (the scaled modes' mode probe) */
     GV_DIST_NARROW = 8,    /* mode probe: integers in [0, 14], element 0 of every tensor 14,
                               so that fp8's scaling to 448/amax is 32, a power of two: every
                               value is exact in e4m3, f16 and bf16, every product exact, and

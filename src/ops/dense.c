@@ -1,13 +1,18 @@
 /* dense.c: op descriptors for seed 004's dense layer Y = sigmoid(W X + b) (W m x k, X k x n,
  * b of length m added to row i, Y m x n, row-major) and its planted bugs.
  * Error model: docs/error-models.md, section dense. */
+#include <float.h>
 #include <stdlib.h>
 
 #include "../../abi/gemm.h"
+#include "core/gen.h"
+#include "ops/gemm_fp8.h"
 #include "ops/opkit.h"
 
 extern const gk_op gk_dense_sigmoid, gk_dense_sigmoid_rowbias, gk_dense_sigmoid_tf32native,
     gk_dense_sigmoid_naive, gk_dense_sigmoid_halfcount;
+extern const gk_op gk_dense_sigmoid_fp8noscale, gk_dense_sigmoid_fp8rowtensor,
+    gk_dense_sigmoid_fp8e5m2b, gk_dense_sigmoid_fp8blkrow;
 
 static int dense_layout(const gv_case *c, gv_layout *l)
 {
@@ -17,9 +22,11 @@ static int dense_layout(const gv_case *c, gv_layout *l)
     l->in[1] = (gv_tensor_spec){"X", k * n};
     l->in[2] = (gv_tensor_spec){"b", m};
     l->out[0] = (gv_tensor_spec){"Y", m * n};
-    /* the 16-bit modes' copies of W and X (abi/gemm.h), then the product Z = W X */
-    l->workspace_bytes =
-        gk_half_operands_bytes(c->mode, m, k, n, 2) + m * n * (int64_t)gv_dtype_size(c->dtype);
+    /* the 16-bit modes' copies of W and X, or the fp8 modes' gemm workspace (abi/gemm.h), then
+       the product Z = W X */
+    l->workspace_bytes = gk_half_operands_bytes(c->mode, m, k, n, 2) +
+                         gk_fp8_product_bytes(c->mode, m, k, n) +
+                         m * n * (int64_t)gv_dtype_size(c->dtype);
     return GV_OK;
 }
 
@@ -40,9 +47,9 @@ static int dense_check_shape(const gv_shape *s, char *why, size_t len)
 
 static bool dense_mode_valid(gv_dtype t, gv_mode m)
 {
-    /* __expf/__fdividef exist only for f32, and the 16-bit modes round f32 operands; the mode
-       table says which dtype the others take */
-    return (m != GV_MODE_FASTMATH && !gk_half_mode(m)) || t == GV_F32;
+    /* __expf/__fdividef exist only for f32, and the 16-bit and fp8 modes round f32 operands;
+       the mode table says which dtype the others take */
+    return (m != GV_MODE_FASTMATH && !gk_half_mode(m) && !gk_fp8_mode(m)) || t == GV_F32;
 }
 
 /* The product's 2mkn, then per element of Y: the bias add, exp, 1 + t and the division. */
@@ -59,9 +66,13 @@ static double dense_bytes(const gv_case *c)
     return (m * k + k * n + m + m * n) * gv_esize(c);
 }
 
+/* A scaled fp8 mode's depth is gemm's (gv_fp8_scaled_depth, in units of its accumulator's
+   2^-13) and 8 f32 roundings more, 2^-24 = 2^-11 u each: the bias add and the sigmoid's
+   evaluation (k + 7's 7 at f32's own u). */
 static double dense_depth(const gv_case *c)
 {
     double k = (double)c->shape.d[1];
+    if (gv_mode_scaled(c->mode)) return gv_fp8_scaled_depth(c) + 8.0 * 0x1p-11;
     switch (c->mode) {
     case GV_MODE_TF32: return 4.0 + (k + 1.0) * ldexp(1.0, -13);
     case GV_MODE_FASTMATH: return k + 11.0;
@@ -69,26 +80,74 @@ static double dense_depth(const gv_case *c)
     }
 }
 
+static int dense_wide_inputs(gv_problem *p);
+
+static int dense_cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
 static int dense_inputs(gv_problem *p)
 {
+    if (p->c.dist == GV_DIST_WIDE) return dense_wide_inputs(p);
     for (int i = 0; i < 3; i++)
         gv_fill(p, i, p->c.dist); /* W, X, b */
     return GV_OK;
 }
 
+/* W and X as the case's mode hands them to its product: a scaled fp8 mode's quantised values
+   (gemm_fp8.c, the quantisation gemm.cublas's reference applies; *owned to be freed), else
+   the inputs themselves (*owned NULL). */
+static int dense_operands(const gv_problem *p, const double **w, const double **x, double **owned)
+{
+    int64_t m = p->c.shape.d[0], k = p->c.shape.d[1], n = p->c.shape.d[2];
+    *w = p->in[0].ref;
+    *x = p->in[1].ref;
+    *owned = NULL;
+    if (!gv_mode_scaled(p->c.mode)) return GV_OK;
+    double *dw, *dx;
+    int rc = gv_fp8_dequantised(p->c.mode, m, k, n, *w, *x, &dw, &dx);
+    if (rc != GV_OK) return rc;
+    *w = dw;
+    *x = dx;
+    *owned = dw; /* dx lies in the same allocation */
+    return GV_OK;
+}
+
+/* A scaled fp8 mode's reference is the f64 layer on W and X as its label quantises them:
+   the exact result of the quantised problem, so the judge measures the product's sums and
+   the epilogue, not the scaling the label claims (as gemm.cublas's, docs/error-models.md). */
 static int dense_oracle(gv_problem *p)
 {
     int64_t m = p->c.shape.d[0], k = p->c.shape.d[1], n = p->c.shape.d[2];
-    const double *w = p->in[0].ref, *x = p->in[1].ref, *b = p->in[2].ref;
-    return gv_oracle_rc(go_dense_sigmoid(m, k, n, w, k, x, n, b, p->out[0].ref, n));
+    const double *w, *x, *b = p->in[2].ref;
+    double *owned;
+    int rc = dense_operands(p, &w, &x, &owned);
+    if (rc != GV_OK) return rc;
+    rc = gv_oracle_rc(go_dense_sigmoid(m, k, n, w, k, x, n, b, p->out[0].ref, n));
+    free(owned);
+    return rc;
 }
 
+/* the gauge of the same operands: |W_q||X_q| in a scaled mode, the sums its tensor cores add */
 static int dense_gauge(gv_problem *p)
 {
     int64_t m = p->c.shape.d[0], k = p->c.shape.d[1], n = p->c.shape.d[2];
-    const double *w = p->in[0].ref, *x = p->in[1].ref, *b = p->in[2].ref;
-    return gv_oracle_rc(
+    const double *w, *x, *b = p->in[2].ref;
+    double *owned;
+    int rc = dense_operands(p, &w, &x, &owned);
+    if (rc != GV_OK) return rc;
+    rc = gv_oracle_rc(
         go_dense_sigmoid_gauge(m, k, n, w, k, x, n, b, p->out[0].ref, n, p->out[0].gauge, n));
+    free(owned);
+    return rc;
+}
+
+static double dense_unit_roundoff(const gv_case *c)
+{
+    if (gv_mode_scaled(c->mode)) return gv_fp8_scaled_unit(c->mode);
+    return gv_unit_roundoff(c->dtype, c->mode);
 }
 
 /* The probabilistic model's G (docs/error-models.md, section dense): the pre-activation
@@ -113,9 +172,10 @@ static int dense_pgauge(gv_problem *p)
     const double *w = p->in[0].ref, *x = p->in[1].ref, *b = p->in[2].ref;
     gv_tensor *Y = &p->out[0];
     /* the judge runs no probabilistic model on fast-math modes (their function errors are
-       outside its form: src/core/judge.c), so G is never read there: left NaN (never passes),
-       and the product and sq-gauge it costs are not computed */
-    if (p->c.mode == GV_MODE_FASTMATH) return GV_OK;
+       outside its form) nor on the scaled fp8 modes (truncating sums: src/core/judge.c), so G
+       is never read there: left NaN (never passes), and the product and sq-gauge it costs are
+       not computed */
+    if (p->c.mode == GV_MODE_FASTMATH || gv_mode_scaled(p->c.mode)) return GV_OK;
     double *z = malloc((size_t)(m * n) * sizeof *z + 1);
     if (!z) return GV_ENOMEM;
     int rc = go_gemm(m, k, n, w, k, x, n, z, n);
@@ -228,6 +288,24 @@ typedef struct dense_z_form {
     double eval;  /* the sigmoid's evaluation, relative to y */
 } dense_z_form;
 
+/* The fp8 tensor cores' sums, relative to the sum a of the terms' magnitudes, at their worst:
+   a block of 32 products is aligned to the largest exponent among them and the running sum,
+   each truncated to 13 fraction bits (< 2^-13 of that largest, which is at most a so far),
+   and the block's sum to 14 significant bits (< 2^-13 a): 34 u a block (u = 2^-13), and
+   ceil(min(k, 128) / 32) blocks in each 128-term chunk ([KM25]; promotion every 128,
+   measured: probe/sm_90.expect); the chunks' f32 sum, the descales and the final scaling,
+   gamma_{2 ceil(k / 128) + 4}(2^-24); the bias add and the f32 Z, 2^-23. This is what the
+   truncations can do, far above what they do (the worst-case model's depth counts one u a
+   block and keeps the ratio bound as headroom): the relative rule judges only beyond it. */
+static double dense_fp8_sums(const gv_case *c)
+{
+    int64_t k = c->shape.d[1] > 0 ? c->shape.d[1] : 1;
+    double blocks = (double)gk_fp8_cdiv(k < GK_FP8_BLOCK_K ? k : GK_FP8_BLOCK_K, 32);
+    double chunks = (double)gk_fp8_cdiv(k, GK_FP8_BLOCK_K);
+    return 34.0 * blocks * gv_fp8_scaled_unit(GV_MODE_FP8ROW) +
+           gamma_n(2.0 * chunks + 4.0, 0x1p-24) + 0x1p-23;
+}
+
 /* The form of the case's mode; false where the mode's error has none this rule can state.
    - native: gamma_{k+1}(u) a.
    - tf32 (f32): operands rounded to TF32 (2 u_in + u_in^2, u_in = 2^-11) and an f32
@@ -256,7 +334,13 @@ typedef struct dense_z_form {
      (F.linear casts b to the half type, and W X + b comes back in it): b's rounding and z's,
      u_h each, 3 u_h + 2 u_h^2 in all. Below the half type's normal range those roundings are
      absolute: half its least subnormal per operand element (split: 2^-25 for f16, 2^-134 for
-     bf16, relative room 2 u_h) and for b and z (flat: twice that). */
+     bf16, relative room 2 u_h) and for b and z (flat: twice that).
+   - fp8e5m2, fp8row, fp8blk (f32): the reference holds the label's quantisation, so a is
+     |W_q||X_q| + |b| and what is left is the sums (dense_fp8_sums). fp8 (f32): W and X scaled
+     by 448 / amax of each and rounded to e4m3 (u_e = 2^-4 while normal: 2 u_e + u_e^2 per
+     product), then the same sums on terms within (1 + u_e)^2 of |w||x|; an element below
+     e4m3's normal range errs by half its least subnormal, 2^-10 in the scaled values and
+     2^-10 amax / 448 in W's or X's own (split: the larger, from the data: dense_measure). */
 static bool dense_z_form_of(const gv_case *c, dense_z_form *f)
 {
     double k1 = (double)c->shape.d[1] + 1.0;
@@ -298,6 +382,12 @@ static bool dense_z_form_of(const gv_case *c, dense_z_form *f)
         f->flat = 2.0 * half_sub;
         break;
     }
+    case GV_MODE_FP8:
+        f->unit = 2.0 * 0x1p-4 + 0x1p-8 + dense_fp8_sums(c) * (1.0 + 0x1p-3 + 0x1p-8);
+        break;
+    case GV_MODE_FP8E5M2:
+    case GV_MODE_FP8ROW:
+    case GV_MODE_FP8BLK: f->unit = dense_fp8_sums(c); break;
     default: return false; /* fp64emu (automatic): no per-element width promised */
     }
     f->unit += oracle;
@@ -336,11 +426,28 @@ static bool dense_row_col_stats(const gv_problem *p, double *rw, double *sw, dou
     return true;
 }
 
+/* fp8's split (dense_z_form_of): half e4m3's least subnormal in W's and X's own units,
+   2^-10 amax / 448 with room for the f32 scale's rounding, the larger of the two; false where
+   an amax is not finite (no bound to state: the rule is left out). */
+static bool dense_fp8_split(const gv_problem *p, dense_z_form *f)
+{
+    double amax = 0.0;
+    for (int t = 0; t < 2; t++)
+        for (int64_t i = 0; i < p->in[t].count; i++) {
+            double a = fabs(p->in[t].ref[i]);
+            if (!(a <= DBL_MAX)) return false; /* the kernel's amax is then NaN or Inf */
+            amax = fmax(amax, a);
+        }
+    f->split = 0x1p-10 * amax / 448.0 * (1.0 + 0x1p-20);
+    return true;
+}
+
 static void dense_measure(const gv_problem *p, gv_result *r)
 {
     const gv_case *c = &p->c;
     dense_z_form form;
     if (!dense_z_form_of(c, &form)) return;
+    if (c->mode == GV_MODE_FP8 && !dense_fp8_split(p, &form)) return;
     const gv_tensor *Y = &p->out[0];
     if (!Y->gauge || !Y->ref) return;
     int64_t m = c->shape.d[0], n = c->shape.d[2];
@@ -415,6 +522,68 @@ static void dense_measure(const gv_problem *p, gv_result *r)
                           worst_rel, (long long)worst_at, worst_y, worst_r, worst, worst_bound);
 }
 
+/* wide (the mode probe of dense.sigmoid's scaled fp8 modes and its fp8 plants' default; the
+   same layout in every mode, so that no mode meets a range its model was not written for):
+   magnitudes that differ by row of W and by 128-block of K, as gemm's wide
+   (gemm.c, scaled_wide_inputs), with a bias that brings the pre-activation to where the
+   sigmoid tells errors apart. Positive values mu 2^e, mu in {1.125, 1.625} (e4m3 keeps both,
+   e5m2 neither), the first element of every row-block of W and of every (K-block, column) of X
+   1.75 2^e0 (so every group's amax, for any grouping, is 1.75 times a power of two and every
+   scale a power of two), the others 1 to 3 binades below it. W's e0 = s + 16 (i mod 2) +
+   16 beta, X's -16 beta, beta = (l / 128) mod 2: the products of both K-blocks are of one
+   size, an odd row's 2^16 times an even row's; s = 7 - floor(log2 k) keeps an even row's
+   |W||X| near 32 at any k, where z's plausible errors are small against 1 and a plant's are
+   not (with |W||X| growing as k, a plant's error in y, at most 1, fell under the worst-case
+   model's bound at k = 1536, ratio 14 of 16 on an H200, and the relative rule's worst-case
+   sums excused it). A per-tensor scale flushes the even rows that a row scale
+   keeps; a row scale the blocks 16 binades down that a block scale keeps; scales of 1
+   saturate W and flush X's second block; e5m2 rounds every mu down by 1/9 or 1/13: each moves
+   z of an even row by a large share of |W||X|, far beyond the sums' worst case. The terms
+   are positive (no cancellation hides that), so z is about |W||X|: b_i is minus the median
+   over j of z_ij (of W and X as a scaled label quantises them), which puts half of a row's outputs
+   below 1/2, where y ~ e^z keeps z's error as its relative error (the relative rule). */
+static int dense_wide_inputs(gv_problem *p)
+{
+    int64_t m = p->c.shape.d[0], k = p->c.shape.d[1], n = p->c.shape.d[2];
+    double *w = p->in[0].ref, *x = p->in[1].ref, *b = p->in[2].ref;
+    int shift = 7; /* 2^(7 - floor(log2 k)): |W||X| of an even row near 32 at any k */
+    for (int64_t q = k; q > 1; q >>= 1)
+        shift--;
+    for (int64_t i = 0; i < m; i++)
+        for (int64_t l = 0; l < k; l++) {
+            uint64_t h = gv_gen_bits(p->c.seed, 0, (uint64_t)(i * k + l));
+            int e0 = shift + 16 * (int)(i % 2) + 16 * (int)((l / GK_FP8_BLOCK_K) % 2);
+            bool first = l % GK_FP8_BLOCK_K == 0;
+            w[i * k + l] = first ? ldexp(1.75, e0)
+                                 : ldexp((h & 1) ? 1.625 : 1.125, e0 - 1 - (int)((h >> 1) % 3));
+        }
+    for (int64_t l = 0; l < k; l++)
+        for (int64_t j = 0; j < n; j++) {
+            uint64_t h = gv_gen_bits(p->c.seed, 1, (uint64_t)(l * n + j));
+            int e0 = -16 * (int)((l / GK_FP8_BLOCK_K) % 2);
+            bool first = l % GK_FP8_BLOCK_K == 0;
+            x[l * n + j] = first ? ldexp(1.75, e0)
+                                 : ldexp((h & 1) ? 1.625 : 1.125, e0 - 1 - (int)((h >> 1) % 3));
+        }
+    gv_store_rounded(p, 0);
+    gv_store_rounded(p, 1);
+    const double *wq, *xq;
+    double *owned, *z = malloc(sizeof *z * (size_t)(m * n) + 1);
+    int rc = z ? dense_operands(p, &wq, &xq, &owned) : GV_ENOMEM;
+    if (rc == GV_OK) {
+        rc = gv_oracle_rc(go_gemm(m, k, n, wq, k, xq, n, z, n));
+        free(owned);
+    }
+    for (int64_t i = 0; rc == GV_OK && i < m; i++) {
+        double *row = z + i * n;
+        qsort(row, (size_t)n, sizeof *row, dense_cmp_double);
+        b[i] = -row[n / 2];
+    }
+    free(z);
+    if (rc == GV_OK) gv_store_rounded(p, 2);
+    return rc;
+}
+
 #define DENSE_COMMON DENSE_BASE, .default_dist = GV_DIST_UNIFORM11
 
 /* The 16-bit modes (f32 cases): W and X rounded to f16 or bf16, the product in f32
@@ -422,11 +591,18 @@ static void dense_measure(const gv_problem *p, gv_result *r)
    worst case keeps depth k + 7 at the mode's unit, the relative rule its form above. */
 #define DENSE_HALF_MODES (GV_BIT(GV_MODE_F16) | GV_BIT(GV_MODE_BF16))
 
+/* The fp8 modes (f32 cases): gemm.cublas's fp8 product (its quantisation, scales and
+   cuBLASLt call; f32 Z), then the epilogue in f32. */
+#define DENSE_SCALED_MODES                                                                         \
+    (GV_BIT(GV_MODE_FP8E5M2) | GV_BIT(GV_MODE_FP8ROW) | GV_BIT(GV_MODE_FP8BLK))
+#define DENSE_FP8_MODES (GV_BIT(GV_MODE_FP8) | DENSE_SCALED_MODES)
+
 /* The probabilistic gauge reads the mode (dense_pgauge: the reach of z's allowed error is
    the mode's w), so each mode has its own cache entry. */
 #define DENSE_BASE                                                                                 \
     .family = "dense", .dims = "m,k,n", .in_dims = "m,k;k,n;m", .out_dims = "m,n",                 \
-    .dists = GV_FINITE_DISTS | GV_EDGE_DISTS, .check_shape = dense_check_shape, .range_degree = 2, \
+    .dists = GV_FINITE_DISTS | GV_EDGE_DISTS | GV_BIT(GV_DIST_WIDE),                               \
+    .check_shape = dense_check_shape, .range_degree = 2, .unit_roundoff = dense_unit_roundoff,     \
     .mode_valid = dense_mode_valid, .layout = dense_layout, .flops = dense_flops,                  \
     .bytes = dense_bytes, .make_inputs = dense_inputs, .oracle = dense_oracle,                     \
     .gauge = dense_gauge, .pgauge = dense_pgauge, .depth = dense_depth,                            \
@@ -441,9 +617,13 @@ static const gv_op dense_sigmoid = {
     .dtypes = GV_BOTH_DTYPES,
     .summary = "Y = sigmoid(W X + b), b per row: cuBLAS product + one fused epilogue (seed 004)",
     .modes = GV_BIT(GV_MODE_NATIVE) | GV_BIT(GV_MODE_TF32) | GV_BIT(GV_MODE_FASTMATH) |
-             GV_CUBLAS_MODES | DENSE_HALF_MODES,
+             GV_CUBLAS_MODES | DENSE_HALF_MODES | DENSE_FP8_MODES,
     .shapes = "512x784x256,4096x2048x256",
     .test_shapes = "33x70x17,1x300x7,100x257x129,512x784x256",
+    /* the scaled fp8 modes' probe (gv_probe_applies): the only cases of theirs `check` runs
+       unless they are named; sizes cuBLASLt's fp8 kernels take (k a multiple of 16) */
+    .mode_probes = "wide:640x1536x640",
+    .test_mode_probes = "wide:80x768x80",
     .canaries = "uniform11:1024x4096x256,tiny:256x512x128,huge:256x512x128,"
                 "sparse-special:256x512x128",
     .test_canaries = "uniform11:64x1024x64,tiny:64x256x64,huge:64x256x64,sparse-special:64x256x64",
@@ -507,6 +687,61 @@ static const gv_op dense_sigmoid_halfcount = {
     DENSE_COMMON,
 };
 
-const gv_op *const gv_family_dense[] = {
-    &dense_sigmoid,       &dense_sigmoid_rowbias,   &dense_sigmoid_tf32native,
-    &dense_sigmoid_naive, &dense_sigmoid_halfcount, NULL};
+/* Scaled fp8 done wrong under the scaled labels (abi/gemm.h's plants, through gemm.cu's
+   fp8 product): on their default inputs, wide's layout (dense_wide_inputs), each moves the
+   even rows' z by a share of |W||X| far outside the sums' worst case. Their modes are not in
+   the default catalogue, so they are planted_in_probes: every mode they take is selected
+   without --mode, and wide is those modes' probe. */
+#define DENSE_FP8_PLANT                                                                            \
+    .dtypes = GV_BIT(GV_F32), .shapes = "640x1536x640", .test_shapes = "80x768x80,160x384x96",     \
+    .planted_in_probes = true, DENSE_BASE, .default_dist = GV_DIST_WIDE
+
+static const gv_op dense_sigmoid_fp8noscale = {
+    .name = "dense.sigmoid.fp8noscale",
+    .summary = "planted bug: the scaled fp8 modes quantise W and X with every scale 1",
+    .planted_bug = "scales ignored (s = 1): small values flush to zero and large ones saturate",
+    .modes = DENSE_SCALED_MODES,
+    .device = GV_KERNEL(gk_dense_sigmoid_fp8noscale),
+    DENSE_FP8_PLANT,
+};
+
+static const gv_op dense_sigmoid_fp8rowtensor = {
+    .name = "dense.sigmoid.fp8rowtensor",
+    .summary = "planted bug: fp8row's row and column scales all taken from the tensor's amax",
+    .planted_bug = "one per-tensor scale in every row's slot: rows far below the largest lose "
+                   "their bits",
+    .modes = GV_BIT(GV_MODE_FP8ROW),
+    .device = GV_KERNEL(gk_dense_sigmoid_fp8rowtensor),
+    DENSE_FP8_PLANT,
+};
+
+static const gv_op dense_sigmoid_fp8e5m2b = {
+    .name = "dense.sigmoid.fp8e5m2b",
+    .summary = "planted bug: X rounded to e5m2 under the e4m3 label of fp8row and fp8blk",
+    .planted_bug = "e5m2's 3 significand bits where the label says e4m3's 4 (X rounded to e5m2, "
+                   "stored in e4m3)",
+    .modes = GV_BIT(GV_MODE_FP8ROW) | GV_BIT(GV_MODE_FP8BLK),
+    .device = GV_KERNEL(gk_dense_sigmoid_fp8e5m2b),
+    DENSE_FP8_PLANT,
+};
+
+static const gv_op dense_sigmoid_fp8blkrow = {
+    .name = "dense.sigmoid.fp8blkrow",
+    .summary = "planted bug: fp8blk scales each row of W and column of X once, after the whole K",
+    .planted_bug = "one scale per row (outer vector) under the blockwise label: blocks far below "
+                   "the row's largest lose their bits",
+    .modes = GV_BIT(GV_MODE_FP8BLK),
+    .device = GV_KERNEL(gk_dense_sigmoid_fp8blkrow),
+    DENSE_FP8_PLANT,
+};
+
+const gv_op *const gv_family_dense[] = {&dense_sigmoid,
+                                        &dense_sigmoid_rowbias,
+                                        &dense_sigmoid_tf32native,
+                                        &dense_sigmoid_naive,
+                                        &dense_sigmoid_halfcount,
+                                        &dense_sigmoid_fp8noscale,
+                                        &dense_sigmoid_fp8rowtensor,
+                                        &dense_sigmoid_fp8e5m2b,
+                                        &dense_sigmoid_fp8blkrow,
+                                        NULL};

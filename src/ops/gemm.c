@@ -98,30 +98,11 @@ static double gemm_bytes(const gv_case *c)
     return (m * k + k * n + m * n) * gv_esize(c);
 }
 
-/* The scaled fp8 modes' sums (in units of u = 2^(1 - acc bits) = 2^-13, gemm_unit_roundoff):
-   Hopper's fp8 tensor core adds 32 products a block into a running sum, every term aligned to
-   the block's largest exponent and truncated to 13 fraction bits, the sum truncated to 14
-   significant bits ([KM25]: src/probe/bfma.c, H100TC.m); cuBLASLt starts a fresh sum every 128
-   products and adds it into an f32 accumulator (probe/sm_90.expect: promotion 128, measured),
-   the blockwise mode after multiplying it by its two block descales. So one output is at most
-   ceil(min(k, 128) / 32) truncating block sums deep below an f32 sum of ceil(k / 128) chunks,
-   each with up to two f32 roundings (2^-24 = 2^-11 u), and the descales' product and the
-   final scaling, two more. The truncations lean one way and each can lose up to the sum's
-   last place: the ratio bound's 16 of them a block is the headroom (tests/cpu/model_fp8.c
-   measures the emulated kernel's ratio against it). */
-static double scaled_fp8_depth(const gv_case *c)
-{
-    int64_t k = c->shape.d[1];
-    int64_t chunk = k < GK_FP8_BLOCK_K ? k : GK_FP8_BLOCK_K;
-    double blocks = (double)gk_fp8_cdiv(chunk > 0 ? chunk : 1, 32);
-    return blocks + (2.0 * (double)gk_fp8_cdiv(k > 0 ? k : 1, GK_FP8_BLOCK_K) + 2.0) * 0x1p-11;
-}
-
 static double gemm_depth(const gv_case *c)
 {
     double k = (double)c->shape.d[1];
     if (c->mode == GV_MODE_TF32) return 4.0 + k * ldexp(1.0, -13);
-    if (gv_mode_scaled(c->mode)) return scaled_fp8_depth(c);
+    if (gv_mode_scaled(c->mode)) return gv_fp8_scaled_depth(c);
     return k;
 }
 
@@ -129,7 +110,7 @@ static double gemm_depth(const gv_case *c)
    truncated: 2^-13), its operands' rounding being inside its reference (gemm_oracle). */
 static double gemm_unit_roundoff(const gv_case *c)
 {
-    if (gv_mode_scaled(c->mode)) return ldexp(1.0, 1 - gv_mode_get(c->mode)->acc_bits);
+    if (gv_mode_scaled(c->mode)) return gv_fp8_scaled_unit(c->mode);
     return gv_unit_roundoff(c->dtype, c->mode);
 }
 

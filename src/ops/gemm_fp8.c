@@ -88,3 +88,26 @@ int gv_fp8_dequantised(gv_mode mode, int64_t m, int64_t k, int64_t n, const doub
     *db = both + m * k;
     return GV_OK;
 }
+
+double gv_fp8_scaled_unit(gv_mode mode)
+{
+    return ldexp(1.0, 1 - gv_mode_get(mode)->acc_bits);
+}
+
+/* The sums: Hopper's fp8 tensor core adds 32 products a block into a running sum, every term
+   aligned to the block's largest exponent and truncated to 13 fraction bits, the sum truncated
+   to 14 significant bits ([KM25]: src/probe/bfma.c, H100TC.m); cuBLASLt starts a fresh sum
+   every 128 products and adds it into an f32 accumulator (probe/sm_90.expect: promotion 128,
+   measured), the blockwise mode after multiplying it by its two block descales. So one output
+   is at most ceil(min(k, 128) / 32) truncating block sums deep below an f32 sum of
+   ceil(k / 128) chunks, each with up to two f32 roundings (2^-24 = 2^-11 u), and the
+   descales' product and the final scaling, two more. The truncations lean one way and each
+   can lose up to the sum's last place: the ratio bound's 16 of them a block is the headroom
+   (tests/cpu/model_fp8.c measures the emulated kernel's ratio against it). */
+double gv_fp8_scaled_depth(const gv_case *c)
+{
+    int64_t k = c->shape.d[1];
+    int64_t chunk = k < GK_FP8_BLOCK_K ? k : GK_FP8_BLOCK_K;
+    double blocks = (double)gk_fp8_cdiv(chunk > 0 ? chunk : 1, 32);
+    return blocks + (2.0 * (double)gk_fp8_cdiv(k > 0 ? k : 1, GK_FP8_BLOCK_K) + 2.0) * 0x1p-11;
+}

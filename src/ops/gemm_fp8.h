@@ -27,4 +27,11 @@ int gv_fp8_quantise(const gk_fp8_recipe *r, int operand, int64_t m, int64_t k, i
 int gv_fp8_dequantised(gv_mode mode, int64_t m, int64_t k, int64_t n, const double *a,
                        const double *b, double **da, double **db);
 
+/* The scaled fp8 modes' worst-case model (docs/error-models.md, "Scaled fp8"), for gemm.cublas
+   and every op whose product is gemm's (dense.sigmoid): u, the accumulator's last place
+   2^(1 - acc bits) (2^-13), and the depth of the product of c's shape (m, k, n) in units of
+   it. */
+double gv_fp8_scaled_unit(gv_mode mode);
+double gv_fp8_scaled_depth(const gv_case *c);
+
 #endif

@@ -7,7 +7,9 @@
  * 128 products (probe/sm_90.expect). Each result is planted as the device output and judged
  * for the claimed mode: the honest recipe PASSes on every dist, shape and seed, each planted
  * recipe FAILs on the wide layout. Also: the scale layouts are the documented ones, the
- * reference's rounding is the format's, and the mode's model numbers come from its row. */
+ * reference's rounding is the format's, and the mode's model numbers come from its row.
+ * dense.sigmoid's fp8 modes run the same product, then the f32 bias and sigmoid: the same
+ * emulation with that epilogue is judged for the dense layer's labels (the end of the file). */
 #include <criterion/criterion.h>
 #include <float.h>
 #include <math.h>
@@ -185,24 +187,47 @@ static void emulate(const gv_problem *p, const gk_fp8_recipe *r, float *out)
     free(cb);
 }
 
-/* Judge the recipe's emulated output for the mode's label. */
-static gv_result judge(gv_mode mode, int plant, gv_dist dist, int64_t m, int64_t k, int64_t n,
-                       uint64_t seed)
+/* The recipe of a mode: the scaled modes' rows, and fp8's own (e4m3, one scale per tensor
+   for each operand: the all-zero recipe; dense.sigmoid offers it on the same product). */
+static gk_fp8_recipe recipe_of(gv_mode mode, int plant)
 {
-    const gv_op *op = gv_op_find("gemm.cublas");
+    gk_fp8_recipe r = {GK_FP8_TENSOR, GK_FP8_TENSOR, GK_FP8_TENSOR, GK_FP8_TENSOR, 0, 0, 0, 0};
+    if (mode != GV_MODE_FP8) cr_assert(gk_fp8_recipe_of(mode, plant, &r));
+    return r;
+}
+
+/* Judge the recipe's emulated output for the mode's label, as op (gemm.cublas, or
+   dense.sigmoid: then Y = sigmoid(Z + b) in f32 after it, as kernels/dense.cu's epilogue
+   computes it, mathfn.cuh's stable form). */
+static gv_result judge_on(const char *opname, gv_mode mode, int plant, gv_dist dist, int64_t m,
+                          int64_t k, int64_t n, uint64_t seed)
+{
+    const gv_op *op = gv_op_find(opname);
     cr_assert_not_null(op);
     gv_case c = {op, GV_F32, mode, dist, {3, {m, k, n}}, seed};
     gv_problem p;
     cr_assert_eq(gv_problem_init(&p, &c), GV_OK);
     cr_assert_eq(gv_reference(&p), GV_OK);
-    gk_fp8_recipe r;
-    cr_assert(gk_fp8_recipe_of(mode, plant, &r));
-    emulate(&p, &r, (float *)p.out[0].data);
+    gk_fp8_recipe r = recipe_of(mode, plant);
+    float *y = (float *)p.out[0].data;
+    emulate(&p, &r, y);
+    for (int64_t i = 0; p.l.n_in == 3 && i < m; i++)
+        for (int64_t j = 0; j < n; j++) {
+            float v = y[i * n + j] + (float)p.in[2].ref[i];
+            float t = expf(-fabsf(v));
+            y[i * n + j] = (v >= 0.0f ? 1.0f : t) / (1.0f + t);
+        }
     gv_result res;
     gv_result_init(&res, &c);
     gv_judge_problem(&p, &res);
     gv_problem_free(&p);
     return res;
+}
+
+static gv_result judge(gv_mode mode, int plant, gv_dist dist, int64_t m, int64_t k, int64_t n,
+                       uint64_t seed)
+{
+    return judge_on("gemm.cublas", mode, plant, dist, m, k, n, seed);
 }
 
 static const gv_mode scaled[] = {GV_MODE_FP8E5M2, GV_MODE_FP8ROW, GV_MODE_FP8BLK};
@@ -239,7 +264,9 @@ Test(model_fp8, honest_kernels_pass_on_every_dist_shape_and_seed, .timeout = 300
     cr_expect_lt(worst, GV_DEFAULT_RATIO_BOUND / 2, "worst honest ratio %.3g", worst);
 }
 
-Test(model_fp8, planted_recipes_fail_on_the_wide_layout, .timeout = 300)
+/* Every planted recipe under each label it is planted in, judged as op on wide's layout at
+   each shape and seeds 1 to 3: each must FAIL. */
+static void plants_fail_on_wide(const char *opname, const int64_t (*shapes)[3], size_t ns)
 {
     static const struct {
         const char *name;
@@ -254,14 +281,14 @@ Test(model_fp8, planted_recipes_fail_on_the_wide_layout, .timeout = 300)
         {"e5m2 labelled e4m3", GV_MODE_FP8BLK, GK_FP8_E5M2B},
         {"block scale after the whole K", GV_MODE_FP8BLK, GK_FP8_BLKROW},
     };
-    static const int64_t shapes[][3] = {{20, 768, 20}, {10, 1000, 10}, {15, 384, 12}};
     for (size_t q = 0; q < sizeof plants / sizeof plants[0]; q++)
-        for (size_t s = 0; s < sizeof shapes / sizeof shapes[0]; s++)
+        for (size_t s = 0; s < ns; s++)
             for (uint64_t seed = 1; seed <= 3; seed++) {
-                gv_result r = judge(plants[q].mode, plants[q].plant, GV_DIST_WIDE, shapes[s][0],
-                                    shapes[s][1], shapes[s][2], seed);
+                gv_result r = judge_on(opname, plants[q].mode, plants[q].plant, GV_DIST_WIDE,
+                                       shapes[s][0], shapes[s][1], shapes[s][2], seed);
                 char line[400];
-                snprintf(line, sizeof line, "%s as %s, %lldx%lldx%lld seed %llu: %s ratio %.3g %s",
+                snprintf(line, sizeof line,
+                         "%s: %s as %s, %lldx%lldx%lld seed %llu: %s ratio %.3g %s", opname,
                          plants[q].name, gv_mode_name(plants[q].mode), (long long)shapes[s][0],
                          (long long)shapes[s][1], (long long)shapes[s][2], (unsigned long long)seed,
                          gv_verdict_name(r.verdict), r.m.ratio, r.reason);
@@ -269,6 +296,12 @@ Test(model_fp8, planted_recipes_fail_on_the_wide_layout, .timeout = 300)
                 if (seed == 1 && s == 0) printf("%s\n", line);
                 cr_expect_eq(r.verdict, GV_FAIL, "%s", line);
             }
+}
+
+Test(model_fp8, planted_recipes_fail_on_the_wide_layout, .timeout = 300)
+{
+    static const int64_t shapes[][3] = {{20, 768, 20}, {10, 1000, 10}, {15, 384, 12}};
+    plants_fail_on_wide("gemm.cublas", shapes, sizeof shapes / sizeof shapes[0]);
 }
 
 /* The wide layout is what the scaled modes' mode probe runs, and only theirs. */
@@ -322,4 +355,125 @@ Test(model_fp8, model_numbers_and_cache_keys)
     cr_expect_gt(differ, p1.out[0].count / 4, "fp8row and fp8blk quantise wide differently");
     gv_problem_free(&p1);
     gv_problem_free(&p2);
+}
+
+/* ---- dense.sigmoid's fp8 modes: the same product, then the f32 epilogue ------------------ */
+
+static const gv_mode dense_fp8[] = {GV_MODE_FP8, GV_MODE_FP8E5M2, GV_MODE_FP8ROW, GV_MODE_FP8BLK};
+
+Test(model_fp8, dense_honest_kernels_pass_on_every_dist_shape_and_seed, .timeout = 300)
+{
+    static const struct {
+        gv_dist dist;
+        int64_t m, k, n;
+    } cases[] = {
+        {GV_DIST_UNIFORM11, 33, 64, 17}, {GV_DIST_UNIFORM11, 16, 784, 16},
+        {GV_DIST_UNIFORM11, 8, 2048, 8}, {GV_DIST_UNIFORM01, 16, 256, 16},
+        {GV_DIST_SMALLINT, 16, 512, 16}, {GV_DIST_WIDE, 20, 768, 20},
+        {GV_DIST_WIDE, 16, 384, 12},     {GV_DIST_WIDE, 10, 1000, 10},
+    };
+    double worst = 0;
+    for (size_t mi = 0; mi < sizeof dense_fp8 / sizeof dense_fp8[0]; mi++)
+        for (size_t q = 0; q < sizeof cases / sizeof cases[0]; q++)
+            for (uint64_t seed = 1; seed <= 3; seed++) {
+                if (cases[q].dist == GV_DIST_WIDE && !gv_mode_scaled(dense_fp8[mi])) continue;
+                gv_result r = judge_on("dense.sigmoid", dense_fp8[mi], GK_FP8_HONEST, cases[q].dist,
+                                       cases[q].m, cases[q].k, cases[q].n, seed);
+                char line[400];
+                snprintf(line, sizeof line,
+                         "dense %-8s %-10s %lldx%lldx%lld seed %llu: %s ratio %.3g %s",
+                         gv_mode_name(dense_fp8[mi]), gv_dist_name(cases[q].dist),
+                         (long long)cases[q].m, (long long)cases[q].k, (long long)cases[q].n,
+                         (unsigned long long)seed, gv_verdict_name(r.verdict), r.m.ratio, r.reason);
+                cr_log_info("%s", line);
+                cr_expect_eq(r.verdict, GV_PASS, "%s", line);
+                cr_expect(isfinite(r.m.ratio), "%s", line);
+                if (gv_mode_scaled(dense_fp8[mi])) worst = fmax(worst, r.m.ratio);
+            }
+    printf("honest dense scaled fp8: worst ratio %.3g of the bound %g\n", worst,
+           GV_DEFAULT_RATIO_BOUND);
+    cr_expect_lt(worst, GV_DEFAULT_RATIO_BOUND / 2, "worst honest ratio %.3g", worst);
+}
+
+Test(model_fp8, dense_planted_recipes_fail_on_the_wide_layout, .timeout = 300)
+{
+    static const int64_t shapes[][3] = {
+        {80, 768, 80}, {160, 384, 96}, {10, 1000, 10}, {24, 1536, 16}};
+    plants_fail_on_wide("dense.sigmoid", shapes, sizeof shapes / sizeof shapes[0]);
+}
+
+/* The dense layer's reference in a scaled mode is the f64 layer of W and X as the label
+   quantises them, written out here from gv_fp8_quantise's values and descales; it differs
+   from the unquantised layer's; fp8's is the unquantised layer (its u holds the rounding). */
+Test(model_fp8, dense_reference_is_the_layer_of_the_quantised_operands)
+{
+    const gv_op *op = gv_op_find("dense.sigmoid");
+    const int64_t m = 12, k = 300, n = 7;
+    for (size_t mi = 0; mi < sizeof dense_fp8 / sizeof dense_fp8[0]; mi++) {
+        gv_case c = {op, GV_F32, dense_fp8[mi], GV_DIST_UNIFORM11, {3, {m, k, n}}, 5};
+        gv_problem p;
+        cr_assert_eq(gv_problem_init(&p, &c), GV_OK);
+        cr_assert_eq(gv_reference(&p), GV_OK);
+        gk_fp8_recipe r = recipe_of(dense_fp8[mi], GK_FP8_HONEST);
+        double *qw = malloc(sizeof *qw * (size_t)(m * k)),
+               *qx = malloc(sizeof *qx * (size_t)(k * n));
+        float *dw =
+            malloc(sizeof *dw * (size_t)gk_fp8_scale_count(GK_FP8_BLOCK, 0, m, k, n) + 4 * m);
+        float *dx = malloc(sizeof *dx * (size_t)(gk_fp8_scale_count(GK_FP8_BLOCK, 1, m, k, n) + n));
+        cr_assert(qw && qx && dw && dx);
+        cr_assert_eq(gv_fp8_quantise(&r, 0, m, k, n, p.in[0].ref, qw, dw, NULL), GV_OK);
+        cr_assert_eq(gv_fp8_quantise(&r, 1, m, k, n, p.in[1].ref, qx, dx, NULL), GV_OK);
+        int64_t differ = 0;
+        double worst = 0;
+        for (int64_t i = 0; i < m; i++)
+            for (int64_t j = 0; j < n; j++) {
+                long double zq = 0, z = 0;
+                for (int64_t l = 0; l < k; l++) {
+                    zq += (long double)qw[i * k + l] *
+                          dw[gk_fp8_a_scale_index(r.group_a, i, l, m)] * qx[l * n + j] *
+                          dx[gk_fp8_b_scale_index(r.group_b, l, j, k)];
+                    z += (long double)p.in[0].ref[i * k + l] * p.in[1].ref[l * n + j];
+                }
+                long double zz = (gv_mode_scaled(dense_fp8[mi]) ? zq : z) + p.in[2].ref[i];
+                double want = (double)(1.0L / (1.0L + expl(-zz)));
+                double got = p.out[0].ref[i * n + j];
+                worst = fmax(worst, fabs(got - want) / want);
+                differ += fabs((double)(1.0L / (1.0L + expl(-(zq + p.in[2].ref[i])))) -
+                               (double)(1.0L / (1.0L + expl(-(z + p.in[2].ref[i]))))) > 1e-6;
+            }
+        cr_expect_lt(worst, 1e-13, "%s: reference off the written-out layer by %.3g",
+                     gv_mode_name(dense_fp8[mi]), worst);
+        cr_expect_gt(differ, m * n / 2, "%s: quantisation moves the layer",
+                     gv_mode_name(dense_fp8[mi]));
+        free(qw);
+        free(qx);
+        free(dw);
+        free(dx);
+        gv_problem_free(&p);
+    }
+}
+
+/* The worst-case model of dense's scaled modes: gemm's u and depth with the epilogue's f32
+   roundings; no probabilistic model; the modes are offered in f32 alone, and wide is their
+   probe. fp8 keeps its row's u (e4m3 inputs) and dense's depth. */
+Test(model_fp8, dense_model_numbers)
+{
+    const gv_op *op = gv_op_find("dense.sigmoid");
+    for (size_t mi = 0; mi < sizeof dense_fp8 / sizeof dense_fp8[0]; mi++) {
+        gv_mode mode = dense_fp8[mi];
+        cr_expect(gv_mode_ok(op, GV_F32, mode), "%s offered", gv_mode_name(mode));
+        cr_expect(!gv_mode_ok(op, GV_F64, mode), "%s is f32 only", gv_mode_name(mode));
+        gv_case c = {op, GV_F32, mode, GV_DIST_UNIFORM11, {3, {20, 768, 20}}, 7};
+        gv_result r;
+        gv_result_init(&r, &c);
+        if (mode == GV_MODE_FP8) {
+            cr_expect_eq(r.u, 0x1p-4);
+            cr_expect_eq(r.depth, 768.0 + 7.0);
+            continue;
+        }
+        cr_expect_eq(r.u, 0x1p-13);
+        cr_expect(!r.prob.on, "truncating sums: the probabilistic model is off");
+        cr_expect_eq(r.depth, 4.0 + (2.0 * 6 + 2.0) * 0x1p-11 + 8.0 * 0x1p-11, "depth %.17g",
+                     r.depth);
+    }
 }
