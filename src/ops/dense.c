@@ -90,7 +90,12 @@ static int dense_cmp_double(const void *a, const void *b)
 
 static int dense_inputs(gv_problem *p)
 {
-    if (p->c.dist == GV_DIST_WIDE) return dense_wide_inputs(p);
+    /* wide's scaled layout in every mode whose operand format holds its 2^16 steps (up to
+       2^39): not f16 and f16acc, whose operands overflow past 65504 (autocast's f16 would
+       return NaN), and which get the generic wide; check pairs wide with the scaled modes
+       only (gv_probe_applies) */
+    bool f16_operands = p->c.mode == GV_MODE_F16 || p->c.mode == GV_MODE_F16ACC;
+    if (p->c.dist == GV_DIST_WIDE && !f16_operands) return dense_wide_inputs(p);
     for (int i = 0; i < 3; i++)
         gv_fill(p, i, p->c.dist); /* W, X, b */
     return GV_OK;
@@ -523,7 +528,8 @@ static void dense_measure(const gv_problem *p, gv_result *r)
 }
 
 /* wide (the mode probe of dense.sigmoid's scaled fp8 modes and its fp8 plants' default; the
-   same layout in every mode, so that no mode meets a range its model was not written for):
+   same layout in every mode whose operands hold it, all but f16 and f16acc, so that no mode
+   meets a range its model was not written for):
    magnitudes that differ by row of W and by 128-block of K, as gemm's wide
    (gemm.c, scaled_wide_inputs), with a bias that brings the pre-activation to where the
    sigmoid tells errors apart. Positive values mu 2^e, mu in {1.125, 1.625} (e4m3 keeps both,
