@@ -118,6 +118,21 @@ static int emit_doc(FILE *f, void *doc)
     return fputc('\n', f) == EOF ? -1 : 0;
 }
 
+/* The op column's width: the longest name listed (as the terminal gets it, escaped), at least
+   the 24 columns the table was laid out for, so that a longer name shifts every row alike. */
+static int name_width(int all)
+{
+    int w = 24;
+    for (const gv_op *const *opp = gv_registry(); *opp; opp++) {
+        const gv_op *op = *opp;
+        if ((op->planted_bug || op->planted_slow) && !all) continue;
+        char name[256];
+        int len = (int)strlen(gv_esc_term_str(op->name, name, sizeof name));
+        if (len > w) w = len;
+    }
+    return w;
+}
+
 static int cmd_list(int argc, char **argv)
 {
     int all = 0, verbose = 0, modes = 0;
@@ -173,8 +188,9 @@ static int cmd_list(int argc, char **argv)
         }
         return GV_EXIT_OK;
     }
-    printf("%-24s %-8s %-20s %-14s %-40s %s\n", "op", "dtypes", "modes", "dims", "default sizes",
-           "summary");
+    int w = name_width(all);
+    printf("%-*s %-8s %-20s %-14s %-40s %s\n", w, "op", "dtypes", "modes", "dims",
+           "default sizes", "summary");
     for (const gv_op *const *opp = gv_registry(); *opp; opp++) {
         const gv_op *op = *opp;
         if ((op->planted_bug || op->planted_slow) && !all) continue;
@@ -184,7 +200,7 @@ static int cmd_list(int argc, char **argv)
         bool long_modes = strlen(md) > 20; /* the whole list goes on a line of its own */
         /* a plugin's names and texts reach the terminal escaped (io/escape.h) */
         char name[256], dims[256], shapes[512];
-        printf("%-24s %-8s %-20s %-14s %-40s %s", gv_esc_term_str(op->name, name, sizeof name), dt,
+        printf("%-*s %-8s %-20s %-14s %-40s %s", w, gv_esc_term_str(op->name, name, sizeof name), dt,
                long_modes ? "(below)" : md, gv_esc_term_str(op->dims, dims, sizeof dims),
                gv_esc_term_str(op->shapes, shapes, sizeof shapes),
                op->planted_bug    ? "[planted bug] "
@@ -192,15 +208,15 @@ static int cmd_list(int argc, char **argv)
                                   : "");
         gv_esc_term(stdout, op->summary);
         putchar('\n');
-        if (long_modes) printf("%24s modes: %s\n", "", md);
+        if (long_modes) printf("%*s modes: %s\n", w, "", md);
         if (verbose) {
-            printf("%24s error model: ", "");
+            printf("%*s error model: ", w, "");
             gv_esc_term(stdout, op->error_model);
             putchar('\n');
         }
         if (verbose) {
             char takes[64]; /* the operand layouts its interface takes (abi/layout.h) */
-            printf("%24s operands: %s\n", "",
+            printf("%*s operands: %s\n", w, "",
                    gk_takes_layouts_text(op->takes_layouts, takes, sizeof takes));
         }
     }
