@@ -654,15 +654,8 @@ int gv_judge(const gv_judge_spec *spec, gv_judgement *j)
     if (o && arrays) json_object_set(o, "arrays", arrays);
     /* the row as check and judge print it, from their one formatter (io/run_doc.c), so that a
        binding shows the same line instead of formatting its own */
-    char *row = NULL;
-    size_t row_len = 0;
-    FILE *mf = open_memstream(&row, &row_len);
-    if (mf) {
-        gv_table_row(mf, r);
-        fclose(mf);
-        if (row && row_len && row[row_len - 1] == '\n') row[row_len - 1] = '\0';
-        if (o && row) json_object_set_new(o, "row", json_string(row));
-    }
+    char *row = gv_table_row_text(r);
+    if (o && row) json_object_set_new(o, "row", json_string(row));
     free(row);
     j->json = o ? json_dumps(o, JSON_INDENT(1) | JSON_REAL_PRECISION(17)) : NULL;
     json_decref(o);

@@ -27,6 +27,7 @@
 #include "io/json_util.h"
 #include "core/registry.h"
 #include "io/run_doc.h"
+#include "render/run_text.h"
 #include "io/run_read.h"
 #include "io/sha256.h"
 #include "core/judge.h"

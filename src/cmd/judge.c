@@ -25,6 +25,7 @@
 #include "io/npy.h"
 #include "io/outfile.h"
 #include "io/run_doc.h"
+#include "render/run_text.h"
 #include "io/run_read.h"
 #include "io/sha256.h"
 #include "io/schemas.h"

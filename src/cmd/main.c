@@ -31,6 +31,7 @@
 #include "io/escape.h"
 #include "io/json_util.h"
 #include "io/run_doc.h"
+#include "render/run_text.h"
 #include "cmd/report.h"
 #include "cmd/screen.h"
 #include "cmd/probe.h"

@@ -14,6 +14,7 @@
 #include "core/registry.h"
 #include "cmd/replay.h"
 #include "io/run_doc.h"
+#include "render/run_text.h"
 #include "io/run_read.h"
 
 /* replay's options: its one table (a case directory is its argument). */

@@ -30,6 +30,7 @@
 #include "fleet/workers.h"
 #include "io/json_util.h"
 #include "io/run_doc.h"
+#include "render/run_text.h"
 #include "io/run_info.h"
 #include "runs/run_files.h"
 

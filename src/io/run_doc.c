@@ -1,4 +1,4 @@
-/* run_doc.c: the terminal table and the JSON run file (see run_doc.h). Non-finite numbers
+/* run_doc.c: the table row's text and the JSON run file (see run_doc.h). Non-finite numbers
  * are written as the strings "inf", "-inf", "nan": JSON has no literals for them. A case's
  * "seed" is an integer when below 2^63 and otherwise a string of its decimal digits (json
  * integers are signed), so --seed can replay any case; compare_runs.c reads both. */
@@ -7,6 +7,7 @@
 #include "core/gv.h"
 #include "core/bias_pool.h"
 #include "io/outfile.h"
+#include "io/strbuf.h"
 #include "core/hash.h"
 #include "core/inputs.h"
 #include "core/judge.h"
@@ -29,13 +30,6 @@
 #define GV_VERSION "unknown"
 #endif
 
-void gv_table_header(FILE *f)
-{
-    fprintf(f, "%-24s %-5s %-8s %-9s %-16s %9s %9s %5s %8s %7s %6s %5s %5s  %s\n", "op", "dtype",
-            "mode", "dist", "shape", "max_rel", "normwise", "bits", "ratio", "R_max", "R_rms",
-            "1e-8", "1e-4", "verdict");
-}
-
 /* Whether tier t (one of the table's two columns) is met; "-" when not judged or not
    among the run's tiers. */
 static const char *met_tier(const gv_result *r, double t)
@@ -49,7 +43,7 @@ static const char *met_tier(const gv_result *r, double t)
 /* check --repeat (or a repeat canary, core/repeat.h) on an op that declares itself
    nondeterministic: its spread, never judged; on a deterministic op that passed: how many
    launches agreed bit for bit (a FAIL says which differed in its reason). */
-static void repeat_note(FILE *f, const gv_result *r)
+static void repeat_note(gv_strbuf *b, const gv_result *r)
 {
     double v[3] = {-1, -1, -1};
     const char *names[3] = {"repeats", "repeat_differing", "repeat_max_ulp_diff"};
@@ -58,16 +52,18 @@ static void repeat_note(FILE *f, const gv_result *r)
             if (strcmp(r->extra[i].name, names[k]) == 0) v[k] = r->extra[i].value;
     if (v[0] < 0) return;
     if (!r->c.op->nondeterministic) {
-        if (r->verdict == GV_PASS && v[1] == 0) fprintf(f, " [%g launches, bit-identical]", v[0]);
+        if (r->verdict == GV_PASS && v[1] == 0)
+            gv_strbuf_printf(b, " [%g launches, bit-identical]", v[0]);
         return;
     }
-    fprintf(f,
-            " [nondeterministic (%s): %g launches, up to %g elements differ, by up to %.3g ulps]",
-            r->c.op->nondeterministic, v[0], v[1], v[2]);
+    gv_strbuf_printf(
+        b, " [nondeterministic (%s): %g launches, up to %g elements differ, by up to %.3g ulps]",
+        r->c.op->nondeterministic, v[0], v[1], v[2]);
 }
 
-void gv_table_row(FILE *f, const gv_result *r)
+char *gv_table_row_text(const gv_result *r)
 {
+    gv_strbuf row = {0}, *b = &row;
     gv_result_assert_bounds(r); /* met_tier and repeat_note walk its tiers and extras */
     char shape[64];
     gv_shape_format(&r->c.shape, shape, sizeof shape);
@@ -80,130 +76,65 @@ void gv_table_row(FILE *f, const gv_result *r)
         if (r->m.prob_n >= GV_PROB_RMS_MIN_N) snprintf(rrms, sizeof rrms, fmt, r->m.prob_rms);
     }
     if (judged)
-        fprintf(f, "%-24s %-5s %-8s %-9s %-16s %9.2e %9.2e %5.1f %8.3g %7s %6s %5s %5s  %s",
-                r->c.op->name, gv_dtype_name(r->c.dtype), gv_mode_name(r->c.mode),
-                gv_dist_name(r->c.dist), shape, r->m.max_rel, r->m.normwise_rel, r->m.bits,
-                r->m.ratio, rmax, rrms, met_tier(r, 1e-8), met_tier(r, 1e-4),
-                gv_verdict_name(r->verdict));
+        gv_strbuf_printf(
+            b, "%-24s %-5s %-8s %-9s %-16s %9.2e %9.2e %5.1f %8.3g %7s %6s %5s %5s  %s",
+            r->c.op->name, gv_dtype_name(r->c.dtype), gv_mode_name(r->c.mode),
+            gv_dist_name(r->c.dist), shape, r->m.max_rel, r->m.normwise_rel, r->m.bits, r->m.ratio,
+            rmax, rrms, met_tier(r, 1e-8), met_tier(r, 1e-4), gv_verdict_name(r->verdict));
     else
-        fprintf(f, "%-24s %-5s %-8s %-9s %-16s %9s %9s %5s %8s %7s %6s %5s %5s  %s", r->c.op->name,
-                gv_dtype_name(r->c.dtype), gv_mode_name(r->c.mode), gv_dist_name(r->c.dist), shape,
-                "-", "-", "-", "-", "-", "-", "-", "-", gv_verdict_name(r->verdict));
-    if (r->reason[0]) fprintf(f, " (%s)", r->reason);
+        gv_strbuf_printf(b, "%-24s %-5s %-8s %-9s %-16s %9s %9s %5s %8s %7s %6s %5s %5s  %s",
+                         r->c.op->name, gv_dtype_name(r->c.dtype), gv_mode_name(r->c.mode),
+                         gv_dist_name(r->c.dist), shape, "-", "-", "-", "-", "-", "-", "-", "-",
+                         gv_verdict_name(r->verdict));
+    if (r->reason[0]) gv_strbuf_printf(b, " (%s)", r->reason);
     if (judged && r->ref_exact)
-        fprintf(f, " [exact reference: %.4g %% correctly rounded]", 100.0 * r->m.cr_frac);
+        gv_strbuf_printf(b, " [exact reference: %.4g %% correctly rounded]", 100.0 * r->m.cr_frac);
     if (judged && r->expected_tier == 0 && r->verdict == GV_PASS)
-        fprintf(f, " [no tier expected: %s]",
-                r->expected_tier_why[0] ? r->expected_tier_why
-                : r->tier_note[0]       ? r->tier_note
-                                        : "reduced-precision mode");
+        gv_strbuf_printf(b, " [no tier expected: %s]",
+                         r->expected_tier_why[0] ? r->expected_tier_why
+                         : r->tier_note[0]       ? r->tier_note
+                                                 : "reduced-precision mode");
     else if (judged && r->expected_tier_why[0])
-        fprintf(f, " [expects %.0e: %s]", r->expected_tier, r->expected_tier_why);
+        gv_strbuf_printf(b, " [expects %.0e: %s]", r->expected_tier, r->expected_tier_why);
     if (judged && r->verdict == GV_PASS && gv_bias_over(&r->m)) {
         /* a lean the rule does not judge here (a FAIL for bias says so in its reason) */
         char lean[160];
         gv_bias_lean(&r->m, r->prob.on, lean, sizeof lean);
-        fprintf(f, " [bias reported, not judged: %s; %s]", r->bias.why_not, lean);
+        gv_strbuf_printf(b, " [bias reported, not judged: %s; %s]", r->bias.why_not, lean);
     }
     if (judged && r->m.flushed && !r->m.subnormal_kept && !gv_mode_get(r->c.mode)->promises_rn)
-        fprintf(f,
-                " [FTZ: %lld of %lld outputs below 2^%d flushed to zero; mode %s does not "
-                "promise IEEE subnormals]",
-                (long long)r->m.flushed, (long long)r->m.subnormal_ref,
-                gv_dtype_min_exp(r->c.dtype), gv_mode_name(r->c.mode));
+        gv_strbuf_printf(b,
+                         " [FTZ: %lld of %lld outputs below 2^%d flushed to zero; mode %s does not "
+                         "promise IEEE subnormals]",
+                         (long long)r->m.flushed, (long long)r->m.subnormal_ref,
+                         gv_dtype_min_exp(r->c.dtype), gv_mode_name(r->c.mode));
     else if (judged && r->ftz_allowed)
-        fprintf(f, " [FTZ allowed: %lld of %lld outputs below 2^%d flushed to zero]",
-                (long long)r->m.flushed, (long long)r->m.subnormal_ref,
-                gv_dtype_min_exp(r->c.dtype));
+        gv_strbuf_printf(b, " [FTZ allowed: %lld of %lld outputs below 2^%d flushed to zero]",
+                         (long long)r->m.flushed, (long long)r->m.subnormal_ref,
+                         gv_dtype_min_exp(r->c.dtype));
     else if (judged && r->m.flushed && r->c.op->subnormals_unpromised)
-        fprintf(f,
-                " [underflow: %lld of %lld outputs below 2^%d returned as zero (%s); %s's "
-                "functions do not promise IEEE subnormals]",
-                (long long)r->m.flushed, (long long)r->m.subnormal_ref,
-                gv_dtype_min_exp(r->c.dtype),
-                r->m.subnormal_kept ? "lost range, the others kept" : "all flushed", r->c.op->name);
+        gv_strbuf_printf(
+            b,
+            " [underflow: %lld of %lld outputs below 2^%d returned as zero (%s); %s's "
+            "functions do not promise IEEE subnormals]",
+            (long long)r->m.flushed, (long long)r->m.subnormal_ref, gv_dtype_min_exp(r->c.dtype),
+            r->m.subnormal_kept ? "lost range, the others kept" : "all flushed", r->c.op->name);
     if (judged && r->daz_allowed)
-        fprintf(f, " [DAZ allowed: %lld subnormal inputs read as zero]", (long long)r->daz_inputs);
+        gv_strbuf_printf(b, " [DAZ allowed: %lld subnormal inputs read as zero]",
+                         (long long)r->daz_inputs);
     if (judged && r->prob.on && r->prob.reported_only)
-        fprintf(f, " [R reported, not judged: %s]", GV_PROB_NOT_VALID);
+        gv_strbuf_printf(b, " [R reported, not judged: %s]", GV_PROB_NOT_VALID);
     if (judged && r->env.judged) /* given inputs judged against the claimed arithmetic */
-        fprintf(f, " [%s]", r->env.note);
+        gv_strbuf_printf(b, " [%s]", r->env.note);
     else if (judged && r->env.asked && r->inputs != GV_INPUTS_GENERATED &&
              r->c.op->envelope != GV_ENV_NONE)
-        fprintf(f, " [envelope not judged: %s]", r->env.why_not);
-    repeat_note(f, r);
-    fputc('\n', f);
-}
-
-/* The bytes of s that make its first cols characters (a UTF-8 continuation byte never starts
-   one), and their count of characters in *chars. */
-static size_t prefix_bytes(const char *s, size_t cols, size_t *chars)
-{
-    size_t b = 0, c = 0;
-    while (s[b]) {
-        if (((unsigned char)s[b] & 0xC0) != 0x80) {
-            if (c == cols) break;
-            c++;
-        }
-        b++;
+        gv_strbuf_printf(b, " [envelope not judged: %s]", r->env.why_not);
+    repeat_note(b, r);
+    if (row.lost) {
+        free(row.s);
+        return NULL;
     }
-    *chars = c;
-    return b;
-}
-
-void gv_wrap_row(FILE *f, const char *line, int cols)
-{
-    assert(!strchr(line, '\n'));
-    size_t chars, n = strlen(line);
-    if (cols <= GV_ROW_INDENT + 1 || prefix_bytes(line, (size_t)cols, &chars) == n) {
-        fprintf(f, "%s\n", line);
-        return;
-    }
-    const char *p = line;
-    size_t room = (size_t)cols;
-    while (*p) {
-        size_t take = prefix_bytes(p, room, &chars);
-        if (p[take]) { /* more than fits: break before the last note ("(...)" or "[...]")
-                          that starts in the line's second half, else at the last space, else
-                          cut the word */
-            size_t sp = take, note = take;
-            while (sp > 0 && p[sp] != ' ')
-                sp--;
-            while (note > take / 2 &&
-                   !(p[note] == ' ' && (p[note + 1] == '(' || p[note + 1] == '[')))
-                note--;
-            if (note > take / 2)
-                take = note;
-            else if (sp > 0)
-                take = sp;
-        }
-        if (p != line) fprintf(f, "%*s", GV_ROW_INDENT, "");
-        fprintf(f, "%.*s\n", (int)take, p);
-        p += take;
-        while (*p == ' ')
-            p++;
-        room = (size_t)cols - GV_ROW_INDENT;
-    }
-}
-
-void gv_table_row_fit(FILE *f, const gv_result *r, int cols)
-{
-    if (cols <= 0) {
-        gv_table_row(f, r);
-        return;
-    }
-    char *text = NULL;
-    size_t len = 0;
-    FILE *m = open_memstream(&text, &len);
-    if (!m) { /* no memory for the text: the row as one line is still the row */
-        gv_table_row(f, r);
-        return;
-    }
-    gv_table_row(m, r);
-    fclose(m);
-    if (len > 0 && text[len - 1] == '\n') text[--len] = '\0';
-    gv_wrap_row(f, text, cols);
-    free(text);
+    return row.s;
 }
 
 void gv_summary_add(gv_summary *s, const gv_result *r)
@@ -219,12 +150,6 @@ void gv_summary_add(gv_summary *s, const gv_result *r)
             s->skip_nodev++;
         break;
     }
-}
-
-void gv_summary_print(FILE *f, const gv_summary *s)
-{
-    fprintf(f, "%d cases: %d passed, %d failed, %d skipped, %d errors\n",
-            s->pass + s->fail + s->skip + s->error, s->pass, s->fail, s->skip, s->error);
 }
 
 /* Where the worst element lies, for a reader who wants to find it in the output: metrics'
@@ -528,25 +453,6 @@ int gv_json_write(const char *path, const gv_run_info *info, const gv_result *re
     int rc = gv_write_file(path, emit_json, root);
     json_decref(root);
     return rc == 0 ? GV_OK : GV_EIO;
-}
-
-void gv_device_print(FILE *f, const gk_device_info *d)
-{
-    fprintf(f, "device           %s\n", d->name);
-    fprintf(f, "uuid             %s\n", d->uuid);
-    fprintf(f, "compute cap.     %d.%d\n", d->cc_major, d->cc_minor);
-    fprintf(f, "SMs              %d\n", d->sm_count);
-    fprintf(f, "SM clock         %d MHz\n", d->sm_clock_mhz);
-    fprintf(f, "memory clock     %d MHz, %d-bit bus\n", d->mem_clock_mhz, d->mem_bus_bits);
-    fprintf(f, "memory           %.1f GiB total, %.1f GiB free\n",
-            d->mem_total_bytes / 1073741824.0, d->mem_free_bytes / 1073741824.0);
-    fprintf(f, "L2               %.1f MiB\n", d->l2_bytes / 1048576.0);
-    fprintf(f, "ECC              %s\n", d->ecc_enabled ? "on" : "off");
-    fprintf(f, "driver / runtime %d / %d\n", d->driver_version, d->runtime_version);
-    fprintf(f, "cuBLAS           %d\n", d->cublas_version);
-    char code[160];
-    gv_device_code(d, code, sizeof code);
-    fprintf(f, "kernel code      %s\n", code);
 }
 
 void gv_device_code(const gk_device_info *d, char *buf, size_t len)

@@ -1,5 +1,6 @@
-/* run_doc.h: rendering of a correctness run — the aligned terminal table, and the run in
- * the versioned JSON schema ("gpuval-run/1", written with jansson). */
+/* run_doc.h: a correctness run as text and as data — a case's row of the terminal table (which
+ * render/run_text.h prints), and the run in the versioned JSON schema ("gpuval-run/1", written
+ * with jansson). */
 #ifndef GV_REPORT_H
 #define GV_REPORT_H
 
@@ -30,28 +31,15 @@ typedef struct gv_run_info {
     int n_input_files;
 } gv_run_info;
 
-void gv_table_header(FILE *f);
-void gv_table_row(FILE *f, const gv_result *r);
-
-/* The width a row fits on a terminal by default (check, judge, replay: -w keeps each row one
- * line, as a file or a pipe always gets it). */
-#define GV_ROW_COLS 160
-/* Continuation lines of a wrapped row start with this many spaces: under the op column, so the
- * next case's name stands out. */
-#define GV_ROW_INDENT 6
-/* gv_table_row fitted to cols columns: the row as it is when it fits; otherwise its tail (the
- * reason and the notes) carried onto continuation lines at spaces, each at most cols columns
- * (a word longer than a line is cut). cols <= 0: one line, as gv_table_row. */
-void gv_table_row_fit(FILE *f, const gv_result *r, int cols);
-/* The same for one line of text (no newline in it): written with its newline(s). Columns are
- * counted in UTF-8 characters, and a character is never split. */
-void gv_wrap_row(FILE *f, const char *line, int cols);
+/* A case's row of check's table, as check, judge, replay and screen print it (render/run_text.h)
+ * and the public judge returns it: op, dtype, mode, dist, shape, the metrics, the tiers met, the
+ * verdict, its reason and notes; one line without its newline, malloc'ed (NULL: no memory). */
+char *gv_table_row_text(const gv_result *r);
 
 typedef struct gv_summary {
     int pass, fail, skip, error, skip_nodev;
 } gv_summary;
 void gv_summary_add(gv_summary *s, const gv_result *r);
-void gv_summary_print(FILE *f, const gv_summary *s);
 
 /* The members every run document shares (tool, command, argv, created, host, build, env,
    device, fleet: docs/schemas.md) set in root, in that order: for gv_run_json and the probe's
@@ -66,8 +54,6 @@ json_t *gv_run_json(const gv_run_info *info, const gv_result *results, int n, co
  * "-" is stdout). GV_OK or GV_EIO (errno says why). */
 int gv_json_write(const char *path, const gv_run_info *info, const gv_result *results, int n,
                   const gv_summary *s);
-/* The device fingerprint as a JSON-free text block, for `gpuval info`. */
-void gv_device_print(FILE *f, const gk_device_info *d);
 
 /* The CUDA architectures this binary carries (meson's gpu_arch, tools/cuda_arch.py):
    "sm_80,sm_90,compute_75,compute_90"; sm_XY is SASS, compute_XY PTX. */

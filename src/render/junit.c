@@ -12,6 +12,7 @@
 #include "core/registry.h"
 #include "io/json_util.h"
 #include "render/render_kit.h"
+#include "render/run_text.h"
 
 static void esc(FILE *f, const char *s)
 {

@@ -42,6 +42,7 @@
 #include "core/knobs.h"
 #include "io/npy.h"
 #include "io/run_doc.h"
+#include "render/run_text.h"
 #include "testkit.h"
 
 /* One line to the Criterion log and to stdout (the meson test log). */

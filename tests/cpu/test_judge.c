@@ -12,6 +12,7 @@
 #include "core/reference.h"
 #include "core/run.h"
 #include "io/run_doc.h"
+#include "render/run_text.h"
 #include "testkit.h"
 
 /* ---- gv_judge_problem: verdict rules on hand-planted results --------------------------------------- */

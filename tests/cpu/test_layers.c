@@ -111,9 +111,7 @@ static const struct {
     {"src/core/registry.c", "a broken op descriptor: a warning at start-up"},
     {"src/core/reference.c", "the oracle cache not used: a warning; its last-run note file"},
     {"src/io/json_util.c", "the numerics environment's warning"},
-    /* printers still to move into render/: each prints as it computes or runs what it prints,
-       or (run_doc.c) serves a wing under render, api/'s judge, which returns a row as text */
-    {"src/io/run_doc.c", "check's table rows, summary line and device block"},
+    /* printers still to move into render/: each prints as it computes or runs what it prints */
     {"src/runs/merge_check.c", "merge's fleet table"},
     {"src/runs/merge_perf.c", "merge's bench table"},
     {"src/runs/merge_probe.c", "merge's probe table"},

@@ -21,6 +21,7 @@
 #include "render/progress.h"
 #include "io/schemas.h"
 #include "io/run_doc.h"
+#include "render/run_text.h"
 #include "render/render.h"
 #include "testkit.h"
 

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "io/run_doc.h"
+#include "render/run_text.h"
 #include "core/registry.h"
 #include "core/repeat.h"
 #include "testkit.h"
