@@ -14,6 +14,7 @@
 #include "io/outfile.h"
 #include "io/run_doc.h"
 #include "render/coll_text.h"
+#include "render/merge_text.h"
 #include "runs/merge_check.h"
 #include "runs/merge_coll.h"
 #include "runs/merge_perf.h"
@@ -130,6 +131,22 @@ static int load_runs(char **files, int n, json_t **docs, const char **names)
     return 0;
 }
 
+/* Probe documents merged, their tables printed (and, when asked, written as Markdown). */
+static gv_status merge_probes(json_t **docs, const char **names, int n, int quiet, json_t **fleet,
+                              char **md)
+{
+    gv_probe_merged pm;
+    gv_status st = gv_probe_merge(docs, names, n, &pm, fleet);
+    if (!pm.keys) {
+        fprintf(stderr, "gpuval merge: out of memory\n");
+        return st;
+    }
+    gv_probe_merge_print(stdout, &pm, quiet);
+    if (md) *md = gv_probe_merge_md(&pm);
+    gv_probe_merged_free(&pm);
+    return st;
+}
+
 /* The loaded runs merged (check runs, or bench and tradeoffs runs), printed and written to the
    files asked for; returns the exit code. */
 static int merge_runs(json_t **docs, const char **names, int n, int quiet, const char *json_path,
@@ -141,13 +158,12 @@ static int merge_runs(json_t **docs, const char **names, int n, int quiet, const
     bool check_runs = gv_schema_is(schema, GV_DOC_RUN);
     bool probes = gv_schema_is(schema, GV_DOC_PROBE);
     gv_error e = {.status = GV_ST_OK};
-    gv_status st =
-        check_runs ? gv_fleet_merge(docs, names, n, quiet, stdout, json_path ? &fleet : NULL,
-                                    md_path ? &md : NULL, &e)
-        : probes   ? gv_probe_merge(docs, names, n, quiet, stdout, json_path ? &fleet : NULL,
-                                    md_path ? &md : NULL)
-                   : gv_fleet_perf_merge(docs, names, n, stdout, json_path ? &fleet : NULL,
-                                         md_path ? &md : NULL, &e);
+    gv_status st = check_runs ? gv_fleet_merge(docs, names, n, quiet, stdout,
+                                               json_path ? &fleet : NULL, md_path ? &md : NULL, &e)
+                   : probes   ? merge_probes(docs, names, n, quiet, json_path ? &fleet : NULL,
+                                           md_path ? &md : NULL)
+                            : gv_fleet_perf_merge(docs, names, n, stdout, json_path ? &fleet : NULL,
+                                                  md_path ? &md : NULL, &e);
     if (e.msg[0]) return gv_cmd_fail(&e); /* refused before anything was merged */
     gv_cmd_record_exit(json_object_get(fleet, "summary"), st);
     bool lost = false;

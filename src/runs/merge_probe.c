@@ -9,59 +9,20 @@
 #include <string.h>
 
 #include "core/gv.h"
-#include "io/escape.h"
 #include "io/json_util.h"
 #include "io/probe_read.h"
 #include "runs/run_files.h"
 
 #define PM_MAX GV_FLEET_MAX_DEVICES
 
-/* Strings from the documents reach the terminal through gv_esc_term and Markdown through
-   gv_esc_md (io/escape.h, the functions render/ uses): no document can start a line, a
-   heading, a table cell, a link or a tag. */
-static void term_esc(FILE *f, const char *s)
-{
-    gv_esc_term(f, s ? s : "");
-}
-
-static void md_esc(FILE *f, const char *s)
-{
-    gv_esc_md(f, s ? s : "");
-}
-
-/* s for a padded terminal cell: gv_esc_term's text cut to len - 1 bytes */
-static const char *cell_of(const char *s, char *buf, size_t len)
-{
-    return gv_esc_term_str(s ? s : "", buf, len);
-}
-
-typedef struct pm_dev {
-    const char *file;
-    json_t *rows; /* object: row key -> row */
-    char label[96];
-    char model[400];
-    int group; /* index of the first device of its group */
-} pm_dev;
-
-/* One (row, feature) across the devices; feature "" is the row itself (measured, skipped or
-   absent on each device). */
-typedef struct pm_key {
-    char row[256], feature[64];
-    const char *value[PM_MAX]; /* NULL: not in the vote (the row not measured there) */
-    bool fail[PM_MAX];
-    bool outlier[PM_MAX];
-    const char *majority[PM_MAX]; /* per device: its group's reference value, NULL: undecided */
-    bool disagree, undecided, any_fail;
-} pm_key;
-
-static void label_device(pm_dev *d, const json_t *doc, int k, bool several_hosts)
+static void label_device(gv_pm_dev *d, const json_t *doc, int k, bool several_hosts)
 {
     gv_fleet_device_label(doc, k, several_hosts, d->label, sizeof d->label);
     gv_fleet_model_text(doc, d->model, sizeof d->model);
 }
 
 /* Decide one key within each group: a strict majority's value is the reference. */
-static void vote(pm_key *k, pm_dev *devs, int n)
+static void vote(gv_pm_key *k, gv_pm_dev *devs, int n)
 {
     for (int g = 0; g < n; g++) {
         if (devs[g].group != g) continue; /* g leads its group */
@@ -92,7 +53,7 @@ static void vote(pm_key *k, pm_dev *devs, int n)
 }
 
 /* The keys of every document, in the order first met: row entries and their features. */
-static pm_key *collect(pm_dev *devs, int n, json_t *const *docs, int *n_keys)
+static gv_pm_key *collect(gv_pm_dev *devs, int n, json_t *const *docs, int *n_keys)
 {
     json_t *seen = json_object();
     size_t total = 1;
@@ -102,7 +63,7 @@ static pm_key *collect(pm_dev *devs, int n, json_t *const *docs, int *n_keys)
         json_array_foreach(json_object_get(docs[d], "rows"), i, r) total +=
             1 + json_object_size(json_object_get(r, "features"));
     }
-    pm_key *keys = calloc(total, sizeof *keys);
+    gv_pm_key *keys = calloc(total, sizeof *keys);
     if (!seen || !keys) {
         json_decref(seen);
         free(keys);
@@ -141,7 +102,7 @@ static pm_key *collect(pm_dev *devs, int n, json_t *const *docs, int *n_keys)
     return keys;
 }
 
-static void fill_values(pm_key *k, pm_dev *devs, int n)
+static void fill_values(gv_pm_key *k, gv_pm_dev *devs, int n)
 {
     for (int d = 0; d < n; d++) {
         const json_t *r = json_object_get(devs[d].rows, k->row);
@@ -158,73 +119,7 @@ static void fill_values(pm_key *k, pm_dev *devs, int n)
     }
 }
 
-static void key_name(const pm_key *k, char *buf, size_t len)
-{
-    snprintf(buf, len, "%s%s%s", k->row, k->feature[0] ? " " : "", k->feature);
-}
-
-/* The outlier lines of key k (terminal or Markdown list items). */
-static void print_outliers(FILE *f, const pm_key *k, const pm_dev *devs, int n, bool md)
-{
-    char name[400];
-    key_name(k, name, sizeof name);
-    for (int d = 0; d < n; d++) {
-        if (!k->outlier[d]) continue;
-        fputs(md ? "- **" : "OUTLIER ", f);
-        (md ? md_esc : term_esc)(f, devs[d].label);
-        fputs(md ? "** (" : " (", f);
-        (md ? md_esc : term_esc)(f, devs[d].file);
-        fputs("): ", f);
-        (md ? md_esc : term_esc)(f, name);
-        fputs(" = ", f);
-        (md ? md_esc : term_esc)(f, k->value[d]);
-        fputs("; the others of its group: ", f);
-        (md ? md_esc : term_esc)(f, k->majority[d]);
-        fputc('\n', f);
-    }
-    if (k->undecided) {
-        fputs(md ? "- undecided (no majority): " : "UNDECIDED (no majority) ", f);
-        (md ? md_esc : term_esc)(f, name);
-        fputs(":", f);
-        for (int d = 0; d < n; d++) {
-            if (!k->value[d] || k->majority[d] || k->outlier[d]) continue;
-            fputc(' ', f);
-            (md ? md_esc : term_esc)(f, devs[d].label);
-            fputc('=', f);
-            (md ? md_esc : term_esc)(f, k->value[d]);
-        }
-        fputc('\n', f);
-    }
-}
-
-static void print_table(FILE *f, const pm_key *keys, int m, const pm_dev *devs, int n, int quiet)
-{
-    int w = 12;
-    char name[400], cell[64];
-    for (int k = 0; k < m; k++) {
-        key_name(&keys[k], name, sizeof name);
-        int l = (int)strlen(cell_of(name, cell, sizeof cell));
-        if (l > w) w = l;
-    }
-    fprintf(f, "%-*s", w, "row feature");
-    for (int d = 0; d < n; d++)
-        fprintf(f, "  %-10s", cell_of(devs[d].label, cell, 11));
-    fputs("  agreement\n", f);
-    for (int k = 0; k < m; k++) {
-        const pm_key *p = &keys[k];
-        if (quiet && !p->disagree && !p->any_fail) continue;
-        key_name(p, name, sizeof name);
-        fprintf(f, "%-*s", w, cell_of(name, cell, sizeof cell));
-        for (int d = 0; d < n; d++) {
-            char v[40];
-            snprintf(v, sizeof v, "%s%s", p->value[d] ? p->value[d] : "-", p->fail[d] ? "!" : "");
-            fprintf(f, "  %-10s", cell_of(v, cell, sizeof cell));
-        }
-        fputs(p->undecided ? "  UNDECIDED\n" : p->disagree ? "  OUTLIER\n" : "  agree\n", f);
-    }
-}
-
-static json_t *fleet_json(const pm_key *keys, int m, const pm_dev *devs, int n, int disagree)
+static json_t *fleet_json(const gv_pm_key *keys, int m, const gv_pm_dev *devs, int n, int disagree)
 {
     json_t *dv = json_array(), *fs = json_array(), *outs = json_array();
     for (int d = 0; d < n; d++)
@@ -233,7 +128,7 @@ static json_t *fleet_json(const pm_key *keys, int m, const pm_dev *devs, int n, 
                                         "label", gv_json_bytes(devs[d].label), "model",
                                         gv_json_bytes(devs[d].model), "group", devs[d].group));
     for (int k = 0; k < m; k++) {
-        const pm_key *p = &keys[k];
+        const gv_pm_key *p = &keys[k];
         json_t *vals = json_array();
         for (int d = 0; d < n; d++) {
             json_array_append_new(vals, p->value[d] ? gv_json_bytes(p->value[d]) : json_null());
@@ -259,7 +154,7 @@ static json_t *fleet_json(const pm_key *keys, int m, const pm_dev *devs, int n, 
 /* Each document as a device: its label, its rows by key, its group (the first device of its
    model). Returns GV_ST_RUNTIME when a row table could not be made; *errors counts the
    documents that recorded errors. */
-static gv_status read_devices(pm_dev *devs, json_t *const *docs, const char *const *names, int n,
+static gv_status read_devices(gv_pm_dev *devs, json_t *const *docs, const char *const *names, int n,
                               int *errors)
 {
     bool several_hosts = false;
@@ -300,99 +195,42 @@ static gv_status read_devices(pm_dev *devs, json_t *const *docs, const char *con
     return rc;
 }
 
-/* The counts a merge ends with. */
-typedef struct pm_tally {
-    int features, disagree, fails;
-} pm_tally;
-
-/* A device's line: label, file, model and group, on the terminal or as a Markdown row. */
-static void print_device(FILE *f, const pm_dev *v, bool md)
-{
-    void (*esc)(FILE *, const char *) = md ? md_esc : term_esc;
-    const char *sep = md ? " | " : "  ";
-    fputs(md ? "| " : "  ", f);
-    esc(f, v->label);
-    fputs(sep, f);
-    esc(f, v->file);
-    fputs(sep, f);
-    esc(f, v->model);
-    if (md)
-        fprintf(f, " | %d |\n", v->group);
-    else
-        fprintf(f, "  (group %d)\n", v->group);
-}
-
-static void print_text(FILE *out, const pm_key *keys, const pm_dev *devs, int n, int quiet,
-                       pm_tally t)
-{
-    fprintf(out, "gpuval merge: %d probe document%s\n", n, n == 1 ? "" : "s");
-    for (int d = 0; d < n; d++)
-        print_device(out, &devs[d], false);
-    fputc('\n', out);
-    print_table(out, keys, t.features, devs, n, quiet);
-    fputc('\n', out);
-    for (int k = 0; k < t.features; k++)
-        print_outliers(out, &keys[k], devs, n, false);
-    int groups = 0;
-    for (int d = 0; d < n; d++)
-        groups += devs[d].group == d;
-    if (groups > 1)
-        fprintf(out,
-                "note: %d groups of model and software: devices are compared within their "
-                "group only\n",
-                groups);
-    fprintf(out, "%d row features on %d devices: %d agree, %d disagree, %d FAIL somewhere\n",
-            t.features, n, t.features - t.disagree, t.disagree, t.fails);
-}
-
-/* The Markdown section, or NULL when out of memory. */
-static char *markdown(const pm_key *keys, const pm_dev *devs, int n, pm_tally t)
-{
-    char *md = NULL;
-    size_t size = 0;
-    FILE *f = open_memstream(&md, &size);
-    if (!f) return NULL;
-    fprintf(f, "## gpuval merge: %d probe documents\n\n", n);
-    fputs("| device | file | model | group |\n|---|---|---|---|\n", f);
-    for (int d = 0; d < n; d++)
-        print_device(f, &devs[d], true);
-    fprintf(f, "\n%d row features: %d agree, %d disagree, %d FAIL somewhere.\n\n", t.features,
-            t.features - t.disagree, t.disagree, t.fails);
-    for (int k = 0; k < t.features; k++)
-        print_outliers(f, &keys[k], devs, n, true);
-    fclose(f);
-    return md;
-}
-
-gv_status gv_probe_merge(json_t *const *docs, const char *const *names, int n, int quiet,
-                         FILE *out, json_t **fleet, char **md)
+gv_status gv_probe_merge(json_t *const *docs, const char *const *names, int n, gv_probe_merged *pm,
+                         json_t **fleet)
 {
     assert(n >= 1 && n <= PM_MAX); /* merge.c refuses more files */
-    pm_dev devs[PM_MAX];
-    memset(devs, 0, sizeof devs);
+    memset(pm, 0, sizeof *pm);
+    pm->n = n;
+    gv_pm_dev *devs = pm->devs;
     int errors;
     gv_status rc = read_devices(devs, docs, names, n, &errors);
     int m = 0;
-    pm_key *keys = rc == GV_ST_OK ? collect(devs, n, docs, &m) : NULL;
+    gv_pm_key *keys = rc == GV_ST_OK ? collect(devs, n, docs, &m) : NULL;
     if (!keys) {
         for (int d = 0; d < n; d++)
             json_decref(devs[d].rows);
-        fprintf(stderr, "gpuval merge: out of memory\n");
+        memset(pm, 0, sizeof *pm);
         return GV_ST_RUNTIME;
     }
-    pm_tally t = {m, 0, 0};
     for (int k = 0; k < m; k++) {
         fill_values(&keys[k], devs, n);
         vote(&keys[k], devs, n);
-        t.disagree += keys[k].disagree;
-        t.fails += keys[k].any_fail;
+        pm->disagree += keys[k].disagree;
+        pm->fails += keys[k].any_fail;
     }
-    rc = t.disagree ? GV_ST_OUTLIER : errors ? GV_ST_RUNTIME : t.fails ? GV_ST_FAIL : GV_ST_OK;
-    print_text(out, keys, devs, n, quiet, t);
-    if (fleet) *fleet = fleet_json(keys, m, devs, n, t.disagree);
-    if (md) *md = markdown(keys, devs, n, t);
-    for (int d = 0; d < n; d++)
+    pm->keys = keys;
+    pm->n_keys = m;
+    rc = pm->disagree ? GV_ST_OUTLIER : errors ? GV_ST_RUNTIME : pm->fails ? GV_ST_FAIL : GV_ST_OK;
+    if (fleet) *fleet = fleet_json(keys, m, devs, n, pm->disagree);
+    for (int d = 0; d < n; d++) {
         json_decref(devs[d].rows);
-    free(keys);
+        devs[d].rows = NULL;
+    }
     return rc;
+}
+
+void gv_probe_merged_free(gv_probe_merged *pm)
+{
+    free(pm->keys);
+    memset(pm, 0, sizeof *pm);
 }

@@ -114,7 +114,6 @@ static const struct {
     /* printers still to move into render/: each prints as it computes or runs what it prints */
     {"src/runs/merge_check.c", "merge's fleet table"},
     {"src/runs/merge_perf.c", "merge's bench table"},
-    {"src/runs/merge_probe.c", "merge's probe table"},
     {"src/fleet/workers.c", "the workers' banner and relayed output"},
     {"src/coll/coll_rank.c", "an MPI rank's own SKIP, error and summary lines"},
 };

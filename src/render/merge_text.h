@@ -1,0 +1,16 @@
+/* merge_text.h: `gpuval merge`'s tables (merge_text.c), on the terminal and in Markdown, of the
+ * merges runs/ computes: probe documents (runs/merge_probe.h). */
+#ifndef GV_MERGE_TEXT_H
+#define GV_MERGE_TEXT_H
+
+#include <stdio.h>
+
+#include "runs/merge_probe.h"
+
+/* The device table, the feature table (quiet: only features that disagree or FAIL somewhere),
+ * the outliers and the count, to out. */
+void gv_probe_merge_print(FILE *out, const gv_probe_merged *pm, int quiet);
+/* The same as a Markdown section (malloc'ed; NULL when out of memory). */
+char *gv_probe_merge_md(const gv_probe_merged *pm);
+
+#endif
