@@ -24,11 +24,7 @@
 #include "io/json_util.h"
 #include "io/run_doc.h"
 
-typedef struct rank_gpu {
-    char host[64];
-    char uuid[40];
-    int device;
-} rank_gpu;
+typedef gv_coll_rank_gpu rank_gpu;
 
 typedef struct job {
     int rank, size;
@@ -46,6 +42,23 @@ static int severity(gv_verdict v)
 static gv_verdict of_severity(int64_t s)
 {
     return s == 0 ? GV_PASS : s == 1 ? GV_SKIP : s == 2 ? GV_FAIL : GV_ERROR;
+}
+
+/* A row this rank could not run, said on this rank as it happens. */
+static void row_error(const job *J, const gv_coll_row *row)
+{
+    char msg[sizeof row->reason + 64];
+    snprintf(msg, sizeof msg, "%s %s: %s", row->d->name, gv_dtype_name((gv_dtype)row->dtype),
+             row->reason);
+    J->table->error(msg);
+}
+
+/* This rank's error (gk_last_error, or err) on this rank. */
+static void rank_error(const gv_coll_table *table, int rank, const char *err)
+{
+    char msg[1024];
+    snprintf(msg, sizeof msg, "rank %d: %s", rank, err);
+    table->error(msg);
 }
 
 /* One row on this rank: inputs of every rank, this rank's device run, its judgement. Fills
@@ -86,9 +99,7 @@ static bool run_rank(gv_coll_row *row, job *J, const gv_coll_plan *p, uint64_t *
         ok = false;
         snprintf(row->reason, sizeof row->reason, "rank %d: %s", J->rank, gk_last_error());
     }
-    if (!ok)
-        fprintf(stderr, "gpuval: %s %s: %s\n", row->d->name, gv_dtype_name((gv_dtype)dt),
-                row->reason);
+    if (!ok) row_error(J, row);
     /* every rank ready, or none enters the collective */
     if (!gv_mpi_all(ok)) {
         if (ok) snprintf(row->reason, sizeof row->reason, "another rank could not prepare it");
@@ -99,8 +110,7 @@ static bool run_rank(gv_coll_row *row, job *J, const gv_coll_plan *p, uint64_t *
         ok = false;
         J->broken = true;
         snprintf(row->reason, sizeof row->reason, "rank %d: %s", J->rank, gk_last_error());
-        fprintf(stderr, "gpuval: %s %s: %s\n", row->d->name, gv_dtype_name((gv_dtype)dt),
-                row->reason);
+        row_error(J, row);
     }
     *nccl_version = c.nccl_version;
     if (ok) {
@@ -163,7 +173,7 @@ static bool gpus_distinct(const job *J, const rank_gpu *mine)
 {
     rank_gpu *all = calloc((size_t)J->size, sizeof *all);
     if (!all) { /* a few bytes a rank: the others would wait in the gather for ever */
-        fprintf(stderr, "gpuval: rank %d: out of host memory\n", J->rank);
+        rank_error(J->table, J->rank, "out of host memory");
         abort();
     }
     gv_mpi_allgather(mine, (int)sizeof *mine, all);
@@ -171,19 +181,10 @@ static bool gpus_distinct(const job *J, const rank_gpu *mine)
     for (int a = 0; a < J->size && distinct; a++)
         for (int b = a + 1; b < J->size && distinct; b++)
             if (strcmp(all[a].host, all[b].host) == 0 && strcmp(all[a].uuid, all[b].uuid) == 0) {
-                if (J->rank == 0)
-                    printf("collectives: SKIP (ranks %d and %d share device %d of %s: NCCL needs "
-                           "one GPU per rank; start at most as many ranks per node as it has "
-                           "GPUs)\n",
-                           a, b, all[a].device, all[a].host);
+                if (J->rank == 0) J->table->shared_gpu(all, a, b);
                 distinct = false;
             }
-    if (J->rank == 0 && distinct) {
-        printf("collectives over %d ranks, one GPU each (NCCL_NVLS_ENABLE=0):", J->size);
-        for (int r = 0; r < J->size; r++)
-            printf(" %d=%s:dev%d", r, all[r].host, all[r].device);
-        printf("\n");
-    }
+    if (J->rank == 0 && distinct) J->table->ranks(all, J->size);
     free(all);
     return distinct;
 }
@@ -212,7 +213,7 @@ static gv_status job_preflight(const gv_coll_plan *p, const gv_rank *launch, con
         return GV_ST_RUNTIME;
     }
     if (J->size < 2) {
-        printf("collectives: SKIP (1 rank; they need 2 or more)\n");
+        J->table->too_few();
         return GV_ST_NODEV;
     }
     return GV_ST_OK;
@@ -228,13 +229,10 @@ static gv_status job_open(const gv_rank *launch, job *J, rank_gpu *mine, gk_devi
     bool nccl = gk_coll_have_nccl() != 0;
     if (!gv_mpi_all(*present > 0 && nccl)) {
         /* every rank says its own reason: the test and the user see each one */
-        if (*present == 0 || !nccl)
-            printf("collectives: SKIP rank %d of %d (%s)\n", J->rank, J->size,
-                   *present == 0 ? "no CUDA device" : "this gpuval was built without NCCL");
-        else
-            printf("collectives: SKIP rank %d of %d (another rank has no CUDA device or no "
-                   "NCCL)\n",
-                   J->rank, J->size);
+        J->table->rank_skip(J->rank, J->size,
+                            *present == 0 ? "no CUDA device"
+                            : !nccl       ? "this gpuval was built without NCCL"
+                                          : "another rank has no CUDA device or no NCCL");
         return GV_ST_NODEV;
     }
     int local = launch->local_rank >= 0 ? launch->local_rank : J->rank;
@@ -242,7 +240,7 @@ static gv_status job_open(const gv_rank *launch, job *J, rank_gpu *mine, gk_devi
     gk_device_select(mine->device);
     gk_device_count(); /* makes it current */
     bool have_info = gk_device_info_get(info) == GV_OK;
-    if (!have_info) fprintf(stderr, "gpuval: rank %d: %s\n", J->rank, gk_last_error());
+    if (!have_info) rank_error(J->table, J->rank, gk_last_error());
     snprintf(mine->uuid, sizeof mine->uuid, "%s", have_info ? info->uuid : "?");
     gethostname(mine->host, sizeof mine->host - 1);
     if (!gpus_distinct(J, mine)) return GV_ST_NODEV;
@@ -250,19 +248,16 @@ static gv_status job_open(const gv_rank *launch, job *J, rank_gpu *mine, gk_devi
 
     unsigned char id[GK_COLL_ID_BYTES] = {0};
     bool ok = J->rank != 0 || gk_coll_unique_id(id) == GV_OK;
-    if (!ok) fprintf(stderr, "gpuval: rank 0: %s\n", gk_last_error());
+    if (!ok) rank_error(J->table, 0, gk_last_error());
     if (!gv_mpi_all(ok)) return GV_ST_RUNTIME;
     gv_mpi_bcast(id, GK_COLL_ID_BYTES, 0);
     ok = gk_coll_comm_open(id, J->size, J->rank, mine->device, &J->comm) == GV_OK;
-    if (!ok) fprintf(stderr, "gpuval: rank %d: %s\n", J->rank, gk_last_error());
+    if (!ok) rank_error(J->table, J->rank, gk_last_error());
     if (!gv_mpi_all(ok)) return GV_ST_RUNTIME;
     return GV_ST_OK;
 }
 
-/* The counts of the job's rows by verdict. */
-typedef struct job_counts {
-    int pass, fail, error, skip;
-} job_counts;
+typedef gv_coll_counts job_counts;
 
 /* Every row of the plan on every rank, its verdict reduced over them and printed by rank 0;
    one rank's NCCL or CUDA error stops the rest. Returns the rows' JSON. */
@@ -309,11 +304,7 @@ static gv_status run_job(const gv_coll_plan *p, const gv_rank *launch, job *J, g
     job_counts n = {0, 0, 0, 0};
     int nccl_version = 0;
     json_t *rows = job_rows(p, J, &n, &nccl_version);
-    if (J->rank == 0)
-        printf("%d collectives over %d ranks: %d passed, %d failed, %d skipped, %d errors "
-               "(NCCL %d)\n",
-               n.pass + n.fail + n.error + n.skip, J->size, n.pass, n.fail, n.skip, n.error,
-               nccl_version);
+    if (J->rank == 0) J->table->summary(&n, J->size, nccl_version);
     bool lost = false;
     if (json) {
         gv_fleet_info fleet;
@@ -340,11 +331,12 @@ gv_status gv_coll_run_ranks(const gv_coll_plan *p, const gv_coll_table *table,
     char err[256];
     if (gv_mpi_start(&J.rank, &J.size, err, sizeof err) != 0) {
         if (gv_mpi_built()) {
-            fprintf(stderr, "gpuval: rank %d: %s\n", launch->rank, err);
+            rank_error(table, launch->rank, err);
             return GV_ST_RUNTIME;
         }
-        printf("collectives: SKIP rank %d of %d (launched by %s: %s)\n", launch->rank,
-               launch->world_size, launch->launcher, err);
+        char why[sizeof err + 64];
+        snprintf(why, sizeof why, "launched by %s: %s", launch->launcher, err);
+        table->rank_skip(launch->rank, launch->world_size, why);
         return GV_ST_NODEV;
     }
     setenv("NCCL_NVLS_ENABLE", "0", 1);

@@ -6,9 +6,9 @@
 #include "io/run_info.h"
 
 /* Run plan p as the rank that launch describes (launch->launcher set; its world size not 1):
- * MPI started here and finished before the return; rank 0 prints the table through table. Returns
- * the status, the same on every rank (NODEV: nothing could run; e's message, where a rank has one,
- * is that rank's to print). */
+ * MPI started here and finished before the return; every line is printed through table (rank 0
+ * prints the table; each rank its own SKIP and errors). Returns the status, the same on every
+ * rank (NODEV: nothing could run; e's message, where a rank has one, is that rank's to print). */
 gv_status gv_coll_run_ranks(const gv_coll_plan *p, const gv_coll_table *table,
                             const gv_rank *launch, gv_error *e);
 

@@ -61,11 +61,29 @@ void gv_coll_bandwidths(gv_coll_row *row, int nranks);
  * after 5 warm-up runs), judgement on every rank; the NCCL version into *nccl_version. */
 void gv_coll_run_local(gv_coll_row *row, int nranks, uint64_t seed, int iters, int *nccl_version);
 
-/* The printers of a row's table line (render/coll_text.c's gv_coll_print_header and
- * gv_coll_print_row, which the command passes): the MPI driver prints through them on rank 0. */
+/* A rank's GPU as the MPI driver gathers it from every rank. */
+typedef struct gv_coll_rank_gpu {
+    char host[64];
+    char uuid[40];
+    int device;
+} gv_coll_rank_gpu;
+
+/* The counts of a job's rows by verdict. */
+typedef struct gv_coll_counts {
+    int pass, fail, error, skip;
+} gv_coll_counts;
+
+/* The printers of the table (render/coll_text.c's, which the command passes): the MPI driver
+ * prints every line through them, the table's on rank 0, a rank's SKIP and errors on that rank. */
 typedef struct gv_coll_table {
     void (*header)(void);
     void (*row)(const gv_coll_row *row);
+    void (*ranks)(const gv_coll_rank_gpu *all, int size);          /* the ranks and their GPUs */
+    void (*shared_gpu)(const gv_coll_rank_gpu *all, int a, int b); /* SKIP: a, b on one GPU */
+    void (*too_few)(void);                                         /* SKIP: one rank */
+    void (*rank_skip)(int rank, int size, const char *why);        /* SKIP: this rank cannot run */
+    void (*summary)(const gv_coll_counts *n, int size, int nccl_version);
+    void (*error)(const char *msg); /* a rank's error, as it happens (on stderr) */
 } gv_coll_table;
 
 json_t *gv_coll_row_json(const gv_coll_row *row, int nranks);

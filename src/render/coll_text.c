@@ -29,7 +29,57 @@ void gv_coll_print_row(const gv_coll_row *row)
     fflush(stdout);
 }
 
-const gv_coll_table gv_coll_text_table = {gv_coll_print_header, gv_coll_print_row};
+/* The MPI driver's own lines (coll/coll_rank.c): the ranks, a job's or a rank's SKIP, the
+   count, a rank's error. */
+static void print_ranks(const gv_coll_rank_gpu *all, int size)
+{
+    printf("collectives over %d ranks, one GPU each (NCCL_NVLS_ENABLE=0):", size);
+    for (int r = 0; r < size; r++)
+        printf(" %d=%s:dev%d", r, all[r].host, all[r].device);
+    printf("\n");
+}
+
+static void print_shared_gpu(const gv_coll_rank_gpu *all, int a, int b)
+{
+    printf("collectives: SKIP (ranks %d and %d share device %d of %s: NCCL needs "
+           "one GPU per rank; start at most as many ranks per node as it has "
+           "GPUs)\n",
+           a, b, all[a].device, all[a].host);
+}
+
+static void print_too_few(void)
+{
+    printf("collectives: SKIP (1 rank; they need 2 or more)\n");
+}
+
+static void print_rank_skip(int rank, int size, const char *why)
+{
+    printf("collectives: SKIP rank %d of %d (%s)\n", rank, size, why);
+}
+
+static void print_summary(const gv_coll_counts *n, int size, int nccl_version)
+{
+    printf("%d collectives over %d ranks: %d passed, %d failed, %d skipped, %d errors "
+           "(NCCL %d)\n",
+           n->pass + n->fail + n->error + n->skip, size, n->pass, n->fail, n->skip, n->error,
+           nccl_version);
+}
+
+static void print_error(const char *msg)
+{
+    fprintf(stderr, "gpuval: %s\n", msg);
+}
+
+const gv_coll_table gv_coll_text_table = {
+    .header = gv_coll_print_header,
+    .row = gv_coll_print_row,
+    .ranks = print_ranks,
+    .shared_gpu = print_shared_gpu,
+    .too_few = print_too_few,
+    .rank_skip = print_rank_skip,
+    .summary = print_summary,
+    .error = print_error,
+};
 
 void gv_coll_merge_print(FILE *out, const gv_coll_merged *m, bool quiet)
 {

@@ -115,7 +115,6 @@ static const struct {
     {"src/runs/merge_check.c", "merge's fleet table"},
     {"src/runs/merge_perf.c", "merge's bench table"},
     {"src/fleet/workers.c", "the workers' banner and relayed output"},
-    {"src/coll/coll_rank.c", "an MPI rank's own SKIP, error and summary lines"},
 };
 enum { N_PRINT_HOMES = sizeof PRINT_HOMES / sizeof PRINT_HOMES[0] };
 
