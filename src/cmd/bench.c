@@ -17,6 +17,7 @@
 #include <omp.h>
 
 #include "cmd/bench.h"
+#include "render/fleet_text.h"
 #include "core/knobs.h"
 #include "io/json_util.h"
 #include "bench/bench_json.h"
@@ -766,8 +767,8 @@ int gv_cmd_bench(int argc, char **argv)
         /* a usage error, said */
     } else if (dplan.n > 1) {
         gv_fleet_end end;
-        gv_fleet_perf_run(&gv_bench_options, &dplan, argc, argv, a.out[0], a.device_serial, &end,
-                          &e);
+        gv_fleet_perf_run(&gv_bench_options, &dplan, argc, argv, a.out[0], a.device_serial,
+                          &gv_fleet_text_printer, &end, &e);
         rc = gv_cmd_fleet_end(&end, a.out[0], &e);
     } else {
         apply_cli(&a, &o); /* the command line overrides a preset's method settings */

@@ -15,6 +15,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "render/fleet_text.h"
 #include "io/case_io.h"
 #include "io/infile.h"
 #include "core/cache.h"
@@ -936,7 +937,7 @@ int gv_cmd_check(int argc, char **argv)
             }
         }
         gv_fleet_check(&gv_check_options, &j.plan, wargv ? wargc : argc, wargv ? wargv : argv,
-                       j.json_path, j.quiet, &end, &e);
+                       j.json_path, j.quiet, &gv_fleet_text_printer, &end, &e);
         free(wargv);
         rc = gv_cmd_fleet_end(&end, j.json_path, &e);
     } else if (rc < 0) {

@@ -13,6 +13,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "render/fleet_text.h"
 #include "cmd/cli.h"
 #include "cmd/screen.h"
 #include "core/cache.h"
@@ -454,8 +455,9 @@ static int run_workers(screen_job *j, int argc, char **argv, double t0)
     char exe[PATH_MAX];
     gv_error e = {.status = GV_ST_OK};
     if (!gv_fleet_self_exe(exe, sizeof exe, &e)) return gv_cmd_fail(&e);
-    gv_fleet_runs *runs = gv_fleet_spawn(exe, &gv_screen_options, &j->plan, argc, argv,
-                                         j->json_path, false, gv_fleet_load, &e);
+    gv_fleet_runs *runs =
+        gv_fleet_spawn(exe, &gv_screen_options, &j->plan, argc, argv, j->json_path, false,
+                       gv_fleet_load, &gv_fleet_text_printer, &e);
     if (!runs) return gv_cmd_fail(&e);
     if (e.msg[0]) gv_cmd_fail(&e); /* the workers' directory: each GPU's run is then a hole */
     /* one slot per GPU of the plan, in its order: a worker that left no run is a hole */

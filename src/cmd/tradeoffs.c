@@ -5,6 +5,7 @@
  * front and the JSON document come from bench/trade_report.c, the table and the Markdown from
  * the printers of src/render/ (trade_text.c, render_tradeoffs.c). */
 #include "cmd/tradeoffs.h"
+#include "render/fleet_text.h"
 
 #include "core/power.h"
 
@@ -567,7 +568,7 @@ int gv_cmd_tradeoffs(int argc, char **argv)
         gv_fleet_end end;
         gv_error e;
         gv_fleet_perf_run(&gv_trade_options, &a.plan, argc, argv, a.json_path, a.device_serial,
-                          &end, &e);
+                          &gv_fleet_text_printer, &end, &e);
         rc = gv_cmd_fleet_end(&end, a.json_path, &e);
     } else if (rc < 0)
         rc = run_groups(&a, &gs, argc, argv);

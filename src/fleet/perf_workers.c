@@ -23,14 +23,15 @@ bool gv_device_plan_perf(const char *spec, gv_device_plan *plan, gv_error *e)
 /* ---- CMD --device LIST ------------------------------------------------------------------ */
 
 gv_status gv_fleet_perf_run(const gv_opt_table *cmd, const gv_device_plan *plan, int argc,
-                            char **argv, const char *json_path, bool serial, gv_fleet_end *end,
-                            gv_error *e)
+                            char **argv, const char *json_path, bool serial,
+                            const gv_fleet_printer *pr, gv_fleet_end *end, gv_error *e)
 {
     char exe[PATH_MAX];
     memset(end, 0, sizeof *end);
     e->msg[0] = '\0';
     if (!gv_fleet_self_exe(exe, sizeof exe, e)) return e->status;
-    end->runs = gv_fleet_spawn(exe, cmd, plan, argc, argv, json_path, serial, gv_fleet_load_any, e);
+    end->runs =
+        gv_fleet_spawn(exe, cmd, plan, argc, argv, json_path, serial, gv_fleet_load_any, pr, e);
     if (!end->runs) return e->status;
     end->status = end->runs->n > 0
                       ? gv_fleet_perf_merge(end->runs->docs, end->runs->names, end->runs->n, stdout,

@@ -26,7 +26,7 @@ bool gv_device_plan_perf(const char *spec, gv_device_plan *plan, gv_error *e);
  * *end for gv_fleet_finish. Returns gv_fleet_perf_merge's status, or RUNTIME when no worker
  * left a run (e says why when they could not start). */
 gv_status gv_fleet_perf_run(const gv_opt_table *cmd, const gv_device_plan *plan, int argc,
-                            char **argv, const char *json_path, bool serial, gv_fleet_end *end,
-                            gv_error *e);
+                            char **argv, const char *json_path, bool serial,
+                            const gv_fleet_printer *pr, gv_fleet_end *end, gv_error *e);
 
 #endif

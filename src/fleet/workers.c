@@ -210,17 +210,6 @@ void gv_fleet_worker_argv_free(char **w)
 }
 
 /* Copy a captured file to out. */
-static void print_file(const char *path, FILE *out)
-{
-    FILE *f = fopen(path, "r");
-    if (!f) return;
-    char buf[8192];
-    size_t got;
-    while ((got = fread(buf, 1, sizeof buf, f)) > 0)
-        fwrite(buf, 1, got, out);
-    fclose(f);
-}
-
 static int emit_json(FILE *f, void *doc)
 {
     return json_dumpf(doc, f, JSON_INDENT(1) | JSON_REAL_PRECISION(17));
@@ -253,14 +242,14 @@ bool gv_fleet_self_exe(char *exe, size_t len, gv_error *e)
     return true;
 }
 
-gv_status gv_fleet_check(const gv_opt_table *cmd, const gv_device_plan *plan, int argc,
-                         char **argv, const char *json_path, int quiet, gv_fleet_end *end,
-                         gv_error *e)
+gv_status gv_fleet_check(const gv_opt_table *cmd, const gv_device_plan *plan, int argc, char **argv,
+                         const char *json_path, int quiet, const gv_fleet_printer *pr,
+                         gv_fleet_end *end, gv_error *e)
 {
     char exe[PATH_MAX];
     memset(end, 0, sizeof *end);
     if (!gv_fleet_self_exe(exe, sizeof exe, e)) return e->status;
-    return gv_fleet_run_workers(exe, cmd, plan, argc, argv, json_path, quiet, end, e);
+    return gv_fleet_run_workers(exe, cmd, plan, argc, argv, json_path, quiet, pr, end, e);
 }
 
 /* Start one worker: its output and errors into files, stdin from /dev/null. */
@@ -356,7 +345,7 @@ static void share_host_threads(int workers)
 gv_fleet_runs *gv_fleet_spawn(const char *exe, const gv_opt_table *cmd, const gv_device_plan *plan,
                               int argc, char **argv, const char *json_path, bool serial,
                               int (*load)(const char *path, json_t **doc, char *err, size_t len),
-                              gv_error *e)
+                              const gv_fleet_printer *pr, gv_error *e)
 {
     gv_fleet_runs *runs = calloc(1, sizeof *runs);
     if (!runs) {
@@ -384,12 +373,7 @@ gv_fleet_runs *gv_fleet_spawn(const char *exe, const gv_opt_table *cmd, const gv
     int n = plan->n;
     pid_t pid[GV_FLEET_MAX_DEVICES];
     char outp[GV_FLEET_MAX_DEVICES][PATH_MAX + 16], errp[GV_FLEET_MAX_DEVICES][PATH_MAX + 16];
-    printf("%s on %d devices, one worker process each%s:", cmd->cmd, n,
-           serial ? ", one after another" : "");
-    for (int i = 0; i < n; i++)
-        printf(" %d", plan->index[i]);
-    printf("\n");
-    fflush(stdout);
+    pr->banner(cmd->cmd, plan, serial);
     int worker_rc[GV_FLEET_MAX_DEVICES];
     bool killed[GV_FLEET_MAX_DEVICES] = {false};
     struct timespec t0;
@@ -416,14 +400,7 @@ gv_fleet_runs *gv_fleet_spawn(const char *exe, const gv_opt_table *cmd, const gv
     if (!serial)
         wait_workers(pid, n, t0.tv_sec + t0.tv_nsec * 1e-9, plan->time_box_s, worker_rc, killed);
     for (int i = 0; i < n; i++) {
-        printf("\n== device %d (worker exit %d) ==\n", plan->index[i], worker_rc[i]);
-        fflush(stdout);
-        print_file(outp[i], stdout);
-        struct stat st;
-        if (stat(errp[i], &st) == 0 && st.st_size > 0) {
-            fflush(stdout);
-            print_file(errp[i], stderr);
-        }
+        pr->worker(plan->index[i], worker_rc[i], outp[i], errp[i]);
         char err[512];
         json_t *doc = NULL;
         if (load(runs->paths[i], &doc, err, sizeof err) == GV_OK) {
@@ -431,16 +408,7 @@ gv_fleet_runs *gv_fleet_spawn(const char *exe, const gv_opt_table *cmd, const gv
             runs->names[runs->n++] = runs->paths[i];
         } else {
             /* said here, between the workers' own output, so it stands beside its device's */
-            char shown[2048];
-            fflush(stdout);
-            if (killed[i])
-                fprintf(stderr,
-                        "gpuval: device %d left no run: its worker was still running at the "
-                        "time box of %.0f s and was killed\n",
-                        plan->index[i], plan->time_box_s);
-            else
-                fprintf(stderr, "gpuval: device %d left no run: %s\n", plan->index[i],
-                        gv_printable(err, shown, sizeof shown));
+            pr->no_run(plan->index[i], killed[i], plan->time_box_s, err);
             runs->lost = true;
         }
         unlink(outp[i]);
@@ -451,13 +419,13 @@ gv_fleet_runs *gv_fleet_spawn(const char *exe, const gv_opt_table *cmd, const gv
     return runs;
 }
 
-gv_status gv_fleet_run_workers(const char *exe, const gv_opt_table *cmd,
-                               const gv_device_plan *plan, int argc, char **argv,
-                               const char *json_path, int quiet, gv_fleet_end *end, gv_error *e)
+gv_status gv_fleet_run_workers(const char *exe, const gv_opt_table *cmd, const gv_device_plan *plan,
+                               int argc, char **argv, const char *json_path, int quiet,
+                               const gv_fleet_printer *pr, gv_fleet_end *end, gv_error *e)
 {
     memset(end, 0, sizeof *end);
     e->msg[0] = '\0';
-    end->runs = gv_fleet_spawn(exe, cmd, plan, argc, argv, json_path, false, gv_fleet_load, e);
+    end->runs = gv_fleet_spawn(exe, cmd, plan, argc, argv, json_path, false, gv_fleet_load, pr, e);
     if (!end->runs) return e->status;
     end->status = end->runs->n > 0
                       ? gv_fleet_merge(end->runs->docs, end->runs->names, end->runs->n, quiet,

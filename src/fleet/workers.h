@@ -37,6 +37,18 @@ bool gv_device_plan_make(const char *spec, gv_device_plan *plan, int (*count_dev
 bool gv_device_plan_path(const gv_device_plan *plan, const char **path, char *buf, size_t len,
                          gv_error *e);
 
+/* The printers of the workers' own lines (render/fleet_text.c's gv_fleet_text_printer, which the
+ * command passes): the line that starts them, each worker's captured output after all ended, and
+ * a device that left no run. */
+typedef struct gv_fleet_printer {
+    void (*banner)(const char *cmd, const gv_device_plan *plan, bool serial);
+    /* device's header line (its worker's exit code), then its stdout (out_path) and its stderr
+       (err_path) as the worker wrote them */
+    void (*worker)(int device, int exit_code, const char *out_path, const char *err_path);
+    /* killed: its worker ran past the plan's time box; else err says why no run was read */
+    void (*no_run)(int device, bool killed, double time_box_s, const char *err);
+} gv_fleet_printer;
+
 /* The workers' runs, their merge's view and status, between the merge and gv_fleet_finish (the
  * command records its exit code in the view's summary in between). */
 struct gv_fleet_runs;
@@ -54,15 +66,15 @@ typedef struct gv_fleet_end {
  * check's option table. Returns the merge's status (RUNTIME when no worker left a run; e says
  * why when the workers could not start); then gv_fleet_finish writes the fleet document to
  * json_path. */
-gv_status gv_fleet_check(const gv_opt_table *cmd, const gv_device_plan *plan, int argc,
-                         char **argv, const char *json_path, int quiet, gv_fleet_end *end,
-                         gv_error *e);
+gv_status gv_fleet_check(const gv_opt_table *cmd, const gv_device_plan *plan, int argc, char **argv,
+                         const char *json_path, int quiet, const gv_fleet_printer *pr,
+                         gv_fleet_end *end, gv_error *e);
 
 /* gv_fleet_check with the gpuval binary named: exe is re-executed once per device of the plan
  * (gv_fleet_check passes /proc/self/exe; the tests pass the built binary). */
-gv_status gv_fleet_run_workers(const char *exe, const gv_opt_table *cmd,
-                               const gv_device_plan *plan, int argc, char **argv,
-                               const char *json_path, int quiet, gv_fleet_end *end, gv_error *e);
+gv_status gv_fleet_run_workers(const char *exe, const gv_opt_table *cmd, const gv_device_plan *plan,
+                               int argc, char **argv, const char *json_path, int quiet,
+                               const gv_fleet_printer *pr, gv_fleet_end *end, gv_error *e);
 
 /* A worker's command line: exe CMD, the parent's options (argv[1..argc)) less cmd's parent-only
  * ones (a per_device option's VALUE given as VALUE/devN), read as getopt_long reads them with cmd's
@@ -86,14 +98,14 @@ typedef struct gv_fleet_runs {
 /* One worker process of exe per device of the plan, each `exe CMD ... --device i --json F`
  * (F: NAME.devI.json beside json_path when given, else in a temporary directory and removed
  * after loading), in parallel, or one after another with serial; each worker's output is
- * captured and printed after all have ended, then its run read with load (a worker that left
- * none is said on stderr in its place, and runs->lost set). NCCL_NVLS_ENABLE=0 is set for the
- * children. NULL on no memory (e says so); a run lost before any worker started leaves e's
+ * captured and printed through pr after all have ended, then its run read with load (a worker
+ * that left none is said through pr in its place, and runs->lost set). NCCL_NVLS_ENABLE=0 is set
+ * for the children. NULL on no memory (e says so); a run lost before any worker started leaves e's
  * reason too. Free with gv_fleet_runs_free. */
 gv_fleet_runs *gv_fleet_spawn(const char *exe, const gv_opt_table *cmd, const gv_device_plan *plan,
                               int argc, char **argv, const char *json_path, bool serial,
                               int (*load)(const char *path, json_t **doc, char *err, size_t len),
-                              gv_error *e);
+                              const gv_fleet_printer *pr, gv_error *e);
 void gv_fleet_runs_free(gv_fleet_runs *runs);
 /* The end of a --device LIST run, whichever merge made it: end->fleet (may be NULL) written to
  * json_path when one is named, fleet and runs freed (*end zeroed), and a run lost or a file not

@@ -13,6 +13,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "render/fleet_text.h"
 #include "cmd/bench.h"     /* gv_bench_options */
 #include "cmd/check.h"     /* gv_check_options */
 #include "cmd/cli.h"       /* gv_getopt: the commands' parser */
@@ -421,7 +422,7 @@ Test(fleet_workers, workers_run_their_output_is_shown_and_a_missing_run_is_an_er
     unsetenv("OMP_NUM_THREADS");
     unsetenv("OPENBLAS_NUM_THREADS");
     gv_status st = gv_fleet_run_workers(gv_test_gpuval_bin(), &gv_check_options, &plan, 8, argv,
-                                        NULL, 1, &end, &e);
+                                        NULL, 1, &gv_fleet_text_printer, &end, &e);
     cr_expect_eq(st, GV_ST_RUNTIME, "the library says runtime (%s)", gv_status_name(st));
     int rc = gv_cmd_fleet_end(&end, NULL, &e);
     fflush(stdout);
@@ -465,8 +466,8 @@ Test(fleet_workers, a_thread_count_the_user_chose_reaches_the_workers_unchanged,
     dup2(null, 2);
     gv_fleet_end end;
     gv_error e;
-    gv_fleet_run_workers(gv_test_gpuval_bin(), &gv_check_options, &plan, 8, argv, NULL, 1, &end,
-                         &e);
+    gv_fleet_run_workers(gv_test_gpuval_bin(), &gv_check_options, &plan, 8, argv, NULL, 1,
+                         &gv_fleet_text_printer, &end, &e);
     gv_cmd_fleet_end(&end, NULL, &e);
     fflush(stdout);
     dup2(saved, 1);

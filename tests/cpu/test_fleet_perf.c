@@ -11,6 +11,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "render/fleet_text.h"
 #include "cmd/bench.h"     /* gv_bench_options */
 #include "cmd/tradeoffs.h" /* gv_trade_options */
 #include "fleet/workers.h"
@@ -127,7 +128,7 @@ Test(perf_workers, serial_workers_run_and_a_missing_run_is_lost, .timeout = 120)
     cr_assert(dup2(fd, 1) >= 0 && dup2(fd, 2) >= 0);
     gv_error e = {.status = GV_ST_OK};
     gv_fleet_runs *runs = gv_fleet_spawn(gv_test_gpuval_bin(), &gv_bench_options, &plan, 7, argv,
-                                         NULL, true, gv_fleet_load_any, &e);
+                                         NULL, true, gv_fleet_load_any, &gv_fleet_text_printer, &e);
     fflush(stdout);
     fflush(stderr);
     dup2(saved, 1);

@@ -114,7 +114,6 @@ static const struct {
     /* printers still to move into render/: each prints as it computes or runs what it prints */
     {"src/runs/merge_check.c", "merge's fleet table"},
     {"src/runs/merge_perf.c", "merge's bench table"},
-    {"src/fleet/workers.c", "the workers' banner and relayed output"},
 };
 enum { N_PRINT_HOMES = sizeof PRINT_HOMES / sizeof PRINT_HOMES[0] };
 

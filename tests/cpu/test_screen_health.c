@@ -10,6 +10,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "render/fleet_text.h"
 #include "cmd/screen.h" /* gv_screen_options */
 #include "core/fault.h"
 #include "core/power.h"
@@ -375,8 +376,8 @@ Test(screen_time_box, a_worker_still_running_at_the_box_is_killed_and_its_gpu_le
     struct timespec a, b;
     clock_gettime(CLOCK_MONOTONIC, &a);
     gv_error e;
-    gv_fleet_runs *runs =
-        gv_fleet_spawn(exe, &gv_screen_options, &plan, 3, argv, NULL, false, gv_fleet_load, &e);
+    gv_fleet_runs *runs = gv_fleet_spawn(exe, &gv_screen_options, &plan, 3, argv, NULL, false,
+                                         gv_fleet_load, &gv_fleet_text_printer, &e);
     clock_gettime(CLOCK_MONOTONIC, &b);
     fflush(stdout);
     fflush(stderr);
