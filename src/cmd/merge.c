@@ -131,6 +131,17 @@ static int load_runs(char **files, int n, json_t **docs, const char **names)
     return 0;
 }
 
+/* Check runs merged, their tables printed (and, when asked, written as Markdown). */
+static gv_status merge_checks(json_t **docs, const char **names, int n, int quiet, json_t **fleet,
+                              char **md, gv_error *e)
+{
+    gv_fleet_merged m;
+    gv_status st = gv_fleet_merge(docs, names, n, &m, fleet, e);
+    if (!e->msg[0]) gv_fleet_merge_print(stdout, md, &m, quiet);
+    gv_fleet_merged_free(&m);
+    return st;
+}
+
 /* Probe documents merged, their tables printed (and, when asked, written as Markdown). */
 static gv_status merge_probes(json_t **docs, const char **names, int n, int quiet, json_t **fleet,
                               char **md)
@@ -158,8 +169,8 @@ static int merge_runs(json_t **docs, const char **names, int n, int quiet, const
     bool check_runs = gv_schema_is(schema, GV_DOC_RUN);
     bool probes = gv_schema_is(schema, GV_DOC_PROBE);
     gv_error e = {.status = GV_ST_OK};
-    gv_status st = check_runs ? gv_fleet_merge(docs, names, n, quiet, stdout,
-                                               json_path ? &fleet : NULL, md_path ? &md : NULL, &e)
+    gv_status st = check_runs ? merge_checks(docs, names, n, quiet, json_path ? &fleet : NULL,
+                                             md_path ? &md : NULL, &e)
                    : probes   ? merge_probes(docs, names, n, quiet, json_path ? &fleet : NULL,
                                            md_path ? &md : NULL)
                             : gv_fleet_perf_merge(docs, names, n, stdout, json_path ? &fleet : NULL,

@@ -27,6 +27,7 @@
 #include "fleet/screen_perf.h"
 #include "fleet/screen_judge.h"
 #include "fleet/screen_out.h"
+#include "render/merge_text.h"
 #include "render/screen_text.h"
 #include "fleet/workers.h"
 #include "io/json_util.h"
@@ -368,7 +369,8 @@ static int judge_and_write(screen_job *j, json_t **docs, const char *const *name
 {
     gv_screen_verdict v;
     fflush(stdout);
-    gv_screen_judge(j->tier, docs, names, n, j->golden, j->quiet ? NULL : stdout, &v);
+    gv_screen_judge(j->tier, docs, names, n, j->golden, !j->quiet, &v);
+    if (v.merged) gv_fleet_merge_print(stdout, NULL, v.merged, 1);
     v.seconds = now_s() - t0;
     v.exit_code = gv_cmd_exit(v.status);
     gv_screen_print(stdout, &v);

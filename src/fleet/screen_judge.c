@@ -263,7 +263,7 @@ static int golden_agrees(const json_t *golden, const gv_screen_gpu *gpu, const j
 /* (c): the GPUs against each other, by merge's rules; outliers fail their case, but never a GPU
    whose digest the golden file holds for its model and software. */
 static void judge_fleet(gv_screen_verdict *v, json_t *const *docs, const char *const *names, int n,
-                        const json_t *golden, FILE *merge_out)
+                        const json_t *golden, bool keep_merge)
 {
     json_t *run_docs[GV_FLEET_MAX_DEVICES];
     const char *run_names[GV_FLEET_MAX_DEVICES];
@@ -275,10 +275,20 @@ static void judge_fleet(gv_screen_verdict *v, json_t *const *docs, const char *c
             gpu_of[m++] = i;
         }
     if (m < 2) return;
-    FILE *sink = merge_out ? merge_out : fopen("/dev/null", "w");
     json_t *fleet = NULL;
-    gv_fleet_merge(run_docs, run_names, m, 1, sink ? sink : stderr, &fleet, NULL, NULL);
-    if (!merge_out && sink) fclose(sink);
+    gv_fleet_merged *merged = calloc(1, sizeof *merged);
+    if (!merged) {
+        note(v, "the GPUs were not compared with each other: out of host memory");
+        return;
+    }
+    gv_error e = {.status = GV_ST_OK};
+    gv_fleet_merge(run_docs, run_names, m, merged, &fleet, &e);
+    if (keep_merge) {
+        v->merged = merged;
+    } else {
+        gv_fleet_merged_free(merged);
+        free(merged);
+    }
     const json_t *devs = json_object_get(fleet, "devices");
     size_t i;
     const json_t *o;
@@ -329,7 +339,7 @@ static void judge_fleet(gv_screen_verdict *v, json_t *const *docs, const char *c
 }
 
 gv_status gv_screen_judge(const gv_screen_tier *tier, json_t *const *docs, const char *const *names,
-                    int n, const json_t *golden, FILE *merge_out, gv_screen_verdict *v)
+                          int n, const json_t *golden, bool keep_merge, gv_screen_verdict *v)
 {
     memset(v, 0, sizeof *v);
     v->tier = tier;
@@ -350,7 +360,7 @@ gv_status gv_screen_judge(const gv_screen_tier *tier, json_t *const *docs, const
         if (*tv && strcmp(tv, tier->version) != 0)
             note(v, "GPU %d ran %s, not %s", gpu->index, tv, tier->version);
     }
-    judge_fleet(v, docs, names, v->n, golden, merge_out);
+    judge_fleet(v, docs, names, v->n, golden, keep_merge);
     judge_perf(v, docs, v->n, golden);
     bool failed = false, lost = false;
     for (int i = 0; i < v->n_failures; i++) {
@@ -373,5 +383,8 @@ void gv_screen_verdict_free(gv_screen_verdict *v)
 {
     free(v->failures);
     v->failures = NULL;
+    gv_fleet_merged_free(v->merged);
+    free(v->merged);
+    v->merged = NULL;
     v->n_failures = v->cap = 0;
 }

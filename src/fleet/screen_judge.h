@@ -64,6 +64,7 @@ typedef struct gv_screen_verdict {
     gv_screen_gpu gpus[GV_FLEET_MAX_DEVICES];
     gv_screen_failure *failures;
     int n_failures, cap;
+    struct gv_fleet_merged *merged; /* the GPUs' merge when kept (gv_screen_judge), else NULL */
     char notes[16][320]; /* what the judgements could not decide or compare, for the reader */
     int n_notes;
     double seconds;   /* the node's wall time, set by the caller */
@@ -76,10 +77,11 @@ typedef struct gv_screen_verdict {
 /* Judge n run documents of tier (docs[i] NULL: that GPU's worker left no run; names[i] its file)
  * by the three judgements: each case's verdict (FAIL or ERROR fails its GPU), golden (may be
  * NULL: not asked) compared per GPU with the entry of its key, and the GPUs compared with each
- * other as gpuval merge compares them (gv_fleet_merge; its table goes to merge_out, NULL for
- * none). Fills *v (free with gv_screen_verdict_free) and returns v->status. */
+ * other as gpuval merge compares them (gv_fleet_merge; with keep_merge the merge stays in
+ * v->merged, for the command to print its table while the documents live). Fills *v (free with
+ * gv_screen_verdict_free) and returns v->status. */
 gv_status gv_screen_judge(const gv_screen_tier *tier, json_t *const *docs, const char *const *names,
-                    int n, const json_t *golden, FILE *merge_out, gv_screen_verdict *v);
+                          int n, const json_t *golden, bool keep_merge, gv_screen_verdict *v);
 void gv_screen_verdict_free(gv_screen_verdict *v);
 
 #endif

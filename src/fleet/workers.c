@@ -427,10 +427,14 @@ gv_status gv_fleet_run_workers(const char *exe, const gv_opt_table *cmd, const g
     e->msg[0] = '\0';
     end->runs = gv_fleet_spawn(exe, cmd, plan, argc, argv, json_path, false, gv_fleet_load, pr, e);
     if (!end->runs) return e->status;
-    end->status = end->runs->n > 0
-                      ? gv_fleet_merge(end->runs->docs, end->runs->names, end->runs->n, quiet,
-                                       stdout, json_path ? &end->fleet : NULL, NULL, e)
-                      : GV_ST_RUNTIME;
+    end->quiet = quiet;
+    end->status = GV_ST_RUNTIME;
+    if (end->runs->n > 0) {
+        end->merged = calloc(1, sizeof *end->merged);
+        if (!end->merged) return gv_err_set(e, GV_ST_RUNTIME, "out of host memory for the merge");
+        end->status = gv_fleet_merge(end->runs->docs, end->runs->names, end->runs->n, end->merged,
+                                     json_path ? &end->fleet : NULL, e);
+    }
     return end->status;
 }
 
@@ -445,6 +449,8 @@ gv_status gv_fleet_finish(gv_fleet_end *end, const char *json_path, gv_error *e)
         lost = true;
     }
     json_decref(end->fleet);
+    gv_fleet_merged_free(end->merged);
+    free(end->merged);
     gv_fleet_runs_free(end->runs);
     memset(end, 0, sizeof *end);
     if (lost && (st == GV_ST_OK || st == GV_ST_OUTLIER)) st = GV_ST_RUNTIME;

@@ -56,6 +56,10 @@ typedef struct gv_fleet_end {
     struct gv_fleet_runs *runs;
     json_t *fleet; /* the merge's document (NULL: none asked for, or no merge) */
     gv_status status;
+    /* check's merge (NULL: none), for the command to print (render/merge_text.h), its case
+       table quiet or not */
+    struct gv_fleet_merged *merged;
+    int quiet;
 } gv_fleet_end;
 
 /* `check --device LIST`: the same check (argv less check's parent-only options: --device,

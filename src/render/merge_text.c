@@ -1,12 +1,16 @@
 /* merge_text.c: `gpuval merge`'s tables on the terminal and in Markdown (see merge_text.h). */
 #include "render/merge_text.h"
 
+#include <math.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "io/json_util.h" /* gv_jnum, gv_jstr */
 #include "io/escape.h"
+#include "io/strbuf.h"
+#include "runs/run_files.h"
 
 /* ---- probe documents (runs/merge_probe.h) ------------------------------------------------ */
 
@@ -164,4 +168,187 @@ char *gv_probe_merge_md(const gv_probe_merged *pm)
         print_outliers(f, &keys[k], devs, n, true);
     fclose(f);
     return md;
+}
+
+/* ---- check runs (runs/merge_check.h) ------------------------------------------------------ */
+
+/* Strings from the run files (labels, hosts, models, case keys, verdicts, digests) reach the
+   terminal through gv_esc_term and the Markdown through gv_esc_md (io/escape.h): a device
+   name cannot move the cursor, nor a case key open a heading, a link or a table row. Each call
+   gives a new string, kept until eight later calls (one line's worth) or esc_ring_free. */
+static char *esc_ring[8];
+static int esc_next;
+
+static const char *esc_keep(char *s)
+{
+    free(esc_ring[esc_next]);
+    esc_ring[esc_next] = s;
+    esc_next = (esc_next + 1) % 8;
+    return s ? s : "(out of memory)";
+}
+
+static const char *T(const char *s)
+{
+    return esc_keep(gv_esc_term_dup(s));
+}
+
+static const char *M(const char *s)
+{
+    return esc_keep(gv_esc_md_dup(s));
+}
+
+static void esc_ring_free(void)
+{
+    for (int i = 0; i < 8; i++) {
+        free(esc_ring[i]);
+        esc_ring[i] = NULL;
+    }
+}
+
+/* The model groups and the device table (terminal and Markdown). */
+static void fleet_devices(FILE *out, gv_strbuf *mb, const gv_fleet_merged *m)
+{
+    fprintf(out, "\nfleet: %d run%s, %d device model%s\n", m->n, m->n == 1 ? "" : "s", m->n_groups,
+            m->n_groups == 1 ? "" : "s");
+    for (int g = 0; g < m->n_groups; g++)
+        fprintf(out, "  model %d: %s\n", g, T(m->groups[g]));
+    fprintf(out, "%-16s %-16s %5s %-36s %-10s %-12s %5s %5s %5s %5s %11s %9s %8s\n", "device",
+            "host", "model", "uuid", "pcie", "sm MHz/max", "pass", "fail", "skip", "err",
+            "device ms", "vs median", "outliers");
+    gv_strbuf_printf(
+        mb, "| device | host | model | uuid | PCIe | SM MHz/max | pass | fail | skip | errors | "
+            "device ms | vs node median | outlier cases |\n|---|---|---|---|---|---|---|---|---|"
+            "---|---|---|---|\n");
+    for (int d = 0; d < m->n; d++) {
+        const gv_fm_dev *v = &m->devs[d];
+        int g = v->model;
+        char link[48], clk[32], tms[32] = "-", vsm[32] = "-";
+        gv_fleet_link_text(v->doc, link, sizeof link);
+        gv_fleet_clock_text(v->doc, clk, sizeof clk);
+        if (isfinite(v->vs_median)) {
+            snprintf(tms, sizeof tms, "%.1f", v->time_ms);
+            snprintf(vsm, sizeof vsm, "%+.1f%%%s", 100 * v->vs_median, v->slow ? " SLOW" : "");
+        }
+        const char *uuid = gv_jstr(v->doc, "device.uuid");
+        fprintf(out, "%-16s %-16.16s %5d %-36s %-10s %-12s %5d %5d %5d %5d %11s %9s %8d\n",
+                T(v->label), T(v->host), g, uuid[0] ? T(uuid) : "-", T(link), T(clk), v->pass,
+                v->fail, v->skip, v->error, tms, vsm, v->outlier_cases);
+        gv_strbuf_printf(mb, "| %s | %s | %d | %s | %s | %s | %d | %d | %d | %d | %s | %s | %d |\n",
+                         M(v->label), M(v->host), g, uuid[0] ? M(uuid) : "-", M(link), M(clk),
+                         v->pass, v->fail, v->skip, v->error, tms, vsm, v->outlier_cases);
+    }
+}
+
+/* The case table (quiet: only the cases that did not agree or did not pass everywhere). */
+static void fleet_cases(FILE *out, gv_strbuf *mb, const gv_fleet_merged *m, int quiet)
+{
+    fprintf(out, "\n%-56s", "case");
+    gv_strbuf_printf(mb, "\n| case |");
+    for (int d = 0; d < m->n; d++) {
+        fprintf(out, " %-7.16s", T(m->devs[d].label));
+        gv_strbuf_printf(mb, " %s |", M(m->devs[d].label));
+    }
+    fprintf(out, "  outputs\n");
+    gv_strbuf_printf(mb, " outputs |\n|---|");
+    for (int d = 0; d <= m->n; d++)
+        gv_strbuf_printf(mb, "---|");
+    gv_strbuf_printf(mb, "\n");
+    for (int k = 0; k < m->n_keys; k++) {
+        const gv_fm_case *fc = &m->fcs[k];
+        char label[512];
+        gv_fleet_case_label(fc->key, label, sizeof label);
+        if (!quiet || !fc->all_pass || strncmp(fc->agreement, "DIFFER", 6) == 0) {
+            fprintf(out, "%-56.56s", T(label));
+            gv_strbuf_printf(mb, "| %s |", M(label));
+            for (int d = 0; d < m->n; d++) {
+                const json_t *c = json_object_get(m->devs[d].cases, fc->key);
+                fprintf(out, " %-7s", c ? T(gv_jstr(c, "verdict")) : "absent");
+                gv_strbuf_printf(mb, " %s |", c ? M(gv_jstr(c, "verdict")) : "absent");
+            }
+            fprintf(out, "  %s\n", fc->agreement);
+            gv_strbuf_printf(mb, " %s |\n", fc->agreement);
+        }
+    }
+}
+
+/* A case's outlier devices (every device that has it, when undecided), each with its numbers
+   against the reference. */
+static void fleet_case_outliers(FILE *out, gv_strbuf *mb, const gv_fleet_merged *m,
+                                const gv_fm_case *fc)
+{
+    char label[512];
+    gv_fleet_case_label(fc->key, label, sizeof label);
+    const gv_fm_dev *ref = fc->reference >= 0 ? &m->devs[fc->reference] : NULL;
+    const json_t *rc = ref ? json_object_get(ref->cases, fc->key) : NULL;
+    for (int d = 0; d < m->n; d++) {
+        if (!gv_fleet_case_outlier(m, fc, d)) continue;
+        const json_t *c = json_object_get(m->devs[d].cases, fc->key);
+        char line[1024];
+        snprintf(line, sizeof line,
+                 "%s: %s%s digest %s, max_rel %.3g, normwise %.3g, worst element %lld = %.17g "
+                 "(oracle %.17g)",
+                 label, m->devs[d].label, fc->undecided ? " (undecided)" : "",
+                 gv_jstr(c, "output_hash"), gv_jnum(c, "metrics.max_rel"),
+                 gv_jnum(c, "metrics.normwise_rel"), (long long)gv_jnum(c, "metrics.worst_index"),
+                 gv_jnum(c, "metrics.worst_value"), gv_jnum(c, "metrics.worst_ref"));
+        char refs[256] = "";
+        if (rc)
+            snprintf(refs, sizeof refs, "; reference %s: digest %s, max_rel %.3g, normwise %.3g",
+                     ref->label, gv_jstr(rc, "output_hash"), gv_jnum(rc, "metrics.max_rel"),
+                     gv_jnum(rc, "metrics.normwise_rel"));
+        fprintf(out, "  %s%s\n", T(line), T(refs));
+        gv_strbuf_printf(mb, "- %s%s\n", M(line), M(refs));
+    }
+}
+
+/* The outliers, with their numbers against the reference. */
+static void fleet_outliers(FILE *out, gv_strbuf *mb, const gv_fleet_merged *m)
+{
+    bool any_outlier = false;
+    for (int k = 0; k < m->n_keys; k++) {
+        const gv_fm_case *fc = &m->fcs[k];
+        bool here = false;
+        for (int d = 0; d < m->n; d++)
+            here = here || gv_fleet_case_outlier(m, fc, d);
+        if (!here) continue;
+        if (!any_outlier) {
+            fprintf(out, "\noutliers (output digest differs from its model's reference):\n");
+            gv_strbuf_printf(
+                mb, "\n**Outliers** (output digest differs from its model's reference):\n\n");
+        }
+        any_outlier = true;
+        fleet_case_outliers(out, mb, m, fc);
+    }
+}
+
+/* The notes, then the summary line. */
+static void fleet_notes_summary(FILE *out, gv_strbuf *mb, const gv_fleet_merged *m)
+{
+    size_t i;
+    json_t *nv;
+    if (json_array_size(m->notes)) gv_strbuf_printf(mb, "\n");
+    json_array_foreach(m->notes, i, nv)
+    {
+        fprintf(out, "note: %s\n", T(json_string_value(nv)));
+        gv_strbuf_printf(mb, "Note: %s\n\n", M(json_string_value(nv)));
+    }
+    int outlier_devices = 0;
+    for (int d = 0; d < m->n; d++)
+        outlier_devices += m->devs[d].outlier_cases > 0;
+    fprintf(out,
+            "\n%d cases on %d runs: %d identical, %d differ, %d not compared; %d outlier "
+            "device%s\n",
+            m->n_keys, m->n, m->identical, m->differ, m->not_compared, outlier_devices,
+            outlier_devices == 1 ? "" : "s");
+}
+
+void gv_fleet_merge_print(FILE *out, char **md, const gv_fleet_merged *m, int quiet)
+{
+    gv_strbuf mdb = {0}, *mb = md ? &mdb : NULL;
+    fleet_devices(out, mb, m);
+    fleet_cases(out, mb, m, quiet);
+    fleet_outliers(out, mb, m);
+    fleet_notes_summary(out, mb, m);
+    esc_ring_free();
+    if (md) *md = mdb.s;
 }

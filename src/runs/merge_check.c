@@ -32,19 +32,9 @@
 #include "io/json_util.h" /* gv_json_now */
 #include "io/run_doc.h"
 
-typedef struct fm_dev {
-    const json_t *doc;
-    const json_t *cases; /* object: case key -> case */
-    char label[96];
-    char host[128];
-    char group[400];
-    int index, rank;
-    int pass, fail, skip, error;
-    double time_ms; /* over the cases every device of its node and group judged */
-    double vs_median;
-    bool timed, slow;
-    int outlier_cases;
-} fm_dev;
+typedef gv_fm_dev fm_dev;
+typedef gv_fm_case fm_case;
+typedef gv_fleet_merged fm_merge;
 
 /* "op|dtype|mode|dist|shape|seed": the identity compare_runs.c matches cases by. */
 static void case_key(const json_t *c, char *buf, size_t len)
@@ -85,22 +75,6 @@ static bool judged(const json_t *c)
     return strcmp(v, "PASS") == 0 || strcmp(v, "FAIL") == 0;
 }
 
-/* The most run files one merge takes (gv_fleet_merge refuses more): the per-device arrays
-   below and the groups are sized by it. */
-#define FM_MAX_DEVICES 64
-
-/* One case across the devices: what was decided about agreement. */
-typedef struct fm_case {
-    const char *key;
-    const json_t *any; /* the case from the first device that has it */
-    bool deterministic, compared;
-    int n_digest_classes;         /* within the largest compared group */
-    char agreement[160];          /* the table's last column */
-    bool outlier[FM_MAX_DEVICES]; /* per device: named as the outlier */
-    int reference;                /* a device holding the reference digest, -1 */
-    bool undecided;
-} fm_case;
-
 static double case_err(const json_t *c, const char *metric)
 {
     double e = gv_jnum(c, metric);
@@ -110,8 +84,8 @@ static double case_err(const json_t *c, const char *metric)
 /* Decide the agreement of one case over the devices of one group (members[0..m)). */
 static void agree_group(fm_case *fc, fm_dev *devs, const int *members, int m)
 {
-    assert(m >= 0 && m <= FM_MAX_DEVICES); /* a group is some of the merge's run files */
-    const char *digest[FM_MAX_DEVICES];
+    assert(m >= 0 && m <= GV_FLEET_MERGE_MAX); /* a group is some of the merge's run files */
+    const char *digest[GV_FLEET_MERGE_MAX];
     int with = 0;
     for (int i = 0; i < m; i++) {
         const json_t *c = json_object_get(devs[members[i]].cases, fc->key);
@@ -122,9 +96,9 @@ static void agree_group(fm_case *fc, fm_dev *devs, const int *members, int m)
     if (with < 2) return;
     fc->compared = true;
     /* classes of equal digests: count and the smallest error in each */
-    int cls[FM_MAX_DEVICES], n_cls = 0, count[FM_MAX_DEVICES];
-    double err[FM_MAX_DEVICES], worst[FM_MAX_DEVICES];
-    const char *cls_digest[FM_MAX_DEVICES];
+    int cls[GV_FLEET_MERGE_MAX], n_cls = 0, count[GV_FLEET_MERGE_MAX];
+    double err[GV_FLEET_MERGE_MAX], worst[GV_FLEET_MERGE_MAX];
+    const char *cls_digest[GV_FLEET_MERGE_MAX];
     for (int i = 0; i < m; i++) {
         cls[i] = -1;
         if (!digest[i]) continue;
@@ -184,7 +158,7 @@ static void agree_group(fm_case *fc, fm_dev *devs, const int *members, int m)
 
 static void decide_case(fm_case *fc, fm_dev *devs, int n, char groups[][400], int n_groups)
 {
-    assert(n <= FM_MAX_DEVICES && n_groups <= n); /* fc->outlier[] and members[] hold them */
+    assert(n <= GV_FLEET_MERGE_MAX && n_groups <= n); /* fc->outlier[] and members[] hold them */
     fc->reference = -1;
     fc->deterministic = true;
     for (int d = 0; d < n; d++) {
@@ -196,7 +170,7 @@ static void decide_case(fm_case *fc, fm_dev *devs, int n, char groups[][400], in
         return;
     }
     for (int g = 0; g < n_groups; g++) {
-        int members[FM_MAX_DEVICES], m = 0;
+        int members[GV_FLEET_MERGE_MAX], m = 0;
         for (int d = 0; d < n; d++)
             if (strcmp(devs[d].group, groups[g]) == 0) members[m++] = d;
         agree_group(fc, devs, members, m);
@@ -228,10 +202,10 @@ static int cmp_double(const void *a, const void *b)
 
 static void time_devices(fm_dev *devs, int n, const char *const *keys, int n_keys)
 {
-    assert(n <= FM_MAX_DEVICES); /* peers[] and the times */
+    assert(n <= GV_FLEET_MERGE_MAX); /* peers[] and the times */
     for (int d = 0; d < n; d++) {
         if (devs[d].timed) continue;
-        int peers[FM_MAX_DEVICES], m = 0;
+        int peers[GV_FLEET_MERGE_MAX], m = 0;
         for (int e = 0; e < n; e++)
             if (strcmp(devs[e].host, devs[d].host) == 0 &&
                 strcmp(devs[e].group, devs[d].group) == 0)
@@ -239,7 +213,7 @@ static void time_devices(fm_dev *devs, int n, const char *const *keys, int n_key
         for (int i = 0; i < m; i++)
             devs[peers[i]].timed = true;
         if (m < 2) continue;
-        double t[FM_MAX_DEVICES] = {0};
+        double t[GV_FLEET_MERGE_MAX] = {0};
         for (int k = 0; k < n_keys; k++) {
             bool all = true;
             for (int i = 0; i < m && all; i++)
@@ -250,7 +224,7 @@ static void time_devices(fm_dev *devs, int n, const char *const *keys, int n_key
                 if (isfinite(ms)) t[i] += ms;
             }
         }
-        double sorted[FM_MAX_DEVICES];
+        double sorted[GV_FLEET_MERGE_MAX];
         memcpy(sorted, t, sizeof(double) * (size_t)m);
         qsort(sorted, (size_t)m, sizeof(double), cmp_double);
         double median = m % 2 ? sorted[m / 2] : 0.5 * (sorted[m / 2 - 1] + sorted[m / 2]);
@@ -260,75 +234,6 @@ static void time_devices(fm_dev *devs, int n, const char *const *keys, int n_key
             p->vs_median = median > 0 ? t[i] / median - 1.0 : NAN;
             p->slow = median > 0 && t[i] > (1.0 + GV_FLEET_SLOW_FRACTION) * median;
         }
-    }
-}
-
-/* ---- Markdown: a growing string ------------------------------------------------------ */
-typedef struct fm_buf {
-    char *s;
-    size_t len, cap;
-} fm_buf;
-
-static void bprintf(fm_buf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void bprintf(fm_buf *b, const char *fmt, ...)
-{
-    if (!b) return;
-    va_list ap, ap2;
-    va_start(ap, fmt);
-    va_copy(ap2, ap);
-    int n = vsnprintf(NULL, 0, fmt, ap); /* whole: a long case key once cut a row short */
-    va_end(ap);
-    if (n < 0) {
-        va_end(ap2);
-        return;
-    }
-    if (b->len + (size_t)n + 1 > b->cap) {
-        size_t cap = b->cap ? b->cap * 2 : 4096;
-        while (cap < b->len + (size_t)n + 1)
-            cap *= 2;
-        char *s = realloc(b->s, cap);
-        if (!s) {
-            va_end(ap2);
-            return;
-        }
-        b->s = s;
-        b->cap = cap;
-    }
-    vsnprintf(b->s + b->len, (size_t)n + 1, fmt, ap2);
-    va_end(ap2);
-    b->len += (size_t)n;
-}
-
-/* Strings from the run files (labels, hosts, models, case keys, verdicts, digests) reach the
-   terminal through gv_esc_term and the Markdown through gv_esc_md (io/escape.h): a device
-   name cannot move the cursor, nor a case key open a heading, a link or a table row. Each call
-   gives a new string, kept until eight later calls (one line's worth) or esc_ring_free. */
-static char *esc_ring[8];
-static int esc_next;
-
-static const char *esc_keep(char *s)
-{
-    free(esc_ring[esc_next]);
-    esc_ring[esc_next] = s;
-    esc_next = (esc_next + 1) % 8;
-    return s ? s : "(out of memory)";
-}
-
-static const char *T(const char *s)
-{
-    return esc_keep(gv_esc_term_dup(s));
-}
-
-static const char *M(const char *s)
-{
-    return esc_keep(gv_esc_md_dup(s));
-}
-
-static void esc_ring_free(void)
-{
-    for (int i = 0; i < 8; i++) {
-        free(esc_ring[i]);
-        esc_ring[i] = NULL;
     }
 }
 
@@ -344,23 +249,6 @@ static void count_verdict(fm_dev *d, const json_t *c)
     else
         d->skip++;
 }
-
-/* One merge as it is worked out: the devices and their model groups, the case keys in the
-   order first seen and each case's decision, and where the tables go (out, and the Markdown
-   when asked for). */
-typedef struct fm_merge {
-    int n;
-    fm_dev *devs;
-    char groups[FM_MAX_DEVICES][400];
-    int n_groups;
-    json_t *keyset; /* key -> first case, in order via keys[] */
-    const char **keys;
-    int n_keys;
-    fm_case *fcs;
-    int identical, differ, not_compared;
-    FILE *out;
-    fm_buf *mb;
-} fm_merge;
 
 static bool on_several_hosts(json_t *const *docs, int n)
 {
@@ -429,6 +317,11 @@ static void judge_cases(fm_merge *m)
         fm_case *fc = &m->fcs[k];
         fc->key = m->keys[k];
         fc->any = json_object_get(m->keyset, m->keys[k]);
+        fc->all_pass = true;
+        for (int d = 0; d < m->n; d++) {
+            const json_t *c = json_object_get(m->devs[d].cases, fc->key);
+            if (!c || strcmp(gv_jstr(c, "verdict"), "PASS") != 0) fc->all_pass = false;
+        }
         decide_case(fc, m->devs, m->n, m->groups, m->n_groups);
         bool out_here = false;
         for (int d = 0; d < m->n; d++)
@@ -474,61 +367,28 @@ static json_t *device_json(const fm_dev *v, const char *file, int g)
     return jd;
 }
 
-/* The model groups and the device table (terminal and Markdown); the devices' JSON rows. */
-static json_t *write_devices(const fm_merge *m, const char *const *names)
+/* The devices' rows of the fleet document. */
+static json_t *devices_json(const fm_merge *m, const char *const *names)
 {
-    FILE *out = m->out;
-    fm_buf *mb = m->mb;
-    fprintf(out, "\nfleet: %d run%s, %d device model%s\n", m->n, m->n == 1 ? "" : "s", m->n_groups,
-            m->n_groups == 1 ? "" : "s");
-    for (int g = 0; g < m->n_groups; g++)
-        fprintf(out, "  model %d: %s\n", g, T(m->groups[g]));
-    fprintf(out, "%-16s %-16s %5s %-36s %-10s %-12s %5s %5s %5s %5s %11s %9s %8s\n", "device",
-            "host", "model", "uuid", "pcie", "sm MHz/max", "pass", "fail", "skip", "err",
-            "device ms", "vs median", "outliers");
-    bprintf(mb,
-            "| device | host | model | uuid | PCIe | SM MHz/max | pass | fail | skip | errors | "
-            "device ms | vs node median | outlier cases |\n|---|---|---|---|---|---|---|---|---|"
-            "---|---|---|---|\n");
     json_t *jdevs = json_array();
-    for (int d = 0; d < m->n; d++) {
-        const fm_dev *v = &m->devs[d];
-        int g = group_of(m, v);
-        char link[48], clk[32], tms[32] = "-", vsm[32] = "-";
-        gv_fleet_link_text(v->doc, link, sizeof link);
-        gv_fleet_clock_text(v->doc, clk, sizeof clk);
-        if (isfinite(v->vs_median)) {
-            snprintf(tms, sizeof tms, "%.1f", v->time_ms);
-            snprintf(vsm, sizeof vsm, "%+.1f%%%s", 100 * v->vs_median, v->slow ? " SLOW" : "");
-        }
-        const char *uuid = gv_jstr(v->doc, "device.uuid");
-        fprintf(out, "%-16s %-16.16s %5d %-36s %-10s %-12s %5d %5d %5d %5d %11s %9s %8d\n",
-                T(v->label), T(v->host), g, uuid[0] ? T(uuid) : "-", T(link), T(clk), v->pass,
-                v->fail, v->skip, v->error, tms, vsm, v->outlier_cases);
-        bprintf(mb, "| %s | %s | %d | %s | %s | %s | %d | %d | %d | %d | %s | %s | %d |\n",
-                M(v->label), M(v->host), g, uuid[0] ? M(uuid) : "-", M(link), M(clk), v->pass,
-                v->fail, v->skip, v->error, tms, vsm, v->outlier_cases);
-        json_array_append_new(jdevs, device_json(v, names[d], g));
-    }
+    for (int d = 0; d < m->n; d++)
+        json_array_append_new(jdevs, device_json(&m->devs[d], names[d], m->devs[d].model));
     return jdevs;
 }
 
-/* A case key without its seed, as the tables show it (the seed stays in the JSON). */
-static void key_label(const char *key, char *label, size_t len)
+void gv_fleet_case_label(const char *key, char *label, size_t len)
 {
     snprintf(label, len, "%s", key);
     char *bar = strrchr(label, '|');
     if (bar) *bar = '\0';
 }
 
-/* One case on each device, for the fleet document; *all_pass: every device has it and passed. */
-static json_t *case_devices_json(const fm_merge *m, const fm_case *fc, bool *all_pass)
+/* One case on each device, for the fleet document. */
+static json_t *case_devices_json(const fm_merge *m, const fm_case *fc)
 {
-    *all_pass = true;
     json_t *per = json_array();
     for (int d = 0; d < m->n; d++) {
         const json_t *c = json_object_get(m->devs[d].cases, fc->key);
-        if (!c || strcmp(gv_jstr(c, "verdict"), "PASS") != 0) *all_pass = false;
         json_t *pd = json_object();
         json_object_set_new(pd, "device", json_string(m->devs[d].label));
         json_object_set_new(pd, "verdict", c ? json_string(gv_jstr(c, "verdict")) : json_null());
@@ -545,41 +405,12 @@ static json_t *case_devices_json(const fm_merge *m, const fm_case *fc, bool *all
     return per;
 }
 
-/* The case table (quiet: only the cases that did not agree or did not pass everywhere); the
-   cases' JSON rows. */
-static json_t *write_cases(const fm_merge *m, int quiet)
+/* The cases' rows of the fleet document (every case, quiet or not). */
+static json_t *cases_json(const fm_merge *m)
 {
-    FILE *out = m->out;
-    fm_buf *mb = m->mb;
-    fprintf(out, "\n%-56s", "case");
-    bprintf(mb, "\n| case |");
-    for (int d = 0; d < m->n; d++) {
-        fprintf(out, " %-7.16s", T(m->devs[d].label));
-        bprintf(mb, " %s |", M(m->devs[d].label));
-    }
-    fprintf(out, "  outputs\n");
-    bprintf(mb, " outputs |\n|---|");
-    for (int d = 0; d <= m->n; d++)
-        bprintf(mb, "---|");
-    bprintf(mb, "\n");
     json_t *jcases = json_array();
     for (int k = 0; k < m->n_keys; k++) {
         const fm_case *fc = &m->fcs[k];
-        char label[512];
-        key_label(fc->key, label, sizeof label);
-        bool all_pass;
-        json_t *per = case_devices_json(m, fc, &all_pass);
-        if (!quiet || !all_pass || strncmp(fc->agreement, "DIFFER", 6) == 0) {
-            fprintf(out, "%-56.56s", T(label));
-            bprintf(mb, "| %s |", M(label));
-            for (int d = 0; d < m->n; d++) {
-                const json_t *c = json_object_get(m->devs[d].cases, fc->key);
-                fprintf(out, " %-7s", c ? T(gv_jstr(c, "verdict")) : "absent");
-                bprintf(mb, " %s |", c ? M(gv_jstr(c, "verdict")) : "absent");
-            }
-            fprintf(out, "  %s\n", fc->agreement);
-            bprintf(mb, " %s |\n", fc->agreement);
-        }
         json_t *jc = json_object();
         const char *fields[] = {"op", "dtype", "mode", "dist", "shape", "seed"};
         for (size_t f = 0; f < sizeof fields / sizeof fields[0]; f++)
@@ -587,74 +418,40 @@ static json_t *write_cases(const fm_merge *m, int quiet)
         json_object_set_new(jc, "deterministic", json_boolean(fc->deterministic));
         json_object_set_new(jc, "compared", json_boolean(fc->compared));
         json_object_set_new(jc, "agreement", json_string(fc->agreement));
-        json_object_set_new(jc, "devices", per);
+        json_object_set_new(jc, "devices", case_devices_json(m, fc));
         json_array_append_new(jcases, jc);
     }
     return jcases;
 }
 
-/* Whether a case has a line in the outliers' list: an outlier named, or undecided. */
-static bool has_outlier(const fm_merge *m, const fm_case *fc)
+bool gv_fleet_case_outlier(const gv_fleet_merged *m, const gv_fm_case *fc, int d)
 {
-    bool here = fc->undecided;
-    for (int d = 0; d < m->n; d++)
-        here = here || fc->outlier[d];
-    return here;
+    return fc->outlier[d] || (fc->undecided && json_object_get(m->devs[d].cases, fc->key));
 }
 
-/* A case's outlier devices (every device that has it, when undecided), each with its numbers
-   against the reference; their JSON rows go into jout. */
-static void write_case_outliers(const fm_merge *m, const fm_case *fc, json_t *jout)
-{
-    char label[512];
-    key_label(fc->key, label, sizeof label);
-    const fm_dev *ref = fc->reference >= 0 ? &m->devs[fc->reference] : NULL;
-    const json_t *rc = ref ? json_object_get(ref->cases, fc->key) : NULL;
-    for (int d = 0; d < m->n; d++) {
-        if (!fc->outlier[d] && !(fc->undecided && json_object_get(m->devs[d].cases, fc->key)))
-            continue;
-        const json_t *c = json_object_get(m->devs[d].cases, fc->key);
-        char line[1024];
-        snprintf(line, sizeof line,
-                 "%s: %s%s digest %s, max_rel %.3g, normwise %.3g, worst element %lld = %.17g "
-                 "(oracle %.17g)",
-                 label, m->devs[d].label, fc->undecided ? " (undecided)" : "",
-                 gv_jstr(c, "output_hash"), gv_jnum(c, "metrics.max_rel"),
-                 gv_jnum(c, "metrics.normwise_rel"), (long long)gv_jnum(c, "metrics.worst_index"),
-                 gv_jnum(c, "metrics.worst_value"), gv_jnum(c, "metrics.worst_ref"));
-        char refs[256] = "";
-        if (rc)
-            snprintf(refs, sizeof refs, "; reference %s: digest %s, max_rel %.3g, normwise %.3g",
-                     ref->label, gv_jstr(rc, "output_hash"), gv_jnum(rc, "metrics.max_rel"),
-                     gv_jnum(rc, "metrics.normwise_rel"));
-        fprintf(m->out, "  %s%s\n", T(line), T(refs));
-        bprintf(m->mb, "- %s%s\n", M(line), M(refs));
-        json_array_append_new(jout, json_pack("{s:s, s:s, s:b, s:s}", "case", label, "device",
-                                              m->devs[d].label, "undecided", fc->undecided,
-                                              "reference", rc ? ref->label : ""));
-    }
-}
-
-/* The outliers, with their numbers against the reference; their JSON rows. */
-static json_t *write_outliers(const fm_merge *m)
+/* Every outlier device of every case (each device that has it, when undecided), as the fleet
+   document's rows. */
+static json_t *outliers_json(const fm_merge *m)
 {
     json_t *jout = json_array();
-    bool any_outlier = false;
     for (int k = 0; k < m->n_keys; k++) {
-        if (!has_outlier(m, &m->fcs[k])) continue;
-        if (!any_outlier) {
-            fprintf(m->out, "\noutliers (output digest differs from its model's reference):\n");
-            bprintf(m->mb,
-                    "\n**Outliers** (output digest differs from its model's reference):\n\n");
+        const fm_case *fc = &m->fcs[k];
+        char label[512];
+        gv_fleet_case_label(fc->key, label, sizeof label);
+        const fm_dev *ref = fc->reference >= 0 ? &m->devs[fc->reference] : NULL;
+        const json_t *rc = ref ? json_object_get(ref->cases, fc->key) : NULL;
+        for (int d = 0; d < m->n; d++) {
+            if (!gv_fleet_case_outlier(m, fc, d)) continue;
+            json_array_append_new(jout, json_pack("{s:s, s:s, s:b, s:s}", "case", label, "device",
+                                                  m->devs[d].label, "undecided", fc->undecided,
+                                                  "reference", rc ? ref->label : ""));
         }
-        any_outlier = true;
-        write_case_outliers(m, &m->fcs[k], jout);
     }
     return jout;
 }
 
-/* The notes: several models compared apart, slow devices; printed, and returned as JSON. */
-static json_t *write_notes(const fm_merge *m)
+/* The notes: several models compared apart, slow devices. */
+static json_t *notes_json(const fm_merge *m)
 {
     json_t *notes = json_array();
     char note[512];
@@ -676,42 +473,27 @@ static json_t *write_notes(const fm_merge *m)
                      m->devs[d].label, 100 * m->devs[d].vs_median, link, clk);
             json_array_append_new(notes, json_string(note));
         }
-    size_t i;
-    json_t *nv;
-    if (json_array_size(notes)) bprintf(m->mb, "\n");
-    json_array_foreach(notes, i, nv)
-    {
-        fprintf(m->out, "note: %s\n", T(json_string_value(nv)));
-        bprintf(m->mb, "Note: %s\n\n", M(json_string_value(nv)));
-    }
     return notes;
 }
 
-/* The summary line, and the merge's status from the verdicts over every device. */
-static gv_status write_summary(const fm_merge *m)
+/* The merge's status from the verdicts over every device. */
+static gv_status merge_status(const fm_merge *m)
 {
-    int pass = 0, fail = 0, error = 0, outlier_devices = 0;
+    int pass = 0, fail = 0, error = 0;
     bool any_device = false;
     for (int d = 0; d < m->n; d++) {
         pass += m->devs[d].pass;
         fail += m->devs[d].fail;
         error += m->devs[d].error;
         any_device = any_device || json_is_object(json_object_get(m->devs[d].doc, "device"));
-        outlier_devices += m->devs[d].outlier_cases > 0;
     }
-    fprintf(m->out,
-            "\n%d cases on %d runs: %d identical, %d differ, %d not compared; %d outlier "
-            "device%s\n",
-            m->n_keys, m->n, m->identical, m->differ, m->not_compared, outlier_devices,
-            outlier_devices == 1 ? "" : "s");
     gv_status rc = gv_run_status(fail, error, pass, any_device, false);
     if (rc == GV_ST_OK && m->differ > 0) rc = GV_ST_OUTLIER;
     return rc;
 }
 
-/* The gpuval-fleet/1 document; it takes the four arrays. */
-static json_t *fleet_doc(const fm_merge *m, json_t *jdevs, json_t *jcases, json_t *jout,
-                         json_t *notes)
+/* The gpuval-fleet/1 document; it takes the three arrays and a reference to the notes. */
+static json_t *fleet_doc(const fm_merge *m, json_t *jdevs, json_t *jcases, json_t *jout)
 {
     json_t *root = json_object();
     char when[64];
@@ -720,7 +502,7 @@ static json_t *fleet_doc(const fm_merge *m, json_t *jdevs, json_t *jcases, json_
     json_object_set_new(root, "devices", jdevs);
     json_object_set_new(root, "cases", jcases);
     json_object_set_new(root, "outliers", jout);
-    json_object_set_new(root, "notes", notes);
+    json_object_set(root, "notes", m->notes);
     json_object_set_new(root, "summary",
                         json_pack("{s:i, s:i, s:i, s:i, s:f}", "cases", m->n_keys, "identical",
                                   m->identical, "differ", m->differ, "not_compared",
@@ -728,37 +510,33 @@ static json_t *fleet_doc(const fm_merge *m, json_t *jdevs, json_t *jcases, json_
     return root;
 }
 
-gv_status gv_fleet_merge(json_t *const *docs, const char *const *names, int n, int quiet, FILE *out,
-                         json_t **fleet, char **md, gv_error *e)
+gv_status gv_fleet_merge(json_t *const *docs, const char *const *names, int n, gv_fleet_merged *m,
+                         json_t **fleet, gv_error *e)
 {
-    if (n > FM_MAX_DEVICES)
+    memset(m, 0, sizeof *m);
+    if (n > GV_FLEET_MERGE_MAX)
         return gv_err_set(e, GV_ST_BAD_INPUT, "merge takes at most %d run files, not %d",
-                          FM_MAX_DEVICES, n);
-    fm_buf mdb = {0};
-    fm_merge m = {.n = n, .out = out, .mb = md ? &mdb : NULL};
-    gather(&m, docs);
-    judge_cases(&m);
-    time_devices(m.devs, n, m.keys, m.n_keys);
-    json_t *jdevs = write_devices(&m, names);
-    json_t *jcases = write_cases(&m, quiet);
-    json_t *jout = write_outliers(&m);
-    json_t *notes = write_notes(&m);
-    gv_status rc = write_summary(&m);
-    if (fleet) {
-        *fleet = fleet_doc(&m, jdevs, jcases, jout, notes);
-    } else {
-        json_decref(jdevs);
-        json_decref(jcases);
-        json_decref(jout);
-        json_decref(notes);
-    }
-    if (md) *md = mdb.s;
-    esc_ring_free();
+                          GV_FLEET_MERGE_MAX, n);
+    m->n = n;
+    gather(m, docs);
+    judge_cases(m);
+    time_devices(m->devs, n, m->keys, m->n_keys);
     for (int d = 0; d < n; d++)
-        json_decref((json_t *)m.devs[d].cases);
-    json_decref(m.keyset);
-    free(m.keys);
-    free(m.fcs);
-    free(m.devs);
-    return rc;
+        m->devs[d].model = group_of(m, &m->devs[d]);
+    m->notes = notes_json(m);
+    if (fleet) *fleet = fleet_doc(m, devices_json(m, names), cases_json(m), outliers_json(m));
+    return merge_status(m);
+}
+
+void gv_fleet_merged_free(gv_fleet_merged *m)
+{
+    if (!m) return;
+    for (int d = 0; d < m->n && m->devs; d++)
+        json_decref((json_t *)m->devs[d].cases);
+    json_decref(m->keyset);
+    json_decref(m->notes);
+    free(m->keys);
+    free(m->fcs);
+    free(m->devs);
+    memset(m, 0, sizeof *m);
 }

@@ -247,7 +247,7 @@ static int row_of(gv_screen_unit u)
 static int judge(json_t **docs, int n, const json_t *golden, gv_screen_verdict *v)
 {
     const char *names[GV_FLEET_MAX_DEVICES] = {0};
-    gv_status st = gv_screen_judge(gv_screen_tier_find("prolog"), docs, names, n, golden, NULL, v);
+    gv_status st = gv_screen_judge(gv_screen_tier_find("prolog"), docs, names, n, golden, false, v);
     cr_expect_eq(st, v->status, "the status returned is the verdict's");
     v->exit_code = gv_cmd_exit(st);
     return v->exit_code;

@@ -213,7 +213,7 @@ static json_t *board_run(int index, const char *model, double copy, double f32, 
 static int judge(json_t **docs, int n, const json_t *golden, gv_screen_verdict *v)
 {
     const char *names[8] = {0};
-    return gv_screen_judge(gv_screen_tier_find("prolog"), docs, names, n, golden, NULL, v);
+    return gv_screen_judge(gv_screen_tier_find("prolog"), docs, names, n, golden, false, v);
 }
 
 static int perf_failures(const gv_screen_verdict *v, int g)
