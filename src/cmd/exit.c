@@ -41,6 +41,7 @@ int gv_cmd_fleet_end(gv_fleet_end *end, const char *json_path, gv_error *e)
 {
     if (!end->runs) return gv_cmd_fail(e);
     if (end->merged) gv_fleet_merge_print(stdout, NULL, end->merged, end->quiet);
+    if (end->perf_merged) gv_perf_merge_print(stdout, NULL, end->perf_merged);
     gv_cmd_record_exit(json_object_get(end->fleet, "summary"), end->status);
     gv_status st = gv_fleet_finish(end, json_path, e);
     return gv_cmd_end(st, e);

@@ -142,6 +142,17 @@ static gv_status merge_checks(json_t **docs, const char **names, int n, int quie
     return st;
 }
 
+/* Bench or tradeoffs runs merged, their tables printed (and, when asked, written as Markdown). */
+static gv_status merge_perf(json_t **docs, const char **names, int n, json_t **fleet, char **md,
+                            gv_error *e)
+{
+    gv_perf_merged *m = NULL;
+    gv_status st = gv_fleet_perf_merge(docs, names, n, &m, fleet, e);
+    if (m) gv_perf_merge_print(stdout, md, m);
+    gv_perf_merged_free(m);
+    return st;
+}
+
 /* Probe documents merged, their tables printed (and, when asked, written as Markdown). */
 static gv_status merge_probes(json_t **docs, const char **names, int n, int quiet, json_t **fleet,
                               char **md)
@@ -169,12 +180,12 @@ static int merge_runs(json_t **docs, const char **names, int n, int quiet, const
     bool check_runs = gv_schema_is(schema, GV_DOC_RUN);
     bool probes = gv_schema_is(schema, GV_DOC_PROBE);
     gv_error e = {.status = GV_ST_OK};
-    gv_status st = check_runs ? merge_checks(docs, names, n, quiet, json_path ? &fleet : NULL,
-                                             md_path ? &md : NULL, &e)
-                   : probes   ? merge_probes(docs, names, n, quiet, json_path ? &fleet : NULL,
-                                           md_path ? &md : NULL)
-                            : gv_fleet_perf_merge(docs, names, n, stdout, json_path ? &fleet : NULL,
-                                                  md_path ? &md : NULL, &e);
+    gv_status st =
+        check_runs ? merge_checks(docs, names, n, quiet, json_path ? &fleet : NULL,
+                                  md_path ? &md : NULL, &e)
+        : probes
+            ? merge_probes(docs, names, n, quiet, json_path ? &fleet : NULL, md_path ? &md : NULL)
+            : merge_perf(docs, names, n, json_path ? &fleet : NULL, md_path ? &md : NULL, &e);
     if (e.msg[0]) return gv_cmd_fail(&e); /* refused before anything was merged */
     gv_cmd_record_exit(json_object_get(fleet, "summary"), st);
     bool lost = false;

@@ -34,8 +34,8 @@ gv_status gv_fleet_perf_run(const gv_opt_table *cmd, const gv_device_plan *plan,
         gv_fleet_spawn(exe, cmd, plan, argc, argv, json_path, serial, gv_fleet_load_any, pr, e);
     if (!end->runs) return e->status;
     end->status = end->runs->n > 0
-                      ? gv_fleet_perf_merge(end->runs->docs, end->runs->names, end->runs->n, stdout,
-                                            json_path ? &end->fleet : NULL, NULL, e)
+                      ? gv_fleet_perf_merge(end->runs->docs, end->runs->names, end->runs->n,
+                                            &end->perf_merged, json_path ? &end->fleet : NULL, e)
                       : GV_ST_RUNTIME;
     return end->status;
 }

@@ -24,6 +24,7 @@
 #include "core/gv.h"
 #include "io/outfile.h"
 #include "runs/merge_check.h"
+#include "runs/merge_perf.h"
 #include "runs/run_files.h"
 #include "io/run_doc.h"
 
@@ -451,6 +452,7 @@ gv_status gv_fleet_finish(gv_fleet_end *end, const char *json_path, gv_error *e)
     json_decref(end->fleet);
     gv_fleet_merged_free(end->merged);
     free(end->merged);
+    gv_perf_merged_free(end->perf_merged);
     gv_fleet_runs_free(end->runs);
     memset(end, 0, sizeof *end);
     if (lost && (st == GV_ST_OK || st == GV_ST_OUTLIER)) st = GV_ST_RUNTIME;

@@ -60,6 +60,7 @@ typedef struct gv_fleet_end {
        table quiet or not */
     struct gv_fleet_merged *merged;
     int quiet;
+    struct gv_perf_merged *perf_merged; /* bench's or tradeoffs' merge (NULL: none), the same */
 } gv_fleet_end;
 
 /* `check --device LIST`: the same check (argv less check's parent-only options: --device,

@@ -352,3 +352,154 @@ void gv_fleet_merge_print(FILE *out, char **md, const gv_fleet_merged *m, int qu
     esc_ring_free();
     if (md) *md = mdb.s;
 }
+
+/* ---- bench and tradeoffs runs (runs/merge_perf.h) ------------------------------------------ */
+
+static void num_text(const json_t *v, const char *fmt, char *buf, size_t len)
+{
+    double x = v ? gv_jnum(v, "") : NAN; /* a number, or the strings "inf", "nan" */
+    if (isnan(x))
+        snprintf(buf, len, "-");
+    else
+        snprintf(buf, len, fmt, x);
+}
+
+static void clocks_text(const json_t *clk, char *mhz, size_t mlen, char *thr, size_t tlen)
+{
+    if (!json_is_object(clk)) {
+        snprintf(mhz, mlen, "-");
+        snprintf(thr, tlen, "-");
+        return;
+    }
+    snprintf(mhz, mlen, "%d/%d", gv_jint(clk, "sm_mhz_before", 0), gv_jint(clk, "sm_mhz_after", 0));
+    long long r = (long long)json_integer_value(json_object_get(clk, "throttle_reasons"));
+    bool slowed = json_is_true(json_object_get(clk, "throttled"));
+    if (r)
+        snprintf(thr, tlen, "0x%llx%s", r, slowed ? " !" : "");
+    else
+        snprintf(thr, tlen, "-");
+}
+
+/* The device table and the item table, as text. */
+static void perf_tables(const gv_perf_merged *m, FILE *f)
+{
+    fprintf(f,
+            "\n%s on %d device%s; time: %s; vs node: time / median of the devices of one "
+            "host and model - 1, flagged over +%.0f%%\n",
+            m->trade ? "tradeoffs" : "bench", m->n, m->n == 1 ? "" : "s",
+            m->trade ? "hot kernel-only scope, median per call"
+                     : "kernel_hot (else kernel_cold, else e2e), median",
+            100 * GV_FLEET_SLOW_FRACTION);
+    fprintf(f, "%-16s %-16s %-36s %-10s %-12s %6s %5s %10s  %s\n", "device", "host", "uuid", "pcie",
+            "sm MHz/max", "timed", "slow", "vs node", "model");
+    for (int d = 0; d < m->n; d++) {
+        const gv_pf_dev *v = &m->devs[d];
+        char link[48], clk[32], vs[32] = "-";
+        gv_fleet_link_text(v->doc, link, sizeof link);
+        gv_fleet_clock_text(v->doc, clk, sizeof clk);
+        if (v->n_ratios)
+            snprintf(vs, sizeof vs, "%+.1f%%", 100 * (exp(v->log_ratio_sum / v->n_ratios) - 1));
+        const char *uuid = gv_jstr(v->doc, "device.uuid");
+        /* every string from the documents through gv_esc_term (io/escape.h) */
+        char el[256], eh[256], eu[256], ek[64], ec[64], em[512];
+        fprintf(f, "%-16s %-16.16s %-36s %-10s %-12s %6d %5d %10s  %s\n",
+                gv_esc_term_str(v->label, el, sizeof el), gv_esc_term_str(v->host, eh, sizeof eh),
+                uuid[0] ? gv_esc_term_str(uuid, eu, sizeof eu) : "-",
+                gv_esc_term_str(link, ek, sizeof ek), gv_esc_term_str(clk, ec, sizeof ec), v->timed,
+                v->slow_cases, vs, gv_esc_term_str(v->model, em, sizeof em));
+    }
+    fprintf(f, "\n%-48s %-10s %-7s %7s %11s %-25s %-13s %-11s %s\n", "case", "device", "verdict",
+            "bits", "median ms", "95% interval ms", "vs node", "SM MHz b/a",
+            m->trade ? "throttle   agreement" : "throttle");
+    for (int k = 0; k < m->n_keys; k++) {
+        const gv_pf_key *key = &m->keys[k];
+        bool first = true;
+        for (int d = 0; d < m->n; d++) {
+            if (!key->present[d]) continue;
+            const gv_pf_item *it = &key->dev[d];
+            char bits[32], med[32], ci[64] = "-", vs[32] = "-", mhz[32], thr[32];
+            num_text(it->bits, "%.2f", bits, sizeof bits);
+            num_text(it->median, "%.4g", med, sizeof med);
+            if (it->ci)
+                snprintf(ci, sizeof ci, "[%.4g, %.4g]", gv_jat(it->ci, 0), gv_jat(it->ci, 1));
+            if (isfinite(it->vs))
+                snprintf(vs, sizeof vs, "%+.1f%%%s", 100 * it->vs, it->slow ? " SLOW" : "");
+            clocks_text(it->clocks, mhz, sizeof mhz, thr, sizeof thr);
+            char line[1024], el[256], ed[256], ev[64];
+            int w = snprintf(line, sizeof line,
+                             "%-48.48s %-10s %-7s %7s %11s %-25s %-13s %-11s %-10s %s",
+                             first ? gv_esc_term_str(key->label, el, sizeof el) : "",
+                             gv_esc_term_str(m->devs[d].label, ed, sizeof ed),
+                             it->verdict[0] ? gv_esc_term_str(it->verdict, ev, sizeof ev) : "-",
+                             bits, med, ci, vs, mhz, thr,
+                             !m->trade     ? ""
+                             : first       ? key->agreement
+                             : it->outlier ? "OUTLIER"
+                                           : "");
+            size_t end = w < 0 ? 0 : (size_t)w < sizeof line ? (size_t)w : sizeof line - 1;
+            while (end > 0 && line[end - 1] == ' ')
+                end--; /* no trailing blanks where a column is empty */
+            fprintf(f, "%.*s\n", (int)end, line);
+            first = false;
+        }
+    }
+}
+
+static void perf_notes(FILE *f, const json_t *notes)
+{
+    size_t i;
+    json_t *nv;
+    json_array_foreach(notes, i, nv)
+    {
+        fputs("note: ", f);
+        gv_esc_term(f, json_string_value(nv));
+        fputc('\n', f);
+    }
+}
+
+/* text in a fence longer than any run of backticks in it: no string in it (a device label that
+   is "```") can close the fence and go on as Markdown. NULL when out of memory. */
+static char *fenced(const char *text)
+{
+    size_t run = 0, fence = 3;
+    for (const char *p = text ? text : ""; *p; p++) {
+        run = *p == '`' ? run + 1 : 0;
+        if (run >= fence) fence = run + 1;
+    }
+    size_t body = text ? strlen(text) : 0;
+    char *md = malloc(body + 2 * fence + 3);
+    if (!md) return NULL;
+    char *q = md;
+    memset(q, '`', fence);
+    q += fence;
+    *q++ = '\n';
+    if (body) memcpy(q, text, body);
+    q += body;
+    memset(q, '`', fence);
+    q += fence;
+    *q++ = '\n';
+    *q = '\0';
+    return md;
+}
+
+void gv_perf_merge_print(FILE *out, char **md, const gv_perf_merged *m)
+{
+    perf_tables(m, out);
+    perf_notes(out, m->notes);
+    fprintf(out, "\n%d cases on %d runs: %d slow flags%s", m->n_keys, m->n, m->slow_flags,
+            m->trade ? "" : "\n");
+    if (m->trade)
+        fprintf(out, ", %d row%s differ%s between devices\n", m->differ, m->differ == 1 ? "" : "s",
+                m->differ == 1 ? "s" : "");
+    if (!md) return;
+    char *text = NULL;
+    size_t text_len = 0;
+    FILE *mem = open_memstream(&text, &text_len);
+    *md = NULL;
+    if (!mem) return;
+    perf_tables(m, mem);
+    perf_notes(mem, m->notes);
+    fclose(mem);
+    *md = fenced(text);
+    free(text);
+}

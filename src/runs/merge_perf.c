@@ -22,7 +22,6 @@
 
 #include "bench/bench_json.h"
 #include "core/gv.h"
-#include "io/escape.h"
 #include "io/outfile.h"
 #include "runs/merge_check.h" /* GV_FLEET_SLOW_FRACTION */
 #include "runs/run_files.h"   /* gv_fleet_*_text, GV_FLEET_MAX_DEVICES */
@@ -32,47 +31,10 @@
 
 #define PF_MAX GV_FLEET_MAX_DEVICES
 
-/* One bench case or tradeoffs row of one run. */
-typedef struct pf_item {
-    const json_t *src;     /* the case, or the row */
-    const json_t *timings; /* bench: the case's "timings"; tradeoffs: NULL */
-    const json_t *median;  /* the recorded numbers, copied into the merged document as they are */
-    json_t *ci;            /* [lo, hi] (a new array of the recorded values), or NULL */
-    const json_t *clocks;  /* {sm_mhz_before, sm_mhz_after, throttle_reasons, throttled} */
-    const char *verdict;
-    const json_t *bits, *normwise, *hash;
-    bool deterministic;
-    double ms; /* NaN: not timed */
-    double vs; /* ms / the node's median - 1; NaN: fewer than two devices timed it */
-    bool slow;
-    bool outlier;
-} pf_item;
-
-typedef struct pf_dev {
-    const json_t *doc;
-    char label[96], host[128], model[400];
-    int timed, slow_cases;
-    double log_ratio_sum;
-    int n_ratios;
-} pf_dev;
-
-/* One identity across the runs. */
-typedef struct pf_key {
-    char key[320], label[200];
-    const char *scope; /* bench: the timing scope compared */
-    pf_item dev[PF_MAX];
-    bool present[PF_MAX];
-    bool deterministic, compared, differ, undecided;
-    char agreement[160];
-} pf_key;
-
-typedef struct pf_merge {
-    bool trade; /* tradeoffs, else bench */
-    int n;
-    pf_dev devs[PF_MAX];
-    pf_key *keys;
-    int n_keys, cap;
-} pf_merge;
+typedef gv_pf_item pf_item;
+typedef gv_pf_dev pf_dev;
+typedef gv_pf_key pf_key;
+typedef gv_perf_merged pf_merge;
 
 static pf_key *key_slot(pf_merge *m, const char *key, const char *label)
 {
@@ -318,96 +280,6 @@ static void describe(pf_dev *v, const json_t *doc, int k, bool several_hosts)
     gv_fleet_model_text(doc, v->model, sizeof v->model);
 }
 
-static void num_text(const json_t *v, const char *fmt, char *buf, size_t len)
-{
-    double x = v ? gv_jnum(v, "") : NAN; /* a number, or the strings "inf", "nan" */
-    if (isnan(x))
-        snprintf(buf, len, "-");
-    else
-        snprintf(buf, len, fmt, x);
-}
-
-static void clocks_text(const json_t *clk, char *mhz, size_t mlen, char *thr, size_t tlen)
-{
-    if (!json_is_object(clk)) {
-        snprintf(mhz, mlen, "-");
-        snprintf(thr, tlen, "-");
-        return;
-    }
-    snprintf(mhz, mlen, "%d/%d", gv_jint(clk, "sm_mhz_before", 0), gv_jint(clk, "sm_mhz_after", 0));
-    long long r = (long long)json_integer_value(json_object_get(clk, "throttle_reasons"));
-    bool slowed = json_is_true(json_object_get(clk, "throttled"));
-    if (r)
-        snprintf(thr, tlen, "0x%llx%s", r, slowed ? " !" : "");
-    else
-        snprintf(thr, tlen, "-");
-}
-
-/* The device table and the item table, as text. */
-static void render(pf_merge *m, FILE *f)
-{
-    fprintf(f,
-            "\n%s on %d device%s; time: %s; vs node: time / median of the devices of one "
-            "host and model - 1, flagged over +%.0f%%\n",
-            m->trade ? "tradeoffs" : "bench", m->n, m->n == 1 ? "" : "s",
-            m->trade ? "hot kernel-only scope, median per call"
-                     : "kernel_hot (else kernel_cold, else e2e), median",
-            100 * GV_FLEET_SLOW_FRACTION);
-    fprintf(f, "%-16s %-16s %-36s %-10s %-12s %6s %5s %10s  %s\n", "device", "host", "uuid", "pcie",
-            "sm MHz/max", "timed", "slow", "vs node", "model");
-    for (int d = 0; d < m->n; d++) {
-        pf_dev *v = &m->devs[d];
-        char link[48], clk[32], vs[32] = "-";
-        gv_fleet_link_text(v->doc, link, sizeof link);
-        gv_fleet_clock_text(v->doc, clk, sizeof clk);
-        if (v->n_ratios)
-            snprintf(vs, sizeof vs, "%+.1f%%", 100 * (exp(v->log_ratio_sum / v->n_ratios) - 1));
-        const char *uuid = gv_jstr(v->doc, "device.uuid");
-        /* every string from the documents through gv_esc_term (io/escape.h) */
-        char el[256], eh[256], eu[256], ek[64], ec[64], em[512];
-        fprintf(f, "%-16s %-16.16s %-36s %-10s %-12s %6d %5d %10s  %s\n",
-                gv_esc_term_str(v->label, el, sizeof el), gv_esc_term_str(v->host, eh, sizeof eh),
-                uuid[0] ? gv_esc_term_str(uuid, eu, sizeof eu) : "-",
-                gv_esc_term_str(link, ek, sizeof ek), gv_esc_term_str(clk, ec, sizeof ec), v->timed,
-                v->slow_cases, vs, gv_esc_term_str(v->model, em, sizeof em));
-    }
-    fprintf(f, "\n%-48s %-10s %-7s %7s %11s %-25s %-13s %-11s %s\n", "case", "device", "verdict",
-            "bits", "median ms", "95% interval ms", "vs node", "SM MHz b/a",
-            m->trade ? "throttle   agreement" : "throttle");
-    for (int k = 0; k < m->n_keys; k++) {
-        pf_key *key = &m->keys[k];
-        bool first = true;
-        for (int d = 0; d < m->n; d++) {
-            if (!key->present[d]) continue;
-            pf_item *it = &key->dev[d];
-            char bits[32], med[32], ci[64] = "-", vs[32] = "-", mhz[32], thr[32];
-            num_text(it->bits, "%.2f", bits, sizeof bits);
-            num_text(it->median, "%.4g", med, sizeof med);
-            if (it->ci)
-                snprintf(ci, sizeof ci, "[%.4g, %.4g]", gv_jat(it->ci, 0), gv_jat(it->ci, 1));
-            if (isfinite(it->vs))
-                snprintf(vs, sizeof vs, "%+.1f%%%s", 100 * it->vs, it->slow ? " SLOW" : "");
-            clocks_text(it->clocks, mhz, sizeof mhz, thr, sizeof thr);
-            char line[1024], el[256], ed[256], ev[64];
-            int w = snprintf(line, sizeof line,
-                             "%-48.48s %-10s %-7s %7s %11s %-25s %-13s %-11s %-10s %s",
-                             first ? gv_esc_term_str(key->label, el, sizeof el) : "",
-                             gv_esc_term_str(m->devs[d].label, ed, sizeof ed),
-                             it->verdict[0] ? gv_esc_term_str(it->verdict, ev, sizeof ev) : "-",
-                             bits, med, ci, vs, mhz, thr,
-                             !m->trade     ? ""
-                             : first       ? key->agreement
-                             : it->outlier ? "OUTLIER"
-                                           : "");
-            size_t end = w < 0 ? 0 : (size_t)w < sizeof line ? (size_t)w : sizeof line - 1;
-            while (end > 0 && line[end - 1] == ' ')
-                end--; /* no trailing blanks where a column is empty */
-            fprintf(f, "%.*s\n", (int)end, line);
-            first = false;
-        }
-    }
-}
-
 static json_t *item_json(const pf_merge *m, const pf_key *k, int d)
 {
     const pf_item *it = &k->dev[d];
@@ -479,12 +351,14 @@ static json_t *fleet_doc(const pf_merge *m, const char *const *names, json_t *no
     return root;
 }
 
-static void merge_free(pf_merge *m)
+void gv_perf_merged_free(gv_perf_merged *m)
 {
+    if (!m) return;
     for (int k = 0; k < m->n_keys; k++)
         for (int d = 0; d < m->n; d++)
             json_decref(m->keys[k].dev[d].ci);
     free(m->keys);
+    json_decref(m->notes);
     free(m);
 }
 
@@ -571,46 +445,10 @@ static json_t *merge_notes(const pf_merge *m, int differ)
     return notes;
 }
 
-static void print_notes(FILE *f, const json_t *notes)
+gv_status gv_fleet_perf_merge(json_t *const *docs, const char *const *names, int n,
+                              gv_perf_merged **merged, json_t **fleet, gv_error *e)
 {
-    size_t i;
-    json_t *nv;
-    json_array_foreach(notes, i, nv)
-    {
-        fputs("note: ", f);
-        gv_esc_term(f, json_string_value(nv));
-        fputc('\n', f);
-    }
-}
-
-/* text in a fence longer than any run of backticks in it: no string in it (a device label that
-   is "```") can close the fence and go on as Markdown. NULL when out of memory. */
-static char *fenced(const char *text)
-{
-    size_t run = 0, fence = 3;
-    for (const char *p = text ? text : ""; *p; p++) {
-        run = *p == '`' ? run + 1 : 0;
-        if (run >= fence) fence = run + 1;
-    }
-    size_t body = text ? strlen(text) : 0;
-    char *md = malloc(body + 2 * fence + 3);
-    if (!md) return NULL;
-    char *q = md;
-    memset(q, '`', fence);
-    q += fence;
-    *q++ = '\n';
-    if (body) memcpy(q, text, body);
-    q += body;
-    memset(q, '`', fence);
-    q += fence;
-    *q++ = '\n';
-    *q = '\0';
-    return md;
-}
-
-gv_status gv_fleet_perf_merge(json_t *const *docs, const char *const *names, int n, FILE *out,
-                              json_t **fleet, char **md, gv_error *e)
-{
+    *merged = NULL;
     if (n < 1 || n > PF_MAX)
         return gv_err_set(e, GV_ST_BAD_INPUT, "merge takes 1 to %d run files, not %d", PF_MAX, n);
     pf_merge *m = calloc(1, sizeof *m);
@@ -619,35 +457,19 @@ gv_status gv_fleet_perf_merge(json_t *const *docs, const char *const *names, int
     m->trade = strcmp(gv_jstr(docs[0], "schema"), gv_schema(GV_DOC_TRADEOFFS)) == 0;
     gv_status rc = read_runs(m, docs, names, e);
     if (rc != GV_ST_OK) {
-        merge_free(m);
+        gv_perf_merged_free(m);
         return rc;
     }
     bool any_device = false;
     for (int d = 0; d < n; d++)
         any_device = any_device || json_is_object(json_object_get(docs[d], "device"));
     pf_tally t = judge_items(m);
-    char *text = NULL;
-    size_t text_len = 0;
-    FILE *mem = md ? open_memstream(&text, &text_len) : NULL;
-    render(m, out);
-    if (mem) render(m, mem);
-    json_t *notes = merge_notes(m, t.differ);
-    print_notes(out, notes);
-    if (mem) print_notes(mem, notes);
-    fprintf(out, "\n%d cases on %d runs: %d slow flags%s", m->n_keys, n, t.slow_flags,
-            m->trade ? "" : "\n");
-    if (m->trade)
-        fprintf(out, ", %d row%s differ%s between devices\n", t.differ, t.differ == 1 ? "" : "s",
-                t.differ == 1 ? "s" : "");
+    m->differ = t.differ;
+    m->slow_flags = t.slow_flags;
+    m->notes = merge_notes(m, t.differ);
     rc = gv_run_status(t.fail, t.error, t.judged, any_device, false);
     if (rc == GV_ST_OK && t.differ > 0) rc = GV_ST_OUTLIER;
-    if (fleet) *fleet = fleet_doc(m, names, notes, t.differ, t.slow_flags);
-    json_decref(notes);
-    if (mem) {
-        fclose(mem);
-        *md = fenced(text);
-        free(text);
-    }
-    merge_free(m);
+    if (fleet) *fleet = fleet_doc(m, names, m->notes, t.differ, t.slow_flags);
+    *merged = m;
     return rc;
 }

@@ -112,7 +112,6 @@ static const struct {
     {"src/core/reference.c", "the oracle cache not used: a warning; its last-run note file"},
     {"src/io/json_util.c", "the numerics environment's warning"},
     /* printers still to move into render/: each prints as it computes or runs what it prints */
-    {"src/runs/merge_perf.c", "merge's bench table"},
 };
 enum { N_PRINT_HOMES = sizeof PRINT_HOMES / sizeof PRINT_HOMES[0] };
 
