@@ -28,7 +28,7 @@
 #include "fleet/workers.h"
 #include "core/registry.h"
 #include "cmd/replay.h"
-#include "io/escape.h"
+#include "render/escape.h"
 #include "io/json_util.h"
 #include "io/run_doc.h"
 #include "render/run_text.h"
@@ -199,7 +199,7 @@ static int cmd_list(int argc, char **argv)
         mask_names(dt, sizeof dt, op->dtypes, dtype_name_i, GV_NDTYPES);
         mask_names(md, sizeof md, op->modes, mode_name_i, GV_NMODES);
         bool long_modes = strlen(md) > 20; /* the whole list goes on a line of its own */
-        /* a plugin's names and texts reach the terminal escaped (io/escape.h) */
+        /* a plugin's names and texts reach the terminal escaped (render/escape.h) */
         char name[256], dims[256], shapes[512];
         printf("%-*s %-8s %-20s %-14s %-40s %s", w, gv_esc_term_str(op->name, name, sizeof name), dt,
                long_modes ? "(below)" : md, gv_esc_term_str(op->dims, dims, sizeof dims),

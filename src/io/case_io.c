@@ -279,7 +279,7 @@ int gv_dump_taken(const char *dir, const gv_case *cases, int n, char *err, size_
 static int emit_json(FILE *f, void *doc)
 {
     return json_dumpf((json_t *)doc, f, JSON_INDENT(2) | JSON_SORT_KEYS) == 0 &&
-                   fputc('\n', f) != EOF
+                   fwrite("\n", 1, 1, f) == 1
                ? 0
                : -1;
 }

@@ -548,9 +548,9 @@ static int emit_npy(FILE *f, void *ctx)
                               (unsigned char)(hlen & 0xff),
                               (unsigned char)(hlen >> 8)};
     if (fwrite(head, 1, sizeof head, f) != sizeof head || fwrite(dict, 1, n, f) != n) return -1;
-    for (size_t i = n; i + 1 < hlen; i++)
-        if (fputc(' ', f) == EOF) return -1;
-    if (fputc('\n', f) == EOF) return -1;
+    for (size_t i = n; i + 1 < hlen; i++) /* the header's padding: bytes of the file */
+        if (fwrite(" ", 1, 1, f) != 1) return -1;
+    if (fwrite("\n", 1, 1, f) != 1) return -1;
     size_t bytes = (size_t)count * type_table[o->type].bytes;
     if (bytes && fwrite(o->data, 1, bytes, f) != bytes) return -1;
     return 0;

@@ -8,7 +8,7 @@
 #include <string.h>
 
 #include "io/json_util.h" /* gv_jnum, gv_jstr */
-#include "io/escape.h"
+#include "render/escape.h"
 #include "io/strbuf.h"
 #include "runs/run_files.h"
 
@@ -20,7 +20,7 @@ typedef struct gv_probe_tally {
 } gv_probe_tally;
 
 /* Strings from the documents reach the terminal through gv_esc_term and Markdown through
-   gv_esc_md (io/escape.h, the functions render/ uses): no document can start a line, a
+   gv_esc_md (render/escape.h, the functions render/ uses): no document can start a line, a
    heading, a table cell, a link or a tag. */
 static void term_esc(FILE *f, const char *s)
 {
@@ -173,7 +173,7 @@ char *gv_probe_merge_md(const gv_probe_merged *pm)
 /* ---- check runs (runs/merge_check.h) ------------------------------------------------------ */
 
 /* Strings from the run files (labels, hosts, models, case keys, verdicts, digests) reach the
-   terminal through gv_esc_term and the Markdown through gv_esc_md (io/escape.h): a device
+   terminal through gv_esc_term and the Markdown through gv_esc_md (render/escape.h): a device
    name cannot move the cursor, nor a case key open a heading, a link or a table row. Each call
    gives a new string, kept until eight later calls (one line's worth) or esc_ring_free. */
 static char *esc_ring[8];
@@ -400,7 +400,7 @@ static void perf_tables(const gv_perf_merged *m, FILE *f)
         if (v->n_ratios)
             snprintf(vs, sizeof vs, "%+.1f%%", 100 * (exp(v->log_ratio_sum / v->n_ratios) - 1));
         const char *uuid = gv_jstr(v->doc, "device.uuid");
-        /* every string from the documents through gv_esc_term (io/escape.h) */
+        /* every string from the documents through gv_esc_term (render/escape.h) */
         char el[256], eh[256], eu[256], ek[64], ec[64], em[512];
         fprintf(f, "%-16s %-16.16s %-36s %-10s %-12s %6d %5d %10s  %s\n",
                 gv_esc_term_str(v->label, el, sizeof el), gv_esc_term_str(v->host, eh, sizeof eh),

@@ -1,14 +1,14 @@
 /* render_kit.c: shared pieces of the report renderers (see render_kit.h). */
 #include "render/render_kit.h"
-#include "io/escape.h"
+#include "render/escape.h"
 #include "io/json_util.h"
 
 #include <math.h>
 #include <stdint.h>
 #include <string.h>
 
-/* The escaping functions live in io/escape.c, one copy below every wing that writes text
-   (runs/ included, which may not include render/); these are their names here. */
+/* The escaping functions live in render/escape.c, the one copy every printer and cmd/ use;
+   these are their names here. */
 void gv_rk_esc(FILE *f, const char *s)
 {
     gv_esc_html(f, s);

@@ -9,7 +9,7 @@
 #include <stdbool.h>
 #include <stdio.h>
 
-/* The one escaping function of each output format (io/escape.h says what each escapes; they
+/* The one escaping function of each output format (render/escape.h says what each escapes; they
  * are gv_esc_html, gv_esc_md, gv_esc_term and gv_esc_term_str there). Every string that comes
  * from a run file, a case, an op or the environment reaches a page, a Markdown report or the
  * terminal through one of them. */

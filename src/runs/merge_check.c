@@ -26,7 +26,6 @@
 
 #include "bench/bench_json.h" /* gv_jnum, gv_jstr */
 #include "core/gv.h"
-#include "io/escape.h"
 #include "io/outfile.h"
 #include "runs/run_files.h"
 #include "io/json_util.h" /* gv_json_now */

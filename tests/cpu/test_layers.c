@@ -101,17 +101,12 @@ static const char *const PRINT_CALLS[] = {"printf", "vprintf", "fprintf", "vfpri
 static const struct {
     const char *file, *why;
 } PRINT_HOMES[] = {
-    /* files' bytes, not text for people */
-    {"src/io/npy.c", "the .npy header's padding"},
-    {"src/io/case_io.c", "a case file's closing newline"},
-    {"src/io/escape.c", "the escapers that render's printers write through"},
     /* one line on stderr where the library meets it, not a table */
     {"src/core/gv.c", "the exit table and the error line cmd prints (EXIT_HOMES)"},
     {"src/core/cache.c", "a cache entry left alone or recomputed: a warning"},
     {"src/core/registry.c", "a broken op descriptor: a warning at start-up"},
     {"src/core/reference.c", "the oracle cache not used: a warning; its last-run note file"},
     {"src/io/json_util.c", "the numerics environment's warning"},
-    /* printers still to move into render/: each prints as it computes or runs what it prints */
 };
 enum { N_PRINT_HOMES = sizeof PRINT_HOMES / sizeof PRINT_HOMES[0] };
 

@@ -1,6 +1,6 @@
 /* escape.c: the escaping of every text format gpuval writes (see escape.h): HTML and XML,
  * Markdown, the terminal. One copy, below render/ and runs/ alike. */
-#include "io/escape.h"
+#include "render/escape.h"
 
 #include <stdbool.h>
 #include <stdint.h>

@@ -1,6 +1,6 @@
 /* escape.h: escaping text for the formats gpuval writes (escape.c): HTML and XML, Markdown and
- * the terminal. In io/ so that every wing that writes text (render/, runs/, cmd/) uses one copy;
- * render_kit.h's gv_rk_* names are the same functions. */
+ * the terminal. In render/, with the printers that write through it (and cmd/, which also
+ * prints), one copy; render_kit.h's gv_rk_* names are the same functions. */
 #ifndef GV_ESCAPE_H
 #define GV_ESCAPE_H
 
