@@ -101,7 +101,9 @@ static const char *const PRINT_CALLS[] = {"printf", "vprintf", "fprintf", "vfpri
 static const struct {
     const char *file, *why;
 } PRINT_HOMES[] = {
-    /* one line on stderr where the library meets it, not a table */
+    /* one line on stderr where the library meets it, not a table: a library that runs what
+       prints as it goes takes a printer from cmd instead (fleet/workers.h, coll/coll_rows.h's
+       gv_coll_table), and a file's own bytes are written with fwrite */
     {"src/core/gv.c", "the exit table and the error line cmd prints (EXIT_HOMES)"},
     {"src/core/cache.c", "a cache entry left alone or recomputed: a warning"},
     {"src/core/registry.c", "a broken op descriptor: a warning at start-up"},
