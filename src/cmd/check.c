@@ -3,6 +3,7 @@
  * writes the run as JSON when asked. */
 #include <cblas.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <fnmatch.h>
 #include <getopt.h>
 #include <inttypes.h>
@@ -753,6 +754,11 @@ static void fp_early_start(check_job *j, const gv_run_info *info, fp_early *e)
     e->got = calloc((size_t)e->nrows, sizeof *e->got);
     int fds[2];
     if (!e->rc || !e->got || pipe(fds) != 0) return;
+    /* room for every row (5 KB each), so that the child writes them, exits and gives its
+       device context back while the cases still run; where the pipe cannot grow, the child
+       waits to be read after the cases instead */
+    size_t want = sizeof(double) + (size_t)e->nrows * (sizeof(int) + sizeof(gv_probe_row));
+    if (want <= ((size_t)1 << 20)) (void)fcntl(fds[1], F_SETPIPE_SZ, (int)want);
     fflush(NULL); /* nothing buffered may be written twice */
     pid_t pid = fork();
     if (pid == 0) {
