@@ -43,14 +43,14 @@ static bool name_openblas_core(void)
  * OpenBLAS's own threads (the pthreads build) do the same after every call: each calls
  * sched_yield in a loop for 2^28 TSC cycles (about 0.1 s) before it sleeps, so between one
  * oracle's BLAS calls and the next, each worker's three idle BLAS threads keep yielding on
- * cores its siblings' OpenMP and device threads could use (each yield that finds another
- * thread waiting is an involuntary context switch). A cold check of 881 cases on an H200 host (16 cores, one
- * run each): 3.34 million of them and 95.9 s of system time with OpenBLAS's default, 0.22
- * million and 50.4 s with 20, the wall time 41.6 and 39.2 s (the yields had mostly given way
- * to the work: docs/performance.md). OPENBLAS_THREAD_TIMEOUT=20
- * (2^20 cycles, well under a millisecond) is meant to keep the spin across the back-to-back
- * calls of a LAPACK factorisation and to sleep in the gaps between a case's phases; it changes no
- * result (the thread count, which partitions OpenBLAS's sums, is fixed apart: oracle/go.h).
+ * cores its siblings' OpenMP and device threads could use (each yield that finds another thread
+ * waiting is an involuntary context switch). A cold check of 881 cases on an H200 host (16
+ * cores, one run each): 3.34 million of them and 95.9 s of system time with OpenBLAS's default,
+ * 0.22 million and 50.4 s with 20, the wall time 41.6 and 39.2 s (the yields had mostly given
+ * way to the work: docs/performance.md). OPENBLAS_THREAD_TIMEOUT=20 (2^20 cycles, well under a
+ * millisecond) is meant to keep the spin across the back-to-back calls of a LAPACK
+ * factorisation and to sleep in the gaps between a case's phases; it changes no result (the
+ * thread count, which partitions OpenBLAS's sums, is fixed apart: oracle/go.h).
  * Set where the user has not chosen; libgomp and OpenBLAS read them only when they load,
  * hence a fresh exec. Returns a bit for each variable set: 1 OMP_WAIT_POLICY, 2
  * OPENBLAS_THREAD_TIMEOUT. */
