@@ -3,6 +3,7 @@
  * writes the run as JSON when asked. */
 #include <cblas.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <fnmatch.h>
 #include <getopt.h>
 #include <inttypes.h>
@@ -12,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -701,13 +703,134 @@ static int write_junit(const char *path, const gv_run_info *info, const gv_resul
     return gv_write_file(path, emit_junit, &c);
 }
 
+/* The mode fingerprint measured beside the cases. It took 1.2 s after the cases of the default
+   catalogue on an H100 (21 rows, one process, the device otherwise idle), all of it added to
+   the run's wall time. Its rows depend on the verdicts only through which cases ran, so the
+   rows the cases call for if each runs are measured in a process of their own while the
+   workers run the cases (the command's own process never starts the device: the workers are
+   forked from it), and the rows of the cases that did run are taken from them afterwards. A
+   row that is not among them, or a child that did not report, is measured after the cases as
+   before: the same rows, measured by the same calls. The expectations are loaded before the
+   fork, so the rules a row points to are at the same addresses in both processes. */
+typedef struct fp_early {
+    pid_t pid; /* the measuring process; -1: none */
+    int fd;    /* its pipe, read after the cases */
+    gv_fp_expect ex;
+    bool have_ex;       /* ex loaded (else: no expectations for the device, err says why) */
+    char err[700];      /* why none were loaded */
+    gv_probe_row *rows; /* the candidate rows, filled from the pipe */
+    int *rc;            /* each candidate's gv_probe_measure result */
+    bool *got;          /* the row came back whole */
+    int nrows;
+    double secs; /* the child's measuring time */
+} fp_early;
+
+/* In the child: measure every candidate, write the time and each row's result and row to fd. */
+static _Noreturn void fp_child(int fd, fp_early *e)
+{
+    double t0 = monotonic_s();
+    for (int k = 0; k < e->nrows; k++)
+        e->rc[k] = gv_probe_measure(&e->rows[k], &e->ex, 1);
+    double secs = monotonic_s() - t0;
+    bool ok = gv_write_full(fd, &secs, sizeof secs) == 0;
+    for (int k = 0; k < e->nrows && ok; k++)
+        ok = gv_write_full(fd, &e->rc[k], sizeof e->rc[k]) == 0 &&
+             gv_write_full(fd, &e->rows[k], sizeof e->rows[k]) == 0;
+    _exit(ok ? 0 : 1);
+}
+
+/* Start measuring the rows of j's cases beside them (check with a device, isolated workers,
+   generated inputs); e->pid -1 where it does not. */
+static void fp_early_start(check_job *j, const gv_run_info *info, fp_early *e)
+{
+    memset(e, 0, sizeof *e);
+    e->pid = -1;
+    e->fd = -1;
+    if (!info->have_device || j->inputs_list || !j->isolate) return;
+    int sm = info->device.cc_major * 10 + info->device.cc_minor;
+    e->have_ex = gv_fp_expect_builtin(sm, &e->ex, e->err, sizeof e->err) == GV_OK;
+    if (!e->have_ex) return;
+    if (gv_probe_check_rows(j->cases, NULL, j->n, &e->rows, &e->nrows) != GV_OK || e->nrows == 0)
+        return;
+    e->rc = calloc((size_t)e->nrows, sizeof *e->rc);
+    e->got = calloc((size_t)e->nrows, sizeof *e->got);
+    int fds[2];
+    if (!e->rc || !e->got || pipe(fds) != 0) return;
+    /* room for every row (5 KB each), so that the child writes them, exits and gives its
+       device context back while the cases still run; where the pipe cannot grow, the child
+       waits to be read after the cases instead */
+    size_t want = sizeof(double) + (size_t)e->nrows * (sizeof(int) + sizeof(gv_probe_row));
+    if (want <= ((size_t)1 << 20)) (void)fcntl(fds[1], F_SETPIPE_SZ, (int)want);
+    fflush(NULL); /* nothing buffered may be written twice */
+    pid_t pid = fork();
+    if (pid == 0) {
+        close(fds[0]);
+        fp_child(fds[1], e);
+    }
+    close(fds[1]);
+    if (pid < 0) {
+        close(fds[0]);
+        return;
+    }
+    e->pid = pid;
+    e->fd = fds[0];
+}
+
+/* After the cases: the child's rows read back (those that came whole marked in e->got). */
+static void fp_early_collect(fp_early *e)
+{
+    if (e->pid < 0) return;
+    bool ok = gv_read_full(e->fd, &e->secs, sizeof e->secs) == sizeof e->secs;
+    for (int k = 0; k < e->nrows && ok; k++) {
+        gv_probe_row row;
+        int rc;
+        ok = gv_read_full(e->fd, &rc, sizeof rc) == sizeof rc &&
+             gv_read_full(e->fd, &row, sizeof row) == sizeof row;
+        if (!ok) break;
+        e->rows[k] = row;
+        e->rc[k] = rc;
+        e->got[k] = true;
+    }
+    close(e->fd);
+    int st;
+    while (waitpid(e->pid, &st, 0) < 0 && errno == EINTR) {
+    }
+    if (!ok || !WIFEXITED(st) || WEXITSTATUS(st) != 0)
+        memset(e->got, 0, sizeof *e->got * (size_t)e->nrows); /* measured again, after */
+    e->pid = -1;
+}
+
+static void fp_early_free(fp_early *e)
+{
+    if (e->pid > 0) fp_early_collect(e);
+    if (e->have_ex) gv_fp_expect_free(&e->ex);
+    free(e->rows);
+    free(e->rc);
+    free(e->got);
+    memset(e, 0, sizeof *e);
+}
+
+/* Row r measured: taken from the child's rows where one of the same op, dtype and mode came
+   back, else measured here; gv_probe_measure's result. */
+static int fp_measure(gv_probe_row *r, const gv_fp_expect *ex, const fp_early *e)
+{
+    for (int k = 0; k < e->nrows; k++)
+        if (e->got[k] && e->rows[k].op == r->op && e->rows[k].dtype == r->dtype &&
+            e->rows[k].mode == r->mode) {
+            *r = e->rows[k];
+            return e->rc[k];
+        }
+    return gv_probe_measure(r, ex, 1);
+}
+
 /* The mode fingerprint of every (op, dtype, mode) the cases ran that `gpuval probe` measures
    (src/probe/probe_check.h): each row probed once, judged against the device's built-in
    expectations; a FAILed row FAILs its cases (their rows printed PASS above), a line each, and
    the summary is counted again. Returns false where a row could not be measured (an error,
-   not the device lacking the mode): a check that was not done. */
+   not the device lacking the mode): a check that was not done. Rows measured beside the cases
+   come from e (fp_early_start). */
 static bool fingerprint(check_job *j, const gv_run_info *info, gv_result *results, gv_summary *sum,
-                        FILE *table)
+                        FILE *table, fp_early *e)
 {
     if (!info->have_device || j->inputs_list) return true;
     gv_probe_row *rows;
@@ -716,21 +839,32 @@ static bool fingerprint(check_job *j, const gv_run_info *info, gv_result *result
         gv_usage_error("out of host memory for the mode fingerprint");
         return false;
     }
-    if (nrows == 0) return true;
+    if (nrows == 0) {
+        free(rows);
+        return true;
+    }
     int sm = info->device.cc_major * 10 + info->device.cc_minor;
-    gv_fp_expect ex;
+    gv_fp_expect own, *ex = &own;
     char err[700];
-    if (gv_fp_expect_builtin(sm, &ex, err, sizeof err) != GV_OK) {
+    if (e->have_ex) {
+        ex = &e->ex;
+    } else if (gv_fp_expect_builtin(sm, &own, err, sizeof err) != GV_OK) {
         fprintf(stderr, "gpuval: mode fingerprint: no expectations for sm_%d (%s): not judged\n",
                 sm, err);
         free(rows);
         return true;
     }
     double t0 = monotonic_s();
-    int failed = 0, skipped = 0, errors = 0;
+    bool beside = e->pid > 0;
+    fp_early_collect(e);
+    int failed = 0, skipped = 0, errors = 0, taken = 0;
     for (int k = 0; k < nrows; k++) {
         gv_probe_row *r = &rows[k];
-        if (gv_probe_measure(r, &ex, 1) != GV_OK) {
+        int rc = fp_measure(r, ex, e);
+        for (int c = 0; c < e->nrows; c++)
+            taken += e->got[c] && e->rows[c].op == r->op && e->rows[c].dtype == r->dtype &&
+                     e->rows[c].mode == r->mode;
+        if (rc != GV_OK) {
             skipped += r->unsupported;
             errors += !r->unsupported;
             if (!r->unsupported)
@@ -746,11 +880,14 @@ static bool fingerprint(check_job *j, const gv_run_info *info, gv_result *result
         failed++;
     }
     int changed = gv_probe_check_apply(rows, nrows, j->cases, results, j->n);
+    char when[96] = "";
+    if (beside && taken > 0)
+        snprintf(when, sizeof when, " (%d measured beside the cases in %.2f s)", taken, e->secs);
     fprintf(stderr,
             "gpuval: mode fingerprint: %d (op, dtype, mode) rows probed against %s, %d FAIL, "
-            "%d SKIP, %d errors, %.2f s\n",
-            nrows, ex.path, failed, skipped, errors, monotonic_s() - t0);
-    gv_fp_expect_free(&ex);
+            "%d SKIP, %d errors, %.2f s after the cases%s\n",
+            nrows, ex->path, failed, skipped, errors, monotonic_s() - t0, when);
+    if (ex == &own) gv_fp_expect_free(&own);
     free(rows);
     if (changed) {
         *sum = (gv_summary){0};
@@ -799,9 +936,12 @@ static int run_cases(check_job *j, const gv_run_info *info, gv_result *results)
                         .ctx = &cp};
     gv_cache_memo_enable(true); /* costly inputs (the solve matrices) kept with the references */
     gv_cache_usable();          /* an unusable cache said here, once, not by every isolated case */
+    fp_early early;
+    fp_early_start(j, info, &early); /* the mode fingerprint, measured beside the cases */
     gv_run_cases(j->cases, n, &runner, results); /* every case has a result, ERROR if need be */
     bool lost = cp.lost; /* a failure that could not be dumped is a lost output */
-    if (!fingerprint(j, info, results, &sum, table)) lost = true;
+    if (!fingerprint(j, info, results, &sum, table, &early)) lost = true;
+    fp_early_free(&early);
     gv_summary_print(table, &sum);
     gv_cache_counts cc = {0}; /* counted where each case ran (a child, isolated) */
     for (int i = 0; i < n; i++) {

@@ -40,18 +40,41 @@ static bool name_openblas_core(void)
  * by default and take those cores. Measured on an H100 host (16 cores), warm check of the
  * default catalogue: 15.7 and 15.8 s spinning, 14.2 and 13.9 s with passive waits, alternated
  * on one machine; with two workers at once on two H200s, a cold check took 87.0 s against 39.3 s.
- * Set where the user has not chosen; libgomp reads it only when it loads, hence a fresh exec. */
-static bool wait_passively(int argc, char **argv)
+ * OpenBLAS's own threads (the pthreads build) do the same after every call: each calls
+ * sched_yield in a loop for 2^28 TSC cycles (about 0.1 s) before it sleeps, so between one
+ * oracle's BLAS calls and the next, each worker's three idle BLAS threads keep yielding on
+ * cores its siblings' OpenMP and device threads could use (each yield that finds another thread
+ * waiting is an involuntary context switch). A cold check of 881 cases on an H200 host (16
+ * cores, one run each): 3.34 million of them and 95.9 s of system time with OpenBLAS's default,
+ * 0.22 million and 50.4 s with 20, the wall time 41.6 and 39.2 s (the yields had mostly given
+ * way to the work: docs/performance.md). OPENBLAS_THREAD_TIMEOUT=20 (2^20 cycles, well under a
+ * millisecond) is meant to keep the spin across the back-to-back calls of a LAPACK
+ * factorisation and to sleep in the gaps between a case's phases; it changes no result (the
+ * thread count, which partitions OpenBLAS's sums, is fixed apart: oracle/go.h).
+ * Set where the user has not chosen; libgomp and OpenBLAS read them only when they load,
+ * hence a fresh exec. Returns a bit for each variable set: 1 OMP_WAIT_POLICY, 2
+ * OPENBLAS_THREAD_TIMEOUT. */
+enum { SET_OMP_WAIT = 1, SET_BLAS_TIMEOUT = 2 };
+static int wait_passively(int argc, char **argv)
 {
-    if (argc < 2 || gv_env("OMP_WAIT_POLICY")) return false;
-    if (strcmp(argv[1], "check") != 0 && strcmp(argv[1], "screen") != 0) return false;
-    setenv("OMP_WAIT_POLICY", "passive", 1);
-    return true;
+    if (argc < 2) return 0;
+    if (strcmp(argv[1], "check") != 0 && strcmp(argv[1], "screen") != 0) return 0;
+    int set = 0;
+    if (!gv_env("OMP_WAIT_POLICY")) {
+        setenv("OMP_WAIT_POLICY", "passive", 1);
+        set |= SET_OMP_WAIT;
+    }
+    if (!gv_env("OPENBLAS_THREAD_TIMEOUT")) {
+        setenv("OPENBLAS_THREAD_TIMEOUT", "20", 1);
+        set |= SET_BLAS_TIMEOUT;
+    }
+    return set;
 }
 
 int main(int argc, char **argv)
 {
-    bool core = name_openblas_core(), passive = wait_passively(argc, argv);
+    bool core = name_openblas_core();
+    int passive = wait_passively(argc, argv);
     if (core || passive) {
         execv("/proc/self/exe", argv);
         /* not run again (no /proc, say): go on as loaded, and say nothing of it */
@@ -59,7 +82,8 @@ int main(int argc, char **argv)
             unsetenv("OPENBLAS_CORETYPE");
             unsetenv("GPUVAL_OPENBLAS_CORE_FROM");
         }
-        if (passive) unsetenv("OMP_WAIT_POLICY");
+        if (passive & SET_OMP_WAIT) unsetenv("OMP_WAIT_POLICY");
+        if (passive & SET_BLAS_TIMEOUT) unsetenv("OPENBLAS_THREAD_TIMEOUT");
     }
     return gv_cmd_main(argc, argv);
 }

@@ -357,6 +357,8 @@ static void print_env_help(FILE *f)
           "                           OpenBLAS fell back to Prescott's\n"
           "  OMP_WAIT_POLICY          unset, check and screen (and every --device worker) run with\n"
           "                           passive waits (docs/performance.md)\n"
+          "  OPENBLAS_THREAD_TIMEOUT  unset, check and screen run with 20: OpenBLAS's idle threads\n"
+          "                           sleep after 2^20 cycles rather than spin for 2^28\n"
           "  OMP_NUM_THREADS, OPENBLAS_NUM_THREADS  the oracle's threads (recorded in each run)\n"
           "  CUDA_VISIBLE_DEVICES     the GPUs gpuval sees\n"
           "  NVIDIA_TF32_OVERRIDE, CUBLAS_*, CUDA_FORCE_PTX_JIT  the libraries' own switches,\n"

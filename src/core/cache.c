@@ -625,8 +625,39 @@ static bool remove_ours(const char *dir, const file_info *f)
     return gone;
 }
 
+/* Whether dir may need eviction: the bytes of every regular file named as an entry or a
+   temporary are over max_bytes, or a temporary is old enough to go. Only names and sizes
+   (fstatat), no file opened: an upper bound on what list_entries counts, which opens each file
+   to see it is ours. A put ran list_entries on the whole directory every time, so a cold run
+   opened each entry once per entry stored after it (600 entries: 180 thousand opens and
+   reads; 600 puts of small entries took 0.75 s of CPU on a 2-core machine). */
+static bool may_evict(const char *dir, uint64_t max_bytes)
+{
+    int dfd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    DIR *d = dfd >= 0 ? fdopendir(dfd) : NULL;
+    if (!d) {
+        if (dfd >= 0) close(dfd);
+        return true; /* the full listing decides (and finds nothing) */
+    }
+    uint64_t total = 0;
+    bool old_tmp = false;
+    struct dirent *e;
+    while (!old_tmp && total <= max_bytes && (e = readdir(d))) {
+        bool tmp = is_tmp(e->d_name);
+        if (!tmp && !is_entry(e->d_name)) continue;
+        struct stat st;
+        if (fstatat(dirfd(d), e->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0 || !S_ISREG(st.st_mode))
+            continue;
+        total += (uint64_t)st.st_size;
+        old_tmp = tmp && time(NULL) - st.st_mtim.tv_sec > GV_CACHE_TMP_MAX_AGE_S;
+    }
+    closedir(d);
+    return old_tmp || total > max_bytes;
+}
+
 int gv_cache_evict(const char *dir, uint64_t max_bytes)
 {
+    if (!may_evict(dir, max_bytes)) return 0;
     int n, removed = 0;
     file_info *v = list_entries(dir, &n);
     uint64_t total = 0;

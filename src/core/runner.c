@@ -85,7 +85,7 @@ static double now_s(void)
     return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
-static int write_full(int fd, const void *buf, size_t len)
+int gv_write_full(int fd, const void *buf, size_t len)
 {
     const char *p = buf;
     while (len > 0) {
@@ -98,8 +98,7 @@ static int write_full(int fd, const void *buf, size_t len)
     return 0;
 }
 
-/* Bytes read: len, or fewer at end of file or on an error. */
-static size_t read_full(int fd, void *buf, size_t len)
+size_t gv_read_full(int fd, void *buf, size_t len)
 {
     char *p = buf;
     size_t got = 0;
@@ -134,7 +133,7 @@ static void emit(loop_out *o, int kind, int index, const gv_result *r)
         return;
     }
     rec_head h = {kind, index};
-    if (write_full(o->fd, &h, sizeof h) != 0 || (r && write_full(o->fd, r, sizeof *r) != 0))
+    if (gv_write_full(o->fd, &h, sizeof h) != 0 || (r && gv_write_full(o->fd, r, sizeof *r) != 0))
         o->failed = true;
 }
 
@@ -357,7 +356,7 @@ static void supervise(pid_t pid, int fd, reporter *rp)
             return;
         }
         rec_head h;
-        if (pr < 0 || read_full(fd, &h, sizeof h) != sizeof h) break;
+        if (pr < 0 || gv_read_full(fd, &h, sizeof h) != sizeof h) break;
         bool ok = true;
         int i = h.index;
         switch (h.kind) {
@@ -375,7 +374,7 @@ static void supervise(pid_t pid, int fd, reporter *rp)
         case REC_END: on_purpose = true; break;
         case REC_DONE:
             if (flight < 0 || i != flight ||
-                read_full(fd, &rp->results[i], sizeof rp->results[i]) != sizeof rp->results[i]) {
+                gv_read_full(fd, &rp->results[i], sizeof rp->results[i]) != sizeof rp->results[i]) {
                 ok = false;
                 break;
             }
@@ -527,7 +526,7 @@ static void worker_main(int fd, const loop_args *a, pid_t parent)
     if (gk_device_count() > 0) gk_mem_info(&free_b, &total_b); /* the context, before any clock */
     for (;;) {
         int32_t i;
-        if (read_full(fd, &i, sizeof i) != sizeof i || i < 0 || i >= a->end) break;
+        if (gv_read_full(fd, &i, sizeof i) != sizeof i || i < 0 || i >= a->end) break;
         if (one_case(a, &o, i) == CASE_ERROR) {
             emit(&o, REC_END, -1, NULL);
             break;
@@ -607,7 +606,7 @@ static bool worker_record(pool *pl, worker *k)
 {
     reporter *rp = pl->rp;
     rec_head h;
-    if (read_full(k->fd, &h, sizeof h) != sizeof h) return false;
+    if (gv_read_full(k->fd, &h, sizeof h) != sizeof h) return false;
     int i = h.index;
     bool ours = k->flight >= 0 && i == k->flight;
     switch (h.kind) {
@@ -621,7 +620,7 @@ static bool worker_record(pool *pl, worker *k)
         return true;
     case REC_DONE:
         if (!ours || !k->started ||
-            read_full(k->fd, &rp->results[i], sizeof rp->results[i]) != sizeof rp->results[i])
+            gv_read_full(k->fd, &rp->results[i], sizeof rp->results[i]) != sizeof rp->results[i])
             break;
         k->flight = -1;
         rep_decide(rp, i);
@@ -825,11 +824,11 @@ void gv_isolated_device_probe(gv_device_seen *seen, char *why, size_t len)
         p.rc = p.count > 0 ? gk_device_info_get(&p.device) : GV_ENODEV;
         p.index = p.rc == GV_OK ? gk_device_current() : -1;
         snprintf(p.error, sizeof p.error, "%s", gk_last_error());
-        _exit(write_full(fds[1], &p, sizeof p) == 0 ? 0 : 1);
+        _exit(gv_write_full(fds[1], &p, sizeof p) == 0 ? 0 : 1);
     }
     close(fds[1]);
     probe_rec p;
-    size_t got = read_full(fds[0], &p, sizeof p);
+    size_t got = gv_read_full(fds[0], &p, sizeof p);
     close(fds[0]);
     int st;
     reap(pid, &st);

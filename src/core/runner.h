@@ -59,6 +59,12 @@ void gv_runner_order(const gv_case *cases, int n, int *order, int *pos);
  * (the affected cases are then ERRORs too). */
 int gv_run_cases(const gv_case *cases, int n, const gv_runner *run, gv_result *results);
 
+/* len bytes written to fd (retried on EINTR and short writes): 0, or -1 on an error. */
+int gv_write_full(int fd, const void *buf, size_t len);
+
+/* Bytes read from fd: len, or fewer at end of file or on an error. */
+size_t gv_read_full(int fd, void *buf, size_t len);
+
 /* What a device query saw: whether there is a device, its fingerprint, how many the process
  * sees and which is current (-1: unknown). */
 typedef struct gv_device_seen {

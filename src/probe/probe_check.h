@@ -13,7 +13,9 @@
 /* The distinct (kernel, dtype, mode) rows of cases[0..n) that ran (PASS or FAIL) on generated
    inputs and that the probe can measure, in the cases' order, each row the first op met with
    that kernel (a layout variant of gemm.cublas is probed as gemm.cublas): GV_OK with *rows (the
-   caller frees; NULL where *nrows is 0), or GV_ENOMEM. */
+   caller frees; NULL where *nrows is 0), or GV_ENOMEM. results NULL: the rows the cases call
+   for if every one runs on generated inputs (a superset, measured before the verdicts are
+   known; a row of the final set is one of them when its first op met is the same). */
 int gv_probe_check_rows(const gv_case *cases, const gv_result *results, int n, gv_probe_row **rows,
                         int *nrows);
 

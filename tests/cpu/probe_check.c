@@ -107,3 +107,34 @@ Test(probe_check, rows_follow_the_kernels_that_ran)
     }
     free(rows);
 }
+
+/* The rows measured beside the cases (results NULL) are those of every case as if it ran: a
+   superset of the rows of the cases that did. Where the first case of a kernel was skipped,
+   the row that ran is probed through another op, so it is not among them and check measures
+   it after the cases (src/cmd/check.c, fp_measure), as it did before. */
+Test(probe_check, rows_before_the_verdicts_hold_every_row_that_can_run)
+{
+    const gv_op *cublas = gv_op_find("gemm.cublas"), *strided = gv_op_find("gemm.cublas.strided");
+    cr_assert(cublas && strided);
+    gv_shape s = {3, {128, 128, 128}};
+    gv_case cases[3] = {{cublas, GV_F32, GV_MODE_NATIVE, GV_DIST_UNIFORM01, s, 0},
+                        {strided, GV_F32, GV_MODE_NATIVE, GV_DIST_UNIFORM01, s, 0},
+                        {cublas, GV_F64, GV_MODE_NATIVE, GV_DIST_UNIFORM01, s, 0}};
+    gv_result res[3] = {{.verdict = GV_SKIP}, {.verdict = GV_PASS}, {.verdict = GV_SKIP}};
+    gv_probe_row *all, *ran;
+    int n_all, n_ran;
+    cr_assert_eq(gv_probe_check_rows(cases, NULL, 3, &all, &n_all), GV_OK);
+    cr_assert_eq(gv_probe_check_rows(cases, res, 3, &ran, &n_ran), GV_OK);
+    if (!cublas->device) {
+        cr_expect_eq(n_all, 0);
+        cr_expect_eq(n_ran, 0);
+    } else {
+        cr_expect_eq(n_all, 2, "gemm.cublas f32 (strided with it) and f64");
+        cr_expect_eq(all[0].op, cublas);
+        cr_expect_eq(all[1].dtype, GV_F64);
+        cr_expect_eq(n_ran, 1, "only the strided f32 case ran");
+        cr_expect_eq(ran[0].op, strided, "probed through the op that ran");
+    }
+    free(all);
+    free(ran);
+}

@@ -679,6 +679,7 @@ Test(cli, help_env_lists_every_knob_from_its_table)
 #undef GV_KNOB_SEEN_
     cr_expect_geq(n, 10);
     cr_expect_not_null(strstr(r->out, "OMP_WAIT_POLICY"), "%s", r->out);
+    cr_expect_not_null(strstr(r->out, "OPENBLAS_THREAD_TIMEOUT"), "%s", r->out);
     for (char *line = r->out; *line;) {
         size_t len = strcspn(line, "\n");
         cr_expect_leq(len, 96, "a line of %zu columns: %.*s", len, (int)len, line);
