@@ -344,6 +344,19 @@ int go_pool_avg1d_gauge(int64_t nc, const int64_t *sz, int64_t k, const double *
 int go_pool_max3d(int64_t nc, const int64_t *sz, int64_t k, const double *x, double *y);
 int go_pool_avg3d(int64_t nc, const int64_t *sz, int64_t k, const double *x, double *y);
 int go_pool_avg3d_gauge(int64_t nc, const int64_t *sz, int64_t k, const double *x, double *g);
+/* poolpad (oracle/poolpad.c): pooling of nc rows, planes or volumes (rank 1, 2, 3; sz the
+ * rank's sides) with window k, stride s, zero padding p (2p <= k) and dilation dil along every
+ * side, PyTorch's output sides go_poolpad_out(n, ...) (ceil_mode False): go_poolpad_max the
+ * largest of the window's elements inside the input (NaN where one is), go_poolpad_avg their
+ * sum over k^rank (count_include_pad=True), go_poolpad_avg_gauge the sum of |x| over k^rank
+ * (docs/error-models.md, section poolpad). */
+int64_t go_poolpad_out(int64_t n, int64_t k, int64_t s, int64_t p, int64_t dil);
+int go_poolpad_max(int rank, int64_t nc, const int64_t *sz, int64_t k, int64_t s, int64_t p,
+                   int64_t dil, const double *x, double *y);
+int go_poolpad_avg(int rank, int64_t nc, const int64_t *sz, int64_t k, int64_t s, int64_t p,
+                   int64_t dil, const double *x, double *y);
+int go_poolpad_avg_gauge(int rank, int64_t nc, const int64_t *sz, int64_t k, int64_t s,
+                         int64_t p, int64_t dil, const double *x, double *g);
 
 /* act (oracle/act.c): y(n) = f(x(n)) element-wise for the activations as PyTorch defines them:
  * GO_ACT_GELU x/2 (1 + erf(x / sqrt 2)), GO_ACT_GELU_TANH x/2 (1 + tanh(sqrt(2/pi) (x +
