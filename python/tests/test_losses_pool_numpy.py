@@ -1,5 +1,6 @@
 """The losses, the mean and 1-D/3-D pooling (loss.mse, loss.l1, loss.smooth_l1, loss.kl,
-reduce.mean, pool.{max,avg}{1d,3d}) judged over NumPy kernels on the CPU: NumPy's own
+reduce.mean, pool.{max,avg}{1d,3d}, and the strided, padded and dilated pooling ops of
+KernelBench's 41-44 and 46) judged over NumPy kernels on the CPU: NumPy's own
 arithmetic (pairwise sums, another order than gpuval's kernels) must PASS on every dist each op
 takes, f32 and f64, at the test sizes; the mistakes kernel authors make (kl_div's 'mean' for
 'batchmean', a row's mean summed, n - 1, a window one too wide, the f32 answer under an f64
@@ -46,8 +47,45 @@ def _pool(kind, rank):
     return make
 
 
+def _strided(kind, rank, k, stride, pad, dil, include_pad=True, window_pad=None,
+             window_dil=None):
+    """Pooling with a stride, zero padding and dilation in NumPy: the input padded (-inf for
+    the max, 0 for the average), every window gathered by index, then np.max or the sum over
+    k^rank (include_pad) or over the count inside the input. window_pad and window_dil: the
+    padding the windows start from and their dilation, where a mistake's differ from those
+    that size the output."""
+    def run(x):
+        nc, sides = x.shape[0], x.shape[1:]
+        fill = -np.inf if kind == "max" else 0.0
+        xp = np.pad(x, [(0, 0)] + [(pad, pad)] * rank, constant_values=fill)
+        ones = np.pad(np.ones_like(x), [(0, 0)] + [(pad, pad)] * rank)
+        shift = pad - (pad if window_pad is None else window_pad)
+        idx = []
+        for a, n in enumerate(sides):
+            o = (n + 2 * pad - dil * (k - 1) - 1) // stride + 1
+            step = dil if window_dil is None else window_dil
+            i = shift + np.arange(o)[:, None] * stride + np.arange(k)[None, :] * step
+            shape = [1] * (2 * rank)
+            shape[2 * a], shape[2 * a + 1] = o, k
+            idx.append(np.minimum(i, n + 2 * pad - 1).reshape(shape))
+        win = xp[(slice(None),) + tuple(idx)]
+        axes = tuple(range(2, 2 * rank + 1, 2))
+        if kind == "max":
+            return np.max(win, axis=axes)
+        total = np.sum(win, axis=axes)
+        count = np.sum(ones[(slice(None),) + tuple(idx)], axis=axes) if not include_pad \
+            else k ** rank
+        return (total / count).astype(x.dtype)
+    return lambda size: run
+
+
 same = lambda fn: lambda size: fn  # noqa: E731
 CALLS = {
+    "pool.max1d.k8s1p4d3": _strided("max", 1, 8, 1, 4, 3),
+    "pool.max2d.k4s1p1": _strided("max", 2, 4, 1, 1, 1),
+    "pool.max3d.k3s2p1d3": _strided("max", 3, 3, 2, 1, 3),
+    "pool.avg1d.k8s1p4": _strided("avg", 1, 8, 1, 4, 1),
+    "pool.avg3d.k3s2p1": _strided("avg", 3, 3, 2, 1, 1),
     "loss.mse": same(lambda x, y: np.mean((x - y) ** 2)),
     "loss.l1": same(lambda x, y: np.mean(np.abs(x - y))),
     "loss.smooth_l1": same(_smooth_l1),
@@ -114,4 +152,24 @@ def test_f32_under_an_f64_label_fails(op):
     f = CALLS[op](size)
     js = gpuval.check(lambda *a: np.asarray(f(*(v.astype(np.float32) for v in a)), np.float64),
                       op=op, dtype="f64", sizes=size, dists="uniform01")
+    assert js and all(j.verdict == "FAIL" for j in js), [j.row for j in js]
+
+
+STRIDED_MISTAKES = {
+    "dilation ignored": ("pool.max1d.k8s1p4d3", "16x1001",
+                         _strided("max", 1, 8, 1, 4, 3, window_dil=1)),
+    "padding ignored": ("pool.max2d.k4s1p1", "16x33x31",
+                        _strided("max", 2, 4, 1, 1, 1, window_pad=0)),
+    "count_include_pad=False": ("pool.avg1d.k8s1p4", "16x1001",
+                                _strided("avg", 1, 8, 1, 4, 1, include_pad=False)),
+    "count_include_pad=False in 3-D": ("pool.avg3d.k3s2p1", "16x9x13x11",
+                                       _strided("avg", 3, 3, 2, 1, 1, include_pad=False)),
+}
+
+
+@pytest.mark.parametrize("name", list(STRIDED_MISTAKES))
+def test_strided_pooling_mistakes_fail(name):
+    """The mistakes the planted bugs plant (poolpad's .nodil, .nopad, .divisor), in NumPy."""
+    op, size, make = STRIDED_MISTAKES[name]
+    js = gpuval.check(make(size), op=op, dtype="f32", sizes=size, dists="uniform01")
     assert js and all(j.verdict == "FAIL" for j in js), [j.row for j in js]
