@@ -25,8 +25,8 @@ starting that problem's child process (isolation is per problem). --budget-s sto
 ops once a side has spent that long (the rows measured are printed; the rest are named);
 --kb-part K/N runs the K-th of N parts of those kinds (every N-th from the K-th), so that a
 run over every kind can be split over device slots shorter than the whole (the gate pays 4 to
-6 s a kind on an H100, mostly to start the problem's child process: docs/kernel-eval.md; 48
-kinds in 3 parts of 16); --max-shapes N runs each op at the last N of its test shapes
+6 s a kind on an H100, mostly to start the problem's child process: docs/kernel-eval.md; 51
+kinds in 3 parts of 17); --max-shapes N runs each op at the last N of its test shapes
 only (its largest; say so where its numbers are quoted).
 
 Precision: the gate's child asks torch for f32 before the candidate runs (TF32 off, as an f32
@@ -102,6 +102,10 @@ def _ref(op):
         "pool.max3d.k3s2p1d3": lambda x: F.max_pool3d(x[:, None], 3, 2, 1, 3)[:, 0],
         "pool.avg1d.k8s1p4": lambda x: F.avg_pool1d(x[:, None], 8, 1, 4)[:, 0],
         "pool.avg3d.k3s2p1": lambda x: F.avg_pool3d(x[:, None], 3, 2, 1)[:, 0],
+        # the batch losses; cross-entropy's targets travel as floats (integers, exact)
+        "loss.xent.mean": lambda x, t: F.cross_entropy(x, t.long()),
+        "loss.hinge": lambda p, t: torch.mean(torch.clamp(1 - p * t, min=0)),
+        "loss.triplet": lambda a, p, n: F.triplet_margin_loss(a, p, n, margin=1.0),
     }
     if op not in table:
         raise KeyError(op)
@@ -133,6 +137,7 @@ KB_OPS = {
     "reduce.mean": "48", "loss.mse": "94", "loss.smooth_l1": "96",
     "pool.max1d.k8s1p4d3": "41", "pool.max2d.k4s1p1": "42", "pool.max3d.k3s2p1d3": "43",
     "pool.avg1d.k8s1p4": "44", "pool.avg3d.k3s2p1": "46",
+    "loss.xent.mean": "95", "loss.triplet": "99", "loss.hinge": "100",
 }
 _REFS = ("softmax.rows", "softmax.log", "scan.cumsum", "scan.cumprod", "reduce.argmax",
          "norm.layer", "norm.rms", "norm.batch", "act.gelu", "act.silu", "gemm.cublas",
@@ -144,7 +149,8 @@ _REFS = ("softmax.rows", "softmax.log", "scan.cumsum", "scan.cumprod", "reduce.a
          "conv.1d.dilated", "conv.2d.depthwise.k3x1", "conv.2d.strided", "conv.2d.dilated",
          "conv.2d.grouped", "norm.rms.eps5", "reduce.mean", "loss.mse", "loss.smooth_l1",
          "norm.l2", "norm.l1mean", "norm.fro", "pool.max1d.k8s1p4d3", "pool.max2d.k4s1p1",
-         "pool.max3d.k3s2p1d3", "pool.avg1d.k8s1p4", "pool.avg3d.k3s2p1")
+         "pool.max3d.k3s2p1d3", "pool.avg1d.k8s1p4", "pool.avg3d.k3s2p1", "loss.xent.mean",
+         "loss.hinge", "loss.triplet")
 KB_OPS_LIST = list(KB_OPS)
 for _op in _REFS:
     globals()[f"cand_{_op.replace('.', '_')}"] = (lambda o: lambda *a: _ref(o)(*a))(_op)

@@ -1,6 +1,7 @@
 """The losses, the mean and 1-D/3-D pooling (loss.mse, loss.l1, loss.smooth_l1, loss.kl,
-reduce.mean, pool.{max,avg}{1d,3d}, and the strided, padded and dilated pooling ops of
-KernelBench's 41-44 and 46) judged over NumPy kernels on the CPU: NumPy's own
+reduce.mean, pool.{max,avg}{1d,3d}, the strided, padded and dilated pooling ops of
+KernelBench's 41-44 and 46, and its batch losses loss.xent.mean, loss.hinge, loss.triplet)
+judged over NumPy kernels on the CPU: NumPy's own
 arithmetic (pairwise sums, another order than gpuval's kernels) must PASS on every dist each op
 takes, f32 and f64, at the test sizes; the mistakes kernel authors make (kl_div's 'mean' for
 'batchmean', a row's mean summed, n - 1, a window one too wide, the f32 answer under an f64
@@ -55,7 +56,7 @@ def _strided(kind, rank, k, stride, pad, dil, include_pad=True, window_pad=None,
     padding the windows start from and their dilation, where a mistake's differ from those
     that size the output."""
     def run(x):
-        nc, sides = x.shape[0], x.shape[1:]
+        sides = x.shape[1:]
         fill = -np.inf if kind == "max" else 0.0
         xp = np.pad(x, [(0, 0)] + [(pad, pad)] * rank, constant_values=fill)
         ones = np.pad(np.ones_like(x), [(0, 0)] + [(pad, pad)] * rank)
@@ -79,8 +80,32 @@ def _strided(kind, rank, k, stride, pad, dil, include_pad=True, window_pad=None,
     return lambda size: run
 
 
+def _xent_mean(x, t, total=False):
+    m = x.max(axis=1)
+    with np.errstate(all="ignore"):
+        rows = (m - x[np.arange(x.shape[0]), t.astype(np.int64)]) + \
+            np.log(np.exp(x - m[:, None]).sum(axis=1))
+    return (rows.sum() if total else rows.mean()).astype(x.dtype)
+
+
+def _hinge(p, t, by_row=False):
+    tt = t[np.arange(p.shape[0]) % t.shape[0]][:, None] if by_row else t
+    return np.mean(np.clip(1 - p * tt, 0, None)).astype(p.dtype)
+
+
+def _triplet_loss(a, p, n, root=True):
+    eps = a.dtype.type(1e-6)
+    dp, dn = ((((a - v) + eps) ** 2).sum(axis=1) for v in (p, n))
+    if root:
+        dp, dn = np.sqrt(dp), np.sqrt(dn)
+    return np.mean(np.maximum(dp - dn + 1, 0)).astype(a.dtype)
+
+
 same = lambda fn: lambda size: fn  # noqa: E731
 CALLS = {
+    "loss.xent.mean": same(_xent_mean),
+    "loss.hinge": same(_hinge),
+    "loss.triplet": same(_triplet_loss),
     "pool.max1d.k8s1p4d3": _strided("max", 1, 8, 1, 4, 3),
     "pool.max2d.k4s1p1": _strided("max", 2, 4, 1, 1, 1),
     "pool.max3d.k3s2p1d3": _strided("max", 3, 3, 2, 1, 3),
@@ -172,4 +197,19 @@ def test_strided_pooling_mistakes_fail(name):
     """The mistakes the planted bugs plant (poolpad's .nodil, .nopad, .divisor), in NumPy."""
     op, size, make = STRIDED_MISTAKES[name]
     js = gpuval.check(make(size), op=op, dtype="f32", sizes=size, dists="uniform01")
+    assert js and all(j.verdict == "FAIL" for j in js), [j.row for j in js]
+
+
+BATCH_MISTAKES = {
+    "reduction 'sum'": ("loss.xent.mean", lambda x, t: _xent_mean(x, t, total=True)),
+    "targets by the row": ("loss.hinge", lambda p, t: _hinge(p, t, by_row=True)),
+    "squared distances": ("loss.triplet", lambda a, p, n: _triplet_loss(a, p, n, root=False)),
+}
+
+
+@pytest.mark.parametrize("name", list(BATCH_MISTAKES))
+def test_batch_loss_mistakes_fail(name):
+    """The mistakes lossred's planted bugs plant (.sum, .rowtarget, .nosqrt), in NumPy."""
+    op, fn = BATCH_MISTAKES[name]
+    js = gpuval.check(fn, op=op, dtype="f32", sizes="16x1000,64x512", dists="uniform01")
     assert js and all(j.verdict == "FAIL" for j in js), [j.row for j in js]

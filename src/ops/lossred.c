@@ -140,7 +140,7 @@ static const gv_op loss_xent_mean = {
     .summary = "L = mean_i (logsumexp(x_i) - x_i[t_i]) (cross_entropy, reduction 'mean'): a "
                "block a row, one block's mean",
     .default_dist = GV_DIST_UNIFORM11,
-    .shapes = "4096x4096,32768x1000",
+    .shapes = "4096x4096",
     .test_shapes = "1x1,3x7,33x100,16x1000,7x4097,512x1000",
     .canaries = "wide:1024x1024,huge:256x1024,sparse-special:256x1024",
     .test_canaries = "wide:256x1024,huge:64x256,sparse-special:64x256",
@@ -333,7 +333,7 @@ static const gv_op loss_triplet = {
     .summary = "L = mean_i max(||a_i - p_i + eps|| - ||a_i - n_i + eps|| + 1, 0) "
                "(TripletMarginLoss(margin=1), eps 1e-6): a block a row, one block's mean",
     .default_dist = GV_DIST_UNIFORM01,
-    .shapes = "4096x8192",
+    .shapes = "2048x8192",
     .test_shapes = "1x1,3x7,16x1000,7x4097,128x4096",
     .canaries = "uniform11:128x4096,wide:128x4096,tiny:128x4096,huge:128x4096,"
                 "sparse-special:128x4096",
@@ -348,7 +348,7 @@ static const gv_op loss_triplet_nosqrt = {
     .summary = "planted bug: squared distances, the square roots left out",
     .planted_bug = "no sqrt: ||.||^2 for ||.||, the margin compared with squared distances",
     .default_dist = GV_DIST_UNIFORM01,
-    .shapes = "4096x8192",
+    .shapes = "2048x8192",
     .test_shapes = "16x1000,64x512",
     .device = GV_KERNEL(gk_loss_triplet_nosqrt),
     TRI_COMMON,
