@@ -214,9 +214,11 @@ def child_all(kind, ops, a, seeds):
             left.append(o)
             continue
         try:
-            sizes = _sizes(o, a)
-            r = (child_gate(o, a.dtype, seeds, sizes, a.dists) if kind == "gate"
-                 else child_allclose(o, a.dtype, seeds, sizes, a.dists, a.tol))
+            sizes, dists = _sizes(o, a), _dists(o, a)
+            r = (child_gate(o, a.dtype, seeds, sizes, dists) if kind == "gate"
+                 else child_allclose(o, a.dtype, seeds, sizes, dists, a.tol))
+            if dists != a.dists:
+                r["dists"] = dists  # said in the row: not the asked dists
         except Exception as e:  # one op's failure is its row's, not the run's
             r = {"error": [f"{type(e).__name__}: {e}"]}
         r["op"] = o
@@ -231,6 +233,18 @@ def _sizes(op, a):
         return a.sizes
     from gpuval import _core
     return ",".join(_core._names(_core.op_info(op).get("test_shapes"))[-a.max_shapes:])
+
+
+def _dists(op, a):
+    """The dists an op runs with: those of --dists it takes, else its default (math.sigmoid
+    takes wide only: --dists uniform11 made its row an error); None (every dist) without
+    --dists."""
+    if not a.dists:
+        return None
+    from gpuval import _core
+    info = _core.op_info(op)
+    takes = [d for d in a.dists.split(",") if d in info.get("dists", [])]
+    return ",".join(takes) if takes else info.get("default_dist")
 
 
 def _part(spec, n):
@@ -274,7 +288,8 @@ def selftest():
     """The host side without a GPU or torch (the cpu suite's kernel_eval_time test): the seed
     source outlives the shared seeds (the pooled bias rule's hidden ones: the gate asked for
     more and got StopIteration, conv.3d.valid and conv.2d.pointwise under --max-shapes 2), the
-    gate's side counts the hidden cases apart from those both sides run; every KernelBench kind
+    gate's side counts the hidden cases apart from those both sides run; --dists an op does not
+    take fall back to its default (math.sigmoid: wide only); every KernelBench kind
     has a torch reference here and is in the catalogue, and --kb-part's three parts hold each
     kind once. Exit 0, 1 on a failed check, 77 without numpy or libgpuval."""
     try:
@@ -294,6 +309,10 @@ def selftest():
                    candidate=f"{os.path.abspath(sums)}:pairwise")
     if r.get("error") or (r["cases"], r["passed"], r["pool_cases"]) != (2, 2, 62):
         bad.append(f"gate side on one-output cases: {r}")
+    ns = argparse.Namespace(dists="uniform11,nosuch")
+    if (_dists("math.sigmoid", ns), _dists("act.relu", ns)) != ("wide", "uniform11"):
+        bad.append(f"--dists an op does not take: {_dists('math.sigmoid', ns)}, "
+                   f"{_dists('act.relu', ns)} (wanted its default, wide; the taken uniform11)")
     for op in KB_OPS:
         if op not in _REFS:
             bad.append(f"{op}: a KernelBench kind without a torch reference here")
@@ -351,9 +370,9 @@ def main(argv=None):
             r["inside_s"] = time.perf_counter() - t0
             print(json.dumps(r))
             return 0
-        sizes = _sizes(a.op, a)
-        r = (child_gate(a.op, a.dtype, seeds, sizes, a.dists) if a.child == "gate"
-             else child_allclose(a.op, a.dtype, seeds, sizes, a.dists, a.tol))
+        sizes, dists = _sizes(a.op, a), _dists(a.op, a)
+        r = (child_gate(a.op, a.dtype, seeds, sizes, dists) if a.child == "gate"
+             else child_allclose(a.op, a.dtype, seeds, sizes, dists, a.tol))
         print(json.dumps(r))
         return 0
     if a.seeds < 2:
@@ -429,6 +448,7 @@ def one_process(ops, a):
             continue
         hidden = (f"  (+{g['pool_cases']} hidden-seed cases, {g['pool_failed']} FAIL)"
                   if g.get("pool_cases") else "")
+        hidden += f"  (dists {g['dists']})" if g.get("dists") else ""
         print(f"{o:<20} {KB_OPS.get(o, ''):<12} {g['cases']:>5} {g['inside_s']:>7.2f} "
               f"{c['inside_s']:>10.2f} {g['inside_s'] - c['inside_s']:>8.2f}  "
               f"{g['passed']:>4}/{g['cases']:<4}  {c['passed']:>4}/{c['cases']}{hidden}")

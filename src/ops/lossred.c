@@ -249,7 +249,9 @@ static const gv_op loss_hinge_rowtarget = {
     .summary = "planted bug: row i's terms take t[i mod n], not t[j] (the broadcast misread)",
     .planted_bug = "targets indexed by the row: predictions * targets broadcasts along rows",
     .default_dist = GV_DIST_UNIFORM11,
-    .shapes = "4096x4096",
+    /* not 4096 x 4096: there the mean moves by about 1e-4 relative, inside the f32 model of
+       a one-block sum of 16.7M terms (depth 16397: measured on an H200, ratio 0.12) */
+    .shapes = "16x1000,64x512",
     .test_shapes = "16x1000,64x512",
     .device = GV_KERNEL(gk_loss_hinge_rowtarget),
     HINGE_COMMON,

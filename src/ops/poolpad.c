@@ -338,7 +338,9 @@ static const gv_op avg3d_k3s2p1 = {
                "volumes of d x h x w (AvgPool3d(3, 2, 1))",
     .default_dist = GV_DIST_UNIFORM11,
     .shapes = "32x64x64x128",
-    .test_shapes = "1x1x1x1,3x7x5x2,16x9x13x11,8x32x32x32,2x33x40x50",
+    /* every side >= the window: torch's avg_pool3d refuses smaller inputs, padded or not, and
+       a correct torch candidate must not be FAILed for raising */
+    .test_shapes = "1x3x3x3,3x7x5x4,16x9x13x11,8x32x32x32,2x33x40x50",
     .canaries = "tiny:8x32x32x32,huge:8x32x32x32,sparse-special:8x32x32x32",
     .test_canaries = "tiny:16x9x13x11,huge:16x9x13x11,sparse-special:16x9x13x11",
     .device = GV_KERNEL(gk_poolpad_avg_k3s2p1),
@@ -351,7 +353,7 @@ static const gv_op avg3d_k3s2p1_divisor = {
     .planted_bug = "wrong divisor: a window over the padding divided by fewer than 27",
     .default_dist = GV_DIST_UNIFORM01,
     .shapes = "32x64x64x128",
-    .test_shapes = "3x7x5x2,16x9x13x11",
+    .test_shapes = "3x7x5x4,16x9x13x11",
     .device = GV_KERNEL(gk_poolpad_avg_k3s2p1_divisor),
     POOLPAD_AVG(k3s2p1, "nc,d,h,w"),
 };

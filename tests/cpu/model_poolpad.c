@@ -283,7 +283,7 @@ static const struct {
     {"pool.avg3d.k3s2p1",
      "pool.avg3d.k3s2p1.divisor",
      V_DIVISOR,
-     {{4, {1, 1, 1, 1}}, {4, {3, 7, 5, 2}}, {4, {16, 9, 13, 11}}}},
+     {{4, {1, 3, 3, 3}}, {4, {3, 7, 5, 4}}, {4, {16, 9, 13, 11}}}},
 };
 
 Test(poolpad_model, correct_arithmetic_passes_on_every_dist, .timeout = 240)
