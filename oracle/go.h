@@ -344,6 +344,33 @@ int go_pool_avg1d_gauge(int64_t nc, const int64_t *sz, int64_t k, const double *
 int go_pool_max3d(int64_t nc, const int64_t *sz, int64_t k, const double *x, double *y);
 int go_pool_avg3d(int64_t nc, const int64_t *sz, int64_t k, const double *x, double *y);
 int go_pool_avg3d_gauge(int64_t nc, const int64_t *sz, int64_t k, const double *x, double *g);
+/* poolpad (oracle/poolpad.c): pooling of nc rows, planes or volumes (rank 1, 2, 3; sz the
+ * rank's sides) with window k, stride s, zero padding p (2p <= k) and dilation dil along every
+ * side, PyTorch's output sides go_poolpad_out(n, ...) (ceil_mode False): go_poolpad_max the
+ * largest of the window's elements inside the input (NaN where one is), go_poolpad_avg their
+ * sum over k^rank (count_include_pad=True), go_poolpad_avg_gauge the sum of |x| over k^rank
+ * (docs/error-models.md, section poolpad). */
+/* lossred (oracle/lossred.c): losses reduced to one value over a batch. go_loss_xent_mean the
+ * mean of loss.xent's rows (x m x n, t m integer targets); go_loss_hinge mean(max(1 - p_ij t_j,
+ * 0)) over m x n (t n values, broadcast along the rows); go_loss_triplet the mean over rows of
+ * max(||a - p + eps|| - ||a - q + eps|| + margin, 0). Gauges: docs/error-models.md, section
+ * lossred. */
+int go_loss_xent_mean(int64_t m, int64_t n, const double *x, const double *t, double *out);
+int go_loss_xent_mean_gauge(int64_t m, int64_t n, const double *x, const double *t,
+                            double exp_units, double sum_depth, double row_depth, double *g);
+int go_loss_hinge(int64_t m, int64_t n, const double *p, const double *t, double *out);
+int go_loss_triplet(int64_t m, int64_t n, const double *a, const double *p, const double *q,
+                    double eps, double margin, double *out);
+int go_loss_triplet_gauge(int64_t m, int64_t n, const double *a, const double *p,
+                          const double *q, double eps, double margin, double row_sum_depth,
+                          double mean_units, double depth, double *g);
+int64_t go_poolpad_out(int64_t n, int64_t k, int64_t s, int64_t p, int64_t dil);
+int go_poolpad_max(int rank, int64_t nc, const int64_t *sz, int64_t k, int64_t s, int64_t p,
+                   int64_t dil, const double *x, double *y);
+int go_poolpad_avg(int rank, int64_t nc, const int64_t *sz, int64_t k, int64_t s, int64_t p,
+                   int64_t dil, const double *x, double *y);
+int go_poolpad_avg_gauge(int rank, int64_t nc, const int64_t *sz, int64_t k, int64_t s,
+                         int64_t p, int64_t dil, const double *x, double *g);
 
 /* act (oracle/act.c): y(n) = f(x(n)) element-wise for the activations as PyTorch defines them:
  * GO_ACT_GELU x/2 (1 + erf(x / sqrt 2)), GO_ACT_GELU_TANH x/2 (1 + tanh(sqrt(2/pi) (x +

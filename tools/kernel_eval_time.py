@@ -25,8 +25,8 @@ starting that problem's child process (isolation is per problem). --budget-s sto
 ops once a side has spent that long (the rows measured are printed; the rest are named);
 --kb-part K/N runs the K-th of N parts of those kinds (every N-th from the K-th), so that a
 run over every kind can be split over device slots shorter than the whole (the gate pays 4 to
-6 s a kind on an H100, mostly to start the problem's child process: docs/kernel-eval.md; 43
-kinds in 3 parts of 14 or 15); --max-shapes N runs each op at the last N of its test shapes
+6 s a kind on an H100, mostly to start the problem's child process: docs/kernel-eval.md; 51
+kinds in 3 parts of 17); --max-shapes N runs each op at the last N of its test shapes
 only (its largest; say so where its numbers are quoted).
 
 Precision: the gate's child asks torch for f32 before the candidate runs (TF32 off, as an f32
@@ -36,6 +36,7 @@ harness does (cuDNN may use TF32 there, in the candidate and the reference alike
 import argparse
 import json
 import os
+import secrets
 import subprocess
 import sys
 import time
@@ -95,6 +96,16 @@ def _ref(op):
         "conv.2d.strided": lambda x, w: F.conv2d(x, w, stride=2, padding=1),
         "conv.2d.dilated": lambda x, w: F.conv2d(x, w, padding=2, dilation=2),
         "conv.2d.grouped": lambda x, w, b: F.conv2d(x, w, b, padding=1, groups=4),
+        # pooling: gpuval's rows, planes or volumes, each as one channel of a batch
+        "pool.max1d.k8s1p4d3": lambda x: F.max_pool1d(x[:, None], 8, 1, 4, 3)[:, 0],
+        "pool.max2d.k4s1p1": lambda x: F.max_pool2d(x[:, None], 4, 1, 1)[:, 0],
+        "pool.max3d.k3s2p1d3": lambda x: F.max_pool3d(x[:, None], 3, 2, 1, 3)[:, 0],
+        "pool.avg1d.k8s1p4": lambda x: F.avg_pool1d(x[:, None], 8, 1, 4)[:, 0],
+        "pool.avg3d.k3s2p1": lambda x: F.avg_pool3d(x[:, None], 3, 2, 1)[:, 0],
+        # the batch losses; cross-entropy's targets travel as floats (integers, exact)
+        "loss.xent.mean": lambda x, t: F.cross_entropy(x, t.long()),
+        "loss.hinge": lambda p, t: torch.mean(torch.clamp(1 - p * t, min=0)),
+        "loss.triplet": lambda a, p, n: F.triplet_margin_loss(a, p, n, margin=1.0),
     }
     if op not in table:
         raise KeyError(op)
@@ -124,6 +135,9 @@ KB_OPS = {
     "conv.2d.depthwise.k3x1": "83", "conv.2d.pointwise": "87",
     "act.gelu_tanh": "88", "scan.cumsum": "89, 91, 92", "scan.cumprod": "90",
     "reduce.mean": "48", "loss.mse": "94", "loss.smooth_l1": "96",
+    "pool.max1d.k8s1p4d3": "41", "pool.max2d.k4s1p1": "42", "pool.max3d.k3s2p1d3": "43",
+    "pool.avg1d.k8s1p4": "44", "pool.avg3d.k3s2p1": "46",
+    "loss.xent.mean": "95", "loss.triplet": "99", "loss.hinge": "100",
 }
 _REFS = ("softmax.rows", "softmax.log", "scan.cumsum", "scan.cumprod", "reduce.argmax",
          "norm.layer", "norm.rms", "norm.batch", "act.gelu", "act.silu", "gemm.cublas",
@@ -134,20 +148,41 @@ _REFS = ("softmax.rows", "softmax.log", "scan.cumsum", "scan.cumprod", "reduce.a
          "conv.1d.transposed", "conv.3d.transposed", "conv.2d.k11s4", "conv.2d.depthwise",
          "conv.1d.dilated", "conv.2d.depthwise.k3x1", "conv.2d.strided", "conv.2d.dilated",
          "conv.2d.grouped", "norm.rms.eps5", "reduce.mean", "loss.mse", "loss.smooth_l1",
-         "norm.l2", "norm.l1mean", "norm.fro")
+         "norm.l2", "norm.l1mean", "norm.fro", "pool.max1d.k8s1p4d3", "pool.max2d.k4s1p1",
+         "pool.max3d.k3s2p1d3", "pool.avg1d.k8s1p4", "pool.avg3d.k3s2p1", "loss.xent.mean",
+         "loss.hinge", "loss.triplet")
+KB_OPS_LIST = list(KB_OPS)
 for _op in _REFS:
     globals()[f"cand_{_op.replace('.', '_')}"] = (lambda o: lambda *a: _ref(o)(*a))(_op)
 
 
-def child_gate(op, dtype, seeds, sizes, dists):
-    from gpuval import kernel_eval
+def seed_source(seeds):
+    """The gate's seed source: the seeds both sides share, then fresh ones from the operating
+    system. The gate asks for more than len(seeds) where an op has cases of one output (the
+    pooled bias rule's hidden seeds, up to 64: a conv whose test shapes reach one output, a
+    sum); a source that ran out there raised StopIteration out of the gate."""
     it = iter(seeds)
+
+    def draw():
+        for s in it:
+            return s
+        return secrets.randbits(62)
+    return draw
+
+
+def child_gate(op, dtype, seeds, sizes, dists, framework="torch", candidate=None):
+    from gpuval import kernel_eval
     t0 = time.perf_counter()
-    doc = kernel_eval.evaluate(op, _candidate(op), dtype=dtype, seeds=len(seeds), sizes=sizes,
-                               dists=dists, framework="torch", seed_source=lambda: next(it))
+    doc = kernel_eval.evaluate(op, candidate or _candidate(op), dtype=dtype, seeds=len(seeds),
+                               sizes=sizes,
+                               dists=dists, framework=framework, seed_source=seed_source(seeds))
     inside = time.perf_counter() - t0
-    return {"inside_s": inside, "cases": len(doc["cases"]), "passed": doc["passed"],
+    # cases: those both sides run; the pooled rule's hidden ones counted apart (the gate's
+    # own work, which allclose's side has no counterpart of)
+    return {"inside_s": inside, "cases": doc["passed"] + doc["failed"], "passed": doc["passed"],
             "failed": doc["failed"], "error": doc.get("error"),
+            "pool_cases": doc.get("pool_passed", 0) + doc.get("pool_failed", 0),
+            "pool_failed": doc.get("pool_failed", 0),
             "reasons": sorted({c["reason"] for c in doc["cases"] if c["verdict"] != "PASS"})[:5]}
 
 
@@ -179,9 +214,11 @@ def child_all(kind, ops, a, seeds):
             left.append(o)
             continue
         try:
-            sizes = _sizes(o, a)
-            r = (child_gate(o, a.dtype, seeds, sizes, a.dists) if kind == "gate"
-                 else child_allclose(o, a.dtype, seeds, sizes, a.dists, a.tol))
+            sizes, dists = _sizes(o, a), _dists(o, a)
+            r = (child_gate(o, a.dtype, seeds, sizes, dists) if kind == "gate"
+                 else child_allclose(o, a.dtype, seeds, sizes, dists, a.tol))
+            if dists != a.dists:
+                r["dists"] = dists  # said in the row: not the asked dists
         except Exception as e:  # one op's failure is its row's, not the run's
             r = {"error": [f"{type(e).__name__}: {e}"]}
         r["op"] = o
@@ -196,6 +233,18 @@ def _sizes(op, a):
         return a.sizes
     from gpuval import _core
     return ",".join(_core._names(_core.op_info(op).get("test_shapes"))[-a.max_shapes:])
+
+
+def _dists(op, a):
+    """The dists an op runs with: those of --dists it takes, else its default (math.sigmoid
+    takes wide only: --dists uniform11 made its row an error); None (every dist) without
+    --dists."""
+    if not a.dists:
+        return None
+    from gpuval import _core
+    info = _core.op_info(op)
+    takes = [d for d in a.dists.split(",") if d in info.get("dists", [])]
+    return ",".join(takes) if takes else info.get("default_dist")
 
 
 def _part(spec, n):
@@ -235,7 +284,55 @@ def run_child(kind, op, a):
     return r
 
 
+def selftest():
+    """The host side without a GPU or torch (the cpu suite's kernel_eval_time test): the seed
+    source outlives the shared seeds (the pooled bias rule's hidden ones: the gate asked for
+    more and got StopIteration, conv.3d.valid and conv.2d.pointwise under --max-shapes 2), the
+    gate's side counts the hidden cases apart from those both sides run; --dists an op does not
+    take fall back to its default (math.sigmoid: wide only); every KernelBench kind
+    has a torch reference here and is in the catalogue, and --kb-part's three parts hold each
+    kind once. Exit 0, 1 on a failed check, 77 without numpy or libgpuval."""
+    try:
+        import numpy  # noqa: F401
+        from gpuval import _core
+        _core.op_info("reduce.sum")
+    except Exception as e:  # numpy or the library not here: skipped, as meson reads 77
+        print(f"kernel_eval_time --selftest: skipped ({type(e).__name__}: {e})")
+        return 77
+    bad = []
+    draw = seed_source([5, 7])
+    got = [draw() for _ in range(64)]
+    if got[:2] != [5, 7] or len(set(got)) != 64:
+        bad.append(f"seed source: {got[:4]}...: the shared seeds first, then 62 fresh ones")
+    sums = os.path.join(HERE, "..", "python", "tests", "exploits", "sums.py")
+    r = child_gate("reduce.sum", "f32", [5, 7], "100000", "uniform11", framework="numpy",
+                   candidate=f"{os.path.abspath(sums)}:pairwise")
+    if r.get("error") or (r["cases"], r["passed"], r["pool_cases"]) != (2, 2, 62):
+        bad.append(f"gate side on one-output cases: {r}")
+    ns = argparse.Namespace(dists="uniform11,nosuch")
+    if (_dists("math.sigmoid", ns), _dists("act.relu", ns)) != ("wide", "uniform11"):
+        bad.append(f"--dists an op does not take: {_dists('math.sigmoid', ns)}, "
+                   f"{_dists('act.relu', ns)} (wanted its default, wide; the taken uniform11)")
+    for op in KB_OPS:
+        if op not in _REFS:
+            bad.append(f"{op}: a KernelBench kind without a torch reference here")
+        try:
+            _core.op_info(op)
+        except Exception as e:
+            bad.append(f"{op}: not in the catalogue ({e})")
+    parts = [KB_OPS_LIST[k::3] for k in range(3)]
+    if sorted(sum(parts, [])) != sorted(KB_OPS) or max(map(len, parts)) * 3 > len(KB_OPS) + 2:
+        bad.append(f"--kb-part 1/3..3/3: {[len(p) for p in parts]} of {len(KB_OPS)}")
+    for b in bad:
+        print(f"kernel_eval_time --selftest: {b}", file=sys.stderr)
+    print(f"kernel_eval_time --selftest: {'FAILED' if bad else 'ok'} ({len(KB_OPS)} kinds, "
+          f"{r.get('pool_cases')} hidden-seed cases on reduce.sum)")
+    return 1 if bad else 0
+
+
 def main(argv=None):
+    if argv is None and sys.argv[1:] == ["--selftest"]:
+        return selftest()
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--op", help="ops, comma separated (see _ref's table)")
     ap.add_argument("--kb", action="store_true",
@@ -273,9 +370,9 @@ def main(argv=None):
             r["inside_s"] = time.perf_counter() - t0
             print(json.dumps(r))
             return 0
-        sizes = _sizes(a.op, a)
-        r = (child_gate(a.op, a.dtype, seeds, sizes, a.dists) if a.child == "gate"
-             else child_allclose(a.op, a.dtype, seeds, sizes, a.dists, a.tol))
+        sizes, dists = _sizes(a.op, a), _dists(a.op, a)
+        r = (child_gate(a.op, a.dtype, seeds, sizes, dists) if a.child == "gate"
+             else child_allclose(a.op, a.dtype, seeds, sizes, dists, a.tol))
         print(json.dumps(r))
         return 0
     if a.seeds < 2:
@@ -301,7 +398,6 @@ def main(argv=None):
         except ImportError as e:
             print(f"kernel_eval_time: {e}", file=sys.stderr)
             return 2
-    import secrets
     a.seed_list = [secrets.randbits(62) for _ in range(a.seeds)]
     rows = []
     if a.one_process:
@@ -339,7 +435,7 @@ def one_process(ops, a):
             return 1
         sides[kind] = r
     by = {k: {row["op"]: row for row in v["rows"]} for k, v in sides.items()}
-    print(f"{'op':<18} {'KB':<12} {'cases':>5} {'gate s':>7} {'allclose s':>10} {'extra s':>8}"
+    print(f"{'op':<20} {'KB':<12} {'cases':>5} {'gate s':>7} {'allclose s':>10} {'extra s':>8}"
           "  gate PASS  allclose pass")
     out = []
     for o in ops:
@@ -348,11 +444,14 @@ def one_process(ops, a):
             continue
         out.append({"op": o, "kb": KB_OPS.get(o, ""), "gate": g, "allclose": c})
         if g.get("error") or c.get("error"):
-            print(f"{o:<18} error: gate {g.get('error')} allclose {c.get('error')}")
+            print(f"{o:<20} error: gate {g.get('error')} allclose {c.get('error')}")
             continue
-        print(f"{o:<18} {KB_OPS.get(o, ''):<12} {g['cases']:>5} {g['inside_s']:>7.2f} "
+        hidden = (f"  (+{g['pool_cases']} hidden-seed cases, {g['pool_failed']} FAIL)"
+                  if g.get("pool_cases") else "")
+        hidden += f"  (dists {g['dists']})" if g.get("dists") else ""
+        print(f"{o:<20} {KB_OPS.get(o, ''):<12} {g['cases']:>5} {g['inside_s']:>7.2f} "
               f"{c['inside_s']:>10.2f} {g['inside_s'] - c['inside_s']:>8.2f}  "
-              f"{g['passed']:>4}/{g['cases']:<4}  {c['passed']:>4}/{c['cases']}")
+              f"{g['passed']:>4}/{g['cases']:<4}  {c['passed']:>4}/{c['cases']}{hidden}")
         for r in g.get("reasons") or []:
             print(f"    gate: {r}")
     for kind in ("gate", "allclose"):

@@ -1,6 +1,7 @@
 """torch's own calls for the operator families KernelBench's level 1 adds (activations, argmax
 and argmin, amax and amin, cumprod, batch norm, the bias-free, 3-D and transposed
-convolutions, the MSE, L1, smooth L1 and KL losses, the mean, 1-D and 3-D pooling, RMS norm at eps 1e-5, the L2 and mean-L1
+convolutions, the MSE, L1, smooth L1 and KL losses, the mean, 1-D and 3-D pooling, strided,
+padded and dilated pooling, cross-entropy's mean, the hinge and triplet margin losses, RMS norm at eps 1e-5, the L2 and mean-L1
 row normalisations and the Frobenius one), judged through gpuval.check on every dist each op takes, f32 (TF32 off) and
 f64, at the op's test sizes and three seeds: a correct library call must PASS. A call that
 FAILs here is either a false alarm of gpuval's model or a documented deviation of torch's, and
@@ -98,6 +99,44 @@ def _reduction_pool_calls(torch):
     }
 
 
+def _strided_pool_calls(torch):
+    """Pooling with a stride, padding and dilation (KernelBench's 41-44 and 46, as nn.MaxPool
+    and nn.AvgPool take them: AvgPool's count_include_pad left at its default, True): each of
+    gpuval's rows, planes or volumes one channel of a batch."""
+    F = torch.nn.functional
+
+    def each(f):
+        return lambda size: lambda x: f(x[:, None])[:, 0]
+
+    return {
+        "pool.max1d.k8s1p4d3": each(lambda x: F.max_pool1d(x, 8, stride=1, padding=4,
+                                                           dilation=3)),
+        "pool.max2d.k4s1p1": each(lambda x: F.max_pool2d(x, 4, stride=1, padding=1)),
+        "pool.max3d.k3s2p1d3": each(lambda x: F.max_pool3d(x, 3, stride=2, padding=1,
+                                                           dilation=3)),
+        "pool.avg1d.k8s1p4": each(lambda x: F.avg_pool1d(x, 8, stride=1, padding=4)),
+        "pool.avg3d.k3s2p1": each(lambda x: F.avg_pool3d(x, 3, stride=2, padding=1)),
+    }
+
+
+def _batch_loss_calls(torch):
+    """The losses KernelBench reduces over the batch, as its problems call them: cross_entropy
+    (the targets, integers sent as floats, made int64), the hinge loss's expression (targets of
+    n broadcast along the rows), TripletMarginLoss(margin=1)."""
+    F = torch.nn.functional
+    same = lambda fn: lambda size: fn  # noqa: E731
+    return {
+        "loss.xent.mean": same(lambda x, t: F.cross_entropy(x, t.long())),
+        "loss.hinge": same(lambda p, t: torch.mean(torch.clamp(1 - p * t, min=0))),
+        "loss.triplet": same(lambda a, p, n: F.triplet_margin_loss(a, p, n, margin=1.0)),
+    }
+
+
+OPS += ["loss.xent.mean", "loss.hinge", "loss.triplet"]
+
+OPS += ["pool.max1d.k8s1p4d3", "pool.max2d.k4s1p1", "pool.max3d.k3s2p1d3", "pool.avg1d.k8s1p4",
+        "pool.avg3d.k3s2p1"]
+
 OPS += ["loss.mse", "loss.l1", "loss.smooth_l1", "loss.kl", "reduce.mean", "pool.max1d",
         "pool.avg1d", "pool.max3d", "pool.avg3d", "norm.rms.eps5", "norm.l2", "norm.l1mean",
         "norm.fro"]
@@ -121,7 +160,8 @@ def _takes(op, size):
 def test_torch_call_passes(torch, op, dtype):
     if (op, dtype) in DEVIATIONS:
         pytest.xfail(DEVIATIONS[op, dtype])
-    make = {**_calls(torch), **_reduction_pool_calls(torch)}[op]
+    make = {**_calls(torch), **_reduction_pool_calls(torch), **_strided_pool_calls(torch),
+            **_batch_loss_calls(torch)}[op]
     shapes = gpuval.op_info(op)["test_shapes"]
     sizes = [s.strip() for s in shapes.split(",")] if isinstance(shapes, str) else shapes
     failed, judged = [], 0

@@ -1,5 +1,7 @@
 """The losses, the mean and 1-D/3-D pooling (loss.mse, loss.l1, loss.smooth_l1, loss.kl,
-reduce.mean, pool.{max,avg}{1d,3d}) judged over NumPy kernels on the CPU: NumPy's own
+reduce.mean, pool.{max,avg}{1d,3d}, the strided, padded and dilated pooling ops of
+KernelBench's 41-44 and 46, and its batch losses loss.xent.mean, loss.hinge, loss.triplet)
+judged over NumPy kernels on the CPU: NumPy's own
 arithmetic (pairwise sums, another order than gpuval's kernels) must PASS on every dist each op
 takes, f32 and f64, at the test sizes; the mistakes kernel authors make (kl_div's 'mean' for
 'batchmean', a row's mean summed, n - 1, a window one too wide, the f32 answer under an f64
@@ -46,8 +48,69 @@ def _pool(kind, rank):
     return make
 
 
+def _strided(kind, rank, k, stride, pad, dil, include_pad=True, window_pad=None,
+             window_dil=None):
+    """Pooling with a stride, zero padding and dilation in NumPy: the input padded (-inf for
+    the max, 0 for the average), every window gathered by index, then np.max or the sum over
+    k^rank (include_pad) or over the count inside the input. window_pad and window_dil: the
+    padding the windows start from and their dilation, where a mistake's differ from those
+    that size the output."""
+    def run(x):
+        sides = x.shape[1:]
+        fill = -np.inf if kind == "max" else 0.0
+        xp = np.pad(x, [(0, 0)] + [(pad, pad)] * rank, constant_values=fill)
+        ones = np.pad(np.ones_like(x), [(0, 0)] + [(pad, pad)] * rank)
+        shift = pad - (pad if window_pad is None else window_pad)
+        idx = []
+        for a, n in enumerate(sides):
+            o = (n + 2 * pad - dil * (k - 1) - 1) // stride + 1
+            step = dil if window_dil is None else window_dil
+            i = shift + np.arange(o)[:, None] * stride + np.arange(k)[None, :] * step
+            shape = [1] * (2 * rank)
+            shape[2 * a], shape[2 * a + 1] = o, k
+            idx.append(np.minimum(i, n + 2 * pad - 1).reshape(shape))
+        win = xp[(slice(None),) + tuple(idx)]
+        axes = tuple(range(2, 2 * rank + 1, 2))
+        if kind == "max":
+            return np.max(win, axis=axes)
+        total = np.sum(win, axis=axes)
+        count = np.sum(ones[(slice(None),) + tuple(idx)], axis=axes) if not include_pad \
+            else k ** rank
+        return (total / count).astype(x.dtype)
+    return lambda size: run
+
+
+def _xent_mean(x, t, total=False):
+    m = x.max(axis=1)
+    with np.errstate(all="ignore"):
+        rows = (m - x[np.arange(x.shape[0]), t.astype(np.int64)]) + \
+            np.log(np.exp(x - m[:, None]).sum(axis=1))
+    return (rows.sum() if total else rows.mean()).astype(x.dtype)
+
+
+def _hinge(p, t, by_row=False):
+    tt = t[np.arange(p.shape[0]) % t.shape[0]][:, None] if by_row else t
+    return np.mean(np.clip(1 - p * tt, 0, None)).astype(p.dtype)
+
+
+def _triplet_loss(a, p, n, root=True):
+    eps = a.dtype.type(1e-6)
+    dp, dn = ((((a - v) + eps) ** 2).sum(axis=1) for v in (p, n))
+    if root:
+        dp, dn = np.sqrt(dp), np.sqrt(dn)
+    return np.mean(np.maximum(dp - dn + 1, 0)).astype(a.dtype)
+
+
 same = lambda fn: lambda size: fn  # noqa: E731
 CALLS = {
+    "loss.xent.mean": same(_xent_mean),
+    "loss.hinge": same(_hinge),
+    "loss.triplet": same(_triplet_loss),
+    "pool.max1d.k8s1p4d3": _strided("max", 1, 8, 1, 4, 3),
+    "pool.max2d.k4s1p1": _strided("max", 2, 4, 1, 1, 1),
+    "pool.max3d.k3s2p1d3": _strided("max", 3, 3, 2, 1, 3),
+    "pool.avg1d.k8s1p4": _strided("avg", 1, 8, 1, 4, 1),
+    "pool.avg3d.k3s2p1": _strided("avg", 3, 3, 2, 1, 1),
     "loss.mse": same(lambda x, y: np.mean((x - y) ** 2)),
     "loss.l1": same(lambda x, y: np.mean(np.abs(x - y))),
     "loss.smooth_l1": same(_smooth_l1),
@@ -114,4 +177,39 @@ def test_f32_under_an_f64_label_fails(op):
     f = CALLS[op](size)
     js = gpuval.check(lambda *a: np.asarray(f(*(v.astype(np.float32) for v in a)), np.float64),
                       op=op, dtype="f64", sizes=size, dists="uniform01")
+    assert js and all(j.verdict == "FAIL" for j in js), [j.row for j in js]
+
+
+STRIDED_MISTAKES = {
+    "dilation ignored": ("pool.max1d.k8s1p4d3", "16x1001",
+                         _strided("max", 1, 8, 1, 4, 3, window_dil=1)),
+    "padding ignored": ("pool.max2d.k4s1p1", "16x33x31",
+                        _strided("max", 2, 4, 1, 1, 1, window_pad=0)),
+    "count_include_pad=False": ("pool.avg1d.k8s1p4", "16x1001",
+                                _strided("avg", 1, 8, 1, 4, 1, include_pad=False)),
+    "count_include_pad=False in 3-D": ("pool.avg3d.k3s2p1", "16x9x13x11",
+                                       _strided("avg", 3, 3, 2, 1, 1, include_pad=False)),
+}
+
+
+@pytest.mark.parametrize("name", list(STRIDED_MISTAKES))
+def test_strided_pooling_mistakes_fail(name):
+    """The mistakes the planted bugs plant (poolpad's .nodil, .nopad, .divisor), in NumPy."""
+    op, size, make = STRIDED_MISTAKES[name]
+    js = gpuval.check(make(size), op=op, dtype="f32", sizes=size, dists="uniform01")
+    assert js and all(j.verdict == "FAIL" for j in js), [j.row for j in js]
+
+
+BATCH_MISTAKES = {
+    "reduction 'sum'": ("loss.xent.mean", lambda x, t: _xent_mean(x, t, total=True)),
+    "targets by the row": ("loss.hinge", lambda p, t: _hinge(p, t, by_row=True)),
+    "squared distances": ("loss.triplet", lambda a, p, n: _triplet_loss(a, p, n, root=False)),
+}
+
+
+@pytest.mark.parametrize("name", list(BATCH_MISTAKES))
+def test_batch_loss_mistakes_fail(name):
+    """The mistakes lossred's planted bugs plant (.sum, .rowtarget, .nosqrt), in NumPy."""
+    op, fn = BATCH_MISTAKES[name]
+    js = gpuval.check(fn, op=op, dtype="f32", sizes="16x1000,64x512", dists="uniform01")
     assert js and all(j.verdict == "FAIL" for j in js), [j.row for j in js]
