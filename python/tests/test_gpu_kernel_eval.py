@@ -24,8 +24,8 @@ def _cuda():
         pytest.skip("torch has no CUDA device")
 
 
-def _run(op, cand):
-    doc = ke.evaluate(op, cand, dtype="f32", seeds=3, framework="torch", dists="uniform11")
+def _run(op, cand, seeds=3):
+    doc = ke.evaluate(op, cand, dtype="f32", seeds=seeds, framework="torch", dists="uniform11")
     assert "error" not in doc, doc.get("error")
     assert doc["framework_precision"] == "tf32 off"
     assert any(s.startswith("torch: ") for s in doc["precision_settings"])
@@ -34,7 +34,8 @@ def _run(op, cand):
 
 @pytest.mark.parametrize("op, name", PROBLEMS)
 def test_torch_f32_calls_pass_with_tf32_off(op, name):
-    doc = _run(op, f"{CANDS}:{name}")
+    # GPUVAL_KE_SEEDS=20 runs the long form (3 hidden seeds by default)
+    doc = _run(op, f"{CANDS}:{name}", seeds=int(os.environ.get("GPUVAL_KE_SEEDS", "3")))
     bad = [(c["size"], c["reason"]) for c in doc["cases"] if c["verdict"] != "PASS"]
     assert not bad and doc["failed"] == 0, bad
     assert not any("tf32_turned_on" in c for c in doc["cases"])

@@ -15,7 +15,7 @@ static const char cache_head[] =
     "\n"
     "The oracle cache keeps each case's float64 reference and gauges, so that a second check\n"
     "of the same case skips the CPU oracle. It lives in $XDG_CACHE_HOME/gpuval (else\n"
-    "~/.cache/gpuval); GPUVAL_CACHE_MAX caps its size (bytes, or with K M G T; default 16G),\n"
+    "~/.cache/gpuval); GPUVAL_CACHE_MAX caps its size (bytes, or with K M G T; default 32G),\n"
     "the least recently used entries going first. Entries are checksummed and versioned: a\n"
     "corrupt, truncated or stale one is reported, removed and recomputed. Only files it made\n"
     "are ever removed; temporaries a killed run left are removed once an hour old.\n"

@@ -76,7 +76,7 @@ uint64_t gv_cache_max_bytes(void)
     if (end == s || *end || errno || !(v >= 0) || v >= 0x1p63) {
         fprintf(stderr,
                 "gpuval: GPUVAL_CACHE_MAX='%s' is not a size (bytes, or with K M G T); "
-                "using 16G\n",
+                "using 32G\n",
                 s);
         return GV_CACHE_DEFAULT_MAX;
     }

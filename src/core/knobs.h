@@ -18,7 +18,7 @@
       "end in ERROR; "                                                                             \
       "'launch' makes every device run stop where it would launch")                                \
     X(cache_max, "GPUVAL_CACHE_MAX", TEXT,                                                         \
-      "the oracle cache's size cap: bytes with an optional K, M, G or T (default 16G)")            \
+      "the oracle cache's size cap: bytes with an optional K, M, G or T (default 32G)")            \
     X(cache_min_ms, "GPUVAL_CACHE_MIN_MS", TEXT,                                                   \
       "the fixed cost of reading an oracle cache entry back (ms, default 1): a reference is "      \
       "stored when its oracle took longer than this plus its bytes at 4 GB/s")                     \
