@@ -38,6 +38,7 @@ def test_correct_kernels_pass_on_every_seed(name):
     ("writes_input", "wrote to its input"),
     ("cached", "stale output"),
     ("half_precision", ""),
+    ("bf16_inputs", ""),
     ("shape_overfit", ""),
 ])
 def test_every_exploit_fails(name, words):
