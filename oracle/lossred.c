@@ -89,6 +89,7 @@ int go_loss_hinge(int64_t m, int64_t n, const double *p, const double *t, double
     if (!out) return go_xerbla(__func__, 5, "out");
     long double *v = scratch(m * n);
     if (!v) return GO_ENOMEM;
+#pragma omp parallel for schedule(static) if ((double)m * (double)n >= GO_PAR_MIN)
     for (int64_t j = 0; j < m * n; j++) {
         long double h = 1.0L - (long double)p[j] * (long double)t[j % n];
         v[j] = h > 0 || isnan(h) ? h : 0.0L;
