@@ -50,6 +50,32 @@ static int64_t row_scores(int64_t s, int64_t d, bool causal, const double *q, co
     return keys;
 }
 
+/* acc[c] = sum_j e[j] v[j][c] over the keys rows of v (d columns), each column's sum in key
+   order. Four columns at a time, their sums in registers: one long double sum waits on each
+   addition in turn, and one kept in memory also on an 80-bit store and load. */
+static void weighted_rows(int64_t keys, int64_t d, const long double *e, const double *v,
+                          long double *acc)
+{
+    int64_t c = 0;
+    for (; c + 4 <= d; c += 4) {
+        long double a0 = 0, a1 = 0, a2 = 0, a3 = 0;
+        for (int64_t j = 0; j < keys; j++) {
+            const double *vr = v + j * d + c;
+            a0 += e[j] * vr[0];
+            a1 += e[j] * vr[1];
+            a2 += e[j] * vr[2];
+            a3 += e[j] * vr[3];
+        }
+        acc[c] = a0, acc[c + 1] = a1, acc[c + 2] = a2, acc[c + 3] = a3;
+    }
+    for (; c < d; c++) {
+        long double a0 = 0;
+        for (int64_t j = 0; j < keys; j++)
+            a0 += e[j] * v[j * d + c];
+        acc[c] = a0;
+    }
+}
+
 #define ATTN_PARALLEL if ((double)b * h * s * s * d >= GO_PAR_MIN)
 
 int go_attn_sdpa(int64_t b, int64_t h, int64_t s, int64_t d, int causal, const double *q,
@@ -75,13 +101,7 @@ int go_attn_sdpa(int64_t b, int64_t h, int64_t s, int64_t d, int causal, const d
                 sc[j] = expl(sc[j] - mx);
                 sum += sc[j];
             }
-            /* V's rows in order, each added to the d sums (V read along its rows) */
-            const double *vb = v + bh * s * d;
-            for (int64_t c = 0; c < d; c++)
-                acc[c] = 0;
-            for (int64_t j = 0; j < keys; j++)
-                for (int64_t c = 0; c < d; c++)
-                    acc[c] += sc[j] * vb[j * d + c];
+            weighted_rows(keys, d, sc, v + bh * s * d, acc);
             for (int64_t c = 0; c < d; c++)
                 y[row * d + c] = (double)(acc[c] / sum);
         }
@@ -109,24 +129,27 @@ int go_attn_sdpa_gauge(int64_t b, int64_t h, int64_t s, int64_t d, int causal, c
     bool nomem = false;
 #pragma omp parallel ATTN_PARALLEL
     {
-        long double *sc = malloc((size_t)s * sizeof *sc);
+        long double *sc = malloc((size_t)s * sizeof *sc), *ex = malloc((size_t)s * sizeof *ex);
         double *a = malloc((size_t)s * sizeof *a), *w = malloc((size_t)s * sizeof *w);
         double *rho = malloc((size_t)s * sizeof *rho), *col = malloc(4 * (size_t)d * sizeof *col);
-        if (!sc || !a || !w || !rho || !col) {
+        const bool have = sc && ex && a && w && rho && col;
+        if (!have) {
 #pragma omp atomic write
             nomem = true;
         }
 #pragma omp for schedule(static)
         for (int64_t row = 0; row < b * h * s; row++) {
-            if (!sc || !a || !w || !rho || !col) continue;
+            if (!have) continue;
             const int64_t bh = row / s, i = row % s;
             long double mx, sum = 0;
             int64_t keys = row_scores(s, d, causal, q, k, bh, i, sc, a, &mx);
-            for (int64_t j = 0; j < keys; j++)
-                sum += expl(sc[j] - mx);
+            for (int64_t j = 0; j < keys; j++) { /* each exp once, kept for the weights */
+                ex[j] = expl(sc[j] - mx);
+                sum += ex[j];
+            }
             double share = 0, mean_growth = 0; /* A, and sum_k w_k expm1(delta_k) */
             for (int64_t j = 0; j < keys; j++) {
-                w[j] = (double)(expl(sc[j] - mx) / sum);
+                w[j] = (double)(ex[j] / sum);
                 rho[j] = u * (d + 6.0) * a[j]; /* delta_j, for now */
                 share += w[j] * go_softmax_arg_units((double)(sc[j] - mx));
                 mean_growth += w[j] * expm1(rho[j]);
@@ -158,6 +181,7 @@ int go_attn_sdpa_gauge(int64_t b, int64_t h, int64_t s, int64_t d, int causal, c
             }
         }
         free(sc);
+        free(ex);
         free(a);
         free(w);
         free(rho);
