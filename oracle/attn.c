@@ -27,25 +27,47 @@ static int check_attn_args(const char *fn, int64_t b, int64_t h, int64_t s, int6
     return 0;
 }
 
+/* Key j's score from its dot product acc and sum of |terms| a: into sc[j] (and abs[j]), and
+   the largest so far into *mx. */
+static inline void put_score(int64_t j, long double acc, long double a, long double scale,
+                             long double *sc, double *abs, long double *mx)
+{
+    sc[j] = acc * scale;
+    if (abs) abs[j] = (double)(a * scale);
+    if (sc[j] > *mx) *mx = sc[j];
+}
+
 /* Row (bh, i)'s scores into sc[0 .. keys-1] (long double), their largest into *mx, and
-   (abs non-NULL) scale sum_l |q_l||k_jl| into abs; returns keys. */
+   (abs non-NULL) scale sum_l |q_l||k_jl| into abs; returns keys. Two keys at a time, each
+   dot product summed in its own order: their additions overlap instead of waiting. */
 static int64_t row_scores(int64_t s, int64_t d, bool causal, const double *q, const double *k,
                           int64_t bh, int64_t i, long double *sc, double *abs, long double *mx)
 {
     const long double scale = 1.0L / sqrtl((long double)d);
     const double *qr = q + (bh * s + i) * d, *kb = k + bh * s * d;
-    int64_t keys = causal ? i + 1 : s;
+    int64_t keys = causal ? i + 1 : s, j = 0;
     *mx = -INFINITY;
-    for (int64_t j = 0; j < keys; j++) {
+    for (; j + 2 <= keys; j += 2) {
+        const double *k0 = kb + j * d, *k1 = k0 + d;
+        long double acc0 = 0, a0 = 0, acc1 = 0, a1 = 0;
+        for (int64_t l = 0; l < d; l++) {
+            long double t0 = (long double)qr[l] * k0[l], t1 = (long double)qr[l] * k1[l];
+            acc0 += t0;
+            a0 += fabsl(t0);
+            acc1 += t1;
+            a1 += fabsl(t1);
+        }
+        put_score(j, acc0, a0, scale, sc, abs, mx);
+        put_score(j + 1, acc1, a1, scale, sc, abs, mx);
+    }
+    for (; j < keys; j++) {
         long double acc = 0, a = 0;
         for (int64_t l = 0; l < d; l++) {
             long double t = (long double)qr[l] * kb[j * d + l];
             acc += t;
             a += fabsl(t);
         }
-        sc[j] = acc * scale;
-        if (abs) abs[j] = (double)(a * scale);
-        if (sc[j] > *mx) *mx = sc[j];
+        put_score(j, acc, a, scale, sc, abs, mx);
     }
     return keys;
 }
