@@ -368,3 +368,47 @@ Test(conv_oracle, each_output_is_its_own_single_sum_bit_for_bit)
         free(x), free(wt), free(bias), free(y), free(g);
     }
 }
+
+/* The transposed oracle likewise: each output the single long double sum over (ci, z, a, e)
+   of x(b, ci, k - z, i - a, j - e) wt(ci, oc, z, a, e), the input's indices inside it, the
+   bias last (widths 5 + 3 - 1 = 7 and 11 + 3 - 1 = 13: rows of 4 and a remainder). */
+Test(conv_oracle, each_transposed_output_is_its_own_single_sum_bit_for_bit)
+{
+    const int64_t n = 2, c = 3, o = 4, k = 3, sides[2][3] = {{3, 4, 5}, {1, 2, 11}};
+    for (int t = 0; t < 2; t++) {
+        const int64_t d = sides[t][0], h = sides[t][1], w = sides[t][2], kd = d > 1 ? k : 1;
+        const int64_t od = d + kd - 1, oh = h + k - 1, ow = w + k - 1, out = n * o * od * oh * ow;
+        double *x = gv_test_matrix(n * c * d * h, w, w, 71 + t, 0);
+        double *wt = gv_test_matrix(c * o * kd * k, k, k, 73 + t, 0);
+        double *bias = gv_test_matrix(1, o, o, 75, 0);
+        double *y = gv_test_alloc(out), *g = gv_test_alloc(out);
+        cr_assert_eq(go_conv3d_transposed(n, c, d, h, w, o, kd, k, k, x, wt, bias, y), 0);
+        cr_assert_eq(go_conv3d_transposed_gauge(n, c, d, h, w, o, kd, k, k, x, wt, bias, g), 0);
+        for (int64_t idx = 0; idx < out; idx++) {
+            int64_t j = idx % ow, i = idx / ow % oh, kk = idx / (ow * oh) % od,
+                    oc = idx / (ow * oh * od) % o, b = idx / (ow * oh * od * o);
+            long double sum = 0, abs_sum = 0;
+            for (int64_t ci = 0; ci < c; ci++)
+                for (int64_t z = 0; z < kd; z++)
+                    for (int64_t a = 0; a < k; a++)
+                        for (int64_t e = 0; e < k; e++) {
+                            int64_t id = kk - z, ih = i - a, iw = j - e;
+                            if (id < 0 || id >= d || ih < 0 || ih >= h || iw < 0 || iw >= w)
+                                continue;
+                            long double tm =
+                                (long double)x[(((b * c + ci) * d + id) * h + ih) * w + iw] *
+                                wt[(((ci * o + oc) * kd + z) * k + a) * k + e];
+                            sum += tm;
+                            abs_sum += fabsl(tm);
+                        }
+            sum += (long double)bias[oc];
+            abs_sum += fabsl((long double)bias[oc]);
+            double ys = (double)sum, gs = (double)abs_sum;
+            cr_expect(memcmp(&y[idx], &ys, sizeof ys) == 0, "sides %d output %lld", t,
+                      (long long)idx);
+            cr_expect(memcmp(&g[idx], &gs, sizeof gs) == 0, "sides %d gauge %lld", t,
+                      (long long)idx);
+        }
+        free(x), free(wt), free(bias), free(y), free(g);
+    }
+}
