@@ -27,27 +27,75 @@ static int check_attn_args(const char *fn, int64_t b, int64_t h, int64_t s, int6
     return 0;
 }
 
+/* Key j's score from its dot product acc and sum of |terms| a: into sc[j] (and abs[j]), and
+   the largest so far into *mx. */
+static inline void put_score(int64_t j, long double acc, long double a, long double scale,
+                             long double *sc, double *abs, long double *mx)
+{
+    sc[j] = acc * scale;
+    if (abs) abs[j] = (double)(a * scale);
+    if (sc[j] > *mx) *mx = sc[j];
+}
+
 /* Row (bh, i)'s scores into sc[0 .. keys-1] (long double), their largest into *mx, and
-   (abs non-NULL) scale sum_l |q_l||k_jl| into abs; returns keys. */
+   (abs non-NULL) scale sum_l |q_l||k_jl| into abs; returns keys. Two keys at a time, each
+   dot product summed in its own order: their additions overlap instead of waiting. */
 static int64_t row_scores(int64_t s, int64_t d, bool causal, const double *q, const double *k,
                           int64_t bh, int64_t i, long double *sc, double *abs, long double *mx)
 {
     const long double scale = 1.0L / sqrtl((long double)d);
     const double *qr = q + (bh * s + i) * d, *kb = k + bh * s * d;
-    int64_t keys = causal ? i + 1 : s;
+    int64_t keys = causal ? i + 1 : s, j = 0;
     *mx = -INFINITY;
-    for (int64_t j = 0; j < keys; j++) {
+    for (; j + 2 <= keys; j += 2) {
+        const double *k0 = kb + j * d, *k1 = k0 + d;
+        long double acc0 = 0, a0 = 0, acc1 = 0, a1 = 0;
+        for (int64_t l = 0; l < d; l++) {
+            long double t0 = (long double)qr[l] * k0[l], t1 = (long double)qr[l] * k1[l];
+            acc0 += t0;
+            a0 += fabsl(t0);
+            acc1 += t1;
+            a1 += fabsl(t1);
+        }
+        put_score(j, acc0, a0, scale, sc, abs, mx);
+        put_score(j + 1, acc1, a1, scale, sc, abs, mx);
+    }
+    for (; j < keys; j++) {
         long double acc = 0, a = 0;
         for (int64_t l = 0; l < d; l++) {
             long double t = (long double)qr[l] * kb[j * d + l];
             acc += t;
             a += fabsl(t);
         }
-        sc[j] = acc * scale;
-        if (abs) abs[j] = (double)(a * scale);
-        if (sc[j] > *mx) *mx = sc[j];
+        put_score(j, acc, a, scale, sc, abs, mx);
     }
     return keys;
+}
+
+/* acc[c] = sum_j e[j] v[j][c] over the keys rows of v (d columns), each column's sum in key
+   order. Four columns at a time, their sums in registers: one long double sum waits on each
+   addition in turn, and one kept in memory also on an 80-bit store and load. */
+static void weighted_rows(int64_t keys, int64_t d, const long double *e, const double *v,
+                          long double *acc)
+{
+    int64_t c = 0;
+    for (; c + 4 <= d; c += 4) {
+        long double a0 = 0, a1 = 0, a2 = 0, a3 = 0;
+        for (int64_t j = 0; j < keys; j++) {
+            const double *vr = v + j * d + c;
+            a0 += e[j] * vr[0];
+            a1 += e[j] * vr[1];
+            a2 += e[j] * vr[2];
+            a3 += e[j] * vr[3];
+        }
+        acc[c] = a0, acc[c + 1] = a1, acc[c + 2] = a2, acc[c + 3] = a3;
+    }
+    for (; c < d; c++) {
+        long double a0 = 0;
+        for (int64_t j = 0; j < keys; j++)
+            a0 += e[j] * v[j * d + c];
+        acc[c] = a0;
+    }
 }
 
 #define ATTN_PARALLEL if ((double)b * h * s * s * d >= GO_PAR_MIN)
@@ -75,13 +123,7 @@ int go_attn_sdpa(int64_t b, int64_t h, int64_t s, int64_t d, int causal, const d
                 sc[j] = expl(sc[j] - mx);
                 sum += sc[j];
             }
-            /* V's rows in order, each added to the d sums (V read along its rows) */
-            const double *vb = v + bh * s * d;
-            for (int64_t c = 0; c < d; c++)
-                acc[c] = 0;
-            for (int64_t j = 0; j < keys; j++)
-                for (int64_t c = 0; c < d; c++)
-                    acc[c] += sc[j] * vb[j * d + c];
+            weighted_rows(keys, d, sc, v + bh * s * d, acc);
             for (int64_t c = 0; c < d; c++)
                 y[row * d + c] = (double)(acc[c] / sum);
         }
@@ -109,24 +151,27 @@ int go_attn_sdpa_gauge(int64_t b, int64_t h, int64_t s, int64_t d, int causal, c
     bool nomem = false;
 #pragma omp parallel ATTN_PARALLEL
     {
-        long double *sc = malloc((size_t)s * sizeof *sc);
+        long double *sc = malloc((size_t)s * sizeof *sc), *ex = malloc((size_t)s * sizeof *ex);
         double *a = malloc((size_t)s * sizeof *a), *w = malloc((size_t)s * sizeof *w);
         double *rho = malloc((size_t)s * sizeof *rho), *col = malloc(4 * (size_t)d * sizeof *col);
-        if (!sc || !a || !w || !rho || !col) {
+        const bool have = sc && ex && a && w && rho && col;
+        if (!have) {
 #pragma omp atomic write
             nomem = true;
         }
 #pragma omp for schedule(static)
         for (int64_t row = 0; row < b * h * s; row++) {
-            if (!sc || !a || !w || !rho || !col) continue;
+            if (!have) continue;
             const int64_t bh = row / s, i = row % s;
             long double mx, sum = 0;
             int64_t keys = row_scores(s, d, causal, q, k, bh, i, sc, a, &mx);
-            for (int64_t j = 0; j < keys; j++)
-                sum += expl(sc[j] - mx);
+            for (int64_t j = 0; j < keys; j++) { /* each exp once, kept for the weights */
+                ex[j] = expl(sc[j] - mx);
+                sum += ex[j];
+            }
             double share = 0, mean_growth = 0; /* A, and sum_k w_k expm1(delta_k) */
             for (int64_t j = 0; j < keys; j++) {
-                w[j] = (double)(expl(sc[j] - mx) / sum);
+                w[j] = (double)(ex[j] / sum);
                 rho[j] = u * (d + 6.0) * a[j]; /* delta_j, for now */
                 share += w[j] * go_softmax_arg_units((double)(sc[j] - mx));
                 mean_growth += w[j] * expm1(rho[j]);
@@ -158,6 +203,7 @@ int go_attn_sdpa_gauge(int64_t b, int64_t h, int64_t s, int64_t d, int causal, c
             }
         }
         free(sc);
+        free(ex);
         free(a);
         free(w);
         free(rho);

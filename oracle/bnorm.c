@@ -20,10 +20,12 @@ static int check_bnorm(const char *fn, int64_t nb, int64_t nc, int64_t hw, const
     return 0;
 }
 
-/* to: 1 gathers a (NCHW) into r (channel rows), 0 scatters r back into a */
+/* to: 1 gathers a (NCHW) into r (channel rows), 0 scatters r back into a; channels on all
+   cores (copies: the same bits on any thread count) */
 static void move(int to, int64_t nb, int64_t nc, int64_t hw, double *a, double *r)
 {
     const int64_t len = nb * hw;
+#pragma omp parallel for schedule(static) if ((double)nc * (double)len >= GO_PAR_MIN)
     for (int64_t c = 0; c < nc; c++)
         for (int64_t i = 0; i < nb; i++)
             for (int64_t p = 0; p < hw; p++) {

@@ -40,7 +40,83 @@ static int check_conv_args(const char *fn, int64_t n, int64_t c, int64_t d, int6
     return 0;
 }
 
-/* gauge false: y = the sum; true: y = the sum of the terms' absolute values. bias NULL: none. */
+/* The geometry of one convolution: input tap z of output k at k stride - pd + z dil (a
+   transposed one: k - z, stride 1, dil -1, no padding), the weights of (oc, ci) at
+   oc w_oc + ci w_ci (o x c / groups x taps, or c x o x taps transposed). */
+typedef struct conv_geom {
+    int64_t c, d, h, w, o, kd, kh, kw, stride, dil, groups, pd, ph, pw, od, oh, ow, w_oc, w_ci;
+} conv_geom;
+
+/* Outputs summed at once along a row: each its own accumulator. One long double sum waits on
+   each of its additions in turn; CONV_JAM independent ones keep the adder busy. */
+enum { CONV_JAM = 4 };
+
+/* Term e of a tap row for output r of the group (r < nj), into acc where it is not in the
+   padding: the single loop's product and its skipping, in that loop's order. */
+#define CONV_TAP(r, acc)                                                                           \
+    do {                                                                                           \
+        const int64_t iw = iw0 + (r)*g->stride;                                                    \
+        if ((r) < nj && iw >= 0 && iw < g->w) {                                                    \
+            long double t = (long double)xr[iw] * wv;                                              \
+            acc += gauge ? fabsl(t) : t;                                                           \
+        }                                                                                          \
+    } while (0)
+
+/* Outputs j0 .. j0 + nj - 1 (nj <= CONV_JAM) of row (b, oc, k, i) into yrow: each output's
+   sum is the one the single loop over its taps (ci, z, a, e) makes, term for term. */
+static void conv_outputs(bool gauge, const conv_geom *g, int64_t b, int64_t oc, int64_t k,
+                         int64_t i, int64_t j0, int64_t nj, const double *x, const double *wt,
+                         const double *bias, double *yrow)
+{
+    const int64_t cg = g->c / g->groups, og = g->o / g->groups;
+    const int64_t c0 = oc / og * cg; /* the first input channel of oc's group */
+    long double acc0 = 0.0L, acc1 = 0.0L, acc2 = 0.0L, acc3 = 0.0L;
+    for (int64_t ci = 0; ci < cg; ci++) {
+        const double *xp = x + (b * g->c + c0 + ci) * g->d * g->h * g->w,
+                     *wp = wt + oc * g->w_oc + ci * g->w_ci;
+        for (int64_t z = 0; z < g->kd; z++) {
+            const int64_t id = k * g->stride - g->pd + z * g->dil;
+            if (id < 0 || id >= g->d) continue;
+            for (int64_t a = 0; a < g->kh; a++) {
+                const int64_t ih = i * g->stride - g->ph + a * g->dil;
+                if (ih < 0 || ih >= g->h) continue;
+                const double *xr = xp + (id * g->h + ih) * g->w;
+                for (int64_t e = 0; e < g->kw; e++) {
+                    const int64_t iw0 = j0 * g->stride - g->pw + e * g->dil;
+                    const double wv = wp[(z * g->kh + a) * g->kw + e];
+                    CONV_TAP(0, acc0);
+                    CONV_TAP(1, acc1);
+                    CONV_TAP(2, acc2);
+                    CONV_TAP(3, acc3);
+                }
+            }
+        }
+    }
+    long double acc[CONV_JAM] = {acc0, acc1, acc2, acc3};
+    for (int64_t r = 0; r < nj; r++) {
+        if (bias) acc[r] += gauge ? fabsl((long double)bias[oc]) : (long double)bias[oc];
+        yrow[j0 + r] = (double)acc[r];
+    }
+}
+
+/* n images of geometry g: y = the sums (gauge false) or the sums of the terms' absolute values
+   (true); bias NULL: none. Rows of outputs on all cores, CONV_JAM outputs of a row at a time,
+   each output's sum in its own order: the same bits whatever the threads. */
+static void conv_rows(bool gauge, int64_t n, const conv_geom *g, const double *x, const double *wt,
+                      const double *bias, double *y)
+{
+    const int64_t rows = n * g->o * g->od * g->oh, total = rows * g->ow;
+    const double work = (double)total * (double)(g->c / g->groups * g->kd * g->kh * g->kw);
+#pragma omp parallel for schedule(static) if (work >= GO_PAR_MIN)
+    for (int64_t row = 0; row < rows; row++) {
+        const int64_t i = row % g->oh, k = (row / g->oh) % g->od,
+                      oc = (row / (g->oh * g->od)) % g->o, b = row / (g->oh * g->od * g->o);
+        for (int64_t j0 = 0; j0 < g->ow; j0 += CONV_JAM)
+            conv_outputs(gauge, g, b, oc, k, i, j0, g->ow - j0 < CONV_JAM ? g->ow - j0 : CONV_JAM,
+                         x, wt, bias, y + row * g->ow);
+    }
+}
+
 static void conv(bool gauge, int64_t n, int64_t c, int64_t d, int64_t h, int64_t w, int64_t o,
                  int64_t kd, int64_t kh, int64_t kw, int64_t stride, int64_t dil, int64_t groups,
                  int64_t pd, int64_t ph, int64_t pw, const double *x, const double *wt,
@@ -48,37 +124,11 @@ static void conv(bool gauge, int64_t n, int64_t c, int64_t d, int64_t h, int64_t
 {
     const int64_t od = gk_conv_out_side_dil(d, kd, stride, pd, dil),
                   oh = gk_conv_out_side_dil(h, kh, stride, ph, dil),
-                  ow = gk_conv_out_side_dil(w, kw, stride, pw, dil);
-    const int64_t total = n * o * od * oh * ow, cg = c / groups, og = o / groups;
-#pragma omp parallel for schedule(static) if ((double)total * (double)(cg * kd * kh * kw) >=       \
-                                              GO_PAR_MIN)
-    for (int64_t idx = 0; idx < total; idx++) {
-        const int64_t j = idx % ow, i = (idx / ow) % oh, k = (idx / (ow * oh)) % od,
-                      oc = (idx / (ow * oh * od)) % o, b = idx / (ow * oh * od * o);
-        const int64_t c0 = oc / og * cg; /* the first input channel of oc's group */
-        long double acc = 0.0L;
-        for (int64_t ci = 0; ci < cg; ci++) {
-            const double *xp = x + (b * c + c0 + ci) * d * h * w,
-                         *wp = wt + (oc * cg + ci) * kd * kh * kw;
-            for (int64_t z = 0; z < kd; z++) {
-                const int64_t id = k * stride - pd + z * dil;
-                if (id < 0 || id >= d) continue;
-                for (int64_t a = 0; a < kh; a++) {
-                    const int64_t ih = i * stride - ph + a * dil;
-                    if (ih < 0 || ih >= h) continue;
-                    for (int64_t e = 0; e < kw; e++) {
-                        const int64_t iw = j * stride - pw + e * dil;
-                        if (iw < 0 || iw >= w) continue;
-                        long double t =
-                            (long double)xp[(id * h + ih) * w + iw] * wp[(z * kh + a) * kw + e];
-                        acc += gauge ? fabsl(t) : t;
-                    }
-                }
-            }
-        }
-        if (bias) acc += gauge ? fabsl((long double)bias[oc]) : (long double)bias[oc];
-        y[idx] = (double)acc;
-    }
+                  ow = gk_conv_out_side_dil(w, kw, stride, pw, dil), taps = kd * kh * kw;
+    const conv_geom g = {c,   d,      h,  w,  o,  kd, kh, kw, stride,
+                         dil, groups, pd, ph, pw, od, oh, ow, c / groups * taps,
+                         taps};
+    conv_rows(gauge, n, &g, x, wt, bias, y);
 }
 
 int go_conv3d(int64_t n, int64_t c, int64_t d, int64_t h, int64_t w, int64_t o, int64_t kd,
@@ -206,36 +256,12 @@ static void conv_transposed(bool gauge, int64_t n, int64_t c, int64_t d, int64_t
                             int64_t o, int64_t kd, int64_t kh, int64_t kw, const double *x,
                             const double *wt, const double *bias, double *y)
 {
-    const int64_t od = d + kd - 1, oh = h + kh - 1, ow = w + kw - 1;
-    const int64_t total = n * o * od * oh * ow;
-#pragma omp parallel for schedule(static) if ((double)total * (double)(c * kd * kh * kw) >=        \
-                                              GO_PAR_MIN)
-    for (int64_t idx = 0; idx < total; idx++) {
-        const int64_t j = idx % ow, i = (idx / ow) % oh, k = (idx / (ow * oh)) % od,
-                      oc = (idx / (ow * oh * od)) % o, b = idx / (ow * oh * od * o);
-        long double acc = 0.0L;
-        for (int64_t ci = 0; ci < c; ci++) {
-            const double *xp = x + (b * c + ci) * d * h * w,
-                         *wp = wt + (ci * o + oc) * kd * kh * kw;
-            for (int64_t z = 0; z < kd; z++) {
-                const int64_t id = k - z;
-                if (id < 0 || id >= d) continue;
-                for (int64_t a = 0; a < kh; a++) {
-                    const int64_t ih = i - a;
-                    if (ih < 0 || ih >= h) continue;
-                    for (int64_t e = 0; e < kw; e++) {
-                        const int64_t iw = j - e;
-                        if (iw < 0 || iw >= w) continue;
-                        long double t =
-                            (long double)xp[(id * h + ih) * w + iw] * wp[(z * kh + a) * kw + e];
-                        acc += gauge ? fabsl(t) : t;
-                    }
-                }
-            }
-        }
-        if (bias) acc += gauge ? fabsl((long double)bias[oc]) : (long double)bias[oc];
-        y[idx] = (double)acc;
-    }
+    /* tap z of output k reads input k - z: conv_rows' k stride - pd + z dil at stride 1,
+       dilation -1 and no padding, the weights c x o x taps */
+    const int64_t taps = kd * kh * kw;
+    const conv_geom g = {c, d, h, w, o,          kd,         kh,         kw,   1,       -1,
+                         1, 0, 0, 0, d + kd - 1, h + kh - 1, w + kw - 1, taps, o * taps};
+    conv_rows(gauge, n, &g, x, wt, bias, y);
 }
 
 int go_conv3d_transposed(int64_t n, int64_t c, int64_t d, int64_t h, int64_t w, int64_t o,

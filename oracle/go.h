@@ -319,6 +319,11 @@ int go_loss_xent(int64_t m, int64_t n, const double *x, int64_t ldx, const doubl
 int go_loss_xent_gauge(int64_t m, int64_t n, const double *x, int64_t ldx, const double *t,
                        const double *l, double exp_units, double sum_depth, double depth,
                        double *g);
+/* Both at once, each row's exp values computed once: l as go_loss_xent's, g as
+   go_loss_xent_gauge's from that l, the same bits (arguments numbered as the gauge's). */
+int go_loss_xent_with_gauge(int64_t m, int64_t n, const double *x, int64_t ldx, const double *t,
+                            double *l, double exp_units, double sum_depth, double depth,
+                            double *g);
 /* The losses of two m x n tensors reduced to one value (oracle/loss.c): GO_PAIR_MSE
  * mean((x - y)^2), GO_PAIR_L1 mean|x - y|, GO_PAIR_SMOOTH_L1 the mean of torch's smooth L1 with
  * beta, GO_PAIR_KL kl_div(x, y, reduction='batchmean') = sum(xlogy(y, y) - y x) / m; the gauge

@@ -11,6 +11,7 @@
  * convention: it never indexes with it). Rows run on all cores, each on one thread. */
 #include <math.h>
 #include <stdbool.h>
+#include <stdlib.h>
 
 #include "go.h"
 
@@ -34,7 +35,9 @@ typedef struct {
     double arg_share;
 } xent_row;
 
-static xent_row row_xent(const double *x, int64_t n, double target)
+/* The row's loss and log S; with e (n values) also A, from the exp(x_j - M) that the sum
+   keeps in e: each exp once, and none kept where only the loss is wanted. */
+static xent_row row_xent(const double *x, int64_t n, double target, long double *e)
 {
     xent_row r = {NAN, NAN, NAN};
     double mx = -INFINITY;
@@ -46,24 +49,28 @@ static xent_row row_xent(const double *x, int64_t n, double target)
     if (nan || !isfinite(mx) || !(target >= 0 && target < (double)n && target == floor(target)))
         return r;
     /* S - 1, the first largest value's exact 1 left out (log1p keeps L's relative accuracy
-       where S is 1 + tiny) */
+       where S is 1 + tiny); there x - M is +0 and exp(+0) is exactly 1 */
     long double s = 0, c = 0;
     bool skipped = false;
     for (int64_t j = 0; j < n; j++) {
         if (!skipped && x[j] == mx) {
             skipped = true;
+            if (e) e[j] = 1.0L;
             continue;
         }
-        long double y = expl((long double)x[j] - mx) - c, t = s + y;
+        long double ex = expl((long double)x[j] - mx);
+        if (e) e[j] = ex;
+        long double y = ex - c, t = s + y;
         c = (t - s) - y;
         s = t;
     }
     r.log_s = log1pl(s);
     r.loss = ((long double)mx - x[(int64_t)target]) + r.log_s;
+    if (!e) return r;
     long double total = 1.0L + s;
     double a = 0;
     for (int64_t j = 0; j < n; j++) {
-        double y = (double)(expl((long double)x[j] - mx) / total);
+        double y = (double)(e[j] / total);
         if (y > 0) a += y * go_softmax_arg_units(x[j] - mx);
     }
     r.arg_share = a;
@@ -78,34 +85,75 @@ int go_loss_xent(int64_t m, int64_t n, const double *x, int64_t ldx, const doubl
     if (rc) return rc;
 #pragma omp parallel for schedule(static) XENT_PARALLEL
     for (int64_t i = 0; i < m; i++)
-        l[i] = (double)row_xent(x + i * ldx, n, t[i]).loss;
+        l[i] = (double)row_xent(x + i * ldx, n, t[i], NULL).loss;
     return 0;
 }
 
 /* g_i = max(L_i, (A_i + E + d_s + 2 L_i + 2 log S_i) / D): the first-order bound
-   u (A + E + d_s + 2L + 2 log S) of docs/error-models.md over u D, and never below |L|. */
+   u (A + E + d_s + 2L + 2 log S) of docs/error-models.md over u D, and never below |L|. With
+   l_out the rows' losses are computed here too (into l_out, then read as l); each thread keeps
+   its row's exp values in one buffer of n. */
+static int xent_gauge_rows(int64_t m, int64_t n, const double *x, int64_t ldx, const double *t,
+                           const double *l, double *l_out, double exp_units, double sum_depth,
+                           double depth, double *g)
+{
+    bool nomem = false;
+#pragma omp parallel XENT_PARALLEL
+    {
+        long double *e = malloc((size_t)n * sizeof *e);
+        if (!e) {
+#pragma omp atomic write
+            nomem = true;
+        }
+#pragma omp for schedule(static)
+        for (int64_t i = 0; i < m; i++) {
+            if (!e) continue;
+            xent_row r = {0};
+            if (l_out) {
+                r = row_xent(x + i * ldx, n, t[i], e);
+                l_out[i] = (double)r.loss;
+            }
+            if (!isfinite(l[i])) { /* judged by NaN/Inf placement */
+                g[i] = fabs(l[i]);
+                continue;
+            }
+            if (!l_out) r = row_xent(x + i * ldx, n, t[i], e);
+            double bound =
+                (r.arg_share + exp_units + sum_depth + 2.0 * fabs(l[i]) + 2.0 * (double)r.log_s) /
+                depth;
+            g[i] = fmax(fabs(l[i]), bound);
+        }
+        free(e);
+    }
+    return nomem ? GO_ENOMEM : 0;
+}
+
+static int check_gauge_args(const char *fn, double exp_units, double sum_depth, double depth,
+                            const double *g)
+{
+    if (!(exp_units >= 0)) return go_xerbla(fn, 7, "exp_units");
+    if (!(sum_depth >= 1)) return go_xerbla(fn, 8, "sum_depth");
+    if (!(depth >= 1)) return go_xerbla(fn, 9, "depth");
+    if (!g) return go_xerbla(fn, 10, "g");
+    return 0;
+}
+
 int go_loss_xent_gauge(int64_t m, int64_t n, const double *x, int64_t ldx, const double *t,
                        const double *l, double exp_units, double sum_depth, double depth, double *g)
 {
     int rc = check_xent_args(__func__, m, n, x, ldx, t, l);
-    if (rc) return rc;
-    if (!(exp_units >= 0)) return go_xerbla(__func__, 7, "exp_units");
-    if (!(sum_depth >= 1)) return go_xerbla(__func__, 8, "sum_depth");
-    if (!(depth >= 1)) return go_xerbla(__func__, 9, "depth");
-    if (!g) return go_xerbla(__func__, 10, "g");
-#pragma omp parallel for schedule(static) XENT_PARALLEL
-    for (int64_t i = 0; i < m; i++) {
-        if (!isfinite(l[i])) { /* judged by NaN/Inf placement */
-            g[i] = fabs(l[i]);
-            continue;
-        }
-        xent_row r = row_xent(x + i * ldx, n, t[i]);
-        double bound =
-            (r.arg_share + exp_units + sum_depth + 2.0 * fabs(l[i]) + 2.0 * (double)r.log_s) /
-            depth;
-        g[i] = fmax(fabs(l[i]), bound);
-    }
-    return 0;
+    if (rc == 0) rc = check_gauge_args(__func__, exp_units, sum_depth, depth, g);
+    if (rc == 0) rc = xent_gauge_rows(m, n, x, ldx, t, l, NULL, exp_units, sum_depth, depth, g);
+    return rc == GO_ENOMEM ? go_enomem(__func__) : rc;
+}
+
+int go_loss_xent_with_gauge(int64_t m, int64_t n, const double *x, int64_t ldx, const double *t,
+                            double *l, double exp_units, double sum_depth, double depth, double *g)
+{
+    int rc = check_xent_args(__func__, m, n, x, ldx, t, l);
+    if (rc == 0) rc = check_gauge_args(__func__, exp_units, sum_depth, depth, g);
+    if (rc == 0) rc = xent_gauge_rows(m, n, x, ldx, t, l, l, exp_units, sum_depth, depth, g);
+    return rc == GO_ENOMEM ? go_enomem(__func__) : rc;
 }
 
 /* The losses of two m x n tensors reduced to one value (loss.mse, loss.l1, loss.smooth_l1,
@@ -131,6 +179,11 @@ static long double pair_term(int kind, double x, double y, double beta, bool gau
     return z < beta ? 0.5L * z * z / beta : z - 0.5L * beta;
 }
 
+/* The KL's terms (a log each) are computed PAIR_CHUNK at a time on all cores into a buffer,
+   then added on one thread in their index order: the same sum as a single serial loop. The
+   other terms cost less than the sum's own steps and are computed in its loop. */
+enum { PAIR_CHUNK = 1 << 16 };
+
 static int pair_loss(const char *fn, int kind, int64_t m, int64_t n, const double *x,
                      const double *y, double beta, bool gauge, double *out)
 {
@@ -141,19 +194,31 @@ static int pair_loss(const char *fn, int kind, int64_t m, int64_t n, const doubl
     if (!y) return go_xerbla(fn, 5, "y");
     if (!(beta > 0)) return go_xerbla(fn, 6, "beta");
     if (!out) return go_xerbla(fn, 7, "out");
-    const int64_t total = m * n;
+    const int64_t total = m * n, chunk = total < PAIR_CHUNK ? total : PAIR_CHUNK;
+    const bool buffered = kind == GO_PAIR_KL;
+    long double *term = buffered ? malloc((size_t)chunk * sizeof *term) : NULL;
+    if (buffered && !term) return go_enomem(fn);
     long double s = 0, c = 0;
     bool nan = false, pinf = false, ninf = false;
-    for (int64_t j = 0; j < total; j++) {
-        long double t = pair_term(kind, x[j], y[j], beta, gauge);
-        if (isnan(t)) nan = true;
-        if (isinf(t) && t > 0) pinf = true;
-        if (isinf(t) && t < 0) ninf = true;
-        if (!isfinite(t)) continue;
-        long double v = t - c, u = s + v;
-        c = (u - s) - v;
-        s = u;
+    for (int64_t j0 = 0; j0 < total; j0 += chunk) {
+        const int64_t len = total - j0 < chunk ? total - j0 : chunk;
+        if (buffered) {
+#pragma omp parallel for schedule(static) if ((double)total >= GO_PAR_MIN)
+            for (int64_t k = 0; k < len; k++)
+                term[k] = pair_term(kind, x[j0 + k], y[j0 + k], beta, gauge);
+        }
+        for (int64_t k = 0; k < len; k++) {
+            long double t = buffered ? term[k] : pair_term(kind, x[j0 + k], y[j0 + k], beta, gauge);
+            if (isnan(t)) nan = true;
+            if (isinf(t) && t > 0) pinf = true;
+            if (isinf(t) && t < 0) ninf = true;
+            if (!isfinite(t)) continue;
+            long double v = t - c, u = s + v;
+            c = (u - s) - v;
+            s = u;
+        }
     }
+    free(term);
     if (nan || (pinf && ninf)) {
         *out = NAN;
         return 0;

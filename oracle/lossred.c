@@ -66,9 +66,9 @@ int go_loss_xent_mean_gauge(int64_t m, int64_t n, const double *x, const double 
     if (!g) return go_xerbla(__func__, 8, "g");
     double *l = malloc((size_t)m * sizeof *l), *gi = malloc((size_t)m * sizeof *gi);
     long double *v = scratch(m);
-    int rc = l && gi && v ? go_loss_xent(m, n, x, n, t, l) : GO_ENOMEM;
-    if (rc == 0)
-        rc = go_loss_xent_gauge(m, n, x, n, t, l, exp_units, sum_depth, row_depth, gi);
+    int rc = l && gi && v
+                 ? go_loss_xent_with_gauge(m, n, x, n, t, l, exp_units, sum_depth, row_depth, gi)
+                 : GO_ENOMEM;
     if (rc == 0) {
         for (int64_t i = 0; i < m; i++)
             v[i] = gi[i];
@@ -89,6 +89,7 @@ int go_loss_hinge(int64_t m, int64_t n, const double *p, const double *t, double
     if (!out) return go_xerbla(__func__, 5, "out");
     long double *v = scratch(m * n);
     if (!v) return GO_ENOMEM;
+#pragma omp parallel for schedule(static) if ((double)m * (double)n >= GO_PAR_MIN)
     for (int64_t j = 0; j < m * n; j++) {
         long double h = 1.0L - (long double)p[j] * (long double)t[j % n];
         v[j] = h > 0 || isnan(h) ? h : 0.0L;
@@ -118,8 +119,7 @@ static long double row_dist(const double *x, const double *y, int64_t n, double 
    section lossred): ||w_p|| + ||w_q|| + (d_n + 3)/2 (D_p + D_q) + |D_p - D_q| + |D_p - D_q +
    margin|, with d_n the kernel's depth of a row's sum of squares. */
 static int triplet_rows(int64_t m, int64_t n, const double *a, const double *p, const double *q,
-                        double eps, double margin, double row_sum_depth, bool gauge,
-                        long double *v)
+                        double eps, double margin, double row_sum_depth, bool gauge, long double *v)
 {
 #pragma omp parallel for schedule(static) if ((double)m * (double)n >= GO_PAR_MIN)
     for (int64_t i = 0; i < m; i++) {
@@ -130,8 +130,7 @@ static int triplet_rows(int64_t m, int64_t n, const double *a, const double *p, 
         if (!gauge)
             v[i] = l > 0 || isnan(l) ? l : 0.0L;
         else
-            v[i] = wp + wq + (row_sum_depth + 3.0L) / 2.0L * (dp + dq) + fabsl(dp - dq) +
-                   fabsl(l);
+            v[i] = wp + wq + (row_sum_depth + 3.0L) / 2.0L * (dp + dq) + fabsl(dp - dq) + fabsl(l);
     }
     return 0;
 }
@@ -164,9 +163,9 @@ int go_loss_triplet(int64_t m, int64_t n, const double *a, const double *p, cons
 
 /* g = max(|r|, B / depth), B = the rows' mean bound (triplet_rows) + mean_units r: the mean's
    sum of m non-negative terms and its division (docs/error-models.md, section lossred) */
-int go_loss_triplet_gauge(int64_t m, int64_t n, const double *a, const double *p,
-                          const double *q, double eps, double margin, double row_sum_depth,
-                          double mean_units, double depth, double *g)
+int go_loss_triplet_gauge(int64_t m, int64_t n, const double *a, const double *p, const double *q,
+                          double eps, double margin, double row_sum_depth, double mean_units,
+                          double depth, double *g)
 {
     int rc = check_triplet(__func__, m, n, a, p, q, eps, g);
     if (rc) return rc;

@@ -94,19 +94,24 @@ int go_softmax_log(int64_t m, int64_t n, const double *x, int64_t ldx, double *y
 }
 
 /* The mean and the biased variance (the centred sum of squares over n) of one row. */
-static void row_moments(const double *x, int64_t n, long double *mean, long double *var)
+/* The row's variance about its mean mu, compensated. */
+static long double row_var(const double *x, int64_t n, long double mu)
 {
-    ksum k = {0, 0, 0};
-    for (int64_t j = 0; j < n; j++)
-        ksum_add(&k, x[j]);
-    long double mu = ksum_value(&k) / n;
     ksum q = {0, 0, 0};
     for (int64_t j = 0; j < n; j++) {
         long double c = x[j] - mu;
         ksum_add(&q, c * c);
     }
-    *mean = mu;
-    *var = ksum_value(&q) / n;
+    return ksum_value(&q) / n;
+}
+
+static void row_moments(const double *x, int64_t n, long double *mean, long double *var)
+{
+    ksum k = {0, 0, 0};
+    for (int64_t j = 0; j < n; j++)
+        ksum_add(&k, x[j]);
+    *mean = ksum_value(&k) / n;
+    *var = row_var(x, n, *mean);
 }
 
 int go_norm_layer(int64_t m, int64_t n, const double *x, int64_t ldx, double eps, double *y,
@@ -273,11 +278,14 @@ int go_norm_layer_gauge(int64_t m, int64_t n, const double *x, int64_t ldx, doub
 #pragma omp parallel for schedule(static) ROWS_PARALLEL
     for (int64_t i = 0; i < m; i++) {
         const double *xr = x + i * ldx, *yr = y + i * ldy;
-        long double mu, var;
-        row_moments(xr, n, &mu, &var);
-        ksum k = {0, 0, 0};
-        for (int64_t j = 0; j < n; j++)
+        /* the sums of x (row_moments' first) and of |x| in one pass: two independent
+           compensated sums overlap where each alone waits on its additions */
+        ksum kx = {0, 0, 0}, k = {0, 0, 0};
+        for (int64_t j = 0; j < n; j++) {
+            ksum_add(&kx, xr[j]);
             ksum_add(&k, fabs(xr[j]));
+        }
+        long double mu = ksum_value(&kx) / n, var = row_var(xr, n, mu);
         double m1 = (double)(ksum_value(&k) / n), sd = (double)sqrtl(var + eps);
         double dm = (sum_depth + 2.0) * m1; /* the mean's error, in units of u */
         double second = u * dm * dm / (2.0 * (double)(var + eps));

@@ -318,6 +318,7 @@ static int as_builtin(api_op *a, const gv_op_desc *d, char *err, size_t errlen)
     op->flops = as->flops;
     op->bytes = as->bytes;
     op->make_inputs = as->make_inputs;
+    op->shared_input_key = as->shared_input_key; /* the same inputs, the same entry */
     op->oracle = as->oracle;
     op->gauge = as->gauge;
     /* Depths belong to the kernel that has them: the built-in's may be its own order (a

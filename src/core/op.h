@@ -177,6 +177,14 @@ typedef struct gv_op {
        shape from the op's own lists for that dist and refuses one the user named, so a probe
        asked for at sizes it cannot take is never an ERROR of the run. */
     bool (*dist_shape_ok)(gv_dist d, const gv_shape *s, char *why, size_t len);
+    /* NULL, or the oracle-cache key (gv_cache_memo) under which make_inputs keeps a costly
+       input that other cases build identically (solve's conditioned matrix: one for every
+       dtype, mode and solve op of its n, condition, kind, dist and seed): writes it into
+       key[len] and returns true, or false where the case builds none. The runner hands out a
+       case whose key an earlier case of the run has later, by its bytes only
+       (gv_runner_order): beside the case building the entry it would wait on the entry's
+       lock with its cores idle. An order only: nothing built or judged reads it. */
+    bool (*shared_input_key)(const gv_case *c, char *key, size_t len);
     /* f64 reference into out[].ref (and the gauge into out[].gauge when no `gauge` hook). */
     int (*oracle)(gv_problem *p);
     /* Optional: the exact reference (oracle/exact.c) into out[].ref (correctly rounded) and

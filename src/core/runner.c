@@ -458,9 +458,23 @@ static int by_cost_desc(const void *x, const void *y)
     return (a->index > b->index) - (a->index < b->index); /* ties in case order */
 }
 
+/* 1 where a and b build one costly input under one oracle cache key (the ops'
+   shared_input_key: solve's conditioned matrix, the same for every dtype), 0 where they build
+   different ones, -1 where either declares none. */
+static int shared_input(const gv_case *a, const gv_case *b)
+{
+    char ka[256], kb[256];
+    if (!a->op->shared_input_key || !b->op->shared_input_key ||
+        !a->op->shared_input_key(a, ka, sizeof ka) || !b->op->shared_input_key(b, kb, sizeof kb))
+        return -1;
+    return strcmp(ka, kb) == 0;
+}
+
 /* Whether a and b read one oracle cache entry, as far as the case tells before its inputs
    are made (gv_cache_case_key): the same reference, dtype, dist, seed and shape, and the same
-   mode unless the key names none. A guess for the order only, like the cost. */
+   mode unless the key names none; not where their costly inputs differ (solve.posv's SPD
+   matrix and solve.gesv's share a reference name, not inputs). A guess for the order only,
+   like the cost. */
 static bool same_reference(const gv_case *a, const gv_case *b)
 {
     if (a->dtype != b->dtype || a->dist != b->dist || a->seed != b->seed ||
@@ -469,17 +483,20 @@ static bool same_reference(const gv_case *a, const gv_case *b)
     for (int d = 0; d < a->shape.nd; d++)
         if (a->shape.d[d] != b->shape.d[d]) return false;
     if (a->op != b->op && gv_reference_name(a->op) != gv_reference_name(b->op)) return false;
+    if (shared_input(a, b) == 0) return false;
     return a->mode == b->mode || (gv_cache_modes_share(a) && gv_cache_modes_share(b));
 }
 
 /* The cost of case i: its flops and bytes, or only its bytes where an earlier case of the
-   run computes the reference it will read (gemm's modes, sin_iter's: one entry). Such a case
-   handed out beside the one computing it would wait on the entry's lock with its cores idle;
-   later, it reads the entry, and its inputs, device run and judge are what is left. */
+   run computes the reference it will read (gemm's modes, sin_iter's: one entry) or builds the
+   costly input it will read (solve's matrix, shared by f32 and f64). Such a case handed out
+   beside the one computing it would wait on the entry's lock with its cores idle; later, it
+   reads the entry, and what is left is its own work (inputs, device run, judge, and the
+   oracle where only the input was shared). */
 static double order_cost(const gv_case *cases, int i)
 {
     for (int j = 0; j < i; j++)
-        if (same_reference(&cases[j], &cases[i])) {
+        if (same_reference(&cases[j], &cases[i]) || shared_input(&cases[j], &cases[i]) == 1) {
             double b = cases[i].op->bytes ? cases[i].op->bytes(&cases[i]) : 0;
             return isfinite(b) && b > 0 ? b : 0;
         }

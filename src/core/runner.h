@@ -50,8 +50,9 @@ typedef struct gv_runner {
 /* The order several workers (jobs > 1) are handed the cases in: order[0..n) the cases'
  * indices, the costliest first by the op's flops and device bytes, ties in case order (short
  * of memory: case order); a case that will read the oracle cache entry an earlier case makes
- * (another mode of the same reference) by its bytes only; pos[order[k]] = k. Results are reported in case order whatever
- * this is. */
+ * (another mode of the same reference, or the same costly input: the op's shared_input_key)
+ * by its bytes only; pos[order[k]] = k. Results are reported in case order whatever this
+ * is. */
 void gv_runner_order(const gv_case *cases, int n, int *order, int *pos);
 
 /* Run cases[0..n) into results[0..n): every case gets a result, whatever happens to the

@@ -221,16 +221,47 @@ static int make_cond_matrix(void *ctx)
     return gv_oracle_rc(rc);
 }
 
-/* A (in[0].ref, n x n) with condition number kappa, built in f64 and rounded in place by the
-   caller. At n = 4000 the two QRs and the product take seconds on 16 cores, and every dtype
-   and mode of (n, kappa, kind, dist, seed) builds the same matrix: it is kept in the oracle
-   cache (versioned by these sources, so a changed construction is never read back). */
-static int build_matrix(gv_problem *p, int64_t n, double kappa, int kind)
+static int singular_inputs(gv_problem *p);
+
+/* The conditioned matrix make_inputs builds for case c, before any change: kappa 10^d, SPD
+   for the Cholesky ops and pivoted LU's otherwise (solve_inputs); kappa 10 (1 at n = 1), SPD
+   or general, for the singular ops (singular_inputs). */
+static void cond_of(const gv_case *c, double *kappa, int *kind)
 {
-    cond_job job = {p, n, kappa, kind};
+    bool posv = is_posv(c);
+    if (c->op->make_inputs == singular_inputs) {
+        *kappa = c->shape.d[0] > 1 ? 10.0 : 1.0;
+        *kind = posv ? GO_COND_SPD : GO_COND_GENERAL;
+    } else {
+        *kappa = kappa_of(c);
+        *kind = posv ? GO_COND_SPD : GO_COND_GENERAL_PIVOT;
+    }
+}
+
+/* The oracle-cache key of that matrix: every dtype, mode and op of the family with the same
+   n, kappa, kind, dist and seed builds the same one (the ops' shared_input_key). */
+static bool cond_key(const gv_case *c, char *key, size_t len)
+{
+    double kappa;
+    int kind;
+    cond_of(c, &kappa, &kind);
+    snprintf(key, len, "solve.cond_matrix;kind=%d;n=%lld;kappa=%.17g;dist=%s;seed=%llu", kind,
+             (long long)c->shape.d[0], kappa, gv_dist_name(c->dist), (unsigned long long)c->seed);
+    return true;
+}
+
+/* A (in[0].ref, n x n) with the condition number and kind of cond_of, built in f64 and
+   rounded in place by the caller. At n = 4000 the two QRs and the product take seconds on 16
+   cores, and every dtype and mode of (n, kappa, kind, dist, seed) builds the same matrix: it
+   is kept in the oracle cache (versioned by these sources, so a changed construction is never
+   read back) under cond_key. */
+static int build_matrix(gv_problem *p)
+{
+    int64_t n = p->c.shape.d[0];
+    cond_job job = {p, n, 0, 0};
+    cond_of(&p->c, &job.kappa, &job.kind);
     char key[256];
-    snprintf(key, sizeof key, "solve.cond_matrix;kind=%d;n=%lld;kappa=%.17g;dist=%s;seed=%llu",
-             kind, (long long)n, kappa, gv_dist_name(p->c.dist), (unsigned long long)p->c.seed);
+    cond_key(&p->c, key, sizeof key);
     void *buf = p->in[0].ref;
     size_t bytes = (size_t)(n * n) * sizeof(double);
     return gv_cache_memo(key, 1, &buf, &bytes, make_cond_matrix, &job);
@@ -239,8 +270,7 @@ static int build_matrix(gv_problem *p, int64_t n, double kappa, int kind)
 static int solve_inputs(gv_problem *p)
 {
     int64_t n = p->c.shape.d[0];
-    int kind = is_posv(&p->c) ? GO_COND_SPD : GO_COND_GENERAL_PIVOT;
-    int rc = build_matrix(p, n, kappa_of(&p->c), kind);
+    int rc = build_matrix(p);
     if (rc != GV_OK) return rc;
     gv_store_rounded(p, 0);
     /* b = A x_true on the rounded A, then rounded: the exact solution of the rounded system
@@ -265,7 +295,7 @@ static int singular_inputs(gv_problem *p)
 {
     int64_t n = p->c.shape.d[0], k = p->c.shape.d[1];
     bool chol = is_posv(&p->c);
-    int rc = build_matrix(p, n, n > 1 ? 10.0 : 1.0, chol ? GO_COND_SPD : GO_COND_GENERAL);
+    int rc = build_matrix(p);
     if (rc != GV_OK) return rc;
     double *a = p->in[0].ref;
     if (chol)
@@ -455,8 +485,8 @@ static int solve_tensor_shape(const gv_case *c, const gv_layout *l, bool output,
     .family = "solve", .dims = "n,log10kappa", .in_dims = "n,n;n", .out_dims = "n;",               \
     .dtypes = GV_BOTH_DTYPES, .dists = GV_BIT(GV_DIST_UNIFORM11),                                  \
     .default_dist = GV_DIST_UNIFORM11, .check_shape = solve_check_shape, .layout = solve_layout,   \
-    .bytes = solve_bytes, .make_inputs = solve_inputs, .oracle = solve_oracle,                     \
-    .depth = solve_depth, .ratio_bound = SOLVE_RESIDUAL_BOUND,                                     \
+    .bytes = solve_bytes, .make_inputs = solve_inputs, .shared_input_key = cond_key,               \
+    .oracle = solve_oracle, .depth = solve_depth, .ratio_bound = SOLVE_RESIDUAL_BOUND,             \
     .expected_tier = solve_expected_tier, .measure = solve_measure,                                \
     .error_model = SOLVE_ERROR_MODEL, .tensor_shape = solve_tensor_shape
 
@@ -500,8 +530,8 @@ static const gv_op solve_gesv_nopivot = {
     .modes = GV_BIT(GV_MODE_NATIVE), .dists = GV_BIT(GV_DIST_UNIFORM11),                           \
     .default_dist = GV_DIST_UNIFORM11, .check_shape = singular_check_shape,                        \
     .layout = singular_layout, .bytes = singular_bytes, .make_inputs = singular_inputs,            \
-    .oracle = singular_oracle, .depth = singular_depth, .measure = singular_measure,               \
-    .shapes = "100x50,1000x1000", .tensor_shape = solve_tensor_shape,                              \
+    .shared_input_key = cond_key, .oracle = singular_oracle, .depth = singular_depth,              \
+    .measure = singular_measure, .shapes = "100x50,1000x1000", .tensor_shape = solve_tensor_shape, \
     .test_shapes = "1x1,2x1,37x20,257x257,1000x500"
 
 static const gv_op solve_gesv_singular = {

@@ -5,6 +5,7 @@
 #include <math.h>
 #include <quadmath.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "go.h"
 #include "testkit.h"
@@ -95,4 +96,43 @@ Test(attn_oracle, bad_arguments_name_themselves)
     cr_expect_eq(go_attn_sdpa(1, 1, 0, 1, 0, x, x, x, y), -3);
     cr_expect_eq(go_attn_sdpa(1, 1, 1, 0, 0, x, x, x, y), -4);
     cr_expect_eq(go_attn_sdpa(1, 1, 1, 1, 0, x, NULL, x, y), -7);
+}
+
+/* Each output as one long double sum over the keys in order, weight exp(s_j - M) times V's
+   value, over the sum of the weights: the oracle sums four of a row's outputs at once and
+   must give each this sum's bits (d = 6: a group of four and a remainder of two). */
+Test(attn_oracle, each_output_is_its_own_sum_bit_for_bit)
+{
+    const int64_t b = 1, h = 2, s = 9, d = 6, n = b * h * s * d;
+    double *q = gv_test_matrix(b * h * s, d, d, 81, 0), *k = gv_test_matrix(b * h * s, d, d, 82, 0);
+    double *v = gv_test_matrix(b * h * s, d, d, 83, 0), *y = gv_test_alloc(n);
+    long double sc[9];
+    for (int causal = 0; causal < 2; causal++) {
+        cr_assert_eq(go_attn_sdpa(b, h, s, d, causal, q, k, v, y), 0);
+        for (int64_t row = 0; row < b * h * s; row++) {
+            const int64_t bh = row / s, i = row % s, keys = causal ? i + 1 : s;
+            long double mx = -INFINITY, sum = 0;
+            for (int64_t j = 0; j < keys; j++) {
+                long double acc = 0;
+                for (int64_t l = 0; l < d; l++)
+                    acc += (long double)q[row * d + l] * k[(bh * s + j) * d + l];
+                sc[j] = acc * (1.0L / sqrtl((long double)d));
+                if (sc[j] > mx) mx = sc[j];
+            }
+            for (int64_t j = 0; j < keys; j++) {
+                sc[j] = expl(sc[j] - mx);
+                sum += sc[j];
+            }
+            for (int64_t c = 0; c < d; c++) {
+                long double acc = 0;
+                for (int64_t j = 0; j < keys; j++)
+                    acc += sc[j] * v[(bh * s + j) * d + c];
+                double want = (double)(acc / sum);
+                cr_expect(memcmp(&y[row * d + c], &want, sizeof want) == 0,
+                          "causal %d row %lld column %lld: %a against %a", causal, (long long)row,
+                          (long long)c, y[row * d + c], want);
+            }
+        }
+    }
+    free(q), free(k), free(v), free(y);
 }

@@ -4,7 +4,9 @@
  * correlation, as conv2d and conv3d), and their bad arguments. */
 #include <criterion/criterion.h>
 #include <math.h>
+#include <stdbool.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "../../abi/conv.h"
 #include "go.h"
@@ -305,4 +307,108 @@ Test(conv_oracle, dilation_and_groups_by_their_definitions)
     free(wd);
     free(yd);
     free(yz);
+}
+
+/* One output of go_conv3d_ex as a single long double sum over its taps (ci, z, a, e) in that
+   order, padding left out, the bias last: the oracle sums several outputs at once and must
+   give each this sum's bits. */
+static double one_output(bool gauge, const int64_t *s, const double *x, const double *wt,
+                         const double *bias, int64_t b, int64_t oc, int64_t k, int64_t i, int64_t j)
+{
+    const int64_t c = s[0], d = s[1], h = s[2], w = s[3], o = s[4], kk = s[5], st = s[6],
+                  dil = s[7], groups = s[8], pad = s[9], cg = c / groups,
+                  c0 = oc / (o / groups) * cg;
+    long double acc = 0;
+    for (int64_t ci = 0; ci < cg; ci++)
+        for (int64_t z = 0; z < kk; z++)
+            for (int64_t a = 0; a < kk; a++)
+                for (int64_t e = 0; e < kk; e++) {
+                    int64_t id = k * st - pad + z * dil, ih = i * st - pad + a * dil,
+                            iw = j * st - pad + e * dil;
+                    if (id < 0 || id >= d || ih < 0 || ih >= h || iw < 0 || iw >= w) continue;
+                    long double t =
+                        (long double)x[(((b * c + c0 + ci) * d + id) * h + ih) * w + iw] *
+                        wt[(((oc * cg + ci) * kk + z) * kk + a) * kk + e];
+                    acc += gauge ? fabsl(t) : t;
+                }
+    if (bias) acc += gauge ? fabsl((long double)bias[oc]) : (long double)bias[oc];
+    return (double)acc;
+}
+
+Test(conv_oracle, each_output_is_its_own_single_sum_bit_for_bit)
+{
+    /* widths 7 and 13 (rows of 4 outputs and a remainder), stride 2, dilation 2, 2 groups */
+    const int64_t shapes[2][10] = {{4, 5, 6, 7, 6, 3, 1, 1, 2, 1}, {2, 3, 5, 13, 4, 3, 2, 2, 1, 2}};
+    for (int t = 0; t < 2; t++) {
+        const int64_t *s = shapes[t], n = 2, c = s[0], d = s[1], h = s[2], w = s[3], o = s[4],
+                      kk = s[5], st = s[6], dil = s[7], groups = s[8], pad = s[9];
+        const int64_t od = gk_conv_out_side_dil(d, kk, st, pad, dil),
+                      oh = gk_conv_out_side_dil(h, kk, st, pad, dil),
+                      ow = gk_conv_out_side_dil(w, kk, st, pad, dil), out = n * o * od * oh * ow;
+        double *x = gv_test_matrix(n * c * d * h, w, w, 61 + t, 0);
+        double *wt = gv_test_matrix(o * c / groups * kk * kk, kk, kk, 63 + t, 0);
+        double *bias = gv_test_matrix(1, o, o, 65, 0);
+        double *y = gv_test_alloc(out), *g = gv_test_alloc(out);
+        cr_assert_eq(go_conv3d_ex(n, c, d, h, w, o, kk, kk, kk, st, dil, groups, pad, pad, pad, x,
+                                  wt, bias, y),
+                     0);
+        cr_assert_eq(go_conv3d_ex_gauge(n, c, d, h, w, o, kk, kk, kk, st, dil, groups, pad, pad,
+                                        pad, x, wt, bias, g),
+                     0);
+        for (int64_t idx = 0; idx < out; idx++) {
+            int64_t j = idx % ow, i = idx / ow % oh, k = idx / (ow * oh) % od,
+                    oc = idx / (ow * oh * od) % o, b = idx / (ow * oh * od * o);
+            double ys = one_output(false, s, x, wt, bias, b, oc, k, i, j),
+                   gs = one_output(true, s, x, wt, bias, b, oc, k, i, j);
+            cr_expect(memcmp(&y[idx], &ys, sizeof ys) == 0, "shape %d output %lld", t,
+                      (long long)idx);
+            cr_expect(memcmp(&g[idx], &gs, sizeof gs) == 0, "shape %d gauge %lld", t,
+                      (long long)idx);
+        }
+        free(x), free(wt), free(bias), free(y), free(g);
+    }
+}
+
+/* The transposed oracle likewise: each output the single long double sum over (ci, z, a, e)
+   of x(b, ci, k - z, i - a, j - e) wt(ci, oc, z, a, e), the input's indices inside it, the
+   bias last (widths 5 + 3 - 1 = 7 and 11 + 3 - 1 = 13: rows of 4 and a remainder). */
+Test(conv_oracle, each_transposed_output_is_its_own_single_sum_bit_for_bit)
+{
+    const int64_t n = 2, c = 3, o = 4, k = 3, sides[2][3] = {{3, 4, 5}, {1, 2, 11}};
+    for (int t = 0; t < 2; t++) {
+        const int64_t d = sides[t][0], h = sides[t][1], w = sides[t][2], kd = d > 1 ? k : 1;
+        const int64_t od = d + kd - 1, oh = h + k - 1, ow = w + k - 1, out = n * o * od * oh * ow;
+        double *x = gv_test_matrix(n * c * d * h, w, w, 71 + t, 0);
+        double *wt = gv_test_matrix(c * o * kd * k, k, k, 73 + t, 0);
+        double *bias = gv_test_matrix(1, o, o, 75, 0);
+        double *y = gv_test_alloc(out), *g = gv_test_alloc(out);
+        cr_assert_eq(go_conv3d_transposed(n, c, d, h, w, o, kd, k, k, x, wt, bias, y), 0);
+        cr_assert_eq(go_conv3d_transposed_gauge(n, c, d, h, w, o, kd, k, k, x, wt, bias, g), 0);
+        for (int64_t idx = 0; idx < out; idx++) {
+            int64_t j = idx % ow, i = idx / ow % oh, kk = idx / (ow * oh) % od,
+                    oc = idx / (ow * oh * od) % o, b = idx / (ow * oh * od * o);
+            long double sum = 0, abs_sum = 0;
+            for (int64_t ci = 0; ci < c; ci++)
+                for (int64_t z = 0; z < kd; z++)
+                    for (int64_t a = 0; a < k; a++)
+                        for (int64_t e = 0; e < k; e++) {
+                            int64_t id = kk - z, ih = i - a, iw = j - e;
+                            if (id < 0 || id >= d || ih < 0 || ih >= h || iw < 0 || iw >= w)
+                                continue;
+                            long double tm =
+                                (long double)x[(((b * c + ci) * d + id) * h + ih) * w + iw] *
+                                wt[(((ci * o + oc) * kd + z) * k + a) * k + e];
+                            sum += tm;
+                            abs_sum += fabsl(tm);
+                        }
+            sum += (long double)bias[oc];
+            abs_sum += fabsl((long double)bias[oc]);
+            double ys = (double)sum, gs = (double)abs_sum;
+            cr_expect(memcmp(&y[idx], &ys, sizeof ys) == 0, "sides %d output %lld", t,
+                      (long long)idx);
+            cr_expect(memcmp(&g[idx], &gs, sizeof gs) == 0, "sides %d gauge %lld", t,
+                      (long long)idx);
+        }
+        free(x), free(wt), free(bias), free(y), free(g);
+    }
 }

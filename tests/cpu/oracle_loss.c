@@ -5,6 +5,7 @@
 #include <criterion/criterion.h>
 #include <math.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "go.h"
 #include "testkit.h"
@@ -67,4 +68,33 @@ Test(loss_oracle, bad_arguments_name_themselves)
     cr_expect_eq(go_loss_xent(1, 4, x, 3, t, l), -4);
     cr_expect_eq(go_loss_xent(1, 4, x, 4, NULL, l), -5);
     cr_expect_eq(go_loss_xent_gauge(1, 4, x, 4, t, l, 5.0, 9.0, 0.0, g), -9);
+}
+
+/* go_loss_xent_with_gauge gives go_loss_xent's losses and go_loss_xent_gauge's gauges bit for
+   bit, on all cores (m n above GO_PAR_MIN) and on rows with ties for the largest logit,
+   non-finite logits and invalid targets. */
+Test(loss_oracle, loss_with_gauge_is_loss_then_gauge)
+{
+    const int64_t m = 300, n = 1000;
+    double *x = gv_test_matrix(m, n, n, 77, 0), *t = malloc((size_t)m * sizeof *t);
+    double *l = malloc((size_t)m * sizeof *l), *g = malloc((size_t)m * sizeof *g);
+    double *l2 = malloc((size_t)m * sizeof *l2), *g2 = malloc((size_t)m * sizeof *g2);
+    cr_assert(x && t && l && g && l2 && g2);
+    for (int64_t i = 0; i < m; i++) {
+        t[i] = (double)((i * 13) % n);
+        x[i * n + (i * 7) % n] = x[i * n + (i * 11 + 1) % n] = 40.0; /* a tie for the largest */
+    }
+    x[3 * n + 5] = NAN;
+    x[4 * n + 6] = INFINITY;
+    x[5 * n + (int64_t)t[5]] = -INFINITY;
+    t[6] = 0.5;
+    t[7] = (double)n;
+    cr_assert_eq(go_loss_xent(m, n, x, n, t, l), 0);
+    cr_assert_eq(go_loss_xent_gauge(m, n, x, n, t, l, 5.0, 9.0, 18.0, g), 0);
+    cr_assert_eq(go_loss_xent_with_gauge(m, n, x, n, t, l2, 5.0, 9.0, 18.0, g2), 0);
+    cr_expect(isnan(l2[3]) && isnan(l2[4]) && isinf(l2[5]) && isnan(l2[6]) && isnan(l2[7]));
+    cr_expect(memcmp(l, l2, (size_t)m * sizeof *l) == 0, "losses differ");
+    cr_expect(memcmp(g, g2, (size_t)m * sizeof *g) == 0, "gauges differ");
+    cr_expect_eq(go_loss_xent_with_gauge(m, n, x, n, t, l2, 5.0, 0.5, 18.0, g2), -8);
+    free(x), free(t), free(l), free(g), free(l2), free(g2);
 }

@@ -408,3 +408,81 @@ Test(stencil, gauge_comparison_sees_an_off_by_one_in_steps)
                 free(f);
             }
 }
+
+/* One step of each update cell by cell in f64, the operations in the order the seeds write
+   them and the edges tested at every cell: the oracles take the cells inside the grid several
+   an instruction and must give these bits. which: FIXED, PERIODIC, or their gauges' operator
+   on non-negative x (w_self x + w_nbr (sum of the neighbours)) as FIXED + 2, PERIODIC + 2. */
+static void one_step(int which, int64_t ny, int64_t nx, double a, double b, const double *x,
+                     double *y)
+{
+    bool per = which == PERIODIC || which == PERIODIC + 2;
+    for (int64_t i = 0; i < ny; i++)
+        for (int64_t j = 0; j < nx; j++) {
+            const double *up = per     ? x + (i > 0 ? i - 1 : ny - 1) * nx
+                               : i > 0 ? x + (i - 1) * nx
+                                       : NULL;
+            const double *dn = per          ? x + (i < ny - 1 ? i + 1 : 0) * nx
+                               : i < ny - 1 ? x + (i + 1) * nx
+                                            : NULL;
+            const double *cur = x + i * nx;
+            double l = j > 0 ? cur[j - 1] : cur[nx - 1], r = j < nx - 1 ? cur[j + 1] : cur[0];
+            double v;
+            if (which == FIXED) {
+                v = 4.0 * cur[j];
+                if (up) v -= up[j];
+                if (j > 0) v -= l;
+                if (dn) v -= dn[j];
+                if (j < nx - 1) v -= r;
+                v = cur[j] - 0.25 * v;
+            } else if (which == PERIODIC) {
+                double s = up[j] + dn[j];
+                s += l;
+                s += r;
+                v = cur[j] + a * (s - 4.0 * cur[j]);
+            } else {
+                double s = 0.0;
+                if (up) s += up[j];
+                if (dn) s += dn[j];
+                if (j > 0 || per) s += l;
+                if (j < nx - 1 || per) s += r;
+                v = a * cur[j] + b * s;
+            }
+            y[i * nx + j] = v;
+        }
+}
+
+Test(stencil, cells_inside_and_on_the_edges_bit_for_bit)
+{
+    const int64_t sides[][2] = {{1, 1}, {2, 2}, {3, 3}, {4, 5}, {7, 17}};
+    const double coeff = 0.2;
+    for (int t = 0; t < 5; t++) {
+        const int64_t ny = sides[t][0], nx = sides[t][1], n = ny * nx;
+        double *f = random_grid(n, 90 + (unsigned)t, true), *y = malloc((size_t)n * sizeof *y);
+        double *s1 = malloc((size_t)n * sizeof *s1), *s2 = malloc((size_t)n * sizeof *s2);
+        cr_assert(y && s1 && s2);
+        for (int which = FIXED; which <= PERIODIC; which++) {
+            /* two steps of the update */
+            one_step(which, ny, nx, coeff, 0, f, s1);
+            one_step(which, ny, nx, coeff, 0, s1, s2);
+            int rc = which == FIXED ? go_diffusion_fixed(ny, nx, 2, f, nx, y, nx)
+                                    : go_diffusion_periodic(ny, nx, 2, coeff, f, nx, y, nx);
+            cr_assert_eq(rc, 0);
+            cr_expect(memcmp(y, s2, (size_t)n * sizeof *y) == 0, "%d: %lld x %lld", which,
+                      (long long)ny, (long long)nx);
+            /* the gauge of two steps: (I + A) M |f| */
+            double ws = which == FIXED ? 0.0 : 1.0 - 4.0 * coeff,
+                   wn = which == FIXED ? 0.25 : coeff;
+            for (int64_t i = 0; i < n; i++)
+                s2[i] = fabs(f[i]);
+            one_step(which + 2, ny, nx, ws, wn, s2, s1);
+            one_step(which + 2, ny, nx, 1.0, 1.0, s1, s2);
+            rc = which == FIXED ? go_diffusion_fixed_gauge(ny, nx, 2, f, nx, y, nx)
+                                : go_diffusion_periodic_gauge(ny, nx, 2, coeff, f, nx, y, nx);
+            cr_assert_eq(rc, 0);
+            cr_expect(memcmp(y, s2, (size_t)n * sizeof *y) == 0, "gauge %d: %lld x %lld", which,
+                      (long long)ny, (long long)nx);
+        }
+        free(f), free(y), free(s1), free(s2);
+    }
+}

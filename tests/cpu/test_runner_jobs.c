@@ -327,11 +327,13 @@ Test(runner_jobs, more_workers_than_cases, .timeout = 120)
 /* A case that will read the oracle cache entry an earlier case makes (another mode of the same
    reference) is handed out by its bytes, after cheaper cases that compute their own: beside
    the case computing the entry it would wait on the entry's lock with its cores idle. Modes
-   whose references differ (act.silu's fast-math oracle) keep their cost. */
+   whose references differ (act.silu's fast-math oracle) keep their cost. So does a case that
+   builds a costly input an earlier case builds (an op's shared_input_key). */
 Test(runner_jobs, a_case_sharing_an_earlier_reference_is_handed_out_later)
 {
     gv_shape big = {.nd = 3, .d = {512, 512, 512}}, mid = {.nd = 3, .d = {256, 256, 256}};
     gv_shape sin = {.nd = 2, .d = {100000, 100}}, act = {.nd = 1, .d = {1 << 22}};
+    gv_shape solve = {.nd = 2, .d = {1000, 6}};
     gv_case c[] = {
         gv_test_case("gemm.cublas", GV_F32, GV_MODE_NATIVE, GV_DIST_UNIFORM01, big, 0),
         gv_test_case("gemm.cublas", GV_F32, GV_MODE_TF32, GV_DIST_UNIFORM01, big, 0),
@@ -341,8 +343,11 @@ Test(runner_jobs, a_case_sharing_an_earlier_reference_is_handed_out_later)
         gv_test_case("gemm.cublas", GV_F32, GV_MODE_TF32, GV_DIST_UNIFORM01, big, 1),
         gv_test_case("act.silu", GV_F32, GV_MODE_NATIVE, GV_DIST_UNIFORM11, act, 0),
         gv_test_case("act.silu", GV_F32, GV_MODE_FASTMATH, GV_DIST_UNIFORM11, act, 0),
+        gv_test_case("solve.gesv", GV_F64, GV_MODE_NATIVE, GV_DIST_UNIFORM11, solve, 0),
+        gv_test_case("solve.gesv", GV_F32, GV_MODE_NATIVE, GV_DIST_UNIFORM11, solve, 0),
+        gv_test_case("solve.posv", GV_F32, GV_MODE_NATIVE, GV_DIST_UNIFORM11, solve, 0),
     };
-    int n = (int)(sizeof c / sizeof c[0]), order[8], pos[8];
+    int n = (int)(sizeof c / sizeof c[0]), order[11], pos[11];
     gv_runner_order(c, n, order, pos);
     /* gemm 512^3 native and seed 1's tf32 (its own inputs) first, then 256^3 */
     cr_expect_lt(pos[0], pos[2]);
@@ -352,4 +357,8 @@ Test(runner_jobs, a_case_sharing_an_earlier_reference_is_handed_out_later)
     cr_expect_lt(pos[3], pos[4] - 1, "sin_iter native reads fastmath's entry");
     cr_expect_eq(pos[7], pos[6] + 1, "act.silu's modes compute their own: equal costs, adjacent");
     cr_expect_lt(pos[7], pos[4], "act.silu fastmath before sin_iter native, which reads");
+    /* solve's f32 and f64 build one conditioned matrix (its shared_input_key); posv's differs */
+    cr_expect_eq(pos[8], 0, "gesv f64 1000x6, the costliest, first");
+    cr_expect_gt(pos[9], pos[7], "gesv f32 reads f64's matrix: after act.silu's 2^22");
+    cr_expect_lt(pos[10], pos[2], "posv f32 builds its own SPD matrix: it keeps its cost");
 }
