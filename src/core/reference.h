@@ -26,6 +26,9 @@ void gv_cache_enable(bool on);
  * a directory that is not says why on stderr, once a process, and sweeps stale temporaries of
  * one that is. A run calls it before its cases (and their isolated children) start. */
 bool gv_cache_usable(void);
+/* The cache's directory into dir when it is on and usable (as gv_cache_usable): for the other
+ * users of the one cache (judge_memo.h). */
+bool gv_cache_run_dir(char *dir, size_t len);
 
 /* Let gv_cache_memo use the cache (for check's runs); off by default. */
 void gv_cache_memo_enable(bool on);

@@ -13,6 +13,7 @@
 #include "core/fault.h"
 #include "core/inputs.h"
 #include "core/judge.h"
+#include "core/judge_memo.h"
 #include "core/knobs.h"
 #include "core/reference.h"
 #include "core/repeat.h"
@@ -242,7 +243,7 @@ void gv_case_finish(gv_case_run *cr, gv_problem *keep)
             if (r->env.arch == 0 && r->inputs != GV_INPUTS_GENERATED &&
                 gv_mode_get(r->c.mode)->bfma && gk_device_info_get(&di) == GV_OK)
                 r->env.arch = di.cc_major * 10 + di.cc_minor;
-            gv_judge_problem(p, r);
+            gv_judge_or_memo(p, r, cr->repeat);
             r->judge_ms = now_ms() - t0;
             if (cr->repeat > 1) gv_repeat_judge(p, &cr->L, r, cr->repeat);
         }

@@ -11,6 +11,7 @@
 #include "core/hash.h"
 #include "core/inputs.h"
 #include "core/judge.h"
+#include "core/judge_memo.h"
 #include "io/npy.h"
 #include "io/tensor_shape.h"
 #include "io/run_info.h"
@@ -360,6 +361,9 @@ static void set_run_members(json_t *o, const gv_result *r)
     json_object_set_new(o, "device_ms", gv_json_num(r->device_ms));
     json_object_set_new(o, "inputs_ms", gv_json_num(r->inputs_ms));
     json_object_set_new(o, "judge_ms", gv_json_num(r->judge_ms));
+    /* "hit": the judgement was taken from the cache (the same case, inputs and output bytes
+       judged before by the same host code: core/judge_memo.h); judge_ms is then the read */
+    json_object_set_new(o, "judge_cache", json_string(gv_judge_memo_name(r->judge_memo)));
     char hash[24];
     json_object_set_new(o, "output_hash",
                         r->have_hash
