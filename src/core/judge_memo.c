@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 #include "core/cache.h"
 #include "core/hash.h"
@@ -17,9 +18,24 @@
 
 static bool memo_on = false;
 
+/* The names read back, each once a process, in memory shared with the processes forked after
+   gv_judge_memo_enable: a case's result crosses from its worker to check's process as bytes
+   (core/runner.c), where a pointer into the worker's own heap would point at nothing. The
+   workers add to it beside each other (an atomic bump of the used bytes), each keeping its
+   own list of the names it placed there. */
+enum { ARENA_BYTES = 1 << 20 };
+static struct arena {
+    size_t used; /* bytes of text after the header, every process's */
+    char text[];
+} *arena;
+
 void gv_judge_memo_enable(bool on)
 {
-    memo_on = on;
+    if (on && !arena) {
+        void *m = mmap(NULL, ARENA_BYTES, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+        if (m != MAP_FAILED) arena = m; /* zeroed: nothing used */
+    }
+    memo_on = on && arena;
 }
 
 const char *gv_judge_memo_name(int judge_memo)
@@ -40,23 +56,25 @@ typedef struct memo_names {
     char check[GV_MAX_CHECKS][NAME_LEN];
 } memo_names;
 
-/* One copy of each name read back, kept for the process (a few dozen names). */
 static const char *intern(const char *s)
 {
     static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
     static struct kept {
         struct kept *next;
-        char text[];
+        const char *text;
     } *head;
+    if (!arena) return NULL;
     pthread_mutex_lock(&lock);
     const char *found = NULL;
     for (struct kept *k = head; k && !found; k = k->next)
         if (strcmp(k->text, s) == 0) found = k->text;
     if (!found) {
-        size_t n = strlen(s) + 1;
-        struct kept *k = malloc(sizeof *k + n);
+        size_t n = strlen(s) + 1, room = ARENA_BYTES - sizeof *arena;
+        size_t at = __atomic_fetch_add(&arena->used, n, __ATOMIC_RELAXED);
+        struct kept *k = at + n <= room ? malloc(sizeof *k) : NULL;
         if (k) {
-            memcpy(k->text, s, n);
+            memcpy(arena->text + at, s, n);
+            k->text = arena->text + at;
             k->next = head;
             head = k;
             found = k->text;
@@ -131,9 +149,15 @@ static bool memo_fits(const gv_result *m, const gv_result *r, const memo_names *
     return strcmp(m->math_mode, r->math_mode) == 0;
 }
 
-/* r takes the stored judgement m, keeping what is this run's own. */
-static void memo_adopt(gv_result *r, const gv_result *m, const memo_names *names)
+/* r takes the stored judgement m, keeping what is this run's own; false (r untouched) where
+   a name found no room. */
+static bool memo_adopt(gv_result *r, const gv_result *m, const memo_names *names)
 {
+    const char *extra[GV_MAX_EXTRA], *check[GV_MAX_CHECKS];
+    for (int i = 0; i < m->n_extra; i++)
+        if (!(extra[i] = intern(names->extra[i]))) return false;
+    for (int i = 0; i < m->n_checks; i++)
+        if (!(check[i] = intern(names->check[i]))) return false;
     gv_result now = *r;
     *r = *m;
     r->c = now.c;
@@ -143,9 +167,10 @@ static void memo_adopt(gv_result *r, const gv_result *m, const memo_names *names
     r->cache = now.cache;
     r->output_lost = now.output_lost;
     for (int i = 0; i < r->n_extra; i++)
-        r->extra[i].name = intern(names->extra[i]);
+        r->extra[i].name = extra[i];
     for (int i = 0; i < r->n_checks; i++)
-        r->checks[i].name = intern(names->check[i]);
+        r->checks[i].name = check[i];
+    return true;
 }
 
 /* The judgement r as an entry: its run's own numbers cleared, the names as text. False where
@@ -192,8 +217,8 @@ void gv_judge_or_memo(const gv_problem *p, gv_result *r, int repeat)
     }
     void *bufs[2] = {m, names};
     size_t sizes[2] = {sizeof *m, sizeof *names};
-    if (gv_cache_get(dir, key, version, 2, bufs, sizes) == 1 && memo_fits(m, r, names)) {
-        memo_adopt(r, m, names);
+    if (gv_cache_get(dir, key, version, 2, bufs, sizes) == 1 && memo_fits(m, r, names) &&
+        memo_adopt(r, m, names)) {
         r->judge_memo = GV_JUDGE_MEMO_HIT;
     } else {
         gv_judge_problem(p, r);

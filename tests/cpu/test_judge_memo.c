@@ -10,6 +10,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include "../../tools/case_digest.h"
 #include "core/inputs.h"
@@ -115,6 +117,52 @@ Test(judge_memo, a_judgement_taken_back_is_the_judges_own, .init = make_tmp, .fi
             free(m);
             gv_problem_free(&p);
         }
+}
+
+/* check's workers send each result to check's process as bytes (core/runner.c): a judgement
+   taken from the memo in a forked worker is written by the parent as the judge wrote it, the
+   names of its extras and checks included (they must not point into the worker's heap). */
+Test(judge_memo, taken_back_in_a_worker_and_written_by_its_parent, .init = make_tmp, .fini = rm_tmp)
+{
+    gv_shape s = {.nd = 2, .d = {40, 2}};
+    gv_case c = gv_test_case("solve.gesv", GV_F64, GV_MODE_NATIVE, GV_DIST_UNIFORM11, s, 4);
+    gv_problem p;
+    ready(&c, &p);
+    gv_result direct, r;
+    judged(&p, &direct, false, 1);
+    cr_assert_gt(direct.n_extra, 0, "solve's judgement names extras");
+    judged(&p, &r, true, 1);
+    cr_assert_eq(r.judge_memo, GV_JUDGE_MEMO_STORED);
+    int fd[2];
+    cr_assert_eq(pipe(fd), 0);
+    pid_t pid = fork();
+    cr_assert_geq(pid, 0);
+    if (pid == 0) { /* the worker: a fresh list of names, the memo's hit */
+        close(fd[0]);
+        gv_result w;
+        judged(&p, &w, true, 1);
+        ssize_t put = write(fd[1], &w, sizeof w);
+        _exit(put == (ssize_t)sizeof w && w.judge_memo == GV_JUDGE_MEMO_HIT ? 0 : 1);
+    }
+    close(fd[1]);
+    gv_result got;
+    size_t have = 0;
+    while (have < sizeof got) {
+        ssize_t n = read(fd[0], (char *)&got + have, sizeof got - have);
+        if (n <= 0) break;
+        have += (size_t)n;
+    }
+    close(fd[0]);
+    int st;
+    cr_assert_eq(waitpid(pid, &st, 0), pid);
+    cr_assert(WIFEXITED(st) && WEXITSTATUS(st) == 0, "the worker took the judgement back");
+    cr_assert_eq(have, sizeof got);
+    got.c = direct.c; /* the parent's own case, as the runner keeps it */
+    char *a = record_text(&direct), *b = record_text(&got);
+    cr_expect_str_eq(b, a);
+    free(a);
+    free(b);
+    gv_problem_free(&p);
 }
 
 /* One bit of one output changed after a PASS was stored: judged again, not the stored PASS;
