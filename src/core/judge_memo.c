@@ -84,14 +84,6 @@ static const char *intern(const char *s)
     return found;
 }
 
-/* Whether r's case may be judged from the memo at all (judge_memo.h). */
-static bool memo_applies(const gv_problem *p, const gv_result *r, int repeat)
-{
-    return memo_on && !gv_knobs()->no_judge_cache && repeat <= 1 &&
-           r->inputs == GV_INPUTS_GENERATED && !r->guard[0] && r->env.arch == 0 &&
-           p->in_hash_known && !r->ftz_allowed && !r->daz_allowed;
-}
-
 /* The entry's key: the case, its inputs' and outputs' hashes, the mode the kernel reported.
    False where an output is missing. */
 static bool memo_key(const gv_problem *p, const gv_result *r, char *key, size_t len)
@@ -196,38 +188,59 @@ static bool memo_pack(const gv_result *r, gv_result *m, memo_names *names)
     return true;
 }
 
-void gv_judge_or_memo(const gv_problem *p, gv_result *r, int repeat)
+bool gv_judge_memo_may(const gv_result *r, int repeat)
+{
+    return memo_on && !gv_knobs()->no_judge_cache && repeat <= 1 &&
+           r->inputs == GV_INPUTS_GENERATED && !r->ftz_allowed && !r->daz_allowed;
+}
+
+/* The entry's key into key, and the two buffers; false where the memo does not apply. */
+static bool memo_open(const gv_problem *p, const gv_result *r, int repeat, char *dir, size_t dlen,
+                      char *key, size_t klen)
+{
+    return gv_judge_memo_may(r, repeat) && !r->guard[0] && r->env.arch == 0 &&
+           p->in_hash_known && gv_cache_run_dir(dir, dlen) && memo_key(p, r, key, klen);
+}
+
+int gv_judge_memo_take(const gv_problem *p, gv_result *r, int repeat)
 {
     char dir[4096], key[1024];
-    if (!memo_applies(p, r, repeat) || !gv_cache_run_dir(dir, sizeof dir) ||
-        !memo_key(p, r, key, sizeof key)) {
-        gv_judge_problem(p, r);
-        r->judge_memo = GV_JUDGE_MEMO_OFF;
-        return;
-    }
-    const char *version = memo_version();
+    if (!memo_open(p, r, repeat, dir, sizeof dir, key, sizeof key)) return GV_JUDGE_MEMO_OFF;
     gv_result *m = malloc(sizeof *m);
     memo_names *names = malloc(sizeof *names);
-    if (!m || !names) {
-        free(m);
-        free(names);
-        gv_judge_problem(p, r);
-        r->judge_memo = GV_JUDGE_MEMO_OFF;
-        return;
-    }
+    int got = GV_JUDGE_MEMO_MISS;
     void *bufs[2] = {m, names};
     size_t sizes[2] = {sizeof *m, sizeof *names};
-    if (gv_cache_get(dir, key, version, 2, bufs, sizes) == 1 && memo_fits(m, r, names) &&
-        memo_adopt(r, m, names)) {
+    if (m && names && gv_cache_get(dir, key, memo_version(), 2, bufs, sizes) == 1 &&
+        memo_fits(m, r, names) && memo_adopt(r, m, names)) {
         r->judge_memo = GV_JUDGE_MEMO_HIT;
-    } else {
-        gv_judge_problem(p, r);
-        r->judge_memo = GV_JUDGE_MEMO_MISS;
-        if (memo_pack(r, m, names) &&
-            gv_cache_put(dir, key, version, 2, (const void *const *)bufs, sizes,
-                         gv_cache_max_bytes()) == GV_OK)
-            r->judge_memo = GV_JUDGE_MEMO_STORED;
+        got = GV_JUDGE_MEMO_HIT;
     }
     free(m);
     free(names);
+    return got;
+}
+
+void gv_judge_memo_store(const gv_problem *p, gv_result *r, int repeat)
+{
+    char dir[4096], key[1024];
+    r->judge_memo = GV_JUDGE_MEMO_OFF;
+    if (!memo_open(p, r, repeat, dir, sizeof dir, key, sizeof key)) return;
+    r->judge_memo = GV_JUDGE_MEMO_MISS;
+    gv_result *m = malloc(sizeof *m);
+    memo_names *names = malloc(sizeof *names);
+    const void *bufs[2] = {m, names};
+    size_t sizes[2] = {sizeof *m, sizeof *names};
+    if (m && names && memo_pack(r, m, names) &&
+        gv_cache_put(dir, key, memo_version(), 2, bufs, sizes, gv_cache_max_bytes()) == GV_OK)
+        r->judge_memo = GV_JUDGE_MEMO_STORED;
+    free(m);
+    free(names);
+}
+
+void gv_judge_or_memo(const gv_problem *p, gv_result *r, int repeat)
+{
+    if (gv_judge_memo_take(p, r, repeat) == GV_JUDGE_MEMO_HIT) return;
+    gv_judge_problem(p, r);
+    gv_judge_memo_store(p, r, repeat);
 }

@@ -29,10 +29,22 @@ const char *gv_judge_memo_name(int judge_memo);
 /* Let this process's cases use the memo (check does); off by default. */
 void gv_judge_memo_enable(bool on);
 
-/* gv_judge_problem(p, r), or its memo: where the memo applies (above) and holds this
-   judgement, r takes it (everything the judge writes; the run's own timings, cache counts and
-   device bytes stay r's); else the judge runs and its judgement is stored. r->judge_memo says
-   which. repeat: the launches of the case (a memo only for 1). */
+/* Whether a case whose result r is (before its judge) may take its judgement from the memo,
+   as far as the case tells before its outputs exist: the memo on, generated inputs, one
+   launch (repeat), no ftz or daz claimed. */
+bool gv_judge_memo_may(const gv_result *r, int repeat);
+
+/* The stored judgement of p's outputs into r (everything the judge writes; the run's own
+   timings, cache counts and device bytes stay r's): GV_JUDGE_MEMO_HIT; MISS where none is
+   kept (r untouched); OFF where the memo does not apply. p's inputs hash must be known
+   (gv_cached_reference or gv_reference_kept made it). */
+int gv_judge_memo_take(const gv_problem *p, gv_result *r, int repeat);
+
+/* After gv_judge_problem: its judgement r stored for p's outputs where the memo applies
+   (r->judge_memo STORED; MISS where it could not be written; OFF where it does not apply). */
+void gv_judge_memo_store(const gv_problem *p, gv_result *r, int repeat);
+
+/* gv_judge_memo_take, else gv_judge_problem and gv_judge_memo_store. */
 void gv_judge_or_memo(const gv_problem *p, gv_result *r, int repeat);
 
 #endif

@@ -424,6 +424,9 @@ typedef struct gv_result {
     /* the judgement's part (judge_memo.h): GV_JUDGE_MEMO_OFF, or the memo was read (HIT),
        written (STORED) or neither (MISS) */
     int judge_memo;
+    /* the judgement came from the memo before the reference was read: it was not (its entry
+       is in the cache; oracle_cache "unread") */
+    bool oracle_unread;
 } gv_result;
 
 #endif

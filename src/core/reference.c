@@ -196,12 +196,23 @@ void gv_cache_counts_line(const gv_cache_counts *c, char *buf, size_t len)
              GV_CACHE_READ_BYTES_PER_MS / 1e6, other, c->rejected);
 }
 
+bool gv_reference_kept(gv_problem *p)
+{
+    char dir[4096];
+    if (!cache_dir(dir, sizeof dir)) return false;
+    if (!p->in_hash_known) p->in_hash = inputs_hash(p);
+    p->in_hash_known = true;
+    char key[1024];
+    gv_cache_case_key(p, key, sizeof key);
+    return gv_cache_has(dir, key, gv_cache_version());
+}
+
 int gv_cached_reference(gv_problem *p, bool *hit)
 {
     *hit = false;
     char dir[4096];
     if (!cache_dir(dir, sizeof dir)) return gv_reference(p);
-    p->in_hash = inputs_hash(p); /* for this key and the judgement's (judge_memo.h) */
+    if (!p->in_hash_known) p->in_hash = inputs_hash(p); /* and the judgement's (judge_memo.h) */
     p->in_hash_known = true;
     char key[1024];
     gv_cache_case_key(p, key, sizeof key);

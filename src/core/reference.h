@@ -38,6 +38,10 @@ void gv_cache_memo_enable(bool on);
  * gv_reference returns. */
 int gv_cached_reference(gv_problem *p, bool *hit);
 
+/* Whether the cache holds p's reference (an entry's file: read and checked only by
+ * gv_cached_reference). Makes p's inputs hash, as gv_cached_reference does. */
+bool gv_reference_kept(gv_problem *p);
+
 /* Buffers that are costly to make but a pure function of key and the sources that make them
  * (an input matrix built by factorisations): read from the cache when a valid entry exists,
  * else made by make(ctx) into bufs and, when worth it (the reference's rule), stored. Only

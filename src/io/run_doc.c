@@ -351,9 +351,11 @@ static void set_run_members(json_t *o, const gv_result *r)
     json_object_set_new(o, "bytes", gv_json_num(r->bytes));
     json_object_set_new(o, "oracle_ms", gv_json_num(r->oracle_ms));
     /* "hit": the reference was read from the oracle cache (oracle_ms is the read); "cheap":
-       computed and not stored, its oracle being faster than reading an entry back */
+       computed and not stored, its oracle being faster than reading an entry back; "unread":
+       in the cache and not read, the judgement taken from the cache (core/judge_memo.h) */
     json_object_set_new(o, "oracle_cache",
-                        json_string(r->cache.hits     ? "hit"
+                        json_string(r->oracle_unread  ? "unread"
+                                    : r->cache.hits     ? "hit"
                                     : r->cache.stored ? "stored"
                                     : r->cache.cheap  ? "cheap"
                                     : r->cache.misses ? "miss"

@@ -133,6 +133,7 @@ Test(gpu_roundtrip, judgements_reused_for_the_same_outputs_only, .timeout = 600)
     const char *sel = "--op 'gemm.cublas,vadd,softmax.rows,solve.gesv,lsmr.ridge' --test-sizes -q";
     char args[512];
     int taken, stored;
+    char path[1024];
     snprintf(args, sizeof args, "check %s --json a.json", sel);
     int rc = gpuval_in(dir, "a", args);
     cr_assert_eq(rc, 0, "%s", said(dir, "a"));
@@ -145,9 +146,16 @@ Test(gpu_roundtrip, judgements_reused_for_the_same_outputs_only, .timeout = 600)
     cr_assert(memo_counts(dir, "b", &taken, &stored), "%s", said(dir, "b"));
     cr_expect(taken == first && stored == 0, "again: %d taken, %d stored of %d", taken, stored,
               first);
+    /* their references were in the cache and were not read: the judgements needed none */
+    char *doc = malloc(8 << 20);
+    cr_assert_not_null(doc);
+    snprintf(path, sizeof path, "%s/b.json", dir);
+    gv_test_slurp(path, doc, 8 << 20);
+    cr_expect(strstr(doc, "\"unread\"") != NULL, "b.json: no reference left unread");
+    free(doc);
     rc = gpuval_in(dir, "ab", "compare a.json b.json -q");
     cr_expect_eq(rc, 0, "compare: exit %d\n%s", rc, said(dir, "ab"));
-    char out[8192], path[1024];
+    char out[8192];
     snprintf(path, sizeof path, "%s/ab.out", dir);
     gv_test_slurp(path, out, sizeof out);
     cr_expect(strstr(out, "outcome: SAME") != NULL, "%s", out);
@@ -159,9 +167,13 @@ Test(gpu_roundtrip, judgements_reused_for_the_same_outputs_only, .timeout = 600)
     cr_expect(stored > 0 && taken > 0 && taken + stored == first,
               "one bit of gemm.cublas's outputs: %d taken, %d judged again", taken, stored);
     setenv("GPUVAL_SCREEN_FAULT", "0:one-in:1000@vadd", 1);
-    rc = gpuval_in(dir, "d", "check --op vadd --test-sizes -q");
+    rc = gpuval_in(dir, "d", "check --op vadd --test-sizes -q --dump-failures dumps");
     cr_expect_eq(rc, 1, "vadd corrupted in a cache that holds its PASS: exit %d\n%s", rc,
                  said(dir, "d"));
+    /* a dumped FAIL carries the oracle's output: its reference was read */
+    char cmd[1200];
+    snprintf(cmd, sizeof cmd, "ls '%s'/dumps/*/out_*.oracle.npy >/dev/null 2>&1", dir);
+    cr_expect_eq(system(cmd), 0, "no oracle output dumped\n%s", said(dir, "d"));
     unsetenv("GPUVAL_SCREEN_FAULT");
     gv_test_remove_dir(dir);
 }
