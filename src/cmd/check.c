@@ -34,6 +34,7 @@
 #include "io/run_read.h"
 #include "io/sha256.h"
 #include "core/judge.h"
+#include "core/judge_memo.h"
 #include "core/knobs.h"
 #include "core/problem.h"
 #include "core/reference.h"
@@ -322,6 +323,24 @@ static int parse_timeout(const char *s, double *out)
 }
 
 /* Parse --repeat: an integer from 1 to 1000. */
+/* check's line on the judgement memo (core/judge_memo.h), where it was on: how many outputs
+   were judged and how many judgements were taken from the cache. */
+static void judge_memo_line(const gv_result *results, int n)
+{
+    int count[GV_JUDGE_MEMO_MISS + 1] = {0};
+    for (int i = 0; i < n; i++)
+        if (results[i].judge_memo >= 0 && results[i].judge_memo <= GV_JUDGE_MEMO_MISS)
+            count[results[i].judge_memo]++;
+    int on = count[GV_JUDGE_MEMO_HIT] + count[GV_JUDGE_MEMO_STORED] + count[GV_JUDGE_MEMO_MISS];
+    if (on == 0) return;
+    fprintf(stderr,
+            "gpuval: judgements: %d taken from the cache (the same case, inputs and output bytes "
+            "judged before by this host code), %d judged and stored, %d judged and not stored, "
+            "%d judged outside it\n",
+            count[GV_JUDGE_MEMO_HIT], count[GV_JUDGE_MEMO_STORED], count[GV_JUDGE_MEMO_MISS],
+            count[GV_JUDGE_MEMO_OFF]);
+}
+
 /* The host's cores as this process may use them. */
 static int host_cores(void)
 {
@@ -935,6 +954,7 @@ static int run_cases(check_job *j, const gv_run_info *info, gv_result *results)
                         .on_done = case_done,
                         .ctx = &cp};
     gv_cache_memo_enable(true); /* costly inputs (the solve matrices) kept with the references */
+    gv_judge_memo_enable(true); /* and judgements of outputs judged before (core/judge_memo.h) */
     gv_cache_usable();          /* an unusable cache said here, once, not by every isolated case */
     fp_early early;
     fp_early_start(j, info, &early); /* the mode fingerprint, measured beside the cases */
@@ -955,6 +975,7 @@ static int run_cases(check_job *j, const gv_run_info *info, gv_result *results)
         char line[512];
         gv_cache_counts_line(&cc, line, sizeof line);
         fprintf(stderr, "gpuval: %s\n", line); /* with -q too: every miss explained */
+        judge_memo_line(results, n);
         gv_cache_note_run("check", results, n); /* and by op in `gpuval cache info` */
     }
     if (j->save_path && gv_json_write(j->save_path, info, results, n, &sum) != GV_OK) {

@@ -174,6 +174,14 @@ static int entry_path(const char *dir, const char *key, const char *version, cha
     return n > 0 && (size_t)n < len ? 0 : -1;
 }
 
+bool gv_cache_has(const char *dir, const char *key, const char *version)
+{
+    char path[4200];
+    struct stat st;
+    return entry_path(dir, key, version, path, sizeof path) == 0 && stat(path, &st) == 0 &&
+           S_ISREG(st.st_mode);
+}
+
 /* The header, key, version and sizes as one block (allocated), its length in *len. */
 static unsigned char *head_block(const char *key, const char *version, int nbuf,
                                  const size_t *sizes, size_t *len)

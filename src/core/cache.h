@@ -98,6 +98,10 @@ uint64_t gv_cache_max_bytes(void);
 int gv_cache_get(const char *dir, const char *key, const char *version, int nbuf, void *const *bufs,
                  const size_t *sizes);
 
+/* Whether an entry of key and version is there (its file only: gv_cache_get still checks it
+ * when it is read). */
+bool gv_cache_has(const char *dir, const char *key, const char *version);
+
 /* Store the nbuf buffers under key (atomic: temporary file + rename), then evict down to
  * max_bytes. GV_OK; 1 when the entry alone is larger than max_bytes (not kept); or a negative
  * code (the cache is best effort: callers go on). */

@@ -40,6 +40,9 @@
     X(generic_kernels, "GPUVAL_GENERIC_KERNELS", FLAG,                                             \
       "the hand-written kernels take their generic paths (those of GPUs without cp.async) on any " \
       "GPU, to test them where the fast paths exist")                                          \
+    X(no_judge_cache, "GPUVAL_NO_JUDGE_CACHE", FLAG,                                               \
+      "judge every output again: check takes no judgement from the cache, even where the case, "  \
+      "its inputs and every output byte are those of one judged before (core/judge_memo.h)")      \
     X(envelope, "GPUVAL_ENVELOPE", TEXT,                                                           \
       "unset, 1 or on: given inputs of products and sums are also judged by the envelope of "    \
       "the claimed arithmetic (docs/error-models.md); 0 or off: the worst-case model alone")

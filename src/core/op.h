@@ -63,6 +63,10 @@ typedef struct gv_problem {
     /* the reference is exact (the op's exact_reference on inputs on a grid), correctly
        rounded in ref with its remainder in ref_lo; false: the f64 oracle's (reference.h) */
     bool ref_exact;
+    /* a hash of the inputs' f64 values, made once by the oracle cache's key
+       (gv_cached_reference) and read again by the judgement's (judge_memo.h) */
+    uint64_t in_hash;
+    bool in_hash_known;
 } gv_problem;
 
 struct gv_result;
@@ -425,6 +429,12 @@ typedef struct gv_result {
         int hits, misses, stored, rejected;
         int cheap; /* a miss not stored: its oracle was cheaper than a read (gv_cache_worth) */
     } cache;
+    /* the judgement's part (judge_memo.h): GV_JUDGE_MEMO_OFF, or the memo was read (HIT),
+       written (STORED) or neither (MISS) */
+    int judge_memo;
+    /* the judgement came from the memo before the reference was read: it was not (its entry
+       is in the cache; oracle_cache "unread") */
+    bool oracle_unread;
 } gv_result;
 
 #endif

@@ -96,6 +96,11 @@ static bool cache_dir(char *dir, size_t len)
     return ok;
 }
 
+bool gv_cache_run_dir(char *dir, size_t len)
+{
+    return cache_dir(dir, len);
+}
+
 bool gv_cache_usable(void)
 {
     char dir[4096];
@@ -137,12 +142,19 @@ bool gv_cache_modes_share(const gv_case *c)
            !gv_mode_scaled(c->mode);
 }
 
-void gv_cache_case_key(const gv_problem *p, char *buf, size_t len)
+/* The inputs' f64 values hashed, in order (the case key's inputs=). */
+static uint64_t inputs_hash(const gv_problem *p)
 {
-    const gv_case *c = &p->c;
     uint64_t in_hash = 0;
     for (int i = 0; i < p->l.n_in; i++)
         in_hash = gv_xxh64_chunked(p->in[i].ref, (size_t)p->in[i].count * sizeof(double), in_hash);
+    return in_hash;
+}
+
+void gv_cache_case_key(const gv_problem *p, char *buf, size_t len)
+{
+    const gv_case *c = &p->c;
+    uint64_t in_hash = p->in_hash_known ? p->in_hash : inputs_hash(p);
     /* what the entry holds besides ref and gauge: ops that share a reference name may differ
        there (einsum.colsum f64 wants the exact reference, with its ref_lo, where
        matmul_colsum's flops put it past GV_EXACT_MAX_FLOPS), and one key for both made each
@@ -184,11 +196,24 @@ void gv_cache_counts_line(const gv_cache_counts *c, char *buf, size_t len)
              GV_CACHE_READ_BYTES_PER_MS / 1e6, other, c->rejected);
 }
 
+bool gv_reference_kept(gv_problem *p)
+{
+    char dir[4096];
+    if (!cache_dir(dir, sizeof dir)) return false;
+    if (!p->in_hash_known) p->in_hash = inputs_hash(p);
+    p->in_hash_known = true;
+    char key[1024];
+    gv_cache_case_key(p, key, sizeof key);
+    return gv_cache_has(dir, key, gv_cache_version());
+}
+
 int gv_cached_reference(gv_problem *p, bool *hit)
 {
     *hit = false;
     char dir[4096];
     if (!cache_dir(dir, sizeof dir)) return gv_reference(p);
+    if (!p->in_hash_known) p->in_hash = inputs_hash(p); /* and the judgement's (judge_memo.h) */
+    p->in_hash_known = true;
     char key[1024];
     gv_cache_case_key(p, key, sizeof key);
     const char *version = gv_cache_version();

@@ -26,6 +26,9 @@ void gv_cache_enable(bool on);
  * a directory that is not says why on stderr, once a process, and sweeps stale temporaries of
  * one that is. A run calls it before its cases (and their isolated children) start. */
 bool gv_cache_usable(void);
+/* The cache's directory into dir when it is on and usable (as gv_cache_usable): for the other
+ * users of the one cache (judge_memo.h). */
+bool gv_cache_run_dir(char *dir, size_t len);
 
 /* Let gv_cache_memo use the cache (for check's runs); off by default. */
 void gv_cache_memo_enable(bool on);
@@ -34,6 +37,10 @@ void gv_cache_memo_enable(bool on);
  * valid entry exists, else computed and, when worth it, stored. *hit says which. Returns what
  * gv_reference returns. */
 int gv_cached_reference(gv_problem *p, bool *hit);
+
+/* Whether the cache holds p's reference (an entry's file: read and checked only by
+ * gv_cached_reference). Makes p's inputs hash, as gv_cached_reference does. */
+bool gv_reference_kept(gv_problem *p);
 
 /* Buffers that are costly to make but a pure function of key and the sources that make them
  * (an input matrix built by factorisations): read from the cache when a valid entry exists,

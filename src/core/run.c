@@ -13,6 +13,7 @@
 #include "core/fault.h"
 #include "core/inputs.h"
 #include "core/judge.h"
+#include "core/judge_memo.h"
 #include "core/knobs.h"
 #include "core/reference.h"
 #include "core/repeat.h"
@@ -135,6 +136,7 @@ void gv_case_prepare(gv_case_run *cr, const gv_case *c, int repeat, gv_result *r
         return;
     }
     cr->have_problem = true;
+    cr->memo_first = !given && gv_judge_memo_may(r, cr->repeat);
     if (given && gv_problem_given(p, given, r) != GV_OK) {
         r->verdict = GV_ERROR;
         snprintf(r->reason, sizeof r->reason, "inputs: the given tensors do not match the layout");
@@ -192,7 +194,24 @@ int gv_problem_oracle(gv_problem *p, gv_result *r)
 void gv_case_oracle(gv_case_run *cr)
 {
     if (!cr->runnable) return;
+    /* a reference the cache holds is a read, which the memo may make needless: it waits for
+       the outputs (gv_case_finish). One to compute (a cold cache, or cheaper than a read)
+       runs beside the device run, as the judgement is then seldom kept. */
+    if (cr->memo_first && gv_reference_kept(&cr->p)) {
+        cr->oracle_later = true;
+        return;
+    }
     if (gv_problem_oracle(&cr->p, cr->r) != GV_OK) cr->oracle_failed = true;
+}
+
+/* The reference of a case whose judge needs it after all (the memo did not hold its
+   judgement): false when the oracle failed (the verdict its ERROR). */
+static bool oracle_now(gv_case_run *cr)
+{
+    if (!cr->oracle_later) return !cr->oracle_failed;
+    cr->oracle_later = false;
+    if (gv_problem_oracle(&cr->p, cr->r) != GV_OK) cr->oracle_failed = true;
+    return !cr->oracle_failed;
 }
 
 void gv_case_device_wait(gv_case_run *cr)
@@ -205,6 +224,27 @@ void gv_case_device_wait(gv_case_run *cr)
     cr->device_thread = false;
     cr->device_pending = false;
     cr->device_done = true;
+}
+
+/* The judgement of outputs that came back whole: from the memo where it holds them (the
+   reference then unread if it was left for later), else the judge's, stored. */
+static void finish_judge(gv_case_run *cr)
+{
+    gv_result *r = cr->r;
+    gv_problem *p = &cr->p;
+    double t0 = now_ms();
+    if (cr->memo_first && gv_judge_memo_take(p, r, cr->repeat) == GV_JUDGE_MEMO_HIT) {
+        r->oracle_unread = cr->oracle_later;
+        cr->oracle_later = false;
+        r->judge_ms = now_ms() - t0;
+        return;
+    }
+    if (!oracle_now(cr)) return; /* the oracle's ERROR */
+    t0 = now_ms();
+    gv_judge_problem(p, r);
+    gv_judge_memo_store(p, r, cr->repeat);
+    r->judge_ms = now_ms() - t0;
+    if (cr->repeat > 1) gv_repeat_judge(p, &cr->L, r, cr->repeat);
 }
 
 void gv_case_finish(gv_case_run *cr, gv_problem *keep)
@@ -227,7 +267,7 @@ void gv_case_finish(gv_case_run *cr, gv_problem *keep)
             /* the outputs came back: fill the metrics, but a write outside a tensor or a
                changed input fails the case whatever the numbers say (gv_decide's first rule) */
             snprintf(r->guard, sizeof r->guard, "%.190s", err);
-            gv_judge_problem(p, r);
+            if (oracle_now(cr)) gv_judge_problem(p, r);
         } else if (rc == GV_EINTERNAL) {
             r->verdict = GV_ERROR;
             snprintf(r->reason, sizeof r->reason, "internal: %.240s", err);
@@ -235,17 +275,18 @@ void gv_case_finish(gv_case_run *cr, gv_problem *keep)
             r->verdict = GV_ERROR;
             snprintf(r->reason, sizeof r->reason, "%.250s", err);
         } else {
-            double t0 = now_ms();
             /* outputs of this device on given inputs under a tensor-core mode: the envelope
                takes the model of this device's architecture (core/envelope_tc.h) */
             gk_device_info di;
             if (r->env.arch == 0 && r->inputs != GV_INPUTS_GENERATED &&
                 gv_mode_get(r->c.mode)->bfma && gk_device_info_get(&di) == GV_OK)
                 r->env.arch = di.cc_major * 10 + di.cc_minor;
-            gv_judge_problem(p, r);
-            r->judge_ms = now_ms() - t0;
-            if (cr->repeat > 1) gv_repeat_judge(p, &cr->L, r, cr->repeat);
+            finish_judge(cr);
         }
+    }
+    if (cr->oracle_later) { /* in the cache, and nothing needed it: no verdict was judged */
+        r->oracle_unread = true;
+        cr->oracle_later = false;
     }
     if (cr->have_problem)
         release(p, keep);
@@ -258,6 +299,7 @@ int gv_run_case_io(const gv_case *c, gv_result *r, const gv_given_inputs *given,
 {
     gv_case_run cr;
     gv_case_prepare(&cr, c, 1, r, given);
+    if (keep) cr.memo_first = false; /* a kept problem carries its reference */
     if (gv_case_admit(&cr)) {
         gv_case_device_start(&cr, !gv_knobs()->serial_case);
         gv_case_oracle(&cr);

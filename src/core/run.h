@@ -49,6 +49,12 @@ typedef struct gv_case_run {
     bool have_problem;   /* p holds buffers */
     bool runnable;       /* inputs made and nothing decided: the device run and oracle follow */
     bool oracle_failed;  /* the verdict is the oracle's ERROR */
+    /* the judgement may come from the memo (judge_memo.h; set by gv_case_prepare, cleared by a
+       caller that keeps the problem: a kept case needs its reference) */
+    bool memo_first;
+    /* the reference is in the cache and was not read beside the device run: the outputs'
+       judgement may be in the memo, and then the reference is never read (gv_case_finish) */
+    bool oracle_later;
     bool device_pending; /* started, not yet waited for */
     bool device_thread;  /* running on `thread` */
     bool device_done;

@@ -177,6 +177,7 @@ static int one_case(const loop_args *a, loop_out *o, int i)
     bool injected = gv_inject_host_fault(&a->cases[i]);
     gv_case_run cr; /* about 2 KB; its address is fixed while its device run is in flight */
     gv_case_prepare(&cr, &a->cases[i], a->repeat, r, run->given);
+    if (run->on_kept) cr.memo_first = false; /* a kept problem carries its reference */
     if (injected) {
         r->verdict = GV_ERROR;
         snprintf(r->reason, sizeof r->reason, "an injected fault (GPUVAL_INJECT_FAULT=error:...)");

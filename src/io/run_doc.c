@@ -11,6 +11,7 @@
 #include "core/hash.h"
 #include "core/inputs.h"
 #include "core/judge.h"
+#include "core/judge_memo.h"
 #include "io/npy.h"
 #include "io/tensor_shape.h"
 #include "io/run_info.h"
@@ -350,9 +351,11 @@ static void set_run_members(json_t *o, const gv_result *r)
     json_object_set_new(o, "bytes", gv_json_num(r->bytes));
     json_object_set_new(o, "oracle_ms", gv_json_num(r->oracle_ms));
     /* "hit": the reference was read from the oracle cache (oracle_ms is the read); "cheap":
-       computed and not stored, its oracle being faster than reading an entry back */
+       computed and not stored, its oracle being faster than reading an entry back; "unread":
+       in the cache and not read, the judgement taken from the cache (core/judge_memo.h) */
     json_object_set_new(o, "oracle_cache",
-                        json_string(r->cache.hits     ? "hit"
+                        json_string(r->oracle_unread  ? "unread"
+                                    : r->cache.hits     ? "hit"
                                     : r->cache.stored ? "stored"
                                     : r->cache.cheap  ? "cheap"
                                     : r->cache.misses ? "miss"
@@ -360,6 +363,9 @@ static void set_run_members(json_t *o, const gv_result *r)
     json_object_set_new(o, "device_ms", gv_json_num(r->device_ms));
     json_object_set_new(o, "inputs_ms", gv_json_num(r->inputs_ms));
     json_object_set_new(o, "judge_ms", gv_json_num(r->judge_ms));
+    /* "hit": the judgement was taken from the cache (the same case, inputs and output bytes
+       judged before by the same host code: core/judge_memo.h); judge_ms is then the read */
+    json_object_set_new(o, "judge_cache", json_string(gv_judge_memo_name(r->judge_memo)));
     char hash[24];
     json_object_set_new(o, "output_hash",
                         r->have_hash

@@ -70,7 +70,8 @@ enum { N_RULES = sizeof RULES / sizeof RULES[0] };
 static const struct {
     const char *name, *wing;
 } GENERATED[] = {
-    {"oracle_version.h", "core"}, {"build_commit.h", "io"}, {"gv_families.h", "tests"}};
+    {"oracle_version.h", "core"}, {"judge_version.h", "core"}, {"build_commit.h", "io"},
+    {"gv_families.h", "tests"}};
 
 /* The folders outside src/ whose C sources are read: tests and tools of the tree. */
 static const char *const OUTSIDE[] = {"tests", "tools", "python", "ci"};

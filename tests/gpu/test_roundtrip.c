@@ -104,6 +104,80 @@ Test(gpu_roundtrip, catalogue_compare_report_merge, .timeout = 900)
     gv_test_remove_dir(dir);
 }
 
+/* The numbers of check's judgements line (core/judge_memo.h) in dir/LOG.err: taken from the
+   cache, judged and stored; false without the line. */
+static bool memo_counts(const char *dir, const char *log, int *taken, int *stored)
+{
+    char path[1024], err[16384];
+    snprintf(path, sizeof path, "%s/%s.err", dir, log);
+    gv_test_slurp(path, err, sizeof err);
+    const char *at = strstr(err, "gpuval: judgements: ");
+    if (!at) return false;
+    const char *st = strstr(at, " judged and stored");
+    if (!st) return false;
+    while (st > at && st[-1] >= '0' && st[-1] <= '9')
+        st--;
+    return sscanf(at, "gpuval: judgements: %d taken", taken) == 1 && sscanf(st, "%d", stored) == 1;
+}
+
+/* A check run again takes its judgements from the cache (the same case, inputs and output
+   bytes) and writes the same record: compare SAME. An output changed by one bit on the device
+   (GPUVAL_SCREEN_FAULT, its last mantissa bit) is judged again, and one corrupted past the
+   model FAILs in a cache that holds its PASS. */
+Test(gpu_roundtrip, judgements_reused_for_the_same_outputs_only, .timeout = 600)
+{
+    char dir[512], cache[600];
+    gv_test_scratch_dir(dir, sizeof dir, "gpu-memo");
+    snprintf(cache, sizeof cache, "%s/cache", dir);
+    setenv("XDG_CACHE_HOME", cache, 1);
+    const char *sel = "--op 'gemm.cublas,vadd,softmax.rows,solve.gesv,lsmr.ridge' --test-sizes -q";
+    char args[512];
+    int taken, stored;
+    char path[1024];
+    snprintf(args, sizeof args, "check %s --json a.json", sel);
+    int rc = gpuval_in(dir, "a", args);
+    cr_assert_eq(rc, 0, "%s", said(dir, "a"));
+    cr_assert(memo_counts(dir, "a", &taken, &stored), "%s", said(dir, "a"));
+    cr_expect(taken == 0 && stored > 20, "a fresh cache: %d taken, %d stored", taken, stored);
+    int first = stored;
+    snprintf(args, sizeof args, "check %s --json b.json", sel);
+    rc = gpuval_in(dir, "b", args);
+    cr_assert_eq(rc, 0, "%s", said(dir, "b"));
+    cr_assert(memo_counts(dir, "b", &taken, &stored), "%s", said(dir, "b"));
+    cr_expect(taken == first && stored == 0, "again: %d taken, %d stored of %d", taken, stored,
+              first);
+    /* their references were in the cache and were not read: the judgements needed none */
+    char *doc = malloc(8 << 20);
+    cr_assert_not_null(doc);
+    snprintf(path, sizeof path, "%s/b.json", dir);
+    gv_test_slurp(path, doc, 8 << 20);
+    cr_expect(strstr(doc, "\"unread\"") != NULL, "b.json: no reference left unread");
+    free(doc);
+    rc = gpuval_in(dir, "ab", "compare a.json b.json -q");
+    cr_expect_eq(rc, 0, "compare: exit %d\n%s", rc, said(dir, "ab"));
+    char out[8192];
+    snprintf(path, sizeof path, "%s/ab.out", dir);
+    gv_test_slurp(path, out, sizeof out);
+    cr_expect(strstr(out, "outcome: SAME") != NULL, "%s", out);
+    snprintf(args, sizeof args, "check %s --json c.json", sel);
+    setenv("GPUVAL_SCREEN_FAULT", "0:mantissa@gemm.cublas", 1);
+    rc = gpuval_in(dir, "c", args);
+    cr_expect(rc == 0 || rc == 1, "%s", said(dir, "c"));
+    cr_assert(memo_counts(dir, "c", &taken, &stored), "%s", said(dir, "c"));
+    cr_expect(stored > 0 && taken > 0 && taken + stored == first,
+              "one bit of gemm.cublas's outputs: %d taken, %d judged again", taken, stored);
+    setenv("GPUVAL_SCREEN_FAULT", "0:one-in:1000@vadd", 1);
+    rc = gpuval_in(dir, "d", "check --op vadd --test-sizes -q --dump-failures dumps");
+    cr_expect_eq(rc, 1, "vadd corrupted in a cache that holds its PASS: exit %d\n%s", rc,
+                 said(dir, "d"));
+    /* a dumped FAIL carries the oracle's output: its reference was read */
+    char cmd[1200];
+    snprintf(cmd, sizeof cmd, "ls '%s'/dumps/*/out_*.oracle.npy >/dev/null 2>&1", dir);
+    cr_expect_eq(system(cmd), 0, "no oracle output dumped\n%s", said(dir, "d"));
+    unsetenv("GPUVAL_SCREEN_FAULT");
+    gv_test_remove_dir(dir);
+}
+
 /* A seed sweep (in the gpu-long suite with the dists: two cold runs of the catalogue kept the
    GPU suite waiting): the cases match without their seed, the verdicts agree. */
 Test(gpu_roundtrip_dists, catalogue_two_seeds_compare, .timeout = 900)
