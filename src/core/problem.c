@@ -26,6 +26,7 @@ void gv_oracle_reason(int rc, const char *stage, char *why, size_t len)
 /* The dtype copy, by chunks on all cores (each element converted on its own). */
 static void store_dtype(const double *src, void *dst, int64_t n, gv_dtype t)
 {
+    if (dst == (const void *)src) return; /* an f64 input's one buffer (gv_problem_init_shared) */
     enum { CHUNK = 1 << 16 };
     size_t es = gv_dtype_size(t);
 #pragma omp parallel for schedule(static) if (n >= GV_PAR_MIN)
@@ -50,7 +51,8 @@ void gv_fill(gv_problem *p, int i, gv_dist dist)
     for (int64_t k = 0; k < n; k += CHUNK) {
         int64_t len = n - k < CHUNK ? n - k : CHUNK;
         gv_gen_fill_window(t->ref + k, k, len, dist, dt, p->c.seed, (uint64_t)i, &w);
-        gv_dtype_store_n(dt, (char *)t->data + (size_t)k * es, t->ref + k, len);
+        if (t->data != (void *)t->ref)
+            gv_dtype_store_n(dt, (char *)t->data + (size_t)k * es, t->ref + k, len);
     }
 }
 
@@ -182,7 +184,7 @@ void gv_problem_free(gv_problem *p)
 {
     for (int i = 0; i < GV_MAX_TENSORS; i++) {
         pool_put(p->in[i].ref);
-        pool_put(p->in[i].data);
+        if (p->in[i].data != (void *)p->in[i].ref) pool_put(p->in[i].data);
         pool_put(p->out[i].ref);
         pool_put(p->out[i].data);
         pool_put(p->out[i].gauge);
@@ -227,7 +229,19 @@ static void layout_assert_contract(const gv_layout *l)
     assert(l->workspace_bytes >= 0);
 }
 
+static int problem_init(gv_problem *p, const gv_case *c, bool shared);
+
 int gv_problem_init(gv_problem *p, const gv_case *c)
+{
+    return problem_init(p, c, false);
+}
+
+int gv_problem_init_shared(gv_problem *p, const gv_case *c)
+{
+    return problem_init(p, c, true);
+}
+
+static int problem_init(gv_problem *p, const gv_case *c, bool shared)
 {
     memset(p, 0, sizeof *p);
     p->c = *c;
@@ -249,10 +263,12 @@ int gv_problem_init(gv_problem *p, const gv_case *c)
     size_t want[MAX_BUFS];
     void *got[MAX_BUFS];
     int order[MAX_BUFS], nbuf = 0;
+    /* an f64 input's values and its dtype copy are the same bytes: one buffer where asked */
+    bool one = shared && c->dtype == GV_F64;
     for (int i = 0; i < p->l.n_in; i++) {
         size_t n = (size_t)p->l.in[i].count;
-        want[nbuf++] = n * sizeof(double) + 1; /* ref */
-        want[nbuf++] = n * es + 1;             /* data */
+        want[nbuf++] = n * sizeof(double) + 1;  /* ref */
+        if (!one) want[nbuf++] = n * es + 1;    /* data */
     }
     for (int i = 0; i < p->l.n_out; i++) {
         size_t n = (size_t)p->l.out[i].count;
@@ -280,7 +296,7 @@ int gv_problem_init(gv_problem *p, const gv_case *c)
         t->name = p->l.in[i].name;
         t->count = p->l.in[i].count;
         t->ref = got[b++];
-        t->data = got[b++];
+        t->data = one ? (void *)t->ref : got[b++];
     }
     for (int i = 0; i < p->l.n_out; i++) {
         gv_tensor *t = &p->out[i];

@@ -19,6 +19,12 @@ void gv_oracle_reason(int rc, const char *stage, char *why, size_t len);
 
 /* Build the host problem for a case (layout, allocation, inputs). */
 int gv_problem_init(gv_problem *p, const gv_case *c);
+/* gv_problem_init, where an f64 case's inputs keep one buffer for the oracle's values (ref)
+   and the device's copy (data): they are the same bytes, and a check's case writes neither
+   after its inputs are made (the oracle and the device run only read them; given inputs are
+   written into data and ref both, and must not use it). Half the host memory of an f64
+   case's inputs, none of it copied. gv_problem_free frees it once. */
+int gv_problem_init_shared(gv_problem *p, const gv_case *c);
 void gv_problem_free(gv_problem *p);
 /* The device launch of p's case: its dtype, mode, dims, tensor counts and names, workspace and
    aux data into L, and p's input and output buffers into io (both zeroed first). */

@@ -123,7 +123,7 @@ void gv_case_prepare(gv_case_run *cr, const gv_case *c, int repeat, gv_result *r
     }
     go_clear_error();
     double t_in = now_ms();
-    rc = gv_problem_init(p, c);
+    rc = given ? gv_problem_init(p, c) : gv_problem_init_shared(p, c);
     r->inputs_ms = now_ms() - t_in;
     if (rc == GV_ENOMEM) {
         gv_result_set(r, GV_SKIP, "too little host memory for the inputs (%.0f bytes)", host_need,
