@@ -202,9 +202,12 @@ bool gv_reference_kept(gv_problem *p)
     if (!cache_dir(dir, sizeof dir)) return false;
     if (!p->in_hash_known) p->in_hash = inputs_hash(p);
     p->in_hash_known = true;
-    char key[1024];
+    char key[1024], note[GV_CACHE_MAX_KEY];
     gv_cache_case_key(p, key, sizeof key);
-    return gv_cache_has(dir, key, gv_cache_version());
+    const char *version = gv_cache_version();
+    if (gv_cache_has(dir, key, version)) return true;
+    return snprintf(note, sizeof note, "cheap=%s", key) < (int)sizeof note &&
+           gv_cache_has(dir, note, version);
 }
 
 int gv_cached_reference(gv_problem *p, bool *hit)
@@ -270,6 +273,13 @@ int gv_cached_reference(gv_problem *p, bool *hit)
        recomputed and counted cheap, so that a warm run's misses are explained */
     if (rc == GV_OK && !gv_cache_worth(took_ms, bytes, gv_cache_min_ms())) {
         counts.cheap++;
+        /* a note that it is cheap (no buffers): the next run's case may leave it uncomputed
+           until its outputs are back, and then not compute it at all where the judgement is
+           kept (gv_reference_kept, judge_memo.h) */
+        char note[GV_CACHE_MAX_KEY];
+        if (snprintf(note, sizeof note, "cheap=%s", key) < (int)sizeof note &&
+            !gv_cache_has(dir, note, version))
+            gv_cache_put(dir, note, version, 0, NULL, NULL, gv_cache_max_bytes());
     } else if (rc == GV_OK) {
         int put = gv_cache_put(dir, key, version, nbuf, (const void *const *)bufs, sizes,
                                gv_cache_max_bytes());

@@ -39,7 +39,9 @@ void gv_cache_memo_enable(bool on);
 int gv_cached_reference(gv_problem *p, bool *hit);
 
 /* Whether the cache holds p's reference (an entry's file: read and checked only by
- * gv_cached_reference). Makes p's inputs hash, as gv_cached_reference does. */
+ * gv_cached_reference), or a note that an earlier run found it cheaper to compute than to
+ * read (no reference kept: it is computed when needed). Either way it need not be made beside
+ * the device run. Makes p's inputs hash, as gv_cached_reference does. */
 bool gv_reference_kept(gv_problem *p);
 
 /* Buffers that are costly to make but a pure function of key and the sources that make them

@@ -237,3 +237,39 @@ Test(judge_memo, off_where_it_does_not_apply, .init = make_tmp, .fini = rm_tmp)
     cr_expect_eq(r.judge_memo, GV_JUDGE_MEMO_HIT);
     gv_problem_free(&p);
 }
+
+/* A reference cheaper to compute than to read is not kept, but noted: the next run's case
+   knows it need not compute it beside the device run (and, where the judgement is kept, not at
+   all: gv_reference_kept); a reference never computed is neither kept nor noted. */
+Test(judge_memo, a_cheap_reference_is_noted_not_kept, .init = make_tmp, .fini = rm_tmp)
+{
+    setenv("GPUVAL_CACHE_MIN_MS", "1e9", 1); /* every oracle counts as cheap */
+    gv_knobs_reload();
+    gv_shape s = {.nd = 1, .d = {4096}};
+    gv_case c = gv_test_case("vadd", GV_F32, GV_MODE_NATIVE, GV_DIST_UNIFORM11, s, 8);
+    gv_problem p;
+    cr_assert_eq(gv_problem_init(&p, &c), GV_OK);
+    cr_expect(!gv_reference_kept(&p), "nothing computed yet");
+    gv_cache_counts before = gv_cache_counts_get();
+    bool hit;
+    cr_assert_eq(gv_cached_reference(&p, &hit), GV_OK);
+    gv_cache_counts after = gv_cache_counts_get();
+    cr_expect(!hit && after.cheap == before.cheap + 1 && after.stored == before.stored);
+    gv_problem_free(&p);
+    cr_assert_eq(gv_problem_init(&p, &c), GV_OK);
+    cr_expect(gv_reference_kept(&p), "the cheap reference is noted");
+    gv_case other = c;
+    other.seed = 9;
+    gv_problem q;
+    cr_assert_eq(gv_problem_init(&q, &other), GV_OK);
+    cr_expect(!gv_reference_kept(&q), "another seed's is not");
+    gv_problem_free(&q);
+    /* and read back as before: computed again, counted cheap, never a hit */
+    before = gv_cache_counts_get();
+    cr_assert_eq(gv_cached_reference(&p, &hit), GV_OK);
+    after = gv_cache_counts_get();
+    cr_expect(!hit && after.cheap == before.cheap + 1);
+    gv_problem_free(&p);
+    unsetenv("GPUVAL_CACHE_MIN_MS");
+    gv_knobs_reload();
+}
