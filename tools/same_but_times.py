@@ -2,7 +2,8 @@
 """same_but_times.py: two check run documents (gpuval-run/1) hold the same results, timings
 aside: the same cases in the same order, and in each case every member equal except the wall
 times (*_ms, and the envelope's own ms), the free device memory seen (device_bytes.free, where present) and whether the
-oracle cache hit (oracle_cache: a cold run stores what a warm one reads).
+oracle cache hit (oracle_cache: a cold run stores what a warm one reads), and whether the judgement did
+(judge_cache, core/judge_memo.h).
 
     tools/same_but_times.py A.json B.json
 
@@ -13,7 +14,7 @@ the first differences (at most 20) and exits 1 when there is one, 0 when none, 2
 import json
 import sys
 
-IGNORED = {"oracle_cache"}
+IGNORED = {"oracle_cache", "judge_cache"}
 
 
 def strip(v, path=""):
