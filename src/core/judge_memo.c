@@ -109,10 +109,40 @@ static bool memo_key(const gv_problem *p, const gv_result *r, char *key, size_t 
    cache's version (the sources and libraries that make the reference). */
 static char version[1400];
 
+/* The compiler's settings that can change floating-point code: a build with another one
+   (fast math, FMA contraction on, a sanitizer) judges afresh. */
+static const char *build_flags(void)
+{
+    return ""
+#ifdef __FAST_MATH__
+           " fast-math"
+#endif
+#ifdef __FMA__
+           " fma"
+#endif
+#ifdef __AVX2__
+           " avx2"
+#endif
+#ifdef __AVX512F__
+           " avx512f"
+#endif
+#ifdef __OPTIMIZE__
+           " optimize"
+#endif
+#ifdef __SANITIZE_ADDRESS__
+           " asan"
+#endif
+#ifdef NDEBUG
+           " ndebug"
+#endif
+        ;
+}
+
 static void set_version(void)
 {
-    snprintf(version, sizeof version, "judgement 1; judge sources %s; result %zu bytes; cc %s; %s",
-             GV_JUDGE_SRC_HASH, sizeof(gv_result), __VERSION__, gv_cache_version());
+    snprintf(version, sizeof version,
+             "judgement 1; judge sources %s; result %zu bytes; cc %s%s; %s", GV_JUDGE_SRC_HASH,
+             sizeof(gv_result), __VERSION__, build_flags(), gv_cache_version());
 }
 
 static const char *memo_version(void)
