@@ -103,8 +103,10 @@ int gv_cache_get(const char *dir, const char *key, const char *version, int nbuf
 bool gv_cache_has(const char *dir, const char *key, const char *version);
 
 /* Store the nbuf buffers under key (atomic: temporary file + rename), then evict down to
- * max_bytes. GV_OK; 1 when the entry alone is larger than max_bytes (not kept); or a negative
- * code (the cache is best effort: callers go on). */
+ * max_bytes (after an entry of at most max_bytes / 1024, only every 64th such put of the
+ * process: the cache may stand up to 1/16 over its cap between them). GV_OK; 1 when the entry
+ * alone is larger than max_bytes (not kept); or a negative code (the cache is best effort:
+ * callers go on). */
 int gv_cache_put(const char *dir, const char *key, const char *version, int nbuf,
                  const void *const *bufs, const size_t *sizes, uint64_t max_bytes);
 

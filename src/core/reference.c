@@ -275,9 +275,11 @@ int gv_cached_reference(gv_problem *p, bool *hit)
         counts.cheap++;
         /* a note that it is cheap (no buffers): the next run's case may leave it uncomputed
            until its outputs are back, and then not compute it at all where the judgement is
-           kept (gv_reference_kept, judge_memo.h) */
+           kept (gv_reference_kept, judge_memo.h). In check's runs only (gv_cache_memo_enable):
+           a library caller judging thousands of small cases would fill the cache with notes
+           nothing reads, each put scanning the directory */
         char note[GV_CACHE_MAX_KEY];
-        if (snprintf(note, sizeof note, "cheap=%s", key) < (int)sizeof note &&
+        if (memo_on && snprintf(note, sizeof note, "cheap=%s", key) < (int)sizeof note &&
             !gv_cache_has(dir, note, version))
             gv_cache_put(dir, note, version, 0, NULL, NULL, gv_cache_max_bytes());
     } else if (rc == GV_OK) {

@@ -245,6 +245,7 @@ Test(judge_memo, a_cheap_reference_is_noted_not_kept, .init = make_tmp, .fini = 
 {
     setenv("GPUVAL_CACHE_MIN_MS", "1e9", 1); /* every oracle counts as cheap */
     gv_knobs_reload();
+    gv_cache_memo_enable(true); /* as check does: the cheap references noted */
     gv_shape s = {.nd = 1, .d = {4096}};
     gv_case c = gv_test_case("vadd", GV_F32, GV_MODE_NATIVE, GV_DIST_UNIFORM11, s, 8);
     gv_problem p;
@@ -270,6 +271,7 @@ Test(judge_memo, a_cheap_reference_is_noted_not_kept, .init = make_tmp, .fini = 
     after = gv_cache_counts_get();
     cr_expect(!hit && after.cheap == before.cheap + 1);
     gv_problem_free(&p);
+    gv_cache_memo_enable(false);
     unsetenv("GPUVAL_CACHE_MIN_MS");
     gv_knobs_reload();
 }
