@@ -6,7 +6,9 @@
 #include <cblas.h>
 #include <limits.h>
 #include <math.h>
+#include <stdint.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "go.h"
 
@@ -30,6 +32,42 @@ static double term(double v, int how)
 enum { LIFT = 1000 };
 #define LIFT_BELOW 0x1p-960
 
+/* v pre for a power of two pre >= 2^52, where tiny is pre 2^-1074 (a normal double), without
+   multiplying a subnormal v: that product is the assist the lift is there to avoid. A subnormal
+   v is its significand f (< 2^52) times 2^-1074, so v pre = f tiny, exact (f converts exactly,
+   and f tiny is a normal double or zero), with v's sign put back (a zero keeps it). A normal,
+   infinite or NaN v is multiplied as it was; both are computed and one kept, with no branch on
+   the kind of v (inputs near the threshold mix the two at random). */
+static inline double lift_term(double v, double pre, double tiny)
+{
+    uint64_t b, hb, lb;
+    memcpy(&b, &v, sizeof b);
+    const uint64_t sign = b & 1ULL << 63, normal = b & 0x7ff0000000000000ULL;
+    const uint64_t nb = normal ? b : 0x3ff0000000000000ULL; /* 1.0 in place of a subnormal */
+    double vn, lo;
+    memcpy(&vn, &nb, sizeof vn);
+    const double hi = vn * pre;
+    lo = (double)(int64_t)(b & 0x000fffffffffffffULL) * tiny;
+    memcpy(&hb, &hi, sizeof hb);
+    memcpy(&lb, &lo, sizeof lb);
+    lb |= sign;
+    const uint64_t r = normal ? hb : lb;
+    memcpy(&lo, &r, sizeof lo);
+    return lo;
+}
+
+/* v pre, pre a power of two: through lift_term when tiny (pre 2^-1074, 0 when pre < 2^52)
+   is a normal double, else the plain product (pre 1: v). */
+static inline double scale_term(double v, double pre, double tiny)
+{
+    return pre == 1.0 ? v : tiny != 0.0 ? lift_term(v, pre, tiny) : v * pre;
+}
+
+static double lift_tiny(double pre)
+{
+    return pre >= 0x1p52 ? ldexp(pre, -1074) : 0.0;
+}
+
 /* Few columns of many rows (a vector's sum, n x 1): too few column blocks to share among the
    cores. The rows are cut into fixed chunks of ROWS_CHUNK (by the sizes alone, never by the
    thread count, so the bits do not depend on it), each chunk's columns summed compensated on
@@ -40,6 +78,22 @@ enum { LIFT = 1000 };
    core. */
 enum { ROWS_CHUNK = 1 << 16, ROWS_SPLIT_BLOCKS = 16 };
 
+/* One column's run of rows into its (sum, compensation) pair sc, the steps of the loop below
+   for n = 1, with the pair held in registers rather than read and written back through memory
+   at every term (the compiler cannot tell that sc is not x). */
+static void sum_column(const double *x, int64_t ldx, int64_t rows, int take_abs, double pre,
+                       double tiny, double *sc)
+{
+    double acc = sc[0], comp = sc[1];
+    for (int64_t i = 0; i < rows; i++) {
+        double v = term(scale_term(x[i * ldx], pre, tiny), take_abs), t = acc + v;
+        comp += fabs(acc) >= fabs(v) ? (acc - t) + v : (v - t) + acc;
+        acc = t;
+    }
+    sc[0] = acc;
+    sc[1] = comp;
+}
+
 static int colsum_rows_split(const char *fn, int64_t m, int64_t n, const double *x, int64_t ldx,
                              double *s, int take_abs, double pre, double post)
 {
@@ -47,18 +101,21 @@ static int colsum_rows_split(const char *fn, int64_t m, int64_t n, const double 
     /* part[(c n + j) 2]: chunk c's sum of column j, then its compensation */
     double *part = malloc(sizeof *part * (size_t)(2 * nchunks * n) + 1);
     if (!part) return go_enomem(fn);
+    const double tiny = lift_tiny(pre);
 #pragma omp parallel for schedule(dynamic, 1)
     for (int64_t c = 0; c < nchunks; c++) {
         int64_t i0 = c * ROWS_CHUNK, i1 = i0 + ROWS_CHUNK < m ? i0 + ROWS_CHUNK : m;
         double *ps = part + 2 * c * n;
         for (int64_t j = 0; j < n; j++)
             ps[2 * j] = ps[2 * j + 1] = 0.0;
+        if (n == 1) {
+            sum_column(x + i0 * ldx, ldx, i1 - i0, take_abs, pre, tiny, ps);
+            continue;
+        }
         for (int64_t i = i0; i < i1; i++) {
             const double *row = x + i * ldx;
             for (int64_t j = 0; j < n; j++) {
-                double v = row[j];
-                if (pre != 1.0) v *= pre;
-                v = term(v, take_abs);
+                double v = term(scale_term(row[j], pre, tiny), take_abs);
                 double acc = ps[2 * j], t = acc + v;
                 ps[2 * j + 1] += fabs(acc) >= fabs(v) ? (acc - t) + v : (v - t) + acc;
                 ps[2 * j] = t;
@@ -105,6 +162,7 @@ static int colsum_impl(const char *fn, int64_t m, int64_t n, const double *x, in
         return colsum_rows_split(fn, m, n, x, ldx, s, take_abs, pre, post);
     double *comp = calloc((size_t)n + 1, sizeof *comp);
     if (!comp) return go_enomem(fn);
+    const double tiny = lift_tiny(pre);
 #pragma omp parallel for schedule(dynamic, 1) if ((double)m * (double)n >= GO_PAR_MIN)
     for (int64_t b = 0; b < nblocks; b++) {
         int64_t j0 = b * COLSUM_BLOCK, j1 = j0 + COLSUM_BLOCK < n ? j0 + COLSUM_BLOCK : n;
@@ -113,9 +171,7 @@ static int colsum_impl(const char *fn, int64_t m, int64_t n, const double *x, in
         for (int64_t i = 0; i < m; i++) {
             const double *row = x + i * ldx;
             for (int64_t j = j0; j < j1; j++) {
-                double v = row[j];
-                if (pre != 1.0) v *= pre;
-                v = term(v, take_abs);
+                double v = term(scale_term(row[j], pre, tiny), take_abs);
                 double t = s[j] + v;
                 comp[j] += fabs(s[j]) >= fabs(v) ? (s[j] - t) + v : (v - t) + s[j];
                 s[j] = t;

@@ -316,6 +316,9 @@ int go_norm_batch_gauge(int64_t nb, int64_t nc, int64_t hw, const double *x, dou
  * g(i) = max(l(i), (A_i + E + d_s + 2 l(i) + 2 log S_i) / D), A_i = sum_j y_j h_j as for the
  * softmax (go_softmax_arg_units). */
 int go_loss_xent(int64_t m, int64_t n, const double *x, int64_t ldx, const double *t, double *l);
+/* (long double)v bit for bit, without the x87 load of a subnormal double (a microcode assist on
+ * many x86 cores): what the loss's exp arguments are widened with. */
+long double go_widen(double v);
 int go_loss_xent_gauge(int64_t m, int64_t n, const double *x, int64_t ldx, const double *t,
                        const double *l, double exp_units, double sum_depth, double depth,
                        double *g);

@@ -11,7 +11,9 @@
  * convention: it never indexes with it). Rows run on all cores, each on one thread. */
 #include <math.h>
 #include <stdbool.h>
+#include <stdint.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "go.h"
 
@@ -35,6 +37,27 @@ typedef struct {
     double arg_share;
 } xent_row;
 
+/* v = sig 2^E, sig its significand with the implicit bit (< 2^53, exact in long double) and
+   E = max(e, 1) - 1075 for the exponent field e; 2^E as the product of two normal doubles
+   2^E1 2^E2 (E1 = E / 2, E2 = E - E1, both in [-537, 486]), v's sign on the first so that a
+   zero keeps it. Each product is exact in long double; no branch on the kind of finite v (a row
+   near the threshold mixes subnormals and normals at random). */
+long double go_widen(double v)
+{
+    uint64_t b;
+    memcpy(&b, &v, sizeof b);
+    const int64_t e = (int64_t)(b >> 52 & 0x7ff);
+    if (e == 0x7ff) return (long double)v; /* inf or NaN: the load's own conversion */
+    const int64_t big = e > 1 ? e : 1, pow = big - 1075, e1 = pow / 2, e2 = pow - e1;
+    const uint64_t sig = (b & 0x000fffffffffffffULL) | (uint64_t)(e != 0) << 52;
+    const uint64_t b1 = (b & 1ULL << 63) | (uint64_t)(e1 + 1023) << 52;
+    const uint64_t b2 = (uint64_t)(e2 + 1023) << 52;
+    double d1, d2;
+    memcpy(&d1, &b1, sizeof d1);
+    memcpy(&d2, &b2, sizeof d2);
+    return (long double)(int64_t)sig * d1 * d2;
+}
+
 /* The row's loss and log S; with e (n values) also A, from the exp(x_j - M) that the sum
    keeps in e: each exp once, and none kept where only the loss is wanted. */
 static xent_row row_xent(const double *x, int64_t n, double target, long double *e)
@@ -51,6 +74,7 @@ static xent_row row_xent(const double *x, int64_t n, double target, long double 
     /* S - 1, the first largest value's exact 1 left out (log1p keeps L's relative accuracy
        where S is 1 + tiny); there x - M is +0 and exp(+0) is exactly 1 */
     long double s = 0, c = 0;
+    const long double mxl = mx; /* once a row: (long double)x_j - mx widens mx at every j */
     bool skipped = false;
     for (int64_t j = 0; j < n; j++) {
         if (!skipped && x[j] == mx) {
@@ -58,7 +82,7 @@ static xent_row row_xent(const double *x, int64_t n, double target, long double 
             if (e) e[j] = 1.0L;
             continue;
         }
-        long double ex = expl((long double)x[j] - mx);
+        long double ex = expl(go_widen(x[j]) - mxl);
         if (e) e[j] = ex;
         long double y = ex - c, t = s + y;
         c = (t - s) - y;

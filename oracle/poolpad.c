@@ -4,9 +4,10 @@
  * same window k, stride s, padding p and dilation dil along every side; and the average's
  * gauge (docs/error-models.md, section poolpad). Output side: floor((n + 2p - dil (k-1) - 1)
  * / s) + 1. The max is taken over the window's elements inside the input (exact; NaN where one
- * is NaN; -inf where none is inside, as PyTorch's -inf padding gives). The average sums those
- * elements in long double and divides by k^rank (count_include_pad=True: the padded zeros
- * counted), rounding the quotient once. */
+ * is NaN; -inf where none is inside, as PyTorch's -inf padding gives), compared in double
+ * (oracle/pool.c says why not in long double). The average sums those elements in long
+ * double and divides by k^rank (count_include_pad=True: the padded zeros counted), rounding
+ * the quotient once. */
 #include <math.h>
 
 #include "go.h"
@@ -55,7 +56,8 @@ static void poolpad(int mode, int rank, int64_t nc, const int64_t *sz, int64_t k
     for (int64_t q = 0; q < nc; q++)
         for (int64_t t = 0; t < outs; t++) {
             const int64_t idx[3] = {t / (o[1] * o[2]), t / o[2] % o[1], t % o[2]};
-            long double acc = mode == 0 ? -INFINITY : 0.0L;
+            long double acc = 0.0L;
+            double mx = -INFINITY;
             for (int64_t a = 0; a < kk[0]; a++)
                 for (int64_t b = 0; b < kk[1]; b++)
                     for (int64_t c = 0; c < kk[2]; c++) {
@@ -66,11 +68,11 @@ static void poolpad(int mode, int rank, int64_t nc, const int64_t *sz, int64_t k
                             continue; /* the padding: skipped by the max, 0 in the sums */
                         const double v = x[q * plane + (z * n[1] + row) * n[2] + col];
                         if (mode == 0)
-                            acc = isnan(acc) || isnan(v) ? NAN : (v > acc ? v : acc);
+                            mx = isnan(mx) || isnan(v) ? NAN : (v > mx ? v : mx);
                         else
                             acc += mode == 1 ? (long double)v : fabsl((long double)v);
                     }
-            y[q * outs + t] = mode == 0 ? (double)acc : (double)(acc / terms);
+            y[q * outs + t] = mode == 0 ? mx : (double)(acc / terms);
         }
 }
 

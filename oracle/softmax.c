@@ -12,6 +12,8 @@
  * the row has a finite largest value. Rows run on all cores, each on one thread. */
 #include <math.h>
 #include <stdbool.h>
+#include <stdint.h>
+#include <string.h>
 
 #include "go.h"
 
@@ -195,9 +197,17 @@ int go_norm_l1mean(int64_t m, int64_t n, const double *x, int64_t ldx, double *y
 double go_softmax_arg_units(double t)
 {
     if (!(t != 0) || !isfinite(t)) return 0.0; /* exact, or an output judged by placement */
-    int e;
-    frexp(t, &e); /* |t| in [2^(e-1), 2^e) */
-    return ldexp(1.0, e - 1);
+    /* the largest power of two <= |t| (frexp's 2^(e-1)), read off t's bits: its exponent field
+       alone, or for a subnormal its significand's top bit alone. frexp and ldexp scale a
+       subnormal through floating-point products, each an assist on many x86 cores, and the
+       inputs near the underflow threshold make every t of a row subnormal. */
+    uint64_t b;
+    memcpy(&b, &t, sizeof b);
+    const uint64_t ex = b & 0x7ff0000000000000ULL, frac = b & 0x000fffffffffffffULL;
+    const uint64_t h = ex ? ex : 1ULL << (63 - __builtin_clzll(frac));
+    double u;
+    memcpy(&u, &h, sizeof u);
+    return u;
 }
 
 /* A_i = sum_k y_k h_k, h_k = go_softmax_arg_units(x_k - M): the share of the rounded

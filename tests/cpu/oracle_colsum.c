@@ -184,6 +184,29 @@ Test(oracle_colsum, sums_of_subnormals_are_the_plain_sums)
     free(up);
 }
 
+/* The same for a vector long enough to be summed in row chunks on all cores, with signed zeros
+   and the two binades above 2^-1022 among the subnormals: each term's lift (computed apart for
+   subnormals) must be the product's bits. */
+Test(oracle_colsum, chunked_sums_of_subnormals_are_the_plain_sums)
+{
+    const int64_t m = 300007;
+    double *x = gv_test_matrix(m, 1, 1, 37, 0), *up = malloc(sizeof *up * (size_t)m);
+    cr_assert_not_null(up);
+    for (int64_t i = 0; i < m; i++) {
+        x[i] = i % 97 == 0 ? (i % 2 ? -0.0 : 0.0) : ldexp(x[i], -1020 - (int)(i % 60));
+        up[i] = ldexp(x[i], 600);
+    }
+    double s, g, su, gu;
+    cr_assert_eq(go_colsum(m, 1, x, 1, &s), 0);
+    cr_assert_eq(go_colsum_gauge(m, 1, x, 1, &g), 0);
+    cr_assert_eq(go_colsum(m, 1, up, 1, &su), 0);
+    cr_assert_eq(go_colsum_gauge(m, 1, up, 1, &gu), 0);
+    cr_expect_eq(s, ldexp(su, -600), "sum %a, lifted %a", s, su);
+    cr_expect_eq(g, ldexp(gu, -600), "gauge %a, lifted %a", g, gu);
+    free(x);
+    free(up);
+}
+
 Test(oracle_colsum, bad_arguments_name_their_index)
 {
     double x[16] = {0}, y[16] = {0}, s[16];

@@ -4,6 +4,7 @@
  * the gauge's promise g >= |L|. */
 #include <criterion/criterion.h>
 #include <math.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -97,4 +98,28 @@ Test(loss_oracle, loss_with_gauge_is_loss_then_gauge)
     cr_expect(memcmp(g, g2, (size_t)m * sizeof *g) == 0, "gauges differ");
     cr_expect_eq(go_loss_xent_with_gauge(m, n, x, n, t, l2, 5.0, 0.5, 18.0, g2), -8);
     free(x), free(t), free(l), free(g), free(l2), free(g2);
+}
+
+/* go_widen against the cast, all 10 bytes: subnormals of every size, the binades beside
+   2^-1022, zeros of both signs, and any double (every binade, inf, NaN). */
+Test(loss_oracle, widen_is_the_cast_bit_for_bit)
+{
+    uint64_t st = 0x9e3779b97f4a7c15ULL;
+    for (int t = 0; t < 400000; t++) {
+        st ^= st << 13;
+        st ^= st >> 7;
+        st ^= st << 17;
+        uint64_t b = (st >> (t % 64)) & 0x800fffffffffffffULL; /* a subnormal or a zero */
+        if (t % 4 == 1) b |= (uint64_t)(t % 3) << 52;         /* the two binades above */
+        if (t % 16 == 3) b = st;
+        double v;
+        memcpy(&v, &b, sizeof v);
+        long double w = go_widen(v), plain = (long double)v;
+        cr_assert(memcmp(&w, &plain, 10) == 0, "%a: %La vs %La", v, w, plain);
+    }
+    const double edge[] = {0.0, -0.0, 0x1p-1022, -0x1p-1074, 0x0.fffffffffffffp-1022, 0x1.fp1023};
+    for (size_t i = 0; i < sizeof edge / sizeof *edge; i++) {
+        long double w = go_widen(edge[i]), plain = (long double)edge[i];
+        cr_assert(memcmp(&w, &plain, 10) == 0, "%a", edge[i]);
+    }
 }

@@ -4,7 +4,9 @@
  * textbook exp(x) / sum exp(x) overflows, and the gauges' promise g >= |y|. */
 #include <criterion/criterion.h>
 #include <math.h>
+#include <stdint.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "go.h"
 #include "testkit.h"
@@ -184,4 +186,27 @@ Test(softmax_oracle, gauges_cover_the_result_and_reject_bad_arguments)
     free(x);
     free(y);
     free(g);
+}
+
+/* The arguments' unit h(t), the largest power of two <= |t| read off t's bits, against frexp's
+   2^(e-1) built by ldexp: every binade, subnormals of every size, zeros, inf and NaN. */
+Test(softmax_oracle, arg_units_are_frexps_power_of_two)
+{
+    uint64_t st = 0x2545f4914f6cdd1dULL;
+    for (int i = 0; i < 200000; i++) {
+        st ^= st << 13;
+        st ^= st >> 7;
+        st ^= st << 17;
+        uint64_t b = i % 2 ? st : (st >> (i % 64)) & 0x800fffffffffffffULL; /* odd: any double */
+        double t;
+        memcpy(&t, &b, sizeof t);
+        double want = 0.0;
+        if (t != 0 && isfinite(t)) {
+            int e;
+            frexp(t, &e);
+            want = ldexp(1.0, e - 1);
+        }
+        double h = go_softmax_arg_units(t);
+        cr_assert(memcmp(&h, &want, sizeof h) == 0, "%a: %a, frexp's %a", t, h, want);
+    }
 }
