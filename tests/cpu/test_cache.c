@@ -741,6 +741,24 @@ Test(cache, worth_storing_only_when_slower_than_a_read)
     cr_expect(!gv_cache_worth(NAN, 0, 0.0), "a NaN time is never worth an entry");
 }
 
+
+/* c's reference made twice through the cache: each time computed, counted cheap, neither
+   stored nor read back. */
+static void cheap_twice(const gv_case *c)
+{
+    for (int k = 0; k < 2; k++) {
+        gv_problem p;
+        gv_result r;
+        gv_result_init(&r, c);
+        cr_assert_eq(gv_problem_init(&p, c), GV_OK);
+        cr_assert_eq(gv_problem_oracle(&p, &r), GV_OK);
+        cr_expect_eq(r.cache.misses, 1, "run %d: computed", k);
+        cr_expect_eq(r.cache.cheap, 1, "run %d: cheap", k);
+        cr_expect_eq(r.cache.stored, 0, "run %d: not stored", k);
+        cr_expect_eq(r.cache.hits, 0, "run %d: never read back", k);
+        gv_problem_free(&p);
+    }
+}
 /* A reference whose oracle is cheaper than a read is counted cheap, not stored, computed again
    by the next run, and the run's line says why; the floor is the knob GPUVAL_CACHE_MIN_MS. */
 Test(cache, a_cheap_reference_is_counted_and_explained, .init = make_tmp, .fini = rm_tmp)
@@ -752,18 +770,7 @@ Test(cache, a_cheap_reference_is_counted_and_explained, .init = make_tmp, .fini 
                  {.nd = 1, .d = {5000}}, 3};
     cr_assert_not_null(c.op);
     gv_cache_counts before = gv_cache_counts_get();
-    for (int k = 0; k < 2; k++) {
-        gv_problem p;
-        gv_result r;
-        gv_result_init(&r, &c);
-        cr_assert_eq(gv_problem_init(&p, &c), GV_OK);
-        cr_assert_eq(gv_problem_oracle(&p, &r), GV_OK);
-        cr_expect_eq(r.cache.misses, 1, "run %d: computed", k);
-        cr_expect_eq(r.cache.cheap, 1, "run %d: cheap", k);
-        cr_expect_eq(r.cache.stored, 0, "run %d: not stored", k);
-        cr_expect_eq(r.cache.hits, 0, "run %d: never read back", k);
-        gv_problem_free(&p);
-    }
+    cheap_twice(&c);
     int n;
     uint64_t bytes;
     gv_cache_stats(dir, &n, &bytes);
@@ -784,20 +791,13 @@ Test(cache, a_cheap_reference_is_counted_and_explained, .init = make_tmp, .fini 
     cr_expect_eq(gv_cache_min_ms(), GV_CACHE_MIN_MS_DEFAULT);
     unsetenv("GPUVAL_CACHE_MIN_MS");
     gv_knobs_reload();
-    cr_expect_eq(gv_cache_min_ms(), GV_CACHE_MIN_MS_DEFAULT);    setenv("GPUVAL_CACHE_MIN_MS", "1e9", 1);
-    gv_knobs_reload();
+    cr_expect_eq(gv_cache_min_ms(), GV_CACHE_MIN_MS_DEFAULT);
     /* in check's runs (gv_cache_memo_enable) a note that it is cheap, its key alone, no
        reference: a case whose judgement is kept need not compute it (judge_memo.h) */
+    setenv("GPUVAL_CACHE_MIN_MS", "1e9", 1);
+    gv_knobs_reload();
     gv_cache_memo_enable(true);
-    for (int k = 0; k < 2; k++) {
-        gv_problem p;
-        gv_result r;
-        gv_result_init(&r, &c);
-        cr_assert_eq(gv_problem_init(&p, &c), GV_OK);
-        cr_assert_eq(gv_problem_oracle(&p, &r), GV_OK);
-        cr_expect(r.cache.cheap == 1 && r.cache.stored == 0 && r.cache.hits == 0, "run %d", k);
-        gv_problem_free(&p);
-    }
+    cheap_twice(&c);
     gv_cache_memo_enable(false);
     gv_cache_stats(dir, &n, &bytes);
     cr_expect_eq(n, 1, "one note written, not the reference (%d entries)", n);
